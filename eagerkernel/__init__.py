@@ -1,0 +1,87 @@
+"""eagerkernel: an eager deep-learning runtime on NumPy and CuPy, with a Jupyter kernel.
+
+Import it where TensorFlow's eager guides import TensorFlow::
+
+    import eagerkernel as tf
+    tfe = tf.contrib.eager
+
+The public names follow TensorFlow's (``tf.GradientTape``, ``tf.Variable``, ``tf.nn.relu``,
+``tfe.gradients_function``, ...). In IPython, ``%load_ext eagerkernel`` adds the ``%%tape``,
+``%grad`` and ``%device`` magics.
+"""
+
+from __future__ import annotations
+
+import types as _types
+
+from .runtime import config, nest, random
+from .runtime.autodiff import (
+    custom_gradient,
+    gradients_function,
+    implicit_gradients,
+    implicit_value_and_gradients,
+    stop_gradient,
+    value_and_gradients_function,
+)
+from .runtime.config import num_gpus
+from .runtime.device import device
+from .runtime.dtypes import (
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,  # noqa: A004 - TensorFlow's public name
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from .runtime.ops import *  # noqa: F403
+from .runtime.ops import nn
+from .runtime.tape import GradientTape, UnconnectedGradients
+from .runtime.tensor import Tensor, TensorShape, constant, convert_to_tensor
+from .runtime.variable import Variable
+
+__version__ = "0.1.0"
+
+from . import math, testing  # noqa: E402 - needs the ops above
+
+log = math.log
+random_normal = random.normal
+random_uniform = random.uniform
+set_random_seed = random.set_seed
+
+
+def executing_eagerly() -> bool:
+    """Always True: eagerkernel has no graph mode (follows `tf.executing_eagerly`)."""
+    return True
+
+
+def enable_eager_execution(*args, **kwargs) -> None:
+    """Accepted and ignored: execution is always eager (TensorFlow 1.x guides call it)."""
+
+
+# `tfe = tf.contrib.eager` gives this same namespace, as the TF 1.x eager guides expect.
+contrib = _types.SimpleNamespace()
+contrib.eager = __import__(__name__)
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext eagerkernel``: registers the magics and rich displays in ``ipython``."""
+    from .magics import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """``%unload_ext eagerkernel``: removes the magics."""
+    from .magics import unload_ipython_extension as _unload
+
+    _unload(ipython)

@@ -1,0 +1,1 @@
+"""The eager runtime: tensors, tapes, ops, variables. Never imports IPython."""

@@ -1,0 +1,51 @@
+"""`ek.config`: the devices present and the default device (follows `tf.config`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import state
+from .device import list_devices, set_default_device
+
+__all__ = ["PhysicalDevice", "get_default_device", "list_physical_devices", "set_default_device"]
+
+
+@dataclass(frozen=True)
+class PhysicalDevice:
+    """A device as `list_physical_devices` reports it (follows `tf.config.PhysicalDevice`).
+
+    ``virtual`` is True for NumPy-backed test GPUs (``EAGERKERNEL_VIRTUAL_GPUS``).
+    """
+
+    name: str
+    device_type: str
+    virtual: bool = False
+
+
+def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """Devices present, optionally only ``"CPU"`` or ``"GPU"`` ones.
+
+    >>> ek.config.list_physical_devices("CPU")
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU', virtual=False)]
+    """
+    out = []
+    for d in list_devices():
+        if device_type is None or d.device_type == device_type.upper():
+            out.append(
+                PhysicalDevice(f"/physical_device:{d.device_type}:{d.index}", d.device_type,
+                               d.virtual)
+            )
+    return out
+
+
+def get_default_device() -> str:
+    """The name of the device new tensors go to outside any scope."""
+    return state.DEFAULT_DEVICE[0].name
+
+
+def num_gpus() -> int:
+    """Number of GPUs present, virtual ones included (follows `tfe.num_gpus`)."""
+    return sum(1 for d in list_devices() if d.device_type == "GPU")
+
+
+set_default_device = set_default_device

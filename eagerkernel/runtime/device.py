@@ -1,0 +1,165 @@
+"""Devices: where a tensor's array lives and which array module computes on it.
+
+A `Device` pairs a name (``"/cpu:0"``, ``"/gpu:0"``) with its array module (``numpy`` or
+``cupy``): the backend is chosen by the data, never by ``if backend ==`` inside ops. Each op
+takes ``xp`` from its inputs' device and passes it to its forward function.
+
+This module holds the registry and the scope stack that `ek.device` pushes. Ops read the scope
+only on their slow path (`tape.SLOW` is non-empty while a scope or a tape is active), so a
+program without scopes or tapes pays nothing for them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from . import state
+
+__all__ = ["Device", "current_device", "get_device", "list_devices"]
+
+
+class Device:
+    """One device: its canonical name, its array module and how to synchronize it.
+
+    Attributes:
+        name: canonical lower-case name, ``"/cpu:0"`` or ``"/gpu:N"``.
+        device_type: ``"CPU"`` or ``"GPU"`` (TensorFlow's spelling).
+        index: the ordinal N.
+        xp: the array module that computes on this device (``numpy`` or ``cupy``).
+        virtual: True for a NumPy-backed GPU made by ``EAGERKERNEL_VIRTUAL_GPUS``; every listing
+            labels these, so a virtual GPU is never mistaken for a real one.
+    """
+
+    __slots__ = ("device_type", "index", "name", "virtual", "xp")
+
+    def __init__(self, device_type: str, index: int, xp, virtual: bool = False):
+        self.device_type = device_type
+        self.index = index
+        self.name = f"/{device_type.lower()}:{index}"
+        self.xp = xp
+        self.virtual = virtual
+
+    def synchronize(self) -> None:
+        """Waits until queued work on this device is done (a no-op on NumPy devices)."""
+        if self.xp is not np:
+            self.xp.cuda.Device(self.index).synchronize()
+
+    def describe(self) -> str:
+        """A one-line description for listings and banners, e.g. ``/gpu:0 (virtual, NumPy)``."""
+        if self.device_type == "CPU":
+            return f"{self.name} (NumPy {np.__version__})"
+        if self.virtual:
+            return f"{self.name} (virtual GPU, NumPy-backed)"
+        return f"{self.name} (CUDA, CuPy)"
+
+    def __repr__(self) -> str:
+        return f"<Device {self.describe()}>"
+
+
+CPU = Device("CPU", 0, np)
+_devices: dict[str, Device] = {"/cpu:0": CPU}
+_virtual_gpus_made = False
+
+
+def _ensure_virtual_gpus() -> None:
+    global _virtual_gpus_made
+    if _virtual_gpus_made:
+        return
+    _virtual_gpus_made = True
+    count = int(os.environ.get("EAGERKERNEL_VIRTUAL_GPUS", "0") or 0)
+    for i in range(count):
+        _devices[f"/gpu:{i}"] = Device("GPU", i, np, virtual=True)
+
+
+def list_devices() -> list[Device]:
+    """All devices present, CPU first."""
+    _ensure_virtual_gpus()
+    return list(_devices.values())
+
+
+_NAME = re.compile(
+    r"^/?(?:job:[^/]+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?(cpu|gpu)(?::(\d+))?$",
+    re.IGNORECASE,
+)
+
+
+def get_device(spec) -> Device:
+    """The Device for a TensorFlow-style name.
+
+    Accepts ``"/cpu:0"``, ``"cpu:0"``, ``"CPU"``, ``"/gpu:0"``, ``"gpu:0"``, ``"GPU:0"``,
+    ``"/device:GPU:0"`` and ``"/job:localhost/replica:0/task:0/device:CPU:0"``, or a Device.
+
+    Raises:
+        ValueError: if the name is not a device name.
+        RuntimeError: if the device is absent; the message lists the devices present.
+    """
+    if isinstance(spec, Device):
+        return spec
+    match = _NAME.match(str(spec).strip())
+    if match is None:
+        raise ValueError(
+            f"device: cannot parse device name {spec!r}; expected e.g. '/cpu:0' or '/gpu:0'."
+        )
+    name = f"/{match.group(1).lower()}:{int(match.group(2) or 0)}"
+    _ensure_virtual_gpus()
+    dev = _devices.get(name)
+    if dev is None:
+        present = ", ".join(d.describe() for d in _devices.values())
+        why = ""
+        if name.startswith("/gpu"):
+            why = (
+                " No GPU is available: eagerkernel's GPU backend needs CuPy and a CUDA device"
+                " (set EAGERKERNEL_VIRTUAL_GPUS=N for NumPy-backed test GPUs)."
+            )
+        raise RuntimeError(f"device {spec!r} is not present. Devices: {present}.{why}")
+    return dev
+
+
+def device_of_array(array) -> Device:
+    """The GPU device that owns a CuPy array (used when converting foreign GPU arrays)."""
+    index = int(getattr(getattr(array, "device", None), "id", 0))
+    return get_device(f"/gpu:{index}")
+
+
+def current_device() -> Device:
+    """The device new tensors are created on: the innermost `ek.device` scope, else the default."""
+    return state.SCOPES[-1] if state.SCOPES else state.DEFAULT_DEVICE[0]
+
+
+state.DEFAULT_DEVICE[0] = CPU
+
+
+class device:  # noqa: N801 - TensorFlow's public name
+    """Context manager placing ops and new tensors on a device (follows `tf.device`).
+
+    Accepts TensorFlow's names (``"/gpu:0"``, ``"gpu:0"``, ``"/device:GPU:0"``, ``"GPU:0"``,
+    ``"/cpu:0"``). Inside the scope, ops run on that device and inputs from elsewhere are
+    copied there; the copies are differentiable.
+
+    Raises:
+        RuntimeError: if the device is absent (the message lists the devices present).
+
+    >>> with ek.device("/cpu:0"):
+    ...     ek.constant(1.0).device
+    '/cpu:0'
+    """
+
+    def __init__(self, device_name):
+        self._device = get_device(device_name)
+
+    def __enter__(self):
+        state.SCOPES.append(self._device)
+        state.refresh()
+        return self
+
+    def __exit__(self, *exc):
+        state.SCOPES.pop()
+        state.refresh()
+
+
+def set_default_device(name) -> None:
+    """Sets where new tensors go outside any `device` scope (``None`` means the CPU)."""
+    state.DEFAULT_DEVICE[0] = CPU if name is None else get_device(name)

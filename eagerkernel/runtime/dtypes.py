@@ -1,0 +1,217 @@
+"""Data types, following TensorFlow's `tf.dtypes` names and conversion rules.
+
+A `DType` wraps a NumPy dtype. Tensors store plain NumPy (or CuPy) arrays, so a DType is only
+built when a user asks for `.dtype`; the hot path compares NumPy dtypes directly.
+
+The rules that differ from NumPy's are TensorFlow's:
+
+* a Python ``float`` becomes ``float32`` and a Python ``int`` becomes ``int32``
+  (NumPy would pick ``float64`` and ``int64``);
+* NumPy arrays keep their dtype;
+* true division of ``int32``/``int64`` gives ``float64``, of ``int8``/``int16``/``uint8``
+  gives ``float32`` (TensorFlow's ``truediv`` table);
+* no implicit promotion between two tensors of different dtypes: ``add(int32, float32)``
+  raises TypeError.
+
+>>> float32
+ek.float32
+>>> as_dtype("int64").is_integer
+True
+>>> float32 == np.float32
+True
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+__all__ = [
+    "DType",
+    "as_dtype",
+    "bfloat16",
+    "bool",
+    "complex64",
+    "complex128",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+]
+
+
+class DType:
+    """A tensor element type (follows `tf.dtypes.DType`).
+
+    Compares equal to another DType with the same NumPy dtype, to that NumPy dtype, to the
+    NumPy scalar type (``np.float32``) and to its name (``"float32"``).
+
+    Attributes:
+        name: TensorFlow's name, e.g. ``"float32"``.
+        as_numpy_dtype: the NumPy scalar type, e.g. ``np.float32``.
+    """
+
+    __slots__ = ("_np", "name")
+
+    def __init__(self, np_dtype: np.dtype):
+        self._np = np.dtype(np_dtype)
+        self.name = "bool" if self._np == np.bool_ else self._np.name
+
+    @property
+    def as_numpy_dtype(self) -> type:
+        return self._np.type
+
+    @property
+    def is_floating(self) -> builtins.bool:
+        return self._np.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self._np.kind in "iu"
+
+    @property
+    def is_complex(self) -> bool:
+        return self._np.kind == "c"
+
+    @property
+    def is_bool(self) -> bool:
+        return self._np.kind == "b"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self._np.kind == "u"
+
+    @property
+    def size(self) -> int:
+        """Bytes per element."""
+        return self._np.itemsize
+
+    @property
+    def min(self):
+        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
+
+    @property
+    def max(self):
+        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, DType):
+            return self._np == other._np
+        try:
+            return self._np == np.dtype(other)
+        except TypeError:
+            return False
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._np)
+
+    def __repr__(self) -> str:
+        return f"ek.{self.name}"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return as_dtype, (self.name,)
+
+
+_BY_NUMPY: dict[np.dtype, DType] = {}
+
+
+def _register(np_dtype) -> DType:
+    dt = DType(np_dtype)
+    _BY_NUMPY[dt._np] = dt
+    return dt
+
+
+float16 = half = _register(np.float16)
+float32 = _register(np.float32)
+float64 = double = _register(np.float64)
+bfloat16 = float32  # NumPy has no bfloat16; TensorFlow code that names it gets float32.
+int8 = _register(np.int8)
+int16 = _register(np.int16)
+int32 = _register(np.int32)
+int64 = _register(np.int64)
+uint8 = _register(np.uint8)
+uint16 = _register(np.uint16)
+uint32 = _register(np.uint32)
+uint64 = _register(np.uint64)
+bool = _register(np.bool_)  # noqa: A001 - TensorFlow's public name
+complex64 = _register(np.complex64)
+complex128 = _register(np.complex128)
+
+
+def from_numpy(np_dtype: np.dtype) -> DType:
+    """The DType for a NumPy dtype (fast path used by `Tensor.dtype`)."""
+    dt = _BY_NUMPY.get(np_dtype)
+    if dt is None:
+        dt = _BY_NUMPY.get(np.dtype(np_dtype))
+        if dt is None:
+            raise TypeError(f"eagerkernel has no dtype for NumPy dtype {np_dtype!r}.")
+    return dt
+
+
+def as_dtype(type_value) -> DType:
+    """Converts a DType, NumPy dtype, NumPy type or name to a `DType` (follows `tf.as_dtype`).
+
+    Args:
+        type_value: e.g. ``ek.float32``, ``np.float32``, ``np.dtype("f4")`` or ``"float32"``.
+            A Python ``float`` means float32 and ``int`` means int32, as in TensorFlow.
+
+    Raises:
+        TypeError: if the value names no supported dtype.
+
+    >>> as_dtype(float)
+    ek.float32
+    >>> as_dtype("uint8").size
+    1
+    """
+    if isinstance(type_value, DType):
+        return type_value
+    if type_value is float:
+        return float32
+    if type_value is int:
+        return int32
+    if type_value is builtins.bool:
+        return bool
+    try:
+        np_dtype = np.dtype(type_value)
+    except TypeError:
+        raise TypeError(f"as_dtype: cannot convert {type_value!r} to a dtype.") from None
+    dt = _BY_NUMPY.get(np_dtype)
+    if dt is None:
+        raise TypeError(f"as_dtype: dtype {np_dtype} is not supported by eagerkernel.")
+    return dt
+
+
+def numpy_dtype(dtype) -> np.dtype:
+    """The NumPy dtype for anything `as_dtype` accepts, or None for None."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, DType):
+        return dtype._np
+    return as_dtype(dtype)._np
+
+
+def is_float(np_dtype: np.dtype) -> builtins.bool:
+    """True for floating and complex NumPy dtypes: the ones that carry gradients."""
+    return np_dtype.kind in "fc"
+
+# TensorFlow's truediv: which float type an integer division gives.
+TRUEDIV_RESULT = {
+    np.dtype(np.int8): np.dtype(np.float32),
+    np.dtype(np.int16): np.dtype(np.float32),
+    np.dtype(np.uint8): np.dtype(np.float32),
+    np.dtype(np.uint16): np.dtype(np.float32),
+    np.dtype(np.int32): np.dtype(np.float64),
+    np.dtype(np.int64): np.dtype(np.float64),
+    np.dtype(np.uint32): np.dtype(np.float64),
+    np.dtype(np.uint64): np.dtype(np.float64),
+}

@@ -1,0 +1,365 @@
+"""Elementwise math: each op's forward, then its VJPs on the next lines.
+
+Binary ops broadcast like NumPy; the tape reduces broadcast cotangents back to each input's
+shape, so a VJP here is the plain calculus. Gradients follow TensorFlow's registered gradients
+(e.g. ``maximum`` sends the cotangent to ``x`` where ``x >= y``; ``floor``/``round`` have
+none; ``sign`` has zero).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..tape import Primitive, defvjp
+from ..tensor import Tensor
+from ._core import apply, binary, dtype_error, tensor, unary
+
+__all__ = [
+    "abs",
+    "add",
+    "cast",
+    "ceil",
+    "clip_by_value",
+    "cos",
+    "divide",
+    "equal",
+    "exp",
+    "floor",
+    "floordiv",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "not_equal",
+    "pow",
+    "reciprocal",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sqrt",
+    "square",
+    "squared_difference",
+    "subtract",
+    "tan",
+    "tanh",
+    "truediv",
+    "where",
+]
+
+# -- arithmetic ---------------------------------------------------------------------------------
+
+_add = Primitive("AddV2", lambda xp, x, y: x + y)
+add = binary(_add, "x + y, broadcasting (follows `tf.math.add`).")
+defvjp(_add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+
+_sub = Primitive("Sub", lambda xp, x, y: x - y)
+subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).")
+defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
+
+_mul = Primitive("Mul", lambda xp, x, y: x * y)
+multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).")
+defvjp(_mul, lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x)
+
+_div = Primitive("RealDiv", lambda xp, x, y: x / y)
+_real_div = binary(_div)
+defvjp(_div, lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y))
+
+
+def truediv(x, y, name=None) -> Tensor:
+    """x / y (follows `tf.math.truediv`).
+
+    Floating inputs keep their dtype. Integer inputs are cast first, by TensorFlow's table:
+    int8/int16/uint8 give float32, int32/int64 give float64.
+
+    Raises:
+        TypeError: if x and y have different dtypes.
+
+    >>> ek.truediv(ek.constant(3), ek.constant(2))
+    <Tensor: shape=(), dtype=float64, numpy=1.5>
+    """
+    if type(x) is Tensor and type(y) is Tensor and x._value.dtype.kind in "fc":
+        return _real_div(x, y)
+    from ._core import coerce_pair
+
+    x, y = coerce_pair(x, y, "truediv")
+    dt = x._value.dtype
+    if dt != y._value.dtype:
+        raise dtype_error("truediv", (x, y))
+    target = dtypes.TRUEDIV_RESULT.get(dt)
+    if target is not None:
+        x, y = cast(x, target), cast(y, target)
+    return _real_div(x, y)
+
+
+divide = truediv
+
+_floordiv = Primitive("FloorDiv", lambda xp, x, y: x // y)
+floordiv = binary(_floordiv, "Floor of x / y (follows `tf.math.floordiv`); no gradient.")
+defvjp(_floordiv, None, None)
+
+_mod = Primitive("FloorMod", lambda xp, x, y: x % y)
+mod = binary(_mod, "x - floor(x / y) * y, the sign of y (follows `tf.math.floormod`).")
+defvjp(_mod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y))
+
+
+def _pow_fwd(xp, x, y):
+    if x.dtype.kind in "iu" and (np.asarray(y) < 0).any():
+        raise ValueError("pow: integers to negative integer powers are not allowed.")
+    return x**y
+
+
+_pow = Primitive("Pow", _pow_fwd)
+pow = binary(_pow, "x ** y, broadcasting (follows `tf.math.pow`).")  # noqa: A001
+defvjp(
+    _pow,
+    lambda g, ans, x, y: g * y * x ** (y - 1),
+    # TF masks log(x) to 0 where x <= 0 so that x = 0 gives a finite dy.
+    lambda g, ans, x, y: g * ans * where(x > 0, log(where(x > 0, x, 1)), 0),
+)
+
+_sqdiff = Primitive("SquaredDifference", lambda xp, x, y: (x - y) * (x - y))
+squared_difference = binary(_sqdiff, "(x - y) ** 2 (follows `tf.math.squared_difference`).")
+defvjp(_sqdiff, lambda g, ans, x, y: 2 * g * (x - y), lambda g, ans, x, y: -2 * g * (x - y))
+
+_max = Primitive("Maximum", lambda xp, x, y: xp.maximum(x, y))
+maximum = binary(_max, "Elementwise max (follows `tf.math.maximum`; ties send the gradient to x).")
+defvjp(
+    _max,
+    lambda g, ans, x, y: g * cast(x >= y, g.dtype),
+    lambda g, ans, x, y: g * cast(x < y, g.dtype),
+)
+
+_min = Primitive("Minimum", lambda xp, x, y: xp.minimum(x, y))
+minimum = binary(_min, "Elementwise min (follows `tf.math.minimum`; ties send the gradient to x).")
+defvjp(
+    _min,
+    lambda g, ans, x, y: g * cast(x <= y, g.dtype),
+    lambda g, ans, x, y: g * cast(x > y, g.dtype),
+)
+
+# -- unary --------------------------------------------------------------------------------------
+
+_neg = Primitive("Neg", lambda xp, x: -x)
+negative = unary(_neg, "-x (follows `tf.math.negative`).")
+defvjp(_neg, lambda g, ans, x: -g)
+
+_abs = Primitive("Abs", lambda xp, x: xp.abs(x))
+abs = unary(_abs, "|x| (follows `tf.math.abs`; the gradient at 0 is 0).")  # noqa: A001
+defvjp(_abs, lambda g, ans, x: g * sign(x))
+
+_sign = Primitive("Sign", lambda xp, x: xp.sign(x))
+sign = unary(_sign, "-1, 0 or 1 (follows `tf.math.sign`; zero gradient).")
+defvjp(_sign, lambda g, ans, x: g * 0)
+
+_exp = Primitive("Exp", lambda xp, x: xp.exp(x))
+exp = unary(_exp, "e ** x (follows `tf.math.exp`).", float_only=True)
+defvjp(_exp, lambda g, ans, x: g * ans)
+
+_log = Primitive("Log", lambda xp, x: xp.log(x))
+log = unary(_log, "Natural logarithm (follows `tf.math.log`).", float_only=True)
+defvjp(_log, lambda g, ans, x: g / x)
+
+_log1p = Primitive("Log1p", lambda xp, x: xp.log1p(x))
+log1p = unary(_log1p, "log(1 + x), accurate near 0 (follows `tf.math.log1p`).", float_only=True)
+defvjp(_log1p, lambda g, ans, x: g / (1 + x))
+
+_sqrt = Primitive("Sqrt", lambda xp, x: xp.sqrt(x))
+sqrt = unary(_sqrt, "Square root (follows `tf.math.sqrt`).", float_only=True)
+defvjp(_sqrt, lambda g, ans, x: g * 0.5 / ans)
+
+_rsqrt = Primitive("Rsqrt", lambda xp, x: 1 / xp.sqrt(x))
+rsqrt = unary(_rsqrt, "1 / sqrt(x) (follows `tf.math.rsqrt`).", float_only=True)
+defvjp(_rsqrt, lambda g, ans, x: -0.5 * g * ans * ans * ans)
+
+_reciprocal = Primitive("Reciprocal", lambda xp, x: 1 / x)
+reciprocal = unary(_reciprocal, "1 / x (follows `tf.math.reciprocal`).", float_only=True)
+defvjp(_reciprocal, lambda g, ans, x: -g * ans * ans)
+
+_square = Primitive("Square", lambda xp, x: x * x)
+square = unary(_square, "x * x (follows `tf.math.square`).")
+defvjp(_square, lambda g, ans, x: g * 2 * x)
+
+_sin = Primitive("Sin", lambda xp, x: xp.sin(x))
+sin = unary(_sin, "Sine (follows `tf.math.sin`).", float_only=True)
+defvjp(_sin, lambda g, ans, x: g * cos(x))
+
+_cos = Primitive("Cos", lambda xp, x: xp.cos(x))
+cos = unary(_cos, "Cosine (follows `tf.math.cos`).", float_only=True)
+defvjp(_cos, lambda g, ans, x: -g * sin(x))
+
+_tan = Primitive("Tan", lambda xp, x: xp.tan(x))
+tan = unary(_tan, "Tangent (follows `tf.math.tan`).", float_only=True)
+defvjp(_tan, lambda g, ans, x: g * (1 + ans * ans))
+
+_tanh = Primitive("Tanh", lambda xp, x: xp.tanh(x))
+tanh = unary(_tanh, "Hyperbolic tangent (follows `tf.math.tanh`).", float_only=True)
+defvjp(_tanh, lambda g, ans, x: g * (1 - ans * ans))
+
+
+def _sigmoid_fwd(xp, x):
+    # Stable for large |x|: exp only ever sees non-positive arguments.
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+_sigmoid = Primitive("Sigmoid", _sigmoid_fwd)
+sigmoid = unary(_sigmoid, "1 / (1 + exp(-x)), overflow-free (follows `tf.math.sigmoid`).",
+                float_only=True)
+defvjp(_sigmoid, lambda g, ans, x: g * ans * (1 - ans))
+
+_floor = Primitive("Floor", lambda xp, x: xp.floor(x))
+floor = unary(_floor, "Largest integer <= x (follows `tf.math.floor`; no gradient).")
+defvjp(_floor, None)
+
+_ceil = Primitive("Ceil", lambda xp, x: xp.ceil(x))
+ceil = unary(_ceil, "Smallest integer >= x (follows `tf.math.ceil`; no gradient).")
+defvjp(_ceil, None)
+
+_round = Primitive("Round", lambda xp, x: xp.round(x))
+round = unary(_round, "Round half to even (follows `tf.math.round`; no gradient).")  # noqa: A001
+defvjp(_round, None)
+
+# -- casts, comparisons, selection --------------------------------------------------------------
+
+_cast = Primitive("Cast", lambda xp, x, dtype: x.astype(dtype))
+defvjp(
+    _cast,
+    lambda g, ans, x, dtype: cast(g, x._value.dtype) if x._value.dtype.kind in "fc" else None,
+)
+
+
+def cast(x, dtype, name=None) -> Tensor:
+    """Casts to ``dtype`` (follows `tf.cast`; float to int truncates toward zero).
+
+    The gradient flows back through casts between floating types and is None into integers.
+
+    >>> ek.cast(ek.constant([1.7, -1.7]), "int32").numpy()
+    array([ 1, -1], dtype=int32)
+    """
+    x = tensor(x, "cast")
+    np_dtype = dtypes.numpy_dtype(dtype)
+    if x._value.dtype == np_dtype:
+        return x if type(x) is Tensor else apply(_identity, (x,))
+    return apply(_cast, (x,), {"dtype": np_dtype})
+
+
+_identity = Primitive("Identity", lambda xp, x: x)
+defvjp(_identity, lambda g, ans, x: g)
+
+
+def _comparison(name: str, fn, doc: str):
+    prim = Primitive(name, fn)
+    defvjp(prim, None, None)
+    return binary(prim, doc)
+
+
+equal = _comparison("Equal", lambda xp, x, y: x == y, "x == y elementwise, bool.")
+not_equal = _comparison("NotEqual", lambda xp, x, y: x != y, "x != y elementwise, bool.")
+less = _comparison("Less", lambda xp, x, y: x < y, "x < y elementwise, bool.")
+less_equal = _comparison("LessEqual", lambda xp, x, y: x <= y, "x <= y elementwise, bool.")
+greater = _comparison("Greater", lambda xp, x, y: x > y, "x > y elementwise, bool.")
+greater_equal = _comparison("GreaterEqual", lambda xp, x, y: x >= y, "x >= y elementwise, bool.")
+
+
+def _logical(name: str, fn, doc: str):
+    prim = Primitive(name, fn)
+    defvjp(prim, None, None)
+    op = binary(prim, doc)
+
+    def checked(x, y, name=None):
+        x, y = tensor(x, prim.name), tensor(y, prim.name)
+        if x._value.dtype != np.bool_ or y._value.dtype != np.bool_:
+            raise TypeError(
+                f"{prim.name}: inputs must be bool, got {x.dtype.name} and {y.dtype.name}."
+            )
+        return op(x, y)
+
+    checked.__doc__ = doc
+    return checked
+
+
+logical_and = _logical("LogicalAnd", lambda xp, x, y: x & y, "Elementwise AND of bools.")
+logical_or = _logical("LogicalOr", lambda xp, x, y: x | y, "Elementwise OR of bools.")
+
+_not = Primitive("LogicalNot", lambda xp, x: ~x)
+defvjp(_not, None)
+_logical_not = unary(_not)
+
+
+def logical_not(x, name=None) -> Tensor:
+    """Elementwise NOT of a bool tensor. Raises TypeError for other dtypes."""
+    x = tensor(x, "LogicalNot")
+    if x._value.dtype != np.bool_:
+        raise TypeError(f"LogicalNot: input must be bool, got {x.dtype.name}.")
+    return _logical_not(x)
+
+
+_where = Primitive("SelectV2", lambda xp, c, x, y: xp.where(c, x, y))
+defvjp(
+    _where,
+    None,
+    lambda g, ans, c, x, y: where(c, g, 0),
+    lambda g, ans, c, x, y: where(c, 0, g),
+)
+
+
+def where(condition, x=None, y=None, name=None) -> Tensor:
+    """Picks ``x`` where ``condition`` is true, else ``y``, broadcasting (follows `tf.where`).
+
+    With only ``condition``, returns the int64 coordinates of its true elements, shape
+    ``(num_true, rank)``. Python numbers take the other branch's dtype.
+
+    Raises:
+        TypeError: ``condition`` not bool, or ``x`` and ``y`` of different dtypes.
+        ValueError: only one of ``x`` and ``y`` given, or shapes that do not broadcast.
+    """
+    c = tensor(condition, "where")
+    if c._value.dtype != np.bool_:
+        raise TypeError(f"where: condition must be bool, got {c.dtype.name}.")
+    if x is None and y is None:
+        xp = c._device.xp
+        from ..tensor import make
+
+        return make(xp.stack(xp.nonzero(c._value), axis=-1).astype(np.int64), c._device)
+    if x is None or y is None:
+        raise ValueError("where: x and y must both be given, or neither.")
+    from ._core import coerce_pair, shape_error
+
+    x, y = coerce_pair(x, y, "where")
+    if x._value.dtype != y._value.dtype:
+        raise dtype_error("where", (x, y))
+    try:
+        return apply(_where, (c, x, y))
+    except ValueError as exc:
+        raise shape_error("where", (c, x, y), exc, ("condition", "x", "y")) from None
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
+    """Clips to ``[clip_value_min, clip_value_max]`` (follows `tf.clip_by_value`).
+
+    The gradient passes where the value was inside the range, is zero outside.
+
+    Raises:
+        ValueError: if ``clip_value_min > clip_value_max``.
+    """
+    t = tensor(t, "clip_by_value")
+    lo = tensor(clip_value_min, "clip_by_value", t._value.dtype)
+    hi = tensor(clip_value_max, "clip_by_value", t._value.dtype)
+    if bool((lo._value > hi._value).any()):
+        raise ValueError(
+            f"clip_by_value: clip_value_min ({lo.numpy()}) > clip_value_max ({hi.numpy()})."
+        )
+    return minimum(maximum(t, lo), hi)

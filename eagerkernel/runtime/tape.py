@@ -1,0 +1,674 @@
+"""The gradient tape: primitives, recording, and the backward pass (follows `tf.GradientTape`).
+
+Every differentiable op is a `Primitive`: a forward function on raw arrays,
+``fwd(xp, *arrays, **params) -> array``, and one vector-Jacobian product (VJP) per input,
+``vjp(g, ans, *inputs, **params) -> cotangent`` written with eagerkernel ops on Tensors, so
+that an outer tape records the backward pass and derivatives of any order come for free.
+A VJP of ``None`` marks an input without a gradient (an index, a condition).
+
+Recording is TensorFlow's: a tape is a Wengert list. While it is recording, an op whose input
+the tape tracks (a watched tensor, an accessed trainable variable, or the output of an op the
+tape recorded) appends an `Entry` (the primitive, its inputs, its output, its params) to the
+tape. The tape holds these entries; tensors hold nothing, so no tape keeps a tensor alive
+unless it recorded it, and a non-persistent tape drops everything when `gradient` returns.
+
+The backward pass walks the entries once, newest first (the recording order is a topological
+order, so no sort is needed), pops each output's cotangent, runs the VJPs of the inputs that
+lie on a path from a source, un-broadcasts each result to its input's shape and accumulates
+it. Un-broadcasting, skipping of untracked inputs and accumulation live here, once; a VJP is
+a line of math.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import numpy as np
+
+from . import nest, state
+from .tensor import Tensor, make
+
+__all__ = [
+    "GradientTape",
+    "Primitive",
+    "UnconnectedGradients",
+    "defvjp",
+    "execute",
+    "stop_recording",
+]
+
+_NO_PARAMS: dict = {}
+_perf_counter = time.perf_counter
+_get_ident = threading.get_ident
+
+
+class Primitive:
+    """A differentiable op: a name, a forward function on arrays, and its VJPs.
+
+    Attributes:
+        name: TensorFlow's op name, shown by the tape display (e.g. ``"Mul"``).
+        fwd: ``fwd(xp, *arrays, **params)`` returning the output array (or a tuple of arrays
+            when ``n_out > 1``).
+        vjps: one function per input, ``vjp(g, ans, *inputs, **params)``, or None for an input
+            without a gradient. ``g`` and ``ans`` are Tensors (tuples for multi-output ops).
+        joint_vjp: alternatively, one function returning all inputs' cotangents at once, for
+            ops whose VJPs share work.
+        n_out: 1 for one output Tensor; 0 for a tuple of outputs (of any length).
+    """
+
+    __slots__ = ("fwd", "joint_vjp", "moves", "n_out", "name", "vjps")
+
+    def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False):
+        self.name = name
+        self.fwd = fwd
+        self.vjps = None
+        self.joint_vjp = None
+        self.n_out = n_out
+        # True for the device copy: its output lives on params["device"], and device scopes
+        # must not re-place its input.
+        self.moves = moves
+
+    def __repr__(self) -> str:
+        return f"<Primitive {self.name}>"
+
+
+def defvjp(prim: Primitive, *vjps) -> None:
+    """Registers one VJP per input of ``prim`` (None: no gradient for that input)."""
+    prim.vjps = vjps
+
+
+def defjointvjp(prim: Primitive, vjp) -> None:
+    """Registers a VJP returning a tuple with every input's cotangent (None where there is none)."""
+    prim.joint_vjp = vjp
+
+
+class Entry:
+    """One recorded op: what the backward pass needs, and what %%tape displays.
+
+    ``inputs`` are Tensors (a Variable is recorded as a snapshot of the value it had, with the
+    Variable's id in ``ids`` so that its gradient reaches the Variable). ``output`` is a Tensor,
+    or a tuple of Tensors for multi-output ops. ``seconds`` is the forward time, measured only
+    by profiling tapes (None otherwise).
+    """
+
+    __slots__ = ("ids", "inputs", "output", "params", "prim", "seconds")
+
+    def __init__(self, prim, inputs, ids, output, params, seconds=None):
+        self.prim = prim
+        self.inputs = inputs
+        self.ids = ids
+        self.output = output
+        self.params = params
+        self.seconds = seconds
+
+    @property
+    def outputs(self) -> tuple:
+        return self.output if type(self.output) is tuple else (self.output,)
+
+    def __repr__(self) -> str:
+        return f"<Entry {self.prim.name}>"
+
+
+def _is_float(value) -> bool:
+    return value.dtype.kind in "fc"
+
+
+def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
+    """Runs ``prim`` on Tensor ``inputs`` on the slow path: device scopes, recording, profiling.
+
+    Ops call this instead of their fast path whenever `state.SLOW` is non-empty. Inputs on
+    another device than the current scope's are copied there (differentiably).
+    """
+    if state.SCOPES and not prim.moves:
+        inputs = _place(inputs, state.SCOPES[-1])
+    device = inputs[0]._device
+    for x in inputs:
+        if x._device is not device:
+            _device_mismatch(prim, inputs)
+    xp = device.xp
+    values = [x._value for x in inputs]
+    profilers = state.PROFILING
+    if profilers:
+        if any(p._sync for p in profilers):
+            device.synchronize()
+        t0 = _perf_counter()
+        out = prim.fwd(xp, *values, **params)
+        if any(p._sync for p in profilers):
+            device.synchronize()
+        seconds = _perf_counter() - t0
+    else:
+        out = prim.fwd(xp, *values, **params)
+        seconds = None
+    out_device = params["device"] if prim.moves else device
+    if prim.n_out == 1:
+        output = make(out, out_device)
+        differentiable = out.dtype.kind in "fc"
+    else:
+        output = tuple(make(o, out_device) for o in out)
+        differentiable = any(o.dtype.kind in "fc" for o in out)
+
+    tapes = state.RECORDING
+    if not tapes:
+        return output
+    entry = None
+    me = _get_ident()
+    for tape in tapes:
+        if tape._thread != me:
+            continue
+        tracked = tape._ids
+        if tape._profile:
+            hit = True
+        else:
+            hit = False
+            for x in inputs:
+                if id(x) in tracked:
+                    hit = True
+                elif (
+                    type(x) is not Tensor
+                    and tape._watch_accessed
+                    and x.trainable
+                    and _is_float(x._value)
+                ):
+                    tape._watch_one(x)
+                    hit = True
+            if not (hit and differentiable):
+                continue
+        if entry is None:
+            entry = _make_entry(prim, inputs, output, params, seconds)
+        tape._entries.append(entry)
+        if differentiable:
+            if prim.n_out == 1:
+                tracked.add(id(output))
+            else:
+                tracked.update(id(o) for o in output)
+    return output
+
+
+def _make_entry(prim, inputs, output, params, seconds) -> Entry:
+    ids = tuple(id(x) for x in inputs)
+    snapshots = tuple(x if type(x) is Tensor else make(x._value, x._device) for x in inputs)
+    return Entry(prim, snapshots, ids, output, params, seconds)
+
+
+def _place(inputs: tuple, device) -> tuple:
+    if all(x._device is device for x in inputs):
+        return inputs
+    from .ops.placement import copy_to_device
+
+    return tuple(x if x._device is device else copy_to_device(x, device) for x in inputs)
+
+
+def _device_mismatch(prim, inputs):
+    names = ", ".join(f"{x._device.name}" for x in inputs)
+    raise ValueError(
+        f"{prim.name}: inputs are on different devices ({names}). Copy them with .cpu()/.gpu() "
+        "or run the op inside `with ek.device(...)`."
+    )
+
+
+# -- the tape -----------------------------------------------------------------------------------
+
+
+class UnconnectedGradients:
+    """What `gradient` returns for a source the target does not depend on (follows TF)."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _sum_to_shape(g: Tensor, shape: tuple) -> Tensor:
+    """Reduces a broadcast cotangent back to the input's shape (the one place this happens)."""
+    from .ops.reduction import reduce_sum
+    from .ops.shape import reshape
+
+    gshape = g._value.shape
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
+    )
+    if axes:
+        g = reduce_sum(g, axis=axes)
+    if tuple(g._value.shape) != tuple(shape):
+        g = reshape(g, shape)
+    return g
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (follows `tf.GradientTape`).
+
+    Ops on watched tensors are recorded while the tape is active (inside ``with``). Trainable
+    Variables are watched automatically when they are read, unless
+    ``watch_accessed_variables=False``. Nest tapes for higher-order derivatives.
+
+    Args:
+        persistent: allow several `gradient`/`jacobian` calls; otherwise the tape releases
+            everything it holds when the first call returns, and a second call raises
+            RuntimeError.
+        watch_accessed_variables: watch trainable Variables as they are read.
+
+    >>> x = constant(3.0)
+    >>> with GradientTape() as g:
+    ...     g.watch(x)
+    ...     y = x * x
+    >>> g.gradient(y, x)
+    <Tensor: shape=(), dtype=float32, numpy=6.0>
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._entries: list[Entry] | None = []
+        self._ids: set[int] = set()
+        self._watched: list = []  # strong refs: keeps every tracked id unique while we live
+        self._recording = False
+        self._thread = None
+        self._profile = False  # record every op (the %%tape magic)
+        self._sync = False  # synchronize the device around timed ops
+
+    # -- context ------------------------------------------------------------------------------
+    def __enter__(self) -> GradientTape:
+        if self._recording:
+            raise ValueError("GradientTape: this tape is already recording (nested `with`).")
+        if self._entries is None:
+            self._entries = []
+        self._push()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._recording:
+            self._pop()
+
+    def _push(self) -> None:
+        self._thread = _get_ident()
+        self._recording = True
+        state.RECORDING.append(self)
+        if self._profile:
+            state.PROFILING.append(self)
+        state.refresh()
+
+    def _pop(self) -> None:
+        self._recording = False
+        state.RECORDING.remove(self)
+        if self in state.PROFILING:
+            state.PROFILING.remove(self)
+        state.refresh()
+
+    def stop_recording(self):
+        """Context manager: ops inside it are not recorded on this tape (follows TF).
+
+        Raises:
+            RuntimeError: if the tape is not recording.
+        """
+        if not self._recording:
+            raise RuntimeError("GradientTape.stop_recording: the tape is not recording.")
+        return _Paused((self,))
+
+    def reset(self) -> None:
+        """Clears everything recorded; the tape keeps recording if it was (follows TF)."""
+        self._entries = []
+        self._ids = set()
+        self._watched = []
+
+    # -- watching -----------------------------------------------------------------------------
+    def watch(self, tensor) -> None:
+        """Ensures ``tensor`` (a Tensor, Variable, or nested structure of them) is tracked.
+
+        Integer tensors are accepted and ignored: their gradients are None, as in TensorFlow.
+
+        Raises:
+            ValueError: if called with something that is not a Tensor or Variable.
+        """
+        for t in nest.flatten(tensor):
+            if not isinstance(t, Tensor):
+                raise ValueError(
+                    f"GradientTape.watch: expected Tensors or Variables, got {type(t).__name__}."
+                )
+            if _is_float(t._value):
+                self._watch_one(t)
+
+    def _watch_one(self, t) -> None:
+        if id(t) not in self._ids:
+            self._ids.add(id(t))
+            self._watched.append(t)
+
+    def watched_variables(self) -> tuple:
+        """The Variables this tape watches, in the order they were first watched."""
+        return tuple(t for t in self._watched if type(t) is not Tensor)
+
+    # -- gradients ----------------------------------------------------------------------------
+    def _check_usable(self, what: str) -> None:
+        if self._entries is None:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of gradients"
+                f" (or jacobians); {what} was called again. Use GradientTape(persistent=True)."
+            )
+
+    def gradient(
+        self,
+        target,
+        sources,
+        output_gradients=None,
+        unconnected_gradients=UnconnectedGradients.NONE,
+    ):
+        """Gradients of ``target`` with respect to ``sources`` (follows `tf.GradientTape.gradient`).
+
+        Args:
+            target: a Tensor or nested structure of Tensors; non-scalar targets are summed
+                (their cotangent seed is ones), or weighted by ``output_gradients``.
+            sources: a Tensor, Variable, or nested structure of them.
+            output_gradients: optional cotangents for the targets, same structure and shapes.
+            unconnected_gradients: ``"none"`` (default) returns None for a source the target
+                does not depend on; ``"zero"`` returns zeros of the source's shape.
+
+        Returns:
+            The gradients in the structure of ``sources``; None for unconnected or integer
+            sources.
+
+        Raises:
+            RuntimeError: second call on a non-persistent tape.
+            ValueError: ``output_gradients`` of the wrong structure or shape.
+        """
+        self._check_usable("gradient")
+        if self._recording and not self._persistent:
+            self._pop()  # TF: a non-persistent tape stops recording when used
+        try:
+            flat_sources = nest.flatten(sources)
+            grads = self._gradient_flat(
+                nest.flatten(target), flat_sources, output_gradients, unconnected_gradients
+            )
+        finally:
+            if not self._persistent:
+                self._release()
+        return nest.pack_sequence_as(sources, grads)
+
+    def _release(self) -> None:
+        self._entries = None
+        self._ids = set()
+        self._watched = []
+
+    def _gradient_flat(self, targets, sources, output_gradients, unconnected, on_step=None):
+        from .ops.creation import ones_like, zeros_like
+
+        if output_gradients is None:
+            seeds = [None] * len(targets)
+        else:
+            seeds = nest.flatten(output_gradients)
+            if len(seeds) != len(targets):
+                raise ValueError(
+                    f"GradientTape.gradient: {len(targets)} targets but {len(seeds)} "
+                    "output_gradients."
+                )
+        seeded = []
+        for t, s in zip(targets, seeds):
+            if t is None or not _is_float(t._value):
+                continue
+            if s is None:
+                s = ones_like(t)
+            else:
+                from .tensor import to_tensor
+
+                s = to_tensor(s, t._value.dtype)
+                if s.shape != t.shape:
+                    raise ValueError(
+                        "GradientTape.gradient: output_gradients shape "
+                        f"{tuple(s.shape)} does not match target shape {tuple(t.shape)}."
+                    )
+            seeded.append((t, s))
+        # Ops run by the backward pass are recorded on outer tapes (higher-order derivatives)
+        # and, for a persistent tape used inside its own `with`, on this tape too.
+        grads = backward(self._entries, seeded, sources, on_step=on_step)
+        out = []
+        for s in sources:
+            g = grads.get(id(s))
+            if g is None and unconnected == UnconnectedGradients.ZERO and _is_float(s._value):
+                g = zeros_like(s)
+            out.append(g)
+        return out
+
+    def jacobian(
+        self,
+        target,
+        sources,
+        unconnected_gradients=UnconnectedGradients.NONE,
+        parallel_iterations=None,
+        experimental_use_pfor=True,
+    ):
+        """Jacobians of ``target`` w.r.t. ``sources`` (follows `tf.GradientTape.jacobian`).
+
+        Returns, for each source, a Tensor of shape ``target.shape + source.shape`` (None if
+        unconnected). One backward pass per element of ``target``.
+        """
+        from .ops.creation import zeros
+        from .ops.shape import reshape, stack
+
+        self._check_usable("jacobian")
+        if self._recording and not self._persistent:
+            self._pop()
+        flat_sources = nest.flatten(sources)
+        try:
+            n = int(target._value.size)
+            rows: list[list] = [[] for _ in flat_sources]
+            eye = np.eye(n, dtype=target._value.dtype)
+            for i in range(n):
+                seed = make(target._device.xp.asarray(eye[i].reshape(target._value.shape)),
+                            target._device)
+                gs = self._gradient_flat([target], flat_sources, [seed], unconnected_gradients)
+                for r, g in zip(rows, gs):
+                    r.append(g)
+        finally:
+            if not self._persistent:
+                self._release()
+        result = []
+        for s, r in zip(flat_sources, rows):
+            shape = tuple(target.shape) + tuple(s.shape)
+            if all(g is None for g in r):
+                result.append(
+                    None
+                    if unconnected_gradients == UnconnectedGradients.NONE
+                    else zeros(shape, dtype=s.dtype)
+                )
+                continue
+            r = [zeros(s.shape, dtype=s.dtype) if g is None else g for g in r]
+            result.append(reshape(stack(r), shape) if n else zeros(shape, dtype=s.dtype))
+        return nest.pack_sequence_as(sources, result)
+
+    def batch_jacobian(
+        self,
+        target,
+        source,
+        unconnected_gradients=UnconnectedGradients.NONE,
+        parallel_iterations=None,
+        experimental_use_pfor=True,
+    ):
+        """Per-example Jacobian (follows `tf.GradientTape.batch_jacobian`).
+
+        ``target`` has shape ``[b, ...]`` and row ``i`` must depend only on row ``i`` of
+        ``source`` (shape ``[b, ...]``). Returns shape ``[b] + target.shape[1:] +
+        source.shape[1:]``. One backward pass per element of a target row.
+
+        Raises:
+            ValueError: if the batch dimensions differ.
+        """
+        from .ops.creation import zeros
+        from .ops.shape import reshape, stack
+
+        self._check_usable("batch_jacobian")
+        if target.shape[0] != source.shape[0]:
+            raise ValueError(
+                "batch_jacobian: target and source batch sizes differ: "
+                f"{tuple(target.shape)} vs {tuple(source.shape)}."
+            )
+        if self._recording and not self._persistent:
+            self._pop()
+        b = target.shape[0]
+        per = int(np.prod(target.shape[1:], dtype=np.int64))
+        try:
+            cols = []
+            dt = target._value.dtype
+            for j in range(per):
+                seed = np.zeros((b, per), dtype=dt)
+                seed[:, j] = 1
+                seed_t = make(target._device.xp.asarray(seed.reshape(target._value.shape)),
+                              target._device)
+                (g,) = self._gradient_flat([target], [source], [seed_t], unconnected_gradients)
+                cols.append(g)
+        finally:
+            if not self._persistent:
+                self._release()
+        shape = (b, *tuple(target.shape[1:]), *tuple(source.shape[1:]))
+        if all(g is None for g in cols):
+            if unconnected_gradients == UnconnectedGradients.NONE:
+                return None
+            return zeros(shape, dtype=source.dtype)
+        cols = [zeros(source.shape, dtype=source.dtype) if g is None else g for g in cols]
+        return reshape(stack(cols, axis=1), shape)
+
+
+class _Paused:
+    """Context manager that pauses recording on some tapes (restores them on exit)."""
+
+    __slots__ = ("_paused", "_tapes")
+
+    def __init__(self, tapes):
+        self._tapes = tapes
+        self._paused = []
+
+    def __enter__(self):
+        for t in self._tapes:
+            if t._recording:
+                t._pop()
+                self._paused.append(t)
+        return self
+
+    def __exit__(self, *exc):
+        for t in self._paused:
+            t._push()
+        self._paused = []
+
+
+def stop_recording():
+    """Context manager pausing every recording tape of this thread (like TF's tape.stop_recording)."""
+    me = _get_ident()
+    return _Paused(tuple(t for t in state.RECORDING if t._thread == me))
+
+
+# -- backward pass ------------------------------------------------------------------------------
+
+
+def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, Tensor]:
+    """Reverse-mode sweep over recorded ``entries``.
+
+    Args:
+        entries: the tape, oldest first.
+        seeded: ``[(target, cotangent seed)]``.
+        sources: Tensors/Variables whose cotangents the caller wants; they are kept, not popped.
+        on_step: optional ``on_step(entry, g, input_grads, seconds)`` callback per VJP step
+            (the %grad display).
+
+    Returns:
+        ``{id(source): cotangent}`` for every source reached.
+    """
+    source_ids = {id(s) for s in sources if s is not None}
+    # Forward sweep: which tensors lie downstream of a source. VJPs run only towards these.
+    reach = set(source_ids)
+    for e in entries:
+        for i in e.ids:
+            if i in reach:
+                if type(e.output) is tuple:
+                    reach.update(id(o) for o in e.output)
+                else:
+                    reach.add(id(e.output))
+                break
+
+    grads: dict[int, Tensor] = {}
+    for t, s in seeded:
+        _accumulate(grads, id(t), s)
+
+    timer = _perf_counter if on_step is not None else None
+    for idx in range(len(entries) - 1, -1, -1):
+        e = entries[idx]
+        out = e.output
+        if type(out) is tuple:
+            g = _multi_cotangent(grads, out, source_ids)
+            if g is None:
+                continue
+        else:
+            oid = id(out)
+            if oid not in reach:
+                continue
+            g = grads.get(oid) if oid in source_ids else grads.pop(oid, None)
+            if g is None:
+                continue
+        ids = e.ids
+        prim = e.prim
+        if timer is not None:
+            t0 = timer()
+        if prim.joint_vjp is not None:
+            if any(i in reach for i in ids):
+                in_grads = prim.joint_vjp(g, out, *e.inputs, **e.params)
+            else:
+                in_grads = (None,) * len(ids)
+        else:
+            in_grads = []
+            params = e.params
+            for k, vjp in enumerate(prim.vjps):
+                if vjp is None or ids[k] not in reach:
+                    in_grads.append(None)
+                elif params:
+                    in_grads.append(vjp(g, out, *e.inputs, **params))
+                else:
+                    in_grads.append(vjp(g, out, *e.inputs))
+        for k, gk in enumerate(in_grads):
+            if gk is None or ids[k] not in reach:
+                continue
+            x = e.inputs[k]
+            if gk._value.shape != x._value.shape:
+                gk = _sum_to_shape(gk, x._value.shape)
+            _accumulate(grads, ids[k], gk)
+        if on_step is not None:
+            on_step(e, g, in_grads, timer() - t0)
+    return {i: grads[i] for i in source_ids if i in grads}
+
+
+def _accumulate(grads: dict, key: int, g: Tensor) -> None:
+    prev = grads.get(key)
+    grads[key] = g if prev is None else prev + g
+
+
+def _multi_cotangent(grads, outputs, source_ids):
+    from .ops.creation import zeros_like
+
+    gs = [grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None) for o in outputs]
+    if all(g is None for g in gs):
+        return None
+    return tuple(
+        (zeros_like(o) if o._value.dtype.kind in "fc" else None) if g is None else g
+        for o, g in zip(outputs, gs)
+    )
+
+
+def record_custom(prim: Primitive, inputs: tuple, output, params: dict = _NO_PARAMS) -> None:
+    """Records an already computed op (used by `custom_gradient`) on the recording tapes."""
+    tapes = state.RECORDING
+    if not tapes:
+        return
+    me = _get_ident()
+    entry = None
+    outs = output if type(output) is tuple else (output,)
+    for tape in tapes:
+        if tape._thread != me:
+            continue
+        hit = tape._profile
+        for x in inputs:
+            if id(x) in tape._ids:
+                hit = True
+            elif type(x) is not Tensor and tape._watch_accessed and x.trainable:
+                tape._watch_one(x)
+                hit = True
+        if not hit:
+            continue
+        if entry is None:
+            entry = _make_entry(prim, inputs, output, params, None)
+        tape._entries.append(entry)
+        tape._ids.update(id(o) for o in outs if _is_float(o._value))
+

@@ -1,0 +1,441 @@
+"""`Tensor`: an immutable array on one device, and conversion of Python values to tensors.
+
+A Tensor is three slots: the array (``numpy.ndarray``, a NumPy scalar, or a CuPy array), its
+`Device`, and a weak-reference slot. Shape and dtype are read off the array when asked for, so
+making a tensor costs one allocation and two slot stores. Tensors know nothing about tapes:
+a `GradientTape` remembers which tensors it watches, so a tensor that nothing references is
+freed at once, whether or not a tape is active.
+
+Python operators (``+ - * / // % ** @``, comparisons, indexing) are bound in `ops/__init__.py`,
+once the ops exist.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import dtypes
+from .device import CPU, Device, current_device
+
+__all__ = ["Tensor", "TensorShape", "constant", "convert_to_tensor"]
+
+_new = object.__new__
+
+
+class TensorShape(tuple):
+    """A tensor's shape: a tuple of ints with TensorFlow's `as_list()` and `rank`.
+
+    >>> s = TensorShape((2, 3))
+    >>> s, s.as_list(), s.rank, s == (2, 3)
+    (TensorShape([2, 3]), [2, 3], 2, True)
+    """
+
+    __slots__ = ()
+
+    def as_list(self) -> list:
+        return list(self)
+
+    @property
+    def rank(self) -> int:
+        return len(self)
+
+    ndims = rank
+
+    def num_elements(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+    def is_fully_defined(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"TensorShape({list(self)})"
+
+    def __str__(self) -> str:
+        return str(tuple(self))
+
+
+class Tensor:
+    """An immutable multi-dimensional array on one device (follows `tf.Tensor` in eager mode).
+
+    Make tensors with `ek.constant`, `ek.convert_to_tensor` or any op; the constructor is
+    internal. Arithmetic operators accept tensors, NumPy arrays and Python numbers on either
+    side; a Python number takes the tensor's dtype (``x * 2`` stays float32).
+
+    Attributes:
+        shape: a `TensorShape` (a tuple of ints).
+        dtype: a `DType`, e.g. ``ek.float32``.
+        device: the device name, e.g. ``"/cpu:0"``.
+        ndim: the rank.
+
+    >>> t = constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> t.shape, t.dtype, t.device
+    (TensorShape([2, 2]), ek.float32, '/cpu:0')
+    >>> print(constant([[4.0]]))
+    Tensor([[4.]], shape=(1, 1), dtype=float32)
+    >>> constant(6.0)
+    <Tensor: shape=(), dtype=float32, numpy=6.0>
+    """
+
+    __slots__ = ("__weakref__", "_device", "_value")
+    # NumPy's binary operators defer to ours, so `np_array * tensor` gives a Tensor.
+    __array_priority__ = 100
+
+    def __init__(self, value, device: Device | None = None):
+        self._value = value
+        self._device = CPU if device is None else device
+
+    # -- array access -------------------------------------------------------------------------
+    def numpy(self):
+        """The value as a NumPy array (a NumPy scalar for rank 0), copied off a GPU if needed.
+
+        The array shares memory with the tensor on CPU; treat it as read-only.
+        """
+        v = self._value
+        if self._device.xp is not np:
+            return self._device.xp.asnumpy(v)
+        return v
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self.numpy())
+        if dtype is not None and a.dtype != dtype:
+            a = a.astype(dtype)
+        elif copy:
+            a = a.copy()
+        return a
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._value.shape)
+
+    def get_shape(self) -> TensorShape:
+        return TensorShape(self._value.shape)
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.from_numpy(self._value.dtype)
+
+    @property
+    def device(self) -> str:
+        return self._device.name
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._value.size)
+
+    # -- Python protocol ----------------------------------------------------------------------
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a scalar Tensor (shape ()) is undefined.")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a scalar Tensor (shape ()) is not possible.")
+        from .ops.shape import unstack
+
+        return iter(unstack(self))
+
+    def _scalar(self, what: str):
+        if self._value.size != 1:
+            raise TypeError(
+                f"{what}() needs a one-element Tensor, got shape {tuple(self._value.shape)}."
+            )
+        return self.numpy().reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __index__(self) -> int:
+        if self._value.dtype.kind not in "iub":
+            raise TypeError(f"only integer Tensors can be used as an index, got {self.dtype!r}.")
+        return int(self._scalar("index"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __format__(self, spec: str) -> str:
+        if self._value.ndim == 0:
+            return format(self.numpy().item(), spec)
+        if spec:
+            return np.array2string(
+                np.asarray(self.numpy()), formatter={"all": lambda v: format(v, spec)}
+            )
+        return str(self)
+
+    __hash__ = None  # == is elementwise, as in TensorFlow 2; use id(t) or t.ref() as a key.
+
+    def ref(self) -> _Ref:
+        """A hashable reference to this object, for use as a dict key (follows `Tensor.ref`)."""
+        return _Ref(self)
+
+    def experimental_ref(self) -> _Ref:
+        return _Ref(self)
+
+    # -- display ------------------------------------------------------------------------------
+    def _device_suffix(self) -> str:
+        d = self._device
+        if d is CPU:
+            return ""
+        return f", device={d.name}{' (virtual)' if d.virtual else ''}"
+
+    def __str__(self) -> str:
+        shape = tuple(self._value.shape)
+        return f"Tensor({_numpy_str(self.numpy())}, shape={shape}, dtype={self.dtype.name}" + (
+            self._device_suffix() + ")"
+        )
+
+    def __repr__(self) -> str:
+        shape = tuple(self._value.shape)
+        return (
+            f"<Tensor: shape={shape}, dtype={self.dtype.name}{self._device_suffix()}, "
+            f"numpy={_numpy_repr(self.numpy())}>"
+        )
+
+    # -- devices ------------------------------------------------------------------------------
+    def cpu(self) -> Tensor:
+        """A copy on the CPU (differentiable); the tensor itself if it is already there."""
+        from .ops.placement import copy_to_device
+
+        return copy_to_device(self, CPU)
+
+    def gpu(self, index: int = 0) -> Tensor:
+        """A copy on GPU ``index`` (differentiable). Raises RuntimeError if there is no such GPU."""
+        from .device import get_device
+        from .ops.placement import copy_to_device
+
+        return copy_to_device(self, get_device(f"/gpu:{index}"))
+
+
+class _Ref:
+    """Hashable identity wrapper returned by `Tensor.ref()`."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def deref(self):
+        return self._obj
+
+    def __hash__(self) -> int:
+        return id(self._obj)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Ref) and other._obj is self._obj
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._obj!r}>"
+
+
+def _numpy_str(a) -> str:
+    if np.ndim(a) == 0:
+        return str(np.asarray(a).item() if isinstance(a, np.generic) else a)
+    return np.array2string(np.asarray(a), separator=" ")
+
+
+def _numpy_repr(a) -> str:
+    if np.ndim(a) == 0:
+        return repr(np.asarray(a).item())
+    return "\n" + np.array2string(np.asarray(a), separator=", ", prefix="")
+
+
+def make(value, device: Device) -> Tensor:
+    """Wraps an array in a Tensor without any checks (the ops' constructor)."""
+    t = _new(Tensor)
+    t._value = value
+    t._device = device
+    return t
+
+
+# -- conversion ---------------------------------------------------------------------------------
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def _infer_numpy(value) -> np.ndarray:
+    """Python values to a NumPy array with TensorFlow's dtype inference."""
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if kind == "f" and arr.dtype != np.float32 and not isinstance(value, np.ndarray):
+        # Python floats (and lists of them) are float32 in TensorFlow.
+        if not isinstance(value, np.generic):
+            arr = arr.astype(np.float32)
+    elif kind == "i" and not isinstance(value, (np.ndarray, np.generic)):
+        if arr.size == 0 or (_INT32_MIN <= arr.min() and arr.max() <= _INT32_MAX):
+            arr = arr.astype(np.int32)
+    elif kind == "O":
+        arr = _from_nested(value)
+    elif kind in "USV":
+        raise TypeError(
+            f"convert_to_tensor: strings are not supported, got {type(value).__name__} "
+            f"{value!r:.60}."
+        )
+    return arr
+
+
+def _from_nested(value):
+    """Lists that hold tensors, e.g. ``[t1, t2]`` -> their stacked values."""
+    try:
+        return np.asarray(
+            [
+                _from_nested(v) if isinstance(v, (list, tuple)) else np.asarray(v)
+                for v in value
+            ]
+        )
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"convert_to_tensor: cannot convert a {type(value).__name__} of mixed or ragged "
+            f"values to a Tensor: {value!r:.80}"
+        ) from None
+
+
+def _cast_python(value, np_dtype, op: str) -> np.ndarray:
+    """Converts a Python number or list to ``np_dtype``, refusing to lose information."""
+    arr = _infer_numpy(value)
+    if arr.dtype == np_dtype:
+        return arr
+    target = np.dtype(np_dtype)
+    if arr.dtype.kind == "f" and target.kind in "iub":
+        raise TypeError(
+            f"{op}: cannot convert {value!r:.60} to a Tensor of dtype {target.name} "
+            "(it would lose the fractional part)."
+        )
+    if arr.dtype.kind == "c" and target.kind != "c":
+        raise TypeError(f"{op}: cannot convert complex {value!r:.60} to dtype {target.name}.")
+    return arr.astype(target)
+
+
+def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor") -> Tensor:
+    """Internal conversion used by ops: returns Tensors *and Variables* unchanged.
+
+    Python numbers and lists take ``dtype_hint`` (a NumPy dtype) when they can without losing
+    information, as TensorFlow's binary operators do; NumPy arrays keep their own dtype.
+    """
+    if isinstance(value, Tensor):
+        return value
+    device = current_device()
+    if isinstance(value, (numbers.Number, list, tuple)) and not isinstance(value, np.generic):
+        arr = _infer_numpy(value) if dtype_hint is None else _cast_python(value, dtype_hint, op)
+    elif isinstance(value, (np.ndarray, np.generic)):
+        arr = value
+    elif hasattr(value, "__cuda_array_interface__"):
+        from .device import device_of_array
+
+        return make(value, device_of_array(value))
+    elif hasattr(value, "__array__"):
+        arr = np.asarray(value)
+    else:
+        raise TypeError(
+            f"{op}: cannot convert {type(value).__name__} {value!r:.60} to a Tensor."
+        )
+    if device.xp is not np:
+        arr = device.xp.asarray(arr)
+    return make(arr, device)
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
+    """Converts a value to a Tensor (follows `tf.convert_to_tensor`).
+
+    Args:
+        value: a Tensor, Variable (its current value is read), NumPy array or scalar, Python
+            number or nested list.
+        dtype: required dtype; a Tensor of another dtype raises TypeError, a Python value is
+            converted to it.
+        dtype_hint: preferred dtype for Python values, used only when the conversion is exact.
+
+    Returns:
+        A Tensor on its own device (NumPy arrays and Python values go to the current device).
+
+    Raises:
+        TypeError: for unsupported values or a dtype mismatch.
+
+    >>> convert_to_tensor([1, 2]).dtype, convert_to_tensor(np.arange(2)).dtype
+    (ek.int32, ek.int64)
+    """
+    np_dtype = dtypes.numpy_dtype(dtype)
+    if isinstance(value, Tensor):
+        if type(value) is not Tensor:  # a Variable: a snapshot of its current value
+            value = value.read_value()
+        if np_dtype is not None and value._value.dtype != np_dtype:
+            raise TypeError(
+                f"convert_to_tensor: Tensor has dtype {value.dtype.name}, requested "
+                f"{dtypes.from_numpy(np_dtype).name}."
+            )
+        return value
+    if np_dtype is not None:
+        if isinstance(value, (np.ndarray, np.generic)):
+            if value.dtype != np_dtype:
+                if not np.can_cast(value.dtype, np_dtype, casting="same_kind"):
+                    raise TypeError(
+                        f"convert_to_tensor: cannot convert array of dtype {value.dtype} "
+                        f"to {np.dtype(np_dtype).name}."
+                    )
+                value = value.astype(np_dtype)
+            return to_tensor(value)
+        return to_tensor(value, np_dtype)
+    hint = dtypes.numpy_dtype(dtype_hint)
+    if hint is not None:
+        try:
+            return to_tensor(value, hint)
+        except TypeError:
+            pass
+    return to_tensor(value)
+
+
+def constant(value, dtype=None, shape=None, name=None) -> Tensor:
+    """Creates a constant tensor (follows `tf.constant`).
+
+    Args:
+        value: a Python number or nested list, a NumPy array, or a Tensor.
+        dtype: optional; Python values are converted to it (float values to an integer dtype
+            raise TypeError), NumPy arrays and Tensors are cast.
+        shape: optional; a scalar value is broadcast to it, a value with the same number of
+            elements is reshaped to it.
+
+    Returns:
+        A Tensor on the current device. Python floats give float32, ints int32.
+
+    Raises:
+        TypeError: unsupported value or lossy conversion. ValueError: incompatible ``shape``.
+
+    >>> constant(1.0).dtype, constant([1, 2]).dtype, constant(0, shape=(2,)).numpy()
+    (ek.float32, ek.int32, array([0, 0], dtype=int32))
+    """
+    np_dtype = dtypes.numpy_dtype(dtype)
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    if np_dtype is not None and isinstance(value, (np.ndarray, np.generic)):
+        arr = np.asarray(value).astype(np_dtype, copy=False)
+    elif np_dtype is not None:
+        arr = _cast_python(value, np_dtype, "constant")
+    else:
+        arr = _infer_numpy(value) if not isinstance(value, np.ndarray) else value
+    if shape is not None:
+        shape = tuple(int(s) for s in shape)
+        if arr.size == 1:
+            arr = np.broadcast_to(arr.reshape(()), shape).copy()
+        elif arr.size == int(np.prod(shape, dtype=np.int64)):
+            arr = arr.reshape(shape)
+        else:
+            raise ValueError(
+                f"constant: value of shape {arr.shape} ({arr.size} elements) cannot take "
+                f"shape {shape}."
+            )
+    elif isinstance(value, np.ndarray) and arr is value:
+        arr = arr.copy()  # a constant must not change when the caller's array does
+    device = current_device()
+    if device.xp is not np:
+        arr = device.xp.asarray(arr)
+    return make(arr, device)

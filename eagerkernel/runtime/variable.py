@@ -1,0 +1,164 @@
+"""`Variable`: a mutable tensor, the state of models (follows `tf.Variable`).
+
+A Variable is a Tensor whose array can be replaced by `assign`; every op accepts it where a
+Tensor goes. Assignments replace the array instead of writing into it, so a tape that recorded
+an earlier read keeps the value it read, and `numpy()` results never change under the caller.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .device import current_device
+from .ops.placement import copy_to_device
+from .tape import Primitive, defvjp
+from .tensor import Tensor, make, to_tensor
+
+__all__ = ["Variable"]
+
+_read = Primitive("ReadVariableOp", lambda xp, x: x)
+defvjp(_read, lambda g, ans, x: g)
+
+
+class Variable(Tensor):
+    """A mutable, named tensor (follows `tf.Variable`).
+
+    Args:
+        initial_value: a Tensor, array, Python value, or a zero-argument callable giving one.
+        trainable: watched automatically by `GradientTape` and listed in
+            `trainable_variables` (default True).
+        name: shown as ``'name:0'``; default ``"Variable"``.
+        dtype: convert ``initial_value`` to this dtype (default: its own, with TensorFlow's
+            Python-value rules).
+        constraint: optional function applied after optimizer updates (Keras convention).
+
+    The variable lives on the current device and stays there: assigned values are copied to it.
+
+    Raises:
+        ValueError: ``initial_value`` missing. TypeError: unconvertible value.
+
+    >>> v = ek.Variable(5.0, name="weight")
+    >>> v
+    <Variable 'weight:0' shape=() dtype=float32, numpy=5.0>
+    >>> v.assign_add(1.0).numpy()
+    np.float32(6.0)
+    """
+
+    __slots__ = ("_constraint", "_name", "_trainable")
+
+    def __init__(
+        self,
+        initial_value=None,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype=None,
+        constraint=None,
+        shape=None,
+        **kwargs,
+    ):
+        if initial_value is None:
+            raise ValueError("Variable: initial_value must be given.")
+        if callable(initial_value):
+            initial_value = initial_value()
+        if isinstance(initial_value, Tensor):
+            value = initial_value
+            if dtype is not None and value._value.dtype != dtypes.numpy_dtype(dtype):
+                from .ops.elementwise import cast
+
+                value = cast(value, dtype)
+        elif dtype is not None:
+            from .tensor import constant
+
+            value = constant(initial_value, dtype=dtype)
+        else:
+            value = to_tensor(initial_value, None, "Variable")
+        device = current_device()
+        value = copy_to_device(value, device)
+        arr = value._value
+        if type(initial_value) is np.ndarray and arr is initial_value:
+            arr = arr.copy()
+        self._value = arr
+        self._device = device
+        self._trainable = bool(trainable)
+        self._name = "Variable" if name is None else str(name)
+        self._constraint = constraint
+
+    @property
+    def name(self) -> str:
+        return f"{self._name}:0"
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    def read_value(self) -> Tensor:
+        """The current value as a Tensor; recorded on tapes (a TF ``ReadVariableOp``)."""
+        from .ops._core import apply
+
+        return apply(_read, (self,))
+
+    value = read_value
+
+    def _checked(self, value, op: str) -> np.ndarray:
+        t = to_tensor(value, self._value.dtype, f"Variable.{op}")
+        if t._value.dtype != self._value.dtype:
+            raise ValueError(
+                f"Variable.{op}: {self.name} has dtype {self.dtype.name}, the value has dtype "
+                f"{t.dtype.name}."
+            )
+        if t._value.shape != self._value.shape:
+            raise ValueError(
+                f"Variable.{op}: {self.name} has shape {tuple(self._value.shape)}, the value "
+                f"has shape {tuple(t._value.shape)}."
+            )
+        if t._device is not self._device:
+            t = copy_to_device(t, self._device)
+        arr = t._value
+        if type(value) is np.ndarray and arr is value:
+            arr = arr.copy()  # the caller may write into their array later
+        return arr
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """Replaces the value (follows `tf.Variable.assign`).
+
+        Raises:
+            ValueError: if ``value``'s shape or dtype differ (both are named); the variable is
+                unchanged.
+
+        Returns:
+            The variable (so that ``v.assign(x).numpy()`` works), or None if not read_value.
+        """
+        self._value = self._checked(value, "assign")
+        return self if read_value else None
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        """Adds ``delta`` (same shape and dtype) in place of the value."""
+        self._value = self._value + self._checked(delta, "assign_add")
+        return self if read_value else None
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        """Subtracts ``delta`` (same shape and dtype) from the value."""
+        self._value = self._value - self._checked(delta, "assign_sub")
+        return self if read_value else None
+
+    def __repr__(self) -> str:
+        shape = tuple(self._value.shape)
+        from .tensor import _numpy_repr
+
+        return (
+            f"<Variable '{self.name}' shape={shape} dtype={self.dtype.name}"
+            f"{self._device_suffix()}, numpy={_numpy_repr(self.numpy())}>"
+        )
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        raise TypeError("Variables cannot be pickled; save them with ek.train.Checkpoint.")
+
+    def _as_tensor(self) -> Tensor:
+        return make(self._value, self._device)
