@@ -219,7 +219,7 @@ class UnconnectedGradients:
 def _sum_to_shape(g: Tensor, shape: tuple) -> Tensor:
     """Reduces a broadcast cotangent back to the input's shape (the one place this happens)."""
     from .ops.reduction import reduce_sum
-    from .ops.shape import reshape
+    from .ops.array_ops import reshape
 
     gshape = g._value.shape
     lead = len(gshape) - len(shape)
@@ -331,6 +331,11 @@ class GradientTape:
             self._ids.add(id(t))
             self._watched.append(t)
 
+    @property
+    def entries(self) -> list:
+        """The recorded ops, oldest first (`Entry` objects; empty once released)."""
+        return list(self._entries or ())
+
     def watched_variables(self) -> tuple:
         """The Variables this tape watches, in the order they were first watched."""
         return tuple(t for t in self._watched if type(t) is not Tensor)
@@ -439,7 +444,7 @@ class GradientTape:
         unconnected). One backward pass per element of ``target``.
         """
         from .ops.creation import zeros
-        from .ops.shape import reshape, stack
+        from .ops.array_ops import reshape, stack
 
         self._check_usable("jacobian")
         if self._recording and not self._persistent:
@@ -490,7 +495,7 @@ class GradientTape:
             ValueError: if the batch dimensions differ.
         """
         from .ops.creation import zeros
-        from .ops.shape import reshape, stack
+        from .ops.array_ops import reshape, stack
 
         self._check_usable("batch_jacobian")
         if target.shape[0] != source.shape[0]:

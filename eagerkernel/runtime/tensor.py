@@ -137,7 +137,7 @@ class Tensor:
     def __iter__(self):
         if self._value.ndim == 0:
             raise TypeError("iteration over a scalar Tensor (shape ()) is not possible.")
-        from .ops.shape import unstack
+        from .ops.array_ops import unstack
 
         return iter(unstack(self))
 

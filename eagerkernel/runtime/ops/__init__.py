@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import creation, elementwise, linalg, nn, placement, reduction, shape
+from . import creation, elementwise, linalg, nn, placement, reduction
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .reduction import *  # noqa: F403
-from .shape import *  # noqa: F403
+from .array_ops import *  # noqa: F403
 
 __all__ = [
     *creation.__all__,
     *elementwise.__all__,
     *linalg.__all__,
     *reduction.__all__,
-    *shape.__all__,
+    *array_ops.__all__,
     "nn",
     "placement",
 ]
@@ -67,7 +67,7 @@ def _bind_operators() -> None:
     Tensor.__ge__ = e.greater_equal
     Tensor.__eq__ = _eq
     Tensor.__ne__ = _ne
-    Tensor.__getitem__ = shape.getitem
+    Tensor.__getitem__ = array_ops.getitem
 
 
 _bind_operators()

@@ -35,7 +35,7 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple | None:
 
 def expand_reduced(g: Tensor, x: Tensor, axis, keepdims: bool) -> Tensor:
     """Reshapes a reduction's cotangent so it broadcasts against the input ``x``."""
-    from .shape import reshape
+    from .array_ops import reshape
 
     if keepdims or axis is None and g.ndim == x.ndim:
         return g
