@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 _NO_PARAMS: dict = {}
+_new = object.__new__
 _perf_counter = time.perf_counter
 _get_ident = threading.get_ident
 
@@ -122,72 +123,88 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
     if state.SCOPES and not prim.moves:
         inputs = _place(inputs, state.SCOPES[-1])
     device = inputs[0]._device
-    for x in inputs:
-        if x._device is not device:
+    if len(inputs) == 2:
+        if inputs[1]._device is not device:
             _device_mismatch(prim, inputs)
-    xp = device.xp
-    values = [x._value for x in inputs]
-    profilers = state.PROFILING
-    if profilers:
-        if any(p._sync for p in profilers):
-            device.synchronize()
-        t0 = _perf_counter()
-        out = prim.fwd(xp, *values, **params)
-        if any(p._sync for p in profilers):
-            device.synchronize()
-        seconds = _perf_counter() - t0
+        values = (inputs[0]._value, inputs[1]._value)
+    elif len(inputs) == 1:
+        values = (inputs[0]._value,)
     else:
-        out = prim.fwd(xp, *values, **params)
+        for x in inputs:
+            if x._device is not device:
+                _device_mismatch(prim, inputs)
+        values = [x._value for x in inputs]
+    if state.PROFILING:
+        out, seconds = _timed(prim, device, values, params)
+    else:
+        out = prim.fwd(device.xp, *values, **params)
         seconds = None
     out_device = params["device"] if prim.moves else device
     if prim.n_out == 1:
-        output = make(out, out_device)
+        output = _new(Tensor)
+        output._value = out
+        output._device = out_device
         differentiable = out.dtype.kind in "fc"
     else:
         output = tuple(make(o, out_device) for o in out)
         differentiable = any(o.dtype.kind in "fc" for o in out)
 
-    tapes = state.RECORDING
-    if not tapes:
-        return output
+    ids = tuple(map(id, inputs))
     entry = None
     me = _get_ident()
-    for tape in tapes:
+    for tape in state.RECORDING:
         if tape._thread != me:
             continue
         tracked = tape._ids
         if tape._profile:
-            hit = True
+            if tape._watch_accessed:
+                _watch_variables(tape, inputs)
         else:
-            hit = False
-            for x in inputs:
-                if id(x) in tracked:
-                    hit = True
-                elif (
-                    type(x) is not Tensor
-                    and tape._watch_accessed
-                    and x.trainable
-                    and _is_float(x._value)
-                ):
-                    tape._watch_one(x)
-                    hit = True
-            if not (hit and differentiable):
+            if not differentiable:
                 continue
+            if tracked.isdisjoint(ids):
+                if not (tape._watch_accessed and _watch_variables(tape, inputs)):
+                    continue
+            elif tape._watch_accessed:
+                _watch_variables(tape, inputs)
         if entry is None:
-            entry = _make_entry(prim, inputs, output, params, seconds)
+            entry = _make_entry(prim, inputs, ids, output, params, seconds)
         tape._entries.append(entry)
         if differentiable:
             if prim.n_out == 1:
                 tracked.add(id(output))
             else:
-                tracked.update(id(o) for o in output)
+                tracked.update(id(o) for o in output if o._value.dtype.kind in "fc")
     return output
 
 
-def _make_entry(prim, inputs, output, params, seconds) -> Entry:
-    ids = tuple(id(x) for x in inputs)
-    snapshots = tuple(x if type(x) is Tensor else make(x._value, x._device) for x in inputs)
-    return Entry(prim, snapshots, ids, output, params, seconds)
+def _watch_variables(tape, inputs) -> bool:
+    """Watches the trainable float Variables among ``inputs``; True if there was one."""
+    hit = False
+    for x in inputs:
+        if type(x) is not Tensor and x._trainable and x._value.dtype.kind in "fc":
+            tape._watch_one(x)
+            hit = True
+    return hit
+
+
+def _timed(prim, device, values, params):
+    sync = any(p._sync for p in state.PROFILING)
+    if sync:
+        device.synchronize()
+    t0 = _perf_counter()
+    out = prim.fwd(device.xp, *values, **params)
+    if sync:
+        device.synchronize()
+    return out, _perf_counter() - t0
+
+
+def _make_entry(prim, inputs, ids, output, params, seconds) -> Entry:
+    for x in inputs:
+        if type(x) is not Tensor:  # a Variable: keep the value it has now, not the variable
+            snapshots = tuple(x if type(x) is Tensor else make(x._value, x._device) for x in inputs)
+            return Entry(prim, snapshots, ids, output, params, seconds)
+    return Entry(prim, inputs, ids, output, params, seconds)
 
 
 def _place(inputs: tuple, device) -> tuple:
@@ -421,7 +438,10 @@ class GradientTape:
             seeded.append((t, s))
         # Ops run by the backward pass are recorded on outer tapes (higher-order derivatives)
         # and, for a persistent tape used inside its own `with`, on this tape too.
-        grads = backward(self._entries, seeded, sources, on_step=on_step)
+        # Only tracked sources can receive gradients (TF: an unwatched source gives None).
+        tracked = [s if s is not None and (self._profile or id(s) in self._ids) else None
+                   for s in sources]
+        grads = backward(self._entries, seeded, tracked, on_step=on_step)
         out = []
         for s in sources:
             g = grads.get(id(s))
@@ -673,7 +693,7 @@ def record_custom(prim: Primitive, inputs: tuple, output, params: dict = _NO_PAR
         if not hit:
             continue
         if entry is None:
-            entry = _make_entry(prim, inputs, output, params, None)
+            entry = _make_entry(prim, inputs, tuple(map(id, inputs)), output, params, None)
         tape._entries.append(entry)
         tape._ids.update(id(o) for o in outs if _is_float(o._value))
 

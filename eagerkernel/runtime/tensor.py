@@ -12,8 +12,6 @@ once the ops exist.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from . import dtypes
@@ -326,7 +324,9 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor") -> Tensor:
     if isinstance(value, Tensor):
         return value
     device = current_device()
-    if isinstance(value, (numbers.Number, list, tuple)) and not isinstance(value, np.generic):
+    # Python numbers (np.float64 is a float subclass, as in TF) and lists are "weak": they
+    # take the hint. Other NumPy scalars and arrays keep their dtype.
+    if isinstance(value, (int, float, complex, list, tuple)):
         arr = _infer_numpy(value) if dtype_hint is None else _cast_python(value, dtype_hint, op)
     elif isinstance(value, (np.ndarray, np.generic)):
         arr = value
