@@ -150,25 +150,22 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
         differentiable = any(o.dtype.kind in "fc" for o in out)
 
     ids = tuple(map(id, inputs))
+    has_variable = False
+    for x in inputs:
+        if type(x) is not Tensor:
+            has_variable = True
+            break
     entry = None
     me = _get_ident()
     for tape in state.RECORDING:
         if tape._thread != me:
             continue
         tracked = tape._ids
-        if tape._profile:
-            if tape._watch_accessed:
-                _watch_variables(tape, inputs)
-        else:
-            if not differentiable:
-                continue
-            if tracked.isdisjoint(ids):
-                if not (tape._watch_accessed and _watch_variables(tape, inputs)):
-                    continue
-            elif tape._watch_accessed:
-                _watch_variables(tape, inputs)
+        watched_var = has_variable and tape._watch_accessed and _watch_variables(tape, inputs)
+        if not (tape._profile or (differentiable and (watched_var or not tracked.isdisjoint(ids)))):
+            continue
         if entry is None:
-            entry = _make_entry(prim, inputs, ids, output, params, seconds)
+            entry = _make_entry(prim, inputs, ids, output, params, seconds, has_variable)
         tape._entries.append(entry)
         if differentiable:
             if prim.n_out == 1:
@@ -199,11 +196,9 @@ def _timed(prim, device, values, params):
     return out, _perf_counter() - t0
 
 
-def _make_entry(prim, inputs, ids, output, params, seconds) -> Entry:
-    for x in inputs:
-        if type(x) is not Tensor:  # a Variable: keep the value it has now, not the variable
-            snapshots = tuple(x if type(x) is Tensor else make(x._value, x._device) for x in inputs)
-            return Entry(prim, snapshots, ids, output, params, seconds)
+def _make_entry(prim, inputs, ids, output, params, seconds, has_variable=True) -> Entry:
+    if has_variable:  # keep the value each Variable has now, not the Variable
+        inputs = tuple(x if type(x) is Tensor else make(x._value, x._device) for x in inputs)
     return Entry(prim, inputs, ids, output, params, seconds)
 
 
@@ -597,19 +592,17 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
     # Forward sweep: which tensors lie downstream of a source. VJPs run only towards these.
     reach = set(source_ids)
     for e in entries:
-        for i in e.ids:
-            if i in reach:
-                if type(e.output) is tuple:
-                    reach.update(id(o) for o in e.output)
-                else:
-                    reach.add(id(e.output))
-                break
+        if not reach.isdisjoint(e.ids):
+            out = e.output
+            if type(out) is tuple:
+                reach.update(map(id, out))
+            else:
+                reach.add(id(out))
 
     grads: dict[int, Tensor] = {}
     for t, s in seeded:
         _accumulate(grads, id(t), s)
 
-    timer = _perf_counter if on_step is not None else None
     for idx in range(len(entries) - 1, -1, -1):
         e = entries[idx]
         out = e.output
@@ -625,33 +618,45 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
             if g is None:
                 continue
         ids = e.ids
+        inputs = e.inputs
         prim = e.prim
-        if timer is not None:
-            t0 = timer()
-        if prim.joint_vjp is not None:
-            if any(i in reach for i in ids):
-                in_grads = prim.joint_vjp(g, out, *e.inputs, **e.params)
-            else:
-                in_grads = (None,) * len(ids)
-        else:
-            in_grads = []
-            params = e.params
-            for k, vjp in enumerate(prim.vjps):
-                if vjp is None or ids[k] not in reach:
-                    in_grads.append(None)
-                elif params:
-                    in_grads.append(vjp(g, out, *e.inputs, **params))
-                else:
-                    in_grads.append(vjp(g, out, *e.inputs))
-        for k, gk in enumerate(in_grads):
-            if gk is None or ids[k] not in reach:
-                continue
-            x = e.inputs[k]
-            if gk._value.shape != x._value.shape:
-                gk = _sum_to_shape(gk, x._value.shape)
-            _accumulate(grads, ids[k], gk)
         if on_step is not None:
-            on_step(e, g, in_grads, timer() - t0)
+            t0 = _perf_counter()
+            step: list | None = []
+        else:
+            step = None
+        if prim.joint_vjp is not None:
+            in_grads = prim.joint_vjp(g, out, *inputs, **e.params)
+        else:
+            in_grads = None
+            params = e.params
+            k = 0
+            for vjp in prim.vjps:
+                xid = ids[k]
+                if vjp is not None and xid in reach:
+                    gk = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
+                    if gk is not None:
+                        x = inputs[k]
+                        if gk._value.shape != x._value.shape:
+                            gk = _sum_to_shape(gk, x._value.shape)
+                        prev = grads.get(xid)
+                        grads[xid] = gk if prev is None else prev + gk
+                else:
+                    gk = None
+                if step is not None:
+                    step.append(gk)
+                k += 1
+        if in_grads is not None:  # joint VJPs: the same un-broadcast and accumulation
+            for k, gk in enumerate(in_grads):
+                if gk is None or ids[k] not in reach:
+                    continue
+                x = inputs[k]
+                if gk._value.shape != x._value.shape:
+                    gk = _sum_to_shape(gk, x._value.shape)
+                _accumulate(grads, ids[k], gk)
+            step = list(in_grads) if step is not None else None
+        if on_step is not None:
+            on_step(e, g, step, _perf_counter() - t0)
     return {i: grads[i] for i in source_ids if i in grads}
 
 
