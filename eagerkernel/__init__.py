@@ -51,7 +51,7 @@ from .runtime.variable import Variable
 
 __version__ = "0.1.0"
 
-from . import math, testing  # noqa: E402 - needs the ops above
+from . import linalg, math, testing  # noqa: E402 - needs the ops above
 
 log = math.log
 random_normal = random.normal

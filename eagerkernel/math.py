@@ -1,7 +1,10 @@
-"""`ek.math`: the math ops under TensorFlow's `tf.math` names."""
+"""`ek.math`: the math ops under TensorFlow's `tf.math` names (and the array ops TF 1.x
+kept at top level, so that `ek.math.reduce_sum` and friends resolve as they do in TF)."""
 
 from __future__ import annotations
 
+from .runtime.ops.array_ops import *  # noqa: F403
 from .runtime.ops.elementwise import *  # noqa: F403
 from .runtime.ops.linalg import *  # noqa: F403
+from .runtime.ops.nn import l2_normalize, log_sigmoid, softplus  # noqa: F401
 from .runtime.ops.reduction import *  # noqa: F403

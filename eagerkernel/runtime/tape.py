@@ -30,6 +30,7 @@ from .tensor import Tensor, make
 
 __all__ = [
     "GradientTape",
+    "ProfilingTape",
     "Primitive",
     "UnconnectedGradients",
     "defvjp",
@@ -235,6 +236,10 @@ def _sum_to_shape(g: Tensor, shape: tuple) -> Tensor:
 
     gshape = g._value.shape
     lead = len(gshape) - len(shape)
+    if lead < 0:  # a VJP may return a broadcastable cotangent of lower rank (e.g. a scalar)
+        from .ops.array_ops import broadcast_to
+
+        return broadcast_to(g, shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
     )
@@ -258,8 +263,8 @@ class GradientTape:
             RuntimeError.
         watch_accessed_variables: watch trainable Variables as they are read.
 
-    >>> x = constant(3.0)
-    >>> with GradientTape() as g:
+    >>> x = ek.constant(3.0)
+    >>> with ek.GradientTape() as g:
     ...     g.watch(x)
     ...     y = x * x
     >>> g.gradient(y, x)
@@ -468,9 +473,10 @@ class GradientTape:
         try:
             n = int(target._value.size)
             rows: list[list] = [[] for _ in flat_sources]
-            eye = np.eye(n, dtype=target._value.dtype)
             for i in range(n):
-                seed = make(target._device.xp.asarray(eye[i].reshape(target._value.shape)),
+                row = np.zeros(n, dtype=target._value.dtype)
+                row[i] = 1
+                seed = make(target._device.xp.asarray(row.reshape(target._value.shape)),
                             target._device)
                 gs = self._gradient_flat([target], flat_sources, [seed], unconnected_gradients)
                 for r, g in zip(rows, gs):
@@ -542,6 +548,41 @@ class GradientTape:
             return zeros(shape, dtype=source.dtype)
         cols = [zeros(source.shape, dtype=source.dtype) if g is None else g for g in cols]
         return reshape(stack(cols, axis=1), shape)
+
+
+class ProfilingTape(GradientTape):
+    """A persistent tape that records every op with its forward time (the ``%%tape`` magic's).
+
+    Unlike a plain tape it records all ops, integer ones included, and treats every float
+    tensor used as tracked, so gradients can be asked with respect to any of them afterwards.
+    Each `Entry` has ``seconds``, the forward time measured with ``time.perf_counter``.
+
+    Args:
+        sync: synchronize the device before and after each op, so that GPU times measure the
+            kernels rather than their launch.
+        watch_accessed_variables: as for `GradientTape`.
+    """
+
+    def __init__(self, sync: bool = False, watch_accessed_variables: bool = True):
+        super().__init__(persistent=True, watch_accessed_variables=watch_accessed_variables)
+        self._profile = True
+        self._sync = bool(sync)
+
+    @property
+    def sync(self) -> bool:
+        return self._sync
+
+    @sync.setter
+    def sync(self, value: bool) -> None:
+        self._sync = bool(value)
+
+    def replay(self, targets: list, sources: list, on_step=None) -> list:
+        """Runs the backward pass from ``targets`` to ``sources`` (flat lists) and returns the
+        gradients (None where unconnected), calling ``on_step(entry, cotangent, input_grads,
+        seconds)`` after each VJP step, newest op first. The tape is not used up."""
+        self._check_usable("replay")
+        return self._gradient_flat(list(targets), list(sources), None, UnconnectedGradients.NONE,
+                                   on_step=on_step)
 
 
 class _Paused:

@@ -300,11 +300,19 @@ def _from_nested(value):
 
 
 def _cast_python(value, np_dtype, op: str) -> np.ndarray:
-    """Converts a Python number or list to ``np_dtype``, refusing to lose information."""
-    arr = _infer_numpy(value)
-    if arr.dtype == np_dtype:
-        return arr
+    """Converts a Python number or list to ``np_dtype``, refusing to lose information.
+
+    The value goes straight to the target dtype (``0.1`` into float64 is the float64 0.1,
+    not a float32 rounding of it).
+    """
     target = np.dtype(np_dtype)
+    arr = np.asarray(value)
+    if arr.dtype.kind == "O":
+        arr = _from_nested(value)
+    elif arr.dtype.kind in "USV":
+        arr = _infer_numpy(value)  # raises the TypeError for strings
+    if arr.dtype == target:
+        return arr
     if arr.dtype.kind == "f" and target.kind in "iub":
         raise TypeError(
             f"{op}: cannot convert {value!r:.60} to a Tensor of dtype {target.name} "
@@ -312,18 +320,24 @@ def _cast_python(value, np_dtype, op: str) -> np.ndarray:
         )
     if arr.dtype.kind == "c" and target.kind != "c":
         raise TypeError(f"{op}: cannot convert complex {value!r:.60} to dtype {target.name}.")
+    if arr.dtype.kind in "iu" and target.kind in "iu" and arr.size:
+        info = np.iinfo(target)
+        if arr.min() < info.min or arr.max() > info.max:
+            raise TypeError(f"{op}: {value!r:.60} is out of range for dtype {target.name}.")
     return arr.astype(target)
 
 
-def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor") -> Tensor:
+def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None) -> Tensor:
     """Internal conversion used by ops: returns Tensors *and Variables* unchanged.
 
     Python numbers and lists take ``dtype_hint`` (a NumPy dtype) when they can without losing
     information, as TensorFlow's binary operators do; NumPy arrays keep their own dtype.
+    New tensors go to ``device`` (the other operand's, for binary ops), else the current one.
     """
     if isinstance(value, Tensor):
         return value
-    device = current_device()
+    if device is None:
+        device = current_device()
     # Python numbers (np.float64 is a float subclass, as in TF) and lists are "weak": they
     # take the hint. Other NumPy scalars and arrays keep their dtype.
     if isinstance(value, (int, float, complex, list, tuple)):

@@ -31,10 +31,11 @@ def shape_error(op: str, tensors, exc: Exception, names=("x", "y")) -> ValueErro
 
 def coerce_pair(x, y, op: str):
     """Converts the non-Tensor side of a binary op, taking the Tensor side's dtype as a hint."""
+    # The converted side joins the tensor's device, so `1 + gpu_tensor` stays on the GPU.
     if isinstance(x, Tensor):
-        y = to_tensor(y, x._value.dtype, op)
+        y = to_tensor(y, x._value.dtype, op, x._device)
     elif isinstance(y, Tensor):
-        x = to_tensor(x, y._value.dtype, op)
+        x = to_tensor(x, y._value.dtype, op, y._device)
     else:
         x = to_tensor(x, None, op)
         y = to_tensor(y, x._value.dtype, op)

@@ -1,50 +1,412 @@
-"""Shape ops: reshape, stack, unstack, expand_dims, ... (follow TensorFlow's)."""
+"""Shape and indexing ops: reshape, transpose, concat, split, pad, gather, ... (follow TF's).
+
+Each `Primitive`'s VJPs follow it and use eagerkernel ops, so derivatives of any order work.
+Selections (getitem, gather, gather_nd) have a scatter-add VJP whose own VJP is the selection;
+repeated indices accumulate. Checks look at shapes only (plus one reduction for index ranges).
+"""
 
 from __future__ import annotations
 
-from ..tape import Primitive, defjointvjp, defvjp
-from ..tensor import Tensor
-from ._core import apply, tensor
+import builtins
+import itertools
+import math
+import operator
 
-__all__ = ["expand_dims", "reshape", "stack", "unstack"]
+import numpy as np
+
+from .. import dtypes
+from ..tape import Primitive, defjointvjp, defvjp
+from ..tensor import Tensor, make
+from ._core import apply
+from ._core import tensor as _tensor
+from .elementwise import _identity
+
+__all__ = [
+    "boolean_mask",
+    "broadcast_to",
+    "concat",
+    "expand_dims",
+    "gather",
+    "gather_nd",
+    "identity",
+    "newaxis",
+    "pad",
+    "rank",
+    "reshape",
+    "reverse",
+    "scatter_nd",
+    "shape",
+    "size",
+    "slice",
+    "split",
+    "squeeze",
+    "stack",
+    "tile",
+    "transpose",
+    "unstack",
+]
+
+_Slice = builtins.slice  # `slice` below is TensorFlow's op
+newaxis = None
+
+
+# -- argument helpers ---------------------------------------------------------------------------
+
+
+def _ints(value, op: str, arg: str) -> tuple:
+    """A shape-like argument (int, sequence, NumPy array, int Tensor) as a tuple of ints."""
+    if isinstance(value, Tensor):
+        if value._value.dtype.kind not in "iu":
+            raise TypeError(f"{op}: {arg} must be integers, got a {value.dtype.name} tensor.")
+        value = value.numpy()
+    if isinstance(value, (int, np.integer, np.ndarray)):
+        value = np.asarray(value).reshape(-1).tolist()
+    try:
+        return tuple(map(operator.index, value))
+    except TypeError:
+        raise TypeError(f"{op}: {arg} must be a sequence of ints, got {value!r:.80}.") from None
+
+
+def _axis(axis, ndim: int, op: str, arg: str = "axis") -> int:
+    """``axis`` normalized to ``[0, ndim)``; ValueError outside ``[-ndim, ndim)``."""
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{op}: {arg} must be an int, got {axis!r:.60}.") from None
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{op}: {arg} {a} is out of range for a tensor of rank {ndim}.")
+    return a % ndim
+
+
+def _tensors(values, op: str) -> list:
+    """Converts a list of values; Python numbers take the first Tensor's dtype."""
+    values = list(values)
+    hint = next((v._value.dtype for v in values if isinstance(v, Tensor)), None)
+    xs = [_tensor(v, op, hint) for v in values]
+    if not xs:
+        raise ValueError(f"{op}: values must be a non-empty list of tensors.")
+    dt = xs[0]._value.dtype
+    for i, x in enumerate(xs):
+        if x._value.dtype != dt:
+            raise TypeError(
+                f"{op}: all values must have the same dtype, got values[0]: {xs[0].dtype.name} "
+                f"and values[{i}]: {x.dtype.name}."
+            )
+    return xs
+
+
+def _index_tensor(value, like: Tensor, op: str, arg: str = "indices", kinds="iu") -> Tensor:
+    """Indices or a mask as a Tensor on ``like``'s device (lists skip TF's dtype inference)."""
+    if not isinstance(value, Tensor):
+        arr = np.asarray(value)
+        if arr.size == 0 and arr.dtype.kind == "f":
+            arr = arr.astype(np.int32)
+        value = make(like._device.xp.asarray(arr), like._device)
+    if value._value.dtype.kind not in kinds:
+        what = "bool" if kinds == "b" else "an integer tensor"
+        raise TypeError(f"{op}: {arg} must be {what}, got {value.dtype.name}.")
+    return value
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _check_range(op: str, iv, n: int, axis: int, shape: tuple) -> None:
+    """IndexError unless ``0 <= iv < n``: one reduction (negatives view as huge unsigned)."""
+    if iv.size and iv.view(_UNSIGNED[iv.dtype.itemsize]).max() >= n:
+        bad = iv.min() if iv.min() < 0 else iv.max()
+        raise IndexError(
+            f"{op}: index {int(bad)} is out of range [0, {n}) for axis {axis} of shape "
+            f"{tuple(shape)}."
+        )
+
+
+def _sum(x: Tensor, axis: tuple) -> Tensor:
+    from .reduction import reduce_sum  # reduction imports this module: import at call time
+
+    return reduce_sum(x, axis=axis)
+
+
+# -- reshaping ----------------------------------------------------------------------------------
 
 
 def _reshape_fwd(xp, x, shape):
     try:
-        return xp.reshape(x, shape)
-    except ValueError:
+        return x.reshape(shape)
+    except TypeError:
+        raise TypeError(f"reshape: shape must be ints, got {shape!r:.80}.") from None
+    except ValueError as exc:
         raise ValueError(
             f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} ({x.size} elements) "
-            f"into shape {tuple(shape)}."
+            f"into shape {tuple(shape)} ({exc})."
         ) from None
 
 
+def _reshape_vjp(g, ans, x, shape):
+    return reshape(g, x._value.shape)
+
+
 _reshape = Primitive("Reshape", _reshape_fwd)
-defvjp(_reshape, lambda g, ans, x, shape: reshape(g, x._value.shape))
+defvjp(_reshape, _reshape_vjp)
+_squeeze = Primitive("Squeeze", _reshape_fwd)
+defvjp(_squeeze, _reshape_vjp)
+_expand_dims = Primitive("ExpandDims", _reshape_fwd)
+defvjp(_expand_dims, _reshape_vjp)
 
 
-def reshape(tensor_, shape, name=None) -> Tensor:
-    """Same elements in a new shape; one dimension may be -1 (follows `tf.reshape`).
+def reshape(tensor, shape, name=None) -> Tensor:
+    """The same elements in a new ``shape``, row-major (follows `tf.reshape`).
+
+    Args:
+        tensor: any shape and dtype.
+        shape: ints (list, tuple or 1-D int Tensor); one entry may be -1 (inferred).
 
     Raises:
-        ValueError: if the element counts differ (both shapes are named).
+        ValueError: the element counts differ or -1 appears twice (both shapes named).
+        TypeError: a non-integer ``shape``.
+
+    >>> ek.reshape(ek.range(6), [2, -1]).numpy()
+    array([[0, 1, 2], [3, 4, 5]], dtype=int32)
     """
-    x = tensor(tensor_, "reshape")
-    if isinstance(shape, Tensor):
-        shape = shape.numpy().tolist()
-    shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    x = tensor if type(tensor) is Tensor else _tensor(tensor, "reshape")
+    if type(shape) is not tuple:
+        shape = _ints(shape, "reshape", "shape")
     return apply(_reshape, (x,), {"shape": shape})
 
 
-def expand_dims(input, axis, name=None) -> Tensor:  # noqa: A002
-    """Inserts a length-1 axis at ``axis`` (follows `tf.expand_dims`)."""
-    x = tensor(input, "expand_dims")
-    nd = x.ndim
-    if not -nd - 1 <= axis <= nd:
-        raise ValueError(f"expand_dims: axis {axis} out of range for rank {nd}.")
-    axis = axis % (nd + 1)
-    shape = (*x._value.shape[:axis], 1, *x._value.shape[axis:])
-    return reshape(x, shape)
+def expand_dims(input, axis, name=None) -> Tensor:
+    """Inserts a length-1 axis at ``axis`` in ``[-rank - 1, rank]`` (follows `tf.expand_dims`).
+
+    Raises ValueError if ``axis`` is out of range.
+    """
+    x = _tensor(input, "expand_dims")
+    s = x._value.shape
+    a = _axis(axis, len(s) + 1, "expand_dims")
+    return apply(_expand_dims, (x,), {"shape": (*s[:a], 1, *s[a:])})
+
+
+def squeeze(input, axis=None, name=None) -> Tensor:
+    """Removes length-1 axes: all of them, or those in ``axis`` (follows `tf.squeeze`).
+
+    Raises ValueError for an ``axis`` out of range or whose length is not 1.
+
+    >>> ek.squeeze(ek.zeros((1, 2, 1)), axis=[0]).shape
+    TensorShape([2, 1])
+    """
+    x = _tensor(input, "squeeze")
+    s = x._value.shape
+    axes = () if axis is None else _ints(axis, "squeeze", "axis")
+    if not axes:  # TF: None or [] squeezes every length-1 axis
+        new = tuple(n for n in s if n != 1)
+    else:
+        axes = {_axis(a, len(s), "squeeze") for a in axes}
+        for a in axes:
+            if s[a] != 1:
+                raise ValueError(
+                    f"squeeze: cannot squeeze axis {a} of a tensor of shape {tuple(s)}: its "
+                    f"length is {s[a]}, not 1."
+                )
+        new = tuple(n for i, n in enumerate(s) if i not in axes)
+    return apply(_squeeze, (x,), {"shape": new})
+
+
+def _transpose_fwd(xp, x, perm, conjugate):
+    y = x.transpose(perm)
+    return xp.conj(y) if conjugate and y.dtype.kind == "c" else y
+
+
+_transpose = Primitive("Transpose", _transpose_fwd)
+defvjp(
+    _transpose,
+    lambda g, ans, x, perm, conjugate: apply(
+        _transpose, (g,), {"perm": tuple(np.argsort(perm).tolist()), "conjugate": conjugate}
+    ),
+)
+
+
+def transpose(a, perm=None, conjugate=False, name="transpose") -> Tensor:
+    """Permutes the axes: output axis ``i`` is input axis ``perm[i]`` (follows `tf.transpose`).
+
+    Args:
+        a: any tensor.
+        perm: a permutation of ``range(rank)`` (negative entries count from the end);
+            default reverses the axes.
+        conjugate: also conjugate complex values.
+
+    Raises:
+        ValueError: ``perm`` is not a permutation of the axes (perm and shape named).
+
+    >>> ek.transpose(ek.zeros((2, 3, 4)), [1, 2, 0]).shape
+    TensorShape([3, 4, 2])
+    """
+    x = _tensor(a, "transpose")
+    nd = x._value.ndim
+    if perm is None:
+        perm = tuple(range(nd - 1, -1, -1))
+    else:
+        perm = _ints(perm, "transpose", "perm")
+        if sorted(perm) != list(range(nd)):
+            norm = tuple(p + nd if -nd <= p < 0 else p for p in perm)
+            if sorted(norm) != list(range(nd)):
+                raise ValueError(
+                    f"transpose: perm {list(perm)} is not a permutation of the axes of a tensor "
+                    f"of shape {tuple(x._value.shape)}."
+                )
+            perm = norm
+    return apply(_transpose, (x,), {"perm": perm, "conjugate": bool(conjugate)})
+
+
+def _broadcast_fwd(xp, x, shape):
+    try:
+        return xp.broadcast_to(x, shape)
+    except ValueError:
+        raise ValueError(
+            f"broadcast_to: cannot broadcast a tensor of shape {tuple(x.shape)} to shape {shape}."
+        ) from None
+
+
+_broadcast_to = Primitive("BroadcastTo", _broadcast_fwd)
+defvjp(_broadcast_to, lambda g, ans, x, shape: g)  # the tape sums g down to x's shape
+
+
+def broadcast_to(input, shape, name=None) -> Tensor:
+    """Broadcasts to ``shape`` with NumPy's rules (follows `tf.broadcast_to`).
+
+    Raises ValueError if the shapes are not compatible (both are named).
+    """
+    x = _tensor(input, "broadcast_to")
+    return apply(_broadcast_to, (x,), {"shape": _ints(shape, "broadcast_to", "shape")})
+
+
+def identity(input, name=None) -> Tensor:
+    """A tensor with the same value (follows `tf.identity`); reads a Variable's value."""
+    return apply(_identity, (_tensor(input, "identity"),))
+
+
+def shape(input, out_type=dtypes.int32, name=None) -> Tensor:
+    """The shape as a 1-D int32 (or int64) tensor (follows `tf.shape`); TypeError for others.
+
+    >>> ek.shape(ek.zeros((2, 3))).numpy()
+    array([2, 3], dtype=int32)
+    """
+    return _shape_info(input, out_type, "shape", lambda v: v.shape)
+
+
+def size(input, out_type=dtypes.int32, name=None) -> Tensor:
+    """The number of elements as a scalar int32 (or int64) tensor (follows `tf.size`)."""
+    return _shape_info(input, out_type, "size", lambda v: v.size)
+
+
+def rank(input, name=None) -> Tensor:
+    """The number of axes as a scalar int32 tensor (follows `tf.rank`).
+
+    >>> int(ek.rank(ek.zeros((2, 3))))
+    2
+    """
+    return _shape_info(input, dtypes.int32, "rank", lambda v: v.ndim)
+
+
+def _shape_info(input, out_type, op, what):
+    x = _tensor(input, op)
+    dt = dtypes.numpy_dtype(out_type)
+    if dt not in (np.int32, np.int64):
+        raise TypeError(f"{op}: out_type must be int32 or int64, got {out_type!r}.")
+    return make(x._device.xp.asarray(what(x._value), dtype=dt), x._device)
+
+
+# -- joining and splitting ----------------------------------------------------------------------
+
+
+def _concat_vjp(g, ans, *xs, axis):
+    cuts = tuple(itertools.accumulate(x._value.shape[axis] for x in xs[:-1]))
+    return apply(_split, (g,), {"indices": cuts, "axis": axis})
+
+
+_concat = Primitive("ConcatV2", lambda xp, *xs, axis: xp.concatenate(xs, axis=axis))
+defjointvjp(_concat, _concat_vjp)
+
+_split = Primitive("SplitV", lambda xp, x, indices, axis: tuple(xp.split(x, indices, axis)), 0)
+defvjp(_split, lambda g, ans, x, indices, axis: apply(_concat, tuple(g), {"axis": axis}))
+
+
+def concat(values, axis, name="concat") -> Tensor:
+    """Joins tensors along an existing ``axis`` (follows `tf.concat`).
+
+    Args:
+        values: a non-empty list of tensors of one dtype and rank (>= 1), whose shapes agree
+            except along ``axis``.
+        axis: in ``[-rank, rank)``.
+
+    Raises:
+        ValueError: shapes that differ off ``axis`` (both named), scalars, ``axis`` out of range.
+        TypeError: differing dtypes.
+
+    >>> ek.concat([ek.constant([[1, 2]]), ek.constant([[3, 4]])], axis=0).numpy()
+    array([[1, 2], [3, 4]], dtype=int32)
+    """
+    xs = _tensors(values, "concat")
+    s0 = xs[0]._value.shape
+    if not s0:
+        raise ValueError("concat: cannot concatenate scalars (shape ()); use stack.")
+    a = _axis(axis, len(s0), "concat")
+    for i, x in enumerate(xs):
+        s = x._value.shape
+        if len(s) != len(s0) or s[:a] != s0[:a] or s[a + 1 :] != s0[a + 1 :]:
+            raise ValueError(
+                f"concat: values[0] and values[{i}] must have the same shape except on axis "
+                f"{a}, got shapes {tuple(s0)} and {tuple(s)}."
+            )
+    return apply(_concat, tuple(xs), {"axis": a})
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
+    """Splits along ``axis`` into equal parts or parts of given sizes (follows `tf.split`).
+
+    Args:
+        value: a tensor of rank >= 1.
+        num_or_size_splits: an int ``n`` (``n`` equal parts; must divide the axis length) or
+            a list of sizes adding up to the axis length, one of which may be -1 (inferred).
+        axis: in ``[-rank, rank)``.
+        num: optional number of outputs, checked against the sizes.
+
+    Returns:
+        A list of tensors.
+
+    Raises:
+        ValueError: sizes that do not add up, an ``n`` that does not divide the axis.
+
+    >>> [t.shape for t in ek.split(ek.zeros((5, 2)), [2, -1])]
+    [TensorShape([2, 2]), TensorShape([3, 2])]
+    """
+    x = _tensor(value, "split")
+    s = x._value.shape
+    if not s:
+        raise ValueError("split: cannot split a scalar (shape ()).")
+    a = _axis(axis, len(s), "split")
+    n = s[a]
+    count = num_or_size_splits
+    if isinstance(count, (int, np.integer)) or (isinstance(count, Tensor) and count.ndim == 0):
+        count = int(count)
+        if count <= 0 or n % count:
+            raise ValueError(
+                f"split: cannot split axis {a} of length {n} (shape {tuple(s)}) into {count} "
+                "equal parts."
+            )
+        sizes = [n // count] * count
+    else:
+        given = _ints(count, "split", "num_or_size_splits")
+        sizes = list(given)
+        if sizes.count(-1) == 1:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n or min(sizes, default=0) < 0:
+            raise ValueError(
+                f"split: size splits {list(given)} must be non-negative and add up to the "
+                f"length {n} of axis {a} (shape {tuple(s)})."
+            )
+    if num is not None and num != len(sizes):
+        raise ValueError(f"split: num={num} but the split gives {len(sizes)} parts.")
+    cuts = tuple(itertools.accumulate(sizes[:-1]))
+    return list(apply(_split, (x,), {"indices": cuts, "axis": a}))
 
 
 _stack = Primitive("Pack", lambda xp, *xs, axis: xp.stack(xs, axis=axis))
@@ -52,77 +414,486 @@ defjointvjp(_stack, lambda g, ans, *xs, axis: tuple(unstack(g, axis=axis)))
 
 
 def stack(values, axis=0, name="stack") -> Tensor:
-    """Stacks same-shape tensors along a new ``axis`` (follows `tf.stack`).
+    """Stacks same-shape tensors along a new ``axis`` in ``[-rank - 1, rank]`` (follows `tf.stack`).
 
-    Raises:
-        ValueError: for an empty list or differing shapes (all shapes are listed).
-        TypeError: for differing dtypes.
+    Raises ValueError for an empty list, differing shapes (both named) or ``axis`` out of
+    range, TypeError for differing dtypes.
     """
-    xs = [tensor(v, "stack") for v in values]
-    if not xs:
-        raise ValueError("stack: values must be a non-empty list of tensors.")
-    shapes = {tuple(x._value.shape) for x in xs}
-    if len(shapes) > 1:
-        raise ValueError(f"stack: all values must have the same shape, got {sorted(shapes)}.")
-    dts = {x._value.dtype for x in xs}
-    if len(dts) > 1:
-        raise TypeError(f"stack: all values must have the same dtype, got {sorted(map(str, dts))}.")
-    nd = xs[0].ndim
-    if not -nd - 1 <= axis <= nd:
-        raise ValueError(f"stack: axis {axis} out of range for rank {nd + 1} output.")
-    return apply(_stack, tuple(xs), {"axis": axis % (nd + 1)})
+    xs = _tensors(values, "stack")
+    s0 = xs[0]._value.shape
+    for i, x in enumerate(xs):
+        if x._value.shape != s0:
+            raise ValueError(
+                f"stack: all values must have the same shape, got values[0]: {tuple(s0)} and "
+                f"values[{i}]: {tuple(x._value.shape)}."
+            )
+    return apply(_stack, tuple(xs), {"axis": _axis(axis, len(s0) + 1, "stack")})
 
 
-def _unstack_fwd(xp, x, axis):
-    return tuple(xp.moveaxis(x, axis, 0))
+_unstack = Primitive("Unpack", lambda xp, x, axis: tuple(xp.moveaxis(x, axis, 0)), n_out=0)
+defvjp(_unstack, lambda g, ans, x, axis: apply(_stack, tuple(g), {"axis": axis}))
 
 
 def unstack(value, num=None, axis=0, name="unstack") -> list:
     """Splits along ``axis`` into a list of tensors of rank one less (follows `tf.unstack`).
 
-    Raises:
-        ValueError: if ``num`` is given and differs from the axis length.
+    Raises ValueError for a scalar, ``axis`` out of range, or ``num`` not the axis length.
     """
-    x = tensor(value, "unstack")
-    if x.ndim == 0:
-        raise ValueError("unstack: cannot unstack a scalar.")
-    nd = x.ndim
-    if not -nd <= axis < nd:
-        raise ValueError(f"unstack: axis {axis} out of range for rank {nd}.")
-    axis %= nd
-    n = x._value.shape[axis]
-    if num is not None and num != n:
-        raise ValueError(f"unstack: num={num} but axis {axis} has length {n}.")
-    if n == 0:
+    x = _tensor(value, "unstack")
+    s = x._value.shape
+    if not s:
+        raise ValueError("unstack: cannot unstack a scalar (shape ()).")
+    a = _axis(axis, len(s), "unstack")
+    if num is not None and num != s[a]:
+        raise ValueError(f"unstack: num={num} but axis {a} of shape {tuple(s)} has length {s[a]}.")
+    if s[a] == 0:
         return []
-    return list(apply(_unstack, (x,), {"axis": axis}))
+    return list(apply(_unstack, (x,), {"axis": a}))
 
 
-_unstack = Primitive("Unpack", _unstack_fwd, n_out=0)
-defvjp(_unstack, lambda g, ans, x, axis: stack(list(g), axis=axis))
+def _tile_vjp(g, ans, x, multiples):
+    # Output axis i is (multiples[i], shape[i]) in row-major order: sum over the repeats.
+    s = x._value.shape
+    split_shape = tuple(d for m, n in zip(multiples, s) for d in (m, n))
+    return _sum(reshape(g, split_shape), tuple(range(0, 2 * len(s), 2)))
 
 
-def _getitem_fwd(xp, x, key):
-    return x[key]
+_tile = Primitive("Tile", lambda xp, x, multiples: xp.tile(x, multiples))
+defvjp(_tile, _tile_vjp)
 
 
-def _scatter_fwd(xp, g, shape, key):
-    out = xp.zeros(shape, dtype=g.dtype)
-    xp.add.at(out, key, g)
+def tile(input, multiples, name=None) -> Tensor:
+    """Repeats the tensor ``multiples[i]`` times along axis ``i`` (follows `tf.tile`).
+
+    Raises ValueError for ``multiples`` of the wrong length or negative.
+
+    >>> ek.tile(ek.constant([[1, 2]]), [2, 2]).numpy()
+    array([[1, 2, 1, 2], [1, 2, 1, 2]], dtype=int32)
+    """
+    x = _tensor(input, "tile")
+    m = _ints(multiples, "tile", "multiples")
+    s = x._value.shape
+    if len(m) != len(s) or min(m, default=0) < 0:
+        raise ValueError(
+            f"tile: multiples must be {len(s)} non-negative ints for a tensor of shape "
+            f"{tuple(s)}, got {list(m)}."
+        )
+    return apply(_tile, (x,), {"multiples": m})
+
+
+# -- padding and reversing ----------------------------------------------------------------------
+
+
+def _pad_fwd(xp, x, paddings, mode, constant_values):
+    if mode != "constant":
+        return xp.pad(x, paddings, mode=mode)
+    # Faster than xp.pad's constant mode: fill, then copy the input into the middle.
+    shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, paddings))
+    out = xp.full(shape, constant_values, dtype=x.dtype)
+    out[tuple(_Slice(lo, lo + n) for n, (lo, _) in zip(x.shape, paddings))] = x
     return out
 
 
-_getitem = Primitive("StridedSlice", _getitem_fwd)
-_scatter = Primitive("ScatterAdd", _scatter_fwd)
-defvjp(_getitem, lambda g, ans, x, key: apply(_scatter, (g,), {"shape": x._value.shape, "key": key}))
-defvjp(_scatter, lambda g, ans, x, shape, key: apply(_getitem, (g,), {"key": key}))
+def _pad_grad_fwd(xp, g, paddings, mode):
+    """The adjoint of padding: keep the core, fold mirrored borders back onto it."""
+    shift = 1 if mode == "reflect" else 0  # REFLECT does not repeat the edge element
+    for ax, (lo, hi) in enumerate(paddings):
+        if not (lo or hi):
+            continue
+        g = xp.moveaxis(g, ax, 0)
+        n = g.shape[0] - lo - hi
+        core = g[lo : lo + n].copy()
+        if mode != "constant":
+            if lo:
+                core[shift : shift + lo] += xp.flip(g[:lo], 0)
+            if hi:
+                core[n - shift - hi : n - shift] += xp.flip(g[lo + n :], 0)
+        g = xp.moveaxis(core, 0, ax)
+    return g
+
+
+_pad = Primitive("Pad", _pad_fwd)
+_pad_grad = Primitive("PadGrad", _pad_grad_fwd)
+defvjp(
+    _pad,
+    lambda g, ans, x, paddings, mode, constant_values: apply(
+        _pad_grad, (g,), {"paddings": paddings, "mode": mode}
+    ),
+)
+defvjp(
+    _pad_grad,
+    lambda g, ans, x, paddings, mode: apply(
+        _pad, (g,), {"paddings": paddings, "mode": mode, "constant_values": 0}
+    ),
+)
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tensor:
+    """Pads axis ``i`` with ``paddings[i] = [before, after]`` entries (follows `tf.pad`).
+
+    Args:
+        tensor: any shape.
+        paddings: non-negative ints of shape ``[rank, 2]``.
+        mode: ``"CONSTANT"`` (fill with ``constant_values``), ``"REFLECT"`` (mirror without
+            the edge; paddings < the axis length) or ``"SYMMETRIC"`` (mirror with the edge;
+            paddings <= the axis length); case-insensitive.
+        constant_values: a scalar of the tensor's dtype (no gradient, as in TensorFlow).
+
+    Raises:
+        ValueError: bad ``paddings`` shape or values, unknown ``mode``.
+
+    >>> ek.pad(ek.constant([1, 2, 3]), [[2, 1]], "REFLECT").numpy()
+    array([3, 2, 1, 2, 3, 2], dtype=int32)
+    """
+    x = _tensor(tensor, "pad")
+    s = tuple(x._value.shape)
+    if isinstance(paddings, (Tensor, np.ndarray)):
+        paddings = np.asarray(paddings).tolist()
+    m = mode.lower() if isinstance(mode, str) else mode
+    if m not in ("constant", "reflect", "symmetric"):
+        raise ValueError(f"pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}.")
+    msg = f"pad: paddings must be ints >= 0 of shape ({len(s)}, 2) for a tensor of shape {s}"
+    msg += {"reflect": " and < the axis lengths", "symmetric": " and <= them"}.get(m, "")
+    try:
+        p = tuple((operator.index(lo), operator.index(hi)) for lo, hi in paddings)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{msg}, got {paddings!r:.80}.") from None
+    most = [n - (m == "reflect") if m != "constant" else np.inf for n in s]
+    if len(p) != len(s) or any(min(r) < 0 or max(r) > k for r, k in zip(p, most)):
+        raise ValueError(f"{msg}, got {[list(r) for r in p]}.")
+    c = constant_values
+    if (type(c) is not float and type(c) is not int) or x._value.dtype.kind not in "fc":
+        c = _tensor(c, "pad", x._value.dtype)
+        if c.ndim:
+            raise ValueError(f"pad: constant_values must be a scalar, got shape {c.shape}.")
+        c = c.numpy()
+    return apply(_pad, (x,), {"paddings": p, "mode": m, "constant_values": c})
+
+
+_reverse = Primitive("ReverseV2", lambda xp, x, axis: xp.flip(x, axis))
+defvjp(_reverse, lambda g, ans, x, axis: apply(_reverse, (g,), {"axis": axis}))
+
+
+def reverse(tensor, axis, name=None) -> Tensor:
+    """Reverses the order of elements along the axes in ``axis`` (follows `tf.reverse`).
+
+    Raises ValueError for an axis out of range or repeated.
+    """
+    x = _tensor(tensor, "reverse")
+    nd = x._value.ndim
+    axes = tuple(_axis(a, nd, "reverse") for a in _ints(axis, "reverse", "axis"))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"reverse: axis {list(axes)} names an axis twice.")
+    return apply(_reverse, (x,), {"axis": axes})
+
+
+# -- gather and scatter -------------------------------------------------------------------------
+# With batch_dims b and axis a, params is viewed as (bn, N, M..., R...): the b batch axes
+# flattened to bn, the gathered axis of length N, the M = a - b axes between, the rest R.
+
+
+def _gather_layout(xp, shape, indices, axis, b):
+    bn = math.prod(shape[:b])
+    idx = indices.reshape((bn, *indices.shape[b:]))
+    bidx = xp.arange(bn).reshape((bn,) + (1,) * (idx.ndim - 1))
+    return bn, idx, bidx, idx.ndim - 1, axis - b
+
+
+def _gather_fwd(xp, params, indices, axis, batch_dims):
+    if batch_dims == 0:
+        return params.take(indices, axis=axis)
+    s = params.shape
+    bn, idx, bidx, k, m = _gather_layout(xp, s, indices, axis, batch_dims)
+    p = xp.moveaxis(params.reshape((bn, *s[batch_dims:])), m + 1, 1)
+    out = p[bidx, idx]  # (bn, I..., M..., R...)
+    perm = (0, *range(1 + k, 1 + k + m), *range(1, 1 + k), *range(1 + k + m, out.ndim))
+    return out.transpose(perm).reshape(s[:axis] + indices.shape[batch_dims:] + s[axis + 1 :])
+
+
+def _gather_grad_fwd(xp, g, indices, shape, axis, batch_dims):
+    out = xp.zeros(shape, dtype=g.dtype)
+    bn, idx, bidx, k, m = _gather_layout(xp, shape, indices, axis, batch_dims)
+    view = xp.moveaxis(out.reshape((bn, *shape[batch_dims:])), m + 1, 1)
+    g = g.reshape((bn, *g.shape[batch_dims:]))  # (bn, M..., I..., R...)
+    perm = (0, *range(1 + m, 1 + m + k), *range(1, 1 + m), *range(1 + m + k, g.ndim))
+    xp.add.at(view, (bidx, idx), g.transpose(perm))
+    return out
+
+
+_gather = Primitive("GatherV2", _gather_fwd)
+_gather_grad = Primitive("GatherGrad", _gather_grad_fwd)
+defvjp(
+    _gather,
+    lambda g, ans, x, i, axis, batch_dims: apply(
+        _gather_grad, (g, i), {"shape": x._value.shape, "axis": axis, "batch_dims": batch_dims}
+    ),
+    None,
+)
+defvjp(
+    _gather_grad,
+    lambda g, ans, x, i, shape, axis, batch_dims: apply(
+        _gather, (g, i), {"axis": axis, "batch_dims": batch_dims}
+    ),
+    None,
+)
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
+    """Gathers slices of ``params`` along ``axis`` at ``indices`` (follows `tf.gather`).
+
+    Args:
+        params: shape ``P``, rank >= 1.
+        indices: int32/int64, shape ``I``; entries in ``[0, P[axis])``.
+        validate_indices: ignored (indices are always checked), as in TensorFlow 2.
+        axis: default ``batch_dims``; in ``[-rank, rank)``.
+        batch_dims: leading axes shared by ``params`` and ``indices``, ``<= axis``.
+
+    Returns:
+        Shape ``P[:axis] + I[batch_dims:] + P[axis + 1:]``. The gradient scatter-adds, so
+        repeated indices accumulate.
+
+    Raises:
+        IndexError: an index out of range (index and axis size named).
+        ValueError: bad ``axis``/``batch_dims`` or batch shapes that differ.
+        TypeError: non-integer indices.
+
+    >>> ek.gather(ek.constant([[1, 2], [3, 4], [5, 6]]), [2, 0]).numpy()
+    array([[5, 6], [1, 2]], dtype=int32)
+    """
+    x = _tensor(params, "gather")
+    i = _index_tensor(indices, x, "gather")
+    s, si = x._value.shape, i._value.shape
+    b = operator.index(batch_dims)
+    if b < 0:
+        b += len(si)
+    a = _axis(b if axis is None else axis, len(s), "gather")
+    if not 0 <= b <= min(a, len(si)) or s[:b] != si[:b]:
+        raise ValueError(
+            f"gather: batch_dims={batch_dims} must be <= axis ({a}) and <= rank(indices), and "
+            f"the batch axes must agree; got params shape {tuple(s)}, indices shape {tuple(si)}."
+        )
+    _check_range("gather", i._value, s[a], a, s)
+    return apply(_gather, (x, i), {"axis": a, "batch_dims": b})
+
+
+def _nd_key(xp, shape, indices, b):
+    """The shape with batch axes flattened, and the index tuple gather_nd applies to it."""
+    bn = math.prod(shape[:b])
+    idx = indices.reshape((bn, *indices.shape[b:]))
+    bidx = xp.arange(bn).reshape((bn,) + (1,) * (idx.ndim - 2))
+    return (bn, *shape[b:]), (bidx, *(idx[..., j] for j in range(idx.shape[-1])))
+
+
+def _gather_nd_fwd(xp, params, indices, batch_dims):
+    flat, key = _nd_key(xp, params.shape, indices, batch_dims)
+    b, k = batch_dims, indices.shape[-1]
+    return params.reshape(flat)[key].reshape(
+        params.shape[:b] + indices.shape[b:-1] + params.shape[b + k :]
+    )
+
+
+def _scatter_nd_fwd(xp, g, indices, shape, batch_dims):
+    out = xp.zeros(shape, dtype=g.dtype)
+    flat, key = _nd_key(xp, shape, indices, batch_dims)
+    xp.add.at(out.reshape(flat), key, g.reshape((flat[0], *g.shape[batch_dims:])))
+    return out
+
+
+_gather_nd = Primitive("GatherNd", _gather_nd_fwd)
+_scatter_nd = Primitive("ScatterNd", _scatter_nd_fwd)
+defvjp(
+    _gather_nd,
+    lambda g, ans, x, i, batch_dims: apply(
+        _scatter_nd, (g, i), {"shape": x._value.shape, "batch_dims": batch_dims}
+    ),
+    None,
+)
+defvjp(
+    _scatter_nd,
+    lambda g, ans, x, i, shape, batch_dims: apply(_gather_nd, (g, i), {"batch_dims": batch_dims}),
+    None,
+)
+
+
+def _check_nd(op: str, shape: tuple, i: Tensor, b: int) -> None:
+    si = i._value.shape
+    if not si or not b < len(si) or shape[:b] != si[:b] or si[-1] > len(shape) - b:
+        raise ValueError(
+            f"{op}: indices must have shape [batch..., ..., k] with k <= rank - batch_dims, got "
+            f"indices shape {tuple(si)} for shape {tuple(shape)} and batch_dims={b}."
+        )
+    for j in range(si[-1]):
+        _check_range(op, i._value[..., j], shape[b + j], b + j, shape)
+
+
+def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
+    """Gathers slices of ``params`` at multi-indices ``indices[..., :]`` (follows `tf.gather_nd`).
+
+    Args:
+        params: shape ``P``.
+        indices: int, shape ``P[:batch_dims] + I + [k]`` with ``k <= rank - batch_dims``.
+
+    Returns:
+        Shape ``P[:batch_dims] + I + P[batch_dims + k:]``; repeated indices accumulate in the
+        gradient.
+
+    Raises:
+        IndexError: an index out of range. ValueError: bad indices shape. TypeError: non-int.
+
+    >>> ek.gather_nd(ek.constant([[1, 2], [3, 4]]), [[1, 0], [0, 1]]).numpy()
+    array([3, 2], dtype=int32)
+    """
+    x = _tensor(params, "gather_nd")
+    i = _index_tensor(indices, x, "gather_nd")
+    b = operator.index(batch_dims)
+    _check_nd("gather_nd", x._value.shape, i, b)
+    return apply(_gather_nd, (x, i), {"batch_dims": b})
+
+
+def scatter_nd(indices, updates, shape, name=None) -> Tensor:
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (follows `tf.scatter_nd`).
+
+    Args:
+        indices: int, shape ``I + [k]``; repeated indices add up.
+        updates: shape ``I + shape[k:]``; the gradient with respect to it is `gather_nd`.
+        shape: the output shape.
+
+    Raises:
+        ValueError: inconsistent shapes. IndexError: an index out of range.
+
+    >>> ek.scatter_nd([[1], [1]], ek.constant([1.0, 2.0]), [3]).numpy()
+    array([0., 3., 0.], dtype=float32)
+    """
+    u = _tensor(updates, "scatter_nd")
+    i = _index_tensor(indices, u, "scatter_nd")
+    out = _ints(shape, "scatter_nd", "shape")
+    _check_nd("scatter_nd", out, i, 0)
+    expected = i._value.shape[:-1] + out[i._value.shape[-1] :]
+    if u._value.shape != expected:
+        raise ValueError(
+            f"scatter_nd: updates must have shape {expected} for indices shape "
+            f"{tuple(i._value.shape)} and shape {out}, got {tuple(u._value.shape)}."
+        )
+    return apply(_scatter_nd, (u, i), {"shape": out, "batch_dims": 0})
+
+
+# -- indexing -----------------------------------------------------------------------------------
+
+
+def _getitem_grad_fwd(xp, g, shape, key):
+    out = xp.zeros(shape, dtype=g.dtype)
+    parts = key if type(key) is tuple else (key,)
+    if any(getattr(k, "ndim", 0) and k.dtype.kind != "b" for k in parts):
+        xp.add.at(out, key, g)  # integer arrays may repeat an index: accumulate
+    else:
+        out[key] = g  # basic indexing and masks select each element at most once
+    return out
+
+
+_getitem = Primitive("StridedSlice", lambda xp, x, key: x[key])
+_getitem_grad = Primitive("StridedSliceGrad", _getitem_grad_fwd)
+_boolean_mask = Primitive("BooleanMask", lambda xp, x, key: x[key])
+for _p in (_getitem, _boolean_mask):
+    defvjp(
+        _p,
+        lambda g, ans, x, key: apply(_getitem_grad, (g,), {"shape": x._value.shape, "key": key}),
+    )
+defvjp(_getitem_grad, lambda g, ans, x, shape, key: apply(_getitem, (g,), {"key": key}))
+
+
+def _index(k, xp):
+    if k is None or k is Ellipsis or isinstance(k, (int, _Slice, np.integer)):
+        return k
+    if isinstance(k, Tensor):
+        v = k._value
+    elif isinstance(k, (list, tuple, np.ndarray)):
+        v = np.asarray(k)
+        if v.size == 0 and v.dtype.kind == "f":
+            v = v.astype(np.intp)
+        v = xp.asarray(v)  # index arrays live where the indexed array does
+    elif hasattr(k, "__cuda_array_interface__"):
+        v = k
+    else:
+        raise TypeError(
+            f"getitem: invalid index {k!r:.60}: only ints, slices, Ellipsis, None (newaxis) "
+            "and integer or boolean arrays/tensors are valid indices."
+        )
+    if v.dtype.kind not in "iub":
+        raise TypeError(f"getitem: index arrays must be integer or bool, got {v.dtype.name}.")
+    return v
 
 
 def getitem(x, key) -> Tensor:
-    """NumPy-style indexing, differentiable (``t[1:, ::2]``, ``t[..., None]``, ``t[[0, 2]]``)."""
-    x = tensor(x, "getitem")
-    if isinstance(key, Tensor):
-        key = key.numpy()
-    elif isinstance(key, tuple):
-        key = tuple(k.numpy() if isinstance(k, Tensor) else k for k in key)
-    return apply(_getitem, (x,), {"key": key})
+    """NumPy-style indexing, differentiable (``Tensor.__getitem__``).
+
+    Basic indexing (ints, slices, ``...``, None) and advanced indexing (int lists, arrays or
+    tensors; bool masks) as in NumPy. In the gradient, repeated indices accumulate.
+
+    Raises:
+        IndexError: an index out of range (the index, axis and size are named).
+        TypeError: an index of another type (floats, strings, float tensors).
+
+    >>> t = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> t[1, ::-1].numpy(), t[..., None].shape, t[[0, 0]].shape
+    (array([4., 3.], dtype=float32), TensorShape([2, 2, 1]), TensorShape([2, 2]))
+    """
+    if type(x) is not Tensor:
+        x = _tensor(x, "getitem")
+    t = type(key)
+    if t is tuple:
+        xp = x._device.xp
+        key = tuple([_index(k, xp) for k in key])
+    elif t is not int and t is not _Slice:
+        key = _index(key, x._device.xp)
+    try:
+        return apply(_getitem, (x,), {"key": key})
+    except IndexError as exc:
+        raise IndexError(f"getitem: {exc} (tensor of shape {tuple(x._value.shape)}).") from None
+
+
+def slice(input_, begin, size, name=None) -> Tensor:
+    """The block of ``size`` starting at ``begin`` (follows `tf.slice`; size -1: to the end).
+
+    Raises ValueError for ``begin``/``size`` of the wrong length or reaching outside the tensor.
+
+    >>> ek.slice(ek.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1]).numpy()
+    array([[2, 3], [5, 6]], dtype=int32)
+    """
+    x = _tensor(input_, "slice")
+    s = x._value.shape
+    b, n = _ints(begin, "slice", "begin"), _ints(size, "slice", "size")
+    ends = tuple(d if m == -1 else o + m for o, m, d in zip(b, n, s))
+    if not len(b) == len(n) == len(s) or any(not 0 <= o <= e <= d for o, e, d in zip(b, ends, s)):
+        raise ValueError(
+            f"slice: begin {list(b)} and size {list(n)} do not fit in a tensor of shape {tuple(s)}."
+        )
+    return apply(_getitem, (x,), {"key": tuple(map(_Slice, b, ends))})
+
+
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask") -> Tensor:
+    """The entries of ``tensor`` where ``mask`` is true (follows `tf.boolean_mask`).
+
+    Args:
+        tensor: shape ``S``.
+        mask: bool, rank >= 1, shape ``S[axis:axis + rank(mask)]``.
+        axis: where the masked axes start (default 0).
+
+    Returns:
+        Shape ``S[:axis] + [number of true entries] + S[axis + rank(mask):]``.
+
+    Raises:
+        TypeError: a non-bool mask. ValueError: a mask shape that does not match.
+
+    >>> ek.boolean_mask(ek.constant([1, 2, 3]), [True, False, True]).numpy()
+    array([1, 3], dtype=int32)
+    """
+    x = _tensor(tensor, "boolean_mask")
+    m = _index_tensor(mask, x, "boolean_mask", "mask", "b")
+    s, sm = x._value.shape, m._value.shape
+    a = 0 if axis is None else _axis(axis, max(len(s), 1), "boolean_mask")
+    if not sm or s[a : a + len(sm)] != sm:
+        raise ValueError(
+            f"boolean_mask: mask shape {tuple(sm)} must match the tensor shape {tuple(s)} "
+            f"from axis {a} on (and have rank >= 1)."
+        )
+    return apply(_boolean_mask, (x,), {"key": (_Slice(None),) * a + (m._value,)})

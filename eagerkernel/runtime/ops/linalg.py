@@ -1,12 +1,46 @@
-"""Linear algebra: matmul, tensordot, einsum, transpose-free products."""
+"""Linear algebra: matmul, tensordot, einsum, norms and norm clipping, trace.
+
+The VJPs of the contractions are contractions again, written as `einsum` calls with a
+rewritten equation, so derivatives of any order come for free.
+"""
 
 from __future__ import annotations
 
-from ..tape import Primitive, defvjp
-from ..tensor import Tensor
-from ._core import apply, dtype_error, tensor
+import functools
+import math
+import numbers
 
-__all__ = ["matmul"]
+import numpy as np
+
+from ..tape import Primitive, defvjp
+from ..tensor import Tensor, make
+from ._core import apply, dtype_error, float_check, tensor
+from .reduction import expand_reduced, normalize_axis
+
+_tensor = tensor  # `norm` has an argument named `tensor` (TensorFlow's name)
+
+__all__ = [
+    "clip_by_global_norm",
+    "clip_by_norm",
+    "einsum",
+    "global_norm",
+    "matmul",
+    "matrix_transpose",
+    "norm",
+    "tensordot",
+    "trace",
+]
+
+# The names TensorFlow also exposes under `tf.linalg` (for an `ek.linalg` namespace).
+LINALG_NAMES = (
+    "einsum",
+    "global_norm",
+    "matmul",
+    "matrix_transpose",
+    "norm",
+    "tensordot",
+    "trace",
+)
 
 
 def _matmul_fwd(xp, a, b, transpose_a, transpose_b):
@@ -68,3 +102,513 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:
     return apply(
         _matmul, (a, b), {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
     )
+
+
+# -- einsum -------------------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# Above this many multiply-adds, NumPy's contraction-path search (~15 µs) pays for itself by
+# handing the work to BLAS; below it the plain C loop is faster.
+_OPTIMIZE_FLOPS = 1 << 15
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_einsum(equation: str, n: int) -> tuple[tuple[str, ...], str]:
+    """``"ij,jk->ik"`` -> ``(("ij", "jk"), "ik")``, with NumPy's implicit output if no ``->``."""
+    eq = equation.replace(" ", "")
+    if "." in eq:
+        raise ValueError(f"einsum: ellipsis ('...') is not supported, got {equation!r}.")
+    if eq.count("->") > 1:
+        raise ValueError(f"einsum: more than one '->' in {equation!r}.")
+    if "->" in eq:
+        lhs, out = eq.split("->")
+    else:
+        lhs = eq
+        out = "".join(sorted(c for c in set(lhs) if c != "," and lhs.count(c) == 1))
+    ins = tuple(lhs.split(","))
+    if len(ins) != n:
+        raise ValueError(
+            f"einsum: equation {equation!r} has {len(ins)} operand(s) but {n} were given."
+        )
+    bad = [c for c in lhs + out if c != "," and c not in _LETTERS]
+    if bad:
+        raise ValueError(f"einsum: subscripts must be letters, got {bad[0]!r} in {equation!r}.")
+    if len(set(out)) != len(out):
+        raise ValueError(f"einsum: output subscripts repeat a letter in {equation!r}.")
+    missing = set(out) - set(lhs)
+    if missing:
+        raise ValueError(
+            f"einsum: output subscript(s) {''.join(sorted(missing))!r} appear in no input of "
+            f"{equation!r}."
+        )
+    return ins, out
+
+
+def _einsum_fwd(xp, *operands, equation, optimize):
+    return xp.einsum(equation, *operands, optimize=optimize)
+
+
+def _einsum_vjp(k: int):
+    """The VJP for operand ``k``: contract the cotangent with the other operands."""
+
+    def vjp(g, ans, *operands, equation, optimize):
+        ins, out = _parse_einsum(equation, len(operands))
+        x = operands[k]
+        xp, dev, dt = g._device.xp, g._device, g._value.dtype
+        others = [s for j, s in enumerate(ins) if j != k]
+        available = set(out).union(*others)
+        fresh = iter(c for c in _LETTERS if c not in equation)
+        target, extra_subs, extra = [], [], []
+        seen: dict[str, int] = {}
+        for c, n in zip(ins[k], x._value.shape):
+            if c in seen:
+                # A repeated index (a diagonal): the cotangent lives on the diagonal only.
+                new = next(fresh)
+                target.append(new)
+                extra_subs.append(c + new)
+                extra.append(make(xp.eye(n, dtype=dt), dev))
+                continue
+            seen[c] = n
+            target.append(c)
+            if c not in available:
+                # Summed only inside this operand: the cotangent is broadcast along it.
+                extra_subs.append(c)
+                extra.append(make(xp.ones(n, dtype=dt), dev))
+        subs = [out, *others, *extra_subs]
+        rest = [o for j, o in enumerate(operands) if j != k]
+        return einsum(",".join(subs) + "->" + "".join(target), g, *rest, *extra)
+
+    return vjp
+
+
+@functools.cache
+def _einsum_prim(n: int) -> Primitive:
+    """One primitive per operand count, so each operand has its own VJP."""
+    prim = Primitive("Einsum", _einsum_fwd)
+    defvjp(prim, *[_einsum_vjp(k) for k in range(n)])
+    return prim
+
+
+def einsum(equation: str, *inputs, name=None, **kwargs) -> Tensor:
+    """Einstein summation (follows `tf.einsum`).
+
+    Args:
+        equation: subscripts such as ``"ij,jk->ik"``, ``"bij,bjk->bik"``, ``"ij->ji"``,
+            ``"ii->i"`` or ``"ij,ij->"``. Without ``->`` the output holds the letters that
+            appear once, sorted (NumPy's rule). Ellipses are not supported.
+        *inputs: one tensor per operand, all of the same dtype.
+
+    Returns:
+        The contraction, with one axis per output letter.
+
+    Raises:
+        ValueError: a malformed equation, a subscript count that differs from an operand's
+            rank, or one letter bound to different sizes (all shapes are named).
+        TypeError: operands of different dtypes.
+
+    >>> ek.einsum("ij,jk->ik", ek.ones((2, 3)), ek.ones((3, 4))).numpy()[0]
+    array([3., 3., 3., 3.], dtype=float32)
+    """
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+        inputs = tuple(inputs[0])
+    if not inputs:
+        raise ValueError(f"einsum: no operands given for {equation!r}.")
+    xs = [tensor(inputs[0], "einsum")]
+    xs += [tensor(v, "einsum", xs[0]._value.dtype) for v in inputs[1:]]
+    ins, out = _parse_einsum(equation, len(xs))
+    dt = xs[0]._value.dtype
+    sizes: dict[str, int] = {}
+    shapes = ", ".join(str(tuple(x._value.shape)) for x in xs)
+    for x, sub in zip(xs, ins):
+        if x._value.dtype != dt:
+            raise TypeError(
+                f"einsum: inputs must have the same dtype, got "
+                f"{', '.join(x.dtype.name for x in xs)}. Cast one with ek.cast(...)."
+            )
+        shape = x._value.shape
+        if len(sub) != len(shape):
+            raise ValueError(
+                f"einsum: subscripts {sub!r} name {len(sub)} axes but the operand has shape "
+                f"{tuple(shape)} (equation {equation!r}, shapes {shapes})."
+            )
+        for c, n in zip(sub, shape):
+            if sizes.setdefault(c, n) != n:
+                raise ValueError(
+                    f"einsum: index {c!r} has sizes {sizes[c]} and {n} in {equation!r} "
+                    f"(shapes {shapes})."
+                )
+    flops = math.prod(sizes.values())
+    optimize = len(xs) > 1 and flops > _OPTIMIZE_FLOPS
+    canonical = ",".join(ins) + "->" + out  # explicit output, no spaces
+    return apply(_einsum_prim(len(xs)), tuple(xs), {"equation": canonical, "optimize": optimize})
+
+
+# -- tensordot ----------------------------------------------------------------------------------
+
+
+def _tensordot_subscripts(ra: int, rb: int, axes) -> tuple[str, str, str]:
+    ax_a, ax_b = axes
+    sa = list(_LETTERS[:ra])
+    sb = list(_LETTERS[ra : ra + rb])
+    for i, j in zip(ax_a, ax_b):
+        sb[j] = sa[i]
+    out = [c for i, c in enumerate(sa) if i not in ax_a]
+    out += [c for j, c in enumerate(sb) if j not in ax_b]
+    return "".join(sa), "".join(sb), "".join(out)
+
+
+def _tensordot_vjp_a(g, ans, a, b, axes):
+    sa, sb, out = _tensordot_subscripts(a.ndim, b.ndim, axes)
+    return einsum(f"{out},{sb}->{sa}", g, b)
+
+
+def _tensordot_vjp_b(g, ans, a, b, axes):
+    sa, sb, out = _tensordot_subscripts(a.ndim, b.ndim, axes)
+    return einsum(f"{sa},{out}->{sb}", a, g)
+
+
+_tensordot = Primitive("TensorDot", lambda xp, a, b, axes: xp.tensordot(a, b, axes=axes))
+defvjp(_tensordot, _tensordot_vjp_a, _tensordot_vjp_b)
+
+
+def _axis_list(v) -> list[int]:
+    if isinstance(v, Tensor):
+        v = v.numpy().tolist()
+    return [int(v)] if isinstance(v, numbers.Integral) else [int(i) for i in v]
+
+
+def tensordot(a, b, axes, name=None) -> Tensor:
+    """Sum of products over the given axes of ``a`` and ``b`` (follows `tf.tensordot`).
+
+    Args:
+        a, b: tensors of the same dtype.
+        axes: an int N (the last N axes of ``a`` with the first N of ``b``) or a pair
+            ``[axes_a, axes_b]`` of equal-length int lists (or ints), negative allowed.
+
+    Returns:
+        ``a``'s free axes followed by ``b``'s free axes.
+
+    Raises:
+        ValueError: bad ``axes`` or contracted dimensions that differ (shapes are named).
+        TypeError: different dtypes.
+
+    >>> ek.tensordot(ek.ones((2, 3)), ek.ones((3, 4)), axes=1).shape
+    TensorShape([2, 4])
+    """
+    a = tensor(a, "tensordot")
+    b = tensor(b, "tensordot", a._value.dtype)
+    if a._value.dtype != b._value.dtype:
+        raise dtype_error("tensordot", (a, b), ("a", "b"))
+    sa, sb = tuple(a._value.shape), tuple(b._value.shape)
+    ra, rb = len(sa), len(sb)
+    if isinstance(axes, Tensor):
+        axes = axes.numpy().tolist()
+    if isinstance(axes, numbers.Integral):
+        n = int(axes)
+        if not 0 <= n <= min(ra, rb):
+            raise ValueError(
+                f"tensordot: axes={n} must be in [0, {min(ra, rb)}] for shapes a: {sa}, b: {sb}."
+            )
+        ax_a, ax_b = list(range(ra - n, ra)), list(range(n))
+    else:
+        try:
+            pa, pb = axes
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}."
+            ) from None
+        ax_a, ax_b = _axis_list(pa), _axis_list(pb)
+        if len(ax_a) != len(ax_b):
+            raise ValueError(
+                f"tensordot: axes lists differ in length: {ax_a} and {ax_b} (shapes a: {sa}, "
+                f"b: {sb})."
+            )
+        for lst, r, s in ((ax_a, ra, sa), (ax_b, rb, sb)):
+            for i in lst:
+                if not -r <= i < r:
+                    raise ValueError(f"tensordot: axis {i} is out of range for shape {s}.")
+        ax_a = [i % ra for i in ax_a]
+        ax_b = [i % rb for i in ax_b]
+        if len(set(ax_a)) != len(ax_a) or len(set(ax_b)) != len(ax_b):
+            raise ValueError(f"tensordot: repeated axis in {axes!r}.")
+    for i, j in zip(ax_a, ax_b):
+        if sa[i] != sb[j]:
+            raise ValueError(
+                f"tensordot: contracted dimensions differ: a{list(sa)} axis {i} has {sa[i]}, "
+                f"b{list(sb)} axis {j} has {sb[j]}."
+            )
+    return apply(_tensordot, (a, b), {"axes": (tuple(ax_a), tuple(ax_b))})
+
+
+# -- trace, transpose ---------------------------------------------------------------------------
+
+
+def _matrix_check(x: Tensor, op: str) -> None:
+    if x.ndim < 2:
+        raise ValueError(f"{op}: input must have rank >= 2, got shape {tuple(x._value.shape)}.")
+
+
+def _trace_fwd(xp, x):
+    dt = x.dtype if x.dtype.kind in "iu" else None
+    return xp.trace(x, axis1=-2, axis2=-1, dtype=dt)
+
+
+def _trace_vjp(g, ans, x):
+    from .array_ops import reshape
+
+    n, m = x._value.shape[-2:]
+    eye = make(g._device.xp.eye(n, m, dtype=g._value.dtype), g._device)
+    return reshape(g, (*g._value.shape, 1, 1)) * eye
+
+
+_trace = Primitive("Trace", _trace_fwd)
+defvjp(_trace, _trace_vjp)
+
+
+def trace(x, name=None) -> Tensor:
+    """Sum of the main diagonal of the last two axes (follows `tf.linalg.trace`).
+
+    Args:
+        x: shape ``[..., m, n]``.
+
+    Returns:
+        Shape ``[...]``.
+
+    Raises:
+        ValueError: rank below 2.
+
+    >>> ek.trace(ek.constant([[1.0, 2.0], [3.0, 4.0]])).numpy()
+    np.float32(5.0)
+    """
+    x = tensor(x, "trace")
+    _matrix_check(x, "trace")
+    return apply(_trace, (x,))
+
+
+_matrix_transpose = Primitive("MatrixTranspose", lambda xp, x: xp.swapaxes(x, -1, -2))
+defvjp(_matrix_transpose, lambda g, ans, x: matrix_transpose(g))
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
+    """Swaps the last two axes (follows `tf.linalg.matrix_transpose`).
+
+    Raises:
+        ValueError: rank below 2.
+
+    >>> ek.matrix_transpose(ek.ones((5, 2, 3))).shape
+    TensorShape([5, 3, 2])
+    """
+    a = tensor(a, "matrix_transpose")
+    _matrix_check(a, "matrix_transpose")
+    if conjugate and a._value.dtype.kind == "c":
+        raise TypeError("matrix_transpose: conjugate=True is not supported for complex input.")
+    return apply(_matrix_transpose, (a,))
+
+
+# -- norms --------------------------------------------------------------------------------------
+
+
+def _safe(a: Tensor) -> Tensor:
+    """``a`` with zeros replaced by ones, for dividing by a norm that may be 0."""
+    from .elementwise import where
+
+    return where(a > 0, a, 1)
+
+
+_euclidean = Primitive(
+    "EuclideanNorm",
+    lambda xp, x, axis, keepdims: xp.sqrt(xp.sum(x * x, axis=axis, keepdims=keepdims)),
+)
+# Where the norm is 0, x is 0 too, so x / safe(norm) gives the subgradient 0 instead of 0/0.
+defvjp(
+    _euclidean,
+    lambda g, ans, x, axis, keepdims: (
+        expand_reduced(g, x, axis, keepdims) * x / _safe(expand_reduced(ans, x, axis, keepdims))
+    ),
+)
+
+
+def _pnorm_fwd(xp, x, axis, keepdims, p):
+    s = xp.sum(xp.abs(x) ** p, axis=axis, keepdims=keepdims)
+    return (s ** (1.0 / p)).astype(x.dtype, copy=False)
+
+
+def _pnorm_vjp(g, ans, x, axis, keepdims, p):
+    from .elementwise import abs, sign, where
+
+    r = abs(x) / _safe(expand_reduced(ans, x, axis, keepdims))
+    r = where(r > 0, r, 1)  # sign(x) is 0 there anyway; keeps 0 ** (p - 1) out for p < 1
+    return expand_reduced(g, x, axis, keepdims) * sign(x) * r ** (p - 1)
+
+
+_pnorm = Primitive("PNorm", _pnorm_fwd)
+defvjp(_pnorm, _pnorm_vjp)
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None) -> Tensor:
+    """Vector or matrix norm (follows `tf.norm`).
+
+    Args:
+        tensor: a floating tensor.
+        ord: for vectors ``"euclidean"`` (= 2), 1, ``np.inf`` or any p > 0; for matrices
+            (``axis`` a pair) ``"euclidean"``/``"fro"`` (Frobenius), 1 (max column sum) or
+            ``np.inf`` (max row sum).
+        axis: None (the whole tensor as one vector), an int (vectors along it) or a pair of
+            ints (matrices over those axes). Negative allowed.
+        keepdims: keep the reduced axes with length 1.
+
+    Returns:
+        The norm, of ``tensor``'s dtype. The gradient is 0 (not NaN) where the norm is 0.
+
+    Raises:
+        ValueError: an unsupported ``ord`` for the kind of norm, or a bad ``axis``.
+        TypeError: non-floating input.
+
+    >>> ek.norm(ek.constant([3.0, 4.0])).numpy()
+    np.float32(5.0)
+    >>> ek.norm(ek.constant([[1.0, -2.0], [3.0, 4.0]]), ord=1, axis=[0, 1]).numpy()
+    np.float32(6.0)
+    """
+    from .elementwise import abs
+    from .reduction import reduce_max, reduce_sum
+
+    x = _tensor(tensor, "norm")
+    float_check("norm", x, "tensor")
+    matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
+    if not matrix and axis is not None and not isinstance(axis, numbers.Integral):
+        raise ValueError(f"norm: axis must be None, an int or a pair of ints, got {axis!r}.")
+    axes = normalize_axis(axis, x.ndim, "norm")
+    if matrix and len(axes) != 2:
+        raise ValueError(f"norm: a matrix norm needs two different axes, got {axis!r}.")
+    if ord in ("euclidean", "fro", 2) and (matrix or ord != "fro"):
+        if matrix and ord == 2:
+            raise ValueError("norm: the spectral matrix norm (ord=2) is not supported.")
+        return apply(_euclidean, (x,), {"axis": axes, "keepdims": bool(keepdims)})
+    if matrix:
+        if ord not in (1, math.inf):
+            raise ValueError(
+                f"norm: ord={ord!r} is not a supported matrix norm ('euclidean', 'fro', 1, inf)."
+            )
+        # ord=1 sums over rows and takes the largest column; inf the other way round.
+        rows, cols = (int(a) % x.ndim for a in axis)  # the order given, not sorted
+        inner, outer = (rows, cols) if ord == 1 else (cols, rows)
+        sums = reduce_sum(abs(x), inner, keepdims=True)
+        return reduce_max(sums, (inner, outer), keepdims=keepdims)
+    if isinstance(ord, str) or not isinstance(ord, numbers.Real) or not ord > 0:
+        raise ValueError(
+            f"norm: ord={ord!r} is not a supported vector norm ('euclidean', 1, 2, inf, p > 0)."
+        )
+    if ord == 1:
+        return reduce_sum(abs(x), axes, keepdims)
+    if ord == math.inf:
+        return reduce_max(abs(x), axes, keepdims)
+    return apply(_pnorm, (x,), {"axis": axes, "keepdims": bool(keepdims), "p": float(ord)})
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
+    """Rescales ``t`` so that its L2 norm over ``axes`` is at most ``clip_norm``
+    (follows `tf.clip_by_norm`).
+
+    Returns ``t * clip_norm / max(norm(t), clip_norm)``; where the norm is 0, ``t`` is
+    returned unchanged with a finite gradient.
+
+    Args:
+        t: a floating tensor.
+        clip_norm: a positive scalar.
+        axes: None (the whole tensor) or the axes the norm is taken over.
+
+    Raises:
+        TypeError: non-floating ``t``.
+
+    >>> ek.clip_by_norm(ek.constant([3.0, 4.0]), 1.0).numpy()
+    array([0.6, 0.8], dtype=float32)
+    """
+    from .elementwise import maximum, sqrt, where
+    from .reduction import reduce_sum
+
+    t = _tensor(t, "clip_by_norm")
+    float_check("clip_by_norm", t, "t")
+    c = _tensor(clip_norm, "clip_by_norm", t._value.dtype)
+    # TF's formulation: the square root only ever sees positive values, so the gradient is
+    # finite at t = 0.
+    l2sum = reduce_sum(t * t, normalize_axis(axes, t.ndim, "clip_by_norm"), keepdims=True)
+    positive = l2sum > 0
+    l2norm = where(positive, sqrt(where(positive, l2sum, 1)), l2sum)
+    return t * c / maximum(l2norm, c)
+
+
+def _tensor_list(t_list, op: str) -> list:
+    if isinstance(t_list, Tensor) or not isinstance(t_list, (list, tuple)):
+        raise TypeError(
+            f"{op}: t_list must be a list or tuple of tensors, got {type(t_list).__name__}."
+        )
+    return [None if t is None else _tensor(t, op) for t in t_list]
+
+
+def global_norm(t_list, name=None) -> Tensor:
+    """``sqrt(sum(norm(t) ** 2 for t in t_list))``, skipping None (follows `tf.linalg.global_norm`).
+
+    Args:
+        t_list: a list or tuple of floating tensors (None entries are ignored).
+
+    Returns:
+        A scalar of the first tensor's dtype (0 for an empty list).
+
+    Raises:
+        TypeError: ``t_list`` is not a list or tuple.
+
+    >>> ek.global_norm([ek.constant([3.0]), ek.constant([[4.0]])]).numpy()
+    np.float32(5.0)
+    """
+    from .elementwise import cast, sqrt
+    from .reduction import reduce_sum
+
+    ts = [t for t in _tensor_list(t_list, "global_norm") if t is not None]
+    if not ts:
+        return _tensor(0.0, "global_norm")
+    dt = ts[0]._value.dtype
+    total = None
+    for t in ts:
+        s = reduce_sum(t * t)
+        s = cast(s, dt) if s._value.dtype != dt else s
+        total = s if total is None else total + s
+    return sqrt(total)
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple[list, Tensor]:
+    """Scales every tensor by ``clip_norm / max(global_norm, clip_norm)``
+    (follows `tf.clip_by_global_norm`).
+
+    Args:
+        t_list: a list or tuple of tensors (None entries stay None).
+        clip_norm: a positive scalar.
+        use_norm: a precomputed global norm; computed from ``t_list`` if None.
+
+    Returns:
+        ``(clipped_list, global_norm)``. If the global norm is Inf or NaN, every clipped
+        tensor is NaN, as in TensorFlow.
+
+    Raises:
+        TypeError: ``t_list`` is not a list or tuple.
+
+    >>> clipped, n = ek.clip_by_global_norm([ek.constant([3.0]), ek.constant([4.0])], 1.0)
+    >>> float(n), [c.numpy() for c in clipped]
+    (5.0, [array([0.6], dtype=float32), array([0.8], dtype=float32)])
+    """
+    from .elementwise import cast, minimum
+
+    ts = _tensor_list(t_list, "clip_by_global_norm")
+    n = global_norm(ts) if use_norm is None else _tensor(use_norm, "clip_by_global_norm")
+    c = _tensor(clip_norm, "clip_by_global_norm", n._value.dtype)
+    # TF's form: a zero norm gives scale 1 (1/0 = inf loses the minimum), and a non-finite
+    # norm makes the scale NaN through (n - n).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = c * minimum(1.0 / n, 1.0 / c) + (n - n)
+    out = []
+    for t in ts:
+        if t is None:
+            out.append(None)
+        else:
+            s = scale if scale._value.dtype == t._value.dtype else cast(scale, t._value.dtype)
+            out.append(t * s)
+    return out, n

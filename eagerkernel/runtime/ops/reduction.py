@@ -1,16 +1,36 @@
-"""Reductions: reduce_sum, reduce_mean, ... (follow `tf.math.reduce_*`).
+"""Reductions: reduce_sum, reduce_mean, reduce_max, ... (follow `tf.math.reduce_*`).
 
 ``axis`` is None (all axes), an int or a sequence of ints, negative allowed; ``keepdims``
-keeps reduced axes with length 1. The VJPs re-insert the reduced axes and broadcast.
+keeps reduced axes with length 1. The VJPs re-insert the reduced axes (`expand_reduced`) and
+let broadcasting do the rest. Integer sums and products keep their dtype, as in TensorFlow
+(NumPy would widen int32 to int64).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .. import dtypes
 from ..tape import Primitive, defvjp
 from ..tensor import Tensor
-from ._core import apply, tensor
+from ._core import apply, float_check, tensor
 
-__all__ = ["reduce_mean", "reduce_sum"]
+__all__ = [
+    "argmax",
+    "argmin",
+    "count_nonzero",
+    "cumsum",
+    "reduce_all",
+    "reduce_any",
+    "reduce_logsumexp",
+    "reduce_max",
+    "reduce_mean",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_std",
+    "reduce_sum",
+    "reduce_variance",
+]
 
 
 def normalize_axis(axis, ndim: int, op: str) -> tuple | None:
@@ -21,6 +41,8 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple | None:
     """
     if axis is None:
         return None
+    if type(axis) is int and -ndim <= axis < ndim:  # the common case, without the loop
+        return (axis % ndim,)
     if isinstance(axis, Tensor):
         axis = axis.numpy().tolist()
     axes = (axis,) if isinstance(axis, int) or not hasattr(axis, "__len__") else tuple(axis)
@@ -37,18 +59,40 @@ def expand_reduced(g: Tensor, x: Tensor, axis, keepdims: bool) -> Tensor:
     """Reshapes a reduction's cotangent so it broadcasts against the input ``x``."""
     from .array_ops import reshape
 
-    if keepdims or axis is None and g.ndim == x.ndim:
+    if keepdims or (axis is None and g.ndim == x.ndim):
         return g
     shape = [1 if (axis is None or i in axis) else n for i, n in enumerate(x._value.shape)]
     return reshape(g, shape)
 
 
-def _reduce(prim, x, axis, keepdims, op):
+def _reduce(prim, x, axis, keepdims, op, float_only=False):
     x = tensor(x, op)
-    return apply(prim, (x,), {"axis": normalize_axis(axis, x.ndim, op), "keepdims": bool(keepdims)})
+    if float_only and x._value.dtype.kind not in "fc":
+        float_check(op, x, "input_tensor")
+    axis = normalize_axis(axis, x._value.ndim, op)
+    return apply(prim, (x,), {"axis": axis, "keepdims": bool(keepdims)})
 
 
-_sum = Primitive("Sum", lambda xp, x, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims))
+def _sum_fwd(xp, x, axis, keepdims):
+    if x.dtype.kind in "iu":  # NumPy would accumulate int32 in int64
+        return xp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+    return xp.sum(x, axis=axis, keepdims=keepdims)
+
+
+def _prod_fwd(xp, x, axis, keepdims):
+    if x.dtype.kind in "iu":
+        return xp.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+    return xp.prod(x, axis=axis, keepdims=keepdims)
+
+
+def _count(x: Tensor, ans: Tensor) -> int:
+    """How many input elements went into each output element."""
+    return max(x._value.size // max(ans._value.size, 1), 1)
+
+
+# -- sum, mean ----------------------------------------------------------------------------------
+
+_sum = Primitive("Sum", _sum_fwd)
 defvjp(
     _sum,
     lambda g, ans, x, axis, keepdims: expand_reduced(g, x, axis, keepdims) * _ones(x),
@@ -78,9 +122,11 @@ def _mean_fwd(xp, x, axis, keepdims):
 _mean = Primitive("Mean", _mean_fwd)
 defvjp(
     _mean,
-    lambda g, ans, x, axis, keepdims: expand_reduced(g, x, axis, keepdims)
-    * _ones(x)
-    / (x._value.size // max(ans._value.size, 1) if x._value.size else 1),
+    lambda g, ans, x, axis, keepdims: (
+        expand_reduced(g, x, axis, keepdims)
+        * _ones(x)
+        / (x._value.size // max(ans._value.size, 1) if x._value.size else 1)
+    ),
 )
 
 
@@ -91,3 +137,378 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     np.float32(1.5)
     """
     return _reduce(_mean, input_tensor, axis, keepdims, "reduce_mean")
+
+
+# -- max, min, prod -----------------------------------------------------------------------------
+
+
+# NumPy is used below for dtype limits only; forwards compute with ``xp``.
+
+
+def _extremum_fwd(fn, empty):
+    def fwd(xp, x, axis, keepdims):
+        if x.size == 0:
+            # TF gives the identity of the reduction (-inf for max of floats); NumPy raises.
+            shape = xp.sum(x, axis=axis, keepdims=keepdims).shape
+            return xp.full(shape, empty(x.dtype), dtype=x.dtype)
+        return fn(xp)(x, axis=axis, keepdims=keepdims)
+
+    return fwd
+
+
+def _lowest(dt):
+    return -np.inf if dt.kind == "f" else (False if dt.kind == "b" else np.iinfo(dt).min)
+
+
+def _highest(dt):
+    return np.inf if dt.kind == "f" else (True if dt.kind == "b" else np.iinfo(dt).max)
+
+
+def _extremum_vjp(g, ans, x, axis, keepdims):
+    # TF's rule: the cotangent is split evenly among the elements equal to the extremum.
+    from .elementwise import cast, equal
+
+    hit = cast(equal(x, expand_reduced(ans, x, axis, keepdims)), g.dtype)
+    count = reduce_sum(hit, axis, keepdims=True)
+    return expand_reduced(g, x, axis, keepdims) * hit / count
+
+
+_max = Primitive("Max", _extremum_fwd(lambda xp: xp.max, _lowest))
+defvjp(_max, _extremum_vjp)
+_min = Primitive("Min", _extremum_fwd(lambda xp: xp.min, _highest))
+defvjp(_min, _extremum_vjp)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Maximum over ``axis`` (follows `tf.math.reduce_max`).
+
+    The gradient is split evenly among tied maxima, as in TensorFlow. An empty reduction
+    gives the lowest value of the dtype (-inf for floats).
+
+    >>> ek.reduce_max(ek.constant([[1.0, 5.0], [3.0, 4.0]]), axis=1).numpy()
+    array([5., 4.], dtype=float32)
+    """
+    return _reduce(_max, input_tensor, axis, keepdims, "reduce_max")
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Minimum over ``axis`` (follows `tf.math.reduce_min`; ties share the gradient evenly).
+
+    >>> ek.reduce_min(ek.constant([3, 1, 2])).numpy()
+    np.int32(1)
+    """
+    return _reduce(_min, input_tensor, axis, keepdims, "reduce_min")
+
+
+def _prod_vjp(g, ans, x, axis, keepdims):
+    # d prod / d x_i is the product of the others. Dividing ans by x_i fails at zeros, so count
+    # them: with no zero it is prod / x_i, with exactly one it is the product of the non-zero
+    # elements at the zero (and 0 elsewhere), with two or more it is 0 everywhere.
+    from .elementwise import cast, where
+
+    zero = x == 0
+    nonzero = where(zero, 1, x)
+    p = reduce_prod(nonzero, axis, keepdims=True)
+    count = reduce_sum(cast(zero, g.dtype), axis, keepdims=True)
+    at_zero = p * cast(count == 1, g.dtype)
+    elsewhere = p / nonzero * cast(count == 0, g.dtype)
+    return expand_reduced(g, x, axis, keepdims) * where(zero, at_zero, elsewhere)
+
+
+_prod = Primitive("Prod", _prod_fwd)
+defvjp(_prod, _prod_vjp)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Product over ``axis`` (follows `tf.math.reduce_prod`; ints keep their dtype).
+
+    The gradient is exact where inputs are zero (no division by zero).
+
+    >>> ek.reduce_prod(ek.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0).numpy()
+    array([3., 8.], dtype=float32)
+    """
+    return _reduce(_prod, input_tensor, axis, keepdims, "reduce_prod")
+
+
+# -- moments, log-sum-exp -----------------------------------------------------------------------
+
+_variance = Primitive(
+    "Variance", lambda xp, x, axis, keepdims: xp.var(x, axis=axis, keepdims=keepdims)
+)
+defvjp(
+    _variance,
+    lambda g, ans, x, axis, keepdims: (
+        expand_reduced(g, x, axis, keepdims)
+        * (x - reduce_mean(x, axis, keepdims=True))
+        * (2.0 / _count(x, ans))
+    ),
+)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Population variance over ``axis`` (follows `tf.math.reduce_variance`).
+
+    Raises:
+        TypeError: for non-floating input.
+
+    >>> ek.reduce_variance(ek.constant([1.0, 2.0, 3.0, 4.0])).numpy()
+    np.float32(1.25)
+    """
+    return _reduce(_variance, input_tensor, axis, keepdims, "reduce_variance", True)
+
+
+def _std_vjp(g, ans, x, axis, keepdims):
+    from .elementwise import where
+
+    a = expand_reduced(ans, x, axis, keepdims)
+    # Where the deviation is 0 every element equals the mean: give 0, not 0/0.
+    safe = where(a > 0, a, 1)
+    centered = x - reduce_mean(x, axis, keepdims=True)
+    return expand_reduced(g, x, axis, keepdims) * centered / (safe * _count(x, ans))
+
+
+_std = Primitive("Std", lambda xp, x, axis, keepdims: xp.std(x, axis=axis, keepdims=keepdims))
+defvjp(_std, _std_vjp)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Population standard deviation over ``axis`` (follows `tf.math.reduce_std`).
+
+    The gradient is 0 (not NaN) where the deviation is 0.
+
+    Raises:
+        TypeError: for non-floating input.
+
+    >>> ek.reduce_std(ek.constant([1.0, 3.0])).numpy()
+    np.float32(1.0)
+    """
+    return _reduce(_std, input_tensor, axis, keepdims, "reduce_std", True)
+
+
+def _logsumexp_fwd(xp, x, axis, keepdims):
+    if x.size == 0:
+        shape = xp.sum(x, axis=axis, keepdims=keepdims).shape
+        return xp.full(shape, -xp.inf, dtype=x.dtype)
+    m = xp.max(x, axis=axis, keepdims=True)
+    finite = xp.isfinite(m)
+    if finite.all():
+        s = xp.sum(xp.exp(x - m), axis=axis, keepdims=keepdims)
+        return (xp.log(s) + m.reshape(s.shape)).astype(x.dtype, copy=False)
+    m = xp.where(finite, m, 0)  # all -inf (or inf) rows: no shift, as TF does
+    s = xp.sum(xp.exp(x - m), axis=axis, keepdims=keepdims)
+    with np.errstate(divide="ignore"):  # log(0) = -inf is the answer, not a mistake
+        return (xp.log(s) + m.reshape(s.shape)).astype(x.dtype, copy=False)
+
+
+_logsumexp = Primitive("ReduceLogSumExp", _logsumexp_fwd)
+defvjp(
+    _logsumexp,
+    lambda g, ans, x, axis, keepdims: (
+        expand_reduced(g, x, axis, keepdims) * _exp(x - expand_reduced(ans, x, axis, keepdims))
+    ),
+)
+
+
+def _exp(x):
+    from .elementwise import exp
+
+    return exp(x)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, without overflow (follows `tf.math.reduce_logsumexp`).
+
+    The maximum is subtracted before exponentiating, so large inputs stay finite.
+
+    Raises:
+        TypeError: for non-floating input.
+
+    >>> ek.reduce_logsumexp(ek.constant([1000.0, 1000.0])).numpy()
+    np.float32(1000.6932)
+    """
+    return _reduce(_logsumexp, input_tensor, axis, keepdims, "reduce_logsumexp", True)
+
+
+# -- logical reductions -------------------------------------------------------------------------
+
+_all = Primitive("All", lambda xp, x, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims))
+defvjp(_all, None)
+_any = Primitive("Any", lambda xp, x, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims))
+defvjp(_any, None)
+
+
+def _logical_reduce(prim, x, axis, keepdims, op):
+    x = tensor(x, op)
+    if x._value.dtype.kind != "b":
+        raise TypeError(f"{op}: input_tensor must be bool, got {x.dtype.name}.")
+    return _reduce(prim, x, axis, keepdims, op)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Logical AND over ``axis`` (follows `tf.math.reduce_all`; True for an empty reduction).
+
+    Raises:
+        TypeError: for non-bool input.
+
+    >>> ek.reduce_all(ek.constant([True, False])).numpy()
+    np.False_
+    """
+    return _logical_reduce(_all, input_tensor, axis, keepdims, "reduce_all")
+
+
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Logical OR over ``axis`` (follows `tf.math.reduce_any`; False for an empty reduction).
+
+    Raises:
+        TypeError: for non-bool input.
+
+    >>> ek.reduce_any(ek.constant([[True, False], [False, False]]), axis=1).numpy()
+    array([ True, False])
+    """
+    return _logical_reduce(_any, input_tensor, axis, keepdims, "reduce_any")
+
+
+def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None) -> Tensor:
+    """Number of non-zero elements over ``axis`` (follows `tf.math.count_nonzero`).
+
+    Args:
+        input: a tensor of any dtype (bool counts True).
+        dtype: the output dtype, default int64.
+
+    >>> ek.count_nonzero(ek.constant([[0, 1], [2, 3]]), axis=1).numpy()
+    array([1, 2])
+    """
+    x = tensor(input, "count_nonzero")
+    params = {
+        "axis": normalize_axis(axis, x.ndim, "count_nonzero"),
+        "keepdims": bool(keepdims),
+        "dtype": dtypes.numpy_dtype(dtype),
+    }
+    return apply(_count_nonzero, (x,), params)
+
+
+_count_nonzero = Primitive(
+    "CountNonzero",
+    lambda xp, x, axis, keepdims, dtype: xp.sum(x != 0, axis=axis, keepdims=keepdims, dtype=dtype),
+)
+defvjp(_count_nonzero, None)
+
+
+# -- arg reductions, scans ----------------------------------------------------------------------
+
+
+def _single_axis(x: Tensor, axis, op: str) -> int:
+    nd = x.ndim
+    if nd == 0:
+        raise ValueError(f"{op}: input must have rank >= 1, got a scalar (shape ()).")
+    if isinstance(axis, Tensor):
+        axis = axis.numpy()
+    if hasattr(axis, "__len__"):
+        if len(axis) != 1:
+            raise ValueError(f"{op}: axis must be a single int, got {axis!r}.")
+        (axis,) = axis
+    axis = int(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"{op}: axis {axis} is out of range for a tensor of rank {nd}.")
+    return axis % nd
+
+
+def _arg(fn):
+    def fwd(xp, x, axis, output_type):
+        return fn(xp)(x, axis=axis).astype(output_type, copy=False)
+
+    return fwd
+
+
+_argmax = Primitive("ArgMax", _arg(lambda xp: xp.argmax))
+defvjp(_argmax, None)
+_argmin = Primitive("ArgMin", _arg(lambda xp: xp.argmin))
+defvjp(_argmin, None)
+
+
+def _arg_reduce(prim, x, axis, output_type, op):
+    x = tensor(x, op)
+    out = dtypes.numpy_dtype(output_type)
+    if out.kind not in "iu":
+        raise TypeError(f"{op}: output_type must be int32 or int64, got {out.name}.")
+    axis = _single_axis(x, 0 if axis is None else axis, op)
+    if x._value.shape[axis] == 0:
+        raise ValueError(f"{op}: axis {axis} of shape {tuple(x.shape)} is empty.")
+    return apply(prim, (x,), {"axis": axis, "output_type": out})
+
+
+def argmax(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:
+    """Index of the largest value along ``axis`` (follows `tf.math.argmax`).
+
+    Args:
+        input: a tensor of rank >= 1.
+        axis: one int; None means 0, as in TensorFlow.
+        output_type: int64 (default) or int32.
+
+    Returns:
+        The input's shape without ``axis``; the first index on ties.
+
+    Raises:
+        ValueError: a scalar input, an axis out of range or of length 0.
+
+    >>> ek.argmax(ek.constant([[1.0, 5.0], [4.0, 3.0]]), axis=1).numpy()
+    array([1, 0])
+    """
+    return _arg_reduce(_argmax, input, axis, output_type, "argmax")
+
+
+def argmin(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:
+    """Index of the smallest value along ``axis`` (follows `tf.math.argmin`; None means 0).
+
+    >>> ek.argmin(ek.constant([[1.0, 5.0], [3.0, 4.0]])).numpy()
+    array([0, 1])
+    """
+    return _arg_reduce(_argmin, input, axis, output_type, "argmin")
+
+
+def _cumsum_fwd(xp, x, axis, exclusive, reverse):
+    if reverse:
+        x = xp.flip(x, axis)
+    out = xp.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        # Shift by one along ``axis``: [a, a+b, a+b+c] -> [0, a, a+b].
+        shifted = xp.zeros_like(out)
+        head = [slice(None)] * x.ndim
+        tail = [slice(None)] * x.ndim
+        head[axis] = slice(1, None)
+        tail[axis] = slice(None, -1)
+        shifted[tuple(head)] = out[tuple(tail)]
+        out = shifted
+    return xp.flip(out, axis) if reverse else out
+
+
+_cumsum = Primitive("Cumsum", _cumsum_fwd)
+# The transpose of a running sum is a running sum in the other direction.
+defvjp(
+    _cumsum,
+    lambda g, ans, x, axis, exclusive, reverse: cumsum(g, axis, exclusive, not reverse),
+)
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
+    """Running sum along ``axis`` (follows `tf.math.cumsum`).
+
+    Args:
+        x: a tensor of rank >= 1; the output has its shape and dtype.
+        axis: one int, negative allowed.
+        exclusive: each element excludes itself (the first is 0).
+        reverse: sum from the end.
+
+    Raises:
+        ValueError: a scalar input or an axis out of range.
+
+    >>> ek.cumsum(ek.constant([1, 2, 3]), exclusive=True, reverse=True).numpy()
+    array([5, 3, 0], dtype=int32)
+    """
+    x = tensor(x, "cumsum")
+    params = {
+        "axis": _single_axis(x, axis, "cumsum"),
+        "exclusive": bool(exclusive),
+        "reverse": bool(reverse),
+    }
+    return apply(_cumsum, (x,), params)

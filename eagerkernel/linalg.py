@@ -1,0 +1,16 @@
+"""`ek.linalg`: linear algebra under TensorFlow's `tf.linalg` names."""
+
+from __future__ import annotations
+
+from .runtime.ops.linalg import (  # noqa: F401
+    einsum,
+    global_norm,
+    matmul,
+    matrix_transpose,
+    norm,
+    tensordot,
+    trace,
+)
+from .runtime.ops.nn import l2_normalize  # noqa: F401
+
+transpose = matrix_transpose

@@ -1,0 +1,336 @@
+"""Formatting shared by the magics' displays: units, tensor summaries, text and HTML tables.
+
+Every display in `eagerkernel.magics` has a plain-text form (terminals, nbval) and an HTML form
+(notebooks), built from the same rows by `text_table` and `html_table`, so the two never
+disagree. Nothing here touches the runtime's state: values are read with ``.numpy()``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "array_stats",
+    "format_norm",
+    "format_seconds",
+    "format_share",
+    "html_table",
+    "share_cell",
+    "spec",
+    "tensor_html",
+    "text_table",
+    "timing_cell",
+    "value_summary",
+]
+
+_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+#: Inline CSS for every table; a notebook without our stylesheet still renders them cleanly.
+TABLE_STYLE = "border-collapse:collapse;font-family:monospace;font-size:12px;text-align:left"
+HIGHLIGHT_STYLE = "background:#fdd;font-weight:bold"
+
+
+def format_seconds(seconds: float | None, precision: int = 3) -> str:
+    """A duration with the unit that keeps 1 to 3 digits before the point: ns, µs, ms or s.
+
+    ``None`` (an op that was not timed) gives ``"—"``. Durations of 1000 s and more stay in
+    seconds.
+
+    >>> format_seconds(1.5e-8), format_seconds(0.0000123), format_seconds(0.0042)
+    ('15 ns', '12.3 µs', '4.2 ms')
+    >>> format_seconds(2.0), format_seconds(0.0), format_seconds(None)
+    ('2 s', '0 ns', '—')
+    >>> format_seconds(0.00099996)  # rounds up into the next unit, not '1e+03 µs'
+    '1 ms'
+    """
+    if seconds is None:
+        return "—"
+    seconds = float(seconds)
+    if math.isnan(seconds) or seconds < 0:
+        return f"{seconds} s"
+    if seconds >= 1000:
+        return f"{seconds:.0f} s"
+    for i, (scale, unit) in enumerate(_UNITS):
+        if seconds >= scale or i == len(_UNITS) - 1:
+            text = f"{seconds / scale:.{precision}g}"
+            if float(text) >= 1000 and i > 0:  # 999.96 µs rounds to 1000: say 1 ms
+                scale, unit = _UNITS[i - 1]
+                text = f"{seconds / scale:.{precision}g}"
+            return f"{text} {unit}"
+    raise AssertionError("unreachable")
+
+
+def timing_cell(seconds: float | None) -> str:
+    """`format_seconds` right-aligned to 7 characters, the longest it returns below 10⁴ s.
+
+    Timing tables use it so that their layout does not depend on the numbers: the patterns
+    of ``eagerkernel/resources/nbval_sanitize.cfg`` then make two runs compare equal.
+
+    >>> timing_cell(1.23e-5), timing_cell(3e-3)
+    ('12.3 µs', '   3 ms')
+    """
+    return format_seconds(seconds).rjust(7)
+
+
+def share_cell(part: float | None, total: float | None) -> str:
+    """`format_share` right-aligned to 6 characters (``100.0%``)."""
+    return format_share(part, total).rjust(6)
+
+
+def format_share(part: float | None, total: float | None) -> str:
+    """``part`` as a percentage of ``total`` with one decimal (``"—"`` if either is unknown).
+
+    >>> format_share(1, 4), format_share(None, 4), format_share(1, 0)
+    ('25.0%', '—', '—')
+    """
+    if part is None or not total:
+        return "—"
+    return f"{100.0 * part / total:.1f}%"
+
+
+def format_norm(value: float | None) -> str:
+    """A norm or statistic with 4 significant digits (``"—"`` for None).
+
+    >>> format_norm(3.14159265), format_norm(float("nan")), format_norm(None)
+    ('3.142', 'nan', '—')
+    """
+    if value is None:
+        return "—"
+    return f"{value:.4g}"
+
+
+def spec(t) -> str:
+    """A tensor's dtype and shape in the compact ``float32[2,3]`` form, plus its device when
+    it is not the CPU (``float32[2,3]@/gpu:0``).
+
+    >>> spec(ek.constant([[1.0, 2.0, 3.0]])), spec(ek.constant(1))
+    ('float32[1,3]', 'int32[]')
+    """
+    if t is None:
+        return "—"
+    if isinstance(t, tuple):
+        return "(" + ", ".join(spec(x) for x in t) + ")"
+    shape = ",".join(str(n) for n in t.shape)
+    text = f"{t.dtype.name}[{shape}]"
+    device = getattr(t, "device", "/cpu:0")
+    if device != "/cpu:0":
+        text += f"@{device}"
+    return text
+
+
+def _as_float(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "c":
+        return a
+    return a.astype(np.float64, copy=False)
+
+
+def array_stats(t) -> dict:
+    """Norm, min, max and NaN/Inf counts of a tensor, computed in float64 on the host.
+
+    Returns a dict with keys ``norm``, ``min``, ``max`` (None for an empty tensor), ``nan``
+    and ``inf`` (counts) and ``finite`` (no NaN or Inf at all). Complex values report the
+    min/max of their magnitudes.
+
+    >>> s = array_stats(ek.constant([3.0, -4.0]))
+    >>> s["norm"], s["min"], s["max"], s["nan"], s["inf"]
+    (5.0, -4.0, 3.0, 0, 0)
+    """
+    a = _as_float(np.asarray(t.numpy()))
+    finite = np.isfinite(a)
+    out = {
+        "norm": float(np.linalg.norm(a.ravel())) if a.size else 0.0,
+        "nan": int(np.isnan(a).sum()),
+        "inf": int(np.isinf(a).sum()),
+        "min": None,
+        "max": None,
+    }
+    if a.size:
+        real = np.abs(a) if a.dtype.kind == "c" else a
+        with np.errstate(invalid="ignore"):
+            out["min"] = float(np.nanmin(real)) if not np.isnan(real).all() else math.nan
+            out["max"] = float(np.nanmax(real)) if not np.isnan(real).all() else math.nan
+    out["finite"] = bool(finite.all())
+    return out
+
+
+def value_summary(t, max_values: int = 4) -> str:
+    """A short description of a tensor's values: the values themselves when there are at most
+    ``max_values`` of them, else the range and NaN/Inf counts.
+
+    >>> value_summary(ek.constant(100.0)), value_summary(ek.constant([1.0, 2.0]))
+    ('100.0', '[1.0, 2.0]')
+    >>> value_summary(ek.constant([1.0, 2.0, np.inf, np.nan, 5.0]))
+    'min 1, max inf, 1 NaN, 1 Inf'
+    """
+    a = np.asarray(t.numpy())
+    if a.size <= max_values:
+        if a.ndim == 0:
+            return repr(a.item())
+        return repr(a.ravel().tolist())
+    if a.dtype.kind not in "fc":
+        return f"min {a.min()}, max {a.max()}"
+    s = array_stats(t)
+    text = f"min {format_norm(s['min'])}, max {format_norm(s['max'])}"
+    if s["nan"]:
+        text += f", {s['nan']} NaN"
+    if s["inf"]:
+        text += f", {s['inf']} Inf"
+    return text
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def text_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    max_width: int = 48,
+    marks: Sequence[str] | None = None,
+) -> str:
+    """Rows of strings as an aligned plain-text table with a header and a rule.
+
+    A row of one cell is a spanning row (``"… 10 more ops …"``). Cells longer than
+    ``max_width`` are clipped with ``…``. ``marks`` gives each row a one-character prefix
+    (``"!"`` for a highlighted row).
+
+    >>> print(text_table(["op", "n"], [["Mul", "1"], ["AddV2", "2"]]))
+      op     n
+      -----  -
+      Mul    1
+      AddV2  2
+    """
+    cells = [[_clip(c, max_width) for c in r] for r in rows]
+    widths = [len(h) for h in headers]
+    for r in cells:
+        if len(r) == len(headers):
+            widths = [max(w, len(c)) for w, c in zip(widths, r)]
+    marks = list(marks) if marks is not None else [" "] * len(cells)
+
+    def line(mark: str, r: Sequence[str]) -> str:
+        if len(r) != len(headers):
+            return f"{mark} {r[0]}"
+        return (mark + " " + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip()
+
+    out = [line(" ", headers), line(" ", ["-" * w for w in widths])]
+    out += [line(m, r) for m, r in zip(marks, cells)]
+    return "\n".join(out)
+
+
+def html_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    caption: str | None = None,
+    highlight: Sequence[bool] | None = None,
+    css_class: str = "eagerkernel",
+) -> str:
+    """Rows of strings as an HTML table; every cell is escaped.
+
+    A row of one cell spans the table. ``highlight[i]`` colours row ``i`` (the op that made a
+    gradient NaN or Inf).
+
+    >>> html_table(["op"], [["<Mul>"]])  # doctest: +ELLIPSIS
+    '<table class="eagerkernel" ...>op</th>...>&lt;Mul&gt;</td>...</table>'
+    """
+    highlight = list(highlight) if highlight is not None else [False] * len(rows)
+    parts = [f'<table class="{css_class}" style="{TABLE_STYLE}">']
+    if caption:
+        parts.append(f'<caption style="text-align:left">{html.escape(caption)}</caption>')
+    cell = 'style="padding:1px 8px;border-bottom:1px solid #ddd"'
+    parts.append("<thead><tr>")
+    parts += [f"<th {cell}>{html.escape(h)}</th>" for h in headers]
+    parts.append("</tr></thead><tbody>")
+    for r, hl in zip(rows, highlight):
+        style = f' style="{HIGHLIGHT_STYLE}"' if hl else ""
+        if len(r) != len(headers):
+            parts.append(
+                f'<tr{style}><td {cell} colspan="{len(headers)}" '
+                f'style="text-align:center;color:#777">{html.escape(r[0])}</td></tr>'
+            )
+            continue
+        parts.append(f"<tr{style}>" + "".join(f"<td {cell}>{html.escape(c)}</td>" for c in r))
+        parts.append("</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def truncate_rows(rows: list, max_rows: int, what: str = "ops") -> tuple[list, list[int]]:
+    """Keeps the first and last rows of a long table, with a ``"… N more ops …"`` row between.
+
+    Returns the rows and, for each kept row, its index in ``rows`` (-1 for the gap row).
+    ``max_rows <= 0`` keeps every row, and so does a table that would lose only one row.
+
+    >>> truncate_rows([["a"], ["b"], ["c"], ["d"], ["e"]], 2)
+    ([['a'], ['… 3 more ops …'], ['e']], [0, -1, 4])
+    >>> len(truncate_rows([["a"], ["b"], ["c"]], 2)[0])
+    3
+    """
+    n = len(rows)
+    if max_rows <= 0 or n <= max_rows + 1:
+        return list(rows), list(range(n))
+    head = (max_rows + 1) // 2
+    tail = max_rows - head
+    kept = [*range(head), -1, *range(n - tail, n)]
+    gap = f"… {n - head - tail} more {what} …"
+    out = [rows[i] if i >= 0 else [gap] for i in kept]
+    return out, kept
+
+
+# -- rich repr of tensors -----------------------------------------------------------------------
+
+
+def tensor_html(t, max_rows: int = 10, max_cols: int = 10) -> str:
+    """The notebook's HTML view of a Tensor or Variable: a header (name, shape, dtype,
+    device) and a preview of the values (a grid for rank 1 and 2, NumPy's print otherwise).
+
+    >>> "float32" in tensor_html(ek.constant([1.0, 2.0]))
+    True
+    """
+    a = np.asarray(t.numpy())
+    kind = type(t).__name__
+    name = getattr(t, "name", None)
+    head = f"{kind} '{name}'" if kind == "Variable" and name else kind
+    shape = tuple(a.shape)
+    header = (
+        f"<b>{html.escape(head)}</b> shape={html.escape(str(shape))} "
+        f"dtype={html.escape(t.dtype.name)} device={html.escape(t.device)}"
+    )
+    if a.ndim in (1, 2) and a.size:
+        grid = a.reshape(1, -1) if a.ndim == 1 else a
+        r_idx = _preview_index(grid.shape[0], max_rows)
+        c_idx = _preview_index(grid.shape[1], max_cols)
+        rows = []
+        for i in r_idx:
+            if i < 0:
+                rows.append("<tr>" + "<td>⋮</td>" * len(c_idx) + "</tr>")
+                continue
+            tds = "".join(
+                "<td>…</td>" if j < 0 else f"<td>{html.escape(_fmt_value(grid[i, j]))}</td>"
+                for j in c_idx
+            )
+            rows.append(f"<tr>{tds}</tr>")
+        body = f'<table style="{TABLE_STYLE}">{"".join(rows)}</table>'
+    else:
+        with np.printoptions(threshold=100, edgeitems=3):
+            body = f"<pre>{html.escape(np.array2string(a, separator=' '))}</pre>"
+    return f'<div class="eagerkernel-tensor">{header}{body}</div>'
+
+
+def _preview_index(n: int, limit: int) -> list[int]:
+    if n <= limit:
+        return list(range(n))
+    half = limit // 2
+    return [*range(half), -1, *range(n - half, n)]
+
+
+def _fmt_value(v) -> str:
+    if isinstance(v, np.floating | float):
+        return f"{float(v):.6g}"
+    return str(v.item() if isinstance(v, np.generic) else v)

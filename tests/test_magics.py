@@ -1,0 +1,371 @@
+"""The %%tape, %grad and %device magics and the rich displays, in an in-process IPython shell."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+
+import eagerkernel as ek
+from eagerkernel.magics import GradResult, TapeRecord, format_seconds
+from eagerkernel.magics.formatting import text_table, truncate_rows, value_summary
+from eagerkernel.runtime import device as device_mod
+
+
+@pytest.fixture
+def ip():
+    """The test IPython shell with the extension loaded and HTML output active."""
+    start_ipython()  # once per process; later calls return None
+    shell = InteractiveShell.instance()
+    shell.extension_manager.load_extension("eagerkernel")
+    formatter = shell.display_formatter
+    active = list(formatter.active_types)
+    formatter.active_types = ["text/plain", "text/html"]
+    shell.user_ns.update(ek=ek, np=np)
+    yield shell
+    formatter.active_types = active
+    for name in ("_tape", "fwd", "y", "x", "w", "b", "g", "dw", "dx"):
+        shell.user_ns.pop(name, None)
+    device_mod.set_default_device(None)
+
+
+def run(ip, code: str):
+    """Runs ``code`` as a cell; returns (ExecutionResult, captured output)."""
+    with capture_output() as cap:
+        result = ip.run_cell(code)
+    return result, cap
+
+
+LINEAR = """%%tape
+w = ek.Variable(2.0)
+x = ek.constant(3.0)
+b = ek.constant(1.0)
+y = w * x + b
+y"""
+
+
+# -- formatting ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0.0, "0 ns"),
+        (3.2e-9, "3.2 ns"),
+        (999e-9, "999 ns"),
+        (1.5e-6, "1.5 µs"),
+        (12.34e-6, "12.3 µs"),
+        (0.00099996, "1 ms"),
+        (4.25e-3, "4.25 ms"),
+        (0.5, "500 ms"),
+        (1.0, "1 s"),
+        (12.5, "12.5 s"),
+        (1234.0, "1234 s"),
+        (None, "—"),
+    ],
+)
+def test_format_seconds_picks_the_unit(seconds, text):
+    assert format_seconds(seconds) == text
+
+
+def test_truncate_rows_keeps_head_and_tail():
+    rows = [[str(i)] for i in range(10)]
+    out, kept = truncate_rows(rows, 4)
+    assert [r[0] for r in out] == ["0", "1", "… 6 more ops …", "8", "9"]
+    assert kept == [0, 1, -1, 8, 9]
+    assert truncate_rows(rows, 0)[0] == rows
+
+
+def test_text_table_marks_and_spans():
+    text = text_table(["a", "bb"], [["1", "2"], ["gap"]], marks=["!", " "])
+    assert text.splitlines()[2] == "! 1  2"
+    assert text.splitlines()[3] == "  gap"
+
+
+def test_value_summary_of_large_tensors():
+    t = ek.constant(np.array([1.0, np.inf, np.nan, -2.0, 3.0], np.float32))
+    assert value_summary(t) == "min -2, max inf, 1 NaN, 1 Inf"
+
+
+# -- %%tape -------------------------------------------------------------------------------------
+
+
+def test_tape_records_every_op_and_keeps_the_tape(ip):
+    result, cap = run(ip, LINEAR)
+    assert result.success
+    tape = ip.user_ns["_tape"]
+    assert isinstance(tape, ek.GradientTape)
+    assert [e.prim.name for e in tape.entries] == ["Mul", "AddV2"]
+    assert all(e.seconds is not None and e.seconds >= 0 for e in tape.entries)
+    # The last expression is displayed as usual.
+    assert "numpy=7.0" in cap.stdout
+
+
+def test_tape_displays_record_and_timing_as_text_and_html(ip):
+    _, cap = run(ip, LINEAR)
+    record, timing = cap.outputs[-2:]
+    for out in (record, timing):
+        assert {"text/plain", "text/html"} <= set(out.data)
+        for mime in ("text/plain", "text/html"):
+            assert "Mul" in out.data[mime]
+            assert "AddV2" in out.data[mime]
+    assert "float32[]" in record.data["text/plain"]
+    assert "2 ops recorded" in record.data["text/plain"]
+    assert "<table" in record.data["text/html"]
+    assert any(unit in timing.data["text/plain"] for unit in (" ns", " µs", " ms", " s"))
+    assert "By op type" in timing.data["text/plain"]
+    assert "100.0%" in timing.data["text/plain"]
+
+
+def test_tape_record_is_the_same_on_every_run(ip):
+    _, first = run(ip, LINEAR)
+    _, second = run(ip, LINEAR)
+    assert first.outputs[-2].data == second.outputs[-2].data
+
+
+def test_tape_timing_layout_does_not_depend_on_the_numbers(ip):
+    import re
+
+    from nbval.plugin import get_sanitize_patterns
+
+    cfg = ek.__path__[0] + "/resources/nbval_sanitize.cfg"
+    with open(cfg, encoding="utf-8") as f:
+        patterns = get_sanitize_patterns(f.read())
+
+    def sanitize(text):
+        for regex, replace in patterns:
+            text = re.sub(regex, replace, text)
+        return text
+
+    _, cap = run(ip, LINEAR)
+    timing = cap.outputs[-1]
+    for e, fake in zip(ip.user_ns["_tape"].entries, (1.5e-9, 123.4)):
+        e.seconds = fake  # any other numbers at all
+    fresh = TapeRecord(ip.user_ns["_tape"], "_tape").timing
+    assert repr(fresh) != timing.data["text/plain"]
+    assert sanitize(repr(fresh)) == sanitize(timing.data["text/plain"])
+    assert sanitize(fresh._repr_html_()) == sanitize(timing.data["text/html"])
+    assert "TIME" in sanitize(repr(fresh))
+
+
+def test_named_tape_watch_and_sync(ip):
+    ip.user_ns["x"] = ek.constant([1.0, 2.0])
+    result, _ = run(ip, "%%tape fwd --watch x --sync\ny = ek.exp(x)")
+    assert result.success
+    tape = ip.user_ns["fwd"]
+    assert "_tape" not in ip.user_ns
+    assert tape._sync is True
+    assert [e.prim.name for e in tape.entries] == ["Exp"]
+
+
+def test_tape_long_tapes_are_cut_in_the_middle(ip):
+    code = "%%tape --max-rows 10\nx = ek.constant(1.0)\nfor _ in range(30):\n    x = x * 1.0\n"
+    _, cap = run(ip, code)
+    record = cap.outputs[-2]
+    text = record.data["text/plain"]
+    assert "… 20 more ops …" in text
+    assert "… 20 more ops …" in record.data["text/html"]
+    lines = text.splitlines()
+    assert lines[3].split()[0] == "0" and lines[-1].split()[0] == "29"
+    assert "30 ops recorded" in lines[0]
+
+
+def test_tape_cell_error_fails_the_cell_and_keeps_the_partial_tape(ip):
+    result, cap = run(ip, "%%tape\nx = ek.constant(2.0) * 3.0\n1 / 0\nx = x + 1.0")
+    assert isinstance(result.error_in_exec, ZeroDivisionError)
+    assert [e.prim.name for e in ip.user_ns["_tape"].entries] == ["Mul"]
+    assert "Mul" in cap.outputs[-2].data["text/plain"]
+    # Recording stopped with the cell.
+    assert not ek.runtime.state.RECORDING
+
+
+def test_tape_persistent_appends_to_the_existing_tape(ip):
+    run(ip, "%%tape\nx = ek.constant(2.0) * 3.0")
+    first = ip.user_ns["_tape"]
+    run(ip, "%%tape --persistent\ny = x + 1.0")
+    assert ip.user_ns["_tape"] is first
+    assert [e.prim.name for e in first.entries] == ["Mul", "AddV2"]
+    run(ip, "%%tape\ny = x + 1.0")
+    assert [e.prim.name for e in ip.user_ns["_tape"].entries] == ["AddV2"]
+
+
+def test_tape_rejects_bad_arguments(ip):
+    result, _ = run(ip, "%%tape --watch nothing_here\ny = 1")
+    assert isinstance(result.error_in_exec, UsageError)
+    result, _ = run(ip, "%%tape 1abc\ny = 1")
+    assert isinstance(result.error_in_exec, UsageError)
+
+
+# -- %grad --------------------------------------------------------------------------------------
+
+
+def test_grad_of_linear_function_matches_closed_form(ip):
+    run(ip, LINEAR)
+    result, _ = run(ip, "%grad y wrt w x b")
+    assert result.success
+    grads = result.result
+    assert isinstance(grads, GradResult) and isinstance(grads, list)
+    # d(wx + b)/dw = x = 3, d/dx = w = 2, d/db = 1
+    assert [float(g) for g in grads] == [3.0, 2.0, 1.0]
+    assert grads.names == ["w", "x", "b"]
+    assert [s.op for s in grads.steps] == ["AddV2", "Mul"]
+    assert [s.index for s in grads.steps] == [1, 0]
+    assert grads.nan_origin is None
+
+
+def test_grad_assignment_and_repeat(ip):
+    run(ip, LINEAR)
+    run(ip, "dw, dx = %grad y w x")
+    assert float(ip.user_ns["dw"]) == 3.0 and float(ip.user_ns["dx"]) == 2.0
+    result, _ = run(ip, "%grad y x")  # the tape is replayed, not consumed
+    assert float(result.result[0]) == 2.0
+
+
+def test_grad_report_text_and_html(ip):
+    run(ip, LINEAR)
+    result, _ = run(ip, "%grad y wrt w x")
+    data, _ = ip.display_formatter.format(result.result)
+    text, html = data["text/plain"], data["text/html"]
+    for form in (text, html):
+        assert "AddV2" in form and "Mul" in form
+        assert "Gradients of `y` w.r.t. w, x" in form
+    assert "float32[] ‖3‖" in text  # the cotangent flowing to w
+    assert "<table" in html
+
+
+def test_grad_nonscalar_target_and_list_sources(ip):
+    code = "%%tape\nw = ek.Variable([[1.0, 2.0], [3.0, 4.0]])\nx = ek.constant([[1.0], [-1.0]])"
+    code += "\ny = ek.matmul(w, x)"
+    run(ip, code)
+    result, _ = run(ip, "%grad y wrt [w, x]")
+    dw, dx = result.result
+    np.testing.assert_allclose(dw.numpy(), [[1.0, -1.0], [1.0, -1.0]])
+    np.testing.assert_allclose(dx.numpy(), [[4.0], [6.0]])
+    assert result.result.names == ["w", "x"]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_grad_names_the_op_that_made_nan(ip):
+    run(ip, "%%tape\nx = ek.constant(100.0)\ny = ek.math.log(1.0 + ek.exp(x))")
+    assert [e.prim.name for e in ip.user_ns["_tape"].entries] == ["Exp", "AddV2", "Log"]
+    result, _ = run(ip, "%grad y wrt x")
+    grads = result.result
+    assert np.isnan(grads[0].numpy())
+    # Backward: Log's VJP gives 1/(1+e^100) = 0 (finite), then Exp's VJP computes 0 * inf.
+    origin = grads.nan_origin
+    assert origin is not None and origin.op == "Exp" and origin.index == 0
+    data, _ = ip.display_formatter.format(grads)
+    text, html = data["text/plain"], data["text/html"]
+    assert "Exp (tape op #0) produced NaN" in text
+    assert "float32[] = 100.0" in text  # the forward input
+    assert "! 2     0  Exp" in text  # the highlighted replay row
+    assert "NaN/Inf origin" in html and "background:#fdd" in html
+    assert "Exp (tape op #0) produced NaN" in html
+
+
+def test_grad_unconnected_and_unused_sources(ip):
+    run(ip, LINEAR)
+    ip.user_ns["z"] = ek.constant(5.0)
+    result, _ = run(ip, "%grad x wrt z")
+    assert result.result == [None]
+    assert any("`z` is not an input" in n for n in result.result.notes)
+    data, _ = ip.display_formatter.format(result.result)
+    assert "None" in data["text/plain"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("%grad y wrt w --tape nope", "no tape named `nope`"),
+        ("%grad y", "no SOURCE"),
+        ("%grad y wrt undefined_name", "cannot evaluate 'undefined_name'"),
+        ("%grad y wrt 3", "must be a Tensor"),
+    ],
+)
+def test_grad_usage_errors(ip, line, message):
+    run(ip, LINEAR)
+    result, cap = run(ip, line)
+    assert isinstance(result.error_in_exec, UsageError)
+    assert message in str(result.error_in_exec)
+    assert "Traceback" not in cap.stderr
+
+
+# -- %device ------------------------------------------------------------------------------------
+
+
+def test_device_lists_devices_and_default(ip):
+    result, _ = run(ip, "%device")
+    listing = result.result
+    data, _ = ip.display_formatter.format(listing)
+    assert "* /cpu:0" in data["text/plain"]
+    assert "/cpu:0" in data["text/html"]
+
+
+def test_device_absent_is_a_one_line_error(ip):
+    result, cap = run(ip, "%device /gpu:7")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert "Traceback" not in cap.stderr
+    assert len(cap.stderr.strip().splitlines()) == 1
+    assert "/gpu:7" in cap.stderr
+    assert ek.config.get_default_device() == "/cpu:0"
+    result, cap = run(ip, "%device tpu:0")
+    assert isinstance(result.error_in_exec, UsageError)
+
+
+def test_device_sets_the_default_for_following_cells(ip, monkeypatch):
+    gpu = device_mod.Device("GPU", 0, np, virtual=True)
+    monkeypatch.setitem(device_mod._devices, "/gpu:0", gpu)
+    result, _ = run(ip, "%device gpu:0")
+    assert result.success
+    text = repr(result.result)
+    assert "* /gpu:0" in text and "virtual" in text
+    run(ip, "x = ek.constant([1.0, 2.0])")
+    assert ip.user_ns["x"].device == "/gpu:0"
+    run(ip, "%%tape\ny = x * 2.0")
+    assert "float32[2]@/gpu:0" in repr(TapeRecord(ip.user_ns["_tape"]))
+
+
+# -- rich reprs and the extension ----------------------------------------------------------------
+
+
+def test_tensor_and_variable_html(ip):
+    data, _ = ip.display_formatter.format(ek.constant([[1.0, 2.5], [3.0, 4.0]]))
+    assert data["text/plain"].startswith("<Tensor: shape=(2, 2), dtype=float32")
+    html = data["text/html"]
+    assert "shape=(2, 2)" in html and "float32" in html and "/cpu:0" in html and "2.5" in html
+    data, _ = ip.display_formatter.format(ek.Variable(np.zeros((30, 30), np.float32), name="w"))
+    assert "Variable &#x27;w" in data["text/html"] and "…" in data["text/html"]
+    data, _ = ip.display_formatter.format(ek.constant(np.ones((2, 2, 2), np.float32)))
+    assert "<pre>" in data["text/html"]
+
+
+def test_gradient_tape_shows_its_ops(ip):
+    x = ek.constant(2.0)
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        ek.exp(x)
+    data, _ = ip.display_formatter.format(tape)
+    assert data["text/plain"].startswith("Tape: 1 op recorded")
+    assert "Exp" in data["text/plain"] and "Exp" in data["text/html"]
+
+
+def test_load_and_unload_extension(ip):
+    mm = ip.magics_manager
+    ip.run_line_magic("unload_ext", "eagerkernel")
+    assert "grad" not in mm.magics["line"] and "tape" not in mm.magics["cell"]
+    data, _ = ip.display_formatter.format(ek.constant(1.0))
+    assert "text/html" not in data
+    data, _ = ip.display_formatter.format(ek.GradientTape())
+    assert data["text/plain"].startswith("<eagerkernel.runtime.tape.GradientTape")
+    ip.run_line_magic("load_ext", "eagerkernel")
+    assert "grad" in mm.magics["line"] and "device" in mm.magics["line"]
+    assert "tape" in mm.magics["cell"]
+
+
+def test_magic_help_is_the_docstring(ip):
+    doc = ip.magics_manager.magics["cell"]["tape"].__doc__
+    assert "--max-rows" in doc and "nbval" in doc
+    assert "wrt" in ip.magics_manager.magics["line"]["grad"].__doc__
