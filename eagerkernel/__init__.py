@@ -29,7 +29,7 @@ from .runtime.dtypes import (
     DType,
     as_dtype,
     bfloat16,
-    bool,  # noqa: A004 - TensorFlow's public name
+    bool,
     complex64,
     complex128,
     double,
@@ -51,7 +51,7 @@ from .runtime.variable import Variable
 
 __version__ = "0.1.0"
 
-from . import linalg, math, testing  # noqa: E402 - needs the ops above
+from . import linalg, math, testing
 
 log = math.log
 random_normal = random.normal

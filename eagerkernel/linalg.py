@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .runtime.ops.linalg import (  # noqa: F401
+from .runtime.ops.linalg import (
     einsum,
     global_norm,
     matmul,
@@ -11,6 +11,6 @@ from .runtime.ops.linalg import (  # noqa: F401
     tensordot,
     trace,
 )
-from .runtime.ops.nn import l2_normalize  # noqa: F401
+from .runtime.ops.nn import l2_normalize
 
 transpose = matrix_transpose

@@ -83,9 +83,12 @@ def check_gradients(f, *args, order: int = 1, wrt=None, rtol=1e-5, atol=1e-6, ep
 
     >>> ek.testing.check_gradients(lambda x, y: ek.sin(x) * y, np.ones((2, 3)), np.ones(3))
     """
-    xs = [constant(np.asarray(a, dtype=np.float64)) if np.asarray(a).dtype.kind == "f"
-          or isinstance(a, float) else (a if isinstance(a, Tensor) else constant(a))
-          for a in args]
+    xs = [
+        constant(np.asarray(a, dtype=np.float64))
+        if np.asarray(a).dtype.kind == "f" or isinstance(a, float)
+        else (a if isinstance(a, Tensor) else constant(a))
+        for a in args
+    ]
     if wrt is None:
         wrt = [i for i, x in enumerate(xs) if x.dtype.is_floating]
     h = _projected(f, xs, seed)
@@ -104,7 +107,10 @@ def _check(h, xs, wrt, order, rtol, atol, eps, seed):
                 )
             continue
         np.testing.assert_allclose(
-            np.asarray(g.numpy(), dtype=np.float64), numeric, rtol=rtol, atol=atol,
+            np.asarray(g.numpy(), dtype=np.float64),
+            numeric,
+            rtol=rtol,
+            atol=atol,
             err_msg=f"check_gradients (order {order}): argument {i}, tape vs finite differences",
         )
     if order > 1:

@@ -57,7 +57,9 @@ BINARY = [
 ]
 
 
-@pytest.mark.parametrize(("op", "ref", "gx", "gy"), BINARY, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    ("op", "ref", "gx", "gy"), BINARY, ids=lambda v: getattr(v, "__name__", "")
+)
 def test_binary_values_and_broadcast_gradients(op, ref, gx, gy):
     x, y = gx(2, 3), gy(3)
     np.testing.assert_allclose(op(ek.constant(x), ek.constant(y)).numpy(), ref(x, y), rtol=1e-12)

@@ -136,6 +136,7 @@ def test_stop_recording():
             y = x * x
         z = x * 2.0
     assert t.gradient(y, x) is None
+    assert z.numpy() == 6.0
 
 
 def test_stop_recording_outside_context_raises():

@@ -155,7 +155,7 @@ def implicit_gradients(f):
     return decorated
 
 
-def stop_gradient(input, name=None) -> Tensor:  # noqa: A002
+def stop_gradient(input, name=None) -> Tensor:
     """The same values, but no gradient flows through (follows `tf.stop_gradient`).
 
     The result is a new tensor that no tape tracks.
@@ -198,8 +198,9 @@ def custom_gradient(f=None):
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
-        inputs = [to_tensor(a, None, "custom_gradient") if not isinstance(a, Tensor) else a
-                  for a in args]
+        inputs = [
+            to_tensor(a, None, "custom_gradient") if not isinstance(a, Tensor) else a for a in args
+        ]
         watcher = GradientTape(watch_accessed_variables=True)
         with stop_recording(), watcher:
             result, grad_fn = f(*inputs, **kwargs)
@@ -234,8 +235,10 @@ def custom_gradient(f=None):
                     f"custom_gradient: grad_fn of {f.__name__} returned {len(in_grads)} "
                     f"gradients for {n_in} inputs."
                 )
-            cots = [None if c is None else to_tensor(c, x._value.dtype, "custom_gradient")
-                    for c, x in zip(in_grads + var_grads, xs)]
+            cots = [
+                None if c is None else to_tensor(c, x._value.dtype, "custom_gradient")
+                for c, x in zip(in_grads + var_grads, xs)
+            ]
             return tuple(cots)
 
         prim = Primitive(f"CustomGradient:{f.__name__}", None, n_out=0 if multi else 1)

@@ -32,8 +32,9 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
     for d in list_devices():
         if device_type is None or d.device_type == device_type.upper():
             out.append(
-                PhysicalDevice(f"/physical_device:{d.device_type}:{d.index}", d.device_type,
-                               d.virtual)
+                PhysicalDevice(
+                    f"/physical_device:{d.device_type}:{d.index}", d.device_type, d.virtual
+                )
             )
     return out
 

@@ -132,7 +132,7 @@ def current_device() -> Device:
 state.DEFAULT_DEVICE[0] = CPU
 
 
-class device:  # noqa: N801 - TensorFlow's public name
+class device:
     """Context manager placing ops and new tensors on a device (follows `tf.device`).
 
     Accepts TensorFlow's names (``"/gpu:0"``, ``"gpu:0"``, ``"/device:GPU:0"``, ``"GPU:0"``,

@@ -143,7 +143,7 @@ uint8 = _register(np.uint8)
 uint16 = _register(np.uint16)
 uint32 = _register(np.uint32)
 uint64 = _register(np.uint64)
-bool = _register(np.bool_)  # noqa: A001 - TensorFlow's public name
+bool = _register(np.bool_)
 complex64 = _register(np.complex64)
 complex128 = _register(np.complex128)
 
@@ -203,6 +203,7 @@ def numpy_dtype(dtype) -> np.dtype:
 def is_float(np_dtype: np.dtype) -> builtins.bool:
     """True for floating and complex NumPy dtypes: the ones that carry gradients."""
     return np_dtype.kind in "fc"
+
 
 # TensorFlow's truediv: which float type an integer division gives.
 TRUEDIV_RESULT = {

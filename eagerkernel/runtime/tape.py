@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
+
 import numpy as np
 
 from . import nest, state
@@ -30,8 +31,8 @@ from .tensor import Tensor, make
 
 __all__ = [
     "GradientTape",
-    "ProfilingTape",
     "Primitive",
+    "ProfilingTape",
     "UnconnectedGradients",
     "defvjp",
     "execute",
@@ -231,8 +232,8 @@ class UnconnectedGradients:
 
 def _sum_to_shape(g: Tensor, shape: tuple) -> Tensor:
     """Reduces a broadcast cotangent back to the input's shape (the one place this happens)."""
-    from .ops.reduction import reduce_sum
     from .ops.array_ops import reshape
+    from .ops.reduction import reduce_sum
 
     gshape = g._value.shape
     lead = len(gshape) - len(shape)
@@ -439,8 +440,9 @@ class GradientTape:
         # Ops run by the backward pass are recorded on outer tapes (higher-order derivatives)
         # and, for a persistent tape used inside its own `with`, on this tape too.
         # Only tracked sources can receive gradients (TF: an unwatched source gives None).
-        tracked = [s if s is not None and (self._profile or id(s) in self._ids) else None
-                   for s in sources]
+        tracked = [
+            s if s is not None and (self._profile or id(s) in self._ids) else None for s in sources
+        ]
         grads = backward(self._entries, seeded, tracked, on_step=on_step)
         out = []
         for s in sources:
@@ -463,8 +465,8 @@ class GradientTape:
         Returns, for each source, a Tensor of shape ``target.shape + source.shape`` (None if
         unconnected). One backward pass per element of ``target``.
         """
-        from .ops.creation import zeros
         from .ops.array_ops import reshape, stack
+        from .ops.creation import zeros
 
         self._check_usable("jacobian")
         if self._recording and not self._persistent:
@@ -476,8 +478,9 @@ class GradientTape:
             for i in range(n):
                 row = np.zeros(n, dtype=target._value.dtype)
                 row[i] = 1
-                seed = make(target._device.xp.asarray(row.reshape(target._value.shape)),
-                            target._device)
+                seed = make(
+                    target._device.xp.asarray(row.reshape(target._value.shape)), target._device
+                )
                 gs = self._gradient_flat([target], flat_sources, [seed], unconnected_gradients)
                 for r, g in zip(rows, gs):
                     r.append(g)
@@ -515,8 +518,8 @@ class GradientTape:
         Raises:
             ValueError: if the batch dimensions differ.
         """
-        from .ops.creation import zeros
         from .ops.array_ops import reshape, stack
+        from .ops.creation import zeros
 
         self._check_usable("batch_jacobian")
         if target.shape[0] != source.shape[0]:
@@ -534,8 +537,9 @@ class GradientTape:
             for j in range(per):
                 seed = np.zeros((b, per), dtype=dt)
                 seed[:, j] = 1
-                seed_t = make(target._device.xp.asarray(seed.reshape(target._value.shape)),
-                              target._device)
+                seed_t = make(
+                    target._device.xp.asarray(seed.reshape(target._value.shape)), target._device
+                )
                 (g,) = self._gradient_flat([target], [source], [seed_t], unconnected_gradients)
                 cols.append(g)
         finally:
@@ -581,8 +585,9 @@ class ProfilingTape(GradientTape):
         gradients (None where unconnected), calling ``on_step(entry, cotangent, input_grads,
         seconds)`` after each VJP step, newest op first. The tape is not used up."""
         self._check_usable("replay")
-        return self._gradient_flat(list(targets), list(sources), None, UnconnectedGradients.NONE,
-                                   on_step=on_step)
+        return self._gradient_flat(
+            list(targets), list(sources), None, UnconnectedGradients.NONE, on_step=on_step
+        )
 
 
 class _Paused:
@@ -608,7 +613,7 @@ class _Paused:
 
 
 def stop_recording():
-    """Context manager pausing every recording tape of this thread (like TF's tape.stop_recording)."""
+    """Context manager pausing every recording tape of this thread (as `tape.stop_recording`)."""
     me = _get_ident()
     return _Paused(tuple(t for t in state.RECORDING if t._thread == me))
 
@@ -671,8 +676,7 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
         else:
             in_grads = None
             params = e.params
-            k = 0
-            for vjp in prim.vjps:
+            for k, vjp in enumerate(prim.vjps):
                 xid = ids[k]
                 if vjp is not None and xid in reach:
                     gk = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
@@ -686,7 +690,6 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
                     gk = None
                 if step is not None:
                     step.append(gk)
-                k += 1
         if in_grads is not None:  # joint VJPs: the same un-broadcast and accumulation
             for k, gk in enumerate(in_grads):
                 if gk is None or ids[k] not in reach:
@@ -742,4 +745,3 @@ def record_custom(prim: Primitive, inputs: tuple, output, params: dict = _NO_PAR
             entry = _make_entry(prim, inputs, tuple(map(id, inputs)), output, params, None)
         tape._entries.append(entry)
         tape._ids.update(id(o) for o in outs if _is_float(o._value))
-

@@ -271,7 +271,7 @@ def _infer_numpy(value) -> np.ndarray:
         if not isinstance(value, np.generic):
             arr = arr.astype(np.float32)
     elif kind == "i" and not isinstance(value, (np.ndarray, np.generic)):
-        if arr.size == 0 or (_INT32_MIN <= arr.min() and arr.max() <= _INT32_MAX):
+        if arr.size == 0 or (arr.min() >= _INT32_MIN and arr.max() <= _INT32_MAX):
             arr = arr.astype(np.int32)
     elif kind == "O":
         arr = _from_nested(value)
@@ -287,10 +287,7 @@ def _from_nested(value):
     """Lists that hold tensors, e.g. ``[t1, t2]`` -> their stacked values."""
     try:
         return np.asarray(
-            [
-                _from_nested(v) if isinstance(v, (list, tuple)) else np.asarray(v)
-                for v in value
-            ]
+            [_from_nested(v) if isinstance(v, (list, tuple)) else np.asarray(v) for v in value]
         )
     except (TypeError, ValueError):
         raise TypeError(
@@ -351,9 +348,7 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
     elif hasattr(value, "__array__"):
         arr = np.asarray(value)
     else:
-        raise TypeError(
-            f"{op}: cannot convert {type(value).__name__} {value!r:.60} to a Tensor."
-        )
+        raise TypeError(f"{op}: cannot convert {type(value).__name__} {value!r:.60} to a Tensor.")
     if device.xp is not np:
         arr = device.xp.asarray(arr)
     return make(arr, device)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import creation, elementwise, linalg, nn, placement, reduction
+from . import array_ops, creation, elementwise, linalg, nn, placement, reduction
+from .array_ops import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .reduction import *  # noqa: F403
-from .array_ops import *  # noqa: F403
 
 __all__ = [
     *creation.__all__,

@@ -64,7 +64,7 @@ def ones(shape, dtype=dtypes.float32, name=None) -> Tensor:
 
 
 def fill(dims, value, name=None) -> Tensor:
-    """A tensor of shape ``dims`` filled with ``value``; the dtype is ``value``'s (follows `tf.fill`).
+    """A tensor of shape ``dims`` filled with ``value``, of ``value``'s dtype (follows `tf.fill`).
 
     >>> ek.fill([2], 9).numpy()
     array([9, 9], dtype=int32)
@@ -81,17 +81,17 @@ def _like(x, dtype, value) -> Tensor:
     return make(xp.full(x._value.shape, value, dtype=np_dtype), x._device)
 
 
-def zeros_like(input, dtype=None, name=None) -> Tensor:  # noqa: A002 - TF's argument name
+def zeros_like(input, dtype=None, name=None) -> Tensor:
     """Zeros with ``input``'s shape, dtype (unless given) and device (follows `tf.zeros_like`)."""
     return _like(input, dtype, 0)
 
 
-def ones_like(input, dtype=None, name=None) -> Tensor:  # noqa: A002
+def ones_like(input, dtype=None, name=None) -> Tensor:
     """Ones with ``input``'s shape, dtype (unless given) and device (follows `tf.ones_like`)."""
     return _like(input, dtype, 1)
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # noqa: A001
+def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
     """Numbers from ``start`` up to (not including) ``limit`` by ``delta`` (follows `tf.range`).
 
     ``range(n)`` counts from 0. The dtype is inferred from the arguments (int32 for Python
@@ -105,8 +105,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # no
     """
     if limit is None:
         start, limit = 0, start
-    vals = [float(v) if isinstance(v, Tensor) and v.dtype.is_floating else v
-            for v in (start, limit, delta)]
+    vals = [
+        float(v) if isinstance(v, Tensor) and v.dtype.is_floating else v
+        for v in (start, limit, delta)
+    ]
     vals = [v.numpy().item() if isinstance(v, Tensor) else v for v in vals]
     start, limit, delta = vals
     if delta == 0:
@@ -135,8 +137,11 @@ def linspace(start, stop, num, name=None, axis=0) -> Tensor:
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None) -> Tensor:
     """The identity matrix, optionally batched (follows `tf.eye`)."""
     device = current_device()
-    m = device.xp.eye(int(num_rows), None if num_columns is None else int(num_columns),
-                      dtype=dtypes.numpy_dtype(dtype))
+    m = device.xp.eye(
+        int(num_rows),
+        None if num_columns is None else int(num_columns),
+        dtype=dtypes.numpy_dtype(dtype),
+    )
     if batch_shape is not None:
         m = device.xp.broadcast_to(m, (*_shape(batch_shape, "eye"), *m.shape)).copy()
     return make(m, device)

@@ -122,7 +122,7 @@ def _pow_fwd(xp, x, y):
 
 
 _pow = Primitive("Pow", _pow_fwd)
-pow = binary(_pow, "x ** y, broadcasting (follows `tf.math.pow`).")  # noqa: A001
+pow = binary(_pow, "x ** y, broadcasting (follows `tf.math.pow`).")
 defvjp(
     _pow,
     lambda g, ans, x, y: g * y * x ** (y - 1),
@@ -157,7 +157,7 @@ negative = unary(_neg, "-x (follows `tf.math.negative`).")
 defvjp(_neg, lambda g, ans, x: -g)
 
 _abs = Primitive("Abs", lambda xp, x: xp.abs(x))
-abs = unary(_abs, "|x| (follows `tf.math.abs`; the gradient at 0 is 0).")  # noqa: A001
+abs = unary(_abs, "|x| (follows `tf.math.abs`; the gradient at 0 is 0).")
 defvjp(_abs, lambda g, ans, x: g * sign(x))
 
 _sign = Primitive("Sign", lambda xp, x: xp.sign(x))
@@ -216,8 +216,9 @@ def _sigmoid_fwd(xp, x):
 
 
 _sigmoid = Primitive("Sigmoid", _sigmoid_fwd)
-sigmoid = unary(_sigmoid, "1 / (1 + exp(-x)), overflow-free (follows `tf.math.sigmoid`).",
-                float_only=True)
+sigmoid = unary(
+    _sigmoid, "1 / (1 + exp(-x)), overflow-free (follows `tf.math.sigmoid`).", float_only=True
+)
 defvjp(_sigmoid, lambda g, ans, x: g * ans * (1 - ans))
 
 _floor = Primitive("Floor", lambda xp, x: xp.floor(x))
@@ -229,7 +230,7 @@ ceil = unary(_ceil, "Smallest integer >= x (follows `tf.math.ceil`; no gradient)
 defvjp(_ceil, None)
 
 _round = Primitive("Round", lambda xp, x: xp.round(x))
-round = unary(_round, "Round half to even (follows `tf.math.round`; no gradient).")  # noqa: A001
+round = unary(_round, "Round half to even (follows `tf.math.round`; no gradient).")
 defvjp(_round, None)
 
 # -- casts, comparisons, selection --------------------------------------------------------------
