@@ -239,13 +239,13 @@ class _Ref:
 
 def _numpy_str(a) -> str:
     if np.ndim(a) == 0:
-        return str(np.asarray(a).item() if isinstance(a, np.generic) else a)
+        return str(np.asarray(a)[()])  # NumPy's shortest repr of the scalar: 1.0428965
     return np.array2string(np.asarray(a), separator=" ")
 
 
 def _numpy_repr(a) -> str:
     if np.ndim(a) == 0:
-        return repr(np.asarray(a).item())
+        return str(np.asarray(a)[()])
     return "\n" + np.array2string(np.asarray(a), separator=", ", prefix="")
 
 
