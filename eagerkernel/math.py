@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .runtime.ops.array_ops import *  # noqa: F403
 from .runtime.ops.elementwise import *  # noqa: F403
+from .runtime.ops.indexing import *  # noqa: F403
 from .runtime.ops.linalg import *  # noqa: F403
 from .runtime.ops.nn import l2_normalize, log_sigmoid, softplus
 from .runtime.ops.reduction import *  # noqa: F403

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import array_ops, creation, elementwise, linalg, nn, placement, reduction
+from . import array_ops, creation, elementwise, indexing, linalg, nn, placement, reduction
 from .array_ops import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
+from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .reduction import *  # noqa: F403
 
 __all__ = [
     *creation.__all__,
     *elementwise.__all__,
+    *indexing.__all__,
     *linalg.__all__,
     *reduction.__all__,
     *array_ops.__all__,
@@ -67,7 +69,7 @@ def _bind_operators() -> None:
     Tensor.__ge__ = e.greater_equal
     Tensor.__eq__ = _eq
     Tensor.__ne__ = _ne
-    Tensor.__getitem__ = array_ops.getitem
+    Tensor.__getitem__ = indexing.getitem
 
 
 _bind_operators()

@@ -771,7 +771,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
     array([[2.],
            [0.]], dtype=float32)
     """
-    from .array_ops import gather
+    from .indexing import gather
 
     if isinstance(params, (list, tuple)):
         if len(params) != 1:

@@ -1,0 +1,334 @@
+"""Selections: indexing (``t[...]``), gather, gather_nd, scatter_nd, slice, boolean_mask.
+
+Each selection has a scatter-add VJP whose own VJP is the selection again, so repeated
+indices accumulate and second derivatives work. Index checks cost one reduction.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from ..tape import Primitive, defvjp
+from ..tensor import Tensor
+from ._core import apply
+from ._core import tensor as _tensor
+from .array_ops import _axis, _check_range, _index_tensor, _ints
+
+__all__ = ["boolean_mask", "gather", "gather_nd", "scatter_nd", "slice"]  # and getitem, bound as []
+
+_Slice = builtins.slice  # `slice` below is TensorFlow's op
+
+# -- gather and scatter -------------------------------------------------------------------------
+# With batch_dims b and axis a, params is viewed as (bn, N, M..., R...): the b batch axes
+# flattened to bn, the gathered axis of length N, the M = a - b axes between, the rest R.
+
+
+def _gather_layout(xp, shape, indices, axis, b):
+    bn = math.prod(shape[:b])
+    idx = indices.reshape((bn, *indices.shape[b:]))
+    bidx = xp.arange(bn).reshape((bn,) + (1,) * (idx.ndim - 1))
+    return bn, idx, bidx, idx.ndim - 1, axis - b
+
+
+def _gather_fwd(xp, params, indices, axis, batch_dims):
+    if batch_dims == 0:
+        return params.take(indices, axis=axis)
+    s = params.shape
+    bn, idx, bidx, k, m = _gather_layout(xp, s, indices, axis, batch_dims)
+    p = xp.moveaxis(params.reshape((bn, *s[batch_dims:])), m + 1, 1)
+    out = p[bidx, idx]  # (bn, I..., M..., R...)
+    perm = (0, *range(1 + k, 1 + k + m), *range(1, 1 + k), *range(1 + k + m, out.ndim))
+    return out.transpose(perm).reshape(s[:axis] + indices.shape[batch_dims:] + s[axis + 1 :])
+
+
+def _gather_grad_fwd(xp, g, indices, shape, axis, batch_dims):
+    out = xp.zeros(shape, dtype=g.dtype)
+    bn, idx, bidx, k, m = _gather_layout(xp, shape, indices, axis, batch_dims)
+    view = xp.moveaxis(out.reshape((bn, *shape[batch_dims:])), m + 1, 1)
+    g = g.reshape((bn, *g.shape[batch_dims:]))  # (bn, M..., I..., R...)
+    perm = (0, *range(1 + m, 1 + m + k), *range(1, 1 + m), *range(1 + m + k, g.ndim))
+    xp.add.at(view, (bidx, idx), g.transpose(perm))
+    return out
+
+
+_gather = Primitive("GatherV2", _gather_fwd)
+_gather_grad = Primitive("GatherGrad", _gather_grad_fwd)
+defvjp(
+    _gather,
+    lambda g, ans, x, i, axis, batch_dims: apply(
+        _gather_grad, (g, i), {"shape": x._value.shape, "axis": axis, "batch_dims": batch_dims}
+    ),
+    None,
+)
+defvjp(
+    _gather_grad,
+    lambda g, ans, x, i, shape, axis, batch_dims: apply(
+        _gather, (g, i), {"axis": axis, "batch_dims": batch_dims}
+    ),
+    None,
+)
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
+    """Gathers slices of ``params`` along ``axis`` at ``indices`` (follows `tf.gather`).
+
+    Args:
+        params: shape ``P``, rank >= 1.
+        indices: int32/int64, shape ``I``; entries in ``[0, P[axis])``.
+        validate_indices: ignored (indices are always checked), as in TensorFlow 2.
+        axis: default ``batch_dims``; in ``[-rank, rank)``.
+        batch_dims: leading axes shared by ``params`` and ``indices``, ``<= axis``.
+
+    Returns:
+        Shape ``P[:axis] + I[batch_dims:] + P[axis + 1:]``. The gradient scatter-adds, so
+        repeated indices accumulate.
+
+    Raises:
+        IndexError: an index out of range (index and axis size named).
+        ValueError: bad ``axis``/``batch_dims`` or batch shapes that differ.
+        TypeError: non-integer indices.
+
+    >>> ek.gather(ek.constant([[1, 2], [3, 4], [5, 6]]), [2, 0]).numpy()
+    array([[5, 6], [1, 2]], dtype=int32)
+    """
+    x = _tensor(params, "gather")
+    i = _index_tensor(indices, x, "gather")
+    s, si = x._value.shape, i._value.shape
+    b = operator.index(batch_dims)
+    if b < 0:
+        b += len(si)
+    a = _axis(b if axis is None else axis, len(s), "gather")
+    if not 0 <= b <= min(a, len(si)) or s[:b] != si[:b]:
+        raise ValueError(
+            f"gather: batch_dims={batch_dims} must be <= axis ({a}) and <= rank(indices), and "
+            f"the batch axes must agree; got params shape {tuple(s)}, indices shape {tuple(si)}."
+        )
+    _check_range("gather", i._value, s[a], a, s)
+    return apply(_gather, (x, i), {"axis": a, "batch_dims": b})
+
+
+def _nd_key(xp, shape, indices, b):
+    """The shape with batch axes flattened, and the index tuple gather_nd applies to it."""
+    bn = math.prod(shape[:b])
+    idx = indices.reshape((bn, *indices.shape[b:]))
+    bidx = xp.arange(bn).reshape((bn,) + (1,) * (idx.ndim - 2))
+    return (bn, *shape[b:]), (bidx, *(idx[..., j] for j in range(idx.shape[-1])))
+
+
+def _gather_nd_fwd(xp, params, indices, batch_dims):
+    flat, key = _nd_key(xp, params.shape, indices, batch_dims)
+    b, k = batch_dims, indices.shape[-1]
+    return params.reshape(flat)[key].reshape(
+        params.shape[:b] + indices.shape[b:-1] + params.shape[b + k :]
+    )
+
+
+def _scatter_nd_fwd(xp, g, indices, shape, batch_dims):
+    out = xp.zeros(shape, dtype=g.dtype)
+    flat, key = _nd_key(xp, shape, indices, batch_dims)
+    xp.add.at(out.reshape(flat), key, g.reshape((flat[0], *g.shape[batch_dims:])))
+    return out
+
+
+_gather_nd = Primitive("GatherNd", _gather_nd_fwd)
+_scatter_nd = Primitive("ScatterNd", _scatter_nd_fwd)
+defvjp(
+    _gather_nd,
+    lambda g, ans, x, i, batch_dims: apply(
+        _scatter_nd, (g, i), {"shape": x._value.shape, "batch_dims": batch_dims}
+    ),
+    None,
+)
+defvjp(
+    _scatter_nd,
+    lambda g, ans, x, i, shape, batch_dims: apply(_gather_nd, (g, i), {"batch_dims": batch_dims}),
+    None,
+)
+
+
+def _check_nd(op: str, shape: tuple, i: Tensor, b: int) -> None:
+    si = i._value.shape
+    if not si or not b < len(si) or shape[:b] != si[:b] or si[-1] > len(shape) - b:
+        raise ValueError(
+            f"{op}: indices must have shape [batch..., ..., k] with k <= rank - batch_dims, got "
+            f"indices shape {tuple(si)} for shape {tuple(shape)} and batch_dims={b}."
+        )
+    for j in range(si[-1]):
+        _check_range(op, i._value[..., j], shape[b + j], b + j, shape)
+
+
+def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
+    """Gathers slices of ``params`` at multi-indices ``indices[..., :]`` (follows `tf.gather_nd`).
+
+    Args:
+        params: shape ``P``.
+        indices: int, shape ``P[:batch_dims] + I + [k]`` with ``k <= rank - batch_dims``.
+
+    Returns:
+        Shape ``P[:batch_dims] + I + P[batch_dims + k:]``; repeated indices accumulate in the
+        gradient.
+
+    Raises:
+        IndexError: an index out of range. ValueError: bad indices shape. TypeError: non-int.
+
+    >>> ek.gather_nd(ek.constant([[1, 2], [3, 4]]), [[1, 0], [0, 1]]).numpy()
+    array([3, 2], dtype=int32)
+    """
+    x = _tensor(params, "gather_nd")
+    i = _index_tensor(indices, x, "gather_nd")
+    b = operator.index(batch_dims)
+    _check_nd("gather_nd", x._value.shape, i, b)
+    return apply(_gather_nd, (x, i), {"batch_dims": b})
+
+
+def scatter_nd(indices, updates, shape, name=None) -> Tensor:
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (follows `tf.scatter_nd`).
+
+    Args:
+        indices: int, shape ``I + [k]``; repeated indices add up.
+        updates: shape ``I + shape[k:]``; the gradient with respect to it is `gather_nd`.
+        shape: the output shape.
+
+    Raises:
+        ValueError: inconsistent shapes. IndexError: an index out of range.
+
+    >>> ek.scatter_nd([[1], [1]], ek.constant([1.0, 2.0]), [3]).numpy()
+    array([0., 3., 0.], dtype=float32)
+    """
+    u = _tensor(updates, "scatter_nd")
+    i = _index_tensor(indices, u, "scatter_nd")
+    out = _ints(shape, "scatter_nd", "shape")
+    _check_nd("scatter_nd", out, i, 0)
+    expected = i._value.shape[:-1] + out[i._value.shape[-1] :]
+    if u._value.shape != expected:
+        raise ValueError(
+            f"scatter_nd: updates must have shape {expected} for indices shape "
+            f"{tuple(i._value.shape)} and shape {out}, got {tuple(u._value.shape)}."
+        )
+    return apply(_scatter_nd, (u, i), {"shape": out, "batch_dims": 0})
+
+
+# -- indexing -----------------------------------------------------------------------------------
+
+
+def _getitem_grad_fwd(xp, g, shape, key):
+    out = xp.zeros(shape, dtype=g.dtype)
+    parts = key if type(key) is tuple else (key,)
+    if any(getattr(k, "ndim", 0) and k.dtype.kind != "b" for k in parts):
+        xp.add.at(out, key, g)  # integer arrays may repeat an index: accumulate
+    else:
+        out[key] = g  # basic indexing and masks select each element at most once
+    return out
+
+
+_getitem = Primitive("StridedSlice", lambda xp, x, key: x[key])
+_getitem_grad = Primitive("StridedSliceGrad", _getitem_grad_fwd)
+_boolean_mask = Primitive("BooleanMask", lambda xp, x, key: x[key])
+for _p in (_getitem, _boolean_mask):
+    defvjp(
+        _p,
+        lambda g, ans, x, key: apply(_getitem_grad, (g,), {"shape": x._value.shape, "key": key}),
+    )
+defvjp(_getitem_grad, lambda g, ans, x, shape, key: apply(_getitem, (g,), {"key": key}))
+
+
+def _index(k, xp):
+    if k is None or k is Ellipsis or isinstance(k, (int, _Slice, np.integer)):
+        return k
+    if isinstance(k, Tensor):
+        v = k._value
+    elif isinstance(k, (list, tuple, np.ndarray)):
+        v = np.asarray(k)
+        if v.size == 0 and v.dtype.kind == "f":
+            v = v.astype(np.intp)
+        v = xp.asarray(v)  # index arrays live where the indexed array does
+    elif hasattr(k, "__cuda_array_interface__"):
+        v = k
+    else:
+        raise TypeError(
+            f"getitem: invalid index {k!r:.60}: only ints, slices, Ellipsis, None (newaxis) "
+            "and integer or boolean arrays/tensors are valid indices."
+        )
+    if v.dtype.kind not in "iub":
+        raise TypeError(f"getitem: index arrays must be integer or bool, got {v.dtype.name}.")
+    return v
+
+
+def getitem(x, key) -> Tensor:
+    """NumPy-style indexing, differentiable (``Tensor.__getitem__``).
+
+    Basic indexing (ints, slices, ``...``, None) and advanced indexing (int lists, arrays or
+    tensors; bool masks) as in NumPy. In the gradient, repeated indices accumulate.
+
+    Raises:
+        IndexError: an index out of range (the index, axis and size are named).
+        TypeError: an index of another type (floats, strings, float tensors).
+
+    >>> t = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> t[1, ::-1].numpy(), t[..., None].shape, t[[0, 0]].shape
+    (array([4., 3.], dtype=float32), TensorShape([2, 2, 1]), TensorShape([2, 2]))
+    """
+    if type(x) is not Tensor:
+        x = _tensor(x, "getitem")
+    t = type(key)
+    if t is tuple:
+        xp = x._device.xp
+        key = tuple([_index(k, xp) for k in key])
+    elif t is not int and t is not _Slice:
+        key = _index(key, x._device.xp)
+    try:
+        return apply(_getitem, (x,), {"key": key})
+    except IndexError as exc:
+        raise IndexError(f"getitem: {exc} (tensor of shape {tuple(x._value.shape)}).") from None
+
+
+def slice(input_, begin, size, name=None) -> Tensor:
+    """The block of ``size`` starting at ``begin`` (follows `tf.slice`; size -1: to the end).
+
+    Raises ValueError for ``begin``/``size`` of the wrong length or reaching outside the tensor.
+
+    >>> ek.slice(ek.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1]).numpy()
+    array([[2, 3], [5, 6]], dtype=int32)
+    """
+    x = _tensor(input_, "slice")
+    s = x._value.shape
+    b, n = _ints(begin, "slice", "begin"), _ints(size, "slice", "size")
+    ends = tuple(d if m == -1 else o + m for o, m, d in zip(b, n, s))
+    if not len(b) == len(n) == len(s) or any(not 0 <= o <= e <= d for o, e, d in zip(b, ends, s)):
+        raise ValueError(
+            f"slice: begin {list(b)} and size {list(n)} do not fit in a tensor of shape {tuple(s)}."
+        )
+    return apply(_getitem, (x,), {"key": tuple(map(_Slice, b, ends))})
+
+
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask") -> Tensor:
+    """The entries of ``tensor`` where ``mask`` is true (follows `tf.boolean_mask`).
+
+    Args:
+        tensor: shape ``S``.
+        mask: bool, rank >= 1, shape ``S[axis:axis + rank(mask)]``.
+        axis: where the masked axes start (default 0).
+
+    Returns:
+        Shape ``S[:axis] + [number of true entries] + S[axis + rank(mask):]``.
+
+    Raises:
+        TypeError: a non-bool mask. ValueError: a mask shape that does not match.
+
+    >>> ek.boolean_mask(ek.constant([1, 2, 3]), [True, False, True]).numpy()
+    array([1, 3], dtype=int32)
+    """
+    x = _tensor(tensor, "boolean_mask")
+    m = _index_tensor(mask, x, "boolean_mask", "mask", "b")
+    s, sm = x._value.shape, m._value.shape
+    a = 0 if axis is None else _axis(axis, max(len(s), 1), "boolean_mask")
+    if not sm or s[a : a + len(sm)] != sm:
+        raise ValueError(
+            f"boolean_mask: mask shape {tuple(sm)} must match the tensor shape {tuple(s)} "
+            f"from axis {a} on (and have rank >= 1)."
+        )
+    return apply(_boolean_mask, (x,), {"key": (_Slice(None),) * a + (m._value,)})
