@@ -1,7 +1,7 @@
 """``%grad``: play a tape backwards, show each VJP step and the gradients, find NaN origins.
 
-The backward pass is the tape's own (`GradientTape._gradient_flat` with an ``on_step``
-callback), so what the replay shows is exactly what ``tape.gradient`` computes.
+The backward pass is the tape's own (`GradientTape.replay`, ``tape.gradient`` with an
+``on_step`` callback), so what the replay shows is exactly what ``tape.gradient`` computes.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+import numpy as np
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
@@ -369,7 +370,8 @@ class GradMagics(Magics):
                 )
             )
 
-        # The replay is a display: keep its ops off any tape that is recording around it.
-        with stop_recording():
+        # The replay is a display: keep its ops off any tape that is recording around it, and
+        # let NaN/Inf through silently: the report finds where they were born.
+        with stop_recording(), np.errstate(all="ignore"):
             grads = tape.replay(targets, [s for _, s in sources], on_step)
         return GradResult(grads, report)

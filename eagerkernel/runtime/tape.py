@@ -452,6 +452,24 @@ class GradientTape:
             out.append(g)
         return out
 
+    def replay(self, targets: list, sources: list, on_step=None) -> list:
+        """Runs the backward pass from ``targets`` to ``sources`` (flat lists) and returns the
+        gradients (None where unconnected), calling ``on_step(entry, cotangent, input_grads,
+        seconds)`` after each VJP step, newest op first (eagerkernel's addition, used by
+        ``%grad``). A persistent tape is not used up; a non-persistent one is.
+
+        Raises:
+            RuntimeError: if the tape was already used up.
+        """
+        self._check_usable("replay")
+        try:
+            return self._gradient_flat(
+                list(targets), list(sources), None, UnconnectedGradients.NONE, on_step=on_step
+            )
+        finally:
+            if not self._persistent:
+                self._release()
+
     def jacobian(
         self,
         target,
@@ -579,15 +597,6 @@ class ProfilingTape(GradientTape):
     @sync.setter
     def sync(self, value: bool) -> None:
         self._sync = bool(value)
-
-    def replay(self, targets: list, sources: list, on_step=None) -> list:
-        """Runs the backward pass from ``targets`` to ``sources`` (flat lists) and returns the
-        gradients (None where unconnected), calling ``on_step(entry, cotangent, input_grads,
-        seconds)`` after each VJP step, newest op first. The tape is not used up."""
-        self._check_usable("replay")
-        return self._gradient_flat(
-            list(targets), list(sources), None, UnconnectedGradients.NONE, on_step=on_step
-        )
 
 
 class _Paused:
