@@ -394,3 +394,17 @@ def test_other_thread_does_not_record():
         th.join()
     assert t.entries == []
     assert float(results["y"]) == 4.0
+
+
+def test_op_without_gradient_raises_lookup_error_naming_it():
+    from eagerkernel.runtime.ops._core import apply
+    from eagerkernel.runtime.tape import Primitive
+
+    cube = Primitive("MyCube", lambda xp, x: x**3)  # no defvjp
+    x = ek.constant(2.0)
+    with ek.GradientTape() as t:
+        t.watch(x)
+        y = apply(cube, (x,))
+    assert float(y) == 8.0
+    with pytest.raises(LookupError, match="No gradient defined for op 'MyCube'"):
+        t.gradient(y, x)

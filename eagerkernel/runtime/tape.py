@@ -682,6 +682,11 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
             step = None
         if prim.joint_vjp is not None:
             in_grads = prim.joint_vjp(g, out, *inputs, **e.params)
+        elif prim.vjps is None:
+            raise LookupError(
+                f"No gradient defined for op {prim.name!r}: it has no registered VJP "
+                "(register one with defvjp, or wrap the computation in ek.custom_gradient)."
+            )
         else:
             in_grads = None
             params = e.params
