@@ -28,7 +28,6 @@ from .runtime.device import device
 from .runtime.dtypes import (
     DType,
     as_dtype,
-    bfloat16,
     bool,
     complex64,
     complex128,

@@ -30,7 +30,6 @@ import numpy as np
 __all__ = [
     "DType",
     "as_dtype",
-    "bfloat16",
     "bool",
     "complex64",
     "complex128",
@@ -134,7 +133,6 @@ def _register(np_dtype) -> DType:
 float16 = half = _register(np.float16)
 float32 = _register(np.float32)
 float64 = double = _register(np.float64)
-bfloat16 = float32  # NumPy has no bfloat16; TensorFlow code that names it gets float32.
 int8 = _register(np.int8)
 int16 = _register(np.int16)
 int32 = _register(np.int32)

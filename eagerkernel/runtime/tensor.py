@@ -108,6 +108,7 @@ class Tensor:
         return TensorShape(self._value.shape)
 
     def get_shape(self) -> TensorShape:
+        """The shape, as `shape` (TensorFlow 1.x spelling)."""
         return TensorShape(self._value.shape)
 
     @property
@@ -164,13 +165,15 @@ class Tensor:
         return complex(self._scalar("complex"))
 
     def __format__(self, spec: str) -> str:
+        """Formats the value as TensorFlow does: ``f"{loss:.3f}"`` formats the number; an array
+        formats each element with ``spec`` (``f"{t}"`` is the NumPy array's str)."""
         if self._value.ndim == 0:
-            return format(self.numpy().item(), spec)
+            return format(self.numpy()[()].item(), spec) if spec else _numpy_str(self.numpy())
         if spec:
             return np.array2string(
                 np.asarray(self.numpy()), formatter={"all": lambda v: format(v, spec)}
             )
-        return str(self)
+        return str(np.asarray(self.numpy()))
 
     __hash__ = None  # == is elementwise, as in TensorFlow 2; use id(t) or t.ref() as a key.
 
@@ -179,6 +182,7 @@ class Tensor:
         return _Ref(self)
 
     def experimental_ref(self) -> _Ref:
+        """Deprecated TensorFlow spelling of `ref`."""
         return _Ref(self)
 
     # -- display ------------------------------------------------------------------------------
