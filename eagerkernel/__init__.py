@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import config, nest, random
+from .runtime import config, data, keras, nest, random
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,

@@ -1,0 +1,7 @@
+"""`ek.keras`: Keras-style layers, models, optimizers, losses and metrics."""
+
+from __future__ import annotations
+
+from . import datasets
+
+__all__ = ["datasets"]
