@@ -7,6 +7,8 @@ an earlier read keeps the value it read, and `numpy()` results never change unde
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from . import dtypes
@@ -17,6 +19,7 @@ from .tensor import Tensor, make, to_tensor
 
 __all__ = ["Variable"]
 
+_creation_order = itertools.count()
 _read = Primitive("ReadVariableOp", lambda xp, x: x)
 defvjp(_read, lambda g, ans, x: g)
 
@@ -45,7 +48,7 @@ class Variable(Tensor):
     np.float32(6.0)
     """
 
-    __slots__ = ("_constraint", "_name", "_trainable")
+    __slots__ = ("_constraint", "_name", "_trainable", "_uid")
 
     def __init__(
         self,
@@ -83,6 +86,7 @@ class Variable(Tensor):
         self._trainable = bool(trainable)
         self._name = "Variable" if name is None else str(name)
         self._constraint = constraint
+        self._uid = next(_creation_order)  # layers list variables in creation order
 
     @property
     def name(self) -> str:

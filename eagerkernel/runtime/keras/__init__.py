@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import datasets
+from . import datasets, layers
 
-__all__ = ["datasets"]
+__all__ = ["datasets", "layers"]

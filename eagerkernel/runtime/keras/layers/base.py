@@ -1,0 +1,357 @@
+"""`Layer`: the unit of state and computation (follows `tf.keras.layers.Layer`).
+
+A layer creates its weights in `build(input_shape)` with `add_weight`, the first time it is
+called, and computes in `call(inputs, ...)`. It tracks what it holds: Variables and layers
+assigned to attributes, directly or inside lists, tuples and dicts, so `variables`,
+`trainable_variables` and `non_trainable_variables` find every weight of a model, listed in
+the order the Variables were created.
+
+The ``training`` argument propagates as in Keras: a layer whose `call` accepts ``training``
+and is called without it inherits the value its enclosing layer was called with.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+from collections import defaultdict
+
+import numpy as np
+
+from ... import dtypes, nest
+from ...tensor import Tensor, TensorShape, to_tensor
+from ...variable import Variable
+
+__all__ = ["Layer", "unique_name"]
+
+_name_counts: defaultdict[str, int] = defaultdict(int)
+_context = threading.local()  # .training: the value the enclosing layer call received
+
+
+def _snake(name: str) -> str:
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+
+
+def unique_name(base: str) -> str:
+    """``base``, then ``base_1``, ``base_2``, ... as Keras names layers (``dense``, ``dense_1``)."""
+    n = _name_counts[base]
+    _name_counts[base] += 1
+    return base if n == 0 else f"{base}_{n}"
+
+
+def _accepts(fn, arg: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return arg in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _shape_of(x):
+    return TensorShape(x._value.shape) if isinstance(x, Tensor) else None
+
+
+class Layer:
+    """Base class of layers (follows `tf.keras.layers.Layer`).
+
+    Subclasses override `build(input_shape)` (create weights with `add_weight`) and
+    `call(inputs, training=None, ...)` (compute with eagerkernel ops). Calling the layer
+    builds it on first use with the inputs' shape, then runs `call`.
+
+    Args:
+        trainable: whether its weights are trained (listed in `trainable_variables`).
+        name: a unique default is derived from the class name (``MyDense`` -> ``my_dense``).
+        dtype: the dtype of its weights and computation (default float32); floating inputs
+            are cast to it, as Keras's autocasting does.
+
+    >>> class Scale(ek.keras.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.w = self.add_weight("w", shape=(input_shape[-1],), initializer="ones")
+    ...     def call(self, inputs):
+    ...         return inputs * self.w
+    >>> layer = Scale()
+    >>> layer(ek.ones((2, 3))).shape
+    TensorShape([2, 3])
+    >>> [v.name for v in layer.trainable_variables]
+    ['scale/w:0']
+    """
+
+    _call_accepts_training: dict = {}
+
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype=None, **kwargs):
+        allowed = {"input_shape", "batch_input_shape", "batch_size", "input_dim", "autocast"}
+        unknown = set(kwargs) - allowed
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__}: unexpected keyword arguments {sorted(unknown)}."
+            )
+        object.__setattr__(self, "_tracked", [])  # weights made by add_weight, in order
+        self._trainable = bool(trainable)
+        self.name = name if name is not None else unique_name(_snake(type(self).__name__))
+        self._dtype = dtypes.as_dtype(dtype if dtype is not None else "float32")
+        self.built = False
+        if "input_shape" in kwargs:
+            self._batch_input_shape = (None, *tuple(kwargs["input_shape"]))
+        elif "batch_input_shape" in kwargs:
+            self._batch_input_shape = tuple(kwargs["batch_input_shape"])
+        elif "input_dim" in kwargs:
+            self._batch_input_shape = (None, int(kwargs["input_dim"]))
+
+    # -- the two methods subclasses write ----------------------------------------------------
+    def build(self, input_shape) -> None:
+        """Creates the weights for inputs of ``input_shape`` (default: none)."""
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        """The computation; the default returns ``inputs`` unchanged."""
+        return inputs
+
+    # -- calling --------------------------------------------------------------------------------
+    def __call__(self, inputs, *args, **kwargs):
+        if not hasattr(self, "_tracked"):
+            raise RuntimeError(
+                f"{type(self).__name__}: Layer.__init__ was not called; call "
+                "super().__init__() in your __init__."
+            )
+        inputs = self._cast_inputs(inputs)
+        cls = type(self)
+        accepts = Layer._call_accepts_training.get(cls)
+        if accepts is None:
+            accepts = Layer._call_accepts_training[cls] = _accepts(self.call, "training")
+        outer = getattr(_context, "training", None)
+        training = kwargs.get("training")
+        if training is None:
+            training = outer
+        if accepts and training is not None:
+            kwargs["training"] = training
+        if not self.built:
+            self._maybe_build(inputs)
+        _context.training = training
+        try:
+            return self.call(inputs, *args, **kwargs)
+        finally:
+            _context.training = outer
+
+    def _cast_inputs(self, inputs):
+        target = self._dtype._np
+
+        def cast(x):
+            if isinstance(x, Tensor):
+                if x._value.dtype.kind == "f" and x._value.dtype != target:
+                    from ...ops.elementwise import cast as cast_op
+
+                    return cast_op(x, target)
+                return x
+            if isinstance(x, (np.ndarray, np.generic, list, float, int)):
+                t = to_tensor(x, None, f"{self.name}")
+                if t._value.dtype.kind == "f" and t._value.dtype != target:
+                    from ...ops.elementwise import cast as cast_op
+
+                    return cast_op(t, target)
+                return t
+            return x
+
+        if isinstance(inputs, (list, tuple, dict)):
+            return nest.map_structure(cast, inputs)
+        return cast(inputs)
+
+    def _maybe_build(self, inputs) -> None:
+        if isinstance(inputs, (list, tuple, dict)):
+            shapes = nest.map_structure(_shape_of, inputs)
+        else:
+            shapes = _shape_of(inputs)
+        self.build(shapes)
+        self.built = True
+
+    # -- weights --------------------------------------------------------------------------------
+    def add_weight(
+        self,
+        name: str | None = None,
+        shape=None,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        trainable: bool = True,
+        constraint=None,
+        **kwargs,
+    ) -> Variable:
+        """Creates a weight Variable owned by this layer (follows `Layer.add_weight`).
+
+        Args:
+            name: the weight's name; the Variable is named ``"<layer>/<name>"``.
+            shape: a tuple of ints (default: scalar).
+            dtype: default the layer's dtype.
+            initializer: a name (``"glorot_uniform"``, ``"zeros"``, ...), an initializer
+                object or a callable ``(shape, dtype) -> array``; default glorot_uniform for
+                floats, zeros otherwise.
+            trainable: listed in `trainable_variables` (default True).
+            constraint: applied by optimizers after each update.
+
+        Raises:
+            ValueError: for a negative dimension in ``shape``.
+        """
+        from .. import initializers
+
+        shape = () if shape is None else tuple(int(s) for s in shape)
+        if any(s < 0 for s in shape):
+            raise ValueError(f"{self.name}.add_weight: negative dimension in shape {shape}.")
+        dt = dtypes.as_dtype(dtype) if dtype is not None else self._dtype
+        if initializer is None:
+            initializer = "glorot_uniform" if dt.is_floating else "zeros"
+        init = initializers.get(initializer)
+        value = init(shape, dtype=dt)
+        v = Variable(
+            value,
+            trainable=trainable,
+            name=f"{self.name}/{name or 'weight'}",
+            dtype=dt,
+            constraint=constraint,
+        )
+        self._tracked.append(v)
+        if regularizer is not None:
+            self._regularizers = [*getattr(self, "_regularizers", []), (regularizer, v)]
+        return v
+
+    def add_variable(self, name=None, shape=None, *args, **kwargs) -> Variable:
+        """TensorFlow 1.x name of `add_weight` (``add_variable("kernel", [3, 4])``)."""
+        return self.add_weight(name, shape, *args, **kwargs)
+
+    @property
+    def losses(self) -> list:
+        """Regularization losses of this layer and its sublayers, as scalar Tensors."""
+        out = []
+        for layer in self._flatten_layers():
+            for regularizer, v in getattr(layer, "_regularizers", []):
+                out.append(regularizer(v))
+        return out
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+
+    @property
+    def dtype(self) -> str:
+        return self._dtype.name
+
+    def _children(self):
+        """Layers and Variables this layer holds, in attribute order (lists/dicts walked)."""
+        stack = [*self._tracked, *list(vars(self).values())]
+        seen = set()
+        for value in stack:
+            for leaf in _walk(value, seen):
+                yield leaf
+
+    def _flatten_layers(self, include_self: bool = True):
+        """This layer and every layer inside it, depth first, each once."""
+        seen = set()
+        todo = [self]
+        while todo:
+            layer = todo.pop(0)
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            if layer is not self or include_self:
+                yield layer
+            todo.extend(c for c in layer._children() if isinstance(c, Layer))
+
+    def _collect(self, trainable_only: bool | None) -> list:
+        found: dict[int, Variable] = {}
+        flags: dict[int, bool] = {}
+
+        def visit(layer: Layer, parent_trainable: bool, seen: set) -> None:
+            if id(layer) in seen:
+                return
+            seen.add(id(layer))
+            layer_trainable = parent_trainable and layer._trainable
+            for c in layer._children():
+                if isinstance(c, Layer):
+                    visit(c, layer_trainable, seen)
+                elif id(c) not in found:
+                    found[id(c)] = c
+                    flags[id(c)] = layer_trainable and c.trainable
+
+        visit(self, True, set())
+        out = [v for k, v in found.items() if trainable_only is None or flags[k] == trainable_only]
+        return sorted(out, key=lambda v: v._uid)
+
+    @property
+    def variables(self) -> list:
+        """Every Variable of this layer and its sublayers, in creation order."""
+        return self._collect(None)
+
+    @property
+    def trainable_variables(self) -> list:
+        """Variables updated by training: trainable ones of trainable layers."""
+        return self._collect(True)
+
+    @property
+    def non_trainable_variables(self) -> list:
+        """The other Variables (frozen layers, BatchNormalization's moving statistics)."""
+        return self._collect(False)
+
+    weights = variables
+    trainable_weights = trainable_variables
+    non_trainable_weights = non_trainable_variables
+
+    @property
+    def layers(self) -> list:
+        """The direct sublayers, in attribute order."""
+        return [c for c in self._children() if isinstance(c, Layer)]
+
+    @property
+    def submodules(self) -> list:
+        return list(self._flatten_layers(include_self=False))
+
+    def get_weights(self) -> list:
+        """The weights' values as NumPy arrays, in `weights` order."""
+        return [np.array(v.numpy()) for v in self.weights]
+
+    def set_weights(self, weights) -> None:
+        """Assigns NumPy arrays to the weights, in `weights` order.
+
+        Raises:
+            ValueError: wrong count or a shape mismatch (nothing is assigned then).
+        """
+        variables = self.weights
+        if len(weights) != len(variables):
+            raise ValueError(
+                f"{self.name}.set_weights: expected {len(variables)} arrays, got {len(weights)}."
+            )
+        for v, w in zip(variables, weights):
+            if tuple(np.shape(w)) != tuple(v.shape):
+                raise ValueError(
+                    f"{self.name}.set_weights: {v.name} has shape {tuple(v.shape)}, got "
+                    f"{tuple(np.shape(w))}."
+                )
+        for v, w in zip(variables, weights):
+            v.assign(np.asarray(w, dtype=v.dtype.as_numpy_dtype))
+
+    def count_params(self) -> int:
+        """Number of scalars in the weights."""
+        return int(sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.weights))
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _walk(value, seen: set):
+    """Layers and Variables inside ``value`` (lists, tuples and dicts walked), each once."""
+    if isinstance(value, (Layer, Variable)):
+        if id(value) not in seen:
+            seen.add(id(value))
+            yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _walk(v, seen)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _walk(v, seen)
