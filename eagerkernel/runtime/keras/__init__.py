@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from . import datasets, layers
+from . import callbacks, datasets, layers
+from .models import Model, Sequential
 
-__all__ = ["datasets", "layers"]
+__all__ = ["Model", "Sequential", "callbacks", "datasets", "layers"]

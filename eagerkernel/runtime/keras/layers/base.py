@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import re
 import threading
+import typing
 from collections import defaultdict
 
 import numpy as np
@@ -23,10 +24,43 @@ from ... import dtypes, nest
 from ...tensor import Tensor, TensorShape, to_tensor
 from ...variable import Variable
 
-__all__ = ["Layer", "unique_name"]
+__all__ = ["Layer", "assign_later", "deferred_updates", "unique_name"]
 
 _name_counts: defaultdict[str, int] = defaultdict(int)
 _context = threading.local()  # .training: the value the enclosing layer call received
+
+
+class deferred_updates:
+    """Collects `assign_later` updates (BatchNormalization's moving statistics) made inside it.
+
+    A training step runs its forward pass inside this context and calls `commit` only after
+    the optimizer update succeeded, so a step that raises leaves every variable unchanged.
+    """
+
+    def __enter__(self) -> deferred_updates:
+        self.pending: list = []
+        self._outer = getattr(_context, "pending", None)
+        _context.pending = self.pending
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _context.pending = self._outer
+
+    def commit(self) -> None:
+        """Applies the collected assignments in order (they were validated when collected)."""
+        for variable, value in self.pending:
+            variable.assign(value)
+        self.pending.clear()
+
+
+def assign_later(variable: Variable, value) -> None:
+    """``variable.assign(value)`` now, or at the end of the enclosing training step."""
+    pending = getattr(_context, "pending", None)
+    if pending is None:
+        variable.assign(value)
+    else:
+        variable._checked(value, "assign")  # fail now, inside the step, not at commit time
+        pending.append((variable, value))
 
 
 def _snake(name: str) -> str:
@@ -78,7 +112,7 @@ class Layer:
     ['scale/w:0']
     """
 
-    _call_accepts_training: dict = {}
+    _call_accepts_training: typing.ClassVar[dict] = {}  # per class: does call() take training?
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None, **kwargs):
         allowed = {"input_shape", "batch_input_shape", "batch_size", "input_dim", "autocast"}
@@ -121,18 +155,22 @@ class Layer:
         if accepts is None:
             accepts = Layer._call_accepts_training[cls] = _accepts(self.call, "training")
         outer = getattr(_context, "training", None)
-        training = kwargs.get("training")
+        training = kwargs.pop("training", None)
         if training is None:
             training = outer
         if accepts and training is not None:
             kwargs["training"] = training
-        if not self.built:
+        first_call = not self.built
+        if first_call:
             self._maybe_build(inputs)
         _context.training = training
         try:
-            return self.call(inputs, *args, **kwargs)
+            outputs = self.call(inputs, *args, **kwargs)
         finally:
             _context.training = outer
+        if first_call:  # for summary(): the output shape of the building call
+            self._output_shape = nest.map_structure(_shape_of, outputs)
+        return outputs
 
     def _cast_inputs(self, inputs):
         target = self._dtype._np
@@ -242,10 +280,9 @@ class Layer:
     def _children(self):
         """Layers and Variables this layer holds, in attribute order (lists/dicts walked)."""
         stack = [*self._tracked, *list(vars(self).values())]
-        seen = set()
+        seen: set = set()
         for value in stack:
-            for leaf in _walk(value, seen):
-                yield leaf
+            yield from _walk(value, seen)
 
     def _flatten_layers(self, include_self: bool = True):
         """This layer and every layer inside it, depth first, each once."""
