@@ -18,10 +18,10 @@ import tempfile
 
 import numpy as np
 
-from ... import nest
-from ... import random as ek_random
-from ...tape import GradientTape
-from ...tensor import Tensor, to_tensor
+from .. import nest
+from .. import random as ek_random
+from ..tape import GradientTape
+from ..tensor import Tensor, to_tensor
 from . import callbacks as callbacks_module
 from .layers.base import Layer, deferred_updates
 
@@ -529,7 +529,7 @@ class Sequential(Model):
         return self._stack.pop()
 
     def _build_with_shape(self, batch_input_shape) -> None:
-        from ...ops.creation import zeros
+        from ..ops.creation import zeros
 
         probe = zeros([1 if s is None else s for s in batch_input_shape], dtype=self._dtype)
         self(probe, training=False)
