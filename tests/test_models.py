@@ -1,0 +1,205 @@
+"""Model and Sequential: building, tracking, compile/fit/evaluate/predict, callbacks, summary,
+weight files, and the all-or-nothing training step."""
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+
+layers = ek.keras.layers
+
+
+def blobs(n=200, seed=0):
+    """Two separable Gaussian blobs in 4-D, labels 0/1 (int32)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n).astype(np.int32)
+    x = rng.normal(size=(n, 4)).astype(np.float32) + 3.0 * y[:, None]
+    return x, y
+
+
+class MLP(ek.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = [layers.Dense(8, activation="relu"), layers.Dense(8, activation="relu")]
+        self.head = layers.Dense(2)
+
+    def call(self, inputs, training=None):
+        x = inputs
+        for layer in self.hidden:
+            x = layer(x)
+        return self.head(x)
+
+
+def test_subclassed_model_tracks_layers_in_lists_and_creation_order():
+    model = MLP()
+    assert model.variables == []  # nothing is built before the first call
+    model(np.zeros((1, 4), np.float32))
+    names = [v.name for v in model.trainable_variables]
+    assert len(names) == 6
+    assert names[0].endswith("/kernel:0") and names[1].endswith("/bias:0")
+    assert [v.shape for v in model.variables][:2] == [(4, 8), (8,)]
+    assert model.non_trainable_variables == []
+
+
+def test_trainable_false_moves_weights_to_non_trainable():
+    model = MLP()
+    model(np.zeros((1, 4), np.float32))
+    model.hidden[0].trainable = False
+    assert len(model.trainable_variables) == 4
+    assert len(model.non_trainable_variables) == 2
+
+
+def test_training_flag_propagates_to_sublayers():
+    seen = []
+
+    class Probe(layers.Layer):
+        def call(self, inputs, training=None):
+            seen.append(training)
+            return inputs
+
+    class Outer(ek.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.probe = Probe()
+
+        def call(self, inputs, training=None):
+            return self.probe(inputs)
+
+    m = Outer()
+    m(ek.ones((1, 2)), training=True)
+    m(ek.ones((1, 2)), training=False)
+    m(ek.ones((1, 2)))
+    assert seen == [True, False, None]
+
+
+def test_fit_learns_and_returns_history():
+    ek.random.set_seed(0)
+    x, y = blobs()
+    model = ek.keras.Sequential(
+        [layers.Dense(16, activation="relu", input_shape=(4,)), layers.Dense(2)]
+    )
+    model.compile(
+        optimizer=ek.keras.optimizers.Adam(0.01),
+        loss=ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    history = model.fit(x, y, batch_size=32, epochs=5, verbose=0, validation_data=(x, y))
+    assert sorted(history.history) == ["accuracy", "loss", "val_accuracy", "val_loss"]
+    assert len(history.history["loss"]) == 5
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    loss, acc = model.evaluate(x, y, verbose=0)
+    assert acc > 0.95
+    assert np.isclose(loss, history.history["val_loss"][-1], rtol=1e-5)
+    probs = model.predict(x[:10])
+    assert probs.shape == (10, 2) and isinstance(probs, np.ndarray)
+
+
+def test_fit_on_a_dataset():
+    ek.random.set_seed(1)
+    x, y = blobs()
+    ds = ek.data.Dataset.from_tensor_slices((x, y)).shuffle(200, seed=0).batch(32)
+    model = ek.keras.Sequential([layers.Dense(2, input_shape=(4,))])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["acc"])
+    model.compile(
+        optimizer=ek.keras.optimizers.SGD(0.1),
+        loss=ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    history = model.fit(ds, epochs=3, verbose=0)
+    assert history.history["accuracy"][-1] > 0.9
+
+
+def test_early_stopping_and_lambda_callback():
+    x, y = blobs()
+    model = ek.keras.Sequential([layers.Dense(2, input_shape=(4,))])
+    model.compile(optimizer=ek.keras.optimizers.SGD(0.0), loss="mse")
+    epochs = []
+    cb = ek.keras.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: epochs.append(e))
+    stop = ek.keras.callbacks.EarlyStopping(monitor="loss", patience=1)
+    yf = np.stack([1.0 - y, y], axis=1).astype(np.float32)
+    model.fit(x, yf, epochs=10, verbose=0, callbacks=[stop, cb])
+    assert epochs == [0, 1, 2]  # no improvement with lr 0: stop after patience
+
+
+def test_model_checkpoint_and_weight_files(tmp_path):
+    x, y = blobs(64)
+    model = ek.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2)])
+    model.compile(optimizer="sgd", loss=ek.keras.losses.SparseCategoricalCrossentropy(True))
+    path = tmp_path / "w-{epoch:02d}.safetensors"
+    model.fit(x, y, epochs=2, verbose=0,
+              callbacks=[ek.keras.callbacks.ModelCheckpoint(str(path), monitor="loss")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "w-01.safetensors",
+        "w-02.safetensors",
+    ]
+    saved = model.get_weights()
+    for v in model.variables:
+        v.assign(np.zeros(v.shape, np.float32))
+    model.load_weights(tmp_path / "w-02.safetensors")
+    for a, b in zip(saved, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    other = ek.keras.Sequential([layers.Dense(5, input_shape=(4,))])
+    with pytest.raises(ValueError, match=r"w-02\.safetensors"):
+        other.load_weights(tmp_path / "w-02.safetensors")
+
+
+def test_summary_prints_keras_table(capsys):
+    model = ek.keras.Sequential(
+        [layers.Dense(4, activation="relu", input_shape=(3,)), layers.Dense(1)], name="tiny"
+    )
+    model.summary()
+    out = capsys.readouterr().out
+    assert 'Model: "tiny"' in out
+    assert "(Dense)" in out and "(None, 4)" in out and "(None, 1)" in out
+    assert "Total params: 21" in out
+    assert "Trainable params: 21" in out
+    assert "Non-trainable params: 0" in out
+
+
+def test_summary_before_build_raises():
+    with pytest.raises(ValueError, match="has not been built"):
+        MLP().summary()
+
+
+def test_fit_requires_compile():
+    with pytest.raises(RuntimeError, match="compile the model first"):
+        MLP().fit(*blobs(8), verbose=0)
+
+
+def test_failed_step_changes_nothing():
+    x, y = blobs(32)
+    model = ek.keras.Sequential(
+        [layers.Dense(4, input_shape=(4,)), layers.BatchNormalization(), layers.Dense(2)]
+    )
+    model.compile(optimizer="adam", loss=ek.keras.losses.SparseCategoricalCrossentropy(True))
+    model.fit(x, y, epochs=1, batch_size=32, verbose=0)  # build slots, iterations = 1
+    before = [np.array(v.numpy()) for v in model.variables]
+    opt_before = [np.array(v.numpy()) for v in model.optimizer.variables]
+
+    class Boom(Exception):
+        pass
+
+    original = model.compute_loss
+
+    def exploding_loss(*args, **kwargs):
+        original(*args, **kwargs)
+        raise Boom("after the forward pass")
+
+    model.compute_loss = exploding_loss
+    with pytest.raises(Boom):
+        model.fit(x, y, epochs=1, batch_size=32, verbose=0)
+    after = [np.array(v.numpy()) for v in model.variables]
+    for a, b in zip(before, after):
+        np.testing.assert_array_equal(a, b)  # moving statistics included
+    for a, b in zip(opt_before, [np.array(v.numpy()) for v in model.optimizer.variables]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_bad_data_errors():
+    model = ek.keras.Sequential([layers.Dense(2, input_shape=(4,))])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="x has 10 examples, y has 9"):
+        model.fit(np.zeros((10, 4), np.float32), np.zeros((9, 2), np.float32), verbose=0)
+    with pytest.raises(ValueError, match="batch_size must be positive"):
+        model.fit(np.zeros((10, 4), np.float32), np.zeros((10, 2), np.float32), batch_size=0,
+                  verbose=0)
