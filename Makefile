@@ -4,7 +4,7 @@
 #   make tutorials   run every notebooks/*.ipynb with the Eager kernel (HTML in build/tutorials)
 #   make test        ruff, unit tests + doctests, notebooks (nbval); a summary at the end
 #   make notebook    Jupyter Notebook on notebooks/, Eager kernel available
-#   make bench       benchmarks/op_overhead.py (installs the CPU PyTorch peer; WITH_TF=1 adds TF)
+#   make bench       benchmarks/*.py side by side with peers (installs the CPU PyTorch; WITH_TF=1 adds TF)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -103,8 +103,13 @@ tutorials: setup
 notebook: setup
 	$(VENV_ENV) jupyter notebook --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
+BENCHMARKS := op_overhead input_pipeline training_step
 bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
-	$(VENV_ENV) TF_CPP_MIN_LOG_LEVEL=3 $(PY) benchmarks/op_overhead.py $(BENCH_ARGS)
+	@for b in $(BENCHMARKS); do \
+	  echo "==> benchmarks/$$b.py"; \
+	  $(VENV_ENV) TF_CPP_MIN_LOG_LEVEL=3 $(PY) benchmarks/$$b.py $(BENCH_ARGS) || exit 1; \
+	  echo; \
+	done
 
 # ---------------------------------------------------------------------------- checks
 lint: setup

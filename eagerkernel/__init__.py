@@ -23,7 +23,9 @@ from .runtime.autodiff import (
     stop_gradient,
     value_and_gradients_function,
 )
+from .runtime.compat_v1 import losses, metrics, train
 from .runtime.config import num_gpus
+from .runtime.data import Iterator
 from .runtime.device import device
 from .runtime.dtypes import (
     DType,
@@ -70,6 +72,21 @@ def enable_eager_execution(*args, **kwargs) -> None:
 # `tfe = tf.contrib.eager` gives this same namespace, as the TF 1.x eager guides expect.
 contrib = _types.SimpleNamespace()
 contrib.eager = __import__(__name__)
+
+
+def _alias_submodules() -> None:
+    """Makes ``from eagerkernel.keras.layers import Dense`` (and ``eagerkernel.data``, ...)
+    import the same module objects as ``ek.keras.layers``, as ``tensorflow.keras`` does."""
+    import sys
+
+    for public in ("keras", "data", "random", "config"):
+        real = f"{__name__}.runtime.{public}"
+        for name, module in list(sys.modules.items()):
+            if name == real or name.startswith(real + "."):
+                sys.modules.setdefault(f"{__name__}.{public}{name[len(real):]}", module)
+
+
+_alias_submodules()
 
 
 def load_ipython_extension(ipython) -> None:

@@ -1,5 +1,26 @@
-"""`ek.data`: tf.data-style input pipelines (being built; see issue 3)."""
+"""`ek.data`: tf.data-style input pipelines (follows `tf.data`).
+
+>>> ds = ek.data.Dataset.from_tensor_slices((np.arange(6), np.arange(6) * 10))
+>>> ds = ds.shuffle(6, seed=0).batch(4).prefetch(ek.data.AUTOTUNE)
+>>> [x.shape for x, y in ds]
+[TensorShape([4]), TensorShape([2])]
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from . import experimental
+from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .iterator import Iterator, NumpyIterator
+from .structure import DatasetSpec, TensorSpec
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "DatasetSpec",
+    "Iterator",
+    "NumpyIterator",
+    "TensorSpec",
+    "experimental",
+]

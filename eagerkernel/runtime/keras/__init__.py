@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
-from . import callbacks, datasets, layers
+from . import (
+    activations,
+    callbacks,
+    datasets,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    optimizers,
+)
 from .models import Model, Sequential
 
-__all__ = ["Model", "Sequential", "callbacks", "datasets", "layers"]
+__all__ = [
+    "Model",
+    "Sequential",
+    "activations",
+    "callbacks",
+    "datasets",
+    "initializers",
+    "layers",
+    "losses",
+    "metrics",
+    "optimizers",
+]

@@ -170,7 +170,7 @@ class Model(Layer):
         self.compiled_metrics = []
         for m in metrics or []:
             if isinstance(m, str) and m in ("accuracy", "acc"):
-                self.compiled_metrics.append(metrics_module.resolve_accuracy(loss))
+                self.compiled_metrics.append(metrics_module.resolve_accuracy(loss, name=m))
             else:
                 self.compiled_metrics.append(metrics_module.get(m))
         from .metrics import Mean
@@ -388,7 +388,7 @@ class Model(Layer):
                 f"summary: model {self.name!r} has not been built yet; call it on data or give "
                 "the first layer an input_shape."
             )
-        cols = (int(line_length * 0.4), int(line_length * 0.3), line_length)
+        cols = (int(line_length * 0.45), int(line_length * 0.8), line_length)  # column ends
         rows = [("Layer (type)", "Output Shape", "Param #")]
         for layer in self._summary_layers():
             shape = getattr(layer, "_output_shape", None)

@@ -24,7 +24,9 @@ from .elementwise import _sigmoid_fwd, abs, cast, exp, sigmoid, tanh, where
 from .reduction import _single_axis, expand_reduced, normalize_axis, reduce_sum
 
 __all__ = [
+    "avg_pool2d",
     "bias_add",
+    "conv2d",
     "dropout",
     "elu",
     "embedding_lookup",
@@ -34,6 +36,7 @@ __all__ = [
     "leaky_relu",
     "log_sigmoid",
     "log_softmax",
+    "max_pool2d",
     "moments",
     "relu",
     "relu6",
@@ -786,3 +789,6 @@ def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
 
     axes = list(range(rows.ndim - (tensor(params, "embedding_lookup").ndim - 1), rows.ndim))
     return clip_by_norm(rows, max_norm, axes=axes) if axes else rows
+
+
+from .conv import avg_pool2d, conv2d, max_pool2d  # noqa: E402

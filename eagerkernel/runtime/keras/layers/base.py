@@ -64,8 +64,9 @@ def assign_later(variable: Variable, value) -> None:
 
 
 def _snake(name: str) -> str:
-    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    """Keras's layer-name rule: ``Conv2D`` -> ``conv2d``, ``MaxPooling2D`` -> ``max_pooling2d``."""
+    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
 def unique_name(base: str) -> str:

@@ -1,0 +1,406 @@
+"""Dataset sources: tensor slices, single tensors, Python generators, ranges, zip, concatenate."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..device import CPU
+from ..tensor import Tensor, make
+from . import plan
+from .dataset import (
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+    int_arg,
+)
+from .structure import (
+    DatasetSpec,
+    TensorSpec,
+    as_shape,
+    call_args,
+    flatten,
+    map_structure,
+    pack,
+    packer,
+    same_structure,
+    to_component,
+)
+
+
+def _components(value, op: str):
+    """Converts a user value to a structure of Tensors, as `ek.convert_to_tensor` does: NumPy
+    arrays are used without a copy (a 47 MB training set costs nothing to wrap), so changing
+    them in place afterwards changes the dataset."""
+
+    def leaf(v):
+        if isinstance(v, Dataset):
+            raise TypeError(f"{op}: components must be tensors, got a Dataset.")
+        return to_component(v, op)
+
+    if isinstance(value, (tuple, dict)):
+        return map_structure(leaf, value)
+    return leaf(value)
+
+
+def input_spec(dataset: Dataset, peek: bool):
+    """``dataset``'s element spec, or None if it is not known without running it."""
+    return dataset.element_spec if peek else dataset._static_spec()
+
+
+class TensorSlices(Dataset):
+    """`Dataset.from_tensor_slices`."""
+
+    def __init__(self, tensors):
+        super().__init__()
+        element = _components(tensors, "from_tensor_slices")
+        flat = flatten(element)
+        for i, t in enumerate(flat):
+            if t.ndim == 0:
+                raise ValueError(
+                    "from_tensor_slices: every component needs a first dimension to slice, "
+                    f"but component {i} is a scalar (shape ())."
+                )
+        n = flat[0].shape[0]
+        if any(t.shape[0] != n for t in flat):
+            shapes = ", ".join(str(tuple(t.shape)) for t in flat)
+            raise ValueError(
+                "from_tensor_slices: all components must have the same size in their first "
+                f"dimension. Received components of shapes {shapes}."
+            )
+        self._element_structure = element
+        self._source = plan.SliceSource(
+            [t._value for t in flat], [t._device for t in flat], element, n
+        )
+
+    def _iter(self, ctx):
+        return plan.source_plan(self._source).elements(ctx)
+
+    def _plan(self):
+        return plan.source_plan(self._source) if plan.enabled[0] else None
+
+    def _cardinality(self) -> int:
+        return self._source.n
+
+    def _spec(self, peek):
+        return map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), self._element_structure)
+
+
+class Tensors(Dataset):
+    """`Dataset.from_tensors`: one element."""
+
+    def __init__(self, tensors):
+        super().__init__()
+        self._element = _components(tensors, "from_tensors")
+
+    def _iter(self, ctx):
+        yield self._element
+
+    def _cardinality(self) -> int:
+        return 1
+
+    def _spec(self, peek):
+        return map_structure(lambda t: TensorSpec(t.shape, t.dtype), self._element)
+
+
+class Elements(Dataset):
+    """A dataset over a list of already-built elements (the windows of `window`)."""
+
+    def __init__(self, elements: list, spec):
+        super().__init__()
+        self._elements = elements
+        self._spec_cache = spec
+
+    def _iter(self, ctx):
+        return iter(self._elements)
+
+    def _cardinality(self) -> int:
+        return len(self._elements)
+
+
+class Range(Dataset):
+    """`Dataset.range`."""
+
+    # Above this length, `range` is not turned into an index array for the fast path.
+    PLAN_LIMIT = 1 << 20
+
+    def __init__(self, args, output_type):
+        super().__init__()
+        if not 1 <= len(args) <= 3:
+            raise TypeError(
+                f"range: expected 1 to 3 arguments (stop, or start, stop[, step]). "
+                f"Received: {len(args)} arguments"
+            )
+        names = {1: ("stop",), 2: ("start", "stop"), 3: ("start", "stop", "step")}[len(args)]
+        values = [int_arg(a, "range", n) for a, n in zip(args, names)]
+        if len(values) == 3 and values[2] == 0:
+            raise ValueError("range: step must not be zero. Received: step=0")
+        self._range = range(*values)
+        self._dtype = dtypes.as_dtype(dtypes.int64 if output_type is None else output_type)
+        self._source = None
+
+    def _iter(self, ctx):
+        cast = self._dtype.as_numpy_dtype
+        for i in self._range:
+            yield make(cast(i), CPU)
+
+    def _plan(self):
+        r = self._range
+        if len(r) > self.PLAN_LIMIT or not plan.enabled[0]:
+            return None
+        if self._source is None:
+            values = np.arange(r.start, r.stop, r.step).astype(self._dtype.as_numpy_dtype)
+            self._source = plan.SliceSource([values], [CPU], None, len(r))
+        return plan.source_plan(self._source)
+
+    def _cardinality(self) -> int:
+        return len(self._range)
+
+    def _spec(self, peek):
+        return TensorSpec((), self._dtype)
+
+
+# -- from_generator -----------------------------------------------------------------------------
+
+
+class Generator(Dataset):
+    """`Dataset.from_generator`: calls ``generator(*args)`` at the start of every pass."""
+
+    def __init__(self, generator, output_types, output_shapes, args, output_signature):
+        super().__init__()
+        op = "from_generator"
+        if not callable(generator):
+            raise TypeError(f"{op}: generator must be callable. Received: {generator!r:.60}")
+        if output_signature is not None:
+            if output_types is not None or output_shapes is not None:
+                raise TypeError(
+                    f"{op}: give either output_signature or output_types (and "
+                    "output_shapes), not both."
+                )
+            for s in flatten(output_signature):
+                if not isinstance(s, TensorSpec):
+                    raise TypeError(
+                        f"{op}: output_signature must be a structure of TensorSpec. "
+                        f"Received a leaf {s!r}"
+                    )
+            spec = output_signature
+        elif output_types is None:
+            raise TypeError(f"{op}: output_signature (or output_types) must be given.")
+        else:
+            types = map_structure(dtypes.as_dtype, output_types)
+            if output_shapes is None:
+                spec = map_structure(lambda t: TensorSpec(None, t), types)
+            elif not isinstance(types, (tuple, dict)):
+                spec = TensorSpec(as_shape(output_shapes, op, "output_shapes"), types)
+            else:
+                shapes = _shape_structure(output_shapes, types, op)
+                spec = map_structure(lambda t, s: TensorSpec(s, t), types, shapes)
+        self._generator = generator
+        self._args = () if args is None else tuple(args)
+        self._spec_cache = spec
+        self._flat_spec = flatten(spec)
+        self._pack = packer(spec)
+
+    def _iter(self, ctx):
+        args = [np.asarray(a.numpy() if isinstance(a, Tensor) else a) for a in self._args]
+        args = [a[()] if a.ndim == 0 else a for a in args]
+        it = iter(call_args(self._generator, *args))
+        while True:
+            try:
+                value = call_args(next, it)  # the generator's body runs with tapes paused too
+            except StopIteration:
+                return
+            yield self._convert(value)
+
+    def _convert(self, value):
+        spec = self._spec_cache
+        try:
+            flat = _flatten_up_to(spec, value)
+        except (TypeError, ValueError):
+            raise TypeError(
+                "from_generator: `generator` yielded an element that did not match the "
+                f"expected structure. The expected structure was {spec!r}, but the yielded "
+                f"element was {value!r:.200}."
+            ) from None
+        out = []
+        for v, s in zip(flat, self._flat_spec):
+            arr = _as_array(v, s.dtype)
+            if not s.shape.is_compatible_with(arr.shape):
+                raise ValueError(
+                    f"from_generator: `generator` yielded an element of shape {arr.shape} "
+                    f"where an element of shape {tuple(s.shape)} was expected."
+                )
+            out.append(make(arr[()] if arr.ndim == 0 else arr, CPU))
+        return self._pack(out)
+
+
+def _shape_structure(shapes, types, op):
+    """``output_shapes`` nested like ``types``, with shape leaves."""
+    if isinstance(types, dict):
+        if not isinstance(shapes, dict) or set(shapes) != set(types):
+            raise TypeError(f"{op}: output_shapes must match output_types' structure.")
+        return type(types)((k, _shape_structure(shapes[k], types[k], op)) for k in types)
+    if isinstance(types, tuple):
+        if not isinstance(shapes, (tuple, list)) or len(shapes) != len(types):
+            raise TypeError(f"{op}: output_shapes must match output_types' structure.")
+        return tuple(_shape_structure(s, t, op) for s, t in zip(shapes, types))
+    return as_shape(shapes, op, "output_shapes")
+
+
+def _flatten_up_to(spec, value) -> list:
+    """The values of ``value`` at ``spec``'s leaves; sequences may be lists or tuples."""
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            raise TypeError("structure")
+        out = []
+        for k in sorted(spec):
+            out.extend(_flatten_up_to(spec[k], value[k]))
+        return out
+    if isinstance(spec, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(spec):
+            raise TypeError("structure")
+        out = []
+        for s, v in zip(spec, value):
+            out.extend(_flatten_up_to(s, v))
+        return out
+    return [value]
+
+
+def _as_array(value, dtype: dtypes.DType) -> np.ndarray:
+    """A yielded value as an array of ``dtype``; refuses to drop fractions or complex parts."""
+    target = dtype.as_numpy_dtype
+    try:
+        arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+    except (TypeError, ValueError) as e:
+        raise TypeError(
+            f"from_generator: `generator` yielded {value!r:.80}, which cannot be converted to "
+            f"{dtype.name}: {e}"
+        ) from None
+    if arr.dtype == target:
+        return arr
+    lossy = (arr.dtype.kind == "f" and np.dtype(target).kind in "iub") or (
+        arr.dtype.kind == "c" and np.dtype(target).kind != "c"
+    )
+    if lossy or arr.dtype.kind in "OUSV":
+        raise TypeError(
+            f"from_generator: `generator` yielded an element of type {arr.dtype} where an "
+            f"element of type {np.dtype(target).name} was expected."
+        )
+    return arr.astype(target)
+
+
+# -- combining datasets -------------------------------------------------------------------------
+
+
+class Zip(Dataset):
+    """`Dataset.zip`: tuples (or any nesting) of elements, stopping at the shortest input."""
+
+    def __init__(self, datasets):
+        flat = flatten(datasets)
+        for d in flat:
+            if not isinstance(d, Dataset):
+                hint = (
+                    " Python `list` is not supported, use a `tuple` instead."
+                    if isinstance(d, list)
+                    else ""
+                )
+                raise TypeError(
+                    "zip: the argument must be a (nested) structure of Datasets. Received: "
+                    f"{type(d).__name__}.{hint}"
+                )
+        super().__init__(*flat)
+        self._structure = datasets
+        self._pack = packer(datasets)
+
+    def _iter(self, ctx):
+        its = [d._iter(ctx) for d in self._inputs]
+        pack_ = self._pack
+        while True:
+            items = []
+            for it in its:
+                try:
+                    items.append(next(it))
+                except StopIteration:
+                    return
+            yield pack_(items)
+
+    def _cardinality(self) -> int:
+        result = INFINITE_CARDINALITY
+        for d in self._inputs:
+            n = d._cardinality()
+            if n == UNKNOWN_CARDINALITY:
+                return UNKNOWN_CARDINALITY
+            if n != INFINITE_CARDINALITY and (result == INFINITE_CARDINALITY or n < result):
+                result = n
+        return result
+
+    def _spec(self, peek):
+        specs = [input_spec(d, peek) for d in self._inputs]
+        if any(s is None for s in specs):
+            return None
+        return pack(self._structure, specs)
+
+
+class Concatenate(Dataset):
+    """`Dataset.concatenate`: one dataset's elements, then the other's."""
+
+    def __init__(self, first: Dataset, second: Dataset):
+        if not isinstance(second, Dataset):
+            raise TypeError(
+                f"concatenate: dataset must be a Dataset. Received: {type(second).__name__}"
+            )
+        super().__init__(first, second)
+        a, b = _spec_or_none(first), _spec_or_none(second)
+        if a is not None and b is not None:
+            ok = same_structure(a, b) and all(
+                type(x) is type(y) and (not isinstance(x, TensorSpec) or x.dtype == y.dtype)
+                for x, y in zip(flatten(a), flatten(b))
+            )
+            if not ok:
+                raise TypeError(
+                    f"concatenate: incompatible dataset elements: {a!r} and {b!r} (the "
+                    "structures and dtypes must match)."
+                )
+
+    def _iter(self, ctx):
+        yield from self._inputs[0]._iter(ctx)
+        yield from self._inputs[1]._iter(ctx)
+
+    def _cardinality(self) -> int:
+        n1, n2 = (d._cardinality() for d in self._inputs)
+        if INFINITE_CARDINALITY in (n1, n2):
+            return INFINITE_CARDINALITY
+        if UNKNOWN_CARDINALITY in (n1, n2):
+            return UNKNOWN_CARDINALITY
+        return n1 + n2
+
+    def _spec(self, peek):
+        a, b = (input_spec(d, peek) for d in self._inputs)
+        if a is None or b is None:
+            return None
+
+        def common(x, y):
+            if isinstance(x, TensorSpec):
+                return x.most_specific_compatible_type(y)
+            return x if x == y else DatasetSpec(x.element_spec)
+
+        return map_structure(common, a, b)
+
+
+def _spec_or_none(dataset: Dataset):
+    """The element spec, learnt by peeking if need be; None if the dataset is empty."""
+    try:
+        return dataset.element_spec
+    except ValueError:
+        return None
+
+
+__all__ = [
+    "Concatenate",
+    "Elements",
+    "Generator",
+    "Range",
+    "TensorSlices",
+    "Tensors",
+    "Zip",
+]

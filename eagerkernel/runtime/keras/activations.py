@@ -1,0 +1,200 @@
+"""Activation functions by name (`ek.keras.activations`), with Keras's names and arguments.
+
+Each is a function of a Tensor written with `ek.nn` ops, so it is differentiable to any order.
+`get` turns what a layer's ``activation=`` argument accepts (a name, a function or None) into a
+function.
+"""
+
+from __future__ import annotations
+
+from ..ops import elementwise as _ew
+from ..ops import nn as _nn
+from ..ops._core import tensor as _tensor
+from ..tensor import Tensor
+
+__all__ = [
+    "elu",
+    "exponential",
+    "gelu",
+    "get",
+    "hard_sigmoid",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "relu",
+    "relu6",
+    "selu",
+    "serialize",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softplus",
+    "softsign",
+    "swish",
+    "tanh",
+]
+
+
+def relu(x, alpha=0.0, max_value=None, threshold=0.0) -> Tensor:
+    """Rectified linear unit with Keras's options (follows `tf.keras.activations.relu`).
+
+    ``x`` above ``threshold``, else ``alpha * (x - threshold)``; then clipped at ``max_value``.
+
+    >>> ek.keras.activations.relu(ek.constant([-2.0, 1.0, 8.0]), alpha=0.5, max_value=6.0).numpy()
+    array([-1.,  1.,  6.], dtype=float32)
+    """
+    x = _tensor(x, "relu")
+    if alpha == 0 and max_value is None and threshold == 0:
+        return _nn.relu(x)
+    negative = None
+    if alpha != 0:
+        negative = _nn.relu(threshold - x) if threshold != 0 else _nn.relu(-x)
+    if threshold != 0:
+        y = x * _ew.cast(x > threshold, x.dtype)
+    else:
+        y = _nn.relu(x)
+    if max_value is not None:
+        y = _ew.minimum(y, _tensor(max_value, "relu", x._value.dtype))
+    if negative is not None:
+        y = y - alpha * negative
+    return y
+
+
+def sigmoid(x) -> Tensor:
+    """``1 / (1 + exp(-x))``."""
+    return _ew.sigmoid(x)
+
+
+def tanh(x) -> Tensor:
+    """Hyperbolic tangent."""
+    return _ew.tanh(x)
+
+
+def softmax(x, axis=-1) -> Tensor:
+    """Softmax over ``axis`` (default the last).
+
+    >>> ek.keras.activations.softmax(ek.constant([[0.0, 0.0]])).numpy()
+    array([[0.5, 0.5]], dtype=float32)
+    """
+    return _nn.softmax(x, axis=axis)
+
+
+def log_softmax(x, axis=-1) -> Tensor:
+    """Log of the softmax over ``axis``, computed stably."""
+    return _nn.log_softmax(x, axis=axis)
+
+
+def linear(x) -> Tensor:
+    """The identity (what ``activation=None`` means)."""
+    return _tensor(x, "linear")
+
+
+def elu(x, alpha=1.0) -> Tensor:
+    """``x`` where positive, else ``alpha * (exp(x) - 1)``."""
+    y = _nn.elu(x)
+    if alpha == 1.0:
+        return y
+    return _ew.where(_tensor(x, "elu") > 0, y, alpha * y)
+
+
+def selu(x) -> Tensor:
+    """Scaled ELU with the self-normalizing constants."""
+    return _nn.selu(x)
+
+
+def softplus(x) -> Tensor:
+    """``log(1 + exp(x))``, overflow-free."""
+    return _nn.softplus(x)
+
+
+def softsign(x) -> Tensor:
+    """``x / (1 + |x|)``."""
+    return _nn.softsign(x)
+
+
+def leaky_relu(x, negative_slope=0.2) -> Tensor:
+    """``x`` where positive, else ``negative_slope * x``."""
+    return _nn.leaky_relu(x, alpha=negative_slope)
+
+
+def relu6(x) -> Tensor:
+    """``min(max(x, 0), 6)``."""
+    return _nn.relu6(x)
+
+
+def gelu(x, approximate=False) -> Tensor:
+    """Gaussian error linear unit (exact, or the tanh approximation)."""
+    return _nn.gelu(x, approximate=approximate)
+
+
+def silu(x) -> Tensor:
+    """``x * sigmoid(x)`` (also called swish)."""
+    return _nn.silu(x)
+
+
+swish = silu
+
+
+def exponential(x) -> Tensor:
+    """``exp(x)``."""
+    return _ew.exp(x)
+
+
+def hard_sigmoid(x) -> Tensor:
+    """Piecewise linear sigmoid: ``clip(x / 6 + 0.5, 0, 1)`` (Keras 3's definition)."""
+    x = _tensor(x, "hard_sigmoid")
+    return _ew.clip_by_value(x / 6.0 + 0.5, 0.0, 1.0)
+
+
+_BY_NAME = {
+    "relu": relu,
+    "sigmoid": sigmoid,
+    "tanh": tanh,
+    "softmax": softmax,
+    "log_softmax": log_softmax,
+    "linear": linear,
+    "elu": elu,
+    "selu": selu,
+    "softplus": softplus,
+    "softsign": softsign,
+    "leaky_relu": leaky_relu,
+    "relu6": relu6,
+    "gelu": gelu,
+    "swish": swish,
+    "silu": silu,
+    "exponential": exponential,
+    "hard_sigmoid": hard_sigmoid,
+}
+
+
+def serialize(activation) -> str:
+    """The name of a built-in activation (its ``__name__`` otherwise)."""
+    for name, fn in _BY_NAME.items():
+        if fn is activation:
+            return name
+    return getattr(activation, "__name__", repr(activation))
+
+
+def get(identifier):
+    """The activation function for a name, a callable, or None (which means `linear`).
+
+    Raises:
+        ValueError: an unknown name or a value that is neither a name nor callable.
+
+    >>> ek.keras.activations.get("relu")(ek.constant([-1.0, 2.0])).numpy()
+    array([0., 2.], dtype=float32)
+    >>> ek.keras.activations.get(None) is ek.keras.activations.linear
+    True
+    """
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        fn = _BY_NAME.get(identifier.lower())
+        if fn is None:
+            raise ValueError(
+                f"Unknown activation function: {identifier!r}. Known names: {sorted(_BY_NAME)}."
+            )
+        return fn
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret activation function identifier: {identifier!r}.")

@@ -1,0 +1,98 @@
+"""Argument checks and shape arithmetic shared by the layers (Keras's ``conv_utils``)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ...tensor import Tensor
+
+
+def normalize_tuple(value, n: int, name: str, layer: str, allow_zero: bool = False) -> tuple:
+    """An int or a sequence of ``n`` ints as a tuple of ``n`` positive ints.
+
+    Raises:
+        ValueError: Keras's message, ending with ``Received: name=value``.
+    """
+    if isinstance(value, numbers.Integral):
+        out = (int(value),) * n
+    else:
+        try:
+            out = tuple(int(v) for v in value)
+        except (TypeError, ValueError):
+            out = ()
+        if len(out) != n:
+            raise ValueError(
+                f"{layer}: the `{name}` argument must be a tuple of {n} integers. "
+                f"Received: {name}={value!r}"
+            )
+    low = 0 if allow_zero else 1
+    if any(v < low for v in out):
+        raise ValueError(
+            f"{layer}: the `{name}` argument must be {'non-negative' if allow_zero else 'positive'}"
+            f" integers. Received: {name}={value!r}"
+        )
+    return out
+
+
+def normalize_padding(value, layer: str) -> str:
+    padding = str(value).lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(
+            f"{layer}: the `padding` argument must be 'valid' or 'same'. Received: "
+            f"padding={value!r}"
+        )
+    return padding
+
+
+def normalize_data_format(value, layer: str) -> str:
+    """``"channels_last"`` (also for None); channels_first is refused, as TF's CPU kernels do."""
+    fmt = "channels_last" if value is None else str(value).lower()
+    if fmt == "channels_first":
+        raise ValueError(
+            f"{layer}: data_format='channels_first' is not supported; only channels_last (NHWC) "
+            "runs on CPU, as in TensorFlow. Transpose the input with ek.transpose(x, [0, 2, 3, 1])."
+        )
+    if fmt != "channels_last":
+        raise ValueError(
+            f"{layer}: data_format must be 'channels_last' or 'channels_first'. Received: "
+            f"data_format={value!r}"
+        )
+    return fmt
+
+
+def conv_output_length(length, kernel: int, padding: str, stride: int, dilation: int = 1):
+    """Output length of a convolution or pool along one axis (None stays None)."""
+    if length is None:
+        return None
+    dilated = (kernel - 1) * dilation + 1
+    if padding == "same":
+        return -(-length // stride)
+    return max(-(-(length - dilated + 1) // stride), 0)
+
+
+def check_rank(layer, shape, rank: int) -> None:
+    """Keras's input-spec check: a rank-``rank`` input, or ValueError naming the shape."""
+    if len(shape) != rank:
+        raise ValueError(
+            f'Input 0 of layer "{layer.name}" is incompatible with the layer: expected '
+            f"ndim={rank}, found ndim={len(shape)}. Full shape received: {tuple(shape)}"
+        )
+
+
+def check_last_axis(layer, shape, expected: int, built_for) -> None:
+    """ValueError naming both shapes when the last axis differs from the one built for."""
+    if shape[-1] != expected:
+        raise ValueError(
+            f'Input 0 of layer "{layer.name}" is incompatible with the layer: expected axis -1 '
+            f"of input shape to have value {expected} (the layer was built for input shape "
+            f"{tuple(built_for)}), but received input with shape {tuple(shape)}"
+        )
+
+
+def shape_of(x) -> tuple:
+    return tuple(x._value.shape) if isinstance(x, Tensor) else tuple(x.shape)
+
+
+def num_elements(dims) -> int | None:
+    return None if any(d is None for d in dims) else math.prod(dims)

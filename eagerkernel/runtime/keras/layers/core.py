@@ -1,0 +1,475 @@
+"""Core layers: Dense, Activation, ReLU, Flatten, Reshape, Dropout, InputLayer, Lambda."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ... import random as _random
+from ...ops import array_ops, elementwise, linalg
+from ...ops import nn as _nn
+from .. import activations, initializers
+from ._utils import check_last_axis, num_elements, shape_of
+from .base import Layer
+
+__all__ = ["Activation", "Dense", "Dropout", "Flatten", "InputLayer", "Lambda", "ReLU", "Reshape"]
+
+
+def _no_activity_regularizer(layer: str, activity_regularizer) -> None:
+    if activity_regularizer is not None:
+        raise NotImplementedError(
+            f"{layer}: activity_regularizer is not supported; add the penalty on the layer's "
+            "output to your loss instead."
+        )
+
+
+def _cast_to(layer: Layer, x):
+    """Keras's Dense and Conv cast any input (integers too) to the layer's dtype."""
+    if x._value.dtype != layer._dtype._np:
+        return elementwise.cast(x, layer._dtype._np)
+    return x
+
+
+class Dense(Layer):
+    """Densely connected layer: ``activation(inputs @ kernel + bias)`` (follows
+    `tf.keras.layers.Dense`).
+
+    Args:
+        units: positive int, the output size.
+        activation: a name (``"relu"``), a function, or None (linear).
+        use_bias: add a bias vector.
+        kernel_initializer, bias_initializer: initializers (names, objects or callables).
+        kernel_regularizer, bias_regularizer: callables ``weight -> scalar`` collected in
+            `losses`.
+        kernel_constraint, bias_constraint: applied by optimizers after each update.
+
+    Input shape:
+        ``(batch_size, ..., input_dim)``: rank 2 or more; the kernel multiplies the last axis.
+
+    Output shape:
+        ``(batch_size, ..., units)``.
+
+    Weights: ``kernel`` of shape ``(input_dim, units)``, then ``bias`` of shape ``(units,)``.
+
+    Raises:
+        ValueError: ``units`` not a positive int; an input of rank below 2, or whose last axis
+            differs from the one the layer was built for (both shapes named).
+
+    >>> layer = ek.keras.layers.Dense(4, activation="relu", name="hidden")
+    >>> layer(ek.ones((2, 3))).shape
+    TensorShape([2, 4])
+    >>> [(v.name, tuple(v.shape)) for v in layer.variables]
+    [('hidden/kernel:0', (3, 4)), ('hidden/bias:0', (4,))]
+    >>> layer(ek.ones((5, 7, 3))).shape
+    TensorShape([5, 7, 4])
+    """
+
+    def __init__(
+        self,
+        units,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if isinstance(units, bool) or not isinstance(units, numbers.Integral) or units <= 0:
+            raise ValueError(
+                f"Received an invalid value for `units`, expected a positive integer. "
+                f"Received: units={units!r}"
+            )
+        _no_activity_regularizer("Dense", activity_regularizer)
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        # None means the default, as in TF 1.x's tf.layers (bias_initializer=None is zeros).
+        self.kernel_initializer = initializers.get(kernel_initializer or "glorot_uniform")
+        self.bias_initializer = initializers.get(bias_initializer or "zeros")
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def build(self, input_shape) -> None:
+        input_shape = tuple(input_shape)
+        if len(input_shape) < 2 or input_shape[-1] is None:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                f"min_ndim=2 with a known last axis. Full shape received: {input_shape}"
+            )
+        self._built_shape = input_shape
+        self.kernel = self.add_weight(
+            "kernel",
+            shape=(input_shape[-1], self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias",
+                shape=(self.units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        self.built = True
+
+    def call(self, inputs):
+        x = _cast_to(self, inputs)
+        shape = shape_of(x)
+        if len(shape) < 2:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                f"min_ndim=2, found ndim={len(shape)}. Full shape received: {shape}"
+            )
+        check_last_axis(self, shape, self.kernel.shape[0], self._built_shape)
+        if len(shape) == 2:
+            y = linalg.matmul(x, self.kernel)
+        else:  # one GEMM over all leading axes
+            flat = array_ops.reshape(x, (-1, shape[-1]))
+            y = array_ops.reshape(linalg.matmul(flat, self.kernel), (*shape[:-1], self.units))
+        if self.use_bias:
+            y = _nn.bias_add(y, self.bias)
+        return self.activation(y)
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return (*tuple(input_shape)[:-1], self.units)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+        }
+
+
+class Activation(Layer):
+    """Applies an activation function (follows `tf.keras.layers.Activation`).
+
+    Args:
+        activation: a name (``"relu"``, ``"softmax"``, ...) or a function of a Tensor.
+
+    Input shape:
+        Any.
+
+    Output shape:
+        Same as the input.
+
+    >>> ek.keras.layers.Activation("relu")(ek.constant([[-1.0, 2.0]])).numpy()
+    array([[0., 2.]], dtype=float32)
+    """
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
+
+
+class ReLU(Layer):
+    """Rectified linear unit with Keras's options (follows `tf.keras.layers.ReLU`).
+
+    ``x`` for ``x >= threshold``, ``negative_slope * (x - threshold)`` below, then capped at
+    ``max_value``.
+
+    Args:
+        max_value: None (no cap) or a non-negative float.
+        negative_slope: non-negative float (0: a plain ReLU).
+        threshold: float.
+
+    Input shape:
+        Any.
+
+    Output shape:
+        Same as the input.
+
+    Raises:
+        ValueError: a negative ``max_value`` or ``negative_slope``.
+
+    >>> ek.keras.layers.ReLU(max_value=6.0)(ek.constant([-1.0, 3.0, 9.0])).numpy()
+    array([0., 3., 6.], dtype=float32)
+    """
+
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        if max_value is not None and max_value < 0:
+            raise ValueError(
+                f"max_value of a ReLU layer cannot be a negative value. Received: "
+                f"max_value={max_value}"
+            )
+        if negative_slope is None or negative_slope < 0:
+            raise ValueError(
+                f"negative_slope of a ReLU layer cannot be a negative value. Received: "
+                f"negative_slope={negative_slope}"
+            )
+        if threshold is None:
+            raise ValueError("threshold of a ReLU layer cannot be None. Received: threshold=None")
+        self.max_value = max_value
+        self.negative_slope = negative_slope
+        self.threshold = threshold
+
+    def call(self, inputs):
+        return activations.relu(
+            inputs, alpha=self.negative_slope, max_value=self.max_value, threshold=self.threshold
+        )
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "max_value": self.max_value,
+            "negative_slope": self.negative_slope,
+            "threshold": self.threshold,
+        }
+
+
+class Flatten(Layer):
+    """Flattens all axes but the batch axis (follows `tf.keras.layers.Flatten`).
+
+    Input shape:
+        ``(batch_size, ...)``; a rank-1 input gives ``(batch_size, 1)``.
+
+    Output shape:
+        ``(batch_size, prod(...))``.
+
+    >>> ek.keras.layers.Flatten()(ek.ones((2, 3, 4))).shape
+    TensorShape([2, 12])
+    """
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format
+
+    def call(self, inputs):
+        shape = shape_of(inputs)
+        if not shape:
+            raise ValueError(f'Layer "{self.name}": cannot flatten a scalar (shape ()).')
+        return array_ops.reshape(inputs, (shape[0], int(np.prod(shape[1:], dtype=np.int64))))
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        input_shape = tuple(input_shape)
+        return (input_shape[0], num_elements(input_shape[1:]) if len(input_shape) > 1 else 1)
+
+
+class Reshape(Layer):
+    """Reshapes each example to ``target_shape`` (follows `tf.keras.layers.Reshape`).
+
+    Args:
+        target_shape: a tuple of ints without the batch axis; one entry may be -1.
+
+    Input shape:
+        ``(batch_size, ...)``.
+
+    Output shape:
+        ``(batch_size, *target_shape)``, the -1 resolved.
+
+    Raises:
+        ValueError: more than one -1, or a target size that differs from the input's.
+
+    >>> ek.keras.layers.Reshape((3, -1))(ek.ones((2, 12))).shape
+    TensorShape([2, 3, 4])
+    """
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        target = tuple(int(d) for d in target_shape)
+        if sum(d == -1 for d in target) > 1 or any(d < -1 or d == 0 for d in target):
+            raise ValueError(
+                "Reshape: target_shape may contain one -1 and otherwise positive integers. "
+                f"Received: target_shape={target_shape!r}"
+            )
+        self.target_shape = target
+
+    def _resolve(self, input_shape: tuple) -> tuple:
+        size = num_elements(input_shape[1:])
+        known = int(np.prod([d for d in self.target_shape if d != -1], dtype=np.int64))
+        if size is None:
+            return (input_shape[0], *(None if d == -1 else d for d in self.target_shape))
+        if -1 in self.target_shape:
+            if known == 0 or size % known:
+                self._mismatch(input_shape)
+            return (input_shape[0], *(size // known if d == -1 else d for d in self.target_shape))
+        if known != size:
+            self._mismatch(input_shape)
+        return (input_shape[0], *self.target_shape)
+
+    def _mismatch(self, input_shape) -> None:
+        raise ValueError(
+            f'Layer "{self.name}": the total size of the new array must be unchanged, '
+            f"input_shape = {tuple(input_shape[1:])}, output_shape = {self.target_shape}"
+        )
+
+    def call(self, inputs):
+        return array_ops.reshape(inputs, self._resolve(shape_of(inputs)))
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return self._resolve(tuple(input_shape))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "target_shape": self.target_shape}
+
+
+class Dropout(Layer):
+    """Randomly zeroes inputs with probability ``rate`` during training and scales the rest by
+    ``1 / (1 - rate)`` (follows `tf.keras.layers.Dropout`).
+
+    Active only when called with ``training=True`` (directly or through the model that
+    contains it); otherwise the identity.
+
+    Args:
+        rate: float in ``[0, 1)``, the fraction of the units to drop.
+        noise_shape: the shape of the keep/drop mask, broadcast against the input; None
+            entries take the input's size (``(batch, 1, features)`` drops whole features).
+        seed: with a seed, the sequence of masks is reproducible (also with
+            `ek.random.set_seed`), and different at each call.
+
+    Input shape:
+        Any.
+
+    Output shape:
+        Same as the input.
+
+    Raises:
+        ValueError: ``rate`` outside ``[0, 1)``.
+
+    >>> layer = ek.keras.layers.Dropout(0.5, seed=1)
+    >>> layer(ek.ones((2, 2))).numpy()
+    array([[1., 1.],
+           [1., 1.]], dtype=float32)
+    >>> sorted(set(layer(ek.ones((100,)), training=True).numpy().tolist()))
+    [0.0, 2.0]
+    """
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0 <= rate < 1:
+            raise ValueError(
+                f"Invalid value received for argument `rate`. Expected a float value between "
+                f"0 and 1 (1 excluded). Received: rate={rate!r}"
+            )
+        self.rate = float(rate)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.seed = seed
+        self._rng = None
+
+    def _op_seed(self):
+        """A fresh op-level seed per call, drawn from a generator owned by the layer."""
+        if self.seed is None:
+            return None
+        if self._rng is None:
+            self._rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
+        return int(self._rng.integers(2**62))
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0:
+            return inputs
+        return _nn.dropout(
+            inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self._op_seed()
+        )
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "rate": self.rate,
+            "noise_shape": self.noise_shape,
+            "seed": self.seed,
+        }
+
+
+class InputLayer(Layer):
+    """Declares the input shape of a model; the identity (follows `tf.keras.layers.InputLayer`).
+
+    Args:
+        input_shape: shape of one example (no batch axis), e.g. ``(28, 28, 1)``; Keras 3's
+            ``shape`` is accepted too.
+        batch_size: optional fixed batch size.
+
+    Input shape:
+        ``(batch_size, *input_shape)``.
+
+    Output shape:
+        Same as the input.
+
+    >>> ek.keras.layers.InputLayer(input_shape=(3,)).compute_output_shape((None, 3))
+    (None, 3)
+    """
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, name=None, **kwargs):
+        shape = kwargs.pop("shape", None)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        super().__init__(dtype=dtype, name=name, **kwargs)
+        if input_shape is None:
+            input_shape = shape
+        if batch_input_shape is not None:
+            self._batch_input_shape = tuple(batch_input_shape)
+        elif input_shape is not None:
+            self._batch_input_shape = (batch_size, *tuple(input_shape))
+        self.built = True
+
+    def compute_output_shape(self, input_shape=None) -> tuple:
+        if input_shape is None:
+            return getattr(self, "_batch_input_shape", None)
+        return tuple(input_shape)
+
+
+class Lambda(Layer):
+    """Wraps a function of Tensors as a layer, without weights (follows `tf.keras.layers.Lambda`).
+
+    Args:
+        function: called as ``function(inputs, **arguments)``.
+        output_shape: optional shape (without the batch axis) or function of the input shape,
+            for `compute_output_shape`.
+        arguments: optional keyword arguments for ``function``.
+
+    Input shape:
+        Whatever ``function`` accepts.
+
+    Output shape:
+        Whatever ``function`` returns.
+
+    >>> ek.keras.layers.Lambda(lambda x: x * 2)(ek.constant([1.0])).numpy()
+    array([2.], dtype=float32)
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        self.function = function
+        self._output_shape = output_shape
+        self.arguments = dict(arguments or {})
+
+    def call(self, inputs):
+        return self.function(inputs, **self.arguments)
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        if self._output_shape is None:
+            raise NotImplementedError(
+                f"Lambda layer {self.name!r}: pass output_shape= to give its output shape."
+            )
+        if callable(self._output_shape):
+            return tuple(self._output_shape(tuple(input_shape)))
+        batch = tuple(input_shape)[:1]
+        return (*batch, *tuple(self._output_shape))

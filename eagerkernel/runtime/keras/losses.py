@@ -1,0 +1,566 @@
+"""Keras losses: per-sample functions and `Loss` classes that reduce them
+(follows `tf.keras.losses`, Keras 3's formulas).
+
+A loss function, e.g. ``mean_squared_error(y_true, y_pred)``, returns one value per sample
+(the mean over the last axis for elementwise losses). A `Loss` object calls it and reduces the
+result: by default ``SUM_OVER_BATCH_SIZE``, the sum of the (weighted) per-sample losses divided
+by their number. Everything is written with eagerkernel ops, so losses are differentiable and
+recorded on tapes.
+
+``from_logits=True`` uses the numerically stable ops (`ek.nn.softmax_cross_entropy_with_logits`
+and friends, log-sum-exp); for probabilities the predictions are clipped to
+``[1e-7, 1 - 1e-7]`` before the log, as Keras does.
+
+Shapes: ``y_true`` and ``y_pred`` are first brought to the same rank as Keras does (a trailing
+axis of 1 is squeezed or added: ``y_true`` of shape ``[N]`` against ``y_pred`` of shape
+``[N, 1]`` works); shapes that still differ raise ValueError naming both, rather than
+broadcasting ``[N]`` against ``[N, 1]`` into a silent ``[N, N]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..ops import nn
+from ..ops.array_ops import expand_dims, squeeze
+from ..ops.creation import one_hot
+from ..ops.elementwise import abs as _abs
+from ..ops.elementwise import cast, clip_by_value, log, minimum, square
+from ..ops.reduction import reduce_mean, reduce_sum
+from ..tensor import Tensor, to_tensor
+
+__all__ = [
+    "MAE",
+    "MSE",
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "Huber",
+    "Loss",
+    "LossFunctionWrapper",
+    "MeanAbsoluteError",
+    "MeanSquaredError",
+    "Reduction",
+    "SparseCategoricalCrossentropy",
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "get",
+    "huber",
+    "mae",
+    "mean_absolute_error",
+    "mean_squared_error",
+    "mse",
+    "sparse_categorical_crossentropy",
+]
+
+EPSILON = 1e-7  # Keras's backend.epsilon(), the clipping bound for probabilities
+
+
+class Reduction:
+    """How a `Loss` reduces per-sample losses (follows `tf.keras.losses.Reduction`).
+
+    ``AUTO`` means ``SUM_OVER_BATCH_SIZE``. The TensorFlow 1.x members of ``ek.losses.Reduction``
+    (``MEAN``, ``SUM_BY_NONZERO_WEIGHTS``) are understood by the TF 1.x functions only.
+    """
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls) -> tuple:
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key) -> str:
+        """The canonical Keras reduction for ``key`` (None means ``"none"``).
+
+        Raises:
+            ValueError: for an unknown reduction.
+        """
+        aliases = {
+            None: cls.NONE,
+            "weighted_sum": cls.SUM,  # TF 1.x spellings
+            "weighted_sum_over_batch_size": cls.SUM_OVER_BATCH_SIZE,
+            "mean": cls.SUM_OVER_BATCH_SIZE,
+            cls.AUTO: cls.SUM_OVER_BATCH_SIZE,
+        }
+        key = aliases.get(key, key)
+        if key not in (cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE):
+            raise ValueError(f"Invalid loss reduction {key!r}; expected one of {list(cls.all())}.")
+        return key
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _pred(y_pred, op: str) -> Tensor:
+    """``y_pred`` as a floating Tensor (integers become float32, as Keras's floatx)."""
+    t = to_tensor(y_pred, np.float32, op)
+    if t._value.dtype.kind not in "fc":
+        t = cast(t, "float32")
+    return t
+
+
+def _true(y_true, like: Tensor, op: str) -> Tensor:
+    """``y_true`` as a Tensor of ``like``'s dtype."""
+    t = to_tensor(y_true, like._value.dtype, op)
+    if t._value.dtype != like._value.dtype:
+        t = cast(t, like._value.dtype)
+    return t
+
+
+def squeeze_or_expand_to_same_rank(x1: Tensor, x2: Tensor, expand_rank_1: bool = True):
+    """Keras's rank alignment: when the ranks differ by one and the longer has a trailing 1,
+    squeeze it, or expand the rank-1 one when ``expand_rank_1``."""
+    r1, r2 = x1.ndim, x2.ndim
+    if r1 == r2 + 1 and x1.shape[-1] == 1:
+        if r2 == 1 and expand_rank_1:
+            x2 = expand_dims(x2, -1)
+        else:
+            x1 = squeeze(x1, -1)
+    elif r2 == r1 + 1 and x2.shape[-1] == 1:
+        if r1 == 1 and expand_rank_1:
+            x1 = expand_dims(x1, -1)
+        else:
+            x2 = squeeze(x2, -1)
+    return x1, x2
+
+
+def _aligned(y_true, y_pred, op: str) -> tuple[Tensor, Tensor]:
+    y_pred = _pred(y_pred, op)
+    y_true = _true(y_true, y_pred, op)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    ts, ps = tuple(y_true.shape), tuple(y_pred.shape)
+    if ts != ps and ts != () and ps != ():
+        raise ValueError(
+            f"{op}: y_true and y_pred shapes are incompatible: y_true {ts}, y_pred {ps}."
+        )
+    return y_true, y_pred
+
+
+def _mean_last(x: Tensor) -> Tensor:
+    return reduce_mean(x, axis=-1) if x.ndim else x
+
+
+def compute_weighted_loss(losses: Tensor, sample_weight=None, reduction="sum_over_batch_size"):
+    """Weights per-sample ``losses`` and reduces them as Keras does.
+
+    ``sample_weight`` (a scalar, or of the batch's shape, e.g. ``[N]`` or ``[N, 1]``) is
+    aligned to the losses' rank, then multiplied. ``"sum_over_batch_size"`` divides the sum by
+    the number of loss values (not by the sum of the weights), 0 for an empty batch.
+
+    Raises:
+        ValueError: an unknown reduction, or weights that do not broadcast to the losses.
+    """
+    reduction = Reduction.validate(reduction)
+    if sample_weight is not None:
+        w = _true(sample_weight, losses, "sample_weight")
+        losses, w = squeeze_or_expand_to_same_rank(losses, w, expand_rank_1=False)
+        try:
+            losses = losses * w
+        except ValueError:
+            raise ValueError(
+                f"sample_weight of shape {tuple(w.shape)} does not broadcast to the losses of "
+                f"shape {tuple(losses.shape)}."
+            ) from None
+    if reduction == Reduction.NONE or losses.ndim == 0:
+        return losses
+    total = reduce_sum(losses)
+    if reduction == Reduction.SUM:
+        return total
+    n = int(losses._value.size)
+    return total / n if n else total * 0.0
+
+
+# -- per-sample loss functions ------------------------------------------------------------------
+
+
+def mean_squared_error(y_true, y_pred) -> Tensor:
+    """``mean(square(y_true - y_pred), axis=-1)`` (follows `tf.keras.losses.mean_squared_error`).
+
+    Returns:
+        Shape ``y_pred.shape[:-1]``.
+
+    >>> ek.keras.losses.mean_squared_error([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
+    array([0.5], dtype=float32)
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "mean_squared_error")
+    return _mean_last(square(y_pred - y_true))
+
+
+def mean_absolute_error(y_true, y_pred) -> Tensor:
+    """``mean(abs(y_true - y_pred), axis=-1)`` (follows `tf.keras.losses.mean_absolute_error`)."""
+    y_true, y_pred = _aligned(y_true, y_pred, "mean_absolute_error")
+    return _mean_last(_abs(y_pred - y_true))
+
+
+def huber(y_true, y_pred, delta=1.0) -> Tensor:
+    """Huber loss, ``0.5 x**2`` for ``|x| <= delta`` and ``delta * (|x| - 0.5 delta)`` beyond,
+    averaged over the last axis (follows `tf.keras.losses.huber`)."""
+    y_true, y_pred = _aligned(y_true, y_pred, "huber")
+    err = _abs(y_pred - y_true)
+    quadratic = minimum(err, delta)
+    return _mean_last(0.5 * square(quadratic) + delta * (err - quadratic))
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Binary cross-entropy, averaged over the last axis
+    (follows `tf.keras.losses.binary_crossentropy`).
+
+    With probabilities: ``-(y log p + (1 - y) log(1 - p))``, ``p`` clipped to
+    ``[1e-7, 1 - 1e-7]``. With logits: `ek.nn.sigmoid_cross_entropy_with_logits`.
+    ``label_smoothing`` moves labels towards 0.5: ``y * (1 - ls) + 0.5 * ls``.
+
+    >>> ek.keras.losses.binary_crossentropy([[1.0, 0.0]], [[0.9, 0.2]]).numpy()
+    array([0.16425204], dtype=float32)
+    """
+    op = "binary_crossentropy"
+    y_true, y_pred = _aligned(y_true, y_pred, op)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        bce = nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+    else:
+        p = clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+        bce = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
+    return reduce_mean(bce, axis=axis) if bce.ndim else bce
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Cross-entropy between one-hot (or soft) labels and predictions along ``axis``
+    (follows `tf.keras.losses.categorical_crossentropy`).
+
+    With probabilities, ``y_pred`` is renormalized to sum to 1, clipped to
+    ``[1e-7, 1 - 1e-7]``, and ``-sum(y_true * log(y_pred))`` is returned. With logits,
+    `ek.nn.softmax_cross_entropy_with_logits`. ``label_smoothing``:
+    ``y * (1 - ls) + ls / num_classes``.
+
+    Raises:
+        ValueError: if the shapes differ (both named).
+
+    >>> ek.keras.losses.categorical_crossentropy([[0.0, 1.0]], [[0.5, 0.5]]).numpy()
+    array([0.6931472], dtype=float32)
+    """
+    op = "categorical_crossentropy"
+    y_pred = _pred(y_pred, op)
+    y_true = _true(y_true, y_pred, op)
+    if tuple(y_true.shape) != tuple(y_pred.shape) or y_pred.ndim == 0:
+        raise ValueError(
+            f"{op}: y_true and y_pred must have the same shape (rank >= 1), received y_true "
+            f"{tuple(y_true.shape)} and y_pred {tuple(y_pred.shape)}."
+        )
+    if label_smoothing:
+        n = y_pred.shape[axis]
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / n
+    if from_logits:
+        return nn.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred, axis=axis)
+    p = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
+    p = clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    return -reduce_sum(y_true * log(p), axis=axis)
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) -> Tensor:
+    """Cross-entropy between integer labels and predictions over the last axis
+    (follows `tf.keras.losses.sparse_categorical_crossentropy`).
+
+    Args:
+        y_true: class indices of shape ``[N]`` (or ``[N, 1]``); float labels are cast.
+        y_pred: ``[N, num_classes]`` probabilities (renormalized, clipped to
+            ``[1e-7, 1 - 1e-7]``) or logits (`ek.nn.sparse_softmax_cross_entropy_with_logits`).
+
+    Raises:
+        ValueError: shapes that do not match up to the last axis, a label outside
+            ``[0, num_classes)``, or an ``axis`` other than -1.
+
+    >>> ek.keras.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
+    array([0.6931472], dtype=float32)
+    """
+    op = "sparse_categorical_crossentropy"
+    if axis not in (-1, None):
+        raise ValueError(f"{op}: only axis=-1 is supported, received axis={axis}.")
+    y_pred = _pred(y_pred, op)
+    labels = to_tensor(y_true, None, op)
+    if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
+        labels = squeeze(labels, -1)
+    if labels._value.dtype.kind not in "iu":
+        labels = cast(labels, "int64")
+    ls, ps = tuple(labels.shape), tuple(y_pred.shape)
+    if not ps or ls != ps[:-1]:
+        raise ValueError(
+            f"{op}: y_true and y_pred must have the same shape up to the last axis, received "
+            f"y_true {ls} and y_pred {ps}."
+        )
+    if from_logits:
+        return nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
+    n = ps[-1]
+    lv = labels._value
+    if lv.size and (int(lv.min()) < 0 or int(lv.max()) >= n):
+        bad = int(lv.min()) if int(lv.min()) < 0 else int(lv.max())
+        raise ValueError(
+            f"{op}: received a label value of {bad} which is outside the valid range of "
+            f"[0, {n}) (y_pred of shape {ps})."
+        )
+    p = y_pred / reduce_sum(y_pred, axis=-1, keepdims=True)
+    p = clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    hot = one_hot(labels, n, dtype=y_pred.dtype)
+    return -reduce_sum(hot * log(p), axis=-1)
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+
+
+# -- Loss classes -------------------------------------------------------------------------------
+
+
+class Loss:
+    """Base class of losses (follows `tf.keras.losses.Loss`).
+
+    Subclasses implement ``call(y_true, y_pred)`` returning per-sample losses; calling the
+    object weights and reduces them.
+
+    Args:
+        reduction: ``"sum_over_batch_size"`` (default; ``"auto"`` is the same), ``"sum"`` or
+            ``"none"``.
+        name: default the snake-case class name.
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name=None, dtype=None):
+        self.reduction = Reduction.validate(reduction)
+        self.name = name or _snake(type(self).__name__)
+        self.dtype = dtype
+
+    def __call__(self, y_true, y_pred, sample_weight=None) -> Tensor:
+        """The reduced loss.
+
+        Args:
+            sample_weight: optional scalar or per-sample weights (shape ``[N]`` or ``[N, 1]``).
+
+        Returns:
+            A scalar Tensor (shape of the per-sample losses for ``reduction="none"``).
+        """
+        if self.dtype is not None:
+            y_pred = _cast_to(y_pred, self.dtype)
+        return compute_weighted_loss(self.call(y_true, y_pred), sample_weight, self.reduction)
+
+    def call(self, y_true, y_pred) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} must implement call.")
+
+    def get_config(self) -> dict:
+        return {"reduction": self.reduction, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r} reduction={self.reduction!r}>"
+
+
+def _cast_to(x, dtype):
+    t = to_tensor(x, None, "Loss")
+    want = dtypes.as_dtype(dtype)
+    return t if t.dtype == want else cast(t, want)
+
+
+def _snake(name: str) -> str:
+    import re
+
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+
+
+class LossFunctionWrapper(Loss):
+    """A `Loss` around a per-sample function ``fn(y_true, y_pred, **kwargs)``."""
+
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
+        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", None))
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred) -> Tensor:
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self._fn_kwargs}
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    """Mean of squared errors (follows `tf.keras.losses.MeanSquaredError`).
+
+    >>> ek.keras.losses.MeanSquaredError()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 0.0]])
+    <Tensor: shape=(), dtype=float32, numpy=0.5>
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error"):
+        super().__init__(mean_squared_error, reduction=reduction, name=name)
+
+    def get_config(self) -> dict:
+        return {"reduction": self.reduction, "name": self.name}
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    """Mean of absolute errors (follows `tf.keras.losses.MeanAbsoluteError`)."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name)
+
+    def get_config(self) -> dict:
+        return {"reduction": self.reduction, "name": self.name}
+
+
+class Huber(LossFunctionWrapper):
+    """Huber loss with threshold ``delta`` (follows `tf.keras.losses.Huber`)."""
+
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
+        super().__init__(huber, reduction=reduction, name=name, delta=float(delta))
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    """Binary cross-entropy (follows `tf.keras.losses.BinaryCrossentropy`).
+
+    Args:
+        from_logits: ``y_pred`` are logits (stable sigmoid form) rather than probabilities.
+        label_smoothing: in [0, 1]; labels become ``y * (1 - ls) + 0.5 * ls``.
+
+    >>> bce = ek.keras.losses.BinaryCrossentropy(from_logits=True)
+    >>> float(bce([1.0, 0.0], [100.0, -100.0]))
+    0.0
+    """
+
+    def __init__(
+        self,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="binary_crossentropy",
+    ):
+        super().__init__(
+            binary_crossentropy,
+            reduction=reduction,
+            name=name,
+            from_logits=bool(from_logits),
+            label_smoothing=float(label_smoothing),
+            axis=axis,
+        )
+        self.from_logits = bool(from_logits)
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    """Cross-entropy with one-hot labels (follows `tf.keras.losses.CategoricalCrossentropy`).
+
+    Args:
+        from_logits: ``y_pred`` are logits (log-sum-exp form) rather than probabilities.
+        label_smoothing: in [0, 1]; labels become ``y * (1 - ls) + ls / num_classes``.
+    """
+
+    def __init__(
+        self,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="categorical_crossentropy",
+    ):
+        super().__init__(
+            categorical_crossentropy,
+            reduction=reduction,
+            name=name,
+            from_logits=bool(from_logits),
+            label_smoothing=float(label_smoothing),
+            axis=axis,
+        )
+        self.from_logits = bool(from_logits)
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    """Cross-entropy with integer labels (follows
+    `tf.keras.losses.SparseCategoricalCrossentropy`).
+
+    Args:
+        from_logits: ``y_pred`` are logits rather than probabilities.
+
+    >>> loss = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    >>> float(loss([0, 1], [[0.0, 0.0], [0.0, 0.0]]))
+    0.693147...
+    """
+
+    def __init__(
+        self,
+        from_logits=False,
+        reduction="sum_over_batch_size",
+        name="sparse_categorical_crossentropy",
+    ):
+        super().__init__(
+            sparse_categorical_crossentropy,
+            reduction=reduction,
+            name=name,
+            from_logits=bool(from_logits),
+        )
+        self.from_logits = bool(from_logits)
+
+
+# -- lookup -------------------------------------------------------------------------------------
+
+_FUNCTIONS = {
+    "mean_squared_error": mean_squared_error,
+    "mse": mean_squared_error,
+    "mean_absolute_error": mean_absolute_error,
+    "mae": mean_absolute_error,
+    "huber": huber,
+    "huber_loss": huber,
+    "binary_crossentropy": binary_crossentropy,
+    "categorical_crossentropy": categorical_crossentropy,
+    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+}
+_CLASSES = {
+    c.__name__: c
+    for c in (
+        MeanSquaredError,
+        MeanAbsoluteError,
+        Huber,
+        BinaryCrossentropy,
+        CategoricalCrossentropy,
+        SparseCategoricalCrossentropy,
+    )
+}
+
+
+def get(identifier) -> Loss:
+    """A `Loss` object for ``identifier`` (what ``Model.compile(loss=...)`` needs).
+
+    Accepts a function name (``"mse"``, ``"mean_squared_error"``, ``"mae"``,
+    ``"binary_crossentropy"``, ``"categorical_crossentropy"``,
+    ``"sparse_categorical_crossentropy"``, ``"huber"``), a class name
+    (``"SparseCategoricalCrossentropy"``), a `Loss` instance or class, a config dict, or any
+    callable ``fn(y_true, y_pred)`` returning per-sample losses. Unlike Keras's ``get``, a
+    name always gives a `Loss` object (a `LossFunctionWrapper` for function names), whose
+    call returns the reduced scalar; its ``fn`` attribute is the per-sample function.
+
+    Raises:
+        ValueError: if ``identifier`` cannot be interpreted.
+
+    >>> ek.keras.losses.get("mse")
+    <LossFunctionWrapper name='mean_squared_error' reduction='sum_over_batch_size'>
+    """
+    if isinstance(identifier, Loss):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, Loss):
+        return identifier()
+    if isinstance(identifier, str):
+        fn = _FUNCTIONS.get(identifier) or _FUNCTIONS.get(identifier.lower())
+        if fn is not None:
+            return LossFunctionWrapper(fn, name=fn.__name__)
+        if identifier in _CLASSES:
+            return _CLASSES[identifier]()
+    if isinstance(identifier, dict) and identifier.get("class_name") in _CLASSES:
+        return _CLASSES[identifier["class_name"]].from_config(identifier.get("config", {}))
+    if callable(identifier) and not isinstance(identifier, type):
+        return LossFunctionWrapper(identifier)
+    raise ValueError(
+        f"Could not interpret loss identifier: {identifier!r}. Use a name such as "
+        f"{sorted(_FUNCTIONS)}, a Loss, or a function fn(y_true, y_pred)."
+    )

@@ -1,0 +1,579 @@
+"""Keras metrics: streaming statistics over batches (follows `tf.keras.metrics`).
+
+A metric holds its state in non-trainable Variables (listed by `Metric.variables`, so
+checkpoints find them), accumulates batches with `update_state`, reports with `result` and
+starts over with `reset_state`. Calling it does both: ``m(y_true, y_pred)`` updates and
+returns the result so far.
+
+Metric computations are never recorded on gradient tapes, even inside a ``GradientTape``
+block: they run under `stop_recording` (they have no gradient, and a tape should not hold
+their intermediates).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .. import dtypes
+from ..ops.array_ops import squeeze
+from ..ops.elementwise import cast, equal, greater
+from ..ops.reduction import argmax, reduce_mean
+from ..tape import stop_recording
+from ..tensor import Tensor, make, to_tensor
+from ..variable import Variable
+from . import losses as _losses
+
+__all__ = [
+    "Accuracy",
+    "BinaryAccuracy",
+    "BinaryCrossentropy",
+    "CategoricalAccuracy",
+    "CategoricalCrossentropy",
+    "Mean",
+    "MeanAbsoluteError",
+    "MeanMetricWrapper",
+    "MeanSquaredError",
+    "Metric",
+    "RootMeanSquaredError",
+    "SparseCategoricalAccuracy",
+    "SparseCategoricalCrossentropy",
+    "SparseTopKCategoricalAccuracy",
+    "Sum",
+    "TopKCategoricalAccuracy",
+    "accuracy",
+    "binary_accuracy",
+    "categorical_accuracy",
+    "get",
+    "resolve_accuracy",
+    "sparse_categorical_accuracy",
+    "sparse_top_k_categorical_accuracy",
+    "top_k_categorical_accuracy",
+]
+
+
+def _snake(name: str) -> str:
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+
+
+class Metric:
+    """Base class of metrics (follows `tf.keras.metrics.Metric`).
+
+    Subclasses create state with `add_weight` in ``__init__`` and implement `update_state`
+    and `result`.
+
+    Args:
+        name: default the snake-case class name (``SparseCategoricalAccuracy`` ->
+            ``"sparse_categorical_accuracy"``).
+        dtype: the dtype of the state and the result (default float32).
+    """
+
+    def __init__(self, name: str | None = None, dtype=None, **kwargs):
+        if kwargs:
+            raise TypeError(
+                f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}."
+            )
+        self.name = name or _snake(type(self).__name__)
+        self._dtype = dtypes.as_dtype(dtype if dtype is not None else "float32")
+        self._variables: list[Variable] = []
+
+    @property
+    def dtype(self) -> str:
+        return self._dtype.name
+
+    def add_weight(self, name: str, shape=(), dtype=None, initializer="zeros") -> Variable:
+        """Creates a state Variable named ``"<metric>/<name>"``, zero-initialized."""
+        dt = dtypes.as_dtype(dtype) if dtype is not None else self._dtype
+        fill = {"zeros": 0, "ones": 1}.get(initializer, initializer)
+        v = Variable(
+            np.full(tuple(shape), fill, dtype=dt._np),
+            trainable=False,
+            name=f"{self.name}/{name}",
+        )
+        self._variables.append(v)
+        return v
+
+    @property
+    def variables(self) -> list:
+        """The state Variables, in creation order."""
+        return list(self._variables)
+
+    weights = variables
+    non_trainable_weights = variables
+
+    @property
+    def trainable_weights(self) -> list:
+        return []
+
+    def update_state(self, *args, **kwargs) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must implement update_state.")
+
+    def result(self) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} must implement result.")
+
+    def reset_state(self) -> None:
+        """Sets every state Variable back to zero."""
+        for v in self._variables:
+            v.assign(np.zeros(v._value.shape, dtype=v._value.dtype))
+
+    reset_states = reset_state  # TF 2.0-2.4 spelling
+
+    def __call__(self, *args, **kwargs) -> Tensor:
+        """Updates the state with one batch and returns `result`."""
+        self.update_state(*args, **kwargs)
+        return self.result()
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r}>"
+
+
+def _add(v: Variable, amount: float) -> None:
+    v._value = (v._value + amount).astype(v._value.dtype)
+
+
+def _float_tensor(x, dtype, op: str) -> Tensor:
+    t = to_tensor(x, dtype._np, op)
+    if t.dtype != dtype:
+        t = cast(t, dtype)
+    return t
+
+
+def _weights_like(values: Tensor, sample_weight, op: str):
+    """``sample_weight`` aligned to ``values``'s rank and broadcast to its shape (an array)."""
+    w = _float_tensor(sample_weight, values.dtype, op)
+    values, w = _losses.squeeze_or_expand_to_same_rank(values, w, expand_rank_1=False)
+    xp = values._device.xp
+    try:
+        return values, xp.broadcast_to(w._value, values._value.shape)
+    except ValueError:
+        raise ValueError(
+            f"{op}: sample_weight of shape {tuple(w.shape)} does not broadcast to the values "
+            f"of shape {tuple(values.shape)}."
+        ) from None
+
+
+class Reduce(Metric):
+    """Sums values (``Sum``) or averages them, weighted (``Mean``)."""
+
+    def __init__(self, reduction: str, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.reduction = reduction
+        self.total = self.add_weight("total")
+        if reduction != "sum":
+            self.count = self.add_weight("count")
+
+    def update_state(self, values, sample_weight=None) -> None:
+        """Adds ``values`` (any shape), optionally weighted by ``sample_weight`` (broadcast
+        to ``values``; the count grows by the sum of the weights).
+
+        Raises:
+            ValueError: weights that do not broadcast to ``values``.
+        """
+        op = f"{type(self).__name__}.update_state"
+        with stop_recording():
+            values = _float_tensor(values, self._dtype, op)
+            v = values._value
+            xp = values._device.xp
+            if sample_weight is None:
+                total, count = xp.sum(v), v.size
+            else:
+                values, w = _weights_like(values, sample_weight, op)
+                total, count = xp.sum(values._value * w), xp.sum(w)
+            _add(self.total, float(total))
+            if self.reduction != "sum":
+                _add(self.count, float(count))
+
+    def result(self) -> Tensor:
+        if self.reduction == "sum":
+            return make(self.total._value, self.total._device)
+        total, count = float(self.total._value), float(self.count._value)
+        value = total / count if count else 0.0  # divide_no_nan
+        return make(np.asarray(value, dtype=self._dtype._np)[()], self.total._device)
+
+
+class Mean(Reduce):
+    """The weighted mean of all values seen (follows `tf.keras.metrics.Mean`).
+
+    >>> m = ek.keras.metrics.Mean()
+    >>> m.update_state([1.0, 3.0])
+    >>> m.update_state(5.0)
+    >>> float(m.result())
+    3.0
+    """
+
+    def __init__(self, name="mean", dtype=None):
+        super().__init__("weighted_mean", name=name, dtype=dtype)
+
+
+class Sum(Reduce):
+    """The (weighted) sum of all values seen (follows `tf.keras.metrics.Sum`)."""
+
+    def __init__(self, name="sum", dtype=None):
+        super().__init__("sum", name=name, dtype=dtype)
+
+
+class MeanMetricWrapper(Mean):
+    """The running mean of ``fn(y_true, y_pred, **kwargs)`` over all samples
+    (follows `tf.keras.metrics.MeanMetricWrapper`).
+
+    ``update_state(y_true, y_pred, sample_weight=None)`` weights each sample's value.
+    """
+
+    def __init__(self, fn, name=None, dtype=None, **kwargs):
+        super().__init__(name=name or getattr(fn, "__name__", "mean_metric_wrapper"), dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        with stop_recording():
+            values = self._fn(y_true, y_pred, **self._fn_kwargs)
+            super().update_state(values, sample_weight)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self._fn_kwargs}
+
+
+# -- accuracy functions (per sample, float32) --------------------------------------------------
+
+
+def _as_tensor(x, op: str) -> Tensor:
+    return to_tensor(x, None, op)
+
+
+def _matches(a: Tensor, b: Tensor) -> Tensor:
+    if a._value.dtype != b._value.dtype:
+        b = cast(b, a._value.dtype)
+    return cast(equal(a, b), "float32")
+
+
+def accuracy(y_true, y_pred) -> Tensor:
+    """1.0 where ``y_true == y_pred`` elementwise, else 0.0 (follows
+    `tf.keras.metrics.accuracy`; ``y_pred`` is cast to ``y_true``'s dtype)."""
+    y_true, y_pred = _as_tensor(y_true, "accuracy"), _as_tensor(y_pred, "accuracy")
+    y_true, y_pred = _losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    return _matches(y_true, y_pred)
+
+
+def binary_accuracy(y_true, y_pred, threshold=0.5) -> Tensor:
+    """Per-sample fraction of ``(y_pred > threshold) == y_true`` over the last axis (per
+    element for rank-1 inputs; follows `tf.keras.metrics.binary_accuracy`)."""
+    y_pred = _losses._pred(y_pred, "binary_accuracy")
+    y_true = _as_tensor(y_true, "binary_accuracy")
+    y_true, y_pred = _losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    hits = _matches(y_true, cast(greater(y_pred, threshold), y_true._value.dtype))
+    # Keras averages over the last axis; for rank-1 inputs that would turn a batch into a
+    # single value and weigh batches equally whatever their size, so rank 1 stays per sample.
+    return reduce_mean(hits, axis=-1) if hits.ndim > 1 else hits
+
+
+def categorical_accuracy(y_true, y_pred) -> Tensor:
+    """``argmax(y_true) == argmax(y_pred)`` per sample (follows
+    `tf.keras.metrics.categorical_accuracy`)."""
+    y_true = _as_tensor(y_true, "categorical_accuracy")
+    y_pred = _as_tensor(y_pred, "categorical_accuracy")
+    return _matches(argmax(y_true, axis=-1), argmax(y_pred, axis=-1))
+
+
+def _sparse_labels(y_true: Tensor, y_pred: Tensor) -> Tensor:
+    if y_true.ndim == y_pred.ndim and y_true.ndim and y_true.shape[-1] == 1:
+        y_true = squeeze(y_true, -1)
+    return y_true
+
+
+def sparse_categorical_accuracy(y_true, y_pred) -> Tensor:
+    """``y_true == argmax(y_pred)`` per sample; labels of shape ``[N]`` or ``[N, 1]``
+    (follows `tf.keras.metrics.sparse_categorical_accuracy`).
+
+    >>> ek.keras.metrics.sparse_categorical_accuracy([1, 0], [[0.1, 0.9], [0.2, 0.8]]).numpy()
+    array([1., 0.], dtype=float32)
+    """
+    y_pred = _as_tensor(y_pred, "sparse_categorical_accuracy")
+    y_true = _sparse_labels(_as_tensor(y_true, "sparse_categorical_accuracy"), y_pred)
+    return _matches(y_true, argmax(y_pred, axis=-1))
+
+
+def _in_top_k(scores: Tensor, labels: Tensor, k: int, op: str) -> Tensor:
+    s, lab = scores._value, labels._value
+    if lab.dtype.kind not in "iu":
+        lab = lab.astype(np.int64)
+    xp = scores._device.xp
+    n = s.shape[-1]
+    if lab.size and (int(lab.min()) < 0 or int(lab.max()) >= n):
+        raise ValueError(f"{op}: labels must lie in [0, {n}).")
+    target = xp.take_along_axis(s, lab[..., None], axis=-1)
+    # TF's in_top_k: the target is in the top k if fewer than k scores beat it.
+    better = xp.sum(s > target, axis=-1)
+    return make((better < k).astype(np.float32), scores._device)
+
+
+def top_k_categorical_accuracy(y_true, y_pred, k=5) -> Tensor:
+    """1.0 where the true class (argmax of one-hot ``y_true``) is among the ``k`` highest
+    scores (follows `tf.keras.metrics.top_k_categorical_accuracy`)."""
+    op = "top_k_categorical_accuracy"
+    y_pred = _as_tensor(y_pred, op)
+    return _in_top_k(y_pred, argmax(_as_tensor(y_true, op), axis=-1), k, op)
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5) -> Tensor:
+    """1.0 where the integer label is among the ``k`` highest scores (follows
+    `tf.keras.metrics.sparse_top_k_categorical_accuracy`)."""
+    op = "sparse_top_k_categorical_accuracy"
+    y_pred = _as_tensor(y_pred, op)
+    return _in_top_k(y_pred, _sparse_labels(_as_tensor(y_true, op), y_pred), k, op)
+
+
+# -- metric classes -----------------------------------------------------------------------------
+
+
+class Accuracy(MeanMetricWrapper):
+    """How often ``y_pred`` equals ``y_true`` (follows `tf.keras.metrics.Accuracy`).
+
+    >>> m = ek.keras.metrics.Accuracy()
+    >>> float(m([1, 2, 3, 4], [0, 2, 3, 4]))
+    0.75
+    """
+
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(accuracy, name=name, dtype=dtype)
+
+
+class BinaryAccuracy(MeanMetricWrapper):
+    """How often ``y_pred > threshold`` matches binary labels (follows
+    `tf.keras.metrics.BinaryAccuracy`)."""
+
+    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=float(threshold))
+
+
+class CategoricalAccuracy(MeanMetricWrapper):
+    """How often ``argmax(y_pred)`` matches ``argmax`` of one-hot labels (follows
+    `tf.keras.metrics.CategoricalAccuracy`)."""
+
+    def __init__(self, name="categorical_accuracy", dtype=None):
+        super().__init__(categorical_accuracy, name=name, dtype=dtype)
+
+
+class SparseCategoricalAccuracy(MeanMetricWrapper):
+    """How often ``argmax(y_pred)`` matches integer labels (follows
+    `tf.keras.metrics.SparseCategoricalAccuracy`).
+
+    >>> m = ek.keras.metrics.SparseCategoricalAccuracy()
+    >>> m.update_state([[1], [2]], [[0.1, 0.9, 0.0], [0.1, 0.8, 0.1]])
+    >>> float(m.result())
+    0.5
+    """
+
+    def __init__(self, name="sparse_categorical_accuracy", dtype=None):
+        super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the true class is among the top ``k`` predictions (one-hot labels)."""
+
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=int(k))
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the integer label is among the top ``k`` predictions."""
+
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=int(k))
+
+
+class MeanSquaredError(MeanMetricWrapper):
+    """The running mean of `ek.keras.losses.mean_squared_error` (follows
+    `tf.keras.metrics.MeanSquaredError`)."""
+
+    def __init__(self, name="mean_squared_error", dtype=None):
+        super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
+
+
+class MeanAbsoluteError(MeanMetricWrapper):
+    """The running mean of `ek.keras.losses.mean_absolute_error`."""
+
+    def __init__(self, name="mean_absolute_error", dtype=None):
+        super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
+
+
+class RootMeanSquaredError(Mean):
+    """``sqrt`` of the running mean of squared errors (follows
+    `tf.keras.metrics.RootMeanSquaredError`)."""
+
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        with stop_recording():
+            y_true, y_pred = _losses._aligned(y_true, y_pred, "RootMeanSquaredError")
+            super().update_state((y_pred - y_true) * (y_pred - y_true), sample_weight)
+
+    def result(self) -> Tensor:
+        mean = super().result()
+        return make(np.sqrt(mean._value), mean._device)
+
+
+class BinaryCrossentropy(MeanMetricWrapper):
+    """The running mean of `ek.keras.losses.binary_crossentropy`."""
+
+    def __init__(
+        self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0
+    ):
+        super().__init__(
+            _losses.binary_crossentropy,
+            name=name,
+            dtype=dtype,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+        )
+
+
+class CategoricalCrossentropy(MeanMetricWrapper):
+    """The running mean of `ek.keras.losses.categorical_crossentropy`."""
+
+    def __init__(
+        self, name="categorical_crossentropy", dtype=None, from_logits=False, label_smoothing=0
+    ):
+        super().__init__(
+            _losses.categorical_crossentropy,
+            name=name,
+            dtype=dtype,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+        )
+
+
+class SparseCategoricalCrossentropy(MeanMetricWrapper):
+    """The running mean of `ek.keras.losses.sparse_categorical_crossentropy`."""
+
+    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False):
+        super().__init__(
+            _losses.sparse_categorical_crossentropy,
+            name=name,
+            dtype=dtype,
+            from_logits=from_logits,
+        )
+
+
+# -- lookup -------------------------------------------------------------------------------------
+
+_BY_NAME = {
+    "accuracy": Accuracy,
+    "acc": Accuracy,
+    "binary_accuracy": BinaryAccuracy,
+    "categorical_accuracy": CategoricalAccuracy,
+    "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+    "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+    "mean_squared_error": MeanSquaredError,
+    "mse": MeanSquaredError,
+    "mean_absolute_error": MeanAbsoluteError,
+    "mae": MeanAbsoluteError,
+    "root_mean_squared_error": RootMeanSquaredError,
+    "rmse": RootMeanSquaredError,
+    "binary_crossentropy": BinaryCrossentropy,
+    "categorical_crossentropy": CategoricalCrossentropy,
+    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "mean": Mean,
+    "sum": Sum,
+}
+_CLASSES = {c.__name__: c for c in set(_BY_NAME.values())}
+
+
+def get(identifier) -> Metric:
+    """A `Metric` object for ``identifier``.
+
+    Accepts a name (``"accuracy"``/``"acc"``, ``"sparse_categorical_accuracy"``, ``"mse"``,
+    ``"mae"``, ``"binary_crossentropy"``, ...; the metric is named with the string given, as
+    Keras names history entries), a class name, a `Metric` class or instance, or a function
+    ``fn(y_true, y_pred)`` (wrapped in `MeanMetricWrapper`, named after the function).
+
+    ``"accuracy"`` gives plain `Accuracy` (elementwise equality); ``Model.compile`` should
+    resolve it with `resolve_accuracy` first, as Keras does.
+
+    Raises:
+        ValueError: if ``identifier`` cannot be interpreted.
+
+    >>> ek.keras.metrics.get("acc")
+    <Accuracy name='acc'>
+    """
+    if isinstance(identifier, Metric):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, Metric):
+        return identifier()
+    if isinstance(identifier, str):
+        cls = _BY_NAME.get(identifier.lower()) or _CLASSES.get(identifier)
+        if cls is not None:
+            return cls(name=identifier)
+    if isinstance(identifier, dict) and identifier.get("class_name") in _CLASSES:
+        return _CLASSES[identifier["class_name"]].from_config(identifier.get("config", {}))
+    if callable(identifier) and not isinstance(identifier, type):
+        return MeanMetricWrapper(identifier)
+    raise ValueError(
+        f"Could not interpret metric identifier: {identifier!r}. Use a name such as "
+        f"{sorted(_BY_NAME)}, a Metric, or a function fn(y_true, y_pred)."
+    )
+
+
+_LOSS_KIND = {
+    "sparse_categorical_crossentropy": "sparse",
+    "categorical_crossentropy": "categorical",
+    "binary_crossentropy": "binary",
+}
+
+
+def resolve_accuracy(loss=None, y_true=None, y_pred=None, name: str = "accuracy") -> Metric:
+    """The accuracy metric Keras picks for ``metrics=["accuracy"]`` (or ``"acc"``).
+
+    With the shapes of a batch (Keras 2's rule, preferred): `BinaryAccuracy` if ``y_pred``'s
+    last axis is 1, `SparseCategoricalAccuracy` if ``y_true`` has a lower rank than
+    ``y_pred`` or a last axis of 1 against several classes, else `CategoricalAccuracy`.
+    Without shapes, from the loss (a name, a `Loss` or a function):
+    sparse_categorical_crossentropy, categorical_crossentropy or binary_crossentropy give the
+    matching metric; any other loss gives plain `Accuracy`.
+
+    Args:
+        loss: the compiled loss identifier.
+        y_true, y_pred: Tensors/arrays, or their shapes (tuples; lists are data).
+        name: the metric's name (the string the user wrote).
+
+    >>> ek.keras.metrics.resolve_accuracy("sparse_categorical_crossentropy")
+    <SparseCategoricalAccuracy name='accuracy'>
+    >>> ek.keras.metrics.resolve_accuracy(y_true=(32,), y_pred=(32, 10))
+    <SparseCategoricalAccuracy name='accuracy'>
+    """
+    if y_true is not None and y_pred is not None:
+        ts, ps = _shape(y_true), _shape(y_pred)
+        if ps and ps[-1] == 1:
+            return BinaryAccuracy(name=name)
+        if len(ts) < len(ps) or (ts and ts[-1] == 1 and ps and ps[-1] > 1):
+            return SparseCategoricalAccuracy(name=name)
+        return CategoricalAccuracy(name=name)
+    kind = None
+    if isinstance(loss, str):
+        key = loss.lower()
+        kind = _LOSS_KIND.get(key) or _LOSS_KIND.get(_snake(loss))
+    elif loss is not None:
+        fn = getattr(loss, "fn", loss)
+        kind = _LOSS_KIND.get(getattr(fn, "__name__", ""))
+    cls = {
+        "sparse": SparseCategoricalAccuracy,
+        "categorical": CategoricalAccuracy,
+        "binary": BinaryAccuracy,
+    }.get(kind, Accuracy)
+    return cls(name=name)
+
+
+def _shape(x) -> tuple:
+    if isinstance(x, tuple) and all(isinstance(d, int | type(None)) for d in x):  # a shape
+        return tuple(x)
+    return tuple(np.shape(x._value if isinstance(x, Tensor) else x))

@@ -1,0 +1,101 @@
+"""`Adam` (follows `tf.keras.optimizers.Adam`)."""
+
+from __future__ import annotations
+
+import math
+
+from .base import Optimizer, _mutable
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """Adam, with Keras's bias correction folded into the step size
+    (follows `tf.keras.optimizers.Adam`).
+
+    At step ``t`` (1 for the first update), with ``g`` the gradient::
+
+        lr_t = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)
+        m = beta_1 * m + (1 - beta_1) * g
+        v = beta_2 * v + (1 - beta_2) * g**2
+        vhat = max(vhat, v)                        (amsgrad only; then v := vhat below)
+        var -= lr_t * m / (sqrt(v) + epsilon)
+
+    ``epsilon`` is the paper's "epsilon hat" (added after the bias correction), which is why
+    Keras's default 1e-7 differs from PyTorch's 1e-8 placed before it.
+
+    Args:
+        learning_rate: float, schedule or callable (default 0.001).
+        beta_1, beta_2: decay rates of the moment estimates, in [0, 1).
+        epsilon: added to the denominator (default 1e-7).
+        amsgrad: use the AMSGrad variant (keeps the maximum of ``v``).
+        **kwargs: name, clipnorm, clipvalue, global_clipnorm, weight_decay (see `Optimizer`).
+
+    Slots: ``"m"``, ``"v"`` and, with amsgrad, ``"vhat"``.
+
+    >>> v = ek.Variable([1.0, -1.0])
+    >>> opt = ek.keras.optimizers.Adam(learning_rate=0.1)
+    >>> _ = opt.apply_gradients([(ek.constant([2.0, -3.0]), v)])
+    >>> v.numpy().round(5)  # the first step moves each weight by about lr * sign(g)
+    array([ 0.9, -0.9], dtype=float32)
+    >>> opt.get_slot(v, "m").name
+    'Variable/m:0'
+    """
+
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-7,
+        amsgrad=False,
+        name="Adam",
+        **kwargs,
+    ):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.beta_1 = self._hyper("beta_1", beta_1, 0.0, 1.0)
+        self.beta_2 = self._hyper("beta_2", beta_2, 0.0, 1.0)
+        self.epsilon = self._hyper("epsilon", epsilon)
+        self.amsgrad = bool(amsgrad)
+        self._slot_names = ("m", "v", "vhat") if self.amsgrad else ("m", "v")
+
+    def build(self, var_list) -> None:
+        super().build(var_list)
+        for v in var_list:
+            for name in self._slot_names:
+                self.add_slot(v, name)
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        b1, b2 = self.beta_1, self.beta_2
+        t = int(self._iterations._value) + 1
+        lr_t = learning_rate * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
+        xp = variable._device.xp
+        tmp = self._scratch_for(variable)
+        m = _mutable(self.get_slot(variable, "m"))
+        m *= b1
+        xp.multiply(gradient, 1.0 - b1, out=tmp)
+        m += tmp
+        v = _mutable(self.get_slot(variable, "v"))
+        v *= b2
+        xp.multiply(gradient, gradient, out=tmp)
+        tmp *= 1.0 - b2
+        v += tmp
+        if self.amsgrad:
+            vhat = _mutable(self.get_slot(variable, "vhat"))
+            xp.maximum(vhat, v, out=vhat)
+            v = vhat
+        xp.sqrt(v, out=tmp)
+        tmp += self.epsilon
+        xp.divide(m, tmp, out=tmp)
+        tmp *= lr_t
+        var = _mutable(variable)
+        var -= tmp
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "beta_1": self.beta_1,
+            "beta_2": self.beta_2,
+            "epsilon": self.epsilon,
+            "amsgrad": self.amsgrad,
+        }

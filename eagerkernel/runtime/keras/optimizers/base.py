@@ -1,0 +1,658 @@
+"""`Optimizer`: the base of the Keras optimizers (follows `tf.keras.optimizers.Optimizer`).
+
+An optimizer splits its state from its rule, as Keras does: `build(var_list)` creates the slot
+variables of each trained variable (Adam's ``m`` and ``v``), and `update_step(gradient,
+variable, learning_rate)` is the update formula for one variable. `apply_gradients` does the
+rest, once, for every optimizer:
+
+1. validate: every gradient is converted to an array of its variable's dtype, shape and device
+   (a mismatch raises ValueError naming the variable and both shapes), None gradients are
+   skipped with a warning, the learning rate (a float or a schedule) is evaluated, missing slots
+   are created. Nothing has been modified yet, so an error here leaves every variable, slot and
+   `iterations` as they were ("a failed step changes nothing").
+2. commit: `update_step` for each variable, then ``iterations += 1``, then the constraints. This
+   is array arithmetic on validated arrays, which cannot fail; when it could (a constraint, which
+   is user code, or NumPy set to raise on floating-point errors) the old arrays are kept aside
+   and put back if anything raises.
+
+Updates are in place, copy-on-write. A Variable's assignments replace its array, so a tape that
+recorded an earlier read keeps seeing the value it read and ``v.numpy()`` never changes under
+the caller. The optimizer keeps that promise while writing in place whenever it can: it writes
+into a variable's (or slot's) array only if nothing else references that array (`_owned`);
+otherwise it first replaces the array by a copy and writes into the copy. A plain training
+step (the tape released by `gradient`) therefore updates the weights in place, with no new
+arrays, while a persistent tape's snapshot or an array the user kept stays untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+import sys
+import warnings
+
+import numpy as np
+
+from ... import nest
+from ...device import CPU
+from ...device import device as device_scope
+from ...tape import GradientTape
+from ...tensor import Tensor, make, to_tensor
+from ...variable import Variable
+
+__all__ = ["Optimizer"]
+
+
+# -- copy-on-write --------------------------------------------------------------------------------
+
+
+def _refcount(array) -> int:
+    # Same call shape as `_owned` below: the array arrives as the only argument.
+    return sys.getrefcount(array)
+
+
+class _Probe:
+    __slots__ = ("_value",)
+
+
+def _unshared_count() -> int:
+    # The reference count an array has when one object slot holds it and it is passed as an
+    # argument, measured here rather than assumed: it depends on the interpreter version.
+    probe = _Probe()
+    probe._value = np.empty(1)
+    return _refcount(probe._value)
+
+
+_UNSHARED = _unshared_count()
+
+
+def _owned(array) -> bool:
+    """True if ``array`` may be written in place: the Variable holding it is its only owner.
+
+    Call it as ``_owned(v._value)`` (the same call shape as the calibration above). Any other
+    reference (a tape's snapshot of an earlier read, a Tensor from ``read_value()``, an array
+    the user got from ``numpy()``, a NumPy view, whose ``base`` references the array) raises
+    the count above ``_UNSHARED``. The array must also own its memory (``base is None``: a view
+    would write into another array) and be writeable (NumPy scalars and read-only arrays are
+    not).
+    """
+    return (
+        sys.getrefcount(array) <= _UNSHARED
+        and array.base is None
+        and getattr(array.flags, "writeable", True)  # CuPy's flags have no `writeable`
+    )
+
+
+def _mutable(variable):
+    """``variable``'s array, ready to be written in place (copied first if it is shared)."""
+    if _owned(variable._value):
+        return variable._value
+    with _on(variable._device):
+        arr = variable._device.xp.array(variable._value, copy=True)
+    variable._value = arr
+    return arr
+
+
+def _on(device):
+    """Context making ``device`` CuPy's current device (new arrays and kernels go there)."""
+    if device.xp is np:
+        return contextlib.nullcontext()
+    return device.xp.cuda.Device(device.index)
+
+
+def _scale(variable, factor: float) -> None:
+    # A function of its own, so that no local of the caller keeps the array referenced (that
+    # would make the next `_owned` check fail and cost a copy).
+    arr = _mutable(variable)
+    arr *= factor
+
+
+class _VariableList(list):
+    """A list of Variables that can also be called: Keras 2 has ``optimizer.variables()`` (a
+    method), TF 2.11+ and Keras 3 have ``optimizer.variables`` (a property); both work."""
+
+    def __call__(self) -> list:
+        return list(self)
+
+
+def _takes_step(fn) -> bool:
+    """Whether a learning-rate callable takes the step (a schedule) or nothing (TF 1.x)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in params
+    )
+
+
+def _scalar_variable(value, dtype, name: str) -> Variable:
+    with device_scope(CPU):  # hyperparameters and counters live on the CPU, as in Keras
+        return Variable(value, trainable=False, name=name, dtype=dtype)
+
+
+class Optimizer:
+    """Base class of optimizers (follows `tf.keras.optimizers.Optimizer`).
+
+    Subclasses implement `build(var_list)` (create slot variables with `add_slot`, after
+    calling ``super().build(var_list)``) and `update_step(gradient, variable, learning_rate)`.
+
+    Args:
+        learning_rate: a float, a `LearningRateSchedule` or a callable of the step (called
+            with the number of steps taken so far, an int), or a zero-argument callable.
+        name: the prefix of the optimizer's variable names.
+        clipnorm: clip each gradient to this L2 norm.
+        clipvalue: clip each gradient elementwise to ``[-clipvalue, clipvalue]``.
+        global_clipnorm: clip all gradients together to this global L2 norm.
+        weight_decay: decoupled weight decay: ``var -= var * weight_decay * lr`` before the
+            update (Keras 3's `weight_decay` argument).
+        lr: old Keras spelling of ``learning_rate``.
+        decay: old Keras 2 time decay: ``lr / (1 + decay * iterations)``.
+
+    Attributes:
+        iterations: an int64 non-trainable Variable, the number of steps applied.
+        learning_rate: a float32 Variable (assign or set it to change the rate), or the
+            schedule.
+
+    Raises:
+        TypeError: for an unknown keyword argument.
+        ValueError: for a negative or non-numeric hyperparameter, or both clipnorm and
+            global_clipnorm.
+    """
+
+    _warn_none_gradients = True
+
+    def __init__(
+        self,
+        learning_rate=0.001,
+        name: str | None = None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        weight_decay=None,
+        **kwargs,
+    ):
+        if "lr" in kwargs:
+            learning_rate = kwargs.pop("lr")
+        decay = kwargs.pop("decay", 0.0)
+        for ignored in ("jit_compile", "use_ema", "is_legacy_optimizer"):
+            kwargs.pop(ignored, None)
+        if kwargs:
+            raise TypeError(
+                f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}."
+            )
+        if clipnorm is not None and global_clipnorm is not None:
+            raise ValueError(
+                f"{type(self).__name__}: only one of clipnorm and global_clipnorm can be set; "
+                f"received clipnorm={clipnorm}, global_clipnorm={global_clipnorm}."
+            )
+        self.name = name or type(self).__name__
+        self.clipnorm = self._hyper("clipnorm", clipnorm)
+        self.clipvalue = self._hyper("clipvalue", clipvalue)
+        self.global_clipnorm = self._hyper("global_clipnorm", global_clipnorm)
+        self.weight_decay = self._hyper("weight_decay", weight_decay)
+        self.decay = self._hyper("decay", decay)
+        self._iterations = _scalar_variable(0, "int64", f"{self.name}/iter")
+        self._learning_rate = None
+        self.learning_rate = learning_rate
+        self._built: set[int] = set()  # _uid of every variable whose slots exist
+        self._slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
+        self._slot_order: list[Variable] = []
+        self._scratch: dict = {}
+        # Called as hook(variable, slot_name, slot) after a slot is created (checkpoints use
+        # it to restore values saved before the slot existed).
+        self._slot_hooks: list = []
+
+    def _hyper(self, arg: str, value, lo: float = 0.0, hi: float | None = None):
+        """``value`` as a float checked to lie in ``[lo, hi]`` (None stays None)."""
+        if value is None:
+            return None
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{type(self).__name__}: {arg} must be a number, received {arg}={value!r}."
+            ) from None
+        if not (value >= lo and (hi is None or value <= hi)):
+            bounds = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
+            raise ValueError(
+                f"{type(self).__name__}: {arg} must be {bounds}, received {arg}={value}."
+            )
+        return value
+
+    # -- hyperparameters and counters ---------------------------------------------------------
+    @property
+    def iterations(self) -> Variable:
+        """The number of steps applied (an int64 non-trainable Variable)."""
+        return self._iterations
+
+    @iterations.setter
+    def iterations(self, value) -> None:
+        if isinstance(value, Variable):
+            self._iterations = value
+        else:
+            self._iterations.assign(np.int64(value))
+
+    @property
+    def learning_rate(self):
+        """The learning rate: a float32 Variable, or the schedule/callable given."""
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        if isinstance(value, Tensor) and type(value) is Tensor:
+            value = float(value)
+        if isinstance(value, (Variable, float, int, np.floating, np.integer)):
+            if isinstance(value, Variable):
+                self._learning_rate = value
+            elif isinstance(self._learning_rate, Variable):
+                self._learning_rate.assign(np.float32(value))
+            else:
+                self._hyper("learning_rate", value, lo=-math.inf)
+                self._learning_rate = _scalar_variable(
+                    np.float32(value), "float32", f"{self.name}/learning_rate"
+                )
+        elif callable(value):
+            self._learning_rate = value
+            self._lr_takes_step = _takes_step(value)
+        else:
+            raise ValueError(
+                f"{type(self).__name__}: learning_rate must be a number, a schedule or a "
+                f"callable, received learning_rate={value!r}."
+            )
+
+    lr = learning_rate
+
+    def _current_learning_rate(self) -> float:
+        """The rate for the step about to be applied, a Python float."""
+        lr = self._learning_rate
+        step = int(self._iterations._value)
+        if isinstance(lr, Tensor):
+            value = float(lr._value)
+        else:
+            value = float(lr(step) if self._lr_takes_step else lr())
+        if self.decay:
+            value /= 1.0 + self.decay * step
+        return value
+
+    # -- state ----------------------------------------------------------------------------------
+    def build(self, var_list) -> None:
+        """Creates the optimizer's state for ``var_list`` (subclasses add slots after this).
+
+        Safe to call again: variables already built keep their slots.
+        """
+        for v in var_list:
+            self._built.add(v._uid)
+
+    def add_slot(self, var: Variable, slot_name: str, initializer="zeros") -> Variable:
+        """Creates (once) the slot ``slot_name`` of ``var``: a non-trainable Variable of its
+        shape and dtype on its device, named ``"<var name>/<slot_name>"``.
+
+        Args:
+            initializer: ``"zeros"``, ``"ones"``, or a number to fill with.
+        """
+        entry = self._slots.get(var._uid)
+        if entry is None:
+            entry = self._slots[var._uid] = (var, {})
+        slots = entry[1]
+        if slot_name in slots:
+            return slots[slot_name]
+        fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
+        with _on(var._device):
+            value = var._device.xp.full(var._value.shape, fill, dtype=var._value.dtype)
+        with device_scope(var._device):
+            slot = Variable(
+                make(value, var._device), trainable=False, name=f"{var._name}/{slot_name}"
+            )
+        slots[slot_name] = slot
+        self._slot_order.append(slot)
+        for hook in self._slot_hooks:
+            hook(var, slot_name, slot)
+        return slot
+
+    def get_slot(self, var: Variable, slot_name: str) -> Variable:
+        """The slot ``slot_name`` of ``var`` (follows `Optimizer.get_slot`).
+
+        Raises:
+            KeyError: if ``var`` has no such slot (the slots it has are named).
+        """
+        entry = self._slots.get(var._uid)
+        if entry is None or slot_name not in entry[1]:
+            have = sorted(entry[1]) if entry else []
+            raise KeyError(
+                f"{type(self).__name__}.get_slot: {var.name} has no slot {slot_name!r} "
+                f"(slots: {have}; names of this optimizer: {self.get_slot_names()})."
+            )
+        return entry[1][slot_name]
+
+    def get_slot_names(self) -> list:
+        """The names of the slots this optimizer creates per variable."""
+        return list(getattr(self, "_slot_names", ()))
+
+    def _slot_items(self) -> list:
+        """``[(variable, slot_name, slot)]`` in creation order (for checkpoints)."""
+        return [(var, n, s) for var, slots in self._slots.values() for n, s in slots.items()]
+
+    def _all_variables(self) -> list:
+        return [self._iterations, *self._slot_order]
+
+    @property
+    def variables(self) -> list:
+        """``[iterations, *slots]`` in creation order (callable too: ``variables()``)."""
+        return _VariableList(self._all_variables())
+
+    @property
+    def weights(self) -> list:
+        return self._all_variables()
+
+    def get_weights(self) -> list:
+        """The values of `variables` as NumPy arrays (Keras 2)."""
+        return [v.numpy() for v in self._all_variables()]
+
+    def set_weights(self, weights) -> None:
+        """Assigns `variables` from arrays (Keras 2). Raises ValueError on a count mismatch."""
+        mine = self._all_variables()
+        if len(weights) != len(mine):
+            raise ValueError(
+                f"{type(self).__name__}.set_weights: expected {len(mine)} arrays, got "
+                f"{len(weights)}."
+            )
+        for v, w in zip(mine, weights):
+            v.assign(w)
+
+    def _scratch_for(self, variable):
+        """A private buffer of ``variable``'s shape and dtype on its device, reused across
+        steps (update rules compute into it instead of allocating temporaries)."""
+        value = variable._value
+        key = (id(variable._device), value.shape, value.dtype.str)
+        buf = self._scratch.get(key)
+        if buf is None:
+            with _on(variable._device):
+                buf = variable._device.xp.empty(value.shape, dtype=value.dtype)
+            self._scratch[key] = buf
+        return buf
+
+    # -- the update rule ------------------------------------------------------------------------
+    def update_step(self, gradient, variable: Variable, learning_rate: float) -> None:
+        """Updates ``variable`` (and its slots) from ``gradient``.
+
+        Args:
+            gradient: an array (NumPy or CuPy) of the variable's shape, dtype and device.
+            variable: the Variable; write through ``_mutable(variable)`` and slots through
+                ``_mutable(self.get_slot(variable, name))``.
+            learning_rate: this step's rate, a Python float.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement update_step.")
+
+    # -- applying gradients ---------------------------------------------------------------------
+    def apply_gradients(self, grads_and_vars, name=None, experimental_aggregate_gradients=True):
+        """Applies one step of the update rule (follows `Optimizer.apply_gradients`).
+
+        Args:
+            grads_and_vars: an iterable of ``(gradient, variable)`` pairs, e.g.
+                ``zip(grads, model.trainable_variables)``. Gradients may be Tensors, arrays or
+                None (skipped, with a warning naming the variables).
+
+        Returns:
+            `iterations`, incremented.
+
+        Raises:
+            ValueError: all gradients None (``"No gradients provided for any variable"``), a
+                gradient whose shape or dtype differs from its variable's (both named), or a
+                variable listed twice. Nothing has been modified then.
+            TypeError: an item that is not a ``(gradient, Variable)`` pair.
+
+        >>> v = ek.Variable([1.0, 2.0])
+        >>> opt = ek.keras.optimizers.SGD(learning_rate=0.1)
+        >>> opt.apply_gradients([(ek.constant([1.0, 1.0]), v)]).numpy()
+        np.int64(1)
+        >>> v.numpy()
+        array([0.9, 1.9], dtype=float32)
+        """
+        return self._apply(grads_and_vars, ())
+
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3 spelling: ``apply(grads, trainable_variables)``."""
+        if trainable_variables is None:
+            raise ValueError(f"{type(self).__name__}.apply: trainable_variables is required.")
+        return self.apply_gradients(zip(grads, trainable_variables))
+
+    def _apply(self, grads_and_vars, counters: tuple):
+        pairs = self._validated(grads_and_vars)
+        lr = self._current_learning_rate()
+        new = [v for _, v in pairs if v._uid not in self._built]
+        if new:
+            self.build(new)
+        variables = [v for _, v in pairs]
+        constrained = [v for v in variables if v.constraint is not None]
+        backup = None
+        if constrained or _fp_errors_raise():
+            # Holding the old arrays here also makes `_owned` false for all of them, so the
+            # update below copies instead of writing in place and the backup stays intact.
+            backup = self._state_arrays(variables, counters)
+        try:
+            wd = self.weight_decay
+            for g, v in pairs:
+                if v._device.xp is not np:  # CuPy: run the kernels on the variable's GPU
+                    with _on(v._device):
+                        self._update_one(g, v, lr, wd)
+                else:
+                    self._update_one(g, v, lr, wd)
+                if not v._value.shape:
+                    self._rescalar(v)
+            for counter in (self._iterations, *counters):
+                counter._value = counter._value + 1
+            if constrained:
+                values = [v._checked(v.constraint(v), "constraint") for v in constrained]
+                for v, value in zip(constrained, values):
+                    v._value = value
+        except BaseException:
+            if backup is not None:
+                for holder, old in backup:
+                    holder._value = old
+            raise
+        return self._iterations
+
+    def _update_one(self, g, v: Variable, lr: float, wd) -> None:
+        if wd:
+            _scale(v, 1.0 - wd * lr)
+        self.update_step(g, v, lr)
+
+    def _rescalar(self, v: Variable) -> None:
+        # Rank-0 values are NumPy scalars elsewhere in the runtime (`numpy()` gives
+        # np.float32(1.5), not array(1.5)); the in-place update needed a 0-d array.
+        entry = self._slots.get(v._uid)
+        for holder in (v, *(entry[1].values() if entry else ())):
+            holder._value = holder._value[()]
+
+    def _state_arrays(self, variables, counters) -> list:
+        out = [(self._iterations, self._iterations._value)]
+        out += [(c, c._value) for c in counters]
+        for v in variables:
+            out.append((v, v._value))
+            entry = self._slots.get(v._uid)
+            if entry is not None:
+                out += [(s, s._value) for s in entry[1].values()]
+        return out
+
+    def _validated(self, grads_and_vars) -> list:
+        """``[(gradient array, variable)]``: converted, checked, clipped; changes nothing."""
+        op = f"{type(self).__name__}.apply_gradients"
+        pairs = []
+        for item in grads_and_vars:
+            try:
+                g, v = item
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{op}: expected (gradient, variable) pairs, got {item!r:.80}."
+                ) from None
+            if not isinstance(v, Variable):
+                raise TypeError(f"{op}: expected a Variable, got {type(v).__name__} {v!r:.60}.")
+            pairs.append((g, v))
+        kept = [(g, v) for g, v in pairs if g is not None]
+        if not kept:
+            names = [v.name for _, v in pairs]
+            raise ValueError(f"No gradients provided for any variable: {names}.")
+        if len(kept) < len(pairs) and self._warn_none_gradients:
+            missing = [v.name for g, v in pairs if g is None]
+            warnings.warn(
+                f"Gradients do not exist for variables {missing} when minimizing the loss; "
+                "they are left unchanged.",
+                stacklevel=4,
+            )
+        seen = set()
+        out = []
+        for g, v in kept:
+            if v._uid in seen:
+                raise ValueError(f"{op}: variable {v.name} appears more than once.")
+            seen.add(v._uid)
+            out.append((self._gradient_array(g, v, op), v))
+        return self._clipped(out)
+
+    @staticmethod
+    def _gradient_array(g, v: Variable, op: str):
+        vv = v._value
+        if not isinstance(g, Tensor):
+            try:
+                g = to_tensor(g, vv.dtype, op, v._device)
+            except TypeError as exc:
+                raise ValueError(f"{op}: the gradient for {v.name} is not numeric: {exc}") from None
+        if g._device is not v._device:
+            from ...ops.placement import copy_to_device
+
+            g = copy_to_device(g, v._device)
+        arr = g._value
+        if arr.dtype != vv.dtype:
+            raise ValueError(
+                f"{op}: the gradient for {v.name} has dtype {g.dtype.name}, the variable has "
+                f"dtype {v.dtype.name}."
+            )
+        if arr.shape != vv.shape:
+            raise ValueError(
+                f"{op}: the gradient for {v.name} has shape {tuple(arr.shape)}, the variable "
+                f"has shape {tuple(vv.shape)}."
+            )
+        return arr
+
+    def _clipped(self, pairs: list) -> list:
+        if self.clipvalue is not None:
+            c = self.clipvalue
+            pairs = [(_xp(g).clip(g, -c, c), v) for g, v in pairs]
+        if self.clipnorm is not None:
+            pairs = [(_clip_to_norm(g, self.clipnorm, _norm(g)), v) for g, v in pairs]
+        if self.global_clipnorm is not None:
+            total = math.sqrt(sum(_norm(g) ** 2 for g, _ in pairs))
+            pairs = [(_clip_to_norm(g, self.global_clipnorm, total), v) for g, v in pairs]
+        return pairs
+
+    def minimize(self, loss, var_list=None, tape=None, grad_loss=None, name=None):
+        """Computes gradients of ``loss`` and applies them (follows `Optimizer.minimize`).
+
+        Args:
+            loss: a zero-argument callable returning the loss (run under a `GradientTape`),
+                or a Tensor computed under ``tape``.
+            var_list: the Variables to train, or a callable returning them; default the
+                trainable Variables the loss read.
+            tape: the `GradientTape` that recorded a Tensor ``loss``.
+            grad_loss: optional cotangent of the loss.
+
+        Returns:
+            `iterations`.
+
+        Raises:
+            ValueError: a Tensor loss without ``tape``, or no gradient for any variable.
+
+        >>> w = ek.Variable(3.0)
+        >>> opt = ek.keras.optimizers.SGD(learning_rate=0.25)
+        >>> _ = opt.minimize(lambda: w * w, var_list=[w])  # w -= 0.25 * 2w
+        >>> w.numpy()
+        np.float32(1.5)
+        """
+        loss_value, tape, var_list = _run_loss(self, loss, var_list, tape)
+        grads = tape.gradient(loss_value, var_list, output_gradients=grad_loss)
+        return self.apply_gradients(zip(grads, var_list))
+
+    # -- configuration --------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        """The constructor arguments (follows `Optimizer.get_config`)."""
+        lr = self._learning_rate
+        if isinstance(lr, Tensor):
+            lr = float(lr._value)
+        elif hasattr(lr, "get_config"):
+            lr = {"class_name": type(lr).__name__, "config": lr.get_config()}
+        config = {"name": self.name, "learning_rate": lr}
+        for key in ("clipnorm", "clipvalue", "global_clipnorm", "weight_decay"):
+            if getattr(self, key) is not None:
+                config[key] = getattr(self, key)
+        if self.decay:
+            config["decay"] = self.decay
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """An optimizer made from `get_config`'s output."""
+        config = dict(config)
+        lr = config.get("learning_rate")
+        if isinstance(lr, dict):
+            from . import schedules
+
+            config["learning_rate"] = schedules.deserialize(lr)
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        lr = self._learning_rate
+        shown = f"{float(lr._value):g}" if isinstance(lr, Tensor) else repr(lr)
+        return f"<{type(self).__name__} learning_rate={shown} iterations={int(self._iterations)}>"
+
+
+def _run_loss(opt, loss, var_list, tape):
+    """Runs a callable loss under a tape; returns (loss, tape, flat var_list)."""
+    where = f"{type(opt).__name__}.minimize"
+    if callable(loss):
+        with GradientTape() as tape:
+            if var_list is not None and not callable(var_list):
+                tape.watch(var_list)
+            loss_value = loss()
+    else:
+        if tape is None:
+            raise ValueError(
+                f"{where}: `tape` is required when a Tensor loss is passed; pass a "
+                "zero-argument callable instead, e.g. lambda: loss_fn(model(x), y)."
+            )
+        loss_value = loss
+    if not isinstance(loss_value, Tensor):
+        raise TypeError(
+            f"{where}: the loss must be a Tensor, got {type(loss_value).__name__} "
+            f"{loss_value!r:.60}."
+        )
+    if callable(var_list):
+        var_list = var_list()
+    if var_list is None:
+        var_list = [v for v in tape.watched_variables() if v.trainable]
+    return loss_value, tape, nest.flatten(var_list)
+
+
+def _xp(array):
+    if isinstance(array, (np.ndarray, np.generic)):
+        return np
+    import cupy  # only reached for CuPy arrays
+
+    return cupy
+
+
+def _norm(g) -> float:
+    xp = _xp(g)
+    return float(xp.sqrt(xp.sum(g * g)))
+
+
+def _clip_to_norm(g, clip: float, norm: float):
+    # Keras's clip_by_norm: g * clip / max(norm, clip), a new array (the caller's is kept).
+    return g * (clip / norm) if norm > clip else g
+
+
+def _fp_errors_raise() -> bool:
+    """True if NumPy would raise inside the update (``np.seterr(all="raise")``), so that the
+    update must be able to roll back."""
+    err = np.geterr()
+    return any(err[k] in ("raise", "call") for k in ("over", "invalid", "divide"))

@@ -1,0 +1,507 @@
+"""Convolution and pooling (`ek.nn.conv2d`, `max_pool2d`, `avg_pool2d`), NHWC as on TF's CPU.
+
+`conv2d` is im2col and one GEMM: a strided view of the padded input gives every window without
+copying, one reshape lays the windows out as rows (the only copy), and a single matrix product
+with the reshaped filters computes all outputs. Its VJPs are ops again: the input VJP is
+``Conv2DBackpropInput`` (a GEMM, then col2im), the filter VJP ``Conv2DBackpropFilter`` (im2col,
+then a GEMM). The three are bilinear and each one's VJPs are the other two, so derivatives of
+any order are convolutions too.
+
+Pools loop over the kernel positions (four for a 2x2 pool), each step one vectorized NumPy
+call over all pixels: for small kernels that beats reducing over the window axes of a strided
+view. ``max_pool2d`` sends its cotangent to the first maximum of each window, as TensorFlow's
+``MaxPoolGrad`` does, through a scatter op whose VJP is the matching gather (and back), and
+``avg_pool2d`` divides by the number of real (not padded) elements in each window, as
+TensorFlow's SAME average pool does.
+
+Padding follows TensorFlow: ``"VALID"`` adds none, ``"SAME"`` gives ``ceil(size / stride)``
+outputs with ``pad_total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)``, the
+extra row or column going to the bottom or right; an explicit list
+``[[0, 0], [top, bottom], [left, right], [0, 0]]`` is accepted by `conv2d`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..tape import Primitive, defvjp
+from ..tensor import Tensor
+from ._core import apply, dtype_error, tensor
+
+__all__ = ["avg_pool2d", "conv2d", "max_pool2d"]
+
+# -- array kernels (xp is numpy or cupy) --------------------------------------------------------
+
+
+def _pad(xp, x, pads, value=0):
+    (pt, pb), (pl, pr) = pads
+    if not (pt or pb or pl or pr):
+        return x
+    n, h, w, c = x.shape
+    out = xp.full((n, h + pt + pb, w + pl + pr, c), value, dtype=x.dtype)
+    out[:, pt : pt + h, pl : pl + w] = x
+    return out
+
+
+def _crop(x, pads, shape):
+    (pt, _), (pl, _) = pads
+    if x.shape == tuple(shape):
+        return x
+    return x[:, pt : pt + shape[1], pl : pl + shape[2]]
+
+
+def _out_hw(in_hw, ksize, strides, dilations, pads) -> tuple[int, int]:
+    return tuple(
+        (n + p0 + p1 - ((k - 1) * d + 1)) // s + 1
+        for n, k, s, d, (p0, p1) in zip(in_hw, ksize, strides, dilations, pads)
+    )
+
+
+def _windows(xp, xpad, ksize, out_hw, strides, dilations):
+    """A view (N, OH, OW, KH, KW, C) of every window of the padded input: no copy."""
+    sn, sh, sw, sc = xpad.strides
+    shape = (xpad.shape[0], *out_hw, *ksize, xpad.shape[3])
+    st = (sn, sh * strides[0], sw * strides[1], sh * dilations[0], sw * dilations[1], sc)
+    return xp.lib.stride_tricks.as_strided(xpad, shape=shape, strides=st)
+
+
+def _tap(xpad, i, j, out_hw, strides, dilations):
+    """The (N, OH, OW, C) slice of the padded input that kernel position (i, j) reads."""
+    (oh, ow), (sh, sw), (dh, dw) = out_hw, strides, dilations
+    rows = slice(i * dh, i * dh + (oh - 1) * sh + 1, sh)
+    return xpad[:, rows, slice(j * dw, j * dw + (ow - 1) * sw + 1, sw)]
+
+
+def _im2col(xp, x, ksize, out_hw, strides, dilations, pads):
+    """Rows of windows: (N * OH * OW, KH * KW * C) (the one copy of the input)."""
+    xpad = _pad(xp, x, pads)
+    n, c = x.shape[0], x.shape[3]
+    kh, kw = ksize
+    if c == 1:
+        # One channel (grayscale input): copy each kernel position's plane, contiguous runs
+        # on both sides, and hand BLAS the transposed view.
+        cols = xp.empty((kh, kw, n, *out_hw), dtype=x.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                cols[i, j] = _tap(xpad, i, j, out_hw, strides, dilations)[..., 0]
+        return cols.reshape(kh * kw, -1).T
+    win = _windows(xp, xpad, ksize, out_hw, strides, dilations)
+    cols = xp.empty(win.shape, dtype=x.dtype)
+    xp.copyto(cols, win)  # faster than win.reshape's implicit copy
+    return cols.reshape(-1, kh * kw * c)
+
+
+def _col2im(xp, cols, input_shape, strides, dilations, pads):
+    """Adjoint of the window view: sums ``cols`` (KH, KW, N, OH, OW, C) back into the input.
+
+    Kernel position first, so each of the KH * KW additions reads one contiguous block.
+    """
+    kh, kw, n, oh, ow, c = cols.shape
+    (pt, pb), (pl, pr) = pads
+    hp, wp = input_shape[1] + pt + pb, input_shape[2] + pl + pr
+    if strides == (kh, kw) and dilations == (1, 1):  # tiles: nothing overlaps, one transpose
+        out = xp.zeros((n, hp, wp, c), dtype=cols.dtype)
+        tiles = cols.transpose(2, 3, 0, 4, 1, 5).reshape(n, oh * kh, ow * kw, c)
+        out[:, : oh * kh, : ow * kw] = tiles
+    else:
+        out = xp.zeros((n, hp, wp, c), dtype=cols.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                _tap(out, i, j, (oh, ow), strides, dilations)[...] += cols[i, j]
+    return _crop(out, pads, input_shape)
+
+
+def _conv_fwd(xp, x, w, strides, dilations, pads):
+    kh, kw, _, cout = w.shape
+    out_hw = _out_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
+    cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
+    return (cols @ w.reshape(-1, cout)).reshape(x.shape[0], *out_hw, cout)
+
+
+def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
+    n, oh, ow, cout = g.shape
+    kh, kw, cin, _ = w.shape
+    # One GEMM per kernel position (a batched matmul) lays the columns out position-major.
+    cols = xp.matmul(g.reshape(-1, cout), w.reshape(kh * kw, cin, cout).transpose(0, 2, 1))
+    return _col2im(xp, cols.reshape(kh, kw, n, oh, ow, cin), input_shape, strides, dilations, pads)
+
+
+def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads):
+    kh, kw, _, cout = filter_shape
+    cols = _im2col(xp, x, (kh, kw), g.shape[1:3], strides, dilations, pads)
+    return (cols.T @ g.reshape(-1, cout)).reshape(filter_shape)
+
+
+# -- conv2d and its two VJP ops -----------------------------------------------------------------
+
+
+def _conv(x, w, strides, dilations, pads):
+    return apply(_conv2d, (x, w), {"strides": strides, "dilations": dilations, "pads": pads})
+
+
+def _backprop_input(g, w, input_shape, strides, dilations, pads):
+    params = {"strides": strides, "dilations": dilations, "pads": pads}
+    return apply(_conv2d_input, (g, w), {"input_shape": tuple(input_shape), **params})
+
+
+def _backprop_filter(x, g, filter_shape, strides, dilations, pads):
+    params = {"strides": strides, "dilations": dilations, "pads": pads}
+    return apply(_conv2d_filter, (x, g), {"filter_shape": tuple(filter_shape), **params})
+
+
+_conv2d = Primitive("Conv2D", _conv_fwd)
+defvjp(
+    _conv2d,
+    lambda g, ans, x, w, **p: _backprop_input(g, w, x._value.shape, **p),
+    lambda g, ans, x, w, **p: _backprop_filter(x, g, w._value.shape, **p),
+)
+# Bilinear in (g, w): <h, B(g, w)> = <conv(h, w), g> = <w, backprop_filter(h, g)>.
+_conv2d_input = Primitive("Conv2DBackpropInput", _backprop_input_fwd)
+defvjp(
+    _conv2d_input,
+    lambda h, ans, g, w, input_shape, **p: _conv(h, w, **p),
+    lambda h, ans, g, w, input_shape, **p: _backprop_filter(h, g, w._value.shape, **p),
+)
+# Bilinear in (x, g): <h, F(x, g)> = <conv(x, h), g> = <x, backprop_input(g, h)>.
+_conv2d_filter = Primitive("Conv2DBackpropFilter", _backprop_filter_fwd)
+defvjp(
+    _conv2d_filter,
+    lambda h, ans, x, g, filter_shape, **p: _backprop_input(g, h, x._value.shape, **p),
+    lambda h, ans, x, g, filter_shape, **p: _conv(x, h, **p),
+)
+
+
+# -- argument checking --------------------------------------------------------------------------
+
+
+def _hw(value, op: str, arg: str) -> tuple[int, int]:
+    """An int, or a list of 1, 2 or 4 ints (4: NHWC, with 1 for N and C), as (h, w)."""
+    if isinstance(value, Tensor):
+        value = value.numpy().tolist()
+    if isinstance(value, numbers.Integral):
+        vals = [int(value)] * 2
+    else:
+        try:
+            vals = [int(v) for v in value]
+        except (TypeError, ValueError):
+            msg = f"{op}: {arg} must be an int or a list of ints, got {value!r}."
+            raise ValueError(msg) from None
+        if len(vals) == 1:
+            vals = vals * 2
+        elif len(vals) == 4:
+            if vals[0] != 1 or vals[3] != 1:
+                raise ValueError(
+                    f"{op}: {arg} {vals} must be 1 in the batch and channel dimensions (NHWC)."
+                )
+            vals = vals[1:3]
+        elif len(vals) != 2:
+            raise ValueError(f"{op}: {arg} must have 1, 2 or 4 entries, got {value!r}.")
+    if any(v < 1 for v in vals):
+        raise ValueError(f"{op}: {arg} must be positive, got {value!r}.")
+    return vals[0], vals[1]
+
+
+def _paddings(padding, in_hw, ksize, strides, dilations, op: str):
+    """TensorFlow's padding rule as ((top, bottom), (left, right))."""
+    if isinstance(padding, str):
+        mode = padding.upper()
+        if mode == "VALID":
+            return ((0, 0), (0, 0))
+        if mode == "SAME":
+            pads = []
+            for n, k, s, d in zip(in_hw, ksize, strides, dilations):
+                total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+                pads.append((total // 2, total - total // 2))
+            return tuple(pads)
+    elif op == "conv2d" and padding is not None:
+        try:
+            pairs = [(int(a), int(b)) for a, b in padding]
+        except (TypeError, ValueError):
+            pairs = []
+        if len(pairs) == 4 and pairs[0] == pairs[3] == (0, 0) and min(min(pairs)) >= 0:
+            return (pairs[1], pairs[2])
+        raise ValueError(
+            f"{op}: explicit padding must be [[0, 0], [top, bottom], [left, right], [0, 0]] "
+            f"with non-negative ints, got {padding!r}."
+        )
+    raise ValueError(f"{op}: padding must be 'SAME' or 'VALID', got {padding!r}.")
+
+
+def _check_format(data_format, op: str) -> None:
+    if data_format not in ("NHWC", "channels_last", None):
+        raise ValueError(
+            f"{op}: data_format={data_format!r} is not supported; only NHWC runs on CPU, as in "
+            "TensorFlow. Transpose NCHW input with ek.transpose(x, [0, 2, 3, 1])."
+        )
+
+
+def _check_input(x: Tensor, op: str) -> None:
+    if x.ndim != 4:
+        raise ValueError(
+            f"{op}: input must have rank 4 (batch, height, width, channels), got shape "
+            f"{tuple(x._value.shape)}."
+        )
+    if x._value.dtype.kind != "f":
+        raise TypeError(f"{op}: input must be a floating-point tensor, got {x.dtype.name}.")
+
+
+def _check_output(out_hw, x: Tensor, what: str, op: str) -> None:
+    if min(out_hw) < 1:
+        raise ValueError(
+            f"{op}: the {what} does not fit in the (padded) input: output size would be "
+            f"{tuple(out_hw)} (input shape {tuple(x._value.shape)})."
+        )
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """2-D convolution (cross-correlation, as every framework) (follows `tf.nn.conv2d`).
+
+    Args:
+        input: shape ``[batch, height, width, in_channels]`` (NHWC), floating.
+        filters: shape ``[kh, kw, in_channels, out_channels]``, same dtype.
+        strides: an int or a list of 1, 2 or 4 ints (``[1, sh, sw, 1]``).
+        padding: ``"SAME"``, ``"VALID"`` or ``[[0, 0], [top, bottom], [left, right], [0, 0]]``.
+        data_format: ``"NHWC"`` only; NCHW is not supported on CPU (as in TensorFlow).
+        dilations: like ``strides`` (default 1): the spacing between kernel taps.
+
+    Returns:
+        Shape ``[batch, out_h, out_w, out_channels]``: ``out = ceil(in / stride)`` with SAME,
+        ``ceil((in - (k - 1) * dilation) / stride)`` with VALID. Differentiable in ``input``
+        and ``filters`` to any order.
+
+    Raises:
+        ValueError: ranks other than 4, channels that differ (both shapes named), a filter
+            larger than the padded input, bad strides/dilations/padding, NCHW.
+        TypeError: non-floating or different dtypes.
+
+    >>> x = ek.ones((1, 5, 5, 1))
+    >>> ek.nn.conv2d(x, ek.ones((3, 3, 1, 2)), strides=1, padding="SAME").numpy()[0, :2, :2, 0]
+    array([[4., 6.],
+           [6., 9.]], dtype=float32)
+    >>> ek.nn.conv2d(x, ek.ones((3, 3, 1, 2)), strides=2, padding="VALID").shape
+    TensorShape([1, 2, 2, 2])
+    """
+    op = "conv2d"
+    _check_format(data_format, op)
+    x = tensor(input, op)
+    w = tensor(filters, op, x._value.dtype)
+    _check_input(x, op)
+    if w.ndim != 4:
+        raise ValueError(
+            f"{op}: filters must have rank 4 (kh, kw, in_channels, out_channels), got shape "
+            f"{tuple(w._value.shape)} (input shape {tuple(x._value.shape)})."
+        )
+    if w._value.dtype != x._value.dtype:
+        raise dtype_error(op, (x, w), ("input", "filters"))
+    xs, ws = tuple(x._value.shape), tuple(w._value.shape)
+    if xs[3] != ws[2]:
+        raise ValueError(
+            f"{op}: input has {xs[3]} channels but filters expect {ws[2]} (input shape {xs}, "
+            f"filters shape {ws})."
+        )
+    st = _hw(strides, op, "strides")
+    dl = _hw(1 if dilations is None else dilations, op, "dilations")
+    pads = _paddings(padding, xs[1:3], ws[:2], st, dl, op)
+    _check_output(_out_hw(xs[1:3], ws[:2], st, dl, pads), x, f"filter of shape {ws}", op)
+    return _conv(x, w, st, dl, pads)
+
+
+# -- max pooling --------------------------------------------------------------------------------
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _taps(xp, x, ksize, strides, pads, fill):
+    """(padded input, out_hw, [(k, i, j)]) for a pool; ``k`` numbers positions row-major."""
+    xpad = _pad(xp, x, pads, fill)
+    out_hw = _out_hw(x.shape[1:3], ksize, strides, (1, 1), pads)
+    positions = [(i * ksize[1] + j, i, j) for i in range(ksize[0]) for j in range(ksize[1])]
+    return xpad, out_hw, positions
+
+
+def _max_pool_fwd(xp, x, ksize, strides, pads):
+    xpad, out_hw, taps = _taps(xp, x, ksize, strides, pads, _lowest(x.dtype))
+    out = _tap(xpad, 0, 0, out_hw, strides, (1, 1)).copy()
+    for _, i, j in taps[1:]:
+        xp.maximum(out, _tap(xpad, i, j, out_hw, strides, (1, 1)), out=out)
+    return out
+
+
+def _max_pool_argmax_fwd(xp, x, ans, ksize, strides, pads):
+    """The window position (row-major) of each output's first maximum, as int32."""
+    xpad, out_hw, taps = _taps(xp, x, ksize, strides, pads, _lowest(x.dtype))
+    idx = xp.zeros(ans.shape, dtype=np.int32)
+    for k, i, j in reversed(taps[1:]):  # the last write wins: the first position
+        hit = _tap(xpad, i, j, out_hw, strides, (1, 1)) == ans
+        idx -= (idx - k) * hit  # arithmetic select: much faster than where/boolean indexing
+    hit = _tap(xpad, 0, 0, out_hw, strides, (1, 1)) == ans
+    idx -= idx * hit
+    return idx
+
+
+def _max_pool_grad_fwd(xp, idx, g, input_shape, ksize, strides, pads):
+    """Scatters ``g`` to the argmax positions (TF's MaxPoolGrad)."""
+    (pt, pb), (pl, pr) = pads
+    n, h, w, c = input_shape
+    out = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=g.dtype)
+    out_hw = g.shape[1:3]
+    disjoint = strides[0] >= ksize[0] and strides[1] >= ksize[1]
+    for k in range(ksize[0] * ksize[1]):
+        i, j = divmod(k, ksize[1])
+        tap = _tap(out, i, j, out_hw, strides, (1, 1))
+        if disjoint:
+            xp.multiply(g, idx == k, out=tap)
+        else:
+            tap += g * (idx == k)
+    return _crop(out, pads, input_shape)
+
+
+def _max_pool_select_fwd(xp, idx, h, ksize, strides, pads):
+    """Gathers ``h`` at the argmax positions (the adjoint of the scatter)."""
+    hpad, out_hw, taps = _taps(xp, h, ksize, strides, pads, 0)
+    out = xp.zeros(idx.shape, dtype=h.dtype)
+    for k, i, j in taps:
+        out += _tap(hpad, i, j, out_hw, strides, (1, 1)) * (idx == k)
+    return out
+
+
+def _pool_params(ksize, strides, pads) -> dict:
+    return {"ksize": ksize, "strides": strides, "pads": pads}
+
+
+def _max_pool_vjp(g, ans, x, ksize, strides, pads):
+    p = _pool_params(ksize, strides, pads)
+    idx = apply(_max_pool_argmax, (x, ans), p)
+    return apply(_max_pool_grad, (idx, g), {"input_shape": tuple(x._value.shape), **p})
+
+
+_max_pool = Primitive("MaxPool", _max_pool_fwd)
+defvjp(_max_pool, _max_pool_vjp)
+_max_pool_argmax = Primitive("MaxPoolArgmax", _max_pool_argmax_fwd)
+defvjp(_max_pool_argmax, None, None)
+_max_pool_grad = Primitive("MaxPoolGrad", _max_pool_grad_fwd)
+defvjp(
+    _max_pool_grad,
+    None,
+    lambda h, ans, idx, g, input_shape, **p: apply(_max_pool_select, (idx, h), p),
+)
+_max_pool_select = Primitive("MaxPoolGradGrad", _max_pool_select_fwd)
+defvjp(
+    _max_pool_select,
+    None,
+    lambda g, ans, idx, h, **p: apply(
+        _max_pool_grad, (idx, g), {"input_shape": tuple(h._value.shape), **p}
+    ),
+)
+
+
+def _pool_args(op, input, ksize, strides, padding, data_format):
+    _check_format(data_format, op)
+    x = tensor(input, op)
+    _check_input(x, op)
+    ks = _hw(ksize, op, "ksize")
+    st = _hw(strides, op, "strides")
+    pads = _paddings(padding, x._value.shape[1:3], ks, st, (1, 1), op)
+    _check_output(_out_hw(x._value.shape[1:3], ks, st, (1, 1), pads), x, f"window {ks}", op)
+    return x, _pool_params(ks, st, pads)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:
+    """Maximum over each window (follows `tf.nn.max_pool2d`).
+
+    Args:
+        input: shape ``[batch, height, width, channels]`` (NHWC), floating.
+        ksize: window size, an int or a list of 1, 2 or 4 ints.
+        strides: an int or a list of 1, 2 or 4 ints.
+        padding: ``"SAME"`` (padded positions never win) or ``"VALID"``.
+        data_format: ``"NHWC"`` only.
+
+    Returns:
+        Shape ``[batch, out_h, out_w, channels]``. The gradient goes to the first maximum of
+        each window, as TensorFlow's.
+
+    Raises:
+        ValueError: rank other than 4, a window larger than the input, bad arguments, NCHW.
+        TypeError: non-floating input.
+
+    >>> x = ek.reshape(ek.range(16.0), (1, 4, 4, 1))
+    >>> ek.nn.max_pool2d(x, 2, 2, "VALID").numpy()[0, :, :, 0]
+    array([[ 5.,  7.],
+           [13., 15.]], dtype=float32)
+    """
+    x, p = _pool_args("max_pool2d", input, ksize, strides, padding, data_format)
+    return apply(_max_pool, (x,), p)
+
+
+# -- average pooling ----------------------------------------------------------------------------
+
+
+def _avg_counts(xp, in_hw, out_hw, ksize, strides, pads, dtype):
+    """Real (unpadded) elements per window: a scalar for VALID, (OH, OW, 1) with padding."""
+    if pads == ((0, 0), (0, 0)):
+        return ksize[0] * ksize[1]
+    per_axis = []
+    for n, o, k, s, (p0, _) in zip(in_hw, out_hw, ksize, strides, pads):
+        start = np.arange(o) * s - p0
+        per_axis.append(np.minimum(start + k, n) - np.maximum(start, 0))
+    counts = (per_axis[0][:, None] * per_axis[1][None, :])[:, :, None]
+    return xp.asarray(counts.astype(dtype))
+
+
+def _avg_pool_fwd(xp, x, ksize, strides, pads):
+    xpad, out_hw, taps = _taps(xp, x, ksize, strides, pads, 0)
+    out = _tap(xpad, 0, 0, out_hw, strides, (1, 1)).copy()
+    for _, i, j in taps[1:]:
+        out += _tap(xpad, i, j, out_hw, strides, (1, 1))
+    out /= _avg_counts(xp, x.shape[1:3], out_hw, ksize, strides, pads, x.dtype)
+    return out
+
+
+def _avg_pool_grad_fwd(xp, g, input_shape, ksize, strides, pads):
+    n, oh, ow, c = g.shape
+    share = g / _avg_counts(xp, input_shape[1:3], (oh, ow), ksize, strides, pads, g.dtype)
+    cols = xp.broadcast_to(share, (*ksize, n, oh, ow, c))
+    return _col2im(xp, cols, input_shape, strides, (1, 1), pads)
+
+
+# AvgPool is linear; its VJP is its transpose, whose VJP is AvgPool again.
+_avg_pool = Primitive("AvgPool", _avg_pool_fwd)
+defvjp(
+    _avg_pool,
+    lambda g, ans, x, **p: apply(_avg_pool_grad, (g,), {"input_shape": tuple(x._value.shape), **p}),
+)
+_avg_pool_grad = Primitive("AvgPoolGrad", _avg_pool_grad_fwd)
+defvjp(_avg_pool_grad, lambda h, ans, g, input_shape, **p: apply(_avg_pool, (h,), p))
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:
+    """Mean over each window (follows `tf.nn.avg_pool2d`).
+
+    With SAME padding, a window that overlaps the padding is divided by the number of real
+    elements it covers, not by its size, as in TensorFlow.
+
+    Args:
+        input: shape ``[batch, height, width, channels]`` (NHWC), floating.
+        ksize: window size, an int or a list of 1, 2 or 4 ints.
+        strides: an int or a list of 1, 2 or 4 ints.
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"`` only.
+
+    Returns:
+        Shape ``[batch, out_h, out_w, channels]``, differentiable to any order.
+
+    Raises:
+        ValueError: rank other than 4, a window larger than the input, bad arguments, NCHW.
+        TypeError: non-floating input.
+
+    >>> x = ek.reshape(ek.range(9.0), (1, 3, 3, 1))
+    >>> ek.nn.avg_pool2d(x, 2, 2, "SAME").numpy()[0, :, :, 0]
+    array([[2. , 3.5],
+           [6.5, 8. ]], dtype=float32)
+    """
+    x, p = _pool_args("avg_pool2d", input, ksize, strides, padding, data_format)
+    return apply(_avg_pool, (x,), p)

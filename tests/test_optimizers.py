@@ -1,0 +1,709 @@
+"""Optimizers: Keras's and TF 1.x's update formulas, slots, all-or-nothing, copy-on-write."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+from eagerkernel.runtime import compat_v1
+from eagerkernel.runtime.device import Device
+from eagerkernel.runtime.keras import optimizers
+from eagerkernel.runtime.keras.optimizers import base as opt_base
+from eagerkernel.runtime.keras.optimizers import schedules
+
+train = compat_v1.train
+
+try:
+    import torch
+except ImportError:  # torch is an optional oracle
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed")
+
+X0 = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=np.float32)
+GRADS = [
+    np.array([[0.1, -0.2, 0.3], [0.4, -0.5, 0.6]], dtype=np.float32),
+    np.array([[-0.3, 0.1, 0.2], [0.05, 0.7, -0.4]], dtype=np.float32),
+    np.array([[0.2, 0.2, -0.1], [-0.6, 0.3, 0.9]], dtype=np.float32),
+]
+
+
+def run(opt, steps=3, x0=X0, grads=GRADS):
+    """Applies ``grads`` one step each to a variable starting at ``x0``; returns its values."""
+    v = ek.Variable(x0, name="dense/kernel")
+    out = []
+    for g in grads[:steps]:
+        opt.apply_gradients([(ek.constant(g), v)])
+        out.append(v.numpy().copy())
+    return v, out
+
+
+# -- closed forms, written out in float64 NumPy from Keras's and TF 1.x's formulas -----------------
+
+
+def sgd_ref(lr, momentum=0.0, nesterov=False):
+    x, vel, out = X0.astype(np.float64), np.zeros_like(X0, np.float64), []
+    for g in GRADS:
+        if momentum == 0:
+            x = x - lr * g
+        else:
+            vel = momentum * vel - lr * g
+            x = x + (momentum * vel - lr * g if nesterov else vel)
+        out.append(x)
+    return out
+
+
+def adam_ref(lr, b1=0.9, b2=0.999, eps=1e-7, amsgrad=False):
+    x = X0.astype(np.float64)
+    m, v, vhat, out = 0.0, 0.0, 0.0, []
+    for t, g in enumerate(GRADS, start=1):
+        lr_t = lr * math.sqrt(1 - b2**t) / (1 - b1**t)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        vhat = np.maximum(vhat, v)
+        x = x - lr_t * m / (np.sqrt(vhat if amsgrad else v) + eps)
+        out.append(x)
+    return out
+
+
+def rmsprop_ref(lr, rho=0.9, momentum=0.0, eps=1e-7, centered=False, rms0=0.0):
+    x = X0.astype(np.float64)
+    rms, mg, mom, out = rms0, 0.0, 0.0, []
+    for g in GRADS:
+        rms = rho * rms + (1 - rho) * g * g
+        if centered:
+            mg = rho * mg + (1 - rho) * g
+            den = rms - mg * mg + eps
+        else:
+            den = rms + eps
+        inc = lr * g / np.sqrt(den)
+        mom = momentum * mom + inc
+        x = x - mom
+        out.append(x)
+    return out
+
+
+def adagrad_ref(lr, init=0.1, eps=1e-7):
+    x, acc, out = X0.astype(np.float64), init, []
+    for g in GRADS:
+        acc = acc + g * g
+        x = x - lr * g / np.sqrt(acc + eps)
+        out.append(x)
+    return out
+
+
+def tf1_momentum_ref(lr, momentum, nesterov=False):
+    x, acc, out = X0.astype(np.float64), 0.0, []
+    for g in GRADS:
+        acc = momentum * acc + g
+        x = x - lr * (g + momentum * acc if nesterov else acc)
+        out.append(x)
+    return out
+
+
+CASES = [
+    (lambda: optimizers.SGD(0.1), sgd_ref(0.1)),
+    (lambda: optimizers.SGD(0.1, momentum=0.9), sgd_ref(0.1, 0.9)),
+    (lambda: optimizers.SGD(0.1, momentum=0.9, nesterov=True), sgd_ref(0.1, 0.9, True)),
+    (lambda: optimizers.Adam(0.01), adam_ref(0.01)),
+    (lambda: optimizers.Adam(0.01, beta_1=0.5, beta_2=0.9), adam_ref(0.01, 0.5, 0.9)),
+    (lambda: optimizers.Adam(0.01, amsgrad=True), adam_ref(0.01, amsgrad=True)),
+    (lambda: optimizers.RMSprop(0.01), rmsprop_ref(0.01)),
+    (lambda: optimizers.RMSprop(0.01, momentum=0.8), rmsprop_ref(0.01, momentum=0.8)),
+    (lambda: optimizers.RMSprop(0.01, centered=True), rmsprop_ref(0.01, centered=True)),
+    (
+        lambda: optimizers.RMSprop(0.01, rho=0.8, momentum=0.5, centered=True),
+        rmsprop_ref(0.01, rho=0.8, momentum=0.5, centered=True),
+    ),
+    (lambda: optimizers.Adagrad(0.1), adagrad_ref(0.1)),
+    (lambda: optimizers.Adagrad(0.1, initial_accumulator_value=0.5), adagrad_ref(0.1, 0.5)),
+    (lambda: train.GradientDescentOptimizer(0.1), sgd_ref(0.1)),
+    (lambda: train.MomentumOptimizer(0.1, 0.9), tf1_momentum_ref(0.1, 0.9)),
+    (
+        lambda: train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+        tf1_momentum_ref(0.1, 0.9, True),
+    ),
+    (lambda: train.AdamOptimizer(0.01), adam_ref(0.01, eps=1e-8)),
+    (lambda: train.RMSPropOptimizer(0.01), rmsprop_ref(0.01, eps=1e-10, rms0=1.0)),
+    (
+        lambda: train.RMSPropOptimizer(0.01, momentum=0.9, centered=True),
+        rmsprop_ref(0.01, momentum=0.9, eps=1e-10, centered=True, rms0=1.0),
+    ),
+    (lambda: train.AdagradOptimizer(0.1), adagrad_ref(0.1, eps=0.0)),
+]
+
+
+@pytest.mark.parametrize("make, expected", CASES)
+def test_first_three_steps_match_the_closed_form(make, expected):
+    opt = make()
+    v, got = run(opt)
+    for step, (g, e) in enumerate(zip(got, expected), start=1):
+        np.testing.assert_allclose(g, e, rtol=2e-6, atol=2e-7, err_msg=f"step {step}")
+    assert v.dtype == ek.float32
+    assert all(s.dtype == ek.float32 for s in opt.variables[1:])
+    assert int(opt.iterations) == 3
+
+
+def test_defaults_follow_keras_and_tf1():
+    sgd, adam = optimizers.SGD(), optimizers.Adam()
+    rms, ada = optimizers.RMSprop(), optimizers.Adagrad()
+    assert (float(sgd.learning_rate), sgd.momentum, sgd.nesterov) == (pytest.approx(0.01), 0, False)
+    assert (adam.beta_1, adam.beta_2, adam.epsilon, adam.amsgrad) == (0.9, 0.999, 1e-7, False)
+    assert float(adam.learning_rate) == pytest.approx(0.001)
+    assert (rms.rho, rms.momentum, rms.epsilon, rms.centered) == (0.9, 0.0, 1e-7, False)
+    assert (ada.initial_accumulator_value, ada.epsilon) == (0.1, 1e-7)
+    tf1_adam, tf1_rms = train.AdamOptimizer(), train.RMSPropOptimizer(0.1)
+    assert tf1_adam.epsilon == 1e-8
+    assert (tf1_rms.rho, tf1_rms.momentum, tf1_rms.epsilon) == (0.9, 0.0, 1e-10)
+
+
+# -- PyTorch as an independent oracle, where its formulas coincide with Keras's --------------------
+
+
+def torch_run(make_opt, steps=3):
+    p = torch.nn.Parameter(torch.tensor(X0, dtype=torch.float64))
+    opt = make_opt([p])
+    out = []
+    for g in GRADS[:steps]:
+        p.grad = torch.tensor(g, dtype=torch.float64)
+        opt.step()
+        out.append(p.detach().numpy().copy())
+    return out
+
+
+def assert_close_runs(ours, theirs, **tol):
+    for step, (a, b) in enumerate(zip(ours, theirs), start=1):
+        np.testing.assert_allclose(a, b, err_msg=f"step {step}", **tol)
+
+
+@needs_torch
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_sgd_momentum_matches_torch(nesterov):
+    # torch keeps buf = momentum * buf + g and steps by -lr * buf; Keras's velocity is
+    # -lr * buf, so with a constant learning rate the trajectories are the same.
+    _, ours = run(optimizers.SGD(0.1, momentum=0.9, nesterov=nesterov))
+    theirs = torch_run(lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=nesterov))
+    assert_close_runs(ours, theirs, rtol=1e-6, atol=1e-7)
+    _, tf1 = run(train.MomentumOptimizer(0.1, 0.9, use_nesterov=nesterov))
+    assert_close_runs(tf1, theirs, rtol=1e-6, atol=1e-7)
+
+
+@needs_torch
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_matches_torch(amsgrad):
+    # torch: p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps); Keras: p -= lr*sqrt(bc2)/bc1 * m /
+    # (sqrt(v) + eps). With eps = 0 they are the same formula.
+    _, ours = run(optimizers.Adam(0.01, epsilon=0.0, amsgrad=amsgrad))
+    theirs = torch_run(lambda ps: torch.optim.Adam(ps, lr=0.01, eps=0.0, amsgrad=amsgrad))
+    assert_close_runs(ours, theirs, rtol=1e-6, atol=1e-7)
+    # With the defaults, the epsilons differ by a factor sqrt(bc2) <= 1 and both are tiny
+    # next to sqrt(v) ~ |g|: the results agree to about eps / |g| relative to the step.
+    _, ours = run(optimizers.Adam(0.01, amsgrad=amsgrad))
+    theirs = torch_run(lambda ps: torch.optim.Adam(ps, lr=0.01, eps=1e-7, amsgrad=amsgrad))
+    assert_close_runs(ours, theirs, rtol=0, atol=1e-5)
+
+
+@needs_torch
+@pytest.mark.parametrize("momentum, centered", [(0.0, False), (0.9, False), (0.5, True)])
+def test_rmsprop_matches_torch(momentum, centered):
+    # torch adds eps outside the square root, Keras inside: compare with eps = 0.
+    opt = optimizers.RMSprop(0.01, rho=0.9, momentum=momentum, epsilon=0.0, centered=centered)
+    _, ours = run(opt)
+    theirs = torch_run(
+        lambda ps: torch.optim.RMSprop(
+            ps, lr=0.01, alpha=0.9, eps=0.0, momentum=momentum, centered=centered
+        )
+    )
+    assert_close_runs(ours, theirs, rtol=2e-6, atol=1e-7)
+
+
+@needs_torch
+def test_adagrad_matches_torch():
+    _, ours = run(optimizers.Adagrad(0.1, initial_accumulator_value=0.1, epsilon=0.0))
+    theirs = torch_run(
+        lambda ps: torch.optim.Adagrad(ps, lr=0.1, initial_accumulator_value=0.1, eps=0.0)
+    )
+    assert_close_runs(ours, theirs, rtol=1e-6, atol=1e-7)
+    _, tf1 = run(train.AdagradOptimizer(0.1))
+    assert_close_runs(tf1, theirs, rtol=1e-6, atol=1e-7)
+
+
+# -- slots, iterations, variables ----------------------------------------------------------------
+
+
+def test_slot_names_and_variables():
+    opt = optimizers.Adam(amsgrad=True)
+    v, _ = run(opt, steps=1)
+    assert [s.name for s in opt.variables[1:]] == [
+        "dense/kernel/m:0",
+        "dense/kernel/v:0",
+        "dense/kernel/vhat:0",
+    ]
+    assert opt.get_slot(v, "m") is opt.variables[1]
+    assert opt.get_slot_names() == ["m", "v", "vhat"]
+    assert opt.variables() == opt.variables  # Keras 2's method and TF 2.11's property
+    assert all(not s.trainable for s in opt.variables)
+    with pytest.raises(KeyError, match="no slot 'rms'"):
+        opt.get_slot(v, "rms")
+    assert optimizers.SGD().get_slot_names() == []
+    assert optimizers.SGD(momentum=0.5).get_slot_names() == ["momentum"]
+    rms = optimizers.RMSprop(momentum=0.5, centered=True)
+    assert rms.get_slot_names() == ["rms", "mg", "momentum"]
+    assert train.RMSPropOptimizer(0.1).get_slot_names() == ["rms", "momentum"]
+
+
+def test_build_creates_slots_once_and_keeps_them():
+    v = ek.Variable(X0)
+    opt = optimizers.Adam()
+    opt.build([v])
+    m = opt.get_slot(v, "m")
+    opt.build([v])
+    opt.apply_gradients([(GRADS[0], v)])
+    assert opt.get_slot(v, "m") is m and len(opt.variables) == 3
+
+
+def test_iterations_is_a_non_trainable_int64_variable():
+    opt = optimizers.SGD(0.1)
+    it = opt.iterations
+    assert isinstance(it, ek.Variable) and it.dtype == ek.int64 and not it.trainable
+    v = ek.Variable(1.0)
+    for _ in range(3):
+        assert opt.apply_gradients([(1.0, v)]) is it
+    assert int(it) == 3 and it.dtype == ek.int64
+    assert float(v) == pytest.approx(0.7)
+    assert isinstance(v.numpy(), np.float32)  # rank 0 stays a NumPy scalar
+
+
+def test_slots_live_on_the_variables_device():
+    gpu = Device("GPU", 7, np, virtual=True)
+    with ek.device(gpu):
+        v = ek.Variable(X0)
+    opt = optimizers.Adam(0.01)
+    opt.apply_gradients([(ek.constant(GRADS[0]), v)])  # the gradient is on the CPU
+    assert opt.get_slot(v, "m")._device is gpu and opt.get_slot(v, "v")._device is gpu
+    assert v._device is gpu
+    np.testing.assert_allclose(v.numpy(), adam_ref(0.01)[0], rtol=2e-6)
+
+
+def test_float64_and_float16_variables_keep_their_dtype():
+    for dt in (np.float64, np.float16):
+        v = ek.Variable(X0.astype(dt))
+        opt = optimizers.Adam(0.01)
+        opt.apply_gradients([(GRADS[0].astype(dt), v)])
+        assert v._value.dtype == dt and opt.get_slot(v, "v")._value.dtype == dt
+
+
+# -- None gradients, bad gradients and the all-or-nothing rule -------------------------------------
+
+
+def test_none_gradients_are_skipped_with_a_warning():
+    a, b = ek.Variable(1.0, name="a"), ek.Variable(2.0, name="b")
+    opt = optimizers.SGD(0.5)
+    with pytest.warns(UserWarning, match=r"\['b:0'\]"):
+        opt.apply_gradients([(ek.constant(1.0), a), (None, b)])
+    assert float(a) == 0.5 and float(b) == 2.0
+
+
+def test_all_none_gradients_raise():
+    a, b = ek.Variable(1.0, name="a"), ek.Variable(2.0, name="b")
+    opt = optimizers.Adam()
+    with pytest.raises(
+        ValueError, match=r"No gradients provided for any variable: \['a:0', 'b:0'\]"
+    ):
+        opt.apply_gradients([(None, a), (None, b)])
+    assert int(opt.iterations) == 0 and opt.variables == [opt.iterations]
+
+
+def test_tf1_skips_none_gradients_silently():
+    a, b = ek.Variable(1.0), ek.Variable(2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        train.GradientDescentOptimizer(0.5).apply_gradients([(1.0, a), (None, b)])
+    assert float(a) == 0.5
+
+
+def snapshot(opt, variables):
+    state = [v.numpy().copy() for v in variables]
+    state += [v.numpy().copy() for v in opt.variables]
+    return state
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: optimizers.SGD(0.1, momentum=0.9),
+        lambda: optimizers.Adam(0.1),
+        lambda: optimizers.RMSprop(0.1, momentum=0.5, centered=True),
+        lambda: optimizers.Adagrad(0.1),
+        lambda: train.MomentumOptimizer(0.1, 0.9),
+    ],
+)
+def test_a_failed_step_changes_nothing(make):
+    opt = make()
+    a = ek.Variable(X0, name="a")
+    b = ek.Variable(np.ones(3, np.float32), name="b")
+    opt.apply_gradients([(GRADS[0], a), (np.ones(3, np.float32), b)])  # slots now exist
+    before = snapshot(opt, [a, b])
+    bad_shape = [(GRADS[1], a), (np.ones(4, np.float32), b)]
+    with pytest.raises(ValueError, match=r"b:0 has shape \(4,\), the variable has shape \(3,\)"):
+        opt.apply_gradients(bad_shape)
+    bad_dtype = [(GRADS[1], a), (np.ones(3, np.float64), b)]
+    with pytest.raises(ValueError, match="b:0 has dtype float64, the variable has dtype float32"):
+        opt.apply_gradients(bad_dtype)
+    with pytest.raises(ValueError, match="appears more than once"):
+        opt.apply_gradients([(GRADS[1], a), (GRADS[2], a)])
+    after = snapshot(opt, [a, b])
+    for x, y in zip(before, after):
+        np.testing.assert_array_equal(x, y)
+    assert int(opt.iterations) == 1
+
+
+def test_a_failed_first_step_creates_no_slots():
+    a, b = ek.Variable(X0), ek.Variable(np.ones(3, np.float32))
+    opt = optimizers.Adam()
+    with pytest.raises(ValueError):
+        opt.apply_gradients([(GRADS[0], a), (np.ones(2, np.float32), b)])
+    assert opt.variables == [opt.iterations]
+
+
+def test_a_failing_constraint_rolls_back_every_update():
+    def bad(_):
+        raise RuntimeError("constraint failed")
+
+    a = ek.Variable(X0, name="a")
+    b = ek.Variable(np.ones(3, np.float32), name="b", constraint=bad)
+    opt = optimizers.Adam(0.1)
+    opt.apply_gradients([(GRADS[0], a)])
+    before = snapshot(opt, [a, b])
+    with pytest.raises(RuntimeError, match="constraint failed"):
+        opt.apply_gradients([(GRADS[1], a), (np.ones(3, np.float32), b)])
+    after = snapshot(opt, [a, b])
+    # a, b, iterations, a's m and v are as they were; b's slots exist, still at zero.
+    for x, y in zip(before, after):
+        np.testing.assert_array_equal(x, y)
+    assert [s.name for s in opt.variables[3:]] == ["b/m:0", "b/v:0"]
+    assert not opt.get_slot(b, "m").numpy().any() and not opt.get_slot(b, "v").numpy().any()
+
+
+def test_constraints_apply_after_the_update():
+    v = ek.Variable([1.0, -1.0], constraint=lambda w: ek.maximum(w, 0.0))
+    optimizers.SGD(0.5).apply_gradients([(ek.constant([1.0, 1.0]), v)])
+    np.testing.assert_array_equal(v.numpy(), [0.5, 0.0])
+
+
+def test_floating_point_errors_set_to_raise_roll_back():
+    v = ek.Variable(np.ones(3, np.float32))
+    opt = optimizers.Adam(0.1)
+    opt.apply_gradients([(np.ones(3, np.float32), v)])
+    before = snapshot(opt, [v])
+    huge = np.full(3, 1e30, np.float32)  # g * g overflows float32
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        opt.apply_gradients([(huge, v)])
+    for x, y in zip(before, snapshot(opt, [v])):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_wrong_items_raise_type_errors():
+    opt = optimizers.SGD()
+    with pytest.raises(TypeError, match="expected a Variable"):
+        opt.apply_gradients([(1.0, ek.constant(1.0))])
+    with pytest.raises(TypeError, match="pairs"):
+        opt.apply_gradients([1.0])
+
+
+# -- copy-on-write: in place when unshared, snapshots kept ----------------------------------------
+
+
+def owned(holder) -> bool:
+    # The call shape the optimizer uses; an `assert` would keep `holder._value` referenced
+    # in pytest's rewritten temporaries.
+    return opt_base._owned(holder._value)
+
+
+def test_owned_detects_other_references():
+    v = ek.Variable(np.ones(4, np.float32))
+    assert owned(v)
+    kept = v.numpy()
+    assert not owned(v)
+    del kept
+    view = ek.Variable(np.ones(4, np.float32))
+    view._value = v._value[1:]
+    assert not owned(v)  # the view's base references the array
+    assert not owned(view)  # and a view is never written in place
+    del view
+    assert owned(v)
+    scalar = ek.Variable(1.0)
+    scalar._value = np.float32(1.0)
+    assert not owned(scalar)  # NumPy scalars are immutable
+
+
+def test_a_plain_training_step_updates_in_place():
+    layer_w = ek.Variable(X0)
+    opt = optimizers.Adam(0.01)
+    ids = None
+    for _ in range(3):
+        with ek.GradientTape() as tape:
+            loss = ek.reduce_sum(layer_w * layer_w)
+        grads = tape.gradient(loss, [layer_w])
+        opt.apply_gradients(zip(grads, [layer_w]))
+        now = (id(layer_w._value), id(opt.get_slot(layer_w, "m")._value))
+        assert ids is None or now == ids
+        ids = now
+
+
+def test_a_tape_snapshot_taken_before_the_step_keeps_the_old_value():
+    v = ek.Variable(X0)
+    opt = optimizers.SGD(0.1, momentum=0.9)
+    opt.apply_gradients([(GRADS[0], v)])
+    with ek.GradientTape(persistent=True) as tape:
+        y = ek.reduce_sum(v * v)
+    old = v.numpy().copy()
+    held = v.numpy()  # an array handed to the user must not change either
+    opt.apply_gradients([(GRADS[1], v)])
+    assert not np.array_equal(v.numpy(), old)
+    np.testing.assert_array_equal(held, old)
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), 2 * old)  # the snapshot's value
+    del tape, held
+    before = id(v._value)
+    opt.apply_gradients([(GRADS[2], v)])
+    assert id(v._value) == before  # nothing shares it any more: back to in place
+
+
+def test_read_value_tensors_are_not_modified():
+    v = ek.Variable(X0)
+    r = v.read_value()
+    optimizers.SGD(1.0).apply_gradients([(GRADS[0], v)])
+    np.testing.assert_array_equal(r.numpy(), X0)
+
+
+# -- learning rates ------------------------------------------------------------------------------
+
+
+def test_learning_rate_schedule_callable_of_the_step():
+    seen = []
+
+    def schedule(step):
+        seen.append(step)
+        return 0.1 if step < 1 else 0.01
+
+    opt = optimizers.SGD(learning_rate=schedule)
+    _, got = run(opt, steps=2, x0=np.zeros((2, 3), np.float32))
+    assert seen == [0, 1]
+    np.testing.assert_allclose(got[1], -0.1 * GRADS[0] - 0.01 * GRADS[1], rtol=1e-6)
+
+
+def test_keras_schedules_and_zero_argument_callables():
+    s = schedules.ExponentialDecay(0.1, decay_steps=1, decay_rate=0.5)
+    opt = optimizers.SGD(learning_rate=s)
+    _, got = run(opt, steps=3, x0=np.zeros((2, 3), np.float32))
+    np.testing.assert_allclose(
+        got[2], -(0.1 * GRADS[0] + 0.05 * GRADS[1] + 0.025 * GRADS[2]), rtol=1e-6
+    )
+    _, got = run(
+        optimizers.SGD(learning_rate=lambda: 0.5), steps=1, x0=np.zeros((2, 3), np.float32)
+    )
+    np.testing.assert_allclose(got[0], -0.5 * GRADS[0], rtol=1e-6)
+    cfg = optimizers.SGD(learning_rate=s).get_config()
+    again = optimizers.SGD.from_config(cfg)
+    assert isinstance(again.learning_rate, schedules.ExponentialDecay)
+
+
+def test_learning_rate_can_be_changed():
+    opt = optimizers.SGD(0.1)
+    opt.learning_rate = 0.5
+    assert float(opt.lr) == 0.5
+    opt.learning_rate.assign(0.25)
+    v = ek.Variable(1.0)
+    opt.apply_gradients([(1.0, v)])
+    assert float(v) == 0.75
+    with pytest.raises(ValueError, match="learning_rate"):
+        optimizers.SGD("fast")
+
+
+def test_tf1_learning_rate_may_be_a_zero_argument_callable():
+    step = ek.Variable(0, dtype=ek.int64, trainable=False)
+    lr = train.exponential_decay(0.1, step, decay_steps=1, decay_rate=0.5)
+    opt = train.GradientDescentOptimizer(lr)
+    v = ek.Variable(0.0)
+    for _ in range(2):
+        opt.apply_gradients([(1.0, v)], global_step=step)
+    assert float(v) == pytest.approx(-0.15) and int(step) == 2
+
+
+# -- minimize --------------------------------------------------------------------------------------
+
+
+def test_minimize_with_a_callable_loss():
+    w = ek.Variable([1.0, -2.0])
+    b = ek.Variable(0.5)
+    opt = optimizers.SGD(0.1)
+    opt.minimize(lambda: ek.reduce_sum(w * w) + b * b, var_list=[w, b])
+    np.testing.assert_allclose(w.numpy(), [0.8, -1.6], rtol=1e-6)
+    assert float(b) == pytest.approx(0.4)
+    opt.minimize(lambda: ek.reduce_sum(w * w))  # var_list: the variables it read
+    np.testing.assert_allclose(w.numpy(), [0.64, -1.28], rtol=1e-6)
+    opt.minimize(lambda: w[0] * 3.0, var_list=lambda: [w])
+    np.testing.assert_allclose(w.numpy(), [0.34, -1.28], rtol=1e-5)
+
+
+def test_minimize_with_a_tensor_loss_needs_the_tape():
+    w = ek.Variable(2.0)
+    opt = optimizers.SGD(0.25)
+    with ek.GradientTape() as tape:
+        loss = w * w
+    with pytest.raises(ValueError, match="tape"):
+        opt.minimize(loss, var_list=[w])
+    opt.minimize(loss, var_list=[w], tape=tape)
+    assert float(w) == 1.0
+
+
+def test_minimize_raises_when_nothing_is_connected():
+    w, u = ek.Variable(1.0, name="w"), ek.Variable(1.0, name="u")
+    with pytest.raises(ValueError, match="No gradients provided"):
+        optimizers.Adam().minimize(lambda: u * 2.0, var_list=[w])
+    assert float(w) == 1.0
+
+
+def test_a_failing_forward_pass_changes_nothing():
+    w = ek.Variable(X0)
+    opt = optimizers.Adam()
+
+    def loss():
+        ek.reduce_sum(w * w)  # the tape records, then the forward pass fails
+        raise RuntimeError("forward failed")
+
+    with pytest.raises(RuntimeError, match="forward failed"):
+        opt.minimize(loss, var_list=[w])
+    np.testing.assert_array_equal(w.numpy(), X0)
+    assert int(opt.iterations) == 0
+
+
+# -- clipping, weight decay, configuration ---------------------------------------------------------
+
+
+def test_gradient_clipping():
+    g = np.array([3.0, 4.0], np.float32)  # norm 5
+    for kwargs, expected in [
+        ({"clipnorm": 1.0}, [-0.6, -0.8]),
+        ({"global_clipnorm": 2.5}, [-1.5, -2.0]),
+        ({"clipvalue": 3.5}, [-3.0, -3.5]),
+    ]:
+        v = ek.Variable([0.0, 0.0])
+        optimizers.SGD(1.0, **kwargs).apply_gradients([(g, v)])
+        np.testing.assert_allclose(v.numpy(), expected, rtol=1e-6)
+    np.testing.assert_array_equal(g, [3.0, 4.0])  # the caller's gradient is untouched
+    with pytest.raises(ValueError, match="only one of clipnorm and global_clipnorm"):
+        optimizers.SGD(clipnorm=1.0, global_clipnorm=1.0)
+
+
+def test_weight_decay_is_decoupled():
+    v = ek.Variable([1.0])
+    optimizers.SGD(0.1, weight_decay=0.5).apply_gradients([(np.zeros(1, np.float32), v)])
+    np.testing.assert_allclose(v.numpy(), [0.95], rtol=1e-6)
+
+
+def test_bad_hyperparameters_and_arguments():
+    with pytest.raises(ValueError, match="momentum"):
+        optimizers.SGD(momentum=1.5)
+    with pytest.raises(ValueError, match="beta_1"):
+        optimizers.Adam(beta_1=-0.1)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        optimizers.Adam(betas=(0.9, 0.99))
+    assert float(optimizers.Adam(lr=0.5).learning_rate) == 0.5  # old Keras spelling
+
+
+def test_get_and_config_round_trip():
+    for name, cls in [
+        ("adam", optimizers.Adam),
+        ("SGD", optimizers.SGD),
+        ("rmsprop", optimizers.RMSprop),
+        ("Adagrad", optimizers.Adagrad),
+    ]:
+        assert type(optimizers.get(name)) is cls
+    opt = optimizers.Adam(0.01, amsgrad=True)
+    assert optimizers.get(opt) is opt
+    tf1 = train.AdamOptimizer()
+    assert optimizers.get(tf1) is tf1
+    assert isinstance(optimizers.get(optimizers.RMSprop), optimizers.RMSprop)
+    again = optimizers.get({"class_name": "Adam", "config": opt.get_config()})
+    assert again.get_config() == opt.get_config()
+    with pytest.raises(ValueError, match="Could not interpret optimizer identifier"):
+        optimizers.get("adamw")
+
+
+def test_get_and_set_weights():
+    opt = optimizers.Adam()
+    v, _ = run(opt, steps=1)
+    weights = opt.get_weights()
+    other = optimizers.Adam()
+    other.build([v])
+    other.set_weights(weights)
+    for a, b in zip(other.get_weights(), weights):
+        np.testing.assert_array_equal(a, b)
+
+
+# -- TF 1.x --------------------------------------------------------------------------------------
+
+
+def test_global_step_is_process_wide():
+    step = train.get_or_create_global_step()
+    assert train.get_or_create_global_step() is step
+    assert train.get_global_step() is step
+    assert step.name == "global_step:0" and step.dtype == ek.int64 and not step.trainable
+    with pytest.raises(ValueError, match="already exists"):
+        train.create_global_step()
+
+
+def test_tf1_apply_gradients_increments_global_step():
+    step = ek.Variable(0, dtype=ek.int64, trainable=False, name="global_step")
+    v = ek.Variable(X0)
+    opt = train.AdamOptimizer(0.01)
+    for _ in range(2):
+        opt.apply_gradients([(GRADS[0], v)], global_step=step)
+    assert int(step) == 2
+    opt.apply_gradients([(GRADS[0], v)])
+    assert int(step) == 2 and int(opt.iterations) == 3
+    with pytest.raises(ValueError):
+        opt.apply_gradients([(np.ones(2, np.float32), v)], global_step=step)
+    assert int(step) == 2  # a failed step does not count
+
+
+def test_tf1_minimize_and_compute_gradients():
+    w = ek.Variable([1.0, 2.0], name="w")
+    frozen = ek.Variable(3.0, trainable=False)
+    step = ek.Variable(0, dtype=ek.int64, trainable=False)
+    opt = train.GradientDescentOptimizer(0.5)
+    pairs = opt.compute_gradients(lambda: ek.reduce_sum(w * w) * frozen)
+    assert [v for _, v in pairs] == [w]
+    np.testing.assert_allclose(pairs[0][0].numpy(), [6.0, 12.0])
+    opt.minimize(lambda: ek.reduce_sum(w * w), global_step=step)
+    np.testing.assert_allclose(w.numpy(), [0.0, 0.0])
+    assert int(step) == 1
+    with pytest.raises(RuntimeError, match="should be a function"):
+        opt.compute_gradients(ek.reduce_sum(w))
+    u = ek.Variable(1.0)
+    with pytest.raises(ValueError, match="No gradients provided"):
+        opt.minimize(lambda: ek.constant(1.0) * 2.0, var_list=[u])
+    assert opt.variables() == [opt.iterations]
+
+
+def test_tf1_rmsprop_starts_rms_at_one():
+    v = ek.Variable(X0)
+    opt = train.RMSPropOptimizer(0.01)
+    opt.apply_gradients([(GRADS[0], v)])
+    np.testing.assert_allclose(opt.get_slot(v, "rms").numpy(), 0.9 + 0.1 * GRADS[0] ** 2, rtol=1e-6)
+    assert opt.get_slot(v, "momentum") is not None
+
+
+def test_tf1_learning_rate_may_be_a_variable():
+    lr = ek.Variable(0.5, trainable=False)
+    opt = train.MomentumOptimizer(lr, momentum=0.0)
+    v = ek.Variable(0.0)
+    opt.apply_gradients([(1.0, v)])
+    lr.assign(0.25)
+    opt.apply_gradients([(1.0, v)])
+    assert float(v) == pytest.approx(-0.75)
