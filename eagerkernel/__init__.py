@@ -25,7 +25,7 @@ from .runtime.autodiff import (
 )
 from .runtime.compat_v1 import losses, metrics, train
 from .runtime.config import num_gpus
-from .runtime.data import Iterator
+from .runtime.data import Iterator, TensorSpec
 from .runtime.device import device
 from .runtime.dtypes import (
     DType,

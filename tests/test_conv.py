@@ -155,6 +155,42 @@ def test_conv2d_third_derivative_through_the_backprop_ops():
     check_gradients(lambda a, b: ek.nn.conv2d(a, b, 1, "SAME") ** 2, x, w, order=3, atol=1e-5)
 
 
+def test_saved_im2col_columns_are_matched_used_once_and_released():
+    from eagerkernel.runtime.ops import conv as conv_module
+
+    x = rng.standard_normal((2, 6, 6, 3))
+    w1 = rng.standard_normal((3, 3, 3, 2))
+    w2 = rng.standard_normal((3, 3, 3, 2))
+    # Two convolutions of the same input, with different windows: each filter gradient must
+    # get its own columns (or recompute them), never the other one's.
+    check_gradients(
+        lambda a, b, c: ek.nn.conv2d(a, b, 1, "SAME") ** 2 + ek.nn.conv2d(a, c, 1, "SAME"),
+        x,
+        w1,
+        w2,
+    )
+    check_gradients(
+        lambda a, b, c: (
+            ek.reduce_sum(ek.nn.conv2d(a, b, 1, "SAME"))
+            + ek.reduce_sum(ek.nn.conv2d(a, c, 2, "VALID"))
+        ),
+        x,
+        w1,
+        w2,
+    )
+    xe, we = ek.constant(x), ek.Variable(w1)
+    with ek.GradientTape() as tape:
+        y = ek.nn.conv2d(xe, we, 1, "SAME")
+    assert len(conv_module._saved_cols) == 1
+    tape.gradient(y, we)
+    assert not conv_module._saved_cols  # taken by the filter gradient
+    with ek.GradientTape():
+        ek.nn.conv2d(ek.constant(x), we, 1, "SAME")
+    assert not conv_module._saved_cols  # released with the input it was made from
+    ek.nn.conv2d(xe, we, 1, "SAME")
+    assert not conv_module._saved_cols  # nothing is kept without a tape
+
+
 @pytest.mark.parametrize("kind", ["max", "avg"])
 @pytest.mark.parametrize(
     ("shape", "ksize", "strides", "padding"),

@@ -2,14 +2,14 @@
 semantics, cardinality and element specs, determinism of shuffles, the index fast path against
 the element-wise path, caching, and property tests.
 
-Thread lifetime, worker errors and interpreter exit are in test_dataset_threads.py.
+Thread lifetime, worker errors, interpreter exit and caches (which outlive a pass, and a
+process) are in test_dataset_threads.py.
 """
 
 from __future__ import annotations
 
 import collections
 import itertools
-import os
 import re
 
 import numpy as np
@@ -663,79 +663,6 @@ def test_interleave_replaces_exhausted_datasets_like_tf():
     with pytest.raises(ValueError, match="block_length"):
         ds.interleave(f, block_length=0)
     assert ds.interleave(f).element_spec == ek.data.TensorSpec((), ek.int64)
-
-
-# -- cache --------------------------------------------------------------------------------------
-
-
-def _counting_dataset(n, calls):
-    def f(x):
-        calls.append(int(x))
-        return x * 2, ek.cast(x, ek.float32) * np.ones(3, np.float32)
-
-    return Dataset.range(n).map(f)
-
-
-def test_cache_in_memory():
-    calls = []
-    ds = _counting_dataset(4, calls).cache()
-    assert next(iter(ds)) is not None  # a partial pass caches nothing
-    first, second = values(ds), values(ds)
-    assert first == second and len(first) == 4
-    assert calls == [0, 0, 1, 2, 3]
-
-
-def test_cache_to_file_is_reused_and_never_partial(tmp_path):
-    path = str(tmp_path / "cache.bin")
-    calls = []
-    ds = _counting_dataset(5, calls).cache(path)
-    it = iter(ds)
-    next(it), next(it)
-    del it
-    assert os.listdir(tmp_path) == []  # an incomplete pass leaves no file, not even a temp
-    expected = values(ds)
-    assert os.listdir(tmp_path) == ["cache.bin"]
-    calls.clear()
-    assert values(ds) == expected and calls == []
-    again = _counting_dataset(5, calls).cache(path)  # a later dataset, same filename
-    assert values(again) == expected and calls == [0]  # (one call, to learn its element spec)
-    assert values(again) == expected and calls == [0]
-
-
-def test_cache_file_with_ragged_components_and_errors(tmp_path):
-    path = str(tmp_path / "ragged")
-    ds = Dataset.range(1, 4).map(lambda x: ek.fill([x], x)).cache(path)
-    assert values(ds) == values(ds) == [[1], [2, 2], [3, 3, 3]]
-    other = Dataset.range(3).map(lambda x: ek.cast(x, ek.float32)).cache(path)
-    with pytest.raises(ValueError, match="delete the file"):
-        list(other)
-    junk = tmp_path / "junk"
-    junk.write_bytes(b"not a cache")
-    with pytest.raises(ValueError, match="not a readable cache file"):
-        list(Dataset.range(3).cache(str(junk)))
-    with pytest.raises(TypeError, match="cannot cache"):
-        Dataset.range(3).window(2).cache(str(tmp_path / "w"))
-
-
-def test_filled_cache_runs_on_the_fast_path_with_the_same_order(tmp_path):
-    def pipeline(filename):
-        cached = Dataset.range(40).map(lambda x: (x, x * 2)).cache(filename)
-        list(cached)  # fills the cache
-        return cached, cached.shuffle(16, seed=2).batch(5)
-
-    for filename in ("", str(tmp_path / "c")):
-        cached, fast = pipeline(filename)
-        assert cached._plan() is not None
-        fast_values = values(fast)
-        plan.enabled[0] = False
-        try:
-            if filename:
-                os.remove(filename)
-            slow = pipeline(filename)[1]
-            assert values(slow) == fast_values
-        finally:
-            plan.enabled[0] = True
-        assert values(cached) == [(i, 2 * i) for i in range(40)]
 
 
 # -- cardinality, specs, iterators --------------------------------------------------------------

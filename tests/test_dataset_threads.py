@@ -1,10 +1,13 @@
-"""ek.data's background threads: they stop when their iterator is exhausted, abandoned or
-dropped; worker exceptions reach the consuming loop with their type, message and traceback;
-nothing hangs at interpreter exit; worker ops stay off the main thread's tape."""
+"""What outlives an ek.data pass: background threads, which stop when their iterator is
+exhausted, abandoned or dropped (worker exceptions reach the consuming loop with their type,
+message and traceback; nothing hangs at interpreter exit; worker ops stay off the main thread's
+tape), and caches, in memory and in files that later datasets and processes reuse."""
 
 from __future__ import annotations
 
+import collections
 import gc
+import os
 import subprocess
 import sys
 import textwrap
@@ -16,8 +19,22 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
+from eagerkernel.runtime.data import plan
 
 Dataset = ek.data.Dataset
+
+
+def values(ds) -> list:
+    """Dataset output as plain Python values (lists, tuples, dicts, numbers)."""
+
+    def py(value):
+        if isinstance(value, tuple):
+            return tuple(py(v) for v in value)
+        if isinstance(value, dict):
+            return {k: py(v) for k, v in value.items()}
+        return value.tolist() if isinstance(value, (np.ndarray, np.generic)) else value
+
+    return [py(e) for e in ds.as_numpy_iterator()]
 
 
 def data_threads() -> list[str]:
@@ -184,3 +201,99 @@ def test_interpreter_exits_with_live_pipelines():
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
     assert time.monotonic() - start < 30
+
+
+# -- cache --------------------------------------------------------------------------------------
+
+
+def _counting_dataset(n, calls):
+    def f(x):
+        calls.append(int(x))
+        return x * 2, ek.cast(x, ek.float32) * np.ones(3, np.float32)
+
+    return Dataset.range(n).map(f)
+
+
+def test_cache_in_memory():
+    calls = []
+    ds = _counting_dataset(4, calls).cache()
+    assert next(iter(ds)) is not None  # a partial pass caches nothing
+    first, second = values(ds), values(ds)
+    assert first == second and len(first) == 4
+    assert calls == [0, 0, 1, 2, 3]
+
+
+def test_cache_to_file_is_reused_and_never_partial(tmp_path):
+    path = str(tmp_path / "cache.bin")
+    calls = []
+    ds = _counting_dataset(5, calls).cache(path)
+    it = iter(ds)
+    next(it), next(it)
+    del it
+    assert os.listdir(tmp_path) == []  # an incomplete pass leaves no file, not even a temp
+    expected = values(ds)
+    assert os.listdir(tmp_path) == ["cache.bin"]
+    calls.clear()
+    assert values(ds) == expected and calls == []
+    again = _counting_dataset(5, calls).cache(path)  # a later dataset, same filename
+    assert values(again) == expected and calls == []
+    assert again.element_spec == ds.element_spec and calls == []  # read from the file
+
+
+def test_cache_file_is_reused_by_a_later_process(tmp_path):
+    path = str(tmp_path / "cache")
+    Pair = collections.namedtuple("Pair", "a b")
+    ds = Dataset.range(3).map(lambda x: {"p": Pair(x, [x, x]), "q": ek.cast(x, ek.float32)})
+    expected = values(ds.cache(path))
+    script = textwrap.dedent(
+        f"""
+        import eagerkernel as ek
+
+        def must_not_run(x):
+            raise AssertionError("the cache should have been read")
+
+        ds = ek.data.Dataset.range(3).map(must_not_run).cache({path!r})
+        for e in ds:
+            print(type(e["p"]).__name__, int(e["p"].a), e["p"].b.numpy().tolist(), float(e["q"]))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"Pair {e['p'][0]} {e['p'][1]} {e['q']}" for e in expected]
+
+
+def test_cache_file_with_ragged_components_and_errors(tmp_path):
+    path = str(tmp_path / "ragged")
+    ds = Dataset.range(1, 4).map(lambda x: ek.fill([x], x)).cache(path)
+    assert values(ds) == values(ds) == [[1], [2, 2], [3, 3, 3]]
+    assert values(Dataset.range(3).map(lambda x: x).cache(path)) == [[1], [2, 2], [3, 3, 3]]
+    other = Dataset.from_tensor_slices([1.0, 2.0]).cache(path)  # a known spec: checked
+    with pytest.raises(ValueError, match="delete the file"):
+        list(other)
+    junk = tmp_path / "junk"
+    junk.write_bytes(b"not a cache")
+    with pytest.raises(ValueError, match="not a readable cache file"):
+        list(Dataset.range(3).cache(str(junk)))
+    with pytest.raises(TypeError, match="cannot cache"):
+        Dataset.range(3).window(2).cache(str(tmp_path / "w"))
+
+
+def test_filled_cache_runs_on_the_fast_path_with_the_same_order(tmp_path):
+    def pipeline(filename):
+        cached = Dataset.range(40).map(lambda x: (x, x * 2)).cache(filename)
+        list(cached)  # fills the cache
+        return cached, cached.shuffle(16, seed=2).batch(5)
+
+    for filename in ("", str(tmp_path / "c")):
+        cached, fast = pipeline(filename)
+        assert cached._plan() is not None
+        fast_values = values(fast)
+        plan.enabled[0] = False
+        try:
+            if filename:
+                os.remove(filename)
+            slow = pipeline(filename)[1]
+            assert values(slow) == fast_values
+        finally:
+            plan.enabled[0] = True
+        assert values(cached) == [(i, 2 * i) for i in range(40)]

@@ -408,3 +408,22 @@ def test_op_without_gradient_raises_lookup_error_naming_it():
     assert float(y) == 8.0
     with pytest.raises(LookupError, match="No gradient defined for op 'MyCube'"):
         t.gradient(y, x)
+
+
+def test_device_scope_is_per_thread():
+    import threading
+
+    import numpy as np
+
+    from eagerkernel.runtime import device as device_module
+    from eagerkernel.runtime import state
+
+    gpu = device_module.Device("GPU", 7, np, virtual=True)
+    seen = {}
+    with ek.device(gpu):
+        th = threading.Thread(target=lambda: seen.update(worker=ek.constant(1.0).device))
+        th.start()
+        th.join()
+        seen["main"] = ek.constant(1.0).device
+    assert seen == {"worker": "/cpu:0", "main": "/gpu:7"}
+    assert state.SCOPES == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 
 import numpy as np
 
@@ -126,7 +127,11 @@ def device_of_array(array) -> Device:
 
 def current_device() -> Device:
     """The device new tensors are created on: the innermost `ek.device` scope, else the default."""
-    return state.SCOPES[-1] if state.SCOPES else state.DEFAULT_DEVICE[0]
+    if state.SCOPES:
+        scope = state.scope_device(threading.get_ident())
+        if scope is not None:
+            return scope
+    return state.DEFAULT_DEVICE[0]
 
 
 state.DEFAULT_DEVICE[0] = CPU
@@ -151,12 +156,13 @@ class device:
         self._device = get_device(device_name)
 
     def __enter__(self):
-        state.SCOPES.append(self._device)
+        self._entry = (threading.get_ident(), self._device)
+        state.SCOPES.append(self._entry)
         state.refresh()
         return self
 
     def __exit__(self, *exc):
-        state.SCOPES.pop()
+        state.SCOPES.remove(self._entry)
         state.refresh()
 
 

@@ -15,12 +15,21 @@ from __future__ import annotations
 RECORDING: list = []
 # Tapes that also time every op (the %%tape magic's); a subset of RECORDING.
 PROFILING: list = []
-# Device scopes entered with `ek.device`, innermost last.
+# Device scopes entered with `ek.device`, innermost last, as (thread ident, Device): a scope
+# applies to the thread that entered it only (Dataset workers keep their own placement).
 SCOPES: list = []
 # Non-empty while any of the above is: the single flag an op tests before its fast path.
 SLOW: list = []
 # [Device]: where creation ops place tensors outside any scope (`ek.config.set_default_device`).
 DEFAULT_DEVICE: list = [None]
+
+
+def scope_device(thread: int):
+    """The innermost `ek.device` scope's Device for ``thread``, or None."""
+    for owner, device in reversed(SCOPES):
+        if owner == thread:
+            return device
+    return None
 
 
 def refresh() -> None:

@@ -123,7 +123,9 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
     another device than the current scope's are copied there (differentiably).
     """
     if state.SCOPES and not prim.moves:
-        inputs = _place(inputs, state.SCOPES[-1])
+        scope = state.scope_device(_get_ident())
+        if scope is not None:
+            inputs = _place(inputs, scope)
     device = inputs[0]._device
     if len(inputs) == 2:
         if inputs[1]._device is not device:

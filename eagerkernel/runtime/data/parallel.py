@@ -135,14 +135,17 @@ class _Buffer:
     def get(self):
         items = self._items
         timeout = 1e-3
+        started = None
         while True:
             if items:
+                self.waiting = None
                 item = items.popleft()
                 self._tokens.put(True)
                 return item
-            self.waiting = _monotonic()
+            if started is None:
+                started = _monotonic()
+            self.waiting = started
             if items:  # the producer appended before seeing `waiting`
-                self.waiting = None
                 continue
             try:
                 self._signal.get(timeout=timeout)

@@ -1,10 +1,11 @@
 """The fast path: pipelines over in-memory arrays, planned on indices.
 
 ``from_tensor_slices(arrays) -> [shuffle | take | skip | repeat]... -> batch`` moves no
-element through Python (nor does the same chain from `range`, or from a `cache` once filled). Each stage that can works on a stream of *index chunks* (int64 arrays
-of positions into the source arrays): the source yields ``arange`` chunks, `shuffle` runs
-tf.data's buffer algorithm on indices (`shuffle.shuffle_indices`), `take`/`skip` cut the
-stream, `repeat` chains it, and `batch` gathers each batch with one fancy index per component.
+element through Python (nor does the same chain from `range`, or from a filled `cache`). Each
+stage that can works on a stream of *index chunks* (int64 arrays of positions into the source
+arrays): the source yields ``arange`` chunks, `shuffle` runs tf.data's buffer algorithm on
+indices (`shuffle.shuffle_indices`), `take`/`skip` cut the stream, `repeat` chains it, and
+`batch` gathers each batch with one fancy index per component.
 Only where a stage needs whole elements (an element-wise iteration, a `map`) are indices turned
 into element tensors, by slicing the arrays.
 

@@ -1,11 +1,12 @@
 """Convolution and pooling (`ek.nn.conv2d`, `max_pool2d`, `avg_pool2d`), NHWC as on TF's CPU.
 
 `conv2d` is im2col and one GEMM: a strided view of the padded input gives every window without
-copying, one reshape lays the windows out as rows (the only copy), and a single matrix product
-with the reshaped filters computes all outputs. Its VJPs are ops again: the input VJP is
-``Conv2DBackpropInput`` (a GEMM, then col2im), the filter VJP ``Conv2DBackpropFilter`` (im2col,
-then a GEMM). The three are bilinear and each one's VJPs are the other two, so derivatives of
-any order are convolutions too.
+copying, one copy lays the windows out as rows, and a single matrix product with the reshaped
+filters computes all outputs. Its VJPs are ops again: the input VJP is ``Conv2DBackpropInput``
+(one GEMM per kernel position, then col2im), the filter VJP ``Conv2DBackpropFilter`` (one GEMM
+on the columns conv2d saved while a tape recorded, or on a fresh im2col). The three are
+bilinear and each one's VJPs are the other two, so derivatives of any order are convolutions
+too.
 
 Pools loop over the kernel positions (four for a 2x2 pool), each step one vectorized NumPy
 call over all pixels: for small kernels that beats reducing over the window axes of a strided
@@ -23,9 +24,11 @@ extra row or column going to the bottom or right; an explicit list
 from __future__ import annotations
 
 import numbers
+import weakref
 
 import numpy as np
 
+from ..state import RECORDING
 from ..tape import Primitive, defvjp
 from ..tensor import Tensor
 from ._core import apply, dtype_error, tensor
@@ -101,22 +104,45 @@ def _col2im(xp, cols, input_shape, strides, dilations, pads):
     kh, kw, n, oh, ow, c = cols.shape
     (pt, pb), (pl, pr) = pads
     hp, wp = input_shape[1] + pt + pb, input_shape[2] + pl + pr
+    out = xp.zeros((n, hp, wp, c), dtype=cols.dtype)
     if strides == (kh, kw) and dilations == (1, 1):  # tiles: nothing overlaps, one transpose
-        out = xp.zeros((n, hp, wp, c), dtype=cols.dtype)
         tiles = cols.transpose(2, 3, 0, 4, 1, 5).reshape(n, oh * kh, ow * kw, c)
         out[:, : oh * kh, : ow * kw] = tiles
     else:
-        out = xp.zeros((n, hp, wp, c), dtype=cols.dtype)
         for i in range(kh):
             for j in range(kw):
                 _tap(out, i, j, (oh, ow), strides, dilations)[...] += cols[i, j]
     return _crop(out, pads, input_shape)
 
 
+# While a tape records, conv2d keeps its im2col columns for the Conv2DBackpropFilter of the
+# same input (torch's "saved tensors"): the filter gradient is then one GEMM, without a second
+# im2col. An entry lives until that op takes it or the input array dies, whichever is first.
+_saved_cols: dict = {}
+
+
+def _save_cols(x, key, cols) -> None:
+    xid = id(x)
+    try:
+        ref = weakref.ref(x, lambda _: _saved_cols.pop(xid, None))
+    except TypeError:  # an array type without weak references: just recompute later
+        return
+    _saved_cols[xid] = (ref, key, cols)
+
+
+def _saved(x, key):
+    entry = _saved_cols.pop(id(x), None)
+    if entry is not None and entry[0]() is x and entry[1] == key:
+        return entry[2]
+    return None
+
+
 def _conv_fwd(xp, x, w, strides, dilations, pads):
     kh, kw, _, cout = w.shape
     out_hw = _out_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
     cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
+    if RECORDING:
+        _save_cols(x, (kh, kw, out_hw, strides, dilations, pads), cols)
     return (cols @ w.reshape(-1, cout)).reshape(x.shape[0], *out_hw, cout)
 
 
@@ -130,7 +156,10 @@ def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
 
 def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads):
     kh, kw, _, cout = filter_shape
-    cols = _im2col(xp, x, (kh, kw), g.shape[1:3], strides, dilations, pads)
+    out_hw = tuple(g.shape[1:3])
+    cols = _saved(x, (kh, kw, out_hw, strides, dilations, pads))
+    if cols is None:
+        cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
     return (cols.T @ g.reshape(-1, cout)).reshape(filter_shape)
 
 
@@ -331,41 +360,42 @@ def _max_pool_fwd(xp, x, ksize, strides, pads):
     return out
 
 
-def _max_pool_argmax_fwd(xp, x, ans, ksize, strides, pads):
-    """The window position (row-major) of each output's first maximum, as int32."""
+def _first_maxima(xp, x, ans, ksize, strides, pads):
+    """Yields ``(i, j, hit)`` per kernel position: where it holds its window's first maximum.
+
+    TensorFlow's MaxPoolGrad sends the cotangent to one element per window, the first
+    maximum in row-major order, so ties (zeros after a ReLU) do not multiply it.
+    """
     xpad, out_hw, taps = _taps(xp, x, ksize, strides, pads, _lowest(x.dtype))
-    idx = xp.zeros(ans.shape, dtype=np.int32)
-    for k, i, j in reversed(taps[1:]):  # the last write wins: the first position
+    free = xp.ones(ans.shape, dtype=bool)
+    for _, i, j in taps:
         hit = _tap(xpad, i, j, out_hw, strides, (1, 1)) == ans
-        idx -= (idx - k) * hit  # arithmetic select: much faster than where/boolean indexing
-    hit = _tap(xpad, 0, 0, out_hw, strides, (1, 1)) == ans
-    idx -= idx * hit
-    return idx
+        hit &= free
+        free ^= hit
+        yield i, j, hit
 
 
-def _max_pool_grad_fwd(xp, idx, g, input_shape, ksize, strides, pads):
-    """Scatters ``g`` to the argmax positions (TF's MaxPoolGrad)."""
+def _max_pool_grad_fwd(xp, x, ans, g, ksize, strides, pads):
+    """Scatters ``g`` to each window's first maximum (TF's MaxPoolGrad)."""
     (pt, pb), (pl, pr) = pads
-    n, h, w, c = input_shape
+    n, h, w, c = x.shape
     out = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=g.dtype)
-    out_hw = g.shape[1:3]
     disjoint = strides[0] >= ksize[0] and strides[1] >= ksize[1]
-    for k in range(ksize[0] * ksize[1]):
-        i, j = divmod(k, ksize[1])
-        tap = _tap(out, i, j, out_hw, strides, (1, 1))
-        if disjoint:
-            xp.multiply(g, idx == k, out=tap)
+    for i, j, hit in _first_maxima(xp, x, ans, ksize, strides, pads):
+        tap = _tap(out, i, j, g.shape[1:3], strides, (1, 1))
+        if disjoint:  # each input element is in one window at most: write, no read
+            xp.multiply(g, hit, out=tap)
         else:
-            tap += g * (idx == k)
-    return _crop(out, pads, input_shape)
+            tap += g * hit
+    return _crop(out, pads, x.shape)
 
 
-def _max_pool_select_fwd(xp, idx, h, ksize, strides, pads):
-    """Gathers ``h`` at the argmax positions (the adjoint of the scatter)."""
-    hpad, out_hw, taps = _taps(xp, h, ksize, strides, pads, 0)
-    out = xp.zeros(idx.shape, dtype=h.dtype)
-    for k, i, j in taps:
-        out += _tap(hpad, i, j, out_hw, strides, (1, 1)) * (idx == k)
+def _max_pool_select_fwd(xp, x, ans, h, ksize, strides, pads):
+    """Gathers ``h`` at each window's first maximum (the adjoint of the scatter)."""
+    hpad = _pad(xp, h, pads)
+    out = xp.zeros(ans.shape, dtype=h.dtype)
+    for i, j, hit in _first_maxima(xp, x, ans, ksize, strides, pads):
+        out += _tap(hpad, i, j, ans.shape[1:3], strides, (1, 1)) * hit
     return out
 
 
@@ -373,29 +403,23 @@ def _pool_params(ksize, strides, pads) -> dict:
     return {"ksize": ksize, "strides": strides, "pads": pads}
 
 
-def _max_pool_vjp(g, ans, x, ksize, strides, pads):
-    p = _pool_params(ksize, strides, pads)
-    idx = apply(_max_pool_argmax, (x, ans), p)
-    return apply(_max_pool_grad, (idx, g), {"input_shape": tuple(x._value.shape), **p})
-
-
+# The scatter and the gather are linear in their last input and each other's VJP; the
+# positions of the maxima are piecewise constant in x, so no gradient flows into x or ans.
 _max_pool = Primitive("MaxPool", _max_pool_fwd)
-defvjp(_max_pool, _max_pool_vjp)
-_max_pool_argmax = Primitive("MaxPoolArgmax", _max_pool_argmax_fwd)
-defvjp(_max_pool_argmax, None, None)
+defvjp(_max_pool, lambda g, ans, x, **p: apply(_max_pool_grad, (x, ans, g), p))
 _max_pool_grad = Primitive("MaxPoolGrad", _max_pool_grad_fwd)
 defvjp(
     _max_pool_grad,
     None,
-    lambda h, ans, idx, g, input_shape, **p: apply(_max_pool_select, (idx, h), p),
+    None,
+    lambda h, out, x, ans, g, **p: apply(_max_pool_select, (x, ans, h), p),
 )
 _max_pool_select = Primitive("MaxPoolGradGrad", _max_pool_select_fwd)
 defvjp(
     _max_pool_select,
     None,
-    lambda g, ans, idx, h, **p: apply(
-        _max_pool_grad, (idx, g), {"input_shape": tuple(h._value.shape), **p}
-    ),
+    None,
+    lambda g, out, x, ans, h, **p: apply(_max_pool_grad, (x, ans, g), p),
 )
 
 
