@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 from ...ops import nn as _nn
 from .. import activations, initializers
 from ._utils import (
@@ -80,7 +82,7 @@ class Conv2D(Layer):
     ):
         super().__init__(**kwargs)
         name = type(self).__name__
-        if isinstance(filters, bool) or not isinstance(filters, int) or filters <= 0:
+        if isinstance(filters, bool) or not isinstance(filters, numbers.Integral) or filters <= 0:
             raise ValueError(
                 f"Invalid value for argument `filters`. Expected a strictly positive value. "
                 f"Received filters={filters!r}."
@@ -90,7 +92,7 @@ class Conv2D(Layer):
                 f"{name}: grouped convolutions are not supported. Received: groups={groups!r}"
             )
         _no_activity_regularizer(name, activity_regularizer)
-        self.filters = filters
+        self.filters = int(filters)
         self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size", name)
         self.strides = normalize_tuple(strides, 2, "strides", name)
         self.padding = normalize_padding(padding, name)
