@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import types as _types
 
+from .runtime import compat_layers as layers
 from .runtime import config, data, keras, nest, random
 from .runtime.autodiff import (
     custom_gradient,
@@ -23,6 +24,7 @@ from .runtime.autodiff import (
     stop_gradient,
     value_and_gradients_function,
 )
+from .runtime.compat_layers import Network
 from .runtime.compat_v1 import losses, metrics, train
 from .runtime.config import num_gpus
 from .runtime.data import Iterator, TensorSpec

@@ -189,6 +189,17 @@ def test_saved_im2col_columns_are_matched_used_once_and_released():
     assert not conv_module._saved_cols  # released with the input it was made from
     ek.nn.conv2d(xe, we, 1, "SAME")
     assert not conv_module._saved_cols  # nothing is kept without a tape
+    budget = conv_module.SAVED_COLUMNS_BUDGET
+    try:  # a tape never asked for gradients keeps at most the budget
+        conv_module.SAVED_COLUMNS_BUDGET = 2 * 2 * 36 * 27 * 8  # two inputs' columns
+        with ek.GradientTape() as tape:
+            xs = [ek.constant(rng.standard_normal((2, 6, 6, 3))) for _ in range(3)]
+            for xi in xs:
+                ek.nn.conv2d(xi, we, 1, "SAME")
+            kept = [entry[0]() for entry in conv_module._saved_cols.values()]
+            assert len(kept) == 2 and kept[0] is xs[1]._value and kept[1] is xs[2]._value
+    finally:
+        conv_module.SAVED_COLUMNS_BUDGET = budget
 
 
 @pytest.mark.parametrize("kind", ["max", "avg"])

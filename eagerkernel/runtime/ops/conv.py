@@ -117,16 +117,25 @@ def _col2im(xp, cols, input_shape, strides, dilations, pads):
 
 # While a tape records, conv2d keeps its im2col columns for the Conv2DBackpropFilter of the
 # same input (torch's "saved tensors"): the filter gradient is then one GEMM, without a second
-# im2col. An entry lives until that op takes it or the input array dies, whichever is first.
+# im2col. An entry lives until that op takes it or the input array dies, whichever is first,
+# and the oldest entries are dropped beyond a memory budget (a tape that is never asked for
+# gradients, like a %%tape recording, must not pin 25 copies of every activation).
 _saved_cols: dict = {}
+SAVED_COLUMNS_BUDGET = 256 << 20  # bytes
 
 
 def _save_cols(x, key, cols) -> None:
+    if cols.nbytes > SAVED_COLUMNS_BUDGET:
+        return
     xid = id(x)
     try:
         ref = weakref.ref(x, lambda _: _saved_cols.pop(xid, None))
     except TypeError:  # an array type without weak references: just recompute later
         return
+    _saved_cols.pop(xid, None)
+    total = cols.nbytes + sum(entry[2].nbytes for entry in _saved_cols.values())
+    while total > SAVED_COLUMNS_BUDGET and _saved_cols:
+        total -= _saved_cols.pop(next(iter(_saved_cols)))[2].nbytes
     _saved_cols[xid] = (ref, key, cols)
 
 
