@@ -21,7 +21,7 @@ import numpy as np
 from .. import nest
 from .. import random as ek_random
 from ..tape import GradientTape
-from ..tensor import Tensor, to_tensor
+from ..tensor import Tensor, TensorShape, to_tensor
 from . import callbacks as callbacks_module
 from .layers.base import Layer, deferred_updates
 
@@ -518,9 +518,14 @@ class Sequential(Model):
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add: expected a Layer. Received: {layer!r}")
         self._stack.append(layer)
-        shape = getattr(self._stack[0], "_batch_input_shape", None)
-        if shape is not None:
-            self._build_with_shape(shape)
+        # Build only the new layer, from the previous layer's output shape (or the first
+        # layer's input_shape): a probe of batch 1, off any tape.
+        if len(self._stack) == 1:
+            shape = getattr(layer, "_batch_input_shape", None)
+        else:
+            shape = getattr(self._stack[-2], "_output_shape", None)
+        if isinstance(shape, tuple) and all(isinstance(s, (int, type(None))) for s in shape):
+            self._probe(layer, shape)
 
     def pop(self) -> Layer:
         """Removes and returns the last layer."""
@@ -528,11 +533,17 @@ class Sequential(Model):
             raise TypeError("Sequential.pop: there are no layers to remove.")
         return self._stack.pop()
 
-    def _build_with_shape(self, batch_input_shape) -> None:
+    def _probe(self, layer: Layer, batch_shape) -> None:
         from ..ops.creation import zeros
+        from ..tape import stop_recording
 
-        probe = zeros([1 if s is None else s for s in batch_input_shape], dtype=self._dtype)
-        self(probe, training=False)
+        dtype = layer._input_dtype or self._dtype
+        with stop_recording():
+            x = zeros([1 if s is None else s for s in batch_shape], dtype=dtype)
+            out = layer(x, training=False)
+        self.built = all(lay.built for lay in self._stack)
+        if self.built:
+            self._output_shape = TensorShape(out._value.shape)
 
     @property
     def layers(self) -> list:

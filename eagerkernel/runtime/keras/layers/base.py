@@ -113,6 +113,7 @@ class Layer:
     ['scale/w:0']
     """
 
+    _input_dtype = None  # dtype of a build probe; None: the layer's dtype (Embedding: int32)
     _call_accepts_training: typing.ClassVar[dict] = {}  # per class: does call() take training?
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None, **kwargs):

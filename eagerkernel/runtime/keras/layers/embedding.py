@@ -43,6 +43,8 @@ class Embedding(Layer):
     [('emb/embeddings:0', (10, 4))]
     """
 
+    _input_dtype = "int32"  # what Sequential feeds it when building from a shape
+
     def __init__(
         self,
         input_dim,
