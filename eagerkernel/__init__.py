@@ -15,7 +15,7 @@ from __future__ import annotations
 import types as _types
 
 from .runtime import compat_layers as layers
-from .runtime import config, data, keras, nest, random
+from .runtime import config, data, dlpack, keras, nest, random, summary
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -24,6 +24,7 @@ from .runtime.autodiff import (
     stop_gradient,
     value_and_gradients_function,
 )
+from .runtime.checkpoint import Checkpoint
 from .runtime.compat_layers import Network
 from .runtime.compat_v1 import losses, metrics, train
 from .runtime.config import num_gpus
@@ -71,9 +72,13 @@ def enable_eager_execution(*args, **kwargs) -> None:
     """Accepted and ignored: execution is always eager (TensorFlow 1.x guides call it)."""
 
 
+# `ek.experimental.dlpack.from_dlpack` / `to_dlpack`, as `tf.experimental.dlpack`.
+experimental = _types.SimpleNamespace(dlpack=dlpack)
+
 # `tfe = tf.contrib.eager` gives this same namespace, as the TF 1.x eager guides expect.
 contrib = _types.SimpleNamespace()
 contrib.eager = __import__(__name__)
+contrib.summary = summary.contrib_summary
 
 
 def _alias_submodules() -> None:
@@ -85,7 +90,7 @@ def _alias_submodules() -> None:
         real = f"{__name__}.runtime.{public}"
         for name, module in list(sys.modules.items()):
             if name == real or name.startswith(real + "."):
-                sys.modules.setdefault(f"{__name__}.{public}{name[len(real):]}", module)
+                sys.modules.setdefault(f"{__name__}.{public}{name[len(real) :]}", module)
 
 
 _alias_submodules()

@@ -126,8 +126,13 @@ def test_model_checkpoint_and_weight_files(tmp_path):
     model = ek.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.Dense(2)])
     model.compile(optimizer="sgd", loss=ek.keras.losses.SparseCategoricalCrossentropy(True))
     path = tmp_path / "w-{epoch:02d}.safetensors"
-    model.fit(x, y, epochs=2, verbose=0,
-              callbacks=[ek.keras.callbacks.ModelCheckpoint(str(path), monitor="loss")])
+    model.fit(
+        x,
+        y,
+        epochs=2,
+        verbose=0,
+        callbacks=[ek.keras.callbacks.ModelCheckpoint(str(path), monitor="loss")],
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "w-01.safetensors",
         "w-02.safetensors",
@@ -201,5 +206,6 @@ def test_bad_data_errors():
     with pytest.raises(ValueError, match="x has 10 examples, y has 9"):
         model.fit(np.zeros((10, 4), np.float32), np.zeros((9, 2), np.float32), verbose=0)
     with pytest.raises(ValueError, match="batch_size must be positive"):
-        model.fit(np.zeros((10, 4), np.float32), np.zeros((10, 2), np.float32), batch_size=0,
-                  verbose=0)
+        model.fit(
+            np.zeros((10, 4), np.float32), np.zeros((10, 2), np.float32), batch_size=0, verbose=0
+        )

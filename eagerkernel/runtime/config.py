@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 
 from . import state
-from .device import list_devices, set_default_device
+from .device import free_gpu_memory, list_devices, set_default_device, set_virtual_gpus
 
-__all__ = ["PhysicalDevice", "get_default_device", "list_physical_devices", "set_default_device"]
+__all__ = [
+    "PhysicalDevice",
+    "experimental",
+    "get_default_device",
+    "list_physical_devices",
+    "num_gpus",
+    "set_default_device",
+]
 
 
 @dataclass(frozen=True)
@@ -50,3 +58,11 @@ def num_gpus() -> int:
 
 
 set_default_device = set_default_device
+
+# `ek.config.experimental` (as `tf.config.experimental`): the calls that change the devices
+# themselves. `set_virtual_gpus(n)` must come before the first GPU use.
+experimental = types.SimpleNamespace(
+    free_gpu_memory=free_gpu_memory,
+    list_physical_devices=list_physical_devices,
+    set_virtual_gpus=set_virtual_gpus,
+)

@@ -19,7 +19,14 @@ import numpy as np
 
 from . import state
 
-__all__ = ["Device", "current_device", "get_device", "list_devices"]
+__all__ = [
+    "Device",
+    "current_device",
+    "free_gpu_memory",
+    "get_device",
+    "list_devices",
+    "set_virtual_gpus",
+]
 
 
 class Device:
@@ -62,17 +69,91 @@ class Device:
 
 CPU = Device("CPU", 0, np)
 _devices: dict[str, Device] = {"/cpu:0": CPU}
-_virtual_gpus_made = False
+# [made, virtual count override or None, a GPU was handed out, why no CUDA GPU (or "")]
+_gpus = {"made": False, "virtual": None, "used": False, "why": ""}
+
+
+def _cuda_devices() -> tuple[object, int, str]:
+    """CuPy and the number of CUDA devices it finds, or (None, 0, the reason there are none)."""
+    try:
+        import cupy
+    except Exception as exc:  # ImportError, or a broken CUDA installation
+        return None, 0, f"CuPy is not installed or does not import ({type(exc).__name__}: {exc})"
+    try:
+        count = int(cupy.cuda.runtime.getDeviceCount())
+    except Exception as exc:  # CUDARuntimeError: no driver, insufficient driver, ...
+        return None, 0, f"CuPy found no CUDA device ({type(exc).__name__}: {exc})"
+    if count == 0:
+        return None, 0, "CuPy found no CUDA device"
+    return cupy, count, ""
+
+
+def _virtual_count() -> int:
+    if _gpus["virtual"] is not None:
+        return _gpus["virtual"]
+    raw = os.environ.get("EAGERKERNEL_VIRTUAL_GPUS", "0").strip() or "0"
+    try:
+        return max(0, int(raw))
+    except ValueError:
+        raise ValueError(f"EAGERKERNEL_VIRTUAL_GPUS must be a whole number, got {raw!r}.") from None
 
 
 def _ensure_virtual_gpus() -> None:
-    global _virtual_gpus_made
-    if _virtual_gpus_made:
+    """Creates the GPU devices on first use: N virtual ones if asked for, else CuPy's."""
+    if _gpus["made"]:
         return
-    _virtual_gpus_made = True
-    count = int(os.environ.get("EAGERKERNEL_VIRTUAL_GPUS", "0") or 0)
-    for i in range(count):
-        _devices[f"/gpu:{i}"] = Device("GPU", i, np, virtual=True)
+    count = _virtual_count()
+    if count:
+        # Virtual GPUs replace real ones, so tests see the same devices on every machine.
+        for i in range(count):
+            _devices[f"/gpu:{i}"] = Device("GPU", i, np, virtual=True)
+        _gpus["why"] = ""
+    else:
+        cupy, n, why = _cuda_devices()
+        for i in range(n):
+            _devices[f"/gpu:{i}"] = Device("GPU", i, cupy)
+        _gpus["why"] = why
+    _gpus["made"] = True
+
+
+def set_virtual_gpus(count: int) -> None:
+    """Makes ``count`` NumPy-backed virtual GPUs (``/gpu:0`` ...), or none with 0.
+
+    The call form of ``EAGERKERNEL_VIRTUAL_GPUS``; it overrides the variable. Valid until the
+    first tensor or scope uses a GPU (afterwards only the same count is accepted), as TF's
+    virtual device configuration is. Virtual GPUs replace any real CUDA GPUs and are labelled
+    virtual everywhere.
+
+    Raises:
+        RuntimeError: if a GPU was already used and ``count`` differs from the current one.
+    """
+    count = int(count)
+    if count < 0:
+        raise ValueError(f"set_virtual_gpus: count must be >= 0, got {count}.")
+    if _gpus["made"]:
+        gpus = [d for d in _devices.values() if d.device_type == "GPU"]
+        if len(gpus) == count and all(d.virtual for d in gpus):
+            return
+        if _gpus["used"]:
+            raise RuntimeError(
+                "set_virtual_gpus: GPUs cannot be changed after one has been used; call it "
+                "before the first GPU tensor or scope (or set EAGERKERNEL_VIRTUAL_GPUS)."
+            )
+        for name in [n for n, d in _devices.items() if d.device_type == "GPU"]:
+            del _devices[name]
+    _gpus["virtual"] = count
+    _gpus["made"] = False
+    _ensure_virtual_gpus()
+
+
+def gpu_unavailable_reason() -> str:
+    """Why no real CUDA GPU is present (CuPy missing, no CUDA device), or "" if one is."""
+    _ensure_virtual_gpus()
+    if any(d.device_type == "GPU" and not d.virtual for d in _devices.values()):
+        return ""
+    if _gpus["why"]:
+        return _gpus["why"]
+    return _cuda_devices()[2]
 
 
 def list_devices() -> list[Device]:
@@ -111,11 +192,15 @@ def get_device(spec) -> Device:
         present = ", ".join(d.describe() for d in _devices.values())
         why = ""
         if name.startswith("/gpu"):
-            why = (
-                " No GPU is available: eagerkernel's GPU backend needs CuPy and a CUDA device"
-                " (set EAGERKERNEL_VIRTUAL_GPUS=N for NumPy-backed test GPUs)."
+            real = gpu_unavailable_reason()
+            why = (f" No such GPU: {real}." if real else " No such GPU index.") + (
+                " eagerkernel's GPU backend needs CuPy and a CUDA device; set"
+                " EAGERKERNEL_VIRTUAL_GPUS=N (or ek.config.experimental.set_virtual_gpus(N))"
+                " for NumPy-backed virtual GPUs."
             )
         raise RuntimeError(f"device {spec!r} is not present. Devices: {present}.{why}")
+    if dev.device_type == "GPU":
+        _gpus["used"] = True
     return dev
 
 
@@ -164,6 +249,24 @@ class device:
     def __exit__(self, *exc):
         state.SCOPES.remove(self._entry)
         state.refresh()
+
+
+def free_gpu_memory() -> None:
+    """Returns CuPy's cached GPU blocks (device and pinned pools) to the driver.
+
+    Arrays are freed into CuPy's pool as soon as their tensors die; this empties the pool too.
+    A no-op when CuPy has not been imported (CPU and virtual GPUs hold no GPU memory).
+    """
+    import sys
+
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        return
+    for d in _devices.values():
+        if d.xp is cupy:
+            d.synchronize()
+    cupy.get_default_memory_pool().free_all_blocks()
+    cupy.get_default_pinned_memory_pool().free_all_blocks()
 
 
 def set_default_device(name) -> None:

@@ -4,6 +4,10 @@ One process-wide NumPy `Generator` backs every unseeded call; `set_seed(s)` repl
 fresh one seeded by ``s``, so the same seed gives the same sequence of numbers. A call with an
 op-level ``seed`` draws from a generator seeded by ``(global seed, seed)``, and so gives the
 same numbers every time it is called with the same seeds, as in TensorFlow.
+
+On a real (CuPy) GPU the numbers are drawn on the device by CuPy's generator (one per GPU,
+reseeded by `set_seed`), so they differ from the CPU's numbers for the same seed, as they do
+between TensorFlow's CPU and GPU kernels. Virtual GPUs are NumPy-backed and draw the CPU's.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ def set_seed(seed: int | None) -> None:
     global _global_seed, _generator
     _global_seed = None if seed is None else int(seed)
     _generator = np.random.default_rng(_global_seed)
+    _gpu_generators.clear()
 
 
 def get_seed() -> int | None:
@@ -40,11 +45,64 @@ def generator(seed: int | None = None) -> np.random.Generator:
     return np.random.default_rng([0 if _global_seed is None else _global_seed, int(seed)])
 
 
-def _place(arr: np.ndarray) -> Tensor:
-    device = current_device()
-    if device.xp is not np:
-        arr = device.xp.asarray(arr)
-    return make(arr, device)
+# CuPy RandomState per GPU index, created on first use after each `set_seed`.
+_gpu_generators: dict = {}
+
+
+class _CupyDraws:
+    """CuPy's generator behind the NumPy Generator methods this module calls."""
+
+    def __init__(self, device, seed: int | None):
+        self._device = device
+        with device.xp.cuda.Device(device.index):
+            self._rs = device.xp.random.RandomState(seed)
+
+    def standard_normal(self, size):
+        with self._device.xp.cuda.Device(self._device.index):
+            return self._rs.standard_normal(size, dtype=np.float64)
+
+    def uniform(self, low, high, size):
+        with self._device.xp.cuda.Device(self._device.index):
+            return self._rs.uniform(low, high, size)
+
+    def integers(self, low, high, size):
+        with self._device.xp.cuda.Device(self._device.index):
+            return self._rs.randint(low, high, size=size, dtype=np.int64)
+
+    def permutation(self, n):
+        with self._device.xp.cuda.Device(self._device.index):
+            return self._rs.permutation(n)
+
+
+def _gpu_seed(seed: int | None, index: int) -> int | None:
+    """A 63-bit seed for GPU ``index`` from the global and op-level seeds (None: unseeded)."""
+    if seed is None and _global_seed is None:
+        return None
+    parts = [0 if _global_seed is None else _global_seed, index]
+    if seed is not None:
+        parts.append(int(seed))
+    return int(np.random.SeedSequence(parts).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def _generator_for(device, seed):
+    """(generator, array module) for a draw on ``device``: NumPy's on CPU and virtual GPUs."""
+    if device.xp is np:
+        return generator(seed), np
+    if seed is not None:
+        return _CupyDraws(device, _gpu_seed(seed, device.index)), device.xp
+    gen = _gpu_generators.get(device.index)
+    if gen is None:
+        gen = _gpu_generators[device.index] = _CupyDraws(device, _gpu_seed(None, device.index))
+    return gen, device.xp
+
+
+def _param(value, xp):
+    """``mean``/``stddev``/bounds as an array of ``xp`` (NumPy's `asarray` on the CPU path)."""
+    if xp is np:
+        return np.asarray(value)
+    if isinstance(value, Tensor):
+        value = value._value if value._device.xp is xp else value.numpy()
+    return xp.asarray(value)
 
 
 def _shape(shape) -> tuple:
@@ -76,8 +134,10 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     True
     """
     dt = _float_dtype(dtype, "random.normal")
-    z = generator(seed).standard_normal(_shape(shape))
-    return _place((np.asarray(mean) + np.asarray(stddev) * z).astype(dt))
+    device = current_device()
+    gen, xp = _generator_for(device, seed)
+    z = gen.standard_normal(_shape(shape))
+    return make((_param(mean, xp) + _param(stddev, xp) * z).astype(dt), device)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
@@ -89,7 +149,8 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
         ValueError: integer dtype without ``maxval``.
     """
     dt = dtypes.numpy_dtype(dtype)
-    gen = generator(seed)
+    device = current_device()
+    gen, xp = _generator_for(device, seed)
     if dt.kind in "iu":
         if maxval is None:
             raise ValueError("random.uniform: maxval must be given for integer dtypes.")
@@ -97,25 +158,27 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     else:
         hi = 1.0 if maxval is None else maxval
         arr = gen.uniform(0.0, 1.0, size=_shape(shape))
-        arr = (np.asarray(minval) + (np.asarray(hi) - np.asarray(minval)) * arr).astype(dt)
-    return _place(arr)
+        lo = _param(minval, xp)
+        arr = (lo + (_param(hi, xp) - lo) * arr).astype(dt)
+    return make(arr, device)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal samples redrawn until within two standard deviations (follows TF's)."""
     dt = _float_dtype(dtype, "random.truncated_normal")
-    gen = generator(seed)
+    device = current_device()
+    gen, xp = _generator_for(device, seed)
     z = gen.standard_normal(_shape(shape))
-    bad = np.abs(z) > 2
+    bad = xp.abs(z) > 2
     while bad.any():
         z[bad] = gen.standard_normal(int(bad.sum()))
-        bad = np.abs(z) > 2
-    return _place((np.asarray(mean) + np.asarray(stddev) * z).astype(dt))
+        bad = xp.abs(z) > 2
+    return make((_param(mean, xp) + _param(stddev, xp) * z).astype(dt), device)
 
 
 def shuffle(value, seed=None, name=None) -> Tensor:
     """A random permutation of ``value`` along axis 0 (follows `tf.random.shuffle`)."""
     x = to_tensor(value, None, "random.shuffle")
-    perm = generator(seed).permutation(x.shape[0] if x.ndim else 1)
+    perm = _generator_for(x._device, seed)[0].permutation(x.shape[0] if x.ndim else 1)
     xp = x._device.xp
     return make(x._value[xp.asarray(perm)] if x.ndim else x._value, x._device)

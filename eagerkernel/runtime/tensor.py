@@ -103,6 +103,32 @@ class Tensor:
             a = a.copy()
         return a
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Exports the value as a DLPack capsule, zero-copy (the array API protocol).
+
+        ``np.from_dlpack(t)``, ``torch.from_dlpack(t)``, ``cupy.from_dlpack(t)`` and
+        ``jax.dlpack.from_dlpack(t)`` then share the tensor's memory; treat it as read-only.
+        A virtual GPU's data is host memory, so it is exported as a CPU array.
+        """
+        value = self._value
+        if self._device.xp is np:
+            value = np.asarray(value)  # rank-0 values may be NumPy scalars
+        kwargs = {"stream": stream}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if copy is not None:
+            kwargs["copy"] = copy
+        return value.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        """``(device type, device id)`` in DLPack's codes: (1, 0) for host memory, (2, N) CUDA."""
+        value = self._value
+        if self._device.xp is np:
+            value = np.asarray(value)
+        return value.__dlpack_device__()
+
     @property
     def shape(self) -> TensorShape:
         return TensorShape(self._value.shape)

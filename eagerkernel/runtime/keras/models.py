@@ -14,7 +14,6 @@ for several inputs), batched here, or an `ek.data.Dataset` whose elements are ``
 from __future__ import annotations
 
 import os
-import tempfile
 
 import numpy as np
 
@@ -423,62 +422,38 @@ class Model(Layer):
         return self.layers
 
     def save_weights(self, filepath, overwrite: bool = True) -> None:
-        """Writes every weight to a safetensors file, atomically: a crash leaves the old file.
-
-        Keys are ``"<index>:<variable name>"`` in `weights` order; `load_weights` checks them.
-        """
-        from safetensors.numpy import save_file
-
-        filepath = os.fspath(filepath)
-        if not overwrite and os.path.exists(filepath):
-            raise FileExistsError(f"save_weights: {filepath} exists and overwrite=False.")
-        tensors = {
-            f"{i:05d}:{v.name}": np.ascontiguousarray(np.asarray(v.numpy()))
-            for i, v in enumerate(self.weights)
-        }
-        directory = os.path.dirname(os.path.abspath(filepath))
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-weights-")
-        os.close(fd)
-        try:
-            save_file(tensors, tmp, metadata={"format": "eagerkernel-weights-v1"})
-            with open(tmp, "rb+") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, filepath)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-
-    def load_weights(self, filepath) -> None:
-        """Reads weights written by `save_weights`; all or nothing.
+        """Writes the model's state as ``Checkpoint(model=self).write(filepath)``: one
+        safetensors file (``filepath``, or ``filepath + ".safetensors"``), written atomically,
+        keyed by object path (``model/layer-0/kernel``; the optimizer's too once compiled).
+        See `eagerkernel.runtime.checkpoint` for the format.
 
         Raises:
-            FileNotFoundError: no such file. ValueError: a different model (count, names or
-                shapes differ; the message names the file and the variable).
+            FileExistsError: the file exists and ``overwrite`` is False.
         """
-        from safetensors.numpy import load_file
+        from ..checkpoint import Checkpoint, _data_file
 
         filepath = os.fspath(filepath)
-        arrays = load_file(filepath)
-        keys = sorted(arrays)
-        weights = self.weights
-        if len(keys) != len(weights):
-            raise ValueError(
-                f"load_weights: {filepath} holds {len(keys)} weights, model {self.name!r} has "
-                f"{len(weights)}."
-            )
-        values = []
-        for key, v in zip(keys, weights):
-            a = arrays[key]
-            if tuple(a.shape) != tuple(v.shape) or a.dtype != v.dtype.as_numpy_dtype:
-                raise ValueError(
-                    f"load_weights: {filepath}: {key} has shape {a.shape} and dtype {a.dtype}, "
-                    f"variable {v.name} has shape {tuple(v.shape)} and dtype {v.dtype.name}."
-                )
-            values.append(a)
-        for v, a in zip(weights, values):
-            v.assign(a)
+        if not overwrite and os.path.exists(_data_file(filepath)):
+            raise FileExistsError(f"save_weights: {filepath} exists and overwrite=False.")
+        Checkpoint(model=self).write(filepath)
+
+    def load_weights(self, filepath):
+        """Reads a file written by `save_weights` (or a `Checkpoint` holding ``model``); all
+        or nothing. Values for weights not created yet are assigned when the model is built.
+
+        Returns:
+            the restore status (see `ek.train.Checkpoint.restore`).
+
+        Raises:
+            CheckpointError (a ValueError): missing, corrupt or truncated file, or a different
+                model (a weight without a value, or a shape or dtype that differs; the file
+                and the object path are named).
+        """
+        from ..checkpoint import Checkpoint
+
+        return Checkpoint(model=self)._restore(
+            os.fspath(filepath), required={id(v) for v in self.weights}
+        )
 
 
 def _batch_none(shape):

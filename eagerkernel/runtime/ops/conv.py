@@ -258,7 +258,7 @@ def _paddings(padding, in_hw, ksize, strides, dilations, op: str):
             pairs = [(int(a), int(b)) for a, b in padding]
         except (TypeError, ValueError):
             pairs = []
-        if len(pairs) == 4 and pairs[0] == pairs[3] == (0, 0) and min(min(pairs)) >= 0:
+        if len(pairs) == 4 and pairs[0] == pairs[3] == (0, 0) and min(map(min, pairs)) >= 0:
             return (pairs[1], pairs[2])
         raise ValueError(
             f"{op}: explicit padding must be [[0, 0], [top, bottom], [left, right], [0, 0]] "
@@ -293,7 +293,9 @@ def _check_output(out_hw, x: Tensor, what: str, op: str) -> None:
         )
 
 
-def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+def conv2d(
+    input, filters, strides, padding, data_format="NHWC", dilations=None, name=None
+) -> Tensor:
     """2-D convolution (cross-correlation, as every framework) (follows `tf.nn.conv2d`).
 
     Args:

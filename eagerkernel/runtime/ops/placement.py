@@ -12,12 +12,16 @@ __all__ = ["copy_to_device"]
 
 
 def _copy_fwd(xp, x, device):
-    # `xp` is the source device's module; the target's decides the array type.
+    # `xp` is the source device's module; the target's decides the array type. Every copy is a
+    # real copy (also NumPy to a virtual GPU), so the two tensors never share memory, as on
+    # real devices: an optimizer updating a GPU variable in place cannot touch the CPU source.
     target = device.xp
     if target is np:
-        return xp.asnumpy(x) if xp is not np else x
+        return xp.asnumpy(x) if xp is not np else np.array(x, copy=True)
     with target.cuda.Device(device.index):
-        return target.asarray(x)
+        # On the target device: host arrays are uploaded, arrays on another GPU are copied
+        # peer to peer (`cupy.array` copies to the current device).
+        return target.array(x, copy=True)
 
 
 _copy = Primitive("CopyToDevice", _copy_fwd, moves=True)

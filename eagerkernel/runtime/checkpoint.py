@@ -1,0 +1,797 @@
+"""Object-based checkpoints (follows `tf.train.Checkpoint`): atomic, checksummed, no pickle.
+
+A `Checkpoint` saves the Variables reachable from the objects given to it, each keyed by its
+*object path*: the attribute names leading to it, as TensorFlow names them.
+
+- ``Checkpoint(model=m, optimizer=opt, step=v)``: ``model``, ``optimizer``, ``step``.
+- A layer's weights made by `add_weight` use their short name (``model/dense/kernel``);
+  layers, Variables, optimizers and metrics held in attributes use the attribute name, in
+  lists ``attr/0`` and in dicts ``attr/key``. A `Sequential` model's layers are
+  ``layer-0``, ``layer-1``, ... (``model/layer-0/kernel``). An object reachable twice is
+  saved once, under the first path found (depth first, attribute order).
+- Optimizers: ``optimizer/iter`` (the step count), ``optimizer/learning_rate``; a slot
+  variable is saved under its variable's path: ``model/layer-0/kernel/.OPTIMIZER_SLOT/
+  optimizer/m`` (TensorFlow's naming). Metrics: ``metric/total``, ``metric/count``.
+- The `Checkpoint`'s own counter of `save` calls: ``save_counter``.
+
+File format (version 1)
+-----------------------
+A checkpoint with prefix ``P`` is one file, ``P.safetensors`` (``P`` itself when it already
+ends in ``.safetensors``, as `Model.save_weights` paths may):
+
+- the arrays, stored with safetensors (a JSON header plus raw little-endian bytes; it
+  cannot run code when read, unlike pickle). Tensor key = object path, so
+  ``safetensors.numpy.load_file(P + ".safetensors")`` gives ``{path: array}``.
+- the header's ``__metadata__`` (string to string) holds:
+  ``"eagerkernel.graph"``: JSON text ``{"format": "eagerkernel-checkpoint",
+  "format_version": 1, "library_version": ..., "objects": {path: class name},
+  "variables": {path: {"dtype", "shape", "sha256"}}}`` (``sha256``: hex digest of the
+  array's C-order bytes), and ``"eagerkernel.graph_sha256"``: the digest of that JSON text.
+
+A directory of checkpoints also holds the *state file* ``checkpoint``, TensorFlow's text
+format, names relative to the directory, the latest first::
+
+    model_checkpoint_path: "ckpt-3"
+    all_model_checkpoint_paths: "ckpt-2"
+    all_model_checkpoint_paths: "ckpt-3"
+
+Integrity
+---------
+Every file is written to a temporary file in the same directory, flushed, fsynced, renamed
+over its final name (`os.replace`, atomic on POSIX and Windows) and the directory fsynced.
+The state file is written last, so it only ever names complete checkpoints, and a
+`CheckpointManager` deletes old checkpoints only after the state file stopped naming them.
+A crash at any moment leaves the previous checkpoint and state file intact.
+
+Reading checks the header, every array's dtype, shape and sha256, and the graph digest, and
+raises `CheckpointError` (a ValueError) naming the file and the object path. `restore` is
+all-or-nothing: every value is validated against its variable (shape and dtype) before any
+variable is assigned. Values for objects that do not exist yet (a model not built, an
+optimizer without slots) are kept and assigned when the variables are created (*deferred
+restoration*), through a per-layer wrapper of ``build`` and the optimizer's slot hooks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import struct
+import tempfile
+import weakref
+
+import numpy as np
+
+from .keras.layers.base import Layer
+from .keras.metrics import Metric
+from .variable import Variable
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointError",
+    "CheckpointManager",
+    "latest_checkpoint",
+    "list_variables",
+    "load_checkpoint_arrays",
+]
+
+FORMAT = "eagerkernel-checkpoint"
+FORMAT_VERSION = 1
+STATE_FILE = "checkpoint"
+_GRAPH_KEY = "eagerkernel.graph"
+_GRAPH_SHA_KEY = "eagerkernel.graph_sha256"
+_SLOT = ".OPTIMIZER_SLOT"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint is unreadable, corrupt, or does not fit the objects restored into."""
+
+
+# -- object graph ------------------------------------------------------------------------------
+
+
+def _is_optimizer(obj) -> bool:
+    return hasattr(obj, "_slot_items") and hasattr(obj, "_iterations")
+
+
+def _trackable(obj) -> bool:
+    return isinstance(obj, (Variable, Layer, Metric, Checkpoint)) or _is_optimizer(obj)
+
+
+def _short(variable: Variable, owner_name: str) -> str:
+    name = variable._name
+    prefix = f"{owner_name}/"
+    return name[len(prefix) :] if name.startswith(prefix) else name
+
+
+def _attribute_children(name: str, value, out: list) -> None:
+    if _trackable(value):
+        out.append((name, value))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _attribute_children(f"{name}/{i}", item, out)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _attribute_children(f"{name}/{key}", item, out)
+
+
+def _children(obj) -> list:
+    """``[(edge name, child)]`` of one object in the graph, in a stable order."""
+    out: list = []
+    if isinstance(obj, Checkpoint):
+        for name, child in obj._objects.items():
+            _attribute_children(name, child, out)
+        if obj._save_counter is not None:
+            out.append(("save_counter", obj._save_counter))
+    elif isinstance(obj, Variable):
+        pass
+    elif _is_optimizer(obj):
+        out.append(("iter", obj._iterations))
+        lr = getattr(obj, "_learning_rate", None)
+        if isinstance(lr, Variable):
+            out.append(("learning_rate", lr))
+    elif isinstance(obj, Metric):
+        out.extend((_short(v, obj.name), v) for v in obj._variables)
+    elif isinstance(obj, Layer):
+        used: set = set()
+        for v in obj._tracked:
+            name = _short(v, obj.name)
+            base, n = name, 1
+            while name in used:  # two weights with one name: keep both
+                name, n = f"{base}_{n}", n + 1
+            used.add(name)
+            out.append((name, v))
+        for i, layer in enumerate(getattr(obj, "_stack", ()) or ()):
+            out.append((f"layer-{i}", layer))
+        for attr, value in vars(obj).items():
+            if attr not in ("_tracked", "_stack", "_regularizers", "build"):
+                _attribute_children(attr, value, out)
+    return out
+
+
+class _Graph:
+    """The objects and Variables reachable from a root, by path (first path wins)."""
+
+    def __init__(self, root, prefix: str = ""):
+        self.objects: dict[str, object] = {}
+        self.variables: dict[str, Variable] = {}
+        seen: set = {id(root)}
+        todo = [(prefix, root)]
+        while todo:
+            path, obj = todo.pop()
+            if path:
+                self.objects[path] = obj
+            if isinstance(obj, Variable):
+                self.variables[path] = obj
+                continue
+            kids = []
+            for name, child in _children(obj):
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    kids.append((f"{path}/{name}" if path else name, child))
+            todo.extend(reversed(kids))  # depth first, in attribute order
+        self.path_of = {id(v): p for p, v in self.variables.items()}
+        for opath, opt in list(self.objects.items()):
+            if not _is_optimizer(opt):
+                continue
+            for var, slot_name, slot in opt._slot_items():
+                vpath = self.path_of.get(id(var))
+                if vpath is not None and id(slot) not in seen:
+                    seen.add(id(slot))
+                    self.variables[f"{vpath}/{_SLOT}/{opath}/{slot_name}"] = slot
+
+
+# -- file I/O ----------------------------------------------------------------------------------
+
+
+def _data_file(prefix) -> str:
+    prefix = os.fspath(prefix)
+    return prefix if prefix.endswith(".safetensors") else prefix + ".safetensors"
+
+
+def _c_order(array) -> np.ndarray:
+    # Not np.ascontiguousarray: it turns a 0-d array into shape (1,).
+    a = np.asarray(array)
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+
+def _digest(array: np.ndarray) -> str:
+    return hashlib.sha256(_c_order(array).tobytes()).hexdigest()
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # Windows cannot open directories; its rename is durable enough
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    """Writes ``data`` to ``path`` so that a crash leaves either the old or the new file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(directory)
+
+
+def _encode(graph: _Graph) -> bytes:
+    from safetensors.numpy import save
+
+    from .. import __version__
+
+    arrays = {}
+    entries = {}
+    for path, v in graph.variables.items():
+        a = _c_order(v.numpy())
+        arrays[path] = a
+        entries[path] = {"dtype": a.dtype.name, "shape": list(a.shape), "sha256": _digest(a)}
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "library_version": __version__,
+        "objects": {p: type(o).__name__ for p, o in graph.objects.items()},
+        "variables": entries,
+    }
+    text = json.dumps(meta, sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return save(arrays, metadata={_GRAPH_KEY: text, _GRAPH_SHA_KEY: digest})
+
+
+def _read(prefix) -> tuple[str, dict, dict]:
+    """``(file, graph metadata, {path: array})`` of a checkpoint, fully verified.
+
+    Raises:
+        CheckpointError: missing, truncated or corrupt file (named, with the object path
+            when one is at fault).
+    """
+    from safetensors.numpy import load
+
+    path = _data_file(prefix)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise CheckpointError(
+            f"Checkpoint file {path} does not exist (prefix {os.fspath(prefix)!r})."
+        ) from None
+    except OSError as exc:
+        raise CheckpointError(f"Checkpoint file {path} cannot be read: {exc}.") from None
+
+    def bad(why: str) -> CheckpointError:
+        return CheckpointError(f"Checkpoint file {path} is corrupt or truncated: {why}.")
+
+    if len(data) < 8:
+        raise bad(f"{len(data)} bytes, shorter than the safetensors header length")
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > len(data) - 8:
+        raise bad(f"the header claims {n} bytes, the file has {len(data) - 8} after it")
+    try:
+        header = json.loads(data[8 : 8 + n])
+        text = header["__metadata__"][_GRAPH_KEY]
+        digest = header["__metadata__"][_GRAPH_SHA_KEY]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise bad(f"its header is not an eagerkernel checkpoint header ({exc!r})") from None
+    if hashlib.sha256(text.encode()).hexdigest() != digest:
+        raise bad("the object graph does not match its checksum")
+    meta = json.loads(text)
+    if meta.get("format") != FORMAT or meta.get("format_version", 0) > FORMAT_VERSION:
+        raise CheckpointError(
+            f"Checkpoint file {path} has format {meta.get('format')!r} version "
+            f"{meta.get('format_version')}; this eagerkernel reads {FORMAT!r} up to version "
+            f"{FORMAT_VERSION}."
+        )
+    try:
+        arrays = load(data)
+    except Exception as exc:  # safetensors raises its own error types
+        raise bad(f"safetensors cannot parse it ({exc})") from None
+    entries = meta["variables"]
+    for key in sorted(set(entries) ^ set(arrays)):
+        raise bad(f"object path {key!r} is in the {'graph' if key in entries else 'arrays'} only")
+    for key, entry in entries.items():
+        a = arrays[key]
+        if a.dtype.name != entry["dtype"] or list(a.shape) != entry["shape"]:
+            raise bad(
+                f"object path {key!r} is stored as {a.dtype.name}{list(a.shape)}, the graph "
+                f"says {entry['dtype']}{entry['shape']}"
+            )
+        if _digest(a) != entry["sha256"]:
+            raise bad(f"object path {key!r}: the array's sha256 checksum does not match")
+    return path, meta, arrays
+
+
+def load_checkpoint_arrays(prefix) -> dict:
+    """``{object path: NumPy array}`` of a checkpoint, verified (raises `CheckpointError`)."""
+    return _read(prefix)[2]
+
+
+def list_variables(prefix) -> list:
+    """``[(object path, shape)]`` of a checkpoint, sorted (follows `tf.train.list_variables`)."""
+    _, meta, _ = _read(prefix)
+    return sorted((p, tuple(e["shape"])) for p, e in meta["variables"].items())
+
+
+# -- state file --------------------------------------------------------------------------------
+
+_STATE_LINE = re.compile(r'^(model_checkpoint_path|all_model_checkpoint_paths):\s*"(.*)"\s*$')
+
+
+def _read_state(directory) -> tuple[str | None, list]:
+    """``(latest, all)`` as absolute prefixes from ``directory``'s state file."""
+    directory = os.fspath(directory)
+    try:
+        with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (FileNotFoundError, NotADirectoryError):
+        return None, []
+    latest, everything = None, []
+    for line in lines:
+        m = _STATE_LINE.match(line.strip())
+        if m is None:
+            continue
+        value = os.path.join(directory, json.loads(f'"{m.group(2)}"'))
+        if m.group(1) == "model_checkpoint_path":
+            latest = value
+        else:
+            everything.append(value)
+    return latest, everything
+
+
+def _write_state(directory: str, latest: str, everything: list) -> None:
+    def rel(p: str) -> str:
+        return json.dumps(os.path.relpath(p, directory))
+
+    lines = [f"model_checkpoint_path: {rel(latest)}"]
+    lines += [f"all_model_checkpoint_paths: {rel(p)}" for p in everything]
+    _atomic_write(os.path.join(directory, STATE_FILE), ("\n".join(lines) + "\n").encode())
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:
+    """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None
+    (follows `tf.train.latest_checkpoint`)."""
+    latest, _ = _read_state(checkpoint_dir)
+    if latest is None or not os.path.exists(_data_file(latest)):
+        return None
+    return latest
+
+
+# -- deferred restoration ----------------------------------------------------------------------
+
+# Layer or optimizer -> the restoration whose values it still waits for. A newer restore of
+# the same object replaces the entry, so the newest values win, as in TensorFlow.
+_DEFERRED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _waits_under(pending: dict, path: str, slots: bool = True) -> bool:
+    """Whether a pending value belongs inside the object at ``path`` (or, with ``slots``,
+    is a slot of the optimizer at ``path``)."""
+    start = path + "/"
+    return any(
+        (k.startswith(start) and f"/{_SLOT}/" not in k) or (slots and f"/{_SLOT}/{start}" in k)
+        for k in pending
+    )
+
+
+class _Deferred:
+    """Values of a restore whose variables do not exist yet, applied when they are created."""
+
+    def __init__(self, root, file: str, pending: dict, status: _Status):
+        self.root = root  # kept alive by the layers and optimizers still waiting
+        self.file = file
+        self.pending = pending
+        self.status = status
+        self.graph = _Graph(root)
+        self.attach(self.graph)
+
+    def attach(self, graph: _Graph) -> None:
+        for path, obj in graph.objects.items():
+            if isinstance(obj, Layer) and _waits_under(self.pending, path, slots=False):
+                self._wrap_build(obj)
+            elif _is_optimizer(obj) and any(f"/{_SLOT}/{path}/" in k for k in self.pending):
+                self._hook_slots(obj, path)
+
+    def _wrap_build(self, layer: Layer) -> None:
+        if _DEFERRED.get(layer) is self:
+            return
+        _DEFERRED[layer] = self
+        build = type(layer).build
+
+        def deferred_build(*args, **kwargs):
+            out = build(layer, *args, **kwargs)
+            if _DEFERRED.get(layer) is self:
+                del _DEFERRED[layer]
+                with contextlib.suppress(AttributeError):
+                    object.__delattr__(layer, "build")
+                self._after_creation()
+            return out
+
+        object.__setattr__(layer, "build", deferred_build)
+
+    def _hook_slots(self, optimizer, opath: str) -> None:
+        old = _DEFERRED.get(optimizer)
+        if old is self:
+            return
+        hooks = optimizer._slot_hooks
+        hooks[:] = [h for h in hooks if getattr(h, "_restoration", None) is None]
+        _DEFERRED[optimizer] = self
+
+        def on_slot(var, slot_name, slot):
+            vpath = self.graph.path_of.get(id(var))
+            if vpath is None:
+                self.graph = _Graph(self.root)
+                vpath = self.graph.path_of.get(id(var))
+            if vpath is None:
+                return
+            self._apply({f"{vpath}/{_SLOT}/{opath}/{slot_name}": slot})
+
+        on_slot._restoration = self
+        hooks.append(on_slot)
+
+    def _after_creation(self) -> None:
+        self.graph = _Graph(self.root)
+        self._apply({p: v for p, v in self.graph.variables.items() if p in self.pending})
+        self.attach(self.graph)
+
+    def _apply(self, targets: dict) -> None:
+        targets = {p: v for p, v in targets.items() if p in self.pending}
+        for path, v in targets.items():  # all-or-nothing: validate first
+            _check_fits(self.file, path, self.pending[path], v)
+        for path, v in targets.items():
+            v.assign(self.pending.pop(path))
+            self.status._consumed.add(path)
+
+
+def _check_fits(file: str, path: str, array: np.ndarray, variable: Variable) -> None:
+    want_shape, want_dtype = tuple(variable._value.shape), np.dtype(variable._value.dtype)
+    if tuple(array.shape) != want_shape or array.dtype != want_dtype:
+        raise CheckpointError(
+            f"Checkpoint {file}: object path {path!r} holds shape {tuple(array.shape)} "
+            f"dtype {array.dtype.name}, the variable {variable.name} has shape {want_shape} "
+            f"dtype {want_dtype.name}."
+        )
+
+
+# -- restore status ----------------------------------------------------------------------------
+
+
+class _Status:
+    """What a `Checkpoint.restore` matched (follows TensorFlow's `CheckpointLoadStatus`).
+
+    The ``assert_*`` methods raise AssertionError listing the unmatched object paths and
+    return the status otherwise, so they chain: ``ckpt.restore(p).assert_consumed()``.
+    """
+
+    def __init__(self, root, file: str, keys: list):
+        self._root = root
+        self.file = file
+        self._keys = list(keys)
+        self._consumed: set = set()
+        self._partial = False
+
+    def _unmatched_existing(self) -> list:
+        keys = set(self._keys)
+        return sorted(p for p in _Graph(self._root).variables if p not in keys)
+
+    def assert_consumed(self) -> _Status:
+        """Every saved value was assigned and every existing variable got one."""
+        unused = sorted(set(self._keys) - self._consumed)
+        missing = self._unmatched_existing()
+        if unused or missing:
+            raise AssertionError(
+                f"Checkpoint {self.file} was not fully consumed. Saved values not assigned "
+                f"(no such object, or not created yet): {unused}. Existing variables without "
+                f"a saved value: {missing}."
+            )
+        return self
+
+    def assert_existing_objects_matched(self) -> _Status:
+        """Every variable that exists now got a saved value (values for objects not created
+        yet may wait)."""
+        missing = self._unmatched_existing()
+        if missing:
+            raise AssertionError(
+                f"Checkpoint {self.file}: existing variables without a saved value: {missing}."
+            )
+        return self
+
+    def assert_nontrivial_match(self) -> _Status:
+        """At least one value other than the save counter was assigned."""
+        if not self._consumed - {"save_counter"}:
+            raise AssertionError(f"Checkpoint {self.file} matched no object: {self._keys}.")
+        return self
+
+    def expect_partial(self) -> _Status:
+        """Declares that an incomplete restore is intended (silences nothing else)."""
+        self._partial = True
+        return self
+
+    def run_restore_ops(self, session=None) -> None:
+        """Nothing to run: restoring is eager."""
+
+    def initialize_or_restore(self, session=None) -> None:
+        """Nothing to run: restoring is eager."""
+
+
+# -- Checkpoint --------------------------------------------------------------------------------
+
+
+class Checkpoint:
+    """Saves and restores the Variables reachable from its keyword arguments
+    (follows `tf.train.Checkpoint`; the module docstring gives paths and format).
+
+    Args:
+        root: optional object whose children become the checkpoint's own (TF 2 argument).
+        **kwargs: the objects to track: Variables, layers, models, optimizers, metrics,
+            other Checkpoints (and lists/dicts of them).
+
+    >>> import tempfile, os
+    >>> v = ek.Variable(1.0)
+    >>> ckpt = ek.train.Checkpoint(v=v)
+    >>> d = tempfile.mkdtemp()
+    >>> path = ckpt.save(os.path.join(d, "ckpt"))
+    >>> os.path.basename(path)
+    'ckpt-1'
+    >>> _ = v.assign(5.0)
+    >>> ckpt.restore(path).assert_consumed().file.endswith("ckpt-1.safetensors")
+    True
+    >>> float(v)
+    1.0
+    """
+
+    def __init__(self, root=None, **kwargs):
+        objects = {}
+        if root is not None:
+            objects.update(dict(_children(root)))  # TF 2: the root's children become ours
+        for name, value in kwargs.items():
+            if value is None:
+                continue
+            if not (_trackable(value) or isinstance(value, (list, tuple, dict))):
+                raise ValueError(
+                    f"Checkpoint: {name}={value!r} cannot be checkpointed; expected a Variable, "
+                    "layer, model, optimizer, metric or Checkpoint."
+                )
+            objects[name] = value
+        object.__setattr__(self, "_objects", objects)
+        object.__setattr__(self, "_save_counter", None)
+
+    def __getattr__(self, name: str):
+        objects = self.__dict__.get("_objects", {})
+        if name in objects:
+            return objects[name]
+        raise AttributeError(f"'Checkpoint' object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value) -> None:
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            self._objects[name] = value
+
+    @property
+    def save_counter(self) -> Variable:
+        """The number of `save` calls (an int64 Variable, saved and restored too)."""
+        if self._save_counter is None:
+            from .device import CPU
+            from .device import device as device_scope
+
+            with device_scope(CPU):
+                counter = Variable(0, trainable=False, name="save_counter", dtype="int64")
+            object.__setattr__(self, "_save_counter", counter)
+        return self._save_counter
+
+    def write(self, file_prefix) -> str:
+        """Writes a checkpoint at ``file_prefix`` (no numbering, no state file); returns it.
+
+        Atomic: a crash leaves the previous file at ``file_prefix`` intact.
+        """
+        file_prefix = os.fspath(file_prefix)
+        _atomic_write(_data_file(file_prefix), _encode(_Graph(self)))
+        return file_prefix
+
+    def save(self, file_prefix) -> str:
+        """Writes ``<file_prefix>-<N>`` (N: the incremented `save_counter`) and records it as
+        the latest in the directory's ``checkpoint`` state file; returns the path."""
+        file_prefix = os.fspath(file_prefix)
+        counter = self.save_counter
+        n = int(counter.numpy()) + 1
+        counter.assign(np.int64(n))
+        try:
+            path = self.write(f"{file_prefix}-{n}")
+        except BaseException:
+            counter.assign(np.int64(n - 1))
+            raise
+        directory = os.path.dirname(os.path.abspath(path))
+        _, everything = _read_state(directory)
+        path_abs = os.path.abspath(path)
+        everything = [p for p in everything if p != path_abs and os.path.exists(_data_file(p))]
+        _write_state(directory, path_abs, [*everything, path_abs])
+        return path
+
+    def read(self, save_path) -> _Status:
+        """Restores from ``save_path`` (a prefix from `write` or `save`)."""
+        return self._restore(save_path)
+
+    def restore(self, save_path) -> _Status:
+        """Restores every matching variable from ``save_path``; values for variables not
+        created yet are assigned when they are. ``save_path=None`` does nothing (as TF).
+
+        Returns:
+            a status with ``assert_consumed()``, ``assert_existing_objects_matched()``,
+            ``assert_nontrivial_match()`` and ``expect_partial()``.
+
+        Raises:
+            CheckpointError: unreadable, corrupt or truncated file; a saved shape or dtype
+                that differs from its variable's (both named); or a checkpoint with no
+                object in common with this one. No variable changes then.
+        """
+        if save_path is None:
+            return _Status(self, "<none>", [])
+        return self._restore(save_path)
+
+    def _restore(self, save_path, required=()) -> _Status:
+        file, _, arrays = _read(save_path)
+        if "save_counter" in arrays:
+            self.save_counter  # noqa: B018 - created so that it is matched
+        graph = _Graph(self)
+        matched = {}
+        for path, v in graph.variables.items():
+            if path in arrays:
+                _check_fits(file, path, arrays[path], v)
+                matched[path] = v
+        missing = [p for p, v in graph.variables.items() if id(v) in required and p not in arrays]
+        if missing:
+            raise CheckpointError(
+                f"Checkpoint {file} has no value for {missing} (it holds "
+                f"{sorted(arrays)[:20]}); is it a checkpoint of a different model?"
+            )
+        status = _Status(self, file, list(arrays))
+        pending = {p: a for p, a in arrays.items() if p not in matched}
+        real = {p for p in matched if p != "save_counter"}
+        could_wait = any(
+            _waits_under(pending, p)
+            for p, o in graph.objects.items()
+            if not isinstance(o, Variable)
+        )
+        others = [p for p in graph.variables if p != "save_counter"]
+        if not real and pending and others and not could_wait:
+            raise CheckpointError(
+                f"Checkpoint {file} shares no object path with the objects restored into: it "
+                f"holds {sorted(arrays)[:10]}, they have {sorted(others)[:10]}; is it a "
+                "checkpoint of a different model?"
+            )
+        for path, v in matched.items():
+            v.assign(arrays[path])
+            status._consumed.add(path)
+        if pending:
+            _Deferred(self, file, pending, status)
+        return status
+
+
+# -- CheckpointManager -------------------------------------------------------------------------
+
+
+class CheckpointManager:
+    """Numbered checkpoints in a directory, keeping the newest ``max_to_keep``
+    (follows `tf.train.CheckpointManager`).
+
+    Args:
+        checkpoint: the `Checkpoint` to save.
+        directory: where the files and the ``checkpoint`` state file go (created).
+        max_to_keep: how many to keep (None: all); older ones are deleted after each save.
+        checkpoint_name: the prefix of the files (``ckpt-1``, ``ckpt-2``, ...).
+
+    >>> import tempfile
+    >>> ckpt = ek.train.Checkpoint(step=ek.Variable(0))
+    >>> manager = ek.train.CheckpointManager(ckpt, tempfile.mkdtemp(), max_to_keep=2)
+    >>> for _ in range(3):
+    ...     _ = ckpt.step.assign_add(1); _ = manager.save()
+    >>> [os.path.basename(p) for p in manager.checkpoints]
+    ['ckpt-2', 'ckpt-3']
+    """
+
+    def __init__(
+        self,
+        checkpoint: Checkpoint,
+        directory,
+        max_to_keep: int | None = 5,
+        keep_checkpoint_every_n_hours=None,
+        checkpoint_name: str = "ckpt",
+        step_counter=None,
+        checkpoint_interval=None,
+        init_fn=None,
+    ):
+        if max_to_keep is not None and max_to_keep <= 0:
+            raise ValueError(
+                f"CheckpointManager: max_to_keep must be positive or None. Received: "
+                f"max_to_keep={max_to_keep}"
+            )
+        self._checkpoint = checkpoint
+        self.directory = os.fspath(directory)
+        self._max_to_keep = max_to_keep
+        self._name = checkpoint_name
+        self._prefix = os.path.join(self.directory, checkpoint_name)
+        os.makedirs(self.directory, exist_ok=True)
+        _, everything = _read_state(self.directory)
+        self._checkpoints = [p for p in everything if os.path.exists(_data_file(p))]
+
+    @property
+    def latest_checkpoint(self) -> str | None:
+        """The newest checkpoint's prefix, or None."""
+        return self._checkpoints[-1] if self._checkpoints else None
+
+    @property
+    def checkpoints(self) -> list:
+        """The kept checkpoints' prefixes, oldest first."""
+        return list(self._checkpoints)
+
+    def save(self, checkpoint_number=None, check_interval: bool = True, options=None) -> str:
+        """Saves ``<directory>/<checkpoint_name>-<N>``, updates the state file, then deletes
+        the checkpoints beyond ``max_to_keep``; returns the new prefix.
+
+        ``N`` is ``checkpoint_number`` if given, else the incremented save counter.
+        """
+        counter = self._checkpoint.save_counter
+        n = int(counter.numpy()) + 1
+        counter.assign(np.int64(n))
+        number = n if checkpoint_number is None else int(checkpoint_number)
+        try:
+            path = self._checkpoint.write(f"{self._prefix}-{number}")
+        except BaseException:
+            counter.assign(np.int64(n - 1))
+            raise
+        path = os.path.abspath(path)
+        kept = [p for p in self._checkpoints if p != path] + [path]
+        doomed = []
+        if self._max_to_keep is not None and len(kept) > self._max_to_keep:
+            doomed = kept[: -self._max_to_keep]
+            kept = kept[-self._max_to_keep :]
+        _write_state(self.directory, path, kept)  # before deleting: it never names a gone file
+        for old in doomed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(_data_file(old))
+        self._checkpoints = kept
+        self._sweep(number)
+        return path
+
+    def _sweep(self, newest: int) -> None:
+        """Deletes what a crash may have left: ``<name>-<N>`` files older than the newest
+        that the state file no longer names, and temporary files of this manager's names
+        (so one process at a time should save into a directory, as with TensorFlow)."""
+        pattern = re.compile(rf"^(\.)?{re.escape(self._name)}-(\d+)\.safetensors(\.tmp-.*)?$")
+        kept = {os.path.basename(_data_file(p)) for p in self._checkpoints}
+        for entry in os.listdir(self.directory):
+            if entry.startswith(f".{STATE_FILE}.tmp-"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(self.directory, entry))
+                continue
+            m = pattern.match(entry)
+            if m is None or entry in kept:
+                continue
+            hidden, number, tmp = m.groups()
+            if bool(hidden) != bool(tmp) or (not tmp and int(number) >= newest):
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.directory, entry))
+
+    def restore_or_initialize(self):
+        """Restores the latest checkpoint if there is one; returns its path or None."""
+        if self.latest_checkpoint is None:
+            return None
+        self._checkpoint.restore(self.latest_checkpoint)
+        return self.latest_checkpoint

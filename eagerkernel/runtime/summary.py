@@ -1,0 +1,299 @@
+"""TensorBoard summaries (follows `tf.summary` and TF 1.x's `tf.contrib.summary`).
+
+Event files are written by tensorboardX (``pip install tensorboardX``, the ``tensorboard``
+extra), so TensorBoard reads them. ``tensorboardX`` is imported when the first writer is
+created, never at ``import eagerkernel``.
+
+TF 2 style::
+
+    writer = ek.summary.create_file_writer("logs")
+    with writer.as_default(step=0):          # or writer.set_as_default()
+        ek.summary.scalar("loss", 0.5, step=1)
+        ek.summary.histogram("weights", w)   # step: as_default's, else the global step
+
+TF 1.x style (``ek.contrib.summary``)::
+
+    global_step = ek.train.get_or_create_global_step()
+    writer = ek.contrib.summary.create_file_writer("logs")
+    writer.set_as_default()
+    with ek.contrib.summary.record_summaries_every_n_global_steps(10):
+        ek.contrib.summary.scalar("loss", loss)   # written when global_step % 10 == 0
+
+The step of a summary is, in order: the ``step`` argument, the step given to
+`SummaryWriter.as_default`/`set_as_default` or `experimental.set_step`, and the global step
+(``ek.train.get_or_create_global_step``). Without any, `scalar` raises ValueError, as TF does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import types
+
+import numpy as np
+
+__all__ = [
+    "SummaryWriter",
+    "contrib_summary",
+    "create_file_writer",
+    "experimental",
+    "flush",
+    "histogram",
+    "record_if",
+    "scalar",
+    "should_record_summaries",
+    "text",
+]
+
+_writer_ids = itertools.count()
+_state = threading.local()  # .writer, .step, .record (a bool or a zero-argument callable)
+
+
+def _tensorboardx():
+    try:
+        import tensorboardX
+    except ImportError as exc:
+        raise ImportError(
+            "ek.summary writes TensorBoard event files with tensorboardX, which is not "
+            "installed: pip install tensorboardX (or pip install 'eagerkernel[tensorboard]')."
+        ) from exc
+    return tensorboardX
+
+
+def _numpy(value) -> np.ndarray:
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+class SummaryWriter:
+    """Writes summaries into event files under ``logdir`` (follows `tf.summary.SummaryWriter`).
+
+    Create it with `create_file_writer`. It is the default writer inside ``as_default()``,
+    or everywhere after ``set_as_default()``.
+    """
+
+    def __init__(self, logdir, max_queue=10, flush_millis=None, filename_suffix=None):
+        import os
+
+        _tensorboardx()
+        from tensorboardX.event_file_writer import EventsWriter
+
+        self.logdir = os.fspath(logdir)
+        os.makedirs(self.logdir, exist_ok=True)
+        # tensorboardX's synchronous writer: its SummaryWriter queues events to a thread
+        # whose flush() does not wait for them, so a read right after flush could miss some.
+        # The pid and a counter keep two writers made in the same second apart.
+        suffix = f".{os.getpid()}.{next(_writer_ids)}{filename_suffix or ''}"
+        self._writer = EventsWriter(os.path.join(self.logdir, "events"), suffix)
+        self._closed = False
+
+    @contextlib.contextmanager
+    def as_default(self, step=None):
+        """Makes this the default writer (and ``step`` the default step) inside the block;
+        flushes on exit."""
+        outer = getattr(_state, "writer", None), getattr(_state, "step", None)
+        _state.writer = self
+        if step is not None:
+            _state.step = step
+        try:
+            yield self
+        finally:
+            _state.writer, _state.step = outer
+            self.flush()
+
+    def set_as_default(self, step=None) -> None:
+        """Makes this the default writer (and ``step`` the default step) from now on."""
+        _state.writer = self
+        if step is not None:
+            _state.step = step
+
+    def init(self) -> None:
+        """Nothing to do: the event file is open from creation (TF 1.x API)."""
+
+    def flush(self) -> None:
+        """Writes buffered events to disk."""
+        if not self._closed:
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Flushes and closes the event file; later summaries to it are errors."""
+        if not self._closed:
+            self._writer.close()
+            self._closed = True
+        if getattr(_state, "writer", None) is self:
+            _state.writer = None
+
+    def _write(self, kind: str, name: str, value, step: int) -> None:
+        if self._closed:
+            raise ValueError(f"summary.{kind}({name!r}): the writer for {self.logdir} is closed.")
+        import time
+
+        from tensorboardX import summary as tbx
+        from tensorboardX.proto.event_pb2 import Event
+
+        if kind == "scalar":
+            proto = tbx.scalar(name, float(_numpy(value)))
+        elif kind == "histogram":
+            proto = tbx.histogram(name, _numpy(value).astype(np.float64).ravel(), 30)  # TF: 30
+        else:
+            proto = tbx.text(name, str(_numpy(value)))
+        self._writer.write_event(Event(wall_time=time.time(), step=int(step), summary=proto))
+
+
+def create_file_writer(
+    logdir, max_queue=None, flush_millis=None, filename_suffix=None, name=None
+) -> SummaryWriter:
+    """A `SummaryWriter` for ``logdir`` (created if needed; follows
+    `tf.summary.create_file_writer`).
+
+    Raises:
+        ImportError: tensorboardX is not installed (the message says how to install it).
+    """
+    return SummaryWriter(logdir, max_queue, flush_millis, filename_suffix)
+
+
+def _global_step():
+    from .compat_v1 import get_global_step
+
+    return get_global_step()
+
+
+def _resolve_step(step, what: str) -> int:
+    if step is None:
+        step = getattr(_state, "step", None)
+    if step is None:
+        step = _global_step()
+    if step is None:
+        raise ValueError(
+            f"{what}: no step given. Pass step=..., use writer.as_default(step=...) or "
+            "ek.summary.experimental.set_step(...), or create the global step with "
+            "ek.train.get_or_create_global_step()."
+        )
+    return int(_numpy(step))
+
+
+def should_record_summaries() -> bool:
+    """Whether summaries are recorded here: a default writer exists and the `record_if`
+    condition holds."""
+    if getattr(_state, "writer", None) is None:
+        return False
+    record = getattr(_state, "record", True)
+    return bool(record() if callable(record) else record)
+
+
+@contextlib.contextmanager
+def record_if(condition):
+    """Records summaries inside the block only when ``condition`` (a bool or a
+    zero-argument callable, evaluated at each summary) holds."""
+    outer = getattr(_state, "record", True)
+    _state.record = condition
+    try:
+        yield
+    finally:
+        _state.record = outer
+
+
+def _summary(kind: str, name: str, data, step) -> bool:
+    if not should_record_summaries():
+        return False
+    _state.writer._write(kind, name, data, _resolve_step(step, f"summary.{kind}({name!r})"))
+    return True
+
+
+def scalar(name: str, data, step=None, description=None) -> bool:
+    """Writes a scalar; returns True if it was written (False without a default writer or
+    outside the recording condition).
+
+    Raises:
+        ValueError: no step (see the module docstring) or a non-scalar ``data``.
+    """
+    if _numpy(data).size != 1:
+        raise ValueError(
+            f"summary.scalar({name!r}): data must be a scalar, got shape {_numpy(data).shape}."
+        )
+    return _summary("scalar", name, data, step)
+
+
+def histogram(name: str, data, step=None, buckets=None, description=None) -> bool:
+    """Writes the histogram of ``data``'s values; returns True if it was written."""
+    return _summary("histogram", name, data, step)
+
+
+def text(name: str, data, step=None, description=None) -> bool:
+    """Writes a text summary; returns True if it was written."""
+    return _summary("text", name, data, step)
+
+
+def flush(writer=None, name=None) -> None:
+    """Flushes ``writer`` (default: the default writer)."""
+    writer = writer if writer is not None else getattr(_state, "writer", None)
+    if writer is not None:
+        writer.flush()
+
+
+def _set_step(step) -> None:
+    _state.step = step
+
+
+def _get_step():
+    return getattr(_state, "step", None)
+
+
+experimental = types.SimpleNamespace(set_step=_set_step, get_step=_get_step)
+
+
+# -- TF 1.x: tf.contrib.summary ---------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _record_every_n(n, global_step=None):
+    """Records only when the global step is a multiple of ``n``."""
+    if int(n) <= 0:
+        raise ValueError(f"record_summaries_every_n_global_steps: n must be positive, got {n}.")
+
+    def due() -> bool:
+        step = global_step if global_step is not None else _global_step()
+        if step is None:
+            from .compat_v1 import get_or_create_global_step
+
+            step = get_or_create_global_step()
+        return int(_numpy(step)) % int(n) == 0
+
+    with record_if(due):
+        yield
+
+
+@contextlib.contextmanager
+def _always():
+    with record_if(True):
+        yield
+
+
+@contextlib.contextmanager
+def _never():
+    with record_if(False):
+        yield
+
+
+def _contrib_scalar(name, tensor, family=None, step=None) -> bool:
+    return scalar(f"{family}/{name}" if family else name, tensor, step=step)
+
+
+def _contrib_histogram(name, tensor, family=None, step=None) -> bool:
+    return histogram(f"{family}/{name}" if family else name, tensor, step=step)
+
+
+contrib_summary = types.SimpleNamespace(
+    create_file_writer=create_file_writer,
+    create_summary_file_writer=create_file_writer,
+    record_summaries_every_n_global_steps=_record_every_n,
+    always_record_summaries=_always,
+    never_record_summaries=_never,
+    should_record_summaries=should_record_summaries,
+    scalar=_contrib_scalar,
+    histogram=_contrib_histogram,
+    flush=flush,
+    all_summary_ops=lambda: None,
+    SummaryWriter=SummaryWriter,
+)
+contrib_summary.__doc__ = "TF 1.x `tf.contrib.summary` (see `eagerkernel.runtime.summary`)."

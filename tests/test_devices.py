@@ -1,0 +1,385 @@
+"""Devices on CPU with two virtual (NumPy-backed) GPUs: names, placement, copies, gradients
+across devices, variables and optimizers on a GPU, Dataset batches, %device, DLPack.
+
+Virtual GPUs prove the device logic (placement, copies, errors, labels); they do not exercise
+CuPy. tests/test_cuda.py runs the CuPy path where a CUDA device exists.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+from eagerkernel.runtime import device as device_mod
+
+
+@pytest.fixture(autouse=True)
+def two_virtual_gpus():
+    ek.config.experimental.set_virtual_gpus(2)
+    yield
+    ek.config.set_default_device(None)
+
+
+def _run(code: str, **env) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if k != "EAGERKERNEL_VIRTUAL_GPUS"}
+    full.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=full, timeout=60
+    )
+
+
+# -- names and listings -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name", ["/gpu:0", "gpu:0", "/device:GPU:0", "GPU:0", "GPU", "/job:localhost/device:GPU:0"]
+)
+def test_tensorflow_gpu_names(name):
+    assert device_mod.get_device(name).name == "/gpu:0"
+    with ek.device(name):
+        assert ek.constant(1.0).device == "/gpu:0"
+
+
+@pytest.mark.parametrize("name", ["/cpu:0", "cpu:0", "CPU:0", "/device:CPU:0"])
+def test_tensorflow_cpu_names(name):
+    with ek.device(name):
+        assert ek.constant(1.0).device == "/cpu:0"
+
+
+def test_bad_name_is_value_error():
+    with pytest.raises(ValueError, match="cannot parse"):
+        ek.device("/tpu:0")
+
+
+def test_listings_label_virtual_gpus():
+    gpus = ek.config.list_physical_devices("GPU")
+    assert [g.name for g in gpus] == ["/physical_device:GPU:0", "/physical_device:GPU:1"]
+    assert all(g.virtual for g in gpus)
+    assert not ek.config.list_physical_devices("CPU")[0].virtual
+    assert ek.num_gpus() == 2
+    for d in device_mod.list_devices()[1:]:
+        assert "virtual" in d.describe() and "virtual" in repr(d)
+    with ek.device("/gpu:1"):
+        t = ek.constant([1.0])
+        v = ek.Variable([1.0])
+    assert "device=/gpu:1 (virtual)" in repr(t)
+    assert "(virtual)" in repr(v)
+    from eagerkernel.kernel import banner
+
+    assert "/gpu:0 (virtual GPU, NumPy-backed)" in banner()
+    from eagerkernel.magics.device_magic import DeviceListing
+
+    listing = DeviceListing()
+    assert "virtual" in repr(listing) and "virtual" in listing._repr_html_()
+
+
+def test_absent_gpu_lists_devices_and_reason():
+    with pytest.raises(RuntimeError) as info:
+        ek.device("/gpu:5")
+    msg = str(info.value)
+    assert "/cpu:0" in msg and "/gpu:1 (virtual" in msg and "EAGERKERNEL_VIRTUAL_GPUS" in msg
+
+
+def test_no_gpu_reason_in_fresh_process():
+    code = (
+        "import eagerkernel as ek\n"
+        "try:\n    ek.constant(1.0).gpu()\n"
+        "except RuntimeError as e:\n    print(e)\n"
+        "print('GPUS', ek.num_gpus())\n"
+    )
+    out = _run(code).stdout
+    try:
+        import cupy  # noqa: F401
+
+        reason = "CuPy found no CUDA device"
+    except Exception:
+        reason = "CuPy is not installed"
+    if "GPUS 0" in out:  # a machine with a real GPU lists it instead
+        assert "/gpu:0" in out and "is not present" in out and reason in out
+        assert "/cpu:0" in out
+
+
+def test_environment_variable_makes_virtual_gpus():
+    code = "import eagerkernel as ek; print(ek.num_gpus(), ek.config.list_physical_devices('GPU'))"
+    out = _run(code, EAGERKERNEL_VIRTUAL_GPUS="3").stdout
+    assert out.startswith("3 ") and out.count("virtual=True") == 3
+
+
+def test_set_virtual_gpus_after_use_rejects_a_new_count():
+    ek.constant(1.0).gpu()
+    ek.config.experimental.set_virtual_gpus(2)  # same count: fine
+    with pytest.raises(RuntimeError, match="after one has been used"):
+        ek.config.experimental.set_virtual_gpus(3)
+
+
+def test_set_virtual_gpus_before_first_use_recreates_devices():
+    code = (
+        "import eagerkernel as ek\n"
+        "ek.config.list_physical_devices()\n"  # the kernel banner lists devices first
+        "ek.config.experimental.set_virtual_gpus(2)\n"
+        "print(ek.num_gpus(), ek.constant(1.0).gpu(1).device)\n"
+    )
+    assert _run(code).stdout.split() == ["2", "/gpu:1"]
+
+
+# -- placement ------------------------------------------------------------------------------------
+def test_ops_in_scope_run_there_and_copy_inputs():
+    x = ek.constant([1.0, 2.0])
+    with ek.device("/gpu:0"):
+        y = x * 2.0
+        z = ek.matmul(ek.reshape(x, (1, 2)), ek.ones((2, 1)))
+    assert y.device == "/gpu:0" and z.device == "/gpu:0"
+    assert x.device == "/cpu:0"
+    np.testing.assert_allclose(y.numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(z.numpy(), [[3.0]])
+
+
+def test_outside_scope_ops_run_where_inputs_are():
+    a = ek.constant([1.0, 2.0]).gpu(1)
+    b = ek.exp(a) + a
+    assert b.device == "/gpu:1"
+    assert ek.reduce_sum(b).device == "/gpu:1"
+    assert (1.0 + a).device == "/gpu:1"  # the Python number joins the tensor's device
+
+
+@pytest.mark.parametrize("recording", [False, True])
+def test_mismatched_devices_name_both(recording):
+    a = ek.constant([1.0, 2.0])
+    b = a.gpu(0)
+    with ek.GradientTape() if recording else _null():
+        with pytest.raises(ValueError, match=r"/cpu:0, /gpu:0"):
+            a + b
+        with pytest.raises(ValueError, match=r"/gpu:0, /cpu:0"):
+            ek.concat([b, a], axis=0)
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_gpu_and_cpu_copies_do_not_share_memory():
+    a = ek.constant([1.0, 2.0, 3.0])
+    g = a.gpu()
+    assert g.device == "/gpu:0" and g.gpu(1).device == "/gpu:1"
+    assert g.gpu() is g
+    assert not np.shares_memory(a._value, g._value)
+    back = g.cpu()
+    assert back.device == "/cpu:0"
+    np.testing.assert_array_equal(back.numpy(), a.numpy())
+
+
+def test_scope_is_per_thread():
+    seen = []
+    with ek.device("/gpu:0"):
+        t = threading.Thread(target=lambda: seen.append(ek.constant(1.0).device))
+        t.start()
+        t.join()
+        assert ek.constant(1.0).device == "/gpu:0"
+    assert seen == ["/cpu:0"]
+
+
+def test_set_default_device():
+    ek.config.set_default_device("GPU:1")
+    assert ek.config.get_default_device() == "/gpu:1"
+    assert ek.constant(1.0).device == "/gpu:1"
+    assert ek.zeros((2,)).device == "/gpu:1"
+    with ek.device("/cpu:0"):
+        assert ek.constant(1.0).device == "/cpu:0"
+    ek.config.set_default_device(None)
+    assert ek.constant(1.0).device == "/cpu:0"
+
+
+# -- gradients across devices ---------------------------------------------------------------------
+def test_gradient_returns_to_source_device_through_scope():
+    x = ek.constant([0.5, 1.0])
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        with ek.device("/gpu:0"):
+            y = ek.reduce_sum(ek.sin(x) * 3.0)
+    assert y.device == "/gpu:0"
+    (g,) = tape.gradient(y, [x])
+    assert g.device == "/cpu:0"
+    np.testing.assert_allclose(g.numpy(), 3 * np.cos([0.5, 1.0]), rtol=1e-6)
+
+
+def test_gradient_through_explicit_copies_and_second_order():
+    x = ek.constant(2.0, dtype=ek.float64)
+    with ek.GradientTape() as outer:
+        outer.watch(x)
+        with ek.GradientTape() as inner:
+            inner.watch(x)
+            y = (x.gpu(1) ** 3).cpu()
+        dy = inner.gradient(y, x)
+    d2y = outer.gradient(dy, x)
+    assert dy.device == "/cpu:0" and d2y.device == "/cpu:0"
+    assert float(dy) == pytest.approx(12.0) and float(d2y) == pytest.approx(12.0)
+
+
+def test_gradient_from_gpu_variable_stays_on_gpu():
+    with ek.device("/gpu:0"):
+        w = ek.Variable([1.0, 2.0])
+    x = ek.constant([3.0, 4.0])
+    with ek.GradientTape() as tape, ek.device("/gpu:0"):
+        loss = ek.reduce_sum(w * x)
+    (g,) = tape.gradient(loss, [w])
+    assert g.device == "/gpu:0"
+    np.testing.assert_allclose(g.numpy(), [3.0, 4.0])
+
+
+# -- variables and optimizers ---------------------------------------------------------------------
+def test_variable_stays_on_its_device_through_assign():
+    with ek.device("/gpu:1"):
+        v = ek.Variable([1.0, 2.0])
+    assert v.device == "/gpu:1"
+    v.assign(ek.constant([5.0, 6.0]))  # a CPU value
+    assert v.device == "/gpu:1" and v.read_value().device == "/gpu:1"
+    v.assign_add(np.array([1.0, 1.0], np.float32))
+    v.assign_sub(ek.constant([2.0, 2.0]).gpu(0))
+    assert v.device == "/gpu:1"
+    np.testing.assert_allclose(v.numpy(), [4.0, 5.0])
+
+
+@pytest.mark.parametrize("make_opt", ["SGD", "Adam", "RMSprop", "Adagrad"])
+def test_optimizer_updates_gpu_variables_like_cpu_ones(make_opt):
+    def train(device):
+        with ek.device(device):
+            w = ek.Variable(np.array([[1.0, -2.0], [0.5, 3.0]], np.float32))
+            opt = getattr(ek.keras.optimizers, make_opt)(learning_rate=0.1)
+            x = ek.constant([[1.0, 2.0]])
+            for _ in range(3):
+                with ek.GradientTape() as tape:
+                    loss = ek.reduce_sum(ek.square(ek.matmul(x, w)))
+                opt.apply_gradients([(tape.gradient(loss, w), w)])
+        return w
+
+    cpu, gpu = train("/cpu:0"), train("/gpu:0")
+    assert gpu.device == "/gpu:0"
+    np.testing.assert_allclose(gpu.numpy(), cpu.numpy(), rtol=1e-6)
+
+
+def test_optimizer_slots_live_with_the_variable():
+    with ek.device("/gpu:1"):
+        w = ek.Variable([1.0, 2.0])
+    opt = ek.keras.optimizers.Adam(0.1)
+    opt.apply_gradients([(ek.constant([1.0, 1.0]), w)])  # a CPU gradient is copied over
+    assert w.device == "/gpu:1"
+    slots = [opt.get_slot(w, n) for n in opt.get_slot_names()]
+    assert slots and all(s.device == "/gpu:1" for s in slots)
+
+
+def test_keras_model_trains_on_virtual_gpu():
+    ek.random.set_seed(0)
+    x = np.random.default_rng(0).normal(size=(16, 4)).astype(np.float32)
+    y = (x.sum(axis=1) > 0).astype(np.int32)
+    with ek.device("/gpu:0"):
+        model = ek.keras.Sequential(
+            [ek.keras.layers.Dense(8, activation="relu"), ek.keras.layers.Dense(2)]
+        )
+        opt = ek.keras.optimizers.SGD(0.1)
+        loss_fn = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        for _ in range(3):
+            with ek.GradientTape() as tape:
+                loss = loss_fn(y, model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+    assert loss.device == "/gpu:0"
+    assert all(v.device == "/gpu:0" for v in model.variables)
+
+
+# -- data, random, memory, timing -----------------------------------------------------------------
+def test_dataset_batches_moved_to_gpu():
+    ds = ek.data.Dataset.from_tensor_slices(np.arange(10, dtype=np.float32)).batch(4)
+    batches = list(ds.map(lambda b: b.gpu(1)))
+    assert [b.device for b in batches] == ["/gpu:1"] * 3
+    np.testing.assert_array_equal(np.concatenate([b.numpy() for b in batches]), np.arange(10))
+    parallel = ds.map(lambda b: b.gpu(0), num_parallel_calls=2).prefetch(2)
+    assert {b.device for b in parallel} == {"/gpu:0"}
+
+
+def test_random_on_virtual_gpu_matches_cpu_for_a_seed():
+    ek.random.set_seed(7)
+    cpu = ek.random.normal([3]).numpy()
+    ek.random.set_seed(7)
+    with ek.device("/gpu:0"):
+        gpu = ek.random.normal([3])
+        u = ek.random.uniform([2], maxval=5, dtype=ek.int32)
+    assert gpu.device == "/gpu:0" and u.device == "/gpu:0"
+    np.testing.assert_array_equal(gpu.numpy(), cpu)
+
+
+def test_free_gpu_memory_and_synchronize_are_safe_without_cupy():
+    ek.config.experimental.free_gpu_memory()
+    for d in device_mod.list_devices():
+        d.synchronize()
+
+
+# -- %device --------------------------------------------------------------------------------------
+def test_device_magic_in_interactive_shell():
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.testing.globalipapp import start_ipython
+    from IPython.utils.capture import capture_output
+
+    start_ipython()
+    ip = InteractiveShell.instance()
+    ip.extension_manager.load_extension("eagerkernel")
+    ip.user_ns.update(ek=ek)
+    try:
+        with capture_output():
+            listing = ip.run_cell("%device gpu:1").result
+        assert "* /gpu:1" in repr(listing) and "virtual" in repr(listing)
+        assert ip.run_cell("ek.constant(1.0).device").result == "/gpu:1"
+        with capture_output() as cap:
+            result = ip.run_cell("%device gpu:9")
+        assert result.error_in_exec is not None or "is not present" in cap.stderr + cap.stdout
+        assert ek.config.get_default_device() == "/gpu:1"
+        with capture_output():
+            ip.run_cell("%device /cpu:0")
+        assert ip.run_cell("ek.constant(1.0).device").result == "/cpu:0"
+    finally:
+        ek.config.set_default_device(None)
+
+
+# -- DLPack ---------------------------------------------------------------------------------------
+def test_dlpack_numpy_zero_copy():
+    t = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+    a = np.from_dlpack(t)
+    assert np.shares_memory(a, t._value)
+    assert t.__dlpack_device__() == (1, 0)
+    back = ek.experimental.dlpack.from_dlpack(a)
+    assert back.device == "/cpu:0" and np.shares_memory(back._value, a)
+    s = ek.constant(3.0)
+    assert float(np.from_dlpack(s)) == 3.0
+
+
+def test_dlpack_torch_zero_copy_both_ways():
+    torch = pytest.importorskip("torch")
+    t = ek.constant([1.0, 2.0, 3.0])
+    tt = torch.from_dlpack(t)
+    assert tt.data_ptr() == t._value.ctypes.data
+    src = torch.arange(4, dtype=torch.float32)
+    e = ek.experimental.dlpack.from_dlpack(src)
+    assert e._value.ctypes.data == src.data_ptr() and e.dtype == ek.float32
+    capsule = torch.utils.dlpack.to_dlpack(src)
+    e2 = ek.experimental.dlpack.from_dlpack(capsule)
+    assert e2._value.ctypes.data == src.data_ptr()
+    back = torch.utils.dlpack.from_dlpack(ek.experimental.dlpack.to_dlpack(t))
+    assert back.data_ptr() == t._value.ctypes.data
+
+
+def test_dlpack_virtual_gpu_exports_host_memory():
+    g = ek.constant([1.0, 2.0]).gpu(0)
+    assert g.__dlpack_device__() == (1, 0)  # virtual: the data is in host memory
+    np.testing.assert_array_equal(np.from_dlpack(g), [1.0, 2.0])
+
+
+def test_dlpack_rejects_other_objects():
+    with pytest.raises(TypeError, match="DLPack"):
+        ek.experimental.dlpack.from_dlpack([1, 2])
