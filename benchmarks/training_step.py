@@ -9,8 +9,9 @@ Two models, the ones of TensorFlow's eager guides:
 Columns: a hand-written NumPy step (the floor; MLP only), eagerkernel, PyTorch and TensorFlow
 (each when it imports). Times are the median of several steps after warm-up, in ms; the
 table's last column is eagerkernel over PyTorch, the ratio the targets are about (MLP <= 1.0x,
-CNN <= 1.5x). Peak memory of the CNN step is measured per framework in a fresh subprocess
-(peak RSS growth over the process after imports and set-up), so the numbers are comparable.
+CNN <= 1.5x). Peak memory of the CNN step is measured per framework in a fresh subprocess:
+the peak RSS during three steps above the RSS between steps (activations, gradients and
+temporaries; weights and optimizer slots excluded), so the numbers are comparable.
 
 Usage::
 
@@ -253,17 +254,35 @@ def _time(step, repeats: int) -> float:
     return statistics.median(times) * 1e3
 
 
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise KeyError(field)
+
+
 def _peak_child(framework: str, model: str) -> None:
-    """In a subprocess: set up, note RSS, run 3 steps, print the peak RSS growth in MB."""
+    """In a subprocess: set up and run one step (weights and optimizer slots exist), reset the
+    kernel's peak-RSS mark, run 3 steps, print the peak RSS above the resting RSS in MB."""
     step = FRAMEWORKS[framework](model, CONFIG[model])
     if step is None:
         print(json.dumps(None))
         return
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    for _ in range(3):
-        step()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps((peak - base) / 1024.0))  # ru_maxrss is in KiB on Linux
+    step()
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # Linux >= 4.0: resets VmHWM to the current RSS
+        base = _status_kb("VmRSS")
+        for _ in range(3):
+            step()
+        peak = _status_kb("VmHWM")
+    except OSError:  # no /proc: fall back to the lifetime peak, which includes set-up
+        base = 0
+        for _ in range(3):
+            step()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps((peak - base) / 1024.0))
 
 
 def _peak(framework: str, model: str):
@@ -306,7 +325,7 @@ def main() -> int:
             line += f"   {ratio:.2f}x (target <= {TARGETS[model]}x) {verdict}"
         print(line)
     if not args.quick:
-        print("\nPeak memory of the CNN step (RSS growth over set-up, MB):")
+        print("\nPeak memory of the CNN step (RSS above the resting state, MB):")
         for name in FRAMEWORKS:
             if name == "NumPy":
                 continue
