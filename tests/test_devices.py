@@ -383,3 +383,13 @@ def test_dlpack_virtual_gpu_exports_host_memory():
 def test_dlpack_rejects_other_objects():
     with pytest.raises(TypeError, match="DLPack"):
         ek.experimental.dlpack.from_dlpack([1, 2])
+
+
+def test_prefetch_to_device_moves_batches_to_a_virtual_gpu():
+    ds = ek.data.Dataset.from_tensor_slices((np.arange(6.0), np.arange(6))).batch(4)
+    ds = ds.apply(ek.data.experimental.prefetch_to_device("/gpu:0", buffer_size=2))
+    batches = list(ds)
+    assert [(x.device, y.device) for x, y in batches] == [("/gpu:0", "/gpu:0")] * 2
+    np.testing.assert_array_equal(batches[1][0].numpy(), [4.0, 5.0])
+    with pytest.raises(RuntimeError, match="not present"):
+        ek.data.experimental.prefetch_to_device("/gpu:9")

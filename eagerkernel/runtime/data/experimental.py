@@ -5,7 +5,14 @@ from __future__ import annotations
 from ..tensor import Tensor
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality"]
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "cardinality",
+    "copy_to_device",
+    "prefetch_to_device",
+]
 
 
 def cardinality(dataset: Dataset) -> Tensor:
@@ -15,3 +22,44 @@ def cardinality(dataset: Dataset) -> Tensor:
     3
     """
     return dataset.cardinality()
+
+
+def copy_to_device(target_device: str):
+    """A transformation for `Dataset.apply` that moves every element to ``target_device``
+    (follows `tf.data.experimental.copy_to_device`).
+
+    Raises:
+        RuntimeError: if the device is absent (the message lists the devices present).
+    """
+    from .. import nest
+    from ..device import get_device
+    from ..ops.placement import copy_to_device as copy
+
+    device = get_device(target_device)  # fail when the pipeline is built, not when it runs
+
+    def transform(dataset: Dataset) -> Dataset:
+        def move(*element):
+            moved = nest.map_structure(lambda t: copy(t, device), element)
+            return moved[0] if len(moved) == 1 else moved
+
+        return dataset.map(move)
+
+    return transform
+
+
+def prefetch_to_device(device: str, buffer_size=None):
+    """A transformation for `Dataset.apply`: elements are copied to ``device`` and prefetched
+    (``buffer_size``, default AUTOTUNE) by a background thread, so the copy of the next batch
+    overlaps the current step (follows `tf.data.experimental.prefetch_to_device`).
+
+    >>> ds = ek.data.Dataset.range(3).batch(2).apply(
+    ...     ek.data.experimental.prefetch_to_device("/cpu:0"))
+    >>> [b.numpy().tolist() for b in ds]
+    [[0, 1], [2]]
+    """
+    move = copy_to_device(device)
+
+    def transform(dataset: Dataset) -> Dataset:
+        return move(dataset).prefetch(AUTOTUNE if buffer_size is None else buffer_size)
+
+    return transform
