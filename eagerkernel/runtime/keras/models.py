@@ -363,9 +363,15 @@ class Model(Layer):
         return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
 
     def predict_on_batch(self, x) -> np.ndarray:
+        """The outputs for one batch ``x`` in inference mode, as a NumPy array."""
         return np.asarray(self(x, training=False).numpy())
 
     def train_on_batch(self, x, y, sample_weight=None):
+        """One `train_step` on the batch ``(x, y)``; returns the loss (and metrics, if any).
+
+        Raises:
+            RuntimeError: the model is not compiled.
+        """
         self._require_compiled("train_on_batch")
         self._reset_metrics()
         logs = self.train_step((to_tensor(x), to_tensor(y), sample_weight))
@@ -525,10 +531,12 @@ class Sequential(Model):
         return list(self._stack)
 
     def call(self, inputs, training=None, mask=None):
+        """Runs the layers in order, passing ``training`` on."""
         x = inputs
         for layer in self._stack:
             x = layer(x, training=training) if training is not None else layer(x)
         return x
 
     def build(self, input_shape=None) -> None:
+        """Nothing to create: the layers build themselves on the first call."""
         self.built = True

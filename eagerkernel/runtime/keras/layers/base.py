@@ -376,6 +376,7 @@ class Layer:
         return int(sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.weights))
 
     def get_config(self) -> dict:
+        """The constructor arguments that rebuild this layer (Keras's serialization)."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
 
     def __repr__(self) -> str:
