@@ -2,7 +2,8 @@
 # on a fresh machine (Debian packages, .venv, the Eager kernelspec) and is quick once it has.
 #
 #   make tutorials   run every notebooks/*.ipynb with the Eager kernel (HTML in build/tutorials)
-#   make test        ruff, unit tests + doctests, notebooks (nbval); a summary at the end
+#   make test        ruff, unit tests + doctests (with the headless-Chromium browser test),
+#                    notebooks (nbval); a summary at the end
 #   make notebook    Jupyter Notebook on notebooks/, Eager kernel available
 #   make bench       benchmarks/*.py side by side with peers (installs the CPU PyTorch; WITH_TF=1 adds TF)
 
@@ -19,8 +20,9 @@ PY := $(VENV)/bin/python
 WORKERS ?= 0
 XDIST := $(if $(filter-out 0,$(WORKERS)),-n $(WORKERS))
 TORCH_VERSION ?= 2.13.0
-# Debian packages the tutorials use when present (Fashion-MNIST in /usr/share).
-DEB_PACKAGES ?= dataset-fashion-mnist
+# Debian packages the tutorials use when present (Fashion-MNIST in /usr/share), and Chromium
+# (/usr/bin/chromium) for the browser test (tests/test_browser.py, skipped without it).
+DEB_PACKAGES ?= dataset-fashion-mnist chromium
 LINT_PATHS := eagerkernel tests benchmarks $(wildcard conftest.py)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # nbval's sanitizing patterns: the notebooks' own file, else the one the package ships.

@@ -209,3 +209,28 @@ def test_bad_data_errors():
         model.fit(
             np.zeros((10, 4), np.float32), np.zeros((10, 2), np.float32), batch_size=0, verbose=0
         )
+
+
+def test_ctrl_c_during_an_optimizer_step_lands_after_it():
+    """SIGINT while the optimizer writes its variables is delivered once all are written."""
+    import signal
+
+    a = ek.Variable([1.0])
+    b = ek.Variable([1.0])
+    opt = ek.keras.optimizers.SGD(0.5)
+    original = opt.update_step
+    calls = []
+
+    def interrupted_update(gradient, variable, learning_rate):
+        original(gradient, variable, learning_rate)
+        calls.append(variable)
+        if len(calls) == 1:
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C after the first of two variables
+
+    opt.update_step = interrupted_update
+    with pytest.raises(KeyboardInterrupt):
+        opt.apply_gradients([(ek.constant([1.0]), a), (ek.constant([1.0]), b)])
+    assert len(calls) == 2  # the step finished before the interrupt was delivered
+    np.testing.assert_array_equal([a.numpy()[0], b.numpy()[0]], [0.5, 0.5])
+    assert int(opt.iterations.numpy()) == 1
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

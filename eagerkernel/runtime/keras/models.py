@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import nest
 from .. import random as ek_random
+from ..interrupts import deferred_interrupt
 from ..tape import GradientTape
 from ..tensor import Tensor, TensorShape, to_tensor
 from . import callbacks as callbacks_module
@@ -213,8 +214,9 @@ class Model(Layer):
             loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self.trainable_variables
         grads = tape.gradient(loss, variables)
-        self.optimizer.apply_gradients(zip(grads, variables))
-        updates.commit()
+        with deferred_interrupt():  # weights and moving statistics change together
+            self.optimizer.apply_gradients(zip(grads, variables))
+            updates.commit()
         self._loss_tracker.update_state(loss)
         for m in self.compiled_metrics:
             m.update_state(y, y_pred, sample_weight=sample_weight)

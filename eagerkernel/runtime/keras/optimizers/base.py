@@ -37,6 +37,7 @@ import numpy as np
 from ... import nest
 from ...device import CPU
 from ...device import device as device_scope
+from ...interrupts import deferred_interrupt
 from ...tape import GradientTape
 from ...tensor import Tensor, make, to_tensor
 from ...variable import Variable
@@ -431,6 +432,11 @@ class Optimizer:
             # Holding the old arrays here also makes `_owned` false for all of them, so the
             # update below copies instead of writing in place and the backup stays intact.
             backup = self._state_arrays(variables, counters)
+        with deferred_interrupt():  # Ctrl-C lands between steps, never inside one
+            self._commit(pairs, lr, counters, constrained, backup)
+        return self._iterations
+
+    def _commit(self, pairs, lr, counters, constrained, backup) -> None:
         try:
             wd = self.weight_decay
             for g, v in pairs:
@@ -452,7 +458,6 @@ class Optimizer:
                 for holder, old in backup:
                     holder._value = old
             raise
-        return self._iterations
 
     def _update_one(self, g, v: Variable, lr: float, wd) -> None:
         if wd:
