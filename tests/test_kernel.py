@@ -149,7 +149,9 @@ def test_tape_cell_displays_text_and_html(kc):
     reply, msgs = execute(kc, LINEAR)
     assert reply["status"] == "ok"
     displays = of_type(msgs, "display_data")
-    assert len(displays) == 2  # the op record, then the timing
+    assert len(displays) == 3  # the op record, the timing, then the graph picture
+    graph = displays.pop()
+    assert graph["data"]["image/png"] and "text/html" not in graph["data"]
     for d in displays:
         for mime in ("text/plain", "text/html"):
             assert "Mul" in d["data"][mime] and "AddV2" in d["data"][mime]
@@ -163,12 +165,14 @@ def test_grad_line_shows_replay_and_returns_gradients(kc):
     execute(kc, LINEAR)
     reply, msgs = execute(kc, "%grad y wrt w x b")
     assert reply["status"] == "ok"
-    (result,) = of_type(msgs, "execute_result")
+    # The Out value displays itself: the report (text and HTML), then the gradient plots.
+    report, plots = of_type(msgs, "display_data")
     for mime in ("text/plain", "text/html"):
-        text = result["data"][mime]
+        text = report["data"][mime]
         assert "Gradients of `y` w.r.t. w, x, b" in text
         assert "AddV2" in text and "Mul" in text
-    assert not of_type(msgs, "display_data")  # shown once, as the Out value
+    assert plots["data"]["image/png"] and "text/html" not in plots["data"]
+    assert not of_type(msgs, "execute_result")
     reply, msgs = execute(kc, "print([float(g) for g in _])")
     assert stream(msgs) == "[3.0, 2.0, 1.0]\n"
 
@@ -177,7 +181,7 @@ def test_grad_line_shows_replay_and_returns_gradients(kc):
 def test_grad_highlights_nan_origin(kc):
     execute(kc, "%%tape\nx = ek.constant(100.0)\ny = ek.math.log(1.0 + ek.exp(x))")
     _, msgs = execute(kc, "%grad y wrt x")
-    (result,) = of_type(msgs, "execute_result")
+    result = of_type(msgs, "display_data")[0]
     assert "Exp (tape op #0) produced NaN" in result["data"]["text/plain"]
     assert "NaN/Inf origin" in result["data"]["text/html"]
 
@@ -189,7 +193,7 @@ def test_tape_cell_error_fails_once_and_keeps_the_tape(kc):
     assert reply["ename"] == "ZeroDivisionError"
     errors = of_type(msgs, "error")
     assert len(errors) == 1 and errors[0]["ename"] == "ZeroDivisionError"
-    assert len(of_type(msgs, "display_data")) == 2
+    assert len(of_type(msgs, "display_data")) == 3  # record, timing, graph
     reply, msgs = execute(kc, "print([e.prim.name for e in _tape.entries])")
     assert stream(msgs) == "['Mul']\n"
 
@@ -266,7 +270,8 @@ class EagerKernelProtocolTests(jkt.KernelTests):
             "code": "from IPython.display import HTML, display; display(HTML('<b>test</b>'))",
             "mime": "text/html",
         },
-        {"code": "%%tape\ny = ek.constant(2.0) * 3.0", "mime": "text/html"},
+        # the record and timing have HTML too; the graph picture only text/plain and image/png
+        {"code": "%%tape\ny = ek.constant(2.0) * 3.0", "mime": "text/plain"},
     ]
     code_history_pattern = "6?7"
     # "range" is left out: for the current session IPython's history answers session 0, not

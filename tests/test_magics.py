@@ -106,7 +106,7 @@ def test_tape_records_every_op_and_keeps_the_tape(ip):
 
 def test_tape_displays_record_and_timing_as_text_and_html(ip):
     _, cap = run(ip, LINEAR)
-    record, timing = cap.outputs[-2:]
+    record, timing = cap.outputs[-3:-1]
     for out in (record, timing):
         assert {"text/plain", "text/html"} <= set(out.data)
         for mime in ("text/plain", "text/html"):
@@ -123,7 +123,7 @@ def test_tape_displays_record_and_timing_as_text_and_html(ip):
 def test_tape_record_is_the_same_on_every_run(ip):
     _, first = run(ip, LINEAR)
     _, second = run(ip, LINEAR)
-    assert first.outputs[-2].data == second.outputs[-2].data
+    assert first.outputs[-3].data == second.outputs[-3].data
 
 
 def test_tape_timing_layout_does_not_depend_on_the_numbers(ip):
@@ -141,7 +141,7 @@ def test_tape_timing_layout_does_not_depend_on_the_numbers(ip):
         return text
 
     _, cap = run(ip, LINEAR)
-    timing = cap.outputs[-1]
+    timing = cap.outputs[-2]
     for e, fake in zip(ip.user_ns["_tape"].entries, (1.5e-9, 123.4)):
         e.seconds = fake  # any other numbers at all
     fresh = TapeRecord(ip.user_ns["_tape"], "_tape").timing
@@ -164,7 +164,7 @@ def test_named_tape_watch_and_sync(ip):
 def test_tape_long_tapes_are_cut_in_the_middle(ip):
     code = "%%tape --max-rows 10\nx = ek.constant(1.0)\nfor _ in range(30):\n    x = x * 1.0\n"
     _, cap = run(ip, code)
-    record = cap.outputs[-2]
+    record = cap.outputs[-3]
     text = record.data["text/plain"]
     assert "… 20 more ops …" in text
     assert "… 20 more ops …" in record.data["text/html"]
@@ -177,7 +177,7 @@ def test_tape_cell_error_fails_the_cell_and_keeps_the_partial_tape(ip):
     result, cap = run(ip, "%%tape\nx = ek.constant(2.0) * 3.0\n1 / 0\nx = x + 1.0")
     assert isinstance(result.error_in_exec, ZeroDivisionError)
     assert [e.prim.name for e in ip.user_ns["_tape"].entries] == ["Mul"]
-    assert "Mul" in cap.outputs[-2].data["text/plain"]
+    assert "Mul" in cap.outputs[-3].data["text/plain"]
     # Recording stopped with the cell.
     assert not ek.runtime.state.RECORDING
 
@@ -227,7 +227,7 @@ def test_grad_assignment_and_repeat(ip):
 def test_grad_report_text_and_html(ip):
     run(ip, LINEAR)
     result, _ = run(ip, "%grad y wrt w x")
-    data, _ = ip.display_formatter.format(result.result)
+    data, _ = ip.display_formatter.format(result.result.report)
     text, html = data["text/plain"], data["text/html"]
     for form in (text, html):
         assert "AddV2" in form and "Mul" in form
@@ -257,7 +257,7 @@ def test_grad_names_the_op_that_made_nan(ip):
     # Backward: Log's VJP gives 1/(1+e^100) = 0 (finite), then Exp's VJP computes 0 * inf.
     origin = grads.nan_origin
     assert origin is not None and origin.op == "Exp" and origin.index == 0
-    data, _ = ip.display_formatter.format(grads)
+    data, _ = ip.display_formatter.format(grads.report)
     text, html = data["text/plain"], data["text/html"]
     assert "Exp (tape op #0) produced NaN" in text
     assert "float32[] = 100.0" in text  # the forward input
@@ -272,7 +272,7 @@ def test_grad_unconnected_and_unused_sources(ip):
     result, _ = run(ip, "%grad x wrt z")
     assert result.result == [None]
     assert any("`z` is not an input" in n for n in result.result.notes)
-    data, _ = ip.display_formatter.format(result.result)
+    data, _ = ip.display_formatter.format(result.result.report)
     assert "None" in data["text/plain"]
 
 

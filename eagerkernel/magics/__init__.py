@@ -10,26 +10,35 @@ from __future__ import annotations
 
 from ..runtime.tape import GradientTape
 from ..runtime.tensor import Tensor
+from . import displays
 from .device_magic import DeviceListing, DeviceMagics
 from .formatting import format_seconds, tensor_html
 from .grad_magic import GradMagics, GradResult
+from .graph import GraphLayout, TapeGraph
+from .plots import GradPlots
 from .tape_magic import TapeMagics, TapeRecord, TapeTiming
+from .timing import CellTiming, TimingMagics
 
 __all__ = [
+    "CellTiming",
     "DeviceListing",
     "DeviceMagics",
     "GradMagics",
+    "GradPlots",
     "GradResult",
+    "GraphLayout",
+    "TapeGraph",
     "TapeMagics",
     "TapeRecord",
     "TapeTiming",
+    "TimingMagics",
     "format_seconds",
     "load_ipython_extension",
     "unload_ipython_extension",
 ]
 
-MAGICS = (TapeMagics, GradMagics, DeviceMagics)
-_NAMES = {"cell": ("tape",), "line": ("grad", "device")}
+MAGICS = (TapeMagics, GradMagics, DeviceMagics, TimingMagics)
+_NAMES = {"cell": ("tape",), "line": ("grad", "device", "eager_timing")}
 
 
 def _tape_html(tape: GradientTape) -> str:
@@ -40,18 +49,25 @@ def _tape_pretty(tape: GradientTape, p, cycle: bool) -> None:
     p.text(repr(TapeRecord(tape, None)))
 
 
-_HTML = ((Tensor, tensor_html), (GradientTape, _tape_html))
-_PLAIN = ((GradientTape, _tape_pretty),)
+_RUNTIME_HTML, _RUNTIME_PLAIN = displays.formatters()
+_HTML = ((Tensor, tensor_html), (GradientTape, _tape_html), *_RUNTIME_HTML)
+_PLAIN = ((GradientTape, _tape_pretty), *_RUNTIME_PLAIN)
 
 
 def load_ipython_extension(ipython) -> None:
     """Registers ``%%tape``, ``%grad``, ``%device`` and the rich views in ``ipython``.
 
     Tensors and Variables get an HTML view (their text stays the runtime's repr);
-    GradientTapes show their recorded ops as text and HTML.
+    GradientTapes (the ``_tape`` of ``%%tape``) show their recorded ops as text and HTML;
+    Keras models show their summary, Datasets their element spec and cardinality, and
+    checkpoint restore statuses their matched and unmatched counts. ``%eager_timing on``
+    adds a timing display after each cell.
 
     Loading twice is harmless.
     """
+    previous = ipython.magics_manager.registry.get(TimingMagics.__name__)
+    if isinstance(previous, TimingMagics):
+        previous.stop()
     for magics in MAGICS:
         ipython.register_magics(magics)
     formatters = ipython.display_formatter.formatters
@@ -68,6 +84,9 @@ def unload_ipython_extension(ipython) -> None:
             func = mm.magics[kind].get(name)
             if func is not None and isinstance(getattr(func, "__self__", None), MAGICS):
                 del mm.magics[kind][name]
+    instance = mm.registry.get(TimingMagics.__name__)
+    if isinstance(instance, TimingMagics):
+        instance.stop()
     for magics in MAGICS:
         mm.registry.pop(magics.__name__, None)
     formatters = ipython.display_formatter.formatters

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "LazyRows",
     "array_stats",
     "format_norm",
     "format_seconds",
@@ -259,6 +260,32 @@ def html_table(
         parts.append("</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
+
+
+class LazyRows(Sequence):
+    """Rows made on demand by ``make(i)``: `truncate_rows` then builds only the rows it keeps,
+    so a 2000-op tape formats 50 rows, not 2000.
+
+    >>> rows = LazyRows(1000, lambda i: [str(i)])
+    >>> truncate_rows(rows, 2)[0]
+    [['0'], ['… 998 more ops …'], ['999']]
+    """
+
+    def __init__(self, n: int, make):
+        self._n = n
+        self._make = make
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._make(k) for k in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return self._make(i)
 
 
 def truncate_rows(rows: list, max_rows: int, what: str = "ops") -> tuple[list, list[int]]:

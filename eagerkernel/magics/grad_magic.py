@@ -26,6 +26,7 @@ from .formatting import (
     truncate_rows,
     value_summary,
 )
+from .plots import GradPlots
 from .tape_magic import DEFAULT_MAX_ROWS
 
 __all__ = ["GradMagics", "GradResult", "ReplayStep"]
@@ -188,6 +189,25 @@ class GradResult(list):
     def _repr_pretty_(self, p, cycle: bool) -> None:
         p.text("GradResult([...])" if cycle else str(self))
 
+    @property
+    def report(self) -> _ReportView:
+        """The report alone (text and HTML), as a display."""
+        return _ReportView(self)
+
+    @property
+    def plots(self) -> GradPlots:
+        """The gradient pictures (`GradPlots`): a histogram per array, a heatmap per 2-D one."""
+        return GradPlots(self.names, list(self))
+
+    def _ipython_display_(self) -> None:
+        """Shown by IPython (as the cell's value or with ``display``): the report (text and
+        HTML), then the gradient pictures as a separate image/png display."""
+        from IPython.display import display
+
+        display(self.report)
+        if any(g is not None for g in self):
+            display(self.plots)
+
     def _repr_html_(self) -> str:
         import html
 
@@ -212,6 +232,22 @@ class GradResult(list):
         h, r = self._values_table()
         parts.append(html_table(h, r, caption="Gradients"))
         return '<div class="eagerkernel-grad">' + "".join(parts) + "</div>"
+
+
+class _ReportView:
+    """The text and HTML report of a `GradResult`, as a display of its own."""
+
+    def __init__(self, result: GradResult):
+        self._result = result
+
+    def __repr__(self) -> str:
+        return str(self._result)
+
+    def _repr_pretty_(self, p, cycle: bool) -> None:
+        p.text(str(self._result))
+
+    def _repr_html_(self) -> str:
+        return self._result._repr_html_()
 
 
 def _element_names(expr: str, n: int) -> list[str]:

@@ -1,8 +1,9 @@
 """``%%tape``: run a cell on a profiling GradientTape and show the ops it recorded.
 
-The magic displays two objects: a `TapeRecord` (one row per op: index, op, input and output
-specs; deterministic, so nbval can compare it) and a `TapeTiming` (forward time per op, share of
-the total, and an aggregate by op type; changes on every run). See `TapeMagics.tape` for how
+The magic displays three objects: a `TapeRecord` (one row per op: index, op, input and output
+specs; deterministic, so nbval can compare it), a `TapeTiming` (forward time per op, share of
+the total, and an aggregate by op type; changes on every run), and a `TapeGraph` (the picture,
+image/png). See `TapeMagics.tape` for how
 a notebook checked by nbval deals with the timing.
 """
 
@@ -17,7 +18,9 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from ..runtime.tape import ProfilingTape
+from ..runtime.tensor import Tensor
 from .formatting import (
+    LazyRows,
     format_seconds,
     html_table,
     share_cell,
@@ -26,6 +29,7 @@ from .formatting import (
     timing_cell,
     truncate_rows,
 )
+from .graph import TapeGraph
 
 __all__ = ["TapeMagics", "TapeRecord", "TapeTiming"]
 
@@ -34,6 +38,13 @@ DEFAULT_MAX_ROWS = 50
 
 def _specs(tensors: Sequence) -> str:
     return ", ".join(spec(t) for t in tensors)
+
+
+class _NoHighlight:
+    """``hl[k]`` is False for every row."""
+
+    def __getitem__(self, k) -> bool:
+        return False
 
 
 class _TableView:
@@ -95,12 +106,30 @@ class TapeRecord(_TableView):
     """
 
     def __init__(
-        self, tape: ProfilingTape, name: str | None = "_tape", max_rows: int = DEFAULT_MAX_ROWS
+        self,
+        tape: ProfilingTape,
+        name: str | None = "_tape",
+        max_rows: int = DEFAULT_MAX_ROWS,
+        names: dict | None = None,
     ):
         self.name = name
         self.entries = tape.entries
         self.max_rows = max_rows
         self.timing = TapeTiming(self.entries, name, max_rows)
+        self._names = names
+        self._graph: TapeGraph | None = None
+
+    @property
+    def graph(self) -> TapeGraph:
+        """The graph picture (`TapeGraph`): ops layered by topological depth, repeated
+        chains collapsed, at most ``max_rows`` nodes. Displays as image/png only."""
+        if self._graph is None:
+            self._graph = TapeGraph(self.entries, self.name, self.max_rows, self._names)
+        return self._graph
+
+    def graph_png(self) -> bytes:
+        """The graph picture as PNG bytes."""
+        return self.graph.png()
 
     @property
     def op_names(self) -> list[str]:
@@ -114,11 +143,14 @@ class TapeRecord(_TableView):
         return f"{where}: {n} op{'' if n == 1 else 's'} recorded"
 
     def _table(self):
-        rows = [
-            [str(i), e.prim.name, _specs(e.inputs), _specs(e.outputs)]
-            for i, e in enumerate(self.entries)
-        ]
-        return ["#", "op", "inputs", "outputs"], rows, [False] * len(rows)
+        entries = self.entries
+
+        def row(i):
+            e = entries[i]
+            return [str(i), e.prim.name, _specs(e.inputs), _specs(e.outputs)]
+
+        rows = LazyRows(len(entries), row)
+        return ["#", "op", "inputs", "outputs"], rows, _NoHighlight()
 
 
 class TapeTiming(_TableView):
@@ -155,11 +187,13 @@ class TapeTiming(_TableView):
         )
 
     def _table(self):
-        rows = [
-            [str(i), e.prim.name, timing_cell(e.seconds), share_cell(e.seconds, self.total)]
-            for i, e in enumerate(self.entries)
-        ]
-        return ["#", "op", "time", "share"], rows, [False] * len(rows)
+        entries, total = self.entries, self.total
+
+        def row(i):
+            e = entries[i]
+            return [str(i), e.prim.name, timing_cell(e.seconds), share_cell(e.seconds, total)]
+
+        return ["#", "op", "time", "share"], LazyRows(len(entries), row), _NoHighlight()
 
     def _extra(self):
         rows = [
@@ -205,7 +239,7 @@ class TapeMagics(Magics):
         ``--persistent`` appends its ops to the existing tape NAME (a computation spread over
         several cells). ``--watch x y`` watches those variables, as ``tape.watch`` does.
 
-        Two displays follow the cell's own output:
+        Three displays follow the cell's own output:
 
         * the op record: index, op, inputs and outputs as ``dtype[shape]`` (``@device`` when
           not on the CPU). It is the same on every run.
@@ -213,6 +247,9 @@ class TapeMagics(Magics):
           by op type. The numbers change on every run. A notebook checked by nbval either
           tags the cell ``nbval-ignore-output`` or sanitizes the numbers with the patterns of
           ``eagerkernel/resources/nbval_sanitize.cfg`` (``--nbval-sanitize-with``).
+        * the graph picture (image/png, plus a one-line text form): ops and the tensors they
+          read, layered by topological depth; repeated chains collapse into one node
+          (``Mul→AddV2 ×1000``) and at most ``--max-rows`` nodes are drawn.
 
         With ``--sync`` the device is synchronized before and after each op, so that GPU
         times measure the kernels and not their launch.
@@ -258,9 +295,11 @@ class TapeMagics(Magics):
         finally:
             self.shell.displayhook.exec_result = outer
 
-        record = TapeRecord(tape, name, args.max_rows)
+        names = {id(v): k for k, v in ns.items() if isinstance(v, Tensor) and k[:1] != "_"}
+        record = TapeRecord(tape, name, args.max_rows, names)
         display(record)
         display(record.timing)
+        display(record.graph)
         error = result.error_before_exec or result.error_in_exec
         if error is not None:
             if outer is None:  # called outside a cell (run_cell_magic from code): raise

@@ -1,0 +1,170 @@
+"""Cost of the ``%%tape`` and ``%grad`` magics on a 2000-op cell, in an IPython shell.
+
+The cell is the chain of benchmarks/op_overhead.py, ``y = y * a + b`` repeated on 10-element
+float32 tensors (2000 ops by default), so the time is almost all per-op bookkeeping. It runs in
+an ``InteractiveShell`` with the eagerkernel extension loaded:
+
+- plain: the cell as is (``run_cell``);
+- ProfilingTape, no magic: the cell inside ``with ProfilingTape():`` (the runtime's cost of
+  recording and timing every op, which ``%%tape`` cannot go below);
+- %%tape: the same cell under ``%%tape`` (every op recorded and timed), including its displays,
+  formatted twice over: as a terminal does (text only) and as a notebook does (text, HTML and
+  the graph PNG, drawn each run);
+- %grad: ``%grad y wrt x`` on that tape (the replay of 2000 VJP steps and its report), with
+  the same two display settings.
+
+Every row is timed over several repeats after warm-up (the rows take turns, so a change in the
+machine's load touches all alike) and shows the median and the best, with the ratio of the
+medians to the plain cell. Target: ``%%tape`` (text displays) <= 1.5x the plain run. The
+result of the cell and the gradient are checked against the closed form; a wrong result makes
+the script exit with status 1. Missing the target does not.
+
+Usage::
+
+    python benchmarks/tape_magic.py            # 2000 ops, 9 repeats
+    python benchmarks/tape_magic.py --quick    # 200 ops, 2 repeats: a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+SIZE = 10
+A, B = 0.999, 0.001
+TARGET = 1.5  # %%tape (text displays) / plain
+TEXT = ["text/plain"]
+NOTEBOOK = ["text/plain", "text/html", "image/png"]
+CELL = "y = x\nfor _ in range(STEPS):\n    y = y * a + b\n"
+
+
+def shell():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    import eagerkernel as ek
+    from eagerkernel.runtime.tape import ProfilingTape
+
+    ip = InteractiveShell.instance()
+    ip.extension_manager.load_extension("eagerkernel")
+    ip.user_ns.update(
+        ek=ek,
+        _ProfilingTape=ProfilingTape,
+        x=ek.constant(np.ones(SIZE, np.float32)),
+        a=ek.constant(np.full(SIZE, A, np.float32)),
+        b=ek.constant(np.full(SIZE, B, np.float32)),
+    )
+    return ip
+
+
+def runner(ip, code: str, active: list[str]):
+    """A function running ``code`` as a cell with the display formatter limited to
+    ``active`` MIME types; displays go to a discarded buffer."""
+
+    def run():
+        ip.display_formatter.active_types = active
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = ip.run_cell(code, store_history=False)
+        if not result.success:
+            raise RuntimeError(f"cell failed: {result.error_in_exec or result.error_before_exec}")
+
+    return run
+
+
+def time_rows(rows: dict, repeats: int, warmup: int) -> dict[str, list[float]]:
+    for run in rows.values():
+        for _ in range(warmup):
+            run()
+    times: dict[str, list[float]] = {k: [] for k in rows}
+    for _ in range(repeats):
+        for key, run in rows.items():
+            t0 = time.perf_counter()
+            run()
+            times[key].append(time.perf_counter() - t0)
+    return times
+
+
+def check(ip, steps: int) -> list[str]:
+    value = A**steps + B * sum(A**k for k in range(steps))
+    errors = []
+    y = ip.user_ns["y"].numpy()
+    if not np.allclose(y, value, rtol=1e-3):
+        errors.append(f"cell value: expected {value:.6g}, got {y[:3]}")
+    ip.display_formatter.active_types = TEXT
+    with contextlib.redirect_stdout(io.StringIO()):
+        ip.run_cell("%%tape\n" + CELL.replace("STEPS", str(steps)), store_history=False)
+        g = ip.run_cell("%grad y wrt x", store_history=False).result
+    if g is None or not np.allclose(g[0].numpy(), A**steps, rtol=1e-3):
+        errors.append(f"%grad: expected {A**steps:.6g}, got {g}")
+    return errors
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="200 ops, 2 repeats (smoke run)")
+    parser.add_argument("--ops", type=int, help="ops in the cell (even; default 2000)")
+    parser.add_argument("--repeats", type=int, help="timed runs per row (default 9)")
+    args = parser.parse_args(argv)
+    ops = args.ops or (200 if args.quick else 2000)
+    repeats = args.repeats or (2 if args.quick else 9)
+    warmup = 1 if args.quick else 2
+    steps = max(1, ops // 2)
+    ops = 2 * steps
+
+    import matplotlib
+
+    ip = shell()
+    cell = CELL.replace("STEPS", str(steps))
+    indented = "".join("    " + line + "\n" for line in cell.splitlines())
+    rows = {
+        "plain cell": runner(ip, cell, TEXT),
+        "ProfilingTape, no magic": runner(ip, "with _ProfilingTape():\n" + indented, TEXT),
+        "%%tape (text displays)": runner(ip, "%%tape\n" + cell, TEXT),
+        "%%tape (notebook: +HTML, PNG)": runner(ip, "%%tape\n" + cell, NOTEBOOK),
+    }
+    grad_rows = {
+        "%grad (text displays)": runner(ip, "%grad y wrt x", TEXT),
+        "%grad (notebook: +HTML, PNG)": runner(ip, "%grad y wrt x", NOTEBOOK),
+    }
+    times = time_rows(rows, repeats, warmup)
+    runner(ip, "%%tape\n" + cell, TEXT)()  # a tape for %grad
+    times.update(time_rows(grad_rows, repeats, warmup))
+    errors = check(ip, steps)
+
+    print(
+        f"%%tape and %grad on a cell of {ops} ops (y = y * a + b) on float32[{SIZE}], "
+        f"in an IPython InteractiveShell; {repeats} runs after {warmup} warm-up"
+    )
+    print(
+        f"  Python {platform.python_version()}, NumPy {np.__version__}, "
+        f"matplotlib {matplotlib.__version__}"
+    )
+    print()
+    base = statistics.median(times["plain cell"])
+    header = f"{'run':<32}{'median ms':>11}{'best ms':>10}{'µs/op':>8}{'/ plain':>9}"
+    print(header)
+    print("-" * len(header))
+    for key, ts in times.items():
+        med = statistics.median(ts)
+        print(
+            f"{key:<32}{med * 1e3:>11.2f}{min(ts) * 1e3:>10.2f}{med / ops * 1e6:>8.2f}"
+            f"{med / base:>8.2f}x"
+        )
+    print()
+    ratio = statistics.median(times["%%tape (text displays)"]) / base
+    verdict = "PASS" if ratio <= TARGET else "MISS"
+    print(f"Target: %%tape (text displays) / plain <= {TARGET:.1f}x  got {ratio:.2f}x  {verdict}")
+    if errors:
+        print("\nWrong results:", *errors, sep="\n  ")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,326 @@
+"""The picture of a recorded tape: ops and the tensors they read, layered by topological depth.
+
+`layout` turns a tape's `Entry` list into a `GraphLayout` (nodes with a depth and a row, edges,
+what was left out); `render_png` draws it with matplotlib's Agg canvas (no pyplot, no system
+binary such as graphviz). Two things keep a long tape readable:
+
+* repeated chains collapse: a run of ops that feed each other one after the other and repeat
+  the same op pattern (``Mul``, ``AddV2``, ``Mul``, ``AddV2``, ...) is one node reading
+  ``Mul→AddV2 ×1000``, and an op (or collapsed chain) reading more than a few source tensors
+  shows them as one ``N inputs`` node;
+* ``max_rows`` caps the number of drawn nodes; the picture says how many ops it left out.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+__all__ = ["GraphLayout", "GraphNode", "TapeGraph", "layout", "render_png"]
+
+#: Longest op pattern that `layout` looks for when collapsing chains.
+MAX_PERIOD = 4
+#: A pattern collapses when its repetitions cover at least this many ops.
+MIN_COLLAPSE = 4
+#: More distinct source tensors than this feeding one node are drawn as one node.
+MAX_LEAVES = 3
+
+
+@dataclass
+class GraphNode:
+    """One drawn node.
+
+    Attributes:
+        label: the text in the box (``Mul``, ``Mul→AddV2 ×1000``, ``float32[10]``).
+        kind: ``"op"``, ``"chain"`` (collapsed repeated ops), ``"leaf"`` (a tensor or Variable
+            the ops read but no recorded op produced) or ``"leaves"`` (several of those).
+        ops: tape indices of the ops the node stands for (empty for leaves).
+        depth: the layer (x position): 0 for leaves, 1 + the deepest input for ops.
+        row: position within the layer (y position, top first).
+    """
+
+    label: str
+    kind: str
+    ops: list = field(default_factory=list)
+    depth: int = 0
+    row: int = 0
+
+
+@dataclass
+class GraphLayout:
+    """What `layout` computed: the drawn nodes, the edges between them (indices into
+    ``nodes``), the number of ops the tape holds and the number left out by ``max_rows``."""
+
+    nodes: list
+    edges: list
+    n_ops: int
+    hidden_ops: int = 0
+
+    @property
+    def depth(self) -> int:
+        return max((n.depth for n in self.nodes), default=0)
+
+    @property
+    def caption(self) -> str:
+        text = f"{self.n_ops} op{'' if self.n_ops == 1 else 's'}, {len(self.nodes)} nodes drawn"
+        if self.hidden_ops:
+            text += f"; {self.hidden_ops} more op{'' if self.hidden_ops == 1 else 's'} not drawn"
+        return text
+
+
+def _spec(t) -> str:
+    dt = getattr(getattr(t, "_value", None), "dtype", None)
+    shape = getattr(getattr(t, "_value", None), "shape", ())
+    return f"{dt}[{','.join(map(str, shape))}]"
+
+
+def _leaf_label(entry, k: int, names: dict) -> str:
+    xid = entry.ids[k]
+    name = names.get(xid)
+    x = entry.inputs[k]
+    var = xid != id(x)  # Variables are recorded as a snapshot with the Variable's id
+    text = _spec(x)
+    if name:
+        text = f"{name}: {text}"
+    return ("var " if var else "") + text
+
+
+def _chains(entries, preds: list[list[int]], succ_count: list[int]) -> list[list[int]]:
+    """Maximal linear runs: op j continues i's run when i is j's only op input and j is the
+    only op that reads i's output. Runs are returned in order of their first op."""
+    runs: list[list[int]] = []
+    run_of: dict[int, int] = {}
+    for j in range(len(entries)):
+        p = preds[j]
+        if len(p) == 1 and succ_count[p[0]] == 1 and p[0] in run_of:
+            r = run_of[p[0]]
+            if runs[r][-1] == p[0]:
+                runs[r].append(j)
+                run_of[j] = r
+                continue
+        run_of[j] = len(runs)
+        runs.append([j])
+    return runs
+
+
+def _segments(names: list[str]) -> list[tuple[int, int, int]]:
+    """Splits a run of op names into ``(start, period, repeats)`` pieces, greedily taking
+    the repeated pattern that covers the most ops (at least `MIN_COLLAPSE`)."""
+    out = []
+    s, n = 0, len(names)
+    while s < n:
+        best = (1, 1)  # (period, repeats)
+        for p in range(1, MAX_PERIOD + 1):
+            if s + 2 * p > n:
+                break
+            pat = names[s : s + p]
+            reps = 1
+            while names[s + reps * p : s + (reps + 1) * p] == pat:
+                reps += 1
+            if reps >= 2 and reps * p >= MIN_COLLAPSE and reps * p > best[0] * best[1]:
+                best = (p, reps)
+        out.append((s, best[0], best[1]))
+        s += best[0] * best[1]
+    return out
+
+
+def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayout:
+    """Lays out the ops of ``entries`` (oldest first) as a layered graph.
+
+    Args:
+        entries: a tape's `Entry` list.
+        max_rows: most nodes drawn (0: all); nodes are kept in tape order, each op's source
+            tensors just before it.
+        names: optional ``{id(tensor): name}`` to label source tensors (``w: float32[]``).
+    """
+    names = names or {}
+    producer: dict[int, int] = {}
+    preds: list[list[int]] = []
+    succ_count = [0] * len(entries)
+    for j, e in enumerate(entries):
+        p = []
+        for xid in e.ids:
+            i = producer.get(xid)
+            if i is not None and i not in p:
+                p.append(i)
+                succ_count[i] += 1
+        preds.append(p)
+        for o in e.outputs:
+            producer[id(o)] = j
+
+    # Group ops into nodes: collapsed repeated chains, single ops otherwise.
+    groups: list[tuple[list[int], str, str]] = []  # (op indices, label, kind)
+    for run in _chains(entries, preds, succ_count):
+        ops_names = [entries[j].prim.name for j in run]
+        for s, p, reps in _segments(ops_names):
+            if reps == 1:
+                j = run[s]
+                groups.append(([j], ops_names[s], "op"))
+            else:
+                members = run[s : s + p * reps]
+                label = "→".join(ops_names[s : s + p]) + f" ×{reps}"
+                groups.append((members, label, "chain"))
+    groups.sort(key=lambda g: g[0][0])
+    node_of_op: dict[int, int] = {}
+    for g, (members, _, _) in enumerate(groups):
+        for j in members:
+            node_of_op[j] = g
+
+    # Nodes in drawing order: each group's leaves just before it.
+    nodes: list[GraphNode] = []
+    edges: list[tuple[int, int]] = []
+    group_node: dict[int, int] = {}
+    leaf_node: dict[int, int] = {}
+    shown_ops = 0
+    cap = max_rows if max_rows and max_rows > 0 else None
+    for g, (members, label, kind) in enumerate(groups):
+        member_set = set(members)
+        src_nodes: list[int] = []
+        leaves: list[tuple[int, str]] = []
+        pending: set[int] = set()
+        for j in members:
+            e = entries[j]
+            for k, xid in enumerate(e.ids):
+                i = producer.get(xid)
+                if i is not None and i < j:
+                    if i in member_set:
+                        continue
+                    src = group_node.get(node_of_op[i])
+                    if src is not None and src not in src_nodes:
+                        src_nodes.append(src)
+                elif xid not in leaf_node and xid not in pending:
+                    pending.add(xid)
+                    leaves.append((xid, _leaf_label(e, k, names)))
+                elif xid in leaf_node and leaf_node[xid] not in src_nodes:
+                    src_nodes.append(leaf_node[xid])
+        if len(leaves) > MAX_LEAVES:  # named ones (up to MAX_LEAVES - 1) stay visible
+            named = [lf for lf in leaves if lf[0] in names][: MAX_LEAVES - 1]
+            keep = {xid for xid, _ in named}
+            rest = [lf for lf in leaves if lf[0] not in keep]
+        else:
+            named, rest = leaves, []
+        need = 1 + len(named) + (1 if rest else 0)
+        if cap is not None and len(nodes) + need > cap:
+            break
+        for xid, text in named:
+            leaf_node[xid] = len(nodes)
+            src_nodes.append(len(nodes))
+            nodes.append(GraphNode(text, "leaf"))
+        if rest:
+            more = "more " if named else ""
+            nodes.append(GraphNode(f"{len(rest)} {more}inputs", "leaves"))
+            for xid, _ in rest:
+                leaf_node[xid] = len(nodes) - 1
+            src_nodes.append(len(nodes) - 1)
+        me = len(nodes)
+        depth = 1 + max(
+            (nodes[s].depth for s in src_nodes if nodes[s].kind in ("op", "chain")), default=0
+        )
+        nodes.append(GraphNode(label, kind, list(members), depth))
+        group_node[g] = me
+        shown_ops += len(members)
+        edges += [(s, me) for s in src_nodes]
+
+    # Leaves sit one layer before their first reader.
+    first_reader: dict[int, int] = {}
+    for s, d in edges:
+        if nodes[s].kind in ("leaf", "leaves"):
+            first_reader.setdefault(s, nodes[d].depth)
+    for s, d in first_reader.items():
+        nodes[s].depth = d - 1
+    rows: dict[int, int] = {}
+    for n in nodes:
+        n.row = rows.get(n.depth, 0)
+        rows[n.depth] = n.row + 1
+    return GraphLayout(nodes, edges, len(entries), len(entries) - shown_ops)
+
+
+_COLORS = {"op": "#dbe9f6", "chain": "#f6e3c6", "leaf": "#e8f4e0", "leaves": "#e8f4e0"}
+
+
+def render_png(lay: GraphLayout, title: str = "", dpi: int = 80) -> bytes:
+    """Draws ``lay`` with matplotlib (Agg) and returns PNG bytes."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyArrowPatch
+
+    depth = lay.depth + 1
+    height = max([n.row for n in lay.nodes] + [0]) + 1
+    w = min(max(2.0 + 1.9 * depth, 4.0), 30.0)
+    h = min(max(1.0 + 0.55 * height, 2.0), 30.0)
+    fig = Figure(figsize=(w, h), dpi=dpi)
+    ax = fig.add_axes((0.01, 0.01, 0.98, 0.9 if title else 0.98))
+    ax.set_xlim(-0.7, depth - 0.3)
+    ax.set_ylim(height - 0.4, -0.6)
+    ax.axis("off")
+    pos = [(n.depth, n.row) for n in lay.nodes]
+    for s, d in lay.edges:
+        ax.add_patch(
+            FancyArrowPatch(
+                pos[s],
+                pos[d],
+                arrowstyle="-|>",
+                mutation_scale=8,
+                color="#888",
+                shrinkA=14,
+                shrinkB=14,
+                lw=0.8,
+            )
+        )
+    for n, (x, y) in zip(lay.nodes, pos):
+        label = n.label if len(n.label) <= 28 else n.label[:27] + "…"
+        ax.text(
+            x,
+            y,
+            label,
+            ha="center",
+            va="center",
+            fontsize=8,
+            family="monospace",
+            bbox={"boxstyle": "round,pad=0.3", "fc": _COLORS[n.kind], "ec": "#555", "lw": 0.6},
+        )
+    if title:
+        fig.suptitle(f"{title} — {lay.caption}", fontsize=9, x=0.01, ha="left")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+class TapeGraph:
+    """A tape's graph picture as a display: image/png (drawn when a front end asks for it)
+    and a one-line text form, no HTML, so that nbval (which ignores images) sees only the
+    deterministic text.
+
+    Attributes:
+        n_ops: the number of ops on the tape.
+    """
+
+    def __init__(self, entries, name: str | None = None, max_rows: int = 50, names=None):
+        self.name = name
+        self.n_ops = len(entries)
+        self._args = (entries, max_rows, names)
+        self._layout: GraphLayout | None = None
+        self._png: bytes | None = None
+
+    @property
+    def layout(self) -> GraphLayout:
+        """The `GraphLayout` (computed on first use, as the picture is)."""
+        if self._layout is None:
+            self._layout = layout(*self._args)
+        return self._layout
+
+    def png(self) -> bytes:
+        """The PNG bytes (drawn once)."""
+        if self._png is None:
+            where = f"Tape `{self.name}`" if self.name else "Tape"
+            self._png = render_png(self.layout, where)
+        return self._png
+
+    def _repr_png_(self) -> bytes:
+        return self.png()
+
+    def __repr__(self) -> str:
+        where = f" `{self.name}`" if self.name else ""
+        return f"<graph of tape{where}: {self.layout.caption}>"
+
+    def _repr_pretty_(self, p, cycle: bool) -> None:
+        p.text(repr(self))

@@ -1,0 +1,177 @@
+"""``%eager_timing on|off``: after each cell, how many ops it ran, their time by device, and the
+time spent in backward passes, shown with ``display`` (never printed), so nbval can ignore it.
+
+How it is measured: while timing is on, each cell runs inside a `ProfilingTape` pushed by
+IPython's ``pre_run_cell`` event and popped by ``post_run_cell``; the tape times every op the
+cell runs on the notebook's thread (ops of the backward passes included; Dataset worker
+threads are not seen). Backward time is the wall time spent inside the runtime's backward sweep
+(``tape.gradient``, ``jacobian``, ``%grad``), measured by wrapping
+`eagerkernel.runtime.tape.backward` while timing is on. The cost: the tape keeps the cell's
+tensors alive until the cell ends, and every op takes the profiling path, so a cell runs
+somewhat slower and holds more memory. With timing off nothing is registered and ops run as
+usual.
+"""
+
+from __future__ import annotations
+
+import time
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.display import display
+
+from ..runtime import tape as tape_mod
+from ..runtime.tape import ProfilingTape
+from .formatting import format_seconds, html_table, text_table
+
+__all__ = ["CellTiming", "TimingMagics"]
+
+
+class CellTiming:
+    """What one cell ran: op count, forward op time by device, backward passes and their time.
+
+    Attributes:
+        ops: number of ops run (forward and backward).
+        by_device: ``{device name: (ops, seconds)}``.
+        backward_passes: number of backward sweeps.
+        backward_seconds: wall time inside them.
+        wall: wall time of the cell.
+    """
+
+    def __init__(self, entries: list, backward_passes: int, backward_seconds: float, wall: float):
+        self.ops = len(entries)
+        by_device: dict[str, list] = {}
+        for e in entries:
+            out = e.outputs[0] if e.outputs else None
+            device = getattr(getattr(out, "_device", None), "name", "?")
+            slot = by_device.setdefault(device, [0, 0.0])
+            slot[0] += 1
+            slot[1] += e.seconds or 0.0
+        self.by_device = {k: (n, s) for k, (n, s) in by_device.items()}
+        self.backward_passes = backward_passes
+        self.backward_seconds = backward_seconds
+        self.wall = wall
+
+    def _rows(self) -> list[list[str]]:
+        rows = [[f"ops on {d}", str(n), format_seconds(s)] for d, (n, s) in self.by_device.items()]
+        rows.append(
+            [
+                f"backward passes ({self.backward_passes})",
+                "",
+                format_seconds(self.backward_seconds) if self.backward_passes else "—",
+            ]
+        )
+        return rows
+
+    def _title(self) -> str:
+        return (
+            f"Cell timing: {self.ops} op{'' if self.ops == 1 else 's'} run, "
+            f"cell wall time {format_seconds(self.wall)}"
+        )
+
+    def __repr__(self) -> str:
+        return self._title() + "\n" + text_table(["", "ops", "time"], self._rows())
+
+    def _repr_pretty_(self, p, cycle: bool) -> None:
+        p.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        return html_table(["", "ops", "time"], self._rows(), caption=self._title())
+
+
+@magics_class
+class TimingMagics(Magics):
+    """The ``%eager_timing`` line magic and its cell events."""
+
+    def __init__(self, shell=None):
+        super().__init__(shell)
+        self.enabled = False
+        self._tape: ProfilingTape | None = None
+        self._depth = 0  # %%tape runs a nested cell: only the outermost one is timed
+        self._start = 0.0
+        self._backward = [0, 0.0]
+        self._backward_active = False
+        self._original_backward = None
+
+    @line_magic
+    def eager_timing(self, line: str):
+        """``%eager_timing on|off``: after each cell, display the number of ops it ran, their
+        time by device and the time spent in backward passes (off by default).
+
+        The summary is a display (text and HTML), not printed output. While on, every cell
+        runs on a profiling tape, which times each op and keeps the cell's tensors alive until
+        the cell ends; see `eagerkernel.magics.timing` for what exactly is measured.
+        Without an argument, says whether timing is on.
+        """
+        arg = line.strip().lower()
+        if arg == "on":
+            self.start()
+        elif arg == "off":
+            self.stop()
+        elif arg:
+            raise UsageError(f"%eager_timing: expected `on` or `off`. Received: {line.strip()!r}.")
+        else:
+            print(f"eager timing is {'on' if self.enabled else 'off'}")
+
+    # -- events -------------------------------------------------------------------------------
+    def start(self) -> None:
+        if self.enabled:
+            return
+        self.enabled = True
+        self.shell.events.register("pre_run_cell", self._pre)
+        self.shell.events.register("post_run_cell", self._post)
+
+    def stop(self) -> None:
+        if not self.enabled:
+            return
+        self.enabled = False
+        self.shell.events.unregister("pre_run_cell", self._pre)
+        self.shell.events.unregister("post_run_cell", self._post)
+        self._finish()
+        self._depth = 0
+
+    def _timed_backward(self, *args, **kwargs):
+        if self._backward_active:
+            return self._original_backward(*args, **kwargs)
+        self._backward_active = True
+        t0 = time.perf_counter()
+        try:
+            return self._original_backward(*args, **kwargs)
+        finally:
+            self._backward_active = False
+            self._backward[0] += 1
+            self._backward[1] += time.perf_counter() - t0
+
+    def _pre(self, info=None) -> None:
+        self._depth += 1
+        if self._depth > 1:
+            return
+        self._backward = [0, 0.0]
+        self._backward_active = False
+        self._original_backward = tape_mod.backward
+        tape_mod.backward = self._timed_backward
+        self._tape = ProfilingTape()
+        self._tape.__enter__()
+        self._start = time.perf_counter()
+
+    def _finish(self) -> CellTiming | None:
+        tape = self._tape
+        if tape is None:
+            return None
+        wall = time.perf_counter() - self._start
+        self._tape = None
+        tape.__exit__(None, None, None)
+        if self._original_backward is not None:
+            tape_mod.backward = self._original_backward
+            self._original_backward = None
+        return CellTiming(tape.entries, self._backward[0], self._backward[1], wall)
+
+    def _post(self, result=None) -> None:
+        if self._depth == 0:  # the cell that turned timing on
+            return
+        self._depth -= 1
+        if self._depth > 0:
+            return
+        timing = self._finish()
+        if timing is not None:
+            display(timing)
