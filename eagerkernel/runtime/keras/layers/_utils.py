@@ -96,3 +96,25 @@ def shape_of(x) -> tuple:
 
 def num_elements(dims) -> int | None:
     return None if any(d is None for d in dims) else math.prod(dims)
+
+
+def add_kernel_and_bias(layer, kernel_shape: tuple, units: int) -> None:
+    """Creates ``layer.kernel`` (``kernel_shape``) and, with ``use_bias``, ``layer.bias``
+    (``(units,)``) from the layer's initializer, regularizer and constraint arguments, as
+    Dense and Conv2D do."""
+    layer.kernel = layer.add_weight(
+        "kernel",
+        shape=kernel_shape,
+        initializer=layer.kernel_initializer,
+        regularizer=layer.kernel_regularizer,
+        constraint=layer.kernel_constraint,
+    )
+    layer.bias = None
+    if layer.use_bias:
+        layer.bias = layer.add_weight(
+            "bias",
+            shape=(units,),
+            initializer=layer.bias_initializer,
+            regularizer=layer.bias_regularizer,
+            constraint=layer.bias_constraint,
+        )

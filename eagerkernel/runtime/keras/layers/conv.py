@@ -7,6 +7,7 @@ import numbers
 from ...ops import nn as _nn
 from .. import activations, initializers
 from ._utils import (
+    add_kernel_and_bias,
     check_rank,
     conv_output_length,
     normalize_data_format,
@@ -122,22 +123,7 @@ class Conv2D(Layer):
                 f"Full shape received: {input_shape}"
             )
         self._built_shape = input_shape
-        self.kernel = self.add_weight(
-            "kernel",
-            shape=(*self.kernel_size, input_shape[-1], self.filters),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                shape=(self.filters,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
+        add_kernel_and_bias(self, (*self.kernel_size, input_shape[-1], self.filters), self.filters)
         self.built = True
 
     def call(self, inputs):

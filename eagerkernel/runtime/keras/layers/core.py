@@ -10,7 +10,7 @@ from ... import random as _random
 from ...ops import array_ops, elementwise, linalg
 from ...ops import nn as _nn
 from .. import activations, initializers
-from ._utils import check_last_axis, num_elements, shape_of
+from ._utils import add_kernel_and_bias, check_last_axis, num_elements, shape_of
 from .base import Layer
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "InputLayer", "Lambda", "ReLU", "Reshape"]
@@ -105,22 +105,7 @@ class Dense(Layer):
                 f"min_ndim=2 with a known last axis. Full shape received: {input_shape}"
             )
         self._built_shape = input_shape
-        self.kernel = self.add_weight(
-            "kernel",
-            shape=(input_shape[-1], self.units),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                shape=(self.units,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
+        add_kernel_and_bias(self, (input_shape[-1], self.units), self.units)
         self.built = True
 
     def call(self, inputs):
