@@ -153,6 +153,14 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
         output = tuple(make(o, out_device) for o in out)
         differentiable = any(o.dtype.kind in "fc" for o in out)
 
+    if state.RECORDING:
+        _record(prim, inputs, output, params, seconds, differentiable)
+    return output
+
+
+def _record(prim, inputs: tuple, output, params: dict, seconds, differentiable: bool) -> None:
+    """Appends one `Entry` to every tape of this thread that tracks an input of the op (every
+    profiling tape records every op); the differentiable outputs become tracked."""
     ids = tuple(map(id, inputs))
     has_variable = False
     for x in inputs:
@@ -172,11 +180,10 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
             entry = _make_entry(prim, inputs, ids, output, params, seconds, has_variable)
         tape._entries.append(entry)
         if differentiable:
-            if prim.n_out == 1:
+            if type(output) is not tuple:
                 tracked.add(id(output))
             else:
                 tracked.update(id(o) for o in output if o._value.dtype.kind in "fc")
-    return output
 
 
 def _watch_variables(tape, inputs) -> bool:
@@ -739,25 +746,6 @@ def _multi_cotangent(grads, outputs, source_ids):
 
 def record_custom(prim: Primitive, inputs: tuple, output, params: dict = _NO_PARAMS) -> None:
     """Records an already computed op (used by `custom_gradient`) on the recording tapes."""
-    tapes = state.RECORDING
-    if not tapes:
-        return
-    me = _get_ident()
-    entry = None
-    outs = output if type(output) is tuple else (output,)
-    for tape in tapes:
-        if tape._thread != me:
-            continue
-        hit = tape._profile
-        for x in inputs:
-            if id(x) in tape._ids:
-                hit = True
-            elif type(x) is not Tensor and tape._watch_accessed and x.trainable:
-                tape._watch_one(x)
-                hit = True
-        if not hit:
-            continue
-        if entry is None:
-            entry = _make_entry(prim, inputs, tuple(map(id, inputs)), output, params, None)
-        tape._entries.append(entry)
-        tape._ids.update(id(o) for o in outs if _is_float(o._value))
+    if state.RECORDING:
+        outs = output if type(output) is tuple else (output,)
+        _record(prim, inputs, output, params, None, any(_is_float(o._value) for o in outs))
