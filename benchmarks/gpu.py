@@ -22,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+from guide_cnn import eagerkernel_cnn, torch_cnn  # a sibling module
 
 
 def _real_gpu_reason() -> str:
@@ -86,19 +87,7 @@ def overhead_benchmark(ek, cupy, repeat: int) -> None:
 
 
 def _ek_cnn_step(ek):
-    layers = ek.keras.layers
-    model = ek.keras.Sequential(
-        [
-            layers.Conv2D(32, 5, padding="same", activation="relu"),
-            layers.MaxPooling2D(2),
-            layers.Conv2D(64, 5, padding="same", activation="relu"),
-            layers.MaxPooling2D(2),
-            layers.Flatten(),
-            layers.Dense(1024, activation="relu"),
-            layers.Dropout(0.5),
-            layers.Dense(10),
-        ]
-    )
+    model = eagerkernel_cnn(ek, input_shape=None)
     opt = ek.keras.optimizers.Adam(1e-3)
     loss_fn = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     rng = np.random.default_rng(0)
@@ -117,19 +106,7 @@ def _ek_cnn_step(ek):
 def _torch_cnn_step(torch):
     nn = torch.nn
     dev = torch.device("cuda:0")
-    model = nn.Sequential(
-        nn.Conv2d(1, 32, 5, padding=2),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 5, padding=2),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Flatten(),
-        nn.Linear(7 * 7 * 64, 1024),
-        nn.ReLU(),
-        nn.Dropout(0.5),
-        nn.Linear(1024, 10),
-    ).to(dev)
+    model = torch_cnn(torch).to(dev)
     opt = torch.optim.Adam(model.parameters(), 1e-3)
     x = torch.randn(50, 1, 28, 28, device=dev)
     y = torch.randint(0, 10, (50,), device=dev)

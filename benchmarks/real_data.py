@@ -23,6 +23,7 @@ import sys
 import time
 
 import numpy as np
+from guide_cnn import eagerkernel_cnn, torch_cnn  # a sibling module
 
 TARGETS = {"digits MLP": 0.96, "Fashion-MNIST CNN": 0.88}
 
@@ -68,21 +69,9 @@ def ek_digits(data):
 def ek_fashion(data):
     import eagerkernel as ek
 
-    L = ek.keras.layers
     ek.random.set_seed(0)
     x, y, xt, yt = data
-    model = ek.keras.Sequential(
-        [
-            L.Conv2D(32, 5, padding="same", activation="relu", input_shape=(28, 28, 1)),
-            L.MaxPooling2D(2),
-            L.Conv2D(64, 5, padding="same", activation="relu"),
-            L.MaxPooling2D(2),
-            L.Flatten(),
-            L.Dense(1024, activation="relu"),
-            L.Dropout(0.5),
-            L.Dense(10),
-        ]
-    )
+    model = eagerkernel_cnn(ek)
     model.compile(
         optimizer=ek.keras.optimizers.Adam(1e-3),
         loss=ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -127,20 +116,7 @@ def torch_fashion(data):
 
     torch.manual_seed(0)
     x, y, xt, yt = data
-    nn = torch.nn
-    net = nn.Sequential(
-        nn.Conv2d(1, 32, 5, padding=2),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 5, padding=2),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Flatten(),
-        nn.Linear(7 * 7 * 64, 1024),
-        nn.ReLU(),
-        nn.Dropout(0.5),
-        nn.Linear(1024, 10),
-    )
+    net = torch_cnn(torch)
     nchw = lambda a: np.ascontiguousarray(a.transpose(0, 3, 1, 2))
     return _torch_train(net, nchw(x), y, nchw(xt), yt, 1e-3, 1, 64)
 

@@ -32,6 +32,7 @@ import sys
 import time
 
 import numpy as np
+from guide_cnn import eagerkernel_cnn, tensorflow_cnn, torch_cnn  # a sibling module
 
 TARGETS = {"MLP": 1.0, "CNN": 1.5}
 
@@ -63,18 +64,7 @@ def eagerkernel_step(model: str, batch: int):
             ]
         )
     else:
-        net = ek.keras.Sequential(
-            [
-                L.Conv2D(32, 5, padding="same", activation="relu", input_shape=(28, 28, 1)),
-                L.MaxPooling2D(2),
-                L.Conv2D(64, 5, padding="same", activation="relu"),
-                L.MaxPooling2D(2),
-                L.Flatten(),
-                L.Dense(1024, activation="relu"),
-                L.Dropout(0.5),
-                L.Dense(10),
-            ]
-        )
+        net = eagerkernel_cnn(ek)
     opt = ek.keras.optimizers.Adam(1e-3)
     x, y = _data(model, batch)
     x, y = ek.constant(x), ek.constant(y.astype(np.int32))
@@ -158,19 +148,7 @@ def torch_step(model: str, batch: int):
         x, y = _data(model, batch)
         x = torch.from_numpy(x)
     else:
-        net = nn.Sequential(
-            nn.Conv2d(1, 32, 5, padding=2),
-            nn.ReLU(),
-            nn.MaxPool2d(2),
-            nn.Conv2d(32, 64, 5, padding=2),
-            nn.ReLU(),
-            nn.MaxPool2d(2),
-            nn.Flatten(),
-            nn.Linear(7 * 7 * 64, 1024),
-            nn.ReLU(),
-            nn.Dropout(0.5),
-            nn.Linear(1024, 10),
-        )
+        net = torch_cnn(torch)
         x, y = _data(model, batch)
         x = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
     y = torch.from_numpy(y)
@@ -203,18 +181,7 @@ def tensorflow_step(model: str, batch: int):
             [L.Dense(256, activation="relu"), L.Dense(256, activation="relu"), L.Dense(10)]
         )
     else:
-        net = tf.keras.Sequential(
-            [
-                L.Conv2D(32, 5, padding="same", activation="relu"),
-                L.MaxPooling2D(2),
-                L.Conv2D(64, 5, padding="same", activation="relu"),
-                L.MaxPooling2D(2),
-                L.Flatten(),
-                L.Dense(1024, activation="relu"),
-                L.Dropout(0.5),
-                L.Dense(10),
-            ]
-        )
+        net = tensorflow_cnn(tf)
     opt = tf.keras.optimizers.Adam(1e-3)
     x, y = _data(model, batch)
     x, y = tf.constant(x), tf.constant(y)
