@@ -109,3 +109,137 @@ def test_dlpack_with_cupy_zero_copy():
 def test_free_gpu_memory():
     ek.constant(np.ones((1000, 1000), np.float32)).gpu()
     ek.config.experimental.free_gpu_memory()
+
+
+# -- the cuDNN path (ops/cudnn.py) against the im2col / tap path, both on the GPU ---------------
+
+CUDNN_CONV_CASES = {  # (input NHWC, filter HWIO, strides, dilations, padding)
+    "same-3x2": ((2, 15, 14, 3), (3, 2, 3, 8), (1, 1), (1, 1), "SAME"),
+    "valid-stride2x1": ((2, 15, 14, 3), (3, 3, 3, 8), (2, 1), (1, 1), "VALID"),
+    "same-even-stride2-1ch": ((4, 16, 17, 1), (4, 4, 1, 8), (2, 2), (1, 1), "SAME"),
+    "same-dilation2": ((2, 17, 16, 3), (3, 3, 3, 4), (1, 1), (2, 2), "SAME"),
+    "valid-dilation2-1ch": ((2, 17, 16, 1), (3, 3, 1, 4), (1, 1), (2, 2), "VALID"),
+}
+CUDNN_POOL_CASES = {  # (input NHWC, ksize, strides, padding)
+    "same-2x2-stride2-odd": ((2, 15, 14, 3), (2, 2), (2, 2), "SAME"),
+    "same-3x3-stride2-even-1ch": ((2, 16, 16, 1), (3, 3), (2, 2), "SAME"),
+    "same-3x3-symmetric": ((2, 15, 15, 8), (3, 3), (1, 1), "SAME"),
+    "valid-tiles": ((2, 16, 16, 8), (2, 2), (2, 2), "VALID"),
+}
+
+
+def _tf_pads(padding, in_hw, ksize, strides, dilations):
+    """TensorFlow's SAME / VALID padding as ((top, bottom), (left, right))."""
+    if padding == "VALID":
+        return ((0, 0), (0, 0))
+    pads = []
+    for n, k, s, d in zip(in_hw, ksize, strides, dilations):
+        total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+        pads.append((total // 2, total - total // 2))
+    return tuple(pads)
+
+
+@pytest.fixture
+def cudnn_path():
+    import cupy
+
+    from eagerkernel.runtime.ops import cudnn
+
+    if not cudnn.available(cupy):
+        pytest.skip("no cuDNN through cupyx.cudnn (CuPy 14 removed it; CuPy 13 needs libcudnn)")
+    return cudnn
+
+
+def _im2col_path(monkeypatch, kernel, *args):
+    """``kernel`` on CuPy with cuDNN hidden from the dispatch: the im2col / tap path."""
+    import cupy
+
+    from eagerkernel.runtime.ops import cudnn
+
+    with monkeypatch.context() as m:
+        m.setattr(cudnn, "backend", lambda: None)
+        return kernel(cupy, *args)
+
+
+def _same_on_gpu(cudnn_out, im2col_out, dtype) -> None:
+    import cupy
+
+    assert cudnn_out is not None, "cuDNN refused the case: the wrapper returned None"
+    assert isinstance(cudnn_out, cupy.ndarray) and cudnn_out.dtype == dtype
+    expected = cupy.asnumpy(im2col_out)
+    # float32 allows TF32 (cuDNN 8+ on Ampere and newer may use it for convolutions).
+    tol = 1e-10 if dtype == np.float64 else 3e-3
+    scale = max(float(np.abs(expected).max()), 1.0)
+    np.testing.assert_allclose(cupy.asnumpy(cudnn_out), expected, rtol=tol, atol=tol * scale)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", CUDNN_CONV_CASES.values(), ids=CUDNN_CONV_CASES.keys())
+def test_cudnn_conv2d_and_gradients_match_im2col(cudnn_path, monkeypatch, case, dtype):
+    import cupy
+
+    from eagerkernel.runtime.ops import conv
+
+    x_shape, w_shape, strides, dilations, padding = case
+    pads = _tf_pads(padding, x_shape[1:3], w_shape[:2], strides, dilations)
+    rng = np.random.default_rng(0)
+    x = cupy.asarray(rng.normal(size=x_shape).astype(dtype))
+    w = cupy.asarray(rng.normal(size=w_shape).astype(dtype))
+    args = (strides, dilations, pads)
+
+    y = _im2col_path(monkeypatch, conv._conv_fwd, x, w, *args)
+    _same_on_gpu(cudnn_path.conv2d(cupy, x, w, *args), y, dtype)
+    g = cupy.asarray(rng.normal(size=y.shape).astype(dtype))
+    _same_on_gpu(
+        cudnn_path.conv2d_backprop_input(cupy, g, w, x.shape, *args),
+        _im2col_path(monkeypatch, conv._backprop_input_fwd, g, w, x.shape, *args),
+        dtype,
+    )
+    _same_on_gpu(
+        cudnn_path.conv2d_backprop_filter(cupy, x, g, w.shape, *args),
+        _im2col_path(monkeypatch, conv._backprop_filter_fwd, x, g, w.shape, *args),
+        dtype,
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", CUDNN_POOL_CASES.values(), ids=CUDNN_POOL_CASES.keys())
+def test_cudnn_avg_pool_and_gradient_match_the_tap_path(cudnn_path, monkeypatch, case, dtype):
+    import cupy
+
+    from eagerkernel.runtime.ops import conv
+
+    x_shape, ksize, strides, padding = case
+    pads = _tf_pads(padding, x_shape[1:3], ksize, strides, (1, 1))
+    rng = np.random.default_rng(1)
+    x = cupy.asarray(rng.normal(size=x_shape).astype(dtype))
+
+    y = _im2col_path(monkeypatch, conv._avg_pool_fwd, x, ksize, strides, pads)
+    _same_on_gpu(cudnn_path.avg_pool(cupy, x, ksize, strides, pads), y, dtype)
+    g = cupy.asarray(rng.normal(size=y.shape).astype(dtype))
+    _same_on_gpu(
+        cudnn_path.avg_pool_grad(cupy, g, x.shape, ksize, strides, pads),
+        _im2col_path(monkeypatch, conv._avg_pool_grad_fwd, g, x.shape, ksize, strides, pads),
+        dtype,
+    )
+
+
+def test_conv_and_pools_with_gradients_on_gpu_match_cpu():
+    """The whole ops (whichever path the GPU takes) against the CPU, values and gradients."""
+    rng = np.random.default_rng(2)
+    x_np = rng.normal(size=(2, 15, 14, 3)).astype(np.float64)
+    w_np = rng.normal(size=(4, 4, 3, 8)).astype(np.float64)
+
+    def run(device):
+        with ek.device(device):
+            x, w = ek.constant(x_np), ek.constant(w_np)
+            with ek.GradientTape() as tape:
+                tape.watch([x, w])
+                h = ek.nn.conv2d(x, w, strides=2, padding="SAME")
+                h = ek.nn.avg_pool2d(h, 3, 2, "SAME") + ek.nn.max_pool2d(h, 3, 2, "SAME")
+                loss = ek.reduce_sum(h * h)
+            grads = tape.gradient(loss, [x, w])
+        return [t.numpy() for t in (h, *grads)]
+
+    for gpu, cpu in zip(run("/gpu:0"), run("/cpu:0")):
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-9, atol=1e-9)

@@ -100,6 +100,23 @@ def test_activations_match_torch():
         np.testing.assert_allclose(ours(ek.constant(x)).numpy(), theirs(tx).numpy(), rtol=1e-10)
 
 
+def test_relu_second_derivatives_flow_through_relu_grad():
+    # y = relu(x * w): dy/dx = w * [x w > 0], so d(dy/dx)/dw = [x w > 0] (ReluGrad is linear in
+    # its cotangent, constant in x), and d(dy/dx)/dx = 0.
+    x = ek.constant([-1.5, 0.0, 0.5, 2.0])
+    w = ek.constant([2.0, 3.0, -1.0, 0.5])
+    with ek.GradientTape(persistent=True) as outer:
+        outer.watch([x, w])
+        with ek.GradientTape() as inner:
+            inner.watch(x)
+            y = ek.reduce_sum(ek.nn.relu(x * w))
+        dx = inner.gradient(y, x)
+        s = ek.reduce_sum(dx)
+    np.testing.assert_array_equal(dx.numpy(), [0.0, 0.0, 0.0, 0.5])
+    np.testing.assert_array_equal(outer.gradient(s, w).numpy(), [0.0, 0.0, 0.0, 1.0])
+    assert outer.gradient(s, x) is None or not outer.gradient(s, x).numpy().any()
+
+
 def test_relu_family_gradients_at_kinks_follow_tf():
     np.testing.assert_array_equal(grad_of(ek.nn.relu, [-1.0, 0.0, 2.0]), [0, 0, 1])
     np.testing.assert_array_equal(grad_of(ek.nn.relu6, [0.0, 3.0, 6.0, 7.0]), [0, 1, 0, 0])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -146,6 +147,56 @@ def test_first_three_steps_match_the_closed_form(make, expected):
     assert v.dtype == ek.float32
     assert all(s.dtype == ek.float32 for s in opt.variables[1:])
     assert int(opt.iterations) == 3
+
+
+@pytest.mark.parametrize("make, expected", CASES)
+def test_split_updates_match_the_closed_form(monkeypatch, make, expected):
+    # Every variable takes the deferred, split path, in three parts of unequal length.
+    monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(opt_base, "_cores", lambda: 3)
+    _, got = run(make())
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: optimizers.Adam(1e-3, amsgrad=True), optimizers.SGD])
+def test_large_variables_split_over_threads_match_the_unsplit_update(monkeypatch, make):
+    rng = np.random.default_rng(0)
+    x0 = rng.standard_normal((300, 257)).astype(np.float32)  # above PARALLEL_MIN
+    grads = [rng.standard_normal(x0.shape).astype(np.float32) for _ in range(3)]
+    assert x0.size >= opt_base.PARALLEL_MIN
+    threads = set()
+    kernel_runner = opt_base._run_parts
+
+    def spy(*args):
+        threads.add(threading.current_thread().name)
+        kernel_runner(*args)
+
+    monkeypatch.setattr(opt_base, "_run_parts", spy)
+    monkeypatch.setattr(opt_base, "_cores", lambda: 2)
+    _, split = run(make(), x0=x0, grads=grads)
+    assert "MainThread" in threads
+    assert any(t.startswith("eagerkernel-optimizer") for t in threads)
+    monkeypatch.setattr(opt_base, "PARALLEL_MIN", x0.size + 1)
+    threads.clear()
+    _, whole = run(make(), x0=x0, grads=grads)
+    assert not threads
+    for a, b in zip(split, whole):
+        np.testing.assert_array_equal(a, b)  # the same arithmetic per element
+
+
+def test_a_worker_error_rolls_back_a_split_update(monkeypatch):
+    monkeypatch.setattr(opt_base, "_cores", lambda: 2)
+    v = ek.Variable(np.ones(2 * opt_base.PARALLEL_MIN, np.float32))
+    opt = optimizers.Adam(0.1)
+    opt.apply_gradients([(np.ones(v.shape, np.float32), v)])
+    before = snapshot(opt, [v])
+    huge = np.ones(v.shape, np.float32)
+    huge[-1] = 1e30  # in the worker's half: g * g overflows there only
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        opt.apply_gradients([(huge, v)])
+    for x, y in zip(before, snapshot(opt, [v])):
+        np.testing.assert_array_equal(x, y)
 
 
 def test_defaults_follow_keras_and_tf1():

@@ -31,6 +31,7 @@ import numpy as np
 from ..state import RECORDING
 from ..tape import Primitive, defvjp
 from ..tensor import Tensor
+from . import cudnn
 from ._core import apply, dtype_error, tensor
 
 __all__ = ["avg_pool2d", "conv2d", "max_pool2d"]
@@ -147,6 +148,10 @@ def _saved(x, key):
 
 
 def _conv_fwd(xp, x, w, strides, dilations, pads):
+    if xp is not np and cudnn.available(xp):
+        out = cudnn.conv2d(xp, x, w, strides, dilations, pads)
+        if out is not None:
+            return out
     kh, kw, _, cout = w.shape
     out_hw = _out_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
     cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
@@ -156,6 +161,10 @@ def _conv_fwd(xp, x, w, strides, dilations, pads):
 
 
 def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
+    if xp is not np and cudnn.available(xp):
+        out = cudnn.conv2d_backprop_input(xp, g, w, input_shape, strides, dilations, pads)
+        if out is not None:
+            return out
     n, oh, ow, cout = g.shape
     kh, kw, cin, _ = w.shape
     # One GEMM per kernel position (a batched matmul) lays the columns out position-major.
@@ -164,6 +173,10 @@ def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
 
 
 def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads):
+    if xp is not np and cudnn.available(xp):
+        out = cudnn.conv2d_backprop_filter(xp, x, g, filter_shape, strides, dilations, pads)
+        if out is not None:
+            return out
     kh, kw, _, cout = filter_shape
     out_hw = tuple(g.shape[1:3])
     cols = _saved(x, (kh, kw, out_hw, strides, dilations, pads))
@@ -488,6 +501,10 @@ def _avg_counts(xp, in_hw, out_hw, ksize, strides, pads, dtype):
 
 
 def _avg_pool_fwd(xp, x, ksize, strides, pads):
+    if xp is not np and cudnn.available(xp):
+        out = cudnn.avg_pool(xp, x, ksize, strides, pads)
+        if out is not None:
+            return out
     xpad, out_hw, taps = _taps(xp, x, ksize, strides, pads, 0)
     out = _tap(xpad, 0, 0, out_hw, strides, (1, 1)).copy()
     for _, i, j in taps[1:]:
@@ -497,6 +514,10 @@ def _avg_pool_fwd(xp, x, ksize, strides, pads):
 
 
 def _avg_pool_grad_fwd(xp, g, input_shape, ksize, strides, pads):
+    if xp is not np and cudnn.available(xp):
+        out = cudnn.avg_pool_grad(xp, g, input_shape, ksize, strides, pads)
+        if out is not None:
+            return out
     n, oh, ow, c = g.shape
     share = g / _avg_counts(xp, input_shape[1:3], (oh, ow), ksize, strides, pads, g.dtype)
     cols = xp.broadcast_to(share, (*ksize, n, oh, ow, c))

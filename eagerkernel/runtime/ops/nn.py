@@ -57,8 +57,11 @@ __all__ = [
 # -- activations --------------------------------------------------------------------------------
 
 _relu = Primitive("Relu", lambda xp, x: xp.maximum(x, 0))
-# TF's ReluGrad: the gradient at exactly 0 is 0.
-defvjp(_relu, lambda g, ans, x: g * cast(x > 0, g.dtype))
+# TF's ReluGrad, ``g * (x > 0)`` in one op: the gradient at exactly 0 is 0. It is linear in
+# g (its VJP is itself) and piecewise constant in x (no gradient).
+_relu_grad = Primitive("ReluGrad", lambda xp, g, x: xp.multiply(g, x > 0, dtype=g.dtype))
+defvjp(_relu, lambda g, ans, x: apply(_relu_grad, (g, x)))
+defvjp(_relu_grad, lambda h, ans, g, x: apply(_relu_grad, (h, x)), None)
 _relu_op = unary(_relu)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Optimizer, _mutable
+from .base import Optimizer
 
 __all__ = ["Adagrad"]
 
@@ -53,17 +53,8 @@ class Adagrad(Optimizer):
             self.add_slot(v, "accumulator", self.initial_accumulator_value)
 
     def update_step(self, gradient, variable, learning_rate) -> None:
-        xp = variable._device.xp
-        tmp = self._scratch_for(variable)
-        acc = _mutable(self.get_slot(variable, "accumulator"))
-        xp.multiply(gradient, gradient, out=tmp)
-        acc += tmp
-        xp.add(acc, self.epsilon, out=tmp)
-        xp.sqrt(tmp, out=tmp)
-        xp.divide(gradient, tmp, out=tmp)
-        tmp *= learning_rate
-        var = _mutable(variable)
-        var -= tmp
+        scalars = {"lr": learning_rate, "epsilon": self.epsilon}
+        self._elementwise(_adagrad, gradient, variable, ("accumulator",), **scalars)
 
     def get_config(self) -> dict:
         return {
@@ -71,3 +62,14 @@ class Adagrad(Optimizer):
             "initial_accumulator_value": self.initial_accumulator_value,
             "epsilon": self.epsilon,
         }
+
+
+def _adagrad(xp, tmp, g, var, acc, *, lr, epsilon) -> None:
+    """Adagrad's update in place."""
+    xp.multiply(g, g, out=tmp)
+    acc += tmp
+    xp.add(acc, epsilon, out=tmp)
+    xp.sqrt(tmp, out=tmp)
+    xp.divide(g, tmp, out=tmp)
+    tmp *= lr
+    var -= tmp

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .base import Optimizer, _mutable
+from .base import Optimizer
 
 __all__ = ["Adam"]
 
@@ -69,27 +69,8 @@ class Adam(Optimizer):
         b1, b2 = self.beta_1, self.beta_2
         t = int(self._iterations._value) + 1
         lr_t = learning_rate * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
-        xp = variable._device.xp
-        tmp = self._scratch_for(variable)
-        m = _mutable(self.get_slot(variable, "m"))
-        m *= b1
-        xp.multiply(gradient, 1.0 - b1, out=tmp)
-        m += tmp
-        v = _mutable(self.get_slot(variable, "v"))
-        v *= b2
-        xp.multiply(gradient, gradient, out=tmp)
-        tmp *= 1.0 - b2
-        v += tmp
-        if self.amsgrad:
-            vhat = _mutable(self.get_slot(variable, "vhat"))
-            xp.maximum(vhat, v, out=vhat)
-            v = vhat
-        xp.sqrt(v, out=tmp)
-        tmp += self.epsilon
-        xp.divide(m, tmp, out=tmp)
-        tmp *= lr_t
-        var = _mutable(variable)
-        var -= tmp
+        scalars = {"b1": b1, "b2": b2, "epsilon": self.epsilon, "lr_t": lr_t}
+        self._elementwise(_adam, gradient, variable, self._slot_names, **scalars)
 
     def get_config(self) -> dict:
         return {
@@ -99,3 +80,22 @@ class Adam(Optimizer):
             "epsilon": self.epsilon,
             "amsgrad": self.amsgrad,
         }
+
+
+def _adam(xp, tmp, g, var, m, v, vhat=None, *, b1, b2, epsilon, lr_t) -> None:
+    """Adam's update in place, computing in ``tmp`` (12 passes over memory, no temporaries)."""
+    m *= b1
+    xp.multiply(g, 1.0 - b1, out=tmp)
+    m += tmp
+    v *= b2
+    xp.multiply(g, g, out=tmp)
+    tmp *= 1.0 - b2
+    v += tmp
+    if vhat is not None:  # amsgrad
+        xp.maximum(vhat, v, out=vhat)
+        v = vhat
+    xp.sqrt(v, out=tmp)
+    tmp += epsilon
+    xp.divide(m, tmp, out=tmp)
+    tmp *= lr_t
+    var -= tmp

@@ -26,9 +26,11 @@ arrays, while a persistent tape's snapshot or an array the user kept stays untou
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import inspect
 import math
+import os
 import sys
 import warnings
 
@@ -107,6 +109,61 @@ def _scale(variable, factor: float) -> None:
     # would make the next `_owned` check fail and cost a copy).
     arr = _mutable(variable)
     arr *= factor
+
+
+# -- parallel elementwise updates -----------------------------------------------------------------
+
+PARALLEL_MIN = 1 << 15  # elements: below this a variable's update runs at once, unsplit
+CHUNK = 1 << 15  # elements per kernel call: a chunk of every array stays in the L2 cache
+_pool: list = []  # [ThreadPoolExecutor], created on first use
+
+
+def _cores() -> int:
+    try:
+        return max(1, min(len(os.sched_getaffinity(0)), 8))
+    except AttributeError:  # not Linux
+        return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _workers():
+    if not _pool:
+        _pool.append(
+            concurrent.futures.ThreadPoolExecutor(
+                max_workers=_cores() - 1, thread_name_prefix="eagerkernel-optimizer"
+            )
+        )
+    return _pool[0]
+
+
+def _run_parts(tasks: list, part: int, parts: int, errstate: dict) -> None:
+    """Runs part ``part`` of ``parts`` of every task (a contiguous slice of its flat arrays)."""
+    with np.errstate(**errstate):  # NumPy's error state is per thread: use the caller's
+        for kernel, tmp, g, arrays, scalars in tasks:
+            n = tmp.size
+            flat = [tmp.reshape(-1), g.reshape(-1), *(a.reshape(-1) for a in arrays)]
+            for lo in range(n * part // parts, n * (part + 1) // parts, CHUNK):
+                hi = min(lo + CHUNK, n * (part + 1) // parts)
+                kernel(np, *(a[lo:hi] for a in flat), **scalars)
+
+
+def _run_parallel(tasks: list) -> None:
+    """Runs the collected kernels, each split over the cores; re-raises a worker's error."""
+    parts = _cores()
+    errstate = np.geterr()
+    if parts == 1:
+        _run_parts(tasks, 0, 1, errstate)
+        return
+    pool = _workers()
+    futures = [pool.submit(_run_parts, tasks, k, parts, errstate) for k in range(1, parts)]
+    try:
+        _run_parts(tasks, 0, parts, errstate)
+    finally:
+        # Wait for every worker, even after an error here: no thread may still be writing
+        # into the arrays when the caller restores its backup.
+        errors = [f.exception() for f in futures]
+    for exc in errors:
+        if exc is not None:
+            raise exc
 
 
 class _VariableList(list):
@@ -201,6 +258,7 @@ class Optimizer:
         self._slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
         self._slot_order: list[Variable] = []
         self._scratch: dict = {}
+        self._parallel: list | None = None  # the kernels of this step, while one is applied
         # Called as hook(variable, slot_name, slot) after a slot is created (checkpoints use
         # it to restore values saved before the slot existed).
         self._slot_hooks: list = []
@@ -374,6 +432,29 @@ class Optimizer:
             self._scratch[key] = buf
         return buf
 
+    def _elementwise(self, kernel, gradient, variable: Variable, slot_names, **scalars) -> None:
+        """Runs the elementwise update ``kernel(xp, tmp, g, var, *slots, **scalars)`` on
+        ``variable``'s array and its slots ``slot_names``, in place.
+
+        ``tmp`` is a scratch array of the variable's shape; the kernel writes ``var`` and the
+        slots through ``out=`` and in-place operators only. Large CPU variables are deferred to
+        the end of the step and split over the cores (see the module docstring).
+        """
+        xp = variable._device.xp
+        tmp = self._scratch_for(variable)
+        arrays = [_mutable(variable)]
+        arrays += [_mutable(self.get_slot(variable, name)) for name in slot_names]
+        if (
+            self._parallel is not None
+            and xp is np
+            and tmp.size >= PARALLEL_MIN
+            and all(a.flags.c_contiguous for a in arrays)
+        ):
+            g = np.ascontiguousarray(gradient)
+            self._parallel.append((kernel, tmp, g, arrays, scalars))
+        else:
+            kernel(xp, tmp, gradient, *arrays, **scalars)
+
     # -- the update rule ------------------------------------------------------------------------
     def update_step(self, gradient, variable: Variable, learning_rate: float) -> None:
         """Updates ``variable`` (and its slots) from ``gradient``.
@@ -437,6 +518,7 @@ class Optimizer:
         return self._iterations
 
     def _commit(self, pairs, lr, counters, constrained, backup) -> None:
+        self._parallel = []
         try:
             wd = self.weight_decay
             for g, v in pairs:
@@ -447,6 +529,9 @@ class Optimizer:
                     self._update_one(g, v, lr, wd)
                 if not v._value.shape:
                     self._rescalar(v)
+            tasks, self._parallel = self._parallel, None
+            if tasks:
+                _run_parallel(tasks)
             for counter in (self._iterations, *counters):
                 counter._value = counter._value + 1
             if constrained:
@@ -454,6 +539,7 @@ class Optimizer:
                 for v, value in zip(constrained, values):
                     v._value = value
         except BaseException:
+            self._parallel = None
             if backup is not None:
                 for holder, old in backup:
                     holder._value = old

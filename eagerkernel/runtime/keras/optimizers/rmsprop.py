@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Optimizer, _mutable
+from .base import Optimizer
 
 __all__ = ["RMSprop"]
 
@@ -72,34 +72,14 @@ class RMSprop(Optimizer):
                 self.add_slot(v, name)
 
     def update_step(self, gradient, variable, learning_rate) -> None:
-        rho = self.rho
-        xp = variable._device.xp
-        tmp = self._scratch_for(variable)
-        rms = _mutable(self.get_slot(variable, "rms"))
-        rms *= rho
-        xp.multiply(gradient, gradient, out=tmp)
-        tmp *= 1.0 - rho
-        rms += tmp
-        if self.centered:
-            mg = _mutable(self.get_slot(variable, "mg"))
-            mg *= rho
-            xp.multiply(gradient, 1.0 - rho, out=tmp)
-            mg += tmp
-            xp.multiply(mg, mg, out=tmp)
-            xp.subtract(rms, tmp, out=tmp)
-            tmp += self.epsilon
-        else:
-            xp.add(rms, self.epsilon, out=tmp)
-        xp.sqrt(tmp, out=tmp)
-        xp.divide(gradient, tmp, out=tmp)
-        tmp *= learning_rate  # the increment
-        if "momentum" in self._slot_names:
-            mom = _mutable(self.get_slot(variable, "momentum"))
-            mom *= self.momentum
-            mom += tmp
-            tmp = mom
-        var = _mutable(variable)
-        var -= tmp
+        scalars = {
+            "lr": learning_rate,
+            "rho": self.rho,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "centered": self.centered,
+        }
+        self._elementwise(_rmsprop, gradient, variable, self._slot_names, **scalars)
 
     def get_config(self) -> dict:
         return {
@@ -109,3 +89,30 @@ class RMSprop(Optimizer):
             "epsilon": self.epsilon,
             "centered": self.centered,
         }
+
+
+def _rmsprop(xp, tmp, g, var, rms, *slots, lr, rho, momentum, epsilon, centered) -> None:
+    """RMSprop's update in place; ``slots`` are ``mg`` (centered) then ``momentum``, if kept."""
+    rms *= rho
+    xp.multiply(g, g, out=tmp)
+    tmp *= 1.0 - rho
+    rms += tmp
+    if centered:
+        mg = slots[0]
+        mg *= rho
+        xp.multiply(g, 1.0 - rho, out=tmp)
+        mg += tmp
+        xp.multiply(mg, mg, out=tmp)
+        xp.subtract(rms, tmp, out=tmp)
+        tmp += epsilon
+    else:
+        xp.add(rms, epsilon, out=tmp)
+    xp.sqrt(tmp, out=tmp)
+    xp.divide(g, tmp, out=tmp)
+    tmp *= lr  # the increment
+    if len(slots) > centered:  # a momentum slot
+        mom = slots[-1]
+        mom *= momentum
+        mom += tmp
+        tmp = mom
+    var -= tmp

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Optimizer, _mutable
+from .base import Optimizer
 
 __all__ = ["SGD"]
 
@@ -49,23 +49,24 @@ class SGD(Optimizer):
                 self.add_slot(v, "momentum")
 
     def update_step(self, gradient, variable, learning_rate) -> None:
-        tmp = self._scratch_for(variable)
-        xp = variable._device.xp
-        xp.multiply(gradient, learning_rate, out=tmp)  # lr * g
-        if not self.momentum:
-            var = _mutable(variable)
-            var -= tmp
-            return
-        m = _mutable(self.get_slot(variable, "momentum"))
-        m *= self.momentum
-        m -= tmp
-        var = _mutable(variable)
-        if self.nesterov:
-            var -= tmp
-            xp.multiply(m, self.momentum, out=tmp)
-            var += tmp
-        else:
-            var += m
+        scalars = {"lr": learning_rate, "momentum": self.momentum, "nesterov": self.nesterov}
+        self._elementwise(_sgd, gradient, variable, self._slot_names, **scalars)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "momentum": self.momentum, "nesterov": self.nesterov}
+
+
+def _sgd(xp, tmp, g, var, velocity=None, *, lr, momentum, nesterov) -> None:
+    """SGD's update in place (``velocity`` is the momentum slot, absent without momentum)."""
+    xp.multiply(g, lr, out=tmp)  # lr * g
+    if velocity is None:
+        var -= tmp
+        return
+    velocity *= momentum
+    velocity -= tmp
+    if nesterov:
+        var -= tmp
+        xp.multiply(velocity, momentum, out=tmp)
+        var += tmp
+    else:
+        var += velocity
