@@ -279,12 +279,13 @@ class Layer:
     def dtype(self) -> str:
         return self._dtype.name
 
-    def _children(self):
+    def _children(self) -> list:
         """Layers and Variables this layer holds, in attribute order (lists/dicts walked)."""
-        stack = [*self._tracked, *list(vars(self).values())]
+        out: list = []
         seen: set = set()
-        for value in stack:
-            yield from _walk(value, seen)
+        _gather(self._tracked, out, seen)
+        _gather(vars(self).values(), out, seen)
+        return out
 
     def _flatten_layers(self, include_self: bool = True):
         """This layer and every layer inside it, depth first, each once."""
@@ -383,15 +384,21 @@ class Layer:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
 
-def _walk(value, seen: set):
-    """Layers and Variables inside ``value`` (lists, tuples and dicts walked), each once."""
-    if isinstance(value, (Layer, Variable)):
-        if id(value) not in seen:
-            seen.add(id(value))
-            yield value
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _walk(v, seen)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _walk(v, seen)
+def _gather(values, out: list, seen: set) -> None:
+    """Appends the Layers and Variables in ``values`` (lists, tuples and dicts walked) to
+    ``out``, each once, in order. A loop, not a generator: `trainable_variables` runs it every
+    training step."""
+    for value in values:
+        if type(value) in _ATOMS:
+            continue
+        if isinstance(value, (Layer, Variable)):
+            if id(value) not in seen:
+                seen.add(id(value))
+                out.append(value)
+        elif isinstance(value, (list, tuple)):
+            _gather(value, out, seen)
+        elif isinstance(value, dict):
+            _gather(value.values(), out, seen)
+
+
+_ATOMS = frozenset((str, int, float, bool, type(None)))
