@@ -199,6 +199,22 @@ def test_a_worker_error_rolls_back_a_split_update(monkeypatch):
         np.testing.assert_array_equal(x, y)
 
 
+def test_slots_never_decay_into_subnormal_floats():
+    # A weight whose gradient stops (a dead ReLU's) has Adam's m shrink by 0.9 a step: it would
+    # be subnormal after ~650 steps, where x86 arithmetic is several times slower.
+    v = ek.Variable([1.0, 1.0])
+    opt = optimizers.Adam(1e-3)
+    opt.apply_gradients([(np.array([1.0, 1.0], np.float32), v)])
+    for _ in range(899):
+        opt.apply_gradients([(np.array([0.0, 0.5], np.float32), v)])
+    m = opt.get_slot(v, "m").numpy()
+    assert m[0] == 0.0  # flushed; unflushed it would be 0.1 * 0.9**899 = 6e-43, subnormal
+    np.testing.assert_allclose(m[1], 0.5, rtol=1e-5)  # a live slot is untouched
+    for _, _, slot in opt._slot_items():
+        values = np.abs(slot.numpy())
+        assert not np.any((values > 0) & (values < np.finfo(np.float32).tiny))
+
+
 def test_defaults_follow_keras_and_tf1():
     sgd, adam = optimizers.SGD(), optimizers.Adam()
     rms, ada = optimizers.RMSprop(), optimizers.Adagrad()
