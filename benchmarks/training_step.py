@@ -7,7 +7,8 @@ Two models, the ones of TensorFlow's eager guides:
   MaxPool 2, Flatten, Dense 1024 ReLU, Dropout 0.5, Dense 10; batch 50.
 
 Columns: a hand-written NumPy step (the floor; MLP only), eagerkernel, PyTorch and TensorFlow
-(each when it imports). Times are the median of several steps after warm-up, in ms; the
+(each when it imports). The frameworks take turns in rounds (a block of steps each), so that
+the machine's changing load touches all alike; times are the median step, in ms; the
 table's last column is eagerkernel over PyTorch, the ratio the targets are about (MLP <= 1.0x,
 CNN <= 1.5x). Peak memory of the CNN step is measured per framework in a fresh subprocess:
 the peak RSS during its first four steps above the RSS after set-up (activations, gradients,
@@ -209,17 +210,24 @@ FRAMEWORKS = {
 CONFIG = {"MLP": 64, "CNN": 50}
 
 
-def _time(step, repeats: int) -> float:
-    for _ in range(2):
-        step()  # warm-up: builds weights and slots
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        loss = step()
-        times.append(time.perf_counter() - t0)
-    if not np.isfinite(loss):
-        raise SystemExit(f"non-finite loss {loss}")
-    return statistics.median(times) * 1e3
+def _time(steps: dict, rounds: int, block: int) -> dict:
+    """Median step time in ms per framework. The frameworks take turns, ``block`` steps each,
+    for ``rounds`` rounds, so that a change in the machine's load touches all of them alike;
+    the first step of each block is dropped (another framework's threads may still spin)."""
+    for step in steps.values():
+        for _ in range(2):
+            step()  # warm-up: builds weights and slots
+    times: dict = {name: [] for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            for i in range(block + 1):
+                t0 = time.perf_counter()
+                loss = step()
+                if i:
+                    times[name].append(time.perf_counter() - t0)
+            if not np.isfinite(loss):
+                raise SystemExit(f"{name}: non-finite loss {loss}")
+    return {name: statistics.median(t) * 1e3 for name, t in times.items()}
 
 
 def _status_kb(field: str) -> int:
@@ -271,20 +279,26 @@ def _peak(framework: str, model: str):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="3 timed steps, no memory runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="one round of 2 steps each, no memory runs"
+    )
     parser.add_argument("--peak-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peak_child:
         _peak_child(*args.peak_child)
         return 0
-    repeats = 3 if args.quick else 15
+    rounds = 1 if args.quick else 5
+    blocks = {"MLP": 2 if args.quick else 40, "CNN": 2 if args.quick else 6}
     rows = {}
     for model, batch in CONFIG.items():
-        rows[model] = {}
-        for name, make in FRAMEWORKS.items():
-            step = make(model, batch)
-            rows[model][name] = None if step is None else _time(step, repeats)
-    print(f"One training step (forward, tape, backward, Adam), median of {repeats}; ms")
+        steps = {name: make(model, batch) for name, make in FRAMEWORKS.items()}
+        medians = _time({k: v for k, v in steps.items() if v is not None}, rounds, blocks[model])
+        rows[model] = {name: medians.get(name) for name in FRAMEWORKS}
+    print(
+        "One training step (forward, tape, backward, Adam); median ms over "
+        f"{rounds} rounds in which each framework takes {blocks['MLP']} (MLP) or "
+        f"{blocks['CNN']} (CNN) steps in turn"
+    )
     header = f"{'model':<12}" + "".join(f"{n:>13}" for n in FRAMEWORKS) + "   ek / PyTorch"
     print(header)
     print("-" * len(header))

@@ -28,6 +28,7 @@ import weakref
 
 import numpy as np
 
+from .. import blas
 from ..state import RECORDING
 from ..tape import Primitive, defvjp
 from ..tensor import Tensor
@@ -147,6 +148,10 @@ def _saved(x, key):
     return None
 
 
+def _gemm(xp, a, b):
+    return blas.matmul(a, b) if xp is np else xp.matmul(a, b)  # small: one BLAS thread
+
+
 def _conv_fwd(xp, x, w, strides, dilations, pads):
     if xp is not np and cudnn.available(xp):
         out = cudnn.conv2d(xp, x, w, strides, dilations, pads)
@@ -157,7 +162,7 @@ def _conv_fwd(xp, x, w, strides, dilations, pads):
     cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
     if RECORDING:
         _save_cols(x, (kh, kw, out_hw, strides, dilations, pads), cols)
-    return (cols @ w.reshape(-1, cout)).reshape(x.shape[0], *out_hw, cout)
+    return _gemm(xp, cols, w.reshape(-1, cout)).reshape(x.shape[0], *out_hw, cout)
 
 
 def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
@@ -168,7 +173,7 @@ def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
     n, oh, ow, cout = g.shape
     kh, kw, cin, _ = w.shape
     # One GEMM per kernel position (a batched matmul) lays the columns out position-major.
-    cols = xp.matmul(g.reshape(-1, cout), w.reshape(kh * kw, cin, cout).transpose(0, 2, 1))
+    cols = _gemm(xp, g.reshape(-1, cout), w.reshape(kh * kw, cin, cout).transpose(0, 2, 1))
     return _col2im(xp, cols.reshape(kh, kw, n, oh, ow, cin), input_shape, strides, dilations, pads)
 
 
@@ -182,7 +187,7 @@ def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads):
     cols = _saved(x, (kh, kw, out_hw, strides, dilations, pads))
     if cols is None:
         cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
-    return (cols.T @ g.reshape(-1, cout)).reshape(filter_shape)
+    return _gemm(xp, cols.T, g.reshape(-1, cout)).reshape(filter_shape)
 
 
 # -- conv2d and its two VJP ops -----------------------------------------------------------------

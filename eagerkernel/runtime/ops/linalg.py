@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from .. import blas
 from ..tape import Primitive, defvjp
 from ..tensor import Tensor, make
 from ._core import apply, dtype_error, float_check, tensor
@@ -48,6 +49,8 @@ def _matmul_fwd(xp, a, b, transpose_a, transpose_b):
         a = xp.swapaxes(a, -1, -2)
     if transpose_b:
         b = xp.swapaxes(b, -1, -2)
+    if xp is np:
+        return blas.matmul(a, b)  # one BLAS thread for small products
     return xp.matmul(a, b)
 
 
