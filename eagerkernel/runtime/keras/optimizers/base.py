@@ -113,7 +113,7 @@ def _scale(variable, factor: float) -> None:
 
 # -- parallel elementwise updates -----------------------------------------------------------------
 
-PARALLEL_MIN = 1 << 15  # elements: below this a variable's update runs at once, unsplit
+PARALLEL_MIN = 1 << 19  # elements: below this a variable's update runs at once, unsplit
 # Subnormal floats. A slot whose gradient stays zero (a dead ReLU's weights, a pixel that is
 # always 0) decays geometrically (Adam's m by beta_1 = 0.9 a step) and reaches the subnormal
 # range after some 700 steps, where x86 arithmetic takes microcode assists: the update becomes
