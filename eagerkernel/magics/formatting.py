@@ -111,6 +111,11 @@ def spec(t) -> str:
     >>> spec(ek.constant([[1.0, 2.0, 3.0]])), spec(ek.constant(1))
     ('float32[1,3]', 'int32[]')
     """
+    try:  # a tape's rows repeat a few specs many times: look them up by dtype, shape, device
+        value = t._value
+        return _SPECS[value.dtype, value.shape, t._device]
+    except (AttributeError, KeyError, TypeError):
+        pass
     if t is None:
         return "—"
     if isinstance(t, tuple):
@@ -120,7 +125,15 @@ def spec(t) -> str:
     device = getattr(t, "device", "/cpu:0")
     if device != "/cpu:0":
         text += f"@{device}"
+    value = getattr(t, "_value", None)
+    if hasattr(value, "dtype") and hasattr(t, "_device"):
+        if len(_SPECS) >= 4096:
+            _SPECS.clear()
+        _SPECS[value.dtype, value.shape, t._device] = text
     return text
+
+
+_SPECS: dict = {}
 
 
 def _as_float(a: np.ndarray) -> np.ndarray:
@@ -208,20 +221,18 @@ def text_table(
       Mul    1
       AddV2  2
     """
-    cells = [[_clip(c, max_width) for c in r] for r in rows]
-    widths = [len(h) for h in headers]
-    for r in cells:
-        if len(r) == len(headers):
-            widths = [max(w, len(c)) for w, c in zip(widths, r)]
+    n = len(headers)
+    cells = [[c if len(c) <= max_width else _clip(c, max_width) for c in r] for r in rows]
+    widths = [max(map(len, column)) for column in zip(headers, *(r for r in cells if len(r) == n))]
+    # One format string left-aligns every cell of a row (str.format does the padding in C).
+    fmt = "  ".join(f"{{:<{w}}}" if w else "{}" for w in widths)
     marks = list(marks) if marks is not None else [" "] * len(cells)
-
-    def line(mark: str, r: Sequence[str]) -> str:
-        if len(r) != len(headers):
-            return f"{mark} {r[0]}"
-        return (mark + " " + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip()
-
-    out = [line(" ", headers), line(" ", ["-" * w for w in widths])]
-    out += [line(m, r) for m, r in zip(marks, cells)]
+    out = [
+        ("  " + fmt.format(*headers)).rstrip(),
+        ("  " + fmt.format(*["-" * w for w in widths])).rstrip(),
+    ]
+    for mark, r in zip(marks, cells):
+        out.append((mark + " " + fmt.format(*r)).rstrip() if len(r) == n else f"{mark} {r[0]}")
     return "\n".join(out)
 
 

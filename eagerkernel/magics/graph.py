@@ -15,6 +15,11 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from itertools import chain
+
+import numpy as np
+
+from ..runtime.records import Records
 
 __all__ = ["GraphLayout", "GraphNode", "TapeGraph", "layout", "render_png"]
 
@@ -74,10 +79,8 @@ def _spec(t) -> str:
     return f"{dt}[{','.join(map(str, shape))}]"
 
 
-def _leaf_label(entry, k: int, names: dict) -> str:
-    xid = entry.ids[k]
+def _leaf_label(x, xid: int, names: dict) -> str:
     name = names.get(xid)
-    x = entry.inputs[k]
     var = xid != id(x)  # Variables are recorded as a snapshot with the Variable's id
     text = _spec(x)
     if name:
@@ -85,12 +88,84 @@ def _leaf_label(entry, k: int, names: dict) -> str:
     return ("var " if var else "") + text
 
 
-def _chains(entries, preds: list[list[int]], succ_count: list[int]) -> list[list[int]]:
+class _Ops:
+    """What `layout` reads of a tape's records (`Entry` objects or `Records`): per op its
+    name, its inputs and their ids, and its outputs."""
+
+    def __init__(self, entries):
+        records = entries if isinstance(entries, Records) else Records(entries)
+        prims, self.inputs, self._outputs, self._ids = records.fields(
+            "prim", "inputs", "output", "ids"
+        )
+        self.n = len(records)
+        # Op names as small ints (equal names, equal codes) and the names they stand for.
+        slots: dict[str, int] = {}
+        slot_of = {p: slots.setdefault(p.name, len(slots)) for p in dict.fromkeys(prims)}
+        self.codes = list(map(slot_of.__getitem__, prims))
+        self.names = list(slots)
+
+    def name(self, j: int) -> str:
+        return self.names[self.codes[j]]
+
+    def ids(self, j: int) -> tuple:
+        ids = self._ids[j]
+        return tuple(map(id, self.inputs[j])) if ids is None else ids
+
+    def outputs(self, j: int) -> tuple:
+        out = self._outputs[j]
+        return out if type(out) is tuple else (out,)
+
+    def flat_inputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(ids, op, k)`` of every input of every op, in op order: the k-th input of op."""
+        counts = np.fromiter(map(len, self.inputs), np.intp, self.n)
+        total = int(counts.sum())
+        if self._ids.count(None) == self.n:
+            ids = np.fromiter(map(id, chain.from_iterable(self.inputs)), np.int64, total)
+        else:
+            ids = np.fromiter(chain.from_iterable(map(self.ids, range(self.n))), np.int64, total)
+        op = np.repeat(np.arange(self.n), counts)
+        starts = np.cumsum(counts) - counts
+        return ids, op, np.arange(total) - starts[op]
+
+    def flat_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids, op)`` of every output of every op."""
+        if tuple not in set(map(type, self._outputs)):
+            return np.fromiter(map(id, self._outputs), np.int64, self.n), np.arange(self.n)
+        outs = [self.outputs(j) for j in range(self.n)]
+        counts = np.fromiter(map(len, outs), np.intp, self.n)
+        ids = np.fromiter(map(id, chain.from_iterable(outs)), np.int64, int(counts.sum()))
+        return ids, np.repeat(np.arange(self.n), counts)
+
+
+def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayout:
+    """Lays out the ops of ``entries`` (oldest first) as a layered graph.
+
+    Args:
+        entries: a tape's `Entry` list, or its `Records`.
+        max_rows: most nodes drawn (0: all); nodes are kept in tape order, each op's source
+            tensors just before it.
+        names: optional ``{id(tensor): name}`` to label source tensors (``w: float32[]``).
+    """
+    ops = _Ops(entries)
+    names = names or {}
+    if ops.n > SMALL_TAPE:
+        lay = _layout_vectorized(ops, max_rows, names)
+        if lay is not None:
+            return lay
+    return _layout_python(ops, max_rows, names)
+
+
+#: Tapes up to this many ops are laid out op by op; longer ones with NumPy, so that the text
+#: form of a ``%%tape`` display (which states the number of nodes) costs little per op.
+SMALL_TAPE = 64
+
+
+def _chains(ops: _Ops, preds: list[list[int]], succ_count: list[int]) -> list[list[int]]:
     """Maximal linear runs: op j continues i's run when i is j's only op input and j is the
     only op that reads i's output. Runs are returned in order of their first op."""
     runs: list[list[int]] = []
     run_of: dict[int, int] = {}
-    for j in range(len(entries)):
+    for j in range(ops.n):
         p = preds[j]
         if len(p) == 1 and succ_count[p[0]] == 1 and p[0] in run_of:
             r = run_of[p[0]]
@@ -103,7 +178,7 @@ def _chains(entries, preds: list[list[int]], succ_count: list[int]) -> list[list
     return runs
 
 
-def _segments(names: list[str]) -> list[tuple[int, int, int]]:
+def _segments(names: list) -> list[tuple[int, int, int]]:
     """Splits a run of op names into ``(start, period, repeats)`` pieces, greedily taking
     the repeated pattern that covers the most ops (at least `MIN_COLLAPSE`)."""
     out = []
@@ -124,41 +199,34 @@ def _segments(names: list[str]) -> list[tuple[int, int, int]]:
     return out
 
 
-def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayout:
-    """Lays out the ops of ``entries`` (oldest first) as a layered graph.
-
-    Args:
-        entries: a tape's `Entry` list.
-        max_rows: most nodes drawn (0: all); nodes are kept in tape order, each op's source
-            tensors just before it.
-        names: optional ``{id(tensor): name}`` to label source tensors (``w: float32[]``).
-    """
-    names = names or {}
+def _layout_python(ops: _Ops, max_rows: int, names: dict) -> GraphLayout:
+    """`layout` op by op: the definition, used for short tapes and the odd long one that
+    `_layout_vectorized` does not take."""
+    n = ops.n
     producer: dict[int, int] = {}
     preds: list[list[int]] = []
-    succ_count = [0] * len(entries)
-    for j, e in enumerate(entries):
+    succ_count = [0] * n
+    for j in range(n):
         p = []
-        for xid in e.ids:
+        for xid in ops.ids(j):
             i = producer.get(xid)
             if i is not None and i not in p:
                 p.append(i)
                 succ_count[i] += 1
         preds.append(p)
-        for o in e.outputs:
+        for o in ops.outputs(j):
             producer[id(o)] = j
 
     # Group ops into nodes: collapsed repeated chains, single ops otherwise.
     groups: list[tuple[list[int], str, str]] = []  # (op indices, label, kind)
-    for run in _chains(entries, preds, succ_count):
-        ops_names = [entries[j].prim.name for j in run]
-        for s, p, reps in _segments(ops_names):
+    for run in _chains(ops, preds, succ_count):
+        codes = [ops.codes[j] for j in run]
+        for s, p, reps in _segments(codes):
             if reps == 1:
-                j = run[s]
-                groups.append(([j], ops_names[s], "op"))
+                groups.append(([run[s]], ops.name(run[s]), "op"))
             else:
                 members = run[s : s + p * reps]
-                label = "→".join(ops_names[s : s + p]) + f" ×{reps}"
+                label = "→".join(ops.names[c] for c in codes[s : s + p]) + f" ×{reps}"
                 groups.append((members, label, "chain"))
     groups.sort(key=lambda g: g[0][0])
     node_of_op: dict[int, int] = {}
@@ -166,51 +234,190 @@ def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayou
         for j in members:
             node_of_op[j] = g
 
-    # Nodes in drawing order: each group's leaves just before it.
+    def sources(members, member_set):
+        """The group's inputs in reading order: ("op", group) or ("leaf", (xid, j, k))."""
+        for j in members:
+            for k, xid in enumerate(ops.ids(j)):
+                i = producer.get(xid)
+                if i is not None and i < j:
+                    if i not in member_set:
+                        yield "op", node_of_op[i]
+                else:
+                    yield "leaf", (xid, j, k)
+
+    return _place_groups(
+        ops,
+        len(groups),
+        groups.__getitem__,
+        lambda g, members: sources(members, set(members)),
+        max_rows,
+        names,
+    )
+
+
+def _layout_vectorized(ops: _Ops, max_rows: int, names: dict) -> GraphLayout | None:
+    """`layout` with NumPy: the same nodes and edges as `_layout_python`, in a few dozen array
+    operations and a loop over the drawn nodes only. None when an output appears twice on the
+    tape (a `custom_gradient` that returns its input), which only `_layout_python` follows."""
+    n = ops.n
+    in_ids, in_op, in_k = ops.flat_inputs()
+    out_ids, out_op = ops.flat_outputs()
+    idx = np.arange(n)
+
+    # Producers: the op whose output each input is, if an earlier op (else the input is a leaf).
+    order = np.argsort(out_ids, kind="stable")
+    sorted_ids = out_ids[order]
+    if (sorted_ids[1:] == sorted_ids[:-1]).any():
+        return None
+    prod = np.full(len(in_ids), -1)
+    if len(sorted_ids) and len(in_ids):
+        pos = np.minimum(np.searchsorted(sorted_ids, in_ids), len(sorted_ids) - 1)
+        hit = sorted_ids[pos] == in_ids
+        prod[hit] = out_op[order][pos[hit]]
+        prod[prod >= in_op] = -1
+
+    # Runs (see `_chains`): op j continues the run of its only op input i when j is the only op
+    # that reads i. `root` is the first op of each op's run, found by pointer jumping.
+    has = prod >= 0
+    pj, pi = np.divmod(np.unique(in_op[has] * n + prod[has]), n)  # distinct (reader, producer)
+    n_preds = np.bincount(pj, minlength=n)
+    n_readers = np.bincount(pi, minlength=n)
+    pred = np.full(n, -1)
+    single = n_preds[pj] == 1
+    pred[pj[single]] = pi[single]
+    root = np.where((n_preds == 1) & (n_readers[pred] == 1), pred, idx)
+    while True:
+        nxt = root[root]
+        if (nxt == root).all():
+            break
+        root = nxt[nxt]
+    seq = np.lexsort((idx, root))  # positions: ops run by run (by first op), each run in order
+    rseq = root[seq]
+    cseq = np.asarray(ops.codes)[seq]
+    new_run = np.r_[True, rseq[1:] != rseq[:-1]]
+    run_starts = np.flatnonzero(new_run)
+    run_ends = np.r_[run_starts[1:], n]
+    run_of = np.cumsum(new_run) - 1
+    room = run_ends[run_of] - idx  # positions left in the run, this one included
+
+    # `_segments` at every position: the pattern (period p) whose repeats cover the most ops.
+    best_cov = np.zeros(n, np.intp)
+    best_p = np.ones(n, np.intp)
+    for p in range(1, MAX_PERIOD + 1):
+        if p >= n:
+            break
+        same = np.zeros(n, bool)  # same name p positions later, in the same run
+        same[:-p] = (cseq[:-p] == cseq[p:]) & (rseq[:-p] == rseq[p:])
+        stop = np.minimum.accumulate(np.where(same, n, idx)[::-1])[::-1]
+        reps = 1 + (stop - idx) // p
+        cov = np.where((2 * p <= room) & (reps >= 2) & (reps * p >= MIN_COLLAPSE), reps * p, 0)
+        better = cov > best_cov
+        best_cov[better] = cov[better]
+        best_p[better] = p
+    # The greedy walk of `_segments` stops only where a pattern collapses; elsewhere every
+    # position is an op of its own. Walk those stops run by run.
+    chain_at: dict[int, int] = {}  # position -> ops its chain covers
+    if best_cov.any():
+        nxt_stop = np.minimum.accumulate(np.where(best_cov > 0, idx, n)[::-1])[::-1].tolist()
+        cov_l = best_cov.tolist()
+        for r in np.unique(run_of[best_cov > 0]).tolist():
+            at, end = int(run_starts[r]), int(run_ends[r])
+            while at < end and (c := nxt_stop[at]) < end:
+                chain_at[c] = cov_l[c]
+                at = c + cov_l[c]
+    # Groups tile the positions; sorted by first op, as `_layout_python` has them.
+    first = np.ones(n, bool)
+    for c, cov in chain_at.items():
+        first[c + 1 : c + cov] = False
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.r_[starts, n])
+    rank = np.argsort(seq[starts], kind="stable")
+    g_start, g_end = starts[rank].tolist(), (starts + sizes)[rank].tolist()
+    final = np.empty(len(rank), np.intp)  # group number, by first position -> by first op
+    final[rank] = np.arange(len(rank))
+    group_of_op = np.empty(n, np.intp)
+    group_of_op[seq] = np.repeat(final, sizes)
+
+    def group(g):
+        a, b = g_start[g], g_end[g]
+        members = seq[a:b].tolist()
+        if b - a == 1 and a not in chain_at:
+            return members, ops.name(members[0]), "op"
+        p = int(best_p[a])
+        label = "→".join(ops.name(j) for j in members[:p]) + f" ×{(b - a) // p}"
+        return members, label, "chain"
+
+    # Each group's distinct sources in reading order: other groups (key -1 - group) and leaves
+    # (key id), with the flat position of the input that read each first.
+    g_in = group_of_op[in_op]
+    g_prod = np.where(prod >= 0, group_of_op[np.maximum(prod, 0)], -1)
+    ext = (prod < 0) | (g_prod != g_in)
+    f = np.flatnonzero(ext)
+    eg, key = g_in[f], np.where(prod[f] >= 0, -1 - g_prod[f], in_ids[f])
+    o = np.lexsort((f, key, eg))
+    eg, key, f = eg[o], key[o], f[o]
+    keep = np.r_[True, (eg[1:] != eg[:-1]) | (key[1:] != key[:-1])]
+    eg, key, f = eg[keep], key[keep], f[keep]
+    o = np.lexsort((f, eg))
+    eg, key, f = eg[o], key[o].tolist(), f[o].tolist()
+    bounds = np.searchsorted(eg, np.arange(len(g_start) + 1)).tolist()
+    in_op_l, in_k_l = in_op.tolist(), in_k.tolist()
+
+    def sources(g, members):
+        for e in range(bounds[g], bounds[g + 1]):
+            if key[e] < 0:
+                yield "op", -1 - key[e]
+            else:
+                yield "leaf", (key[e], in_op_l[f[e]], in_k_l[f[e]])
+
+    return _place_groups(ops, len(g_start), group, sources, max_rows, names)
+
+
+def _place_groups(ops: _Ops, n_groups: int, group, sources, max_rows: int, names: dict):
+    """Draws the groups in order (``group(g) -> (members, label, kind)``, ``sources(g,
+    members)`` their inputs in reading order), each after its new source leaves, until
+    ``max_rows`` nodes; then places the leaves and numbers the rows."""
     nodes: list[GraphNode] = []
     edges: list[tuple[int, int]] = []
     group_node: dict[int, int] = {}
     leaf_node: dict[int, int] = {}
     shown_ops = 0
     cap = max_rows if max_rows and max_rows > 0 else None
-    for g, (members, label, kind) in enumerate(groups):
-        member_set = set(members)
+    for g in range(n_groups):
+        members, label, kind = group(g)
         src_nodes: list[int] = []
-        leaves: list[tuple[int, str]] = []
+        leaves: list[tuple[int, int, int]] = []  # (xid, op, k) of the first read
         pending: set[int] = set()
-        for j in members:
-            e = entries[j]
-            for k, xid in enumerate(e.ids):
-                i = producer.get(xid)
-                if i is not None and i < j:
-                    if i in member_set:
-                        continue
-                    src = group_node.get(node_of_op[i])
-                    if src is not None and src not in src_nodes:
-                        src_nodes.append(src)
-                elif xid not in leaf_node and xid not in pending:
-                    pending.add(xid)
-                    leaves.append((xid, _leaf_label(e, k, names)))
-                elif xid in leaf_node and leaf_node[xid] not in src_nodes:
-                    src_nodes.append(leaf_node[xid])
+        for what, item in sources(g, members):
+            if what == "op":
+                src = group_node.get(item)
+                if src is not None and src not in src_nodes:
+                    src_nodes.append(src)
+                continue
+            xid = item[0]
+            if xid not in leaf_node and xid not in pending:
+                pending.add(xid)
+                leaves.append(item)
+            elif xid in leaf_node and leaf_node[xid] not in src_nodes:
+                src_nodes.append(leaf_node[xid])
         if len(leaves) > MAX_LEAVES:  # named ones (up to MAX_LEAVES - 1) stay visible
             named = [lf for lf in leaves if lf[0] in names][: MAX_LEAVES - 1]
-            keep = {xid for xid, _ in named}
+            keep = {lf[0] for lf in named}
             rest = [lf for lf in leaves if lf[0] not in keep]
         else:
             named, rest = leaves, []
         need = 1 + len(named) + (1 if rest else 0)
         if cap is not None and len(nodes) + need > cap:
             break
-        for xid, text in named:
+        for xid, j, k in named:
             leaf_node[xid] = len(nodes)
             src_nodes.append(len(nodes))
-            nodes.append(GraphNode(text, "leaf"))
+            nodes.append(GraphNode(_leaf_label(ops.inputs[j][k], xid, names), "leaf"))
         if rest:
             more = "more " if named else ""
             nodes.append(GraphNode(f"{len(rest)} {more}inputs", "leaves"))
-            for xid, _ in rest:
-                leaf_node[xid] = len(nodes) - 1
+            for lf in rest:
+                leaf_node[lf[0]] = len(nodes) - 1
             src_nodes.append(len(nodes) - 1)
         me = len(nodes)
         depth = 1 + max(
@@ -229,10 +436,10 @@ def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayou
     for s, d in first_reader.items():
         nodes[s].depth = d - 1
     rows: dict[int, int] = {}
-    for n in nodes:
-        n.row = rows.get(n.depth, 0)
-        rows[n.depth] = n.row + 1
-    return GraphLayout(nodes, edges, len(entries), len(entries) - shown_ops)
+    for node in nodes:
+        node.row = rows.get(node.depth, 0)
+        rows[node.depth] = node.row + 1
+    return GraphLayout(nodes, edges, ops.n, ops.n - shown_ops)
 
 
 _COLORS = {"op": "#dbe9f6", "chain": "#f6e3c6", "leaf": "#e8f4e0", "leaves": "#e8f4e0"}
@@ -290,13 +497,27 @@ class TapeGraph:
     and a one-line text form, no HTML, so that nbval (which ignores images) sees only the
     deterministic text.
 
+    The text form states what the picture shows (``<graph of tape `t`: 2 ops, 5 nodes
+    drawn>``), which takes the layout. Where no picture is shown (``picture=False``: a
+    text-only front end, as `TapeMagics.tape` tells), it states the number of ops only
+    (``<graph of tape `t`: 2 ops>``), and nothing is laid out.
+
     Attributes:
         n_ops: the number of ops on the tape.
+        picture: whether the picture is shown beside the text form.
     """
 
-    def __init__(self, entries, name: str | None = None, max_rows: int = 50, names=None):
+    def __init__(
+        self,
+        entries,
+        name: str | None = None,
+        max_rows: int = 50,
+        names=None,
+        picture: bool = True,
+    ):
         self.name = name
         self.n_ops = len(entries)
+        self.picture = picture
         self._args = (entries, max_rows, names)
         self._layout: GraphLayout | None = None
         self._png: bytes | None = None
@@ -320,6 +541,9 @@ class TapeGraph:
 
     def __repr__(self) -> str:
         where = f" `{self.name}`" if self.name else ""
+        if not self.picture:
+            n = self.n_ops
+            return f"<graph of tape{where}: {n} op{'' if n == 1 else 's'}>"
         return f"<graph of tape{where}: {self.layout.caption}>"
 
     def _repr_pretty_(self, p, cycle: bool) -> None:

@@ -10,13 +10,16 @@ a notebook checked by nbval deals with the timing.
 from __future__ import annotations
 
 import keyword
+import operator
 from collections.abc import Sequence
 
+import numpy as np
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
+from ..runtime.records import Records
 from ..runtime.tape import ProfilingTape
 from ..runtime.tensor import Tensor
 from .formatting import (
@@ -37,7 +40,7 @@ DEFAULT_MAX_ROWS = 50
 
 
 def _specs(tensors: Sequence) -> str:
-    return ", ".join(spec(t) for t in tensors)
+    return ", ".join(map(spec, tensors))
 
 
 class _NoHighlight:
@@ -86,13 +89,15 @@ class TapeRecord(_TableView):
     """The ops a tape recorded, oldest first: index, op name, input and output specs.
 
     Specs read ``float32[2,3]`` (dtype and shape), with ``@/gpu:0`` appended off the CPU.
-    The record is a snapshot taken when it is made; it holds the tape's `Entry` objects.
+    The record is a snapshot taken when it is made (a `Records`); it formats only the rows
+    it shows.
 
     Attributes:
         name: the tape's name in the user namespace (``"_tape"``).
-        entries: the recorded `Entry` objects.
+        records: the snapshot (`Records`); ``entries`` lists them as `Entry` objects.
         max_rows: longer tapes show their first and last rows around a ``… N more ops …`` row.
         timing: the matching `TapeTiming`.
+        graph: the matching `TapeGraph`; ``picture=False`` when its picture is not shown.
 
     >>> tape = ProfilingTape()
     >>> with tape:
@@ -111,20 +116,28 @@ class TapeRecord(_TableView):
         name: str | None = "_tape",
         max_rows: int = DEFAULT_MAX_ROWS,
         names: dict | None = None,
+        picture: bool = True,
     ):
         self.name = name
-        self.entries = tape.entries
+        self.records = Records(tape)
         self.max_rows = max_rows
-        self.timing = TapeTiming(self.entries, name, max_rows)
+        self.timing = TapeTiming(self.records, name, max_rows)
         self._names = names
+        self._picture = picture
         self._graph: TapeGraph | None = None
+
+    @property
+    def entries(self) -> list:
+        return [self.records.entry(i) for i in range(len(self.records))]
 
     @property
     def graph(self) -> TapeGraph:
         """The graph picture (`TapeGraph`): ops layered by topological depth, repeated
         chains collapsed, at most ``max_rows`` nodes. Displays as image/png only."""
         if self._graph is None:
-            self._graph = TapeGraph(self.entries, self.name, self.max_rows, self._names)
+            self._graph = TapeGraph(
+                self.records, self.name, self.max_rows, self._names, self._picture
+            )
         return self._graph
 
     def graph_png(self) -> bytes:
@@ -134,22 +147,23 @@ class TapeRecord(_TableView):
     @property
     def op_names(self) -> list[str]:
         """The op names in recording order, e.g. ``["Mul", "AddV2"]``."""
-        return [e.prim.name for e in self.entries]
+        (prims,) = self.records.fields("prim")
+        return [p.name for p in prims]
 
     @property
     def title(self) -> str:
-        n = len(self.entries)
+        n = len(self.records)
         where = f"Tape `{self.name}`" if self.name else "Tape"
         return f"{where}: {n} op{'' if n == 1 else 's'} recorded"
 
     def _table(self):
-        entries = self.entries
+        records = self.records
 
         def row(i):
-            e = entries[i]
+            e = records.entry(i)
             return [str(i), e.prim.name, _specs(e.inputs), _specs(e.outputs)]
 
-        rows = LazyRows(len(entries), row)
+        rows = LazyRows(len(records), row)
         return ["#", "op", "inputs", "outputs"], rows, _NoHighlight()
 
 
@@ -160,26 +174,29 @@ class TapeTiming(_TableView):
     without a time, such as `custom_gradient` calls). Op types are listed in order of first
     appearance so that the layout does not change between runs, only the numbers.
 
+    Args:
+        entries: the tape's `Entry` objects, or its `Records`.
+
     Attributes:
         total: total forward seconds of the timed ops.
         by_op: ``{op name: (count, seconds)}`` in order of first appearance.
     """
 
-    def __init__(self, entries: list, name: str | None = "_tape", max_rows: int = DEFAULT_MAX_ROWS):
+    def __init__(self, entries, name: str | None = "_tape", max_rows: int = DEFAULT_MAX_ROWS):
         self.name = name
-        self.entries = entries
+        self.records = entries if isinstance(entries, Records) else Records(entries)
         self.max_rows = max_rows
-        self.total = sum(e.seconds for e in entries if e.seconds is not None)
-        by_op: dict[str, list] = {}
-        for e in entries:
-            slot = by_op.setdefault(e.prim.name, [0, 0.0])
-            slot[0] += 1
-            slot[1] += e.seconds or 0.0
-        self.by_op = {k: (c, s) for k, (c, s) in by_op.items()}
+        prims, seconds = self.records.fields("prim", "seconds")
+        self._prims, self._seconds = prims, seconds
+        self.total, self.by_op = _totals(prims, seconds)
+
+    @property
+    def entries(self) -> list:
+        return [self.records.entry(i) for i in range(len(self.records))]
 
     @property
     def title(self) -> str:
-        n = len(self.entries)
+        n = len(self.records)
         where = f" on `{self.name}`" if self.name else ""
         return (
             f"Forward time{where}: {n} op{'' if n == 1 else 's'}, "
@@ -187,21 +204,42 @@ class TapeTiming(_TableView):
         )
 
     def _table(self):
-        entries, total = self.entries, self.total
+        prims, seconds, total = self._prims, self._seconds, self.total
 
         def row(i):
-            e = entries[i]
-            return [str(i), e.prim.name, timing_cell(e.seconds), share_cell(e.seconds, total)]
+            s = seconds[i]
+            return [str(i), prims[i].name, timing_cell(s), share_cell(s, total)]
 
-        return ["#", "op", "time", "share"], LazyRows(len(entries), row), _NoHighlight()
+        return ["#", "op", "time", "share"], LazyRows(len(prims), row), _NoHighlight()
 
     def _extra(self):
         rows = [
             [op, str(count), timing_cell(sec), share_cell(sec, self.total)]
             for op, (count, sec) in self.by_op.items()
         ]
-        rows.append(["total", str(len(self.entries)), timing_cell(self.total), "100.0%"])
+        rows.append(["total", str(len(self.records)), timing_cell(self.total), "100.0%"])
         return [("By op type:", ["op", "count", "time", "share"], rows)]
+
+
+def _totals(prims: list, seconds: list) -> tuple[float, dict[str, tuple[int, float]]]:
+    """The total time and ``{op name: (count, seconds)}`` in order of first appearance, at C
+    speed: a few passes over the ops, then a loop over the distinct primitives (an untimed op
+    counts, with no time)."""
+    times = np.fromiter(seconds, np.float64, len(seconds))  # None (an untimed op): NaN
+    np.nan_to_num(times, copy=False, nan=0.0)
+    slots = {prim: k for k, prim in enumerate(dict.fromkeys(prims))}
+    if len(slots) <= 1:
+        counts, totals = [len(prims)], [float(times.sum())]
+    else:  # an itemgetter of every op looks them all up in one C loop
+        codes = np.fromiter(operator.itemgetter(*prims)(slots), np.intp, len(prims))
+        counts = np.bincount(codes, minlength=len(slots)).tolist()
+        totals = np.bincount(codes, weights=times, minlength=len(slots)).tolist()
+    by_op: dict[str, list] = {}
+    for prim, k in slots.items():  # primitives of the same name add up
+        slot = by_op.setdefault(prim.name, [0, 0.0])
+        slot[0] += counts[k]
+        slot[1] += totals[k]
+    return float(times.sum()), {name: (c, t) for name, (c, t) in by_op.items()}
 
 
 @magics_class
@@ -249,7 +287,9 @@ class TapeMagics(Magics):
           ``eagerkernel/resources/nbval_sanitize.cfg`` (``--nbval-sanitize-with``).
         * the graph picture (image/png, plus a one-line text form): ops and the tensors they
           read, layered by topological depth; repeated chains collapse into one node
-          (``Mul→AddV2 ×1000``) and at most ``--max-rows`` nodes are drawn.
+          (``Mul→AddV2 ×1000``) and at most ``--max-rows`` nodes are drawn. A front end that
+          shows no image/png (a terminal) gets the text form alone, which then gives the number
+          of ops only, so that the graph is not laid out for nothing.
 
         With ``--sync`` the device is synchronized before and after each op, so that GPU
         times measure the kernels and not their launch.
@@ -295,8 +335,13 @@ class TapeMagics(Magics):
         finally:
             self.shell.displayhook.exec_result = outer
 
-        names = {id(v): k for k, v in ns.items() if isinstance(v, Tensor) and k[:1] != "_"}
-        record = TapeRecord(tape, name, args.max_rows, names)
+        # A text-only front end shows no picture: the graph's text form then needs no layout,
+        # nor the names that label the picture's source tensors.
+        picture = "image/png" in self.shell.display_formatter.active_types
+        names = {}
+        if picture:
+            names = {id(v): k for k, v in ns.items() if isinstance(v, Tensor) and k[:1] != "_"}
+        record = TapeRecord(tape, name, args.max_rows, names, picture)
         display(record)
         display(record.timing)
         display(record.graph)

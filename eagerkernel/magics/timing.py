@@ -21,6 +21,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
 
 from ..runtime import tape as tape_mod
+from ..runtime.records import Records
 from ..runtime.tape import ProfilingTape
 from .formatting import format_seconds, html_table, text_table
 
@@ -39,14 +40,17 @@ class CellTiming:
     """
 
     def __init__(self, entries: list, backward_passes: int, backward_seconds: float, wall: float):
-        self.ops = len(entries)
+        # ``entries``: `Entry` objects, or a tape's `Records`.
+        records = entries if isinstance(entries, Records) else Records(entries)
+        self.ops = len(records)
         by_device: dict[str, list] = {}
-        for e in entries:
-            out = e.outputs[0] if e.outputs else None
+        for out, seconds in zip(*records.fields("output", "seconds")):
+            if type(out) is tuple:
+                out = out[0] if out else None
             device = getattr(getattr(out, "_device", None), "name", "?")
             slot = by_device.setdefault(device, [0, 0.0])
             slot[0] += 1
-            slot[1] += e.seconds or 0.0
+            slot[1] += seconds or 0.0
         self.by_device = {k: (n, s) for k, (n, s) in by_device.items()}
         self.backward_passes = backward_passes
         self.backward_seconds = backward_seconds
@@ -164,7 +168,7 @@ class TimingMagics(Magics):
         if self._original_backward is not None:
             tape_mod.backward = self._original_backward
             self._original_backward = None
-        return CellTiming(tape.entries, self._backward[0], self._backward[1], wall)
+        return CellTiming(Records(tape), self._backward[0], self._backward[1], wall)
 
     def _post(self, result=None) -> None:
         if self._depth == 0:  # the cell that turned timing on

@@ -20,6 +20,14 @@ PROFILING: list = []
 SCOPES: list = []
 # Non-empty while any of the above is: the single flag an op tests before its fast path.
 SLOW: list = []
+# Derived by `refresh` too, so that an op tests a flag instead of looping over the tapes:
+# non-empty while a profiling tape synchronizes the device around each op (--sync) ...
+SYNC: list = []
+# ... and [(thread ident, extend)] while the one recording tape is a profiling tape, with no
+# device scope and no --sync: ops of that thread then add a lean record to the tape with
+# ``extend`` (see `records.py`); [None] otherwise. A tuple, swapped in one
+# store, so that another thread never sees half of it.
+LEAN: list = [None]
 # [Device]: where creation ops place tensors outside any scope (`ek.config.set_default_device`).
 DEFAULT_DEVICE: list = [None]
 
@@ -33,9 +41,20 @@ def scope_device(thread: int):
 
 
 def refresh() -> None:
-    """Recomputes SLOW after RECORDING, PROFILING or SCOPES changed."""
-    if RECORDING or SCOPES:
-        if not SLOW:
-            SLOW.append(True)
-    else:
-        SLOW.clear()
+    """Recomputes SLOW, SYNC and LEAN after RECORDING, PROFILING, SCOPES, a tape's record list
+    or a profiling tape's ``sync`` changed."""
+    _set(SLOW, bool(RECORDING or SCOPES))
+    _set(SYNC, any(tape._sync for tape in PROFILING))
+    lean = None
+    if len(RECORDING) == 1 and not SCOPES and not SYNC:
+        tape = RECORDING[0]
+        if tape._profile and tape._entries is not None:
+            lean = (tape._thread, tape._lean.extend)
+    LEAN[0] = lean
+
+
+def _set(flag: list, on: bool) -> None:
+    if not on:
+        flag.clear()
+    elif not flag:
+        flag.append(True)

@@ -11,6 +11,8 @@ the tape tracks (a watched tensor, an accessed trainable variable, or the output
 tape recorded) appends an `Entry` (the primitive, its inputs, its output, its params) to the
 tape. The tape holds these entries; tensors hold nothing, so no tape keeps a tensor alive
 unless it recorded it, and a non-persistent tape drops everything when `gradient` returns.
+A profiling tape (``%%tape``) recording alone keeps cheaper lean records instead, turned
+into entries when they are needed (see `records.py`).
 
 The backward pass walks the entries once, newest first (the recording order is a topological
 order, so no sort is needed), pops each output's cotangent, runs the VJPs of the inputs that
@@ -27,6 +29,7 @@ import time
 import numpy as np
 
 from . import nest, state
+from .records import Entry, lean_entries
 from .tensor import Tensor, make
 
 __all__ = [
@@ -43,6 +46,12 @@ _NO_PARAMS: dict = {}
 _new = object.__new__
 _perf_counter = time.perf_counter
 _get_ident = threading.get_ident
+# The state's lists, bound once: `state.refresh` changes them in place.
+_RECORDING = state.RECORDING
+_PROFILING = state.PROFILING
+_SCOPES = state.SCOPES
+_SYNC = state.SYNC
+_LEAN = state.LEAN
 
 
 class Primitive:
@@ -85,33 +94,6 @@ def defjointvjp(prim: Primitive, vjp) -> None:
     prim.joint_vjp = vjp
 
 
-class Entry:
-    """One recorded op: what the backward pass needs, and what %%tape displays.
-
-    ``inputs`` are Tensors (a Variable is recorded as a snapshot of the value it had, with the
-    Variable's id in ``ids`` so that its gradient reaches the Variable). ``output`` is a Tensor,
-    or a tuple of Tensors for multi-output ops. ``seconds`` is the forward time, measured only
-    by profiling tapes (None otherwise).
-    """
-
-    __slots__ = ("ids", "inputs", "output", "params", "prim", "seconds")
-
-    def __init__(self, prim, inputs, ids, output, params, seconds=None):
-        self.prim = prim
-        self.inputs = inputs
-        self.ids = ids
-        self.output = output
-        self.params = params
-        self.seconds = seconds
-
-    @property
-    def outputs(self) -> tuple:
-        return self.output if type(self.output) is tuple else (self.output,)
-
-    def __repr__(self) -> str:
-        return f"<Entry {self.prim.name}>"
-
-
 def _is_float(value) -> bool:
     return value.dtype.kind in "fc"
 
@@ -122,38 +104,57 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
     Ops call this instead of their fast path whenever `state.SLOW` is non-empty. Inputs on
     another device than the current scope's are copied there (differentiably).
     """
-    if state.SCOPES and not prim.moves:
+    # Every op under a tape or %%tape pays for each line here: flags are precomputed by
+    # `state.refresh`, and the common cases call nothing they do not need.
+    if _SCOPES and not prim.moves:
         scope = state.scope_device(_get_ident())
         if scope is not None:
             inputs = _place(inputs, scope)
     device = inputs[0]._device
-    if len(inputs) == 2:
+    n = len(inputs)
+    if n == 2:
         if inputs[1]._device is not device:
             _device_mismatch(prim, inputs)
-        values = (inputs[0]._value, inputs[1]._value)
-    elif len(inputs) == 1:
-        values = (inputs[0]._value,)
-    else:
+    elif n != 1:
         for x in inputs:
             if x._device is not device:
                 _device_mismatch(prim, inputs)
-        values = [x._value for x in inputs]
-    if state.PROFILING:
-        out, seconds = _timed(prim, device, values, params)
+    if _SYNC and _PROFILING:
+        out, seconds = _timed_sync(prim, device, [x._value for x in inputs], params)
     else:
-        out = prim.fwd(device.xp, *values, **params)
-        seconds = None
+        # Direct calls for one and two inputs: `fwd(xp, *values, **params)` costs ~0.2 µs more.
+        xp = device.xp
+        t0 = _perf_counter() if _PROFILING else None
+        if params:
+            out = prim.fwd(xp, *[x._value for x in inputs], **params)
+        elif n == 2:
+            out = prim.fwd(xp, inputs[0]._value, inputs[1]._value)
+        elif n == 1:
+            out = prim.fwd(xp, inputs[0]._value)
+        else:
+            out = prim.fwd(xp, *[x._value for x in inputs])
+        seconds = None if t0 is None else _perf_counter() - t0
     out_device = params["device"] if prim.moves else device
     if prim.n_out == 1:
         output = _new(Tensor)
         output._value = out
         output._device = out_device
+        lean = _LEAN[0]
+        if (
+            lean is not None
+            and n <= 2
+            and not params
+            and type(inputs[0]) is Tensor
+            and type(inputs[-1]) is Tensor  # not a Variable (recorded as a snapshot, in an Entry)
+            and lean[0] == _get_ident()
+        ):
+            lean[1]((prim, output, seconds, inputs[0], inputs[1] if n == 2 else None))
+            return output
         differentiable = out.dtype.kind in "fc"
     else:
         output = tuple(make(o, out_device) for o in out)
         differentiable = any(o.dtype.kind in "fc" for o in out)
-
-    if state.RECORDING:
+    if _RECORDING:
         _record(prim, inputs, output, params, seconds, differentiable)
     return output
 
@@ -161,29 +162,48 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
 def _record(prim, inputs: tuple, output, params: dict, seconds, differentiable: bool) -> None:
     """Appends one `Entry` to every tape of this thread that tracks an input of the op (every
     profiling tape records every op); the differentiable outputs become tracked."""
-    ids = tuple(map(id, inputs))
     has_variable = False
     for x in inputs:
         if type(x) is not Tensor:
             has_variable = True
             break
+    ids = None
     entry = None
     me = _get_ident()
-    for tape in state.RECORDING:
+    for tape in _RECORDING:
         if tape._thread != me:
             continue
-        tracked = tape._ids
+        # Reading a Variable watches it, whatever the op (TF), on profiling tapes too.
         watched_var = has_variable and tape._watch_accessed and _watch_variables(tape, inputs)
-        if not (tape._profile or (differentiable and (watched_var or not tracked.isdisjoint(ids)))):
+        profile = tape._profile
+        if profile:
+            pass
+        elif not differentiable:
             continue
+        elif not watched_var:
+            if ids is None:
+                ids = tuple(map(id, inputs))
+            if tape._ids.isdisjoint(ids):
+                continue
+        if tape._lean:
+            tape._flush()  # the tape's lean records come first
         if entry is None:
-            entry = _make_entry(prim, inputs, ids, output, params, seconds, has_variable)
+            if has_variable:
+                entry = _make_entry(prim, inputs, output, params, seconds)
+            else:  # inline `Entry(...)`: this runs for every op a tape records
+                entry = _new(Entry)
+                entry.prim = prim
+                entry.inputs = inputs
+                entry._ids = ids  # kept for the backward pass when at hand
+                entry.output = output
+                entry.params = params
+                entry.seconds = seconds
         tape._entries.append(entry)
-        if differentiable:
+        if differentiable and not profile:  # a profiling tape treats every tensor as tracked
             if type(output) is not tuple:
-                tracked.add(id(output))
+                tape._ids.add(id(output))
             else:
-                tracked.update(id(o) for o in output if o._value.dtype.kind in "fc")
+                tape._ids.update(id(o) for o in output if o._value.dtype.kind in "fc")
 
 
 def _watch_variables(tape, inputs) -> bool:
@@ -196,20 +216,20 @@ def _watch_variables(tape, inputs) -> bool:
     return hit
 
 
-def _timed(prim, device, values, params):
-    sync = any(p._sync for p in state.PROFILING)
-    if sync:
-        device.synchronize()
+def _timed_sync(prim, device, values, params):
+    """Runs and times the forward with the device synchronized before and after (--sync)."""
+    device.synchronize()
     t0 = _perf_counter()
     out = prim.fwd(device.xp, *values, **params)
-    if sync:
-        device.synchronize()
+    device.synchronize()
     return out, _perf_counter() - t0
 
 
-def _make_entry(prim, inputs, ids, output, params, seconds, has_variable=True) -> Entry:
-    if has_variable:  # keep the value each Variable has now, not the Variable
-        inputs = tuple(x if type(x) is Tensor else make(x._value, x._device) for x in inputs)
+def _make_entry(prim, inputs, output, params, seconds) -> Entry:
+    """The `Entry` of an op that read Variables: each is replaced by a snapshot of its value
+    (the value it has now, not the Variable) and keeps its own id in ``ids``."""
+    ids = tuple(map(id, inputs))
+    inputs = tuple(x if type(x) is Tensor else make(x._value, x._device) for x in inputs)
     return Entry(prim, inputs, ids, output, params, seconds)
 
 
@@ -285,6 +305,7 @@ class GradientTape:
         self._persistent = persistent
         self._watch_accessed = watch_accessed_variables
         self._entries: list[Entry] | None = []
+        self._lean: list = []  # lean records after ``_entries`` (see `records.py`)
         self._ids: set[int] = set()
         self._watched: list = []  # strong refs: keeps every tracked id unique while we live
         self._recording = False
@@ -333,8 +354,11 @@ class GradientTape:
     def reset(self) -> None:
         """Clears everything recorded; the tape keeps recording if it was (follows TF)."""
         self._entries = []
+        self._lean = []
         self._ids = set()
         self._watched = []
+        if self._recording:
+            state.refresh()  # lean records go to the new list
 
     # -- watching -----------------------------------------------------------------------------
     def watch(self, tensor) -> None:
@@ -361,7 +385,15 @@ class GradientTape:
     @property
     def entries(self) -> list:
         """The recorded ops, oldest first (`Entry` objects; empty once released)."""
+        self._flush()
         return list(self._entries or ())
+
+    def _flush(self) -> None:
+        """Turns the lean records into `Entry` objects at the end of ``_entries``."""
+        if self._lean:
+            if self._entries is not None:
+                self._entries += lean_entries(self._lean)
+            del self._lean[:]  # the same list: `state.LEAN` appends to it
 
     def watched_variables(self) -> tuple:
         """The Variables this tape watches, in the order they were first watched."""
@@ -415,6 +447,7 @@ class GradientTape:
 
     def _release(self) -> None:
         self._entries = None
+        self._lean = []
         self._ids = set()
         self._watched = []
 
@@ -452,6 +485,7 @@ class GradientTape:
         tracked = [
             s if s is not None and (self._profile or id(s) in self._ids) else None for s in sources
         ]
+        self._flush()
         grads = backward(self._entries, seeded, tracked, on_step=on_step)
         out = []
         for s in sources:
@@ -606,6 +640,8 @@ class ProfilingTape(GradientTape):
     @sync.setter
     def sync(self, value: bool) -> None:
         self._sync = bool(value)
+        if self._recording:
+            state.refresh()
 
 
 class _Paused:
@@ -656,7 +692,8 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
     # Forward sweep: which tensors lie downstream of a source. VJPs run only towards these.
     reach = set(source_ids)
     for e in entries:
-        if not reach.isdisjoint(e.ids):
+        ids = e._ids
+        if not reach.isdisjoint(map(id, e.inputs) if ids is None else ids):
             out = e.output
             if type(out) is tuple:
                 reach.update(map(id, out))
@@ -681,8 +718,10 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
             g = grads.get(oid) if oid in source_ids else grads.pop(oid, None)
             if g is None:
                 continue
-        ids = e.ids
         inputs = e.inputs
+        ids = e._ids
+        if ids is None:
+            ids = tuple(map(id, inputs))
         prim = e.prim
         if on_step is not None:
             t0 = _perf_counter()

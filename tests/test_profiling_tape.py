@@ -1,0 +1,369 @@
+"""Profiling tapes (the %%tape magic's) and their lean records, with the displays that read them.
+
+A profiling tape alone on its thread takes the lean path (`state.LEAN`): ops extend a flat list
+instead of making an `Entry` each. These tests check that every tape semantic survives it:
+gradients of any order, Variables as snapshots, integer ops, per-thread recording, nested and
+paused tapes, --sync, and that the displays and the graph layout read the same records.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import eagerkernel as ek
+from eagerkernel.magics import TapeGraph, TapeRecord
+from eagerkernel.magics.graph import _layout_python, _layout_vectorized, _Ops
+from eagerkernel.runtime import state
+from eagerkernel.runtime.records import Entry, Records
+from eagerkernel.runtime.tape import ProfilingTape
+
+
+def names(tape) -> list[str]:
+    return [e.prim.name for e in tape.entries]
+
+
+def test_profiling_tape_alone_records_lean_and_differentiates():
+    x = ek.constant(np.array([1.0, 2.0], np.float32))
+    a = ek.constant(np.array([3.0, 0.5], np.float32))
+    tape = ProfilingTape()
+    with tape:
+        assert state.LEAN[0] is not None
+        y = ek.exp(x * a) + x
+    assert state.LEAN[0] is None
+    assert len(tape._lean) == 3 * 5 and tape._entries == []  # nothing made per op
+    entries = tape.entries
+    assert [e.prim.name for e in entries] == ["Mul", "Exp", "AddV2"]
+    assert all(isinstance(e, Entry) and e.seconds > 0 for e in entries)
+    assert entries[0].inputs[0] is x and entries[0].inputs[1] is a
+    assert entries[2].output is y and entries[1].inputs == (entries[0].output,)
+    assert entries[0].ids == (id(x), id(a))
+    gx, ga = tape.gradient(y, [x, a])  # d/dx exp(a x) + x = a exp(a x) + 1
+    want = np.exp([3.0, 1.0])
+    np.testing.assert_allclose(gx.numpy(), [3.0, 0.5] * want + 1, rtol=1e-6)
+    np.testing.assert_allclose(ga.numpy(), [1.0, 2.0] * want, rtol=1e-6)
+    assert tape.entries == entries  # the same Entry objects on every read
+
+
+def test_lean_chain_gradient_matches_closed_form():
+    x = ek.constant(np.ones(10, np.float32))
+    a = ek.constant(np.full(10, 0.999, np.float32))
+    b = ek.constant(np.full(10, 0.001, np.float32))
+    with ProfilingTape() as tape:
+        y = x
+        for _ in range(500):
+            y = y * a + b
+    assert len(Records(tape)) == 1000
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 0.999**500, rtol=1e-4)
+
+
+def test_profiling_and_plain_tape_together():
+    x = ek.constant(2.0)
+    c = ek.constant(5.0)
+    with ProfilingTape() as prof:
+        k = c * c  # before the plain tape: a lean record
+        with ek.GradientTape() as plain:
+            assert state.LEAN[0] is None  # two tapes: every op takes the general path
+            plain.watch(x)
+            y = x * x * k
+            z = c + 1.0  # untracked by the plain tape, recorded by the profiling one
+        w = y * 2.0
+    assert float(plain.gradient(y, x)) == pytest.approx(2 * 2.0 * 25.0)
+    assert names(plain) == []  # released
+    assert names(prof) == ["Mul", "Mul", "Mul", "AddV2", "Mul"]
+    assert all(e.seconds is not None for e in prof.entries)
+    dw_dx, dw_dc = prof.gradient(w, [x, c])  # w = 2 x^2 c^2
+    assert float(dw_dx) == pytest.approx(4 * 2.0 * 25.0)
+    assert float(dw_dc) == pytest.approx(4 * 4.0 * 5.0)
+    assert float(z) == 6.0
+
+
+def test_variable_while_profiling_is_a_snapshot_and_gets_its_gradient():
+    v = ek.Variable(3.0)
+    x = ek.constant(2.0)
+    with ProfilingTape() as tape:
+        y = v * x  # a Variable: an Entry with a snapshot
+        z = y * y  # lean again
+        v.assign(100.0)
+    entries = tape.entries
+    assert [e.prim.name for e in entries] == ["Mul", "Mul"]
+    assert entries[0].inputs[0] is not v and float(entries[0].inputs[0]) == 3.0
+    assert entries[0].ids[0] == id(v)
+    assert v in tape.watched_variables()
+    # z = (v x)^2 with v as it was: dz/dv = 2 v x^2 = 24
+    assert float(tape.gradient(z, v)) == pytest.approx(24.0)
+
+
+def test_integer_ops_are_recorded_with_no_gradient():
+    i = ek.constant(np.array([1, 2], np.int32))
+    x = ek.constant(np.array([1.0, 2.0], np.float32))
+    with ProfilingTape() as tape:
+        j = i + i
+        y = x * ek.cast(j, ek.float32)
+    assert names(tape) == ["AddV2", "Cast", "Mul"]
+    gi, gx = tape.gradient(y, [i, x])
+    assert gi is None
+    np.testing.assert_allclose(gx.numpy(), [2.0, 4.0])
+
+
+def test_other_thread_is_not_recorded_by_a_lean_tape():
+    x = ek.constant(2.0)
+    results = []
+
+    def worker():
+        results.append(float(x * 3.0 + 1.0))
+
+    with ProfilingTape() as tape:
+        y = x * x
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+    assert results == [7.0]
+    assert names(tape) == ["Mul"]
+    assert float(tape.gradient(y, x)) == 4.0
+
+
+def test_sync_turns_the_lean_path_off_and_still_times():
+    x = ek.constant(2.0)
+    tape = ProfilingTape()
+    with tape:
+        x * x
+        tape.sync = True
+        assert state.LEAN[0] is None and state.SYNC
+        x + x
+        tape.sync = False
+        assert state.LEAN[0] is not None
+    assert not state.SYNC
+    assert names(tape) == ["Mul", "AddV2"]
+    assert all(e.seconds >= 0 for e in tape.entries)
+
+
+def test_second_and_third_derivatives_through_profiling_tapes():
+    x = ek.constant(0.7)
+    with ProfilingTape() as t3:
+        with ProfilingTape() as t2:
+            with ProfilingTape() as t1:
+                y = ek.sin(x)
+            d1 = t1.gradient(y, x)
+        d2 = t2.gradient(d1, x)
+    d3 = t3.gradient(d2, x)
+    np.testing.assert_allclose(
+        [float(d1), float(d2), float(d3)], [np.cos(0.7), -np.sin(0.7), -np.cos(0.7)], rtol=1e-6
+    )
+
+
+def test_gradient_inside_the_recording_tape_is_recorded_too():
+    x = ek.constant(3.0)
+    with ProfilingTape() as tape:
+        y = x * x * x
+        dy = tape.gradient(y, x)  # its VJPs are lean records of the same tape
+        d2y = tape.gradient(dy, x)
+    assert float(dy) == 27.0 and float(d2y) == 18.0
+    assert len(tape.entries) > 2
+
+
+def test_reset_and_stop_recording_while_profiling():
+    x = ek.constant(2.0)
+    with ProfilingTape() as tape:
+        x * x
+        tape.reset()
+        y = x + x
+        with tape.stop_recording():
+            assert state.LEAN[0] is None
+            x - x
+        z = y * y
+    assert names(tape) == ["AddV2", "Mul"]
+    assert float(tape.gradient(z, x)) == 16.0  # z = 4 x^2
+
+
+def test_custom_gradient_while_profiling_keeps_the_order():
+    @ek.custom_gradient
+    def twice(t):
+        return t * 2.0, lambda g: g * 10.0
+
+    x = ek.constant(1.5)
+    with ProfilingTape() as tape:
+        a = x * x
+        b = twice(a)
+        c = b + x
+    assert names(tape) == ["Mul", "CustomGradient:twice", "AddV2"]
+    assert tape.entries[1].seconds is None
+    assert float(tape.gradient(c, x)) == pytest.approx(10.0 * 2 * 1.5 + 1.0)
+
+
+def test_lean_shape_error_names_the_op():
+    x = ek.constant(np.ones(3))
+    with ProfilingTape(), pytest.raises(ValueError, match="Mul: incompatible shapes"):
+        x * ek.constant(np.ones(4))
+
+
+# -- Records and the displays ---------------------------------------------------------------
+
+
+def test_records_fields_cover_entries_and_lean_records():
+    v = ek.Variable(2.0)
+    x = ek.constant(3.0)
+    with ProfilingTape() as tape:
+        y = v * x  # Entry
+        z = ek.exp(y)  # lean
+    records = Records(tape)
+    prims, inputs, outputs, seconds, ids, params = records.fields(
+        "prim", "inputs", "output", "seconds", "ids", "params"
+    )
+    assert [p.name for p in prims] == ["Mul", "Exp"]
+    assert inputs[1] == (y,) and outputs == [y, z]
+    assert ids[0][0] == id(v) and ids[1] is None
+    assert all(s > 0 for s in seconds) and params == [{}, {}]
+    assert records.entry(1).output is z and records.entry(0) is tape._entries[0]
+    with pytest.raises(ValueError, match="no field 'shape'"):
+        records.fields("shape")
+
+
+def test_timing_totals_by_op_name_with_an_untimed_op():
+    @ek.custom_gradient
+    def ident(t):
+        return t * 1.0, lambda g: g
+
+    x = ek.constant(2.0)
+    with ProfilingTape() as tape:
+        y = ident(x * x) * x
+    record = TapeRecord(tape, "t")
+    timing = record.timing
+    seconds = [e.seconds for e in tape.entries]
+    assert seconds[1] is None
+    assert timing.total == pytest.approx(seconds[0] + seconds[2])
+    assert list(timing.by_op) == ["Mul", "CustomGradient:ident"]
+    assert timing.by_op["Mul"] == (2, pytest.approx(seconds[0] + seconds[2]))
+    assert timing.by_op["CustomGradient:ident"] == (1, 0.0)
+    assert "—" in repr(timing)
+    assert y is not None
+
+
+def test_graph_text_without_a_picture_needs_no_layout(monkeypatch):
+    from eagerkernel.magics import graph as graph_mod
+
+    x = ek.constant(1.0)
+    with ProfilingTape() as tape:
+        x * x + x
+    monkeypatch.setattr(graph_mod, "layout", lambda *a: pytest.fail("laid out"))
+    assert repr(TapeGraph(Records(tape), "t", picture=False)) == "<graph of tape `t`: 2 ops>"
+
+
+def test_text_only_tape_cell_shows_the_op_count(monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.testing.globalipapp import start_ipython
+    from IPython.utils.capture import capture_output
+
+    from eagerkernel.magics import graph as graph_mod
+
+    start_ipython()
+    shell = InteractiveShell.instance()
+    shell.extension_manager.load_extension("eagerkernel")
+    formatter = shell.display_formatter
+    active = list(formatter.active_types)
+    formatter.active_types = ["text/plain"]
+    shell.user_ns.update(ek=ek)
+    monkeypatch.setattr(graph_mod, "layout", lambda *a: pytest.fail("laid out"))
+    try:
+        with capture_output() as cap:
+            shell.run_cell("%%tape\nx = ek.constant(2.0)\nfor _ in range(60):\n    x = x * 1.0\n")
+    finally:
+        formatter.active_types = active
+        shell.user_ns.pop("x", None)
+        shell.user_ns.pop("_tape", None)
+    record, timing, graph = (o.data["text/plain"] for o in cap.outputs[-3:])
+    assert "60 ops recorded" in record and "… 10 more ops …" in record
+    assert "total" in timing
+    assert graph == "<graph of tape `_tape`: 60 ops>"
+
+
+def _program(rng: random.Random, n_ops: int):
+    """A random tape of `n_ops` ops: repeated patterns (collapsing chains), branches, ops on
+    a Variable (Entries among lean records), multi-output ops and runs of fresh leaves."""
+    unary = {"exp": ek.exp, "neg": ek.negative, "sq": ek.square}
+    binary = {"mul": ek.multiply, "add": ek.add}
+    ops = [*unary, *binary]
+
+    def apply(name, a, b):
+        return unary[name](a) if name in unary else binary[name](a, b)
+
+    leaves = [ek.constant(np.full(2, 0.5 + i, np.float32)) for i in range(4)]
+    var = ek.Variable(np.full(2, 0.1, np.float32))
+    pool = list(leaves)
+    labels = {}
+    tape = ProfilingTape()
+    with tape, np.errstate(all="ignore"):
+        while len(Records(tape)) < n_ops:
+            mode = rng.choice(["pattern", "random", "var", "multi", "fresh"])
+            if mode == "pattern":
+                pattern = [rng.choice(ops) for _ in range(rng.randint(1, 4))]
+                y, other = rng.choice(pool), rng.choice(pool)
+                for _ in range(rng.randint(1, 8)):
+                    for name in pattern:
+                        y = apply(name, y, other)
+                pool.append(y)
+            elif mode == "random":
+                pool.append(apply(rng.choice(ops), rng.choice(pool), rng.choice(pool)))
+            elif mode == "var":
+                pool.append(rng.choice(pool) * var)
+            elif mode == "multi":
+                a = rng.choice(pool)
+                pool.extend(ek.unstack(a) if a.shape.rank else [ek.exp(a)])
+            else:
+                y = rng.choice(pool)
+                for i in range(rng.randint(1, 8)):
+                    c = ek.constant(np.full(2, 1.0 + i, np.float32))
+                    if rng.random() < 0.5:
+                        labels[id(c)] = f"c{i}"
+                    leaves.append(c)
+                    y = y * c
+                pool.append(y)
+    labels.update({id(leaves[0]): "a", id(var): "v", id(pool[-1]): "last"})
+    return tape, labels
+
+
+def _drawn(lay):
+    nodes = [(n.label, n.kind, n.ops, n.depth, n.row) for n in lay.nodes]
+    return nodes, lay.edges, lay.n_ops, lay.hidden_ops
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 300), st.sampled_from([0, 3, 6, 20, 50]))
+def test_vectorized_layout_equals_the_op_by_op_layout(seed, n_ops, max_rows):
+    tape, labels = _program(random.Random(seed), n_ops)
+    fast = _layout_vectorized(_Ops(Records(tape)), max_rows, labels)
+    assert fast is not None
+    assert _drawn(fast) == _drawn(_layout_python(_Ops(tape.entries), max_rows, labels))
+
+
+def test_layout_of_an_output_recorded_twice_falls_back():
+    @ek.custom_gradient
+    def same(t):
+        return t, lambda g: g
+
+    x = ek.constant(np.ones(2, np.float32))
+    with ProfilingTape() as tape:
+        y = x
+        for _ in range(40):
+            y = same(ek.negative(y))  # the custom op's output is Negative's output
+    assert _layout_vectorized(_Ops(Records(tape)), 50, {}) is None
+    lay = TapeGraph(Records(tape), "t").layout  # laid out op by op
+    assert lay.n_ops == 80 and lay.hidden_ops < 80
+
+
+def test_displays_of_a_plain_gradient_tape():
+    x = ek.constant(2.0)
+    with ek.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+    with contextlib.redirect_stdout(io.StringIO()):
+        text = repr(TapeRecord(tape, None))
+    assert "1 op recorded" in text and "Mul" in text
+    assert float(tape.gradient(y, x)) == 4.0
