@@ -75,6 +75,52 @@ def test_third_order_through_three_tapes():
     )
 
 
+def test_gradient_penalty_reaches_variables_read_in_the_forward_pass():
+    # WGAN-GP's pattern: the gradient with respect to the input depends on the weights through
+    # the VJPs (g @ W^T); the outer tape must see those reads of W. d/dW sum((1 @ W^T)^2) = 2W.
+    x = ek.constant([[1.0, 2.0]])
+    w = ek.Variable([[0.5], [-1.0]])
+    with ek.GradientTape() as outer:
+        with ek.GradientTape() as inner:
+            inner.watch(x)
+            y = ek.reduce_sum(ek.matmul(x, w))
+        gx = inner.gradient(y, x)
+        penalty = ek.reduce_sum(gx * gx)
+    np.testing.assert_allclose(outer.gradient(penalty, w).numpy(), 2 * w.numpy())
+
+
+def test_gradient_penalty_of_a_dense_layer_matches_finite_differences():
+    ek.random.set_seed(1)
+    layer = ek.keras.layers.Dense(3, activation="tanh")
+    x = ek.constant(np.random.default_rng(0).normal(size=(4, 2)).astype(np.float64))
+    layer.build((None, 2))
+
+    def penalty(kernel: np.ndarray) -> float:
+        h = np.tanh(x.numpy() @ kernel + layer.bias.numpy())
+        gx = (1 - h**2) @ kernel.T  # d sum(h) / dx
+        return float(((np.sqrt((gx**2).sum(axis=1)) - 1) ** 2).mean())
+
+    with ek.GradientTape() as outer:
+        with ek.GradientTape() as inner:
+            inner.watch(x)
+            out = ek.reduce_sum(layer(ek.cast(x, ek.float32)))
+        gx = inner.gradient(out, x)
+        norm = ek.sqrt(ek.reduce_sum(gx * gx, axis=1))
+        gp = ek.reduce_mean((norm - 1.0) ** 2)
+    got = outer.gradient(gp, layer.kernel)
+    assert got is not None
+    k0 = layer.kernel.numpy().astype(np.float64)
+    eps = 1e-4
+    numeric = np.zeros_like(k0)
+    for idx in np.ndindex(k0.shape):
+        up, down = k0.copy(), k0.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        numeric[idx] = (penalty(up) - penalty(down)) / (2 * eps)
+    np.testing.assert_allclose(got.numpy(), numeric, rtol=2e-3, atol=1e-4)
+    assert abs(float(gp) - penalty(k0)) < 1e-4
+
+
 def test_persistent_tape_records_its_own_gradient_inside_context():
     x = ek.constant(2.0)
     with ek.GradientTape(persistent=True) as t:

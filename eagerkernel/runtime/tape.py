@@ -199,11 +199,23 @@ def _record(prim, inputs: tuple, output, params: dict, seconds, differentiable: 
                 entry.params = params
                 entry.seconds = seconds
         tape._entries.append(entry)
+        if has_variable:
+            _alias_snapshots(tape, entry)
         if differentiable and not profile:  # a profiling tape treats every tensor as tracked
             if type(output) is not tuple:
                 tape._ids.add(id(output))
             else:
                 tape._ids.update(id(o) for o in output if o._value.dtype.kind in "fc")
+
+
+def _alias_snapshots(tape, entry: Entry) -> None:
+    """Tracks the snapshots of the watched Variables ``entry`` read, as reads of them: ops on a
+    snapshot (a later backward pass's VJPs) are recorded, and their gradients reach the
+    Variable (gradient penalties, Hessian-vector products with respect to weights)."""
+    for x, xid in zip(entry.inputs, entry._ids):
+        if id(x) != xid and (tape._profile or xid in tape._ids):
+            tape._ids.add(id(x))
+            tape._aliases[id(x)] = xid
 
 
 def _watch_variables(tape, inputs) -> bool:
@@ -307,6 +319,10 @@ class GradientTape:
         self._entries: list[Entry] | None = []
         self._lean: list = []  # lean records after ``_entries`` (see `records.py`)
         self._ids: set[int] = set()
+        # id(snapshot) -> id(Variable): the values of Variables that recorded ops read. VJPs
+        # compute with these snapshots, so a gradient that reaches one (through the ops of a
+        # backward pass this tape recorded) belongs to its Variable: TF's ReadVariableOp.
+        self._aliases: dict[int, int] = {}
         self._watched: list = []  # strong refs: keeps every tracked id unique while we live
         self._recording = False
         self._thread = None
@@ -356,6 +372,7 @@ class GradientTape:
         self._entries = []
         self._lean = []
         self._ids = set()
+        self._aliases = {}
         self._watched = []
         if self._recording:
             state.refresh()  # lean records go to the new list
@@ -449,6 +466,7 @@ class GradientTape:
         self._entries = None
         self._lean = []
         self._ids = set()
+        self._aliases = {}
         self._watched = []
 
     def _gradient_flat(self, targets, sources, output_gradients, unconnected, on_step=None):
@@ -486,7 +504,7 @@ class GradientTape:
             s if s is not None and (self._profile or id(s) in self._ids) else None for s in sources
         ]
         self._flush()
-        grads = backward(self._entries, seeded, tracked, on_step=on_step)
+        grads = backward(self._entries, seeded, tracked, on_step=on_step, aliases=self._aliases)
         out = []
         for s in sources:
             g = grads.get(id(s))
@@ -675,7 +693,9 @@ def stop_recording():
 # -- backward pass ------------------------------------------------------------------------------
 
 
-def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, Tensor]:
+def backward(
+    entries: list[Entry], seeded, sources, on_step=None, aliases=None
+) -> dict[int, Tensor]:
     """Reverse-mode sweep over recorded ``entries``.
 
     Args:
@@ -684,11 +704,20 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
         sources: Tensors/Variables whose cotangents the caller wants; they are kept, not popped.
         on_step: optional ``on_step(entry, g, input_grads, seconds)`` callback per VJP step
             (the %grad display).
+        aliases: ``{id(snapshot): id(Variable)}``: a cotangent reaching a snapshot of a source
+            Variable's value is added to the Variable's.
 
     Returns:
         ``{id(source): cotangent}`` for every source reached.
     """
     source_ids = {id(s) for s in sources if s is not None}
+    wanted = source_ids
+    if aliases:
+        reads = {sid: vid for sid, vid in aliases.items() if vid in source_ids}
+        if reads:
+            source_ids = source_ids | reads.keys()
+    else:
+        reads = None
     # Forward sweep: which tensors lie downstream of a source. VJPs run only towards these.
     reach = set(source_ids)
     for e in entries:
@@ -763,7 +792,11 @@ def backward(entries: list[Entry], seeded, sources, on_step=None) -> dict[int, T
             step = list(in_grads) if step is not None else None
         if on_step is not None:
             on_step(e, g, step, _perf_counter() - t0)
-    return {i: grads[i] for i in source_ids if i in grads}
+    if reads:
+        for sid, vid in reads.items():
+            if sid in grads:
+                _accumulate(grads, vid, grads[sid])
+    return {i: grads[i] for i in wanted if i in grads}
 
 
 def _accumulate(grads: dict, key: int, g: Tensor) -> None:
