@@ -47,7 +47,7 @@ def threads_seen(monkeypatch):
 def test_a_small_product_runs_on_one_thread_and_restores_the_count(threads_seen):
     controller, seen = threads_seen
     before = controller.num_threads
-    blas.matmul(np.ones((64, 784), np.float32), np.ones((784, 256), np.float32))  # 26 MFLOP
+    blas.matmul(np.ones((64, 256), np.float32), np.ones((256, 100), np.float32))  # 3.3 MFLOP
     assert seen == [1]
     assert controller.num_threads == before > 1
 
@@ -69,5 +69,5 @@ def test_an_error_restores_the_count(threads_seen, monkeypatch):
 
     monkeypatch.setattr(blas, "np", types.SimpleNamespace(matmul=failing))
     with pytest.raises(FloatingPointError):
-        blas.matmul(np.ones((64, 784)), np.ones((784, 256)))
+        blas.matmul(np.ones((64, 256)), np.ones((256, 100)))
     assert controller.num_threads == before

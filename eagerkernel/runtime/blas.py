@@ -1,15 +1,16 @@
 """BLAS threads for matrix products: small products run on one thread.
 
 NumPy's OpenBLAS splits every product above some 260 000 multiply-adds over all cores, and its
-threads wait for each other by spinning. For the products of a small model a second thread
-saves nothing (the MLP 784-256-256-10 at batch 64: 13 M multiply-adds per product, 1.06 ms for
-its eight products with one thread, 1.09 ms with two, on the 2-core machine this was built on),
-while on a machine shared with another busy process the partner thread is descheduled and a
-product waits for it a whole time slice: that MLP's training step went from 2.7 ms to 80 ms
-with both cores taken by other work, against 3.7 ms on one thread. So products of fewer than
-`SMALL_FLOPS` floating-point operations run with one BLAS thread (through threadpoolctl, which
-finds NumPy's BLAS; the previous thread count is restored after the call), and larger ones keep
-every thread. CuPy arrays and machines where threadpoolctl finds no BLAS are left alone.
+threads wait for each other by spinning. Below a few million floating-point operations a
+second thread saves nothing (on the 2-core machine this was built on: 8.4 MFLOP took 108 µs on
+one thread and 94 µs on two, 0.3 MFLOP 11 µs either way; 26 MFLOP 270 µs against 208 µs),
+while on a machine shared with another busy process the partner thread can be descheduled and
+the product waits for it a whole time slice (an MLP step at batch 64 went from 2.7 ms to 80 ms
+with both cores taken by other work). So products of fewer than `SMALL_FLOPS` operations run
+with one BLAS thread (through threadpoolctl, which finds NumPy's BLAS; the previous count is
+restored after the call), and larger ones keep every thread: they gain from it on an idle
+machine, and can still stall on a busy one. CuPy arrays, and machines where threadpoolctl
+finds no multi-threaded BLAS, are left alone.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 __all__ = ["SMALL_FLOPS", "matmul"]
 
-SMALL_FLOPS = 1 << 26  # 2 * m * n * k below this: one BLAS thread
+SMALL_FLOPS = 1 << 22  # 2 * m * n * k below this (4.2 M): one BLAS thread
 _TINY_FLOPS = 1 << 19  # OpenBLAS already uses one thread below about this
 _controllers: list = []  # [controller or None], looked up on first use
 
