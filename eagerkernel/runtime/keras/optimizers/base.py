@@ -116,7 +116,7 @@ def _scale(variable, factor: float) -> None:
 PARALLEL_MIN = 1 << 19  # elements: below this a variable's update runs at once, unsplit
 # Subnormal floats. A slot whose gradient stays zero (a dead ReLU's weights, a pixel that is
 # always 0) decays geometrically (Adam's m by beta_1 = 0.9 a step) and reaches the subnormal
-# range after some 700 steps, where x86 arithmetic takes microcode assists: the update becomes
+# range after some 800 steps, where x86 arithmetic takes microcode assists: the update becomes
 # 5x slower. TensorFlow flushes subnormals to zero in its CPU threads; NumPy cannot set the FPU
 # flags, so every FLUSH_EVERY steps the slots' entries below FLUSH_BELOW become exact zeros.
 # From 1e-30, 0.9 a step needs about 175 steps to go subnormal (below 1.2e-38), so none does;
