@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import eagerkernel as ek
 from eagerkernel.magics import TapeGraph, TapeRecord
-from eagerkernel.magics.graph import _layout_python, _layout_vectorized, _Ops
+from eagerkernel.magics.graph import layout
 from eagerkernel.runtime import state
 from eagerkernel.runtime.records import Entry, Records
 from eagerkernel.runtime.tape import ProfilingTape
@@ -336,14 +336,13 @@ def _drawn(lay):
 
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 300), st.sampled_from([0, 3, 6, 20, 50]))
-def test_vectorized_layout_equals_the_op_by_op_layout(seed, n_ops, max_rows):
+def test_layout_of_lean_records_equals_the_layout_of_their_entries(seed, n_ops, max_rows):
     tape, labels = _program(random.Random(seed), n_ops)
-    fast = _layout_vectorized(_Ops(Records(tape)), max_rows, labels)
-    assert fast is not None
-    assert _drawn(fast) == _drawn(_layout_python(_Ops(tape.entries), max_rows, labels))
+    lean = layout(Records(tape), max_rows, labels)  # read column by column, lean records
+    assert _drawn(lean) == _drawn(layout(tape.entries, max_rows, labels))  # as Entry objects
 
 
-def test_layout_of_an_output_recorded_twice_falls_back():
+def test_layout_of_an_output_recorded_twice():
     @ek.custom_gradient
     def same(t):
         return t, lambda g: g
@@ -353,8 +352,7 @@ def test_layout_of_an_output_recorded_twice_falls_back():
         y = x
         for _ in range(40):
             y = same(ek.negative(y))  # the custom op's output is Negative's output
-    assert _layout_vectorized(_Ops(Records(tape)), 50, {}) is None
-    lay = TapeGraph(Records(tape), "t").layout  # laid out op by op
+    lay = TapeGraph(Records(tape), "t").layout
     assert lay.n_ops == 80 and lay.hidden_ops < 80
 
 

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
-from itertools import chain
-
-import numpy as np
 
 from ..runtime.records import Records
 
@@ -115,27 +112,6 @@ class _Ops:
         out = self._outputs[j]
         return out if type(out) is tuple else (out,)
 
-    def flat_inputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(ids, op, k)`` of every input of every op, in op order: the k-th input of op."""
-        counts = np.fromiter(map(len, self.inputs), np.intp, self.n)
-        total = int(counts.sum())
-        if self._ids.count(None) == self.n:
-            ids = np.fromiter(map(id, chain.from_iterable(self.inputs)), np.int64, total)
-        else:
-            ids = np.fromiter(chain.from_iterable(map(self.ids, range(self.n))), np.int64, total)
-        op = np.repeat(np.arange(self.n), counts)
-        starts = np.cumsum(counts) - counts
-        return ids, op, np.arange(total) - starts[op]
-
-    def flat_outputs(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(ids, op)`` of every output of every op."""
-        if tuple not in set(map(type, self._outputs)):
-            return np.fromiter(map(id, self._outputs), np.int64, self.n), np.arange(self.n)
-        outs = [self.outputs(j) for j in range(self.n)]
-        counts = np.fromiter(map(len, outs), np.intp, self.n)
-        ids = np.fromiter(map(id, chain.from_iterable(outs)), np.int64, int(counts.sum()))
-        return ids, np.repeat(np.arange(self.n), counts)
-
 
 def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayout:
     """Lays out the ops of ``entries`` (oldest first) as a layered graph.
@@ -146,18 +122,7 @@ def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayou
             tensors just before it.
         names: optional ``{id(tensor): name}`` to label source tensors (``w: float32[]``).
     """
-    ops = _Ops(entries)
-    names = names or {}
-    if ops.n > SMALL_TAPE:
-        lay = _layout_vectorized(ops, max_rows, names)
-        if lay is not None:
-            return lay
-    return _layout_python(ops, max_rows, names)
-
-
-#: Tapes up to this many ops are laid out op by op; longer ones with NumPy, so that the text
-#: form of a ``%%tape`` display (which states the number of nodes) costs little per op.
-SMALL_TAPE = 64
+    return _layout_ops(_Ops(entries), max_rows, names or {})
 
 
 def _chains(ops: _Ops, preds: list[list[int]], succ_count: list[int]) -> list[list[int]]:
@@ -199,9 +164,8 @@ def _segments(names: list) -> list[tuple[int, int, int]]:
     return out
 
 
-def _layout_python(ops: _Ops, max_rows: int, names: dict) -> GraphLayout:
-    """`layout` op by op: the definition, used for short tapes and the odd long one that
-    `_layout_vectorized` does not take."""
+def _layout_ops(ops: _Ops, max_rows: int, names: dict) -> GraphLayout:
+    """`layout` on the ops of a tape: producers, runs, collapsed chains, then placement."""
     n = ops.n
     producer: dict[int, int] = {}
     preds: list[list[int]] = []
@@ -253,124 +217,6 @@ def _layout_python(ops: _Ops, max_rows: int, names: dict) -> GraphLayout:
         max_rows,
         names,
     )
-
-
-def _layout_vectorized(ops: _Ops, max_rows: int, names: dict) -> GraphLayout | None:
-    """`layout` with NumPy: the same nodes and edges as `_layout_python`, in a few dozen array
-    operations and a loop over the drawn nodes only. None when an output appears twice on the
-    tape (a `custom_gradient` that returns its input), which only `_layout_python` follows."""
-    n = ops.n
-    in_ids, in_op, in_k = ops.flat_inputs()
-    out_ids, out_op = ops.flat_outputs()
-    idx = np.arange(n)
-
-    # Producers: the op whose output each input is, if an earlier op (else the input is a leaf).
-    order = np.argsort(out_ids, kind="stable")
-    sorted_ids = out_ids[order]
-    if (sorted_ids[1:] == sorted_ids[:-1]).any():
-        return None
-    prod = np.full(len(in_ids), -1)
-    if len(sorted_ids) and len(in_ids):
-        pos = np.minimum(np.searchsorted(sorted_ids, in_ids), len(sorted_ids) - 1)
-        hit = sorted_ids[pos] == in_ids
-        prod[hit] = out_op[order][pos[hit]]
-        prod[prod >= in_op] = -1
-
-    # Runs (see `_chains`): op j continues the run of its only op input i when j is the only op
-    # that reads i. `root` is the first op of each op's run, found by pointer jumping.
-    has = prod >= 0
-    pj, pi = np.divmod(np.unique(in_op[has] * n + prod[has]), n)  # distinct (reader, producer)
-    n_preds = np.bincount(pj, minlength=n)
-    n_readers = np.bincount(pi, minlength=n)
-    pred = np.full(n, -1)
-    single = n_preds[pj] == 1
-    pred[pj[single]] = pi[single]
-    root = np.where((n_preds == 1) & (n_readers[pred] == 1), pred, idx)
-    while True:
-        nxt = root[root]
-        if (nxt == root).all():
-            break
-        root = nxt[nxt]
-    seq = np.lexsort((idx, root))  # positions: ops run by run (by first op), each run in order
-    rseq = root[seq]
-    cseq = np.asarray(ops.codes)[seq]
-    new_run = np.r_[True, rseq[1:] != rseq[:-1]]
-    run_starts = np.flatnonzero(new_run)
-    run_ends = np.r_[run_starts[1:], n]
-    run_of = np.cumsum(new_run) - 1
-    room = run_ends[run_of] - idx  # positions left in the run, this one included
-
-    # `_segments` at every position: the pattern (period p) whose repeats cover the most ops.
-    best_cov = np.zeros(n, np.intp)
-    best_p = np.ones(n, np.intp)
-    for p in range(1, MAX_PERIOD + 1):
-        if p >= n:
-            break
-        same = np.zeros(n, bool)  # same name p positions later, in the same run
-        same[:-p] = (cseq[:-p] == cseq[p:]) & (rseq[:-p] == rseq[p:])
-        stop = np.minimum.accumulate(np.where(same, n, idx)[::-1])[::-1]
-        reps = 1 + (stop - idx) // p
-        cov = np.where((2 * p <= room) & (reps >= 2) & (reps * p >= MIN_COLLAPSE), reps * p, 0)
-        better = cov > best_cov
-        best_cov[better] = cov[better]
-        best_p[better] = p
-    # The greedy walk of `_segments` stops only where a pattern collapses; elsewhere every
-    # position is an op of its own. Walk those stops run by run.
-    chain_at: dict[int, int] = {}  # position -> ops its chain covers
-    if best_cov.any():
-        nxt_stop = np.minimum.accumulate(np.where(best_cov > 0, idx, n)[::-1])[::-1].tolist()
-        cov_l = best_cov.tolist()
-        for r in np.unique(run_of[best_cov > 0]).tolist():
-            at, end = int(run_starts[r]), int(run_ends[r])
-            while at < end and (c := nxt_stop[at]) < end:
-                chain_at[c] = cov_l[c]
-                at = c + cov_l[c]
-    # Groups tile the positions; sorted by first op, as `_layout_python` has them.
-    first = np.ones(n, bool)
-    for c, cov in chain_at.items():
-        first[c + 1 : c + cov] = False
-    starts = np.flatnonzero(first)
-    sizes = np.diff(np.r_[starts, n])
-    rank = np.argsort(seq[starts], kind="stable")
-    g_start, g_end = starts[rank].tolist(), (starts + sizes)[rank].tolist()
-    final = np.empty(len(rank), np.intp)  # group number, by first position -> by first op
-    final[rank] = np.arange(len(rank))
-    group_of_op = np.empty(n, np.intp)
-    group_of_op[seq] = np.repeat(final, sizes)
-
-    def group(g):
-        a, b = g_start[g], g_end[g]
-        members = seq[a:b].tolist()
-        if b - a == 1 and a not in chain_at:
-            return members, ops.name(members[0]), "op"
-        p = int(best_p[a])
-        label = "→".join(ops.name(j) for j in members[:p]) + f" ×{(b - a) // p}"
-        return members, label, "chain"
-
-    # Each group's distinct sources in reading order: other groups (key -1 - group) and leaves
-    # (key id), with the flat position of the input that read each first.
-    g_in = group_of_op[in_op]
-    g_prod = np.where(prod >= 0, group_of_op[np.maximum(prod, 0)], -1)
-    ext = (prod < 0) | (g_prod != g_in)
-    f = np.flatnonzero(ext)
-    eg, key = g_in[f], np.where(prod[f] >= 0, -1 - g_prod[f], in_ids[f])
-    o = np.lexsort((f, key, eg))
-    eg, key, f = eg[o], key[o], f[o]
-    keep = np.r_[True, (eg[1:] != eg[:-1]) | (key[1:] != key[:-1])]
-    eg, key, f = eg[keep], key[keep], f[keep]
-    o = np.lexsort((f, eg))
-    eg, key, f = eg[o], key[o].tolist(), f[o].tolist()
-    bounds = np.searchsorted(eg, np.arange(len(g_start) + 1)).tolist()
-    in_op_l, in_k_l = in_op.tolist(), in_k.tolist()
-
-    def sources(g, members):
-        for e in range(bounds[g], bounds[g + 1]):
-            if key[e] < 0:
-                yield "op", -1 - key[e]
-            else:
-                yield "leaf", (key[e], in_op_l[f[e]], in_k_l[f[e]])
-
-    return _place_groups(ops, len(g_start), group, sources, max_rows, names)
 
 
 def _place_groups(ops: _Ops, n_groups: int, group, sources, max_rows: int, names: dict):
