@@ -46,6 +46,10 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
             operands as NumPy treats them).
         out: optional output array, as for `numpy.matmul`.
 
+    Returns:
+        The product, with the shape and dtype `numpy.matmul` gives (any dtype it accepts;
+        only float32/float64/complex products go to BLAS).
+
     Raises:
         ValueError: as `numpy.matmul`, for shapes that do not match.
     """
