@@ -266,6 +266,39 @@ def test_max_pool_gradient_goes_to_the_first_maximum_as_in_tensorflow():
     np.testing.assert_array_equal(g, [[1, 0, 1, 0], [0, 0, 0, 0]])
 
 
+@pytest.mark.parametrize(
+    ("shape", "ksize", "padding"),
+    [
+        ((3, 8, 6, 5), (2, 2), "SAME"),
+        ((2, 6, 6, 3), (3, 2), "VALID"),
+        ((2, 7, 6, 3), (2, 2), "SAME"),
+    ],
+)
+def test_max_pool_gradient_with_ties_matches_a_direct_loop(shape, ksize, padding):
+    # Tiling pools (stride = window) take a mask path, others the per-position loop; both must
+    # send each window's cotangent to its first maximum, ties included (ReLU zeros, repeats).
+    x = np.maximum(rng.integers(-2, 3, size=shape), 0).astype(np.float32)
+    g = rng.standard_normal(ek.nn.max_pool2d(x, ksize, ksize, padding).shape).astype(np.float32)
+    xt = ek.constant(x)
+    with ek.GradientTape() as tape:
+        tape.watch(xt)
+        y = ek.nn.max_pool2d(xt, ksize, ksize, padding)
+    got = tape.gradient(y, xt, output_gradients=ek.constant(g)).numpy()
+    (pt, _), (pl, _) = ref_pads(padding, shape, ksize, ksize)
+    want = np.zeros(shape, np.float32)
+    for n, i, j, c in np.ndindex(g.shape):
+        r0, c0 = i * ksize[0] - pt, j * ksize[1] - pl
+        best = None
+        for a in range(ksize[0]):
+            for b in range(ksize[1]):
+                r, q = r0 + a, c0 + b
+                inside = 0 <= r < shape[1] and 0 <= q < shape[2]
+                if inside and (best is None or x[n, r, q, c] > x[n, best[0], best[1], c]):
+                    best = (r, q)
+        want[n, best[0], best[1], c] += g[n, i, j, c]
+    np.testing.assert_array_equal(got, want)
+
+
 def test_overlapping_max_pool_gradient_accumulates():
     x = ek.constant(np.array([1.0, 5.0, 2.0, 0.0]).reshape(1, 1, 4, 1))
     with ek.GradientTape() as tape:

@@ -64,6 +64,20 @@ def test_reduction_values(op, ref, axis, keepdims):
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "axis, keepdims", [((0, 1, 2), False), ((0, 1, 2), True), (0, False), ((0, 1), True)]
+)
+def test_large_leading_axes_sum(dtype, axis, keepdims):
+    # Large sums over leading axes (a bias gradient) take the BLAS path: same values (to
+    # float rounding, against a float64 sum), shapes and keepdims as np.sum.
+    x = rng.standard_normal((20, 16, 16, 24)).astype(dtype)
+    got = ek.reduce_sum(ek.constant(x), axis=axis, keepdims=keepdims).numpy()
+    want = x.astype(np.float64).sum(axis=axis, keepdims=keepdims)
+    assert got.dtype == dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 if dtype == np.float64 else 2e-3)
+
+
 def test_logsumexp_values_and_stability():
     x = rand(3, 4)
     want = np.log(np.sum(np.exp(x), axis=1))

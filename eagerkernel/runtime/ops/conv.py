@@ -404,8 +404,44 @@ def _first_maxima(xp, x, ans, ksize, strides, pads):
         yield i, j, hit
 
 
+def _tiles(x, ksize, strides, pads):
+    """``x`` as (N, OH, KH, OW, KW, C) when the pool's windows tile it exactly (stride equal
+    to the window, no padding, sizes divisible: the usual 2x2 pool), else None."""
+    n, h, w, c = x.shape
+    kh, kw = ksize
+    if tuple(strides) != (kh, kw) or any(map(any, pads)) or h % kh or w % kw:
+        return None
+    return x.reshape(n, h // kh, kh, w // kw, kw, c)
+
+
+def _first_maxima_tiled(xp, tiles, ans):
+    """Bool, shaped like ``tiles``: True at each window's first maximum in row-major order.
+
+    One comparison over the whole input marks every maximum; then each later position of a
+    window drops its mark where an earlier position already holds one.
+    """
+    hit = tiles == ans[:, :, None, :, None, :]
+    kh, kw = tiles.shape[2], tiles.shape[4]
+    taken = None
+    for i in range(kh):
+        for j in range(kw):
+            mark = hit[:, :, i, :, j]
+            if taken is None:
+                taken = mark.copy()
+                continue
+            xp.greater(mark, taken, out=mark)  # mark and not taken
+            if (i, j) != (kh - 1, kw - 1):
+                taken |= mark
+    return hit
+
+
 def _max_pool_grad_fwd(xp, x, ans, g, ksize, strides, pads):
     """Scatters ``g`` to each window's first maximum (TF's MaxPoolGrad)."""
+    tiles = _tiles(x, ksize, strides, pads)
+    if tiles is not None:  # every input element in one window: a mask times g, no loop
+        out = _first_maxima_tiled(xp, tiles, ans).astype(g.dtype)
+        out *= g[:, :, None, :, None, :]
+        return out.reshape(x.shape)
     (pt, pb), (pl, pr) = pads
     n, h, w, c = x.shape
     out = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=g.dtype)

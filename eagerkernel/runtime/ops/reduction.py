@@ -8,9 +8,11 @@ let broadcasting do the rest. Integer sums and products keep their dtype, as in 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .. import dtypes
+from .. import blas, dtypes
 from ..tape import Primitive, defvjp
 from ..tensor import Tensor
 from ._core import apply, float_check, tensor
@@ -73,9 +75,29 @@ def _reduce(prim, x, axis, keepdims, op, float_only=False):
     return apply(prim, (x,), {"axis": axis, "keepdims": bool(keepdims)})
 
 
+# Sums over the leading axes of a large float array (a bias's gradient over batch and pixels)
+# run as a matrix-vector product: NumPy adds the rows one by one with a short inner loop, BLAS
+# does the same sum 3-4x faster (50x28x28x32 float32: 1.0 ms against 0.3 ms).
+_GEMV_MIN_SIZE = 1 << 16
+
+
 def _sum_fwd(xp, x, axis, keepdims):
     if x.dtype.kind in "iu":  # NumPy would accumulate int32 in int64
         return xp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+    if (
+        xp is np
+        and axis
+        and x.size >= _GEMV_MIN_SIZE
+        and axis == tuple(range(len(axis)))
+        and len(axis) < x.ndim
+        and x.dtype in (np.float32, np.float64)
+        and x.flags.c_contiguous
+    ):
+        rows = math.prod(x.shape[: len(axis)])
+        out = blas.matmul(np.ones(rows, x.dtype), x.reshape(rows, -1))
+        return out.reshape(
+            (1,) * len(axis) + x.shape[len(axis) :] if keepdims else x.shape[len(axis) :]
+        )
     return xp.sum(x, axis=axis, keepdims=keepdims)
 
 
