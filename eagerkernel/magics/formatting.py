@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -51,18 +52,28 @@ def format_seconds(seconds: float | None, precision: int = 3) -> str:
     if seconds is None:
         return "—"
     seconds = float(seconds)
-    if math.isnan(seconds) or seconds < 0:
+    if not seconds >= 0.0:  # NaN or negative
         return f"{seconds} s"
-    if seconds >= 1000:
-        return f"{seconds:.0f} s"
-    for i, (scale, unit) in enumerate(_UNITS):
-        if seconds >= scale or i == len(_UNITS) - 1:
-            text = f"{seconds / scale:.{precision}g}"
-            if float(text) >= 1000 and i > 0:  # 999.96 µs rounds to 1000: say 1 ms
-                scale, unit = _UNITS[i - 1]
-                text = f"{seconds / scale:.{precision}g}"
-            return f"{text} {unit}"
-    raise AssertionError("unreachable")
+    # Timing tables call this once per shown row: comparisons pick the unit, and the float
+    # is parsed back only near a unit's end (950 and above, where some precision rounds up).
+    if seconds >= 1.0:
+        if seconds >= 1000:
+            return f"{seconds:.0f} s"
+        i = 0
+    elif seconds >= 1e-3:
+        i = 1
+    elif seconds >= 1e-6:
+        i = 2
+    else:
+        i = 3
+    scale, unit = _UNITS[i]
+    value = seconds / scale
+    # "%.*g" takes the precision as an argument: no format spec is built per call.
+    text = "%.*g" % (precision, value)  # noqa: UP031
+    if value >= 950.0 and i > 0 and float(text) >= 1000:  # 999.96 µs rounds to 1000: say 1 ms
+        scale, unit = _UNITS[i - 1]
+        text = "%.*g" % (precision, seconds / scale)  # noqa: UP031
+    return f"{text} {unit}"
 
 
 def timing_cell(seconds: float | None) -> str:
@@ -222,17 +233,19 @@ def text_table(
       AddV2  2
     """
     n = len(headers)
-    cells = [[c if len(c) <= max_width else _clip(c, max_width) for c in r] for r in rows]
+    cells = rows = list(rows)
+    if max(map(len, chain.from_iterable(rows)), default=0) > max_width:
+        cells = [[c if len(c) <= max_width else _clip(c, max_width) for c in r] for r in rows]
     widths = [max(map(len, column)) for column in zip(headers, *(r for r in cells if len(r) == n))]
-    # One format string left-aligns every cell of a row (str.format does the padding in C).
-    fmt = "  ".join(f"{{:<{w}}}" if w else "{}" for w in widths)
+    # One format string left-aligns every cell of a row, mark first (str.format pads in C).
+    fmt = "{} " + "  ".join(f"{{:<{w}}}" if w else "{}" for w in widths)
     marks = list(marks) if marks is not None else [" "] * len(cells)
     out = [
-        ("  " + fmt.format(*headers)).rstrip(),
-        ("  " + fmt.format(*["-" * w for w in widths])).rstrip(),
+        fmt.format(" ", *headers).rstrip(),
+        fmt.format(" ", *["-" * w for w in widths]).rstrip(),
     ]
     for mark, r in zip(marks, cells):
-        out.append((mark + " " + fmt.format(*r)).rstrip() if len(r) == n else f"{mark} {r[0]}")
+        out.append(fmt.format(mark, *r).rstrip() if len(r) == n else f"{mark} {r[0]}")
     return "\n".join(out)
 
 

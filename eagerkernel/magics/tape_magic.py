@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import keyword
 import operator
+from array import array
 from collections.abc import Sequence
 
 import numpy as np
@@ -63,10 +64,21 @@ class _TableView:
         """Further ``(caption, headers, rows)`` tables shown under the main one."""
         return []
 
-    def __repr__(self) -> str:
+    def _shown(self) -> tuple[list[str], list[list[str]], list[bool]]:
+        """The headers, the rows shown (`truncate_rows`) and whether each is highlighted;
+        made once per ``max_rows``, since a notebook asks for text and HTML."""
+        cached = getattr(self, "_shown_rows", None)
+        if cached is not None and cached[0] == self.max_rows:
+            return cached[1]
         headers, rows, hl = self._table()
         rows, kept = truncate_rows(rows, self.max_rows)
-        marks = ["!" if k >= 0 and hl[k] else " " for k in kept]
+        shown = headers, rows, [k >= 0 and hl[k] for k in kept]
+        self._shown_rows = (self.max_rows, shown)
+        return shown
+
+    def __repr__(self) -> str:
+        headers, rows, highlight = self._shown()
+        marks = ["!" if h else " " for h in highlight]
         parts = [self.title, text_table(headers, rows, marks=marks)]
         for caption, h, r in self._extra():
             parts += [caption, text_table(h, r)]
@@ -76,9 +88,7 @@ class _TableView:
         p.text(repr(self))
 
     def _repr_html_(self) -> str:
-        headers, rows, hl = self._table()
-        rows, kept = truncate_rows(rows, self.max_rows)
-        highlight = [k >= 0 and hl[k] for k in kept]
+        headers, rows, highlight = self._shown()
         parts = [html_table(headers, rows, caption=self.title, highlight=highlight)]
         for caption, h, r in self._extra():
             parts.append(html_table(h, r, caption=caption))
@@ -157,13 +167,13 @@ class TapeRecord(_TableView):
         return f"{where}: {n} op{'' if n == 1 else 's'} recorded"
 
     def _table(self):
-        records = self.records
+        op = self.records.op
 
         def row(i):
-            e = records.entry(i)
-            return [str(i), e.prim.name, _specs(e.inputs), _specs(e.outputs)]
+            prim, inputs, outputs = op(i)
+            return [str(i), prim.name, _specs(inputs), _specs(outputs)]
 
-        rows = LazyRows(len(records), row)
+        rows = LazyRows(len(self.records), row)
         return ["#", "op", "inputs", "outputs"], rows, _NoHighlight()
 
 
@@ -225,13 +235,21 @@ def _totals(prims: list, seconds: list) -> tuple[float, dict[str, tuple[int, flo
     """The total time and ``{op name: (count, seconds)}`` in order of first appearance, at C
     speed: a few passes over the ops, then a loop over the distinct primitives (an untimed op
     counts, with no time)."""
-    times = np.fromiter(seconds, np.float64, len(seconds))  # None (an untimed op): NaN
+    n = len(prims)
+    try:  # every op timed (the usual case): one C loop copies the floats
+        times = np.frombuffer(array("d", seconds), np.float64) if n else np.zeros(0)
+    except TypeError:  # None (an untimed op): NaN
+        times = np.fromiter(seconds, np.float64, n)
     np.nan_to_num(times, copy=False, nan=0.0)
     slots = {prim: k for k, prim in enumerate(dict.fromkeys(prims))}
     if len(slots) <= 1:
-        counts, totals = [len(prims)], [float(times.sum())]
+        counts, totals = [n], [float(times.sum())]
     else:  # an itemgetter of every op looks them all up in one C loop
-        codes = np.fromiter(operator.itemgetter(*prims)(slots), np.intp, len(prims))
+        codes = operator.itemgetter(*prims)(slots)
+        if len(slots) <= 256:  # bytes() packs small ints in C, faster than np.fromiter
+            codes = np.frombuffer(bytes(codes), np.uint8)
+        else:
+            codes = np.fromiter(codes, np.intp, n)
         counts = np.bincount(codes, minlength=len(slots)).tolist()
         totals = np.bincount(codes, weights=times, minlength=len(slots)).tolist()
     by_op: dict[str, list] = {}

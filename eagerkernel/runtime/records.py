@@ -1,9 +1,9 @@
 """What tapes record: an `Entry` per op, or a lean record; `Records`, what displays read.
 
 An `Entry` is one recorded op with what the backward pass needs. Under %%tape alone (one
-profiling tape recording, no device scope, no --sync: `state.LEAN`), an op of the tape's
-thread on one or two plain Tensors, without params, makes no `Entry`: it extends the tape's
-flat list ``_lean`` with five slots,
+profiling tape recording, no device scope, no --sync), an op of the tape's thread on one or
+two plain Tensors, without params, makes no `Entry`: it extends the tape's flat list ``_lean``
+with five slots, calling ``state.LEAN.record`` (thread-local: None in every other thread),
 
     prim, output, seconds, x, y        (y is None for a one-input op)
 
@@ -71,9 +71,9 @@ def lean_entries(lean: list) -> list[Entry]:
 class Records:
     """A snapshot of what a tape recorded, for its displays: one record per op, oldest first.
 
-    `entry` gives one record as an `Entry`; `fields` gives whole columns, and reads a
-    ``%%tape`` cell's lean records at C speed, where `GradientTape.entries`
-    would make an object per op.
+    `entry` gives one record as an `Entry`, `op` its prim, inputs and outputs; `fields` gives
+    whole columns, and reads a ``%%tape`` cell's lean records at C speed, where
+    `GradientTape.entries` would make an object per op.
 
     Args:
         source: a tape, or a list of `Entry` objects.
@@ -107,6 +107,16 @@ class Records:
             return self._entries[i]
         prim, output, seconds, x, y = self._lean[k * _STRIDE : (k + 1) * _STRIDE]
         return Entry(prim, (x,) if y is None else (x, y), None, output, _NO_PARAMS, seconds)
+
+    def op(self, i: int) -> tuple:
+        """Record ``i`` as ``(prim, inputs, outputs)``: what a display row shows, without the
+        `Entry` that `entry` makes for a lean record."""
+        k = i - len(self._entries)
+        if k < 0:
+            e = self._entries[i]
+            return e.prim, e.inputs, e.outputs
+        prim, output, _, x, y = self._lean[k * _STRIDE : (k + 1) * _STRIDE]
+        return prim, (x,) if y is None else (x, y), (output,)
 
     def fields(self, *names: str) -> list[list]:
         """One list per name in ``names`` (``"prim"``, ``"inputs"``, ``"output"``,
