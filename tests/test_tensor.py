@@ -1,5 +1,7 @@
 """Tensors: dtype rules, reprs, Python protocol, NumPy interop, errors."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -117,9 +119,19 @@ def test_matmul_operator_and_shape_error_names_both_shapes():
         a @ a
 
 
-def test_broadcast_error_names_op_and_shapes():
-    with pytest.raises(ValueError, match=r"AddV2: incompatible shapes x: \(2,\), y: \(3,\)"):
-        ek.ones(2) + ek.ones(3)
+@pytest.mark.parametrize("where", ["no tape", "tape", "two tapes", "device scope"])
+def test_broadcast_error_names_op_and_shapes(where):
+    # The same message on the fast path and on tape.execute's (recording, placement).
+    x = ek.ones(2)
+    with contextlib.ExitStack() as stack:
+        if where != "no tape" and where != "device scope":
+            stack.enter_context(ek.GradientTape()).watch(x)
+        if where == "two tapes":
+            stack.enter_context(ek.GradientTape()).watch(x)
+        if where == "device scope":
+            stack.enter_context(ek.device("/cpu:0"))
+        with pytest.raises(ValueError, match=r"AddV2: incompatible shapes x: \(2,\), y: \(3,\)"):
+            x + ek.ones(3)
 
 
 def test_scalar_conversions():

@@ -119,21 +119,31 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
         for x in inputs:
             if x._device is not device:
                 _device_mismatch(prim, inputs)
-    if _SYNC and _PROFILING:
-        out, seconds = _timed_sync(prim, device, [x._value for x in inputs], params)
-    else:
-        # Direct calls for one and two inputs: `fwd(xp, *values, **params)` costs ~0.2 µs more.
-        xp = device.xp
-        t0 = _perf_counter() if _PROFILING else None
-        if params:
-            out = prim.fwd(xp, *[x._value for x in inputs], **params)
-        elif n == 2:
-            out = prim.fwd(xp, inputs[0]._value, inputs[1]._value)
-        elif n == 1:
-            out = prim.fwd(xp, inputs[0]._value)
+    try:
+        if _SYNC and _PROFILING:
+            out, seconds = _timed_sync(prim, device, [x._value for x in inputs], params)
         else:
-            out = prim.fwd(xp, *[x._value for x in inputs])
-        seconds = None if t0 is None else _perf_counter() - t0
+            # Direct calls for one and two inputs: `fwd(xp, *values, **params)` costs ~0.2 µs
+            # more.
+            xp = device.xp
+            t0 = _perf_counter() if _PROFILING else None
+            if params:
+                out = prim.fwd(xp, *[x._value for x in inputs], **params)
+            elif n == 2:
+                out = prim.fwd(xp, inputs[0]._value, inputs[1]._value)
+            elif n == 1:
+                out = prim.fwd(xp, inputs[0]._value)
+            else:
+                out = prim.fwd(xp, *[x._value for x in inputs])
+            seconds = None if t0 is None else _perf_counter() - t0
+    except ValueError as exc:
+        # A broadcasting op's shape error reads as on the fast path (ops/_core.py), naming the
+        # op and both shapes, not as NumPy's bare message.
+        if n != 2 or params or inputs[0]._value.shape == inputs[1]._value.shape:
+            raise
+        from .ops._core import shape_error
+
+        raise shape_error(prim.name, inputs, exc) from None
     out_device = params["device"] if prim.moves else device
     if prim.n_out == 1:
         output = _new(Tensor)
