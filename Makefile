@@ -23,7 +23,7 @@ TORCH_VERSION ?= 2.13.0
 # Debian packages the tutorials use when present (Fashion-MNIST in /usr/share), and Chromium
 # (/usr/bin/chromium) for the browser test (tests/test_browser.py, skipped without it).
 DEB_PACKAGES ?= dataset-fashion-mnist chromium
-LINT_PATHS := eagerkernel tests benchmarks $(wildcard conftest.py)
+LINT_PATHS := eagerkernel tests benchmarks $(wildcard conftest.py setup.py)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # nbval's sanitizing patterns: the notebooks' own file, else the one the package ships.
 SANITIZE := $(firstword $(wildcard notebooks/sanitize.cfg eagerkernel/resources/nbval_sanitize.cfg))
@@ -70,7 +70,7 @@ system-packages:
 	if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; }; \
 	then echo "warning: could not install$$missing; carrying on without it"; fi
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py eagerkernel/runtime/_kernels.c
 	@test -x $(PY) || { echo "==> $(PYTHON) -m venv $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> pip install -e .[test,datasets,notebook]"
 	$(PY) -m pip install --quiet --progress-bar off -e ".[test,datasets,notebook]"

