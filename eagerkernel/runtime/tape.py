@@ -149,7 +149,8 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
         output = _new(Tensor)
         output._value = out
         output._device = out_device
-        record = _LEAN.record
+        # Only a profiling tape records leanly: a plain tape's ops skip the thread-local read.
+        record = _LEAN.record if _PROFILING else None
         if (
             record is not None
             and n <= 2

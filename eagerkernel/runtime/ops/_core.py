@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from ..state import LEAN, SLOW
+from ..state import LEAN, PROFILING, SLOW
 from ..tape import Primitive, _device_mismatch, execute
 from ..tensor import Tensor, make, to_tensor
 
@@ -65,7 +65,7 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
             float_check(prim.name, x)
         dev = x._device
         if SLOW:
-            record = LEAN.record  # this thread's, or None
+            record = LEAN.record if PROFILING else None  # this thread's, with %%tape
             if record is None or not plain:
                 return execute(prim, (x,))
             t0 = _perf_counter()
@@ -103,7 +103,7 @@ def binary(prim: Primitive, doc: str | None = None):
             raise dtype_error(prim.name, (x, y))
         dev = x._device
         if SLOW:
-            record = LEAN.record  # this thread's, or None
+            record = LEAN.record if PROFILING else None  # this thread's, with %%tape
             if record is None or not plain or dev is not y._device:
                 return execute(prim, (x, y))
             t0 = _perf_counter()
