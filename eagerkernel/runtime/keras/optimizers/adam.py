@@ -25,6 +25,9 @@ class Adam(Optimizer):
     ``epsilon`` is the paper's "epsilon hat" (added after the bias correction), which is why
     Keras's default 1e-7 differs from PyTorch's 1e-8 placed before it.
 
+    On the CPU the update (amsgrad off) is one pass of C over the variable and its slots
+    (`eagerkernel.runtime.kernels.adam`), the same arithmetic as the NumPy kernel, bit for bit.
+
     Args:
         learning_rate: float, schedule or callable (default 0.001).
         beta_1, beta_2: decay rates of the moment estimates, in [0, 1).
