@@ -13,6 +13,7 @@ import pytest
 
 from eagerkernel.runtime import kernels
 from eagerkernel.runtime.keras.optimizers import adam as adam_module
+from eagerkernel.runtime.ops import conv
 
 ADAM = {"b1": 0.9, "b2": 0.999, "epsilon": 1e-7, "lr_t": 3e-3}
 needs_c = pytest.mark.skipif(not kernels.available(), reason="C extension not built")
@@ -118,8 +119,98 @@ def test_the_c_function_names_a_bad_argument():
         kernels._kernels.adam(g.astype(np.int32), var, m, v, 0.9, 0.999, 1e-7, 1e-3)
     with pytest.raises(TypeError, match=r"adam: m has format 'd'; expected float32"):
         kernels._kernels.adam(g, var, m.astype(np.float64), v, 0.9, 0.999, 1e-7, 1e-3)
-    with pytest.raises(ValueError, match="adam: v has 3 elements; g has 4"):
+    with pytest.raises(ValueError, match="adam: v has 3 elements; expected 4"):
         kernels._kernels.adam(g, var, m, v[:3], 0.9, 0.999, 1e-7, 1e-3)
     var.flags.writeable = False
     with pytest.raises(TypeError, match="var must be a C-contiguous, writable"):
         kernels._kernels.adam(g, var, m, v, 0.9, 0.999, 1e-7, 1e-3)
+
+
+def numpy_max_pool_grad(x, ans, g, ksize):
+    tiles = conv._tiles(x, ksize, ksize, ((0, 0), (0, 0)))
+    out = conv._first_maxima_tiled(np, tiles, ans).astype(g.dtype)
+    out *= g[:, :, None, :, None, :]
+    return out.reshape(x.shape)
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("ksize", [(2, 2), (3, 2), (1, 4)])
+def test_max_pool_grad_matches_the_numpy_kernel_bit_for_bit(dtype, ksize):
+    rng = np.random.default_rng(1)
+    shape = (3, 6, 8, 5)
+    x = np.maximum(rng.integers(-2, 3, shape), 0).astype(dtype)  # many ties, as after a ReLU
+    x[0, 0, 0, 0] = np.nan  # a NaN window: no element equals its maximum
+    ans = conv._max_pool_fwd(np, x, ksize, ksize, ((0, 0), (0, 0)))
+    g = rng.standard_normal(ans.shape).astype(dtype)
+    g[1, 0, 0, 1] = -2.0  # negative: the other elements of its window get -0.0
+    got = kernels.max_pool_grad(x, ans, g, ksize)
+    want = numpy_max_pool_grad(x, ans, g, ksize)
+    assert got.dtype == dtype and got.shape == x.shape
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want)).all()
+    strided = np.repeat(g, 2, axis=3)[..., ::2]  # a strided cotangent is copied first
+    np.testing.assert_array_equal(kernels.max_pool_grad(x, ans, strided, ksize), want)
+
+
+@pytest.mark.parametrize("case", ["not tiling", "float16", "strided x", "wrong ans shape"])
+def test_max_pool_grad_declines(case):
+    x = np.ones((2, 4, 4, 3), np.float32)
+    ans, g, ksize = np.ones((2, 2, 2, 3), np.float32), np.ones((2, 2, 2, 3), np.float32), (2, 2)
+    if case == "not tiling":
+        ksize = (3, 3)
+    elif case == "float16":
+        x, ans, g = (a.astype(np.float16) for a in (x, ans, g))
+    elif case == "strided x":
+        x = np.ones((2, 4, 8, 3), np.float32)[:, :, ::2]
+    elif case == "wrong ans shape":
+        ans = ans[:, :1]
+    assert kernels.max_pool_grad(x, ans, g, ksize) is None
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_grad_matches_the_numpy_kernel_bit_for_bit(dtype):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(1000).astype(dtype)
+    x[:10] = 0.0  # the gradient at 0 is 0
+    x[10] = np.nan
+    g = rng.standard_normal(1000).astype(dtype)
+    with np.errstate(invalid="ignore"):
+        g[11] = np.inf  # times a 0.0 mask where x <= 0: NaN, as in NumPy
+        x[11] = -1.0
+        got = kernels.relu_grad(g, x)
+        want = np.multiply(g, x > 0, dtype=dtype)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[11]) and (np.signbit(got) == np.signbit(want)).all()
+    with pytest.warns(RuntimeWarning, match="invalid value encountered in multiply"):
+        kernels.relu_grad(g, x)
+    assert kernels.relu_grad(g[:10], x[:10].astype(np.float16)) is None
+    assert kernels.relu_grad(g[::2], x[::2]) is None  # strided: NumPy's path
+
+
+@needs_c
+def test_pools_and_relu_use_the_c_kernels_through_the_ops(monkeypatch):
+    # The ops' gradients are the same with the extension and without it.
+    import eagerkernel as ek
+
+    rng = np.random.default_rng(3)
+    x = ek.constant(np.maximum(rng.standard_normal((2, 8, 8, 4)), 0).astype(np.float32))
+
+    def grad():
+        with ek.GradientTape() as tape:
+            tape.watch(x)
+            y = ek.nn.max_pool2d(ek.nn.relu(x * 2.0 - 0.5), 2, 2, "VALID")
+            loss = ek.reduce_sum(y * y)
+        return tape.gradient(loss, x).numpy()
+
+    calls = []
+    for name in ("relu_grad", "max_pool_grad"):
+        original = getattr(kernels._kernels, name)
+        monkeypatch.setattr(
+            kernels._kernels, name, lambda *a, f=original, n=name: calls.append(n) or f(*a)
+        )
+    with_c = grad()
+    assert set(calls) == {"relu_grad", "max_pool_grad"}
+    monkeypatch.setattr(kernels, "_kernels", None)
+    np.testing.assert_array_equal(with_c, grad())

@@ -1,12 +1,13 @@
-/* Fused elementwise kernels for the optimizers (the C side of eagerkernel/runtime/kernels.py).
+/* Fused kernels in C: the C side of eagerkernel/runtime/kernels.py.
  *
- * NumPy runs Adam's update as a dozen array passes with a scratch array in between; this is
- * one loop that reads each element of g, var, m and v once and writes var, m and v once, with
- * the GIL released (so the optimizer's worker threads can run their parts at the same time).
- * The arithmetic is NumPy's, operation for operation and constant for constant (1 - beta is
- * computed in double, as Python does, then rounded to the arrays' precision), and setup.py
- * compiles with -ffp-contract=off so that no multiply and add fuse: the results are the NumPy
- * kernel's, bit for bit.
+ * NumPy runs Adam's update as a dozen array passes with a scratch array in between, and a max
+ * pool's gradient or ReLU's as several; each kernel here is one loop that reads each input
+ * element once and writes each output element once, with the GIL released (so other threads,
+ * such as the optimizer's workers, run meanwhile).
+ * The arithmetic is the NumPy kernels', operation for operation and constant for constant
+ * (1 - beta is computed in double, as Python does, then rounded to the arrays' precision; a
+ * mask multiplies as 0.0 or 1.0, so 0 * inf is still NaN), and setup.py compiles with
+ * -ffp-contract=off so that no multiply and add fuse: the results are NumPy's, bit for bit.
  *
  * Floating-point errors are reported, not decided, here: each kernel clears the FPU's sticky
  * flags, runs, and returns the flags raised (FE_OVERFLOW, FE_INVALID, FE_DIVBYZERO) as a bit
@@ -46,37 +47,58 @@ static int taken_flags(void) {
 ADAM_LOOP(float, sqrtf)
 ADAM_LOOP(double, sqrt)
 
-/* Gets a C-contiguous buffer of n items of format "f" or "d" (the first buffer sets the
- * format and n); raises TypeError or ValueError naming the argument otherwise. */
-static int get_array(PyObject *obj, Py_buffer *view, int writable, const char *name,
-                     char *format, Py_ssize_t *n) {
+/* Gets a C-contiguous buffer of float32 ("f") or float64 ("d") items for argument `name` of
+ * `op`: the first array sets *format; every array must have that format, and `items` items
+ * (any number when items < 0). Raises TypeError or ValueError naming the argument. */
+static int get_array(PyObject *obj, Py_buffer *view, int writable, const char *op,
+                     const char *name, char *format, Py_ssize_t items) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, view, flags) < 0) {
         PyErr_Format(PyExc_TypeError,
-                     "adam: %s must be a C-contiguous%s float32 or float64 array, got %R", name,
-                     writable ? ", writable" : "", Py_TYPE(obj));
+                     "%s: %s must be a C-contiguous%s float32 or float64 array, got %R", op,
+                     name, writable ? ", writable" : "", Py_TYPE(obj));
         return -1;
     }
     const char *f = view->format ? view->format : "B";
     if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
     char kind = (strlen(f) == 1 && (f[0] == 'f' || f[0] == 'd')) ? f[0] : 0;
     if (!kind || (*format && kind != *format)) {
-        PyErr_Format(PyExc_TypeError, "adam: %s has format '%s'; expected %s", name,
+        PyErr_Format(PyExc_TypeError, "%s: %s has format '%s'; expected %s", op, name,
                      view->format ? view->format : "B",
                      *format == 'd' ? "float64 ('d')" : *format == 'f' ? "float32 ('f')"
                                                                         : "float32 or float64");
         PyBuffer_Release(view);
         return -1;
     }
-    Py_ssize_t items = view->len / view->itemsize;
-    if (*format && items != *n) {
-        PyErr_Format(PyExc_ValueError, "adam: %s has %zd elements; g has %zd", name, items, *n);
+    Py_ssize_t n = view->len / view->itemsize;
+    if (items >= 0 && n != items) {
+        PyErr_Format(PyExc_ValueError, "%s: %s has %zd elements; expected %zd", op, name, n,
+                     items);
         PyBuffer_Release(view);
         return -1;
     }
     *format = kind;
-    *n = items;
     return 0;
+}
+
+/* Gets `count` arrays (argument names `names`, the first `readonly` of them read-only) of
+ * `items[k]` items each (-1: the first array's count); releases them all on failure. */
+static int get_arrays(PyObject **objs, Py_buffer *views, int count, int readonly,
+                      const char *op, const char **names, const Py_ssize_t *items,
+                      char *format) {
+    *format = 0;
+    for (int k = 0; k < count; k++) {
+        Py_ssize_t want = items[k] >= 0 ? items[k] : (k ? views[0].len / views[0].itemsize : -1);
+        if (get_array(objs[k], &views[k], k >= readonly, op, names[k], format, want) < 0) {
+            while (k-- > 0) PyBuffer_Release(&views[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void release(Py_buffer *views, int count) {
+    for (int k = 0; k < count; k++) PyBuffer_Release(&views[k]);
 }
 
 PyDoc_STRVAR(adam_doc,
@@ -91,15 +113,11 @@ static PyObject *adam(PyObject *self, PyObject *args) {
                           &b2, &eps, &lr_t))
         return NULL;
     static const char *names[4] = {"g", "var", "m", "v"};
+    static const Py_ssize_t items[4] = {-1, -1, -1, -1};
     Py_buffer views[4];
-    char format = 0;
-    Py_ssize_t n = 0;
-    for (int k = 0; k < 4; k++) {
-        if (get_array(objs[k], &views[k], k > 0, names[k], &format, &n) < 0) {
-            while (k-- > 0) PyBuffer_Release(&views[k]);
-            return NULL;
-        }
-    }
+    char format;
+    if (get_arrays(objs, views, 4, 1, "adam", names, items, &format) < 0) return NULL;
+    Py_ssize_t n = views[0].len / views[0].itemsize;
     int raised;
     Py_BEGIN_ALLOW_THREADS
     feclearexcept(FE_ALL_EXCEPT);
@@ -112,18 +130,141 @@ static PyObject *adam(PyObject *self, PyObject *args) {
     raised = taken_flags();
     feclearexcept(FE_ALL_EXCEPT);
     Py_END_ALLOW_THREADS
-    for (int k = 0; k < 4; k++) PyBuffer_Release(&views[k]);
+    release(views, 4);
+    return PyLong_FromLong(raised);
+}
+
+/* ReluGrad (nn.py): out = g * (x > 0), the mask as 0.0 or 1.0.                          */
+#define RELU_GRAD_LOOP(T)                                                                     \
+    static void relu_grad_##T(const T *restrict g, const T *restrict x, T *restrict out,      \
+                              Py_ssize_t n) {                                                  \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                 \
+            const T mask = x[i] > (T)0 ? (T)1 : (T)0; /* a select: vectorized, no branch */  \
+            out[i] = g[i] * mask;                                                            \
+        }                                                                                    \
+    }
+
+RELU_GRAD_LOOP(float)
+RELU_GRAD_LOOP(double)
+
+PyDoc_STRVAR(relu_grad_doc,
+             "relu_grad(g, x, out) -> int\n\n"
+             "out = g * (x > 0), arrays of one size and dtype (see kernels.relu_grad).\n"
+             "Returns the floating-point error flags raised.");
+
+static PyObject *relu_grad(PyObject *self, PyObject *args) {
+    PyObject *objs[3];
+    if (!PyArg_ParseTuple(args, "OOO:relu_grad", &objs[0], &objs[1], &objs[2])) return NULL;
+    static const char *names[3] = {"g", "x", "out"};
+    static const Py_ssize_t items[3] = {-1, -1, -1};
+    Py_buffer views[3];
+    char format;
+    if (get_arrays(objs, views, 3, 2, "relu_grad", names, items, &format) < 0) return NULL;
+    Py_ssize_t n = views[0].len / views[0].itemsize;
+    int raised;
+    Py_BEGIN_ALLOW_THREADS
+    feclearexcept(FE_ALL_EXCEPT);
+    if (format == 'f')
+        relu_grad_float(views[0].buf, views[1].buf, views[2].buf, n);
+    else
+        relu_grad_double(views[0].buf, views[1].buf, views[2].buf, n);
+    raised = taken_flags();
+    feclearexcept(FE_ALL_EXCEPT);
+    Py_END_ALLOW_THREADS
+    release(views, 3);
+    return PyLong_FromLong(raised);
+}
+
+/* MaxPoolGrad of a pool whose windows tile the input (stride = window, no padding; conv.py):
+ * x and out are (N, H, W, C), ans and g (N, H / KH, W / KW, C). Each window's cotangent goes
+ * to its first maximum in row-major order (an element equal to the pooled value that no
+ * earlier element of the window matched): out = hit * g, hit 0.0 or 1.0. `taken` is C items
+ * of scratch (1.0 once a channel's maximum was found in the window).                        */
+#define MAX_POOL_GRAD_LOOP(T)                                                                 \
+    static void max_pool_grad_##T(const T *restrict x, const T *restrict ans,                 \
+                                  const T *restrict g, T *restrict out, Py_ssize_t n,         \
+                                  Py_ssize_t h, Py_ssize_t w, Py_ssize_t c, Py_ssize_t kh,    \
+                                  Py_ssize_t kw, T *restrict taken) {                         \
+        const Py_ssize_t oh = h / kh, ow = w / kw;                                           \
+        for (Py_ssize_t b = 0; b < n; b++)                                                   \
+            for (Py_ssize_t i = 0; i < oh; i++)                                              \
+                for (Py_ssize_t j = 0; j < ow; j++) {                                        \
+                    const T *a = ans + ((b * oh + i) * ow + j) * c;                          \
+                    const T *gg = g + ((b * oh + i) * ow + j) * c;                           \
+                    for (Py_ssize_t k = 0; k < c; k++) taken[k] = (T)0;                      \
+                    for (Py_ssize_t ki = 0; ki < kh; ki++)                                   \
+                        for (Py_ssize_t kj = 0; kj < kw; kj++) {                             \
+                            const Py_ssize_t p = ((b * h + i * kh + ki) * w + j * kw + kj) * c; \
+                            const T *xx = x + p;                                             \
+                            T *oo = out + p;                                                 \
+                            for (Py_ssize_t k = 0; k < c; k++) {                             \
+                                const T hit =                                                \
+                                    ((taken[k] == (T)0) & (xx[k] == a[k])) ? (T)1 : (T)0;    \
+                                taken[k] += hit;                                             \
+                                oo[k] = hit * gg[k];                                         \
+                            }                                                                \
+                        }                                                                    \
+                }                                                                            \
+    }
+
+MAX_POOL_GRAD_LOOP(float)
+MAX_POOL_GRAD_LOOP(double)
+
+PyDoc_STRVAR(max_pool_grad_doc,
+             "max_pool_grad(x, ans, g, out, n, h, w, c, kh, kw) -> int\n\n"
+             "The gradient of a tiling max pool into out (see kernels.max_pool_grad).\n"
+             "Returns the floating-point error flags raised.");
+
+static PyObject *max_pool_grad(PyObject *self, PyObject *args) {
+    PyObject *objs[4];
+    Py_ssize_t n, h, w, c, kh, kw;
+    if (!PyArg_ParseTuple(args, "OOOOnnnnnn:max_pool_grad", &objs[0], &objs[1], &objs[2],
+                          &objs[3], &n, &h, &w, &c, &kh, &kw))
+        return NULL;
+    if (n < 0 || c < 0 || kh < 1 || kw < 1 || h < 0 || w < 0 || h % kh || w % kw) {
+        PyErr_Format(PyExc_ValueError,
+                     "max_pool_grad: a %zdx%zd window does not tile a %zdx%zd input", kh, kw, h,
+                     w);
+        return NULL;
+    }
+    static const char *names[4] = {"x", "ans", "g", "out"};
+    const Py_ssize_t big = n * h * w * c, small = n * (h / kh) * (w / kw) * c;
+    const Py_ssize_t items[4] = {big, small, small, big};
+    Py_buffer views[4];
+    char format;
+    if (get_arrays(objs, views, 4, 3, "max_pool_grad", names, items, &format) < 0) return NULL;
+    void *taken = PyMem_Malloc((size_t)(c ? c : 1) * (format == 'f' ? sizeof(float) : sizeof(double)));
+    if (taken == NULL) {
+        release(views, 4);
+        return PyErr_NoMemory();
+    }
+    int raised;
+    Py_BEGIN_ALLOW_THREADS
+    feclearexcept(FE_ALL_EXCEPT);
+    if (format == 'f')
+        max_pool_grad_float(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, h, w, c,
+                            kh, kw, taken);
+    else
+        max_pool_grad_double(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, h, w,
+                             c, kh, kw, taken);
+    raised = taken_flags();
+    feclearexcept(FE_ALL_EXCEPT);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(taken);
+    release(views, 4);
     return PyLong_FromLong(raised);
 }
 
 static PyMethodDef methods[] = {
     {"adam", adam, METH_VARARGS, adam_doc},
+    {"relu_grad", relu_grad, METH_VARARGS, relu_grad_doc},
+    {"max_pool_grad", max_pool_grad, METH_VARARGS, max_pool_grad_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels",
-    "Fused optimizer kernels in C (see eagerkernel/runtime/kernels.py).", -1, methods,
+    "Fused kernels in C (see eagerkernel/runtime/kernels.py).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__kernels(void) {

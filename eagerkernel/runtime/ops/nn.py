@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from .. import kernels
 from .. import random as _random
 from ..tape import Primitive, defvjp
 from ..tensor import Tensor, make
@@ -57,9 +58,19 @@ __all__ = [
 # -- activations --------------------------------------------------------------------------------
 
 _relu = Primitive("Relu", lambda xp, x: xp.maximum(x, 0))
-# TF's ReluGrad, ``g * (x > 0)`` in one op: the gradient at exactly 0 is 0. It is linear in
-# g (its VJP is itself) and piecewise constant in x (no gradient).
-_relu_grad = Primitive("ReluGrad", lambda xp, g, x: xp.multiply(g, x > 0, dtype=g.dtype))
+
+
+def _relu_grad_fwd(xp, g, x):
+    # TF's ReluGrad, ``g * (x > 0)`` in one op: the gradient at exactly 0 is 0. It is linear
+    # in g (its VJP is itself) and piecewise constant in x (no gradient).
+    if xp is np:
+        out = kernels.relu_grad(g, x)  # one pass of C where it applies
+        if out is not None:
+            return out
+    return xp.multiply(g, x > 0, dtype=g.dtype)
+
+
+_relu_grad = Primitive("ReluGrad", _relu_grad_fwd)
 defvjp(_relu, lambda g, ans, x: apply(_relu_grad, (g, x)))
 defvjp(_relu_grad, lambda h, ans, g, x: apply(_relu_grad, (h, x)), None)
 _relu_op = unary(_relu)
