@@ -214,3 +214,34 @@ def test_pools_and_relu_use_the_c_kernels_through_the_ops(monkeypatch):
     assert set(calls) == {"relu_grad", "max_pool_grad"}
     monkeypatch.setattr(kernels, "_kernels", None)
     np.testing.assert_array_equal(with_c, grad())
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("strides", "dilations", "pads"),
+    [
+        ((1, 1), (1, 1), ((2, 2), (2, 2))),
+        ((2, 1), (1, 2), ((1, 0), (0, 3))),
+        ((1, 3), (2, 1), ((0, 0), (0, 0))),
+    ],
+)
+def test_col2im_matches_the_numpy_loop_bit_for_bit(monkeypatch, dtype, strides, dilations, pads):
+    rng = np.random.default_rng(4)
+    input_shape, ksize = (3, 9, 10, 4), (3, 2)
+    out_hw = conv._out_hw(input_shape[1:3], ksize, strides, dilations, pads)
+    cols = rng.standard_normal((*ksize, 3, *out_hw, 4)).astype(dtype)
+    got = conv._col2im(np, cols, input_shape, strides, dilations, pads)
+    monkeypatch.setattr(kernels, "_kernels", None)
+    want = conv._col2im(np, cols, input_shape, strides, dilations, pads)
+    assert got.shape == want.shape == input_shape and got.dtype == dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@needs_c
+def test_col2im_refuses_windows_that_do_not_fit():
+    cols = np.ones((3, 3, 1, 4, 4, 2), np.float32)
+    out = np.empty((1, 5, 5, 2), np.float32)  # 4 windows of 3 need 6 rows
+    with pytest.raises(ValueError, match="col2im: the windows do not fit"):
+        kernels._kernels.col2im(cols, out, 3, 3, 1, 4, 4, 2, 5, 5, 1, 1, 1, 1)
+    assert kernels.col2im(cols[..., :1], (1, 6, 6, 2), (1, 1), (1, 1)) is None  # channels differ

@@ -1,13 +1,14 @@
-"""Fused kernels in C for the CPU: Adam's update, ReLU's gradient, a tiling max pool's gradient.
+"""Fused kernels in C for the CPU: Adam's update, ReLU's gradient, a tiling max pool's
+gradient, conv2d's col2im.
 
 NumPy computes Adam's update as twelve passes over memory (`keras/optimizers/adam.py`), and
-ReLU's and a max pool's gradients as several (`ops/nn.py`, `ops/conv.py`); the C extension
-``eagerkernel.runtime._kernels`` (``_kernels.c``, built by ``pip install``) does each in one
-loop that reads and writes each element once, with the GIL released. On the eager guide's CNN
-that is Adam over 3.3 M parameters in 3.3 ms instead of 18.5 ms on one core. The results are
-the NumPy kernels', bit for bit (the same operations in the same order). The extension is
-optional: where it was not built (no C compiler at install time), each function here declines
-(False or None) and the caller runs its NumPy kernel.
+ReLU's and a max pool's gradients and col2im as several (`ops/nn.py`, `ops/conv.py`); the C
+extension ``eagerkernel.runtime._kernels`` (``_kernels.c``, built by ``pip install``) does
+each in one loop that reads and writes each element once, with the GIL released. On the eager
+guide's CNN that is Adam over 3.3 M parameters in 3.3 ms instead of 18.5 ms on one core. The
+results are the NumPy kernels', bit for bit (the same operations in the same order). The
+extension is optional: where it was not built (no C compiler at install time), each function
+here declines (False or None) and the caller runs its NumPy kernel.
 
 Floating-point errors follow NumPy's error state (`numpy.errstate`), as the NumPy kernels'
 do: the C loop reports which IEEE flags it raised, and the wrapper ignores them, warns with a
@@ -25,7 +26,7 @@ try:
 except ImportError:  # not built: every kernel declines and NumPy's runs
     _kernels = None
 
-__all__ = ["adam", "available", "max_pool_grad", "relu_grad"]
+__all__ = ["adam", "available", "col2im", "max_pool_grad", "relu_grad"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -134,6 +135,35 @@ def max_pool_grad(x, ans, g, ksize: tuple[int, int]):
     flags = _kernels.max_pool_grad(x, ans, g, out, n, h, w, c, kh, kw)
     if flags:
         _fp_errors(flags, "multiply")
+    return out
+
+
+def col2im(cols, padded_shape, strides, dilations):
+    """Sums window columns back into a zero padded input (conv2d's input VJP), or None.
+
+    Args:
+        cols: ``(KH, KW, N, OH, OW, C)``, float32 or float64, C-contiguous: what each kernel
+            position read from each window.
+        padded_shape: ``(N, HP, WP, C)``, the padded input.
+        strides, dilations: ``(sh, sw)`` and ``(dh, dw)`` of the convolution.
+
+    Returns:
+        A new array of ``padded_shape``: element ``(b, y, x, c)`` is the sum, over the
+        kernel positions in row-major order, of the columns that read it (NumPy's loop of
+        ``conv._col2im`` in one pass, bit for bit). None when the kernel does not apply.
+    """
+    if _kernels is None or type(cols) is not np.ndarray or cols.dtype not in _FLOATS:
+        return None
+    if cols.ndim != 6 or not cols.flags.c_contiguous:
+        return None
+    kh, kw, n, oh, ow, c = cols.shape
+    pn, hp, wp, pc = padded_shape
+    if (pn, pc) != (n, c):
+        return None
+    out = np.empty(padded_shape, cols.dtype)
+    flags = _kernels.col2im(cols, out, kh, kw, n, oh, ow, c, hp, wp, *strides, *dilations)
+    if flags:
+        _fp_errors(flags, "add")
     return out
 
 

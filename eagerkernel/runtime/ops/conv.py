@@ -106,6 +106,10 @@ def _col2im(xp, cols, input_shape, strides, dilations, pads):
     kh, kw, n, oh, ow, c = cols.shape
     (pt, pb), (pl, pr) = pads
     hp, wp = input_shape[1] + pt + pb, input_shape[2] + pl + pr
+    if xp is np and strides != (kh, kw):
+        out = kernels.col2im(cols, (n, hp, wp, c), strides, dilations)  # one pass of C
+        if out is not None:
+            return _crop(out, pads, input_shape)
     out = xp.zeros((n, hp, wp, c), dtype=cols.dtype)
     if strides == (kh, kw) and dilations == (1, 1):  # tiles: nothing overlaps, one transpose
         tiles = cols.transpose(2, 3, 0, 4, 1, 5).reshape(n, oh * kh, ow * kw, c)
