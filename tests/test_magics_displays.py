@@ -246,3 +246,34 @@ def test_tape_magic_benchmark_smoke():
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "%%tape" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([3.0, -4.0], np.float32),
+        np.random.default_rng(5).standard_normal((7, 9)).astype(np.float32),
+        np.array([1.0, np.nan, -np.inf, 2.0]),
+        np.array([np.nan, np.nan]),
+        np.zeros((0, 3)),
+        np.array([1 + 1j, -3j]),
+    ],
+)
+def test_array_stats_against_numpy(values):
+    # %grad's statistics of a cotangent: finite arrays take a shortcut, the rest the NaN-aware
+    # path; both must give NumPy's own numbers.
+    from eagerkernel.magics.formatting import array_stats
+
+    s = array_stats(ek.constant(values))
+    a = values.astype(np.complex128 if values.dtype.kind == "c" else np.float64)
+    norm = float(np.linalg.norm(a.ravel())) if a.size else 0.0
+    assert s["norm"] == pytest.approx(norm, nan_ok=True)
+    assert (s["nan"], s["inf"]) == (int(np.isnan(a).sum()), int(np.isinf(a).sum()))
+    assert s["finite"] == bool(np.isfinite(a).all())
+    real = np.abs(a) if a.dtype.kind == "c" else a
+    if not a.size:
+        assert s["min"] is None and s["max"] is None
+    elif np.isnan(real).all():
+        assert np.isnan(s["min"]) and np.isnan(s["max"])
+    else:
+        assert (s["min"], s["max"]) == (np.nanmin(real), np.nanmax(real))

@@ -17,6 +17,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from ..runtime.tape import GradientTape, stop_recording
 from ..runtime.tensor import Tensor
 from .formatting import (
+    LazyRows,
     array_stats,
     format_norm,
     html_table,
@@ -137,8 +138,11 @@ class GradResult(list):
 
     def _replay_table(self):
         headers = ["step", "#", "op", "cotangent in", "cotangents out", "time"]
-        rows = [
-            [
+        steps = self.steps
+
+        def row(k):  # made only for the rows shown (`truncate_rows` keeps max_rows)
+            s = steps[k]
+            return [
                 str(k),
                 str(s.index),
                 s.op,
@@ -146,9 +150,9 @@ class GradResult(list):
                 "; ".join(_cot_text(c) for c in s.outgoing),
                 timing_cell(s.seconds),
             ]
-            for k, s in enumerate(self.steps)
-        ]
-        return headers, rows, [s is self.nan_origin for s in self.steps]
+
+        origin = self.nan_origin
+        return headers, LazyRows(len(steps), row), [s is origin for s in steps]
 
     def _values_table(self):
         headers = ["source", "gradient", "norm", "min", "max", "NaN", "Inf"]
