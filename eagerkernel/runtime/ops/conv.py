@@ -10,10 +10,13 @@ too.
 
 Pools loop over the kernel positions (four for a 2x2 pool), each step one vectorized NumPy
 call over all pixels: for small kernels that beats reducing over the window axes of a strided
-view. ``max_pool2d`` sends its cotangent to the first maximum of each window, as TensorFlow's
-``MaxPoolGrad`` does, through a scatter op whose VJP is the matching gather (and back), and
-``avg_pool2d`` divides by the number of real (not padded) elements in each window, as
-TensorFlow's SAME average pool does.
+view. ``max_pool2d`` sends its cotangent to the first maximum of each window, as
+TensorFlow's ``MaxPoolGrad`` does, through a scatter op whose VJP is the matching gather (and
+back), and ``avg_pool2d`` divides by the number of real (not padded) elements in each window,
+as TensorFlow's SAME average pool does. A max pool whose windows tile its input (stride =
+window, the usual 2x2 pool) takes its gradient as one mask times the cotangent. On the CPU,
+that gradient and col2im run in one pass of C where the extension is built (`kernels.py`; the
+same results, bit for bit).
 
 Padding follows TensorFlow: ``"VALID"`` adds none, ``"SAME"`` gives ``ceil(size / stride)``
 outputs with ``pad_total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)``, the
