@@ -369,3 +369,23 @@ def test_magic_help_is_the_docstring(ip):
     doc = ip.magics_manager.magics["cell"]["tape"].__doc__
     assert "--max-rows" in doc and "nbval" in doc
     assert "wrt" in ip.magics_manager.magics["line"]["grad"].__doc__
+
+
+def test_tape_displays_give_text_from_repr_and_html_and_png_only_where_active(ip):
+    # The tables and the graph hand IPython their text/plain themselves (no pretty printer);
+    # HTML and the PNG still come from their _repr_*_ methods, for the types that are active.
+    from eagerkernel.magics import TapeRecord
+    from eagerkernel.runtime.tape import ProfilingTape
+
+    with ProfilingTape() as tape:
+        ek.constant([1.0, 2.0]) * 3.0 + 1.0
+    record = TapeRecord(tape, "t")
+    for view in (record, record.timing):
+        data, _ = ip.display_formatter.format(view)
+        assert set(data) == {"text/plain", "text/html"}
+        assert data["text/plain"] == repr(view) and "<table" in data["text/html"]
+    data, _ = ip.display_formatter.format(record.graph)
+    assert set(data) == {"text/plain"} and data["text/plain"] == repr(record.graph)
+    ip.display_formatter.active_types = ["text/plain", "text/html", "image/png"]
+    data, _ = ip.display_formatter.format(record.graph)
+    assert data["image/png"][:8] == b"\x89PNG\r\n\x1a\n"
