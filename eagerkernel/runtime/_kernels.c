@@ -28,6 +28,21 @@ static int taken_flags(void) {
            ((raised & FE_DIVBYZERO) ? DIVBYZERO : 0);
 }
 
+/* Runs FLOAT_CALL or DOUBLE_CALL (by the arrays' format) without the GIL, between clearing
+ * and reading the FPU's sticky flags; sets `raised` to the flags the call raised. */
+#define RUN_KERNEL(raised, format, FLOAT_CALL, DOUBLE_CALL)                                    \
+    do {                                                                                     \
+        Py_BEGIN_ALLOW_THREADS                                                               \
+        feclearexcept(FE_ALL_EXCEPT);                                                        \
+        if ((format) == 'f')                                                                 \
+            FLOAT_CALL;                                                                      \
+        else                                                                                 \
+            DOUBLE_CALL;                                                                     \
+        (raised) = taken_flags();                                                            \
+        feclearexcept(FE_ALL_EXCEPT);                                                        \
+        Py_END_ALLOW_THREADS                                                                 \
+    } while (0)
+
 /* Adam (Keras's formula, the NumPy kernel of keras/optimizers/adam.py, amsgrad off):
  *   m = m * b1 + g * c1;  v = v * b2 + (g * g) * c2     (c1 = 1 - b1, c2 = 1 - b2)
  *   var -= (m / (sqrt(v) + epsilon)) * lr_t                                               */
@@ -119,17 +134,12 @@ static PyObject *adam(PyObject *self, PyObject *args) {
     if (get_arrays(objs, views, 4, 1, "adam", names, items, &format) < 0) return NULL;
     Py_ssize_t n = views[0].len / views[0].itemsize;
     int raised;
-    Py_BEGIN_ALLOW_THREADS
-    feclearexcept(FE_ALL_EXCEPT);
-    if (format == 'f')
-        adam_float(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, (float)b1,
-                   (float)(1.0 - b1), (float)b2, (float)(1.0 - b2), (float)eps, (float)lr_t);
-    else
-        adam_double(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, b1, 1.0 - b1, b2,
-                    1.0 - b2, eps, lr_t);
-    raised = taken_flags();
-    feclearexcept(FE_ALL_EXCEPT);
-    Py_END_ALLOW_THREADS
+    RUN_KERNEL(raised, format,
+               adam_float(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, (float)b1,
+                          (float)(1.0 - b1), (float)b2, (float)(1.0 - b2), (float)eps,
+                          (float)lr_t),
+               adam_double(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, b1,
+                           1.0 - b1, b2, 1.0 - b2, eps, lr_t));
     release(views, 4);
     return PyLong_FromLong(raised);
 }
@@ -162,15 +172,8 @@ static PyObject *relu_grad(PyObject *self, PyObject *args) {
     if (get_arrays(objs, views, 3, 2, "relu_grad", names, items, &format) < 0) return NULL;
     Py_ssize_t n = views[0].len / views[0].itemsize;
     int raised;
-    Py_BEGIN_ALLOW_THREADS
-    feclearexcept(FE_ALL_EXCEPT);
-    if (format == 'f')
-        relu_grad_float(views[0].buf, views[1].buf, views[2].buf, n);
-    else
-        relu_grad_double(views[0].buf, views[1].buf, views[2].buf, n);
-    raised = taken_flags();
-    feclearexcept(FE_ALL_EXCEPT);
-    Py_END_ALLOW_THREADS
+    RUN_KERNEL(raised, format, relu_grad_float(views[0].buf, views[1].buf, views[2].buf, n),
+               relu_grad_double(views[0].buf, views[1].buf, views[2].buf, n));
     release(views, 3);
     return PyLong_FromLong(raised);
 }
@@ -239,17 +242,11 @@ static PyObject *max_pool_grad(PyObject *self, PyObject *args) {
         return PyErr_NoMemory();
     }
     int raised;
-    Py_BEGIN_ALLOW_THREADS
-    feclearexcept(FE_ALL_EXCEPT);
-    if (format == 'f')
-        max_pool_grad_float(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, h, w, c,
-                            kh, kw, taken);
-    else
-        max_pool_grad_double(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, h, w,
-                             c, kh, kw, taken);
-    raised = taken_flags();
-    feclearexcept(FE_ALL_EXCEPT);
-    Py_END_ALLOW_THREADS
+    RUN_KERNEL(raised, format,
+               max_pool_grad_float(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n, h,
+                                   w, c, kh, kw, taken),
+               max_pool_grad_double(views[0].buf, views[1].buf, views[2].buf, views[3].buf, n,
+                                    h, w, c, kh, kw, taken));
     PyMem_Free(taken);
     release(views, 4);
     return PyLong_FromLong(raised);
@@ -305,15 +302,11 @@ static PyObject *col2im(PyObject *self, PyObject *args) {
     char format;
     if (get_arrays(objs, views, 2, 1, "col2im", names, items, &format) < 0) return NULL;
     int raised;
-    Py_BEGIN_ALLOW_THREADS
-    feclearexcept(FE_ALL_EXCEPT);
-    if (format == 'f')
-        col2im_float(views[0].buf, views[1].buf, kh, kw, n, oh, ow, c, hp, wp, sh, sw, dh, dw);
-    else
-        col2im_double(views[0].buf, views[1].buf, kh, kw, n, oh, ow, c, hp, wp, sh, sw, dh, dw);
-    raised = taken_flags();
-    feclearexcept(FE_ALL_EXCEPT);
-    Py_END_ALLOW_THREADS
+    RUN_KERNEL(raised, format,
+               col2im_float(views[0].buf, views[1].buf, kh, kw, n, oh, ow, c, hp, wp, sh, sw, dh,
+                            dw),
+               col2im_double(views[0].buf, views[1].buf, kh, kw, n, oh, ow, c, hp, wp, sh, sw,
+                             dh, dw));
     release(views, 2);
     return PyLong_FromLong(raised);
 }
