@@ -291,3 +291,32 @@ def test_training_steps_are_bit_for_bit_the_same_without_the_extension(monkeypat
     monkeypatch.setattr(kernels, "_kernels", None)
     for a, b in zip(with_c, train()):
         np.testing.assert_array_equal(a, b)
+
+
+@needs_c
+def test_call_log_and_print_error_modes_behave_as_numpys(capsys):
+    # NumPy's forms: the callback gets ("overflow", 2) (checked against NumPy's own multiply),
+    # a "log" object a "Warning: ..." line, and "print" writes that line to stderr.
+    def overflow():
+        g, var, m, v = arrays(4, np.float32)
+        g[1] = 1e30  # g * g overflows inside the kernel
+        kernels.adam(g, var, m, v, **ADAM)
+
+    seen = []
+    lines = []
+    log = type("Log", (), {"write": lambda self, line: lines.append(line)})()
+    old = np.seterrcall(lambda *args: seen.append(args))
+    try:
+        with np.errstate(over="call"):
+            overflow()
+            np.array([1e30], np.float32) * np.float32(1e10)
+        assert seen == [("overflow", 2), ("overflow", 2)]
+        np.seterrcall(log)
+        with np.errstate(over="log"):
+            overflow()
+        assert lines == ["Warning: overflow encountered in adam\n"]
+    finally:
+        np.seterrcall(old)
+    with np.errstate(over="print"):
+        overflow()
+    assert "Warning: overflow encountered in adam" in capsys.readouterr().err

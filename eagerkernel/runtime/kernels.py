@@ -17,6 +17,7 @@ RuntimeWarning, or raises FloatingPointError as ``np.geterr()`` says.
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -57,7 +58,7 @@ def adam(g, var, m, v, *, b1: float, b2: float, epsilon: float, lr_t: float) -> 
 
     Raises:
         FloatingPointError: the update overflowed, made a NaN or divided by zero, and
-            ``np.geterr()`` says ``"raise"`` for that error (the arrays are then partly
+            ``np.geterr()`` says ``"raise"`` for that error (the arrays are then already
             updated, as after NumPy's kernel: the optimizer restores them).
     """
     if _kernels is None or type(var) is not np.ndarray or type(g) is not np.ndarray:
@@ -167,22 +168,35 @@ def col2im(cols, padded_shape, strides, dilations):
     return out
 
 
-_ERRORS = (("over", "overflow"), ("invalid", "invalid value"), ("divide", "divide by zero"))
+# (np.geterr() key, NumPy's wording, NumPy's status bit for "call" callbacks) per kernel flag.
+_ERRORS = (
+    ("over", "overflow", 2),
+    ("invalid", "invalid value", 8),
+    ("divide", "divide by zero", 1),
+)
 
 
 def _fp_errors(flags: int, op: str) -> None:
     """Applies ``np.geterr()`` to the flags a kernel raised (bits: overflow, invalid, divide),
-    with NumPy's messages ("overflow encountered in adam")."""
+    as NumPy does after a ufunc, with its messages ("overflow encountered in adam"): "ignore",
+    "warn" (RuntimeWarning), "raise" (FloatingPointError), "call" (``np.geterrcall()`` with the
+    error's name and NumPy's status bit), "print" (to stderr) and "log" (the call object's
+    ``write``)."""
     policy = np.geterr()
-    for bit, (kind, text) in zip(
-        (_kernels.OVERFLOW, _kernels.INVALID, _kernels.DIVBYZERO), _ERRORS
-    ):
-        if not flags & bit or policy[kind] == "ignore":
+    bits = (_kernels.OVERFLOW, _kernels.INVALID, _kernels.DIVBYZERO)
+    for bit, (kind, text, status) in zip(bits, _ERRORS):
+        mode = policy[kind]
+        if not flags & bit or mode == "ignore":
             continue
         message = f"{text} encountered in {op}"
-        if policy[kind] == "raise":
+        if mode == "raise":
             raise FloatingPointError(message)
-        if policy[kind] == "call" and np.geterrcall() is not None:
-            np.geterrcall()(message, bit)
-        else:  # "warn", "print", "log": a RuntimeWarning, as NumPy's default
+        handler = np.geterrcall()
+        if mode == "call" and handler is not None:
+            handler(text, status)
+        elif mode == "log" and handler is not None:
+            handler.write(f"Warning: {message}\n")
+        elif mode == "print":
+            print(f"Warning: {message}", file=sys.stderr)
+        else:  # "warn", NumPy's default
             warnings.warn(message, RuntimeWarning, stacklevel=4)
