@@ -61,7 +61,7 @@ def adam(g, var, m, v, *, b1: float, b2: float, epsilon: float, lr_t: float) -> 
             ``np.geterr()`` says ``"raise"`` for that error (the arrays are then already
             updated, as after NumPy's kernel: the optimizer restores them).
     """
-    if _kernels is None or type(var) is not np.ndarray or type(g) is not np.ndarray:
+    if _kernels is None or any(type(a) is not np.ndarray for a in (g, var, m, v)):
         return False
     dtype = var.dtype
     if dtype not in _FLOATS or g.dtype != dtype or m.dtype != dtype or v.dtype != dtype:
