@@ -320,3 +320,20 @@ def test_call_log_and_print_error_modes_behave_as_numpys(capsys):
     with np.errstate(over="print"):
         overflow()
     assert "Warning: overflow encountered in adam" in capsys.readouterr().err
+
+
+@needs_c
+def test_underflow_follows_numpys_error_state_too():
+    # NumPy ignores underflow by default; set to raise, its kernel and ours both raise.
+    g, var, m, v = arrays(4, np.float32)
+    g[:] = 1e-30  # g * g underflows float32
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError, match="underflow"):
+        np.multiply(g, g)
+    with (
+        np.errstate(under="raise"),
+        pytest.raises(FloatingPointError, match="underflow encountered in adam"),
+    ):
+        kernels.adam(g, var, m, v, **ADAM)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kernels.adam(g, var, m, v, **ADAM)  # the default: ignored

@@ -1,17 +1,18 @@
 /* Fused kernels in C: the C side of eagerkernel/runtime/kernels.py.
  *
  * NumPy runs Adam's update as a dozen array passes with a scratch array in between, and a max
- * pool's gradient or ReLU's as several; each kernel here is one loop that reads each input
- * element once and writes each output element once, with the GIL released (so other threads,
- * such as the optimizer's workers, run meanwhile).
+ * pool's gradient, ReLU's and conv2d's col2im as several; each kernel here is one loop that
+ * reads each input element once and writes each output element once, with the GIL released
+ * (so other threads run meanwhile).
  * The arithmetic is the NumPy kernels', operation for operation and constant for constant
  * (1 - beta is computed in double, as Python does, then rounded to the arrays' precision; a
  * mask multiplies as 0.0 or 1.0, so 0 * inf is still NaN), and setup.py compiles with
  * -ffp-contract=off so that no multiply and add fuse: the results are NumPy's, bit for bit.
  *
  * Floating-point errors are reported, not decided, here: each kernel clears the FPU's sticky
- * flags, runs, and returns the flags raised (FE_OVERFLOW, FE_INVALID, FE_DIVBYZERO) as a bit
- * mask; kernels.py then applies NumPy's np.errstate policy (ignore, warn, raise) to them.
+ * flags, runs, and returns the flags raised (overflow, invalid, divide by zero, underflow) as
+ * a bit mask; kernels.py then applies NumPy's np.errstate policy to them, as NumPy does after
+ * a ufunc loop.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -20,12 +21,12 @@
 #include <math.h>
 #include <string.h>
 
-enum { OVERFLOW = 1, INVALID = 2, DIVBYZERO = 4 };
+enum { OVERFLOW = 1, INVALID = 2, DIVBYZERO = 4, UNDERFLOW = 8 };
 
 static int taken_flags(void) {
-    int raised = fetestexcept(FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO);
+    int raised = fetestexcept(FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UNDERFLOW);
     return ((raised & FE_OVERFLOW) ? OVERFLOW : 0) | ((raised & FE_INVALID) ? INVALID : 0) |
-           ((raised & FE_DIVBYZERO) ? DIVBYZERO : 0);
+           ((raised & FE_DIVBYZERO) ? DIVBYZERO : 0) | ((raised & FE_UNDERFLOW) ? UNDERFLOW : 0);
 }
 
 /* Runs FLOAT_CALL or DOUBLE_CALL (by the arrays' format) without the GIL, between clearing
@@ -119,7 +120,8 @@ static void release(Py_buffer *views, int count) {
 PyDoc_STRVAR(adam_doc,
              "adam(g, var, m, v, beta_1, beta_2, epsilon, lr_t) -> int\n\n"
              "Adam's update of var, m and v in place, one pass (see kernels.adam).\n"
-             "Returns the floating-point error flags raised (1 overflow, 2 invalid, 4 divide).");
+             "Returns the floating-point error flags raised (1 overflow, 2 invalid, 4 divide,\n"
+             "8 underflow).");
 
 static PyObject *adam(PyObject *self, PyObject *args) {
     PyObject *objs[4];
@@ -329,7 +331,8 @@ PyMODINIT_FUNC PyInit__kernels(void) {
     if (m == NULL) return NULL;
     if (PyModule_AddIntConstant(m, "OVERFLOW", OVERFLOW) < 0 ||
         PyModule_AddIntConstant(m, "INVALID", INVALID) < 0 ||
-        PyModule_AddIntConstant(m, "DIVBYZERO", DIVBYZERO) < 0) {
+        PyModule_AddIntConstant(m, "DIVBYZERO", DIVBYZERO) < 0 ||
+        PyModule_AddIntConstant(m, "UNDERFLOW", UNDERFLOW) < 0) {
         Py_DECREF(m);
         return NULL;
     }

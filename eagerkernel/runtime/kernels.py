@@ -173,17 +173,18 @@ _ERRORS = (
     ("over", "overflow", 2),
     ("invalid", "invalid value", 8),
     ("divide", "divide by zero", 1),
+    ("under", "underflow", 4),
 )
 
 
 def _fp_errors(flags: int, op: str) -> None:
-    """Applies ``np.geterr()`` to the flags a kernel raised (bits: overflow, invalid, divide),
+    """Applies ``np.geterr()`` to the flags a kernel raised (overflow, invalid, divide, under),
     as NumPy does after a ufunc, with its messages ("overflow encountered in adam"): "ignore",
     "warn" (RuntimeWarning), "raise" (FloatingPointError), "call" (``np.geterrcall()`` with the
     error's name and NumPy's status bit), "print" (to stderr) and "log" (the call object's
     ``write``)."""
     policy = np.geterr()
-    bits = (_kernels.OVERFLOW, _kernels.INVALID, _kernels.DIVBYZERO)
+    bits = (_kernels.OVERFLOW, _kernels.INVALID, _kernels.DIVBYZERO, _kernels.UNDERFLOW)
     for bit, (kind, text, status) in zip(bits, _ERRORS):
         mode = policy[kind]
         if not flags & bit or mode == "ignore":
