@@ -1,10 +1,9 @@
 """Profiling tapes (the %%tape magic's) and their lean records, with the displays that read them.
 
-A profiling tape alone on its thread takes the lean path (`state.LEAN.record`, thread-local):
-ops extend a flat list instead of making an `Entry` each. These tests check that every tape
-semantic survives it: gradients of any order, Variables as snapshots, integer ops, per-thread
-recording, nested and paused tapes, --sync, and that the displays and the graph layout read the
-same records.
+A profiling tape alone on its thread takes the lean path (`state.LEAN`): ops extend a flat list
+instead of making an `Entry` each. These tests check that every tape semantic survives it:
+gradients of any order, Variables as snapshots, integer ops, per-thread recording, nested and
+paused tapes, --sync, and that the displays and the graph layout read the same records.
 """
 
 from __future__ import annotations
@@ -37,9 +36,9 @@ def test_profiling_tape_alone_records_lean_and_differentiates():
     a = ek.constant(np.array([3.0, 0.5], np.float32))
     tape = ProfilingTape()
     with tape:
-        assert state.LEAN.record is not None
+        assert state.LEAN[0] is not None
         y = ek.exp(x * a) + x
-    assert state.LEAN.record is None
+    assert state.LEAN[0] is None
     assert len(tape._lean) == 3 * 5 and tape._entries == []  # nothing made per op
     entries = tape.entries
     assert [e.prim.name for e in entries] == ["Mul", "Exp", "AddV2"]
@@ -72,7 +71,7 @@ def test_profiling_and_plain_tape_together():
     with ProfilingTape() as prof:
         k = c * c  # before the plain tape: a lean record
         with ek.GradientTape() as plain:
-            assert state.LEAN.record is None  # two tapes: every op takes the general path
+            assert state.LEAN[0] is None  # two tapes: every op takes the general path
             plain.watch(x)
             y = x * x * k
             z = c + 1.0  # untracked by the plain tape, recorded by the profiling one
@@ -132,15 +131,21 @@ def test_other_thread_is_not_recorded_by_a_lean_tape():
     assert float(tape.gradient(y, x)) == 4.0
 
 
-def test_lean_record_is_this_threads_only_and_follows_other_threads_tapes():
+def lean_here() -> bool:
+    """Whether this thread's ops take the lean path now."""
+    lean = state.LEAN[0]
+    return lean is not None and lean[0] == threading.get_ident()
+
+
+def test_lean_path_is_the_tapes_thread_only_and_follows_other_threads_tapes():
     x = ek.constant(2.0)
     seen = {}
     entered, release = threading.Event(), threading.Event()
 
     def worker():
-        seen["worker"] = state.LEAN.record
+        seen["worker"] = lean_here()
         x * 5.0  # a lean tape of another thread: not recorded
-        with ek.GradientTape():  # two tapes now: the main thread's lean record is cleared
+        with ek.GradientTape():  # two tapes now: the main thread's lean path is off
             entered.set()
             release.wait(10)
 
@@ -149,13 +154,13 @@ def test_lean_record_is_this_threads_only_and_follows_other_threads_tapes():
         t = threading.Thread(target=worker)
         t.start()
         assert entered.wait(10)
-        seen["both"] = state.LEAN.record
+        seen["both"] = lean_here()
         z = y + 1.0  # the general path, on the same tape
         release.set()
         t.join()
-        seen["after"] = state.LEAN.record
+        seen["after"] = lean_here()
         w = z * 3.0  # lean again
-    assert seen["worker"] is None and seen["both"] is None and seen["after"] is not None
+    assert seen == {"worker": False, "both": False, "after": True}
     assert names(tape) == ["Mul", "AddV2", "Mul"]
     assert float(tape.gradient(w, x)) == 12.0
 
@@ -177,10 +182,10 @@ def test_sync_turns_the_lean_path_off_and_still_times():
     with tape:
         x * x
         tape.sync = True
-        assert state.LEAN.record is None and state.SYNC
+        assert state.LEAN[0] is None and state.SYNC
         x + x
         tape.sync = False
-        assert state.LEAN.record is not None
+        assert state.LEAN[0] is not None
     assert not state.SYNC
     assert names(tape) == ["Mul", "AddV2"]
     assert all(e.seconds >= 0 for e in tape.entries)
@@ -217,7 +222,7 @@ def test_reset_and_stop_recording_while_profiling():
         tape.reset()
         y = x + x
         with tape.stop_recording():
-            assert state.LEAN.record is None
+            assert state.LEAN[0] is None
             x - x
         z = y * y
     assert names(tape) == ["AddV2", "Mul"]

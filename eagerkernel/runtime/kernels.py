@@ -87,6 +87,10 @@ def relu_grad(g, x):
     Returns:
         A new array of that shape and dtype; None (nothing done) for anything else
         (broadcasting shapes, other dtypes, strided arrays, CuPy, extension not built).
+
+    Raises:
+        FloatingPointError: as NumPy's multiply would (``0 * inf``), if ``np.geterr()`` says
+            ``"raise"``.
     """
     if _kernels is None or type(g) is not np.ndarray or type(x) is not np.ndarray:
         return None
@@ -116,6 +120,10 @@ def max_pool_grad(x, ans, g, ksize: tuple[int, int]):
     Returns:
         The cotangent of ``x`` (a new array of x's shape and dtype); None when the kernel does
         not apply (the caller's NumPy path then runs).
+
+    Raises:
+        FloatingPointError: as NumPy's multiply would (``0 * inf``), if ``np.geterr()`` says
+            ``"raise"``.
     """
     if _kernels is None or type(x) is not np.ndarray or type(ans) is not np.ndarray:
         return None
@@ -152,6 +160,10 @@ def col2im(cols, padded_shape, strides, dilations):
         A new array of ``padded_shape``: element ``(b, y, x, c)`` is the sum, over the
         kernel positions in row-major order, of the columns that read it (NumPy's loop of
         ``conv._col2im`` in one pass, bit for bit). None when the kernel does not apply.
+
+    Raises:
+        FloatingPointError: as NumPy's additions would (overflow), if ``np.geterr()`` says
+            ``"raise"``.
     """
     if _kernels is None or type(cols) is not np.ndarray or cols.dtype not in _FLOATS:
         return None

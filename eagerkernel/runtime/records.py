@@ -1,9 +1,9 @@
 """What tapes record: an `Entry` per op, or a lean record; `Records`, what displays read.
 
 An `Entry` is one recorded op with what the backward pass needs. Under %%tape alone (one
-profiling tape recording, no device scope, no --sync), an op of the tape's thread on one or
-two plain Tensors, without params, makes no `Entry`: it extends the tape's flat list ``_lean``
-with five slots, calling ``state.LEAN.record`` (thread-local: None in every other thread),
+profiling tape recording, no device scope, no --sync: `state.LEAN`), an op of the tape's
+thread on one or two plain Tensors, without params, makes no `Entry`: it extends the tape's
+flat list ``_lean`` with five slots,
 
     prim, output, seconds, x, y        (y is None for a one-input op)
 

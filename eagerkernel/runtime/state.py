@@ -11,8 +11,6 @@ the slow path), so a worker thread never writes to the notebook's tape.
 
 from __future__ import annotations
 
-import threading
-
 # Tapes currently recording, innermost last.
 RECORDING: list = []
 # Tapes that also time every op (the %%tape magic's); a subset of RECORDING.
@@ -25,20 +23,11 @@ SLOW: list = []
 # Derived by `refresh` too, so that an op tests a flag instead of looping over the tapes:
 # non-empty while a profiling tape synchronizes the device around each op (--sync) ...
 SYNC: list = []
-# ... and, in the one thread it applies to, ``LEAN.record``: while the one recording tape is
-# a profiling tape, with no device scope and no --sync, the ``extend`` of that tape's lean
-# record list (see `records.py`), which ops of the tape's thread call; None otherwise and in
-# every other thread. A thread-local attribute costs an op less than comparing thread idents.
-
-
-class _Lean(threading.local):
-    record = None  # the class default: threads that never recorded leanly
-
-
-LEAN = _Lean()
-# The per-thread dicts of LEAN that hold a ``record`` (at most one), for `refresh` to clear
-# from any thread: a tape keeps its thread's dict (``LEAN.__dict__``) when it starts recording.
-_LEAN_HOLDERS: list = []
+# ... and [(thread ident, extend)] while the one recording tape is a profiling tape, with no
+# device scope and no --sync: ops of that thread then add a lean record to the tape with
+# ``extend`` (see `records.py`); [None] otherwise. A tuple, swapped in one
+# store, so that another thread never sees half of it.
+LEAN: list = [None]
 # [Device]: where creation ops place tensors outside any scope (`ek.config.set_default_device`).
 DEFAULT_DEVICE: list = [None]
 
@@ -56,15 +45,12 @@ def refresh() -> None:
     or a profiling tape's ``sync`` changed."""
     _set(SLOW, bool(RECORDING or SCOPES))
     _set(SYNC, any(tape._sync for tape in PROFILING))
-    for holder in _LEAN_HOLDERS:
-        holder.pop("record", None)
-    _LEAN_HOLDERS.clear()
+    lean = None
     if len(RECORDING) == 1 and not SCOPES and not SYNC:
         tape = RECORDING[0]
         if tape._profile and tape._entries is not None:
-            holder = tape._thread_lean  # the tape's thread's LEAN.__dict__
-            holder["record"] = tape._lean.extend
-            _LEAN_HOLDERS.append(holder)
+            lean = (tape._thread, tape._lean.extend)
+    LEAN[0] = lean
 
 
 def _set(flag: list, on: bool) -> None:

@@ -149,16 +149,16 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
         output = _new(Tensor)
         output._value = out
         output._device = out_device
-        # Only a profiling tape records leanly: a plain tape's ops skip the thread-local read.
-        record = _LEAN.record if _PROFILING else None
+        lean = _LEAN[0]
         if (
-            record is not None
+            lean is not None
             and n <= 2
             and not params
             and type(inputs[0]) is Tensor
             and type(inputs[-1]) is Tensor  # not a Variable (recorded as a snapshot, in an Entry)
+            and lean[0] == _get_ident()
         ):
-            record((prim, output, seconds, inputs[0], inputs[1] if n == 2 else None))
+            lean[1]((prim, output, seconds, inputs[0], inputs[1] if n == 2 else None))
             return output
         differentiable = out.dtype.kind in "fc"
     else:
@@ -336,7 +336,6 @@ class GradientTape:
         self._watched: list = []  # strong refs: keeps every tracked id unique while we live
         self._recording = False
         self._thread = None
-        self._thread_lean: dict | None = None  # the thread's `state.LEAN` dict, set by _push
         self._profile = False  # record every op (the %%tape magic)
         self._sync = False  # synchronize the device around timed ops
 
@@ -355,7 +354,6 @@ class GradientTape:
 
     def _push(self) -> None:
         self._thread = _get_ident()
-        self._thread_lean = state.LEAN.__dict__  # where `state.refresh` puts this thread's record
         self._recording = True
         state.RECORDING.append(self)
         if self._profile:

@@ -3,23 +3,24 @@
 The fast path (no tape recording, no device scope) converts inputs, checks dtypes and devices,
 calls the forward function and wraps the array: about half a microsecond of Python on top of
 NumPy. Everything else (recording, profiling, placement) is `tape.execute`, taken only while
-`state.SLOW` is non-empty, except the %%tape magic's common case (one profiling tape records,
-this thread's: the thread-local `state.LEAN` holds its ``record``): one- and two-input ops time
-the forward and add the tape's lean record (see `records.py`) themselves, which keeps %%tape
-within a fraction of the fast path.
+`state.SLOW` is non-empty, except the %%tape magic's common case (`state.LEAN`: one profiling
+tape records, this thread's): one- and two-input ops time the forward and add the tape's lean
+record (see `records.py`) themselves, which keeps %%tape within a fraction of the fast path.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 
-from ..state import LEAN, PROFILING, SLOW
+from ..state import LEAN, SLOW
 from ..tape import Primitive, _device_mismatch, execute
 from ..tensor import Tensor, make, to_tensor
 
 _new = object.__new__
 _NO_PARAMS: dict = {}
 _perf_counter = time.perf_counter
+_get_ident = threading.get_ident
 
 
 def dtype_error(op: str, tensors, names=("x", "y")) -> TypeError:
@@ -65,8 +66,8 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
             float_check(prim.name, x)
         dev = x._device
         if SLOW:
-            record = LEAN.record if PROFILING else None  # this thread's, with %%tape
-            if record is None or not plain:
+            lean = LEAN[0]
+            if lean is None or not plain or lean[0] != _get_ident():
                 return execute(prim, (x,))
             t0 = _perf_counter()
             out = fwd(dev.xp, x._value)
@@ -74,7 +75,7 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
             t = _new(Tensor)
             t._value = out
             t._device = dev
-            record((prim, t, seconds, x, None))
+            lean[1]((prim, t, seconds, x, None))
             return t
         t = _new(Tensor)
         t._value = fwd(dev.xp, x._value)
@@ -103,8 +104,8 @@ def binary(prim: Primitive, doc: str | None = None):
             raise dtype_error(prim.name, (x, y))
         dev = x._device
         if SLOW:
-            record = LEAN.record if PROFILING else None  # this thread's, with %%tape
-            if record is None or not plain or dev is not y._device:
+            lean = LEAN[0]
+            if lean is None or not plain or dev is not y._device or lean[0] != _get_ident():
                 return execute(prim, (x, y))
             t0 = _perf_counter()
             try:
@@ -115,7 +116,7 @@ def binary(prim: Primitive, doc: str | None = None):
             t = _new(Tensor)
             t._value = out
             t._device = dev
-            record((prim, t, seconds, x, y))
+            lean[1]((prim, t, seconds, x, y))
             return t
         if dev is not y._device:
             _device_mismatch(prim, (x, y))
