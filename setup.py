@@ -1,6 +1,12 @@
-"""The one part of the build pyproject.toml cannot declare: the optional C extension of fused
-optimizer kernels (eagerkernel/runtime/_kernels.c). Without a C compiler the install still
-succeeds (``optional=True``) and the optimizers use their NumPy kernels."""
+"""The one part of the build pyproject.toml cannot declare: the optional C extensions.
+
+- ``eagerkernel.runtime._kernels`` (``_kernels.c``): fused optimizer and gradient kernels;
+  without it the NumPy kernels run.
+- ``eagerkernel.runtime._records`` (``_records.c``): the %%tape magic's lean recorder; without
+  it the Python recorder of ``records.py`` runs.
+
+Without a C compiler the install still succeeds (``optional=True``) and the Python side runs.
+"""
 
 import sys
 
@@ -10,10 +16,11 @@ flags = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno", "-ffp-cont
 setup(
     ext_modules=[
         Extension(
-            "eagerkernel.runtime._kernels",
-            ["eagerkernel/runtime/_kernels.c"],
+            f"eagerkernel.runtime.{name}",
+            [f"eagerkernel/runtime/{name}.c"],
             extra_compile_args=flags,
             optional=True,
         )
+        for name in ("_kernels", "_records")
     ]
 )

@@ -3,7 +3,8 @@
 A profiling tape alone on its thread takes the lean path (`state.LEAN`): ops extend a flat list
 instead of making an `Entry` each. These tests check that every tape semantic survives it:
 gradients of any order, Variables as snapshots, integer ops, per-thread recording, nested and
-paused tapes, --sync, and that the displays and the graph layout read the same records.
+paused tapes, --sync, and that the displays and the graph layout read the same records. Each
+runs twice: with the C lean recorder (``_records.c``) and with the Python one.
 """
 
 from __future__ import annotations
@@ -21,10 +22,19 @@ from hypothesis import strategies as st
 import eagerkernel as ek
 from eagerkernel.magics import TapeGraph, TapeRecord
 from eagerkernel.magics.graph import layout
-from eagerkernel.runtime import state
-from eagerkernel.runtime.ops import _core
+from eagerkernel.runtime import records, state
 from eagerkernel.runtime.records import Entry, Records
 from eagerkernel.runtime.tape import ProfilingTape
+
+
+@pytest.fixture(autouse=True, params=["C", "Python"])
+def recorder(request, monkeypatch):
+    """Every test runs with the C lean recorder and with the Python one."""
+    if request.param == "C" and records.LeanRecorder is None:
+        pytest.skip("the C extension eagerkernel.runtime._records was not built")
+    if request.param == "Python":
+        monkeypatch.setattr(records, "LeanRecorder", None)
+    return request.param
 
 
 def names(tape) -> list[str]:
@@ -134,7 +144,7 @@ def test_other_thread_is_not_recorded_by_a_lean_tape():
 def lean_here() -> bool:
     """Whether this thread's ops take the lean path now."""
     lean = state.LEAN[0]
-    return lean is not None and lean[0] == threading.get_ident()
+    return lean is not None and lean[1] == threading.get_ident()
 
 
 def test_lean_path_is_the_tapes_thread_only_and_follows_other_threads_tapes():
@@ -165,15 +175,113 @@ def test_lean_path_is_the_tapes_thread_only_and_follows_other_threads_tapes():
     assert float(tape.gradient(w, x)) == 12.0
 
 
-def test_each_lean_record_keeps_its_own_forward_time(monkeypatch):
-    clock = iter(range(100))  # every perf_counter call reads the next integer
-    monkeypatch.setattr(_core, "_perf_counter", lambda: float(next(clock)))
+def test_each_lean_record_keeps_its_own_forward_time(monkeypatch, recorder):
     x = ek.constant(np.ones(3, np.float32))
+    if recorder == "Python":
+        clock = iter(range(100))  # every perf_counter call reads the next integer
+        monkeypatch.setattr(records, "_perf_counter", lambda: float(next(clock)))
     with ProfilingTape() as tape:
         y = ek.exp(x * x) + x
     assert len(tape._lean) == 3 * 5 and tape._entries == []
     outputs, seconds = Records(tape).fields("output", "seconds")
-    assert outputs[-1] is y and seconds == [1.0, 1.0, 1.0]  # each op: its end - its start
+    assert outputs[-1] is y
+    if recorder == "Python":
+        assert seconds == [1.0, 1.0, 1.0]  # each op: its end - its start
+    else:  # C reads the clock itself: positive times, within the block's wall time
+        assert all(type(s) is float and s > 0 for s in seconds)
+
+
+def test_c_lean_times_are_the_forward_alone(recorder):
+    """The C recorder's clock is perf_counter's: a forward that sleeps 20 ms reads as at
+    least that, and within the wall time around the call."""
+    if recorder != "C":
+        pytest.skip("the C recorder's clock")
+    import time
+
+    def slow(xp, a, b):
+        time.sleep(0.02)
+        return a + b
+
+    lean, x = [], ek.constant(1.0)
+    record = records.lean_recorder(lean, threading.get_ident())
+    t0 = time.perf_counter()
+    y = record("Slow", slow, np, x._device, x, x._value, x, x._value)
+    wall = time.perf_counter() - t0
+    assert float(y) == 2.0 and lean[:2] == ["Slow", y] and lean[3:] == [x, x]
+    assert 0.02 <= lean[2] <= wall
+
+
+def test_lean_recorder_records_one_op_and_holds_no_stray_references():
+    """One op through the recorder: the record, the output's slots, the reference counts of
+    everything it touched (no leak, no premature free), and the output freed with the list."""
+    import gc
+    import sys
+    import weakref
+
+    x = ek.constant(np.array([1.0, 2.0], np.float32))
+    y = ek.constant(np.array([3.0, 4.0], np.float32))
+    dev = x._device
+
+    def fwd(xp, a, b):
+        return xp.multiply(a, b)
+
+    lean: list = []
+    record = records.lean_recorder(lean, threading.get_ident())
+    counts = [sys.getrefcount(o) for o in (x, y, dev, fwd)]
+    out = record("Mul", fwd, np, dev, x, x._value, y, y._value)
+    assert type(out) is ek.Tensor and out._device is dev
+    np.testing.assert_array_equal(out.numpy(), [3.0, 8.0])
+    assert lean[0] == "Mul" and lean[1] is out and lean[3] is x and lean[4] is y
+    assert [sys.getrefcount(o) for o in (x, y, dev, fwd)] == [
+        counts[0] + 1,  # held by the record
+        counts[1] + 1,
+        counts[2] + 1,  # the output's device
+        counts[3],  # the forward is not kept
+    ]
+    unary = record("Neg", lambda xp, a: -a, np, dev, x, x._value, None, None)
+    assert lean[5:] == ["Neg", unary, lean[7], x, None] and float(unary[0]) == -1.0
+    ref = weakref.ref(out)
+    del out, unary
+    assert ref() is not None  # the record keeps it
+    del lean[:]
+    gc.collect()
+    assert ref() is None
+    assert [sys.getrefcount(o) for o in (x, y, dev, fwd)] == counts
+
+
+def test_lean_recorder_errors_record_nothing():
+    lean: list = []
+    x = ek.constant(1.0)
+    record = records.lean_recorder(lean, threading.get_ident())
+
+    def fails(xp, a, b):
+        raise ValueError("operands could not be broadcast")
+
+    with pytest.raises(ValueError, match="broadcast"):
+        record("Bad", fails, np, x._device, x, x._value, x, x._value)
+    assert lean == []
+    other: list = []  # another thread: None, nothing recorded, the forward not run
+    t = threading.Thread(
+        target=lambda: other.append(record("Bad", fails, np, x._device, x, x._value, x, 1))
+    )
+    t.start()
+    t.join()
+    assert other == [None] and lean == []
+
+
+def test_c_lean_recorder_checks_its_arguments(recorder):
+    if recorder != "C":
+        pytest.skip("the C recorder's argument checks")
+    x = ek.constant(1.0)
+    record = records.lean_recorder([], threading.get_ident())
+    with pytest.raises(TypeError, match="expected 8 positional arguments .* got 3"):
+        record("Mul", None, np)
+    with pytest.raises(TypeError, match="expected 8 positional arguments .* got 9"):
+        record("Mul", None, np, x._device, x, x._value, x, x._value, prim=1)
+    with pytest.raises(TypeError, match="list"):
+        records.LeanRecorder((), ek.Tensor, 0)
+    with pytest.raises(TypeError, match="no __slots__ member _value"):
+        records.LeanRecorder([], int, 0)
 
 
 def test_sync_turns_the_lean_path_off_and_still_times():

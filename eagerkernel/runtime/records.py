@@ -8,17 +8,78 @@ flat list ``_lean`` with five slots,
     prim, output, seconds, x, y        (y is None for a one-input op)
 
 which allocates nothing that lives on: no object per op for the cyclic GC to traverse or to
-free later, and %%tape's displays read each field as a slice (`Records.fields`). `tape.execute`
-and the op builders of `ops/_core.py` write these slots. A tape's records are its `Entry` list
-``_entries`` followed by ``_lean``; `GradientTape._flush` turns ``_lean`` into Entries (before
-any other Entry is appended, and whenever the Entries are needed: `entries`, `gradient`).
+free later, and %%tape's displays read each field as a slice (`Records.fields`). A tape's
+records are its `Entry` list ``_entries`` followed by ``_lean``; `GradientTape._flush` turns
+``_lean`` into Entries (before any other Entry is appended, and whenever the Entries are
+needed: `entries`, `gradient`).
+
+The op builders of `ops/_core.py` run such an op through a `lean_recorder`, which times the
+forward, makes the output Tensor and appends the record in one call: the C extension's
+``LeanRecorder`` (``_records.c``), or the same steps in Python where it was not built.
+`tape.execute` appends the records of the ops it ran itself.
 """
 
 from __future__ import annotations
 
-__all__ = ["Entry", "Records", "lean_entries"]
+import threading
+import time
+
+from .tensor import Tensor
+
+try:
+    from ._records import LeanRecorder
+except ImportError:  # not built (no C compiler at install time): the Python recorder runs
+    LeanRecorder = None
+
+__all__ = ["Entry", "Records", "lean_entries", "lean_recorder"]
 
 _NO_PARAMS: dict = {}
+_new = object.__new__
+_perf_counter = time.perf_counter
+_get_ident = threading.get_ident
+
+
+def lean_recorder(records: list, thread: int, native: bool = True):
+    """A function recording one op of a ``%%tape`` cell as a lean record on ``records``.
+
+    ``record(prim, fwd, xp, device, x, xv, y, yv)`` runs ``fwd(xp, xv, yv)`` (``fwd(xp, xv)``
+    when ``y`` is None) between two reads of ``time.perf_counter``'s clock, wraps the result
+    in a Tensor on ``device``, appends ``prim, output, seconds, x, y`` to ``records`` and
+    returns the output. Called from a thread other than ``thread`` it returns None and does
+    nothing: that thread's ops are not the tape's. An exception from ``fwd`` propagates and
+    records nothing.
+
+    Args:
+        records: the tape's flat list of lean records (``GradientTape._lean``).
+        thread: the ident of the thread that entered the tape.
+        native: use the C ``LeanRecorder`` when it was built (False: the Python one, which
+            the tests compare it with).
+
+    >>> records = []
+    >>> record = lean_recorder(records, threading.get_ident())
+    >>> x = ek.constant(3.0)
+    >>> record("Mul", lambda xp, a, b: a * b, np, x._device, x, x._value, x, x._value)
+    <Tensor: shape=(), dtype=float32, numpy=9.0>
+    >>> len(records), records[0], records[2] >= 0.0, records[3] is x
+    (5, 'Mul', True, True)
+    """
+    if native and LeanRecorder is not None:
+        return LeanRecorder(records, Tensor, thread)
+    extend = records.extend
+
+    def record(prim, fwd, xp, device, x, xv, y, yv):
+        if _get_ident() != thread:
+            return None
+        t0 = _perf_counter()
+        out = fwd(xp, xv) if y is None else fwd(xp, xv, yv)
+        seconds = _perf_counter() - t0
+        t = _new(Tensor)
+        t._value = out
+        t._device = device
+        extend((prim, t, seconds, x, y))
+        return t
+
+    return record
 
 
 class Entry:

@@ -23,10 +23,11 @@ SLOW: list = []
 # Derived by `refresh` too, so that an op tests a flag instead of looping over the tapes:
 # non-empty while a profiling tape synchronizes the device around each op (--sync) ...
 SYNC: list = []
-# ... and [(thread ident, extend)] while the one recording tape is a profiling tape, with no
-# device scope and no --sync: ops of that thread then add a lean record to the tape with
-# ``extend`` (see `records.py`); [None] otherwise. A tuple, swapped in one
-# store, so that another thread never sees half of it.
+# ... and [(record, thread ident, extend)] while the one recording tape is a profiling tape,
+# with no device scope and no --sync: one- and two-input ops then run through ``record``
+# (`records.lean_recorder`), which times them and adds their lean record to the tape, and
+# `tape.execute` adds the records of the ops it ran with ``extend``; [None] otherwise. A tuple,
+# swapped in one store, so that another thread never sees half of it.
 LEAN: list = [None]
 # [Device]: where creation ops place tensors outside any scope (`ek.config.set_default_device`).
 DEFAULT_DEVICE: list = [None]
@@ -49,7 +50,9 @@ def refresh() -> None:
     if len(RECORDING) == 1 and not SCOPES and not SYNC:
         tape = RECORDING[0]
         if tape._profile and tape._entries is not None:
-            lean = (tape._thread, tape._lean.extend)
+            from .records import lean_recorder  # records imports tensor, which imports us
+
+            lean = (lean_recorder(tape._lean, tape._thread), tape._thread, tape._lean.extend)
     LEAN[0] = lean
 
 

@@ -156,9 +156,9 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
             and not params
             and type(inputs[0]) is Tensor
             and type(inputs[-1]) is Tensor  # not a Variable (recorded as a snapshot, in an Entry)
-            and lean[0] == _get_ident()
+            and lean[1] == _get_ident()
         ):
-            lean[1]((prim, output, seconds, inputs[0], inputs[1] if n == 2 else None))
+            lean[2]((prim, output, seconds, inputs[0], inputs[1] if n == 2 else None))
             return output
         differentiable = out.dtype.kind in "fc"
     else:

@@ -4,14 +4,12 @@ The fast path (no tape recording, no device scope) converts inputs, checks dtype
 calls the forward function and wraps the array: about half a microsecond of Python on top of
 NumPy. Everything else (recording, profiling, placement) is `tape.execute`, taken only while
 `state.SLOW` is non-empty, except the %%tape magic's common case (`state.LEAN`: one profiling
-tape records, this thread's): one- and two-input ops time the forward and add the tape's lean
-record (see `records.py`) themselves, which keeps %%tape within a fraction of the fast path.
+tape records, this thread's): one- and two-input ops go through the tape's lean recorder
+(`records.lean_recorder`: one C call times the forward, makes the output and appends the
+record), which keeps %%tape within a fraction of the fast path.
 """
 
 from __future__ import annotations
-
-import threading
-import time
 
 from ..state import LEAN, SLOW
 from ..tape import Primitive, _device_mismatch, execute
@@ -19,8 +17,6 @@ from ..tensor import Tensor, make, to_tensor
 
 _new = object.__new__
 _NO_PARAMS: dict = {}
-_perf_counter = time.perf_counter
-_get_ident = threading.get_ident
 
 
 def dtype_error(op: str, tensors, names=("x", "y")) -> TypeError:
@@ -67,16 +63,11 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
         dev = x._device
         if SLOW:
             lean = LEAN[0]
-            if lean is None or not plain or lean[0] != _get_ident():
-                return execute(prim, (x,))
-            t0 = _perf_counter()
-            out = fwd(dev.xp, x._value)
-            seconds = _perf_counter() - t0
-            t = _new(Tensor)
-            t._value = out
-            t._device = dev
-            lean[1]((prim, t, seconds, x, None))
-            return t
+            if lean is not None and plain:
+                t = lean[0](prim, fwd, dev.xp, dev, x, x._value, None, None)
+                if t is not None:  # None: not the tape's thread
+                    return t
+            return execute(prim, (x,))
         t = _new(Tensor)
         t._value = fwd(dev.xp, x._value)
         t._device = dev
@@ -105,19 +96,14 @@ def binary(prim: Primitive, doc: str | None = None):
         dev = x._device
         if SLOW:
             lean = LEAN[0]
-            if lean is None or not plain or dev is not y._device or lean[0] != _get_ident():
-                return execute(prim, (x, y))
-            t0 = _perf_counter()
-            try:
-                out = fwd(dev.xp, xv, yv)
-            except ValueError as exc:
-                raise shape_error(prim.name, (x, y), exc) from None
-            seconds = _perf_counter() - t0
-            t = _new(Tensor)
-            t._value = out
-            t._device = dev
-            lean[1]((prim, t, seconds, x, y))
-            return t
+            if lean is not None and plain and dev is y._device:
+                try:
+                    t = lean[0](prim, fwd, dev.xp, dev, x, xv, y, yv)
+                except ValueError as exc:
+                    raise shape_error(prim.name, (x, y), exc) from None
+                if t is not None:  # None: not the tape's thread
+                    return t
+            return execute(prim, (x, y))
         if dev is not y._device:
             _device_mismatch(prim, (x, y))
         try:
