@@ -274,9 +274,9 @@ def test_c_lean_recorder_checks_its_arguments(recorder):
         pytest.skip("the C recorder's argument checks")
     x = ek.constant(1.0)
     record = records.lean_recorder([], threading.get_ident())
-    with pytest.raises(TypeError, match="expected 8 positional arguments .* got 3"):
+    with pytest.raises(TypeError, match=r"expected 8 positional arguments .* got 3"):
         record("Mul", None, np)
-    with pytest.raises(TypeError, match="expected 8 positional arguments .* got 9"):
+    with pytest.raises(TypeError, match=r"expected 8 positional arguments .* got 9"):
         record("Mul", None, np, x._device, x, x._value, x, x._value, prim=1)
     with pytest.raises(TypeError, match="list"):
         records.LeanRecorder((), ek.Tensor, 0)
