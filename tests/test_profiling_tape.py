@@ -400,6 +400,88 @@ def test_timing_totals_by_op_name_with_an_untimed_op():
     assert y is not None
 
 
+def recount(records: Records) -> list[tuple]:
+    """`Records.by_op` the slow way: one record at a time."""
+    totals: dict = {}
+    for i in range(len(records)):
+        e = records.entry(i)
+        slot = totals.setdefault(e.prim, [0, 0.0])
+        slot[0] += 1
+        slot[1] += e.seconds or 0.0
+    return [(p, c, s) for p, (c, s) in totals.items()]
+
+
+def assert_by_op(records: Records, expect_running_counts: bool) -> None:
+    assert (records._lean_stats is not None) == expect_running_counts
+    got, want = records.by_op(), recount(records)
+    assert [(p, c) for p, c, _ in got] == [(p, c) for p, c, _ in want]
+    np.testing.assert_allclose([s for *_, s in got], [s for *_, s in want], rtol=1e-12)
+
+
+def test_by_op_from_running_counts_matches_a_recount(recorder):
+    """The C recorder's running counts cover exactly the lean records: one cell, a persistent
+    tape over two cells, ops of the general path in between (a Variable, params), and a
+    flush (gradient) after which the counts start again."""
+    c = recorder == "C"
+    x = ek.constant(np.ones(4, np.float32))
+    v = ek.Variable(np.ones(4, np.float32))
+    tape = ProfilingTape()
+    with tape:
+        y = ek.exp(x) * x + x
+        y = y * x - 1.0  # a Python number: converted, then the lean path
+    assert_by_op(Records(tape), c)
+    with tape:  # a second cell on the same (persistent) tape
+        z = ek.reduce_sum(y * x, axis=0)  # params: the general path, extending the lean list
+        w = z * 2.0
+    records = Records(tape)
+    assert [p.name for p, *_ in records.by_op()] == ["Exp", "Mul", "AddV2", "Sub", "Sum"]
+    assert [n for _, n, _ in records.by_op()] == [1, 4, 1, 1, 1]
+    assert_by_op(records, c)
+    with tape:
+        u = v * x  # a Variable: an Entry, which moves the lean records to Entries first
+        u = u * u
+    assert_by_op(Records(tape), c)  # Entries recounted, the one new lean record counted
+    tape.gradient(u, x)  # flushes: every record is an Entry now
+    assert tape._lean == []
+    with tape:
+        x * x
+    assert_by_op(Records(tape), c)
+    tape.reset()
+    assert Records(tape).by_op() == []
+    assert float(w) > 0
+
+
+def test_lean_outputs_and_record_list_are_not_tracked_by_the_gc(recorder):
+    """The C recorder's outputs and list hold nothing that can lead back to them, so the
+    cyclic GC does not track them (it would traverse them on every young collection)."""
+    import gc
+
+    x = ek.constant(np.ones(3, np.float32))
+    with ProfilingTape() as tape:
+        y = x * x
+    assert gc.is_tracked(y) == (recorder == "Python")
+    assert gc.is_tracked(tape._lean) == (recorder == "Python")
+    assert gc.is_tracked(x)  # made outside the tape: an ordinary Tensor
+    del tape
+    gc.collect()
+    np.testing.assert_array_equal(y.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_c_lean_recorder_extend_checks_its_record(recorder):
+    if recorder != "C":
+        pytest.skip("the C recorder's argument checks")
+    x = ek.constant(1.0)
+    lean: list = []
+    record = records.lean_recorder(lean, threading.get_ident())
+    with pytest.raises(TypeError, match=r"expected a tuple \(prim, output, seconds, x, y\)"):
+        record.extend(["Mul", x, 0.5, x, x])
+    with pytest.raises(TypeError, match="must be real number"):
+        record.extend(("Mul", x, "0.5", x, x))
+    assert lean == [] and record.stats() == (0, [])
+    record.extend(("Mul", x, None, x, x))  # an untimed record counts, with no time
+    assert record.stats() == (1, [("Mul", 1, 0.0)]) and lean == ["Mul", x, None, x, x]
+
+
 def test_graph_text_without_a_picture_needs_no_layout(monkeypatch):
     from eagerkernel.magics import graph as graph_mod
 

@@ -385,6 +385,14 @@ class TapeGraph:
     def _repr_png_(self) -> bytes:
         return self.png()
 
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        # The picture only when asked for by name (`tape_magic.show`); IPython's display()
+        # asks with include=None, then calls _repr_png_ if the front end shows images.
+        bundle = {"text/plain": repr(self)}
+        if include and "image/png" in include and not (exclude and "image/png" in exclude):
+            bundle["image/png"] = self.png()
+        return bundle
+
     def __repr__(self) -> str:
         where = f" `{self.name}`" if self.name else ""
         if not self.picture:

@@ -21,8 +21,11 @@ forward, makes the output Tensor and appends the record in one call: the C exten
 
 from __future__ import annotations
 
+import operator
 import threading
 import time
+
+import numpy as np
 
 from .tensor import Tensor
 
@@ -47,7 +50,13 @@ def lean_recorder(records: list, thread: int, native: bool = True):
     in a Tensor on ``device``, appends ``prim, output, seconds, x, y`` to ``records`` and
     returns the output. Called from a thread other than ``thread`` it returns None and does
     nothing: that thread's ops are not the tape's. An exception from ``fwd`` propagates and
-    records nothing.
+    records nothing. ``record.extend((prim, output, seconds, x, y))`` appends a record made
+    elsewhere; ``record.records`` and ``record.thread`` are the arguments.
+
+    The C recorder also counts, per primitive, its records and their total time:
+    ``record.stats()`` gives ``(records counted, [(prim, count, seconds), ...])`` in order of
+    first appearance, and ``record.reset_stats()`` starts again (see `Records.by_op`). The
+    Python one has no ``stats``.
 
     Args:
         records: the tape's flat list of lean records (``GradientTape._lean``).
@@ -79,6 +88,7 @@ def lean_recorder(records: list, thread: int, native: bool = True):
         extend((prim, t, seconds, x, y))
         return t
 
+    record.records, record.thread, record.extend = records, thread, extend
     return record
 
 
@@ -148,12 +158,18 @@ class Records:
     (1, <Entry Mul>, True)
     """
 
-    __slots__ = ("_entries", "_lean")
+    __slots__ = ("_entries", "_lean", "_lean_stats")
 
     def __init__(self, source=()):
+        self._lean_stats = None
         if hasattr(source, "_lean"):  # a GradientTape
             self._entries = list(source._entries or ())
             self._lean = list(source._lean)
+            stats = getattr(source._recorder, "stats", None)
+            if stats is not None and source._recorder.records is source._lean:
+                counted, rows = stats()
+                if counted * _STRIDE == len(self._lean):  # they cover every lean record
+                    self._lean_stats = rows
         else:
             self._entries = list(source)
             self._lean = []
@@ -178,6 +194,41 @@ class Records:
             return e.prim, e.inputs, e.outputs
         prim, output, _, x, y = self._lean[k * _STRIDE : (k + 1) * _STRIDE]
         return prim, (x,) if y is None else (x, y), (output,)
+
+    def by_op(self) -> list[tuple]:
+        """``[(prim, count, seconds), ...]`` for every distinct primitive, in order of first
+        appearance, with the total forward time of its timed records (an untimed record, such
+        as a `custom_gradient` call's, counts with no time).
+
+        The lean records' part comes from the C recorder's running counts when it has them,
+        in a few steps per distinct op; otherwise from one pass over the records.
+
+        >>> from eagerkernel.runtime.tape import ProfilingTape
+        >>> x = ek.constant(1.0)
+        >>> with ProfilingTape() as tape:
+        ...     y = x * x + x * x
+        >>> [(prim.name, count) for prim, count, seconds in Records(tape).by_op()]
+        [('Mul', 2), ('AddV2', 1)]
+        """
+        totals: dict = {}
+        if self._entries:
+            for e in self._entries:
+                slot = totals.get(e.prim)
+                if slot is None:
+                    slot = totals[e.prim] = [0, 0.0]
+                slot[0] += 1
+                if e.seconds is not None:
+                    slot[1] += e.seconds
+        lean = self._lean_stats
+        if lean is None and self._lean:
+            lean = _lean_totals(self._lean[0::_STRIDE], self._lean[2::_STRIDE])
+        for prim, count, seconds in lean or ():
+            slot = totals.get(prim)
+            if slot is None:
+                slot = totals[prim] = [0, 0.0]
+            slot[0] += count
+            slot[1] += seconds
+        return [(prim, count, seconds) for prim, (count, seconds) in totals.items()]
 
     def fields(self, *names: str) -> list[list]:
         """One list per name in ``names`` (``"prim"``, ``"inputs"``, ``"output"``,
@@ -204,3 +255,17 @@ class Records:
                 tail = [getattr(e, attr) for e in entries] + tail
             columns.append(tail)
         return columns
+
+
+def _lean_totals(prims: list, seconds: list) -> list[tuple]:
+    """``[(prim, count, seconds)]`` over lean records (always timed), in order of first
+    appearance, in a few C-speed passes: the records' primitives become small codes, which
+    ``numpy.bincount`` counts and weighs."""
+    slots = {prim: k for k, prim in enumerate(dict.fromkeys(prims))}
+    if len(slots) == 1:
+        return [(prims[0], len(prims), sum(seconds))]
+    codes = operator.itemgetter(*prims)(slots)  # one C loop looks every record up
+    codes = np.fromiter(codes, np.intp, len(prims))
+    counts = np.bincount(codes, minlength=len(slots)).tolist()
+    totals = np.bincount(codes, weights=seconds, minlength=len(slots)).tolist()
+    return [(prim, counts[k], totals[k]) for prim, k in slots.items()]

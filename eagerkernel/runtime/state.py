@@ -26,8 +26,8 @@ SYNC: list = []
 # ... and [(record, thread ident, extend)] while the one recording tape is a profiling tape,
 # with no device scope and no --sync: one- and two-input ops then run through ``record``
 # (`records.lean_recorder`), which times them and adds their lean record to the tape, and
-# `tape.execute` adds the records of the ops it ran with ``extend``; [None] otherwise. A tuple,
-# swapped in one store, so that another thread never sees half of it.
+# `tape.execute` adds the records of the ops it ran with ``record.extend``; [None] otherwise.
+# A tuple, swapped in one store, so that another thread never sees half of it.
 LEAN: list = [None]
 # [Device]: where creation ops place tensors outside any scope (`ek.config.set_default_device`).
 DEFAULT_DEVICE: list = [None]
@@ -50,9 +50,8 @@ def refresh() -> None:
     if len(RECORDING) == 1 and not SCOPES and not SYNC:
         tape = RECORDING[0]
         if tape._profile and tape._entries is not None:
-            from .records import lean_recorder  # records imports tensor, which imports us
-
-            lean = (lean_recorder(tape._lean, tape._thread), tape._thread, tape._lean.extend)
+            record = tape._lean_recorder()
+            lean = (record, tape._thread, record.extend)
     LEAN[0] = lean
 
 

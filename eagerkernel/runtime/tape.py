@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from . import nest, state
-from .records import Entry, lean_entries
+from .records import Entry, lean_entries, lean_recorder
 from .tensor import Tensor, make
 
 __all__ = [
@@ -328,6 +328,7 @@ class GradientTape:
         self._watch_accessed = watch_accessed_variables
         self._entries: list[Entry] | None = []
         self._lean: list = []  # lean records after ``_entries`` (see `records.py`)
+        self._recorder = None  # what appends to ``_lean`` (`_lean_recorder`)
         self._ids: set[int] = set()
         # id(snapshot) -> id(Variable): the values of Variables that recorded ops read. VJPs
         # compute with these snapshots, so a gradient that reaches one (through the ops of a
@@ -421,6 +422,18 @@ class GradientTape:
             if self._entries is not None:
                 self._entries += lean_entries(self._lean)
             del self._lean[:]  # the same list: `state.LEAN` appends to it
+            reset_stats = getattr(self._recorder, "reset_stats", None)
+            if reset_stats is not None:  # its counts were of the records just moved
+                reset_stats()
+
+    def _lean_recorder(self):
+        """What ops of this tape's thread append their lean records with (`state.LEAN`):
+        `records.lean_recorder` on ``_lean``, kept while the list and the thread are the same,
+        so that its running counts cover a persistent tape's records from cell to cell."""
+        rec = self._recorder
+        if rec is None or rec.records is not self._lean or rec.thread != self._thread:
+            rec = self._recorder = lean_recorder(self._lean, self._thread)
+        return rec
 
     def watched_variables(self) -> tuple:
         """The Variables this tape watches, in the order they were first watched."""
