@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
-from itertools import chain
 
 import numpy as np
 
@@ -21,11 +20,13 @@ __all__ = [
     "format_seconds",
     "format_share",
     "html_table",
+    "kept_indices",
     "share_cell",
     "spec",
     "tensor_html",
     "text_table",
     "timing_cell",
+    "truncate_rows",
     "value_summary",
 ]
 
@@ -245,9 +246,11 @@ def text_table(
     """
     n = len(headers)
     cells = rows = list(rows)
-    if max(map(len, chain.from_iterable(rows)), default=0) > max_width:
+    widths = [max(map(len, column)) for column in zip(headers, *(r for r in rows if len(r) == n))]
+    spans = [r[0] for r in rows if len(r) != n]  # rows of one cell, across the table
+    if max(widths, default=0) > max_width or max(map(len, spans), default=0) > max_width:
         cells = [[c if len(c) <= max_width else _clip(c, max_width) for c in r] for r in rows]
-    widths = [max(map(len, column)) for column in zip(headers, *(r for r in cells if len(r) == n))]
+        widths = [max(map(len, col)) for col in zip(headers, *(r for r in cells if len(r) == n))]
     # One format string left-aligns every cell of a row, mark first (str.format pads in C).
     fmt = "{} " + "  ".join(f"{{:<{w}}}" if w else "{}" for w in widths)
     marks = list(marks) if marks is not None else [" "] * len(cells)
@@ -323,11 +326,25 @@ class LazyRows(Sequence):
         return self._make(i)
 
 
+def kept_indices(n: int, max_rows: int) -> list[int]:
+    """The rows of an ``n``-row table that stay when it is cut to ``max_rows``: the first and
+    last ones, with -1 where the ``"… N more …"`` row goes. ``max_rows <= 0`` keeps every row,
+    and so does a table that would lose only one row.
+
+    >>> kept_indices(5, 2), kept_indices(3, 2)
+    ([0, -1, 4], [0, 1, 2])
+    """
+    if max_rows <= 0 or n <= max_rows + 1:
+        return list(range(n))
+    head = (max_rows + 1) // 2
+    return [*range(head), -1, *range(n - (max_rows - head), n)]
+
+
 def truncate_rows(rows: list, max_rows: int, what: str = "ops") -> tuple[list, list[int]]:
     """Keeps the first and last rows of a long table, with a ``"… N more ops …"`` row between.
 
-    Returns the rows and, for each kept row, its index in ``rows`` (-1 for the gap row).
-    ``max_rows <= 0`` keeps every row, and so does a table that would lose only one row.
+    Returns the rows and, for each kept row, its index in ``rows`` (-1 for the gap row), as
+    `kept_indices` gives them.
 
     >>> truncate_rows([["a"], ["b"], ["c"], ["d"], ["e"]], 2)
     ([['a'], ['… 3 more ops …'], ['e']], [0, -1, 4])
@@ -335,14 +352,9 @@ def truncate_rows(rows: list, max_rows: int, what: str = "ops") -> tuple[list, l
     3
     """
     n = len(rows)
-    if max_rows <= 0 or n <= max_rows + 1:
-        return list(rows), list(range(n))
-    head = (max_rows + 1) // 2
-    tail = max_rows - head
-    kept = [*range(head), -1, *range(n - tail, n)]
-    gap = f"… {n - head - tail} more {what} …"
-    out = [rows[i] if i >= 0 else [gap] for i in kept]
-    return out, kept
+    kept = kept_indices(n, max_rows)
+    gap = f"… {n - len(kept) + 1} more {what} …"
+    return [rows[i] if i >= 0 else [gap] for i in kept], kept
 
 
 # -- rich repr of tensors -----------------------------------------------------------------------

@@ -23,14 +23,13 @@ from ..runtime.records import Records
 from ..runtime.tape import ProfilingTape
 from ..runtime.tensor import Tensor
 from .formatting import (
-    LazyRows,
     format_seconds,
     html_table,
+    kept_indices,
     share_cell,
     spec,
     text_table,
     timing_cell,
-    truncate_rows,
 )
 from .graph import TapeGraph
 
@@ -61,45 +60,44 @@ def _parse(magic, line: str):
 
 
 def _specs(tensors: Sequence) -> str:
+    if len(tensors) == 1:
+        return spec(tensors[0])
     return ", ".join(map(spec, tensors))
 
 
-class _NoHighlight:
-    """``hl[k]`` is False for every row."""
-
-    def __getitem__(self, k) -> bool:
-        return False
-
-
 class _TableView:
-    """Shared display plumbing: subclasses build ``(headers, rows, highlight)`` and a title."""
+    """Shared display plumbing: subclasses give a title, the headers, the rows of some
+    records (`_rows`) and the tables under the main one (`_extra`)."""
 
     title: str = ""
+    headers: tuple[str, ...] = ()
     max_rows: int = DEFAULT_MAX_ROWS
 
-    def _table(self) -> tuple[list[str], list[list[str]], list[bool]]:
+    def _rows(self, selected: list[tuple]) -> list[list[str]]:
+        """The table rows of ``selected`` records (`Records.select`)."""
         raise NotImplementedError
 
     def _extra(self) -> list[tuple[str, list[str], list[list[str]]]]:
         """Further ``(caption, headers, rows)`` tables shown under the main one."""
         return []
 
-    def _shown(self) -> tuple[list[str], list[list[str]], list[bool]]:
-        """The headers, the rows shown (`truncate_rows`) and whether each is highlighted;
-        made once per ``max_rows``, since a notebook asks for text and HTML."""
+    def _shown(self) -> list[list[str]]:
+        """The rows shown: the first and last records around a ``… N more ops …`` row
+        (`kept_indices`), made once per ``max_rows`` since a notebook asks for text and HTML,
+        and made for those records only."""
         cached = getattr(self, "_shown_rows", None)
         if cached is not None and cached[0] == self.max_rows:
             return cached[1]
-        headers, rows, hl = self._table()
-        rows, kept = truncate_rows(rows, self.max_rows)
-        shown = headers, rows, [k >= 0 and hl[k] for k in kept]
-        self._shown_rows = (self.max_rows, shown)
-        return shown
+        kept = kept_indices(len(self.records), self.max_rows)
+        rows = self._rows(self.records.select([i for i in kept if i >= 0]))
+        if len(rows) < len(kept):  # the gap row
+            gap = kept.index(-1)
+            rows.insert(gap, [f"… {len(self.records) - len(rows)} more ops …"])
+        self._shown_rows = (self.max_rows, rows)
+        return rows
 
     def __repr__(self) -> str:
-        headers, rows, highlight = self._shown()
-        marks = ["!" if h else " " for h in highlight]
-        parts = [self.title, text_table(headers, rows, marks=marks)]
+        parts = [self.title, text_table(self.headers, self._shown())]
         for caption, h, r in self._extra():
             parts += [caption, text_table(h, r)]
         return "\n".join(parts)
@@ -117,8 +115,7 @@ class _TableView:
         return bundle
 
     def _repr_html_(self) -> str:
-        headers, rows, highlight = self._shown()
-        parts = [html_table(headers, rows, caption=self.title, highlight=highlight)]
+        parts = [html_table(self.headers, self._shown(), caption=self.title)]
         for caption, h, r in self._extra():
             parts.append(html_table(h, r, caption=caption))
         return '<div class="eagerkernel-tape">' + "".join(parts) + "</div>"
@@ -195,15 +192,13 @@ class TapeRecord(_TableView):
         where = f"Tape `{self.name}`" if self.name else "Tape"
         return f"{where}: {n} op{'' if n == 1 else 's'} recorded"
 
-    def _table(self):
-        op = self.records.op
+    headers = ("#", "op", "inputs", "outputs")
 
-        def row(i):
-            prim, inputs, outputs = op(i)
-            return [str(i), prim.name, _specs(inputs), _specs(outputs)]
-
-        rows = LazyRows(len(self.records), row)
-        return ["#", "op", "inputs", "outputs"], rows, _NoHighlight()
+    def _rows(self, selected):
+        return [
+            [str(i), prim.name, _specs(inputs), _specs(outputs)]
+            for i, prim, inputs, outputs, _ in selected
+        ]
 
 
 class TapeTiming(_TableView):
@@ -225,7 +220,6 @@ class TapeTiming(_TableView):
         self.name = name
         self.records = entries if isinstance(entries, Records) else Records(entries)
         self.max_rows = max_rows
-        self._prims, self._seconds = self.records.fields("prim", "seconds")
         by_op: dict[str, list] = {}
         for prim, count, seconds in self.records.by_op():  # primitives of a name add up
             slot = by_op.setdefault(prim.name, [0, 0.0])
@@ -247,14 +241,14 @@ class TapeTiming(_TableView):
             f"total {format_seconds(self.total)}"
         )
 
-    def _table(self):
-        prims, seconds, total = self._prims, self._seconds, self.total
+    headers = ("#", "op", "time", "share")
 
-        def row(i):
-            s = seconds[i]
-            return [str(i), prims[i].name, timing_cell(s), share_cell(s, total)]
-
-        return ["#", "op", "time", "share"], LazyRows(len(prims), row), _NoHighlight()
+    def _rows(self, selected):
+        total = self.total
+        return [
+            [str(i), prim.name, timing_cell(seconds), share_cell(seconds, total)]
+            for i, prim, _, _, seconds in selected
+        ]
 
     def _extra(self):
         rows = [

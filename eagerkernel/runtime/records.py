@@ -195,6 +195,31 @@ class Records:
         prim, output, _, x, y = self._lean[k * _STRIDE : (k + 1) * _STRIDE]
         return prim, (x,) if y is None else (x, y), (output,)
 
+    def select(self, indices) -> list[tuple]:
+        """``(index, prim, inputs, outputs, seconds)`` of the records at ``indices``: what a
+        display row shows, without the `Entry` that `entry` makes for a lean record.
+
+        >>> from eagerkernel.runtime.tape import ProfilingTape
+        >>> x = ek.constant(2.0)
+        >>> with ProfilingTape() as tape:
+        ...     y = ek.exp(x * x)
+        >>> [(i, prim.name, len(ins), outs[0] is y) for i, prim, ins, outs, _ in
+        ...  Records(tape).select([1])]
+        [(1, 'Exp', 1, True)]
+        """
+        entries, lean = self._entries, self._lean
+        n = len(entries)
+        out = []
+        for i in indices:
+            if i < n:
+                e = entries[i]
+                out.append((i, e.prim, e.inputs, e.outputs, e.seconds))
+            else:
+                k = _STRIDE * (i - n)
+                prim, output, seconds, x, y = lean[k : k + _STRIDE]
+                out.append((i, prim, (x,) if y is None else (x, y), (output,), seconds))
+        return out
+
     def by_op(self) -> list[tuple]:
         """``[(prim, count, seconds), ...]`` for every distinct primitive, in order of first
         appearance, with the total forward time of its timed records (an untimed record, such
