@@ -148,14 +148,12 @@ def test_ek_and_np_are_preloaded(kc):
 def test_tape_cell_displays_text_and_html(kc):
     reply, msgs = execute(kc, LINEAR)
     assert reply["status"] == "ok"
-    displays = of_type(msgs, "display_data")
-    assert len(displays) == 3  # the op record, the timing, then the graph picture
-    graph = displays.pop()
+    record, graph = of_type(msgs, "display_data")  # the op record with its times, the graph
     assert graph["data"]["image/png"] and "text/html" not in graph["data"]
-    for d in displays:
-        for mime in ("text/plain", "text/html"):
-            assert "Mul" in d["data"][mime] and "AddV2" in d["data"][mime]
-    assert "2 ops recorded" in displays[0]["data"]["text/plain"]
+    for mime in ("text/plain", "text/html"):
+        text = record["data"][mime]
+        assert "Mul" in text and "AddV2" in text and "By op type" in text
+    assert "2 ops recorded, forward time" in record["data"]["text/plain"]
     (result,) = of_type(msgs, "execute_result")
     assert "numpy=7.0" in result["data"]["text/plain"]
 
@@ -193,7 +191,7 @@ def test_tape_cell_error_fails_once_and_keeps_the_tape(kc):
     assert reply["ename"] == "ZeroDivisionError"
     errors = of_type(msgs, "error")
     assert len(errors) == 1 and errors[0]["ename"] == "ZeroDivisionError"
-    assert len(of_type(msgs, "display_data")) == 3  # record, timing, graph
+    assert len(of_type(msgs, "display_data")) == 2  # record, graph
     reply, msgs = execute(kc, "print([e.prim.name for e in _tape.entries])")
     assert stream(msgs) == "['Mul']\n"
 
@@ -270,7 +268,7 @@ class EagerKernelProtocolTests(jkt.KernelTests):
             "code": "from IPython.display import HTML, display; display(HTML('<b>test</b>'))",
             "mime": "text/html",
         },
-        # the record and timing have HTML too; the graph picture only text/plain and image/png
+        # the record has HTML too; the graph picture only text/plain and image/png
         {"code": "%%tape\ny = ek.constant(2.0) * 3.0", "mime": "text/plain"},
     ]
     code_history_pattern = "6?7"

@@ -1,10 +1,10 @@
 """``%%tape``: run a cell on a profiling GradientTape and show the ops it recorded.
 
-The magic displays three objects: a `TapeRecord` (one row per op: index, op, input and output
-specs; deterministic, so nbval can compare it), a `TapeTiming` (forward time per op, share of
-the total, and an aggregate by op type; changes on every run), and a `TapeGraph` (the picture,
-image/png). See `TapeMagics.tape` for how
-a notebook checked by nbval deals with the timing.
+The magic displays two objects: a `TapeRecord` (one row per op: index, op, input and output
+specs, forward time and share of the total; then the totals by op type) and a `TapeGraph`
+(the picture, image/png). `TapeTiming` is the timing alone, as an object of its own
+(``record.timing``). See `TapeMagics.tape` for how a notebook checked by nbval deals with the
+times, which change on every run.
 """
 
 from __future__ import annotations
@@ -122,28 +122,37 @@ class _TableView:
 
 
 class TapeRecord(_TableView):
-    """The ops a tape recorded, oldest first: index, op name, input and output specs.
+    """The ops a tape recorded, oldest first: index, op name, input and output specs, forward
+    time and share of the total; then the totals by op type (`TapeTiming`).
 
     Specs read ``float32[2,3]`` (dtype and shape), with ``@/gpu:0`` appended off the CPU.
-    The record is a snapshot taken when it is made (a `Records`); it formats only the rows
-    it shows.
+    Times use the unit that fits (ns, µs, ms, s) in a column of fixed width, so that only
+    the numbers change from run to run; an op recorded without a time (a `custom_gradient`
+    call) shows ``—``. The record is a snapshot taken when it is made (a `Records`); it
+    formats only the rows it shows.
 
     Attributes:
         name: the tape's name in the user namespace (``"_tape"``).
         records: the snapshot (`Records`); ``entries`` lists them as `Entry` objects.
         max_rows: longer tapes show their first and last rows around a ``… N more ops …`` row.
-        timing: the matching `TapeTiming`.
+        timing: the matching `TapeTiming` (``total``, ``by_op``).
         graph: the matching `TapeGraph`; ``picture=False`` when its picture is not shown.
 
     >>> tape = ProfilingTape()
     >>> with tape:
     ...     y = ek.constant(2.0) * ek.constant(3.0) + 1.0
-    >>> print(TapeRecord(tape, "t"))
-    Tape `t`: 2 ops recorded
-      #  op     inputs                outputs
-      -  -----  --------------------  ---------
-      0  Mul    float32[], float32[]  float32[]
-      1  AddV2  float32[], float32[]  float32[]
+    >>> print(TapeRecord(tape, "t"))  # doctest: +ELLIPSIS
+    Tape `t`: 2 ops recorded, forward time ...s
+      #  op     inputs                outputs    time     share
+      -  -----  --------------------  ---------  -------  ------
+      0  Mul    float32[], float32[]  float32[]  ...s  ...%
+      1  AddV2  float32[], float32[]  float32[]  ...s  ...%
+    By op type:
+      op     count  time     share
+      -----  -----  -------  ------
+      Mul    1      ...s  ...%
+      AddV2  1      ...s  ...%
+      total  2      ...s  100.0%
     """
 
     def __init__(
@@ -190,19 +199,34 @@ class TapeRecord(_TableView):
     def title(self) -> str:
         n = len(self.records)
         where = f"Tape `{self.name}`" if self.name else "Tape"
-        return f"{where}: {n} op{'' if n == 1 else 's'} recorded"
+        return (
+            f"{where}: {n} op{'' if n == 1 else 's'} recorded, "
+            f"forward time {format_seconds(self.timing.total)}"
+        )
 
-    headers = ("#", "op", "inputs", "outputs")
+    headers = ("#", "op", "inputs", "outputs", "time", "share")
 
     def _rows(self, selected):
+        total = self.timing.total
         return [
-            [str(i), prim.name, _specs(inputs), _specs(outputs)]
-            for i, prim, inputs, outputs, _ in selected
+            [
+                str(i),
+                prim.name,
+                _specs(inputs),
+                _specs(outputs),
+                timing_cell(seconds),
+                share_cell(seconds, total),
+            ]
+            for i, prim, inputs, outputs, seconds in selected
         ]
+
+    def _extra(self):
+        return self.timing._extra()
 
 
 class TapeTiming(_TableView):
-    """Forward time of each op on a tape, its share of the total, and totals by op type.
+    """Forward time of each op on a tape, its share of the total, and totals by op type: the
+    time columns of a `TapeRecord` (``record.timing``) as a view of their own.
 
     Times come from `Entry.seconds` (measured by profiling tapes only; ``—`` for ops recorded
     without a time, such as `custom_gradient` calls). Op types are listed in order of first
@@ -294,14 +318,15 @@ class TapeMagics(Magics):
         ``--persistent`` appends its ops to the existing tape NAME (a computation spread over
         several cells). ``--watch x y`` watches those variables, as ``tape.watch`` does.
 
-        Three displays follow the cell's own output:
+        Two displays follow the cell's own output:
 
-        * the op record: index, op, inputs and outputs as ``dtype[shape]`` (``@device`` when
-          not on the CPU). It is the same on every run.
-        * the timing: forward time per op (ns, µs, ms or s), share of the total, and totals
-          by op type. The numbers change on every run. A notebook checked by nbval either
-          tags the cell ``nbval-ignore-output`` or sanitizes the numbers with the patterns of
-          ``eagerkernel/resources/nbval_sanitize.cfg`` (``--nbval-sanitize-with``).
+        * the op record: one row per op with its index, op, inputs and outputs as
+          ``dtype[shape]`` (``@device`` when not on the CPU), forward time (ns, µs, ms or s)
+          and share of the total; then the totals by op type. The times change on every run,
+          the rest does not: a notebook checked by nbval either tags the cell
+          ``nbval-ignore-output`` or sanitizes the times with the patterns of
+          ``eagerkernel/resources/nbval_sanitize.cfg`` (``--nbval-sanitize-with``), which the
+          fixed-width time columns keep aligned.
         * the graph picture (image/png, plus a one-line text form): ops and the tensors they
           read, layered by topological depth; repeated chains collapse into one node
           (``Mul→AddV2 ×1000``) and at most ``--max-rows`` nodes are drawn. A front end that
@@ -361,7 +386,6 @@ class TapeMagics(Magics):
         record = TapeRecord(tape, name, args.max_rows, names, picture)
         active = self.shell.display_formatter.active_types
         show(record, active)
-        show(record.timing, active)
         show(record.graph, active)
         error = result.error_before_exec or result.error_in_exec
         if error is not None:
