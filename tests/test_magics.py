@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
@@ -11,7 +13,14 @@ from IPython.utils.capture import capture_output
 
 import eagerkernel as ek
 from eagerkernel.magics import GradResult, TapeRecord, format_seconds
-from eagerkernel.magics.formatting import text_table, truncate_rows, value_summary
+from eagerkernel.magics.formatting import (
+    format_share,
+    share_cell,
+    text_table,
+    timing_cell,
+    truncate_rows,
+    value_summary,
+)
 from eagerkernel.runtime import device as device_mod
 
 
@@ -69,6 +78,32 @@ y"""
 )
 def test_format_seconds_picks_the_unit(seconds, text):
     assert format_seconds(seconds) == text
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(
+        st.floats(min_value=0.0, max_value=2.0, allow_nan=False),
+        st.floats(min_value=0.0, max_value=1e-5),
+        st.sampled_from([0.0, 9.995e-4, 9.9949e-4, 9.995e-7, 9.9949e-7, 9.995e-10, 0.9995, 5e-324]),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.none(),
+    )
+)
+def test_timing_cell_is_format_seconds_right_aligned(seconds):
+    """The one-step formats of the timing column give `format_seconds` exactly, including
+    the values that round up into the next unit."""
+    assert timing_cell(seconds) == format_seconds(seconds).rjust(7)
+    if seconds is not None:
+        assert timing_cell(np.float64(seconds)) == format_seconds(seconds).rjust(7)
+
+
+@given(
+    st.one_of(st.none(), st.floats(min_value=0.0, max_value=1e3)),
+    st.one_of(st.none(), st.just(0.0), st.floats(min_value=1e-12, max_value=1e3)),
+)
+def test_share_cell_is_format_share_right_aligned(part, total):
+    assert share_cell(part, total) == format_share(part, total).rjust(6)
 
 
 def test_truncate_rows_keeps_head_and_tail():

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import functools
 import keyword
-from collections.abc import Sequence
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
@@ -27,7 +26,7 @@ from .formatting import (
     html_table,
     kept_indices,
     share_cell,
-    spec,
+    specs,
     text_table,
     timing_cell,
 )
@@ -57,12 +56,6 @@ def _parse(magic, line: str):
     """``parse_argstring(magic, line)``, parsed once per distinct line (argparse takes about
     0.05 ms; a cell re-run has the same line). A copy, so callers may change it."""
     return copy.copy(_parse_cached(magic, line))
-
-
-def _specs(tensors: Sequence) -> str:
-    if len(tensors) == 1:
-        return spec(tensors[0])
-    return ", ".join(map(spec, tensors))
 
 
 class _TableView:
@@ -212,8 +205,8 @@ class TapeRecord(_TableView):
             [
                 str(i),
                 prim.name,
-                _specs(inputs),
-                _specs(outputs),
+                specs(inputs),
+                specs(outputs),
                 timing_cell(seconds),
                 share_cell(seconds, total),
             ]
