@@ -520,6 +520,93 @@ def test_text_only_tape_cell_shows_the_op_count(monkeypatch):
     assert graph == "<graph of tape `_tape`: 60 ops>"
 
 
+@pytest.fixture
+def shell():
+    """IPython's test shell with the extension loaded, text displays only."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.testing.globalipapp import start_ipython
+
+    start_ipython()
+    ip = InteractiveShell.instance()
+    ip.extension_manager.load_extension("eagerkernel")
+    formatter = ip.display_formatter
+    active = list(formatter.active_types)
+    formatter.active_types = ["text/plain"]
+    ip.user_ns.update(ek=ek)
+    yield ip
+    formatter.active_types = active
+    for name in ("_tape", "old", "refs", "dead", "x", "z", "weakref"):
+        ip.user_ns.pop(name, None)
+
+
+def run_quietly(ip, code: str):
+    from IPython.utils.capture import capture_output
+
+    with capture_output():
+        result = ip.run_cell(code)
+    assert result.success, result.error_in_exec or result.error_before_exec
+    return result
+
+
+OLD_CELL = "%%tape\nx = ek.constant(2.0)\nfor _ in range(10):\n    x * 3.0\n"
+WEAKREFS = "import weakref\nrefs = [weakref.ref(t) for t in _tape._lean[1::5]]"
+
+
+def test_rerun_tape_cell_lets_go_of_the_old_records_while_recording(shell, recorder):
+    """The records of the tape a re-run cell replaces go as the new cell's ops run: five
+    list items (one op's record) before each op the C recorder records, the rest when the
+    cell ends. The Python recorder lets go of them all when the cell starts."""
+    run_quietly(shell, OLD_CELL)
+    run_quietly(shell, WEAKREFS)
+    refs = shell.user_ns["refs"]
+    assert len(refs) == 10 and all(r() is not None for r in refs)
+    run_quietly(shell, "%%tape\nz = x * 2.0\nz = z * 2.0\ndead = [r() is None for r in refs]")
+    dead = shell.user_ns["dead"]
+    if recorder == "C":  # the newest two old records went first
+        assert dead == [False] * 8 + [True] * 2
+    else:
+        assert all(dead)
+    assert all(r() is None for r in refs)  # by the end of the cell, every one
+    assert float(shell.user_ns["z"]) == 8.0
+    assert [e.prim.name for e in shell.user_ns["_tape"].entries] == ["Mul", "Mul"]
+
+
+def test_rerun_tape_cell_keeps_an_old_tape_that_is_still_referenced(shell, recorder):
+    run_quietly(shell, OLD_CELL)
+    run_quietly(shell, "old = _tape\n" + WEAKREFS)
+    run_quietly(shell, "%%tape\nz = x * 2.0\nz = z * 2.0")
+    old = shell.user_ns["old"]
+    assert old is not shell.user_ns["_tape"]
+    assert all(r() is not None for r in shell.user_ns["refs"])
+    assert [e.prim.name for e in old.entries] == ["Mul"] * 10
+    assert float(old.gradient(old.entries[-1].output, shell.user_ns["x"])) == 3.0
+
+
+def test_release_while_recording_takes_the_old_records(recorder):
+    x = ek.constant(1.0)
+    old = ProfilingTape()
+    with old:
+        for _ in range(4):
+            x * 2.0
+    outputs = [weakref_to(t) for t in old._lean[1::5]]
+    tape = ProfilingTape()
+    tape.release_while_recording(old)
+    assert old._lean == [] and old._recorder is None and Records(old).by_op() == []
+    assert all(r() is not None for r in outputs)  # nothing let go of before recording
+    with tape:
+        x + 1.0
+        alive = [r() is not None for r in outputs]
+    assert alive == ([True, True, True, False] if recorder == "C" else [False] * 4)
+    assert all(r() is None for r in outputs) and tape._to_release is None
+    assert [e.prim.name for e in tape.entries] == ["AddV2"]
+
+
+def weakref_to(t):
+    import weakref
+
+    return weakref.ref(t)
+
+
 def _program(rng: random.Random, n_ops: int):
     """A random tape of `n_ops` ops: repeated patterns (collapsing chains), branches, ops on
     a Variable (Entries among lean records), multi-output ops and runs of fresh leaves."""

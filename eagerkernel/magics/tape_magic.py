@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 import keyword
+import sys
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
@@ -56,6 +57,13 @@ def _parse(magic, line: str):
     """``parse_argstring(magic, line)``, parsed once per distinct line (argparse takes about
     0.05 ms; a cell re-run has the same line). A copy, so callers may change it."""
     return copy.copy(_parse_cached(magic, line))
+
+
+def _unreferenced(tape) -> bool:
+    """Whether the namespace holds the only reference to ``tape``: CPython counts four here
+    (the namespace, the caller's variable, this function's argument and getrefcount's)."""
+    count = getattr(sys, "getrefcount", None)
+    return count is not None and count(tape) <= 4
 
 
 class _TableView:
@@ -358,6 +366,9 @@ class TapeMagics(Magics):
                 tape.watch(ns[var])
             except ValueError as e:
                 raise UsageError(f"%%tape --watch {var}: {e}") from None
+        if tape is not previous and type(previous) is ProfilingTape and _unreferenced(previous):
+            tape.release_while_recording(previous)  # its memory goes to this cell's ops
+        del previous
         ns[name] = tape
 
         # A nested run_cell replaces (and then clears) the displayhook's ExecutionResult of
