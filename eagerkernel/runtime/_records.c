@@ -156,9 +156,14 @@ static PyObject *recorder_call(PyObject *op, PyObject *const *args, size_t nargs
     PyObject *prim = args[0], *fwd = args[1], *device = args[3], *x = args[4], *y = args[6];
     PyObject *call_args[3] = {args[2], args[5], args[7]}; /* xp, xv, yv */
     PyObject *release = self->release;
-    if (release != NULL && PyList_CheckExact(release)) { /* before the clock starts */
+    if (release != NULL && PyList_CheckExact(release) && PyList_GET_SIZE(release) > 0) {
+        /* Before the clock starts. Freeing may run a weakref callback, which may even drop
+         * the list from self->release: hold it meanwhile. */
         Py_ssize_t n = PyList_GET_SIZE(release);
-        if (n > 0 && PyList_SetSlice(release, n > 5 ? n - 5 : 0, n, NULL) < 0) return NULL;
+        Py_INCREF(release);
+        int failed = PyList_SetSlice(release, n > 5 ? n - 5 : 0, n, NULL) < 0;
+        Py_DECREF(release);
+        if (failed) return NULL;
     }
     ticks_t t0 = ticks();
     PyObject *out = PyObject_Vectorcall(fwd, call_args, y == Py_None ? 2 : 3, NULL);
@@ -172,9 +177,10 @@ static PyObject *recorder_call(PyObject *op, PyObject *const *args, size_t nargs
     }
     /* The cyclic GC need not track the output: a Tensor refers to its array and its Device
      * only, and neither refers back to anything (NumPy arrays are not tracked themselves), so
-     * it can never be part of a cycle. Tracked, the records a %%tape cell keeps make every
-     * collection of the youngest generation traverse them all, again and again (about a
-     * fifth of a 2000-op cell's time), where the plain cell frees its Tensors at once. */
+     * it can never be part of a cycle. Tracked, the outputs a %%tape cell keeps would be
+     * traversed again by every collection of the youngest generation while the cell runs
+     * (their count triggers several per 2000 ops), where a plain cell frees its Tensors at
+     * once and triggers none. */
     PyObject_GC_UnTrack(tensor);
     *(PyObject **)((char *)tensor + self->value_offset) = out; /* the reference we hold */
     Py_INCREF(device);

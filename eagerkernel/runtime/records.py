@@ -42,8 +42,8 @@ _perf_counter = time.perf_counter
 _get_ident = threading.get_ident
 
 
-def lean_recorder(records: list, thread: int, native: bool = True):
-    """A function recording one op of a ``%%tape`` cell as a lean record on ``records``.
+def lean_recorder(records: list, thread: int):
+    """A callable recording one op of a ``%%tape`` cell as a lean record on ``records``.
 
     ``record(prim, fwd, xp, device, x, xv, y, yv)`` runs ``fwd(xp, xv, yv)`` (``fwd(xp, xv)``
     when ``y`` is None) between two reads of ``time.perf_counter``'s clock, wraps the result
@@ -61,8 +61,6 @@ def lean_recorder(records: list, thread: int, native: bool = True):
     Args:
         records: the tape's flat list of lean records (``GradientTape._lean``).
         thread: the ident of the thread that entered the tape.
-        native: use the C ``LeanRecorder`` when it was built (False: the Python one, which
-            the tests compare it with).
 
     >>> records = []
     >>> record = lean_recorder(records, threading.get_ident())
@@ -72,7 +70,7 @@ def lean_recorder(records: list, thread: int, native: bool = True):
     >>> len(records), records[0], records[2] >= 0.0, records[3] is x
     (5, 'Mul', True, True)
     """
-    if native and LeanRecorder is not None:
+    if LeanRecorder is not None:
         return LeanRecorder(records, Tensor, thread)
     extend = records.extend
 
@@ -142,9 +140,9 @@ def lean_entries(lean: list) -> list[Entry]:
 class Records:
     """A snapshot of what a tape recorded, for its displays: one record per op, oldest first.
 
-    `entry` gives one record as an `Entry`, `op` its prim, inputs and outputs; `fields` gives
-    whole columns, and reads a ``%%tape`` cell's lean records at C speed, where
-    `GradientTape.entries` would make an object per op.
+    `entry` gives one record as an `Entry`; `select` what display rows show of some records;
+    `fields` whole columns, read from a ``%%tape`` cell's lean records at C speed, where
+    `GradientTape.entries` would make an object per op; `by_op` the totals per primitive.
 
     Args:
         source: a tape, or a list of `Entry` objects.
@@ -184,16 +182,6 @@ class Records:
             return self._entries[i]
         prim, output, seconds, x, y = self._lean[k * _STRIDE : (k + 1) * _STRIDE]
         return Entry(prim, (x,) if y is None else (x, y), None, output, _NO_PARAMS, seconds)
-
-    def op(self, i: int) -> tuple:
-        """Record ``i`` as ``(prim, inputs, outputs)``: what a display row shows, without the
-        `Entry` that `entry` makes for a lean record."""
-        k = i - len(self._entries)
-        if k < 0:
-            e = self._entries[i]
-            return e.prim, e.inputs, e.outputs
-        prim, output, _, x, y = self._lean[k * _STRIDE : (k + 1) * _STRIDE]
-        return prim, (x,) if y is None else (x, y), (output,)
 
     def select(self, indices) -> list[tuple]:
         """``(index, prim, inputs, outputs, seconds)`` of the records at ``indices``: what a

@@ -693,11 +693,12 @@ class ProfilingTape(GradientTape):
         only for a tape nothing will read again: the ``%%tape`` magic does, for the tape a
         re-run cell replaces when nothing else refers to it.
 
-        Dropped all at once, a 2000-op tape's records cost about a tenth of the cell that
-        replaces it, twice over: their memory, gone cold, is touched to be freed, and the new
-        cell's outputs then take fresh memory. Dropped as the new ops run, each old output's
-        memory goes straight to a new one, as a plain cell reuses its temporaries'. Without
-        the C recorder they are let go of at once.
+        Dropped all at once when the new cell starts, the old records' memory is touched a
+        last time to be freed, and the new cell's outputs then take fresh memory. Dropped as
+        the new ops run, each old output's memory goes straight to a new one, as a plain cell
+        reuses its temporaries' (on a 2000-op cell, `benchmarks/tape_magic.py` measured
+        ``%%tape`` at 1.44x the plain cell this way, against 1.52x). Without the C recorder
+        they are let go of at once.
         """
         records, old._lean, old._recorder = old._lean, [], None
         if self._to_release is not None:
