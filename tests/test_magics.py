@@ -401,8 +401,20 @@ def test_gradient_tape_shows_its_ops(ip):
         tape.watch(x)
         ek.exp(x)
     data, _ = ip.display_formatter.format(tape)
-    assert data["text/plain"].startswith("Tape: 1 op recorded")
-    assert "Exp" in data["text/plain"] and "Exp" in data["text/html"]
+    text = data["text/plain"]
+    assert text.splitlines()[0] == "Tape: 1 op recorded"  # a plain tape times nothing:
+    assert text.splitlines()[1].split() == ["#", "op", "inputs", "outputs"]  # no time columns
+    assert "Exp" in text and "Exp" in data["text/html"]
+    assert "By op type" not in text and "share" not in data["text/html"]
+
+
+def test_profiling_tape_redisplays_with_its_times(ip):
+    run(ip, LINEAR)
+    data, _ = ip.display_formatter.format(ip.user_ns["_tape"])
+    text = data["text/plain"]
+    assert text.startswith("Tape: 2 ops recorded, forward time ")
+    assert text.splitlines()[1].split() == ["#", "op", "inputs", "outputs", "time", "share"]
+    assert "By op type" in text and "By op type" in data["text/html"]
 
 
 def test_load_and_unload_extension(ip):

@@ -130,7 +130,8 @@ class TapeRecord(_TableView):
     Times use the unit that fits (ns, µs, ms, s) in a column of fixed width, so that only
     the numbers change from run to run; an op recorded without a time (a `custom_gradient`
     call) shows ``—``. The record is a snapshot taken when it is made (a `Records`); it
-    formats only the rows it shows.
+    formats only the rows it shows. A tape whose ops were not timed (a plain `GradientTape`)
+    shows its ops alone.
 
     Attributes:
         name: the tape's name in the user namespace (``"_tape"``).
@@ -168,6 +169,7 @@ class TapeRecord(_TableView):
         self.records = Records(tape)
         self.max_rows = max_rows
         self.timing = TapeTiming(self.records, name, max_rows)
+        self._timed = self.records.timed  # a plain GradientTape's ops have no times
         self._names = names
         self._picture = picture
         self._graph: TapeGraph | None = None
@@ -200,14 +202,23 @@ class TapeRecord(_TableView):
     def title(self) -> str:
         n = len(self.records)
         where = f"Tape `{self.name}`" if self.name else "Tape"
-        return (
-            f"{where}: {n} op{'' if n == 1 else 's'} recorded, "
-            f"forward time {format_seconds(self.timing.total)}"
-        )
+        title = f"{where}: {n} op{'' if n == 1 else 's'} recorded"
+        if self._timed:
+            title += f", forward time {format_seconds(self.timing.total)}"
+        return title
 
-    headers = ("#", "op", "inputs", "outputs", "time", "share")
+    @property
+    def headers(self) -> tuple[str, ...]:
+        if self._timed:
+            return ("#", "op", "inputs", "outputs", "time", "share")
+        return ("#", "op", "inputs", "outputs")
 
     def _rows(self, selected):
+        if not self._timed:  # a plain GradientTape: the ops alone
+            return [
+                [str(i), prim.name, specs(inputs), specs(outputs)]
+                for i, prim, inputs, outputs, _ in selected
+            ]
         total = self.timing.total
         return [
             [
@@ -222,7 +233,7 @@ class TapeRecord(_TableView):
         ]
 
     def _extra(self):
-        return self.timing._extra()
+        return self.timing._extra() if self._timed else []
 
 
 class TapeTiming(_TableView):

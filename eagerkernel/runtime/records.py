@@ -183,6 +183,23 @@ class Records:
         prim, output, seconds, x, y = self._lean[k * _STRIDE : (k + 1) * _STRIDE]
         return Entry(prim, (x,) if y is None else (x, y), None, output, _NO_PARAMS, seconds)
 
+    @property
+    def timed(self) -> bool:
+        """Whether any record has a forward time: a profiling tape's do (lean records always
+        do), a plain tape's do not (unless a profiling tape recorded the same ops).
+
+        >>> from eagerkernel.runtime.tape import ProfilingTape
+        >>> x = ek.constant(2.0)
+        >>> with ProfilingTape() as profiled:
+        ...     y = x * x
+        >>> with ek.GradientTape() as plain:
+        ...     plain.watch(x)
+        ...     y = x * x
+        >>> Records(profiled).timed, Records(plain).timed
+        (True, False)
+        """
+        return bool(self._lean) or any(e.seconds is not None for e in self._entries)
+
     def select(self, indices) -> list[tuple]:
         """``(index, prim, inputs, outputs, seconds)`` of the records at ``indices``: what a
         display row shows, without the `Entry` that `entry` makes for a lean record.
