@@ -442,34 +442,6 @@ def test_graph_text_without_a_picture_needs_no_layout(monkeypatch):
     assert repr(TapeGraph(Records(tape), "t", picture=False)) == "<graph of tape `t`: 2 ops>"
 
 
-def test_text_only_tape_cell_shows_the_op_count(monkeypatch):
-    from IPython.core.interactiveshell import InteractiveShell
-    from IPython.testing.globalipapp import start_ipython
-    from IPython.utils.capture import capture_output
-
-    from eagerkernel.magics import graph as graph_mod
-
-    start_ipython()
-    shell = InteractiveShell.instance()
-    shell.extension_manager.load_extension("eagerkernel")
-    formatter = shell.display_formatter
-    active = list(formatter.active_types)
-    formatter.active_types = ["text/plain"]
-    shell.user_ns.update(ek=ek)
-    monkeypatch.setattr(graph_mod, "layout", lambda *a: pytest.fail("laid out"))
-    try:
-        with capture_output() as cap:
-            shell.run_cell("%%tape\nx = ek.constant(2.0)\nfor _ in range(60):\n    x = x * 1.0\n")
-    finally:
-        formatter.active_types = active
-        shell.user_ns.pop("x", None)
-        shell.user_ns.pop("_tape", None)
-    record, graph = (o.data["text/plain"] for o in cap.outputs[-2:])
-    assert "60 ops recorded" in record and "… 10 more ops …" in record
-    assert "By op type" in record and "total" in record
-    assert graph == "<graph of tape `_tape`: 60 ops>"
-
-
 @pytest.fixture
 def shell():
     """IPython's test shell with the extension loaded, text displays only."""
@@ -487,6 +459,20 @@ def shell():
     formatter.active_types = active
     for name in ("_tape", "old", "refs", "dead", "x", "z", "weakref"):
         ip.user_ns.pop(name, None)
+
+
+def test_text_only_tape_cell_shows_the_op_count(shell, monkeypatch):
+    from IPython.utils.capture import capture_output
+
+    from eagerkernel.magics import graph as graph_mod
+
+    monkeypatch.setattr(graph_mod, "layout", lambda *a: pytest.fail("laid out"))
+    with capture_output() as cap:
+        shell.run_cell("%%tape\nx = ek.constant(2.0)\nfor _ in range(60):\n    x = x * 1.0\n")
+    record, graph = (o.data["text/plain"] for o in cap.outputs[-2:])
+    assert "60 ops recorded" in record and "… 10 more ops …" in record
+    assert "By op type" in record and "total" in record
+    assert graph == "<graph of tape `_tape`: 60 ops>"
 
 
 def run_quietly(ip, code: str):
