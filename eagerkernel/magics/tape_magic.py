@@ -43,7 +43,7 @@ def show(view, active_types) -> None:
     end's: `DisplayFormatter.active_types`), from its ``_repr_mimebundle_``.
 
     The same output as ``display(view)``, without IPython's formatter, which asks each of its
-    ten formatters in turn (0.07 ms a display; %%tape makes three per cell).
+    ten formatters in turn (0.07 ms a display; %%tape makes two per cell).
     """
     publish_display_data(view._repr_mimebundle_(include=active_types))
 
@@ -328,7 +328,10 @@ class TapeMagics(Magics):
         of the cell with respect to any float tensor the cell used. The cell can also use the
         tape itself (``_tape.gradient(y, x)``). Each ``%%tape`` cell starts a new tape, unless
         ``--persistent`` appends its ops to the existing tape NAME (a computation spread over
-        several cells). ``--watch x y`` watches those variables, as ``tape.watch`` does.
+        several cells). ``--watch x y`` watches those variables, as ``tape.watch`` does. When
+        nothing else refers to the tape a new one replaces, its records are let go of while
+        the cell runs, one per op recorded, so that the new ops reuse their memory
+        (`ProfilingTape.release_while_recording`); a tape still referenced stays whole.
 
         Two displays follow the cell's own output:
 
