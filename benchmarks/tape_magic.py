@@ -6,7 +6,9 @@ an ``InteractiveShell`` with the eagerkernel extension loaded:
 
 - plain: the cell as is (``run_cell``);
 - ProfilingTape, no magic: the cell inside ``with ProfilingTape():`` (the runtime's cost of
-  recording and timing every op, which ``%%tape`` cannot go below);
+  recording and timing every op, and of freeing the tape and its records at the end of the
+  cell; ``%%tape`` frees the tape a re-run replaces while the new ops run instead, see
+  `ProfilingTape.release_while_recording`);
 - %%tape: the same cell under ``%%tape`` (every op recorded and timed), including its displays,
   formatted twice over: as a terminal does (text only) and as a notebook does (text, HTML and
   the graph PNG, drawn each run);
