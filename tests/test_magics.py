@@ -454,3 +454,14 @@ def test_tape_displays_give_text_from_repr_and_html_and_png_only_where_active(ip
     ip.display_formatter.active_types = ["text/plain", "text/html", "image/png"]
     data, _ = ip.display_formatter.format(record.graph)
     assert data["image/png"][:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_profiling_tape_of_untimed_ops_shows_dashes(ip):
+    ip.run_cell("@ek.custom_gradient\ndef ident(t):\n    return t * 1.0, lambda g: g\n")
+    _, cap = run(ip, "%%tape\ny = ident(ek.constant(2.0))")
+    text = cap.outputs[-2].data["text/plain"]
+    assert text.splitlines()[1].split() == ["#", "op", "inputs", "outputs", "time", "share"]
+    assert text.splitlines()[3].split()[-2:] == ["—", "—"]
+    assert text.splitlines()[0] == "Tape `_tape`: 1 op recorded, forward time —"
+    assert text.splitlines()[-1].split() == ["total", "1", "—", "—"]
+    ip.user_ns.pop("ident")

@@ -130,8 +130,8 @@ class TapeRecord(_TableView):
     Times use the unit that fits (ns, µs, ms, s) in a column of fixed width, so that only
     the numbers change from run to run; an op recorded without a time (a `custom_gradient`
     call) shows ``—``. The record is a snapshot taken when it is made (a `Records`); it
-    formats only the rows it shows. A tape whose ops were not timed (a plain `GradientTape`)
-    shows its ops alone.
+    formats only the rows it shows. A plain `GradientTape`, whose ops were not timed, shows
+    its ops alone.
 
     Attributes:
         name: the tape's name in the user namespace (``"_tape"``).
@@ -169,7 +169,9 @@ class TapeRecord(_TableView):
         self.records = Records(tape)
         self.max_rows = max_rows
         self.timing = TapeTiming(self.records, name, max_rows)
-        self._timed = self.records.timed  # a plain GradientTape's ops have no times
+        # A profiling tape times its ops (a custom_gradient call shows "—"); a plain
+        # GradientTape's ops have no times, unless a profiling tape recorded them too.
+        self._timed = isinstance(tape, ProfilingTape) or self.records.timed
         self._names = names
         self._picture = picture
         self._graph: TapeGraph | None = None
@@ -248,8 +250,9 @@ class TapeTiming(_TableView):
         entries: the tape's `Entry` objects, or its `Records`.
 
     Attributes:
-        total: total forward seconds of the timed ops.
-        by_op: ``{op name: (count, seconds)}`` in order of first appearance.
+        total: total forward seconds of the timed ops (None when no op was timed).
+        by_op: ``{op name: (count, seconds)}`` in order of first appearance; seconds is None
+            for an op type none of whose ops was timed.
     """
 
     def __init__(self, entries, name: str | None = "_tape", max_rows: int = DEFAULT_MAX_ROWS):
@@ -258,11 +261,13 @@ class TapeTiming(_TableView):
         self.max_rows = max_rows
         by_op: dict[str, list] = {}
         for prim, count, seconds in self.records.by_op():  # primitives of a name add up
-            slot = by_op.setdefault(prim.name, [0, 0.0])
+            slot = by_op.setdefault(prim.name, [0, None])
             slot[0] += count
-            slot[1] += seconds
+            if seconds is not None:
+                slot[1] = seconds if slot[1] is None else slot[1] + seconds
         self.by_op = {name: (count, seconds) for name, (count, seconds) in by_op.items()}
-        self.total = sum(seconds for _, seconds in self.by_op.values())
+        timed = [seconds for _, seconds in self.by_op.values() if seconds is not None]
+        self.total = sum(timed) if timed else None
 
     @property
     def entries(self) -> list:
@@ -291,7 +296,8 @@ class TapeTiming(_TableView):
             [op, str(count), timing_cell(sec), share_cell(sec, self.total)]
             for op, (count, sec) in self.by_op.items()
         ]
-        rows.append(["total", str(len(self.records)), timing_cell(self.total), "100.0%"])
+        total = self.total
+        rows.append(["total", str(len(self.records)), timing_cell(total), share_cell(total, total)])
         return [("By op type:", ["op", "count", "time", "share"], rows)]
 
 

@@ -227,8 +227,8 @@ class Records:
 
     def by_op(self) -> list[tuple]:
         """``[(prim, count, seconds), ...]`` for every distinct primitive, in order of first
-        appearance, with the total forward time of its timed records (an untimed record, such
-        as a `custom_gradient` call's, counts with no time).
+        appearance, with the total forward time of its timed records: None when none of them
+        was timed (a `custom_gradient` call's record, a plain tape's).
 
         The lean records' part comes from the C recorder's running counts when it has them,
         in a few steps per distinct op; otherwise from one pass over the records.
@@ -240,25 +240,26 @@ class Records:
         >>> [(prim.name, count) for prim, count, seconds in Records(tape).by_op()]
         [('Mul', 2), ('AddV2', 1)]
         """
-        totals: dict = {}
-        if self._entries:
-            for e in self._entries:
-                slot = totals.get(e.prim)
-                if slot is None:
-                    slot = totals[e.prim] = [0, 0.0]
-                slot[0] += 1
-                if e.seconds is not None:
-                    slot[1] += e.seconds
+        totals: dict = {}  # prim -> [count, seconds of the timed ones, timed]
+        for e in self._entries:
+            slot = totals.get(e.prim)
+            if slot is None:
+                slot = totals[e.prim] = [0, 0.0, False]
+            slot[0] += 1
+            if e.seconds is not None:
+                slot[1] += e.seconds
+                slot[2] = True
         lean = self._lean_stats
         if lean is None and self._lean:
             lean = _lean_totals(self._lean[0::_STRIDE], self._lean[2::_STRIDE])
-        for prim, count, seconds in lean or ():
+        for prim, count, seconds in lean or ():  # lean records are always timed
             slot = totals.get(prim)
             if slot is None:
-                slot = totals[prim] = [0, 0.0]
+                slot = totals[prim] = [0, 0.0, False]
             slot[0] += count
             slot[1] += seconds
-        return [(prim, count, seconds) for prim, (count, seconds) in totals.items()]
+            slot[2] = True
+        return [(prim, n, sec if timed else None) for prim, (n, sec, timed) in totals.items()]
 
     def fields(self, *names: str) -> list[list]:
         """One list per name in ``names`` (``"prim"``, ``"inputs"``, ``"output"``,
