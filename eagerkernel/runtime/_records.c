@@ -267,9 +267,12 @@ static PyObject *recorder_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         Py_DECREF(self);
         return NULL;
     }
-    /* Nor need it track the list, for the same reason: it holds primitives, Tensors, floats
-     * and None, none of which can lead back to it. A young list of thousands of items would
-     * be traversed by every collection while the cell runs. */
+    /* The cyclic GC does not track the records list either: tracked, a young list of
+     * thousands of items is traversed by every collection while the cell runs. It holds
+     * primitives, Tensors (untracked, see recorder_call), floats and None. A cycle through it
+     * would need a primitive whose forward function's globals hold the tape and are otherwise
+     * garbage (a deleted module that defined its own op and kept a tape): that cycle would
+     * not be collected, a leak judged unlikely enough for the speed. */
     PyObject_GC_UnTrack(records);
     Py_INCREF(records);
     self->records = records;
