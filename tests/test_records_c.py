@@ -66,11 +66,13 @@ def test_c_lean_recorder_extend_checks_its_record():
     record = records.lean_recorder(lean, threading.get_ident())
     with pytest.raises(TypeError, match=r"expected a tuple \(prim, output, seconds, x, y\)"):
         record.extend(["Mul", x, 0.5, x, x])
-    with pytest.raises(TypeError, match="must be real number"):
-        record.extend(("Mul", x, "0.5", x, x))
+    for seconds in ("0.5", None):  # a lean record is always timed
+        with pytest.raises(TypeError, match="must be real number"):
+            record.extend(("Mul", x, seconds, x, x))
     assert lean == [] and record.stats() == (0, [])
-    record.extend(("Mul", x, None, x, x))  # an untimed record counts, with no time
-    assert record.stats() == (1, [("Mul", 1, 0.0)]) and lean == ["Mul", x, None, x, x]
+    record.extend(("Mul", x, 0.25, x, x))
+    record.extend(("Mul", x, 0.5, x, None))
+    assert record.stats() == (2, [("Mul", 2, 0.75)]) and lean[5:] == ["Mul", x, 0.5, x, None]
 
 
 @needs_c

@@ -216,20 +216,14 @@ class TapeRecord(_TableView):
         return ("#", "op", "inputs", "outputs")
 
     def _rows(self, selected):
-        if not self._timed:  # a plain GradientTape: the ops alone
-            return [
-                [str(i), prim.name, specs(inputs), specs(outputs)]
-                for i, prim, inputs, outputs, _ in selected
-            ]
-        total = self.timing.total
+        total, timed = self.timing.total, self._timed  # a plain GradientTape: the ops alone
         return [
             [
                 str(i),
                 prim.name,
                 specs(inputs),
                 specs(outputs),
-                timing_cell(seconds),
-                share_cell(seconds, total),
+                *((timing_cell(seconds), share_cell(seconds, total)) if timed else ()),
             ]
             for i, prim, inputs, outputs, seconds in selected
         ]

@@ -214,12 +214,9 @@ static PyObject *recorder_extend(Recorder *self, PyObject *record) {
                      record);
         return NULL;
     }
-    PyObject *time = PyTuple_GET_ITEM(record, 2);
-    double seconds = 0.0; /* an untimed record counts, with no time */
-    if (time != Py_None) {
-        seconds = PyFloat_AsDouble(time);
-        if (seconds == -1.0 && PyErr_Occurred()) return NULL;
-    }
+    /* A lean record is always timed: its tape profiles (records.py). */
+    double seconds = PyFloat_AsDouble(PyTuple_GET_ITEM(record, 2));
+    if (seconds == -1.0 && PyErr_Occurred()) return NULL;
     if (append_record(self->records, &PyTuple_GET_ITEM(record, 0)) < 0) return NULL;
     if (count(self, PyTuple_GET_ITEM(record, 0), seconds) < 0) PyErr_Clear();
     Py_RETURN_NONE;

@@ -51,7 +51,8 @@ def lean_recorder(records: list, thread: int):
     returns the output. Called from a thread other than ``thread`` it returns None and does
     nothing: that thread's ops are not the tape's. An exception from ``fwd`` propagates and
     records nothing. ``record.extend((prim, output, seconds, x, y))`` appends a record made
-    elsewhere; ``record.records`` and ``record.thread`` are the arguments.
+    elsewhere (timed: seconds a float); ``record.records`` and ``record.thread`` are the
+    arguments.
 
     The C recorder also counts, per primitive, its records and their total time:
     ``record.stats()`` gives ``(records counted, [(prim, count, seconds), ...])`` in order of
