@@ -70,7 +70,7 @@ system-packages:
 	if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; }; \
 	then echo "warning: could not install$$missing; carrying on without it"; fi
 
-$(STAMP): pyproject.toml setup.py $(wildcard eagerkernel/runtime/*.c)
+$(STAMP): pyproject.toml setup.py $(wildcard eagerkernel/runtime/native/*.c)
 	@test -x $(PY) || { echo "==> $(PYTHON) -m venv $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> pip install -e .[test,datasets,notebook]"
 	$(PY) -m pip install --quiet --progress-bar off -e ".[test,datasets,notebook]"

@@ -1,9 +1,9 @@
 """The one part of the build pyproject.toml cannot declare: the optional C extensions.
 
-- ``eagerkernel.runtime._kernels`` (``_kernels.c``): fused optimizer and gradient kernels;
+- ``eagerkernel.runtime.native._kernels`` (``_kernels.c``): fused optimizer and gradient kernels;
   without it the NumPy kernels run.
-- ``eagerkernel.runtime._records`` (``_records.c``): the %%tape magic's lean recorder; without
-  it the Python recorder of ``records.py`` runs.
+- ``eagerkernel.runtime.native._records`` (``_records.c``): the profiling recorder's record
+  store; without it the Python twin runs.
 
 Without a C compiler the install still succeeds (``optional=True``) and the Python side runs.
 """
@@ -16,8 +16,8 @@ flags = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno", "-ffp-cont
 setup(
     ext_modules=[
         Extension(
-            f"eagerkernel.runtime.{name}",
-            [f"eagerkernel/runtime/{name}.c"],
+            f"eagerkernel.runtime.native.{name}",
+            [f"eagerkernel/runtime/native/{name}.c"],
             extra_compile_args=flags,
             optional=True,
         )

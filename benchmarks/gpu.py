@@ -27,7 +27,7 @@ from guide_cnn import eagerkernel_cnn, torch_cnn  # a sibling module
 
 def _real_gpu_reason() -> str:
     os.environ.pop("EAGERKERNEL_VIRTUAL_GPUS", None)
-    from eagerkernel.runtime import device as device_mod
+    from eagerkernel.runtime.core import device as device_mod
 
     device_mod.set_virtual_gpus(0)
     return device_mod.gpu_unavailable_reason()

@@ -51,7 +51,7 @@ def shell():
     from IPython.core.interactiveshell import InteractiveShell
 
     import eagerkernel as ek
-    from eagerkernel.runtime.tape import ProfilingTape
+    from eagerkernel.runtime.core.tape import ProfilingTape
 
     ip = InteractiveShell.instance()
     ip.extension_manager.load_extension("eagerkernel")

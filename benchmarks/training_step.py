@@ -243,7 +243,7 @@ def _peak_child(framework: str, model: str) -> None:
     print the peak RSS above the RSS before the first step, in MB.
 
     The baseline is taken before any step, not between steps: eagerkernel keeps the memory a
-    step frees for the next one (`eagerkernel.runtime.allocator`), so the RSS between steps
+    step frees for the next one (`eagerkernel.runtime.native.allocator`), so the RSS between steps
     already holds the step's temporaries and a between-steps baseline would hide them. The
     peak includes the optimizer's slots, which every framework here creates in its first step.
     """

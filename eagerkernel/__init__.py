@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import compat_layers as layers
-from .runtime import config, data, dlpack, keras, nest, random, summary
+from .runtime import config, data, dlpack, keras, nest, random
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -24,13 +23,12 @@ from .runtime.autodiff import (
     stop_gradient,
     value_and_gradients_function,
 )
-from .runtime.checkpoint import Checkpoint
-from .runtime.compat_layers import Network
-from .runtime.compat_v1 import losses, metrics, train
+from .runtime.compat import layers
+from .runtime.compat.layers import Network
+from .runtime.compat.v1 import losses, metrics, train
 from .runtime.config import num_gpus
-from .runtime.data import Iterator, TensorSpec
-from .runtime.device import device
-from .runtime.dtypes import (
+from .runtime.core.device import device
+from .runtime.core.dtypes import (
     DType,
     as_dtype,
     bool,
@@ -47,11 +45,14 @@ from .runtime.dtypes import (
     int64,
     uint8,
 )
+from .runtime.core.tape import GradientTape, UnconnectedGradients
+from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
+from .runtime.core.variable import Variable
+from .runtime.data import Iterator, TensorSpec
+from .runtime.io import summary
+from .runtime.io.checkpoint import Checkpoint
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
-from .runtime.tape import GradientTape, UnconnectedGradients
-from .runtime.tensor import Tensor, TensorShape, constant, convert_to_tensor
-from .runtime.variable import Variable
 
 __version__ = "0.1.0"
 

@@ -108,7 +108,7 @@ def info(kernel_name: str = KERNEL_NAME) -> str:
     import eagerkernel as ek
 
     from .runtime.config import get_default_device
-    from .runtime.device import list_devices
+    from .runtime.core.device import list_devices
 
     default = get_default_device()
     lines = [f"eagerkernel {ek.__version__} (Python {sys.version.split()[0]}, {sys.executable})"]

@@ -19,7 +19,7 @@ from ipykernel.ipkernel import IPythonKernel
 
 import eagerkernel as ek
 
-from .runtime.device import list_devices
+from .runtime.core.device import list_devices
 
 __all__ = ["EagerKernel", "banner"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .runtime import nest
-from .runtime.tape import GradientTape
-from .runtime.tensor import Tensor, constant, make
+from .runtime.core.tape import GradientTape
+from .runtime.core.tensor import Tensor, constant, make
 
 __all__ = ["check_gradients", "numerical_gradient"]
 

@@ -1,4 +1,4 @@
-"""The runtime keeps freed memory (glibc's malloc settings, `eagerkernel.runtime.allocator`)."""
+"""The runtime keeps freed memory (glibc's malloc settings, `runtime.native.allocator`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from eagerkernel.runtime import allocator
+from eagerkernel.runtime.native import allocator
 
 glibc = pytest.mark.skipif(
     platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="needs glibc"

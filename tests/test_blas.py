@@ -1,4 +1,4 @@
-"""Small matrix products run on one BLAS thread (`eagerkernel.runtime.blas`)."""
+"""Small matrix products run on one BLAS thread (`eagerkernel.runtime.native.blas`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import types
 import numpy as np
 import pytest
 
-from eagerkernel.runtime import blas
+from eagerkernel.runtime.native import blas
 
 rng = np.random.default_rng(0)
 

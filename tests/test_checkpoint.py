@@ -8,8 +8,8 @@ import pytest
 from safetensors.numpy import load_file
 
 import eagerkernel as ek
-from eagerkernel.runtime.checkpoint import CheckpointError, list_variables
-from eagerkernel.runtime.device import Device
+from eagerkernel.runtime.core.device import Device
+from eagerkernel.runtime.io.checkpoint import CheckpointError, list_variables
 
 layers = ek.keras.layers
 

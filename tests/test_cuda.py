@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime import device as device_mod
+from eagerkernel.runtime.core import device as device_mod
 
 
 def _cuda_reason() -> str:

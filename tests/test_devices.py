@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime import device as device_mod
+from eagerkernel.runtime.core import device as device_mod
 
 
 @pytest.fixture(autouse=True)

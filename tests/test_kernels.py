@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 import pytest
 
-from eagerkernel.runtime import kernels
 from eagerkernel.runtime.keras.optimizers import adam as adam_module
+from eagerkernel.runtime.native import kernels
 from eagerkernel.runtime.ops import conv
 
 ADAM = {"b1": 0.9, "b2": 0.999, "epsilon": 1e-7, "lr_t": 3e-3}
@@ -35,7 +35,7 @@ def test_the_extension_is_built_where_a_compiler_is():
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         pytest.skip(f"no C compiler ({compiler}) here: the NumPy kernels run")
-    assert kernels.available(), "pip install -e . did not build eagerkernel.runtime._kernels"
+    assert kernels.available(), "pip install -e . did not build eagerkernel.runtime.native._kernels"
 
 
 @needs_c

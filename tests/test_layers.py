@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime import compat_layers
+from eagerkernel.runtime.compat import layers as compat_layers
 from eagerkernel.runtime.keras import activations, initializers
 from eagerkernel.runtime.keras import layers as L
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime import compat_v1
+from eagerkernel.runtime.compat import v1 as compat_v1
 from eagerkernel.runtime.keras import losses, metrics
 
 tf1_losses = compat_v1.losses

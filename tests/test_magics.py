@@ -21,7 +21,7 @@ from eagerkernel.magics.formatting import (
     truncate_rows,
     value_summary,
 )
-from eagerkernel.runtime import device as device_mod
+from eagerkernel.runtime.core import device as device_mod
 
 
 @pytest.fixture
@@ -232,7 +232,7 @@ def test_tape_cell_error_fails_the_cell_and_keeps_the_partial_tape(ip):
     assert [e.prim.name for e in ip.user_ns["_tape"].entries] == ["Mul"]
     assert "Mul" in cap.outputs[-2].data["text/plain"]
     # Recording stopped with the cell.
-    assert not ek.runtime.state.RECORDING
+    assert not ek.runtime.core.context.RECORDING
 
 
 def test_tape_persistent_appends_to_the_existing_tape(ip):
@@ -424,7 +424,7 @@ def test_load_and_unload_extension(ip):
     data, _ = ip.display_formatter.format(ek.constant(1.0))
     assert "text/html" not in data
     data, _ = ip.display_formatter.format(ek.GradientTape())
-    assert data["text/plain"].startswith("<eagerkernel.runtime.tape.GradientTape")
+    assert data["text/plain"].startswith("<eagerkernel.runtime.core.tape.GradientTape")
     ip.run_line_magic("load_ext", "eagerkernel")
     assert "grad" in mm.magics["line"] and "device" in mm.magics["line"]
     assert "tape" in mm.magics["cell"]
@@ -440,7 +440,7 @@ def test_tape_displays_give_text_from_repr_and_html_and_png_only_where_active(ip
     # The tables and the graph hand IPython their text/plain themselves (no pretty printer);
     # HTML and the PNG still come from their _repr_*_ methods, for the types that are active.
     from eagerkernel.magics import TapeRecord
-    from eagerkernel.runtime.tape import ProfilingTape
+    from eagerkernel.runtime.core.tape import ProfilingTape
 
     with ProfilingTape() as tape:
         ek.constant([1.0, 2.0]) * 3.0 + 1.0

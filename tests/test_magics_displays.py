@@ -17,8 +17,8 @@ from IPython.utils.capture import capture_output
 import eagerkernel as ek
 from eagerkernel.magics import TapeGraph, TapeRecord
 from eagerkernel.magics.graph import layout
-from eagerkernel.runtime import tape as tape_mod
-from eagerkernel.runtime.tape import ProfilingTape
+from eagerkernel.runtime.core import tape as tape_mod
+from eagerkernel.runtime.core.tape import ProfilingTape
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -226,7 +226,7 @@ def test_eager_timing_displays_only_when_on(ip):
     assert sum("Cell timing:" in o.data["text/plain"] for o in cap.outputs) == 1
     run(ip, "%eager_timing off")
     assert tape_mod.backward.__name__ == "backward"
-    assert not ek.runtime.state.RECORDING
+    assert not ek.runtime.core.context.RECORDING
     _, cap = run(ip, cell)
     assert cap.outputs == []
     for name in ("g", "t", "z"):

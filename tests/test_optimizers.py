@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime import compat_v1, kernels
-from eagerkernel.runtime.device import Device
+from eagerkernel.runtime.compat import v1 as compat_v1
+from eagerkernel.runtime.core.device import Device
 from eagerkernel.runtime.keras import optimizers
 from eagerkernel.runtime.keras.optimizers import base as opt_base
 from eagerkernel.runtime.keras.optimizers import schedules
+from eagerkernel.runtime.native import kernels
 
 train = compat_v1.train
 

@@ -22,16 +22,17 @@ from hypothesis import strategies as st
 import eagerkernel as ek
 from eagerkernel.magics import TapeGraph, TapeRecord
 from eagerkernel.magics.graph import layout
-from eagerkernel.runtime import records, state
-from eagerkernel.runtime.records import Entry, Records
-from eagerkernel.runtime.tape import ProfilingTape
+from eagerkernel.runtime.core import context as state
+from eagerkernel.runtime.core import records
+from eagerkernel.runtime.core.records import Entry, Records
+from eagerkernel.runtime.core.tape import ProfilingTape
 
 
 @pytest.fixture(autouse=True, params=["C", "Python"])
 def recorder(request, monkeypatch):
     """Every test runs with the C lean recorder and with the Python one."""
     if request.param == "C" and records.LeanRecorder is None:
-        pytest.skip("the C extension eagerkernel.runtime._records was not built")
+        pytest.skip("the C extension eagerkernel.runtime.native._records was not built")
     if request.param == "Python":
         monkeypatch.setattr(records, "LeanRecorder", None)
     return request.param

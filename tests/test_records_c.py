@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime import records
+from eagerkernel.runtime.core import records
 
 needs_c = pytest.mark.skipif(
-    records.LeanRecorder is None, reason="C extension eagerkernel.runtime._records not built"
+    records.LeanRecorder is None, reason="C extension eagerkernel.runtime.native._records not built"
 )
 
 

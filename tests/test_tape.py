@@ -443,8 +443,8 @@ def test_other_thread_does_not_record():
 
 
 def test_op_without_gradient_raises_lookup_error_naming_it():
+    from eagerkernel.runtime.core.tape import Primitive
     from eagerkernel.runtime.ops._core import apply
-    from eagerkernel.runtime.tape import Primitive
 
     cube = Primitive("MyCube", lambda xp, x: x**3)  # no defvjp
     x = ek.constant(2.0)
@@ -459,7 +459,7 @@ def test_op_without_gradient_raises_lookup_error_naming_it():
 def test_device_scope_is_per_thread():
     import threading
 
-    from eagerkernel.runtime import state
+    from eagerkernel.runtime.core import context as state
 
     ek.config.experimental.set_virtual_gpus(2)  # the count tests/test_devices.py uses too
     seen = {}

@@ -8,8 +8,8 @@ the runtime never imports IPython.
 
 from __future__ import annotations
 
-from ..runtime.tape import GradientTape
-from ..runtime.tensor import Tensor
+from ..runtime.core.tape import GradientTape
+from ..runtime.core.tensor import Tensor
 from . import displays
 from .device_magic import DeviceListing, DeviceMagics
 from .formatting import format_seconds, tensor_html

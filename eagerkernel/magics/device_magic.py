@@ -6,8 +6,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..runtime import device as _device
 from ..runtime.config import get_default_device
+from ..runtime.core import device as _device
 from .formatting import html_table, text_table
 
 __all__ = ["DeviceListing", "DeviceMagics"]

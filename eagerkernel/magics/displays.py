@@ -131,8 +131,8 @@ def status_html(status) -> str:
 
 def formatters() -> tuple[tuple, tuple]:
     """``(html, plain)``: ``(class, function)`` pairs for IPython's formatters."""
-    from ..runtime.checkpoint import _Status
     from ..runtime.data.dataset import Dataset
+    from ..runtime.io.checkpoint import _Status
     from ..runtime.keras.models import Model
 
     html_pairs = ((Model, model_html), (Dataset, dataset_html), (_Status, status_html))

@@ -14,8 +14,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..runtime.tape import GradientTape, stop_recording
-from ..runtime.tensor import Tensor
+from ..runtime.core.tape import GradientTape, stop_recording
+from ..runtime.core.tensor import Tensor
 from .formatting import (
     LazyRows,
     array_stats,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 
-from ..runtime.records import Records
+from ..runtime.core.records import Records
 
 __all__ = ["GraphLayout", "GraphNode", "TapeGraph", "layout", "render_png"]
 

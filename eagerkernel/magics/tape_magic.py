@@ -19,9 +19,9 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import publish_display_data
 
-from ..runtime.records import Records
-from ..runtime.tape import ProfilingTape
-from ..runtime.tensor import Tensor
+from ..runtime.core.records import Records
+from ..runtime.core.tape import ProfilingTape
+from ..runtime.core.tensor import Tensor
 from .formatting import (
     format_seconds,
     html_table,

@@ -6,7 +6,7 @@ IPython's ``pre_run_cell`` event and popped by ``post_run_cell``; the tape times
 cell runs on the notebook's thread (ops of the backward passes included; Dataset worker
 threads are not seen). Backward time is the wall time spent inside the runtime's backward sweep
 (``tape.gradient``, ``jacobian``, ``%grad``), measured by wrapping
-`eagerkernel.runtime.tape.backward` while timing is on. The cost: the tape keeps the cell's
+`eagerkernel.runtime.core.tape.backward` while timing is on. The cost: the tape keeps the cell's
 tensors alive until the cell ends, and every op takes the profiling path, so a cell runs
 somewhat slower and holds more memory. With timing off nothing is registered and ops run as
 usual.
@@ -20,9 +20,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
 
-from ..runtime import tape as tape_mod
-from ..runtime.records import Records
-from ..runtime.tape import ProfilingTape
+from ..runtime.core import tape as tape_mod
+from ..runtime.core.records import Records
+from ..runtime.core.tape import ProfilingTape
 from .formatting import format_seconds, html_table, text_table
 
 __all__ = ["CellTiming", "TimingMagics"]

@@ -16,8 +16,8 @@ import functools
 import inspect
 
 from . import nest
-from .tape import GradientTape, Primitive, defjointvjp, record_custom, stop_recording
-from .tensor import Tensor, convert_to_tensor, make, to_tensor
+from .core.tape import GradientTape, Primitive, defjointvjp, record_custom, stop_recording
+from .core.tensor import Tensor, convert_to_tensor, make, to_tensor
 
 __all__ = [
     "custom_gradient",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass
 
-from . import state
-from .device import free_gpu_memory, list_devices, set_default_device, set_virtual_gpus
+from .core import context as state
+from .core.device import free_gpu_memory, list_devices, set_default_device, set_virtual_gpus
 
 __all__ = [
     "PhysicalDevice",

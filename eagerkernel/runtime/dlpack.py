@@ -15,8 +15,8 @@ import ctypes
 
 import numpy as np
 
-from .device import CPU, get_device
-from .tensor import Tensor, make
+from .core.device import CPU, get_device
+from .core.tensor import Tensor, make
 
 __all__ = ["from_dlpack", "to_dlpack"]
 

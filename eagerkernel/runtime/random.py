@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
-from .device import current_device
-from .tensor import Tensor, make, to_tensor
+from .core import dtypes
+from .core.device import current_device
+from .core.tensor import Tensor, make, to_tensor
 
 __all__ = ["normal", "set_seed", "shuffle", "uniform"]
 

@@ -28,9 +28,9 @@ import uuid
 
 import numpy as np
 
-from .. import dtypes
-from ..device import CPU
-from ..tensor import Tensor, make
+from ..core import dtypes
+from ..core.device import CPU
+from ..core.tensor import Tensor, make
 from . import plan
 from .dataset import Dataset
 from .sources import input_spec

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor, make
+from ..core.tensor import Tensor, make
 from . import structure
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset"]
@@ -646,7 +646,7 @@ class Dataset:
 
 
 def _cpu():
-    from ..device import CPU
+    from ..core.device import CPU
 
     return CPU
 

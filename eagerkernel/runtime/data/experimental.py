@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 
 __all__ = [
@@ -32,7 +32,7 @@ def copy_to_device(target_device: str):
         RuntimeError: if the device is absent (the message lists the devices present).
     """
     from .. import nest
-    from ..device import get_device
+    from ..core.device import get_device
     from ..ops.placement import copy_to_device as copy
 
     device = get_device(target_device)  # fail when the pipeline is built, not when it runs

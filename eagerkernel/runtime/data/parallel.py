@@ -23,7 +23,7 @@ import weakref
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .dataset import AUTOTUNE, Dataset, int_arg
 from .structure import flatten
 from .transforms import Interleave, Map

@@ -19,7 +19,7 @@ import itertools
 
 import numpy as np
 
-from ..tensor import make
+from ..core.tensor import make
 from .structure import is_structure, packer
 
 # Set enabled[0] = False to force the element-wise path everywhere (tests compare the two).

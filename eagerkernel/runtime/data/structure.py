@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, state
-from ..tape import stop_recording
-from ..tensor import Tensor, TensorShape, convert_to_tensor
+from ..core import context as state
+from ..core import dtypes
+from ..core.tape import stop_recording
+from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 
 __all__ = ["DatasetSpec", "TensorSpec"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
-from ..device import CPU
-from ..tensor import Tensor, make
+from ..core import dtypes
+from ..core.device import CPU
+from ..core.tensor import Tensor, make
 from . import plan
 from .dataset import (
     INFINITE_CARDINALITY,

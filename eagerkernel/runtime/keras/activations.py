@@ -7,10 +7,10 @@ function.
 
 from __future__ import annotations
 
+from ..core.tensor import Tensor
 from ..ops import elementwise as _ew
 from ..ops import nn as _nn
 from ..ops._core import tensor as _tensor
-from ..tensor import Tensor
 
 __all__ = [
     "elu",

@@ -16,10 +16,10 @@ import math
 
 import numpy as np
 
-from .. import dtypes
 from .. import random as _random
-from ..device import current_device
-from ..tensor import Tensor, make
+from ..core import dtypes
+from ..core.device import current_device
+from ..core.tensor import Tensor, make
 
 __all__ = [
     "Constant",

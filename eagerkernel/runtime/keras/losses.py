@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
+from ..core.tensor import Tensor, to_tensor
 from ..ops import nn
 from ..ops.array_ops import expand_dims, squeeze
 from ..ops.creation import one_hot
 from ..ops.elementwise import abs as _abs
 from ..ops.elementwise import cast, clip_by_value, log, minimum, square
 from ..ops.reduction import reduce_mean, reduce_sum
-from ..tensor import Tensor, to_tensor
 
 __all__ = [
     "MAE",

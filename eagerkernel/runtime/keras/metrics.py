@@ -16,13 +16,13 @@ import re
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
+from ..core.tape import stop_recording
+from ..core.tensor import Tensor, make, to_tensor
+from ..core.variable import Variable
 from ..ops.array_ops import squeeze
 from ..ops.elementwise import cast, equal, greater
 from ..ops.reduction import argmax, reduce_mean
-from ..tape import stop_recording
-from ..tensor import Tensor, make, to_tensor
-from ..variable import Variable
 from . import losses as _losses
 
 __all__ = [

@@ -19,9 +19,9 @@ import numpy as np
 
 from .. import nest
 from .. import random as ek_random
+from ..core.tape import GradientTape
+from ..core.tensor import Tensor, TensorShape, to_tensor
 from ..interrupts import deferred_interrupt
-from ..tape import GradientTape
-from ..tensor import Tensor, TensorShape, to_tensor
 from . import callbacks as callbacks_module
 from .layers.base import Layer, deferred_updates
 
@@ -433,12 +433,12 @@ class Model(Layer):
         """Writes the model's state as ``Checkpoint(model=self).write(filepath)``: one
         safetensors file (``filepath``, or ``filepath + ".safetensors"``), written atomically,
         keyed by object path (``model/layer-0/kernel``; the optimizer's too once compiled).
-        See `eagerkernel.runtime.checkpoint` for the format.
+        See `eagerkernel.runtime.io.checkpoint` for the format.
 
         Raises:
             FileExistsError: the file exists and ``overwrite`` is False.
         """
-        from ..checkpoint import Checkpoint, _data_file
+        from ..io.checkpoint import Checkpoint, _data_file
 
         filepath = os.fspath(filepath)
         if not overwrite and os.path.exists(_data_file(filepath)):
@@ -457,7 +457,7 @@ class Model(Layer):
                 model (a weight without a value, or a shape or dtype that differs; the file
                 and the object path are named).
         """
-        from ..checkpoint import Checkpoint
+        from ..io.checkpoint import Checkpoint
 
         return Checkpoint(model=self)._restore(
             os.fspath(filepath), required={id(v) for v in self.weights}
@@ -517,8 +517,8 @@ class Sequential(Model):
         return self._stack.pop()
 
     def _probe(self, layer: Layer, batch_shape) -> None:
+        from ..core.tape import stop_recording
         from ..ops.creation import zeros
-        from ..tape import stop_recording
 
         dtype = layer._input_dtype or self._dtype
         with stop_recording():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import array_ops, creation, elementwise, indexing, linalg, nn, placement, reduction
 from .array_ops import *  # noqa: F403
 from .creation import *  # noqa: F403

@@ -11,9 +11,9 @@ record), which keeps %%tape within a fraction of the fast path.
 
 from __future__ import annotations
 
-from ..state import LEAN, SLOW
-from ..tape import Primitive, _device_mismatch, execute
-from ..tensor import Tensor, make, to_tensor
+from ..core.context import LEAN, SLOW
+from ..core.tape import Primitive, _device_mismatch, execute
+from ..core.tensor import Tensor, make, to_tensor
 
 _new = object.__new__
 _NO_PARAMS: dict = {}

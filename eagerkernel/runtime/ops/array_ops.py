@@ -12,9 +12,9 @@ import operator
 
 import numpy as np
 
-from .. import dtypes
-from ..tape import Primitive, defjointvjp, defvjp
-from ..tensor import Tensor, make
+from ..core import dtypes
+from ..core.tape import Primitive, defjointvjp, defvjp
+from ..core.tensor import Tensor, make
 from ._core import apply
 from ._core import tensor as _tensor
 from .elementwise import _identity

@@ -31,10 +31,10 @@ import weakref
 
 import numpy as np
 
-from .. import blas, kernels
-from ..state import RECORDING
-from ..tape import Primitive, defvjp
-from ..tensor import Tensor
+from ..core.context import RECORDING
+from ..core.tape import Primitive, defvjp
+from ..core.tensor import Tensor
+from ..native import blas, kernels
 from . import cudnn
 from ._core import apply, dtype_error, tensor
 

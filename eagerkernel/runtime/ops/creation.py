@@ -11,9 +11,9 @@ import builtins
 
 import numpy as np
 
-from .. import dtypes
-from ..device import current_device
-from ..tensor import Tensor, make
+from ..core import dtypes
+from ..core.device import current_device
+from ..core.tensor import Tensor, make
 from ._core import tensor
 
 __all__ = [

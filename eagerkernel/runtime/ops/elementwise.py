@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
-from ..tape import Primitive, defvjp
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.tape import Primitive, defvjp
+from ..core.tensor import Tensor
 from ._core import apply, binary, dtype_error, tensor, unary
 
 __all__ = [
@@ -332,7 +332,7 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
         raise TypeError(f"where: condition must be bool, got {c.dtype.name}.")
     if x is None and y is None:
         xp = c._device.xp
-        from ..tensor import make
+        from ..core.tensor import make
 
         return make(xp.stack(xp.nonzero(c._value), axis=-1).astype(np.int64), c._device)
     if x is None or y is None:

@@ -12,8 +12,8 @@ import operator
 
 import numpy as np
 
-from ..tape import Primitive, defvjp
-from ..tensor import Tensor
+from ..core.tape import Primitive, defvjp
+from ..core.tensor import Tensor
 from ._core import apply
 from ._core import tensor as _tensor
 from .array_ops import _axis, _check_range, _index_tensor, _ints

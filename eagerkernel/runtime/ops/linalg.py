@@ -12,9 +12,9 @@ import numbers
 
 import numpy as np
 
-from .. import blas
-from ..tape import Primitive, defvjp
-from ..tensor import Tensor, make
+from ..core.tape import Primitive, defvjp
+from ..core.tensor import Tensor, make
+from ..native import blas
 from ._core import apply, dtype_error, float_check, tensor
 from .reduction import expand_reduced, normalize_axis
 

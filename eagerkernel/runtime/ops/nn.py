@@ -14,10 +14,10 @@ import numbers
 
 import numpy as np
 
-from .. import kernels
 from .. import random as _random
-from ..tape import Primitive, defvjp
-from ..tensor import Tensor, make
+from ..core.tape import Primitive, defvjp
+from ..core.tensor import Tensor, make
+from ..native import kernels
 from ._core import apply, dtype_error, float_check, tensor, unary
 
 # `sigmoid` and `tanh` are the elementwise ops, exported again under `ek.nn`.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tape import Primitive, defvjp
-from ..tensor import Tensor
+from ..core.tape import Primitive, defvjp
+from ..core.tensor import Tensor
 from ._core import apply, tensor
 
 __all__ = ["copy_to_device"]

@@ -12,9 +12,10 @@ import math
 
 import numpy as np
 
-from .. import blas, dtypes
-from ..tape import Primitive, defvjp
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.tape import Primitive, defvjp
+from ..core.tensor import Tensor
+from ..native import blas
 from ._core import apply, float_check, tensor
 
 __all__ = [

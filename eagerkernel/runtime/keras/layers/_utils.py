@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ...tensor import Tensor
+from ...core.tensor import Tensor
 
 
 def normalize_tuple(value, n: int, name: str, layer: str, allow_zero: bool = False) -> tuple:

@@ -20,9 +20,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from ... import dtypes, nest
-from ...tensor import Tensor, TensorShape, to_tensor
-from ...variable import Variable
+from ... import nest
+from ...core import dtypes
+from ...core.tensor import Tensor, TensorShape, to_tensor
+from ...core.variable import Variable
 
 __all__ = ["Layer", "assign_later", "deferred_updates", "unique_name"]
 

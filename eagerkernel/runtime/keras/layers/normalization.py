@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ...core.tape import stop_recording
 from ...ops import array_ops, elementwise
 from ...ops import nn as _nn
-from ...tape import stop_recording
 from .. import initializers
 from ._utils import shape_of
 from .base import Layer, assign_later

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ... import kernels
+from ...native import kernels
 from .base import Optimizer, _mutable
 
 __all__ = ["Adam"]
@@ -26,7 +26,7 @@ class Adam(Optimizer):
     Keras's default 1e-7 differs from PyTorch's 1e-8 placed before it.
 
     On the CPU the update (amsgrad off) is one pass of C over the variable and its slots
-    (`eagerkernel.runtime.kernels.adam`), the same arithmetic as the NumPy kernel, bit for bit.
+    (`runtime.native.kernels.adam`), the same arithmetic as the NumPy kernel, bit for bit.
 
     Args:
         learning_rate: float, schedule or callable (default 0.001).

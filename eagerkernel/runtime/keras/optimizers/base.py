@@ -37,12 +37,12 @@ import warnings
 import numpy as np
 
 from ... import nest
-from ...device import CPU
-from ...device import device as device_scope
+from ...core.device import CPU
+from ...core.device import device as device_scope
+from ...core.tape import GradientTape
+from ...core.tensor import Tensor, make, to_tensor
+from ...core.variable import Variable
 from ...interrupts import deferred_interrupt
-from ...tape import GradientTape
-from ...tensor import Tensor, make, to_tensor
-from ...variable import Variable
 
 __all__ = ["Optimizer"]
 

@@ -162,7 +162,7 @@ class Tensor:
     def __iter__(self):
         if self._value.ndim == 0:
             raise TypeError("iteration over a scalar Tensor (shape ()) is not possible.")
-        from .ops.array_ops import unstack
+        from ..ops.array_ops import unstack
 
         return iter(unstack(self))
 
@@ -234,14 +234,14 @@ class Tensor:
     # -- devices ------------------------------------------------------------------------------
     def cpu(self) -> Tensor:
         """A copy on the CPU (differentiable); the tensor itself if it is already there."""
-        from .ops.placement import copy_to_device
+        from ..ops.placement import copy_to_device
 
         return copy_to_device(self, CPU)
 
     def gpu(self, index: int = 0) -> Tensor:
         """A copy on GPU ``index`` (differentiable). Raises RuntimeError if there is no such GPU."""
+        from ..ops.placement import copy_to_device
         from .device import get_device
-        from .ops.placement import copy_to_device
 
         return copy_to_device(self, get_device(f"/gpu:{index}"))
 

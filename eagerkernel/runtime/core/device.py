@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from . import state
+from . import context as state
 
 __all__ = [
     "Device",

@@ -64,9 +64,9 @@ import weakref
 
 import numpy as np
 
-from .keras.layers.base import Layer
-from .keras.metrics import Metric
-from .variable import Variable
+from ..core.variable import Variable
+from ..keras.layers.base import Layer
+from ..keras.metrics import Metric
 
 __all__ = [
     "Checkpoint",
@@ -235,7 +235,7 @@ def _atomic_write(path: str, data: bytes) -> None:
 def _encode(graph: _Graph) -> bytes:
     from safetensors.numpy import save
 
-    from .. import __version__
+    from ... import __version__
 
     arrays = {}
     entries = {}
@@ -587,8 +587,8 @@ class Checkpoint:
     def save_counter(self) -> Variable:
         """The number of `save` calls (an int64 Variable, saved and restored too)."""
         if self._save_counter is None:
-            from .device import CPU
-            from .device import device as device_scope
+            from ..core.device import CPU
+            from ..core.device import device as device_scope
 
             with device_scope(CPU):
                 counter = Variable(0, trainable=False, name="save_counter", dtype="int64")

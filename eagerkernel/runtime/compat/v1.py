@@ -18,22 +18,22 @@ from __future__ import annotations
 
 import types
 
-from .device import CPU
-from .device import device as device_scope
-from .keras import losses as _klosses
-from .keras import metrics as _kmetrics
-from .keras.optimizers.adagrad import Adagrad as _Adagrad
-from .keras.optimizers.adam import Adam as _Adam
-from .keras.optimizers.base import Optimizer as _KerasOptimizer
-from .keras.optimizers.base import _mutable, _run_loss
-from .keras.optimizers.rmsprop import RMSprop as _RMSprop
-from .ops import nn
-from .ops.array_ops import squeeze
-from .ops.elementwise import abs as _abs
-from .ops.elementwise import cast, log, minimum, square
-from .ops.reduction import reduce_sum
-from .tensor import Tensor, to_tensor
-from .variable import Variable
+from ..core.device import CPU
+from ..core.device import device as device_scope
+from ..core.tensor import Tensor, to_tensor
+from ..core.variable import Variable
+from ..keras import losses as _klosses
+from ..keras import metrics as _kmetrics
+from ..keras.optimizers.adagrad import Adagrad as _Adagrad
+from ..keras.optimizers.adam import Adam as _Adam
+from ..keras.optimizers.base import Optimizer as _KerasOptimizer
+from ..keras.optimizers.base import _mutable, _run_loss
+from ..keras.optimizers.rmsprop import RMSprop as _RMSprop
+from ..ops import nn
+from ..ops.array_ops import squeeze
+from ..ops.elementwise import abs as _abs
+from ..ops.elementwise import cast, log, minimum, square
+from ..ops.reduction import reduce_sum
 
 __all__ = ["losses", "metrics", "train"]
 
@@ -274,7 +274,7 @@ def exponential_decay(
     """
     if global_step is None:
         raise ValueError("exponential_decay: global_step is required.")
-    from .keras.optimizers.schedules import ExponentialDecay
+    from ..keras.optimizers.schedules import ExponentialDecay
 
     schedule = ExponentialDecay(learning_rate, decay_steps, decay_rate, staircase)
     return lambda: schedule(int(global_step))
@@ -298,7 +298,7 @@ def _train_getattr(name: str):
     # Checkpoint, CheckpointManager and latest_checkpoint live in runtime/checkpoint.py.
     if name in ("Checkpoint", "CheckpointManager", "latest_checkpoint"):
         try:
-            from . import checkpoint
+            from ..io import checkpoint
         except ImportError as exc:
             raise AttributeError(f"ek.train.{name} is not available: {exc}") from None
         return getattr(checkpoint, name)

@@ -14,7 +14,7 @@ call (``tf.layers.dense``) have no meaning in eager execution and are not provid
 
 from __future__ import annotations
 
-from .keras.layers import (
+from ..keras.layers import (
     AveragePooling2D,
     BatchNormalization,
     Conv2D,
@@ -24,7 +24,7 @@ from .keras.layers import (
     Layer,
     MaxPooling2D,
 )
-from .keras.layers import Dropout as _KerasDropout
+from ..keras.layers import Dropout as _KerasDropout
 
 __all__ = [
     "AveragePooling2D",

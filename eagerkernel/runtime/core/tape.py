@@ -28,7 +28,8 @@ import time
 
 import numpy as np
 
-from . import nest, state
+from .. import nest
+from . import context as state
 from .records import Entry, lean_entries, lean_recorder
 from .tensor import Tensor, make
 
@@ -141,7 +142,7 @@ def execute(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
         # op and both shapes, not as NumPy's bare message.
         if n != 2 or params or inputs[0]._value.shape == inputs[1]._value.shape:
             raise
-        from .ops._core import shape_error
+        from ..ops._core import shape_error
 
         raise shape_error(prim.name, inputs, exc) from None
     out_device = params["device"] if prim.moves else device
@@ -258,7 +259,7 @@ def _make_entry(prim, inputs, output, params, seconds) -> Entry:
 def _place(inputs: tuple, device) -> tuple:
     if all(x._device is device for x in inputs):
         return inputs
-    from .ops.placement import copy_to_device
+    from ..ops.placement import copy_to_device
 
     return tuple(x if x._device is device else copy_to_device(x, device) for x in inputs)
 
@@ -283,13 +284,13 @@ class UnconnectedGradients:
 
 def _sum_to_shape(g: Tensor, shape: tuple) -> Tensor:
     """Reduces a broadcast cotangent back to the input's shape (the one place this happens)."""
-    from .ops.array_ops import reshape
-    from .ops.reduction import reduce_sum
+    from ..ops.array_ops import reshape
+    from ..ops.reduction import reduce_sum
 
     gshape = g._value.shape
     lead = len(gshape) - len(shape)
     if lead < 0:  # a VJP may return a broadcastable cotangent of lower rank (e.g. a scalar)
-        from .ops.array_ops import broadcast_to
+        from ..ops.array_ops import broadcast_to
 
         return broadcast_to(g, shape)
     axes = tuple(range(lead)) + tuple(
@@ -505,7 +506,7 @@ class GradientTape:
         self._watched = []
 
     def _gradient_flat(self, targets, sources, output_gradients, unconnected, on_step=None):
-        from .ops.creation import ones_like, zeros_like
+        from ..ops.creation import ones_like, zeros_like
 
         if output_gradients is None:
             seeds = [None] * len(targets)
@@ -579,8 +580,8 @@ class GradientTape:
         Returns, for each source, a Tensor of shape ``target.shape + source.shape`` (None if
         unconnected). One backward pass per element of ``target``.
         """
-        from .ops.array_ops import reshape, stack
-        from .ops.creation import zeros
+        from ..ops.array_ops import reshape, stack
+        from ..ops.creation import zeros
 
         self._check_usable("jacobian")
         if self._recording and not self._persistent:
@@ -632,8 +633,8 @@ class GradientTape:
         Raises:
             ValueError: if the batch dimensions differ.
         """
-        from .ops.array_ops import reshape, stack
-        from .ops.creation import zeros
+        from ..ops.array_ops import reshape, stack
+        from ..ops.creation import zeros
 
         self._check_usable("batch_jacobian")
         if target.shape[0] != source.shape[0]:
@@ -861,7 +862,7 @@ def _accumulate(grads: dict, key: int, g: Tensor) -> None:
 
 
 def _multi_cotangent(grads, outputs, source_ids):
-    from .ops.creation import zeros_like
+    from ..ops.creation import zeros_like
 
     gs = [grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None) for o in outputs]
     if all(g is None for g in gs):

@@ -336,7 +336,7 @@ PyDoc_STRVAR(recorder_doc,
 
 static PyTypeObject RecorderType = {
     .ob_base = PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "eagerkernel.runtime._records.LeanRecorder",
+    .tp_name = "eagerkernel.runtime.native._records.LeanRecorder",
     .tp_basicsize = sizeof(Recorder),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = recorder_doc,

@@ -11,9 +11,9 @@ import itertools
 
 import numpy as np
 
+from ..ops.placement import copy_to_device
 from . import dtypes
 from .device import current_device
-from .ops.placement import copy_to_device
 from .tape import Primitive, defvjp
 from .tensor import Tensor, make, to_tensor
 
@@ -67,7 +67,7 @@ class Variable(Tensor):
         if isinstance(initial_value, Tensor):
             value = initial_value
             if dtype is not None and value._value.dtype != dtypes.numpy_dtype(dtype):
-                from .ops.elementwise import cast
+                from ..ops.elementwise import cast
 
                 value = cast(value, dtype)
         elif dtype is not None:
@@ -102,7 +102,7 @@ class Variable(Tensor):
 
     def read_value(self) -> Tensor:
         """The current value as a Tensor; recorded on tapes (a TF ``ReadVariableOp``)."""
-        from .ops._core import apply
+        from ..ops._core import apply
 
         return apply(_read, (self,))
 

@@ -153,7 +153,7 @@ def create_file_writer(
 
 
 def _global_step():
-    from .compat_v1 import get_global_step
+    from ..compat.v1 import get_global_step
 
     return get_global_step()
 
@@ -254,7 +254,7 @@ def _record_every_n(n, global_step=None):
     def due() -> bool:
         step = global_step if global_step is not None else _global_step()
         if step is None:
-            from .compat_v1 import get_or_create_global_step
+            from ..compat.v1 import get_or_create_global_step
 
             step = get_or_create_global_step()
         return int(_numpy(step)) % int(n) == 0
@@ -296,4 +296,4 @@ contrib_summary = types.SimpleNamespace(
     all_summary_ops=lambda: None,
     SummaryWriter=SummaryWriter,
 )
-contrib_summary.__doc__ = "TF 1.x `tf.contrib.summary` (see `eagerkernel.runtime.summary`)."
+contrib_summary.__doc__ = "TF 1.x `tf.contrib.summary` (see `eagerkernel.runtime.io.summary`)."

@@ -30,7 +30,7 @@ import numpy as np
 from .tensor import Tensor
 
 try:
-    from ._records import LeanRecorder
+    from ..native._records import LeanRecorder
 except ImportError:  # not built (no C compiler at install time): the Python recorder runs
     LeanRecorder = None
 
@@ -148,7 +148,7 @@ class Records:
     Args:
         source: a tape, or a list of `Entry` objects.
 
-    >>> from eagerkernel.runtime.tape import ProfilingTape
+    >>> from eagerkernel.runtime.core.tape import ProfilingTape
     >>> tape = ProfilingTape()
     >>> with tape:
     ...     y = ek.constant(2.0) * 3.0
@@ -189,7 +189,7 @@ class Records:
         """Whether any record has a forward time: a profiling tape's do (lean records always
         do), a plain tape's do not (unless a profiling tape recorded the same ops).
 
-        >>> from eagerkernel.runtime.tape import ProfilingTape
+        >>> from eagerkernel.runtime.core.tape import ProfilingTape
         >>> x = ek.constant(2.0)
         >>> with ProfilingTape() as profiled:
         ...     y = x * x
@@ -205,7 +205,7 @@ class Records:
         """``(index, prim, inputs, outputs, seconds)`` of the records at ``indices``: what a
         display row shows, without the `Entry` that `entry` makes for a lean record.
 
-        >>> from eagerkernel.runtime.tape import ProfilingTape
+        >>> from eagerkernel.runtime.core.tape import ProfilingTape
         >>> x = ek.constant(2.0)
         >>> with ProfilingTape() as tape:
         ...     y = ek.exp(x * x)
@@ -234,7 +234,7 @@ class Records:
         The lean records' part comes from the C recorder's running counts when it has them,
         in a few steps per distinct op; otherwise from one pass over the records.
 
-        >>> from eagerkernel.runtime.tape import ProfilingTape
+        >>> from eagerkernel.runtime.core.tape import ProfilingTape
         >>> x = ek.constant(1.0)
         >>> with ProfilingTape() as tape:
         ...     y = x * x + x * x

@@ -1,0 +1,1 @@
+"""TensorFlow 1.x names (``tf.train`` optimizers, ``tf.layers``, ``tfe.Network``, ...)."""

@@ -1,0 +1,1 @@
+"""Reading and writing state: checkpoints (safetensors + a JSON object graph) and summaries."""

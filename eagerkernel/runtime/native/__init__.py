@@ -1,0 +1,1 @@
+"""Optional C extensions and their NumPy twins, the allocator policy and BLAS threading."""
