@@ -27,6 +27,7 @@ from .runtime.compat import layers
 from .runtime.compat.layers import Network
 from .runtime.compat.v1 import losses, metrics, train
 from .runtime.config import num_gpus
+from .runtime.core import errors
 from .runtime.core.device import device
 from .runtime.core.dtypes import (
     DType,
