@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import config, data, dlpack, keras, nest, random
+from .runtime import config, data, debugging, dlpack, keras, nest, random
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -51,6 +51,7 @@ from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tenso
 from .runtime.core.variable import Variable
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
+from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .runtime.io import summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.ops import *  # noqa: F403

@@ -470,7 +470,7 @@ def test_padded_batch_documented_examples():
 
 def test_padded_batch_errors():
     A = Dataset.range(1, 5).map(lambda x: ek.fill([x], x))
-    with pytest.raises(ValueError, match="smaller size"):
+    with pytest.raises(ek.errors.DataLossError, match="smaller size"):
         list(A.padded_batch(4, padded_shapes=[2]))
     with pytest.raises(ValueError, match="rank"):
         list(A.padded_batch(2, padded_shapes=[2, 2]))

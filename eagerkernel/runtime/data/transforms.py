@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.device import CPU
-from ..core.errors import InvalidArgumentError
+from ..core.errors import DataLossError, InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import plan
 from .dataset import (
@@ -280,8 +280,8 @@ def _pad_component(tensors, i, target, pad_value) -> Tensor:
             )
         shape = tuple(m if w is None else w for w, m in zip(wanted, largest))
         for w, m in zip(shape, largest):
-            if m > w:
-                raise InvalidArgumentError(
+            if m > w:  # TensorFlow's kernel reports this as DataLoss
+                raise DataLossError(
                     None,
                     "PaddedBatchDataset",
                     f"{op}: attempted to pad to a smaller size than the input element: "

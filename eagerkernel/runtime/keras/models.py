@@ -22,6 +22,7 @@ from .. import random as ek_random
 from ..core.tape import GradientTape
 from ..core.tensor import Tensor, TensorShape, to_tensor
 from ..interrupts import deferred_interrupt
+from ..traceback_utils import filter_traceback
 from . import callbacks as callbacks_module
 from .layers.base import Layer, deferred_updates
 
@@ -233,6 +234,7 @@ class Model(Layer):
         return self._metric_logs()
 
     # -- loops ----------------------------------------------------------------------------------
+    @filter_traceback
     def fit(
         self,
         x=None,
@@ -324,6 +326,7 @@ class Model(Layer):
             f"{type(validation_data).__name__}."
         )
 
+    @filter_traceback
     def evaluate(
         self,
         x=None,
@@ -352,6 +355,7 @@ class Model(Layer):
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
+    @filter_traceback
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None) -> np.ndarray:
         """The model's outputs on ``x`` in inference mode, as NumPy arrays (follows
         `tf.keras.Model.predict`); batches are concatenated along axis 0."""
@@ -364,10 +368,12 @@ class Model(Layer):
             raise ValueError("predict: the data is empty.")
         return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
 
+    @filter_traceback
     def predict_on_batch(self, x) -> np.ndarray:
         """The outputs for one batch ``x`` in inference mode, as a NumPy array."""
         return np.asarray(self(x, training=False).numpy())
 
+    @filter_traceback
     def train_on_batch(self, x, y, sample_weight=None):
         """One `train_step` on the batch ``(x, y)``; returns the loss (and metrics, if any).
 

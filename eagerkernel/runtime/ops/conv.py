@@ -24,10 +24,11 @@ extra row or column going to the bottom or right; an explicit list
 ``[[0, 0], [top, bottom], [left, right], [0, 0]]`` is accepted by `conv2d`.
 
 Errors follow TensorFlow's CPU kernels: a wrong rank, a channel count the filters do not take,
-or a window larger than the padded input is an `~ek.errors.InvalidArgumentError`; NCHW input to
-`conv2d` and grouped convolutions are `~ek.errors.UnimplementedError` (TensorFlow's CPU kernel
-has neither), NCHW input to the pools an InvalidArgumentError; malformed ``strides``, ``ksize``
-or ``padding`` arguments, which TensorFlow checks in Python, are ValueErrors.
+or a window larger than the padded input is an `~ek.errors.InvalidArgumentError`; malformed
+``strides``, ``ksize`` or ``padding`` arguments, which TensorFlow checks in Python, are
+ValueErrors. NCHW input and grouped convolutions are not implemented here and raise
+`~ek.errors.UnimplementedError` (TensorFlow's own CPU Conv2D raised that before its oneDNN
+kernels, which now run both).
 """
 
 from __future__ import annotations
@@ -308,9 +309,7 @@ def _check_format(data_format, op: str) -> None:
     )
     if data_format not in ("NCHW", "channels_first"):
         raise ValueError(msg)
-    if op == "conv2d":  # TensorFlow's CPU Conv2D: Unimplemented; its pools: InvalidArgument
-        raise UnimplementedError(None, op, msg)
-    raise InvalidArgumentError(None, op, msg)
+    raise UnimplementedError(None, op, msg)
 
 
 def _check_input(x: Tensor, op: str) -> None:
@@ -357,7 +356,7 @@ def conv2d(
         InvalidArgumentError: ranks other than 4, an input channel count the filters' does not
             divide (both shapes named), a filter larger than the padded input.
         UnimplementedError: NCHW, or a grouped convolution (input channels a multiple of the
-            filters' in_channels), which TensorFlow's CPU kernel does not run either.
+            filters' in_channels): not implemented here.
         ValueError: malformed strides, dilations or padding.
         TypeError: non-floating or different dtypes.
 
@@ -389,7 +388,7 @@ def conv2d(
             f"filters shape {ws})."
         )
         if ws[2] and xs[3] % ws[2] == 0:
-            grouped = " Grouped convolutions are not supported (nor on TensorFlow's CPU)."
+            grouped = " Grouped convolutions are not implemented."
             raise UnimplementedError(None, op, msg + grouped)
         raise InvalidArgumentError(None, op, msg)
     st = _hw(strides, op, "strides")
@@ -551,8 +550,8 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
         each window, as TensorFlow's.
 
     Raises:
-        InvalidArgumentError: rank other than 4, a window larger than the input, NCHW.
-        ValueError: malformed ``ksize``, ``strides`` or ``padding``.
+        InvalidArgumentError: rank other than 4, a window larger than the input.
+        UnimplementedError: NCHW. ValueError: malformed ``ksize``, ``strides`` or ``padding``.
         TypeError: non-floating input.
 
     >>> x = ek.reshape(ek.range(16.0), (1, 4, 4, 1))
@@ -630,8 +629,8 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
         Shape ``[batch, out_h, out_w, channels]``, differentiable to any order.
 
     Raises:
-        InvalidArgumentError: rank other than 4, a window larger than the input, NCHW.
-        ValueError: malformed ``ksize``, ``strides`` or ``padding``.
+        InvalidArgumentError: rank other than 4, a window larger than the input.
+        UnimplementedError: NCHW. ValueError: malformed ``ksize``, ``strides`` or ``padding``.
         TypeError: non-floating input.
 
     >>> x = ek.reshape(ek.range(9.0), (1, 3, 3, 1))

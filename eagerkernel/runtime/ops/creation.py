@@ -184,7 +184,7 @@ def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     The dtype is float32 for Python numbers, else the arguments' floating dtype.
 
     Raises:
-        InvalidArgumentError: ``num`` <= 0.
+        InvalidArgumentError: a negative ``num`` (0 gives an empty tensor).
 
     >>> ek.linspace(0.0, 1.0, 3).numpy()
     array([0. , 0.5, 1. ], dtype=float32)
@@ -192,8 +192,8 @@ def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     s = tensor(start, "linspace")
     dt = s._value.dtype if s._value.dtype.kind == "f" else np.dtype(np.float32)
     n = int(num)
-    if n <= 0:
-        raise InvalidArgumentError(None, "linspace", f"linspace: requires num > 0, got num={n}.")
+    if n < 0:
+        raise InvalidArgumentError(None, "linspace", f"linspace: requires num >= 0, got num={n}.")
     device = current_device()
     check_allocation("linspace", (n,), dt, device)
     out = np.linspace(float(start), float(stop), n, dtype=dt)

@@ -117,15 +117,47 @@ defvjp(_mod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y))
 
 
 def _pow_fwd(xp, x, y):
-    if x.dtype.kind in "iu" and (np.asarray(y) < 0).any():
-        raise InvalidArgumentError(
-            None, "Pow", "pow: integers to negative integer powers are not allowed."
-        )
+    if x.dtype.kind in "iu" and bool((y < 0).any()):
+        raise _negative_power(x, y)
     return x**y
 
 
+def _negative_power(x, y) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        None,
+        "Pow",
+        f"pow: integers to negative integer powers are not allowed (x: {x.dtype.name} of shape "
+        f"{tuple(x.shape)}, y of shape {tuple(y.shape)}).",
+    )
+
+
 _pow = Primitive("Pow", _pow_fwd)
-pow = binary(_pow, "x ** y, broadcasting (follows `tf.math.pow`).")
+_pow_op = binary(_pow)
+
+
+def pow(x, y, name=None) -> Tensor:
+    """x ** y, broadcasting (follows `tf.math.pow`).
+
+    Raises:
+        InvalidArgumentError: integers to negative integer powers (as TensorFlow), or shapes
+            that do not broadcast. TypeError: different dtypes.
+
+    >>> ek.pow(ek.constant([2, 3]), 2).numpy()
+    array([4, 9], dtype=int32)
+    """
+    try:
+        return _pow_op(x, y)
+    except ValueError:
+        # The dispatcher reports any ValueError of a binary forward as a shape mismatch;
+        # tell the negative integer power apart, as TensorFlow's kernel does.
+        from ._core import coerce_pair
+
+        a, b = coerce_pair(x, y, "Pow")
+        if a._value.dtype.kind in "iu" and bool((b._value < 0).any()):
+            raise _negative_power(a._value, b._value) from None
+        raise
+
+
 defvjp(
     _pow,
     lambda g, ans, x, y: g * y * x ** (y - 1),
