@@ -297,7 +297,10 @@ def _paddings(padding, in_hw, ksize, strides, dilations, op: str):
             f"{op}: explicit padding must be [[0, 0], [top, bottom], [left, right], [0, 0]] "
             f"with non-negative ints, got {padding!r}."
         )
-    raise ValueError(f"{op}: padding must be 'SAME' or 'VALID', got {padding!r}.")
+    msg = f"{op}: padding must be 'SAME' or 'VALID', got {padding!r}."
+    if isinstance(padding, str):  # an unknown name fails TensorFlow's attribute check
+        raise InvalidArgumentError(None, op, msg)
+    raise ValueError(msg)
 
 
 def _check_format(data_format, op: str) -> None:

@@ -94,8 +94,8 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
         Same shape and dtype as ``x``. The gradient is the same mask times the same scale.
 
     Raises:
-        ValueError: ``rate`` outside [0, 1), or a ``noise_shape`` that does not broadcast.
-        TypeError: non-floating ``x``.
+        ValueError: ``rate`` outside [0, 1). InvalidArgumentError: a ``noise_shape`` that does
+            not broadcast. TypeError: non-floating ``x``.
 
     >>> y = ek.nn.dropout(ek.ones((1000,)), rate=0.5, seed=1)
     >>> sorted(set(y.numpy().tolist()))
@@ -131,10 +131,12 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
             ok = np.broadcast_shapes(mask_shape, shape) == shape
         except ValueError:
             ok = False
-        if not ok:
-            raise ValueError(
+        if not ok:  # TensorFlow finds out when it multiplies: InvalidArgumentError
+            raise InvalidArgumentError(
+                None,
+                "dropout",
                 f"dropout: noise_shape {tuple(noise_shape)} does not broadcast to x's shape "
-                f"{shape}."
+                f"{shape}.",
             )
     if rate == 0:
         return t
