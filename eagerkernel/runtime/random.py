@@ -116,21 +116,11 @@ def _shape(shape, op: str, dtype, device) -> tuple:
         shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(map(int, shape))
     except (TypeError, ValueError):
         raise TypeError(f"{op}: shape must be a sequence of ints, got {shape!r:.80}.") from None
-    if any(n < 0 for n in shape):
+    if shape and min(shape) < 0:
         raise InvalidArgumentError(None, op, f"{op}: shape must be non-negative, got {shape}.")
     # The draws are float64 (or int64) arrays, then cast to ``dtype``.
     check_allocation(op, shape, dtype, device, scratch_itemsize=8)
     return shape
-
-
-def _drawing(op: str, shape: tuple, dtype, device, draw):
-    """Runs ``draw()``; the allocator's failure becomes TensorFlow's OOM error."""
-    try:
-        return draw()
-    except (MemoryError, ValueError) as exc:
-        if is_oom(exc):
-            raise out_of_memory(op, shape, dtype, device) from None
-        raise
 
 
 def _float_dtype(dtype, op: str) -> np.dtype:
@@ -162,12 +152,13 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     device = current_device()
     shape = _shape(shape, op, dt, device)
     gen, xp = _generator_for(device, seed)
-
-    def draw():
+    try:
         z = gen.standard_normal(shape)
-        return (_param(mean, xp) + _param(stddev, xp) * z).astype(dt)
-
-    return make(_drawing(op, shape, dt, device, draw), device)
+        return make((_param(mean, xp) + _param(stddev, xp) * z).astype(dt), device)
+    except (MemoryError, ValueError) as exc:
+        if is_oom(exc):
+            raise out_of_memory(op, shape, dt, device) from None
+        raise
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
@@ -197,16 +188,17 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
             raise InvalidArgumentError(
                 None, op, f"{op}: need minval < maxval, got minval={lo}, maxval={hi}."
             )
-        arr = _drawing(op, shape, dt, device, lambda: gen.integers(lo, hi, size=shape).astype(dt))
-    else:
-        hi = 1.0 if maxval is None else maxval
-
-        def draw():
+    try:
+        if dt.kind in "iu":
+            arr = gen.integers(lo, hi, size=shape).astype(dt)
+        else:
             u = gen.uniform(0.0, 1.0, size=shape)
             lo = _param(minval, xp)
-            return (lo + (_param(hi, xp) - lo) * u).astype(dt)
-
-        arr = _drawing(op, shape, dt, device, draw)
+            arr = (lo + (_param(1.0 if maxval is None else maxval, xp) - lo) * u).astype(dt)
+    except (MemoryError, ValueError) as exc:
+        if is_oom(exc):
+            raise out_of_memory(op, shape, dt, device) from None
+        raise
     return make(arr, device)
 
 
@@ -220,7 +212,12 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     device = current_device()
     shape = _shape(shape, op, dt, device)
     gen, xp = _generator_for(device, seed)
-    z = _drawing(op, shape, dt, device, lambda: gen.standard_normal(shape))
+    try:
+        z = gen.standard_normal(shape)
+    except (MemoryError, ValueError) as exc:
+        if is_oom(exc):
+            raise out_of_memory(op, shape, dt, device) from None
+        raise
     bad = xp.abs(z) > 2
     while bad.any():
         z[bad] = gen.standard_normal(int(bad.sum()))

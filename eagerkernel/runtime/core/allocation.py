@@ -107,9 +107,10 @@ def check_allocation(op: str, shape, dtype, device=None, scratch_itemsize: int =
         scratch_itemsize: bytes per element of temporary arrays the op needs besides its
             output (e.g. 8 for random ops that draw float64 before casting).
     """
-    nbytes = math.prod(shape) * (np.dtype(dtype).itemsize + scratch_itemsize)
+    itemsize = dtype.itemsize if isinstance(dtype, np.dtype) else np.dtype(dtype).itemsize
+    nbytes = math.prod(shape) * (itemsize + scratch_itemsize)
     if nbytes < CHECK_ABOVE:
-        return
+        return  # the common case: one product, no system call
     free = available_bytes(device)
     if free is not None and nbytes > free:
         raise out_of_memory(op, shape, dtype, device, free, scratch_itemsize)

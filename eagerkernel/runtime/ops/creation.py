@@ -42,10 +42,10 @@ def _shape(shape, op: str) -> tuple:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     try:
-        shape = tuple(int(s) for s in shape)
+        shape = tuple(map(int, shape))
     except (TypeError, ValueError):
         raise TypeError(f"{op}: shape must be a sequence of ints, got {shape!r}.") from None
-    if any(s < 0 for s in shape):
+    if shape and min(shape) < 0:
         raise InvalidArgumentError(None, op, f"{op}: shape must be non-negative, got {shape}.")
     return shape
 
@@ -68,7 +68,16 @@ def _full(op: str, shape: tuple, value, np_dtype, device) -> Tensor:
 
 
 def _new(op: str, shape, dtype, fill_value) -> Tensor:
-    return _full(op, _shape(shape, op), fill_value, _dtype(dtype, op), current_device())
+    np_dtype = _dtype(dtype, op)
+    shape = _shape(shape, op)
+    device = current_device()
+    check_allocation(op, shape, np_dtype, device)
+    try:
+        return make(device.xp.full(shape, fill_value, dtype=np_dtype), device)
+    except (MemoryError, ValueError) as exc:
+        if is_oom(exc):
+            raise out_of_memory(op, shape, np_dtype, device) from None
+        raise
 
 
 def zeros(shape, dtype=dtypes.float32, name=None) -> Tensor:
