@@ -443,14 +443,13 @@ def test_other_thread_does_not_record():
 
 
 def test_op_without_gradient_raises_lookup_error_naming_it():
-    from eagerkernel.runtime.core.tape import Primitive
-    from eagerkernel.runtime.ops._core import apply
+    from eagerkernel.runtime.core.dispatch import Primitive, dispatch
 
     cube = Primitive("MyCube", lambda xp, x: x**3)  # no defvjp
     x = ek.constant(2.0)
     with ek.GradientTape() as t:
         t.watch(x)
-        y = apply(cube, (x,))
+        y = dispatch(cube, (x,))
     assert float(y) == 8.0
     with pytest.raises(LookupError, match="No gradient defined for op 'MyCube'"):
         t.gradient(y, x)
@@ -459,14 +458,18 @@ def test_op_without_gradient_raises_lookup_error_naming_it():
 def test_device_scope_is_per_thread():
     import threading
 
-    from eagerkernel.runtime.core import context as state
-
-    ek.config.experimental.set_virtual_gpus(2)  # the count tests/test_devices.py uses too
+    try:  # the count tests/test_devices.py uses; any earlier count with a GPU does too
+        ek.config.experimental.set_virtual_gpus(2)
+    except RuntimeError:
+        pass
+    if ek.num_gpus() == 0:
+        pytest.skip("no GPU device (real or virtual) in this process")
     seen = {}
-    with ek.device("/gpu:1"):
+    with ek.device("/gpu:0"):
         th = threading.Thread(target=lambda: seen.update(worker=ek.constant(1.0).device))
         th.start()
         th.join()
         seen["main"] = ek.constant(1.0).device
-    assert seen == {"worker": "/cpu:0", "main": "/gpu:1"}
-    assert state.SCOPES == []
+    assert seen == {"worker": "/cpu:0", "main": "/gpu:0"}
+    # The scope ended with the block, on this thread too.
+    assert ek.constant(1.0).device == "/cpu:0"

@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.tape import Primitive, defjointvjp, defvjp
+from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.tensor import Tensor, make
 from ._core import apply
 from ._core import tensor as _tensor

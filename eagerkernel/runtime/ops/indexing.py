@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from ..core.tape import Primitive, defvjp
+from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor
 from ._core import apply
 from ._core import tensor as _tensor

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from ..core.tape import Primitive, defvjp
+from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor, make
 from ..native import blas
 from ._core import apply, dtype_error, float_check, tensor

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import random as _random
-from ..core.tape import Primitive, defvjp
+from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor, make
 from ..native import kernels
 from ._core import apply, dtype_error, float_check, tensor, unary

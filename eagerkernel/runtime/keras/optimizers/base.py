@@ -633,7 +633,7 @@ class Optimizer:
             except TypeError as exc:
                 raise ValueError(f"{op}: the gradient for {v.name} is not numeric: {exc}") from None
         if g._device is not v._device:
-            from ...ops.placement import copy_to_device
+            from ...core.dispatch import copy_to_device
 
             g = copy_to_device(g, v._device)
         arr = g._value
