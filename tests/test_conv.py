@@ -157,7 +157,7 @@ def test_conv2d_third_derivative_through_the_backprop_ops():
 
 def _windows_and_ones(x):
     """The 3x3 SAME windows of ``x`` as (N, H, W, 27) and ones of the output's shape."""
-    n, h, w, c = x.shape
+    n, h, w, _ = x.shape
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     windows = np.stack(
         [padded[:, i : i + h, j : j + w, :] for i in range(3) for j in range(3)], axis=3

@@ -226,7 +226,7 @@ def test_eager_timing_displays_only_when_on(ip):
     assert sum("Cell timing:" in o.data["text/plain"] for o in cap.outputs) == 1
     run(ip, "%eager_timing off")
     assert tape_mod.backward.__name__ == "backward"
-    assert not ek.runtime.core.context.RECORDING
+    assert not ek.runtime.core.context.current_recorders()
     _, cap = run(ip, cell)
     assert cap.outputs == []
     for name in ("g", "t", "z"):

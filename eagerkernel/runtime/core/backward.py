@@ -54,7 +54,7 @@ def backward(
     # Forward sweep: which tensors lie downstream of a source. VJPs run only towards these.
     reach = set(source_ids)
     for r in records:
-        ids = r.ids
+        ids = r._ids
         if not reach.isdisjoint(map(id, r.inputs) if ids is None else ids):
             out = r.output
             if type(out) is tuple:
@@ -85,7 +85,7 @@ def backward(
                 if oid in source_ids:
                     grads[oid] = g
         inputs = r.inputs
-        ids = r.ids
+        ids = r._ids
         if ids is None:
             ids = tuple(map(id, inputs))
         prim = r.prim

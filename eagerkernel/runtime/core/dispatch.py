@@ -309,7 +309,7 @@ def coerce_pair(x, y, op: str):
     return x, y
 
 
-# -- errors, named by op ----------------------------------------------------------------------------
+# -- errors, named by op ---------------------------------------------------------------------
 
 
 def dtype_error(op: str, tensors, names=("x", "y")) -> TypeError:

@@ -20,29 +20,30 @@ class Record:
     Attributes:
         prim: the `Primitive`.
         inputs: the input Tensors (a Variable appears as a snapshot of the value it had).
-        ids: None when the backward pass keys every input by ``id(input)``; else a tuple with,
-            for a snapshot, the Variable's id (so its gradient reaches the Variable).
+        ids: ``id`` of each input as the backward pass keys it: for a snapshot, the Variable's
+            id (so its gradient reaches the Variable). Stored as None when they are the
+            inputs' own ids, which the recording path then need not build.
         output: a Tensor, or a tuple of Tensors for a multi-output primitive.
         params: the op's keyword parameters.
         saved: what the forward saved for the VJP (``Primitive.saves``), or None.
         seconds: the forward's wall time when a recorder asked for it (``%%tape``), else None.
     """
 
-    __slots__ = ("ids", "inputs", "output", "params", "prim", "saved", "seconds")
+    __slots__ = ("_ids", "inputs", "output", "params", "prim", "saved", "seconds")
 
     def __init__(self, prim, inputs, ids, output, params=_NO_PARAMS, saved=None, seconds=None):
         self.prim = prim
         self.inputs = inputs
-        self.ids = ids
+        self._ids = ids
         self.output = output
         self.params = params
         self.saved = saved
         self.seconds = seconds
 
     @property
-    def input_ids(self) -> tuple:
+    def ids(self) -> tuple:
         """``id`` of each input as the backward pass keys it (the Variable's for a snapshot)."""
-        ids = self.ids
+        ids = self._ids
         return tuple(map(id, self.inputs)) if ids is None else ids
 
     @property
@@ -154,14 +155,16 @@ class Records:
     def fields(self, *names: str) -> list[list]:
         """One list per name in ``names`` (``"prim"``, ``"inputs"``, ``"output"``,
         ``"params"``, ``"seconds"``, ``"ids"``, ``"saved"``), with one item per record.
-        ``ids`` items are None where the ids are those of the inputs (`Record.input_ids`).
+        ``ids`` items are None where the ids are those of the inputs (`Record.ids` gives them
+        for every record).
 
         Raises:
             ValueError: an unknown field name.
         """
         columns = []
         for name in names:
-            if name not in Record.__slots__:
+            attr = "_ids" if name == "ids" else name
+            if attr not in Record.__slots__:
                 raise ValueError(f"Records.fields: no field {name!r}.")
-            columns.append([getattr(r, name) for r in self._records])
+            columns.append([getattr(r, attr) for r in self._records])
         return columns

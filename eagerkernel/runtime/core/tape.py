@@ -146,7 +146,7 @@ class GradientTape(Recorder):
         r = _new(Record)
         r.prim = prim
         r.inputs = inputs
-        r.ids = None
+        r._ids = None
         r.output = output
         r.params = params
         r.saved = saved
@@ -230,6 +230,12 @@ class GradientTape(Recorder):
         return list(self._records or ())
 
     entries = records  # the name earlier releases used
+
+    @property
+    def released(self) -> bool:
+        """True once a non-persistent tape has been used (`gradient`, `jacobian`, `replay`)
+        and let go of its records; it can then compute nothing more."""
+        return self._records is None
 
     # -- gradients ----------------------------------------------------------------------------
     def _check_usable(self, what: str) -> None:
@@ -478,8 +484,7 @@ def _unconnected(value) -> str:
     v = getattr(value, "value", value)
     if v not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
         raise ValueError(
-            "GradientTape.gradient: unconnected_gradients must be 'none' or 'zero', "
-            f"got {value!r}."
+            f"GradientTape.gradient: unconnected_gradients must be 'none' or 'zero', got {value!r}."
         )
     return v
 
@@ -518,7 +523,7 @@ class ProfilingTape(GradientTape):
             r = _new(Record)
             r.prim = prim
             r.inputs = inputs
-            r.ids = None
+            r._ids = None
             r.output = output
             r.params = params
             r.saved = None

@@ -359,8 +359,8 @@ class Tensor:
 
     def gpu(self, index: int = 0) -> Tensor:
         """A copy on GPU ``index`` (differentiable). Raises RuntimeError if there is no such GPU."""
-        from .dispatch import copy_to_device
         from .device import get_device
+        from .dispatch import copy_to_device
 
         return copy_to_device(self, get_device(f"/gpu:{index}"))
 

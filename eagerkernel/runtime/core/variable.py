@@ -12,10 +12,9 @@ from weakref import ref as _weakref
 
 import numpy as np
 
-from .dispatch import copy_to_device
 from . import dtypes
 from .device import current_device
-from .dispatch import Primitive, defvjp, dispatch
+from .dispatch import Primitive, copy_to_device, defvjp, dispatch
 from .tensor import Tensor, make, to_tensor
 
 __all__ = ["Variable"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.context import ACTIVE
 from ..core import dtypes
+from ..core.context import ACTIVE
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 

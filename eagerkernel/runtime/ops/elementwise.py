@@ -112,6 +112,7 @@ def add_n(inputs, name=None) -> Tensor:
             )
     return apply(_add_n, tuple(xs))
 
+
 _sub = Primitive("Sub", lambda xp, x, y: x - y)
 subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).")
 defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
