@@ -456,9 +456,8 @@ def test_op_without_gradient_raises_lookup_error_naming_it():
 
 
 def test_device_scope_is_per_thread():
-    import threading
-
     import contextlib
+    import threading
 
     # The count tests/test_devices.py uses; any earlier count with a GPU does too.
     with contextlib.suppress(RuntimeError):
