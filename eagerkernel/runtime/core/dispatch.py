@@ -135,27 +135,41 @@ def _observed(prim: Primitive, inputs: tuple, params: dict):
                 inputs = _place(inputs, scope)
                 break
     device = inputs[0]._device
-    for x in inputs:
-        if x._device is not device:
+    n = len(inputs)
+    if n == 2:
+        if inputs[1]._device is not device:
             raise device_mismatch(prim, inputs)
-    values = [x._value for x in inputs]
+    elif n != 1:
+        for x in inputs:
+            if x._device is not device:
+                raise device_mismatch(prim, inputs)
+    fwd = prim.fwd
     xp = device.xp
+    timed = ctx.timed
     try:
-        if ctx.timed:
+        if timed:
             if ctx.sync:
                 device.synchronize()
             t0 = _perf_counter()
-            out = prim.fwd(xp, *values, **params)
+        # Direct calls for one and two inputs without params: the common small ops.
+        if params:
+            out = fwd(xp, *[x._value for x in inputs], **params)
+        elif n == 2:
+            out = fwd(xp, inputs[0]._value, inputs[1]._value)
+        elif n == 1:
+            out = fwd(xp, inputs[0]._value)
+        else:
+            out = fwd(xp, *[x._value for x in inputs])
+        if timed:
             if ctx.sync:
                 device.synchronize()
             seconds = _perf_counter() - t0
         else:
-            out = prim.fwd(xp, *values, **params)
             seconds = None
     except MemoryError as exc:
         raise out_of_memory(prim, inputs, exc) from None
     except ValueError as exc:
-        if len(inputs) != 2 or params or values[0].shape == values[1].shape:
+        if n != 2 or params or inputs[0]._value.shape == inputs[1]._value.shape:
             raise
         raise shape_error(prim.name, inputs, exc) from None
     if prim.saves:
