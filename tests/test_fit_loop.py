@@ -669,11 +669,14 @@ def test_fit_bad_values_raise_value_error_naming_the_argument(kwargs, name):
         ({"sample_weight": np.ones(10)}, "sample_weight"),
         ({"batch_size": 4}, "batch_size"),
         ({"validation_split": 0.2}, "validation_split"),
+        ({"class_weight": {"a": 1.0}}, "class_weight"),
     ],
 )
 def test_fit_on_a_dataset_rejects_array_arguments(kwargs, name):
+    model = spy()
     with pytest.raises(ValueError, match=name):
-        spy().fit(DS, verbose=0, **kwargs)
+        model.fit(DS, verbose=0, **kwargs)
+    assert model.seen["train"] == []
 
 
 def test_evaluate_predict_compile_bad_values():
@@ -722,3 +725,16 @@ def test_no_warning_in_an_ordinary_fit():
         warnings.simplefilter("error")
         model.fit(DS, epochs=2, verbose=0, validation_data=DS)
         model.fit(X10, Y10, epochs=2, steps_per_epoch=2, batch_size=5, verbose=0)
+        model.fit(X10, Y10, batch_size=5, validation_data=DS, verbose=0)  # DS: its own batches
+    assert model.seen["test"][-5:] == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+
+
+def test_model_checkpoint_save_freq_counts_batches_across_epochs(tmp_path):
+    model = spy()
+    path = tmp_path / "w-{epoch}-{batch}.safetensors"
+    checkpoint = callbacks.ModelCheckpoint(str(path), save_freq=2)
+    model.fit(X10, Y10, batch_size=2, epochs=2, verbose=0, callbacks=[checkpoint])  # 5 a epoch
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [f"w-{e}-{b}.safetensors" for e, b in [(1, 2), (1, 4), (2, 1), (2, 3), (2, 5)]]
+    with pytest.raises(ValueError, match="save_freq"):
+        callbacks.ModelCheckpoint(str(path), save_freq="batch")

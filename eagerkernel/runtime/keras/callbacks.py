@@ -1,7 +1,9 @@
-"""Training callbacks (follow `tf.keras.callbacks`): History, EarlyStopping, ModelCheckpoint,
-LambdaCallback, and the tqdm progress bar that `fit(verbose=1)` shows.
+"""Training callbacks (follow `tf.keras.callbacks`): the `Callback` base with every Keras
+hook, `CallbackList`, History, EarlyStopping, ModelCheckpoint, LambdaCallback, and the tqdm
+progress bar of `fit`, `evaluate` and `predict` (`ProgbarLogger`).
 
-Logs are dicts of Python floats (``{"loss": 0.31, "accuracy": 0.9, "val_loss": ...}``).
+Logs are dicts of Python floats (``{"loss": 0.31, "accuracy": 0.9, "val_loss": ...}``);
+`predict`'s batch logs hold ``{"outputs": <NumPy arrays>}``.
 """
 
 from __future__ import annotations
@@ -413,13 +415,20 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model's weights after each epoch (follows `tf.keras.callbacks.ModelCheckpoint`).
+    """Saves the model's weights after each epoch, or every ``save_freq`` batches (follows
+    `tf.keras.callbacks.ModelCheckpoint`).
 
     Args:
-        filepath: may contain ``{epoch:02d}`` and log keys (``{val_loss:.2f}``).
+        filepath: may contain ``{epoch:02d}``, ``{batch}`` (with an integer ``save_freq``;
+            1-based, as ``epoch``) and log keys (``{val_loss:.2f}``).
         monitor, mode: which log decides "best" with ``save_best_only``.
         save_best_only: save only when ``monitor`` improved.
         save_weights_only: accepted; eagerkernel always saves weights (`Model.save_weights`).
+        save_freq: ``"epoch"`` (default), or an integer: save after every that many training
+            batches, counted across epochs (the logs are then the epoch's so far).
+
+    Raises:
+        ValueError: ``save_freq`` is neither "epoch" nor a positive integer; a bad ``mode``.
     """
 
     def __init__(
@@ -433,16 +442,46 @@ class ModelCheckpoint(Callback):
         save_freq="epoch",
     ):
         super().__init__()
+        if save_freq != "epoch" and (
+            isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq <= 0
+        ):
+            raise ValueError(
+                "save_freq must be 'epoch' or a positive integer (a number of batches). "
+                f"Received: save_freq={save_freq!r}"
+            )
         self.filepath = os.fspath(filepath)
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only
+        self.save_freq = save_freq
         self._better = _monitor_mode(monitor, mode)
         self.best = -math.inf if self._better is np.greater else math.inf
+        self._epoch = 0
+        self._since_save = 0
+        self._last_batch = None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        # batch indices restart each epoch (and jump with steps_per_execution), as in Keras
+        new_epoch = self._last_batch is None or batch <= self._last_batch
+        self._since_save += batch + 1 if new_epoch else batch - self._last_batch
+        self._last_batch = batch
+        if self._since_save >= self.save_freq:
+            self._since_save = 0
+            self._save(self._epoch, batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs)
+
+    def _save(self, epoch, batch, logs):
         logs = logs or {}
-        path = self.filepath.format(epoch=epoch + 1, **logs)
+        where = {} if batch is None else {"batch": batch + 1}
+        path = self.filepath.format(epoch=epoch + 1, **where, **logs)
         if self.save_best_only:
             value = logs.get(self.monitor)
             if value is None or not self._better(value, self.best):

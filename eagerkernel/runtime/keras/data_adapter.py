@@ -25,8 +25,10 @@ from ..core.tensor import Tensor, to_tensor
 
 __all__ = [
     "EpochIterator",
+    "check_steps",
     "class_weight_to_sample_weight",
     "get_adapter",
+    "grouped",
     "is_dataset",
     "train_validation_split",
     "unpack",
@@ -89,16 +91,12 @@ def _slice(arrays, idx):
     return nest.map_structure(lambda a: None if a is None else to_tensor(a[idx]), arrays)
 
 
-def class_weight_to_sample_weight(y, class_weight) -> np.ndarray:
-    """Per-example weights ``class_weight[class of y[i]]`` (1.0 for classes not in the dict).
+def _describe(value) -> str:
+    shape = getattr(value, "shape", None)
+    return f"{type(value).__name__} of shape {tuple(shape)}" if shape is not None else repr(value)
 
-    The class of a row is ``y`` itself for integer labels (rounded), the argmax of a one-hot
-    ``y`` (last axis > 1), or the single value of a last axis of 1 (follows Keras).
 
-    Raises:
-        ValueError: ``class_weight`` is not a dict of integer class indices, or ``y`` is nested
-            or missing.
-    """
+def _clean_class_weight(class_weight) -> dict:
     if not hasattr(class_weight, "items"):
         raise ValueError(
             "`class_weight` must be a dict mapping class indices to weights. Received: "
@@ -113,6 +111,20 @@ def class_weight_to_sample_weight(y, class_weight) -> np.ndarray:
                 "`class_weight` must map integer class indices to float weights. Received: "
                 f"the entry {key!r}: {value!r}."
             ) from None
+    return weights
+
+
+def class_weight_to_sample_weight(y, class_weight) -> np.ndarray:
+    """Per-example weights ``class_weight[class of y[i]]`` (1.0 for classes not in the dict).
+
+    The class of a row is ``y`` itself for integer labels (rounded), the argmax of a one-hot
+    ``y`` (last axis > 1), or the single value of a last axis of 1 (follows Keras).
+
+    Raises:
+        ValueError: ``class_weight`` is not a dict of integer class indices, or ``y`` is nested
+            or missing.
+    """
+    weights = _clean_class_weight(class_weight)
     if y is None or isinstance(y, (list, tuple, dict)):
         raise ValueError(
             "`class_weight` needs one array of targets `y` (a model with a single output). "
@@ -174,7 +186,7 @@ class _ArrayAdapter:
             if sample_weight is not None:
                 raise ValueError(
                     "`class_weight` and `sample_weight` cannot be given together. Received: "
-                    f"class_weight={class_weight!r} and a sample_weight."
+                    f"class_weight={class_weight!r} and sample_weight={_describe(sample_weight)}."
                 )
             sample_weight = class_weight_to_sample_weight(y, class_weight)
         self.arrays = (
@@ -266,13 +278,16 @@ def get_adapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight, m
         raise ValueError(f"shuffle must be True or False. Received: shuffle={shuffle!r}")
     if x is None:
         raise ValueError(f"{method}: no input data; pass `x` (arrays, Tensors or a Dataset).")
+    if class_weight is not None:
+        class_weight = _clean_class_weight(class_weight)  # bad values fail before training
     if is_dataset(x) or _is_iterator(x):
-        kind = "Dataset" if is_dataset(x) else "an iterator"
+        kind = "a Dataset" if is_dataset(x) else "an iterator"
         for name, value in (("y", y), ("sample_weight", sample_weight), ("batch_size", batch_size)):
             if value is not None:
                 raise ValueError(
                     f"{method}: `{name}` must not be given when x is {kind} (its elements are "
-                    f"batches (x, y) or (x, y, sample_weight)). Received: {name}={value!r}."
+                    "batches (x, y) or (x, y, sample_weight)). Received: "
+                    f"{name}={_describe(value)}."
                 )
         if is_dataset(x):
             return _DatasetAdapter(x, class_weight)

@@ -192,7 +192,7 @@ class Trainer:
             raise ValueError(
                 f"jit_compile must be True, False or 'auto'. Received: jit_compile={jit_compile!r}"
             )
-        if jit_compile is True:
+        if not isinstance(jit_compile, str) and jit_compile:
             warnings.warn(
                 "compile: jit_compile=True is not supported (eagerkernel has no XLA); proceeding "
                 "with jit_compile=False: the steps run eagerly.",
@@ -448,6 +448,8 @@ class Trainer:
         try:
             cb.on_train_begin()
             for epoch in range(initial_epoch, epochs):
+                # The epoch's first batch is drawn before on_epoch_begin, so that an epoch is
+                # never begun when the data has nothing left (a read-once iterator).
                 batches = train.epoch()
                 if batches is None:
                     train.warn_ran_out()
@@ -650,7 +652,8 @@ class Trainer:
             if sample_weight is not None:
                 raise ValueError(
                     "`class_weight` and `sample_weight` cannot be given together. Received: "
-                    f"class_weight={class_weight!r} and a sample_weight."
+                    f"class_weight={class_weight!r} and a sample_weight of shape "
+                    f"{np.shape(sample_weight)}."
                 )
             sample_weight = data_adapter.class_weight_to_sample_weight(y, class_weight)
         self.reset_metrics()
