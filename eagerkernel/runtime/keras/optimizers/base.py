@@ -32,6 +32,7 @@ import inspect
 import math
 import os
 import sys
+import typing
 import warnings
 
 import numpy as np
@@ -43,8 +44,9 @@ from ...core.tape import GradientTape
 from ...core.tensor import Tensor, make, to_tensor
 from ...core.variable import Variable
 from ...interrupts import deferred_interrupt
+from ...observers import Observers
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "SlotObserver"]
 
 
 # -- copy-on-write --------------------------------------------------------------------------------
@@ -199,6 +201,18 @@ def _scalar_variable(value, dtype, name: str) -> Variable:
         return Variable(value, trainable=False, name=name, dtype=dtype)
 
 
+class SlotObserver(typing.Protocol):
+    """What `Optimizer.slot_observers` calls; every optimizer notifies it."""
+
+    def slot_created(
+        self, optimizer: Optimizer, variable: Variable, slot_name: str, slot: Variable
+    ) -> None:
+        """``optimizer.add_slot`` created ``slot``, the slot ``slot_name`` of ``variable``;
+        called before `add_slot` returns it (so before the update that needed it). An
+        exception raised here propagates out of `add_slot` (and `apply_gradients`, before
+        any variable changed)."""
+
+
 class Optimizer:
     """Base class of optimizers (follows `tf.keras.optimizers.Optimizer`).
 
@@ -226,8 +240,15 @@ class Optimizer:
         TypeError: for an unknown keyword argument.
         ValueError: for a negative or non-numeric hyperparameter, or both clipnorm and
             global_clipnorm.
+
+    Observing slot creation: ``Optimizer.slot_observers.register(observer)`` makes every
+    optimizer call ``observer.slot_created(optimizer, variable, slot_name, slot)`` from
+    `add_slot` (see `SlotObserver`); the list holds observers weakly (see
+    `eagerkernel.runtime.observers.Observers`). Checkpoints use it to assign slot values
+    saved before the slots existed.
     """
 
+    slot_observers: typing.ClassVar[Observers] = Observers()
     _warn_none_gradients = True
 
     def __init__(
@@ -268,9 +289,6 @@ class Optimizer:
         self._slot_order: list[Variable] = []
         self._scratch: dict = {}
         self._parallel: list | None = None  # the kernels of this step, while one is applied
-        # Called as hook(variable, slot_name, slot) after a slot is created (checkpoints use
-        # it to restore values saved before the slot existed).
-        self._slot_hooks: list = []
 
     def _hyper(self, arg: str, value, lo: float = 0.0, hi: float | None = None):
         """``value`` as a float checked to lie in ``[lo, hi]`` (None stays None)."""
@@ -359,6 +377,9 @@ class Optimizer:
 
         Args:
             initializer: ``"zeros"``, ``"ones"``, or a number to fill with.
+
+        A new slot is reported to `Optimizer.slot_observers` (``slot_created``) before it is
+        returned; a checkpoint restored earlier assigns its saved value then.
         """
         entry = self._slots.get(var._uid)
         if entry is None:
@@ -375,8 +396,8 @@ class Optimizer:
             )
         slots[slot_name] = slot
         self._slot_order.append(slot)
-        for hook in self._slot_hooks:
-            hook(var, slot_name, slot)
+        if Optimizer.slot_observers:
+            Optimizer.slot_observers.notify("slot_created", self, var, slot_name, slot)
         return slot
 
     def get_slot(self, var: Variable, slot_name: str) -> Variable:
