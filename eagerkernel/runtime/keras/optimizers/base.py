@@ -46,7 +46,7 @@ from ...core.variable import Variable
 from ...interrupts import deferred_interrupt
 from ...observers import Observers
 
-__all__ = ["Optimizer", "SlotObserver"]
+__all__ = ["Optimizer", "SlotObserver", "mutable_array"]
 
 
 # -- copy-on-write --------------------------------------------------------------------------------
@@ -89,8 +89,14 @@ def _owned(array) -> bool:
     )
 
 
-def _mutable(variable):
-    """``variable``'s array, ready to be written in place (copied first if it is shared)."""
+def mutable_array(variable: Variable):
+    """``variable``'s array (NumPy or CuPy), ready to be written in place: an update rule
+    (`Optimizer.update_step`) writes a variable or slot only through it.
+
+    The array is the variable's own when nothing else references it; otherwise (a tape's
+    saved read, an array the user got from ``numpy()``, a view) the variable first gets a
+    copy, so that nobody sees a value change under them (see the module docstring).
+    """
     if _owned(variable._value):
         return variable._value
     with _on(variable._device):
@@ -109,7 +115,7 @@ def _on(device):
 def _scale(variable, factor: float) -> None:
     # A function of its own, so that no local of the caller keeps the array referenced (that
     # would make the next `_owned` check fail and cost a copy).
-    arr = _mutable(variable)
+    arr = mutable_array(variable)
     arr *= factor
 
 
@@ -472,8 +478,8 @@ class Optimizer:
         """
         xp = variable._device.xp
         tmp = self._scratch_for(variable)
-        arrays = [_mutable(variable)]
-        arrays += [_mutable(self.get_slot(variable, name)) for name in slot_names]
+        arrays = [mutable_array(variable)]
+        arrays += [mutable_array(self.get_slot(variable, name)) for name in slot_names]
         if (
             self._parallel is not None
             and xp is np
@@ -491,8 +497,8 @@ class Optimizer:
 
         Args:
             gradient: an array (NumPy or CuPy) of the variable's shape, dtype and device.
-            variable: the Variable; write through ``_mutable(variable)`` and slots through
-                ``_mutable(self.get_slot(variable, name))``.
+            variable: the Variable; write through ``mutable_array(variable)`` and slots through
+                ``mutable_array(self.get_slot(variable, name))``.
             learning_rate: this step's rate, a Python float.
         """
         raise NotImplementedError(f"{type(self).__name__} must implement update_step.")
@@ -587,7 +593,7 @@ class Optimizer:
             with _on(slot._device):
                 tiny = xp.abs(value) < FLUSH_BELOW
                 if tiny.any():
-                    xp.copyto(_mutable(slot), 0, where=tiny)
+                    xp.copyto(mutable_array(slot), 0, where=tiny)
 
     def _update_one(self, g, v: Variable, lr: float, wd) -> None:
         if wd:
@@ -704,9 +710,36 @@ class Optimizer:
         >>> w.numpy()
         np.float32(1.5)
         """
-        loss_value, tape, var_list = _run_loss(self, loss, var_list, tape)
+        return self.apply_gradients(self._compute_gradients(loss, var_list, grad_loss, tape))
+
+    def _compute_gradients(self, loss, var_list, grad_loss=None, tape=None) -> list:
+        """``[(gradient, variable)]`` of ``loss`` (`minimize`'s arguments and errors): runs a
+        callable loss under a new tape, or takes a Tensor loss recorded by ``tape``."""
+        where = f"{type(self).__name__}.minimize"
+        if callable(loss):
+            with GradientTape() as tape:
+                if var_list is not None and not callable(var_list):
+                    tape.watch(var_list)
+                loss_value = loss()
+        else:
+            if tape is None:
+                raise ValueError(
+                    f"{where}: `tape` is required when a Tensor loss is passed; pass a "
+                    "zero-argument callable instead, e.g. lambda: loss_fn(model(x), y)."
+                )
+            loss_value = loss
+        if not isinstance(loss_value, Tensor):
+            raise TypeError(
+                f"{where}: the loss must be a Tensor, got {type(loss_value).__name__} "
+                f"{loss_value!r:.60}."
+            )
+        if callable(var_list):
+            var_list = var_list()
+        if var_list is None:
+            var_list = [v for v in tape.watched_variables() if v.trainable]
+        var_list = nest.flatten(var_list)
         grads = tape.gradient(loss_value, var_list, output_gradients=grad_loss)
-        return self.apply_gradients(zip(grads, var_list))
+        return list(zip(grads, var_list))
 
     # -- configuration --------------------------------------------------------------------------
     def get_config(self) -> dict:
@@ -739,33 +772,6 @@ class Optimizer:
         lr = self._learning_rate
         shown = f"{float(lr._value):g}" if isinstance(lr, Tensor) else repr(lr)
         return f"<{type(self).__name__} learning_rate={shown} iterations={int(self._iterations)}>"
-
-
-def _run_loss(opt, loss, var_list, tape):
-    """Runs a callable loss under a tape; returns (loss, tape, flat var_list)."""
-    where = f"{type(opt).__name__}.minimize"
-    if callable(loss):
-        with GradientTape() as tape:
-            if var_list is not None and not callable(var_list):
-                tape.watch(var_list)
-            loss_value = loss()
-    else:
-        if tape is None:
-            raise ValueError(
-                f"{where}: `tape` is required when a Tensor loss is passed; pass a "
-                "zero-argument callable instead, e.g. lambda: loss_fn(model(x), y)."
-            )
-        loss_value = loss
-    if not isinstance(loss_value, Tensor):
-        raise TypeError(
-            f"{where}: the loss must be a Tensor, got {type(loss_value).__name__} "
-            f"{loss_value!r:.60}."
-        )
-    if callable(var_list):
-        var_list = var_list()
-    if var_list is None:
-        var_list = [v for v in tape.watched_variables() if v.trainable]
-    return loss_value, tape, nest.flatten(var_list)
 
 
 def _xp(array):
