@@ -15,23 +15,15 @@ rest, once, for every optimizer:
    is user code, or NumPy set to raise on floating-point errors) the old arrays are kept aside
    and put back if anything raises.
 
-Updates are in place, copy-on-write. A Variable's assignments replace its array, so a tape that
-recorded an earlier read keeps seeing the value it read and ``v.numpy()`` never changes under
-the caller. The optimizer keeps that promise while writing in place whenever it can: it writes
-into a variable's (or slot's) array only if nothing else references that array (`_owned`);
-otherwise it first replaces the array by a copy and writes into the copy. A plain training
-step (the tape released by `gradient`) therefore updates the weights in place, with no new
-arrays, while a persistent tape's snapshot or an array the user kept stays untouched.
+Updates are in place and copy-on-write (see `eagerkernel.runtime.keras.optimizers.inplace`):
+an update rule writes a variable or slot only through `mutable_array`, and nobody who holds a
+read of it sees the value change.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
 import inspect
 import math
-import os
-import sys
 import typing
 import warnings
 
@@ -45,142 +37,25 @@ from ...core.tensor import Tensor, make, to_tensor
 from ...core.variable import Variable
 from ...interrupts import deferred_interrupt
 from ...observers import Observers
+from .inplace import CHUNK as CHUNK
+from .inplace import mutable_array, on_device, run_parallel, scale_in_place
 
 __all__ = ["Optimizer", "SlotObserver", "mutable_array"]
 
 
-# -- copy-on-write --------------------------------------------------------------------------------
-
-
-def _refcount(array) -> int:
-    # Same call shape as `_owned` below: the array arrives as the only argument.
-    return sys.getrefcount(array)
-
-
-class _Probe:
-    __slots__ = ("_value",)
-
-
-def _unshared_count() -> int:
-    # The reference count an array has when one object slot holds it and it is passed as an
-    # argument, measured here rather than assumed: it depends on the interpreter version.
-    probe = _Probe()
-    probe._value = np.empty(1)
-    return _refcount(probe._value)
-
-
-_UNSHARED = _unshared_count()
-
-
-def _owned(array) -> bool:
-    """True if ``array`` may be written in place: the Variable holding it is its only owner.
-
-    Call it as ``_owned(v._value)`` (the same call shape as the calibration above). Any other
-    reference (a tape's snapshot of an earlier read, a Tensor from ``read_value()``, an array
-    the user got from ``numpy()``, a NumPy view, whose ``base`` references the array) raises
-    the count above ``_UNSHARED``. The array must also own its memory (``base is None``: a view
-    would write into another array) and be writeable (NumPy scalars and read-only arrays are
-    not).
-    """
-    return (
-        sys.getrefcount(array) <= _UNSHARED
-        and array.base is None
-        and getattr(array.flags, "writeable", True)  # CuPy's flags have no `writeable`
-    )
-
-
-def mutable_array(variable: Variable):
-    """``variable``'s array (NumPy or CuPy), ready to be written in place: an update rule
-    (`Optimizer.update_step`) writes a variable or slot only through it.
-
-    The array is the variable's own when nothing else references it; otherwise (a tape's
-    saved read, an array the user got from ``numpy()``, a view) the variable first gets a
-    copy, so that nobody sees a value change under them (see the module docstring).
-    """
-    if _owned(variable._value):
-        return variable._value
-    with _on(variable._device):
-        arr = variable._device.xp.array(variable._value, copy=True)
-    variable._value = arr
-    return arr
-
-
-def _on(device):
-    """Context making ``device`` CuPy's current device (new arrays and kernels go there)."""
-    if device.xp is np:
-        return contextlib.nullcontext()
-    return device.xp.cuda.Device(device.index)
-
-
-def _scale(variable, factor: float) -> None:
-    # A function of its own, so that no local of the caller keeps the array referenced (that
-    # would make the next `_owned` check fail and cost a copy).
-    arr = mutable_array(variable)
-    arr *= factor
-
-
-# -- parallel elementwise updates -----------------------------------------------------------------
+# -- the update's policy --------------------------------------------------------------------------
 
 PARALLEL_MIN = 1 << 19  # elements: below this a variable's update runs at once, unsplit
 # Subnormal floats. A slot whose gradient stays zero (a dead ReLU's weights, a pixel that is
 # always 0) decays geometrically (Adam's m by beta_1 = 0.9 a step) and reaches the subnormal
-# range after some 800 steps, where x86 arithmetic takes microcode assists: the update becomes
-# 5x slower. TensorFlow flushes subnormals to zero in its CPU threads; NumPy cannot set the FPU
-# flags, so every FLUSH_EVERY steps the slots' entries below FLUSH_BELOW become exact zeros.
-# From 1e-30, 0.9 a step needs about 175 steps to go subnormal (below 1.2e-38), so none does;
-# the update they would have made is below lr * 1e-30 / epsilon, far under float32's precision.
+# range after some 800 steps, where x86 arithmetic takes microcode assists and the update
+# becomes several times slower. TensorFlow flushes subnormals to zero in its CPU threads; NumPy
+# cannot set the FPU flags, so every FLUSH_EVERY steps the slots' entries below FLUSH_BELOW
+# become exact zeros. From 1e-30, 0.9 a step needs about 175 steps to go subnormal (below
+# 1.2e-38), so none does; the update they would have made is below lr * 1e-30 / epsilon, far
+# under float32's precision.
 FLUSH_EVERY = 100
 FLUSH_BELOW = 1e-30
-CHUNK = 1 << 15  # elements per kernel call: a chunk of every array stays in the L2 cache
-_pool: list = []  # [ThreadPoolExecutor], created on first use
-
-
-def _cores() -> int:
-    try:
-        return max(1, min(len(os.sched_getaffinity(0)), 8))
-    except AttributeError:  # not Linux
-        return max(1, min(os.cpu_count() or 1, 8))
-
-
-def _workers():
-    if not _pool:
-        _pool.append(
-            concurrent.futures.ThreadPoolExecutor(
-                max_workers=_cores() - 1, thread_name_prefix="eagerkernel-optimizer"
-            )
-        )
-    return _pool[0]
-
-
-def _run_parts(tasks: list, part: int, parts: int, errstate: dict) -> None:
-    """Runs part ``part`` of ``parts`` of every task (a contiguous slice of its flat arrays)."""
-    with np.errstate(**errstate):  # NumPy's error state is per thread: use the caller's
-        for kernel, tmp, g, arrays, scalars in tasks:
-            n = tmp.size
-            flat = [tmp.reshape(-1), g.reshape(-1), *(a.reshape(-1) for a in arrays)]
-            for lo in range(n * part // parts, n * (part + 1) // parts, CHUNK):
-                hi = min(lo + CHUNK, n * (part + 1) // parts)
-                kernel(np, *(a[lo:hi] for a in flat), **scalars)
-
-
-def _run_parallel(tasks: list) -> None:
-    """Runs the collected kernels, each split over the cores; re-raises a worker's error."""
-    parts = _cores()
-    errstate = np.geterr()
-    if parts == 1:
-        _run_parts(tasks, 0, 1, errstate)
-        return
-    pool = _workers()
-    futures = [pool.submit(_run_parts, tasks, k, parts, errstate) for k in range(1, parts)]
-    try:
-        _run_parts(tasks, 0, parts, errstate)
-    finally:
-        # Wait for every worker, even after an error here: no thread may still be writing
-        # into the arrays when the caller restores its backup.
-        errors = [f.exception() for f in futures]
-    for exc in errors:
-        if exc is not None:
-            raise exc
 
 
 class _VariableList(list):
@@ -394,7 +269,7 @@ class Optimizer:
         if slot_name in slots:
             return slots[slot_name]
         fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
-        with _on(var._device):
+        with on_device(var._device):
             value = var._device.xp.full(var._value.shape, fill, dtype=var._value.dtype)
         with device_scope(var._device):
             slot = Variable(
@@ -463,7 +338,7 @@ class Optimizer:
         key = (id(variable._device), value.shape, value.dtype.str)
         buf = self._scratch.get(key)
         if buf is None:
-            with _on(variable._device):
+            with on_device(variable._device):
                 buf = variable._device.xp.empty(value.shape, dtype=value.dtype)
             self._scratch[key] = buf
         return buf
@@ -546,7 +421,7 @@ class Optimizer:
         constrained = [v for v in variables if v.constraint is not None]
         backup = None
         if constrained or _fp_errors_raise():
-            # Holding the old arrays here also makes `_owned` false for all of them, so the
+            # Holding the old arrays here also makes them shared (`mutable_array` copies), so the
             # update below copies instead of writing in place and the backup stays intact.
             backup = self._state_arrays(variables, counters)
         with deferred_interrupt():  # Ctrl-C lands between steps, never inside one
@@ -559,7 +434,7 @@ class Optimizer:
             wd = self.weight_decay
             for g, v in pairs:
                 if v._device.xp is not np:  # CuPy: run the kernels on the variable's GPU
-                    with _on(v._device):
+                    with on_device(v._device):
                         self._update_one(g, v, lr, wd)
                 else:
                     self._update_one(g, v, lr, wd)
@@ -567,7 +442,7 @@ class Optimizer:
                     self._rescalar(v)
             tasks, self._parallel = self._parallel, None
             if tasks:
-                _run_parallel(tasks)
+                run_parallel(tasks)
             for counter in (self._iterations, *counters):
                 counter._value = counter._value + 1
             if int(self._iterations._value) % FLUSH_EVERY == 0:
@@ -590,14 +465,14 @@ class Optimizer:
             if value.dtype.kind != "f" or not value.shape:
                 continue
             xp = slot._device.xp
-            with _on(slot._device):
+            with on_device(slot._device):
                 tiny = xp.abs(value) < FLUSH_BELOW
                 if tiny.any():
                     xp.copyto(mutable_array(slot), 0, where=tiny)
 
     def _update_one(self, g, v: Variable, lr: float, wd) -> None:
         if wd:
-            _scale(v, 1.0 - wd * lr)
+            scale_in_place(v, 1.0 - wd * lr)
         self.update_step(g, v, lr)
 
     def _rescalar(self, v: Variable) -> None:
