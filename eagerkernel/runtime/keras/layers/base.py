@@ -101,15 +101,28 @@ class LayerObserver(typing.Protocol):
     An observer must not create weights of the layer it is told about; it may assign them.
     An exception it raises propagates out of the `add_weight` or the layer call that
     notified it.
+
+    >>> class Log:
+    ...     def weight_created(self, layer, variable):
+    ...         print("created", variable.name)
+    ...     def layer_built(self, layer):
+    ...         print("built", layer.name)
+    >>> log = Log()
+    >>> ek.keras.layers.Layer.variable_observers.register(log)
+    >>> _ = ek.keras.layers.Dense(2, name="d")(ek.ones((1, 3)))
+    created d/kernel:0
+    created d/bias:0
+    built d
+    >>> ek.keras.layers.Layer.variable_observers.unregister(log)
     """
 
     def weight_created(self, layer: Layer, variable: Variable) -> None:
         """``layer.add_weight`` created ``variable`` and tracks it (in ``layer.weights``);
-        called before `add_weight` returns it, so inside the layer's `build`."""
+        called before `add_weight` returns it (so within `build`, for weights `build` makes)."""
 
     def layer_built(self, layer: Layer) -> None:
-        """The first call of ``layer`` ran its `build` (``layer.built`` is now True);
-        called before `call` runs. Variables that `build` created without `add_weight`, and
+        """A call of ``layer`` found it unbuilt and ran its `build` (``layer.built`` is now
+        True); called before `call` runs. Variables that `build` created without `add_weight`, and
         sublayers it created and built, exist now."""
 
 

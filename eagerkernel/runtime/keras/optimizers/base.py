@@ -83,7 +83,19 @@ def _scalar_variable(value, dtype, name: str) -> Variable:
 
 
 class SlotObserver(typing.Protocol):
-    """What `Optimizer.slot_observers` calls; every optimizer notifies it."""
+    """What `Optimizer.slot_observers` calls; every optimizer notifies it.
+
+    >>> class Log:
+    ...     def slot_created(self, optimizer, variable, slot_name, slot):
+    ...         print(slot_name, slot.name)
+    >>> log = Log()
+    >>> ek.keras.optimizers.Optimizer.slot_observers.register(log)
+    >>> w = ek.Variable([1.0], name="w")
+    >>> _ = ek.keras.optimizers.Adam().apply_gradients([(ek.constant([1.0]), w)])
+    m w/m:0
+    v w/v:0
+    >>> ek.keras.optimizers.Optimizer.slot_observers.unregister(log)
+    """
 
     def slot_created(
         self, optimizer: Optimizer, variable: Variable, slot_name: str, slot: Variable
