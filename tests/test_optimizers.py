@@ -14,7 +14,7 @@ from eagerkernel.runtime.compat import v1 as compat_v1
 from eagerkernel.runtime.core.device import Device
 from eagerkernel.runtime.keras import optimizers
 from eagerkernel.runtime.keras.optimizers import base as opt_base
-from eagerkernel.runtime.keras.optimizers import schedules
+from eagerkernel.runtime.keras.optimizers import inplace, schedules
 from eagerkernel.runtime.native import kernels
 
 train = compat_v1.train
@@ -156,7 +156,7 @@ def test_split_updates_match_the_closed_form(monkeypatch, make, expected):
     # NumPy kernel too: its C kernel, which runs whole, is switched off).
     monkeypatch.setattr(kernels, "_kernels", None)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(opt_base, "_cores", lambda: 3)
+    monkeypatch.setattr(inplace, "_cores", lambda: 3)
     _, got = run(make())
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
@@ -169,14 +169,14 @@ def test_large_variables_split_over_threads_match_the_unsplit_update(monkeypatch
     x0 = rng.standard_normal((300, 257)).astype(np.float32)  # above PARALLEL_MIN, not CHUNK
     grads = [rng.standard_normal(x0.shape).astype(np.float32) for _ in range(3)]
     threads = set()
-    kernel_runner = opt_base._run_parts
+    kernel_runner = inplace._run_parts
 
     def spy(*args):
         threads.add(threading.current_thread().name)
         kernel_runner(*args)
 
-    monkeypatch.setattr(opt_base, "_run_parts", spy)
-    monkeypatch.setattr(opt_base, "_cores", lambda: 2)
+    monkeypatch.setattr(inplace, "_run_parts", spy)
+    monkeypatch.setattr(inplace, "_cores", lambda: 2)
     _, split = run(make(), x0=x0, grads=grads)
     assert "MainThread" in threads
     assert any(t.startswith("eagerkernel-optimizer") for t in threads)
@@ -190,7 +190,7 @@ def test_large_variables_split_over_threads_match_the_unsplit_update(monkeypatch
 
 def test_a_worker_error_rolls_back_a_split_update(monkeypatch):
     monkeypatch.setattr(kernels, "_kernels", None)  # Adam's NumPy kernel, split over threads
-    monkeypatch.setattr(opt_base, "_cores", lambda: 2)
+    monkeypatch.setattr(inplace, "_cores", lambda: 2)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1 << 15)
     v = ek.Variable(np.ones(1 << 16, np.float32))
     opt = optimizers.Adam(0.1)
@@ -493,7 +493,7 @@ def test_wrong_items_raise_type_errors():
 def owned(holder) -> bool:
     # The call shape the optimizer uses; an `assert` would keep `holder._value` referenced
     # in pytest's rewritten temporaries.
-    return opt_base._owned(holder._value)
+    return inplace._owned(holder._value)
 
 
 def test_owned_detects_other_references():

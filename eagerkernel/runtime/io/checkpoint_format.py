@@ -1,0 +1,276 @@
+"""The checkpoint file format: safetensors arrays plus a JSON object graph, written atomically.
+
+`eagerkernel.runtime.io.checkpoint` decides *what* is saved (the object graph and its paths);
+this module decides *how* it is stored and read back, and owns the directory's state file.
+
+File format (version 1)
+-----------------------
+A checkpoint with prefix ``P`` is one file, ``P.safetensors`` (``P`` itself when it already
+ends in ``.safetensors``, as `Model.save_weights` paths may):
+
+- the arrays, stored with safetensors (a JSON header plus raw little-endian bytes; it
+  cannot run code when read, unlike pickle). Tensor key = object path, so
+  ``safetensors.numpy.load_file(P + ".safetensors")`` gives ``{path: array}``.
+- the header's ``__metadata__`` (string to string) holds:
+  ``"eagerkernel.graph"``: JSON text ``{"format": "eagerkernel-checkpoint",
+  "format_version": 1, "library_version": ..., "objects": {path: class name},
+  "variables": {path: {"dtype", "shape", "sha256"}}}`` (``sha256``: hex digest of the
+  array's C-order bytes), and ``"eagerkernel.graph_sha256"``: the digest of that JSON text.
+
+A directory of checkpoints also holds the *state file* ``checkpoint``, TensorFlow's text
+format, names relative to the directory, the latest first::
+
+    model_checkpoint_path: "ckpt-3"
+    all_model_checkpoint_paths: "ckpt-2"
+    all_model_checkpoint_paths: "ckpt-3"
+
+Integrity
+---------
+Every file is written to a temporary file in the same directory, flushed, fsynced, renamed
+over its final name (`os.replace`, atomic on POSIX and Windows) and the directory fsynced.
+The state file is written last, so it only ever names complete checkpoints, and a
+`CheckpointManager` deletes old checkpoints only after the state file stopped naming them.
+A crash at any moment leaves the previous checkpoint and state file intact.
+
+Reading checks the header, every array's dtype, shape and sha256, and the graph digest, and
+raises `CheckpointError` (a ValueError) naming the file and the object path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import struct
+import tempfile
+
+import numpy as np
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "STATE_FILE",
+    "CheckpointError",
+    "atomic_write",
+    "data_file",
+    "encode",
+    "latest_checkpoint",
+    "list_variables",
+    "load_checkpoint_arrays",
+    "read_checkpoint",
+    "read_state",
+    "write_state",
+]
+
+FORMAT = "eagerkernel-checkpoint"
+FORMAT_VERSION = 1
+STATE_FILE = "checkpoint"
+_GRAPH_KEY = "eagerkernel.graph"
+_GRAPH_SHA_KEY = "eagerkernel.graph_sha256"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint is unreadable, corrupt, or does not fit the objects restored into."""
+
+
+def data_file(prefix) -> str:
+    """The file a checkpoint prefix names: ``prefix + ".safetensors"``, or ``prefix`` itself
+    when it already ends in ``.safetensors``.
+
+    >>> data_file("run/ckpt-3"), data_file("weights.safetensors")
+    ('run/ckpt-3.safetensors', 'weights.safetensors')
+    """
+    prefix = os.fspath(prefix)
+    return prefix if prefix.endswith(".safetensors") else prefix + ".safetensors"
+
+
+def _c_order(array) -> np.ndarray:
+    # Not np.ascontiguousarray: it turns a 0-d array into shape (1,).
+    a = np.asarray(array)
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+
+def _digest(array: np.ndarray) -> str:
+    return hashlib.sha256(_c_order(array).tobytes()).hexdigest()
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # Windows cannot open directories; its rename is durable enough
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Writes ``data`` to ``path`` so that a crash leaves either the old or the new file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(directory)
+
+
+def encode(variables: dict, objects: dict) -> bytes:
+    """The bytes of a checkpoint file (see the module docstring).
+
+    Args:
+        variables: ``{object path: Variable}``; their values are stored.
+        objects: ``{object path: object}``; their class names are stored.
+    """
+    from safetensors.numpy import save
+
+    from ... import __version__
+
+    arrays = {}
+    entries = {}
+    for path, v in variables.items():
+        a = _c_order(v.numpy())
+        arrays[path] = a
+        entries[path] = {"dtype": a.dtype.name, "shape": list(a.shape), "sha256": _digest(a)}
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "library_version": __version__,
+        "objects": {p: type(o).__name__ for p, o in objects.items()},
+        "variables": entries,
+    }
+    text = json.dumps(meta, sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return save(arrays, metadata={_GRAPH_KEY: text, _GRAPH_SHA_KEY: digest})
+
+
+def read_checkpoint(prefix) -> tuple[str, dict, dict]:
+    """``(file, graph metadata, {path: array})`` of a checkpoint, fully verified.
+
+    Raises:
+        CheckpointError: missing, truncated or corrupt file (named, with the object path
+            when one is at fault).
+    """
+    from safetensors.numpy import load
+
+    path = data_file(prefix)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise CheckpointError(
+            f"Checkpoint file {path} does not exist (prefix {os.fspath(prefix)!r})."
+        ) from None
+    except OSError as exc:
+        raise CheckpointError(f"Checkpoint file {path} cannot be read: {exc}.") from None
+
+    def bad(why: str) -> CheckpointError:
+        return CheckpointError(f"Checkpoint file {path} is corrupt or truncated: {why}.")
+
+    if len(data) < 8:
+        raise bad(f"{len(data)} bytes, shorter than the safetensors header length")
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > len(data) - 8:
+        raise bad(f"the header claims {n} bytes, the file has {len(data) - 8} after it")
+    try:
+        header = json.loads(data[8 : 8 + n])
+        text = header["__metadata__"][_GRAPH_KEY]
+        digest = header["__metadata__"][_GRAPH_SHA_KEY]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise bad(f"its header is not an eagerkernel checkpoint header ({exc!r})") from None
+    if hashlib.sha256(text.encode()).hexdigest() != digest:
+        raise bad("the object graph does not match its checksum")
+    meta = json.loads(text)
+    if meta.get("format") != FORMAT or meta.get("format_version", 0) > FORMAT_VERSION:
+        raise CheckpointError(
+            f"Checkpoint file {path} has format {meta.get('format')!r} version "
+            f"{meta.get('format_version')}; this eagerkernel reads {FORMAT!r} up to version "
+            f"{FORMAT_VERSION}."
+        )
+    try:
+        arrays = load(data)
+    except Exception as exc:  # safetensors raises its own error types
+        raise bad(f"safetensors cannot parse it ({exc})") from None
+    entries = meta["variables"]
+    for key in sorted(set(entries) ^ set(arrays)):
+        raise bad(f"object path {key!r} is in the {'graph' if key in entries else 'arrays'} only")
+    for key, entry in entries.items():
+        a = arrays[key]
+        if a.dtype.name != entry["dtype"] or list(a.shape) != entry["shape"]:
+            raise bad(
+                f"object path {key!r} is stored as {a.dtype.name}{list(a.shape)}, the graph "
+                f"says {entry['dtype']}{entry['shape']}"
+            )
+        if _digest(a) != entry["sha256"]:
+            raise bad(f"object path {key!r}: the array's sha256 checksum does not match")
+    return path, meta, arrays
+
+
+def load_checkpoint_arrays(prefix) -> dict:
+    """``{object path: NumPy array}`` of a checkpoint, verified (raises `CheckpointError`)."""
+    return read_checkpoint(prefix)[2]
+
+
+def list_variables(prefix) -> list:
+    """``[(object path, shape)]`` of a checkpoint, sorted (follows `tf.train.list_variables`)."""
+    _, meta, _ = read_checkpoint(prefix)
+    return sorted((p, tuple(e["shape"])) for p, e in meta["variables"].items())
+
+
+# -- state file --------------------------------------------------------------------------------
+
+_STATE_LINE = re.compile(r'^(model_checkpoint_path|all_model_checkpoint_paths):\s*"(.*)"\s*$')
+
+
+def read_state(directory) -> tuple[str | None, list]:
+    """``(latest, all)`` as absolute prefixes from ``directory``'s state file."""
+    directory = os.fspath(directory)
+    try:
+        with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (FileNotFoundError, NotADirectoryError):
+        return None, []
+    latest, everything = None, []
+    for line in lines:
+        m = _STATE_LINE.match(line.strip())
+        if m is None:
+            continue
+        value = os.path.join(directory, json.loads(f'"{m.group(2)}"'))
+        if m.group(1) == "model_checkpoint_path":
+            latest = value
+        else:
+            everything.append(value)
+    return latest, everything
+
+
+def write_state(directory: str, latest: str, everything: list) -> None:
+    """Atomically writes ``directory``'s state file: ``latest`` and ``everything`` (absolute
+    prefixes, oldest first) as names relative to ``directory``."""
+
+    def rel(p: str) -> str:
+        return json.dumps(os.path.relpath(p, directory))
+
+    lines = [f"model_checkpoint_path: {rel(latest)}"]
+    lines += [f"all_model_checkpoint_paths: {rel(p)}" for p in everything]
+    atomic_write(os.path.join(directory, STATE_FILE), ("\n".join(lines) + "\n").encode())
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:
+    """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None
+    (follows `tf.train.latest_checkpoint`)."""
+    latest, _ = read_state(checkpoint_dir)
+    if latest is None or not os.path.exists(data_file(latest)):
+        return None
+    return latest
