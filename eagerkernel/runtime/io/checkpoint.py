@@ -74,8 +74,6 @@ __all__ = [
 ]
 
 _SLOT = ".OPTIMIZER_SLOT"
-# The name keras/models.py imports (save_weights); `data_file` is the public one.
-_data_file = data_file
 
 # -- object graph ------------------------------------------------------------------------------
 

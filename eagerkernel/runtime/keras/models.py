@@ -108,10 +108,11 @@ class Model(Trainer, Layer):
         Raises:
             FileExistsError: the file exists and ``overwrite`` is False.
         """
-        from ..io.checkpoint import Checkpoint, _data_file
+        from ..io.checkpoint import Checkpoint
+        from ..io.checkpoint_format import data_file
 
         filepath = os.fspath(filepath)
-        if not overwrite and os.path.exists(_data_file(filepath)):
+        if not overwrite and os.path.exists(data_file(filepath)):
             raise FileExistsError(f"save_weights: {filepath} exists and overwrite=False.")
         Checkpoint(model=self).write(filepath)
 
