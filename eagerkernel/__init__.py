@@ -27,6 +27,7 @@ from .runtime.compat import layers
 from .runtime.compat.layers import Network
 from .runtime.compat.v1 import losses, metrics, train
 from .runtime.config import num_gpus
+from .runtime.core import errors
 from .runtime.core.device import device
 from .runtime.core.dtypes import (
     DType,
@@ -49,6 +50,7 @@ from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
 from .runtime.core.variable import Variable
 from .runtime.data import Iterator, TensorSpec
+from .runtime.data import iterator as _data_iterator
 from .runtime.io import summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.ops import *  # noqa: F403
@@ -73,8 +75,9 @@ def enable_eager_execution(*args, **kwargs) -> None:
     """Accepted and ignored: execution is always eager (TensorFlow 1.x guides call it)."""
 
 
-# `ek.experimental.dlpack.from_dlpack` / `to_dlpack`, as `tf.experimental.dlpack`.
-experimental = _types.SimpleNamespace(dlpack=dlpack)
+# `ek.experimental.dlpack.from_dlpack` / `to_dlpack`, as `tf.experimental.dlpack`, and
+# `ek.experimental.Optional`, as `tf.experimental.Optional`.
+experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Optional)
 
 # `tfe = tf.contrib.eager` gives this same namespace, as the TF 1.x eager guides expect.
 contrib = _types.SimpleNamespace()

@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from .core import dtypes
+from .core.allocation import check_allocation, is_oom, out_of_memory
 from .core.device import current_device
+from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 
 __all__ = ["normal", "set_seed", "shuffle", "uniform"]
@@ -105,16 +107,36 @@ def _param(value, xp):
     return xp.asarray(value)
 
 
-def _shape(shape) -> tuple:
+def _shape(shape, op: str, dtype, device) -> tuple:
+    """``shape`` as a tuple of ints, checked: negative sizes raise InvalidArgumentError, sizes
+    the device cannot hold ResourceExhaustedError (before anything is drawn)."""
     if isinstance(shape, Tensor):
         shape = shape.numpy().tolist()
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    try:
+        shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(map(int, shape))
+    except (TypeError, ValueError):
+        raise TypeError(f"{op}: shape must be a sequence of ints, got {shape!r:.80}.") from None
+    if any(n < 0 for n in shape):
+        raise InvalidArgumentError(None, op, f"{op}: shape must be non-negative, got {shape}.")
+    # The draws are float64 (or int64) arrays, then cast to ``dtype``.
+    check_allocation(op, shape, dtype, device, scratch_itemsize=8)
+    return shape
+
+
+def _drawing(op: str, shape: tuple, dtype, device, draw):
+    """Runs ``draw()``; the allocator's failure becomes TensorFlow's OOM error."""
+    try:
+        return draw()
+    except (MemoryError, ValueError) as exc:
+        if is_oom(exc):
+            raise out_of_memory(op, shape, dtype, device) from None
+        raise
 
 
 def _float_dtype(dtype, op: str) -> np.dtype:
     dt = dtypes.numpy_dtype(dtype)
-    if dt.kind != "f":
-        raise TypeError(f"{op}: dtype must be floating, got {dt.name}.")
+    if dt is None or dt.kind != "f":
+        raise TypeError(f"{op}: dtype must be floating, got {dtype!r}.")
     return dt
 
 
@@ -126,18 +148,26 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
         dtype: a floating dtype, default float32. seed: op-level seed.
 
     Raises:
-        TypeError: non-floating dtype.
+        TypeError: non-floating dtype. InvalidArgumentError: a negative dimension.
+        ResourceExhaustedError: a shape too large for the device's free memory (raised
+            before anything is drawn).
 
     >>> ek.random.set_seed(0); a = ek.random.normal([2])
     >>> ek.random.set_seed(0); b = ek.random.normal([2])
     >>> bool(ek.reduce_all(a == b))
     True
     """
-    dt = _float_dtype(dtype, "random.normal")
+    op = "random.normal"
+    dt = _float_dtype(dtype, op)
     device = current_device()
+    shape = _shape(shape, op, dt, device)
     gen, xp = _generator_for(device, seed)
-    z = gen.standard_normal(_shape(shape))
-    return make((_param(mean, xp) + _param(stddev, xp) * z).astype(dt), device)
+
+    def draw():
+        z = gen.standard_normal(shape)
+        return (_param(mean, xp) + _param(stddev, xp) * z).astype(dt)
+
+    return make(_drawing(op, shape, dt, device, draw), device)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
@@ -147,28 +177,50 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
 
     Raises:
         ValueError: integer dtype without ``maxval``.
+        InvalidArgumentError: a negative dimension, or integer bounds with
+            ``minval >= maxval``.
+        ResourceExhaustedError: a shape too large for the device's free memory.
+
+    >>> ek.random.uniform([2], maxval=10, dtype=ek.int32, seed=1).dtype
+    ek.int32
     """
+    op = "random.uniform"
     dt = dtypes.numpy_dtype(dtype)
     device = current_device()
+    shape = _shape(shape, op, dt, device)
     gen, xp = _generator_for(device, seed)
     if dt.kind in "iu":
         if maxval is None:
             raise ValueError("random.uniform: maxval must be given for integer dtypes.")
-        arr = gen.integers(int(minval), int(maxval), size=_shape(shape)).astype(dt)
+        lo, hi = int(minval), int(maxval)
+        if lo >= hi:
+            raise InvalidArgumentError(
+                None, op, f"{op}: need minval < maxval, got minval={lo}, maxval={hi}."
+            )
+        arr = _drawing(op, shape, dt, device, lambda: gen.integers(lo, hi, size=shape).astype(dt))
     else:
         hi = 1.0 if maxval is None else maxval
-        arr = gen.uniform(0.0, 1.0, size=_shape(shape))
-        lo = _param(minval, xp)
-        arr = (lo + (_param(hi, xp) - lo) * arr).astype(dt)
+
+        def draw():
+            u = gen.uniform(0.0, 1.0, size=shape)
+            lo = _param(minval, xp)
+            return (lo + (_param(hi, xp) - lo) * u).astype(dt)
+
+        arr = _drawing(op, shape, dt, device, draw)
     return make(arr, device)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    """Normal samples redrawn until within two standard deviations (follows TF's)."""
-    dt = _float_dtype(dtype, "random.truncated_normal")
+    """Normal samples redrawn until within two standard deviations (follows TF's).
+
+    Raises the errors of `normal`.
+    """
+    op = "random.truncated_normal"
+    dt = _float_dtype(dtype, op)
     device = current_device()
+    shape = _shape(shape, op, dt, device)
     gen, xp = _generator_for(device, seed)
-    z = gen.standard_normal(_shape(shape))
+    z = _drawing(op, shape, dt, device, lambda: gen.standard_normal(shape))
     bad = xp.abs(z) > 2
     while bad.any():
         z[bad] = gen.standard_normal(int(bad.sum()))

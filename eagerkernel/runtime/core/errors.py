@@ -44,6 +44,7 @@ __all__ = [
     "InvalidArgumentError",
     "NotFoundError",
     "OpError",
+    "OperatorNotAllowedInGraphError",
     "OutOfRangeError",
     "PermissionDeniedError",
     "ResourceExhaustedError",
@@ -84,6 +85,15 @@ class OpError(Exception):
         op: the op that failed (its name here, or None); ``node_def``: always None (there is no
             graph).
         error_code: TensorFlow's integer code (e.g. ``ek.errors.INVALID_ARGUMENT`` = 3).
+        experimental_payloads: always an empty dict (TensorFlow's status payloads).
+
+    Errors pickle (so they cross process boundaries, e.g. from a Dataset worker), keeping their
+    class, message and code:
+
+    >>> import pickle
+    >>> e = pickle.loads(pickle.dumps(OpError(None, None, "lost", ABORTED)))
+    >>> type(e).__name__, e.message, e.error_code
+    ('OpError', 'lost', 10)
     """
 
     error_code = UNKNOWN
@@ -106,7 +116,13 @@ class OpError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    @property
+    def experimental_payloads(self) -> dict:
+        return {}
+
     def __reduce__(self):
+        if type(self) is OpError:  # the only class whose code is an argument
+            return OpError, (self.node_def, self.op, self.message, self.error_code)
         return type(self), (self.node_def, self.op, self.message)
 
 
@@ -172,3 +188,9 @@ DataLossError = _error("DataLossError", DATA_LOSS, None, "Data was lost or corru
 UnauthenticatedError = _error(
     "UnauthenticatedError", UNAUTHENTICATED, None, "The request has no valid credentials."
 )
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation on a symbolic tensor that graph tracing cannot allow, such as
+    iterating over it (follows `tf.errors.OperatorNotAllowedInGraphError`; a TypeError, not an
+    `OpError`, as in TensorFlow)."""

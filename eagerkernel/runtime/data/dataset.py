@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import structure
 
@@ -631,18 +632,27 @@ class Dataset:
         """The only element (follows `tf.data.Dataset.get_single_element`).
 
         Raises:
-            ValueError: the dataset is empty or has more than one element.
+            InvalidArgumentError: the dataset is empty or has more than one element (as
+                TensorFlow's).
+
+        >>> int(ek.data.Dataset.range(5).skip(4).get_single_element())
+        4
         """
+        op = "DatasetToSingleElement"
         it = iter(self)
         try:
             element = next(it)
         except StopIteration:
-            raise ValueError("get_single_element: the dataset is empty.") from None
+            raise InvalidArgumentError(
+                None, op, "get_single_element: the dataset is empty."
+            ) from None
         try:
             next(it)
         except StopIteration:
             return element
-        raise ValueError("get_single_element: the dataset has more than one element.")
+        raise InvalidArgumentError(
+            None, op, "get_single_element: the dataset has more than one element."
+        )
 
 
 def _cpu():

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.device import CPU
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import plan
 from .dataset import (
@@ -226,9 +227,11 @@ class Generator(Dataset):
         for v, s in zip(flat, self._flat_spec):
             arr = _as_array(v, s.dtype)
             if not s.shape.is_compatible_with(arr.shape):
-                raise ValueError(
+                raise InvalidArgumentError(
+                    None,
+                    "from_generator",
                     f"from_generator: `generator` yielded an element of shape {arr.shape} "
-                    f"where an element of shape {tuple(s.shape)} was expected."
+                    f"where an element of shape {tuple(s.shape)} was expected.",
                 )
             out.append(make(arr[()] if arr.ndim == 0 else arr, CPU))
         return self._pack(out)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.device import CPU
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import plan
 from .dataset import (
@@ -280,10 +281,12 @@ def _pad_component(tensors, i, target, pad_value) -> Tensor:
         shape = tuple(m if w is None else w for w, m in zip(wanted, largest))
         for w, m in zip(shape, largest):
             if m > w:
-                raise ValueError(
+                raise InvalidArgumentError(
+                    None,
+                    "PaddedBatchDataset",
                     f"{op}: attempted to pad to a smaller size than the input element: "
                     f"component {i} has an element of shape {largest} and the padded shape "
-                    f"is {tuple(wanted)}."
+                    f"is {tuple(wanted)}.",
                 )
     fill = _padding_value(pad_value, dtype, i)
     out = dev.xp.full((len(values), *shape), fill, dtype=dtype)
@@ -332,9 +335,11 @@ class Unbatch(Dataset):
                     n = t.shape[0]
                 elif t.shape[0] != n:
                     shapes = ", ".join(str(tuple(t.shape)) for t in flat)
-                    raise ValueError(
+                    raise InvalidArgumentError(
+                        None,
+                        "UnbatchDataset",
                         "unbatch: all components must have the same first dimension; got "
-                        f"shapes {shapes}."
+                        f"shapes {shapes}.",
                     )
             pairs = [(t._value, t._device) for t in flat]
             for i in range(n):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, to_tensor
 from ..ops import nn
 from ..ops.array_ops import expand_dims, squeeze
@@ -271,8 +272,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) 
             ``[1e-7, 1 - 1e-7]``) or logits (`ek.nn.sparse_softmax_cross_entropy_with_logits`).
 
     Raises:
-        ValueError: shapes that do not match up to the last axis, a label outside
-            ``[0, num_classes)``, or an ``axis`` other than -1.
+        ValueError: shapes that do not match up to the last axis, or an ``axis`` other than -1.
+        InvalidArgumentError: a label outside ``[0, num_classes)`` (as TensorFlow's kernel).
 
     >>> ek.keras.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
@@ -298,9 +299,11 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) 
     lv = labels._value
     if lv.size and (int(lv.min()) < 0 or int(lv.max()) >= n):
         bad = int(lv.min()) if int(lv.min()) < 0 else int(lv.max())
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            "SparseSoftmaxCrossEntropyWithLogits",
             f"{op}: received a label value of {bad} which is outside the valid range of "
-            f"[0, {n}) (y_pred of shape {ps})."
+            f"[0, {n}) (y_pred of shape {ps}).",
         )
     p = y_pred / reduce_sum(y_pred, axis=-1, keepdims=True)
     p = clip_by_value(p, EPSILON, 1.0 - EPSILON)

@@ -2,18 +2,26 @@
 
 Each `Primitive`'s VJPs follow it and use eagerkernel ops, so derivatives of any order work.
 Selections (getitem, gather, ...) live in `indexing.py`. Checks look at shapes only.
+
+Errors are TensorFlow's eager ones: a shape, axis or index that does not fit the tensor is an
+`~ek.errors.InvalidArgumentError` (a ValueError) naming the op and the shapes; a dtype problem is
+a TypeError; argument checks TensorFlow makes in Python before running the op (``stack``'s and
+``unstack``'s axis, ``pad``'s mode) stay plain ValueErrors.
 """
 
 from __future__ import annotations
 
 import builtins
 import itertools
+import math
 import operator
 
 import numpy as np
 
 from ..core import dtypes
+from ..core.allocation import check_allocation
 from ..core.dispatch import Primitive, defjointvjp, defvjp
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ._core import apply
 from ._core import tensor as _tensor
@@ -60,15 +68,26 @@ def _ints(value, op: str, arg: str) -> tuple:
         raise TypeError(f"{op}: {arg} must be a sequence of ints, got {value!r:.80}.") from None
 
 
-def _axis(axis, ndim: int, op: str, arg: str = "axis") -> int:
-    """``axis`` normalized to ``[0, ndim)``; ValueError outside ``[-ndim, ndim)``."""
+def _axis(axis, ndim: int, op: str, arg: str = "axis", error=InvalidArgumentError) -> int:
+    """``axis`` normalized to ``[0, ndim)``; ``error`` outside ``[-ndim, ndim)``."""
     try:
         a = operator.index(axis)
     except TypeError:
         raise TypeError(f"{op}: {arg} must be an int, got {axis!r:.60}.") from None
     if not -ndim <= a < ndim:
-        raise ValueError(f"{op}: {arg} {a} is out of range for a tensor of rank {ndim}.")
+        raise invalid(
+            op,
+            f"{op}: {arg} {a} is out of range [{-ndim}, {ndim}) for a tensor of rank {ndim}.",
+            error,
+        )
     return a % ndim
+
+
+def invalid(op: str, message: str, error=InvalidArgumentError) -> Exception:
+    """The error for a bad op argument: TensorFlow's `InvalidArgumentError` (or ``error``)."""
+    if error is InvalidArgumentError:
+        return InvalidArgumentError(None, op, message)
+    return error(message)
 
 
 def _tensors(values, op: str) -> list:
@@ -105,12 +124,15 @@ _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _check_range(op: str, iv, n: int, axis: int, shape: tuple) -> None:
-    """IndexError unless ``0 <= iv < n``: one reduction (negatives view as huge unsigned)."""
+    """InvalidArgumentError unless ``0 <= iv < n`` (TensorFlow's CPU kernels check indices):
+    one reduction, negatives viewed as huge unsigned numbers."""
     if iv.size and iv.view(_UNSIGNED[iv.dtype.itemsize]).max() >= n:
         bad = iv.min() if iv.min() < 0 else iv.max()
-        raise IndexError(
+        raise InvalidArgumentError(
+            None,
+            op,
             f"{op}: index {int(bad)} is out of range [0, {n}) for axis {axis} of shape "
-            f"{tuple(shape)}."
+            f"{tuple(shape)}.",
         )
 
 
@@ -128,11 +150,22 @@ def _reshape_fwd(xp, x, shape):
         return x.reshape(shape)
     except TypeError:
         raise TypeError(f"reshape: shape must be ints, got {shape!r:.80}.") from None
-    except ValueError as exc:
-        raise ValueError(
-            f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} ({x.size} elements) "
-            f"into shape {tuple(shape)} ({exc})."
-        ) from None
+    except ValueError:
+        raise _reshape_error(tuple(x.shape), x.size, tuple(shape)) from None
+
+
+def _reshape_error(old: tuple, n: int, shape: tuple) -> InvalidArgumentError:
+    head = f"reshape: cannot reshape a tensor of shape {old} ({n} elements) into shape {shape}"
+    known = math.prod(d for d in shape if d != -1)
+    if shape.count(-1) > 1:
+        why = "only one dimension may be -1"
+    elif any(d < -1 for d in shape):
+        why = "dimensions must be >= 0, or -1 for one inferred dimension"
+    elif -1 in shape:
+        why = f"{n} elements are not a multiple of the {known} the other dimensions hold"
+    else:
+        why = f"the requested shape has {known} elements"
+    return InvalidArgumentError(None, "reshape", f"{head}: {why}.")
 
 
 def _reshape_vjp(g, ans, x, shape):
@@ -155,7 +188,8 @@ def reshape(tensor, shape, name=None) -> Tensor:
         shape: ints (list, tuple or 1-D int Tensor); one entry may be -1 (inferred).
 
     Raises:
-        ValueError: the element counts differ or -1 appears twice (both shapes named).
+        InvalidArgumentError: the element counts differ or -1 appears twice (both shapes
+            named).
         TypeError: a non-integer ``shape``.
 
     >>> ek.reshape(ek.range(6), [2, -1]).numpy()
@@ -170,7 +204,10 @@ def reshape(tensor, shape, name=None) -> Tensor:
 def expand_dims(input, axis, name=None) -> Tensor:
     """Inserts a length-1 axis at ``axis`` in ``[-rank - 1, rank]`` (follows `tf.expand_dims`).
 
-    Raises ValueError if ``axis`` is out of range.
+    Raises InvalidArgumentError if ``axis`` is out of range.
+
+    >>> ek.expand_dims(ek.zeros((2, 3)), -1).shape
+    TensorShape([2, 3, 1])
     """
     x = _tensor(input, "expand_dims")
     s = x._value.shape
@@ -181,7 +218,7 @@ def expand_dims(input, axis, name=None) -> Tensor:
 def squeeze(input, axis=None, name=None) -> Tensor:
     """Removes length-1 axes: all of them, or those in ``axis`` (follows `tf.squeeze`).
 
-    Raises ValueError for an ``axis`` out of range or whose length is not 1.
+    Raises InvalidArgumentError for an ``axis`` out of range or whose length is not 1.
 
     >>> ek.squeeze(ek.zeros((1, 2, 1)), axis=[0]).shape
     TensorShape([2, 1])
@@ -195,9 +232,10 @@ def squeeze(input, axis=None, name=None) -> Tensor:
         axes = {_axis(a, len(s), "squeeze") for a in axes}
         for a in axes:
             if s[a] != 1:
-                raise ValueError(
+                raise invalid(
+                    "squeeze",
                     f"squeeze: cannot squeeze axis {a} of a tensor of shape {tuple(s)}: its "
-                    f"length is {s[a]}, not 1."
+                    f"length is {s[a]}, not 1.",
                 )
         new = tuple(n for i, n in enumerate(s) if i not in axes)
     return apply(_squeeze, (x,), {"shape": new})
@@ -227,7 +265,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose") -> Tensor:
         conjugate: also conjugate complex values.
 
     Raises:
-        ValueError: ``perm`` is not a permutation of the axes (perm and shape named).
+        InvalidArgumentError: ``perm`` is not a permutation of the axes (perm and shape named).
 
     >>> ek.transpose(ek.zeros((2, 3, 4)), [1, 2, 0]).shape
     TensorShape([3, 4, 2])
@@ -241,9 +279,10 @@ def transpose(a, perm=None, conjugate=False, name="transpose") -> Tensor:
         if sorted(perm) != list(range(nd)):
             norm = tuple(p + nd if -nd <= p < 0 else p for p in perm)
             if sorted(norm) != list(range(nd)):
-                raise ValueError(
+                raise invalid(
+                    "transpose",
                     f"transpose: perm {list(perm)} is not a permutation of the axes of a tensor "
-                    f"of shape {tuple(x._value.shape)}."
+                    f"of shape {tuple(x._value.shape)}.",
                 )
             perm = norm
     return apply(_transpose, (x,), {"perm": perm, "conjugate": bool(conjugate)})
@@ -253,8 +292,9 @@ def _broadcast_fwd(xp, x, shape):
     try:
         return xp.broadcast_to(x, shape)
     except ValueError:
-        raise ValueError(
-            f"broadcast_to: cannot broadcast a tensor of shape {tuple(x.shape)} to shape {shape}."
+        raise invalid(
+            "broadcast_to",
+            f"broadcast_to: cannot broadcast a tensor of shape {tuple(x.shape)} to shape {shape}.",
         ) from None
 
 
@@ -265,7 +305,10 @@ defvjp(_broadcast_to, lambda g, ans, x, shape: g)  # the tape sums g down to x's
 def broadcast_to(input, shape, name=None) -> Tensor:
     """Broadcasts to ``shape`` with NumPy's rules (follows `tf.broadcast_to`).
 
-    Raises ValueError if the shapes are not compatible (both are named).
+    Raises InvalidArgumentError if the shapes are not compatible (both are named).
+
+    >>> ek.broadcast_to(ek.constant([1, 2]), [2, 2]).numpy()
+    array([[1, 2], [1, 2]], dtype=int32)
     """
     x = _tensor(input, "broadcast_to")
     return apply(_broadcast_to, (x,), {"shape": _ints(shape, "broadcast_to", "shape")})
@@ -331,8 +374,9 @@ def concat(values, axis, name="concat") -> Tensor:
         axis: in ``[-rank, rank)``.
 
     Raises:
-        ValueError: shapes that differ off ``axis`` (both named), scalars, ``axis`` out of range.
-        TypeError: differing dtypes.
+        InvalidArgumentError: shapes that differ off ``axis`` (both named), scalars, ``axis``
+            out of range.
+        ValueError: an empty list. TypeError: differing dtypes.
 
     >>> ek.concat([ek.constant([[1, 2]]), ek.constant([[3, 4]])], axis=0).numpy()
     array([[1, 2], [3, 4]], dtype=int32)
@@ -340,14 +384,15 @@ def concat(values, axis, name="concat") -> Tensor:
     xs = _tensors(values, "concat")
     s0 = xs[0]._value.shape
     if not s0:
-        raise ValueError("concat: cannot concatenate scalars (shape ()); use stack.")
+        raise invalid("concat", "concat: cannot concatenate scalars (shape ()); use stack.")
     a = _axis(axis, len(s0), "concat")
     for i, x in enumerate(xs):
         s = x._value.shape
         if len(s) != len(s0) or s[:a] != s0[:a] or s[a + 1 :] != s0[a + 1 :]:
-            raise ValueError(
+            raise invalid(
+                "concat",
                 f"concat: values[0] and values[{i}] must have the same shape except on axis "
-                f"{a}, got shapes {tuple(s0)} and {tuple(s)}."
+                f"{a}, got shapes {tuple(s0)} and {tuple(s)}.",
             )
     return apply(_concat, tuple(xs), {"axis": a})
 
@@ -366,7 +411,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
         A list of tensors.
 
     Raises:
-        ValueError: sizes that do not add up, an ``n`` that does not divide the axis.
+        InvalidArgumentError: sizes that do not add up, an ``n`` that does not divide the axis,
+            a scalar, an ``axis`` out of range, a ``num`` that is not the number of parts.
 
     >>> [t.shape for t in ek.split(ek.zeros((5, 2)), [2, -1])]
     [TensorShape([2, 2]), TensorShape([3, 2])]
@@ -374,16 +420,17 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
     x = _tensor(value, "split")
     s = x._value.shape
     if not s:
-        raise ValueError("split: cannot split a scalar (shape ()).")
+        raise invalid("split", "split: cannot split a scalar (shape ()).")
     a = _axis(axis, len(s), "split")
     n = s[a]
     count = num_or_size_splits
     if isinstance(count, (int, np.integer)) or (isinstance(count, Tensor) and count.ndim == 0):
         count = int(count)
         if count <= 0 or n % count:
-            raise ValueError(
+            raise invalid(
+                "split",
                 f"split: cannot split axis {a} of length {n} (shape {tuple(s)}) into {count} "
-                "equal parts."
+                "equal parts.",
             )
         sizes = [n // count] * count
     else:
@@ -392,12 +439,13 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
         if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
         if sum(sizes) != n or min(sizes, default=0) < 0:
-            raise ValueError(
+            raise invalid(
+                "split",
                 f"split: size splits {list(given)} must be non-negative and add up to the "
-                f"length {n} of axis {a} (shape {tuple(s)})."
+                f"length {n} of axis {a} (shape {tuple(s)}).",
             )
     if num is not None and num != len(sizes):
-        raise ValueError(f"split: num={num} but the split gives {len(sizes)} parts.")
+        raise invalid("split", f"split: num={num} but the split gives {len(sizes)} parts.")
     cuts = tuple(itertools.accumulate(sizes[:-1]))
     return list(apply(_split, (x,), {"indices": cuts, "axis": a}))
 
@@ -409,18 +457,24 @@ defjointvjp(_stack, lambda g, ans, *xs, axis: tuple(unstack(g, axis=axis)))
 def stack(values, axis=0, name="stack") -> Tensor:
     """Stacks same-shape tensors along a new ``axis`` in ``[-rank - 1, rank]`` (follows `tf.stack`).
 
-    Raises ValueError for an empty list, differing shapes (both named) or ``axis`` out of
-    range, TypeError for differing dtypes.
+    Raises InvalidArgumentError for differing shapes (both named), ValueError for an empty
+    list or an ``axis`` out of range (TensorFlow checks it in Python), TypeError for differing
+    dtypes.
+
+    >>> ek.stack([ek.constant([1, 2]), ek.constant([3, 4])], axis=1).numpy()
+    array([[1, 3], [2, 4]], dtype=int32)
     """
     xs = _tensors(values, "stack")
     s0 = xs[0]._value.shape
     for i, x in enumerate(xs):
         if x._value.shape != s0:
-            raise ValueError(
+            raise invalid(
+                "stack",
                 f"stack: all values must have the same shape, got values[0]: {tuple(s0)} and "
-                f"values[{i}]: {tuple(x._value.shape)}."
+                f"values[{i}]: {tuple(x._value.shape)}.",
             )
-    return apply(_stack, tuple(xs), {"axis": _axis(axis, len(s0) + 1, "stack")})
+    a = _axis(axis, len(s0) + 1, "stack", error=ValueError)
+    return apply(_stack, tuple(xs), {"axis": a})
 
 
 _unstack = Primitive("Unpack", lambda xp, x, axis: tuple(xp.moveaxis(x, axis, 0)), n_out=0)
@@ -430,15 +484,21 @@ defvjp(_unstack, lambda g, ans, x, axis: apply(_stack, tuple(g), {"axis": axis})
 def unstack(value, num=None, axis=0, name="unstack") -> list:
     """Splits along ``axis`` into a list of tensors of rank one less (follows `tf.unstack`).
 
-    Raises ValueError for a scalar, ``axis`` out of range, or ``num`` not the axis length.
+    Raises ValueError for a scalar or an ``axis`` out of range (TensorFlow checks these in
+    Python), InvalidArgumentError for a ``num`` that is not the axis length.
+
+    >>> [t.numpy().tolist() for t in ek.unstack(ek.constant([[1, 2], [3, 4]]), axis=1)]
+    [[1, 3], [2, 4]]
     """
     x = _tensor(value, "unstack")
     s = x._value.shape
     if not s:
         raise ValueError("unstack: cannot unstack a scalar (shape ()).")
-    a = _axis(axis, len(s), "unstack")
+    a = _axis(axis, len(s), "unstack", error=ValueError)
     if num is not None and num != s[a]:
-        raise ValueError(f"unstack: num={num} but axis {a} of shape {tuple(s)} has length {s[a]}.")
+        raise invalid(
+            "unstack", f"unstack: num={num} but axis {a} of shape {tuple(s)} has length {s[a]}."
+        )
     if s[a] == 0:
         return []
     return list(apply(_unstack, (x,), {"axis": a}))
@@ -458,7 +518,8 @@ defvjp(_tile, _tile_vjp)
 def tile(input, multiples, name=None) -> Tensor:
     """Repeats the tensor ``multiples[i]`` times along axis ``i`` (follows `tf.tile`).
 
-    Raises ValueError for ``multiples`` of the wrong length or negative.
+    Raises InvalidArgumentError for ``multiples`` of the wrong length or negative,
+    ResourceExhaustedError for an output too large for the device's memory.
 
     >>> ek.tile(ek.constant([[1, 2]]), [2, 2]).numpy()
     array([[1, 2, 1, 2], [1, 2, 1, 2]], dtype=int32)
@@ -467,10 +528,12 @@ def tile(input, multiples, name=None) -> Tensor:
     m = _ints(multiples, "tile", "multiples")
     s = x._value.shape
     if len(m) != len(s) or min(m, default=0) < 0:
-        raise ValueError(
+        raise invalid(
+            "tile",
             f"tile: multiples must be {len(s)} non-negative ints for a tensor of shape "
-            f"{tuple(s)}, got {list(m)}."
+            f"{tuple(s)}, got {list(m)}.",
         )
+    check_allocation("tile", tuple(n * k for n, k in zip(s, m)), x._value.dtype, x._device)
     return apply(_tile, (x,), {"multiples": m})
 
 
@@ -533,7 +596,8 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tens
         constant_values: a scalar of the tensor's dtype (no gradient, as in TensorFlow).
 
     Raises:
-        ValueError: bad ``paddings`` shape or values, unknown ``mode``.
+        InvalidArgumentError: bad ``paddings`` shape or values, non-scalar ``constant_values``.
+        ValueError: unknown ``mode``. TypeError: non-integer ``paddings``.
 
     >>> ek.pad(ek.constant([1, 2, 3]), [[2, 1]], "REFLECT").numpy()
     array([3, 2, 1, 2, 3, 2], dtype=int32)
@@ -549,16 +613,18 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tens
     msg += {"reflect": " and < the axis lengths", "symmetric": " and <= them"}.get(m, "")
     try:
         p = tuple((operator.index(lo), operator.index(hi)) for lo, hi in paddings)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{msg}, got {paddings!r:.80}.") from None
+    except TypeError:
+        raise TypeError(f"{msg}, got {paddings!r:.80}.") from None
+    except ValueError:  # rows that are not pairs
+        raise invalid("pad", f"{msg}, got {paddings!r:.80}.") from None
     most = [n - (m == "reflect") if m != "constant" else np.inf for n in s]
     if len(p) != len(s) or any(min(r) < 0 or max(r) > k for r, k in zip(p, most)):
-        raise ValueError(f"{msg}, got {[list(r) for r in p]}.")
+        raise invalid("pad", f"{msg}, got {[list(r) for r in p]}.")
     c = constant_values
     if (type(c) is not float and type(c) is not int) or x._value.dtype.kind not in "fc":
         c = _tensor(c, "pad", x._value.dtype)
         if c.ndim:
-            raise ValueError(f"pad: constant_values must be a scalar, got shape {c.shape}.")
+            raise invalid("pad", f"pad: constant_values must be a scalar, got shape {c.shape}.")
         c = c.numpy()
     return apply(_pad, (x,), {"paddings": p, "mode": m, "constant_values": c})
 
@@ -570,11 +636,14 @@ defvjp(_reverse, lambda g, ans, x, axis: apply(_reverse, (g,), {"axis": axis}))
 def reverse(tensor, axis, name=None) -> Tensor:
     """Reverses the order of elements along the axes in ``axis`` (follows `tf.reverse`).
 
-    Raises ValueError for an axis out of range or repeated.
+    Raises InvalidArgumentError for an axis out of range or repeated.
+
+    >>> ek.reverse(ek.constant([[1, 2], [3, 4]]), [1]).numpy()
+    array([[2, 1], [4, 3]], dtype=int32)
     """
     x = _tensor(tensor, "reverse")
     nd = x._value.ndim
     axes = tuple(_axis(a, nd, "reverse") for a in _ints(axis, "reverse", "axis"))
     if len(set(axes)) != len(axes):
-        raise ValueError(f"reverse: axis {list(axes)} names an axis twice.")
+        raise invalid("reverse", f"reverse: axis {list(axes)} names an axis twice.")
     return apply(_reverse, (x,), {"axis": axes})

@@ -22,6 +22,12 @@ Padding follows TensorFlow: ``"VALID"`` adds none, ``"SAME"`` gives ``ceil(size 
 outputs with ``pad_total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)``, the
 extra row or column going to the bottom or right; an explicit list
 ``[[0, 0], [top, bottom], [left, right], [0, 0]]`` is accepted by `conv2d`.
+
+Errors follow TensorFlow's CPU kernels: a wrong rank, a channel count the filters do not take,
+or a window larger than the padded input is an `~ek.errors.InvalidArgumentError`; NCHW input to
+`conv2d` and grouped convolutions are `~ek.errors.UnimplementedError` (TensorFlow's CPU kernel
+has neither), NCHW input to the pools an InvalidArgumentError; malformed ``strides``, ``ksize``
+or ``padding`` arguments, which TensorFlow checks in Python, are ValueErrors.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import numbers
 import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
+from ..core.errors import InvalidArgumentError, UnimplementedError
 from ..core.tensor import Tensor
 from ..native import blas, kernels
 from . import cudnn
@@ -263,18 +270,26 @@ def _paddings(padding, in_hw, ksize, strides, dilations, op: str):
 
 
 def _check_format(data_format, op: str) -> None:
-    if data_format not in ("NHWC", "channels_last", None):
-        raise ValueError(
-            f"{op}: data_format={data_format!r} is not supported; only NHWC runs on CPU, as in "
-            "TensorFlow. Transpose NCHW input with ek.transpose(x, [0, 2, 3, 1])."
-        )
+    if data_format in ("NHWC", "channels_last", None):
+        return
+    msg = (
+        f"{op}: data_format={data_format!r} is not supported; only NHWC runs on CPU, as in "
+        "TensorFlow. Transpose NCHW input with ek.transpose(x, [0, 2, 3, 1])."
+    )
+    if data_format not in ("NCHW", "channels_first"):
+        raise ValueError(msg)
+    if op == "conv2d":  # TensorFlow's CPU Conv2D: Unimplemented; its pools: InvalidArgument
+        raise UnimplementedError(None, op, msg)
+    raise InvalidArgumentError(None, op, msg)
 
 
 def _check_input(x: Tensor, op: str) -> None:
     if x.ndim != 4:
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            op,
             f"{op}: input must have rank 4 (batch, height, width, channels), got shape "
-            f"{tuple(x._value.shape)}."
+            f"{tuple(x._value.shape)}.",
         )
     if x._value.dtype.kind != "f":
         raise TypeError(f"{op}: input must be a floating-point tensor, got {x.dtype.name}.")
@@ -282,9 +297,11 @@ def _check_input(x: Tensor, op: str) -> None:
 
 def _check_output(out_hw, x: Tensor, what: str, op: str) -> None:
     if min(out_hw) < 1:
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            op,
             f"{op}: the {what} does not fit in the (padded) input: output size would be "
-            f"{tuple(out_hw)} (input shape {tuple(x._value.shape)})."
+            f"{tuple(out_hw)} (input shape {tuple(x._value.shape)}).",
         )
 
 
@@ -307,8 +324,11 @@ def conv2d(
         and ``filters`` to any order.
 
     Raises:
-        ValueError: ranks other than 4, channels that differ (both shapes named), a filter
-            larger than the padded input, bad strides/dilations/padding, NCHW.
+        InvalidArgumentError: ranks other than 4, an input channel count the filters' does not
+            divide (both shapes named), a filter larger than the padded input.
+        UnimplementedError: NCHW, or a grouped convolution (input channels a multiple of the
+            filters' in_channels), which TensorFlow's CPU kernel does not run either.
+        ValueError: malformed strides, dilations or padding.
         TypeError: non-floating or different dtypes.
 
     >>> x = ek.ones((1, 5, 5, 1))
@@ -324,18 +344,24 @@ def conv2d(
     w = tensor(filters, op, x._value.dtype)
     _check_input(x, op)
     if w.ndim != 4:
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            op,
             f"{op}: filters must have rank 4 (kh, kw, in_channels, out_channels), got shape "
-            f"{tuple(w._value.shape)} (input shape {tuple(x._value.shape)})."
+            f"{tuple(w._value.shape)} (input shape {tuple(x._value.shape)}).",
         )
     if w._value.dtype != x._value.dtype:
         raise dtype_error(op, (x, w), ("input", "filters"))
     xs, ws = tuple(x._value.shape), tuple(w._value.shape)
     if xs[3] != ws[2]:
-        raise ValueError(
+        msg = (
             f"{op}: input has {xs[3]} channels but filters expect {ws[2]} (input shape {xs}, "
             f"filters shape {ws})."
         )
+        if ws[2] and xs[3] % ws[2] == 0:
+            grouped = " Grouped convolutions are not supported (nor on TensorFlow's CPU)."
+            raise UnimplementedError(None, op, msg + grouped)
+        raise InvalidArgumentError(None, op, msg)
     st = _hw(strides, op, "strides")
     dl = _hw(1 if dilations is None else dilations, op, "dilations")
     pads = _paddings(padding, xs[1:3], ws[:2], st, dl, op)
@@ -495,7 +521,8 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
         each window, as TensorFlow's.
 
     Raises:
-        ValueError: rank other than 4, a window larger than the input, bad arguments, NCHW.
+        InvalidArgumentError: rank other than 4, a window larger than the input, NCHW.
+        ValueError: malformed ``ksize``, ``strides`` or ``padding``.
         TypeError: non-floating input.
 
     >>> x = ek.reshape(ek.range(16.0), (1, 4, 4, 1))
@@ -573,7 +600,8 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
         Shape ``[batch, out_h, out_w, channels]``, differentiable to any order.
 
     Raises:
-        ValueError: rank other than 4, a window larger than the input, bad arguments, NCHW.
+        InvalidArgumentError: rank other than 4, a window larger than the input, NCHW.
+        ValueError: malformed ``ksize``, ``strides`` or ``padding``.
         TypeError: non-floating input.
 
     >>> x = ek.reshape(ek.range(9.0), (1, 3, 3, 1))

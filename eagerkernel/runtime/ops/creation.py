@@ -3,16 +3,23 @@
 New tensors go to the current device (`ek.device` scope, else the default device); the
 ``*_like`` forms follow their argument's device. None of these is differentiable with respect
 to its arguments (as in TensorFlow).
+
+Errors are TensorFlow's: a negative dimension or another bad value is an
+`~ek.errors.InvalidArgumentError`, and a tensor too large for the device's free memory an
+`~ek.errors.ResourceExhaustedError` raised before anything is allocated.
 """
 
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
 from ..core import dtypes
+from ..core.allocation import check_allocation, is_oom, out_of_memory
 from ..core.device import current_device
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ._core import tensor
 
@@ -39,18 +46,41 @@ def _shape(shape, op: str) -> tuple:
     except (TypeError, ValueError):
         raise TypeError(f"{op}: shape must be a sequence of ints, got {shape!r}.") from None
     if any(s < 0 for s in shape):
-        raise ValueError(f"{op}: shape must be non-negative, got {shape}.")
+        raise InvalidArgumentError(None, op, f"{op}: shape must be non-negative, got {shape}.")
     return shape
 
 
+def _dtype(dtype, op: str) -> np.dtype:
+    if dtype is None:
+        raise TypeError(f"{op}: dtype must be a dtype such as ek.float32, got None.")
+    return dtypes.numpy_dtype(dtype)
+
+
+def _full(op: str, shape: tuple, value, np_dtype, device) -> Tensor:
+    """``xp.full`` behind the allocation check; the allocator's failure becomes TF's OOM."""
+    check_allocation(op, shape, np_dtype, device)
+    try:
+        return make(device.xp.full(shape, value, dtype=np_dtype), device)
+    except (MemoryError, ValueError) as exc:
+        if is_oom(exc):
+            raise out_of_memory(op, shape, np_dtype, device) from None
+        raise
+
+
 def _new(op: str, shape, dtype, fill_value) -> Tensor:
-    device = current_device()
-    np_dtype = dtypes.numpy_dtype(dtype)
-    return make(device.xp.full(_shape(shape, op), fill_value, dtype=np_dtype), device)
+    return _full(op, _shape(shape, op), fill_value, _dtype(dtype, op), current_device())
 
 
 def zeros(shape, dtype=dtypes.float32, name=None) -> Tensor:
     """A tensor of zeros, default float32 (follows `tf.zeros`).
+
+    Args:
+        shape: ints (list, tuple, int or 1-D int Tensor), each >= 0.
+        dtype: any eagerkernel dtype.
+
+    Raises:
+        InvalidArgumentError: a negative dimension. TypeError: a shape of non-ints.
+        ResourceExhaustedError: more bytes than the device has free (nothing is allocated).
 
     >>> ek.zeros((2,)).numpy()
     array([0., 0.], dtype=float32)
@@ -59,19 +89,35 @@ def zeros(shape, dtype=dtypes.float32, name=None) -> Tensor:
 
 
 def ones(shape, dtype=dtypes.float32, name=None) -> Tensor:
-    """A tensor of ones, default float32 (follows `tf.ones`)."""
+    """A tensor of ones, default float32 (follows `tf.ones`; errors as `zeros`).
+
+    >>> ek.ones([2], ek.int32).numpy()
+    array([1, 1], dtype=int32)
+    """
     return _new("ones", shape, dtype, 1)
 
 
 def fill(dims, value, name=None) -> Tensor:
     """A tensor of shape ``dims`` filled with ``value``, of ``value``'s dtype (follows `tf.fill`).
 
+    Args:
+        dims: the output shape, ints >= 0.
+        value: a scalar; its dtype and device are the output's.
+
+    Raises:
+        InvalidArgumentError: a negative dimension or a non-scalar ``value``.
+        ResourceExhaustedError: more bytes than the device has free (nothing is allocated).
+
     >>> ek.fill([2], 9).numpy()
     array([9, 9], dtype=int32)
     """
     v = tensor(value, "fill")
-    device = v._device
-    return make(device.xp.full(_shape(dims, "fill"), v._value, dtype=v._value.dtype), device)
+    shape = _shape(dims, "fill")
+    if v._value.ndim:
+        raise InvalidArgumentError(
+            None, "fill", f"fill: value must be a scalar, got shape {tuple(v._value.shape)}."
+        )
+    return _full("fill", shape, v._value, v._value.dtype, v._device)
 
 
 def _like(x, dtype, value) -> Tensor:
@@ -98,7 +144,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
     ints, float32 if any is a float) unless given.
 
     Raises:
-        ValueError: if ``delta`` is 0.
+        InvalidArgumentError: ``delta`` is 0, or points away from ``limit`` (``start > limit``
+            with ``delta > 0``, or ``start < limit`` with ``delta < 0``), as in TensorFlow.
+        ResourceExhaustedError: more elements than the device has memory for.
 
     >>> ek.range(3).numpy(), ek.range(0.0, 1.0, 0.5).numpy()
     (array([0, 1, 2], dtype=int32), array([0. , 0.5], dtype=float32))
@@ -112,13 +160,21 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
     vals = [v.numpy().item() if isinstance(v, Tensor) else v for v in vals]
     start, limit, delta = vals
     if delta == 0:
-        raise ValueError("range: delta must not be 0.")
+        raise InvalidArgumentError(None, "range", "range: requires delta != 0, got delta=0.")
+    if (delta > 0 and start > limit) or (delta < 0 and start < limit):
+        raise InvalidArgumentError(
+            None,
+            "range",
+            f"range: requires start {'<=' if delta > 0 else '>='} limit when delta "
+            f"{'>' if delta > 0 else '<'} 0, got start={start}, limit={limit}, delta={delta}.",
+        )
     if dtype is None:
         is_float = builtins.any(isinstance(v, (float, np.floating)) for v in vals)
         np_dtype = np.dtype(np.float32 if is_float else np.int32)
     else:
         np_dtype = dtypes.numpy_dtype(dtype)
     device = current_device()
+    check_allocation("range", (math.ceil((limit - start) / delta),), np_dtype, device)
     return make(device.xp.arange(start, limit, delta).astype(np_dtype), device)
 
 
@@ -126,24 +182,51 @@ def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (follows `tf.linspace`).
 
     The dtype is float32 for Python numbers, else the arguments' floating dtype.
+
+    Raises:
+        InvalidArgumentError: ``num`` <= 0.
+
+    >>> ek.linspace(0.0, 1.0, 3).numpy()
+    array([0. , 0.5, 1. ], dtype=float32)
     """
     s = tensor(start, "linspace")
     dt = s._value.dtype if s._value.dtype.kind == "f" else np.dtype(np.float32)
+    n = int(num)
+    if n <= 0:
+        raise InvalidArgumentError(None, "linspace", f"linspace: requires num > 0, got num={n}.")
     device = current_device()
-    out = np.linspace(float(start), float(stop), int(num), dtype=dt)
+    check_allocation("linspace", (n,), dt, device)
+    out = np.linspace(float(start), float(stop), n, dtype=dt)
     return make(device.xp.asarray(out), device)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None) -> Tensor:
-    """The identity matrix, optionally batched (follows `tf.eye`)."""
+    """The identity matrix, optionally batched (follows `tf.eye`).
+
+    Returns:
+        Shape ``batch_shape + [num_rows, num_columns]`` (``num_columns`` defaults to
+        ``num_rows``), ones on the diagonal.
+
+    Raises:
+        InvalidArgumentError: a negative size. ResourceExhaustedError: too large to allocate.
+
+    >>> ek.eye(2, dtype=ek.int32).numpy()
+    array([[1, 0],
+           [0, 1]], dtype=int32)
+    """
     device = current_device()
-    m = device.xp.eye(
-        int(num_rows),
-        None if num_columns is None else int(num_columns),
-        dtype=dtypes.numpy_dtype(dtype),
-    )
+    rows = int(num_rows)
+    cols = rows if num_columns is None else int(num_columns)
+    shape = (*(() if batch_shape is None else _shape(batch_shape, "eye")), rows, cols)
+    if rows < 0 or cols < 0:
+        raise InvalidArgumentError(
+            None, "eye", f"eye: num_rows and num_columns must be >= 0, got {rows} and {cols}."
+        )
+    np_dtype = _dtype(dtype, "eye")
+    check_allocation("eye", shape, np_dtype, device)
+    m = device.xp.eye(rows, cols, dtype=np_dtype)
     if batch_shape is not None:
-        m = device.xp.broadcast_to(m, (*_shape(batch_shape, "eye"), *m.shape)).copy()
+        m = device.xp.broadcast_to(m, shape).copy()
     return make(m, device)
 
 
@@ -162,6 +245,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
 
     Raises:
         TypeError: for non-integer indices.
+        InvalidArgumentError: a negative ``depth`` or an ``axis`` out of range.
+        ResourceExhaustedError: an output too large for the device's memory.
 
     >>> ek.one_hot([0, 2], 3).numpy()
     array([[1., 0., 0.],
@@ -174,7 +259,21 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     xp = idx._device.xp
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
-    hot = idx._value[..., None] == xp.arange(int(depth))
+    n = int(depth)
+    if n < 0:
+        raise InvalidArgumentError(
+            None, "one_hot", f"one_hot: depth must be non-negative, got depth={n}."
+        )
+    nd = idx._value.ndim
+    if not -1 <= axis <= nd:
+        raise InvalidArgumentError(
+            None,
+            "one_hot",
+            f"one_hot: axis must be -1 or in [0, {nd}] for indices of shape "
+            f"{tuple(idx._value.shape)}, got axis={axis}.",
+        )
+    check_allocation("one_hot", (*idx._value.shape, n), np_dtype, idx._device)
+    hot = idx._value[..., None] == xp.arange(n)
     out = xp.where(hot, xp.asarray(on, dtype=np_dtype), xp.asarray(off, dtype=np_dtype))
     if axis != -1:
         out = xp.moveaxis(out, -1, axis)

@@ -165,7 +165,9 @@ defvjp(_mod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y))
 
 def _pow_fwd(xp, x, y):
     if x.dtype.kind in "iu" and (np.asarray(y) < 0).any():
-        raise ValueError("pow: integers to negative integer powers are not allowed.")
+        raise InvalidArgumentError(
+            None, "Pow", "pow: integers to negative integer powers are not allowed."
+        )
     return x**y
 
 
@@ -295,10 +297,18 @@ def cast(x, dtype, name=None) -> Tensor:
 
     The gradient flows back through casts between floating types and is None into integers.
 
+    Raises:
+        TypeError: ``dtype`` is None or names no eagerkernel dtype, or ``x`` cannot be
+            converted to a tensor.
+
     >>> ek.cast(ek.constant([1.7, -1.7]), "int32").numpy()
     array([ 1, -1], dtype=int32)
     """
     x = tensor(x, "cast")
+    if dtype is None:
+        raise TypeError(
+            f"cast: dtype must be a dtype such as ek.float32, got None (x: {x.dtype.name})."
+        )
     np_dtype = dtypes.numpy_dtype(dtype)
     if x._value.dtype == np_dtype:
         return x if type(x) is Tensor else apply(_identity, (x,))
@@ -373,7 +383,11 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
 
     Raises:
         TypeError: ``condition`` not bool, or ``x`` and ``y`` of different dtypes.
-        ValueError: only one of ``x`` and ``y`` given, or shapes that do not broadcast.
+        ValueError: only one of ``x`` and ``y`` given.
+        InvalidArgumentError: shapes that do not broadcast (all three named).
+
+    >>> ek.where(ek.constant([True, False]), 1.0, 2.0).numpy()
+    array([1., 2.], dtype=float32)
     """
     c = tensor(condition, "where")
     if c._value.dtype != np.bool_:
@@ -385,15 +399,21 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
         return make(xp.stack(xp.nonzero(c._value), axis=-1).astype(np.int64), c._device)
     if x is None or y is None:
         raise ValueError("where: x and y must both be given, or neither.")
-    from ._core import coerce_pair, shape_error
+    from ._core import coerce_pair
 
     x, y = coerce_pair(x, y, "where")
     if x._value.dtype != y._value.dtype:
         raise dtype_error("where", (x, y))
     try:
         return apply(_where, (c, x, y))
-    except ValueError as exc:
-        raise shape_error("where", (c, x, y), exc, ("condition", "x", "y")) from None
+    except ValueError:
+        shapes = [tuple(t._value.shape) for t in (c, x, y)]
+        raise InvalidArgumentError(
+            None,
+            "SelectV2",
+            "where: condition, x and y must broadcast to one shape, got condition: "
+            f"{shapes[0]}, x: {shapes[1]}, y: {shapes[2]}.",
+        ) from None
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
@@ -402,13 +422,18 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     The gradient passes where the value was inside the range, is zero outside.
 
     Raises:
-        ValueError: if ``clip_value_min > clip_value_max``.
+        InvalidArgumentError: if ``clip_value_min > clip_value_max``.
+
+    >>> ek.clip_by_value(ek.constant([-2.0, 0.5, 3.0]), 0.0, 1.0).numpy()
+    array([0. , 0.5, 1. ], dtype=float32)
     """
     t = tensor(t, "clip_by_value")
     lo = tensor(clip_value_min, "clip_by_value", t._value.dtype)
     hi = tensor(clip_value_max, "clip_by_value", t._value.dtype)
     if bool((lo._value > hi._value).any()):
-        raise ValueError(
-            f"clip_by_value: clip_value_min ({lo.numpy()}) > clip_value_max ({hi.numpy()})."
+        raise InvalidArgumentError(
+            None,
+            "clip_by_value",
+            f"clip_by_value: clip_value_min ({lo.numpy()}) > clip_value_max ({hi.numpy()}).",
         )
     return minimum(maximum(t, lo), hi)

@@ -2,6 +2,10 @@
 
 Each selection has a scatter-add VJP whose own VJP is the selection again, so repeated
 indices accumulate and second derivatives work. Index checks cost one reduction.
+
+An index out of range is TensorFlow's `~ek.errors.InvalidArgumentError` (its CPU kernels check
+every index), naming the op, the index, the axis and the shape; it is a ValueError, not an
+IndexError, as in TensorFlow.
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ import operator
 import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply
 from ._core import tensor as _tensor
-from .array_ops import _axis, _check_range, _index_tensor, _ints
+from .array_ops import _axis, _check_range, _index_tensor, _ints, invalid
 
 __all__ = ["boolean_mask", "gather", "gather_nd", "scatter_nd", "slice"]  # and getitem, bound as []
 
@@ -88,8 +93,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         repeated indices accumulate.
 
     Raises:
-        IndexError: an index out of range (index and axis size named).
-        ValueError: bad ``axis``/``batch_dims`` or batch shapes that differ.
+        InvalidArgumentError: an index out of range (index and axis size named), a bad
+            ``axis``/``batch_dims`` or batch shapes that differ.
         TypeError: non-integer indices.
 
     >>> ek.gather(ek.constant([[1, 2], [3, 4], [5, 6]]), [2, 0]).numpy()
@@ -103,9 +108,10 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         b += len(si)
     a = _axis(b if axis is None else axis, len(s), "gather")
     if not 0 <= b <= min(a, len(si)) or s[:b] != si[:b]:
-        raise ValueError(
+        raise invalid(
+            "gather",
             f"gather: batch_dims={batch_dims} must be <= axis ({a}) and <= rank(indices), and "
-            f"the batch axes must agree; got params shape {tuple(s)}, indices shape {tuple(si)}."
+            f"the batch axes must agree; got params shape {tuple(s)}, indices shape {tuple(si)}.",
         )
     _check_range("gather", i._value, s[a], a, s)
     return apply(_gather, (x, i), {"axis": a, "batch_dims": b})
@@ -153,9 +159,10 @@ defvjp(
 def _check_nd(op: str, shape: tuple, i: Tensor, b: int) -> None:
     si = i._value.shape
     if not si or not b < len(si) or shape[:b] != si[:b] or si[-1] > len(shape) - b:
-        raise ValueError(
+        raise invalid(
+            op,
             f"{op}: indices must have shape [batch..., ..., k] with k <= rank - batch_dims, got "
-            f"indices shape {tuple(si)} for shape {tuple(shape)} and batch_dims={b}."
+            f"indices shape {tuple(si)} for shape {tuple(shape)} and batch_dims={b}.",
         )
     for j in range(si[-1]):
         _check_range(op, i._value[..., j], shape[b + j], b + j, shape)
@@ -173,7 +180,8 @@ def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
         gradient.
 
     Raises:
-        IndexError: an index out of range. ValueError: bad indices shape. TypeError: non-int.
+        InvalidArgumentError: an index out of range or a bad indices shape.
+        TypeError: non-integer indices.
 
     >>> ek.gather_nd(ek.constant([[1, 2], [3, 4]]), [[1, 0], [0, 1]]).numpy()
     array([3, 2], dtype=int32)
@@ -194,7 +202,7 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
         shape: the output shape.
 
     Raises:
-        ValueError: inconsistent shapes. IndexError: an index out of range.
+        InvalidArgumentError: inconsistent shapes or an index out of range.
 
     >>> ek.scatter_nd([[1], [1]], ek.constant([1.0, 2.0]), [3]).numpy()
     array([0., 3., 0.], dtype=float32)
@@ -205,9 +213,10 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
     _check_nd("scatter_nd", out, i, 0)
     expected = i._value.shape[:-1] + out[i._value.shape[-1] :]
     if u._value.shape != expected:
-        raise ValueError(
+        raise invalid(
+            "scatter_nd",
             f"scatter_nd: updates must have shape {expected} for indices shape "
-            f"{tuple(i._value.shape)} and shape {out}, got {tuple(u._value.shape)}."
+            f"{tuple(i._value.shape)} and shape {out}, got {tuple(u._value.shape)}.",
         )
     return apply(_scatter_nd, (u, i), {"shape": out, "batch_dims": 0})
 
@@ -265,7 +274,8 @@ def getitem(x, key) -> Tensor:
     tensors; bool masks) as in NumPy. In the gradient, repeated indices accumulate.
 
     Raises:
-        IndexError: an index out of range (the index, axis and size are named).
+        InvalidArgumentError: an index out of range, or more indices than axes (the index,
+            axis and shape are named).
         TypeError: an index of another type (floats, strings, float tensors).
 
     >>> t = ek.constant([[1.0, 2.0], [3.0, 4.0]])
@@ -282,14 +292,57 @@ def getitem(x, key) -> Tensor:
         key = _index(key, x._device.xp)
     try:
         return apply(_getitem, (x,), {"key": key})
-    except IndexError as exc:
-        raise IndexError(f"getitem: {exc} (tensor of shape {tuple(x._value.shape)}).") from None
+    except IndexError:
+        raise _getitem_error(key, tuple(x._value.shape)) from None
+
+
+def _getitem_error(key, shape: tuple) -> InvalidArgumentError:
+    """Names the first index that does not fit ``shape`` (NumPy's IndexError does not)."""
+    parts = key if type(key) is tuple else (key,)
+    used = sum(
+        max(k.ndim, 1) if _is_mask(k) else (k is not None and k is not Ellipsis) for k in parts
+    )
+    msg = None
+    if used > len(shape):
+        msg = f"{used} indices for a tensor of rank {len(shape)} (shape {shape})"
+    else:
+        axis = 0
+        for pos, k in enumerate(parts):
+            if k is None:
+                continue
+            if k is Ellipsis:
+                axis = len(shape) - sum(
+                    1 for k2 in parts[pos + 1 :] if k2 is not None and k2 is not Ellipsis
+                )
+                continue
+            n = shape[axis] if axis < len(shape) else 0
+            if _is_mask(k):
+                axis += max(k.ndim, 1)
+                continue
+            if isinstance(k, _Slice):
+                axis += 1
+                continue
+            vals = [int(k)] if not getattr(k, "ndim", 0) else [int(k.min()), int(k.max())]
+            bad = next((v for v in vals if not -n <= v < n), None)
+            if bad is not None:
+                msg = f"index {bad} is out of range [{-n}, {n}) for axis {axis} of shape {shape}"
+                break
+            axis += 1
+    if msg is None:
+        msg = f"index {key!r:.80} does not fit a tensor of shape {shape}"
+    return InvalidArgumentError(None, "getitem", f"getitem: {msg}.")
+
+
+def _is_mask(k) -> bool:
+    dtype = getattr(k, "dtype", None)
+    return dtype is not None and dtype.kind == "b"
 
 
 def slice(input_, begin, size, name=None) -> Tensor:
     """The block of ``size`` starting at ``begin`` (follows `tf.slice`; size -1: to the end).
 
-    Raises ValueError for ``begin``/``size`` of the wrong length or reaching outside the tensor.
+    Raises InvalidArgumentError for ``begin``/``size`` of the wrong length or reaching outside
+    the tensor.
 
     >>> ek.slice(ek.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1]).numpy()
     array([[2, 3], [5, 6]], dtype=int32)
@@ -299,8 +352,10 @@ def slice(input_, begin, size, name=None) -> Tensor:
     b, n = _ints(begin, "slice", "begin"), _ints(size, "slice", "size")
     ends = tuple(d if m == -1 else o + m for o, m, d in zip(b, n, s))
     if not len(b) == len(n) == len(s) or any(not 0 <= o <= e <= d for o, e, d in zip(b, ends, s)):
-        raise ValueError(
-            f"slice: begin {list(b)} and size {list(n)} do not fit in a tensor of shape {tuple(s)}."
+        raise invalid(
+            "slice",
+            f"slice: begin {list(b)} and size {list(n)} do not fit in a tensor of shape "
+            f"{tuple(s)}.",
         )
     return apply(_getitem, (x,), {"key": tuple(map(_Slice, b, ends))})
 

@@ -2,6 +2,11 @@
 
 The VJPs of the contractions are contractions again, written as `einsum` calls with a
 rewritten equation, so derivatives of any order come for free.
+
+Shapes that do not fit (inner dimensions, einsum sizes, contracted axes) raise TensorFlow's
+`~ek.errors.InvalidArgumentError` naming the op and every shape; malformed arguments that
+TensorFlow checks in Python (an einsum equation, tensordot's ``axes``, a norm's ``ord``) raise
+ValueError.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import numbers
 import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ..native import blas
 from ._core import apply, dtype_error, float_check, tensor
@@ -81,7 +87,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:
         Shape ``[..., m, n]``; leading axes broadcast.
 
     Raises:
-        ValueError: rank below 2 or inner dimensions that differ (both shapes are named).
+        InvalidArgumentError: rank below 2, inner dimensions that differ or batch dimensions
+            that do not broadcast (both shapes are named).
         TypeError: different dtypes.
 
     >>> ek.matmul(ek.ones((2, 3)), ek.ones((3, 4))).shape
@@ -93,15 +100,29 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:
         raise dtype_error("matmul", (a, b), ("a", "b"))
     sa, sb = tuple(a._value.shape), tuple(b._value.shape)
     if len(sa) < 2 or len(sb) < 2:
-        raise ValueError(f"matmul: inputs must have rank >= 2, got shapes a: {sa} and b: {sb}.")
+        raise InvalidArgumentError(
+            None, "MatMul", f"matmul: inputs must have rank >= 2, got shapes a: {sa} and b: {sb}."
+        )
     ka = sa[-2] if transpose_a else sa[-1]
     kb = sb[-1] if transpose_b else sb[-2]
     if ka != kb:
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            "MatMul",
             f"matmul: inner dimensions differ: a has shape {sa}"
             f"{' (transposed)' if transpose_a else ''} and b has shape {sb}"
-            f"{' (transposed)' if transpose_b else ''} ({ka} != {kb})."
+            f"{' (transposed)' if transpose_b else ''} ({ka} != {kb}).",
         )
+    if (len(sa) > 2 or len(sb) > 2) and sa[:-2] != sb[:-2]:
+        try:
+            np.broadcast_shapes(sa[:-2], sb[:-2])
+        except ValueError:
+            raise InvalidArgumentError(
+                None,
+                "MatMul",
+                f"matmul: batch dimensions {sa[:-2]} and {sb[:-2]} do not broadcast (a has "
+                f"shape {sa}, b has shape {sb}).",
+            ) from None
     return apply(
         _matmul, (a, b), {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
     )
@@ -205,8 +226,9 @@ def einsum(equation: str, *inputs, name=None, **kwargs) -> Tensor:
         The contraction, with one axis per output letter.
 
     Raises:
-        ValueError: a malformed equation, a subscript count that differs from an operand's
-            rank, or one letter bound to different sizes (all shapes are named).
+        ValueError: a malformed equation or a number of operands it does not name.
+        InvalidArgumentError: a subscript count that differs from an operand's rank, or one
+            letter bound to different sizes (all shapes are named).
         TypeError: operands of different dtypes.
 
     >>> ek.einsum("ij,jk->ik", ek.ones((2, 3)), ek.ones((3, 4))).numpy()[0]
@@ -230,15 +252,19 @@ def einsum(equation: str, *inputs, name=None, **kwargs) -> Tensor:
             )
         shape = x._value.shape
         if len(sub) != len(shape):
-            raise ValueError(
+            raise InvalidArgumentError(
+                None,
+                "Einsum",
                 f"einsum: subscripts {sub!r} name {len(sub)} axes but the operand has shape "
-                f"{tuple(shape)} (equation {equation!r}, shapes {shapes})."
+                f"{tuple(shape)} (equation {equation!r}, shapes {shapes}).",
             )
         for c, n in zip(sub, shape):
             if sizes.setdefault(c, n) != n:
-                raise ValueError(
+                raise InvalidArgumentError(
+                    None,
+                    "Einsum",
                     f"einsum: index {c!r} has sizes {sizes[c]} and {n} in {equation!r} "
-                    f"(shapes {shapes})."
+                    f"(shapes {shapes}).",
                 )
     flops = math.prod(sizes.values())
     optimize = len(xs) > 1 and flops > _OPTIMIZE_FLOPS
@@ -292,7 +318,8 @@ def tensordot(a, b, axes, name=None) -> Tensor:
         ``a``'s free axes followed by ``b``'s free axes.
 
     Raises:
-        ValueError: bad ``axes`` or contracted dimensions that differ (shapes are named).
+        ValueError: bad ``axes`` (checked in Python, as TensorFlow does).
+        InvalidArgumentError: contracted dimensions that differ (shapes are named).
         TypeError: different dtypes.
 
     >>> ek.tensordot(ek.ones((2, 3)), ek.ones((3, 4)), axes=1).shape
@@ -336,9 +363,11 @@ def tensordot(a, b, axes, name=None) -> Tensor:
             raise ValueError(f"tensordot: repeated axis in {axes!r}.")
     for i, j in zip(ax_a, ax_b):
         if sa[i] != sb[j]:
-            raise ValueError(
+            raise InvalidArgumentError(
+                None,
+                "TensorDot",
                 f"tensordot: contracted dimensions differ: a{list(sa)} axis {i} has {sa[i]}, "
-                f"b{list(sb)} axis {j} has {sb[j]}."
+                f"b{list(sb)} axis {j} has {sb[j]}.",
             )
     return apply(_tensordot, (a, b), {"axes": (tuple(ax_a), tuple(ax_b))})
 
@@ -346,9 +375,10 @@ def tensordot(a, b, axes, name=None) -> Tensor:
 # -- trace, transpose ---------------------------------------------------------------------------
 
 
-def _matrix_check(x: Tensor, op: str) -> None:
+def _matrix_check(x: Tensor, op: str, error=ValueError) -> None:
     if x.ndim < 2:
-        raise ValueError(f"{op}: input must have rank >= 2, got shape {tuple(x._value.shape)}.")
+        msg = f"{op}: input must have rank >= 2, got shape {tuple(x._value.shape)}."
+        raise InvalidArgumentError(None, op, msg) if error is InvalidArgumentError else error(msg)
 
 
 def _trace_fwd(xp, x):
@@ -378,13 +408,13 @@ def trace(x, name=None) -> Tensor:
         Shape ``[...]``.
 
     Raises:
-        ValueError: rank below 2.
+        InvalidArgumentError: rank below 2.
 
     >>> ek.trace(ek.constant([[1.0, 2.0], [3.0, 4.0]])).numpy()
     np.float32(5.0)
     """
     x = tensor(x, "trace")
-    _matrix_check(x, "trace")
+    _matrix_check(x, "trace", InvalidArgumentError)
     return apply(_trace, (x,))
 
 

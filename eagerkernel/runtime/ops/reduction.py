@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.dispatch import Primitive, defvjp
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ..native import blas
 from ._core import apply, float_check, tensor
@@ -40,7 +41,7 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple | None:
     """``axis`` as a sorted tuple of non-negative ints (None stays None).
 
     Raises:
-        ValueError: an axis outside ``[-ndim, ndim)``.
+        InvalidArgumentError: an axis outside ``[-ndim, ndim)``.
     """
     if axis is None:
         return None
@@ -53,7 +54,9 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple | None:
     for a in axes:
         a = int(a)
         if not -ndim <= a < max(ndim, 1):
-            raise ValueError(f"{op}: axis {a} is out of range for a tensor of rank {ndim}.")
+            raise InvalidArgumentError(
+                None, op, f"{op}: axis {a} is out of range for a tensor of rank {ndim}."
+            )
         out.append(a % ndim if ndim else 0)
     return tuple(sorted(set(out)))
 
@@ -423,16 +426,20 @@ defvjp(_count_nonzero, None)
 def _single_axis(x: Tensor, axis, op: str) -> int:
     nd = x.ndim
     if nd == 0:
-        raise ValueError(f"{op}: input must have rank >= 1, got a scalar (shape ()).")
+        raise InvalidArgumentError(
+            None, op, f"{op}: input must have rank >= 1, got a scalar (shape ())."
+        )
     if isinstance(axis, Tensor):
         axis = axis.numpy()
     if hasattr(axis, "__len__"):
         if len(axis) != 1:
-            raise ValueError(f"{op}: axis must be a single int, got {axis!r}.")
+            raise InvalidArgumentError(None, op, f"{op}: axis must be a single int, got {axis!r}.")
         (axis,) = axis
     axis = int(axis)
     if not -nd <= axis < nd:
-        raise ValueError(f"{op}: axis {axis} is out of range for a tensor of rank {nd}.")
+        raise InvalidArgumentError(
+            None, op, f"{op}: axis {axis} is out of range for a tensor of rank {nd}."
+        )
     return axis % nd
 
 
@@ -456,7 +463,9 @@ def _arg_reduce(prim, x, axis, output_type, op):
         raise TypeError(f"{op}: output_type must be int32 or int64, got {out.name}.")
     axis = _single_axis(x, 0 if axis is None else axis, op)
     if x._value.shape[axis] == 0:
-        raise ValueError(f"{op}: axis {axis} of shape {tuple(x.shape)} is empty.")
+        raise InvalidArgumentError(
+            None, op, f"{op}: axis {axis} of shape {tuple(x.shape)} is empty."
+        )
     return apply(prim, (x,), {"axis": axis, "output_type": out})
 
 
@@ -472,7 +481,7 @@ def argmax(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:
         The input's shape without ``axis``; the first index on ties.
 
     Raises:
-        ValueError: a scalar input, an axis out of range or of length 0.
+        InvalidArgumentError: a scalar input, an axis out of range or of length 0.
 
     >>> ek.argmax(ek.constant([[1.0, 5.0], [4.0, 3.0]]), axis=1).numpy()
     array([1, 0])
@@ -523,7 +532,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
         reverse: sum from the end.
 
     Raises:
-        ValueError: a scalar input or an axis out of range.
+        InvalidArgumentError: a scalar input or an axis out of range.
 
     >>> ek.cumsum(ek.constant([1, 2, 3]), exclusive=True, reverse=True).numpy()
     array([5, 3, 0], dtype=int32)

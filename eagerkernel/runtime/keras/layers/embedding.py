@@ -34,7 +34,8 @@ class Embedding(Layer):
         ``(batch_size, ..., output_dim)``.
 
     Raises:
-        ValueError: non-positive dimensions. IndexError: an id outside ``[0, input_dim)``.
+        ValueError: non-positive dimensions.
+        InvalidArgumentError: an id outside ``[0, input_dim)`` (as TensorFlow's CPU gather).
 
     >>> emb = ek.keras.layers.Embedding(10, 4, name="emb")
     >>> emb(ek.constant([[1, 2, 3]])).shape
