@@ -434,7 +434,7 @@ def test_same_avg_pool_divides_by_real_elements(fake):
     np.testing.assert_allclose(out[0, :, :, 0], [[2.0, 3.5], [6.5, 8.0]])
 
 
-def test_float16(fake):
+def test_float16_conv_and_avg_pool_run_through_cudnn(fake):
     x = rng.normal(size=(2, 7, 6, 3)).astype(np.float16)
     w = rng.normal(size=(3, 2, 3, 4)).astype(np.float16)
     args = ((2, 1), (1, 1), conv_pads(x.shape, w.shape, (2, 1), (1, 1), "SAME"))
@@ -443,6 +443,7 @@ def test_float16(fake):
     pads = pool_pads(x.shape, (2, 2), (2, 2), "SAME")
     expected = conv._avg_pool_fwd(np, x64, (2, 2), (2, 2), pads)
     close(cudnn.avg_pool(np, x, (2, 2), (2, 2), pads), expected, np.float16)
+    assert fake.calls == ["convolution_forward", "pooling_forward"]  # neither fell back
 
 
 # -- what falls back: None, and the fake is never called ----------------------------------------

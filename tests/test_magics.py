@@ -21,7 +21,6 @@ from eagerkernel.magics.formatting import (
     truncate_rows,
     value_summary,
 )
-from eagerkernel.runtime.core import device as device_mod
 
 
 @pytest.fixture
@@ -38,7 +37,7 @@ def ip():
     formatter.active_types = active
     for name in ("_tape", "fwd", "y", "x", "w", "b", "g", "dw", "dx"):
         shell.user_ns.pop(name, None)
-    device_mod.set_default_device(None)
+    ek.config.set_default_device(None)
 
 
 def run(ip, code: str):
@@ -250,10 +249,17 @@ def test_tape_persistent_appends_to_the_existing_tape(ip):
 
 
 def test_tape_rejects_bad_arguments(ip):
-    result, _ = run(ip, "%%tape --watch nothing_here\ny = 1")
+    ip.user_ns.pop("y", None)
+    result, cap = run(ip, "%%tape --watch nothing_here\ny = 1")
     assert isinstance(result.error_in_exec, UsageError)
+    assert str(result.error_in_exec) == "%%tape --watch: name 'nothing_here' is not defined."
+    assert "Traceback" not in cap.stderr
     result, _ = run(ip, "%%tape 1abc\ny = 1")
     assert isinstance(result.error_in_exec, UsageError)
+    assert str(result.error_in_exec) == (
+        "%%tape: NAME must be a Python identifier. Received: '1abc'."
+    )
+    assert "y" not in ip.user_ns  # the cell did not run
 
 
 # -- %grad --------------------------------------------------------------------------------------
@@ -372,9 +378,8 @@ def test_device_absent_is_a_one_line_error(ip):
     assert isinstance(result.error_in_exec, UsageError)
 
 
-def test_device_sets_the_default_for_following_cells(ip, monkeypatch):
-    gpu = device_mod.Device("GPU", 0, np, virtual=True)
-    monkeypatch.setitem(device_mod._devices, "/gpu:0", gpu)
+def test_device_sets_the_default_for_following_cells(ip):
+    ek.config.experimental.set_virtual_gpus(2)  # the count tests/test_devices.py uses too
     result, _ = run(ip, "%device gpu:0")
     assert result.success
     text = repr(result.result)

@@ -405,13 +405,16 @@ def test_tensor_is_freed_after_tape_is_dropped():
 
 def test_ops_after_exit_are_not_recorded():
     x = ek.constant(2.0)
-    with ek.GradientTape() as t:
+    with ek.GradientTape(persistent=True) as t:
         t.watch(x)
         y = x * x
-    z = y * 10.0
-    assert float(t.gradient(y, x)) == 4.0
-    assert z is not None
-    assert t.gradient.__self__ is t
+    z = y * 10.0  # after exit: not on the tape, so z is not connected to x through it
+    w = ek.exp(x)  # nor is an op on the watched x itself
+    assert float(z) == 40.0 and float(w) == pytest.approx(np.exp(2.0))
+    assert t.gradient(z, x) is None
+    assert t.gradient(w, x) is None
+    assert float(t.gradient(y, x)) == 4.0  # what was recorded inside is intact
+    assert [e.prim.name for e in t.entries] == ["Mul"]  # x * x only
 
 
 def test_op_recorded_on_several_tapes():
