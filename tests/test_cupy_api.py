@@ -65,7 +65,8 @@ CUPY_API = set(
     vander var vdot vsplit vstack where who zeros zeros_like add.at multiply.at maximum.at
     minimum.at subtract.at lib.stride_tricks.as_strided
     lib.stride_tricks.sliding_window_view cuda.Device cuda.Stream
-    cuda.runtime.getDeviceCount cuda.runtime.memGetInfo random.RandomState random.default_rng linalg.inv
+    cuda.runtime.getDeviceCount cuda.runtime.memGetInfo random.RandomState random.default_rng
+    linalg.inv
     linalg.solve linalg.cholesky linalg.qr linalg.svd linalg.det linalg.slogdet linalg.eigh
     linalg.norm fft.fft fft.ifft fft.rfft fft.irfft
     """.split()  # noqa: SIM905 (a word list is easier to regenerate and read)
