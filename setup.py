@@ -1,9 +1,7 @@
-"""The one part of the build pyproject.toml cannot declare: the optional C extensions.
+"""The one part of the build pyproject.toml cannot declare: the optional C extension.
 
 - ``eagerkernel.runtime.native._kernels`` (``_kernels.c``): fused optimizer and gradient kernels;
   without it the NumPy kernels run.
-- ``eagerkernel.runtime.native._records`` (``_records.c``): the profiling recorder's record
-  store; without it the Python twin runs.
 
 Without a C compiler the install still succeeds (``optional=True``) and the Python side runs.
 """
@@ -21,6 +19,6 @@ setup(
             extra_compile_args=flags,
             optional=True,
         )
-        for name in ("_kernels", "_records")
+        for name in ("_kernels",)
     ]
 )

@@ -155,8 +155,18 @@ def test_conv2d_third_derivative_through_the_backprop_ops():
     check_gradients(lambda a, b: ek.nn.conv2d(a, b, 1, "SAME") ** 2, x, w, order=3, atol=1e-5)
 
 
-def test_saved_im2col_columns_are_matched_used_once_and_released():
-    from eagerkernel.runtime.ops import conv as conv_module
+def _windows_and_ones(x):
+    """The 3x3 SAME windows of ``x`` as (N, H, W, 27) and ones of the output's shape."""
+    n, h, w, _ = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    windows = np.stack(
+        [padded[:, i : i + h, j : j + w, :] for i in range(3) for j in range(3)], axis=3
+    ).reshape(n, h, w, 27)
+    return windows, np.ones((n, h, w, 2))
+
+
+def test_saved_im2col_columns_travel_on_the_record_to_the_filter_gradient():
+    from eagerkernel.runtime.core.tape import ProfilingTape
 
     x = rng.standard_normal((2, 6, 6, 3))
     w1 = rng.standard_normal((3, 3, 3, 2))
@@ -178,28 +188,23 @@ def test_saved_im2col_columns_are_matched_used_once_and_released():
         w1,
         w2,
     )
+    # The forward's im2col columns travel on the tape's record to the filter gradient.
     xe, we = ek.constant(x), ek.Variable(w1)
     with ek.GradientTape() as tape:
         y = ek.nn.conv2d(xe, we, 1, "SAME")
-    assert len(conv_module._saved_cols) == 1
-    tape.gradient(y, we)
-    assert not conv_module._saved_cols  # taken by the filter gradient
-    with ek.GradientTape():
-        ek.nn.conv2d(ek.constant(x), we, 1, "SAME")
-    assert not conv_module._saved_cols  # released with the input it was made from
-    ek.nn.conv2d(xe, we, 1, "SAME")
-    assert not conv_module._saved_cols  # nothing is kept without a tape
-    budget = conv_module.SAVED_COLUMNS_BUDGET
-    try:  # a tape never asked for gradients keeps at most the budget
-        conv_module.SAVED_COLUMNS_BUDGET = 2 * 2 * 36 * 27 * 8  # two inputs' columns
-        with ek.GradientTape() as tape:
-            xs = [ek.constant(rng.standard_normal((2, 6, 6, 3))) for _ in range(3)]
-            for xi in xs:
-                ek.nn.conv2d(xi, we, 1, "SAME")
-            kept = [entry[0]() for entry in conv_module._saved_cols.values()]
-            assert len(kept) == 2 and kept[0] is xs[1]._value and kept[1] is xs[2]._value
-    finally:
-        conv_module.SAVED_COLUMNS_BUDGET = budget
+    (record,) = tape.records
+    assert record.prim.name == "Conv2D"
+    assert record.saved.shape == (2 * 6 * 6, 3 * 3 * 3)
+    with ProfilingTape() as outer:  # sees the ops the backward pass runs
+        gw = tape.gradient(y, we)
+    (backprop_filter,) = [r for r in outer.records if r.prim.name == "Conv2DBackpropFilter"]
+    assert backprop_filter.params["cols"] is record.saved
+    expected = np.einsum("nhwc,nhwo->co", *_windows_and_ones(x))  # sum of each window
+    np.testing.assert_allclose(gw.numpy().reshape(27, 2), expected, rtol=1e-6)
+    # A profiling tape (never differentiated, as under %%tape) keeps no columns.
+    with ProfilingTape() as profiled:
+        ek.nn.conv2d(xe, we, 1, "SAME")
+    assert profiled.records[0].saved is None
 
 
 @pytest.mark.parametrize("kind", ["max", "avg"])

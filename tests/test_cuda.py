@@ -27,6 +27,7 @@ def _cuda_reason() -> str:
 
 
 _REASON = _cuda_reason()
+KDL_CPU, KDL_CUDA = 1, 2  # DLPack's device types, as `Tensor.__dlpack_device__` gives them
 pytestmark = [pytest.mark.cuda, pytest.mark.skipif(bool(_REASON), reason=_REASON or "ok")]
 
 
@@ -48,15 +49,13 @@ def test_gpu_is_real_and_cupy_backed():
 
 
 def test_placement_copies_and_results():
-    import cupy
-
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     with ek.device("/gpu:0"):
         t = ek.constant(x)
         y = ek.matmul(t, ek.transpose(t)) + 1.0
-    assert isinstance(y._value, cupy.ndarray) and y.device == "/gpu:0"
+    assert y.__dlpack_device__() == (KDL_CUDA, 0) and y.device == "/gpu:0"
     np.testing.assert_allclose(y.numpy(), x @ x.T + 1, rtol=1e-5)
-    assert isinstance(y.cpu()._value, np.ndarray)
+    assert y.cpu().__dlpack_device__() == (KDL_CPU, 0) and y.cpu().device == "/cpu:0"
     with pytest.raises(ValueError, match="/cpu:0, /gpu:0"):
         ek.constant(x) + t
 
@@ -85,14 +84,12 @@ def test_optimizer_and_conv_on_gpu():
 
 
 def test_random_uses_cupy_generator_and_seed():
-    import cupy
-
     with ek.device("/gpu:0"):
         ek.random.set_seed(3)
         a = ek.random.normal([4])
         ek.random.set_seed(3)
         b = ek.random.normal([4])
-    assert isinstance(a._value, cupy.ndarray)
+    assert a.__dlpack_device__() == (KDL_CUDA, 0)  # drawn on the GPU, not copied there
     np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
@@ -101,14 +98,27 @@ def test_dlpack_with_cupy_zero_copy():
 
     t = ek.constant([1.0, 2.0]).gpu()
     c = cupy.from_dlpack(t)
-    assert c.data.ptr == t._value.data.ptr
+    assert c.data.ptr == cupy.from_dlpack(t).data.ptr  # each export is the same memory
     back = ek.experimental.dlpack.from_dlpack(c)
-    assert back.device == "/gpu:0" and back._value.data.ptr == c.data.ptr
+    assert back.device == "/gpu:0" and cupy.from_dlpack(back).data.ptr == c.data.ptr
+    np.testing.assert_array_equal(back.numpy(), [1.0, 2.0])
 
 
-def test_free_gpu_memory():
-    ek.constant(np.ones((1000, 1000), np.float32)).gpu()
+def test_free_gpu_memory_returns_the_cached_blocks_to_the_driver():
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    t = ek.constant(np.ones((1000, 1000), np.float32)).gpu()
+    assert t.device == "/gpu:0" and float(ek.reduce_sum(t)) == 1e6
+    del t  # its 4 MB block goes back to CuPy's pool, which keeps it cached
+    assert pool.free_bytes() >= 4_000_000
+    live = pool.used_bytes()
     ek.config.experimental.free_gpu_memory()
+    assert pool.free_bytes() == 0 and pool.total_bytes() == pool.used_bytes() == live
+    assert cupy.get_default_pinned_memory_pool().n_free_blocks() == 0
+    kept = ek.constant([1.0, 2.0]).gpu()  # live tensors are untouched
+    ek.config.experimental.free_gpu_memory()
+    np.testing.assert_array_equal(kept.numpy(), [1.0, 2.0])
 
 
 # -- the cuDNN path (ops/cudnn.py) against the im2col / tap path, both on the GPU ---------------

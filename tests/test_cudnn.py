@@ -367,7 +367,7 @@ def test_conv_and_gradients_match_the_im2col_kernels(fake, case, dtype):
     w = rng.normal(size=w_shape).astype(dtype)
     args = (strides, dilations, pads)
 
-    expected = conv._conv_fwd(np, x, w, *args)
+    expected = conv._conv_fwd(np, x, w, *args)[0]
     close(cudnn.conv2d(np, x, w, *args), expected, dtype)
     g = rng.normal(size=expected.shape).astype(dtype)
     close(
@@ -434,15 +434,16 @@ def test_same_avg_pool_divides_by_real_elements(fake):
     np.testing.assert_allclose(out[0, :, :, 0], [[2.0, 3.5], [6.5, 8.0]])
 
 
-def test_float16(fake):
+def test_float16_conv_and_avg_pool_run_through_cudnn(fake):
     x = rng.normal(size=(2, 7, 6, 3)).astype(np.float16)
     w = rng.normal(size=(3, 2, 3, 4)).astype(np.float16)
     args = ((2, 1), (1, 1), conv_pads(x.shape, w.shape, (2, 1), (1, 1), "SAME"))
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
-    close(cudnn.conv2d(np, x, w, *args), conv._conv_fwd(np, x64, w64, *args), np.float16)
+    close(cudnn.conv2d(np, x, w, *args), conv._conv_fwd(np, x64, w64, *args)[0], np.float16)
     pads = pool_pads(x.shape, (2, 2), (2, 2), "SAME")
     expected = conv._avg_pool_fwd(np, x64, (2, 2), (2, 2), pads)
     close(cudnn.avg_pool(np, x, (2, 2), (2, 2), pads), expected, np.float16)
+    assert fake.calls == ["convolution_forward", "pooling_forward"]  # neither fell back
 
 
 # -- what falls back: None, and the fake is never called ----------------------------------------
@@ -549,7 +550,7 @@ def test_conv_kernels_dispatch_to_cudnn_on_cupy_and_fall_back_when_refused(fake,
     x = rng.normal(size=(2, 7, 6, 3)).astype(np.float32)
     w = rng.normal(size=(3, 2, 3, 4)).astype(np.float32)
     args = ((2, 1), (1, 1), conv_pads(x.shape, w.shape, (2, 1), (1, 1), "SAME"))
-    y = conv._conv_fwd(xp, x, w, *args)
+    y = conv._conv_fwd(xp, x, w, *args)[0]
     g = rng.normal(size=y.shape).astype(np.float32)
     dx = conv._backprop_input_fwd(xp, g, w, x.shape, *args)
     dw = conv._backprop_filter_fwd(xp, x, g, w.shape, *args)
@@ -563,7 +564,7 @@ def test_conv_kernels_dispatch_to_cudnn_on_cupy_and_fall_back_when_refused(fake,
         "pooling_forward",
         "pooling_backward",
     ]
-    close(y, conv._conv_fwd(np, x, w, *args), np.float32)
+    close(y, conv._conv_fwd(np, x, w, *args)[0], np.float32)
     close(dx, conv._backprop_input_fwd(np, g, w, x.shape, *args), np.float32)
     close(dw, conv._backprop_filter_fwd(np, x, g, w.shape, *args), np.float32)
     close(p, conv._avg_pool_fwd(np, x, *pool_args), np.float32)
@@ -571,5 +572,5 @@ def test_conv_kernels_dispatch_to_cudnn_on_cupy_and_fall_back_when_refused(fake,
     # Without cuDNN, the same kernels run their im2col and tap code on "cupy".
     monkeypatch.setattr(cudnn, "backend", lambda: None)
     fake.calls.clear()
-    close(conv._conv_fwd(xp, x, w, *args), y, np.float32)
+    close(conv._conv_fwd(xp, x, w, *args)[0], y, np.float32)
     assert fake.calls == []

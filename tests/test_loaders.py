@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime.keras.datasets import _paths, fashion_mnist, idx, mnist
+from eagerkernel.runtime.keras.datasets import fashion_mnist, idx, mnist
 from eagerkernel.runtime.keras.datasets.idx import read_idx
+
+DATA_ENV = "EAGERKERNEL_DATA"  # where load_data looks first (the documented variable)
 
 FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
 STEMS = list(mnist.FILES.values())
@@ -63,7 +65,7 @@ def write_set(directory: Path, n_train=12, n_test=5, gz=True, seed=0) -> Path:
 @pytest.fixture
 def no_system_dirs(monkeypatch, tmp_path):
     """No $EAGERKERNEL_DATA, and Debian's locations replaced by one empty temporary one."""
-    monkeypatch.delenv(_paths.ENV_VAR, raising=False)
+    monkeypatch.delenv(DATA_ENV, raising=False)
     debian = tmp_path / "debian" / "fashion-mnist"
     monkeypatch.setattr(fashion_mnist, "DEBIAN_DIRS", (str(debian),))
     monkeypatch.setattr(mnist, "DEBIAN_DIRS", (str(tmp_path / "debian" / "mnist"),))
@@ -129,8 +131,10 @@ def test_read_idx_accepts_str_and_path(tmp_path):
 
 
 def test_read_idx_missing_file(tmp_path):
-    with pytest.raises(FileNotFoundError):
-        read_idx(tmp_path / "nope")
+    missing = tmp_path / "nope"
+    with pytest.raises(FileNotFoundError, match="nope") as info:
+        read_idx(missing)
+    assert info.value.filename == str(missing)
 
 
 @pytest.mark.parametrize(
@@ -344,7 +348,7 @@ def test_mismatched_counts_synthetic(tmp_path, no_system_dirs):
 def test_path_argument_first(tmp_path, monkeypatch, no_system_dirs):
     mine = write_set(tmp_path / "mine", seed=1)
     write_set(tmp_path / "env" / "mnist", seed=2)
-    monkeypatch.setenv(_paths.ENV_VAR, str(tmp_path / "env"))
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "env"))
     (x_train, y_train), (x_test, y_test) = mnist.load_data(path=mine)
     assert x_train.shape == (12, 28, 28) and x_test.shape == (5, 28, 28)
     assert y_train.dtype == np.uint8 and y_test.tolist() == [0, 1, 2, 3, 4]
@@ -356,21 +360,21 @@ def test_path_argument_first(tmp_path, monkeypatch, no_system_dirs):
 def test_env_var_then_debian(tmp_path, monkeypatch, no_system_dirs):
     env_set = write_set(tmp_path / "env" / "fashion-mnist", seed=2)
     write_set(no_system_dirs, seed=3)
-    monkeypatch.setenv(_paths.ENV_VAR, str(tmp_path / "env"))
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "env"))
     got = fashion_mnist.load_data()[0][0]
     np.testing.assert_array_equal(got, read_idx(env_set / "train-images-idx3-ubyte.gz"))
     # A path without the files is passed over in favour of the next place.
     got = fashion_mnist.load_data(path=tmp_path / "elsewhere")[0][0]
     np.testing.assert_array_equal(got, read_idx(env_set / "train-images-idx3-ubyte.gz"))
     # Without the variable: Debian's location.
-    monkeypatch.delenv(_paths.ENV_VAR)
+    monkeypatch.delenv(DATA_ENV)
     got = fashion_mnist.load_data()[0][0]
     np.testing.assert_array_equal(got, read_idx(no_system_dirs / "train-images-idx3-ubyte.gz"))
 
 
 def test_env_var_accepts_underscore_name(tmp_path, monkeypatch, no_system_dirs):
     env_set = write_set(tmp_path / "env" / "fashion_mnist", gz=False)
-    monkeypatch.setenv(_paths.ENV_VAR, str(tmp_path / "env"))
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "env"))
     got = fashion_mnist.load_data()[1][0]
     np.testing.assert_array_equal(got, read_idx(env_set / "t10k-images-idx3-ubyte"))
 
@@ -393,7 +397,7 @@ def test_mixed_plain_and_gzip_files(tmp_path, no_system_dirs):
 
 
 def test_not_found_lists_every_place(tmp_path, monkeypatch, no_system_dirs):
-    monkeypatch.setenv(_paths.ENV_VAR, str(tmp_path / "env"))
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "env"))
     (tmp_path / "given").mkdir()
     with pytest.raises(FileNotFoundError) as info:
         fashion_mnist.load_data(path=tmp_path / "given")

@@ -21,7 +21,6 @@ from eagerkernel.magics.formatting import (
     truncate_rows,
     value_summary,
 )
-from eagerkernel.runtime.core import device as device_mod
 
 
 @pytest.fixture
@@ -38,7 +37,7 @@ def ip():
     formatter.active_types = active
     for name in ("_tape", "fwd", "y", "x", "w", "b", "g", "dw", "dx"):
         shell.user_ns.pop(name, None)
-    device_mod.set_default_device(None)
+    ek.config.set_default_device(None)
 
 
 def run(ip, code: str):
@@ -184,12 +183,16 @@ def test_tape_record_is_the_same_on_every_run_but_for_the_times(ip):
         assert "TIME" in sanitize(a) and "SHARE" in sanitize(a)
 
 
-def test_tape_timing_layout_does_not_depend_on_the_numbers(ip):
+def test_tape_timing_layout_does_not_depend_on_the_numbers(ip, monkeypatch):
+    from eagerkernel.runtime.core import dispatch
+
     sanitize = sanitizer()
     _, cap = run(ip, LINEAR)
     shown = cap.outputs[-2]
-    for e, fake in zip(ip.user_ns["_tape"].entries, (1.5e-9, 123.4)):
-        e.seconds = fake  # any other numbers at all
+    clock = iter([0.0, 1.5e-9, 0.0, 123.4])  # any other numbers at all
+    monkeypatch.setattr(dispatch, "_perf_counter", lambda: next(clock))
+    _, _ = run(ip, LINEAR)
+    monkeypatch.undo()
     fresh = TapeRecord(ip.user_ns["_tape"], "_tape")
     for view, text, html in (
         (fresh, shown.data["text/plain"], shown.data["text/html"]),
@@ -209,7 +212,7 @@ def test_named_tape_watch_and_sync(ip):
     assert result.success
     tape = ip.user_ns["fwd"]
     assert "_tape" not in ip.user_ns
-    assert tape._sync is True
+    assert tape.sync is True
     assert [e.prim.name for e in tape.entries] == ["Exp"]
 
 
@@ -232,7 +235,7 @@ def test_tape_cell_error_fails_the_cell_and_keeps_the_partial_tape(ip):
     assert [e.prim.name for e in ip.user_ns["_tape"].entries] == ["Mul"]
     assert "Mul" in cap.outputs[-2].data["text/plain"]
     # Recording stopped with the cell.
-    assert not ek.runtime.core.context.RECORDING
+    assert not ek.runtime.core.context.current_recorders()
 
 
 def test_tape_persistent_appends_to_the_existing_tape(ip):
@@ -246,10 +249,17 @@ def test_tape_persistent_appends_to_the_existing_tape(ip):
 
 
 def test_tape_rejects_bad_arguments(ip):
-    result, _ = run(ip, "%%tape --watch nothing_here\ny = 1")
+    ip.user_ns.pop("y", None)
+    result, cap = run(ip, "%%tape --watch nothing_here\ny = 1")
     assert isinstance(result.error_in_exec, UsageError)
+    assert str(result.error_in_exec) == "%%tape --watch: name 'nothing_here' is not defined."
+    assert "Traceback" not in cap.stderr
     result, _ = run(ip, "%%tape 1abc\ny = 1")
     assert isinstance(result.error_in_exec, UsageError)
+    assert str(result.error_in_exec) == (
+        "%%tape: NAME must be a Python identifier. Received: '1abc'."
+    )
+    assert "y" not in ip.user_ns  # the cell did not run
 
 
 # -- %grad --------------------------------------------------------------------------------------
@@ -368,9 +378,8 @@ def test_device_absent_is_a_one_line_error(ip):
     assert isinstance(result.error_in_exec, UsageError)
 
 
-def test_device_sets_the_default_for_following_cells(ip, monkeypatch):
-    gpu = device_mod.Device("GPU", 0, np, virtual=True)
-    monkeypatch.setitem(device_mod._devices, "/gpu:0", gpu)
+def test_device_sets_the_default_for_following_cells(ip):
+    ek.config.experimental.set_virtual_gpus(2)  # the count tests/test_devices.py uses too
     result, _ = run(ip, "%device gpu:0")
     assert result.success
     text = repr(result.result)

@@ -14,7 +14,7 @@ from eagerkernel.runtime.compat import v1 as compat_v1
 from eagerkernel.runtime.core.device import Device
 from eagerkernel.runtime.keras import optimizers
 from eagerkernel.runtime.keras.optimizers import base as opt_base
-from eagerkernel.runtime.keras.optimizers import schedules
+from eagerkernel.runtime.keras.optimizers import inplace, schedules
 from eagerkernel.runtime.native import kernels
 
 train = compat_v1.train
@@ -156,7 +156,7 @@ def test_split_updates_match_the_closed_form(monkeypatch, make, expected):
     # NumPy kernel too: its C kernel, which runs whole, is switched off).
     monkeypatch.setattr(kernels, "_kernels", None)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(opt_base, "_cores", lambda: 3)
+    monkeypatch.setattr(inplace, "_cores", lambda: 3)
     _, got = run(make())
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
@@ -169,14 +169,14 @@ def test_large_variables_split_over_threads_match_the_unsplit_update(monkeypatch
     x0 = rng.standard_normal((300, 257)).astype(np.float32)  # above PARALLEL_MIN, not CHUNK
     grads = [rng.standard_normal(x0.shape).astype(np.float32) for _ in range(3)]
     threads = set()
-    kernel_runner = opt_base._run_parts
+    kernel_runner = inplace._run_parts
 
     def spy(*args):
         threads.add(threading.current_thread().name)
         kernel_runner(*args)
 
-    monkeypatch.setattr(opt_base, "_run_parts", spy)
-    monkeypatch.setattr(opt_base, "_cores", lambda: 2)
+    monkeypatch.setattr(inplace, "_run_parts", spy)
+    monkeypatch.setattr(inplace, "_cores", lambda: 2)
     _, split = run(make(), x0=x0, grads=grads)
     assert "MainThread" in threads
     assert any(t.startswith("eagerkernel-optimizer") for t in threads)
@@ -190,7 +190,7 @@ def test_large_variables_split_over_threads_match_the_unsplit_update(monkeypatch
 
 def test_a_worker_error_rolls_back_a_split_update(monkeypatch):
     monkeypatch.setattr(kernels, "_kernels", None)  # Adam's NumPy kernel, split over threads
-    monkeypatch.setattr(opt_base, "_cores", lambda: 2)
+    monkeypatch.setattr(inplace, "_cores", lambda: 2)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1 << 15)
     v = ek.Variable(np.ones(1 << 16, np.float32))
     opt = optimizers.Adam(0.1)
@@ -215,8 +215,9 @@ def test_slots_never_decay_into_subnormal_floats():
     m = opt.get_slot(v, "m").numpy()
     assert m[0] == 0.0  # flushed; unflushed it would be 0.1 * 0.9**899 = 6e-43, subnormal
     np.testing.assert_allclose(m[1], 0.5, rtol=1e-5)  # a live slot is untouched
-    for _, _, slot in opt._slot_items():
-        values = np.abs(slot.numpy())
+    assert opt.get_slot_names() == ["m", "v"]
+    for name in opt.get_slot_names():
+        values = np.abs(opt.get_slot(v, name).numpy())
         assert not np.any((values > 0) & (values < np.finfo(np.float32).tiny))
 
 
@@ -356,17 +357,23 @@ def test_slots_live_on_the_variables_device():
         v = ek.Variable(X0)
     opt = optimizers.Adam(0.01)
     opt.apply_gradients([(ek.constant(GRADS[0]), v)])  # the gradient is on the CPU
-    assert opt.get_slot(v, "m")._device is gpu and opt.get_slot(v, "v")._device is gpu
-    assert v._device is gpu
+    assert opt.get_slot(v, "m").device == "/gpu:7" and opt.get_slot(v, "v").device == "/gpu:7"
+    assert v.device == "/gpu:7"
     np.testing.assert_allclose(v.numpy(), adam_ref(0.01)[0], rtol=2e-6)
 
 
 def test_float64_and_float16_variables_keep_their_dtype():
-    for dt in (np.float64, np.float16):
+    for dt, atol in ((np.float64, 1e-6), (np.float16, 1e-3)):
         v = ek.Variable(X0.astype(dt))
         opt = optimizers.Adam(0.01)
         opt.apply_gradients([(GRADS[0].astype(dt), v)])
-        assert v._value.dtype == dt and opt.get_slot(v, "v")._value.dtype == dt
+        assert v.dtype == ek.as_dtype(dt) and v.numpy().dtype == dt
+        for name in ("m", "v"):
+            slot = opt.get_slot(v, name)
+            assert slot.dtype == ek.as_dtype(dt) and slot.numpy().dtype == dt
+        # Adam's first step moves each weight by about lr = 0.01 against its gradient's sign.
+        expected = X0.astype(np.float64) - 0.01 * np.sign(GRADS[0])
+        np.testing.assert_allclose(v.numpy(), expected, rtol=0, atol=atol)
 
 
 # -- None gradients, bad gradients and the all-or-nothing rule -------------------------------------
@@ -393,9 +400,10 @@ def test_all_none_gradients_raise():
 def test_tf1_skips_none_gradients_silently():
     a, b = ek.Variable(1.0), ek.Variable(2.0)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error")  # silently: a warning would raise here
         train.GradientDescentOptimizer(0.5).apply_gradients([(1.0, a), (None, b)])
     assert float(a) == 0.5
+    assert float(b) == 2.0  # skipped: not updated
 
 
 def snapshot(opt, variables):
@@ -493,13 +501,13 @@ def test_wrong_items_raise_type_errors():
 def owned(holder) -> bool:
     # The call shape the optimizer uses; an `assert` would keep `holder._value` referenced
     # in pytest's rewritten temporaries.
-    return opt_base._owned(holder._value)
+    return inplace._owned(holder._value)
 
 
 def test_owned_detects_other_references():
     v = ek.Variable(np.ones(4, np.float32))
     assert owned(v)
-    kept = v.numpy()
+    kept = np.asarray(v)  # a read-only view: its base is the variable's array
     assert not owned(v)
     del kept
     view = ek.Variable(np.ones(4, np.float32))
@@ -713,9 +721,17 @@ def test_get_and_set_weights():
     weights = opt.get_weights()
     other = optimizers.Adam()
     other.build([v])
+    assert int(other.iterations) == 0
     other.set_weights(weights)
-    for a, b in zip(other.get_weights(), weights):
+    # [iterations, m, v] after one step from zero slots: 1, (1 - beta_1) g, (1 - beta_2) g^2.
+    g = GRADS[0].astype(np.float64)
+    expected = [1, 0.1 * g, 0.001 * g * g]
+    got = other.get_weights()
+    assert len(weights) == len(got) == 3 and int(other.iterations) == 1
+    for a, b, e in zip(got, weights, expected):
         np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, e, rtol=1e-5)
+    np.testing.assert_allclose(other.get_slot(v, "m").numpy(), 0.1 * g, rtol=1e-5)
 
 
 # -- TF 1.x --------------------------------------------------------------------------------------

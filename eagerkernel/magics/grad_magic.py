@@ -40,7 +40,7 @@ class ReplayStep:
     Attributes:
         index: the op's index on the tape (the ``#`` column of the ``%%tape`` record).
         op: the op name.
-        entry: the tape's `Entry` (forward inputs and outputs).
+        entry: the tape's `Record` (forward inputs and outputs).
         incoming: ``[(spec, stats)]``, the cotangent of each output (stats from `array_stats`;
             None for an output without one).
         outgoing: ``[(spec, stats)]``, the cotangent for each input (None where no gradient
@@ -371,7 +371,7 @@ class GradMagics(Magics):
             raise UsageError(
                 f"%grad: no tape named `{args.tape}`; record one with a %%tape cell first."
             )
-        if tape._entries is None:
+        if tape.released:
             raise UsageError(
                 f"%grad: the tape `{args.tape}` was released by a gradient call "
                 "(non-persistent tape); record it again."

@@ -1,6 +1,6 @@
 """The picture of a recorded tape: ops and the tensors they read, layered by topological depth.
 
-`layout` turns a tape's `Entry` list into a `GraphLayout` (nodes with a depth and a row, edges,
+`layout` turns a tape's `Record` list into a `GraphLayout` (nodes with a depth and a row, edges,
 what was left out); `render_png` draws it with matplotlib's Agg canvas (no pyplot, no system
 binary such as graphviz). Two things keep a long tape readable:
 
@@ -86,7 +86,7 @@ def _leaf_label(x, xid: int, names: dict) -> str:
 
 
 class _Ops:
-    """What `layout` reads of a tape's records (`Entry` objects or `Records`): per op its
+    """What `layout` reads of a tape's records (`Record` objects or `Records`): per op its
     name, its inputs and their ids, and its outputs."""
 
     def __init__(self, entries):
@@ -117,7 +117,7 @@ def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayou
     """Lays out the ops of ``entries`` (oldest first) as a layered graph.
 
     Args:
-        entries: a tape's `Entry` list, or its `Records`.
+        entries: a tape's `Record` list, or its `Records`.
         max_rows: most nodes drawn (0: all); nodes are kept in tape order, each op's source
             tensors just before it.
         names: optional ``{id(tensor): name}`` to label source tensors (``w: float32[]``).

@@ -135,7 +135,7 @@ class TapeRecord(_TableView):
 
     Attributes:
         name: the tape's name in the user namespace (``"_tape"``).
-        records: the snapshot (`Records`); ``entries`` lists them as `Entry` objects.
+        records: the snapshot (`Records`); ``entries`` lists them as `Record` objects.
         max_rows: longer tapes show their first and last rows around a ``… N more ops …`` row.
         timing: the matching `TapeTiming` (``total``, ``by_op``).
         graph: the matching `TapeGraph`; ``picture=False`` when its picture is not shown.
@@ -241,7 +241,7 @@ class TapeTiming(_TableView):
     appearance so that the layout does not change between runs, only the numbers.
 
     Args:
-        entries: the tape's `Entry` objects, or its `Records`.
+        entries: the tape's `Record` objects, or its `Records`.
 
     Attributes:
         total: total forward seconds of the timed ops (None when no op was timed).
@@ -329,9 +329,9 @@ class TapeMagics(Magics):
         tape itself (``_tape.gradient(y, x)``). Each ``%%tape`` cell starts a new tape, unless
         ``--persistent`` appends its ops to the existing tape NAME (a computation spread over
         several cells). ``--watch x y`` watches those variables, as ``tape.watch`` does. When
-        nothing else refers to the tape a new one replaces, its records are let go of while
-        the cell runs, one per op recorded, so that the new ops reuse their memory
-        (`ProfilingTape.release_while_recording`); a tape still referenced stays whole.
+        nothing else refers to the tape a new one replaces, its records are let go of before
+        the cell runs, so that the new ops reuse their memory; a tape still referenced stays
+        whole.
 
         Two displays follow the cell's own output:
 
@@ -372,7 +372,7 @@ class TapeMagics(Magics):
             tape = previous
         else:
             tape = ProfilingTape()
-        tape.sync = args.sync
+        tape.set_sync(args.sync)
         for var in args.watch:
             if var not in ns:
                 raise UsageError(f"%%tape --watch: name {var!r} is not defined.")
@@ -381,7 +381,7 @@ class TapeMagics(Magics):
             except ValueError as e:
                 raise UsageError(f"%%tape --watch {var}: {e}") from None
         if tape is not previous and type(previous) is ProfilingTape and _unreferenced(previous):
-            tape.release_while_recording(previous)  # its memory goes to this cell's ops
+            previous.reset()  # nothing else can read it: its memory goes to this cell's ops
         del previous
         ns[name] = tape
 

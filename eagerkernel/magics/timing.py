@@ -5,8 +5,8 @@ How it is measured: while timing is on, each cell runs inside a `ProfilingTape` 
 IPython's ``pre_run_cell`` event and popped by ``post_run_cell``; the tape times every op the
 cell runs on the notebook's thread (ops of the backward passes included; Dataset worker
 threads are not seen). Backward time is the wall time spent inside the runtime's backward sweep
-(``tape.gradient``, ``jacobian``, ``%grad``), measured by wrapping
-`eagerkernel.runtime.core.tape.backward` while timing is on. The cost: the tape keeps the cell's
+(``tape.gradient``, ``jacobian``, ``%grad``), which the tape receives through the recorder
+interface's ``on_backward`` hook. The cost: the tape keeps the cell's
 tensors alive until the cell ends, and every op takes the profiling path, so a cell runs
 somewhat slower and holds more memory. With timing off nothing is registered and ops run as
 usual.
@@ -20,7 +20,6 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
 
-from ..runtime.core import tape as tape_mod
 from ..runtime.core.records import Records
 from ..runtime.core.tape import ProfilingTape
 from .formatting import format_seconds, html_table, text_table
@@ -40,7 +39,7 @@ class CellTiming:
     """
 
     def __init__(self, entries: list, backward_passes: int, backward_seconds: float, wall: float):
-        # ``entries``: `Entry` objects, or a tape's `Records`.
+        # ``entries``: `Record` objects, or a tape's `Records`.
         records = entries if isinstance(entries, Records) else Records(entries)
         self.ops = len(records)
         by_device: dict[str, list] = {}
@@ -83,6 +82,20 @@ class CellTiming:
         return html_table(["", "ops", "time"], self._rows(), caption=self._title())
 
 
+class _CellTape(ProfilingTape):
+    """The profiling tape of one timed cell; it also counts the cell's backward passes and
+    their time (the recorder interface's `on_backward`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.backward_passes = 0
+        self.backward_seconds = 0.0
+
+    def on_backward(self, seconds: float) -> None:
+        self.backward_passes += 1
+        self.backward_seconds += seconds
+
+
 @magics_class
 class TimingMagics(Magics):
     """The ``%eager_timing`` line magic and its cell events."""
@@ -93,9 +106,6 @@ class TimingMagics(Magics):
         self._tape: ProfilingTape | None = None
         self._depth = 0  # %%tape runs a nested cell: only the outermost one is timed
         self._start = 0.0
-        self._backward = [0, 0.0]
-        self._backward_active = False
-        self._original_backward = None
 
     @line_magic
     def eager_timing(self, line: str):
@@ -134,27 +144,11 @@ class TimingMagics(Magics):
         self._finish()
         self._depth = 0
 
-    def _timed_backward(self, *args, **kwargs):
-        if self._backward_active:
-            return self._original_backward(*args, **kwargs)
-        self._backward_active = True
-        t0 = time.perf_counter()
-        try:
-            return self._original_backward(*args, **kwargs)
-        finally:
-            self._backward_active = False
-            self._backward[0] += 1
-            self._backward[1] += time.perf_counter() - t0
-
     def _pre(self, info=None) -> None:
         self._depth += 1
         if self._depth > 1:
             return
-        self._backward = [0, 0.0]
-        self._backward_active = False
-        self._original_backward = tape_mod.backward
-        tape_mod.backward = self._timed_backward
-        self._tape = ProfilingTape()
+        self._tape = _CellTape()
         self._tape.__enter__()
         self._start = time.perf_counter()
 
@@ -165,10 +159,7 @@ class TimingMagics(Magics):
         wall = time.perf_counter() - self._start
         self._tape = None
         tape.__exit__(None, None, None)
-        if self._original_backward is not None:
-            tape_mod.backward = self._original_backward
-            self._original_backward = None
-        return CellTiming(Records(tape), self._backward[0], self._backward[1], wall)
+        return CellTiming(Records(tape), tape.backward_passes, tape.backward_seconds, wall)
 
     def _post(self, result=None) -> None:
         if self._depth == 0:  # the cell that turned timing on

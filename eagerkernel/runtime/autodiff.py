@@ -16,7 +16,8 @@ import functools
 import inspect
 
 from . import nest
-from .core.tape import GradientTape, Primitive, defjointvjp, record_custom, stop_recording
+from .core.dispatch import Primitive, defjointvjp, record
+from .core.tape import GradientTape, stop_recording
 from .core.tensor import Tensor, convert_to_tensor, make, to_tensor
 
 __all__ = [
@@ -244,7 +245,7 @@ def custom_gradient(f=None):
         prim = Primitive(f"CustomGradient:{f.__name__}", None, n_out=0 if multi else 1)
         defjointvjp(prim, vjp)
         output = outs if multi else outs[0]
-        record_custom(prim, (*inputs, *variables), output)
+        record(prim, (*inputs, *variables), output)
         return type(result)(outs) if multi else outs[0]
 
     return decorated

@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass
 
-from .core import context as state
+from .core import context
 from .core.device import free_gpu_memory, list_devices, set_default_device, set_virtual_gpus
 
 __all__ = [
@@ -49,7 +49,7 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 
 def get_default_device() -> str:
     """The name of the device new tensors go to outside any scope."""
-    return state.DEFAULT_DEVICE[0].name
+    return context.default_device().name
 
 
 def num_gpus() -> int:

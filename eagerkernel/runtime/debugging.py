@@ -44,8 +44,8 @@ import sys
 import numpy as np
 
 from .core import dtypes
+from .core.dispatch import Primitive, defvjp
 from .core.errors import InvalidArgumentError
-from .core.tape import Primitive, defvjp
 from .core.tensor import Tensor, convert_to_tensor, to_tensor
 from .ops import elementwise as _ew
 from .ops._core import apply

@@ -27,7 +27,7 @@ from ..keras import metrics as _kmetrics
 from ..keras.optimizers.adagrad import Adagrad as _Adagrad
 from ..keras.optimizers.adam import Adam as _Adam
 from ..keras.optimizers.base import Optimizer as _KerasOptimizer
-from ..keras.optimizers.base import _mutable, _run_loss
+from ..keras.optimizers.base import mutable_array
 from ..keras.optimizers.rmsprop import RMSprop as _RMSprop
 from ..ops import nn
 from ..ops.array_ops import squeeze
@@ -77,9 +77,7 @@ class _TF1Optimizer:
                 f"{type(self).__name__}.compute_gradients: `loss` should be a function when "
                 "eager execution is enabled, e.g. lambda: loss_fn(model(x), y)."
             )
-        loss_value, tape, var_list = _run_loss(self, loss, var_list, None)
-        grads = tape.gradient(loss_value, var_list, output_gradients=kwargs.get("grad_loss"))
-        return list(zip(grads, var_list))
+        return self._compute_gradients(loss, var_list, kwargs.get("grad_loss"))
 
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         """`compute_gradients` then `apply_gradients` (follows TF 1.x ``minimize``).
@@ -117,7 +115,7 @@ class GradientDescentOptimizer(_TF1Optimizer, _KerasOptimizer):
     def update_step(self, gradient, variable, learning_rate) -> None:
         tmp = self._scratch_for(variable)
         variable._device.xp.multiply(gradient, learning_rate, out=tmp)
-        var = _mutable(variable)
+        var = mutable_array(variable)
         var -= tmp
 
 
@@ -148,7 +146,7 @@ class MomentumOptimizer(_TF1Optimizer, _KerasOptimizer):
     def update_step(self, gradient, variable, learning_rate) -> None:
         xp = variable._device.xp
         tmp = self._scratch_for(variable)
-        acc = _mutable(self.get_slot(variable, "momentum"))
+        acc = mutable_array(self.get_slot(variable, "momentum"))
         acc *= self.momentum
         acc += gradient
         if self.use_nesterov:
@@ -157,7 +155,7 @@ class MomentumOptimizer(_TF1Optimizer, _KerasOptimizer):
             tmp *= learning_rate
         else:
             xp.multiply(acc, learning_rate, out=tmp)
-        var = _mutable(variable)
+        var = mutable_array(variable)
         var -= tmp
 
 

@@ -1,62 +1,177 @@
-"""Process-wide runtime state, kept in mutable module-level lists.
+"""The per-thread execution context: the active recorders and the device scope.
 
-Ops import these lists once and test them with a plain truth test (``if SLOW:``), which is the
-cheapest check Python offers: the fast path of an op costs one global load and one test for
-all of tapes, profiling and device scopes together.
+Every op asks one question before its fast path: is anything observing ops or placing them,
+in any thread? `ACTIVE` answers it: a process-wide list with one token per active recorder
+and per entered device scope, so ``if ACTIVE:`` (one global load and a truth test) is the whole
+cost of the fast path's check. Only when it is non-empty does `dispatch` read this thread's
+`Context`, which holds:
 
-Threads: Dataset workers run ops too. Tapes and scopes are per thread in TensorFlow; here they
-are recorded only by the thread that entered them (`GradientTape` checks its owner thread on
-the slow path), so a worker thread never writes to the notebook's tape.
+- ``recorders``: the recorders this thread pushed (tapes, the profiling tape behind ``%%tape``,
+  anything implementing `Recorder`), innermost last, as a tuple, replaced (never mutated) on
+  push and pop, so a dispatcher iterating it never sees it change;
+- ``device``: the innermost ``ek.device`` scope of this thread, or None;
+- ``timed``/``sync``: whether any of those recorders wants each forward timed (and the device
+  synchronized around it), derived once on push and pop.
+
+A recorder or scope belongs to the thread that entered it: thread A's tape never sees thread
+B's ops, and a Dataset worker thread sees no recorder of the notebook's thread (it pays one
+thread-local read while one is active).
 """
 
 from __future__ import annotations
 
-# Tapes currently recording, innermost last.
-RECORDING: list = []
-# Tapes that also time every op (the %%tape magic's); a subset of RECORDING.
-PROFILING: list = []
-# Device scopes entered with `ek.device`, innermost last, as (thread ident, Device): a scope
-# applies to the thread that entered it only (Dataset workers keep their own placement).
-SCOPES: list = []
-# Non-empty while any of the above is: the single flag an op tests before its fast path.
-SLOW: list = []
-# Derived by `refresh` too, so that an op tests a flag instead of looping over the tapes:
-# non-empty while a profiling tape synchronizes the device around each op (--sync) ...
-SYNC: list = []
-# ... and [(record, thread ident, extend)] while the one recording tape is a profiling tape,
-# with no device scope and no --sync: one- and two-input ops then run through ``record``
-# (`records.lean_recorder`), which times them and adds their lean record to the tape, and
-# `tape.execute` adds the records of the ops it ran with ``record.extend``; [None] otherwise.
-# A tuple, swapped in one store, so that another thread never sees half of it.
-LEAN: list = [None]
-# [Device]: where creation ops place tensors outside any scope (`ek.config.set_default_device`).
-DEFAULT_DEVICE: list = [None]
+import threading
+
+__all__ = [
+    "ACTIVE",
+    "Context",
+    "Recorder",
+    "context",
+    "current_recorders",
+    "default_device",
+    "pop_device",
+    "pop_recorder",
+    "push_device",
+    "push_recorder",
+    "set_default_device",
+]
+
+# One token per active recorder or device scope, in any thread: non-empty means "take the
+# observed path". Changed under `_lock` only; read without it (a list's truth is atomic).
+ACTIVE: list = []
+_lock = threading.Lock()
+# Where creation ops place tensors outside any scope (`ek.config.set_default_device`).
+_default_device: list = [None]
 
 
-def scope_device(thread: int):
-    """The innermost `ek.device` scope's Device for ``thread``, or None."""
-    for owner, device in reversed(SCOPES):
-        if owner == thread:
-            return device
-    return None
+class Recorder:
+    """What observes the ops of one thread: the interface tapes and profilers implement.
+
+    `dispatch` calls `record` after every op the thread runs while the recorder is pushed
+    (`push_recorder`), oldest recorder first, with:
+
+    - ``prim``: the `Primitive` that ran;
+    - ``inputs``: the input Tensors as the op received them (a Variable is passed as itself:
+      snapshot it if its value matters later);
+    - ``output``: the output Tensor, or a tuple of Tensors for a multi-output primitive;
+    - ``params``: the op's keyword parameters (a dict; do not mutate);
+    - ``saved``: what the primitive's forward saved for its VJP (``Primitive.saves``), or None;
+    - ``seconds``: the forward's wall time when any pushed recorder has ``timed`` set (with the
+      device synchronized before and after when one has ``sync``), else None.
+
+    `on_backward` is called with the wall time of each backward pass (`GradientTape.gradient`,
+    `jacobian`, ...) that this thread ran while the recorder was pushed.
+
+    A recorder must not run ops inside `record` (they would be recorded again).
+    """
+
+    timed = False
+    sync = False
+
+    def record(self, prim, inputs: tuple, output, params: dict, saved, seconds) -> None:
+        raise NotImplementedError
+
+    def on_backward(self, seconds: float) -> None:
+        """Called after each backward pass of this thread (default: nothing)."""
 
 
-def refresh() -> None:
-    """Recomputes SLOW, SYNC and LEAN after RECORDING, PROFILING, SCOPES, a tape's record list
-    or a profiling tape's ``sync`` changed."""
-    _set(SLOW, bool(RECORDING or SCOPES))
-    _set(SYNC, any(tape._sync for tape in PROFILING))
-    lean = None
-    if len(RECORDING) == 1 and not SCOPES and not SYNC:
-        tape = RECORDING[0]
-        if tape._profile and tape._entries is not None:
-            record = tape._lean_recorder()
-            lean = (record, tape._thread, record.extend)
-    LEAN[0] = lean
+class Context(threading.local):
+    """One thread's view: its recorders, its device scope, and what they ask of `dispatch`."""
+
+    def __init__(self):
+        self.recorders: tuple = ()
+        self.devices: tuple = ()
+        self.device = None
+        self.timed = False
+        self.sync = False
 
 
-def _set(flag: list, on: bool) -> None:
-    if not on:
-        flag.clear()
-    elif not flag:
-        flag.append(True)
+_context = Context()
+
+
+def context() -> Context:
+    """This thread's `Context` (the object is shared; its attributes are per thread)."""
+    return _context
+
+
+def current_recorders() -> tuple:
+    """The recorders this thread has pushed, oldest first."""
+    return _context.recorders
+
+
+def push_recorder(recorder: Recorder) -> None:
+    """Starts sending this thread's ops to ``recorder`` (after those already pushed)."""
+    ctx = _context
+    _set_recorders(ctx, (*ctx.recorders, recorder))
+    with _lock:
+        ACTIVE.append(recorder)
+
+
+def pop_recorder(recorder: Recorder) -> None:
+    """Stops sending this thread's ops to ``recorder``.
+
+    Raises:
+        ValueError: if this thread did not push ``recorder``.
+    """
+    ctx = _context
+    recorders = ctx.recorders
+    if recorder not in recorders:
+        raise ValueError(f"pop_recorder: {recorder!r} is not recording on this thread.")
+    k = len(recorders) - 1 - recorders[::-1].index(recorder)
+    _set_recorders(ctx, recorders[:k] + recorders[k + 1 :])
+    with _lock:
+        _remove_token(recorder)
+
+
+def refresh(recorder: Recorder) -> None:
+    """Re-reads ``recorder``'s ``timed`` and ``sync`` (after they changed while it records)."""
+    ctx = _context
+    if recorder in ctx.recorders:
+        _set_recorders(ctx, ctx.recorders)
+
+
+def _set_recorders(ctx: Context, recorders: tuple) -> None:
+    ctx.timed = any(r.timed for r in recorders)
+    ctx.sync = any(r.sync for r in recorders)
+    ctx.recorders = recorders
+
+
+def push_device(device) -> None:
+    """Enters a device scope on this thread (``with ek.device(...)``)."""
+    ctx = _context
+    ctx.devices = (*ctx.devices, device)
+    ctx.device = device
+    with _lock:
+        ACTIVE.append(device)
+
+
+def pop_device(device) -> None:
+    """Leaves the innermost device scope of this thread, which must be ``device``."""
+    ctx = _context
+    if not ctx.devices or ctx.devices[-1] is not device:
+        raise RuntimeError(f"device scopes exited out of order: {device!r} is not innermost.")
+    ctx.devices = ctx.devices[:-1]
+    ctx.device = ctx.devices[-1] if ctx.devices else None
+    with _lock:
+        _remove_token(device)
+
+
+def _remove_token(token) -> None:
+    for k in range(len(ACTIVE) - 1, -1, -1):
+        if ACTIVE[k] is token:
+            del ACTIVE[k]
+            return
+
+
+def scope_device():
+    """This thread's innermost device scope, or None."""
+    return _context.device if ACTIVE else None
+
+
+def default_device():
+    """Where creation ops place tensors outside any scope."""
+    return _default_device[0]
+
+
+def set_default_device(device) -> None:
+    _default_device[0] = device

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 
 import numpy as np
 
-from . import context as state
+from . import context
 
 __all__ = [
     "Device",
@@ -212,14 +211,11 @@ def device_of_array(array) -> Device:
 
 def current_device() -> Device:
     """The device new tensors are created on: the innermost `ek.device` scope, else the default."""
-    if state.SCOPES:
-        scope = state.scope_device(threading.get_ident())
-        if scope is not None:
-            return scope
-    return state.DEFAULT_DEVICE[0]
+    scope = context.scope_device()
+    return scope if scope is not None else context.default_device()
 
 
-state.DEFAULT_DEVICE[0] = CPU
+context.set_default_device(CPU)
 
 
 class device:
@@ -241,14 +237,11 @@ class device:
         self._device = get_device(device_name)
 
     def __enter__(self):
-        self._entry = (threading.get_ident(), self._device)
-        state.SCOPES.append(self._entry)
-        state.refresh()
+        context.push_device(self._device)
         return self
 
     def __exit__(self, *exc):
-        state.SCOPES.remove(self._entry)
-        state.refresh()
+        context.pop_device(self._device)
 
 
 def free_gpu_memory() -> None:
@@ -271,4 +264,4 @@ def free_gpu_memory() -> None:
 
 def set_default_device(name) -> None:
     """Sets where new tensors go outside any `device` scope (``None`` means the CPU)."""
-    state.DEFAULT_DEVICE[0] = CPU if name is None else get_device(name)
+    context.set_default_device(CPU if name is None else get_device(name))

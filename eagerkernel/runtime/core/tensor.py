@@ -6,8 +6,9 @@ making a tensor costs one allocation and two slot stores. Tensors know nothing a
 a `GradientTape` remembers which tensors it watches, so a tensor that nothing references is
 freed at once, whether or not a tape is active.
 
-Python operators (``+ - * / // % ** @``, comparisons, indexing) are bound in `ops/__init__.py`,
-once the ops exist.
+Python operators (``+ - * / // % ** @``, comparisons, ``~ & |``, indexing) are declared in the
+class body; each calls the public op of ``ops/`` (``x * y`` is ``ek.multiply(x, y)``), so it is
+dispatched and recorded like any op.
 """
 
 from __future__ import annotations
@@ -86,21 +87,38 @@ class Tensor:
 
     # -- array access -------------------------------------------------------------------------
     def numpy(self):
-        """The value as a NumPy array (a NumPy scalar for rank 0), copied off a GPU if needed.
+        """A copy of the value as a NumPy array (a NumPy scalar for rank 0), copied off a GPU
+        if needed (follows `tf.Tensor.numpy`, which copies too).
 
-        The array shares memory with the tensor on CPU; treat it as read-only.
+        Writing into the array never changes the tensor, a Variable, or a gradient a tape
+        computes from the tensor.
+
+        >>> v = ek.Variable([1.0, 2.0])
+        >>> a = v.numpy()
+        >>> a += 100
+        >>> v.numpy()
+        array([1., 2.], dtype=float32)
         """
         v = self._value
         if self._device.xp is not np:
             return self._device.xp.asnumpy(v)
-        return v
+        return v.copy()
 
     def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self.numpy())
+        """The value for NumPy (``np.asarray(t)``): a read-only view on CPU, so that NumPy
+        functions read big tensors without a copy and cannot write into them; a writable copy
+        when ``copy=True`` or a ``dtype`` conversion is asked for."""
+        v = self._value
+        if self._device.xp is not np:
+            a = self._device.xp.asnumpy(v)
+        elif copy or (dtype is not None and v.dtype != dtype):
+            a = np.array(v, copy=True)
+        else:
+            a = np.asarray(v).view()
+            a.flags.writeable = False
+            return a
         if dtype is not None and a.dtype != dtype:
             a = a.astype(dtype)
-        elif copy:
-            a = a.copy()
         return a
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -231,17 +249,118 @@ class Tensor:
             f"numpy={_numpy_repr(self.numpy())}>"
         )
 
+    # -- Python operators: the public ops ----------------------------------------------------------
+    def __add__(self, other):
+        return _math.add(self, other)
+
+    def __radd__(self, other):
+        return _math.add(other, self)
+
+    def __sub__(self, other):
+        return _math.subtract(self, other)
+
+    def __rsub__(self, other):
+        return _math.subtract(other, self)
+
+    def __mul__(self, other):
+        return _math.multiply(self, other)
+
+    def __rmul__(self, other):
+        return _math.multiply(other, self)
+
+    def __truediv__(self, other):
+        return _math.truediv(self, other)
+
+    def __rtruediv__(self, other):
+        return _math.truediv(other, self)
+
+    def __floordiv__(self, other):
+        return _math.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _math.floordiv(other, self)
+
+    def __mod__(self, other):
+        return _math.mod(self, other)
+
+    def __rmod__(self, other):
+        return _math.mod(other, self)
+
+    def __pow__(self, other):
+        return _math.pow(self, other)
+
+    def __rpow__(self, other):
+        return _math.pow(other, self)
+
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self)
+
+    def __neg__(self):
+        return _math.negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _math.abs(self)
+
+    def __invert__(self):
+        return _math.logical_not(self)
+
+    def __and__(self, other):
+        return _math.logical_and(self, other)
+
+    def __rand__(self, other):
+        return _math.logical_and(other, self)
+
+    def __or__(self, other):
+        return _math.logical_or(self, other)
+
+    def __ror__(self, other):
+        return _math.logical_or(other, self)
+
+    def __lt__(self, other):
+        return _math.less(self, other)
+
+    def __le__(self, other):
+        return _math.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _math.greater(self, other)
+
+    def __ge__(self, other):
+        return _math.greater_equal(self, other)
+
+    def __eq__(self, other):
+        """Elementwise equality (a bool Tensor), as in TF 2; ``t == None`` is False."""
+        if other is None:
+            return False
+        return _math.equal(self, other)
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        return _math.not_equal(self, other)
+
+    def __getitem__(self, key):
+        """NumPy-style basic and advanced indexing, differentiable (``ek.Tensor.__getitem__``
+        follows `tf.Tensor.__getitem__`)."""
+        return _indexing.getitem(self, key)
+
     # -- devices ------------------------------------------------------------------------------
     def cpu(self) -> Tensor:
         """A copy on the CPU (differentiable); the tensor itself if it is already there."""
-        from ..ops.placement import copy_to_device
+        from .dispatch import copy_to_device
 
         return copy_to_device(self, CPU)
 
     def gpu(self, index: int = 0) -> Tensor:
         """A copy on GPU ``index`` (differentiable). Raises RuntimeError if there is no such GPU."""
-        from ..ops.placement import copy_to_device
         from .device import get_device
+        from .dispatch import copy_to_device
 
         return copy_to_device(self, get_device(f"/gpu:{index}"))
 
@@ -478,3 +597,9 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     if device.xp is not np:
         arr = device.xp.asarray(arr)
     return make(arr, device)
+
+
+# The operators' ops. Imported last: the op modules build on `Tensor` (through `dispatch`).
+from ..ops import elementwise as _math  # noqa: E402
+from ..ops import indexing as _indexing  # noqa: E402
+from ..ops import linalg as _linalg  # noqa: E402

@@ -8,13 +8,13 @@ an earlier read keeps the value it read, and `numpy()` results never change unde
 from __future__ import annotations
 
 import itertools
+from weakref import ref as _weakref
 
 import numpy as np
 
-from ..ops.placement import copy_to_device
 from . import dtypes
 from .device import current_device
-from .tape import Primitive, defvjp
+from .dispatch import Primitive, copy_to_device, defvjp, dispatch
 from .tensor import Tensor, make, to_tensor
 
 __all__ = ["Variable"]
@@ -48,7 +48,7 @@ class Variable(Tensor):
     np.float32(6.0)
     """
 
-    __slots__ = ("_constraint", "_name", "_trainable", "_uid")
+    __slots__ = ("_constraint", "_name", "_read", "_trainable", "_uid")
 
     def __init__(
         self,
@@ -87,6 +87,7 @@ class Variable(Tensor):
         self._name = "Variable" if name is None else str(name)
         self._constraint = constraint
         self._uid = next(_creation_order)  # layers list variables in creation order
+        self._read = None
 
     @property
     def name(self) -> str:
@@ -102,9 +103,7 @@ class Variable(Tensor):
 
     def read_value(self) -> Tensor:
         """The current value as a Tensor; recorded on tapes (a TF ``ReadVariableOp``)."""
-        from ..ops._core import apply
-
-        return apply(_read, (self,))
+        return dispatch(_read, (self,))
 
     value = read_value
 
@@ -163,6 +162,19 @@ class Variable(Tensor):
 
     def __reduce__(self):
         raise TypeError("Variables cannot be pickled; save them with ek.train.Checkpoint.")
+
+    def _snapshot(self) -> Tensor:
+        """The value as a Tensor that tapes record in place of the Variable (TF's
+        ``ReadVariableOp``): the same Tensor for every read while the value is the same array
+        and a tape holds the snapshot, so tapes nested around one op agree on it. The Variable
+        refers to it weakly: with no tape, nothing but the Variable holds its array (an
+        optimizer may then update it in place)."""
+        ref = self._read
+        snap = None if ref is None else ref()
+        if snap is None or snap._value is not self._value:
+            snap = make(self._value, self._device)
+            self._read = _weakref(snap)
+        return snap
 
     def _as_tensor(self) -> Tensor:
         return make(self._value, self._device)

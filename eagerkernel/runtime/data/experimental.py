@@ -33,7 +33,7 @@ def copy_to_device(target_device: str):
     """
     from .. import nest
     from ..core.device import get_device
-    from ..ops.placement import copy_to_device as copy
+    from ..core.dispatch import copy_to_device as copy
 
     device = get_device(target_device)  # fail when the pipeline is built, not when it runs
 

@@ -27,8 +27,7 @@ enabled = [True]
 
 # A batch gathered from memory up to this size takes microseconds: `prefetch(AUTOTUNE)` makes it
 # in the consumer's thread rather than hand it over from a background thread, which under the
-# GIL costs more than it hides (measured: 938 Fashion-MNIST batches, 11 ms inline, 16-20 ms
-# through a prefetch thread on 2 cores).
+# GIL costs more than it hides.
 CHEAP_BATCH_BYTES = 4 << 20
 
 # Index chunk length: large enough that NumPy's per-call overhead is amortised, small enough that

@@ -123,7 +123,7 @@ def steady_state(buf: np.ndarray, x: np.ndarray, j: np.ndarray) -> np.ndarray:
     ``buf`` is updated in place to each slot's last write.
     """
     m = len(j)
-    # NumPy's stable sort is a radix sort for 16-bit keys: ten times faster here.
+    # NumPy's stable sort is a radix sort (linear time) for keys of 16 bits or fewer.
     keys = j.astype(np.uint16) if len(buf) <= 1 << 16 else j
     order = np.argsort(keys, kind="stable")
     sj = j[order]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import context as state
 from ..core import dtypes
+from ..core.context import ACTIVE
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 
@@ -408,7 +408,7 @@ def spec_of(element):
 def call(fn, element):
     """Calls a user function on an element (unpacked when it is a plain tuple, as tf.data
     does) with this thread's tapes paused: pipeline functions are not recorded, as in TF."""
-    if state.RECORDING:
+    if ACTIVE:
         with stop_recording():
             return fn(*element) if type(element) is tuple else fn(element)
     return fn(*element) if type(element) is tuple else fn(element)
@@ -416,7 +416,7 @@ def call(fn, element):
 
 def call_args(fn, *args):
     """Calls ``fn(*args)`` with this thread's tapes paused."""
-    if state.RECORDING:
+    if ACTIVE:
         with stop_recording():
             return fn(*args)
     return fn(*args)

@@ -14,18 +14,30 @@ A `Checkpoint` saves the Variables reachable from the objects given to it, each 
   optimizer/m`` (TensorFlow's naming). Metrics: ``metric/total``, ``metric/count``.
 - The `Checkpoint`'s own counter of `save` calls: ``save_counter``.
 
-The file format, its atomic writing and its verified reading are in `checkpoint_file.py`.
-`restore` is all-or-nothing: every value is validated against its variable (shape and dtype)
-before any variable is assigned. Values for objects that do not exist yet (a model not built,
-an optimizer without slots) are kept and assigned when the variables are created (*deferred
-restoration*), through a per-layer wrapper of ``build`` and the optimizer's slot hooks.
+The file format (safetensors arrays plus a JSON object graph, the state file, atomic writes,
+checksums) is documented in `eagerkernel.runtime.io.checkpoint_format`.
+
+Restoring
+---------
+Reading checks every array's checksum and raises `CheckpointError` (a ValueError) naming the
+file and the object path. `restore` is all-or-nothing: every value is validated against its
+variable (shape and dtype) before any variable is assigned.
+
+Values for variables that do not exist yet (a model not built, a layer added to a
+`Sequential` later, an optimizer without slots) are kept and assigned when the variables
+are created (*deferred restoration*, as TensorFlow does): a layer's weight when `add_weight`
+creates it, other variables of a layer and its new sublayers after the layer's building
+call, a slot variable when the optimizer creates it. The restoration observes creation
+through the documented hooks `Layer.variable_observers` and `Optimizer.slot_observers`,
+holds every object weakly (it keeps neither the `Checkpoint` nor a layer alive, and goes on
+after the `Checkpoint` object is deleted), and unregisters once no object it waits for is
+left. Restoring the same objects again replaces the values still waiting: the newest win.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
+import itertools
 import os
 import re
 import weakref
@@ -35,24 +47,22 @@ import numpy as np
 from ..core.variable import Variable
 from ..keras.layers.base import Layer
 from ..keras.metrics import Metric
-from .checkpoint_file import (
-    _GRAPH_KEY,
-    _GRAPH_SHA_KEY,
-    FORMAT,
-    FORMAT_VERSION,
+from ..keras.optimizers.base import Optimizer
+from .checkpoint_format import FORMAT as FORMAT
+from .checkpoint_format import FORMAT_VERSION as FORMAT_VERSION
+from .checkpoint_format import (
     STATE_FILE,
     CheckpointError,
     CheckpointNotFoundError,
-    _atomic_write,
-    _c_order,
-    _data_file,
-    _digest,
-    _read,
-    _read_state,
-    _write_state,
+    atomic_write,
+    data_file,
+    encode,
     latest_checkpoint,
     list_variables,
     load_checkpoint_arrays,
+    read_checkpoint,
+    read_state,
+    write_state,
 )
 
 __all__ = [
@@ -66,7 +76,6 @@ __all__ = [
 ]
 
 _SLOT = ".OPTIMIZER_SLOT"
-
 
 # -- object graph ------------------------------------------------------------------------------
 
@@ -125,7 +134,7 @@ def _children(obj) -> list:
         for i, layer in enumerate(getattr(obj, "_stack", ()) or ()):
             out.append((f"layer-{i}", layer))
         for attr, value in vars(obj).items():
-            if attr not in ("_tracked", "_stack", "_regularizers", "build"):
+            if attr not in ("_tracked", "_stack", "_regularizers"):
                 _attribute_children(attr, value, out)
     return out
 
@@ -162,37 +171,13 @@ class _Graph:
                     self.variables[f"{vpath}/{_SLOT}/{opath}/{slot_name}"] = slot
 
 
-# -- file I/O ----------------------------------------------------------------------------------
-
-
-def _encode(graph: _Graph) -> bytes:
-    from safetensors.numpy import save
-
-    from ... import __version__
-
-    arrays = {}
-    entries = {}
-    for path, v in graph.variables.items():
-        a = _c_order(v.numpy())
-        arrays[path] = a
-        entries[path] = {"dtype": a.dtype.name, "shape": list(a.shape), "sha256": _digest(a)}
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "library_version": __version__,
-        "objects": {p: type(o).__name__ for p, o in graph.objects.items()},
-        "variables": entries,
-    }
-    text = json.dumps(meta, sort_keys=True)
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    return save(arrays, metadata={_GRAPH_KEY: text, _GRAPH_SHA_KEY: digest})
-
-
 # -- deferred restoration ----------------------------------------------------------------------
 
-# Layer or optimizer -> the restoration whose values it still waits for. A newer restore of
-# the same object replaces the entry, so the newest values win, as in TensorFlow.
-_DEFERRED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Layer or optimizer -> the restoration whose values wait under it. These entries keep a
+# restoration alive (the observer lists hold it weakly and it holds everything weakly); a newer
+# restore of the same object takes its entry over, so the newest values win, as in TensorFlow.
+_WAITING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ORDER = itertools.count()  # restorations in the order they were made
 
 
 def _waits_under(pending: dict, path: str, slots: bool = True) -> bool:
@@ -205,73 +190,163 @@ def _waits_under(pending: dict, path: str, slots: bool = True) -> bool:
     )
 
 
-class _Deferred:
-    """Values of a restore whose variables do not exist yet, applied when they are created."""
+def _owner(obj) -> _Deferred | None:
+    """The restoration waiting under ``obj``, if any."""
+    try:
+        return _WAITING.get(obj)
+    except TypeError:  # unhashable (a class defining __eq__ only): never an anchor
+        return None
 
-    def __init__(self, root, file: str, pending: dict, status: _Status):
-        self.root = root  # kept alive by the layers and optimizers still waiting
+
+def _waits(pending: dict, path: str, obj) -> bool:
+    """Whether values in ``pending`` wait for variables that ``obj`` (at ``path``) creates:
+    weights of a layer or its sublayers, slots of an optimizer."""
+    if isinstance(obj, Layer):
+        return _waits_under(pending, path, slots=False)
+    if _is_optimizer(obj):
+        return any(f"/{_SLOT}/{path}/" in k for k in pending)
+    return False
+
+
+class _Deferred:
+    """The values of one restore whose variables do not exist yet, assigned at creation.
+
+    Registered with `Layer.variable_observers` and `Optimizer.slot_observers` (as a
+    `LayerObserver` and a `SlotObserver`) while values wait. Its *anchors* are the layers and
+    optimizers values wait under, with their object paths: those of the restored graph, then
+    those found later inside them (a layer added to a `Sequential`, a sublayer made in a
+    `build`). A created variable is matched by walking the anchor that holds its layer or
+    optimizer, so paths are those of the restored graph even after the `Checkpoint` is gone.
+    Objects are referenced weakly; see `_WAITING` for what keeps a restoration alive.
+    """
+
+    def __init__(self, graph: _Graph, file: str, pending: dict, status: _Status):
         self.file = file
         self.pending = pending
-        self.status = status
-        self.graph = _Graph(root)
-        self.attach(self.graph)
+        self.order = next(_ORDER)
+        self._status = weakref.ref(status)
+        self._anchors: dict[int, tuple[weakref.ref, str]] = {}  # id -> (object, path)
+        self._variables: dict[int, tuple[weakref.ref, str]] = {}  # id -> (Variable, path)
+        self._learn(graph)
+        if self._anchors:
+            Layer.variable_observers.register(self)
+            Optimizer.slot_observers.register(self)
 
-    def attach(self, graph: _Graph) -> None:
+    # -- observer methods (LayerObserver, SlotObserver) -------------------------------------------
+    def weight_created(self, layer: Layer, variable: Variable) -> None:
+        self._restore_under(layer)
+
+    def layer_built(self, layer: Layer) -> None:
+        self._restore_under(layer)
+
+    def slot_created(self, optimizer, variable: Variable, slot_name: str, slot) -> None:
+        graph = self._locate(optimizer)
+        if graph is None:
+            return
+        self._learn(graph)
+        opath = next(p for p, o in graph.objects.items() if o is optimizer)
+        vpath = self._variable_path(variable)
+        targets = {p: v for p, v in graph.variables.items() if p in self.pending}
+        if vpath is not None:
+            targets[f"{vpath}/{_SLOT}/{opath}/{slot_name}"] = slot
+        self._apply(targets)
+        self._release()
+
+    # -- matching -------------------------------------------------------------------------------
+    def _restore_under(self, layer: Layer) -> None:
+        graph = self._locate(layer)
+        if graph is None:
+            return
+        self._learn(graph)
+        self._apply({p: v for p, v in graph.variables.items() if p in self.pending})
+        self._release()
+
+    def _locate(self, obj) -> _Graph | None:
+        """The graph, with this restoration's paths, of ``obj`` if it is an anchor, else of
+        the first anchor holding it; None when no anchor holds it."""
+        ref, path = self._anchors.get(id(obj), (None, ""))
+        if ref is not None and ref() is obj and _owner(obj) is self:
+            return _Graph(obj, path)
+        seen: set = set()
+        for ref, path in list(self._anchors.values()):
+            anchor = ref()
+            if anchor is None or id(anchor) in seen or _owner(anchor) is not self:
+                continue
+            graph = _Graph(anchor, path)
+            ids = {id(o) for o in graph.objects.values()}
+            if id(obj) in ids:
+                return graph
+            seen |= ids
+        return None
+
+    def _variable_path(self, variable: Variable) -> str | None:
+        ref, path = self._variables.get(id(variable), (None, None))
+        if ref is None or ref() is not variable:
+            graph = self._locate(variable)
+            if graph is None:
+                return None
+            self._learn(graph)
+            path = graph.path_of.get(id(variable))
+        return path
+
+    def _learn(self, graph: _Graph) -> None:
+        """Records the paths of ``graph``'s variables and takes the objects of ``graph``
+        that values wait under as anchors (unless a newer restoration has them)."""
+        for path, v in graph.variables.items():
+            ref, _ = self._variables.get(id(v), (None, None))
+            if ref is None or ref() is not v:
+                self._variables[id(v)] = (weakref.ref(v), path)
         for path, obj in graph.objects.items():
-            if isinstance(obj, Layer) and _waits_under(self.pending, path, slots=False):
-                self._wrap_build(obj)
-            elif _is_optimizer(obj) and any(f"/{_SLOT}/{path}/" in k for k in self.pending):
-                self._hook_slots(obj, path)
+            if isinstance(obj, Variable) or not _waits(self.pending, path, obj):
+                continue
+            try:
+                owner = _WAITING.get(obj)
+            except TypeError:  # unhashable: its values arrive through a hashable ancestor
+                continue
+            if owner is None or owner is self or owner.order < self.order:
+                _WAITING[obj] = self
+                self._anchors[id(obj)] = (weakref.ref(obj), path)
+                if owner is not None and owner is not self:
+                    owner._give_up(obj)
 
-    def _wrap_build(self, layer: Layer) -> None:
-        if _DEFERRED.get(layer) is self:
+    def _give_up(self, obj) -> None:
+        """Drops the values waiting under ``obj``: a newer restoration's replace them."""
+        ref, path = self._anchors.pop(id(obj), (None, ""))
+        if ref is None or ref() is not obj:
             return
-        _DEFERRED[layer] = self
-        build = type(layer).build
-
-        def deferred_build(*args, **kwargs):
-            out = build(layer, *args, **kwargs)
-            if _DEFERRED.get(layer) is self:
-                del _DEFERRED[layer]
-                with contextlib.suppress(AttributeError):
-                    object.__delattr__(layer, "build")
-                self._after_creation()
-            return out
-
-        object.__setattr__(layer, "build", deferred_build)
-
-    def _hook_slots(self, optimizer, opath: str) -> None:
-        old = _DEFERRED.get(optimizer)
-        if old is self:
-            return
-        hooks = optimizer._slot_hooks
-        hooks[:] = [h for h in hooks if getattr(h, "_restoration", None) is None]
-        _DEFERRED[optimizer] = self
-
-        def on_slot(var, slot_name, slot):
-            vpath = self.graph.path_of.get(id(var))
-            if vpath is None:
-                self.graph = _Graph(self.root)
-                vpath = self.graph.path_of.get(id(var))
-            if vpath is None:
-                return
-            self._apply({f"{vpath}/{_SLOT}/{opath}/{slot_name}": slot})
-
-        on_slot._restoration = self
-        hooks.append(on_slot)
-
-    def _after_creation(self) -> None:
-        self.graph = _Graph(self.root)
-        self._apply({p: v for p, v in self.graph.variables.items() if p in self.pending})
-        self.attach(self.graph)
+        start = path + "/"
+        if isinstance(obj, Layer):
+            doomed = [k for k in self.pending if k.startswith(start) and f"/{_SLOT}/" not in k]
+        else:
+            doomed = [k for k in self.pending if f"/{_SLOT}/{start}" in k]
+        for key in doomed:
+            del self.pending[key]
+        self._release()
 
     def _apply(self, targets: dict) -> None:
         targets = {p: v for p, v in targets.items() if p in self.pending}
         for path, v in targets.items():  # all-or-nothing: validate first
             _check_fits(self.file, path, self.pending[path], v)
+        status = self._status()
         for path, v in targets.items():
             v.assign(self.pending.pop(path))
-            self.status._consumed.add(path)
+            if status is not None:
+                status._consumed.add(path)
+
+    def _release(self) -> None:
+        """Drops the anchors that are gone, taken over or no longer waited for; unregisters
+        the restoration when none is left."""
+        for key, (ref, path) in list(self._anchors.items()):
+            obj = ref()
+            if obj is None or _owner(obj) is not self:
+                del self._anchors[key]
+            elif not _waits(self.pending, path, obj):
+                del _WAITING[obj]
+                del self._anchors[key]
+        self._variables = {k: e for k, e in self._variables.items() if e[0]() is not None}
+        if not self._anchors:
+            Layer.variable_observers.unregister(self)
+            Optimizer.slot_observers.unregister(self)
 
 
 def _check_fits(file: str, path: str, array: np.ndarray, variable: Variable) -> None:
@@ -417,7 +492,8 @@ class Checkpoint:
         Atomic: a crash leaves the previous file at ``file_prefix`` intact.
         """
         file_prefix = os.fspath(file_prefix)
-        _atomic_write(_data_file(file_prefix), _encode(_Graph(self)))
+        graph = _Graph(self)
+        atomic_write(data_file(file_prefix), encode(graph.variables, graph.objects))
         return file_prefix
 
     def save(self, file_prefix) -> str:
@@ -433,10 +509,10 @@ class Checkpoint:
             counter.assign(np.int64(n - 1))
             raise
         directory = os.path.dirname(os.path.abspath(path))
-        _, everything = _read_state(directory)
+        _, everything = read_state(directory)
         path_abs = os.path.abspath(path)
-        everything = [p for p in everything if p != path_abs and os.path.exists(_data_file(p))]
-        _write_state(directory, path_abs, [*everything, path_abs])
+        everything = [p for p in everything if p != path_abs and os.path.exists(data_file(p))]
+        write_state(directory, path_abs, [*everything, path_abs])
         return path
 
     def read(self, save_path) -> _Status:
@@ -463,7 +539,7 @@ class Checkpoint:
         return self._restore(save_path)
 
     def _restore(self, save_path, required=()) -> _Status:
-        file, _, arrays = _read(save_path)
+        file, _, arrays = read_checkpoint(save_path)
         if "save_counter" in arrays:
             self.save_counter  # noqa: B018 - created so that it is matched
         graph = _Graph(self)
@@ -497,7 +573,7 @@ class Checkpoint:
             v.assign(arrays[path])
             status._consumed.add(path)
         if pending:
-            _Deferred(self, file, pending, status)
+            _Deferred(graph, file, pending, status)
         return status
 
 
@@ -545,8 +621,8 @@ class CheckpointManager:
         self._name = checkpoint_name
         self._prefix = os.path.join(self.directory, checkpoint_name)
         os.makedirs(self.directory, exist_ok=True)
-        _, everything = _read_state(self.directory)
-        self._checkpoints = [p for p in everything if os.path.exists(_data_file(p))]
+        _, everything = read_state(self.directory)
+        self._checkpoints = [p for p in everything if os.path.exists(data_file(p))]
 
     @property
     def latest_checkpoint(self) -> str | None:
@@ -579,10 +655,10 @@ class CheckpointManager:
         if self._max_to_keep is not None and len(kept) > self._max_to_keep:
             doomed = kept[: -self._max_to_keep]
             kept = kept[-self._max_to_keep :]
-        _write_state(self.directory, path, kept)  # before deleting: it never names a gone file
+        write_state(self.directory, path, kept)  # before deleting: it never names a gone file
         for old in doomed:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(_data_file(old))
+                os.unlink(data_file(old))
         self._checkpoints = kept
         self._sweep(number)
         return path
@@ -592,7 +668,7 @@ class CheckpointManager:
         that the state file no longer names, and temporary files of this manager's names
         (so one process at a time should save into a directory, as with TensorFlow)."""
         pattern = re.compile(rf"^(\.)?{re.escape(self._name)}-(\d+)\.safetensors(\.tmp-.*)?$")
-        kept = {os.path.basename(_data_file(p)) for p in self._checkpoints}
+        kept = {os.path.basename(data_file(p)) for p in self._checkpoints}
         for entry in os.listdir(self.directory):
             if entry.startswith(f".{STATE_FILE}.tmp-"):
                 with contextlib.suppress(FileNotFoundError):

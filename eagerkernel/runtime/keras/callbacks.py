@@ -1,7 +1,9 @@
-"""Training callbacks (follow `tf.keras.callbacks`): History, EarlyStopping, ModelCheckpoint,
-LambdaCallback, and the tqdm progress bar that `fit(verbose=1)` shows.
+"""Training callbacks (follow `tf.keras.callbacks`): the `Callback` base with every Keras
+hook, `CallbackList`, History, EarlyStopping, ModelCheckpoint, LambdaCallback, and the tqdm
+progress bar of `fit`, `evaluate` and `predict` (`ProgbarLogger`).
 
-Logs are dicts of Python floats (``{"loss": 0.31, "accuracy": 0.9, "val_loss": ...}``).
+Logs are dicts of Python floats (``{"loss": 0.31, "accuracy": 0.9, "val_loss": ...}``);
+`predict`'s batch logs hold ``{"outputs": <NumPy arrays>}``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import math
 import os
 
 import numpy as np
+
+from ..core.tensor import Tensor
 
 __all__ = [
     "Callback",
@@ -22,11 +26,55 @@ __all__ = [
 ]
 
 
+_HOOKS = (
+    "on_train_begin",
+    "on_train_end",
+    "on_epoch_begin",
+    "on_epoch_end",
+    "on_train_batch_begin",
+    "on_train_batch_end",
+    "on_batch_begin",
+    "on_batch_end",
+    "on_test_begin",
+    "on_test_end",
+    "on_test_batch_begin",
+    "on_test_batch_end",
+    "on_predict_begin",
+    "on_predict_end",
+    "on_predict_batch_begin",
+    "on_predict_batch_end",
+)
+
+
 class Callback:
     """Base class: override the hooks you need (follows `tf.keras.callbacks.Callback`).
 
-    ``self.model`` is the model being trained; setting ``self.model.stop_training = True``
-    ends training after the current epoch.
+    `Model.fit` calls ``on_train_begin``; per epoch ``on_epoch_begin``, per batch
+    ``on_train_batch_begin``/``on_train_batch_end``, then the validation's test hooks,
+    ``on_epoch_end``; finally ``on_train_end``. `Model.evaluate` calls ``on_test_begin``,
+    ``on_test_batch_begin``/``on_test_batch_end`` per batch, ``on_test_end``; `Model.predict`
+    the ``on_predict_*`` hooks likewise (``on_predict_batch_end`` logs are
+    ``{"outputs": <the batch's predictions as NumPy arrays>}``). ``batch`` and ``epoch`` are
+    0-based. ``on_batch_begin``/``on_batch_end`` are the TF 1.x names: the default
+    ``on_train_batch_*`` hooks call them.
+
+    Attributes:
+        model: the model being trained (set by `set_model`); setting
+            ``self.model.stop_training = True`` ends training after the current batch.
+        params: ``{"verbose", "epochs", "steps"}`` of the running loop (set by `set_params`).
+
+    >>> class Count(ek.keras.callbacks.Callback):
+    ...     def on_train_begin(self, logs=None):
+    ...         self.batches = 0
+    ...     def on_train_batch_end(self, batch, logs=None):
+    ...         self.batches += 1
+    >>> model = ek.keras.Sequential([ek.keras.layers.Dense(1, input_shape=(2,))])
+    >>> model.compile(optimizer="sgd", loss="mse")
+    >>> count = Count()
+    >>> _ = model.fit(np.zeros((10, 2)), np.zeros((10, 1)), batch_size=4, verbose=0,
+    ...               callbacks=[count])
+    >>> count.batches
+    3
     """
 
     def __init__(self):
@@ -34,45 +82,161 @@ class Callback:
         self.params: dict = {}
 
     def set_model(self, model) -> None:
+        """Sets ``self.model``."""
         self.model = model
 
     def set_params(self, params: dict) -> None:
+        """Sets ``self.params``."""
         self.params = params
 
     def on_train_begin(self, logs=None): ...
     def on_train_end(self, logs=None): ...
     def on_epoch_begin(self, epoch, logs=None): ...
     def on_epoch_end(self, epoch, logs=None): ...
-    def on_train_batch_begin(self, batch, logs=None): ...
-    def on_train_batch_end(self, batch, logs=None): ...
+    def on_batch_begin(self, batch, logs=None): ...
+    def on_batch_end(self, batch, logs=None): ...
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.on_batch_begin(batch, logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.on_batch_end(batch, logs)
+
     def on_test_begin(self, logs=None): ...
     def on_test_end(self, logs=None): ...
+    def on_test_batch_begin(self, batch, logs=None): ...
+    def on_test_batch_end(self, batch, logs=None): ...
     def on_predict_begin(self, logs=None): ...
     def on_predict_end(self, logs=None): ...
+    def on_predict_batch_begin(self, batch, logs=None): ...
+    def on_predict_batch_end(self, batch, logs=None): ...
 
 
-class CallbackList:
-    """Calls each hook on every callback in order."""
+def pythonify_logs(logs) -> dict:
+    """A copy of ``logs`` (None gives ``{}``) with scalar Tensors and NumPy scalars as Python
+    floats, in the same key order; arrays (predict's outputs) are kept as they are."""
+    out = {}
+    for key, value in (logs or {}).items():
+        if isinstance(value, (Tensor, np.ndarray, np.generic, int)) and np.ndim(value) == 0:
+            value = float(value)
+        out[key] = value
+    return out
 
-    def __init__(self, callbacks, model, params: dict):
-        self.callbacks = list(callbacks)
+
+class CallbackList(Callback):
+    """Calls each hook on every callback, in order (follows `tf.keras.callbacks.CallbackList`).
+
+    Args:
+        callbacks: a list of `Callback` objects (None for none).
+        add_history: append a `History` unless the list has one; ``model.history`` is set
+            to it.
+        add_progbar: append a `ProgbarLogger` for ``params["verbose"]`` unless the list has one.
+        model: the model, given to every callback with `set_model`.
+        **params: given to every callback with `set_params` (``verbose``, ``epochs``,
+            ``steps``).
+
+    Raises:
+        TypeError: an element is not a `Callback`.
+    """
+
+    def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None, **params):
+        super().__init__()
+        self.callbacks = list(callbacks or [])
+        for cb in self.callbacks:
+            _check_callback(cb)
+        self._history = next((cb for cb in self.callbacks if isinstance(cb, History)), None)
+        if add_history and self._history is None:
+            self._history = History()
+            self.callbacks.append(self._history)
+        if add_progbar and not any(isinstance(cb, ProgbarLogger) for cb in self.callbacks):
+            self.callbacks.append(ProgbarLogger(params.get("verbose", 1)))
+        if model is not None:
+            self.set_model(model)
+        if params:
+            self.set_params(params)
+
+    def append(self, callback) -> None:
+        """Adds a callback at the end."""
+        _check_callback(callback)
+        self.callbacks.append(callback)
+
+    def set_model(self, model) -> None:
+        super().set_model(model)
+        if self._history is not None:
+            model.history = self._history
         for cb in self.callbacks:
             cb.set_model(model)
+
+    def set_params(self, params: dict) -> None:
+        super().set_params(params)
+        for cb in self.callbacks:
             cb.set_params(params)
 
-    def __getattr__(self, hook: str):
-        if not hook.startswith("on_"):
-            raise AttributeError(hook)
+    def _call(self, hook: str, *args, logs=None) -> None:
+        logs = pythonify_logs(logs)
+        for cb in self.callbacks:
+            getattr(cb, hook)(*args, logs)
 
-        def call(*args, **kwargs):
-            for cb in self.callbacks:
-                getattr(cb, hook)(*args, **kwargs)
+    def on_train_begin(self, logs=None):
+        self._call("on_train_begin", logs=logs)
 
-        return call
+    def on_train_end(self, logs=None):
+        self._call("on_train_end", logs=logs)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._call("on_epoch_begin", epoch, logs=logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._call("on_epoch_end", epoch, logs=logs)
+
+    def on_batch_begin(self, batch, logs=None):
+        self._call("on_batch_begin", batch, logs=logs)
+
+    def on_batch_end(self, batch, logs=None):
+        self._call("on_batch_end", batch, logs=logs)
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._call("on_train_batch_begin", batch, logs=logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._call("on_train_batch_end", batch, logs=logs)
+
+    def on_test_begin(self, logs=None):
+        self._call("on_test_begin", logs=logs)
+
+    def on_test_end(self, logs=None):
+        self._call("on_test_end", logs=logs)
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self._call("on_test_batch_begin", batch, logs=logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        self._call("on_test_batch_end", batch, logs=logs)
+
+    def on_predict_begin(self, logs=None):
+        self._call("on_predict_begin", logs=logs)
+
+    def on_predict_end(self, logs=None):
+        self._call("on_predict_end", logs=logs)
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        self._call("on_predict_batch_begin", batch, logs=logs)
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._call("on_predict_batch_end", batch, logs=logs)
+
+
+def _check_callback(cb) -> None:
+    if not isinstance(cb, Callback):
+        raise TypeError(
+            "callbacks must be a list of keras.callbacks.Callback objects. Received: "
+            f"{cb!r} of type {type(cb).__name__}."
+        )
 
 
 class History(Callback):
-    """Records each epoch's logs: ``history.history["loss"]`` is the list of epoch losses.
+    """Records each epoch's logs: ``history.history["loss"]`` is the list of epoch losses and
+    ``history.epoch`` the epoch numbers (from ``initial_epoch``).
 
     `Model.fit` returns it (follows `tf.keras.callbacks.History`).
     """
@@ -91,40 +255,84 @@ class History(Callback):
             self.history.setdefault(k, []).append(v)
 
 
+def _log_text(logs) -> str:
+    return " - ".join(f"{k}: {v:.4f}" for k, v in (logs or {}).items())
+
+
 class ProgbarLogger(Callback):
-    """Progress output of `fit`: a tqdm bar per epoch (verbose=1; a widget in notebooks via
-    ``tqdm.auto``) or one line per epoch (verbose=2)."""
+    """Progress output of `fit`, `evaluate` and `predict`: a tqdm bar (verbose=1; a widget in
+    notebooks via ``tqdm.auto``), or one line at the end (verbose=2) per epoch of `fit`, per
+    `evaluate` (``N/N - loss: ...``) and per `predict` (``N/N``). `fit`'s validation shows
+    no bar of its own: its results are in the epoch's line.
+    """
 
     def __init__(self, verbose: int = 1):
         super().__init__()
         self.verbose = verbose
         self._bar = None
+        self._in_fit = False
+        self._seen = 0
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def _open(self, desc=None):
         if self.verbose == 1:
             from tqdm.auto import tqdm
 
-            epochs = self.params.get("epochs", 1)
-            self._bar = tqdm(
-                total=self.params.get("steps"),
-                desc=f"Epoch {epoch + 1}/{epochs}",
-                unit="step",
-                leave=True,
-            )
+            self._bar = tqdm(total=self.params.get("steps"), desc=desc, unit="step", leave=True)
+        self._seen = 0
 
-    def on_train_batch_end(self, batch, logs=None):
+    def _update(self, logs=None):
+        self._seen += 1
         if self._bar is not None:
             self._bar.update(1)
-            self._bar.set_postfix({k: f"{v:.4f}" for k, v in (logs or {}).items()}, refresh=False)
+            if logs:
+                self._bar.set_postfix({k: f"{v:.4f}" for k, v in logs.items()}, refresh=False)
 
-    def on_epoch_end(self, epoch, logs=None):
-        text = " - ".join(f"{k}: {v:.4f}" for k, v in (logs or {}).items())
+    def _close(self, text: str, line: str):
         if self._bar is not None:
-            self._bar.set_postfix_str(text)
+            if text:
+                self._bar.set_postfix_str(text)
             self._bar.close()
             self._bar = None
         elif self.verbose == 2:
-            print(f"Epoch {epoch + 1}/{self.params.get('epochs', 1)} - {text}")
+            print(line)
+
+    def on_train_begin(self, logs=None):
+        self._in_fit = True
+
+    def on_train_end(self, logs=None):
+        self._in_fit = False
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._open(f"Epoch {epoch + 1}/{self.params.get('epochs', 1)}")
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._update(logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        text = _log_text(logs)
+        self._close(text, f"Epoch {epoch + 1}/{self.params.get('epochs', 1)} - {text}")
+
+    def on_test_begin(self, logs=None):
+        if not self._in_fit:
+            self._open()
+
+    def on_test_batch_end(self, batch, logs=None):
+        if not self._in_fit:
+            self._update(logs)
+
+    def on_test_end(self, logs=None):
+        if not self._in_fit:
+            text = _log_text(logs)
+            self._close(text, f"{self._seen}/{self._seen} - {text}")
+
+    def on_predict_begin(self, logs=None):
+        self._open()
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._update()
+
+    def on_predict_end(self, logs=None):
+        self._close("", f"{self._seen}/{self._seen}")
 
 
 def _monitor_mode(monitor: str, mode: str):
@@ -207,13 +415,20 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model's weights after each epoch (follows `tf.keras.callbacks.ModelCheckpoint`).
+    """Saves the model's weights after each epoch, or every ``save_freq`` batches (follows
+    `tf.keras.callbacks.ModelCheckpoint`).
 
     Args:
-        filepath: may contain ``{epoch:02d}`` and log keys (``{val_loss:.2f}``).
+        filepath: may contain ``{epoch:02d}``, ``{batch}`` (with an integer ``save_freq``;
+            1-based, as ``epoch``) and log keys (``{val_loss:.2f}``).
         monitor, mode: which log decides "best" with ``save_best_only``.
         save_best_only: save only when ``monitor`` improved.
         save_weights_only: accepted; eagerkernel always saves weights (`Model.save_weights`).
+        save_freq: ``"epoch"`` (default), or an integer: save after every that many training
+            batches, counted across epochs (the logs are then the epoch's so far).
+
+    Raises:
+        ValueError: ``save_freq`` is neither "epoch" nor a positive integer; a bad ``mode``.
     """
 
     def __init__(
@@ -227,16 +442,46 @@ class ModelCheckpoint(Callback):
         save_freq="epoch",
     ):
         super().__init__()
+        if save_freq != "epoch" and (
+            isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq <= 0
+        ):
+            raise ValueError(
+                "save_freq must be 'epoch' or a positive integer (a number of batches). "
+                f"Received: save_freq={save_freq!r}"
+            )
         self.filepath = os.fspath(filepath)
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only
+        self.save_freq = save_freq
         self._better = _monitor_mode(monitor, mode)
         self.best = -math.inf if self._better is np.greater else math.inf
+        self._epoch = 0
+        self._since_save = 0
+        self._last_batch = None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        # batch indices restart each epoch (and jump with steps_per_execution), as in Keras
+        new_epoch = self._last_batch is None or batch <= self._last_batch
+        self._since_save += batch + 1 if new_epoch else batch - self._last_batch
+        self._last_batch = batch
+        if self._since_save >= self.save_freq:
+            self._since_save = 0
+            self._save(self._epoch, batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs)
+
+    def _save(self, epoch, batch, logs):
         logs = logs or {}
-        path = self.filepath.format(epoch=epoch + 1, **logs)
+        where = {} if batch is None else {"batch": batch + 1}
+        path = self.filepath.format(epoch=epoch + 1, **where, **logs)
         if self.save_best_only:
             value = logs.get(self.monitor)
             if value is None or not self._better(value, self.best):
@@ -249,29 +494,63 @@ class ModelCheckpoint(Callback):
 
 class LambdaCallback(Callback):
     """A callback made of functions (follows `tf.keras.callbacks.LambdaCallback`), e.g.
-    ``LambdaCallback(on_epoch_end=lambda epoch, logs: print(epoch, logs["loss"]))``."""
+    ``LambdaCallback(on_epoch_end=lambda epoch, logs: print(epoch, logs["loss"]))``.
+
+    Each function replaces the hook of its name and takes that hook's arguments: ``(epoch,
+    logs)`` for the epoch hooks, ``(batch, logs)`` for the batch hooks, ``(logs)`` for the
+    begin/end hooks. ``on_batch_begin``/``on_batch_end`` (TF 2's names) run at every
+    training batch, as in Keras.
+
+    Args:
+        on_epoch_begin, on_epoch_end, on_train_begin, on_train_end, on_train_batch_begin,
+        on_train_batch_end, on_batch_begin, on_batch_end: functions, default None.
+        **kwargs: any other hook of `Callback` by name (``on_test_batch_end=...``,
+            ``on_predict_end=...``).
+
+    Raises:
+        TypeError: a keyword that is not a hook of `Callback`, or a value that is not callable.
+
+    >>> seen = []
+    >>> cb = ek.keras.callbacks.LambdaCallback(on_test_end=lambda logs: seen.append(logs))
+    >>> model = ek.keras.Sequential([ek.keras.layers.Dense(1, input_shape=(2,))])
+    >>> model.compile(optimizer="sgd", loss="mse")
+    >>> model.evaluate(np.zeros((4, 2)), np.zeros((4, 1)), verbose=0, callbacks=[cb])
+    0.0
+    >>> seen
+    [{'loss': 0.0}]
+    """
 
     def __init__(
         self,
         on_epoch_begin=None,
         on_epoch_end=None,
-        on_batch_begin=None,
-        on_batch_end=None,
         on_train_begin=None,
         on_train_end=None,
+        on_train_batch_begin=None,
+        on_train_batch_end=None,
         **kwargs,
     ):
         super().__init__()
         hooks = {
             "on_epoch_begin": on_epoch_begin,
             "on_epoch_end": on_epoch_end,
-            "on_train_batch_begin": on_batch_begin or kwargs.pop("on_train_batch_begin", None),
-            "on_train_batch_end": on_batch_end or kwargs.pop("on_train_batch_end", None),
             "on_train_begin": on_train_begin,
             "on_train_end": on_train_end,
+            "on_train_batch_begin": on_train_batch_begin,
+            "on_train_batch_end": on_train_batch_end,
         }
-        if kwargs:
-            raise TypeError(f"LambdaCallback: unexpected arguments {sorted(kwargs)}.")
+        for name, fn in kwargs.items():
+            if name not in _HOOKS:
+                raise TypeError(
+                    f"LambdaCallback got an unexpected keyword argument {name!r}; the hooks "
+                    f"are {list(_HOOKS)}."
+                )
+            hooks[name] = fn
         for name, fn in hooks.items():
-            if fn is not None:
-                setattr(self, name, fn)
+            if fn is None:
+                continue
+            if not callable(fn):
+                raise TypeError(
+                    f"LambdaCallback: {name} must be a function. Received: {name}={fn!r}"
+                )
+            setattr(self, name, fn)

@@ -4,12 +4,12 @@ NumPy allocates array data with ``malloc``. glibc serves blocks above ``M_MMAP_T
 (128 KiB at start, raised dynamically up to 32 MiB) with fresh ``mmap`` pages that it unmaps on
 ``free``, and it returns free memory at the top of the heap to the kernel beyond
 ``M_TRIM_THRESHOLD``. A training step allocates and frees the same large temporaries every step
-(im2col columns, activations, cotangents), so every step faults their pages in again: about
-5000 minor page faults (20 MB) per step of the TensorFlow guide's CNN at batch 50, some 10% of
-the step. GPU frameworks keep such memory in a caching allocator; on the CPU eagerkernel asks
-glibc to keep it instead. When the runtime is imported, `keep_freed_memory` sets
-``M_MMAP_THRESHOLD`` to `MMAP_THRESHOLD` and ``M_TRIM_THRESHOLD`` to `TRIM_THRESHOLD`, and the
-steps after the first reuse the memory the first one freed.
+(im2col columns, activations, cotangents), so every step faults their pages in again: one minor
+page fault per 4 KiB page of every such temporary, every step. GPU frameworks keep such memory
+in a caching allocator; on the CPU eagerkernel asks glibc to keep it instead. When the runtime
+is imported, `keep_freed_memory` sets ``M_MMAP_THRESHOLD`` to `MMAP_THRESHOLD` and
+``M_TRIM_THRESHOLD`` to `TRIM_THRESHOLD`, and the steps after the first reuse the memory the
+first one freed.
 
 The price: the process's resident size stays near its peak instead of shrinking after each
 step (blocks larger than `MMAP_THRESHOLD` are still returned at once). The setting is

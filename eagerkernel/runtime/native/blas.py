@@ -2,15 +2,13 @@
 
 NumPy's OpenBLAS splits every product above some 260 000 multiply-adds over all cores, and its
 threads wait for each other by spinning. Below a few million floating-point operations a
-second thread saves nothing (on the 2-core machine this was built on: 8.4 MFLOP took 108 µs on
-one thread and 94 µs on two, 0.3 MFLOP 11 µs either way; 26 MFLOP 270 µs against 208 µs),
-while on a machine shared with another busy process the partner thread can be descheduled and
-the product waits for it a whole time slice (an MLP step at batch 64 went from 2.7 ms to 80 ms
-with both cores taken by other work). So products of fewer than `SMALL_FLOPS` operations run
-with one BLAS thread (through threadpoolctl, which finds NumPy's BLAS; the previous count is
-restored after the call), and larger ones keep every thread: they gain from it on an idle
-machine, and can still stall on a busy one. CuPy arrays, and machines where threadpoolctl
-finds no multi-threaded BLAS, are left alone.
+second thread saves little of a product's time, while on a machine shared with other busy
+processes the partner thread can be descheduled and the product then waits for it a whole
+scheduler time slice, far longer than the product itself. So products of fewer than
+`SMALL_FLOPS` operations run with one BLAS thread (through threadpoolctl, which finds NumPy's
+BLAS; the thread count in force before the call is restored after it), and larger ones keep
+every thread: they gain from it on an idle machine, and can still stall on a busy one. CuPy
+arrays, and machines where threadpoolctl finds no multi-threaded BLAS, are left alone.
 """
 
 from __future__ import annotations

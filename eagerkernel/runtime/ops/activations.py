@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..core.tape import Primitive, defvjp
+from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor
 from ..native import kernels
 from ._core import apply, float_check, tensor, unary

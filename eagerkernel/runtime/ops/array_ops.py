@@ -20,8 +20,8 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.allocation import check_allocation
+from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tape import Primitive, defjointvjp, defvjp
 from ..core.tensor import Tensor, make
 from ._core import apply
 from ._core import tensor as _tensor

@@ -34,13 +34,11 @@ kernels, which now run both).
 from __future__ import annotations
 
 import numbers
-import weakref
 
 import numpy as np
 
-from ..core.context import RECORDING
+from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError, UnimplementedError
-from ..core.tape import Primitive, defvjp
 from ..core.tensor import Tensor
 from ..native import blas, kernels
 from . import cudnn
@@ -132,52 +130,23 @@ def _col2im(xp, cols, input_shape, strides, dilations, pads):
     return _crop(out, pads, input_shape)
 
 
-# While a tape records, conv2d keeps its im2col columns for the Conv2DBackpropFilter of the
-# same input (torch's "saved tensors"): the filter gradient is then one GEMM, without a second
-# im2col. An entry lives until that op takes it or the input array dies, whichever is first,
-# and the oldest entries are dropped beyond a memory budget (a tape that is never asked for
-# gradients, like a %%tape recording, must not pin 25 copies of every activation).
-_saved_cols: dict = {}
-SAVED_COLUMNS_BUDGET = 256 << 20  # bytes
-
-
-def _save_cols(x, key, cols) -> None:
-    if cols.nbytes > SAVED_COLUMNS_BUDGET:
-        return
-    xid = id(x)
-    try:
-        ref = weakref.ref(x, lambda _: _saved_cols.pop(xid, None))
-    except TypeError:  # an array type without weak references: just recompute later
-        return
-    _saved_cols.pop(xid, None)
-    total = cols.nbytes + sum(entry[2].nbytes for entry in _saved_cols.values())
-    while total > SAVED_COLUMNS_BUDGET and _saved_cols:
-        total -= _saved_cols.pop(next(iter(_saved_cols)))[2].nbytes
-    _saved_cols[xid] = (ref, key, cols)
-
-
-def _saved(x, key):
-    entry = _saved_cols.pop(id(x), None)
-    if entry is not None and entry[0]() is x and entry[1] == key:
-        return entry[2]
-    return None
-
-
 def _gemm(xp, a, b):
     return blas.matmul(a, b) if xp is np else xp.matmul(a, b)  # small: one BLAS thread
 
 
 def _conv_fwd(xp, x, w, strides, dilations, pads):
+    """Conv2D's forward: ``(output, saved)``, where ``saved`` holds the im2col columns (None
+    from cuDNN), which the filter gradient then takes instead of a second im2col (torch's
+    "saved tensors"). They travel on the tape's record and die with it."""
     if xp is not np and cudnn.available(xp):
         out = cudnn.conv2d(xp, x, w, strides, dilations, pads)
         if out is not None:
-            return out
+            return out, None
     kh, kw, _, cout = w.shape
     out_hw = _out_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
     cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
-    if RECORDING:
-        _save_cols(x, (kh, kw, out_hw, strides, dilations, pads), cols)
-    return _gemm(xp, cols, w.reshape(-1, cout)).reshape(x.shape[0], *out_hw, cout)
+    out = _gemm(xp, cols, w.reshape(-1, cout)).reshape(x.shape[0], *out_hw, cout)
+    return out, cols
 
 
 def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
@@ -192,14 +161,13 @@ def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
     return _col2im(xp, cols.reshape(kh, kw, n, oh, ow, cin), input_shape, strides, dilations, pads)
 
 
-def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads):
+def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads, cols=None):
     if xp is not np and cudnn.available(xp):
         out = cudnn.conv2d_backprop_filter(xp, x, g, filter_shape, strides, dilations, pads)
         if out is not None:
             return out
     kh, kw, _, cout = filter_shape
     out_hw = tuple(g.shape[1:3])
-    cols = _saved(x, (kh, kw, out_hw, strides, dilations, pads))
     if cols is None:
         cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
     return _gemm(xp, cols.T, g.reshape(-1, cout)).reshape(filter_shape)
@@ -217,16 +185,18 @@ def _backprop_input(g, w, input_shape, strides, dilations, pads):
     return apply(_conv2d_input, (g, w), {"input_shape": tuple(input_shape), **params})
 
 
-def _backprop_filter(x, g, filter_shape, strides, dilations, pads):
+def _backprop_filter(x, g, filter_shape, strides, dilations, pads, cols=None):
     params = {"strides": strides, "dilations": dilations, "pads": pads}
+    if cols is not None:  # the forward's im2col columns of x
+        params["cols"] = cols
     return apply(_conv2d_filter, (x, g), {"filter_shape": tuple(filter_shape), **params})
 
 
-_conv2d = Primitive("Conv2D", _conv_fwd)
+_conv2d = Primitive("Conv2D", _conv_fwd, saves=True)
 defvjp(
     _conv2d,
-    lambda g, ans, x, w, **p: _backprop_input(g, w, x._value.shape, **p),
-    lambda g, ans, x, w, **p: _backprop_filter(x, g, w._value.shape, **p),
+    lambda g, ans, x, w, saved, **p: _backprop_input(g, w, x._value.shape, **p),
+    lambda g, ans, x, w, saved, **p: _backprop_filter(x, g, w._value.shape, cols=saved, **p),
 )
 # Bilinear in (g, w): <h, B(g, w)> = <conv(h, w), g> = <w, backprop_filter(h, g)>.
 _conv2d_input = Primitive("Conv2DBackpropInput", _backprop_input_fwd)
@@ -239,8 +209,8 @@ defvjp(
 _conv2d_filter = Primitive("Conv2DBackpropFilter", _backprop_filter_fwd)
 defvjp(
     _conv2d_filter,
-    lambda h, ans, x, g, filter_shape, **p: _backprop_input(g, h, x._value.shape, **p),
-    lambda h, ans, x, g, filter_shape, **p: _conv(x, h, **p),
+    lambda h, ans, x, g, filter_shape, cols=None, **p: _backprop_input(g, h, x._value.shape, **p),
+    lambda h, ans, x, g, filter_shape, cols=None, **p: _conv(x, h, **p),
 )
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tape import Primitive, defvjp
 from ..core.tensor import Tensor, make
 from ._core import apply, dtype_error, float_check, tensor
 from .activations import _log_softmax_np, log_softmax, softmax

@@ -11,14 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tape import Primitive, defvjp
 from ..core.tensor import Tensor
 from ._core import apply, binary, dtype_error, tensor, unary
 
 __all__ = [
     "abs",
     "add",
+    "add_n",
     "cast",
     "ceil",
     "clip_by_value",
@@ -65,6 +66,52 @@ __all__ = [
 _add = Primitive("AddV2", lambda xp, x, y: x + y)
 add = binary(_add, "x + y, broadcasting (follows `tf.math.add`).")
 defvjp(_add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+
+
+def _add_n_fwd(xp, *xs):
+    out = xs[0] + xs[1]
+    if getattr(out, "ndim", 0):  # a fresh array: add the rest in place, no temporaries
+        for x in xs[2:]:
+            xp.add(out, x, out=out)
+    else:  # NumPy gives scalars for 0-d sums
+        for x in xs[2:]:
+            out = out + x
+    return out
+
+
+_add_n = Primitive("AddN", _add_n_fwd)
+defjointvjp(_add_n, lambda g, ans, *xs: (g,) * len(xs))
+
+
+def add_n(inputs, name=None) -> Tensor:
+    """The elementwise sum of a list of tensors of one shape and dtype (follows
+    `tf.math.add_n`), summed left to right in one pass.
+
+    Raises:
+        ValueError: an empty list.
+        TypeError: dtypes differ.
+        InvalidArgumentError: shapes differ.
+
+    >>> ek.add_n([ek.constant([1.0, 2.0]), ek.constant([3.0, 4.0]), ek.constant([5.0, 6.0])])
+    <Tensor: shape=(2,), dtype=float32, numpy=
+    [ 9., 12.]>
+    """
+    xs = [tensor(x, "add_n") for x in inputs]
+    if not xs:
+        raise ValueError("add_n: inputs must be a non-empty list of tensors, got [].")
+    if len(xs) == 1:
+        return xs[0]
+    first = xs[0]
+    for k, x in enumerate(xs[1:], 1):
+        if x._value.dtype != first._value.dtype:
+            raise dtype_error("AddN", (first, x), ("inputs[0]", f"inputs[{k}]"))
+        if x._value.shape != first._value.shape:
+            raise InvalidArgumentError(
+                f"AddN: all inputs must have the same shape, got inputs[0]: "
+                f"{tuple(first._value.shape)} and inputs[{k}]: {tuple(x._value.shape)}."
+            )
+    return apply(_add_n, tuple(xs))
+
 
 _sub = Primitive("Sub", lambda xp, x, y: x - y)
 subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).")

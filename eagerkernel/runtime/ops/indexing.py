@@ -16,8 +16,8 @@ import operator
 
 import numpy as np
 
+from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tape import Primitive, defvjp
 from ..core.tensor import Tensor
 from ._core import apply
 from ._core import tensor as _tensor

@@ -17,8 +17,8 @@ import numbers
 
 import numpy as np
 
+from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tape import Primitive, defvjp
 from ..core.tensor import Tensor, make
 from ..native import blas
 from ._core import apply, dtype_error, float_check, tensor

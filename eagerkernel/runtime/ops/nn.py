@@ -14,8 +14,8 @@ import numbers
 import numpy as np
 
 from .. import random as _random
+from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tape import Primitive, defvjp
 from ..core.tensor import Tensor, make
 from ._core import apply, dtype_error, float_check, tensor, unary
 from .activations import (

@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from ..core import dtypes
+from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tape import Primitive, defvjp
 from ..core.tensor import Tensor
 from ..native import blas
 from ._core import apply, float_check, tensor

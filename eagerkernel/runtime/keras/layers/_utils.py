@@ -6,6 +6,7 @@ import math
 import numbers
 
 from ...core.tensor import Tensor
+from ...ops import elementwise
 
 
 def normalize_tuple(value, n: int, name: str, layer: str, allow_zero: bool = False) -> tuple:
@@ -69,6 +70,23 @@ def conv_output_length(length, kernel: int, padding: str, stride: int, dilation:
     if padding == "same":
         return -(-length // stride)
     return max(-(-(length - dilated + 1) // stride), 0)
+
+
+def check_no_activity_regularizer(layer: str, activity_regularizer) -> None:
+    """NotImplementedError naming ``layer`` unless ``activity_regularizer`` is None."""
+    if activity_regularizer is not None:
+        raise NotImplementedError(
+            f"{layer}: activity_regularizer is not supported; add the penalty on the layer's "
+            "output to your loss instead."
+        )
+
+
+def cast_to_layer_dtype(layer, x: Tensor) -> Tensor:
+    """``x`` cast to ``layer``'s dtype (any input dtype, integers too), as Keras's Dense and
+    Conv layers cast; ``x`` itself when it already has it."""
+    if x._value.dtype != layer._dtype._np:
+        return elementwise.cast(x, layer._dtype._np)
+    return x
 
 
 def check_rank(layer, shape, rank: int) -> None:

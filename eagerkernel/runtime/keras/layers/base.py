@@ -8,6 +8,10 @@ the order the Variables were created.
 
 The ``training`` argument propagates as in Keras: a layer whose `call` accepts ``training``
 and is called without it inherits the value its enclosing layer was called with.
+
+Code that must react when layers create variables (checkpoints restoring values saved before
+the variables existed) registers a `LayerObserver` with `Layer.variable_observers`; every
+layer notifies it, whatever its class and however its `build` is written.
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from ... import nest
 from ...core import dtypes
 from ...core.tensor import Tensor, TensorShape, to_tensor
 from ...core.variable import Variable
+from ...observers import Observers
 
-__all__ = ["Layer", "assign_later", "deferred_updates", "unique_name"]
+__all__ = ["Layer", "LayerObserver", "assign_later", "deferred_updates", "unique_name"]
 
 _name_counts: defaultdict[str, int] = defaultdict(int)
 _context = threading.local()  # .training: the value the enclosing layer call received
@@ -89,6 +94,38 @@ def _shape_of(x):
     return TensorShape(x._value.shape) if isinstance(x, Tensor) else None
 
 
+class LayerObserver(typing.Protocol):
+    """What `Layer.variable_observers` calls; every layer notifies it (TensorFlow restores
+    deferred checkpoint values at the same two moments).
+
+    An observer must not create weights of the layer it is told about; it may assign them.
+    An exception it raises propagates out of the `add_weight` or the layer call that
+    notified it.
+
+    >>> class Log:
+    ...     def weight_created(self, layer, variable):
+    ...         print("created", variable.name)
+    ...     def layer_built(self, layer):
+    ...         print("built", layer.name)
+    >>> log = Log()
+    >>> ek.keras.layers.Layer.variable_observers.register(log)
+    >>> _ = ek.keras.layers.Dense(2, name="d")(ek.ones((1, 3)))
+    created d/kernel:0
+    created d/bias:0
+    built d
+    >>> ek.keras.layers.Layer.variable_observers.unregister(log)
+    """
+
+    def weight_created(self, layer: Layer, variable: Variable) -> None:
+        """``layer.add_weight`` created ``variable`` and tracks it (in ``layer.weights``);
+        called before `add_weight` returns it (so within `build`, for weights `build` makes)."""
+
+    def layer_built(self, layer: Layer) -> None:
+        """A call of ``layer`` found it unbuilt and ran its `build` (``layer.built`` is now
+        True); called before `call` runs. Variables that `build` created without `add_weight`, and
+        sublayers it created and built, exist now."""
+
+
 class Layer:
     """Base class of layers (follows `tf.keras.layers.Layer`).
 
@@ -112,8 +149,14 @@ class Layer:
     TensorShape([2, 3])
     >>> [v.name for v in layer.trainable_variables]
     ['scale/w:0']
+
+    Observing variable creation: ``Layer.variable_observers.register(observer)`` makes every
+    layer call ``observer.weight_created(layer, variable)`` from `add_weight` and
+    ``observer.layer_built(layer)`` after the building call (see `LayerObserver`); the list
+    holds observers weakly (see `eagerkernel.runtime.observers.Observers`).
     """
 
+    variable_observers: typing.ClassVar[Observers] = Observers()
     _input_dtype = None  # dtype of a build probe; None: the layer's dtype (Embedding: int32)
     _call_accepts_training: typing.ClassVar[dict] = {}  # per class: does call() take training?
 
@@ -205,6 +248,8 @@ class Layer:
             shapes = _shape_of(inputs)
         self.build(shapes)
         self.built = True
+        if Layer.variable_observers:
+            Layer.variable_observers.notify("layer_built", self)
 
     # -- weights --------------------------------------------------------------------------------
     def add_weight(
@@ -230,8 +275,12 @@ class Layer:
             trainable: listed in `trainable_variables` (default True).
             constraint: applied by optimizers after each update.
 
+        The new Variable is reported to `Layer.variable_observers` (``weight_created``)
+        before it is returned; a checkpoint restored earlier assigns its saved value then.
+
         Raises:
-            ValueError: for a negative dimension in ``shape``.
+            ValueError: for a negative dimension in ``shape``; `CheckpointError` (a
+                ValueError) when a value restored for this weight has another shape or dtype.
         """
         from .. import initializers
 
@@ -253,6 +302,8 @@ class Layer:
         self._tracked.append(v)
         if regularizer is not None:
             self._regularizers = [*getattr(self, "_regularizers", []), (regularizer, v)]
+        if Layer.variable_observers:
+            Layer.variable_observers.notify("weight_created", self, v)
         return v
 
     def add_variable(self, name=None, shape=None, *args, **kwargs) -> Variable:

@@ -8,6 +8,8 @@ from ...ops import nn as _nn
 from .. import activations, initializers
 from ._utils import (
     add_kernel_and_bias,
+    cast_to_layer_dtype,
+    check_no_activity_regularizer,
     check_rank,
     conv_output_length,
     normalize_data_format,
@@ -16,7 +18,6 @@ from ._utils import (
     shape_of,
 )
 from .base import Layer
-from .core import _cast_to, _no_activity_regularizer
 
 __all__ = ["Conv2D"]
 
@@ -92,7 +93,7 @@ class Conv2D(Layer):
             raise ValueError(
                 f"{name}: grouped convolutions are not supported. Received: groups={groups!r}"
             )
-        _no_activity_regularizer(name, activity_regularizer)
+        check_no_activity_regularizer(name, activity_regularizer)
         self.filters = int(filters)
         self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size", name)
         self.strides = normalize_tuple(strides, 2, "strides", name)
@@ -127,7 +128,7 @@ class Conv2D(Layer):
         self.built = True
 
     def call(self, inputs):
-        x = _cast_to(self, inputs)
+        x = cast_to_layer_dtype(self, inputs)
         shape = shape_of(x)
         check_rank(self, shape, 4)
         channels = self.kernel.shape[2]

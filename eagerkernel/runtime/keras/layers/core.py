@@ -7,28 +7,20 @@ import numbers
 import numpy as np
 
 from ... import random as _random
-from ...ops import array_ops, elementwise, linalg
+from ...ops import array_ops, linalg
 from ...ops import nn as _nn
 from .. import activations, initializers
-from ._utils import add_kernel_and_bias, check_last_axis, num_elements, shape_of
+from ._utils import (
+    add_kernel_and_bias,
+    cast_to_layer_dtype,
+    check_last_axis,
+    check_no_activity_regularizer,
+    num_elements,
+    shape_of,
+)
 from .base import Layer
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "InputLayer", "Lambda", "ReLU", "Reshape"]
-
-
-def _no_activity_regularizer(layer: str, activity_regularizer) -> None:
-    if activity_regularizer is not None:
-        raise NotImplementedError(
-            f"{layer}: activity_regularizer is not supported; add the penalty on the layer's "
-            "output to your loss instead."
-        )
-
-
-def _cast_to(layer: Layer, x):
-    """Keras's Dense and Conv cast any input (integers too) to the layer's dtype."""
-    if x._value.dtype != layer._dtype._np:
-        return elementwise.cast(x, layer._dtype._np)
-    return x
 
 
 class Dense(Layer):
@@ -85,7 +77,7 @@ class Dense(Layer):
                 f"Received an invalid value for `units`, expected a positive integer. "
                 f"Received: units={units!r}"
             )
-        _no_activity_regularizer("Dense", activity_regularizer)
+        check_no_activity_regularizer("Dense", activity_regularizer)
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -109,7 +101,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        x = _cast_to(self, inputs)
+        x = cast_to_layer_dtype(self, inputs)
         shape = shape_of(x)
         if len(shape) < 2:
             raise ValueError(

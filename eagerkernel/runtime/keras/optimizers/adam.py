@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ...native import kernels
-from .base import Optimizer, _mutable
+from .base import Optimizer, mutable_array
 
 __all__ = ["Adam"]
 
@@ -75,8 +75,8 @@ class Adam(Optimizer):
         lr_t = learning_rate * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
         scalars = {"b1": b1, "b2": b2, "epsilon": self.epsilon, "lr_t": lr_t}
         if not self.amsgrad:  # one pass in C on CPU arrays (no scratch array, no split)
-            slots = [_mutable(self.get_slot(variable, name)) for name in self._slot_names]
-            if kernels.adam(gradient, _mutable(variable), *slots, **scalars):
+            slots = [mutable_array(self.get_slot(variable, name)) for name in self._slot_names]
+            if kernels.adam(gradient, mutable_array(variable), *slots, **scalars):
                 return
         self._elementwise(_adam, gradient, variable, self._slot_names, **scalars)
 

@@ -15,23 +15,16 @@ rest, once, for every optimizer:
    is user code, or NumPy set to raise on floating-point errors) the old arrays are kept aside
    and put back if anything raises.
 
-Updates are in place, copy-on-write. A Variable's assignments replace its array, so a tape that
-recorded an earlier read keeps seeing the value it read and ``v.numpy()`` never changes under
-the caller. The optimizer keeps that promise while writing in place whenever it can: it writes
-into a variable's (or slot's) array only if nothing else references that array (`_owned`);
-otherwise it first replaces the array by a copy and writes into the copy. A plain training
-step (the tape released by `gradient`) therefore updates the weights in place, with no new
-arrays, while a persistent tape's snapshot or an array the user kept stays untouched.
+Updates are in place and copy-on-write (see `eagerkernel.runtime.keras.optimizers.inplace`):
+an update rule writes a variable or slot only through `mutable_array`, and nobody who holds a
+read of it sees the value change.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
 import inspect
 import math
-import os
-import sys
+import typing
 import warnings
 
 import numpy as np
@@ -43,136 +36,26 @@ from ...core.tape import GradientTape
 from ...core.tensor import Tensor, make, to_tensor
 from ...core.variable import Variable
 from ...interrupts import deferred_interrupt
+from ...observers import Observers
+from .inplace import CHUNK as CHUNK
+from .inplace import mutable_array, on_device, run_parallel, scale_in_place
 
-__all__ = ["Optimizer"]
-
-
-# -- copy-on-write --------------------------------------------------------------------------------
-
-
-def _refcount(array) -> int:
-    # Same call shape as `_owned` below: the array arrives as the only argument.
-    return sys.getrefcount(array)
+__all__ = ["Optimizer", "SlotObserver", "mutable_array"]
 
 
-class _Probe:
-    __slots__ = ("_value",)
-
-
-def _unshared_count() -> int:
-    # The reference count an array has when one object slot holds it and it is passed as an
-    # argument, measured here rather than assumed: it depends on the interpreter version.
-    probe = _Probe()
-    probe._value = np.empty(1)
-    return _refcount(probe._value)
-
-
-_UNSHARED = _unshared_count()
-
-
-def _owned(array) -> bool:
-    """True if ``array`` may be written in place: the Variable holding it is its only owner.
-
-    Call it as ``_owned(v._value)`` (the same call shape as the calibration above). Any other
-    reference (a tape's snapshot of an earlier read, a Tensor from ``read_value()``, an array
-    the user got from ``numpy()``, a NumPy view, whose ``base`` references the array) raises
-    the count above ``_UNSHARED``. The array must also own its memory (``base is None``: a view
-    would write into another array) and be writeable (NumPy scalars and read-only arrays are
-    not).
-    """
-    return (
-        sys.getrefcount(array) <= _UNSHARED
-        and array.base is None
-        and getattr(array.flags, "writeable", True)  # CuPy's flags have no `writeable`
-    )
-
-
-def _mutable(variable):
-    """``variable``'s array, ready to be written in place (copied first if it is shared)."""
-    if _owned(variable._value):
-        return variable._value
-    with _on(variable._device):
-        arr = variable._device.xp.array(variable._value, copy=True)
-    variable._value = arr
-    return arr
-
-
-def _on(device):
-    """Context making ``device`` CuPy's current device (new arrays and kernels go there)."""
-    if device.xp is np:
-        return contextlib.nullcontext()
-    return device.xp.cuda.Device(device.index)
-
-
-def _scale(variable, factor: float) -> None:
-    # A function of its own, so that no local of the caller keeps the array referenced (that
-    # would make the next `_owned` check fail and cost a copy).
-    arr = _mutable(variable)
-    arr *= factor
-
-
-# -- parallel elementwise updates -----------------------------------------------------------------
+# -- the update's policy --------------------------------------------------------------------------
 
 PARALLEL_MIN = 1 << 19  # elements: below this a variable's update runs at once, unsplit
 # Subnormal floats. A slot whose gradient stays zero (a dead ReLU's weights, a pixel that is
 # always 0) decays geometrically (Adam's m by beta_1 = 0.9 a step) and reaches the subnormal
-# range after some 800 steps, where x86 arithmetic takes microcode assists: the update becomes
-# 5x slower. TensorFlow flushes subnormals to zero in its CPU threads; NumPy cannot set the FPU
-# flags, so every FLUSH_EVERY steps the slots' entries below FLUSH_BELOW become exact zeros.
-# From 1e-30, 0.9 a step needs about 175 steps to go subnormal (below 1.2e-38), so none does;
-# the update they would have made is below lr * 1e-30 / epsilon, far under float32's precision.
+# range after some 800 steps, where x86 arithmetic takes microcode assists and the update
+# becomes several times slower. TensorFlow flushes subnormals to zero in its CPU threads; NumPy
+# cannot set the FPU flags, so every FLUSH_EVERY steps the slots' entries below FLUSH_BELOW
+# become exact zeros. From 1e-30, 0.9 a step needs about 175 steps to go subnormal (below
+# 1.2e-38), so none does; the update they would have made is below lr * 1e-30 / epsilon, far
+# under float32's precision.
 FLUSH_EVERY = 100
 FLUSH_BELOW = 1e-30
-CHUNK = 1 << 15  # elements per kernel call: a chunk of every array stays in the L2 cache
-_pool: list = []  # [ThreadPoolExecutor], created on first use
-
-
-def _cores() -> int:
-    try:
-        return max(1, min(len(os.sched_getaffinity(0)), 8))
-    except AttributeError:  # not Linux
-        return max(1, min(os.cpu_count() or 1, 8))
-
-
-def _workers():
-    if not _pool:
-        _pool.append(
-            concurrent.futures.ThreadPoolExecutor(
-                max_workers=_cores() - 1, thread_name_prefix="eagerkernel-optimizer"
-            )
-        )
-    return _pool[0]
-
-
-def _run_parts(tasks: list, part: int, parts: int, errstate: dict) -> None:
-    """Runs part ``part`` of ``parts`` of every task (a contiguous slice of its flat arrays)."""
-    with np.errstate(**errstate):  # NumPy's error state is per thread: use the caller's
-        for kernel, tmp, g, arrays, scalars in tasks:
-            n = tmp.size
-            flat = [tmp.reshape(-1), g.reshape(-1), *(a.reshape(-1) for a in arrays)]
-            for lo in range(n * part // parts, n * (part + 1) // parts, CHUNK):
-                hi = min(lo + CHUNK, n * (part + 1) // parts)
-                kernel(np, *(a[lo:hi] for a in flat), **scalars)
-
-
-def _run_parallel(tasks: list) -> None:
-    """Runs the collected kernels, each split over the cores; re-raises a worker's error."""
-    parts = _cores()
-    errstate = np.geterr()
-    if parts == 1:
-        _run_parts(tasks, 0, 1, errstate)
-        return
-    pool = _workers()
-    futures = [pool.submit(_run_parts, tasks, k, parts, errstate) for k in range(1, parts)]
-    try:
-        _run_parts(tasks, 0, parts, errstate)
-    finally:
-        # Wait for every worker, even after an error here: no thread may still be writing
-        # into the arrays when the caller restores its backup.
-        errors = [f.exception() for f in futures]
-    for exc in errors:
-        if exc is not None:
-            raise exc
 
 
 class _VariableList(list):
@@ -197,6 +80,30 @@ def _takes_step(fn) -> bool:
 def _scalar_variable(value, dtype, name: str) -> Variable:
     with device_scope(CPU):  # hyperparameters and counters live on the CPU, as in Keras
         return Variable(value, trainable=False, name=name, dtype=dtype)
+
+
+class SlotObserver(typing.Protocol):
+    """What `Optimizer.slot_observers` calls; every optimizer notifies it.
+
+    >>> class Log:
+    ...     def slot_created(self, optimizer, variable, slot_name, slot):
+    ...         print(slot_name, slot.name)
+    >>> log = Log()
+    >>> ek.keras.optimizers.Optimizer.slot_observers.register(log)
+    >>> w = ek.Variable([1.0], name="w")
+    >>> _ = ek.keras.optimizers.Adam().apply_gradients([(ek.constant([1.0]), w)])
+    m w/m:0
+    v w/v:0
+    >>> ek.keras.optimizers.Optimizer.slot_observers.unregister(log)
+    """
+
+    def slot_created(
+        self, optimizer: Optimizer, variable: Variable, slot_name: str, slot: Variable
+    ) -> None:
+        """``optimizer.add_slot`` created ``slot``, the slot ``slot_name`` of ``variable``;
+        called before `add_slot` returns it (so before the update that needed it). An
+        exception raised here propagates out of `add_slot` (and `apply_gradients`, before
+        any variable changed)."""
 
 
 class Optimizer:
@@ -226,8 +133,15 @@ class Optimizer:
         TypeError: for an unknown keyword argument.
         ValueError: for a negative or non-numeric hyperparameter, or both clipnorm and
             global_clipnorm.
+
+    Observing slot creation: ``Optimizer.slot_observers.register(observer)`` makes every
+    optimizer call ``observer.slot_created(optimizer, variable, slot_name, slot)`` from
+    `add_slot` (see `SlotObserver`); the list holds observers weakly (see
+    `eagerkernel.runtime.observers.Observers`). Checkpoints use it to assign slot values
+    saved before the slots existed.
     """
 
+    slot_observers: typing.ClassVar[Observers] = Observers()
     _warn_none_gradients = True
 
     def __init__(
@@ -268,9 +182,6 @@ class Optimizer:
         self._slot_order: list[Variable] = []
         self._scratch: dict = {}
         self._parallel: list | None = None  # the kernels of this step, while one is applied
-        # Called as hook(variable, slot_name, slot) after a slot is created (checkpoints use
-        # it to restore values saved before the slot existed).
-        self._slot_hooks: list = []
 
     def _hyper(self, arg: str, value, lo: float = 0.0, hi: float | None = None):
         """``value`` as a float checked to lie in ``[lo, hi]`` (None stays None)."""
@@ -359,6 +270,9 @@ class Optimizer:
 
         Args:
             initializer: ``"zeros"``, ``"ones"``, or a number to fill with.
+
+        A new slot is reported to `Optimizer.slot_observers` (``slot_created``) before it is
+        returned; a checkpoint restored earlier assigns its saved value then.
         """
         entry = self._slots.get(var._uid)
         if entry is None:
@@ -367,7 +281,7 @@ class Optimizer:
         if slot_name in slots:
             return slots[slot_name]
         fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
-        with _on(var._device):
+        with on_device(var._device):
             value = var._device.xp.full(var._value.shape, fill, dtype=var._value.dtype)
         with device_scope(var._device):
             slot = Variable(
@@ -375,8 +289,8 @@ class Optimizer:
             )
         slots[slot_name] = slot
         self._slot_order.append(slot)
-        for hook in self._slot_hooks:
-            hook(var, slot_name, slot)
+        if Optimizer.slot_observers:
+            Optimizer.slot_observers.notify("slot_created", self, var, slot_name, slot)
         return slot
 
     def get_slot(self, var: Variable, slot_name: str) -> Variable:
@@ -436,7 +350,7 @@ class Optimizer:
         key = (id(variable._device), value.shape, value.dtype.str)
         buf = self._scratch.get(key)
         if buf is None:
-            with _on(variable._device):
+            with on_device(variable._device):
                 buf = variable._device.xp.empty(value.shape, dtype=value.dtype)
             self._scratch[key] = buf
         return buf
@@ -451,8 +365,8 @@ class Optimizer:
         """
         xp = variable._device.xp
         tmp = self._scratch_for(variable)
-        arrays = [_mutable(variable)]
-        arrays += [_mutable(self.get_slot(variable, name)) for name in slot_names]
+        arrays = [mutable_array(variable)]
+        arrays += [mutable_array(self.get_slot(variable, name)) for name in slot_names]
         if (
             self._parallel is not None
             and xp is np
@@ -470,8 +384,8 @@ class Optimizer:
 
         Args:
             gradient: an array (NumPy or CuPy) of the variable's shape, dtype and device.
-            variable: the Variable; write through ``_mutable(variable)`` and slots through
-                ``_mutable(self.get_slot(variable, name))``.
+            variable: the Variable; write through ``mutable_array(variable)`` and slots through
+                ``mutable_array(self.get_slot(variable, name))``.
             learning_rate: this step's rate, a Python float.
         """
         raise NotImplementedError(f"{type(self).__name__} must implement update_step.")
@@ -519,7 +433,7 @@ class Optimizer:
         constrained = [v for v in variables if v.constraint is not None]
         backup = None
         if constrained or _fp_errors_raise():
-            # Holding the old arrays here also makes `_owned` false for all of them, so the
+            # Holding the old arrays here also makes them shared (`mutable_array` copies), so the
             # update below copies instead of writing in place and the backup stays intact.
             backup = self._state_arrays(variables, counters)
         with deferred_interrupt():  # Ctrl-C lands between steps, never inside one
@@ -532,7 +446,7 @@ class Optimizer:
             wd = self.weight_decay
             for g, v in pairs:
                 if v._device.xp is not np:  # CuPy: run the kernels on the variable's GPU
-                    with _on(v._device):
+                    with on_device(v._device):
                         self._update_one(g, v, lr, wd)
                 else:
                     self._update_one(g, v, lr, wd)
@@ -540,7 +454,7 @@ class Optimizer:
                     self._rescalar(v)
             tasks, self._parallel = self._parallel, None
             if tasks:
-                _run_parallel(tasks)
+                run_parallel(tasks)
             for counter in (self._iterations, *counters):
                 counter._value = counter._value + 1
             if int(self._iterations._value) % FLUSH_EVERY == 0:
@@ -563,14 +477,14 @@ class Optimizer:
             if value.dtype.kind != "f" or not value.shape:
                 continue
             xp = slot._device.xp
-            with _on(slot._device):
+            with on_device(slot._device):
                 tiny = xp.abs(value) < FLUSH_BELOW
                 if tiny.any():
-                    xp.copyto(_mutable(slot), 0, where=tiny)
+                    xp.copyto(mutable_array(slot), 0, where=tiny)
 
     def _update_one(self, g, v: Variable, lr: float, wd) -> None:
         if wd:
-            _scale(v, 1.0 - wd * lr)
+            scale_in_place(v, 1.0 - wd * lr)
         self.update_step(g, v, lr)
 
     def _rescalar(self, v: Variable) -> None:
@@ -633,7 +547,7 @@ class Optimizer:
             except TypeError as exc:
                 raise ValueError(f"{op}: the gradient for {v.name} is not numeric: {exc}") from None
         if g._device is not v._device:
-            from ...ops.placement import copy_to_device
+            from ...core.dispatch import copy_to_device
 
             g = copy_to_device(g, v._device)
         arr = g._value
@@ -683,9 +597,36 @@ class Optimizer:
         >>> w.numpy()
         np.float32(1.5)
         """
-        loss_value, tape, var_list = _run_loss(self, loss, var_list, tape)
+        return self.apply_gradients(self._compute_gradients(loss, var_list, grad_loss, tape))
+
+    def _compute_gradients(self, loss, var_list, grad_loss=None, tape=None) -> list:
+        """``[(gradient, variable)]`` of ``loss`` (`minimize`'s arguments and errors): runs a
+        callable loss under a new tape, or takes a Tensor loss recorded by ``tape``."""
+        where = f"{type(self).__name__}.minimize"
+        if callable(loss):
+            with GradientTape() as tape:
+                if var_list is not None and not callable(var_list):
+                    tape.watch(var_list)
+                loss_value = loss()
+        else:
+            if tape is None:
+                raise ValueError(
+                    f"{where}: `tape` is required when a Tensor loss is passed; pass a "
+                    "zero-argument callable instead, e.g. lambda: loss_fn(model(x), y)."
+                )
+            loss_value = loss
+        if not isinstance(loss_value, Tensor):
+            raise TypeError(
+                f"{where}: the loss must be a Tensor, got {type(loss_value).__name__} "
+                f"{loss_value!r:.60}."
+            )
+        if callable(var_list):
+            var_list = var_list()
+        if var_list is None:
+            var_list = [v for v in tape.watched_variables() if v.trainable]
+        var_list = nest.flatten(var_list)
         grads = tape.gradient(loss_value, var_list, output_gradients=grad_loss)
-        return self.apply_gradients(zip(grads, var_list))
+        return list(zip(grads, var_list))
 
     # -- configuration --------------------------------------------------------------------------
     def get_config(self) -> dict:
@@ -718,33 +659,6 @@ class Optimizer:
         lr = self._learning_rate
         shown = f"{float(lr._value):g}" if isinstance(lr, Tensor) else repr(lr)
         return f"<{type(self).__name__} learning_rate={shown} iterations={int(self._iterations)}>"
-
-
-def _run_loss(opt, loss, var_list, tape):
-    """Runs a callable loss under a tape; returns (loss, tape, flat var_list)."""
-    where = f"{type(opt).__name__}.minimize"
-    if callable(loss):
-        with GradientTape() as tape:
-            if var_list is not None and not callable(var_list):
-                tape.watch(var_list)
-            loss_value = loss()
-    else:
-        if tape is None:
-            raise ValueError(
-                f"{where}: `tape` is required when a Tensor loss is passed; pass a "
-                "zero-argument callable instead, e.g. lambda: loss_fn(model(x), y)."
-            )
-        loss_value = loss
-    if not isinstance(loss_value, Tensor):
-        raise TypeError(
-            f"{where}: the loss must be a Tensor, got {type(loss_value).__name__} "
-            f"{loss_value!r:.60}."
-        )
-    if callable(var_list):
-        var_list = var_list()
-    if var_list is None:
-        var_list = [v for v in tape.watched_variables() if v.trainable]
-    return loss_value, tape, nest.flatten(var_list)
 
 
 def _xp(array):

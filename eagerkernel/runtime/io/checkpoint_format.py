@@ -1,4 +1,7 @@
-"""The checkpoint file format: writing files atomically, reading and verifying them.
+"""The checkpoint file format: safetensors arrays plus a JSON object graph, written atomically.
+
+`eagerkernel.runtime.io.checkpoint` decides *what* is saved (the object graph and its paths);
+this module decides *how* it is stored and read back, and owns the directory's state file.
 
 File format (version 1)
 -----------------------
@@ -50,11 +53,20 @@ import numpy as np
 from ..core.errors import NotFoundError
 
 __all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "STATE_FILE",
     "CheckpointError",
     "CheckpointNotFoundError",
+    "atomic_write",
+    "data_file",
+    "encode",
     "latest_checkpoint",
     "list_variables",
     "load_checkpoint_arrays",
+    "read_checkpoint",
+    "read_state",
+    "write_state",
 ]
 
 FORMAT = "eagerkernel-checkpoint"
@@ -73,10 +85,13 @@ class CheckpointNotFoundError(NotFoundError, CheckpointError):
     FileNotFoundError), and a `CheckpointError` as before."""
 
 
-# -- file I/O ----------------------------------------------------------------------------------
+def data_file(prefix) -> str:
+    """The file a checkpoint prefix names: ``prefix + ".safetensors"``, or ``prefix`` itself
+    when it already ends in ``.safetensors``.
 
-
-def _data_file(prefix) -> str:
+    >>> data_file("run/ckpt-3"), data_file("weights.safetensors")
+    ('run/ckpt-3.safetensors', 'weights.safetensors')
+    """
     prefix = os.fspath(prefix)
     return prefix if prefix.endswith(".safetensors") else prefix + ".safetensors"
 
@@ -104,7 +119,7 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def _atomic_write(path: str, data: bytes) -> None:
+def atomic_write(path: str, data: bytes) -> None:
     """Writes ``data`` to ``path`` so that a crash leaves either the old or the new file."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -122,7 +137,36 @@ def _atomic_write(path: str, data: bytes) -> None:
     _fsync_dir(directory)
 
 
-def _read(prefix) -> tuple[str, dict, dict]:
+def encode(variables: dict, objects: dict) -> bytes:
+    """The bytes of a checkpoint file (see the module docstring).
+
+    Args:
+        variables: ``{object path: Variable}``; their values are stored.
+        objects: ``{object path: object}``; their class names are stored.
+    """
+    from safetensors.numpy import save
+
+    from ... import __version__
+
+    arrays = {}
+    entries = {}
+    for path, v in variables.items():
+        a = _c_order(v.numpy())
+        arrays[path] = a
+        entries[path] = {"dtype": a.dtype.name, "shape": list(a.shape), "sha256": _digest(a)}
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "library_version": __version__,
+        "objects": {p: type(o).__name__ for p, o in objects.items()},
+        "variables": entries,
+    }
+    text = json.dumps(meta, sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return save(arrays, metadata={_GRAPH_KEY: text, _GRAPH_SHA_KEY: digest})
+
+
+def read_checkpoint(prefix) -> tuple[str, dict, dict]:
     """``(file, graph metadata, {path: array})`` of a checkpoint, fully verified.
 
     Raises:
@@ -132,7 +176,7 @@ def _read(prefix) -> tuple[str, dict, dict]:
     """
     from safetensors.numpy import load
 
-    path = _data_file(prefix)
+    path = data_file(prefix)
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -189,12 +233,12 @@ def _read(prefix) -> tuple[str, dict, dict]:
 
 def load_checkpoint_arrays(prefix) -> dict:
     """``{object path: NumPy array}`` of a checkpoint, verified (raises `CheckpointError`)."""
-    return _read(prefix)[2]
+    return read_checkpoint(prefix)[2]
 
 
 def list_variables(prefix) -> list:
     """``[(object path, shape)]`` of a checkpoint, sorted (follows `tf.train.list_variables`)."""
-    _, meta, _ = _read(prefix)
+    _, meta, _ = read_checkpoint(prefix)
     return sorted((p, tuple(e["shape"])) for p, e in meta["variables"].items())
 
 
@@ -203,7 +247,7 @@ def list_variables(prefix) -> list:
 _STATE_LINE = re.compile(r'^(model_checkpoint_path|all_model_checkpoint_paths):\s*"(.*)"\s*$')
 
 
-def _read_state(directory) -> tuple[str | None, list]:
+def read_state(directory) -> tuple[str | None, list]:
     """``(latest, all)`` as absolute prefixes from ``directory``'s state file."""
     directory = os.fspath(directory)
     try:
@@ -224,19 +268,22 @@ def _read_state(directory) -> tuple[str | None, list]:
     return latest, everything
 
 
-def _write_state(directory: str, latest: str, everything: list) -> None:
+def write_state(directory: str, latest: str, everything: list) -> None:
+    """Atomically writes ``directory``'s state file: ``latest`` and ``everything`` (absolute
+    prefixes, oldest first) as names relative to ``directory``."""
+
     def rel(p: str) -> str:
         return json.dumps(os.path.relpath(p, directory))
 
     lines = [f"model_checkpoint_path: {rel(latest)}"]
     lines += [f"all_model_checkpoint_paths: {rel(p)}" for p in everything]
-    _atomic_write(os.path.join(directory, STATE_FILE), ("\n".join(lines) + "\n").encode())
+    atomic_write(os.path.join(directory, STATE_FILE), ("\n".join(lines) + "\n").encode())
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:
     """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None
     (follows `tf.train.latest_checkpoint`)."""
-    latest, _ = _read_state(checkpoint_dir)
-    if latest is None or not os.path.exists(_data_file(latest)):
+    latest, _ = read_state(checkpoint_dir)
+    if latest is None or not os.path.exists(data_file(latest)):
         return None
     return latest

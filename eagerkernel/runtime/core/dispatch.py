@@ -1,0 +1,367 @@
+"""The one path every op takes: `Primitive`, `dispatch`, and the builders of public ops.
+
+An op is a `Primitive`: a forward function on raw arrays and one VJP per input, registered
+side by side in ``ops/``. A public op converts its arguments to Tensors, then calls
+``dispatch(prim, inputs, params)``, which
+
+1. tests `context.ACTIVE` (is any recorder or device scope active, in any thread?);
+2. if not, runs the forward on the inputs' device and wraps the result: the fast path;
+3. otherwise reads this thread's `Context`: moves the inputs into the device scope (a
+   differentiable copy), times the forward if a recorder asks, runs it, wraps the result, and
+   hands the op to each recorder of this thread (`Recorder.record`): gradient tapes, the
+   ``%%tape`` profiler, graph-function tracing.
+
+`unary` and `binary` build the public ops of one and two inputs with step 2 written inline
+(one call less per op, the difference that shows on small tensors); anything else they do,
+they hand to `dispatch`.
+
+A primitive with ``saves=True`` returns ``(output, saved)`` from its forward: ``saved``
+(e.g. conv2d's im2col columns) travels on the recorded op to its VJPs, which receive it as
+the ``saved`` keyword, like PyTorch's ``ctx.save_for_backward``. It is dropped when no tape
+records the op.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .context import ACTIVE, context
+from .errors import InvalidArgumentError, ResourceExhaustedError
+from .tensor import Tensor, to_tensor
+
+__all__ = [
+    "Primitive",
+    "binary",
+    "copy_to_device",
+    "defjointvjp",
+    "defvjp",
+    "dispatch",
+    "record",
+    "unary",
+]
+
+_NO_PARAMS: dict = {}
+_new = object.__new__
+_perf_counter = time.perf_counter
+_ctx = context()
+
+
+class Primitive:
+    """A differentiable op: a name, a forward function on arrays, and its VJPs.
+
+    Attributes:
+        name: TensorFlow's op name, shown by the tape display (e.g. ``"Mul"``).
+        fwd: ``fwd(xp, *arrays, **params)`` returning the output array (a tuple of arrays when
+            ``n_out != 1``; ``(output, saved)`` when ``saves``). ``xp`` is the device's array
+            module (NumPy or CuPy).
+        vjps: one function per input, ``vjp(g, ans, *inputs, **params)`` returning the
+            cotangent of that input (a Tensor, broadcastable to the input's shape: the tape
+            un-broadcasts it), or None for an input without a gradient. ``g`` and ``ans`` are
+            Tensors (tuples for multi-output ops).
+        joint_vjp: alternatively, one function returning all inputs' cotangents at once, for
+            ops whose VJPs share work.
+        n_out: 1 for one output Tensor; 0 for a tuple of outputs (of any length).
+        moves: True for the device copy: its output lives on ``params["device"]``, and device
+            scopes do not re-place its input.
+        saves: the forward returns ``(output, saved)``; VJPs get ``saved=`` (None if it was
+            not kept).
+    """
+
+    __slots__ = ("fwd", "joint_vjp", "moves", "n_out", "name", "saves", "vjps")
+
+    def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False, saves: bool = False):
+        self.name = name
+        self.fwd = fwd
+        self.vjps = None
+        self.joint_vjp = None
+        self.n_out = n_out
+        self.moves = moves
+        self.saves = saves
+
+    def __repr__(self) -> str:
+        return f"<Primitive {self.name}>"
+
+
+def defvjp(prim: Primitive, *vjps) -> None:
+    """Registers one VJP per input of ``prim`` (None: no gradient for that input)."""
+    prim.vjps = vjps
+
+
+def defjointvjp(prim: Primitive, vjp) -> None:
+    """Registers a VJP returning a tuple with every input's cotangent (None where there is none)."""
+    prim.joint_vjp = vjp
+
+
+def dispatch(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
+    """Runs ``prim`` on the Tensors ``inputs`` with keyword ``params``: every op comes here.
+
+    Returns:
+        A Tensor, or a tuple of Tensors for a multi-output primitive, on the inputs' device
+        (the scope's, inside ``ek.device``; ``params["device"]`` for a device copy).
+
+    Raises:
+        InvalidArgumentError: inputs on different devices (outside a device scope).
+        ResourceExhaustedError: the output could not be allocated.
+    """
+    if ACTIVE:
+        return _observed(prim, inputs, params)
+    dev = inputs[0]._device
+    for x in inputs:
+        if x._device is not dev:
+            raise device_mismatch(prim, inputs)
+    try:
+        out = prim.fwd(dev.xp, *[x._value for x in inputs], **params)
+    except MemoryError as exc:
+        raise out_of_memory(prim, inputs, exc) from None
+    if prim.saves:
+        out = out[0]
+    if prim.n_out == 1:
+        t = _new(Tensor)
+        t._value = out
+        t._device = dev
+        return t
+    return tuple(_wrap(o, dev) for o in out)
+
+
+def _observed(prim: Primitive, inputs: tuple, params: dict):
+    """`dispatch` while something is active: device scope, timing, recorders."""
+    ctx = _ctx
+    scope = ctx.device
+    if scope is not None and not prim.moves:
+        for x in inputs:
+            if x._device is not scope:
+                inputs = _place(inputs, scope)
+                break
+    device = inputs[0]._device
+    n = len(inputs)
+    if n == 2:
+        if inputs[1]._device is not device:
+            raise device_mismatch(prim, inputs)
+    elif n != 1:
+        for x in inputs:
+            if x._device is not device:
+                raise device_mismatch(prim, inputs)
+    fwd = prim.fwd
+    xp = device.xp
+    timed = ctx.timed
+    try:
+        if timed:
+            if ctx.sync:
+                device.synchronize()
+            t0 = _perf_counter()
+        # Direct calls for one and two inputs without params: the common small ops.
+        if params:
+            out = fwd(xp, *[x._value for x in inputs], **params)
+        elif n == 2:
+            out = fwd(xp, inputs[0]._value, inputs[1]._value)
+        elif n == 1:
+            out = fwd(xp, inputs[0]._value)
+        else:
+            out = fwd(xp, *[x._value for x in inputs])
+        if timed:
+            if ctx.sync:
+                device.synchronize()
+            seconds = _perf_counter() - t0
+        else:
+            seconds = None
+    except MemoryError as exc:
+        raise out_of_memory(prim, inputs, exc) from None
+    except ValueError as exc:
+        if n != 2 or params or inputs[0]._value.shape == inputs[1]._value.shape:
+            raise
+        raise shape_error(prim.name, inputs, exc) from None
+    if prim.saves:
+        out, saved = out
+    else:
+        saved = None
+    out_device = params["device"] if prim.moves else device
+    if prim.n_out == 1:
+        output = _new(Tensor)
+        output._value = out
+        output._device = out_device
+    else:
+        output = tuple(_wrap(o, out_device) for o in out)
+    for recorder in ctx.recorders:
+        recorder.record(prim, inputs, output, params, saved, seconds)
+    return output
+
+
+def record(prim: Primitive, inputs: tuple, output, params: dict = _NO_PARAMS) -> None:
+    """Hands an op computed outside `dispatch` to this thread's recorders (``custom_gradient``
+    computes its output with its own Python code, then records it as one op)."""
+    if ACTIVE:
+        for recorder in _ctx.recorders:
+            recorder.record(prim, inputs, output, params, None, None)
+
+
+def _wrap(value, device) -> Tensor:
+    t = _new(Tensor)
+    t._value = value
+    t._device = device
+    return t
+
+
+def _place(inputs: tuple, device) -> tuple:
+    return tuple(x if x._device is device else copy_to_device(x, device) for x in inputs)
+
+
+# -- device copies: differentiable, the gradient goes back to the source's device ----------
+
+
+def _copy_fwd(xp, x, device):
+    # `xp` is the source device's module; the target's decides the array type. Every copy is a
+    # real copy (also NumPy to a virtual GPU), so the two tensors never share memory, as on
+    # real devices: an optimizer updating a GPU variable in place cannot touch the CPU source.
+    target = device.xp
+    if target is np:
+        return xp.asnumpy(x) if xp is not np else np.array(x, copy=True)
+    with target.cuda.Device(device.index):
+        # On the target device: host arrays are uploaded, arrays on another GPU are copied
+        # peer to peer (`cupy.array` copies to the current device).
+        return target.array(x, copy=True)
+
+
+_copy = Primitive("CopyToDevice", _copy_fwd, moves=True)
+defvjp(_copy, lambda g, ans, x, device: copy_to_device(g, x._device))
+
+
+def copy_to_device(x, device) -> Tensor:
+    """``x`` on ``device`` (a `Device`); ``x`` itself if it is already there.
+
+    The result lives on ``device`` even inside another device's scope, and the copy is
+    recorded on tapes, so gradients flow back to the source device.
+    """
+    if type(x) is not Tensor and not isinstance(x, Tensor):
+        x = to_tensor(x, None, "copy_to_device")
+    if x._device is device:
+        return x
+    out = dispatch(_copy, (x,), {"device": device})
+    out._device = device
+    return out
+
+
+# -- the builders of public ops ------------------------------------------------------------------
+
+
+def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
+    """A public one-input op ``op(x, name=None)`` for ``prim``.
+
+    ``float_only`` ops (exp, log, sin, ...) raise TypeError on integer input, as in TensorFlow,
+    instead of NumPy's silent switch to float64.
+    """
+    fwd = prim.fwd
+    name = prim.name
+
+    def op(x, name=None):
+        if type(x) is not Tensor:
+            x = to_tensor(x, None, prim.name)
+        if float_only and x._value.dtype.kind not in "fc":
+            float_check(prim.name, x)
+        if ACTIVE:
+            return _observed(prim, (x,), _NO_PARAMS)
+        t = _new(Tensor)
+        t._value = fwd(x._device.xp, x._value)
+        t._device = x._device
+        return t
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+def binary(prim: Primitive, doc: str | None = None):
+    """A public two-input broadcasting op ``op(x, y, name=None)`` for ``prim``.
+
+    Inputs must share a dtype (Python numbers take the other side's dtype) and a device.
+
+    Raises:
+        TypeError: the dtypes differ (TensorFlow does not promote).
+        InvalidArgumentError: the shapes do not broadcast, or the devices differ.
+    """
+    fwd = prim.fwd
+
+    def op(x, y, name=None):
+        if type(x) is not Tensor or type(y) is not Tensor:
+            x, y = coerce_pair(x, y, prim.name)
+        xv = x._value
+        yv = y._value
+        if xv.dtype is not yv.dtype and xv.dtype != yv.dtype:
+            raise dtype_error(prim.name, (x, y))
+        if ACTIVE:
+            return _observed(prim, (x, y), _NO_PARAMS)
+        dev = x._device
+        if dev is not y._device:
+            raise device_mismatch(prim, (x, y))
+        try:
+            out = fwd(dev.xp, xv, yv)
+        except ValueError as exc:
+            raise shape_error(prim.name, (x, y), exc) from None
+        t = _new(Tensor)
+        t._value = out
+        t._device = dev
+        return t
+
+    op.__name__ = op.__qualname__ = prim.name
+    op.__doc__ = doc
+    return op
+
+
+def coerce_pair(x, y, op: str):
+    """Converts the non-Tensor side of a binary op, taking the Tensor side's dtype as a hint.
+
+    The converted side joins the tensor's device, so ``1 + gpu_tensor`` stays on the GPU.
+    """
+    if isinstance(x, Tensor):
+        y = to_tensor(y, x._value.dtype, op, x._device)
+    elif isinstance(y, Tensor):
+        x = to_tensor(x, y._value.dtype, op, y._device)
+    else:
+        x = to_tensor(x, None, op)
+        y = to_tensor(y, x._value.dtype, op)
+    return x, y
+
+
+# -- errors, named by op ---------------------------------------------------------------------
+
+
+def dtype_error(op: str, tensors, names=("x", "y")) -> TypeError:
+    """The TypeError of an op whose inputs' dtypes differ."""
+    parts = ", ".join(f"{n}: {t.dtype.name}" for n, t in zip(names, tensors))
+    return TypeError(
+        f"{op}: inputs must have the same dtype, got {parts}. Cast one with ek.cast(...); "
+        "eagerkernel, like TensorFlow, does not promote dtypes implicitly."
+    )
+
+
+def shape_error(op: str, tensors, exc: Exception, names=("x", "y")) -> InvalidArgumentError:
+    """The error of an op whose inputs' shapes do not broadcast (TF: InvalidArgumentError)."""
+    parts = ", ".join(f"{n}: {tuple(t._value.shape)}" for n, t in zip(names, tensors))
+    return InvalidArgumentError(f"{op}: incompatible shapes {parts} ({exc}).")
+
+
+def device_mismatch(prim: Primitive, inputs) -> InvalidArgumentError:
+    """The error of an op whose inputs live on different devices."""
+    names = ", ".join(f"{x._device.name}" for x in inputs)
+    return InvalidArgumentError(
+        f"{prim.name}: inputs are on different devices ({names}). Copy them with .cpu()/.gpu() "
+        "or run the op inside `with ek.device(...)`."
+    )
+
+
+def out_of_memory(prim: Primitive, inputs, exc: Exception) -> ResourceExhaustedError:
+    """The error of an op whose output could not be allocated."""
+    shapes = ", ".join(f"{tuple(x._value.shape)} {x._value.dtype}" for x in inputs)
+    return ResourceExhaustedError(
+        f"{prim.name}: out of memory allocating the output for inputs {shapes} ({exc})."
+    )
+
+
+def float_check(op: str, x: Tensor, arg: str = "x") -> None:
+    """Raises TypeError unless ``x`` is floating (ops like exp are undefined on integers in TF)."""
+    if x._value.dtype.kind not in "fc":
+        raise TypeError(
+            f"{op}: {arg} must be a floating-point tensor, got {x.dtype.name}. "
+            "Cast it first, e.g. ek.cast(x, ek.float32)."
+        )

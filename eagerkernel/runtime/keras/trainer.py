@@ -1,0 +1,684 @@
+"""The training API of `Model` (follows Keras's ``Trainer``): `compile`, `fit`, `evaluate`,
+`predict`, the per-batch steps and `train_on_batch`/`test_on_batch`/`predict_on_batch`.
+
+`fit` runs `train_step` on each batch: the forward pass under a `GradientTape`, the loss (plus
+the layers' regularization losses), the gradients, and one `apply_gradients`. The step is
+all-or-nothing: BatchNormalization's moving statistics are collected during the forward pass
+and written only after the optimizer update succeeded, and the optimizer validates every
+gradient before it writes any variable, so a step that raises changes no variable.
+
+The loops take their batches from `data_adapter` and call the Keras callback hooks (see
+`callbacks.Callback`). Logged values: ``loss`` is the mean of the batches' losses (each batch
+counts once, as in a hand-written loop with ``metrics.Mean``; Keras weights each batch by its
+size, which differs only when the last batch is partial), each metric its running result;
+validation values carry a ``val_`` prefix.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import nest
+from ..core.tape import GradientTape
+from ..core.tensor import Tensor, to_tensor
+from ..interrupts import deferred_interrupt
+from ..traceback_utils import filter_traceback
+from . import callbacks as callbacks_module
+from . import data_adapter
+from .data_adapter import EpochIterator, get_adapter, grouped
+from .layers.base import deferred_updates
+
+__all__ = ["Trainer"]
+
+_KERAS2_ONLY = ("max_queue_size", "workers", "use_multiprocessing")
+
+
+def _reject_kwargs(method: str, kwargs: dict) -> None:
+    for name, value in kwargs.items():
+        if name in _KERAS2_ONLY:
+            raise TypeError(
+                f"{method}() got an unexpected keyword argument {name!r} (received "
+                f"{name}={value!r}): Keras 3 removed max_queue_size, workers and "
+                "use_multiprocessing, which configured Keras 2's generator queue. Build the "
+                "input with ek.data.Dataset (map(num_parallel_calls=...), prefetch) instead."
+            )
+        raise TypeError(f"{method}() got an unexpected keyword argument {name!r}.")
+
+
+def _check_verbose(verbose) -> int:
+    if isinstance(verbose, str) and verbose == "auto":
+        return 1
+    if isinstance(verbose, (bool, int, np.integer)) and int(verbose) in (0, 1, 2):
+        return int(verbose)
+    raise ValueError(f"verbose must be 0, 1, 2 or 'auto'. Received: verbose={verbose!r}")
+
+
+def _check_int(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}. Received: {name}={value!r}")
+    return int(value)
+
+
+def _check_validation_freq(freq) -> None:
+    values = list(freq) if isinstance(freq, (list, tuple)) else [freq]
+    if not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1 for v in values
+    ):
+        raise ValueError(
+            "validation_freq must be a positive integer (validate every N epochs) or a list of "
+            f"1-based epoch numbers. Received: validation_freq={freq!r}"
+        )
+
+
+def _should_validate(epoch: int, freq) -> bool:
+    epoch += 1  # validation_freq counts epochs from 1, as Keras does
+    return epoch in freq if isinstance(freq, (list, tuple)) else epoch % freq == 0
+
+
+def _loss_weight(loss_weights) -> float:
+    w = loss_weights
+    if isinstance(w, dict) and len(w) == 1:
+        w = next(iter(w.values()))
+    elif isinstance(w, (list, tuple)) and len(w) == 1:
+        w = w[0]
+    if isinstance(w, (int, float, np.number)) and not isinstance(w, bool):
+        return float(w)
+    raise ValueError(
+        "loss_weights must be a float, or a list or dict of one float (eagerkernel models have "
+        f"one output, so one loss). Received: loss_weights={loss_weights!r}"
+    )
+
+
+def _flatten_logs(logs: dict):
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
+
+
+def _as_batch(*parts):
+    return nest.map_structure(
+        lambda a: None if a is None else (a if isinstance(a, Tensor) else to_tensor(np.asarray(a))),
+        parts,
+    )
+
+
+def _to_numpy(outputs):
+    return nest.map_structure(
+        lambda t: np.asarray(t.numpy() if isinstance(t, Tensor) else t), outputs
+    )
+
+
+def _concat(outputs: list):
+    return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
+
+
+class Trainer:
+    """The training methods of `Model` (a mixin over `Layer`; see the module docstring).
+
+    Override `train_step`, `test_step` or `predict_step` (and `compute_loss`,
+    `compute_metrics`, the `metrics` property) to change what `fit`, `evaluate` and `predict`
+    do per batch, as in Keras.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.optimizer = None
+        self.compiled = False
+        self.compiled_loss = None
+        self.compiled_metrics: list = []
+        self._weighted_flags: list = []
+        self._loss_tracker = None
+        self._loss_weight = 1.0
+        self._steps_per_execution = 1
+        self.run_eagerly = True
+        self.stop_training = False
+        self.stop_evaluating = False
+        self.stop_predicting = False
+        self.history = None
+
+    # -- compile --------------------------------------------------------------------------------
+    def compile(
+        self,
+        optimizer="rmsprop",
+        loss=None,
+        metrics=None,
+        loss_weights=None,
+        weighted_metrics=None,
+        run_eagerly=False,
+        steps_per_execution=1,
+        jit_compile="auto",
+        auto_scale_loss=True,
+    ) -> None:
+        """Sets the optimizer, loss and metrics used by `fit` and `evaluate` (follows
+        `tf.keras.Model.compile`; the positional order is TF 2's: optimizer, loss, metrics).
+
+        Args:
+            optimizer: an optimizer or its name (``"adam"``, ``"sgd"``, ...); default
+                ``"rmsprop"``.
+            loss: a loss object, function or name (``"sparse_categorical_crossentropy"``);
+                None only for a model whose `train_step` computes its own loss.
+            metrics: a list of metrics or names, computed without sample weights;
+                ``"accuracy"`` picks the accuracy that matches the loss, as Keras does.
+            loss_weights: a float scaling the loss (or a list or dict of one float, as for a
+                Keras model with one output); default None (1.0).
+            weighted_metrics: a list of metrics computed with the ``sample_weight`` (or
+                ``class_weight``) of `fit`/`evaluate`; a name also in ``metrics`` is logged as
+                ``weighted_<name>``.
+            run_eagerly: accepted for Keras; eagerkernel always runs the steps eagerly.
+            steps_per_execution: batches per step call (default 1): the batch callbacks run
+                once per group of this many batches, with the first and last batch index.
+            jit_compile: ``"auto"`` or False; True warns and runs eagerly (there is no XLA
+                here), as Keras does for a model it cannot compile.
+            auto_scale_loss: accepted for Keras (it wraps the optimizer for the
+                ``mixed_float16`` policy, which eagerkernel does not have).
+
+        Raises:
+            ValueError: ``metrics``/``weighted_metrics`` not a list, two metrics with the same
+                name, a bad ``loss_weights``, ``steps_per_execution``, ``jit_compile``, or an
+                unknown optimizer, loss or metric.
+            TypeError: ``run_eagerly`` or ``auto_scale_loss`` not a bool.
+        """
+        from . import losses, optimizers
+        from . import metrics as metrics_module
+
+        for name, value in (("run_eagerly", run_eagerly), ("auto_scale_loss", auto_scale_loss)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False. Received: {name}={value!r}")
+        if data_adapter.check_steps(steps_per_execution, "steps_per_execution") is None:
+            raise ValueError("steps_per_execution must be a positive integer. Received: None")
+        if not (isinstance(jit_compile, str) and jit_compile == "auto") and not isinstance(
+            jit_compile, (bool, np.bool_)
+        ):
+            raise ValueError(
+                f"jit_compile must be True, False or 'auto'. Received: jit_compile={jit_compile!r}"
+            )
+        if not isinstance(jit_compile, str) and jit_compile:
+            warnings.warn(
+                "compile: jit_compile=True is not supported (eagerkernel has no XLA); proceeding "
+                "with jit_compile=False: the steps run eagerly.",
+                stacklevel=2,
+            )
+        weight = 1.0 if loss_weights is None else _loss_weight(loss_weights)
+        entries: list = []
+        for arg, group in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
+            if group is None:
+                continue
+            if not isinstance(group, (list, tuple)):
+                raise ValueError(f"{arg} must be a list of metrics. Received: {arg}={group!r}")
+            for m in group:
+                taken = {metric.name for metric, _ in entries}
+                if isinstance(m, str):
+                    name = f"weighted_{m}" if arg == "weighted_metrics" and m in taken else m
+                    if m in ("accuracy", "acc"):
+                        metric = metrics_module.resolve_accuracy(loss, name=name)
+                    else:
+                        metric = metrics_module.get(m)
+                        metric.name = name
+                else:
+                    metric = metrics_module.get(m)
+                if metric.name in taken or metric.name == "loss":
+                    raise ValueError(
+                        f"compile: two metrics are named {metric.name!r}; metric names must be "
+                        f"unique (and not 'loss'). Received: {arg}={group!r}"
+                    )
+                entries.append((metric, arg == "weighted_metrics"))
+        self.optimizer = optimizers.get(optimizer)
+        self.compiled_loss = None if loss is None else losses.get(loss)
+        self._loss_identifier = loss
+        self._loss_weight = weight
+        self.compiled_metrics = [metric for metric, _ in entries]
+        self._weighted_flags = [weighted for _, weighted in entries]
+        self._loss_tracker = metrics_module.Mean(name="loss")
+        self._steps_per_execution = int(steps_per_execution)
+        self.run_eagerly = True
+        self.compiled = True
+
+    def _require_compiled(self, what: str) -> None:
+        if not self.compiled:
+            raise RuntimeError(
+                f"{what}: compile the model first, e.g. model.compile(optimizer='adam', "
+                "loss='sparse_categorical_crossentropy')."
+            )
+
+    @property
+    def metrics(self) -> list:
+        """The metrics `fit` and `evaluate` log, reset each epoch: the loss tracker, then the
+        compiled metrics (empty before `compile`). Override it to list your own trackers."""
+        if not self.compiled:
+            return []
+        return [self._loss_tracker, *self.compiled_metrics]
+
+    @property
+    def metrics_names(self) -> list:
+        """The log keys, in order: ``["loss", "accuracy", ...]``."""
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self) -> None:
+        """Resets the state of every metric in `metrics`."""
+        for m in self.metrics:
+            m.reset_state()
+
+    def get_metrics_result(self) -> dict:
+        """``{name: float(result)}`` for each metric in `metrics`."""
+        return {m.name: float(m.result()) for m in self.metrics}
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None) -> Tensor:
+        """The compiled loss (times ``loss_weights``, weighted by ``sample_weight``) plus the
+        layers' losses (regularization, ``add_loss``).
+
+        Raises:
+            ValueError: there is no loss (none compiled, none added by layers).
+        """
+        total = None
+        if self.compiled_loss is not None:
+            total = self.compiled_loss(y, y_pred, sample_weight=sample_weight)
+            if self._loss_weight != 1.0:
+                total = total * self._loss_weight
+        for extra in self.losses:
+            total = extra if total is None else total + extra
+        if total is None:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return total
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+        """Updates the compiled metrics with a batch (only ``weighted_metrics`` see
+        ``sample_weight``) and returns `get_metrics_result`."""
+        for metric, weighted in zip(self.compiled_metrics, self._weighted_flags):
+            metric.update_state(y, y_pred, sample_weight=sample_weight if weighted else None)
+        return self.get_metrics_result()
+
+    # -- one step -------------------------------------------------------------------------------
+    def train_step(self, data) -> dict:
+        """One optimization step on a batch ``(x, y, sample_weight)`` (or ``(x, y)``);
+        returns the logs.
+
+        Nothing is modified if any part raises: see the module docstring.
+        """
+        x, y, sample_weight = data_adapter.unpack(data)
+        with deferred_updates() as updates, GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        variables = self.trainable_variables
+        grads = tape.gradient(loss, variables)
+        with deferred_interrupt():  # weights and moving statistics change together
+            self.optimizer.apply_gradients(zip(grads, variables))
+            updates.commit()
+        self._loss_tracker.update_state(loss)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data) -> dict:
+        """Loss and metrics on a batch, in inference mode; returns the logs."""
+        x, y, sample_weight = data_adapter.unpack(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x, y, y_pred, sample_weight)
+        self._loss_tracker.update_state(loss)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        """The model's outputs for a batch (its ``x``), in inference mode."""
+        x, _, _ = data_adapter.unpack(data)
+        return self(x, training=False)
+
+    # -- loops ----------------------------------------------------------------------------------
+    def _callbacks(self, callbacks, verbose, epochs, steps, add_history=False):
+        if isinstance(callbacks, callbacks_module.CallbackList):
+            return callbacks
+        if isinstance(callbacks, callbacks_module.Callback):
+            callbacks = [callbacks]
+        if callbacks is not None and not isinstance(callbacks, (list, tuple)):
+            raise TypeError(
+                "callbacks must be a list of keras.callbacks.Callback objects. Received: "
+                f"callbacks={callbacks!r}"
+            )
+        return callbacks_module.CallbackList(
+            callbacks,
+            add_history=add_history,
+            add_progbar=verbose != 0,
+            model=self,
+            verbose=verbose,
+            epochs=epochs,
+            steps=steps,
+        )
+
+    @filter_traceback
+    def fit(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        epochs: int = 1,
+        verbose="auto",
+        callbacks=None,
+        validation_split: float = 0.0,
+        validation_data=None,
+        shuffle: bool = True,
+        class_weight=None,
+        sample_weight=None,
+        initial_epoch: int = 0,
+        steps_per_epoch=None,
+        validation_steps=None,
+        validation_batch_size=None,
+        validation_freq=1,
+        **kwargs,
+    ):
+        """Trains from epoch ``initial_epoch`` up to (not including) ``epochs`` (follows
+        `tf.keras.Model.fit`).
+
+        Args:
+            x, y: NumPy arrays or Tensors (nested for several inputs), or a Dataset or Python
+                iterator of ``(x, y)``/``(x, y, sample_weight)`` batches as ``x`` (then ``y``,
+                ``sample_weight`` and ``batch_size`` must be None).
+            batch_size: examples per batch for arrays; default 32 (or ``ceil(n /
+                steps_per_epoch)`` when ``steps_per_epoch`` is given).
+            epochs: the index of the last epoch plus one; default 1.
+            verbose: 0 silent, 1 a tqdm progress bar per epoch (a widget in notebooks), 2 one
+                line per epoch; ``"auto"`` (default) is 1.
+            callbacks: a list of `Callback` objects; `History` and (verbose) `ProgbarLogger`
+                are added.
+            validation_split: fraction (in [0, 1)) of the arrays held out for validation: the
+                last examples, before shuffling; ignored when ``validation_data`` is given.
+            validation_data: ``(x_val, y_val)``, ``(x_val, y_val, val_sample_weight)`` or a
+                Dataset, evaluated after each epoch (logs ``val_loss``, ``val_<metric>``;
+                `evaluate`'s test hooks run on the callbacks).
+            shuffle: reshuffle the arrays before each epoch (default True); a Dataset is
+                iterated as it is (shuffle it with ``Dataset.shuffle``).
+            class_weight: ``{class index: weight}``: each training example's loss is weighted
+                by the weight of its class (of ``y``: integer labels, one-hot rows, or a last
+                axis of 1); classes not listed weigh 1. Not with ``sample_weight``.
+            sample_weight: per-example loss weights (shape ``[n]``, or ``[n, timesteps]``).
+            initial_epoch: the first epoch's index (resuming a run); default 0.
+            steps_per_epoch: batches per epoch; required for an infinite Dataset. With it, an
+                epoch continues where the previous one stopped, and data that runs out warns
+                "Your input ran out of data" and ends training after that epoch.
+            validation_steps: batches per validation (from the start of the validation data
+                each time); required for an infinite validation Dataset.
+            validation_batch_size: batch size for validation arrays; default ``batch_size``.
+            validation_freq: validate every N epochs (an int, default 1) or after the listed
+                1-based epochs.
+
+        Returns:
+            A `History` whose ``history`` maps each log key to its per-epoch values and whose
+            ``epoch`` lists the epoch indices run.
+
+        Raises:
+            RuntimeError: the model is not compiled.
+            ValueError: inconsistent data; a bad value for an argument (named in the message);
+                an infinite Dataset without ``steps_per_epoch``/``validation_steps``;
+                validation arguments without validation data.
+            TypeError: an unknown keyword, including Keras 2's ``max_queue_size``,
+                ``workers`` and ``use_multiprocessing`` (removed in Keras 3).
+        """
+        _reject_kwargs("fit", kwargs)
+        self._require_compiled("fit")
+        epochs = _check_int("epochs", epochs, 0)
+        initial_epoch = _check_int("initial_epoch", initial_epoch, 0)
+        verbose = _check_verbose(verbose)
+        _check_validation_freq(validation_freq)
+        if validation_split and validation_data is None:
+            (x, y, sample_weight), validation_data = data_adapter.train_validation_split(
+                x, y, sample_weight, validation_split
+            )
+        steps_per_epoch = data_adapter.check_steps(steps_per_epoch, "steps_per_epoch")
+        train = EpochIterator(
+            get_adapter(
+                x, y, sample_weight, batch_size, steps_per_epoch, shuffle, class_weight, "fit"
+            ),
+            steps_per_epoch,
+            "steps_per_epoch",
+            "training",
+        )
+        val = None
+        if validation_data is not None:
+            val = self._validation_iterator(
+                validation_data, batch_size, validation_batch_size, validation_steps
+            )
+        else:
+            for name, value in (
+                ("validation_steps", validation_steps),
+                ("validation_batch_size", validation_batch_size),
+                ("validation_freq", None if validation_freq == 1 else validation_freq),
+            ):
+                if value is not None:
+                    raise ValueError(
+                        f"`{name}` applies only with `validation_data` or `validation_split`, "
+                        f"and neither was given. Received: {name}={value!r}"
+                    )
+        cb = self._callbacks(callbacks, verbose, epochs, train.num_batches, add_history=True)
+        self.stop_training = False
+        training_logs = None
+        try:
+            cb.on_train_begin()
+            for epoch in range(initial_epoch, epochs):
+                # The epoch's first batch is drawn before on_epoch_begin, so that an epoch is
+                # never begun when the data has nothing left (a read-once iterator).
+                batches = train.epoch()
+                if batches is None:
+                    train.warn_ran_out()
+                    break
+                self.reset_metrics()
+                cb.on_epoch_begin(epoch)
+                logs: dict = {}
+                for begin, end, group in grouped(batches, self._steps_per_execution):
+                    cb.on_train_batch_begin(begin)
+                    for data in group:
+                        logs = self.train_step(data)
+                    cb.on_train_batch_end(end, logs)
+                    if self.stop_training:
+                        break
+                epoch_logs = callbacks_module.pythonify_logs(logs)
+                if val is not None and _should_validate(epoch, validation_freq):
+                    val_logs = self._test_loop(val, cb)
+                    epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                cb.on_epoch_end(epoch, epoch_logs)
+                training_logs = epoch_logs
+                if self.stop_training or train.ran_out:
+                    break
+        finally:
+            train.close()
+            if val is not None:
+                val.close()
+        cb.on_train_end(training_logs)
+        return self.history
+
+    def _validation_iterator(self, validation_data, batch_size, validation_batch_size, steps):
+        steps = data_adapter.check_steps(steps, "validation_steps")
+        if data_adapter.yields_batches(validation_data):
+            vx, vy, vsw = validation_data, None, None
+        elif isinstance(validation_data, (tuple, list)) and len(validation_data) in (2, 3):
+            vx, vy, vsw = (*validation_data, None)[:3]
+        else:
+            raise ValueError(
+                "validation_data must be (x_val, y_val), (x_val, y_val, val_sample_weight) or a "
+                f"Dataset. Received: {type(validation_data).__name__}."
+            )
+        if data_adapter.yields_batches(vx):
+            if validation_batch_size is not None:
+                raise ValueError(
+                    "`validation_batch_size` must not be given when validation_data is a "
+                    "Dataset or an iterator (its elements are batches). Received: "
+                    f"validation_batch_size={validation_batch_size!r}"
+                )
+            vbs = None
+        else:
+            vbs = validation_batch_size if validation_batch_size is not None else batch_size
+        adapter = get_adapter(vx, vy, vsw, vbs, steps, False, None, "fit (validation_data)")
+        return EpochIterator(adapter, steps, "validation_steps", "evaluation")
+
+    def _test_loop(self, it: EpochIterator, cb) -> dict:
+        it.reset()  # each evaluation starts the data again, as in Keras
+        self.stop_evaluating = False
+        cb.on_test_begin()
+        self.reset_metrics()
+        batches = it.epoch()
+        if batches is None:
+            raise ValueError(
+                "evaluate: no batch left in the data: a Python iterator or generator can be "
+                "read once; pass a Dataset or arrays."
+            )
+        logs: dict = {}
+        for begin, end, group in grouped(batches, self._steps_per_execution):
+            cb.on_test_batch_begin(begin)
+            for data in group:
+                logs = self.test_step(data)
+            cb.on_test_batch_end(end, logs)
+            if self.stop_evaluating:
+                break
+        logs = callbacks_module.pythonify_logs(logs)
+        cb.on_test_end(logs)
+        return logs
+
+    @filter_traceback
+    def evaluate(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        verbose="auto",
+        sample_weight=None,
+        steps=None,
+        callbacks=None,
+        return_dict=False,
+        **kwargs,
+    ):
+        """Loss and metrics over the data in inference mode (follows `tf.keras.Model.evaluate`).
+
+        Args:
+            x, y, batch_size, sample_weight: as in `fit` (arrays are not shuffled).
+            verbose: 0 silent, 1 a progress bar, 2 one line at the end; ``"auto"`` (default)
+                is 1.
+            steps: the number of batches to evaluate (default None: all); required for an
+                infinite Dataset. Fewer batches than ``steps`` warns "Your input ran out of
+                data" and evaluates those.
+            callbacks: a list of `Callback` objects; their ``on_test_*`` hooks run.
+            return_dict: return ``{name: value}`` instead of a list.
+
+        Returns:
+            The loss (a float) if no metrics were compiled, else ``[loss, *metrics]`` (the
+            order of `metrics_names`); a dict with ``return_dict=True``.
+
+        Raises:
+            RuntimeError: the model is not compiled.
+            ValueError: empty or inconsistent data, or a bad argument value (named).
+            TypeError: an unknown keyword (Keras 2's ``max_queue_size``, ``workers``,
+                ``use_multiprocessing`` included).
+        """
+        _reject_kwargs("evaluate", kwargs)
+        self._require_compiled("evaluate")
+        verbose = _check_verbose(verbose)
+        steps = data_adapter.check_steps(steps, "steps")
+        it = EpochIterator(
+            get_adapter(x, y, sample_weight, batch_size, steps, False, None, "evaluate"),
+            steps,
+            "steps",
+            "evaluation",
+        )
+        cb = self._callbacks(callbacks, verbose, 1, it.num_batches)
+        try:
+            logs = self._test_loop(it, cb)
+        finally:
+            it.close()
+        return logs if return_dict else _flatten_logs(logs)
+
+    @filter_traceback
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+        """The model's outputs on ``x`` in inference mode, as NumPy arrays, batches
+        concatenated along axis 0 (follows `tf.keras.Model.predict`).
+
+        Args:
+            x: arrays or Tensors, or a Dataset or iterator of batches (``x`` or ``(x, y)``
+                elements; ``y`` is not used).
+            batch_size: examples per batch for arrays; default 32 (or ``ceil(n / steps)``).
+            verbose: 0 (default, unlike Keras's ``"auto"``, so that notebooks stay quiet), 1
+                a progress bar, 2 one line at the end; ``"auto"`` is 1.
+            steps: the number of batches to predict (default None: all); required for an
+                infinite Dataset. Fewer batches than ``steps`` warns "Your input ran out of
+                data" and returns those.
+            callbacks: a list of `Callback` objects; their ``on_predict_*`` hooks run, and
+                ``on_predict_batch_end`` gets ``{"outputs": <the batch's NumPy outputs>}``.
+
+        Returns:
+            NumPy arrays in the structure of the model's output.
+
+        Raises:
+            ValueError: empty data, or a bad argument value (named).
+            TypeError: an unknown keyword (Keras 2's ``max_queue_size``, ``workers``,
+                ``use_multiprocessing`` included).
+        """
+        _reject_kwargs("predict", kwargs)
+        verbose = _check_verbose(verbose)
+        steps = data_adapter.check_steps(steps, "steps")
+        it = EpochIterator(
+            get_adapter(x, None, None, batch_size, steps, False, None, "predict"),
+            steps,
+            "steps",
+            "prediction",
+        )
+        cb = self._callbacks(callbacks, verbose, 1, it.num_batches)
+        self.stop_predicting = False
+        outputs: list = []
+        try:
+            cb.on_predict_begin()
+            for begin, end, group in grouped(it.epoch(), self._steps_per_execution):
+                cb.on_predict_batch_begin(begin)
+                parts = [_to_numpy(self.predict_step(data)) for data in group]
+                outputs.extend(parts)
+                cb.on_predict_batch_end(
+                    end, {"outputs": parts[0] if len(parts) == 1 else _concat(parts)}
+                )
+                if self.stop_predicting:
+                    break
+        finally:
+            it.close()
+        cb.on_predict_end()
+        return _concat(outputs)
+
+    @filter_traceback
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """One `train_step` on the batch ``(x, y)``, metrics reset first (follows
+        `tf.keras.Model.train_on_batch`).
+
+        Args:
+            x, y: one batch of inputs and targets (arrays or Tensors).
+            sample_weight: per-example loss weights. class_weight: ``{class: weight}``, as in
+                `fit` (not with ``sample_weight``).
+            return_dict: return ``{name: value}`` instead of a list.
+
+        Returns:
+            The loss if no metrics were compiled, else ``[loss, *metrics]``; a dict with
+            ``return_dict=True``.
+
+        Raises:
+            RuntimeError: the model is not compiled. ValueError: both ``sample_weight`` and
+                ``class_weight``, or a bad ``class_weight``.
+        """
+        self._require_compiled("train_on_batch")
+        if class_weight is not None:
+            if sample_weight is not None:
+                raise ValueError(
+                    "`class_weight` and `sample_weight` cannot be given together. Received: "
+                    f"class_weight={class_weight!r} and a sample_weight of shape "
+                    f"{np.shape(sample_weight)}."
+                )
+            sample_weight = data_adapter.class_weight_to_sample_weight(y, class_weight)
+        self.reset_metrics()
+        logs = callbacks_module.pythonify_logs(self.train_step(_as_batch(x, y, sample_weight)))
+        return logs if return_dict else _flatten_logs(logs)
+
+    @filter_traceback
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """Loss and metrics on one batch in inference mode, metrics reset first (follows
+        `tf.keras.Model.test_on_batch`); returns as `train_on_batch` does.
+
+        Raises:
+            RuntimeError: the model is not compiled.
+        """
+        self._require_compiled("test_on_batch")
+        self.reset_metrics()
+        logs = callbacks_module.pythonify_logs(self.test_step(_as_batch(x, y, sample_weight)))
+        return logs if return_dict else _flatten_logs(logs)
+
+    @filter_traceback
+    def predict_on_batch(self, x):
+        """The outputs for one batch ``x`` in inference mode, as NumPy arrays."""
+        return _to_numpy(self.predict_step(_as_batch(x, None, None)))
