@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from .context import ACTIVE, context
-from .errors import InvalidArgumentError, ResourceExhaustedError
+from .errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from .tensor import Tensor, to_tensor
 
 __all__ = [
@@ -169,7 +169,7 @@ def _observed(prim: Primitive, inputs: tuple, params: dict):
     except MemoryError as exc:
         raise out_of_memory(prim, inputs, exc) from None
     except ValueError as exc:
-        if n != 2 or params or inputs[0]._value.shape == inputs[1]._value.shape:
+        if n != 2 or params or not _mismatched(exc, [x._value for x in inputs]):
             raise
         raise shape_error(prim.name, inputs, exc) from None
     if prim.saves:
@@ -297,6 +297,8 @@ def binary(prim: Primitive, doc: str | None = None):
         try:
             out = fwd(dev.xp, xv, yv)
         except ValueError as exc:
+            if not _mismatched(exc, (xv, yv)):
+                raise
             raise shape_error(prim.name, (x, y), exc) from None
         t = _new(Tensor)
         t._value = out
@@ -336,9 +338,28 @@ def dtype_error(op: str, tensors, names=("x", "y")) -> TypeError:
 
 
 def shape_error(op: str, tensors, exc: Exception, names=("x", "y")) -> InvalidArgumentError:
-    """The error of an op whose inputs' shapes do not broadcast (TF: InvalidArgumentError)."""
+    """The error of an op whose inputs' shapes do not broadcast (TF: InvalidArgumentError).
+
+    >>> try:
+    ...     ek.constant([1.0, 2.0]) + ek.constant([1.0, 2.0, 3.0])
+    ... except ek.errors.InvalidArgumentError as exc:
+    ...     print(exc)
+    AddV2: incompatible shapes x: (2,), y: (3,).
+    """
     parts = ", ".join(f"{n}: {tuple(t._value.shape)}" for n, t in zip(names, tensors))
-    return InvalidArgumentError(f"{op}: incompatible shapes {parts} ({exc}).")
+    return InvalidArgumentError(f"{op}: incompatible shapes {parts}.")
+
+
+def _mismatched(exc: Exception, values) -> bool:
+    """Whether a forward's ValueError comes from shapes that do not broadcast (and is not an
+    error the op raised on purpose)."""
+    if isinstance(exc, OpError):
+        return False
+    try:
+        np.broadcast_shapes(*(v.shape for v in values))
+    except ValueError:
+        return True
+    return False
 
 
 def device_mismatch(prim: Primitive, inputs) -> InvalidArgumentError:
