@@ -1,7 +1,9 @@
-"""The one part of the build pyproject.toml cannot declare: the optional C extension.
+"""The one part of the build pyproject.toml cannot declare: the optional C extensions.
 
 - ``eagerkernel.runtime.native._kernels`` (``_kernels.c``): fused optimizer and gradient kernels;
   without it the NumPy kernels run.
+- ``eagerkernel.runtime.native._tape`` (``_tape.c``): a tape's ``record`` in C; without it the
+  Python methods of ``core/tape.py`` run.
 
 Without a C compiler the install still succeeds (``optional=True``) and the Python side runs.
 """
@@ -19,6 +21,6 @@ setup(
             extra_compile_args=flags,
             optional=True,
         )
-        for name in ("_kernels",)
+        for name in ("_kernels", "_tape")
     ]
 )

@@ -24,7 +24,7 @@ _perf_counter = time.perf_counter
 
 
 def backward(
-    records: list[Record], seeded, sources, on_step=None, aliases=None
+    records: list[Record], seeded, sources, on_step=None, aliases=None, downstream=None
 ) -> dict[int, Tensor]:
     """Reverse-mode sweep over ``records``.
 
@@ -37,6 +37,9 @@ def backward(
             (the ``%grad`` display).
         aliases: ``{id(snapshot): id(Variable)}``: a cotangent reaching a snapshot of a source
             Variable's value is added to the Variable's.
+        downstream: optionally, a set holding the id of every tensor that lies downstream of
+            a source (the tape's tracked set, when every tensor it watches is a source); the
+            forward sweep that finds them is then skipped. It is read, never changed.
 
     Returns:
         ``{id(source): cotangent}`` for every source reached.
@@ -52,15 +55,18 @@ def backward(
         if reads:
             source_ids = source_ids | reads.keys()
     # Forward sweep: which tensors lie downstream of a source. VJPs run only towards these.
-    reach = set(source_ids)
-    for r in records:
-        ids = r._ids
-        if not reach.isdisjoint(map(id, r.inputs) if ids is None else ids):
-            out = r.output
-            if type(out) is tuple:
-                reach.update(map(id, out))
-            else:
-                reach.add(id(out))
+    if downstream is not None and downstream.issuperset(source_ids):
+        reach = downstream
+    else:
+        reach = set(source_ids)
+        for r in records:
+            ids = r._ids
+            if not reach.isdisjoint(map(id, r.inputs) if ids is None else ids):
+                out = r.output
+                if type(out) is tuple:
+                    reach.update(map(id, out))
+                else:
+                    reach.add(id(out))
 
     grads: dict = {}  # id -> Tensor, or a list of Tensors still to be summed
     for t, s in seeded:

@@ -271,10 +271,13 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
     return op
 
 
-def binary(prim: Primitive, doc: str | None = None):
+def binary(prim: Primitive, doc: str | None = None, array_op=None):
     """A public two-input broadcasting op ``op(x, y, name=None)`` for ``prim``.
 
     Inputs must share a dtype (Python numbers take the other side's dtype) and a device.
+    ``array_op(a, b)``, when given, is what ``prim.fwd(xp, a, b)`` computes, as a C callable
+    of the arrays alone (``operator.mul`` for Mul): the fast path calls it without the
+    forward's Python frame.
 
     Raises:
         TypeError: the dtypes differ (TensorFlow does not promote).
@@ -295,7 +298,7 @@ def binary(prim: Primitive, doc: str | None = None):
         if dev is not y._device:
             raise device_mismatch(prim, (x, y))
         try:
-            out = fwd(dev.xp, xv, yv)
+            out = fwd(dev.xp, xv, yv) if array_op is None else array_op(xv, yv)
         except ValueError as exc:
             if not _mismatched(exc, (xv, yv)):
                 raise

@@ -16,7 +16,9 @@ The backward pass itself is `backward.backward`.
 
 from __future__ import annotations
 
+import os
 import time
+import weakref
 
 import numpy as np
 
@@ -27,10 +29,21 @@ from .context import Recorder
 from .records import Record
 from .tensor import Tensor, make
 
+try:  # the C twin of `record` (native/_tape.c); the Python methods are the specification
+    from ..native._tape import TapeRecorder as _NativeRecord
+except ImportError:  # not built (no C compiler at install time)
+    _NativeRecord = None
+
 __all__ = ["GradientTape", "ProfilingTape", "UnconnectedGradients", "stop_recording"]
 
 _new = object.__new__
 _perf_counter = time.perf_counter
+
+
+# [True]: tapes made from now on record through the C twin when it is built. Tests set it to
+# [False] (or the environment variable EAGERKERNEL_NATIVE_TAPE=0) to run the Python methods,
+# the specification the twin is checked against.
+native_recording = [os.environ.get("EAGERKERNEL_NATIVE_TAPE", "1") != "0"]
 
 
 class UnconnectedGradients:
@@ -79,6 +92,26 @@ class GradientTape(Recorder):
         self._watched: list = []  # strong refs: keeps every tracked id unique while we live
         self._variables: list = []  # watched Variables, in order; kept after a release (TF)
         self._recording = False
+        self._bind_native()
+
+    def _bind_native(self) -> None:
+        """Makes ``self.record`` the C twin of this class's `record` over the current
+        ``_ids`` and ``_records`` (after either is replaced); nothing without the extension."""
+        if _NativeRecord is None or not native_recording[0]:
+            return
+        if self._records is None:
+            self.__dict__.pop("record", None)
+            return
+        counts = self._counts if self._profile else None
+        self.record = _NativeRecord(
+            self._ids,
+            self._records,
+            counts,
+            type(self).record,
+            weakref.ref(self),
+            Tensor,
+            Record,
+        )
 
     # -- context ------------------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
@@ -86,6 +119,7 @@ class GradientTape(Recorder):
             raise ValueError("GradientTape: this tape is already recording (nested `with`).")
         if self._records is None:
             self._records = []
+            self._bind_native()
         self._push()
         return self
 
@@ -119,6 +153,7 @@ class GradientTape(Recorder):
         self._snapshots = {}
         self._watched = []
         self._variables = []
+        self._bind_native()
 
     # -- recording (the Recorder interface) -----------------------------------------------------
     def record(self, prim, inputs: tuple, output, params: dict, saved, seconds) -> None:
@@ -129,10 +164,8 @@ class GradientTape(Recorder):
                 self._record_read(prim, inputs, output, params, saved, seconds)
                 return
         ids = self._ids
-        for x in inputs:
-            if id(x) in ids:
-                break
-        else:
+        keys = tuple(map(id, inputs))  # kept on the record: the backward pass reads them
+        if ids.isdisjoint(keys):
             return
         if type(output) is tuple:
             floats = [id(o) for o in output if o._value.dtype.kind in "fc"]
@@ -146,7 +179,7 @@ class GradientTape(Recorder):
         r = _new(Record)
         r.prim = prim
         r.inputs = inputs
-        r._ids = None
+        r._ids = keys
         r.output = output
         r.params = params
         r.saved = saved
@@ -292,6 +325,7 @@ class GradientTape(Recorder):
         self._aliases = {}
         self._snapshots = {}
         self._watched = []
+        self._bind_native()
 
     def _gradient_flat(self, targets, sources, output_gradients, unconnected, on_step=None):
         from ..ops.creation import ones_like, zeros_like
@@ -328,8 +362,21 @@ class GradientTape(Recorder):
             s if self._profile or id(s) in self._ids or id(s) in target_ids else None
             for s in sources
         ]
+        # Every tensor this tape tracks lies downstream of what it watches: when all of that
+        # is asked for, the tracked set is the backward pass's reach, without a sweep.
+        source_ids = {id(s) for s in sources}
+        downstream = None
+        if not self._profile and all(id(t) in source_ids for t in self._watched):
+            downstream = self._ids
         t0 = _perf_counter()
-        grads = backward(self._records, seeded, tracked, on_step=on_step, aliases=self._aliases)
+        grads = backward(
+            self._records,
+            seeded,
+            tracked,
+            on_step=on_step,
+            aliases=self._aliases,
+            downstream=downstream,
+        )
         seconds = _perf_counter() - t0
         for recorder in _context.current_recorders():
             recorder.on_backward(seconds)
@@ -509,9 +556,9 @@ class ProfilingTape(GradientTape):
     timed = True
 
     def __init__(self, sync: bool = False, watch_accessed_variables: bool = True):
+        self._counts: dict = {}  # prim -> [count, seconds, timed]
         super().__init__(persistent=True, watch_accessed_variables=watch_accessed_variables)
         self.sync = bool(sync)
-        self._counts: dict = {}  # prim -> [count, seconds, timed]
 
     def record(self, prim, inputs: tuple, output, params: dict, saved, seconds) -> None:
         """Keeps a `Record` of every op (see `Recorder.record`) and counts it."""
@@ -543,12 +590,12 @@ class ProfilingTape(GradientTape):
         return [(p, n, s if timed else None) for p, (n, s, timed) in self._counts.items()]
 
     def reset(self) -> None:
-        super().reset()
         self._counts = {}
+        super().reset()
 
     def _release(self) -> None:
-        super()._release()
         self._counts = {}
+        super()._release()
 
     def set_sync(self, sync: bool) -> None:
         """Synchronizes the device around each timed op from now on (``--sync``)."""

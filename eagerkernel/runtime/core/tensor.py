@@ -251,104 +251,104 @@ class Tensor:
 
     # -- Python operators: the public ops ----------------------------------------------------------
     def __add__(self, other):
-        return _math.add(self, other)
+        return _add(self, other)
 
     def __radd__(self, other):
-        return _math.add(other, self)
+        return _add(other, self)
 
     def __sub__(self, other):
-        return _math.subtract(self, other)
+        return _subtract(self, other)
 
     def __rsub__(self, other):
-        return _math.subtract(other, self)
+        return _subtract(other, self)
 
     def __mul__(self, other):
-        return _math.multiply(self, other)
+        return _multiply(self, other)
 
     def __rmul__(self, other):
-        return _math.multiply(other, self)
+        return _multiply(other, self)
 
     def __truediv__(self, other):
-        return _math.truediv(self, other)
+        return _truediv(self, other)
 
     def __rtruediv__(self, other):
-        return _math.truediv(other, self)
+        return _truediv(other, self)
 
     def __floordiv__(self, other):
-        return _math.floordiv(self, other)
+        return _floordiv(self, other)
 
     def __rfloordiv__(self, other):
-        return _math.floordiv(other, self)
+        return _floordiv(other, self)
 
     def __mod__(self, other):
-        return _math.mod(self, other)
+        return _mod(self, other)
 
     def __rmod__(self, other):
-        return _math.mod(other, self)
+        return _mod(other, self)
 
     def __pow__(self, other):
-        return _math.pow(self, other)
+        return _pow(self, other)
 
     def __rpow__(self, other):
-        return _math.pow(other, self)
+        return _pow(other, self)
 
     def __matmul__(self, other):
-        return _linalg.matmul(self, other)
+        return _matmul(self, other)
 
     def __rmatmul__(self, other):
-        return _linalg.matmul(other, self)
+        return _matmul(other, self)
 
     def __neg__(self):
-        return _math.negative(self)
+        return _negative(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _math.abs(self)
+        return _abs(self)
 
     def __invert__(self):
-        return _math.logical_not(self)
+        return _logical_not(self)
 
     def __and__(self, other):
-        return _math.logical_and(self, other)
+        return _logical_and(self, other)
 
     def __rand__(self, other):
-        return _math.logical_and(other, self)
+        return _logical_and(other, self)
 
     def __or__(self, other):
-        return _math.logical_or(self, other)
+        return _logical_or(self, other)
 
     def __ror__(self, other):
-        return _math.logical_or(other, self)
+        return _logical_or(other, self)
 
     def __lt__(self, other):
-        return _math.less(self, other)
+        return _less(self, other)
 
     def __le__(self, other):
-        return _math.less_equal(self, other)
+        return _less_equal(self, other)
 
     def __gt__(self, other):
-        return _math.greater(self, other)
+        return _greater(self, other)
 
     def __ge__(self, other):
-        return _math.greater_equal(self, other)
+        return _greater_equal(self, other)
 
     def __eq__(self, other):
         """Elementwise equality (a bool Tensor), as in TF 2; ``t == None`` is False."""
         if other is None:
             return False
-        return _math.equal(self, other)
+        return _equal(self, other)
 
     def __ne__(self, other):
         if other is None:
             return True
-        return _math.not_equal(self, other)
+        return _not_equal(self, other)
 
     def __getitem__(self, key):
         """NumPy-style basic and advanced indexing, differentiable (``ek.Tensor.__getitem__``
         follows `tf.Tensor.__getitem__`)."""
-        return _indexing.getitem(self, key)
+        return _getitem(self, key)
 
     # -- devices ------------------------------------------------------------------------------
     def cpu(self) -> Tensor:
@@ -599,7 +599,25 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     return make(arr, device)
 
 
-# The operators' ops. Imported last: the op modules build on `Tensor` (through `dispatch`).
-from ..ops import elementwise as _math  # noqa: E402
-from ..ops import indexing as _indexing  # noqa: E402
-from ..ops import linalg as _linalg  # noqa: E402
+# The operators' ops, bound to module globals (one lookup per operator call). Imported last:
+# the op modules build on `Tensor` (through `dispatch`).
+from ..ops.elementwise import abs as _abs  # noqa: E402
+from ..ops.elementwise import add as _add  # noqa: E402
+from ..ops.elementwise import equal as _equal  # noqa: E402
+from ..ops.elementwise import floordiv as _floordiv  # noqa: E402
+from ..ops.elementwise import greater as _greater  # noqa: E402
+from ..ops.elementwise import greater_equal as _greater_equal  # noqa: E402
+from ..ops.elementwise import less as _less  # noqa: E402
+from ..ops.elementwise import less_equal as _less_equal  # noqa: E402
+from ..ops.elementwise import logical_and as _logical_and  # noqa: E402
+from ..ops.elementwise import logical_not as _logical_not  # noqa: E402
+from ..ops.elementwise import logical_or as _logical_or  # noqa: E402
+from ..ops.elementwise import mod as _mod  # noqa: E402
+from ..ops.elementwise import multiply as _multiply  # noqa: E402
+from ..ops.elementwise import negative as _negative  # noqa: E402
+from ..ops.elementwise import not_equal as _not_equal  # noqa: E402
+from ..ops.elementwise import pow as _pow  # noqa: E402
+from ..ops.elementwise import subtract as _subtract  # noqa: E402
+from ..ops.elementwise import truediv as _truediv  # noqa: E402
+from ..ops.indexing import getitem as _getitem  # noqa: E402
+from ..ops.linalg import matmul as _matmul  # noqa: E402

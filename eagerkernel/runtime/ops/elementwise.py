@@ -8,6 +8,8 @@ none; ``sign`` has zero).
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..core import dtypes
@@ -64,7 +66,7 @@ __all__ = [
 # -- arithmetic ---------------------------------------------------------------------------------
 
 _add = Primitive("AddV2", lambda xp, x, y: x + y)
-add = binary(_add, "x + y, broadcasting (follows `tf.math.add`).")
+add = binary(_add, "x + y, broadcasting (follows `tf.math.add`).", operator.add)
 defvjp(_add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
 
 
@@ -114,12 +116,12 @@ def add_n(inputs, name=None) -> Tensor:
 
 
 _sub = Primitive("Sub", lambda xp, x, y: x - y)
-subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).")
-defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: -g)
+subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).", operator.sub)
+defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g))
 
 _mul = Primitive("Mul", lambda xp, x, y: x * y)
-multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).")
-defvjp(_mul, lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x)
+multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", operator.mul)
+defvjp(_mul, lambda g, ans, x, y: multiply(g, y), lambda g, ans, x, y: multiply(g, x))
 
 _div = Primitive("RealDiv", lambda xp, x, y: x / y)
 _real_div = binary(_div)

@@ -1,0 +1,319 @@
+/* A gradient tape's `record` in C: the private accelerator of eagerkernel/runtime/core/tape.py.
+ *
+ * `GradientTape.record` (and `ProfilingTape.record`) is called by the dispatcher after every op
+ * a recording thread runs. Written in Python it costs about as much as a small op itself; this
+ * type does the same steps in one vectorcall:
+ *
+ *     recorder(prim, inputs, output, params, saved, seconds) -> None
+ *
+ *  1. If an input is not exactly a Tensor (a Variable, read as a snapshot) or the output is a
+ *     tuple (a multi-output primitive), it calls the tape class's Python method instead
+ *     (`fallback(tape, ...)`), which handles those cases. The tape is held weakly, so that a
+ *     tape is freed as soon as nothing refers to it.
+ *  2. A plain tape keeps the op only if an input's id is in the tape's tracked set `ids` and
+ *     the output is floating (its array's dtype.kind is 'f' or 'c'); the output's id then
+ *     joins `ids`. A profiling tape keeps every op and drops `saved`.
+ *  3. It appends a `Record` (the Python class, its __slots__ written directly) with the
+ *     inputs' ids, and, for a profiling tape, adds one to the primitive's running count and
+ *     `seconds` to its total in `counts` ({prim: [count, seconds, timed]}).
+ *
+ * The Python methods are the specification; tests/test_tape_native.py runs the tape tests
+ * with and without this type and compares their records.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+enum { S_PRIM, S_INPUTS, S_IDS, S_OUTPUT, S_PARAMS, S_SAVED, S_SECONDS, N_SLOTS };
+static const char *slot_names[N_SLOTS] = {"prim",   "inputs", "_ids",   "output",
+                                          "params", "saved",  "seconds"};
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *ids;           /* set of tracked ids */
+    PyObject *records;       /* list of Record */
+    PyObject *counts;        /* dict prim -> [count, seconds, timed], or None (plain tapes) */
+    PyObject *fallback;      /* the tape class's Python record function */
+    PyObject *tape;          /* a weak reference to the tape (no cycle through the tape) */
+    PyTypeObject *tensor;    /* eagerkernel's Tensor */
+    PyTypeObject *record;    /* eagerkernel's Record */
+    Py_ssize_t value_offset; /* Tensor._value */
+    Py_ssize_t offsets[N_SLOTS];
+    int profile;
+} TapeRecorder;
+
+static PyObject *str_dtype, *str_kind;
+
+/* The offset of `cls`'s __slots__ member `name`, or -1 with TypeError. */
+static Py_ssize_t slot_offset(PyTypeObject *cls, const char *name) {
+    PyObject *descr = PyDict_GetItemString(cls->tp_dict, name); /* borrowed */
+    if (descr == NULL || !PyObject_TypeCheck(descr, &PyMemberDescr_Type)) {
+        PyErr_Format(PyExc_TypeError, "TapeRecorder: %s has no __slots__ member %s",
+                     cls->tp_name, name);
+        return -1;
+    }
+    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+    if (member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "TapeRecorder: %s.%s is not an object slot",
+                     cls->tp_name, name);
+        return -1;
+    }
+    return member->offset;
+}
+
+/* 1 if the array's dtype is floating or complex, 0 if not, -1 on error. */
+static int is_float(PyObject *value) {
+    PyObject *dtype = PyObject_GetAttr(value, str_dtype);
+    if (dtype == NULL) return -1;
+    PyObject *kind = PyObject_GetAttr(dtype, str_kind);
+    Py_DECREF(dtype);
+    if (kind == NULL) return -1;
+    int result = 0;
+    if (PyUnicode_Check(kind) && PyUnicode_GET_LENGTH(kind) == 1) {
+        Py_UCS4 c = PyUnicode_READ_CHAR(kind, 0);
+        result = c == 'f' || c == 'c';
+    }
+    Py_DECREF(kind);
+    return result;
+}
+
+static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
+                             PyObject *kwnames) {
+    TapeRecorder *self = (TapeRecorder *)op;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 6 || kwnames != NULL) {
+        PyErr_Format(PyExc_TypeError,
+                     "TapeRecorder: expected 6 positional arguments (prim, inputs, output, "
+                     "params, saved, seconds), got %zd",
+                     nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0));
+        return NULL;
+    }
+    PyObject *prim = args[0], *inputs = args[1], *output = args[2];
+    if (!PyTuple_CheckExact(inputs) || Py_TYPE(output) != self->tensor) goto fallback;
+    Py_ssize_t n = PyTuple_GET_SIZE(inputs);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (Py_TYPE(PyTuple_GET_ITEM(inputs, i)) != self->tensor) goto fallback;
+    }
+    PyObject *keys = PyTuple_New(n);
+    if (keys == NULL) return NULL;
+    int tracked = self->profile;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PyLong_FromVoidPtr(PyTuple_GET_ITEM(inputs, i));
+        if (key == NULL) goto error_keys;
+        PyTuple_SET_ITEM(keys, i, key);
+        if (!tracked) {
+            int hit = PySet_Contains(self->ids, key);
+            if (hit < 0) goto error_keys;
+            tracked = hit;
+        }
+    }
+    if (!tracked) {
+        Py_DECREF(keys);
+        Py_RETURN_NONE;
+    }
+    if (!self->profile) {
+        PyObject *value = *(PyObject **)((char *)output + self->value_offset);
+        if (value == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "TapeRecorder: output has no _value");
+            goto error_keys;
+        }
+        int floating = is_float(value);
+        if (floating <= 0) {
+            Py_DECREF(keys);
+            if (floating < 0) return NULL;
+            Py_RETURN_NONE;
+        }
+        PyObject *out_id = PyLong_FromVoidPtr(output);
+        if (out_id == NULL) goto error_keys;
+        int failed = PySet_Add(self->ids, out_id) < 0;
+        Py_DECREF(out_id);
+        if (failed) goto error_keys;
+    }
+    PyObject *record = self->record->tp_alloc(self->record, 0);
+    if (record == NULL) goto error_keys;
+    PyObject *items[N_SLOTS] = {prim,    inputs,  keys,   output,
+                                args[3], self->profile ? Py_None : args[4], args[5]};
+    for (int i = 0; i < N_SLOTS; i++) {
+        PyObject *item = items[i];
+        if (i != S_IDS) Py_INCREF(item); /* keys: the reference we hold moves in */
+        *(PyObject **)((char *)record + self->offsets[i]) = item;
+    }
+    int failed = PyList_Append(self->records, record) < 0;
+    Py_DECREF(record);
+    if (failed) return NULL;
+    if (self->profile && self->counts != Py_None) {
+        /* The running count of `prim`: [count, seconds, timed]. */
+        PyObject *slot = PyDict_GetItemWithError(self->counts, prim); /* borrowed */
+        if (slot == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            slot = Py_BuildValue("[ndO]", (Py_ssize_t)0, 0.0, Py_False);
+            if (slot == NULL) return NULL;
+            failed = PyDict_SetItem(self->counts, prim, slot) < 0;
+            Py_DECREF(slot);
+            if (failed) return NULL;
+        }
+        if (!PyList_CheckExact(slot) || PyList_GET_SIZE(slot) != 3) {
+            PyErr_SetString(PyExc_TypeError, "TapeRecorder: a count is not [count, s, timed]");
+            return NULL;
+        }
+        Py_ssize_t count = PyLong_AsSsize_t(PyList_GET_ITEM(slot, 0));
+        if (count == -1 && PyErr_Occurred()) return NULL;
+        PyObject *new_count = PyLong_FromSsize_t(count + 1);
+        if (new_count == NULL) return NULL;
+        PyList_SetItem(slot, 0, new_count); /* steals */
+        if (args[5] != Py_None) {
+            double total = PyFloat_AsDouble(PyList_GET_ITEM(slot, 1));
+            double seconds = PyFloat_AsDouble(args[5]);
+            if (PyErr_Occurred()) return NULL;
+            PyObject *new_total = PyFloat_FromDouble(total + seconds);
+            if (new_total == NULL) return NULL;
+            PyList_SetItem(slot, 1, new_total);
+            Py_INCREF(Py_True);
+            PyList_SetItem(slot, 2, Py_True);
+        }
+    }
+    Py_RETURN_NONE;
+
+error_keys:
+    Py_DECREF(keys);
+    return NULL;
+
+fallback: {
+    PyObject *tape = PyWeakref_GetObject(self->tape); /* borrowed */
+    if (tape == NULL) return NULL;
+    if (tape == Py_None) {
+        PyErr_SetString(PyExc_RuntimeError, "TapeRecorder: the tape no longer exists");
+        return NULL;
+    }
+    PyObject *call_args[7] = {tape, args[0], args[1], args[2], args[3], args[4], args[5]};
+    Py_INCREF(tape);
+    PyObject *result = PyObject_Vectorcall(self->fallback, call_args, 7, NULL);
+    Py_DECREF(tape);
+    return result;
+}
+}
+
+static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *keywords[] = {"ids",         "records",     "counts", "fallback", "tape",
+                               "tensor_type", "record_type", NULL};
+    PyObject *ids, *records, *counts, *fallback, *tape;
+    PyTypeObject *tensor, *record;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOOO!O!:TapeRecorder", keywords,
+                                     &PySet_Type, &ids, &PyList_Type, &records, &counts,
+                                     &fallback, &tape, &PyType_Type, &tensor, &PyType_Type,
+                                     &record))
+        return NULL;
+    if (!PyWeakref_CheckRef(tape)) {
+        PyErr_SetString(PyExc_TypeError, "TapeRecorder: tape must be a weakref.ref");
+        return NULL;
+    }
+    if (counts != Py_None && !PyDict_Check(counts)) {
+        PyErr_SetString(PyExc_TypeError, "TapeRecorder: counts must be a dict or None");
+        return NULL;
+    }
+    Py_ssize_t value_offset = slot_offset(tensor, "_value");
+    if (value_offset < 0) return NULL;
+    TapeRecorder *self = (TapeRecorder *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    for (int i = 0; i < N_SLOTS; i++) {
+        self->offsets[i] = slot_offset(record, slot_names[i]);
+        if (self->offsets[i] < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
+    }
+    self->value_offset = value_offset;
+    self->profile = counts != Py_None;
+    Py_INCREF(ids);
+    self->ids = ids;
+    Py_INCREF(records);
+    self->records = records;
+    Py_INCREF(counts);
+    self->counts = counts;
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    Py_INCREF(tape);
+    self->tape = tape;
+    Py_INCREF(tensor);
+    self->tensor = tensor;
+    Py_INCREF(record);
+    self->record = record;
+    self->vectorcall = tape_record;
+    return (PyObject *)self;
+}
+
+static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
+    Py_VISIT(self->ids);
+    Py_VISIT(self->records);
+    Py_VISIT(self->counts);
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->tape);
+    Py_VISIT(self->tensor);
+    Py_VISIT(self->record);
+    return 0;
+}
+
+static int tape_clear(TapeRecorder *self) {
+    Py_CLEAR(self->ids);
+    Py_CLEAR(self->records);
+    Py_CLEAR(self->counts);
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->tape);
+    Py_CLEAR(self->tensor);
+    Py_CLEAR(self->record);
+    return 0;
+}
+
+static void tape_dealloc(TapeRecorder *self) {
+    PyObject_GC_UnTrack(self);
+    tape_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef tape_members[] = {
+    {"ids", T_OBJECT, offsetof(TapeRecorder, ids), READONLY, "the tracked ids"},
+    {"records", T_OBJECT, offsetof(TapeRecorder, records), READONLY, "the tape's records"},
+    {"counts", T_OBJECT, offsetof(TapeRecorder, counts), READONLY, "running counts or None"},
+    {NULL},
+};
+
+PyDoc_STRVAR(tape_doc,
+             "TapeRecorder(ids, records, counts, fallback, tape, tensor_type, record_type)\n\n"
+             "A tape's record(prim, inputs, output, params, saved, seconds) in C; counts is "
+             "None for a plain tape, a dict for a profiling tape.");
+
+static PyTypeObject TapeRecorderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "eagerkernel.runtime.native._tape.TapeRecorder",
+    .tp_basicsize = sizeof(TapeRecorder),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = tape_doc,
+    .tp_new = tape_new,
+    .tp_dealloc = (destructor)tape_dealloc,
+    .tp_traverse = (traverseproc)tape_traverse,
+    .tp_clear = (inquiry)tape_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(TapeRecorder, vectorcall),
+    .tp_members = tape_members,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_tape", "A gradient tape's record in C (see tape.py).", -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__tape(void) {
+    str_dtype = PyUnicode_InternFromString("dtype");
+    str_kind = PyUnicode_InternFromString("kind");
+    if (str_dtype == NULL || str_kind == NULL) return NULL;
+    if (PyType_Ready(&TapeRecorderType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&TapeRecorderType);
+    if (PyModule_AddObject(m, "TapeRecorder", (PyObject *)&TapeRecorderType) < 0) {
+        Py_DECREF(&TapeRecorderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,171 @@
+"""The C twin of a tape's `record` (native/_tape.c) against the Python methods it mirrors.
+
+Each scenario runs twice, once with tapes recording through the C `TapeRecorder` and once
+through the Python `record` methods (the specification), and must give the same records, the
+same running counts and the same gradients.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+from eagerkernel.runtime.core import tape as tape_mod
+from eagerkernel.runtime.core.tape import ProfilingTape
+
+native = pytest.mark.skipif(tape_mod._NativeRecord is None, reason="_tape.c was not built")
+
+
+def run(scenario, use_native: bool):
+    old = tape_mod.native_recording[0]
+    tape_mod.native_recording[0] = use_native
+    try:
+        return scenario()
+    finally:
+        tape_mod.native_recording[0] = old
+
+
+def summary(tape) -> list:
+    """What a record holds, with ids replaced by positions, so two runs compare."""
+    where = {}
+
+    def name(i):
+        return where.setdefault(i, len(where))
+
+    rows = []
+    for r in tape.records:
+        rows.append(
+            (
+                r.prim.name,
+                tuple(name(i) for i in r.ids),
+                tuple(name(id(o)) for o in r.outputs),
+                sorted(r.params),
+                r.saved is None,
+                r.seconds is None,
+            )
+        )
+    return rows
+
+
+def plain_scenario():
+    x = ek.constant(np.linspace(0.1, 1.0, 4).astype(np.float32))
+    w = ek.Variable(np.full(4, 0.5, np.float32))
+    i = ek.constant(np.arange(4, dtype=np.int32))
+    c = ek.constant(np.full(4, 2.0, np.float32))
+    with ek.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * c + c  # tracked through x
+        z = c * c  # untracked: not recorded
+        k = i + i  # integer: not recorded
+        u = y * w  # a Variable: the Python path (snapshot)
+        parts = ek.unstack(ek.reshape(u, (2, 2)))  # a multi-output op
+        s = ek.reduce_sum(parts[0] * parts[1]) + ek.reduce_sum(ek.exp(y))
+    grads = [g.numpy() for g in tape.gradient(s, [x, w])]
+    return summary(tape), grads, float(ek.reduce_sum(z)), int(ek.reduce_sum(k))
+
+
+def profiling_scenario():
+    x = ek.constant(np.array([0.5, 1.5], np.float32))
+    v = ek.Variable(np.array([2.0, 3.0], np.float32))
+    with ProfilingTape() as tape:
+        y = ek.exp(x * x)
+        z = y * v + ek.cast(ek.constant([1, 2]) + 1, ek.float32)
+        s = ek.reduce_sum(z)
+    counts = [(p.name, n, seconds is not None) for p, n, seconds in tape.op_counts()]
+    grads = [g.numpy() for g in tape.gradient(s, [x, v])]
+    return summary(tape), counts, grads
+
+
+@native
+@pytest.mark.parametrize("scenario", [plain_scenario, profiling_scenario])
+def test_c_and_python_record_the_same(scenario):
+    c, python = run(scenario, True), run(scenario, False)
+    assert c[0] == python[0] and c[0]  # the records
+    for a, b in zip(c[1:], python[1:]):
+        if isinstance(a, list) and a and isinstance(a[0], np.ndarray):
+            for ga, gb in zip(a, b):
+                np.testing.assert_array_equal(ga, gb)
+        else:
+            assert a == b
+
+
+@native
+def test_tapes_record_through_the_c_twin_when_it_is_built():
+    tape = ek.GradientTape()
+    assert isinstance(tape.record, tape_mod._NativeRecord)
+    tape_mod.native_recording[0] = False
+    try:
+        assert "record" not in vars(ek.GradientTape())
+    finally:
+        tape_mod.native_recording[0] = True
+
+
+@native
+def test_running_counts_of_the_c_twin_equal_a_recount():
+    x = ek.constant(np.ones(3, np.float32))
+    with ProfilingTape() as tape:
+        for _ in range(5):
+            x = ek.exp(x * 0.5) - 1.0
+    counted = {p.name: (n, s) for p, n, s in tape.op_counts()}
+    for name in ("Mul", "Exp", "Sub"):
+        seconds = [r.seconds for r in tape.records if r.prim.name == name]
+        assert counted[name][0] == 5
+        assert counted[name][1] == pytest.approx(sum(seconds), rel=1e-12)
+
+
+@native
+def test_a_tape_is_freed_by_reference_counting_alone():
+    """The C recorder holds its tape weakly: no cycle keeps a tape's records alive."""
+    x = ek.constant(1.0)
+    gc.disable()
+    try:
+        with ek.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * 2.0
+        ref = weakref.ref(y)
+        del tape, y
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+@native
+def test_c_recorder_rejects_bad_calls():
+    tape = ek.GradientTape()
+    with pytest.raises(TypeError, match="expected 6 positional arguments"):
+        tape.record(1, 2)
+    with pytest.raises(TypeError, match="weakref"):
+        tape_mod._NativeRecord(set(), [], None, print, tape, ek.Tensor, tape_mod.Record)
+
+
+@native
+def test_the_tape_suites_pass_with_the_python_record_methods(tmp_path):
+    """The same tests, in a fresh process whose tapes record through the Python methods."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    suites = ["test_tape.py", "test_tape_semantics.py", "test_threads.py", "test_autodiff.py"]
+    env = {**os.environ, "EAGERKERNEL_NATIVE_TAPE": "0", "MPLBACKEND": "Agg"}
+    code = (
+        "import sys, pytest\n"
+        "from eagerkernel.runtime.core import tape\n"
+        "assert tape.native_recording == [False]\n"
+        "sys.exit(pytest.main(sys.argv[1:]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+        + [str(here / s) for s in suites],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout and "failed" not in result.stdout
