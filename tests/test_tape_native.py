@@ -139,7 +139,9 @@ def test_c_recorder_rejects_bad_calls():
     with pytest.raises(TypeError, match="expected 6 positional arguments"):
         tape.record(1, 2)
     with pytest.raises(TypeError, match="weakref"):
-        tape_mod._NativeRecord(set(), [], None, print, tape, ek.Tensor, tape_mod.Record)
+        tape_mod._NativeRecord(
+            set(), [], None, {}, print, tape, ek.Tensor, ek.Variable, tape_mod.Record
+        )
 
 
 @native

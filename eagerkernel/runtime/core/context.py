@@ -84,6 +84,11 @@ class Context(threading.local):
         self.device = None
         self.timed = False
         self.sync = False
+        # (device, timed, sync, recorders): what `dispatch` reads, in one thread-local load.
+        self.state: tuple = (None, False, False, ())
+
+    def _update(self) -> None:
+        self.state = (self.device, self.timed, self.sync, self.recorders)
 
 
 _context = Context()
@@ -134,6 +139,7 @@ def _set_recorders(ctx: Context, recorders: tuple) -> None:
     ctx.timed = any(r.timed for r in recorders)
     ctx.sync = any(r.sync for r in recorders)
     ctx.recorders = recorders
+    ctx._update()
 
 
 def push_device(device) -> None:
@@ -141,6 +147,7 @@ def push_device(device) -> None:
     ctx = _context
     ctx.devices = (*ctx.devices, device)
     ctx.device = device
+    ctx._update()
     with _lock:
         ACTIVE.append(device)
 
@@ -152,6 +159,7 @@ def pop_device(device) -> None:
         raise RuntimeError(f"device scopes exited out of order: {device!r} is not innermost.")
     ctx.devices = ctx.devices[:-1]
     ctx.device = ctx.devices[-1] if ctx.devices else None
+    ctx._update()
     with _lock:
         _remove_token(device)
 

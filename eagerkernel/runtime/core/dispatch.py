@@ -67,9 +67,12 @@ class Primitive:
             scopes do not re-place its input.
         saves: the forward returns ``(output, saved)``; VJPs get ``saved=`` (None if it was
             not kept).
+        array_op: for a two-input op, a C callable of the two arrays computing what ``fwd``
+            does (``operator.mul`` for Mul), which dispatch calls without fwd's Python frame;
+            set by `binary`.
     """
 
-    __slots__ = ("fwd", "joint_vjp", "moves", "n_out", "name", "saves", "vjps")
+    __slots__ = ("array_op", "fwd", "joint_vjp", "moves", "n_out", "name", "saves", "vjps")
 
     def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False, saves: bool = False):
         self.name = name
@@ -79,6 +82,7 @@ class Primitive:
         self.n_out = n_out
         self.moves = moves
         self.saves = saves
+        self.array_op = None
 
     def __repr__(self) -> str:
         return f"<Primitive {self.name}>"
@@ -127,8 +131,7 @@ def dispatch(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
 
 def _observed(prim: Primitive, inputs: tuple, params: dict):
     """`dispatch` while something is active: device scope, timing, recorders."""
-    ctx = _ctx
-    scope = ctx.device
+    scope, timed, sync, recorders = _ctx.state
     if scope is not None and not prim.moves:
         for x in inputs:
             if x._device is not scope:
@@ -145,23 +148,26 @@ def _observed(prim: Primitive, inputs: tuple, params: dict):
                 raise device_mismatch(prim, inputs)
     fwd = prim.fwd
     xp = device.xp
-    timed = ctx.timed
     try:
         if timed:
-            if ctx.sync:
+            if sync:
                 device.synchronize()
             t0 = _perf_counter()
         # Direct calls for one and two inputs without params: the common small ops.
         if params:
             out = fwd(xp, *[x._value for x in inputs], **params)
         elif n == 2:
-            out = fwd(xp, inputs[0]._value, inputs[1]._value)
+            array_op = prim.array_op
+            if array_op is None:
+                out = fwd(xp, inputs[0]._value, inputs[1]._value)
+            else:
+                out = array_op(inputs[0]._value, inputs[1]._value)
         elif n == 1:
             out = fwd(xp, inputs[0]._value)
         else:
             out = fwd(xp, *[x._value for x in inputs])
         if timed:
-            if ctx.sync:
+            if sync:
                 device.synchronize()
             seconds = _perf_counter() - t0
         else:
@@ -183,7 +189,7 @@ def _observed(prim: Primitive, inputs: tuple, params: dict):
         output._device = out_device
     else:
         output = tuple(_wrap(o, out_device) for o in out)
-    for recorder in ctx.recorders:
+    for recorder in recorders:
         recorder.record(prim, inputs, output, params, saved, seconds)
     return output
 
@@ -284,6 +290,7 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
         InvalidArgumentError: the shapes do not broadcast, or the devices differ.
     """
     fwd = prim.fwd
+    prim.array_op = array_op
 
     def op(x, y, name=None):
         if type(x) is not Tensor or type(y) is not Tensor:

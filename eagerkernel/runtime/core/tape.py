@@ -28,6 +28,7 @@ from .backward import backward
 from .context import Recorder
 from .records import Record
 from .tensor import Tensor, make
+from .variable import Variable
 
 try:  # the C twin of `record` (native/_tape.c); the Python methods are the specification
     from ..native._tape import TapeRecorder as _NativeRecord
@@ -107,9 +108,11 @@ class GradientTape(Recorder):
             self._ids,
             self._records,
             counts,
+            self._aliases,
             type(self).record,
             weakref.ref(self),
             Tensor,
+            Variable,
             Record,
         )
 

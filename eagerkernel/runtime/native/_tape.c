@@ -6,10 +6,12 @@
  *
  *     recorder(prim, inputs, output, params, saved, seconds) -> None
  *
- *  1. If an input is not exactly a Tensor (a Variable, read as a snapshot) or the output is a
- *     tuple (a multi-output primitive), it calls the tape class's Python method instead
- *     (`fallback(tape, ...)`), which handles those cases. The tape is held weakly, so that a
- *     tape is freed as soon as nothing refers to it.
+ *  1. A Variable input is recorded as its snapshot (`Variable._snapshot()`), keyed by the
+ *     Variable's id. In the steady state (a plain tape that already watches the Variable, its
+ *     snapshot alive, current and registered in `aliases`) that is done here; in any other case
+ *     (and for another Tensor subclass, a multi-output primitive, or a profiling tape reading a
+ *     Variable) the tape class's Python method runs instead (`fallback(tape, ...)`). The tape is
+ *     held weakly, so that a tape is freed as soon as nothing refers to it.
  *  2. A plain tape keeps the op only if an input's id is in the tape's tracked set `ids` and
  *     the output is floating (its array's dtype.kind is 'f' or 'c'); the output's id then
  *     joins `ids`. A profiling tape keeps every op and drops `saved`.
@@ -36,6 +38,10 @@ typedef struct {
     PyObject *counts;        /* dict prim -> [count, seconds, timed], or None (plain tapes) */
     PyObject *fallback;      /* the tape class's Python record function */
     PyObject *tape;          /* a weak reference to the tape (no cycle through the tape) */
+    PyObject *aliases;       /* dict id(snapshot) -> id(Variable) */
+    PyTypeObject *variable;  /* eagerkernel's Variable */
+    Py_ssize_t device_offset; /* Tensor._device */
+    Py_ssize_t read_offset;   /* Variable._read: a weak reference to the snapshot, or None */
     PyTypeObject *tensor;    /* eagerkernel's Tensor */
     PyTypeObject *record;    /* eagerkernel's Record */
     Py_ssize_t value_offset; /* Tensor._value */
@@ -93,23 +99,69 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
     if (!PyTuple_CheckExact(inputs) || Py_TYPE(output) != self->tensor) goto fallback;
     Py_ssize_t n = PyTuple_GET_SIZE(inputs);
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (Py_TYPE(PyTuple_GET_ITEM(inputs, i)) != self->tensor) goto fallback;
+        PyTypeObject *type = Py_TYPE(PyTuple_GET_ITEM(inputs, i));
+        if (type == self->tensor) continue;
+        if (type != self->variable || self->profile) goto fallback;
     }
     PyObject *keys = PyTuple_New(n);
     if (keys == NULL) return NULL;
+    PyObject *recorded = inputs; /* the inputs as recorded: Variables replaced by snapshots */
+    Py_INCREF(recorded);
     int tracked = self->profile;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *key = PyLong_FromVoidPtr(PyTuple_GET_ITEM(inputs, i));
+        PyObject *x = PyTuple_GET_ITEM(inputs, i);
+        PyObject *key = PyLong_FromVoidPtr(x);
         if (key == NULL) goto error_keys;
         PyTuple_SET_ITEM(keys, i, key);
-        if (!tracked) {
-            int hit = PySet_Contains(self->ids, key);
-            if (hit < 0) goto error_keys;
-            tracked = hit;
+        int hit = PySet_Contains(self->ids, key);
+        if (hit < 0) goto error_keys;
+        if (Py_TYPE(x) == self->variable) {
+            /* The steady state only: watched, snapshot alive, current and aliased. */
+            PyObject *ref = *(PyObject **)((char *)x + self->read_offset);
+            PyObject *snap = (ref != NULL && PyWeakref_CheckRef(ref)) ? PyWeakref_GetObject(ref)
+                                                                      : NULL;
+            if (!hit || snap == NULL || snap == Py_None ||
+                *(PyObject **)((char *)snap + self->value_offset) !=
+                    *(PyObject **)((char *)x + self->value_offset) ||
+                *(PyObject **)((char *)snap + self->device_offset) !=
+                    *(PyObject **)((char *)x + self->device_offset)) {
+                Py_DECREF(keys);
+                Py_DECREF(recorded);
+                goto fallback;
+            }
+            PyObject *snap_id = PyLong_FromVoidPtr(snap);
+            if (snap_id == NULL) goto error_keys;
+            int aliased = PyDict_Contains(self->aliases, snap_id);
+            Py_DECREF(snap_id);
+            if (aliased <= 0) {
+                Py_DECREF(keys);
+                Py_DECREF(recorded);
+                if (aliased < 0) return NULL;
+                goto fallback;
+            }
+            if (recorded == inputs) {
+                Py_DECREF(recorded);
+                recorded = PyTuple_New(n); /* a copy to write the snapshot in */
+                if (recorded == NULL) {
+                    Py_DECREF(keys);
+                    return NULL;
+                }
+                for (Py_ssize_t j = 0; j < n; j++) {
+                    PyObject *item = PyTuple_GET_ITEM(inputs, j);
+                    Py_INCREF(item);
+                    PyTuple_SET_ITEM(recorded, j, item);
+                }
+            }
+            Py_INCREF(snap);
+            PyObject *old = PyTuple_GET_ITEM(recorded, i);
+            PyTuple_SET_ITEM(recorded, i, snap);
+            Py_DECREF(old);
         }
+        if (!tracked) tracked = hit;
     }
     if (!tracked) {
         Py_DECREF(keys);
+        Py_DECREF(recorded);
         Py_RETURN_NONE;
     }
     if (!self->profile) {
@@ -121,6 +173,7 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
         int floating = is_float(value);
         if (floating <= 0) {
             Py_DECREF(keys);
+            Py_DECREF(recorded);
             if (floating < 0) return NULL;
             Py_RETURN_NONE;
         }
@@ -132,11 +185,12 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
     }
     PyObject *record = self->record->tp_alloc(self->record, 0);
     if (record == NULL) goto error_keys;
-    PyObject *items[N_SLOTS] = {prim,    inputs,  keys,   output,
+    PyObject *items[N_SLOTS] = {prim,    recorded, keys,   output,
                                 args[3], self->profile ? Py_None : args[4], args[5]};
     for (int i = 0; i < N_SLOTS; i++) {
         PyObject *item = items[i];
-        if (i != S_IDS) Py_INCREF(item); /* keys: the reference we hold moves in */
+        /* keys and recorded: the references we hold move in */
+        if (i != S_IDS && i != S_INPUTS) Py_INCREF(item);
         *(PyObject **)((char *)record + self->offsets[i]) = item;
     }
     int failed = PyList_Append(self->records, record) < 0;
@@ -177,6 +231,7 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
 
 error_keys:
     Py_DECREF(keys);
+    Py_DECREF(recorded);
     return NULL;
 
 fallback: {
@@ -195,14 +250,15 @@ fallback: {
 }
 
 static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *keywords[] = {"ids",         "records",     "counts", "fallback", "tape",
-                               "tensor_type", "record_type", NULL};
-    PyObject *ids, *records, *counts, *fallback, *tape;
-    PyTypeObject *tensor, *record;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOOO!O!:TapeRecorder", keywords,
+    static char *keywords[] = {"ids",         "records",     "counts",        "aliases",
+                               "fallback",    "tape",        "tensor_type",   "variable_type",
+                               "record_type", NULL};
+    PyObject *ids, *records, *counts, *aliases, *fallback, *tape;
+    PyTypeObject *tensor, *variable, *record;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OO!OOO!O!O!:TapeRecorder", keywords,
                                      &PySet_Type, &ids, &PyList_Type, &records, &counts,
-                                     &fallback, &tape, &PyType_Type, &tensor, &PyType_Type,
-                                     &record))
+                                     &PyDict_Type, &aliases, &fallback, &tape, &PyType_Type,
+                                     &tensor, &PyType_Type, &variable, &PyType_Type, &record))
         return NULL;
     if (!PyWeakref_CheckRef(tape)) {
         PyErr_SetString(PyExc_TypeError, "TapeRecorder: tape must be a weakref.ref");
@@ -214,6 +270,14 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     }
     Py_ssize_t value_offset = slot_offset(tensor, "_value");
     if (value_offset < 0) return NULL;
+    Py_ssize_t device_offset = slot_offset(tensor, "_device");
+    if (device_offset < 0) return NULL;
+    Py_ssize_t read_offset = slot_offset(variable, "_read");
+    if (read_offset < 0) return NULL;
+    if (!PyType_IsSubtype(variable, tensor)) {
+        PyErr_SetString(PyExc_TypeError, "TapeRecorder: variable_type must subclass tensor_type");
+        return NULL;
+    }
     TapeRecorder *self = (TapeRecorder *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
     for (int i = 0; i < N_SLOTS; i++) {
@@ -224,6 +288,12 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         }
     }
     self->value_offset = value_offset;
+    self->device_offset = device_offset;
+    self->read_offset = read_offset;
+    Py_INCREF(aliases);
+    self->aliases = aliases;
+    Py_INCREF(variable);
+    self->variable = variable;
     self->profile = counts != Py_None;
     Py_INCREF(ids);
     self->ids = ids;
@@ -249,6 +319,8 @@ static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
     Py_VISIT(self->counts);
     Py_VISIT(self->fallback);
     Py_VISIT(self->tape);
+    Py_VISIT(self->aliases);
+    Py_VISIT(self->variable);
     Py_VISIT(self->tensor);
     Py_VISIT(self->record);
     return 0;
@@ -260,6 +332,8 @@ static int tape_clear(TapeRecorder *self) {
     Py_CLEAR(self->counts);
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->tape);
+    Py_CLEAR(self->aliases);
+    Py_CLEAR(self->variable);
     Py_CLEAR(self->tensor);
     Py_CLEAR(self->record);
     return 0;
@@ -279,7 +353,8 @@ static PyMemberDef tape_members[] = {
 };
 
 PyDoc_STRVAR(tape_doc,
-             "TapeRecorder(ids, records, counts, fallback, tape, tensor_type, record_type)\n\n"
+             "TapeRecorder(ids, records, counts, aliases, fallback, tape, tensor_type, "
+             "variable_type, record_type)\n\n"
              "A tape's record(prim, inputs, output, params, saved, seconds) in C; counts is "
              "None for a plain tape, a dict for a profiling tape.");
 
