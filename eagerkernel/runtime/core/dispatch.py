@@ -293,7 +293,9 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
     prim.array_op = array_op
 
     def op(x, y, name=None):
-        if type(x) is not Tensor or type(y) is not Tensor:
+        if (type(x) is not Tensor or type(y) is not Tensor) and not (
+            isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
+        ):
             x, y = coerce_pair(x, y, prim.name)
         xv = x._value
         yv = y._value
@@ -326,6 +328,8 @@ def coerce_pair(x, y, op: str):
     The converted side joins the tensor's device, so ``1 + gpu_tensor`` stays on the GPU.
     """
     if isinstance(x, Tensor):
+        if isinstance(y, Tensor):  # a Variable on either side: nothing to convert
+            return x, y
         y = to_tensor(y, x._value.dtype, op, x._device)
     elif isinstance(y, Tensor):
         x = to_tensor(x, y._value.dtype, op, y._device)
