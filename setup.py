@@ -4,6 +4,8 @@
   without it the NumPy kernels run.
 - ``eagerkernel.runtime.native._tape`` (``_tape.c``): a tape's ``record`` in C; without it the
   Python methods of ``core/tape.py`` run.
+- ``eagerkernel.runtime.native._dispatch`` (``_dispatch.c``): dispatch's observed path for the
+  common case; without it ``core/dispatch.py``'s ``_observed`` runs.
 
 Without a C compiler the install still succeeds (``optional=True``) and the Python side runs.
 """
@@ -21,6 +23,6 @@ setup(
             extra_compile_args=flags,
             optional=True,
         )
-        for name in ("_kernels", "_tape")
+        for name in ("_kernels", "_tape", "_dispatch")
     ]
 )

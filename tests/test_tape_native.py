@@ -145,20 +145,31 @@ def test_c_recorder_rejects_bad_calls():
 
 
 @native
-def test_the_tape_suites_pass_with_the_python_record_methods(tmp_path):
-    """The same tests, in a fresh process whose tapes record through the Python methods."""
+def test_the_tape_suites_pass_with_the_python_twins(tmp_path):
+    """The same tests, in a fresh process where tapes record and dispatch observes ops through
+    the Python functions that the C twins mirror (EAGERKERNEL_NATIVE=0)."""
     import os
     import subprocess
     import sys
     from pathlib import Path
 
     here = Path(__file__).parent
-    suites = ["test_tape.py", "test_tape_semantics.py", "test_threads.py", "test_autodiff.py"]
-    env = {**os.environ, "EAGERKERNEL_NATIVE_TAPE": "0", "MPLBACKEND": "Agg"}
+    suites = [
+        "test_tape.py",
+        "test_tape_semantics.py",
+        "test_threads.py",
+        "test_autodiff.py",
+        "test_profiling_tape.py",
+        "test_devices.py",
+        "test_elementwise.py",
+    ]
+    env = {**os.environ, "EAGERKERNEL_NATIVE": "0", "MPLBACKEND": "Agg"}
     code = (
         "import sys, pytest\n"
         "from eagerkernel.runtime.core import tape\n"
+        "from eagerkernel.runtime.core import dispatch\n"
         "assert tape.native_recording == [False]\n"
+        "assert dispatch._observe is dispatch._observed\n"
         "sys.exit(pytest.main(sys.argv[1:]))\n"
     )
     result = subprocess.run(

@@ -84,11 +84,13 @@ class Context(threading.local):
         self.device = None
         self.timed = False
         self.sync = False
-        # (device, timed, sync, recorders): what `dispatch` reads, in one thread-local load.
+        # (device, timed, sync, the recorders' bound `record` methods): what `dispatch` reads,
+        # in one thread-local load.
         self.state: tuple = (None, False, False, ())
 
     def _update(self) -> None:
-        self.state = (self.device, self.timed, self.sync, self.recorders)
+        records = tuple(r.record for r in self.recorders)
+        self.state = (self.device, self.timed, self.sync, records)
 
 
 _context = Context()
@@ -129,7 +131,8 @@ def pop_recorder(recorder: Recorder) -> None:
 
 
 def refresh(recorder: Recorder) -> None:
-    """Re-reads ``recorder``'s ``timed`` and ``sync`` (after they changed while it records)."""
+    """Re-reads ``recorder``'s ``timed``, ``sync`` and ``record`` (after one of them changed
+    while it records on this thread)."""
     ctx = _context
     if recorder in ctx.recorders:
         _set_recorders(ctx, ctx.recorders)

@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from ..native import ENABLED as _NATIVE
 from .context import ACTIVE, context
 from .errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from .tensor import Tensor, to_tensor
@@ -80,8 +81,8 @@ class Primitive:
         self.vjps = None
         self.joint_vjp = None
         self.n_out = n_out
-        self.moves = moves
-        self.saves = saves
+        self.moves = bool(moves)
+        self.saves = bool(saves)
         self.array_op = None
 
     def __repr__(self) -> str:
@@ -110,7 +111,7 @@ def dispatch(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
         ResourceExhaustedError: the output could not be allocated.
     """
     if ACTIVE:
-        return _observed(prim, inputs, params)
+        return _observed(prim, inputs, params) if params else _observe(prim, inputs)
     dev = inputs[0]._device
     for x in inputs:
         if x._device is not dev:
@@ -129,9 +130,13 @@ def dispatch(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
     return tuple(_wrap(o, dev) for o in out)
 
 
-def _observed(prim: Primitive, inputs: tuple, params: dict):
-    """`dispatch` while something is active: device scope, timing, recorders."""
-    scope, timed, sync, recorders = _ctx.state
+def _observed(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
+    """`dispatch` while something is active: device scope, timing, recorders.
+
+    ``native/_dispatch.c`` mirrors the common case in C (`_observe`); this function is its
+    specification and its fallback.
+    """
+    scope, timed, sync, records = _ctx.state
     if scope is not None and not prim.moves:
         for x in inputs:
             if x._device is not scope:
@@ -189,8 +194,8 @@ def _observed(prim: Primitive, inputs: tuple, params: dict):
         output._device = out_device
     else:
         output = tuple(_wrap(o, out_device) for o in out)
-    for recorder in recorders:
-        recorder.record(prim, inputs, output, params, saved, seconds)
+    for record in records:
+        record(prim, inputs, output, params, saved, seconds)
     return output
 
 
@@ -266,7 +271,7 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
         if float_only and x._value.dtype.kind not in "fc":
             float_check(prim.name, x)
         if ACTIVE:
-            return _observed(prim, (x,), _NO_PARAMS)
+            return _observe(prim, (x,))
         t = _new(Tensor)
         t._value = fwd(x._device.xp, x._value)
         t._device = x._device
@@ -302,7 +307,7 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
         if xv.dtype is not yv.dtype and xv.dtype != yv.dtype:
             raise dtype_error(prim.name, (x, y))
         if ACTIVE:
-            return _observed(prim, (x, y), _NO_PARAMS)
+            return _observe(prim, (x, y))
         dev = x._device
         if dev is not y._device:
             raise device_mismatch(prim, (x, y))
@@ -400,3 +405,17 @@ def float_check(op: str, x: Tensor, arg: str = "x") -> None:
             f"{op}: {arg} must be a floating-point tensor, got {x.dtype.name}. "
             "Cast it first, e.g. ek.cast(x, ek.float32)."
         )
+
+
+# `_observe(prim, inputs)`: `_observed` without params, in C when it was built.
+_observe = _observed
+if _NATIVE:
+    try:
+        from ..native import _dispatch as _native_dispatch
+    except ImportError:  # not built (no C compiler at install time): the Python path runs
+        pass
+    else:
+        from .device import Device
+
+        _native_dispatch.setup(_ctx, _observed, _NO_PARAMS, Tensor, Primitive, Device)
+        _observe = _native_dispatch.observe

@@ -16,13 +16,13 @@ The backward pass itself is `backward.backward`.
 
 from __future__ import annotations
 
-import os
 import time
 import weakref
 
 import numpy as np
 
 from .. import nest
+from ..native import ENABLED as _NATIVE
 from . import context as _context
 from .backward import backward
 from .context import Recorder
@@ -42,9 +42,9 @@ _perf_counter = time.perf_counter
 
 
 # [True]: tapes made from now on record through the C twin when it is built. Tests set it to
-# [False] (or the environment variable EAGERKERNEL_NATIVE_TAPE=0) to run the Python methods,
-# the specification the twin is checked against.
-native_recording = [os.environ.get("EAGERKERNEL_NATIVE_TAPE", "1") != "0"]
+# [False] (or the environment variable EAGERKERNEL_NATIVE=0) to run the Python methods, the
+# specification the twin is checked against.
+native_recording = [_NATIVE]
 
 
 class UnconnectedGradients:
@@ -102,19 +102,21 @@ class GradientTape(Recorder):
             return
         if self._records is None:
             self.__dict__.pop("record", None)
-            return
-        counts = self._counts if self._profile else None
-        self.record = _NativeRecord(
-            self._ids,
-            self._records,
-            counts,
-            self._aliases,
-            type(self).record,
-            weakref.ref(self),
-            Tensor,
-            Variable,
-            Record,
-        )
+        else:
+            counts = self._counts if self._profile else None
+            self.record = _NativeRecord(
+                self._ids,
+                self._records,
+                counts,
+                self._aliases,
+                type(self).record,
+                weakref.ref(self),
+                Tensor,
+                Variable,
+                Record,
+            )
+        if self._recording:  # the dispatcher holds the bound `record` of each recorder
+            _context.refresh(self)
 
     # -- context ------------------------------------------------------------------------------
     def __enter__(self) -> GradientTape:

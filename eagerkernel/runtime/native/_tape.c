@@ -103,13 +103,20 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
         if (type == self->tensor) continue;
         if (type != self->variable || self->profile) goto fallback;
     }
-    PyObject *keys = PyTuple_New(n);
+    /* A profiling tape tracks everything: its records keep no ids (None: the inputs' own). */
+    PyObject *keys = self->profile ? Py_None : PyTuple_New(n);
     if (keys == NULL) return NULL;
+    if (self->profile) {
+        Py_INCREF(keys);
+    } else {
+        PyObject_GC_UnTrack(keys); /* it will hold ints only */
+    }
     PyObject *recorded = inputs; /* the inputs as recorded: Variables replaced by snapshots */
     Py_INCREF(recorded);
     int tracked = self->profile;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *x = PyTuple_GET_ITEM(inputs, i);
+        if (self->profile) continue; /* every input of a profiling tape is plain (above) */
         PyObject *key = PyLong_FromVoidPtr(x);
         if (key == NULL) goto error_keys;
         PyTuple_SET_ITEM(keys, i, key);
@@ -192,6 +199,12 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
         /* keys and recorded: the references we hold move in */
         if (i != S_IDS && i != S_INPUTS) Py_INCREF(item);
         *(PyObject **)((char *)record + self->offsets[i]) = item;
+    }
+    /* A record refers to Tensors, the primitive, the params and the saved arrays, none of
+     * which refers back to a record: with the shared empty params (every op without params)
+     * it can be in no cycle, and the cyclic GC need not traverse the records a tape keeps. */
+    if (PyDict_CheckExact(args[3]) && PyDict_GET_SIZE(args[3]) == 0) {
+        PyObject_GC_UnTrack(record);
     }
     int failed = PyList_Append(self->records, record) < 0;
     Py_DECREF(record);
