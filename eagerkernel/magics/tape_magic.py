@@ -329,9 +329,9 @@ class TapeMagics(Magics):
         tape itself (``_tape.gradient(y, x)``). Each ``%%tape`` cell starts a new tape, unless
         ``--persistent`` appends its ops to the existing tape NAME (a computation spread over
         several cells). ``--watch x y`` watches those variables, as ``tape.watch`` does. When
-        nothing else refers to the tape a new one replaces, its records are let go of before
-        the cell runs, so that the new ops reuse their memory; a tape still referenced stays
-        whole.
+        nothing else refers to the tape a new one replaces, its records are let go of while
+        the cell runs, one per op recorded, so that the new ops reuse their memory
+        (`ProfilingTape.release_while_recording`); a tape still referenced stays whole.
 
         Two displays follow the cell's own output:
 
@@ -381,7 +381,7 @@ class TapeMagics(Magics):
             except ValueError as e:
                 raise UsageError(f"%%tape --watch {var}: {e}") from None
         if tape is not previous and type(previous) is ProfilingTape and _unreferenced(previous):
-            previous.reset()  # nothing else can read it: its memory goes to this cell's ops
+            tape.release_while_recording(previous)  # its memory goes to this cell's ops
         del previous
         ns[name] = tape
 

@@ -93,6 +93,7 @@ class GradientTape(Recorder):
         self._watched: list = []  # strong refs: keeps every tracked id unique while we live
         self._variables: list = []  # watched Variables, in order; kept after a release (TF)
         self._recording = False
+        self._to_release: list | None = None  # another tape's records, let go of one per op
         self._bind_native()
 
     def _bind_native(self) -> None:
@@ -114,6 +115,7 @@ class GradientTape(Recorder):
                 Tensor,
                 Variable,
                 Record,
+                self._to_release,
             )
         if self._recording:  # the dispatcher holds the bound `record` of each recorder
             _context.refresh(self)
@@ -139,6 +141,10 @@ class GradientTape(Recorder):
     def _pop(self) -> None:
         self._recording = False
         _context.pop_recorder(self)
+        if self._to_release is not None:  # what recording did not let go of yet
+            rest, self._to_release = self._to_release, None
+            self._bind_native()
+            del rest[:]
 
     def stop_recording(self):
         """Context manager: ops inside it are not recorded on this tape (follows TF).
@@ -566,7 +572,11 @@ class ProfilingTape(GradientTape):
         self.sync = bool(sync)
 
     def record(self, prim, inputs: tuple, output, params: dict, saved, seconds) -> None:
-        """Keeps a `Record` of every op (see `Recorder.record`) and counts it."""
+        """Keeps a `Record` of every op (see `Recorder.record`) and counts it; first lets go
+        of one record of the tape it replaces (`release_while_recording`), if any."""
+        release = self._to_release
+        if release:
+            del release[-1]
         for x in inputs:
             if type(x) is not Tensor:
                 self._record_read(prim, inputs, output, params, None, seconds)
@@ -588,6 +598,19 @@ class ProfilingTape(GradientTape):
         if seconds is not None:
             slot[1] += seconds
             slot[2] = True
+
+    def release_while_recording(self, old: ProfilingTape) -> None:
+        """Takes ``old``'s records, to let go of them while this tape records: one before each
+        op it records, the rest when it stops recording. ``old`` is left empty; call this only
+        for a tape nothing will read again (the ``%%tape`` magic does, for the tape a re-run
+        cell replaces when nothing else refers to it): each old output's memory then goes
+        straight to a new one, as a plain cell reuses its temporaries'."""
+        records = old._records
+        old.reset()
+        if self._to_release is not None:
+            del self._to_release[:]
+        self._to_release = records
+        self._bind_native()
 
     def op_counts(self) -> list[tuple]:
         """``[(prim, count, seconds), ...]`` per distinct primitive in order of first

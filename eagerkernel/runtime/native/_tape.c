@@ -19,6 +19,10 @@
  *     inputs' ids, and, for a profiling tape, adds one to the primitive's running count and
  *     `seconds` to its total in `counts` ({prim: [count, seconds, timed]}).
  *
+ * A profiling tape may hold `release`, the records of the tape a re-run %%tape cell replaces:
+ * each call first lets go of the last of them, so that the memory of an old op's output goes
+ * straight to a new one (a plain cell frees each temporary as it goes).
+ *
  * The Python methods are the specification; tests/test_tape_native.py runs the tape tests
  * with and without this type and compares their records.
  */
@@ -39,6 +43,7 @@ typedef struct {
     PyObject *fallback;      /* the tape class's Python record function */
     PyObject *tape;          /* a weak reference to the tape (no cycle through the tape) */
     PyObject *aliases;       /* dict id(snapshot) -> id(Variable) */
+    PyObject *release;       /* None, or a list of records to let go of, one per call */
     PyTypeObject *variable;  /* eagerkernel's Variable */
     Py_ssize_t device_offset; /* Tensor._device */
     Py_ssize_t read_offset;   /* Variable._read: a weak reference to the snapshot, or None */
@@ -190,6 +195,16 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
         Py_DECREF(out_id);
         if (failed) goto error_keys;
     }
+    int failed;
+    PyObject *release = self->release;
+    if (release != Py_None && PyList_GET_SIZE(release) > 0) {
+        /* Freeing may run a weakref callback that drops the list: hold it meanwhile. */
+        Py_ssize_t m = PyList_GET_SIZE(release);
+        Py_INCREF(release);
+        failed = PyList_SetSlice(release, m - 1, m, NULL) < 0;
+        Py_DECREF(release);
+        if (failed) goto error_keys;
+    }
     PyObject *record = self->record->tp_alloc(self->record, 0);
     if (record == NULL) goto error_keys;
     PyObject *items[N_SLOTS] = {prim,    recorded, keys,   output,
@@ -206,7 +221,7 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
     if (PyDict_CheckExact(args[3]) && PyDict_GET_SIZE(args[3]) == 0) {
         PyObject_GC_UnTrack(record);
     }
-    int failed = PyList_Append(self->records, record) < 0;
+    failed = PyList_Append(self->records, record) < 0;
     Py_DECREF(record);
     if (failed) return NULL;
     if (self->profile && self->counts != Py_None) {
@@ -263,16 +278,21 @@ fallback: {
 }
 
 static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *keywords[] = {"ids",         "records",     "counts",        "aliases",
-                               "fallback",    "tape",        "tensor_type",   "variable_type",
-                               "record_type", NULL};
-    PyObject *ids, *records, *counts, *aliases, *fallback, *tape;
+    static char *keywords[] = {"ids",         "records",       "counts",      "aliases",
+                               "fallback",    "tape",          "tensor_type", "variable_type",
+                               "record_type", "release",       NULL};
+    PyObject *ids, *records, *counts, *aliases, *fallback, *tape, *release = Py_None;
     PyTypeObject *tensor, *variable, *record;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OO!OOO!O!O!:TapeRecorder", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OO!OOO!O!O!|O:TapeRecorder", keywords,
                                      &PySet_Type, &ids, &PyList_Type, &records, &counts,
                                      &PyDict_Type, &aliases, &fallback, &tape, &PyType_Type,
-                                     &tensor, &PyType_Type, &variable, &PyType_Type, &record))
+                                     &tensor, &PyType_Type, &variable, &PyType_Type, &record,
+                                     &release))
         return NULL;
+    if (release != Py_None && !PyList_CheckExact(release)) {
+        PyErr_SetString(PyExc_TypeError, "TapeRecorder: release must be a list or None");
+        return NULL;
+    }
     if (!PyWeakref_CheckRef(tape)) {
         PyErr_SetString(PyExc_TypeError, "TapeRecorder: tape must be a weakref.ref");
         return NULL;
@@ -305,6 +325,8 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     self->read_offset = read_offset;
     Py_INCREF(aliases);
     self->aliases = aliases;
+    Py_INCREF(release);
+    self->release = release;
     Py_INCREF(variable);
     self->variable = variable;
     self->profile = counts != Py_None;
@@ -333,6 +355,7 @@ static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
     Py_VISIT(self->fallback);
     Py_VISIT(self->tape);
     Py_VISIT(self->aliases);
+    Py_VISIT(self->release);
     Py_VISIT(self->variable);
     Py_VISIT(self->tensor);
     Py_VISIT(self->record);
@@ -346,6 +369,7 @@ static int tape_clear(TapeRecorder *self) {
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->tape);
     Py_CLEAR(self->aliases);
+    Py_CLEAR(self->release);
     Py_CLEAR(self->variable);
     Py_CLEAR(self->tensor);
     Py_CLEAR(self->record);
@@ -367,7 +391,7 @@ static PyMemberDef tape_members[] = {
 
 PyDoc_STRVAR(tape_doc,
              "TapeRecorder(ids, records, counts, aliases, fallback, tape, tensor_type, "
-             "variable_type, record_type)\n\n"
+             "variable_type, record_type, release=None)\n\n"
              "A tape's record(prim, inputs, output, params, saved, seconds) in C; counts is "
              "None for a plain tape, a dict for a profiling tape.");
 
