@@ -36,6 +36,15 @@ __all__ = [
     "set_default_device",
 ]
 
+try:  # where native/_dispatch.c keeps each thread's state (see Context._update)
+    from ..native import ENABLED as _NATIVE
+    from ..native._dispatch import set_state as _native_state
+
+    if not _NATIVE:
+        _native_state = None
+except ImportError:  # not built: only the Python dispatcher reads the state
+    _native_state = None
+
 # One token per active recorder or device scope, in any thread: non-empty means "take the
 # observed path". Changed under `_lock` only; read without it (a list's truth is atomic).
 ACTIVE: list = []
@@ -91,6 +100,8 @@ class Context(threading.local):
     def _update(self) -> None:
         records = tuple(r.record for r in self.recorders)
         self.state = (self.device, self.timed, self.sync, records)
+        if _native_state is not None:  # native/_dispatch.c reads its own copy
+            _native_state(self.state)
 
 
 _context = Context()

@@ -9,7 +9,8 @@
  *
  * for a primitive with one output that saves nothing and moves nothing, one or two Tensor (or
  * Variable) inputs on one device, no params, no device scope and no --sync. It reads the
- * thread's `Context.state` (device scope, timed, sync, recorders), calls the forward
+ * thread's state (device scope, timed, sync, recorders: `Context.state`, which
+ * `context.py` hands to `set_state` whenever it changes), calls the forward
  * (`prim.array_op(a, b)` when set, else `prim.fwd(xp, a[, b])`) between two reads of the
  * clock `time.perf_counter` reads when a recorder is timed, makes the output Tensor, and
  * calls `record(prim, inputs, output, params, None, seconds)` for each recorder's `record`
@@ -34,7 +35,25 @@ static struct {
     Py_ssize_t xp;                                     /* Device slot */
     PyObject *str_state, *str_record;
     int ready;
+    PyObject *key; /* the key of the state in each thread's dict (PyThreadState_GetDict) */
 } S;
+
+/* This thread's state tuple (borrowed), or NULL with no error if it never stored one. */
+static PyObject *thread_state(void) {
+    PyObject *dict = PyThreadState_GetDict(); /* borrowed */
+    if (dict == NULL) return NULL;
+    return PyDict_GetItemWithError(dict, S.key); /* borrowed */
+}
+
+static PyObject *set_state(PyObject *module, PyObject *state) {
+    PyObject *dict = PyThreadState_GetDict(); /* borrowed */
+    if (dict == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "set_state: no thread state dict");
+        return NULL;
+    }
+    if (PyDict_SetItem(dict, S.key, state) < 0) return NULL;
+    Py_RETURN_NONE;
+}
 
 static Py_ssize_t slot_offset(PyTypeObject *cls, const char *name) {
     PyObject *descr = PyDict_GetItemString(cls->tp_dict, name); /* borrowed */
@@ -94,21 +113,19 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (device == NULL || (y != NULL && SLOT(y, S.device) != device)) {
         return fallback(prim, inputs);
     }
-    PyObject *state = PyObject_GetAttr(S.context, S.str_state);
-    if (state == NULL) return NULL;
+    PyObject *state = thread_state(); /* borrowed */
+    if (state == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        return fallback(prim, inputs); /* this thread never stored a state */
+    }
     if (!PyTuple_CheckExact(state) || PyTuple_GET_SIZE(state) != 4 ||
-        PyTuple_GET_ITEM(state, 0) != Py_None || PyObject_IsTrue(PyTuple_GET_ITEM(state, 2))) {
-        Py_DECREF(state);
+        PyTuple_GET_ITEM(state, 0) != Py_None || PyTuple_GET_ITEM(state, 2) != Py_False) {
         return fallback(prim, inputs); /* a device scope, or --sync */
     }
-    int timed = PyObject_IsTrue(PyTuple_GET_ITEM(state, 1));
+    int timed = PyTuple_GET_ITEM(state, 1) == Py_True;
     PyObject *recorders = PyTuple_GET_ITEM(state, 3);
-    Py_INCREF(recorders);
-    Py_DECREF(state);
-    if (timed < 0 || !PyTuple_CheckExact(recorders)) {
-        Py_DECREF(recorders);
-        return timed < 0 ? NULL : fallback(prim, inputs);
-    }
+    if (!PyTuple_CheckExact(recorders)) return fallback(prim, inputs);
+    Py_INCREF(recorders); /* a recorder may push or pop others while it records */
 
     PyObject *a = SLOT(x, S.value), *b = y != NULL ? SLOT(y, S.value) : NULL;
     PyObject *array_op = SLOT(prim, S.array_op);
@@ -205,6 +222,8 @@ static PyObject *setup(PyObject *module, PyObject *args) {
 static PyMethodDef methods[] = {
     {"observe", (PyCFunction)(void (*)(void))observe, METH_FASTCALL,
      "observe(prim, inputs) -> Tensor: dispatch's observed path for the common case."},
+    {"set_state", set_state, METH_O,
+     "set_state(state): this thread's (device, timed, sync, records), as Context.state."},
     {"setup", setup, METH_VARARGS,
      "setup(context, fallback, params, tensor_type, primitive_type, device_type)"},
     {NULL},
@@ -218,6 +237,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__dispatch(void) {
     S.str_state = PyUnicode_InternFromString("state");
     S.str_record = PyUnicode_InternFromString("record");
-    if (S.str_state == NULL || S.str_record == NULL) return NULL;
+    S.key = PyUnicode_InternFromString("eagerkernel.runtime.native._dispatch.state");
+    if (S.str_state == NULL || S.str_record == NULL || S.key == NULL) return NULL;
     return PyModule_Create(&module);
 }
