@@ -11,6 +11,15 @@ from __future__ import annotations
 
 __all__ = ["Record", "Records"]
 
+try:  # `Records.by_op` in one C pass; the Python loop below is its specification
+    from ..native import ENABLED as _NATIVE
+    from ..native._tape import op_totals as _op_totals
+
+    if not _NATIVE:
+        _op_totals = None
+except ImportError:  # not built
+    _op_totals = None
+
 _NO_PARAMS: dict = {}
 
 
@@ -58,8 +67,7 @@ class Records:
     """A snapshot of what a tape recorded, for its displays: one `Record` per op, oldest first.
 
     Args:
-        source: a tape (its records and, for a profiling tape, its running counts per op), or a
-            list of `Record` objects.
+        source: a tape (its records), or a list of `Record` objects.
 
     >>> from eagerkernel.runtime.core.tape import ProfilingTape
     >>> tape = ProfilingTape()
@@ -70,17 +78,14 @@ class Records:
     (1, <Record Mul>, True)
     """
 
-    __slots__ = ("_counts", "_records")
+    __slots__ = ("_records",)
 
     def __init__(self, source=()):
         records = getattr(source, "records", None)
         if records is not None and not isinstance(source, (list, tuple)):  # a tape
             self._records = list(records)
-            counts = getattr(source, "op_counts", None)
-            self._counts = counts() if counts is not None else None
         else:
             self._records = list(source)
-            self._counts = None
 
     def __len__(self) -> int:
         return len(self._records)
@@ -129,8 +134,7 @@ class Records:
         appearance, with the total forward time of its timed records: None when none of them
         was timed (a `custom_gradient` call's record, a plain tape's).
 
-        A profiling tape's running counts give this in a few steps per distinct op; otherwise
-        it is one pass over the records.
+        One pass over the records, in C when ``native/_tape.c`` was built.
 
         >>> from eagerkernel.runtime.core.tape import ProfilingTape
         >>> x = ek.constant(1.0)
@@ -139,8 +143,8 @@ class Records:
         >>> [(prim.name, count) for prim, count, seconds in Records(tape).by_op()]
         [('Mul', 2), ('AddV2', 1)]
         """
-        if self._counts is not None:
-            return self._counts
+        if _op_totals is not None:
+            return _op_totals(self._records, Record)
         totals: dict = {}  # prim -> [count, seconds of the timed ones, timed]
         for r in self._records:
             slot = totals.get(r.prim)

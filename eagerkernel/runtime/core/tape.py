@@ -104,11 +104,10 @@ class GradientTape(Recorder):
         if self._records is None:
             self.__dict__.pop("record", None)
         else:
-            counts = self._counts if self._profile else None
             self.record = _NativeRecord(
                 self._ids,
                 self._records,
-                counts,
+                self._profile,
                 self._aliases,
                 type(self).record,
                 weakref.ref(self),
@@ -552,10 +551,9 @@ class ProfilingTape(GradientTape):
 
     Unlike a plain tape it records all ops, integer ones included, and treats every float
     tensor used as tracked, so gradients can be asked with respect to any of them afterwards.
-    Each `Record` has ``seconds``, the forward time measured with ``time.perf_counter``, and
-    the tape keeps running counts and times per primitive (`op_counts`). It does not keep the
-    values a forward saves for its VJP (``Record.saved`` is None): a recording that is never
-    differentiated must not hold them; a VJP recomputes what it needs.
+    Each `Record` has ``seconds``, the forward time measured with ``time.perf_counter``. It
+    does not keep the values a forward saves for its VJP (``Record.saved`` is None): a
+    recording that is never differentiated must not hold them; a VJP recomputes what it needs.
 
     Args:
         sync: synchronize the device before and after each op, so that GPU times measure the
@@ -567,13 +565,12 @@ class ProfilingTape(GradientTape):
     timed = True
 
     def __init__(self, sync: bool = False, watch_accessed_variables: bool = True):
-        self._counts: dict = {}  # prim -> [count, seconds, timed]
         super().__init__(persistent=True, watch_accessed_variables=watch_accessed_variables)
         self.sync = bool(sync)
 
     def record(self, prim, inputs: tuple, output, params: dict, saved, seconds) -> None:
-        """Keeps a `Record` of every op (see `Recorder.record`) and counts it; first lets go
-        of one record of the tape it replaces (`release_while_recording`), if any."""
+        """Keeps a `Record` of every op (see `Recorder.record`); first lets go of one record of
+        the tape it replaces (`release_while_recording`), if any."""
         release = self._to_release
         if release:
             del release[-1]
@@ -591,13 +588,6 @@ class ProfilingTape(GradientTape):
             r.saved = None
             r.seconds = seconds
             self._records.append(r)
-        slot = self._counts.get(prim)
-        if slot is None:
-            slot = self._counts[prim] = [0, 0.0, False]
-        slot[0] += 1
-        if seconds is not None:
-            slot[1] += seconds
-            slot[2] = True
 
     def release_while_recording(self, old: ProfilingTape) -> None:
         """Takes ``old``'s records, to let go of them while this tape records: one before each
@@ -611,19 +601,6 @@ class ProfilingTape(GradientTape):
             del self._to_release[:]
         self._to_release = records
         self._bind_native()
-
-    def op_counts(self) -> list[tuple]:
-        """``[(prim, count, seconds), ...]`` per distinct primitive in order of first
-        appearance; seconds is None when none of its records was timed."""
-        return [(p, n, s if timed else None) for p, (n, s, timed) in self._counts.items()]
-
-    def reset(self) -> None:
-        self._counts = {}
-        super().reset()
-
-    def _release(self) -> None:
-        self._counts = {}
-        super()._release()
 
     def set_sync(self, sync: bool) -> None:
         """Synchronizes the device around each timed op from now on (``--sync``)."""

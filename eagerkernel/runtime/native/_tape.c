@@ -14,10 +14,12 @@
  *     held weakly, so that a tape is freed as soon as nothing refers to it.
  *  2. A plain tape keeps the op only if an input's id is in the tape's tracked set `ids` and
  *     the output is floating (its array's dtype.kind is 'f' or 'c'); the output's id then
- *     joins `ids`. A profiling tape keeps every op and drops `saved`.
+ *     joins `ids`. A profiling tape (`profile`) keeps every op and drops `saved`.
  *  3. It appends a `Record` (the Python class, its __slots__ written directly) with the
- *     inputs' ids, and, for a profiling tape, adds one to the primitive's running count and
- *     `seconds` to its total in `counts` ({prim: [count, seconds, timed]}).
+ *     inputs' ids (None on a profiling tape: they are the inputs' own).
+ *
+ * `op_totals(records)` gives `Records.by_op` in one C pass: (prim, count, seconds or None)
+ * per distinct primitive, in order of first appearance.
  *
  * A profiling tape may hold `release`, the records of the tape a re-run %%tape cell replaces:
  * each call first lets go of the last of them, so that the memory of an old op's output goes
@@ -39,7 +41,6 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *ids;           /* set of tracked ids */
     PyObject *records;       /* list of Record */
-    PyObject *counts;        /* dict prim -> [count, seconds, timed], or None (plain tapes) */
     PyObject *fallback;      /* the tape class's Python record function */
     PyObject *tape;          /* a weak reference to the tape (no cycle through the tape) */
     PyObject *aliases;       /* dict id(snapshot) -> id(Variable) */
@@ -55,6 +56,8 @@ typedef struct {
 } TapeRecorder;
 
 static PyObject *str_dtype, *str_kind;
+
+#define SLOT_GET(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
 /* The offset of `cls`'s __slots__ member `name`, or -1 with TypeError. */
 static Py_ssize_t slot_offset(PyTypeObject *cls, const char *name) {
@@ -224,37 +227,6 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
     failed = PyList_Append(self->records, record) < 0;
     Py_DECREF(record);
     if (failed) return NULL;
-    if (self->profile && self->counts != Py_None) {
-        /* The running count of `prim`: [count, seconds, timed]. */
-        PyObject *slot = PyDict_GetItemWithError(self->counts, prim); /* borrowed */
-        if (slot == NULL) {
-            if (PyErr_Occurred()) return NULL;
-            slot = Py_BuildValue("[ndO]", (Py_ssize_t)0, 0.0, Py_False);
-            if (slot == NULL) return NULL;
-            failed = PyDict_SetItem(self->counts, prim, slot) < 0;
-            Py_DECREF(slot);
-            if (failed) return NULL;
-        }
-        if (!PyList_CheckExact(slot) || PyList_GET_SIZE(slot) != 3) {
-            PyErr_SetString(PyExc_TypeError, "TapeRecorder: a count is not [count, s, timed]");
-            return NULL;
-        }
-        Py_ssize_t count = PyLong_AsSsize_t(PyList_GET_ITEM(slot, 0));
-        if (count == -1 && PyErr_Occurred()) return NULL;
-        PyObject *new_count = PyLong_FromSsize_t(count + 1);
-        if (new_count == NULL) return NULL;
-        PyList_SetItem(slot, 0, new_count); /* steals */
-        if (args[5] != Py_None) {
-            double total = PyFloat_AsDouble(PyList_GET_ITEM(slot, 1));
-            double seconds = PyFloat_AsDouble(args[5]);
-            if (PyErr_Occurred()) return NULL;
-            PyObject *new_total = PyFloat_FromDouble(total + seconds);
-            if (new_total == NULL) return NULL;
-            PyList_SetItem(slot, 1, new_total);
-            Py_INCREF(Py_True);
-            PyList_SetItem(slot, 2, Py_True);
-        }
-    }
     Py_RETURN_NONE;
 
 error_keys:
@@ -278,13 +250,14 @@ fallback: {
 }
 
 static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *keywords[] = {"ids",         "records",       "counts",      "aliases",
+    static char *keywords[] = {"ids",         "records",       "profile",     "aliases",
                                "fallback",    "tape",          "tensor_type", "variable_type",
                                "record_type", "release",       NULL};
-    PyObject *ids, *records, *counts, *aliases, *fallback, *tape, *release = Py_None;
+    PyObject *ids, *records, *aliases, *fallback, *tape, *release = Py_None;
+    int profile;
     PyTypeObject *tensor, *variable, *record;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OO!OOO!O!O!|O:TapeRecorder", keywords,
-                                     &PySet_Type, &ids, &PyList_Type, &records, &counts,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!pO!OOO!O!O!|O:TapeRecorder", keywords,
+                                     &PySet_Type, &ids, &PyList_Type, &records, &profile,
                                      &PyDict_Type, &aliases, &fallback, &tape, &PyType_Type,
                                      &tensor, &PyType_Type, &variable, &PyType_Type, &record,
                                      &release))
@@ -295,10 +268,6 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     }
     if (!PyWeakref_CheckRef(tape)) {
         PyErr_SetString(PyExc_TypeError, "TapeRecorder: tape must be a weakref.ref");
-        return NULL;
-    }
-    if (counts != Py_None && !PyDict_Check(counts)) {
-        PyErr_SetString(PyExc_TypeError, "TapeRecorder: counts must be a dict or None");
         return NULL;
     }
     Py_ssize_t value_offset = slot_offset(tensor, "_value");
@@ -329,13 +298,11 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     self->release = release;
     Py_INCREF(variable);
     self->variable = variable;
-    self->profile = counts != Py_None;
+    self->profile = profile;
     Py_INCREF(ids);
     self->ids = ids;
     Py_INCREF(records);
     self->records = records;
-    Py_INCREF(counts);
-    self->counts = counts;
     Py_INCREF(fallback);
     self->fallback = fallback;
     Py_INCREF(tape);
@@ -351,7 +318,6 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
 static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
     Py_VISIT(self->ids);
     Py_VISIT(self->records);
-    Py_VISIT(self->counts);
     Py_VISIT(self->fallback);
     Py_VISIT(self->tape);
     Py_VISIT(self->aliases);
@@ -365,7 +331,6 @@ static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
 static int tape_clear(TapeRecorder *self) {
     Py_CLEAR(self->ids);
     Py_CLEAR(self->records);
-    Py_CLEAR(self->counts);
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->tape);
     Py_CLEAR(self->aliases);
@@ -385,15 +350,13 @@ static void tape_dealloc(TapeRecorder *self) {
 static PyMemberDef tape_members[] = {
     {"ids", T_OBJECT, offsetof(TapeRecorder, ids), READONLY, "the tracked ids"},
     {"records", T_OBJECT, offsetof(TapeRecorder, records), READONLY, "the tape's records"},
-    {"counts", T_OBJECT, offsetof(TapeRecorder, counts), READONLY, "running counts or None"},
     {NULL},
 };
 
 PyDoc_STRVAR(tape_doc,
-             "TapeRecorder(ids, records, counts, aliases, fallback, tape, tensor_type, "
+             "TapeRecorder(ids, records, profile, aliases, fallback, tape, tensor_type, "
              "variable_type, record_type, release=None)\n\n"
-             "A tape's record(prim, inputs, output, params, saved, seconds) in C; counts is "
-             "None for a plain tape, a dict for a profiling tape.");
+             "A tape's record(prim, inputs, output, params, saved, seconds) in C.");
 
 static PyTypeObject TapeRecorderType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -410,8 +373,89 @@ static PyTypeObject TapeRecorderType = {
     .tp_members = tape_members,
 };
 
+/* op_totals(records, record_type) -> [(prim, count, seconds or None)], first appearance. */
+static PyObject *op_totals(PyObject *module, PyObject *args) {
+    PyObject *records;
+    PyTypeObject *record_type;
+    if (!PyArg_ParseTuple(args, "O!O!:op_totals", &PyList_Type, &records, &PyType_Type,
+                          &record_type))
+        return NULL;
+    Py_ssize_t prim_at = slot_offset(record_type, "prim");
+    Py_ssize_t seconds_at = slot_offset(record_type, "seconds");
+    if (prim_at < 0 || seconds_at < 0) return NULL;
+    PyObject *index = PyDict_New(), *prims = PyList_New(0);
+    Py_ssize_t n = PyList_GET_SIZE(records), distinct = 0;
+    Py_ssize_t *counts = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    double *totals = PyMem_Calloc(n ? n : 1, sizeof(double));
+    char *timed = PyMem_Calloc(n ? n : 1, 1);
+    PyObject *result = NULL;
+    if (index == NULL || prims == NULL || counts == NULL || totals == NULL || timed == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(records); i++) {
+        PyObject *r = PyList_GET_ITEM(records, i);
+        if (!PyObject_TypeCheck(r, record_type)) {
+            PyErr_Format(PyExc_TypeError, "op_totals: item %zd is not a Record", i);
+            goto done;
+        }
+        PyObject *prim = SLOT_GET(r, prim_at), *seconds = SLOT_GET(r, seconds_at);
+        if (prim == NULL || seconds == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "op_totals: a Record without prim/seconds");
+            goto done;
+        }
+        PyObject *k = PyDict_GetItemWithError(index, prim); /* borrowed */
+        Py_ssize_t j;
+        if (k == NULL) {
+            if (PyErr_Occurred()) goto done;
+            j = distinct++;
+            PyObject *at = PyLong_FromSsize_t(j);
+            if (at == NULL) goto done;
+            int failed = PyDict_SetItem(index, prim, at) < 0 || PyList_Append(prims, prim) < 0;
+            Py_DECREF(at);
+            if (failed) goto done;
+        } else {
+            j = PyLong_AsSsize_t(k);
+        }
+        counts[j] += 1;
+        if (seconds != Py_None) {
+            double s = PyFloat_AsDouble(seconds);
+            if (s == -1.0 && PyErr_Occurred()) goto done;
+            totals[j] += s;
+            timed[j] = 1;
+        }
+    }
+    result = PyList_New(distinct);
+    if (result == NULL) goto done;
+    for (Py_ssize_t j = 0; j < distinct; j++) {
+        PyObject *row = timed[j] ? Py_BuildValue("(Ond)", PyList_GET_ITEM(prims, j), counts[j],
+                                                 totals[j])
+                                 : Py_BuildValue("(OnO)", PyList_GET_ITEM(prims, j), counts[j],
+                                                 Py_None);
+        if (row == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, j, row);
+    }
+done:
+    Py_XDECREF(index);
+    Py_XDECREF(prims);
+    PyMem_Free(counts);
+    PyMem_Free(totals);
+    PyMem_Free(timed);
+    return result;
+}
+
+static PyMethodDef module_methods[] = {
+    {"op_totals", op_totals, METH_VARARGS,
+     "op_totals(records, record_type) -> [(prim, count, seconds or None)]"},
+    {NULL},
+};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_tape", "A gradient tape's record in C (see tape.py).", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_tape", "A gradient tape's record in C (see tape.py).", -1,
+    module_methods,
 };
 
 PyMODINIT_FUNC PyInit__tape(void) {
