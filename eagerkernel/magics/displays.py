@@ -35,12 +35,12 @@ def _pretty(func):
 def _model_rows(model) -> tuple[list[list[str]], int, int]:
     import numpy as np
 
-    from ..runtime.keras.models import _batch_none
+    from ..runtime.keras.models import batch_none
 
     rows = []
     for layer in model._summary_layers():
         shape = getattr(layer, "_output_shape", None)
-        shape_text = "multiple" if shape is None else str(_batch_none(shape))
+        shape_text = "multiple" if shape is None else str(batch_none(shape))
         rows.append(
             [f"{layer.name} ({type(layer).__name__})", shape_text, f"{layer.count_params():,}"]
         )
@@ -132,13 +132,13 @@ def status_html(status) -> str:
 def formatters() -> tuple[tuple, tuple]:
     """``(html, plain)``: ``(class, function)`` pairs for IPython's formatters."""
     from ..runtime.data.dataset import Dataset
-    from ..runtime.io.checkpoint import _Status
+    from ..runtime.io.checkpoint import CheckpointLoadStatus
     from ..runtime.keras.models import Model
 
-    html_pairs = ((Model, model_html), (Dataset, dataset_html), (_Status, status_html))
+    html_pairs = ((Model, model_html), (Dataset, dataset_html), (CheckpointLoadStatus, status_html))
     plain_pairs = (
         (Model, _pretty(model_text)),
         (Dataset, _pretty(dataset_text)),
-        (_Status, _pretty(status_text)),
+        (CheckpointLoadStatus, _pretty(status_text)),
     )
     return html_pairs, plain_pairs

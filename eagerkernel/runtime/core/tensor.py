@@ -246,7 +246,7 @@ class Tensor:
         shape = tuple(self._value.shape)
         return (
             f"<Tensor: shape={shape}, dtype={self.dtype.name}{self._device_suffix()}, "
-            f"numpy={_numpy_repr(self.numpy())}>"
+            f"numpy={numpy_repr(self.numpy())}>"
         )
 
     # -- Python operators: the public ops ----------------------------------------------------------
@@ -392,7 +392,7 @@ def _numpy_str(a) -> str:
     return np.array2string(np.asarray(a), separator=" ")
 
 
-def _numpy_repr(a) -> str:
+def numpy_repr(a) -> str:
     if np.ndim(a) == 0:
         return str(np.asarray(a)[()])
     return "\n" + np.array2string(np.asarray(a), separator=", ", prefix="")

@@ -151,11 +151,11 @@ class Variable(Tensor):
 
     def __repr__(self) -> str:
         shape = tuple(self._value.shape)
-        from .tensor import _numpy_repr
+        from .tensor import numpy_repr
 
         return (
             f"<Variable '{self.name}' shape={shape} dtype={self.dtype.name}"
-            f"{self._device_suffix()}, numpy={_numpy_repr(self.numpy())}>"
+            f"{self._device_suffix()}, numpy={numpy_repr(self.numpy())}>"
         )
 
     __str__ = __repr__

@@ -220,7 +220,7 @@ class _Deferred:
     Objects are referenced weakly; see `_WAITING` for what keeps a restoration alive.
     """
 
-    def __init__(self, graph: _Graph, file: str, pending: dict, status: _Status):
+    def __init__(self, graph: _Graph, file: str, pending: dict, status: CheckpointLoadStatus):
         self.file = file
         self.pending = pending
         self.order = next(_ORDER)
@@ -362,7 +362,7 @@ def _check_fits(file: str, path: str, array: np.ndarray, variable: Variable) -> 
 # -- restore status ----------------------------------------------------------------------------
 
 
-class _Status:
+class CheckpointLoadStatus:
     """What a `Checkpoint.restore` matched (follows TensorFlow's `CheckpointLoadStatus`).
 
     The ``assert_*`` methods raise AssertionError listing the unmatched object paths and
@@ -380,7 +380,7 @@ class _Status:
         keys = set(self._keys)
         return sorted(p for p in _Graph(self._root).variables if p not in keys)
 
-    def assert_consumed(self) -> _Status:
+    def assert_consumed(self) -> CheckpointLoadStatus:
         """Every saved value was assigned and every existing variable got one."""
         unused = sorted(set(self._keys) - self._consumed)
         missing = self._unmatched_existing()
@@ -392,7 +392,7 @@ class _Status:
             )
         return self
 
-    def assert_existing_objects_matched(self) -> _Status:
+    def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
         """Every variable that exists now got a saved value (values for objects not created
         yet may wait)."""
         missing = self._unmatched_existing()
@@ -402,13 +402,13 @@ class _Status:
             )
         return self
 
-    def assert_nontrivial_match(self) -> _Status:
+    def assert_nontrivial_match(self) -> CheckpointLoadStatus:
         """At least one value other than the save counter was assigned."""
         if not self._consumed - {"save_counter"}:
             raise AssertionError(f"Checkpoint {self.file} matched no object: {self._keys}.")
         return self
 
-    def expect_partial(self) -> _Status:
+    def expect_partial(self) -> CheckpointLoadStatus:
         """Declares that an incomplete restore is intended (silences nothing else)."""
         self._partial = True
         return self
@@ -515,11 +515,11 @@ class Checkpoint:
         write_state(directory, path_abs, [*everything, path_abs])
         return path
 
-    def read(self, save_path) -> _Status:
+    def read(self, save_path) -> CheckpointLoadStatus:
         """Restores from ``save_path`` (a prefix from `write` or `save`)."""
         return self._restore(save_path)
 
-    def restore(self, save_path) -> _Status:
+    def restore(self, save_path) -> CheckpointLoadStatus:
         """Restores every matching variable from ``save_path``; values for variables not
         created yet are assigned when they are. ``save_path=None`` does nothing (as TF).
 
@@ -535,10 +535,10 @@ class Checkpoint:
                 object in common with this one. No variable changes then.
         """
         if save_path is None:
-            return _Status(self, "<none>", [])
+            return CheckpointLoadStatus(self, "<none>", [])
         return self._restore(save_path)
 
-    def _restore(self, save_path, required=()) -> _Status:
+    def _restore(self, save_path, required=()) -> CheckpointLoadStatus:
         file, _, arrays = read_checkpoint(save_path)
         if "save_counter" in arrays:
             self.save_counter  # noqa: B018 - created so that it is matched
@@ -554,7 +554,7 @@ class Checkpoint:
                 f"Checkpoint {file} has no value for {missing} (it holds "
                 f"{sorted(arrays)[:20]}); is it a checkpoint of a different model?"
             )
-        status = _Status(self, file, list(arrays))
+        status = CheckpointLoadStatus(self, file, list(arrays))
         pending = {p: a for p, a in arrays.items() if p not in matched}
         real = {p for p in matched if p != "save_counter"}
         could_wait = any(

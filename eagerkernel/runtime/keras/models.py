@@ -69,7 +69,7 @@ class Model(Trainer, Layer):
         rows = [("Layer (type)", "Output Shape", "Param #")]
         for layer in self._summary_layers():
             shape = getattr(layer, "_output_shape", None)
-            shape_text = "multiple" if shape is None else str(_batch_none(shape))
+            shape_text = "multiple" if shape is None else str(batch_none(shape))
             rows.append(
                 (f"{layer.name} ({type(layer).__name__})", shape_text, str(layer.count_params()))
             )
@@ -135,11 +135,11 @@ class Model(Trainer, Layer):
         )
 
 
-def _batch_none(shape):
+def batch_none(shape):
     if isinstance(shape, tuple) and shape and all(isinstance(s, (int, type(None))) for s in shape):
         return (None, *tuple(shape)[1:])
     if isinstance(shape, (list, tuple)):
-        return [_batch_none(s) for s in shape]
+        return [batch_none(s) for s in shape]
     return shape
 
 

@@ -16,8 +16,8 @@ from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor
 from ..native import kernels
 from ._core import apply, float_check, tensor, unary
-from .elementwise import _sigmoid_fwd, abs, cast, exp, sigmoid, tanh, where
-from .reduction import _single_axis, reduce_sum
+from .elementwise import abs, cast, exp, sigmoid, sigmoid_fwd, tanh, where
+from .reduction import reduce_sum, single_axis
 
 __all__ = [
     "elu",
@@ -200,7 +200,7 @@ def _silu_vjp(g, ans, x, beta):
     return g * (s + beta * ans * (1 - s))
 
 
-_silu = Primitive("Swish", lambda xp, x, beta: x * _sigmoid_fwd(xp, x * beta))
+_silu = Primitive("Swish", lambda xp, x, beta: x * sigmoid_fwd(xp, x * beta))
 defvjp(_silu, _silu_vjp)
 
 
@@ -291,7 +291,7 @@ def gelu(features, approximate=False, name=None) -> Tensor:
 # -- softmax ------------------------------------------------------------------------------------
 
 
-def _log_softmax_np(xp, x, axis):
+def log_softmax_fwd(xp, x, axis):
     s = x - xp.max(x, axis=axis, keepdims=True)
     return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
 
@@ -311,7 +311,7 @@ defvjp(
 
 
 def _log_softmax_fwd(xp, x, axis):
-    return x.copy() if x.size == 0 else _log_softmax_np(xp, x, axis)
+    return x.copy() if x.size == 0 else log_softmax_fwd(xp, x, axis)
 
 
 _log_softmax = Primitive("LogSoftmax", _log_softmax_fwd)
@@ -326,7 +326,7 @@ def _softmax_like(prim, logits, axis, dim, op):
     float_check(op, x, "logits")
     if dim is not None:  # TensorFlow 1.x's name for axis
         axis = dim
-    return apply(prim, (x,), {"axis": _single_axis(x, -1 if axis is None else axis, op)})
+    return apply(prim, (x,), {"axis": single_axis(x, -1 if axis is None else axis, op)})
 
 
 def softmax(logits, axis=None, name=None, dim=None) -> Tensor:

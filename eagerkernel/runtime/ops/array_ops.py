@@ -25,7 +25,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ._core import apply
 from ._core import tensor as _tensor
-from .elementwise import _identity
+from .elementwise import identity_prim
 
 __all__ = [
     "broadcast_to",
@@ -54,7 +54,7 @@ newaxis = None
 # -- argument helpers ---------------------------------------------------------------------------
 
 
-def _ints(value, op: str, arg: str) -> tuple:
+def int_list(value, op: str, arg: str) -> tuple:
     """A shape-like argument (int, sequence, NumPy array, int Tensor) as a tuple of ints."""
     if isinstance(value, Tensor):
         if value._value.dtype.kind not in "iu":
@@ -68,7 +68,7 @@ def _ints(value, op: str, arg: str) -> tuple:
         raise TypeError(f"{op}: {arg} must be a sequence of ints, got {value!r:.80}.") from None
 
 
-def _axis(axis, ndim: int, op: str, arg: str = "axis", error=InvalidArgumentError) -> int:
+def axis_arg(axis, ndim: int, op: str, arg: str = "axis", error=InvalidArgumentError) -> int:
     """``axis`` normalized to ``[0, ndim)``; ``error`` outside ``[-ndim, ndim)``."""
     try:
         a = operator.index(axis)
@@ -107,7 +107,7 @@ def _tensors(values, op: str) -> list:
     return xs
 
 
-def _index_tensor(value, like: Tensor, op: str, arg: str = "indices", kinds="iu") -> Tensor:
+def index_tensor(value, like: Tensor, op: str, arg: str = "indices", kinds="iu") -> Tensor:
     """Indices or a mask as a Tensor on ``like``'s device (lists skip TF's dtype inference)."""
     if not isinstance(value, Tensor):
         arr = np.asarray(value)
@@ -123,7 +123,7 @@ def _index_tensor(value, like: Tensor, op: str, arg: str = "indices", kinds="iu"
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def _check_range(op: str, iv, n: int, axis: int, shape: tuple) -> None:
+def check_range(op: str, iv, n: int, axis: int, shape: tuple) -> None:
     """InvalidArgumentError unless ``0 <= iv < n`` (TensorFlow's CPU kernels check indices):
     one reduction, negatives viewed as huge unsigned numbers."""
     if iv.size and iv.view(_UNSIGNED[iv.dtype.itemsize]).max() >= n:
@@ -197,7 +197,7 @@ def reshape(tensor, shape, name=None) -> Tensor:
     """
     x = tensor if type(tensor) is Tensor else _tensor(tensor, "reshape")
     if type(shape) is not tuple:
-        shape = _ints(shape, "reshape", "shape")
+        shape = int_list(shape, "reshape", "shape")
     return apply(_reshape, (x,), {"shape": shape})
 
 
@@ -211,7 +211,7 @@ def expand_dims(input, axis, name=None) -> Tensor:
     """
     x = _tensor(input, "expand_dims")
     s = x._value.shape
-    a = _axis(axis, len(s) + 1, "expand_dims")
+    a = axis_arg(axis, len(s) + 1, "expand_dims")
     return apply(_expand_dims, (x,), {"shape": (*s[:a], 1, *s[a:])})
 
 
@@ -225,11 +225,11 @@ def squeeze(input, axis=None, name=None) -> Tensor:
     """
     x = _tensor(input, "squeeze")
     s = x._value.shape
-    axes = () if axis is None else _ints(axis, "squeeze", "axis")
+    axes = () if axis is None else int_list(axis, "squeeze", "axis")
     if not axes:  # TF: None or [] squeezes every length-1 axis
         new = tuple(n for n in s if n != 1)
     else:
-        axes = {_axis(a, len(s), "squeeze") for a in axes}
+        axes = {axis_arg(a, len(s), "squeeze") for a in axes}
         for a in axes:
             if s[a] != 1:
                 raise invalid(
@@ -275,7 +275,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose") -> Tensor:
     if perm is None:
         perm = tuple(range(nd - 1, -1, -1))
     else:
-        perm = _ints(perm, "transpose", "perm")
+        perm = int_list(perm, "transpose", "perm")
         if sorted(perm) != list(range(nd)):
             norm = tuple(p + nd if -nd <= p < 0 else p for p in perm)
             if sorted(norm) != list(range(nd)):
@@ -311,12 +311,12 @@ def broadcast_to(input, shape, name=None) -> Tensor:
     array([[1, 2], [1, 2]], dtype=int32)
     """
     x = _tensor(input, "broadcast_to")
-    return apply(_broadcast_to, (x,), {"shape": _ints(shape, "broadcast_to", "shape")})
+    return apply(_broadcast_to, (x,), {"shape": int_list(shape, "broadcast_to", "shape")})
 
 
 def identity(input, name=None) -> Tensor:
     """A tensor with the same value (follows `tf.identity`); reads a Variable's value."""
-    return apply(_identity, (_tensor(input, "identity"),))
+    return apply(identity_prim, (_tensor(input, "identity"),))
 
 
 def shape(input, out_type=dtypes.int32, name=None) -> Tensor:
@@ -385,7 +385,7 @@ def concat(values, axis, name="concat") -> Tensor:
     s0 = xs[0]._value.shape
     if not s0:
         raise invalid("concat", "concat: cannot concatenate scalars (shape ()); use stack.")
-    a = _axis(axis, len(s0), "concat")
+    a = axis_arg(axis, len(s0), "concat")
     for i, x in enumerate(xs):
         s = x._value.shape
         if len(s) != len(s0) or s[:a] != s0[:a] or s[a + 1 :] != s0[a + 1 :]:
@@ -421,7 +421,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
     s = x._value.shape
     if not s:
         raise invalid("split", "split: cannot split a scalar (shape ()).")
-    a = _axis(axis, len(s), "split")
+    a = axis_arg(axis, len(s), "split")
     n = s[a]
     count = num_or_size_splits
     if isinstance(count, (int, np.integer)) or (isinstance(count, Tensor) and count.ndim == 0):
@@ -434,7 +434,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
             )
         sizes = [n // count] * count
     else:
-        given = _ints(count, "split", "num_or_size_splits")
+        given = int_list(count, "split", "num_or_size_splits")
         sizes = list(given)
         if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
@@ -473,7 +473,7 @@ def stack(values, axis=0, name="stack") -> Tensor:
                 f"stack: all values must have the same shape, got values[0]: {tuple(s0)} and "
                 f"values[{i}]: {tuple(x._value.shape)}.",
             )
-    a = _axis(axis, len(s0) + 1, "stack", error=ValueError)
+    a = axis_arg(axis, len(s0) + 1, "stack", error=ValueError)
     return apply(_stack, tuple(xs), {"axis": a})
 
 
@@ -494,7 +494,7 @@ def unstack(value, num=None, axis=0, name="unstack") -> list:
     s = x._value.shape
     if not s:
         raise ValueError("unstack: cannot unstack a scalar (shape ()).")
-    a = _axis(axis, len(s), "unstack", error=ValueError)
+    a = axis_arg(axis, len(s), "unstack", error=ValueError)
     if num is not None and num != s[a]:
         raise invalid(
             "unstack", f"unstack: num={num} but axis {a} of shape {tuple(s)} has length {s[a]}."
@@ -525,7 +525,7 @@ def tile(input, multiples, name=None) -> Tensor:
     array([[1, 2, 1, 2], [1, 2, 1, 2]], dtype=int32)
     """
     x = _tensor(input, "tile")
-    m = _ints(multiples, "tile", "multiples")
+    m = int_list(multiples, "tile", "multiples")
     s = x._value.shape
     if len(m) != len(s) or min(m, default=0) < 0:
         raise invalid(
@@ -643,7 +643,7 @@ def reverse(tensor, axis, name=None) -> Tensor:
     """
     x = _tensor(tensor, "reverse")
     nd = x._value.ndim
-    axes = tuple(_axis(a, nd, "reverse") for a in _ints(axis, "reverse", "axis"))
+    axes = tuple(axis_arg(a, nd, "reverse") for a in int_list(axis, "reverse", "axis"))
     if len(set(axes)) != len(axes):
         raise invalid("reverse", f"reverse: axis {list(axes)} names an axis twice.")
     return apply(_reverse, (x,), {"axis": axes})

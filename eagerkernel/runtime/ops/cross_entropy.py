@@ -18,9 +18,9 @@ from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ._core import apply, dtype_error, float_check, tensor
-from .activations import _log_softmax_np, log_softmax, softmax
+from .activations import log_softmax, log_softmax_fwd, softmax
 from .elementwise import sigmoid
-from .reduction import _single_axis, expand_reduced, reduce_sum
+from .reduction import expand_reduced, reduce_sum, single_axis
 
 __all__ = [
     "sigmoid_cross_entropy_with_logits",
@@ -33,7 +33,7 @@ __all__ = [
 
 
 def _softmax_xent_fwd(xp, labels, logits, axis):
-    return -xp.sum(labels * _log_softmax_np(xp, logits, axis), axis=axis)
+    return -xp.sum(labels * log_softmax_fwd(xp, logits, axis), axis=axis)
 
 
 def _softmax_xent_logits_vjp(g, ans, labels, logits, axis):
@@ -90,7 +90,7 @@ def softmax_cross_entropy_with_logits(labels=None, logits=None, axis=-1, name=No
     """
     op = "softmax_cross_entropy_with_logits"
     y, z = _labels_logits(labels, logits, op)
-    a = _single_axis(z, axis, op)
+    a = single_axis(z, axis, op)
     zs, ys = tuple(z._value.shape), tuple(y._value.shape)
     if ys != zs:
         try:
@@ -113,7 +113,7 @@ softmax_cross_entropy_with_logits_v2 = softmax_cross_entropy_with_logits
 
 
 def _sparse_xent_fwd(xp, labels, logits):
-    logp = _log_softmax_np(xp, logits, -1)
+    logp = log_softmax_fwd(xp, logits, -1)
     return -xp.take_along_axis(logp, labels[..., None], axis=-1)[..., 0]
 
 

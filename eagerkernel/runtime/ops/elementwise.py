@@ -293,13 +293,13 @@ tanh = unary(_tanh, "Hyperbolic tangent (follows `tf.math.tanh`).", float_only=T
 defvjp(_tanh, lambda g, ans, x: g * (1 - ans * ans))
 
 
-def _sigmoid_fwd(xp, x):
+def sigmoid_fwd(xp, x):
     # Stable for large |x|: exp only ever sees non-positive arguments.
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
-_sigmoid = Primitive("Sigmoid", _sigmoid_fwd)
+_sigmoid = Primitive("Sigmoid", sigmoid_fwd)
 sigmoid = unary(
     _sigmoid, "1 / (1 + exp(-x)), overflow-free (follows `tf.math.sigmoid`).", float_only=True
 )
@@ -345,12 +345,12 @@ def cast(x, dtype, name=None) -> Tensor:
         )
     np_dtype = dtypes.numpy_dtype(dtype)
     if x._value.dtype == np_dtype:
-        return x if type(x) is Tensor else apply(_identity, (x,))
+        return x if type(x) is Tensor else apply(identity_prim, (x,))
     return apply(_cast, (x,), {"dtype": np_dtype})
 
 
-_identity = Primitive("Identity", lambda xp, x: x)
-defvjp(_identity, lambda g, ans, x: g)
+identity_prim = Primitive("Identity", lambda xp, x: x)
+defvjp(identity_prim, lambda g, ans, x: g)
 
 
 def _comparison(name: str, fn, doc: str):

@@ -21,7 +21,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply
 from ._core import tensor as _tensor
-from .array_ops import _axis, _check_range, _index_tensor, _ints, invalid
+from .array_ops import axis_arg, check_range, index_tensor, int_list, invalid
 
 __all__ = ["boolean_mask", "gather", "gather_nd", "scatter_nd", "slice"]  # and getitem, bound as []
 
@@ -101,19 +101,19 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     array([[5, 6], [1, 2]], dtype=int32)
     """
     x = _tensor(params, "gather")
-    i = _index_tensor(indices, x, "gather")
+    i = index_tensor(indices, x, "gather")
     s, si = x._value.shape, i._value.shape
     b = operator.index(batch_dims)
     if b < 0:
         b += len(si)
-    a = _axis(b if axis is None else axis, len(s), "gather")
+    a = axis_arg(b if axis is None else axis, len(s), "gather")
     if not 0 <= b <= min(a, len(si)) or s[:b] != si[:b]:
         raise invalid(
             "gather",
             f"gather: batch_dims={batch_dims} must be <= axis ({a}) and <= rank(indices), and "
             f"the batch axes must agree; got params shape {tuple(s)}, indices shape {tuple(si)}.",
         )
-    _check_range("gather", i._value, s[a], a, s)
+    check_range("gather", i._value, s[a], a, s)
     return apply(_gather, (x, i), {"axis": a, "batch_dims": b})
 
 
@@ -165,7 +165,7 @@ def _check_nd(op: str, shape: tuple, i: Tensor, b: int) -> None:
             f"indices shape {tuple(si)} for shape {tuple(shape)} and batch_dims={b}.",
         )
     for j in range(si[-1]):
-        _check_range(op, i._value[..., j], shape[b + j], b + j, shape)
+        check_range(op, i._value[..., j], shape[b + j], b + j, shape)
 
 
 def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
@@ -187,7 +187,7 @@ def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
     array([3, 2], dtype=int32)
     """
     x = _tensor(params, "gather_nd")
-    i = _index_tensor(indices, x, "gather_nd")
+    i = index_tensor(indices, x, "gather_nd")
     b = operator.index(batch_dims)
     _check_nd("gather_nd", x._value.shape, i, b)
     return apply(_gather_nd, (x, i), {"batch_dims": b})
@@ -208,8 +208,8 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
     array([0., 3., 0.], dtype=float32)
     """
     u = _tensor(updates, "scatter_nd")
-    i = _index_tensor(indices, u, "scatter_nd")
-    out = _ints(shape, "scatter_nd", "shape")
+    i = index_tensor(indices, u, "scatter_nd")
+    out = int_list(shape, "scatter_nd", "shape")
     _check_nd("scatter_nd", out, i, 0)
     expected = i._value.shape[:-1] + out[i._value.shape[-1] :]
     if u._value.shape != expected:
@@ -349,7 +349,7 @@ def slice(input_, begin, size, name=None) -> Tensor:
     """
     x = _tensor(input_, "slice")
     s = x._value.shape
-    b, n = _ints(begin, "slice", "begin"), _ints(size, "slice", "size")
+    b, n = int_list(begin, "slice", "begin"), int_list(size, "slice", "size")
     ends = tuple(d if m == -1 else o + m for o, m, d in zip(b, n, s))
     if not len(b) == len(n) == len(s) or any(not 0 <= o <= e <= d for o, e, d in zip(b, ends, s)):
         raise invalid(
@@ -378,9 +378,9 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask") -> Tensor:
     array([1, 3], dtype=int32)
     """
     x = _tensor(tensor, "boolean_mask")
-    m = _index_tensor(mask, x, "boolean_mask", "mask", "b")
+    m = index_tensor(mask, x, "boolean_mask", "mask", "b")
     s, sm = x._value.shape, m._value.shape
-    a = 0 if axis is None else _axis(axis, max(len(s), 1), "boolean_mask")
+    a = 0 if axis is None else axis_arg(axis, max(len(s), 1), "boolean_mask")
     if not sm or s[a : a + len(sm)] != sm:
         raise ValueError(
             f"boolean_mask: mask shape {tuple(sm)} must match the tensor shape {tuple(s)} "

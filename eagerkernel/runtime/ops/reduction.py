@@ -423,7 +423,7 @@ defvjp(_count_nonzero, None)
 # -- arg reductions, scans ----------------------------------------------------------------------
 
 
-def _single_axis(x: Tensor, axis, op: str) -> int:
+def single_axis(x: Tensor, axis, op: str) -> int:
     nd = x.ndim
     if nd == 0:
         raise InvalidArgumentError(
@@ -461,7 +461,7 @@ def _arg_reduce(prim, x, axis, output_type, op):
     out = dtypes.numpy_dtype(output_type)
     if out.kind not in "iu":
         raise TypeError(f"{op}: output_type must be int32 or int64, got {out.name}.")
-    axis = _single_axis(x, 0 if axis is None else axis, op)
+    axis = single_axis(x, 0 if axis is None else axis, op)
     if x._value.shape[axis] == 0:
         raise InvalidArgumentError(
             None, op, f"{op}: axis {axis} of shape {tuple(x.shape)} is empty."
@@ -539,7 +539,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
     """
     x = tensor(x, "cumsum")
     params = {
-        "axis": _single_axis(x, axis, "cumsum"),
+        "axis": single_axis(x, axis, "cumsum"),
         "exclusive": bool(exclusive),
         "reverse": bool(reverse),
     }
