@@ -43,7 +43,7 @@ def show(view, active_types) -> None:
     end's: `DisplayFormatter.active_types`), from its ``_repr_mimebundle_``.
 
     The same output as ``display(view)``, without IPython's formatter, which asks each of its
-    ten formatters in turn (0.07 ms a display; %%tape makes two per cell).
+    ten formatters in turn (%%tape makes two displays per cell).
     """
     publish_display_data(view._repr_mimebundle_(include=active_types))
 
@@ -54,8 +54,8 @@ def _parse_cached(magic, line: str):
 
 
 def _parse(magic, line: str):
-    """``parse_argstring(magic, line)``, parsed once per distinct line (argparse takes about
-    0.05 ms; a cell re-run has the same line). A copy, so callers may change it."""
+    """``parse_argstring(magic, line)``, parsed once per distinct line (a cell re-run has the
+    same line, and argparse is slow next to a small cell). A copy, so callers may change it."""
     return copy.copy(_parse_cached(magic, line))
 
 
@@ -107,7 +107,7 @@ class _TableView:
         p.text(repr(self))
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        # text/plain straight from repr, without IPython's pretty printer (0.1 ms a display).
+        # text/plain straight from repr, without IPython's pretty printer.
         # HTML only when asked for by name (`show`): IPython's display() asks with
         # include=None, and then calls _repr_html_ itself if the front end shows HTML.
         bundle = {"text/plain": repr(self)}
@@ -236,7 +236,7 @@ class TapeTiming(_TableView):
     """Forward time of each op on a tape, its share of the total, and totals by op type: the
     time columns of a `TapeRecord` (``record.timing``) as a view of their own.
 
-    Times come from `Entry.seconds` (measured by profiling tapes only; ``—`` for ops recorded
+    Times come from `Record.seconds` (measured by profiling tapes only; ``—`` for ops recorded
     without a time, such as `custom_gradient` calls). Op types are listed in order of first
     appearance so that the layout does not change between runs, only the numbers.
 
