@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 
+from .dispatch import pass_through
 from .records import Record
 from .tensor import Tensor
 
@@ -123,7 +124,12 @@ def backward(
             for k, vjp in enumerate(prim.vjps):
                 xid = ids[k]
                 if vjp is not None and xid in reach:
-                    gk = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
+                    if vjp is pass_through:
+                        gk = g
+                    elif params:
+                        gk = vjp(g, out, *inputs, **params)
+                    else:
+                        gk = vjp(g, out, *inputs)
                     if gk is not None:
                         x = inputs[k]
                         if gk._value.shape != x._value.shape:

@@ -39,6 +39,7 @@ __all__ = [
     "defjointvjp",
     "defvjp",
     "dispatch",
+    "pass_through",
     "record",
     "unary",
 ]
@@ -90,8 +91,15 @@ class Primitive:
 
 
 def defvjp(prim: Primitive, *vjps) -> None:
-    """Registers one VJP per input of ``prim`` (None: no gradient for that input)."""
+    """Registers one VJP per input of ``prim`` (None: no gradient for that input;
+    `pass_through`: the cotangent itself)."""
     prim.vjps = vjps
+
+
+def pass_through(g, ans, *inputs, **params):
+    """The VJP of an input whose cotangent is the output's, unchanged (an addend, an identity).
+    The backward pass recognizes it and skips the call."""
+    return g
 
 
 def defjointvjp(prim: Primitive, vjp) -> None:

@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
-from ..core.dispatch import Primitive, defjointvjp, defvjp
+from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, binary, dtype_error, tensor, unary
@@ -67,7 +67,7 @@ __all__ = [
 
 _add = Primitive("AddV2", lambda xp, x, y: x + y)
 add = binary(_add, "x + y, broadcasting (follows `tf.math.add`).", operator.add)
-defvjp(_add, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+defvjp(_add, pass_through, pass_through)
 
 
 def _add_n_fwd(xp, *xs):
@@ -117,7 +117,7 @@ def add_n(inputs, name=None) -> Tensor:
 
 _sub = Primitive("Sub", lambda xp, x, y: x - y)
 subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).", operator.sub)
-defvjp(_sub, lambda g, ans, x, y: g, lambda g, ans, x, y: negative(g))
+defvjp(_sub, pass_through, lambda g, ans, x, y: negative(g))
 
 _mul = Primitive("Mul", lambda xp, x, y: x * y)
 multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", operator.mul)
@@ -350,7 +350,7 @@ def cast(x, dtype, name=None) -> Tensor:
 
 
 identity_prim = Primitive("Identity", lambda xp, x: x)
-defvjp(identity_prim, lambda g, ans, x: g)
+defvjp(identity_prim, pass_through)
 
 
 def _comparison(name: str, fn, doc: str):
