@@ -223,6 +223,8 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
      * it can be in no cycle, and the cyclic GC need not traverse the records a tape keeps. */
     if (PyDict_CheckExact(args[3]) && PyDict_GET_SIZE(args[3]) == 0) {
         PyObject_GC_UnTrack(record);
+        /* Likewise the inputs tuple: Tensors, which refer to no tuple. */
+        if (PyTuple_CheckExact(recorded)) PyObject_GC_UnTrack(recorded);
     }
     failed = PyList_Append(self->records, record) < 0;
     Py_DECREF(record);
