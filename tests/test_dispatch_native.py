@@ -85,3 +85,24 @@ def test_c_path_hands_device_scopes_and_sync_to_python(monkeypatch):
 def test_observe_rejects_bad_calls():
     with pytest.raises(TypeError, match=r"expected \(prim, inputs\)"):
         dispatch._observe(1)
+
+
+@native
+def test_a_thread_that_never_recorded_runs_its_ops_unobserved_while_another_records():
+    import threading
+
+    x = ek.constant(np.array([1.0, 2.0], np.float32))
+    seen = {}
+
+    def worker():
+        y = x * 3.0  # this thread has no recorder and no scope: nothing records it
+        seen["y"] = y.numpy().tolist()
+        seen["device"] = y.device
+
+    with ProfilingTape() as tape:
+        z = x * 2.0
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+    assert seen == {"y": [3.0, 6.0], "device": "/cpu:0"}
+    assert [r.prim.name for r in tape.records] == ["Mul"] and tape.records[0].output is z

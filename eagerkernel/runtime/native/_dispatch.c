@@ -36,6 +36,7 @@ static struct {
     PyObject *str_state, *str_record;
     int ready;
     PyObject *key; /* the key of the state in each thread's dict (PyThreadState_GetDict) */
+    PyObject *no_recorders; /* () */
 } S;
 
 /* This thread's state tuple (borrowed), or NULL with no error if it never stored one. */
@@ -114,17 +115,22 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return fallback(prim, inputs);
     }
     PyObject *state = thread_state(); /* borrowed */
+    int timed = 0;
+    PyObject *recorders;
     if (state == NULL) {
+        /* This thread never entered a scope or pushed a recorder (a Dataset worker while the
+         * notebook's thread records): the op runs unobserved, without the Python path. */
         if (PyErr_Occurred()) return NULL;
-        return fallback(prim, inputs); /* this thread never stored a state */
+        recorders = S.no_recorders;
+    } else {
+        if (!PyTuple_CheckExact(state) || PyTuple_GET_SIZE(state) != 4 ||
+            PyTuple_GET_ITEM(state, 0) != Py_None || PyTuple_GET_ITEM(state, 2) != Py_False) {
+            return fallback(prim, inputs); /* a device scope, or --sync */
+        }
+        timed = PyTuple_GET_ITEM(state, 1) == Py_True;
+        recorders = PyTuple_GET_ITEM(state, 3);
+        if (!PyTuple_CheckExact(recorders)) return fallback(prim, inputs);
     }
-    if (!PyTuple_CheckExact(state) || PyTuple_GET_SIZE(state) != 4 ||
-        PyTuple_GET_ITEM(state, 0) != Py_None || PyTuple_GET_ITEM(state, 2) != Py_False) {
-        return fallback(prim, inputs); /* a device scope, or --sync */
-    }
-    int timed = PyTuple_GET_ITEM(state, 1) == Py_True;
-    PyObject *recorders = PyTuple_GET_ITEM(state, 3);
-    if (!PyTuple_CheckExact(recorders)) return fallback(prim, inputs);
     Py_INCREF(recorders); /* a recorder may push or pop others while it records */
 
     PyObject *a = SLOT(x, S.value), *b = y != NULL ? SLOT(y, S.value) : NULL;
@@ -238,6 +244,9 @@ PyMODINIT_FUNC PyInit__dispatch(void) {
     S.str_state = PyUnicode_InternFromString("state");
     S.str_record = PyUnicode_InternFromString("record");
     S.key = PyUnicode_InternFromString("eagerkernel.runtime.native._dispatch.state");
-    if (S.str_state == NULL || S.str_record == NULL || S.key == NULL) return NULL;
+    S.no_recorders = PyTuple_New(0);
+    if (S.str_state == NULL || S.str_record == NULL || S.key == NULL || !S.no_recorders) {
+        return NULL;
+    }
     return PyModule_Create(&module);
 }
