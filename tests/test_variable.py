@@ -80,3 +80,17 @@ def test_variables_are_not_picklable():
 
     with pytest.raises(TypeError, match="Checkpoint"):
         pickle.dumps(ek.Variable(1.0))
+
+
+def test_tensorflow_arguments_are_checked_never_ignored():
+    import pytest as _pytest
+
+    v = ek.Variable([1.0, 2.0], shape=(2,), validate_shape=True, caching_device=None)
+    assert v.shape == (2,)
+    assert ek.Variable([[1.0, 2.0]], shape=[None, 2]).shape == (1, 2)
+    with _pytest.raises(ValueError, match=r"shape \(3,\) does not match .* \(2,\)"):
+        ek.Variable([1.0, 2.0], shape=(3,))
+    with _pytest.raises(NotImplementedError, match="validate_shape=False"):
+        ek.Variable([1.0], validate_shape=False)
+    with _pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        ek.Variable([1.0], colour="red")

@@ -24,6 +24,40 @@ _read = Primitive("ReadVariableOp", lambda xp, x: x)
 defvjp(_read, pass_through)
 
 
+# TensorFlow's other arguments of tf.Variable, accepted with the value that asks nothing.
+_TF_DEFAULTS = {
+    "validate_shape": True,
+    "caching_device": None,
+    "synchronization": None,
+    "aggregation": None,
+    "import_scope": None,
+    "variable_def": None,
+    "experimental_enable_variable_lifting": True,
+}
+
+
+def _check_tf_arguments(kwargs: dict) -> None:
+    for key, value in kwargs.items():
+        if key not in _TF_DEFAULTS:
+            raise TypeError(f"Variable: unexpected keyword argument {key!r}.")
+        default = _TF_DEFAULTS[key]
+        if value is not default and value != default:
+            raise NotImplementedError(
+                f"Variable: {key}={value!r} is not supported (only {default!r}, TensorFlow's "
+                "default)."
+            )
+
+
+def _check_shape(shape, actual: tuple) -> None:
+    dims = list(shape) if not isinstance(shape, int) else [shape]
+    ok = len(dims) == len(actual) and all(d is None or int(d) == n for d, n in zip(dims, actual))
+    if not ok:
+        raise ValueError(
+            f"Variable: shape {tuple(dims)} does not match the initial value's shape "
+            f"{tuple(actual)}."
+        )
+
+
 class Variable(Tensor):
     """A mutable, named tensor (follows `tf.Variable`).
 
@@ -35,11 +69,19 @@ class Variable(Tensor):
         dtype: convert ``initial_value`` to this dtype (default: its own, with TensorFlow's
             Python-value rules).
         constraint: optional function applied after optimizer updates (Keras convention).
+        shape: optional; the value's shape must match it (``None`` dims match any size).
+        validate_shape: accepted as TensorFlow's default, True (assigned values keep the
+            shape); False is not supported.
+        caching_device, synchronization, aggregation, import_scope, variable_def: accepted
+            for TensorFlow's signature with their default values only (None); anything else
+            raises, rather than being ignored.
 
     The variable lives on the current device and stays there: assigned values are copied to it.
 
     Raises:
-        ValueError: ``initial_value`` missing. TypeError: unconvertible value.
+        ValueError: ``initial_value`` missing, or its shape does not match ``shape``.
+        TypeError: unconvertible value, or an unknown keyword argument.
+        NotImplementedError: a TensorFlow argument with a value this runtime does not support.
 
     >>> v = ek.Variable(5.0, name="weight")
     >>> v
@@ -60,6 +102,7 @@ class Variable(Tensor):
         shape=None,
         **kwargs,
     ):
+        _check_tf_arguments(kwargs)
         if initial_value is None:
             raise ValueError("Variable: initial_value must be given.")
         if callable(initial_value):
@@ -79,6 +122,8 @@ class Variable(Tensor):
         device = current_device()
         value = copy_to_device(value, device)
         arr = value._value
+        if shape is not None:
+            _check_shape(shape, arr.shape)
         if type(initial_value) is np.ndarray and arr is initial_value:
             arr = arr.copy()
         self._value = arr
