@@ -23,8 +23,11 @@ except ImportError:  # not built
 _NO_PARAMS: dict = {}
 
 
-class Record:
+class PyRecord:
     """One recorded op: what the backward pass needs, and what ``%%tape`` displays.
+
+    `Record` is this class, or its C twin (``native/_tape.c``, the same fields, constructor,
+    properties and repr, cheaper to make and free) where that was built.
 
     Attributes:
         prim: the `Primitive`.
@@ -61,6 +64,19 @@ class Record:
 
     def __repr__(self) -> str:
         return f"<Record {self.prim.name}>"
+
+
+FIELDS = ("prim", "inputs", "_ids", "output", "params", "saved", "seconds")
+
+Record = PyRecord
+try:
+    from ..native import ENABLED as _NATIVE
+    from ..native._tape import Record as _NativeRecord
+
+    if _NATIVE:
+        Record = _NativeRecord
+except ImportError:  # not built: the Python class is the record type
+    pass
 
 
 class Records:
@@ -168,7 +184,7 @@ class Records:
         columns = []
         for name in names:
             attr = "_ids" if name == "ids" else name
-            if attr not in Record.__slots__:
+            if attr not in FIELDS:
                 raise ValueError(f"Records.fields: no field {name!r}.")
             columns.append([getattr(r, attr) for r in self._records])
         return columns

@@ -186,15 +186,7 @@ class GradientTape(Recorder):
             ids.add(id(output))
         else:
             return
-        r = _new(Record)
-        r.prim = prim
-        r.inputs = inputs
-        r._ids = keys
-        r.output = output
-        r.params = params
-        r.saved = saved
-        r.seconds = seconds
-        self._records.append(r)
+        self._records.append(Record(prim, inputs, keys, output, params, saved, seconds))
 
     def _record_read(self, prim, inputs, output, params, saved, seconds) -> None:
         """`record` for an op that read Variables: each becomes a snapshot of its value."""
@@ -579,15 +571,7 @@ class ProfilingTape(GradientTape):
                 self._record_read(prim, inputs, output, params, None, seconds)
                 break
         else:
-            r = _new(Record)
-            r.prim = prim
-            r.inputs = inputs
-            r._ids = None
-            r.output = output
-            r.params = params
-            r.saved = None
-            r.seconds = seconds
-            self._records.append(r)
+            self._records.append(Record(prim, inputs, None, output, params, None, seconds))
 
     def release_while_recording(self, old: ProfilingTape) -> None:
         """Takes ``old``'s records, to let go of them while this tape records: one before each

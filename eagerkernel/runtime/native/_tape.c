@@ -375,6 +375,128 @@ static PyTypeObject TapeRecorderType = {
     .tp_members = tape_members,
 };
 
+
+/* -- Record: one recorded op, the C twin of core/records.py's Python class -------------------
+ *
+ * The same fields (prim, inputs, _ids, output, params, saved, seconds), the same constructor
+ * Record(prim, inputs, ids, output, params=<empty dict>, saved=None, seconds=None), the `ids`
+ * and `outputs` properties and the repr. A static type: allocating one and letting go of it
+ * costs less than an instance of a Python class with __slots__, and a tape makes one per op.
+ */
+typedef struct {
+    PyObject_HEAD
+    PyObject *fields[N_SLOTS]; /* in slot_names order */
+} RecordObject;
+
+static PyObject *empty_params; /* the default params: one shared empty dict */
+
+static int record_init(RecordObject *self, PyObject *args, PyObject *kwds) {
+    static char *keywords[] = {"prim", "inputs", "ids", "output", "params", "saved", "seconds",
+                               NULL};
+    PyObject *v[N_SLOTS] = {NULL, NULL, NULL, NULL, empty_params, Py_None, Py_None};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO|OOO:Record", keywords, &v[0], &v[1],
+                                     &v[2], &v[3], &v[4], &v[5], &v[6]))
+        return -1;
+    for (int i = 0; i < N_SLOTS; i++) {
+        Py_INCREF(v[i]);
+        Py_XSETREF(self->fields[i], v[i]);
+    }
+    return 0;
+}
+
+static int record_traverse(RecordObject *self, visitproc visit, void *arg) {
+    for (int i = 0; i < N_SLOTS; i++) Py_VISIT(self->fields[i]);
+    return 0;
+}
+
+static int record_clear(RecordObject *self) {
+    for (int i = 0; i < N_SLOTS; i++) Py_CLEAR(self->fields[i]);
+    return 0;
+}
+
+static void record_dealloc(RecordObject *self) {
+    PyObject_GC_UnTrack(self);
+    record_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *record_ids(RecordObject *self, void *closure) {
+    PyObject *ids = self->fields[S_IDS], *inputs = self->fields[S_INPUTS];
+    if (ids != NULL && ids != Py_None) return Py_NewRef(ids);
+    if (inputs == NULL || !PyTuple_Check(inputs)) {
+        PyErr_SetString(PyExc_AttributeError, "Record: no inputs");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(inputs);
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key = PyLong_FromVoidPtr(PyTuple_GET_ITEM(inputs, i));
+        if (key == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, key);
+    }
+    return out;
+}
+
+static PyObject *record_outputs(RecordObject *self, void *closure) {
+    PyObject *output = self->fields[S_OUTPUT];
+    if (output == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "Record: no output");
+        return NULL;
+    }
+    if (PyTuple_Check(output)) return Py_NewRef(output);
+    return PyTuple_Pack(1, output);
+}
+
+static PyObject *record_repr(RecordObject *self) {
+    PyObject *prim = self->fields[S_PRIM];
+    PyObject *name = prim ? PyObject_GetAttrString(prim, "name") : NULL;
+    if (name == NULL) {
+        PyErr_Clear();
+        return PyUnicode_FromString("<Record>");
+    }
+    PyObject *text = PyUnicode_FromFormat("<Record %U>", name);
+    Py_DECREF(name);
+    return text;
+}
+
+#define FIELD(i) offsetof(RecordObject, fields) + (i) * sizeof(PyObject *)
+static PyMemberDef record_members[] = {
+    {"prim", T_OBJECT_EX, FIELD(S_PRIM), 0, "the Primitive"},
+    {"inputs", T_OBJECT_EX, FIELD(S_INPUTS), 0, "the input Tensors (snapshots for Variables)"},
+    {"_ids", T_OBJECT_EX, FIELD(S_IDS), 0, "the input ids as stored (None: the inputs' own)"},
+    {"output", T_OBJECT_EX, FIELD(S_OUTPUT), 0, "the output Tensor, or a tuple of them"},
+    {"params", T_OBJECT_EX, FIELD(S_PARAMS), 0, "the op's keyword parameters"},
+    {"saved", T_OBJECT_EX, FIELD(S_SAVED), 0, "what the forward saved for the VJP, or None"},
+    {"seconds", T_OBJECT_EX, FIELD(S_SECONDS), 0, "the forward time, or None"},
+    {NULL},
+};
+
+static PyGetSetDef record_getset[] = {
+    {"ids", (getter)record_ids, NULL, "id of each input as the backward pass keys it", NULL},
+    {"outputs", (getter)record_outputs, NULL, "the outputs as a tuple", NULL},
+    {NULL},
+};
+
+static PyTypeObject RecordType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "eagerkernel.runtime.native._tape.Record",
+    .tp_basicsize = sizeof(RecordObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "One recorded op (the C twin of core/records.py's Record).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)record_init,
+    .tp_dealloc = (destructor)record_dealloc,
+    .tp_traverse = (traverseproc)record_traverse,
+    .tp_clear = (inquiry)record_clear,
+    .tp_repr = (reprfunc)record_repr,
+    .tp_members = record_members,
+    .tp_getset = record_getset,
+};
+
 /* op_totals(records, record_type) -> [(prim, count, seconds or None)], first appearance. */
 static PyObject *op_totals(PyObject *module, PyObject *args) {
     PyObject *records;
@@ -464,9 +586,17 @@ PyMODINIT_FUNC PyInit__tape(void) {
     str_dtype = PyUnicode_InternFromString("dtype");
     str_kind = PyUnicode_InternFromString("kind");
     if (str_dtype == NULL || str_kind == NULL) return NULL;
-    if (PyType_Ready(&TapeRecorderType) < 0) return NULL;
+    if (PyType_Ready(&TapeRecorderType) < 0 || PyType_Ready(&RecordType) < 0) return NULL;
+    empty_params = PyDict_New();
+    if (empty_params == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    Py_INCREF(&RecordType);
+    if (PyModule_AddObject(m, "Record", (PyObject *)&RecordType) < 0) {
+        Py_DECREF(&RecordType);
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&TapeRecorderType);
     if (PyModule_AddObject(m, "TapeRecorder", (PyObject *)&TapeRecorderType) < 0) {
         Py_DECREF(&TapeRecorderType);
