@@ -197,3 +197,36 @@ def test_the_tape_suites_pass_with_the_python_twins(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert " passed" in result.stdout and "failed" not in result.stdout
+
+
+@native
+def test_the_c_record_behaves_as_the_python_record():
+    from eagerkernel.runtime.native._tape import Record as CRecord
+
+    from eagerkernel.runtime.core import records as records_mod
+
+    assert records_mod.Record is CRecord
+    x, y = ek.constant(1.0), ek.constant(2.0)
+    out = x * y
+
+    class Prim:  # any object with a name serves as the primitive here
+        name = "Mul"
+
+    made = []
+    for cls in (CRecord, records_mod.PyRecord):
+        r = cls(Prim(), (x, y), None, out)
+        assert r.params == {} and r.saved is None and r.seconds is None
+        assert r.ids == (id(x), id(y)) and r.outputs == (out,) and repr(r) == "<Record Mul>"
+        r2 = cls(Prim(), (x,), (7,), (out, out), {"axis": 0}, "s", 1.5)
+        assert (r2.ids, r2.outputs, r2.params, r2.saved, r2.seconds) == (
+            (7,),
+            (out, out),
+            {"axis": 0},
+            "s",
+            1.5,
+        )
+        r2.seconds = 2.5  # fields are writable, as the Python class's slots
+        made.append((r2.seconds, r2._ids))
+    assert made[0] == made[1]
+    with pytest.raises(TypeError):
+        CRecord(Prim(), (x,))  # ids and output are required
