@@ -69,15 +69,7 @@ def _full(op: str, shape: tuple, value, np_dtype, device) -> Tensor:
 
 def _new(op: str, shape, dtype, fill_value) -> Tensor:
     np_dtype = _dtype(dtype, op)
-    shape = _shape(shape, op)
-    device = current_device()
-    check_allocation(op, shape, np_dtype, device)
-    try:
-        return make(device.xp.full(shape, fill_value, dtype=np_dtype), device)
-    except (MemoryError, ValueError) as exc:
-        if is_oom(exc):
-            raise out_of_memory(op, shape, np_dtype, device) from None
-        raise
+    return _full(op, _shape(shape, op), fill_value, np_dtype, current_device())
 
 
 def zeros(shape, dtype=dtypes.float32, name=None) -> Tensor:
