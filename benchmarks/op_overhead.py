@@ -110,24 +110,24 @@ def numpy_runs(steps: int) -> Runs:
     }
 
 
-def eagerkernel_runs(steps: int) -> Runs:
-    import eagerkernel as ek
-
-    x = ek.constant(np.ones(SIZE, np.float32))
-    a = ek.constant(np.full(SIZE, A, np.float32))
-    b = ek.constant(np.full(SIZE, B, np.float32))
-    w = ek.Variable(W0.astype(np.float32), name="w")
+def tape_api_runs(tf, steps: int) -> Runs:
+    """The cells of a framework with TensorFlow's eager API: eagerkernel (imported as ``tf``
+    after changing the import, as its users do) or TensorFlow itself; the same code for both."""
+    x = tf.constant(np.ones(SIZE, np.float32))
+    a = tf.constant(np.full(SIZE, A, np.float32))
+    b = tf.constant(np.full(SIZE, B, np.float32))
+    w = tf.Variable(W0.astype(np.float32), name="w")
 
     def taped_constants():
-        with ek.GradientTape() as tape:
+        with tf.GradientTape() as tape:
             tape.watch(x)
             # The sum is inside the `with`: a tape only differentiates what it recorded.
-            loss = ek.reduce_sum(chain(x, a, b, steps))
+            loss = tf.reduce_sum(chain(x, a, b, steps))
         return tape.gradient(loss, x).numpy()
 
     def taped_rnn():
-        with ek.GradientTape() as tape:  # w is trainable: watched as it is read
-            loss = ek.reduce_sum(chain(x, w, w, steps))
+        with tf.GradientTape() as tape:  # w is trainable: watched as it is read
+            loss = tf.reduce_sum(chain(x, w, w, steps))
         return tape.gradient(loss, w).numpy()
 
     return {
@@ -136,6 +136,12 @@ def eagerkernel_runs(steps: int) -> Runs:
         ("RNN", "no tape"): lambda: chain(x, w, w, steps).numpy(),
         ("RNN", "tape+backward"): taped_rnn,
     }
+
+
+def eagerkernel_runs(steps: int) -> Runs:
+    import eagerkernel as ek
+
+    return tape_api_runs(ek, steps)
 
 
 def torch_runs(steps: int) -> Runs | None:
@@ -178,28 +184,7 @@ def tensorflow_runs(steps: int) -> Runs | None:
         import tensorflow as tf
     except ImportError:
         return None
-    x = tf.constant(np.ones(SIZE, np.float32))
-    a = tf.constant(np.full(SIZE, A, np.float32))
-    b = tf.constant(np.full(SIZE, B, np.float32))
-    w = tf.Variable(W0.astype(np.float32), name="w")
-
-    def taped_constants():
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            loss = tf.reduce_sum(chain(x, a, b, steps))
-        return tape.gradient(loss, x).numpy()
-
-    def taped_rnn():
-        with tf.GradientTape() as tape:
-            loss = tf.reduce_sum(chain(x, w, w, steps))
-        return tape.gradient(loss, w).numpy()
-
-    return {
-        ("constants", "no tape"): lambda: chain(x, a, b, steps).numpy(),
-        ("constants", "tape+backward"): taped_constants,
-        ("RNN", "no tape"): lambda: chain(x, w, w, steps).numpy(),
-        ("RNN", "tape+backward"): taped_rnn,
-    }
+    return tape_api_runs(tf, steps)
 
 
 def check(name: str, chain_name: str, mode: str, result, steps: int) -> str | None:

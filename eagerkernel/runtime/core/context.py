@@ -6,16 +6,17 @@ and per entered device scope, so ``if ACTIVE:`` (one global load and a truth tes
 cost of the fast path's check. Only when it is non-empty does `dispatch` read this thread's
 `Context`, which holds:
 
-- ``recorders``: the recorders this thread pushed (tapes, the profiling tape behind ``%%tape``,
-  anything implementing `Recorder`), innermost last, as a tuple, replaced (never mutated) on
-  push and pop, so a dispatcher iterating it never sees it change;
-- ``device``: the innermost ``ek.device`` scope of this thread, or None;
-- ``timed``/``sync``: whether any of those recorders wants each forward timed (and the device
-  synchronized around it), derived once on push and pop.
+- ``recorders`` and ``devices``: the recorders this thread pushed (tapes, the profiling tape
+  behind ``%%tape``, anything implementing `Recorder`) and the ``ek.device`` scopes it entered,
+  innermost last, as tuples replaced (never mutated) on push and pop;
+- ``state``: what `dispatch` reads, derived from those on every push and pop: the innermost
+  device scope, whether any recorder wants each forward timed (``timed``) and the device
+  synchronized around it (``sync``), and the recorders' bound ``record`` methods. The C
+  dispatcher (``native/_dispatch.c``) gets the same tuple through ``set_state``.
 
 A recorder or scope belongs to the thread that entered it: thread A's tape never sees thread
-B's ops, and a Dataset worker thread sees no recorder of the notebook's thread (it pays one
-thread-local read while one is active).
+B's ops, and a Dataset worker thread sees no recorder of the notebook's thread (the C
+dispatcher runs its ops unobserved; the Python one pays one thread-local read).
 """
 
 from __future__ import annotations
@@ -89,17 +90,24 @@ class Context(threading.local):
 
     def __init__(self):
         self.recorders: tuple = ()
-        self.devices: tuple = ()
-        self.device = None
-        self.timed = False
-        self.sync = False
-        # (device, timed, sync, the recorders' bound `record` methods): what `dispatch` reads,
-        # in one thread-local load.
+        self.devices: tuple = ()  # entered device scopes, innermost last
+        # (innermost device scope or None, timed, sync, the recorders' bound `record`
+        # methods): all that `dispatch` reads, in one thread-local load; derived by `_update`.
         self.state: tuple = (None, False, False, ())
 
+    @property
+    def device(self):
+        """The innermost device scope, or None."""
+        return self.state[0]
+
     def _update(self) -> None:
-        records = tuple(r.record for r in self.recorders)
-        self.state = (self.device, self.timed, self.sync, records)
+        recorders = self.recorders
+        self.state = (
+            self.devices[-1] if self.devices else None,
+            any(r.timed for r in recorders),
+            any(r.sync for r in recorders),
+            tuple(r.record for r in recorders),
+        )
         if _native_state is not None:  # native/_dispatch.c reads its own copy
             _native_state(self.state)
 
@@ -150,8 +158,6 @@ def refresh(recorder: Recorder) -> None:
 
 
 def _set_recorders(ctx: Context, recorders: tuple) -> None:
-    ctx.timed = any(r.timed for r in recorders)
-    ctx.sync = any(r.sync for r in recorders)
     ctx.recorders = recorders
     ctx._update()
 
@@ -160,7 +166,6 @@ def push_device(device) -> None:
     """Enters a device scope on this thread (``with ek.device(...)``)."""
     ctx = _context
     ctx.devices = (*ctx.devices, device)
-    ctx.device = device
     ctx._update()
     with _lock:
         ACTIVE.append(device)
@@ -172,7 +177,6 @@ def pop_device(device) -> None:
     if not ctx.devices or ctx.devices[-1] is not device:
         raise RuntimeError(f"device scopes exited out of order: {device!r} is not innermost.")
     ctx.devices = ctx.devices[:-1]
-    ctx.device = ctx.devices[-1] if ctx.devices else None
     ctx._update()
     with _lock:
         _remove_token(device)

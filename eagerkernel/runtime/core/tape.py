@@ -37,7 +37,6 @@ except ImportError:  # not built (no C compiler at install time)
 
 __all__ = ["GradientTape", "ProfilingTape", "UnconnectedGradients", "stop_recording"]
 
-_new = object.__new__
 _perf_counter = time.perf_counter
 
 
