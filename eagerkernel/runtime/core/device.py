@@ -223,7 +223,9 @@ class device:
 
     Accepts TensorFlow's names (``"/gpu:0"``, ``"gpu:0"``, ``"/device:GPU:0"``, ``"GPU:0"``,
     ``"/cpu:0"``). Inside the scope, ops run on that device and inputs from elsewhere are
-    copied there; the copies are differentiable.
+    copied there; the copies are differentiable. An empty name (``""``) specifies no device
+    field, so, as in TensorFlow, it adds no constraint: the enclosing scope (or none) stays in
+    force, and ops inside it run exactly as outside.
 
     Raises:
         RuntimeError: if the device is absent (the message lists the devices present).
@@ -234,14 +236,17 @@ class device:
     """
 
     def __init__(self, device_name):
-        self._device = get_device(device_name)
+        unconstrained = isinstance(device_name, str) and not device_name.strip()
+        self._device = None if unconstrained else get_device(device_name)
 
     def __enter__(self):
-        context.push_device(self._device)
+        if self._device is not None:
+            context.push_device(self._device)
         return self
 
     def __exit__(self, *exc):
-        context.pop_device(self._device)
+        if self._device is not None:
+            context.pop_device(self._device)
 
 
 def free_gpu_memory() -> None:
