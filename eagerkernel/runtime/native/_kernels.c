@@ -313,11 +313,96 @@ static PyObject *col2im(PyObject *self, PyObject *args) {
     return PyLong_FromLong(raised);
 }
 
+/* Elementwise activation kernels (ops/elementwise.py, ops/activations.py). Transcendental
+ * functions stay NumPy's (its SIMD exp, tanh, log1p, run in place between two of these
+ * passes), so each result is the NumPy formula's, bit for bit; what these loops save is the
+ * temporaries and passes of the arithmetic around them. Each takes n items of float32 or
+ * float64 arrays, the output possibly one of the inputs (every loop reads element i before it
+ * writes element i).                                                                        */
+#define EW_LOOP1(NAME, T, EXPR)                                                               \
+    static void NAME##_##T(const T *a, T *out, Py_ssize_t n) {                               \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                 \
+            const T x = a[i];                                                                \
+            out[i] = (EXPR);                                                                 \
+        }                                                                                    \
+    }
+#define EW_LOOP2(NAME, T, EXPR)                                                               \
+    static void NAME##_##T(const T *a, const T *b, T *out, Py_ssize_t n) {                   \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                 \
+            const T x = a[i], y = b[i];                                                      \
+            out[i] = (EXPR);                                                                 \
+        }                                                                                    \
+    }
+
+/* neg_abs: -|x|, the argument of exp in the stable sigmoid and softplus. */
+EW_LOOP1(neg_abs, float, -fabsf(x))
+EW_LOOP1(neg_abs, double, -fabs(x))
+/* sigmoid_finish(x, e = exp(-|x|)): x >= 0 ? 1 / (1 + e) : e / (1 + e) (NaN x: e / (1 + e)),
+ * as one division of a selected numerator (a select, not a branch: it vectorizes).       */
+EW_LOOP2(sigmoid_finish, float, (x >= 0.0f ? 1.0f : y) / (1.0f + y))
+EW_LOOP2(sigmoid_finish, double, (x >= 0.0 ? 1.0 : y) / (1.0 + y))
+/* softplus_finish(x, l = log1p(exp(-|x|))): l + maximum(x, 0), NaN-propagating as NumPy's. */
+EW_LOOP2(softplus_finish, float, y + ((x >= 0.0f || x != x) ? x : 0.0f))
+EW_LOOP2(softplus_finish, double, y + ((x >= 0.0 || x != x) ? x : 0.0))
+/* SigmoidGrad(g, y) = g * y * (1 - y);  TanhGrad(g, y) = g * (1 - y * y), NumPy's order.  */
+EW_LOOP2(sigmoid_grad, float, (x * y) * (1.0f - y))
+EW_LOOP2(sigmoid_grad, double, (x * y) * (1.0 - y))
+EW_LOOP2(tanh_grad, float, x * (1.0f - y * y))
+EW_LOOP2(tanh_grad, double, x * (1.0 - y * y))
+
+PyDoc_STRVAR(elementwise_doc,
+             "elementwise(kind, a, b, out) -> int\n\n"
+             "One elementwise pass (see kernels.py): kind 0 neg_abs(a) (b ignored), 1\n"
+             "sigmoid_finish(a, b), 2 softplus_finish(a, b), 3 sigmoid_grad(a, b), 4\n"
+             "tanh_grad(a, b). Returns the floating-point error flags raised.");
+
+static PyObject *elementwise(PyObject *self, PyObject *args) {
+    int kind;
+    PyObject *objs[3];
+    if (!PyArg_ParseTuple(args, "iOOO:elementwise", &kind, &objs[0], &objs[1], &objs[2]))
+        return NULL;
+    if (kind < 0 || kind > 4) {
+        PyErr_Format(PyExc_ValueError, "elementwise: unknown kind %d", kind);
+        return NULL;
+    }
+    static const char *names[3] = {"a", "b", "out"};
+    static const Py_ssize_t items[3] = {-1, -1, -1};
+    Py_buffer views[3];
+    char format;
+    if (get_arrays(objs, views, 3, 2, "elementwise", names, items, &format) < 0) return NULL;
+    Py_ssize_t n = views[0].len / views[0].itemsize;
+    void *a = views[0].buf, *b = views[1].buf, *out = views[2].buf;
+    int raised;
+    switch (kind) {
+        case 0:
+            RUN_KERNEL(raised, format, neg_abs_float(a, out, n), neg_abs_double(a, out, n));
+            break;
+        case 1:
+            RUN_KERNEL(raised, format, sigmoid_finish_float(a, b, out, n),
+                       sigmoid_finish_double(a, b, out, n));
+            break;
+        case 2:
+            RUN_KERNEL(raised, format, softplus_finish_float(a, b, out, n),
+                       softplus_finish_double(a, b, out, n));
+            break;
+        case 3:
+            RUN_KERNEL(raised, format, sigmoid_grad_float(a, b, out, n),
+                       sigmoid_grad_double(a, b, out, n));
+            break;
+        default:
+            RUN_KERNEL(raised, format, tanh_grad_float(a, b, out, n),
+                       tanh_grad_double(a, b, out, n));
+    }
+    release(views, 3);
+    return PyLong_FromLong(raised);
+}
+
 static PyMethodDef methods[] = {
     {"adam", adam, METH_VARARGS, adam_doc},
     {"relu_grad", relu_grad, METH_VARARGS, relu_grad_doc},
     {"max_pool_grad", max_pool_grad, METH_VARARGS, max_pool_grad_doc},
     {"col2im", col2im, METH_VARARGS, col2im_doc},
+    {"elementwise", elementwise, METH_VARARGS, elementwise_doc},
     {NULL, NULL, 0, NULL},
 };
 
