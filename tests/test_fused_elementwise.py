@@ -1,0 +1,218 @@
+"""Fused elementwise kernels (sigmoid, softplus, SigmoidGrad, TanhGrad in `native/kernels.py`)
+against the unfused NumPy formulas they replace, bit for bit (0 ulp: the transcendental part
+is NumPy's own exp/log1p, the arithmetic the same operations in the same order), and the ops
+built on them against finite differences; reduce_sum/reduce_mean gradients as broadcast views;
+``tf.device('')``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+from eagerkernel.runtime.core import context
+from eagerkernel.runtime.native import kernels
+
+needs_c = pytest.mark.skipif(not kernels.available(), reason="C extension not built")
+FLOATS = [np.float32, np.float64]
+
+
+def sample(dtype, shape=(37, 53), seed=0):
+    """Normal values spread to +-40 plus the special ones: signed zeros, infinities, NaN,
+    the largest and subnormal magnitudes, and the region where exp(-|x|) underflows."""
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 10).astype(dtype)
+    info = np.finfo(dtype)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, info.max, -info.max, info.tiny / 4]
+    special += [-info.tiny / 4, 88.5, -88.5, 104.0, -104.0, 745.0, -745.0, 1e-8, -1e-8]
+    x.flat[: len(special)] = np.array(special, dtype)
+    return x
+
+
+def numpy_sigmoid(x):
+    """The unfused formula ops/elementwise.py ran before the kernel (and still runs off it)."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def numpy_softplus(x):
+    return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
+
+
+def same_bits(got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    # NaN payloads aside, the values must be identical bit for bit (0 ulp).
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(got[~nan].view(np.uint8), want[~nan].view(np.uint8))
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_sigmoid_kernel_is_the_numpy_formula_bit_for_bit(dtype):
+    x = sample(dtype)
+    with np.errstate(all="ignore"):
+        want = numpy_sigmoid(x)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # NaN input included
+        got = kernels.sigmoid(x)
+    same_bits(got, want)
+    assert got[0, 2] == 1.0 and got[0, 3] == 0.0  # +-inf
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_softplus_kernel_is_the_numpy_formula_bit_for_bit(dtype):
+    x = sample(dtype, seed=1)
+    with np.errstate(all="ignore"):
+        want = numpy_softplus(x)
+    got = kernels.softplus(x)
+    same_bits(got, want)
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_gradient_kernels_are_the_numpy_formulas_bit_for_bit(dtype):
+    rng = np.random.default_rng(2)
+    y = rng.uniform(-1, 1, (64, 33)).astype(dtype)
+    g = (rng.standard_normal((64, 33)) * 100).astype(dtype)
+    same_bits(kernels.sigmoid_grad(y, g), g * y * (1 - y))
+    same_bits(kernels.tanh_grad(y, g), g * (1 - y * y))
+
+
+@needs_c
+def test_gradient_kernels_apply_numpys_error_state():
+    y = np.full(4, 0.5, np.float32)
+    g = np.full(4, np.finfo(np.float32).max, np.float32)
+    g[1] = np.inf
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError, match="overflow encountered in multiply"):
+            kernels.tanh_grad(np.full(4, -2.0, np.float32), g)
+    with np.errstate(invalid="raise"):
+        with pytest.raises(FloatingPointError, match="invalid value encountered in multiply"):
+            kernels.sigmoid_grad(np.zeros(4, np.float32), g)  # inf * 0
+    with np.errstate(all="ignore"):
+        assert np.isnan(kernels.sigmoid_grad(np.zeros(4, np.float32), g)[1])
+
+
+@needs_c
+def test_kernels_decline_what_they_do_not_handle():
+    x = np.ones((4, 6), np.float32)
+    assert kernels.sigmoid(x[:, ::2]) is None  # strided
+    assert kernels.sigmoid(np.ones(3, np.int32)) is None
+    assert kernels.sigmoid(np.float32(1.0)) is None  # a NumPy scalar, not an array
+    assert kernels.sigmoid_grad(x, np.ones((1, 6), np.float32)) is None  # broadcasting
+    assert kernels.sigmoid_grad(x, np.ones((4, 6), np.float64)) is None  # dtypes differ
+    assert kernels.tanh_grad(x, np.broadcast_to(np.float32(1), (4, 6))) is None  # a view
+    same_bits(kernels.sigmoid(np.array(2.0, np.float32)), numpy_sigmoid(np.float32(2.0)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_ops_give_the_numpy_formula_with_or_without_the_kernel(dtype):
+    x = sample(dtype, seed=3)[:, ::2]  # strided: the NumPy path; contiguous: the C path
+    with np.errstate(all="ignore"):
+        for t in (x, np.ascontiguousarray(x)):
+            same_bits(ek.sigmoid(ek.constant(t)).numpy(), numpy_sigmoid(t))
+            same_bits(ek.nn.softplus(ek.constant(t)).numpy(), numpy_softplus(t))
+
+
+def numeric_gradient(f, x, eps=1e-6):
+    """Central differences of the scalar function ``f`` at ``x`` (float64)."""
+    grad = np.empty_like(x)
+    for i in range(x.size):
+        d = np.zeros_like(x)
+        d.flat[i] = eps
+        grad.flat[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return grad
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+# op, f, f' in closed form (the second derivative is checked against differences of f')
+CASES = [
+    (ek.sigmoid, _sigmoid, lambda x: _sigmoid(x) * (1 - _sigmoid(x))),
+    (ek.tanh, np.tanh, lambda x: 1 - np.tanh(x) ** 2),
+    (ek.nn.softplus, lambda x: np.log1p(np.exp(x)), _sigmoid),
+]
+
+
+@pytest.mark.parametrize("op, f, fprime", CASES)
+def test_first_and_second_derivatives_match_finite_differences(op, f, fprime):
+    x0 = np.random.default_rng(5).uniform(-3, 3, (3, 4))
+    w = np.random.default_rng(4).standard_normal(x0.shape)
+    x = ek.constant(x0)
+    with ek.GradientTape() as outer:
+        outer.watch(x)
+        with ek.GradientTape() as inner:
+            inner.watch(x)
+            y = ek.reduce_sum(op(x) * w)
+        g = inner.gradient(y, x)
+        s = ek.reduce_sum(g * w)
+    want = numeric_gradient(lambda v: np.sum(f(v) * w), x0)
+    np.testing.assert_allclose(g.numpy(), want, rtol=1e-6, atol=1e-9)
+    want2 = numeric_gradient(lambda v: np.sum(fprime(v) * w * w), x0)
+    np.testing.assert_allclose(outer.gradient(s, x).numpy(), want2, rtol=1e-6, atol=1e-9)
+
+
+def test_gradient_ops_are_recorded_by_their_tensorflow_names():
+    x = ek.constant(np.linspace(-2, 2, 6))
+    for op, name in ((ek.sigmoid, "SigmoidGrad"), (ek.tanh, "TanhGrad")):
+        with ek.GradientTape(persistent=True) as outer:
+            outer.watch(x)
+            with ek.GradientTape() as inner:
+                inner.watch(x)
+                y = op(x)
+            inner.gradient(y, x)
+        assert name in [r.prim.name for r in outer._records]
+
+
+@pytest.mark.parametrize("reduce", [ek.reduce_sum, ek.reduce_mean])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2)])
+def test_reduction_gradients_are_broadcast_views_of_the_right_value(reduce, axis):
+    x0 = np.random.default_rng(6).standard_normal((3, 4, 5))
+    x = ek.constant(x0)
+    w = ek.constant(np.random.default_rng(7).standard_normal(reduce(x, axis=axis).shape))
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_sum(reduce(x, axis=axis) * w)
+    g = tape.gradient(y, x).numpy()
+    f = lambda v: np.sum(reduce(ek.constant(v), axis=axis).numpy() * w.numpy())  # noqa: E731
+    np.testing.assert_allclose(g, numeric_gradient(f, x0), rtol=1e-6, atol=1e-9)
+
+
+def test_mean_gradient_is_a_view_not_an_array_of_ones():
+    x = ek.constant(np.ones((200, 300), np.float32))
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_mean(x)
+    g = tape.gradient(y, x)
+    assert g.shape == (200, 300) and g.dtype == ek.float32
+    assert g._value.strides == (0, 0)  # one element, broadcast: nothing materialized
+    np.testing.assert_array_equal(g.numpy(), np.full((200, 300), 1 / 60000, np.float32))
+
+
+def test_mean_of_square_gradient_and_its_second_derivative():
+    x0 = np.random.default_rng(8).standard_normal((4, 5))
+    x = ek.constant(x0)
+    with ek.GradientTape() as outer:
+        outer.watch(x)
+        with ek.GradientTape() as inner:
+            inner.watch(x)
+            y = ek.reduce_mean(ek.square(x))
+        g = inner.gradient(y, x)
+        z = ek.reduce_sum(g * g)
+    np.testing.assert_allclose(g.numpy(), 2 * x0 / 20, rtol=1e-12)
+    np.testing.assert_allclose(outer.gradient(z, x).numpy(), 8 * x0 / 400, rtol=1e-12)
+
+
+def test_empty_device_name_adds_no_constraint():
+    before = list(context.ACTIVE)
+    with ek.device(""):
+        assert list(context.ACTIVE) == before  # ops keep the fast path
+        assert ek.constant(1.0).device == "/cpu:0"
+    with ek.device("/cpu:0"):
+        with ek.device("  "):
+            assert context.scope_device() is not None  # the outer scope stays in force
+    with pytest.raises(ValueError, match="cannot parse device name"):
+        ek.device("cpu-zero")
