@@ -88,6 +88,8 @@ $(TORCH_STAMP): $(STAMP)
 	@echo "==> pip install torch==$(TORCH_VERSION) (CPU build)"
 	@if $(PY) -m pip install --quiet --progress-bar off "torch==$(TORCH_VERSION)"; \
 	then touch $@; else echo "warning: no PyTorch; the benchmark runs without it"; fi
+	@$(PY) -m pip install --quiet --progress-bar off numexpr \
+	  || echo "warning: no numexpr; benchmarks/elementwise.py runs without its column"
 
 $(TF_STAMP): $(STAMP)
 	@echo "==> pip install tensorflow-cpu"
@@ -105,7 +107,7 @@ tutorials: setup
 notebook: setup
 	$(VENV_ENV) jupyter notebook --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
-BENCHMARKS := op_overhead input_pipeline training_step
+BENCHMARKS := op_overhead input_pipeline training_step elementwise
 bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 	@for b in $(BENCHMARKS); do \
 	  echo "==> benchmarks/$$b.py"; \

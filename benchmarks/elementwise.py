@@ -182,7 +182,7 @@ def main() -> int:
             "PyTorch": torch_cell(name, x, g),
         }
     out = np.empty_like(x)
-    copy = lambda: np.copyto(out, x)  # noqa: E731
+    copy = lambda: np.copyto(out, x)
     times: dict = {(n, c): [] for n in names for c in COLUMNS}
     copies: list = []
     for _ in range(rounds + 1):  # the first round warms up and is dropped

@@ -81,15 +81,14 @@ def test_gradient_kernels_are_the_numpy_formulas_bit_for_bit(dtype):
 
 @needs_c
 def test_gradient_kernels_apply_numpys_error_state():
-    y = np.full(4, 0.5, np.float32)
     g = np.full(4, np.finfo(np.float32).max, np.float32)
     g[1] = np.inf
-    with np.errstate(over="raise"):
-        with pytest.raises(FloatingPointError, match="overflow encountered in multiply"):
-            kernels.tanh_grad(np.full(4, -2.0, np.float32), g)
-    with np.errstate(invalid="raise"):
-        with pytest.raises(FloatingPointError, match="invalid value encountered in multiply"):
-            kernels.sigmoid_grad(np.zeros(4, np.float32), g)  # inf * 0
+    overflow = pytest.raises(FloatingPointError, match="overflow encountered in multiply")
+    with np.errstate(over="raise"), overflow:
+        kernels.tanh_grad(np.full(4, -2.0, np.float32), g)
+    invalid = pytest.raises(FloatingPointError, match="invalid value encountered in multiply")
+    with np.errstate(invalid="raise"), invalid:
+        kernels.sigmoid_grad(np.zeros(4, np.float32), g)  # inf * 0
     with np.errstate(all="ignore"):
         assert np.isnan(kernels.sigmoid_grad(np.zeros(4, np.float32), g)[1])
 
@@ -177,7 +176,7 @@ def test_reduction_gradients_are_broadcast_views_of_the_right_value(reduce, axis
         tape.watch(x)
         y = ek.reduce_sum(reduce(x, axis=axis) * w)
     g = tape.gradient(y, x).numpy()
-    f = lambda v: np.sum(reduce(ek.constant(v), axis=axis).numpy() * w.numpy())  # noqa: E731
+    f = lambda v: np.sum(reduce(ek.constant(v), axis=axis).numpy() * w.numpy())
     np.testing.assert_allclose(g, numeric_gradient(f, x0), rtol=1e-6, atol=1e-9)
 
 
@@ -211,8 +210,7 @@ def test_empty_device_name_adds_no_constraint():
     with ek.device(""):
         assert list(context.ACTIVE) == before  # ops keep the fast path
         assert ek.constant(1.0).device == "/cpu:0"
-    with ek.device("/cpu:0"):
-        with ek.device("  "):
-            assert context.scope_device() is not None  # the outer scope stays in force
+    with ek.device("/cpu:0"), ek.device("  "):
+        assert context.scope_device() is not None  # the outer scope stays in force
     with pytest.raises(ValueError, match="cannot parse device name"):
         ek.device("cpu-zero")
