@@ -211,6 +211,46 @@ def test_empty_device_name_adds_no_constraint():
         assert list(context.ACTIVE) == before  # ops keep the fast path
         assert ek.constant(1.0).device == "/cpu:0"
     with ek.device("/cpu:0"), ek.device("  "):
-        assert context.scope_device() is not None  # the outer scope stays in force
+        assert context.context().device.name == "/cpu:0"  # the outer scope stays in force
     with pytest.raises(ValueError, match="cannot parse device name"):
         ek.device("cpu-zero")
+
+
+QUIET_SCOPE_CHILD = """
+import json
+import eagerkernel as ek
+from eagerkernel.runtime.core import context
+seen = {}
+with ek.device("/cpu:0"):
+    seen["quiet"] = (list(context.ACTIVE), context.context().device.name)
+    seen["value"] = float(ek.constant(2.0) * 3.0)
+    ek.config.experimental.set_virtual_gpus(1)  # a second device appears inside the scope
+    seen["active"] = [d.name for d in context.ACTIVE]
+    with ek.device("/gpu:0"):
+        g = ek.constant([1.0, 2.0])
+    y = g * 2.0  # the CPU scope moves the GPU input now
+    seen["placed"] = (g.device, y.device)
+seen["after"] = list(context.ACTIVE)
+print(json.dumps(seen))
+"""
+
+
+def test_a_scope_on_the_only_device_keeps_the_fast_path_until_another_appears():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "EAGERKERNEL_VIRTUAL_GPUS"}
+    out = subprocess.run(
+        [sys.executable, "-c", QUIET_SCOPE_CHILD], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    if seen["active"] == []:
+        pytest.skip("set_virtual_gpus did not add a GPU here")
+    assert seen["quiet"] == [[], "/cpu:0"]  # no token: ops inside run the fast path
+    assert seen["value"] == 6.0
+    assert seen["active"] == ["/cpu:0"]  # the open scope got its token
+    assert seen["placed"] == ["/gpu:0", "/cpu:0"]
+    assert seen["after"] == []

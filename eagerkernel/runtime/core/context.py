@@ -2,7 +2,8 @@
 
 Every op asks one question before its fast path: is anything observing ops or placing them,
 in any thread? `ACTIVE` answers it: a process-wide list with one token per active recorder
-and per entered device scope, so ``if ACTIVE:`` (one global load and a truth test) is the whole
+and per entered device scope that can move tensors (a scope on the only device there is
+cannot, and gets its token only when a second device appears), so ``if ACTIVE:`` (one global load and a truth test) is the whole
 cost of the fast path's check. Only when it is non-empty does `dispatch` read this thread's
 `Context`, which holds:
 
@@ -26,6 +27,7 @@ import threading
 __all__ = [
     "ACTIVE",
     "Context",
+    "activate_device_scopes",
     "Recorder",
     "context",
     "current_recorders",
@@ -162,13 +164,24 @@ def _set_recorders(ctx: Context, recorders: tuple) -> None:
     ctx._update()
 
 
-def push_device(device) -> None:
-    """Enters a device scope on this thread (``with ek.device(...)``)."""
+# The tokens of device scopes that cannot move anything (`push_device` with places=False),
+# kept out of ACTIVE until `activate_device_scopes` moves them in.
+_quiet: list = []
+
+
+def push_device(device, places: bool = True) -> None:
+    """Enters a device scope on this thread (``with ek.device(...)``).
+
+    ``places=False`` says that no tensor can live anywhere but ``device`` (it is the only
+    device there is): the scope is then entered without a token in `ACTIVE`, so ops inside
+    it keep the fast path, until `activate_device_scopes` (a second device appeared) gives it
+    one. The scope is in this thread's `Context` either way.
+    """
     ctx = _context
     ctx.devices = (*ctx.devices, device)
     ctx._update()
     with _lock:
-        ACTIVE.append(device)
+        (ACTIVE if places else _quiet).append(device)
 
 
 def pop_device(device) -> None:
@@ -179,14 +192,29 @@ def pop_device(device) -> None:
     ctx.devices = ctx.devices[:-1]
     ctx._update()
     with _lock:
-        _remove_token(device)
+        # Tokens of one device are interchangeable: any one of them goes.
+        if not _remove_from(_quiet, device):
+            _remove_from(ACTIVE, device)
+
+
+def activate_device_scopes() -> None:
+    """Gives every open quiet device scope, in any thread, its token in `ACTIVE`: called
+    when a second device appears, after which a scope can move tensors."""
+    with _lock:
+        ACTIVE.extend(_quiet)
+        _quiet.clear()
 
 
 def _remove_token(token) -> None:
-    for k in range(len(ACTIVE) - 1, -1, -1):
-        if ACTIVE[k] is token:
-            del ACTIVE[k]
-            return
+    _remove_from(ACTIVE, token)
+
+
+def _remove_from(tokens: list, token) -> bool:
+    for k in range(len(tokens) - 1, -1, -1):
+        if tokens[k] is token:
+            del tokens[k]
+            return True
+    return False
 
 
 def scope_device():

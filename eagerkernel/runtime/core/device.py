@@ -113,6 +113,8 @@ def _ensure_virtual_gpus() -> None:
             _devices[f"/gpu:{i}"] = Device("GPU", i, cupy)
         _gpus["why"] = why
     _gpus["made"] = True
+    if len(_devices) > 1:  # scopes opened while the CPU was alone can move tensors now
+        context.activate_device_scopes()
 
 
 def set_virtual_gpus(count: int) -> None:
@@ -223,7 +225,9 @@ class device:
 
     Accepts TensorFlow's names (``"/gpu:0"``, ``"gpu:0"``, ``"/device:GPU:0"``, ``"GPU:0"``,
     ``"/cpu:0"``). Inside the scope, ops run on that device and inputs from elsewhere are
-    copied there; the copies are differentiable. An empty name (``""``) specifies no device
+    copied there; the copies are differentiable. While the scope's device is the only one
+    (a CPU-only process), there is nothing to move and ops inside it cost what they cost
+    outside. An empty name (``""``) specifies no device
     field, so, as in TensorFlow, it adds no constraint: the enclosing scope (or none) stays in
     force, and ops inside it run exactly as outside.
 
@@ -241,7 +245,8 @@ class device:
 
     def __enter__(self):
         if self._device is not None:
-            context.push_device(self._device)
+            # The only device there is: nothing to move, so the ops inside keep the fast path.
+            context.push_device(self._device, places=len(_devices) > 1)
         return self
 
     def __exit__(self, *exc):
