@@ -6,6 +6,8 @@ built on them against finite differences; reduce_sum/reduce_mean gradients as br
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -254,3 +256,80 @@ def test_a_scope_on_the_only_device_keeps_the_fast_path_until_another_appears():
     assert seen["active"] == ["/cpu:0"]  # the open scope got its token
     assert seen["placed"] == ["/gpu:0", "/cpu:0"]
     assert seen["after"] == []
+
+
+def ulps(got, want):
+    """|got - want| in units in the last place, float32, NaN positions required equal."""
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    a = got[~nan].view(np.int32).astype(np.int64)
+    b = want[~nan].view(np.int32).astype(np.int64)
+    a = np.where(a < 0, -(a & 0x7FFFFFFF), a)  # sign-magnitude to a monotone integer line
+    b = np.where(b < 0, -(b & 0x7FFFFFFF), b)
+    return np.abs(a - b)
+
+
+def float32_grid(step=9973):
+    """Every ``step``-th float32 bit pattern of either sign, plus the special values."""
+    x = np.arange(0, 0x7F800000, step, dtype=np.uint32).view(np.float32)
+    special = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 3.92, -3.92, 4.0, 1e-45], np.float32)
+    return np.concatenate([x, -x, special])
+
+
+@needs_c
+def test_erf_kernel_is_within_1_ulp_of_scipys_float32_erf():
+    special = pytest.importorskip("scipy.special")
+    x = float32_grid()
+    d = ulps(kernels.erf(x), special.erf(x))
+    assert d.max() <= 1
+    assert np.count_nonzero(d) <= x.size // 100  # and equal to it almost everywhere
+    got = kernels.erf(np.array([-0.0, np.inf, -np.inf], np.float32))
+    assert np.signbit(got[0]) and got[1] == 1.0 and got[2] == -1.0
+
+
+@needs_c
+def test_gelu_kernel_is_the_numpy_formula_around_its_erf():
+    special = pytest.importorskip("scipy.special")
+    x = float32_grid(step=7919)
+    half = np.float32(math.sqrt(0.5))
+    with np.errstate(all="ignore"):
+        # bit for bit: NumPy's float32 operations in NumPy's order around the kernel's erf
+        same_bits(kernels.gelu(x), 0.5 * x * (1 + kernels.erf(x * half)))
+        today = 0.5 * x * (1 + special.erf(x * half))  # the formula with SciPy's erf
+    got = kernels.gelu(x)
+    # erf's 1 ulp: at most 1 ulp of the result for x >= 0, where 1 + erf is in [1, 2].
+    # Below 0, 1 + erf cancels: erf's 1 ulp (<= 2**-24) moves 1 + erf by at most one of its
+    # own ulps (<= 2**-24 below 1), i.e. the result by 0.5 |x| 2**-24, plus its rounding.
+    pos = x >= 0
+    assert ulps(got[pos], today[pos]).max() <= 1
+    finite = np.isfinite(x) & ~pos
+    gap = np.abs(got[finite].astype(np.float64) - today[finite])
+    bound = 0.5 * np.abs(x[finite].astype(np.float64)) * 2.0**-24 * 1.01
+    ulp = np.spacing(np.abs(today[finite])).astype(np.float64)
+    assert np.all(gap <= bound + 2 * ulp)
+
+
+@needs_c
+def test_erf_and_gelu_kernels_take_float32_only():
+    assert kernels.erf(np.ones(3)) is None  # float64: SciPy's double erf runs
+    assert kernels.gelu(np.ones(3, np.float32)[::2]) is None
+
+
+@pytest.mark.parametrize("approximate", [False, True])
+def test_gelu_first_derivative_matches_finite_differences(approximate):
+    x0 = np.random.default_rng(9).uniform(-4, 4, (3, 5))
+    w = np.random.default_rng(10).standard_normal(x0.shape)
+    x = ek.constant(x0)
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_sum(ek.nn.gelu(x, approximate=approximate) * w)
+    f = lambda v: np.sum(ek.nn.gelu(ek.constant(v), approximate=approximate).numpy() * w)
+    np.testing.assert_allclose(
+        tape.gradient(y, x).numpy(), numeric_gradient(f, x0), rtol=1e-6, atol=1e-9
+    )
+
+
+def test_gelu_float32_op_matches_float64_closely():
+    x = np.random.default_rng(11).uniform(-6, 6, 1000)
+    got = ek.nn.gelu(ek.constant(x.astype(np.float32))).numpy()
+    np.testing.assert_allclose(got, ek.nn.gelu(ek.constant(x)).numpy(), rtol=2e-6, atol=1e-7)

@@ -3,9 +3,9 @@
 Every op asks one question before its fast path: is anything observing ops or placing them,
 in any thread? `ACTIVE` answers it: a process-wide list with one token per active recorder
 and per entered device scope that can move tensors (a scope on the only device there is
-cannot, and gets its token only when a second device appears), so ``if ACTIVE:`` (one global load and a truth test) is the whole
-cost of the fast path's check. Only when it is non-empty does `dispatch` read this thread's
-`Context`, which holds:
+cannot, and gets its token only when a second device appears), so ``if ACTIVE:`` (one
+global load and a truth test) is the whole cost of the fast path's check. Only when it is
+non-empty does `dispatch` read this thread's `Context`, which holds:
 
 - ``recorders`` and ``devices``: the recorders this thread pushed (tapes, the profiling tape
   behind ``%%tape``, anything implementing `Recorder`) and the ``ek.device`` scopes it entered,
@@ -27,8 +27,8 @@ import threading
 __all__ = [
     "ACTIVE",
     "Context",
-    "activate_device_scopes",
     "Recorder",
+    "activate_device_scopes",
     "context",
     "current_recorders",
     "default_device",

@@ -246,7 +246,8 @@ class device:
     def __enter__(self):
         if self._device is not None:
             # The only device there is: nothing to move, so the ops inside keep the fast path.
-            context.push_device(self._device, places=len(_devices) > 1)
+            alone = len(_devices) == 1 and _devices.get(self._device.name) is self._device
+            context.push_device(self._device, places=not alone)
         return self
 
     def __exit__(self, *exc):
