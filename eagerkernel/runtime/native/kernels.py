@@ -14,10 +14,8 @@ The activations (`sigmoid`, `softplus`) keep NumPy's own ``exp``/``log1p`` (its 
 called in place on the output) and do the arithmetic around them in C, so NumPy's formula
 ``where(x >= 0, 1 / (1 + e), e / (1 + e))`` with ``e = exp(-|x|)`` costs three passes over
 memory and no temporary instead of about nine passes and five temporaries, with the same
-result bit for bit. (numexpr, the library made for this, was measured as the alternative:
-its ``where`` evaluates both branches and its exp is slower than NumPy's SIMD one, so it
-came out several times slower on the stable formula, and on the unstable ``1 / (1 + exp(-x))``
-it differs by up to 5 ulp; see ``benchmarks/elementwise.py``.)
+result bit for bit. ``benchmarks/elementwise.py`` measures them beside numexpr, the library
+made for fused elementwise expressions, on the same formulas.
 
 Floating-point errors follow NumPy's error state (`numpy.errstate`), as the NumPy kernels'
 do: the C loop reports which IEEE flags it raised, and the wrapper ignores them, warns with a
