@@ -19,7 +19,11 @@ import sys
 
 from setuptools import Extension, setup
 
-flags = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno", "-ffp-contract=off", "-fno-trapping-math"]
+flags = (
+    []
+    if sys.platform == "win32"
+    else ["-O3", "-fno-math-errno", "-ffp-contract=off", "-fno-trapping-math"]
+)
 setup(
     ext_modules=[
         Extension(
