@@ -316,6 +316,8 @@ class Program:
             op[0] == "guard" for op in self.ops[first_effect:]
         )
         self.branches: dict = {}  # (guard position, value) -> Program
+        self.structure = None  # the outputs' nesting, and their Python values (set by the
+        self.py_leaves: list = []  # Function that traced it)
         self.source, self._run = _compile(self)
 
     def run(self, arrays: tuple) -> list:
@@ -781,14 +783,14 @@ class Function:
 
     def _outputs(self, entry: _Entry, program: Program, values: list):
         flat = []
-        for r, value, leaf in zip(program.outputs, values, entry.py_leaves):
+        for r, value, leaf in zip(program.outputs, values, program.py_leaves):
             if r is None:
                 flat.append(leaf)
             elif type(r) is int:
                 flat.append(make(value, program.devices[r]))
             else:
                 flat.append(make(value, program.consts[r[1]][1]) if r[0] == "c" else leaf)
-        return nest.pack_sequence_as(entry.structure, flat)
+        return nest.pack_sequence_as(program.structure, flat)
 
     def _trace(self, entry: _Entry, parent, branch, args, kwargs, tensors):
         """Runs the Python function eagerly while tracing it; the trace becomes the entry's
@@ -817,12 +819,11 @@ class Function:
         for k, r in enumerate(program.outputs):  # a Variable or constant returned: keep it
             if r is not None and type(r) is not int and r[0] == "v":
                 leaves[k] = program.variables[r[1]]
+        program.structure = nest.pack_sequence_as(result, [None] * len(flat))
+        program.py_leaves = leaves
         with self._lock:
             self._n_traces += 1
             entry.n_traces += 1
-            if entry.structure is None:
-                entry.structure = nest.pack_sequence_as(result, [None] * len(flat))
-                entry.py_leaves = leaves
             if parent is None:
                 entry.program = program
             else:
@@ -852,10 +853,7 @@ class Function:
         out = []
         for k, (arg, spec) in enumerate(zip(args, signature)):
             flat_spec = nest.flatten(spec)
-            try:
-                flat_arg = nest.flatten(arg)
-            except TypeError:
-                flat_arg = [arg]
+            flat_arg = [arg] if isinstance(spec, TensorSpec) else nest.flatten(arg)
             if len(flat_arg) != len(flat_spec):
                 raise TypeError(
                     f"Binding inputs to tf.function `{self._name}` failed: argument {k} has "
@@ -945,7 +943,7 @@ class ConcreteFunction:
             return None
         program = entry.program
         flat = []
-        for r, leaf in zip(program.outputs, entry.py_leaves):
+        for r, leaf in zip(program.outputs, program.py_leaves):
             if r is None or (type(r) is not int and r[0] == "v"):
                 flat.append(leaf)
             elif type(r) is int:
@@ -953,7 +951,7 @@ class ConcreteFunction:
             else:
                 value = program.consts[r[1]][0]
                 flat.append(TensorSpec(tuple(np.shape(value)), as_dtype(value.dtype)))
-        return nest.pack_sequence_as(entry.structure, flat)
+        return nest.pack_sequence_as(program.structure, flat)
 
     def __call__(self, *args, **kwargs):
         specs_args, specs_kwargs = self.structured_input_signature
