@@ -242,7 +242,7 @@ def test_creating_a_variable_on_a_later_trace_raises_tensorflows_error():
         return x * ek.Variable(2.0)
 
     g(ek.constant(1.0))
-    with pytest.raises(ValueError, match="singleton tf.Variables created on the first call"):
+    with pytest.raises(ValueError, match=r"singleton tf\.Variables created on the first call"):
         g(ek.constant([1.0, 2.0]))
 
 
@@ -436,9 +436,9 @@ def test_input_signature_accepts_none_dimensions_and_rejects_others():
 
     assert _same(f(ek.constant([1.0, 2.0])), np.float32([2.0, 4.0]))
     assert _same(f([1.0, 2.0, 3.0]), np.float32([2.0, 4.0, 6.0]))  # converted to the spec
-    with pytest.raises(TypeError, match="Binding inputs to tf.function `f` failed"):
+    with pytest.raises(TypeError, match=r"Binding inputs to tf\.function `f` failed"):
         f(ek.constant([1, 2]))
-    with pytest.raises(TypeError, match="Binding inputs to tf.function `f` failed"):
+    with pytest.raises(TypeError, match=r"Binding inputs to tf\.function `f` failed"):
         f(ek.constant([[1.0]]))
     with pytest.raises(TypeError, match="input_signature has 1 argument"):
         f(ek.constant([1.0]), ek.constant([2.0]))
