@@ -297,19 +297,15 @@ class Program:
         source: the generated Python source (what `ConcreteFunction.pretty_print` shows).
     """
 
-    def __init__(self, tracer: _Tracer, n_inputs: int, outputs: list):
-        self.n_inputs = n_inputs
-        self.variables = tracer.variables
-        instrs, outputs = _fold(tracer, instrs=tracer.instrs, outputs=outputs)
-        self.ops = _live(instrs, outputs)
+    def __init__(self, ops, outputs, n_inputs, variables, consts, devices, shapes, dtypes):
+        self.ops = ops
         self.outputs = outputs  # refs of the flat outputs (None: a Python value)
-        self.devices = tracer.devices
-        self.consts = tracer.consts
-        self._shapes = [tuple(getattr(v, "shape", ())) for v in tracer.values]
-        self._dtypes = [
-            as_dtype(v.dtype) if hasattr(v, "dtype") and v.dtype.kind in "biufc" else None
-            for v in tracer.values
-        ]
+        self.n_inputs = n_inputs
+        self.variables = variables  # the Variables its reads refer to, by index
+        self.consts = consts  # (value, device) by index
+        self.devices = devices  # slot -> Device
+        self._shapes = shapes  # slot -> shape
+        self._dtypes = dtypes  # slot -> DType
         self.guards = [(i, op[2], op[3]) for i, op in enumerate(self.ops) if op[0] == "guard"]
         first_effect = next((i for i, op in enumerate(self.ops) if op[0] == "call"), None)
         self.unsafe = first_effect is not None and any(
@@ -319,6 +315,26 @@ class Program:
         self.structure = None  # the outputs' nesting, and their Python values (set by the
         self.py_leaves: list = []  # Function that traced it)
         self.source, self._run = _compile(self)
+
+    @classmethod
+    def from_trace(cls, tracer: _Tracer, n_inputs: int, outputs: list) -> Program:
+        """The program of a trace: constants folded, dead ops dropped, compiled."""
+        instrs, outputs = _fold(tracer, instrs=tracer.instrs, outputs=outputs)
+        shapes = [tuple(getattr(v, "shape", ())) for v in tracer.values]
+        dtypes = [
+            as_dtype(v.dtype) if hasattr(v, "dtype") and v.dtype.kind in "biufc" else None
+            for v in tracer.values
+        ]
+        return cls(
+            _live(instrs, outputs),
+            outputs,
+            n_inputs,
+            tracer.variables,
+            tracer.consts,
+            tracer.devices,
+            shapes,
+            dtypes,
+        )
 
     def run(self, arrays: tuple) -> list:
         """The flat output values for the flat input arrays; raises `_Miss`."""
@@ -815,7 +831,7 @@ class Function:
             else:
                 refs.append(None)
                 leaves.append(x)
-        program = Program(tracer, len(tensors), refs)
+        program = Program.from_trace(tracer, len(tensors), refs)
         for k, r in enumerate(program.outputs):  # a Variable or constant returned: keep it
             if r is not None and type(r) is not int and r[0] == "v":
                 leaves[k] = program.variables[r[1]]

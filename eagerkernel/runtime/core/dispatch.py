@@ -24,7 +24,9 @@ records the op.
 from __future__ import annotations
 
 import functools
+import sys
 import time
+import typing
 
 import numpy as np
 
@@ -76,9 +78,20 @@ class Primitive:
             set by `binary`.
     """
 
-    __slots__ = ("array_op", "fwd", "joint_vjp", "moves", "n_out", "name", "saves", "vjps")
+    __slots__ = ("array_op", "fwd", "joint_vjp", "key", "moves", "n_out", "name", "saves", "vjps")
+
+    # Every primitive by `key`: how saved models name the ops of their programs.
+    registry: typing.ClassVar[dict] = {}
 
     def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False, saves: bool = False):
+        module = sys._getframe(1).f_globals.get("__name__", "?")
+        key = f"{module}:{name}"
+        n = 1
+        while key in Primitive.registry:  # a second primitive of the name in one module
+            n += 1
+            key = f"{module}:{name}#{n}"
+        Primitive.registry[key] = self
+        self.key = key
         self.name = name
         self.fwd = fwd
         self.vjps = None
