@@ -51,7 +51,7 @@ from . import random as _random
 from .core import context as _context
 from .core.context import ACTIVE, Recorder
 from .core.device import current_device
-from .core.dispatch import stateful
+from .core.dispatch import dispatch, stateful
 from .core.dtypes import as_dtype
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
@@ -347,6 +347,19 @@ class Program:
             _restore(saved)
             raise
 
+    def run_observed(self, tensors: list) -> list:
+        """Runs the program op by op through the dispatcher, so this thread's recorders
+        (tapes, the profiler) see every op; returns Tensors (Variables where the program
+        returns a read). Raises `_Miss`, after putting state back as `run` does."""
+        if not self.unsafe:
+            return _run_observed(self, tensors)
+        saved = _state_of(self)
+        try:
+            return _run_observed(self, tensors)
+        except _Miss:
+            _restore(saved)
+            raise
+
     @property
     def n_ops(self) -> int:
         return sum(1 for op in self.ops if op[0] == "op")
@@ -378,6 +391,56 @@ class Program:
                 name = getattr(fn, "__qualname__", repr(fn))
                 lines.append(f"  call {name}({', '.join(show(r) for r in _arg_refs(ins[2], []))})")
         return f"{self.n_ops} ops:\n" + "\n".join(lines)
+
+
+def _run_observed(program: Program, tensors: list) -> list:
+    """Runs ``program`` op by op through the dispatcher (a tape records every op)."""
+    env: dict = dict(enumerate(tensors))
+
+    def get(r):
+        if type(r) is int:
+            return env[r]
+        value, device = program.consts[r[1]]
+        return make(value, device)
+
+    guard_index = 0
+    for ins in program.ops:
+        kind = ins[0]
+        if kind == "op":
+            _, prim, refs, params, outs, _saved = ins
+            p = {}
+            for k, v in (params or {}).items():
+                if isinstance(v, _Param):
+                    t = env.get(v.ref) if type(v.ref) is int else get(v.ref)
+                    if t is None:
+                        continue  # a saved forward value: the VJP op recomputes it
+                    p[k] = t._value if isinstance(t, Tensor) else t
+                else:
+                    p[k] = v
+            out = dispatch(prim, tuple(get(r) for r in refs), p)
+            if type(outs) is int:
+                env[outs] = out
+            else:
+                for s, o in zip(outs, out):
+                    env[s] = o
+        elif kind == "read":
+            env[ins[2]] = program.variables[ins[1]]
+        elif kind == "guard":
+            _guard(guard_index, ins[2], ins[3])(get(ins[1])._value)
+            guard_index += 1
+        else:
+            _, fn, arg_t, out_t = ins
+            refs = [x.ref for x in nest.flatten(arg_t) if isinstance(x, _Arg)]
+            values = [get(r) for r in refs]
+            args, kwargs = _fill(
+                arg_t, iter([t._value for t in values]), iter([t._device for t in values])
+            )
+            result = fn(*args, **kwargs)
+            slots = [x.ref for x in nest.flatten(out_t) if isinstance(x, _Arg)]
+            for s, value in zip(slots, _flat_outputs(out_t, result, [])):
+                env[s] = make(value, program.devices[s])
+    out = [None if r is None else get(r) for r in program.outputs]
+    return [make(t._value, t._device) if isinstance(t, Variable) else t for t in out]
 
 
 def _fold(tracer: _Tracer, instrs: list, outputs: list):
@@ -761,9 +824,13 @@ class Function:
 
     # -- calling -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if _eager[0] or (ACTIVE and _ctx.recorders):
-            # Something observes this thread's ops (a tape, the profiler, an outer trace):
-            # run the Python code, so it sees every op.
+        if _eager[0]:
+            return self.python_function(*args, **kwargs)
+        # Under a tape or the profiler, the program runs op by op through the dispatcher, so
+        # they see every op (gradients of any order, as eagerly); inside another function's
+        # trace, the Python code runs, so that trace records it.
+        observed = bool(ACTIVE and _ctx.recorders)
+        if observed and any(hasattr(r, "trace_call") for r in _ctx.recorders):
             return self.python_function(*args, **kwargs)
         if self.input_signature is not None:
             args = self._bind(args, kwargs)
@@ -780,14 +847,14 @@ class Function:
         if entry is None:
             entry = self._cache[key] = _Entry()
             entry.specs = nest.pack_sequence_as((args, kwargs), [_spec_of(x) for x in flat])
-        if entry.program is None or entry.eager:
-            if entry.eager:
-                return self.python_function(*args, **kwargs)
+        if entry.eager:
+            return self.python_function(*args, **kwargs)
+        if entry.program is None:
             return self._trace(entry, None, None, args, kwargs, tensors)
         program = entry.program
         while True:
             try:
-                values = program.run(arrays)
+                values = program.run_observed(tensors) if observed else program.run(arrays)
                 break
             except _Miss as miss:
                 branch = (miss.index, _hashable(miss.value))
@@ -795,13 +862,15 @@ class Function:
                 if nxt is None:
                     return self._trace(entry, program, branch, args, kwargs, tensors)
                 program = nxt
-        return self._outputs(entry, program, values)
+        return self._outputs(program, values)
 
-    def _outputs(self, entry: _Entry, program: Program, values: list):
+    def _outputs(self, program: Program, values: list):
         flat = []
         for r, value, leaf in zip(program.outputs, values, program.py_leaves):
             if r is None:
                 flat.append(leaf)
+            elif isinstance(value, Tensor):  # an observed run's output
+                flat.append(value)
             elif type(r) is int:
                 flat.append(make(value, program.devices[r]))
             else:

@@ -34,7 +34,7 @@ from ..core import dtypes
 from ..core.context import ACTIVE
 from ..core.device import CPU, Device
 from ..core.device import device as device_scope
-from ..core.dispatch import Primitive, dispatch
+from ..core.dispatch import Primitive
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ..core.variable import Variable
@@ -565,7 +565,7 @@ class LoadedFunction:
         while True:
             try:
                 if observed:
-                    values = _run_observed(program, tensors)
+                    values = program.run_observed(tensors)
                 else:
                     values = program.run([t._value for t in tensors])
                 break
@@ -615,59 +615,6 @@ def _match(flat: list, specs: list):
         elif x != s:
             return None
     return out
-
-
-def _run_observed(program: Program, tensors: list) -> list:
-    """Runs ``program`` op by op through the dispatcher (a tape records every op)."""
-    env: dict = dict(enumerate(tensors))
-
-    def get(r):
-        if type(r) is int:
-            return env[r]
-        value, device = program.consts[r[1]]
-        return make(value, device)
-
-    guard_index = 0
-    for ins in program.ops:
-        kind = ins[0]
-        if kind == "op":
-            _, prim, refs, params, outs, _saved = ins
-            p = {}
-            for k, v in (params or {}).items():
-                if isinstance(v, _Param):
-                    t = env.get(v.ref) if type(v.ref) is int else get(v.ref)
-                    if t is None:
-                        continue  # a saved forward value: the VJP op recomputes it
-                    p[k] = t._value if isinstance(t, Tensor) else t
-                else:
-                    p[k] = v
-            out = dispatch(prim, tuple(get(r) for r in refs), p)
-            if type(outs) is int:
-                env[outs] = out
-            else:
-                for s, o in zip(outs, out):
-                    env[s] = o
-        elif kind == "read":
-            env[ins[2]] = program.variables[ins[1]]
-        elif kind == "guard":
-            from ..function import _guard
-
-            _guard(guard_index, ins[2], ins[3])(get(ins[1])._value)
-            guard_index += 1
-        else:
-            _, fn, arg_t, out_t = ins
-            from ..function import _fill, _flat_outputs
-
-            refs = [x.ref for x in nest.flatten(arg_t) if isinstance(x, _Arg)]
-            values = [get(r) for r in refs]
-            args, kwargs = _fill(
-                arg_t, iter([t._value for t in values]), iter([t._device for t in values])
-            )
-            result = fn(*args, **kwargs)
-            slots = [x.ref for x in nest.flatten(out_t) if isinstance(x, _Arg)]
-            for s, value in zip(slots, _flat_outputs(out_t, result, [])):
-                env[s] = make(value, program.devices[s])
-    return [None if r is None else get(r) for r in program.outputs]
 
 
 class _Loaded:
