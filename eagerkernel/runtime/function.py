@@ -36,9 +36,11 @@ the same program, with a warning).
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import inspect
 import threading
+import types
 import warnings
 import weakref
 from collections.abc import Iterator
@@ -49,6 +51,7 @@ from . import config as _config
 from . import nest
 from . import random as _random
 from .core import context as _context
+from .core import variable as _variable
 from .core.context import ACTIVE, Recorder
 from .core.device import current_device
 from .core.dispatch import dispatch, stateful
@@ -57,7 +60,7 @@ from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .data.structure import TensorSpec
 
-__all__ = ["ConcreteFunction", "Function", "Program", "function", "print_"]
+__all__ = ["ConcreteFunction", "Function", "Program", "function", "init_scope", "print_"]
 
 _ctx = _context.context()
 _eager = _config._functions_eagerly
@@ -95,6 +98,28 @@ class _Arg:
         self.ref = ref
 
 
+class _Obj(_Arg):
+    """A Python object a traced stateful call returned (a Dataset iterator) and a later call
+    takes: a slot of the program, passed as it is."""
+
+    __slots__ = ()
+
+
+_STOP = "<raises StopIteration>"
+_ONE_SHOT = (
+    zip,
+    map,
+    filter,
+    enumerate,
+    types.GeneratorType,
+)  # the output template of a call that ended an iteration
+
+
+def _peek_created() -> int:
+    """How many Variables were created so far in this process (the next creation's uid)."""
+    return next(copy.copy(_variable._creation_order))
+
+
 class _Tracer(Recorder):
     """Writes down the ops, stateful calls and guards of one eager run of a function."""
 
@@ -107,7 +132,8 @@ class _Tracer(Recorder):
         self.consts: list = []  # (value, device)
         self.variables: list = []
         self._var_index: dict = {}
-        self.created: list = []  # Variables created while tracing
+        self.created: list = []  # Variables created while tracing (outside stateful ops)
+        self.created_in_calls = 0  # Variables the traced stateful ops created
 
     # refs
     def slot(self, value, device) -> int:
@@ -169,33 +195,51 @@ class _Tracer(Recorder):
 
     def trace_call(self, fn, args, kwargs):
         """Runs the stateful op ``fn`` unobserved and records it as one step."""
-        args = tuple(list(a) if isinstance(a, Iterator) else a for a in args)
-        with _context.suspended():
-            out = fn(*args, **kwargs)
+        # `zip(grads, vars)` and other one-shot iterators: the call and the template each
+        # read them
+        args = tuple(list(a) if isinstance(a, _ONE_SHOT) else a for a in args)
+        before = _peek_created()
+        try:
+            with _context.suspended():
+                out = fn(*args, **kwargs)
+        except StopIteration:  # the end of a pass over a Dataset: replays expect it too
+            self.instrs.append(("call", fn, self._template((args, kwargs)), _STOP))
+            raise
+        finally:
+            self.created_in_calls += _peek_created() - before
         arg_template = self._template((args, kwargs))
         out_template = self._out_template(out)
         self.instrs.append(("call", fn, arg_template, out_template))
         return out
 
     def _template(self, x):
-        if isinstance(x, Variable) or not isinstance(x, (Tensor, list, tuple, dict)):
+        if isinstance(x, Variable):
             return x
         if isinstance(x, Tensor):
             return _Arg(self.ref(x))
         if isinstance(x, dict):
             return {k: self._template(v) for k, v in x.items()}
-        items = [self._template(v) for v in x]
-        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+        if isinstance(x, (list, tuple)):
+            items = [self._template(v) for v in x]
+            return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+        r = self.refs.get(id(x)) if not _literal(x) else None
+        return _Obj(r) if type(r) is int else x
 
     def _out_template(self, x):
-        if isinstance(x, Variable) or not isinstance(x, (Tensor, list, tuple, dict)):
+        if isinstance(x, Variable) or _literal(x):
             return x
         if isinstance(x, Tensor):
             return _Arg(self.slot(x._value, x._device))
         if isinstance(x, dict):
             return {k: self._out_template(v) for k, v in x.items()}
-        items = [self._out_template(v) for v in x]
-        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+        if isinstance(x, (list, tuple)):
+            items = [self._out_template(v) for v in x]
+            return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+        return _Obj(self.slot(x, None))  # an object a later call may take
+
+
+def _literal(x) -> bool:
+    return x is None or isinstance(x, (bool, int, float, complex, str, bytes, type))
 
 
 def _is_value(v) -> bool:
@@ -216,9 +260,12 @@ def _arg_refs(template, out: list) -> list:
 
 
 def _fill(template, values: Iterator, devices: Iterator):
-    """``template`` with each `_Arg` replaced by a Tensor of the next value."""
+    """``template`` with each `_Arg` replaced by a Tensor of the next value (each `_Obj` by the
+    next value itself)."""
     if isinstance(template, _Arg):
-        return make(next(values), next(devices))
+        device = next(devices)
+        value = next(values)
+        return value if type(template) is _Obj else make(value, device)
     if isinstance(template, dict):
         return {k: _fill(v, values, devices) for k, v in template.items()}
     if isinstance(template, (list, tuple)) and not isinstance(template, Variable):
@@ -230,9 +277,10 @@ def _fill(template, values: Iterator, devices: Iterator):
 
 
 def _flat_outputs(template, out, values: list) -> list:
-    """The arrays of the Tensors in ``out`` where ``template`` has an `_Arg`."""
+    """The arrays of the Tensors in ``out`` where ``template`` has an `_Arg` (the objects
+    where it has an `_Obj`)."""
     if isinstance(template, _Arg):
-        values.append(out._value)
+        values.append(out if type(template) is _Obj else out._value)
     elif isinstance(template, dict):
         for k, v in template.items():
             _flat_outputs(v, out[k], values)
@@ -240,6 +288,15 @@ def _flat_outputs(template, out, values: list) -> list:
         for v, o in zip(template, out):
             _flat_outputs(v, o, values)
     return values
+
+
+def _call_expecting_stop(fn, args, kwargs) -> list:
+    """Replays a call that raised StopIteration while tracing."""
+    try:
+        fn(*args, **kwargs)
+    except StopIteration:
+        return []
+    raise _Miss(-1, "no StopIteration")
 
 
 # -- guards ------------------------------------------------------------------------------------
@@ -430,15 +487,19 @@ def _run_observed(program: Program, tensors: list) -> list:
             guard_index += 1
         else:
             _, fn, arg_t, out_t = ins
-            refs = [x.ref for x in nest.flatten(arg_t) if isinstance(x, _Arg)]
-            values = [get(r) for r in refs]
+            values = [get(r) for r in _arg_refs(arg_t, [])]
             args, kwargs = _fill(
-                arg_t, iter([t._value for t in values]), iter([t._device for t in values])
+                arg_t,
+                iter([t._value if isinstance(t, Tensor) else t for t in values]),
+                iter([t._device if isinstance(t, Tensor) else None for t in values]),
             )
+            if out_t is _STOP:
+                _call_expecting_stop(fn, args, kwargs)
+                continue
             result = fn(*args, **kwargs)
-            slots = [x.ref for x in nest.flatten(out_t) if isinstance(x, _Arg)]
+            slots = _arg_refs(out_t, [])
             for s, value in zip(slots, _flat_outputs(out_t, result, [])):
-                env[s] = make(value, program.devices[s])
+                env[s] = value if program.devices[s] is None else make(value, program.devices[s])
     out = [None if r is None else get(r) for r in program.outputs]
     return [make(t._value, t._device) if isinstance(t, Variable) else t for t in out]
 
@@ -493,7 +554,7 @@ def _const(tracer: _Tracer, slot: int):
 
 def _map_args(template, sub):
     if isinstance(template, _Arg):
-        return _Arg(sub(template.ref))
+        return type(template)(sub(template.ref))
     if isinstance(template, dict):
         return {k: _map_args(v, sub) for k, v in template.items()}
     if isinstance(template, (list, tuple)) and not isinstance(template, Variable):
@@ -605,7 +666,10 @@ def _compile(program: Program):
             refs = _arg_refs(arg_t, [])
             outs = _arg_refs(out_t, [])
             namespace[f"H{i}"] = _host_call(
-                fn, arg_t, out_t, [_device_of(program, [r]) for r in refs]
+                fn,
+                arg_t,
+                out_t,
+                [program.devices[r] if type(r) is int else _device_of(program, [r]) for r in refs],
             )
             call = f"H{i}({', '.join(name(r) for r in refs)})"
             if outs:
@@ -648,6 +712,14 @@ def _device_of(program: Program, refs):
 
 
 def _host_call(fn, arg_t, out_t, devices):
+    if out_t is _STOP:
+
+        def call(*values):
+            args, kwargs = _fill(arg_t, iter(values), iter(devices))
+            return _call_expecting_stop(fn, args, kwargs)
+
+        return call
+
     def call(*values):
         args, kwargs = _fill(arg_t, iter(values), iter(devices))
         out = fn(*args, **kwargs)
@@ -744,15 +816,16 @@ def _spec_of(x):
 class _Entry:
     """The traces of one signature: a root program and, through its branches, the others."""
 
-    __slots__ = ("eager", "n_traces", "program", "py_leaves", "specs", "structure")
+    __slots__ = ("eager", "n_traces", "program", "specs", "verify")
 
     def __init__(self):
         self.program = None
         self.n_traces = 0
-        self.eager = False
+        self.eager = False  # too many branches: the signature runs its Python code
         self.specs = None
-        self.structure = None
-        self.py_leaves = None
+        # The first trace created variables: the next call traces again, to check that it
+        # creates none (TensorFlow's rule: variables are created on the first call only).
+        self.verify = False
 
 
 class Function:
@@ -778,6 +851,7 @@ class Function:
         self.reduce_retracing = bool(reduce_retracing)
         self.jit_compile = jit_compile
         self._cache: dict = {}
+        self._py_signature = False  # inspect.Signature, None if it has none; False: not yet
         self._n_traces = 0
         self._lock = threading.Lock()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -835,6 +909,8 @@ class Function:
         if self.input_signature is not None:
             args = self._bind(args, kwargs)
             kwargs = {}
+        else:
+            args, kwargs = self._canonical(args, kwargs)
         args = _to_tensors(args)
         if kwargs:
             kwargs = _to_tensors(kwargs)
@@ -849,7 +925,7 @@ class Function:
             entry.specs = nest.pack_sequence_as((args, kwargs), [_spec_of(x) for x in flat])
         if entry.eager:
             return self.python_function(*args, **kwargs)
-        if entry.program is None:
+        if entry.program is None or entry.verify:
             return self._trace(entry, None, None, args, kwargs, tensors)
         program = entry.program
         while True:
@@ -888,7 +964,8 @@ class Function:
             result = self.python_function(*args, **kwargs)
         finally:
             _context.pop_recorder(tracer)
-        if tracer.created and self._n_traces > 0:
+        created = bool(tracer.created) or tracer.created_in_calls > 0
+        if created and self._n_traces > 0:
             raise ValueError(_VARIABLE_ERROR)
         flat = nest.flatten(result)
         refs = []
@@ -910,6 +987,9 @@ class Function:
             self._n_traces += 1
             entry.n_traces += 1
             if parent is None:
+                # Variables made by user code (not by an optimizer's first step): check that
+                # the next call does not make them again.
+                entry.verify = bool(tracer.created) and not entry.verify
                 entry.program = program
             else:
                 parent.branches[branch] = program
@@ -922,6 +1002,33 @@ class Function:
                     stacklevel=3,
                 )
         return result
+
+    def _canonical(self, args: tuple, kwargs: dict) -> tuple:
+        """The arguments bound to the Python signature, defaults filled in: ``f(x, True)``
+        and ``f(x, training=True)`` are one signature. Raises TypeError as Python does."""
+        sig = self._py_signature
+        if sig is False:
+            try:
+                sig = inspect.signature(self.python_function)
+            except (TypeError, ValueError):
+                sig = None
+            self._py_signature = sig
+        if sig is None or (not kwargs and len(args) == self._n_plain(sig)):
+            return args, kwargs
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
+    @staticmethod
+    def _n_plain(sig) -> int:
+        """How many positional parameters ``sig`` has, -1 if it has *args or keyword-only."""
+        n = 0
+        for p in sig.parameters.values():
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                n += 1
+            else:
+                return -1
+        return n
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple:
         """The arguments as the input signature's tensors (TF converts and checks them)."""
@@ -974,6 +1081,8 @@ class Function:
         """
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
+        elif self.input_signature is None:
+            args, kwargs = self._canonical(args, kwargs)
         flat = nest.flatten((args, kwargs))
         if any(isinstance(x, TensorSpec) for x in flat):
             return ConcreteFunction(self, (args, kwargs), None)
@@ -987,10 +1096,24 @@ class Function:
         if self.input_signature is not None:
             args = self._bind(args, kwargs)
             kwargs = {}
+        else:
+            args, kwargs = self._canonical(args, kwargs)
         args = _to_tensors(args)
         flat = nest.flatten((args, kwargs))
         key = (current_device(), *(_leaf_key(x, [], {}, []) for x in flat))
         return self._cache[key]
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """Every traced signature, as TensorFlow prints them: the call, its arguments'
+        dtypes and shapes, and what it returns."""
+        blocks = []
+        for c in self.concrete_functions:
+            params = c._parameters()
+            lines = [f"{self._name}({', '.join(n for n, _, _ in params)})", "  Args:"]
+            lines += [f"    {n}: {_short(a)}" for n, a, _ in params]
+            lines += ["  Returns:", f"    {_short(c.structured_outputs)}"]
+            blocks.append("\n".join(lines))
+        return "\n\n".join(blocks)
 
     @property
     def concrete_functions(self) -> list:
@@ -1038,25 +1161,63 @@ class ConcreteFunction:
                 flat.append(TensorSpec(tuple(np.shape(value)), as_dtype(value.dtype)))
         return nest.pack_sequence_as(program.structure, flat)
 
+    def _parameters(self) -> list:
+        """``[(name, spec or fixed Python value, keyword-only)]`` of the signature."""
+        args, kwargs = self.structured_input_signature
+        try:
+            names = list(inspect.signature(self._function.python_function).parameters)
+        except (TypeError, ValueError):
+            names = []
+        params = [(names[k] if k < len(names) else f"arg{k}", a, False) for k, a in enumerate(args)]
+        return params + [(n, a, True) for n, a in kwargs.items()]
+
     def __call__(self, *args, **kwargs):
-        specs_args, specs_kwargs = self.structured_input_signature
-        flat_specs = nest.flatten((specs_args, specs_kwargs))
-        flat = nest.flatten((_to_tensors(args), _to_tensors(kwargs)))
-        if len(flat) != len(flat_specs):
+        """Calls with the tensor arguments only (the Python ones are part of the concrete
+        function), positionally in order or by name, as TensorFlow's concrete functions.
+
+        Raises:
+            TypeError: too many arguments, an unknown or fixed keyword argument, a missing
+                one, or a tensor that does not match its spec.
+        """
+        params = self._parameters()
+        tensor_params = [
+            n for n, s, _ in params if any(isinstance(x, TensorSpec) for x in nest.flatten(s))
+        ]
+        if len(args) > len(tensor_params):
             raise TypeError(
-                f"ConcreteFunction {self.name}: expected {len(flat_specs)} argument "
-                f"component(s), got {len(flat)}."
+                f"{self.name}(): takes {len(tensor_params)} tensor argument(s) "
+                f"({', '.join(tensor_params)}), got {len(args)}."
             )
-        for a, s in zip(flat, flat_specs):
-            if isinstance(s, TensorSpec) and (
-                not isinstance(a, Tensor) or not s.is_compatible_with(a)
-            ):
-                raise TypeError(
-                    f"ConcreteFunction {self.name}: argument {a!r} does not match {s!r}."
-                )
-        result = self._function(*args, **kwargs)
+        given = dict(zip(tensor_params, args))
+        for k, v in kwargs.items():
+            if k not in tensor_params:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'.")
+            if k in given:
+                raise TypeError(f"{self.name}() got multiple values for argument '{k}'.")
+            given[k] = v
+        missing = [n for n in tensor_params if n not in given]
+        if missing:
+            raise TypeError(f"{self.name}() missing required argument(s): {', '.join(missing)}.")
+        call_args, call_kwargs = [], {}
+        for name, spec, keyword in params:
+            value = given.get(name, spec)
+            if name in given:
+                flat_value = nest.flatten(_to_tensors(value))
+                for a, s in zip(flat_value, nest.flatten(spec)):
+                    if isinstance(s, TensorSpec) and (
+                        not isinstance(a, Tensor) or not s.is_compatible_with(a)
+                    ):
+                        raise TypeError(
+                            f"ConcreteFunction {self.name}: argument {name}={a!r} does not "
+                            f"match {s!r}."
+                        )
+            if keyword:
+                call_kwargs[name] = value
+            else:
+                call_args.append(value)
+        result = self._function(*call_args, **call_kwargs)
         if self._entry is None:
-            self._entry = self._function._entry_for(args, kwargs)
+            self._entry = self._function._entry_for(tuple(call_args), call_kwargs)
         return result
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
@@ -1089,6 +1250,44 @@ class ConcreteFunction:
         if program is None:
             return head + "\n(not traced yet)"
         return head + "\n" + program.listing()
+
+
+def _short(x) -> str:
+    """A value as TensorFlow's concrete-signature listing shows it."""
+    if isinstance(x, TensorSpec):
+        shape = "None" if x.shape.rank is None else str(tuple(x.shape.as_list()))
+        return f"{x.dtype.name} Tensor, shape={shape}"
+    if isinstance(x, (list, tuple)):
+        return f"{type(x).__name__}(" + ", ".join(_short(v) for v in x) + ")"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {_short(v)}" for k, v in x.items()) + "}"
+    return repr(x)
+
+
+class init_scope:
+    """Context: the code inside runs once, while a graph function is traced, and is not part
+    of its program (follows `tf.init_scope`, which lifts it out of the graph). Outside a
+    trace it does nothing.
+
+    >>> v = ek.Variable(0)
+    >>> @ek.function
+    ... def once():
+    ...     with ek.init_scope():
+    ...         v.assign_add(1)  # at trace time only
+    ...     return v.read_value()
+    >>> [int(once()) for _ in range(3)]
+    [1, 1, 1]
+    """
+
+    def __enter__(self) -> init_scope:
+        self._tracers = [r for r in _ctx.recorders if hasattr(r, "trace_call")]
+        for tracer in self._tracers:
+            _context.pop_recorder(tracer)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for tracer in self._tracers:
+            _context.push_recorder(tracer)
 
 
 def _describe(x) -> str:

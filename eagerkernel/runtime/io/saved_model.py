@@ -39,7 +39,16 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ..core.variable import Variable
 from ..data.structure import TensorSpec
-from ..function import ConcreteFunction, Function, Program, _Arg, _hashable, _Miss, _Param
+from ..function import (
+    ConcreteFunction,
+    Function,
+    Program,
+    _Arg,
+    _hashable,
+    _Miss,
+    _Obj,
+    _Param,
+)
 
 __all__ = ["load", "save"]
 
@@ -105,6 +114,8 @@ class _Writer:
         """A parameter or template value as JSON."""
         if x is None or isinstance(x, (bool, int, float, str)):
             return x
+        if isinstance(x, _Obj):
+            raise ValueError(f"saved_model.save: {where}: passes an object between stateful ops.")
         if isinstance(x, _Arg):
             return {"ref": _ref(x.ref)}
         if isinstance(x, _Param):
