@@ -556,3 +556,142 @@ def test_under_a_tape_the_program_replays_op_by_op_without_python():
     with ek.GradientTape() as tape:
         y = f(ek.constant([3.0, 4.0]))
     assert len(calls) == 1 and tape.gradient(y, w) is not None
+
+
+# -- more of TensorFlow's function guide ------------------------------------------------------
+
+
+def test_keyword_and_positional_calls_share_a_trace_and_defaults_bind():
+    @ek.function
+    def scaled(x, factor=2.0, shift=0.0):
+        return x * factor + shift
+
+    x = ek.constant([1.0, 2.0])
+    scaled(x)
+    scaled(x, 2.0)
+    scaled(x, factor=2.0, shift=0.0)
+    assert scaled.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        scaled(x, bogus=1)
+
+
+def test_a_concrete_function_takes_only_its_tensor_arguments():
+    # TensorFlow's guide: square = pow.get_concrete_function(a=TensorSpec(None), b=2)
+    @ek.function
+    def power(a, b):
+        return a**b
+
+    square = power.get_concrete_function(a=ek.TensorSpec(None, ek.float32), b=2)
+    assert float(square(ek.constant(10.0))) == 100.0
+    assert _same(square(a=ek.constant([3.0])), np.float32([9.0]))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'b'"):
+        square(ek.constant(10.0), b=3)
+    with pytest.raises(TypeError, match="does not match"):
+        square(ek.constant(10))  # int32 where float32 was specified
+
+
+def test_pretty_printed_concrete_signatures():
+    @ek.function
+    def double(a):
+        return a + a
+
+    double(ek.constant(1))
+    double(ek.constant(1.5))
+    assert double.pretty_printed_concrete_signatures() == (
+        "double(a)\n  Args:\n    a: int32 Tensor, shape=()\n  Returns:\n"
+        "    int32 Tensor, shape=()\n\n"
+        "double(a)\n  Args:\n    a: float32 Tensor, shape=()\n  Returns:\n"
+        "    float32 Tensor, shape=()"
+    )
+
+
+def test_a_dataset_iterator_advances_on_every_call():
+    stream = io.StringIO()
+
+    @ek.function
+    def consume_next(iterator):
+        ek.print("Value:", next(iterator), output_stream=stream)
+
+    iterator = iter(ek.data.Dataset.from_tensor_slices([1, 2, 3]))
+    for _ in range(3):
+        consume_next(iterator)
+    assert stream.getvalue() == "Value: 1\nValue: 2\nValue: 3\n"
+
+
+def test_a_loop_over_a_dataset_inside_a_function():
+    @ek.function
+    def total(dataset):
+        s = ek.constant(0)
+        for x in dataset:
+            s += x
+        return s
+
+    ds = ek.data.Dataset.range(5).map(lambda x: ek.cast(x, ek.int32))
+    assert int(total(ds)) == 10
+    assert int(total(ds)) == 10  # a fresh pass on every call
+    assert total.experimental_get_tracing_count() == 1
+
+
+def test_tensor_array_inside_a_function():
+    @ek.function
+    def cumulative(x):
+        ta = ek.TensorArray(ek.float32, size=0, dynamic_size=True)
+        acc = ek.zeros_like(x[0])
+        for i in range(x.shape[0]):
+            acc = acc + x[i]
+            ta = ta.write(i, acc)
+        return ta.stack()
+
+    x = np.float32([[1, 2], [3, 4], [5, 6]])
+    for scale in (1.0, 2.0):
+        assert _same(cumulative(ek.constant(x * scale)), np.cumsum(x * scale, axis=0))
+    ta = ek.TensorArray(ek.float32, size=2)
+    with pytest.raises(ek.errors.InvalidArgumentError, match="out of range"):
+        ta.write(2, 1.0)
+    with pytest.raises(ek.errors.InvalidArgumentError, match="trying to write dtype int32"):
+        ta.write(0, ek.constant(1))
+    with pytest.raises(ek.errors.InvalidArgumentError, match="has not yet been written"):
+        ta.read(1)
+
+
+def test_a_second_optimizer_creating_slots_on_a_retrace_raises():
+    # TensorFlow's guide: one train_step traced with two Adam optimizers.
+    w = ek.Variable(2.0)
+    x, y = ek.constant([1.0]), ek.constant([2.0])
+
+    @ek.function
+    def train_step(w, x, y, optimizer):
+        with ek.GradientTape() as tape:
+            loss = ek.reduce_sum(ek.square(w * x - y))
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+    train_step(w, x, y, ek.keras.optimizers.Adam(1e-2))
+    with pytest.raises(ValueError, match=r"singleton tf\.Variables"):
+        train_step(w, x, y, ek.keras.optimizers.Adam(1e-3))
+
+
+def test_a_variable_created_on_every_call_is_refused_on_the_next_call():
+    @ek.function
+    def f(x):
+        v = ek.Variable(1.0)
+        v.assign_add(x)
+        return v.read_value()
+
+    assert float(f(ek.constant(1.0))) == 2.0  # the first call runs eagerly while tracing
+    with pytest.raises(ValueError, match=r"singleton tf\.Variables"):
+        f(ek.constant(1.0))
+
+
+def test_init_scope_runs_at_trace_time_only():
+    v = ek.Variable(0)
+    counter = [0]
+
+    @ek.function
+    def f():
+        if counter[0] == 0:
+            with ek.init_scope():
+                counter[0] += 1
+                v.assign_add(1)
+        return v.read_value()
+
+    assert [int(f()) for _ in range(3)] == [1, 1, 1]
