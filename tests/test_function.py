@@ -695,3 +695,39 @@ def test_init_scope_runs_at_trace_time_only():
         return v.read_value()
 
     assert [int(f()) for _ in range(3)] == [1, 1, 1]
+
+
+def test_custom_gradients_inside_and_around_a_function():
+    @ek.custom_gradient
+    def log1pexp(x):
+        e = ek.exp(x)
+
+        def grad(dy):
+            return dy * (1 - 1 / (1 + e))
+
+        return ek.math.log(1 + e), grad
+
+    @ek.function
+    def f(x):
+        with ek.GradientTape() as tape:
+            tape.watch(x)
+            y = log1pexp(x)
+        return y, tape.gradient(y, x)
+
+    for v in (0.0, 2.0, 100.0):
+        y, g = f(ek.constant(v))
+        np.testing.assert_allclose(float(g), 1 / (1 + np.exp(-v)), rtol=1e-6)
+    with ek.GradientTape() as tape:  # an outer tape: the hand-written gradient, no NaN
+        x = ek.constant(100.0)
+        tape.watch(x)
+        y, _ = f(x)
+    assert float(tape.gradient(y, x)) == 1.0
+    from eagerkernel.runtime.core.dispatch import Primitive
+
+    before = len(Primitive.registry)
+    for _ in range(50):
+        log1pexp(ek.constant(1.0))
+    import gc
+
+    gc.collect()
+    assert len(Primitive.registry) <= before + 1  # per-call primitives are not kept

@@ -134,6 +134,7 @@ class _Tracer(Recorder):
         self._var_index: dict = {}
         self.created: list = []  # Variables created while tracing (outside stateful ops)
         self.created_in_calls = 0  # Variables the traced stateful ops created
+        self.custom_gradients = False  # a `custom_gradient` function ran inside
 
     # refs
     def slot(self, value, device) -> int:
@@ -168,6 +169,11 @@ class _Tracer(Recorder):
 
     # the Recorder interface
     def record(self, prim, inputs, output, params, saved, seconds) -> None:
+        if prim.fwd is None:
+            # Recorded after the fact (`custom_gradient`): its ops were traced as they ran;
+            # only a tape needs the record, for its hand-written gradient.
+            self.custom_gradients = True
+            return
         ins = tuple(self.ref(x) for x in inputs)
         if params:
             refs = self.refs
@@ -369,6 +375,7 @@ class Program:
             op[0] == "guard" for op in self.ops[first_effect:]
         )
         self.branches: dict = {}  # (guard position, value) -> Program
+        self.custom_gradients = False  # traced through a `custom_gradient` function
         self.structure = None  # the outputs' nesting, and their Python values (set by the
         self.py_leaves: list = []  # Function that traced it)
         self.source, self._run = _compile(self)
@@ -928,6 +935,9 @@ class Function:
         if entry.program is None or entry.verify:
             return self._trace(entry, None, None, args, kwargs, tensors)
         program = entry.program
+        if observed and program.custom_gradients:
+            # A tape must see the hand-written gradients, which only the Python code records.
+            return self.python_function(*args, **kwargs)
         while True:
             try:
                 values = program.run_observed(tensors) if observed else program.run(arrays)
@@ -978,6 +988,7 @@ class Function:
                 refs.append(None)
                 leaves.append(x)
         program = Program.from_trace(tracer, len(tensors), refs)
+        program.custom_gradients = tracer.custom_gradients
         for k, r in enumerate(program.outputs):  # a Variable or constant returned: keep it
             if r is not None and type(r) is not int and r[0] == "v":
                 leaves[k] = program.variables[r[1]]

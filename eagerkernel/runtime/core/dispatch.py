@@ -27,6 +27,7 @@ import functools
 import sys
 import time
 import typing
+import weakref
 
 import numpy as np
 
@@ -78,10 +79,22 @@ class Primitive:
             set by `binary`.
     """
 
-    __slots__ = ("array_op", "fwd", "joint_vjp", "key", "moves", "n_out", "name", "saves", "vjps")
+    __slots__ = (
+        "__weakref__",
+        "array_op",
+        "fwd",
+        "joint_vjp",
+        "key",
+        "moves",
+        "n_out",
+        "name",
+        "saves",
+        "vjps",
+    )
 
-    # Every primitive by `key`: how saved models name the ops of their programs.
-    registry: typing.ClassVar[dict] = {}
+    # Every live primitive by `key`, how saved models name the ops of their programs (weak:
+    # `custom_gradient` makes one per call).
+    registry: typing.ClassVar[weakref.WeakValueDictionary] = weakref.WeakValueDictionary()
 
     def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False, saves: bool = False):
         module = sys._getframe(1).f_globals.get("__name__", "?")
