@@ -731,3 +731,19 @@ def test_custom_gradients_inside_and_around_a_function():
 
     gc.collect()
     assert len(Primitive.registry) <= before + 1  # per-call primitives are not kept
+
+
+def test_a_seeded_dropout_layer_draws_a_new_mask_on_every_call():
+    def run(traced):
+        layer = ek.keras.layers.Dropout(0.5, seed=3)
+
+        def f(x):
+            return layer(x, training=True)
+
+        if traced:
+            f = ek.function(f)
+        return [f(ek.ones([20])).numpy() for _ in range(3)]
+
+    eager, traced = run(False), run(True)
+    assert not np.array_equal(traced[1], traced[2])
+    assert all(np.array_equal(a, b) for a, b in zip(eager, traced))
