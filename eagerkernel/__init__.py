@@ -54,6 +54,7 @@ from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .runtime.io import summary
 from .runtime.io.checkpoint import Checkpoint
+from .runtime.module import Module, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
 
