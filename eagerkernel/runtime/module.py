@@ -311,9 +311,6 @@ class Module:
 
         return method_with_name_scope
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__module__}.{type(self).__qualname__} name={self._name!r}>"
-
 
 _TRACKED_TYPES = (Variable, Module, list, tuple, dict)
 

@@ -294,7 +294,7 @@ _TRAIN_NAMES = {
 
 def _train_getattr(name: str):
     # Checkpoint, CheckpointManager and latest_checkpoint live in runtime/checkpoint.py.
-    if name in ("Checkpoint", "CheckpointManager", "latest_checkpoint"):
+    if name in ("Checkpoint", "CheckpointManager", "latest_checkpoint", "list_variables"):
         try:
             from ..io import checkpoint
         except ImportError as exc:
