@@ -31,7 +31,7 @@ def test_invalid_module_names_raise_tensorflows_value_error(bad):
 
 
 def test_non_string_module_name_is_a_type_error():
-    with pytest.raises(TypeError, match="name must be a string.*name=3"):
+    with pytest.raises(TypeError, match=r"name must be a string.*name=3"):
         ek.Module(name=3)
 
 
@@ -82,13 +82,11 @@ def test_name_scope_prefixes_variable_names_as_tensorflow_does():
 def test_name_scope_is_reentrant_and_restored_after_an_exception():
     outer = ek.name_scope("outer")
     assert outer.name == "outer"
-    with outer as a:
-        with outer as b:
-            assert (a, b) == ("outer/", "outer/outer/")
-            assert ek.Variable(1.0, name="v").name == "outer/outer/v:0"
-    with pytest.raises(RuntimeError, match="boom"):
-        with ek.name_scope("failing"):
-            raise RuntimeError("boom")
+    with outer as a, outer as b:
+        assert (a, b) == ("outer/", "outer/outer/")
+        assert ek.Variable(1.0, name="v").name == "outer/outer/v:0"
+    with pytest.raises(RuntimeError, match="boom"), ek.name_scope("failing"):
+        raise RuntimeError("boom")
     assert current_name_scope() == ""
 
 
@@ -119,10 +117,10 @@ def test_module_name_scope_is_captured_at_construction():
         m = ek.Module(name="mm")
     assert m.name == "mm"
     assert m.name_scope.name == "block/inner/mm/"
-    with ek.name_scope("elsewhere"):
-        with m.name_scope as scope:  # absolute: the enclosing scope does not matter
-            assert scope == "block/inner/mm/"
-            assert ek.Variable(1.0, name="q").name == "block/inner/mm/q:0"
+    # absolute: the enclosing scope does not matter
+    with ek.name_scope("elsewhere"), m.name_scope as scope:
+        assert scope == "block/inner/mm/"
+        assert ek.Variable(1.0, name="q").name == "block/inner/mm/q:0"
 
 
 def test_with_name_scope_enters_the_modules_scope():

@@ -25,6 +25,7 @@ so that a restore made before the Variables existed assigns them as they appear.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import typing
@@ -56,7 +57,7 @@ def valid_identifier(name: str) -> bool:
     return bool(_VALID_IDENTIFIER.match(name))
 
 
-class name_scope:  # noqa: N801 - TensorFlow's public name
+class name_scope:  # TensorFlow's public name, lower case
     """A context manager that prefixes the names of Variables created inside it (follows TF 2's
     `tf.name_scope`).
 
@@ -324,10 +325,8 @@ def _leaves(value, path: tuple) -> Iterator:
             yield from _leaves(item, (*path, i))
     elif isinstance(value, Mapping):
         keys = list(value)
-        try:
+        with contextlib.suppress(TypeError):
             keys = sorted(keys)
-        except TypeError:
-            pass
         for key in keys:
             yield from _leaves(value[key], (*path, key))
     else:
