@@ -476,3 +476,19 @@ def test_keras_weights_keep_short_checkpoint_keys_under_nested_scopes(tmp_path):
         "model/dense/bias",
         "model/dense/kernel",
     ]
+
+
+def test_internal_variables_are_named_outside_the_callers_scope(tmp_path):
+    dense = ek.keras.layers.Dense(1)
+    opt = ek.keras.optimizers.Adam()
+    with ek.name_scope("train_step"):
+        with ek.GradientTape() as tape:
+            loss = ek.reduce_sum(dense(ek.ones((1, 2))))
+        grads = tape.gradient(loss, dense.trainable_variables)
+        opt.apply_gradients(zip(grads, dense.trainable_variables))
+        ckpt = ek.train.Checkpoint(model=dense)
+        ckpt.save(str(tmp_path / "ck"))
+    kernel = dense.kernel.name[: -len(":0")]
+    assert kernel == f"train_step/{dense.name}/kernel"
+    assert f"{kernel}/m:0" in [v.name for v in opt.variables]
+    assert ckpt.save_counter.name == "save_counter:0"

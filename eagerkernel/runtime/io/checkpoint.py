@@ -50,7 +50,7 @@ from ..core.variable import Variable
 from ..keras.layers.base import Layer
 from ..keras.metrics import Metric
 from ..keras.optimizers.base import Optimizer
-from ..module import Module
+from ..module import Module, name_scope
 from .checkpoint_format import FORMAT as FORMAT
 from .checkpoint_format import FORMAT_VERSION as FORMAT_VERSION
 from .checkpoint_format import (
@@ -494,7 +494,7 @@ class Checkpoint:
             from ..core.device import CPU
             from ..core.device import device as device_scope
 
-            with device_scope(CPU):
+            with device_scope(CPU), name_scope(""):  # TF makes it in an init_scope
                 counter = Variable(0, trainable=False, name="save_counter", dtype="int64")
             object.__setattr__(self, "_save_counter", counter)
         return self._save_counter
