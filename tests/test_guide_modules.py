@@ -625,6 +625,10 @@ Epoch  9:
 TF_FIT_LOSSES = [10.9719, 6.7946, 4.4009, 3.0184, 2.2133, 1.7406, 1.4608, 1.2939, 1.1936, 1.1328]
 
 
+def tf_linspace_dtype(nb: Notebook):
+    return nb.run("tf.linspace(-2,2, NUM_EXAMPLES).dtype")[0]
+
+
 def numpy_training(x: np.ndarray, y: np.ndarray, epochs: int = 10, lr: float = 0.1):
     """The guide's gradient descent in float64: [(w, b, loss after the update)]."""
     w, b, out = 5.0, 0.0, []
@@ -650,6 +654,7 @@ def loops(tmp_path, monkeypatch):
 def test_basic_training_loops_cells(loops, tmp_path):
     loops.run(DATA)
     x, y = loops["x"], loops["y"]
+    assert tf_linspace_dtype(loops) == ek.float64  # TensorFlow: integer bounds give float64
     assert x.dtype == ek.float32 and x.shape == (201,)
     np.testing.assert_allclose(x.numpy(), np.linspace(-2, 2, 201), atol=1e-6)
     np.testing.assert_allclose(y.numpy(), 3 * x.numpy() + 2 + loops["noise"].numpy(), rtol=1e-6)
