@@ -54,7 +54,7 @@ from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .runtime.io import summary
 from .runtime.io.checkpoint import Checkpoint
-from .runtime.module import Module, name_scope
+from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
 

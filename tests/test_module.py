@@ -75,6 +75,9 @@ def test_name_scope_prefixes_variable_names_as_tensorflow_does():
             with ek.name_scope(""):
                 assert ek.Variable(1.0, name="w").name == "w:0"
             assert current_name_scope() == "block/inner/"
+            assert ek.get_current_name_scope() == "block/inner"
+            with ek.name_scope("/abs/"):
+                assert ek.get_current_name_scope() == "/abs"
     assert current_name_scope() == ""
     assert ek.Variable(1.0, name="w").name == "w:0"
 

@@ -35,7 +35,14 @@ from .core.context import context as _thread_context
 from .core.variable import Variable
 from .observers import Observers
 
-__all__ = ["Module", "camel_to_snake", "name_scope", "valid_identifier"]
+__all__ = [
+    "Module",
+    "camel_to_snake",
+    "current_name_scope",
+    "get_current_name_scope",
+    "name_scope",
+    "valid_identifier",
+]
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
@@ -119,6 +126,19 @@ class name_scope:  # TensorFlow's public name, lower case
 def current_name_scope() -> str:
     """This thread's scope string (``"block/dense/"``, or ``""`` outside any scope)."""
     return _thread_context().scope_name
+
+
+def get_current_name_scope() -> str:
+    """The current name scope without its trailing ``/`` (follows
+    `tf.get_current_name_scope`).
+
+    >>> with ek.name_scope("outer"), ek.name_scope("inner"):
+    ...     ek.get_current_name_scope()
+    'outer/inner'
+    >>> ek.get_current_name_scope()
+    ''
+    """
+    return _thread_context().scope_name.rstrip("/")
 
 
 def _is_variable(obj) -> bool:
@@ -206,6 +226,7 @@ class Module:
             self._name_scope = name_scope(scope)
 
     def __setattr__(self, name: str, value) -> None:
+        # Plain assignment; then, while a checkpoint restore waits for Variables, tell it.
         object.__setattr__(self, name, value)
         if Module.attribute_observers and isinstance(value, _TRACKED_TYPES):
             Module.attribute_observers.notify("attribute_set", self, name, value)
