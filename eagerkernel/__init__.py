@@ -56,6 +56,7 @@ from .runtime.function import function, init_scope
 from .runtime.function import print_ as print
 from .runtime.io import saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
+from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
 from .runtime.tensor_array import TensorArray

@@ -183,16 +183,19 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
 def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (follows `tf.linspace`).
 
-    The dtype is float32 for Python numbers, else the arguments' floating dtype.
+    The dtype is ``start``'s floating dtype (float32 for a Python float); integer arguments give
+    float64, as in TensorFlow.
 
     Raises:
         InvalidArgumentError: a negative ``num`` (0 gives an empty tensor).
 
     >>> ek.linspace(0.0, 1.0, 3).numpy()
     array([0. , 0.5, 1. ], dtype=float32)
+    >>> ek.linspace(-2, 2, 5).dtype
+    ek.float64
     """
     s = tensor(start, "linspace")
-    dt = s._value.dtype if s._value.dtype.kind == "f" else np.dtype(np.float32)
+    dt = s._value.dtype if s._value.dtype.kind == "f" else np.dtype(np.float64)
     n = int(num)
     if n < 0:
         raise InvalidArgumentError(None, "linspace", f"linspace: requires num >= 0, got num={n}.")
