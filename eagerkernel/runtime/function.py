@@ -913,19 +913,7 @@ class Function:
         observed = bool(ACTIVE and _ctx.recorders)
         if observed and any(hasattr(r, "trace_call") for r in _ctx.recorders):
             return self.python_function(*args, **kwargs)
-        if self.input_signature is not None:
-            args = self._bind(args, kwargs)
-            kwargs = {}
-        else:
-            args, kwargs = self._canonical(args, kwargs)
-        args = _to_tensors(args)
-        if kwargs:
-            kwargs = _to_tensors(kwargs)
-        flat = nest.flatten((args, kwargs))
-        arrays: list = []
-        tensors: list = []
-        seen: dict = {}
-        key = (current_device(), *(_leaf_key(x, arrays, seen, tensors) for x in flat))
+        args, kwargs, flat, key, arrays, tensors = self._signature(args, kwargs)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = _Entry()
@@ -1104,15 +1092,27 @@ class Function:
         return ConcreteFunction(self, entry.specs, entry)
 
     def _entry_for(self, args, kwargs):
+        return self._cache[self._signature(args, kwargs)[3]]
+
+    def _signature(self, args: tuple, kwargs: dict) -> tuple:
+        """``(args, kwargs, flat leaves, cache key, input arrays, input tensors)`` of a call:
+        arguments bound (to the input signature, else the Python signature) and converted
+        (NumPy arrays to tensors), the key made of the device, the tensors' dtypes, shapes
+        and devices, the Variables' identities and the other values."""
         if self.input_signature is not None:
             args = self._bind(args, kwargs)
             kwargs = {}
         else:
             args, kwargs = self._canonical(args, kwargs)
         args = _to_tensors(args)
+        if kwargs:
+            kwargs = _to_tensors(kwargs)
         flat = nest.flatten((args, kwargs))
-        key = (current_device(), *(_leaf_key(x, [], {}, []) for x in flat))
-        return self._cache[key]
+        arrays: list = []
+        tensors: list = []
+        seen: dict = {}
+        key = (current_device(), *(_leaf_key(x, arrays, seen, tensors) for x in flat))
+        return args, kwargs, flat, key, arrays, tensors
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """Every traced signature, as TensorFlow prints them: the call, its arguments'
