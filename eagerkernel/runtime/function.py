@@ -39,6 +39,8 @@ import contextlib
 import copy
 import functools
 import inspect
+import operator
+import sys
 import threading
 import types
 import warnings
@@ -625,6 +627,7 @@ def _compile(program: Program):
             if type(r) is int:
                 last[r] = i
     outputs = {r for r in program.outputs if type(r) is int}
+    op_slots: set = set()  # slots an op computed (their arrays belong to the program)
 
     def name(r) -> str:
         if type(r) is int:
@@ -644,7 +647,10 @@ def _compile(program: Program):
             static = {k: v for k, v in (params or {}).items() if not isinstance(v, _Param)}
             dynamic = {k: v.ref for k, v in (params or {}).items() if isinstance(v, _Param)}
             xp = _device_of(program, refs).xp
-            if prim.array_op is not None and not params and len(refs) == 2:
+            reuse = _reusable(program, ins, i, last, outputs, op_slots, xp)
+            if reuse is not None:
+                fn = _write_into_dead(_UFUNCS[prim.array_op], reuse)
+            elif prim.array_op is not None and not params and len(refs) == 2:
                 fn = prim.array_op
             elif static:
                 fn = functools.partial(prim.fwd, xp, **static)
@@ -660,6 +666,7 @@ def _compile(program: Program):
                 keep_saved = saved is not None and saved in last
                 lhs = f"({lhs}), {f's{saved}' if keep_saved else '_'}"
             lines.append(f"{lhs} = {call}")
+            op_slots.update(targets)
         elif kind == "read":
             namespace[f"V{ins[1]}"] = program.variables[ins[1]]
             lines.append(f"s{ins[2]} = V{ins[1]}._value")
@@ -701,6 +708,76 @@ def _compile(program: Program):
     code = compile(source, "<ek.function program>", "exec")
     exec(code, namespace)  # our own generated source, never read from a file
     return source, namespace["program"]
+
+
+# Buffer reuse: a binary elementwise op whose input dies at it writes its result into that
+# input's array (`ufunc(a, b, out=a)`), when the trace says the shapes and dtypes match and, at
+# run time, nothing else references the array (no view of it, no caller holding it).
+_UFUNCS = {
+    operator.add: np.add,
+    operator.sub: np.subtract,
+    operator.mul: np.multiply,
+    operator.truediv: np.true_divide,
+}
+
+
+def _reusable(program: Program, ins, i: int, last: dict, outputs: set, op_slots: set, xp):
+    """The position (0 or 1) of an input of op ``ins`` whose array the op may write into."""
+    _, prim, refs, params, outs, _saved = ins
+    if prim.array_op not in _UFUNCS or params or xp is not np or type(outs) is not int:
+        return None
+    if refs[0] == refs[1]:
+        return None
+    out_shape, out_dtype = program._shapes[outs], program._dtypes[outs]
+    for pos, r in enumerate(refs):
+        if (
+            type(r) is int
+            and r in op_slots
+            and last.get(r) == i
+            and r not in outputs
+            and program._shapes[r] == out_shape
+            and program._dtypes[r] == out_dtype
+            and len(out_shape) > 0
+        ):
+            return pos
+    return None
+
+
+def _write_into_dead(ufunc, pos: int):
+    def run(a, b):
+        buf = b if pos else a
+        if (
+            type(buf) is np.ndarray
+            and sys.getrefcount(buf) <= _UNSHARED
+            and buf.base is None
+            and buf.flags.writeable
+        ):
+            return ufunc(a, b, out=buf)
+        return ufunc(a, b)
+
+    return run
+
+
+def _unshared_count() -> int:
+    """The reference count `_write_into_dead` sees for an array only the program holds:
+    measured through the same call shape, since it depends on the interpreter."""
+    seen = []
+
+    def probe(a, b):
+        buf = a
+        seen.append(sys.getrefcount(buf))
+        return a
+
+    namespace = {"P": probe, "np": np}
+    exec(
+        compile("def program():\n    s0 = np.empty(2)\n    s1 = P(s0, 1.0)\n", "<probe>", "exec"),
+        namespace,
+    )
+    namespace["program"]()
+    return seen[0]
+
+
+_UNSHARED = _unshared_count()
 
 
 def _device_of(program: Program, refs):
