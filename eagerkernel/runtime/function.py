@@ -39,6 +39,7 @@ import contextlib
 import copy
 import functools
 import inspect
+import math
 import operator
 import sys
 import threading
@@ -721,6 +722,11 @@ _UFUNCS = {
 }
 
 
+# Below this many elements a fresh array costs less than the checks (small-op chains keep the
+# C operator call).
+_REUSE_MIN_SIZE = 1 << 14
+
+
 def _reusable(program: Program, ins, i: int, last: dict, outputs: set, op_slots: set, xp):
     """The position (0 or 1) of an input of op ``ins`` whose array the op may write into."""
     _, prim, refs, params, outs, _saved = ins
@@ -737,7 +743,7 @@ def _reusable(program: Program, ins, i: int, last: dict, outputs: set, op_slots:
             and r not in outputs
             and program._shapes[r] == out_shape
             and program._dtypes[r] == out_dtype
-            and len(out_shape) > 0
+            and math.prod(out_shape) >= _REUSE_MIN_SIZE
         ):
             return pos
     return None
