@@ -44,6 +44,7 @@ from .runtime.core.dtypes import (
     int16,
     int32,
     int64,
+    string,
     uint8,
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import dtypes
 from .device import CPU, Device, current_device
+from .string_values import is_string_value, to_bytes_array
 
 __all__ = ["Tensor", "TensorShape", "constant", "convert_to_tensor"]
 
@@ -102,6 +103,8 @@ class Tensor:
         v = self._value
         if self._device.xp is not np:
             return self._device.xp.asnumpy(v)
+        if v.dtype.kind == "O" and v.ndim == 0:
+            return v[()]  # a string scalar is `bytes`, as TensorFlow gives it
         return v.copy()
 
     def __array__(self, dtype=None, copy=None):
@@ -189,7 +192,7 @@ class Tensor:
             raise TypeError(
                 f"{what}() needs a one-element Tensor, got shape {tuple(self._value.shape)}."
             )
-        return self.numpy().reshape(()).item()
+        return np.asarray(self.numpy()).reshape(()).item()
 
     def __bool__(self) -> bool:
         return bool(self._scalar("bool"))
@@ -413,6 +416,10 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 def _infer_numpy(value) -> np.ndarray:
     """Python values to a NumPy array with TensorFlow's dtype inference."""
+    if isinstance(value, (str, bytes)) or (
+        isinstance(value, (list, tuple, np.ndarray)) and is_string_value(value)
+    ):
+        return to_bytes_array(value)  # `ek.string`: an object array of bytes
     arr = np.asarray(value)
     kind = arr.dtype.kind
     if kind == "f" and arr.dtype != np.float32 and not isinstance(value, np.ndarray):
@@ -445,6 +452,14 @@ def _from_nested(value):
         ) from None
 
 
+def _empty_list(value) -> bool:
+    while isinstance(value, (list, tuple)):
+        if not value:
+            return True
+        value = value[0]
+    return False
+
+
 def _cast_python(value, np_dtype, op: str) -> np.ndarray:
     """Converts a Python number or list to ``np_dtype``, refusing to lose information.
 
@@ -452,6 +467,13 @@ def _cast_python(value, np_dtype, op: str) -> np.ndarray:
     not a float32 rounding of it).
     """
     target = np.dtype(np_dtype)
+    if target.kind == "O" or isinstance(value, (str, bytes)) or is_string_value(value):
+        if target.kind == "O" and (is_string_value(value) or _empty_list(value)):
+            return to_bytes_array(value, op)
+        raise TypeError(
+            f"{op}: cannot convert {value!r:.60} to a Tensor of dtype "
+            f"{dtypes.from_numpy(target).name}."
+        )
     arr = np.asarray(value)
     if arr.dtype.kind == "O":
         arr = _from_nested(value)
@@ -486,10 +508,10 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
         device = current_device()
     # Python numbers (np.float64 is a float subclass, as in TF) and lists are "weak": they
     # take the hint. Other NumPy scalars and arrays keep their dtype.
-    if isinstance(value, (int, float, complex, list, tuple)):
+    if isinstance(value, (int, float, complex, list, tuple, str, bytes)):
         arr = _infer_numpy(value) if dtype_hint is None else _cast_python(value, dtype_hint, op)
     elif isinstance(value, (np.ndarray, np.generic)):
-        arr = value
+        arr = value if value.dtype.kind not in "USVT" else to_bytes_array(np.asarray(value), op)
     elif hasattr(value, "__cuda_array_interface__"):
         from .device import device_of_array
 
@@ -533,6 +555,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
             )
         return value
     if np_dtype is not None:
+        if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "USVT":
+            value = to_bytes_array(np.asarray(value), "convert_to_tensor")
         if isinstance(value, (np.ndarray, np.generic)):
             if value.dtype != np_dtype:
                 if not np.can_cast(value.dtype, np_dtype, casting="same_kind"):
@@ -574,7 +598,14 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     np_dtype = dtypes.numpy_dtype(dtype)
     if isinstance(value, Tensor):
         value = value.numpy()
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "USVT":
+        value = to_bytes_array(np.asarray(value), "constant")  # NumPy strings: `ek.string`
     if np_dtype is not None and isinstance(value, (np.ndarray, np.generic)):
+        if (np.asarray(value).dtype.kind == "O") != (np_dtype.kind == "O"):
+            raise TypeError(
+                f"constant: cannot convert an array of dtype {np.asarray(value).dtype} to "
+                f"{dtypes.from_numpy(np_dtype).name}."
+            )
         arr = np.asarray(value).astype(np_dtype, copy=False)
     elif np_dtype is not None:
         arr = _cast_python(value, np_dtype, "constant")

@@ -477,7 +477,14 @@ def stack(values, axis=0, name="stack") -> Tensor:
     return apply(_stack, tuple(xs), {"axis": a})
 
 
-_unstack = Primitive("Unpack", lambda xp, x, axis: tuple(xp.moveaxis(x, axis, 0)), n_out=0)
+def _unstack_fwd(xp, x, axis):
+    moved = xp.moveaxis(x, axis, 0)
+    if x.dtype.kind == "O":  # strings: keep each element an array, not a bare `bytes`
+        return tuple(moved[i, ...] for i in range(moved.shape[0]))
+    return tuple(moved)
+
+
+_unstack = Primitive("Unpack", _unstack_fwd, n_out=0)
 defvjp(_unstack, lambda g, ans, x, axis: apply(_stack, tuple(g), {"axis": axis}))
 
 

@@ -346,6 +346,13 @@ def cast(x, dtype, name=None) -> Tensor:
     np_dtype = dtypes.numpy_dtype(dtype)
     if x._value.dtype == np_dtype:
         return x if type(x) is Tensor else apply(identity_prim, (x,))
+    if x._value.dtype.kind == "O" or np_dtype.kind == "O":  # strings: ek.strings converts
+        from ..core.errors import UnimplementedError
+
+        raise UnimplementedError(
+            f"cast: Cast {x.dtype.name} to {dtypes.from_numpy(np_dtype).name} is not supported "
+            "(use ek.strings.to_number / ek.strings.as_string)."
+        )
     return apply(_cast, (x,), {"dtype": np_dtype})
 
 

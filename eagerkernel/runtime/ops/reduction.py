@@ -75,6 +75,10 @@ def _reduce(prim, x, axis, keepdims, op, float_only=False):
     x = tensor(x, op)
     if float_only and x._value.dtype.kind not in "fc":
         float_check(op, x, "input_tensor")
+    if x._value.dtype.kind == "O":
+        raise InvalidArgumentError(
+            None, op, f"{op}: input_tensor must be numeric, got a {x.dtype.name} tensor."
+        )
     axis = normalize_axis(axis, x._value.ndim, op)
     return apply(prim, (x,), {"axis": axis, "keepdims": bool(keepdims)})
 
