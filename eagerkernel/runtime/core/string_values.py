@@ -42,7 +42,8 @@ def to_bytes_array(value, op: str = "convert_to_tensor") -> np.ndarray:
     """A (nested list of) str/bytes, or a NumPy string array, as an object array of bytes.
 
     Raises:
-        ValueError: a non-string element among strings (TensorFlow's error), or nested lists of different lengths (not a rectangular tensor).
+        ValueError: a non-string element among strings (TensorFlow's error), or nested lists
+            of different lengths (not a rectangular tensor).
     """
     if isinstance(value, np.ndarray) and value.dtype.kind in "SUT":
         arr = value.astype(object)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.allocation import check_allocation
+from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
@@ -381,6 +382,10 @@ def concat(values, axis, name="concat") -> Tensor:
     >>> ek.concat([ek.constant([[1, 2]]), ek.constant([[3, 4]])], axis=0).numpy()
     array([[1, 2], [3, 4]], dtype=int32)
     """
+    if isinstance(values, (list, tuple)) and any(isinstance(v, CompositeTensor) for v in values):
+        from ..ragged.ragged_ops import concat as ragged_concat
+
+        return ragged_concat(values, axis)
     xs = _tensors(values, "concat")
     s0 = xs[0]._value.shape
     if not s0:

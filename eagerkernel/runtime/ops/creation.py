@@ -63,7 +63,7 @@ def _full(op: str, shape: tuple, value, np_dtype, device) -> Tensor:
         value = value[()]
     if np_dtype.kind == "O" and not isinstance(value, bytes):
         if value != 0:
-            raise TypeError(f"{op}: a string tensor can only be filled with strings, got {value!r}.")
+            raise TypeError(f"{op}: a string tensor is filled with strings, got {value!r}.")
         value = b""  # `zeros(shape, ek.string)` is empty strings, as in TensorFlow
     try:
         return make(device.xp.full(shape, value, dtype=np_dtype), device)

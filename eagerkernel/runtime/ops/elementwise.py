@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
@@ -338,6 +339,8 @@ def cast(x, dtype, name=None) -> Tensor:
     >>> ek.cast(ek.constant([1.7, -1.7]), "int32").numpy()
     array([ 1, -1], dtype=int32)
     """
+    if not isinstance(x, Tensor) and isinstance(x, CompositeTensor):  # ragged, sparse
+        return x._ek_unary(lambda values: cast(values, dtype))
     x = tensor(x, "cast")
     if dtype is None:
         raise TypeError(
