@@ -61,7 +61,7 @@ from .runtime.ragged import RaggedTensor, RaggedTensorSpec
 
 __version__ = "0.1.0"
 
-from . import linalg, math, testing
+from . import linalg, math, strings, testing
 
 log = math.log
 random_normal = random.normal

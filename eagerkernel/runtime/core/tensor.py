@@ -452,6 +452,17 @@ def _from_nested(value):
         ) from None
 
 
+def _is_np_strings(value) -> bool:
+    """NumPy strings (any string dtype, or an object array holding str/bytes)."""
+    kind = value.dtype.kind
+    return kind in "USVT" or (kind == "O" and is_string_value(np.asarray(value)))
+
+
+def _np_value(value, op: str):
+    """A NumPy array of strings as `ek.string`'s bytes; any other array unchanged."""
+    return to_bytes_array(np.asarray(value), op) if _is_np_strings(value) else value
+
+
 def _empty_list(value) -> bool:
     while isinstance(value, (list, tuple)):
         if not value:
@@ -511,7 +522,7 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
     if isinstance(value, (int, float, complex, list, tuple, str, bytes)):
         arr = _infer_numpy(value) if dtype_hint is None else _cast_python(value, dtype_hint, op)
     elif isinstance(value, (np.ndarray, np.generic)):
-        arr = value if value.dtype.kind not in "USVT" else to_bytes_array(np.asarray(value), op)
+        arr = value if value.dtype.kind not in "USVTO" else _np_value(value, op)
     elif hasattr(value, "__cuda_array_interface__"):
         from .device import device_of_array
 
@@ -555,7 +566,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
             )
         return value
     if np_dtype is not None:
-        if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "USVT":
+        if isinstance(value, (np.ndarray, np.generic)) and _is_np_strings(value):
             value = to_bytes_array(np.asarray(value), "convert_to_tensor")
         if isinstance(value, (np.ndarray, np.generic)):
             if value.dtype != np_dtype:
@@ -598,7 +609,7 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     np_dtype = dtypes.numpy_dtype(dtype)
     if isinstance(value, Tensor):
         value = value.numpy()
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "USVT":
+    if isinstance(value, (np.ndarray, np.generic)) and _is_np_strings(value):
         value = to_bytes_array(np.asarray(value), "constant")  # NumPy strings: `ek.string`
     if np_dtype is not None and isinstance(value, (np.ndarray, np.generic)):
         if (np.asarray(value).dtype.kind == "O") != (np_dtype.kind == "O"):
