@@ -7,6 +7,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.device import CPU
 from ..core.errors import InvalidArgumentError
+from ..core.string_values import is_string_value, to_bytes_array
 from ..core.tensor import Tensor, make
 from . import plan
 from .dataset import (
@@ -233,7 +234,7 @@ class Generator(Dataset):
                     f"from_generator: `generator` yielded an element of shape {arr.shape} "
                     f"where an element of shape {tuple(s.shape)} was expected.",
                 )
-            out.append(make(arr[()] if arr.ndim == 0 else arr, CPU))
+            out.append(make(arr[()] if arr.ndim == 0 and arr.dtype.kind != "O" else arr, CPU))
         return self._pack(out)
 
 
@@ -272,6 +273,18 @@ def _flatten_up_to(spec, value) -> list:
 def _as_array(value, dtype: dtypes.DType) -> np.ndarray:
     """A yielded value as an array of ``dtype``; refuses to drop fractions or complex parts."""
     target = dtype.as_numpy_dtype
+    if dtype == dtypes.string:  # str/bytes (or nested lists of them) -> bytes, as TF
+        v = value.numpy() if isinstance(value, Tensor) else value
+        if isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "O" and v.ndim == 0:
+            v = v[()]
+        if not is_string_value(v) and not (isinstance(v, list) and not v):
+            raise TypeError(
+                f"from_generator: `generator` yielded {value!r:.80} where an element of type "
+                "string was expected."
+            )
+        return to_bytes_array(
+            v if not isinstance(v, np.generic) else np.asarray(v), "from_generator"
+        )
     try:
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
     except (TypeError, ValueError) as e:

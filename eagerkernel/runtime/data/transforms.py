@@ -291,14 +291,14 @@ def _pad_component(tensors, i, target, pad_value) -> Tensor:
     fill = _padding_value(pad_value, dtype, i)
     out = dev.xp.full((len(values), *shape), fill, dtype=dtype)
     for k, v in enumerate(values):
-        out[(k, *(slice(0, d) for d in v.shape))] = v
+        out[(k, *(slice(0, d) for d in v.shape), Ellipsis)] = v  # `...`: strings stay bytes
     return make(out, dev)
 
 
 def _padding_value(value, dtype, i):
     op = "padded_batch"
     if value is None:
-        return np.zeros((), dtype)
+        return np.zeros((), dtype) if dtype.kind != "O" else np.asarray(b"", dtype=object)
     if isinstance(value, Tensor):
         if value._value.dtype != dtype:
             raise TypeError(
@@ -343,7 +343,7 @@ class Unbatch(Dataset):
                     )
             pairs = [(t._value, t._device) for t in flat]
             for i in range(n):
-                yield pk([make(v[i], d) for v, d in pairs])
+                yield pk([make(v[i, ...] if v.dtype.kind == "O" else v[i], d) for v, d in pairs])
 
     def _cardinality(self) -> int:
         n = self._inputs[0]._cardinality()
