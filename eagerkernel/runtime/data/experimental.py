@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .readers import CsvDataset, make_csv_dataset
 
 __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
+    "CsvDataset",
     "cardinality",
     "copy_to_device",
+    "make_csv_dataset",
     "prefetch_to_device",
 ]
 
