@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import config, data, debugging, dlpack, keras, nest, ragged, random
+from .runtime import config, data, debugging, dlpack, keras, nest, ragged, random, sparse
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -58,6 +58,7 @@ from .runtime.io.checkpoint import Checkpoint
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
 from .runtime.ragged import RaggedTensor, RaggedTensorSpec
+from .runtime.sparse import SparseTensor
 
 __version__ = "0.1.0"
 
