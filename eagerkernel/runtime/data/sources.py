@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.device import CPU
 from ..core.errors import InvalidArgumentError
 from ..core.string_values import is_string_value, to_bytes_array
@@ -71,20 +72,36 @@ class TensorSlices(Dataset):
                 f"dimension. Received components of shapes {shapes}."
             )
         self._element_structure = element
+        if any(isinstance(t, CompositeTensor) for t in flat):  # ragged: sliced row by row
+            self._source = None
+            self._rows = (flat, n)
+            return
         self._source = plan.SliceSource(
             [t._value for t in flat], [t._device for t in flat], element, n
         )
 
     def _iter(self, ctx):
+        if self._source is None:
+            return self._iter_rows()
         return plan.source_plan(self._source).elements(ctx)
 
+    def _iter_rows(self):
+        flat, n = self._rows
+        pk = packer(self._element_structure)
+        for i in range(n):
+            yield pk([t[i] for t in flat])
+
     def _plan(self):
+        if self._source is None:
+            return None
         return plan.source_plan(self._source) if plan.enabled[0] else None
 
     def _cardinality(self) -> int:
-        return self._source.n
+        return self._rows[1] if self._source is None else self._source.n
 
     def _spec(self, peek):
+        if self._source is None:
+            return None if not peek else Dataset._spec(self, peek)
         return map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), self._element_structure)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.device import CPU
 from ..core.errors import DataLossError, InvalidArgumentError
 from ..core.tensor import Tensor, make
@@ -121,6 +122,10 @@ def _stack_component(tensors: list, i: int, op: str) -> Tensor:
     t0 = tensors[0]
     if isinstance(t0, Dataset):
         raise TypeError(f"{op}: cannot batch elements whose components are Datasets.")
+    if isinstance(t0, CompositeTensor):  # RaggedTensors: one more (ragged) dimension
+        from ..ragged.ragged_ops import stack_rows
+
+        return stack_rows(tensors, op)
     dev = t0._device
     values = [t._value for t in tensors]
     dt0 = values[0].dtype
@@ -341,6 +346,10 @@ class Unbatch(Dataset):
                         "unbatch: all components must have the same first dimension; got "
                         f"shapes {shapes}.",
                     )
+            if any(isinstance(t, CompositeTensor) for t in flat):  # ragged rows
+                for i in range(n):
+                    yield pk([t[i] for t in flat])
+                continue
             pairs = [(t._value, t._device) for t in flat]
             for i in range(n):
                 yield pk([make(v[i, ...] if v.dtype.kind == "O" else v[i], d) for v, d in pairs])

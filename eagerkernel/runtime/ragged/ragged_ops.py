@@ -466,3 +466,53 @@ def _gather_rows(rt: RaggedTensor, order: np.ndarray) -> RaggedTensor:
 
 def rowids(splits) -> np.ndarray:
     return _rowids(np.asarray(splits))
+
+
+# -- batching rows (Dataset.ragged_batch, batching ragged components) ---------------------------
+
+
+def concat_rows(items: list, op: str = "concat") -> RaggedTensor:
+    """The rows of RaggedTensors of one ragged_rank, one after another."""
+    from ..ops.array_ops import concat as dense_concat
+
+    values = [r.values for r in items]
+    if isinstance(values[0], RaggedTensor):
+        if not all(isinstance(v, RaggedTensor) for v in values):
+            raise ValueError(f"{op}: RaggedTensors of different ragged ranks.")
+        joined = concat_rows(values, op)
+    else:
+        joined = dense_concat(values, axis=0)
+    splits, offset = [np.zeros(1, np.int64)], 0
+    for r in items:
+        s = np.asarray(r.row_splits._value)
+        splits.append(s[1:] + offset)
+        offset += int(s[-1])
+    return RaggedTensor(joined, make(np.concatenate(splits), _device_of(joined)), internal=True)
+
+
+def stack_rows(items: list, op: str = "ragged_batch") -> RaggedTensor:
+    """One row per item: Tensors of rank >= 1 (their first dimension becomes ragged; the
+    others must agree) or RaggedTensors (the result has one more ragged dimension)."""
+    from ..ops.array_ops import concat as dense_concat
+
+    if isinstance(items[0], RaggedTensor):
+        if not all(isinstance(x, RaggedTensor) for x in items):
+            raise TypeError(f"{op}: cannot batch RaggedTensors with Tensors.")
+        values = concat_rows(items, op)
+        lengths = [x.nrows_int() for x in items]
+    else:
+        inner = items[0]._value.shape[1:]
+        for k, x in enumerate(items):
+            if x._value.ndim == 0 or x._value.shape[1:] != inner:
+                raise ValueError(
+                    f"{op}: cannot batch tensors of shapes {tuple(items[0]._value.shape)} and "
+                    f"{tuple(x._value.shape)} (element {k}) into a RaggedTensor: only the "
+                    "first dimension may differ."
+                )
+        values = dense_concat(list(items), axis=0)
+        lengths = [x._value.shape[0] for x in items]
+    return RaggedTensor.from_row_lengths(values, lengths, validate=False)
+
+
+def _device_of(values):
+    return values._row_splits._device if isinstance(values, RaggedTensor) else values._device
