@@ -143,6 +143,10 @@ def truediv(x, y, name=None) -> Tensor:
     """
     if type(x) is Tensor and type(y) is Tensor and x._value.dtype.kind in "fc":
         return _real_div(x, y)
+    if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
+        return x._ek_binary(truediv, x, y)
+    if isinstance(y, CompositeTensor):
+        return y._ek_binary(truediv, x, y)
     from ._core import coerce_pair
 
     x, y = coerce_pair(x, y, "truediv")
