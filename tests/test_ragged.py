@@ -195,7 +195,8 @@ def test_conversion_to_and_from_dense():
 def test_broadcasting_cells():
     assert str(ek.ragged.constant([[1, 2], [3]]) + 3) == "<RaggedTensor [[4, 5], [6]]>"
     x = ek.ragged.constant([[10, 87, 12], [19, 53], [12, 32]])
-    assert str(x + [[1000], [2000], [3000]]) == (
+    y = [[1000], [2000], [3000]]
+    assert str(x + y) == (
         "<RaggedTensor [[1010, 1087, 1012], [2019, 2053], [3012, 3032]]>"
     )
     x3 = ek.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1)
