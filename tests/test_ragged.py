@@ -196,9 +196,7 @@ def test_broadcasting_cells():
     assert str(ek.ragged.constant([[1, 2], [3]]) + 3) == "<RaggedTensor [[4, 5], [6]]>"
     x = ek.ragged.constant([[10, 87, 12], [19, 53], [12, 32]])
     y = [[1000], [2000], [3000]]
-    assert str(x + y) == (
-        "<RaggedTensor [[1010, 1087, 1012], [2019, 2053], [3012, 3032]]>"
-    )
+    assert str(x + y) == ("<RaggedTensor [[1010, 1087, 1012], [2019, 2053], [3012, 3032]]>")
     x3 = ek.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1)
     assert (x3 + ek.constant([[10]])).to_list() == [[[11, 12], [13, 14], [15, 16]], [[17, 18]]]
     with pytest.raises(ek.errors.InvalidArgumentError):
