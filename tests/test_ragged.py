@@ -31,6 +31,9 @@ def test_ops_on_ragged_tensors(digits):
         [b"So", b"lo"],
         [b"th", b"fo", b"al", b"th", b"fi"],
     ]
+    assert str(ek.tile(digits, [1, 2])) == (
+        "<RaggedTensor [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]>"
+    )
     assert str(ek.math.square(digits)) == (
         "<RaggedTensor [[9, 1, 16, 1], [], [25, 81, 4], [36], []]>"
     )

@@ -536,6 +536,10 @@ def tile(input, multiples, name=None) -> Tensor:
     >>> ek.tile(ek.constant([[1, 2]]), [2, 2]).numpy()
     array([[1, 2, 1, 2], [1, 2, 1, 2]], dtype=int32)
     """
+    if isinstance(input, CompositeTensor):  # a RaggedTensor
+        from ..ragged.ragged_ops import tile as ragged_tile
+
+        return ragged_tile(input, int_list(multiples, "tile", "multiples"))
     x = _tensor(input, "tile")
     m = int_list(multiples, "tile", "multiples")
     s = x._value.shape

@@ -516,3 +516,24 @@ def stack_rows(items: list, op: str = "ragged_batch") -> RaggedTensor:
 
 def _device_of(values):
     return values._row_splits._device if isinstance(values, RaggedTensor) else values._device
+
+
+def tile(rt: RaggedTensor, multiples) -> RaggedTensor:
+    """`ek.tile` of a RaggedTensor of ragged_rank 1 and rank 2: the rows repeated
+    ``multiples[0]`` times, each row's values ``multiples[1]`` times (follows TensorFlow's
+    ragged tile)."""
+    from ..ops.indexing import gather
+
+    if rt.ragged_rank != 1 or rt.ndim != 2:
+        raise NotImplementedError("tile: RaggedTensors of rank 2 (ragged_rank 1) only.")
+    if len(multiples) != 2 or min(multiples) < 0:
+        raise InvalidArgumentError(
+            None, "tile", f"tile: multiples must be 2 non-negative ints, got {list(multiples)}."
+        )
+    s = np.asarray(rt.row_splits._value)
+    rows = [np.tile(np.arange(s[i], s[i + 1]), multiples[1]) for i in range(len(s) - 1)]
+    rows = rows * multiples[0]
+    order = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+    return RaggedTensor.from_row_lengths(
+        gather(rt.values, order), [len(r) for r in rows], validate=False
+    )
