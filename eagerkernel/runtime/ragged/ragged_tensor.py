@@ -163,6 +163,24 @@ class RaggedTensor(CompositeTensor):
         return cls(values, make(splits, _device_of(values)), internal=True)
 
     @classmethod
+    def from_uniform_row_length(
+        cls, values, uniform_row_length, nrows=None, validate=True, name=None
+    ) -> RaggedTensor:
+        """Rows of ``uniform_row_length`` values each (follows
+        `tf.RaggedTensor.from_uniform_row_length`; the rows are stored as ragged ones).
+
+        Raises:
+            InvalidArgumentError: the number of values is not ``nrows * uniform_row_length``.
+        """
+        op = "from_uniform_row_length"
+        values = convert_values(values, op)
+        n, length = _nvals(values), int(uniform_row_length)
+        rows = (n // length if length else 0) if nrows is None else int(nrows)
+        if validate and rows * length != n:
+            raise _invalid(op, f"{n} values do not make {rows} rows of {length}.")
+        return cls.from_row_lengths(values, np.full(rows, length, np.int64), validate=validate)
+
+    @classmethod
     def from_row_starts(cls, values, row_starts, name=None, validate=True) -> RaggedTensor:
         """Row ``i`` starts at ``row_starts[i]`` (follows `tf.RaggedTensor.from_row_starts`)."""
         values = convert_values(values, "from_row_starts")
