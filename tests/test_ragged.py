@@ -313,6 +313,22 @@ def test_gradient_reaches_a_variable_through_ragged_values():
     np.testing.assert_allclose(tape.gradient(loss, w).numpy(), [2.0, 4.0, 6.0])
 
 
+def test_a_tape_differentiates_with_respect_to_a_ragged_tensor():
+    # TF 2.21: <tf.RaggedTensor [[2.0, 4.0], [6.0]]> and [[3.0, 3.0], [3.0]]
+    rt = ek.ragged.constant([[1.0, 2.0], [3.0]])
+    with ek.GradientTape(persistent=True) as tape:
+        tape.watch(rt)
+        y = ek.reduce_sum(rt * rt, axis=1)
+        r2 = rt * 3.0
+    assert str(tape.gradient(y, rt)) == "<RaggedTensor [[2.0, 4.0], [6.0]]>"
+    assert tape.gradient(r2, rt).to_list() == [[3.0, 3.0], [3.0]]
+    grads = tape.gradient(y, {"rt": rt, "other": ek.constant(1.0)})
+    assert isinstance(grads["rt"], ek.RaggedTensor) and grads["other"] is None
+    st = ek.sparse.SparseTensor([[0, 0]], [1.0], [1, 1])
+    with pytest.raises(ValueError, match="SparseTensor is not supported as a gradient source"):
+        tape.gradient(y, st)
+
+
 # -- Datasets -------------------------------------------------------------------------------------
 
 
