@@ -311,3 +311,27 @@ def test_from_generator_with_string_outputs():
     )
     with pytest.raises(TypeError, match="type string was expected"):
         list(bad)
+
+
+def test_to_hash_bucket_fast_gives_tensorflows_buckets():
+    pytest.importorskip("farmhash")
+    # guide/ragged_tensor.ipynb; TF 2.21 gives these buckets
+    sentences = ek.constant(
+        [
+            "What makes you think she is a witch?",
+            "She turned me into a newt.",
+            "A newt?",
+            "Well, I got better.",
+        ]
+    )
+    hashed_words = ek.strings.to_hash_bucket_fast(ek.strings.split(sentences, " "), 1000)
+    assert hashed_words.to_list() == [
+        [940, 203, 668, 387, 790, 320, 939, 185],
+        [315, 515, 791, 181, 939, 787],
+        [564, 205],
+        [820, 180, 993, 739],
+    ]
+    queries = ek.ragged.constant([["Who", "is", "Dan", "Smith"], ["Pause"]])
+    assert ek.strings.to_hash_bucket_fast(queries, 1024).to_list() == [[633, 768, 237, 309], [28]]
+    with pytest.raises(ValueError, match="num_buckets"):
+        ek.strings.to_hash_bucket_fast(queries, 0)

@@ -36,6 +36,7 @@ __all__ = [
     "split",
     "strip",
     "substr",
+    "to_hash_bucket_fast",
     "to_number",
     "unicode_decode",
     "unicode_encode",
@@ -197,6 +198,40 @@ def substr(input, pos, len, unit="BYTE", name=None):
         if t._value.dtype.kind not in "iu":
             raise TypeError(f"substr: {arg} must be an integer tensor, got {t.dtype.name}.")
     return dispatch(_substr, (x, p, n), {"unit": unit})
+
+
+# -- hashing ------------------------------------------------------------------------------------
+
+
+def _hash_fwd(xp, x, num_buckets):
+    try:
+        import farmhash
+    except ImportError:  # pragma: no cover - the `text` extra is not installed
+        raise ImportError(
+            "to_hash_bucket_fast needs FarmHash's Fingerprint64, as TensorFlow uses: "
+            "pip install 'eagerkernel[text]' (the pyfarmhash package)."
+        ) from None
+    return _map(lambda v: farmhash.fingerprint64(v) % num_buckets, x, np.int64)
+
+
+_hash_fast = _prim("StringToHashBucketFast", _hash_fwd)
+
+
+def to_hash_bucket_fast(input, num_buckets, name=None):
+    """Each string's bucket in ``[0, num_buckets)``: FarmHash's Fingerprint64 modulo
+    ``num_buckets``, the same buckets as TensorFlow's (follows
+    `tf.strings.to_hash_bucket_fast`). int64.
+
+    Raises:
+        ValueError: ``num_buckets`` < 1. ImportError: the pyfarmhash package is missing.
+
+    >>> ek.strings.to_hash_bucket_fast(ek.constant(["Who", "Who+is"]), 1024).numpy()
+    array([633, 196])
+    """
+    n = int(num_buckets)
+    if n < 1:
+        raise ValueError(f"to_hash_bucket_fast: num_buckets must be >= 1. Received: {n}")
+    return _unary(_hash_fast, input, {"num_buckets": n}, "to_hash_bucket_fast")
 
 
 # -- numbers <-> strings ------------------------------------------------------------------------
