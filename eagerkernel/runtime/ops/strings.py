@@ -61,6 +61,8 @@ def _map(fn, arr: np.ndarray, dtype) -> np.ndarray:
     flat = out.reshape(-1)
     for i, v in enumerate(arr.reshape(-1)):
         flat[i] = fn(v)
+    if out.ndim == 0 and out.dtype != _OBJ:
+        return out[()]  # a rank-0 number is a NumPy scalar, as other ops make it
     return out
 
 
