@@ -335,3 +335,60 @@ def test_to_hash_bucket_fast_gives_tensorflows_buckets():
     assert ek.strings.to_hash_bucket_fast(queries, 1024).to_list() == [[633, 768, 237, 309], [28]]
     with pytest.raises(ValueError, match="num_buckets"):
         ek.strings.to_hash_bucket_fast(queries, 0)
+
+
+def test_the_unicode_guide():
+    # site/en/r1/tutorials/representation/unicode.ipynb, with TF 2.21's outputs
+    text_utf8 = ek.constant("语言处理")
+    assert text_utf8.numpy() == b"\xe8\xaf\xad\xe8\xa8\x80\xe5\xa4\x84\xe7\x90\x86"
+    text_chars = ek.constant([ord(char) for char in "语言处理"])
+    decoded = ek.strings.unicode_decode(text_utf8, input_encoding="UTF-8")
+    assert decoded.numpy().tolist() == [35821, 35328, 22788, 29702] == text_chars.numpy().tolist()
+    assert ek.strings.unicode_encode(text_chars, output_encoding="UTF-8").numpy() == (
+        text_utf8.numpy()
+    )
+    utf16 = ek.strings.unicode_transcode(
+        text_utf8, input_encoding="UTF8", output_encoding="UTF-16-BE"
+    )
+    assert utf16.numpy() == b"\x8b\xed\x8a\x00Y\x04t\x06"
+    batch_utf8 = [
+        s.encode("UTF-8") for s in ["hÃllo", "What is the weather tomorrow", "Göödnight", "😊"]
+    ]
+    batch_chars_ragged = ek.strings.unicode_decode(batch_utf8, input_encoding="UTF-8")
+    assert batch_chars_ragged.to_list()[0] == [104, 195, 108, 108, 111]
+    assert batch_chars_ragged.to_list()[3] == [128522]
+    batch_chars_padded = batch_chars_ragged.to_tensor(default_value=-1)
+    assert batch_chars_padded.shape == (4, 28)
+    assert batch_chars_padded.numpy()[3, :2].tolist() == [128522, -1]
+    batch_chars_sparse = batch_chars_ragged.to_sparse()
+    cat = ek.strings.unicode_encode([[99, 97, 116], [100, 111, 103], [99, 111, 119]], "UTF-8")
+    assert cat.numpy().tolist() == [b"cat", b"dog", b"cow"]
+    expected = [b"h\xc3\x83llo", b"What is the weather tomorrow", b"G\xc3\xb6\xc3\xb6dnight",
+                b"\xf0\x9f\x98\x8a"]  # fmt: skip
+    for chars in (
+        batch_chars_ragged,
+        ek.RaggedTensor.from_sparse(batch_chars_sparse),
+        ek.RaggedTensor.from_tensor(batch_chars_padded, padding=-1),
+    ):
+        assert ek.strings.unicode_encode(chars, output_encoding="UTF-8").numpy().tolist() == (
+            expected
+        )
+    thanks = "Thanks 😊".encode()
+    num_bytes = ek.strings.length(thanks).numpy()
+    num_chars = ek.strings.length(thanks, unit="UTF8_CHAR").numpy()
+    assert f"{num_bytes} bytes; {num_chars} UTF-8 characters" == "11 bytes; 8 UTF-8 characters"
+    assert ek.strings.substr(thanks, pos=7, len=1).numpy() == b"\xf0"
+    assert ek.strings.substr(thanks, pos=7, len=1, unit="UTF8_CHAR").numpy() == (
+        b"\xf0\x9f\x98\x8a"
+    )
+    assert ek.strings.unicode_split(thanks, "UTF-8").numpy().tolist()[-1] == b"\xf0\x9f\x98\x8a"
+    codepoints, offsets = ek.strings.unicode_decode_with_offsets("🎈🎉🎊", "UTF-8")
+    lines = [
+        f"At byte offset {offset}: codepoint {codepoint}"
+        for codepoint, offset in zip(codepoints.numpy(), offsets.numpy())
+    ]
+    assert lines == [
+        "At byte offset 0: codepoint 127880",
+        "At byte offset 4: codepoint 127881",
+        "At byte offset 8: codepoint 127882",
+    ]

@@ -39,8 +39,10 @@ __all__ = [
     "to_hash_bucket_fast",
     "to_number",
     "unicode_decode",
+    "unicode_decode_with_offsets",
     "unicode_encode",
     "unicode_split",
+    "unicode_transcode",
     "upper",
 ]
 
@@ -568,7 +570,12 @@ def bytes_split(input, name=None):
 
 # -- unicode ------------------------------------------------------------------------------------
 
-_ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
+_ENCODINGS = {
+    "UTF-8": "utf-8",
+    "UTF8": "utf-8",
+    "UTF-16-BE": "utf-16-be",
+    "UTF-32-BE": "utf-32-be",
+}
 
 
 def _codec(encoding: str, op: str, arg: str) -> str:
@@ -602,7 +609,7 @@ def _decode_one(v: bytes, codec, errors, replacement_char, op) -> str:
 
 
 def _unicode_decode_fwd(xp, x, codec, errors, replacement_char, as_chars):
-    pieces, lengths = [], []
+    pieces, lengths, offsets = [], [], []
     for v in np.asarray(x).reshape(-1):
         text = _decode_one(v, codec, errors, replacement_char, "UnicodeDecode")
         if as_chars:
@@ -610,21 +617,28 @@ def _unicode_decode_fwd(xp, x, codec, errors, replacement_char, as_chars):
         else:
             pieces.extend(ord(c) for c in text)
         lengths.append(len(text))
+        at = 0
+        for c in text:  # each character's byte offset in the input encoding
+            offsets.append(at)
+            at += len(c.encode(codec, errors="surrogatepass"))
     values = np.empty(len(pieces), dtype=_OBJ if as_chars else np.int32)
     values[:] = pieces
-    return values, np.asarray(lengths, dtype=np.int64)
+    return values, np.asarray(lengths, dtype=np.int64), np.asarray(offsets, dtype=np.int64)
 
 
-_unicode_decode = _prim("UnicodeDecode", _unicode_decode_fwd, n_out=0)
+_unicode_decode = _prim("UnicodeDecodeWithOffsets", _unicode_decode_fwd, n_out=0)
 
 
-def _decode(input, input_encoding, errors, replacement_char, as_chars, op):
+def _decode(input, input_encoding, errors, replacement_char, as_chars, op, with_offsets=False):
     _check_errors(errors, op)
     codec = _codec(input_encoding, op, "input_encoding")
     if isinstance(input, RaggedTensor):
-        return input.with_flat_values(
-            _decode(input.flat_values, input_encoding, errors, replacement_char, as_chars, op)
+        out = _decode(
+            input.flat_values, input_encoding, errors, replacement_char, as_chars, op, with_offsets
         )
+        if with_offsets:
+            return input.with_flat_values(out[0]), input.with_flat_values(out[1])
+        return input.with_flat_values(out)
     x = _strings(input, op)
     params = {
         "codec": codec,
@@ -632,7 +646,12 @@ def _decode(input, input_encoding, errors, replacement_char, as_chars, op):
         "replacement_char": int(replacement_char),
         "as_chars": as_chars,
     }
-    values, lengths = dispatch(_unicode_decode, (x,), params)
+    values, lengths, offsets = dispatch(_unicode_decode, (x,), params)
+    if with_offsets:
+        return (
+            _ragged_from_pieces(x, values, lengths),
+            _ragged_from_pieces(x, offsets, lengths),
+        )
     return _ragged_from_pieces(x, values, lengths)
 
 
@@ -659,6 +678,72 @@ def unicode_decode(
     if replace_control_characters:
         raise NotImplementedError("unicode_decode: replace_control_characters=True.")
     return _decode(input, input_encoding, errors, replacement_char, False, "unicode_decode")
+
+
+def unicode_decode_with_offsets(
+    input,
+    input_encoding,
+    errors="replace",
+    replacement_char=65533,
+    replace_control_characters=False,
+    name=None,
+):
+    """`unicode_decode`, plus each character's starting byte offset, int64 (follows
+    `tf.strings.unicode_decode_with_offsets`).
+
+    >>> cps, offsets = ek.strings.unicode_decode_with_offsets("🎈🎉🎊", "UTF-8")
+    >>> offsets.numpy()
+    array([0, 4, 8])
+    """
+    if replace_control_characters:
+        raise NotImplementedError("unicode_decode_with_offsets: replace_control_characters=True.")
+    return _decode(
+        input,
+        input_encoding,
+        errors,
+        replacement_char,
+        False,
+        "unicode_decode_with_offsets",
+        with_offsets=True,
+    )
+
+
+def _transcode_fwd(xp, x, codec_in, codec_out, errors, replacement_char):
+    def one(v):
+        text = _decode_one(v, codec_in, errors, replacement_char, "UnicodeTranscode")
+        return text.encode(codec_out, errors="surrogatepass")
+
+    return _map(one, x, _OBJ)
+
+
+_transcode = _prim("UnicodeTranscode", _transcode_fwd)
+
+
+def unicode_transcode(
+    input,
+    input_encoding,
+    output_encoding,
+    errors="replace",
+    replacement_char=65533,
+    replace_control_characters=False,
+    name=None,
+):
+    """Re-encodes each string from ``input_encoding`` to ``output_encoding`` (follows
+    `tf.strings.unicode_transcode`; encodings and ``errors`` as `unicode_decode`).
+
+    >>> ek.strings.unicode_transcode(ek.constant("语"), "UTF-8", "UTF-16-BE").numpy()
+    b'\x8b\xed'
+    """
+    if replace_control_characters:
+        raise NotImplementedError("unicode_transcode: replace_control_characters=True.")
+    _check_errors(errors, "unicode_transcode")
+    params = {
+        "codec_in": _codec(input_encoding, "unicode_transcode", "input_encoding"),
+        "codec_out": _codec(output_encoding, "unicode_transcode", "output_encoding"),
+        "errors": errors,
+        "replacement_char": int(replacement_char),
+    }
+    return _unary(_transcode, input, params, "unicode_transcode")
 
 
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
