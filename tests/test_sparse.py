@@ -203,3 +203,28 @@ def test_gradient_reaches_a_variable_as_sparse_values():
         y = ek.reduce_sum(ek.sparse.sparse_dense_matmul(_st(w), b))
     # d/dv_k of sum(A b) is b[col_k]
     np.testing.assert_allclose(tape.gradient(y, w).numpy(), [2.0, 1.0, 3.0, 3.0])
+
+
+def test_sparse_tensors_in_datasets_as_in_the_guide():
+    sparse_data = ek.sparse.SparseTensor(
+        indices=[(0, 0), (0, 1), (0, 2), (4, 3), (5, 0), (5, 1)],
+        values=[1, 1, 1, 1, 1, 1],
+        dense_shape=(6, 4),
+    )
+    dataset = ek.data.Dataset.from_tensor_slices(sparse_data)
+    assert repr(dataset.element_spec) == "SparseTensorSpec(TensorShape([4]), ek.int32)"
+    rows = [pprint_sparse_tensor(e) for e in dataset]
+    assert rows[0] == "<SparseTensor shape=[4] \n values={\n  [0]: 1\n  [1]: 1\n  [2]: 1}>"
+    assert rows[1] == "<SparseTensor shape=[4] \n values={}>"
+    assert rows[4] == "<SparseTensor shape=[4] \n values={\n  [3]: 1}>"
+    batched_dataset = dataset.batch(2)
+    assert repr(batched_dataset.element_spec) == (
+        "SparseTensorSpec(TensorShape([None, 4]), ek.int32)"
+    )
+    batches = [pprint_sparse_tensor(e) for e in batched_dataset]
+    assert batches[2] == (
+        "<SparseTensor shape=[2, 4] \n values={\n  [0, 3]: 1\n  [1, 0]: 1\n  [1, 1]: 1}>"
+    )
+    assert [pprint_sparse_tensor(e) for e in batched_dataset.unbatch()] == rows
+    doubled = [pprint_sparse_tensor(e) for e in dataset.map(lambda x: x * 2)]
+    assert doubled[5] == "<SparseTensor shape=[4] \n values={\n  [0]: 2\n  [1]: 2}>"

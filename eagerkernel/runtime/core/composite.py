@@ -29,6 +29,15 @@ class CompositeTensor:
             f"{op.__name__}: not supported for a {type(self).__name__}. Received: {self!r:.80}"
         )
 
+    def _ek_row(self, i: int):
+        """Row ``i`` (a Dataset element of `from_tensor_slices` / `unbatch`)."""
+        return self[i]
+
+    @classmethod
+    def _ek_stack(cls, items: list, op: str):
+        """One value with ``items`` as its rows (what `Dataset.batch` makes of them)."""
+        raise TypeError(f"{op}: cannot batch {cls.__name__} components.")
+
     def _ek_reduce(self, op: str, axis, keepdims):
         """``ek.<op>(self, axis, keepdims)`` for a reduction named ``op`` ("reduce_sum", ...)."""
         raise TypeError(f"{op}: not supported for a {type(self).__name__}.")

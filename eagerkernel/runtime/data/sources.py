@@ -89,7 +89,7 @@ class TensorSlices(Dataset):
         flat, n = self._rows
         pk = packer(self._element_structure)
         for i in range(n):
-            yield pk([t[i] for t in flat])
+            yield pk([t._ek_row(i) if isinstance(t, CompositeTensor) else t[i] for t in flat])
 
     def _plan(self):
         if self._source is None:

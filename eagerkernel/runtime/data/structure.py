@@ -406,9 +406,9 @@ def spec_of(element):
 
             if isinstance(x, RaggedTensor):
                 return RaggedTensorSpec.from_value(x)
-            raise TypeError(
-                f"tf.data: {type(x).__name__} components are not supported in Datasets yet."
-            )
+            from ..sparse.sparse_tensor import SparseTensorSpec
+
+            return SparseTensorSpec.from_value(x)
         return TensorSpec(x.shape, x.dtype)
 
     return map_structure(leaf, element)

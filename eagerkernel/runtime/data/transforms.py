@@ -122,10 +122,10 @@ def _stack_component(tensors: list, i: int, op: str) -> Tensor:
     t0 = tensors[0]
     if isinstance(t0, Dataset):
         raise TypeError(f"{op}: cannot batch elements whose components are Datasets.")
-    if isinstance(t0, CompositeTensor):  # RaggedTensors: one more (ragged) dimension
-        from ..ragged.ragged_ops import stack_rows
-
-        return stack_rows(tensors, op)
+    if isinstance(t0, CompositeTensor):  # RaggedTensors, SparseTensors: one more dimension
+        if any(type(t) is not type(t0) for t in tensors):
+            raise TypeError(f"{op}: component {i} mixes {type(t0).__name__}s and other values.")
+        return type(t0)._ek_stack(tensors, op)
     dev = t0._device
     values = [t._value for t in tensors]
     dt0 = values[0].dtype
@@ -155,6 +155,12 @@ def _batched_cardinality(n: int, size: int, drop: bool) -> int:
 
 def _batched_spec(spec, batch_dim):
     def leaf(s):
+        spec_type = type(s).__name__
+        if spec_type == "SparseTensorSpec":
+            return type(s)((batch_dim, *s.shape), s.dtype)
+        if spec_type == "RaggedTensorSpec":  # the rows of a batch may differ: ragged
+            shape = (batch_dim, *[None] * (s.ragged_rank + 1), *s.shape[s.ragged_rank + 1 :])
+            return type(s)(shape, s.dtype, s.ragged_rank + 1)
         if not isinstance(s, TensorSpec):
             return s
         if isinstance(s.shape, UnknownShape):
@@ -348,7 +354,9 @@ class Unbatch(Dataset):
                     )
             if any(isinstance(t, CompositeTensor) for t in flat):  # ragged rows
                 for i in range(n):
-                    yield pk([t[i] for t in flat])
+                    yield pk(
+                        [t._ek_row(i) if isinstance(t, CompositeTensor) else t[i] for t in flat]
+                    )
                 continue
             pairs = [(t._value, t._device) for t in flat]
             for i in range(n):

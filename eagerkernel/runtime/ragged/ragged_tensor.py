@@ -482,6 +482,12 @@ class RaggedTensor(CompositeTensor):
 
         return binary(op, x, y)
 
+    @classmethod
+    def _ek_stack(cls, items: list, op: str):
+        from .ragged_ops import stack_rows
+
+        return stack_rows(items, op)
+
     def _ek_reduce(self, op: str, axis, keepdims):
         from .ragged_ops import reduce
 

@@ -12,10 +12,11 @@ import numpy as np
 from ..core.dispatch import Primitive, defvjp, dispatch
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, convert_to_tensor, to_tensor
-from .sparse_tensor import SparseTensor
+from .sparse_tensor import SparseTensor, SparseTensorSpec
 
 __all__ = [
     "SparseTensor",
+    "SparseTensorSpec",
     "add",
     "concat",
     "from_dense",

@@ -21,7 +21,7 @@ from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor, make
 
-__all__ = ["SparseTensor"]
+__all__ = ["SparseTensor", "SparseTensorSpec"]
 
 
 def _int64(x, op: str, arg: str, rank: int) -> Tensor:
@@ -124,6 +124,36 @@ class SparseTensor(CompositeTensor):
 
     __repr__ = __str__
 
+    # -- Dataset rows -----------------------------------------------------------------------
+    def _ek_row(self, i: int) -> SparseTensor:
+        """Row ``i``: the entries whose first index is ``i``, one dimension less."""
+        from ..ops.indexing import gather
+
+        idx = np.asarray(self._indices._value)
+        keep = np.nonzero(idx[:, 0] == i)[0].astype(np.int64)
+        shape = np.asarray(self._dense_shape._value)[1:]
+        return SparseTensor(idx[keep, 1:], gather(self._values, keep), shape)
+
+    @classmethod
+    def _ek_stack(cls, items: list, op: str) -> SparseTensor:
+        """SparseTensors of one rank as the rows of one more (shape: the largest of each
+        dimension), as `Dataset.batch` does."""
+        from ..ops.array_ops import concat
+
+        ranks = {int(s._dense_shape._value.shape[0]) for s in items}
+        if len(ranks) != 1:
+            raise ValueError(f"{op}: cannot batch SparseTensors of different ranks {ranks}.")
+        idx = [
+            np.concatenate(
+                [np.full((len(s._indices._value), 1), k, np.int64), np.asarray(s._indices._value)],
+                axis=1,
+            )
+            for k, s in enumerate(items)
+        ]
+        shape = np.max(np.stack([np.asarray(s._dense_shape._value) for s in items]), axis=0)
+        values = concat([s._values for s in items], axis=0)
+        return SparseTensor(np.concatenate(idx), values, np.concatenate([[len(items)], shape]))
+
     # -- ops: values-only elementwise ops and products with dense tensors --------------------
     def _ek_unary(self, op):
         return self.with_values(op(self._values))
@@ -159,3 +189,64 @@ class SparseTensor(CompositeTensor):
         return abs_(self)
 
     __hash__ = None
+
+
+class SparseTensorSpec:
+    """The type of a SparseTensor (follows `tf.SparseTensorSpec`).
+
+    >>> ek.sparse.SparseTensorSpec([None, 4], ek.int32)
+    SparseTensorSpec(TensorShape([None, 4]), ek.int32)
+    """
+
+    __slots__ = ("_dtype", "_shape")
+
+    def __init__(self, shape=None, dtype=dtypes.float32):
+        from ..data.structure import as_shape
+
+        self._shape = as_shape(shape, "SparseTensorSpec")
+        self._dtype = dtypes.as_dtype(dtype)
+
+    @classmethod
+    def from_value(cls, value: SparseTensor) -> SparseTensorSpec:
+        return cls(value.shape, value.dtype)
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def value_type(self) -> type:
+        return SparseTensor
+
+    def is_compatible_with(self, other) -> bool:
+        if isinstance(other, SparseTensor):
+            other = SparseTensorSpec.from_value(other)
+        return (
+            isinstance(other, SparseTensorSpec)
+            and other._dtype == self._dtype
+            and self._shape.is_compatible_with(other._shape)
+        )
+
+    def most_specific_compatible_type(self, other) -> SparseTensorSpec:
+        if not isinstance(other, SparseTensorSpec) or other._dtype != self._dtype:
+            raise TypeError(f"{self!r} and {other!r} have no common type.")
+        return SparseTensorSpec(
+            self._shape.most_specific_compatible_shape(other._shape), self._dtype
+        )
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, SparseTensorSpec)
+            and other._dtype == self._dtype
+            and tuple(other._shape) == tuple(self._shape)
+        )
+
+    def __hash__(self) -> int:
+        return hash((tuple(self._shape), self._dtype))
+
+    def __repr__(self) -> str:
+        return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
