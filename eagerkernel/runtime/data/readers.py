@@ -506,7 +506,7 @@ def make_csv_dataset(
                 if c < len(row):
                     dt = _infer_type(row[c], na_value, dt)
             dt = dt or dtypes.string
-            defaults.append(ek_constant("" if dt == dtypes.string else 0, dt))
+            defaults.append(_constant("" if dt == dtypes.string else 0, dt))
     names = [column_names[c] for c in cols]
 
     def reader(path):
@@ -548,7 +548,7 @@ def make_csv_dataset(
     return ds.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
 
 
-def ek_constant(value, dt):
+def _constant(value, dt):
     from ..core.tensor import constant
 
     return constant(value, dt)

@@ -512,8 +512,9 @@ _split = _prim("StringSplitV2", _split_fwd, n_out=0)
 
 
 def _ragged_from_pieces(x: Tensor, values: Tensor, lengths: Tensor):
-    """Rows of ``values`` for each element of ``x``: a Tensor for a scalar ``x``, a
-    RaggedTensor (``x.ndim`` ragged... uniform outer dimensions as ragged ones) otherwise."""
+    """The pieces of each element of ``x`` (``lengths[i]`` of ``values`` each): a Tensor for a
+    scalar ``x``, else a RaggedTensor with one more dimension than ``x`` (its dimensions are
+    stored as ragged ones)."""
     if x._value.ndim == 0:
         return values
     result = RaggedTensor.from_row_lengths(values, lengths, validate=False)

@@ -28,8 +28,8 @@ def constant_ragged(
     Args:
         pylist: nested lists whose scalars all sit at the same depth.
         dtype: the values' dtype (inferred as `ek.constant` does when None).
-        ragged_rank: how many dimensions are ragged (default: all but the innermost that the
-            lists leave uniform... i.e. depth - 1); dimensions after it must be uniform.
+        ragged_rank: how many dimensions are ragged (default: the nesting depth - 1); the
+            dimensions after the ragged ones must be uniform.
         inner_shape: not supported (raises NotImplementedError when given).
 
     Raises:
@@ -259,8 +259,13 @@ def reduce(rt: RaggedTensor, op: str, axis, keepdims):
 
     fn = getattr(ops, op)
     flat = rt.flat_values
-    if axis is None:
-        return fn(flat, keepdims=keepdims) if not keepdims else _keepdims_all(fn, rt)
+    if axis is None:  # every value: a dense result
+        out = fn(flat)
+        if keepdims:
+            from ..ops.array_ops import reshape
+
+            out = reshape(out, [1] * rt.ndim)
+        return out
     rank = rt.ndim
     axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
     axes = [int(a) + rank if int(a) < 0 else int(a) for a in axes]
@@ -305,10 +310,6 @@ def _counts(rt, axis, keepdims, total):
         counts = (lengths[:, None] > np.arange(width)[None, :]).sum(axis=0)
     counts = counts.reshape(total._value.shape).astype(total._value.dtype)
     return make(counts, total._device)
-
-
-def _keepdims_all(fn, rt):
-    raise NotImplementedError(f"{fn.__name__}: keepdims with axis=None on a RaggedTensor.")
 
 
 # -- concat -------------------------------------------------------------------------------------
