@@ -360,3 +360,17 @@ def test_datasets_carry_ragged_components():
     assert [r.numpy().tolist() for r in sliced] == [[1], [2, 3], []]
     nested = ek.data.Dataset.from_tensors(ek.ragged.constant([[1], [2, 3]])).repeat(2).batch(2)
     assert next(iter(nested)).to_list() == [[[1], [2, 3]], [[1], [2, 3]]]
+
+
+def test_from_generator_with_a_ragged_signature():
+    def gen():
+        yield [[1, 2], [3]]
+        yield ek.ragged.constant([[4]])
+
+    spec = ek.RaggedTensorSpec(shape=[None, None], dtype=ek.int32)
+    ds = ek.data.Dataset.from_generator(gen, output_signature=spec)
+    assert [rt.to_list() for rt in ds] == [[[1, 2], [3]], [[4]]]
+    assert ds.element_spec == spec
+    bad = ek.data.Dataset.from_generator(lambda: iter([[[1.5]]]), output_signature=spec)
+    with pytest.raises(TypeError, match="does not match"):
+        list(bad)

@@ -197,7 +197,7 @@ class Generator(Dataset):
                     "output_shapes), not both."
                 )
             for s in flatten(output_signature):
-                if not isinstance(s, TensorSpec):
+                if not isinstance(s, TensorSpec) and type(s).__name__ != "RaggedTensorSpec":
                     raise TypeError(
                         f"{op}: output_signature must be a structure of TensorSpec. "
                         f"Received a leaf {s!r}"
@@ -243,6 +243,9 @@ class Generator(Dataset):
             ) from None
         out = []
         for v, s in zip(flat, self._flat_spec):
+            if not isinstance(s, TensorSpec):  # a RaggedTensorSpec
+                out.append(_as_ragged(v, s))
+                continue
             arr = _as_array(v, s.dtype)
             if not s.shape.is_compatible_with(arr.shape):
                 raise InvalidArgumentError(
@@ -253,6 +256,27 @@ class Generator(Dataset):
                 )
             out.append(make(arr[()] if arr.ndim == 0 and arr.dtype.kind != "O" else arr, CPU))
         return self._pack(out)
+
+
+def _as_ragged(value, spec):
+    """A yielded value (a RaggedTensor or nested lists) as a RaggedTensor matching ``spec``."""
+    from ..ragged.ragged_ops import constant_ragged
+    from ..ragged.ragged_tensor import RaggedTensor
+
+    rt = value
+    if not isinstance(rt, RaggedTensor):
+        try:
+            rt = constant_ragged(value, spec.dtype, ragged_rank=spec.ragged_rank)
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"from_generator: `generator` yielded {value!r:.80}, which does not match "
+                f"{spec!r}: {e}"
+            ) from None
+    if not spec.is_compatible_with(rt):
+        raise TypeError(
+            f"from_generator: `generator` yielded {rt!r:.80}, which does not match {spec!r}."
+        )
+    return rt
 
 
 def _shape_structure(shapes, types, op):
