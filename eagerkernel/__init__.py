@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import config, data, debugging, dlpack, keras, nest, random
+from .runtime import config, data, debugging, dlpack, keras, nest, ragged, random, sparse
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -44,6 +44,7 @@ from .runtime.core.dtypes import (
     int16,
     int32,
     int64,
+    string,
     uint8,
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients
@@ -59,11 +60,13 @@ from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
+from .runtime.ragged import RaggedTensor, RaggedTensorSpec
+from .runtime.sparse import SparseTensor
 from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
-from . import linalg, math, testing
+from . import linalg, math, strings, testing
 
 log = math.log
 random_normal = random.normal
