@@ -777,3 +777,14 @@ def test_dead_buffers_are_reused_by_elementwise_ops():
     kept = traced(x)
     again = traced(x)  # a returned array is the caller's: never written into afterwards
     assert np.array_equal(kept.numpy(), again.numpy()) and kept._value is not again._value
+
+
+def test_ragged_arguments_trace_by_identity():
+    @ek.function
+    def double(rt):
+        return rt * 2
+
+    a = ek.ragged.constant([[1, 2], [3]])
+    assert double(a).to_list() == [[2, 4], [6]]
+    assert double(a).to_list() == [[2, 4], [6]]
+    assert double(ek.ragged.constant([[5], [6, 7]])).to_list() == [[10], [12, 14]]

@@ -878,8 +878,8 @@ def _leaf_key(x, arrays: list, seen: dict, tensors: list):
         return (type(x), x)
     try:
         hash(x)
-    except TypeError:
-        return ("id", id(x), x)
+    except TypeError:  # by identity (a RaggedTensor: immutable; the entry keeps it alive)
+        return ("id", id(x))
     return ("obj", x)
 
 
@@ -906,13 +906,14 @@ def _spec_of(x):
 class _Entry:
     """The traces of one signature: a root program and, through its branches, the others."""
 
-    __slots__ = ("eager", "n_traces", "program", "specs", "verify")
+    __slots__ = ("eager", "keep", "n_traces", "program", "specs", "verify")
 
     def __init__(self):
         self.program = None
         self.n_traces = 0
         self.eager = False  # too many branches: the signature runs its Python code
         self.specs = None
+        self.keep: list = []
         # The first trace created variables: the next call traces again, to check that it
         # creates none (TensorFlow's rule: variables are created on the first call only).
         self.verify = False
@@ -1001,6 +1002,9 @@ class Function:
         if entry is None:
             entry = self._cache[key] = _Entry()
             entry.specs = nest.pack_sequence_as((args, kwargs), [_spec_of(x) for x in flat])
+            # What the key names by identity stays alive as long as the entry, so that no
+            # other object can come to have its id.
+            entry.keep = [x for x in flat if isinstance(x, Variable) or not isinstance(x, Tensor)]
         if entry.eager:
             return self.python_function(*args, **kwargs)
         if entry.program is None or entry.verify:
