@@ -1023,7 +1023,7 @@ class Function:
             elif type(r) is int:
                 flat.append(make(value, program.devices[r]))
             else:
-                flat.append(make(value, program.consts[r[1]][1]) if r[0] == "c" else leaf)
+                flat.append(make(value, program.consts[r[1]][1]))
         return nest.pack_sequence_as(program.structure, flat)
 
     def _trace(self, entry: _Entry, parent, branch, args, kwargs, tensors):
