@@ -43,6 +43,8 @@ class Model(Trainer, Layer):
     do per batch, as in Keras.
     """
 
+    _weights_after_sublayers = True  # Keras 2's Model.weights: sublayers', then its own
+
     def __init__(self, *args, **kwargs):
         if args or "inputs" in kwargs:
             raise TypeError(
