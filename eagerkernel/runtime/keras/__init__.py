@@ -12,9 +12,13 @@ from . import (
     metrics,
     optimizers,
 )
+from .functional import Input
+from .keras_tensor import KerasTensor
 from .models import Model, Sequential
 
 __all__ = [
+    "Input",
+    "KerasTensor",
     "Model",
     "Sequential",
     "activations",

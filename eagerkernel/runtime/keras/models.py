@@ -11,7 +11,6 @@ import os
 
 import numpy as np
 
-from ..core.tensor import TensorShape
 from .layers.base import Layer
 from .trainer import Trainer
 
@@ -42,13 +41,50 @@ class Model(Trainer, Layer):
     do per batch, as in Keras.
     """
 
+    def __new__(cls, *args, **kwargs):
+        # Model(inputs, outputs) is the functional API: Keras returns a Functional model.
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            from .functional import Functional
+
+            return super().__new__(Functional)
+        return super().__new__(cls)
+
     def __init__(self, *args, **kwargs):
-        if args or "inputs" in kwargs:
+        if args or "inputs" in kwargs or "outputs" in kwargs:
             raise TypeError(
-                "Model(inputs, outputs) (the functional API) is not supported; subclass Model "
-                "or use Sequential."
+                f"{type(self).__name__}: a subclassed model cannot take inputs= and outputs= "
+                "(the functional API); build ek.keras.Model(inputs=..., outputs=...) and call "
+                "it from your model's call() instead."
             )
         super().__init__(**kwargs)
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """The layer named ``name``, or at position ``index`` of `layers` (follows
+        `tf.keras.Model.get_layer`).
+
+        Raises:
+            ValueError: both or neither of ``name`` and ``index``; no layer of that name
+                (the existing names are listed); an index out of range.
+        """
+        if (name is None) == (index is None):
+            raise ValueError(
+                "get_layer: provide only a layer name or a layer index. Received: "
+                f"name={name!r}, index={index!r}"
+            )
+        layers = self.layers
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index} but model only has "
+                    f"{len(layers)} layers."
+                )
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(
+            f"No such layer: {name}. Existing layers are: {[la.name for la in layers]}."
+        )
 
     # -- inspection and weight files ----------------------------------------------------------
     def summary(self, line_length: int = 80, print_fn=None) -> None:
@@ -157,47 +193,86 @@ class Sequential(Model):
     21
     """
 
-    def __init__(self, layers=None, name=None):
-        super().__init__(name=name)
+    def __init__(self, layers=None, name=None, trainable=True):
+        super().__init__(name=name, trainable=trainable)
         self._stack: list[Layer] = []
+        self._input_layer = None
+        self._symbolic: list = []  # the KerasTensor after the input and after each layer
         for layer in layers or []:
             self.add(layer)
 
     def add(self, layer: Layer) -> None:
-        """Appends a layer; builds the model if the first layer knows its input shape.
+        """Appends a layer; builds the model if its input shape is known (an `Input` or
+        `InputLayer` first, or a first layer given ``input_shape``): each layer is then called
+        on the previous one's symbolic output, so shapes keep their unknown (None) sizes.
 
         Raises:
-            TypeError: if ``layer`` is not a Layer.
+            TypeError: if ``layer`` is not a Layer (or an `Input`).
+            ValueError: an input given after layers, or a second input.
         """
+        from .keras_tensor import KerasTensor
+        from .layers.core import InputLayer
+
+        if isinstance(layer, KerasTensor):
+            source = layer._keras_history[0] if layer._keras_history else None
+            if not isinstance(source, InputLayer):
+                raise TypeError(
+                    "Sequential.add: a KerasTensor can only be added as the model's input (an "
+                    f"ek.keras.Input). Received: {layer!r}"
+                )
+            layer = source
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add: expected a Layer. Received: {layer!r}")
+        if isinstance(layer, InputLayer):
+            if self._stack or self._input_layer is not None:
+                raise ValueError(
+                    "Sequential.add: an input (Input or InputLayer) must come first, and only "
+                    f"once. Received: {layer.name!r} after {[la.name for la in self.layers]}"
+                )
+            self._input_layer = layer
+            self._symbolic = [layer.output]
+            return
         self._stack.append(layer)
-        # Build only the new layer, from the previous layer's output shape (or the first
-        # layer's input_shape): a probe of batch 1, off any tape.
-        if len(self._stack) == 1:
+        if not self._symbolic and len(self._stack) == 1:
             shape = getattr(layer, "_batch_input_shape", None)
-        else:
-            shape = getattr(self._stack[-2], "_output_shape", None)
-        if isinstance(shape, tuple) and all(isinstance(s, (int, type(None))) for s in shape):
-            self._probe(layer, shape)
+            if isinstance(shape, tuple):
+                from .layers.core import InputLayer as _Input
+
+                dtype = layer._input_dtype or layer.dtype
+                self._input_layer = _Input(batch_shape=shape, dtype=dtype)
+                self._symbolic = [self._input_layer.output]
+        if self._symbolic:
+            out = layer(self._symbolic[-1])
+            self._symbolic.append(out)
+            self.built = True
+            self._output_shape = out.shape
 
     def pop(self) -> Layer:
         """Removes and returns the last layer."""
         if not self._stack:
             raise TypeError("Sequential.pop: there are no layers to remove.")
+        if len(self._symbolic) > 1:
+            self._symbolic.pop()
+            self._output_shape = self._symbolic[-1].shape
         return self._stack.pop()
 
-    def _probe(self, layer: Layer, batch_shape) -> None:
-        from ..core.tape import stop_recording
-        from ..ops.creation import zeros
+    @property
+    def inputs(self):
+        """``[the input KerasTensor]`` once the input shape is known, else None."""
+        return self._symbolic[:1] or None
 
-        dtype = layer._input_dtype or self._dtype
-        with stop_recording():
-            x = zeros([1 if s is None else s for s in batch_shape], dtype=dtype)
-            out = layer(x, training=False)
-        self.built = all(lay.built for lay in self._stack)
-        if self.built:
-            self._output_shape = TensorShape(out._value.shape)
+    @property
+    def outputs(self):
+        """``[the last layer's KerasTensor]`` once built from a known input shape, else None."""
+        return self._symbolic[-1:] if len(self._symbolic) > 1 else None
+
+    @property
+    def input(self):
+        return self._symbolic[0] if self._symbolic else None
+
+    @property
+    def output(self):
+        return self._symbolic[-1] if len(self._symbolic) > 1 else None
 
     @property
     def layers(self) -> list:

@@ -6,8 +6,25 @@ from .base import Layer
 from .conv import Conv2D
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
 from .embedding import Embedding
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from .normalization import BatchNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
+from .preprocessing import Normalization, Rescaling, Softmax
 
 # Keras's aliases.
 Convolution2D = Conv2D
@@ -16,11 +33,22 @@ AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
 
+
+def Input(*args, **kwargs):
+    """`ek.keras.Input` (Keras exports it from ``keras.layers`` too)."""
+    from ..functional import Input as _input
+
+    return _input(*args, **kwargs)
+
+
 __all__ = [
     "Activation",
+    "Add",
+    "Average",
     "AveragePooling2D",
     "AvgPool2D",
     "BatchNormalization",
+    "Concatenate",
     "Conv2D",
     "Convolution2D",
     "Dense",
@@ -31,11 +59,26 @@ __all__ = [
     "GlobalAvgPool2D",
     "GlobalMaxPool2D",
     "GlobalMaxPooling2D",
+    "Input",
     "InputLayer",
     "Lambda",
     "Layer",
     "MaxPool2D",
     "MaxPooling2D",
+    "Maximum",
+    "Minimum",
+    "Multiply",
+    "Normalization",
     "ReLU",
+    "Rescaling",
     "Reshape",
+    "Softmax",
+    "Subtract",
+    "add",
+    "average",
+    "concatenate",
+    "maximum",
+    "minimum",
+    "multiply",
+    "subtract",
 ]

@@ -29,6 +29,7 @@ from ...core import dtypes
 from ...core.tensor import Tensor, TensorShape, to_tensor
 from ...core.variable import Variable
 from ...observers import Observers
+from ..keras_tensor import KerasTensor, any_symbolic
 
 __all__ = ["Layer", "LayerObserver", "assign_later", "deferred_updates", "unique_name"]
 
@@ -91,6 +92,8 @@ def _accepts(fn, arg: str) -> bool:
 
 
 def _shape_of(x):
+    if isinstance(x, KerasTensor):
+        return x.shape
     return TensorShape(x._value.shape) if isinstance(x, Tensor) else None
 
 
@@ -195,6 +198,10 @@ class Layer:
                 f"{type(self).__name__}: Layer.__init__ was not called; call "
                 "super().__init__() in your __init__."
             )
+        if any_symbolic(inputs, args, kwargs):  # the functional API: record, do not compute
+            from ..functional import symbolic_call
+
+            return symbolic_call(self, inputs, args, kwargs)
         inputs = self._cast_inputs(inputs)
         cls = type(self)
         accepts = Layer._call_accepts_training.get(cls)

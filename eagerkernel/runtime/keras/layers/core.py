@@ -398,6 +398,14 @@ class InputLayer(Layer):
     def __init__(self, input_shape=None, batch_size=None, dtype=None, name=None, **kwargs):
         shape = kwargs.pop("shape", None)
         batch_input_shape = kwargs.pop("batch_input_shape", None)
+        batch_input_shape = kwargs.pop("batch_shape", batch_input_shape)
+        for arg in ("sparse", "ragged", "input_tensor", "optional"):
+            value = kwargs.pop(arg, None)
+            if value not in (None, False):
+                raise NotImplementedError(
+                    f"InputLayer: {arg}= is not supported (dense inputs only). Received: "
+                    f"{arg}={value!r}"
+                )
         super().__init__(dtype=dtype, name=name, **kwargs)
         if input_shape is None:
             input_shape = shape
@@ -407,10 +415,34 @@ class InputLayer(Layer):
             self._batch_input_shape = (batch_size, *tuple(input_shape))
         self.built = True
 
+    @property
+    def output(self):
+        """The `KerasTensor` this layer feeds a functional model (made on first use)."""
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            from ..functional import make_input_tensor
+
+            if getattr(self, "_batch_input_shape", None) is None:
+                raise ValueError(
+                    f"InputLayer {self.name!r}: give input_shape (or batch_shape) to use it in "
+                    "a model."
+                )
+            return make_input_tensor(self)
+        return nodes[0].outputs
+
     def compute_output_shape(self, input_shape=None) -> tuple:
         if input_shape is None:
             return getattr(self, "_batch_input_shape", None)
         return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        shape = getattr(self, "_batch_input_shape", None)
+        return {
+            "batch_shape": None if shape is None else list(shape),
+            "dtype": self.dtype,
+            "sparse": False,
+            "name": self.name,
+        }
 
 
 class Lambda(Layer):
@@ -435,18 +467,18 @@ class Lambda(Layer):
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
         self.function = function
-        self._output_shape = output_shape
+        self._output_shape_arg = output_shape
         self.arguments = dict(arguments or {})
 
     def call(self, inputs):
         return self.function(inputs, **self.arguments)
 
     def compute_output_shape(self, input_shape) -> tuple:
-        if self._output_shape is None:
+        if self._output_shape_arg is None:
             raise NotImplementedError(
                 f"Lambda layer {self.name!r}: pass output_shape= to give its output shape."
             )
-        if callable(self._output_shape):
-            return tuple(self._output_shape(tuple(input_shape)))
+        if callable(self._output_shape_arg):
+            return tuple(self._output_shape_arg(tuple(input_shape)))
         batch = tuple(input_shape)[:1]
-        return (*batch, *tuple(self._output_shape))
+        return (*batch, *tuple(self._output_shape_arg))
