@@ -11,6 +11,7 @@ from . import (
     losses,
     metrics,
     optimizers,
+    saving,
 )
 from .functional import Input
 from .keras_tensor import KerasTensor
@@ -29,4 +30,5 @@ __all__ = [
     "losses",
     "metrics",
     "optimizers",
+    "saving",
 ]

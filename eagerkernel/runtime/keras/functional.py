@@ -482,6 +482,23 @@ class Functional(Model):
         """Nothing to build: the graph's layers were built when it was defined."""
         self.built = True
 
+    def get_config(self) -> dict:
+        """Keras 3's functional config: each layer's config and ``inbound_nodes`` (its calls,
+        tensors as ``keras_history`` ``[layer name, node index, tensor index]``), and the
+        ``input_layers`` and ``output_layers`` structures.
+
+        Raises:
+            NotImplementedError: a layer call with an argument that is not a tensor or a
+                Python constant, or a layer without ``get_config`` (Lambda).
+        """
+        return _functional_get_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """The model `get_config` describes, its layers made anew (follows
+        `tf.keras.Model.from_config`); see `saving.deserialize_keras_object`."""
+        return _functional_from_config(cls, config, custom_objects)
+
     # -- summary --------------------------------------------------------------------------------
     def _connections(self, layer: Layer) -> list:
         ours = {id(n) for n in self._run_order}
@@ -582,3 +599,143 @@ def _shape_text(shape) -> str:
     if isinstance(shape, (list, tuple)):
         return str([tuple(s) for s in shape])
     return str(batch_none(shape))
+
+
+# -- serialization (Keras 3's functional config) ----------------------------------------------
+def _functional_get_config(model: Functional) -> dict:
+    from .saving import serialize_keras_object
+
+    ours = {id(n) for n in model._run_order}
+    node_ids: dict[int, int] = {}  # id(node) -> its index among the layer's nodes in the model
+    for layer in model._graph_layers:
+        k = 0
+        for node in layer.__dict__.get("_inbound_nodes", ()):
+            if id(node) in ours or (node.is_input and layer in model._graph_layers):
+                node_ids[id(node)] = k
+                k += 1
+
+    def history(t: KerasTensor) -> list:
+        layer, node_index, tensor_index = t._keras_history
+        return [layer.name, node_ids[id(layer._inbound_nodes[node_index])], tensor_index]
+
+    def arg(x):
+        if isinstance(x, KerasTensor):
+            return {
+                "class_name": "__keras_tensor__",
+                "config": {
+                    "shape": [None if d is None else int(d) for d in x.shape],
+                    "dtype": x.dtype.name,
+                    "keras_history": history(x),
+                },
+            }
+        if isinstance(x, (list, tuple)):
+            return [arg(v) for v in x]
+        if isinstance(x, dict):
+            return {k: arg(v) for k, v in x.items()}
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return x
+        raise NotImplementedError(
+            f"Cannot serialize the functional model {model.name!r}: a layer call has the "
+            f"argument {x!r}, which is not a tensor or a Python constant."
+        )
+
+    layers = []
+    for layer in model._graph_layers:
+        entry = serialize_keras_object(layer)
+        entry["name"] = layer.name
+        entry["inbound_nodes"] = [
+            {"args": arg(list(node.call_args)), "kwargs": arg(node.call_kwargs)}
+            for node in layer.__dict__.get("_inbound_nodes", ())
+            if id(node) in ours
+        ]
+        layers.append(entry)
+
+    def ends(struct):
+        if isinstance(struct, KerasTensor):
+            return history(struct)
+        if isinstance(struct, dict):
+            return {k: ends(v) for k, v in struct.items()}
+        return [ends(t) for t in struct]
+
+    return {
+        "name": model.name,
+        "trainable": model.trainable,
+        "layers": layers,
+        "input_layers": ends(model._input_struct),
+        "output_layers": ends(model._output_struct),
+    }
+
+
+def _functional_from_config(cls, config: dict, custom_objects=None):
+    from .saving import deserialize_keras_object
+
+    created: dict[str, Layer] = {}
+    outputs: dict[tuple, list] = {}  # (layer name, node index) -> flat outputs
+    pending = []
+    for entry in config["layers"]:
+        layer = deserialize_keras_object(entry, custom_objects)
+        created[entry["name"]] = layer
+        if type(layer).__name__ == "InputLayer" and not entry.get("inbound_nodes"):
+            outputs[(entry["name"], 0)] = [layer.output]
+        for node_data in entry.get("inbound_nodes", ()):
+            pending.append((layer, entry["name"], node_data))
+
+    def ready(x) -> bool:
+        if isinstance(x, dict) and x.get("class_name") == "__keras_tensor__":
+            name, node_index, _ = x["config"]["keras_history"]
+            return (name, node_index) in outputs
+        if isinstance(x, list):
+            return all(ready(v) for v in x)
+        if isinstance(x, dict):
+            return all(ready(v) for v in x.values())
+        return True
+
+    def value(x):
+        if isinstance(x, dict) and x.get("class_name") == "__keras_tensor__":
+            name, node_index, tensor_index = x["config"]["keras_history"]
+            return outputs[(name, node_index)][tensor_index]
+        if isinstance(x, list):
+            return [value(v) for v in x]
+        if isinstance(x, dict):
+            return {k: value(v) for k, v in x.items()}
+        return x
+
+    counts: dict[str, int] = {}
+    while pending:
+        progress = False
+        rest = []
+        for layer, name, node_data in pending:
+            # A layer's nodes must be made in order: node k only after node k - 1.
+            if any(p[1] == name for p in rest) or not ready(node_data):
+                rest.append((layer, name, node_data))
+                continue
+            args = value(node_data["args"])
+            kwargs = value(node_data["kwargs"])
+            out = layer(*args, **kwargs)
+            index = counts.get(name, 0)
+            counts[name] = index + 1
+            outputs[(name, index)] = nest.flatten(out)
+            progress = True
+        if not progress:
+            names = sorted({name for _, name, _ in rest})
+            raise ValueError(
+                f"Functional.from_config: cannot rebuild the calls of layers {names}: their "
+                "inputs are never produced (a corrupt or inconsistent config)."
+            )
+        pending = rest
+
+    def ends(struct):
+        if isinstance(struct, dict):
+            return {k: ends(v) for k, v in struct.items()}
+        if len(struct) == 3 and isinstance(struct[0], str):
+            name, node_index, tensor_index = struct
+            return outputs[(name, node_index)][tensor_index]
+        return [ends(s) for s in struct]
+
+    return cls(
+        inputs=ends(config["input_layers"]),
+        outputs=ends(config["output_layers"]),
+        name=config.get("name"),
+        trainable=config.get("trainable", True),
+    )
+

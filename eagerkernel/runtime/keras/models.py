@@ -12,9 +12,10 @@ import os
 import numpy as np
 
 from .layers.base import Layer
+from .saving import load_model, save_model
 from .trainer import Trainer
 
-__all__ = ["Model", "Sequential"]
+__all__ = ["Model", "Sequential", "load_model", "save_model"]
 
 
 class Model(Trainer, Layer):
@@ -134,6 +135,28 @@ class Model(Trainer, Layer):
 
     def _summary_layers(self) -> list:
         return self.layers
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A model from `get_config`'s output: a functional config (``input_layers``,
+        ``output_layers``) rebuilds the graph; otherwise ``cls(**config)``."""
+        if "input_layers" in config and "output_layers" in config:
+            from .functional import _functional_from_config
+
+            return _functional_from_config(cls, config, custom_objects)
+        return cls(**config)
+
+    def save(self, filepath, overwrite: bool = True, zipped=None, **kwargs) -> None:
+        """Saves the model to a ``.keras`` file: config, weights, compile arguments and
+        optimizer state (follows `tf.keras.Model.save`; see `ek.keras.saving.save_model`).
+
+        Raises:
+            ValueError: a path not ending in ``.keras``.
+            FileExistsError: the file exists and ``overwrite`` is False.
+        """
+        from .saving import save_model
+
+        save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Writes the model's state as ``Checkpoint(model=self).write(filepath)``: one
@@ -278,6 +301,28 @@ class Sequential(Model):
     def layers(self) -> list:
         return list(self._stack)
 
+    def get_config(self) -> dict:
+        """``{"name", "trainable", "layers"}``: the input (an InputLayer, when known) and each
+        layer, serialized (Keras's Sequential config)."""
+        from .saving import serialize_keras_object
+
+        stack = ([self._input_layer] if self._input_layer is not None else []) + self._stack
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "layers": [serialize_keras_object(la) for la in stack],
+        }
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A Sequential model from `get_config`'s output, its layers made anew."""
+        from .saving import deserialize_keras_object
+
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for entry in config.get("layers", ()):
+            model.add(deserialize_keras_object(entry, custom_objects))
+        return model
+
     def call(self, inputs, training=None, mask=None):
         """Runs the layers in order, passing ``training`` on."""
         x = inputs
@@ -288,3 +333,18 @@ class Sequential(Model):
     def build(self, input_shape=None) -> None:
         """Nothing to create: the layers build themselves on the first call."""
         self.built = True
+
+    def build_from_config(self, config: dict) -> None:
+        """Builds the layers for ``config["input_shape"]`` as if the model had been given an
+        input of that shape (the batch axis unknown)."""
+        from .layers.core import InputLayer
+
+        shape = config.get("input_shape")
+        if shape is None or self._symbolic or not self._stack:
+            return
+        first = self._stack[0]
+        stack, self._stack = self._stack, []
+        self.add(InputLayer(batch_shape=(None, *shape[1:]), dtype=first._input_dtype or "float32"))
+        for layer in stack:
+            self.add(layer)
+        self._build_input_shape = tuple(shape)

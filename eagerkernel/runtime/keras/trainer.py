@@ -113,6 +113,102 @@ def _concat(outputs: list):
     return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
 
 
+def _output_names(model) -> list:
+    """The names of the model's outputs in flat order (the keys of a dict of outputs, else the
+    layers that produce them); positions for a model without a recorded graph."""
+    struct = getattr(model, "_output_struct", None)
+    if isinstance(struct, dict):
+        return sorted(struct)
+    names = getattr(model, "output_names", None)
+    return list(names) if names is not None else None
+
+
+class OutputLosses:
+    """A loss per model output (Keras's ``compile(loss=[...])`` or ``loss={name: ...}``),
+    each times its ``loss_weights`` entry (default 1), summed.
+
+    Args:
+        model: the model compiled (its output names map dict keys to outputs).
+        loss: a list of losses in output order, or a dict ``{output name: loss}`` (outputs
+            missing from the dict get no loss).
+        loss_weights: None, a list in output order, or a dict by output name.
+
+    Raises:
+        ValueError: a list whose length differs from the number of outputs; a dict key that
+            names no output.
+    """
+
+    def __init__(self, model, loss, loss_weights):
+        from . import losses
+
+        names = _output_names(model)
+        n = len(names) if names is not None else None
+
+        def per_output(value, what: str, default):
+            if isinstance(value, dict):
+                if names is None:
+                    raise ValueError(
+                        f"compile: `{what}` as a dict needs a functional model (with named "
+                        f"outputs). Received: {what}={value!r}"
+                    )
+                unknown = sorted(set(value) - set(names))
+                if unknown:
+                    raise ValueError(
+                        f"compile: `{what}` has keys {unknown} that are not output names; the "
+                        f"outputs are {names}. Received: {what}={value!r}"
+                    )
+                return [value.get(k, default) for k in names]
+            value = list(value)
+            if n is not None and len(value) != n:
+                raise ValueError(
+                    f"compile: `{what}` has {len(value)} entries but the model has {n} "
+                    f"outputs {names}. Received: {what}={value!r}"
+                )
+            return value
+
+        self.names = names
+        self.losses = [None if x is None else losses.get(x) for x in per_output(loss, "loss", None)]
+        if loss_weights is None:
+            self.weights = [1.0] * len(self.losses)
+        elif isinstance(loss_weights, (dict, list, tuple)):
+            self.weights = [float(w) for w in per_output(loss_weights, "loss_weights", 1.0)]
+        else:
+            raise ValueError(
+                "compile: with a loss per output, `loss_weights` must be a list or dict. "
+                f"Received: loss_weights={loss_weights!r}"
+            )
+
+    def _targets(self, y_true) -> list:
+        if isinstance(y_true, dict):
+            missing = [k for k in self.names or () if k not in y_true]
+            if missing or self.names is None:
+                raise ValueError(
+                    f"The targets have keys {sorted(y_true)}, but the model's outputs are "
+                    f"{self.names}: no target for {missing}."
+                )
+            return [y_true[k] for k in self.names]
+        if isinstance(y_true, (list, tuple)):
+            return list(y_true)
+        return [y_true]
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        targets = self._targets(y_true)
+        preds = nest.flatten(y_pred)
+        if len(targets) != len(preds):
+            raise ValueError(
+                f"The model has {len(preds)} outputs but {len(targets)} targets were given."
+            )
+        total = None
+        for loss, w, yt, yp in zip(self.losses, self.weights, targets, preds):
+            if loss is None:
+                continue
+            value = loss(yt, yp, sample_weight=sample_weight)
+            if w != 1.0:
+                value = value * w
+            total = value if total is None else total + value
+        return total
+
+
 class Trainer:
     """The training methods of `Model` (a mixin over `Layer`; see the module docstring).
 
@@ -199,7 +295,8 @@ class Trainer:
                 "with jit_compile=False: the steps run eagerly.",
                 stacklevel=2,
             )
-        weight = 1.0 if loss_weights is None else _loss_weight(loss_weights)
+        multi = isinstance(loss, (list, tuple, dict))
+        weight = 1.0 if loss_weights is None or multi else _loss_weight(loss_weights)
         entries: list = []
         for arg, group in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
             if group is None:
@@ -223,8 +320,24 @@ class Trainer:
                         f"unique (and not 'loss'). Received: {arg}={group!r}"
                     )
                 entries.append((metric, arg == "weighted_metrics"))
+        if multi and entries:
+            raise NotImplementedError(
+                "compile: metrics for a model with a loss per output (a list or dict of "
+                "losses) are not supported; compile without `metrics`, or evaluate each "
+                f"output yourself. Received: metrics={metrics!r}, "
+                f"weighted_metrics={weighted_metrics!r}"
+            )
+        output_losses = OutputLosses(self, loss, loss_weights) if multi else None
         self.optimizer = optimizers.get(optimizer)
-        self.compiled_loss = None if loss is None else losses.get(loss)
+        self.compiled_loss = output_losses or (None if loss is None else losses.get(loss))
+        self._compile_args = {
+            "optimizer": optimizer,
+            "loss": loss,
+            "metrics": metrics,
+            "loss_weights": loss_weights,
+            "weighted_metrics": weighted_metrics,
+            "steps_per_execution": steps_per_execution,
+        }
         self._loss_identifier = loss
         self._loss_weight = weight
         self.compiled_metrics = [metric for metric, _ in entries]

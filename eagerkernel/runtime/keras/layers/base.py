@@ -253,6 +253,7 @@ class Layer:
             shapes = nest.map_structure(_shape_of, inputs)
         else:
             shapes = _shape_of(inputs)
+        self._build_input_shape = shapes  # for get_build_config (saving)
         self.build(shapes)
         self.built = True
         if Layer.variable_observers:
@@ -438,6 +439,45 @@ class Layer:
     def get_config(self) -> dict:
         """The constructor arguments that rebuild this layer (Keras's serialization)."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """The layer `get_config`'s output describes: ``cls(**config)`` (Keras's default)."""
+        return cls(**config)
+
+    def build_from_config(self, config: dict) -> None:
+        """Builds the layer for ``config["input_shape"]`` (what `saving` records for a built
+        layer); a model whose `build` creates nothing is called once on zeros of that shape
+        (unknown sizes 1), off every tape, so that its sublayers create their weights."""
+        from ...core.tape import stop_recording
+        from ...ops.creation import zeros
+
+        shape = config.get("input_shape")
+        if shape is None:
+            return
+        if shape and isinstance(shape[0], list):
+            shape = [tuple(s) for s in shape]
+        else:
+            shape = tuple(shape)
+        if type(self).build is Layer.build and hasattr(self, "fit"):
+            dtype = self._input_dtype or self._dtype
+
+            def stand_in(s):
+                return zeros([1 if d is None else d for d in s], dtype=dtype)
+
+            x = [stand_in(s) for s in shape] if isinstance(shape, list) else stand_in(shape)
+            with stop_recording():
+                self(x, training=False)
+            self._build_input_shape = shape
+            return
+        self._maybe_build_shapes(shape)
+
+    def _maybe_build_shapes(self, shapes) -> None:
+        self._build_input_shape = shapes
+        self.build(shapes)
+        self.built = True
+        if Layer.variable_observers:
+            Layer.variable_observers.notify("layer_built", self)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
