@@ -11,12 +11,16 @@ from the file: classes are looked up by name among the built-in ones, those regi
 from __future__ import annotations
 
 import datetime
+import inspect
 import json
 import os
 import tempfile
+import threading
 import zipfile
 
 __all__ = [
+    "CustomObjectScope",
+    "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",
     "get_registered_name",
@@ -28,6 +32,7 @@ __all__ = [
 ]
 
 _REGISTERED: dict[str, type] = {}  # "package>name" -> class
+_scope = threading.local()  # .objects: the custom_objects of the enclosing custom_object_scope
 _NAMES: dict[type, str] = {}  # class -> "package>name"
 _CONFIG = "config.json"
 _METADATA = "metadata.json"
@@ -104,10 +109,39 @@ def _builtins() -> dict:
     return table
 
 
+class custom_object_scope:  # noqa: N801 (Keras's name)
+    """Within it, the given ``{name: object}`` are found by name wherever Keras looks objects
+    up (`deserialize_keras_object`, ``activations.get``, ``losses.get``), as with
+    `tf.keras.saving.custom_object_scope`.
+
+    >>> def cube(x):
+    ...     return x**3
+    >>> with ek.keras.saving.custom_object_scope({"cube": cube}):
+    ...     ek.keras.activations.get("cube") is cube
+    True
+    """
+
+    def __init__(self, custom_objects=None):
+        self.custom_objects = dict(custom_objects or {})
+
+    def __enter__(self):
+        self._outer = getattr(_scope, "objects", {})
+        _scope.objects = {**self._outer, **self.custom_objects}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _scope.objects = self._outer
+
+
+CustomObjectScope = custom_object_scope
+
+
 def get_registered_object(name: str, custom_objects=None, module_objects=None):
-    """The object ``name`` refers to: ``custom_objects`` first, then the registered objects,
-    then ``module_objects``; None when none has it."""
-    for table in (custom_objects or {}, _REGISTERED, module_objects or {}):
+    """The object ``name`` refers to: ``custom_objects`` first, then those of the enclosing
+    `custom_object_scope`, the registered objects (by ``"package>name"``), then
+    ``module_objects``; None when none has it."""
+    scoped = getattr(_scope, "objects", {})
+    for table in (custom_objects or {}, scoped, _REGISTERED, module_objects or {}):
         if name in table:
             return table[name]
     return None
@@ -203,15 +237,16 @@ def deserialize_keras_object(config, custom_objects=None):
             f"`custom_objects`. Full object config: {json.dumps(config)[:500]}"
         )
     inner = dict(config.get("config", {}))
-    if hasattr(cls, "from_config"):
-        try:
-            obj = cls.from_config(inner, custom_objects=custom_objects)
-        except TypeError as e:
-            if "custom_objects" not in str(e):
-                raise
-            obj = cls.from_config(inner)
-    else:
-        obj = cls(**inner)
+    with custom_object_scope(custom_objects):
+        if hasattr(cls, "from_config"):
+            takes = "custom_objects" in inspect.signature(cls.from_config).parameters
+            obj = (
+                cls.from_config(inner, custom_objects=custom_objects)
+                if takes
+                else cls.from_config(inner)
+            )
+        else:
+            obj = cls(**inner)
     build = config.get("build_config")
     if isinstance(obj, Layer) and not obj.built and build and build.get("input_shape") is not None:
         obj.build_from_config(build)
