@@ -12,6 +12,7 @@ from . import (
     metrics,
     optimizers,
     saving,
+    utils,
 )
 from .functional import Input
 from .keras_tensor import KerasTensor
@@ -31,4 +32,5 @@ __all__ = [
     "metrics",
     "optimizers",
     "saving",
+    "utils",
 ]

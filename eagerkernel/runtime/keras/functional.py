@@ -738,4 +738,3 @@ def _functional_from_config(cls, config: dict, custom_objects=None):
         name=config.get("name"),
         trainable=config.get("trainable", True),
     )
-

@@ -61,7 +61,9 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
     'Doc>Twice'
     """
     if ">" in package:
-        raise ValueError(f"register_keras_serializable: package must not contain '>'. Got {package!r}")
+        raise ValueError(
+            f"register_keras_serializable: package must not contain '>'. Got {package!r}"
+        )
 
     def decorator(obj):
         key = f"{package}>{name or obj.__name__}"
@@ -109,7 +111,7 @@ def _builtins() -> dict:
     return table
 
 
-class custom_object_scope:  # noqa: N801 (Keras's name)
+class custom_object_scope:
     """Within it, the given ``{name: object}`` are found by name wherever Keras looks objects
     up (`deserialize_keras_object`, ``activations.get``, ``losses.get``), as with
     `tf.keras.saving.custom_object_scope`.
@@ -187,8 +189,10 @@ def serialize_keras_object(obj) -> dict | str | None:
 def _jsonable_shape(shape):
     if isinstance(shape, dict):
         return {k: _jsonable_shape(v) for k, v in shape.items()}
-    if isinstance(shape, (list, tuple)) and shape and not all(
-        d is None or isinstance(d, int) for d in shape
+    if (
+        isinstance(shape, (list, tuple))
+        and shape
+        and not all(d is None or isinstance(d, int) for d in shape)
     ):
         return [_jsonable_shape(s) for s in shape]
     return None if shape is None else [None if d is None else int(d) for d in shape]

@@ -25,6 +25,7 @@ from .merging import (
 from .normalization import BatchNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
 from .preprocessing import Normalization, Rescaling, Softmax
+from .recurrent import GRU, LSTM, SimpleRNN
 
 # Keras's aliases.
 Convolution2D = Conv2D
@@ -42,6 +43,8 @@ def Input(*args, **kwargs):
 
 
 __all__ = [
+    "GRU",
+    "LSTM",
     "Activation",
     "Add",
     "Average",
@@ -72,6 +75,7 @@ __all__ = [
     "ReLU",
     "Rescaling",
     "Reshape",
+    "SimpleRNN",
     "Softmax",
     "Subtract",
     "add",
