@@ -284,15 +284,18 @@ def build_graph(inputs: list, outputs: list):
         layer_depth[id(node.layer)] = depth
         node_depth[id(node)] = depth
         for parent in node.parents:
-            if id(parent) in input_ids:
-                continue
             p = _source_node(parent)
+            if id(parent) in input_ids and not p.is_input:
+                continue  # an intermediate tensor given as a model input: no layer behind it
             node_depth[id(p)] = max(depth + 1, node_depth.get(id(p), 0))
-    max_depth = max(layer_depth.values(), default=-1)
-    for t in inputs:  # input layers sit below everything that consumes them
+            if p.is_input:
+                layer_depth[id(p.layer)] = max(depth + 1, layer_depth.get(id(p.layer), 0))
+    for t in inputs:  # an input no output depends on sits at depth 0, first (Keras 2)
         node = _source_node(t)
-        if node.is_input:
-            layer_depth[id(node.layer)] = max_depth + 1
+        if node.is_input and id(node.layer) not in layer_depth:
+            layer_depth[id(node.layer)] = 0
+            layer_indices[id(node.layer)] = -1
+            layers_by_id[id(node.layer)] = node.layer
     run_order = sorted(post_order, key=lambda n: -node_depth[id(n)])  # stable: post-order ties
     ordered = sorted(
         layers_by_id.values(), key=lambda la: (-layer_depth[id(la)], layer_indices[id(la)])

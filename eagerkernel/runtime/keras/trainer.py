@@ -32,19 +32,45 @@ from .layers.base import deferred_updates
 
 __all__ = ["Trainer"]
 
-_KERAS2_ONLY = ("max_queue_size", "workers", "use_multiprocessing")
-
 
 def _reject_kwargs(method: str, kwargs: dict) -> None:
-    for name, value in kwargs.items():
-        if name in _KERAS2_ONLY:
-            raise TypeError(
-                f"{method}() got an unexpected keyword argument {name!r} (received "
-                f"{name}={value!r}): Keras 3 removed max_queue_size, workers and "
-                "use_multiprocessing, which configured Keras 2's generator queue. Build the "
-                "input with ek.data.Dataset (map(num_parallel_calls=...), prefetch) instead."
-            )
+    for name in kwargs:
         raise TypeError(f"{method}() got an unexpected keyword argument {name!r}.")
+
+
+def _check_queue_args(method: str, x, max_queue_size, workers, use_multiprocessing) -> None:
+    """Keras 2's generator-queue arguments. Keras uses them for generator (and
+    ``keras.utils.Sequence``) input only and ignores them for arrays, Tensors and Datasets, as
+    here. For a Python iterator or generator the batches are read in the calling thread, one at
+    a time, which gives the same batches in the same order as Keras's queue with one worker;
+    ``workers > 1`` and ``use_multiprocessing=True`` raise NotImplementedError then.
+
+    Raises:
+        ValueError: a value of the wrong type or sign.
+        NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with an
+            iterator or generator ``x``.
+    """
+    for name, value in (("max_queue_size", max_queue_size), ("workers", workers)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(
+                f"{method}: `{name}` must be a non-negative integer. Received: {name}={value!r}"
+            )
+    if not isinstance(use_multiprocessing, (bool, np.bool_)):
+        raise ValueError(
+            f"{method}: `use_multiprocessing` must be True or False. Received: "
+            f"use_multiprocessing={use_multiprocessing!r}"
+        )
+    if data_adapter.yields_batches(x) and not data_adapter.is_dataset(x):
+        for name, value, default in (
+            ("workers", workers, 1),
+            ("use_multiprocessing", use_multiprocessing, False),
+        ):
+            if value != default and not (name == "workers" and value == 0):
+                raise NotImplementedError(
+                    f"{method}: {name}={value!r} is not supported for generator input (batches "
+                    "are read in the calling thread); build the input with ek.data.Dataset "
+                    "(map(num_parallel_calls=...), prefetch) to read in parallel."
+                )
 
 
 def _check_verbose(verbose) -> int:
@@ -473,6 +499,9 @@ class Trainer:
         validation_steps=None,
         validation_batch_size=None,
         validation_freq=1,
+        max_queue_size=10,
+        workers=1,
+        use_multiprocessing=False,
         **kwargs,
     ):
         """Trains from epoch ``initial_epoch`` up to (not including) ``epochs`` (follows
@@ -519,10 +548,18 @@ class Trainer:
             ValueError: inconsistent data; a bad value for an argument (named in the message);
                 an infinite Dataset without ``steps_per_epoch``/``validation_steps``;
                 validation arguments without validation data.
-            TypeError: an unknown keyword, including Keras 2's ``max_queue_size``,
-                ``workers`` and ``use_multiprocessing`` (removed in Keras 3).
+            TypeError: an unknown keyword.
+            NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with a
+                generator ``x`` (see below).
+
+        ``max_queue_size``, ``workers``, ``use_multiprocessing`` (Keras 2's generator queue,
+        default 10, 1, False) are used for generator input only and ignored otherwise, as in
+        Keras 2; a generator is read in the calling thread (the same batches, in order, as
+        Keras with one worker), so ``max_queue_size`` changes nothing and the other two
+        must keep their defaults (0 workers, Keras's "main thread", is accepted).
         """
         _reject_kwargs("fit", kwargs)
+        _check_queue_args("fit", x, max_queue_size, workers, use_multiprocessing)
         self._require_compiled("fit")
         epochs = _check_int("epochs", epochs, 0)
         initial_epoch = _check_int("initial_epoch", initial_epoch, 0)
@@ -651,6 +688,9 @@ class Trainer:
         sample_weight=None,
         steps=None,
         callbacks=None,
+        max_queue_size=10,
+        workers=1,
+        use_multiprocessing=False,
         return_dict=False,
         **kwargs,
     ):
@@ -673,10 +713,14 @@ class Trainer:
         Raises:
             RuntimeError: the model is not compiled.
             ValueError: empty or inconsistent data, or a bad argument value (named).
-            TypeError: an unknown keyword (Keras 2's ``max_queue_size``, ``workers``,
-                ``use_multiprocessing`` included).
+            TypeError: an unknown keyword.
+            NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with a
+                generator ``x``; ``max_queue_size``, ``workers`` and
+                ``use_multiprocessing`` are as in `fit` (ignored for non-generator input, as
+                in Keras 2).
         """
         _reject_kwargs("evaluate", kwargs)
+        _check_queue_args("evaluate", x, max_queue_size, workers, use_multiprocessing)
         self._require_compiled("evaluate")
         verbose = _check_verbose(verbose)
         steps = data_adapter.check_steps(steps, "steps")
@@ -694,7 +738,18 @@ class Trainer:
         return logs if return_dict else _flatten_logs(logs)
 
     @filter_traceback
-    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+    def predict(
+        self,
+        x,
+        batch_size=None,
+        verbose=0,
+        steps=None,
+        callbacks=None,
+        max_queue_size=10,
+        workers=1,
+        use_multiprocessing=False,
+        **kwargs,
+    ):
         """The model's outputs on ``x`` in inference mode, as NumPy arrays, batches
         concatenated along axis 0 (follows `tf.keras.Model.predict`).
 
@@ -715,10 +770,14 @@ class Trainer:
 
         Raises:
             ValueError: empty data, or a bad argument value (named).
-            TypeError: an unknown keyword (Keras 2's ``max_queue_size``, ``workers``,
-                ``use_multiprocessing`` included).
+            TypeError: an unknown keyword.
+            NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with a
+                generator ``x``; ``max_queue_size``, ``workers`` and
+                ``use_multiprocessing`` are as in `fit` (ignored for non-generator input, as
+                in Keras 2).
         """
         _reject_kwargs("predict", kwargs)
+        _check_queue_args("predict", x, max_queue_size, workers, use_multiprocessing)
         verbose = _check_verbose(verbose)
         steps = data_adapter.check_steps(steps, "steps")
         it = EpochIterator(
