@@ -89,17 +89,22 @@ def get_custom_objects() -> dict:
     return dict(_REGISTERED)
 
 
-def _builtins() -> dict:
+def _builtins(module: str | None) -> dict:
+    """eagerkernel's classes by name; the module a config names (``keras.metrics``) first,
+    since a loss and a metric may share a class name (``MeanSquaredError``)."""
     from . import layers, losses, metrics, models, optimizers
     from .functional import Functional
     from .layers.merging import Operator
 
+    tables = {"metrics": metrics, "losses": losses, "optimizers": optimizers, "layers": layers}
+    preferred = next((k for k in tables if module and k in module.split(".")), None)
+    order = [k for k in tables if k != preferred] + ([preferred] if preferred else [])
     table: dict = {}
-    for module in (metrics, losses, optimizers, layers):  # layers last: their names win
-        for key in getattr(module, "__all__", ()):
-            value = getattr(module, key, None)
+    for key in order:  # later tables win
+        for name in getattr(tables[key], "__all__", ()):
+            value = getattr(tables[key], name, None)
             if isinstance(value, type):
-                table[key] = value
+                table[name] = value
     table.update(
         {
             "Model": models.Model,
@@ -232,7 +237,7 @@ def deserialize_keras_object(config, custom_objects=None):
     class_name = config["class_name"]
     registered = config.get("registered_name") or class_name
     cls = get_registered_object(registered, custom_objects) or get_registered_object(
-        class_name, custom_objects, _builtins()
+        class_name, custom_objects, _builtins(config.get("module"))
     )
     if cls is None:
         raise TypeError(

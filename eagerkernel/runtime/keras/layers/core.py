@@ -482,3 +482,15 @@ class Lambda(Layer):
             return tuple(self._output_shape_arg(tuple(input_shape)))
         batch = tuple(input_shape)[:1]
         return (*batch, *tuple(self._output_shape_arg))
+
+    def get_config(self) -> dict:
+        """Raises NotImplementedError: a Lambda's function is code, and eagerkernel's files
+        never hold code (Keras stores its bytecode and loads it only with
+        ``safe_mode=False``). Write a Layer subclass with `get_config` and register it with
+        `ek.keras.saving.register_keras_serializable` instead."""
+        raise NotImplementedError(
+            f"Lambda layer {self.name!r} cannot be serialized: its function is Python code, "
+            "which eagerkernel never writes to a file. Replace it with a Layer subclass that "
+            "has get_config() and is registered with "
+            "@ek.keras.saving.register_keras_serializable()."
+        )
