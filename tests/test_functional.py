@@ -78,7 +78,7 @@ def test_shape_inference_changes_no_state():
     assert not tape.watched_variables()
 
 
-# -- models ------------------------------------------------------------------------------------------
+# -- models ----------------------------------------------------------------------------------
 def test_functional_model_computes_what_its_layers_compute():
     inputs = keras.Input(shape=(4,))
     d1, d2 = layers.Dense(8, activation="relu"), layers.Dense(2)
@@ -95,7 +95,7 @@ def test_functional_model_computes_what_its_layers_compute():
 def test_get_layer_errors():
     inputs = keras.Input(shape=(2,))
     model = keras.Model(inputs, layers.Dense(1, name="only")(inputs))
-    with pytest.raises(ValueError, match="No such layer: nope. Existing layers are"):
+    with pytest.raises(ValueError, match=r"No such layer: nope. Existing layers are"):
         model.get_layer("nope")
     with pytest.raises(ValueError, match="only has 2 layers"):
         model.get_layer(index=5)
@@ -188,7 +188,7 @@ def test_graph_errors():
     b = keras.Input(shape=(2,), name="b_in")
     out = layers.Add()([a, b])
     with pytest.raises(
-        ValueError, match='Graph disconnected: cannot obtain value for tensor .* at layer "b_in"'
+        ValueError, match=r'Graph disconnected: cannot obtain value for tensor .* at layer "b_in"'
     ):
         keras.Model(a, out)
     with pytest.raises(ValueError, match="must be KerasTensors"):

@@ -254,7 +254,7 @@ def test_lambda_refuses_to_serialize_and_an_old_file_survives(tmp_path):
     good.save(path)
     before = path.read_bytes()
     bad = keras.Model(inputs, layers.Lambda(lambda t: t * 2)(inputs))
-    with pytest.raises(NotImplementedError, match="Lambda layer .* cannot be serialized"):
+    with pytest.raises(NotImplementedError, match=r"Lambda layer .* cannot be serialized"):
         bad.save(path)
     assert path.read_bytes() == before
 
@@ -291,7 +291,7 @@ def test_optimizers_losses_and_metrics_round_trip(obj):
 
 def test_save_errors(tmp_path):
     model = functional_model()
-    with pytest.raises(ValueError, match="Invalid filepath extension.*filepath=.*model.h5"):
+    with pytest.raises(ValueError, match=r"Invalid filepath extension.*filepath=.*model.h5"):
         model.save(tmp_path / "model.h5")
     with pytest.raises(ValueError, match="Invalid filepath extension"):
         model.save(str(tmp_path / "path_to_my_model"))
@@ -301,7 +301,7 @@ def test_save_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="no file"):
         keras.models.load_model(tmp_path / "missing.keras")
     (tmp_path / "junk.keras").write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="junk.keras is not a .keras file"):
+    with pytest.raises(ValueError, match=r"junk.keras is not a .keras file"):
         keras.models.load_model(tmp_path / "junk.keras")
 
 
