@@ -12,10 +12,17 @@ import os
 import numpy as np
 
 from .layers.base import Layer
-from .saving import load_model, save_model
+from .saving import clone_model, load_model, model_from_json, save_model
 from .trainer import Trainer
 
-__all__ = ["Model", "Sequential", "load_model", "save_model"]
+__all__ = [
+    "Model",
+    "Sequential",
+    "clone_model",
+    "load_model",
+    "model_from_json",
+    "save_model",
+]
 
 
 class Model(Trainer, Layer):
@@ -145,6 +152,15 @@ class Model(Trainer, Layer):
 
             return _functional_from_config(cls, config, custom_objects)
         return cls(**config)
+
+    def to_json(self, **kwargs) -> str:
+        """The model's serialized config as a JSON string (follows `tf.keras.Model.to_json`;
+        ``kwargs`` go to `json.dumps`); `ek.keras.models.model_from_json` reads it."""
+        import json
+
+        from .saving import serialize_keras_object
+
+        return json.dumps(serialize_keras_object(self), **kwargs)
 
     def save(self, filepath, overwrite: bool = True, zipped=None, **kwargs) -> None:
         """Saves the model to a ``.keras`` file: config, weights, compile arguments and

@@ -20,12 +20,14 @@ import zipfile
 
 __all__ = [
     "CustomObjectScope",
+    "clone_model",
     "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",
     "get_registered_name",
     "get_registered_object",
     "load_model",
+    "model_from_json",
     "register_keras_serializable",
     "save_model",
     "serialize_keras_object",
@@ -380,3 +382,22 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         if not (compile and compile_config):
             status.expect_partial()
     return model
+
+
+def model_from_json(json_string: str, custom_objects=None):
+    """The model `Model.to_json` describes, with fresh weights (follows
+    `tf.keras.models.model_from_json`)."""
+    return deserialize_keras_object(json.loads(json_string), custom_objects)
+
+
+def clone_model(model, input_tensors=None, clone_function=None):
+    """A new model with the same configuration and freshly initialized weights (follows
+    `tf.keras.models.clone_model` for Sequential and functional models).
+
+    Raises:
+        NotImplementedError: ``input_tensors`` or ``clone_function`` (not supported).
+    """
+    for arg, value in (("input_tensors", input_tensors), ("clone_function", clone_function)):
+        if value is not None:
+            raise NotImplementedError(f"clone_model: {arg}= is not supported.")
+    return deserialize_keras_object(serialize_keras_object(model))

@@ -1,4 +1,5 @@
-"""`ek.keras.utils`: `to_categorical` and `set_random_seed` (follow `tf.keras.utils`)."""
+"""`ek.keras.utils`: `to_categorical`, `set_random_seed` and the serialization helpers Keras
+also exports here (follow `tf.keras.utils`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,29 @@ import random as _py_random
 import numpy as np
 
 from ..core.tensor import Tensor
+from .saving import (
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 
-__all__ = ["set_random_seed", "to_categorical"]
+__all__ = [
+    "CustomObjectScope",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
+    "register_keras_serializable",
+    "serialize_keras_object",
+    "set_random_seed",
+    "to_categorical",
+]
 
 
 def to_categorical(x, num_classes=None) -> np.ndarray:

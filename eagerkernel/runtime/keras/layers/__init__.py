@@ -42,6 +42,20 @@ def Input(*args, **kwargs):
     return _input(*args, **kwargs)
 
 
+def serialize(layer) -> dict:
+    """``ek.keras.saving.serialize_keras_object(layer)`` (follows `tf.keras.layers.serialize`)."""
+    from ..saving import serialize_keras_object
+
+    return serialize_keras_object(layer)
+
+
+def deserialize(config, custom_objects=None):
+    """The layer a `serialize` dict describes (follows `tf.keras.layers.deserialize`)."""
+    from ..saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects)
+
+
 __all__ = [
     "GRU",
     "LSTM",
@@ -81,8 +95,10 @@ __all__ = [
     "add",
     "average",
     "concatenate",
+    "deserialize",
     "maximum",
     "minimum",
     "multiply",
+    "serialize",
     "subtract",
 ]
