@@ -11,10 +11,10 @@ UpSampling2D, Conv1D, GlobalAveragePooling1D), ``keras.utils.plot_model`` or
 
 import numpy as np
 import pytest
+from eagerkernel.keras import layers
 
 import eagerkernel as tf
 from eagerkernel import keras
-from eagerkernel.keras import layers
 
 
 def fake_mnist(n_train=256, n_test=64, seed=0):
@@ -177,7 +177,7 @@ def test_functional_api_guide_encoder_ensemble_and_shared_layers():
     lines = []
     encoder.summary(print_fn=lines.append)
     shapes = [(None, 26, 26, 16), (None, 24, 24, 32), (None, 8, 8, 32), (None, 6, 6, 32)]
-    for shape in shapes + [(None, 4, 4, 16), (None, 16)]:
+    for shape in [*shapes, (None, 4, 4, 16), (None, 16)]:
         assert any(str(shape) in line for line in lines), shape
     assert "Total params: 18,672" in lines
 
@@ -292,7 +292,7 @@ def test_functional_api_guide_toy_resnet_summary():
 def test_functional_api_guide_custom_dense_get_config():
     class CustomDense(layers.Layer):
         def __init__(self, units=32):
-            super(CustomDense, self).__init__()
+            super(CustomDense, self).__init__()  # noqa: UP008 (the guide's code)
             self.units = units
 
         def build(self, input_shape):
