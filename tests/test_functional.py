@@ -254,8 +254,21 @@ def test_fit_multi_output_with_loss_dict_and_weights():
         model.compile(loss={"prio": "mse"})
     with pytest.raises(ValueError, match="has 1 entries but the model has 2 outputs"):
         model.compile(loss=["mse"])
-    with pytest.raises(NotImplementedError, match="metrics"):
-        model.compile(loss=["mse", "mse"], metrics=["mae"])
+    model.compile(
+        optimizer="sgd",
+        loss=["binary_crossentropy", "categorical_crossentropy"],
+        metrics={"department": ["accuracy"], "priority": [keras.metrics.MeanAbsoluteError()]},
+    )
+    logs = model.evaluate([xa, xb], [yp, yd], verbose=0, return_dict=True, batch_size=16)
+    assert list(logs) == ["loss", "priority_mean_absolute_error", "department_accuracy"]
+    p, d = (t.numpy() for t in model([xa, xb]))
+    np.testing.assert_allclose(
+        logs["priority_mean_absolute_error"], np.abs(p - yp).mean(), rtol=1e-5
+    )
+    expected_acc = np.mean(d.argmax(-1) == yd.argmax(-1))  # categorical accuracy, from the loss
+    np.testing.assert_allclose(logs["department_accuracy"], expected_acc)
+    model.compile(optimizer="sgd", loss=["mse", "mse"], metrics=["mae"])  # every output
+    assert model.metrics_names == ["loss", "priority_mae", "department_mae"]
 
 
 # -- Sequential ----------------------------------------------------------------------------------

@@ -316,3 +316,55 @@ def test_save_weights_with_tensorflow_names(tmp_path, name):
     other.load_weights(path)
     np.testing.assert_array_equal(other.predict(x, verbose=0), model.predict(x, verbose=0))
     assert os.listdir(tmp_path) and all(f.endswith(".safetensors") for f in os.listdir(tmp_path))
+
+
+@keras.saving.register_keras_serializable(package="TestSubclass")
+class Stack(keras.Model):
+    def __init__(self, hidden_units, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden_units = hidden_units
+        self.dense_layers = [layers.Dense(u) for u in hidden_units]
+
+    def call(self, inputs):
+        x = inputs
+        for layer in self.dense_layers:
+            x = layer(x)
+        return x
+
+    def get_config(self):
+        return {"hidden_units": self.hidden_units}
+
+
+def test_subclassed_model_round_trip_and_continued_training(tmp_path):
+    model = Stack([8, 3])
+    model.compile(
+        optimizer=keras.optimizers.SGD(0.05, momentum=0.9),
+        loss="mse",
+        metrics=[keras.metrics.MeanAbsoluteError(name="mae")],
+    )
+    x, y = rand(16, 5), rand(16, 3, seed=1)
+    model.fit(x, y, epochs=1, batch_size=4, verbose=0, shuffle=False)
+    model.save(tmp_path / "sub.keras")
+    loaded = keras.models.load_model(tmp_path / "sub.keras")
+    assert type(loaded) is Stack and loaded.hidden_units == [8, 3]
+    np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
+    assert loaded.metrics_names == ["loss", "mae"]
+    h1 = model.fit(x, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+    h2 = loaded.fit(x, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+    assert h1.history == h2.history
+
+
+def test_weights_that_do_not_fit_raise_and_name_the_file(tmp_path):
+    inputs = keras.Input(shape=(3,))
+    model = keras.Model(inputs, layers.Dense(2, name="d")(inputs))
+    model.save(tmp_path / "m.keras")
+    with zipfile.ZipFile(tmp_path / "m.keras") as zf:
+        config = json.loads(zf.read("config.json"))
+        weights = zf.read("model.weights.safetensors")
+    config["config"]["layers"][1]["config"]["units"] = 5  # a different model, same names
+    with zipfile.ZipFile(tmp_path / "other.keras", "w") as zf:
+        zf.writestr("config.json", json.dumps(config))
+        zf.writestr("metadata.json", "{}")
+        zf.writestr("model.weights.safetensors", weights)
+    with pytest.raises(ValueError, match=r"other\.keras.*shape"):
+        keras.models.load_model(tmp_path / "other.keras")

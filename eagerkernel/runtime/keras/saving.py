@@ -378,7 +378,10 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         path = os.path.join(tmp, _WEIGHTS)
         with open(path, "wb") as f:
             f.write(weights)
-        status = Checkpoint(model=model)._restore(path, required={id(v) for v in model.weights})
+        try:
+            status = Checkpoint(model=model)._restore(path, required={id(v) for v in model.weights})
+        except ValueError as e:  # CheckpointError: name the .keras file, not the extracted copy
+            raise type(e)(f"load_model({filepath!r}): {e}") from e
         if not (compile and compile_config):
             status.expect_partial()
     return model

@@ -192,8 +192,9 @@ class OutputLosses:
                 )
             return value
 
-        self.names = names
         self.losses = [None if x is None else losses.get(x) for x in per_output(loss, "loss", None)]
+        # A model without a recorded graph names its outputs output_1, output_2, ...
+        self.names = names or [f"output_{i + 1}" for i in range(len(self.losses))]
         if loss_weights is None:
             self.weights = [1.0] * len(self.losses)
         elif isinstance(loss_weights, (dict, list, tuple)):
@@ -203,6 +204,36 @@ class OutputLosses:
                 "compile: with a loss per output, `loss_weights` must be a list or dict. "
                 f"Received: loss_weights={loss_weights!r}"
             )
+
+    def metric_items(self, group, arg: str) -> list:
+        """``[(output index, metric)]`` for ``compile``'s ``metrics`` of a model with several
+        outputs, as Keras reads them: a dict by output name, a list of lists (one per output),
+        or a flat list applied to every output."""
+        n = len(self.losses)
+        if isinstance(group, dict):
+            if self.names is None or set(group) - set(self.names):
+                raise ValueError(
+                    f"compile: `{arg}` has keys {sorted(set(group) - set(self.names or ()))} "
+                    f"that are not output names; the outputs are {self.names}."
+                )
+            per = [group.get(name, []) for name in self.names]
+        elif group and all(isinstance(g, (list, tuple)) for g in group):
+            if len(group) != n:
+                raise ValueError(
+                    f"compile: `{arg}` has {len(group)} lists but the model has {n} outputs."
+                )
+            per = list(group)
+        else:
+            per = [list(group)] * n
+        return [
+            (i, m)
+            for i, ms in enumerate(per)
+            for m in (ms if isinstance(ms, (list, tuple)) else [ms])
+        ]
+
+    def targets(self, y_true) -> list:
+        """The targets of each output, in output order (from a dict by name or a list)."""
+        return self._targets(y_true)
 
     def _targets(self, y_true) -> list:
         if isinstance(y_true, dict):
@@ -280,10 +311,15 @@ class Trainer:
                 ``"rmsprop"``.
             loss: a loss object, function or name (``"sparse_categorical_crossentropy"``);
                 None only for a model whose `train_step` computes its own loss.
+            loss: for a model with several outputs, a list (in output order) or a dict by
+                output name of losses, summed with their ``loss_weights`` (see `OutputLosses`).
             metrics: a list of metrics or names, computed without sample weights;
-                ``"accuracy"`` picks the accuracy that matches the loss, as Keras does.
+                ``"accuracy"`` picks the accuracy that matches the loss, as Keras does. With
+                several outputs: a dict by output name, a list of lists, or a flat list for
+                every output; each is logged as ``<output name>_<metric name>``.
             loss_weights: a float scaling the loss (or a list or dict of one float, as for a
-                Keras model with one output); default None (1.0).
+                Keras model with one output); default None (1.0). With a loss per output, a
+                list or dict of floats.
             weighted_metrics: a list of metrics computed with the ``sample_weight`` (or
                 ``class_weight``) of `fit`/`evaluate`; a name also in ``metrics`` is logged as
                 ``weighted_<name>``.
@@ -323,37 +359,39 @@ class Trainer:
             )
         multi = isinstance(loss, (list, tuple, dict))
         weight = 1.0 if loss_weights is None or multi else _loss_weight(loss_weights)
+        output_losses = OutputLosses(self, loss, loss_weights) if multi else None
         entries: list = []
+        outputs_of: list = []  # per entry: the output index it watches (None: the whole output)
         for arg, group in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
             if group is None:
                 continue
-            if not isinstance(group, (list, tuple)):
+            if multi and not isinstance(group, (list, tuple, dict)):
+                raise ValueError(f"{arg} must be a list or dict. Received: {arg}={group!r}")
+            if not multi and not isinstance(group, (list, tuple)):
                 raise ValueError(f"{arg} must be a list of metrics. Received: {arg}={group!r}")
-            for m in group:
+            items = output_losses.metric_items(group, arg) if multi else [(None, m) for m in group]
+            for index, m in items:
                 taken = {metric.name for metric, _ in entries}
+                prefix = "" if index is None else f"{output_losses.names[index]}_"
+                out_loss = loss if index is None else output_losses.losses[index]
                 if isinstance(m, str):
                     name = f"weighted_{m}" if arg == "weighted_metrics" and m in taken else m
                     if m in ("accuracy", "acc"):
-                        metric = metrics_module.resolve_accuracy(loss, name=name)
+                        metric = metrics_module.resolve_accuracy(out_loss, name=prefix + name)
                     else:
                         metric = metrics_module.get(m)
-                        metric.name = name
+                        metric.name = prefix + name
                 else:
                     metric = metrics_module.get(m)
+                    if index is not None:
+                        metric.name = prefix + metric.name
                 if metric.name in taken or metric.name == "loss":
                     raise ValueError(
                         f"compile: two metrics are named {metric.name!r}; metric names must be "
                         f"unique (and not 'loss'). Received: {arg}={group!r}"
                     )
                 entries.append((metric, arg == "weighted_metrics"))
-        if multi and entries:
-            raise NotImplementedError(
-                "compile: metrics for a model with a loss per output (a list or dict of "
-                "losses) are not supported; compile without `metrics`, or evaluate each "
-                f"output yourself. Received: metrics={metrics!r}, "
-                f"weighted_metrics={weighted_metrics!r}"
-            )
-        output_losses = OutputLosses(self, loss, loss_weights) if multi else None
+                outputs_of.append(index)
         self.optimizer = optimizers.get(optimizer)
         self.compiled_loss = output_losses or (None if loss is None else losses.get(loss))
         self._compile_args = {
@@ -368,6 +406,7 @@ class Trainer:
         self._loss_weight = weight
         self.compiled_metrics = [metric for metric, _ in entries]
         self._weighted_flags = [weighted for _, weighted in entries]
+        self._metric_outputs = outputs_of
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._steps_per_execution = int(steps_per_execution)
         self.run_eagerly = True
@@ -423,8 +462,13 @@ class Trainer:
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
         """Updates the compiled metrics with a batch (only ``weighted_metrics`` see
         ``sample_weight``) and returns `get_metrics_result`."""
-        for metric, weighted in zip(self.compiled_metrics, self._weighted_flags):
-            metric.update_state(y, y_pred, sample_weight=sample_weight if weighted else None)
+        outputs_of = getattr(self, "_metric_outputs", None) or [None] * len(self.compiled_metrics)
+        if any(i is not None for i in outputs_of):
+            targets = self.compiled_loss.targets(y)
+            preds = nest.flatten(y_pred)
+        for metric, weighted, index in zip(self.compiled_metrics, self._weighted_flags, outputs_of):
+            yt, yp = (y, y_pred) if index is None else (targets[index], preds[index])
+            metric.update_state(yt, yp, sample_weight=sample_weight if weighted else None)
         return self.get_metrics_result()
 
     # -- one step -------------------------------------------------------------------------------
