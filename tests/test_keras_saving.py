@@ -121,7 +121,7 @@ def test_compile_false_and_uncompiled_models(tmp_path):
     assert not keras.models.load_model(tmp_path / "p.keras").compiled
 
 
-class Scale(layers.Layer):
+class TimesFactor(layers.Layer):
     def __init__(self, factor, **kwargs):
         super().__init__(**kwargs)
         self.factor = factor
@@ -135,12 +135,12 @@ class Scale(layers.Layer):
 
 def test_custom_objects_and_unknown_class_error(tmp_path):
     inputs = keras.Input(shape=(3,))
-    model = keras.Model(inputs, Scale(3.0)(layers.Dense(2)(inputs)))
+    model = keras.Model(inputs, TimesFactor(3.0)(layers.Dense(2)(inputs)))
     path = str(tmp_path / "custom.keras")
     model.save(path)
-    with pytest.raises(TypeError, match=r"custom\.keras.*Could not locate class 'Scale'"):
+    with pytest.raises(TypeError, match=r"custom\.keras.*Could not locate class 'TimesFactor'"):
         keras.models.load_model(path)
-    loaded = keras.models.load_model(path, custom_objects={"Scale": Scale})
+    loaded = keras.models.load_model(path, custom_objects={"TimesFactor": TimesFactor})
     x = rand(2, 3)
     np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
     assert loaded.layers[-1].factor == 3.0
