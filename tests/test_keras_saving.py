@@ -368,3 +368,12 @@ def test_weights_that_do_not_fit_raise_and_name_the_file(tmp_path):
         zf.writestr("model.weights.safetensors", weights)
     with pytest.raises(ValueError, match=r"other\.keras.*shape"):
         keras.models.load_model(tmp_path / "other.keras")
+
+
+def test_a_regularizer_is_never_dropped_silently(tmp_path):
+    inputs = keras.Input(shape=(3,))
+    dense = layers.Dense(2, kernel_regularizer=lambda w: 0.01 * ek.reduce_sum(w * w))
+    model = keras.Model(inputs, dense(inputs))
+    with pytest.raises(NotImplementedError, match=r"kernel_regularizer .* would be lost"):
+        model.save(tmp_path / "m.keras")
+    assert not (tmp_path / "m.keras").exists()

@@ -180,10 +180,13 @@ def serialize_keras_object(obj) -> dict | str | None:
     cls = type(obj)
     if not hasattr(obj, "get_config"):
         raise NotImplementedError(f"Cannot serialize {obj!r}: it has no get_config() method.")
+    config = obj.get_config()
+    if isinstance(obj, Layer):
+        _check_nothing_dropped(obj, config)
     out = {
         "module": cls.__module__.replace("eagerkernel.runtime.", "eagerkernel."),
         "class_name": cls.__name__,
-        "config": obj.get_config(),
+        "config": config,
         "registered_name": _NAMES.get(cls, cls.__name__),
     }
     if isinstance(obj, Layer) and obj.built:
@@ -191,6 +194,20 @@ def serialize_keras_object(obj) -> dict | str | None:
         if shape is not None:
             out["build_config"] = {"input_shape": _jsonable_shape(shape)}
     return out
+
+
+def _check_nothing_dropped(layer, config: dict) -> None:
+    """A regularizer or constraint the layer holds but its config leaves out would be lost
+    silently by a save; refuse instead."""
+    for attr, value in vars(layer).items():
+        if value is None or not attr.endswith(("_regularizer", "_constraint")):
+            continue
+        if attr.lstrip("_") not in config:
+            raise NotImplementedError(
+                f"Cannot serialize layer {layer.name!r} ({type(layer).__name__}): its "
+                f"{attr.lstrip('_')} ({value!r:.80}) is not part of its config and would be "
+                "lost. Save the weights with save_weights() and rebuild the model in code."
+            )
 
 
 def _jsonable_shape(shape):
