@@ -177,6 +177,9 @@ class Model(Trainer, Layer):
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Writes the model's state as ``Checkpoint(model=self).write(filepath)``: one
         safetensors file (``filepath``, or ``filepath + ".safetensors"``), written atomically,
+        whatever name TensorFlow's code gives (a ``"my_checkpoint"`` prefix, Keras 3's
+        ``"model.weights.h5"``: the file is then ``model.weights.h5.safetensors``, never HDF5);
+        `load_weights` takes the same name back.
         keyed by object path (``model/layer-0/kernel``; the optimizer's too once compiled).
         See `eagerkernel.runtime.io.checkpoint` for the format.
 
