@@ -331,3 +331,26 @@ def test_summary_of_a_chain_has_no_connected_to_column():
     assert any(
         line.startswith("dense") and "(None, 64)" in line and "50240" in line for line in lines
     )
+
+
+def test_layer_input_and_output_give_a_feature_extraction_model():
+    inputs = keras.Input(shape=(4,))
+    h = layers.Dense(3, activation="relu")(inputs)
+    model = keras.Model(inputs, layers.Dense(2)(h))
+    features_list = [layer.output for layer in model.layers]
+    assert model.layers[1].input is inputs and model.layers[1].output is h
+    feat_extraction_model = keras.Model(inputs=model.input, outputs=features_list)
+    x = rand(5, 4)
+    feats = feat_extraction_model(x)
+    np.testing.assert_array_equal(feats[0].numpy(), x)
+    np.testing.assert_array_equal(feats[1].numpy(), model.layers[1](x).numpy())
+    np.testing.assert_array_equal(feats[2].numpy(), model(x).numpy())
+    shared = layers.Dense(2)
+    a, b = keras.Input(shape=(2,)), keras.Input(shape=(2,))
+    out_a, out_b = shared(a), shared(b)
+    assert shared.get_output_at(0) is out_a
+    with pytest.raises(AttributeError, match="multiple inbound nodes"):
+        shared.output  # noqa: B018
+    assert shared.get_output_at(1) is out_b and shared.get_input_at(0) is a
+    with pytest.raises(AttributeError, match="never been called on symbolic inputs"):
+        layers.Dense(1).output  # noqa: B018
