@@ -4,9 +4,8 @@ Code from the quickstarts (tensorflow/docs site/en/tutorials/quickstart/beginner
 advanced.ipynb), the functional API guide and the serialization and saving guide (Keras 3's
 ``.keras`` edition). Only two kinds of edit: downloads (``mnist.load_data()``) are replaced
 by random arrays of the same shapes and dtypes, fewer of them, and files are written under
-pytest's ``tmp_path``. Cells that need layers eagerkernel does not have (Conv2DTranspose,
-UpSampling2D, Conv1D, GlobalAveragePooling1D), ``keras.utils.plot_model`` or
-``keras.applications`` are left out.
+pytest's ``tmp_path``. Cells that need ``keras.utils.plot_model`` (graphviz),
+``keras.applications`` (downloaded weights) or ``keras.datasets.cifar10`` are left out.
 """
 
 import numpy as np
@@ -409,3 +408,106 @@ def test_the_old_formats_raise_clear_errors(tmp_path, save_format):
     name = "my_model" if save_format != "h5" else "my_h5_model.h5"
     with pytest.raises(ValueError, match="Invalid filepath extension"):
         model.save(tmp_path / name)
+
+
+def test_functional_api_guide_autoencoders():
+    encoder_input = keras.Input(shape=(28, 28, 1), name="original_img")
+    x = layers.Conv2D(16, 3, activation="relu")(encoder_input)
+    x = layers.Conv2D(32, 3, activation="relu")(x)
+    x = layers.MaxPooling2D(3)(x)
+    x = layers.Conv2D(32, 3, activation="relu")(x)
+    x = layers.Conv2D(16, 3, activation="relu")(x)
+    encoder_output = layers.GlobalMaxPooling2D()(x)
+    encoder = keras.Model(encoder_input, encoder_output, name="encoder")
+
+    decoder_input = keras.Input(shape=(16,), name="encoded_img")
+    x = layers.Reshape((4, 4, 1))(decoder_input)
+    x = layers.Conv2DTranspose(16, 3, activation="relu")(x)
+    x = layers.Conv2DTranspose(32, 3, activation="relu")(x)
+    x = layers.UpSampling2D(3)(x)
+    x = layers.Conv2DTranspose(16, 3, activation="relu")(x)
+    decoder_output = layers.Conv2DTranspose(1, 3, activation="relu")(x)
+    decoder = keras.Model(decoder_input, decoder_output, name="decoder")
+    lines = []
+    decoder.summary(print_fn=lines.append)
+    assert "Total params: 9,569" in lines  # the guide's printed totals
+    for shape in [(None, 6, 6, 16), (None, 8, 8, 32), (None, 24, 24, 32), (None, 26, 26, 16)]:
+        assert any(str(shape) in line for line in lines), shape
+
+    autoencoder_input = keras.Input(shape=(28, 28, 1), name="img")
+    encoded_img = encoder(autoencoder_input)
+    decoded_img = decoder(encoded_img)
+    autoencoder = keras.Model(autoencoder_input, decoded_img, name="autoencoder")
+    lines = []
+    autoencoder.summary(print_fn=lines.append)
+    assert "Total params: 28,241" in lines
+    assert any(
+        line.startswith("decoder (Functional)") and "(None, 28, 28, 1)" in line for line in lines
+    )
+    x = np.random.default_rng(0).random((2, 28, 28, 1)).astype("float32")
+    np.testing.assert_allclose(autoencoder(x).numpy(), decoder(encoder(x)).numpy(), rtol=1e-6)
+
+
+def test_functional_api_guide_mix_and_match():
+    units = 32
+    timesteps = 10
+    input_dim = 5
+
+    inputs = keras.Input((None, units))
+    x = layers.GlobalAveragePooling1D()(inputs)
+    outputs = layers.Dense(1)(x)
+    model = keras.Model(inputs, outputs)
+
+    class CustomRNN(layers.Layer):
+        def __init__(self):
+            super(CustomRNN, self).__init__()  # noqa: UP008 (the guide's code)
+            self.units = units
+            self.projection_1 = layers.Dense(units=units, activation="tanh")
+            self.projection_2 = layers.Dense(units=units, activation="tanh")
+            self.classifier = model
+
+        def call(self, inputs):
+            outputs = []
+            state = tf.zeros(shape=(inputs.shape[0], self.units))
+            for t in range(inputs.shape[1]):
+                x = inputs[:, t, :]
+                h = self.projection_1(x)
+                y = h + self.projection_2(state)
+                state = y
+                outputs.append(y)
+            features = tf.stack(outputs, axis=1)
+            return self.classifier(features)
+
+    rnn_model = CustomRNN()
+    assert rnn_model(tf.zeros((1, timesteps, input_dim))).shape == (1, 1)
+
+    batch_size = 16
+
+    class CustomRNN2(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.units = units
+            self.projection_1 = layers.Dense(units=units, activation="tanh")
+            self.projection_2 = layers.Dense(units=units, activation="tanh")
+            self.classifier = layers.Dense(1)
+
+        def call(self, inputs):
+            outputs = []
+            state = tf.zeros(shape=(inputs.shape[0], self.units))
+            for t in range(inputs.shape[1]):
+                x = inputs[:, t, :]
+                h = self.projection_1(x)
+                y = h + self.projection_2(state)
+                state = y
+                outputs.append(y)
+            features = tf.stack(outputs, axis=1)
+            return self.classifier(features)
+
+    # A static batch size (batch_shape), because the layer makes its state with it.
+    inputs = keras.Input(batch_shape=(batch_size, timesteps, input_dim))
+    x = layers.Conv1D(32, 3)(inputs)
+    outputs = CustomRNN2()(x)
+    model = keras.Model(inputs, outputs)
+    assert model.output_shape == (16, 8, 1)
+    rnn_model = CustomRNN2()
+    assert rnn_model(tf.zeros((1, 10, 5))).shape == (1, 10, 1)

@@ -371,3 +371,82 @@ def test_loss_function_forms_are_per_sample_closed_forms():
         rtol=1e-5,
     )
     assert losses.mse is losses.mean_squared_error and losses.MSE is losses.mean_squared_error
+
+
+# -- Conv2DTranspose, Conv1D, UpSampling2D, 1-D global pooling -----------------------------------
+@pytest.mark.parametrize("padding,stride", [("VALID", 1), ("VALID", 2), ("SAME", 2), ("SAME", 3)])
+def test_conv2d_transpose_is_the_adjoint_of_conv2d(padding, stride):
+    w = rand(3, 3, 2, 4)  # conv2d: 2 channels -> 4
+    z = rand(2, 7, 8, 2, seed=1)  # conv2d's input, conv2d_transpose's output
+    y = ek.nn.conv2d(z, w, strides=stride, padding=padding)
+    x = rand(*y.shape, seed=2)
+    back = ek.nn.conv2d_transpose(x, w, z.shape, strides=stride, padding=padding)
+    assert back.shape == z.shape
+    # <conv2d(z), x> == <z, conv2d_transpose(x)>
+    np.testing.assert_allclose(np.sum(y.numpy() * x), np.sum(z * back.numpy()), rtol=1e-4)
+    with pytest.raises(ek.errors.InvalidArgumentError, match="output_shape"):
+        ek.nn.conv2d_transpose(x, w, (2, 30, 30, 2), strides=stride, padding=padding)
+
+
+def test_conv2d_transpose_layer_matches_torch():
+    torch = pytest.importorskip("torch")
+    x = rand(2, 4, 5, 3)
+    for padding, stride in (("valid", 1), ("valid", 2), ("same", 1)):
+        layer = layers.Conv2DTranspose(6, 3, strides=stride, padding=padding)
+        out = layer(x).numpy()
+        kernel = layer.kernel.numpy()  # (kh, kw, filters, channels)
+        tconv = torch.nn.ConvTranspose2d(
+            3, 6, 3, stride=stride, padding=1 if padding == "same" else 0
+        )
+        with torch.no_grad():
+            # PyTorch's weight is (in, out, kh, kw); both scatter each input pixel times it.
+            tconv.weight.copy_(torch.tensor(kernel.transpose(3, 2, 0, 1).copy()))
+            tconv.bias.zero_()
+            expected = tconv(torch.tensor(x.transpose(0, 3, 1, 2))).numpy().transpose(0, 2, 3, 1)
+        if padding == "same":
+            assert out.shape[1:3] == x.shape[1:3]
+        else:
+            assert out.shape[1:3] == ((x.shape[1] - 1) * stride + 3, (x.shape[2] - 1) * stride + 3)
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_conv1d_against_a_numpy_loop_including_causal():
+    x = rand(2, 9, 3)
+    for padding in ("valid", "same", "causal"):
+        layer = layers.Conv1D(4, 3, padding=padding, dilation_rate=2 if padding == "causal" else 1)
+        out = layer(x).numpy()
+        k, b = layer.kernel.numpy(), layer.bias.numpy()
+        d = layer.dilation_rate[1]
+        span = (3 - 1) * d
+        if padding == "valid":
+            xp = x
+        elif padding == "same":
+            xp = np.pad(x, ((0, 0), (span // 2, span - span // 2), (0, 0)))
+        else:
+            xp = np.pad(x, ((0, 0), (span, 0), (0, 0)))
+        steps = xp.shape[1] - span
+        expected = np.stack(
+            [sum(xp[:, t + i * d] @ k[i] for i in range(3)) + b for t in range(steps)], axis=1
+        )
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+        assert layer.compute_output_shape((None, 9, 3)) == (None, steps, 4)
+    assert layers.Conv1D(4, 3).get_config()["kernel_size"] == (3,)
+
+
+def test_upsampling_and_1d_global_pooling():
+    x = rand(2, 3, 4, 5)
+    np.testing.assert_array_equal(
+        layers.UpSampling2D((2, 3))(x).numpy(), x.repeat(2, axis=1).repeat(3, axis=2)
+    )
+    with pytest.raises(NotImplementedError, match="bilinear"):
+        layers.UpSampling2D(interpolation="bilinear")
+    seq = rand(2, 6, 3)
+    np.testing.assert_allclose(layers.GlobalAveragePooling1D()(seq).numpy(), seq.mean(1), rtol=1e-6)
+    np.testing.assert_array_equal(
+        layers.GlobalMaxPooling1D(keepdims=True)(seq).numpy(), seq.max(1, keepdims=True)
+    )
+    with ek.GradientTape() as tape:
+        xt = ek.constant(x)
+        tape.watch(xt)
+        y = ek.reduce_sum(layers.UpSampling2D(2)(xt))
+    np.testing.assert_array_equal(tape.gradient(y, xt).numpy(), np.full(x.shape, 4.0))

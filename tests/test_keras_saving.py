@@ -233,6 +233,11 @@ BUILT_IN_LAYERS = [
     layers.SimpleRNN(3, return_sequences=True),
     layers.LSTM(3, return_state=True, go_backwards=True),
     layers.GRU(3, reset_after=False),
+    layers.Conv2DTranspose(4, 3, strides=2, padding="same"),
+    layers.Conv1D(4, 5, padding="causal", dilation_rate=2),
+    layers.UpSampling2D((2, 3)),
+    layers.GlobalAveragePooling1D(keepdims=True),
+    layers.GlobalMaxPooling1D(),
     layers.InputLayer(input_shape=(3,)),
 ]
 

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from .base import Layer
 from .conv import Conv2D
+from .conv_more import (
+    Conv1D,
+    Conv2DTranspose,
+    GlobalAveragePooling1D,
+    GlobalMaxPooling1D,
+    UpSampling2D,
+)
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
 from .embedding import Embedding
 from .merging import (
@@ -33,6 +40,10 @@ MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
+Convolution1D = Conv1D
+Convolution2DTranspose = Conv2DTranspose
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalMaxPool1D = GlobalMaxPooling1D
 
 
 def Input(*args, **kwargs):
@@ -66,15 +77,23 @@ __all__ = [
     "AvgPool2D",
     "BatchNormalization",
     "Concatenate",
+    "Conv1D",
     "Conv2D",
+    "Conv2DTranspose",
+    "Convolution1D",
     "Convolution2D",
+    "Convolution2DTranspose",
     "Dense",
     "Dropout",
     "Embedding",
     "Flatten",
+    "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAvgPool1D",
     "GlobalAvgPool2D",
+    "GlobalMaxPool1D",
     "GlobalMaxPool2D",
+    "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "Input",
     "InputLayer",
@@ -92,6 +111,7 @@ __all__ = [
     "SimpleRNN",
     "Softmax",
     "Subtract",
+    "UpSampling2D",
     "add",
     "average",
     "concatenate",
