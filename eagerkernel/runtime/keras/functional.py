@@ -342,7 +342,7 @@ class Functional(Model):
     """
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
-        Model.__init__(self, name=name if name is not None else None, trainable=trainable, **kwargs)
+        Model.__init__(self, name=name, trainable=trainable, **kwargs)
         flat_inputs = nest.flatten(inputs)
         for t in flat_inputs:
             if not isinstance(t, KerasTensor):
@@ -408,9 +408,7 @@ class Functional(Model):
                 )
             return [inputs[k] for k in names]
         if isinstance(inputs, (list, tuple)) and (n > 1 or len(inputs) == 1):
-            flat = list(inputs) if n > 1 else [inputs[0]]
-            if isinstance(self._input_struct, dict) and n > 1:
-                flat = list(inputs)
+            flat = list(inputs)  # a list of one tensor for a one-input model, as Keras allows
         else:
             flat = [inputs]
         if len(flat) != n:
