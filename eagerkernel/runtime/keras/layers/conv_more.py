@@ -231,13 +231,12 @@ class UpSampling2D(Layer):
     Output shape:
         ``(batch_size, rows * size[0], cols * size[1], channels)``.
 
-    >>> ek.keras.layers.UpSampling2D(2)(ek.reshape(ek.range(4.0), (1, 2, 2, 1)))[0, :, :, 0]
-    ... # doctest: +NORMALIZE_WHITESPACE
-    <tf.Tensor: shape=(4, 4), dtype=float32, numpy=
+    >>> x = ek.reshape(ek.range(4.0), (1, 2, 2, 1))
+    >>> ek.keras.layers.UpSampling2D(2)(x).numpy()[0, :, :, 0]
     array([[0., 0., 1., 1.],
            [0., 0., 1., 1.],
            [2., 2., 3., 3.],
-           [2., 2., 3., 3.]], dtype=float32)>
+           [2., 2., 3., 3.]], dtype=float32)
     """
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
