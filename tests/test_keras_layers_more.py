@@ -450,3 +450,26 @@ def test_upsampling_and_1d_global_pooling():
         tape.watch(xt)
         y = ek.reduce_sum(layers.UpSampling2D(2)(xt))
     np.testing.assert_array_equal(tape.gradient(y, xt).numpy(), np.full(x.shape, 4.0))
+
+
+def test_masks_from_embedding_reach_the_lstm_as_in_keras():
+    ids = np.array([[3, 5, 2, 0, 0], [0, 0, 4, 1, 6]])  # post- and pre-padded
+    embedding = layers.Embedding(8, 4, mask_zero=True)
+    lstm = layers.LSTM(3)
+    dense = layers.Dense(2)
+    model = keras.Sequential([embedding, lstm, dense])
+    out = model(ids).numpy()
+    # Masked steps keep the state: each row equals the LSTM run on its tokens alone.
+    for row, tokens in enumerate(([3, 5, 2], [4, 1, 6])):
+        alone = dense(lstm(embedding(np.array([tokens])))).numpy()
+        np.testing.assert_allclose(out[row], alone[0], rtol=1e-5, atol=1e-6)
+    inputs = keras.Input(shape=(None,), dtype="int32")
+    seq = layers.LSTM(3, return_sequences=True)
+    functional = keras.Model(inputs, seq(embedding(inputs)))
+    steps = functional(ids).numpy()
+    np.testing.assert_array_equal(steps[0, 3], steps[0, 2])  # masked: the previous output
+    np.testing.assert_array_equal(steps[1, 0], np.zeros(3))  # nothing seen yet
+    # Without the mask the padded steps count (a layer called directly gets no mask).
+    assert not np.allclose(dense(lstm(embedding(ids))).numpy(), out)
+    with pytest.raises(ValueError, match="mask must have shape"):
+        lstm(rand(2, 5, 4), mask=np.ones((2, 4), bool))

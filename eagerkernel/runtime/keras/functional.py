@@ -21,6 +21,7 @@ from ..core import dtypes
 from ..core.tensor import Tensor, TensorShape, to_tensor
 from .keras_tensor import KerasHistory, KerasTensor, Node
 from .layers.base import Layer, deferred_updates
+from .masking import call_kwargs, output_mask
 from .models import Model, batch_none
 
 __all__ = ["Functional", "Input", "compute_output_spec", "symbolic_call"]
@@ -446,11 +447,18 @@ class Functional(Model):
         def lookup(x):
             return values[id(x)] if isinstance(x, KerasTensor) else x
 
+        masks: dict = {}  # Keras's implicit masks, by KerasTensor (see `masking`)
         for node in self._run_order:
             args, kwargs = nest.map_structure(lookup, (list(node.call_args), node.call_kwargs))
-            out = node.layer(*args, **kwargs)
-            for kt, o in zip(node.flat_outputs, nest.flatten(out)):
+            first = node.call_args[0] if node.call_args else None
+            mask = masks.get(id(first)) if isinstance(first, KerasTensor) else None
+            out = node.layer(*args, **call_kwargs(node.layer, mask, kwargs))
+            out_masks = output_mask(node.layer, args[0], mask) if args else None
+            flat_masks = nest.flatten(out_masks) if isinstance(out_masks, list) else [out_masks]
+            for i, (kt, o) in enumerate(zip(node.flat_outputs, nest.flatten(out))):
                 values[id(kt)] = o
+                if i < len(flat_masks) and flat_masks[i] is not None:
+                    masks[id(kt)] = flat_masks[i]
         return nest.pack_sequence_as(self._output_struct, [values[id(t)] for t in self.outputs])
 
     def compute_output_spec(self, inputs, training=None, mask=None):

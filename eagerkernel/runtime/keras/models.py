@@ -344,9 +344,15 @@ class Sequential(Model):
 
     def call(self, inputs, training=None, mask=None):
         """Runs the layers in order, passing ``training`` on."""
+        from .masking import call_kwargs, output_mask
+
         x = inputs
+        mask = None  # Keras's implicit mask (Embedding(mask_zero=True) -> LSTM)
         for layer in self._stack:
-            x = layer(x, training=training) if training is not None else layer(x)
+            kwargs = call_kwargs(layer, mask, {} if training is None else {"training": training})
+            y = layer(x, **kwargs)
+            mask = output_mask(layer, x, mask)
+            x = y
         return x
 
     def build(self, input_shape=None) -> None:

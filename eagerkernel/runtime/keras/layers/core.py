@@ -57,6 +57,8 @@ class Dense(Layer):
     TensorShape([5, 7, 4])
     """
 
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
+
     def __init__(
         self,
         units,
@@ -148,6 +150,8 @@ class Activation(Layer):
     array([[0., 2.]], dtype=float32)
     """
 
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
@@ -185,6 +189,8 @@ class ReLU(Layer):
     >>> ek.keras.layers.ReLU(max_value=6.0)(ek.constant([-1.0, 3.0, 9.0])).numpy()
     array([0., 3., 6.], dtype=float32)
     """
+
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -337,6 +343,8 @@ class Dropout(Layer):
     >>> sorted(set(layer(ek.ones((100,)), training=True).numpy().tolist()))
     [0.0, 2.0]
     """
+
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)

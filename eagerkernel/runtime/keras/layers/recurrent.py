@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numbers
 
-from ...ops import array_ops, linalg
+import numpy as np
+
+from ...core.tensor import to_tensor
+from ...ops import array_ops, elementwise, linalg
 from .. import activations, initializers
 from ._utils import cast_to_layer_dtype
 from .base import Layer
@@ -128,8 +131,6 @@ class _RNN(Layer):
         return 1
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
-        if mask is not None:
-            raise NotImplementedError(f"{type(self).__name__}: masking is not supported.")
         x = cast_to_layer_dtype(self, inputs)
         batch, steps, features = tuple(x.shape)
         if steps == 0:
@@ -150,15 +151,38 @@ class _RNN(Layer):
                     f"{self._num_states()} tensors. Received: {len(states)}"
                 )
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        keep = None
+        if mask is not None:  # (batch, timesteps) bools: masked steps carry the state over
+            mask_value = mask._value if hasattr(mask, "_value") else np.asarray(mask)
+            if tuple(mask_value.shape) != (batch, steps):
+                raise ValueError(
+                    f"{type(self).__name__} {self.name!r}: the mask must have shape "
+                    f"(batch, timesteps) = {(batch, steps)}. Received: {tuple(mask_value.shape)}"
+                )
+            keep = elementwise.cast(to_tensor(mask_value), x._value.dtype)
         outputs = []
+        previous = None
         for t in order:
-            output, states = self._step(projected[:, t], states)
+            output, new_states = self._step(projected[:, t], states)
+            if keep is not None:
+                m = array_ops.reshape(keep[:, t], (batch, 1))
+                if previous is None:
+                    previous = output * 0.0
+                output = m * output + (1.0 - m) * previous
+                new_states = [m * n + (1.0 - m) * o for n, o in zip(new_states, states)]
+            states = new_states
+            previous = output
             outputs.append(output)
         last = outputs[-1]
         result = array_ops.stack(outputs, axis=1) if self.return_sequences else last
         if self.return_state:
             return [result, *states]
         return result
+
+    def compute_mask(self, inputs, mask=None):
+        """The input's mask for the sequence output (``return_sequences``), else None."""
+        out = mask if self.return_sequences else None
+        return [out] + [None] * self._num_states() if self.return_state else out
 
     def compute_output_shape(self, input_shape):
         batch, steps = tuple(input_shape)[:2]
@@ -201,7 +225,9 @@ class SimpleRNN(_RNN):
             anything else raises NotImplementedError.
 
     Call arguments: ``inputs`` ``(batch, timesteps, features)``; ``initial_state`` (a tensor
-    or a list of one); ``mask`` must be None.
+    or a list of one); ``mask``: ``(batch, timesteps)`` bools (an ``Embedding(mask_zero=True)``
+    before the layer in a Sequential or functional model passes its own): at a masked step
+    the state and the output stay those of the previous step, as in Keras.
 
     Weights: ``kernel`` ``(features, units)``, ``recurrent_kernel`` ``(units, units)``,
     ``bias`` ``(units,)``.
