@@ -473,3 +473,32 @@ def test_masks_from_embedding_reach_the_lstm_as_in_keras():
     assert not np.allclose(dense(lstm(embedding(ids))).numpy(), out)
     with pytest.raises(ValueError, match="mask must have shape"):
         lstm(rand(2, 5, 4), mask=np.ones((2, 4), bool))
+
+
+def test_bidirectional_against_two_lstms():
+    torch = pytest.importorskip("torch")
+    x = rand(2, 6, 3)
+    bi = layers.Bidirectional(layers.LSTM(4, return_sequences=True))
+    out = bi(x).numpy()
+    assert out.shape == (2, 6, 8)
+    assert bi.forward_layer.name.startswith("forward_") and bi.backward_layer.go_backwards
+    assert len(bi.trainable_weights) == 6
+    t = torch.nn.LSTM(3, 4, batch_first=True, bidirectional=True)
+    with torch.no_grad():
+        for sub, suffix in ((bi.forward_layer, ""), (bi.backward_layer, "_reverse")):
+            getattr(t, f"weight_ih_l0{suffix}").copy_(torch.tensor(sub.kernel.numpy().T))
+            getattr(t, f"weight_hh_l0{suffix}").copy_(torch.tensor(sub.recurrent_kernel.numpy().T))
+            getattr(t, f"bias_ih_l0{suffix}").copy_(torch.tensor(sub.bias.numpy()))
+            getattr(t, f"bias_hh_l0{suffix}").zero_()
+        expected, _ = t(torch.tensor(x))
+    np.testing.assert_allclose(out, expected.numpy(), rtol=1e-5, atol=1e-6)
+    summed = layers.Bidirectional(layers.GRU(4), merge_mode="sum")
+    assert summed(x).shape == (2, 4)
+    inputs = keras.Input(shape=(None, 3))
+    assert layers.Bidirectional(layers.SimpleRNN(5))(inputs).shape == (None, 10)
+    with pytest.raises(ValueError, match="recurrent layer"):
+        layers.Bidirectional(layers.Dense(3))
+    config = bi.get_config()
+    again = layers.Bidirectional.from_config(config)
+    again(x)
+    assert again.get_config() == {**config, "name": again.name}

@@ -238,6 +238,7 @@ BUILT_IN_LAYERS = [
     layers.UpSampling2D((2, 3)),
     layers.GlobalAveragePooling1D(keepdims=True),
     layers.GlobalMaxPooling1D(),
+    layers.Bidirectional(layers.GRU(2, return_sequences=True), merge_mode="ave"),
     layers.InputLayer(input_shape=(3,)),
 ]
 
@@ -382,3 +383,19 @@ def test_a_regularizer_is_never_dropped_silently(tmp_path):
     with pytest.raises(NotImplementedError, match=r"kernel_regularizer .* would be lost"):
         model.save(tmp_path / "m.keras")
     assert not (tmp_path / "m.keras").exists()
+
+
+def test_recurrent_model_with_masks_round_trips(tmp_path):
+    inputs = keras.Input(shape=(None,), dtype="int32")
+    x = layers.Embedding(20, 4, mask_zero=True)(inputs)
+    x = layers.Bidirectional(layers.LSTM(3))(x)
+    model = keras.Model(inputs, layers.Dense(1)(x))
+    model.compile(optimizer="adam", loss="mse")
+    ids = np.array([[1, 4, 0, 0], [3, 3, 3, 9]])
+    model.fit(ids, np.ones((2, 1)), verbose=0)
+    model.save(tmp_path / "rnn.keras")
+    loaded = keras.models.load_model(tmp_path / "rnn.keras")
+    np.testing.assert_array_equal(loaded.predict(ids, verbose=0), model.predict(ids, verbose=0))
+    h1 = model.fit(ids, np.ones((2, 1)), epochs=2, verbose=0)
+    h2 = loaded.fit(ids, np.ones((2, 1)), epochs=2, verbose=0)
+    assert h1.history == h2.history

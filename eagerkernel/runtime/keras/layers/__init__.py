@@ -32,7 +32,7 @@ from .merging import (
 from .normalization import BatchNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
 from .preprocessing import Normalization, Rescaling, Softmax
-from .recurrent import GRU, LSTM, SimpleRNN
+from .recurrent import GRU, LSTM, Bidirectional, SimpleRNN
 
 # Keras's aliases.
 Convolution2D = Conv2D
@@ -76,6 +76,7 @@ __all__ = [
     "AveragePooling2D",
     "AvgPool2D",
     "BatchNormalization",
+    "Bidirectional",
     "Concatenate",
     "Conv1D",
     "Conv2D",

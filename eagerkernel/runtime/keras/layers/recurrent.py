@@ -18,7 +18,7 @@ from .. import activations, initializers
 from ._utils import cast_to_layer_dtype
 from .base import Layer
 
-__all__ = ["GRU", "LSTM", "SimpleRNN"]
+__all__ = ["GRU", "LSTM", "Bidirectional", "SimpleRNN"]
 
 
 class _RNN(Layer):
@@ -48,6 +48,7 @@ class _RNN(Layer):
         go_backwards=False,
         stateful=False,
         unroll=False,
+        zero_output_for_mask=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -86,6 +87,7 @@ class _RNN(Layer):
         self.go_backwards = bool(go_backwards)
         self.stateful = False
         self.unroll = bool(unroll)  # the loop is always unrolled here; results are the same
+        self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def _bias_shape(self) -> tuple:
         return (self._gates * self.units,)
@@ -166,7 +168,7 @@ class _RNN(Layer):
             output, new_states = self._step(projected[:, t], states)
             if keep is not None:
                 m = array_ops.reshape(keep[:, t], (batch, 1))
-                if previous is None:
+                if previous is None or self.zero_output_for_mask:
                     previous = output * 0.0
                 output = m * output + (1.0 - m) * previous
                 new_states = [m * n + (1.0 - m) * o for n, o in zip(new_states, states)]
@@ -204,6 +206,7 @@ class _RNN(Layer):
             "return_state": self.return_state,
             "go_backwards": self.go_backwards,
             "unroll": self.unroll,
+            "zero_output_for_mask": self.zero_output_for_mask,
         }
 
 
@@ -381,3 +384,127 @@ class GRU(_RNN):
             "recurrent_activation": activations.serialize(self.recurrent_activation),
             "reset_after": self.reset_after,
         }
+
+
+class Bidirectional(Layer):
+    """Runs a recurrent layer forwards and a copy of it backwards and merges the two (follows
+    `tf.keras.layers.Bidirectional`).
+
+    Args:
+        layer: a `SimpleRNN`, `LSTM` or `GRU` (the forward direction).
+        merge_mode: ``"concat"`` (default), ``"sum"``, ``"mul"``, ``"ave"`` or None (a list of
+            the two outputs).
+        backward_layer: optional; default a copy of ``layer`` from its config with
+            ``go_backwards`` flipped (fresh weights).
+
+    With ``return_sequences`` the backward outputs are reversed in time before merging, so
+    step ``t`` of both refers to input step ``t``; masked steps output zeros then, as in
+    Keras. With ``return_state`` the result is ``[output, *forward_states,
+    *backward_states]``.
+
+    Weights: the forward layer's, then the backward layer's (layers named ``forward_<name>``
+    and ``backward_<name>``).
+
+    Raises:
+        ValueError: a layer that is not recurrent, or an unknown ``merge_mode``.
+
+    >>> bi = ek.keras.layers.Bidirectional(ek.keras.layers.LSTM(4))
+    >>> bi(ek.ones((2, 5, 3))).shape
+    TensorShape([2, 8])
+    """
+
+    _MODES = ("concat", "sum", "mul", "ave", None)
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        if not isinstance(layer, _RNN):
+            raise ValueError(
+                "Please initialize `Bidirectional` layer with a recurrent layer (SimpleRNN, "
+                f"LSTM, GRU). Received: {layer!r}"
+            )
+        if merge_mode not in self._MODES:
+            raise ValueError(
+                f"Invalid merge mode. Received: {merge_mode}. Merge mode should be one of "
+                '{"sum", "mul", "ave", "concat", None}'
+            )
+        if weights is not None:
+            raise NotImplementedError("Bidirectional: weights= is not supported; use set_weights.")
+        super().__init__(**kwargs)
+        if backward_layer is None:
+            config = {**layer.get_config(), "go_backwards": not layer.go_backwards}
+            config["name"] = f"backward_{layer.name}"
+            backward_layer = type(layer).from_config(config)
+        layer.name = f"forward_{layer.name}"
+        self.forward_layer = layer
+        self.backward_layer = backward_layer
+        self.merge_mode = merge_mode
+        self.return_sequences = layer.return_sequences
+        self.return_state = layer.return_state
+        for sub in (layer, backward_layer):
+            sub.zero_output_for_mask = self.return_sequences
+
+    def build(self, input_shape) -> None:
+        for sub in (self.forward_layer, self.backward_layer):
+            if not sub.built:
+                sub._maybe_build_shapes(tuple(input_shape))
+        self.built = True
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        fwd_state = bwd_state = None
+        if initial_state is not None:
+            half = len(initial_state) // 2
+            fwd_state, bwd_state = initial_state[:half], initial_state[half:]
+        y_f = self.forward_layer(inputs, mask=mask, initial_state=fwd_state)
+        y_b = self.backward_layer(inputs, mask=mask, initial_state=bwd_state)
+        states: list = []
+        if self.return_state:
+            y_f, *s_f = y_f
+            y_b, *s_b = y_b
+            states = [*s_f, *s_b]
+        if self.return_sequences:
+            y_b = array_ops.reverse(y_b, [1])
+        if self.merge_mode == "concat":
+            out = array_ops.concat([y_f, y_b], axis=-1)
+        elif self.merge_mode == "sum":
+            out = y_f + y_b
+        elif self.merge_mode == "mul":
+            out = y_f * y_b
+        elif self.merge_mode == "ave":
+            out = (y_f + y_b) * 0.5
+        else:
+            out = [y_f, y_b]
+        if self.return_state:
+            return [*out, *states] if self.merge_mode is None else [out, *states]
+        return out
+
+    def compute_mask(self, inputs, mask=None):
+        out = mask if self.return_sequences else None
+        if self.return_state:
+            n = 2 * self.forward_layer._num_states()
+            return [out] * (2 if self.merge_mode is None else 1) + [None] * n
+        return [out, out] if self.merge_mode is None else out
+
+    def compute_output_shape(self, input_shape):
+        shape = self.forward_layer.compute_output_shape(input_shape)
+        first = shape[0] if self.return_state else shape
+        if self.merge_mode == "concat":
+            first = (*first[:-1], 2 * first[-1])
+        outs = [first, first] if self.merge_mode is None else [first]
+        if self.return_state:
+            return outs + list(shape[1:]) * 2
+        return outs if self.merge_mode is None else first
+
+    def get_config(self) -> dict:
+        from ..saving import serialize_keras_object
+
+        layer = serialize_keras_object(self.forward_layer)
+        layer["config"]["name"] = self.forward_layer.name.removeprefix("forward_")
+        layer.pop("build_config", None)  # built after its renaming, as the original was
+        return {**super().get_config(), "layer": layer, "merge_mode": self.merge_mode}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        from ..saving import deserialize_keras_object
+
+        config = dict(config)
+        config["layer"] = deserialize_keras_object(config["layer"], custom_objects)
+        return cls(**config)
