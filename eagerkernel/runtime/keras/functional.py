@@ -198,7 +198,8 @@ def symbolic_call(layer: Layer, inputs, args: tuple, kwargs: dict):
     """``layer(inputs, *args, **kwargs)`` with KerasTensors among the arguments: builds the
     layer, records a `Node` and returns the output KerasTensors (see the module docstring)."""
     if not layer.built:
-        layer._maybe_build(inputs)
+        with layer.name_scope:  # its weights are named as an eager call names them
+            layer._maybe_build(inputs)
     spec = compute_output_spec(layer, inputs, args, kwargs)
     node_index = len(layer.__dict__.get("_inbound_nodes", ()))
     flat = nest.flatten(spec)

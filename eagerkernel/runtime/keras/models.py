@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from ..module import name_scope
 from .layers.base import Layer
 from .saving import clone_model, load_model, model_from_json, save_model
 from .trainer import Trainer
@@ -284,7 +285,8 @@ class Sequential(Model):
                 self._input_layer = _Input(batch_shape=shape, dtype=dtype)
                 self._symbolic = [self._input_layer.output]
         if self._symbolic:
-            out = layer(self._symbolic[-1])
+            with name_scope(""):  # Keras names these weights dense/kernel, as in call()
+                out = layer(self._symbolic[-1])
             self._symbolic.append(out)
             self.built = True
             self._output_shape = out.shape
@@ -343,16 +345,22 @@ class Sequential(Model):
         return model
 
     def call(self, inputs, training=None, mask=None):
-        """Runs the layers in order, passing ``training`` on."""
+        """Runs the layers in order, passing ``training`` on, and Keras's implicit masks
+        (an ``Embedding(mask_zero=True)``'s to the recurrent layers; see `keras.masking`).
+
+        The layers run outside any name scope, so the weights they create are named as Keras's
+        Sequential names them (``dense/kernel:0``, whatever scope the model runs in).
+        """
         from .masking import call_kwargs, output_mask
 
         x = inputs
-        mask = None  # Keras's implicit mask (Embedding(mask_zero=True) -> LSTM)
-        for layer in self._stack:
-            kwargs = call_kwargs(layer, mask, {} if training is None else {"training": training})
-            y = layer(x, **kwargs)
-            mask = output_mask(layer, x, mask)
-            x = y
+        mask = None
+        with name_scope(""):
+            for layer in self._stack:
+                kwargs = {} if training is None else {"training": training}
+                y = layer(x, **call_kwargs(layer, mask, kwargs))
+                mask = output_mask(layer, x, mask)
+                x = y
         return x
 
     def build(self, input_shape=None) -> None:
