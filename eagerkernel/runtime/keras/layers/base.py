@@ -37,6 +37,7 @@ from ...core.tensor import Tensor, TensorShape, to_tensor
 from ...core.variable import Variable
 from ...module import Module, name_scope
 from ...observers import Observers
+from ..keras_tensor import KerasTensor, any_symbolic
 
 __all__ = ["Layer", "LayerObserver", "assign_later", "deferred_updates", "unique_name"]
 
@@ -99,6 +100,8 @@ def _accepts(fn, arg: str) -> bool:
 
 
 def _shape_of(x):
+    if isinstance(x, KerasTensor):
+        return x.shape
     return TensorShape(x._value.shape) if isinstance(x, Tensor) else None
 
 
@@ -208,6 +211,10 @@ class Layer(Module):
                 f"{type(self).__name__}: Layer.__init__ was not called; call "
                 "super().__init__() in your __init__."
             )
+        if any_symbolic(inputs, args, kwargs):  # the functional API: record, do not compute
+            from ..functional import symbolic_call
+
+            return symbolic_call(self, inputs, args, kwargs)
         inputs = self._cast_inputs(inputs)
         scope = _thread_context()
         outer_scope = scope.scope_name
@@ -268,6 +275,7 @@ class Layer(Module):
             shapes = nest.map_structure(_shape_of, inputs)
         else:
             shapes = _shape_of(inputs)
+        self._build_input_shape = shapes  # for get_build_config (saving)
         self.build(shapes)
         self.built = True
         if Layer.variable_observers:
@@ -458,6 +466,94 @@ class Layer(Module):
     def get_config(self) -> dict:
         """The constructor arguments that rebuild this layer (Keras's serialization)."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    # -- the functional API: this layer's calls on KerasTensors ----------------------------
+    def _inbound_node(self, node_index, what: str):
+        nodes = self.__dict__.get("_inbound_nodes") or []
+        if not nodes:
+            raise AttributeError(
+                f"Layer {self.name} has never been called on symbolic inputs (ek.keras.Input) "
+                f"and thus has no defined {what}."
+            )
+        if node_index is None:
+            if len(nodes) > 1:
+                raise AttributeError(
+                    f"Layer {self.name} has multiple inbound nodes, hence the notion of "
+                    f'"layer {what}" is ill-defined. Use `get_{what}_at(node_index)` instead.'
+                )
+            node_index = 0
+        if not 0 <= node_index < len(nodes):
+            raise ValueError(
+                f"Asked to get {what} at node {node_index}, but the layer has only "
+                f"{len(nodes)} inbound nodes."
+            )
+        return nodes[node_index]
+
+    @property
+    def input(self):
+        """The KerasTensor(s) this layer was called on, when it was called once in a
+        functional graph (follows `Layer.input`).
+
+        Raises:
+            AttributeError: never called on KerasTensors, or called more than once (use
+                `get_input_at`).
+        """
+        node = self._inbound_node(None, "input")
+        return node.call_args[0] if node.call_args else node.outputs
+
+    @property
+    def output(self):
+        """The KerasTensor(s) this layer returned, when it was called once in a functional
+        graph (follows `Layer.output`); raises AttributeError as `input` does."""
+        return self._inbound_node(None, "output").outputs
+
+    def get_input_at(self, node_index: int):
+        """The input KerasTensor(s) of the layer's ``node_index``-th symbolic call."""
+        node = self._inbound_node(node_index, "input")
+        return node.call_args[0] if node.call_args else node.outputs
+
+    def get_output_at(self, node_index: int):
+        """The output KerasTensor(s) of the layer's ``node_index``-th symbolic call."""
+        return self._inbound_node(node_index, "output").outputs
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """The layer `get_config`'s output describes: ``cls(**config)`` (Keras's default)."""
+        return cls(**config)
+
+    def build_from_config(self, config: dict) -> None:
+        """Builds the layer for ``config["input_shape"]`` (what `saving` records for a built
+        layer); a model whose `build` creates nothing is called once on zeros of that shape
+        (unknown sizes 1), off every tape, so that its sublayers create their weights."""
+        from ...core.tape import stop_recording
+        from ...ops.creation import zeros
+
+        shape = config.get("input_shape")
+        if shape is None:
+            return
+        if shape and isinstance(shape[0], list):
+            shape = [tuple(s) for s in shape]
+        else:
+            shape = tuple(shape)
+        if type(self).build is Layer.build and hasattr(self, "fit"):
+            dtype = self._input_dtype or self._dtype
+
+            def stand_in(s):
+                return zeros([1 if d is None else d for d in s], dtype=dtype)
+
+            x = [stand_in(s) for s in shape] if isinstance(shape, list) else stand_in(shape)
+            with stop_recording():
+                self(x, training=False)
+            self._build_input_shape = shape
+            return
+        self._maybe_build_shapes(shape)
+
+    def _maybe_build_shapes(self, shapes) -> None:
+        self._build_input_shape = shapes
+        self.build(shapes)
+        self.built = True
+        if Layer.variable_observers:
+            Layer.variable_observers.notify("layer_built", self)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
