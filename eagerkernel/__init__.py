@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import config, data, debugging, dlpack, keras, nest, random
+from .runtime import config, data, debugging, distribute, dlpack, keras, nest, random
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -48,7 +48,7 @@ from .runtime.core.dtypes import (
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
-from .runtime.core.variable import Variable
+from .runtime.core.variable import Variable, variable_creator_scope
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
@@ -91,7 +91,7 @@ def _alias_submodules() -> None:
     import the same module objects as ``ek.keras.layers``, as ``tensorflow.keras`` does."""
     import sys
 
-    for public in ("keras", "data", "random", "config"):
+    for public in ("keras", "data", "random", "config", "distribute"):
         real = f"{__name__}.runtime.{public}"
         for name, module in list(sys.modules.items()):
             if name == real or name.startswith(real + "."):
