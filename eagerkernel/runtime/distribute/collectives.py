@@ -203,7 +203,9 @@ class MpiCommunicator:
         sizes = counts * row
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         self._wait(
-            self.comm.Iallgatherv(array.reshape(-1), [out.reshape(-1), sizes, offsets]),
+            self.comm.Iallgatherv(
+                array.reshape(-1), [out.reshape(-1), (sizes.tolist(), offsets.tolist())]
+            ),
             "all-gather",
         )
         return out

@@ -134,10 +134,13 @@ def apply_gradients(optimizer, grads_and_vars):
     pairs = list(grads_and_vars)
     replica = current_replica()
     if replica is not None and replica.strategy.extended.replicated:
-        return replica.merge_call(
-            lambda strategy, per_replica: strategy.extended.apply_reduced(optimizer, per_replica),
-            args=(pairs,),
-        )
+        ext = replica.strategy.extended
+
+        def merged(per_replica: list) -> list:
+            with replica.strategy.scope():
+                return [ext.apply_reduced(optimizer, per_replica)] * len(per_replica)
+
+        return replica._merge(merged, pairs)
     strategies = {
         id(v._strategy): v._strategy for _, v in pairs if isinstance(v, MirroredVariable)
     }
