@@ -13,7 +13,10 @@ collectives instead of many small ones.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import sys
 import time
 
 import numpy as np
@@ -155,8 +158,17 @@ class MpiCommunicator:
         self.rank = self.comm.Get_rank()
         self.size = self.comm.Get_size()
         self.timeout = collective_timeout()
+        self.broken = False
 
     def _wait(self, request, what: str) -> None:
+        if self.broken:
+            raise errors.UnavailableError(
+                None,
+                None,
+                f"MultiWorkerMirroredStrategy: cannot run the {what}: an earlier collective "
+                "timed out, so the workers are out of step; restart the job from the last "
+                "checkpoint.",
+            )
         deadline = time.monotonic() + self.timeout
         spins = 0
         while not request.Test():
@@ -164,6 +176,7 @@ class MpiCommunicator:
             if spins > 200:
                 time.sleep(5e-5 if spins < 2000 else 1e-3)
             if time.monotonic() > deadline:
+                self._mark_broken()
                 raise errors.DeadlineExceededError(
                     None,
                     None,
@@ -172,6 +185,21 @@ class MpiCommunicator:
                     "has failed or stopped taking part. Restart the job from the last "
                     "checkpoint (EAGERKERNEL_COLLECTIVE_TIMEOUT sets the limit).",
                 )
+
+    def _mark_broken(self) -> None:
+        """After a timeout the request cannot be cancelled (MPI has no cancel for collectives)
+        and ``MPI_Finalize`` would wait for it forever: this process ends through
+        ``MPI_Abort`` at exit instead (after Python printed the error), which also ends the
+        other workers of the job."""
+        if not self.broken:
+            self.broken = True
+            atexit.register(self._abort_at_exit)
+
+    def _abort_at_exit(self) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        self.comm.Abort(1)
 
     def all_reduce_sum_(self, buffer: np.ndarray) -> np.ndarray:
         """Sums ``buffer`` (contiguous NumPy) over the workers, in place; returns it."""

@@ -416,21 +416,19 @@ class StrategyExtended:
     def reduce_to_host(self, op: ReduceOp, value, axis=None) -> Tensor:
         """`Strategy.reduce` of one leaf."""
         where = f"{type(self.strategy).__name__}.reduce"
-        if not isinstance(value, DistributedValues):
-            if op is ReduceOp.MEAN or self.num_replicas_in_sync == 1:
-                parts = [to_tensor(value, None, where)]
-                if op is ReduceOp.MEAN and axis is None:
-                    return parts[0]
-            else:
-                raise ValueError(
-                    f"{where}: a value that is not per-replica cannot be reduced with SUM over "
-                    f"{self.num_replicas_in_sync} replicas; pass the result of strategy.run."
-                )
-            locals_ = parts
-            scale = 1
-        else:
+        if isinstance(value, DistributedValues):
             locals_ = [to_tensor(v, None, where) for v in value.values]
-            scale = 1
+        elif self.num_local_replicas == 1:
+            # One local replica: `run` returned its value itself (TensorFlow's regroup); it
+            # is this worker's replica value, reduced across the workers.
+            locals_ = [to_tensor(value, None, where)]
+        elif op is ReduceOp.MEAN and axis is None:
+            return to_tensor(value, None, where)  # the same value everywhere (Mirrored)
+        else:
+            raise ValueError(
+                f"{where}: a value that is not per-replica cannot be reduced with {op.value} "
+                f"over {self.num_local_replicas} local replicas; pass the result of strategy.run."
+            )
         arrays = [to_host(t._value) for t in locals_]
         count = 0
         if axis is not None:
@@ -439,7 +437,7 @@ class StrategyExtended:
         total = np.array(arrays[0], copy=True)
         for a in arrays[1:]:
             total = total + a
-        replicas = len(arrays) * scale
+        replicas = len(arrays)
         if self.communicator is not None and self.communicator.size > 1:
             buf = np.ascontiguousarray(np.atleast_1d(total))
             self.communicator.all_reduce_sum_(buf)
