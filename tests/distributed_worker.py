@@ -135,8 +135,9 @@ def main(argv=None) -> int:
     parser.add_argument("--stall-at", type=int, default=None)
     args = parser.parse_args(argv)
 
-    import eagerkernel as ek
     from safetensors.numpy import save_file
+
+    import eagerkernel as ek
 
     if args.single:
         strategy = ek.distribute.get_strategy()

@@ -181,8 +181,11 @@ def test_reduce_with_and_without_axis():
     parts = ek.distribute.PerReplica([ek.constant([1.0, 2.0, 3.0]), ek.constant([4.0, 5.0])])
     assert float(s.reduce("SUM", parts, axis=0)) == 15.0
     assert float(s.reduce("MEAN", parts, axis=0)) == 3.0  # over all 5 elements
-    per = s.run(lambda: ek.constant(float(ek.distribute.get_replica_context()
-                                         .replica_id_in_sync_group) + 1.0))
+    per = s.run(
+        lambda: ek.constant(
+            float(ek.distribute.get_replica_context().replica_id_in_sync_group) + 1.0
+        )
+    )
     assert float(s.reduce("SUM", per, axis=None)) == 3.0
     assert float(s.reduce("MEAN", per, axis=None)) == 1.5
     np.testing.assert_array_equal(s.gather(parts, axis=0).numpy(), [1, 2, 3, 4, 5])
@@ -224,8 +227,11 @@ def test_merge_call_groups_arguments():
         assert strategy is s and isinstance(value, ek.distribute.PerReplica)
         return sum(value.values)
 
-    out = s.run(lambda: ek.distribute.get_replica_context().merge_call(
-        merge_fn, args=(ek.distribute.get_replica_context().replica_id_in_sync_group + 1,)))
+    out = s.run(
+        lambda: ek.distribute.get_replica_context().merge_call(
+            merge_fn, args=(ek.distribute.get_replica_context().replica_id_in_sync_group + 1,)
+        )
+    )
     assert out == 3
 
 
@@ -322,8 +328,9 @@ def test_fit_under_mirrored_strategy_matches_one_device(optimizer):
     # evaluate and predict run on the primary replica's device
     x, y = data()
     np.testing.assert_allclose(one.predict(x), mirrored.predict(x), atol=1e-5)
-    np.testing.assert_allclose(one.evaluate(x, y, verbose=0), mirrored.evaluate(x, y, verbose=0),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        one.evaluate(x, y, verbose=0), mirrored.evaluate(x, y, verbose=0), rtol=1e-5
+    )
 
 
 def test_fit_with_uneven_last_batch_and_shuffle_matches_one_device():
@@ -333,8 +340,10 @@ def test_fit_with_uneven_last_batch_and_shuffle_matches_one_device():
         with strategy.scope():
             ek.random.set_seed(3)
             model = mlp()
-            model.compile(optimizer="adam", loss=ek.keras.losses.SparseCategoricalCrossentropy(
-                from_logits=True))
+            model.compile(
+                optimizer="adam",
+                loss=ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            )
         model.fit(x, y, batch_size=16, epochs=2, shuffle=True, verbose=0)
         return model
 
@@ -352,7 +361,8 @@ def test_custom_training_loop_matches_one_device():
             opt = ek.keras.optimizers.Adam(0.01)
         loss_obj = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
         dist = strategy.experimental_distribute_dataset(
-            ek.data.Dataset.from_tensor_slices((x, y)).batch(global_batch))
+            ek.data.Dataset.from_tensor_slices((x, y)).batch(global_batch)
+        )
 
         def step(inputs):
             xb, yb = inputs
@@ -365,8 +375,9 @@ def test_custom_training_loop_matches_one_device():
         losses = []
         for _ in range(2):
             for batch in dist:
-                losses.append(float(strategy.reduce("SUM", strategy.run(step, args=(batch,)),
-                                                    axis=None)))
+                losses.append(
+                    float(strategy.reduce("SUM", strategy.run(step, args=(batch,)), axis=None))
+                )
         return model, opt, losses
 
     m1, o1, l1 = train(ek.distribute.get_strategy())
@@ -393,8 +404,9 @@ def test_batch_norm_moving_statistics_are_averaged_over_replicas():
     s = ek.distribute.MirroredStrategy()
     with s.scope():
         ek.random.set_seed(0)
-        model = ek.keras.Sequential([ek.keras.layers.BatchNormalization(momentum=0.0),
-                                     ek.keras.layers.Dense(1)])
+        model = ek.keras.Sequential(
+            [ek.keras.layers.BatchNormalization(momentum=0.0), ek.keras.layers.Dense(1)]
+        )
         model.compile(optimizer="sgd", loss="mse")
     model.fit(x, np.zeros((8, 1), np.float32), batch_size=8, epochs=1, shuffle=False, verbose=0)
     bn = model.layers[0]
@@ -425,7 +437,11 @@ def test_checkpoint_of_mirrored_variables_restores_every_replica(tmp_path):
 def test_collective_buckets_fuse_by_dtype_and_size():
     from eagerkernel.runtime.distribute.collectives import buckets
 
-    arrays = [np.zeros(10, np.float32), np.zeros(10, np.float32), np.zeros(3, np.int64),
-              np.zeros(100, np.float32)]
+    arrays = [
+        np.zeros(10, np.float32),
+        np.zeros(10, np.float32),
+        np.zeros(3, np.int64),
+        np.zeros(100, np.float32),
+    ]
     assert buckets(arrays, limit=100) == [[0, 1], [2], [3]]
     assert buckets(arrays, limit=10_000) == [[0, 1, 3], [2]]

@@ -100,8 +100,9 @@ def test_two_workers_train_the_same_weights_as_one_process(mode, references, tmp
         for k in ref:
             np.testing.assert_allclose(got[k], ref[k], atol=ATOL, rtol=RTOL, err_msg=k)
         assert log(tmp_path, task)["num_replicas_in_sync"] == 2
-        np.testing.assert_allclose(log(tmp_path, task)["loss"], log(references[mode], 0)["loss"],
-                                   rtol=1e-5)
+        np.testing.assert_allclose(
+            log(tmp_path, task)["loss"], log(references[mode], 0)["loss"], rtol=1e-5
+        )
     if mode == "fit":  # the metrics are those of the global batch on every worker
         assert log(tmp_path, 0)["accuracy"] == log(references[mode], 0)["accuracy"]
         assert log(tmp_path, 1)["accuracy"] == log(references[mode], 0)["accuracy"]
@@ -147,7 +148,8 @@ def test_a_single_process_is_a_cluster_of_one(tmp_path):
         "s = ek.distribute.MultiWorkerMirroredStrategy()\n"
         "print(s.num_replicas_in_sync, s.cluster_resolver.task_id, s.extended.should_checkpoint)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True,
-                          text=True, timeout=GUARD)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=GUARD
+    )
     _check(proc)
     assert proc.stdout.split() == ["1", "0", "True"]

@@ -78,4 +78,6 @@ experimental = _types.SimpleNamespace(
     CommunicationOptions=CommunicationOptions,
     MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
 )
-cluster_resolver = _types.SimpleNamespace(ClusterSpec=ClusterSpec, MPIClusterResolver=MPIClusterResolver)
+cluster_resolver = _types.SimpleNamespace(
+    ClusterSpec=ClusterSpec, MPIClusterResolver=MPIClusterResolver
+)

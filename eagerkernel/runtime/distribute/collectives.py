@@ -103,7 +103,9 @@ class NcclReducer:
                     a = cupy.ascontiguousarray(a)
                     out = cupy.empty_like(a)
                     stream = cupy.cuda.get_current_stream()
-                    comm.allReduce(a.data.ptr, out.data.ptr, a.size, kind, nccl.NCCL_SUM, stream.ptr)
+                    comm.allReduce(
+                        a.data.ptr, out.data.ptr, a.size, kind, nccl.NCCL_SUM, stream.ptr
+                    )
                     outs.append(out)
         finally:
             nccl.groupEnd()
@@ -122,9 +124,9 @@ def nccl_available() -> bool:
 
 def local_reducer(devices):
     """NCCL for real CUDA devices (when CuPy has NCCL), else the NumPy reduction."""
-    if len(devices) > 1 and all(d.device_type == "GPU" and not d.virtual for d in devices):
-        if nccl_available():
-            return NcclReducer(devices)
+    cuda = all(d.device_type == "GPU" and not d.virtual for d in devices)
+    if len(devices) > 1 and cuda and nccl_available():
+        return NcclReducer(devices)
     return NumpyReducer()
 
 
@@ -204,7 +206,9 @@ class MpiCommunicator:
     def all_reduce_sum_(self, buffer: np.ndarray) -> np.ndarray:
         """Sums ``buffer`` (contiguous NumPy) over the workers, in place; returns it."""
         if self.size > 1:
-            self._wait(self.comm.Iallreduce(self.MPI.IN_PLACE, buffer, op=self.MPI.SUM), "all-reduce")
+            self._wait(
+                self.comm.Iallreduce(self.MPI.IN_PLACE, buffer, op=self.MPI.SUM), "all-reduce"
+            )
         return buffer
 
     def broadcast_(self, buffer: np.ndarray, root: int = 0) -> np.ndarray:
@@ -290,7 +294,9 @@ def all_reduce_sum(
         if communicator is not None and communicator.size > 1:
             host = np.array(to_host(sums[0]), copy=True)
             communicator.all_reduce_sum_(host)
-            sums = [host if devices[r].xp is np else copy_array(host, devices[r]) for r in range(n_rep)]
+            sums = [
+                host if devices[r].xp is np else copy_array(host, devices[r]) for r in range(n_rep)
+            ]
             if n_rep > 1 and devices[0].xp is np:
                 sums = [host] + [host.copy() for _ in range(n_rep - 1)]
         offset = 0

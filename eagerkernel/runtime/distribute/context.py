@@ -141,9 +141,7 @@ def apply_gradients(optimizer, grads_and_vars):
                 return [ext.apply_reduced(optimizer, per_replica)] * len(per_replica)
 
         return replica._merge(merged, pairs)
-    strategies = {
-        id(v._strategy): v._strategy for _, v in pairs if isinstance(v, MirroredVariable)
-    }
+    strategies = {id(v._strategy): v._strategy for _, v in pairs if isinstance(v, MirroredVariable)}
     if not strategies:
         return optimizer._apply(pairs, ())
     if len(strategies) > 1:

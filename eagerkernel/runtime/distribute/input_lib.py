@@ -65,8 +65,12 @@ class InputContext:
     16
     """
 
-    def __init__(self, num_input_pipelines: int = 1, input_pipeline_id: int = 0,
-                 num_replicas_in_sync: int = 1):
+    def __init__(
+        self,
+        num_input_pipelines: int = 1,
+        input_pipeline_id: int = 0,
+        num_replicas_in_sync: int = 1,
+    ):
         if not 0 <= input_pipeline_id < num_input_pipelines:
             raise ValueError(
                 f"InputContext: input_pipeline_id must be in [0, {num_input_pipelines}). "
@@ -106,9 +110,13 @@ class InputOptions:
         experimental_per_replica_buffer_size: accepted with TensorFlow's defaults only.
     """
 
-    def __init__(self, experimental_fetch_to_device=None, experimental_replication_mode=None,
-                 experimental_place_dataset_on_device=False,
-                 experimental_per_replica_buffer_size=1):
+    def __init__(
+        self,
+        experimental_fetch_to_device=None,
+        experimental_replication_mode=None,
+        experimental_place_dataset_on_device=False,
+        experimental_per_replica_buffer_size=1,
+    ):
         for name, value, default in (
             ("experimental_replication_mode", experimental_replication_mode, None),
             ("experimental_place_dataset_on_device", experimental_place_dataset_on_device, False),
@@ -276,7 +284,9 @@ class DistributedDatasetsFromFunction:
             for r in range(ext.num_local_replicas):
                 element = next(source)
                 dev = ext.devices[r]
-                parts.append(nest.map_structure(lambda x, d=dev: _place(x, d, self._fetch), element))
+                parts.append(
+                    nest.map_structure(lambda x, d=dev: _place(x, d, self._fetch), element)
+                )
             if len(parts) == 1:
                 return parts[0]
             return nest.map_structure(lambda *xs: PerReplica(xs), *parts)

@@ -21,7 +21,12 @@ from . import context as dctx
 from .collectives import MpiCommunicator
 from .strategy import Strategy, StrategyExtended, _default_devices
 
-__all__ = ["ClusterSpec", "CommunicationOptions", "MPIClusterResolver", "MultiWorkerMirroredStrategy"]
+__all__ = [
+    "ClusterSpec",
+    "CommunicationOptions",
+    "MPIClusterResolver",
+    "MultiWorkerMirroredStrategy",
+]
 
 
 class ClusterSpec:
@@ -85,9 +90,7 @@ class MPIClusterResolver:
         config = _read_tf_config()
         if config is None:
             self.task_type, self.task_id = "worker", self.rank
-            self._spec = ClusterSpec(
-                {"worker": [f"mpi-rank-{i}" for i in range(self.num_workers)]}
-            )
+            self._spec = ClusterSpec({"worker": [f"mpi-rank-{i}" for i in range(self.num_workers)]})
             return
         cluster = config.get("cluster", {})
         task = config.get("task", {})
@@ -164,7 +167,9 @@ class CommunicationOptions:
                 "(AUTO or RING; MPI carries the collectives)."
             )
         if bytes_per_pack < 0:
-            raise ValueError(f"CommunicationOptions: bytes_per_pack must be >= 0, got {bytes_per_pack}.")
+            raise ValueError(
+                f"CommunicationOptions: bytes_per_pack must be >= 0, got {bytes_per_pack}."
+            )
         if timeout_seconds is not None and timeout_seconds <= 0:
             raise ValueError(
                 f"CommunicationOptions: timeout_seconds must be positive, got {timeout_seconds}."
@@ -219,4 +224,3 @@ class MultiWorkerMirroredStrategy(Strategy):
     def barrier(self) -> None:
         """Waits until every worker reached it (raises `DeadlineExceededError` on timeout)."""
         self.extended.communicator.barrier()
-

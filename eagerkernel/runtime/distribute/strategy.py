@@ -30,7 +30,13 @@ from ..core.tensor import Tensor, make, to_tensor
 from ..core.variable import Variable, variable_creator_scope
 from . import context as dctx
 from .collectives import BUCKET_BYTES, all_reduce_sum, local_reducer, to_host
-from .values import DistributedValues, MirroredVariable, PerReplica, ReduceOp, regroup, select_replica
+from .values import (
+    DistributedValues,
+    MirroredVariable,
+    ReduceOp,
+    regroup,
+    select_replica,
+)
 
 __all__ = [
     "MirroredStrategy",
@@ -559,8 +565,10 @@ class Strategy:
     def gather(self, value, axis: int = 0) -> Tensor:
         """Concatenates the replicas' values along ``axis`` (all workers, replica order) into
         one Tensor on the current device (follows `Strategy.gather`)."""
-        parts = [to_host(to_tensor(v, None, "gather")._value) for v in
-                 self.experimental_local_results(value)]
+        parts = [
+            to_host(to_tensor(v, None, "gather")._value)
+            for v in self.experimental_local_results(value)
+        ]
         local = np.concatenate([np.moveaxis(np.atleast_1d(p), axis, 0) for p in parts])
         comm = self._extended.communicator
         if comm is not None and comm.size > 1:
