@@ -52,6 +52,8 @@ from .runtime.core.variable import Variable, variable_creator_scope
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
+from .runtime.function import function
+from .runtime.function import print_ as print
 from .runtime.io import summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.ops import *  # noqa: F403

@@ -84,6 +84,15 @@ class Recorder:
     def on_backward(self, seconds: float) -> None:
         """Called after each backward pass of this thread (default: nothing)."""
 
+    def on_value(self, tensor, kind: str, value) -> None:
+        """Called when this thread reads a tensor's value into Python: ``kind`` is ``"bool"``,
+        ``"int"``, ``"float"``, ``"complex"``, ``"index"`` (``value`` the Python result) or
+        ``"array"`` (``.numpy()``, ``np.asarray``; ``value`` the array). Graph-function
+        tracing turns these into guards (default: nothing)."""
+
+    def on_variable(self, variable) -> None:
+        """Called when this thread creates a Variable (default: nothing)."""
+
 
 class Context(threading.local):
     """One thread's view: its recorders, its device scope, and what they ask of `dispatch`."""
@@ -187,6 +196,33 @@ def _remove_token(token) -> None:
         if ACTIVE[k] is token:
             del ACTIVE[k]
             return
+
+
+def value_read(tensor, kind: str, value) -> None:
+    """Tells this thread's recorders that ``tensor``'s value was read into Python
+    (`Recorder.on_value`); `Tensor` calls it when `ACTIVE`."""
+    for recorder in _context.recorders:
+        recorder.on_value(tensor, kind, value)
+
+
+def variable_created(variable) -> None:
+    """Tells this thread's recorders that ``variable`` was created (`Recorder.on_variable`)."""
+    for recorder in _context.recorders:
+        recorder.on_variable(variable)
+
+
+class suspended:
+    """Context: this thread's recorders see nothing inside it (a stateful op being traced
+    runs its own ops unobserved). The device scope stays."""
+
+    def __enter__(self):
+        ctx = _context
+        self._recorders = ctx.recorders
+        _set_recorders(ctx, ())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _set_recorders(_context, self._recorders)
 
 
 def scope_device():

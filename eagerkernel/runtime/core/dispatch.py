@@ -23,6 +23,7 @@ records the op.
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -41,6 +42,7 @@ __all__ = [
     "dispatch",
     "pass_through",
     "record",
+    "stateful",
     "unary",
 ]
 
@@ -213,6 +215,30 @@ def record(prim: Primitive, inputs: tuple, output, params: dict = _NO_PARAMS) ->
     if ACTIVE:
         for recorder in _ctx.recorders:
             recorder.record(prim, inputs, output, params, None, None)
+
+
+def stateful(fn):
+    """Marks ``fn`` as a stateful op: one that changes or reads state outside its tensor
+    arguments (a Variable assignment, an optimizer update, a random draw, a metric update,
+    ``ek.print``). Called normally it just runs. While a graph function is traced
+    (`ek.function`), the tracing recorder records the call as one step, which every replay
+    performs again by calling ``fn`` (with the replay's tensors), so its effect happens on
+    every call, as TensorFlow's stateful ops do.
+
+    ``fn``'s own ops are not recorded while it is traced: it must not hand internal tensors
+    to ops outside it except through its return value.
+    """
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if ACTIVE:
+            for recorder in _ctx.recorders:
+                trace_call = getattr(recorder, "trace_call", None)
+                if trace_call is not None:
+                    return trace_call(fn, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return op
 
 
 def _wrap(value, device) -> Tensor:

@@ -14,8 +14,9 @@ from weakref import ref as _weakref
 import numpy as np
 
 from . import dtypes
+from .context import ACTIVE, variable_created
 from .device import current_device
-from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through
+from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
 from .tensor import Tensor, make, to_tensor
 
 __all__ = ["Variable", "variable_creator_scope"]
@@ -205,6 +206,8 @@ class Variable(Tensor, metaclass=_VariableMeta):
         self._constraint = constraint
         self._uid = next(_creation_order)  # layers list variables in creation order
         self._read = None
+        if ACTIVE:  # a graph function being traced checks where variables are created
+            variable_created(self)
 
     @property
     def name(self) -> str:
@@ -243,6 +246,7 @@ class Variable(Tensor, metaclass=_VariableMeta):
             arr = arr.copy()  # the caller may write into their array later
         return arr
 
+    @stateful
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replaces the value (follows `tf.Variable.assign`).
 
@@ -256,11 +260,13 @@ class Variable(Tensor, metaclass=_VariableMeta):
         self._value = self._checked(value, "assign")
         return self if read_value else None
 
+    @stateful
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Adds ``delta`` (same shape and dtype) in place of the value."""
         self._value = self._value + self._checked(delta, "assign_add")
         return self if read_value else None
 
+    @stateful
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtracts ``delta`` (same shape and dtype) from the value."""
         self._value = self._value - self._checked(delta, "assign_sub")

@@ -32,6 +32,7 @@ import numpy as np
 from ... import nest
 from ...core.device import CPU
 from ...core.device import device as device_scope
+from ...core.dispatch import stateful
 from ...core.tape import GradientTape
 from ...core.tensor import Tensor, make, to_tensor
 from ...core.variable import Variable
@@ -392,6 +393,7 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__} must implement update_step.")
 
     # -- applying gradients ---------------------------------------------------------------------
+    @stateful  # one step of a graph function: every replay updates the variables again
     def apply_gradients(self, grads_and_vars, name=None, experimental_aggregate_gradients=True):
         """Applies one step of the update rule (follows `Optimizer.apply_gradients`).
 
