@@ -44,6 +44,13 @@ def _xp(array):
     return cupy
 
 
+def on_array_device(array):
+    """CuPy's device context of ``array`` (a CuPy array), else nothing."""
+    if isinstance(array, (np.ndarray, np.generic)):
+        return contextlib.nullcontext()
+    return array.device
+
+
 def to_host(array) -> np.ndarray:
     """``array`` as a NumPy array (CuPy arrays copied to host memory)."""
     if isinstance(array, (np.ndarray, np.generic)):
@@ -288,7 +295,8 @@ def all_reduce_sum(
         for r in range(n_rep):
             parts = [per_replica[r][i] for i in bucket]
             xp = _xp(parts[0])
-            flats.append(xp.concatenate([xp.ravel(p) for p in parts]))
+            with on_array_device(parts[0]):
+                flats.append(xp.concatenate([xp.ravel(p) for p in parts]))
         nbytes += int(flats[0].size) * flats[0].dtype.itemsize
         sums = reducer.all_reduce_sum(flats) if n_rep > 1 else [flats[0]]
         if communicator is not None and communicator.size > 1:

@@ -29,7 +29,7 @@ from ..core.dispatch import copy_to_device
 from ..core.tensor import Tensor, make, to_tensor
 from ..core.variable import Variable, variable_creator_scope
 from . import context as dctx
-from .collectives import BUCKET_BYTES, all_reduce_sum, local_reducer, to_host
+from .collectives import BUCKET_BYTES, all_reduce_sum, local_reducer, on_array_device, to_host
 from .values import (
     DistributedValues,
     MirroredVariable,
@@ -360,7 +360,8 @@ class StrategyExtended:
             row = []
             for a in lst:
                 if op is ReduceOp.MEAN:
-                    a = a / np.asarray(self.num_replicas_in_sync, dtype=a.dtype)
+                    with on_array_device(a):
+                        a = a / np.asarray(self.num_replicas_in_sync, dtype=a.dtype)
                 t = make(a, _device_of(a, dev))
                 row.append(t if t._device is dev else copy_to_device(t, dev))
             out.append(row)
