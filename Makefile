@@ -105,7 +105,7 @@ tutorials: setup
 notebook: setup
 	$(VENV_ENV) jupyter notebook --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
-BENCHMARKS := op_overhead input_pipeline training_step
+BENCHMARKS := op_overhead input_pipeline training_step distributed
 bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 	@for b in $(BENCHMARKS); do \
 	  echo "==> benchmarks/$$b.py"; \

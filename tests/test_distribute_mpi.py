@@ -153,3 +153,21 @@ def test_a_single_process_is_a_cluster_of_one(tmp_path):
     )
     _check(proc)
     assert proc.stdout.split() == ["1", "0", "True"]
+
+
+def test_the_distributed_benchmark_runs_and_reports_its_table():
+    script = ROOT / "benchmarks" / "distributed.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--quick", "--models", "mlp", "--steps", "2"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+    )
+    _check(proc)
+    rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("mlp ")]
+    assert [r[1] for r in rows] == ["1", "2"]
+    # the same gradients are all-reduced per step on 1 and 2 workers: 784*256 + 256 + ...
+    params = 784 * 256 + 256 + 256 * 256 + 256 + 256 * 10 + 10
+    assert float(rows[0][4]) == float(rows[1][4]) == round(params * 4 / 1e6, 2)
+    assert "bus bandwidth" in proc.stdout and "2 (N-1)/N" in proc.stdout
