@@ -495,7 +495,9 @@ class Strategy:
     @contextlib.contextmanager
     def scope(self):
         """Variables created inside are distributed by this strategy; `get_strategy` returns
-        it (follows `Strategy.scope`).
+        it (follows `Strategy.scope`). Ops inside run on the first replica's device (inputs
+        are copied there), so that code such as a model's first call works on its mirrored
+        variables.
 
         Raises:
             ValueError: inside another strategy's scope (TensorFlow's "Mixing different
@@ -509,7 +511,13 @@ class Strategy:
             )
         dctx.push_strategy(self)
         try:
-            with variable_creator_scope(self._extended.create_variable):
+            # Cross-replica computation in the scope (a model's build on a probe input, a
+            # variable's initializer) runs on the primary device, where mirrored variables
+            # read as their first component; inputs from elsewhere are copied there.
+            with (
+                variable_creator_scope(self._extended.create_variable),
+                device_scope(self._extended.devices[0]),
+            ):
                 yield self
         finally:
             dctx.pop_strategy(self)
