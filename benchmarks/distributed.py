@@ -59,6 +59,23 @@ def _data(name, batch, steps):
     return rng.normal(size=shape).astype(np.float32), rng.integers(0, 10, size=n)
 
 
+def _clock(ek):
+    """A callback that keeps each training batch's wall time (``.times``, seconds)."""
+
+    class Clock(ek.keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.times = []
+
+        def on_train_batch_begin(self, batch, logs=None):
+            self.t = time.perf_counter()
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.times.append(time.perf_counter() - self.t)
+
+    return Clock()
+
+
 def worker(args) -> None:
     import eagerkernel as ek
 
@@ -75,25 +92,18 @@ def worker(args) -> None:
                 optimizer="adam",
                 loss=ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
             )
-        times = []
-
-        class Clock(ek.keras.callbacks.Callback):
-            def on_train_batch_begin(self, batch, logs=None):
-                self.t = time.perf_counter()
-
-            def on_train_batch_end(self, batch, logs=None):
-                times.append(time.perf_counter() - self.t)
+        clock = _clock(ek)
 
         model.fit(x[: 2 * batch], y[: 2 * batch], batch_size=batch, epochs=1, verbose=0)  # warm
         stats = strategy.extended.collective_stats
         before = dict(stats)
         start = time.perf_counter()
-        model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False, callbacks=[Clock()])
+        model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False, callbacks=[clock])
         total = time.perf_counter() - start
         steps = stats["steps"] - before["steps"]
         out["models"][name] = {
             "batch": batch,
-            "step_ms": 1e3 * float(np.median(times)) if times else 1e3 * total / steps,
+            "step_ms": 1e3 * float(np.median(clock.times)) if clock.times else 1e3 * total / steps,
             "allreduce_share": (stats["seconds"] - before["seconds"]) / total,
             "bytes_per_step": (stats["bytes"] - before["bytes"]) / steps,
         }

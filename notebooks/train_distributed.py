@@ -66,8 +66,9 @@ def train(strategy, epochs: int = EPOCHS):
 
 
 def main(argv=None) -> int:
-    import eagerkernel as ek
     from safetensors.numpy import save_file
+
+    import eagerkernel as ek
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["single", "mirrored", "multiworker"])
@@ -86,8 +87,10 @@ def main(argv=None) -> int:
             json.dump(log, f)
         weights = {f"w{i}": np.ascontiguousarray(w) for i, w in enumerate(model.get_weights())}
         save_file(weights, os.path.join(args.outdir, f"{args.mode}.safetensors"))
-        print(f"{args.mode}: {strategy.num_replicas_in_sync} replicas, final loss "
-              f"{history['loss'][-1]:.4f}")
+        print(
+            f"{args.mode}: {strategy.num_replicas_in_sync} replicas, final loss "
+            f"{history['loss'][-1]:.4f}"
+        )
     return 0
 
 

@@ -56,8 +56,16 @@ def run_fit(ek, strategy, steps):
             metrics=["accuracy"],
         )
     epochs = max(1, steps // (EXAMPLES // GLOBAL_BATCH))
-    history = model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=epochs, shuffle=True, verbose=0)
-    return model, {"loss": history.history["loss"], "accuracy": history.history["accuracy"]}
+    seen = []
+    count = ek.keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(epoch))
+    history = model.fit(
+        x, y, batch_size=GLOBAL_BATCH, epochs=epochs, shuffle=True, verbose=0, callbacks=[count]
+    )
+    return model, {
+        "loss": history.history["loss"],
+        "accuracy": history.history["accuracy"],
+        "callback_epochs": seen,
+    }
 
 
 def make_loop(ek, strategy):

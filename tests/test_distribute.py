@@ -313,10 +313,14 @@ def fit_model(strategy, optimizer, epochs=2, **fit_kwargs):
     ids=["adam", "sgd-momentum"],
 )
 def test_fit_under_mirrored_strategy_matches_one_device(optimizer):
-    one, h1 = fit_model(ek.distribute.get_strategy(), optimizer)
-    mirrored, h2 = fit_model(ek.distribute.MirroredStrategy(), optimizer)
+    validation = data(n=20)
+    one, h1 = fit_model(ek.distribute.get_strategy(), optimizer, validation_data=validation)
+    mirrored, h2 = fit_model(
+        ek.distribute.MirroredStrategy(), optimizer, validation_data=validation
+    )
     assert_same_weights(one, mirrored)
     np.testing.assert_allclose(h1.history["loss"], h2.history["loss"], rtol=1e-5)
+    np.testing.assert_allclose(h1.history["val_loss"], h2.history["val_loss"], rtol=1e-5)
     assert h1.history["accuracy"] == h2.history["accuracy"]  # the metrics see the global batch
     kernel = mirrored.trainable_variables[0]
     assert isinstance(kernel, ek.distribute.MirroredVariable)

@@ -106,6 +106,10 @@ def test_two_workers_train_the_same_weights_as_one_process(mode, references, tmp
     if mode == "fit":  # the metrics are those of the global batch on every worker
         assert log(tmp_path, 0)["accuracy"] == log(references[mode], 0)["accuracy"]
         assert log(tmp_path, 1)["accuracy"] == log(references[mode], 0)["accuracy"]
+        # callbacks run on the chief only (its history is on every worker)
+        assert log(references[mode], 0)["callback_epochs"] == [0, 1]
+        assert log(tmp_path, 0)["callback_epochs"] == [0, 1]
+        assert log(tmp_path, 1)["callback_epochs"] == []
 
 
 def test_only_the_chief_writes_checkpoints_and_a_killed_job_resumes(references, tmp_path):

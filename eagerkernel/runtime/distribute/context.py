@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 _state = threading.local()
-MIRRORED: list = []  # strategies that made mirrored variables (checked by the optimizer)
+MIRRORED: list = []  # [True] once a strategy made a mirrored variable (checked by optimizers)
 _process = {"multi_worker": None}  # the MultiWorkerMirroredStrategy of this process, if any
 _default: dict = {}
 

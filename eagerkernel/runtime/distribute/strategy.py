@@ -268,8 +268,8 @@ class StrategyExtended:
             return primary
         v = MirroredVariable._mirror(primary, self.devices, self.strategy)
         self._mirrored[v._uid] = v
-        if self not in dctx.MIRRORED:
-            dctx.MIRRORED.append(self)
+        if not dctx.MIRRORED:
+            dctx.MIRRORED.append(True)
         v._activate(self._active)
         if run is not None and replica is not None:
             run["created"].append(v)

@@ -484,7 +484,8 @@ class Trainer:
                         break
                 epoch_logs = callbacks_module.pythonify_logs(logs)
                 if val is not None and _should_validate(epoch, validation_freq):
-                    val_logs = self._test_loop(val, cb)
+                    with contextlib.nullcontext() if dist is None else dist.primary_scope():
+                        val_logs = self._test_loop(val, cb)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 cb.on_epoch_end(epoch, epoch_logs)
                 if dist is not None:
