@@ -16,7 +16,7 @@ import enum
 
 import numpy as np
 
-from ..core.dispatch import copy_to_device
+from ..core.dispatch import copy_to_device, stateful
 from ..core.tensor import Tensor, make
 from ..core.variable import Variable
 from . import context as dctx
@@ -164,6 +164,7 @@ class MirroredVariable(Variable):
             if r != self._active:
                 self._components[r] = copy_array(self._value, d)
 
+    @stateful  # replayed by graph functions, as Variable's
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Assigns every component (cross-replica context) or this replica's (replica context);
         see the class docstring. Raises ValueError for a shape or dtype mismatch."""
@@ -172,6 +173,7 @@ class MirroredVariable(Variable):
             self._sync_from_active()
         return self if read_value else None
 
+    @stateful  # replayed by graph functions, as Variable's
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Adds ``delta`` to every component (cross-replica) or to this replica's."""
         super().assign_add(delta, read_value=False)
@@ -179,6 +181,7 @@ class MirroredVariable(Variable):
             self._sync_from_active()
         return self if read_value else None
 
+    @stateful  # replayed by graph functions, as Variable's
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtracts ``delta`` from every component (cross-replica) or from this replica's."""
         super().assign_sub(delta, read_value=False)
