@@ -449,3 +449,32 @@ def test_collective_buckets_fuse_by_dtype_and_size():
     ]
     assert buckets(arrays, limit=100) == [[0, 1], [2], [3]]
     assert buckets(arrays, limit=10_000) == [[0, 1, 3], [2]]
+
+
+def test_a_graph_function_step_runs_on_every_replica():
+    x = np.random.default_rng(0).normal(size=(16, 4)).astype(np.float32)
+    y = np.random.default_rng(1).normal(size=(16, 1)).astype(np.float32)
+
+    def train(strategy, compiled):
+        ek.random.set_seed(0)
+        with strategy.scope():
+            model = ek.keras.Sequential([ek.keras.layers.Dense(1, input_shape=(4,))])
+            opt = ek.keras.optimizers.SGD(0.1)
+
+        def step(xb, yb):
+            with ek.GradientTape() as tape:
+                loss = ek.reduce_sum((model(xb) - yb) ** 2) / 16.0
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        fn = ek.function(step) if compiled else step
+        ds = ek.data.Dataset.from_tensor_slices((x, y)).batch(16)
+        for _ in range(3):
+            for xb, yb in strategy.experimental_distribute_dataset(ds):
+                strategy.run(fn, args=(xb, yb))
+        return model
+
+    assert_same_weights(
+        train(ek.distribute.get_strategy(), False), train(ek.distribute.MirroredStrategy(), True)
+    )

@@ -132,6 +132,8 @@ def apply_gradients(optimizer, grads_and_vars):
     from .values import MirroredVariable
 
     pairs = list(grads_and_vars)
+    if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+        return optimizer._apply(pairs, ())  # raises the optimizer's own TypeError
     replica = current_replica()
     if replica is not None and replica.strategy.extended.replicated:
         ext = replica.strategy.extended
