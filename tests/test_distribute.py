@@ -478,3 +478,25 @@ def test_a_graph_function_step_runs_on_every_replica():
     assert_same_weights(
         train(ek.distribute.get_strategy(), False), train(ek.distribute.MirroredStrategy(), True)
     )
+
+
+def test_compute_average_loss_and_scale_regularization_loss_follow_tensorflow():
+    per_example = ek.constant([1.0, 2.0, 3.0, 6.0])
+    assert float(ek.nn.compute_average_loss(per_example)) == 3.0  # one replica
+    assert float(ek.nn.compute_average_loss(per_example, global_batch_size=8)) == 1.5
+    weights = ek.constant([1.0, 0.0, 1.0, 0.0])
+    assert float(ek.nn.compute_average_loss(per_example, sample_weight=weights)) == 1.0
+    s = ek.distribute.MirroredStrategy()
+    # each replica divides by its batch times the replicas in sync: 2 * 2 = 4
+    out = s.run(
+        lambda x: ek.nn.compute_average_loss(x),
+        args=(ek.distribute.PerReplica([ek.constant([1.0, 3.0]), ek.constant([4.0, 8.0])]),),
+    )
+    assert [float(v) for v in out.values] == [1.0, 3.0]
+    assert float(s.reduce("SUM", out, axis=None)) == 4.0  # the global batch's mean
+    regs = s.run(lambda: ek.nn.scale_regularization_loss(ek.constant([1.0, 1.0])))
+    assert [float(v) for v in regs.values] == [1.0, 1.0]
+    with s.scope(), pytest.raises(RuntimeError, match="cross replica context"):
+        ek.nn.compute_average_loss(per_example)
+    with pytest.raises(ValueError, match="global_batch_size must be positive"):
+        ek.nn.compute_average_loss(per_example, global_batch_size=0)

@@ -372,10 +372,12 @@ class StrategyExtended:
         gradients over all replicas and workers (bucketed), then updates every replica."""
         variables = [v for _, v in per_replica_pairs[0]]
         name = f"{type(optimizer).__name__}.apply_gradients"
+        for v in variables:
+            if not isinstance(v, Variable):
+                raise TypeError(f"{name}: expected a Variable, got {type(v).__name__} {v!r:.60}.")
         for pairs in per_replica_pairs[1:]:
-            if [v for _, v in pairs] != variables and any(
-                a is not b for a, b in zip([v for _, v in pairs], variables)
-            ):
+            others = [v for _, v in pairs]
+            if len(others) != len(variables) or any(a is not b for a, b in zip(others, variables)):
                 raise ValueError(f"{name}: the replicas passed different variables.")
         present = [i for i, (g, _) in enumerate(per_replica_pairs[0]) if g is not None]
         for pairs in per_replica_pairs[1:]:
@@ -557,9 +559,6 @@ class Strategy:
         op = ReduceOp.parse(reduce_op, f"{type(self).__name__}.reduce")
         if isinstance(value, DistributedValues):
             return self._extended.reduce_to_host(op, value, axis)
-        leaves = nest.flatten(value)
-        if any(isinstance(x, DistributedValues) for x in leaves):
-            return nest.map_structure(lambda x: self._extended.reduce_to_host(op, x, axis), value)
         return nest.map_structure(lambda x: self._extended.reduce_to_host(op, x, axis), value)
 
     def experimental_local_results(self, value) -> tuple:
