@@ -48,7 +48,12 @@ from .runtime.core.dtypes import (
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
-from .runtime.core.variable import Variable, variable_creator_scope
+from .runtime.core.variable import (
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    variable_creator_scope,
+)
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank

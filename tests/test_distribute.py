@@ -500,3 +500,46 @@ def test_compute_average_loss_and_scale_regularization_loss_follow_tensorflow():
         ek.nn.compute_average_loss(per_example)
     with pytest.raises(ValueError, match="global_batch_size must be positive"):
         ek.nn.compute_average_loss(per_example, global_batch_size=0)
+
+
+def test_metrics_updated_in_replicas_read_as_the_sum_over_replicas():
+    # The pattern of TensorFlow's custom-training tutorial: metrics updated inside the step,
+    # read (and reset) outside it.
+    s = ek.distribute.MirroredStrategy()
+    with s.scope():
+        accuracy = ek.keras.metrics.SparseCategoricalAccuracy()
+        mean = ek.keras.metrics.Mean()
+    assert isinstance(mean.variables[0], ek.distribute.SyncOnReadVariable)
+    labels = np.array([0, 1, 1, 0])
+    logits = np.array([[2.0, 0.0], [0.0, 1.0], [3.0, 0.0], [1.0, 0.0]], np.float32)
+    ds = ek.data.Dataset.from_tensor_slices((logits, labels, np.arange(4.0))).batch(4)
+
+    def step(inputs):
+        lg, lb, v = inputs
+        accuracy.update_state(lb, lg)
+        mean.update_state(v)
+
+    for batch in s.experimental_distribute_dataset(ds):
+        s.run(step, args=(batch,))
+    assert float(accuracy.result()) == 0.75  # both replicas' examples, not replica 0's
+    assert float(mean.result()) == 1.5
+    accuracy.reset_state()
+    assert float(accuracy.result()) == 0.0
+    for batch in s.experimental_distribute_dataset(ds):
+        s.run(step, args=(batch,))
+    assert float(accuracy.result()) == 0.75
+    with pytest.raises(NotImplementedError, match="aggregation=SUM only"), s.scope():
+        ek.Variable(
+            0.0,
+            synchronization=ek.VariableSynchronization.ON_READ,
+            aggregation=ek.VariableAggregation.MEAN,
+        )
+    # without a strategy the arguments are accepted: one replica reads as itself
+    v = ek.Variable(
+        1.0,
+        synchronization=ek.VariableSynchronization.ON_READ,
+        aggregation=ek.VariableAggregation.SUM,
+    )
+    assert type(v) is ek.Variable and float(v) == 1.0
+    with pytest.raises(TypeError, match="synchronization must be"):
+        ek.Variable(1.0, synchronization="ON_READ")

@@ -7,6 +7,7 @@ an earlier read keeps the value it read, and `numpy()` results never change unde
 
 from __future__ import annotations
 
+import enum
 import itertools
 import threading
 from weakref import ref as _weakref
@@ -19,7 +20,7 @@ from .device import current_device
 from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
 from .tensor import Tensor, make, to_tensor
 
-__all__ = ["Variable", "variable_creator_scope"]
+__all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "variable_creator_scope"]
 
 _creation_order = itertools.count()
 _read = Primitive("ReadVariableOp", lambda xp, x: x)
@@ -38,8 +39,45 @@ _TF_DEFAULTS = {
 }
 
 
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's replicas agree (follows `tf.VariableSynchronization`):
+    ``ON_WRITE`` (mirrored: every update reaches all replicas; ``AUTO`` means it) or
+    ``ON_READ`` (each replica keeps its own; reading outside the replicas aggregates them).
+    With one replica (no strategy) they all behave alike."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How an ``ON_READ`` variable's replicas combine when read (follows
+    `tf.VariableAggregation`)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+# Accepted with any value of their enum: they matter only to a distribution strategy's variable
+# creator (`eagerkernel.runtime.distribute`); with one replica every choice means the same.
+_DISTRIBUTION_ARGS = {
+    "synchronization": VariableSynchronization,
+    "aggregation": VariableAggregation,
+}
+
+
 def _check_tf_arguments(kwargs: dict) -> None:
     for key, value in kwargs.items():
+        kind = _DISTRIBUTION_ARGS.get(key)
+        if kind is not None:
+            if value is not None and not isinstance(value, kind):
+                raise TypeError(
+                    f"Variable: {key} must be an ek.{kind.__name__} or None, got {value!r}."
+                )
+            continue
         if key not in _TF_DEFAULTS:
             raise TypeError(f"Variable: unexpected keyword argument {key!r}.")
         default = _TF_DEFAULTS[key]

@@ -42,7 +42,15 @@ from .strategy import (
     Strategy,
     StrategyExtended,
 )
-from .values import DistributedValues, Mirrored, MirroredVariable, PerReplica, ReduceOp
+from .values import (
+    DistributedValues,
+    DistributedVariable,
+    Mirrored,
+    MirroredVariable,
+    PerReplica,
+    ReduceOp,
+    SyncOnReadVariable,
+)
 
 __all__ = [
     "AutoShardPolicy",
@@ -52,6 +60,7 @@ __all__ = [
     "DistributedDatasetsFromFunction",
     "DistributedIterator",
     "DistributedValues",
+    "DistributedVariable",
     "InputContext",
     "InputOptions",
     "MPIClusterResolver",
@@ -67,6 +76,7 @@ __all__ = [
     "ReplicaContext",
     "Strategy",
     "StrategyExtended",
+    "SyncOnReadVariable",
     "get_replica_context",
     "get_strategy",
     "has_strategy",

@@ -152,7 +152,7 @@ class DistributedFit:
                 losses.append(to_tensor(scaled, None, "fit")._value)
                 pending.append(list(updates.pending))
         finally:
-            ext.activate(0)
+            ext.activate(None)
         present = [i for i, g in enumerate(grads[0]) if g is not None]
         for r in range(1, n):
             if [i for i, g in enumerate(grads[r]) if g is not None] != present:

@@ -27,13 +27,20 @@ from ..core.device import CPU, current_device, get_device, list_devices
 from ..core.device import device as device_scope
 from ..core.dispatch import copy_to_device
 from ..core.tensor import Tensor, make, to_tensor
-from ..core.variable import Variable, variable_creator_scope
+from ..core.variable import (
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    variable_creator_scope,
+)
 from . import context as dctx
 from .collectives import BUCKET_BYTES, all_reduce_sum, local_reducer, on_array_device, to_host
 from .values import (
     DistributedValues,
+    DistributedVariable,
     MirroredVariable,
     ReduceOp,
+    SyncOnReadVariable,
     regroup,
     select_replica,
 )
@@ -196,7 +203,7 @@ class StrategyExtended:
         self.num_local_replicas = len(self.devices)
         self._mirror = mirror
         self._mirrored: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-        self._active = 0
+        self._active = None  # the replica running, or None: cross-replica context
         self._reducer = None
         self.bucket_bytes = BUCKET_BYTES
         self._run = None  # the run in progress: variables created by replica 0, per-replica counts
@@ -238,8 +245,10 @@ class StrategyExtended:
         return ReplicaContext(self.strategy, 0)
 
     # -- mirrored variables ---------------------------------------------------------------------
-    def activate(self, r: int) -> None:
-        """Switches every mirrored variable of the strategy to replica ``r``'s component."""
+    def activate(self, r) -> None:
+        """Switches every distributed variable of the strategy to replica ``r``'s component,
+        or with ``None`` to the cross-replica view (a mirrored variable's first component, a
+        sync-on-read variable's sum)."""
         self._active = r
         for v in list(self._mirrored.values()):
             v._activate(r)
@@ -266,7 +275,7 @@ class StrategyExtended:
             self._broadcast_value(primary)
         if not self.replicated:
             return primary
-        v = MirroredVariable._mirror(primary, self.devices, self.strategy)
+        v = self._distributed_class(kwargs)._mirror(primary, self.devices, self.strategy)
         self._mirrored[v._uid] = v
         if not dctx.MIRRORED:
             dctx.MIRRORED.append(True)
@@ -274,6 +283,19 @@ class StrategyExtended:
         if run is not None and replica is not None:
             run["created"].append(v)
         return v
+
+    @staticmethod
+    def _distributed_class(kwargs: dict):
+        sync = kwargs.get("synchronization")
+        if sync is not VariableSynchronization.ON_READ:
+            return MirroredVariable
+        aggregation = kwargs.get("aggregation")
+        if aggregation is not VariableAggregation.SUM:
+            raise NotImplementedError(
+                "Variable: synchronization=ON_READ is supported with aggregation=SUM only "
+                f"under a strategy. Received: aggregation={aggregation!r}"
+            )
+        return SyncOnReadVariable
 
     def _broadcast_value(self, variable) -> None:
         host = np.array(to_host(variable._value), copy=True, order="C")
@@ -328,7 +350,7 @@ class StrategyExtended:
                         "called merge_call or all_reduce; every replica must make the same "
                         "cross-replica calls."
                     )
-                self.activate(0)
+                self.activate(None)
                 merge_fn = threads[0].merge[0]
                 results = merge_fn([t.merge[1] for t in threads])
                 for t, res in zip(threads, results):
@@ -341,7 +363,7 @@ class StrategyExtended:
             for t in threads:
                 t.join()
             self._run = None
-            self.activate(0)
+            self.activate(None)
         return regroup([t.result for t in threads])
 
     # -- reductions -----------------------------------------------------------------------------
@@ -419,7 +441,7 @@ class StrategyExtended:
                             continue
                     optimizer._apply(pairs, ())
             finally:
-                self.activate(0)
+                self.activate(None)
         return optimizer.iterations
 
     def reduce_to_host(self, op: ReduceOp, value, axis=None) -> Tensor:
@@ -566,7 +588,7 @@ class Strategy:
         `Strategy.experimental_local_results`)."""
         if isinstance(value, DistributedValues):
             return value.values
-        if isinstance(value, MirroredVariable):
+        if isinstance(value, DistributedVariable):
             return value.values
         return (value,)
 

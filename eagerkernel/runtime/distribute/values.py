@@ -21,7 +21,14 @@ from ..core.tensor import Tensor, make
 from ..core.variable import Variable
 from . import context as dctx
 
-__all__ = ["Mirrored", "MirroredVariable", "PerReplica", "ReduceOp"]
+__all__ = [
+    "DistributedVariable",
+    "Mirrored",
+    "MirroredVariable",
+    "PerReplica",
+    "ReduceOp",
+    "SyncOnReadVariable",
+]
 
 
 class ReduceOp(enum.Enum):
@@ -99,19 +106,12 @@ def _device_of(array):
     return CPU if isinstance(array, (np.ndarray, np.generic)) else device_of_array(array)
 
 
-class MirroredVariable(Variable):
-    """A Variable kept on every replica device of a strategy, updated in sync (follows
-    TensorFlow's ``MirroredVariable``).
+class DistributedVariable(Variable):
+    """A Variable with a component array on each replica device of a strategy (the base of
+    `MirroredVariable` and `SyncOnReadVariable`; follows TensorFlow's ``DistributedVariable``).
 
     Made by the strategy when a Variable is created in its `scope` (never directly). It is a
-    `Variable`: every op accepts it, and reads give the component of the replica that runs
-    (the primary, replica 0, in cross-replica context).
-
-    Updates: in cross-replica context, `assign`, `assign_add` and `assign_sub` update every
-    component (the value is computed once and copied to each device); in a replica context
-    (inside `Strategy.run`), they update the replica's own component, so a value computed the
-    same way by every replica keeps them equal. Optimizers update every component from the
-    all-reduced gradients.
+    `Variable`: every op accepts it, and a read gives the component of the replica that runs.
 
     Attributes:
         values: the component values, one Tensor per local replica.
@@ -121,9 +121,9 @@ class MirroredVariable(Variable):
     __slots__ = ("_active", "_components", "_replica_devices", "_strategy")
 
     @classmethod
-    def _mirror(cls, primary: Variable, devices: tuple, strategy) -> MirroredVariable:
-        """A MirroredVariable from a plain Variable ``primary`` on ``devices[0]``: the other
-        components are copies of its value."""
+    def _mirror(cls, primary: Variable, devices: tuple, strategy):
+        """A distributed variable from a plain Variable ``primary`` on ``devices[0]``: the
+        other components are copies of its value."""
         v = cls.__new__(cls)
         for slot in ("_constraint", "_name", "_trainable", "_uid"):
             setattr(v, slot, getattr(primary, slot))
@@ -134,7 +134,11 @@ class MirroredVariable(Variable):
         v._components = [None] + [copy_array(primary._value, d) for d in devices[1:]]
         v._active = 0
         v._strategy = strategy
+        v._setup()
         return v
+
+    def _setup(self) -> None:
+        """Subclasses' extra state."""
 
     @property
     def values(self) -> tuple:
@@ -147,8 +151,10 @@ class MirroredVariable(Variable):
     def _component(self, r: int):
         return self._value if r == self._active else self._components[r]
 
-    def _activate(self, r: int) -> None:
-        """Makes replica ``r``'s component the Variable's own array."""
+    def _activate(self, r) -> None:
+        """Makes replica ``r``'s component the Variable's own array (``None``: the
+        cross-replica view, which is replica 0's component for a mirrored variable)."""
+        r = 0 if r is None else r
         if r == self._active:
             return
         comps = self._components
@@ -157,6 +163,28 @@ class MirroredVariable(Variable):
         comps[r] = None
         self._device = self._replica_devices[r]
         self._active = r
+
+    def __repr__(self) -> str:
+        head = super().__repr__()
+        devices = ", ".join(self.devices)
+        return f"<{type(self).__name__} on [{devices}]: {head[1:-1]}>"
+
+    __str__ = __repr__
+
+
+class MirroredVariable(DistributedVariable):
+    """A Variable kept equal on every replica device (follows TensorFlow's
+    ``MirroredVariable``; synchronization ``ON_WRITE``).
+
+    Updates: in cross-replica context, `assign`, `assign_add` and `assign_sub` update every
+    component (the value is computed once and copied to each device); in a replica context
+    (inside `Strategy.run`), they update the replica's own component, so a value computed the
+    same way by every replica keeps them equal. Optimizers update every component from the
+    all-reduced gradients. In cross-replica context a read gives the first replica's
+    component.
+    """
+
+    __slots__ = ()
 
     def _sync_from_active(self) -> None:
         """Copies the active component to every other one."""
@@ -189,12 +217,69 @@ class MirroredVariable(Variable):
             self._sync_from_active()
         return self if read_value else None
 
-    def __repr__(self) -> str:
-        head = super().__repr__()
-        devices = ", ".join(self.devices)
-        return f"<MirroredVariable on [{devices}]: {head[1:-1]}>"
 
-    __str__ = __repr__
+class SyncOnReadVariable(DistributedVariable):
+    """A Variable each replica updates on its own, read as the sum of the replicas'
+    components outside them (follows TensorFlow's ``SyncOnReadVariable`` with
+    ``VariableAggregation.SUM``): what metrics keep their state in.
+
+    In a replica context reads and updates touch the replica's component. In cross-replica
+    context the Variable reads as the sum of this process's replicas' components; a value
+    written there (an assignment, `reset_state`) becomes the first replica's component and
+    the others become zero, so the sum is the value written. Across workers the components
+    are not summed: each worker reads its own replicas' sum.
+    """
+
+    __slots__ = ("_cross",)
+
+    def _setup(self) -> None:
+        self._cross = None
+
+    def _activate(self, r) -> None:
+        if r == self._active:
+            return
+        comps = self._components
+        if self._active is None:  # leaving the cross-replica view
+            if self._value is not self._cross:  # written there: keep the sum
+                comps[0] = self._value
+                for k in range(1, len(comps)):
+                    comps[k] = self._zeros_on(k)
+                if self._device is not self._replica_devices[0]:
+                    comps[0] = copy_array(self._value, self._replica_devices[0])
+        else:
+            comps[self._active] = self._value
+        if r is None:
+            total = np.array(_host(comps[0]), copy=True)
+            for c in comps[1:]:
+                total = total + _host(c)
+            total = np.asarray(total, dtype=_host(comps[0]).dtype)
+            device = self._replica_devices[0]
+            value = copy_array(total, device) if device.xp is not np else total
+            if not np.shape(value):
+                value = value[()] if hasattr(value, "shape") else value
+            self._value = self._cross = value
+            self._device = device
+        else:
+            self._value = comps[r]
+            self._device = self._replica_devices[r]
+        self._active = r
+
+    def _zeros_on(self, r: int):
+        d = self._replica_devices[r]
+        value = self._value
+        zeros = np.zeros(np.shape(value), dtype=_host(value).dtype)
+        return zeros if d.xp is np else copy_array(zeros, d)
+
+    def _component(self, r: int):
+        if self._active is None:
+            return self._components[r]
+        return self._value if r == self._active else self._components[r]
+
+
+def _host(array):
+    from .collectives import to_host
+
+    return to_host(array)
 
 
 def select_replica(r: int, structure):
