@@ -1,13 +1,14 @@
 """Distributed values (follows `tf.distribute.DistributedValues`): `PerReplica`, `Mirrored`,
-`MirroredVariable`, and the `ReduceOp` enum.
+the distributed variables `MirroredVariable` and `SyncOnReadVariable`, and `ReduceOp`.
 
-A `MirroredVariable` is one Variable with a component array per replica device. The component
-of the replica that is running is the Variable's own array (``_value``/``_device``), so every op,
-tape and optimizer reads it as they read any Variable, with no cost on the dispatch path; the
-other components wait in ``_components``. The strategy switches all its mirrored variables to a
-replica (`MirroredVariable._activate`) before that replica runs, and back to the first replica
-(the primary) afterwards: in cross-replica context a mirrored variable reads as its primary
-component, as in TensorFlow.
+A distributed variable is one Variable with a component array per replica device. The
+component of the replica that is running is the Variable's own array (``_value``/``_device``),
+so every op, tape and optimizer reads it as they read any Variable, with no cost on the
+dispatch path; the other components wait in ``_components``. The strategy switches all its
+distributed variables to a replica (`DistributedVariable._activate`) before that replica runs,
+and to the cross-replica view afterwards: a mirrored variable then reads as its first
+component (its replicas are equal), a sync-on-read variable as the sum of its components, as
+in TensorFlow.
 """
 
 from __future__ import annotations
