@@ -23,9 +23,10 @@ How a call runs:
    traced: a new *branch*, replayed from then on for calls whose guards take it. So a call's
    result is always the eager result; there is no AutoGraph and no ``tf.cond`` to write.
 
-Calls made while a tape (or ``%%tape``'s profiler, or an outer trace) records on this thread
-run the Python function eagerly, so the recorder sees every op: gradients of any order
-through a function are exactly the eager ones.
+Calls made while a tape (or ``%%tape``'s profiler) records on this thread replay the program
+op by op through the dispatcher (`Program.run_observed`), so the recorder sees every op:
+gradients of any order through a function are exactly the eager ones. Inside another
+function's trace, a function's Python code runs, so that the outer trace records its ops.
 
 Deliberate differences from TensorFlow, documented on `function`: programs are specialized
 on concrete shapes (a ``None`` dimension of an ``input_signature`` accepts any size, and each
@@ -36,9 +37,14 @@ the same program, with a warning).
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import inspect
+import math
+import operator
+import sys
 import threading
+import types
 import warnings
 import weakref
 from collections.abc import Iterator
@@ -49,15 +55,16 @@ from . import config as _config
 from . import nest
 from . import random as _random
 from .core import context as _context
+from .core import variable as _variable
 from .core.context import ACTIVE, Recorder
 from .core.device import current_device
-from .core.dispatch import stateful
+from .core.dispatch import dispatch, stateful
 from .core.dtypes import as_dtype
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .data.structure import TensorSpec
 
-__all__ = ["ConcreteFunction", "Function", "Program", "function", "print_"]
+__all__ = ["ConcreteFunction", "Function", "Program", "function", "init_scope", "print_"]
 
 _ctx = _context.context()
 _eager = _config._functions_eagerly
@@ -72,9 +79,9 @@ _VARIABLE_ERROR = (
 
 # -- tracing ---------------------------------------------------------------------------------
 #
-# A value in a trace is a *ref*: an int is a slot (an input or an op's output, a local of the
-# compiled program), ("c", k) the k-th captured constant, ("v", k) the k-th Variable (read
-# when the program reaches the op, so assignments before it are seen).
+# A value in a trace is a *ref*: an int is a slot (an input, an op's output, a variable's value
+# read where the program reads it, an object a stateful call returned: a local of the compiled
+# program), or ("c", k), the k-th captured constant.
 
 
 class _Param:
@@ -95,6 +102,24 @@ class _Arg:
         self.ref = ref
 
 
+class _Obj(_Arg):
+    """A Python object a traced stateful call returned (a Dataset iterator) and a later call
+    takes: a slot of the program, passed as it is."""
+
+    __slots__ = ()
+
+
+# The output template of a call that ended an iteration (raised StopIteration).
+_STOP = "<raises StopIteration>"
+# Arguments that a stateful call would consume: read into a list first (`zip(grads, vars)`).
+_ONE_SHOT = (zip, map, filter, enumerate, types.GeneratorType)
+
+
+def _peek_created() -> int:
+    """How many Variables were created so far in this process (the next creation's uid)."""
+    return next(copy.copy(_variable._creation_order))
+
+
 class _Tracer(Recorder):
     """Writes down the ops, stateful calls and guards of one eager run of a function."""
 
@@ -107,7 +132,9 @@ class _Tracer(Recorder):
         self.consts: list = []  # (value, device)
         self.variables: list = []
         self._var_index: dict = {}
-        self.created: list = []  # Variables created while tracing
+        self.created: list = []  # Variables created while tracing (outside stateful ops)
+        self.created_in_calls = 0  # Variables the traced stateful ops created
+        self.custom_gradients = False  # a `custom_gradient` function ran inside
 
     # refs
     def slot(self, value, device) -> int:
@@ -142,6 +169,11 @@ class _Tracer(Recorder):
 
     # the Recorder interface
     def record(self, prim, inputs, output, params, saved, seconds) -> None:
+        if prim.fwd is None:
+            # Recorded after the fact (`custom_gradient`): its ops were traced as they ran;
+            # only a tape needs the record, for its hand-written gradient.
+            self.custom_gradients = True
+            return
         ins = tuple(self.ref(x) for x in inputs)
         if params:
             refs = self.refs
@@ -169,33 +201,51 @@ class _Tracer(Recorder):
 
     def trace_call(self, fn, args, kwargs):
         """Runs the stateful op ``fn`` unobserved and records it as one step."""
-        args = tuple(list(a) if isinstance(a, Iterator) else a for a in args)
-        with _context.suspended():
-            out = fn(*args, **kwargs)
+        # `zip(grads, vars)` and other one-shot iterators: the call and the template each
+        # read them
+        args = tuple(list(a) if isinstance(a, _ONE_SHOT) else a for a in args)
+        before = _peek_created()
+        try:
+            with _context.suspended():
+                out = fn(*args, **kwargs)
+        except StopIteration:  # the end of a pass over a Dataset: replays expect it too
+            self.instrs.append(("call", fn, self._template((args, kwargs)), _STOP))
+            raise
+        finally:
+            self.created_in_calls += _peek_created() - before
         arg_template = self._template((args, kwargs))
         out_template = self._out_template(out)
         self.instrs.append(("call", fn, arg_template, out_template))
         return out
 
     def _template(self, x):
-        if isinstance(x, Variable) or not isinstance(x, (Tensor, list, tuple, dict)):
+        if isinstance(x, Variable):
             return x
         if isinstance(x, Tensor):
             return _Arg(self.ref(x))
         if isinstance(x, dict):
             return {k: self._template(v) for k, v in x.items()}
-        items = [self._template(v) for v in x]
-        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+        if isinstance(x, (list, tuple)):
+            items = [self._template(v) for v in x]
+            return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+        r = self.refs.get(id(x)) if not _literal(x) else None
+        return _Obj(r) if type(r) is int else x
 
     def _out_template(self, x):
-        if isinstance(x, Variable) or not isinstance(x, (Tensor, list, tuple, dict)):
+        if isinstance(x, Variable) or _literal(x):
             return x
         if isinstance(x, Tensor):
             return _Arg(self.slot(x._value, x._device))
         if isinstance(x, dict):
             return {k: self._out_template(v) for k, v in x.items()}
-        items = [self._out_template(v) for v in x]
-        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+        if isinstance(x, (list, tuple)):
+            items = [self._out_template(v) for v in x]
+            return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
+        return _Obj(self.slot(x, None))  # an object a later call may take
+
+
+def _literal(x) -> bool:
+    return x is None or isinstance(x, (bool, int, float, complex, str, bytes, type))
 
 
 def _is_value(v) -> bool:
@@ -216,9 +266,12 @@ def _arg_refs(template, out: list) -> list:
 
 
 def _fill(template, values: Iterator, devices: Iterator):
-    """``template`` with each `_Arg` replaced by a Tensor of the next value."""
+    """``template`` with each `_Arg` replaced by a Tensor of the next value (each `_Obj` by the
+    next value itself)."""
     if isinstance(template, _Arg):
-        return make(next(values), next(devices))
+        device = next(devices)
+        value = next(values)
+        return value if type(template) is _Obj else make(value, device)
     if isinstance(template, dict):
         return {k: _fill(v, values, devices) for k, v in template.items()}
     if isinstance(template, (list, tuple)) and not isinstance(template, Variable):
@@ -230,9 +283,10 @@ def _fill(template, values: Iterator, devices: Iterator):
 
 
 def _flat_outputs(template, out, values: list) -> list:
-    """The arrays of the Tensors in ``out`` where ``template`` has an `_Arg`."""
+    """The arrays of the Tensors in ``out`` where ``template`` has an `_Arg` (the objects
+    where it has an `_Obj`)."""
     if isinstance(template, _Arg):
-        values.append(out._value)
+        values.append(out if type(template) is _Obj else out._value)
     elif isinstance(template, dict):
         for k, v in template.items():
             _flat_outputs(v, out[k], values)
@@ -240,6 +294,15 @@ def _flat_outputs(template, out, values: list) -> list:
         for v, o in zip(template, out):
             _flat_outputs(v, o, values)
     return values
+
+
+def _call_expecting_stop(fn, args, kwargs) -> list:
+    """Replays a call that raised StopIteration while tracing."""
+    try:
+        fn(*args, **kwargs)
+    except StopIteration:
+        return []
+    raise _Miss(-1, "no StopIteration")
 
 
 # -- guards ------------------------------------------------------------------------------------
@@ -297,28 +360,45 @@ class Program:
         source: the generated Python source (what `ConcreteFunction.pretty_print` shows).
     """
 
-    def __init__(self, tracer: _Tracer, n_inputs: int, outputs: list):
-        self.n_inputs = n_inputs
-        self.variables = tracer.variables
-        instrs, outputs = _fold(tracer, instrs=tracer.instrs, outputs=outputs)
-        self.ops = _live(instrs, outputs)
+    def __init__(self, ops, outputs, n_inputs, variables, consts, devices, shapes, dtypes):
+        self.ops = ops
         self.outputs = outputs  # refs of the flat outputs (None: a Python value)
-        self.devices = tracer.devices
-        self.consts = tracer.consts
-        self._shapes = [tuple(getattr(v, "shape", ())) for v in tracer.values]
-        self._dtypes = [
-            as_dtype(v.dtype) if hasattr(v, "dtype") and v.dtype.kind in "biufc" else None
-            for v in tracer.values
-        ]
+        self.n_inputs = n_inputs
+        self.variables = variables  # the Variables its reads refer to, by index
+        self.consts = consts  # (value, device) by index
+        self.devices = devices  # slot -> Device
+        self._shapes = shapes  # slot -> shape
+        self._dtypes = dtypes  # slot -> DType
         self.guards = [(i, op[2], op[3]) for i, op in enumerate(self.ops) if op[0] == "guard"]
         first_effect = next((i for i, op in enumerate(self.ops) if op[0] == "call"), None)
         self.unsafe = first_effect is not None and any(
             op[0] == "guard" for op in self.ops[first_effect:]
         )
         self.branches: dict = {}  # (guard position, value) -> Program
+        self.custom_gradients = False  # traced through a `custom_gradient` function
         self.structure = None  # the outputs' nesting, and their Python values (set by the
         self.py_leaves: list = []  # Function that traced it)
         self.source, self._run = _compile(self)
+
+    @classmethod
+    def from_trace(cls, tracer: _Tracer, n_inputs: int, outputs: list) -> Program:
+        """The program of a trace: constants folded, dead ops dropped, compiled."""
+        instrs, outputs = _fold(tracer, instrs=tracer.instrs, outputs=outputs)
+        shapes = [tuple(getattr(v, "shape", ())) for v in tracer.values]
+        dtypes = [
+            as_dtype(v.dtype) if hasattr(v, "dtype") and v.dtype.kind in "biufc" else None
+            for v in tracer.values
+        ]
+        return cls(
+            _live(instrs, outputs),
+            outputs,
+            n_inputs,
+            tracer.variables,
+            tracer.consts,
+            tracer.devices,
+            shapes,
+            dtypes,
+        )
 
     def run(self, arrays: tuple) -> list:
         """The flat output values for the flat input arrays; raises `_Miss`."""
@@ -327,6 +407,19 @@ class Program:
         saved = _state_of(self)
         try:
             return self._run(arrays)
+        except _Miss:
+            _restore(saved)
+            raise
+
+    def run_observed(self, tensors: list) -> list:
+        """Runs the program op by op through the dispatcher, so this thread's recorders
+        (tapes, the profiler) see every op; returns Tensors (Variables where the program
+        returns a read). Raises `_Miss`, after putting state back as `run` does."""
+        if not self.unsafe:
+            return _run_observed(self, tensors)
+        saved = _state_of(self)
+        try:
+            return _run_observed(self, tensors)
         except _Miss:
             _restore(saved)
             raise
@@ -341,7 +434,7 @@ class Program:
         def show(r):
             if type(r) is int:
                 return f"s{r}"
-            return f"const{r[1]}" if r[0] == "c" else self.variables[r[1]].name
+            return f"const{r[1]}"
 
         lines = []
         for ins in self.ops:
@@ -364,6 +457,60 @@ class Program:
         return f"{self.n_ops} ops:\n" + "\n".join(lines)
 
 
+def _run_observed(program: Program, tensors: list) -> list:
+    """Runs ``program`` op by op through the dispatcher (a tape records every op)."""
+    env: dict = dict(enumerate(tensors))
+
+    def get(r):
+        if type(r) is int:
+            return env[r]
+        value, device = program.consts[r[1]]
+        return make(value, device)
+
+    guard_index = 0
+    for ins in program.ops:
+        kind = ins[0]
+        if kind == "op":
+            _, prim, refs, params, outs, _saved = ins
+            p = {}
+            for k, v in (params or {}).items():
+                if isinstance(v, _Param):
+                    t = env.get(v.ref) if type(v.ref) is int else get(v.ref)
+                    if t is None:
+                        continue  # a saved forward value: the VJP op recomputes it
+                    p[k] = t._value if isinstance(t, Tensor) else t
+                else:
+                    p[k] = v
+            out = dispatch(prim, tuple(get(r) for r in refs), p)
+            if type(outs) is int:
+                env[outs] = out
+            else:
+                for s, o in zip(outs, out):
+                    env[s] = o
+        elif kind == "read":
+            env[ins[2]] = program.variables[ins[1]]
+        elif kind == "guard":
+            _guard(guard_index, ins[2], ins[3])(get(ins[1])._value)
+            guard_index += 1
+        else:
+            _, fn, arg_t, out_t = ins
+            values = [get(r) for r in _arg_refs(arg_t, [])]
+            args, kwargs = _fill(
+                arg_t,
+                iter([t._value if isinstance(t, Tensor) else t for t in values]),
+                iter([t._device if isinstance(t, Tensor) else None for t in values]),
+            )
+            if out_t is _STOP:
+                _call_expecting_stop(fn, args, kwargs)
+                continue
+            result = fn(*args, **kwargs)
+            slots = _arg_refs(out_t, [])
+            for s, value in zip(slots, _flat_outputs(out_t, result, [])):
+                env[s] = value if program.devices[s] is None else make(value, program.devices[s])
+    out = [None if r is None else get(r) for r in program.outputs]
+    return [make(t._value, t._device) if isinstance(t, Variable) else t for t in out]
+
+
 def _fold(tracer: _Tracer, instrs: list, outputs: list):
     """Replaces every op whose inputs are all constants by its traced value."""
     folded: dict = {}  # slot -> const ref
@@ -382,9 +529,8 @@ def _fold(tracer: _Tracer, instrs: list, outputs: list):
                     k: (_Param(sub(v.ref)) if isinstance(v, _Param) else v)
                     for k, v in params.items()
                 }
-            dynamic = any(type(r) is int or r[0] == "v" for r in refs) or any(
-                isinstance(v, _Param) and (type(v.ref) is int or v.ref[0] == "v")
-                for v in (params or {}).values()
+            dynamic = any(type(r) is int for r in refs) or any(
+                isinstance(v, _Param) and type(v.ref) is int for v in (params or {}).values()
             )
             if not dynamic:
                 for s in (outs,) if type(outs) is int else outs:
@@ -414,7 +560,7 @@ def _const(tracer: _Tracer, slot: int):
 
 def _map_args(template, sub):
     if isinstance(template, _Arg):
-        return _Arg(sub(template.ref))
+        return type(template)(sub(template.ref))
     if isinstance(template, dict):
         return {k: _map_args(v, sub) for k, v in template.items()}
     if isinstance(template, (list, tuple)) and not isinstance(template, Variable):
@@ -478,16 +624,14 @@ def _compile(program: Program):
             if type(r) is int:
                 last[r] = i
     outputs = {r for r in program.outputs if type(r) is int}
+    op_slots: set = set()  # slots an op computed (their arrays belong to the program)
 
     def name(r) -> str:
         if type(r) is int:
             return f"s{r}"
-        kind, k = r
-        if kind == "c":
-            namespace[f"C{k}"] = program.consts[k][0]
-            return f"C{k}"
-        namespace[f"V{k}"] = program.variables[k]
-        return f"V{k}._value"
+        k = r[1]  # ("c", k)
+        namespace[f"C{k}"] = program.consts[k][0]
+        return f"C{k}"
 
     for i, ins in enumerate(ops):
         kind = ins[0]
@@ -497,7 +641,10 @@ def _compile(program: Program):
             static = {k: v for k, v in (params or {}).items() if not isinstance(v, _Param)}
             dynamic = {k: v.ref for k, v in (params or {}).items() if isinstance(v, _Param)}
             xp = _device_of(program, refs).xp
-            if prim.array_op is not None and not params and len(refs) == 2:
+            reuse = _reusable(program, ins, i, last, outputs, op_slots, xp)
+            if reuse is not None:
+                fn = _write_into_dead(_UFUNCS[prim.array_op], reuse)
+            elif prim.array_op is not None and not params and len(refs) == 2:
                 fn = prim.array_op
             elif static:
                 fn = functools.partial(prim.fwd, xp, **static)
@@ -513,6 +660,7 @@ def _compile(program: Program):
                 keep_saved = saved is not None and saved in last
                 lhs = f"({lhs}), {f's{saved}' if keep_saved else '_'}"
             lines.append(f"{lhs} = {call}")
+            op_slots.update(targets)
         elif kind == "read":
             namespace[f"V{ins[1]}"] = program.variables[ins[1]]
             lines.append(f"s{ins[2]} = V{ins[1]}._value")
@@ -526,7 +674,10 @@ def _compile(program: Program):
             refs = _arg_refs(arg_t, [])
             outs = _arg_refs(out_t, [])
             namespace[f"H{i}"] = _host_call(
-                fn, arg_t, out_t, [_device_of(program, [r]) for r in refs]
+                fn,
+                arg_t,
+                out_t,
+                [program.devices[r] if type(r) is int else _device_of(program, [r]) for r in refs],
             )
             call = f"H{i}({', '.join(name(r) for r in refs)})"
             if outs:
@@ -553,22 +704,100 @@ def _compile(program: Program):
     return source, namespace["program"]
 
 
+# Buffer reuse: a binary elementwise op whose input dies at it writes its result into that
+# input's array (`ufunc(a, b, out=a)`), when the trace says the shapes and dtypes match and, at
+# run time, nothing else references the array (no view of it, no caller holding it).
+_UFUNCS = {
+    operator.add: np.add,
+    operator.sub: np.subtract,
+    operator.mul: np.multiply,
+    operator.truediv: np.true_divide,
+}
+
+
+# Below this many elements a fresh array costs less than the checks (small-op chains keep the
+# C operator call).
+_REUSE_MIN_SIZE = 1 << 14
+
+
+def _reusable(program: Program, ins, i: int, last: dict, outputs: set, op_slots: set, xp):
+    """The position (0 or 1) of an input of op ``ins`` whose array the op may write into."""
+    _, prim, refs, params, outs, _saved = ins
+    if prim.array_op not in _UFUNCS or params or xp is not np or type(outs) is not int:
+        return None
+    if refs[0] == refs[1]:
+        return None
+    out_shape, out_dtype = program._shapes[outs], program._dtypes[outs]
+    for pos, r in enumerate(refs):
+        if (
+            type(r) is int
+            and r in op_slots
+            and last.get(r) == i
+            and r not in outputs
+            and program._shapes[r] == out_shape
+            and program._dtypes[r] == out_dtype
+            and math.prod(out_shape) >= _REUSE_MIN_SIZE
+        ):
+            return pos
+    return None
+
+
+def _write_into_dead(ufunc, pos: int):
+    def run(a, b):
+        buf = b if pos else a
+        if (
+            type(buf) is np.ndarray
+            and sys.getrefcount(buf) <= _UNSHARED
+            and buf.base is None
+            and buf.flags.writeable
+        ):
+            return ufunc(a, b, out=buf)
+        return ufunc(a, b)
+
+    return run
+
+
+def _unshared_count() -> int:
+    """The reference count `_write_into_dead` sees for an array only the program holds:
+    measured through the same call shape, since it depends on the interpreter."""
+    seen = []
+
+    def probe(a, b):
+        buf = a
+        seen.append(sys.getrefcount(buf))
+        return a
+
+    namespace = {"P": probe, "np": np}
+    exec(
+        compile("def program():\n    s0 = np.empty(2)\n    s1 = P(s0, 1.0)\n", "<probe>", "exec"),
+        namespace,
+    )
+    namespace["program"]()
+    return seen[0]
+
+
+_UNSHARED = _unshared_count()
+
+
 def _device_of(program: Program, refs):
     from .core.device import CPU
 
     for r in refs:
-        if type(r) is int:
-            d = program.devices[r]
-        elif r[0] == "c":
-            d = program.consts[r[1]][1]
-        else:
-            d = program.variables[r[1]]._device
+        d = program.devices[r] if type(r) is int else program.consts[r[1]][1]
         if d is not None:
             return d
     return CPU
 
 
 def _host_call(fn, arg_t, out_t, devices):
+    if out_t is _STOP:
+
+        def call(*values):
+            args, kwargs = _fill(arg_t, iter(values), iter(devices))
+            return _call_expecting_stop(fn, args, kwargs)
+
+        return call
+
     def call(*values):
         args, kwargs = _fill(arg_t, iter(values), iter(devices))
         out = fn(*args, **kwargs)
@@ -637,8 +866,8 @@ def _leaf_key(x, arrays: list, seen: dict, tensors: list):
         return (type(x), x)
     try:
         hash(x)
-    except TypeError:
-        return ("id", id(x), x)
+    except TypeError:  # by identity (a RaggedTensor: immutable; the entry keeps it alive)
+        return ("id", id(x))
     return ("obj", x)
 
 
@@ -665,15 +894,17 @@ def _spec_of(x):
 class _Entry:
     """The traces of one signature: a root program and, through its branches, the others."""
 
-    __slots__ = ("eager", "n_traces", "program", "py_leaves", "specs", "structure")
+    __slots__ = ("eager", "keep", "n_traces", "program", "specs", "verify")
 
     def __init__(self):
         self.program = None
         self.n_traces = 0
-        self.eager = False
+        self.eager = False  # too many branches: the signature runs its Python code
         self.specs = None
-        self.structure = None
-        self.py_leaves = None
+        self.keep: list = []
+        # The first trace created variables: the next call traces again, to check that it
+        # creates none (TensorFlow's rule: variables are created on the first call only).
+        self.verify = False
 
 
 class Function:
@@ -699,6 +930,7 @@ class Function:
         self.reduce_retracing = bool(reduce_retracing)
         self.jit_compile = jit_compile
         self._cache: dict = {}
+        self._py_signature = False  # inspect.Signature, None if it has none; False: not yet
         self._n_traces = 0
         self._lock = threading.Lock()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -745,33 +977,33 @@ class Function:
 
     # -- calling -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if _eager[0] or (ACTIVE and _ctx.recorders):
-            # Something observes this thread's ops (a tape, the profiler, an outer trace):
-            # run the Python code, so it sees every op.
+        if _eager[0]:
             return self.python_function(*args, **kwargs)
-        if self.input_signature is not None:
-            args = self._bind(args, kwargs)
-            kwargs = {}
-        args = _to_tensors(args)
-        if kwargs:
-            kwargs = _to_tensors(kwargs)
-        flat = nest.flatten((args, kwargs))
-        arrays: list = []
-        tensors: list = []
-        seen: dict = {}
-        key = (current_device(), *(_leaf_key(x, arrays, seen, tensors) for x in flat))
+        # Under a tape or the profiler, the program runs op by op through the dispatcher, so
+        # they see every op (gradients of any order, as eagerly); inside another function's
+        # trace, the Python code runs, so that trace records it.
+        observed = bool(ACTIVE and _ctx.recorders)
+        if observed and any(hasattr(r, "trace_call") for r in _ctx.recorders):
+            return self.python_function(*args, **kwargs)
+        args, kwargs, flat, key, arrays, tensors = self._signature(args, kwargs)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = _Entry()
             entry.specs = nest.pack_sequence_as((args, kwargs), [_spec_of(x) for x in flat])
-        if entry.program is None or entry.eager:
-            if entry.eager:
-                return self.python_function(*args, **kwargs)
+            # What the key names by identity stays alive as long as the entry, so that no
+            # other object can come to have its id.
+            entry.keep = [x for x in flat if isinstance(x, Variable) or not isinstance(x, Tensor)]
+        if entry.eager:
+            return self.python_function(*args, **kwargs)
+        if entry.program is None or entry.verify:
             return self._trace(entry, None, None, args, kwargs, tensors)
         program = entry.program
+        if observed and program.custom_gradients:
+            # A tape must see the hand-written gradients, which only the Python code records.
+            return self.python_function(*args, **kwargs)
         while True:
             try:
-                values = program.run(arrays)
+                values = program.run_observed(tensors) if observed else program.run(arrays)
                 break
             except _Miss as miss:
                 branch = (miss.index, _hashable(miss.value))
@@ -779,17 +1011,19 @@ class Function:
                 if nxt is None:
                     return self._trace(entry, program, branch, args, kwargs, tensors)
                 program = nxt
-        return self._outputs(entry, program, values)
+        return self._outputs(program, values)
 
-    def _outputs(self, entry: _Entry, program: Program, values: list):
+    def _outputs(self, program: Program, values: list):
         flat = []
         for r, value, leaf in zip(program.outputs, values, program.py_leaves):
             if r is None:
                 flat.append(leaf)
+            elif isinstance(value, Tensor):  # an observed run's output
+                flat.append(value)
             elif type(r) is int:
                 flat.append(make(value, program.devices[r]))
             else:
-                flat.append(make(value, program.consts[r[1]][1]) if r[0] == "c" else leaf)
+                flat.append(make(value, program.consts[r[1]][1]))
         return nest.pack_sequence_as(program.structure, flat)
 
     def _trace(self, entry: _Entry, parent, branch, args, kwargs, tensors):
@@ -803,7 +1037,8 @@ class Function:
             result = self.python_function(*args, **kwargs)
         finally:
             _context.pop_recorder(tracer)
-        if tracer.created and self._n_traces > 0:
+        created = bool(tracer.created) or tracer.created_in_calls > 0
+        if created and self._n_traces > 0:
             raise ValueError(_VARIABLE_ERROR)
         flat = nest.flatten(result)
         refs = []
@@ -815,16 +1050,17 @@ class Function:
             else:
                 refs.append(None)
                 leaves.append(x)
-        program = Program(tracer, len(tensors), refs)
-        for k, r in enumerate(program.outputs):  # a Variable or constant returned: keep it
-            if r is not None and type(r) is not int and r[0] == "v":
-                leaves[k] = program.variables[r[1]]
+        program = Program.from_trace(tracer, len(tensors), refs)
+        program.custom_gradients = tracer.custom_gradients
         program.structure = nest.pack_sequence_as(result, [None] * len(flat))
         program.py_leaves = leaves
         with self._lock:
             self._n_traces += 1
             entry.n_traces += 1
             if parent is None:
+                # Variables made by user code (not by an optimizer's first step): check that
+                # the next call does not make them again.
+                entry.verify = bool(tracer.created) and not entry.verify
                 entry.program = program
             else:
                 parent.branches[branch] = program
@@ -837,6 +1073,33 @@ class Function:
                     stacklevel=3,
                 )
         return result
+
+    def _canonical(self, args: tuple, kwargs: dict) -> tuple:
+        """The arguments bound to the Python signature, defaults filled in: ``f(x, True)``
+        and ``f(x, training=True)`` are one signature. Raises TypeError as Python does."""
+        sig = self._py_signature
+        if sig is False:
+            try:
+                sig = inspect.signature(self.python_function)
+            except (TypeError, ValueError):
+                sig = None
+            self._py_signature = sig
+        if sig is None or (not kwargs and len(args) == self._n_plain(sig)):
+            return args, kwargs
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
+    @staticmethod
+    def _n_plain(sig) -> int:
+        """How many positional parameters ``sig`` has, -1 if it has *args or keyword-only."""
+        n = 0
+        for p in sig.parameters.values():
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                n += 1
+            else:
+                return -1
+        return n
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple:
         """The arguments as the input signature's tensors (TF converts and checks them)."""
@@ -889,6 +1152,8 @@ class Function:
         """
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
+        elif self.input_signature is None:
+            args, kwargs = self._canonical(args, kwargs)
         flat = nest.flatten((args, kwargs))
         if any(isinstance(x, TensorSpec) for x in flat):
             return ConcreteFunction(self, (args, kwargs), None)
@@ -899,13 +1164,39 @@ class Function:
         return ConcreteFunction(self, entry.specs, entry)
 
     def _entry_for(self, args, kwargs):
+        return self._cache[self._signature(args, kwargs)[3]]
+
+    def _signature(self, args: tuple, kwargs: dict) -> tuple:
+        """``(args, kwargs, flat leaves, cache key, input arrays, input tensors)`` of a call:
+        arguments bound (to the input signature, else the Python signature) and converted
+        (NumPy arrays to tensors), the key made of the device, the tensors' dtypes, shapes
+        and devices, the Variables' identities and the other values."""
         if self.input_signature is not None:
             args = self._bind(args, kwargs)
             kwargs = {}
+        else:
+            args, kwargs = self._canonical(args, kwargs)
         args = _to_tensors(args)
+        if kwargs:
+            kwargs = _to_tensors(kwargs)
         flat = nest.flatten((args, kwargs))
-        key = (current_device(), *(_leaf_key(x, [], {}, []) for x in flat))
-        return self._cache[key]
+        arrays: list = []
+        tensors: list = []
+        seen: dict = {}
+        key = (current_device(), *(_leaf_key(x, arrays, seen, tensors) for x in flat))
+        return args, kwargs, flat, key, arrays, tensors
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """Every traced signature, as TensorFlow prints them: the call, its arguments'
+        dtypes and shapes, and what it returns."""
+        blocks = []
+        for c in self.concrete_functions:
+            params = c._parameters()
+            lines = [f"{self._name}({', '.join(n for n, _, _ in params)})", "  Args:"]
+            lines += [f"    {n}: {_short(a)}" for n, a, _ in params]
+            lines += ["  Returns:", f"    {_short(c.structured_outputs)}"]
+            blocks.append("\n".join(lines))
+        return "\n\n".join(blocks)
 
     @property
     def concrete_functions(self) -> list:
@@ -944,7 +1235,7 @@ class ConcreteFunction:
         program = entry.program
         flat = []
         for r, leaf in zip(program.outputs, program.py_leaves):
-            if r is None or (type(r) is not int and r[0] == "v"):
+            if r is None:
                 flat.append(leaf)
             elif type(r) is int:
                 flat.append(TensorSpec(program._shapes[r], program._dtypes[r]))
@@ -953,25 +1244,63 @@ class ConcreteFunction:
                 flat.append(TensorSpec(tuple(np.shape(value)), as_dtype(value.dtype)))
         return nest.pack_sequence_as(program.structure, flat)
 
+    def _parameters(self) -> list:
+        """``[(name, spec or fixed Python value, keyword-only)]`` of the signature."""
+        args, kwargs = self.structured_input_signature
+        try:
+            names = list(inspect.signature(self._function.python_function).parameters)
+        except (TypeError, ValueError):
+            names = []
+        params = [(names[k] if k < len(names) else f"arg{k}", a, False) for k, a in enumerate(args)]
+        return params + [(n, a, True) for n, a in kwargs.items()]
+
     def __call__(self, *args, **kwargs):
-        specs_args, specs_kwargs = self.structured_input_signature
-        flat_specs = nest.flatten((specs_args, specs_kwargs))
-        flat = nest.flatten((_to_tensors(args), _to_tensors(kwargs)))
-        if len(flat) != len(flat_specs):
+        """Calls with the tensor arguments only (the Python ones are part of the concrete
+        function), positionally in order or by name, as TensorFlow's concrete functions.
+
+        Raises:
+            TypeError: too many arguments, an unknown or fixed keyword argument, a missing
+                one, or a tensor that does not match its spec.
+        """
+        params = self._parameters()
+        tensor_params = [
+            n for n, s, _ in params if any(isinstance(x, TensorSpec) for x in nest.flatten(s))
+        ]
+        if len(args) > len(tensor_params):
             raise TypeError(
-                f"ConcreteFunction {self.name}: expected {len(flat_specs)} argument "
-                f"component(s), got {len(flat)}."
+                f"{self.name}(): takes {len(tensor_params)} tensor argument(s) "
+                f"({', '.join(tensor_params)}), got {len(args)}."
             )
-        for a, s in zip(flat, flat_specs):
-            if isinstance(s, TensorSpec) and (
-                not isinstance(a, Tensor) or not s.is_compatible_with(a)
-            ):
-                raise TypeError(
-                    f"ConcreteFunction {self.name}: argument {a!r} does not match {s!r}."
-                )
-        result = self._function(*args, **kwargs)
+        given = dict(zip(tensor_params, args))
+        for k, v in kwargs.items():
+            if k not in tensor_params:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'.")
+            if k in given:
+                raise TypeError(f"{self.name}() got multiple values for argument '{k}'.")
+            given[k] = v
+        missing = [n for n in tensor_params if n not in given]
+        if missing:
+            raise TypeError(f"{self.name}() missing required argument(s): {', '.join(missing)}.")
+        call_args, call_kwargs = [], {}
+        for name, spec, keyword in params:
+            value = given.get(name, spec)
+            if name in given:
+                flat_value = nest.flatten(_to_tensors(value))
+                for a, s in zip(flat_value, nest.flatten(spec)):
+                    if isinstance(s, TensorSpec) and (
+                        not isinstance(a, Tensor) or not s.is_compatible_with(a)
+                    ):
+                        raise TypeError(
+                            f"ConcreteFunction {self.name}: argument {name}={a!r} does not "
+                            f"match {s!r}."
+                        )
+            if keyword:
+                call_kwargs[name] = value
+            else:
+                call_args.append(value)
+        result = self._function(*call_args, **call_kwargs)
         if self._entry is None:
-            self._entry = self._function._entry_for(args, kwargs)
+            self._entry = self._function._entry_for(tuple(call_args), call_kwargs)
         return result
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
@@ -1004,6 +1333,44 @@ class ConcreteFunction:
         if program is None:
             return head + "\n(not traced yet)"
         return head + "\n" + program.listing()
+
+
+def _short(x) -> str:
+    """A value as TensorFlow's concrete-signature listing shows it."""
+    if isinstance(x, TensorSpec):
+        shape = "None" if x.shape.rank is None else str(tuple(x.shape.as_list()))
+        return f"{x.dtype.name} Tensor, shape={shape}"
+    if isinstance(x, (list, tuple)):
+        return f"{type(x).__name__}(" + ", ".join(_short(v) for v in x) + ")"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {_short(v)}" for k, v in x.items()) + "}"
+    return repr(x)
+
+
+class init_scope:
+    """Context: the code inside runs once, while a graph function is traced, and is not part
+    of its program (follows `tf.init_scope`, which lifts it out of the graph). Outside a
+    trace it does nothing.
+
+    >>> v = ek.Variable(0)
+    >>> @ek.function
+    ... def once():
+    ...     with ek.init_scope():
+    ...         v.assign_add(1)  # at trace time only
+    ...     return v.read_value()
+    >>> [int(once()) for _ in range(3)]
+    [1, 1, 1]
+    """
+
+    def __enter__(self) -> init_scope:
+        self._tracers = [r for r in _ctx.recorders if hasattr(r, "trace_call")]
+        for tracer in self._tracers:
+            _context.pop_recorder(tracer)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for tracer in self._tracers:
+            _context.push_recorder(tracer)
 
 
 def _describe(x) -> str:

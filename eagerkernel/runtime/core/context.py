@@ -14,6 +14,10 @@ cost of the fast path's check. Only when it is non-empty does `dispatch` read th
   synchronized around it (``sync``), and the recorders' bound ``record`` methods. The C
   dispatcher (``native/_dispatch.c``) gets the same tuple through ``set_state``.
 
+It also holds ``scope_name``, the thread's current ``ek.name_scope`` (``"block/dense/"``, or
+``""`` outside any scope), which prefixes the names of Variables created in it. Ops never read
+it: entering a scope costs nothing on the dispatch path.
+
 A recorder or scope belongs to the thread that entered it: thread A's tape never sees thread
 B's ops, and a Dataset worker thread sees no recorder of the notebook's thread (the C
 dispatcher runs its ops unobserved; the Python one pays one thread-local read).
@@ -103,6 +107,8 @@ class Context(threading.local):
         # (innermost device scope or None, timed, sync, the recorders' bound `record`
         # methods): all that `dispatch` reads, in one thread-local load; derived by `_update`.
         self.state: tuple = (None, False, False, ())
+        self.scope_name: str = ""  # the current ek.name_scope, "" or ending with "/"
+        self.scope_stack: tuple = ()  # the scope names that entered scopes replaced
 
     @property
     def device(self):

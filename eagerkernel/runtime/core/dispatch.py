@@ -24,11 +24,15 @@ records the op.
 from __future__ import annotations
 
 import functools
+import sys
 import time
+import typing
+import weakref
 
 import numpy as np
 
 from ..native import ENABLED as _NATIVE
+from .composite import CompositeTensor
 from .context import ACTIVE, context
 from .errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from .tensor import Tensor, to_tensor
@@ -76,9 +80,32 @@ class Primitive:
             set by `binary`.
     """
 
-    __slots__ = ("array_op", "fwd", "joint_vjp", "moves", "n_out", "name", "saves", "vjps")
+    __slots__ = (
+        "__weakref__",
+        "array_op",
+        "fwd",
+        "joint_vjp",
+        "key",
+        "moves",
+        "n_out",
+        "name",
+        "saves",
+        "vjps",
+    )
+
+    # Every live primitive by `key`, how saved models name the ops of their programs (weak:
+    # `custom_gradient` makes one per call).
+    registry: typing.ClassVar[weakref.WeakValueDictionary] = weakref.WeakValueDictionary()
 
     def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False, saves: bool = False):
+        module = sys._getframe(1).f_globals.get("__name__", "?")
+        key = f"{module}:{name}"
+        n = 1
+        while key in Primitive.registry:  # a second primitive of the name in one module
+            n += 1
+            key = f"{module}:{name}#{n}"
+        Primitive.registry[key] = self
+        self.key = key
         self.name = name
         self.fwd = fwd
         self.vjps = None
@@ -301,6 +328,8 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
 
     def op(x, name=None):
         if type(x) is not Tensor:
+            if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor: op on values
+                return x._ek_unary(op)
             x = to_tensor(x, None, prim.name)
         if float_only and x._value.dtype.kind not in "fc":
             float_check(prim.name, x)
@@ -335,6 +364,10 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
         if (type(x) is not Tensor or type(y) is not Tensor) and not (
             isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
         ):
+            if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
+                return x._ek_binary(op, x, y)
+            if isinstance(y, CompositeTensor):
+                return y._ek_binary(op, x, y)
             x, y = coerce_pair(x, y, prim.name)
         xv = x._value
         yv = y._value

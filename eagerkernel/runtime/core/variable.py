@@ -16,6 +16,7 @@ import numpy as np
 
 from . import dtypes
 from .context import ACTIVE, variable_created
+from .context import context as _thread_context
 from .device import current_device
 from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
 from .tensor import Tensor, make, to_tensor
@@ -86,6 +87,18 @@ def _check_tf_arguments(kwargs: dict) -> None:
                 f"Variable: {key}={value!r} is not supported (only {default!r}, TensorFlow's "
                 "default)."
             )
+
+
+def _scoped_name(name) -> str:
+    """TensorFlow's name for a Variable created in this thread's `ek.name_scope`: ``"w"`` in
+    scope ``block/`` is ``"block/w"``; a name ending in ``/`` is absolute (``"a/"`` -> ``"a"``)
+    and ``""`` stays empty, as `tf.Variable` treats them."""
+    name = "Variable" if name is None else str(name)
+    if not name:
+        return name
+    if name.endswith("/"):
+        return name[:-1]
+    return _thread_context().scope_name + name
 
 
 def _check_shape(shape, actual: tuple) -> None:
@@ -176,7 +189,8 @@ class Variable(Tensor, metaclass=_VariableMeta):
         initial_value: a Tensor, array, Python value, or a zero-argument callable giving one.
         trainable: watched automatically by `GradientTape` and listed in
             `trainable_variables` (default True).
-        name: shown as ``'name:0'``; default ``"Variable"``.
+        name: shown as ``'name:0'``; default ``"Variable"``. Inside ``ek.name_scope("block")``
+            (or a Module's or layer's scope) the scope prefixes it: ``'block/name:0'``.
         dtype: convert ``initial_value`` to this dtype (default: its own, with TensorFlow's
             Python-value rules).
         constraint: optional function applied after optimizer updates (Keras convention).
@@ -240,7 +254,7 @@ class Variable(Tensor, metaclass=_VariableMeta):
         self._value = arr
         self._device = device
         self._trainable = bool(trainable)
-        self._name = "Variable" if name is None else str(name)
+        self._name = _scoped_name(name)
         self._constraint = constraint
         self._uid = next(_creation_order)  # layers list variables in creation order
         self._read = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import stateful
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import structure
@@ -119,6 +120,7 @@ class Dataset:
         return self._spec_cache
 
     # -- Python protocol ------------------------------------------------------------------------
+    @stateful  # inside ek.function, every call starts a fresh pass
     def __iter__(self):
         from .iterator import Iterator
 
@@ -380,6 +382,32 @@ class Dataset:
         [[0, 1, 2], [3, 4, 5]]
         """
         return _transforms.Batch(self, batch_size, drop_remainder)
+
+    def ragged_batch(
+        self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None
+    ) -> Dataset:
+        """Batches elements whose shapes differ: each component of rank >= 1 becomes a
+        RaggedTensor with one row per element, scalars a vector (follows
+        `tf.data.Dataset.ragged_batch`).
+
+        Raises:
+            ValueError: ``batch_size`` not positive; (while iterating) components whose
+            dimensions after the first differ. NotImplementedError: a ``row_splits_dtype``
+            other than int64.
+
+        >>> ds = ek.data.Dataset.from_tensor_slices([1, 5, 3]).map(ek.range)
+        >>> [rt.to_list() for rt in ds.ragged_batch(2)]
+        [[[0], [0, 1, 2, 3, 4]], [[0, 1, 2]]]
+        """
+        from ..core import dtypes
+        from .ragged_batch import RaggedBatch
+
+        if row_splits_dtype not in (None, dtypes.int64):
+            raise NotImplementedError(
+                "ragged_batch: row splits are int64. Received: "
+                f"row_splits_dtype={row_splits_dtype!r}"
+            )
+        return RaggedBatch(self, batch_size, drop_remainder)
 
     def padded_batch(
         self,

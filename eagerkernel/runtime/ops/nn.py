@@ -147,7 +147,12 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
 
 @stateful  # a fresh mask on every call of a graph function
 def _dropout_mask(shape: tuple, rate: float, dtype, device, seed) -> Tensor:
-    """Dropout's scaled keep mask: 1 / (1 - rate) with probability 1 - rate, else 0."""
+    """Dropout's scaled keep mask: 1 / (1 - rate) with probability 1 - rate, else 0.
+
+    ``seed`` is an op-level seed, None, or a zero-argument callable giving one (a Keras
+    layer's seed stream: called here, so that a graph function draws a new one per call)."""
+    if callable(seed):
+        seed = seed()
     keep = _random.generator(seed).random(shape) >= rate
     mask = (keep * (1.0 / (1.0 - rate))).astype(dtype)
     return make(device.xp.asarray(mask) if device.xp is not np else mask, device)

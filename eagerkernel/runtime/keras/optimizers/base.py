@@ -38,6 +38,7 @@ from ...core.tensor import Tensor, make, to_tensor
 from ...core.variable import Variable
 from ...distribute import context as distribute_context
 from ...interrupts import deferred_interrupt
+from ...module import name_scope
 from ...observers import Observers
 from .inplace import CHUNK as CHUNK
 from .inplace import mutable_array, on_device, run_parallel, scale_in_place
@@ -80,7 +81,8 @@ def _takes_step(fn) -> bool:
 
 
 def _scalar_variable(value, dtype, name: str) -> Variable:
-    with device_scope(CPU):  # hyperparameters and counters live on the CPU, as in Keras
+    # On the CPU, as in Keras; outside any name scope, as Keras creates them in an init_scope.
+    with device_scope(CPU), name_scope(""):
         return Variable(value, trainable=False, name=name, dtype=dtype)
 
 
@@ -285,7 +287,7 @@ class Optimizer:
         fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
         with on_device(var._device):
             value = var._device.xp.full(var._value.shape, fill, dtype=var._value.dtype)
-        with device_scope(var._device):
+        with device_scope(var._device), name_scope(""):  # named after var, not the scope
             slot = Variable(
                 make(value, var._device), trainable=False, name=f"{var._name}/{slot_name}"
             )
