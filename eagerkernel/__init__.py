@@ -14,7 +14,18 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import config, data, debugging, dlpack, keras, nest, ragged, random, sparse
+from .runtime import (
+    config,
+    data,
+    debugging,
+    distribute,
+    dlpack,
+    keras,
+    nest,
+    ragged,
+    random,
+    sparse,
+)
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -49,7 +60,12 @@ from .runtime.core.dtypes import (
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
-from .runtime.core.variable import Variable
+from .runtime.core.variable import (
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    variable_creator_scope,
+)
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
@@ -120,7 +136,7 @@ def _alias_submodules() -> None:
     import the same module objects as ``ek.keras.layers``, as ``tensorflow.keras`` does."""
     import sys
 
-    for public in ("keras", "data", "random", "config"):
+    for public in ("keras", "data", "random", "config", "distribute"):
         real = f"{__name__}.runtime.{public}"
         for name, module in list(sys.modules.items()):
             if name == real or name.startswith(real + "."):

@@ -16,6 +16,7 @@ validation values carry a ``val_`` prefix.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -23,6 +24,8 @@ import numpy as np
 from .. import nest
 from ..core.tape import GradientTape
 from ..core.tensor import Tensor, to_tensor
+from ..distribute.keras_support import compile_strategy
+from ..distribute.keras_support import for_model as distributed_fit
 from ..interrupts import deferred_interrupt
 from ..traceback_utils import filter_traceback
 from . import callbacks as callbacks_module
@@ -393,6 +396,9 @@ class Trainer:
                 entries.append((metric, arg == "weighted_metrics"))
                 outputs_of.append(index)
         self.optimizer = optimizers.get(optimizer)
+        # The strategy in scope at compile time distributes fit, as in Keras (which keeps it
+        # as `model.distribute_strategy`), also for a model built lazily by its first step.
+        self._distribute_strategy = compile_strategy()
         self.compiled_loss = output_losses or (None if loss is None else losses.get(loss))
         self._compile_args = {
             "optimizer": optimizer,
@@ -638,9 +644,17 @@ class Trainer:
                         f"`{name}` applies only with `validation_data` or `validation_split`, "
                         f"and neither was given. Received: {name}={value!r}"
                     )
+        # Under an ek.distribute strategy: data-parallel steps on the global batch, callbacks
+        # and progress on the chief only (see eagerkernel/runtime/distribute/keras_support.py).
+        dist = distributed_fit(self)
+        train_step = self.train_step if dist is None else dist.train_step
+        if dist is not None and not dist.is_chief:
+            callbacks, verbose = [], 0
         cb = self._callbacks(callbacks, verbose, epochs, train.num_batches, add_history=True)
         self.stop_training = False
         training_logs = None
+        if dist is not None:
+            dist.sync_random_state()
         try:
             cb.on_train_begin()
             for epoch in range(initial_epoch, epochs):
@@ -656,15 +670,20 @@ class Trainer:
                 for begin, end, group in grouped(batches, self._steps_per_execution):
                     cb.on_train_batch_begin(begin)
                     for data in group:
-                        logs = self.train_step(data)
+                        logs = train_step(data)
                     cb.on_train_batch_end(end, logs)
+                    if dist is not None:
+                        self.stop_training = dist.agree_stop(self.stop_training)
                     if self.stop_training:
                         break
                 epoch_logs = callbacks_module.pythonify_logs(logs)
                 if val is not None and _should_validate(epoch, validation_freq):
-                    val_logs = self._test_loop(val, cb)
+                    with contextlib.nullcontext() if dist is None else dist.primary_scope():
+                        val_logs = self._test_loop(val, cb)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 cb.on_epoch_end(epoch, epoch_logs)
+                if dist is not None:
+                    self.stop_training = dist.agree_stop(self.stop_training)
                 training_logs = epoch_logs
                 if self.stop_training or train.ran_out:
                     break
@@ -775,8 +794,10 @@ class Trainer:
             "evaluation",
         )
         cb = self._callbacks(callbacks, verbose, 1, it.num_batches)
+        dist = distributed_fit(self)
         try:
-            logs = self._test_loop(it, cb)
+            with contextlib.nullcontext() if dist is None else dist.primary_scope():
+                logs = self._test_loop(it, cb)
         finally:
             it.close()
         return logs if return_dict else _flatten_logs(logs)
@@ -833,17 +854,20 @@ class Trainer:
         cb = self._callbacks(callbacks, verbose, 1, it.num_batches)
         self.stop_predicting = False
         outputs: list = []
+        dist = distributed_fit(self)
+        scope = contextlib.nullcontext() if dist is None else dist.primary_scope()
         try:
-            cb.on_predict_begin()
-            for begin, end, group in grouped(it.epoch(), self._steps_per_execution):
-                cb.on_predict_batch_begin(begin)
-                parts = [_to_numpy(self.predict_step(data)) for data in group]
-                outputs.extend(parts)
-                cb.on_predict_batch_end(
-                    end, {"outputs": parts[0] if len(parts) == 1 else _concat(parts)}
-                )
-                if self.stop_predicting:
-                    break
+            with scope:
+                cb.on_predict_begin()
+                for begin, end, group in grouped(it.epoch(), self._steps_per_execution):
+                    cb.on_predict_batch_begin(begin)
+                    parts = [_to_numpy(self.predict_step(data)) for data in group]
+                    outputs.extend(parts)
+                    cb.on_predict_batch_end(
+                        end, {"outputs": parts[0] if len(parts) == 1 else _concat(parts)}
+                    )
+                    if self.stop_predicting:
+                        break
         finally:
             it.close()
         cb.on_predict_end()
