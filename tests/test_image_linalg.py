@@ -175,6 +175,18 @@ def test_adjust_contrast_closed_form_and_uint8_round_trip():
     np.testing.assert_array_equal(got.numpy().ravel(), [0, 255])  # saturated, not wrapped
     with pytest.raises(ValueError, match=r"adjust_contrast: 'images' must be at least 3-D"):
         ek.image.adjust_contrast(np.ones((2, 2)), 2.0)
+    with pytest.raises(ValueError, match=r"'contrast_factor' must be a scalar"):
+        ek.image.adjust_contrast(x, [2.0, 3.0])
+
+
+def test_adjust_contrast_has_no_gradient_as_in_tensorflow():
+    # the autodiff guide's example: TensorFlow registers no gradient for AdjustContrastv2
+    image = ek.Variable([[[0.5, 0.0, 0.0]]])
+    delta = ek.Variable(0.1)
+    with ek.GradientTape() as tape:
+        new_image = ek.image.adjust_contrast(image, delta)
+    with pytest.raises(LookupError, match=r"AdjustContrastv2"):
+        tape.gradient(new_image, [image, delta])
 
 
 def test_rgb_to_grayscale():

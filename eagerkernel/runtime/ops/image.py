@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.dispatch import stateful
+from ..core.dispatch import Primitive, stateful
 from ..core.tensor import Tensor
-from ._core import tensor
+from ._core import apply, tensor
 
 __all__ = [
     "ResizeMethod",
@@ -161,23 +161,33 @@ def _float_image(image: Tensor) -> Tensor:
     return convert_image_dtype(image, dtypes.float32)
 
 
+def _adjust_contrast_fwd(xp, images, factor):
+    mean = images.mean(axis=(-3, -2), keepdims=True, dtype=images.dtype)
+    return ((images - mean) * factor + mean).astype(images.dtype, copy=False)
+
+
+# TensorFlow registers no gradient for AdjustContrastv2 (the autodiff guide shows the
+# LookupError), so this primitive has no VJP: differentiating through it raises LookupError.
+_adjust_contrast = Primitive("AdjustContrastv2", _adjust_contrast_fwd)
+
+
 def adjust_contrast(images, contrast_factor) -> Tensor:
     """Adjusts the contrast of each channel (follows `tf.image.adjust_contrast`): every value
     ``x`` becomes ``(x - mean) * contrast_factor + mean``, with ``mean`` the channel's mean over
     the image's height and width. Integer images are converted to float32 and back (saturating).
+    As in TensorFlow, the op has no gradient: a tape asked to differentiate through it raises
+    LookupError.
 
     Args:
         images: at least 3-D, ``[..., height, width, channels]``.
         contrast_factor: a float multiplier (a Python number or a scalar tensor).
 
     Raises:
-        ValueError: rank below 3.
+        ValueError: rank below 3, or a ``contrast_factor`` that is not a scalar.
 
     >>> ek.image.adjust_contrast([[[1.0], [3.0]]], 2.0).numpy().ravel()
     array([0., 4.], dtype=float32)
     """
-    from .reduction import reduce_mean
-
     images = tensor(images, "adjust_contrast")
     if images.ndim < 3:
         raise ValueError(
@@ -186,8 +196,15 @@ def adjust_contrast(images, contrast_factor) -> Tensor:
         )
     flt = _float_image(images)
     factor = tensor(contrast_factor, "adjust_contrast", flt._value.dtype)
-    mean = reduce_mean(flt, axis=[-3, -2], keepdims=True)
-    adjusted = (flt - mean) * factor + mean
+    if factor.ndim != 0:
+        raise ValueError(
+            f"adjust_contrast: 'contrast_factor' must be a scalar, got shape {tuple(factor.shape)}."
+        )
+    if factor._value.dtype != flt._value.dtype:
+        from .elementwise import cast
+
+        factor = cast(factor, flt.dtype)
+    adjusted = apply(_adjust_contrast, (flt, factor))
     return convert_image_dtype(adjusted, images.dtype, saturate=True)
 
 
