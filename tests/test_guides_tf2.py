@@ -1,0 +1,152 @@
+"""TensorFlow 2 guide code run unchanged but for the import (`import eagerkernel as tf`): the
+calls of the variable, tensor, autodiff, advanced_autodiff and basics guides and the
+customization tutorials, with the values those guides print (worked out by hand where the
+published notebook carries no output)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import eagerkernel as tf
+
+CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def test_variable_guide_assign_and_copies():
+    a = tf.Variable([2.0, 3.0])
+    a.assign([1, 2])  # keeps float32
+    assert a.dtype == tf.float32
+    with pytest.raises(ValueError):
+        a.assign([1.0, 2.0, 3.0])  # resizing is not allowed
+    a = tf.Variable([2.0, 3.0])
+    b = tf.Variable(a)
+    a.assign([5, 6])
+    np.testing.assert_array_equal(a.numpy(), [5.0, 6.0])
+    np.testing.assert_array_equal(b.numpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(a.assign_add([2, 3]).numpy(), [7.0, 9.0])
+    np.testing.assert_array_equal(a.assign_sub([7, 9]).numpy(), [0.0, 0.0])
+
+
+def test_variable_guide_device_cells_run_on_a_machine_without_a_gpu():
+    # "Placing variables and tensors": CPU:0 explicitly, then GPU:0, which soft placement
+    # turns into the CPU (with one warning) where there is no GPU, as in TensorFlow.
+    code = textwrap.dedent(
+        """
+        import warnings
+        warnings.simplefilter("error")  # only the one expected warning may appear
+        import eagerkernel as tf
+        with tf.device('CPU:0'):
+          a = tf.Variable([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+          b = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+          c = tf.matmul(a, b)
+        print(c.numpy().tolist())
+        with tf.device('CPU:0'):
+          a = tf.Variable([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+          b = tf.Variable([[1.0, 2.0, 3.0]])
+        warnings.simplefilter("ignore")
+        with tf.device('GPU:0'):
+          k = a * b
+        print(k.numpy().tolist(), k.device)
+        with tf.device('CPU:0'):
+          a = tf.Variable([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+          b = tf.Variable([[1.0, 2.0, 3.0]])
+        print(a.device)
+        """
+    )
+    env_free = {"EAGERKERNEL_VIRTUAL_GPUS": "0"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env_free},
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "[[22.0, 28.0], [49.0, 64.0]]"
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount():
+            return  # a real GPU: k is placed there
+    except Exception:
+        pass
+    assert lines[1] == f"[[1.0, 4.0, 9.0], [4.0, 10.0, 18.0]] {CPU}"
+    assert lines[2] == CPU
+
+
+def test_tensor_guide_device_and_basics():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert x.device == CPU and x.device.endswith("CPU:0")
+    a = tf.constant([[1, 2], [3, 4]])
+    b = tf.constant([[1, 1], [1, 1]])
+    np.testing.assert_array_equal(tf.add(a, b).numpy(), [[2, 3], [4, 5]])
+    np.testing.assert_array_equal(tf.matmul(a, b).numpy(), [[3, 3], [7, 7]])
+    c = tf.constant([[4.0, 5.0], [10.0, 1.0]])
+    assert float(tf.reduce_max(c)) == 10.0
+    np.testing.assert_array_equal(tf.math.argmax(c).numpy(), [1, 0])
+    np.testing.assert_allclose(
+        tf.nn.softmax(c).numpy(),
+        [[2.6894143e-01, 7.3105854e-01], [9.9987662e-01, 1.2339458e-04]],
+        rtol=1e-6,
+    )
+
+
+def test_autodiff_guide_no_gradient_for_adjust_contrast():
+    image = tf.Variable([[[0.5, 0.0, 0.0]]])
+    delta = tf.Variable(0.1)
+    with tf.GradientTape() as tape:
+        new_image = tf.image.adjust_contrast(image, delta)
+    try:
+        tape.gradient(new_image, [image, delta])
+        raise AssertionError("This should not happen.")
+    except LookupError as e:
+        assert "AdjustContrastv2" in str(e)
+
+
+def test_autodiff_guide_gradients():
+    w = tf.Variable(tf.random.normal((3, 2)), name="w")
+    b = tf.Variable(tf.zeros(2, dtype=tf.float32), name="b")
+    x = [[1.0, 2.0, 3.0]]
+    with tf.GradientTape(persistent=True) as tape:
+        y = x @ w + b
+        loss = tf.reduce_mean(y**2)
+    dl_dw, dl_db = tape.gradient(loss, [w, b])
+    assert dl_dw.shape == w.shape and dl_db.shape == b.shape
+    np.testing.assert_allclose(dl_db.numpy(), y.numpy()[0], rtol=1e-5)  # d mean(y^2)/dy = y
+    x = tf.constant(3.0)
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = x * x
+    assert float(g.gradient(y, x)) == 6.0
+
+
+def test_advanced_autodiff_guide_jacobian_and_higher_order():
+    x = tf.Variable(1.0)
+    with tf.GradientTape() as t2:
+        with tf.GradientTape() as t1:
+            y = x * x * x
+        dy_dx = t1.gradient(y, x)
+    d2y_dx2 = t2.gradient(dy_dx, x)
+    assert float(dy_dx) == 3.0 and float(d2y_dx2) == 6.0
+    x = tf.linspace(-10.0, 10.0, 200 + 1)
+    delta = tf.Variable(0.0)
+    with tf.GradientTape() as tape:
+        y = tf.nn.sigmoid(x + delta)
+    assert tape.jacobian(y, delta).shape == (201,)
+
+
+def test_basics_guide_linear_solve_and_image_calls():
+    # `tf.linalg.solve` and `tf.image` calls as the guides write them
+    a = tf.constant([[3.0, 1.0], [1.0, 2.0]])
+    np.testing.assert_allclose(tf.linalg.solve(a, [[9.0], [8.0]]).numpy(), [[2.0], [3.0]])
+    img = tf.image.convert_image_dtype(tf.constant(np.full((4, 4, 3), 255, np.uint8)), tf.float32)
+    small = tf.image.resize(img, [2, 2])
+    np.testing.assert_allclose(small.numpy(), np.ones((2, 2, 3)))
+    np.testing.assert_allclose(tf.image.flip_left_right(img).numpy(), img.numpy())
