@@ -66,7 +66,7 @@ from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
-from . import image, linalg, math, strings, testing
+from . import image, io, linalg, math, strings, testing
 
 log = math.log
 random_normal = random.normal

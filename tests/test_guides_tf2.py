@@ -150,3 +150,10 @@ def test_basics_guide_linear_solve_and_image_calls():
     small = tf.image.resize(img, [2, 2])
     np.testing.assert_allclose(small.numpy(), np.ones((2, 2, 3)))
     np.testing.assert_allclose(tf.image.flip_left_right(img).numpy(), img.numpy())
+
+
+def test_tensor_guide_bytes_of_a_string():
+    byte_strings = tf.strings.bytes_split(tf.constant("Duck"))
+    byte_ints = tf.io.decode_raw(tf.constant("Duck"), tf.uint8)
+    assert byte_strings.numpy().tolist() == [b"D", b"u", b"c", b"k"]
+    assert byte_ints.numpy().tolist() == [68, 117, 99, 107]

@@ -200,3 +200,38 @@ def test_rgb_to_grayscale():
     assert u8.dtype == ek.uint8 and int(u8.numpy().ravel()[0]) == 255  # 0.9999 * 255.5, truncated
     with pytest.raises(ValueError, match=r"rgb_to_grayscale: 'images' must have 3 channels"):
         ek.image.rgb_to_grayscale(np.ones((2, 2, 4)))
+
+
+# -- io -----------------------------------------------------------------------------------------
+def test_decode_raw_follows_the_tensor_guide_and_byte_order():
+    # the tensor guide: the bytes of "Duck"
+    np.testing.assert_array_equal(
+        ek.io.decode_raw(ek.constant("Duck"), ek.uint8).numpy(), [68, 117, 99, 107]
+    )
+    two = ek.io.decode_raw([b"\x01\x00\x00\x00", b"\x00\x00\x00\x02"], ek.int32)
+    assert two.shape == (2, 1) and two.numpy().ravel().tolist() == [1, 2 << 24]
+    big = ek.io.decode_raw(b"\x00\x00\x00\x02", ek.int32, little_endian=False)
+    assert big.numpy().tolist() == [2]
+    f = ek.io.decode_raw(np.float32([1.5, -2.0]).tobytes(), ek.float32)
+    np.testing.assert_array_equal(f.numpy(), [1.5, -2.0])
+    padded = ek.io.decode_raw([b"ab", b"abcd"], ek.uint8, fixed_length=3)
+    np.testing.assert_array_equal(padded.numpy(), [[97, 98, 0], [97, 98, 99]])
+    with pytest.raises(ek.errors.InvalidArgumentError, match=r"all be the same size"):
+        ek.io.decode_raw([b"ab", b"abc"], ek.uint8)
+    with pytest.raises(ek.errors.InvalidArgumentError, match=r"not a multiple of 4"):
+        ek.io.decode_raw(b"abc", ek.int32)
+    with pytest.raises(TypeError, match=r"decode_raw: input_bytes must be a string tensor"):
+        ek.io.decode_raw([1, 2], ek.uint8)
+
+
+def test_read_and_write_file(tmp_path):
+    path = tmp_path / "blob.bin"
+    ek.io.write_file(str(path), ek.constant(b"\x00abc"))
+    assert path.read_bytes() == b"\x00abc"
+    assert ek.io.read_file(str(path)).numpy() == b"\x00abc"
+    assert ek.io.read_file(ek.constant(str(path))).numpy() == b"\x00abc"
+    with pytest.raises(ek.errors.NotFoundError, match=r"No such file"):
+        ek.io.read_file(str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match=r"write_file: contents must be a scalar"):
+        ek.io.write_file(str(path), ek.constant([b"a", b"b"]))
+    assert path.read_bytes() == b"\x00abc"  # a failed write leaves the old file
