@@ -379,11 +379,14 @@ def tensordot(a, b, axes, name=None) -> Tensor:
 def _solve_fwd(xp, matrix, rhs, adjoint):
     if adjoint:
         matrix = xp.swapaxes(matrix, -1, -2)
+    msg = "solve: Input matrix is not invertible."
     try:
-        return xp.linalg.solve(matrix, rhs)
-    except xp.linalg.LinAlgError:
-        msg = "solve: Input matrix is not invertible."
+        out = xp.linalg.solve(matrix, rhs)
+    except np.linalg.LinAlgError:  # NumPy's (CuPy raises NumPy's class too, when it raises)
         raise InvalidArgumentError(None, "MatrixSolve", msg) from None
+    if xp is not np and not bool(xp.isfinite(out).all()):  # CuPy returns NaN by default
+        raise InvalidArgumentError(None, "MatrixSolve", msg)
+    return out
 
 
 def _solve_vjp_matrix(g, ans, matrix, rhs, adjoint):
