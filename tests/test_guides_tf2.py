@@ -157,3 +157,86 @@ def test_tensor_guide_bytes_of_a_string():
     byte_ints = tf.io.decode_raw(tf.constant("Duck"), tf.uint8)
     assert byte_strings.numpy().tolist() == [b"D", b"u", b"c", b"k"]
     assert byte_ints.numpy().tolist() == [68, 117, 99, 107]
+
+
+def test_customization_basics_tutorial(tmp_path):
+    assert int(tf.math.add(1, 2)) == 3
+    assert tf.math.add([1, 2], [3, 4]).numpy().tolist() == [4, 6]
+    assert int(tf.math.square(5)) == 25 and int(tf.math.reduce_sum([1, 2, 3])) == 6
+    assert int(tf.math.square(2) + tf.math.square(3)) == 13
+    x = tf.linalg.matmul([[1]], [[2, 3]])
+    assert x.numpy().tolist() == [[2, 3]] and x.shape == (1, 2) and x.dtype == tf.int32
+    tensor = tf.math.multiply(np.ones([3, 3]), 42)
+    assert tensor.dtype == tf.float64 and np.add(tensor, 1).tolist() == [[43.0] * 3] * 3
+    x = tf.random.uniform([3, 3])
+    assert x.device.endswith("CPU:0") and not x.device.endswith("GPU:0")
+    with tf.device("CPU:0"):
+        x = tf.random.uniform([10, 10])
+        assert x.device.endswith("CPU:0")
+    ds_tensors = tf.data.Dataset.from_tensor_slices([1, 2, 3, 4, 5, 6])
+    filename = tmp_path / "lines.csv"
+    filename.write_text("Line 1\nLine 2\nLine 3\n  ")
+    ds_file = tf.data.TextLineDataset(str(filename))
+    ds_tensors = ds_tensors.map(tf.math.square).shuffle(2).batch(2)
+    batches = [b.numpy().tolist() for b in ds_tensors]
+    assert [len(b) for b in batches] == [2, 2, 2]
+    assert sorted(v for b in batches for v in b) == [1, 4, 9, 16, 25, 36]
+    assert [b.numpy().tolist() for b in ds_file.batch(2)] == [
+        [b"Line 1", b"Line 2"],
+        [b"Line 3", b"  "],
+    ]
+
+
+def test_custom_layers_tutorial():
+    layer = tf.keras.layers.Dense(10, input_shape=(None, 5))
+    assert layer(tf.zeros([10, 5])).shape == (10, 10)
+    assert [v.shape for v in layer.variables] == [(5, 10), (10,)]
+    assert layer.kernel is layer.variables[0] and layer.bias is layer.variables[1]
+
+    class MyDenseLayer(tf.keras.layers.Layer):
+        def __init__(self, num_outputs):
+            super(MyDenseLayer, self).__init__()  # noqa: UP008 (the tutorial's spelling)
+            self.num_outputs = num_outputs
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight("kernel", shape=[int(input_shape[-1]), self.num_outputs])
+
+        def call(self, inputs):
+            return tf.matmul(inputs, self.kernel)
+
+    layer = MyDenseLayer(10)
+    _ = layer(tf.zeros([10, 5]))
+    names = [var.name for var in layer.trainable_variables]
+    assert len(names) == 1 and "kernel" in names[0]
+
+    class ResnetIdentityBlock(tf.keras.Model):
+        def __init__(self, kernel_size, filters):
+            super(ResnetIdentityBlock, self).__init__(name="")  # noqa: UP008
+            filters1, filters2, filters3 = filters
+            self.conv2a = tf.keras.layers.Conv2D(filters1, (1, 1))
+            self.bn2a = tf.keras.layers.BatchNormalization()
+            self.conv2b = tf.keras.layers.Conv2D(filters2, kernel_size, padding="same")
+            self.bn2b = tf.keras.layers.BatchNormalization()
+            self.conv2c = tf.keras.layers.Conv2D(filters3, (1, 1))
+            self.bn2c = tf.keras.layers.BatchNormalization()
+
+        def call(self, input_tensor, training=False):
+            x = tf.nn.relu(self.bn2a(self.conv2a(input_tensor), training=training))
+            x = tf.nn.relu(self.bn2b(self.conv2b(x), training=training))
+            x = self.bn2c(self.conv2c(x), training=training)
+            return tf.nn.relu(x + input_tensor)
+
+    block = ResnetIdentityBlock(1, [1, 2, 3])
+    assert block(tf.zeros([1, 2, 3, 3])).shape == (1, 2, 3, 3)
+    assert len(block.layers) == 6 and len(block.variables) == 18
+    my_seq = tf.keras.Sequential(
+        [
+            tf.keras.layers.Conv2D(1, (1, 1), input_shape=(None, None, 3)),
+            tf.keras.layers.BatchNormalization(),
+            tf.keras.layers.Conv2D(2, 1, padding="same"),
+            tf.keras.layers.BatchNormalization(),
+            tf.keras.layers.Conv2D(3, (1, 1)),
+            tf.keras.layers.BatchNormalization(),
+        ]
+    )
+    assert my_seq(tf.zeros([1, 2, 3, 3])).shape == (1, 2, 3, 3)
