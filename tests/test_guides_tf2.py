@@ -240,3 +240,58 @@ def test_custom_layers_tutorial():
         ]
     )
     assert my_seq(tf.zeros([1, 2, 3, 3])).shape == (1, 2, 3, 3)
+
+
+def test_custom_training_walkthrough_on_local_data():
+    # the tutorial's model, loss, gradient step, metrics and evaluation loop, on a separable
+    # stand-in for the penguins data (the tutorial downloads it)
+    rng = np.random.default_rng(0)
+    x_all = rng.uniform(size=(300, 4)).astype(np.float32)
+    y_all = np.clip((x_all[:, 0] * 3).astype(np.int64), 0, 2)
+    ds_train_batch = tf.data.Dataset.from_tensor_slices((x_all[60:], y_all[60:])).batch(32)
+    ds_test = tf.data.Dataset.from_tensor_slices((x_all[:60], y_all[:60]))
+    tf.random.set_seed(0)
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Dense(10, activation=tf.nn.relu, input_shape=(4,)),
+            tf.keras.layers.Dense(10, activation=tf.nn.relu),
+            tf.keras.layers.Dense(3),
+        ]
+    )
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def loss(model, x, y, training):
+        return loss_object(y_true=y, y_pred=model(x, training=training))
+
+    def grad(model, inputs, targets):
+        with tf.GradientTape() as tape:
+            loss_value = loss(model, inputs, targets, training=True)
+        return loss_value, tape.gradient(loss_value, model.trainable_variables)
+
+    optimizer = tf.keras.optimizers.SGD(learning_rate=0.5)
+    features, labels = next(iter(ds_train_batch))
+    loss_value, grads = grad(model, features, labels)
+    assert optimizer.iterations.numpy() == 0
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    assert optimizer.iterations.numpy() == 1
+    assert loss(model, features, labels, training=True).numpy() < loss_value.numpy()
+    accuracies = []
+    for _ in range(40):
+        epoch_loss_avg = tf.keras.metrics.Mean()
+        epoch_accuracy = tf.keras.metrics.SparseCategoricalAccuracy()
+        for x, y in ds_train_batch:
+            loss_value, grads = grad(model, x, y)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            epoch_loss_avg.update_state(loss_value)
+            epoch_accuracy.update_state(y, model(x, training=True))
+        accuracies.append(float(epoch_accuracy.result()))
+    assert accuracies[-1] > 0.8 and accuracies[-1] > accuracies[0]
+    test_accuracy = tf.keras.metrics.Accuracy()
+    for x, y in ds_test.batch(10):
+        logits = model(x, training=False)
+        prediction = tf.math.argmax(logits, axis=1, output_type=tf.int64)
+        test_accuracy(prediction, y)
+    assert float(test_accuracy.result()) > 0.7
+    assert tf.stack([y, prediction], axis=1).shape == (10, 2)
+    text = "Test set accuracy: {:.3%}".format(test_accuracy.result())  # noqa: UP032
+    assert text.startswith("Test set accuracy: ") and text.endswith("%")
