@@ -491,7 +491,9 @@ def test_soft_placement_without_gpus_runs_on_cpu_and_warns_once_per_name():
 
 def test_soft_placement_with_virtual_gpus_uses_them_and_falls_back_only_for_absent_ones():
     device_mod._soft_warned.discard("/gpu:7")  # warned once per process
-    warned = pytest.warns(RuntimeWarning, match=r"'/gpu:7' is not present \(2 GPUs present\)")
+    warned = pytest.warns(
+        RuntimeWarning, match=r"'/gpu:7' is not present \(2 virtual GPUs present\)"
+    )
     with warned, ek.device("/gpu:7"):
         x = ek.constant(1.0)
     assert x.device == FULL_CPU

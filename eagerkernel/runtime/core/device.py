@@ -218,8 +218,9 @@ def get_device(spec, soft: bool = False) -> Device:
         if soft and _soft[0]:
             if name not in _soft_warned:
                 _soft_warned.add(name)
-                gpus = sum(d.device_type == "GPU" for d in _devices.values())
-                why = f"{gpus} GPUs present" if gpus or not real else real
+                gpus = [d for d in _devices.values() if d.device_type == "GPU"]
+                kind = " virtual" if gpus and all(d.virtual for d in gpus) else ""
+                why = f"{len(gpus)}{kind} GPUs present" if gpus or not real else real
                 warnings.warn(
                     f"device {spec!r} is not present ({why}); running on"
                     " /cpu:0 instead (soft device placement; "
