@@ -23,9 +23,10 @@ How a call runs:
    traced: a new *branch*, replayed from then on for calls whose guards take it. So a call's
    result is always the eager result; there is no AutoGraph and no ``tf.cond`` to write.
 
-Calls made while a tape (or ``%%tape``'s profiler, or an outer trace) records on this thread
-run the Python function eagerly, so the recorder sees every op: gradients of any order
-through a function are exactly the eager ones.
+Calls made while a tape (or ``%%tape``'s profiler) records on this thread replay the program
+op by op through the dispatcher (`Program.run_observed`), so the recorder sees every op:
+gradients of any order through a function are exactly the eager ones. Inside another
+function's trace, a function's Python code runs, so that the outer trace records its ops.
 
 Deliberate differences from TensorFlow, documented on `function`: programs are specialized
 on concrete shapes (a ``None`` dimension of an ``input_signature`` accepts any size, and each
@@ -78,9 +79,9 @@ _VARIABLE_ERROR = (
 
 # -- tracing ---------------------------------------------------------------------------------
 #
-# A value in a trace is a *ref*: an int is a slot (an input or an op's output, a local of the
-# compiled program), ("c", k) the k-th captured constant, ("v", k) the k-th Variable (read
-# when the program reaches the op, so assignments before it are seen).
+# A value in a trace is a *ref*: an int is a slot (an input, an op's output, a variable's value
+# read where the program reads it, an object a stateful call returned: a local of the compiled
+# program), or ("c", k), the k-th captured constant.
 
 
 class _Param:
@@ -108,14 +109,10 @@ class _Obj(_Arg):
     __slots__ = ()
 
 
+# The output template of a call that ended an iteration (raised StopIteration).
 _STOP = "<raises StopIteration>"
-_ONE_SHOT = (
-    zip,
-    map,
-    filter,
-    enumerate,
-    types.GeneratorType,
-)  # the output template of a call that ended an iteration
+# Arguments that a stateful call would consume: read into a list first (`zip(grads, vars)`).
+_ONE_SHOT = (zip, map, filter, enumerate, types.GeneratorType)
 
 
 def _peek_created() -> int:
@@ -437,7 +434,7 @@ class Program:
         def show(r):
             if type(r) is int:
                 return f"s{r}"
-            return f"const{r[1]}" if r[0] == "c" else self.variables[r[1]].name
+            return f"const{r[1]}"
 
         lines = []
         for ins in self.ops:
@@ -532,9 +529,8 @@ def _fold(tracer: _Tracer, instrs: list, outputs: list):
                     k: (_Param(sub(v.ref)) if isinstance(v, _Param) else v)
                     for k, v in params.items()
                 }
-            dynamic = any(type(r) is int or r[0] == "v" for r in refs) or any(
-                isinstance(v, _Param) and (type(v.ref) is int or v.ref[0] == "v")
-                for v in (params or {}).values()
+            dynamic = any(type(r) is int for r in refs) or any(
+                isinstance(v, _Param) and type(v.ref) is int for v in (params or {}).values()
             )
             if not dynamic:
                 for s in (outs,) if type(outs) is int else outs:
@@ -633,12 +629,9 @@ def _compile(program: Program):
     def name(r) -> str:
         if type(r) is int:
             return f"s{r}"
-        kind, k = r
-        if kind == "c":
-            namespace[f"C{k}"] = program.consts[k][0]
-            return f"C{k}"
-        namespace[f"V{k}"] = program.variables[k]
-        return f"V{k}._value"
+        k = r[1]  # ("c", k)
+        namespace[f"C{k}"] = program.consts[k][0]
+        return f"C{k}"
 
     for i, ins in enumerate(ops):
         kind = ins[0]
@@ -790,12 +783,7 @@ def _device_of(program: Program, refs):
     from .core.device import CPU
 
     for r in refs:
-        if type(r) is int:
-            d = program.devices[r]
-        elif r[0] == "c":
-            d = program.consts[r[1]][1]
-        else:
-            d = program.variables[r[1]]._device
+        d = program.devices[r] if type(r) is int else program.consts[r[1]][1]
         if d is not None:
             return d
     return CPU
@@ -1035,7 +1023,7 @@ class Function:
             elif type(r) is int:
                 flat.append(make(value, program.devices[r]))
             else:
-                flat.append(make(value, program.consts[r[1]][1]) if r[0] == "c" else leaf)
+                flat.append(make(value, program.consts[r[1]][1]))
         return nest.pack_sequence_as(program.structure, flat)
 
     def _trace(self, entry: _Entry, parent, branch, args, kwargs, tensors):
@@ -1064,9 +1052,6 @@ class Function:
                 leaves.append(x)
         program = Program.from_trace(tracer, len(tensors), refs)
         program.custom_gradients = tracer.custom_gradients
-        for k, r in enumerate(program.outputs):  # a Variable or constant returned: keep it
-            if r is not None and type(r) is not int and r[0] == "v":
-                leaves[k] = program.variables[r[1]]
         program.structure = nest.pack_sequence_as(result, [None] * len(flat))
         program.py_leaves = leaves
         with self._lock:
@@ -1250,7 +1235,7 @@ class ConcreteFunction:
         program = entry.program
         flat = []
         for r, leaf in zip(program.outputs, program.py_leaves):
-            if r is None or (type(r) is not int and r[0] == "v"):
+            if r is None:
                 flat.append(leaf)
             elif type(r) is int:
                 flat.append(TensorSpec(program._shapes[r], program._dtypes[r]))

@@ -48,6 +48,7 @@ __all__ = [
     "avg_pool2d",
     "bias_add",
     "conv2d",
+    "conv2d_transpose",
     "dropout",
     "elu",
     "embedding_lookup",
@@ -325,4 +326,4 @@ def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
     return clip_by_norm(rows, max_norm, axes=axes) if axes else rows
 
 
-from .conv import avg_pool2d, conv2d, max_pool2d  # noqa: E402
+from .conv import avg_pool2d, conv2d, conv2d_transpose, max_pool2d  # noqa: E402
