@@ -26,6 +26,9 @@ def test_solve_values_match_the_inverse():
     out = ek.linalg.solve(ek.constant(batch, ek.float32), ek.constant(rhs, ek.float32))
     assert out.dtype == ek.float32 and out.shape == (2, 3, 2)
     np.testing.assert_allclose(out.numpy(), np.linalg.solve(batch, rhs), rtol=1e-4)
+    half = ek.linalg.solve(ek.constant(A, ek.float16), ek.constant(B, ek.float16))
+    assert half.dtype == ek.float16
+    np.testing.assert_allclose(half.numpy(), np.linalg.solve(A, B), rtol=2e-2, atol=2e-3)
 
 
 @pytest.mark.parametrize("adjoint", [False, True])

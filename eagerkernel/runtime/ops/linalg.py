@@ -380,8 +380,11 @@ def _solve_fwd(xp, matrix, rhs, adjoint):
     if adjoint:
         matrix = xp.swapaxes(matrix, -1, -2)
     msg = "solve: Input matrix is not invertible."
+    dtype = matrix.dtype
+    if dtype == np.float16:  # LAPACK has no half precision: solve in float32, round back
+        matrix, rhs = matrix.astype(np.float32), rhs.astype(np.float32)
     try:
-        out = xp.linalg.solve(matrix, rhs)
+        out = xp.linalg.solve(matrix, rhs).astype(dtype, copy=False)
     except np.linalg.LinAlgError:  # NumPy's (CuPy raises NumPy's class too, when it raises)
         raise InvalidArgumentError(None, "MatrixSolve", msg) from None
     if xp is not np and not bool(xp.isfinite(out).all()):  # CuPy returns NaN by default
@@ -410,7 +413,8 @@ def solve(matrix, rhs, adjoint=False, name=None) -> Tensor:
     """Solves ``matrix @ x = rhs`` for ``x`` (follows `tf.linalg.solve`).
 
     Args:
-        matrix: shape ``[..., M, M]``, float32 or float64 (complex matrices are not supported).
+        matrix: shape ``[..., M, M]``, float16 (solved in float32), float32 or float64
+            (complex matrices are not supported).
         rhs: shape ``[..., M, K]``, same dtype and the same batch dimensions as ``matrix``.
         adjoint: solve with the adjoint (transpose) of each matrix instead.
 
