@@ -67,12 +67,15 @@ class Tensor:
     Attributes:
         shape: a `TensorShape` (a tuple of ints).
         dtype: a `DType`, e.g. ``ek.float32``.
-        device: the device name, e.g. ``"/cpu:0"``.
+        device: TensorFlow's fully qualified device name,
+            ``"/job:localhost/replica:0/task:0/device:CPU:0"``.
         ndim: the rank.
 
     >>> t = constant([[1.0, 2.0], [3.0, 4.0]])
-    >>> t.shape, t.dtype, t.device
-    (TensorShape([2, 2]), ek.float32, '/cpu:0')
+    >>> t.shape, t.dtype
+    (TensorShape([2, 2]), ek.float32)
+    >>> t.device
+    '/job:localhost/replica:0/task:0/device:CPU:0'
     >>> print(constant([[4.0]]))
     Tensor([[4.]], shape=(1, 1), dtype=float32)
     >>> constant(6.0)
@@ -168,7 +171,7 @@ class Tensor:
 
     @property
     def device(self) -> str:
-        return self._device.name
+        return self._device.full_name
 
     @property
     def ndim(self) -> int:
