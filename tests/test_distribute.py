@@ -104,9 +104,9 @@ def test_one_device_strategy_places_variables_and_runs_there():
     s = ek.distribute.OneDeviceStrategy("/gpu:1")
     with s.scope():
         v = ek.Variable([1.0, 2.0])
-    assert type(v) is ek.Variable and v.device == "/gpu:1"
+    assert type(v) is ek.Variable and v.device == "/job:localhost/replica:0/task:0/device:GPU:1"
     out = s.run(lambda x: v * x, args=(ek.constant(3.0),))
-    assert out.device == "/gpu:1"
+    assert out.device == "/job:localhost/replica:0/task:0/device:GPU:1"
     np.testing.assert_array_equal(out.numpy(), [3.0, 6.0])
     assert float(s.reduce("SUM", out, axis=0)) == 9.0
 
@@ -120,7 +120,9 @@ def test_variables_created_in_scope_are_mirrored_on_every_device():
         v = ek.Variable([1.0, 2.0], name="w")
     assert isinstance(v, ek.distribute.MirroredVariable) and isinstance(v, ek.Variable)
     assert v.devices == ("/gpu:0", "/gpu:1")
-    assert [t.device for t in v.values] == ["/gpu:0", "/gpu:1"]
+    assert [t.device for t in v.values] == [
+        f"/job:localhost/replica:0/task:0/device:GPU:{i}" for i in (0, 1)
+    ]
     v.assign([5.0, 6.0])  # cross-replica: every component
     for t in v.values:
         np.testing.assert_array_equal(t.numpy(), [5.0, 6.0])
@@ -129,7 +131,9 @@ def test_variables_created_in_scope_are_mirrored_on_every_device():
         np.testing.assert_array_equal(t.numpy(), [6.0, 7.0])
     # in a replica context each replica reads its own component, on its device
     devices = s.run(lambda: (v + 0.0).device)
-    assert devices.values == ("/gpu:0", "/gpu:1")
+    assert devices.values == tuple(
+        f"/job:localhost/replica:0/task:0/device:GPU:{i}" for i in (0, 1)
+    )
     assert "MirroredVariable" in repr(v)
 
 
@@ -173,7 +177,7 @@ def test_all_reduce_sum_and_mean_in_replica_context():
         np.testing.assert_array_equal(total["a"].values[r].numpy(), [1.0, 2.0])
         assert float(total["b"].values[r]) == 2.0
         np.testing.assert_array_equal(mean["a"].values[r].numpy(), [0.5, 1.0])
-        assert total["a"].values[r].device == f"/gpu:{r}"
+        assert total["a"].values[r].device == f"/job:localhost/replica:0/task:0/device:GPU:{r}"
 
 
 def test_reduce_with_and_without_axis():
@@ -248,7 +252,9 @@ def test_experimental_distribute_dataset_splits_global_batches():
     assert isinstance(xb, ek.distribute.PerReplica)
     np.testing.assert_array_equal(xb.values[0].numpy(), x[0:2])
     np.testing.assert_array_equal(xb.values[1].numpy(), x[2:4])
-    assert [t.device for t in xb.values] == ["/gpu:0", "/gpu:1"]
+    assert [t.device for t in xb.values] == [
+        f"/job:localhost/replica:0/task:0/device:GPU:{i}" for i in (0, 1)
+    ]
     np.testing.assert_array_equal(yb.values[1].numpy(), [2, 3])
     # the last batch (one example) splits unevenly: 1 and 0 rows
     xl, _ = batches[1]
@@ -257,7 +263,7 @@ def test_experimental_distribute_dataset_splits_global_batches():
         next(iter(s.experimental_distribute_dataset(ek.data.Dataset.range(3))))
     options = ek.distribute.InputOptions(experimental_fetch_to_device=False)
     xb, _ = next(iter(s.experimental_distribute_dataset(ds, options)))
-    assert xb.values[1].device == "/cpu:0"
+    assert xb.values[1].device == "/job:localhost/replica:0/task:0/device:CPU:0"
 
 
 def test_distribute_datasets_from_function_gives_each_replica_an_element():
