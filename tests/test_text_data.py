@@ -206,3 +206,11 @@ def test_numpy_function_is_one_op_without_a_gradient():
         ek.numpy_function(lambda a: a * 2.0, [np.float64(1.0)], ek.float32)
     with pytest.raises(ZeroDivisionError):  # raised as is, as in TensorFlow's eager mode
         ek.numpy_function(lambda a: 1 / 0, [1.0], ek.float32)
+
+
+def test_py_function_as_a_decorator():
+    @ek.py_function(Tout=ek.float32)
+    def py_plus(x, y):
+        return x + y
+
+    assert float(py_plus(ek.constant(1.0), ek.constant(2.0))) == 3.0

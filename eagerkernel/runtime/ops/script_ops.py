@@ -9,6 +9,8 @@ does. `numpy_function` hands the function NumPy arrays and is one op without a g
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core import dtypes
@@ -72,6 +74,9 @@ def py_function(func=None, inp=None, Tout=None, name=None):
         inp: a list of inputs (Tensors or values convertible to them).
         Tout: a dtype (one output, returned as a Tensor) or a list of dtypes (a list).
 
+    Without ``func`` and ``inp`` it is a decorator (``@ek.py_function(Tout=ek.float32)``),
+    as in TensorFlow 2.
+
     Raises:
         InvalidArgumentError: ``func`` returned a tensor of another dtype, or raised
             ValueError/TypeError; other exceptions of ``func`` become TensorFlow's op errors
@@ -85,6 +90,17 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     (9.0, 6.0)
     """
     op = "py_function"
+    if func is None and inp is None:  # the decorator form: @ek.py_function(Tout=...)
+        _tout(Tout, op)
+
+        def decorator(f):
+            @functools.wraps(f)
+            def wrapper(*args):
+                return py_function(f, list(args), Tout, name)
+
+            return wrapper
+
+        return decorator
     if func is None or not callable(func):
         raise TypeError(f"{op}: func must be callable. Received: func={func!r:.60}")
     outs, single = _tout(Tout, op)
