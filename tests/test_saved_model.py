@@ -216,3 +216,35 @@ def _evil_call(meta) -> None:
     program = meta["functions"]["shift"][0]["program"]
     call = next(o for o in program["ops"] if "call" in o)
     call["call"] = "builtins:exec"
+
+
+def test_custom_gradients_need_the_option_that_drops_them(tmp_path):
+    @ek.custom_gradient
+    def clip_gradients(y):
+        def backward(dy):
+            return ek.clip_by_norm(dy, 0.5)
+
+        return y, backward
+
+    class WithCustom:
+        def __init__(self):
+            self.variables = []
+
+        @ek.function
+        def f(self, x):
+            return clip_gradients(x * x)
+
+    m = WithCustom()
+    m.f(ek.constant(2.0))
+    with pytest.raises(NotImplementedError, match="uses ek.custom_gradient"):
+        ek.saved_model.save(m, tmp_path / "c")
+    options = ek.saved_model.SaveOptions(experimental_custom_gradients=False)
+    ek.saved_model.save(m, tmp_path / "c", options=options)
+    loaded = ek.saved_model.load(tmp_path / "c")
+    x = ek.constant(2.0)
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = loaded.f(x)
+    assert float(y) == 4.0 and float(tape.gradient(y, x)) == 4.0  # through the ops: 2x
+    with pytest.raises(NotImplementedError, match="save_debug_info=True"):
+        ek.saved_model.SaveOptions(save_debug_info=True)
