@@ -236,7 +236,7 @@ def test_custom_gradients_need_the_option_that_drops_them(tmp_path):
 
     m = WithCustom()
     m.f(ek.constant(2.0))
-    with pytest.raises(NotImplementedError, match="uses ek.custom_gradient"):
+    with pytest.raises(NotImplementedError, match=r"uses ek\.custom_gradient"):
         ek.saved_model.save(m, tmp_path / "c")
     options = ek.saved_model.SaveOptions(experimental_custom_gradients=False)
     ek.saved_model.save(m, tmp_path / "c", options=options)

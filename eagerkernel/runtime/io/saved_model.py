@@ -25,6 +25,7 @@ import os
 import shutil
 import sys
 import tempfile
+import typing
 
 import numpy as np
 
@@ -311,7 +312,7 @@ class SaveOptions:
         NotImplementedError: another value for an option this format has no use for.
     """
 
-    _DEFAULTS = {
+    _DEFAULTS: typing.ClassVar[dict] = {
         "namespace_whitelist": None,
         "save_debug_info": False,
         "function_aliases": None,
