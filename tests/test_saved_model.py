@@ -248,3 +248,20 @@ def test_custom_gradients_need_the_option_that_drops_them(tmp_path):
     assert float(y) == 4.0 and float(tape.gradient(y, x)) == 4.0  # through the ops: 2x
     with pytest.raises(NotImplementedError, match="save_debug_info=True"):
         ek.saved_model.SaveOptions(save_debug_info=True)
+
+
+def test_an_input_signature_function_must_be_traced_before_saving(tmp_path):
+    class M:
+        variables: tuple = ()
+
+        @ek.function(input_signature=[ek.TensorSpec([None], ek.float32)])
+        def f(self, x):
+            return x + 1.0
+
+    m = M()
+    with pytest.raises(ValueError, match="has an input_signature but was never called"):
+        ek.saved_model.save(m, tmp_path / "m")
+    m.f(ek.constant([1.0, 2.0]))
+    ek.saved_model.save(m, tmp_path / "m")
+    loaded = ek.saved_model.load(tmp_path / "m")
+    assert loaded.f(ek.constant([3.0, 4.0])).numpy().tolist() == [4.0, 5.0]

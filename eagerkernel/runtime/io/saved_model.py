@@ -386,6 +386,12 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                     "SaveOptions(experimental_custom_gradients=False) to save it with "
                     "gradients through its ops."
                 )
+            if not entries and f.input_signature is not None:
+                raise ValueError(
+                    f"saved_model.save: function {name} has an input_signature but was never "
+                    "called; eagerkernel traces on real values, so call it once (with inputs "
+                    "of the shapes to save) before saving."
+                )
             if group == "signatures" and not entries:
                 raise ValueError(
                     f"saved_model.save: signature {name!r} has no traced concrete function; "
