@@ -211,7 +211,7 @@ def test_empty_device_name_adds_no_constraint():
     before = list(context.ACTIVE)
     with ek.device(""):
         assert list(context.ACTIVE) == before  # ops keep the fast path
-        assert ek.constant(1.0).device == "/cpu:0"
+        assert ek.constant(1.0).device.endswith("CPU:0")
     with ek.device("/cpu:0"), ek.device("  "):
         assert context.context().device.name == "/cpu:0"  # the outer scope stays in force
     with pytest.raises(ValueError, match="cannot parse device name"):
@@ -231,7 +231,7 @@ with ek.device("/cpu:0"):
     with ek.device("/gpu:0"):
         g = ek.constant([1.0, 2.0])
     y = g * 2.0  # the CPU scope moves the GPU input now
-    seen["placed"] = (g.device, y.device)
+    seen["placed"] = (g.device[-5:], y.device[-5:])
 seen["after"] = list(context.ACTIVE)
 print(json.dumps(seen))
 """
@@ -254,7 +254,7 @@ def test_a_scope_on_the_only_device_keeps_the_fast_path_until_another_appears():
     assert seen["quiet"] == [[], "/cpu:0"]  # no token: ops inside run the fast path
     assert seen["value"] == 6.0
     assert seen["active"] == ["/cpu:0"]  # the open scope got its token
-    assert seen["placed"] == ["/gpu:0", "/cpu:0"]
+    assert seen["placed"] == ["GPU:0", "CPU:0"]
     assert seen["after"] == []
 
 
