@@ -22,7 +22,7 @@ XDIST := $(if $(filter-out 0,$(WORKERS)),-n $(WORKERS))
 TORCH_VERSION ?= 2.13.0
 # Debian packages the tutorials use when present (Fashion-MNIST in /usr/share), and Chromium
 # (/usr/bin/chromium) for the browser test (tests/test_browser.py, skipped without it).
-DEB_PACKAGES ?= dataset-fashion-mnist chromium
+DEB_PACKAGES ?= dataset-fashion-mnist chromium graphviz
 LINT_PATHS := eagerkernel tests benchmarks $(wildcard conftest.py setup.py)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # nbval's sanitizing patterns: the notebooks' own file, else the one the package ships.
