@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from ... import nest
+from ...core.context import scope as _scope
 from ...core.device import CPU
 from ...core.device import device as device_scope
 from ...core.tape import GradientTape
@@ -424,6 +425,12 @@ class Optimizer:
         return self.apply_gradients(zip(grads, trainable_variables))
 
     def _apply(self, grads_and_vars, counters: tuple):
+        # The update's ops run in a scope named after the optimizer, which recorders see
+        # (`Recorder.on_scope`): %%tape tells them apart from the forward and backward ops.
+        with _scope(self.name, "optimizer"):
+            return self._apply_in_scope(grads_and_vars, counters)
+
+    def _apply_in_scope(self, grads_and_vars, counters: tuple):
         pairs = self._validated(grads_and_vars)
         lr = self._current_learning_rate()
         new = [v for _, v in pairs if v._uid not in self._built]
