@@ -14,7 +14,7 @@ from . import displays
 from .device_magic import DeviceListing, DeviceMagics
 from .formatting import format_seconds, tensor_html
 from .grad_magic import GradMagics, GradResult
-from .graph import GraphLayout, TapeGraph
+from .graph import GraphSpec, TapeGraph
 from .plots import GradPlots
 from .tape_magic import TapeMagics, TapeRecord, TapeTiming
 from .timing import CellTiming, TimingMagics
@@ -26,7 +26,7 @@ __all__ = [
     "GradMagics",
     "GradPlots",
     "GradResult",
-    "GraphLayout",
+    "GraphSpec",
     "TapeGraph",
     "TapeMagics",
     "TapeRecord",

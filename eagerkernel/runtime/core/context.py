@@ -32,10 +32,10 @@ __all__ = [
     "default_device",
     "pop_device",
     "pop_recorder",
+    "pop_scope",
     "push_device",
     "push_recorder",
     "push_scope",
-    "pop_scope",
     "scope",
     "set_default_device",
 ]
