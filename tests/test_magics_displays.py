@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +15,7 @@ from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
 import eagerkernel as ek
-from eagerkernel.magics import TapeGraph, TapeRecord
-from eagerkernel.magics.graph import layout
+from eagerkernel.magics import TapeRecord
 from eagerkernel.runtime.core import tape as tape_mod
 from eagerkernel.runtime.core.tape import ProfilingTape
 
@@ -63,69 +61,154 @@ def chain_tape(steps: int) -> ProfilingTape:
 # -- %%tape graph -------------------------------------------------------------------------------
 
 
-def test_tape_cell_shows_graph_as_second_png_display(ip):
+def test_tape_cell_shows_graph_as_second_display_inline_svg(ip):
     _, cap = run(ip, "%%tape\nw = ek.Variable(2.0)\nx = ek.constant(3.0)\ny = w * x + 1.0")
     record, graph = cap.outputs[-2:]
-    assert "image/png" in graph.data and "text/html" not in graph.data
-    assert graph.data["image/png"][:8] == PNG
-    assert "image/png" not in record.data
+    assert "image/png" not in graph.data and "image/png" not in record.data
+    html = graph.data["text/html"]
+    assert html.count("<svg") == 1 and 'role="img"' in html and "aria-label=" in html
     assert "<img" not in record.data["text/html"]
-    # deterministic text form for nbval
+    # deterministic text form for nbval: 2 op nodes, the Variable, x and the constant 1
     assert graph.data["text/plain"] == "<graph of tape `_tape`: 2 ops, 5 nodes drawn>"
 
 
-def test_record_graph_png_and_layout_labels():
+def _svg_titles(svg: str) -> list[str]:
+    import re
+
+    return re.findall(r"<title>(.*?)</title>", svg)
+
+
+def test_graph_nodes_edges_leaves_and_tooltips():
     tape = ProfilingTape()
-    w = ek.Variable(2.0)
+    w = ek.Variable(2.0, name="w")
     x = ek.constant(3.0)
     with tape:
         y = ek.exp(w * x) + x
-    record = TapeRecord(tape, "t", names={id(x): "x", id(w): "w"})
-    png = record.graph_png()
-    assert png[:8] == PNG
-    lay = record.graph.layout
-    labels = [n.label for n in lay.nodes]
-    assert labels[:2] == ["var w: float32[]", "x: float32[]"]
-    assert [n.label for n in lay.nodes if n.kind == "op"] == ["Mul", "Exp", "AddV2"]
-    depth = {n.label: n.depth for n in lay.nodes}
-    assert depth["Mul"] == 1 and depth["Exp"] == 2 and depth["AddV2"] == 3
-    assert y is not None and lay.hidden_ops == 0
+    record = TapeRecord(tape, "t", names={id(x): "x", id(w): "w:0"})
+    spec = record.graph.spec
+    labels = {node: label for node, (label, _, _) in spec.nodes.items()}
+    assert [labels[f"o{j}"].split("\n")[0] for j in range(3)] == ["Mul", "Exp", "AddV2"]
+    leaves = sorted(label for node, label in labels.items() if node.startswith("l"))
+    assert leaves == ["w:0\nfloat32[]", "x\n3"]  # a Variable by name, a small tensor by value
+    # every data path: w and x into Mul, Mul into Exp, Exp and x into AddV2
+    leaf = {label.split("\n")[0]: node for node, label in labels.items()}
+    assert set(spec.edges) == {
+        (leaf["w:0"], "o0"),
+        (leaf["x"], "o0"),
+        ("o0", "o1"),
+        ("o1", "o2"),
+        (leaf["x"], "o2"),
+    }
+    svg = record.graph_svg()
+    assert svg.startswith("<svg") and "@T" not in svg  # tooltips filled in
+    tip = spec.nodes["o1"][1]
+    assert "#1 Exp" in tip and "float32[]" in tip and "/cpu:0" in tip and "time:" in tip
+    assert "#1 Exp" in svg.replace("&#35;", "#")
+    assert y is not None
 
 
-def test_long_chain_collapses_fast():
-    tape = chain_tape(1000)  # 2000 ops
-    t0 = time.perf_counter()
-    lay = TapeGraph(tape.entries, "t").layout
-    assert time.perf_counter() - t0 < 1.0
-    chains = [n for n in lay.nodes if n.kind == "chain"]
-    assert [c.label for c in chains] == ["Mul→AddV2 ×1000"]
-    assert len(lay.nodes) <= 5 and lay.n_ops == 2000 and lay.hidden_ops == 0
+def test_layers_are_clusters_and_backward_optimizer_sections():
+    model = ek.keras.Sequential(
+        [
+            ek.keras.layers.Dense(4, activation="relu", name="hidden"),
+            ek.keras.layers.Dense(2, name="out"),
+        ]
+    )
+    opt = ek.keras.optimizers.SGD(0.1)
+    x = ek.ones((3, 5))
+    tape = ProfilingTape()
+    with tape:
+        with ek.GradientTape() as g:
+            loss = ek.reduce_sum(model(x))
+        grads = g.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    spec = TapeRecord(tape, "t").graph.spec
+    clusters = [tuple(n for _, n in p) for p in spec.clusters]
+    assert (model.name, "hidden") in clusters and (model.name, "out") in clusters
+    assert ("gradient",) in clusters  # the backward pass
+    hidden = spec.members[(("layer", model.name), ("layer", "hidden"))]
+    hidden_ops = [spec.nodes[n][0].split("\n")[0] for n in hidden if n.startswith("o")]
+    assert hidden_ops == ["MatMul", "BiasAdd", "Relu"]
+    # the first Dense's output feeds the second MatMul: a real edge, no merged box
+    relu = next(n for n in hidden if spec.nodes[n][0].startswith("Relu"))
+    out_ops = spec.members[(("layer", model.name), ("layer", "out"))]
+    matmul = next(n for n in out_ops if spec.nodes[n][0].startswith("MatMul"))
+    assert (relu, matmul) in spec.edges
+    dot = spec.dot()
+    assert "cluster_" in dot and "backward (tape.gradient)" in dot and "optimizer SGD" in dot
+    record = TapeRecord(tape, "t")
+    text = repr(record)
+    assert "backward" in text and "optimizer SGD" in text.splitlines()[0]
+
+
+def test_large_layer_collapses_unless_expanded():
+    from eagerkernel.magics.graph import build_graph
+    from eagerkernel.runtime.core.context import scope
+    from eagerkernel.runtime.core.records import Records
+
+    tape = ProfilingTape()
+    x = ek.constant([1.0, 2.0])
+    with tape, scope("block", "layer"):
+        y = x
+        for _ in range(30):
+            y = y * 1.5
+    records = Records(tape)
+    collapsed = build_graph(records, collapse=24)
+    assert collapsed.collapsed == ["block"] and collapsed.drawn_ops == 30
+    assert len([n for n in collapsed.nodes if n.startswith("o")]) == 0
+    expanded = build_graph(records, max_nodes=0, collapse=24, expand=True)
+    assert len([n for n in expanded.nodes if n.startswith("o")]) == 30
+    assert y is not None
 
 
 def test_max_rows_caps_drawn_nodes():
+    from eagerkernel.magics.graph import build_graph
+    from eagerkernel.runtime.core.records import Records
+
     tape = ProfilingTape()
-    xs = [ek.constant(float(i)) for i in range(30)]
+    xs = [ek.constant(np.full(8, float(i), np.float32)) for i in range(30)]
     with tape:
-        for x in xs:  # 30 independent Exp ops: nothing to collapse
+        for x in xs:  # 30 independent Exp ops, each reading its own input
             ek.exp(x)
-    lay = layout(tape.entries, max_rows=10)
-    assert len(lay.nodes) <= 10
-    assert lay.hidden_ops == 30 - sum(len(n.ops) for n in lay.nodes)
-    assert lay.hidden_ops > 0 and f"{lay.hidden_ops} more ops not drawn" in lay.caption
-    assert len(layout(tape.entries, max_rows=0).nodes) == 60
+    spec = build_graph(Records(tape), max_nodes=10)
+    assert len(spec.nodes) <= 10 and spec.drawn_ops == 5
+    assert "25 more ops not drawn" in spec.caption
+    assert len(build_graph(Records(tape), max_nodes=0).nodes) == 60
 
 
-def test_max_rows_option_reaches_the_graph(ip, monkeypatch):
-    from eagerkernel.magics import graph as graph_mod
-
-    seen = []
-    real = graph_mod.layout
-    monkeypatch.setattr(graph_mod, "layout", lambda *a: seen.append(real(*a)) or seen[-1])
+def test_max_rows_option_reaches_the_graph(ip):
     code = "%%tape --max-rows 6\nfor i in range(20):\n    ek.exp(ek.constant(float(i)))"
     _, cap = run(ip, code)
-    assert cap.outputs[-1].data["image/png"][:8] == PNG
-    assert len(seen[-1].nodes) <= 6 and seen[-1].hidden_ops > 0
-    assert "ops not drawn" in cap.outputs[-1].data["text/plain"]
+    assert "<svg" in cap.outputs[-1].data["text/html"]
+    assert "17 more ops not drawn" in cap.outputs[-1].data["text/plain"]
+
+
+def test_graph_without_dot_says_how_to_get_it(ip, monkeypatch):
+    from eagerkernel.magics import graph as graph_mod
+
+    monkeypatch.setattr(graph_mod, "dot_available", lambda: False)
+    _, cap = run(ip, "%%tape\nx = ek.constant(3.0)\ny = x * x")
+    record, graph = cap.outputs[-2:]
+    assert "<table" in record.data["text/html"]
+    assert "apt-get install graphviz" in graph.data["text/html"]
+    assert "<svg" not in graph.data["text/html"]
+
+
+def test_graph_layout_is_cached_by_structure(monkeypatch):
+    import graphviz
+
+    x = ek.constant([1.0, 2.0])
+    tapes = []
+    for _ in range(2):
+        with ProfilingTape() as tape:
+            ek.exp(x * x)
+        tapes.append(tape)
+    first = TapeRecord(tapes[0], "t").graph_svg()
+    calls = []
+    monkeypatch.setattr(graphviz.Source, "pipe", lambda *a, **k: calls.append(a))
+    second = TapeRecord(tapes[1], "t").graph_svg()
+    assert calls == []  # same structure: no `dot` run
+    assert first.count('<g id="node') == second.count('<g id="node')
 
 
 def test_displaying_the_tape_shows_the_record(ip):
@@ -298,3 +381,85 @@ def test_array_stats_against_numpy(values):
         assert np.isnan(s["min"]) and np.isnan(s["max"])
     else:
         assert (s["min"], s["max"]) == (np.nanmin(real), np.nanmax(real))
+
+
+# -- %%tape timings, scopes, source lines, partial tapes ------------------------------------------
+
+
+def test_replay_times_each_op_min_and_median(ip):
+    from eagerkernel.magics.replay import replay_times
+    from eagerkernel.runtime.core.records import Records
+
+    x = ek.constant(np.linspace(-1, 1, 64, dtype=np.float32))
+    with ProfilingTape() as tape:
+        y = ek.exp(x * x)
+    before = [r.output for r in tape.records]
+    times = replay_times(Records(tape), repeat=4, warmup=2)
+    assert len(times) == 2 and all(0 < lo <= med for lo, med in times)
+    assert [r.output for r in tape.records] == before  # replay leaves the tape alone
+    np.testing.assert_allclose(y.numpy(), np.exp(x.numpy() ** 2))
+    with pytest.raises(ValueError, match="repeat"):
+        replay_times(Records(tape), repeat=0)
+    _, cap = run(
+        ip, "%%tape --time replay --repeat 3 --warmup 1\nx = ek.constant([1.0, 2.0])\ny = x * x"
+    )
+    text = cap.outputs[-2].data["text/plain"]
+    assert "replayed (min of 3 runs after 1 warm-up)" in text.splitlines()[0]
+    assert text.splitlines()[1].split()[-3:] == ["min", "median", "share"]
+
+
+def test_replay_does_not_bill_warnings_and_changes_no_tape(ip):
+    ip.run_cell("_big = ek.constant([1000.0, 1.0])")
+    _, cap = run(ip, "%%tape --time replay\ny = ek.exp(_big)")
+    assert "Exp" in cap.outputs[-2].data["text/plain"]
+    assert len(ip.user_ns["_tape"].records) == 1
+
+
+def test_sort_and_by_layer(ip):
+    ip.run_cell(
+        "_m = ek.keras.Sequential([ek.keras.layers.Dense(3, name='d1'), "
+        "ek.keras.layers.Dense(2, name='d2')])\n_x = ek.ones((4, 5))"
+    )
+    _, cap = run(ip, "%%tape --by layer --sort count\ny = ek.reduce_sum(_m(_x))")
+    text = cap.outputs[-2].data["text/plain"]
+    table = text[text.index("By layer, sorted by count:") :].splitlines()
+    rows = [line.split()[0] for line in table[3:]]
+    assert rows[:2] == [f"{ip.user_ns['_m'].name}/d1", f"{ip.user_ns['_m'].name}/d2"]
+    assert rows[2:] == ["(none)", "total"]
+    assert [line.split()[1] for line in table[3:]] == ["2", "2", "1", "5"]
+    _, cap = run(ip, "%%tape --sort name\ny = ek.exp(_x) * 2.0 + 1.0")
+    text = cap.outputs[-2].data["text/plain"]
+    table = text[text.index("By op type, sorted by name:") :].splitlines()
+    assert [line.split()[0] for line in table[3:]] == ["AddV2", "Exp", "Mul", "total"]
+
+
+def test_rows_name_the_layer_and_the_cells_line(ip):
+    ip.run_cell("_d = ek.keras.layers.Dense(2, name='dd')\n_x = ek.ones((1, 3))")
+    _, cap = run(ip, "%%tape\na = _d(_x)\n\nb = ek.exp(a)")
+    lines = cap.outputs[-2].data["text/plain"].splitlines()
+    matmul = next(line for line in lines if " MatMul " in line).split()
+    exp = next(line for line in lines if " Exp " in line).split()
+    assert matmul[2:5] == ["dd", "line", "2"]  # the magic is line 1 of the cell
+    assert exp[2:4] == ["line", "4"]
+
+
+def test_failing_cell_shows_traceback_with_cell_lines_then_partial_tape(ip):
+    with capture_output() as cap:
+        result = ip.run_cell(
+            "%%tape\nx = ek.constant([1.0, 2.0])\ny = x * x\nraise KeyError('boom')"
+        )
+    assert not result.success and isinstance(result.error_in_exec, KeyError)
+    assert "----> 4" in cap.stdout  # the traceback points at line 4 of the cell
+    record = cap.outputs[-2].data["text/plain"]
+    assert "1 op recorded (partial: the cell raised KeyError)" in record.splitlines()[0]
+    with capture_output() as cap:
+        result = ip.run_cell("%%tape\nraise KeyError('boom')")
+    assert not result.success and not [o for o in cap.outputs if "Tape" in o.data["text/plain"]]
+
+
+def test_html_tables_align_numbers_right_and_never_wrap(ip):
+    _, cap = run(ip, "%%tape\nx = ek.constant([1.0, 2.0])\ny = x * x")
+    html = cap.outputs[-2].data["text/html"]
+    assert 'white-space:nowrap;text-align:right">time</th>' in html
+    assert 'white-space:nowrap;text-align:left">op</th>' in html
+    assert re.search(r'text-align:left">Mul</td>', html)

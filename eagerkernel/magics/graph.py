@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import html
+import linecache
 import os
 import re
 from dataclasses import dataclass, field
@@ -80,15 +81,22 @@ def scope_label(path: tuple) -> str:
 
 
 def source_text(source, cell_file: str | None = None) -> str:
-    """Where an op was called from: ``line 3`` in the cell being profiled (``cell_file``),
-    ``file.py:12`` elsewhere, ``""`` when unknown."""
+    """Where an op was called from: ``line 3`` in the cell being profiled (``cell_file``; when
+    None, any notebook cell), ``file.py:12`` elsewhere, ``""`` when unknown."""
     if source is None:
         return ""
     code, line = source
     filename = code.co_filename
-    if cell_file is not None and filename == cell_file:
+    if filename == cell_file or (cell_file is None and _is_cell(filename)):
         return f"line {line}"
     return f"{os.path.basename(filename)}:{line}"
+
+
+def _is_cell(filename: str) -> bool:
+    """Whether ``filename`` names notebook cell code: IPython keeps a cell's lines in
+    ``linecache`` with no modification time (a file on disk has one)."""
+    entry = linecache.cache.get(filename)
+    return entry is not None and len(entry) == 4 and entry[1] is None
 
 
 def _value_text(t) -> str | None:

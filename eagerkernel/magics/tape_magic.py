@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 import keyword
+import operator
 import sys
 
 from IPython.core.error import UsageError
@@ -125,20 +126,20 @@ class _TableView:
 
 
 def _sections(
-    records: Records, scopes: list | None, replay: list | None = None
+    records: Records, scopes: list | None, replay: list | None, total: float | None
 ) -> tuple[float, float, float, list]:
     """Forward and backward op time (recorded, or the replayed minimum), the wall time of
     optimizer updates, and the names of the optimizers: what a training step's tape spends
     where. An optimizer that updates its variables in place runs no recorded op, so its time
     is the span of its scope."""
-    if replay is None:
-        (seconds,) = records.fields("seconds")
-    else:
-        seconds = [None if t is None else t[0] for t in replay]
     fwd = bwd = 0.0
     if scopes is None:
-        fwd = sum(t for t in seconds if t is not None)
+        fwd = total  # every op ran outside a backward pass
     else:
+        if replay is None:
+            (seconds,) = records.fields("seconds")
+        else:
+            seconds = [None if t is None else t[0] for t in replay]
         for t, path in zip(seconds, scopes):
             if t is None:
                 continue
@@ -291,14 +292,18 @@ class TapeRecord(_TableView):
         if self.partial:
             title += f" (partial: the cell raised {type(self.error).__name__})"
         if self._timed:
-            fwd, bwd, opt, optimizers = _sections(self.records, self._scopes, self.replay)
+            fwd, bwd, opt, optimizers = _sections(
+                self.records, self._scopes, self.replay, self.timing.total or 0.0
+            )
             if self.replay is not None:
                 title += (
                     f", replayed (min of {self._repeat} runs after {self._warmup} warm-up): "
                     f"forward {format_seconds(fwd)}"
                 )
             else:
-                title += f", forward time {format_seconds(fwd)}"
+                # No op timed at all (custom_gradient calls): "—", not "0 ns".
+                shown = fwd if self.timing.total is not None else None
+                title += f", forward time {format_seconds(shown)}"
             if bwd:
                 title += f", backward {format_seconds(bwd)}"
             if opt:
@@ -358,6 +363,31 @@ def _scopes_or_none(records: Records) -> list | None:
     if not any(path for _, path, *_ in records.scope_marks):
         return None
     return records.scopes()
+
+
+def held_bytes(records: Records) -> int:
+    """Bytes of the arrays the records' outputs own: what the tape holds, and so the peak of
+    what its ops allocated (it keeps every output alive). An output that is a view counts
+    through `_allocated` (its base, unless an input's)."""
+    (outputs,) = records.fields("output")
+    if any(type(o) is tuple for o in outputs):
+        inputs = records.fields("inputs")[0]
+        return sum(
+            _allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs)
+        )
+    # One output per op: attribute reads in C; views (a base) take `_allocated`.
+    values = list(map(_VALUE, outputs))
+    total = 0
+    for k, (v, base) in enumerate(zip(values, map(_BASE, values))):
+        if base is None:
+            total += v.nbytes
+        else:
+            total += _allocated((outputs[k],), records.entry(k).inputs)
+    return total
+
+
+_VALUE = operator.attrgetter("_value")
+_BASE = operator.attrgetter("base")
 
 
 def bytes_cell(n: int | None) -> str:
@@ -464,27 +494,38 @@ class TapeTiming(_TableView):
 
     def groups(self) -> dict[str, list]:
         """``{key: [count, seconds or None, bytes]}``: the totals by op type or by layer (the
-        scope's label; ops outside any layer are ``(no layer)``), in order of first
+        scope's label; ops outside any layer are ``(none)``), in order of first
         appearance."""
-        prims, inputs, outputs, seconds = self.records.fields("prim", "inputs", "output", "seconds")
-        scopes = self._scopes
         out: dict[str, list] = {}
-        for i, (prim, output, sec) in enumerate(zip(prims, outputs, seconds)):
-            if self.by == "op":
-                key = prim.name
-            else:
-                key = (_where(scopes[i]) if scopes is not None else "") or "(no layer)"
+        if self.by == "op":  # the bytes column gives the tape's total only
+            return {name: [count, sec, 0] for name, (count, sec) in self.by_op.items()}
+        prims, inputs, outputs = self.records.fields("prim", "inputs", "output")
+        scopes = self._scopes
+        keys = [
+            (_where(scopes[i]) if scopes is not None else "") or "(none)"
+            for i in range(len(prims))
+        ]
+        (seconds,) = self.records.fields("seconds")
+        for i, key in enumerate(keys):
             slot = out.get(key)
             if slot is None:
                 slot = out[key] = [0, None, 0]
             slot[0] += 1
-            t = self._op_time(i, sec)
+            t = self._op_time(i, seconds[i])
             if t is not None:
                 slot[1] = t if slot[1] is None else slot[1] + t
-            slot[2] += _allocated(output if type(output) is tuple else (output,), inputs[i])
+        for key, ins, output in zip(keys, inputs, outputs):
+            out[key][2] += _allocated(output if type(output) is tuple else (output,), ins)
         return out
 
     def _extra(self):
+        # Made once: a notebook asks for the text and the HTML form.
+        cached = getattr(self, "_extra_tables", None)
+        if cached is None:
+            cached = self._extra_tables = self._make_extra()
+        return cached
+
+    def _make_extra(self):
         groups = self.groups()
         items = list(groups.items())
         if self.sort == "time":
@@ -494,11 +535,18 @@ class TapeTiming(_TableView):
         elif self.sort == "name":
             items.sort(key=lambda kv: kv[0])
         total = self.total
+        per_op = self.by == "op"
         rows = [
-            [key, str(count), bytes_cell(nbytes), timing_cell(sec), share_cell(sec, total)]
+            [
+                key,
+                str(count),
+                " " * 9 if per_op else bytes_cell(nbytes),
+                timing_cell(sec),
+                share_cell(sec, total),
+            ]
             for key, (count, sec, nbytes) in items
         ]
-        held = sum(slot[2] for slot in groups.values())
+        held = held_bytes(self.records) if per_op else sum(s[2] for s in groups.values())
         rows.append(
             [
                 "total",
