@@ -502,8 +502,7 @@ class TapeTiming(_TableView):
         prims, inputs, outputs = self.records.fields("prim", "inputs", "output")
         scopes = self._scopes
         keys = [
-            (_where(scopes[i]) if scopes is not None else "") or "(none)"
-            for i in range(len(prims))
+            (_where(scopes[i]) if scopes is not None else "") or "(none)" for i in range(len(prims))
         ]
         (seconds,) = self.records.fields("seconds")
         for i, key in enumerate(keys):
