@@ -7,7 +7,9 @@ the user's Jupyter or IPython directories and other test modules see the environ
 
 from __future__ import annotations
 
+
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -149,7 +151,8 @@ def test_tape_cell_displays_text_and_html(kc):
     reply, msgs = execute(kc, LINEAR)
     assert reply["status"] == "ok"
     record, graph = of_type(msgs, "display_data")  # the op record with its times, the graph
-    assert graph["data"]["image/png"] and "text/html" not in graph["data"]
+    svg = graph["data"]["text/html"]
+    assert "image/png" not in graph["data"] and "<svg" in svg and 'role="img"' in svg
     for mime in ("text/plain", "text/html"):
         text = record["data"][mime]
         assert "Mul" in text and "AddV2" in text and "By op type" in text
@@ -191,9 +194,21 @@ def test_tape_cell_error_fails_once_and_keeps_the_tape(kc):
     assert reply["ename"] == "ZeroDivisionError"
     errors = of_type(msgs, "error")
     assert len(errors) == 1 and errors[0]["ename"] == "ZeroDivisionError"
-    assert len(of_type(msgs, "display_data")) == 2  # record, graph
+    record, _ = of_type(msgs, "display_data")  # the partial record, the graph
+    assert "(partial: the cell raised ZeroDivisionError)" in record["data"]["text/plain"]
     reply, msgs = execute(kc, "print([e.prim.name for e in _tape.entries])")
     assert stream(msgs) == "['Mul']\n"
+
+
+@pytest.mark.kernel
+def test_tape_cell_traceback_names_this_cell_and_its_lines(kc):
+    reply, msgs = execute(kc, "%%tape\nz = ek.constant(2.0) * 3.0\n\n1 / 0")
+    count = reply["execution_count"]
+    (error,) = of_type(msgs, "error")
+    text = "\n".join(error["traceback"])
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # ANSI colours
+    assert f"In[{count}]" in text and f"In[{count + 1}]" not in text
+    assert re.search(r"----> 4\s+1 / 0", text)  # line 4 of the cell: the magic is line 1
 
 
 @pytest.mark.kernel
@@ -268,7 +283,7 @@ class EagerKernelProtocolTests(jkt.KernelTests):
             "code": "from IPython.display import HTML, display; display(HTML('<b>test</b>'))",
             "mime": "text/html",
         },
-        # the record has HTML too; the graph picture only text/plain and image/png
+        # the record and the graph have HTML too
         {"code": "%%tape\ny = ek.constant(2.0) * 3.0", "mime": "text/plain"},
     ]
     code_history_pattern = "6?7"

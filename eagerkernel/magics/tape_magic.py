@@ -716,12 +716,19 @@ class TapeMagics(Magics):
         # comment makes the body's line numbers (tracebacks, the tables' `line` column) the
         # cell's own (IPython drops a blank first line, not a comment).
         body = f"# %%tape {line}".rstrip() + "\n" + cell
+        # IPython counts the running cell before it runs (the shell's count is already the
+        # next prompt's); the body runs under the outer cell's number, so that tracebacks
+        # name this cell ("Cell In[11]") and not the next one.
+        count = self.shell.execution_count
+        if outer is not None and outer.execution_count is not None:
+            self.shell.execution_count = outer.execution_count
         cell_file = _cell_file(self.shell, body)
         try:
             with tape:
                 result = self.shell.run_cell(body)
         finally:
             self.shell.displayhook.exec_result = outer
+            self.shell.execution_count = count
 
         error = result.error_before_exec or result.error_in_exec
         active = self.shell.display_formatter.active_types
