@@ -7,10 +7,9 @@ the user's Jupyter or IPython directories and other test modules see the environ
 
 from __future__ import annotations
 
-
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys

@@ -331,25 +331,31 @@ def test_tape_magic_benchmark_smoke():
     out = proc.stdout
     row = re.compile(r"^(\S.*?)\s{2,}([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x$")
     rows = {m[1]: [float(v) for v in m.groups()[1:]] for m in map(row.match, out.splitlines()) if m}
+    cnn = {k: rows.pop(k) for k in list(rows) if k.startswith("CNN step")}
     assert list(rows) == [
         "plain cell",
         "ProfilingTape, no magic",
         "%%tape (text displays)",
-        "%%tape (notebook: +HTML, PNG)",
+        "%%tape (notebook: +HTML, SVG)",
         "%grad (text displays)",
         "%grad (notebook: +HTML, PNG)",
     ], out
-    plain_median = rows["plain cell"][0]
-    for median, best, _, ratio in rows.values():
-        assert 0 < best <= median, out  # every row measured; the best is no slower
-        # The ratio of the unrounded medians against the printed ones (0.01 ms resolution).
-        assert ratio == pytest.approx(median / plain_median, rel=0.05, abs=0.011), out
-    assert rows["plain cell"][3] == 1.0
-    target = next(line for line in out.splitlines() if line.startswith("Target:"))
-    got = float(re.search(r"got ([\d.]+)x", target)[1])
+    assert list(cnn) == ["CNN step: plain cell", "CNN step: %%tape (notebook)"], out
+    for table, plain in ((rows, "plain cell"), (cnn, "CNN step: plain cell")):
+        plain_median = table[plain][0]
+        for median, best, _, ratio in table.values():
+            assert 0 < best <= median, out  # every row measured; the best is no slower
+            # The ratio of the unrounded medians against the printed ones (0.01 ms resolution).
+            assert ratio == pytest.approx(median / plain_median, rel=0.05, abs=0.011), out
+        assert table[plain][3] == 1.0
+    targets = [line for line in out.splitlines() if line.startswith("Target:")]
+    assert len(targets) == 4, out
+    got = float(re.search(r"got ([\d.]+)x", targets[0])[1])
     assert got == rows["%%tape (text displays)"][3], out
     if abs(got - 1.5) > 0.006:  # else the printed ratio is too rounded to tell
-        assert target.endswith("PASS" if got <= 1.5 else "MISS"), out
+        assert targets[0].endswith("PASS" if got <= 1.5 else "MISS"), out
+    replay = float(re.search(r"--time replay: ([\d.]+) s", out)[1])
+    assert replay > 0 and targets[3].endswith("PASS" if replay <= 2.0 else "MISS"), out
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from ..runtime.core.tape import stop_recording
 
 __all__ = ["DEFAULT_REPEAT", "DEFAULT_WARMUP", "replay_times"]
 
-DEFAULT_REPEAT = 5
+DEFAULT_REPEAT = 3
 DEFAULT_WARMUP = 1
 
 
