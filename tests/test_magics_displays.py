@@ -222,29 +222,95 @@ def test_displaying_the_tape_shows_the_record(ip):
 # -- %grad plots --------------------------------------------------------------------------------
 
 
-def test_grad_shows_plots_after_the_report(ip):
-    code = "%%tape\nw = ek.Variable(np.ones((3, 4), np.float32))"
-    code += "\nb = ek.Variable(np.ones(4, np.float32))"
+def test_grad_shows_bar_chart_of_layer_norms_after_the_report(ip):
+    code = "%%tape\nw = ek.Variable(np.ones((3, 4), np.float32), name='lin/kernel')"
+    code += "\nb = ek.Variable(np.ones(4, np.float32), name='lin/bias')"
     code += "\ny = ek.reduce_sum(ek.exp(w) + b)"
     run(ip, code)
     result, cap = run(ip, "%grad y wrt w b")
     report, plots = cap.outputs[-2:]
     assert "<table" in report.data["text/html"] and "image/png" not in report.data
-    assert plots.data["image/png"][:8] == PNG and "text/html" not in plots.data
-    assert plots.data["text/plain"] == "<plots of 2 gradients>"
+    html = plots.data["text/html"]
+    assert html.startswith('<img src="data:image/png;base64,') and 'alt="Bar chart' in html
+    assert plots.data["text/plain"] == "<bar chart of gradient norms: 1 layer>"
+    # one layer `lin`: the norm of both gradients together (e for each of the 12 weights; 3
+    # for each of the 4 biases, added to each of the 3 rows)
+    ((layer, norm, arrays),) = result.result.plots.norms
+    assert layer == "lin" and arrays == 2
+    assert norm == pytest.approx(np.sqrt(12 * np.e**2 + 4 * 9), rel=1e-6)
     assert len(result.result) == 2
 
 
-def test_grad_plots_omit_beyond_eight(ip):
-    code = (
-        "%%tape\nvs = [ek.Variable(float(i)) for i in range(10)]\ny = ek.reduce_sum(ek.stack(vs))"
-    )
+def test_grad_rows_by_variable_name_with_values_and_no_plot_for_scalars(ip):
+    code = "%%tape\nw = ek.Variable([1.0, 2.0], name='dense_1/kernel')\nc = ek.Variable(3.0)"
+    code += "\ny = ek.reduce_sum(w * w) * c"
     run(ip, code)
-    result, _ = run(ip, "%grad y wrt vs")
-    plots = result.result.plots
-    assert len(plots.items) == 8 and plots.omitted == 2
-    assert "2 more not drawn" in repr(plots) and plots.png()[:8] == PNG
-    ip.user_ns.pop("vs")
+    result, cap = run(ip, "%grad y wrt [w, c]")
+    text = (
+        cap.outputs[-2].data["text/plain"]
+        if len(cap.outputs) > 1
+        else cap.outputs[-1].data["text/plain"]
+    )
+    rows = text[text.index("Gradients:") :].splitlines()
+    w_row = next(r for r in rows if r.split()[0] == "dense_1/kernel:0")
+    assert w_row.split()[1] == "w" and w_row.rstrip().endswith("[6, 12]")  # 2 c w
+    c_row = next(r for r in rows if r.split()[0].startswith("Variable"))
+    assert c_row.rstrip().endswith("5")  # |w|^2
+    assert result.result.plots.drawn  # w is not a scalar
+    run(ip, "%%tape\ns = ek.Variable(2.0)\nz = s * s")
+    result, cap = run(ip, "%grad z wrt s")
+    assert len(cap.outputs) == 1 and not result.result.plots.drawn  # a scalar: no plot
+    assert "4" in cap.outputs[0].data["text/plain"].splitlines()[-1]
+
+
+def test_grad_all_nan_says_so(ip):
+    run(ip, "%%tape\nq = ek.Variable([np.nan, np.nan])\nz = ek.reduce_sum(q * q)")
+    _result, cap = run(ip, "%grad z wrt q")
+    row = cap.outputs[0].data["text/plain"].splitlines()[-1]
+    assert row.rstrip().endswith("all NaN") and row.split().count("—") == 2
+
+
+def test_grad_history_from_fit(ip):
+    ip.run_cell(
+        "_rng = np.random.default_rng(0)\n"
+        "_m = ek.keras.Sequential([ek.keras.layers.Dense(4, activation='relu', name='h'), "
+        "ek.keras.layers.Dense(1, name='o')])\n"
+        "_m.compile(optimizer='sgd', loss='mse')\n"
+        "logger = ek.keras.callbacks.GradientNormLogger()\n"
+        "_ = _m.fit(_rng.random((32, 3), dtype=np.float32), _rng.random((32, 1), dtype=np.float32),"
+        " batch_size=8, epochs=2, verbose=0, callbacks=[logger])"
+    )
+    logger = ip.user_ns["logger"]
+    assert logger.steps == 8 and list(logger.norms) == ["h", "o"]
+    assert all(len(v) == 8 and all(x > 0 for x in v) for v in logger.norms.values())
+    result, _ = run(ip, "%grad --history")
+    history = result.result
+    assert repr(history) == "<gradient norm history: 2 layers, 8 steps>"
+    assert history.norms == logger.norms and history.png()[:8] == PNG
+    assert (
+        'alt="Line chart of gradient L2 norms of 2 layers over 8 steps'
+        in history._repr_mimebundle_(include=["text/html"])["text/html"]
+    )
+    ip.user_ns.pop("logger")
+
+
+def test_gradient_norm_logger_matches_the_gradients():
+    w = ek.Variable([[1.0, 2.0], [3.0, 4.0]], name="lay/kernel")
+    b = ek.Variable([1.0, -1.0], name="lay/bias")
+    opt = ek.keras.optimizers.SGD(0.01)
+    logger = ek.keras.callbacks.GradientNormLogger()
+    logger.watch(opt)
+    x = ek.constant([[1.0, 1.0]])
+    for _ in range(2):
+        with ek.GradientTape() as g:
+            loss = ek.reduce_sum(ek.matmul(x, w) + b)
+        gw, gb = g.gradient(loss, [w, b])
+        opt.apply_gradients([(gw, w), (gb, b)])
+    logger.stop()
+    expected = np.sqrt((gw.numpy() ** 2).sum() + (gb.numpy() ** 2).sum())
+    assert logger.norms == {"lay": [pytest.approx(expected), pytest.approx(expected)]}
+    opt.apply_gradients([(gw, w), (gb, b)])  # stopped: not recorded
+    assert logger.steps == 2
 
 
 # -- Model, Dataset, checkpoint status ------------------------------------------------------------

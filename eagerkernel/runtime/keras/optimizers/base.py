@@ -107,6 +107,17 @@ class SlotObserver(typing.Protocol):
         any variable changed)."""
 
 
+class GradientObserver(typing.Protocol):
+    """What `Optimizer.gradient_observers` calls; every optimizer notifies it once per update
+    (``ek.keras.callbacks.GradientNormLogger`` records gradient norms this way)."""
+
+    def gradients_applied(self, optimizer: Optimizer, pairs: list) -> None:
+        """``optimizer`` is about to apply ``pairs``, ``[(gradient array, variable)]``: the
+        gradients after conversion and clipping (arrays on the variables' devices; do not
+        modify them). An exception raised here propagates out of `apply_gradients`, before
+        any variable changed."""
+
+
 class Optimizer:
     """Base class of optimizers (follows `tf.keras.optimizers.Optimizer`).
 
@@ -143,6 +154,8 @@ class Optimizer:
     """
 
     slot_observers: typing.ClassVar[Observers] = Observers()
+    #: Told of every update's gradients (`GradientObserver`), held weakly.
+    gradient_observers: typing.ClassVar[Observers] = Observers()
     _warn_none_gradients = True
 
     def __init__(
@@ -432,6 +445,8 @@ class Optimizer:
 
     def _apply_in_scope(self, grads_and_vars, counters: tuple):
         pairs = self._validated(grads_and_vars)
+        if Optimizer.gradient_observers:
+            Optimizer.gradient_observers.notify("gradients_applied", self, pairs)
         lr = self._current_learning_rate()
         new = [v for _, v in pairs if v._uid not in self._built]
         if new:
