@@ -297,3 +297,32 @@ class EagerKernelProtocolTests(jkt.KernelTests):
     def tearDownClass(cls) -> None:
         cls.kc.stop_channels()
         cls.km.shutdown_kernel(now=True)
+
+
+@pytest.mark.kernel
+def test_fit_shows_a_widget_progress_bar_in_keras_format_and_nothing_on_stderr(kc):
+    code = (
+        "_m = ek.keras.Sequential([ek.keras.layers.Dense(1)])\n"
+        "_m.compile(optimizer='sgd', loss='mse')\n"
+        "_h = _m.fit(np.ones((8, 2), np.float32), np.ones((8, 1), np.float32), "
+        "batch_size=4, epochs=2)"
+    )
+    reply, msgs = execute(kc, code)
+    assert reply["status"] == "ok"
+    assert stream(msgs, "stderr") == ""  # no TqdmWarning, no bar drawn on stderr
+    bars = [
+        c
+        for c in of_type(msgs, "display_data")
+        if "application/vnd.jupyter.widget-view+json" in c["data"]
+    ]
+    assert len(bars) == 2  # one ipywidgets bar per epoch
+    updates = [  # the widgets' text: tqdm writes the postfix into an HTML widget's value,
+        value.replace("\u2007", " ")  # with figure spaces
+        for c in of_type(msgs, "comm_msg") + of_type(msgs, "comm_open")
+        if isinstance(c["data"].get("state"), dict)
+        for value in c["data"]["state"].values()
+        if isinstance(value, str)
+    ]
+    texts = [t for t in updates if "loss" in t]
+    assert texts and all(re.search(r"loss: \d+\.\d{4}", t) for t in texts), texts
+    assert not any("loss=" in t for t in texts)
