@@ -372,6 +372,14 @@ def test_eager_timing_displays_only_when_on(ip):
     data = cap.outputs[0].data
     assert "Cell timing:" in data["text/plain"] and "<table" in data["text/html"]
     assert "ops on /cpu:0" in data["text/plain"] and "backward passes (1)" in data["text/plain"]
+    # each op once: the forward's Mul and Sum on the CPU row, the VJPs' ops on the backward row
+    rows = {
+        line.split("  ")[1].strip(): line.split() for line in data["text/plain"].splitlines()[3:]
+    }
+    assert rows["ops on /cpu:0"][3] == "2"
+    backward = rows["backward passes (1)"]
+    total = int(data["text/plain"].split(":")[1].split()[0])
+    assert int(backward[3]) == total - 2 > 0
     _, cap = run(ip, "%%tape\nz = ek.constant(1.0) + 1.0")  # nested run_cell: one summary
     assert sum("Cell timing:" in o.data["text/plain"] for o in cap.outputs) == 1
     run(ip, "%eager_timing off")
