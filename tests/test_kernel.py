@@ -326,3 +326,24 @@ def test_fit_shows_a_widget_progress_bar_in_keras_format_and_nothing_on_stderr(k
     texts = [t for t in updates if "loss" in t]
     assert texts and all(re.search(r"loss: \d+\.\d{4}", t) for t in texts), texts
     assert not any("loss=" in t for t in texts)
+
+
+@pytest.mark.kernel
+def test_cell_tracebacks_leave_out_eagerkernel_frames_unless_disabled(kc):
+    def traceback_text(code):
+        reply, msgs = execute(kc, code)
+        assert reply["status"] == "error" and reply["ename"] == "InvalidArgumentError"
+        (error,) = of_type(msgs, "error")
+        return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error["traceback"]))
+
+    filtered = traceback_text("_x = ek.zeros((2, 3))\nek.reshape(_x, (4, 2))")
+    assert "----> 2 ek.reshape(_x, (4, 2))" in filtered
+    assert "dispatch.py" not in filtered and "array_ops.py" not in filtered
+    full = traceback_text(
+        "ek.debugging.disable_traceback_filtering()\nek.reshape(ek.zeros((2, 3)), (4, 2))"
+    )
+    assert "dispatch.py" in full and "array_ops.py" in full
+    execute(kc, "ek.debugging.enable_traceback_filtering()")
+    _reply, msgs = execute(kc, "1 / 0")  # an error of the user's own code is shown as usual
+    (error,) = of_type(msgs, "error")
+    assert "----> 1 1 / 0" in re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error["traceback"]))
