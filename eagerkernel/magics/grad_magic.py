@@ -77,6 +77,7 @@ class _Report:
     tape: str
     names: list
     labels: list = field(default_factory=list)  # a Variable's own name, else the expression
+    exprs: list = field(default_factory=list)  # the SOURCE expressions as typed
     steps: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     max_rows: int = DEFAULT_MAX_ROWS
@@ -151,7 +152,7 @@ class GradResult(list):
     # -- the report -----------------------------------------------------------------------------
     def _title(self) -> str:
         n = len(self.steps)
-        names = ", ".join(self.names)
+        names = ", ".join(self._report.exprs or self.names)
         return (
             f"Gradients of `{self._report.target}` w.r.t. {names} on `{self._report.tape}`: "
             f"{n} backward step{'' if n == 1 else 's'}"
@@ -452,6 +453,7 @@ class GradMagics(Magics):
             args.tape,
             [n for n, _ in sources],
             labels=[s.name if isinstance(s, Variable) else n for n, s in sources],
+            exprs=list(sources_exprs),
             max_rows=args.max_rows,
         )
         entries = tape.entries

@@ -123,6 +123,10 @@ class GraphSpec:
     drawn_ops: int = 0
     collapsed: list = field(default_factory=list)  # labels of collapsed clusters
     saved_edges: set = field(default_factory=set)  # forward -> backward edges
+    # Invisible edges that place each section below the one before it (its first node after
+    # the previous section's last): a backward pass starts from a seed no op produced, so
+    # nothing else would keep it from being drawn beside the forward pass.
+    order_edges: list = field(default_factory=list)
     title: str = ""
 
     @property
@@ -204,6 +208,8 @@ class GraphSpec:
                     add(sub, child)
 
         add(g, ())
+        for a, b in self.order_edges:
+            g.edge(a, b, style="invis")
         for a, b in self.edges:
             if (a, b) in self.saved_edges:
                 # A forward value a backward op reads (an activation saved for a VJP): drawn
@@ -282,6 +288,7 @@ def build_graph(
                 spec_graph.saved_edges.add((a, b))
 
     drawn = 0
+    last_section: list = ["forward", None]  # the section of the last op drawn, its node
     for j in range(n):
         path = scopes[j]
         group = next((path[:k] for k in range(1, len(path) + 1) if path[:k] in collapsed), None)
@@ -325,6 +332,10 @@ def build_graph(
                 {"fillcolor": _FILL[section]},
             ]
             place(me, path)
+        if section != last_section[0] and last_section[1] is not None:
+            spec_graph.order_edges.append((last_section[1], me))
+        if me not in section_of_node:
+            last_section[:] = [section, me]
         section_of_node[me] = section
         drawn += 1
         for k, xid in enumerate(op_ids):
@@ -332,8 +343,10 @@ def build_graph(
             if src is None:
                 src = leaf_of.get(xid)
                 if src is None:
-                    src = leaf_of[xid] = f"l{len(leaf_of)}"
+                    src = leaf_of[xid] = f"l{len(set(leaf_of.values()))}"
                     x = inputs[j][k]
+                    if xid != id(x):  # a Variable's snapshot: ops that read the snapshot
+                        leaf_of.setdefault(id(x), src)  # itself (a VJP) read the Variable
                     label, tip, kind = _leaf(x, xid, names)
                     nodes[src] = [
                         label,
@@ -368,6 +381,8 @@ def build_graph(
                 {"fillcolor": _FILL["optimizer"]},
             )
             place(node, opt)
+            if last_section[1] is not None:
+                spec_graph.order_edges.append((last_section[1], node))
     for node, value in list(nodes.items()):
         nodes[node] = tuple(value)
     return spec_graph
@@ -446,10 +461,20 @@ def render_svg(graph: GraphSpec) -> str:
     return re.sub(r"@T(\w+)@", lambda m: tips.get(m.group(1), ""), svg)
 
 
+#: The SVG is scaled down to fit the output's width, to this fraction of its size at most (its
+#: 10 pt labels stay above 9 px); a wider graph scrolls sideways.
+MIN_SCALE = 0.72
+
+
 def _fit(svg: str) -> str:
-    """The SVG scaled down to the output's width when wider (height in proportion), never up:
-    it keeps its viewBox, so it stays sharp when zoomed."""
-    return svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    """The SVG scaled down to the output's width when wider (height in proportion), never up
+    and never below `MIN_SCALE`: it keeps its viewBox, so it stays sharp when zoomed."""
+    m = re.search(r'width="([\d.]+)pt"', svg[:400])
+    if m is None:
+        return svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    px = float(m.group(1)) * 4 / 3  # CSS: 1 pt = 4/3 px
+    style = f"width:100%;max-width:{px:.0f}px;min-width:{MIN_SCALE * px:.0f}px;height:auto"
+    return svg.replace("<svg ", f'<svg style="{style}" ', 1)
 
 
 class TapeGraph:
