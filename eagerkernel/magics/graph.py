@@ -345,6 +345,7 @@ def build_graph(
                 if src is None:
                     src = leaf_of[xid] = f"l{len(set(leaf_of.values()))}"
                     x = inputs[j][k]
+                    section_of_node[src] = section  # its first reader's
                     if xid != id(x):  # a Variable's snapshot: ops that read the snapshot
                         leaf_of.setdefault(id(x), src)  # itself (a VJP) read the Variable
                     label, tip, kind = _leaf(x, xid, names)
