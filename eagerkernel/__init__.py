@@ -52,10 +52,14 @@ from .runtime.core.variable import Variable
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
-from .runtime.io import summary
+from .runtime.function import function, init_scope
+from .runtime.function import print_ as print
+from .runtime.io import saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
+from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
+from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
@@ -65,6 +69,28 @@ log = math.log
 random_normal = random.normal
 random_uniform = random.uniform
 set_random_seed = random.set_seed
+
+
+def _autograph_to_code(entity, recursive=True, experimental_optional_features=None) -> str:
+    """The source of ``entity`` (``ek.autograph.to_code``, after `tf.autograph.to_code`).
+    There is no AutoGraph here: graph functions run Python control flow through guards, so
+    the code is the function's own."""
+    import inspect
+    import textwrap
+
+    return textwrap.dedent(inspect.getsource(getattr(entity, "python_function", entity)))
+
+
+def _do_not_convert(func=None):
+    """Returns ``func`` unchanged (``ek.autograph.experimental.do_not_convert``: nothing is
+    converted here)."""
+    return (lambda f: f) if func is None else func
+
+
+autograph = _types.SimpleNamespace(
+    to_code=_autograph_to_code,
+    experimental=_types.SimpleNamespace(do_not_convert=_do_not_convert),
+)
 
 
 def executing_eagerly() -> bool:

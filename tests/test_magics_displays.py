@@ -551,3 +551,21 @@ def test_ops_of_a_function_from_another_cell_name_that_cell(ip):
     _, cap = run(ip, "%%tape\n_twice(ek.constant([1.0]))")
     row = next(line for line in cap.outputs[-2].data["text/plain"].splitlines() if " Mul " in line)
     assert f"In[{number}] line 2" in row
+
+
+def test_name_scope_ops_form_a_cluster(ip):
+    _, cap = run(
+        ip,
+        "%%tape\nwith ek.name_scope('block'):\n    _a = ek.exp(ek.constant([1.0]))\n_b = _a * 2.0",
+    )
+    lines = cap.outputs[-2].data["text/plain"].splitlines()
+    assert next(line for line in lines if " Exp " in line).split()[2] == "block"
+    assert next(line for line in lines if " Mul " in line).split()[2] == "line"  # no scope
+    spec = ip.user_ns["_tape"]
+    from eagerkernel.runtime.core.records import Records
+
+    assert [tuple(n for _, n in p) for p in Records(spec).scopes()] == [("block",), ()]
+    assert (
+        "label=block" in cap.outputs[-1].data["text/html"]
+        or "block" in cap.outputs[-1].data["text/html"]
+    )

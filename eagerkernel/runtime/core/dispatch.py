@@ -23,7 +23,11 @@ records the op.
 
 from __future__ import annotations
 
+import functools
+import sys
 import time
+import typing
+import weakref
 
 import numpy as np
 
@@ -41,6 +45,7 @@ __all__ = [
     "dispatch",
     "pass_through",
     "record",
+    "stateful",
     "unary",
 ]
 
@@ -74,9 +79,32 @@ class Primitive:
             set by `binary`.
     """
 
-    __slots__ = ("array_op", "fwd", "joint_vjp", "moves", "n_out", "name", "saves", "vjps")
+    __slots__ = (
+        "__weakref__",
+        "array_op",
+        "fwd",
+        "joint_vjp",
+        "key",
+        "moves",
+        "n_out",
+        "name",
+        "saves",
+        "vjps",
+    )
+
+    # Every live primitive by `key`, how saved models name the ops of their programs (weak:
+    # `custom_gradient` makes one per call).
+    registry: typing.ClassVar[weakref.WeakValueDictionary] = weakref.WeakValueDictionary()
 
     def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False, saves: bool = False):
+        module = sys._getframe(1).f_globals.get("__name__", "?")
+        key = f"{module}:{name}"
+        n = 1
+        while key in Primitive.registry:  # a second primitive of the name in one module
+            n += 1
+            key = f"{module}:{name}#{n}"
+        Primitive.registry[key] = self
+        self.key = key
         self.name = name
         self.fwd = fwd
         self.vjps = None
@@ -213,6 +241,30 @@ def record(prim: Primitive, inputs: tuple, output, params: dict = _NO_PARAMS) ->
     if ACTIVE:
         for recorder in _ctx.recorders:
             recorder.record(prim, inputs, output, params, None, None)
+
+
+def stateful(fn):
+    """Marks ``fn`` as a stateful op: one that changes or reads state outside its tensor
+    arguments (a Variable assignment, an optimizer update, a random draw, a metric update,
+    ``ek.print``). Called normally it just runs. While a graph function is traced
+    (`ek.function`), the tracing recorder records the call as one step, which every replay
+    performs again by calling ``fn`` (with the replay's tensors), so its effect happens on
+    every call, as TensorFlow's stateful ops do.
+
+    ``fn``'s own ops are not recorded while it is traced: it must not hand internal tensors
+    to ops outside it except through its return value.
+    """
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if ACTIVE:
+            for recorder in _ctx.recorders:
+                trace_call = getattr(recorder, "trace_call", None)
+                if trace_call is not None:
+                    return trace_call(fn, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return op
 
 
 def _wrap(value, device) -> Tensor:

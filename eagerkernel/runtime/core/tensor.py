@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
+from .context import ACTIVE, value_read
 from .device import CPU, Device, current_device
 
 __all__ = ["Tensor", "TensorShape", "constant", "convert_to_tensor"]
@@ -100,15 +101,18 @@ class Tensor:
         array([1., 2.], dtype=float32)
         """
         v = self._value
-        if self._device.xp is not np:
-            return self._device.xp.asnumpy(v)
-        return v.copy()
+        a = self._device.xp.asnumpy(v) if self._device.xp is not np else v.copy()
+        if ACTIVE:  # a graph function being traced guards on the value
+            value_read(self, "array", a)
+        return a
 
     def __array__(self, dtype=None, copy=None):
         """The value for NumPy (``np.asarray(t)``): a read-only view on CPU, so that NumPy
         functions read big tensors without a copy and cannot write into them; a writable copy
         when ``copy=True`` or a ``dtype`` conversion is asked for."""
         v = self._value
+        if ACTIVE:
+            value_read(self, "array", v)
         if self._device.xp is not np:
             a = self._device.xp.asnumpy(v)
         elif copy or (dtype is not None and v.dtype != dtype):
@@ -184,29 +188,33 @@ class Tensor:
 
         return iter(unstack(self))
 
-    def _scalar(self, what: str):
-        if self._value.size != 1:
-            raise TypeError(
-                f"{what}() needs a one-element Tensor, got shape {tuple(self._value.shape)}."
-            )
-        return self.numpy().reshape(()).item()
+    def _scalar(self, what: str, convert):
+        v = self._value
+        if v.size != 1:
+            raise TypeError(f"{what}() needs a one-element Tensor, got shape {tuple(v.shape)}.")
+        if self._device.xp is not np:
+            v = self._device.xp.asnumpy(v)
+        value = convert(v.reshape(()).item())
+        if ACTIVE:  # a graph function being traced guards on the value
+            value_read(self, what, value)
+        return value
 
     def __bool__(self) -> bool:
-        return bool(self._scalar("bool"))
+        return self._scalar("bool", bool)
 
     def __float__(self) -> float:
-        return float(self._scalar("float"))
+        return self._scalar("float", float)
 
     def __int__(self) -> int:
-        return int(self._scalar("int"))
+        return self._scalar("int", int)
 
     def __index__(self) -> int:
         if self._value.dtype.kind not in "iub":
             raise TypeError(f"only integer Tensors can be used as an index, got {self.dtype!r}.")
-        return int(self._scalar("index"))
+        return self._scalar("index", int)
 
     def __complex__(self) -> complex:
-        return complex(self._scalar("complex"))
+        return self._scalar("complex", complex)
 
     def __format__(self, spec: str) -> str:
         """Formats the value as TensorFlow does: ``f"{loss:.3f}"`` formats the number; an array

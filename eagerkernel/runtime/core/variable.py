@@ -13,8 +13,10 @@ from weakref import ref as _weakref
 import numpy as np
 
 from . import dtypes
+from .context import ACTIVE, variable_created
+from .context import context as _thread_context
 from .device import current_device
-from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through
+from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
 from .tensor import Tensor, make, to_tensor
 
 __all__ = ["Variable"]
@@ -48,6 +50,18 @@ def _check_tf_arguments(kwargs: dict) -> None:
             )
 
 
+def _scoped_name(name) -> str:
+    """TensorFlow's name for a Variable created in this thread's `ek.name_scope`: ``"w"`` in
+    scope ``block/`` is ``"block/w"``; a name ending in ``/`` is absolute (``"a/"`` -> ``"a"``)
+    and ``""`` stays empty, as `tf.Variable` treats them."""
+    name = "Variable" if name is None else str(name)
+    if not name:
+        return name
+    if name.endswith("/"):
+        return name[:-1]
+    return _thread_context().scope_name + name
+
+
 def _check_shape(shape, actual: tuple) -> None:
     dims = list(shape) if not isinstance(shape, int) else [shape]
     ok = len(dims) == len(actual) and all(d is None or int(d) == n for d, n in zip(dims, actual))
@@ -65,7 +79,8 @@ class Variable(Tensor):
         initial_value: a Tensor, array, Python value, or a zero-argument callable giving one.
         trainable: watched automatically by `GradientTape` and listed in
             `trainable_variables` (default True).
-        name: shown as ``'name:0'``; default ``"Variable"``.
+        name: shown as ``'name:0'``; default ``"Variable"``. Inside ``ek.name_scope("block")``
+            (or a Module's or layer's scope) the scope prefixes it: ``'block/name:0'``.
         dtype: convert ``initial_value`` to this dtype (default: its own, with TensorFlow's
             Python-value rules).
         constraint: optional function applied after optimizer updates (Keras convention).
@@ -129,10 +144,12 @@ class Variable(Tensor):
         self._value = arr
         self._device = device
         self._trainable = bool(trainable)
-        self._name = "Variable" if name is None else str(name)
+        self._name = _scoped_name(name)
         self._constraint = constraint
         self._uid = next(_creation_order)  # layers list variables in creation order
         self._read = None
+        if ACTIVE:  # a graph function being traced checks where variables are created
+            variable_created(self)
 
     @property
     def name(self) -> str:
@@ -171,6 +188,7 @@ class Variable(Tensor):
             arr = arr.copy()  # the caller may write into their array later
         return arr
 
+    @stateful
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replaces the value (follows `tf.Variable.assign`).
 
@@ -184,11 +202,13 @@ class Variable(Tensor):
         self._value = self._checked(value, "assign")
         return self if read_value else None
 
+    @stateful
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Adds ``delta`` (same shape and dtype) in place of the value."""
         self._value = self._value + self._checked(delta, "assign_add")
         return self if read_value else None
 
+    @stateful
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtracts ``delta`` (same shape and dtype) from the value."""
         self._value = self._value - self._checked(delta, "assign_sub")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import stateful
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import structure
@@ -119,6 +120,7 @@ class Dataset:
         return self._spec_cache
 
     # -- Python protocol ------------------------------------------------------------------------
+    @stateful  # inside ek.function, every call starts a fresh pass
     def __iter__(self):
         from .iterator import Iterator
 

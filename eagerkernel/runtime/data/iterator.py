@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ..core.dispatch import stateful
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.tensor import constant
 from .dataset import Context, Dataset
@@ -42,13 +43,16 @@ class Iterator:
     def __iter__(self) -> Iterator:
         return self
 
+    @stateful  # inside ek.function, every call takes the next element
     def __next__(self):
         return next(self._it)
 
+    @stateful
     def next(self):
         """The next element (TF 1.x spelling of ``next(it)``)."""
         return next(self._it)
 
+    @stateful
     def get_next(self, name=None):
         """The next element (follows `tf.data.Iterator.get_next`).
 

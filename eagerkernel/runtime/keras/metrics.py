@@ -17,6 +17,7 @@ import re
 import numpy as np
 
 from ..core import dtypes
+from ..core.dispatch import stateful
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, make, to_tensor
 from ..core.variable import Variable
@@ -69,6 +70,17 @@ class Metric:
             ``"sparse_categorical_accuracy"``).
         dtype: the dtype of the state and the result (default float32).
     """
+
+    def __init_subclass__(cls, **kwargs):
+        # A metric's state lives in its variables and Python: inside a graph function
+        # (`ek.function`), every call updates and reads it again (TensorFlow's stateful ops).
+        super().__init_subclass__(**kwargs)
+        for name in ("update_state", "result", "reset_state"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_stateful", False):
+                wrapped = stateful(method)
+                wrapped._stateful = True
+                setattr(cls, name, wrapped)
 
     def __init__(self, name: str | None = None, dtype=None, **kwargs):
         if kwargs:

@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from ..core.tensor import TensorShape
+from ..module import name_scope
 from .layers.base import Layer
 from .trainer import Trainer
 
@@ -192,7 +193,7 @@ class Sequential(Model):
         from ..ops.creation import zeros
 
         dtype = layer._input_dtype or self._dtype
-        with stop_recording():
+        with stop_recording(), name_scope(""):  # Keras names these weights dense/kernel
             x = zeros([1 if s is None else s for s in batch_shape], dtype=dtype)
             out = layer(x, training=False)
         self.built = all(lay.built for lay in self._stack)
@@ -204,10 +205,15 @@ class Sequential(Model):
         return list(self._stack)
 
     def call(self, inputs, training=None, mask=None):
-        """Runs the layers in order, passing ``training`` on."""
+        """Runs the layers in order, passing ``training`` on.
+
+        The layers run outside any name scope, so the weights they create are named as Keras's
+        Sequential names them (``dense/kernel:0``, whatever scope the model runs in).
+        """
         x = inputs
-        for layer in self._stack:
-            x = layer(x, training=training) if training is not None else layer(x)
+        with name_scope(""):
+            for layer in self._stack:
+                x = layer(x, training=training) if training is not None else layer(x)
         return x
 
     def build(self, input_shape=None) -> None:

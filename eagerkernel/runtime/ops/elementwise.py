@@ -427,10 +427,7 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
     if c._value.dtype != np.bool_:
         raise TypeError(f"where: condition must be bool, got {c.dtype.name}.")
     if x is None and y is None:
-        xp = c._device.xp
-        from ..core.tensor import make
-
-        return make(xp.stack(xp.nonzero(c._value), axis=-1).astype(np.int64), c._device)
+        return apply(_where_indices, (c,))
     if x is None or y is None:
         raise ValueError("where: x and y must both be given, or neither.")
     from ._core import coerce_pair
@@ -471,3 +468,8 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
             f"clip_by_value: clip_value_min ({lo.numpy()}) > clip_value_max ({hi.numpy()}).",
         )
     return minimum(maximum(t, lo), hi)
+
+
+# `where(condition)`: the coordinates of the True elements, [n, rank] int64 (TF's ``Where``).
+_where_indices = Primitive("Where", lambda xp, c: xp.argwhere(c).astype(np.int64))
+defvjp(_where_indices, None)

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .. import random as _random
-from ..core.dispatch import Primitive, defvjp
+from ..core.dispatch import Primitive, defvjp, stateful
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ._core import apply, dtype_error, float_check, tensor, unary
@@ -140,10 +140,20 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
             )
     if rate == 0:
         return t
-    keep = _random.generator(seed).random(mask_shape) >= rate
-    mask = (keep * (1.0 / (1.0 - rate))).astype(t._value.dtype)
-    dev = t._device
-    return t * make(dev.xp.asarray(mask) if dev.xp is not np else mask, dev)
+    return t * _dropout_mask(mask_shape, rate, t._value.dtype, t._device, seed)
+
+
+@stateful  # a fresh mask on every call of a graph function
+def _dropout_mask(shape: tuple, rate: float, dtype, device, seed) -> Tensor:
+    """Dropout's scaled keep mask: 1 / (1 - rate) with probability 1 - rate, else 0.
+
+    ``seed`` is an op-level seed, None, or a zero-argument callable giving one (a Keras
+    layer's seed stream: called here, so that a graph function draws a new one per call)."""
+    if callable(seed):
+        seed = seed()
+    keep = _random.generator(seed).random(shape) >= rate
+    mask = (keep * (1.0 / (1.0 - rate))).astype(dtype)
+    return make(device.xp.asarray(mask) if device.xp is not np else mask, device)
 
 
 _l2_loss = Primitive("L2Loss", lambda xp, x: xp.sum(x * x) / 2)

@@ -6,6 +6,12 @@ assigned to attributes, directly or inside lists, tuples and dicts, so `variable
 `trainable_variables` and `non_trainable_variables` find every weight of a model, listed in
 the order the Variables were created.
 
+A layer is an `ek.Module` and names its Variables as Keras 2 (``tf.keras``) does: calling a
+layer enters a name scope named after it, so the weights that its building call creates are
+``dense/kernel:0``, and ``my_model/dense/kernel:0`` for a layer built inside a subclassed
+model's call (the enclosing layers' scopes nest). A `Sequential` model's layers are built
+outside any scope (``dense/kernel:0``), as Keras's graph networks are.
+
 The ``training`` argument propagates as in Keras: a layer whose `call` accepts ``training``
 and is called without it inherits the value its enclosing layer was called with.
 
@@ -26,10 +32,12 @@ import numpy as np
 
 from ... import nest
 from ...core import dtypes
+from ...core.context import context as _thread_context
 from ...core.context import pop_scope as _pop_scope
 from ...core.context import push_scope as _push_scope
 from ...core.tensor import Tensor, TensorShape, to_tensor
 from ...core.variable import Variable
+from ...module import Module, name_scope
 from ...observers import Observers
 
 __all__ = ["Layer", "LayerObserver", "assign_later", "deferred_updates", "unique_name"]
@@ -128,8 +136,8 @@ class LayerObserver(typing.Protocol):
         sublayers it created and built, exist now."""
 
 
-class Layer:
-    """Base class of layers (follows `tf.keras.layers.Layer`).
+class Layer(Module):
+    """Base class of layers (follows `tf.keras.layers.Layer`, an `ek.Module`).
 
     Subclasses override `build(input_shape)` (create weights with `add_weight`) and
     `call(inputs, training=None, ...)` (compute with eagerkernel ops). Calling the layer
@@ -151,6 +159,8 @@ class Layer:
     TensorShape([2, 3])
     >>> [v.name for v in layer.trainable_variables]
     ['scale/w:0']
+    >>> isinstance(layer, ek.Module)
+    True
 
     Observing variable creation: ``Layer.variable_observers.register(observer)`` makes every
     layer call ``observer.weight_created(layer, variable)`` from `add_weight` and
@@ -170,8 +180,9 @@ class Layer:
                 f"{type(self).__name__}: unexpected keyword arguments {sorted(unknown)}."
             )
         object.__setattr__(self, "_tracked", [])  # weights made by add_weight, in order
+        object.__setattr__(self, "_weight_names", {})  # id(weight) -> its add_weight name
         self._trainable = bool(trainable)
-        self.name = name if name is not None else unique_name(_snake(type(self).__name__))
+        self._name = name if name is not None else unique_name(_snake(type(self).__name__))
         self._dtype = dtypes.as_dtype(dtype if dtype is not None else "float32")
         self.built = False
         if "input_shape" in kwargs:
@@ -198,6 +209,15 @@ class Layer:
                 "super().__init__() in your __init__."
             )
         inputs = self._cast_inputs(inputs)
+        scope = _thread_context()
+        outer_scope = scope.scope_name
+        scope.scope_name = f"{outer_scope}{self._name}/"  # Keras's `tf.name_scope(self.name)`
+        try:
+            return self._scoped_call(inputs, args, kwargs)
+        finally:
+            scope.scope_name = outer_scope
+
+    def _scoped_call(self, inputs, args, kwargs):
         cls = type(self)
         accepts = Layer._call_accepts_training.get(cls)
         if accepts is None:
@@ -274,7 +294,9 @@ class Layer:
         """Creates a weight Variable owned by this layer (follows `Layer.add_weight`).
 
         Args:
-            name: the weight's name; the Variable is named ``"<layer>/<name>"``.
+            name: the weight's name; the Variable is named ``name`` in the current name scope,
+                so ``"<layer>/<name>"`` when the layer's call builds it (``"<model>/<layer>/
+                <name>"`` inside a subclassed model's call), as Keras 2 names it.
             shape: a tuple of ints (default: scalar).
             dtype: default the layer's dtype.
             initializer: a name (``"glorot_uniform"``, ``"zeros"``, ...), an initializer
@@ -303,11 +325,12 @@ class Layer:
         v = Variable(
             value,
             trainable=trainable,
-            name=f"{self.name}/{name or 'weight'}",
+            name=name or "weight",
             dtype=dt,
             constraint=constraint,
         )
         self._tracked.append(v)
+        self._weight_names[id(v)] = name or "weight"  # checkpoints key the weight by it
         if regularizer is not None:
             self._regularizers = [*getattr(self, "_regularizers", []), (regularizer, v)]
         if Layer.variable_observers:
@@ -326,6 +349,21 @@ class Layer:
             for regularizer, v in getattr(layer, "_regularizers", []):
                 out.append(regularizer(v))
         return out
+
+    @property
+    def name(self) -> str:
+        """The layer's name (unique by default: ``dense``, ``dense_1``, ...)."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    @property
+    def name_scope(self) -> name_scope:
+        """A `name_scope` named after the layer, relative to the scope it is entered in (the
+        scope each call of the layer enters)."""
+        return name_scope(self._name)
 
     @property
     def trainable(self) -> bool:
@@ -372,6 +410,11 @@ class Layer:
             for c in layer._children():
                 if isinstance(c, Layer):
                     visit(c, layer_trainable, seen)
+                elif isinstance(c, Module):  # a plain Module: its variables count, as in Keras
+                    for v in c.variables:
+                        if id(v) not in found:
+                            found[id(v)] = v
+                            flags[id(v)] = layer_trainable and v.trainable
                 elif id(c) not in found:
                     found[id(c)] = c
                     flags[id(c)] = layer_trainable and c.trainable
@@ -403,10 +446,6 @@ class Layer:
     def layers(self) -> list:
         """The direct sublayers, in attribute order."""
         return [c for c in self._children() if isinstance(c, Layer)]
-
-    @property
-    def submodules(self) -> list:
-        return list(self._flatten_layers(include_self=False))
 
     def get_weights(self) -> list:
         """The weights' values as NumPy arrays, in `weights` order."""
@@ -445,13 +484,13 @@ class Layer:
 
 
 def _gather(values, out: list, seen: set) -> None:
-    """Appends the Layers and Variables in ``values`` (lists, tuples and dicts walked) to
+    """Appends the Modules and Variables in ``values`` (lists, tuples and dicts walked) to
     ``out``, each once, in order. A loop, not a generator: `trainable_variables` runs it every
     training step."""
     for value in values:
         if type(value) in _ATOMS:
             continue
-        if isinstance(value, (Layer, Variable)):
+        if isinstance(value, (Module, Variable)):
             if id(value) not in seen:
                 seen.add(id(value))
                 out.append(value)

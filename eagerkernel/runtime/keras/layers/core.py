@@ -361,9 +361,10 @@ class Dropout(Layer):
     def call(self, inputs, training=None):
         if not training or self.rate == 0:
             return inputs
-        return _nn.dropout(
-            inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self._op_seed()
-        )
+        # The seed stream itself goes to the mask's stateful op, which draws from it on every
+        # call, also inside ek.function.
+        seed = None if self.seed is None else self._op_seed
+        return _nn.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape, seed=seed)
 
     def compute_output_shape(self, input_shape) -> tuple:
         return tuple(input_shape)

@@ -33,10 +33,12 @@ from ... import nest
 from ...core.context import scope as _scope
 from ...core.device import CPU
 from ...core.device import device as device_scope
+from ...core.dispatch import stateful
 from ...core.tape import GradientTape
 from ...core.tensor import Tensor, make, to_tensor
 from ...core.variable import Variable
 from ...interrupts import deferred_interrupt
+from ...module import name_scope
 from ...observers import Observers
 from .inplace import CHUNK as CHUNK
 from .inplace import mutable_array, on_device, run_parallel, scale_in_place
@@ -79,7 +81,8 @@ def _takes_step(fn) -> bool:
 
 
 def _scalar_variable(value, dtype, name: str) -> Variable:
-    with device_scope(CPU):  # hyperparameters and counters live on the CPU, as in Keras
+    # On the CPU, as in Keras; outside any name scope, as Keras creates them in an init_scope.
+    with device_scope(CPU), name_scope(""):
         return Variable(value, trainable=False, name=name, dtype=dtype)
 
 
@@ -297,7 +300,7 @@ class Optimizer:
         fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
         with on_device(var._device):
             value = var._device.xp.full(var._value.shape, fill, dtype=var._value.dtype)
-        with device_scope(var._device):
+        with device_scope(var._device), name_scope(""):  # named after var, not the scope
             slot = Variable(
                 make(value, var._device), trainable=False, name=f"{var._name}/{slot_name}"
             )
@@ -405,6 +408,7 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__} must implement update_step.")
 
     # -- applying gradients ---------------------------------------------------------------------
+    @stateful  # one step of a graph function: every replay updates the variables again
     def apply_gradients(self, grads_and_vars, name=None, experimental_aggregate_gradients=True):
         """Applies one step of the update rule (follows `Optimizer.apply_gradients`).
 
