@@ -27,7 +27,8 @@ DEB_PACKAGES ?= dataset-fashion-mnist chromium graphviz
 LINT_PATHS := eagerkernel tests benchmarks $(wildcard conftest.py setup.py)
 # The tutorials, by name: a notebook a user saves in notebooks/ is not run by `make test`.
 TUTORIALS ?= 00_welcome 01_eager_basics 02_datasets 03_models_and_layers \
-  04_training_fashion_mnist 05_checkpoints 06_devices 07_inspecting_tapes 08_gradients_in_depth
+  04_training_fashion_mnist 05_checkpoints 06_devices 07_inspecting_tapes 08_gradients_in_depth \
+  09_graph_functions
 NOTEBOOKS := $(wildcard $(foreach t,$(TUTORIALS),notebooks/$(t).ipynb))
 # Options of `make notebook` and `make lab`, passed to Jupyter as they are. For example, a
 # headless server on a chosen port with a fixed token:
