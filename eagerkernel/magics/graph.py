@@ -82,7 +82,7 @@ def scope_label(path: tuple) -> str:
 
 def source_text(source, cell_file: str | None = None) -> str:
     """Where an op was called from: ``line 3`` in the cell being profiled (``cell_file``; when
-    None, any notebook cell), ``In[5] line 3`` in another cell (a function it defined),
+    None, any notebook cell), ``step() line 3`` in a function another cell defined,
     ``file.py:12`` elsewhere, ``""`` when unknown."""
     if source is None:
         return ""
@@ -90,19 +90,9 @@ def source_text(source, cell_file: str | None = None) -> str:
     filename = code.co_filename
     if filename == cell_file or (cell_file is None and _is_cell(filename)):
         return f"line {line}"
-    if _is_cell(filename):  # another cell (a function defined there): its prompt number
-        number = _cell_number(filename)
-        return f"In[{number}] line {line}" if number is not None else f"line {line}"
+    if _is_cell(filename):  # a function another cell defined: its name (prompt numbers
+        return f"{code.co_name}() line {line}"  # differ between ways of running a notebook)
     return f"{os.path.basename(filename)}:{line}"
-
-
-def _cell_number(filename: str) -> int | None:
-    """The execution count of the cell IPython compiled as ``filename``, if it says."""
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
-    return names.get(filename) if isinstance(names, dict) else None
 
 
 def _is_cell(filename: str) -> bool:
