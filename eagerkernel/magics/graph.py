@@ -82,7 +82,8 @@ def scope_label(path: tuple) -> str:
 
 def source_text(source, cell_file: str | None = None) -> str:
     """Where an op was called from: ``line 3`` in the cell being profiled (``cell_file``; when
-    None, any notebook cell), ``step() line 3`` in a function another cell defined,
+    None, any notebook cell), ``step() line 3`` in a function another cell defined (``other
+    cell line 3`` for its own code, on a ``--persistent`` tape),
     ``file.py:12`` elsewhere, ``""`` when unknown."""
     if source is None:
         return ""
@@ -90,8 +91,10 @@ def source_text(source, cell_file: str | None = None) -> str:
     filename = code.co_filename
     if filename == cell_file or (cell_file is None and _is_cell(filename)):
         return f"line {line}"
-    if _is_cell(filename):  # a function another cell defined: its name (prompt numbers
-        return f"{code.co_name}() line {line}"  # differ between ways of running a notebook)
+    if _is_cell(filename):  # another cell (prompt numbers differ between ways of running a
+        # notebook): a function it defined by its name, its own code (--persistent) as such
+        where = "other cell" if code.co_name == "<module>" else f"{code.co_name}()"
+        return f"{where} line {line}"
     return f"{os.path.basename(filename)}:{line}"
 
 
