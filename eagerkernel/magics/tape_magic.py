@@ -365,7 +365,7 @@ def held_bytes(records: Records) -> int:
     what its ops allocated (it keeps every output alive). An output that is a view counts
     through `_allocated` (its base, unless an input's)."""
     (outputs,) = records.fields("output")
-    if any(type(o) is tuple for o in outputs):
+    if tuple in set(map(type, outputs)):  # a multi-output op (the set is made in C)
         inputs = records.fields("inputs")[0]
         return sum(
             _allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs)
