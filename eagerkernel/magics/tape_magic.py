@@ -370,10 +370,13 @@ def held_bytes(records: Records) -> int:
         return sum(
             _allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs)
         )
-    # One output per op: attribute reads in C; views (a base) take `_allocated`.
+    # One output per op: attribute reads and the sum in C; views (a base) take `_allocated`.
     values = list(map(_VALUE, outputs))
+    bases = list(map(_BASE, values))
+    if bases.count(None) == len(bases):  # every output a new array: the common case
+        return sum(map(_NBYTES, values))
     total = 0
-    for k, (v, base) in enumerate(zip(values, map(_BASE, values))):
+    for k, (v, base) in enumerate(zip(values, bases)):
         if base is None:
             total += v.nbytes
         else:
@@ -383,6 +386,7 @@ def held_bytes(records: Records) -> int:
 
 _VALUE = operator.attrgetter("_value")
 _BASE = operator.attrgetter("base")
+_NBYTES = operator.attrgetter("nbytes")
 
 
 def bytes_cell(n: int | None) -> str:
