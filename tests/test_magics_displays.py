@@ -568,3 +568,18 @@ def test_name_scope_ops_form_a_cluster(ip):
         "label=block" in cap.outputs[-1].data["text/html"]
         or "block" in cap.outputs[-1].data["text/html"]
     )
+
+
+def test_bytes_of_views_count_the_memory_they_own():
+    from eagerkernel.magics.tape_magic import held_bytes
+    from eagerkernel.runtime.core.records import Records
+
+    x = ek.constant(np.ones((4, 8), np.float32))
+    with ProfilingTape() as tape:
+        y = ek.exp(x)  # a new array: 128 B
+        z = ek.reshape(y, (8, 4))  # a view of y: nothing new
+        w = z[0]  # a view again
+    assert w is not None
+    assert held_bytes(Records(tape)) == 128
+    rows = repr(TapeRecord(tape, "t")).splitlines()
+    assert [r.split()[-5:-3] for r in rows[3:6]] == [["128", "B"], ["0", "B"], ["0", "B"]]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import keyword
 import operator
 import sys
@@ -373,7 +374,7 @@ def held_bytes(records: Records) -> int:
     # One output per op: attribute reads and the sum in C; views (a base) take `_allocated`.
     values = list(map(_VALUE, outputs))
     bases = list(map(_BASE, values))
-    if bases.count(None) == len(bases):  # every output a new array: the common case
+    if all(map(operator.is_, bases, itertools.repeat(None))):  # all new arrays: the usual
         return sum(map(_NBYTES, values))
     total = 0
     for k, (v, base) in enumerate(zip(values, bases)):
