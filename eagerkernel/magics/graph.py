@@ -28,6 +28,7 @@ import html
 import linecache
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -256,7 +257,10 @@ def build_graph(
     prims, inputs, outputs, ids, seconds = records.fields(
         "prim", "inputs", "output", "ids", "seconds"
     )
-    scopes = records.scopes()
+    if any(path for _, path, *_ in records.scope_marks):
+        scopes = records.scopes()
+    else:  # every op outside any scope (a plain cell): no per-op paths to walk
+        scopes = [()] * len(prims)
     sources = records.sources()
     n = len(prims)
     spec_graph = GraphSpec(n_ops=n, title=title)
@@ -264,9 +268,9 @@ def build_graph(
 
     # Clusters to collapse: innermost (no nested cluster), more than `collapse` ops.
     counts: dict[tuple, int] = {}
-    for path in scopes:
+    for path, repeats in Counter(scopes).items():
         for k in range(1, len(path) + 1):
-            counts[path[:k]] = counts.get(path[:k], 0) + 1
+            counts[path[:k]] = counts.get(path[:k], 0) + repeats
     parents = {p[:-1] for p in counts if len(p) > 1}
     collapsed = (
         set() if expand else {p for p, c in counts.items() if c > collapse and p not in parents}
@@ -462,10 +466,20 @@ def render_svg(graph: GraphSpec) -> str:
     """
     import graphviz
 
-    key = graph.dot(tooltips=False)
+    # The structure without the tooltips (a tuple: cheaper to make than the DOT text, which
+    # is written only when the layout is not cached yet).
+    key = (
+        tuple(
+            (node, label, tuple(attrs.items())) for node, (label, _, attrs) in graph.nodes.items()
+        ),
+        tuple((path, tuple(nodes)) for path, nodes in graph.members.items()),
+        tuple(graph.edges),
+        tuple(sorted(graph.saved_edges)),
+        tuple(graph.order_edges),
+    )
     svg = _SVG_CACHE.get(key)
     if svg is None:
-        svg = graphviz.Source(key).pipe(format="svg", encoding="utf-8")
+        svg = graphviz.Source(graph.dot(tooltips=False)).pipe(format="svg", encoding="utf-8")
         svg = svg[svg.find("<svg") :]  # no XML prolog or DOCTYPE inside HTML
         if len(_SVG_CACHE) >= _SVG_CACHE_SIZE:
             _SVG_CACHE.pop(next(iter(_SVG_CACHE)))

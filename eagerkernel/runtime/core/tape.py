@@ -663,14 +663,13 @@ def scopes_of(n: int, marks: list) -> list:
     >>> scopes_of(4, [(0, ()), (1, (("layer", "d"),)), (3, ())])
     [(), (('layer', 'd'),), (('layer', 'd'),), ()]
     """
-    out = []
+    out: list = []
     path: tuple = ()
-    k = 0
-    for i in range(n):
-        while k < len(marks) and marks[k][0] <= i:
-            path = marks[k][1]
-            k += 1
-        out.append(path)
+    for mark in marks:  # the records from one mark to the next share a path
+        first = min(mark[0], n)
+        out += [path] * (first - len(out))
+        path = mark[1]
+    out += [path] * (n - len(out))
     return out
 
 
