@@ -534,7 +534,8 @@ class TapeGraph:
         self.records = records if isinstance(records, Records) else Records(records)
         self.n_ops = len(self.records)
         self.picture = picture
-        self._args = (names, max_rows, DEFAULT_COLLAPSE, expand, cell_file)
+        # Nodes are ops and the tensors they read: twice the table's rows (0: all).
+        self._args = (names, 2 * max_rows, DEFAULT_COLLAPSE, expand, cell_file)
         self._spec: GraphSpec | None = None
         self._svg: str | None = None
 

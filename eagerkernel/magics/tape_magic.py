@@ -257,7 +257,7 @@ class TapeRecord(_TableView):
     @property
     def graph(self) -> TapeGraph:
         """The graph picture (`TapeGraph`): one node per op, layers as clusters, at most
-        ``max_rows`` nodes, drawn by Graphviz as SVG."""
+        2 × ``max_rows`` nodes (ops and the tensors they read), drawn by Graphviz as SVG."""
         if self._graph is None:
             self._graph = TapeGraph(
                 self.records,
@@ -650,7 +650,7 @@ class TapeMagics(Magics):
           cluster labelled with its name (``--expand`` draws the ops of large layers, which
           are otherwise one node); backward passes and optimizer updates have clusters of
           their own colour; hovering a node shows its op, specs, device, time and source
-          line; small constants show their value; at most ``--max-rows`` nodes. Without
+          line; small constants show their value; at most 2 × ``--max-rows`` nodes. Without
           Graphviz's ``dot`` a one-line note says how to install it. A front end that shows
           no HTML (a terminal) gets the text form alone, and nothing is laid out.
 
