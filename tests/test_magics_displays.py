@@ -583,3 +583,22 @@ def test_bytes_of_views_count_the_memory_they_own():
     assert held_bytes(Records(tape)) == 128
     rows = repr(TapeRecord(tape, "t")).splitlines()
     assert [r.split()[-5:-3] for r in rows[3:6]] == [["128", "B"], ["0", "B"], ["0", "B"]]
+
+
+def test_a_long_backward_pass_is_never_collapsed():
+    from eagerkernel.magics.graph import build_graph
+    from eagerkernel.runtime.core.records import Records
+
+    x = ek.constant([0.5, 1.5])
+    tape = ProfilingTape()
+    with tape:
+        with ek.GradientTape() as g:
+            g.watch(x)
+            y = x
+            for _ in range(15):
+                y = ek.sin(y) * 1.1
+            total = ek.reduce_sum(y)
+        g.gradient(total, x)
+    spec = build_graph(Records(tape), max_nodes=0, collapse=24)
+    backward = spec.members[(("backward", "gradient"),)]
+    assert spec.collapsed == [] and len([n for n in backward if n.startswith("o")]) > 24

@@ -11,9 +11,9 @@ sit in); `GraphSpec.dot` writes it in the DOT language with the ``graphviz`` pac
 * one node per tensor the ops read that no recorded op produced: a Variable by its name
   (``dense/kernel:0``), a tensor by its name in the namespace, a small constant by its value;
 * the ops of one Keras layer (or name scope) inside one cluster labelled with the layer's name,
-  nested as the layers are; a cluster of more than ``collapse`` ops (and no nested layer) is
+  nested as the layers are; a layer of more than ``collapse`` ops (and no nested layer) is
   drawn as one node unless ``expand``; ops of backward passes (``tape.gradient``) and of
-  optimizer updates sit in clusters of their own colour;
+  optimizer updates sit in clusters of their own colour, never collapsed;
 * at most ``max_nodes`` nodes: the caption says how many ops were left out.
 
 ``dot`` takes tens of milliseconds; the layout is cached by the graph's structure (the DOT
@@ -272,9 +272,14 @@ def build_graph(
         for k in range(1, len(path) + 1):
             counts[path[:k]] = counts.get(path[:k], 0) + repeats
     parents = {p[:-1] for p in counts if len(p) > 1}
-    collapsed = (
-        set() if expand else {p for p, c in counts.items() if c > collapse and p not in parents}
-    )
+    # A layer or name scope collapses; a backward pass or optimizer update stays open.
+    collapsed = set()
+    if not expand:
+        collapsed = {
+            p
+            for p, c in counts.items()
+            if c > collapse and p not in parents and p[-1][0] in ("layer", "name_scope")
+        }
 
     producer: dict[int, str] = {}  # id(output) -> node id
     leaf_of: dict[int, str] = {}
