@@ -209,7 +209,7 @@ def test_tape_graph_and_grad_render_in_chromium(server, tmp_path, ui):
             str(tmp_path / "chromium"),
             executable_path=CHROMIUM,
             args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 4000},
+            viewport={"width": 1280, "height": 5000},
         )
         try:
             page = browser.new_page()
@@ -285,6 +285,12 @@ def test_tape_graph_and_grad_render_in_chromium(server, tmp_path, ui):
             grad_text = cells.nth(2).locator(".jp-OutputArea-output").first.inner_text()
             assert "conv2d/kernel:0" in grad_text and "dense_1/bias:0" in grad_text
 
+            # Long outputs are shown in a scrolled box; unfold it for the pictures.
+            page.add_style_tag(
+                content=".jp-mod-outputsScrolled .jp-OutputArea, .jp-Cell-outputArea "
+                "{max-height: none !important; overflow: visible !important}"
+            )
+            graph.first.scroll_into_view_if_needed()
             graph.first.screenshot(path=str(SCREENSHOTS / f"graph-{ui}.png"))
             page.screenshot(path=str(page_png), full_page=True)
         except Exception:
