@@ -722,7 +722,6 @@ class TapeMagics(Magics):
         count = self.shell.execution_count
         if outer is not None and outer.execution_count is not None:
             self.shell.execution_count = outer.execution_count
-        cell_file = _cell_file(self.shell, body)
         try:
             with tape:
                 result = self.shell.run_cell(body)
@@ -732,6 +731,7 @@ class TapeMagics(Magics):
 
         error = result.error_before_exec or result.error_in_exec
         active = self.shell.display_formatter.active_types
+        cell_file = _cell_file(tape)
         if error is None or len(tape.records):  # a cell that raised before any op: no table
             # A text-only front end shows no picture: the graph's text form then needs no
             # layout, nor the names that label the picture's source tensors.
@@ -763,16 +763,14 @@ class TapeMagics(Magics):
             outer.error_in_exec = error
 
 
-def _cell_file(shell, body: str) -> str | None:
-    """The file name IPython gives the code of ``body`` when it runs it now (what tracebacks
-    and the ops' source lines name), or None if this shell's compiler does not say."""
-    get_name = getattr(shell.compile, "get_code_name", None)
-    if get_name is None:
-        return None
-    try:
-        return get_name(body, shell.transform_cell(body), shell.execution_count)
-    except Exception:  # another compiler's signature: the column then names the file
-        return None
+def _cell_file(tape) -> str:
+    """The file name IPython gave the cell's code (what tracebacks and the ops' source lines
+    name): that of the newest op run by the cell's own top-level code; ``""`` (no file) if
+    every op ran inside functions, which are then named by their function."""
+    for source in reversed(tape._lines):
+        if source is not None and source[0].co_name == "<module>":
+            return source[0].co_filename
+    return ""
 
 
 def _names(ns: dict) -> dict:
