@@ -28,7 +28,7 @@ LINT_PATHS := eagerkernel tests benchmarks $(wildcard conftest.py setup.py)
 # The tutorials, by name: a notebook a user saves in notebooks/ is not run by `make test`.
 TUTORIALS ?= 00_welcome 01_eager_basics 02_datasets 03_models_and_layers \
   04_training_fashion_mnist 05_checkpoints 06_devices 07_inspecting_tapes 08_gradients_in_depth \
-  09_graph_functions
+  09_graph_functions 10_tensorflow2_code 11_distributed
 NOTEBOOKS := $(wildcard $(foreach t,$(TUTORIALS),notebooks/$(t).ipynb))
 # Options of `make notebook` and `make lab`, passed to Jupyter as they are. For example, a
 # headless server on a chosen port with a fixed token:
@@ -83,8 +83,8 @@ system-packages:
 
 $(STAMP): pyproject.toml setup.py $(wildcard eagerkernel/runtime/native/*.c)
 	@test -x $(PY) || { echo "==> $(PYTHON) -m venv $(VENV)"; $(PYTHON) -m venv $(VENV); }
-	@echo "==> pip install -e .[test,datasets,notebook]"
-	$(PY) -m pip install --quiet --progress-bar off -e ".[test,datasets,notebook]"
+	@echo "==> pip install -e .[test,datasets,notebook,distributed]"
+	$(PY) -m pip install --quiet --progress-bar off -e ".[test,datasets,notebook,distributed]"
 	@touch $@
 
 KERNEL_SOURCES := $(wildcard eagerkernel/__main__.py eagerkernel/kernel.py eagerkernel/resources/*)
@@ -119,7 +119,7 @@ notebook: setup
 lab: setup
 	$(VENV_ENV) jupyter lab --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
-BENCHMARKS := op_overhead input_pipeline training_step
+BENCHMARKS := op_overhead input_pipeline training_step distributed
 bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 	@for b in $(BENCHMARKS); do \
 	  echo "==> benchmarks/$$b.py"; \

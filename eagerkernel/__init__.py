@@ -14,7 +14,18 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import config, data, debugging, dlpack, keras, nest, random
+from .runtime import (
+    config,
+    data,
+    debugging,
+    distribute,
+    dlpack,
+    keras,
+    nest,
+    ragged,
+    random,
+    sparse,
+)
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -44,11 +55,17 @@ from .runtime.core.dtypes import (
     int16,
     int32,
     int64,
+    string,
     uint8,
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
-from .runtime.core.variable import Variable
+from .runtime.core.variable import (
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    variable_creator_scope,
+)
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
@@ -59,11 +76,13 @@ from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
+from .runtime.ragged import RaggedTensor, RaggedTensorSpec
+from .runtime.sparse import SparseTensor
 from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
-from . import linalg, math, testing
+from . import image, io, linalg, math, strings, testing
 
 log = math.log
 random_normal = random.normal
@@ -117,7 +136,7 @@ def _alias_submodules() -> None:
     import the same module objects as ``ek.keras.layers``, as ``tensorflow.keras`` does."""
     import sys
 
-    for public in ("keras", "data", "random", "config"):
+    for public in ("keras", "data", "random", "config", "distribute"):
         real = f"{__name__}.runtime.{public}"
         for name, module in list(sys.modules.items()):
             if name == real or name.startswith(real + "."):

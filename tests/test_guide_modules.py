@@ -3,7 +3,8 @@
 The cells are copied from tensorflow/docs (site/en/guide/*.ipynb) and run unchanged in one
 namespace, as a notebook runs them, with ``import eagerkernel as tf`` in place of
 ``import tensorflow as tf`` (and ``from eagerkernel import keras`` for ``import keras``). Left
-out: the cells that use ``tf.function``, ``tf.saved_model``, TensorBoard or a shell command.
+out: the cells that use TensorBoard or a shell command (``!ls``), and, until those features are
+merged, the functional-model and ``.keras`` saving cells.
 Where a cell's output is random (``tf.random.normal``), it is checked against the same
 computation in NumPy on the cell's own variables; where it is deterministic, against what
 TensorFlow 2.21 (with tf_keras 2.21, TF 2's ``tf.keras``) prints.
@@ -725,3 +726,66 @@ def test_basic_training_loops_print_what_tensorflow_prints(loops):
     loops.run(COMPILE)
     history, _ = loops.run(FIT)
     np.testing.assert_allclose(history.history["loss"], TF_FIT_LOSSES, atol=5e-5)
+
+
+# -- intro_to_modules with graph functions and saved models (ek.function, ek.saved_model) --------
+
+TRACED_MODULE = """\
+class MySequentialModule(tf.Module):
+  def __init__(self, name=None):
+    super().__init__(name=name)
+
+    self.dense_1 = Dense(in_features=3, out_features=3)
+    self.dense_2 = Dense(in_features=3, out_features=2)
+
+  @tf.function
+  def __call__(self, x):
+    x = self.dense_1(x)
+    return self.dense_2(x)
+
+# You have made a model with a graph!
+my_model = MySequentialModule(name="the_model")
+"""
+
+CALL_TRACED = """\
+print(my_model([[2.0, 2.0, 2.0]]))
+print(my_model([[[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]]))
+"""
+
+SAVE = """\
+tf.saved_model.save(my_model, "the_saved_model")
+"""
+
+LOAD = """\
+new_model = tf.saved_model.load("the_saved_model")
+"""
+
+IS_INSTANCE = """\
+isinstance(new_model, SequentialModule)
+"""
+
+
+@pytest.mark.skipif(not hasattr(ek, "saved_model"), reason="graph functions not merged")
+def test_intro_to_modules_graph_function_and_saved_model_cells(intro):
+    intro.run(DENSE)
+    intro.run(SEQUENTIAL_MODULE)
+    intro.run(TRACED_MODULE)
+    model = intro["my_model"]
+    for dense in (model.dense_1, model.dense_2):  # weights that make relu's output nonzero
+        dense.w.assign(np.abs(dense.w.numpy()))
+    _, out = intro.run(CALL_TRACED)
+    w1, w2 = model.dense_1.w.numpy(), model.dense_2.w.numpy()
+    first = relu(relu(np.full((1, 3), 2.0, np.float32) @ w1) @ w2)
+    one, two = out.split("Tensor(")[1:]
+    np.testing.assert_allclose(parse_tensor("Tensor(" + one), first, rtol=1e-5)
+    np.testing.assert_allclose(
+        parse_tensor("Tensor(" + two)[0], np.vstack([first, first]), rtol=1e-5
+    )
+    intro.run(SAVE)
+    intro.run(LOAD)
+    value, _ = intro.run(IS_INSTANCE)
+    assert value is False
+    _, again = intro.run(CALL_TRACED)  # the guide calls my_model again here
+    assert again == out
+    loaded = intro["new_model"]
+    np.testing.assert_allclose(loaded([[2.0, 2.0, 2.0]]).numpy(), first, rtol=1e-6)

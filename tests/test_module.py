@@ -360,25 +360,104 @@ def test_sequential_layers_are_named_outside_any_scope():
 def test_layer_collects_plain_modules_and_lists_submodules_as_tf_keras():
     class Sub(ek.keras.Model):
         def __init__(self):
-            super().__init__()
-            self.d = ek.keras.layers.Dense(2)
-            self.lst = [ek.keras.layers.Dense(2), ek.keras.layers.Dense(1)]
+            super().__init__(name="sub")
+            self.d = ek.keras.layers.Dense(2, name="d0")
+            self.lst = [ek.keras.layers.Dense(2, name="d1"), ek.keras.layers.Dense(1, name="d2")]
             self.raw = ek.Variable(1.0, name="raw")
             self.m = ek.Module(name="rawmod")
-            self.m.v = ek.Variable(2.0, name="inmod", trainable=False)
+            self.m.v = ek.Variable(2.0, name="inmod")
 
         def call(self, x):
             return self.lst[1](self.lst[0](self.d(x)))
 
     sub = Sub()
     sub(ek.ones((1, 3)))
+    # tf_keras 2.21 prints these for the same model.
+    keras = [f"sub/d{i}/{w}:0" for i in range(3) for w in ("kernel", "bias")]
+    assert _names(sub) == [*keras, "inmod:0", "raw:0"]
+    assert [v.name for v in sub.trainable_variables] == [*keras, "inmod:0", "raw:0"]
+    assert [v.name for v in ek.Module.trainable_variables.fget(sub)] == [
+        "raw:0",
+        *keras,
+        "inmod:0",
+    ]
     assert isinstance(sub.submodules, tuple)
     assert sub.submodules == (sub.d, sub.lst[0], sub.lst[1], sub.m)
-    assert "inmod:0" in _names(sub) and "raw:0" in _names(sub)
-    assert "inmod:0" in [v.name for v in sub.non_trainable_variables]
-    assert len(sub.trainable_variables) == 7
     sub.trainable = False
     assert sub.trainable_variables == []
+    assert len(sub.non_trainable_variables) == 8
+
+
+class OwnWeightsModel(ek.keras.Model):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.d = ek.keras.layers.Dense(2, name="d")
+        self.counter = ek.Variable(0.0, trainable=False, name="counter")
+
+    def build(self, input_shape):
+        self.scale = self.add_weight(name="scale", shape=(), trainable=True)
+        self.stat = self.add_weight(name="stat", shape=(), trainable=False)
+
+    def call(self, x):
+        return self.d(x) * self.scale
+
+
+class OwnWeightsLayer(ek.keras.layers.Layer):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.frozen = ek.Variable(1.0, trainable=False, name="frozen")
+        self.bn = ek.keras.layers.BatchNormalization(name="bn")
+        self.d = ek.keras.layers.Dense(2, name="dd")
+
+    def build(self, input_shape):
+        self.w = self.add_weight(name="w", shape=())
+
+    def call(self, x):
+        return self.d(self.bn(x)) * self.w * self.frozen
+
+
+def _three(obj):
+    return (
+        _names(obj),
+        [v.name for v in obj.trainable_variables],
+        [v.name for v in obj.non_trainable_variables],
+    )
+
+
+def test_weight_order_follows_keras_2_for_layers_models_and_frozen_parts():
+    # What tf_keras 2.21 prints for the same classes: a model lists its sublayers' weights
+    # before its own, a layer its own first; trainable before non-trainable.
+    m = OwnWeightsModel(name="m")
+    m(ek.ones((1, 3)))
+    assert _three(m) == (
+        ["m/d/kernel:0", "m/d/bias:0", "m/scale:0", "counter:0", "m/stat:0"],
+        ["m/d/kernel:0", "m/d/bias:0", "m/scale:0"],
+        ["counter:0", "m/stat:0"],
+    )
+    layer = OwnWeightsLayer(name="l")
+    layer(ek.ones((2, 3)))
+    bn_t, bn_n = ["l/bn/gamma:0", "l/bn/beta:0"], ["l/bn/moving_mean:0", "l/bn/moving_variance:0"]
+    dd = ["l/dd/kernel:0", "l/dd/bias:0"]
+    assert _three(layer) == (
+        ["l/w:0", *bn_t, *dd, "frozen:0", *bn_n],
+        ["l/w:0", *bn_t, *dd],
+        ["frozen:0", *bn_n],
+    )
+    layer.d.trainable = False
+    assert _three(layer) == (
+        ["l/w:0", *bn_t, "frozen:0", *bn_n, *dd],
+        ["l/w:0", *bn_t],
+        ["frozen:0", *bn_n, *dd],
+    )
+    layer.trainable = False
+    everything = ["l/w:0", "frozen:0", *bn_t, *bn_n, *dd]
+    assert _three(layer) == (everything, [], everything)
+    m.trainable = False
+    assert _three(m) == (
+        ["m/d/kernel:0", "m/d/bias:0", "m/scale:0", "counter:0", "m/stat:0"],
+        [],
+        ["m/scale:0", "m/d/kernel:0", "m/d/bias:0", "counter:0", "m/stat:0"],
+    )
 
 
 # -- checkpoints ---------------------------------------------------------------------------------

@@ -216,3 +216,52 @@ def _evil_call(meta) -> None:
     program = meta["functions"]["shift"][0]["program"]
     call = next(o for o in program["ops"] if "call" in o)
     call["call"] = "builtins:exec"
+
+
+def test_custom_gradients_need_the_option_that_drops_them(tmp_path):
+    @ek.custom_gradient
+    def clip_gradients(y):
+        def backward(dy):
+            return ek.clip_by_norm(dy, 0.5)
+
+        return y, backward
+
+    class WithCustom:
+        def __init__(self):
+            self.variables = []
+
+        @ek.function
+        def f(self, x):
+            return clip_gradients(x * x)
+
+    m = WithCustom()
+    m.f(ek.constant(2.0))
+    with pytest.raises(NotImplementedError, match=r"uses ek\.custom_gradient"):
+        ek.saved_model.save(m, tmp_path / "c")
+    options = ek.saved_model.SaveOptions(experimental_custom_gradients=False)
+    ek.saved_model.save(m, tmp_path / "c", options=options)
+    loaded = ek.saved_model.load(tmp_path / "c")
+    x = ek.constant(2.0)
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = loaded.f(x)
+    assert float(y) == 4.0 and float(tape.gradient(y, x)) == 4.0  # through the ops: 2x
+    with pytest.raises(NotImplementedError, match="save_debug_info=True"):
+        ek.saved_model.SaveOptions(save_debug_info=True)
+
+
+def test_an_input_signature_function_must_be_traced_before_saving(tmp_path):
+    class M:
+        variables: tuple = ()
+
+        @ek.function(input_signature=[ek.TensorSpec([None], ek.float32)])
+        def f(self, x):
+            return x + 1.0
+
+    m = M()
+    with pytest.raises(ValueError, match="has an input_signature but was never called"):
+        ek.saved_model.save(m, tmp_path / "m")
+    m.f(ek.constant([1.0, 2.0]))
+    ek.saved_model.save(m, tmp_path / "m")
+    loaded = ek.saved_model.load(tmp_path / "m")
+    assert loaded.f(ek.constant([3.0, 4.0])).numpy().tolist() == [4.0, 5.0]

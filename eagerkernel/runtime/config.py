@@ -6,17 +6,26 @@ import types
 from dataclasses import dataclass
 
 from .core import context
-from .core.device import free_gpu_memory, list_devices, set_default_device, set_virtual_gpus
+from .core.device import (
+    free_gpu_memory,
+    get_soft_device_placement,
+    list_devices,
+    set_default_device,
+    set_soft_device_placement,
+    set_virtual_gpus,
+)
 
 __all__ = [
     "PhysicalDevice",
     "experimental",
     "functions_run_eagerly",
     "get_default_device",
+    "get_soft_device_placement",
     "list_physical_devices",
     "num_gpus",
     "run_functions_eagerly",
     "set_default_device",
+    "set_soft_device_placement",
 ]
 
 

@@ -23,9 +23,10 @@ How a call runs:
    traced: a new *branch*, replayed from then on for calls whose guards take it. So a call's
    result is always the eager result; there is no AutoGraph and no ``tf.cond`` to write.
 
-Calls made while a tape (or ``%%tape``'s profiler, or an outer trace) records on this thread
-run the Python function eagerly, so the recorder sees every op: gradients of any order
-through a function are exactly the eager ones.
+Calls made while a tape (or ``%%tape``'s profiler) records on this thread replay the program
+op by op through the dispatcher (`Program.run_observed`), so the recorder sees every op:
+gradients of any order through a function are exactly the eager ones. Inside another
+function's trace, a function's Python code runs, so that the outer trace records its ops.
 
 Deliberate differences from TensorFlow, documented on `function`: programs are specialized
 on concrete shapes (a ``None`` dimension of an ``input_signature`` accepts any size, and each
@@ -39,6 +40,9 @@ import contextlib
 import copy
 import functools
 import inspect
+import math
+import operator
+import sys
 import threading
 import types
 import warnings
@@ -75,9 +79,9 @@ _VARIABLE_ERROR = (
 
 # -- tracing ---------------------------------------------------------------------------------
 #
-# A value in a trace is a *ref*: an int is a slot (an input or an op's output, a local of the
-# compiled program), ("c", k) the k-th captured constant, ("v", k) the k-th Variable (read
-# when the program reaches the op, so assignments before it are seen).
+# A value in a trace is a *ref*: an int is a slot (an input, an op's output, a variable's value
+# read where the program reads it, an object a stateful call returned: a local of the compiled
+# program), or ("c", k), the k-th captured constant.
 
 
 class _Param:
@@ -105,14 +109,10 @@ class _Obj(_Arg):
     __slots__ = ()
 
 
+# The output template of a call that ended an iteration (raised StopIteration).
 _STOP = "<raises StopIteration>"
-_ONE_SHOT = (
-    zip,
-    map,
-    filter,
-    enumerate,
-    types.GeneratorType,
-)  # the output template of a call that ended an iteration
+# Arguments that a stateful call would consume: read into a list first (`zip(grads, vars)`).
+_ONE_SHOT = (zip, map, filter, enumerate, types.GeneratorType)
 
 
 def _peek_created() -> int:
@@ -434,7 +434,7 @@ class Program:
         def show(r):
             if type(r) is int:
                 return f"s{r}"
-            return f"const{r[1]}" if r[0] == "c" else self.variables[r[1]].name
+            return f"const{r[1]}"
 
         lines = []
         for ins in self.ops:
@@ -529,9 +529,8 @@ def _fold(tracer: _Tracer, instrs: list, outputs: list):
                     k: (_Param(sub(v.ref)) if isinstance(v, _Param) else v)
                     for k, v in params.items()
                 }
-            dynamic = any(type(r) is int or r[0] == "v" for r in refs) or any(
-                isinstance(v, _Param) and (type(v.ref) is int or v.ref[0] == "v")
-                for v in (params or {}).values()
+            dynamic = any(type(r) is int for r in refs) or any(
+                isinstance(v, _Param) and type(v.ref) is int for v in (params or {}).values()
             )
             if not dynamic:
                 for s in (outs,) if type(outs) is int else outs:
@@ -625,16 +624,14 @@ def _compile(program: Program):
             if type(r) is int:
                 last[r] = i
     outputs = {r for r in program.outputs if type(r) is int}
+    op_slots: set = set()  # slots an op computed (their arrays belong to the program)
 
     def name(r) -> str:
         if type(r) is int:
             return f"s{r}"
-        kind, k = r
-        if kind == "c":
-            namespace[f"C{k}"] = program.consts[k][0]
-            return f"C{k}"
-        namespace[f"V{k}"] = program.variables[k]
-        return f"V{k}._value"
+        k = r[1]  # ("c", k)
+        namespace[f"C{k}"] = program.consts[k][0]
+        return f"C{k}"
 
     for i, ins in enumerate(ops):
         kind = ins[0]
@@ -644,7 +641,10 @@ def _compile(program: Program):
             static = {k: v for k, v in (params or {}).items() if not isinstance(v, _Param)}
             dynamic = {k: v.ref for k, v in (params or {}).items() if isinstance(v, _Param)}
             xp = _device_of(program, refs).xp
-            if prim.array_op is not None and not params and len(refs) == 2:
+            reuse = _reusable(program, ins, i, last, outputs, op_slots, xp)
+            if reuse is not None:
+                fn = _write_into_dead(_UFUNCS[prim.array_op], reuse)
+            elif prim.array_op is not None and not params and len(refs) == 2:
                 fn = prim.array_op
             elif static:
                 fn = functools.partial(prim.fwd, xp, **static)
@@ -660,6 +660,7 @@ def _compile(program: Program):
                 keep_saved = saved is not None and saved in last
                 lhs = f"({lhs}), {f's{saved}' if keep_saved else '_'}"
             lines.append(f"{lhs} = {call}")
+            op_slots.update(targets)
         elif kind == "read":
             namespace[f"V{ins[1]}"] = program.variables[ins[1]]
             lines.append(f"s{ins[2]} = V{ins[1]}._value")
@@ -703,16 +704,86 @@ def _compile(program: Program):
     return source, namespace["program"]
 
 
+# Buffer reuse: a binary elementwise op whose input dies at it writes its result into that
+# input's array (`ufunc(a, b, out=a)`), when the trace says the shapes and dtypes match and, at
+# run time, nothing else references the array (no view of it, no caller holding it).
+_UFUNCS = {
+    operator.add: np.add,
+    operator.sub: np.subtract,
+    operator.mul: np.multiply,
+    operator.truediv: np.true_divide,
+}
+
+
+# Below this many elements a fresh array costs less than the checks (small-op chains keep the
+# C operator call).
+_REUSE_MIN_SIZE = 1 << 14
+
+
+def _reusable(program: Program, ins, i: int, last: dict, outputs: set, op_slots: set, xp):
+    """The position (0 or 1) of an input of op ``ins`` whose array the op may write into."""
+    _, prim, refs, params, outs, _saved = ins
+    if prim.array_op not in _UFUNCS or params or xp is not np or type(outs) is not int:
+        return None
+    if refs[0] == refs[1]:
+        return None
+    out_shape, out_dtype = program._shapes[outs], program._dtypes[outs]
+    for pos, r in enumerate(refs):
+        if (
+            type(r) is int
+            and r in op_slots
+            and last.get(r) == i
+            and r not in outputs
+            and program._shapes[r] == out_shape
+            and program._dtypes[r] == out_dtype
+            and math.prod(out_shape) >= _REUSE_MIN_SIZE
+        ):
+            return pos
+    return None
+
+
+def _write_into_dead(ufunc, pos: int):
+    def run(a, b):
+        buf = b if pos else a
+        if (
+            type(buf) is np.ndarray
+            and sys.getrefcount(buf) <= _UNSHARED
+            and buf.base is None
+            and buf.flags.writeable
+        ):
+            return ufunc(a, b, out=buf)
+        return ufunc(a, b)
+
+    return run
+
+
+def _unshared_count() -> int:
+    """The reference count `_write_into_dead` sees for an array only the program holds:
+    measured through the same call shape, since it depends on the interpreter."""
+    seen = []
+
+    def probe(a, b):
+        buf = a
+        seen.append(sys.getrefcount(buf))
+        return a
+
+    namespace = {"P": probe, "np": np}
+    exec(
+        compile("def program():\n    s0 = np.empty(2)\n    s1 = P(s0, 1.0)\n", "<probe>", "exec"),
+        namespace,
+    )
+    namespace["program"]()
+    return seen[0]
+
+
+_UNSHARED = _unshared_count()
+
+
 def _device_of(program: Program, refs):
     from .core.device import CPU
 
     for r in refs:
-        if type(r) is int:
-            d = program.devices[r]
-        elif r[0] == "c":
-            d = program.consts[r[1]][1]
-        else:
-            d = program.variables[r[1]]._device
+        d = program.devices[r] if type(r) is int else program.consts[r[1]][1]
         if d is not None:
             return d
     return CPU
@@ -795,8 +866,8 @@ def _leaf_key(x, arrays: list, seen: dict, tensors: list):
         return (type(x), x)
     try:
         hash(x)
-    except TypeError:
-        return ("id", id(x), x)
+    except TypeError:  # by identity (a RaggedTensor: immutable; the entry keeps it alive)
+        return ("id", id(x))
     return ("obj", x)
 
 
@@ -823,13 +894,14 @@ def _spec_of(x):
 class _Entry:
     """The traces of one signature: a root program and, through its branches, the others."""
 
-    __slots__ = ("eager", "n_traces", "program", "specs", "verify")
+    __slots__ = ("eager", "keep", "n_traces", "program", "specs", "verify")
 
     def __init__(self):
         self.program = None
         self.n_traces = 0
         self.eager = False  # too many branches: the signature runs its Python code
         self.specs = None
+        self.keep: list = []
         # The first trace created variables: the next call traces again, to check that it
         # creates none (TensorFlow's rule: variables are created on the first call only).
         self.verify = False
@@ -918,6 +990,9 @@ class Function:
         if entry is None:
             entry = self._cache[key] = _Entry()
             entry.specs = nest.pack_sequence_as((args, kwargs), [_spec_of(x) for x in flat])
+            # What the key names by identity stays alive as long as the entry, so that no
+            # other object can come to have its id.
+            entry.keep = [x for x in flat if isinstance(x, Variable) or not isinstance(x, Tensor)]
         if entry.eager:
             return self.python_function(*args, **kwargs)
         if entry.program is None or entry.verify:
@@ -948,7 +1023,7 @@ class Function:
             elif type(r) is int:
                 flat.append(make(value, program.devices[r]))
             else:
-                flat.append(make(value, program.consts[r[1]][1]) if r[0] == "c" else leaf)
+                flat.append(make(value, program.consts[r[1]][1]))
         return nest.pack_sequence_as(program.structure, flat)
 
     def _trace(self, entry: _Entry, parent, branch, args, kwargs, tensors):
@@ -977,9 +1052,6 @@ class Function:
                 leaves.append(x)
         program = Program.from_trace(tracer, len(tensors), refs)
         program.custom_gradients = tracer.custom_gradients
-        for k, r in enumerate(program.outputs):  # a Variable or constant returned: keep it
-            if r is not None and type(r) is not int and r[0] == "v":
-                leaves[k] = program.variables[r[1]]
         program.structure = nest.pack_sequence_as(result, [None] * len(flat))
         program.py_leaves = leaves
         with self._lock:
@@ -1163,7 +1235,7 @@ class ConcreteFunction:
         program = entry.program
         flat = []
         for r, leaf in zip(program.outputs, program.py_leaves):
-            if r is None or (type(r) is not int and r[0] == "v"):
+            if r is None:
                 flat.append(leaf)
             elif type(r) is int:
                 flat.append(TensorSpec(program._shapes[r], program._dtypes[r]))

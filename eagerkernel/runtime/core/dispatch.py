@@ -32,6 +32,7 @@ import weakref
 import numpy as np
 
 from ..native import ENABLED as _NATIVE
+from .composite import CompositeTensor
 from .context import ACTIVE, context
 from .errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from .tensor import Tensor, to_tensor
@@ -327,6 +328,8 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
 
     def op(x, name=None):
         if type(x) is not Tensor:
+            if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor: op on values
+                return x._ek_unary(op)
             x = to_tensor(x, None, prim.name)
         if float_only and x._value.dtype.kind not in "fc":
             float_check(prim.name, x)
@@ -361,6 +364,10 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
         if (type(x) is not Tensor or type(y) is not Tensor) and not (
             isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
         ):
+            if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
+                return x._ek_binary(op, x, y)
+            if isinstance(y, CompositeTensor):
+                return y._ek_binary(op, x, y)
             x, y = coerce_pair(x, y, prim.name)
         xv = x._value
         yv = y._value

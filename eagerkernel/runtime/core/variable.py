@@ -7,7 +7,9 @@ an earlier read keeps the value it read, and `numpy()` results never change unde
 
 from __future__ import annotations
 
+import enum
 import itertools
+import threading
 from weakref import ref as _weakref
 
 import numpy as np
@@ -19,7 +21,7 @@ from .device import current_device
 from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
 from .tensor import Tensor, make, to_tensor
 
-__all__ = ["Variable"]
+__all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "variable_creator_scope"]
 
 _creation_order = itertools.count()
 _read = Primitive("ReadVariableOp", lambda xp, x: x)
@@ -38,8 +40,45 @@ _TF_DEFAULTS = {
 }
 
 
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's replicas agree (follows `tf.VariableSynchronization`):
+    ``ON_WRITE`` (mirrored: every update reaches all replicas; ``AUTO`` means it) or
+    ``ON_READ`` (each replica keeps its own; reading outside the replicas aggregates them).
+    With one replica (no strategy) they all behave alike."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How an ``ON_READ`` variable's replicas combine when read (follows
+    `tf.VariableAggregation`)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+# Accepted with any value of their enum: they matter only to a distribution strategy's variable
+# creator (`eagerkernel.runtime.distribute`); with one replica every choice means the same.
+_DISTRIBUTION_ARGS = {
+    "synchronization": VariableSynchronization,
+    "aggregation": VariableAggregation,
+}
+
+
 def _check_tf_arguments(kwargs: dict) -> None:
     for key, value in kwargs.items():
+        kind = _DISTRIBUTION_ARGS.get(key)
+        if kind is not None:
+            if value is not None and not isinstance(value, kind):
+                raise TypeError(
+                    f"Variable: {key} must be an ek.{kind.__name__} or None, got {value!r}."
+                )
+            continue
         if key not in _TF_DEFAULTS:
             raise TypeError(f"Variable: unexpected keyword argument {key!r}.")
         default = _TF_DEFAULTS[key]
@@ -72,7 +111,78 @@ def _check_shape(shape, actual: tuple) -> None:
         )
 
 
-class Variable(Tensor):
+# -- variable creators (follows `tf.variable_creator_scope`) ---------------------------------------
+# A creator is ``creator(next_creator, **kwargs) -> Variable``; `Variable(...)` calls the
+# innermost one, which may call ``next_creator`` for the next (the last makes a plain Variable).
+# Distribution strategies use this to make the variables created in their scope mirrored.
+_creators = threading.local()
+_VARIABLE_ARGS = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
+
+
+class _VariableMeta(type):
+    """Routes ``Variable(...)`` through the creators of this thread, if any (TF's
+    ``VariableMetaclass``). Subclasses are constructed directly."""
+
+    def __call__(cls, *args, **kwargs):
+        stack = getattr(_creators, "stack", None)
+        if not stack or cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        if len(args) > len(_VARIABLE_ARGS):
+            raise TypeError(f"Variable: takes at most {len(_VARIABLE_ARGS)} positional arguments.")
+        for key, value in zip(_VARIABLE_ARGS, args):
+            if key in kwargs:
+                raise TypeError(f"Variable: got multiple values for argument {key!r}.")
+            kwargs[key] = value
+
+        def chain(i):
+            if i < 0:
+                return lambda **kw: type.__call__(Variable, **kw)
+            return lambda **kw: stack[i](chain(i - 1), **kw)
+
+        return chain(len(stack) - 1)(**kwargs)
+
+
+class variable_creator_scope:
+    """Context manager: ``Variable(...)`` calls ``creator(next_creator, **kwargs)`` in this
+    thread while it is active (follows `tf.variable_creator_scope`).
+
+    The creator receives the Variable's arguments as keywords and returns a Variable, usually by
+    calling ``next_creator(**kwargs)`` (the next creator, or the plain constructor). Scopes
+    nest; the innermost creator runs first.
+
+    >>> names = []
+    >>> def log(next_creator, **kwargs):
+    ...     names.append(kwargs.get("name"))
+    ...     return next_creator(**kwargs)
+    >>> with ek.variable_creator_scope(log):
+    ...     v = ek.Variable(1.0, name="w")
+    >>> names
+    ['w']
+    """
+
+    def __init__(self, creator):
+        if not callable(creator):
+            raise TypeError(
+                f"variable_creator_scope: creator must be callable, got {type(creator).__name__}."
+            )
+        self._creator = creator
+
+    def __enter__(self):
+        stack = getattr(_creators, "stack", None)
+        if stack is None:
+            stack = _creators.stack = []
+        stack.append(self._creator)
+        return self
+
+    def __exit__(self, *exc):
+        stack = _creators.stack
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is self._creator:
+                del stack[i]
+                break
+
+
+class Variable(Tensor, metaclass=_VariableMeta):
     """A mutable, named tensor (follows `tf.Variable`).
 
     Args:

@@ -47,6 +47,7 @@ import weakref
 import numpy as np
 
 from ..core.variable import Variable
+from ..distribute import context as distribute_context
 from ..keras.layers.base import Layer
 from ..keras.metrics import Metric
 from ..keras.optimizers.base import Optimizer
@@ -505,6 +506,10 @@ class Checkpoint:
         Atomic: a crash leaves the previous file at ``file_prefix`` intact.
         """
         file_prefix = os.fspath(file_prefix)
+        if distribute_context.non_chief_worker() is not None:  # only the chief writes files
+            with distribute_context.worker_save(file_prefix) as elsewhere:
+                self.write(elsewhere)
+            return file_prefix
         graph = _Graph(self)
         atomic_write(data_file(file_prefix), encode(graph.variables, graph.objects))
         return file_prefix
@@ -513,6 +518,10 @@ class Checkpoint:
         """Writes ``<file_prefix>-<N>`` (N: the incremented `save_counter`) and records it as
         the latest in the directory's ``checkpoint`` state file; returns the path."""
         file_prefix = os.fspath(file_prefix)
+        if distribute_context.non_chief_worker() is not None:  # only the chief writes files
+            with distribute_context.worker_save(file_prefix) as elsewhere:
+                path = self.save(elsewhere)
+            return os.path.join(os.path.dirname(file_prefix), os.path.basename(path))
         counter = self.save_counter
         n = int(counter.numpy()) + 1
         counter.assign(np.int64(n))
@@ -663,6 +672,11 @@ class CheckpointManager:
             counter.assign(np.int64(n - 1))
             raise
         path = os.path.abspath(path)
+        if distribute_context.non_chief_worker() is not None:
+            # Not the chief: `write` went to a removed temporary directory; the chief keeps
+            # the state file and deletes old checkpoints. This worker only tracks the names.
+            self._checkpoints = [p for p in self._checkpoints if p != path] + [path]
+            return path
         kept = [p for p in self._checkpoints if p != path] + [path]
         doomed = []
         if self._max_to_keep is not None and len(kept) > self._max_to_keep:

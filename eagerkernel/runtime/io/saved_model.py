@@ -25,6 +25,7 @@ import os
 import shutil
 import sys
 import tempfile
+import typing
 
 import numpy as np
 
@@ -50,7 +51,7 @@ from ..function import (
     _Param,
 )
 
-__all__ = ["load", "save"]
+__all__ = ["LoadOptions", "SaveOptions", "load", "save"]
 
 FORMAT = "eagerkernel.saved_model"
 VERSION = 1
@@ -295,6 +296,52 @@ def _functions_of(obj) -> dict:
     return found
 
 
+class SaveOptions:
+    """Options of `save` (follows `tf.saved_model.SaveOptions`).
+
+    Args:
+        experimental_custom_gradients: TensorFlow's default True saves the gradients of
+            ``ek.custom_gradient`` functions; this format cannot, so `save` raises for a
+            function that uses one unless this is False (then a loaded function
+            differentiates through the ops the custom-gradient function ran, as TensorFlow
+            does with False).
+        namespace_whitelist, save_debug_info, function_aliases, experimental_io_device,
+            experimental_variable_policy: accepted with TensorFlow's defaults only.
+
+    Raises:
+        NotImplementedError: another value for an option this format has no use for.
+    """
+
+    _DEFAULTS: typing.ClassVar[dict] = {
+        "namespace_whitelist": None,
+        "save_debug_info": False,
+        "function_aliases": None,
+        "experimental_io_device": None,
+        "experimental_variable_policy": None,
+        "experimental_image_format": False,
+        "experimental_skip_saver": False,
+        "experimental_sharding_callback": None,
+    }
+
+    def __init__(self, experimental_custom_gradients: bool = True, **kwargs):
+        for key, value in kwargs.items():
+            if key not in self._DEFAULTS:
+                raise TypeError(f"SaveOptions: unexpected keyword argument {key!r}.")
+            if value != self._DEFAULTS[key]:
+                raise NotImplementedError(f"SaveOptions: {key}={value!r} is not supported.")
+        self.experimental_custom_gradients = bool(experimental_custom_gradients)
+
+
+class LoadOptions:
+    """Options of `load` (follows `tf.saved_model.LoadOptions`); only the defaults, which
+    ask for nothing, are accepted."""
+
+    def __init__(self, **kwargs):
+        for key, value in kwargs.items():
+            if value not in (None, False):
+                raise NotImplementedError(f"LoadOptions: {key}={value!r} is not supported.")
+
+
 def save(obj, export_dir, signatures=None, options=None) -> None:
     """Writes ``obj``'s variables and the programs of its traced `ek.function`s to the
     directory ``export_dir`` (follows `tf.saved_model.save`; our own format, not TF's).
@@ -306,14 +353,15 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
         export_dir: a directory, created or replaced whole (a crash leaves the old one).
         signatures: an `ek.function`, a `ConcreteFunction` or a dict of them by name, saved
             as ``loaded.signatures[name]`` (a single one as ``"serving_default"``).
-        options: not supported (must be None).
+        options: a `SaveOptions` (None: TensorFlow's defaults).
 
     Raises:
         ValueError: a function has no trace, or calls a stateful op that cannot be saved
             (an optimizer, a metric), or a parameter that cannot be stored.
     """
-    if options is not None:
-        raise NotImplementedError("saved_model.save: options are not supported.")
+    if options is not None and not isinstance(options, SaveOptions):
+        raise TypeError(f"saved_model.save: options must be a SaveOptions, got {options!r}.")
+    custom_gradients = True if options is None else options.experimental_custom_gradients
     functions = _functions_of(obj)
     if signatures is not None:
         if not isinstance(signatures, dict):
@@ -331,6 +379,19 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
             if not isinstance(f, Function):
                 raise TypeError(f"saved_model.save: {name} is not an ek.function: {f!r}.")
             entries = [c for c in f.concrete_functions if c.program is not None]
+            if custom_gradients and any(c.program.custom_gradients for c in entries):
+                raise NotImplementedError(
+                    f"saved_model.save: function {name} uses ek.custom_gradient, whose "
+                    "gradient this format cannot store; pass options=ek.saved_model."
+                    "SaveOptions(experimental_custom_gradients=False) to save it with "
+                    "gradients through its ops."
+                )
+            if not entries and f.input_signature is not None:
+                raise ValueError(
+                    f"saved_model.save: function {name} has an input_signature but was never "
+                    "called; eagerkernel traces on real values, so call it once (with inputs "
+                    "of the shapes to save) before saving."
+                )
             if group == "signatures" and not entries:
                 raise ValueError(
                     f"saved_model.save: signature {name!r} has no traced concrete function; "
@@ -666,8 +727,8 @@ def load(export_dir, tags=None, options=None):
         ValueError: a damaged file, an unknown format version, primitive or stateful op;
             the message names the file.
     """
-    if options is not None:
-        raise NotImplementedError("saved_model.load: options are not supported.")
+    if options is not None and not isinstance(options, LoadOptions):
+        raise TypeError(f"saved_model.load: options must be a LoadOptions, got {options!r}.")
     path = os.fspath(export_dir)
     meta_path = os.path.join(path, _JSON)
     arrays_path = os.path.join(path, _ARRAYS)

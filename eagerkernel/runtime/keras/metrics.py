@@ -20,7 +20,7 @@ from ..core import dtypes
 from ..core.dispatch import stateful
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, make, to_tensor
-from ..core.variable import Variable
+from ..core.variable import Variable, VariableAggregation, VariableSynchronization
 from ..ops.array_ops import squeeze
 from ..ops.elementwise import cast, equal, greater
 from ..ops.reduction import argmax, reduce_mean
@@ -103,6 +103,10 @@ class Metric:
             np.full(tuple(shape), fill, dtype=dt._np),
             trainable=False,
             name=f"{self.name}/{name}",
+            # as Keras's metrics: under a strategy each replica accumulates its own state and
+            # reading it outside the replicas sums them
+            synchronization=VariableSynchronization.ON_READ,
+            aggregation=VariableAggregation.SUM,
         )
         self._variables.append(v)
         return v

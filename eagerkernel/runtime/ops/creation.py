@@ -60,6 +60,12 @@ def _dtype(dtype, op: str) -> np.dtype:
 def _full(op: str, shape: tuple, value, np_dtype, device) -> Tensor:
     """``xp.full`` behind the allocation check; the allocator's failure becomes TF's OOM."""
     check_allocation(op, shape, np_dtype, device)
+    if np_dtype.kind == "O" and isinstance(value, np.ndarray):
+        value = value[()]
+    if np_dtype.kind == "O" and not isinstance(value, bytes):
+        if value != 0:
+            raise TypeError(f"{op}: a string tensor is filled with strings, got {value!r}.")
+        value = b""  # `zeros(shape, ek.string)` is empty strings, as in TensorFlow
     try:
         return make(device.xp.full(shape, value, dtype=np_dtype), device)
     except (MemoryError, ValueError) as exc:
@@ -125,6 +131,8 @@ def fill(dims, value, name=None) -> Tensor:
 def _like(x, dtype, value) -> Tensor:
     x = tensor(x, "zeros_like")
     np_dtype = x._value.dtype if dtype is None else dtypes.numpy_dtype(dtype)
+    if np_dtype.kind == "O":
+        return _full("zeros_like", x._value.shape, value, np_dtype, x._device)
     xp = x._device.xp
     return make(xp.full(x._value.shape, value, dtype=np_dtype), x._device)
 

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
@@ -142,6 +143,10 @@ def truediv(x, y, name=None) -> Tensor:
     """
     if type(x) is Tensor and type(y) is Tensor and x._value.dtype.kind in "fc":
         return _real_div(x, y)
+    if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
+        return x._ek_binary(truediv, x, y)
+    if isinstance(y, CompositeTensor):
+        return y._ek_binary(truediv, x, y)
     from ._core import coerce_pair
 
     x, y = coerce_pair(x, y, "truediv")
@@ -338,6 +343,8 @@ def cast(x, dtype, name=None) -> Tensor:
     >>> ek.cast(ek.constant([1.7, -1.7]), "int32").numpy()
     array([ 1, -1], dtype=int32)
     """
+    if not isinstance(x, Tensor) and isinstance(x, CompositeTensor):  # ragged, sparse
+        return x._ek_unary(lambda values: cast(values, dtype))
     x = tensor(x, "cast")
     if dtype is None:
         raise TypeError(
@@ -346,6 +353,13 @@ def cast(x, dtype, name=None) -> Tensor:
     np_dtype = dtypes.numpy_dtype(dtype)
     if x._value.dtype == np_dtype:
         return x if type(x) is Tensor else apply(identity_prim, (x,))
+    if x._value.dtype.kind == "O" or np_dtype.kind == "O":  # strings: ek.strings converts
+        from ..core.errors import UnimplementedError
+
+        raise UnimplementedError(
+            f"cast: Cast {x.dtype.name} to {dtypes.from_numpy(np_dtype).name} is not supported "
+            "(use ek.strings.to_number / ek.strings.as_string)."
+        )
     return apply(_cast, (x,), {"dtype": np_dtype})
 
 

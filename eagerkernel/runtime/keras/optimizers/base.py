@@ -37,6 +37,7 @@ from ...core.dispatch import stateful
 from ...core.tape import GradientTape
 from ...core.tensor import Tensor, make, to_tensor
 from ...core.variable import Variable
+from ...distribute import context as distribute_context
 from ...interrupts import deferred_interrupt
 from ...module import name_scope
 from ...observers import Observers
@@ -432,7 +433,13 @@ class Optimizer:
         np.int64(1)
         >>> v.numpy()
         array([0.9, 1.9], dtype=float32)
+
+        Under an `ek.distribute` strategy whose variables are mirrored, a call in a replica
+        context sums the gradients over the replicas first, and every replica's copy of each
+        variable is updated (see `eagerkernel.runtime.distribute.context.apply_gradients`).
         """
+        if distribute_context.MIRRORED:  # a strategy mirrors variables in this process
+            return distribute_context.apply_gradients(self, grads_and_vars)
         return self._apply(grads_and_vars, ())
 
     def apply(self, grads, trainable_variables=None):
