@@ -332,7 +332,7 @@ def build_graph(
                 f"#{j} {prims[j].name}",
                 f"inputs: {', '.join(spec(x) for x in inputs[j]) or '—'}",
                 f"output: {out_spec}",
-                f"device: {getattr(outs[0], 'device', '?') if outs else '?'}",
+                f"device: {_device_name(outs[0]) if outs else '?'}",
                 f"time: {format_seconds(seconds[j])}",
                 f"allocated: {format_bytes(_allocated(outs, inputs[j]))}",
             ]
@@ -402,6 +402,12 @@ def build_graph(
     for node, value in list(nodes.items()):
         nodes[node] = tuple(value)
     return spec_graph
+
+
+def _device_name(t) -> str:
+    """The short name of a tensor's device (``/cpu:0``, ``/gpu:1``)."""
+    device = getattr(t, "_device", None)
+    return getattr(device, "name", None) or str(getattr(t, "device", "?"))
 
 
 def _root(a):
