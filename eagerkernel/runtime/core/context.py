@@ -38,8 +38,11 @@ __all__ = [
     "default_device",
     "pop_device",
     "pop_recorder",
+    "pop_scope",
     "push_device",
     "push_recorder",
+    "push_scope",
+    "scope",
     "set_default_device",
 ]
 
@@ -78,6 +81,11 @@ class Recorder:
     `on_backward` is called with the wall time of each backward pass (`GradientTape.gradient`,
     `jacobian`, ...) that this thread ran while the recorder was pushed.
 
+    `on_scope` is called with this thread's scope path each time it changes while the
+    recorder is pushed (a Keras layer call, a name scope, a backward pass or an optimizer
+    update begins or ends; see `push_scope`), so a recorder can tell which layer ran each op
+    without any per-op work.
+
     A recorder must not run ops inside `record` (they would be recorded again).
     """
 
@@ -89,6 +97,10 @@ class Recorder:
 
     def on_backward(self, seconds: float) -> None:
         """Called after each backward pass of this thread (default: nothing)."""
+
+    def on_scope(self, path: tuple) -> None:
+        """Called when this thread's scope path changes (default: nothing): ``path`` is the
+        new `Context.scopes`, outermost first, each item ``(kind, name)``."""
 
     def on_value(self, tensor, kind: str, value) -> None:
         """Called when this thread reads a tensor's value into Python: ``kind`` is ``"bool"``,
@@ -106,6 +118,9 @@ class Context(threading.local):
     def __init__(self):
         self.recorders: tuple = ()
         self.devices: tuple = ()  # entered device scopes, innermost last
+        # Entered scopes, outermost first, each (kind, name): kind "layer", "name_scope",
+        # "backward" or "optimizer". Read by recorders through `on_scope`, never by dispatch.
+        self.scopes: tuple = ()
         # (innermost device scope or None, timed, sync, the recorders' bound `record`
         # methods): all that `dispatch` reads, in one thread-local load; derived by `_update`.
         self.state: tuple = (None, False, False, ())
@@ -177,6 +192,57 @@ def refresh(recorder: Recorder) -> None:
 def _set_recorders(ctx: Context, recorders: tuple) -> None:
     ctx.recorders = recorders
     ctx._update()
+
+
+def push_scope(name: str, kind: str = "name_scope") -> tuple:
+    """Enters the scope ``(kind, name)`` on this thread and tells its recorders (`on_scope`).
+
+    Keras layer calls enter a ``"layer"`` scope named after the layer, backward passes a
+    ``"backward"`` one and optimizer updates an ``"optimizer"`` one. Returns the path before
+    the push, which `pop_scope` restores.
+    """
+    ctx = _context
+    before = ctx.scopes
+    path = ctx.scopes = (*before, (kind, name))
+    if ctx.recorders:
+        for recorder in ctx.recorders:
+            recorder.on_scope(path)
+    return before
+
+
+def pop_scope(before: tuple) -> None:
+    """Leaves the scopes entered since `push_scope` returned ``before`` (restores that path)
+    and tells this thread's recorders."""
+    ctx = _context
+    ctx.scopes = before
+    if ctx.recorders:
+        for recorder in ctx.recorders:
+            recorder.on_scope(before)
+
+
+class scope:
+    """``with scope(name, kind):`` runs its body inside the scope ``(kind, name)``
+    (`push_scope` on entry, `pop_scope` on exit, also when the body raises).
+
+    >>> with scope("block", "name_scope"):
+    ...     context().scopes
+    (('name_scope', 'block'),)
+    >>> context().scopes
+    ()
+    """
+
+    __slots__ = ("_before", "_kind", "_name")
+
+    def __init__(self, name: str, kind: str = "name_scope"):
+        self._name = name
+        self._kind = kind
+
+    def __enter__(self) -> scope:
+        self._before = push_scope(self._name, self._kind)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pop_scope(self._before)
 
 
 # The tokens of device scopes that cannot move anything (`push_device` with places=False),
