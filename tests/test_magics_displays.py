@@ -602,3 +602,40 @@ def test_a_long_backward_pass_is_never_collapsed():
     spec = build_graph(Records(tape), max_nodes=0, collapse=24)
     backward = spec.members[(("backward", "gradient"),)]
     assert spec.collapsed == [] and len([n for n in backward if n.startswith("o")]) > 24
+
+
+def test_a_function_call_is_one_row_and_one_graph_node():
+    from eagerkernel.magics.graph import build_graph
+    from eagerkernel.runtime.core.records import Records
+    from eagerkernel.runtime.core.tape import ProfilingTape
+
+    w = ek.Variable([[0.5], [-1.0]])
+
+    @ek.function
+    def train_step(x):
+        with ek.GradientTape() as tape:
+            loss = ek.reduce_sum(ek.tanh(ek.matmul(x, w)))
+        return loss, tape.gradient(loss, w)
+
+    x = ek.constant([[1.0, 2.0]])
+    train_step(x)  # traced outside the tape: the taped calls replay the program
+    with ProfilingTape() as tape:
+        loss, _ = train_step(x)
+        train_step(x)
+        y = loss * 2.0
+    record = TapeRecord(tape, "t")
+    ops = [row[1] for row in record._shown()]
+    n = len(train_step.get_concrete_function(x).program.ops) - 1  # its ops but the read
+    assert ops == [f"function train_step ({n} ops)"] * 2 + ["Mul"]
+    first = record._shown()[0]
+    assert first[0] == f"0–{n - 1}" and first[4].startswith("float32[1,2], float32[2,1]")
+    assert float(y) == 2 * float(loss)
+    expanded = TapeRecord(tape, "t", expand=True)
+    assert [row[1] for row in expanded._shown()][:3] == ["MatMul", "Tanh", "Sum"]
+    graph = build_graph(Records(tape))
+    labels = [node[0] for node in graph.nodes.values()]
+    assert labels.count(f"function train_step\n{n} ops") == 2  # one node per call
+    assert not any(label.startswith("MatMul") for label in labels)
+    assert any(
+        "MatMul" in node[0] for node in build_graph(Records(tape), expand=True).nodes.values()
+    )

@@ -55,6 +55,7 @@ _CLUSTER = {
     "name_scope": ("#f7f9fc", "#8aa4c8"),
     "backward": ("#fff8f0", "#e0a060"),
     "optimizer": ("#f4fbf2", "#6cae5e"),
+    "function": ("#f9f5fc", "#a08ac8"),
 }
 _LEAF_FILL = {"variable": "#fff7d6", "constant": "#eeeeee", "tensor": "#e8f4e0"}
 
@@ -280,7 +281,16 @@ def build_graph(
             for p, c in counts.items()
             if c > collapse and p not in parents and p[-1][0] in ("layer", "name_scope")
         }
+        # An ek.function call is one node, whatever it holds; --expand shows its program.
+        collapsed |= {p for p in counts if p[-1][0] == "function"}
 
+    # Where each ek.function call begins (its "function" scope was entered).
+    call_starts = {
+        (start, path)
+        for start, path, *_ in records.scope_marks
+        if path and path[-1][0] == "function"
+    }
+    ops_of_call: dict[str, int] = {}  # collapsed node -> ops in it
     producer: dict[int, str] = {}  # id(output) -> node id
     leaf_of: dict[int, str] = {}
     nodes, edges, members = spec_graph.nodes, spec_graph.edges, spec_graph.members
@@ -315,12 +325,18 @@ def build_graph(
         section = section_of(path)
         if group is not None:
             me = collapsed_node.get(group)
+            if (j, group) in call_starts:  # another call of the same function: its own node
+                me = None
             if me is None:
-                me = collapsed_node[group] = f"c{len(collapsed_node)}"
-                label = f"{group[-1][1]}\n{counts[group]} ops"
+                me = collapsed_node[group] = f"c{len(spec_graph.collapsed)}"
+                kind, name = group[-1]
+                label = f"{'function ' if kind == 'function' else ''}{name}\n{counts[group]} ops"
                 nodes[me] = [label, "", {"fillcolor": _FILL[section], "peripheries": "2"}]
                 place(me, group[:-1])
                 spec_graph.collapsed.append(scope_label(group))
+            ops_of_call[me] = ops_of_call.get(me, 0) + 1
+            if group[-1][0] == "function":  # this call's own count
+                nodes[me][0] = f"function {group[-1][1]}\n{ops_of_call[me]} ops"
             ops_in = nodes[me][1].count("\n") + 1 if nodes[me][1] else 0
             if ops_in < 12:
                 nodes[me][1] += ("\n" if nodes[me][1] else "") + f"#{j} {prims[j].name}"

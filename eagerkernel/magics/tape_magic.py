@@ -94,10 +94,17 @@ class _TableView:
         if cached is not None and cached[0] == self.max_rows:
             return cached[1]
         kept = kept_indices(len(self.records), self.max_rows)
-        rows = self._rows(self.records.select([i for i in kept if i >= 0]))
-        if len(rows) < len(kept):  # the gap row
+        if -1 in kept:  # the first and last records around a gap row
             gap = kept.index(-1)
-            rows.insert(gap, [f"… {len(self.records) - len(rows)} more ops …"])
+            head, tail = kept[:gap], kept[gap + 1 :]
+            hidden = len(self.records) - len(head) - len(tail)
+            rows = [
+                *self._rows(self.records.select(head)),
+                [f"… {hidden} more ops …"],
+                *self._rows(self.records.select(tail)),
+            ]
+        else:
+            rows = self._rows(self.records.select(kept))
         self._shown_rows = (self.max_rows, rows)
         return rows
 
@@ -324,7 +331,22 @@ class TapeRecord(_TableView):
         total, timed = self.timing.total, self._timed  # a plain GradientTape: the ops alone
         scopes, sources, replay = self._scopes, self._sources, self.replay
         rows = []
-        for i, prim, inputs, outputs, seconds in selected:
+        calls = None if scopes is None or self._expand else _function_calls(self.records)
+        selected = list(selected)
+        k = 0
+        while k < len(selected):
+            i, prim, inputs, outputs, seconds = selected[k]
+            call = None if calls is None else calls.get(i)
+            if call is not None:  # an ek.function call: one row (--expand: its ops)
+                end, prefix = call
+                group = [selected[k]]
+                while k + 1 < len(selected) and selected[k + 1][0] < end:
+                    k += 1
+                    group.append(selected[k])
+                k += 1
+                rows.append(self._call_row(prefix, group))
+                continue
+            k += 1
             row = [
                 str(i),
                 prim.name,
@@ -343,6 +365,37 @@ class TapeRecord(_TableView):
             rows.append(row)
         return rows
 
+    def _call_row(self, prefix: tuple, group: list) -> list[str]:
+        """The row of one `ek.function` call: its ops' indices, ``function NAME``, the
+        tensors it read from outside and its last outputs, bytes and times summed."""
+        total, timed, replay = self.timing.total, self._timed, self.replay
+        first, last = group[0][0], group[-1][0]
+        produced = {id(o) for _, _, _, outs, _ in group for o in _tuple(outs)}
+        reads: dict = {}
+        for _, _, inputs, _, _ in group:
+            for x in inputs:
+                if id(x) not in produced:
+                    reads.setdefault(id(x), x)
+        outer = list(reads.values())
+        row = [
+            f"{first}–{last}" if last != first else str(first),
+            f"function {prefix[-1][1]} ({len(group)} ops)",
+            _where(prefix[:-1]),
+            source_text(self._sources[first], self.cell_file),
+            specs(outer[:4]) + (", …" if len(outer) > 4 else ""),
+            specs(_tuple(group[-1][3])),
+        ]
+        if timed:
+            row.append(bytes_cell(sum(_allocated(_tuple(o), i) for _, _, i, o, _ in group)))
+            if replay is not None:
+                lo = _sum([replay[i][0] if replay[i] else None for i, *_ in group])
+                med = _sum([replay[i][1] if replay[i] else None for i, *_ in group])
+                row += [timing_cell(lo), timing_cell(med), share_cell(lo, total)]
+            else:
+                seconds = _sum([t for *_, t in group])
+                row += [timing_cell(seconds), share_cell(seconds, total)]
+        return row
+
     def _extra(self):
         return self.timing._extra() if self._timed else []
 
@@ -351,6 +404,35 @@ class TapeRecord(_TableView):
         for caption, h, r in self._extra():
             parts.append(html_table(h, r, caption=caption, right_aligned=NUMERIC))
         return '<div class="eagerkernel-tape">' + "".join(parts) + "</div>"
+
+
+def _function_calls(records: Records) -> dict:
+    """``{first record: (end, scope path up to the function)}`` of each outermost
+    `ek.function` call the tape recorded (a ``"function"`` scope, entered per call)."""
+    calls: dict = {}
+    marks = records.scope_marks
+    n = len(records)
+    for k, (start, path, _) in enumerate(marks):
+        if not path or path[-1][0] != "function" or start >= n:
+            continue
+        if any(kind == "function" for kind, _ in path[:-1]):
+            continue  # inside another function's call: part of its row
+        end = n
+        for start2, path2, _ in marks[k + 1 :]:
+            if path2[: len(path)] != path:
+                end = start2
+                break
+        if end > start:
+            calls[start] = (end, path)
+    return calls
+
+
+def _tuple(x) -> tuple:
+    return x if type(x) is tuple else (x,)
+
+
+def _sum(values: list):
+    return None if any(v is None for v in values) else sum(values)
 
 
 def _scopes_or_none(records: Records) -> list | None:
