@@ -175,6 +175,7 @@ def test_checkpoint_manager_keeps_newest_and_deletes_oldest(tmp_path):
     assert names == ["ckpt-3", "ckpt-4", "ckpt-5"]
     assert sorted(os.listdir(tmp_path / "run")) == [
         "checkpoint",
+        "checkpoint.lock",  # the savers' lock file (filelock), kept: removing it would race
         "ckpt-3.safetensors",
         "ckpt-4.safetensors",
         "ckpt-5.safetensors",

@@ -293,8 +293,14 @@ _TRAIN_NAMES = {
 
 
 def _train_getattr(name: str):
-    # Checkpoint, CheckpointManager and latest_checkpoint live in runtime/checkpoint.py.
-    if name in ("Checkpoint", "CheckpointManager", "latest_checkpoint"):
+    # The checkpoint names live in runtime/io/checkpoint.py.
+    if name in (
+        "Checkpoint",
+        "CheckpointManager",
+        "latest_checkpoint",
+        "get_checkpoint_state",
+        "list_variables",
+    ):
         try:
             from ..io import checkpoint
         except ImportError as exc:

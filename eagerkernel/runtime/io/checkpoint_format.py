@@ -23,6 +23,12 @@ format, names relative to the directory, the latest first::
     model_checkpoint_path: "ckpt-3"
     all_model_checkpoint_paths: "ckpt-2"
     all_model_checkpoint_paths: "ckpt-3"
+    all_model_checkpoint_timestamps: 1764100000.25
+    all_model_checkpoint_timestamps: 1764100060.5
+    last_preserved_timestamp: 1764099999.0
+
+A state file that cannot be parsed is ignored with a warning (TensorFlow's "Checkpoint
+ignored"). Savers take turns through the lock file ``checkpoint.lock`` (`state_lock`).
 
 Integrity
 ---------
@@ -55,17 +61,21 @@ from ..core.errors import NotFoundError
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "LOCK_FILE",
     "STATE_FILE",
     "CheckpointError",
     "CheckpointNotFoundError",
+    "CheckpointState",
     "atomic_write",
     "data_file",
     "encode",
+    "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
     "load_checkpoint_arrays",
     "read_checkpoint",
     "read_state",
+    "state_lock",
     "write_state",
 ]
 
@@ -244,46 +254,145 @@ def list_variables(prefix) -> list:
 
 # -- state file --------------------------------------------------------------------------------
 
-_STATE_LINE = re.compile(r'^(model_checkpoint_path|all_model_checkpoint_paths):\s*"(.*)"\s*$')
+LOCK_FILE = "checkpoint.lock"
+
+
+def state_lock(directory):
+    """An inter-process lock on ``directory``'s state (a `filelock.FileLock` on
+    ``<directory>/checkpoint.lock``): `Checkpoint.save` and `CheckpointManager.save` hold it
+    from choosing a checkpoint's number until the state file names it, so savers in several
+    threads or processes take turns. The lock file stays (removing it would race)."""
+    import filelock
+
+    os.makedirs(directory, exist_ok=True)
+    return filelock.FileLock(os.path.join(directory, LOCK_FILE))
+
+
+class CheckpointState:
+    """The state file's contents (TensorFlow's ``CheckpointState`` proto): absolute
+    prefixes, oldest first, with the time each was written (seconds since the epoch)."""
+
+    __slots__ = (
+        "all_model_checkpoint_paths",
+        "all_model_checkpoint_timestamps",
+        "last_preserved_timestamp",
+        "model_checkpoint_path",
+    )
+
+    def __init__(self, model_checkpoint_path, paths=(), timestamps=(), last_preserved=None):
+        self.model_checkpoint_path = model_checkpoint_path
+        self.all_model_checkpoint_paths = list(paths)
+        self.all_model_checkpoint_timestamps = list(timestamps)
+        self.last_preserved_timestamp = last_preserved
+
+
+_STATE_LINE = re.compile(
+    r"^(model_checkpoint_path|all_model_checkpoint_paths|all_model_checkpoint_timestamps"
+    r"|last_preserved_timestamp):\s*(.*?)\s*$"
+)
+
+
+def _parse_state(text: str, directory: str) -> CheckpointState:
+    """Parses the text format; raises ValueError on anything it does not understand."""
+    latest, paths, stamps, preserved = None, [], [], None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = _STATE_LINE.match(line.strip())
+        if m is None:
+            raise ValueError(f"unrecognised line {line.strip()[:80]!r}")
+        key, raw = m.groups()
+        if key in ("model_checkpoint_path", "all_model_checkpoint_paths"):
+            value = json.loads(raw)
+            if not isinstance(value, str) or not value or "\0" in value:
+                raise ValueError(f"{key} is not a path: {raw[:80]!r}")
+            value = os.path.join(directory, value)
+            if key == "model_checkpoint_path":
+                latest = value
+            else:
+                paths.append(value)
+        else:
+            number = float(raw)
+            if not np.isfinite(number):
+                raise ValueError(f"{key} is not a finite number: {raw[:80]!r}")
+            if key == "last_preserved_timestamp":
+                preserved = number
+            else:
+                stamps.append(number)
+    if stamps and len(stamps) != len(paths):
+        raise ValueError(f"{len(stamps)} timestamps for {len(paths)} checkpoint paths")
+    return CheckpointState(latest, paths, stamps, preserved)
+
+
+def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointState | None:
+    """The state file of ``checkpoint_dir`` (follows `tf.train.get_checkpoint_state`;
+    ``latest_filename``: its name, default ``"checkpoint"``).
+
+    Returns None when there is none, and, with a warning, when it cannot be read or parsed
+    (TensorFlow logs "Checkpoint ignored" and carries on likewise).
+
+    Raises:
+        ValueError: a state file that parses but names no ``model_checkpoint_path``
+            ("Invalid checkpoint state loaded from ...", as TensorFlow raises).
+    """
+    import warnings
+
+    directory = os.fspath(checkpoint_dir)
+    file = os.path.join(directory, latest_filename or STATE_FILE)
+    try:
+        with open(file, "rb") as f:
+            state = _parse_state(f.read().decode("utf-8"), directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError are ValueErrors
+        warnings.warn(
+            f"{file}: {type(exc).__name__}: {exc}. Checkpoint ignored.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
+    if state.model_checkpoint_path is None:
+        raise ValueError(f"Invalid checkpoint state loaded from {directory}")
+    return state
 
 
 def read_state(directory) -> tuple[str | None, list]:
-    """``(latest, all)`` as absolute prefixes from ``directory``'s state file."""
-    directory = os.fspath(directory)
-    try:
-        with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (FileNotFoundError, NotADirectoryError):
+    """``(latest, all)`` as absolute prefixes from ``directory``'s state file (see
+    `get_checkpoint_state`; a damaged file reads as empty, with a warning)."""
+    state = get_checkpoint_state(directory)
+    if state is None:
         return None, []
-    latest, everything = None, []
-    for line in lines:
-        m = _STATE_LINE.match(line.strip())
-        if m is None:
-            continue
-        value = os.path.join(directory, json.loads(f'"{m.group(2)}"'))
-        if m.group(1) == "model_checkpoint_path":
-            latest = value
-        else:
-            everything.append(value)
-    return latest, everything
+    return state.model_checkpoint_path, state.all_model_checkpoint_paths
 
 
-def write_state(directory: str, latest: str, everything: list) -> None:
+def write_state(
+    directory: str,
+    latest: str,
+    everything: list,
+    timestamps: list | None = None,
+    last_preserved_timestamp: float | None = None,
+) -> None:
     """Atomically writes ``directory``'s state file: ``latest`` and ``everything`` (absolute
-    prefixes, oldest first) as names relative to ``directory``."""
+    prefixes, oldest first) as names relative to ``directory``, with their ``timestamps`` and
+    the ``last_preserved_timestamp`` when given (TensorFlow's text format)."""
 
     def rel(p: str) -> str:
         return json.dumps(os.path.relpath(p, directory))
 
     lines = [f"model_checkpoint_path: {rel(latest)}"]
     lines += [f"all_model_checkpoint_paths: {rel(p)}" for p in everything]
+    lines += [f"all_model_checkpoint_timestamps: {t!r}" for t in timestamps or ()]
+    if last_preserved_timestamp is not None:
+        lines.append(f"last_preserved_timestamp: {float(last_preserved_timestamp)!r}")
     atomic_write(os.path.join(directory, STATE_FILE), ("\n".join(lines) + "\n").encode())
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:
     """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None
-    (follows `tf.train.latest_checkpoint`)."""
-    latest, _ = read_state(checkpoint_dir)
-    if latest is None or not os.path.exists(data_file(latest)):
+    (follows `tf.train.latest_checkpoint`; ``latest_filename``: the state file's name).
+
+    A damaged state file gives None and a warning, as in TensorFlow."""
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is None or not os.path.exists(data_file(state.model_checkpoint_path)):
         return None
-    return latest
+    return state.model_checkpoint_path
