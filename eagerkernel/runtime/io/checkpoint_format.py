@@ -211,17 +211,17 @@ def read_checkpoint(prefix) -> tuple[str, dict, dict]:
         header = json.loads(data[8 : 8 + n])
         text = header["__metadata__"][_GRAPH_KEY]
         digest = header["__metadata__"][_GRAPH_SHA_KEY]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise bad(f"its header is not an eagerkernel checkpoint header ({exc!r})") from None
-    if hashlib.sha256(text.encode()).hexdigest() != digest:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise bad(f"its header is not an eagerkernel checkpoint header ({exc!r:.200})") from None
+    if not isinstance(text, str) or not isinstance(digest, str):
+        raise bad("its header is not an eagerkernel checkpoint header (graph not a string)")
+    try:
+        actual = hashlib.sha256(text.encode()).hexdigest()
+    except UnicodeEncodeError:  # a lone surrogate from a \ud800 escape
+        raise bad("its object graph is not valid UTF-8 text") from None
+    if actual != digest:
         raise bad("the object graph does not match its checksum")
-    meta = json.loads(text)
-    if meta.get("format") != FORMAT or meta.get("format_version", 0) > FORMAT_VERSION:
-        raise CheckpointError(
-            f"Checkpoint file {path} has format {meta.get('format')!r} version "
-            f"{meta.get('format_version')}; this eagerkernel reads {FORMAT!r} up to version "
-            f"{FORMAT_VERSION}."
-        )
+    meta = _graph(text, path, bad)
     try:
         arrays = load(data)
     except Exception as exc:  # safetensors raises its own error types
@@ -239,6 +239,41 @@ def read_checkpoint(prefix) -> tuple[str, dict, dict]:
         if _digest(a) != entry["sha256"]:
             raise bad(f"object path {key!r}: the array's sha256 checksum does not match")
     return path, meta, arrays
+
+
+def _is_dim(d) -> bool:
+    return isinstance(d, int) and not isinstance(d, bool) and d >= 0
+
+
+def _graph(text: str, path: str, bad) -> dict:
+    """The object graph's JSON, its structure checked (a crafted file whose digest matches
+    must still raise `CheckpointError`, never a KeyError or a RecursionError)."""
+    try:
+        meta = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise bad(f"its object graph is not valid JSON ({type(exc).__name__})") from None
+    if not isinstance(meta, dict):
+        raise bad(f"its object graph is a JSON {type(meta).__name__}, not an object")
+    version = meta.get("format_version")
+    if meta.get("format") != FORMAT or not _is_dim(version) or version > FORMAT_VERSION:
+        raise CheckpointError(
+            f"Checkpoint file {path} has format {meta.get('format')!r:.80} version "
+            f"{version!r:.40}; this eagerkernel reads {FORMAT!r} up to version "
+            f"{FORMAT_VERSION}."
+        )
+    entries, objects = meta.get("variables"), meta.get("objects", {})
+    if not isinstance(entries, dict) or not isinstance(objects, dict):
+        raise bad("its object graph lacks the 'variables' and 'objects' tables")
+    for key, entry in entries.items():
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("dtype"), str)
+            and isinstance(entry.get("sha256"), str)
+            and isinstance(entry.get("shape"), list)
+            and all(_is_dim(d) for d in entry["shape"])
+        ):
+            raise bad(f"object path {key!r:.200} has a malformed entry {entry!r:.200}")
+    return meta
 
 
 def load_checkpoint_arrays(prefix) -> dict:
