@@ -6,6 +6,7 @@
 #                    notebooks (nbval); a summary at the end
 #   make notebook    Jupyter Notebook on notebooks/, Eager kernel available
 #   make bench       benchmarks/*.py side by side with peers (installs the CPU PyTorch; WITH_TF=1 adds TF)
+#   make fuzz        the fuzzers (tests/fuzz) long: about ten minutes; `make test` runs them briefly
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -37,13 +38,14 @@ TF_STAMP := $(VENV)/.stamp-tensorflow
 VENV_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" JUPYTER_PREFER_ENV_PATH=1
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: help setup system-packages tutorials notebook test lint format bench clean distclean
+.PHONY: help setup system-packages tutorials notebook test lint format bench fuzz clean distclean
 
 help:
 	@echo "make tutorials   set up, then run every tutorial notebook (HTML in build/tutorials)"
 	@echo "make test        set up, then lint, unit tests + doctests, notebook tests (nbval)"
 	@echo "make notebook    set up, then open Jupyter Notebook on notebooks/"
 	@echo "make bench       set up (+ PyTorch CPU; WITH_TF=1 adds TensorFlow), run benchmarks"
+	@echo "make fuzz        set up, then run the fuzzers long (FUZZ_EXAMPLES per fuzzer)"
 	@echo "make lint        ruff check + ruff format --check;  make format: apply both"
 	@echo "make setup       Debian data packages, $(VENV), editable install, Eager kernelspec"
 	@echo "make clean       remove build/ and caches;  make distclean: also $(VENV)"
@@ -114,6 +116,14 @@ bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 	done
 
 # ---------------------------------------------------------------------------- checks
+# The op and checkpoint fuzzers (hypothesis) with FUZZ_EXAMPLES examples each, new random ones
+# every run; the default takes about ten minutes on two cores. `make test` runs a brief,
+# fixed set of examples of the same fuzzers.
+FUZZ_EXAMPLES ?= 15000
+fuzz: setup
+	env MPLBACKEND=Agg EAGERKERNEL_FUZZ=long EAGERKERNEL_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
+	  $(PY) -m pytest -p no:xdist -q tests/fuzz
+
 lint: setup
 	$(VENV_ENV) ruff check $(LINT_PATHS)
 	$(VENV_ENV) ruff format --check $(LINT_PATHS)

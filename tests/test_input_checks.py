@@ -71,3 +71,15 @@ def test_matmul_batch_and_random_shape_messages():
         ek.matmul(ek.ones([2, 3, 4]), ek.ones([5, 4, 2]))
     with pytest.raises(ek.errors.InvalidArgumentError, match=r"random\.normal: shape"):
         ek.random.normal([-2])
+
+
+@pytest.mark.parametrize("fn", [ek.reduce_mean, ek.reduce_max, ek.reduce_sum, ek.reduce_std])
+@pytest.mark.parametrize("axis", [0, [0]])
+def test_reducing_a_scalar_over_axis_0_gives_the_scalar(fn, axis):
+    # Found by tests/fuzz: reduce_mean(scalar, axis=0) raised NumPy's raw AxisError.
+    got = fn(ek.constant(2.0), axis=axis).numpy()
+    assert got.shape == () and float(got) == (0.0 if fn is ek.reduce_std else 2.0)
+    with pytest.raises(ek.errors.InvalidArgumentError, match="out of range"):
+        fn(ek.constant(2.0), axis=1)
+    with pytest.raises(ek.errors.InvalidArgumentError, match="out of range"):
+        fn(ek.constant(2.0), axis=-1)
