@@ -300,6 +300,7 @@ def _train_getattr(name: str):
         "latest_checkpoint",
         "get_checkpoint_state",
         "list_variables",
+        "load_checkpoint",
     ):
         try:
             from ..io import checkpoint

@@ -64,6 +64,7 @@ from .checkpoint_format import (
     get_checkpoint_state,
     latest_checkpoint,
     list_variables,
+    load_checkpoint,
     load_checkpoint_arrays,
     read_checkpoint,
     state_lock,
@@ -78,6 +79,7 @@ __all__ = [
     "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
+    "load_checkpoint",
     "load_checkpoint_arrays",
 ]
 

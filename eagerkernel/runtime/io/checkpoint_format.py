@@ -65,6 +65,7 @@ __all__ = [
     "STATE_FILE",
     "CheckpointError",
     "CheckpointNotFoundError",
+    "CheckpointReader",
     "CheckpointState",
     "atomic_write",
     "data_file",
@@ -72,6 +73,7 @@ __all__ = [
     "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
+    "load_checkpoint",
     "load_checkpoint_arrays",
     "read_checkpoint",
     "read_state",
@@ -281,10 +283,92 @@ def load_checkpoint_arrays(prefix) -> dict:
     return read_checkpoint(prefix)[2]
 
 
-def list_variables(prefix) -> list:
-    """``[(object path, shape)]`` of a checkpoint, sorted (follows `tf.train.list_variables`)."""
-    _, meta, _ = read_checkpoint(prefix)
-    return sorted((p, tuple(e["shape"])) for p, e in meta["variables"].items())
+def _checkpoint_path(ckpt_dir_or_file, op: str) -> str:
+    """A checkpoint prefix: the argument, or a directory's latest checkpoint."""
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(path):
+        latest = latest_checkpoint(path)
+        if latest is None:
+            raise ValueError(
+                f"{op}: Couldn't find 'checkpoint' file or checkpoints in given directory {path}"
+            )
+        return latest
+    return path
+
+
+def list_variables(ckpt_dir_or_file) -> list:
+    """``[(object path, shape)]`` of a checkpoint (a prefix, or a directory: its latest
+    checkpoint), sorted by path; shapes are lists (follows `tf.train.list_variables`).
+
+    Raises:
+        ValueError: a directory without a checkpoint. CheckpointError: an unreadable file.
+    """
+    _, meta, _ = read_checkpoint(_checkpoint_path(ckpt_dir_or_file, "list_variables"))
+    return sorted((p, list(e["shape"])) for p, e in meta["variables"].items())
+
+
+class CheckpointReader:
+    """Reads the values of a checkpoint by object path (follows the reader that
+    `tf.train.load_checkpoint` returns). The whole file is read and verified once, when the
+    reader is made.
+
+    >>> import tempfile
+    >>> path = ek.train.Checkpoint(v=ek.Variable([1.0, 2.0])).write(tempfile.mkdtemp() + "/c")
+    >>> reader = ek.train.load_checkpoint(path)
+    >>> reader.get_variable_to_shape_map()
+    {'v': [2]}
+    >>> reader.get_tensor("v")
+    array([1., 2.], dtype=float32)
+    """
+
+    def __init__(self, prefix: str):
+        self._file, meta, self._arrays = read_checkpoint(prefix)
+        self._entries = meta["variables"]
+
+    def get_tensor(self, tensor_str: str) -> np.ndarray:
+        """The saved value at object path ``tensor_str`` (a NumPy array, a copy).
+
+        Raises:
+            NotFoundError: no such path in the checkpoint (TensorFlow's error).
+        """
+        if tensor_str not in self._arrays:
+            raise NotFoundError(
+                None,
+                "CheckpointReader.get_tensor",
+                f"Key {tensor_str} not found in checkpoint {self._file} (it holds "
+                f"{sorted(self._arrays)[:20]}).",
+            )
+        return np.array(self._arrays[tensor_str])
+
+    def has_tensor(self, tensor_str: str) -> bool:
+        """Whether the checkpoint holds object path ``tensor_str``."""
+        return tensor_str in self._arrays
+
+    def get_variable_to_shape_map(self) -> dict:
+        """``{object path: shape as a list}``."""
+        return {p: list(e["shape"]) for p, e in sorted(self._entries.items())}
+
+    def get_variable_to_dtype_map(self) -> dict:
+        """``{object path: dtype}`` (eagerkernel dtypes, as TensorFlow's DType objects)."""
+        from ..core import dtypes
+
+        return {p: dtypes.as_dtype(e["dtype"]) for p, e in sorted(self._entries.items())}
+
+    def debug_string(self) -> bytes:
+        """One line per variable: ``path (dtype) [shape]``."""
+        lines = [f"{p} ({e['dtype']}) {e['shape']}" for p, e in sorted(self._entries.items())]
+        return ("\n".join(lines) + "\n").encode()
+
+
+def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
+    """A `CheckpointReader` for a checkpoint prefix, or a directory's latest checkpoint
+    (follows `tf.train.load_checkpoint`).
+
+    Raises:
+        ValueError: a directory without a checkpoint. CheckpointNotFoundError: no such file.
+        CheckpointError: a corrupt file.
+    """
+    return CheckpointReader(_checkpoint_path(ckpt_dir_or_file, "load_checkpoint"))
 
 
 # -- state file --------------------------------------------------------------------------------
