@@ -13,6 +13,11 @@ A `Checkpoint` saves the Variables reachable from the objects given to it, each 
   variable is saved under its variable's path: ``model/layer-0/kernel/.OPTIMIZER_SLOT/
   optimizer/m`` (TensorFlow's naming). Metrics: ``metric/total``, ``metric/count``.
 - The `Checkpoint`'s own counter of `save` calls: ``save_counter``.
+- A Dataset iterator (``iter(dataset)``): ``iterator/position`` (elements given) and
+  ``iterator/shuffles`` (each shuffle's seed key and epoch); restoring it replays the pass to
+  the same element, as tf.data resumes (see `eagerkernel.runtime.data.iterator.Iterator`).
+- Each edge is escaped as TensorFlow escapes it: ``.`` becomes ``..`` and ``/`` becomes
+  ``.S`` (``Checkpoint(d={"a/b": v})`` saves ``d/a.Sb``), so two objects never share a path.
 
 The file format (safetensors arrays plus a JSON object graph, the state file, atomic writes,
 checksums) is documented in `eagerkernel.runtime.io.checkpoint_format`.
@@ -48,6 +53,7 @@ import weakref
 import numpy as np
 
 from ..core.variable import Variable
+from ..data.iterator import Iterator
 from ..interrupts import deferred_interrupt
 from ..keras.layers.base import Layer
 from ..keras.metrics import Metric
@@ -93,7 +99,7 @@ def _is_optimizer(obj) -> bool:
 
 
 def _trackable(obj) -> bool:
-    return isinstance(obj, (Variable, Layer, Metric, Checkpoint)) or _is_optimizer(obj)
+    return isinstance(obj, (Variable, Layer, Metric, Checkpoint, Iterator)) or _is_optimizer(obj)
 
 
 def escape_local_name(name: str) -> str:
@@ -160,6 +166,8 @@ def _children(obj) -> list:
             out.append(("save_counter", obj._save_counter))
     elif isinstance(obj, Variable):
         pass
+    elif isinstance(obj, Iterator):  # its position and shuffle state (see `Iterator`)
+        out.extend(obj._checkpoint_variables().items())
     elif _is_optimizer(obj):
         out.append(("iter", obj._iterations))
         lr = getattr(obj, "_learning_rate", None)
@@ -704,6 +712,10 @@ class Checkpoint:
             )
         _commit(staged)
         status._consumed.update(matched)
+        restored = {id(v) for v in matched.values()}
+        for obj in graph.objects.values():
+            if isinstance(obj, Iterator) and id(obj._state["position"]) in restored:
+                obj._restored()  # replays its pass up to the saved element
         if pending:
             _Deferred(graph, file, pending, status)
         return status
