@@ -77,7 +77,7 @@ def _process_saver(directory, k, queue):
     try:
         ckpt = ek.train.Checkpoint(v=ek.Variable(float(k)))
         manager = ek.train.CheckpointManager(ckpt, directory, max_to_keep=None)
-        queue.put([manager.save() for _ in range(SAVES)])
+        queue.put((k, [manager.save() for _ in range(SAVES)]))
     except BaseException as exc:
         queue.put(repr(exc))
 
@@ -96,7 +96,8 @@ def test_processes_with_one_manager_each(tmp_path):
         p.join()
         assert p.exitcode == 0
     for r in results:
-        assert isinstance(r, list), r
+        assert isinstance(r, tuple), r
+    results = [paths for _, paths in sorted(results)]
     paths = results[0] + results[1]
     assert len(paths) == len(set(paths)) == 2 * SAVES
     check_directory(tmp_path, 2 * SAVES)
@@ -128,3 +129,17 @@ def test_threads_with_max_to_keep_keep_a_valid_state(tmp_path):
         t.join()
     assert errors == []
     check_directory(tmp_path, 3)
+
+
+def test_a_later_manager_never_overwrites_a_listed_checkpoint(tmp_path):
+    first = ek.train.Checkpoint(v=ek.Variable(1.0))
+    manager = ek.train.CheckpointManager(first, tmp_path, max_to_keep=None)
+    old = [manager.save() for _ in range(3)]
+    # A second saver (another thread, process or an unrestored run) starts counting at 1.
+    second = ek.train.Checkpoint(v=ek.Variable(2.0))
+    path = ek.train.CheckpointManager(second, tmp_path, max_to_keep=None).save()
+    assert os.path.basename(path) == "ckpt-4"
+    assert int(second.save_counter.numpy()) == 4
+    v = ek.Variable(0.0)
+    ek.train.Checkpoint(v=v).restore(old[0])
+    assert float(v.numpy()) == 1.0

@@ -753,9 +753,11 @@ class CheckpointManager:
     time) lives in the state file, so a new manager on the directory goes on where the last
     one stopped. A damaged state file is ignored with a warning, as in TensorFlow. Saves
     through any number of managers, in threads or processes, take turns through the
-    directory's lock file: each gets its own number (a save numbered by the save counter whose
-    file another saver wrote meanwhile takes the next free number) and the state file names
-    them all. The manager deletes files inside ``directory`` only.
+    directory's lock file: each gets its own number and the state file names them all. A save
+    whose number (the save counter's) names a checkpoint the state file lists, written by
+    another saver or by an earlier run that was not restored, takes the next free number
+    instead of overwriting it (TensorFlow would overwrite it), and the save counter follows.
+    The manager deletes files inside ``directory`` only.
 
     >>> import tempfile
     >>> ckpt = ek.train.Checkpoint(step=ek.Variable(0))
@@ -916,10 +918,11 @@ class CheckpointManager:
             counter = self._checkpoint.save_counter
             n = int(counter.numpy()) + 1
             if number is None:
-                taken = {_number_of(p, self._prefix) for p in self._others}
-                if n in taken:  # another saver wrote this number meanwhile: the next free one
-                    mine = {_number_of(p, self._prefix) for p in self._maybe_delete}
-                    n = max((taken | mine) - {None}) + 1
+                # A listed checkpoint (another saver's, or an earlier run's that was not
+                # restored) is never overwritten: the save takes the next free number.
+                taken = {_number_of(p, self._prefix) for p in self._maybe_delete} - {None}
+                if n in taken:
+                    n = max(taken) + 1
             counter.assign(np.int64(n))
             try:
                 path = self._checkpoint.write(f"{self._prefix}-{n if number is None else number}")
@@ -941,7 +944,11 @@ class CheckpointManager:
         return path
 
     def _merge_others(self) -> None:
-        """Takes in the checkpoints that other savers recorded in the state file."""
+        """Takes in the checkpoints that other savers recorded in the state file, and drops
+        those another saver deleted."""
+        self._maybe_delete = {
+            p: t for p, t in self._maybe_delete.items() if os.path.exists(data_file(p))
+        }
         state = get_checkpoint_state(self._directory)
         if state is None:
             return
