@@ -34,9 +34,11 @@ Integrity
 ---------
 Every file is written to a temporary file in the same directory, flushed, fsynced, renamed
 over its final name (`os.replace`, atomic on POSIX and Windows) and the directory fsynced.
-The state file is written last, so it only ever names complete checkpoints, and a
-`CheckpointManager` deletes old checkpoints only after the state file stopped naming them.
-A crash at any moment leaves the previous checkpoint and state file intact.
+The state file is written after the data file, so its latest checkpoint is always complete.
+A `CheckpointManager` then, as TensorFlow's, records the new checkpoint, deletes the old ones
+and records again without them; a crash while deleting leaves a state file that may name a
+deleted old checkpoint, which the next manager drops (it keeps only files that exist). A crash
+at any moment leaves the latest complete checkpoint restorable.
 
 Reading checks the header, every array's dtype, shape and sha256, and the graph digest, and
 raises `CheckpointError` (a ValueError) naming the file and the object path; a file that does
