@@ -78,3 +78,20 @@ def test_object_reachable_by_two_paths_restores_from_either(tmp_path):
     other(np.ones((1, 3), np.float32))
     ek.train.Checkpoint(b=other, a=other).restore(path).assert_consumed()
     np.testing.assert_array_equal(other.kernel.numpy(), dense.kernel.numpy())
+
+
+def test_root_children_keep_their_paths(tmp_path):
+    class Blocks(ek.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.blocks = [ek.keras.layers.Dense(2), ek.keras.layers.Dense(1)]
+
+        def call(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x
+
+    model = Blocks()
+    model(np.ones((1, 3), np.float32))
+    path = ek.train.Checkpoint(root=model).write(str(tmp_path / "c"))
+    assert keys(path) == ["blocks/0/bias", "blocks/0/kernel", "blocks/1/bias", "blocks/1/kernel"]

@@ -160,6 +160,7 @@ def _children(obj) -> list:
     """``[(edge name, child)]`` of one object in the graph, in a stable order."""
     out: list = []
     if isinstance(obj, Checkpoint):
+        out.extend(obj._root_children)  # paths already escaped
         for name, child in obj._objects.items():
             _attribute_children(escape_local_name(name), child, out)
         if obj._save_counter is not None:
@@ -567,8 +568,8 @@ class Checkpoint:
 
     def __init__(self, root=None, **kwargs):
         objects = {}
-        if root is not None:
-            objects.update(dict(_children(root)))  # TF 2: the root's children become ours
+        # TF 2: the root's children become ours (their edges are escaped paths already).
+        root_children = _children(root) if root is not None else []
         for name, value in kwargs.items():
             if name == "save_counter":
                 raise AttributeError(
@@ -585,6 +586,7 @@ class Checkpoint:
                 )
             objects[name] = value
         object.__setattr__(self, "_objects", objects)
+        object.__setattr__(self, "_root_children", root_children)
         object.__setattr__(self, "_save_counter", None)
         object.__setattr__(self, "_save_lock", threading.RLock())
 
@@ -592,6 +594,9 @@ class Checkpoint:
         objects = self.__dict__.get("_objects", {})
         if name in objects:
             return objects[name]
+        for edge, child in self.__dict__.get("_root_children", ()):
+            if edge == escape_local_name(name):
+                return child
         raise AttributeError(f"'Checkpoint' object has no attribute {name!r}")
 
     def __setattr__(self, name: str, value) -> None:
