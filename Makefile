@@ -117,8 +117,8 @@ bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 
 # ---------------------------------------------------------------------------- checks
 # The op and checkpoint fuzzers (hypothesis) with FUZZ_EXAMPLES examples each, new random ones
-# every run; the default takes about ten minutes on two cores. `make test` runs a brief,
-# fixed set of examples of the same fuzzers.
+# every run; the default takes about ten minutes on two idle cores (22 min measured on two
+# busy ones, clean). `make test` runs a brief, fixed set of examples of the same fuzzers.
 FUZZ_EXAMPLES ?= 15000
 fuzz: setup
 	env MPLBACKEND=Agg EAGERKERNEL_FUZZ=long EAGERKERNEL_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
