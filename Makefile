@@ -74,8 +74,8 @@ system-packages:
 
 $(STAMP): pyproject.toml setup.py $(wildcard eagerkernel/runtime/native/*.c)
 	@test -x $(PY) || { echo "==> $(PYTHON) -m venv $(VENV)"; $(PYTHON) -m venv $(VENV); }
-	@echo "==> pip install -e .[test,datasets,notebook]"
-	$(PY) -m pip install --quiet --progress-bar off -e ".[test,datasets,notebook]"
+	@echo "==> pip install -e .[test,datasets,notebook,distributed]"
+	$(PY) -m pip install --quiet --progress-bar off -e ".[test,datasets,notebook,distributed]"
 	@touch $@
 
 KERNEL_SOURCES := $(wildcard eagerkernel/__main__.py eagerkernel/kernel.py eagerkernel/resources/*)
@@ -107,7 +107,7 @@ tutorials: setup
 notebook: setup
 	$(VENV_ENV) jupyter notebook --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
-BENCHMARKS := op_overhead input_pipeline training_step
+BENCHMARKS := op_overhead input_pipeline training_step distributed
 bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 	@for b in $(BENCHMARKS); do \
 	  echo "==> benchmarks/$$b.py"; \

@@ -14,7 +14,18 @@ from __future__ import annotations
 
 import types as _types
 
-from .runtime import config, data, debugging, dlpack, keras, nest, random
+from .runtime import (
+    config,
+    data,
+    debugging,
+    distribute,
+    dlpack,
+    keras,
+    nest,
+    ragged,
+    random,
+    sparse,
+)
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -44,27 +55,61 @@ from .runtime.core.dtypes import (
     int16,
     int32,
     int64,
+    string,
     uint8,
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
-from .runtime.core.variable import Variable
+from .runtime.core.variable import (
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    variable_creator_scope,
+)
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
-from .runtime.io import summary
+from .runtime.function import function, init_scope
+from .runtime.function import print_ as print
+from .runtime.io import saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
+from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
+from .runtime.ragged import RaggedTensor, RaggedTensorSpec
+from .runtime.sparse import SparseTensor
+from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
-from . import linalg, math, testing
+from . import image, io, linalg, math, strings, testing
 
 log = math.log
 random_normal = random.normal
 random_uniform = random.uniform
 set_random_seed = random.set_seed
+
+
+def _autograph_to_code(entity, recursive=True, experimental_optional_features=None) -> str:
+    """The source of ``entity`` (``ek.autograph.to_code``, after `tf.autograph.to_code`).
+    There is no AutoGraph here: graph functions run Python control flow through guards, so
+    the code is the function's own."""
+    import inspect
+    import textwrap
+
+    return textwrap.dedent(inspect.getsource(getattr(entity, "python_function", entity)))
+
+
+def _do_not_convert(func=None):
+    """Returns ``func`` unchanged (``ek.autograph.experimental.do_not_convert``: nothing is
+    converted here)."""
+    return (lambda f: f) if func is None else func
+
+
+autograph = _types.SimpleNamespace(
+    to_code=_autograph_to_code,
+    experimental=_types.SimpleNamespace(do_not_convert=_do_not_convert),
+)
 
 
 def executing_eagerly() -> bool:
@@ -91,7 +136,7 @@ def _alias_submodules() -> None:
     import the same module objects as ``ek.keras.layers``, as ``tensorflow.keras`` does."""
     import sys
 
-    for public in ("keras", "data", "random", "config"):
+    for public in ("keras", "data", "random", "config", "distribute"):
         real = f"{__name__}.runtime.{public}"
         for name, module in list(sys.modules.items()):
             if name == real or name.startswith(real + "."):

@@ -8,6 +8,7 @@ from .runtime.ops.linalg import (
     matmul,
     matrix_transpose,
     norm,
+    solve,
     tensordot,
     trace,
 )

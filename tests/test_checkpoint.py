@@ -314,13 +314,13 @@ def test_restore_across_devices(tmp_path):
     gpu = Device("GPU", 0, np, virtual=True)
     with ek.device(gpu):
         v = ek.Variable([1.0, 2.0, 3.0])
-    assert v.device == "/gpu:0"
+    assert v.device == "/job:localhost/replica:0/task:0/device:GPU:0"
     path = ek.train.Checkpoint(v=v).write(str(tmp_path / "gpu"))
     cpu = ek.Variable([0.0, 0.0, 0.0])
     ek.train.Checkpoint(v=cpu).restore(path).assert_consumed()
     np.testing.assert_array_equal(cpu.numpy(), [1.0, 2.0, 3.0])
-    assert cpu.device == "/cpu:0"
+    assert cpu.device == "/job:localhost/replica:0/task:0/device:CPU:0"
     v.assign([9.0, 9.0, 9.0])
     ek.train.Checkpoint(v=v).restore(path)  # back onto the GPU variable: stays there
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0, 3.0])
-    assert v.device == "/gpu:0"
+    assert v.device == "/job:localhost/replica:0/task:0/device:GPU:0"

@@ -53,9 +53,15 @@ def test_placement_copies_and_results():
     with ek.device("/gpu:0"):
         t = ek.constant(x)
         y = ek.matmul(t, ek.transpose(t)) + 1.0
-    assert y.__dlpack_device__() == (KDL_CUDA, 0) and y.device == "/gpu:0"
+    assert (
+        y.__dlpack_device__() == (KDL_CUDA, 0)
+        and y.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+    )
     np.testing.assert_allclose(y.numpy(), x @ x.T + 1, rtol=1e-5)
-    assert y.cpu().__dlpack_device__() == (KDL_CPU, 0) and y.cpu().device == "/cpu:0"
+    assert (
+        y.cpu().__dlpack_device__() == (KDL_CPU, 0)
+        and y.cpu().device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    )
     with pytest.raises(ValueError, match="/cpu:0, /gpu:0"):
         ek.constant(x) + t
 
@@ -67,7 +73,7 @@ def test_gradient_returns_to_cpu():
         with ek.device("/gpu:0"):
             y = ek.reduce_sum(ek.sin(x))
     g = tape.gradient(y, x)
-    assert g.device == "/cpu:0"
+    assert g.device == "/job:localhost/replica:0/task:0/device:CPU:0"
     np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0]), rtol=1e-6)
 
 
@@ -80,7 +86,10 @@ def test_optimizer_and_conv_on_gpu():
         with ek.GradientTape() as tape:
             loss = ek.reduce_mean(ek.nn.max_pool2d(ek.nn.conv2d(x, w, 1, "SAME"), 2, 2, "VALID"))
         opt.apply_gradients([(tape.gradient(loss, w), w)])
-    assert w.device == "/gpu:0" and loss.device == "/gpu:0"
+    assert (
+        w.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+        and loss.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+    )
 
 
 def test_random_uses_cupy_generator_and_seed():
@@ -100,7 +109,10 @@ def test_dlpack_with_cupy_zero_copy():
     c = cupy.from_dlpack(t)
     assert c.data.ptr == cupy.from_dlpack(t).data.ptr  # each export is the same memory
     back = ek.experimental.dlpack.from_dlpack(c)
-    assert back.device == "/gpu:0" and cupy.from_dlpack(back).data.ptr == c.data.ptr
+    assert (
+        back.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+        and cupy.from_dlpack(back).data.ptr == c.data.ptr
+    )
     np.testing.assert_array_equal(back.numpy(), [1.0, 2.0])
 
 
@@ -109,7 +121,10 @@ def test_free_gpu_memory_returns_the_cached_blocks_to_the_driver():
 
     pool = cupy.get_default_memory_pool()
     t = ek.constant(np.ones((1000, 1000), np.float32)).gpu()
-    assert t.device == "/gpu:0" and float(ek.reduce_sum(t)) == 1e6
+    assert (
+        t.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+        and float(ek.reduce_sum(t)) == 1e6
+    )
     del t  # its 4 MB block goes back to CuPy's pool, which keeps it cached
     assert pool.free_bytes() >= 4_000_000
     live = pool.used_bytes()

@@ -41,13 +41,13 @@ def _run(code: str, **env) -> subprocess.CompletedProcess:
 def test_tensorflow_gpu_names(name):
     assert device_mod.get_device(name).name == "/gpu:0"
     with ek.device(name):
-        assert ek.constant(1.0).device == "/gpu:0"
+        assert ek.constant(1.0).device == "/job:localhost/replica:0/task:0/device:GPU:0"
 
 
 @pytest.mark.parametrize("name", ["/cpu:0", "cpu:0", "CPU:0", "/device:CPU:0"])
 def test_tensorflow_cpu_names(name):
     with ek.device(name):
-        assert ek.constant(1.0).device == "/cpu:0"
+        assert ek.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"
 
 
 def test_bad_name_is_value_error():
@@ -77,7 +77,15 @@ def test_listings_label_virtual_gpus():
     assert "virtual" in repr(listing) and "virtual" in listing._repr_html_()
 
 
-def test_absent_gpu_lists_devices_and_reason():
+@pytest.fixture
+def strict_placement():
+    ek.config.set_soft_device_placement(False)
+    yield
+    ek.config.set_soft_device_placement(True)
+
+
+def test_absent_gpu_lists_devices_and_reason(strict_placement):
+    assert ek.config.get_soft_device_placement() is False
     with pytest.raises(RuntimeError) as info:
         ek.device("/gpu:5")
     msg = str(info.value)
@@ -131,7 +139,7 @@ def test_set_virtual_gpus_before_first_use_recreates_devices():
         "ek.config.experimental.set_virtual_gpus(2)\n"
         "print(ek.num_gpus(), ek.constant(1.0).gpu(1).device)\n"
     )
-    assert _run(code).stdout.split() == ["2", "/gpu:1"]
+    assert _run(code).stdout.split() == ["2", "/job:localhost/replica:0/task:0/device:GPU:1"]
 
 
 # -- placement ------------------------------------------------------------------------------------
@@ -140,8 +148,11 @@ def test_ops_in_scope_run_there_and_copy_inputs():
     with ek.device("/gpu:0"):
         y = x * 2.0
         z = ek.matmul(ek.reshape(x, (1, 2)), ek.ones((2, 1)))
-    assert y.device == "/gpu:0" and z.device == "/gpu:0"
-    assert x.device == "/cpu:0"
+    assert (
+        y.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+        and z.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+    )
+    assert x.device == "/job:localhost/replica:0/task:0/device:CPU:0"
     np.testing.assert_allclose(y.numpy(), [2.0, 4.0])
     np.testing.assert_allclose(z.numpy(), [[3.0]])
 
@@ -149,9 +160,11 @@ def test_ops_in_scope_run_there_and_copy_inputs():
 def test_outside_scope_ops_run_where_inputs_are():
     a = ek.constant([1.0, 2.0]).gpu(1)
     b = ek.exp(a) + a
-    assert b.device == "/gpu:1"
-    assert ek.reduce_sum(b).device == "/gpu:1"
-    assert (1.0 + a).device == "/gpu:1"  # the Python number joins the tensor's device
+    assert b.device == "/job:localhost/replica:0/task:0/device:GPU:1"
+    assert ek.reduce_sum(b).device == "/job:localhost/replica:0/task:0/device:GPU:1"
+    assert (
+        (1.0 + a).device == "/job:localhost/replica:0/task:0/device:GPU:1"
+    )  # the Python number joins the tensor's device
 
 
 @pytest.mark.parametrize("recording", [False, True])
@@ -176,11 +189,14 @@ class _null:
 def test_gpu_and_cpu_copies_do_not_share_memory():
     a = ek.constant([1.0, 2.0, 3.0])
     g = a.gpu()
-    assert g.device == "/gpu:0" and g.gpu(1).device == "/gpu:1"
+    assert (
+        g.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+        and g.gpu(1).device == "/job:localhost/replica:0/task:0/device:GPU:1"
+    )
     assert g.gpu() is g
     assert not np.shares_memory(np.asarray(a), np.asarray(g))  # asarray: a view of the tensor
     back = g.cpu()
-    assert back.device == "/cpu:0"
+    assert back.device == "/job:localhost/replica:0/task:0/device:CPU:0"
     np.testing.assert_array_equal(back.numpy(), a.numpy())
 
 
@@ -190,19 +206,19 @@ def test_scope_is_per_thread():
         t = threading.Thread(target=lambda: seen.append(ek.constant(1.0).device))
         t.start()
         t.join()
-        assert ek.constant(1.0).device == "/gpu:0"
-    assert seen == ["/cpu:0"]
+        assert ek.constant(1.0).device == "/job:localhost/replica:0/task:0/device:GPU:0"
+    assert seen == ["/job:localhost/replica:0/task:0/device:CPU:0"]
 
 
 def test_set_default_device():
     ek.config.set_default_device("GPU:1")
     assert ek.config.get_default_device() == "/gpu:1"
-    assert ek.constant(1.0).device == "/gpu:1"
-    assert ek.zeros((2,)).device == "/gpu:1"
+    assert ek.constant(1.0).device == "/job:localhost/replica:0/task:0/device:GPU:1"
+    assert ek.zeros((2,)).device == "/job:localhost/replica:0/task:0/device:GPU:1"
     with ek.device("/cpu:0"):
-        assert ek.constant(1.0).device == "/cpu:0"
+        assert ek.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"
     ek.config.set_default_device(None)
-    assert ek.constant(1.0).device == "/cpu:0"
+    assert ek.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"
 
 
 # -- gradients across devices ---------------------------------------------------------------------
@@ -212,9 +228,9 @@ def test_gradient_returns_to_source_device_through_scope():
         tape.watch(x)
         with ek.device("/gpu:0"):
             y = ek.reduce_sum(ek.sin(x) * 3.0)
-    assert y.device == "/gpu:0"
+    assert y.device == "/job:localhost/replica:0/task:0/device:GPU:0"
     (g,) = tape.gradient(y, [x])
-    assert g.device == "/cpu:0"
+    assert g.device == "/job:localhost/replica:0/task:0/device:CPU:0"
     np.testing.assert_allclose(g.numpy(), 3 * np.cos([0.5, 1.0]), rtol=1e-6)
 
 
@@ -227,7 +243,10 @@ def test_gradient_through_explicit_copies_and_second_order():
             y = (x.gpu(1) ** 3).cpu()
         dy = inner.gradient(y, x)
     d2y = outer.gradient(dy, x)
-    assert dy.device == "/cpu:0" and d2y.device == "/cpu:0"
+    assert (
+        dy.device == "/job:localhost/replica:0/task:0/device:CPU:0"
+        and d2y.device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    )
     assert float(dy) == pytest.approx(12.0) and float(d2y) == pytest.approx(12.0)
 
 
@@ -238,7 +257,7 @@ def test_gradient_from_gpu_variable_stays_on_gpu():
     with ek.GradientTape() as tape, ek.device("/gpu:0"):
         loss = ek.reduce_sum(w * x)
     (g,) = tape.gradient(loss, [w])
-    assert g.device == "/gpu:0"
+    assert g.device == "/job:localhost/replica:0/task:0/device:GPU:0"
     np.testing.assert_allclose(g.numpy(), [3.0, 4.0])
 
 
@@ -246,12 +265,15 @@ def test_gradient_from_gpu_variable_stays_on_gpu():
 def test_variable_stays_on_its_device_through_assign():
     with ek.device("/gpu:1"):
         v = ek.Variable([1.0, 2.0])
-    assert v.device == "/gpu:1"
+    assert v.device == "/job:localhost/replica:0/task:0/device:GPU:1"
     v.assign(ek.constant([5.0, 6.0]))  # a CPU value
-    assert v.device == "/gpu:1" and v.read_value().device == "/gpu:1"
+    assert (
+        v.device == "/job:localhost/replica:0/task:0/device:GPU:1"
+        and v.read_value().device == "/job:localhost/replica:0/task:0/device:GPU:1"
+    )
     v.assign_add(np.array([1.0, 1.0], np.float32))
     v.assign_sub(ek.constant([2.0, 2.0]).gpu(0))
-    assert v.device == "/gpu:1"
+    assert v.device == "/job:localhost/replica:0/task:0/device:GPU:1"
     np.testing.assert_allclose(v.numpy(), [4.0, 5.0])
 
 
@@ -269,7 +291,7 @@ def test_optimizer_updates_gpu_variables_like_cpu_ones(make_opt):
         return w
 
     cpu, gpu = train("/cpu:0"), train("/gpu:0")
-    assert gpu.device == "/gpu:0"
+    assert gpu.device == "/job:localhost/replica:0/task:0/device:GPU:0"
     np.testing.assert_allclose(gpu.numpy(), cpu.numpy(), rtol=1e-6)
 
 
@@ -278,9 +300,9 @@ def test_optimizer_slots_live_with_the_variable():
         w = ek.Variable([1.0, 2.0])
     opt = ek.keras.optimizers.Adam(0.1)
     opt.apply_gradients([(ek.constant([1.0, 1.0]), w)])  # a CPU gradient is copied over
-    assert w.device == "/gpu:1"
+    assert w.device == "/job:localhost/replica:0/task:0/device:GPU:1"
     slots = [opt.get_slot(w, n) for n in opt.get_slot_names()]
-    assert slots and all(s.device == "/gpu:1" for s in slots)
+    assert slots and all(s.device == "/job:localhost/replica:0/task:0/device:GPU:1" for s in slots)
 
 
 def test_keras_model_trains_on_virtual_gpu():
@@ -298,18 +320,18 @@ def test_keras_model_trains_on_virtual_gpu():
                 loss = loss_fn(y, model(x))
             grads = tape.gradient(loss, model.trainable_variables)
             opt.apply_gradients(zip(grads, model.trainable_variables))
-    assert loss.device == "/gpu:0"
-    assert all(v.device == "/gpu:0" for v in model.variables)
+    assert loss.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+    assert all(v.device == "/job:localhost/replica:0/task:0/device:GPU:0" for v in model.variables)
 
 
 # -- data, random, memory, timing -----------------------------------------------------------------
 def test_dataset_batches_moved_to_gpu():
     ds = ek.data.Dataset.from_tensor_slices(np.arange(10, dtype=np.float32)).batch(4)
     batches = list(ds.map(lambda b: b.gpu(1)))
-    assert [b.device for b in batches] == ["/gpu:1"] * 3
+    assert [b.device for b in batches] == ["/job:localhost/replica:0/task:0/device:GPU:1"] * 3
     np.testing.assert_array_equal(np.concatenate([b.numpy() for b in batches]), np.arange(10))
     parallel = ds.map(lambda b: b.gpu(0), num_parallel_calls=2).prefetch(2)
-    assert {b.device for b in parallel} == {"/gpu:0"}
+    assert {b.device for b in parallel} == {"/job:localhost/replica:0/task:0/device:GPU:0"}
 
 
 def test_random_on_virtual_gpu_matches_cpu_for_a_seed():
@@ -319,7 +341,10 @@ def test_random_on_virtual_gpu_matches_cpu_for_a_seed():
     with ek.device("/gpu:0"):
         gpu = ek.random.normal([3])
         u = ek.random.uniform([2], maxval=5, dtype=ek.int32)
-    assert gpu.device == "/gpu:0" and u.device == "/gpu:0"
+    assert (
+        gpu.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+        and u.device == "/job:localhost/replica:0/task:0/device:GPU:0"
+    )
     np.testing.assert_array_equal(gpu.numpy(), cpu)
 
 
@@ -351,14 +376,20 @@ def test_device_magic_in_interactive_shell():
         with capture_output():
             listing = ip.run_cell("%device gpu:1").result
         assert "* /gpu:1" in repr(listing) and "virtual" in repr(listing)
-        assert ip.run_cell("ek.constant(1.0).device").result == "/gpu:1"
+        assert (
+            ip.run_cell("ek.constant(1.0).device").result
+            == "/job:localhost/replica:0/task:0/device:GPU:1"
+        )
         with capture_output() as cap:
             result = ip.run_cell("%device gpu:9")
         assert result.error_in_exec is not None or "is not present" in cap.stderr + cap.stdout
         assert ek.config.get_default_device() == "/gpu:1"
         with capture_output():
             ip.run_cell("%device /cpu:0")
-        assert ip.run_cell("ek.constant(1.0).device").result == "/cpu:0"
+        assert (
+            ip.run_cell("ek.constant(1.0).device").result
+            == "/job:localhost/replica:0/task:0/device:CPU:0"
+        )
     finally:
         ek.config.set_default_device(None)
 
@@ -370,7 +401,9 @@ def test_dlpack_numpy_zero_copy():
     assert np.shares_memory(a, np.asarray(t))
     assert t.__dlpack_device__() == (1, 0)
     back = ek.experimental.dlpack.from_dlpack(a)
-    assert back.device == "/cpu:0" and np.shares_memory(np.asarray(back), a)
+    assert back.device == "/job:localhost/replica:0/task:0/device:CPU:0" and np.shares_memory(
+        np.asarray(back), a
+    )
     s = ek.constant(3.0)
     assert float(np.from_dlpack(s)) == 3.0
 
@@ -405,7 +438,92 @@ def test_prefetch_to_device_moves_batches_to_a_virtual_gpu():
     ds = ek.data.Dataset.from_tensor_slices((np.arange(6.0), np.arange(6))).batch(4)
     ds = ds.apply(ek.data.experimental.prefetch_to_device("/gpu:0", buffer_size=2))
     batches = list(ds)
-    assert [(x.device, y.device) for x, y in batches] == [("/gpu:0", "/gpu:0")] * 2
+    assert [(x.device, y.device) for x, y in batches] == [
+        (
+            "/job:localhost/replica:0/task:0/device:GPU:0",
+            "/job:localhost/replica:0/task:0/device:GPU:0",
+        )
+    ] * 2
     np.testing.assert_array_equal(batches[1][0].numpy(), [4.0, 5.0])
     with pytest.raises(RuntimeError, match="not present"):
         ek.data.experimental.prefetch_to_device("/gpu:9")
+
+
+# -- soft device placement and TensorFlow's full device names ------------------------------------
+FULL_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def test_soft_placement_without_gpus_runs_on_cpu_and_warns_once_per_name():
+    code = (
+        "import warnings\n"
+        "import eagerkernel as ek\n"
+        "print(ek.config.get_soft_device_placement())\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    for name in ('GPU:0', '/gpu:0', '/device:GPU:0', 'GPU:1'):\n"
+        "        with ek.device(name):\n"
+        "            x = ek.constant([1.0, 2.0]) * 3.0\n"
+        "        print(x.device, x.numpy().tolist())\n"
+        "print(len(w), [str(m.message).split(' is not')[0] for m in w])\n"
+        "print({m.category.__name__ for m in w}, 'soft device placement' in str(w[0].message))\n"
+        "ek.config.set_soft_device_placement(False)\n"
+        "print(ek.config.get_soft_device_placement())\n"
+        "try:\n    ek.device('GPU:0')\n"
+        "except RuntimeError as e:\n    print('RuntimeError', 'is not present' in str(e))\n"
+    )
+    proc = _run(code)
+    assert proc.returncode == 0, proc.stderr
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount():
+            pytest.skip("this machine has a CUDA GPU")
+    except Exception:
+        pass
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "True"
+    assert lines[1:5] == [f"{FULL_CPU} [3.0, 6.0]"] * 4
+    # one warning per device: GPU:0, /gpu:0 and /device:GPU:0 name the same one
+    assert lines[5] == "2 [\"device 'GPU:0'\", \"device 'GPU:1'\"]"
+    assert lines[6] == "{'RuntimeWarning'} True"
+    assert lines[7:] == ["False", "RuntimeError True"]
+
+
+def test_soft_placement_with_virtual_gpus_uses_them_and_falls_back_only_for_absent_ones():
+    device_mod._soft_warned.discard("/gpu:7")  # warned once per process
+    warned = pytest.warns(
+        RuntimeWarning, match=r"'/gpu:7' is not present \(2 virtual GPUs present\)"
+    )
+    with warned, ek.device("/gpu:7"):
+        x = ek.constant(1.0)
+    assert x.device == FULL_CPU
+    with ek.device("/gpu:1"):
+        y = ek.constant(1.0)
+    assert y.device == "/job:localhost/replica:0/task:0/device:GPU:1"
+    assert "(virtual)" in repr(y)  # still labelled virtual, never a real GPU
+    assert all(g.virtual for g in ek.config.list_physical_devices("GPU"))
+
+
+def test_strict_placement_error_names_devices(strict_placement):
+    with pytest.raises(RuntimeError, match=r"device 'GPU:3' is not present\. Devices: /cpu:0"):
+        ek.device("GPU:3")
+    ek.config.set_soft_device_placement(True)
+    assert ek.config.get_soft_device_placement() is True
+
+
+def test_full_device_names_from_tensors_and_variables_are_accepted_everywhere():
+    with ek.device("/job:localhost/replica:0/task:0/device:GPU:1"):
+        t = ek.constant([1.0])
+        v = ek.Variable([2.0])
+    full = "/job:localhost/replica:0/task:0/device:GPU:1"
+    assert t.device == full and v.device == full and v.read_value().device == full
+    assert device_mod.get_device(t.device).name == "/gpu:1"
+    with ek.device(t.device):  # a tensor's device name places ops back there
+        assert ek.constant(0.0).device == full
+    ek.config.set_default_device(v.device)
+    assert ek.zeros((1,)).device == full and ek.config.get_default_device() == "/gpu:1"
+    ek.config.set_default_device(None)
+    ds = ek.data.Dataset.from_tensor_slices(np.arange(2.0)).batch(2)
+    (batch,) = ds.apply(ek.data.experimental.prefetch_to_device(full))
+    assert batch.device == full
+    assert ek.constant(1.0).device == FULL_CPU and ek.Variable(1.0).device == FULL_CPU

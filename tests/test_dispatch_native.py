@@ -104,5 +104,5 @@ def test_a_thread_that_never_recorded_runs_its_ops_unobserved_while_another_reco
         t = threading.Thread(target=worker)
         t.start()
         t.join()
-    assert seen == {"y": [3.0, 6.0], "device": "/cpu:0"}
+    assert seen == {"y": [3.0, 6.0], "device": "/job:localhost/replica:0/task:0/device:CPU:0"}
     assert [r.prim.name for r in tape.records] == ["Mul"] and tape.records[0].output is z

@@ -204,7 +204,7 @@ def test_device_magic_in_kernel(kc):
     assert "* /gpu:0" in result["data"]["text/plain"]
     assert "virtual" in result["data"]["text/plain"]
     reply, msgs = execute(kc, "print(ek.constant(1.0).device)")
-    assert stream(msgs) == "/gpu:0\n"
+    assert stream(msgs) == "/job:localhost/replica:0/task:0/device:GPU:0\n"
     reply, msgs = execute(kc, "%device /gpu:5")
     assert reply["status"] == "error"
     assert not of_type(msgs, "error")  # no traceback

@@ -211,13 +211,13 @@ def test_training_propagates_into_nested_dropout_and_batchnorm():
     assert (y == 0).any()  # the dropout inside saw training=True
     assert not np.allclose(bn.moving_mean.numpy(), 0.0)  # and so did the batch norm
     names = [v.name for v in block.variables]
-    assert names == [
-        "block_dense/kernel:0",
-        "block_dense/bias:0",
-        "block_bn/gamma:0",
-        "block_bn/beta:0",
-        "block_bn/moving_mean:0",
-        "block_bn/moving_variance:0",
+    assert names == [  # built inside block's call: Keras 2 nests the scopes
+        "block/block_dense/kernel:0",
+        "block/block_dense/bias:0",
+        "block/block_bn/gamma:0",
+        "block/block_bn/beta:0",
+        "block/block_bn/moving_mean:0",
+        "block/block_bn/moving_variance:0",
     ]
     assert [v.name for v in block.non_trainable_variables] == names[4:]
     assert [type(x).__name__ for x in block.layers] == ["Dense", "BatchNormalization", "Dropout"]
@@ -495,11 +495,11 @@ def test_tf1_layers_and_network():
 
     net = MNISTModel()
     assert net(ek.ones((2, 6, 6, 1))).shape == (2, 3)
-    assert [v.name for v in net.variables] == [
-        "net_conv/kernel:0",
-        "net_conv/bias:0",
-        "net_fc/kernel:0",
-        "net_fc/bias:0",
+    assert [v.name for v in net.variables] == [  # built in the network's call: its scope
+        "mnist/net_conv/kernel:0",
+        "mnist/net_conv/bias:0",
+        "mnist/net_fc/kernel:0",
+        "mnist/net_fc/bias:0",
     ]
     assert net.get_layer("net_fc") is net.fc and net.get_layer(index=0) is net.conv
     with pytest.raises(TypeError, match="expected a Layer"):

@@ -386,7 +386,7 @@ def test_device_sets_the_default_for_following_cells(ip):
     text = repr(result.result)
     assert "* /gpu:0" in text and "virtual" in text
     run(ip, "x = ek.constant([1.0, 2.0])")
-    assert ip.user_ns["x"].device == "/gpu:0"
+    assert ip.user_ns["x"].device == "/job:localhost/replica:0/task:0/device:GPU:0"
     run(ip, "%%tape\ny = x * 2.0")
     assert "float32[2]@/gpu:0" in repr(TapeRecord(ip.user_ns["_tape"]))
 

@@ -473,6 +473,9 @@ def test_device_scope_is_per_thread():
         th.start()
         th.join()
         seen["main"] = ek.constant(1.0).device
-    assert seen == {"worker": "/cpu:0", "main": "/gpu:0"}
+    assert seen == {
+        "worker": "/job:localhost/replica:0/task:0/device:CPU:0",
+        "main": "/job:localhost/replica:0/task:0/device:GPU:0",
+    }
     # The scope ended with the block, on this thread too.
-    assert ek.constant(1.0).device == "/cpu:0"
+    assert ek.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"

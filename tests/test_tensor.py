@@ -207,9 +207,10 @@ def test_unhashable_with_ref():
     assert t.ref().deref() is t
 
 
-def test_strings_are_rejected():
-    with pytest.raises(TypeError, match="strings are not supported"):
-        ek.constant("hello")
+def test_strings_are_string_tensors():
+    # TensorFlow 2: a Python str is a `tf.string` scalar holding UTF-8 bytes.
+    t = ek.constant("hello")
+    assert t.dtype == ek.string and t.numpy() == b"hello"
 
 
 def test_convert_to_tensor():

@@ -81,12 +81,12 @@ def test_op_on_virtual_gpu_matches_cpu(name, fn, args):
     cpu = fn(*[ek.constant(a) for a in args])
     with ek.device("/gpu:0"):
         inputs = [ek.constant(a) for a in args]
-        assert all(x.device == "/gpu:0" for x in inputs)
+        assert all(x.device == "/job:localhost/replica:0/task:0/device:GPU:0" for x in inputs)
         out = fn(*inputs)
-    assert out.device == "/gpu:0"
+    assert out.device == "/job:localhost/replica:0/task:0/device:GPU:0"
     np.testing.assert_allclose(out.numpy(), cpu.numpy(), rtol=1e-12, atol=1e-12)
     # Outside a scope the op follows its GPU inputs.
-    assert fn(*inputs).device == "/gpu:0"
+    assert fn(*inputs).device == "/job:localhost/replica:0/task:0/device:GPU:0"
 
 
 @pytest.mark.parametrize(("name", "fn", "args"), CASES, ids=[c[0] for c in CASES])
@@ -99,7 +99,9 @@ def test_gradients_on_virtual_gpu(name, fn, args):
                 tape.watch(x)
             y = ek.reduce_sum(fn(*xs))
         grads = tape.gradient(y, xs)
-    assert all(g is None or g.device == "/gpu:0" for g in grads)
+    assert all(
+        g is None or g.device == "/job:localhost/replica:0/task:0/device:GPU:0" for g in grads
+    )
     xs_cpu = [ek.constant(a) for a in args]
     with ek.GradientTape() as tape:
         for x in xs_cpu:
@@ -120,6 +122,9 @@ def test_all_ops_followed_by_copy_back_to_cpu_on_gpu1():
     with ek.device("/gpu:1"):
         t = ek.constant(x)
         y = ek.nn.softmax(ek.matmul(t, ek.transpose(t)))
-    assert y.device == "/gpu:1" and y.cpu().device == "/cpu:0"
+    assert (
+        y.device == "/job:localhost/replica:0/task:0/device:GPU:1"
+        and y.cpu().device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    )
     ref = ek.nn.softmax(ek.matmul(ek.constant(x), ek.transpose(ek.constant(x))))
     np.testing.assert_allclose(y.cpu().numpy(), ref.numpy())

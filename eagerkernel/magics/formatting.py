@@ -154,7 +154,7 @@ def spec(t) -> str:
         return "(" + ", ".join(spec(x) for x in t) + ")"
     shape = ",".join(str(n) for n in t.shape)
     text = f"{t.dtype.name}[{shape}]"
-    device = getattr(t, "device", "/cpu:0")
+    device = _short_device(t) if hasattr(t, "device") else "/cpu:0"
     if device != "/cpu:0":
         text += f"@{device}"
     value = getattr(t, "_value", None)
@@ -401,6 +401,12 @@ def truncate_rows(rows: list, max_rows: int, what: str = "ops") -> tuple[list, l
 # -- rich repr of tensors -----------------------------------------------------------------------
 
 
+def _short_device(t) -> str:
+    """``/gpu:0`` rather than TensorFlow's ``/job:localhost/.../device:GPU:0``, for display."""
+    dev = getattr(t, "_device", None)
+    return dev.name if dev is not None else str(t.device)
+
+
 def tensor_html(t, max_rows: int = 10, max_cols: int = 10) -> str:
     """The notebook's HTML view of a Tensor or Variable: a header (name, shape, dtype,
     device) and a preview of the values (a grid for rank 1 and 2, NumPy's print otherwise).
@@ -415,7 +421,7 @@ def tensor_html(t, max_rows: int = 10, max_cols: int = 10) -> str:
     shape = tuple(a.shape)
     header = (
         f"<b>{html.escape(head)}</b> shape={html.escape(str(shape))} "
-        f"dtype={html.escape(t.dtype.name)} device={html.escape(t.device)}"
+        f"dtype={html.escape(t.dtype.name)} device={html.escape(_short_device(t))}"
     )
     if a.ndim in (1, 2) and a.size:
         grid = a.reshape(1, -1) if a.ndim == 1 else a

@@ -6,15 +6,26 @@ import types
 from dataclasses import dataclass
 
 from .core import context
-from .core.device import free_gpu_memory, list_devices, set_default_device, set_virtual_gpus
+from .core.device import (
+    free_gpu_memory,
+    get_soft_device_placement,
+    list_devices,
+    set_default_device,
+    set_soft_device_placement,
+    set_virtual_gpus,
+)
 
 __all__ = [
     "PhysicalDevice",
     "experimental",
+    "functions_run_eagerly",
     "get_default_device",
+    "get_soft_device_placement",
     "list_physical_devices",
     "num_gpus",
+    "run_functions_eagerly",
     "set_default_device",
+    "set_soft_device_placement",
 ]
 
 
@@ -45,6 +56,21 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
                 )
             )
     return out
+
+
+# [True] while `run_functions_eagerly(True)`: `ek.function` then runs its Python code.
+_functions_eagerly = [False]
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Makes every `ek.function` run its Python code eagerly, without tracing, for debugging
+    (follows `tf.config.run_functions_eagerly`)."""
+    _functions_eagerly[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    """Whether `run_functions_eagerly(True)` is in effect (follows TF)."""
+    return _functions_eagerly[0]
 
 
 def get_default_device() -> str:

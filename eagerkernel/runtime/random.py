@@ -17,6 +17,7 @@ import numpy as np
 from .core import dtypes
 from .core.allocation import check_allocation, is_oom, out_of_memory
 from .core.device import current_device
+from .core.dispatch import stateful
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 
@@ -130,6 +131,7 @@ def _float_dtype(dtype, op: str) -> np.dtype:
     return dt
 
 
+@stateful  # a fresh draw on every call of a graph function
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
     """Samples from N(mean, stddev²) (follows `tf.random.normal`).
 
@@ -161,6 +163,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
         raise
 
 
+@stateful  # a fresh draw on every call of a graph function
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
     """Samples uniformly from ``[minval, maxval)`` (follows `tf.random.uniform`).
 
@@ -202,6 +205,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     return make(arr, device)
 
 
+@stateful  # a fresh draw on every call of a graph function
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal samples redrawn until within two standard deviations (follows TF's).
 
@@ -225,6 +229,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     return make((_param(mean, xp) + _param(stddev, xp) * z).astype(dt), device)
 
 
+@stateful  # a fresh draw on every call of a graph function
 def shuffle(value, seed=None, name=None) -> Tensor:
     """A random permutation of ``value`` along axis 0 (follows `tf.random.shuffle`)."""
     x = to_tensor(value, None, "random.shuffle")

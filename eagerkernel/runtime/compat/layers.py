@@ -100,7 +100,8 @@ class Network(Layer):
 
     Subclass it, create sublayers in ``__init__`` and register them with `track_layer` (or
     simply assign them to attributes: both are tracked), and write ``call``. Its `variables`
-    are its layers' variables, in creation order.
+    are its layers' variables, in creation order; the layers built in its call are named in
+    its scope (``two/hidden/kernel:0``), as a Keras model's are.
 
     >>> class TwoLayers(ek.Network):
     ...     def __init__(self):
@@ -113,7 +114,7 @@ class Network(Layer):
     >>> net(ek.ones((2, 3))).shape
     TensorShape([2, 1])
     >>> [v.name for v in net.variables]
-    ['hidden/kernel:0', 'hidden/bias:0', 'out/kernel:0', 'out/bias:0']
+    ['two/hidden/kernel:0', 'two/hidden/bias:0', 'two/out/kernel:0', 'two/out/bias:0']
     """
 
     def __init__(self, name=None, **kwargs):

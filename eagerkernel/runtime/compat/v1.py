@@ -29,6 +29,7 @@ from ..keras.optimizers.adam import Adam as _Adam
 from ..keras.optimizers.base import Optimizer as _KerasOptimizer
 from ..keras.optimizers.base import mutable_array
 from ..keras.optimizers.rmsprop import RMSprop as _RMSprop
+from ..module import name_scope
 from ..ops import nn
 from ..ops.array_ops import squeeze
 from ..ops.elementwise import abs as _abs
@@ -239,7 +240,7 @@ def get_or_create_global_step(graph=None) -> Variable:
     """The process-wide step counter: an int64 non-trainable Variable named ``global_step``,
     created on the first call (follows `tf.compat.v1.train.get_or_create_global_step`)."""
     if _GLOBAL_STEP[0] is None:
-        with device_scope(CPU):
+        with device_scope(CPU), name_scope(""):  # named global_step in any scope, as in TF
             _GLOBAL_STEP[0] = Variable(0, trainable=False, name="global_step", dtype="int64")
     return _GLOBAL_STEP[0]
 

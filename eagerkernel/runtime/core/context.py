@@ -14,6 +14,10 @@ cost of the fast path's check. Only when it is non-empty does `dispatch` read th
   synchronized around it (``sync``), and the recorders' bound ``record`` methods. The C
   dispatcher (``native/_dispatch.c``) gets the same tuple through ``set_state``.
 
+It also holds ``scope_name``, the thread's current ``ek.name_scope`` (``"block/dense/"``, or
+``""`` outside any scope), which prefixes the names of Variables created in it. Ops never read
+it: entering a scope costs nothing on the dispatch path.
+
 A recorder or scope belongs to the thread that entered it: thread A's tape never sees thread
 B's ops, and a Dataset worker thread sees no recorder of the notebook's thread (the C
 dispatcher runs its ops unobserved; the Python one pays one thread-local read).
@@ -84,6 +88,15 @@ class Recorder:
     def on_backward(self, seconds: float) -> None:
         """Called after each backward pass of this thread (default: nothing)."""
 
+    def on_value(self, tensor, kind: str, value) -> None:
+        """Called when this thread reads a tensor's value into Python: ``kind`` is ``"bool"``,
+        ``"int"``, ``"float"``, ``"complex"``, ``"index"`` (``value`` the Python result) or
+        ``"array"`` (``.numpy()``, ``np.asarray``; ``value`` the array). Graph-function
+        tracing turns these into guards (default: nothing)."""
+
+    def on_variable(self, variable) -> None:
+        """Called when this thread creates a Variable (default: nothing)."""
+
 
 class Context(threading.local):
     """One thread's view: its recorders, its device scope, and what they ask of `dispatch`."""
@@ -94,6 +107,8 @@ class Context(threading.local):
         # (innermost device scope or None, timed, sync, the recorders' bound `record`
         # methods): all that `dispatch` reads, in one thread-local load; derived by `_update`.
         self.state: tuple = (None, False, False, ())
+        self.scope_name: str = ""  # the current ek.name_scope, "" or ending with "/"
+        self.scope_stack: tuple = ()  # the scope names that entered scopes replaced
 
     @property
     def device(self):
@@ -187,6 +202,33 @@ def _remove_token(token) -> None:
         if ACTIVE[k] is token:
             del ACTIVE[k]
             return
+
+
+def value_read(tensor, kind: str, value) -> None:
+    """Tells this thread's recorders that ``tensor``'s value was read into Python
+    (`Recorder.on_value`); `Tensor` calls it when `ACTIVE`."""
+    for recorder in _context.recorders:
+        recorder.on_value(tensor, kind, value)
+
+
+def variable_created(variable) -> None:
+    """Tells this thread's recorders that ``variable`` was created (`Recorder.on_variable`)."""
+    for recorder in _context.recorders:
+        recorder.on_variable(variable)
+
+
+class suspended:
+    """Context: this thread's recorders see nothing inside it (a stateful op being traced
+    runs its own ops unobserved). The device scope stays."""
+
+    def __enter__(self):
+        ctx = _context
+        self._recorders = ctx.recorders
+        _set_recorders(ctx, ())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _set_recorders(_context, self._recorders)
 
 
 def scope_device():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 
 import numpy as np
 
@@ -23,7 +24,9 @@ __all__ = [
     "current_device",
     "free_gpu_memory",
     "get_device",
+    "get_soft_device_placement",
     "list_devices",
+    "set_soft_device_placement",
     "set_virtual_gpus",
 ]
 
@@ -33,6 +36,8 @@ class Device:
 
     Attributes:
         name: canonical lower-case name, ``"/cpu:0"`` or ``"/gpu:N"``.
+        full_name: TensorFlow's fully qualified name, as `Tensor.device` reports it:
+            ``"/job:localhost/replica:0/task:0/device:CPU:0"``.
         device_type: ``"CPU"`` or ``"GPU"`` (TensorFlow's spelling).
         index: the ordinal N.
         xp: the array module that computes on this device (``numpy`` or ``cupy``).
@@ -40,12 +45,13 @@ class Device:
             labels these, so a virtual GPU is never mistaken for a real one.
     """
 
-    __slots__ = ("device_type", "index", "name", "virtual", "xp")
+    __slots__ = ("device_type", "full_name", "index", "name", "virtual", "xp")
 
     def __init__(self, device_type: str, index: int, xp, virtual: bool = False):
         self.device_type = device_type
         self.index = index
         self.name = f"/{device_type.lower()}:{index}"
+        self.full_name = f"/job:localhost/replica:0/task:0/device:{device_type}:{index}"
         self.xp = xp
         self.virtual = virtual
 
@@ -70,6 +76,24 @@ CPU = Device("CPU", 0, np)
 _devices: dict[str, Device] = {"/cpu:0": CPU}
 # [made, virtual count override or None, a GPU was handed out, why no CUDA GPU (or "")]
 _gpus = {"made": False, "virtual": None, "used": False, "why": ""}
+# Soft device placement (TensorFlow's default): [enabled], and the absent names warned about.
+_soft = [True]
+_soft_warned: set[str] = set()
+
+
+def set_soft_device_placement(enabled: bool) -> None:
+    """Turns soft device placement on or off (follows `tf.config.set_soft_device_placement`).
+
+    On (the default, as in TensorFlow), a `device` scope naming an absent device places its
+    ops on the CPU instead, with one warning per device name. Off, such a scope raises
+    RuntimeError naming the devices present.
+    """
+    _soft[0] = bool(enabled)
+
+
+def get_soft_device_placement() -> bool:
+    """Whether soft device placement is on (follows `tf.config.get_soft_device_placement`)."""
+    return _soft[0]
 
 
 def _cuda_devices() -> tuple[object, int, str]:
@@ -167,11 +191,13 @@ _NAME = re.compile(
 )
 
 
-def get_device(spec) -> Device:
+def get_device(spec, soft: bool = False) -> Device:
     """The Device for a TensorFlow-style name.
 
     Accepts ``"/cpu:0"``, ``"cpu:0"``, ``"CPU"``, ``"/gpu:0"``, ``"gpu:0"``, ``"GPU:0"``,
     ``"/device:GPU:0"`` and ``"/job:localhost/replica:0/task:0/device:CPU:0"``, or a Device.
+    With ``soft=True`` and soft device placement on, an absent device gives the CPU (and one
+    warning per name) instead of the error.
 
     Raises:
         ValueError: if the name is not a device name.
@@ -188,10 +214,24 @@ def get_device(spec) -> Device:
     _ensure_virtual_gpus()
     dev = _devices.get(name)
     if dev is None:
+        real = gpu_unavailable_reason() if name.startswith("/gpu") else ""
+        if soft and _soft[0]:
+            if name not in _soft_warned:
+                _soft_warned.add(name)
+                gpus = [d for d in _devices.values() if d.device_type == "GPU"]
+                kind = " virtual" if gpus and all(d.virtual for d in gpus) else ""
+                why = f"{len(gpus)}{kind} GPUs present" if gpus or not real else real
+                warnings.warn(
+                    f"device {spec!r} is not present ({why}); running on"
+                    " /cpu:0 instead (soft device placement; "
+                    "ek.config.set_soft_device_placement(False) makes this an error).",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+            return CPU
         present = ", ".join(d.describe() for d in _devices.values())
         why = ""
         if name.startswith("/gpu"):
-            real = gpu_unavailable_reason()
             why = (f" No such GPU: {real}." if real else " No such GPU index.") + (
                 " eagerkernel's GPU backend needs CuPy and a CUDA device; set"
                 " EAGERKERNEL_VIRTUAL_GPUS=N (or ek.config.experimental.set_virtual_gpus(N))"
@@ -222,19 +262,24 @@ class device:
     """Context manager placing ops and new tensors on a device (follows `tf.device`).
 
     Accepts TensorFlow's names (``"/gpu:0"``, ``"gpu:0"``, ``"/device:GPU:0"``, ``"GPU:0"``,
-    ``"/cpu:0"``). Inside the scope, ops run on that device and inputs from elsewhere are
-    copied there; the copies are differentiable.
+    ``"/cpu:0"``, ``"/job:localhost/replica:0/task:0/device:GPU:0"``). Inside the scope, ops
+    run on that device and inputs from elsewhere are copied there; the copies are
+    differentiable. An absent device means the CPU, with one warning per name (TensorFlow's
+    soft device placement, on by default).
 
     Raises:
-        RuntimeError: if the device is absent (the message lists the devices present).
+        ValueError: if the name is not a device name.
+        RuntimeError: if the device is absent and soft device placement is off
+            (`ek.config.set_soft_device_placement(False)`); the message lists the devices
+            present.
 
     >>> with ek.device("/cpu:0"):
     ...     ek.constant(1.0).device
-    '/cpu:0'
+    '/job:localhost/replica:0/task:0/device:CPU:0'
     """
 
     def __init__(self, device_name):
-        self._device = get_device(device_name)
+        self._device = get_device(device_name, soft=True)
 
     def __enter__(self):
         context.push_device(self._device)

@@ -23,11 +23,16 @@ records the op.
 
 from __future__ import annotations
 
+import functools
+import sys
 import time
+import typing
+import weakref
 
 import numpy as np
 
 from ..native import ENABLED as _NATIVE
+from .composite import CompositeTensor
 from .context import ACTIVE, context
 from .errors import InvalidArgumentError, OpError, ResourceExhaustedError
 from .tensor import Tensor, to_tensor
@@ -41,6 +46,7 @@ __all__ = [
     "dispatch",
     "pass_through",
     "record",
+    "stateful",
     "unary",
 ]
 
@@ -74,9 +80,32 @@ class Primitive:
             set by `binary`.
     """
 
-    __slots__ = ("array_op", "fwd", "joint_vjp", "moves", "n_out", "name", "saves", "vjps")
+    __slots__ = (
+        "__weakref__",
+        "array_op",
+        "fwd",
+        "joint_vjp",
+        "key",
+        "moves",
+        "n_out",
+        "name",
+        "saves",
+        "vjps",
+    )
+
+    # Every live primitive by `key`, how saved models name the ops of their programs (weak:
+    # `custom_gradient` makes one per call).
+    registry: typing.ClassVar[weakref.WeakValueDictionary] = weakref.WeakValueDictionary()
 
     def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False, saves: bool = False):
+        module = sys._getframe(1).f_globals.get("__name__", "?")
+        key = f"{module}:{name}"
+        n = 1
+        while key in Primitive.registry:  # a second primitive of the name in one module
+            n += 1
+            key = f"{module}:{name}#{n}"
+        Primitive.registry[key] = self
+        self.key = key
         self.name = name
         self.fwd = fwd
         self.vjps = None
@@ -215,6 +244,30 @@ def record(prim: Primitive, inputs: tuple, output, params: dict = _NO_PARAMS) ->
             recorder.record(prim, inputs, output, params, None, None)
 
 
+def stateful(fn):
+    """Marks ``fn`` as a stateful op: one that changes or reads state outside its tensor
+    arguments (a Variable assignment, an optimizer update, a random draw, a metric update,
+    ``ek.print``). Called normally it just runs. While a graph function is traced
+    (`ek.function`), the tracing recorder records the call as one step, which every replay
+    performs again by calling ``fn`` (with the replay's tensors), so its effect happens on
+    every call, as TensorFlow's stateful ops do.
+
+    ``fn``'s own ops are not recorded while it is traced: it must not hand internal tensors
+    to ops outside it except through its return value.
+    """
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if ACTIVE:
+            for recorder in _ctx.recorders:
+                trace_call = getattr(recorder, "trace_call", None)
+                if trace_call is not None:
+                    return trace_call(fn, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return op
+
+
 def _wrap(value, device) -> Tensor:
     t = _new(Tensor)
     t._value = value
@@ -275,6 +328,8 @@ def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
 
     def op(x, name=None):
         if type(x) is not Tensor:
+            if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor: op on values
+                return x._ek_unary(op)
             x = to_tensor(x, None, prim.name)
         if float_only and x._value.dtype.kind not in "fc":
             float_check(prim.name, x)
@@ -309,6 +364,10 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
         if (type(x) is not Tensor or type(y) is not Tensor) and not (
             isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
         ):
+            if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
+                return x._ek_binary(op, x, y)
+            if isinstance(y, CompositeTensor):
+                return y._ek_binary(op, x, y)
             x, y = coerce_pair(x, y, prim.name)
         xv = x._value
         yv = y._value

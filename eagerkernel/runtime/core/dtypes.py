@@ -40,6 +40,7 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "string",
     "uint8",
 ]
 
@@ -60,6 +61,8 @@ class DType:
     def __init__(self, np_dtype: np.dtype):
         self._np = np.dtype(np_dtype)
         self.name = "bool" if self._np == np.bool_ else self._np.name
+        if self._np.kind == "O":
+            self.name = "string"  # TensorFlow's strings: NumPy object arrays holding bytes
 
     @property
     def as_numpy_dtype(self) -> type:
@@ -144,6 +147,9 @@ uint64 = _register(np.uint64)
 bool = _register(np.bool_)
 complex64 = _register(np.complex64)
 complex128 = _register(np.complex128)
+# `tf.string`: a tensor of byte strings, stored (as TensorFlow's `numpy()` gives it) as a NumPy
+# object array holding `bytes`. Not differentiable: tapes never track it.
+string = _register(np.object_)
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:
@@ -179,11 +185,15 @@ def as_dtype(type_value) -> DType:
         return int32
     if type_value is builtins.bool:
         return bool
+    if type_value in (str, bytes) or (isinstance(type_value, str) and type_value == "string"):
+        return string
     try:
         np_dtype = np.dtype(type_value)
     except TypeError:
         raise TypeError(f"as_dtype: cannot convert {type_value!r} to a dtype.") from None
     dt = _BY_NUMPY.get(np_dtype)
+    if dt is None and np_dtype.kind in "USOT":  # NumPy's string dtypes are all `string`
+        dt = string
     if dt is None:
         raise TypeError(f"as_dtype: dtype {np_dtype} is not supported by eagerkernel.")
     return dt

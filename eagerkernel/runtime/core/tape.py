@@ -25,6 +25,7 @@ from .. import nest
 from ..native import ENABLED as _NATIVE
 from . import context as _context
 from .backward import backward
+from .composite import CompositeTensor
 from .context import Recorder
 from .records import Record
 from .tensor import Tensor, make
@@ -233,6 +234,8 @@ class GradientTape(Recorder):
             ValueError: if called with something that is not a Tensor or Variable.
         """
         for t in nest.flatten(tensor):
+            if isinstance(t, CompositeTensor):  # a RaggedTensor or SparseTensor: its values
+                t = _component(t, watch=True)
             if not isinstance(t, Tensor):
                 raise ValueError(
                     f"GradientTape.watch: expected Tensors or Variables, got {type(t).__name__}."
@@ -309,7 +312,11 @@ class GradientTape(Recorder):
         """
         self._check_usable("gradient")
         flat_targets = _flat_tensors(target, "target")
-        flat_sources = _flat_tensors(sources, "sources")
+        flat_sources = nest.flatten(sources)
+        composites = [s if isinstance(s, CompositeTensor) else None for s in flat_sources]
+        if any(c is not None for c in composites):  # ragged/sparse sources: their values
+            flat_sources = [_component(s) for s in flat_sources]
+        flat_sources = _flat_tensors(flat_sources, "sources")
         unconnected = _unconnected(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop()  # TF: a non-persistent tape stops recording when used
@@ -318,6 +325,11 @@ class GradientTape(Recorder):
         finally:
             if not self._persistent:
                 self._release()
+        if any(c is not None for c in composites):  # the gradient of a RaggedTensor is one
+            grads = [
+                g if c is None or g is None else _with_component(c, g)
+                for c, g in zip(composites, grads)
+            ]
         return nest.pack_sequence_as(sources, grads)
 
     def _release(self) -> None:
@@ -516,9 +528,30 @@ class GradientTape(Recorder):
         return reshape(stack(cols, axis=1), shape)
 
 
+def _component(x, watch: bool = False):
+    """The Tensor a RaggedTensor's gradient is taken with respect to: its flat values (as
+    TensorFlow's). A SparseTensor is not a gradient source or target in TensorFlow (ValueError);
+    watching one watches its values."""
+    if isinstance(x, CompositeTensor):
+        if hasattr(x, "flat_values"):
+            return x.flat_values
+        if watch:
+            return x.values
+        raise ValueError(
+            f"Type {type(x).__name__} is not supported as a gradient source or gradient target."
+        )
+    return x
+
+
+def _with_component(x, g):
+    """The gradient ``g`` of ``_component(x)`` as a RaggedTensor like ``x``."""
+    return x.with_flat_values(g)
+
+
 def _flat_tensors(structure, arg: str) -> list:
-    """The Tensors and Variables of a nested ``structure``; TypeError naming ``arg`` otherwise."""
-    flat = nest.flatten(structure)
+    """The Tensors and Variables of a nested ``structure``; TypeError naming ``arg`` otherwise.
+    A RaggedTensor counts as its flat values."""
+    flat = [_component(t) for t in nest.flatten(structure)]
     for t in flat:
         if not isinstance(t, Tensor):
             raise TypeError(

@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
+from .context import ACTIVE, value_read
 from .device import CPU, Device, current_device
+from .string_values import is_string_value, to_bytes_array
 
 __all__ = ["Tensor", "TensorShape", "constant", "convert_to_tensor"]
 
@@ -65,12 +67,15 @@ class Tensor:
     Attributes:
         shape: a `TensorShape` (a tuple of ints).
         dtype: a `DType`, e.g. ``ek.float32``.
-        device: the device name, e.g. ``"/cpu:0"``.
+        device: TensorFlow's fully qualified device name,
+            ``"/job:localhost/replica:0/task:0/device:CPU:0"``.
         ndim: the rank.
 
     >>> t = constant([[1.0, 2.0], [3.0, 4.0]])
-    >>> t.shape, t.dtype, t.device
-    (TensorShape([2, 2]), ek.float32, '/cpu:0')
+    >>> t.shape, t.dtype
+    (TensorShape([2, 2]), ek.float32)
+    >>> t.device
+    '/job:localhost/replica:0/task:0/device:CPU:0'
     >>> print(constant([[4.0]]))
     Tensor([[4.]], shape=(1, 1), dtype=float32)
     >>> constant(6.0)
@@ -100,15 +105,20 @@ class Tensor:
         array([1., 2.], dtype=float32)
         """
         v = self._value
-        if self._device.xp is not np:
-            return self._device.xp.asnumpy(v)
-        return v.copy()
+        a = self._device.xp.asnumpy(v) if self._device.xp is not np else v.copy()
+        if ACTIVE:  # a graph function being traced guards on the value
+            value_read(self, "array", a)
+        if a.dtype.kind == "O" and a.ndim == 0:
+            return a[()]  # a string scalar is `bytes`, as TensorFlow gives it
+        return a
 
     def __array__(self, dtype=None, copy=None):
         """The value for NumPy (``np.asarray(t)``): a read-only view on CPU, so that NumPy
         functions read big tensors without a copy and cannot write into them; a writable copy
         when ``copy=True`` or a ``dtype`` conversion is asked for."""
         v = self._value
+        if ACTIVE:
+            value_read(self, "array", v)
         if self._device.xp is not np:
             a = self._device.xp.asnumpy(v)
         elif copy or (dtype is not None and v.dtype != dtype):
@@ -161,7 +171,7 @@ class Tensor:
 
     @property
     def device(self) -> str:
-        return self._device.name
+        return self._device.full_name
 
     @property
     def ndim(self) -> int:
@@ -184,29 +194,33 @@ class Tensor:
 
         return iter(unstack(self))
 
-    def _scalar(self, what: str):
-        if self._value.size != 1:
-            raise TypeError(
-                f"{what}() needs a one-element Tensor, got shape {tuple(self._value.shape)}."
-            )
-        return self.numpy().reshape(()).item()
+    def _scalar(self, what: str, convert):
+        v = self._value
+        if v.size != 1:
+            raise TypeError(f"{what}() needs a one-element Tensor, got shape {tuple(v.shape)}.")
+        if self._device.xp is not np:
+            v = self._device.xp.asnumpy(v)
+        value = convert(v.reshape(()).item())
+        if ACTIVE:  # a graph function being traced guards on the value
+            value_read(self, what, value)
+        return value
 
     def __bool__(self) -> bool:
-        return bool(self._scalar("bool"))
+        return self._scalar("bool", bool)
 
     def __float__(self) -> float:
-        return float(self._scalar("float"))
+        return self._scalar("float", float)
 
     def __int__(self) -> int:
-        return int(self._scalar("int"))
+        return self._scalar("int", int)
 
     def __index__(self) -> int:
         if self._value.dtype.kind not in "iub":
             raise TypeError(f"only integer Tensors can be used as an index, got {self.dtype!r}.")
-        return int(self._scalar("index"))
+        return self._scalar("index", int)
 
     def __complex__(self) -> complex:
-        return complex(self._scalar("complex"))
+        return self._scalar("complex", complex)
 
     def __format__(self, spec: str) -> str:
         """Formats the value as TensorFlow does: ``f"{loss:.3f}"`` formats the number; an array
@@ -430,6 +444,10 @@ def _python_array(value, op: str) -> np.ndarray:
 
 def _infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
     """Python values to a NumPy array with TensorFlow's dtype inference."""
+    if isinstance(value, (str, bytes)) or (
+        isinstance(value, (list, tuple, np.ndarray)) and is_string_value(value)
+    ):
+        return to_bytes_array(value)  # `ek.string`: an object array of bytes
     arr = _python_array(value, op)
     kind = arr.dtype.kind
     if kind == "f" and arr.dtype != np.float32 and not isinstance(value, np.ndarray):
@@ -466,6 +484,25 @@ def _from_nested(value):
         ) from None
 
 
+def _is_np_strings(value) -> bool:
+    """NumPy strings (any string dtype, or an object array holding str/bytes)."""
+    kind = value.dtype.kind
+    return kind in "USVT" or (kind == "O" and is_string_value(np.asarray(value)))
+
+
+def _np_value(value, op: str):
+    """A NumPy array of strings as `ek.string`'s bytes; any other array unchanged."""
+    return to_bytes_array(np.asarray(value), op) if _is_np_strings(value) else value
+
+
+def _empty_list(value) -> bool:
+    while isinstance(value, (list, tuple)):
+        if not value:
+            return True
+        value = value[0]
+    return False
+
+
 def _cast_python(value, np_dtype, op: str) -> np.ndarray:
     """Converts a Python number or list to ``np_dtype``, refusing to lose information.
 
@@ -473,6 +510,13 @@ def _cast_python(value, np_dtype, op: str) -> np.ndarray:
     not a float32 rounding of it).
     """
     target = np.dtype(np_dtype)
+    if target.kind == "O" or isinstance(value, (str, bytes)) or is_string_value(value):
+        if target.kind == "O" and (is_string_value(value) or _empty_list(value)):
+            return to_bytes_array(value, op)
+        raise TypeError(
+            f"{op}: cannot convert {value!r:.60} to a Tensor of dtype "
+            f"{dtypes.from_numpy(target).name}."
+        )
     arr = _python_array(value, op)
     if arr.dtype.kind == "O":
         arr = _from_nested(value)
@@ -507,10 +551,10 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
         device = current_device()
     # Python numbers (np.float64 is a float subclass, as in TF) and lists are "weak": they
     # take the hint. Other NumPy scalars and arrays keep their dtype.
-    if isinstance(value, (int, float, complex, list, tuple)):
+    if isinstance(value, (int, float, complex, list, tuple, str, bytes)):
         arr = _infer_numpy(value) if dtype_hint is None else _cast_python(value, dtype_hint, op)
     elif isinstance(value, (np.ndarray, np.generic)):
-        arr = value
+        arr = value if value.dtype.kind not in "USVTO" else _np_value(value, op)
     elif hasattr(value, "__cuda_array_interface__"):
         from .device import device_of_array
 
@@ -554,6 +598,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
             )
         return value
     if np_dtype is not None:
+        if isinstance(value, (np.ndarray, np.generic)) and _is_np_strings(value):
+            value = to_bytes_array(np.asarray(value), "convert_to_tensor")
         if isinstance(value, (np.ndarray, np.generic)):
             if value.dtype != np_dtype:
                 if not np.can_cast(value.dtype, np_dtype, casting="same_kind"):
@@ -595,7 +641,14 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     np_dtype = dtypes.numpy_dtype(dtype)
     if isinstance(value, Tensor):
         value = value.numpy()
+    if isinstance(value, (np.ndarray, np.generic)) and _is_np_strings(value):
+        value = to_bytes_array(np.asarray(value), "constant")  # NumPy strings: `ek.string`
     if np_dtype is not None and isinstance(value, (np.ndarray, np.generic)):
+        if (np.asarray(value).dtype.kind == "O") != (np_dtype.kind == "O"):
+            raise TypeError(
+                f"constant: cannot convert an array of dtype {np.asarray(value).dtype} to "
+                f"{dtypes.from_numpy(np_dtype).name}."
+            )
         arr = np.asarray(value).astype(np_dtype, copy=False)
     elif np_dtype is not None:
         arr = _cast_python(value, np_dtype, "constant")

@@ -7,17 +7,21 @@ an earlier read keeps the value it read, and `numpy()` results never change unde
 
 from __future__ import annotations
 
+import enum
 import itertools
+import threading
 from weakref import ref as _weakref
 
 import numpy as np
 
 from . import dtypes
+from .context import ACTIVE, variable_created
+from .context import context as _thread_context
 from .device import current_device
-from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through
+from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
 from .tensor import Tensor, make, to_tensor
 
-__all__ = ["Variable"]
+__all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "variable_creator_scope"]
 
 _creation_order = itertools.count()
 _read = Primitive("ReadVariableOp", lambda xp, x: x)
@@ -36,8 +40,45 @@ _TF_DEFAULTS = {
 }
 
 
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's replicas agree (follows `tf.VariableSynchronization`):
+    ``ON_WRITE`` (mirrored: every update reaches all replicas; ``AUTO`` means it) or
+    ``ON_READ`` (each replica keeps its own; reading outside the replicas aggregates them).
+    With one replica (no strategy) they all behave alike."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How an ``ON_READ`` variable's replicas combine when read (follows
+    `tf.VariableAggregation`)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+# Accepted with any value of their enum: they matter only to a distribution strategy's variable
+# creator (`eagerkernel.runtime.distribute`); with one replica every choice means the same.
+_DISTRIBUTION_ARGS = {
+    "synchronization": VariableSynchronization,
+    "aggregation": VariableAggregation,
+}
+
+
 def _check_tf_arguments(kwargs: dict) -> None:
     for key, value in kwargs.items():
+        kind = _DISTRIBUTION_ARGS.get(key)
+        if kind is not None:
+            if value is not None and not isinstance(value, kind):
+                raise TypeError(
+                    f"Variable: {key} must be an ek.{kind.__name__} or None, got {value!r}."
+                )
+            continue
         if key not in _TF_DEFAULTS:
             raise TypeError(f"Variable: unexpected keyword argument {key!r}.")
         default = _TF_DEFAULTS[key]
@@ -46,6 +87,18 @@ def _check_tf_arguments(kwargs: dict) -> None:
                 f"Variable: {key}={value!r} is not supported (only {default!r}, TensorFlow's "
                 "default)."
             )
+
+
+def _scoped_name(name) -> str:
+    """TensorFlow's name for a Variable created in this thread's `ek.name_scope`: ``"w"`` in
+    scope ``block/`` is ``"block/w"``; a name ending in ``/`` is absolute (``"a/"`` -> ``"a"``)
+    and ``""`` stays empty, as `tf.Variable` treats them."""
+    name = "Variable" if name is None else str(name)
+    if not name:
+        return name
+    if name.endswith("/"):
+        return name[:-1]
+    return _thread_context().scope_name + name
 
 
 def _check_shape(shape, actual: tuple) -> None:
@@ -58,14 +111,86 @@ def _check_shape(shape, actual: tuple) -> None:
         )
 
 
-class Variable(Tensor):
+# -- variable creators (follows `tf.variable_creator_scope`) ---------------------------------------
+# A creator is ``creator(next_creator, **kwargs) -> Variable``; `Variable(...)` calls the
+# innermost one, which may call ``next_creator`` for the next (the last makes a plain Variable).
+# Distribution strategies use this to make the variables created in their scope mirrored.
+_creators = threading.local()
+_VARIABLE_ARGS = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
+
+
+class _VariableMeta(type):
+    """Routes ``Variable(...)`` through the creators of this thread, if any (TF's
+    ``VariableMetaclass``). Subclasses are constructed directly."""
+
+    def __call__(cls, *args, **kwargs):
+        stack = getattr(_creators, "stack", None)
+        if not stack or cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        if len(args) > len(_VARIABLE_ARGS):
+            raise TypeError(f"Variable: takes at most {len(_VARIABLE_ARGS)} positional arguments.")
+        for key, value in zip(_VARIABLE_ARGS, args):
+            if key in kwargs:
+                raise TypeError(f"Variable: got multiple values for argument {key!r}.")
+            kwargs[key] = value
+
+        def chain(i):
+            if i < 0:
+                return lambda **kw: type.__call__(Variable, **kw)
+            return lambda **kw: stack[i](chain(i - 1), **kw)
+
+        return chain(len(stack) - 1)(**kwargs)
+
+
+class variable_creator_scope:
+    """Context manager: ``Variable(...)`` calls ``creator(next_creator, **kwargs)`` in this
+    thread while it is active (follows `tf.variable_creator_scope`).
+
+    The creator receives the Variable's arguments as keywords and returns a Variable, usually by
+    calling ``next_creator(**kwargs)`` (the next creator, or the plain constructor). Scopes
+    nest; the innermost creator runs first.
+
+    >>> names = []
+    >>> def log(next_creator, **kwargs):
+    ...     names.append(kwargs.get("name"))
+    ...     return next_creator(**kwargs)
+    >>> with ek.variable_creator_scope(log):
+    ...     v = ek.Variable(1.0, name="w")
+    >>> names
+    ['w']
+    """
+
+    def __init__(self, creator):
+        if not callable(creator):
+            raise TypeError(
+                f"variable_creator_scope: creator must be callable, got {type(creator).__name__}."
+            )
+        self._creator = creator
+
+    def __enter__(self):
+        stack = getattr(_creators, "stack", None)
+        if stack is None:
+            stack = _creators.stack = []
+        stack.append(self._creator)
+        return self
+
+    def __exit__(self, *exc):
+        stack = _creators.stack
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is self._creator:
+                del stack[i]
+                break
+
+
+class Variable(Tensor, metaclass=_VariableMeta):
     """A mutable, named tensor (follows `tf.Variable`).
 
     Args:
         initial_value: a Tensor, array, Python value, or a zero-argument callable giving one.
         trainable: watched automatically by `GradientTape` and listed in
             `trainable_variables` (default True).
-        name: shown as ``'name:0'``; default ``"Variable"``.
+        name: shown as ``'name:0'``; default ``"Variable"``. Inside ``ek.name_scope("block")``
+            (or a Module's or layer's scope) the scope prefixes it: ``'block/name:0'``.
         dtype: convert ``initial_value`` to this dtype (default: its own, with TensorFlow's
             Python-value rules).
         constraint: optional function applied after optimizer updates (Keras convention).
@@ -129,10 +254,12 @@ class Variable(Tensor):
         self._value = arr
         self._device = device
         self._trainable = bool(trainable)
-        self._name = "Variable" if name is None else str(name)
+        self._name = _scoped_name(name)
         self._constraint = constraint
         self._uid = next(_creation_order)  # layers list variables in creation order
         self._read = None
+        if ACTIVE:  # a graph function being traced checks where variables are created
+            variable_created(self)
 
     @property
     def name(self) -> str:
@@ -171,6 +298,7 @@ class Variable(Tensor):
             arr = arr.copy()  # the caller may write into their array later
         return arr
 
+    @stateful
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replaces the value (follows `tf.Variable.assign`).
 
@@ -184,11 +312,13 @@ class Variable(Tensor):
         self._value = self._checked(value, "assign")
         return self if read_value else None
 
+    @stateful
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Adds ``delta`` (same shape and dtype) in place of the value."""
         self._value = self._value + self._checked(delta, "assign_add")
         return self if read_value else None
 
+    @stateful
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtracts ``delta`` (same shape and dtype) from the value."""
         self._value = self._value - self._checked(delta, "assign_sub")

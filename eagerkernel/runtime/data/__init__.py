@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import experimental
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .iterator import Iterator, NumpyIterator
+from .readers import TextLineDataset
 from .structure import DatasetSpec, TensorSpec
 
 __all__ = [
@@ -22,5 +23,6 @@ __all__ = [
     "Iterator",
     "NumpyIterator",
     "TensorSpec",
+    "TextLineDataset",
     "experimental",
 ]

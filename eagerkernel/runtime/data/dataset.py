@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import stateful
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import structure
@@ -119,6 +120,7 @@ class Dataset:
         return self._spec_cache
 
     # -- Python protocol ------------------------------------------------------------------------
+    @stateful  # inside ek.function, every call starts a fresh pass
     def __iter__(self):
         from .iterator import Iterator
 
@@ -292,6 +294,64 @@ class Dataset:
             datasets = datasets[0]
         return _sources.Zip(datasets)
 
+    @staticmethod
+    def sample_from_datasets(
+        datasets,
+        weights=None,
+        seed=None,
+        stop_on_empty_dataset=False,
+        rerandomize_each_iteration=None,
+    ) -> Dataset:
+        """Interleaves ``datasets``, each element taken from one drawn at random with
+        probabilities ``weights`` (default equal) (follows
+        `tf.data.Dataset.sample_from_datasets`). An exhausted dataset stops the result with
+        ``stop_on_empty_dataset=True``, else it drops out and the others keep their relative
+        weights. The draws repeat every pass unless ``rerandomize_each_iteration=True``.
+
+        Raises:
+            TypeError: elements of different structures or dtypes. ValueError: weights of the
+            wrong length, negative, or summing to 0. NotImplementedError: weights as a Dataset.
+
+        >>> a, b = ek.data.Dataset.range(0, 3), ek.data.Dataset.range(10, 13)
+        >>> sorted(int(x) for x in ek.data.Dataset.sample_from_datasets([a, b], seed=1))
+        [0, 1, 2, 10, 11, 12]
+        """
+        from .sampling import SampleFromDatasets
+
+        return SampleFromDatasets(
+            datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration
+        )
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True) -> Dataset:
+        """The next element of ``datasets[i]`` for each ``i`` of ``choice_dataset``, scalar
+        integers (follows `tf.data.Dataset.choose_from_datasets`).
+
+        Raises:
+            TypeError: ``choice_dataset`` not of scalar integers, or datasets whose elements
+                differ. InvalidArgumentError: (while iterating) an index out of range.
+
+        >>> ds = [ek.data.Dataset.from_tensors(s).repeat() for s in ("a", "b")]
+        >>> choice = ek.data.Dataset.range(2).repeat(2)
+        >>> [x.numpy() for x in ek.data.Dataset.choose_from_datasets(ds, choice)]
+        [b'a', b'b', b'a', b'b']
+        """
+        from .sampling import ChooseFromDatasets
+
+        return ChooseFromDatasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None) -> Dataset:
+        """The file names matching a glob pattern (or a list of them), as string scalars,
+        shuffled unless ``shuffle=False`` (follows `tf.data.Dataset.list_files`).
+
+        Raises:
+            InvalidArgumentError: no file matches ("No files matched pattern").
+        """
+        from .sampling import list_files
+
+        return list_files(file_pattern, shuffle, seed)
+
     # -- transformations ------------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None) -> Dataset:
         """Applies ``map_func`` to each element (follows `tf.data.Dataset.map`).
@@ -380,6 +440,32 @@ class Dataset:
         [[0, 1, 2], [3, 4, 5]]
         """
         return _transforms.Batch(self, batch_size, drop_remainder)
+
+    def ragged_batch(
+        self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None
+    ) -> Dataset:
+        """Batches elements whose shapes differ: each component of rank >= 1 becomes a
+        RaggedTensor with one row per element, scalars a vector (follows
+        `tf.data.Dataset.ragged_batch`).
+
+        Raises:
+            ValueError: ``batch_size`` not positive; (while iterating) components whose
+            dimensions after the first differ. NotImplementedError: a ``row_splits_dtype``
+            other than int64.
+
+        >>> ds = ek.data.Dataset.from_tensor_slices([1, 5, 3]).map(ek.range)
+        >>> [rt.to_list() for rt in ds.ragged_batch(2)]
+        [[[0], [0, 1, 2, 3, 4]], [[0, 1, 2]]]
+        """
+        from ..core import dtypes
+        from .ragged_batch import RaggedBatch
+
+        if row_splits_dtype not in (None, dtypes.int64):
+            raise NotImplementedError(
+                "ragged_batch: row splits are int64. Received: "
+                f"row_splits_dtype={row_splits_dtype!r}"
+            )
+        return RaggedBatch(self, batch_size, drop_remainder)
 
     def padded_batch(
         self,

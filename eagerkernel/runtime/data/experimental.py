@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .readers import CsvDataset, make_csv_dataset
 
 __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
+    "CsvDataset",
     "cardinality",
     "copy_to_device",
+    "dense_to_ragged_batch",
+    "make_csv_dataset",
     "prefetch_to_device",
 ]
 
@@ -61,5 +65,20 @@ def prefetch_to_device(device: str, buffer_size=None):
 
     def transform(dataset: Dataset) -> Dataset:
         return move(dataset).prefetch(AUTOTUNE if buffer_size is None else buffer_size)
+
+    return transform
+
+
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
+    """A transformation for `Dataset.apply`: `Dataset.ragged_batch` (follows
+    `tf.data.experimental.dense_to_ragged_batch`).
+
+    >>> ds = ek.data.Dataset.from_tensor_slices([1, 3]).map(ek.range)
+    >>> [rt.to_list() for rt in ds.apply(ek.data.experimental.dense_to_ragged_batch(2))]
+    [[[0], [0, 1, 2]]]
+    """
+
+    def transform(dataset: Dataset) -> Dataset:
+        return dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
     return transform

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import stateful
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.tensor import constant
 from .dataset import Context, Dataset
@@ -47,14 +48,21 @@ class Iterator:
     def __iter__(self) -> Iterator:
         return self
 
-    def __next__(self):
+    def _take(self):
         x = next(self._it)
-        self._position += 1
+        self._position += 1  # for checkpoints (see `_checkpoint_variables`)
         return x
 
-    next = __next__
-    next.__doc__ = """The next element (TF 1.x spelling of ``next(it)``)."""
+    @stateful  # inside ek.function, every call takes the next element
+    def __next__(self):
+        return self._take()
 
+    @stateful
+    def next(self):
+        """The next element (TF 1.x spelling of ``next(it)``)."""
+        return self._take()
+
+    @stateful
     def get_next(self, name=None):
         """The next element (follows `tf.data.Iterator.get_next`).
 
@@ -62,7 +70,7 @@ class Iterator:
             OutOfRangeError: the dataset is exhausted ("End of sequence").
         """
         try:
-            return self.__next__()
+            return self._take()
         except StopIteration:
             raise OutOfRangeError(None, "IteratorGetNext", "End of sequence") from None
 
@@ -70,7 +78,7 @@ class Iterator:
         """The next element as an `Optional`, empty at the end (follows TensorFlow's)."""
         spec = self._dataset._spec(False)  # None rather than running the pipeline to learn it
         try:
-            return Optional(self.__next__(), spec)
+            return Optional(self._take(), spec)
         except StopIteration:
             return Optional(_ABSENT, spec)
 
@@ -123,7 +131,7 @@ class Iterator:
         self._position = 0
         for _ in range(position):
             try:
-                self.__next__()
+                self._take()
             except StopIteration:
                 break
 

@@ -59,8 +59,16 @@ class SliceSource:
         arrays, devices, pack = self.arrays, self.devices, self._pack
         if self._leaf:
             a, d = arrays[0], devices[0]
+            if a.dtype.kind == "O":  # strings: `a[i, ...]` keeps an element an array
+                for i in indices.tolist():
+                    yield make(a[i, ...], d)
+                return
             for i in indices.tolist():
                 yield make(a[i], d)
+        elif any(a.dtype.kind == "O" for a in arrays):
+            pairs = list(zip(arrays, devices))
+            for i in indices.tolist():
+                yield pack([make(a[i, ...], d) for a, d in pairs])
         else:
             pairs = list(zip(arrays, devices))
             for i in indices.tolist():

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.device import CPU
 from ..core.errors import InvalidArgumentError
+from ..core.string_values import is_string_value, to_bytes_array
 from ..core.tensor import Tensor, make
 from . import plan
 from .dataset import (
@@ -70,20 +72,36 @@ class TensorSlices(Dataset):
                 f"dimension. Received components of shapes {shapes}."
             )
         self._element_structure = element
+        if any(isinstance(t, CompositeTensor) for t in flat):  # ragged: sliced row by row
+            self._source = None
+            self._rows = (flat, n)
+            return
         self._source = plan.SliceSource(
             [t._value for t in flat], [t._device for t in flat], element, n
         )
 
     def _iter(self, ctx):
+        if self._source is None:
+            return self._iter_rows()
         return plan.source_plan(self._source).elements(ctx)
 
+    def _iter_rows(self):
+        flat, n = self._rows
+        pk = packer(self._element_structure)
+        for i in range(n):
+            yield pk([t._ek_row(i) if isinstance(t, CompositeTensor) else t[i] for t in flat])
+
     def _plan(self):
+        if self._source is None:
+            return None
         return plan.source_plan(self._source) if plan.enabled[0] else None
 
     def _cardinality(self) -> int:
-        return self._source.n
+        return self._rows[1] if self._source is None else self._source.n
 
     def _spec(self, peek):
+        if self._source is None:
+            return None if not peek else Dataset._spec(self, peek)
         return map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), self._element_structure)
 
 
@@ -179,7 +197,7 @@ class Generator(Dataset):
                     "output_shapes), not both."
                 )
             for s in flatten(output_signature):
-                if not isinstance(s, TensorSpec):
+                if not isinstance(s, TensorSpec) and type(s).__name__ != "RaggedTensorSpec":
                     raise TypeError(
                         f"{op}: output_signature must be a structure of TensorSpec. "
                         f"Received a leaf {s!r}"
@@ -225,6 +243,9 @@ class Generator(Dataset):
             ) from None
         out = []
         for v, s in zip(flat, self._flat_spec):
+            if not isinstance(s, TensorSpec):  # a RaggedTensorSpec
+                out.append(_as_ragged(v, s))
+                continue
             arr = _as_array(v, s.dtype)
             if not s.shape.is_compatible_with(arr.shape):
                 raise InvalidArgumentError(
@@ -233,8 +254,29 @@ class Generator(Dataset):
                     f"from_generator: `generator` yielded an element of shape {arr.shape} "
                     f"where an element of shape {tuple(s.shape)} was expected.",
                 )
-            out.append(make(arr[()] if arr.ndim == 0 else arr, CPU))
+            out.append(make(arr[()] if arr.ndim == 0 and arr.dtype.kind != "O" else arr, CPU))
         return self._pack(out)
+
+
+def _as_ragged(value, spec):
+    """A yielded value (a RaggedTensor or nested lists) as a RaggedTensor matching ``spec``."""
+    from ..ragged.ragged_ops import constant_ragged
+    from ..ragged.ragged_tensor import RaggedTensor
+
+    rt = value
+    if not isinstance(rt, RaggedTensor):
+        try:
+            rt = constant_ragged(value, spec.dtype, ragged_rank=spec.ragged_rank)
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"from_generator: `generator` yielded {value!r:.80}, which does not match "
+                f"{spec!r}: {e}"
+            ) from None
+    if not spec.is_compatible_with(rt):
+        raise TypeError(
+            f"from_generator: `generator` yielded {rt!r:.80}, which does not match {spec!r}."
+        )
+    return rt
 
 
 def _shape_structure(shapes, types, op):
@@ -272,6 +314,18 @@ def _flatten_up_to(spec, value) -> list:
 def _as_array(value, dtype: dtypes.DType) -> np.ndarray:
     """A yielded value as an array of ``dtype``; refuses to drop fractions or complex parts."""
     target = dtype.as_numpy_dtype
+    if dtype == dtypes.string:  # str/bytes (or nested lists of them) -> bytes, as TF
+        v = value.numpy() if isinstance(value, Tensor) else value
+        if isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "O" and v.ndim == 0:
+            v = v[()]
+        if not is_string_value(v) and not (isinstance(v, list) and not v):
+            raise TypeError(
+                f"from_generator: `generator` yielded {value!r:.80} where an element of type "
+                "string was expected."
+            )
+        return to_bytes_array(
+            v if not isinstance(v, np.generic) else np.asarray(v), "from_generator"
+        )
     try:
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
     except (TypeError, ValueError) as e:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.context import ACTIVE
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
@@ -364,8 +365,8 @@ def to_component(value, op: str):
     """One leaf of an element: a Tensor (Variables are read), or a Dataset kept as it is."""
     from .dataset import Dataset
 
-    if type(value) is Tensor or isinstance(value, Dataset):
-        return value
+    if type(value) is Tensor or isinstance(value, (Dataset, CompositeTensor)):
+        return value  # a RaggedTensor or SparseTensor component is kept as it is
     if value is None:
         raise TypeError(
             f"{op}: an element component is None; tf.data elements are tensors (did the "
@@ -400,6 +401,14 @@ def spec_of(element):
     def leaf(x):
         if isinstance(x, Dataset):
             return DatasetSpec(x.element_spec)
+        if isinstance(x, CompositeTensor):
+            from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+
+            if isinstance(x, RaggedTensor):
+                return RaggedTensorSpec.from_value(x)
+            from ..sparse.sparse_tensor import SparseTensorSpec
+
+            return SparseTensorSpec.from_value(x)
         return TensorSpec(x.shape, x.dtype)
 
     return map_structure(leaf, element)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.device import CPU
 from ..core.errors import DataLossError, InvalidArgumentError
 from ..core.tensor import Tensor, make
@@ -121,6 +122,10 @@ def _stack_component(tensors: list, i: int, op: str) -> Tensor:
     t0 = tensors[0]
     if isinstance(t0, Dataset):
         raise TypeError(f"{op}: cannot batch elements whose components are Datasets.")
+    if isinstance(t0, CompositeTensor):  # RaggedTensors, SparseTensors: one more dimension
+        if any(type(t) is not type(t0) for t in tensors):
+            raise TypeError(f"{op}: component {i} mixes {type(t0).__name__}s and other values.")
+        return type(t0)._ek_stack(tensors, op)
     dev = t0._device
     values = [t._value for t in tensors]
     dt0 = values[0].dtype
@@ -150,6 +155,12 @@ def _batched_cardinality(n: int, size: int, drop: bool) -> int:
 
 def _batched_spec(spec, batch_dim):
     def leaf(s):
+        spec_type = type(s).__name__
+        if spec_type == "SparseTensorSpec":
+            return type(s)((batch_dim, *s.shape), s.dtype)
+        if spec_type == "RaggedTensorSpec":  # the rows of a batch may differ: ragged
+            shape = (batch_dim, *[None] * (s.ragged_rank + 1), *s.shape[s.ragged_rank + 1 :])
+            return type(s)(shape, s.dtype, s.ragged_rank + 1)
         if not isinstance(s, TensorSpec):
             return s
         if isinstance(s.shape, UnknownShape):
@@ -291,14 +302,14 @@ def _pad_component(tensors, i, target, pad_value) -> Tensor:
     fill = _padding_value(pad_value, dtype, i)
     out = dev.xp.full((len(values), *shape), fill, dtype=dtype)
     for k, v in enumerate(values):
-        out[(k, *(slice(0, d) for d in v.shape))] = v
+        out[(k, *(slice(0, d) for d in v.shape), Ellipsis)] = v  # `...`: strings stay bytes
     return make(out, dev)
 
 
 def _padding_value(value, dtype, i):
     op = "padded_batch"
     if value is None:
-        return np.zeros((), dtype)
+        return np.zeros((), dtype) if dtype.kind != "O" else np.asarray(b"", dtype=object)
     if isinstance(value, Tensor):
         if value._value.dtype != dtype:
             raise TypeError(
@@ -341,9 +352,15 @@ class Unbatch(Dataset):
                         "unbatch: all components must have the same first dimension; got "
                         f"shapes {shapes}.",
                     )
+            if any(isinstance(t, CompositeTensor) for t in flat):  # ragged rows
+                for i in range(n):
+                    yield pk(
+                        [t._ek_row(i) if isinstance(t, CompositeTensor) else t[i] for t in flat]
+                    )
+                continue
             pairs = [(t._value, t._device) for t in flat]
             for i in range(n):
-                yield pk([make(v[i], d) for v, d in pairs])
+                yield pk([make(v[i, ...] if v.dtype.kind == "O" else v[i], d) for v, d in pairs])
 
     def _cardinality(self) -> int:
         n = self._inputs[0]._cardinality()

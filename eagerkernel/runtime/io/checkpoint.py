@@ -5,8 +5,9 @@ A `Checkpoint` saves the Variables reachable from the objects given to it, each 
 
 - ``Checkpoint(model=m, optimizer=opt, step=v)``: ``model``, ``optimizer``, ``step``.
 - A layer's weights made by `add_weight` use their short name (``model/dense/kernel``);
-  layers, Variables, optimizers and metrics held in attributes use the attribute name, in
-  lists ``attr/0`` and in dicts ``attr/key``. A `Sequential` model's layers are
+  layers, Modules, Variables, optimizers and metrics held in attributes use the attribute
+  name, in lists ``attr/0`` and in dicts ``attr/key``: a plain `ek.Module`'s Variables are
+  ``model/dense_1/w``, as TensorFlow keys them. A `Sequential` model's layers are
   ``layer-0``, ``layer-1``, ... (``model/layer-0/kernel``). An object reachable twice is
   saved once, under the first path found (depth first, attribute order).
 - Optimizers: ``optimizer/iter`` (the step count), ``optimizer/learning_rate``; a slot
@@ -32,8 +33,9 @@ Values for variables that do not exist yet (a model not built, a layer added to 
 `Sequential` later, an optimizer without slots) are kept and assigned when the variables
 are created (*deferred restoration*, as TensorFlow does): a layer's weight when `add_weight`
 creates it, other variables of a layer and its new sublayers after the layer's building
-call, a slot variable when the optimizer creates it. The restoration observes creation
-through the documented hooks `Layer.variable_observers` and `Optimizer.slot_observers`,
+call, a plain Module's Variable when it is assigned to the Module's attribute, a slot variable
+when the optimizer creates it. The restoration observes creation through the documented hooks
+`Layer.variable_observers`, `Module.attribute_observers` and `Optimizer.slot_observers`,
 holds every object weakly (it keeps neither the `Checkpoint` nor a layer alive, and goes on
 after the `Checkpoint` object is deleted), and unregisters once no object it waits for is
 left. Restoring the same objects again replaces the values still waiting: the newest win.
@@ -54,10 +56,12 @@ import numpy as np
 
 from ..core.variable import Variable
 from ..data.iterator import Iterator
+from ..distribute import context as distribute_context
 from ..interrupts import deferred_interrupt
 from ..keras.layers.base import Layer
 from ..keras.metrics import Metric
 from ..keras.optimizers.base import Optimizer
+from ..module import Module, name_scope
 from .checkpoint_format import FORMAT as FORMAT
 from .checkpoint_format import FORMAT_VERSION as FORMAT_VERSION
 from .checkpoint_format import (
@@ -99,7 +103,7 @@ def _is_optimizer(obj) -> bool:
 
 
 def _trackable(obj) -> bool:
-    return isinstance(obj, (Variable, Layer, Metric, Checkpoint, Iterator)) or _is_optimizer(obj)
+    return isinstance(obj, (Variable, Module, Metric, Checkpoint, Iterator)) or _is_optimizer(obj)
 
 
 def escape_local_name(name: str) -> str:
@@ -178,8 +182,9 @@ def _children(obj) -> list:
         out.extend((escape_local_name(_short(v, obj.name)), v) for v in obj._variables)
     elif isinstance(obj, Layer):
         used: set = set()
+        names = getattr(obj, "_weight_names", {})
         for v in obj._tracked:
-            name = _short(v, obj.name)
+            name = names.get(id(v)) or _short(v, obj.name)
             base, n = name, 1
             while name in used:  # two weights with one name: keep both
                 name, n = f"{base}_{n}", n + 1
@@ -190,6 +195,9 @@ def _children(obj) -> list:
         for attr, value in vars(obj).items():
             if attr not in ("_tracked", "_stack", "_regularizers"):
                 _attribute_children(escape_local_name(attr), value, out)
+    elif isinstance(obj, Module):
+        for attr, value in vars(obj).items():
+            _attribute_children(escape_local_name(attr), value, out)
     return out
 
 
@@ -290,7 +298,7 @@ def _owner(obj) -> _Deferred | None:
 def _waits(pending: dict, path: str, obj) -> bool:
     """Whether values in ``pending`` wait for variables that ``obj`` (at ``path``) creates:
     weights of a layer or its sublayers, slots of an optimizer."""
-    if isinstance(obj, Layer):
+    if isinstance(obj, Module):  # a layer, or a plain Module whose Variables come later
         return _waits_under(pending, path, slots=False)
     if _is_optimizer(obj):
         return any(f"/{_SLOT}/{path}/" in k for k in pending)
@@ -300,8 +308,9 @@ def _waits(pending: dict, path: str, obj) -> bool:
 class _Deferred:
     """The values of one restore whose variables do not exist yet, assigned at creation.
 
-    Registered with `Layer.variable_observers` and `Optimizer.slot_observers` (as a
-    `LayerObserver` and a `SlotObserver`) while values wait. Its *anchors* are the layers and
+    Registered with `Layer.variable_observers`, `Module.attribute_observers` and
+    `Optimizer.slot_observers` (as a `LayerObserver`, an attribute observer and a
+    `SlotObserver`) while values wait. Its *anchors* are the layers and
     optimizers values wait under, with their object paths: those of the restored graph, then
     those found later inside them (a layer added to a `Sequential`, a sublayer made in a
     `build`). A created variable is matched by walking the anchor that holds its layer or
@@ -319,6 +328,7 @@ class _Deferred:
         self._learn(graph)
         if self._anchors:
             Layer.variable_observers.register(self)
+            Module.attribute_observers.register(self)
             Optimizer.slot_observers.register(self)
 
     # -- observer methods (LayerObserver, SlotObserver) -------------------------------------------
@@ -327,6 +337,9 @@ class _Deferred:
 
     def layer_built(self, layer: Layer) -> None:
         self._restore_under(layer)
+
+    def attribute_set(self, module: Module, name: str, value) -> None:
+        self._restore_under(module)
 
     def slot_created(self, optimizer, variable: Variable, slot_name: str, slot) -> None:
         graph = self._locate(optimizer)
@@ -342,7 +355,7 @@ class _Deferred:
         self._release()
 
     # -- matching -------------------------------------------------------------------------------
-    def _restore_under(self, layer: Layer) -> None:
+    def _restore_under(self, layer: Module) -> None:
         graph = self._locate(layer)
         if graph is None:
             return
@@ -404,7 +417,7 @@ class _Deferred:
         if ref is None or ref() is not obj:
             return
         start = path + "/"
-        if isinstance(obj, Layer):
+        if isinstance(obj, Module):
             doomed = [k for k in self.pending if k.startswith(start) and f"/{_SLOT}/" not in k]
         else:
             doomed = [k for k in self.pending if f"/{_SLOT}/{start}" in k]
@@ -443,6 +456,7 @@ class _Deferred:
         self._variables = {k: e for k, e in self._variables.items() if e[0]() is not None}
         if not self._anchors:
             Layer.variable_observers.unregister(self)
+            Module.attribute_observers.unregister(self)
             Optimizer.slot_observers.unregister(self)
 
 
@@ -582,7 +596,7 @@ class Checkpoint:
             if not (_trackable(value) or isinstance(value, (list, tuple, dict))):
                 raise ValueError(
                     f"Checkpoint: {name}={value!r} cannot be checkpointed; expected a Variable, "
-                    "layer, model, optimizer, metric or Checkpoint."
+                    "Module, layer, model, optimizer, metric or Checkpoint."
                 )
             objects[name] = value
         object.__setattr__(self, "_objects", objects)
@@ -616,7 +630,7 @@ class Checkpoint:
             from ..core.device import CPU
             from ..core.device import device as device_scope
 
-            with device_scope(CPU):
+            with device_scope(CPU), name_scope(""):  # TF makes it in an init_scope
                 counter = Variable(0, trainable=False, name="save_counter", dtype="int64")
             object.__setattr__(self, "_save_counter", counter)
         return self._save_counter
@@ -627,6 +641,10 @@ class Checkpoint:
         Atomic: a crash leaves the previous file at ``file_prefix`` intact.
         """
         file_prefix = os.fspath(file_prefix)
+        if distribute_context.non_chief_worker() is not None:  # only the chief writes files
+            with distribute_context.worker_save(file_prefix) as elsewhere:
+                self.write(elsewhere)
+            return file_prefix
         graph = _Graph(self)
         atomic_write(data_file(file_prefix), encode(graph.variables, graph.objects))
         return file_prefix
@@ -639,6 +657,10 @@ class Checkpoint:
         (`checkpoint_format.state_lock`), so each gets its own number and the state file
         names them all. A damaged state file is replaced, with a warning (as TensorFlow)."""
         file_prefix = os.fspath(file_prefix)
+        if distribute_context.non_chief_worker() is not None:  # only the chief writes files
+            with distribute_context.worker_save(file_prefix) as elsewhere:
+                path = self.save(elsewhere)
+            return os.path.join(os.path.dirname(file_prefix), os.path.basename(path))
         directory = os.path.dirname(os.path.abspath(file_prefix))
         with state_lock(directory), self._save_lock:  # savers in threads and processes
             state = get_checkpoint_state(directory)  # a damaged one: a warning, then None
@@ -935,6 +957,14 @@ class CheckpointManager:
                 counter.assign(np.int64(n - 1))
                 raise
             path = os.path.abspath(path)
+            if distribute_context.non_chief_worker() is not None:
+                # Not the chief: `write` went to a removed temporary directory; the chief
+                # keeps the state file and deletes old checkpoints. This worker only tracks
+                # the names.
+                self._maybe_delete.pop(path, None)
+                self._maybe_delete[path] = time.time()
+                self._latest_checkpoint = path
+                return path
             # As TensorFlow: record the new checkpoint before deleting any, so that a crash
             # while deleting leaves a state file naming it; then record again without them.
             self._maybe_delete.pop(path, None)

@@ -11,10 +11,16 @@ from . import (
     losses,
     metrics,
     optimizers,
+    saving,
+    utils,
 )
+from .functional import Input
+from .keras_tensor import KerasTensor
 from .models import Model, Sequential
 
 __all__ = [
+    "Input",
+    "KerasTensor",
     "Model",
     "Sequential",
     "activations",
@@ -25,4 +31,6 @@ __all__ = [
     "losses",
     "metrics",
     "optimizers",
+    "saving",
+    "utils",
 ]

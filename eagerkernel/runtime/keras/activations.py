@@ -172,7 +172,9 @@ def serialize(activation) -> str:
     for name, fn in _BY_NAME.items():
         if fn is activation:
             return name
-    return getattr(activation, "__name__", repr(activation))
+    from .saving import get_registered_name
+
+    return get_registered_name(activation)
 
 
 def get(identifier):
@@ -190,6 +192,10 @@ def get(identifier):
         return linear
     if isinstance(identifier, str):
         fn = _BY_NAME.get(identifier.lower())
+        if fn is None:
+            from .saving import get_registered_object
+
+            fn = get_registered_object(identifier)
         if fn is None:
             raise ValueError(
                 f"Unknown activation function: {identifier!r}. Known names: {sorted(_BY_NAME)}."

@@ -559,6 +559,11 @@ def get(identifier) -> Loss:
             return LossFunctionWrapper(fn, name=fn.__name__)
         if identifier in _CLASSES:
             return _CLASSES[identifier]()
+        from .saving import get_registered_object
+
+        found = get_registered_object(identifier)
+        if found is not None:
+            return get(found)
     if isinstance(identifier, dict) and identifier.get("class_name") in _CLASSES:
         return _CLASSES[identifier["class_name"]].from_config(identifier.get("config", {}))
     if callable(identifier) and not isinstance(identifier, type):

@@ -17,9 +17,10 @@ import re
 import numpy as np
 
 from ..core import dtypes
+from ..core.dispatch import stateful
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, make, to_tensor
-from ..core.variable import Variable
+from ..core.variable import Variable, VariableAggregation, VariableSynchronization
 from ..ops.array_ops import squeeze
 from ..ops.elementwise import cast, equal, greater
 from ..ops.reduction import argmax, reduce_mean
@@ -70,6 +71,17 @@ class Metric:
         dtype: the dtype of the state and the result (default float32).
     """
 
+    def __init_subclass__(cls, **kwargs):
+        # A metric's state lives in its variables and Python: inside a graph function
+        # (`ek.function`), every call updates and reads it again (TensorFlow's stateful ops).
+        super().__init_subclass__(**kwargs)
+        for name in ("update_state", "result", "reset_state"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_stateful", False):
+                wrapped = stateful(method)
+                wrapped._stateful = True
+                setattr(cls, name, wrapped)
+
     def __init__(self, name: str | None = None, dtype=None, **kwargs):
         if kwargs:
             raise TypeError(
@@ -91,6 +103,10 @@ class Metric:
             np.full(tuple(shape), fill, dtype=dt._np),
             trainable=False,
             name=f"{self.name}/{name}",
+            # as Keras's metrics: under a strategy each replica accumulates its own state and
+            # reading it outside the replicas sums them
+            synchronization=VariableSynchronization.ON_READ,
+            aggregation=VariableAggregation.SUM,
         )
         self._variables.append(v)
         return v

@@ -11,11 +11,19 @@ import os
 
 import numpy as np
 
-from ..core.tensor import TensorShape
+from ..module import name_scope
 from .layers.base import Layer
+from .saving import clone_model, load_model, model_from_json, save_model
 from .trainer import Trainer
 
-__all__ = ["Model", "Sequential"]
+__all__ = [
+    "Model",
+    "Sequential",
+    "clone_model",
+    "load_model",
+    "model_from_json",
+    "save_model",
+]
 
 
 class Model(Trainer, Layer):
@@ -42,13 +50,52 @@ class Model(Trainer, Layer):
     do per batch, as in Keras.
     """
 
+    _weights_after_sublayers = True  # Keras 2's Model.weights: sublayers', then its own
+
+    def __new__(cls, *args, **kwargs):
+        # Model(inputs, outputs) is the functional API: Keras returns a Functional model.
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            from .functional import Functional
+
+            return super().__new__(Functional)
+        return super().__new__(cls)
+
     def __init__(self, *args, **kwargs):
-        if args or "inputs" in kwargs:
+        if args or "inputs" in kwargs or "outputs" in kwargs:
             raise TypeError(
-                "Model(inputs, outputs) (the functional API) is not supported; subclass Model "
-                "or use Sequential."
+                f"{type(self).__name__}: a subclassed model cannot take inputs= and outputs= "
+                "(the functional API); build ek.keras.Model(inputs=..., outputs=...) and call "
+                "it from your model's call() instead."
             )
         super().__init__(**kwargs)
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """The layer named ``name``, or at position ``index`` of `layers` (follows
+        `tf.keras.Model.get_layer`).
+
+        Raises:
+            ValueError: both or neither of ``name`` and ``index``; no layer of that name
+                (the existing names are listed); an index out of range.
+        """
+        if (name is None) == (index is None):
+            raise ValueError(
+                "get_layer: provide only a layer name or a layer index. Received: "
+                f"name={name!r}, index={index!r}"
+            )
+        layers = self.layers
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index} but model only has "
+                    f"{len(layers)} layers."
+                )
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(
+            f"No such layer: {name}. Existing layers are: {[la.name for la in layers]}."
+        )
 
     # -- inspection and weight files ----------------------------------------------------------
     def summary(self, line_length: int = 80, print_fn=None) -> None:
@@ -99,9 +146,43 @@ class Model(Trainer, Layer):
     def _summary_layers(self) -> list:
         return self.layers
 
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A model from `get_config`'s output: a functional config (``input_layers``,
+        ``output_layers``) rebuilds the graph; otherwise ``cls(**config)``."""
+        if "input_layers" in config and "output_layers" in config:
+            from .functional import _functional_from_config
+
+            return _functional_from_config(cls, config, custom_objects)
+        return cls(**config)
+
+    def to_json(self, **kwargs) -> str:
+        """The model's serialized config as a JSON string (follows `tf.keras.Model.to_json`;
+        ``kwargs`` go to `json.dumps`); `ek.keras.models.model_from_json` reads it."""
+        import json
+
+        from .saving import serialize_keras_object
+
+        return json.dumps(serialize_keras_object(self), **kwargs)
+
+    def save(self, filepath, overwrite: bool = True, zipped=None, **kwargs) -> None:
+        """Saves the model to a ``.keras`` file: config, weights, compile arguments and
+        optimizer state (follows `tf.keras.Model.save`; see `ek.keras.saving.save_model`).
+
+        Raises:
+            ValueError: a path not ending in ``.keras``.
+            FileExistsError: the file exists and ``overwrite`` is False.
+        """
+        from .saving import save_model
+
+        save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Writes the model's state as ``Checkpoint(model=self).write(filepath)``: one
         safetensors file (``filepath``, or ``filepath + ".safetensors"``), written atomically,
+        whatever name TensorFlow's code gives (a ``"my_checkpoint"`` prefix, Keras 3's
+        ``"model.weights.h5"``: the file is then ``model.weights.h5.safetensors``, never HDF5);
+        `load_weights` takes the same name back.
         keyed by object path (``model/layer-0/kernel``; the optimizer's too once compiled).
         See `eagerkernel.runtime.io.checkpoint` for the format.
 
@@ -157,59 +238,148 @@ class Sequential(Model):
     21
     """
 
-    def __init__(self, layers=None, name=None):
-        super().__init__(name=name)
+    def __init__(self, layers=None, name=None, trainable=True):
+        super().__init__(name=name, trainable=trainable)
         self._stack: list[Layer] = []
+        self._input_layer = None
+        self._symbolic: list = []  # the KerasTensor after the input and after each layer
         for layer in layers or []:
             self.add(layer)
 
     def add(self, layer: Layer) -> None:
-        """Appends a layer; builds the model if the first layer knows its input shape.
+        """Appends a layer; builds the model if its input shape is known (an `Input` or
+        `InputLayer` first, or a first layer given ``input_shape``): each layer is then called
+        on the previous one's symbolic output, so shapes keep their unknown (None) sizes.
 
         Raises:
-            TypeError: if ``layer`` is not a Layer.
+            TypeError: if ``layer`` is not a Layer (or an `Input`).
+            ValueError: an input given after layers, or a second input.
         """
+        from .keras_tensor import KerasTensor
+        from .layers.core import InputLayer
+
+        if isinstance(layer, KerasTensor):
+            source = layer._keras_history[0] if layer._keras_history else None
+            if not isinstance(source, InputLayer):
+                raise TypeError(
+                    "Sequential.add: a KerasTensor can only be added as the model's input (an "
+                    f"ek.keras.Input). Received: {layer!r}"
+                )
+            layer = source
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add: expected a Layer. Received: {layer!r}")
+        if isinstance(layer, InputLayer):
+            if self._stack or self._input_layer is not None:
+                raise ValueError(
+                    "Sequential.add: an input (Input or InputLayer) must come first, and only "
+                    f"once. Received: {layer.name!r} after {[la.name for la in self.layers]}"
+                )
+            self._input_layer = layer
+            self._symbolic = [layer.output]
+            return
         self._stack.append(layer)
-        # Build only the new layer, from the previous layer's output shape (or the first
-        # layer's input_shape): a probe of batch 1, off any tape.
-        if len(self._stack) == 1:
+        if not self._symbolic and len(self._stack) == 1:
             shape = getattr(layer, "_batch_input_shape", None)
-        else:
-            shape = getattr(self._stack[-2], "_output_shape", None)
-        if isinstance(shape, tuple) and all(isinstance(s, (int, type(None))) for s in shape):
-            self._probe(layer, shape)
+            if isinstance(shape, tuple):
+                from .layers.core import InputLayer as _Input
+
+                dtype = layer._input_dtype or layer.dtype
+                self._input_layer = _Input(batch_shape=shape, dtype=dtype)
+                self._symbolic = [self._input_layer.output]
+        if self._symbolic:
+            with name_scope(""):  # Keras names these weights dense/kernel, as in call()
+                out = layer(self._symbolic[-1])
+            self._symbolic.append(out)
+            self.built = True
+            self._output_shape = out.shape
 
     def pop(self) -> Layer:
         """Removes and returns the last layer."""
         if not self._stack:
             raise TypeError("Sequential.pop: there are no layers to remove.")
+        if len(self._symbolic) > 1:
+            self._symbolic.pop()
+            self._output_shape = self._symbolic[-1].shape
         return self._stack.pop()
 
-    def _probe(self, layer: Layer, batch_shape) -> None:
-        from ..core.tape import stop_recording
-        from ..ops.creation import zeros
+    @property
+    def inputs(self):
+        """``[the input KerasTensor]`` once the input shape is known, else None."""
+        return self._symbolic[:1] or None
 
-        dtype = layer._input_dtype or self._dtype
-        with stop_recording():
-            x = zeros([1 if s is None else s for s in batch_shape], dtype=dtype)
-            out = layer(x, training=False)
-        self.built = all(lay.built for lay in self._stack)
-        if self.built:
-            self._output_shape = TensorShape(out._value.shape)
+    @property
+    def outputs(self):
+        """``[the last layer's KerasTensor]`` once built from a known input shape, else None."""
+        return self._symbolic[-1:] if len(self._symbolic) > 1 else None
+
+    @property
+    def input(self):
+        return self._symbolic[0] if self._symbolic else None
+
+    @property
+    def output(self):
+        return self._symbolic[-1] if len(self._symbolic) > 1 else None
 
     @property
     def layers(self) -> list:
         return list(self._stack)
 
+    def get_config(self) -> dict:
+        """``{"name", "trainable", "layers"}``: the input (an InputLayer, when known) and each
+        layer, serialized (Keras's Sequential config)."""
+        from .saving import serialize_keras_object
+
+        stack = ([self._input_layer] if self._input_layer is not None else []) + self._stack
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "layers": [serialize_keras_object(la) for la in stack],
+        }
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A Sequential model from `get_config`'s output, its layers made anew."""
+        from .saving import deserialize_keras_object
+
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for entry in config.get("layers", ()):
+            model.add(deserialize_keras_object(entry, custom_objects))
+        return model
+
     def call(self, inputs, training=None, mask=None):
-        """Runs the layers in order, passing ``training`` on."""
+        """Runs the layers in order, passing ``training`` on, and Keras's implicit masks
+        (an ``Embedding(mask_zero=True)``'s to the recurrent layers; see `keras.masking`).
+
+        The layers run outside any name scope, so the weights they create are named as Keras's
+        Sequential names them (``dense/kernel:0``, whatever scope the model runs in).
+        """
+        from .masking import call_kwargs, output_mask
+
         x = inputs
-        for layer in self._stack:
-            x = layer(x, training=training) if training is not None else layer(x)
+        mask = None
+        with name_scope(""):
+            for layer in self._stack:
+                kwargs = {} if training is None else {"training": training}
+                y = layer(x, **call_kwargs(layer, mask, kwargs))
+                mask = output_mask(layer, x, mask)
+                x = y
         return x
 
     def build(self, input_shape=None) -> None:
         """Nothing to create: the layers build themselves on the first call."""
         self.built = True
+
+    def build_from_config(self, config: dict) -> None:
+        """Builds the layers for ``config["input_shape"]`` as if the model had been given an
+        input of that shape (the batch axis unknown)."""
+        from .layers.core import InputLayer
+
+        shape = config.get("input_shape")
+        if shape is None or self._symbolic or not self._stack:
+            return
+        first = self._stack[0]
+        stack, self._stack = self._stack, []
+        self.add(InputLayer(batch_shape=(None, *shape[1:]), dtype=first._input_dtype or "float32"))
+        for layer in stack:
+            self.add(layer)
+        self._build_input_shape = tuple(shape)

@@ -16,6 +16,7 @@ validation values carry a ``val_`` prefix.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -23,6 +24,8 @@ import numpy as np
 from .. import nest
 from ..core.tape import GradientTape
 from ..core.tensor import Tensor, to_tensor
+from ..distribute.keras_support import compile_strategy
+from ..distribute.keras_support import for_model as distributed_fit
 from ..interrupts import deferred_interrupt
 from ..traceback_utils import filter_traceback
 from . import callbacks as callbacks_module
@@ -32,19 +35,45 @@ from .layers.base import deferred_updates
 
 __all__ = ["Trainer"]
 
-_KERAS2_ONLY = ("max_queue_size", "workers", "use_multiprocessing")
-
 
 def _reject_kwargs(method: str, kwargs: dict) -> None:
-    for name, value in kwargs.items():
-        if name in _KERAS2_ONLY:
-            raise TypeError(
-                f"{method}() got an unexpected keyword argument {name!r} (received "
-                f"{name}={value!r}): Keras 3 removed max_queue_size, workers and "
-                "use_multiprocessing, which configured Keras 2's generator queue. Build the "
-                "input with ek.data.Dataset (map(num_parallel_calls=...), prefetch) instead."
-            )
+    for name in kwargs:
         raise TypeError(f"{method}() got an unexpected keyword argument {name!r}.")
+
+
+def _check_queue_args(method: str, x, max_queue_size, workers, use_multiprocessing) -> None:
+    """Keras 2's generator-queue arguments. Keras uses them for generator (and
+    ``keras.utils.Sequence``) input only and ignores them for arrays, Tensors and Datasets, as
+    here. For a Python iterator or generator the batches are read in the calling thread, one at
+    a time, which gives the same batches in the same order as Keras's queue with one worker;
+    ``workers > 1`` and ``use_multiprocessing=True`` raise NotImplementedError then.
+
+    Raises:
+        ValueError: a value of the wrong type or sign.
+        NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with an
+            iterator or generator ``x``.
+    """
+    for name, value in (("max_queue_size", max_queue_size), ("workers", workers)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(
+                f"{method}: `{name}` must be a non-negative integer. Received: {name}={value!r}"
+            )
+    if not isinstance(use_multiprocessing, (bool, np.bool_)):
+        raise ValueError(
+            f"{method}: `use_multiprocessing` must be True or False. Received: "
+            f"use_multiprocessing={use_multiprocessing!r}"
+        )
+    if data_adapter.yields_batches(x) and not data_adapter.is_dataset(x):
+        for name, value, default in (
+            ("workers", workers, 1),
+            ("use_multiprocessing", use_multiprocessing, False),
+        ):
+            if value != default and not (name == "workers" and value == 0):
+                raise NotImplementedError(
+                    f"{method}: {name}={value!r} is not supported for generator input (batches "
+                    "are read in the calling thread); build the input with ek.data.Dataset "
+                    "(map(num_parallel_calls=...), prefetch) to read in parallel."
+                )
 
 
 def _check_verbose(verbose) -> int:
@@ -113,6 +142,133 @@ def _concat(outputs: list):
     return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
 
 
+def _output_names(model) -> list:
+    """The names of the model's outputs in flat order (the keys of a dict of outputs, else the
+    layers that produce them); positions for a model without a recorded graph."""
+    struct = getattr(model, "_output_struct", None)
+    if isinstance(struct, dict):
+        return sorted(struct)
+    names = getattr(model, "output_names", None)
+    return list(names) if names is not None else None
+
+
+class OutputLosses:
+    """A loss per model output (Keras's ``compile(loss=[...])`` or ``loss={name: ...}``),
+    each times its ``loss_weights`` entry (default 1), summed.
+
+    Args:
+        model: the model compiled (its output names map dict keys to outputs).
+        loss: a list of losses in output order, or a dict ``{output name: loss}`` (outputs
+            missing from the dict get no loss).
+        loss_weights: None, a list in output order, or a dict by output name.
+
+    Raises:
+        ValueError: a list whose length differs from the number of outputs; a dict key that
+            names no output.
+    """
+
+    def __init__(self, model, loss, loss_weights):
+        from . import losses
+
+        names = _output_names(model)
+        n = len(names) if names is not None else None
+
+        def per_output(value, what: str, default):
+            if isinstance(value, dict):
+                if names is None:
+                    raise ValueError(
+                        f"compile: `{what}` as a dict needs a functional model (with named "
+                        f"outputs). Received: {what}={value!r}"
+                    )
+                unknown = sorted(set(value) - set(names))
+                if unknown:
+                    raise ValueError(
+                        f"compile: `{what}` has keys {unknown} that are not output names; the "
+                        f"outputs are {names}. Received: {what}={value!r}"
+                    )
+                return [value.get(k, default) for k in names]
+            value = list(value)
+            if n is not None and len(value) != n:
+                raise ValueError(
+                    f"compile: `{what}` has {len(value)} entries but the model has {n} "
+                    f"outputs {names}. Received: {what}={value!r}"
+                )
+            return value
+
+        self.losses = [None if x is None else losses.get(x) for x in per_output(loss, "loss", None)]
+        # A model without a recorded graph names its outputs output_1, output_2, ...
+        self.names = names or [f"output_{i + 1}" for i in range(len(self.losses))]
+        if loss_weights is None:
+            self.weights = [1.0] * len(self.losses)
+        elif isinstance(loss_weights, (dict, list, tuple)):
+            self.weights = [float(w) for w in per_output(loss_weights, "loss_weights", 1.0)]
+        else:
+            raise ValueError(
+                "compile: with a loss per output, `loss_weights` must be a list or dict. "
+                f"Received: loss_weights={loss_weights!r}"
+            )
+
+    def metric_items(self, group, arg: str) -> list:
+        """``[(output index, metric)]`` for ``compile``'s ``metrics`` of a model with several
+        outputs, as Keras reads them: a dict by output name, a list of lists (one per output),
+        or a flat list applied to every output."""
+        n = len(self.losses)
+        if isinstance(group, dict):
+            if self.names is None or set(group) - set(self.names):
+                raise ValueError(
+                    f"compile: `{arg}` has keys {sorted(set(group) - set(self.names or ()))} "
+                    f"that are not output names; the outputs are {self.names}."
+                )
+            per = [group.get(name, []) for name in self.names]
+        elif group and all(isinstance(g, (list, tuple)) for g in group):
+            if len(group) != n:
+                raise ValueError(
+                    f"compile: `{arg}` has {len(group)} lists but the model has {n} outputs."
+                )
+            per = list(group)
+        else:
+            per = [list(group)] * n
+        return [
+            (i, m)
+            for i, ms in enumerate(per)
+            for m in (ms if isinstance(ms, (list, tuple)) else [ms])
+        ]
+
+    def targets(self, y_true) -> list:
+        """The targets of each output, in output order (from a dict by name or a list)."""
+        return self._targets(y_true)
+
+    def _targets(self, y_true) -> list:
+        if isinstance(y_true, dict):
+            missing = [k for k in self.names or () if k not in y_true]
+            if missing or self.names is None:
+                raise ValueError(
+                    f"The targets have keys {sorted(y_true)}, but the model's outputs are "
+                    f"{self.names}: no target for {missing}."
+                )
+            return [y_true[k] for k in self.names]
+        if isinstance(y_true, (list, tuple)):
+            return list(y_true)
+        return [y_true]
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        targets = self._targets(y_true)
+        preds = nest.flatten(y_pred)
+        if len(targets) != len(preds):
+            raise ValueError(
+                f"The model has {len(preds)} outputs but {len(targets)} targets were given."
+            )
+        total = None
+        for loss, w, yt, yp in zip(self.losses, self.weights, targets, preds):
+            if loss is None:
+                continue
+            value = loss(yt, yp, sample_weight=sample_weight)
+            if w != 1.0:
+                value = value * w
+            total = value if total is None else total + value
+        return total
+
+
 class Trainer:
     """The training methods of `Model` (a mixin over `Layer`; see the module docstring).
 
@@ -158,10 +314,15 @@ class Trainer:
                 ``"rmsprop"``.
             loss: a loss object, function or name (``"sparse_categorical_crossentropy"``);
                 None only for a model whose `train_step` computes its own loss.
+            loss: for a model with several outputs, a list (in output order) or a dict by
+                output name of losses, summed with their ``loss_weights`` (see `OutputLosses`).
             metrics: a list of metrics or names, computed without sample weights;
-                ``"accuracy"`` picks the accuracy that matches the loss, as Keras does.
+                ``"accuracy"`` picks the accuracy that matches the loss, as Keras does. With
+                several outputs: a dict by output name, a list of lists, or a flat list for
+                every output; each is logged as ``<output name>_<metric name>``.
             loss_weights: a float scaling the loss (or a list or dict of one float, as for a
-                Keras model with one output); default None (1.0).
+                Keras model with one output); default None (1.0). With a loss per output, a
+                list or dict of floats.
             weighted_metrics: a list of metrics computed with the ``sample_weight`` (or
                 ``class_weight``) of `fit`/`evaluate`; a name also in ``metrics`` is logged as
                 ``weighted_<name>``.
@@ -199,36 +360,59 @@ class Trainer:
                 "with jit_compile=False: the steps run eagerly.",
                 stacklevel=2,
             )
-        weight = 1.0 if loss_weights is None else _loss_weight(loss_weights)
+        multi = isinstance(loss, (list, tuple, dict))
+        weight = 1.0 if loss_weights is None or multi else _loss_weight(loss_weights)
+        output_losses = OutputLosses(self, loss, loss_weights) if multi else None
         entries: list = []
+        outputs_of: list = []  # per entry: the output index it watches (None: the whole output)
         for arg, group in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
             if group is None:
                 continue
-            if not isinstance(group, (list, tuple)):
+            if multi and not isinstance(group, (list, tuple, dict)):
+                raise ValueError(f"{arg} must be a list or dict. Received: {arg}={group!r}")
+            if not multi and not isinstance(group, (list, tuple)):
                 raise ValueError(f"{arg} must be a list of metrics. Received: {arg}={group!r}")
-            for m in group:
+            items = output_losses.metric_items(group, arg) if multi else [(None, m) for m in group]
+            for index, m in items:
                 taken = {metric.name for metric, _ in entries}
+                prefix = "" if index is None else f"{output_losses.names[index]}_"
+                out_loss = loss if index is None else output_losses.losses[index]
                 if isinstance(m, str):
                     name = f"weighted_{m}" if arg == "weighted_metrics" and m in taken else m
                     if m in ("accuracy", "acc"):
-                        metric = metrics_module.resolve_accuracy(loss, name=name)
+                        metric = metrics_module.resolve_accuracy(out_loss, name=prefix + name)
                     else:
                         metric = metrics_module.get(m)
-                        metric.name = name
+                        metric.name = prefix + name
                 else:
                     metric = metrics_module.get(m)
+                    if index is not None:
+                        metric.name = prefix + metric.name
                 if metric.name in taken or metric.name == "loss":
                     raise ValueError(
                         f"compile: two metrics are named {metric.name!r}; metric names must be "
                         f"unique (and not 'loss'). Received: {arg}={group!r}"
                     )
                 entries.append((metric, arg == "weighted_metrics"))
+                outputs_of.append(index)
         self.optimizer = optimizers.get(optimizer)
-        self.compiled_loss = None if loss is None else losses.get(loss)
+        # The strategy in scope at compile time distributes fit, as in Keras (which keeps it
+        # as `model.distribute_strategy`), also for a model built lazily by its first step.
+        self._distribute_strategy = compile_strategy()
+        self.compiled_loss = output_losses or (None if loss is None else losses.get(loss))
+        self._compile_args = {
+            "optimizer": optimizer,
+            "loss": loss,
+            "metrics": metrics,
+            "loss_weights": loss_weights,
+            "weighted_metrics": weighted_metrics,
+            "steps_per_execution": steps_per_execution,
+        }
         self._loss_identifier = loss
         self._loss_weight = weight
         self.compiled_metrics = [metric for metric, _ in entries]
         self._weighted_flags = [weighted for _, weighted in entries]
+        self._metric_outputs = outputs_of
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._steps_per_execution = int(steps_per_execution)
         self.run_eagerly = True
@@ -284,8 +468,13 @@ class Trainer:
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
         """Updates the compiled metrics with a batch (only ``weighted_metrics`` see
         ``sample_weight``) and returns `get_metrics_result`."""
-        for metric, weighted in zip(self.compiled_metrics, self._weighted_flags):
-            metric.update_state(y, y_pred, sample_weight=sample_weight if weighted else None)
+        outputs_of = getattr(self, "_metric_outputs", None) or [None] * len(self.compiled_metrics)
+        if any(i is not None for i in outputs_of):
+            targets = self.compiled_loss.targets(y)
+            preds = nest.flatten(y_pred)
+        for metric, weighted, index in zip(self.compiled_metrics, self._weighted_flags, outputs_of):
+            yt, yp = (y, y_pred) if index is None else (targets[index], preds[index])
+            metric.update_state(yt, yp, sample_weight=sample_weight if weighted else None)
         return self.get_metrics_result()
 
     # -- one step -------------------------------------------------------------------------------
@@ -360,6 +549,9 @@ class Trainer:
         validation_steps=None,
         validation_batch_size=None,
         validation_freq=1,
+        max_queue_size=10,
+        workers=1,
+        use_multiprocessing=False,
         **kwargs,
     ):
         """Trains from epoch ``initial_epoch`` up to (not including) ``epochs`` (follows
@@ -406,10 +598,18 @@ class Trainer:
             ValueError: inconsistent data; a bad value for an argument (named in the message);
                 an infinite Dataset without ``steps_per_epoch``/``validation_steps``;
                 validation arguments without validation data.
-            TypeError: an unknown keyword, including Keras 2's ``max_queue_size``,
-                ``workers`` and ``use_multiprocessing`` (removed in Keras 3).
+            TypeError: an unknown keyword.
+            NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with a
+                generator ``x`` (see below).
+
+        ``max_queue_size``, ``workers``, ``use_multiprocessing`` (Keras 2's generator queue,
+        default 10, 1, False) are used for generator input only and ignored otherwise, as in
+        Keras 2; a generator is read in the calling thread (the same batches, in order, as
+        Keras with one worker), so ``max_queue_size`` changes nothing and the other two
+        must keep their defaults (0 workers, Keras's "main thread", is accepted).
         """
         _reject_kwargs("fit", kwargs)
+        _check_queue_args("fit", x, max_queue_size, workers, use_multiprocessing)
         self._require_compiled("fit")
         epochs = _check_int("epochs", epochs, 0)
         initial_epoch = _check_int("initial_epoch", initial_epoch, 0)
@@ -444,9 +644,17 @@ class Trainer:
                         f"`{name}` applies only with `validation_data` or `validation_split`, "
                         f"and neither was given. Received: {name}={value!r}"
                     )
+        # Under an ek.distribute strategy: data-parallel steps on the global batch, callbacks
+        # and progress on the chief only (see eagerkernel/runtime/distribute/keras_support.py).
+        dist = distributed_fit(self)
+        train_step = self.train_step if dist is None else dist.train_step
+        if dist is not None and not dist.is_chief:
+            callbacks, verbose = [], 0
         cb = self._callbacks(callbacks, verbose, epochs, train.num_batches, add_history=True)
         self.stop_training = False
         training_logs = None
+        if dist is not None:
+            dist.sync_random_state()
         try:
             cb.on_train_begin()
             for epoch in range(initial_epoch, epochs):
@@ -462,15 +670,20 @@ class Trainer:
                 for begin, end, group in grouped(batches, self._steps_per_execution):
                     cb.on_train_batch_begin(begin)
                     for data in group:
-                        logs = self.train_step(data)
+                        logs = train_step(data)
                     cb.on_train_batch_end(end, logs)
+                    if dist is not None:
+                        self.stop_training = dist.agree_stop(self.stop_training)
                     if self.stop_training:
                         break
                 epoch_logs = callbacks_module.pythonify_logs(logs)
                 if val is not None and _should_validate(epoch, validation_freq):
-                    val_logs = self._test_loop(val, cb)
+                    with contextlib.nullcontext() if dist is None else dist.primary_scope():
+                        val_logs = self._test_loop(val, cb)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 cb.on_epoch_end(epoch, epoch_logs)
+                if dist is not None:
+                    self.stop_training = dist.agree_stop(self.stop_training)
                 training_logs = epoch_logs
                 if self.stop_training or train.ran_out:
                     break
@@ -538,6 +751,9 @@ class Trainer:
         sample_weight=None,
         steps=None,
         callbacks=None,
+        max_queue_size=10,
+        workers=1,
+        use_multiprocessing=False,
         return_dict=False,
         **kwargs,
     ):
@@ -560,10 +776,14 @@ class Trainer:
         Raises:
             RuntimeError: the model is not compiled.
             ValueError: empty or inconsistent data, or a bad argument value (named).
-            TypeError: an unknown keyword (Keras 2's ``max_queue_size``, ``workers``,
-                ``use_multiprocessing`` included).
+            TypeError: an unknown keyword.
+            NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with a
+                generator ``x``; ``max_queue_size``, ``workers`` and
+                ``use_multiprocessing`` are as in `fit` (ignored for non-generator input, as
+                in Keras 2).
         """
         _reject_kwargs("evaluate", kwargs)
+        _check_queue_args("evaluate", x, max_queue_size, workers, use_multiprocessing)
         self._require_compiled("evaluate")
         verbose = _check_verbose(verbose)
         steps = data_adapter.check_steps(steps, "steps")
@@ -574,14 +794,27 @@ class Trainer:
             "evaluation",
         )
         cb = self._callbacks(callbacks, verbose, 1, it.num_batches)
+        dist = distributed_fit(self)
         try:
-            logs = self._test_loop(it, cb)
+            with contextlib.nullcontext() if dist is None else dist.primary_scope():
+                logs = self._test_loop(it, cb)
         finally:
             it.close()
         return logs if return_dict else _flatten_logs(logs)
 
     @filter_traceback
-    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+    def predict(
+        self,
+        x,
+        batch_size=None,
+        verbose=0,
+        steps=None,
+        callbacks=None,
+        max_queue_size=10,
+        workers=1,
+        use_multiprocessing=False,
+        **kwargs,
+    ):
         """The model's outputs on ``x`` in inference mode, as NumPy arrays, batches
         concatenated along axis 0 (follows `tf.keras.Model.predict`).
 
@@ -602,10 +835,14 @@ class Trainer:
 
         Raises:
             ValueError: empty data, or a bad argument value (named).
-            TypeError: an unknown keyword (Keras 2's ``max_queue_size``, ``workers``,
-                ``use_multiprocessing`` included).
+            TypeError: an unknown keyword.
+            NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with a
+                generator ``x``; ``max_queue_size``, ``workers`` and
+                ``use_multiprocessing`` are as in `fit` (ignored for non-generator input, as
+                in Keras 2).
         """
         _reject_kwargs("predict", kwargs)
+        _check_queue_args("predict", x, max_queue_size, workers, use_multiprocessing)
         verbose = _check_verbose(verbose)
         steps = data_adapter.check_steps(steps, "steps")
         it = EpochIterator(
@@ -617,17 +854,20 @@ class Trainer:
         cb = self._callbacks(callbacks, verbose, 1, it.num_batches)
         self.stop_predicting = False
         outputs: list = []
+        dist = distributed_fit(self)
+        scope = contextlib.nullcontext() if dist is None else dist.primary_scope()
         try:
-            cb.on_predict_begin()
-            for begin, end, group in grouped(it.epoch(), self._steps_per_execution):
-                cb.on_predict_batch_begin(begin)
-                parts = [_to_numpy(self.predict_step(data)) for data in group]
-                outputs.extend(parts)
-                cb.on_predict_batch_end(
-                    end, {"outputs": parts[0] if len(parts) == 1 else _concat(parts)}
-                )
-                if self.stop_predicting:
-                    break
+            with scope:
+                cb.on_predict_begin()
+                for begin, end, group in grouped(it.epoch(), self._steps_per_execution):
+                    cb.on_predict_batch_begin(begin)
+                    parts = [_to_numpy(self.predict_step(data)) for data in group]
+                    outputs.extend(parts)
+                    cb.on_predict_batch_end(
+                        end, {"outputs": parts[0] if len(parts) == 1 else _concat(parts)}
+                    )
+                    if self.stop_predicting:
+                        break
         finally:
             it.close()
         cb.on_predict_end()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from . import array_ops, creation, elementwise, indexing, linalg, nn, reduction
+from . import array_ops, creation, elementwise, indexing, linalg, nn, reduction, script_ops
 from .array_ops import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .reduction import *  # noqa: F403
+from .script_ops import *  # noqa: F403
 
 __all__ = [
     *creation.__all__,
@@ -17,5 +18,6 @@ __all__ = [
     *linalg.__all__,
     *reduction.__all__,
     *array_ops.__all__,
+    *script_ops.__all__,
     "nn",
 ]

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.allocation import check_allocation
+from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
@@ -381,6 +382,10 @@ def concat(values, axis, name="concat") -> Tensor:
     >>> ek.concat([ek.constant([[1, 2]]), ek.constant([[3, 4]])], axis=0).numpy()
     array([[1, 2], [3, 4]], dtype=int32)
     """
+    if isinstance(values, (list, tuple)) and any(isinstance(v, CompositeTensor) for v in values):
+        from ..ragged.ragged_ops import concat as ragged_concat
+
+        return ragged_concat(values, axis)
     xs = _tensors(values, "concat")
     s0 = xs[0]._value.shape
     if not s0:
@@ -477,7 +482,14 @@ def stack(values, axis=0, name="stack") -> Tensor:
     return apply(_stack, tuple(xs), {"axis": a})
 
 
-_unstack = Primitive("Unpack", lambda xp, x, axis: tuple(xp.moveaxis(x, axis, 0)), n_out=0)
+def _unstack_fwd(xp, x, axis):
+    moved = xp.moveaxis(x, axis, 0)
+    if x.dtype.kind == "O":  # strings: keep each element an array, not a bare `bytes`
+        return tuple(moved[i, ...] for i in range(moved.shape[0]))
+    return tuple(moved)
+
+
+_unstack = Primitive("Unpack", _unstack_fwd, n_out=0)
 defvjp(_unstack, lambda g, ans, x, axis: apply(_stack, tuple(g), {"axis": axis}))
 
 
@@ -524,6 +536,10 @@ def tile(input, multiples, name=None) -> Tensor:
     >>> ek.tile(ek.constant([[1, 2]]), [2, 2]).numpy()
     array([[1, 2, 1, 2], [1, 2, 1, 2]], dtype=int32)
     """
+    if isinstance(input, CompositeTensor):  # a RaggedTensor
+        from ..ragged.ragged_ops import tile as ragged_tile
+
+        return ragged_tile(input, int_list(multiples, "tile", "multiples"))
     x = _tensor(input, "tile")
     m = int_list(multiples, "tile", "multiples")
     s = x._value.shape

@@ -44,7 +44,7 @@ from ..native import blas, kernels
 from . import cudnn
 from ._core import apply, dtype_error, tensor
 
-__all__ = ["avg_pool2d", "conv2d", "max_pool2d"]
+__all__ = ["avg_pool2d", "conv2d", "conv2d_transpose", "max_pool2d"]
 
 # -- array kernels (xp is numpy or cupy) --------------------------------------------------------
 
@@ -369,6 +369,72 @@ def conv2d(
     pads = _paddings(padding, xs[1:3], ws[:2], st, dl, op)
     _check_output(_out_hw(xs[1:3], ws[:2], st, dl, pads), x, f"filter of shape {ws}", op)
     return _conv(x, w, st, dl, pads)
+
+
+def conv2d_transpose(
+    input,
+    filters,
+    output_shape,
+    strides,
+    padding="SAME",
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+) -> Tensor:
+    """The transpose (gradient) of `conv2d` with respect to its input, sometimes called
+    deconvolution (follows `tf.nn.conv2d_transpose`).
+
+    Args:
+        input: shape ``[batch, height, width, in_channels]`` (NHWC), floating.
+        filters: shape ``[kh, kw, out_channels, in_channels]`` (a `conv2d` filter from the
+            output's channels to the input's), same dtype.
+        output_shape: ``[batch, out_h, out_w, out_channels]``: the shape of the result, the
+            input of the `conv2d` this op transposes.
+        strides, padding, data_format, dilations: as in `conv2d` for that convolution.
+
+    Returns:
+        Shape ``output_shape``. Differentiable in ``input`` and ``filters``.
+
+    Raises:
+        InvalidArgumentError: a rank other than 4; channels that do not match the filters;
+            an ``output_shape`` whose `conv2d` with these strides and padding would not have
+            the input's height and width (all shapes named).
+
+    >>> ek.nn.conv2d_transpose(ek.ones((1, 2, 2, 1)), ek.ones((3, 3, 1, 1)), [1, 4, 4, 1],
+    ...                        strides=2, padding="SAME").numpy()[0, :, :, 0]
+    array([[1., 1., 2., 1.],
+           [1., 1., 2., 1.],
+           [2., 2., 4., 2.],
+           [1., 1., 2., 1.]], dtype=float32)
+    """
+    op = "conv2d_transpose"
+    _check_format(data_format, op)
+    x = tensor(input, op)
+    w = tensor(filters, op, x._value.dtype)
+    _check_input(x, op)
+    out = tuple(
+        int(d) for d in (output_shape.numpy() if hasattr(output_shape, "numpy") else output_shape)
+    )
+    xs, ws = tuple(x._value.shape), tuple(w._value.shape)
+    if w.ndim != 4 or len(out) != 4 or ws[3] != xs[3] or ws[2] != out[3] or out[0] != xs[0]:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: input shape {xs}, filters shape {ws} ([kh, kw, out_channels, "
+            f"in_channels]) and output_shape {out} do not match.",
+        )
+    st = _hw(strides, op, "strides")
+    dl = _hw(1 if dilations is None else dilations, op, "dilations")
+    pads = _paddings(padding, out[1:3], ws[:2], st, dl, op)
+    if _out_hw(out[1:3], ws[:2], st, dl, pads) != xs[1:3]:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: a conv2d of output_shape {out} with strides {st} and padding {padding!r} "
+            f"gives height and width {_out_hw(out[1:3], ws[:2], st, dl, pads)}, not the "
+            f"input's {xs[1:3]}.",
+        )
+    return _backprop_input(x, w, out, st, dl, pads)
 
 
 # -- max pooling --------------------------------------------------------------------------------

@@ -20,9 +20,10 @@ import numpy as np
 from ..core import dtypes
 from ..core.allocation import check_allocation, is_oom, out_of_memory
 from ..core.device import current_device
+from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
-from ._core import tensor
+from ._core import apply, tensor
 
 __all__ = [
     "eye",
@@ -60,6 +61,12 @@ def _dtype(dtype, op: str) -> np.dtype:
 def _full(op: str, shape: tuple, value, np_dtype, device) -> Tensor:
     """``xp.full`` behind the allocation check; the allocator's failure becomes TF's OOM."""
     check_allocation(op, shape, np_dtype, device)
+    if np_dtype.kind == "O" and isinstance(value, np.ndarray):
+        value = value[()]
+    if np_dtype.kind == "O" and not isinstance(value, bytes):
+        if value != 0:
+            raise TypeError(f"{op}: a string tensor is filled with strings, got {value!r}.")
+        value = b""  # `zeros(shape, ek.string)` is empty strings, as in TensorFlow
     try:
         return make(device.xp.full(shape, value, dtype=np_dtype), device)
     except (MemoryError, ValueError) as exc:
@@ -125,6 +132,8 @@ def fill(dims, value, name=None) -> Tensor:
 def _like(x, dtype, value) -> Tensor:
     x = tensor(x, "zeros_like")
     np_dtype = x._value.dtype if dtype is None else dtypes.numpy_dtype(dtype)
+    if np_dtype.kind == "O":
+        return _full("zeros_like", x._value.shape, value, np_dtype, x._device)
     xp = x._device.xp
     return make(xp.full(x._value.shape, value, dtype=np_dtype), x._device)
 
@@ -183,16 +192,19 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
 def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (follows `tf.linspace`).
 
-    The dtype is float32 for Python numbers, else the arguments' floating dtype.
+    The dtype is ``start``'s floating dtype (float32 for a Python float); integer arguments give
+    float64, as in TensorFlow.
 
     Raises:
         InvalidArgumentError: a negative ``num`` (0 gives an empty tensor).
 
     >>> ek.linspace(0.0, 1.0, 3).numpy()
     array([0. , 0.5, 1. ], dtype=float32)
+    >>> ek.linspace(-2, 2, 5).dtype
+    ek.float64
     """
     s = tensor(start, "linspace")
-    dt = s._value.dtype if s._value.dtype.kind == "f" else np.dtype(np.float32)
+    dt = s._value.dtype if s._value.dtype.kind == "f" else np.dtype(np.float64)
     n = int(num)
     if n < 0:
         raise InvalidArgumentError(None, "linspace", f"linspace: requires num >= 0, got num={n}.")
@@ -258,7 +270,6 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     if idx._value.dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers, got {idx.dtype.name}.")
     np_dtype = dtypes.numpy_dtype(dtype) or np.dtype(np.float32)
-    xp = idx._device.xp
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
     n = int(depth)
@@ -275,8 +286,16 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
             f"{tuple(idx._value.shape)}, got axis={axis}.",
         )
     check_allocation("one_hot", (*idx._value.shape, n), np_dtype, idx._device)
-    hot = idx._value[..., None] == xp.arange(n)
-    out = xp.where(hot, xp.asarray(on, dtype=np_dtype), xp.asarray(off, dtype=np_dtype))
-    if axis != -1:
-        out = xp.moveaxis(out, -1, axis)
-    return make(out, idx._device)
+    return apply(
+        _one_hot, (idx,), {"depth": n, "on": on, "off": off, "axis": axis, "dtype": np_dtype}
+    )
+
+
+def _one_hot_fwd(xp, idx, depth, on, off, axis, dtype):
+    hot = idx[..., None] == xp.arange(depth)
+    out = xp.where(hot, xp.asarray(on, dtype=dtype), xp.asarray(off, dtype=dtype))
+    return out if axis == -1 else xp.moveaxis(out, -1, axis)
+
+
+_one_hot = Primitive("OneHot", _one_hot_fwd)
+defvjp(_one_hot, None)  # integer indices: no gradient

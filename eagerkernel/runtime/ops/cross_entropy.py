@@ -16,9 +16,10 @@ import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tensor import Tensor, make
+from ..core.tensor import Tensor
 from ._core import apply, dtype_error, float_check, tensor
 from .activations import log_softmax, log_softmax_fwd, softmax
+from .creation import one_hot
 from .elementwise import sigmoid
 from .reduction import expand_reduced, reduce_sum, single_axis
 
@@ -118,9 +119,8 @@ def _sparse_xent_fwd(xp, labels, logits):
 
 
 def _sparse_xent_vjp(g, ans, labels, logits):
-    xp, dev = logits._device.xp, logits._device
     n = logits._value.shape[-1]
-    hot = make((labels._value[..., None] == xp.arange(n)).astype(logits._value.dtype), dev)
+    hot = one_hot(labels, n, dtype=logits._value.dtype)
     return expand_reduced(g, logits, (logits.ndim - 1,), False) * (softmax(logits, -1) - hot)
 
 

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
@@ -142,6 +143,10 @@ def truediv(x, y, name=None) -> Tensor:
     """
     if type(x) is Tensor and type(y) is Tensor and x._value.dtype.kind in "fc":
         return _real_div(x, y)
+    if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
+        return x._ek_binary(truediv, x, y)
+    if isinstance(y, CompositeTensor):
+        return y._ek_binary(truediv, x, y)
     from ._core import coerce_pair
 
     x, y = coerce_pair(x, y, "truediv")
@@ -360,6 +365,8 @@ def cast(x, dtype, name=None) -> Tensor:
     >>> ek.cast(ek.constant([1.7, -1.7]), "int32").numpy()
     array([ 1, -1], dtype=int32)
     """
+    if not isinstance(x, Tensor) and isinstance(x, CompositeTensor):  # ragged, sparse
+        return x._ek_unary(lambda values: cast(values, dtype))
     x = tensor(x, "cast")
     if dtype is None:
         raise TypeError(
@@ -368,6 +375,13 @@ def cast(x, dtype, name=None) -> Tensor:
     np_dtype = dtypes.numpy_dtype(dtype)
     if x._value.dtype == np_dtype:
         return x if type(x) is Tensor else apply(identity_prim, (x,))
+    if x._value.dtype.kind == "O" or np_dtype.kind == "O":  # strings: ek.strings converts
+        from ..core.errors import UnimplementedError
+
+        raise UnimplementedError(
+            f"cast: Cast {x.dtype.name} to {dtypes.from_numpy(np_dtype).name} is not supported "
+            "(use ek.strings.to_number / ek.strings.as_string)."
+        )
     return apply(_cast, (x,), {"dtype": np_dtype})
 
 
@@ -449,10 +463,7 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
     if c._value.dtype != np.bool_:
         raise TypeError(f"where: condition must be bool, got {c.dtype.name}.")
     if x is None and y is None:
-        xp = c._device.xp
-        from ..core.tensor import make
-
-        return make(xp.stack(xp.nonzero(c._value), axis=-1).astype(np.int64), c._device)
+        return apply(_where_indices, (c,))
     if x is None or y is None:
         raise ValueError("where: x and y must both be given, or neither.")
     from ._core import coerce_pair
@@ -493,3 +504,8 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
             f"clip_by_value: clip_value_min ({lo.numpy()}) > clip_value_max ({hi.numpy()}).",
         )
     return minimum(maximum(t, lo), hi)
+
+
+# `where(condition)`: the coordinates of the True elements, [n, rank] int64 (TF's ``Where``).
+_where_indices = Primitive("Where", lambda xp, c: xp.argwhere(c).astype(np.int64))
+defvjp(_where_indices, None)

@@ -234,7 +234,13 @@ def _getitem_grad_fwd(xp, g, shape, key):
     return out
 
 
-_getitem = Primitive("StridedSlice", lambda xp, x, key: x[key])
+def _getitem_fwd(xp, x, key):
+    out = x[key]
+    # An element of a string (object) array is `bytes`; a tensor's value is an array.
+    return out if type(out) is not bytes else np.asarray(out, dtype=object)
+
+
+_getitem = Primitive("StridedSlice", _getitem_fwd)
 _getitem_grad = Primitive("StridedSliceGrad", _getitem_grad_fwd)
 _boolean_mask = Primitive("BooleanMask", lambda xp, x, key: x[key])
 for _p in (_getitem, _boolean_mask):

@@ -45,6 +45,7 @@ LINALG_NAMES = (
     "matmul",
     "matrix_transpose",
     "norm",
+    "solve",
     "tensordot",
     "trace",
 )
@@ -370,6 +371,84 @@ def tensordot(a, b, axes, name=None) -> Tensor:
                 f"b{list(sb)} axis {j} has {sb[j]}.",
             )
     return apply(_tensordot, (a, b), {"axes": (tuple(ax_a), tuple(ax_b))})
+
+
+# -- solve --------------------------------------------------------------------------------------
+
+
+def _solve_fwd(xp, matrix, rhs, adjoint):
+    if adjoint:
+        matrix = xp.swapaxes(matrix, -1, -2)
+    msg = "solve: Input matrix is not invertible."
+    dtype = matrix.dtype
+    if dtype == np.float16:  # LAPACK has no half precision: solve in float32, round back
+        matrix, rhs = matrix.astype(np.float32), rhs.astype(np.float32)
+    try:
+        out = xp.linalg.solve(matrix, rhs).astype(dtype, copy=False)
+    except np.linalg.LinAlgError:  # NumPy's (CuPy raises NumPy's class too, when it raises)
+        raise InvalidArgumentError(None, "MatrixSolve", msg) from None
+    if xp is not np and not bool(xp.isfinite(out).all()):  # CuPy returns NaN by default
+        raise InvalidArgumentError(None, "MatrixSolve", msg)
+    return out
+
+
+def _solve_vjp_matrix(g, ans, matrix, rhs, adjoint):
+    # TensorFlow's MatrixSolve gradient: with X = A^-1 B, dB = A^-H g and dA = -dB X^H
+    # (adjoint=True: X = A^-H B, dB = A^-1 g and dA = -X dB^H).
+    grad_rhs = solve(matrix, g, adjoint=not adjoint)
+    if adjoint:
+        return -matmul(ans, grad_rhs, transpose_b=True)
+    return -matmul(grad_rhs, ans, transpose_b=True)
+
+
+_solve = Primitive("MatrixSolve", _solve_fwd)
+defvjp(
+    _solve,
+    _solve_vjp_matrix,
+    lambda g, ans, matrix, rhs, adjoint: solve(matrix, g, adjoint=not adjoint),
+)
+
+
+def solve(matrix, rhs, adjoint=False, name=None) -> Tensor:
+    """Solves ``matrix @ x = rhs`` for ``x`` (follows `tf.linalg.solve`).
+
+    Args:
+        matrix: shape ``[..., M, M]``, float16 (solved in float32), float32 or float64
+            (complex matrices are not supported).
+        rhs: shape ``[..., M, K]``, same dtype and the same batch dimensions as ``matrix``.
+        adjoint: solve with the adjoint (transpose) of each matrix instead.
+
+    Returns:
+        ``x``, shape ``[..., M, K]``. Differentiable in both arguments (TensorFlow's
+        MatrixSolve gradient).
+
+    Raises:
+        InvalidArgumentError: a matrix that is not square, shapes that do not match, or a
+            singular matrix ("Input matrix is not invertible.").
+        TypeError: an integer or complex dtype, or dtypes that differ.
+
+    >>> ek.linalg.solve([[2.0, 0.0], [0.0, 4.0]], [[2.0], [8.0]]).numpy().ravel()
+    array([1., 2.], dtype=float32)
+    """
+    matrix = tensor(matrix, "solve")
+    rhs = tensor(rhs, "solve", matrix._value.dtype)
+    if matrix._value.dtype != rhs._value.dtype:
+        raise dtype_error("solve", (matrix, rhs), ("matrix", "rhs"))
+    if matrix._value.dtype.kind != "f":
+        raise TypeError(f"solve: matrix must be a floating point tensor, got {matrix.dtype.name}.")
+    sm, sr = tuple(matrix._value.shape), tuple(rhs._value.shape)
+    if len(sm) < 2 or sm[-1] != sm[-2]:
+        raise InvalidArgumentError(
+            None, "MatrixSolve", f"solve: matrix must be square with rank >= 2, got shape {sm}."
+        )
+    if len(sr) != len(sm) or sr[:-2] != sm[:-2] or sr[-2] != sm[-1]:
+        raise InvalidArgumentError(
+            None,
+            "MatrixSolve",
+            f"solve: rhs must have shape {(*sm[:-1], 'K')} for matrix of shape {sm}, got "
+            f"shape {sr}.",
+        )
+    return apply(_solve, (matrix, rhs), {"adjoint": bool(adjoint)})
 
 
 # -- trace, transpose ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .. import random as _random
-from ..core.dispatch import Primitive, defvjp
+from ..core.dispatch import Primitive, defvjp, stateful
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ._core import apply, dtype_error, float_check, tensor, unary
@@ -47,7 +47,9 @@ from .reduction import normalize_axis, reduce_sum
 __all__ = [
     "avg_pool2d",
     "bias_add",
+    "compute_average_loss",
     "conv2d",
+    "conv2d_transpose",
     "dropout",
     "elu",
     "embedding_lookup",
@@ -61,6 +63,7 @@ __all__ = [
     "moments",
     "relu",
     "relu6",
+    "scale_regularization_loss",
     "selu",
     "sigmoid",
     "sigmoid_cross_entropy_with_logits",
@@ -140,10 +143,20 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
             )
     if rate == 0:
         return t
-    keep = _random.generator(seed).random(mask_shape) >= rate
-    mask = (keep * (1.0 / (1.0 - rate))).astype(t._value.dtype)
-    dev = t._device
-    return t * make(dev.xp.asarray(mask) if dev.xp is not np else mask, dev)
+    return t * _dropout_mask(mask_shape, rate, t._value.dtype, t._device, seed)
+
+
+@stateful  # a fresh mask on every call of a graph function
+def _dropout_mask(shape: tuple, rate: float, dtype, device, seed) -> Tensor:
+    """Dropout's scaled keep mask: 1 / (1 - rate) with probability 1 - rate, else 0.
+
+    ``seed`` is an op-level seed, None, or a zero-argument callable giving one (a Keras
+    layer's seed stream: called here, so that a graph function draws a new one per call)."""
+    if callable(seed):
+        seed = seed()
+    keep = _random.generator(seed).random(shape) >= rate
+    mask = (keep * (1.0 / (1.0 - rate))).astype(dtype)
+    return make(device.xp.asarray(mask) if device.xp is not np else mask, device)
 
 
 _l2_loss = Primitive("L2Loss", lambda xp, x: xp.sum(x * x) / 2)
@@ -315,4 +328,72 @@ def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
     return clip_by_norm(rows, max_norm, axes=axes) if axes else rows
 
 
-from .conv import avg_pool2d, conv2d, max_pool2d  # noqa: E402
+# -- losses under a distribution strategy (tf.distribute's custom-training helpers) ------------
+
+
+def _replicas_in_sync(where: str) -> int:
+    from ..distribute import context as distribute_context
+
+    if distribute_context.in_cross_replica_context():
+        raise RuntimeError(
+            f"You are calling `{where}` in cross replica context, while it was expected to be "
+            "called in replica context."
+        )
+    return distribute_context.get_strategy().num_replicas_in_sync
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """The sum of the per-example losses (times ``sample_weight``) divided by the global batch
+    size (follows `tf.nn.compute_average_loss`): summed over the replicas of a strategy, the
+    mean loss of the global batch.
+
+    Args:
+        per_example_loss: a Tensor of shape ``[batch, ...]``.
+        sample_weight: optional weights, broadcast against ``per_example_loss``.
+        global_batch_size: default: this replica's batch size (axis 0) times
+            ``num_replicas_in_sync``.
+
+    Raises:
+        RuntimeError: called in cross-replica context (inside a strategy's scope, outside
+            ``run``). ValueError: a non-positive ``global_batch_size``.
+
+    >>> ek.nn.compute_average_loss(ek.constant([1.0, 2.0, 3.0]), global_batch_size=6).numpy()
+    np.float32(1.0)
+    """
+    from .elementwise import divide, multiply
+
+    loss = tensor(per_example_loss, "compute_average_loss")
+    if sample_weight is not None:
+        loss = multiply(loss, cast(tensor(sample_weight, "compute_average_loss"), loss.dtype))
+    if global_batch_size is None:
+        if not loss.shape:
+            raise ValueError("compute_average_loss: per_example_loss must have a batch axis.")
+        global_batch_size = loss.shape[0] * _replicas_in_sync("compute_average_loss")
+    global_batch_size = int(global_batch_size)
+    if global_batch_size <= 0:
+        raise ValueError(
+            f"compute_average_loss: global_batch_size must be positive. Received: "
+            f"global_batch_size={global_batch_size}"
+        )
+    total = reduce_sum(loss)
+    return divide(total, np.asarray(global_batch_size, dtype=total._value.dtype))
+
+
+def scale_regularization_loss(regularization_loss):
+    """The sum of ``regularization_loss`` divided by the number of replicas in sync (follows
+    `tf.nn.scale_regularization_loss`), so that summed over replicas it counts once.
+
+    Raises:
+        RuntimeError: called in cross-replica context.
+
+    >>> ek.nn.scale_regularization_loss(ek.constant([0.5, 1.5])).numpy()
+    np.float32(2.0)
+    """
+    from .elementwise import divide
+
+    total = reduce_sum(tensor(regularization_loss, "scale_regularization_loss"))
+    n = _replicas_in_sync("scale_regularization_loss")
+    return divide(total, np.asarray(n, dtype=total._value.dtype))
+
+
+from .conv import avg_pool2d, conv2d, conv2d_transpose, max_pool2d  # noqa: E402

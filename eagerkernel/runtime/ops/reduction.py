@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..core import dtypes
+from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
@@ -73,9 +74,15 @@ def expand_reduced(g: Tensor, x: Tensor, axis, keepdims: bool) -> Tensor:
 
 
 def _reduce(prim, x, axis, keepdims, op, float_only=False):
+    if type(x) is not Tensor and isinstance(x, CompositeTensor):  # a RaggedTensor
+        return x._ek_reduce(op, axis, keepdims)
     x = tensor(x, op)
     if float_only and x._value.dtype.kind not in "fc":
         float_check(op, x, "input_tensor")
+    if x._value.dtype.kind == "O":
+        raise InvalidArgumentError(
+            None, op, f"{op}: input_tensor must be numeric, got a {x.dtype.name} tensor."
+        )
     axis = normalize_axis(axis, x._value.ndim, op)
     return apply(prim, (x,), {"axis": axis, "keepdims": bool(keepdims)})
 
@@ -365,6 +372,8 @@ defvjp(_any, None)
 
 
 def _logical_reduce(prim, x, axis, keepdims, op):
+    if type(x) is not Tensor and isinstance(x, CompositeTensor):  # a RaggedTensor
+        return x._ek_reduce(op, axis, keepdims)
     x = tensor(x, op)
     if x._value.dtype.kind != "b":
         raise TypeError(f"{op}: input_tensor must be bool, got {x.dtype.name}.")

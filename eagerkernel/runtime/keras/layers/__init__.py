@@ -4,10 +4,35 @@ from __future__ import annotations
 
 from .base import Layer
 from .conv import Conv2D
+from .conv_more import (
+    Conv1D,
+    Conv2DTranspose,
+    GlobalAveragePooling1D,
+    GlobalMaxPooling1D,
+    UpSampling2D,
+)
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
 from .embedding import Embedding
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from .normalization import BatchNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
+from .preprocessing import Normalization, Rescaling, Softmax
+from .recurrent import GRU, LSTM, Bidirectional, SimpleRNN
 
 # Keras's aliases.
 Convolution2D = Conv2D
@@ -15,27 +40,86 @@ MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
+Convolution1D = Conv1D
+Convolution2DTranspose = Conv2DTranspose
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalMaxPool1D = GlobalMaxPooling1D
+
+
+def Input(*args, **kwargs):
+    """`ek.keras.Input` (Keras exports it from ``keras.layers`` too)."""
+    from ..functional import Input as _input
+
+    return _input(*args, **kwargs)
+
+
+def serialize(layer) -> dict:
+    """``ek.keras.saving.serialize_keras_object(layer)`` (follows `tf.keras.layers.serialize`)."""
+    from ..saving import serialize_keras_object
+
+    return serialize_keras_object(layer)
+
+
+def deserialize(config, custom_objects=None):
+    """The layer a `serialize` dict describes (follows `tf.keras.layers.deserialize`)."""
+    from ..saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects)
+
 
 __all__ = [
+    "GRU",
+    "LSTM",
     "Activation",
+    "Add",
+    "Average",
     "AveragePooling2D",
     "AvgPool2D",
     "BatchNormalization",
+    "Bidirectional",
+    "Concatenate",
+    "Conv1D",
     "Conv2D",
+    "Conv2DTranspose",
+    "Convolution1D",
     "Convolution2D",
+    "Convolution2DTranspose",
     "Dense",
     "Dropout",
     "Embedding",
     "Flatten",
+    "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAvgPool1D",
     "GlobalAvgPool2D",
+    "GlobalMaxPool1D",
     "GlobalMaxPool2D",
+    "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "Input",
     "InputLayer",
     "Lambda",
     "Layer",
     "MaxPool2D",
     "MaxPooling2D",
+    "Maximum",
+    "Minimum",
+    "Multiply",
+    "Normalization",
     "ReLU",
+    "Rescaling",
     "Reshape",
+    "SimpleRNN",
+    "Softmax",
+    "Subtract",
+    "UpSampling2D",
+    "add",
+    "average",
+    "concatenate",
+    "deserialize",
+    "maximum",
+    "minimum",
+    "multiply",
+    "serialize",
+    "subtract",
 ]

@@ -4,7 +4,13 @@ A layer creates its weights in `build(input_shape)` with `add_weight`, the first
 called, and computes in `call(inputs, ...)`. It tracks what it holds: Variables and layers
 assigned to attributes, directly or inside lists, tuples and dicts, so `variables`,
 `trainable_variables` and `non_trainable_variables` find every weight of a model, listed in
-the order the Variables were created.
+Keras 2's order (a layer's own weights before its sublayers', a model's after them).
+
+A layer is an `ek.Module` and names its Variables as Keras 2 (``tf.keras``) does: calling a
+layer enters a name scope named after it, so the weights that its building call creates are
+``dense/kernel:0``, and ``my_model/dense/kernel:0`` for a layer built inside a subclassed
+model's call (the enclosing layers' scopes nest). A `Sequential` model's layers are built
+outside any scope (``dense/kernel:0``), as Keras's graph networks are.
 
 The ``training`` argument propagates as in Keras: a layer whose `call` accepts ``training``
 and is called without it inherits the value its enclosing layer was called with.
@@ -26,9 +32,12 @@ import numpy as np
 
 from ... import nest
 from ...core import dtypes
+from ...core.context import context as _thread_context
 from ...core.tensor import Tensor, TensorShape, to_tensor
 from ...core.variable import Variable
+from ...module import Module, name_scope
 from ...observers import Observers
+from ..keras_tensor import KerasTensor, any_symbolic
 
 __all__ = ["Layer", "LayerObserver", "assign_later", "deferred_updates", "unique_name"]
 
@@ -91,6 +100,8 @@ def _accepts(fn, arg: str) -> bool:
 
 
 def _shape_of(x):
+    if isinstance(x, KerasTensor):
+        return x.shape
     return TensorShape(x._value.shape) if isinstance(x, Tensor) else None
 
 
@@ -126,8 +137,8 @@ class LayerObserver(typing.Protocol):
         sublayers it created and built, exist now."""
 
 
-class Layer:
-    """Base class of layers (follows `tf.keras.layers.Layer`).
+class Layer(Module):
+    """Base class of layers (follows `tf.keras.layers.Layer`, an `ek.Module`).
 
     Subclasses override `build(input_shape)` (create weights with `add_weight`) and
     `call(inputs, training=None, ...)` (compute with eagerkernel ops). Calling the layer
@@ -149,6 +160,8 @@ class Layer:
     TensorShape([2, 3])
     >>> [v.name for v in layer.trainable_variables]
     ['scale/w:0']
+    >>> isinstance(layer, ek.Module)
+    True
 
     Observing variable creation: ``Layer.variable_observers.register(observer)`` makes every
     layer call ``observer.weight_created(layer, variable)`` from `add_weight` and
@@ -159,6 +172,8 @@ class Layer:
     variable_observers: typing.ClassVar[Observers] = Observers()
     _input_dtype = None  # dtype of a build probe; None: the layer's dtype (Embedding: int32)
     _call_accepts_training: typing.ClassVar[dict] = {}  # per class: does call() take training?
+    # Keras 2 lists a Model's weights after its sublayers', a layer's before (`_weight_lists`).
+    _weights_after_sublayers: typing.ClassVar[bool] = False
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None, **kwargs):
         allowed = {"input_shape", "batch_input_shape", "batch_size", "input_dim", "autocast"}
@@ -168,8 +183,9 @@ class Layer:
                 f"{type(self).__name__}: unexpected keyword arguments {sorted(unknown)}."
             )
         object.__setattr__(self, "_tracked", [])  # weights made by add_weight, in order
+        object.__setattr__(self, "_weight_names", {})  # id(weight) -> its add_weight name
         self._trainable = bool(trainable)
-        self.name = name if name is not None else unique_name(_snake(type(self).__name__))
+        self._name = name if name is not None else unique_name(_snake(type(self).__name__))
         self._dtype = dtypes.as_dtype(dtype if dtype is not None else "float32")
         self.built = False
         if "input_shape" in kwargs:
@@ -195,7 +211,20 @@ class Layer:
                 f"{type(self).__name__}: Layer.__init__ was not called; call "
                 "super().__init__() in your __init__."
             )
+        if any_symbolic(inputs, args, kwargs):  # the functional API: record, do not compute
+            from ..functional import symbolic_call
+
+            return symbolic_call(self, inputs, args, kwargs)
         inputs = self._cast_inputs(inputs)
+        scope = _thread_context()
+        outer_scope = scope.scope_name
+        scope.scope_name = f"{outer_scope}{self._name}/"  # Keras's `tf.name_scope(self.name)`
+        try:
+            return self._scoped_call(inputs, args, kwargs)
+        finally:
+            scope.scope_name = outer_scope
+
+    def _scoped_call(self, inputs, args, kwargs):
         cls = type(self)
         accepts = Layer._call_accepts_training.get(cls)
         if accepts is None:
@@ -246,6 +275,7 @@ class Layer:
             shapes = nest.map_structure(_shape_of, inputs)
         else:
             shapes = _shape_of(inputs)
+        self._build_input_shape = shapes  # for get_build_config (saving)
         self.build(shapes)
         self.built = True
         if Layer.variable_observers:
@@ -266,7 +296,9 @@ class Layer:
         """Creates a weight Variable owned by this layer (follows `Layer.add_weight`).
 
         Args:
-            name: the weight's name; the Variable is named ``"<layer>/<name>"``.
+            name: the weight's name; the Variable is named ``name`` in the current name scope,
+                so ``"<layer>/<name>"`` when the layer's call builds it (``"<model>/<layer>/
+                <name>"`` inside a subclassed model's call), as Keras 2 names it.
             shape: a tuple of ints (default: scalar).
             dtype: default the layer's dtype.
             initializer: a name (``"glorot_uniform"``, ``"zeros"``, ...), an initializer
@@ -295,11 +327,12 @@ class Layer:
         v = Variable(
             value,
             trainable=trainable,
-            name=f"{self.name}/{name or 'weight'}",
+            name=name or "weight",
             dtype=dt,
             constraint=constraint,
         )
         self._tracked.append(v)
+        self._weight_names[id(v)] = name or "weight"  # checkpoints key the weight by it
         if regularizer is not None:
             self._regularizers = [*getattr(self, "_regularizers", []), (regularizer, v)]
         if Layer.variable_observers:
@@ -318,6 +351,21 @@ class Layer:
             for regularizer, v in getattr(layer, "_regularizers", []):
                 out.append(regularizer(v))
         return out
+
+    @property
+    def name(self) -> str:
+        """The layer's name (unique by default: ``dense``, ``dense_1``, ...)."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    @property
+    def name_scope(self) -> name_scope:
+        """A `name_scope` named after the layer, relative to the scope it is entered in (the
+        scope each call of the layer enters)."""
+        return name_scope(self._name)
 
     @property
     def trainable(self) -> bool:
@@ -353,38 +401,29 @@ class Layer:
             todo.extend(c for c in layer._children() if isinstance(c, Layer))
 
     def _collect(self, trainable_only: bool | None) -> list:
-        found: dict[int, Variable] = {}
-        flags: dict[int, bool] = {}
-
-        def visit(layer: Layer, parent_trainable: bool, seen: set) -> None:
-            if id(layer) in seen:
-                return
-            seen.add(id(layer))
-            layer_trainable = parent_trainable and layer._trainable
-            for c in layer._children():
-                if isinstance(c, Layer):
-                    visit(c, layer_trainable, seen)
-                elif id(c) not in found:
-                    found[id(c)] = c
-                    flags[id(c)] = layer_trainable and c.trainable
-
-        visit(self, True, set())
-        out = [v for k, v in found.items() if trainable_only is None or flags[k] == trainable_only]
-        return sorted(out, key=lambda v: v._uid)
+        trainable, non_trainable, variables = _weight_lists(self, set())
+        if trainable_only is None:
+            return variables
+        return trainable if trainable_only else non_trainable
 
     @property
     def variables(self) -> list:
-        """Every Variable of this layer and its sublayers, in creation order."""
+        """Every Variable of this layer and its sublayers, in Keras 2's order:
+        `trainable_variables` then `non_trainable_variables` (a `Model`: each sublayer's
+        variables in turn, then its own)."""
         return self._collect(None)
 
     @property
     def trainable_variables(self) -> list:
-        """Variables updated by training: trainable ones of trainable layers."""
+        """Variables updated by training: trainable ones of trainable layers; the layer's own
+        (made by `add_weight` or assigned to attributes), then its sublayers' (a `Model`: its
+        sublayers' first), as in Keras 2."""
         return self._collect(True)
 
     @property
     def non_trainable_variables(self) -> list:
-        """The other Variables (frozen layers, BatchNormalization's moving statistics)."""
+        """The other Variables (frozen layers, BatchNormalization's moving statistics), in
+        `trainable_variables`' order."""
         return self._collect(False)
 
     weights = variables
@@ -395,10 +434,6 @@ class Layer:
     def layers(self) -> list:
         """The direct sublayers, in attribute order."""
         return [c for c in self._children() if isinstance(c, Layer)]
-
-    @property
-    def submodules(self) -> list:
-        return list(self._flatten_layers(include_self=False))
 
     def get_weights(self) -> list:
         """The weights' values as NumPy arrays, in `weights` order."""
@@ -432,18 +467,165 @@ class Layer:
         """The constructor arguments that rebuild this layer (Keras's serialization)."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
 
+    # -- the functional API: this layer's calls on KerasTensors ----------------------------
+    def _inbound_node(self, node_index, what: str):
+        nodes = self.__dict__.get("_inbound_nodes") or []
+        if not nodes:
+            raise AttributeError(
+                f"Layer {self.name} has never been called on symbolic inputs (ek.keras.Input) "
+                f"and thus has no defined {what}."
+            )
+        if node_index is None:
+            if len(nodes) > 1:
+                raise AttributeError(
+                    f"Layer {self.name} has multiple inbound nodes, hence the notion of "
+                    f'"layer {what}" is ill-defined. Use `get_{what}_at(node_index)` instead.'
+                )
+            node_index = 0
+        if not 0 <= node_index < len(nodes):
+            raise ValueError(
+                f"Asked to get {what} at node {node_index}, but the layer has only "
+                f"{len(nodes)} inbound nodes."
+            )
+        return nodes[node_index]
+
+    @property
+    def input(self):
+        """The KerasTensor(s) this layer was called on, when it was called once in a
+        functional graph (follows `Layer.input`).
+
+        Raises:
+            AttributeError: never called on KerasTensors, or called more than once (use
+                `get_input_at`).
+        """
+        node = self._inbound_node(None, "input")
+        return node.call_args[0] if node.call_args else node.outputs
+
+    @property
+    def output(self):
+        """The KerasTensor(s) this layer returned, when it was called once in a functional
+        graph (follows `Layer.output`); raises AttributeError as `input` does."""
+        return self._inbound_node(None, "output").outputs
+
+    def get_input_at(self, node_index: int):
+        """The input KerasTensor(s) of the layer's ``node_index``-th symbolic call."""
+        node = self._inbound_node(node_index, "input")
+        return node.call_args[0] if node.call_args else node.outputs
+
+    def get_output_at(self, node_index: int):
+        """The output KerasTensor(s) of the layer's ``node_index``-th symbolic call."""
+        return self._inbound_node(node_index, "output").outputs
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """The layer `get_config`'s output describes: ``cls(**config)`` (Keras's default)."""
+        return cls(**config)
+
+    def build_from_config(self, config: dict) -> None:
+        """Builds the layer for ``config["input_shape"]`` (what `saving` records for a built
+        layer); a model whose `build` creates nothing is called once on zeros of that shape
+        (unknown sizes 1), off every tape, so that its sublayers create their weights."""
+        from ...core.tape import stop_recording
+        from ...ops.creation import zeros
+
+        shape = config.get("input_shape")
+        if shape is None:
+            return
+        if shape and isinstance(shape[0], list):
+            shape = [tuple(s) for s in shape]
+        else:
+            shape = tuple(shape)
+        if type(self).build is Layer.build and hasattr(self, "fit"):
+            dtype = self._input_dtype or self._dtype
+
+            def stand_in(s):
+                return zeros([1 if d is None else d for d in s], dtype=dtype)
+
+            x = [stand_in(s) for s in shape] if isinstance(shape, list) else stand_in(shape)
+            with stop_recording():
+                self(x, training=False)
+            self._build_input_shape = shape
+            return
+        self._maybe_build_shapes(shape)
+
+    def _maybe_build_shapes(self, shapes) -> None:
+        self._build_input_shape = shapes
+        self.build(shapes)
+        self.built = True
+        if Layer.variable_observers:
+            Layer.variable_observers.notify("layer_built", self)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
 
+def _created(variable: Variable) -> int:
+    return variable._uid
+
+
+def _dedup(variables: list) -> list:
+    seen: set = set()
+    return [v for v in variables if not (id(v) in seen or seen.add(id(v)))]
+
+
+def _weight_lists(layer: Layer, seen: set) -> tuple[list, list, list]:
+    """``(trainable, non_trainable, variables)`` of ``layer`` in Keras 2's order (tf_keras's
+    `Layer.trainable_weights`, `non_trainable_weights`, `weights` and `Model`'s overrides):
+
+    - a layer: its own trainable weights, then its sublayers' trainable ones; the same for the
+      non-trainable ones; `variables` is the first list, then the second;
+    - a `Model` (``_weights_after_sublayers``): the sublayers' first, then its own; its
+      `variables` are each sublayer's variables in turn, then its own;
+    - a frozen layer (``trainable=False``) has no trainable variables: all go to the
+      non-trainable list, the trainable ones first.
+
+    Its own weights (made by `add_weight` or held in its attributes) come in creation order;
+    sublayers (and plain Modules) in attribute order. Each layer is walked once (``seen``),
+    so a layer held twice, or a cycle, adds nothing twice."""
+    seen.add(id(layer))
+    own_t: list = []
+    own_n: list = []
+    kids_t: list = []
+    kids_n: list = []
+    kids_v: list = []
+    for c in layer._children():
+        if isinstance(c, Layer):
+            if id(c) in seen:
+                continue
+            t, n, v = _weight_lists(c, seen)
+        elif isinstance(c, Module):  # a plain Module: its variables count, as in Keras
+            t, n, v = list(c.trainable_variables), list(c.non_trainable_variables), c.variables
+        else:
+            (own_t if c.trainable else own_n).append(c)
+            continue
+        kids_t += t
+        kids_n += n
+        kids_v += v
+    own_t.sort(key=_created)  # Keras tracks own weights as they are made or assigned
+    own_n.sort(key=_created)
+    if layer._weights_after_sublayers:
+        if layer._trainable:
+            trainable, non_trainable = kids_t + own_t, kids_n + own_n
+        else:
+            trainable, non_trainable = [], own_t + kids_t + own_n + kids_n
+        variables = kids_v + own_t + own_n
+    else:
+        if layer._trainable:
+            trainable, non_trainable = own_t + kids_t, own_n + kids_n
+        else:
+            trainable, non_trainable = [], own_t + own_n + kids_v
+        variables = trainable + non_trainable
+    return _dedup(trainable), _dedup(non_trainable), _dedup(variables)
+
+
 def _gather(values, out: list, seen: set) -> None:
-    """Appends the Layers and Variables in ``values`` (lists, tuples and dicts walked) to
+    """Appends the Modules and Variables in ``values`` (lists, tuples and dicts walked) to
     ``out``, each once, in order. A loop, not a generator: `trainable_variables` runs it every
     training step."""
     for value in values:
         if type(value) in _ATOMS:
             continue
-        if isinstance(value, (Layer, Variable)):
+        if isinstance(value, (Module, Variable)):
             if id(value) not in seen:
                 seen.add(id(value))
                 out.append(value)

@@ -57,6 +57,8 @@ class Dense(Layer):
     TensorShape([5, 7, 4])
     """
 
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
+
     def __init__(
         self,
         units,
@@ -148,6 +150,8 @@ class Activation(Layer):
     array([[0., 2.]], dtype=float32)
     """
 
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
@@ -185,6 +189,8 @@ class ReLU(Layer):
     >>> ek.keras.layers.ReLU(max_value=6.0)(ek.constant([-1.0, 3.0, 9.0])).numpy()
     array([0., 3., 6.], dtype=float32)
     """
+
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -338,6 +344,8 @@ class Dropout(Layer):
     [0.0, 2.0]
     """
 
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0 <= rate < 1:
@@ -361,9 +369,10 @@ class Dropout(Layer):
     def call(self, inputs, training=None):
         if not training or self.rate == 0:
             return inputs
-        return _nn.dropout(
-            inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self._op_seed()
-        )
+        # The seed stream itself goes to the mask's stateful op, which draws from it on every
+        # call, also inside ek.function.
+        seed = None if self.seed is None else self._op_seed
+        return _nn.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape, seed=seed)
 
     def compute_output_shape(self, input_shape) -> tuple:
         return tuple(input_shape)
@@ -398,6 +407,14 @@ class InputLayer(Layer):
     def __init__(self, input_shape=None, batch_size=None, dtype=None, name=None, **kwargs):
         shape = kwargs.pop("shape", None)
         batch_input_shape = kwargs.pop("batch_input_shape", None)
+        batch_input_shape = kwargs.pop("batch_shape", batch_input_shape)
+        for arg in ("sparse", "ragged", "input_tensor", "optional"):
+            value = kwargs.pop(arg, None)
+            if value not in (None, False):
+                raise NotImplementedError(
+                    f"InputLayer: {arg}= is not supported (dense inputs only). Received: "
+                    f"{arg}={value!r}"
+                )
         super().__init__(dtype=dtype, name=name, **kwargs)
         if input_shape is None:
             input_shape = shape
@@ -407,10 +424,34 @@ class InputLayer(Layer):
             self._batch_input_shape = (batch_size, *tuple(input_shape))
         self.built = True
 
+    @property
+    def output(self):
+        """The `KerasTensor` this layer feeds a functional model (made on first use)."""
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            from ..functional import make_input_tensor
+
+            if getattr(self, "_batch_input_shape", None) is None:
+                raise ValueError(
+                    f"InputLayer {self.name!r}: give input_shape (or batch_shape) to use it in "
+                    "a model."
+                )
+            return make_input_tensor(self)
+        return nodes[0].outputs
+
     def compute_output_shape(self, input_shape=None) -> tuple:
         if input_shape is None:
             return getattr(self, "_batch_input_shape", None)
         return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        shape = getattr(self, "_batch_input_shape", None)
+        return {
+            "batch_shape": None if shape is None else list(shape),
+            "dtype": self.dtype,
+            "sparse": False,
+            "name": self.name,
+        }
 
 
 class Lambda(Layer):
@@ -435,18 +476,30 @@ class Lambda(Layer):
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
         self.function = function
-        self._output_shape = output_shape
+        self._output_shape_arg = output_shape
         self.arguments = dict(arguments or {})
 
     def call(self, inputs):
         return self.function(inputs, **self.arguments)
 
     def compute_output_shape(self, input_shape) -> tuple:
-        if self._output_shape is None:
+        if self._output_shape_arg is None:
             raise NotImplementedError(
                 f"Lambda layer {self.name!r}: pass output_shape= to give its output shape."
             )
-        if callable(self._output_shape):
-            return tuple(self._output_shape(tuple(input_shape)))
+        if callable(self._output_shape_arg):
+            return tuple(self._output_shape_arg(tuple(input_shape)))
         batch = tuple(input_shape)[:1]
-        return (*batch, *tuple(self._output_shape))
+        return (*batch, *tuple(self._output_shape_arg))
+
+    def get_config(self) -> dict:
+        """Raises NotImplementedError: a Lambda's function is code, and eagerkernel's files
+        never hold code (Keras stores its bytecode and loads it only with
+        ``safe_mode=False``). Write a Layer subclass with `get_config` and register it with
+        `ek.keras.saving.register_keras_serializable` instead."""
+        raise NotImplementedError(
+            f"Lambda layer {self.name!r} cannot be serialized: its function is Python code, "
+            "which eagerkernel never writes to a file. Replace it with a Layer subclass that "
+            "has get_config() and is registered with "
+            "@ek.keras.saving.register_keras_serializable()."
+        )

@@ -23,8 +23,10 @@ class Embedding(Layer):
         output_dim: size of each vector.
         embeddings_initializer: default ``"uniform"`` (uniform in ``[-0.05, 0.05)``).
         embeddings_regularizer, embeddings_constraint: as for `Dense`'s kernel.
-        mask_zero: `compute_mask` then reports which ids are not 0 (masks are not propagated
-            through layers in eagerkernel).
+        mask_zero: `compute_mask` then reports which ids are not 0; Sequential and
+            functional models pass that mask on to the recurrent layers as Keras does (see
+            `eagerkernel.runtime.keras.masking`); a layer called directly gets it only as an
+            explicit ``mask=``.
         input_length: accepted for compatibility; not needed.
 
     Input shape:

@@ -32,10 +32,13 @@ import numpy as np
 from ... import nest
 from ...core.device import CPU
 from ...core.device import device as device_scope
+from ...core.dispatch import stateful
 from ...core.tape import GradientTape
 from ...core.tensor import Tensor, make, to_tensor
 from ...core.variable import Variable
+from ...distribute import context as distribute_context
 from ...interrupts import deferred_interrupt
+from ...module import name_scope
 from ...observers import Observers
 from .inplace import CHUNK as CHUNK
 from .inplace import mutable_array, on_device, run_parallel, scale_in_place
@@ -78,7 +81,8 @@ def _takes_step(fn) -> bool:
 
 
 def _scalar_variable(value, dtype, name: str) -> Variable:
-    with device_scope(CPU):  # hyperparameters and counters live on the CPU, as in Keras
+    # On the CPU, as in Keras; outside any name scope, as Keras creates them in an init_scope.
+    with device_scope(CPU), name_scope(""):
         return Variable(value, trainable=False, name=name, dtype=dtype)
 
 
@@ -283,7 +287,7 @@ class Optimizer:
         fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
         with on_device(var._device):
             value = var._device.xp.full(var._value.shape, fill, dtype=var._value.dtype)
-        with device_scope(var._device):
+        with device_scope(var._device), name_scope(""):  # named after var, not the scope
             slot = Variable(
                 make(value, var._device), trainable=False, name=f"{var._name}/{slot_name}"
             )
@@ -391,6 +395,7 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__} must implement update_step.")
 
     # -- applying gradients ---------------------------------------------------------------------
+    @stateful  # one step of a graph function: every replay updates the variables again
     def apply_gradients(self, grads_and_vars, name=None, experimental_aggregate_gradients=True):
         """Applies one step of the update rule (follows `Optimizer.apply_gradients`).
 
@@ -414,7 +419,13 @@ class Optimizer:
         np.int64(1)
         >>> v.numpy()
         array([0.9, 1.9], dtype=float32)
+
+        Under an `ek.distribute` strategy whose variables are mirrored, a call in a replica
+        context sums the gradients over the replicas first, and every replica's copy of each
+        variable is updated (see `eagerkernel.runtime.distribute.context.apply_gradients`).
         """
+        if distribute_context.MIRRORED:  # a strategy mirrors variables in this process
+            return distribute_context.apply_gradients(self, grads_and_vars)
         return self._apply(grads_and_vars, ())
 
     def apply(self, grads, trainable_variables=None):

@@ -1,0 +1,25 @@
+"""`ek.image`: image ops under TensorFlow's `tf.image` names."""
+
+from __future__ import annotations
+
+from .runtime.ops.image import (
+    ResizeMethod,
+    adjust_contrast,
+    convert_image_dtype,
+    flip_left_right,
+    flip_up_down,
+    random_flip_left_right,
+    resize,
+    rgb_to_grayscale,
+)
+
+__all__ = [
+    "ResizeMethod",
+    "adjust_contrast",
+    "convert_image_dtype",
+    "flip_left_right",
+    "flip_up_down",
+    "random_flip_left_right",
+    "resize",
+    "rgb_to_grayscale",
+]

@@ -1,0 +1,70 @@
+"""`Dataset.ragged_batch`: batches whose components of rank >= 1 become RaggedTensors."""
+
+from __future__ import annotations
+
+from ..core.composite import CompositeTensor
+from ..core.tensor import Tensor
+from .dataset import Dataset
+from .structure import flatten, pack
+from .transforms import _batched_cardinality, _positive, stack_elements
+
+__all__ = ["RaggedBatch"]
+
+
+class RaggedBatch(Dataset):
+    """Batches of ``batch_size`` elements: scalar components are stacked into a vector, the
+    others into a RaggedTensor whose rows are the elements (their first dimension ragged)."""
+
+    def __init__(self, input: Dataset, batch_size, drop_remainder):
+        super().__init__(input)
+        self._size = _positive(batch_size, "ragged_batch", "batch_size")
+        self._drop = bool(drop_remainder)
+
+    def _batch(self, buf):
+        from ..ragged.ragged_ops import stack_rows
+
+        first = buf[0]
+        flats = [flatten(e) for e in buf]
+        out = []
+        for i in range(len(flats[0])):
+            parts = [f[i] for f in flats]
+            if isinstance(parts[0], Tensor) and parts[0]._value.ndim == 0:
+                out.append(stack_elements(parts, "ragged_batch"))
+            elif isinstance(parts[0], (Tensor, CompositeTensor)):
+                out.append(stack_rows(parts, "ragged_batch"))
+            else:
+                raise TypeError(f"ragged_batch: cannot batch component {parts[0]!r:.60}.")
+        return pack(first, out) if isinstance(first, (tuple, dict)) else out[0]
+
+    def _iter(self, ctx):
+        buf = []
+        for x in self._inputs[0]._iter(ctx):
+            buf.append(x)
+            if len(buf) == self._size:
+                yield self._batch(buf)
+                buf = []
+        if buf and not self._drop:
+            yield self._batch(buf)
+
+    def _spec(self, peek):
+        from ..ragged.ragged_tensor import RaggedTensorSpec
+        from .structure import TensorSpec, map_structure
+        from .transforms import input_spec
+
+        spec = input_spec(self._inputs[0], peek)
+        if spec is None:
+            return None
+        batch = self._size if self._drop else None
+
+        def leaf(s):
+            if isinstance(s, RaggedTensorSpec):
+                shape = [batch, *([None] * (s.ragged_rank + 1)), *s.shape[s.ragged_rank + 1 :]]
+                return RaggedTensorSpec(shape, s.dtype, s.ragged_rank + 1)
+            if s.shape.rank == 0:
+                return TensorSpec([batch], s.dtype)
+            return RaggedTensorSpec([batch, None, *s.shape[1:]], s.dtype, 1)
+
+        return map_structure(leaf, spec)
+
+    def _cardinality(self) -> int:
+        return _batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)

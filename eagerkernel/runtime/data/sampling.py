@@ -1,0 +1,170 @@
+"""`Dataset.sample_from_datasets`, `Dataset.choose_from_datasets` and `Dataset.list_files`
+(follow tf.data's): elements drawn from several datasets, and the files a glob matches."""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+
+import numpy as np
+
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor
+from .dataset import UNKNOWN_CARDINALITY, Dataset
+from .shuffle import seed_key
+from .sources import Concatenate, input_spec
+
+__all__ = ["ChooseFromDatasets", "SampleFromDatasets", "list_files"]
+
+
+def _datasets(datasets, op: str) -> list:
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError(f"{op}: datasets must be a non-empty list of datasets.")
+    for d in datasets:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"{op}: datasets must be Datasets. Received: {type(d).__name__}")
+    for d in datasets[1:]:
+        try:
+            Concatenate(datasets[0], d)  # the same element structure and dtypes
+        except TypeError as exc:
+            raise TypeError(f"{op}: {str(exc).split(': ', 1)[1]}") from None
+    return datasets
+
+
+class _Mix(Dataset):
+    """Elements of several datasets, in an order the subclass picks."""
+
+    def _spec(self, peek):
+        return input_spec(self._inputs[0], peek)
+
+    def _cardinality(self) -> int:
+        return UNKNOWN_CARDINALITY
+
+
+class ChooseFromDatasets(_Mix):
+    """`Dataset.choose_from_datasets`: the next element of ``datasets[i]`` for each ``i`` of
+    ``choice_dataset``."""
+
+    def __init__(self, datasets, choice_dataset, stop_on_empty_dataset=True):
+        datasets = _datasets(datasets, "choose_from_datasets")
+        if not isinstance(choice_dataset, Dataset):
+            raise TypeError(
+                "choose_from_datasets: choice_dataset must be a Dataset. Received: "
+                f"{type(choice_dataset).__name__}"
+            )
+        spec = choice_dataset.element_spec
+        if getattr(spec, "shape", None) != () or not spec.dtype.is_integer:
+            raise TypeError(
+                "choose_from_datasets: choice_dataset must be a dataset of scalar integers. "
+                f"Received: {spec}"
+            )
+        super().__init__(*datasets, choice_dataset)
+        self._stop = bool(stop_on_empty_dataset)
+
+    def _iter(self, ctx):
+        *sources, choices = self._inputs
+        its = [iter(d._iter(ctx)) for d in sources]
+        done = [False] * len(its)
+        for choice in choices._iter(ctx):
+            k = int(choice.numpy() if isinstance(choice, Tensor) else choice)
+            if not 0 <= k < len(its):
+                raise InvalidArgumentError(
+                    None,
+                    "DirectedInterleave",
+                    f"choose_from_datasets: selector index {k} is out of range for "
+                    f"{len(its)} datasets.",
+                )
+            if done[k]:
+                continue
+            try:
+                yield next(its[k])
+            except StopIteration:
+                done[k] = True
+                if self._stop or all(done):
+                    return
+
+
+class SampleFromDatasets(_Mix):
+    """`Dataset.sample_from_datasets`: each element from a dataset drawn by ``weights``."""
+
+    def __init__(
+        self,
+        datasets,
+        weights=None,
+        seed=None,
+        stop_on_empty_dataset=False,
+        rerandomize_each_iteration=None,
+    ):
+        datasets = _datasets(datasets, "sample_from_datasets")
+        if isinstance(weights, Dataset):
+            raise NotImplementedError(
+                "sample_from_datasets: weights as a Dataset is not supported; pass a list."
+            )
+        n = len(datasets)
+        w = (
+            np.full(n, 1.0 / n)
+            if weights is None
+            else np.asarray(
+                weights.numpy() if isinstance(weights, Tensor) else weights, dtype=np.float64
+            )
+        )
+        if w.shape != (n,):
+            raise ValueError(
+                f"sample_from_datasets: weights must have one entry per dataset ({n}); got "
+                f"shape {w.shape}."
+            )
+        if np.any(w < 0) or not np.isfinite(w).all() or w.sum() <= 0:
+            raise ValueError(
+                f"sample_from_datasets: weights must be >= 0 with a positive sum; got {w.tolist()}."
+            )
+        super().__init__(*datasets)
+        self._weights = w
+        self._stop = bool(stop_on_empty_dataset)
+        self._key = seed_key(None if seed is None else int(seed))
+        self._rerandomize = bool(rerandomize_each_iteration)
+        self._epoch = 0
+
+    def _iter(self, ctx):
+        epoch = 0
+        if self._rerandomize:
+            epoch = self._epoch
+            if not ctx.peek:
+                self._epoch += 1
+        rng = np.random.default_rng([*self._key, epoch])
+        its = [iter(d._iter(ctx)) for d in self._inputs]
+        w = self._weights.copy()
+        while w.sum() > 0:
+            k = int(rng.choice(len(its), p=w / w.sum()))
+            try:
+                yield next(its[k])
+            except StopIteration:
+                if self._stop:
+                    return
+                w[k] = 0.0  # the others keep their relative weights
+
+
+def list_files(file_pattern, shuffle=None, seed=None, name=None) -> Dataset:
+    """A dataset of the file names that match ``file_pattern`` (a glob, or a list of them),
+    as string scalars; shuffled unless ``shuffle=False`` (follows `tf.data.Dataset.list_files`).
+
+    Raises:
+        InvalidArgumentError: no file matches.
+    """
+    from .dataset import Dataset as _Dataset
+
+    if isinstance(file_pattern, Tensor):
+        file_pattern = file_pattern.numpy()
+    patterns = (
+        file_pattern if isinstance(file_pattern, (list, tuple, np.ndarray)) else [file_pattern]
+    )
+    patterns = [p.decode() if isinstance(p, bytes) else os.fspath(p) for p in patterns]
+    files = sorted({f for p in patterns for f in _glob.glob(p)})
+    if not files:
+        raise InvalidArgumentError(
+            None, "MatchingFiles", f"list_files: No files matched pattern: {', '.join(patterns)}"
+        )
+    ds = _Dataset.from_tensor_slices(np.array([f.encode() for f in files], dtype=object))
+    if shuffle is None or shuffle:
+        ds = ds.shuffle(len(files), seed=seed)
+    return ds

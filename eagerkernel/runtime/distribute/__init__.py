@@ -1,0 +1,93 @@
+"""`ek.distribute`: training on several devices and machines (follows `tf.distribute`).
+
+- `MirroredStrategy`: one replica per local device (NCCL between CUDA GPUs, a NumPy
+  reduction on the CPU and on virtual GPUs).
+- `MultiWorkerMirroredStrategy`: one process per worker, launched by ``mpiexec``; collectives
+  through mpi4py.
+- `OneDeviceStrategy`, the default strategy and `get_strategy`.
+
+See `strategy.py` for how replicas run and `keras_support.py` for ``model.fit`` under a scope.
+"""
+
+from __future__ import annotations
+
+import types as _types
+
+from .context import (
+    get_replica_context,
+    get_strategy,
+    has_strategy,
+    in_cross_replica_context,
+)
+from .input_lib import (
+    AutoShardPolicy,
+    DistributedDataset,
+    DistributedDatasetsFromFunction,
+    DistributedIterator,
+    InputContext,
+    InputOptions,
+)
+from .multi_worker import (
+    ClusterSpec,
+    CommunicationOptions,
+    MPIClusterResolver,
+    MultiWorkerMirroredStrategy,
+)
+from .strategy import (
+    MirroredStrategy,
+    NcclAllReduce,
+    OneDeviceStrategy,
+    ReductionToOneDevice,
+    ReplicaContext,
+    Strategy,
+    StrategyExtended,
+)
+from .values import (
+    DistributedValues,
+    DistributedVariable,
+    Mirrored,
+    MirroredVariable,
+    PerReplica,
+    ReduceOp,
+    SyncOnReadVariable,
+)
+
+__all__ = [
+    "AutoShardPolicy",
+    "ClusterSpec",
+    "CommunicationOptions",
+    "DistributedDataset",
+    "DistributedDatasetsFromFunction",
+    "DistributedIterator",
+    "DistributedValues",
+    "DistributedVariable",
+    "InputContext",
+    "InputOptions",
+    "MPIClusterResolver",
+    "Mirrored",
+    "MirroredStrategy",
+    "MirroredVariable",
+    "MultiWorkerMirroredStrategy",
+    "NcclAllReduce",
+    "OneDeviceStrategy",
+    "PerReplica",
+    "ReduceOp",
+    "ReductionToOneDevice",
+    "ReplicaContext",
+    "Strategy",
+    "StrategyExtended",
+    "SyncOnReadVariable",
+    "get_replica_context",
+    "get_strategy",
+    "has_strategy",
+    "in_cross_replica_context",
+]
+
+# `tf.distribute.experimental.*` and `tf.distribute.cluster_resolver.*` names.
+experimental = _types.SimpleNamespace(
+    CommunicationOptions=CommunicationOptions,
+    MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
+)
+cluster_resolver = _types.SimpleNamespace(
+    ClusterSpec=ClusterSpec, MPIClusterResolver=MPIClusterResolver
+)

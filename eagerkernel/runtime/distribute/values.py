@@ -1,0 +1,312 @@
+"""Distributed values (follows `tf.distribute.DistributedValues`): `PerReplica`, `Mirrored`,
+the distributed variables `MirroredVariable` and `SyncOnReadVariable`, and `ReduceOp`.
+
+A distributed variable is one Variable with a component array per replica device. The
+component of the replica that is running is the Variable's own array (``_value``/``_device``),
+so every op, tape and optimizer reads it as they read any Variable, with no cost on the
+dispatch path; the other components wait in ``_components``. The strategy switches all its
+distributed variables to a replica (`DistributedVariable._activate`) before that replica runs,
+and to the cross-replica view afterwards: a mirrored variable then reads as its first
+component (its replicas are equal), a sync-on-read variable as the sum of its components, as
+in TensorFlow.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from ..core.dispatch import copy_to_device, stateful
+from ..core.tensor import Tensor, make
+from ..core.variable import Variable
+from . import context as dctx
+
+__all__ = [
+    "DistributedVariable",
+    "Mirrored",
+    "MirroredVariable",
+    "PerReplica",
+    "ReduceOp",
+    "SyncOnReadVariable",
+]
+
+
+class ReduceOp(enum.Enum):
+    """How values of the replicas combine (follows `tf.distribute.ReduceOp`)."""
+
+    SUM = "SUM"
+    MEAN = "MEAN"
+
+    @classmethod
+    def parse(cls, value, where: str) -> ReduceOp:
+        """``value`` as a ReduceOp: a ReduceOp or ``"SUM"``/``"MEAN"`` (any case)."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str) and value.upper() in ("SUM", "MEAN"):
+            return cls(value.upper())
+        raise ValueError(
+            f"{where}: reduce_op must be ek.distribute.ReduceOp.SUM or MEAN (or 'SUM'/'MEAN'). "
+            f"Received: reduce_op={value!r}"
+        )
+
+
+class DistributedValues:
+    """Values, one per local replica (follows `tf.distribute.DistributedValues`).
+
+    Attributes:
+        values: a tuple, one value per local replica, in replica order.
+    """
+
+    __slots__ = ("_values",)
+    _kind = "DistributedValues"
+
+    def __init__(self, values):
+        self._values = tuple(values)
+        if not self._values:
+            raise ValueError(f"{self._kind}: needs at least one value.")
+
+    @property
+    def values(self) -> tuple:
+        return self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        items = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
+        return f"{self._kind}:{{\n{items}\n}}"
+
+
+class PerReplica(DistributedValues):
+    """A different value on each replica: what `Strategy.run` returns and what a distributed
+    dataset yields (follows TensorFlow's ``PerReplica``)."""
+
+    __slots__ = ()
+    _kind = "PerReplica"
+
+
+class Mirrored(DistributedValues):
+    """The same value on each replica (follows TensorFlow's ``Mirrored``)."""
+
+    __slots__ = ()
+    _kind = "Mirrored"
+
+
+def copy_array(array, device):
+    """A copy of ``array`` on ``device`` (never the same array object)."""
+    out = copy_to_device(make(array, _device_of(array)), device)._value
+    if out is array:
+        out = out.copy()
+    return out
+
+
+def _device_of(array):
+    from ..core.device import CPU, device_of_array
+
+    return CPU if isinstance(array, (np.ndarray, np.generic)) else device_of_array(array)
+
+
+class DistributedVariable(Variable):
+    """A Variable with a component array on each replica device of a strategy (the base of
+    `MirroredVariable` and `SyncOnReadVariable`; follows TensorFlow's ``DistributedVariable``).
+
+    Made by the strategy when a Variable is created in its `scope` (never directly). It is a
+    `Variable`: every op accepts it, and a read gives the component of the replica that runs.
+
+    Attributes:
+        values: the component values, one Tensor per local replica.
+        devices: the replica devices' names.
+    """
+
+    __slots__ = ("_active", "_components", "_replica_devices", "_strategy")
+
+    @classmethod
+    def _mirror(cls, primary: Variable, devices: tuple, strategy):
+        """A distributed variable from a plain Variable ``primary`` on ``devices[0]``: the
+        other components are copies of its value."""
+        v = cls.__new__(cls)
+        for slot in ("_constraint", "_name", "_trainable", "_uid"):
+            setattr(v, slot, getattr(primary, slot))
+        v._read = None
+        v._value = primary._value
+        v._device = primary._device
+        v._replica_devices = tuple(devices)
+        v._components = [None] + [copy_array(primary._value, d) for d in devices[1:]]
+        v._active = 0
+        v._strategy = strategy
+        v._setup()
+        return v
+
+    def _setup(self) -> None:
+        """Subclasses' extra state."""
+
+    @property
+    def values(self) -> tuple:
+        return tuple(make(self._component(r), d) for r, d in enumerate(self._replica_devices))
+
+    @property
+    def devices(self) -> tuple:
+        return tuple(d.name for d in self._replica_devices)
+
+    def _component(self, r: int):
+        return self._value if r == self._active else self._components[r]
+
+    def _activate(self, r) -> None:
+        """Makes replica ``r``'s component the Variable's own array (``None``: the
+        cross-replica view, which is replica 0's component for a mirrored variable)."""
+        r = 0 if r is None else r
+        if r == self._active:
+            return
+        comps = self._components
+        comps[self._active] = self._value
+        self._value = comps[r]
+        comps[r] = None
+        self._device = self._replica_devices[r]
+        self._active = r
+
+    def __repr__(self) -> str:
+        head = super().__repr__()
+        devices = ", ".join(self.devices)
+        return f"<{type(self).__name__} on [{devices}]: {head[1:-1]}>"
+
+    __str__ = __repr__
+
+
+class MirroredVariable(DistributedVariable):
+    """A Variable kept equal on every replica device (follows TensorFlow's
+    ``MirroredVariable``; synchronization ``ON_WRITE``).
+
+    Updates: in cross-replica context, `assign`, `assign_add` and `assign_sub` update every
+    component (the value is computed once and copied to each device); in a replica context
+    (inside `Strategy.run`), they update the replica's own component, so a value computed the
+    same way by every replica keeps them equal. Optimizers update every component from the
+    all-reduced gradients. In cross-replica context a read gives the first replica's
+    component.
+    """
+
+    __slots__ = ()
+
+    def _sync_from_active(self) -> None:
+        """Copies the active component to every other one."""
+        for r, d in enumerate(self._replica_devices):
+            if r != self._active:
+                self._components[r] = copy_array(self._value, d)
+
+    @stateful  # replayed by graph functions, as Variable's
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """Assigns every component (cross-replica context) or this replica's (replica context);
+        see the class docstring. Raises ValueError for a shape or dtype mismatch."""
+        super().assign(value, read_value=False)
+        if dctx.current_replica() is None:
+            self._sync_from_active()
+        return self if read_value else None
+
+    @stateful  # replayed by graph functions, as Variable's
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        """Adds ``delta`` to every component (cross-replica) or to this replica's."""
+        super().assign_add(delta, read_value=False)
+        if dctx.current_replica() is None:
+            self._sync_from_active()
+        return self if read_value else None
+
+    @stateful  # replayed by graph functions, as Variable's
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        """Subtracts ``delta`` from every component (cross-replica) or from this replica's."""
+        super().assign_sub(delta, read_value=False)
+        if dctx.current_replica() is None:
+            self._sync_from_active()
+        return self if read_value else None
+
+
+class SyncOnReadVariable(DistributedVariable):
+    """A Variable each replica updates on its own, read as the sum of the replicas'
+    components outside them (follows TensorFlow's ``SyncOnReadVariable`` with
+    ``VariableAggregation.SUM``): what metrics keep their state in.
+
+    In a replica context reads and updates touch the replica's component. In cross-replica
+    context the Variable reads as the sum of this process's replicas' components; a value
+    written there (an assignment, `reset_state`) becomes the first replica's component and
+    the others become zero, so the sum is the value written. Across workers the components
+    are not summed: each worker reads its own replicas' sum.
+    """
+
+    __slots__ = ("_cross",)
+
+    def _setup(self) -> None:
+        self._cross = None
+
+    def _activate(self, r) -> None:
+        if r == self._active:
+            return
+        comps = self._components
+        if self._active is None:  # leaving the cross-replica view
+            if self._value is not self._cross:  # written there: keep the sum
+                comps[0] = self._value
+                for k in range(1, len(comps)):
+                    comps[k] = self._zeros_on(k)
+                if self._device is not self._replica_devices[0]:
+                    comps[0] = copy_array(self._value, self._replica_devices[0])
+        else:
+            comps[self._active] = self._value
+        if r is None:
+            total = np.array(_host(comps[0]), copy=True)
+            for c in comps[1:]:
+                total = total + _host(c)
+            total = np.asarray(total, dtype=_host(comps[0]).dtype)
+            device = self._replica_devices[0]
+            value = copy_array(total, device) if device.xp is not np else total
+            if not np.shape(value):
+                value = value[()] if hasattr(value, "shape") else value
+            self._value = self._cross = value
+            self._device = device
+        else:
+            self._value = comps[r]
+            self._device = self._replica_devices[r]
+        self._active = r
+
+    def _zeros_on(self, r: int):
+        d = self._replica_devices[r]
+        value = self._value
+        zeros = np.zeros(np.shape(value), dtype=_host(value).dtype)
+        return zeros if d.xp is np else copy_array(zeros, d)
+
+    def _component(self, r: int):
+        if self._active is None:
+            return self._components[r]
+        return self._value if r == self._active else self._components[r]
+
+
+def _host(array):
+    from .collectives import to_host
+
+    return to_host(array)
+
+
+def select_replica(r: int, structure):
+    """Replica ``r``'s part of ``structure``: the ``r``-th value of each `DistributedValues`."""
+    from .. import nest
+
+    if isinstance(structure, DistributedValues):
+        return structure.values[r]
+    return nest.map_structure(
+        lambda x: x.values[r] if isinstance(x, DistributedValues) else x,
+        structure,
+    )
+
+
+def regroup(per_replica: list):
+    """One structure from the replicas' structures: leaves that differ become `PerReplica`,
+    leaves that are one object stay as they are (TensorFlow's ``regroup``)."""
+    from .. import nest
+
+    if len(per_replica) == 1:
+        return per_replica[0]
+    first = per_replica[0]
+    if isinstance(first, (Tensor, np.ndarray)) or not isinstance(first, (list, tuple, dict)):
+        if all(x is first for x in per_replica):
+            return first
+        return PerReplica(per_replica)
+    return nest.map_structure(
+        lambda *xs: xs[0] if all(x is xs[0] for x in xs) else PerReplica(xs), *per_replica
+    )

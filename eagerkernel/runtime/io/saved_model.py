@@ -1,0 +1,801 @@
+"""Saved models: a module's variables and traced graph functions, loadable without its Python
+code (follows `tf.saved_model.save` / `tf.saved_model.load`; not TensorFlow's format).
+
+A saved model is a directory:
+
+- ``saved_model.json``: the format name and version, the variables (name, dtype, shape,
+  trainable), and every function: its concrete functions (input specs) and their programs, as
+  lists of primitive names with their parameters, variable reads, guards and the few stateful
+  ops that can be named (variable assignments, random draws, dropout masks, ``ek.print``);
+- ``variables.safetensors``: the variables' values, the programs' constants and array
+  parameters.
+
+Nothing in the files is code: loading looks up primitives and stateful ops by name in tables
+of this runtime, and refuses any other name. Programs are those `ek.function` traced (see
+`eagerkernel.runtime.function`), replayed the same way, so a loaded function gives bit for
+bit the results of the original. A call whose guard takes a branch that was never traced
+raises `InvalidArgumentError` (there is no Python function to trace it with).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import typing
+
+import numpy as np
+
+from .. import nest
+from ..core import context as _context
+from ..core import dtypes
+from ..core.context import ACTIVE
+from ..core.device import CPU, Device
+from ..core.device import device as device_scope
+from ..core.dispatch import Primitive
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, make
+from ..core.variable import Variable
+from ..data.structure import TensorSpec
+from ..function import (
+    ConcreteFunction,
+    Function,
+    Program,
+    _Arg,
+    _hashable,
+    _Miss,
+    _Obj,
+    _Param,
+)
+
+__all__ = ["LoadOptions", "SaveOptions", "load", "save"]
+
+FORMAT = "eagerkernel.saved_model"
+VERSION = 1
+_JSON = "saved_model.json"
+_ARRAYS = "variables.safetensors"
+
+# The stateful ops a saved program may call, by "module:qualname" of the function `stateful`
+# wraps. Loading resolves only these names.
+_CALLS = {
+    "eagerkernel.runtime.core.variable:Variable.assign",
+    "eagerkernel.runtime.core.variable:Variable.assign_add",
+    "eagerkernel.runtime.core.variable:Variable.assign_sub",
+    "eagerkernel.runtime.random:normal",
+    "eagerkernel.runtime.random:uniform",
+    "eagerkernel.runtime.random:truncated_normal",
+    "eagerkernel.runtime.random:shuffle",
+    "eagerkernel.runtime.ops.nn:_dropout_mask",
+    "eagerkernel.runtime.function:print_",
+}
+
+
+def _primitives() -> dict:
+    """Every Primitive of the runtime, by its `Primitive.key` ("module:name")."""
+    return Primitive.registry
+
+
+def _device(name: str) -> Device:
+    from ..core.device import get_device
+
+    try:
+        return get_device(name)
+    except (ValueError, RuntimeError, InvalidArgumentError):  # a device this machine lacks:
+        return CPU  # run on the CPU (TensorFlow's soft placement)
+
+
+# -- saving ------------------------------------------------------------------------------------
+
+
+class _Writer:
+    def __init__(self, variables: list):
+        self.variables = variables
+        self.var_index = {id(v): k for k, v in enumerate(variables)}
+        self.arrays: dict = {}
+
+    def array(self, prefix: str, value) -> dict:
+        key = f"{prefix}{len(self.arrays)}"
+        a = np.asarray(value.get() if hasattr(value, "get") else value)
+        if a.dtype.kind not in "biufc":
+            raise ValueError(f"saved_model.save: cannot store a {a.dtype} array ({key}).")
+        self.arrays[key] = np.ascontiguousarray(a)
+        return {"array": key}
+
+    def variable(self, v: Variable) -> int:
+        k = self.var_index.get(id(v))
+        if k is None:
+            k = self.var_index[id(v)] = len(self.variables)
+            self.variables.append(v)
+        return k
+
+    def value(self, x, where: str):
+        """A parameter or template value as JSON."""
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return x
+        if isinstance(x, _Obj):
+            raise ValueError(f"saved_model.save: {where}: passes an object between stateful ops.")
+        if isinstance(x, _Arg):
+            return {"ref": _ref(x.ref)}
+        if isinstance(x, _Param):
+            return {"param": _ref(x.ref)}
+        if isinstance(x, Variable):
+            return {"variable": self.variable(x)}
+        if isinstance(x, dtypes.DType):
+            return {"dtype": x.name}
+        if isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic)):
+            return {"np_dtype": np.dtype(x).str}
+        if isinstance(x, Device):
+            return {"device": x.name}
+        if isinstance(x, (np.ndarray, np.generic)) or hasattr(x, "__cuda_array_interface__"):
+            return self.array("param", x)
+        if isinstance(x, slice):
+            return {
+                "slice": [
+                    self.value(x.start, where),
+                    self.value(x.stop, where),
+                    self.value(x.step, where),
+                ]
+            }
+        if x is Ellipsis:
+            return {"ellipsis": True}
+        if x is sys.stdout or x is sys.stderr:
+            return {"stream": "stdout" if x is sys.stdout else "stderr"}
+        if isinstance(x, tuple):
+            return {"tuple": [self.value(v, where) for v in x]}
+        if isinstance(x, list):
+            return [self.value(v, where) for v in x]
+        if isinstance(x, dict):
+            if not all(isinstance(k, str) for k in x):
+                raise ValueError(f"saved_model.save: {where}: a dict with non-string keys.")
+            return {"dict": {k: self.value(v, where) for k, v in x.items()}}
+        raise ValueError(f"saved_model.save: {where}: cannot store {type(x).__name__} {x!r:.60}.")
+
+    def program(self, program: Program, where: str) -> dict:
+        ops = []
+        for ins in program.ops:
+            kind = ins[0]
+            if kind == "op":
+                _, prim, refs, params, outs, saved = ins
+                key = prim.key
+                if _primitives().get(key) is not prim:
+                    raise ValueError(f"saved_model.save: {where}: op {prim.name} has no name.")
+                ops.append(
+                    {
+                        "op": key,
+                        "in": [_ref(r) for r in refs],
+                        "params": {
+                            k: self.value(v, f"{where}: {prim.name}.{k}")
+                            for k, v in (params or {}).items()
+                        },
+                        "out": outs if type(outs) is int else {"tuple": list(outs)},
+                        "saved": saved,
+                    }
+                )
+            elif kind == "read":
+                ops.append({"read": self.variable(program.variables[ins[1]]), "out": ins[2]})
+            elif kind == "guard":
+                value = ins[3]
+                stored = self.array("guard", value) if ins[2] == "array" else _scalar(value)
+                ops.append({"guard": _ref(ins[1]), "kind": ins[2], "value": stored})
+            else:
+                _, fn, arg_t, out_t = ins
+                key = f"{fn.__module__}:{fn.__qualname__}"
+                if key not in _CALLS:
+                    raise ValueError(
+                        f"saved_model.save: {where} calls {fn.__qualname__}, a stateful op that "
+                        "a saved model cannot replay (only variable assignments, random draws, "
+                        "dropout and ek.print can be saved; optimizers and metrics cannot)."
+                    )
+                ops.append(
+                    {
+                        "call": key,
+                        "args": self.value(arg_t, where),
+                        "out": self.value(out_t, where),
+                    }
+                )
+        consts = {}
+        for ins in program.ops:
+            for r in _refs_of(ins):
+                if type(r) is tuple and r[0] == "c" and r[1] not in consts:
+                    value, device = program.consts[r[1]]
+                    consts[r[1]] = {**self.array("const", value), "device": device.name}
+        for r in program.outputs:
+            if r is not None and type(r) is tuple and r[0] == "c" and r[1] not in consts:
+                value, device = program.consts[r[1]]
+                consts[r[1]] = {**self.array("const", value), "device": device.name}
+        slots = []
+        for k, device in enumerate(program.devices):
+            dt = program._dtypes[k] if k < len(program._dtypes) else None
+            shape = program._shapes[k] if k < len(program._shapes) else ()
+            slots.append(
+                {
+                    "device": None if device is None else device.name,
+                    "dtype": None if dt is None else dt.name,
+                    "shape": list(shape),
+                }
+            )
+        return {
+            "n_inputs": program.n_inputs,
+            "ops": ops,
+            "consts": {str(k): v for k, v in consts.items()},
+            "slots": slots,
+            "outputs": [None if r is None else _ref(r) for r in program.outputs],
+            "structure": self.value(_structure(program.structure), where),
+            "leaves": [
+                self.value(leaf, where) if r is None else None
+                for r, leaf in zip(program.outputs, program.py_leaves)
+            ],
+            "branches": [
+                {
+                    "guard": i,
+                    "value": self.value(_unhash(v), where),
+                    "program": self.program(p, where),
+                }
+                for (i, v), p in program.branches.items()
+            ],
+        }
+
+
+def _scalar(value):
+    if isinstance(value, complex):
+        return {"complex": [value.real, value.imag]}
+    if isinstance(value, float) and value != value:
+        return {"nan": True}
+    return value
+
+
+def _unhash(value):
+    if isinstance(value, tuple) and len(value) == 3 and isinstance(value[2], bytes):
+        shape, dt, raw = value
+        return np.frombuffer(raw, dtype=np.dtype(dt)).reshape(shape)
+    return _scalar(value)
+
+
+def _structure(structure):
+    """The nesting with `_Leaf` markers (JSON keeps lists, tuples and string-keyed dicts)."""
+    if isinstance(structure, (list, tuple)):
+        items = [_structure(s) for s in structure]
+        return tuple(items) if isinstance(structure, tuple) else items
+    if isinstance(structure, dict):
+        return {k: _structure(v) for k, v in structure.items()}
+    return None  # a leaf
+
+
+def _ref(r):
+    return r if type(r) is int else {"c": r[1]}
+
+
+def _refs_of(ins) -> list:
+    kind = ins[0]
+    if kind == "op":
+        return list(ins[2]) + [v.ref for v in (ins[3] or {}).values() if isinstance(v, _Param)]
+    if kind == "guard":
+        return [ins[1]]
+    if kind == "call":
+        out: list = []
+        for x in nest.flatten(ins[2]):
+            if isinstance(x, _Arg):
+                out.append(x.ref)
+        return out
+    return []
+
+
+def _functions_of(obj) -> dict:
+    """The `ek.function`s of ``obj``: methods of its class (bound to it) and attributes."""
+    found = {}
+    for klass in reversed(type(obj).__mro__):
+        for name, attr in vars(klass).items():
+            if isinstance(attr, Function):
+                found[name] = attr.__get__(obj, type(obj))
+    for name, attr in getattr(obj, "__dict__", {}).items():
+        if isinstance(attr, Function):
+            found[name] = attr
+    return found
+
+
+class SaveOptions:
+    """Options of `save` (follows `tf.saved_model.SaveOptions`).
+
+    Args:
+        experimental_custom_gradients: TensorFlow's default True saves the gradients of
+            ``ek.custom_gradient`` functions; this format cannot, so `save` raises for a
+            function that uses one unless this is False (then a loaded function
+            differentiates through the ops the custom-gradient function ran, as TensorFlow
+            does with False).
+        namespace_whitelist, save_debug_info, function_aliases, experimental_io_device,
+            experimental_variable_policy: accepted with TensorFlow's defaults only.
+
+    Raises:
+        NotImplementedError: another value for an option this format has no use for.
+    """
+
+    _DEFAULTS: typing.ClassVar[dict] = {
+        "namespace_whitelist": None,
+        "save_debug_info": False,
+        "function_aliases": None,
+        "experimental_io_device": None,
+        "experimental_variable_policy": None,
+        "experimental_image_format": False,
+        "experimental_skip_saver": False,
+        "experimental_sharding_callback": None,
+    }
+
+    def __init__(self, experimental_custom_gradients: bool = True, **kwargs):
+        for key, value in kwargs.items():
+            if key not in self._DEFAULTS:
+                raise TypeError(f"SaveOptions: unexpected keyword argument {key!r}.")
+            if value != self._DEFAULTS[key]:
+                raise NotImplementedError(f"SaveOptions: {key}={value!r} is not supported.")
+        self.experimental_custom_gradients = bool(experimental_custom_gradients)
+
+
+class LoadOptions:
+    """Options of `load` (follows `tf.saved_model.LoadOptions`); only the defaults, which
+    ask for nothing, are accepted."""
+
+    def __init__(self, **kwargs):
+        for key, value in kwargs.items():
+            if value not in (None, False):
+                raise NotImplementedError(f"LoadOptions: {key}={value!r} is not supported.")
+
+
+def save(obj, export_dir, signatures=None, options=None) -> None:
+    """Writes ``obj``'s variables and the programs of its traced `ek.function`s to the
+    directory ``export_dir`` (follows `tf.saved_model.save`; our own format, not TF's).
+
+    Args:
+        obj: an `ek.Module`, Keras model, or any object with ``variables`` and
+            `ek.function` methods or attributes. Each function is saved with every
+            signature it has traced so far (call it, or `get_concrete_function`, first).
+        export_dir: a directory, created or replaced whole (a crash leaves the old one).
+        signatures: an `ek.function`, a `ConcreteFunction` or a dict of them by name, saved
+            as ``loaded.signatures[name]`` (a single one as ``"serving_default"``).
+        options: a `SaveOptions` (None: TensorFlow's defaults).
+
+    Raises:
+        ValueError: a function has no trace, or calls a stateful op that cannot be saved
+            (an optimizer, a metric), or a parameter that cannot be stored.
+    """
+    if options is not None and not isinstance(options, SaveOptions):
+        raise TypeError(f"saved_model.save: options must be a SaveOptions, got {options!r}.")
+    custom_gradients = True if options is None else options.experimental_custom_gradients
+    functions = _functions_of(obj)
+    if signatures is not None:
+        if not isinstance(signatures, dict):
+            signatures = {"serving_default": signatures}
+        sig_functions = {}
+        for name, f in signatures.items():
+            sig_functions[name] = f._function if isinstance(f, ConcreteFunction) else f
+    else:
+        sig_functions = {}
+    variables = list(getattr(obj, "variables", None) or [])
+    writer = _Writer([v for v in variables if isinstance(v, Variable)])
+    saved_functions = {}
+    for group, table in (("functions", functions), ("signatures", sig_functions)):
+        for name, f in table.items():
+            if not isinstance(f, Function):
+                raise TypeError(f"saved_model.save: {name} is not an ek.function: {f!r}.")
+            entries = [c for c in f.concrete_functions if c.program is not None]
+            if custom_gradients and any(c.program.custom_gradients for c in entries):
+                raise NotImplementedError(
+                    f"saved_model.save: function {name} uses ek.custom_gradient, whose "
+                    "gradient this format cannot store; pass options=ek.saved_model."
+                    "SaveOptions(experimental_custom_gradients=False) to save it with "
+                    "gradients through its ops."
+                )
+            if not entries and f.input_signature is not None:
+                raise ValueError(
+                    f"saved_model.save: function {name} has an input_signature but was never "
+                    "called; eagerkernel traces on real values, so call it once (with inputs "
+                    "of the shapes to save) before saving."
+                )
+            if group == "signatures" and not entries:
+                raise ValueError(
+                    f"saved_model.save: signature {name!r} has no traced concrete function; "
+                    "call it (or get_concrete_function with tensors) first."
+                )
+            saved_functions.setdefault(group, {})[name] = [
+                {
+                    "inputs": writer.value(
+                        _specs_json(c.structured_input_signature), f"{name} inputs"
+                    ),
+                    "program": writer.program(c.program, f"function {name}"),
+                }
+                for c in entries
+            ]
+    for k, v in enumerate(writer.variables):
+        writer.arrays[f"variable{k}"] = np.ascontiguousarray(
+            np.asarray(v._value.get() if hasattr(v._value, "get") else v._value)
+        )
+    meta = {
+        "format": FORMAT,
+        "version": VERSION,
+        "variables": [
+            {"name": v._name, "trainable": v.trainable, "device": v._device.name}
+            for v in writer.variables
+        ],
+        "functions": saved_functions.get("functions", {}),
+        "signatures": saved_functions.get("signatures", {}),
+    }
+    _write(os.fspath(export_dir), meta, writer.arrays)
+
+
+def _specs_json(specs):
+    args, kwargs = specs
+    return {"args": _spec_tree(args), "kwargs": _spec_tree(kwargs)}
+
+
+def _spec_tree(x):
+    if isinstance(x, TensorSpec):
+        shape = None if x.shape.rank is None else list(x.shape.as_list())
+        return {"spec": {"shape": shape, "dtype": x.dtype.name}}
+    if isinstance(x, tuple):
+        return tuple(_spec_tree(v) for v in x)
+    if isinstance(x, list):
+        return [_spec_tree(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _spec_tree(v) for k, v in x.items()}
+    return x
+
+
+def _write(export_dir: str, meta: dict, arrays: dict) -> None:
+    from safetensors.numpy import save_file
+
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".saved_model-", dir=parent)
+    try:
+        save_file(arrays, os.path.join(tmp, _ARRAYS))
+        with open(os.path.join(tmp, _JSON), "w") as f:
+            json.dump(meta, f)
+            f.flush()
+            os.fsync(f.fileno())
+        old = None
+        if os.path.exists(export_dir):
+            old = tempfile.mkdtemp(prefix=".saved_model-old-", dir=parent)
+            os.rmdir(old)
+            os.replace(export_dir, old)
+        os.replace(tmp, export_dir)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, path: str, arrays: dict, variables: list):
+        self.path = path
+        self.arrays = arrays
+        self.variables = variables
+        self.prims = _primitives()
+
+    def fail(self, message: str) -> ValueError:
+        return ValueError(f"saved_model.load: {self.path}: {message}")
+
+    def array(self, obj) -> np.ndarray:
+        key = obj["array"]
+        if key not in self.arrays:
+            raise self.fail(f"array {key!r} is missing from {_ARRAYS}.")
+        return self.arrays[key]
+
+    def value(self, x):
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return x
+        if isinstance(x, list):
+            return [self.value(v) for v in x]
+        if not isinstance(x, dict) or len(x) == 0:
+            raise self.fail(f"unreadable value {x!r:.60}.")
+        if "ref" in x:
+            return _Arg(_unref(x["ref"]))
+        if "param" in x:
+            return _Param(_unref(x["param"]))
+        if "variable" in x:
+            k = x["variable"]
+            if not isinstance(k, int) or not 0 <= k < len(self.variables):
+                raise self.fail(f"variable index {k!r} out of range.")
+            return self.variables[k]
+        if "dtype" in x:
+            return dtypes.as_dtype(x["dtype"])
+        if "np_dtype" in x:
+            return np.dtype(x["np_dtype"])
+        if "device" in x and len(x) == 1:
+            return _device(x["device"])
+        if "array" in x:
+            return self.array(x)
+        if "slice" in x:
+            return slice(*[self.value(v) for v in x["slice"]])
+        if "ellipsis" in x:
+            return Ellipsis
+        if "stream" in x:
+            return sys.stdout if x["stream"] == "stdout" else sys.stderr
+        if "tuple" in x:
+            return tuple(self.value(v) for v in x["tuple"])
+        if "dict" in x:
+            return {k: self.value(v) for k, v in x["dict"].items()}
+        if "complex" in x:
+            return complex(*x["complex"])
+        if "nan" in x:
+            return float("nan")
+        raise self.fail(f"unreadable value {x!r:.60}.")
+
+    def program(self, p: dict) -> Program:
+        try:
+            slots = p["slots"]
+            devices = [None if s["device"] is None else _device(s["device"]) for s in slots]
+            shapes = [tuple(s["shape"]) for s in slots]
+            dts = [None if s["dtype"] is None else dtypes.as_dtype(s["dtype"]) for s in slots]
+            consts_json = p["consts"]
+            n_consts = 1 + max((int(k) for k in consts_json), default=-1)
+            consts = [(None, CPU)] * n_consts
+            for k, c in consts_json.items():
+                consts[int(k)] = (self.array(c), _device(c["device"]))
+            variables = []
+            var_index = {}
+            ops = []
+            for op in p["ops"]:
+                if "op" in op:
+                    prim = self.prims.get(op["op"])
+                    if prim is None:
+                        raise self.fail(f"unknown primitive {op['op']!r}.")
+                    outs = op["out"]
+                    outs = tuple(outs["tuple"]) if isinstance(outs, dict) else int(outs)
+                    params = {k: self.value(v) for k, v in op["params"].items()}
+                    refs = tuple(_unref(r) for r in op["in"])
+                    ops.append(("op", prim, refs, params or None, outs, op["saved"]))
+                elif "read" in op:
+                    v = self.value({"variable": op["read"]})
+                    if id(v) not in var_index:
+                        var_index[id(v)] = len(variables)
+                        variables.append(v)
+                    ops.append(("read", var_index[id(v)], int(op["out"])))
+                elif "guard" in op:
+                    kind = op["kind"]
+                    value = self.value(op["value"])
+                    ops.append(("guard", _unref(op["guard"]), kind, value))
+                elif "call" in op:
+                    key = op["call"]
+                    if key not in _CALLS:
+                        raise self.fail(f"unknown stateful op {key!r}.")
+                    ops.append(
+                        ("call", _resolve(key), self.value(op["args"]), self.value(op["out"]))
+                    )
+                else:
+                    raise self.fail(f"unreadable instruction {op!r:.60}.")
+            outputs = [None if r is None else _unref(r) for r in p["outputs"]]
+            program = Program(
+                ops, outputs, int(p["n_inputs"]), variables, consts, devices, shapes, dts
+            )
+            program.structure = self.value(p["structure"])
+            program.py_leaves = [self.value(v) for v in p["leaves"]]
+            for b in p["branches"]:
+                value = self.value(b["value"])
+                program.branches[(int(b["guard"]), _hashable(value))] = self.program(b["program"])
+            return program
+        except (KeyError, TypeError, IndexError) as exc:
+            raise self.fail(f"a program is damaged ({type(exc).__name__}: {exc}).") from None
+
+
+def _unref(r):
+    if isinstance(r, int):
+        return r
+    if isinstance(r, dict) and "c" in r:
+        return ("c", int(r["c"]))
+    raise ValueError(f"saved_model.load: unreadable reference {r!r:.60}.")
+
+
+def _resolve(key: str):
+    module, qualname = key.split(":")
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return getattr(obj, "__wrapped__", obj)
+
+
+class LoadedFunction:
+    """A function of a loaded saved model: its concrete functions' programs, replayed as
+    `ek.function` replays them; called under a tape, op by op through the dispatcher so
+    the tape can differentiate it."""
+
+    def __init__(self, name: str, entries: list):
+        self.name = name
+        self._entries = entries  # [(flat input specs, args structure, Program)]
+
+    def __repr__(self) -> str:
+        return f"<saved_model function {self.name}: {len(self._entries)} signature(s)>"
+
+    @property
+    def concrete_functions(self) -> list:
+        return [specs for specs, _, _ in self._entries]
+
+    def __call__(self, *args, **kwargs):
+        flat = nest.flatten((args, kwargs))
+        tensors = []
+        for x in flat:
+            if isinstance(x, (Tensor, np.ndarray, float, int)) and not isinstance(x, bool):
+                tensors.append(x if isinstance(x, Tensor) else None)
+        for specs, _, program in self._entries:
+            converted = _match(flat, specs)
+            if converted is not None:
+                return self._run(program, converted)
+        raise InvalidArgumentError(
+            None,
+            self.name,
+            f"{self.name}: no saved concrete function matches the arguments "
+            f"{[_describe_arg(x) for x in flat]}; saved: "
+            f"{[[repr(s) for s in specs] for specs, _, _ in self._entries]}.",
+        )
+
+    def _run(self, program: Program, tensors: list):
+        observed = bool(ACTIVE and _context.context().recorders)
+        while True:
+            try:
+                if observed:
+                    values = program.run_observed(tensors)
+                else:
+                    values = program.run([t._value for t in tensors])
+                break
+            except _Miss as miss:
+                nxt = program.branches.get((miss.index, _hashable(miss.value)))
+                if nxt is None:
+                    raise InvalidArgumentError(
+                        None,
+                        self.name,
+                        f"{self.name}: the arguments take a branch (guard {miss.index} gave "
+                        f"{miss.value!r:.60}) that was not traced before saving.",
+                    ) from None
+                program = nxt
+        flat = []
+        for r, value, leaf in zip(program.outputs, values, program.py_leaves):
+            if r is None:
+                flat.append(leaf)
+            elif isinstance(value, Tensor):
+                flat.append(value)
+            elif type(r) is int:
+                flat.append(make(value, program.devices[r]))
+            else:
+                flat.append(make(value, program.consts[r[1]][1]))
+        return nest.pack_sequence_as(program.structure, flat)
+
+
+def _describe_arg(x) -> str:
+    if isinstance(x, Tensor):
+        return repr(TensorSpec(tuple(x._value.shape), x.dtype))
+    return repr(x)
+
+
+def _match(flat: list, specs: list):
+    if len(flat) != len(specs):
+        return None
+    out = []
+    for x, s in zip(flat, specs):
+        if isinstance(s, TensorSpec):
+            if not isinstance(x, Tensor):
+                try:
+                    x = make(np.asarray(x, dtype=s.dtype._np), CPU)
+                except (TypeError, ValueError):
+                    return None
+            if not s.is_compatible_with(x) or tuple(x._value.shape) != tuple(s.shape.as_list()):
+                return None
+            out.append(x)
+        elif x != s:
+            return None
+    return out
+
+
+class _Loaded:
+    """What `load` returns: the saved variables and functions, as attributes."""
+
+    def __init__(self, path: str, variables: list, functions: dict, signatures: dict):
+        self._path = path
+        self.variables = variables
+        self.trainable_variables = [v for v in variables if v.trainable]
+        self.signatures = signatures
+        for name, f in functions.items():
+            setattr(self, name, f)
+        self._functions = functions
+
+    def __call__(self, *args, **kwargs):
+        f = self._functions.get("__call__")
+        if f is None:
+            raise TypeError(f"The saved model at {self._path} has no __call__ function.")
+        return f(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return (
+            f"<loaded saved model {self._path}: {len(self.variables)} variables, "
+            f"functions {sorted(self._functions)}>"
+        )
+
+
+def load(export_dir, tags=None, options=None):
+    """Loads a saved model written by `save` (follows `tf.saved_model.load`).
+
+    Returns:
+        An object with ``variables``, ``trainable_variables`` (new Variables holding the
+        saved values: they train like any other), each saved function as an attribute (and
+        ``obj(...)`` for ``__call__``), and ``signatures``.
+
+    Raises:
+        FileNotFoundError: no saved model at ``export_dir``.
+        ValueError: a damaged file, an unknown format version, primitive or stateful op;
+            the message names the file.
+    """
+    if options is not None and not isinstance(options, LoadOptions):
+        raise TypeError(f"saved_model.load: options must be a LoadOptions, got {options!r}.")
+    path = os.fspath(export_dir)
+    meta_path = os.path.join(path, _JSON)
+    arrays_path = os.path.join(path, _ARRAYS)
+    for p in (meta_path, arrays_path):
+        if not os.path.isfile(p):
+            raise FileNotFoundError(f"saved_model.load: {p} does not exist.")
+    try:
+        with open(meta_path, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"saved_model.load: {meta_path} is damaged: {exc}.") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"saved_model.load: {meta_path} is not an eagerkernel saved model.")
+    if meta.get("version") != VERSION:
+        raise ValueError(
+            f"saved_model.load: {meta_path} has format version {meta.get('version')!r}; this "
+            f"eagerkernel reads version {VERSION}."
+        )
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    try:
+        arrays = load_file(arrays_path)
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise ValueError(f"saved_model.load: {arrays_path} is damaged: {exc}.") from None
+    reader = _Reader(meta_path, arrays, [])
+    try:
+        for k, v in enumerate(meta["variables"]):
+            key = f"variable{k}"
+            if key not in arrays:
+                raise reader.fail(f"variable {v['name']!r} is missing from {_ARRAYS}.")
+            with device_scope(_device(v["device"]).name):
+                reader.variables.append(
+                    Variable(arrays[key].copy(), trainable=bool(v["trainable"]), name=v["name"])
+                )
+        groups = {}
+        for group in ("functions", "signatures"):
+            table = {}
+            for name, entries in meta[group].items():
+                loaded = []
+                for e in entries:
+                    specs_tree = reader.value(e["inputs"])
+                    specs = _specs_from(specs_tree)
+                    loaded.append((specs, specs_tree, reader.program(e["program"])))
+                table[name] = LoadedFunction(name, loaded)
+            groups[group] = table
+    except (KeyError, TypeError) as exc:
+        raise reader.fail(f"damaged ({type(exc).__name__}: {exc}).") from None
+    return _Loaded(path, reader.variables, groups["functions"], groups["signatures"])
+
+
+def _specs_from(tree) -> list:
+    """The flat input specs of ``{"args": ..., "kwargs": ...}`` as `TensorSpec`s and values."""
+
+    def build(x):
+        if isinstance(x, dict) and "spec" in x:
+            return TensorSpec(x["spec"]["shape"], dtypes.as_dtype(x["spec"]["dtype"]))
+        if isinstance(x, dict) and "dict" in x:
+            return {k: build(v) for k, v in x["dict"].items()}
+        if isinstance(x, dict):
+            return {k: build(v) for k, v in x.items()}
+        if isinstance(x, tuple):
+            return tuple(build(v) for v in x)
+        if isinstance(x, list):
+            return [build(v) for v in x]
+        return x
+
+    args = build(tree["args"])
+    kwargs = build(tree["kwargs"])
+    return nest.flatten((args, kwargs))

@@ -1,0 +1,750 @@
+"""The functional API (follows `tf.keras.Input` and `tf.keras.Model(inputs, outputs)`).
+
+``Input(shape)`` returns a `KerasTensor`. Calling a layer on KerasTensors (`symbolic_call`,
+reached from `Layer.__call__`) builds the layer from the symbolic shapes, infers its output
+shapes and dtypes, records a `Node` and returns new KerasTensors. Shape inference runs the
+layer's `compute_output_shape` when it has one; otherwise (custom layers) it calls the layer on
+two small zero-filled stand-ins, with every unknown dimension 2 and then 3, off every tape and
+in inference mode, and marks the output dimensions that differ as unknown.
+
+`Functional` (what ``Model(inputs=..., outputs=...)`` returns) orders the recorded nodes as
+Keras 2 does (by depth from the outputs) and runs them on real tensors; called on KerasTensors
+it becomes one node of a larger graph.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import nest
+from ..core import dtypes
+from ..core.tensor import Tensor, TensorShape, to_tensor
+from .keras_tensor import KerasHistory, KerasTensor, Node
+from .layers.base import Layer, deferred_updates
+from .masking import call_kwargs, output_mask
+from .models import Model, batch_none
+
+__all__ = ["Functional", "Input", "compute_output_spec", "symbolic_call"]
+
+
+def Input(
+    shape=None,
+    batch_size=None,
+    dtype=None,
+    sparse=None,
+    batch_shape=None,
+    name=None,
+    tensor=None,
+    optional=False,
+    ragged=None,
+    type_spec=None,
+):
+    """A symbolic input of a functional model (follows `tf.keras.Input`).
+
+    Args:
+        shape: the shape of one example, without the batch axis; None for an unknown size
+            (``(None, 3)``: sequences of any length).
+        batch_size: optional fixed batch size (default None: any).
+        dtype: default float32.
+        sparse, ragged, tensor, type_spec: accepted only with their defaults (no sparse,
+            ragged or wrapped-tensor inputs); anything else raises NotImplementedError.
+        batch_shape: the full shape, batch axis included (instead of ``shape``).
+        name: the input layer's name (default ``input_layer``, ``input_layer_1``, ...); a model
+            called with a dict finds this input under it.
+        optional: accepted as False only.
+
+    Returns:
+        A `KerasTensor` of shape ``(batch_size, *shape)``.
+
+    Raises:
+        ValueError: neither or both of ``shape`` and ``batch_shape``, or a negative size.
+        NotImplementedError: ``sparse``, ``ragged``, ``tensor``, ``type_spec`` or ``optional``.
+
+    >>> x = ek.keras.Input(shape=(28, 28, 1), name="img")
+    >>> x.shape, x.dtype.name
+    (TensorShape([None, 28, 28, 1]), 'float32')
+    """
+    from .layers.core import InputLayer
+
+    for arg, value in (
+        ("sparse", sparse),
+        ("ragged", ragged),
+        ("tensor", tensor),
+        ("type_spec", type_spec),
+        ("optional", optional),
+    ):
+        if value not in (None, False):
+            raise NotImplementedError(
+                f"Input: {arg}= is not supported (dense inputs only). Received: {arg}={value!r}"
+            )
+    if (shape is None) == (batch_shape is None):
+        raise ValueError(
+            "Input: give exactly one of `shape` (without the batch axis) and `batch_shape`. "
+            f"Received: shape={shape!r}, batch_shape={batch_shape!r}"
+        )
+    if batch_shape is None:
+        if isinstance(shape, (int, np.integer)):
+            shape = (int(shape),)
+        batch_shape = (batch_size, *tuple(shape))
+    batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
+    if any(d is not None and d < 0 for d in batch_shape):
+        raise ValueError(f"Input: negative dimension in shape. Received: shape={batch_shape}")
+    layer = InputLayer(batch_shape=batch_shape, dtype=dtype, name=name)
+    return layer.output
+
+
+def make_input_tensor(layer) -> KerasTensor:
+    """The KerasTensor an InputLayer stands for (recorded as the layer's node 0)."""
+    kt = KerasTensor(
+        layer._batch_input_shape, layer.dtype, name=layer.name, history=KerasHistory((layer, 0, 0))
+    )
+    Node(layer, (), {}, kt)
+    return kt
+
+
+def _is_shape(s) -> bool:
+    return isinstance(s, (tuple, list)) and all(
+        d is None or isinstance(d, (int, np.integer)) for d in s
+    )
+
+
+def _map_shapes(fn, structure):
+    if _is_shape(structure):
+        return fn(structure)
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_map_shapes(fn, s) for s in structure)
+    if isinstance(structure, dict):
+        return {k: _map_shapes(fn, v) for k, v in structure.items()}
+    raise TypeError(f"compute_output_shape returned {structure!r}, not a shape or shapes.")
+
+
+def _output_dtype(layer: Layer, inputs):
+    """Keras's autocasting rule for a call whose shapes come from `compute_output_shape`:
+    floating inputs and layers with weights compute in the layer's dtype; other layers pass
+    the input's dtype through."""
+    first = next((t for t in nest.flatten(inputs) if isinstance(t, KerasTensor)), None)
+    if first is None or first.dtype.is_floating or layer._tracked or layer._input_dtype:
+        return layer._dtype
+    return first.dtype
+
+
+def compute_output_spec(layer: Layer, inputs, args=(), kwargs=None):
+    """KerasTensors (without history) for ``layer(inputs, *args, **kwargs)`` on KerasTensors.
+
+    Uses the layer's own ``compute_output_spec`` if it has one (functional models do), else
+    its `compute_output_shape` for a plain call, else two stand-in calls (module docstring).
+    """
+    kwargs = kwargs or {}
+    own = getattr(layer, "compute_output_spec", None)
+    if own is not None:
+        return own(inputs, *args, **kwargs)
+    plain = not args and not (set(kwargs) - {"training", "mask"})
+    if plain and hasattr(type(layer), "compute_output_shape"):
+        shapes = nest.map_structure(
+            lambda t: tuple(t.shape) if isinstance(t, KerasTensor) else t, inputs
+        )
+        if isinstance(inputs, KerasTensor):
+            shapes = tuple(inputs.shape)
+        try:
+            out = layer.compute_output_shape(shapes)
+        except NotImplementedError:
+            out = None
+        if out is not None:
+            dtype = _output_dtype(layer, inputs)
+            return _map_shapes(lambda s: KerasTensor(tuple(s), dtype), out)
+    return _probe_spec(layer, inputs, args, kwargs)
+
+
+def _probe_spec(layer: Layer, inputs, args, kwargs):
+    from ..core.tape import stop_recording
+    from ..ops.creation import zeros
+
+    kwargs = dict(kwargs)
+    if "training" in kwargs or Layer._call_accepts_training.get(type(layer)):
+        kwargs["training"] = False
+    results = []
+    for size in (2, 3):
+
+        def stand_in(t, size=size):
+            if not isinstance(t, KerasTensor):
+                return t
+            return zeros([size if d is None else d for d in t.shape], dtype=t.dtype)
+
+        a_inputs, a_args, a_kwargs = nest.map_structure(stand_in, (inputs, list(args), kwargs))
+        try:
+            with stop_recording(), deferred_updates():  # moving statistics: never committed
+                results.append(layer(a_inputs, *a_args, **a_kwargs))
+        except Exception as e:
+            raise type(e)(
+                f"{e}\n(while inferring the output shape of layer {layer.name!r} "
+                f"({type(layer).__name__}) on symbolic inputs: it ran on stand-in inputs with "
+                f"each unknown dimension set to {size}; give the layer a compute_output_shape "
+                "method if its output shape cannot be found that way)"
+            ) from e
+
+    def spec(a, b):
+        if not isinstance(a, Tensor):
+            raise TypeError(
+                f"Layer {layer.name!r} returned {type(a).__name__}, not a Tensor, on symbolic "
+                "inputs."
+            )
+        dims = [x if x == y else None for x, y in zip(a._value.shape, b._value.shape)]
+        return KerasTensor(dims, dtypes.as_dtype(a._value.dtype))
+
+    return nest.map_structure(spec, results[0], results[1])
+
+
+def symbolic_call(layer: Layer, inputs, args: tuple, kwargs: dict):
+    """``layer(inputs, *args, **kwargs)`` with KerasTensors among the arguments: builds the
+    layer, records a `Node` and returns the output KerasTensors (see the module docstring)."""
+    if not layer.built:
+        with layer.name_scope:  # its weights are named as an eager call names them
+            layer._maybe_build(inputs)
+    spec = compute_output_spec(layer, inputs, args, kwargs)
+    node_index = len(layer.__dict__.get("_inbound_nodes", ()))
+    flat = nest.flatten(spec)
+    outs = []
+    for i, s in enumerate(flat):
+        suffix = "" if len(flat) == 1 else f"_{i}"
+        outs.append(
+            KerasTensor(
+                s.shape,
+                s.dtype,
+                name=f"{layer.name}{suffix}" if node_index == 0 else f"{layer.name}_{node_index}",
+                history=KerasHistory((layer, node_index, i)),
+            )
+        )
+    outputs = nest.pack_sequence_as(spec, outs)
+    Node(layer, (inputs, *args), dict(kwargs), outputs)
+    if node_index == 0 or getattr(layer, "_output_shape", None) is None:
+        layer._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+    return outputs
+
+
+def _source_node(t: KerasTensor) -> Node:
+    layer, node_index, _ = t._keras_history
+    return layer._inbound_nodes[node_index]
+
+
+def build_graph(inputs: list, outputs: list):
+    """Keras 2's ``_map_graph_network``: the nodes between ``inputs`` and ``outputs`` in an
+    order to run them (decreasing depth), and the layers in Keras's order.
+
+    Raises:
+        ValueError: an output that is not a KerasTensor, a cycle, or a tensor that cannot be
+            computed from ``inputs`` ("Graph disconnected").
+    """
+    input_ids = {id(t) for t in inputs}
+    finished: set = set()
+    in_progress: set = set()
+    post_order: list[Node] = []
+    layer_indices: dict[int, int] = {}
+    layers_by_id: dict[int, Layer] = {}
+
+    def visit(tensor: KerasTensor) -> None:
+        if id(tensor) in input_ids:
+            node = _source_node(tensor)
+            if node.is_input:  # an Input: its InputLayer belongs to the model
+                layer_indices.setdefault(id(node.layer), len(layer_indices))
+                layers_by_id[id(node.layer)] = node.layer
+            return
+        node = _source_node(tensor)
+        if id(node) in finished:
+            return
+        if id(node) in in_progress:
+            raise ValueError(
+                f"Tensor {tensor!r} from layer {node.layer.name!r} is part of a cycle."
+            )
+        if node.is_input:
+            accessed = [layers_by_id[k].name for k in layer_indices]
+            raise ValueError(
+                f"Graph disconnected: cannot obtain value for tensor {tensor!r} at layer "
+                f'"{node.layer.name}". The following previous layers were accessed without '
+                f"issue: {accessed}"
+            )
+        layer_indices.setdefault(id(node.layer), len(layer_indices))
+        layers_by_id[id(node.layer)] = node.layer
+        in_progress.add(id(node))
+        for parent in node.parents:
+            visit(parent)
+        in_progress.discard(id(node))
+        finished.add(id(node))
+        post_order.append(node)
+
+    for t in outputs:
+        if not isinstance(t, KerasTensor):
+            raise ValueError(
+                "Model: all `outputs` must be KerasTensors (the outputs of layers called on "
+                f"ek.keras.Input). Received: {t!r}"
+            )
+        visit(t)
+
+    node_depth: dict[int, int] = {}
+    layer_depth: dict[int, int] = {}
+    for node in reversed(post_order):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = depth
+        node_depth[id(node)] = depth
+        for parent in node.parents:
+            p = _source_node(parent)
+            if id(parent) in input_ids and not p.is_input:
+                continue  # an intermediate tensor given as a model input: no layer behind it
+            node_depth[id(p)] = max(depth + 1, node_depth.get(id(p), 0))
+            if p.is_input:
+                layer_depth[id(p.layer)] = max(depth + 1, layer_depth.get(id(p.layer), 0))
+    for t in inputs:  # an input no output depends on sits at depth 0, first (Keras 2)
+        node = _source_node(t)
+        if node.is_input and id(node.layer) not in layer_depth:
+            layer_depth[id(node.layer)] = 0
+            layer_indices[id(node.layer)] = -1
+            layers_by_id[id(node.layer)] = node.layer
+    run_order = sorted(post_order, key=lambda n: -node_depth[id(n)])  # stable: post-order ties
+    ordered = sorted(
+        layers_by_id.values(), key=lambda la: (-layer_depth[id(la)], layer_indices[id(la)])
+    )
+    names: dict[str, int] = {}
+    for la in ordered:
+        names[la.name] = names.get(la.name, 0) + 1
+    for n, count in names.items():
+        if count > 1:
+            raise ValueError(
+                f'The name "{n}" is used {count} times in the model. All layer names should be '
+                "unique."
+            )
+    return run_order, ordered
+
+
+class Functional(Model):
+    """A model defined by a graph of layer calls (follows Keras's ``Functional``; made by
+    ``ek.keras.Model(inputs=..., outputs=...)``).
+
+    Args:
+        inputs: a KerasTensor from `Input`, or a list or dict of them.
+        outputs: KerasTensors computed from ``inputs`` (one, a list or a dict).
+        name: the model's name (default ``model``, ``model_1``, ...).
+        trainable: as for layers.
+
+    Calling the model runs the recorded layer calls on real tensors (inputs as the ``inputs``
+    structure, or a dict keyed by the Inputs' names; values are converted to each Input's
+    dtype and checked against its shape) and returns the ``outputs`` structure. Called on
+    KerasTensors it is one layer of a larger graph. `layers` lists the input layers and every
+    layer called (each once, shared ones included), in Keras's order.
+
+    Raises:
+        ValueError: "Graph disconnected" when an output needs an Input not in ``inputs``; two
+            layers with one name; outputs that are not KerasTensors.
+
+    >>> inputs = ek.keras.Input(shape=(3,))
+    >>> hidden = ek.keras.layers.Dense(4, activation="relu")(inputs)
+    >>> model = ek.keras.Model(inputs=inputs, outputs=ek.keras.layers.Dense(1)(hidden))
+    >>> model(np.ones((2, 3), np.float32)).shape
+    TensorShape([2, 1])
+    >>> [type(la).__name__ for la in model.layers]
+    ['InputLayer', 'Dense', 'Dense']
+    """
+
+    def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        Model.__init__(self, name=name, trainable=trainable, **kwargs)
+        flat_inputs = nest.flatten(inputs)
+        for t in flat_inputs:
+            if not isinstance(t, KerasTensor):
+                raise ValueError(
+                    "Model: all `inputs` must be KerasTensors made by ek.keras.Input. "
+                    f"Received: {t!r}"
+                )
+        flat_outputs = nest.flatten(outputs)
+        self._input_struct = inputs
+        self._output_struct = outputs
+        self.inputs = flat_inputs
+        self.outputs = flat_outputs
+        self._run_order, self._graph_layers = build_graph(flat_inputs, flat_outputs)
+        self.built = True
+        self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+
+    # -- structure ------------------------------------------------------------------------------
+    @property
+    def layers(self) -> list:
+        return list(self._graph_layers)
+
+    @property
+    def input(self):
+        """The input KerasTensor (the ``inputs`` structure as given)."""
+        return self._input_struct
+
+    @property
+    def output(self):
+        """The output KerasTensor (the ``outputs`` structure as given)."""
+        return self._output_struct
+
+    @property
+    def input_shape(self):
+        s = nest.map_structure(lambda t: tuple(t.shape), self._input_struct)
+        return s
+
+    @property
+    def output_shape(self):
+        return nest.map_structure(lambda t: tuple(t.shape), self._output_struct)
+
+    @property
+    def input_names(self) -> list:
+        return [_source_node(t).layer.name for t in self.inputs]
+
+    @property
+    def output_names(self) -> list:
+        return [t._keras_history[0].name for t in self.outputs]
+
+    # -- running --------------------------------------------------------------------------------
+    def _flatten_call_inputs(self, inputs) -> list:
+        n = len(self.inputs)
+        if isinstance(inputs, dict):
+            if isinstance(self._input_struct, dict):
+                missing = [k for k in self._input_struct if k not in inputs]
+                if not missing:
+                    return nest.flatten({k: inputs[k] for k in self._input_struct})
+            names = self.input_names
+            missing = [k for k in names if k not in inputs]
+            if missing:
+                raise ValueError(
+                    f'Model "{self.name}": missing data for input(s) {missing}; the model '
+                    f"expects keys {names}. Received keys: {sorted(inputs)}"
+                )
+            return [inputs[k] for k in names]
+        if isinstance(inputs, (list, tuple)) and (n > 1 or len(inputs) == 1):
+            flat = list(inputs)  # a list of one tensor for a one-input model, as Keras allows
+        else:
+            flat = [inputs]
+        if len(flat) != n:
+            raise ValueError(
+                f'Layer "{self.name}" expects {n} input(s), but it received {len(flat)} input '
+                "tensors."
+            )
+        return flat
+
+    def _standardize(self, i: int, value, spec: KerasTensor) -> Tensor:
+        from ..ops.elementwise import cast
+
+        t = value if isinstance(value, Tensor) else to_tensor(np.asarray(value), None, self.name)
+        if t._value.dtype != spec.dtype._np:
+            t = cast(t, spec.dtype._np)
+        shape = tuple(t._value.shape)
+        expected = tuple(spec.shape)
+        if len(shape) != len(expected) or any(
+            e is not None and e != s for e, s in zip(expected, shape)
+        ):
+            raise ValueError(
+                f'Input {i} of layer "{self.name}" is incompatible with the layer: expected '
+                f"shape={expected}, found shape={shape}"
+            )
+        return t
+
+    def call(self, inputs, training=None, mask=None):
+        """Runs the graph on real tensors; returns the ``outputs`` structure."""
+        flat = self._flatten_call_inputs(inputs)
+        values = {
+            id(spec): self._standardize(i, v, spec)
+            for i, (v, spec) in enumerate(zip(flat, self.inputs))
+        }
+
+        def lookup(x):
+            return values[id(x)] if isinstance(x, KerasTensor) else x
+
+        masks: dict = {}  # Keras's implicit masks, by KerasTensor (see `masking`)
+        for node in self._run_order:
+            args, kwargs = nest.map_structure(lookup, (list(node.call_args), node.call_kwargs))
+            first = node.call_args[0] if node.call_args else None
+            mask = masks.get(id(first)) if isinstance(first, KerasTensor) else None
+            out = node.layer(*args, **call_kwargs(node.layer, mask, kwargs))
+            out_masks = output_mask(node.layer, args[0], mask) if args else None
+            flat_masks = nest.flatten(out_masks) if isinstance(out_masks, list) else [out_masks]
+            for i, (kt, o) in enumerate(zip(node.flat_outputs, nest.flatten(out))):
+                values[id(kt)] = o
+                if i < len(flat_masks) and flat_masks[i] is not None:
+                    masks[id(kt)] = flat_masks[i]
+        return nest.pack_sequence_as(self._output_struct, [values[id(t)] for t in self.outputs])
+
+    def compute_output_spec(self, inputs, training=None, mask=None):
+        """The output KerasTensors for symbolic ``inputs``: shapes propagated node by node."""
+        flat = self._flatten_call_inputs(inputs)
+        values = {}
+        for i, (v, spec) in enumerate(zip(flat, self.inputs)):
+            shape = tuple(v.shape)
+            if len(shape) != len(spec.shape):
+                raise ValueError(
+                    f'Input {i} of layer "{self.name}" is incompatible with the layer: expected '
+                    f"shape={tuple(spec.shape)}, found shape={shape}"
+                )
+            values[id(spec)] = v
+
+        def lookup(x):
+            return values[id(x)] if isinstance(x, KerasTensor) else x
+
+        for node in self._run_order:
+            args, kwargs = nest.map_structure(lookup, (list(node.call_args), node.call_kwargs))
+            out = compute_output_spec(node.layer, args[0], tuple(args[1:]), kwargs)
+            for kt, o in zip(node.flat_outputs, nest.flatten(out)):
+                values[id(kt)] = o
+        return nest.pack_sequence_as(
+            self._output_struct,
+            [KerasTensor(values[id(t)].shape, values[id(t)].dtype) for t in self.outputs],
+        )
+
+    def build(self, input_shape=None) -> None:
+        """Nothing to build: the graph's layers were built when it was defined."""
+        self.built = True
+
+    def get_config(self) -> dict:
+        """Keras 3's functional config: each layer's config and ``inbound_nodes`` (its calls,
+        tensors as ``keras_history`` ``[layer name, node index, tensor index]``), and the
+        ``input_layers`` and ``output_layers`` structures.
+
+        Raises:
+            NotImplementedError: a layer call with an argument that is not a tensor or a
+                Python constant, or a layer without ``get_config`` (Lambda).
+        """
+        return _functional_get_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """The model `get_config` describes, its layers made anew (follows
+        `tf.keras.Model.from_config`); see `saving.deserialize_keras_object`."""
+        return _functional_from_config(cls, config, custom_objects)
+
+    # -- summary --------------------------------------------------------------------------------
+    def _connections(self, layer: Layer) -> list:
+        ours = {id(n) for n in self._run_order}
+        out = []
+        for node in layer.__dict__.get("_inbound_nodes", ()):
+            if id(node) not in ours:
+                continue
+            for t in node.parents:
+                la, node_index, tensor_index = t._keras_history
+                out.append(f"{la.name}[{node_index}][{tensor_index}]")
+        return out
+
+    def _sequential_like(self) -> bool:
+        for layer in self._graph_layers:
+            nodes = [n for n in layer.__dict__.get("_inbound_nodes", ()) if n in self._run_order]
+            if len(nodes) > 1 or (nodes and len(nodes[0].parents) > 1):
+                return False
+        return len(self.inputs) == 1 and len(self.outputs) == 1
+
+    def summary(self, line_length=None, positions=None, print_fn=None) -> None:
+        """Prints Keras's table: layer name (type), output shape (the batch axis and unknown
+        sizes as None; an input layer's as ``[(None, ...)]``; "multiple" for a layer called
+        more than once), parameter count and, for a model that is not a plain chain, the
+        layers each one is connected to (``name[node_index][tensor_index]``); then the
+        parameter totals."""
+        from .layers.core import InputLayer
+
+        print_fn = print_fn or print
+        chain = self._sequential_like()
+        if chain:
+            line_length = line_length or 80
+            positions = positions or [0.45, 0.8, 1.0]
+            header = ["Layer (type)", "Output Shape", "Param #"]
+        else:
+            line_length = line_length or 98
+            positions = positions or [0.33, 0.55, 0.67, 1.0]
+            header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
+        if positions[-1] <= 1:
+            positions = [int(line_length * p) for p in positions]
+
+        def row(cells):
+            text = ""
+            for cell, stop in zip(cells, positions):
+                text = (text + cell).ljust(stop - 1)[: stop - 1] + " "
+            print_fn(text.rstrip())
+
+        print_fn(f'Model: "{self.name}"')
+        print_fn("_" * line_length)
+        row(header)
+        print_fn("=" * line_length)
+        layers = self._graph_layers
+        for i, layer in enumerate(layers):
+            nodes = [n for n in layer.__dict__.get("_inbound_nodes", ()) if n in self._run_order]
+            if (nodes and nodes[0].is_input) or (not nodes and isinstance(layer, InputLayer)):
+                shape_text = str([tuple(layer._batch_input_shape)])
+            elif len(nodes) == 1:
+                shape_text = _shape_text(nest.map_structure(lambda t: t.shape, nodes[0].outputs))
+            elif not nodes:
+                shape_text = _shape_text(self._input_node_shape(layer))
+            else:
+                shape_text = "multiple"
+            cells = [
+                f"{layer.name} ({type(layer).__name__})",
+                shape_text,
+                str(layer.count_params()),
+            ]
+            connections = self._connections(layer)
+            if not chain:
+                cells.append(connections[0] if connections else "")
+            row(cells)
+            if not chain:
+                for extra in connections[1:]:
+                    row(["", "", "", extra])
+            print_fn(("_" if i < len(layers) - 1 else "=") * line_length)
+        if not layers:
+            print_fn("=" * line_length)
+        trainable = sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.trainable_variables)
+        total = self.count_params()
+        print_fn(f"Total params: {total:,}")
+        print_fn(f"Trainable params: {trainable:,}")
+        print_fn(f"Non-trainable params: {total - trainable:,}")
+        print_fn("_" * line_length)
+
+    def _input_node_shape(self, layer):
+        for t in self.inputs:
+            if t._keras_history[0] is layer:
+                return t.shape
+        return None
+
+
+def _shape_text(shape) -> str:
+    if shape is None:
+        return "multiple"
+    if isinstance(shape, TensorShape):
+        return str(tuple(shape))
+    if isinstance(shape, dict):
+        return str({k: tuple(v) for k, v in shape.items()})
+    if isinstance(shape, (list, tuple)):
+        return str([tuple(s) for s in shape])
+    return str(batch_none(shape))
+
+
+# -- serialization (Keras 3's functional config) ----------------------------------------------
+def _functional_get_config(model: Functional) -> dict:
+    from .saving import serialize_keras_object
+
+    ours = {id(n) for n in model._run_order}
+    node_ids: dict[int, int] = {}  # id(node) -> its index among the layer's nodes in the model
+    for layer in model._graph_layers:
+        k = 0
+        for node in layer.__dict__.get("_inbound_nodes", ()):
+            if id(node) in ours or (node.is_input and layer in model._graph_layers):
+                node_ids[id(node)] = k
+                k += 1
+
+    def history(t: KerasTensor) -> list:
+        layer, node_index, tensor_index = t._keras_history
+        return [layer.name, node_ids[id(layer._inbound_nodes[node_index])], tensor_index]
+
+    def arg(x):
+        if isinstance(x, KerasTensor):
+            return {
+                "class_name": "__keras_tensor__",
+                "config": {
+                    "shape": [None if d is None else int(d) for d in x.shape],
+                    "dtype": x.dtype.name,
+                    "keras_history": history(x),
+                },
+            }
+        if isinstance(x, (list, tuple)):
+            return [arg(v) for v in x]
+        if isinstance(x, dict):
+            return {k: arg(v) for k, v in x.items()}
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return x
+        raise NotImplementedError(
+            f"Cannot serialize the functional model {model.name!r}: a layer call has the "
+            f"argument {x!r}, which is not a tensor or a Python constant."
+        )
+
+    layers = []
+    for layer in model._graph_layers:
+        entry = serialize_keras_object(layer)
+        entry["name"] = layer.name
+        entry["inbound_nodes"] = [
+            {"args": arg(list(node.call_args)), "kwargs": arg(node.call_kwargs)}
+            for node in layer.__dict__.get("_inbound_nodes", ())
+            if id(node) in ours
+        ]
+        layers.append(entry)
+
+    def ends(struct):
+        if isinstance(struct, KerasTensor):
+            return history(struct)
+        if isinstance(struct, dict):
+            return {k: ends(v) for k, v in struct.items()}
+        return [ends(t) for t in struct]
+
+    return {
+        "name": model.name,
+        "trainable": model.trainable,
+        "layers": layers,
+        "input_layers": ends(model._input_struct),
+        "output_layers": ends(model._output_struct),
+    }
+
+
+def _functional_from_config(cls, config: dict, custom_objects=None):
+    from .saving import deserialize_keras_object
+
+    created: dict[str, Layer] = {}
+    outputs: dict[tuple, list] = {}  # (layer name, node index) -> flat outputs
+    pending = []
+    for entry in config["layers"]:
+        layer = deserialize_keras_object(entry, custom_objects)
+        created[entry["name"]] = layer
+        if type(layer).__name__ == "InputLayer" and not entry.get("inbound_nodes"):
+            outputs[(entry["name"], 0)] = [layer.output]
+        for node_data in entry.get("inbound_nodes", ()):
+            pending.append((layer, entry["name"], node_data))
+
+    def ready(x) -> bool:
+        if isinstance(x, dict) and x.get("class_name") == "__keras_tensor__":
+            name, node_index, _ = x["config"]["keras_history"]
+            return (name, node_index) in outputs
+        if isinstance(x, list):
+            return all(ready(v) for v in x)
+        if isinstance(x, dict):
+            return all(ready(v) for v in x.values())
+        return True
+
+    def value(x):
+        if isinstance(x, dict) and x.get("class_name") == "__keras_tensor__":
+            name, node_index, tensor_index = x["config"]["keras_history"]
+            return outputs[(name, node_index)][tensor_index]
+        if isinstance(x, list):
+            return [value(v) for v in x]
+        if isinstance(x, dict):
+            return {k: value(v) for k, v in x.items()}
+        return x
+
+    counts: dict[str, int] = {}
+    while pending:
+        progress = False
+        rest = []
+        for layer, name, node_data in pending:
+            # A layer's nodes must be made in order: node k only after node k - 1.
+            if any(p[1] == name for p in rest) or not ready(node_data):
+                rest.append((layer, name, node_data))
+                continue
+            args = value(node_data["args"])
+            kwargs = value(node_data["kwargs"])
+            out = layer(*args, **kwargs)
+            index = counts.get(name, 0)
+            counts[name] = index + 1
+            outputs[(name, index)] = nest.flatten(out)
+            progress = True
+        if not progress:
+            names = sorted({name for _, name, _ in rest})
+            raise ValueError(
+                f"Functional.from_config: cannot rebuild the calls of layers {names}: their "
+                "inputs are never produced (a corrupt or inconsistent config)."
+            )
+        pending = rest
+
+    def ends(struct):
+        if isinstance(struct, dict):
+            return {k: ends(v) for k, v in struct.items()}
+        if len(struct) == 3 and isinstance(struct[0], str):
+            name, node_index, tensor_index = struct
+            return outputs[(name, node_index)][tensor_index]
+        return [ends(s) for s in struct]
+
+    return cls(
+        inputs=ends(config["input_layers"]),
+        outputs=ends(config["output_layers"]),
+        name=config.get("name"),
+        trainable=config.get("trainable", True),
+    )

@@ -1,0 +1,316 @@
+"""Merging layers: Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate (follow
+`tf.keras.layers.Add` and friends), their function forms (``layers.add([a, b])``, ...) and the
+layer that records arithmetic on KerasTensors (``x + y`` in a functional model)."""
+
+from __future__ import annotations
+
+import functools
+
+from ...ops import array_ops, elementwise, linalg
+from .base import Layer
+
+__all__ = [
+    "Add",
+    "Average",
+    "Concatenate",
+    "Maximum",
+    "Minimum",
+    "Multiply",
+    "Operator",
+    "Subtract",
+    "add",
+    "average",
+    "concatenate",
+    "maximum",
+    "minimum",
+    "multiply",
+    "operator_layer",
+    "subtract",
+]
+
+
+def _broadcast(a, b, layer: str) -> tuple:
+    """Broadcast two shapes with None for unknown sizes (NumPy's rule, aligned at the end)."""
+    a, b = tuple(a), tuple(b)
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + a
+    b = (1,) * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x == 1:
+            out.append(y)
+        elif y == 1 or x == y:
+            out.append(x)
+        elif x is None or y is None:
+            out.append(x if y is None else y)
+        else:
+            raise ValueError(
+                f'Layer "{layer}": inputs have incompatible shapes. Received: shapes {a} and {b}'
+            )
+    return tuple(out)
+
+
+class _Merge(Layer):
+    """Base of the elementwise merging layers: a list of at least two tensors, broadcast."""
+
+    _min_inputs = 2
+
+    def _check(self, inputs) -> list:
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < self._min_inputs:
+            raise ValueError(
+                f'Layer "{self.name}" ({type(self).__name__}) should be called on a list of at '
+                f"least {self._min_inputs} inputs. Received: {inputs!r:.200}"
+            )
+        return list(inputs)
+
+    def build(self, input_shape) -> None:
+        self._check(input_shape)
+        shape = input_shape[0]
+        for s in input_shape[1:]:
+            shape = _broadcast(shape, s, self.name)
+        self.built = True
+
+    def call(self, inputs):
+        inputs = self._check(inputs)
+        return functools.reduce(self._merge, inputs[1:], inputs[0])
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        shapes = self._check(input_shape)
+        out = tuple(shapes[0])
+        for s in shapes[1:]:
+            out = _broadcast(out, s, self.name)
+        return out
+
+
+class Add(_Merge):
+    """Sums a list of tensors of one shape (broadcasting), e.g. a residual connection (follows
+    `tf.keras.layers.Add`).
+
+    Input shape:
+        A list of at least two tensors of compatible shapes.
+
+    Output shape:
+        Their broadcast shape.
+
+    Raises:
+        ValueError: fewer than two inputs, or incompatible shapes.
+
+    >>> ek.keras.layers.Add()([ek.ones((2, 3)), ek.ones((2, 3))]).numpy()[0]
+    array([2., 2., 2.], dtype=float32)
+    """
+
+    @staticmethod
+    def _merge(a, b):
+        return elementwise.add(a, b)
+
+
+class Subtract(_Merge):
+    """``inputs[0] - inputs[1]`` (follows `tf.keras.layers.Subtract`; exactly two inputs).
+
+    >>> ek.keras.layers.Subtract()([ek.ones((1, 2)), ek.ones((1, 2))]).numpy()
+    array([[0., 0.]], dtype=float32)
+    """
+
+    def _check(self, inputs) -> list:
+        if not isinstance(inputs, (list, tuple)) or len(inputs) != 2:
+            raise ValueError(
+                f'Layer "{self.name}" (Subtract) should be called on exactly 2 inputs. '
+                f"Received: {inputs!r:.200}"
+            )
+        return list(inputs)
+
+    @staticmethod
+    def _merge(a, b):
+        return elementwise.subtract(a, b)
+
+
+class Multiply(_Merge):
+    """Elementwise product of a list of tensors (follows `tf.keras.layers.Multiply`)."""
+
+    @staticmethod
+    def _merge(a, b):
+        return elementwise.multiply(a, b)
+
+
+class Maximum(_Merge):
+    """Elementwise maximum of a list of tensors (follows `tf.keras.layers.Maximum`)."""
+
+    @staticmethod
+    def _merge(a, b):
+        return elementwise.maximum(a, b)
+
+
+class Minimum(_Merge):
+    """Elementwise minimum of a list of tensors (follows `tf.keras.layers.Minimum`)."""
+
+    @staticmethod
+    def _merge(a, b):
+        return elementwise.minimum(a, b)
+
+
+class Average(_Merge):
+    """Elementwise mean of a list of tensors (follows `tf.keras.layers.Average`).
+
+    >>> ek.keras.layers.Average()([ek.ones((1, 2)), ek.zeros((1, 2))]).numpy()
+    array([[0.5, 0.5]], dtype=float32)
+    """
+
+    def call(self, inputs):
+        inputs = self._check(inputs)
+        total = functools.reduce(elementwise.add, inputs[1:], inputs[0])
+        return total * (1.0 / len(inputs))
+
+
+class Concatenate(Layer):
+    """Concatenates a list of tensors along ``axis`` (follows `tf.keras.layers.Concatenate`).
+
+    Args:
+        axis: the axis to join along (default -1); the others must match.
+
+    Input shape:
+        A list of at least one tensor (two or more as in Keras), equal but for ``axis``.
+
+    Output shape:
+        The common shape, ``axis`` the sum of the inputs' sizes (None if one is unknown).
+
+    Raises:
+        ValueError: fewer than two inputs, different ranks, or other axes that differ.
+
+    >>> ek.keras.layers.Concatenate()([ek.ones((2, 3)), ek.zeros((2, 1))]).shape
+    TensorShape([2, 4])
+    """
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = int(axis)
+
+    def _check(self, shapes) -> tuple:
+        if not isinstance(shapes, (list, tuple)) or len(shapes) < 2:
+            raise ValueError(
+                "A `Concatenate` layer should be called on a list of at least 2 inputs. "
+                f"Received: input_shape={shapes!r:.200}"
+            )
+        shapes = [tuple(s) for s in shapes]
+        rank = len(shapes[0])
+        axis = self.axis % rank if rank else 0
+        for s in shapes:
+            if len(s) != rank or any(
+                i != axis and a is not None and b is not None and a != b
+                for i, (a, b) in enumerate(zip(s, shapes[0]))
+            ):
+                raise ValueError(
+                    "A `Concatenate` layer requires inputs with matching shapes except for the "
+                    f"concatenation axis. Received: input_shape={shapes}"
+                )
+        out = list(shapes[0])
+        for i in range(rank):
+            if i != axis and out[i] is None:
+                out[i] = next((s[i] for s in shapes if s[i] is not None), None)
+        sizes = [s[axis] for s in shapes]
+        out[axis] = None if None in sizes else sum(sizes)
+        return tuple(out)
+
+    def build(self, input_shape) -> None:
+        self._check(input_shape)
+        self.built = True
+
+    def call(self, inputs):
+        self._check([tuple(x.shape) for x in inputs])
+        return array_ops.concat(list(inputs), axis=self.axis)
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return self._check(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis}
+
+
+def _functional(cls, doc: str):
+    def merge(inputs, **kwargs):
+        return cls(**kwargs)(inputs)
+
+    merge.__name__ = cls.__name__.lower()
+    merge.__doc__ = doc
+    return merge
+
+
+add = _functional(Add, "``Add(**kwargs)(inputs)`` (follows `tf.keras.layers.add`).")
+subtract = _functional(Subtract, "``Subtract(**kwargs)(inputs)`` (`tf.keras.layers.subtract`).")
+multiply = _functional(Multiply, "``Multiply(**kwargs)(inputs)`` (`tf.keras.layers.multiply`).")
+average = _functional(Average, "``Average(**kwargs)(inputs)`` (`tf.keras.layers.average`).")
+maximum = _functional(Maximum, "``Maximum(**kwargs)(inputs)`` (`tf.keras.layers.maximum`).")
+minimum = _functional(Minimum, "``Minimum(**kwargs)(inputs)`` (`tf.keras.layers.minimum`).")
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """``Concatenate(axis, **kwargs)(inputs)`` (follows `tf.keras.layers.concatenate`)."""
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+_OPS = {
+    "add": elementwise.add,
+    "subtract": elementwise.subtract,
+    "multiply": elementwise.multiply,
+    "divide": elementwise.truediv,
+    "power": elementwise.pow,
+    "matmul": linalg.matmul,
+    "negative": elementwise.negative,
+}
+
+
+class Operator(Layer):
+    """Arithmetic on KerasTensors as a layer (``x + y``, ``2 * x``, ``-x`` in a functional
+    model), as Keras records operators on symbolic tensors.
+
+    Args:
+        op: ``"add"``, ``"subtract"``, ``"multiply"``, ``"divide"``, ``"power"``, ``"matmul"``
+            or ``"negative"``.
+        constant: a Python number for the other operand, or None when both are inputs.
+        reverse: the constant (or second input) is the left operand.
+
+    Raises:
+        ValueError: an unknown ``op``.
+    """
+
+    def __init__(self, op: str, constant=None, reverse: bool = False, **kwargs):
+        kwargs.setdefault("name", None)
+        if op not in _OPS:
+            raise ValueError(f"Operator: unknown op {op!r}; known: {sorted(_OPS)}")
+        super().__init__(**kwargs)
+        self.op = op
+        self.constant = constant
+        self.reverse = bool(reverse)
+
+    def call(self, inputs):
+        fn = _OPS[self.op]
+        if self.op == "negative":
+            return fn(inputs)
+        if self.constant is not None:
+            a, b = inputs, self.constant
+        else:
+            a, b = inputs
+        return fn(b, a) if self.reverse else fn(a, b)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "op": self.op,
+            "constant": self.constant,
+            "reverse": self.reverse,
+        }
+
+
+def operator_layer(op: str, x, other, reverse: bool):
+    """Records ``x <op> other`` on KerasTensors as an `Operator` layer call."""
+    from ..keras_tensor import KerasTensor
+
+    if op == "negative":
+        return Operator(op)(x)
+    if isinstance(other, KerasTensor):
+        return Operator(op, reverse=reverse)([x, other])
+    if isinstance(other, bool) or not isinstance(other, (int, float)):
+        raise TypeError(
+            f"KerasTensor {op}: the other operand must be a KerasTensor or a Python number. "
+            f"Received: {type(other).__name__}"
+        )
+    return Operator(op, constant=other, reverse=reverse)(x)

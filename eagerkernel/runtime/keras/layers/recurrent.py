@@ -1,0 +1,510 @@
+"""Recurrent layers: SimpleRNN, LSTM, GRU (follow `tf.keras.layers.SimpleRNN`, `LSTM`, `GRU`,
+with Keras's weights, gate order and defaults).
+
+The input projection ``x @ kernel`` is computed for all timesteps in one matrix product; the
+recurrence then runs step by step with eagerkernel ops, so gradients flow through time by the
+tape like any other computation.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...core.tensor import to_tensor
+from ...ops import array_ops, elementwise, linalg
+from .. import activations, initializers
+from ._utils import cast_to_layer_dtype
+from .base import Layer
+
+__all__ = ["GRU", "LSTM", "Bidirectional", "SimpleRNN"]
+
+
+class _RNN(Layer):
+    """Shared argument handling and the time loop; subclasses define the gates."""
+
+    _gates = 1
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        name = type(self).__name__
+        if isinstance(units, bool) or not isinstance(units, numbers.Integral) or units <= 0:
+            raise ValueError(
+                f"Received an invalid value for argument `units`, expected a positive integer, "
+                f"got {units!r}."
+            )
+        for arg, value in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
+            if value:
+                raise NotImplementedError(
+                    f"{name}: {arg} is not supported; put a Dropout layer before or after the "
+                    f"recurrent layer. Received: {arg}={value!r}"
+                )
+        if stateful:
+            raise NotImplementedError(f"{name}: stateful=True is not supported.")
+        if activity_regularizer is not None:
+            raise NotImplementedError(f"{name}: activity_regularizer is not supported.")
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = kernel_regularizer
+        self.recurrent_regularizer = recurrent_regularizer
+        self.bias_regularizer = bias_regularizer
+        self.kernel_constraint = kernel_constraint
+        self.recurrent_constraint = recurrent_constraint
+        self.bias_constraint = bias_constraint
+        self.dropout = float(dropout)
+        self.recurrent_dropout = float(recurrent_dropout)
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.stateful = False
+        self.unroll = bool(unroll)  # the loop is always unrolled here; results are the same
+        self.zero_output_for_mask = bool(zero_output_for_mask)
+
+    def _bias_shape(self) -> tuple:
+        return (self._gates * self.units,)
+
+    def _bias_initializer(self):
+        return self.bias_initializer
+
+    def build(self, input_shape) -> None:
+        shape = tuple(input_shape)
+        if len(shape) != 3 or shape[-1] is None:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                f"ndim=3 (batch, timesteps, features) with known features. Full shape "
+                f"received: {shape}"
+            )
+        n = self._gates * self.units
+        self.kernel = self.add_weight(
+            "kernel",
+            shape=(shape[-1], n),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel",
+            shape=(self.units, n),
+            initializer=self.recurrent_initializer,
+            regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint,
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias",
+                shape=self._bias_shape(),
+                initializer=self._bias_initializer(),
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        self.built = True
+
+    def _num_states(self) -> int:
+        return 1
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        x = cast_to_layer_dtype(self, inputs)
+        batch, steps, features = tuple(x.shape)
+        if steps == 0:
+            raise ValueError(f"{type(self).__name__} {self.name!r}: the input has 0 timesteps.")
+        projected = linalg.matmul(array_ops.reshape(x, (-1, features)), self.kernel)
+        projected = array_ops.reshape(projected, (batch, steps, -1))
+        if initial_state is None:
+            from ...ops.creation import zeros
+
+            states = [zeros((batch, self.units), dtype=x.dtype)] * self._num_states()
+        else:
+            states = (
+                list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            )
+            if len(states) != self._num_states():
+                raise ValueError(
+                    f"{type(self).__name__} {self.name!r}: initial_state needs "
+                    f"{self._num_states()} tensors. Received: {len(states)}"
+                )
+        order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        keep = None
+        if mask is not None:  # (batch, timesteps) bools: masked steps carry the state over
+            mask_value = mask._value if hasattr(mask, "_value") else np.asarray(mask)
+            if tuple(mask_value.shape) != (batch, steps):
+                raise ValueError(
+                    f"{type(self).__name__} {self.name!r}: the mask must have shape "
+                    f"(batch, timesteps) = {(batch, steps)}. Received: {tuple(mask_value.shape)}"
+                )
+            keep = elementwise.cast(to_tensor(mask_value), x._value.dtype)
+        outputs = []
+        previous = None
+        for t in order:
+            output, new_states = self._step(projected[:, t], states)
+            if keep is not None:
+                m = array_ops.reshape(keep[:, t], (batch, 1))
+                if previous is None or self.zero_output_for_mask:
+                    previous = output * 0.0
+                output = m * output + (1.0 - m) * previous
+                new_states = [m * n + (1.0 - m) * o for n, o in zip(new_states, states)]
+            states = new_states
+            previous = output
+            outputs.append(output)
+        last = outputs[-1]
+        result = array_ops.stack(outputs, axis=1) if self.return_sequences else last
+        if self.return_state:
+            return [result, *states]
+        return result
+
+    def compute_mask(self, inputs, mask=None):
+        """The input's mask for the sequence output (``return_sequences``), else None."""
+        out = mask if self.return_sequences else None
+        return [out] + [None] * self._num_states() if self.return_state else out
+
+    def compute_output_shape(self, input_shape):
+        batch, steps = tuple(input_shape)[:2]
+        out = (batch, steps, self.units) if self.return_sequences else (batch, self.units)
+        if self.return_state:
+            return [out] + [(batch, self.units)] * self._num_states()
+        return out
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "recurrent_initializer": initializers.serialize(self.recurrent_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "return_sequences": self.return_sequences,
+            "return_state": self.return_state,
+            "go_backwards": self.go_backwards,
+            "unroll": self.unroll,
+            "zero_output_for_mask": self.zero_output_for_mask,
+        }
+
+
+class SimpleRNN(_RNN):
+    """Fully connected recurrence ``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel
+    + bias)`` (follows `tf.keras.layers.SimpleRNN`).
+
+    Args:
+        units: the state size.
+        activation: default ``"tanh"``.
+        use_bias, kernel_initializer (glorot_uniform), recurrent_initializer (orthogonal),
+            bias_initializer (zeros), the regularizers and constraints: as in Keras.
+        return_sequences: return every step's output ``(batch, timesteps, units)``, not only
+            the last ``(batch, units)``.
+        return_state: also return the final state: ``[output, h]``.
+        go_backwards: process the sequence in reverse (outputs in processing order, as Keras).
+        unroll: accepted (the loop always runs step by step here; results do not change).
+        dropout, recurrent_dropout, stateful, activity_regularizer: only their defaults;
+            anything else raises NotImplementedError.
+
+    Call arguments: ``inputs`` ``(batch, timesteps, features)``; ``initial_state`` (a tensor
+    or a list of one); ``mask``: ``(batch, timesteps)`` bools (an ``Embedding(mask_zero=True)``
+    before the layer in a Sequential or functional model passes its own): at a masked step
+    the state and the output stay those of the previous step, as in Keras.
+
+    Weights: ``kernel`` ``(features, units)``, ``recurrent_kernel`` ``(units, units)``,
+    ``bias`` ``(units,)``.
+
+    >>> layer = ek.keras.layers.SimpleRNN(4, return_sequences=True)
+    >>> layer(ek.ones((2, 5, 3))).shape
+    TensorShape([2, 5, 4])
+    """
+
+    def _step(self, projected_t, states):
+        h = projected_t + linalg.matmul(states[0], self.recurrent_kernel)
+        if self.bias is not None:
+            h = h + self.bias
+        h = self.activation(h)
+        return h, [h]
+
+
+class LSTM(_RNN):
+    """Long short-term memory (follows `tf.keras.layers.LSTM`; Hochreiter & Schmidhuber 1997).
+
+    With ``z = x_t @ kernel + h @ recurrent_kernel + bias`` split in four along the last axis
+    in Keras's gate order ``[i, f, c, o]``: ``c_t = f * c + i * activation(z_c)``,
+    ``h_t = o * activation(c_t)``, the gates through ``recurrent_activation``.
+
+    Args:
+        units: the state size.
+        activation: default ``"tanh"``. recurrent_activation: default ``"sigmoid"``.
+        unit_forget_bias: initialize the forget gate's bias to 1 (default True), as Keras.
+        The others: as `SimpleRNN`; ``return_state`` returns ``[output, h, c]``.
+
+    Weights: ``kernel`` ``(features, 4 * units)``, ``recurrent_kernel``
+    ``(units, 4 * units)``, ``bias`` ``(4 * units,)``.
+
+    >>> layer = ek.keras.layers.LSTM(4, return_state=True)
+    >>> [tuple(t.shape) for t in layer(ek.ones((2, 5, 3)))]
+    [(2, 4), (2, 4), (2, 4)]
+    """
+
+    _gates = 4
+
+    def __init__(self, units, recurrent_activation="sigmoid", unit_forget_bias=True, **kwargs):
+        super().__init__(units, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = bool(unit_forget_bias)
+
+    def _num_states(self) -> int:
+        return 2
+
+    def _bias_initializer(self):
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        base, units = self.bias_initializer, self.units
+
+        def init(shape, dtype=None):
+            parts = [
+                base((units,), dtype=dtype),
+                initializers.get("ones")((units,), dtype=dtype),
+                base((2 * units,), dtype=dtype),
+            ]
+            return array_ops.concat(parts, axis=0)
+
+        return init
+
+    def _step(self, projected_t, states):
+        h, c = states
+        z = projected_t + linalg.matmul(h, self.recurrent_kernel)
+        if self.bias is not None:
+            z = z + self.bias
+        zi, zf, zc, zo = array_ops.split(z, 4, axis=-1)
+        i = self.recurrent_activation(zi)
+        f = self.recurrent_activation(zf)
+        c = f * c + i * self.activation(zc)
+        o = self.recurrent_activation(zo)
+        h = o * self.activation(c)
+        return h, [h, c]
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "recurrent_activation": activations.serialize(self.recurrent_activation),
+            "unit_forget_bias": self.unit_forget_bias,
+        }
+
+
+class GRU(_RNN):
+    """Gated recurrent unit (follows `tf.keras.layers.GRU`; Cho et al. 2014), Keras's gate
+    order ``[z, r, h]``.
+
+    With ``reset_after=True`` (the default, cuDNN's form): ``x_z, x_r, x_h`` from
+    ``x_t @ kernel + input_bias`` and ``r_z, r_r, r_h`` from ``h @ recurrent_kernel +
+    recurrent_bias``; ``z = sigmoid(x_z + r_z)``, ``r = sigmoid(x_r + r_r)``,
+    ``hh = tanh(x_h + r * r_h)``, ``h_t = z * h + (1 - z) * hh``. With ``reset_after=False``
+    the reset gate multiplies the state before the product: ``hh = tanh(x_h + (r * h) @
+    recurrent_kernel_h)`` and one bias.
+
+    Args:
+        units: the state size.
+        activation: default ``"tanh"``. recurrent_activation: default ``"sigmoid"``.
+        reset_after: default True.
+        The others: as `SimpleRNN`; ``return_state`` returns ``[output, h]``.
+
+    Weights: ``kernel`` ``(features, 3 * units)``, ``recurrent_kernel`` ``(units, 3 * units)``,
+    ``bias`` ``(2, 3 * units)`` (input and recurrent biases) or ``(3 * units,)`` without
+    ``reset_after``.
+
+    >>> ek.keras.layers.GRU(4)(ek.ones((2, 5, 3))).shape
+    TensorShape([2, 4])
+    """
+
+    _gates = 3
+
+    def __init__(self, units, recurrent_activation="sigmoid", reset_after=True, **kwargs):
+        super().__init__(units, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.reset_after = bool(reset_after)
+
+    def _bias_shape(self) -> tuple:
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def _step(self, projected_t, states):
+        h = states[0]
+        u = self.units
+        bias = self.bias
+        if bias is not None and self.reset_after:
+            x_part = projected_t + bias[0]
+        elif bias is not None:
+            x_part = projected_t + bias
+        else:
+            x_part = projected_t
+        x_z, x_r, x_h = array_ops.split(x_part, 3, axis=-1)
+        if self.reset_after:
+            inner = linalg.matmul(h, self.recurrent_kernel)
+            if bias is not None:
+                inner = inner + bias[1]
+            r_z, r_r, r_h = array_ops.split(inner, 3, axis=-1)
+            z = self.recurrent_activation(x_z + r_z)
+            r = self.recurrent_activation(x_r + r_r)
+            hh = self.activation(x_h + r * r_h)
+        else:
+            inner = linalg.matmul(h, self.recurrent_kernel[:, : 2 * u])
+            r_z, r_r = array_ops.split(inner, 2, axis=-1)
+            z = self.recurrent_activation(x_z + r_z)
+            r = self.recurrent_activation(x_r + r_r)
+            hh = self.activation(x_h + linalg.matmul(r * h, self.recurrent_kernel[:, 2 * u :]))
+        h = z * h + (1.0 - z) * hh
+        return h, [h]
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "recurrent_activation": activations.serialize(self.recurrent_activation),
+            "reset_after": self.reset_after,
+        }
+
+
+class Bidirectional(Layer):
+    """Runs a recurrent layer forwards and a copy of it backwards and merges the two (follows
+    `tf.keras.layers.Bidirectional`).
+
+    Args:
+        layer: a `SimpleRNN`, `LSTM` or `GRU` (the forward direction).
+        merge_mode: ``"concat"`` (default), ``"sum"``, ``"mul"``, ``"ave"`` or None (a list of
+            the two outputs).
+        backward_layer: optional; default a copy of ``layer`` from its config with
+            ``go_backwards`` flipped (fresh weights).
+
+    With ``return_sequences`` the backward outputs are reversed in time before merging, so
+    step ``t`` of both refers to input step ``t``; masked steps output zeros then, as in
+    Keras. With ``return_state`` the result is ``[output, *forward_states,
+    *backward_states]``.
+
+    Weights: the forward layer's, then the backward layer's (layers named ``forward_<name>``
+    and ``backward_<name>``).
+
+    Raises:
+        ValueError: a layer that is not recurrent, or an unknown ``merge_mode``.
+
+    >>> bi = ek.keras.layers.Bidirectional(ek.keras.layers.LSTM(4))
+    >>> bi(ek.ones((2, 5, 3))).shape
+    TensorShape([2, 8])
+    """
+
+    _MODES = ("concat", "sum", "mul", "ave", None)
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        if not isinstance(layer, _RNN):
+            raise ValueError(
+                "Please initialize `Bidirectional` layer with a recurrent layer (SimpleRNN, "
+                f"LSTM, GRU). Received: {layer!r}"
+            )
+        if merge_mode not in self._MODES:
+            raise ValueError(
+                f"Invalid merge mode. Received: {merge_mode}. Merge mode should be one of "
+                '{"sum", "mul", "ave", "concat", None}'
+            )
+        if weights is not None:
+            raise NotImplementedError("Bidirectional: weights= is not supported; use set_weights.")
+        super().__init__(**kwargs)
+        if backward_layer is None:
+            config = {**layer.get_config(), "go_backwards": not layer.go_backwards}
+            config["name"] = f"backward_{layer.name}"
+            backward_layer = type(layer).from_config(config)
+        layer.name = f"forward_{layer.name}"
+        self.forward_layer = layer
+        self.backward_layer = backward_layer
+        self.merge_mode = merge_mode
+        self.return_sequences = layer.return_sequences
+        self.return_state = layer.return_state
+        for sub in (layer, backward_layer):
+            sub.zero_output_for_mask = self.return_sequences
+
+    def build(self, input_shape) -> None:
+        for sub in (self.forward_layer, self.backward_layer):
+            if not sub.built:
+                sub._maybe_build_shapes(tuple(input_shape))
+        self.built = True
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        fwd_state = bwd_state = None
+        if initial_state is not None:
+            half = len(initial_state) // 2
+            fwd_state, bwd_state = initial_state[:half], initial_state[half:]
+        y_f = self.forward_layer(inputs, mask=mask, initial_state=fwd_state)
+        y_b = self.backward_layer(inputs, mask=mask, initial_state=bwd_state)
+        states: list = []
+        if self.return_state:
+            y_f, *s_f = y_f
+            y_b, *s_b = y_b
+            states = [*s_f, *s_b]
+        if self.return_sequences:
+            y_b = array_ops.reverse(y_b, [1])
+        if self.merge_mode == "concat":
+            out = array_ops.concat([y_f, y_b], axis=-1)
+        elif self.merge_mode == "sum":
+            out = y_f + y_b
+        elif self.merge_mode == "mul":
+            out = y_f * y_b
+        elif self.merge_mode == "ave":
+            out = (y_f + y_b) * 0.5
+        else:
+            out = [y_f, y_b]
+        if self.return_state:
+            return [*out, *states] if self.merge_mode is None else [out, *states]
+        return out
+
+    def compute_mask(self, inputs, mask=None):
+        out = mask if self.return_sequences else None
+        if self.return_state:
+            n = 2 * self.forward_layer._num_states()
+            return [out] * (2 if self.merge_mode is None else 1) + [None] * n
+        return [out, out] if self.merge_mode is None else out
+
+    def compute_output_shape(self, input_shape):
+        shape = self.forward_layer.compute_output_shape(input_shape)
+        first = shape[0] if self.return_state else shape
+        if self.merge_mode == "concat":
+            first = (*first[:-1], 2 * first[-1])
+        outs = [first, first] if self.merge_mode is None else [first]
+        if self.return_state:
+            return outs + list(shape[1:]) * 2
+        return outs if self.merge_mode is None else first
+
+    def get_config(self) -> dict:
+        from ..saving import serialize_keras_object
+
+        layer = serialize_keras_object(self.forward_layer)
+        layer["config"]["name"] = self.forward_layer.name.removeprefix("forward_")
+        layer.pop("build_config", None)  # built after its renaming, as the original was
+        return {**super().get_config(), "layer": layer, "merge_mode": self.merge_mode}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        from ..saving import deserialize_keras_object
+
+        config = dict(config)
+        config["layer"] = deserialize_keras_object(config["layer"], custom_objects)
+        return cls(**config)

@@ -1,0 +1,423 @@
+"""Whole-model files and Keras's object serialization (follows `tf.keras.saving`).
+
+A ``.keras`` file is a zip archive, as Keras 3 writes it: ``metadata.json`` (versions, date),
+``config.json`` (the model as `serialize_keras_object` describes it, with its ``compile_config``)
+and the weights, here ``model.weights.safetensors`` (an eagerkernel checkpoint of the model and
+its optimizer, slot variables included) instead of Keras's HDF5 file. Loading never runs code
+from the file: classes are looked up by name among the built-in ones, those registered with
+`register_keras_serializable`, and the ``custom_objects`` given.
+"""
+
+from __future__ import annotations
+
+import datetime
+import inspect
+import json
+import os
+import tempfile
+import threading
+import zipfile
+
+__all__ = [
+    "CustomObjectScope",
+    "clone_model",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
+    "load_model",
+    "model_from_json",
+    "register_keras_serializable",
+    "save_model",
+    "serialize_keras_object",
+]
+
+_REGISTERED: dict[str, type] = {}  # "package>name" -> class
+_scope = threading.local()  # .objects: the custom_objects of the enclosing custom_object_scope
+_NAMES: dict[type, str] = {}  # class -> "package>name"
+_CONFIG = "config.json"
+_METADATA = "metadata.json"
+_WEIGHTS = "model.weights.safetensors"
+
+
+def register_keras_serializable(package: str = "Custom", name: str | None = None):
+    """Decorator registering a class (or function) under ``"package>name"`` so that
+    `load_model` and `deserialize_keras_object` find it without ``custom_objects`` (follows
+    `tf.keras.saving.register_keras_serializable`).
+
+    Args:
+        package: the namespace (default ``"Custom"``).
+        name: default the class's ``__name__``.
+
+    Raises:
+        ValueError: ``package`` contains ``">"``, or the name is already registered to
+            another object.
+        TypeError: the class has no ``get_config``.
+
+    >>> @ek.keras.saving.register_keras_serializable(package="Doc")
+    ... class Twice(ek.keras.layers.Layer):
+    ...     def call(self, x):
+    ...         return 2 * x
+    >>> ek.keras.saving.get_registered_name(Twice)
+    'Doc>Twice'
+    """
+    if ">" in package:
+        raise ValueError(
+            f"register_keras_serializable: package must not contain '>'. Got {package!r}"
+        )
+
+    def decorator(obj):
+        key = f"{package}>{name or obj.__name__}"
+        if isinstance(obj, type) and not hasattr(obj, "get_config"):
+            raise TypeError(f"Cannot register {obj!r}: it has no get_config() method.")
+        old = _REGISTERED.get(key)
+        if old is not None and old is not obj and old.__qualname__ != obj.__qualname__:
+            raise ValueError(f"{key} has already been registered to {old}")
+        _REGISTERED[key] = obj
+        _NAMES[obj] = key
+        return obj
+
+    return decorator
+
+
+def get_registered_name(obj) -> str:
+    """``"package>name"`` for a registered class or function, else its ``__name__``."""
+    return _NAMES.get(obj, getattr(obj, "__name__", type(obj).__name__))
+
+
+def get_custom_objects() -> dict:
+    """The registered objects, ``{"package>name": object}`` (a copy)."""
+    return dict(_REGISTERED)
+
+
+def _builtins(module: str | None) -> dict:
+    """eagerkernel's classes by name; the module a config names (``keras.metrics``) first,
+    since a loss and a metric may share a class name (``MeanSquaredError``)."""
+    from . import layers, losses, metrics, models, optimizers
+    from .functional import Functional
+    from .layers.merging import Operator
+
+    tables = {"metrics": metrics, "losses": losses, "optimizers": optimizers, "layers": layers}
+    preferred = next((k for k in tables if module and k in module.split(".")), None)
+    order = [k for k in tables if k != preferred] + ([preferred] if preferred else [])
+    table: dict = {}
+    for key in order:  # later tables win
+        for name in getattr(tables[key], "__all__", ()):
+            value = getattr(tables[key], name, None)
+            if isinstance(value, type):
+                table[name] = value
+    table.update(
+        {
+            "Model": models.Model,
+            "Sequential": models.Sequential,
+            "Functional": Functional,
+            "Operator": Operator,
+        }
+    )
+    return table
+
+
+class custom_object_scope:
+    """Within it, the given ``{name: object}`` are found by name wherever Keras looks objects
+    up (`deserialize_keras_object`, ``activations.get``, ``losses.get``), as with
+    `tf.keras.saving.custom_object_scope`.
+
+    >>> def cube(x):
+    ...     return x**3
+    >>> with ek.keras.saving.custom_object_scope({"cube": cube}):
+    ...     ek.keras.activations.get("cube") is cube
+    True
+    """
+
+    def __init__(self, custom_objects=None):
+        self.custom_objects = dict(custom_objects or {})
+
+    def __enter__(self):
+        self._outer = getattr(_scope, "objects", {})
+        _scope.objects = {**self._outer, **self.custom_objects}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _scope.objects = self._outer
+
+
+CustomObjectScope = custom_object_scope
+
+
+def get_registered_object(name: str, custom_objects=None, module_objects=None):
+    """The object ``name`` refers to: ``custom_objects`` first, then those of the enclosing
+    `custom_object_scope`, the registered objects (by ``"package>name"``), then
+    ``module_objects``; None when none has it."""
+    scoped = getattr(_scope, "objects", {})
+    for table in (custom_objects or {}, scoped, _REGISTERED, module_objects or {}):
+        if name in table:
+            return table[name]
+    return None
+
+
+def serialize_keras_object(obj) -> dict | str | None:
+    """Keras 3's description of an object: ``{"module", "class_name", "config",
+    "registered_name"}`` (plus ``"build_config"`` for a built layer); a built-in function
+    (activation, loss function) is its name; None stays None.
+
+    Raises:
+        NotImplementedError: an object without ``get_config``.
+    """
+    from .layers.base import Layer
+
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return [serialize_keras_object(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: serialize_keras_object(v) for k, v in obj.items()}
+    if callable(obj) and not hasattr(obj, "get_config"):
+        name = _NAMES.get(obj) or getattr(obj, "__name__", None)
+        if name is None:
+            raise NotImplementedError(f"Cannot serialize {obj!r}: it has no name or get_config.")
+        return name
+    cls = type(obj)
+    if not hasattr(obj, "get_config"):
+        raise NotImplementedError(f"Cannot serialize {obj!r}: it has no get_config() method.")
+    config = obj.get_config()
+    if isinstance(obj, Layer):
+        _check_nothing_dropped(obj, config)
+    out = {
+        "module": cls.__module__.replace("eagerkernel.runtime.", "eagerkernel."),
+        "class_name": cls.__name__,
+        "config": config,
+        "registered_name": _NAMES.get(cls, cls.__name__),
+    }
+    if isinstance(obj, Layer) and obj.built:
+        shape = getattr(obj, "_build_input_shape", None)
+        if shape is not None:
+            out["build_config"] = {"input_shape": _jsonable_shape(shape)}
+    return out
+
+
+def _check_nothing_dropped(layer, config: dict) -> None:
+    """A regularizer or constraint the layer holds but its config leaves out would be lost
+    silently by a save; refuse instead."""
+    for attr, value in vars(layer).items():
+        if value is None or not attr.endswith(("_regularizer", "_constraint")):
+            continue
+        if attr.lstrip("_") not in config:
+            raise NotImplementedError(
+                f"Cannot serialize layer {layer.name!r} ({type(layer).__name__}): its "
+                f"{attr.lstrip('_')} ({value!r:.80}) is not part of its config and would be "
+                "lost. Save the weights with save_weights() and rebuild the model in code."
+            )
+
+
+def _jsonable_shape(shape):
+    if isinstance(shape, dict):
+        return {k: _jsonable_shape(v) for k, v in shape.items()}
+    if (
+        isinstance(shape, (list, tuple))
+        and shape
+        and not all(d is None or isinstance(d, int) for d in shape)
+    ):
+        return [_jsonable_shape(s) for s in shape]
+    return None if shape is None else [None if d is None else int(d) for d in shape]
+
+
+def _tuple_shape(shape):
+    if isinstance(shape, dict):
+        return {k: _tuple_shape(v) for k, v in shape.items()}
+    if isinstance(shape, list) and shape and isinstance(shape[0], list):
+        return [_tuple_shape(s) for s in shape]
+    return None if shape is None else tuple(shape)
+
+
+def deserialize_keras_object(config, custom_objects=None):
+    """The object a `serialize_keras_object` description gives (follows
+    `tf.keras.saving.deserialize_keras_object`): the class is found by its registered name or
+    class name in ``custom_objects``, the registered objects, or eagerkernel's built-in
+    layers, models, optimizers, losses and metrics; its ``from_config`` makes the object.
+
+    Raises:
+        TypeError: a class that cannot be found (the message names it and says how to
+            register it).
+    """
+    from .layers.base import Layer
+
+    if config is None or isinstance(config, (int, float, bool)):
+        return config
+    if isinstance(config, str):
+        found = get_registered_object(config, custom_objects)
+        return found if found is not None else config
+    if isinstance(config, list):
+        return [deserialize_keras_object(c, custom_objects) for c in config]
+    if not isinstance(config, dict) or "class_name" not in config:
+        if isinstance(config, dict):
+            return {k: deserialize_keras_object(v, custom_objects) for k, v in config.items()}
+        raise TypeError(f"Could not deserialize {config!r}: not a serialized Keras object.")
+    class_name = config["class_name"]
+    registered = config.get("registered_name") or class_name
+    cls = get_registered_object(registered, custom_objects) or get_registered_object(
+        class_name, custom_objects, _builtins(config.get("module"))
+    )
+    if cls is None:
+        raise TypeError(
+            f"Could not locate class '{class_name}'. Make sure custom classes are decorated "
+            "with `@ek.keras.saving.register_keras_serializable()` or passed in "
+            f"`custom_objects`. Full object config: {json.dumps(config)[:500]}"
+        )
+    inner = dict(config.get("config", {}))
+    with custom_object_scope(custom_objects):
+        if hasattr(cls, "from_config"):
+            takes = "custom_objects" in inspect.signature(cls.from_config).parameters
+            obj = (
+                cls.from_config(inner, custom_objects=custom_objects)
+                if takes
+                else cls.from_config(inner)
+            )
+        else:
+            obj = cls(**inner)
+    build = config.get("build_config")
+    if isinstance(obj, Layer) and not obj.built and build and build.get("input_shape") is not None:
+        obj.build_from_config(build)
+    return obj
+
+
+# -- the .keras file --------------------------------------------------------------------------
+def _compile_config(model) -> dict | None:
+    args = getattr(model, "_compile_args", None)
+    if not getattr(model, "compiled", False) or args is None:
+        return None
+    out = dict(args)
+    out["optimizer"] = serialize_keras_object(model.optimizer)
+    for key in ("loss", "metrics", "weighted_metrics"):
+        out[key] = serialize_keras_object(out[key])
+    return out
+
+
+def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -> None:
+    """Writes ``model`` to a ``.keras`` zip (see the module docstring), atomically: a crash
+    leaves any previous file intact (follows `tf.keras.saving.save_model`).
+
+    Args:
+        model: a Sequential or functional model, or a subclassed one with ``get_config``
+            (registered, or given to `load_model` in ``custom_objects``).
+        filepath: a path ending in ``.keras``.
+        overwrite: False raises FileExistsError if the file exists.
+        zipped: True or None only (Keras 3's unzipped directory layout is not supported).
+
+    Raises:
+        ValueError: another extension (``.h5``, none: TensorFlow's SavedModel directory).
+        FileExistsError: the file exists and ``overwrite`` is False.
+        NotImplementedError: a layer without ``get_config`` (a Lambda), an unknown keyword,
+            or ``zipped=False``.
+    """
+    from ..io.checkpoint import Checkpoint
+    from ..io.checkpoint_format import atomic_write
+
+    if kwargs:
+        raise TypeError(f"save_model: unexpected keyword arguments {sorted(kwargs)}.")
+    if zipped is False:
+        raise NotImplementedError("save_model: zipped=False is not supported; the file is a zip.")
+    filepath = os.fspath(filepath)
+    if not filepath.endswith(".keras"):
+        raise ValueError(
+            "Invalid filepath extension for saving. Please add a `.keras` extension for the "
+            "native Keras format (a zip of JSON config and safetensors weights). HDF5 (`.h5`) "
+            "and TensorFlow's SavedModel directories are not written by eagerkernel (use "
+            f"ek.saved_model.save for a SavedModel-like export). Received: filepath={filepath}"
+        )
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"save_model: {filepath} exists and overwrite=False.")
+    config = serialize_keras_object(model)
+    config["compile_config"] = _compile_config(model)
+    from ... import __version__ as ek_version
+
+    metadata = {
+        "keras_version": f"eagerkernel-{ek_version}",
+        "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        weights = os.path.join(tmp, _WEIGHTS)
+        Checkpoint(model=model).write(weights)
+        archive = os.path.join(tmp, "model.keras")
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(_METADATA, json.dumps(metadata))
+            zf.writestr(_CONFIG, json.dumps(config))
+            zf.write(weights, _WEIGHTS, compress_type=zipfile.ZIP_STORED)
+        with open(archive, "rb") as f:
+            atomic_write(filepath, f.read())
+
+
+def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: bool = True):
+    """A model from a ``.keras`` file (follows `tf.keras.models.load_model`): rebuilt from its
+    config, its weights (and, with ``compile``, its optimizer's state) restored, so that
+    predictions match the saved model's bit for bit and training continues as it would have.
+
+    Args:
+        filepath: a ``.keras`` file written by `Model.save`.
+        custom_objects: ``{name: class or function}`` for custom layers, losses, ...
+        compile: compile the model as it was saved (optimizer, loss, metrics, slots).
+        safe_mode: accepted for Keras; the format never holds code, so it is always safe.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not a ``.keras`` zip, or a missing entry (the file is named).
+        TypeError: an unknown class (named, with the file).
+        CheckpointError (a ValueError): the weights do not fit the model.
+    """
+    from ..io.checkpoint import Checkpoint
+
+    filepath = os.fspath(filepath)
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f"load_model: no file at {filepath}.")
+    if not zipfile.is_zipfile(filepath):
+        raise ValueError(
+            f"load_model: {filepath} is not a .keras file (a zip archive written by "
+            "model.save('....keras')). HDF5 and SavedModel files are not read by eagerkernel."
+        )
+    with zipfile.ZipFile(filepath) as zf:
+        names = set(zf.namelist())
+        for entry in (_CONFIG, _WEIGHTS):
+            if entry not in names:
+                raise ValueError(f"load_model: {filepath} has no {entry}; it is not a model file.")
+        config = json.loads(zf.read(_CONFIG))
+        weights = zf.read(_WEIGHTS)
+    try:
+        model = deserialize_keras_object(config, custom_objects)
+    except TypeError as e:
+        raise TypeError(f"load_model({filepath!r}): {e}") from e
+    compile_config = config.get("compile_config")
+    if compile and compile_config:
+        args = dict(compile_config)
+        for key in ("optimizer", "loss", "metrics", "weighted_metrics"):
+            args[key] = deserialize_keras_object(args.get(key), custom_objects)
+        model.compile(**args)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, _WEIGHTS)
+        with open(path, "wb") as f:
+            f.write(weights)
+        try:
+            status = Checkpoint(model=model)._restore(path, required={id(v) for v in model.weights})
+        except ValueError as e:  # CheckpointError: name the .keras file, not the extracted copy
+            raise type(e)(f"load_model({filepath!r}): {e}") from e
+        if not (compile and compile_config):
+            status.expect_partial()
+    return model
+
+
+def model_from_json(json_string: str, custom_objects=None):
+    """The model `Model.to_json` describes, with fresh weights (follows
+    `tf.keras.models.model_from_json`)."""
+    return deserialize_keras_object(json.loads(json_string), custom_objects)
+
+
+def clone_model(model, input_tensors=None, clone_function=None):
+    """A new model with the same configuration and freshly initialized weights (follows
+    `tf.keras.models.clone_model` for Sequential and functional models).
+
+    Raises:
+        NotImplementedError: ``input_tensors`` or ``clone_function`` (not supported).
+    """
+    for arg, value in (("input_tensors", input_tensors), ("clone_function", clone_function)):
+        if value is not None:
+            raise NotImplementedError(f"clone_model: {arg}= is not supported.")
+    return deserialize_keras_object(serialize_keras_object(model))

@@ -1,0 +1,870 @@
+"""`ek.strings`: ops on string tensors (follows `tf.strings`).
+
+String tensors hold `bytes` in NumPy object arrays (`ek.string`). Every op here is a
+`Primitive` run by the dispatcher, so tapes and profilers see it, and none has a gradient:
+strings are not differentiable, and a tape never tracks a string tensor (TensorFlow's rule).
+Ops that take one string tensor accept a `RaggedTensor` too and keep its row partition.
+
+>>> ek.strings.length(ek.constant(["Gray wolf", "Lazy dog"])).numpy()
+array([9, 8], dtype=int32)
+>>> print(ek.strings.split(ek.constant(["Gray wolf", "Quick brown fox"])))
+<RaggedTensor [[b'Gray', b'wolf'], [b'Quick', b'brown', b'fox']]>
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.dispatch import Primitive, defvjp, dispatch
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, to_tensor
+from ..ragged.ragged_tensor import RaggedTensor
+
+__all__ = [
+    "as_string",
+    "bytes_split",
+    "format",
+    "join",
+    "length",
+    "lower",
+    "reduce_join",
+    "regex_full_match",
+    "regex_replace",
+    "split",
+    "strip",
+    "substr",
+    "to_hash_bucket_fast",
+    "to_number",
+    "unicode_decode",
+    "unicode_decode_with_offsets",
+    "unicode_encode",
+    "unicode_split",
+    "unicode_transcode",
+    "upper",
+]
+
+_OBJ = np.dtype(object)
+
+
+def _prim(name: str, fwd, n_inputs: int = 1, n_out: int = 1) -> Primitive:
+    """A string primitive: no input has a gradient (TensorFlow: NotDifferentiable)."""
+    prim = Primitive(name, fwd, n_out=n_out)
+    defvjp(prim, *([None] * n_inputs))
+    return prim
+
+
+def _map(fn, arr: np.ndarray, dtype) -> np.ndarray:
+    """``fn`` applied to each element of ``arr``; an array of ``dtype`` and the same shape."""
+    arr = np.asarray(arr)
+    out = np.empty(arr.shape, dtype=dtype)
+    flat = out.reshape(-1)
+    for i, v in enumerate(arr.reshape(-1)):
+        flat[i] = fn(v)
+    if out.ndim == 0 and out.dtype != _OBJ:
+        return out[()]  # a rank-0 number is a NumPy scalar, as other ops make it
+    return out
+
+
+def _strings(x, op: str, arg: str = "input") -> Tensor:
+    """``x`` as a string Tensor; TypeError naming ``op`` for any other dtype."""
+    t = x if isinstance(x, Tensor) else to_tensor(x, None, op)
+    if t._value.dtype != _OBJ:
+        raise TypeError(f"{op}: {arg} must be a string tensor, got dtype {t.dtype.name}.")
+    return t
+
+
+def _unary(prim: Primitive, x, params: dict, op: str):
+    """Runs a one-input string op; on a RaggedTensor, on its flat values."""
+    if isinstance(x, RaggedTensor):
+        return x.with_flat_values(_unary(prim, x.flat_values, params, op))
+    return dispatch(prim, (_strings(x, op),), params)
+
+
+def _check_unit(unit: str, op: str) -> None:
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise ValueError(f"{op}: unit must be 'BYTE' or 'UTF8_CHAR'. Received: unit={unit!r}")
+
+
+# -- length -------------------------------------------------------------------------------------
+
+
+def _length_fwd(xp, x, unit):
+    if unit == "BYTE":
+        return _map(len, x, np.int32)
+    return _map(lambda v: len(v.decode("utf-8", errors="replace")), x, np.int32)
+
+
+_length = _prim("StringLength", _length_fwd)
+
+
+def length(input, unit="BYTE", name=None):
+    """The length of each string, int32: in bytes (``unit="BYTE"``) or in Unicode code points
+    (``"UTF8_CHAR"``) (follows `tf.strings.length`).
+
+    >>> ek.strings.length(ek.constant("アヒル 🦆"), unit="UTF8_CHAR").numpy()
+    np.int32(5)
+    """
+    _check_unit(unit, "length")
+    return _unary(_length, input, {"unit": unit}, "length")
+
+
+# -- case, whitespace ---------------------------------------------------------------------------
+
+
+def _case_fwd(fn):
+    def fwd(xp, x, encoding):
+        if encoding:
+            return _map(lambda v: fn(v.decode(encoding)).encode(encoding), x, _OBJ)
+        return _map(lambda v: getattr(v, fn.__name__)(), x, _OBJ)  # ASCII only, as TF
+
+    return fwd
+
+
+_lower = _prim("StringLower", _case_fwd(str.lower))
+_upper = _prim("StringUpper", _case_fwd(str.upper))
+
+
+def _encoding(encoding, op):
+    if encoding not in ("", None) and encoding.lower().replace("-", "") != "utf8":
+        raise ValueError(f"{op}: encoding must be '' or 'utf-8'. Received: encoding={encoding!r}")
+    return encoding or ""
+
+
+def lower(input, encoding="", name=None):
+    """Lowercase: ASCII letters only, or every letter with ``encoding="utf-8"`` (follows
+    `tf.strings.lower`)."""
+    return _unary(_lower, input, {"encoding": _encoding(encoding, "lower")}, "lower")
+
+
+def upper(input, encoding="", name=None):
+    """Uppercase: ASCII letters only, or every letter with ``encoding="utf-8"`` (follows
+    `tf.strings.upper`).
+
+    >>> ek.strings.upper(ek.constant("éa"), encoding="utf-8").numpy().decode()
+    'ÉA'
+    """
+    return _unary(_upper, input, {"encoding": _encoding(encoding, "upper")}, "upper")
+
+
+_strip = _prim("StringStrip", lambda xp, x: _map(bytes.strip, x, _OBJ))
+
+
+def strip(input, name=None):
+    """Removes leading and trailing whitespace (follows `tf.strings.strip`)."""
+    return _unary(_strip, input, {}, "strip")
+
+
+# -- substr -------------------------------------------------------------------------------------
+
+
+def _substr_fwd(xp, x, pos, length, unit):
+    x, pos, length = np.broadcast_arrays(x, pos, length)
+    out = np.empty(x.shape, dtype=_OBJ)
+    flat = out.reshape(-1)
+    for i, (v, p, n) in enumerate(zip(x.reshape(-1), pos.reshape(-1), length.reshape(-1))):
+        s = v if unit == "BYTE" else v.decode("utf-8")
+        p, n = int(p), int(n)
+        if not -len(s) <= p <= len(s):
+            raise InvalidArgumentError(
+                None, "Substr", f"Substr: pos {p} out of range for string {v!r} at index {i}"
+            )
+        if p < 0:
+            p += len(s)
+        piece = s[p : p + max(n, 0)]
+        flat[i] = piece if unit == "BYTE" else piece.encode("utf-8")
+    return out
+
+
+_substr = _prim("Substr", _substr_fwd, n_inputs=3)
+
+
+def substr(input, pos, len, unit="BYTE", name=None):
+    """``len`` bytes (or UTF-8 characters) from position ``pos`` of each string; a negative
+    ``pos`` counts from the end (follows `tf.strings.substr`). ``pos`` and ``len`` broadcast
+    against ``input``.
+
+    Raises:
+        InvalidArgumentError: ``pos`` outside ``[-length, length]`` of a string.
+
+    >>> ek.strings.substr(ek.constant(["Gray wolf", "Lazy dog"]), 0, 4).numpy()
+    array([b'Gray', b'Lazy'], dtype=object)
+    """
+    _check_unit(unit, "substr")
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(substr(input.flat_values, pos, len, unit))
+    x = _strings(input, "substr")
+    p = to_tensor(pos, np.dtype(np.int32), "substr")
+    n = to_tensor(len, p._value.dtype, "substr")
+    for t, arg in ((p, "pos"), (n, "len")):
+        if t._value.dtype.kind not in "iu":
+            raise TypeError(f"substr: {arg} must be an integer tensor, got {t.dtype.name}.")
+    return dispatch(_substr, (x, p, n), {"unit": unit})
+
+
+# -- hashing ------------------------------------------------------------------------------------
+
+
+def _hash_fwd(xp, x, num_buckets):
+    try:
+        import farmhash
+    except ImportError:  # pragma: no cover - the `text` extra is not installed
+        raise ImportError(
+            "to_hash_bucket_fast needs FarmHash's Fingerprint64, as TensorFlow uses: "
+            "pip install 'eagerkernel[text]' (the pyfarmhash package)."
+        ) from None
+    return _map(lambda v: farmhash.fingerprint64(v) % num_buckets, x, np.int64)
+
+
+_hash_fast = _prim("StringToHashBucketFast", _hash_fwd)
+
+
+def to_hash_bucket_fast(input, num_buckets, name=None):
+    """Each string's bucket in ``[0, num_buckets)``: FarmHash's Fingerprint64 modulo
+    ``num_buckets``, the same buckets as TensorFlow's (follows
+    `tf.strings.to_hash_bucket_fast`). int64.
+
+    Raises:
+        ValueError: ``num_buckets`` < 1. ImportError: the pyfarmhash package is missing.
+
+    >>> ek.strings.to_hash_bucket_fast(ek.constant(["Who", "Who+is"]), 1024).numpy()
+    array([633, 196])
+    """
+    n = int(num_buckets)
+    if n < 1:
+        raise ValueError(f"to_hash_bucket_fast: num_buckets must be >= 1. Received: {n}")
+    return _unary(_hash_fast, input, {"num_buckets": n}, "to_hash_bucket_fast")
+
+
+# -- numbers <-> strings ------------------------------------------------------------------------
+
+
+def _to_number_fwd(xp, x, out_type):
+    parse = int if np.dtype(out_type).kind in "iu" else float
+
+    def one(v):
+        try:
+            return parse(v.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raise InvalidArgumentError(
+                None,
+                "StringToNumber",
+                "StringToNumberOp could not correctly convert string: "
+                + v.decode("utf-8", "replace"),
+            ) from None
+
+    return _map(one, x, out_type)
+
+
+_to_number = _prim("StringToNumber", _to_number_fwd)
+
+
+def to_number(string_tensor, out_type=dtypes.float32, name=None):
+    """Parses each string as a number of ``out_type`` (float32, float64, int32 or int64)
+    (follows `tf.strings.to_number`).
+
+    Raises:
+        InvalidArgumentError: a string that is not a number. TypeError: another ``out_type``.
+
+    >>> ek.strings.to_number(ek.constant(["1", "10", "100"])).numpy()
+    array([  1.,  10., 100.], dtype=float32)
+    """
+    dt = dtypes.as_dtype(out_type)
+    if dt not in (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64):
+        raise TypeError(
+            "to_number: out_type must be float32, float64, int32 or int64. "
+            f"Received: out_type={dt!r}"
+        )
+    return _unary(_to_number, string_tensor, {"out_type": dt.as_numpy_dtype}, "to_number")
+
+
+def _as_string_fwd(xp, x, precision, scientific, shortest, width, fill):
+    kind = x.dtype.kind
+    if kind == "b":
+        conv = None
+    elif kind in "iu":
+        conv = "d"
+    elif kind == "c":
+        raise TypeError("as_string: complex tensors are not supported.")
+    else:
+        conv = "e" if scientific else ("g" if shortest else "f")
+    flag = "0" if fill == "0" else ""
+    spec = "%" + flag + (str(width) if width > -1 and fill in ("", " ", "0") else "")
+    if conv != "d" and conv is not None and precision > -1:
+        spec += f".{precision}"
+
+    def one(v):
+        text = ("true" if v else "false") if conv is None else (spec + conv) % v
+        if width > -1 and fill not in ("", " ", "0"):
+            text = text.rjust(width, fill)
+        return text.encode("ascii")
+
+    return _map(one, x, _OBJ)
+
+
+_as_string = _prim("AsString", _as_string_fwd)
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):
+    """Formats each number as a string (follows `tf.strings.as_string`): floats as ``%f``
+    (``precision`` digits, ``scientific`` ``%e``, ``shortest`` ``%g``), integers as ``%d``,
+    bools as ``true``/``false``; ``width`` pads on the left with ``fill`` (spaces by default).
+
+    Raises:
+        ValueError: ``fill`` longer than one character, or ``scientific`` and ``shortest``
+            together. TypeError: a string or complex input.
+
+    >>> ek.strings.as_string(ek.constant([1.5, 2.0])).numpy()
+    array([b'1.500000', b'2.000000'], dtype=object)
+    """
+    if len(fill) > 1:
+        raise ValueError(f"as_string: fill must be at most one character. Received: fill={fill!r}")
+    if scientific and shortest:
+        raise ValueError("as_string: cannot select both scientific and shortest notation.")
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(
+            as_string(input.flat_values, precision, scientific, shortest, width, fill)
+        )
+    x = input if isinstance(input, Tensor) else to_tensor(input, None, "as_string")
+    if x._value.dtype == _OBJ:
+        raise TypeError("as_string: input must be numeric or bool, got a string tensor.")
+    params = {
+        "precision": int(precision),
+        "scientific": bool(scientific),
+        "shortest": bool(shortest),
+        "width": int(width),
+        "fill": fill,
+    }
+    return dispatch(_as_string, (x,), params)
+
+
+# -- regular expressions ------------------------------------------------------------------------
+
+
+def _regex(pattern, op: str) -> re.Pattern:
+    if isinstance(pattern, Tensor):
+        pattern = pattern.numpy()
+    if isinstance(pattern, str):
+        pattern = pattern.encode("utf-8")
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        raise InvalidArgumentError(None, op, f"{op}: invalid pattern {pattern!r}: {e}") from None
+
+
+def _rewrite(rewrite) -> bytes:
+    if isinstance(rewrite, Tensor):
+        rewrite = rewrite.numpy()
+    if isinstance(rewrite, str):
+        rewrite = rewrite.encode("utf-8")
+    # RE2's \0 (the whole match) is Python's \g<0>.
+    return re.sub(rb"\\0", rb"\\g<0>", rewrite)
+
+
+_regex_replace = _prim(
+    "StaticRegexReplace",
+    lambda xp, x, pattern, rewrite, count: _map(
+        lambda v: pattern.sub(rewrite, v, count=count), x, _OBJ
+    ),
+)
+
+
+def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
+    """Replaces matches of the regular expression ``pattern`` by ``rewrite`` (``\\1`` names a
+    group, ``\\0`` the whole match); only the first match unless ``replace_global`` (follows
+    `tf.strings.regex_replace`; Python's `re` syntax, which agrees with RE2 on common
+    patterns).
+
+    >>> ek.strings.regex_replace(ek.constant("ab12"), r"(\\d)", r"<\\1>").numpy()
+    b'ab<1><2>'
+    """
+    params = {
+        "pattern": _regex(pattern, "regex_replace"),
+        "rewrite": _rewrite(rewrite),
+        "count": 0 if replace_global else 1,
+    }
+    return _unary(_regex_replace, input, params, "regex_replace")
+
+
+_regex_full_match = _prim(
+    "StaticRegexFullMatch",
+    lambda xp, x, pattern: _map(lambda v: pattern.fullmatch(v) is not None, x, np.bool_),
+)
+
+
+def regex_full_match(input, pattern, name=None):
+    """True where the whole string matches ``pattern`` (follows `tf.strings.regex_full_match`).
+
+    >>> ek.strings.regex_full_match(ek.constant(["ab", "abc"]), "a.").numpy()
+    array([ True, False])
+    """
+    return _unary(
+        _regex_full_match,
+        input,
+        {"pattern": _regex(pattern, "regex_full_match")},
+        "regex_full_match",
+    )
+
+
+# -- join -----------------------------------------------------------------------------------------
+
+
+def _join_fwd(xp, *xs, separator):
+    arrays = np.broadcast_arrays(*xs)
+    out = np.empty(arrays[0].shape, dtype=_OBJ)
+    flat = out.reshape(-1)
+    columns = [a.reshape(-1) for a in arrays]
+    for i in range(flat.shape[0]):
+        flat[i] = separator.join(c[i] for c in columns)
+    return out
+
+
+_join = _prim("StringJoin", _join_fwd, n_inputs=0)  # variadic: no input has a gradient
+
+
+def join(inputs, separator="", name=None):
+    """Joins the strings of several tensors elementwise, with ``separator`` between them
+    (follows `tf.strings.join`; the inputs broadcast; RaggedTensors must share their row
+    partition).
+
+    Raises:
+        InvalidArgumentError: shapes that do not broadcast. TypeError: a non-string input.
+
+    >>> ek.strings.join([ek.constant(["a", "b"]), "!"], separator="-").numpy()
+    array([b'a-!', b'b-!'], dtype=object)
+    """
+    if isinstance(inputs, (Tensor, str, bytes)):
+        raise TypeError("join: inputs must be a list of string tensors.")
+    inputs = list(inputs)
+    if any(isinstance(x, RaggedTensor) for x in inputs):
+        from ..ragged.ragged_ops import map_flat_values
+
+        return map_flat_values(lambda *flat: join(list(flat), separator), *inputs)
+    xs = tuple(_strings(x, "join", f"inputs[{i}]") for i, x in enumerate(inputs))
+    if not xs:
+        raise ValueError("join: inputs must not be empty.")
+    sep = separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
+    try:
+        return dispatch(_join, xs, {"separator": sep})
+    except ValueError:
+        shapes = ", ".join(str(tuple(x._value.shape)) for x in xs)
+        raise InvalidArgumentError(
+            None, "StringJoin", f"join: input shapes do not broadcast: {shapes}."
+        ) from None
+
+
+def _reduce_join_fwd(xp, x, axis, keepdims, separator):
+    x = np.asarray(x)
+    if axis is None:
+        out = np.asarray(separator.join(x.reshape(-1).tolist()), dtype=_OBJ)
+        return out.reshape((1,) * x.ndim) if keepdims else out
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1]) if moved.size or moved.shape[-1] else None
+    lead = moved.shape[:-1]
+    out = np.empty(int(np.prod(lead, dtype=np.int64)), dtype=_OBJ)
+    for i in range(out.shape[0]):
+        out[i] = separator.join(rows[i].tolist()) if rows is not None else b""
+    out = out.reshape(lead)
+    return np.expand_dims(out, axis) if keepdims else out
+
+
+_reduce_join = _prim("ReduceJoin", _reduce_join_fwd)
+
+
+def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+    """Joins the strings along ``axis`` (all of them when None) with ``separator`` (follows
+    `tf.strings.reduce_join`).
+
+    >>> ek.strings.reduce_join(ek.constant([["a", "b"], ["c", "d"]]), axis=1,
+    ...                        separator=",").numpy()
+    array([b'a,b', b'c,d'], dtype=object)
+    """
+    x = _strings(inputs, "reduce_join", "inputs")
+    if axis is not None:
+        a = int(axis)
+        if not -x.ndim <= a < max(x.ndim, 1) or x.ndim == 0:
+            raise InvalidArgumentError(
+                None, "ReduceJoin", f"reduce_join: axis {a} is out of range for rank {x.ndim}."
+            )
+        axis = a % x.ndim
+    sep = separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
+    params = {"axis": axis, "keepdims": bool(keepdims), "separator": sep}
+    return dispatch(_reduce_join, (x,), params)
+
+
+# -- split --------------------------------------------------------------------------------------
+
+
+def _split_fwd(xp, x, sep, maxsplit):
+    pieces, lengths = [], []
+    for v in np.asarray(x).reshape(-1):
+        parts = v.split(sep, maxsplit) if sep else v.split(None, maxsplit)
+        pieces.extend(parts)
+        lengths.append(len(parts))
+    values = np.empty(len(pieces), dtype=_OBJ)
+    values[:] = pieces
+    return values, np.asarray(lengths, dtype=np.int64)
+
+
+_split = _prim("StringSplitV2", _split_fwd, n_out=0)
+
+
+def _ragged_from_pieces(x: Tensor, values: Tensor, lengths: Tensor):
+    """The pieces of each element of ``x`` (``lengths[i]`` of ``values`` each): a Tensor for a
+    scalar ``x``, else a RaggedTensor with one more dimension than ``x`` (its dimensions are
+    stored as ragged ones)."""
+    if x._value.ndim == 0:
+        return values
+    result = RaggedTensor.from_row_lengths(values, lengths, validate=False)
+    shape = x._value.shape
+    for d in reversed(shape[1:]):
+        n = result.nrows_int() // d if d else 0
+        result = RaggedTensor.from_row_lengths(result, np.full(n, d, np.int64), validate=False)
+    return result
+
+
+def split(input, sep=None, maxsplit=-1, name=None):
+    """Splits each string at ``sep`` (at runs of whitespace when None or empty), at most
+    ``maxsplit`` times (follows `tf.strings.split`): a 1-D Tensor for a scalar, else a
+    RaggedTensor with one more dimension.
+
+    >>> print(ek.strings.split(ek.constant("Gray wolf"), sep=" "))
+    Tensor([b'Gray' b'wolf'], shape=(2,), dtype=string)
+    """
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(split(input.flat_values, sep, maxsplit))
+    x = _strings(input, "split")
+    if isinstance(sep, Tensor):
+        sep = sep.numpy()
+    sep = sep.encode("utf-8") if isinstance(sep, str) else sep
+    values, lengths = dispatch(_split, (x,), {"sep": sep or None, "maxsplit": int(maxsplit)})
+    return _ragged_from_pieces(x, values, lengths)
+
+
+def _bytes_split_fwd(xp, x):
+    pieces, lengths = [], []
+    for v in np.asarray(x).reshape(-1):
+        pieces.extend(v[i : i + 1] for i in range(len(v)))
+        lengths.append(len(v))
+    values = np.empty(len(pieces), dtype=_OBJ)
+    values[:] = pieces
+    return values, np.asarray(lengths, dtype=np.int64)
+
+
+_bytes_split = _prim("StringBytesSplit", _bytes_split_fwd, n_out=0)
+
+
+def bytes_split(input, name=None):
+    """Splits each string into its bytes (follows `tf.strings.bytes_split`).
+
+    >>> ek.strings.bytes_split(ek.constant("Duck")).numpy()
+    array([b'D', b'u', b'c', b'k'], dtype=object)
+    """
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(bytes_split(input.flat_values))
+    x = _strings(input, "bytes_split")
+    values, lengths = dispatch(_bytes_split, (x,), {})
+    return _ragged_from_pieces(x, values, lengths)
+
+
+# -- unicode ------------------------------------------------------------------------------------
+
+_ENCODINGS = {
+    "UTF-8": "utf-8",
+    "UTF8": "utf-8",
+    "UTF-16-BE": "utf-16-be",
+    "UTF-32-BE": "utf-32-be",
+}
+
+
+def _codec(encoding: str, op: str, arg: str) -> str:
+    codec = _ENCODINGS.get(str(encoding).upper())
+    if codec is None:
+        raise ValueError(
+            f"{op}: {arg} must be one of {sorted(_ENCODINGS)}. Received: {arg}={encoding!r}"
+        )
+    return codec
+
+
+def _check_errors(errors: str, op: str) -> None:
+    if errors not in ("strict", "replace", "ignore"):
+        raise ValueError(
+            f"{op}: errors must be 'strict', 'replace' or 'ignore'. Received: errors={errors!r}"
+        )
+
+
+def _decode_one(v: bytes, codec, errors, replacement_char, op) -> str:
+    try:
+        text = v.decode(codec, errors="strict" if errors == "strict" else "replace")
+    except UnicodeDecodeError as e:
+        raise InvalidArgumentError(
+            None, op, f"{op}: invalid {codec} data in string {v!r:.60}: {e.reason}"
+        ) from None
+    if errors == "ignore":
+        return text.replace("\ufffd", "") if b"\xef\xbf\xbd" not in v else text
+    if errors == "replace" and replacement_char != 0xFFFD:
+        return text.replace("\ufffd", chr(replacement_char))
+    return text
+
+
+def _unicode_decode_fwd(xp, x, codec, errors, replacement_char, as_chars):
+    pieces, lengths, offsets = [], [], []
+    for v in np.asarray(x).reshape(-1):
+        text = _decode_one(v, codec, errors, replacement_char, "UnicodeDecode")
+        if as_chars:
+            pieces.extend(c.encode("utf-8") for c in text)
+        else:
+            pieces.extend(ord(c) for c in text)
+        lengths.append(len(text))
+        at = 0
+        for c in text:  # each character's byte offset in the input encoding
+            offsets.append(at)
+            at += len(c.encode(codec, errors="surrogatepass"))
+    values = np.empty(len(pieces), dtype=_OBJ if as_chars else np.int32)
+    values[:] = pieces
+    return values, np.asarray(lengths, dtype=np.int64), np.asarray(offsets, dtype=np.int64)
+
+
+_unicode_decode = _prim("UnicodeDecodeWithOffsets", _unicode_decode_fwd, n_out=0)
+
+
+def _decode(input, input_encoding, errors, replacement_char, as_chars, op, with_offsets=False):
+    _check_errors(errors, op)
+    codec = _codec(input_encoding, op, "input_encoding")
+    if isinstance(input, RaggedTensor):
+        out = _decode(
+            input.flat_values, input_encoding, errors, replacement_char, as_chars, op, with_offsets
+        )
+        if with_offsets:
+            return input.with_flat_values(out[0]), input.with_flat_values(out[1])
+        return input.with_flat_values(out)
+    x = _strings(input, op)
+    params = {
+        "codec": codec,
+        "errors": errors,
+        "replacement_char": int(replacement_char),
+        "as_chars": as_chars,
+    }
+    values, lengths, offsets = dispatch(_unicode_decode, (x,), params)
+    if with_offsets:
+        return (
+            _ragged_from_pieces(x, values, lengths),
+            _ragged_from_pieces(x, offsets, lengths),
+        )
+    return _ragged_from_pieces(x, values, lengths)
+
+
+def unicode_decode(
+    input,
+    input_encoding,
+    errors="replace",
+    replacement_char=65533,
+    replace_control_characters=False,
+    name=None,
+):
+    """The Unicode code points (int32) of each string (follows `tf.strings.unicode_decode`):
+    a 1-D Tensor for a scalar, else a RaggedTensor.
+
+    Args:
+        input_encoding: "UTF-8", "UTF-16-BE" or "UTF-32-BE".
+        errors: "replace" (invalid bytes become ``replacement_char``), "ignore" or "strict"
+            (InvalidArgumentError).
+        replace_control_characters: must be False (True raises NotImplementedError).
+
+    >>> ek.strings.unicode_decode(ek.constant("アヒル 🦆"), "UTF-8").numpy()
+    array([ 12450,  12498,  12523,     32, 129414], dtype=int32)
+    """
+    if replace_control_characters:
+        raise NotImplementedError("unicode_decode: replace_control_characters=True.")
+    return _decode(input, input_encoding, errors, replacement_char, False, "unicode_decode")
+
+
+def unicode_decode_with_offsets(
+    input,
+    input_encoding,
+    errors="replace",
+    replacement_char=65533,
+    replace_control_characters=False,
+    name=None,
+):
+    """`unicode_decode`, plus each character's starting byte offset, int64 (follows
+    `tf.strings.unicode_decode_with_offsets`).
+
+    >>> cps, offsets = ek.strings.unicode_decode_with_offsets("🎈🎉🎊", "UTF-8")
+    >>> offsets.numpy()
+    array([0, 4, 8])
+    """
+    if replace_control_characters:
+        raise NotImplementedError("unicode_decode_with_offsets: replace_control_characters=True.")
+    return _decode(
+        input,
+        input_encoding,
+        errors,
+        replacement_char,
+        False,
+        "unicode_decode_with_offsets",
+        with_offsets=True,
+    )
+
+
+def _transcode_fwd(xp, x, codec_in, codec_out, errors, replacement_char):
+    def one(v):
+        text = _decode_one(v, codec_in, errors, replacement_char, "UnicodeTranscode")
+        return text.encode(codec_out, errors="surrogatepass")
+
+    return _map(one, x, _OBJ)
+
+
+_transcode = _prim("UnicodeTranscode", _transcode_fwd)
+
+
+def unicode_transcode(
+    input,
+    input_encoding,
+    output_encoding,
+    errors="replace",
+    replacement_char=65533,
+    replace_control_characters=False,
+    name=None,
+):
+    """Re-encodes each string from ``input_encoding`` to ``output_encoding`` (follows
+    `tf.strings.unicode_transcode`; encodings and ``errors`` as `unicode_decode`).
+
+    >>> ek.strings.unicode_transcode(ek.constant("语"), "UTF-8", "UTF-16-BE").numpy()
+    b'\x8b\xed'
+    """
+    if replace_control_characters:
+        raise NotImplementedError("unicode_transcode: replace_control_characters=True.")
+    _check_errors(errors, "unicode_transcode")
+    params = {
+        "codec_in": _codec(input_encoding, "unicode_transcode", "input_encoding"),
+        "codec_out": _codec(output_encoding, "unicode_transcode", "output_encoding"),
+        "errors": errors,
+        "replacement_char": int(replacement_char),
+    }
+    return _unary(_transcode, input, params, "unicode_transcode")
+
+
+def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
+    """Splits each string into its characters, each UTF-8 encoded (follows
+    `tf.strings.unicode_split`; arguments as `unicode_decode`)."""
+    return _decode(input, input_encoding, errors, replacement_char, True, "unicode_split")
+
+
+def _unicode_encode_fwd(xp, values, splits, codec, errors, replacement_char):
+    out = np.empty(len(splits) - 1, dtype=_OBJ)
+    for i in range(len(splits) - 1):
+        chars = []
+        for c in values[splits[i] : splits[i + 1]].tolist():
+            if not 0 <= c <= 0x10FFFF or 0xD800 <= c <= 0xDFFF:
+                if errors == "strict":
+                    raise InvalidArgumentError(
+                        None, "UnicodeEncode", f"unicode_encode: invalid code point {c}."
+                    )
+                if errors == "ignore":
+                    continue
+                c = replacement_char
+            chars.append(chr(c))
+        out[i] = "".join(chars).encode(codec)
+    return out
+
+
+_unicode_encode = _prim("UnicodeEncode", _unicode_encode_fwd, n_inputs=2)
+
+
+def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533, name=None):
+    """Encodes code points (an int32 Tensor or RaggedTensor; the innermost dimension is one
+    string) as strings (follows `tf.strings.unicode_encode`).
+
+    >>> ek.strings.unicode_encode(ek.constant([71, 246, 246]), "UTF-8").numpy()
+    b'G\\xc3\\xb6\\xc3\\xb6'
+    """
+    _check_errors(errors, "unicode_encode")
+    codec = _codec(output_encoding, "unicode_encode", "output_encoding")
+    params = {"codec": codec, "errors": errors, "replacement_char": int(replacement_char)}
+    if isinstance(input, RaggedTensor):
+        if isinstance(input.values, RaggedTensor):
+            return input.with_values(
+                unicode_encode(input.values, output_encoding, errors, replacement_char)
+            )
+        return dispatch(_unicode_encode, (input.values, input.row_splits), params)
+    x = input if isinstance(input, Tensor) else to_tensor(input, None, "unicode_encode")
+    if x._value.dtype.kind not in "iu":
+        raise TypeError(f"unicode_encode: input must be int32 code points, got {x.dtype.name}.")
+    if x._value.ndim == 0:
+        raise ValueError("unicode_encode: input must have rank >= 1.")
+    from ..ops.array_ops import reshape
+
+    shape = tuple(x._value.shape)
+    n = shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    flat = reshape(x, [-1])
+    splits = to_tensor(np.arange(rows + 1, dtype=np.int64) * n, None, "unicode_encode")
+    out = dispatch(_unicode_encode, (flat, splits), params)
+    return reshape(out, list(shape[:-1]))
+
+
+# -- format -------------------------------------------------------------------------------------
+
+
+def _format_value(a: np.ndarray, summarize: int) -> str:
+    def scalar(v) -> str:
+        if isinstance(v, bytes):
+            return '"' + v.decode("utf-8", "backslashreplace") + '"'
+        if isinstance(v, (bool, np.bool_)):
+            return "1" if v else "0"
+        if isinstance(v, (float, np.floating)):
+            return np.format_float_positional(v, trim="-") if abs(v) < 1e16 else str(v)
+        return str(v)
+
+    def rec(x, indent: int) -> str:
+        if x.ndim == 0:
+            return scalar(x[()])
+        n = x.shape[0]
+        if summarize >= 0 and n > 2 * summarize:
+            idx = [*list(range(summarize)), None, *list(range(n - summarize, n))]
+        else:
+            idx = list(range(n))
+        parts = ["..." if i is None else rec(x[i, ...], indent + 1) for i in idx]
+        sep = " " if x.ndim == 1 else "\n" + " " * (indent + 1)
+        return "[" + sep.join(parts) + "]"
+
+    return rec(np.asarray(a), 0)
+
+
+def _format_fwd(xp, *xs, template, placeholder, summarize):
+    pieces = template.split(placeholder)
+    out = pieces[0]
+    for x, piece in zip(xs, pieces[1:]):
+        out += _format_value(x, summarize) + piece
+    return np.asarray(out.encode("utf-8"), dtype=_OBJ)
+
+
+_format = _prim("StringFormat", _format_fwd, n_inputs=0)
+
+
+def format(template, inputs, placeholder="{}", summarize=3, name=None):
+    """A scalar string: ``template`` with each ``placeholder`` replaced by one of ``inputs``
+    printed as TensorFlow prints tensors (strings quoted; at most ``summarize`` elements from
+    each end of every dimension, -1 for all) (follows `tf.strings.format`).
+
+    Raises:
+        ValueError: the number of placeholders differs from the number of inputs.
+
+    >>> ek.strings.format("x={} y={}", (ek.constant([1, 2]), 3.5)).numpy()
+    b'x=[1 2] y=3.5'
+    """
+    if not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    xs = tuple(x if isinstance(x, Tensor) else to_tensor(x, None, "format") for x in inputs)
+    if template.count(placeholder) != len(xs):
+        raise ValueError(
+            f"format: {template.count(placeholder)} placeholders in the template for "
+            f"{len(xs)} inputs. Received: template={template!r}"
+        )
+    params = {"template": template, "placeholder": placeholder, "summarize": int(summarize)}
+    if not xs:
+        return to_tensor(template.encode("utf-8"), None, "format")
+    return dispatch(_format, xs, params)

@@ -1,0 +1,14 @@
+"""`ek.ragged`: ragged tensors (follows `tf.ragged`).
+
+>>> print(ek.ragged.constant([[1, 2], [3]]) * 10)
+<RaggedTensor [[10, 20], [30]]>
+"""
+
+from __future__ import annotations
+
+from .ragged_ops import constant_ragged as constant
+from .ragged_ops import map_flat_values
+from .ragged_ops import range_ragged as range
+from .ragged_tensor import RaggedTensor, RaggedTensorSpec
+
+__all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "range"]

@@ -1,0 +1,540 @@
+"""Ops on RaggedTensors: `ek.ragged.constant`, `map_flat_values`, `range`, and what the public
+ops (elementwise math, reductions, `concat`, indexing) do when handed a RaggedTensor.
+
+Each is built from ordinary ops on the components (gather, boolean_mask, the reductions of a
+padded dense tensor), so tapes record them and gradients reach the flat values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, constant, make, to_tensor
+from .ragged_tensor import RaggedTensor, _rowids, convert_values
+
+__all__ = ["constant_ragged", "map_flat_values", "range_ragged"]
+
+
+# -- construction -------------------------------------------------------------------------------
+
+
+def constant_ragged(
+    pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=None
+):
+    """A RaggedTensor from nested Python lists (follows `tf.ragged.constant`).
+
+    Args:
+        pylist: nested lists whose scalars all sit at the same depth.
+        dtype: the values' dtype (inferred as `ek.constant` does when None).
+        ragged_rank: how many dimensions are ragged (default: the nesting depth - 1); the
+            dimensions after the ragged ones must be uniform.
+        inner_shape: not supported (raises NotImplementedError when given).
+
+    Raises:
+        ValueError: scalars at different depths, mixed types, or non-uniform inner lists.
+
+    >>> print(ek.ragged.constant([["Hi"], ["How", "are", "you"]]))
+    <RaggedTensor [[b'Hi'], [b'How', b'are', b'you']]>
+    """
+    if inner_shape is not None:
+        raise NotImplementedError("ragged.constant: inner_shape is not supported.")
+    if row_splits_dtype not in (None, dtypes.int64):
+        raise NotImplementedError("ragged.constant: row_splits are int64 only.")
+    if isinstance(pylist, RaggedTensor):
+        return pylist
+    if not isinstance(pylist, (list, tuple)):
+        return constant(pylist, dtype)
+    depth = _scalar_depth(pylist)
+    if depth is None:  # only empty lists: as deep as the nesting goes
+        depth = _list_depth(pylist)
+    if ragged_rank is None:
+        ragged_rank = max(depth - 1, 1 if depth > 1 else 0)
+    ragged_rank = int(ragged_rank)
+    if ragged_rank < 0 or (depth > 0 and ragged_rank >= depth and depth > 1):
+        raise ValueError(
+            f"ragged.constant: ragged_rank must be in [0, {depth - 1}], got {ragged_rank}."
+        )
+    if ragged_rank == 0:
+        return constant(pylist, dtype)
+    splits_levels = []
+    level = list(pylist)
+    for _ in range(ragged_rank):
+        lengths = [len(x) if isinstance(x, (list, tuple)) else -1 for x in level]
+        if any(n < 0 for n in lengths):
+            raise ValueError("ragged.constant: all scalar values must have the same nesting depth")
+        splits_levels.append(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
+        level = [v for x in level for v in x]
+    try:
+        values = (
+            constant(level, dtype) if level else _empty_values(pylist, depth, ragged_rank, dtype)
+        )
+    except TypeError as e:
+        raise ValueError(f"ragged.constant: {e}") from None
+    result = values
+    for splits in reversed(splits_levels):
+        result = RaggedTensor(result, make(splits, values._device), internal=True)
+    return result
+
+
+def _empty_values(pylist, depth, ragged_rank, dtype):
+    np_dtype = np.float32 if dtype is None else dtypes.numpy_dtype(dtype)
+    inner = max(depth - ragged_rank - 1, 0)
+    return make(np.zeros((0,) + (0,) * inner, dtype=np_dtype), _cpu())
+
+
+def _cpu():
+    from ..core.device import current_device
+
+    return current_device()
+
+
+def _scalar_depth(x, d=0):
+    """The depth at which scalars sit (None if there are none); ValueError if it varies."""
+    if not isinstance(x, (list, tuple)):
+        return d
+    found = None
+    for v in x:
+        dv = _scalar_depth(v, d + 1)
+        if dv is None:
+            continue
+        if found is not None and dv != found:
+            raise ValueError("all scalar values must have the same nesting depth")
+        found = dv
+    return found
+
+
+def _list_depth(x) -> int:
+    d = 0
+    while isinstance(x, (list, tuple)):
+        d += 1
+        x = x[0] if x else None
+    return d
+
+
+def map_flat_values(op, *args, **kwargs):
+    """``op`` applied to the flat values of the RaggedTensor arguments, keeping their row
+    partition (follows `tf.ragged.map_flat_values`).
+
+    Raises:
+        ValueError: no RaggedTensor argument, or arguments with different row partitions.
+
+    >>> print(ek.ragged.map_flat_values(lambda x: x * 2 + 1, ek.ragged.constant([[1], [2, 3]])))
+    <RaggedTensor [[3], [5, 7]]>
+    """
+    partition = []
+
+    def strip(v):
+        if isinstance(v, RaggedTensor):
+            partition.append(v)
+            return v.flat_values
+        if isinstance(v, (list, tuple)):
+            return type(v)(strip(x) for x in v)
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items()}
+        return v
+
+    args = strip(args)
+    kwargs = strip(kwargs)
+    if not partition:
+        raise ValueError("map_flat_values: at least one argument must be a RaggedTensor.")
+    first = partition[0]
+    for other in partition[1:]:
+        _check_same_splits(first, other, "map_flat_values")
+    out = op(*args, **kwargs)
+    return first.with_flat_values(out)
+
+
+def range_ragged(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=None):
+    """Row ``i`` is ``range(starts[i], limits[i], deltas[i])`` (follows `tf.ragged.range`).
+
+    >>> print(ek.ragged.range([3, 0, 2]))
+    <RaggedTensor [[0, 1, 2], [], [0, 1]]>
+    """
+    if limits is None:
+        starts, limits = 0, starts
+    s, lim, d = np.broadcast_arrays(
+        *(np.asarray(v.numpy() if isinstance(v, Tensor) else v) for v in (starts, limits, deltas))
+    )
+    s, lim, d = np.atleast_1d(s), np.atleast_1d(lim), np.atleast_1d(d)
+    if np.any(d == 0):
+        raise InvalidArgumentError(None, "RaggedRange", "ragged.range: deltas must be non-zero.")
+    rows = [np.arange(a, b, c) for a, b, c in zip(s, lim, d)]
+    np_dtype = dtypes.numpy_dtype(dtype) if dtype is not None else np.result_type(s, lim, d)
+    if (
+        dtype is None
+        and np_dtype == np.int64
+        and not any(isinstance(v, (Tensor, np.ndarray)) for v in (starts, limits, deltas))
+    ):
+        np_dtype = np.dtype(np.int32)  # Python ints: int32, as ek.constant
+    values = np.concatenate(rows).astype(np_dtype) if rows else np.zeros(0, np_dtype)
+    lengths = [len(r) for r in rows]
+    return RaggedTensor.from_row_lengths(values, lengths)
+
+
+# -- elementwise ----------------------------------------------------------------------------------
+
+
+def _check_same_splits(x: RaggedTensor, y: RaggedTensor, op: str) -> None:
+    xs, ys = x.nested_row_splits, y.nested_row_splits
+    same = len(xs) == len(ys) and all(
+        a._value.shape == b._value.shape and np.array_equal(np.asarray(a._value), b._value)
+        for a, b in zip(xs, ys)
+    )
+    if not same:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: the RaggedTensors' row partitions differ (row lengths "
+            f"{np.diff(np.asarray(xs[0]._value)).tolist()} and "
+            f"{np.diff(np.asarray(ys[0]._value)).tolist()}); they must be equal.",
+        )
+
+
+def binary(op, x, y):
+    """``op(x, y)`` where x or y is a RaggedTensor: on the flat values, the dense side
+    broadcast as TensorFlow's ragged broadcasting does."""
+    name = op.__name__
+    if isinstance(x, RaggedTensor) and isinstance(y, RaggedTensor):
+        _check_same_splits(x, y, name)
+        return x.with_flat_values(op(x.flat_values, y.flat_values))
+    rt, dense, ragged_first = (x, y, True) if isinstance(x, RaggedTensor) else (y, x, False)
+    if not isinstance(dense, Tensor):
+        dense = to_tensor(dense, rt.flat_values._value.dtype, name)
+    flat = rt.flat_values
+    inner_rank = flat._value.ndim - 1
+    d = dense
+    k = d._value.ndim - inner_rank  # dims of `dense` that align with the outer/ragged ones
+    if k > 0:
+        lead = d._value.shape[:k]
+        if all(n == 1 for n in lead):
+            from ..ops.array_ops import reshape
+
+            d = reshape(d, d._value.shape[k:])
+        elif rt.ragged_rank == 1 and k == 2 and lead[1] == 1 and lead[0] == rt.nrows_int():
+            from ..ops.array_ops import squeeze
+            from ..ops.indexing import gather
+
+            d = gather(squeeze(d, axis=1), rt.value_rowids())
+        else:
+            raise InvalidArgumentError(
+                None,
+                name,
+                f"{name}: cannot broadcast a dense tensor of shape {tuple(dense._value.shape)} "
+                f"against a RaggedTensor of shape {rt.shape}.",
+            )
+    out = op(flat, d) if ragged_first else op(d, flat)
+    return rt.with_flat_values(out)
+
+
+# -- reductions -----------------------------------------------------------------------------------
+
+_PAD = {
+    "reduce_sum": lambda dt: 0,
+    "reduce_prod": lambda dt: 1,
+    "reduce_max": lambda dt: _extreme(dt, low=True),
+    "reduce_min": lambda dt: _extreme(dt, low=False),
+    "reduce_any": lambda dt: False,
+    "reduce_all": lambda dt: True,
+}
+
+
+def _extreme(dt: np.dtype, low: bool):
+    if dt.kind == "f":
+        info = np.finfo(dt)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+    else:
+        raise TypeError(f"reduce: cannot reduce a {dt} RaggedTensor.")
+    return info.min if low else info.max
+
+
+def reduce(rt: RaggedTensor, op: str, axis, keepdims):
+    """``ek.<op>(rt, axis, keepdims)`` (follows TensorFlow's ragged reductions): over all
+    values (axis None), over rows (axis 0), along the ragged axis (axis 1, empty rows give
+    the reduction's identity: 0, 1, the dtype's lowest/highest value; a mean gives NaN), or
+    over uniform inner axes."""
+    from .. import ops
+
+    fn = getattr(ops, op)
+    flat = rt.flat_values
+    if axis is None:  # every value: a dense result
+        out = fn(flat)
+        if keepdims:
+            from ..ops.array_ops import reshape
+
+            out = reshape(out, [1] * rt.ndim)
+        return out
+    rank = rt.ndim
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    axes = [int(a) + rank if int(a) < 0 else int(a) for a in axes]
+    for a in axes:
+        if not 0 <= a < rank:
+            raise InvalidArgumentError(
+                None, op, f"{op}: axis {a} is out of range for a RaggedTensor of rank {rank}."
+            )
+    if len(axes) != 1:
+        raise NotImplementedError(f"{op}: a RaggedTensor is reduced over one axis at a time.")
+    (a,) = axes
+    if a > rt.ragged_rank:  # a uniform inner axis: on the flat values
+        return rt.with_flat_values(fn(flat, axis=a - rt.ragged_rank, keepdims=keepdims))
+    if rt.ragged_rank != 1:
+        raise NotImplementedError(
+            f"{op}: reducing a ragged axis is supported for ragged_rank 1, got {rt.ragged_rank}."
+        )
+    if op == "reduce_mean":
+        total = reduce(rt, "reduce_sum", a, keepdims)
+        counts = _counts(rt, a, keepdims, total)
+        from ..ops.elementwise import truediv
+
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return truediv(total, counts)
+    if op not in _PAD:
+        raise NotImplementedError(f"{op}: not supported for a RaggedTensor along axis {a}.")
+    dense = rt.to_tensor(default_value=_pad_value(op, flat))
+    return fn(dense, axis=a, keepdims=keepdims)
+
+
+def _pad_value(op, flat):
+    dt = flat._value.dtype
+    return np.asarray(_PAD[op](dt), dtype=dt)
+
+
+def _counts(rt, axis, keepdims, total):
+    lengths = np.diff(np.asarray(rt.row_splits._value))
+    if axis == 1:
+        counts = lengths
+    else:  # axis 0: how many rows reach each column
+        width = int(lengths.max()) if lengths.size else 0
+        counts = (lengths[:, None] > np.arange(width)[None, :]).sum(axis=0)
+    counts = counts.reshape(total._value.shape).astype(total._value.dtype)
+    return make(counts, total._device)
+
+
+# -- concat -------------------------------------------------------------------------------------
+
+
+def concat(values, axis):
+    """`ek.concat` with RaggedTensors among ``values`` (follows TensorFlow's ragged concat):
+    axis 0 appends rows, axis 1 joins each row with the others' same row."""
+    op = "concat"
+    rts = []
+    for v in values:
+        if isinstance(v, RaggedTensor):
+            rts.append(v)
+        else:
+            t = convert_values(v, op)
+            if t._value.ndim < 2:
+                raise InvalidArgumentError(
+                    None, op, f"{op}: dense values need rank >= 2 to join RaggedTensors."
+                )
+            rts.append(RaggedTensor.from_tensor(t))
+    rank = rts[0].ndim
+    a = int(axis) + rank if int(axis) < 0 else int(axis)
+    if any(r.ragged_rank != 1 for r in rts):
+        raise NotImplementedError(f"{op}: RaggedTensors of ragged_rank 1 only.")
+    from ..ops.array_ops import concat as dense_concat
+    from ..ops.indexing import gather
+
+    flats = dense_concat([r.flat_values for r in rts], axis=0)
+    if a == 0:
+        splits = [np.asarray(rts[0].row_splits._value)]
+        offset = splits[0][-1]
+        for r in rts[1:]:
+            s = np.asarray(r.row_splits._value)
+            splits.append(s[1:] + offset)
+            offset += s[-1]
+        return RaggedTensor(flats, make(np.concatenate(splits), flats._device), internal=True)
+    if a != 1:
+        raise NotImplementedError(f"{op}: axis {axis} on RaggedTensors (0 and 1 are supported).")
+    n = rts[0].nrows_int()
+    if any(r.nrows_int() != n for r in rts):
+        raise InvalidArgumentError(
+            None, op, f"{op}: RaggedTensors joined on axis 1 must have the same number of rows."
+        )
+    starts, offset = [], 0
+    for r in rts:
+        starts.append(np.asarray(r.row_splits._value) + offset)
+        offset += int(np.asarray(r.row_splits._value)[-1])
+    order, lengths = [], []
+    for i in range(n):
+        row = [np.arange(s[i], s[i + 1]) for s in starts]
+        order.extend(np.concatenate(row).tolist())
+        lengths.append(sum(len(x) for x in row))
+    values = gather(flats, np.asarray(order, dtype=np.int64))
+    return RaggedTensor.from_row_lengths(values, lengths, validate=False)
+
+
+# -- indexing -----------------------------------------------------------------------------------
+
+
+def _row(rt: RaggedTensor, i: int):
+    n = rt.nrows_int()
+    if not -n <= i < n:
+        raise InvalidArgumentError(
+            None, "getitem", f"RaggedTensor index {i} is out of range for {n} rows."
+        )
+    i %= n
+    s = np.asarray(rt.row_splits._value)
+    return _slice_values(rt.values, int(s[i]), int(s[i + 1]))
+
+
+def _slice_values(values, start: int, stop: int):
+    if isinstance(values, RaggedTensor):
+        return _row_range(values, start, stop)
+    from ..ops.indexing import getitem as dense_getitem
+
+    return dense_getitem(values, slice(start, stop))
+
+
+def _row_range(rt: RaggedTensor, start: int, stop: int) -> RaggedTensor:
+    s = np.asarray(rt.row_splits._value)
+    sub = s[start : stop + 1]
+    values = _slice_values(rt.values, int(sub[0]), int(sub[-1]))
+    return RaggedTensor(values, make(sub - sub[0], rt.row_splits._device), internal=True)
+
+
+def getitem(rt: RaggedTensor, key):
+    """`RaggedTensor.__getitem__`."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if not key:
+        return rt
+    first, rest = key[0], key[1:]
+    if first is Ellipsis:
+        raise NotImplementedError("RaggedTensor indexing with ... is not supported.")
+    if isinstance(first, (int, np.integer)) or (
+        isinstance(first, Tensor) and first._value.ndim == 0
+    ):
+        row = _row(rt, int(first))
+        return row[rest] if rest else row
+    if not isinstance(first, slice):
+        raise TypeError(f"RaggedTensor indices must be ints or slices, got {type(first).__name__}.")
+    start, stop, step = first.indices(rt.nrows_int())
+    if step != 1:
+        raise NotImplementedError("RaggedTensor row slices with a step are not supported.")
+    rows = _row_range(rt, start, max(stop, start))
+    if not rest:
+        return rows
+    inner, rest2 = rest[0], rest[1:]
+    if not isinstance(inner, slice):
+        raise ValueError("Cannot index into an inner ragged dimension.")
+    sliced = _slice_rows(rows, inner)
+    if rest2:
+        if isinstance(sliced.values, RaggedTensor):
+            return sliced.with_values(getitem(sliced.values, (slice(None), *rest2)))
+        from ..ops.indexing import getitem as dense_getitem
+
+        return sliced.with_values(dense_getitem(sliced.values, (slice(None), *rest2)))
+    return sliced
+
+
+def _slice_rows(rt: RaggedTensor, key: slice) -> RaggedTensor:
+    """``rt[:, key]``: the same slice of every row."""
+    s = np.asarray(rt.row_splits._value)
+    take, lengths = [], []
+    for i in range(len(s) - 1):
+        idx = np.arange(s[i], s[i + 1])[key]
+        take.append(idx)
+        lengths.append(len(idx))
+    order = np.concatenate(take).astype(np.int64) if take else np.zeros(0, np.int64)
+    values = rt.values
+    if isinstance(values, RaggedTensor):
+        new_values = _gather_rows(values, order)
+    else:
+        from ..ops.indexing import gather
+
+        new_values = gather(values, order)
+    return RaggedTensor.from_row_lengths(new_values, lengths, validate=False)
+
+
+def _gather_rows(rt: RaggedTensor, order: np.ndarray) -> RaggedTensor:
+    """The rows ``order`` of ``rt``, in that order."""
+    s = np.asarray(rt.row_splits._value)
+    pieces = [np.arange(s[i], s[i + 1]) for i in order]
+    inner = np.concatenate(pieces).astype(np.int64) if pieces else np.zeros(0, np.int64)
+    lengths = [len(p) for p in pieces]
+    values = rt.values
+    if isinstance(values, RaggedTensor):
+        new_values = _gather_rows(values, inner)
+    else:
+        from ..ops.indexing import gather
+
+        new_values = gather(values, inner)
+    return RaggedTensor.from_row_lengths(new_values, lengths, validate=False)
+
+
+def rowids(splits) -> np.ndarray:
+    return _rowids(np.asarray(splits))
+
+
+# -- batching rows (Dataset.ragged_batch, batching ragged components) ---------------------------
+
+
+def concat_rows(items: list, op: str = "concat") -> RaggedTensor:
+    """The rows of RaggedTensors of one ragged_rank, one after another."""
+    from ..ops.array_ops import concat as dense_concat
+
+    values = [r.values for r in items]
+    if isinstance(values[0], RaggedTensor):
+        if not all(isinstance(v, RaggedTensor) for v in values):
+            raise ValueError(f"{op}: RaggedTensors of different ragged ranks.")
+        joined = concat_rows(values, op)
+    else:
+        joined = dense_concat(values, axis=0)
+    splits, offset = [np.zeros(1, np.int64)], 0
+    for r in items:
+        s = np.asarray(r.row_splits._value)
+        splits.append(s[1:] + offset)
+        offset += int(s[-1])
+    return RaggedTensor(joined, make(np.concatenate(splits), _device_of(joined)), internal=True)
+
+
+def stack_rows(items: list, op: str = "ragged_batch") -> RaggedTensor:
+    """One row per item: Tensors of rank >= 1 (their first dimension becomes ragged; the
+    others must agree) or RaggedTensors (the result has one more ragged dimension)."""
+    from ..ops.array_ops import concat as dense_concat
+
+    if isinstance(items[0], RaggedTensor):
+        if not all(isinstance(x, RaggedTensor) for x in items):
+            raise TypeError(f"{op}: cannot batch RaggedTensors with Tensors.")
+        values = concat_rows(items, op)
+        lengths = [x.nrows_int() for x in items]
+    else:
+        inner = items[0]._value.shape[1:]
+        for k, x in enumerate(items):
+            if x._value.ndim == 0 or x._value.shape[1:] != inner:
+                raise ValueError(
+                    f"{op}: cannot batch tensors of shapes {tuple(items[0]._value.shape)} and "
+                    f"{tuple(x._value.shape)} (element {k}) into a RaggedTensor: only the "
+                    "first dimension may differ."
+                )
+        values = dense_concat(list(items), axis=0)
+        lengths = [x._value.shape[0] for x in items]
+    return RaggedTensor.from_row_lengths(values, lengths, validate=False)
+
+
+def _device_of(values):
+    return values._row_splits._device if isinstance(values, RaggedTensor) else values._device
+
+
+def tile(rt: RaggedTensor, multiples) -> RaggedTensor:
+    """`ek.tile` of a RaggedTensor of ragged_rank 1 and rank 2: the rows repeated
+    ``multiples[0]`` times, each row's values ``multiples[1]`` times (follows TensorFlow's
+    ragged tile)."""
+    from ..ops.indexing import gather
+
+    if rt.ragged_rank != 1 or rt.ndim != 2:
+        raise NotImplementedError("tile: RaggedTensors of rank 2 (ragged_rank 1) only.")
+    if len(multiples) != 2 or min(multiples) < 0:
+        raise InvalidArgumentError(
+            None, "tile", f"tile: multiples must be 2 non-negative ints, got {list(multiples)}."
+        )
+    s = np.asarray(rt.row_splits._value)
+    rows = [np.tile(np.arange(s[i], s[i + 1]), multiples[1]) for i in range(len(s) - 1)]
+    rows = rows * multiples[0]
+    order = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+    return RaggedTensor.from_row_lengths(
+        gather(rt.values, order), [len(r) for r in rows], validate=False
+    )

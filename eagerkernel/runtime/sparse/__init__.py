@@ -1,0 +1,11 @@
+"""`ek.sparse`: sparse tensors (follows `tf.sparse`).
+
+>>> st = ek.sparse.from_dense([[1, 0], [0, 2]])
+>>> ek.sparse.reduce_sum(st).numpy()
+np.int32(3)
+"""
+
+from __future__ import annotations
+
+from .sparse_ops import *  # noqa: F403
+from .sparse_ops import __all__  # noqa: F401
