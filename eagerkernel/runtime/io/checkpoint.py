@@ -485,7 +485,10 @@ def _commit(staged: list) -> None:
     Ctrl-C that arrives meanwhile is delivered after the last one."""
     with deferred_interrupt():
         for v, value in staged:
-            v._value = value
+            if type(v).assign is Variable.assign:
+                v._value = value
+            else:  # a Variable that assigns more than its value (a mirrored variable)
+                v.assign(value)
 
 
 # -- restore status ----------------------------------------------------------------------------
