@@ -1,10 +1,11 @@
 # eagerkernel: set-up, tutorials, tests and benchmarks. GNU make; every target sets itself up
 # on a fresh machine (Debian packages, .venv, the Eager kernelspec) and is quick once it has.
 #
-#   make tutorials   run every notebooks/*.ipynb with the Eager kernel (HTML in build/tutorials)
+#   make tutorials   run the tutorial notebooks (TUTORIALS) with the Eager kernel (HTML in build/tutorials)
 #   make test        ruff, unit tests + doctests (with the headless-Chromium browser test),
 #                    notebooks (nbval); a summary at the end
-#   make notebook    Jupyter Notebook on notebooks/, Eager kernel available
+#   make notebook    Jupyter Notebook on notebooks/, Eager kernel available (NOTEBOOK_ARGS: its options)
+#   make lab         the same in JupyterLab
 #   make bench       benchmarks/*.py side by side with peers (installs the CPU PyTorch; WITH_TF=1 adds TF)
 #   make fuzz        the fuzzers (tests/fuzz) long: about ten minutes; `make test` runs them briefly
 
@@ -23,9 +24,18 @@ XDIST := $(if $(filter-out 0,$(WORKERS)),-n $(WORKERS))
 TORCH_VERSION ?= 2.13.0
 # Debian packages the tutorials use when present (Fashion-MNIST in /usr/share), and Chromium
 # (/usr/bin/chromium) for the browser test (tests/test_browser.py, skipped without it).
-DEB_PACKAGES ?= dataset-fashion-mnist chromium
+DEB_PACKAGES ?= dataset-fashion-mnist chromium graphviz
 LINT_PATHS := eagerkernel tests benchmarks $(wildcard conftest.py setup.py)
-NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+# The tutorials, by name: a notebook a user saves in notebooks/ is not run by `make test`.
+TUTORIALS ?= 00_welcome 01_eager_basics 02_datasets 03_models_and_layers \
+  04_training_fashion_mnist 05_checkpoints 06_devices 07_inspecting_tapes 08_gradients_in_depth \
+  09_graph_functions 10_tensorflow2_code 11_distributed
+NOTEBOOKS := $(wildcard $(foreach t,$(TUTORIALS),notebooks/$(t).ipynb))
+# Options of `make notebook` and `make lab`, passed to Jupyter as they are. For example, a
+# headless server on a chosen port with a fixed token:
+#   make notebook NOTEBOOK_ARGS="--no-browser --ServerApp.ip=0.0.0.0 --ServerApp.port=8899 \
+#     --IdentityProvider.token=SECRET"
+NOTEBOOK_ARGS ?=
 # nbval's sanitizing patterns: the notebooks' own file, else the one the package ships.
 SANITIZE := $(firstword $(wildcard notebooks/sanitize.cfg eagerkernel/resources/nbval_sanitize.cfg))
 
@@ -38,12 +48,13 @@ TF_STAMP := $(VENV)/.stamp-tensorflow
 VENV_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" JUPYTER_PREFER_ENV_PATH=1
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: help setup system-packages tutorials notebook test lint format bench fuzz clean distclean
+.PHONY: help setup system-packages tutorials notebook lab test lint format bench fuzz clean distclean
 
 help:
-	@echo "make tutorials   set up, then run every tutorial notebook (HTML in build/tutorials)"
+	@echo "make tutorials   set up, then run the tutorial notebooks (HTML in build/tutorials)"
 	@echo "make test        set up, then lint, unit tests + doctests, notebook tests (nbval)"
-	@echo "make notebook    set up, then open Jupyter Notebook on notebooks/"
+	@echo "make notebook    set up, then open Jupyter Notebook on notebooks/ (NOTEBOOK_ARGS=...)"
+	@echo "make lab         the same in JupyterLab"
 	@echo "make bench       set up (+ PyTorch CPU; WITH_TF=1 adds TensorFlow), run benchmarks"
 	@echo "make fuzz        set up, then run the fuzzers long (FUZZ_EXAMPLES per fuzzer)"
 	@echo "make lint        ruff check + ruff format --check;  make format: apply both"
@@ -90,6 +101,8 @@ $(TORCH_STAMP): $(STAMP)
 	@echo "==> pip install torch==$(TORCH_VERSION) (CPU build)"
 	@if $(PY) -m pip install --quiet --progress-bar off "torch==$(TORCH_VERSION)"; \
 	then touch $@; else echo "warning: no PyTorch; the benchmark runs without it"; fi
+	@$(PY) -m pip install --quiet --progress-bar off numexpr \
+	  || echo "warning: no numexpr; benchmarks/elementwise.py runs without its column"
 
 $(TF_STAMP): $(STAMP)
 	@echo "==> pip install tensorflow-cpu"
@@ -98,7 +111,7 @@ $(TF_STAMP): $(STAMP)
 
 # ---------------------------------------------------------------------------- use
 tutorials: setup
-	@[ -n "$(NOTEBOOKS)" ] || { echo "error: no notebooks/*.ipynb"; exit 1; }
+	@[ -n "$(NOTEBOOKS)" ] || { echo "error: none of the tutorials is in notebooks/"; exit 1; }
 	@mkdir -p build/tutorials
 	env -u MPLBACKEND $(VENV_ENV) jupyter nbconvert --to html --execute \
 	  --ExecutePreprocessor.kernel_name=eager --output-dir build/tutorials $(NOTEBOOKS)
@@ -107,7 +120,10 @@ tutorials: setup
 notebook: setup
 	$(VENV_ENV) jupyter notebook --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
-BENCHMARKS := op_overhead input_pipeline training_step distributed
+lab: setup
+	$(VENV_ENV) jupyter lab --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
+
+BENCHMARKS := op_overhead input_pipeline training_step distributed elementwise function
 bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 	@for b in $(BENCHMARKS); do \
 	  echo "==> benchmarks/$$b.py"; \

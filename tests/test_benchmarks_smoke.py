@@ -161,3 +161,55 @@ def test_training_step_quick_run():
             ratio = float(cells[6].rstrip("x"))
             assert ratio == pytest.approx(ours / float(cells[4]), abs=0.011), out
             assert cells[-1] in ("PASS", "MISS"), out
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
+def test_lbfgs_quick_run_agrees_with_pytorch():
+    out = _run("lbfgs.py", "--quick")  # exit status 0: the loss trajectories agreed
+    row = next(line for line in out.splitlines() if line.split()[:2] == ["1000", "5"])
+    cells = row.replace("(", " ").replace(")", " ").split()
+    ours, theirs = float(cells[2]), float(cells[4])
+    assert ours > 0 and theirs > 0, out
+    # the times are printed rounded to whole ms, the ratio from the unrounded times
+    low, high = (ours - 0.5) / (theirs + 0.5), (ours + 0.5) / max(theirs - 0.5, 1e-9)
+    assert low - 0.005 <= float(cells[6].rstrip("x")) <= high + 0.005, out
+    assert cells[-4] in ("PASS", "MISS") and "agree to" in row, out
+
+
+def test_lbfgs_port_reaches_the_same_losses_in_both_frameworks():
+    spec = importlib.util.spec_from_file_location("lbfgs_bench", BENCHMARKS / "lbfgs.py")
+    lbfgs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lbfgs)
+    images = np.random.default_rng(0).random((50, 784), dtype=np.float32)
+    ours = lbfgs.eagerkernel_lbfgs(images, 3, 6, lambda: None)
+    assert len(ours) == 6 and ours[-1] < ours[0]  # l-BFGS makes progress
+    # the first step is the gradient's direction scaled by 1 / sum|g|: the loss at the
+    # second evaluation follows from the gradient alone, in NumPy
+    w = lbfgs.ng_init(784, 196).astype(np.float64).reshape(784, 196)
+    x = images.astype(np.float64)
+
+    def loss_and_grad(w):
+        h = 1 / (1 + np.exp(-x @ w))
+        out = 1 / (1 + np.exp(-h @ w.T))
+        d = 2 * (out - x) / x.size * out * (1 - out)
+        dh = d @ w * h * (1 - h)
+        return np.mean((out - x) ** 2), d.T @ h + x.T @ dh
+
+    f0, g0 = loss_and_grad(w)
+    f1, _ = loss_and_grad(w - g0 / np.abs(g0).sum())
+    np.testing.assert_allclose(ours[:2], [f0, f1], rtol=1e-5)
+    if HAS_TORCH:
+        theirs = lbfgs.torch_lbfgs(images, 3, 6, lambda: None)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4)
+
+
+def test_elementwise_quick_run():
+    out = _run("elementwise.py", "--quick")
+    ops = [
+        line.split()[0] for line in out.splitlines() if line.split()[-1:] in (["PASS"], ["MISS"])
+    ]
+    if HAS_TORCH:
+        assert ops == [
+            o for op in ("sigmoid", "tanh", "exp", "softplus", "relu", "gelu") for o in (op, op)
+        ], out
+    assert "copy bandwidth" in out and "GB/s" in out, out

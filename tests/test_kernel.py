@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -149,7 +150,8 @@ def test_tape_cell_displays_text_and_html(kc):
     reply, msgs = execute(kc, LINEAR)
     assert reply["status"] == "ok"
     record, graph = of_type(msgs, "display_data")  # the op record with its times, the graph
-    assert graph["data"]["image/png"] and "text/html" not in graph["data"]
+    svg = graph["data"]["text/html"]
+    assert "image/png" not in graph["data"] and "<svg" in svg and 'role="img"' in svg
     for mime in ("text/plain", "text/html"):
         text = record["data"][mime]
         assert "Mul" in text and "AddV2" in text and "By op type" in text
@@ -163,13 +165,13 @@ def test_grad_line_shows_replay_and_returns_gradients(kc):
     execute(kc, LINEAR)
     reply, msgs = execute(kc, "%grad y wrt w x b")
     assert reply["status"] == "ok"
-    # The Out value displays itself: the report (text and HTML), then the gradient plots.
-    report, plots = of_type(msgs, "display_data")
+    # The Out value displays itself: the report (text and HTML); the gradients are scalars,
+    # so no plot follows (their values are in the report).
+    (report,) = of_type(msgs, "display_data")
     for mime in ("text/plain", "text/html"):
         text = report["data"][mime]
         assert "Gradients of `y` w.r.t. w, x, b" in text
         assert "AddV2" in text and "Mul" in text
-    assert plots["data"]["image/png"] and "text/html" not in plots["data"]
     assert not of_type(msgs, "execute_result")
     reply, msgs = execute(kc, "print([float(g) for g in _])")
     assert stream(msgs) == "[3.0, 2.0, 1.0]\n"
@@ -191,9 +193,21 @@ def test_tape_cell_error_fails_once_and_keeps_the_tape(kc):
     assert reply["ename"] == "ZeroDivisionError"
     errors = of_type(msgs, "error")
     assert len(errors) == 1 and errors[0]["ename"] == "ZeroDivisionError"
-    assert len(of_type(msgs, "display_data")) == 2  # record, graph
+    record, _ = of_type(msgs, "display_data")  # the partial record, the graph
+    assert "(partial: the cell raised ZeroDivisionError)" in record["data"]["text/plain"]
     reply, msgs = execute(kc, "print([e.prim.name for e in _tape.entries])")
     assert stream(msgs) == "['Mul']\n"
+
+
+@pytest.mark.kernel
+def test_tape_cell_traceback_names_this_cell_and_its_lines(kc):
+    reply, msgs = execute(kc, "%%tape\nz = ek.constant(2.0) * 3.0\n\n1 / 0")
+    count = reply["execution_count"]
+    (error,) = of_type(msgs, "error")
+    text = "\n".join(error["traceback"])
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # ANSI colours
+    assert f"In[{count}]" in text and f"In[{count + 1}]" not in text
+    assert re.search(r"----> 4\s+1 / 0", text)  # line 4 of the cell: the magic is line 1
 
 
 @pytest.mark.kernel
@@ -268,7 +282,7 @@ class EagerKernelProtocolTests(jkt.KernelTests):
             "code": "from IPython.display import HTML, display; display(HTML('<b>test</b>'))",
             "mime": "text/html",
         },
-        # the record has HTML too; the graph picture only text/plain and image/png
+        # the record and the graph have HTML too
         {"code": "%%tape\ny = ek.constant(2.0) * 3.0", "mime": "text/plain"},
     ]
     code_history_pattern = "6?7"
@@ -283,3 +297,53 @@ class EagerKernelProtocolTests(jkt.KernelTests):
     def tearDownClass(cls) -> None:
         cls.kc.stop_channels()
         cls.km.shutdown_kernel(now=True)
+
+
+@pytest.mark.kernel
+def test_fit_shows_a_widget_progress_bar_in_keras_format_and_nothing_on_stderr(kc):
+    code = (
+        "_m = ek.keras.Sequential([ek.keras.layers.Dense(1)])\n"
+        "_m.compile(optimizer='sgd', loss='mse')\n"
+        "_h = _m.fit(np.ones((8, 2), np.float32), np.ones((8, 1), np.float32), "
+        "batch_size=4, epochs=2)"
+    )
+    reply, msgs = execute(kc, code)
+    assert reply["status"] == "ok"
+    assert stream(msgs, "stderr") == ""  # no TqdmWarning, no bar drawn on stderr
+    bars = [
+        c
+        for c in of_type(msgs, "display_data")
+        if "application/vnd.jupyter.widget-view+json" in c["data"]
+    ]
+    assert len(bars) == 2  # one ipywidgets bar per epoch
+    updates = [  # the widgets' text: tqdm writes the postfix into an HTML widget's value,
+        value.replace("\u2007", " ")  # with figure spaces
+        for c in of_type(msgs, "comm_msg") + of_type(msgs, "comm_open")
+        if isinstance(c["data"].get("state"), dict)
+        for value in c["data"]["state"].values()
+        if isinstance(value, str)
+    ]
+    texts = [t for t in updates if "loss" in t]
+    assert texts and all(re.search(r"loss: \d+\.\d{4}", t) for t in texts), texts
+    assert not any("loss=" in t for t in texts)
+
+
+@pytest.mark.kernel
+def test_cell_tracebacks_leave_out_eagerkernel_frames_unless_disabled(kc):
+    def traceback_text(code):
+        reply, msgs = execute(kc, code)
+        assert reply["status"] == "error" and reply["ename"] == "InvalidArgumentError"
+        (error,) = of_type(msgs, "error")
+        return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error["traceback"]))
+
+    filtered = traceback_text("_x = ek.zeros((2, 3))\nek.reshape(_x, (4, 2))")
+    assert "----> 2 ek.reshape(_x, (4, 2))" in filtered
+    assert "dispatch.py" not in filtered and "array_ops.py" not in filtered
+    full = traceback_text(
+        "ek.debugging.disable_traceback_filtering()\nek.reshape(ek.zeros((2, 3)), (4, 2))"
+    )
+    assert "dispatch.py" in full and "array_ops.py" in full
+    execute(kc, "ek.debugging.enable_traceback_filtering()")
+    _reply, msgs = execute(kc, "1 / 0")  # an error of the user's own code is shown as usual
+    (error,) = of_type(msgs, "error")
+    assert "----> 1 1 / 0" in re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error["traceback"]))

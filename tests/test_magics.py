@@ -150,7 +150,17 @@ def test_tape_displays_record_with_times_as_text_and_html(ip):
     text = record.data["text/plain"]
     assert "float32[]" in text
     assert "2 ops recorded, forward time" in text
-    assert text.splitlines()[1].split() == ["#", "op", "inputs", "outputs", "time", "share"]
+    assert text.splitlines()[1].split() == [
+        "#",
+        "op",
+        "scope",
+        "line",
+        "inputs",
+        "outputs",
+        "bytes",
+        "time",
+        "share",
+    ]
     assert any(unit in text for unit in (" ns", " µs", " ms", " s"))
     assert "<table" in record.data["text/html"]
     assert "<graph of tape `_tape`" in graph.data["text/plain"]
@@ -413,7 +423,7 @@ def test_gradient_tape_shows_its_ops(ip):
     data, _ = ip.display_formatter.format(tape)
     text = data["text/plain"]
     assert text.splitlines()[0] == "Tape: 1 op recorded"  # a plain tape times nothing:
-    assert text.splitlines()[1].split() == ["#", "op", "inputs", "outputs"]  # no time columns
+    assert text.splitlines()[1].split() == ["#", "op", "scope", "line", "inputs", "outputs"]
     assert "Exp" in text and "Exp" in data["text/html"]
     assert "By op type" not in text and "share" not in data["text/html"]
 
@@ -423,7 +433,17 @@ def test_profiling_tape_redisplays_with_its_times(ip):
     data, _ = ip.display_formatter.format(ip.user_ns["_tape"])
     text = data["text/plain"]
     assert text.startswith("Tape: 2 ops recorded, forward time ")
-    assert text.splitlines()[1].split() == ["#", "op", "inputs", "outputs", "time", "share"]
+    assert text.splitlines()[1].split() == [
+        "#",
+        "op",
+        "scope",
+        "line",
+        "inputs",
+        "outputs",
+        "bytes",
+        "time",
+        "share",
+    ]
     assert "By op type" in text and "By op type" in data["text/html"]
 
 
@@ -446,7 +466,7 @@ def test_magic_help_is_the_docstring(ip):
     assert "wrt" in ip.magics_manager.magics["line"]["grad"].__doc__
 
 
-def test_tape_displays_give_text_from_repr_and_html_and_png_only_where_active(ip):
+def test_tape_displays_give_text_from_repr_and_html_only_where_active(ip):
     # The tables and the graph hand IPython their text/plain themselves (no pretty printer);
     # HTML and the PNG still come from their _repr_*_ methods, for the types that are active.
     from eagerkernel.magics import TapeRecord
@@ -459,19 +479,30 @@ def test_tape_displays_give_text_from_repr_and_html_and_png_only_where_active(ip
         data, _ = ip.display_formatter.format(view)
         assert set(data) == {"text/plain", "text/html"}
         assert data["text/plain"] == repr(view) and "<table" in data["text/html"]
+    ip.display_formatter.active_types = ["text/plain"]
     data, _ = ip.display_formatter.format(record.graph)
     assert set(data) == {"text/plain"} and data["text/plain"] == repr(record.graph)
-    ip.display_formatter.active_types = ["text/plain", "text/html", "image/png"]
+    ip.display_formatter.active_types = ["text/plain", "text/html"]
     data, _ = ip.display_formatter.format(record.graph)
-    assert data["image/png"][:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<svg" in data["text/html"] and "image/png" not in data
 
 
 def test_profiling_tape_of_untimed_ops_shows_dashes(ip):
     ip.run_cell("@ek.custom_gradient\ndef ident(t):\n    return t * 1.0, lambda g: g\n")
     _, cap = run(ip, "%%tape\ny = ident(ek.constant(2.0))")
     text = cap.outputs[-2].data["text/plain"]
-    assert text.splitlines()[1].split() == ["#", "op", "inputs", "outputs", "time", "share"]
+    assert text.splitlines()[1].split() == [
+        "#",
+        "op",
+        "scope",
+        "line",
+        "inputs",
+        "outputs",
+        "bytes",
+        "time",
+        "share",
+    ]
     assert text.splitlines()[3].split()[-2:] == ["—", "—"]
     assert text.splitlines()[0] == "Tape `_tape`: 1 op recorded, forward time —"
-    assert text.splitlines()[-1].split() == ["total", "1", "—", "—"]
+    assert text.splitlines()[-1].split() == ["total", "1", "4", "B", "—", "—"]
     ip.user_ns.pop("ident")

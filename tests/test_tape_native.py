@@ -230,3 +230,40 @@ def test_the_c_record_behaves_as_the_python_record():
     assert made[0] == made[1]
     with pytest.raises(TypeError):
         CRecord(Prim(), (x,))  # ids and output are required
+
+
+@native
+def test_c_and_python_note_the_same_callers_and_scopes():
+    # Where each op was called from (the innermost frame outside eagerkernel) and the scope
+    # it ran in: the C recorder and the Python one agree, ops of a layer and plain ops alike.
+    dense = ek.keras.layers.Dense(2, name="caller_dense")
+    x = ek.ones((1, 3))
+
+    def user_function(t):
+        return ek.exp(t) * 2.0  # this line runs two ops
+
+    def run():
+        tape = ProfilingTape()
+        with tape:
+            y = dense(x)
+            z = user_function(y)
+        assert z is not None
+        return (
+            [(code.co_name, line) for code, line in tape.sources],
+            [tuple(name for _, name in path) for path in tape.scopes],
+        )
+
+    results = []
+    for use_native in (True, False):
+        old = tape_mod.native_recording[0]
+        tape_mod.native_recording[0] = use_native
+        try:
+            results.append(run())
+        finally:
+            tape_mod.native_recording[0] = old
+    assert results[0] == results[1]
+    sources, scopes = results[0]
+    line = user_function.__code__.co_firstlineno + 1
+    assert sources[-2:] == [("user_function", line)] * 2
+    assert sources[0][0] == "run" and scopes[:2] == [("caller_dense",)] * 2
+    assert scopes[-2:] == [(), ()]

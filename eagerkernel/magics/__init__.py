@@ -14,7 +14,7 @@ from . import displays
 from .device_magic import DeviceListing, DeviceMagics
 from .formatting import format_seconds, tensor_html
 from .grad_magic import GradMagics, GradResult
-from .graph import GraphLayout, TapeGraph
+from .graph import GraphSpec, TapeGraph
 from .plots import GradPlots
 from .tape_magic import TapeMagics, TapeRecord, TapeTiming
 from .timing import CellTiming, TimingMagics
@@ -26,7 +26,7 @@ __all__ = [
     "GradMagics",
     "GradPlots",
     "GradResult",
-    "GraphLayout",
+    "GraphSpec",
     "TapeGraph",
     "TapeMagics",
     "TapeRecord",
@@ -54,6 +54,20 @@ _HTML = ((Tensor, tensor_html), (GradientTape, _tape_html), *_RUNTIME_HTML)
 _PLAIN = ((GradientTape, _tape_pretty), *_RUNTIME_PLAIN)
 
 
+def _filtered_traceback(shell, etype, value, tb, tb_offset=None):
+    """IPython's custom exception handler (``set_custom_exc``): shows an exception that a
+    cell raised with eagerkernel's internal frames left out (`strip_internal_frames`, as
+    Keras filters its tracebacks), unless ``ek.debugging.disable_traceback_filtering()``."""
+    from ..runtime.traceback_utils import is_traceback_filtering_enabled, strip_internal_frames
+
+    if is_traceback_filtering_enabled():
+        value.__traceback__ = tb
+        tb = strip_internal_frames(value).__traceback__
+    # IPython's own display from here (usage errors in one line, %debug's post-mortem).
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
+    return None
+
+
 def load_ipython_extension(ipython) -> None:
     """Registers ``%%tape``, ``%grad``, ``%device`` and the rich views in ``ipython``.
 
@@ -61,7 +75,9 @@ def load_ipython_extension(ipython) -> None:
     GradientTapes (the ``_tape`` of ``%%tape``) show their recorded ops as text and HTML;
     Keras models show their summary, Datasets their element spec and cardinality, and
     checkpoint restore statuses their matched and unmatched counts. ``%eager_timing on``
-    adds a timing display after each cell.
+    adds a timing display after each cell. Exceptions raised by cells are shown without
+    eagerkernel's internal frames (IPython's ``set_custom_exc``; see
+    ``ek.debugging.disable_traceback_filtering``), unless another handler is installed.
 
     Loading twice is harmless.
     """
@@ -70,6 +86,8 @@ def load_ipython_extension(ipython) -> None:
         previous.stop()
     for magics in MAGICS:
         ipython.register_magics(magics)
+    if not ipython.custom_exceptions:  # never replace a handler someone else installed
+        ipython.set_custom_exc((Exception,), _filtered_traceback)
     formatters = ipython.display_formatter.formatters
     for mime, table in (("text/html", _HTML), ("text/plain", _PLAIN)):
         for cls, func in table:
@@ -89,6 +107,10 @@ def unload_ipython_extension(ipython) -> None:
         instance.stop()
     for magics in MAGICS:
         mm.registry.pop(magics.__name__, None)
+    if getattr(ipython.CustomTB, "__func__", None) is not None and ipython.custom_exceptions == (
+        Exception,
+    ):
+        ipython.set_custom_exc((), None)
     formatters = ipython.display_formatter.formatters
     for mime, table in (("text/html", _HTML), ("text/plain", _PLAIN)):
         for cls, _ in table:

@@ -7,6 +7,7 @@ The backward pass is the tape's own (`GradientTape.replay`, ``tape.gradient`` wi
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,6 +17,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from ..runtime.core.tape import GradientTape, stop_recording
 from ..runtime.core.tensor import Tensor
+from ..runtime.core.variable import Variable
 from .formatting import (
     LazyRows,
     array_stats,
@@ -27,7 +29,7 @@ from .formatting import (
     truncate_rows,
     value_summary,
 )
-from .plots import GradPlots
+from .plots import GradHistory, GradPlots
 from .tape_magic import DEFAULT_MAX_ROWS
 
 __all__ = ["GradMagics", "GradResult", "ReplayStep"]
@@ -74,9 +76,39 @@ class _Report:
     target: str
     tape: str
     names: list
+    labels: list = field(default_factory=list)  # a Variable's own name, else the expression
+    exprs: list = field(default_factory=list)  # the SOURCE expressions as typed
     steps: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     max_rows: int = DEFAULT_MAX_ROWS
+
+
+#: Gradients with at most this many elements show their values.
+MAX_VALUES = 16
+
+
+def values_text(g) -> str:
+    """The values of a small gradient (at most `MAX_VALUES` elements, 4 significant digits),
+    ``"all NaN"`` for an array of NaN only, else ``""``.
+
+    >>> values_text(ek.constant([[0.5, -1.25], [3.0, 4.0]]))
+    '[[0.5, -1.25], [3, 4]]'
+    >>> values_text(ek.constant(2.0)), values_text(ek.constant([np.nan, np.nan]))
+    ('2', 'all NaN')
+    """
+    a = np.asarray(g.numpy())
+    if a.size and a.dtype.kind in "fc" and np.isnan(a).all():
+        return "all NaN"
+    if a.size > MAX_VALUES:
+        return ""
+    if a.ndim == 0:
+        return f"{a.item():.4g}" if a.dtype.kind == "f" else str(a.item())
+    text = np.array2string(a, separator=", ", formatter={"float_kind": _g4})
+    return " ".join(text.split())  # rows of a matrix on one line
+
+
+def _g4(v) -> str:
+    return f"{v:.4g}"
 
 
 def _cot(t) -> tuple:
@@ -107,6 +139,7 @@ class GradResult(list):
         super().__init__(gradients)
         self._report = report
         self.names = report.names
+        self.labels = report.labels or list(report.names)
         self.steps = report.steps
         self.notes = report.notes
         self.nan_origin = next((s for s in report.steps if s.introduces_nonfinite), None)
@@ -119,7 +152,7 @@ class GradResult(list):
     # -- the report -----------------------------------------------------------------------------
     def _title(self) -> str:
         n = len(self.steps)
-        names = ", ".join(self.names)
+        names = ", ".join(self._report.exprs or self.names)
         return (
             f"Gradients of `{self._report.target}` w.r.t. {names} on `{self._report.tape}`: "
             f"{n} backward step{'' if n == 1 else 's'}"
@@ -155,22 +188,27 @@ class GradResult(list):
         return headers, LazyRows(len(steps), row), [s is origin for s in steps]
 
     def _values_table(self):
-        headers = ["source", "gradient", "norm", "min", "max", "NaN", "Inf"]
+        headers = ["source", "expression", "gradient", "norm", "min", "max", "NaN", "Inf", "values"]
         rows = []
-        for name, g in zip(self.names, self):
+        for label, name, g in zip(self.labels, self.names, self):
+            expr = name if name != label else ""
             if g is None:
-                rows.append([name, "None", "—", "—", "—", "—", "—"])
+                rows.append([label, expr, "None", "—", "—", "—", "—", "—", ""])
                 continue
             st = array_stats(g)
+            lo, hi = st["min"], st["max"]
+            all_nan = lo is not None and math.isnan(lo)
             rows.append(
                 [
-                    name,
+                    label,
+                    expr,
                     spec(g),
                     format_norm(st["norm"]),
-                    format_norm(st["min"]),
-                    format_norm(st["max"]),
+                    "—" if all_nan else format_norm(lo),
+                    "—" if all_nan else format_norm(hi),
                     str(st["nan"]),
                     str(st["inf"]),
+                    values_text(g),
                 ]
             )
         return headers, rows
@@ -200,8 +238,9 @@ class GradResult(list):
 
     @property
     def plots(self) -> GradPlots:
-        """The gradient pictures (`GradPlots`): a histogram per array, a heatmap per 2-D one."""
-        return GradPlots(self.names, list(self))
+        """The gradient picture (`GradPlots`): per-layer gradient norms as one bar chart
+        (nothing for scalar gradients, whose values the report shows)."""
+        return GradPlots(self.labels, list(self))
 
     def _ipython_display_(self) -> None:
         """Shown by IPython (as the cell's value or with ``display``): the report (text and
@@ -209,8 +248,9 @@ class GradResult(list):
         from IPython.display import display
 
         display(self.report)
-        if any(g is not None for g in self):
-            display(self.plots)
+        plots = self.plots
+        if plots.drawn:
+            display(plots)
 
     def _repr_html_(self) -> str:
         import html
@@ -234,7 +274,8 @@ class GradResult(list):
             )
         )
         h, r = self._values_table()
-        parts.append(html_table(h, r, caption="Gradients"))
+        numbers = ("norm", "min", "max", "NaN", "Inf")
+        parts.append(html_table(h, r, caption="Gradients", right_aligned=numbers))
         return '<div class="eagerkernel-grad">' + "".join(parts) + "</div>"
 
 
@@ -316,8 +357,20 @@ class GradMagics(Magics):
                 )
         return items
 
+    def _history(self, name: str) -> GradHistory:
+        return GradHistory(_find_logger(self.shell, name))
+
     @magic_arguments()
-    @argument("exprs", nargs="+", metavar="EXPR", help="TARGET, optionally `wrt`, then the SOURCEs")
+    @argument("exprs", nargs="*", metavar="EXPR", help="TARGET, optionally `wrt`, then the SOURCEs")
+    @argument(
+        "--history",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="LOGGER",
+        help="plot the per-layer gradient norms a GradientNormLogger recorded over training "
+        "steps (LOGGER, or the newest one in the namespace)",
+    )
     @argument("--tape", default="_tape", help="the tape to play back (default `_tape`)")
     @argument(
         "--max-rows",
@@ -345,7 +398,17 @@ class GradMagics(Magics):
           gradient flows) and the time of its VJPs;
         * the first step whose incoming cotangents were finite but whose outgoing ones hold
           NaN or Inf, named and highlighted, with its forward input values;
-        * the gradients: shape, norm, min, max, NaN and Inf counts per source.
+        * the gradients: one row per source, named by the Variable's own name
+          (``dense_1/kernel:0``) with the expression beside it; shape, norm, min, max, NaN
+          and Inf counts, and the values of gradients of at most 16 elements (``all NaN``
+          when nothing else is there);
+        * a bar chart of the gradient norm of each layer (a Variable ``dense/kernel:0``
+          belongs to layer ``dense``), not drawn when every gradient is a scalar.
+
+        ``%grad --history [LOGGER]`` instead plots the per-layer gradient norms that a
+        `ek.keras.callbacks.GradientNormLogger` recorded over training steps (pass it to
+        ``fit(callbacks=[...])``, or ``logger.watch(optimizer)`` in a custom loop); without
+        LOGGER, the newest one in the namespace.
 
         Returns a `GradResult`: a list with one gradient per source (None when a source is
         not connected to the target), displayed as the report. ``dw, db = %grad loss wrt w b``
@@ -360,6 +423,10 @@ class GradMagics(Magics):
             %grad y wrt x      # NaN: Exp's VJP multiplies 0 by exp(100) = inf
         """
         args = parse_argstring(self.grad, line)
+        if args.history is not None:
+            return self._history(args.history)
+        if not args.exprs:
+            raise UsageError("%grad: no TARGET given. Usage: %grad TARGET [wrt] SOURCE ...")
         exprs = _join_brackets(list(args.exprs))
         target_expr, sources_exprs = exprs[0], exprs[1:]
         if sources_exprs and sources_exprs[0] == "wrt":
@@ -381,7 +448,14 @@ class GradMagics(Magics):
         for expr in sources_exprs:
             sources += self._tensors(expr, "source")
 
-        report = _Report(target_expr, args.tape, [n for n, _ in sources], max_rows=args.max_rows)
+        report = _Report(
+            target_expr,
+            args.tape,
+            [n for n, _ in sources],
+            labels=[s.name if isinstance(s, Variable) else n for n, s in sources],
+            exprs=list(sources_exprs),
+            max_rows=args.max_rows,
+        )
         entries = tape.entries
         produced = {id(o) for e in entries for o in e.outputs}
         used = {i for e in entries for i in e.ids}
@@ -415,3 +489,25 @@ class GradMagics(Magics):
         with stop_recording(), np.errstate(all="ignore"):
             grads = tape.replay(targets, [s for _, s in sources], on_step)
         return GradResult(grads, report)
+
+
+def _find_logger(shell, name: str):
+    from ..runtime.keras.callbacks import GradientNormLogger
+
+    ns = shell.user_ns
+    if name:
+        logger = ns.get(name)
+        if not isinstance(logger, GradientNormLogger):
+            raise UsageError(
+                f"%grad --history: `{name}` is not a GradientNormLogger. "
+                f"Received: {type(logger).__name__}."
+            )
+        return logger
+    found = [v for k, v in ns.items() if k[:1] != "_" and isinstance(v, GradientNormLogger)]
+    if not found:
+        raise UsageError(
+            "%grad --history: no GradientNormLogger in the namespace; create one "
+            "(`logger = ek.keras.callbacks.GradientNormLogger()`) and pass it to "
+            "fit(callbacks=[logger]), or call logger.watch(optimizer) in a training loop."
+        )
+    return found[-1]

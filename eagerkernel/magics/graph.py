@@ -1,396 +1,603 @@
-"""The picture of a recorded tape: ops and the tensors they read, layered by topological depth.
+"""The picture of a recorded tape, drawn by Graphviz: ops and the tensors they read, top to
+bottom, as inline SVG.
 
-`layout` turns a tape's `Record` list into a `GraphLayout` (nodes with a depth and a row, edges,
-what was left out); `render_png` draws it with matplotlib's Agg canvas (no pyplot, no system
-binary such as graphviz). Two things keep a long tape readable:
+`build_graph` turns a tape's `Records` into a `GraphSpec` (nodes, edges and the clusters they
+sit in); `GraphSpec.dot` writes it in the DOT language with the ``graphviz`` package, and
+`render_svg` lays it out with Graphviz's ``dot`` program. What the picture shows:
 
-* repeated chains collapse: a run of ops that feed each other one after the other and repeat
-  the same op pattern (``Mul``, ``AddV2``, ``Mul``, ``AddV2``, ...) is one node reading
-  ``Mul→AddV2 ×1000``, and an op (or collapsed chain) reading more than a few source tensors
-  shows them as one ``N inputs`` node;
-* ``max_rows`` caps the number of drawn nodes; the picture says how many ops it left out.
+* one node per op (every data path drawn: no op is merged into another's box), labelled with
+  the op and its output's ``dtype[shape]``; a tooltip gives the op, its input and output
+  specs, device, time and the source line that ran it;
+* one node per tensor the ops read that no recorded op produced: a Variable by its name
+  (``dense/kernel:0``), a tensor by its name in the namespace, a small constant by its value;
+* the ops of one Keras layer (or name scope) inside one cluster labelled with the layer's name,
+  nested as the layers are; a layer of more than ``collapse`` ops (and no nested layer) is
+  drawn as one node unless ``expand``; ops of backward passes (``tape.gradient``) and of
+  optimizer updates sit in clusters of their own colour, never collapsed;
+* at most ``max_nodes`` nodes: the caption says how many ops were left out.
+
+``dot`` takes tens of milliseconds; the layout is cached by the graph's structure (the DOT
+text without times), so re-running a cell reuses it and only the tooltips' times change.
+Without the ``dot`` program the picture is replaced by a one-line note on how to install it.
 """
 
 from __future__ import annotations
 
-import io
+import functools
+import html
+import linecache
+import os
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..runtime.core.records import Records
+from .formatting import format_bytes, format_seconds, spec
 
-__all__ = ["GraphLayout", "GraphNode", "TapeGraph", "layout", "render_png"]
+__all__ = ["GraphSpec", "TapeGraph", "build_graph", "dot_available", "render_svg"]
 
-#: Longest op pattern that `layout` looks for when collapsing chains.
-MAX_PERIOD = 4
-#: A pattern collapses when its repetitions cover at least this many ops.
-MIN_COLLAPSE = 4
-#: More distinct source tensors than this feeding one node are drawn as one node.
-MAX_LEAVES = 3
+#: A cluster with more ops than this (and no nested cluster) is drawn as one node.
+DEFAULT_COLLAPSE = 24
+#: Constants with at most this many elements show their value.
+MAX_VALUE_ELEMENTS = 4
+INSTALL_NOTE = (
+    "Graph not drawn: Graphviz's `dot` program was not found. Install Graphviz "
+    "(Debian/Ubuntu: `apt-get install graphviz`; macOS: `brew install graphviz`; conda: "
+    "`conda install graphviz`), then re-run the cell. The tables above do not need it."
+)
+
+# Fill colours by section: forward, backward pass, optimizer update; leaves.
+_FILL = {"forward": "#dbe9f6", "backward": "#fde3c8", "optimizer": "#d8f0d2"}
+_CLUSTER = {
+    "layer": ("#f7f9fc", "#8aa4c8"),
+    "name_scope": ("#f7f9fc", "#8aa4c8"),
+    "backward": ("#fff8f0", "#e0a060"),
+    "optimizer": ("#f4fbf2", "#6cae5e"),
+    "function": ("#f9f5fc", "#a08ac8"),
+}
+_LEAF_FILL = {"variable": "#fff7d6", "constant": "#eeeeee", "tensor": "#e8f4e0"}
 
 
-@dataclass
-class GraphNode:
-    """One drawn node.
+def section_of(path: tuple) -> str:
+    """``"backward"``, ``"optimizer"`` or ``"forward"``: where an op with scope ``path`` ran.
 
-    Attributes:
-        label: the text in the box (``Mul``, ``Mul→AddV2 ×1000``, ``float32[10]``).
-        kind: ``"op"``, ``"chain"`` (collapsed repeated ops), ``"leaf"`` (a tensor or Variable
-            the ops read but no recorded op produced) or ``"leaves"`` (several of those).
-        ops: tape indices of the ops the node stands for (empty for leaves).
-        depth: the layer (x position): 0 for leaves, 1 + the deepest input for ops.
-        row: position within the layer (y position, top first).
+    >>> section_of((("layer", "dense"),)), section_of((("backward", "gradient"),))
+    ('forward', 'backward')
     """
+    for kind, _ in path:
+        if kind in ("backward", "optimizer"):
+            return kind
+    return "forward"
 
-    label: str
-    kind: str
-    ops: list = field(default_factory=list)
-    depth: int = 0
-    row: int = 0
+
+def scope_label(path: tuple) -> str:
+    """The scope path as text: layer names joined by ``/`` (``sequential/conv2d``), a backward
+    pass as ``backward``; ``""`` outside any scope.
+
+    >>> scope_label((("layer", "sequential"), ("layer", "dense_1")))
+    'sequential/dense_1'
+    """
+    return "/".join("backward" if kind == "backward" else name for kind, name in path)
+
+
+def source_text(source, cell_file: str | None = None) -> str:
+    """Where an op was called from: ``line 3`` in the cell being profiled (``cell_file``; when
+    None, any notebook cell), ``step() line 3`` in a function another cell defined (``other
+    cell line 3`` for its own code, on a ``--persistent`` tape),
+    ``file.py:12`` elsewhere, ``""`` when unknown."""
+    if source is None:
+        return ""
+    code, line = source
+    filename = code.co_filename
+    if filename == cell_file or (cell_file is None and _is_cell(filename)):
+        return f"line {line}"
+    if _is_cell(filename):  # another cell (prompt numbers differ between ways of running a
+        # notebook): a function it defined by its name, its own code (--persistent) as such
+        where = "other cell" if code.co_name == "<module>" else f"{code.co_name}()"
+        return f"{where} line {line}"
+    return f"{os.path.basename(filename)}:{line}"
+
+
+def _is_cell(filename: str) -> bool:
+    """Whether ``filename`` names notebook cell code: IPython keeps a cell's lines in
+    ``linecache`` with no modification time (a file on disk has one)."""
+    entry = linecache.cache.get(filename)
+    return entry is not None and len(entry) == 4 and entry[1] is None
+
+
+def _value_text(t) -> str | None:
+    """The values of a small tensor (``0.5``, ``[1, 2]``), or None for a larger one."""
+    value = getattr(t, "_value", None)
+    if value is None or getattr(value, "size", MAX_VALUE_ELEMENTS + 1) > MAX_VALUE_ELEMENTS:
+        return None
+    a = np.asarray(t.numpy())
+    if a.ndim == 0:
+        return f"{a.item():.4g}" if a.dtype.kind == "f" else str(a.item())
+    items = [f"{v:.4g}" if a.dtype.kind == "f" else str(v) for v in a.ravel().tolist()]
+    return "[" + ", ".join(items) + "]"
 
 
 @dataclass
-class GraphLayout:
-    """What `layout` computed: the drawn nodes, the edges between them (indices into
-    ``nodes``), the number of ops the tape holds and the number left out by ``max_rows``."""
+class GraphSpec:
+    """What the picture shows: ``nodes`` (id -> (label, tooltip, attributes)), ``edges``
+    (pairs of ids), ``clusters`` (a tree: path -> node ids and child paths), and counts."""
 
-    nodes: list
-    edges: list
-    n_ops: int
-    hidden_ops: int = 0
+    nodes: dict = field(default_factory=dict)
+    edges: list = field(default_factory=list)
+    members: dict = field(default_factory=dict)  # cluster path -> [node ids]
+    n_ops: int = 0
+    drawn_ops: int = 0
+    collapsed: list = field(default_factory=list)  # labels of collapsed clusters
+    saved_edges: set = field(default_factory=set)  # forward -> backward edges
+    # Invisible edges that place each section below the one before it (its first node after
+    # the previous section's last): a backward pass starts from a seed no op produced, so
+    # nothing else would keep it from being drawn beside the forward pass.
+    order_edges: list = field(default_factory=list)
+    title: str = ""
 
     @property
-    def depth(self) -> int:
-        return max((n.depth for n in self.nodes), default=0)
+    def clusters(self) -> list:
+        """The cluster paths drawn (layers, name scopes, backward and optimizer sections)."""
+        return [p for p in self.members if p]
 
     @property
     def caption(self) -> str:
-        text = f"{self.n_ops} op{'' if self.n_ops == 1 else 's'}, {len(self.nodes)} nodes drawn"
-        if self.hidden_ops:
-            text += f"; {self.hidden_ops} more op{'' if self.hidden_ops == 1 else 's'} not drawn"
+        n = self.n_ops
+        text = f"{n} op{'' if n == 1 else 's'}"
+        layers = [p for p in self.members if p and p[-1][0] in ("layer", "name_scope")]
+        if layers:
+            text += f", {len(layers)} layer{'' if len(layers) == 1 else 's'}"
+        text += f", {len(self.nodes)} nodes drawn"
+        hidden = n - self.drawn_ops
+        if hidden:
+            text += f"; {hidden} more op{'' if hidden == 1 else 's'} not drawn (--max-rows)"
         return text
 
+    def alt_text(self) -> str:
+        """A sentence describing the picture, for screen readers (``aria-label``)."""
+        names = [scope_label(p) for p in self.clusters]
+        text = f"Graph of {self.title or 'the tape'}: {self.caption}."
+        if names:
+            text += " Clusters: " + ", ".join(names[:12]) + ("…" if len(names) > 12 else "")
+        return text
 
-def _spec(t) -> str:
-    dt = getattr(getattr(t, "_value", None), "dtype", None)
-    shape = getattr(getattr(t, "_value", None), "shape", ())
-    return f"{dt}[{','.join(map(str, shape))}]"
+    def dot(self, tooltips: bool = True) -> str:
+        """The DOT source (``graphviz.Digraph``). With ``tooltips=False`` each tooltip is a
+        placeholder ``@T<node>@``: the structure alone, which keys the layout cache."""
+        import graphviz
 
-
-def _leaf_label(x, xid: int, names: dict) -> str:
-    name = names.get(xid)
-    var = xid != id(x)  # Variables are recorded as a snapshot with the Variable's id
-    text = _spec(x)
-    if name:
-        text = f"{name}: {text}"
-    return ("var " if var else "") + text
-
-
-class _Ops:
-    """What `layout` reads of a tape's records (`Record` objects or `Records`): per op its
-    name, its inputs and their ids, and its outputs."""
-
-    def __init__(self, entries):
-        records = entries if isinstance(entries, Records) else Records(entries)
-        prims, self.inputs, self._outputs, self._ids = records.fields(
-            "prim", "inputs", "output", "ids"
+        g = graphviz.Digraph(
+            "tape",
+            graph_attr={
+                "rankdir": "TB",
+                "nodesep": "0.25",
+                "ranksep": "0.3",
+                "fontname": "Helvetica",
+                "fontsize": "10",
+                "tooltip": " ",
+            },
+            node_attr={
+                "shape": "box",
+                "style": "rounded,filled",
+                "fontname": "Helvetica",
+                "fontsize": "10",
+                "height": "0.3",
+                "margin": "0.08,0.03",
+            },
+            edge_attr={"color": "#777777", "arrowsize": "0.6"},
         )
-        self.n = len(records)
-        # Op names as small ints (equal names, equal codes) and the names they stand for.
-        slots: dict[str, int] = {}
-        slot_of = {p: slots.setdefault(p.name, len(slots)) for p in dict.fromkeys(prims)}
-        self.codes = list(map(slot_of.__getitem__, prims))
-        self.names = list(slots)
+        children: dict[tuple, list] = {}
+        for path in self.members:
+            if path:
+                children.setdefault(path[:-1], []).append(path)
 
-    def name(self, j: int) -> str:
-        return self.names[self.codes[j]]
+        def add(graph, path):
+            for node in self.members.get(path, ()):
+                label, tip, attrs = self.nodes[node]
+                graph.node(node, label, tooltip=tip if tooltips else f"@T{node}@", **attrs)
+            for child in children.get(path, ()):
+                kind, name = child[-1]
+                fill, line = _CLUSTER.get(kind, _CLUSTER["layer"])
+                with graph.subgraph(name=f"cluster_{_slug(child)}") as sub:
+                    label = "backward (tape.gradient)" if kind == "backward" else name
+                    if kind == "optimizer":
+                        label = f"optimizer {name}"
+                    sub.attr(
+                        label=label,
+                        style="rounded,filled" + (",dashed" if kind == "backward" else ""),
+                        fillcolor=fill,
+                        color=line,
+                        fontcolor="#333333",
+                        labeljust="l",
+                        tooltip=f"{kind}: {scope_label(child)}",
+                    )
+                    add(sub, child)
 
-    def ids(self, j: int) -> tuple:
-        ids = self._ids[j]
-        return tuple(map(id, self.inputs[j])) if ids is None else ids
+        add(g, ())
+        for a, b in self.order_edges:
+            g.edge(a, b, style="invis")
+        for a, b in self.edges:
+            if (a, b) in self.saved_edges:
+                # A forward value a backward op reads (an activation saved for a VJP): drawn
+                # light, and left out of the ranking, so the backward pass lays out below
+                # the forward pass instead of beside it.
+                g.edge(a, b, constraint="false", color="#c8c8c8", style="dashed")
+            else:
+                g.edge(a, b)
+        return g.source
 
-    def outputs(self, j: int) -> tuple:
-        out = self._outputs[j]
-        return out if type(out) is tuple else (out,)
+
+def _slug(path: tuple) -> str:
+    return re.sub(r"\W", "_", "__".join(name for _, name in path))
 
 
-def layout(entries, max_rows: int = 50, names: dict | None = None) -> GraphLayout:
-    """Lays out the ops of ``entries`` (oldest first) as a layered graph.
+def build_graph(
+    records: Records,
+    names: dict | None = None,
+    max_nodes: int = 50,
+    collapse: int = DEFAULT_COLLAPSE,
+    expand: bool = False,
+    cell_file: str | None = None,
+    title: str = "",
+) -> GraphSpec:
+    """The `GraphSpec` of a tape's ``records`` (oldest op first).
 
     Args:
-        entries: a tape's `Record` list, or its `Records`.
-        max_rows: most nodes drawn (0: all); nodes are kept in tape order, each op's source
-            tensors just before it.
-        names: optional ``{id(tensor): name}`` to label source tensors (``w: float32[]``).
+        records: the tape's `Records` (a profiling tape's know each op's scope and caller).
+        names: ``{id: name}`` for tensors and Variables (a Variable's id is the one its
+            snapshot is recorded under): leaves carry these names.
+        max_nodes: most nodes drawn (0: all); ops are drawn in tape order until then.
+        collapse: a cluster of more ops than this, with no nested cluster, is one node.
+        expand: draw every cluster's ops (no collapsing).
+        cell_file: the profiled cell's file name, for the ``line N`` of tooltips.
+        title: what the picture is of (the alt text names it).
     """
-    return _layout_ops(_Ops(entries), max_rows, names or {})
-
-
-def _chains(ops: _Ops, preds: list[list[int]], succ_count: list[int]) -> list[list[int]]:
-    """Maximal linear runs: op j continues i's run when i is j's only op input and j is the
-    only op that reads i's output. Runs are returned in order of their first op."""
-    runs: list[list[int]] = []
-    run_of: dict[int, int] = {}
-    for j in range(ops.n):
-        p = preds[j]
-        if len(p) == 1 and succ_count[p[0]] == 1 and p[0] in run_of:
-            r = run_of[p[0]]
-            if runs[r][-1] == p[0]:
-                runs[r].append(j)
-                run_of[j] = r
-                continue
-        run_of[j] = len(runs)
-        runs.append([j])
-    return runs
-
-
-def _segments(names: list) -> list[tuple[int, int, int]]:
-    """Splits a run of op names into ``(start, period, repeats)`` pieces, greedily taking
-    the repeated pattern that covers the most ops (at least `MIN_COLLAPSE`)."""
-    out = []
-    s, n = 0, len(names)
-    while s < n:
-        best = (1, 1)  # (period, repeats)
-        for p in range(1, MAX_PERIOD + 1):
-            if s + 2 * p > n:
-                break
-            pat = names[s : s + p]
-            reps = 1
-            while names[s + reps * p : s + (reps + 1) * p] == pat:
-                reps += 1
-            if reps >= 2 and reps * p >= MIN_COLLAPSE and reps * p > best[0] * best[1]:
-                best = (p, reps)
-        out.append((s, best[0], best[1]))
-        s += best[0] * best[1]
-    return out
-
-
-def _layout_ops(ops: _Ops, max_rows: int, names: dict) -> GraphLayout:
-    """`layout` on the ops of a tape: producers, runs, collapsed chains, then placement."""
-    n = ops.n
-    producer: dict[int, int] = {}
-    preds: list[list[int]] = []
-    succ_count = [0] * n
-    for j in range(n):
-        p = []
-        for xid in ops.ids(j):
-            i = producer.get(xid)
-            if i is not None and i not in p:
-                p.append(i)
-                succ_count[i] += 1
-        preds.append(p)
-        for o in ops.outputs(j):
-            producer[id(o)] = j
-
-    # Group ops into nodes: collapsed repeated chains, single ops otherwise.
-    groups: list[tuple[list[int], str, str]] = []  # (op indices, label, kind)
-    for run in _chains(ops, preds, succ_count):
-        codes = [ops.codes[j] for j in run]
-        for s, p, reps in _segments(codes):
-            if reps == 1:
-                groups.append(([run[s]], ops.name(run[s]), "op"))
-            else:
-                members = run[s : s + p * reps]
-                label = "→".join(ops.names[c] for c in codes[s : s + p]) + f" ×{reps}"
-                groups.append((members, label, "chain"))
-    groups.sort(key=lambda g: g[0][0])
-    node_of_op: dict[int, int] = {}
-    for g, (members, _, _) in enumerate(groups):
-        for j in members:
-            node_of_op[j] = g
-
-    def sources(members, member_set):
-        """The group's inputs in reading order: ("op", group) or ("leaf", (xid, j, k))."""
-        for j in members:
-            for k, xid in enumerate(ops.ids(j)):
-                i = producer.get(xid)
-                if i is not None and i < j:
-                    if i not in member_set:
-                        yield "op", node_of_op[i]
-                else:
-                    yield "leaf", (xid, j, k)
-
-    return _place_groups(
-        ops,
-        len(groups),
-        groups.__getitem__,
-        lambda g, members: sources(members, set(members)),
-        max_rows,
-        names,
+    names = names or {}
+    prims, inputs, outputs, ids, seconds = records.fields(
+        "prim", "inputs", "output", "ids", "seconds"
     )
+    if any(path for _, path, *_ in records.scope_marks):
+        scopes = records.scopes()
+    else:  # every op outside any scope (a plain cell): no per-op paths to walk
+        scopes = [()] * len(prims)
+    sources = records.sources()
+    n = len(prims)
+    spec_graph = GraphSpec(n_ops=n, title=title)
+    cap = max_nodes if max_nodes and max_nodes > 0 else None
 
+    # Clusters to collapse: innermost (no nested cluster), more than `collapse` ops.
+    counts: dict[tuple, int] = {}
+    for path, repeats in Counter(scopes).items():
+        for k in range(1, len(path) + 1):
+            counts[path[:k]] = counts.get(path[:k], 0) + repeats
+    parents = {p[:-1] for p in counts if len(p) > 1}
+    # A layer or name scope collapses; a backward pass or optimizer update stays open.
+    collapsed = set()
+    if not expand:
+        collapsed = {
+            p
+            for p, c in counts.items()
+            if c > collapse and p not in parents and p[-1][0] in ("layer", "name_scope")
+        }
+        # An ek.function call is one node, whatever it holds; --expand shows its program.
+        collapsed |= {p for p in counts if p[-1][0] == "function"}
 
-def _place_groups(ops: _Ops, n_groups: int, group, sources, max_rows: int, names: dict):
-    """Draws the groups in order (``group(g) -> (members, label, kind)``, ``sources(g,
-    members)`` their inputs in reading order), each after its new source leaves, until
-    ``max_rows`` nodes; then places the leaves and numbers the rows."""
-    nodes: list[GraphNode] = []
-    edges: list[tuple[int, int]] = []
-    group_node: dict[int, int] = {}
-    leaf_node: dict[int, int] = {}
-    shown_ops = 0
-    cap = max_rows if max_rows and max_rows > 0 else None
-    for g in range(n_groups):
-        members, label, kind = group(g)
-        src_nodes: list[int] = []
-        leaves: list[tuple[int, int, int]] = []  # (xid, op, k) of the first read
-        pending: set[int] = set()
-        for what, item in sources(g, members):
-            if what == "op":
-                src = group_node.get(item)
-                if src is not None and src not in src_nodes:
-                    src_nodes.append(src)
-                continue
-            xid = item[0]
-            if xid not in leaf_node and xid not in pending:
-                pending.add(xid)
-                leaves.append(item)
-            elif xid in leaf_node and leaf_node[xid] not in src_nodes:
-                src_nodes.append(leaf_node[xid])
-        if len(leaves) > MAX_LEAVES:  # named ones (up to MAX_LEAVES - 1) stay visible
-            named = [lf for lf in leaves if lf[0] in names][: MAX_LEAVES - 1]
-            keep = {lf[0] for lf in named}
-            rest = [lf for lf in leaves if lf[0] not in keep]
-        else:
-            named, rest = leaves, []
-        need = 1 + len(named) + (1 if rest else 0)
-        if cap is not None and len(nodes) + need > cap:
+    # Where each ek.function call begins (its "function" scope was entered).
+    call_starts = {
+        (start, path)
+        for start, path, *_ in records.scope_marks
+        if path and path[-1][0] == "function"
+    }
+    ops_of_call: dict[str, int] = {}  # collapsed node -> ops in it
+    producer: dict[int, str] = {}  # id(output) -> node id
+    leaf_of: dict[int, str] = {}
+    nodes, edges, members = spec_graph.nodes, spec_graph.edges, spec_graph.members
+    members[()] = []
+    edge_set: set = set()
+    collapsed_node: dict[tuple, str] = {}
+
+    def place(node: str, path: tuple) -> None:
+        for k in range(1, len(path) + 1):
+            members.setdefault(path[:k], [])
+        members[path].append(node)
+
+    section_of_node: dict[str, str] = {}
+
+    def connect(a: str, b: str) -> None:
+        if a != b and (a, b) not in edge_set:
+            edge_set.add((a, b))
+            edges.append((a, b))
+            if section_of_node.get(a) == "forward" and section_of_node.get(b) == "backward":
+                spec_graph.saved_edges.add((a, b))
+
+    drawn = 0
+    last_section: list = ["forward", None]  # the section of the last op drawn, its node
+    for j in range(n):
+        path = scopes[j]
+        group = next((path[:k] for k in range(1, len(path) + 1) if path[:k] in collapsed), None)
+        new_nodes = 0 if group is not None and group in collapsed_node else 1
+        op_ids = ids[j] if ids[j] is not None else tuple(map(id, inputs[j]))
+        new_leaves = [x for x in op_ids if x not in producer and x not in leaf_of]
+        if cap is not None and len(nodes) + new_nodes + len(set(new_leaves)) > cap:
             break
-        for xid, j, k in named:
-            leaf_node[xid] = len(nodes)
-            src_nodes.append(len(nodes))
-            nodes.append(GraphNode(_leaf_label(ops.inputs[j][k], xid, names), "leaf"))
-        if rest:
-            more = "more " if named else ""
-            nodes.append(GraphNode(f"{len(rest)} {more}inputs", "leaves"))
-            for lf in rest:
-                leaf_node[lf[0]] = len(nodes) - 1
-            src_nodes.append(len(nodes) - 1)
-        me = len(nodes)
-        depth = 1 + max(
-            (nodes[s].depth for s in src_nodes if nodes[s].kind in ("op", "chain")), default=0
-        )
-        nodes.append(GraphNode(label, kind, list(members), depth))
-        group_node[g] = me
-        shown_ops += len(members)
-        edges += [(s, me) for s in src_nodes]
-
-    # Leaves sit one layer before their first reader.
-    first_reader: dict[int, int] = {}
-    for s, d in edges:
-        if nodes[s].kind in ("leaf", "leaves"):
-            first_reader.setdefault(s, nodes[d].depth)
-    for s, d in first_reader.items():
-        nodes[s].depth = d - 1
-    rows: dict[int, int] = {}
-    for node in nodes:
-        node.row = rows.get(node.depth, 0)
-        rows[node.depth] = node.row + 1
-    return GraphLayout(nodes, edges, ops.n, ops.n - shown_ops)
-
-
-_COLORS = {"op": "#dbe9f6", "chain": "#f6e3c6", "leaf": "#e8f4e0", "leaves": "#e8f4e0"}
-
-
-def render_png(lay: GraphLayout, title: str = "", dpi: int = 80) -> bytes:
-    """Draws ``lay`` with matplotlib (Agg) and returns PNG bytes."""
-    from matplotlib.figure import Figure
-    from matplotlib.patches import FancyArrowPatch
-
-    depth = lay.depth + 1
-    height = max([n.row for n in lay.nodes] + [0]) + 1
-    w = min(max(2.0 + 1.9 * depth, 4.0), 30.0)
-    h = min(max(1.0 + 0.55 * height, 2.0), 30.0)
-    fig = Figure(figsize=(w, h), dpi=dpi)
-    ax = fig.add_axes((0.01, 0.01, 0.98, 0.9 if title else 0.98))
-    ax.set_xlim(-0.7, depth - 0.3)
-    ax.set_ylim(height - 0.4, -0.6)
-    ax.axis("off")
-    pos = [(n.depth, n.row) for n in lay.nodes]
-    for s, d in lay.edges:
-        ax.add_patch(
-            FancyArrowPatch(
-                pos[s],
-                pos[d],
-                arrowstyle="-|>",
-                mutation_scale=8,
-                color="#888",
-                shrinkA=14,
-                shrinkB=14,
-                lw=0.8,
+        section = section_of(path)
+        if group is not None:
+            me = collapsed_node.get(group)
+            if (j, group) in call_starts:  # another call of the same function: its own node
+                me = None
+            if me is None:
+                me = collapsed_node[group] = f"c{len(spec_graph.collapsed)}"
+                kind, name = group[-1]
+                label = f"{'function ' if kind == 'function' else ''}{name}\n{counts[group]} ops"
+                nodes[me] = [label, "", {"fillcolor": _FILL[section], "peripheries": "2"}]
+                place(me, group[:-1])
+                spec_graph.collapsed.append(scope_label(group))
+            ops_of_call[me] = ops_of_call.get(me, 0) + 1
+            if group[-1][0] == "function":  # this call's own count
+                nodes[me][0] = f"function {group[-1][1]}\n{ops_of_call[me]} ops"
+            ops_in = nodes[me][1].count("\n") + 1 if nodes[me][1] else 0
+            if ops_in < 12:
+                nodes[me][1] += ("\n" if nodes[me][1] else "") + f"#{j} {prims[j].name}"
+        else:
+            me = f"o{j}"
+            outs = outputs[j] if type(outputs[j]) is tuple else (outputs[j],)
+            out_spec = ", ".join(spec(o) for o in outs)
+            tip = [
+                f"#{j} {prims[j].name}",
+                f"inputs: {', '.join(spec(x) for x in inputs[j]) or '—'}",
+                f"output: {out_spec}",
+                f"device: {_device_name(outs[0]) if outs else '?'}",
+                f"time: {format_seconds(seconds[j])}",
+                f"allocated: {format_bytes(_allocated(outs, inputs[j]))}",
+            ]
+            where = source_text(sources[j], cell_file)
+            if where:
+                tip.append(f"source: {where}")
+            if path:
+                tip.append(f"scope: {scope_label(path)}")
+            nodes[me] = [
+                f"{prims[j].name}\n{out_spec}",
+                "\n".join(tip),
+                {"fillcolor": _FILL[section]},
+            ]
+            place(me, path)
+        if section != last_section[0] and last_section[1] is not None:
+            spec_graph.order_edges.append((last_section[1], me))
+        if me not in section_of_node:
+            last_section[:] = [section, me]
+        section_of_node[me] = section
+        drawn += 1
+        for k, xid in enumerate(op_ids):
+            src = producer.get(xid)
+            if src is None:
+                src = leaf_of.get(xid)
+                if src is None:
+                    src = leaf_of[xid] = f"l{len(set(leaf_of.values()))}"
+                    x = inputs[j][k]
+                    section_of_node[src] = section  # its first reader's
+                    if xid != id(x):  # a Variable's snapshot: ops that read the snapshot
+                        leaf_of.setdefault(id(x), src)  # itself (a VJP) read the Variable
+                    label, tip, kind = _leaf(x, xid, names)
+                    nodes[src] = [
+                        label,
+                        tip,
+                        {
+                            "fillcolor": _LEAF_FILL[kind],
+                            "shape": "note" if kind == "constant" else "box",
+                        },
+                    ]
+                    # A layer's weights sit in its cluster; other leaves outside every cluster.
+                    place(src, path if kind == "variable" and group is None else ())
+            connect(src, me)
+        outs = outputs[j] if type(outputs[j]) is tuple else (outputs[j],)
+        for o in outs:
+            producer[id(o)] = me
+    spec_graph.drawn_ops = drawn
+    # An optimizer that updates its variables in place runs no recorded op: one node says
+    # that it ran (its time in the tooltip), in the optimizer's cluster.
+    marks = records.scope_marks
+    done = set()
+    for k, (first, path, t0) in enumerate(marks):
+        opt = next((path[: m + 1] for m, (kind, _) in enumerate(path) if kind == "optimizer"), None)
+        if opt is None or opt in done or opt in members or (cap is not None and len(nodes) >= cap):
+            continue
+        if k + 1 < len(marks) and marks[k + 1][0] == first:  # no op ran inside it
+            done.add(opt)
+            node = f"u{len(done)}"
+            took = format_seconds(marks[k + 1][2] - t0)
+            nodes[node] = (
+                f"{opt[-1][1]} update\n(in place)",
+                f"optimizer {opt[-1][1]}: variables updated in place, {took} (wall time)",
+                {"fillcolor": _FILL["optimizer"]},
             )
-        )
-    for n, (x, y) in zip(lay.nodes, pos):
-        label = n.label if len(n.label) <= 28 else n.label[:27] + "…"
-        ax.text(
-            x,
-            y,
-            label,
-            ha="center",
-            va="center",
-            fontsize=8,
-            family="monospace",
-            bbox={"boxstyle": "round,pad=0.3", "fc": _COLORS[n.kind], "ec": "#555", "lw": 0.6},
-        )
-    if title:
-        fig.suptitle(f"{title} — {lay.caption}", fontsize=9, x=0.01, ha="left")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    return buf.getvalue()
+            place(node, opt)
+            if last_section[1] is not None:
+                spec_graph.order_edges.append((last_section[1], node))
+    for node, value in list(nodes.items()):
+        nodes[node] = tuple(value)
+    return spec_graph
+
+
+def _device_name(t) -> str:
+    """The short name of a tensor's device (``/cpu:0``, ``/gpu:1``)."""
+    device = getattr(t, "_device", None)
+    return getattr(device, "name", None) or str(getattr(t, "device", "?"))
+
+
+def _root(a):
+    while getattr(a, "base", None) is not None:
+        a = a.base
+    return a
+
+
+def _allocated(outs, inputs=()) -> int:
+    """Bytes of new memory behind the outputs: the array each output is (or is a view of),
+    unless that is an input's memory (a reshape, a slice: nothing allocated)."""
+    if len(outs) == 1:  # the common case: one output, a new array (no base), no input's
+        v = getattr(outs[0], "_value", None)
+        if getattr(v, "base", 0) is None and all(
+            getattr(x, "_value", None) is not v for x in inputs
+        ):
+            return int(v.nbytes)
+    seen = {id(_root(getattr(x, "_value", None))) for x in inputs}
+    total = 0
+    for o in outs:
+        root = _root(getattr(o, "_value", None))
+        if root is None or id(root) in seen:
+            continue
+        seen.add(id(root))
+        total += int(getattr(root, "nbytes", 0))
+    return total
+
+
+def _leaf(x, xid: int, names: dict) -> tuple[str, str, str]:
+    """Label, tooltip and kind (``variable``, ``tensor``, ``constant``) of a source tensor."""
+    variable = xid != id(x)  # a Variable is recorded as a snapshot under the Variable's id
+    name = names.get(xid)
+    text = spec(x)
+    if variable:
+        label = f"{name or 'Variable'}\n{text}"
+        return label, f"Variable {name or ''} {text}".replace("  ", " "), "variable"
+    value = _value_text(x)
+    if name:
+        label = f"{name}\n{value if value is not None else text}"
+        return label, f"{name}: {text}" + (f" = {value}" if value else ""), "tensor"
+    if value is not None:
+        return value, f"constant {text} = {value}", "constant"
+    return text, f"tensor {text}", "tensor"
+
+
+@functools.lru_cache(maxsize=1)
+def dot_available() -> bool:
+    """Whether Graphviz's ``dot`` program runs here (checked once)."""
+    import graphviz
+
+    try:
+        graphviz.version()
+    except (graphviz.ExecutableNotFound, OSError, RuntimeError):
+        return False
+    return True
+
+
+_SVG_CACHE: dict[str, str] = {}
+_SVG_CACHE_SIZE = 32
+
+
+def render_svg(graph: GraphSpec) -> str:
+    """The SVG picture of ``graph`` (Graphviz ``dot``), its layout cached by structure.
+
+    Raises:
+        graphviz.ExecutableNotFound: no ``dot`` program.
+    """
+    import graphviz
+
+    # The structure without the tooltips (a tuple: cheaper to make than the DOT text, which
+    # is written only when the layout is not cached yet).
+    key = (
+        tuple(
+            (node, label, tuple(attrs.items())) for node, (label, _, attrs) in graph.nodes.items()
+        ),
+        tuple((path, tuple(nodes)) for path, nodes in graph.members.items()),
+        tuple(graph.edges),
+        tuple(sorted(graph.saved_edges)),
+        tuple(graph.order_edges),
+    )
+    svg = _SVG_CACHE.get(key)
+    if svg is None:
+        svg = graphviz.Source(graph.dot(tooltips=False)).pipe(format="svg", encoding="utf-8")
+        svg = svg[svg.find("<svg") :]  # no XML prolog or DOCTYPE inside HTML
+        if len(_SVG_CACHE) >= _SVG_CACHE_SIZE:
+            _SVG_CACHE.pop(next(iter(_SVG_CACHE)))
+        _SVG_CACHE[key] = svg
+    tips = {node: html.escape(tip, quote=True) for node, (_, tip, _) in graph.nodes.items()}
+    return re.sub(r"@T(\w+)@", lambda m: tips.get(m.group(1), ""), svg)
+
+
+#: The SVG is scaled down to fit the output's width, to this fraction of its size at most (its
+#: 10 pt labels stay above 9 px); a wider graph scrolls sideways.
+MIN_SCALE = 0.72
+
+
+def _fit(svg: str) -> str:
+    """The SVG scaled down to the output's width when wider (height in proportion), never up
+    and never below `MIN_SCALE`: it keeps its viewBox, so it stays sharp when zoomed."""
+    m = re.search(r'width="([\d.]+)pt"', svg[:400])
+    if m is None:
+        return svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    px = float(m.group(1)) * 4 / 3  # CSS: 1 pt = 4/3 px
+    style = f"width:100%;max-width:{px:.0f}px;min-width:{MIN_SCALE * px:.0f}px;height:auto"
+    return svg.replace("<svg ", f'<svg style="{style}" ', 1)
 
 
 class TapeGraph:
-    """A tape's graph picture as a display: image/png (drawn when a front end asks for it)
-    and a one-line text form, no HTML, so that nbval (which ignores images) sees only the
-    deterministic text.
+    """A tape's graph picture as a display: inline SVG inside HTML (with alt text and
+    tooltips) and a one-line text form, so that nbval (which compares text) sees only the
+    deterministic text. Without Graphviz's ``dot`` the HTML is a one-line note saying how to
+    get the picture.
 
     The text form states what the picture shows (``<graph of tape `t`: 2 ops, 5 nodes
-    drawn>``), which takes the layout. Where no picture is shown (``picture=False``: a
-    text-only front end, as `TapeMagics.tape` tells), it states the number of ops only
-    (``<graph of tape `t`: 2 ops>``), and nothing is laid out.
+    drawn>``). Where no picture is shown (``picture=False``: a text-only front end, as
+    `TapeMagics.tape` tells), it states the number of ops only, and nothing is laid out.
 
     Attributes:
         n_ops: the number of ops on the tape.
         picture: whether the picture is shown beside the text form.
+        spec: the `GraphSpec` (built on first use).
     """
 
     def __init__(
         self,
-        entries,
+        records,
         name: str | None = None,
         max_rows: int = 50,
         names=None,
         picture: bool = True,
+        expand: bool = False,
+        cell_file: str | None = None,
     ):
         self.name = name
-        self.n_ops = len(entries)
+        self.records = records if isinstance(records, Records) else Records(records)
+        self.n_ops = len(self.records)
         self.picture = picture
-        self._args = (entries, max_rows, names)
-        self._layout: GraphLayout | None = None
-        self._png: bytes | None = None
+        # Nodes are ops and the tensors they read: twice the table's rows (0: all).
+        self._args = (names, 2 * max_rows, DEFAULT_COLLAPSE, expand, cell_file)
+        self._spec: GraphSpec | None = None
+        self._svg: str | None = None
 
     @property
-    def layout(self) -> GraphLayout:
-        """The `GraphLayout` (computed on first use, as the picture is)."""
-        if self._layout is None:
-            self._layout = layout(*self._args)
-        return self._layout
+    def spec(self) -> GraphSpec:
+        if self._spec is None:
+            title = f"tape `{self.name}`" if self.name else "the tape"
+            self._spec = build_graph(self.records, *self._args, title=title)
+        return self._spec
 
-    def png(self) -> bytes:
-        """The PNG bytes (drawn once)."""
-        if self._png is None:
-            where = f"Tape `{self.name}`" if self.name else "Tape"
-            self._png = render_png(self.layout, where)
-        return self._png
+    def svg(self) -> str:
+        """The SVG text (drawn once).
 
-    def _repr_png_(self) -> bytes:
-        return self.png()
+        Raises:
+            graphviz.ExecutableNotFound: no ``dot`` program.
+        """
+        if self._svg is None:
+            self._svg = render_svg(self.spec)
+        return self._svg
+
+    def _repr_html_(self) -> str:
+        if not dot_available():
+            return f'<div class="eagerkernel-graph-note">{html.escape(INSTALL_NOTE)}</div>'
+        alt = html.escape(self.spec.alt_text(), quote=True)
+        return (
+            f'<div class="eagerkernel-graph" role="img" aria-label="{alt}" '
+            f'style="overflow:auto;max-width:100%">{_fit(self.svg())}</div>'
+        )
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         # The picture only when asked for by name (`tape_magic.show`); IPython's display()
-        # asks with include=None, then calls _repr_png_ if the front end shows images.
+        # asks with include=None, then calls _repr_html_ if the front end shows HTML.
         bundle = {"text/plain": repr(self)}
-        if include and "image/png" in include and not (exclude and "image/png" in exclude):
-            bundle["image/png"] = self.png()
+        if include and "text/html" in include and not (exclude and "text/html" in exclude):
+            bundle["text/html"] = self._repr_html_()
         return bundle
 
     def __repr__(self) -> str:
@@ -398,7 +605,7 @@ class TapeGraph:
         if not self.picture:
             n = self.n_ops
             return f"<graph of tape{where}: {n} op{'' if n == 1 else 's'}>"
-        return f"<graph of tape{where}: {self.layout.caption}>"
+        return f"<graph of tape{where}: {self.spec.caption}>"
 
     def _repr_pretty_(self, p, cycle: bool) -> None:
         p.text(repr(self))

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import keyword
+import operator
 import sys
 
 from IPython.core.error import UsageError
@@ -23,6 +25,7 @@ from ..runtime.core.records import Records
 from ..runtime.core.tape import ProfilingTape
 from ..runtime.core.tensor import Tensor
 from .formatting import (
+    format_bytes,
     format_seconds,
     html_table,
     kept_indices,
@@ -31,7 +34,8 @@ from .formatting import (
     text_table,
     timing_cell,
 )
-from .graph import TapeGraph
+from .graph import TapeGraph, _allocated, scope_label, section_of, source_text
+from .replay import DEFAULT_REPEAT, DEFAULT_WARMUP, replay_times
 
 __all__ = ["TapeMagics", "TapeRecord", "TapeTiming"]
 
@@ -90,10 +94,17 @@ class _TableView:
         if cached is not None and cached[0] == self.max_rows:
             return cached[1]
         kept = kept_indices(len(self.records), self.max_rows)
-        rows = self._rows(self.records.select([i for i in kept if i >= 0]))
-        if len(rows) < len(kept):  # the gap row
+        if -1 in kept:  # the first and last records around a gap row
             gap = kept.index(-1)
-            rows.insert(gap, [f"… {len(self.records) - len(rows)} more ops …"])
+            head, tail = kept[:gap], kept[gap + 1 :]
+            hidden = len(self.records) - len(head) - len(tail)
+            rows = [
+                *self._rows(self.records.select(head)),
+                [f"… {hidden} more ops …"],
+                *self._rows(self.records.select(tail)),
+            ]
+        else:
+            rows = self._rows(self.records.select(kept))
         self._shown_rows = (self.max_rows, rows)
         return rows
 
@@ -122,16 +133,68 @@ class _TableView:
         return '<div class="eagerkernel-tape">' + "".join(parts) + "</div>"
 
 
+def _sections(
+    records: Records, scopes: list | None, replay: list | None, total: float | None
+) -> tuple[float, float, float, list]:
+    """Forward and backward op time (recorded, or the replayed minimum), the wall time of
+    optimizer updates, and the names of the optimizers: what a training step's tape spends
+    where. An optimizer that updates its variables in place runs no recorded op, so its time
+    is the span of its scope."""
+    fwd = bwd = 0.0
+    if scopes is None:
+        fwd = total  # every op ran outside a backward pass
+    else:
+        if replay is None:
+            (seconds,) = records.fields("seconds")
+        else:
+            seconds = [None if t is None else t[0] for t in replay]
+        for t, path in zip(seconds, scopes):
+            if t is None:
+                continue
+            if section_of(path) == "backward":
+                bwd += t
+            else:
+                fwd += t
+    opt = 0.0
+    optimizers: list = []
+    marks = records.scope_marks
+    for k, (_, path, t0) in enumerate(marks):
+        if section_of(path) == "optimizer" and k + 1 < len(marks):
+            outer = [name for kind, name in path if kind == "optimizer"]
+            if outer and outer[0] not in optimizers:
+                optimizers.append(outer[0])
+            opt += marks[k + 1][2] - t0
+    return fwd, bwd, opt, optimizers
+
+
+def _where(path: tuple) -> str:
+    """The scope column: the innermost layer's path, ``backward`` or ``optimizer NAME``."""
+    section = section_of(path)
+    if section == "backward":
+        return "backward"
+    if section == "optimizer":
+        return "optimizer " + next(name for kind, name in path if kind == "optimizer")
+    return scope_label(path)
+
+
+#: Columns right-aligned in HTML (numbers).
+NUMERIC = frozenset({"#", "bytes", "time", "share", "min", "median", "count", "ops"})
+
+
 class TapeRecord(_TableView):
-    """The ops a tape recorded, oldest first: index, op name, input and output specs, forward
-    time and share of the total; then the totals by op type (`TapeTiming`).
+    """The ops a tape recorded, oldest first: index, op, the layer or scope and the source line
+    that ran it, input and output specs, bytes allocated, time and share of the total; then
+    the totals by op type (or by layer), sortable (`TapeTiming`).
 
     Specs read ``float32[2,3]`` (dtype and shape), with ``@/gpu:0`` appended off the CPU.
     Times use the unit that fits (ns, µs, ms, s) in a column of fixed width, so that only
     the numbers change from run to run; an op recorded without a time (a `custom_gradient`
-    call) shows ``—``. The record is a snapshot taken when it is made (a `Records`); it
-    formats only the rows it shows. A plain `GradientTape`, whose ops were not timed, shows
-    its ops alone.
+    call) shows ``—``. With ``replay`` (``%%tape --time replay``) the time columns are the
+    minimum and median of the replayed runs (`replay_times`) instead of the single recorded
+    run. Backward ops (``tape.gradient`` inside the cell) show ``backward`` as their scope;
+    the title splits the time into forward, backward and optimizer updates. A record of a
+    cell that raised (``error``) says it is partial. A plain `GradientTape`, whose ops were
+    not timed, shows its ops alone.
 
     Attributes:
         name: the tape's name in the user namespace (``"_tape"``).
@@ -143,18 +206,13 @@ class TapeRecord(_TableView):
     >>> tape = ProfilingTape()
     >>> with tape:
     ...     y = ek.constant(2.0) * ek.constant(3.0) + 1.0
-    >>> print(TapeRecord(tape, "t"))  # doctest: +ELLIPSIS
-    Tape `t`: 2 ops recorded, forward time ...s
-      #  op     inputs                outputs    time     share
-      -  -----  --------------------  ---------  -------  ------
-      0  Mul    float32[], float32[]  float32[]  ...s  ...%
-      1  AddV2  float32[], float32[]  float32[]  ...s  ...%
-    By op type:
-      op     count  time     share
-      -----  -----  -------  ------
-      Mul    1      ...s  ...%
-      AddV2  1      ...s  ...%
-      total  2      ...s  100.0%
+    >>> record = TapeRecord(tape, "t")
+    >>> record.op_names, record.headers[2:4], record.headers[-3:]
+    (['Mul', 'AddV2'], ('scope', 'line'), ('bytes', 'time', 'share'))
+    >>> print(repr(record).splitlines()[0])  # doctest: +ELLIPSIS
+    Tape `t`: 2 ops recorded, forward time ...
+    >>> repr(record).splitlines()[-1].split()[:4]  # two float32 scalars allocated
+    ['total', '2', '8', 'B']
     """
 
     def __init__(
@@ -164,16 +222,34 @@ class TapeRecord(_TableView):
         max_rows: int = DEFAULT_MAX_ROWS,
         names: dict | None = None,
         picture: bool = True,
+        *,
+        replay: list | None = None,
+        sort: str | None = None,
+        by: str = "op",
+        error: BaseException | None = None,
+        cell_file: str | None = None,
+        expand: bool = False,
+        repeat: int = 0,
+        warmup: int = 0,
     ):
         self.name = name
         self.records = Records(tape)
         self.max_rows = max_rows
-        self.timing = TapeTiming(self.records, name, max_rows)
+        self.replay = replay
+        self.error = error
+        self.cell_file = cell_file
+        self._scopes = _scopes_or_none(self.records)
+        self._sources = self.records.sources()
+        self.timing = TapeTiming(
+            self.records, name, max_rows, replay=replay, sort=sort, by=by, scopes=self._scopes
+        )
         # A profiling tape times its ops (a custom_gradient call shows "—"); a plain
         # GradientTape's ops have no times, unless a profiling tape recorded them too.
         self._timed = isinstance(tape, ProfilingTape) or self.records.timed
         self._names = names
         self._picture = picture
+        self._expand = expand
+        self._repeat, self._warmup = repeat, warmup
         self._graph: TapeGraph | None = None
 
     @property
@@ -181,18 +257,29 @@ class TapeRecord(_TableView):
         return [self.records.entry(i) for i in range(len(self.records))]
 
     @property
+    def partial(self) -> bool:
+        """Whether the cell raised before it ended: the tape holds the ops up to the error."""
+        return self.error is not None
+
+    @property
     def graph(self) -> TapeGraph:
-        """The graph picture (`TapeGraph`): ops layered by topological depth, repeated
-        chains collapsed, at most ``max_rows`` nodes. Displays as image/png only."""
+        """The graph picture (`TapeGraph`): one node per op, layers as clusters, at most
+        2 × ``max_rows`` nodes (ops and the tensors they read), drawn by Graphviz as SVG."""
         if self._graph is None:
             self._graph = TapeGraph(
-                self.records, self.name, self.max_rows, self._names, self._picture
+                self.records,
+                self.name,
+                self.max_rows,
+                self._names,
+                self._picture,
+                expand=self._expand,
+                cell_file=self.cell_file,
             )
         return self._graph
 
-    def graph_png(self) -> bytes:
-        """The graph picture as PNG bytes."""
-        return self.graph.png()
+    def graph_svg(self) -> str:
+        """The graph picture as SVG text."""
+        return self.graph.svg()
 
     @property
     def op_names(self) -> list[str]:
@@ -205,60 +292,254 @@ class TapeRecord(_TableView):
         n = len(self.records)
         where = f"Tape `{self.name}`" if self.name else "Tape"
         title = f"{where}: {n} op{'' if n == 1 else 's'} recorded"
+        if self.partial:
+            title += f" (partial: the cell raised {type(self.error).__name__})"
         if self._timed:
-            title += f", forward time {format_seconds(self.timing.total)}"
+            fwd, bwd, opt, optimizers = _sections(
+                self.records, self._scopes, self.replay, self.timing.total or 0.0
+            )
+            if self.replay is not None:
+                title += (
+                    f", replayed (min of {self._repeat} runs after {self._warmup} warm-up): "
+                    f"forward {format_seconds(fwd)}"
+                )
+            else:
+                # No op timed at all (custom_gradient calls): "—", not "0 ns".
+                shown = fwd if self.timing.total is not None else None
+                title += f", forward time {format_seconds(shown)}"
+            if bwd:
+                title += f", backward {format_seconds(bwd)}"
+            if opt:
+                title += (
+                    f", optimizer {'/'.join(optimizers)} {format_seconds(opt)} "
+                    "(in-place update, wall time)"
+                )
+            if self.replay is None:
+                title += " (one run per op: --time replay re-times them)" if n > 1 else ""
         return title
 
     @property
     def headers(self) -> tuple[str, ...]:
-        if self._timed:
-            return ("#", "op", "inputs", "outputs", "time", "share")
-        return ("#", "op", "inputs", "outputs")
+        base = ("#", "op", "scope", "line", "inputs", "outputs", "bytes")
+        if not self._timed:
+            return ("#", "op", "scope", "line", "inputs", "outputs")
+        if self.replay is not None:
+            return (*base, "min", "median", "share")
+        return (*base, "time", "share")
 
     def _rows(self, selected):
         total, timed = self.timing.total, self._timed  # a plain GradientTape: the ops alone
-        return [
-            [
+        scopes, sources, replay = self._scopes, self._sources, self.replay
+        rows = []
+        calls = None if scopes is None or self._expand else _function_calls(self.records)
+        selected = list(selected)
+        k = 0
+        while k < len(selected):
+            i, prim, inputs, outputs, seconds = selected[k]
+            call = None if calls is None else calls.get(i)
+            if call is not None:  # an ek.function call: one row (--expand: its ops)
+                end, prefix = call
+                group = [selected[k]]
+                while k + 1 < len(selected) and selected[k + 1][0] < end:
+                    k += 1
+                    group.append(selected[k])
+                k += 1
+                rows.append(self._call_row(prefix, group))
+                continue
+            k += 1
+            row = [
                 str(i),
                 prim.name,
+                _where(scopes[i]) if scopes is not None else "",
+                source_text(sources[i], self.cell_file),
                 specs(inputs),
                 specs(outputs),
-                *((timing_cell(seconds), share_cell(seconds, total)) if timed else ()),
             ]
-            for i, prim, inputs, outputs, seconds in selected
+            if timed:
+                row.append(bytes_cell(_allocated(outputs, inputs)))
+                if replay is not None:
+                    lo, med = replay[i] if replay[i] is not None else (None, None)
+                    row += [timing_cell(lo), timing_cell(med), share_cell(lo, total)]
+                else:
+                    row += [timing_cell(seconds), share_cell(seconds, total)]
+            rows.append(row)
+        return rows
+
+    def _call_row(self, prefix: tuple, group: list) -> list[str]:
+        """The row of one `ek.function` call: its ops' indices, ``function NAME``, the
+        tensors it read from outside and its last outputs, bytes and times summed."""
+        total, timed, replay = self.timing.total, self._timed, self.replay
+        first, last = group[0][0], group[-1][0]
+        produced = {id(o) for _, _, _, outs, _ in group for o in _tuple(outs)}
+        reads: dict = {}
+        for _, _, inputs, _, _ in group:
+            for x in inputs:
+                if id(x) not in produced:
+                    reads.setdefault(id(x), x)
+        outer = list(reads.values())
+        row = [
+            f"{first}–{last}" if last != first else str(first),
+            f"function {prefix[-1][1]} ({len(group)} ops)",
+            _where(prefix[:-1]),
+            source_text(self._sources[first], self.cell_file),
+            specs(outer[:4]) + (", …" if len(outer) > 4 else ""),
+            specs(_tuple(group[-1][3])),
         ]
+        if timed:
+            row.append(bytes_cell(sum(_allocated(_tuple(o), i) for _, _, i, o, _ in group)))
+            if replay is not None:
+                lo = _sum([replay[i][0] if replay[i] else None for i, *_ in group])
+                med = _sum([replay[i][1] if replay[i] else None for i, *_ in group])
+                row += [timing_cell(lo), timing_cell(med), share_cell(lo, total)]
+            else:
+                seconds = _sum([t for *_, t in group])
+                row += [timing_cell(seconds), share_cell(seconds, total)]
+        return row
 
     def _extra(self):
         return self.timing._extra() if self._timed else []
 
+    def _repr_html_(self) -> str:
+        parts = [html_table(self.headers, self._shown(), self.title, right_aligned=NUMERIC)]
+        for caption, h, r in self._extra():
+            parts.append(html_table(h, r, caption=caption, right_aligned=NUMERIC))
+        return '<div class="eagerkernel-tape">' + "".join(parts) + "</div>"
+
+
+def _function_calls(records: Records) -> dict:
+    """``{first record: (end, scope path up to the function)}`` of each outermost
+    `ek.function` call the tape recorded (a ``"function"`` scope, entered per call)."""
+    calls: dict = {}
+    marks = records.scope_marks
+    n = len(records)
+    for k, (start, path, _) in enumerate(marks):
+        if not path or path[-1][0] != "function" or start >= n:
+            continue
+        if any(kind == "function" for kind, _ in path[:-1]):
+            continue  # inside another function's call: part of its row
+        end = n
+        for start2, path2, _ in marks[k + 1 :]:
+            if path2[: len(path)] != path:
+                end = start2
+                break
+        if end > start:
+            calls[start] = (end, path)
+    return calls
+
+
+def _tuple(x) -> tuple:
+    return x if type(x) is tuple else (x,)
+
+
+def _sum(values: list):
+    return None if any(v is None for v in values) else sum(values)
+
+
+def _scopes_or_none(records: Records) -> list | None:
+    """Each record's scope path, or None when every op ran outside any scope (the common
+    small cell: no per-op list to build)."""
+    if not any(path for _, path, *_ in records.scope_marks):
+        return None
+    return records.scopes()
+
+
+def held_bytes(records: Records) -> int:
+    """Bytes of the arrays the records' outputs own: what the tape holds, and so the peak of
+    what its ops allocated (it keeps every output alive). An output that is a view counts
+    through `_allocated` (its base, unless an input's)."""
+    (outputs,) = records.fields("output")
+    if tuple in set(map(type, outputs)):  # a multi-output op (the set is made in C)
+        inputs = records.fields("inputs")[0]
+        return sum(
+            _allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs)
+        )
+    # One output per op: attribute reads and the sum in C; views (a base) take `_allocated`.
+    values = list(map(_VALUE, outputs))
+    bases = list(map(_BASE, values))
+    if all(map(operator.is_, bases, itertools.repeat(None))):  # all new arrays: the usual
+        return sum(map(_NBYTES, values))
+    total = 0
+    for k, (v, base) in enumerate(zip(values, bases)):
+        if base is None:
+            total += v.nbytes
+        else:
+            total += _allocated((outputs[k],), records.entry(k).inputs)
+    return total
+
+
+_VALUE = operator.attrgetter("_value")
+_BASE = operator.attrgetter("base")
+_NBYTES = operator.attrgetter("nbytes")
+
+
+def bytes_cell(n: int | None) -> str:
+    """`format_bytes` right-aligned to 9 characters (``1.23 KiB``)."""
+    return format_bytes(n).rjust(9) if n is not None else "—".rjust(9)
+
 
 class TapeTiming(_TableView):
-    """Forward time of each op on a tape, its share of the total, and totals by op type: the
-    time columns of a `TapeRecord` (``record.timing``) as a view of their own.
+    """Time of each op on a tape, its share of the total, and totals by op type (or by layer):
+    the time columns of a `TapeRecord` (``record.timing``) as a view of their own.
 
     Times come from `Record.seconds` (measured by profiling tapes only; ``—`` for ops recorded
-    without a time, such as `custom_gradient` calls). Op types are listed in order of first
-    appearance so that the layout does not change between runs, only the numbers.
+    without a time, such as `custom_gradient` calls), or from ``replay`` (``(min, median)``
+    per op, `replay_times`). Totals are listed in order of first appearance, so that the
+    layout does not change between runs, unless ``sort`` is ``"time"`` (longest first),
+    ``"count"`` (most first) or ``"name"``; ``by="layer"`` totals by the layer or scope that
+    ran the ops instead of by op type. The totals table also gives the bytes the ops' outputs
+    allocated, and its last row the tape's total, which is the memory the tape holds (it keeps
+    every output alive) and so its peak.
 
     Args:
         entries: the tape's `Record` objects, or its `Records`.
 
     Attributes:
-        total: total forward seconds of the timed ops (None when no op was timed).
+        total: total seconds of the timed ops (None when no op was timed).
         by_op: ``{op name: (count, seconds)}`` in order of first appearance; seconds is None
             for an op type none of whose ops was timed.
+
+    Raises:
+        ValueError: an unknown ``sort`` or ``by``.
     """
 
-    def __init__(self, entries, name: str | None = "_tape", max_rows: int = DEFAULT_MAX_ROWS):
+    def __init__(
+        self,
+        entries,
+        name: str | None = "_tape",
+        max_rows: int = DEFAULT_MAX_ROWS,
+        *,
+        replay: list | None = None,
+        sort: str | None = None,
+        by: str = "op",
+        scopes: list | None = None,
+    ):
+        if sort not in (None, "time", "count", "name"):
+            raise ValueError(
+                f"TapeTiming: sort must be 'time', 'count' or 'name'. Received: sort={sort!r}."
+            )
+        if by not in ("op", "layer"):
+            raise ValueError(f"TapeTiming: by must be 'op' or 'layer'. Received: by={by!r}.")
         self.name = name
         self.records = entries if isinstance(entries, Records) else Records(entries)
         self.max_rows = max_rows
+        self.replay = replay
+        self.sort = sort
+        self.by = by
+        self._scopes = scopes
         by_op: dict[str, list] = {}
-        for prim, count, seconds in self.records.by_op():  # primitives of a name add up
-            slot = by_op.setdefault(prim.name, [0, None])
-            slot[0] += count
-            if seconds is not None:
-                slot[1] = seconds if slot[1] is None else slot[1] + seconds
+        if replay is None:
+            for prim, count, seconds in self.records.by_op():  # primitives of a name add up
+                slot = by_op.setdefault(prim.name, [0, None])
+                slot[0] += count
+                if seconds is not None:
+                    slot[1] = seconds if slot[1] is None else slot[1] + seconds
+        else:
+            (prims,) = self.records.fields("prim")
+            for prim, times in zip(prims, replay):
+                slot = by_op.setdefault(prim.name, [0, None])
+                slot[0] += 1
+                if times is not None:
+                    slot[1] = times[0] if slot[1] is None else slot[1] + times[0]
         self.by_op = {name: (count, seconds) for name, (count, seconds) in by_op.items()}
         timed = [seconds for _, seconds in self.by_op.values() if seconds is not None]
         self.total = sum(timed) if timed else None
@@ -271,28 +552,96 @@ class TapeTiming(_TableView):
     def title(self) -> str:
         n = len(self.records)
         where = f" on `{self.name}`" if self.name else ""
-        return (
-            f"Forward time{where}: {n} op{'' if n == 1 else 's'}, "
-            f"total {format_seconds(self.total)}"
-        )
+        what = "Replayed time (min)" if self.replay is not None else "Time"
+        return f"{what}{where}: {n} op{'' if n == 1 else 's'}, total {format_seconds(self.total)}"
 
     headers = ("#", "op", "time", "share")
+
+    def _op_time(self, i: int, seconds):
+        if self.replay is None:
+            return seconds
+        return self.replay[i][0] if self.replay[i] is not None else None
 
     def _rows(self, selected):
         total = self.total
         return [
-            [str(i), prim.name, timing_cell(seconds), share_cell(seconds, total)]
-            for i, prim, _, _, seconds in selected
+            [
+                str(i),
+                prim.name,
+                timing_cell(self._op_time(i, s)),
+                share_cell(self._op_time(i, s), total),
+            ]
+            for i, prim, _, _, s in selected
         ]
 
-    def _extra(self):
-        rows = [
-            [op, str(count), timing_cell(sec), share_cell(sec, self.total)]
-            for op, (count, sec) in self.by_op.items()
+    def groups(self) -> dict[str, list]:
+        """``{key: [count, seconds or None, bytes]}``: the totals by op type or by layer (the
+        scope's label; ops outside any layer are ``(none)``), in order of first
+        appearance."""
+        out: dict[str, list] = {}
+        if self.by == "op":  # the bytes column gives the tape's total only
+            return {name: [count, sec, 0] for name, (count, sec) in self.by_op.items()}
+        prims, inputs, outputs = self.records.fields("prim", "inputs", "output")
+        scopes = self._scopes
+        keys = [
+            (_where(scopes[i]) if scopes is not None else "") or "(none)" for i in range(len(prims))
         ]
+        (seconds,) = self.records.fields("seconds")
+        for i, key in enumerate(keys):
+            slot = out.get(key)
+            if slot is None:
+                slot = out[key] = [0, None, 0]
+            slot[0] += 1
+            t = self._op_time(i, seconds[i])
+            if t is not None:
+                slot[1] = t if slot[1] is None else slot[1] + t
+        for key, ins, output in zip(keys, inputs, outputs):
+            out[key][2] += _allocated(output if type(output) is tuple else (output,), ins)
+        return out
+
+    def _extra(self):
+        # Made once: a notebook asks for the text and the HTML form.
+        cached = getattr(self, "_extra_tables", None)
+        if cached is None:
+            cached = self._extra_tables = self._make_extra()
+        return cached
+
+    def _make_extra(self):
+        groups = self.groups()
+        items = list(groups.items())
+        if self.sort == "time":
+            items.sort(key=lambda kv: -(kv[1][1] or 0.0))
+        elif self.sort == "count":
+            items.sort(key=lambda kv: -kv[1][0])
+        elif self.sort == "name":
+            items.sort(key=lambda kv: kv[0])
         total = self.total
-        rows.append(["total", str(len(self.records)), timing_cell(total), share_cell(total, total)])
-        return [("By op type:", ["op", "count", "time", "share"], rows)]
+        per_op = self.by == "op"
+        rows = [
+            [
+                key,
+                str(count),
+                " " * 9 if per_op else bytes_cell(nbytes),
+                timing_cell(sec),
+                share_cell(sec, total),
+            ]
+            for key, (count, sec, nbytes) in items
+        ]
+        held = held_bytes(self.records) if per_op else sum(s[2] for s in groups.values())
+        rows.append(
+            [
+                "total",
+                str(len(self.records)),
+                bytes_cell(held),
+                timing_cell(total),
+                share_cell(total, total),
+            ]
+        )
+        caption = "By op type:" if self.by == "op" else "By layer:"
+        if self.sort:
+            caption = caption[:-1] + f", sorted by {self.sort}:"
+        first = "op" if self.by == "op" else "layer"
+        return [(caption, [first, "count", "bytes", "time", "share"], rows)]
 
 
 @magics_class
@@ -316,6 +665,42 @@ class TapeMagics(Magics):
         default=DEFAULT_MAX_ROWS,
         help=f"rows shown before a long tape is cut in the middle (default {DEFAULT_MAX_ROWS}; "
         "0 shows all)",
+    )
+    @argument(
+        "--time",
+        choices=("once", "replay"),
+        default="once",
+        help="once (default): each op's single recorded run; replay: re-run each op on its "
+        "recorded inputs and show the min and median",
+    )
+    @argument(
+        "--repeat",
+        type=int,
+        default=DEFAULT_REPEAT,
+        help=f"timed runs per op with --time replay (default {DEFAULT_REPEAT})",
+    )
+    @argument(
+        "--warmup",
+        type=int,
+        default=DEFAULT_WARMUP,
+        help=f"untimed runs per op before them (default {DEFAULT_WARMUP})",
+    )
+    @argument(
+        "--sort",
+        choices=("time", "count", "name"),
+        default=None,
+        help="order of the totals table (default: order of first appearance)",
+    )
+    @argument(
+        "--by",
+        choices=("op", "layer"),
+        default="op",
+        help="totals by op type (default) or by the layer or scope that ran the ops",
+    )
+    @argument(
+        "--expand",
+        action="store_true",
+        help="draw the ops of every layer in the graph (large layers are collapsed otherwise)",
     )
     @cell_magic
     def tape(self, line: str, cell: str) -> None:
@@ -342,11 +727,26 @@ class TapeMagics(Magics):
           ``nbval-ignore-output`` or sanitizes the times with the patterns of
           ``eagerkernel/resources/nbval_sanitize.cfg`` (``--nbval-sanitize-with``), which the
           fixed-width time columns keep aligned.
-        * the graph picture (image/png, plus a one-line text form): ops and the tensors they
-          read, layered by topological depth; repeated chains collapse into one node
-          (``Mul→AddV2 ×1000``) and at most ``--max-rows`` nodes are drawn. A front end that
-          shows no image/png (a terminal) gets the text form alone, which then gives the number
-          of ops only, so that the graph is not laid out for nothing.
+        * the graph picture, drawn by Graphviz as inline SVG (HTML, plus a one-line text form):
+          one node per op, top to bottom, with every edge; the ops of a Keras layer form a
+          cluster labelled with its name (``--expand`` draws the ops of large layers, which
+          are otherwise one node); backward passes and optimizer updates have clusters of
+          their own colour; hovering a node shows its op, specs, device, time and source
+          line; small constants show their value; at most 2 × ``--max-rows`` nodes. Without
+          Graphviz's ``dot`` a one-line note says how to install it. A front end that shows
+          no HTML (a terminal) gets the text form alone, and nothing is laid out.
+
+        Each op row names the layer or scope that ran it (``sequential/dense``,
+        ``backward`` for the ops of ``tape.gradient``) and the source line (``line 3`` of
+        the cell, ``file.py:12`` elsewhere), and the bytes its output allocated. The times
+        are one run per op by default (``--time once``: the first call of a kernel shows its
+        warm-up); ``--time replay`` re-runs every op on its recorded inputs ``--warmup``
+        times, then ``--repeat`` times timed, and shows the minimum and median, with NumPy
+        warnings silenced so that their cost is not billed to the op (`replay_times`). The
+        totals sort with ``--sort time|count|name`` and group by layer with ``--by layer``.
+
+        A cell that raises shows its traceback (with the cell's own line numbers), then the
+        ops it ran before the error, marked partial.
 
         With ``--sync`` the device is synchronized before and after each op, so that GPU
         times measure the kernels and not their launch.
@@ -363,6 +763,11 @@ class TapeMagics(Magics):
             y = ek.exp(x)
         """
         args = _parse(self.tape, line)
+        if args.repeat < 1 or args.warmup < 0:
+            raise UsageError(
+                "%%tape: --repeat must be at least 1 and --warmup at least 0. "
+                f"Received: --repeat {args.repeat} --warmup {args.warmup}."
+            )
         name = args.name
         if not name.isidentifier() or keyword.iskeyword(name):
             raise UsageError(f"%%tape: NAME must be a Python identifier. Received: {name!r}.")
@@ -389,24 +794,83 @@ class TapeMagics(Magics):
         # the cell that holds this magic; keep it, so that a failure inside can be reported
         # as the failure of the outer cell without showing the traceback twice.
         outer = self.shell.displayhook.exec_result
+        # The magic's line is line 1 of the notebook cell: a first line holding it as a
+        # comment makes the body's line numbers (tracebacks, the tables' `line` column) the
+        # cell's own (IPython drops a blank first line, not a comment).
+        body = f"# %%tape {line}".rstrip() + "\n" + cell
+        # IPython counts the running cell before it runs (the shell's count is already the
+        # next prompt's); the body runs under the outer cell's number, so that tracebacks
+        # name this cell ("Cell In[11]") and not the next one.
+        count = self.shell.execution_count
+        if outer is not None and outer.execution_count is not None:
+            self.shell.execution_count = outer.execution_count
         try:
             with tape:
-                result = self.shell.run_cell(cell)
+                result = self.shell.run_cell(body)
         finally:
             self.shell.displayhook.exec_result = outer
+            self.shell.execution_count = count
 
-        # A text-only front end shows no picture: the graph's text form then needs no layout,
-        # nor the names that label the picture's source tensors.
-        picture = "image/png" in self.shell.display_formatter.active_types
-        names = {}
-        if picture:
-            names = {id(v): k for k, v in ns.items() if isinstance(v, Tensor) and k[:1] != "_"}
-        record = TapeRecord(tape, name, args.max_rows, names, picture)
-        active = self.shell.display_formatter.active_types
-        show(record, active)
-        show(record.graph, active)
         error = result.error_before_exec or result.error_in_exec
+        active = self.shell.display_formatter.active_types
+        cell_file = _cell_file(tape)
+        if error is None or len(tape.records):  # a cell that raised before any op: no table
+            # A text-only front end shows no picture: the graph's text form then needs no
+            # layout, nor the names that label the picture's source tensors.
+            picture = "text/html" in active
+            names = _names(ns) if picture else {}
+            replay = None
+            if args.time == "replay":
+                replay = replay_times(Records(tape), args.repeat, args.warmup, sync=args.sync)
+            record = TapeRecord(
+                tape,
+                name,
+                args.max_rows,
+                names,
+                picture,
+                replay=replay,
+                sort=args.sort,
+                by=args.by,
+                error=error,
+                cell_file=cell_file,
+                expand=args.expand,
+                repeat=args.repeat,
+                warmup=args.warmup,
+            )
+            show(record, active)
+            show(record.graph, active)
         if error is not None:
             if outer is None:  # called outside a cell (run_cell_magic from code): raise
                 raise error
             outer.error_in_exec = error
+
+
+def _cell_file(tape) -> str:
+    """The file name IPython gave the cell's code (what tracebacks and the ops' source lines
+    name): that of the newest op run by the cell's own top-level code; ``""`` (no file) if
+    every op ran inside functions, which are then named by their function."""
+    for source in reversed(tape._lines):
+        if source is not None and source[0].co_name == "<module>":
+            return source[0].co_filename
+    return ""
+
+
+def _names(ns: dict) -> dict:
+    """``{id: name}`` for the graph's leaves: the namespace's public Tensors by their variable
+    name, and Variables by their own name (``dense/kernel:0``), also those of the Keras layers
+    and models in the namespace."""
+    from ..runtime.core.variable import Variable
+    from ..runtime.keras.layers.base import Layer
+
+    names = {}
+    for key, value in ns.items():
+        if key[:1] == "_":
+            continue
+        if isinstance(value, Variable):
+            names[id(value)] = value.name
+        elif isinstance(value, Tensor):
+            names[id(value)] = key
+        elif isinstance(value, Layer):
+            for v in value.variables:
+                names.setdefault(id(v), v.name)
+    return names

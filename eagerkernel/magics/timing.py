@@ -30,9 +30,14 @@ __all__ = ["CellTiming", "TimingMagics"]
 class CellTiming:
     """What one cell ran: op count, forward op time by device, backward passes and their time.
 
+    Each op is counted once: the ops a backward pass ran (its VJPs' ops, told apart by the
+    backward scope they ran in) are in the backward row, with the pass's wall time, and not
+    in the per-device rows.
+
     Attributes:
         ops: number of ops run (forward and backward).
-        by_device: ``{device name: (ops, seconds)}``.
+        by_device: ``{device name: (ops, seconds)}`` of the ops outside backward passes.
+        backward_ops: number of ops the backward passes ran.
         backward_passes: number of backward sweeps.
         backward_seconds: wall time inside them.
         wall: wall time of the cell.
@@ -43,7 +48,11 @@ class CellTiming:
         records = entries if isinstance(entries, Records) else Records(entries)
         self.ops = len(records)
         by_device: dict[str, list] = {}
-        for out, seconds in zip(*records.fields("output", "seconds")):
+        backward = [any(kind == "backward" for kind, _ in path) for path in records.scopes()]
+        self.backward_ops = sum(backward)
+        for out, seconds, in_backward in zip(*records.fields("output", "seconds"), backward):
+            if in_backward:
+                continue
             if type(out) is tuple:
                 out = out[0] if out else None
             device = getattr(getattr(out, "_device", None), "name", "?")
@@ -60,7 +69,7 @@ class CellTiming:
         rows.append(
             [
                 f"backward passes ({self.backward_passes})",
-                "",
+                str(self.backward_ops) if self.backward_passes else "",
                 format_seconds(self.backward_seconds) if self.backward_passes else "—",
             ]
         )

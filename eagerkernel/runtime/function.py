@@ -993,6 +993,15 @@ class Function:
             # What the key names by identity stays alive as long as the entry, so that no
             # other object can come to have its id.
             entry.keep = [x for x in flat if isinstance(x, Variable) or not isinstance(x, Tensor)]
+        if not observed:
+            return self._run(entry, args, kwargs, tensors, arrays, False)
+        # One "function" scope around the call: `%%tape` shows it as one row.
+        with _context.scope(self._name, "function"):
+            return self._run(entry, args, kwargs, tensors, arrays, True)
+
+    def _run(self, entry: _Entry, args, kwargs, tensors, arrays, observed: bool):
+        """Runs the entry's program (or the branch its guards lead to), tracing what is new;
+        ``observed``: op by op through the dispatcher, for this thread's recorders."""
         if entry.eager:
             return self.python_function(*args, **kwargs)
         if entry.program is None or entry.verify:
@@ -1421,9 +1430,10 @@ def function(
     that branch, so results always equal the eager ones. Python side effects (``print``,
     appending to a list) happen while tracing only, as in TensorFlow; `ek.print` happens on
     every call. Creating a Variable is allowed on the first trace only (ValueError, with
-    TensorFlow's message, on a later one). A call made while a tape records (or inside
-    another function's trace) runs the Python function eagerly, so gradients through it are
-    the eager ones, to any order.
+    TensorFlow's message, on a later one). A call made while a tape (or ``%%tape``) records
+    replays the program op by op through the dispatcher, inside a ``"function"`` scope (one
+    row in ``%%tape``), so gradients through it are the eager ones, to any order; inside
+    another function's trace, the Python code runs.
 
     Raises:
         TypeError: an ``input_signature`` that is not TensorSpecs, or an unknown argument.

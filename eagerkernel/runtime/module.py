@@ -32,6 +32,8 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 
 from .core.context import context as _thread_context
+from .core.context import pop_scope as _pop_scope
+from .core.context import push_scope as _push_scope
 from .core.variable import Variable
 from .observers import Observers
 
@@ -111,6 +113,10 @@ class name_scope:  # TensorFlow's public name, lower case
             scope = f"{old}{name}/"
         ctx.scope_stack = (*ctx.scope_stack, old)
         ctx.scope_name = scope
+        # Recorders see the scope too (`Recorder.on_scope`: %%tape's clusters and columns);
+        # clearing the scope ("") is no scope of its own.
+        if name:
+            _push_scope(name.rstrip("/"), "name_scope")
         return scope
 
     def __exit__(self, *exc) -> None:
@@ -118,6 +124,8 @@ class name_scope:  # TensorFlow's public name, lower case
         stack = ctx.scope_stack
         ctx.scope_name = stack[-1]
         ctx.scope_stack = stack[:-1]
+        if self._name:
+            _pop_scope(ctx.scopes[:-1])  # scopes nest: the innermost is this one
 
     def __repr__(self) -> str:
         return f"name_scope({self._name!r})"

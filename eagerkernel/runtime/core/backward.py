@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 
+from ..native.allocator import adapt as _adapt_memory
 from .dispatch import pass_through
 from .records import Record
 from .tensor import Tensor
@@ -157,6 +158,7 @@ def backward(
         g = grads.get(i)
         if g is not None:
             result[i] = _sum(g) if type(g) is list else g
+    _adapt_memory()  # once a second at most: the kept memory follows the step's peak
     return result
 
 

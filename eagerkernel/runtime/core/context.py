@@ -2,9 +2,10 @@
 
 Every op asks one question before its fast path: is anything observing ops or placing them,
 in any thread? `ACTIVE` answers it: a process-wide list with one token per active recorder
-and per entered device scope, so ``if ACTIVE:`` (one global load and a truth test) is the whole
-cost of the fast path's check. Only when it is non-empty does `dispatch` read this thread's
-`Context`, which holds:
+and per entered device scope that can move tensors (a scope on the only device there is
+cannot, and gets its token only when a second device appears), so ``if ACTIVE:`` (one
+global load and a truth test) is the whole cost of the fast path's check. Only when it is
+non-empty does `dispatch` read this thread's `Context`, which holds:
 
 - ``recorders`` and ``devices``: the recorders this thread pushed (tapes, the profiling tape
   behind ``%%tape``, anything implementing `Recorder`) and the ``ek.device`` scopes it entered,
@@ -31,13 +32,17 @@ __all__ = [
     "ACTIVE",
     "Context",
     "Recorder",
+    "activate_device_scopes",
     "context",
     "current_recorders",
     "default_device",
     "pop_device",
     "pop_recorder",
+    "pop_scope",
     "push_device",
     "push_recorder",
+    "push_scope",
+    "scope",
     "set_default_device",
 ]
 
@@ -76,6 +81,11 @@ class Recorder:
     `on_backward` is called with the wall time of each backward pass (`GradientTape.gradient`,
     `jacobian`, ...) that this thread ran while the recorder was pushed.
 
+    `on_scope` is called with this thread's scope path each time it changes while the
+    recorder is pushed (a Keras layer call, a name scope, a backward pass or an optimizer
+    update begins or ends; see `push_scope`), so a recorder can tell which layer ran each op
+    without any per-op work.
+
     A recorder must not run ops inside `record` (they would be recorded again).
     """
 
@@ -87,6 +97,10 @@ class Recorder:
 
     def on_backward(self, seconds: float) -> None:
         """Called after each backward pass of this thread (default: nothing)."""
+
+    def on_scope(self, path: tuple) -> None:
+        """Called when this thread's scope path changes (default: nothing): ``path`` is the
+        new `Context.scopes`, outermost first, each item ``(kind, name)``."""
 
     def on_value(self, tensor, kind: str, value) -> None:
         """Called when this thread reads a tensor's value into Python: ``kind`` is ``"bool"``,
@@ -104,6 +118,9 @@ class Context(threading.local):
     def __init__(self):
         self.recorders: tuple = ()
         self.devices: tuple = ()  # entered device scopes, innermost last
+        # Entered scopes, outermost first, each (kind, name): kind "layer", "name_scope",
+        # "backward" or "optimizer". Read by recorders through `on_scope`, never by dispatch.
+        self.scopes: tuple = ()
         # (innermost device scope or None, timed, sync, the recorders' bound `record`
         # methods): all that `dispatch` reads, in one thread-local load; derived by `_update`.
         self.state: tuple = (None, False, False, ())
@@ -177,13 +194,75 @@ def _set_recorders(ctx: Context, recorders: tuple) -> None:
     ctx._update()
 
 
-def push_device(device) -> None:
-    """Enters a device scope on this thread (``with ek.device(...)``)."""
+def push_scope(name: str, kind: str = "name_scope") -> tuple:
+    """Enters the scope ``(kind, name)`` on this thread and tells its recorders (`on_scope`).
+
+    Keras layer calls enter a ``"layer"`` scope named after the layer, backward passes a
+    ``"backward"`` one and optimizer updates an ``"optimizer"`` one. Returns the path before
+    the push, which `pop_scope` restores.
+    """
+    ctx = _context
+    before = ctx.scopes
+    path = ctx.scopes = (*before, (kind, name))
+    if ctx.recorders:
+        for recorder in ctx.recorders:
+            recorder.on_scope(path)
+    return before
+
+
+def pop_scope(before: tuple) -> None:
+    """Leaves the scopes entered since `push_scope` returned ``before`` (restores that path)
+    and tells this thread's recorders."""
+    ctx = _context
+    ctx.scopes = before
+    if ctx.recorders:
+        for recorder in ctx.recorders:
+            recorder.on_scope(before)
+
+
+class scope:
+    """``with scope(name, kind):`` runs its body inside the scope ``(kind, name)``
+    (`push_scope` on entry, `pop_scope` on exit, also when the body raises).
+
+    >>> with scope("block", "name_scope"):
+    ...     context().scopes
+    (('name_scope', 'block'),)
+    >>> context().scopes
+    ()
+    """
+
+    __slots__ = ("_before", "_kind", "_name")
+
+    def __init__(self, name: str, kind: str = "name_scope"):
+        self._name = name
+        self._kind = kind
+
+    def __enter__(self) -> scope:
+        self._before = push_scope(self._name, self._kind)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pop_scope(self._before)
+
+
+# The tokens of device scopes that cannot move anything (`push_device` with places=False),
+# kept out of ACTIVE until `activate_device_scopes` moves them in.
+_quiet: list = []
+
+
+def push_device(device, places: bool = True) -> None:
+    """Enters a device scope on this thread (``with ek.device(...)``).
+
+    ``places=False`` says that no tensor can live anywhere but ``device`` (it is the only
+    device there is): the scope is then entered without a token in `ACTIVE`, so ops inside
+    it keep the fast path, until `activate_device_scopes` (a second device appeared) gives it
+    one. The scope is in this thread's `Context` either way.
+    """
     ctx = _context
     ctx.devices = (*ctx.devices, device)
     ctx._update()
     with _lock:
-        ACTIVE.append(device)
+        (ACTIVE if places else _quiet).append(device)
 
 
 def pop_device(device) -> None:
@@ -194,14 +273,29 @@ def pop_device(device) -> None:
     ctx.devices = ctx.devices[:-1]
     ctx._update()
     with _lock:
-        _remove_token(device)
+        # Tokens of one device are interchangeable: any one of them goes.
+        if not _remove_from(_quiet, device):
+            _remove_from(ACTIVE, device)
+
+
+def activate_device_scopes() -> None:
+    """Gives every open quiet device scope, in any thread, its token in `ACTIVE`: called
+    when a second device appears, after which a scope can move tensors."""
+    with _lock:
+        ACTIVE.extend(_quiet)
+        _quiet.clear()
 
 
 def _remove_token(token) -> None:
-    for k in range(len(ACTIVE) - 1, -1, -1):
-        if ACTIVE[k] is token:
-            del ACTIVE[k]
-            return
+    _remove_from(ACTIVE, token)
+
+
+def _remove_from(tokens: list, token) -> bool:
+    for k in range(len(tokens) - 1, -1, -1):
+        if tokens[k] is token:
+            del tokens[k]
+            return True
+    return False
 
 
 def value_read(tensor, kind: str, value) -> None:

@@ -137,6 +137,8 @@ def _ensure_virtual_gpus() -> None:
             _devices[f"/gpu:{i}"] = Device("GPU", i, cupy)
         _gpus["why"] = why
     _gpus["made"] = True
+    if len(_devices) > 1:  # scopes opened while the CPU was alone can move tensors now
+        context.activate_device_scopes()
 
 
 def set_virtual_gpus(count: int) -> None:
@@ -265,7 +267,11 @@ class device:
     ``"/cpu:0"``, ``"/job:localhost/replica:0/task:0/device:GPU:0"``). Inside the scope, ops
     run on that device and inputs from elsewhere are copied there; the copies are
     differentiable. An absent device means the CPU, with one warning per name (TensorFlow's
-    soft device placement, on by default).
+    soft device placement, on by default). While the scope's device is the only one (a
+    CPU-only process), there is nothing to move and ops inside it cost what they cost outside.
+    An empty name (``""``) specifies no device field, so, as in TensorFlow, it adds no
+    constraint: the enclosing scope (or none) stays in force, and ops inside it run exactly
+    as outside.
 
     Raises:
         ValueError: if the name is not a device name.
@@ -279,14 +285,19 @@ class device:
     """
 
     def __init__(self, device_name):
-        self._device = get_device(device_name, soft=True)
+        unconstrained = isinstance(device_name, str) and not device_name.strip()
+        self._device = None if unconstrained else get_device(device_name, soft=True)
 
     def __enter__(self):
-        context.push_device(self._device)
+        if self._device is not None:
+            # The only device there is: nothing to move, so the ops inside keep the fast path.
+            alone = len(_devices) == 1 and _devices.get(self._device.name) is self._device
+            context.push_device(self._device, places=not alone)
         return self
 
     def __exit__(self, *exc):
-        context.pop_device(self._device)
+        if self._device is not None:
+            context.pop_device(self._device)
 
 
 def free_gpu_memory() -> None:

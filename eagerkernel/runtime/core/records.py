@@ -9,6 +9,8 @@ list of these, oldest first.
 
 from __future__ import annotations
 
+import operator as _operator
+
 __all__ = ["Record", "Records"]
 
 try:  # `Records.by_op` in one C pass; the Python loop below is its specification
@@ -94,17 +96,55 @@ class Records:
     (1, <Record Mul>, True)
     """
 
-    __slots__ = ("_records",)
+    __slots__ = ("_lines", "_marks", "_records")
 
     def __init__(self, source=()):
         records = getattr(source, "records", None)
         if records is not None and not isinstance(source, (list, tuple)):  # a tape
             self._records = list(records)
+            # A profiling tape also knows where each op was called from and its scopes.
+            lines = getattr(source, "_lines", None)
+            self._lines = list(lines) if lines is not None else None
+            self._marks = list(getattr(source, "_scope_marks", ()))
         else:
             self._records = list(source)
+            self._lines = None
+            self._marks = []
 
     def __len__(self) -> int:
         return len(self._records)
+
+    def sources(self) -> list:
+        """Per record, ``(code, line number)`` of the user frame that ran it (the innermost one
+        outside eagerkernel), or None where not known (a plain tape records no callers)."""
+        lines = self._lines
+        n = len(self._records)
+        if lines is None or len(lines) != n:
+            return [None] * n
+        return lines
+
+    def scopes(self) -> list:
+        """Per record, the scope path it ran in: ``((kind, name), ...)``, outermost first
+        (kind ``"layer"``, ``"name_scope"``, ``"backward"`` or ``"optimizer"``); ``()`` outside
+        any scope and on a plain tape.
+
+        >>> from eagerkernel.runtime.core.tape import ProfilingTape
+        >>> dense = ek.keras.layers.Dense(2, name="d")
+        >>> with ProfilingTape() as tape:
+        ...     y = ek.reduce_sum(dense(ek.ones((1, 3))))
+        >>> [(r.prim.name, [n for _, n in s]) for r, s in zip(tape.records, Records(tape).scopes())]
+        [('MatMul', ['d']), ('BiasAdd', ['d']), ('Sum', [])]
+        """
+        from .tape import scopes_of
+
+        return scopes_of(len(self._records), self._marks)
+
+    @property
+    def scope_marks(self) -> list:
+        """``(first record, path, perf_counter time)`` each time the scope path changed while
+        recording (an optimizer's in-place update shows as a mark with no record before the
+        next one; the times give its duration)."""
+        return list(self._marks)
 
     def entry(self, i: int) -> Record:
         """Record ``i``."""
@@ -186,5 +226,5 @@ class Records:
             attr = "_ids" if name == "ids" else name
             if attr not in FIELDS:
                 raise ValueError(f"Records.fields: no field {name!r}.")
-            columns.append([getattr(r, attr) for r in self._records])
+            columns.append(list(map(_operator.attrgetter(attr), self._records)))  # in C
         return columns

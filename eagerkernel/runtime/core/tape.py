@@ -16,6 +16,8 @@ The backward pass itself is `backward.backward`.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 import weakref
 
@@ -39,6 +41,8 @@ except ImportError:  # not built (no C compiler at install time)
 __all__ = ["GradientTape", "ProfilingTape", "UnconnectedGradients", "stop_recording"]
 
 _perf_counter = time.perf_counter
+# The runtime's package directory: frames in files under it are not an op's caller.
+_INTERNAL = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 
 # [True]: tapes made from now on record through the C twin when it is built. Tests set it to
@@ -115,9 +119,14 @@ class GradientTape(Recorder):
                 Variable,
                 Record,
                 self._to_release,
+                **self._native_extra(),
             )
         if self._recording:  # the dispatcher holds the bound `record` of each recorder
             _context.refresh(self)
+
+    def _native_extra(self) -> dict:
+        """Further TapeRecorder arguments of a subclass (ProfilingTape: where ops are called)."""
+        return {}
 
     # -- context ------------------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
@@ -381,16 +390,21 @@ class GradientTape(Recorder):
         downstream = None
         if not self._profile and all(id(t) in source_ids for t in self._watched):
             downstream = self._ids
+        # The VJPs' ops run in a "backward" scope, which recorders see (`Recorder.on_scope`).
+        before = _context.push_scope("gradient", "backward")
         t0 = _perf_counter()
-        grads = backward(
-            self._records,
-            seeded,
-            tracked,
-            on_step=on_step,
-            aliases=self._aliases,
-            downstream=downstream,
-        )
-        seconds = _perf_counter() - t0
+        try:
+            grads = backward(
+                self._records,
+                seeded,
+                tracked,
+                on_step=on_step,
+                aliases=self._aliases,
+                downstream=downstream,
+            )
+        finally:
+            seconds = _perf_counter() - t0
+            _context.pop_scope(before)
         for recorder in _context.current_recorders():
             recorder.on_backward(seconds)
         out = []
@@ -589,8 +603,58 @@ class ProfilingTape(GradientTape):
     timed = True
 
     def __init__(self, sync: bool = False, watch_accessed_variables: bool = True):
+        # Per record, where it was called from (`_source`), and the scope path changes
+        # (`on_scope`): (index of the first record under it, path, perf_counter time; the
+        # time tells how long a scope without ops took: an in-place optimizer update). Made
+        # before the base
+        # class binds the C recorder, which appends to `_lines`.
+        self._lines: list = []
+        self._scope_marks: list = []
         super().__init__(persistent=True, watch_accessed_variables=watch_accessed_variables)
         self.sync = bool(sync)
+
+    def _native_extra(self) -> dict:
+        return {"lines": self._lines, "internal": _INTERNAL}
+
+    @staticmethod
+    def _source():
+        """``(code, line number)`` of the innermost frame outside the eagerkernel package (the
+        user's line that ran the op), or None."""
+        f = sys._getframe(1)
+        while f is not None:
+            code = f.f_code
+            if not code.co_filename.startswith(_INTERNAL):
+                return (code, f.f_lineno)
+            f = f.f_back
+        return None
+
+    def on_scope(self, path: tuple) -> None:
+        """Notes that the records from now on ran inside ``path`` (see `Recorder.on_scope`)."""
+        if self._records is not None:
+            self._scope_marks.append((len(self._records), path, _perf_counter()))
+
+    def _push(self) -> None:
+        self.on_scope(_context.context().scopes)
+        super()._push()
+
+    def reset(self) -> None:
+        """Clears everything recorded, with the callers and scopes of the records."""
+        self._lines = []
+        self._scope_marks = []
+        super().reset()
+
+    @property
+    def sources(self) -> list:
+        """Per record, ``(code, line number)`` of the frame that ran the op (the innermost one
+        outside the eagerkernel package: a notebook cell's line, a user module's), or None."""
+        return list(self._lines)
+
+    @property
+    def scopes(self) -> list:
+        """Per record, the scope path it ran in (`Context.scopes`: ``((kind, name), ...)``,
+        outermost first; kind ``"layer"``, ``"name_scope"``, ``"backward"`` or
+        ``"optimizer"``)."""
+        return scopes_of(len(self._records or ()), self._scope_marks)
 
     def record(self, prim, inputs: tuple, output, params: dict, saved, seconds) -> None:
         """Keeps a `Record` of every op (see `Recorder.record`); first lets go of one record of
@@ -604,6 +668,7 @@ class ProfilingTape(GradientTape):
                 break
         else:
             self._records.append(Record(prim, inputs, None, output, params, None, seconds))
+        self._lines.append(self._source())
 
     def release_while_recording(self, old: ProfilingTape) -> None:
         """Takes ``old``'s records, to let go of them while this tape records: one before each
@@ -622,6 +687,23 @@ class ProfilingTape(GradientTape):
         """Synchronizes the device around each timed op from now on (``--sync``)."""
         self.sync = bool(sync)
         _context.refresh(self)
+
+
+def scopes_of(n: int, marks: list) -> list:
+    """The scope path of each of ``n`` records, from ``marks`` (``(first record, path)`` in
+    recording order, as `ProfilingTape.on_scope` notes them); ``()`` before the first mark.
+
+    >>> scopes_of(4, [(0, ()), (1, (("layer", "d"),)), (3, ())])
+    [(), (('layer', 'd'),), (('layer', 'd'),), ()]
+    """
+    out: list = []
+    path: tuple = ()
+    for mark in marks:  # the records from one mark to the next share a path
+        first = min(mark[0], n)
+        out += [path] * (first - len(out))
+        path = mark[1]
+    out += [path] * (n - len(out))
+    return out
 
 
 class _Paused:

@@ -19,6 +19,7 @@ __all__ = [
     "Callback",
     "CallbackList",
     "EarlyStopping",
+    "GradientNormLogger",
     "History",
     "LambdaCallback",
     "ModelCheckpoint",
@@ -261,9 +262,11 @@ def _log_text(logs) -> str:
 
 class ProgbarLogger(Callback):
     """Progress output of `fit`, `evaluate` and `predict`: a tqdm bar (verbose=1; a widget in
-    notebooks via ``tqdm.auto``), or one line at the end (verbose=2) per epoch of `fit`, per
-    `evaluate` (``N/N - loss: ...``) and per `predict` (``N/N``). `fit`'s validation shows
-    no bar of its own: its results are in the epoch's line.
+    notebooks via ``tqdm.auto``, which needs the ``notebook`` extra's ipywidgets), or one line
+    at the end (verbose=2) per epoch of `fit`, per `evaluate` (``N/N - loss: ...``) and per
+    `predict` (``N/N``). `fit`'s validation shows no bar of its own: its results are in the
+    epoch's line. The metrics read as Keras prints them (``loss: 0.3281 - accuracy:
+    0.8812``), during the epoch and at its end alike.
     """
 
     def __init__(self, verbose: int = 1):
@@ -284,8 +287,8 @@ class ProgbarLogger(Callback):
         self._seen += 1
         if self._bar is not None:
             self._bar.update(1)
-            if logs:
-                self._bar.set_postfix({k: f"{v:.4f}" for k, v in logs.items()}, refresh=False)
+            if logs:  # Keras's format, the same mid-epoch as at the end
+                self._bar.set_postfix_str(_log_text(logs), refresh=False)
 
     def _close(self, text: str, line: str):
         if self._bar is not None:
@@ -554,3 +557,87 @@ class LambdaCallback(Callback):
                     f"LambdaCallback: {name} must be a function. Received: {name}={fn!r}"
                 )
             setattr(self, name, fn)
+
+
+def layer_of(variable_name: str) -> str:
+    """The layer a weight belongs to, from its name: ``dense_1/kernel:0`` -> ``dense_1``; a
+    name without ``/`` is its own layer (``w:0`` -> ``w``).
+
+    >>> layer_of("sequential/conv2d/kernel:0"), layer_of("w:0")
+    ('sequential/conv2d', 'w')
+    """
+    name = variable_name.split(":", 1)[0]
+    return name.rsplit("/", 1)[0] if "/" in name else name
+
+
+class GradientNormLogger(Callback):
+    """Records the L2 norm of each layer's gradients at every optimizer update: per layer,
+    the norm of all its weights' gradients together (eagerkernel's addition; ``%grad
+    --history`` plots it).
+
+    Pass it to `fit` (``callbacks=[logger]``): it watches the model's optimizer while
+    training. In a custom training loop, call `watch(optimizer)` before the loop and `stop`
+    after. The norms are those of the gradients the optimizer applies (after clipping),
+    computed on the host in float64.
+
+    Attributes:
+        norms: ``{layer name: [norm per step]}``, layers in order of first appearance; NaN for
+            a step in which a layer had no gradient.
+        steps: the number of updates recorded.
+
+    >>> w = ek.Variable([3.0, 4.0], name="w")
+    >>> opt = ek.keras.optimizers.SGD(0.1)
+    >>> logger = GradientNormLogger()
+    >>> logger.watch(opt)
+    >>> _ = opt.apply_gradients([(ek.constant([3.0, 4.0]), w)])
+    >>> logger.stop()
+    >>> logger.steps, logger.norms
+    (1, {'w': [5.0]})
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.norms: dict[str, list[float]] = {}
+        self.steps = 0
+        self._optimizer = None
+
+    def watch(self, optimizer) -> None:
+        """Records the gradients ``optimizer`` applies from now on (until `stop`)."""
+        from .optimizers.base import Optimizer
+
+        self._optimizer = optimizer
+        Optimizer.gradient_observers.register(self)
+
+    def stop(self) -> None:
+        """Stops recording."""
+        from .optimizers.base import Optimizer
+
+        Optimizer.gradient_observers.unregister(self)
+        self._optimizer = None
+
+    def on_train_begin(self, logs=None) -> None:
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is None:
+            raise ValueError(
+                "GradientNormLogger: the model has no optimizer; compile it before fit."
+            )
+        self.watch(optimizer)
+
+    def on_train_end(self, logs=None) -> None:
+        self.stop()
+
+    def gradients_applied(self, optimizer, pairs: list) -> None:
+        """Adds one step's per-layer norms (`GradientObserver`)."""
+        if optimizer is not self._optimizer:
+            return
+        squares: dict[str, float] = {}
+        for gradient, variable in pairs:
+            a = np.asarray(gradient.get() if hasattr(gradient, "get") else gradient)
+            flat = a.astype(np.float64, copy=False).ravel()
+            key = layer_of(variable.name)
+            squares[key] = squares.get(key, 0.0) + float(flat.dot(flat))
+        for key in squares:
+            self.norms.setdefault(key, [math.nan] * self.steps)
+        for key, series in self.norms.items():
+            series.append(math.sqrt(squares[key]) if key in squares else math.nan)
+        self.steps += 1

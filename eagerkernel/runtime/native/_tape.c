@@ -25,6 +25,11 @@
  * each call first lets go of the last of them, so that the memory of an old op's output goes
  * straight to a new one (a plain cell frees each temporary as it goes).
  *
+ * A profiling tape may also hold `lines` and `internal`: after each record it appends where the
+ * op was called from, `(code, line number)` of the innermost Python frame whose file does not
+ * start with `internal` (eagerkernel's own directory), or None; the tape's `_source` method is
+ * the specification.
+ *
  * The Python methods are the specification; tests/test_tape_native.py runs the tape tests
  * with and without this type and compares their records.
  */
@@ -45,6 +50,9 @@ typedef struct {
     PyObject *tape;          /* a weak reference to the tape (no cycle through the tape) */
     PyObject *aliases;       /* dict id(snapshot) -> id(Variable) */
     PyObject *release;       /* None, or a list of records to let go of, one per call */
+    PyObject *lines;         /* None, or a list: (code, line) of the op's caller per record */
+    PyObject *internal;      /* with `lines`: the path prefix of frames that are not callers */
+    PyObject *last_line;     /* the last (code, line) appended, reused when it repeats */
     PyTypeObject *variable;  /* eagerkernel's Variable */
     Py_ssize_t device_offset; /* Tensor._device */
     Py_ssize_t read_offset;   /* Variable._read: a weak reference to the snapshot, or None */
@@ -90,6 +98,55 @@ static int is_float(PyObject *value) {
     }
     Py_DECREF(kind);
     return result;
+}
+
+/* Appends (code, line) of the innermost frame outside `internal` to `lines` (or None): the
+ * C twin of GradientTape._source. 0 on success, -1 on error. */
+static int append_line(TapeRecorder *self) {
+    PyFrameObject *frame = PyThreadState_GetFrame(PyThreadState_Get()); /* new or NULL */
+    PyObject *item = NULL;
+    while (frame != NULL) {
+        PyCodeObject *code = PyFrame_GetCode(frame);
+        int inside = PyUnicode_Tailmatch(code->co_filename, self->internal, 0, PY_SSIZE_T_MAX,
+                                         -1);
+        if (inside < 0) {
+            Py_DECREF(code);
+            Py_DECREF(frame);
+            return -1;
+        }
+        if (!inside) {
+            int line = PyFrame_GetLineNumber(frame);
+            PyObject *last = self->last_line;
+            if (last != NULL && PyTuple_GET_ITEM(last, 0) == (PyObject *)code &&
+                PyLong_AsLong(PyTuple_GET_ITEM(last, 1)) == line) {
+                Py_INCREF(last);
+                item = last;
+            } else {
+                PyObject *number = PyLong_FromLong(line);
+                item = number ? PyTuple_Pack(2, (PyObject *)code, number) : NULL;
+                Py_XDECREF(number);
+                if (item != NULL) {
+                    Py_INCREF(item);
+                    Py_XSETREF(self->last_line, item);
+                }
+            }
+            Py_DECREF(code);
+            Py_DECREF(frame);
+            if (item == NULL) return -1;
+            break;
+        }
+        Py_DECREF(code);
+        PyFrameObject *back = PyFrame_GetBack(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    if (item == NULL) {
+        Py_INCREF(Py_None);
+        item = Py_None;
+    }
+    int failed = PyList_Append(self->lines, item) < 0;
+    Py_DECREF(item);
+    return failed ? -1 : 0;
 }
 
 static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
@@ -229,6 +286,7 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
     failed = PyList_Append(self->records, record) < 0;
     Py_DECREF(record);
     if (failed) return NULL;
+    if (self->lines != Py_None && append_line(self) < 0) return NULL;
     Py_RETURN_NONE;
 
 error_keys:
@@ -254,16 +312,23 @@ fallback: {
 static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *keywords[] = {"ids",         "records",       "profile",     "aliases",
                                "fallback",    "tape",          "tensor_type", "variable_type",
-                               "record_type", "release",       NULL};
+                               "record_type", "release",       "lines",       "internal",
+                               NULL};
     PyObject *ids, *records, *aliases, *fallback, *tape, *release = Py_None;
+    PyObject *lines = Py_None, *internal = Py_None;
     int profile;
     PyTypeObject *tensor, *variable, *record;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!pO!OOO!O!O!|O:TapeRecorder", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!pO!OOO!O!O!|OOO:TapeRecorder", keywords,
                                      &PySet_Type, &ids, &PyList_Type, &records, &profile,
                                      &PyDict_Type, &aliases, &fallback, &tape, &PyType_Type,
                                      &tensor, &PyType_Type, &variable, &PyType_Type, &record,
-                                     &release))
+                                     &release, &lines, &internal))
         return NULL;
+    if (lines != Py_None && (!PyList_CheckExact(lines) || !PyUnicode_Check(internal))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "TapeRecorder: lines must be None, or a list with internal a str");
+        return NULL;
+    }
     if (release != Py_None && !PyList_CheckExact(release)) {
         PyErr_SetString(PyExc_TypeError, "TapeRecorder: release must be a list or None");
         return NULL;
@@ -298,6 +363,11 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     self->aliases = aliases;
     Py_INCREF(release);
     self->release = release;
+    Py_INCREF(lines);
+    self->lines = lines;
+    Py_INCREF(internal);
+    self->internal = internal;
+    self->last_line = NULL;
     Py_INCREF(variable);
     self->variable = variable;
     self->profile = profile;
@@ -324,6 +394,8 @@ static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
     Py_VISIT(self->tape);
     Py_VISIT(self->aliases);
     Py_VISIT(self->release);
+    Py_VISIT(self->lines);
+    Py_VISIT(self->last_line);
     Py_VISIT(self->variable);
     Py_VISIT(self->tensor);
     Py_VISIT(self->record);
@@ -337,6 +409,9 @@ static int tape_clear(TapeRecorder *self) {
     Py_CLEAR(self->tape);
     Py_CLEAR(self->aliases);
     Py_CLEAR(self->release);
+    Py_CLEAR(self->lines);
+    Py_CLEAR(self->internal);
+    Py_CLEAR(self->last_line);
     Py_CLEAR(self->variable);
     Py_CLEAR(self->tensor);
     Py_CLEAR(self->record);
@@ -357,7 +432,7 @@ static PyMemberDef tape_members[] = {
 
 PyDoc_STRVAR(tape_doc,
              "TapeRecorder(ids, records, profile, aliases, fallback, tape, tensor_type, "
-             "variable_type, record_type, release=None)\n\n"
+             "variable_type, record_type, release=None, lines=None, internal=None)\n\n"
              "A tape's record(prim, inputs, output, params, saved, seconds) in C.");
 
 static PyTypeObject TapeRecorderType = {

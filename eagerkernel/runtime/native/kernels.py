@@ -1,5 +1,6 @@
 """Fused kernels in C for the CPU: Adam's update, ReLU's gradient, a tiling max pool's
-gradient, conv2d's col2im.
+gradient, conv2d's col2im, the elementwise passes of sigmoid, softplus and the sigmoid and
+tanh gradients, and erf and the exact GELU on float32 arrays.
 
 NumPy computes Adam's update as twelve passes over memory (`keras/optimizers/adam.py`), and
 ReLU's and a max pool's gradients and col2im as several (`ops/nn.py`, `ops/conv.py`); the C
@@ -8,6 +9,13 @@ does each in one loop that reads and writes each element once, with the GIL rele
 results are the NumPy kernels', bit for bit (the same operations in the same order). The
 extension is optional: where it was not built (no C compiler at install time), each function
 here declines (False or None) and the caller runs its NumPy kernel.
+
+The activations (`sigmoid`, `softplus`) keep NumPy's own ``exp``/``log1p`` (its SIMD loops,
+called in place on the output) and do the arithmetic around them in C, so NumPy's formula
+``where(x >= 0, 1 / (1 + e), e / (1 + e))`` with ``e = exp(-|x|)`` costs three passes over
+memory and no temporary instead of about nine passes and five temporaries, with the same
+result bit for bit. ``benchmarks/elementwise.py`` measures them beside numexpr, the library
+made for fused elementwise expressions, on the same formulas.
 
 Floating-point errors follow NumPy's error state (`numpy.errstate`), as the NumPy kernels'
 do: the C loop reports which IEEE flags it raised, and the wrapper ignores them, warns with a
@@ -26,7 +34,19 @@ try:
 except ImportError:  # not built: every kernel declines and NumPy's runs
     _kernels = None
 
-__all__ = ["adam", "available", "col2im", "max_pool_grad", "relu_grad"]
+__all__ = [
+    "adam",
+    "available",
+    "col2im",
+    "erf",
+    "gelu",
+    "max_pool_grad",
+    "relu_grad",
+    "sigmoid",
+    "sigmoid_grad",
+    "softplus",
+    "tanh_grad",
+]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -99,6 +119,133 @@ def relu_grad(g, x):
         return None
     out = np.empty_like(g)
     flags = _kernels.relu_grad(g, x, out)
+    if flags:
+        _fp_errors(flags, "multiply")
+    return out
+
+
+# Kinds of ``_kernels.elementwise``.
+_NEG_ABS, _SIGMOID_FINISH, _SOFTPLUS_FINISH, _SIGMOID_GRAD, _TANH_GRAD, _ERF, _GELU = range(7)
+_FLOAT32 = np.dtype(np.float32)
+
+
+def _applies(*arrays) -> bool:
+    """Whether the elementwise kernels take these arrays: the C extension is built, and they
+    are NumPy arrays (not scalars, not CuPy) of one shape and float dtype, C-contiguous."""
+    if _kernels is None:
+        return False
+    first = arrays[0]
+    for a in arrays:
+        if type(a) is not np.ndarray or not a.flags.c_contiguous:
+            return False
+        if a.dtype is not first.dtype and a.dtype != first.dtype:
+            return False
+        if a.shape != first.shape:
+            return False
+    return first.dtype in _FLOATS
+
+
+def sigmoid(x):
+    """The stable sigmoid, ``where(x >= 0, 1 / (1 + e), e / (1 + e))`` with ``e = exp(-|x|)``,
+    in three passes without temporaries, or None to decline.
+
+    Args:
+        x: a C-contiguous float32 or float64 NumPy array.
+
+    Returns:
+        A new array of x's shape and dtype, equal bit for bit to that NumPy formula (NumPy's
+        ``exp`` computes ``e``); None (nothing done) for anything else.
+    """
+    if not _applies(x):
+        return None
+    out = np.empty_like(x)
+    _kernels.elementwise(_NEG_ABS, x, x, out)
+    np.exp(out, out=out)  # never overflows: the argument is <= 0
+    # The only flag the finishing pass can raise is "invalid" from comparing a NaN, which
+    # NumPy's comparison does not report either: ignored.
+    _kernels.elementwise(_SIGMOID_FINISH, x, out, out)
+    return out
+
+
+def softplus(x):
+    """The stable softplus, ``log1p(exp(-|x|)) + maximum(x, 0)``, in four passes without
+    temporaries, or None to decline; bit for bit that NumPy formula (NumPy's ``exp`` and
+    ``log1p``). Takes and returns what `sigmoid` does."""
+    if not _applies(x):
+        return None
+    out = np.empty_like(x)
+    _kernels.elementwise(_NEG_ABS, x, x, out)
+    np.exp(out, out=out)
+    np.log1p(out, out=out)
+    flags = _kernels.elementwise(_SOFTPLUS_FINISH, x, out, out)
+    if flags & ~_kernels.INVALID:  # "invalid": a NaN compared (NumPy's maximum is silent)
+        _fp_errors(flags & ~_kernels.INVALID, "add")
+    return out
+
+
+def erf(x):
+    """The error function of a float32 array in one pass, or None to decline.
+
+    Evaluated in double precision (a polynomial with relative error below 4e-10) and rounded
+    once, so each value is the correctly rounded erf or its neighbour: within 1 ulp of
+    SciPy's float32 ``erf`` (its double erf, rounded), equal to it for all but about one value
+    in a thousand. Raises no floating-point warnings (erf cannot overflow).
+
+    Args:
+        x: a C-contiguous float32 NumPy array (float64 declines: 1 ulp of float64 is beyond
+            this polynomial, and SciPy's double erf runs).
+
+    Returns:
+        A new float32 array of x's shape; None for anything else.
+    """
+    if not _applies(x) or x.dtype != _FLOAT32:
+        return None
+    out = np.empty_like(x)
+    _kernels.elementwise(_ERF, x, x, out)
+    return out
+
+
+def gelu(x):
+    """The exact GELU ``0.5 * x * (1 + erf(x * sqrt(1/2)))`` of a float32 array in one pass,
+    NumPy's float32 operations in NumPy's order around `erf` (so within 1 ulp of the NumPy
+    formula with SciPy's erf), or None to decline. Unlike the NumPy formula it does not warn
+    for ``x = -inf`` (``-inf * 0``: NaN either way). Takes and returns what `erf` does."""
+    if not _applies(x) or x.dtype != _FLOAT32:
+        return None
+    out = np.empty_like(x)
+    _kernels.elementwise(_GELU, x, x, out)
+    return out
+
+
+def sigmoid_grad(y, g):
+    """TF's SigmoidGrad, ``g * y * (1 - y)`` for ``y = sigmoid(x)``, in one pass, or None.
+
+    Args:
+        y: the sigmoid's output; g: its cotangent. NumPy arrays of one shape and float dtype,
+            C-contiguous.
+
+    Returns:
+        A new array, NumPy's ``g * y * (1 - y)`` bit for bit; None when the kernel does not
+        apply (broadcast or strided cotangents, other types): the caller's NumPy path runs.
+
+    Raises:
+        FloatingPointError: as NumPy's multiply would (overflow, ``0 * inf``), if
+            ``np.geterr()`` says ``"raise"``.
+    """
+    return _grad(_SIGMOID_GRAD, y, g)
+
+
+def tanh_grad(y, g):
+    """TF's TanhGrad, ``g * (1 - y * y)`` for ``y = tanh(x)``, in one pass, or None; takes,
+    returns and raises what `sigmoid_grad` does."""
+    return _grad(_TANH_GRAD, y, g)
+
+
+def _grad(kind: int, y, g):
+    if not _applies(g, y):
+        return None
+    out = np.empty_like(g)
+    flags = _kernels.elementwise(kind, g, y, out)
     if flags:
         _fp_errors(flags, "multiply")
     return out

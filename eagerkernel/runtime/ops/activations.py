@@ -142,6 +142,10 @@ def selu(features, name=None) -> Tensor:
 
 def _softplus_fwd(xp, x):
     # log(1 + e^x) = log1p(e^-|x|) + max(x, 0): exp never overflows.
+    if xp is np:
+        out = kernels.softplus(x)  # the same formula without temporaries, bit for bit
+        if out is not None:
+            return out
     return xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(x, 0)
 
 
@@ -223,6 +227,10 @@ swish = silu
 
 def _erf_fwd(xp, x):
     # NumPy has no erf; SciPy (and CuPy's cupyx) do. Fall back to math.erf per element.
+    if xp is np:
+        out = kernels.erf(x)  # float32: one vectorized pass of C, within 1 ulp of SciPy's
+        if out is not None:
+            return out
     try:
         if xp is np:
             from scipy.special import erf
@@ -241,6 +249,10 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 
 def _gelu_fwd(xp, x):
+    if xp is np:
+        out = kernels.gelu(x)  # float32: the formula below in one pass, within 1 ulp
+        if out is not None:
+            return out
     return (0.5 * x * (1 + _erf_fwd(xp, x * _SQRT_HALF))).astype(x.dtype, copy=False)
 
 

@@ -17,6 +17,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
+from ..native import kernels
 from ._core import apply, binary, dtype_error, tensor, unary
 
 __all__ = [
@@ -317,11 +318,32 @@ defvjp(_tan, lambda g, ans, x: g * (1 + ans * ans))
 
 _tanh = Primitive("Tanh", lambda xp, x: xp.tanh(x))
 tanh = unary(_tanh, "Hyperbolic tangent (follows `tf.math.tanh`).", float_only=True)
-defvjp(_tanh, lambda g, ans, x: g * (1 - ans * ans))
+
+
+def _tanh_grad_fwd(xp, y, g):
+    # TF's TanhGrad(y, dy): one pass of C where it applies, NumPy's formula bit for bit.
+    if xp is np:
+        out = kernels.tanh_grad(y, g)
+        if out is not None:
+            return out
+    return g * (1 - y * y)
+
+
+_tanh_grad = Primitive("TanhGrad", _tanh_grad_fwd)
+defvjp(_tanh, lambda g, ans, x: apply(_tanh_grad, (ans, g)))
+defvjp(
+    _tanh_grad,
+    lambda h, ans, y, g: -2 * h * g * y,
+    lambda h, ans, y, g: apply(_tanh_grad, (y, h)),
+)
 
 
 def sigmoid_fwd(xp, x):
     # Stable for large |x|: exp only ever sees non-positive arguments.
+    if xp is np:
+        out = kernels.sigmoid(x)  # the same formula in three passes of C and NumPy's exp
+        if out is not None:
+            return out
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
@@ -330,7 +352,24 @@ _sigmoid = Primitive("Sigmoid", sigmoid_fwd)
 sigmoid = unary(
     _sigmoid, "1 / (1 + exp(-x)), overflow-free (follows `tf.math.sigmoid`).", float_only=True
 )
-defvjp(_sigmoid, lambda g, ans, x: g * ans * (1 - ans))
+
+
+def _sigmoid_grad_fwd(xp, y, g):
+    # TF's SigmoidGrad(y, dy): one pass of C where it applies, NumPy's formula bit for bit.
+    if xp is np:
+        out = kernels.sigmoid_grad(y, g)
+        if out is not None:
+            return out
+    return g * y * (1 - y)
+
+
+_sigmoid_grad = Primitive("SigmoidGrad", _sigmoid_grad_fwd)
+defvjp(_sigmoid, lambda g, ans, x: apply(_sigmoid_grad, (ans, g)))
+defvjp(
+    _sigmoid_grad,
+    lambda h, ans, y, g: h * g * (1 - 2 * y),
+    lambda h, ans, y, g: apply(_sigmoid_grad, (y, h)),
+)
 
 _floor = Primitive("Floor", lambda xp, x: xp.floor(x))
 floor = unary(_floor, "Largest integer <= x (follows `tf.math.floor`; no gradient).")

@@ -127,16 +127,18 @@ def _count(x: Tensor, ans: Tensor) -> int:
 # -- sum, mean ----------------------------------------------------------------------------------
 
 _sum = Primitive("Sum", _sum_fwd)
-defvjp(
-    _sum,
-    lambda g, ans, x, axis, keepdims: expand_reduced(g, x, axis, keepdims) * _ones(x),
-)
+defvjp(_sum, lambda g, ans, x, axis, keepdims: _spread(expand_reduced(g, x, axis, keepdims), x))
 
 
-def _ones(x):
-    from .creation import ones_like
+def _spread(g: Tensor, x: Tensor) -> Tensor:
+    """``g`` broadcast to ``x``'s shape as a view (`broadcast_to`): every element of a sum's
+    input receives the cotangent of its output element, without an array of ones to multiply
+    by or a copy (NumPy's 0-stride view, recorded as BroadcastTo for higher orders)."""
+    from .array_ops import broadcast_to
 
-    return ones_like(x)
+    if g._value.shape == x._value.shape:
+        return g
+    return broadcast_to(g, list(x._value.shape))
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
@@ -156,10 +158,10 @@ def _mean_fwd(xp, x, axis, keepdims):
 _mean = Primitive("Mean", _mean_fwd)
 defvjp(
     _mean,
-    lambda g, ans, x, axis, keepdims: (
+    lambda g, ans, x, axis, keepdims: _spread(
         expand_reduced(g, x, axis, keepdims)
-        * _ones(x)
-        / (x._value.size // max(ans._value.size, 1) if x._value.size else 1)
+        / (x._value.size // max(ans._value.size, 1) if x._value.size else 1),
+        x,
     ),
 )
 

@@ -33,6 +33,8 @@ import numpy as np
 from ... import nest
 from ...core import dtypes
 from ...core.context import context as _thread_context
+from ...core.context import pop_scope as _pop_scope
+from ...core.context import push_scope as _push_scope
 from ...core.tensor import Tensor, TensorShape, to_tensor
 from ...core.variable import Variable
 from ...module import Module, name_scope
@@ -236,13 +238,19 @@ class Layer(Module):
         if accepts and training is not None:
             kwargs["training"] = training
         first_call = not self.built
-        if first_call:
-            self._maybe_build(inputs)
-        _context.training = training
+        # The layer's ops run in a scope named after it (TF: the layer's name scope), which
+        # recorders see through `Recorder.on_scope` (the %%tape graph's clusters).
+        scope_before = _push_scope(self.name, "layer")
         try:
-            outputs = self.call(inputs, *args, **kwargs)
+            if first_call:
+                self._maybe_build(inputs)
+            _context.training = training
+            try:
+                outputs = self.call(inputs, *args, **kwargs)
+            finally:
+                _context.training = outer
         finally:
-            _context.training = outer
+            _pop_scope(scope_before)
         if first_call:  # for summary(): the output shape of the building call
             self._output_shape = nest.map_structure(_shape_of, outputs)
         return outputs

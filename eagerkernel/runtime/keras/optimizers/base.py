@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from ... import nest
+from ...core.context import scope as _scope
 from ...core.device import CPU
 from ...core.device import device as device_scope
 from ...core.dispatch import stateful
@@ -110,6 +111,17 @@ class SlotObserver(typing.Protocol):
         any variable changed)."""
 
 
+class GradientObserver(typing.Protocol):
+    """What `Optimizer.gradient_observers` calls; every optimizer notifies it once per update
+    (``ek.keras.callbacks.GradientNormLogger`` records gradient norms this way)."""
+
+    def gradients_applied(self, optimizer: Optimizer, pairs: list) -> None:
+        """``optimizer`` is about to apply ``pairs``, ``[(gradient array, variable)]``: the
+        gradients after conversion and clipping (arrays on the variables' devices; do not
+        modify them). An exception raised here propagates out of `apply_gradients`, before
+        any variable changed."""
+
+
 class Optimizer:
     """Base class of optimizers (follows `tf.keras.optimizers.Optimizer`).
 
@@ -146,6 +158,8 @@ class Optimizer:
     """
 
     slot_observers: typing.ClassVar[Observers] = Observers()
+    #: Told of every update's gradients (`GradientObserver`), held weakly.
+    gradient_observers: typing.ClassVar[Observers] = Observers()
     _warn_none_gradients = True
 
     def __init__(
@@ -435,7 +449,15 @@ class Optimizer:
         return self.apply_gradients(zip(grads, trainable_variables))
 
     def _apply(self, grads_and_vars, counters: tuple):
+        # The update's ops run in a scope named after the optimizer, which recorders see
+        # (`Recorder.on_scope`): %%tape tells them apart from the forward and backward ops.
+        with _scope(self.name, "optimizer"):
+            return self._apply_in_scope(grads_and_vars, counters)
+
+    def _apply_in_scope(self, grads_and_vars, counters: tuple):
         pairs = self._validated(grads_and_vars)
+        if Optimizer.gradient_observers:
+            Optimizer.gradient_observers.notify("gradients_applied", self, pairs)
         lr = self._current_learning_rate()
         new = [v for _, v in pairs if v._uid not in self._built]
         if new:
