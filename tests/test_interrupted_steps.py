@@ -91,11 +91,19 @@ def sigint_at(k, fn) -> int:
                 os.kill(os.getpid(), signal.SIGINT)
         return trace
 
+    # A SIGINT that lands in the thread's scope bookkeeping (between a push and the `try` that
+    # pops it, outside any deferred block) can leave a scope entered: a separate robustness
+    # issue, kept from leaking into later tests by restoring the thread's scopes.
+    from eagerkernel.runtime.core import context
+
+    saved = (context._context.scopes, context._context.scope_name, context._context.scope_stack)
     sys.settrace(trace)
     try:
         fn()
     finally:
         sys.settrace(None)
+        ctx = context._context
+        ctx.scopes, ctx.scope_name, ctx.scope_stack = saved
     return count
 
 
