@@ -7,6 +7,7 @@
 #   make notebook    Jupyter Notebook on notebooks/, Eager kernel available (NOTEBOOK_ARGS: its options)
 #   make lab         the same in JupyterLab
 #   make bench       benchmarks/*.py side by side with peers (installs the CPU PyTorch; WITH_TF=1 adds TF)
+#   make fuzz        the fuzzers (tests/fuzz) long: about ten minutes; `make test` runs them briefly
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -47,7 +48,7 @@ TF_STAMP := $(VENV)/.stamp-tensorflow
 VENV_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" JUPYTER_PREFER_ENV_PATH=1
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: help setup system-packages tutorials notebook lab test lint format bench clean distclean
+.PHONY: help setup system-packages tutorials notebook lab test lint format bench fuzz clean distclean
 
 help:
 	@echo "make tutorials   set up, then run the tutorial notebooks (HTML in build/tutorials)"
@@ -55,6 +56,7 @@ help:
 	@echo "make notebook    set up, then open Jupyter Notebook on notebooks/ (NOTEBOOK_ARGS=...)"
 	@echo "make lab         the same in JupyterLab"
 	@echo "make bench       set up (+ PyTorch CPU; WITH_TF=1 adds TensorFlow), run benchmarks"
+	@echo "make fuzz        set up, then run the fuzzers long (FUZZ_EXAMPLES per fuzzer)"
 	@echo "make lint        ruff check + ruff format --check;  make format: apply both"
 	@echo "make setup       Debian data packages, $(VENV), editable install, Eager kernelspec"
 	@echo "make clean       remove build/ and caches;  make distclean: also $(VENV)"
@@ -130,6 +132,14 @@ bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 	done
 
 # ---------------------------------------------------------------------------- checks
+# The op and checkpoint fuzzers (hypothesis) with FUZZ_EXAMPLES examples each, new random ones
+# every run; the default takes about ten minutes on two idle cores (22 min measured on two
+# busy ones, clean). `make test` runs a brief, fixed set of examples of the same fuzzers.
+FUZZ_EXAMPLES ?= 15000
+fuzz: setup
+	env MPLBACKEND=Agg EAGERKERNEL_FUZZ=long EAGERKERNEL_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
+	  $(PY) -m pytest -p no:xdist -q tests/fuzz
+
 lint: setup
 	$(VENV_ENV) ruff check $(LINT_PATHS)
 	$(VENV_ENV) ruff format --check $(LINT_PATHS)

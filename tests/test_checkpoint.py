@@ -56,7 +56,7 @@ def test_paths_follow_tensorflow_and_arrays_read_with_safetensors(tmp_path):
         assert key in arrays, sorted(arrays)
     np.testing.assert_array_equal(arrays["model/layer-0/kernel"], model.layers[0].kernel.numpy())
     assert int(arrays["step"]) == 7 and int(arrays["optimizer/iter"]) == 1
-    assert ("model/layer-0/kernel", (4, 3)) in list_variables(path)
+    assert ("model/layer-0/kernel", [4, 3]) in list_variables(path)  # TF: shapes are lists
     assert os.path.basename(ckpt.save(str(tmp_path / "ckpt"))) == "ckpt-2"
     assert ek.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "ckpt-2")
     state = (tmp_path / "checkpoint").read_text()
@@ -175,6 +175,7 @@ def test_checkpoint_manager_keeps_newest_and_deletes_oldest(tmp_path):
     assert names == ["ckpt-3", "ckpt-4", "ckpt-5"]
     assert sorted(os.listdir(tmp_path / "run")) == [
         "checkpoint",
+        "checkpoint.lock",  # the savers' lock file (filelock), kept: removing it would race
         "ckpt-3.safetensors",
         "ckpt-4.safetensors",
         "ckpt-5.safetensors",

@@ -120,7 +120,8 @@ def test_only_the_chief_writes_checkpoints_and_a_killed_job_resumes(references, 
     ckpt = tmp_path / "ckpt"
     names = sorted(p.name for p in ckpt.iterdir())
     # the chief's files only (max_to_keep=2), no temporary copies of the other worker
-    assert names == ["checkpoint", "ckpt-3.safetensors", "ckpt-4.safetensors"]
+    # (and the savers' lock file, which io/checkpoint_format.state_lock keeps)
+    assert names == ["checkpoint", "checkpoint.lock", "ckpt-3.safetensors", "ckpt-4.safetensors"]
     assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("workertemp_1_*"))
     # Restarting resumes from the last checkpoint and ends where an unbroken run ends.
     _check(launch(2, "resume", tmp_path))

@@ -294,8 +294,15 @@ _TRAIN_NAMES = {
 
 
 def _train_getattr(name: str):
-    # Checkpoint, CheckpointManager and latest_checkpoint live in runtime/checkpoint.py.
-    if name in ("Checkpoint", "CheckpointManager", "latest_checkpoint", "list_variables"):
+    # The checkpoint names live in runtime/io/checkpoint.py.
+    if name in (
+        "Checkpoint",
+        "CheckpointManager",
+        "latest_checkpoint",
+        "get_checkpoint_state",
+        "list_variables",
+        "load_checkpoint",
+    ):
         try:
             from ..io import checkpoint
         except ImportError as exc:

@@ -425,13 +425,30 @@ def make(value, device: Device) -> Tensor:
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
-def _infer_numpy(value) -> np.ndarray:
+def _python_array(value, op: str) -> np.ndarray:
+    """``np.asarray`` of a Python value, with TensorFlow's errors for what is not a tensor:
+    a set, dict or other non-sequence (TypeError) and a ragged nested list (ValueError)."""
+    if isinstance(value, (set, frozenset, dict)):
+        raise TypeError(
+            f"{op}: cannot convert a {type(value).__name__} to a Tensor (it has no order); "
+            f"use a list. Received: {value!r:.80}"
+        )
+    try:
+        return np.asarray(value)
+    except ValueError:
+        raise ValueError(
+            f"{op}: Can't convert non-rectangular Python sequence to Tensor: {value!r:.80}. "
+            "For rows of different lengths use ek.ragged.constant."
+        ) from None
+
+
+def _infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
     """Python values to a NumPy array with TensorFlow's dtype inference."""
     if isinstance(value, (str, bytes)) or (
         isinstance(value, (list, tuple, np.ndarray)) and is_string_value(value)
     ):
         return to_bytes_array(value)  # `ek.string`: an object array of bytes
-    arr = np.asarray(value)
+    arr = _python_array(value, op)
     kind = arr.dtype.kind
     if kind == "f" and arr.dtype != np.float32 and not isinstance(value, np.ndarray):
         # Python floats (and lists of them) are float32 in TensorFlow.
@@ -452,6 +469,10 @@ def _infer_numpy(value) -> np.ndarray:
 
 def _from_nested(value):
     """Lists that hold tensors, e.g. ``[t1, t2]`` -> their stacked values."""
+    if isinstance(value, (set, frozenset, dict)):
+        raise TypeError(
+            f"convert_to_tensor: cannot convert a {type(value).__name__} to a Tensor: {value!r:.80}"
+        )
     try:
         return np.asarray(
             [_from_nested(v) if isinstance(v, (list, tuple)) else np.asarray(v) for v in value]
@@ -496,7 +517,7 @@ def _cast_python(value, np_dtype, op: str) -> np.ndarray:
             f"{op}: cannot convert {value!r:.60} to a Tensor of dtype "
             f"{dtypes.from_numpy(target).name}."
         )
-    arr = np.asarray(value)
+    arr = _python_array(value, op)
     if arr.dtype.kind == "O":
         arr = _from_nested(value)
     elif arr.dtype.kind in "USV":
@@ -632,9 +653,9 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     elif np_dtype is not None:
         arr = _cast_python(value, np_dtype, "constant")
     else:
-        arr = _infer_numpy(value) if not isinstance(value, np.ndarray) else value
+        arr = _infer_numpy(value, "constant") if not isinstance(value, np.ndarray) else value
     if shape is not None:
-        shape = tuple(int(s) for s in shape)
+        shape = _constant_shape(shape)
         if arr.size == 1:
             arr = np.broadcast_to(arr.reshape(()), shape).copy()
         elif arr.size == int(np.prod(shape, dtype=np.int64)):
@@ -650,6 +671,27 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     if device.xp is not np:
         arr = device.xp.asarray(arr)
     return make(arr, device)
+
+
+def _constant_shape(shape) -> tuple:
+    """`constant`'s ``shape``: non-negative ints, else TensorFlow's error classes."""
+    import operator
+
+    from .errors import InvalidArgumentError
+
+    try:
+        dims = tuple(
+            operator.index(d) for d in (shape.numpy() if hasattr(shape, "numpy") else shape)
+        )
+    except TypeError:
+        raise TypeError(
+            f"constant: shape must be a sequence of ints. Received: shape={shape!r:.60}"
+        ) from None
+    if any(d < 0 for d in dims):
+        raise InvalidArgumentError(
+            None, "constant", f"constant: shape must be non-negative. Received: shape={dims}"
+        )
+    return dims
 
 
 # The operators' ops, bound to module globals (one lookup per operator call). Imported last:

@@ -237,13 +237,44 @@ def _load(path: str, expected, read_arrays: bool = True):
         structure = json.loads(meta["structure"])
     except Exception as e:
         raise ValueError(f"cache: {path!r} is not a readable cache file ({e}).") from None
+
+    def corrupt(why: str) -> ValueError:
+        return ValueError(
+            f"cache: {path!r} is corrupt: {why}; delete the file (it is rebuilt from the input)."
+        )
+
+    if not isinstance(components, list) or count < 0:
+        raise corrupt(f"its metadata is malformed (count {count}, components {components!r:.80})")
     columns = []
     specs = []
     for i, c in enumerate(components):
-        dtype = dtypes.as_dtype(c["dtype"])
+        # Every path (the stacked fast path, element by element) reads what is checked here:
+        # a count or dtype that disagrees with the arrays is an error, never a truncation.
+        if not (isinstance(c, dict) and isinstance(c.get("dtype"), str) and "stacked" in c):
+            raise corrupt(f"component {i} has malformed metadata {c!r:.80}")
+        try:
+            dtype = dtypes.as_dtype(c["dtype"])
+        except (TypeError, ValueError):
+            raise corrupt(f"component {i} has an unknown dtype {c['dtype']!r:.40}") from None
+        keys = [str(i)] if c["stacked"] else [f"{i}/{k}" for k in range(count)]
+        missing = [k for k in keys if k not in arrays]
+        if missing:
+            raise corrupt(f"it has {count} elements but no array {missing[0]!r}")
+        for k in keys if read_arrays else ():  # (the stand-ins have no dtype of their own)
+            if np.dtype(arrays[k].dtype) != np.dtype(dtype.as_numpy_dtype):
+                raise corrupt(
+                    f"array {k!r} has dtype {np.dtype(arrays[k].dtype).name}, the metadata "
+                    f"says {c['dtype']}"
+                )
         if c["stacked"]:
-            columns.append(arrays[str(i)])
-            specs.append(TensorSpec(arrays[str(i)].shape[1:], dtype))
+            column = arrays[str(i)]
+            if column.ndim == 0 or column.shape[0] != count:
+                raise corrupt(
+                    f"component {i} holds {column.shape[0] if column.ndim else 0} elements, "
+                    f"the metadata says {count}"
+                )
+            columns.append(column)
+            specs.append(TensorSpec(column.shape[1:], dtype))
         else:
             column = [arrays[f"{i}/{k}"] for k in range(count)]
             columns.append(column)
@@ -252,7 +283,12 @@ def _load(path: str, expected, read_arrays: bool = True):
             specs.append(TensorSpec(shape, dtype))
     if structure is None:  # an empty cache
         return columns, 0, expected
-    spec = pack(_decode(structure), specs)
+    try:
+        spec = pack(_decode(structure), specs)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        raise corrupt(
+            f"its element structure {structure!r:.80} does not fit its components"
+        ) from None
     if expected is not None:
         ok = same_structure(expected, spec) and all(
             isinstance(e, TensorSpec) and e.dtype == s.dtype

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.dispatch import stateful
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.tensor import constant
@@ -32,25 +34,33 @@ class Iterator:
     eagerkernel.runtime.core.errors.OutOfRangeError: End of sequence
     """
 
-    __slots__ = ("__weakref__", "_dataset", "_it")
+    __slots__ = ("__weakref__", "_dataset", "_it", "_position", "_starts", "_state")
 
     def __init__(self, dataset: Dataset):
         if not isinstance(dataset, Dataset):
             raise TypeError(f"Iterator: expected a Dataset. Received: {type(dataset).__name__}")
         self._dataset = dataset
+        self._starts = [(s._key, s._epoch) for s in _shuffles(dataset)]
+        self._position = 0
+        self._state = None
         self._it = iter(dataset._iter(Context()))
 
     def __iter__(self) -> Iterator:
         return self
 
+    def _take(self):
+        x = next(self._it)
+        self._position += 1  # for checkpoints (see `_checkpoint_variables`)
+        return x
+
     @stateful  # inside ek.function, every call takes the next element
     def __next__(self):
-        return next(self._it)
+        return self._take()
 
     @stateful
     def next(self):
         """The next element (TF 1.x spelling of ``next(it)``)."""
-        return next(self._it)
+        return self._take()
 
     @stateful
     def get_next(self, name=None):
@@ -60,7 +70,7 @@ class Iterator:
             OutOfRangeError: the dataset is exhausted ("End of sequence").
         """
         try:
-            return next(self._it)
+            return self._take()
         except StopIteration:
             raise OutOfRangeError(None, "IteratorGetNext", "End of sequence") from None
 
@@ -68,7 +78,7 @@ class Iterator:
         """The next element as an `Optional`, empty at the end (follows TensorFlow's)."""
         spec = self._dataset._spec(False)  # None rather than running the pipeline to learn it
         try:
-            return Optional(next(self._it), spec)
+            return Optional(self._take(), spec)
         except StopIteration:
             return Optional(_ABSENT, spec)
 
@@ -78,6 +88,88 @@ class Iterator:
 
     def __repr__(self) -> str:
         return f"<Iterator over {self._dataset!r}>"
+
+    # -- checkpoints ----------------------------------------------------------------------------
+    # An iterator is checkpointable (``ek.train.Checkpoint(iterator=it)``), as tf.data's are. Its
+    # state is the number of elements it gave and, for every `shuffle` in the pipeline, the seed
+    # key and the epoch its pass started at. Restoring sets those and replays the pass up to the
+    # same element, so the next element is the one that came next when it was saved, shuffle
+    # order included (even for unseeded shuffles). The pipeline must be deterministic (no
+    # ``deterministic=False`` map, no changing generator) for the replay to match.
+    def _checkpoint_variables(self) -> dict:
+        """``{name: Variable}`` holding the current state (the same Variables each time)."""
+        from ..core.device import CPU
+        from ..core.device import device as device_scope
+        from ..core.variable import Variable
+
+        shuffles = np.zeros((len(self._starts), 2 + 4 * _KEY_PARTS), np.int64)
+        for row, (key, epoch) in zip(shuffles, self._starts):
+            row[:] = _encode_start(key, epoch)
+        position = np.int64(self._position)
+        if self._state is None:
+            with device_scope(CPU):
+                self._state = {
+                    "position": Variable(position, trainable=False, name="iterator/position"),
+                    "shuffles": Variable(shuffles, trainable=False, name="iterator/shuffles"),
+                }
+        else:
+            self._state["position"]._value = position
+            self._state["shuffles"]._value = shuffles
+        return self._state
+
+    def _restored(self) -> None:
+        """Rebuilds the pass from the restored state (after a checkpoint assigned it)."""
+        shuffles = _shuffles(self._dataset)
+        rows = np.asarray(self._state["shuffles"].numpy())
+        position = int(self._state["position"].numpy())
+        starts = [_decode_start(row) for row in rows]
+        for s, (key, epoch) in zip(shuffles, starts):
+            with s._lock:
+                s._key, s._epoch = key, epoch
+        self._starts = starts
+        self._it = iter(self._dataset._iter(Context()))
+        self._position = 0
+        for _ in range(position):
+            try:
+                self._take()
+            except StopIteration:
+                break
+
+
+_KEY_PARTS = 3  # a shuffle's seed key has at most 2 parts (up to 128 bits each)
+
+
+def _shuffles(dataset) -> list:
+    """The `shuffle` datasets of a pipeline, depth first (a stable order)."""
+    from .shuffle import Shuffle
+
+    out, todo, seen = [], [dataset], set()
+    while todo:
+        d = todo.pop()
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        if isinstance(d, Shuffle):
+            out.append(d)
+        todo.extend(reversed(getattr(d, "_inputs", ())))
+    return out
+
+
+def _encode_start(key: tuple, epoch: int) -> np.ndarray:
+    """``[epoch, parts, 4 words per part...]``: a seed key (ints up to 256 bits) as int64s."""
+    row = np.zeros(2 + 4 * _KEY_PARTS, np.uint64)
+    row[0], row[1] = epoch, len(key)
+    for i, part in enumerate(key[:_KEY_PARTS]):
+        for w in range(4):
+            row[2 + 4 * i + w] = (int(part) >> (64 * w)) & (2**64 - 1)
+    return row.view(np.int64)
+
+
+def _decode_start(row) -> tuple:
+    words = np.asarray(row, np.int64).view(np.uint64)
+    parts = int(words[1])
+    key = tuple(sum(int(words[2 + 4 * i + w]) << (64 * w) for w in range(4)) for i in range(parts))
+    return key, int(words[0])
 
 
 class NumpyIterator:

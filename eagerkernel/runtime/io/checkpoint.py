@@ -14,6 +14,11 @@ A `Checkpoint` saves the Variables reachable from the objects given to it, each 
   variable is saved under its variable's path: ``model/layer-0/kernel/.OPTIMIZER_SLOT/
   optimizer/m`` (TensorFlow's naming). Metrics: ``metric/total``, ``metric/count``.
 - The `Checkpoint`'s own counter of `save` calls: ``save_counter``.
+- A Dataset iterator (``iter(dataset)``): ``iterator/position`` (elements given) and
+  ``iterator/shuffles`` (each shuffle's seed key and epoch); restoring it replays the pass to
+  the same element, as tf.data resumes (see `eagerkernel.runtime.data.iterator.Iterator`).
+- Each edge is escaped as TensorFlow escapes it: ``.`` becomes ``..`` and ``/`` becomes
+  ``.S`` (``Checkpoint(d={"a/b": v})`` saves ``d/a.Sb``), so two objects never share a path.
 
 The file format (safetensors arrays plus a JSON object graph, the state file, atomic writes,
 checksums) is documented in `eagerkernel.runtime.io.checkpoint_format`.
@@ -42,12 +47,17 @@ import contextlib
 import itertools
 import os
 import re
+import threading
+import time
+import warnings
 import weakref
 
 import numpy as np
 
 from ..core.variable import Variable
+from ..data.iterator import Iterator
 from ..distribute import context as distribute_context
+from ..interrupts import deferred_interrupt
 from ..keras.layers.base import Layer
 from ..keras.metrics import Metric
 from ..keras.optimizers.base import Optimizer
@@ -61,11 +71,13 @@ from .checkpoint_format import (
     atomic_write,
     data_file,
     encode,
+    get_checkpoint_state,
     latest_checkpoint,
     list_variables,
+    load_checkpoint,
     load_checkpoint_arrays,
     read_checkpoint,
-    read_state,
+    state_lock,
     write_state,
 )
 
@@ -74,8 +86,10 @@ __all__ = [
     "CheckpointError",
     "CheckpointManager",
     "CheckpointNotFoundError",
+    "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
+    "load_checkpoint",
     "load_checkpoint_arrays",
 ]
 
@@ -89,7 +103,17 @@ def _is_optimizer(obj) -> bool:
 
 
 def _trackable(obj) -> bool:
-    return isinstance(obj, (Variable, Module, Metric, Checkpoint)) or _is_optimizer(obj)
+    return isinstance(obj, (Variable, Module, Metric, Checkpoint, Iterator)) or _is_optimizer(obj)
+
+
+def escape_local_name(name: str) -> str:
+    """One edge of an object path as TensorFlow writes it: ``.`` becomes ``..`` and ``/``
+    becomes ``.S``, so an edge never contains the separator and two edges never meet.
+
+    >>> escape_local_name("a/b"), escape_local_name("v1.2")
+    ('a.Sb', 'v1..2')
+    """
+    return name.replace(".", "..").replace("/", ".S")
 
 
 def _short(variable: Variable, owner_name: str) -> str:
@@ -98,7 +122,25 @@ def _short(variable: Variable, owner_name: str) -> str:
     return name[len(prefix) :] if name.startswith(prefix) else name
 
 
+def _holds_trackable(value) -> bool:
+    if _trackable(value):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_trackable(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_trackable(item) for item in value.values())
+    return False
+
+
 def _attribute_children(name: str, value, out: list) -> None:
+    """Appends ``(path, object)`` for the trackable objects in ``value`` (an attribute named
+    ``name``, already escaped); lists and dicts are objects of their own, as in TensorFlow,
+    whose edges are the indices and the (escaped) keys.
+
+    Raises:
+        ValueError: a dict with a non-string key that maps to a trackable object (TensorFlow's
+            ``_DictWrapper`` refuses to save it: ``{0: a, "0": b}`` would give one path).
+    """
     if _trackable(value):
         out.append((name, value))
     elif isinstance(value, (list, tuple)):
@@ -106,26 +148,38 @@ def _attribute_children(name: str, value, out: list) -> None:
             _attribute_children(f"{name}/{i}", item, out)
     elif isinstance(value, dict):
         for key, item in value.items():
-            _attribute_children(f"{name}/{key}", item, out)
+            if not isinstance(key, str):
+                if _holds_trackable(item):
+                    raise ValueError(
+                        f"Unable to save the object {name!r} (a dictionary): it contains a "
+                        f"non-string key {key!r} which maps to a trackable object or data "
+                        "structure. Use string keys (TensorFlow's _DictWrapper refuses the "
+                        "same)."
+                    )
+                continue
+            _attribute_children(f"{name}/{escape_local_name(key)}", item, out)
 
 
 def _children(obj) -> list:
     """``[(edge name, child)]`` of one object in the graph, in a stable order."""
     out: list = []
     if isinstance(obj, Checkpoint):
+        out.extend(obj._root_children)  # paths already escaped
         for name, child in obj._objects.items():
-            _attribute_children(name, child, out)
+            _attribute_children(escape_local_name(name), child, out)
         if obj._save_counter is not None:
             out.append(("save_counter", obj._save_counter))
     elif isinstance(obj, Variable):
         pass
+    elif isinstance(obj, Iterator):  # its position and shuffle state (see `Iterator`)
+        out.extend(obj._checkpoint_variables().items())
     elif _is_optimizer(obj):
         out.append(("iter", obj._iterations))
         lr = getattr(obj, "_learning_rate", None)
         if isinstance(lr, Variable):
             out.append(("learning_rate", lr))
     elif isinstance(obj, Metric):
-        out.extend((_short(v, obj.name), v) for v in obj._variables)
+        out.extend((escape_local_name(_short(v, obj.name)), v) for v in obj._variables)
     elif isinstance(obj, Layer):
         used: set = set()
         names = getattr(obj, "_weight_names", {})
@@ -135,25 +189,34 @@ def _children(obj) -> list:
             while name in used:  # two weights with one name: keep both
                 name, n = f"{base}_{n}", n + 1
             used.add(name)
-            out.append((name, v))
+            out.append((escape_local_name(name), v))
         for i, layer in enumerate(getattr(obj, "_stack", ()) or ()):
             out.append((f"layer-{i}", layer))
         for attr, value in vars(obj).items():
             if attr not in ("_tracked", "_stack", "_regularizers"):
-                _attribute_children(attr, value, out)
+                _attribute_children(escape_local_name(attr), value, out)
     elif isinstance(obj, Module):
         for attr, value in vars(obj).items():
-            _attribute_children(attr, value, out)
+            _attribute_children(escape_local_name(attr), value, out)
     return out
 
 
 class _Graph:
-    """The objects and Variables reachable from a root, by path (first path wins)."""
+    """The objects and Variables reachable from a root, by path (first path wins).
+
+    ``aliases`` maps each object path to the other paths of the same object, so that a
+    checkpoint that stored an object under another of its paths still restores it.
+
+    Raises:
+        ValueError: two different objects would get one path (e.g. two edges of one object
+            with the same name); nothing is saved then.
+    """
 
     def __init__(self, root, prefix: str = ""):
         self.objects: dict[str, object] = {}
         self.variables: dict[str, Variable] = {}
-        seen: set = {id(root)}
+        self.aliases: dict[str, list] = {}
+        first: dict[int, str] = {id(root): prefix}
         todo = [(prefix, root)]
         while todo:
             path, obj = todo.pop()
@@ -163,11 +226,25 @@ class _Graph:
                 self.variables[path] = obj
                 continue
             kids = []
+            names: dict[str, object] = {}
             for name, child in _children(obj):
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    kids.append((f"{path}/{name}" if path else name, child))
+                other = names.setdefault(name, child)
+                if other is not child:
+                    where = f"{path}/{name}" if path else name
+                    raise ValueError(
+                        f"Checkpoint: two objects would be saved under the object path "
+                        f"{where!r} ({type(other).__name__} and {type(child).__name__}); "
+                        "rename one of them."
+                    )
+                child_path = f"{path}/{name}" if path else name
+                seen_at = first.get(id(child))
+                if seen_at is None:
+                    first[id(child)] = child_path
+                    kids.append((child_path, child))
+                elif seen_at != child_path:
+                    self.aliases.setdefault(seen_at, []).append(child_path)
             todo.extend(reversed(kids))  # depth first, in attribute order
+        seen = set(first)
         self.path_of = {id(v): p for p, v in self.variables.items()}
         for opath, opt in list(self.objects.items()):
             if not _is_optimizer(opt):
@@ -176,7 +253,19 @@ class _Graph:
                 vpath = self.path_of.get(id(var))
                 if vpath is not None and id(slot) not in seen:
                     seen.add(id(slot))
-                    self.variables[f"{vpath}/{_SLOT}/{opath}/{slot_name}"] = slot
+                    key = f"{vpath}/{_SLOT}/{opath}/{escape_local_name(slot_name)}"
+                    self.variables[key] = slot
+
+    def alternatives(self, path: str) -> list:
+        """The other object paths of the variable at ``path``: ``path`` with a prefix that
+        names an object reachable by several paths replaced by each of its other paths."""
+        out = []
+        parts = path.split("/")
+        for i in range(len(parts), 0, -1):
+            head = "/".join(parts[:i])
+            for other in self.aliases.get(head, ()):
+                out.append("/".join([other, *parts[i:]]))
+        return out
 
 
 # -- deferred restoration ----------------------------------------------------------------------
@@ -261,7 +350,7 @@ class _Deferred:
         vpath = self._variable_path(variable)
         targets = {p: v for p, v in graph.variables.items() if p in self.pending}
         if vpath is not None:
-            targets[f"{vpath}/{_SLOT}/{opath}/{slot_name}"] = slot
+            targets[f"{vpath}/{_SLOT}/{opath}/{escape_local_name(slot_name)}"] = slot
         self._apply(targets)
         self._release()
 
@@ -338,11 +427,19 @@ class _Deferred:
 
     def _apply(self, targets: dict) -> None:
         targets = {p: v for p, v in targets.items() if p in self.pending}
-        for path, v in targets.items():  # all-or-nothing: validate first
-            _check_fits(self.file, path, self.pending[path], v)
+        try:
+            staged = _stage(self.file, {p: (v, self.pending[p]) for p, v in targets.items()})
+        except CheckpointError:
+            # A value that cannot fit its variable is reported once and dropped, so that the
+            # creation that found it (an optimizer's first step, a layer's build) can be
+            # retried instead of failing on the same value for good.
+            for path in targets:
+                self.pending.pop(path, None)
+            raise
         status = self._status()
-        for path, v in targets.items():
-            v.assign(self.pending.pop(path))
+        _commit(staged)
+        for path in targets:
+            del self.pending[path]
             if status is not None:
                 status._consumed.add(path)
 
@@ -373,6 +470,27 @@ def _check_fits(file: str, path: str, array: np.ndarray, variable: Variable) -> 
         )
 
 
+def _stage(file: str, items: dict) -> list:
+    """``[(variable, new array)]`` for ``{path: (variable, saved array)}``: every value
+    checked and converted (copied to the variable's device) before any variable changes."""
+    staged = []
+    for path, (v, array) in items.items():
+        _check_fits(file, path, array, v)
+        staged.append((v, v._checked(array, "assign")))
+    return staged
+
+
+def _commit(staged: list) -> None:
+    """Assigns the staged values, all of them or (a failure before the block) none: a
+    Ctrl-C that arrives meanwhile is delivered after the last one."""
+    with deferred_interrupt():
+        for v, value in staged:
+            if type(v).assign is Variable.assign:
+                v._value = value
+            else:  # a Variable that assigns more than its value (a mirrored variable)
+                v.assign(value)
+
+
 # -- restore status ----------------------------------------------------------------------------
 
 
@@ -392,7 +510,12 @@ class CheckpointLoadStatus:
 
     def _unmatched_existing(self) -> list:
         keys = set(self._keys)
-        return sorted(p for p in _Graph(self._root).variables if p not in keys)
+        graph = _Graph(self._root)
+        return sorted(
+            p
+            for p in graph.variables
+            if p not in keys and not any(a in keys for a in graph.alternatives(p))
+        )
 
     def assert_consumed(self) -> CheckpointLoadStatus:
         """Every saved value was assigned and every existing variable got one."""
@@ -462,9 +585,15 @@ class Checkpoint:
 
     def __init__(self, root=None, **kwargs):
         objects = {}
-        if root is not None:
-            objects.update(dict(_children(root)))  # TF 2: the root's children become ours
+        # TF 2: the root's children become ours (their edges are escaped paths already).
+        root_children = _children(root) if root is not None else []
         for name, value in kwargs.items():
+            if name == "save_counter":
+                raise AttributeError(
+                    "Checkpoint: save_counter is the Checkpoint's own counter of saves (a "
+                    "read-only property, as in TensorFlow), so it cannot name a tracked object; "
+                    f"choose another name. Received: save_counter={value!r:.60}"
+                )
             if value is None:
                 continue
             if not (_trackable(value) or isinstance(value, (list, tuple, dict))):
@@ -474,17 +603,26 @@ class Checkpoint:
                 )
             objects[name] = value
         object.__setattr__(self, "_objects", objects)
+        object.__setattr__(self, "_root_children", root_children)
         object.__setattr__(self, "_save_counter", None)
+        object.__setattr__(self, "_save_lock", threading.RLock())
 
     def __getattr__(self, name: str):
         objects = self.__dict__.get("_objects", {})
         if name in objects:
             return objects[name]
+        for edge, child in self.__dict__.get("_root_children", ()):
+            if edge == escape_local_name(name):
+                return child
         raise AttributeError(f"'Checkpoint' object has no attribute {name!r}")
 
     def __setattr__(self, name: str, value) -> None:
         if name.startswith("_"):
             object.__setattr__(self, name, value)
+        elif name == "save_counter":
+            raise AttributeError(
+                "Checkpoint: save_counter is a read-only property (the counter of saves)."
+            )
         else:
             self._objects[name] = value
 
@@ -516,25 +654,31 @@ class Checkpoint:
 
     def save(self, file_prefix) -> str:
         """Writes ``<file_prefix>-<N>`` (N: the incremented `save_counter`) and records it as
-        the latest in the directory's ``checkpoint`` state file; returns the path."""
+        the latest in the directory's ``checkpoint`` state file; returns the path.
+
+        Concurrent saves (threads, processes) take turns through the directory's lock file
+        (`checkpoint_format.state_lock`), so each gets its own number and the state file
+        names them all. A damaged state file is replaced, with a warning (as TensorFlow)."""
         file_prefix = os.fspath(file_prefix)
         if distribute_context.non_chief_worker() is not None:  # only the chief writes files
             with distribute_context.worker_save(file_prefix) as elsewhere:
                 path = self.save(elsewhere)
             return os.path.join(os.path.dirname(file_prefix), os.path.basename(path))
-        counter = self.save_counter
-        n = int(counter.numpy()) + 1
-        counter.assign(np.int64(n))
-        try:
-            path = self.write(f"{file_prefix}-{n}")
-        except BaseException:
-            counter.assign(np.int64(n - 1))
-            raise
-        directory = os.path.dirname(os.path.abspath(path))
-        _, everything = read_state(directory)
-        path_abs = os.path.abspath(path)
-        everything = [p for p in everything if p != path_abs and os.path.exists(data_file(p))]
-        write_state(directory, path_abs, [*everything, path_abs])
+        directory = os.path.dirname(os.path.abspath(file_prefix))
+        with state_lock(directory), self._save_lock:  # savers in threads and processes
+            state = get_checkpoint_state(directory)  # a damaged one: a warning, then None
+            counter = self.save_counter
+            n = int(counter.numpy()) + 1
+            counter.assign(np.int64(n))
+            try:
+                path = self.write(f"{file_prefix}-{n}")
+            except BaseException:
+                counter.assign(np.int64(n - 1))
+                raise
+            path_abs = os.path.abspath(path)
+            everything = state.all_model_checkpoint_paths if state is not None else []
+            everything = [p for p in everything if p != path_abs and os.path.exists(data_file(p))]
+            write_state(directory, path_abs, [*everything, path_abs])
         return path
 
     def read(self, save_path) -> CheckpointLoadStatus:
@@ -567,10 +711,15 @@ class Checkpoint:
         graph = _Graph(self)
         matched = {}
         for path, v in graph.variables.items():
+            if path not in arrays:  # saved under another path of the same object?
+                path = next((p for p in graph.alternatives(path) if p in arrays), path)
             if path in arrays:
-                _check_fits(file, path, arrays[path], v)
                 matched[path] = v
-        missing = [p for p, v in graph.variables.items() if id(v) in required and p not in arrays]
+        staged = _stage(file, {p: (v, arrays[p]) for p, v in matched.items()})
+        found = {id(v) for v in matched.values()}
+        missing = [
+            p for p, v in graph.variables.items() if id(v) in required and id(v) not in found
+        ]
         if missing:
             raise CheckpointError(
                 f"Checkpoint {file} has no value for {missing} (it holds "
@@ -591,9 +740,12 @@ class Checkpoint:
                 f"holds {sorted(arrays)[:10]}, they have {sorted(others)[:10]}; is it a "
                 "checkpoint of a different model?"
             )
-        for path, v in matched.items():
-            v.assign(arrays[path])
-            status._consumed.add(path)
+        _commit(staged)
+        status._consumed.update(matched)
+        restored = {id(v) for v in matched.values()}
+        for obj in graph.objects.values():
+            if isinstance(obj, Iterator) and id(obj._state["position"]) in restored:
+                obj._restored()  # replays its pass up to the saved element
         if pending:
             _Deferred(graph, file, pending, status)
         return status
@@ -604,13 +756,38 @@ class Checkpoint:
 
 class CheckpointManager:
     """Numbered checkpoints in a directory, keeping the newest ``max_to_keep``
-    (follows `tf.train.CheckpointManager`).
+    (follows `tf.train.CheckpointManager`, whose documentation is the specification).
 
     Args:
         checkpoint: the `Checkpoint` to save.
         directory: where the files and the ``checkpoint`` state file go (created).
-        max_to_keep: how many to keep (None: all); older ones are deleted after each save.
+        max_to_keep: how many checkpoints to keep in the *active set* (None: all); after each
+            save the oldest beyond it leave the set and are deleted, unless
+            ``keep_checkpoint_every_n_hours`` preserves them.
+        keep_checkpoint_every_n_hours: a checkpoint leaving the active set is preserved (kept
+            on disk, no longer listed in `checkpoints`) if it was written at least this many
+            hours after the last preserved one. None: none is preserved.
         checkpoint_name: the prefix of the files (``ckpt-1``, ``ckpt-2``, ...).
+        step_counter: a Variable (or Tensor) holding the training step; needed with
+            ``checkpoint_interval``.
+        checkpoint_interval: the least number of steps between two saves: `save` returns None
+            without saving until ``step_counter`` has advanced that far since the last save.
+        init_fn: called by `restore_or_initialize` when the directory has no checkpoint.
+
+    Raises:
+        ValueError: ``max_to_keep`` not positive, or ``checkpoint_interval`` without
+            ``step_counter`` (TensorFlow's messages).
+        TypeError: ``init_fn`` not callable.
+
+    The manager's state (the kept checkpoints, when each was written, the last preserved
+    time) lives in the state file, so a new manager on the directory goes on where the last
+    one stopped. A damaged state file is ignored with a warning, as in TensorFlow. Saves
+    through any number of managers, in threads or processes, take turns through the
+    directory's lock file: each gets its own number and the state file names them all. A save
+    whose number (the save counter's) names a checkpoint the state file lists, written by
+    another saver or by an earlier run that was not restored, takes the next free number
+    instead of overwriting it (TensorFlow would overwrite it), and the save counter follows.
+    The manager deletes files inside ``directory`` only.
 
     >>> import tempfile
     >>> ckpt = ek.train.Checkpoint(step=ek.Variable(0))
@@ -634,85 +811,269 @@ class CheckpointManager:
     ):
         if max_to_keep is not None and max_to_keep <= 0:
             raise ValueError(
-                f"CheckpointManager: max_to_keep must be positive or None. Received: "
-                f"max_to_keep={max_to_keep}"
+                f"Expected a positive integer or `None` for `max_to_keep`, got {max_to_keep}."
             )
+        if checkpoint_interval is not None and step_counter is None:
+            raise ValueError(
+                "`step_counter` should be passed if `checkpoint_interval` is not None."
+            )
+        if init_fn is not None and not callable(init_fn):
+            raise TypeError(
+                f"CheckpointManager: init_fn must be callable. Received: init_fn={init_fn!r}"
+            )
+        if keep_checkpoint_every_n_hours is not None:
+            keep_checkpoint_every_n_hours = float(keep_checkpoint_every_n_hours)
         self._checkpoint = checkpoint
-        self.directory = os.fspath(directory)
+        self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
+        self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self._name = checkpoint_name
-        self._prefix = os.path.join(self.directory, checkpoint_name)
-        os.makedirs(self.directory, exist_ok=True)
-        _, everything = read_state(self.directory)
-        self._checkpoints = [p for p in everything if os.path.exists(data_file(p))]
+        self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._step_counter = step_counter
+        self._checkpoint_interval = checkpoint_interval
+        self._last_checkpoint_step = None
+        self._init_fn = init_fn
+        self._others: set = set()  # checkpoints other savers recorded while we ran
+        os.makedirs(self._directory, exist_ok=True)
+        state = get_checkpoint_state(self._directory)
+        now = time.time()
+        self._maybe_delete: dict[str, float] = {}
+        if state is None:
+            self._latest_checkpoint = None
+            self._last_preserved_timestamp = now - 1.0  # TF: avoids a race on quick re-creation
+            return
+        self._latest_checkpoint = state.model_checkpoint_path
+        preserved = state.last_preserved_timestamp
+        if preserved is None:
+            preserved = now - 1.0
+        if now < preserved:
+            warnings.warn(
+                f"time.time() returned a value {preserved - now:f} seconds behind the last "
+                "preserved checkpoint timestamp.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            preserved = now
+        self._last_preserved_timestamp = preserved
+        stamps = state.all_model_checkpoint_timestamps or [
+            # A state file without times (an older eagerkernel's) keeps its checkpoints in
+            # the active set; TensorFlow would stop managing them.
+            preserved + 1e-3 * (i + 1)
+            for i in range(len(state.all_model_checkpoint_paths))
+        ]
+        for path, stamp in zip(state.all_model_checkpoint_paths, stamps):
+            stamp = min(stamp, now)
+            if stamp > preserved and self._managed(path):
+                self._maybe_delete[path] = stamp
+
+    def _managed(self, path: str) -> bool:
+        """Whether the state file's ``path`` is a checkpoint of this directory that exists;
+        one outside the directory is left alone, with a warning."""
+        inside = os.path.realpath(self._directory)
+        if os.path.commonpath([inside, os.path.realpath(path)]) != inside:
+            warnings.warn(
+                f"CheckpointManager: the state file of {self._directory} names {path}, which is "
+                "outside the directory; it is not managed (and never deleted).",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return False
+        return os.path.exists(data_file(path))
+
+    @property
+    def directory(self) -> str:
+        """The directory the checkpoints are written to."""
+        return self._directory
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        """The managed `Checkpoint`."""
+        return self._checkpoint
+
+    @property
+    def checkpoint_interval(self):
+        """The ``checkpoint_interval`` given (None: every `save` saves)."""
+        return self._checkpoint_interval
 
     @property
     def latest_checkpoint(self) -> str | None:
-        """The newest checkpoint's prefix, or None."""
-        return self._checkpoints[-1] if self._checkpoints else None
+        """The newest checkpoint's prefix, or None (as `ek.train.latest_checkpoint`)."""
+        latest = self._latest_checkpoint
+        if latest is not None and os.path.exists(data_file(latest)):
+            return latest
+        return next(reversed(self._maybe_delete), None)
 
     @property
     def checkpoints(self) -> list:
-        """The kept checkpoints' prefixes, oldest first."""
-        return list(self._checkpoints)
+        """The prefixes of the active set, oldest first (checkpoints preserved by
+        ``keep_checkpoint_every_n_hours`` are not listed, as in TensorFlow)."""
+        return list(self._maybe_delete)
 
-    def save(self, checkpoint_number=None, check_interval: bool = True, options=None) -> str:
-        """Saves ``<directory>/<checkpoint_name>-<N>``, updates the state file, then deletes
-        the checkpoints beyond ``max_to_keep``; returns the new prefix.
+    def save(self, checkpoint_number=None, check_interval: bool = True, options=None):
+        """Saves ``<directory>/<checkpoint_name>-<N>``, records it in the state file, then
+        deletes the checkpoints that leave the active set (see the class docstring).
 
-        ``N`` is ``checkpoint_number`` if given, else the incremented save counter.
+        Args:
+            checkpoint_number: an int, or an integer Variable or Tensor, to number the
+                checkpoint; None: the incremented ``save_counter``. The save counter is
+                incremented either way; a given number is used as it is.
+            check_interval: with ``checkpoint_interval``, whether to save only once the step
+                counter moved at least the interval since the last save; False saves unless a
+                checkpoint exists for the current step already.
+            options: `tf.train.CheckpointOptions` has no counterpart here: only None.
+
+        Returns:
+            The new checkpoint's prefix, or None if nothing was saved (the interval).
+
+        Raises:
+            NotImplementedError: ``options`` given.
+            TypeError: ``checkpoint_number`` not an integer.
         """
-        counter = self._checkpoint.save_counter
-        n = int(counter.numpy()) + 1
-        counter.assign(np.int64(n))
-        number = n if checkpoint_number is None else int(checkpoint_number)
-        try:
-            path = self._checkpoint.write(f"{self._prefix}-{number}")
-        except BaseException:
-            counter.assign(np.int64(n - 1))
-            raise
-        path = os.path.abspath(path)
-        if distribute_context.non_chief_worker() is not None:
-            # Not the chief: `write` went to a removed temporary directory; the chief keeps
-            # the state file and deletes old checkpoints. This worker only tracks the names.
-            self._checkpoints = [p for p in self._checkpoints if p != path] + [path]
-            return path
-        kept = [p for p in self._checkpoints if p != path] + [path]
-        doomed = []
-        if self._max_to_keep is not None and len(kept) > self._max_to_keep:
-            doomed = kept[: -self._max_to_keep]
-            kept = kept[-self._max_to_keep :]
-        write_state(self.directory, path, kept)  # before deleting: it never names a gone file
-        for old in doomed:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(data_file(old))
-        self._checkpoints = kept
-        self._sweep(number)
+        if options is not None:
+            raise NotImplementedError(
+                "CheckpointManager.save: options (tf.train.CheckpointOptions) are not "
+                f"supported; pass options=None. Received: options={options!r}"
+            )
+        if self._checkpoint_interval is not None:
+            step = int(np.asarray(_numpy_of(self._step_counter)))
+            last = self._last_checkpoint_step
+            if last is not None:
+                if step == last:
+                    return None
+                if check_interval and step < last + self._checkpoint_interval:
+                    return None
+        number = None if checkpoint_number is None else _integer(checkpoint_number)
+        with state_lock(self._directory), self._checkpoint._save_lock:
+            self._merge_others()
+            counter = self._checkpoint.save_counter
+            n = int(counter.numpy()) + 1
+            if number is None:
+                # A listed checkpoint (another saver's, or an earlier run's that was not
+                # restored) is never overwritten: the save takes the next free number.
+                taken = {_number_of(p, self._prefix) for p in self._maybe_delete} - {None}
+                if n in taken:
+                    n = max(taken) + 1
+            counter.assign(np.int64(n))
+            try:
+                path = self._checkpoint.write(f"{self._prefix}-{n if number is None else number}")
+            except BaseException:
+                counter.assign(np.int64(n - 1))
+                raise
+            path = os.path.abspath(path)
+            if distribute_context.non_chief_worker() is not None:
+                # Not the chief: `write` went to a removed temporary directory; the chief
+                # keeps the state file and deletes old checkpoints. This worker only tracks
+                # the names.
+                self._maybe_delete.pop(path, None)
+                self._maybe_delete[path] = time.time()
+                self._latest_checkpoint = path
+                return path
+            # As TensorFlow: record the new checkpoint before deleting any, so that a crash
+            # while deleting leaves a state file naming it; then record again without them.
+            self._maybe_delete.pop(path, None)
+            self._maybe_delete[path] = time.time()
+            self._latest_checkpoint = path
+            self._record_state()
+            self._sweep()
+            self._record_state()
+            self._remove_temporaries()
+        if self._checkpoint_interval is not None:
+            self._last_checkpoint_step = step
         return path
 
-    def _sweep(self, newest: int) -> None:
-        """Deletes what a crash may have left: ``<name>-<N>`` files older than the newest
-        that the state file no longer names, and temporary files of this manager's names
-        (so one process at a time should save into a directory, as with TensorFlow)."""
-        pattern = re.compile(rf"^(\.)?{re.escape(self._name)}-(\d+)\.safetensors(\.tmp-.*)?$")
-        kept = {os.path.basename(data_file(p)) for p in self._checkpoints}
-        for entry in os.listdir(self.directory):
-            if entry.startswith(f".{STATE_FILE}.tmp-"):
+    def _merge_others(self) -> None:
+        """Takes in the checkpoints that other savers recorded in the state file, and drops
+        those another saver deleted."""
+        self._maybe_delete = {
+            p: t for p, t in self._maybe_delete.items() if os.path.exists(data_file(p))
+        }
+        state = get_checkpoint_state(self._directory)
+        if state is None:
+            return
+        if state.last_preserved_timestamp is not None:
+            self._last_preserved_timestamp = max(
+                self._last_preserved_timestamp, state.last_preserved_timestamp
+            )
+        stamps = state.all_model_checkpoint_timestamps or [time.time()] * len(
+            state.all_model_checkpoint_paths
+        )
+        added = False
+        for path, stamp in zip(state.all_model_checkpoint_paths, stamps):
+            if path in self._maybe_delete or path in self._others:
+                continue
+            if stamp > self._last_preserved_timestamp and self._managed(path):
+                self._maybe_delete[path] = stamp
+                self._others.add(path)
+                added = True
+        if added:
+            self._maybe_delete = dict(sorted(self._maybe_delete.items(), key=lambda e: e[1]))
+
+    def _record_state(self) -> None:
+        write_state(
+            self._directory,
+            self._latest_checkpoint,
+            list(self._maybe_delete),
+            list(self._maybe_delete.values()),
+            self._last_preserved_timestamp,
+        )
+
+    def _sweep(self) -> None:
+        """Deletes the oldest checkpoints beyond ``max_to_keep``, or preserves those that
+        ``keep_checkpoint_every_n_hours`` keeps (TensorFlow's rule)."""
+        if not self._max_to_keep:
+            return
+        hours = self._keep_checkpoint_every_n_hours
+        while len(self._maybe_delete) > self._max_to_keep:
+            path = next(iter(self._maybe_delete))
+            stamp = self._maybe_delete.pop(path)
+            if hours and stamp - hours * 3600.0 >= self._last_preserved_timestamp:
+                self._last_preserved_timestamp = stamp
+                continue
+            inside = os.path.realpath(self._directory)
+            if os.path.commonpath([inside, os.path.realpath(path)]) == inside:
                 with contextlib.suppress(FileNotFoundError):
-                    os.unlink(os.path.join(self.directory, entry))
-                continue
-            m = pattern.match(entry)
-            if m is None or entry in kept:
-                continue
-            hidden, number, tmp = m.groups()
-            if bool(hidden) != bool(tmp) or (not tmp and int(number) >= newest):
-                continue
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(self.directory, entry))
+                    os.unlink(data_file(path))
+
+    def _remove_temporaries(self) -> None:
+        """Deletes temporary files that a crashed save of this directory left (no other
+        saver writes now: the caller holds the directory's lock)."""
+        pattern = re.compile(rf"^\.{re.escape(self._name)}-\d+\.safetensors\.tmp-")
+        for entry in os.listdir(self._directory):
+            if entry.startswith(f".{STATE_FILE}.tmp-") or pattern.match(entry):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(self._directory, entry))
 
     def restore_or_initialize(self):
-        """Restores the latest checkpoint if there is one; returns its path or None."""
-        if self.latest_checkpoint is None:
-            return None
-        self._checkpoint.restore(self.latest_checkpoint)
-        return self.latest_checkpoint
+        """Restores the latest checkpoint if there is one and returns its path; otherwise
+        calls ``init_fn`` (if given) and returns None (follows TensorFlow)."""
+        latest = self.latest_checkpoint
+        if latest is not None:
+            self._checkpoint.restore(latest)
+            if self._checkpoint_interval is not None:
+                self._last_checkpoint_step = int(np.asarray(_numpy_of(self._step_counter)))
+            return latest
+        if self._init_fn is not None:
+            self._init_fn()
+        return None
+
+
+def _numpy_of(value):
+    return value.numpy() if hasattr(value, "numpy") else value
+
+
+def _integer(value) -> int:
+    """``checkpoint_number`` as an int (an int, or an integer Variable/Tensor/array)."""
+    a = np.asarray(_numpy_of(value))
+    if a.shape != () or a.dtype.kind not in "iu":
+        raise TypeError(
+            "CheckpointManager.save: checkpoint_number must be an integer or an integer "
+            f"scalar Variable or Tensor. Received: checkpoint_number={value!r:.60}"
+        )
+    return int(a)
+
+
+def _number_of(path: str, prefix: str) -> int | None:
+    """N of ``<prefix>-N``, else None."""
+    head = os.path.abspath(prefix) + "-"
+    tail = path[len(head) :] if path.startswith(head) else ""
+    return int(tail) if tail.isdigit() else None

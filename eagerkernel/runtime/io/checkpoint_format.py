@@ -23,14 +23,22 @@ format, names relative to the directory, the latest first::
     model_checkpoint_path: "ckpt-3"
     all_model_checkpoint_paths: "ckpt-2"
     all_model_checkpoint_paths: "ckpt-3"
+    all_model_checkpoint_timestamps: 1764100000.25
+    all_model_checkpoint_timestamps: 1764100060.5
+    last_preserved_timestamp: 1764099999.0
+
+A state file that cannot be parsed is ignored with a warning (TensorFlow's "Checkpoint
+ignored"). Savers take turns through the lock file ``checkpoint.lock`` (`state_lock`).
 
 Integrity
 ---------
 Every file is written to a temporary file in the same directory, flushed, fsynced, renamed
 over its final name (`os.replace`, atomic on POSIX and Windows) and the directory fsynced.
-The state file is written last, so it only ever names complete checkpoints, and a
-`CheckpointManager` deletes old checkpoints only after the state file stopped naming them.
-A crash at any moment leaves the previous checkpoint and state file intact.
+The state file is written after the data file, so its latest checkpoint is always complete.
+A `CheckpointManager` then, as TensorFlow's, records the new checkpoint, deletes the old ones
+and records again without them; a crash while deleting leaves a state file that may name a
+deleted old checkpoint, which the next manager drops (it keeps only files that exist). A crash
+at any moment leaves the latest complete checkpoint restorable.
 
 Reading checks the header, every array's dtype, shape and sha256, and the graph digest, and
 raises `CheckpointError` (a ValueError) naming the file and the object path; a file that does
@@ -55,17 +63,23 @@ from ..core.errors import NotFoundError
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "LOCK_FILE",
     "STATE_FILE",
     "CheckpointError",
     "CheckpointNotFoundError",
+    "CheckpointReader",
+    "CheckpointState",
     "atomic_write",
     "data_file",
     "encode",
+    "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
+    "load_checkpoint",
     "load_checkpoint_arrays",
     "read_checkpoint",
     "read_state",
+    "state_lock",
     "write_state",
 ]
 
@@ -201,17 +215,17 @@ def read_checkpoint(prefix) -> tuple[str, dict, dict]:
         header = json.loads(data[8 : 8 + n])
         text = header["__metadata__"][_GRAPH_KEY]
         digest = header["__metadata__"][_GRAPH_SHA_KEY]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise bad(f"its header is not an eagerkernel checkpoint header ({exc!r})") from None
-    if hashlib.sha256(text.encode()).hexdigest() != digest:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise bad(f"its header is not an eagerkernel checkpoint header ({exc!r:.200})") from None
+    if not isinstance(text, str) or not isinstance(digest, str):
+        raise bad("its header is not an eagerkernel checkpoint header (graph not a string)")
+    try:
+        actual = hashlib.sha256(text.encode()).hexdigest()
+    except UnicodeEncodeError:  # a lone surrogate from a \ud800 escape
+        raise bad("its object graph is not valid UTF-8 text") from None
+    if actual != digest:
         raise bad("the object graph does not match its checksum")
-    meta = json.loads(text)
-    if meta.get("format") != FORMAT or meta.get("format_version", 0) > FORMAT_VERSION:
-        raise CheckpointError(
-            f"Checkpoint file {path} has format {meta.get('format')!r} version "
-            f"{meta.get('format_version')}; this eagerkernel reads {FORMAT!r} up to version "
-            f"{FORMAT_VERSION}."
-        )
+    meta = _graph(text, path, bad)
     try:
         arrays = load(data)
     except Exception as exc:  # safetensors raises its own error types
@@ -231,59 +245,275 @@ def read_checkpoint(prefix) -> tuple[str, dict, dict]:
     return path, meta, arrays
 
 
+def _is_dim(d) -> bool:
+    return isinstance(d, int) and not isinstance(d, bool) and d >= 0
+
+
+def _graph(text: str, path: str, bad) -> dict:
+    """The object graph's JSON, its structure checked (a crafted file whose digest matches
+    must still raise `CheckpointError`, never a KeyError or a RecursionError)."""
+    try:
+        meta = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise bad(f"its object graph is not valid JSON ({type(exc).__name__})") from None
+    if not isinstance(meta, dict):
+        raise bad(f"its object graph is a JSON {type(meta).__name__}, not an object")
+    version = meta.get("format_version")
+    if meta.get("format") != FORMAT or not _is_dim(version) or version > FORMAT_VERSION:
+        raise CheckpointError(
+            f"Checkpoint file {path} has format {meta.get('format')!r:.80} version "
+            f"{version!r:.40}; this eagerkernel reads {FORMAT!r} up to version "
+            f"{FORMAT_VERSION}."
+        )
+    entries, objects = meta.get("variables"), meta.get("objects", {})
+    if not isinstance(entries, dict) or not isinstance(objects, dict):
+        raise bad("its object graph lacks the 'variables' and 'objects' tables")
+    for key, entry in entries.items():
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("dtype"), str)
+            and isinstance(entry.get("sha256"), str)
+            and isinstance(entry.get("shape"), list)
+            and all(_is_dim(d) for d in entry["shape"])
+        ):
+            raise bad(f"object path {key!r:.200} has a malformed entry {entry!r:.200}")
+    return meta
+
+
 def load_checkpoint_arrays(prefix) -> dict:
     """``{object path: NumPy array}`` of a checkpoint, verified (raises `CheckpointError`)."""
     return read_checkpoint(prefix)[2]
 
 
-def list_variables(prefix) -> list:
-    """``[(object path, shape)]`` of a checkpoint, sorted (follows `tf.train.list_variables`)."""
-    _, meta, _ = read_checkpoint(prefix)
-    return sorted((p, tuple(e["shape"])) for p, e in meta["variables"].items())
+def _checkpoint_path(ckpt_dir_or_file, op: str) -> str:
+    """A checkpoint prefix: the argument, or a directory's latest checkpoint."""
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(path):
+        latest = latest_checkpoint(path)
+        if latest is None:
+            raise ValueError(
+                f"{op}: Couldn't find 'checkpoint' file or checkpoints in given directory {path}"
+            )
+        return latest
+    return path
+
+
+def list_variables(ckpt_dir_or_file) -> list:
+    """``[(object path, shape)]`` of a checkpoint (a prefix, or a directory: its latest
+    checkpoint), sorted by path; shapes are lists (follows `tf.train.list_variables`).
+
+    Raises:
+        ValueError: a directory without a checkpoint. CheckpointError: an unreadable file.
+    """
+    _, meta, _ = read_checkpoint(_checkpoint_path(ckpt_dir_or_file, "list_variables"))
+    return sorted((p, list(e["shape"])) for p, e in meta["variables"].items())
+
+
+class CheckpointReader:
+    """Reads the values of a checkpoint by object path (follows the reader that
+    `tf.train.load_checkpoint` returns). The whole file is read and verified once, when the
+    reader is made.
+
+    >>> import tempfile
+    >>> path = ek.train.Checkpoint(v=ek.Variable([1.0, 2.0])).write(tempfile.mkdtemp() + "/c")
+    >>> reader = ek.train.load_checkpoint(path)
+    >>> reader.get_variable_to_shape_map()
+    {'v': [2]}
+    >>> reader.get_tensor("v")
+    array([1., 2.], dtype=float32)
+    """
+
+    def __init__(self, prefix: str):
+        self._file, meta, self._arrays = read_checkpoint(prefix)
+        self._entries = meta["variables"]
+
+    def get_tensor(self, tensor_str: str) -> np.ndarray:
+        """The saved value at object path ``tensor_str`` (a NumPy array, a copy).
+
+        Raises:
+            NotFoundError: no such path in the checkpoint (TensorFlow's error).
+        """
+        if tensor_str not in self._arrays:
+            raise NotFoundError(
+                None,
+                "CheckpointReader.get_tensor",
+                f"Key {tensor_str} not found in checkpoint {self._file} (it holds "
+                f"{sorted(self._arrays)[:20]}).",
+            )
+        return np.array(self._arrays[tensor_str])
+
+    def has_tensor(self, tensor_str: str) -> bool:
+        """Whether the checkpoint holds object path ``tensor_str``."""
+        return tensor_str in self._arrays
+
+    def get_variable_to_shape_map(self) -> dict:
+        """``{object path: shape as a list}``."""
+        return {p: list(e["shape"]) for p, e in sorted(self._entries.items())}
+
+    def get_variable_to_dtype_map(self) -> dict:
+        """``{object path: dtype}`` (eagerkernel dtypes, as TensorFlow's DType objects)."""
+        from ..core import dtypes
+
+        return {p: dtypes.as_dtype(e["dtype"]) for p, e in sorted(self._entries.items())}
+
+    def debug_string(self) -> bytes:
+        """One line per variable: ``path (dtype) [shape]``."""
+        lines = [f"{p} ({e['dtype']}) {e['shape']}" for p, e in sorted(self._entries.items())]
+        return ("\n".join(lines) + "\n").encode()
+
+
+def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
+    """A `CheckpointReader` for a checkpoint prefix, or a directory's latest checkpoint
+    (follows `tf.train.load_checkpoint`).
+
+    Raises:
+        ValueError: a directory without a checkpoint. CheckpointNotFoundError: no such file.
+        CheckpointError: a corrupt file.
+    """
+    return CheckpointReader(_checkpoint_path(ckpt_dir_or_file, "load_checkpoint"))
 
 
 # -- state file --------------------------------------------------------------------------------
 
-_STATE_LINE = re.compile(r'^(model_checkpoint_path|all_model_checkpoint_paths):\s*"(.*)"\s*$')
+LOCK_FILE = "checkpoint.lock"
+
+
+def state_lock(directory):
+    """An inter-process lock on ``directory``'s state (a `filelock.FileLock` on
+    ``<directory>/checkpoint.lock``): `Checkpoint.save` and `CheckpointManager.save` hold it
+    from choosing a checkpoint's number until the state file names it, so savers in several
+    threads or processes take turns. The lock file stays (removing it would race)."""
+    import filelock
+
+    os.makedirs(directory, exist_ok=True)
+    return filelock.FileLock(os.path.join(directory, LOCK_FILE))
+
+
+class CheckpointState:
+    """The state file's contents (TensorFlow's ``CheckpointState`` proto): absolute
+    prefixes, oldest first, with the time each was written (seconds since the epoch)."""
+
+    __slots__ = (
+        "all_model_checkpoint_paths",
+        "all_model_checkpoint_timestamps",
+        "last_preserved_timestamp",
+        "model_checkpoint_path",
+    )
+
+    def __init__(self, model_checkpoint_path, paths=(), timestamps=(), last_preserved=None):
+        self.model_checkpoint_path = model_checkpoint_path
+        self.all_model_checkpoint_paths = list(paths)
+        self.all_model_checkpoint_timestamps = list(timestamps)
+        self.last_preserved_timestamp = last_preserved
+
+
+_STATE_LINE = re.compile(
+    r"^(model_checkpoint_path|all_model_checkpoint_paths|all_model_checkpoint_timestamps"
+    r"|last_preserved_timestamp):\s*(.*?)\s*$"
+)
+
+
+def _parse_state(text: str, directory: str) -> CheckpointState:
+    """Parses the text format; raises ValueError on anything it does not understand."""
+    latest, paths, stamps, preserved = None, [], [], None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = _STATE_LINE.match(line.strip())
+        if m is None:
+            raise ValueError(f"unrecognised line {line.strip()[:80]!r}")
+        key, raw = m.groups()
+        if key in ("model_checkpoint_path", "all_model_checkpoint_paths"):
+            value = json.loads(raw)
+            if not isinstance(value, str) or not value or "\0" in value:
+                raise ValueError(f"{key} is not a path: {raw[:80]!r}")
+            value = os.path.join(directory, value)
+            if key == "model_checkpoint_path":
+                latest = value
+            else:
+                paths.append(value)
+        else:
+            number = float(raw)
+            if not np.isfinite(number):
+                raise ValueError(f"{key} is not a finite number: {raw[:80]!r}")
+            if key == "last_preserved_timestamp":
+                preserved = number
+            else:
+                stamps.append(number)
+    if stamps and len(stamps) != len(paths):
+        raise ValueError(f"{len(stamps)} timestamps for {len(paths)} checkpoint paths")
+    return CheckpointState(latest, paths, stamps, preserved)
+
+
+def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointState | None:
+    """The state file of ``checkpoint_dir`` (follows `tf.train.get_checkpoint_state`;
+    ``latest_filename``: its name, default ``"checkpoint"``).
+
+    Returns None when there is none, and, with a warning, when it cannot be read or parsed
+    (TensorFlow logs "Checkpoint ignored" and carries on likewise).
+
+    Raises:
+        ValueError: a state file that parses but names no ``model_checkpoint_path``
+            ("Invalid checkpoint state loaded from ...", as TensorFlow raises).
+    """
+    import warnings
+
+    directory = os.fspath(checkpoint_dir)
+    file = os.path.join(directory, latest_filename or STATE_FILE)
+    try:
+        with open(file, "rb") as f:
+            state = _parse_state(f.read().decode("utf-8"), directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError are ValueErrors
+        warnings.warn(
+            f"{file}: {type(exc).__name__}: {exc}. Checkpoint ignored.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
+    if state.model_checkpoint_path is None:
+        raise ValueError(f"Invalid checkpoint state loaded from {directory}")
+    return state
 
 
 def read_state(directory) -> tuple[str | None, list]:
-    """``(latest, all)`` as absolute prefixes from ``directory``'s state file."""
-    directory = os.fspath(directory)
-    try:
-        with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (FileNotFoundError, NotADirectoryError):
+    """``(latest, all)`` as absolute prefixes from ``directory``'s state file (see
+    `get_checkpoint_state`; a damaged file reads as empty, with a warning)."""
+    state = get_checkpoint_state(directory)
+    if state is None:
         return None, []
-    latest, everything = None, []
-    for line in lines:
-        m = _STATE_LINE.match(line.strip())
-        if m is None:
-            continue
-        value = os.path.join(directory, json.loads(f'"{m.group(2)}"'))
-        if m.group(1) == "model_checkpoint_path":
-            latest = value
-        else:
-            everything.append(value)
-    return latest, everything
+    return state.model_checkpoint_path, state.all_model_checkpoint_paths
 
 
-def write_state(directory: str, latest: str, everything: list) -> None:
+def write_state(
+    directory: str,
+    latest: str,
+    everything: list,
+    timestamps: list | None = None,
+    last_preserved_timestamp: float | None = None,
+) -> None:
     """Atomically writes ``directory``'s state file: ``latest`` and ``everything`` (absolute
-    prefixes, oldest first) as names relative to ``directory``."""
+    prefixes, oldest first) as names relative to ``directory``, with their ``timestamps`` and
+    the ``last_preserved_timestamp`` when given (TensorFlow's text format)."""
 
     def rel(p: str) -> str:
         return json.dumps(os.path.relpath(p, directory))
 
     lines = [f"model_checkpoint_path: {rel(latest)}"]
     lines += [f"all_model_checkpoint_paths: {rel(p)}" for p in everything]
+    lines += [f"all_model_checkpoint_timestamps: {t!r}" for t in timestamps or ()]
+    if last_preserved_timestamp is not None:
+        lines.append(f"last_preserved_timestamp: {float(last_preserved_timestamp)!r}")
     atomic_write(os.path.join(directory, STATE_FILE), ("\n".join(lines) + "\n").encode())
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:
     """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None
-    (follows `tf.train.latest_checkpoint`)."""
-    latest, _ = read_state(checkpoint_dir)
-    if latest is None or not os.path.exists(data_file(latest)):
+    (follows `tf.train.latest_checkpoint`; ``latest_filename``: the state file's name).
+
+    A damaged state file gives None and a warning, as in TensorFlow."""
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is None or not os.path.exists(data_file(state.model_checkpoint_path)):
         return None
-    return latest
+    return state.model_checkpoint_path

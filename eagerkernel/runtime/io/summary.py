@@ -26,10 +26,13 @@ The step of a summary is, in order: the ``step`` argument, the step given to
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import threading
+import time
 import types
+import weakref
 
 import numpy as np
 
@@ -70,14 +73,29 @@ class SummaryWriter:
 
     Create it with `create_file_writer`. It is the default writer inside ``as_default()``,
     or everywhere after ``set_as_default()``.
+
+    Durability (TensorFlow's rule): events are buffered and written to the file (handed to the
+    operating system, so a killed process keeps them) when more than ``max_queue`` are
+    pending, when ``flush_millis`` have passed since the last flush (checked at each summary
+    and by a background thread, so an idle writer flushes too), on `flush`, on `close`, on
+    leaving ``as_default()`` and at interpreter exit. A process killed outright (SIGKILL)
+    loses at most the events of the last ``flush_millis`` that did not fill the queue.
     """
 
-    def __init__(self, logdir, max_queue=10, flush_millis=None, filename_suffix=None):
+    def __init__(self, logdir, max_queue=None, flush_millis=None, filename_suffix=None):
         import os
 
         _tensorboardx()
         from tensorboardX.event_file_writer import EventsWriter
 
+        max_queue = 10 if max_queue is None else max_queue
+        flush_millis = 120_000 if flush_millis is None else flush_millis
+        for arg, value in (("max_queue", max_queue), ("flush_millis", flush_millis)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(
+                    f"create_file_writer: {arg} must be a non-negative integer. Received: "
+                    f"{arg}={value!r}"
+                )
         self.logdir = os.fspath(logdir)
         os.makedirs(self.logdir, exist_ok=True)
         # tensorboardX's synchronous writer: its SummaryWriter queues events to a thread
@@ -86,6 +104,20 @@ class SummaryWriter:
         suffix = f".{os.getpid()}.{next(_writer_ids)}{filename_suffix or ''}"
         self._writer = EventsWriter(os.path.join(self.logdir, "events"), suffix)
         self._closed = False
+        self._max_queue = int(max_queue)
+        self._flush_seconds = int(flush_millis) / 1000.0
+        self._lock = threading.Lock()
+        self._pending = 0
+        self._last_flush = time.monotonic()
+        self._stop = threading.Event()
+        _LIVE.add(self)
+        if self._flush_seconds > 0:
+            threading.Thread(
+                target=_flush_periodically,
+                args=(weakref.ref(self), self._stop, self._flush_seconds),
+                name=f"summary-flush-{self.logdir}",
+                daemon=True,
+            ).start()
 
     @contextlib.contextmanager
     def as_default(self, step=None):
@@ -111,23 +143,27 @@ class SummaryWriter:
         """Nothing to do: the event file is open from creation (TF 1.x API)."""
 
     def flush(self) -> None:
-        """Writes buffered events to disk."""
-        if not self._closed:
-            self._writer.flush()
+        """Writes buffered events to the file."""
+        with self._lock:
+            if not self._closed:
+                self._writer.flush()
+                self._pending = 0
+                self._last_flush = time.monotonic()
 
     def close(self) -> None:
         """Flushes and closes the event file; later summaries to it are errors."""
-        if not self._closed:
-            self._writer.close()
-            self._closed = True
+        self._stop.set()
+        with self._lock:
+            if not self._closed:
+                self._writer.close()
+                self._closed = True
+        _LIVE.discard(self)
         if getattr(_state, "writer", None) is self:
             _state.writer = None
 
     def _write(self, kind: str, name: str, value, step: int) -> None:
         if self._closed:
             raise ValueError(f"summary.{kind}({name!r}): the writer for {self.logdir} is closed.")
-        import time
-
         from tensorboardX import summary as tbx
         from tensorboardX.proto.event_pb2 import Event
 
@@ -137,7 +173,42 @@ class SummaryWriter:
             proto = tbx.histogram(name, _numpy(value).astype(np.float64).ravel(), 30)  # TF: 30
         else:
             proto = tbx.text(name, str(_numpy(value)))
-        self._writer.write_event(Event(wall_time=time.time(), step=int(step), summary=proto))
+        event = Event(wall_time=time.time(), step=int(step), summary=proto)
+        with self._lock:
+            if self._closed:
+                raise ValueError(
+                    f"summary.{kind}({name!r}): the writer for {self.logdir} is closed."
+                )
+            self._writer.write_event(event)
+            self._pending += 1
+            due = self._pending > self._max_queue or (
+                time.monotonic() - self._last_flush >= self._flush_seconds
+            )
+        if due:
+            self.flush()
+
+
+# Every open writer, flushed at interpreter exit (weakly held: a dropped writer is not kept).
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+def _flush_periodically(ref, stop: threading.Event, seconds: float) -> None:
+    """The background flush of one writer: every ``seconds`` until it is closed or gone."""
+    while not stop.wait(seconds):
+        writer = ref()
+        if writer is None:
+            return
+        with contextlib.suppress(Exception):  # a flush error surfaces on the next write
+            if writer._pending:
+                writer.flush()
+        del writer
+
+
+@atexit.register
+def _flush_all_at_exit() -> None:
+    for writer in list(_LIVE):
+        with contextlib.suppress(Exception):
+            writer.flush()
 
 
 def create_file_writer(
@@ -146,8 +217,16 @@ def create_file_writer(
     """A `SummaryWriter` for ``logdir`` (created if needed; follows
     `tf.summary.create_file_writer`).
 
+    Args:
+        max_queue: the most summaries kept in memory; more are flushed (default 10).
+        flush_millis: the longest time between flushes, in milliseconds (default 120000);
+            a background thread flushes an idle writer. See `SummaryWriter` for the bound.
+        filename_suffix: appended to the event file's name.
+        name: unused, as in eager TensorFlow.
+
     Raises:
         ImportError: tensorboardX is not installed (the message says how to install it).
+        ValueError: a negative or non-integer ``max_queue`` or ``flush_millis``.
     """
     return SummaryWriter(logdir, max_queue, flush_millis, filename_suffix)
 
@@ -169,7 +248,15 @@ def _resolve_step(step, what: str) -> int:
             "ek.summary.experimental.set_step(...), or create the global step with "
             "ek.train.get_or_create_global_step()."
         )
-    return int(_numpy(step))
+    value = _numpy(step)
+    if value.shape != () or value.dtype.kind not in "iu":
+        # TensorFlow converts the step to an int64 tensor: 1.5 (or any float) cannot be.
+        raise TypeError(
+            f"{what}: step must be an integer scalar (it is converted to int64, as in "
+            f"TensorFlow). Received: step={step!r:.60} (dtype {value.dtype.name}, shape "
+            f"{value.shape})"
+        )
+    return int(value)
 
 
 def should_record_summaries() -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
@@ -42,8 +43,8 @@ def _shape(shape, op: str) -> tuple:
         shape = shape.numpy().tolist()
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    try:
-        shape = tuple(map(int, shape))
+    try:  # operator.index, not int: 2.5 is refused, never truncated (TensorFlow refuses it)
+        shape = tuple(map(operator.index, shape))
     except (TypeError, ValueError):
         raise TypeError(f"{op}: shape must be a sequence of ints, got {shape!r}.") from None
     if shape and min(shape) < 0:

@@ -162,11 +162,33 @@ def truediv(x, y, name=None) -> Tensor:
 
 divide = truediv
 
-_floordiv = Primitive("FloorDiv", lambda xp, x, y: x // y)
+
+def _check_integer_divisor(xp, y, op: str) -> None:
+    # NumPy gives 0 (and a warning) for an integer division by zero; TensorFlow raises.
+    if y.dtype.kind in "iu" and not xp.all(y):
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: Integer division by zero (the divisor y of shape "
+            f"{tuple(y.shape)} and dtype {y.dtype.name} holds a 0).",
+        )
+
+
+def _floordiv_fwd(xp, x, y):
+    _check_integer_divisor(xp, y, "floordiv")
+    return x // y
+
+
+def _mod_fwd(xp, x, y):
+    _check_integer_divisor(xp, y, "floormod")
+    return x % y
+
+
+_floordiv = Primitive("FloorDiv", _floordiv_fwd)
 floordiv = binary(_floordiv, "Floor of x / y (follows `tf.math.floordiv`); no gradient.")
 defvjp(_floordiv, None, None)
 
-_mod = Primitive("FloorMod", lambda xp, x, y: x % y)
+_mod = Primitive("FloorMod", _mod_fwd)
 mod = binary(_mod, "x - floor(x / y) * y, the sign of y (follows `tf.math.floormod`).")
 defvjp(_mod, lambda g, ans, x, y: g, lambda g, ans, x, y: -g * floor(x / y))
 

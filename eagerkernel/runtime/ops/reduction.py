@@ -58,7 +58,8 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple | None:
             raise InvalidArgumentError(
                 None, op, f"{op}: axis {a} is out of range for a tensor of rank {ndim}."
             )
-        out.append(a % ndim if ndim else 0)
+        if ndim:  # a scalar's axis 0 (or -1) reduces over nothing: the scalar itself
+            out.append(a % ndim)
     return tuple(sorted(set(out)))
 
 

@@ -461,7 +461,7 @@ class Optimizer:
         lr = self._current_learning_rate()
         new = [v for _, v in pairs if v._uid not in self._built]
         if new:
-            self.build(new)
+            self._build_all_or_nothing(new)
         variables = [v for _, v in pairs]
         constrained = [v for v in variables if v.constraint is not None]
         backup = None
@@ -472,6 +472,29 @@ class Optimizer:
         with deferred_interrupt():  # Ctrl-C lands between steps, never inside one
             self._commit(pairs, lr, counters, constrained, backup)
         return self._iterations
+
+    def _build_all_or_nothing(self, new: list) -> None:
+        """`build` for the variables this step sees first, as part of the all-or-nothing
+        step: a Ctrl-C waits until it is done, and if it raises (MemoryError, a slot observer's
+        error) the slots it made are dropped and the variables count as unbuilt again, so the
+        next step builds them afresh instead of finding a variable without its slots."""
+        built, order = set(self._built), len(self._slot_order)
+        had = {uid: dict(entry[1]) for uid, entry in self._slots.items()}
+        try:
+            with deferred_interrupt():
+                self.build(new)
+        except BaseException:
+            with deferred_interrupt():
+                self._built.intersection_update(built)
+                del self._slot_order[order:]
+                for uid in list(self._slots):
+                    if uid not in had:
+                        del self._slots[uid]
+                    else:
+                        slots = self._slots[uid][1]
+                        slots.clear()
+                        slots.update(had[uid])
+            raise
 
     def _commit(self, pairs, lr, counters, constrained, backup) -> None:
         self._parallel = []
