@@ -119,7 +119,8 @@ class Context(threading.local):
         self.recorders: tuple = ()
         self.devices: tuple = ()  # entered device scopes, innermost last
         # Entered scopes, outermost first, each (kind, name): kind "layer", "name_scope",
-        # "backward" or "optimizer". Read by recorders through `on_scope`, never by dispatch.
+        # "backward", "optimizer" or "function". Read by recorders through `on_scope`,
+        # never by dispatch.
         self.scopes: tuple = ()
         # (innermost device scope or None, timed, sync, the recorders' bound `record`
         # methods): all that `dispatch` reads, in one thread-local load; derived by `_update`.
@@ -198,7 +199,8 @@ def push_scope(name: str, kind: str = "name_scope") -> tuple:
     """Enters the scope ``(kind, name)`` on this thread and tells its recorders (`on_scope`).
 
     Keras layer calls enter a ``"layer"`` scope named after the layer, backward passes a
-    ``"backward"`` one and optimizer updates an ``"optimizer"`` one. Returns the path before
+    ``"backward"`` one, optimizer updates an ``"optimizer"`` one and `ek.function` calls
+    under a recorder a ``"function"`` one. Returns the path before
     the push, which `pop_scope` restores.
     """
     ctx = _context

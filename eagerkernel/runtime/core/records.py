@@ -125,8 +125,8 @@ class Records:
 
     def scopes(self) -> list:
         """Per record, the scope path it ran in: ``((kind, name), ...)``, outermost first
-        (kind ``"layer"``, ``"name_scope"``, ``"backward"`` or ``"optimizer"``); ``()`` outside
-        any scope and on a plain tape.
+        (kind ``"layer"``, ``"name_scope"``, ``"backward"``, ``"optimizer"`` or
+        ``"function"``); ``()`` outside any scope and on a plain tape.
 
         >>> from eagerkernel.runtime.core.tape import ProfilingTape
         >>> dense = ek.keras.layers.Dense(2, name="d")
