@@ -788,3 +788,15 @@ def test_ragged_arguments_trace_by_identity():
     assert double(a).to_list() == [[2, 4], [6]]
     assert double(a).to_list() == [[2, 4], [6]]
     assert double(ek.ragged.constant([[5], [6, 7]])).to_list() == [[10], [12, 14]]
+
+
+def test_a_dataset_of_ragged_elements_inside_a_function():
+    @ek.function
+    def first_row_sum(iterator):
+        rt = next(iterator)
+        return ek.reduce_sum(rt.flat_values)
+
+    ds = ek.data.Dataset.from_tensor_slices(ek.ragged.constant([[1, 2], [3], [4, 5, 6]]))
+    it = iter(ds.ragged_batch(2))
+    assert int(first_row_sum(it)) == 6
+    assert int(first_row_sum(it)) == 15  # the next batch: ragged elements run the Python code

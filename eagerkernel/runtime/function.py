@@ -56,6 +56,7 @@ from . import nest
 from . import random as _random
 from .core import context as _context
 from .core import variable as _variable
+from .core.composite import CompositeTensor
 from .core.context import ACTIVE, Recorder
 from .core.device import current_device
 from .core.dispatch import dispatch, stateful
@@ -135,6 +136,7 @@ class _Tracer(Recorder):
         self.created: list = []  # Variables created while tracing (outside stateful ops)
         self.created_in_calls = 0  # Variables the traced stateful ops created
         self.custom_gradients = False  # a `custom_gradient` function ran inside
+        self.opaque = False  # a stateful op returned a composite tensor: not replayable
 
     # refs
     def slot(self, value, device) -> int:
@@ -233,6 +235,12 @@ class _Tracer(Recorder):
 
     def _out_template(self, x):
         if isinstance(x, Variable) or _literal(x):
+            return x
+        if isinstance(x, CompositeTensor):
+            # A RaggedTensor or SparseTensor from a stateful op (a Dataset's next element):
+            # its component tensors are read by attribute, which a trace cannot follow, so
+            # the signature runs its Python code on every call.
+            self.opaque = True
             return x
         if isinstance(x, Tensor):
             return _Arg(self.slot(x._value, x._device))
@@ -357,7 +365,7 @@ class Program:
         ops: the live instructions, as ``(kind, ...)`` tuples (``"op"``, ``"call"``,
             ``"guard"``), in order.
         guards: ``[(position among the guards, kind, traced value)]``.
-        source: the generated Python source (what `ConcreteFunction.pretty_print` shows).
+        source: the generated Python source; `listing` shows the ops one per line.
     """
 
     def __init__(self, ops, outputs, n_inputs, variables, consts, devices, shapes, dtypes):
@@ -386,7 +394,9 @@ class Program:
         instrs, outputs = _fold(tracer, instrs=tracer.instrs, outputs=outputs)
         shapes = [tuple(getattr(v, "shape", ())) for v in tracer.values]
         dtypes = [
-            as_dtype(v.dtype) if hasattr(v, "dtype") and v.dtype.kind in "biufc" else None
+            as_dtype(v.dtype)
+            if getattr(getattr(v, "dtype", None), "kind", "") in tuple("biufc")
+            else None
             for v in tracer.values
         ]
         return cls(
@@ -1046,6 +1056,8 @@ class Function:
             result = self.python_function(*args, **kwargs)
         finally:
             _context.pop_recorder(tracer)
+        if tracer.opaque:
+            entry.eager = True  # see `_Tracer._out_template`
         created = bool(tracer.created) or tracer.created_in_calls > 0
         if created and self._n_traces > 0:
             raise ValueError(_VARIABLE_ERROR)
@@ -1421,6 +1433,10 @@ def function(
             program as always, with a warning.
         reduce_retracing (``experimental_relax_shapes``): accepted; programs are specialized
             on concrete shapes, so every new shape is traced once either way.
+
+    A stateful op that returns a RaggedTensor or SparseTensor (``next`` on a Dataset of ragged
+    elements) makes its signature run the Python code on every call: a trace cannot follow
+    the component tensors read from it.
 
     What is traced and replayed: every primitive op (the VJPs of a tape inside too), every
     stateful op (``Variable.assign*``, ``optimizer.apply_gradients``, random draws, dropout
