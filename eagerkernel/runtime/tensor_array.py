@@ -24,8 +24,9 @@ class TensorArray:
         element_shape: the elements' shape, checked on write; lets `stack` fill unwritten
             elements with zeros.
         infer_shape: take the first element's shape as ``element_shape`` (default True).
-        tensor_array_name, handle, flow, colocate_with_first_write_call, name: accepted
-            with their default values only.
+        tensor_array_name, colocate_with_first_write_call, name: accepted and unused, as
+            in TensorFlow's eager mode (they name and place graph resources).
+        handle, flow: graph-mode arguments; anything but None raises NotImplementedError.
 
     Raises:
         InvalidArgumentError: a write of another dtype or shape, out of range, or a read of

@@ -98,6 +98,23 @@ def check_rank(layer, shape, rank: int) -> None:
         )
 
 
+def check_channels(layer, shape, rank: int) -> tuple:
+    """`check_rank`, then Keras's check that the channel (last) axis is known; returns the
+    shape as a tuple.
+
+    Raises:
+        ValueError: another rank, or a None channel dimension (Keras's messages).
+    """
+    shape = tuple(shape)
+    check_rank(layer, shape, rank)
+    if shape[-1] is None:
+        raise ValueError(
+            f'Layer "{layer.name}": the channel dimension of the inputs should be defined. '
+            f"Full shape received: {shape}"
+        )
+    return shape
+
+
 def check_last_axis(layer, shape, expected: int, built_for) -> None:
     """ValueError naming both shapes when the last axis differs from the one built for."""
     if shape[-1] != expected:

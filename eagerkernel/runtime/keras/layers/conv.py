@@ -9,6 +9,7 @@ from .. import activations, initializers
 from ._utils import (
     add_kernel_and_bias,
     cast_to_layer_dtype,
+    check_channels,
     check_no_activity_regularizer,
     check_rank,
     conv_output_length,
@@ -116,13 +117,7 @@ class Conv2D(Layer):
         self.bias_constraint = bias_constraint
 
     def build(self, input_shape) -> None:
-        input_shape = tuple(input_shape)
-        check_rank(self, input_shape, 4)
-        if input_shape[-1] is None:
-            raise ValueError(
-                f'Layer "{self.name}": the channel dimension of the inputs should be defined. '
-                f"Full shape received: {input_shape}"
-            )
+        input_shape = check_channels(self, input_shape, 4)
         self._built_shape = input_shape
         add_kernel_and_bias(self, (*self.kernel_size, input_shape[-1], self.filters), self.filters)
         self.built = True

@@ -9,6 +9,7 @@ from ...ops import nn as _nn
 from ._utils import (
     add_kernel_and_bias,
     cast_to_layer_dtype,
+    check_channels,
     check_rank,
     conv_output_length,
     normalize_data_format,
@@ -69,13 +70,7 @@ class Conv2DTranspose(Conv2D):
         super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
 
     def build(self, input_shape) -> None:
-        input_shape = tuple(input_shape)
-        check_rank(self, input_shape, 4)
-        if input_shape[-1] is None:
-            raise ValueError(
-                f'Layer "{self.name}": the channel dimension of the inputs should be defined. '
-                f"Full shape received: {input_shape}"
-            )
+        input_shape = check_channels(self, input_shape, 4)
         self._built_shape = input_shape
         add_kernel_and_bias(self, (*self.kernel_size, self.filters, input_shape[-1]), self.filters)
         self.built = True
@@ -162,13 +157,7 @@ class Conv1D(Conv2D):
         self._causal = causal
 
     def build(self, input_shape) -> None:
-        input_shape = tuple(input_shape)
-        check_rank(self, input_shape, 3)
-        if input_shape[-1] is None:
-            raise ValueError(
-                f'Layer "{self.name}": the channel dimension of the inputs should be defined. '
-                f"Full shape received: {input_shape}"
-            )
+        input_shape = check_channels(self, input_shape, 3)
         self._built_shape = input_shape
         add_kernel_and_bias(
             self, (self.kernel_size[1], input_shape[-1], self.filters), self.filters
