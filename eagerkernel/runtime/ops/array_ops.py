@@ -196,6 +196,10 @@ def reshape(tensor, shape, name=None) -> Tensor:
     >>> ek.reshape(ek.range(6), [2, -1]).numpy()
     array([[0, 1, 2], [3, 4, 5]], dtype=int32)
     """
+    if type(shape) is not tuple and _is_ragged_shape(shape):  # a DynamicRaggedShape
+        from ..ragged.dynamic_ragged_shape import reshape_to
+
+        return reshape_to(tensor if isinstance(tensor, CompositeTensor) else _tensor(tensor, "reshape"), shape)
     x = tensor if type(tensor) is Tensor else _tensor(tensor, "reshape")
     if type(shape) is not tuple:
         shape = int_list(shape, "reshape", "shape")
@@ -343,12 +347,37 @@ def rank(input, name=None) -> Tensor:
     return _shape_info(input, dtypes.int32, "rank", lambda v: v.ndim)
 
 
+def _is_ragged_shape(shape) -> bool:
+    from ..ragged.dynamic_ragged_shape import DynamicRaggedShape
+
+    return isinstance(shape, DynamicRaggedShape)
+
+
 def _shape_info(input, out_type, op, what):
-    x = _tensor(input, op)
     dt = dtypes.numpy_dtype(out_type)
     if dt not in (np.int32, np.int64):
         raise TypeError(f"{op}: out_type must be int32 or int64, got {out_type!r}.")
+    if type(input) is not Tensor and isinstance(input, CompositeTensor):
+        return _composite_shape_info(input, dt, op)
+    x = _tensor(input, op)
     return make(x._device.xp.asarray(what(x._value), dtype=dt), x._device)
+
+
+def _composite_shape_info(x, dt, op):
+    """`shape` / `size` / `rank` of a RaggedTensor (shape: a `DynamicRaggedShape`, as TF's
+    ragged dispatch) or a SparseTensor (its dense shape)."""
+    from ..core.device import current_device
+    from ..ragged.dynamic_ragged_shape import DynamicRaggedShape
+    from ..ragged.ragged_tensor import RaggedTensor
+
+    if isinstance(x, RaggedTensor):
+        if op == "shape":
+            return DynamicRaggedShape.from_tensor(x, dtype=dt)
+        value = x.ndim if op == "rank" else x.flat_values._value.size
+    else:  # a SparseTensor: its dense shape
+        dense = np.asarray(x.dense_shape._value)
+        value = {"shape": dense, "size": int(np.prod(dense)), "rank": len(dense)}[op]
+    return make(np.asarray(value, dtype=dt), current_device())
 
 
 # -- joining and splitting ----------------------------------------------------------------------
@@ -469,6 +498,10 @@ def stack(values, axis=0, name="stack") -> Tensor:
     >>> ek.stack([ek.constant([1, 2]), ek.constant([3, 4])], axis=1).numpy()
     array([[1, 3], [2, 4]], dtype=int32)
     """
+    if isinstance(values, (list, tuple)) and any(isinstance(v, CompositeTensor) for v in values):
+        from ..ragged.ragged_ops import stack as ragged_stack
+
+        return ragged_stack(values, axis)
     xs = _tensors(values, "stack")
     s0 = xs[0]._value.shape
     for i, x in enumerate(xs):
@@ -657,6 +690,10 @@ def reverse(tensor, axis, name=None) -> Tensor:
     >>> ek.reverse(ek.constant([[1, 2], [3, 4]]), [1]).numpy()
     array([[2, 1], [4, 3]], dtype=int32)
     """
+    if type(tensor) is not Tensor and isinstance(tensor, CompositeTensor):  # a RaggedTensor
+        from ..ragged.ragged_ops import reverse as ragged_reverse
+
+        return ragged_reverse(tensor, axis)
     x = _tensor(tensor, "reverse")
     nd = x._value.ndim
     axes = tuple(axis_arg(a, nd, "reverse") for a in int_list(axis, "reverse", "axis"))

@@ -308,8 +308,10 @@ def _counts(rt, axis, keepdims, total):
     else:  # axis 0: how many rows reach each column
         width = int(lengths.max()) if lengths.size else 0
         counts = (lengths[:, None] > np.arange(width)[None, :]).sum(axis=0)
-    counts = counts.reshape(total._value.shape).astype(total._value.dtype)
-    return make(counts, total._device)
+    shape = [1] * total._value.ndim  # one count per row (or column), over the inner axes
+    shape[1 if keepdims and axis == 0 else 0] = counts.shape[0]
+    counts = np.broadcast_to(counts.reshape(shape), total._value.shape)
+    return make(np.ascontiguousarray(counts, dtype=total._value.dtype), total._device)
 
 
 # -- concat -------------------------------------------------------------------------------------
@@ -538,3 +540,135 @@ def tile(rt: RaggedTensor, multiples) -> RaggedTensor:
     return RaggedTensor.from_row_lengths(
         gather(rt.values, order), [len(r) for r in rows], validate=False
     )
+
+
+# -- array ops on RaggedTensors: reverse, stack, gather -----------------------------------------
+
+
+def _axis(axis, rank: int, op: str) -> int:
+    a = int(axis)
+    if not -rank <= a < rank:
+        raise InvalidArgumentError(
+            None, op, f"{op}: axis {axis} is out of range for a RaggedTensor of rank {rank}."
+        )
+    return a + rank if a < 0 else a
+
+
+def reverse(rt: RaggedTensor, axis) -> RaggedTensor:
+    """`ek.reverse` of a RaggedTensor (follows TensorFlow's ragged reverse): axis 0 reverses
+    the order of the rows, a ragged axis each row's values, a uniform inner axis the flat
+    values along it. Differentiable with respect to the flat values."""
+    from ..ops.array_ops import reverse as dense_reverse
+
+    op = "reverse"
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(np.asarray(axis).reshape(-1))
+    axes = [_axis(a, rt.ndim, op) for a in axes]
+    if len(set(axes)) != len(axes):
+        raise InvalidArgumentError(None, op, f"{op}: axis {axes} names an axis twice.")
+    result = rt
+    for a in axes:
+        result = _reverse_axis(result, a, dense_reverse)
+    return result
+
+
+def _reverse_axis(rt, a: int, dense_reverse):
+    if not isinstance(rt, RaggedTensor):
+        return dense_reverse(rt, [a])
+    if a == 0:
+        return _gather_rows(rt, np.arange(rt.nrows_int() - 1, -1, -1, dtype=np.int64))
+    if a == 1:  # each row's items, in reverse
+        s = np.asarray(rt.row_splits._value)
+        order = np.concatenate(
+            [np.arange(s[i + 1] - 1, s[i] - 1, -1) for i in range(len(s) - 1)] or [[]]
+        ).astype(np.int64)
+        values = rt.values
+        if isinstance(values, RaggedTensor):
+            new_values = _gather_rows(values, order)
+        else:
+            from ..ops.indexing import gather
+
+            new_values = gather(values, order)
+        return RaggedTensor(new_values, rt.row_splits, internal=True)
+    return rt.with_values(_reverse_axis(rt.values, a - 1, dense_reverse))
+
+
+def _as_ragged(x, op: str, ragged_rank: int = 1) -> RaggedTensor:
+    if isinstance(x, RaggedTensor):
+        return x
+    t = convert_values(x, op)
+    if t._value.ndim < 2:
+        raise InvalidArgumentError(
+            None, op, f"{op}: dense values need rank >= 2 to join RaggedTensors, got {t!r:.80}."
+        )
+    return RaggedTensor.from_tensor(t)
+
+
+def stack(values, axis=0) -> RaggedTensor:
+    """`ek.stack` with RaggedTensors among ``values`` (follows TensorFlow's ragged stack): axis
+    0 makes each value one row of the result, axis 1 makes row ``i`` of the result the list
+    of the values' rows ``i``. Dense values (rank >= 2) are converted; differentiable."""
+    op = "stack"
+    rts = [_as_ragged(v, op) for v in values]
+    if not rts:
+        raise ValueError(f"{op}: values must be a non-empty list.")
+    rank = rts[0].ndim
+    if any(r.ndim != rank for r in rts):
+        raise ValueError(f"{op}: all values must have the same rank, got {[r.ndim for r in rts]}.")
+    a = int(axis) + rank + 1 if int(axis) < 0 else int(axis)
+    if not 0 <= a <= rank:
+        raise ValueError(f"{op}: axis {axis} is out of range for values of rank {rank}.")
+    dtypes_ = {r.dtype for r in rts}
+    if len(dtypes_) != 1:
+        raise TypeError(f"{op}: all values must have the same dtype, got {sorted(map(str, dtypes_))}.")
+    if a == 0:
+        return stack_rows(rts, op)
+    if a != 1:
+        raise NotImplementedError(f"{op}: RaggedTensors are stacked on axis 0 or 1, got {axis}.")
+    n = rts[0].nrows_int()
+    if any(r.nrows_int() != n for r in rts):
+        raise InvalidArgumentError(
+            None, op, f"{op}: RaggedTensors stacked on axis 1 must have the same number of rows."
+        )
+    joined = concat_rows(rts, op)  # rows of rts[0], then of rts[1], ...
+    k = len(rts)
+    order = (np.arange(k)[None, :] * n + np.arange(n)[:, None]).reshape(-1).astype(np.int64)
+    inner = _gather_rows(joined, order)
+    return RaggedTensor.from_row_lengths(inner, np.full(n, k, np.int64), validate=False)
+
+
+def gather(params, indices, axis=None, batch_dims=0):
+    """`ek.gather` with a RaggedTensor ``params`` or ``indices`` (follows TensorFlow's ragged
+    gather, axis 0): ragged indices keep their row partition; the rows of a ragged
+    ``params`` are gathered. Differentiable with respect to the (flat) values of params."""
+    from ..ops.indexing import gather as dense_gather
+
+    op = "gather"
+    if axis not in (None, 0) or batch_dims != 0:
+        raise NotImplementedError(
+            f"{op}: with RaggedTensors, only axis=0 and batch_dims=0 are supported, got "
+            f"axis={axis}, batch_dims={batch_dims}."
+        )
+    if isinstance(indices, RaggedTensor):
+        if indices.flat_values._value.dtype.kind not in "iu":
+            raise TypeError(
+                f"{op}: indices must be an integer tensor, got {indices.dtype.name}."
+            )
+        return indices.with_flat_values(gather(params, indices.flat_values))
+    if not isinstance(params, RaggedTensor):
+        return dense_gather(params, indices)
+    idx = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices)
+    if idx.dtype.kind not in "iu" and idx.size:
+        raise TypeError(f"{op}: indices must be an integer tensor, got {idx.dtype}.")
+    n = params.nrows_int()
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise InvalidArgumentError(
+            None, op, f"{op}: indices {idx.tolist()} out of range for {n} rows."
+        )
+    flat = np.where(idx < 0, idx + n, idx).astype(np.int64).reshape(-1)
+    result = _gather_rows(params, flat)
+    if idx.ndim == 0:
+        return _row(params, int(flat[0]))
+    for d in reversed(idx.shape[1:]):  # dense indices of rank > 1: uniform outer rows
+        rows = result.nrows_int() // d if d else 0
+        result = RaggedTensor.from_row_lengths(result, np.full(rows, d, np.int64), validate=False)
+    return result
