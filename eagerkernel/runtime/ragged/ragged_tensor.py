@@ -473,6 +473,11 @@ class RaggedTensor(CompositeTensor):
         for i in range(self.nrows_int()):
             yield self[i]
 
+    def _ek_trace_key(self) -> tuple:
+        """For `ek.function`: the row partition by value; the flat values are the input."""
+        splits = tuple(_splits_key(s._value) for s in self.nested_row_splits)
+        return ("RaggedTensor", splits), [self.flat_values]
+
     # -- operators: the public ops, which dispatch back to `_ek_unary` / `_ek_binary` --------
     def _ek_unary(self, op):
         return self.with_flat_values(op(self.flat_values))
@@ -574,6 +579,10 @@ def _ops():
 
 def _device_of(values):
     return values._row_splits._device if isinstance(values, RaggedTensor) else values._device
+
+
+def _splits_key(splits) -> bytes:
+    return np.asarray(splits.get() if hasattr(splits, "get") else splits).tobytes()
 
 
 def _rowids(splits: np.ndarray) -> np.ndarray:
