@@ -263,8 +263,13 @@ class DynamicRaggedShape:
         from .ragged_tensor import RaggedTensor
 
         if isinstance(t, RaggedTensor):
-            parts = [RowPartition.from_row_splits(s._value) for s in t.nested_row_splits]
-            return cls(parts, list(t.flat_values._value.shape), dtype)
+            parts, level = [], t
+            while isinstance(level, RaggedTensor):
+                splits = np.asarray(level.row_splits._value)
+                uniform = level._uniform_row_length
+                parts.append(RowPartition(splits.astype(np.int64), uniform, internal=True))
+                level = level.values
+            return cls(parts, list(level._value.shape), dtype)
         if not isinstance(t, Tensor):
             from ..core.tensor import convert_to_tensor
 
