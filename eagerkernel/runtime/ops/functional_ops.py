@@ -34,7 +34,8 @@ def _flatten_signature(signature) -> list:
 
 
 def _element_spec(x):
-    """The spec of one row of ``x`` (what ``fn`` gets; the default output signature)."""
+    """The default output signature for rows of ``x``: their dtype and kind, any shape (TF's
+    most general compatible type of the rows' spec)."""
     from ..data.structure import TensorSpec
     from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
     from ..sparse.sparse_tensor import SparseTensor, SparseTensorSpec
@@ -43,7 +44,7 @@ def _element_spec(x):
         return RaggedTensorSpec(list(x.shape)[1:], x.dtype, x.ragged_rank - 1)
     if isinstance(x, SparseTensor):
         return SparseTensorSpec(list(x.shape)[1:], x.dtype)
-    return TensorSpec(tuple(x._value.shape[1:]), x.dtype)
+    return TensorSpec(None, x.dtype)
 
 
 def _nrows(x) -> int:
@@ -64,7 +65,7 @@ def _row(x, i: int):
     return getitem(x, i)
 
 
-def _stack(outputs: list, spec, n: int, name: str):
+def _stack(outputs: list, spec, row_shape, name: str):
     """The outputs of one leaf as one value with a row per element, as ``spec`` says."""
     from ..data.structure import TensorSpec
     from ..ragged.ragged_ops import stack_rows
@@ -119,8 +120,9 @@ def _stack(outputs: list, spec, n: int, name: str):
             )
         tensors.append(out if isinstance(out, Tensor) else convert_to_tensor(out, dtype=dtype))
     _check_dtypes(tensors, dtype, name)
-    if not tensors:
-        shape = () if isinstance(spec, dtypes.DType) else tuple(d or 0 for d in spec.shape)
+    if not tensors:  # no elements: the signature's shape, else the rows' of elems
+        known = isinstance(spec, TensorSpec) and spec.shape.rank is not None
+        shape = tuple(d or 0 for d in spec.shape) if known else row_shape
         return make(np.zeros((0, *shape), dtypes.numpy_dtype(dtype)), _device())
     shapes = {tuple(t._value.shape) for t in tensors}
     if len(shapes) != 1:
@@ -262,7 +264,8 @@ def map_fn(
             )
         for acc, v in zip(results, leaves):
             acc.append(v)
-    stacked = [_stack(acc, s, n, op) for acc, s in zip(results, flat_signature)]
+    row_shape = tuple(flat[0]._value.shape[1:]) if isinstance(flat[0], Tensor) else ()
+    stacked = [_stack(acc, s, row_shape, op) for acc, s in zip(results, flat_signature)]
     if not back_prop:
         stacked = [_stop_gradient(v) for v in stacked]
     if _is_spec(signature) or isinstance(signature, str):
