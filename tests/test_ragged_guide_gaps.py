@@ -53,7 +53,9 @@ def test_map_fn_documented_examples():
     ragged = ek.ragged.constant([[1, 2, 3], [4, 5], [6, 7]])
     sums = ek.map_fn(ek.reduce_sum, ragged, fn_output_signature=ek.int32)
     np.testing.assert_array_equal(sums.numpy(), [6, 9, 13])
-    st = ek.sparse.SparseTensor(indices=[[0, 0], [2, 1], [2, 3]], values=[1, 2, 3], dense_shape=[4, 5])
+    st = ek.sparse.SparseTensor(
+        indices=[[0, 0], [2, 1], [2, 3]], values=[1, 2, 3], dense_shape=[4, 5]
+    )
     out = ek.map_fn(ek.sparse.reduce_sum, st, fn_output_signature=ek.int32)
     np.testing.assert_array_equal(out.numpy(), [1, 0, 5, 0])
     out = ek.map_fn(
@@ -295,7 +297,7 @@ def test_function_with_ragged_input_signature():
     # another partition: traced for it
     hi, _ = max_and_min(ek.ragged.constant([[1], [2, 3, 9]]))
     np.testing.assert_array_equal(hi.numpy(), [1, 9])
-    with pytest.raises(TypeError, match="Binding inputs to tf.function `max_and_min` failed"):
+    with pytest.raises(TypeError, match=r"Binding inputs to tf.function `max_and_min` failed"):
         max_and_min(ek.ragged.constant([[1.0]]))
     with pytest.raises(TypeError, match="Binding inputs"):
         max_and_min(ek.constant([[1, 2]]))
@@ -445,9 +447,9 @@ def test_sparse_input_gradients_and_fit():
 
 def _pprint(st):
     # The guide's pprint_sparse_tensor
-    s = "<SparseTensor shape=%s \n values={" % (st.dense_shape.numpy().tolist(),)
+    s = f"<SparseTensor shape={st.dense_shape.numpy().tolist()} \n values={{"
     for index, value in zip(st.indices, st.values):
-        s += "\n  %s: %s" % (index.numpy().tolist(), value.numpy().tolist())
+        s += f"\n  {index.numpy().tolist()}: {value.numpy().tolist()}"
     return s + "}>"
 
 

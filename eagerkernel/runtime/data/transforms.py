@@ -117,9 +117,7 @@ def stack_elements(elements: list, op: str, ragged=None):
                 f"{op}: cannot batch elements of different structures: element 0 is "
                 f"{first!r:.100} and element {k} is {elements[k]!r:.100}."
             )
-    return pack(
-        first, [_stack_component([f[i] for f in flats], i, op, ragged) for i in range(n)]
-    )
+    return pack(first, [_stack_component([f[i] for f in flats], i, op, ragged) for i in range(n)])
 
 
 def _stack_component(tensors: list, i: int, op: str, ragged=None) -> Tensor:

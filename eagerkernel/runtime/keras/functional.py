@@ -440,7 +440,11 @@ class Functional(Model):
             t = value
             shape = tuple(int(d) for d in np.asarray(value.dense_shape._value))
         else:
-            t = value if isinstance(value, Tensor) else to_tensor(np.asarray(value), None, self.name)
+            t = (
+                value
+                if isinstance(value, Tensor)
+                else to_tensor(np.asarray(value), None, self.name)
+            )
             if t._value.dtype != spec.dtype._np:
                 t = cast(t, spec.dtype._np)
             shape = tuple(t._value.shape)

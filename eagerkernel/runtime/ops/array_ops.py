@@ -199,7 +199,9 @@ def reshape(tensor, shape, name=None) -> Tensor:
     if type(shape) is not tuple and _is_ragged_shape(shape):  # a DynamicRaggedShape
         from ..ragged.dynamic_ragged_shape import reshape_to
 
-        return reshape_to(tensor if isinstance(tensor, CompositeTensor) else _tensor(tensor, "reshape"), shape)
+        return reshape_to(
+            tensor if isinstance(tensor, CompositeTensor) else _tensor(tensor, "reshape"), shape
+        )
     x = tensor if type(tensor) is Tensor else _tensor(tensor, "reshape")
     if type(shape) is not tuple:
         shape = int_list(shape, "reshape", "shape")

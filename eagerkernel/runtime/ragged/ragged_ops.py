@@ -619,7 +619,9 @@ def stack(values, axis=0) -> RaggedTensor:
         raise ValueError(f"{op}: axis {axis} is out of range for values of rank {rank}.")
     dtypes_ = {r.dtype for r in rts}
     if len(dtypes_) != 1:
-        raise TypeError(f"{op}: all values must have the same dtype, got {sorted(map(str, dtypes_))}.")
+        raise TypeError(
+            f"{op}: all values must have the same dtype, got {sorted(map(str, dtypes_))}."
+        )
     if a == 0:
         return stack_rows(rts, op)
     if a != 1:
@@ -650,9 +652,7 @@ def gather(params, indices, axis=None, batch_dims=0):
         )
     if isinstance(indices, RaggedTensor):
         if indices.flat_values._value.dtype.kind not in "iu":
-            raise TypeError(
-                f"{op}: indices must be an integer tensor, got {indices.dtype.name}."
-            )
+            raise TypeError(f"{op}: indices must be an integer tensor, got {indices.dtype.name}.")
         return indices.with_flat_values(gather(params, indices.flat_values))
     if not isinstance(params, RaggedTensor):
         return dense_gather(params, indices)

@@ -10,6 +10,7 @@ from ... import random as _random
 from ...core.tensor import Tensor
 from ...ops import array_ops, linalg
 from ...ops import nn as _nn
+from ...sparse.sparse_tensor import SparseTensor
 from .. import activations, initializers
 from ._utils import (
     add_kernel_and_bias,
@@ -19,7 +20,6 @@ from ._utils import (
     num_elements,
     shape_of,
 )
-from ...sparse.sparse_tensor import SparseTensor
 from .base import Layer
 
 __all__ = ["Activation", "Dense", "Dropout", "Flatten", "InputLayer", "Lambda", "ReLU", "Reshape"]
