@@ -1477,7 +1477,8 @@ def function(
         input_signature: a list of `TensorSpec` (nested as the arguments are), one per
             positional argument: calls are converted to and checked against it (TypeError
             "Binding inputs to tf.function ... failed" otherwise); ``None`` dimensions accept
-            any size.
+            any size. `RaggedTensorSpec` and `SparseTensorSpec` accept RaggedTensors and
+            SparseTensors of their dtype, rank and ragged rank.
         autograph: accepted (True or False): Python control flow on tensor values works
             without AutoGraph, through guards (see below).
         jit_compile: None/False, or True: there is no XLA here; True compiles to the same
@@ -1488,6 +1489,12 @@ def function(
     A stateful op that returns a RaggedTensor or SparseTensor (``next`` on a Dataset of ragged
     elements) makes its signature run the Python code on every call: a trace cannot follow
     the component tensors read from it.
+
+    A RaggedTensor (SparseTensor) argument is part of the signature by its row partition
+    (indices and dense shape), its values are the program's inputs: calls with the same
+    partition replay the program, a new partition is traced once, as a new shape is. A
+    function that returns a RaggedTensor or SparseTensor runs its Python code on every call
+    (the result is built around its values' ops, which a program cannot rebuild).
 
     What is traced and replayed: every primitive op (the VJPs of a tape inside too), every
     stateful op (``Variable.assign*``, ``optimizer.apply_gradients``, random draws, dropout
