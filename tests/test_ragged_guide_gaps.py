@@ -466,3 +466,58 @@ def test_dataset_of_sparse_rows():
     assert [_pprint(e) for e in dataset.batch(2).unbatch()] == rows
     doubled = [e.values.numpy().tolist() for e in dataset.map(lambda x: x * 2)]
     assert doubled == [[2, 2, 2], [], [], [], [2], [2, 2]]
+
+
+# -- more ops of TensorFlow's ragged dispatch list ----------------------------------------------
+
+
+def test_expand_dims_identity_clip_one_hot(digits):
+    assert ek.expand_dims(digits, 0).shape.as_list() == [1, 5, None]
+    assert ek.expand_dims(digits, 0).to_list() == [digits.to_list()]
+    assert ek.expand_dims(digits, 1).shape.as_list() == [5, 1, None]
+    assert ek.expand_dims(digits, 1).to_list()[2] == [[5, 9, 2]]
+    assert ek.expand_dims(digits, -1).shape.as_list() == [5, None, 1]
+    assert ek.expand_dims(digits, -1).to_list()[0] == [[3], [1], [4], [1]]
+    with pytest.raises(ek.errors.InvalidArgumentError, match="out of range"):
+        ek.expand_dims(digits, 3)
+    assert ek.identity(digits).to_list() == digits.to_list()
+    assert ek.clip_by_value(digits, 2, 4).to_list() == [[3, 2, 4, 2], [], [4, 4, 2], [4], []]
+    hot = ek.one_hot(ek.ragged.constant([[0, 2], [1]]), 3)
+    assert hot.to_list() == [[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], [[0.0, 1.0, 0.0]]]
+    check_gradients(lambda v: ek.expand_dims(_rt(v), 1).flat_values, _values())
+    check_gradients(lambda v: ek.clip_by_value(_rt(v), -0.5, 1.0).flat_values, _values())
+
+
+def test_where_unstack_add_n(digits):
+    assert ek.where(digits > 2, digits, ek.zeros_like(digits)).to_list() == [
+        [3, 0, 4, 0],
+        [],
+        [5, 9, 0],
+        [6],
+        [],
+    ]
+    assert ek.where(digits > 4, digits, -1).to_list()[2] == [5, 9, -1]
+    np.testing.assert_array_equal(
+        ek.where(digits > 4).numpy(), [[2, 0], [2, 1], [3, 0]]
+    )  # the coordinates of the true values
+    with pytest.raises(ek.errors.InvalidArgumentError, match="row partitions differ"):
+        ek.where(digits > 2, digits, ek.ragged.constant([[1], [], [2], [3], []]))
+    rows = ek.unstack(digits)
+    assert [r.numpy().tolist() for r in rows] == [[3, 1, 4, 1], [], [5, 9, 2], [6], []]
+    assert ek.add_n([digits, digits, digits]).to_list()[0] == [9, 3, 12, 3]
+    check_gradients(lambda v: ek.where(_rt(v) > 0.0, _rt(v), _rt(v) * 3.0).flat_values, _values())
+
+
+def test_ragged_boolean_mask():
+    T, F = True, False
+    rt = ek.ragged.constant([[1, 2, 3], [4], [5, 6], []])
+    mask = ek.ragged.constant([[F, F, T], [F], [T, T], []])
+    assert ek.ragged.boolean_mask(rt, mask).to_list() == [[3], [], [5, 6], []]
+    assert ek.ragged.boolean_mask(rt, [T, F, T, F]).to_list() == [[1, 2, 3], [5, 6]]
+    dense = ek.ragged.boolean_mask([[1, 2, 3], [4, 5, 6]], [[T, F, T], [F, F, F]])
+    assert dense.to_list() == [[1, 3], []]
+    with pytest.raises(ValueError, match="row lengths"):
+        ek.ragged.boolean_mask(rt, ek.ragged.constant([[T], [F], [T, T], [T]]))
+    with pytest.raises(TypeError, match="bool"):
+        ek.ragged.boolean_mask(rt, [1, 0, 1, 0])
+    check_gradients(lambda v: ek.ragged.boolean_mask(_rt(v), _rt(v) > 0.0).flat_values, _values())

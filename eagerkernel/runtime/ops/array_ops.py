@@ -216,6 +216,10 @@ def expand_dims(input, axis, name=None) -> Tensor:
     >>> ek.expand_dims(ek.zeros((2, 3)), -1).shape
     TensorShape([2, 3, 1])
     """
+    if type(input) is not Tensor and isinstance(input, CompositeTensor):  # a RaggedTensor
+        from ..ragged import ragged_ops
+
+        return ragged_ops.expand_dims(input, axis)
     x = _tensor(input, "expand_dims")
     s = x._value.shape
     a = axis_arg(axis, len(s) + 1, "expand_dims")
@@ -323,6 +327,8 @@ def broadcast_to(input, shape, name=None) -> Tensor:
 
 def identity(input, name=None) -> Tensor:
     """A tensor with the same value (follows `tf.identity`); reads a Variable's value."""
+    if type(input) is not Tensor and isinstance(input, CompositeTensor):  # ragged, sparse
+        return input._ek_unary(identity)
     return apply(identity_prim, (_tensor(input, "identity"),))
 
 
@@ -537,6 +543,10 @@ def unstack(value, num=None, axis=0, name="unstack") -> list:
     >>> [t.numpy().tolist() for t in ek.unstack(ek.constant([[1, 2], [3, 4]]), axis=1)]
     [[1, 3], [2, 4]]
     """
+    if type(value) is not Tensor and isinstance(value, CompositeTensor):  # a RaggedTensor
+        from ..ragged import ragged_ops
+
+        return ragged_ops.unstack(value, num, axis)
     x = _tensor(value, "unstack")
     s = x._value.shape
     if not s:

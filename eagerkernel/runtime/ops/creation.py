@@ -287,6 +287,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
     """
+    if type(indices) is not Tensor and isinstance(indices, CompositeTensor):  # a RaggedTensor
+        if axis not in (-1, None):
+            raise NotImplementedError(f"one_hot: a RaggedTensor takes axis=-1, got {axis}.")
+        return indices._ek_unary(lambda v: one_hot(v, depth, on_value, off_value, -1, dtype))
     idx = tensor(indices, "one_hot")
     if idx._value.dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers, got {idx.dtype.name}.")
