@@ -521,3 +521,28 @@ def test_ragged_boolean_mask():
     with pytest.raises(TypeError, match="bool"):
         ek.ragged.boolean_mask(rt, [1, 0, 1, 0])
     check_gradients(lambda v: ek.ragged.boolean_mask(_rt(v), _rt(v) > 0.0).flat_values, _values())
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # the empty row's 0 / 0
+def test_row_variance_std_logsumexp():
+    rt = ek.ragged.constant([[3.0, 1.0, 4.0, 1.0], [], [5.0, 9.0, 2.0]])
+    np.testing.assert_allclose(
+        ek.math.reduce_variance(rt, axis=1).numpy(),
+        [np.var([3, 1, 4, 1]), np.nan, np.var([5, 9, 2])],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        ek.math.reduce_std(rt, axis=1).numpy(),
+        [np.std([3, 1, 4, 1]), np.nan, np.std([5, 9, 2])],
+        rtol=1e-6,
+    )
+    lse = ek.math.reduce_logsumexp(rt, axis=1, keepdims=True)
+    assert lse.shape == (3, 1)
+    expected = [np.log(np.exp([3, 1, 4, 1]).sum()), -np.inf, np.log(np.exp([5, 9, 2]).sum())]
+    np.testing.assert_allclose(lse.numpy()[:, 0], expected, rtol=1e-6)
+
+    def rows(op):
+        return lambda v: ek.gather(getattr(ek.math, op)(_rt(v), axis=1), [0, 2])
+
+    for op in ("reduce_variance", "reduce_std", "reduce_logsumexp"):
+        check_gradients(rows(op), _values())

@@ -290,10 +290,43 @@ def reduce(rt: RaggedTensor, op: str, axis, keepdims):
 
         with np.errstate(invalid="ignore", divide="ignore"):
             return truediv(total, counts)
+    if op in ("reduce_variance", "reduce_std", "reduce_logsumexp") and a == 1:
+        return _row_statistic(rt, op, keepdims)
     if op not in _PAD:
         raise NotImplementedError(f"{op}: not supported for a RaggedTensor along axis {a}.")
     dense = rt.to_tensor(default_value=_pad_value(op, flat))
     return fn(dense, axis=a, keepdims=keepdims)
+
+
+def _row_statistic(rt: RaggedTensor, op: str, keepdims):
+    """Variance, standard deviation or log-sum-exp of each row (ragged_rank 1, axis 1), from
+    the row means or maxima gathered back onto the values: empty rows give NaN (variance,
+    std) or -inf (logsumexp), as TensorFlow's."""
+    from ..autodiff import stop_gradient
+    from ..ops import elementwise as el
+    from ..ops.indexing import gather
+
+    rows = rt.value_rowids()
+    flat = rt.flat_values
+    if op == "reduce_logsumexp":
+        peak = stop_gradient(reduce(rt, "reduce_max", 1, False))
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            total = reduce(
+                rt.with_flat_values(el.exp(flat - gather(peak, rows))), "reduce_sum", 1, False
+            )
+            out = el.log(total) + peak
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = reduce(rt, "reduce_mean", 1, False)
+            centered = flat - gather(mean, rows)
+            out = reduce(rt.with_flat_values(centered * centered), "reduce_mean", 1, False)
+            if op == "reduce_std":
+                out = el.sqrt(out)
+    if keepdims:
+        from ..ops.array_ops import expand_dims as dense_expand_dims
+
+        out = dense_expand_dims(out, 1)
+    return out
 
 
 def _pad_value(op, flat):
