@@ -546,3 +546,15 @@ def test_row_variance_std_logsumexp():
 
     for op in ("reduce_variance", "reduce_std", "reduce_logsumexp"):
         check_gradients(rows(op), _values())
+
+
+def test_ragged_rows_through_dataset_transformations():
+    rows = ek.ragged.constant([[7], [], [1, 2, 3, 4], [3, 5]], dtype=ek.int64)
+    ds = ek.data.Dataset.from_tensor_slices(rows)
+    assert [b.to_list() for b in ds.cache().batch(3)] == [[[7], [], [1, 2, 3, 4]], [[3, 5]]]
+    assert [b.to_list() for b in ds.prefetch(2).repeat(2).batch(4)][1] == rows.to_list()
+    kept = ds.filter(lambda x: ek.size(x) > 0).batch(2)
+    assert [b.to_list() for b in kept] == [[[7], [1, 2, 3, 4]], [[3, 5]]]
+    # as in TensorFlow, a map's dense results of different lengths do not batch
+    with pytest.raises(ValueError, match="different shapes"):
+        list(ds.map(lambda x: x * 2).batch(2))
