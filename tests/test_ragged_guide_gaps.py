@@ -558,3 +558,28 @@ def test_ragged_rows_through_dataset_transformations():
     # as in TensorFlow, a map's dense results of different lengths do not batch
     with pytest.raises(ValueError, match="different shapes"):
         list(ds.map(lambda x: x * 2).batch(2))
+
+
+def test_function_with_sparse_arguments_replays_per_indices():
+    @ek.function
+    def f(x, y):
+        return ek.sparse.sparse_dense_matmul(x, y)
+
+    a = ek.sparse.SparseTensor(indices=[[0, 3], [2, 4]], values=[15, 25], dense_shape=[3, 10])
+    b = ek.sparse.to_dense(ek.sparse.transpose(a))
+    # the sparse guide's cell 19
+    np.testing.assert_array_equal(f(a, b).numpy(), [[225, 0, 0], [0, 0, 0], [0, 0, 625]])
+    same_indices = ek.sparse.SparseTensor([[0, 3], [2, 4]], [1, 2], [3, 10])
+    np.testing.assert_array_equal(f(same_indices, b).numpy(), [[15, 0, 0], [0, 0, 0], [0, 0, 50]])
+    assert f.experimental_get_tracing_count() == 1
+    moved = ek.sparse.SparseTensor([[1, 3], [2, 4]], [1, 2], [3, 10])
+    np.testing.assert_array_equal(f(moved, b).numpy(), [[0, 0, 0], [15, 0, 0], [0, 0, 50]])
+    assert f.experimental_get_tracing_count() == 2
+
+    @ek.function(input_signature=[ek.sparse.SparseTensorSpec([None, 10], ek.int32)])
+    def total(x):
+        return ek.sparse.reduce_sum(x)
+
+    assert int(total(a)) == 40
+    with pytest.raises(TypeError, match="Binding inputs"):
+        total(ek.sparse.SparseTensor([[0, 0]], [1.0], [1, 10]))
