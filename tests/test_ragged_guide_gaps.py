@@ -583,3 +583,13 @@ def test_function_with_sparse_arguments_replays_per_indices():
     assert int(total(a)) == 40
     with pytest.raises(TypeError, match="Binding inputs"):
         total(ek.sparse.SparseTensor([[0, 0]], [1.0], [1, 10]))
+
+
+def test_sparse_input_model_saves_and_loads(tmp_path):
+    x = ek.keras.Input(shape=(4,), sparse=True)
+    model = ek.keras.Model(x, ek.keras.layers.Dense(3)(x))
+    st = ek.sparse.SparseTensor([[0, 1], [2, 3]], [1.0, 2.0], [3, 4])
+    model.save(str(tmp_path / "sparse.keras"))
+    loaded = ek.keras.models.load_model(str(tmp_path / "sparse.keras"))
+    assert loaded.inputs[0].sparse
+    np.testing.assert_allclose(loaded(st).numpy(), model(st).numpy(), rtol=1e-6)
