@@ -593,3 +593,11 @@ def test_sparse_input_model_saves_and_loads(tmp_path):
     loaded = ek.keras.models.load_model(str(tmp_path / "sparse.keras"))
     assert loaded.inputs[0].sparse
     np.testing.assert_allclose(loaded(st).numpy(), model(st).numpy(), rtol=1e-6)
+
+
+def test_partition_mismatch_names_the_ragged_dimension():
+    # the guide's cell 81: equal rows, different inner rows
+    x = ek.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10]]], ragged_rank=2)
+    y = ek.ragged.constant([[[1, 2, 0], [3, 4, 0], [5, 6, 0]], [[7, 8, 0], [9, 10, 0]]])
+    with pytest.raises(ek.errors.InvalidArgumentError, match="in ragged dimension 2"):
+        x + y

@@ -183,12 +183,22 @@ def _check_same_splits(x: RaggedTensor, y: RaggedTensor, op: str) -> None:
         for a, b in zip(xs, ys)
     )
     if not same:
+        k = next(
+            (
+                k
+                for k, (a, b) in enumerate(zip(xs, ys))
+                if a._value.shape != b._value.shape
+                or not np.array_equal(np.asarray(a._value), b._value)
+            ),
+            min(len(xs), len(ys)) - 1,
+        )
+        where = "" if k == 0 else f" in ragged dimension {k + 1}"
         raise InvalidArgumentError(
             None,
             op,
-            f"{op}: the RaggedTensors' row partitions differ (row lengths "
-            f"{np.diff(np.asarray(xs[0]._value)).tolist()} and "
-            f"{np.diff(np.asarray(ys[0]._value)).tolist()}); they must be equal.",
+            f"{op}: the RaggedTensors' row partitions differ{where} (row lengths "
+            f"{np.diff(np.asarray(xs[k]._value)).tolist()} and "
+            f"{np.diff(np.asarray(ys[k]._value)).tolist()}); they must be equal.",
         )
 
 
