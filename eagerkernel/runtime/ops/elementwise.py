@@ -100,11 +100,14 @@ def add_n(inputs, name=None) -> Tensor:
     <Tensor: shape=(2,), dtype=float32, numpy=
     [ 9., 12.]>
     """
-    if any(type(x) is not Tensor and isinstance(x, CompositeTensor) for x in inputs):
-        from ..ragged.ragged_ops import add_n as ragged_add_n  # RaggedTensors
+    try:
+        xs = [tensor(x, "add_n") for x in inputs]
+    except TypeError:  # RaggedTensors (checked here: the tape's gradient sums call add_n)
+        if any(isinstance(x, CompositeTensor) for x in inputs):
+            from ..ragged.ragged_ops import add_n as ragged_add_n
 
-        return ragged_add_n(list(inputs))
-    xs = [tensor(x, "add_n") for x in inputs]
+            return ragged_add_n(list(inputs))
+        raise
     if not xs:
         raise ValueError("add_n: inputs must be a non-empty list of tensors, got [].")
     if len(xs) == 1:
@@ -502,7 +505,11 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
     >>> ek.where(ek.constant([True, False]), 1.0, 2.0).numpy()
     array([1., 2.], dtype=float32)
     """
-    if any(type(v) is not Tensor and isinstance(v, CompositeTensor) for v in (condition, x, y)):
+    if (
+        isinstance(condition, CompositeTensor)
+        or isinstance(x, CompositeTensor)
+        or isinstance(y, CompositeTensor)
+    ):
         from ..ragged.ragged_ops import where as ragged_where  # RaggedTensors
 
         return ragged_where(condition, x, y)
