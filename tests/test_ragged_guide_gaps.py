@@ -601,3 +601,12 @@ def test_partition_mismatch_names_the_ragged_dimension():
     y = ek.ragged.constant([[[1, 2, 0], [3, 4, 0], [5, 6, 0]], [[7, 8, 0], [9, 10, 0]]])
     with pytest.raises(ek.errors.InvalidArgumentError, match="in ragged dimension 2"):
         x + y
+
+
+def test_reshape_of_a_ragged_tensor_to_a_dense_shape():
+    rt = ek.ragged.constant([[1], [2, 3, 4], [], [5, 6]])
+    np.testing.assert_array_equal(ek.reshape(rt, [-1]).numpy(), [1, 2, 3, 4, 5, 6])
+    np.testing.assert_array_equal(ek.reshape(rt, [2, 3]).numpy(), [[1, 2, 3], [4, 5, 6]])
+    with pytest.raises(ek.errors.InvalidArgumentError):
+        ek.reshape(rt, [4, 2])
+    check_gradients(lambda v: ek.reshape(_rt(v), [5, 1]), _values())

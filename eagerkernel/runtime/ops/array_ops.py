@@ -196,12 +196,10 @@ def reshape(tensor, shape, name=None) -> Tensor:
     >>> ek.reshape(ek.range(6), [2, -1]).numpy()
     array([[0, 1, 2], [3, 4, 5]], dtype=int32)
     """
-    if type(shape) is not tuple and _is_ragged_shape(shape):  # a DynamicRaggedShape
-        from ..ragged.dynamic_ragged_shape import reshape_to
-
-        return reshape_to(
-            tensor if isinstance(tensor, CompositeTensor) else _tensor(tensor, "reshape"), shape
-        )
+    if (type(tensor) is not Tensor and isinstance(tensor, CompositeTensor)) or (
+        type(shape) is not tuple and type(shape).__name__ == "DynamicRaggedShape"
+    ):
+        return _reshape_ragged(tensor, shape)
     x = tensor if type(tensor) is Tensor else _tensor(tensor, "reshape")
     if type(shape) is not tuple:
         shape = int_list(shape, "reshape", "shape")
@@ -355,10 +353,19 @@ def rank(input, name=None) -> Tensor:
     return _shape_info(input, dtypes.int32, "rank", lambda v: v.ndim)
 
 
-def _is_ragged_shape(shape) -> bool:
-    from ..ragged.dynamic_ragged_shape import DynamicRaggedShape
+def _reshape_ragged(tensor, shape):
+    """`reshape` to a `DynamicRaggedShape` (a RaggedTensor), or of a RaggedTensor to a dense
+    shape: the values in row-major order, as TensorFlow's ragged reshape."""
+    from ..ragged.dynamic_ragged_shape import DynamicRaggedShape, reshape_to
+    from ..ragged.ragged_tensor import RaggedTensor
 
-    return isinstance(shape, DynamicRaggedShape)
+    if isinstance(shape, DynamicRaggedShape):
+        return reshape_to(
+            tensor if isinstance(tensor, RaggedTensor) else _tensor(tensor, "reshape"), shape
+        )
+    if not isinstance(tensor, RaggedTensor):
+        raise TypeError(f"reshape: cannot reshape a {type(tensor).__name__}.")
+    return reshape(tensor.flat_values, shape)
 
 
 def _shape_info(input, out_type, op, what):

@@ -78,7 +78,7 @@ def _full(op: str, shape: tuple, value, np_dtype, device) -> Tensor:
 
 def _new(op: str, shape, dtype, fill_value) -> Tensor:
     np_dtype = _dtype(dtype, op)
-    if type(shape) is not tuple and _is_ragged_shape(shape):  # a DynamicRaggedShape
+    if type(shape) is not tuple and type(shape).__name__ == "DynamicRaggedShape":
         from ..ragged.dynamic_ragged_shape import fill_shape
 
         return fill_shape(shape, make(np.asarray(fill_value, np_dtype), current_device()), op)
@@ -126,7 +126,7 @@ def fill(dims, value, name=None) -> Tensor:
     array([9, 9], dtype=int32)
     """
     v = tensor(value, "fill")
-    if _is_ragged_shape(dims):  # a DynamicRaggedShape: a RaggedTensor
+    if type(dims).__name__ == "DynamicRaggedShape":  # a RaggedTensor
         from ..ragged.dynamic_ragged_shape import fill_shape
 
         if v._value.ndim:
@@ -140,12 +140,6 @@ def fill(dims, value, name=None) -> Tensor:
             None, "fill", f"fill: value must be a scalar, got shape {tuple(v._value.shape)}."
         )
     return _full("fill", shape, v._value, v._value.dtype, v._device)
-
-
-def _is_ragged_shape(shape) -> bool:
-    from ..ragged.dynamic_ragged_shape import DynamicRaggedShape
-
-    return isinstance(shape, DynamicRaggedShape)
 
 
 def _like(x, dtype, value) -> Tensor:
