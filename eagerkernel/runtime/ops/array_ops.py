@@ -197,7 +197,9 @@ def reshape(tensor, shape, name=None) -> Tensor:
     array([[0, 1, 2], [3, 4, 5]], dtype=int32)
     """
     if (type(tensor) is not Tensor and isinstance(tensor, CompositeTensor)) or (
-        type(shape) is not tuple and type(shape).__name__ == "DynamicRaggedShape"
+        type(shape) is not tuple
+        and type(shape) is not list
+        and type(shape).__name__ == "DynamicRaggedShape"
     ):
         return _reshape_ragged(tensor, shape)
     x = tensor if type(tensor) is Tensor else _tensor(tensor, "reshape")
