@@ -973,6 +973,9 @@ class Function:
         self._n_traces = 0
         self._lock = threading.Lock()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # Ragged/sparse specs of `get_concrete_function` calls (`saved_model.save` refuses
+        # them: their programs are made per row partition, at calls with values).
+        self._composite_spec_requests: list = []
         functools.update_wrapper(self, python_function)
         if self.input_signature is not None:
             for spec in nest.flatten(self.input_signature):
@@ -1217,6 +1220,9 @@ class Function:
             args, kwargs = self._canonical(args, kwargs)
         flat = nest.flatten((args, kwargs))
         if any(_is_spec(x) for x in flat):
+            composite = [x for x in flat if _is_spec(x) and not isinstance(x, TensorSpec)]
+            if composite:
+                self._composite_spec_requests.append(composite[0])
             return ConcreteFunction(self, (args, kwargs), None)
         before = dict(self._cache)
         self(*args, **kwargs)
