@@ -616,3 +616,24 @@ def test_reshape_of_a_ragged_tensor_to_a_dense_shape():
     with pytest.raises(ek.errors.InvalidArgumentError):
         ek.reshape(rt, [4, 2])
     check_gradients(lambda v: ek.reshape(_rt(v), [5, 1]), _values())
+
+
+def test_map_fn_inside_a_function_replays():
+    @ek.function
+    def f(x):
+        return ek.map_fn(lambda r: ek.reduce_sum(r * r), x)
+
+    a = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(f(a).numpy(), [5.0, 25.0])
+    np.testing.assert_allclose(f(a * 2.0).numpy(), [20.0, 100.0])
+    assert f.experimental_get_tracing_count() == 1
+
+    @ek.function
+    def g(rt):
+        return ek.map_fn(ek.reduce_max, rt, fn_output_signature=ek.int32)
+
+    np.testing.assert_array_equal(g(ek.ragged.constant([[1, 5], [3]])).numpy(), [5, 3])
+    np.testing.assert_array_equal(g(ek.ragged.constant([[7, 2], [9]])).numpy(), [7, 9])
+    assert g.experimental_get_tracing_count() == 1
+    nested = ek.ragged.constant([[[1, 2], [3]], [[4]]])
+    assert ek.map_fn(lambda r: r * 2, nested).to_list() == [[[2, 4], [6]], [[8]]]
