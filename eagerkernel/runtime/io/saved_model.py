@@ -386,6 +386,24 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                     "SaveOptions(experimental_custom_gradients=False) to save it with "
                     "gradients through its ops."
                 )
+            requested = getattr(f, "_composite_spec_requests", [])
+            if requested:
+                raise NotImplementedError(
+                    f"saved_model.save: function {name} has a concrete function for "
+                    f"{requested[0]!r}; this format stores programs over dense tensors only, "
+                    "so ragged and sparse signatures cannot be saved. Pass the components "
+                    "(values, row_splits) as tensors."
+                )
+            for c in entries:
+                if any(
+                    type(x).__name__ in ("RaggedTensorSpec", "SparseTensorSpec")
+                    for x in nest.flatten(c.structured_input_signature)
+                ):
+                    raise NotImplementedError(
+                        f"saved_model.save: function {name} was traced with a RaggedTensor or "
+                        "SparseTensor argument; this format stores programs over dense "
+                        "tensors only. Pass the components (values, row_splits) as tensors."
+                    )
             if not entries and f.input_signature is not None:
                 raise ValueError(
                     f"saved_model.save: function {name} has an input_signature but was never "
