@@ -116,7 +116,10 @@ class DistributedVariable(Variable):
 
     Attributes:
         values: the component values, one Tensor per local replica.
-        devices: the replica devices' names.
+        devices: the replica devices' names in TensorFlow's full form
+            (``"/job:localhost/replica:0/task:0/device:GPU:1"``).
+        device: the full name of the component that a read gives (the running replica's; in
+            cross-replica context the first replica's), as TensorFlow's ``.device``.
     """
 
     __slots__ = ("_active", "_components", "_replica_devices", "_strategy")
@@ -147,7 +150,7 @@ class DistributedVariable(Variable):
 
     @property
     def devices(self) -> tuple:
-        return tuple(d.name for d in self._replica_devices)
+        return tuple(d.full_name for d in self._replica_devices)
 
     def _component(self, r: int):
         return self._value if r == self._active else self._components[r]
