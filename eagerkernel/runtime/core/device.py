@@ -90,6 +90,8 @@ def set_task(job: str, task: int) -> None:
     _task[:] = [str(job), int(task)]
     for d in (CPU, *_devices.values()):
         d.full_name = f"/job:{job}/replica:0/task:{int(task)}/device:{d.device_type}:{d.index}"
+
+
 _devices: dict[str, Device] = {"/cpu:0": CPU}
 # [made, virtual count override or None, a GPU was handed out, why no CUDA GPU (or "")]
 _gpus = {"made": False, "virtual": None, "used": False, "why": ""}
