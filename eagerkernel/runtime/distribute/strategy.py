@@ -45,6 +45,7 @@ from .values import (
     SyncOnReadVariable,
     regroup,
     select_replica,
+    sync_on_read_across_workers,
 )
 
 __all__ = [
@@ -99,6 +100,9 @@ class ReplicaContext:
                 return fn([value])[0]
             finally:
                 dctx.set_replica(previous)
+                ext = self.strategy.extended
+                if ext.replicated:  # the merge left the cross-replica view: back to the replica
+                    ext.activate(self._local_id)
         return self._thread.pause_for_merge(fn, value)
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
@@ -291,9 +295,18 @@ class StrategyExtended:
     def activate(self, r) -> None:
         """Switches every distributed variable of the strategy to replica ``r``'s component,
         or with ``None`` to the cross-replica view (a mirrored variable's first component, a
-        sync-on-read variable's sum)."""
+        sync-on-read variable's sum over all replicas of all workers)."""
         self._active = r
-        for v in list(self._mirrored.values()):
+        variables = list(self._mirrored.values())
+        comm = self.communicator
+        if r is None and comm is not None and comm.size > 1:
+            # sync-on-read variables leaving the replicas read as the sum over all workers
+            leaving = [
+                v for v in variables if type(v) is SyncOnReadVariable and v._active is not None
+            ]
+            if leaving:
+                sync_on_read_across_workers(leaving, comm)
+        for v in variables:
             v._activate(r)
 
     def create_variable(self, next_creator, **kwargs):
@@ -364,12 +377,16 @@ class StrategyExtended:
             previous = dctx.current_replica()
             dctx.set_replica(ReplicaContext(strategy, 0))
             listening = push_gradient_listener(self.gradient_listener())
+            if self.replicated:  # one replica per worker: sync-on-read variables see it
+                self.activate(0)
             try:
                 with strategy.scope(), device_scope(self.devices[0]):
                     return fn(*select_replica(0, args), **select_replica(0, kwargs))
             finally:
                 pop_gradient_listener(listening)
                 dctx.set_replica(previous)
+                if self.replicated:
+                    self.activate(None)
         threads = [
             _ReplicaThread(strategy, r, fn, select_replica(r, args), select_replica(r, kwargs))
             for r in range(n)
