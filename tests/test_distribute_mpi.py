@@ -176,6 +176,10 @@ def test_the_distributed_benchmark_runs_and_reports_its_table():
     params = 784 * 256 + 256 + 256 * 256 + 256 + 256 * 10 + 10
     assert float(rows[0][4]) == float(rows[1][4]) == round(params * 4 / 1e6, 2)
     assert "bus bandwidth" in proc.stdout and "2 (N-1)/N" in proc.stdout
+    # both ways in one run: the overlapped step time, its waiting share and the hidden share
+    assert "overlapped ms" in proc.stdout and "hidden" in proc.stdout
+    assert all(len(r) == 8 and r[6].endswith("%") and r[7].endswith("%") for r in rows)
+    assert rows[0][7] == "0%"  # one worker: nothing to all-reduce across workers
 
 
 # -- the all-reduce overlapped with the backward pass -------------------------------------------

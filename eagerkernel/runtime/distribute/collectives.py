@@ -147,14 +147,15 @@ def local_reducer(devices):
 
 class Job:
     """One piece of work handed to a `Worker`: ``wait()`` returns its result (or raises its
-    error); ``seconds`` is how long it ran on the worker."""
+    error); ``seconds`` is how long it ran on the worker, ``finished`` when it ended
+    (``time.perf_counter``)."""
 
-    __slots__ = ("_done", "error", "fn", "result", "seconds")
+    __slots__ = ("_done", "error", "finished", "fn", "result", "seconds")
 
     def __init__(self, fn):
         self.fn = fn
         self.result = self.error = None
-        self.seconds = 0.0
+        self.seconds = self.finished = 0.0
         self._done = threading.Event()
 
     @property
@@ -211,7 +212,8 @@ class Worker:
                 job.result = job.fn()
             except BaseException as exc:  # kept for the waiter, who raises it
                 job.error = exc
-            job.seconds = time.perf_counter() - start
+            job.finished = time.perf_counter()
+            job.seconds = job.finished - start
             job.fn = None
             job._done.set()
             with self._idle:

@@ -42,7 +42,7 @@ FIRST_BUCKET_BYTES = 2**20  # PyTorch DDP's first bucket: small, so communicatio
 
 
 class _Bucket:
-    __slots__ = ("cap", "closed", "dtype", "early", "job", "nbytes", "uids")
+    __slots__ = ("backward_end", "cap", "closed", "dtype", "early", "job", "nbytes", "uids")
 
     def __init__(self, dtype, cap: int):
         self.dtype = dtype
@@ -52,6 +52,7 @@ class _Bucket:
         self.closed = False
         self.job = None
         self.early = False  # launched before the last replica's backward sweep ended
+        self.backward_end = 0.0  # when that sweep ended (time.perf_counter)
 
 
 class _Call:
@@ -188,8 +189,10 @@ class GradientOverlap(GradientListener):
                 bucket.closed = True
             call.open.clear()
         if r == self.extended.num_local_replicas - 1:
+            now = time.perf_counter()
             for bucket in call.buckets:
                 bucket.early = bucket.job is not None
+                bucket.backward_end = now
             for bucket in call.buckets:
                 if bucket.job is None:
                     self._launch_if_complete(call, bucket)
@@ -226,9 +229,11 @@ class GradientOverlap(GradientListener):
     def take(self, per_replica: list, stats: dict):
         """The reduced gradients for ``per_replica`` (one list of gradient Tensors per local
         replica), or None when they are not all ones handed over during backward passes.
-        Adds ``bytes``, ``seconds`` (the wait here: the all-reduce time not hidden behind
-        the backward pass), ``collective_seconds`` and ``overlapped_bytes`` (the bytes whose
-        all-reduce started before the backward pass ended) to ``stats``."""
+        Adds ``bytes``, ``seconds`` (the all-reduce time not hidden behind the backward
+        pass: from the end of the sweep until the last of these buckets was summed, which
+        the step waits for, here or in another collective that waits for the communication
+        thread), ``collective_seconds`` (the buckets' own time) and ``overlapped_bytes``
+        (the bytes whose all-reduce started before the backward pass ended) to ``stats``."""
         from .strategy import _device_of
 
         entries = self._entries
@@ -241,12 +246,12 @@ class GradientOverlap(GradientListener):
                 if e is None or e[0] is not g or e[2] != r:
                     return None
                 found.append(e)
-        start = time.perf_counter()
         buckets = {}
         for _, bucket, _, _ in found:
             buckets[id(bucket)] = bucket
         sums = {k: b.job.wait() for k, b in buckets.items()}
-        stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - start
+        exposed = max(b.job.finished - b.backward_end for b in buckets.values())
+        stats["seconds"] = stats.get("seconds", 0.0) + max(0.0, exposed)
         stats["bytes"] = stats.get("bytes", 0) + sum(b.nbytes for b in buckets.values())
         stats["overlapped_bytes"] = stats.get("overlapped_bytes", 0) + sum(
             b.nbytes for b in buckets.values() if b.early

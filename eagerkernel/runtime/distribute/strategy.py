@@ -209,7 +209,8 @@ class StrategyExtended:
         replicated: True when updates must be all-reduced (more than one replica in sync).
         collective_stats: the gradient all-reduces so far: ``bytes``; ``collective_seconds``,
             the time the collectives took; ``seconds``, the time steps waited for them (with
-            the overlap, the part not hidden behind the backward pass); ``overlapped_bytes``,
+            the overlap, from the end of the backward pass until the last bucket was summed:
+            the part not hidden behind the backward pass); ``overlapped_bytes``,
             the bytes whose all-reduce started before the backward pass ended; ``steps``.
         overlap_gradients: True (default) to all-reduce gradients in buckets while the
             backward pass still runs (`overlap.py`); False to start after it.
