@@ -127,7 +127,20 @@ def run_loop(ek, strategy, steps, manager=None, kill_at=None, stall_at=None):
 def run_sync_on_read(ek, strategy):
     """Sync-on-read variables (metrics) updated by each worker's replica with different values,
     read outside the replicas: the sums over all workers."""
+    import gc
+    import weakref
+
     task_id = strategy.cluster_resolver.task_id if strategy.cluster_resolver else 0
+    # A metric that lives on after this on worker 0 only (as garbage the collector has not
+    # freed yet would): the workers' sets of live sync-on-read variables differ from here on.
+    with strategy.scope():
+        gone = ek.keras.metrics.Sum()
+    strategy.run(gone.update_state, args=(1.0,))
+    kept = [gone] if task_id == 0 else []
+    gone_state = weakref.ref(gone.variables[0])
+    del gone
+    gc.collect()
+    freed = gone_state() is None
     with strategy.scope():
         total = ek.keras.metrics.Sum()
         mean = ek.keras.metrics.Mean()
@@ -157,6 +170,8 @@ def run_sync_on_read(ek, strategy):
     strategy.run(step, args=(ek.constant([0.0, 0.0]),))
     log["counter_after_step"] = float(counter.numpy())
     log["mean_after_step"] = float(mean.result())
+    log["kept"] = [float(m.result()) for m in kept]
+    log["freed"] = freed
     log["devices"] = {
         "worker_devices": list(strategy.extended.worker_devices),
         "variable": list(counter.devices),

@@ -228,6 +228,9 @@ def test_sync_on_read_variables_read_as_the_sum_over_all_workers(gpus, tmp_path)
         # a value written outside the replicas is the sum over every worker's replicas
         assert got["counter_assigned"] == 5.0
         assert got["counter_after_step"] == 5.0 + per_worker * (1 + 2)
+        # a metric alive on worker 0 only (freed on worker 1) does not unsettle the sums
+        assert got["kept"] == ([2.0 * per_worker] if task == 0 else [])
+        assert got["freed"] == (task == 1)
         # TensorFlow's names under MultiWorkerMirroredStrategy: /job:worker/.../task:N/...
         kind = "GPU" if gpus else "CPU"
         local = [f"/job:worker/replica:0/task:{task}/device:{kind}:{i}" for i in range(per_worker)]

@@ -238,6 +238,9 @@ class StrategyExtended:
             "steps": 0,
         }
         self._overlap = GradientOverlap(self)
+        # Across workers: the sync-on-read variables while the replicas run (uid -> variable;
+        # strong references, so that which ones are summed never depends on the GC).
+        self._on_read_in_replicas = None
 
     @property
     def strategy(self):
@@ -300,13 +303,28 @@ class StrategyExtended:
         self._active = r
         variables = list(self._mirrored.values())
         comm = self.communicator
-        if r is None and comm is not None and comm.size > 1:
-            # sync-on-read variables leaving the replicas read as the sum over all workers
-            leaving = [
-                v for v in variables if type(v) is SyncOnReadVariable and v._active is not None
-            ]
-            if leaving:
-                sync_on_read_across_workers(leaving, comm)
+        if comm is not None and comm.size > 1:
+            on_read = self._on_read_in_replicas
+            if r is not None and on_read is None:  # entering the replicas: hold them all
+                self._on_read_in_replicas = {
+                    v._uid: v for v in variables if type(v) is SyncOnReadVariable
+                }
+            elif r is None and on_read is not None:
+                # Sync-on-read variables a replica wrote read as the sum over all workers.
+                # Every worker picks the same ones, in creation order: written ones are alive
+                # everywhere (held since the replicas began, or made since), whatever the
+                # garbage collector freed.
+                self._on_read_in_replicas = None
+                for v in variables:
+                    if type(v) is SyncOnReadVariable:
+                        on_read.setdefault(v._uid, v)
+                written = [
+                    on_read[uid]
+                    for uid in sorted(on_read)
+                    if on_read[uid]._active is not None and on_read[uid]._written_in_replicas()
+                ]
+                if written:
+                    sync_on_read_across_workers(written, comm)
         for v in variables:
             v._activate(r)
 

@@ -229,27 +229,45 @@ class SyncOnReadVariable(DistributedVariable):
 
     In a replica context reads and updates touch the replica's component. In cross-replica
     context the Variable reads as the sum of every replica's component, this process's and,
-    under `MultiWorkerMirroredStrategy`, every worker's: the strategy all-reduces the local
-    sums across workers when it leaves the replicas (one fused collective for all its
-    sync-on-read variables), so, as in TensorFlow, every worker must run the same steps. A
-    value written in cross-replica context (an assignment, `reset_state`, a restore) is the
-    same on every worker; it becomes the chief's first component and every other component
-    becomes zero, so the sum over all replicas and workers is the value written.
+    under `MultiWorkerMirroredStrategy`, every worker's: when the strategy leaves the
+    replicas it all-reduces across workers the local sums of the sync-on-read variables
+    written in a replica since (one fused collective, in creation order),
+    so, as in TensorFlow, every worker must run the same steps; the others keep their last
+    sum. A value written in cross-replica context (an assignment, `reset_state`, a restore)
+    is the same on every worker; it becomes the chief's first component and every other
+    component becomes zero, so the sum over all replicas and workers is the value written.
     """
 
-    __slots__ = ("_cross",)
+    __slots__ = ("_cross", "_entered", "_last_sum", "_was_written")
 
     def _setup(self) -> None:
         self._cross = None
+        self._last_sum = None  # the host value of the sum over all workers, when last known
+        # Writes in a replica view (every write gives the Variable a new array, whether
+        # through `assign` or a metric's update): the component array the replica started
+        # with, and whether an earlier replica's component changed since the cross view.
+        self._entered = None
+        self._was_written = False
+
+    def _written_in_replicas(self) -> bool:
+        """True if a replica's component changed since the variable left the cross view."""
+        return self._was_written or (self._active is not None and self._value is not self._entered)
 
     def _activate(self, r) -> None:
         if r == self._active:
             return
+        if self._active is not None and self._value is not self._entered:
+            self._was_written = True
         self._leave()
         if r is None:
-            self._set_cross(self._local_sum())
+            comm = self._strategy.extended.communicator
+            if comm is not None and comm.size > 1 and self._last_sum is not None:
+                # not written in a replica since the last sum over the workers: still that
+                self._set_cross(np.array(self._last_sum, copy=True))
+            else:
+                self._set_cross(self._local_sum())
         else:
-            self._value = self._components[r]
+            self._value = self._entered = self._components[r]
             self._components[r] = None
             self._device = self._replica_devices[r]
             self._active = r
@@ -260,6 +278,7 @@ class SyncOnReadVariable(DistributedVariable):
         comps = self._components
         if self._active is None:
             if self._value is not self._cross:  # written there: keep the sum
+                self._last_sum = np.array(_host(self._value), copy=True)
                 chief = self._strategy.extended.worker_index == 0
                 comps[0] = self._value if chief else self._zeros_on(0)
                 for k in range(1, len(comps)):
@@ -286,6 +305,9 @@ class SyncOnReadVariable(DistributedVariable):
         self._value = self._cross = value
         self._device = device
         self._active = None
+        self._last_sum = total
+        self._entered = None
+        self._was_written = False
 
     def _zeros_on(self, r: int):
         d = self._replica_devices[r]
@@ -302,7 +324,9 @@ class SyncOnReadVariable(DistributedVariable):
 def sync_on_read_across_workers(variables: list, communicator) -> None:
     """Moves the sync-on-read ``variables`` (all in a replica view) to the cross-replica view,
     reading as the sum over every worker's replicas: the local sums all-reduced in one fused
-    buffer per dtype (every worker makes the same call with the same variables)."""
+    buffer per dtype (every worker makes the same call with the same variables: those its
+    replicas wrote, in creation order, never a set that depends on what the garbage
+    collector freed)."""
     from .collectives import buckets
 
     for v in variables:
