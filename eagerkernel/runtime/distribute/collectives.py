@@ -102,7 +102,9 @@ class NcclReducer:
         self._devices = tuple(devices)
         self._comms = nccl.NcclCommunicator.initAll([d.index for d in self._devices])
 
-    def all_reduce_sum(self, arrays: list) -> list:
+    def all_reduce_sum(self, arrays: list, streams=None) -> list:
+        """The sums, one per device; on ``streams`` (one CuPy stream per device, e.g. the
+        communication thread's) instead of each device's current stream when given."""
         import cupy
 
         nccl = self._nccl
@@ -113,11 +115,11 @@ class NcclReducer:
         outs = []
         nccl.groupStart()
         try:
-            for comm, a, d in zip(self._comms, arrays, self._devices):
+            for k, (comm, a, d) in enumerate(zip(self._comms, arrays, self._devices)):
                 with cupy.cuda.Device(d.index):
                     a = cupy.ascontiguousarray(a)
                     out = cupy.empty_like(a)
-                    stream = cupy.cuda.get_current_stream()
+                    stream = cupy.cuda.get_current_stream() if streams is None else streams[k]
                     comm.allReduce(
                         a.data.ptr, out.data.ptr, a.size, kind, nccl.NCCL_SUM, stream.ptr
                     )
@@ -419,14 +421,22 @@ def fuse(arrays: list):
         return xp.concatenate([xp.ravel(a) for a in arrays])
 
 
-def reduce_bucket(flats: list, reducer, communicator, devices, busy: int = 200) -> list:
+def reduce_bucket(
+    flats: list, reducer, communicator, devices, busy: int = 200, streams=None
+) -> list:
     """One fused bucket summed over the local replicas (``reducer``, replica order) and the
     workers (``communicator``, through host memory); returns one flat sum per replica, on its
-    device. Makes its MPI call at once (``*_now``): the caller keeps collectives in order."""
+    device. Makes its MPI call at once (``*_now``): the caller keeps collectives in order.
+    ``streams``: the CuPy streams (one per device) an `NcclReducer` runs on."""
     from .values import copy_array
 
     n_rep = len(flats)
-    sums = reducer.all_reduce_sum(flats) if n_rep > 1 else [flats[0]]
+    if n_rep == 1:
+        sums = [flats[0]]
+    elif streams is not None:
+        sums = reducer.all_reduce_sum(flats, streams=streams)
+    else:
+        sums = reducer.all_reduce_sum(flats)
     if communicator is not None and communicator.size > 1:
         host = np.array(to_host(sums[0]), copy=True)
         communicator.all_reduce_sum_now(host, busy)

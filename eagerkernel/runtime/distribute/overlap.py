@@ -97,7 +97,21 @@ class GradientOverlap(GradientListener):
         self.enabled = True
         self._lock = threading.Lock()
         self._worker = None
+        self._cuda_streams = None
         self._reset()
+
+    def _streams(self) -> list:
+        """The communication thread's CUDA streams, one per replica GPU (made once; NCCL
+        runs only when every replica device is a CUDA GPU)."""
+        if self._cuda_streams is None:
+            import cupy
+
+            streams = []
+            for d in self.extended.devices:
+                with cupy.cuda.Device(d.index):
+                    streams.append(cupy.cuda.Stream(non_blocking=True))
+            self._cuda_streams = streams
+        return self._cuda_streams
 
     def _reset(self) -> None:
         self._calls: list = []
@@ -215,11 +229,22 @@ class GradientOverlap(GradientListener):
         reducer, comm, devices = ext.reducer, ext.communicator, ext.devices
 
         def job():
-            for event in events:  # the fused buffers are written (CUDA: on another stream)
-                event.synchronize()
-            sums = reduce_bucket(flats, reducer, comm, devices, busy=0)
-            for d in devices:
-                d.synchronize()
+            if getattr(reducer, "name", "") != "NCCL":
+                for event in events:  # CuPy buffers: written before they are read here
+                    if event is not None:
+                        event.synchronize()
+                sums = reduce_bucket(flats, reducer, comm, devices, busy=0)
+                for d in devices:
+                    d.synchronize()
+                return sums
+            # NCCL: the reduction runs on this thread's own stream per GPU, which first waits
+            # (on the GPU, not here) until the backward pass's stream has written the buffers.
+            streams = self._streams()
+            for stream, event in zip(streams, events):
+                stream.wait_event(event)
+            sums = reduce_bucket(flats, reducer, comm, devices, busy=0, streams=streams)
+            for stream in streams:
+                stream.synchronize()
             return sums
 
         bucket.job = self.worker.submit(job)
@@ -281,14 +306,17 @@ class GradientOverlap(GradientListener):
 
 
 def _record_events(flats: list) -> list:
-    """CUDA events recorded after the fused buffers were written (none for NumPy arrays)."""
+    """Per replica, a CUDA event recorded on the current stream after its fused buffer was
+    written (None for a NumPy buffer)."""
     events = []
     for a in flats:
-        if not isinstance(a, np.ndarray):
-            import cupy
+        if isinstance(a, np.ndarray):
+            events.append(None)
+            continue
+        import cupy
 
-            with a.device:
-                event = cupy.cuda.Event()
-                event.record()
-            events.append(event)
+        with a.device:
+            event = cupy.cuda.Event()
+            event.record()
+        events.append(event)
     return events
