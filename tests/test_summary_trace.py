@@ -167,7 +167,7 @@ def test_profiler_errors_are_tensorflows(tmp_path):
         ek.profiler.experimental.stop()
     with pytest.raises(NotImplementedError, match="options"):
         ek.profiler.experimental.start(str(tmp_path), options=object())
-    with ek.profiler.experimental.Profile(str(tmp_path)):
-        with pytest.raises(ek.errors.AlreadyExistsError, match="Another profiler is running"):
-            ek.profiler.experimental.start(str(tmp_path))
+    running = pytest.raises(ek.errors.AlreadyExistsError, match="Another profiler is running")
+    with ek.profiler.experimental.Profile(str(tmp_path)), running:
+        ek.profiler.experimental.start(str(tmp_path))
     assert read_profile(tmp_path) == []
