@@ -202,7 +202,7 @@ def test_the_data_guides_image_data_generator(tmp_path, capsys):
     assert capsys.readouterr().out == "Found 6 images belonging to 2 classes.\n"
     assert (images.dtype, images.shape) == (np.float32, (6, 256, 256, 3))
     assert (labels.dtype, labels.shape) == (np.float32, (6, 2))
-    assert 0.0 <= images.min() and images.max() <= 1.0 and labels.sum(axis=1).tolist() == [1] * 6
+    assert images.min() >= 0.0 and images.max() <= 1.0 and labels.sum(axis=1).tolist() == [1] * 6
     ds = ek.data.Dataset.from_generator(
         lambda: img_gen.flow_from_directory(str(tmp_path), batch_size=2),
         output_types=(ek.float32, ek.float32),
