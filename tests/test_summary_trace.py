@@ -130,6 +130,15 @@ def test_trace_arguments_are_checked():
         ek.summary.trace_export("t", step=0)
 
 
+def test_a_trace_without_graph_exports_nothing(tmp_path):
+    writer = ek.summary.create_file_writer(str(tmp_path))
+    ek.summary.trace_on(graph=False)
+    ek.function(lambda x: x * 2.0)(ek.constant(1.0))
+    with writer.as_default():
+        assert ek.summary.trace_export("t", step=0) is False
+    assert graph_events(tmp_path) == []
+
+
 def test_export_needs_a_step_under_a_writer(tmp_path):
     writer = ek.summary.create_file_writer(str(tmp_path))
     ek.summary.trace_on()

@@ -38,7 +38,8 @@ _trace: _Collector | None = None
 class _Collector:
     """Told by `Function.trace_observers` of each new program while a trace is on."""
 
-    def __init__(self):
+    def __init__(self, graph: bool):
+        self.graph = graph
         self.programs: list = []  # (function name, Program)
 
     def function_traced(self, function, program) -> None:
@@ -50,8 +51,8 @@ def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir=None) -
     """Starts collecting the graphs of the functions traced from now on, in every thread.
 
     Args:
-        graph: collect graphs (True). False collects nothing, as TensorFlow's trace without
-            graph and profiler; `trace_export` then writes nothing.
+        graph: collect graphs (True). False collects nothing; `trace_export` then writes
+            nothing.
         profiler: TensorFlow's profiler, which eagerkernel does not have: True raises.
         profiler_outdir: the profiler's directory; as in TensorFlow it is used only with
             ``profiler=True``.
@@ -78,7 +79,7 @@ def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir=None) -
         if _trace is not None:
             warnings.warn("summary.trace_on: trace already enabled", stacklevel=2)
             return
-        _trace = _Collector()
+        _trace = _Collector(bool(graph))
         if graph:
             Function.trace_observers.register(_trace)
 
@@ -118,7 +119,7 @@ def trace_export(name: str, step=None, profiler_outdir=None) -> bool:
         if not isinstance(name, str) or not name:
             raise ValueError(f"summary.trace_export: name must be a non-empty string: {name!r}")
         writer = getattr(summary._state, "writer", None)
-        if writer is None or not summary.should_record_summaries():
+        if writer is None or not summary.should_record_summaries() or not trace.graph:
             return False
         step = summary._resolve_step(step, f"summary.trace_export({name!r})")
         with _lock:
