@@ -124,6 +124,9 @@ def enable_eager_execution(*args, **kwargs) -> None:
 # `ek.experimental.dlpack.from_dlpack` / `to_dlpack`, as `tf.experimental.dlpack`, and
 # `ek.experimental.Optional`, as `tf.experimental.Optional`.
 experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Optional)
+# `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
+experimental.DynamicRaggedShape = ragged.DynamicRaggedShape
+experimental.RowPartition = ragged.RowPartition
 
 # `tfe = tf.contrib.eager` gives this same namespace, as the TF 1.x eager guides expect.
 contrib = _types.SimpleNamespace()

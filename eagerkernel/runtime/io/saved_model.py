@@ -396,6 +396,24 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
             if not isinstance(f, Function):
                 raise TypeError(f"saved_model.save: {name} is not an ek.function: {f!r}.")
             entries = [c for c in f.concrete_functions if c.program is not None]
+            requested = getattr(f, "_composite_spec_requests", [])
+            if requested:
+                raise NotImplementedError(
+                    f"saved_model.save: function {name} has a concrete function for "
+                    f"{requested[0]!r}; this format stores programs over dense tensors only, "
+                    "so ragged and sparse signatures cannot be saved. Pass the components "
+                    "(values, row_splits) as tensors."
+                )
+            for c in entries:
+                if any(
+                    type(x).__name__ in ("RaggedTensorSpec", "SparseTensorSpec")
+                    for x in nest.flatten(c.structured_input_signature)
+                ):
+                    raise NotImplementedError(
+                        f"saved_model.save: function {name} was traced with a RaggedTensor or "
+                        "SparseTensor argument; this format stores programs over dense "
+                        "tensors only. Pass the components (values, row_splits) as tensors."
+                    )
             if not entries and f.input_signature is not None:
                 with _state_kept(variables):
                     _trace_from_signature(f, name)
@@ -470,6 +488,12 @@ def _zeros(spec: TensorSpec) -> Tensor:
 def _trace_from_signature(f: Function, name: str) -> None:
     """Traces ``f`` on zeros of its ``input_signature`` (see the module docstring)."""
     specs = nest.flatten(f.input_signature)
+    if not all(isinstance(s, TensorSpec) for s in specs):
+        raise NotImplementedError(
+            f"saved_model.save: function {name} has a ragged or sparse input_signature; this "
+            "format stores programs over dense tensors only. Pass the components (values, "
+            "row_splits) as tensors."
+        )
     open_shapes = [s for s in specs if s.shape.rank is None or None in s.shape.as_list()]
     if open_shapes:
         warnings.warn(
