@@ -71,7 +71,7 @@ from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .runtime.function import function, init_scope
 from .runtime.function import print_ as print
-from .runtime.io import saved_model, summary
+from .runtime.io import profiler, saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403

@@ -45,6 +45,7 @@ import operator
 import sys
 import threading
 import types
+import typing
 import warnings
 import weakref
 from collections.abc import Iterator
@@ -64,6 +65,7 @@ from .core.dtypes import as_dtype
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .data.structure import TensorSpec
+from .observers import Observers
 
 __all__ = ["ConcreteFunction", "Function", "Program", "function", "init_scope", "print_"]
 
@@ -953,7 +955,12 @@ class Function:
     Attributes:
         python_function: the wrapped Python function.
         input_signature: the `TensorSpec` list given, or None.
+        trace_observers: (class attribute) an `Observers` list told
+            ``function_traced(function, program)`` after each new trace, with the `Program`
+            it made (`ek.summary.trace_on` collects the graphs this way).
     """
+
+    trace_observers: typing.ClassVar[Observers] = Observers()
 
     def __init__(
         self,
@@ -1128,6 +1135,8 @@ class Function:
                     "this signature.",
                     stacklevel=3,
                 )
+        if Function.trace_observers:  # outside the lock: observers may call the function
+            Function.trace_observers.notify("function_traced", self, program)
         return result
 
     def _canonical(self, args: tuple, kwargs: dict) -> tuple:

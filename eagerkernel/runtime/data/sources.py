@@ -150,6 +150,29 @@ class Elements(Dataset):
         return len(self._elements)
 
 
+class Counter(Dataset):
+    """`Dataset.counter`: ``start, start + step, ...`` without end."""
+
+    def __init__(self, start, step, dtype):
+        super().__init__()
+        self._start = int_arg(start, "counter", "start")
+        self._step = int_arg(step, "counter", "step")
+        self._dtype = dtypes.as_dtype(dtype)
+
+    def _iter(self, ctx):
+        cast = self._dtype.as_numpy_dtype
+        value = self._start
+        while True:
+            yield make(cast(value), CPU)
+            value += self._step
+
+    def _cardinality(self) -> int:
+        return INFINITE_CARDINALITY
+
+    def _spec(self, peek):
+        return TensorSpec((), self._dtype)
+
+
 class Range(Dataset):
     """`Dataset.range`."""
 

@@ -19,6 +19,9 @@ TF 1.x style (``ek.contrib.summary``)::
     with ek.contrib.summary.record_summaries_every_n_global_steps(10):
         ek.contrib.summary.scalar("loss", loss)   # written when global_step % 10 == 0
 
+Graphs of `ek.function`s: ``trace_on(graph=True)``, call the functions, then
+``trace_export(name, step)`` under a default writer (see `graph_summary`).
+
 The step of a summary is, in order: the ``step`` argument, the step given to
 `SummaryWriter.as_default`/`set_as_default` or `experimental.set_step`, and the global step
 (``ek.train.get_or_create_global_step``). Without any, `scalar` raises ValueError, as TF does.
@@ -36,6 +39,8 @@ import weakref
 
 import numpy as np
 
+from .graph_summary import trace_export, trace_off, trace_on
+
 __all__ = [
     "SummaryWriter",
     "contrib_summary",
@@ -47,6 +52,9 @@ __all__ = [
     "scalar",
     "should_record_summaries",
     "text",
+    "trace_export",
+    "trace_off",
+    "trace_on",
 ]
 
 _writer_ids = itertools.count()
@@ -186,6 +194,20 @@ class SummaryWriter:
             )
         if due:
             self.flush()
+
+    def _write_graph(self, graph_def, step: int) -> None:
+        """Writes a TensorFlow ``GraphDef`` event (TensorBoard's Graphs dashboard) and
+        flushes (see `graph_summary.trace_export`)."""
+        from tensorboardX.proto.event_pb2 import Event
+
+        event = Event(
+            wall_time=time.time(), step=int(step), graph_def=graph_def.SerializeToString()
+        )
+        with self._lock:
+            if self._closed:
+                raise ValueError(f"summary.trace_export: the writer for {self.logdir} is closed.")
+            self._writer.write_event(event)
+        self.flush()
 
 
 # Every open writer, flushed at interpreter exit (weakly held: a dropped writer is not kept).
