@@ -501,7 +501,16 @@ if _NATIVE:
         # Sample arrays on which the C side checks the ndarray layout its dtype test reads.
         _samples = [np.zeros(1, np.float32), np.zeros((2, 3), np.int64)[:, 1:], np.ones(())]
         _native_dispatch.setup(
-            _ctx, _observed, _NO_PARAMS, Tensor, Primitive, Device, ACTIVE, np.ndarray, _samples
+            _ctx,
+            _observed,
+            _NO_PARAMS,
+            Tensor,
+            Primitive,
+            Device,
+            ACTIVE,
+            np.ndarray,
+            _samples,
+            globals(),  # where BinaryOp reads `_observe`, as the Python op does
         )
         _observe = _native_dispatch.observe
         _native_binary = _native_dispatch.BinaryOp

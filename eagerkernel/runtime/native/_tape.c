@@ -28,7 +28,9 @@
  * A profiling tape may also hold `lines` and `internal`: after each record it appends where the
  * op was called from, `(code, line number)` of the innermost Python frame whose file does not
  * start with `internal` (eagerkernel's own directory), or None; the tape's `_source` method is
- * the specification.
+ * the specification. On CPython 3.11 the frames are read without making frame objects, and
+ * each call site (code object, instruction offset) is resolved to its line once per recorder
+ * (a small cache), so a loop's ops cost a lookup each.
  *
  * The Python methods are the specification; tests/test_tape_native.py runs the tape tests
  * with and without this type and compares their records.
@@ -36,6 +38,25 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+
+/* CPython 3.11: walk the interpreter's frames directly (`append_line`), without making a frame
+ * object for each (what PyThreadState_GetFrame and PyFrame_GetBack do). Other versions take
+ * the public frame API. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(PYPY_VERSION)
+#define EK_FRAME_WALK 1
+#define Py_BUILD_CORE 1
+#include <internal/pycore_frame.h>
+#undef Py_BUILD_CORE
+#endif
+
+/* Call sites whose (code, line) item a profiling tape reuses: a direct-mapped cache keyed by
+ * (code object, instruction offset), so that a loop's ops resolve their line once. */
+#define LINE_CACHE 64
+typedef struct {
+    PyObject *code; /* strong: the key's code object cannot be freed and its address reused */
+    int lasti;
+    PyObject *item; /* (code, line) */
+} LineCacheEntry;
 
 enum { S_PRIM, S_INPUTS, S_IDS, S_OUTPUT, S_PARAMS, S_SAVED, S_SECONDS, N_SLOTS };
 static const char *slot_names[N_SLOTS] = {"prim",   "inputs", "_ids",   "output",
@@ -53,6 +74,7 @@ typedef struct {
     PyObject *lines;         /* None, or a list: (code, line) of the op's caller per record */
     PyObject *internal;      /* with `lines`: the path prefix of frames that are not callers */
     PyObject *last_line;     /* the last (code, line) appended, reused when it repeats */
+    LineCacheEntry line_cache[LINE_CACHE];
     PyTypeObject *variable;  /* eagerkernel's Variable */
     Py_ssize_t device_offset; /* Tensor._device */
     Py_ssize_t read_offset;   /* Variable._read: a weak reference to the snapshot, or None */
@@ -100,9 +122,55 @@ static int is_float(PyObject *value) {
     return result;
 }
 
+/* (code, line) for the instruction at `lasti` (in code units) of `code`, from the cache; a new
+ * reference, or NULL with an error. */
+static PyObject *line_item(TapeRecorder *self, PyCodeObject *code, int lasti) {
+    size_t h = (((size_t)code >> 4) ^ (size_t)lasti * 0x9E3779B1u) % LINE_CACHE;
+    LineCacheEntry *e = &self->line_cache[h];
+    if (e->code == (PyObject *)code && e->lasti == lasti) return Py_NewRef(e->item);
+    PyObject *number = PyLong_FromLong(PyCode_Addr2Line(code, lasti * (int)sizeof(_Py_CODEUNIT)));
+    PyObject *item = number ? PyTuple_Pack(2, (PyObject *)code, number) : NULL;
+    Py_XDECREF(number);
+    if (item == NULL) return NULL;
+    Py_XSETREF(e->code, Py_NewRef((PyObject *)code));
+    Py_XSETREF(e->item, Py_NewRef(item));
+    e->lasti = lasti;
+    return item;
+}
+
+static int append_item(TapeRecorder *self, PyObject *item) {
+    if (item == NULL) item = Py_NewRef(Py_None);
+    int failed = PyList_Append(self->lines, item) < 0;
+    Py_DECREF(item);
+    return failed ? -1 : 0;
+}
+
 /* Appends (code, line) of the innermost frame outside `internal` to `lines` (or None): the
  * C twin of GradientTape._source. 0 on success, -1 on error. */
 static int append_line(TapeRecorder *self) {
+#ifdef EK_FRAME_WALK
+    _PyInterpreterFrame *f = PyThreadState_Get()->cframe->current_frame;
+    for (; f != NULL; f = f->previous) {
+        if (_PyFrame_IsIncomplete(f)) continue; /* not started: not a caller yet */
+        PyCodeObject *code = f->f_code;
+        int inside = PyUnicode_Tailmatch(code->co_filename, self->internal, 0, PY_SSIZE_T_MAX,
+                                         -1);
+        if (inside < 0) return -1;
+        if (inside) continue;
+        PyObject *item;
+        if (f->frame_obj != NULL && f->frame_obj->f_lineno != 0) {
+            /* A tracer set the line (a debugger): the frame's own, as f_lineno reads it. */
+            PyObject *number = PyLong_FromLong(PyFrame_GetLineNumber(f->frame_obj));
+            item = number ? PyTuple_Pack(2, (PyObject *)code, number) : NULL;
+            Py_XDECREF(number);
+        } else {
+            item = line_item(self, code, _PyInterpreterFrame_LASTI(f));
+        }
+        if (item == NULL) return -1;
+        return append_item(self, item);
+    }
+    return append_item(self, NULL);
+#else
     PyFrameObject *frame = PyThreadState_GetFrame(PyThreadState_Get()); /* new or NULL */
     PyObject *item = NULL;
     while (frame != NULL) {
@@ -140,13 +208,8 @@ static int append_line(TapeRecorder *self) {
         Py_DECREF(frame);
         frame = back;
     }
-    if (item == NULL) {
-        Py_INCREF(Py_None);
-        item = Py_None;
-    }
-    int failed = PyList_Append(self->lines, item) < 0;
-    Py_DECREF(item);
-    return failed ? -1 : 0;
+    return append_item(self, item);
+#endif
 }
 
 static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
@@ -396,6 +459,10 @@ static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
     Py_VISIT(self->release);
     Py_VISIT(self->lines);
     Py_VISIT(self->last_line);
+    for (int i = 0; i < LINE_CACHE; i++) {
+        Py_VISIT(self->line_cache[i].code);
+        Py_VISIT(self->line_cache[i].item);
+    }
     Py_VISIT(self->variable);
     Py_VISIT(self->tensor);
     Py_VISIT(self->record);
@@ -412,6 +479,10 @@ static int tape_clear(TapeRecorder *self) {
     Py_CLEAR(self->lines);
     Py_CLEAR(self->internal);
     Py_CLEAR(self->last_line);
+    for (int i = 0; i < LINE_CACHE; i++) {
+        Py_CLEAR(self->line_cache[i].code);
+        Py_CLEAR(self->line_cache[i].item);
+    }
     Py_CLEAR(self->variable);
     Py_CLEAR(self->tensor);
     Py_CLEAR(self->record);
