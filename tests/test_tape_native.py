@@ -307,3 +307,23 @@ def test_c_and_python_agree_on_the_lines_of_a_loop():
     assert results[0][:2] == [("loop", first + 2)] * 2  # y * a + b: two ops, one line
     assert results[0][5:10] == results[0][:5]  # the next round: the same lines
     assert len({line for _, line in results[0][:5]}) > 1
+
+
+@native
+def test_c_and_python_count_the_same_owned_bytes(monkeypatch):
+    from eagerkernel.runtime.core import records as records_mod
+    from eagerkernel.runtime.core.records import Records
+
+    x = ek.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    with ProfilingTape() as tape:
+        y = x * x  # float32[2,3]: 24 bytes
+        ek.transpose(y)  # a view
+        ek.reduce_sum(ek.cast(y, ek.float64))  # float64[2,3] (48) and a float64 scalar (8)
+        ek.constant([1, 2]) + ek.constant([3, 4])  # int32[2]: 8
+    with ProfilingTape() as multi:
+        ek.unstack(x)  # a multi-output op
+    c = (Records(tape).owned_bytes(), Records(multi).owned_bytes())
+    monkeypatch.setattr(records_mod, "_owned_bytes", None)
+    python = (Records(tape).owned_bytes(), Records(multi).owned_bytes())
+    assert c == python
+    assert c[0] == (24 + 48 + 8 + 8, [1]) and c[1] is None

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import itertools
 import keyword
-import operator
 import sys
 
 from IPython.core.error import UsageError
@@ -447,29 +445,16 @@ def held_bytes(records: Records) -> int:
     """Bytes of the arrays the records' outputs own: what the tape holds, and so the peak of
     what its ops allocated (it keeps every output alive). An output that is a view counts
     through `_allocated` (its base, unless an input's)."""
-    (outputs,) = records.fields("output")
-    if tuple in set(map(type, outputs)):  # a multi-output op (the set is made in C)
-        inputs = records.fields("inputs")[0]
-        return sum(
-            _allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs)
-        )
-    # One output per op: attribute reads and the sum in C; views (a base) take `_allocated`.
-    values = list(map(_VALUE, outputs))
-    bases = list(map(_BASE, values))
-    if all(map(operator.is_, bases, itertools.repeat(None))):  # all new arrays: the usual
-        return sum(map(_NBYTES, values))
-    total = 0
-    for k, (v, base) in enumerate(zip(values, bases)):
-        if base is None:
-            total += v.nbytes
-        else:
-            total += _allocated((outputs[k],), records.entry(k).inputs)
-    return total
-
-
-_VALUE = operator.attrgetter("_value")
-_BASE = operator.attrgetter("base")
-_NBYTES = operator.attrgetter("nbytes")
+    owned = records.owned_bytes()  # one pass over the outputs (in C where built)
+    if owned is not None:
+        total, views = owned
+        for k in views:  # a view counts through `_allocated` (its base, unless an input's)
+            r = records.entry(k)
+            total += _allocated((r.output,), r.inputs)
+        return total
+    # A multi-output op: every record through `_allocated`.
+    outputs, inputs = records.fields("output", "inputs")
+    return sum(_allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs))
 
 
 def bytes_cell(n: int | None) -> str:

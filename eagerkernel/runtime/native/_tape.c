@@ -717,9 +717,139 @@ done:
     return result;
 }
 
+/* -- owned_bytes: what a tape's outputs hold, in one pass --------------------------------------
+ *
+ * The leading fields of NumPy's PyArrayObject (numpy/ndarraytypes.h, PyArrayObject_fields, the
+ * same in NumPy 1.x and 2.x). `setup_arrays` checks them against `ndim`, `shape`, `base` and
+ * `dtype` on sample arrays; if they do not hold, every array takes the attribute reads. */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+} ArrayHead;
+
+static struct {
+    PyTypeObject *ndarray;
+    int layout_ok;
+    PyObject *descr;    /* the last dtype seen, and its itemsize */
+    Py_ssize_t itemsize;
+} A;
+
+static int array_layout_holds(PyObject *arr) {
+    if (Py_TYPE(arr) != A.ndarray) return 0;
+    ArrayHead *h = (ArrayHead *)arr;
+    PyObject *ndim = PyObject_GetAttrString(arr, "ndim");
+    PyObject *shape = PyObject_GetAttrString(arr, "shape");
+    PyObject *base = PyObject_GetAttrString(arr, "base");
+    PyObject *dtype = PyObject_GetAttrString(arr, "dtype");
+    int ok = ndim && shape && base && dtype && PyTuple_Check(shape) &&
+             PyLong_AsLong(ndim) == h->nd && PyTuple_GET_SIZE(shape) == h->nd &&
+             (h->base == NULL ? base == Py_None : h->base == base) && h->descr == dtype;
+    for (int i = 0; ok && i < h->nd; i++) {
+        ok = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) == h->dimensions[i];
+    }
+    Py_XDECREF(ndim);
+    Py_XDECREF(shape);
+    Py_XDECREF(base);
+    Py_XDECREF(dtype);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return ok;
+}
+
+static PyObject *setup_arrays(PyObject *module, PyObject *args) {
+    PyTypeObject *ndarray;
+    PyObject *samples;
+    if (!PyArg_ParseTuple(args, "O!O!:setup_arrays", &PyType_Type, &ndarray, &PyList_Type,
+                          &samples))
+        return NULL;
+    Py_XSETREF(A.ndarray, (PyTypeObject *)Py_NewRef(ndarray));
+    int ok = PyList_GET_SIZE(samples) > 0 &&
+             ndarray->tp_basicsize >= (Py_ssize_t)sizeof(ArrayHead);
+    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(samples); i++) {
+        ok = array_layout_holds(PyList_GET_ITEM(samples, i));
+    }
+    A.layout_ok = ok;
+    return PyBool_FromLong(ok);
+}
+
+/* nbytes of an array that owns its memory, or -1 if it is a view (or -2 with an error). */
+static Py_ssize_t owned_nbytes(PyObject *value) {
+    if (A.layout_ok && Py_TYPE(value) == A.ndarray) {
+        ArrayHead *h = (ArrayHead *)value;
+        if (h->base != NULL) return -1;
+        if (h->descr != A.descr) {
+            PyObject *size = PyObject_GetAttrString(h->descr, "itemsize");
+            if (size == NULL) return -2;
+            Py_ssize_t itemsize = PyLong_AsSsize_t(size);
+            Py_DECREF(size);
+            if (itemsize < 0) return -2;
+            Py_XSETREF(A.descr, Py_NewRef(h->descr));
+            A.itemsize = itemsize;
+        }
+        Py_ssize_t n = A.itemsize;
+        for (int i = 0; i < h->nd; i++) n *= h->dimensions[i];
+        return n;
+    }
+    PyObject *base = PyObject_GetAttrString(value, "base");
+    if (base == NULL) return -2;
+    int view = base != Py_None;
+    Py_DECREF(base);
+    if (view) return -1;
+    PyObject *nbytes = PyObject_GetAttrString(value, "nbytes");
+    if (nbytes == NULL) return -2;
+    Py_ssize_t n = PyLong_AsSsize_t(nbytes);
+    Py_DECREF(nbytes);
+    return (n == -1 && PyErr_Occurred()) ? -2 : n;
+}
+
+/* owned_bytes(outputs, value_name) -> (total, views) or None: see Records.owned_bytes. */
+static PyObject *owned_bytes(PyObject *module, PyObject *args) {
+    PyObject *outputs, *value_name;
+    if (!PyArg_ParseTuple(args, "O!U:owned_bytes", &PyList_Type, &outputs, &value_name))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(outputs);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyTuple_Check(PyList_GET_ITEM(outputs, i))) Py_RETURN_NONE;
+    }
+    PyObject *views = PyList_New(0);
+    if (views == NULL) return NULL;
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PyObject_GetAttr(PyList_GET_ITEM(outputs, i), value_name);
+        if (value == NULL) goto error;
+        Py_ssize_t nbytes = owned_nbytes(value);
+        Py_DECREF(value);
+        if (nbytes == -2) goto error;
+        if (nbytes >= 0) {
+            total += nbytes;
+            continue;
+        }
+        PyObject *index = PyLong_FromSsize_t(i);
+        int failed = index == NULL || PyList_Append(views, index) < 0;
+        Py_XDECREF(index);
+        if (failed) goto error;
+    }
+    return Py_BuildValue("(LN)", total, views);
+error:
+    Py_DECREF(views);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
     {"op_totals", op_totals, METH_VARARGS,
      "op_totals(records, record_type) -> [(prim, count, seconds or None)]"},
+    {"owned_bytes", owned_bytes, METH_VARARGS,
+     "owned_bytes(outputs, value_name) -> (bytes of the arrays that own their memory, "
+     "indices of the views), or None if an output is a tuple"},
+    {"setup_arrays", setup_arrays, METH_VARARGS,
+     "setup_arrays(ndarray_type, sample_arrays) -> whether the array layout read holds"},
     {NULL},
 };
 
