@@ -33,7 +33,7 @@ from .formatting import (
     timing_cell,
 )
 from .graph import TapeGraph, _allocated, scope_label, section_of, source_text
-from .replay import DEFAULT_REPEAT, DEFAULT_WARMUP, replay_times
+from .replay import DEFAULT_REPEAT, DEFAULT_WARMUP, note_warnings, replay_times, retime
 
 __all__ = ["TapeMagics", "TapeRecord", "TapeTiming"]
 
@@ -189,7 +189,9 @@ class TapeRecord(_TableView):
     the numbers change from run to run; an op recorded without a time (a `custom_gradient`
     call) shows ``—``. With ``replay`` (``%%tape --time replay``) the time columns are the
     minimum and median of the replayed runs (`replay_times`) instead of the single recorded
-    run. Backward ops (``tape.gradient`` inside the cell) show ``backward`` as their scope;
+    run. ``retimed`` lists the ops whose single time was measured again without the warning
+    they showed (`retime`); the title names them. Backward ops (``tape.gradient`` inside the
+    cell) show ``backward`` as their scope;
     the title splits the time into forward, backward and optimizer updates. A record of a
     cell that raised (``error``) says it is partial. A plain `GradientTape`, whose ops were
     not timed, shows its ops alone.
@@ -198,6 +200,7 @@ class TapeRecord(_TableView):
         name: the tape's name in the user namespace (``"_tape"``).
         records: the snapshot (`Records`); ``entries`` lists them as `Record` objects.
         max_rows: longer tapes show their first and last rows around a ``… N more ops …`` row.
+        retimed: indices of the ops re-timed without their warning (``--time once``).
         timing: the matching `TapeTiming` (``total``, ``by_op``).
         graph: the matching `TapeGraph`; ``picture=False`` when its picture is not shown.
 
@@ -229,9 +232,11 @@ class TapeRecord(_TableView):
         expand: bool = False,
         repeat: int = 0,
         warmup: int = 0,
+        retimed: list | None = None,
     ):
         self.name = name
         self.records = Records(tape)
+        self.retimed = list(retimed or ())
         self.max_rows = max_rows
         self.replay = replay
         self.error = error
@@ -314,6 +319,15 @@ class TapeRecord(_TableView):
                 )
             if self.replay is None:
                 title += " (one run per op: --time replay re-times them)" if n > 1 else ""
+                k = len(self.retimed)
+                if k:
+                    title += (
+                        f"; {k} op{' was' if k == 1 else 's were'} re-timed without the "
+                        f"warning {'it' if k == 1 else 'they'} showed (#"
+                        + ", #".join(map(str, self.retimed[:5]))
+                        + (", …" if k > 5 else "")
+                        + ")"
+                    )
         return title
 
     @property
@@ -727,7 +741,10 @@ class TapeMagics(Magics):
         are one run per op by default (``--time once``: the first call of a kernel shows its
         warm-up); ``--time replay`` re-runs every op on its recorded inputs ``--warmup``
         times, then ``--repeat`` times timed, and shows the minimum and median, with NumPy
-        warnings silenced so that their cost is not billed to the op (`replay_times`). The
+        warnings silenced so that their cost is not billed to the op (`replay_times`). With
+        ``--time once``, an op that showed a warning while it ran (NumPy's ``overflow
+        encountered in exp``) is timed once more on its inputs with warnings silenced, and
+        that time is its own; the title names the ops re-timed (`note_warnings`). The
         totals sort with ``--sort time|count|name`` and group by layer with ``--by layer``.
 
         A cell that raises shows its traceback (with the cell's own line numbers), then the
@@ -789,8 +806,9 @@ class TapeMagics(Magics):
         count = self.shell.execution_count
         if outer is not None and outer.execution_count is not None:
             self.shell.execution_count = outer.execution_count
+        noted = note_warnings(tape)
         try:
-            with tape:
+            with tape, noted:
                 result = self.shell.run_cell(body)
         finally:
             self.shell.displayhook.exec_result = outer
@@ -805,8 +823,11 @@ class TapeMagics(Magics):
             picture = "text/html" in active
             names = _names(ns) if picture else {}
             replay = None
+            retimed: list = []
             if args.time == "replay":
                 replay = replay_times(Records(tape), args.repeat, args.warmup, sync=args.sync)
+            elif noted.indices:  # ops that showed a warning: their time without it
+                retimed = retime(Records(tape), noted.indices, sync=args.sync)
             record = TapeRecord(
                 tape,
                 name,
@@ -821,6 +842,7 @@ class TapeMagics(Magics):
                 expand=args.expand,
                 repeat=args.repeat,
                 warmup=args.warmup,
+                retimed=retimed,
             )
             show(record, active)
             show(record.graph, active)
