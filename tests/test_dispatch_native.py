@@ -219,3 +219,15 @@ def test_binary_op_in_c_behaves_as_a_function():
     with pytest.raises(TypeError, match="Mul: cannot convert Holder"):
         h.mul(ek.constant(3.0))  # bound: h is passed as x, and is not convertible
     assert Holder.mul is ek.multiply
+
+
+@binary_native
+def test_binary_op_in_c_hands_composite_tensors_the_public_op():
+    # A SparseTensor supports `*` with a dense value (TF's sparse-dense product) and not
+    # `+`: it tells them apart by the op it is handed, which must be the public one.
+    st = ek.sparse.from_dense([[1.0, 0.0], [0.0, 3.0]])
+    doubled = ek.sparse.to_dense(ek.multiply(st, 2.0)).numpy().tolist()
+    assert doubled == [[2.0, 0.0], [0.0, 6.0]]
+    assert ek.sparse.to_dense(st * 2.0).numpy().tolist() == doubled
+    with pytest.raises(TypeError, match="AddV2: not supported between a SparseTensor"):
+        ek.add(st, 2.0)

@@ -361,15 +361,16 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
     """
     fwd = prim.fwd
     prim.array_op = array_op
+    public = None  # the op users call: `op`, or its C twin (composite tensors compare it)
 
     def op(x, y, name=None):
         if (type(x) is not Tensor or type(y) is not Tensor) and not (
             isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
         ):
             if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
-                return x._ek_binary(op, x, y)
+                return x._ek_binary(public, x, y)
             if isinstance(y, CompositeTensor):
-                return y._ek_binary(op, x, y)
+                return y._ek_binary(public, x, y)
             x, y = coerce_pair(x, y, prim.name)
         xv = x._value
         yv = y._value
@@ -395,6 +396,7 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
     op.__doc__ = doc
     native = globals().get("_native_binary") if array_op is not None else None
     if native is None:
+        public = op
         return op
     # The C twin of `op`'s fast path (native/_dispatch.c `BinaryOp`); `op` is its
     # specification, and runs for anything but two tensors of one dtype and device.
@@ -403,6 +405,7 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
     fast.__module__ = op.__module__
     fast.__doc__ = doc
     fast.__wrapped__ = op
+    public = fast
     return fast
 
 

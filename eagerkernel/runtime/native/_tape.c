@@ -321,12 +321,12 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
     int failed;
     PyObject *release = self->release;
     if (release != Py_None && PyList_GET_SIZE(release) > 0) {
-        /* Freeing may run a weakref callback that drops the list: hold it meanwhile. */
+        /* Pop the last record: the list (which this recorder holds) no longer refers to it
+         * before it is freed, which may run weakref callbacks. */
         Py_ssize_t m = PyList_GET_SIZE(release);
-        Py_INCREF(release);
-        failed = PyList_SetSlice(release, m - 1, m, NULL) < 0;
-        Py_DECREF(release);
-        if (failed) goto error_keys;
+        PyObject *last = PyList_GET_ITEM(release, m - 1);
+        Py_SET_SIZE(release, m - 1);
+        Py_DECREF(last);
     }
     PyObject *record = self->record->tp_alloc(self->record, 0);
     if (record == NULL) goto error_keys;
