@@ -219,6 +219,9 @@ def test_binary_op_in_c_behaves_as_a_function():
     with pytest.raises(TypeError, match="Mul: cannot convert Holder"):
         h.mul(ek.constant(3.0))  # bound: h is passed as x, and is not convertible
     assert Holder.mul is ek.multiply
+    import copy
+
+    assert copy.copy(op) is op and copy.deepcopy({"op": op})["op"] is op  # as functions
 
 
 @binary_native

@@ -378,6 +378,17 @@ static PyObject *binary_repr(BinaryOp *self) {
     return PyUnicode_FromString("<op>");
 }
 
+/* Copies are the op itself, as `copy` treats Python functions. */
+static PyObject *binary_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return Py_NewRef(self);
+}
+
+static PyMethodDef binary_methods[] = {
+    {"__copy__", (PyCFunction)(void (*)(void))binary_copy, METH_FASTCALL, "The op itself."},
+    {"__deepcopy__", (PyCFunction)(void (*)(void))binary_copy, METH_FASTCALL, "The op itself."},
+    {NULL},
+};
+
 static PyMemberDef binary_members[] = {
     {"prim", T_OBJECT, offsetof(BinaryOp, prim), READONLY, "the Primitive"},
     {NULL},
@@ -400,6 +411,7 @@ static PyTypeObject BinaryOpType = {
     .tp_dictoffset = offsetof(BinaryOp, dict),
     .tp_repr = (reprfunc)binary_repr,
     .tp_members = binary_members,
+    .tp_methods = binary_methods,
 };
 
 static PyObject *setup(PyObject *module, PyObject *args) {
