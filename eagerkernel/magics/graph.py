@@ -318,9 +318,7 @@ def build_graph(
         path = scopes[j] if scopes is not None else ()
         group = None
         if collapsed and path:
-            group = next(
-                (path[:k] for k in range(1, len(path) + 1) if path[:k] in collapsed), None
-            )
+            group = next((path[:k] for k in range(1, len(path) + 1) if path[:k] in collapsed), None)
         new_nodes = 0 if group is not None and group in collapsed_node else 1
         op_ids = record.ids
         new_leaves = [x for x in op_ids if x not in producer and x not in leaf_of]
