@@ -324,7 +324,7 @@ def build_graph(
         new_leaves = [x for x in op_ids if x not in producer and x not in leaf_of]
         if cap is not None and len(nodes) + new_nodes + len(set(new_leaves)) > cap:
             break
-        section = section_of(path)
+        section = section_of(path) if path else "forward"
         if group is not None:
             me = collapsed_node.get(group)
             if (j, group) in call_starts:  # another call of the same function: its own node

@@ -343,6 +343,7 @@ class TapeRecord(_TableView):
         total, timed = self.timing.total, self._timed  # a plain GradientTape: the ops alone
         scopes, sources, replay = self._scopes, self._sources, self.replay
         rows = []
+        where_of: dict = {}  # the source text of each call site (ops of a loop share one)
         calls = None if scopes is None or self._expand else _function_calls(self.records)
         selected = list(selected)
         k = 0
@@ -363,7 +364,8 @@ class TapeRecord(_TableView):
                 str(i),
                 prim.name,
                 _where(scopes[i]) if scopes is not None else "",
-                source_text(sources[i], self.cell_file),
+                where_of.get(id(sources[i]))
+                or where_of.setdefault(id(sources[i]), source_text(sources[i], self.cell_file)),
                 specs(inputs),
                 specs(outputs),
             ]
