@@ -42,7 +42,13 @@
 /* CPython 3.11: walk the interpreter's frames directly (`append_line`), without making a frame
  * object for each (what PyThreadState_GetFrame and PyFrame_GetBack do). Other versions take
  * the public frame API. */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(PYPY_VERSION)
+#if defined(__has_include)
+#if __has_include(<internal/pycore_frame.h>)
+#define EK_HAVE_FRAME_H 1
+#endif
+#endif
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(PYPY_VERSION) && \
+    defined(EK_HAVE_FRAME_H) && !defined(EK_NO_FRAME_WALK)
 #define EK_FRAME_WALK 1
 #define Py_BUILD_CORE 1
 #include <internal/pycore_frame.h>
@@ -122,6 +128,7 @@ static int is_float(PyObject *value) {
     return result;
 }
 
+#ifdef EK_FRAME_WALK
 /* (code, line) for the instruction at `lasti` (in code units) of `code`, from the cache; a new
  * reference, or NULL with an error. */
 static PyObject *line_item(TapeRecorder *self, PyCodeObject *code, int lasti) {
@@ -137,6 +144,7 @@ static PyObject *line_item(TapeRecorder *self, PyCodeObject *code, int lasti) {
     e->lasti = lasti;
     return item;
 }
+#endif
 
 static int append_item(TapeRecorder *self, PyObject *item) {
     if (item == NULL) item = Py_NewRef(Py_None);
