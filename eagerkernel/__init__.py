@@ -71,7 +71,7 @@ from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .runtime.function import function, init_scope
 from .runtime.function import print_ as print
-from .runtime.io import saved_model, summary
+from .runtime.io import profiler, saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
@@ -124,6 +124,9 @@ def enable_eager_execution(*args, **kwargs) -> None:
 # `ek.experimental.dlpack.from_dlpack` / `to_dlpack`, as `tf.experimental.dlpack`, and
 # `ek.experimental.Optional`, as `tf.experimental.Optional`.
 experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Optional)
+# `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
+experimental.DynamicRaggedShape = ragged.DynamicRaggedShape
+experimental.RowPartition = ragged.RowPartition
 
 # `tfe = tf.contrib.eager` gives this same namespace, as the TF 1.x eager guides expect.
 contrib = _types.SimpleNamespace()

@@ -7,9 +7,13 @@ functions when imported.
 MODE ``fit``: Keras ``compile``/``fit`` on the global batch under the strategy's scope.
 MODE ``loop``: a custom loop: ``distribute_datasets_from_function``, ``strategy.run``, the
 optimizer inside the replica function, ``strategy.reduce``.
+MODE ``sync_on_read``: metrics and an ON_READ variable updated by every worker, read outside
+the replicas (writes only ``log-<task_id>.json``).
 MODE ``resume``: the custom loop with a CheckpointManager; restores the latest checkpoint
 first. ``--kill-at N`` makes worker 1 kill itself (SIGKILL) at step N; ``--stall-at N``
 makes it stop taking part (sleep) at step N, so that worker 0's all-reduce times out.
+``--no-overlap`` all-reduces the gradients after the backward pass instead of during it;
+``--bucket-bytes N`` sets the fused buffer size.
 
 Each worker writes ``OUTDIR/weights-<task_id>.safetensors`` and ``OUTDIR/log-<task_id>.json``.
 """
@@ -120,6 +124,62 @@ def run_loop(ek, strategy, steps, manager=None, kill_at=None, stall_at=None):
     return model, {"loss": losses, "start": start}
 
 
+def run_sync_on_read(ek, strategy):
+    """Sync-on-read variables (metrics) updated by each worker's replica with different values,
+    read outside the replicas: the sums over all workers."""
+    import gc
+    import weakref
+
+    task_id = strategy.cluster_resolver.task_id if strategy.cluster_resolver else 0
+    # A metric that lives on after this on worker 0 only (as garbage the collector has not
+    # freed yet would): the workers' sets of live sync-on-read variables differ from here on.
+    with strategy.scope():
+        gone = ek.keras.metrics.Sum()
+    strategy.run(gone.update_state, args=(1.0,))
+    kept = [gone] if task_id == 0 else []
+    gone_state = weakref.ref(gone.variables[0])
+    del gone
+    gc.collect()
+    freed = gone_state() is None
+    with strategy.scope():
+        total = ek.keras.metrics.Sum()
+        mean = ek.keras.metrics.Mean()
+        counter = ek.Variable(
+            0.0,
+            trainable=False,
+            synchronization=ek.VariableSynchronization.ON_READ,
+            aggregation=ek.VariableAggregation.SUM,
+        )
+
+    def step(x):
+        total.update_state(x)
+        mean.update_state(x)
+        counter.assign_add(float(task_id + 1))
+
+    log = {}
+    for k in range(2):
+        strategy.run(step, args=(ek.constant([float(task_id + 1), 10.0 * (k + 1)]),))
+    log["sum"] = float(total.result())
+    log["mean"] = float(mean.result())
+    log["counter"] = float(counter.numpy())
+    log["counter_again"] = float(counter.read_value())  # a second read: no new collective
+    mean.reset_state()
+    log["mean_after_reset"] = float(mean.result())
+    counter.assign(5.0)  # cross-replica: the value of the sum over all workers
+    log["counter_assigned"] = float(counter.numpy())
+    strategy.run(step, args=(ek.constant([0.0, 0.0]),))
+    log["counter_after_step"] = float(counter.numpy())
+    log["mean_after_step"] = float(mean.result())
+    log["kept"] = [float(m.result()) for m in kept]
+    log["freed"] = freed
+    log["devices"] = {
+        "worker_devices": list(strategy.extended.worker_devices),
+        "variable": list(counter.devices),
+        "tensor": ek.constant(1.0).device,
+    }
+    return log
+
+
 class _Manager:
     def __init__(self, ek, directory):
         self.checkpoint = ek.train.Checkpoint()
@@ -135,12 +195,14 @@ class _Manager:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["fit", "loop", "resume"])
+    parser.add_argument("mode", choices=["fit", "loop", "resume", "sync_on_read"])
     parser.add_argument("outdir")
     parser.add_argument("--single", action="store_true", help="no strategy: the reference")
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--kill-at", type=int, default=None)
     parser.add_argument("--stall-at", type=int, default=None)
+    parser.add_argument("--no-overlap", action="store_true", help="all-reduce after backward")
+    parser.add_argument("--bucket-bytes", type=int, default=None, help="fused buffer size")
     args = parser.parse_args(argv)
 
     from safetensors.numpy import save_file
@@ -151,7 +213,15 @@ def main(argv=None) -> int:
         strategy = ek.distribute.get_strategy()
     else:
         strategy = ek.distribute.MultiWorkerMirroredStrategy()
+        strategy.extended.overlap_gradients = not args.no_overlap
+        if args.bucket_bytes:
+            strategy.extended.bucket_bytes = args.bucket_bytes
     task_id = strategy.cluster_resolver.task_id if strategy.cluster_resolver else 0
+    if args.mode == "sync_on_read":
+        os.makedirs(args.outdir, exist_ok=True)
+        with open(os.path.join(args.outdir, f"log-{task_id}.json"), "w") as f:
+            json.dump(run_sync_on_read(ek, strategy), f)
+        return 0
     if args.mode == "fit":
         model, log = run_fit(ek, strategy, args.steps)
     elif args.mode == "loop":
@@ -160,6 +230,7 @@ def main(argv=None) -> int:
         manager = _Manager(ek, os.path.join(args.outdir, "ckpt"))
         model, log = run_loop(ek, strategy, args.steps, manager, args.kill_at, args.stall_at)
     log["num_replicas_in_sync"] = strategy.num_replicas_in_sync
+    log["collective_stats"] = dict(strategy.extended.collective_stats)
     log["task_id"] = task_id
     os.makedirs(args.outdir, exist_ok=True)
     weights = {f"w{i}": np.ascontiguousarray(w) for i, w in enumerate(model.get_weights())}

@@ -56,7 +56,8 @@ def test_paths_follow_tensorflow_and_arrays_read_with_safetensors(tmp_path):
         assert key in arrays, sorted(arrays)
     np.testing.assert_array_equal(arrays["model/layer-0/kernel"], model.layers[0].kernel.numpy())
     assert int(arrays["step"]) == 7 and int(arrays["optimizer/iter"]) == 1
-    assert ("model/layer-0/kernel", [4, 3]) in list_variables(path)  # TF: shapes are lists
+    # TF's names: the object path and "/.ATTRIBUTES/VARIABLE_VALUE"; shapes are lists.
+    assert ("model/layer-0/kernel/.ATTRIBUTES/VARIABLE_VALUE", [4, 3]) in list_variables(path)
     assert os.path.basename(ckpt.save(str(tmp_path / "ckpt"))) == "ckpt-2"
     assert ek.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "ckpt-2")
     state = (tmp_path / "checkpoint").read_text()

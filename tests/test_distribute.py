@@ -64,7 +64,11 @@ def test_default_strategy_outside_every_scope():
 def test_mirrored_scope_contexts_and_repr_labels_virtual_gpus():
     s = ek.distribute.MirroredStrategy()
     assert s.num_replicas_in_sync == 2
-    assert s.extended.worker_devices == ("/gpu:0", "/gpu:1")
+    # TensorFlow's full names (its MirroredStrategy prints and returns these)
+    assert s.extended.worker_devices == (
+        "/job:localhost/replica:0/task:0/device:GPU:0",
+        "/job:localhost/replica:0/task:0/device:GPU:1",
+    )
     assert "virtual" in repr(s) and "CUDA" not in repr(s)
     with s.scope():
         assert ek.distribute.get_strategy() is s
@@ -119,10 +123,18 @@ def test_variables_created_in_scope_are_mirrored_on_every_device():
     with s.scope():
         v = ek.Variable([1.0, 2.0], name="w")
     assert isinstance(v, ek.distribute.MirroredVariable) and isinstance(v, ek.Variable)
-    assert v.devices == ("/gpu:0", "/gpu:1")
-    assert [t.device for t in v.values] == [
-        f"/job:localhost/replica:0/task:0/device:GPU:{i}" for i in (0, 1)
-    ]
+    full = tuple(f"/job:localhost/replica:0/task:0/device:GPU:{i}" for i in (0, 1))
+    assert v.devices == full
+    assert v.device == full[0]  # cross-replica: the first replica's component
+    assert [t.device for t in v.values] == list(full)
+    # each replica reads its own component, and its PerReplica results live there
+    dev, out, ctx = s.run(lambda: (v.device, ek.identity(v), ek.distribute.get_replica_context()))
+    assert list(dev.values) == list(full)
+    assert [t.device for t in out.values] == list(full)
+    assert [c.devices for c in ctx.values] == [(full[0],), (full[1],)]
+    # short and full names are both accepted as input
+    short = ek.distribute.MirroredStrategy(["/gpu:0", full[1]])
+    assert short.extended.worker_devices == full
     v.assign([5.0, 6.0])  # cross-replica: every component
     for t in v.values:
         np.testing.assert_array_equal(t.numpy(), [5.0, 6.0])

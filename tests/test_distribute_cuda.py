@@ -105,3 +105,40 @@ def test_mirrored_strategy_on_gpus_matches_the_cpu():
         """
     )
     assert out.strip().endswith("ok")
+
+
+@pytest.mark.skipif(GPUS < 2, reason=_REASON or "NCCL between GPUs needs two CUDA devices")
+def test_overlapped_nccl_all_reduce_equals_the_sequential_one():
+    # The buckets' NCCL all-reduces run on the communication thread (after a CUDA event says
+    # the fused buffers are written) while the backward pass goes on: the same sums.
+    out = run(
+        """
+        import numpy as np
+        import eagerkernel as ek
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=(64, 5)).astype(np.float32)
+        y = rng.integers(0, 3, size=64)
+
+        def train(overlap):
+            strategy = ek.distribute.MirroredStrategy()
+            strategy.extended.overlap_gradients = overlap
+            strategy.extended.bucket_bytes = 256
+            with strategy.scope():
+                ek.random.set_seed(1)
+                model = ek.keras.Sequential([ek.keras.layers.Dense(32, activation="relu"),
+                                             ek.keras.layers.Dense(16, activation="relu"),
+                                             ek.keras.layers.Dense(3)])
+                model.compile(optimizer=ek.keras.optimizers.SGD(0.1),
+                              loss=ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+            model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+            return model.get_weights(), strategy.extended.collective_stats
+
+        on, on_stats = train(True)
+        off, off_stats = train(False)
+        for a, b in zip(on, off):
+            np.testing.assert_allclose(a, b, atol=1e-6, rtol=1e-5)
+        assert on_stats["overlapped_bytes"] > 0 and off_stats["overlapped_bytes"] == 0
+        print("ok")
+        """
+    )
+    assert out.strip().endswith("ok")

@@ -176,3 +176,64 @@ def test_the_distributed_benchmark_runs_and_reports_its_table():
     params = 784 * 256 + 256 + 256 * 256 + 256 + 256 * 10 + 10
     assert float(rows[0][4]) == float(rows[1][4]) == round(params * 4 / 1e6, 2)
     assert "bus bandwidth" in proc.stdout and "2 (N-1)/N" in proc.stdout
+    # both ways in one run: the overlapped step time, its waiting share and the hidden share
+    assert "overlapped ms" in proc.stdout and "hidden" in proc.stdout
+    assert all(len(r) == 8 and r[6].endswith("%") and r[7].endswith("%") for r in rows)
+    assert rows[0][7] == "0%"  # one worker: nothing to all-reduce across workers
+
+
+# -- the all-reduce overlapped with the backward pass -------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["fit", "loop"])
+def test_overlapped_all_reduce_gives_the_sequential_weights_bitwise(mode, references, tmp_path):
+    # 200-byte buckets: the last layer's gradients (204 bytes) make the first bucket, whose
+    # all-reduce starts while the first layer's VJPs still run; then the first layer's.
+    overlapped, sequential = tmp_path / "overlapped", tmp_path / "sequential"
+    _check(launch(2, mode, overlapped, "--bucket-bytes", 200))
+    _check(launch(2, mode, sequential, "--bucket-bytes", 200, "--no-overlap"))
+    for task in (0, 1):
+        a, b = weights(overlapped, task), weights(sequential, task)
+        for k in a:  # two workers: the same element-wise sums, however the buffers are cut
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        ref = weights(references[mode], 0)
+        for k in ref:
+            np.testing.assert_allclose(a[k], ref[k], atol=ATOL, rtol=RTOL, err_msg=k)
+        on = log(overlapped, task)["collective_stats"]
+        off = log(sequential, task)["collective_stats"]
+        params = (6 * 16 + 16 + 16 * 3 + 3) * 4
+        assert on["bytes"] == off["bytes"] == params * on["steps"]
+        assert on["steps"] == off["steps"] == 8
+        # every bucket's all-reduce started before its backward pass ended; none without
+        assert on["overlapped_bytes"] == on["bytes"] and off["overlapped_bytes"] == 0
+        assert on["seconds"] > 0 and on["collective_seconds"] > 0
+
+
+# -- sync-on-read variables and device names across workers -----------------------------------
+
+
+@pytest.mark.parametrize("gpus", [0, 2])
+def test_sync_on_read_variables_read_as_the_sum_over_all_workers(gpus, tmp_path):
+    # Worker t's replicas add [t + 1, 10 (k + 1)] to a Sum and a Mean at steps k = 0, 1 and
+    # t + 1 to an ON_READ counter; with 2 virtual GPUs each worker has 2 replicas doing so.
+    _check(launch(2, "sync_on_read", tmp_path, EAGERKERNEL_VIRTUAL_GPUS=gpus))
+    per_worker = max(1, gpus)
+    values = [v for t in (0, 1) for k in (0, 1) for v in (t + 1, 10 * (k + 1))]
+    for task in (0, 1):
+        got = log(tmp_path, task)
+        assert got["sum"] == per_worker * sum(values)  # 66 per replica set: not 32 or 34
+        assert got["mean"] == sum(values) / len(values)
+        assert got["counter"] == got["counter_again"] == per_worker * 2 * (1 + 2)
+        assert got["mean_after_reset"] == 0.0
+        # a value written outside the replicas is the sum over every worker's replicas
+        assert got["counter_assigned"] == 5.0
+        assert got["counter_after_step"] == 5.0 + per_worker * (1 + 2)
+        # a metric alive on worker 0 only (freed on worker 1) does not unsettle the sums
+        assert got["kept"] == ([2.0 * per_worker] if task == 0 else [])
+        assert got["freed"] == (task == 1)
+        # TensorFlow's names under MultiWorkerMirroredStrategy: /job:worker/.../task:N/...
+        kind = "GPU" if gpus else "CPU"
+        local = [f"/job:worker/replica:0/task:{task}/device:{kind}:{i}" for i in range(per_worker)]
+        assert got["devices"]["worker_devices"] == local
+        assert got["devices"]["variable"] == local
+        assert got["devices"]["tensor"] == f"/job:worker/replica:0/task:{task}/device:CPU:0"

@@ -26,8 +26,9 @@ def test_input_shape_dtype_name_and_batch():
         keras.Input(shape=(2,), batch_shape=(1, 2))
     with pytest.raises(ValueError, match="exactly one of `shape`"):
         keras.Input()
-    with pytest.raises(NotImplementedError, match="sparse"):
-        keras.Input(shape=(2,), sparse=True)
+    with pytest.raises(NotImplementedError, match="ragged"):
+        keras.Input(shape=(2,), ragged=True)
+    assert keras.Input(shape=(2,), sparse=True).sparse
 
 
 def test_keras_tensor_has_no_value():

@@ -336,13 +336,13 @@ def test_intro_to_modules_tf_module_cells(intro, tmp_path):
     assert value == "my_checkpoint"
     assert (tmp_path / "my_checkpoint.safetensors").exists()
     value, _ = intro.run(LIST_VARIABLES)
-    # TensorFlow lists the same paths (and shapes as lists), each followed by
-    # "/.ATTRIBUTES/VARIABLE_VALUE".
+    # TensorFlow's names and shapes (as lists), the object graph first.
     assert value == [
-        ("model/dense_1/b", [3]),
-        ("model/dense_1/w", [3, 3]),
-        ("model/dense_2/b", [2]),
-        ("model/dense_2/w", [3, 2]),
+        ("_CHECKPOINTABLE_OBJECT_GRAPH", []),
+        ("model/dense_1/b/.ATTRIBUTES/VARIABLE_VALUE", [3]),
+        ("model/dense_1/w/.ATTRIBUTES/VARIABLE_VALUE", [3, 3]),
+        ("model/dense_2/b/.ATTRIBUTES/VARIABLE_VALUE", [2]),
+        ("model/dense_2/w/.ATTRIBUTES/VARIABLE_VALUE", [3, 2]),
     ]
     value, _ = intro.run(RESTORE)  # restored into variables created by the call
     np.testing.assert_array_equal(value.numpy(), model(x).numpy())

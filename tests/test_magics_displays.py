@@ -140,6 +140,20 @@ def test_layers_are_clusters_and_backward_optimizer_sections():
     text = repr(record)
     assert "backward" in text and "optimizer SGD" in text.splitlines()[0]
 
+    # The forward values the VJPs read (the Relu output the second kernel's gradient needs,
+    # ...) are edges of the spec; drawn only with --saved, named in the reader's tooltip.
+    saved = spec.saved_edges
+    grad_matmul = next(b for a, b in saved if a == relu)
+    assert spec.nodes[grad_matmul][0].startswith("MatMul")
+    assert "reads forward: " in spec.nodes[grad_matmul][1]
+    assert "Relu float32[3,4]" in spec.nodes[grad_matmul][1]
+    drawn = re.findall(r"(\w+) -> (\w+)", dot)
+    assert (relu, grad_matmul) not in drawn and (relu, matmul) in drawn
+    assert f"{len(saved)} edges from forward values to the backward pass not drawn" in spec.caption
+    shown = TapeRecord(tape, "t", saved=True).graph.spec
+    assert (relu, grad_matmul) in re.findall(r"(\w+) -> (\w+)", shown.dot())
+    assert "not drawn (--saved)" not in shown.caption
+
 
 def test_large_layer_collapses_unless_expanded():
     from eagerkernel.magics.graph import build_graph

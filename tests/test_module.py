@@ -489,8 +489,8 @@ class Net(ek.Module):
         return self.blocks[1]["a"](self.blocks[0](self.dense_2(self.dense_1(x))))
 
 
-# TensorFlow 2.21's tf.train.list_variables for the same model (its keys end with
-# "/.ATTRIBUTES/VARIABLE_VALUE", and it lists its object graph too).
+# TensorFlow 2.21's tf.train.list_variables for the same model: these object paths, each
+# followed by "/.ATTRIBUTES/VARIABLE_VALUE", and its object graph first.
 NET_KEYS = [
     ("model/blocks/0/b", (2,)),
     ("model/blocks/0/w", (2, 2)),
@@ -510,7 +510,9 @@ def test_module_checkpoint_round_trip_and_deferred_restore(tmp_path):
     expected = net(x).numpy()
     net.step.assign(7)
     path = ek.train.Checkpoint(model=net).write(str(tmp_path / "ck"))
-    assert ek.train.list_variables(path) == [(k, list(s)) for k, s in NET_KEYS]  # TF: lists
+    assert ek.train.list_variables(path) == [("_CHECKPOINTABLE_OBJECT_GRAPH", [])] + [
+        (f"{k}/.ATTRIBUTES/VARIABLE_VALUE", list(s)) for k, s in NET_KEYS
+    ]  # TF: shapes as lists
 
     fresh = Net()  # its Lazy modules have no variables yet: the values wait for them
     status = ek.train.Checkpoint(model=fresh).restore(path)
@@ -555,8 +557,9 @@ def test_keras_weights_keep_short_checkpoint_keys_under_nested_scopes(tmp_path):
     assert m.dense.kernel.name == f"{m.name}/{m.dense.name}/kernel:0"
     path = ek.train.Checkpoint(model=m).write(str(tmp_path / "k"))
     assert [p for p, _ in ek.train.list_variables(path)] == [
-        "model/dense/bias",
-        "model/dense/kernel",
+        "_CHECKPOINTABLE_OBJECT_GRAPH",
+        "model/dense/bias/.ATTRIBUTES/VARIABLE_VALUE",
+        "model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE",
     ]
 
 

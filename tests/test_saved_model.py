@@ -218,7 +218,7 @@ def _evil_call(meta) -> None:
     call["call"] = "builtins:exec"
 
 
-def test_custom_gradients_need_the_option_that_drops_them(tmp_path):
+def test_custom_gradients_are_saved_unless_the_option_drops_them(tmp_path):
     @ek.custom_gradient
     def clip_gradients(y):
         def backward(dy):
@@ -236,12 +236,16 @@ def test_custom_gradients_need_the_option_that_drops_them(tmp_path):
 
     m = WithCustom()
     m.f(ek.constant(2.0))
-    with pytest.raises(NotImplementedError, match=r"uses ek\.custom_gradient"):
-        ek.saved_model.save(m, tmp_path / "c")
+    ek.saved_model.save(m, tmp_path / "kept")  # TF's default: the custom gradient is kept
+    loaded = ek.saved_model.load(tmp_path / "kept")
+    x = ek.constant(2.0)
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = loaded.f(x)
+    assert float(y) == 4.0 and float(tape.gradient(y, x)) == 2.0  # clip(1) = 0.5, times 2x
     options = ek.saved_model.SaveOptions(experimental_custom_gradients=False)
     ek.saved_model.save(m, tmp_path / "c", options=options)
     loaded = ek.saved_model.load(tmp_path / "c")
-    x = ek.constant(2.0)
     with ek.GradientTape() as tape:
         tape.watch(x)
         y = loaded.f(x)
@@ -250,7 +254,7 @@ def test_custom_gradients_need_the_option_that_drops_them(tmp_path):
         ek.saved_model.SaveOptions(save_debug_info=True)
 
 
-def test_an_input_signature_function_must_be_traced_before_saving(tmp_path):
+def test_an_input_signature_function_never_called_is_traced_from_its_signature(tmp_path):
     class M:
         variables: tuple = ()
 
@@ -259,9 +263,14 @@ def test_an_input_signature_function_must_be_traced_before_saving(tmp_path):
             return x + 1.0
 
     m = M()
-    with pytest.raises(ValueError, match="has an input_signature but was never called"):
+    with pytest.warns(UserWarning, match=r"saved for shapes \[\(1,\)\]"):
         ek.saved_model.save(m, tmp_path / "m")
-    m.f(ek.constant([1.0, 2.0]))
+    loaded = ek.saved_model.load(tmp_path / "m")
+    assert loaded.f(ek.constant([3.0])).numpy().tolist() == [4.0]
+    with pytest.raises(ek.errors.InvalidArgumentError, match="no saved concrete function"):
+        loaded.f(ek.constant([3.0, 4.0]))
+    m = M()
+    m.f(ek.constant([1.0, 2.0]))  # called first: its traces are saved, no other
     ek.saved_model.save(m, tmp_path / "m")
     loaded = ek.saved_model.load(tmp_path / "m")
     assert loaded.f(ek.constant([3.0, 4.0])).numpy().tolist() == [4.0, 5.0]

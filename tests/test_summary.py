@@ -97,3 +97,46 @@ def test_contrib_summary_records_every_n_global_steps(tmp_path):
     assert [s for s, _ in events["h"]] == [0, 3, 6, 9]
     assert events["always"] == [(10, 1.0)]
     assert "never" not in events
+
+
+def _raw_values(logdir):
+    """Every ``Summary.Value`` written under ``logdir``, by tag (TFRecord framing)."""
+    from tensorboardX.proto.event_pb2 import Event
+
+    out = {}
+    for path in sorted(glob.glob(f"{logdir}/events.out.tfevents.*")):
+        data = open(path, "rb").read()  # noqa: SIM115
+        pos = 0
+        while pos < len(data):
+            (n,) = struct.unpack("<Q", data[pos : pos + 8])
+            for v in Event.FromString(data[pos + 12 : pos + 12 + n]).summary.value:
+                out[v.tag] = v
+            pos += 12 + n + 4
+    return out
+
+
+def test_histogram_buckets_and_descriptions_are_written(tmp_path):
+    writer = ek.summary.create_file_writer(str(tmp_path))
+    values = np.linspace(0.0, 1.0, 101)
+    with writer.as_default(step=0):
+        ek.summary.histogram("few", values, buckets=4, description="four buckets")
+        ek.summary.histogram("default", values)
+        ek.summary.scalar("loss", 0.5, description="the **training** loss")
+        ek.summary.text("note", "hello", description="a note")
+        with pytest.raises(ValueError, match=r"histogram\('bad'\): buckets must be a positive"):
+            ek.summary.histogram("bad", values, buckets=0)
+        with pytest.raises(TypeError, match="description must be a string"):
+            ek.summary.scalar("bad", 1.0, description=3)
+    writer.flush()
+    got = _raw_values(tmp_path)
+    few, default = got["few"].histo, got["default"].histo
+    assert few.num == default.num == 101
+    # Fewer buckets hold the same values: every count is summed into fewer, fuller buckets.
+    assert sum(few.bucket) == sum(default.bucket) == 101
+    assert len(few.bucket) < len(default.bucket)
+    assert max(few.bucket) >= 101 / 4
+    assert got["few"].metadata.summary_description == "four buckets"
+    assert got["default"].metadata.summary_description == ""
+    assert got["loss"].metadata.summary_description == "the **training** loss"
+    assert got["note/text_summary"].metadata.summary_description == "a note"
+    assert "bad" not in got

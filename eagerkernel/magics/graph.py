@@ -131,6 +131,10 @@ class GraphSpec:
     drawn_ops: int = 0
     collapsed: list = field(default_factory=list)  # labels of collapsed clusters
     saved_edges: set = field(default_factory=set)  # forward -> backward edges
+    # Whether the saved-value edges are drawn (``%%tape --saved``). Hidden by default: a
+    # training step has one per activation a VJP reads, and drawn they cross the whole
+    # picture; each backward op's tooltip names the forward values it reads instead.
+    show_saved: bool = False
     # Invisible edges that place each section below the one before it (its first node after
     # the previous section's last): a backward pass starts from a seed no op produced, so
     # nothing else would keep it from being drawn beside the forward pass.
@@ -153,6 +157,12 @@ class GraphSpec:
         hidden = n - self.drawn_ops
         if hidden:
             text += f"; {hidden} more op{'' if hidden == 1 else 's'} not drawn (--max-rows)"
+        saved = len(self.saved_edges)
+        if saved and not self.show_saved:
+            text += (
+                f"; {saved} edge{'' if saved == 1 else 's'} from forward values to the backward"
+                " pass not drawn (--saved)"
+            )
         return text
 
     def alt_text(self) -> str:
@@ -220,6 +230,8 @@ class GraphSpec:
             g.edge(a, b, style="invis")
         for a, b in self.edges:
             if (a, b) in self.saved_edges:
+                if not self.show_saved:
+                    continue
                 # A forward value a backward op reads (an activation saved for a VJP): drawn
                 # light, and left out of the ranking, so the backward pass lays out below
                 # the forward pass instead of beside it.
@@ -241,6 +253,7 @@ def build_graph(
     expand: bool = False,
     cell_file: str | None = None,
     title: str = "",
+    saved: bool = False,
 ) -> GraphSpec:
     """The `GraphSpec` of a tape's ``records`` (oldest op first).
 
@@ -253,6 +266,8 @@ def build_graph(
         expand: draw every cluster's ops (no collapsing).
         cell_file: the profiled cell's file name, for the ``line N`` of tooltips.
         title: what the picture is of (the alt text names it).
+        saved: draw the edges from forward values to the backward ops that read them
+            (`GraphSpec.show_saved`); otherwise the backward ops' tooltips name them.
     """
     names = names or {}
     n = len(records)
@@ -261,7 +276,7 @@ def build_graph(
     else:  # every op outside any scope (a plain cell): no per-op paths to walk
         scopes = None
     sources = records.sources()
-    spec_graph = GraphSpec(n_ops=n, title=title)
+    spec_graph = GraphSpec(n_ops=n, title=title, show_saved=saved)
     cap = max_nodes if max_nodes and max_nodes > 0 else None
 
     # Clusters to collapse: innermost (no nested cluster), more than `collapse` ops.
@@ -308,6 +323,10 @@ def build_graph(
             edges.append((a, b))
             if section_of_node.get(a) == "forward" and section_of_node.get(b) == "backward":
                 spec_graph.saved_edges.add((a, b))
+                reader = nodes[b]
+                first = reader[1].count("\nreads forward: ") == 0
+                what = nodes[a][0].replace("\n", " ")
+                reader[1] += ("\nreads forward: " if first else ", ") + what
 
     source_texts: dict = {}
     drawn = 0
@@ -509,7 +528,7 @@ def render_svg(graph: GraphSpec) -> str:
         ),
         tuple((path, tuple(nodes)) for path, nodes in graph.members.items()),
         tuple(graph.edges),
-        tuple(sorted(graph.saved_edges)),
+        tuple(sorted(graph.saved_edges)) if graph.show_saved else (),
         tuple(graph.order_edges),
     )
     svg = _SVG_CACHE.get(key)
@@ -564,6 +583,7 @@ class TapeGraph:
         picture: bool = True,
         expand: bool = False,
         cell_file: str | None = None,
+        saved: bool = False,
     ):
         self.name = name
         self.records = records if isinstance(records, Records) else Records(records)
@@ -571,6 +591,7 @@ class TapeGraph:
         self.picture = picture
         # Nodes are ops and the tensors they read: twice the table's rows (0: all).
         self._args = (names, 2 * max_rows, DEFAULT_COLLAPSE, expand, cell_file)
+        self._saved = saved
         self._spec: GraphSpec | None = None
         self._svg: str | None = None
 
@@ -578,7 +599,7 @@ class TapeGraph:
     def spec(self) -> GraphSpec:
         if self._spec is None:
             title = f"tape `{self.name}`" if self.name else "the tape"
-            self._spec = build_graph(self.records, *self._args, title=title)
+            self._spec = build_graph(self.records, *self._args, title=title, saved=self._saved)
         return self._spec
 
     def svg(self) -> str:

@@ -232,6 +232,7 @@ class TapeRecord(_TableView):
         expand: bool = False,
         repeat: int = 0,
         warmup: int = 0,
+        saved: bool = False,
         retimed: list | None = None,
     ):
         self.name = name
@@ -252,6 +253,7 @@ class TapeRecord(_TableView):
         self._names = names
         self._picture = picture
         self._expand = expand
+        self._saved = saved
         self._repeat, self._warmup = repeat, warmup
         self._graph: TapeGraph | None = None
 
@@ -277,6 +279,7 @@ class TapeRecord(_TableView):
                 self._picture,
                 expand=self._expand,
                 cell_file=self.cell_file,
+                saved=self._saved,
             )
         return self._graph
 
@@ -703,6 +706,11 @@ class TapeMagics(Magics):
         action="store_true",
         help="draw the ops of every layer in the graph (large layers are collapsed otherwise)",
     )
+    @argument(
+        "--saved",
+        action="store_true",
+        help="draw the edges from forward values to the backward ops that read them",
+    )
     @cell_magic
     def tape(self, line: str, cell: str) -> None:
         """Run the cell while recording every op on a GradientTape, then show what it recorded.
@@ -729,11 +737,14 @@ class TapeMagics(Magics):
           ``eagerkernel/resources/nbval_sanitize.cfg`` (``--nbval-sanitize-with``), which the
           fixed-width time columns keep aligned.
         * the graph picture, drawn by Graphviz as inline SVG (HTML, plus a one-line text form):
-          one node per op, top to bottom, with every edge; the ops of a Keras layer form a
+          one node per op, top to bottom, with every data edge; the ops of a Keras layer form a
           cluster labelled with its name (``--expand`` draws the ops of large layers, which
           are otherwise one node); backward passes and optimizer updates have clusters of
           their own colour; hovering a node shows its op, specs, device, time and source
-          line; small constants show their value; at most 2 × ``--max-rows`` nodes. Without
+          line; small constants show their value; at most 2 × ``--max-rows`` nodes. The
+          edges from forward values to the backward ops that read them (the activations a
+          VJP saved) are drawn with ``--saved``; otherwise each backward op's tooltip names
+          them and the caption counts them. Without
           Graphviz's ``dot`` a one-line note says how to install it. A front end that shows
           no HTML (a terminal) gets the text form alone, and nothing is laid out.
 
@@ -842,6 +853,7 @@ class TapeMagics(Magics):
                 error=error,
                 cell_file=cell_file,
                 expand=args.expand,
+                saved=args.saved,
                 repeat=args.repeat,
                 warmup=args.warmup,
                 retimed=retimed,

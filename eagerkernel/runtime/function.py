@@ -45,6 +45,7 @@ import operator
 import sys
 import threading
 import types
+import typing
 import warnings
 import weakref
 from collections.abc import Iterator
@@ -64,6 +65,7 @@ from .core.dtypes import as_dtype
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .data.structure import TensorSpec
+from .observers import Observers
 
 __all__ = ["ConcreteFunction", "Function", "Program", "function", "init_scope", "print_"]
 
@@ -874,9 +876,14 @@ def _leaf_key(x, arrays: list, seen: dict, tensors: list):
         return (value.dtype, value.shape, x._device)
     if x is None or isinstance(x, (bool, int, float, str, bytes)):
         return (type(x), x)
+    if isinstance(x, CompositeTensor):
+        # A RaggedTensor or SparseTensor: its row partition (or indices) by value, its values
+        # as tensor inputs (the program is specialized on the partition, as on shapes).
+        static, parts = x._ek_trace_key()
+        return (static, *(_leaf_key(t, arrays, seen, tensors) for t in parts))
     try:
         hash(x)
-    except TypeError:  # by identity (a RaggedTensor: immutable; the entry keeps it alive)
+    except TypeError:  # by identity (an unhashable object; the entry keeps it alive)
         return ("id", id(x))
     return ("obj", x)
 
@@ -898,7 +905,31 @@ def _to_tensors(structure):
 def _spec_of(x):
     if isinstance(x, Tensor):
         return TensorSpec(tuple(x._value.shape), x.dtype)
+    if isinstance(x, CompositeTensor):
+        return _composite_spec(x)
     return x
+
+
+def _composite_spec(x):
+    """The `RaggedTensorSpec` / `SparseTensorSpec` of a composite argument."""
+    from .ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+    from .sparse.sparse_tensor import SparseTensorSpec
+
+    if isinstance(x, RaggedTensor):
+        return RaggedTensorSpec.from_value(x)
+    return SparseTensorSpec.from_value(x)
+
+
+def _spec_types() -> tuple:
+    """The spec classes an ``input_signature`` may hold."""
+    from .ragged.ragged_tensor import RaggedTensorSpec
+    from .sparse.sparse_tensor import SparseTensorSpec
+
+    return (TensorSpec, RaggedTensorSpec, SparseTensorSpec)
+
+
+def _is_spec(x) -> bool:
+    return isinstance(x, _spec_types())
 
 
 class _Entry:
@@ -924,7 +955,12 @@ class Function:
     Attributes:
         python_function: the wrapped Python function.
         input_signature: the `TensorSpec` list given, or None.
+        trace_observers: (class attribute) an `Observers` list told
+            ``function_traced(function, program)`` after each new trace, with the `Program`
+            it made (`ek.summary.trace_on` collects the graphs this way).
     """
+
+    trace_observers: typing.ClassVar[Observers] = Observers()
 
     def __init__(
         self,
@@ -944,13 +980,16 @@ class Function:
         self._n_traces = 0
         self._lock = threading.Lock()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # Ragged/sparse specs of `get_concrete_function` calls (`saved_model.save` refuses
+        # them: their programs are made per row partition, at calls with values).
+        self._composite_spec_requests: list = []
         functools.update_wrapper(self, python_function)
         if self.input_signature is not None:
             for spec in nest.flatten(self.input_signature):
-                if not isinstance(spec, TensorSpec):
+                if not _is_spec(spec):
                     raise TypeError(
-                        f"function {self._name}: input_signature must hold TensorSpecs, got "
-                        f"{spec!r}."
+                        f"function {self._name}: input_signature must hold TensorSpecs, "
+                        f"RaggedTensorSpecs or SparseTensorSpecs, got {spec!r}."
                     )
 
     @property
@@ -1056,8 +1095,11 @@ class Function:
             result = self.python_function(*args, **kwargs)
         finally:
             _context.pop_recorder(tracer)
-        if tracer.opaque:
-            entry.eager = True  # see `_Tracer._out_template`
+        if tracer.opaque or any(isinstance(x, CompositeTensor) for x in nest.flatten(result)):
+            # See `_Tracer._out_template`; a RaggedTensor or SparseTensor result is built by
+            # Python code around its values' ops, which the program cannot rebuild: the
+            # signature runs the Python function on every call (its result is the eager one).
+            entry.eager = True
         created = bool(tracer.created) or tracer.created_in_calls > 0
         if created and self._n_traces > 0:
             raise ValueError(_VARIABLE_ERROR)
@@ -1093,6 +1135,8 @@ class Function:
                     "this signature.",
                     stacklevel=3,
                 )
+        if Function.trace_observers:  # outside the lock: observers may call the function
+            Function.trace_observers.notify("function_traced", self, program)
         return result
 
     def _canonical(self, args: tuple, kwargs: dict) -> tuple:
@@ -1145,6 +1189,14 @@ class Function:
                 )
             converted = []
             for a, s in zip(flat_arg, flat_spec):
+                if not isinstance(s, TensorSpec):  # a RaggedTensorSpec or SparseTensorSpec
+                    if not (isinstance(a, CompositeTensor) and s.is_compatible_with(a)):
+                        raise TypeError(
+                            f"Binding inputs to tf.function `{self._name}` failed due to `Can "
+                            f"not cast {_describe_value(a)} to {s!r}`."
+                        )
+                    converted.append(a)
+                    continue
                 if not isinstance(a, Tensor):
                     try:
                         a = to_tensor(a, s.dtype._np, self._name)
@@ -1176,7 +1228,10 @@ class Function:
         elif self.input_signature is None:
             args, kwargs = self._canonical(args, kwargs)
         flat = nest.flatten((args, kwargs))
-        if any(isinstance(x, TensorSpec) for x in flat):
+        if any(_is_spec(x) for x in flat):
+            composite = [x for x in flat if _is_spec(x) and not isinstance(x, TensorSpec)]
+            if composite:
+                self._composite_spec_requests.append(composite[0])
             return ConcreteFunction(self, (args, kwargs), None)
         before = dict(self._cache)
         self(*args, **kwargs)
@@ -1257,7 +1312,7 @@ class ConcreteFunction:
         flat = []
         for r, leaf in zip(program.outputs, program.py_leaves):
             if r is None:
-                flat.append(leaf)
+                flat.append(_composite_spec(leaf) if isinstance(leaf, CompositeTensor) else leaf)
             elif type(r) is int:
                 flat.append(TensorSpec(program._shapes[r], program._dtypes[r]))
             else:
@@ -1284,9 +1339,7 @@ class ConcreteFunction:
                 one, or a tensor that does not match its spec.
         """
         params = self._parameters()
-        tensor_params = [
-            n for n, s, _ in params if any(isinstance(x, TensorSpec) for x in nest.flatten(s))
-        ]
+        tensor_params = [n for n, s, _ in params if any(_is_spec(x) for x in nest.flatten(s))]
         if len(args) > len(tensor_params):
             raise TypeError(
                 f"{self.name}(): takes {len(tensor_params)} tensor argument(s) "
@@ -1308,8 +1361,13 @@ class ConcreteFunction:
             if name in given:
                 flat_value = nest.flatten(_to_tensors(value))
                 for a, s in zip(flat_value, nest.flatten(spec)):
-                    if isinstance(s, TensorSpec) and (
-                        not isinstance(a, Tensor) or not s.is_compatible_with(a)
+                    if (
+                        isinstance(s, TensorSpec)
+                        and (not isinstance(a, Tensor) or not s.is_compatible_with(a))
+                    ) or (
+                        _is_spec(s)
+                        and not isinstance(s, TensorSpec)
+                        and not (isinstance(a, CompositeTensor) and s.is_compatible_with(a))
                     ):
                         raise TypeError(
                             f"ConcreteFunction {self.name}: argument {name}={a!r} does not "
@@ -1394,8 +1452,16 @@ class init_scope:
             _context.push_recorder(tracer)
 
 
+def _describe_value(x) -> str:
+    if isinstance(x, Tensor):
+        return repr(TensorSpec(tuple(x._value.shape), x.dtype))
+    if isinstance(x, CompositeTensor):
+        return repr(_composite_spec(x))
+    return f"{x!r:.80}"
+
+
 def _describe(x) -> str:
-    if isinstance(x, TensorSpec):
+    if _is_spec(x):
         return repr(x)
     if isinstance(x, (list, tuple)):
         inner = ", ".join(_describe(v) for v in x)
@@ -1426,7 +1492,8 @@ def function(
         input_signature: a list of `TensorSpec` (nested as the arguments are), one per
             positional argument: calls are converted to and checked against it (TypeError
             "Binding inputs to tf.function ... failed" otherwise); ``None`` dimensions accept
-            any size.
+            any size. `RaggedTensorSpec` and `SparseTensorSpec` accept RaggedTensors and
+            SparseTensors of their dtype, rank and ragged rank.
         autograph: accepted (True or False): Python control flow on tensor values works
             without AutoGraph, through guards (see below).
         jit_compile: None/False, or True: there is no XLA here; True compiles to the same
@@ -1437,6 +1504,12 @@ def function(
     A stateful op that returns a RaggedTensor or SparseTensor (``next`` on a Dataset of ragged
     elements) makes its signature run the Python code on every call: a trace cannot follow
     the component tensors read from it.
+
+    A RaggedTensor (SparseTensor) argument is part of the signature by its row partition
+    (indices and dense shape), its values are the program's inputs: calls with the same
+    partition replay the program, a new partition is traced once, as a new shape is. A
+    function that returns a RaggedTensor or SparseTensor runs its Python code on every call
+    (the result is built around its values' ops, which a program cannot rebuild).
 
     What is traced and replayed: every primitive op (the VJPs of a tape inside too), every
     stateful op (``Variable.assign*``, ``optimizer.apply_gradients``, random draws, dropout

@@ -26,7 +26,13 @@ _perf_counter = time.perf_counter
 
 
 def backward(
-    records: list[Record], seeded, sources, on_step=None, aliases=None, downstream=None
+    records: list[Record],
+    seeded,
+    sources,
+    on_step=None,
+    aliases=None,
+    downstream=None,
+    on_ready=None,
 ) -> dict[int, Tensor]:
     """Reverse-mode sweep over ``records``.
 
@@ -42,6 +48,11 @@ def backward(
         downstream: optionally, a set holding the id of every tensor that lies downstream of
             a source (the tape's tracked set, when every tensor it watches is a source); the
             forward sweep that finds them is then skipped. It is read, never changed.
+        on_ready: optionally ``({id(source): key}, ready)``: ``ready(key, cotangent)`` is
+            called for each of those sources as soon as its cotangent is final, i.e. right
+            after the sweep has passed the oldest record that reads it (or a snapshot of it),
+            with the Tensor the result will hold (see `context.GradientListener`). Without
+            it the sweep runs as one segment: nothing is checked per record.
 
     Returns:
         ``{id(source): cotangent}`` for every source reached.
@@ -74,80 +85,87 @@ def backward(
     for t, s in seeded:
         _accumulate(grads, id(t), s)
 
-    for idx in range(len(records) - 1, -1, -1):
-        r = records[idx]
-        out = r.output
-        if type(out) is tuple:
-            g = _multi_cotangent(grads, out, source_ids)
-            if g is None:
-                continue
-        else:
-            oid = id(out)
-            if oid not in reach:
-                continue
-            g = grads.get(oid) if oid in source_ids else grads.pop(oid, None)
-            if g is None:
-                continue
-            if type(g) is list:
-                g = _sum(g)
-                if oid in source_ids:
-                    grads[oid] = g
-        inputs = r.inputs
-        ids = r._ids
-        if ids is None:
-            ids = tuple(map(id, inputs))
-        prim = r.prim
-        params = r.params
-        if prim.saves:
-            params = {**params, "saved": r.saved}
-        if on_step is not None:
-            t0 = _perf_counter()
-            step: list | None = []
-        else:
-            step = None
-        if prim.joint_vjp is not None:
-            in_grads = prim.joint_vjp(g, out, *inputs, **params)
-            for k, gk in enumerate(in_grads):
-                if gk is None or ids[k] not in reach:
+    if on_ready is None:
+        plan: tuple | list = ((len(records) - 1, -1, ()),)
+    else:
+        plan = _ready_plan(records, on_ready[0], reads)
+    for top, stop, finished in plan:
+        for idx in range(top, stop, -1):
+            r = records[idx]
+            out = r.output
+            if type(out) is tuple:
+                g = _multi_cotangent(grads, out, source_ids)
+                if g is None:
                     continue
-                x = inputs[k]
-                if gk._value.shape != x._value.shape:
-                    gk = _sum_to_shape(gk, x._value.shape)
-                _accumulate(grads, ids[k], gk)
-            if step is not None:
-                step = list(in_grads)
-        elif prim.vjps is None:
-            raise LookupError(
-                f"No gradient defined for op {prim.name!r}: it has no registered VJP "
-                "(register one with defvjp, or wrap the computation in ek.custom_gradient)."
-            )
-        else:
-            for k, vjp in enumerate(prim.vjps):
-                xid = ids[k]
-                if vjp is not None and xid in reach:
-                    if vjp is pass_through:
-                        gk = g
-                    elif params:
-                        gk = vjp(g, out, *inputs, **params)
-                    else:
-                        gk = vjp(g, out, *inputs)
-                    if gk is not None:
-                        x = inputs[k]
-                        if gk._value.shape != x._value.shape:
-                            gk = _sum_to_shape(gk, x._value.shape)
-                        prev = grads.get(xid)  # `_accumulate`, inline: a call less per VJP
-                        if prev is None:
-                            grads[xid] = gk
-                        elif type(prev) is list:
-                            prev.append(gk)
-                        else:
-                            grads[xid] = [prev, gk]
-                else:
-                    gk = None
+            else:
+                oid = id(out)
+                if oid not in reach:
+                    continue
+                g = grads.get(oid) if oid in source_ids else grads.pop(oid, None)
+                if g is None:
+                    continue
+                if type(g) is list:
+                    g = _sum(g)
+                    if oid in source_ids:
+                        grads[oid] = g
+            inputs = r.inputs
+            ids = r._ids
+            if ids is None:
+                ids = tuple(map(id, inputs))
+            prim = r.prim
+            params = r.params
+            if prim.saves:
+                params = {**params, "saved": r.saved}
+            if on_step is not None:
+                t0 = _perf_counter()
+                step: list | None = []
+            else:
+                step = None
+            if prim.joint_vjp is not None:
+                in_grads = prim.joint_vjp(g, out, *inputs, **params)
+                for k, gk in enumerate(in_grads):
+                    if gk is None or ids[k] not in reach:
+                        continue
+                    x = inputs[k]
+                    if gk._value.shape != x._value.shape:
+                        gk = _sum_to_shape(gk, x._value.shape)
+                    _accumulate(grads, ids[k], gk)
                 if step is not None:
-                    step.append(gk)
-        if on_step is not None:
-            on_step(r, g, step, _perf_counter() - t0)
+                    step = list(in_grads)
+            elif prim.vjps is None:
+                raise LookupError(
+                    f"No gradient defined for op {prim.name!r}: it has no registered VJP "
+                    "(register one with defvjp, or wrap the computation in ek.custom_gradient)."
+                )
+            else:
+                for k, vjp in enumerate(prim.vjps):
+                    xid = ids[k]
+                    if vjp is not None and xid in reach:
+                        if vjp is pass_through:
+                            gk = g
+                        elif params:
+                            gk = vjp(g, out, *inputs, **params)
+                        else:
+                            gk = vjp(g, out, *inputs)
+                        if gk is not None:
+                            x = inputs[k]
+                            if gk._value.shape != x._value.shape:
+                                gk = _sum_to_shape(gk, x._value.shape)
+                            prev = grads.get(xid)  # `_accumulate`, inline: a call less per VJP
+                            if prev is None:
+                                grads[xid] = gk
+                            elif type(prev) is list:
+                                prev.append(gk)
+                            else:
+                                grads[xid] = [prev, gk]
+                    else:
+                        gk = None
+                    if step is not None:
+                        step.append(gk)
+            if on_step is not None:
+                on_step(r, g, step, _perf_counter() - t0)
+        for key in finished:  # these sources' cotangents are final: hand them over
+            _finish(grads, key, reads, on_ready)
     if reads:
         for sid, vid in reads.items():
             g = grads.get(sid)
@@ -160,6 +178,52 @@ def backward(
             result[i] = _sum(g) if type(g) is list else g
     _adapt_memory()  # once a second at most: the kept memory follows the step's peak
     return result
+
+
+def _ready_plan(records: list, wanted: dict, reads) -> list:
+    """The sweep in segments ``(top, stop, finished)``: records ``top`` down to ``stop + 1``,
+    after which the sources in ``finished`` have their final cotangent (no older record reads
+    them or a snapshot of them). Sources no record reads come first (a seed, or nothing)."""
+    owner = {k: k for k in wanted}
+    if reads:
+        for sid, vid in reads.items():
+            if vid in wanted:
+                owner[sid] = vid
+    oldest: dict = {}  # source id -> the oldest record reading it
+    for idx, r in enumerate(records):
+        ids = r._ids
+        for k in map(id, r.inputs) if ids is None else ids:
+            w = owner.get(k)
+            if w is not None and w not in oldest:
+                oldest[w] = idx
+    at: dict = {}
+    for w, idx in oldest.items():
+        at.setdefault(idx, []).append(w)
+    top = len(records) - 1
+    plan = [(top, top, [w for w in wanted if w not in oldest])]
+    for idx in sorted(at, reverse=True):
+        plan.append((top, idx - 1, at[idx]))
+        top = idx - 1
+    plan.append((top, -1, ()))
+    return plan
+
+
+def _finish(grads: dict, key: int, reads, on_ready) -> None:
+    """Sums ``key``'s cotangent now, as the end of `backward` would (its own contributions,
+    then those of its snapshots in ``reads`` order), keeps the sum and hands it over."""
+    if reads:
+        for sid, vid in reads.items():
+            if vid == key:
+                g = grads.pop(sid, None)
+                if g is not None:
+                    _accumulate(grads, key, _sum(g) if type(g) is list else g)
+    g = grads.get(key)
+    if g is None:
+        return
+    if type(g) is list:
+        g = grads[key] = _sum(g)
+    wanted, ready = on_ready
+    ready(wanted[key], g)
 
 
 def _accumulate(grads: dict, key: int, g: Tensor) -> None:

@@ -29,6 +29,12 @@ class CompositeTensor:
             f"{op.__name__}: not supported for a {type(self).__name__}. Received: {self!r:.80}"
         )
 
+    def _ek_trace_key(self) -> tuple:
+        """``(static, tensors)`` for `ek.function`'s signatures: a hashable key of what the
+        ops on this value read in Python (a row partition, sparse indices), and the Tensors
+        that become the traced program's inputs (the values)."""
+        raise TypeError(f"function: a {type(self).__name__} cannot be a traced argument.")
+
     def _ek_row(self, i: int):
         """Row ``i`` (a Dataset element of `from_tensor_slices` / `unbatch`)."""
         return self[i]

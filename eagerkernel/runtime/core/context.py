@@ -31,15 +31,19 @@ import threading
 __all__ = [
     "ACTIVE",
     "Context",
+    "GradientListener",
     "Recorder",
     "activate_device_scopes",
     "context",
     "current_recorders",
     "default_device",
+    "gradient_listener",
     "pop_device",
+    "pop_gradient_listener",
     "pop_recorder",
     "pop_scope",
     "push_device",
+    "push_gradient_listener",
     "push_recorder",
     "push_scope",
     "scope",
@@ -112,6 +116,28 @@ class Recorder:
         """Called when this thread creates a Variable (default: nothing)."""
 
 
+class GradientListener:
+    """What wants each source's gradient the moment the backward pass has finished it.
+
+    A thread has at most one listener (`push_gradient_listener`); ``GradientTape.gradient``
+    asks it once per call, before the backward pass, which sources it wants
+    (`begin`). The backward sweep then calls the returned session's ``ready(index,
+    gradient)`` as soon as the gradient of ``sources[index]`` is final (its last contribution
+    summed: no record still to be swept reads the source), newest-first, which is what lets a
+    distribution strategy start all-reducing a layer's gradients while the earlier layers'
+    VJPs still run; ``end(gradients)`` follows the sweep with the gradients the call returns
+    (None when it raised). The gradients handed to ``ready`` are the very Tensors the call
+    returns. Tapes without a listener pay nothing, and ops never see listeners.
+    """
+
+    def begin(self, sources: list):
+        """Called with the flat sources of one ``tape.gradient`` call (None entries are
+        unwatched sources). Returns None (no interest), or a session with ``wanted`` (the
+        indices into ``sources`` it wants), ``ready(index, gradient)`` and
+        ``end(gradients)``."""
+        return None
+
+
 class Context(threading.local):
     """One thread's view: its recorders, its device scope, and what they ask of `dispatch`."""
 
@@ -127,6 +153,9 @@ class Context(threading.local):
         self.state: tuple = (None, False, False, ())
         self.scope_name: str = ""  # the current ek.name_scope, "" or ending with "/"
         self.scope_stack: tuple = ()  # the scope names that entered scopes replaced
+        # The `GradientListener` of this thread, or None: read once per `tape.gradient`
+        # call, never by dispatch.
+        self.gradient_listener = None
 
     @property
     def device(self):
@@ -193,6 +222,25 @@ def refresh(recorder: Recorder) -> None:
 def _set_recorders(ctx: Context, recorders: tuple) -> None:
     ctx.recorders = recorders
     ctx._update()
+
+
+def gradient_listener():
+    """This thread's `GradientListener`, or None."""
+    return _context.gradient_listener
+
+
+def push_gradient_listener(listener) -> object:
+    """Makes ``listener`` (a `GradientListener`) this thread's; returns the one it replaces,
+    which `pop_gradient_listener` puts back."""
+    ctx = _context
+    before = ctx.gradient_listener
+    ctx.gradient_listener = listener
+    return before
+
+
+def pop_gradient_listener(before) -> None:
+    """Restores this thread's listener from before `push_gradient_listener`."""
+    _context.gradient_listener = before
 
 
 def push_scope(name: str, kind: str = "name_scope") -> tuple:

@@ -31,13 +31,19 @@ __all__ = [
 ]
 
 
+# This process's job and task in TensorFlow's device names (`set_task`).
+_task = ["localhost", 0]
+
+
 class Device:
     """One device: its canonical name, its array module and how to synchronize it.
 
     Attributes:
         name: canonical lower-case name, ``"/cpu:0"`` or ``"/gpu:N"``.
         full_name: TensorFlow's fully qualified name, as `Tensor.device` reports it:
-            ``"/job:localhost/replica:0/task:0/device:CPU:0"``.
+            ``"/job:localhost/replica:0/task:0/device:CPU:0"``; in a process of a
+            multi-worker cluster, its job and task (`set_task`), e.g.
+            ``"/job:worker/replica:0/task:1/device:CPU:0"``.
         device_type: ``"CPU"`` or ``"GPU"`` (TensorFlow's spelling).
         index: the ordinal N.
         xp: the array module that computes on this device (``numpy`` or ``cupy``).
@@ -51,7 +57,8 @@ class Device:
         self.device_type = device_type
         self.index = index
         self.name = f"/{device_type.lower()}:{index}"
-        self.full_name = f"/job:localhost/replica:0/task:0/device:{device_type}:{index}"
+        job, task = _task
+        self.full_name = f"/job:{job}/replica:0/task:{task}/device:{device_type}:{index}"
         self.xp = xp
         self.virtual = virtual
 
@@ -73,6 +80,18 @@ class Device:
 
 
 CPU = Device("CPU", 0, np)
+
+
+def set_task(job: str, task: int) -> None:
+    """Names this process's devices as task ``task`` of job ``job`` (TensorFlow's form under
+    a multi-worker strategy: ``"/job:worker/replica:0/task:1/device:CPU:0"``); ``("localhost",
+    0)`` is the default. Names given as input may use any job and task: they are matched by
+    device type and index."""
+    _task[:] = [str(job), int(task)]
+    for d in (CPU, *_devices.values()):
+        d.full_name = f"/job:{job}/replica:0/task:{int(task)}/device:{d.device_type}:{d.index}"
+
+
 _devices: dict[str, Device] = {"/cpu:0": CPU}
 # [made, virtual count override or None, a GPU was handed out, why no CUDA GPU (or "")]
 _gpus = {"made": False, "virtual": None, "used": False, "why": ""}

@@ -330,7 +330,9 @@ class GradientTape(Recorder):
         if self._recording and not self._persistent:
             self._pop()  # TF: a non-persistent tape stops recording when used
         try:
-            grads = self._gradient_flat(flat_targets, flat_sources, output_gradients, unconnected)
+            grads = self._gradient_flat(
+                flat_targets, flat_sources, output_gradients, unconnected, listen=True
+            )
         finally:
             if not self._persistent:
                 self._release()
@@ -349,7 +351,9 @@ class GradientTape(Recorder):
         self._watched = []
         self._bind_native()
 
-    def _gradient_flat(self, targets, sources, output_gradients, unconnected, on_step=None):
+    def _gradient_flat(
+        self, targets, sources, output_gradients, unconnected, on_step=None, listen=False
+    ):
         from ..ops.creation import ones_like, zeros_like
 
         if output_gradients is None:
@@ -390,9 +394,23 @@ class GradientTape(Recorder):
         downstream = None
         if not self._profile and all(id(t) in source_ids for t in self._watched):
             downstream = self._ids
+        # A gradient listener of this thread (a distribution strategy's replica) is handed
+        # each source's gradient as soon as the sweep has finished it (`GradientListener`).
+        session = on_ready = None
+        if listen:
+            listener = _context.gradient_listener()
+            if listener is not None:
+                session = listener.begin(tracked)
+                if session is not None:
+                    keys = {}
+                    for i in session.wanted:
+                        if tracked[i] is not None:
+                            keys.setdefault(id(tracked[i]), i)
+                    on_ready = (keys, session.ready)
         # The VJPs' ops run in a "backward" scope, which recorders see (`Recorder.on_scope`).
         before = _context.push_scope("gradient", "backward")
         t0 = _perf_counter()
+        grads = None
         try:
             grads = backward(
                 self._records,
@@ -401,10 +419,13 @@ class GradientTape(Recorder):
                 on_step=on_step,
                 aliases=self._aliases,
                 downstream=downstream,
+                on_ready=on_ready,
             )
         finally:
             seconds = _perf_counter() - t0
             _context.pop_scope(before)
+            if session is not None:
+                session.end(None if grads is None else [grads.get(id(s)) for s in sources])
         for recorder in _context.current_recorders():
             recorder.on_backward(seconds)
         out = []

@@ -495,6 +495,19 @@ def _np_value(value, op: str):
     return to_bytes_array(np.asarray(value), op) if _is_np_strings(value) else value
 
 
+def _array_like(value):
+    """A pandas Series or Index (any object with ``__array__`` that is not an array, a
+    tensor or a device array) as a NumPy array, so that its strings become `ek.string`
+    bytes; anything else unchanged."""
+    if (
+        hasattr(value, "__array__")
+        and not isinstance(value, (Tensor, np.ndarray, np.generic))
+        and not hasattr(value, "__cuda_array_interface__")
+    ):
+        return np.asarray(value)
+    return value
+
+
 def _empty_list(value) -> bool:
     while isinstance(value, (list, tuple)):
         if not value:
@@ -547,6 +560,7 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
     """
     if isinstance(value, Tensor):
         return value
+    value = _array_like(value)
     if device is None:
         device = current_device()
     # Python numbers (np.float64 is a float subclass, as in TF) and lists are "weak": they
@@ -588,6 +602,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
     (ek.int32, ek.int64)
     """
     np_dtype = dtypes.numpy_dtype(dtype)
+    value = _array_like(value)
     if isinstance(value, Tensor):
         if type(value) is not Tensor:  # a Variable: a snapshot of its current value
             value = value.read_value()
@@ -641,6 +656,7 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     np_dtype = dtypes.numpy_dtype(dtype)
     if isinstance(value, Tensor):
         value = value.numpy()
+    value = _array_like(value)
     if isinstance(value, (np.ndarray, np.generic)) and _is_np_strings(value):
         value = to_bytes_array(np.asarray(value), "constant")  # NumPy strings: `ek.string`
     if np_dtype is not None and isinstance(value, (np.ndarray, np.generic)):

@@ -61,7 +61,9 @@ class Cache(Dataset):
         spec = input._static_spec()
         if spec is not None:
             for s in flatten(spec):
-                if not isinstance(s, TensorSpec):
+                # rows of a RaggedTensor of ragged rank 1 are Tensors (of varying lengths)
+                ragged_rows = type(s).__name__ == "RaggedTensorSpec" and s.ragged_rank == 0
+                if not isinstance(s, TensorSpec) and not ragged_rows:
                     raise TypeError(f"cache: cannot cache elements with components {s!r}.")
         self._memory = None  # the elements of the first complete pass (memory cache)
         self._source = None  # the same as stacked arrays, or the file's arrays, for reuse

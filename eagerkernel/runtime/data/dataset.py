@@ -279,6 +279,18 @@ class Dataset:
         return _sources.Range(args, output_type)
 
     @staticmethod
+    def counter(start=0, step=1, dtype="int64", name=None) -> Dataset:
+        """Scalars ``start, start + step, start + 2 * step, ...`` without end (follows
+        `tf.data.Dataset.counter`, also `tf.data.experimental.Counter`); its cardinality is
+        infinite.
+
+        >>> it = iter(ek.data.Dataset.counter(start=2, step=3))
+        >>> [int(next(it)) for _ in range(3)]
+        [2, 5, 8]
+        """
+        return _sources.Counter(start, step, dtype)
+
+    @staticmethod
     def zip(*datasets, name=None) -> Dataset:
         """Zips datasets into tuples (or any nesting of tuples/dicts of datasets), stopping at
         the shortest (follows `tf.data.Dataset.zip`).

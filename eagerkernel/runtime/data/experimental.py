@@ -10,6 +10,7 @@ __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
+    "Counter",
     "CsvDataset",
     "cardinality",
     "copy_to_device",
@@ -17,6 +18,14 @@ __all__ = [
     "make_csv_dataset",
     "prefetch_to_device",
 ]
+
+
+def Counter(start=0, step=1, dtype=None) -> Dataset:
+    """An endless dataset counting from ``start`` by ``step`` (follows
+    `tf.data.experimental.Counter`; default dtype int64): `Dataset.counter`."""
+    from ..core import dtypes
+
+    return Dataset.counter(start, step, dtypes.int64 if dtype is None else dtype)
 
 
 def cardinality(dataset: Dataset) -> Tensor:

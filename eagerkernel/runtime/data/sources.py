@@ -100,9 +100,22 @@ class TensorSlices(Dataset):
         return self._rows[1] if self._source is None else self._source.n
 
     def _spec(self, peek):
-        if self._source is None:
-            return None if not peek else Dataset._spec(self, peek)
+        if self._source is None:  # ragged or sparse components: the specs of their rows
+            return map_structure(_row_spec, self._element_structure)
         return map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), self._element_structure)
+
+
+def _row_spec(t):
+    """The spec of a row of ``t``: a RaggedTensor's rows have a RaggedTensorSpec of one ragged
+    rank less (rank 0: the rows are Tensors, batched again into a RaggedTensor, as TF does)."""
+    from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+    from ..sparse.sparse_tensor import SparseTensor, SparseTensorSpec
+
+    if isinstance(t, RaggedTensor):
+        return RaggedTensorSpec(list(t.shape)[1:], t.dtype, t.ragged_rank - 1)
+    if isinstance(t, SparseTensor):
+        return SparseTensorSpec(list(t.shape)[1:], t.dtype)
+    return TensorSpec(t.shape[1:], t.dtype)
 
 
 class Tensors(Dataset):
@@ -135,6 +148,29 @@ class Elements(Dataset):
 
     def _cardinality(self) -> int:
         return len(self._elements)
+
+
+class Counter(Dataset):
+    """`Dataset.counter`: ``start, start + step, ...`` without end."""
+
+    def __init__(self, start, step, dtype):
+        super().__init__()
+        self._start = int_arg(start, "counter", "start")
+        self._step = int_arg(step, "counter", "step")
+        self._dtype = dtypes.as_dtype(dtype)
+
+    def _iter(self, ctx):
+        cast = self._dtype.as_numpy_dtype
+        value = self._start
+        while True:
+            yield make(cast(value), CPU)
+            value += self._step
+
+    def _cardinality(self) -> int:
+        return INFINITE_CARDINALITY
+
+    def _spec(self, peek):
+        return TensorSpec((), self._dtype)
 
 
 class Range(Dataset):

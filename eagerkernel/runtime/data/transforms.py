@@ -102,11 +102,13 @@ def _truth(value) -> bool:
 # -- batching -----------------------------------------------------------------------------------
 
 
-def stack_elements(elements: list, op: str):
-    """Stacks elements of one structure into a batch element: one NumPy stack per component."""
+def stack_elements(elements: list, op: str, ragged=None):
+    """Stacks elements of one structure into a batch element: one NumPy stack per component.
+    ``ragged``: per component, whether its spec is a RaggedTensorSpec (its Tensor rows, of any
+    lengths, then make a RaggedTensor)."""
     first = elements[0]
     if not isinstance(first, (tuple, dict)):
-        return _stack_component(elements, 0, op)
+        return _stack_component(elements, 0, op, ragged)
     flats = [flatten(e) for e in elements]
     n = len(flats[0])
     for k, f in enumerate(flats):
@@ -115,13 +117,17 @@ def stack_elements(elements: list, op: str):
                 f"{op}: cannot batch elements of different structures: element 0 is "
                 f"{first!r:.100} and element {k} is {elements[k]!r:.100}."
             )
-    return pack(first, [_stack_component([f[i] for f in flats], i, op) for i in range(n)])
+    return pack(first, [_stack_component([f[i] for f in flats], i, op, ragged) for i in range(n)])
 
 
-def _stack_component(tensors: list, i: int, op: str) -> Tensor:
+def _stack_component(tensors: list, i: int, op: str, ragged=None) -> Tensor:
     t0 = tensors[0]
     if isinstance(t0, Dataset):
         raise TypeError(f"{op}: cannot batch elements whose components are Datasets.")
+    if ragged is not None and ragged[i] and isinstance(t0, Tensor):
+        from ..ragged.ragged_ops import stack_rows  # rows of a RaggedTensorSpec component
+
+        return stack_rows(tensors, op)
     if isinstance(t0, CompositeTensor):  # RaggedTensors, SparseTensors: one more dimension
         if any(type(t) is not type(t0) for t in tensors):
             raise TypeError(f"{op}: component {i} mixes {type(t0).__name__}s and other values.")
@@ -170,6 +176,16 @@ def _batched_spec(spec, batch_dim):
     return map_structure(leaf, spec)
 
 
+def _ragged_components(dataset: Dataset):
+    """Per component of ``dataset``'s elements, whether its static spec is a RaggedTensorSpec
+    (None when the spec is only known by running the pipeline)."""
+    spec = dataset._static_spec()
+    if spec is None:
+        return None
+    flags = [type(s).__name__ == "RaggedTensorSpec" for s in flatten(spec)]
+    return flags if any(flags) else None
+
+
 class Batch(Dataset):
     """`Dataset.batch`; over in-memory arrays, batches are gathered by `plan.batches`."""
 
@@ -187,13 +203,14 @@ class Batch(Dataset):
     def _iter_elements(self, ctx):
         size = self._size
         buf = []
+        ragged = _ragged_components(self._inputs[0])
         for x in self._inputs[0]._iter(ctx):
             buf.append(x)
             if len(buf) == size:
-                yield stack_elements(buf, "batch")
+                yield stack_elements(buf, "batch", ragged)
                 buf = []
         if buf and not self._drop:
-            yield stack_elements(buf, "batch")
+            yield stack_elements(buf, "batch", ragged)
 
     def _cheap(self) -> bool:
         p = self._inputs[0]._plan()
@@ -387,6 +404,10 @@ class Unbatch(Dataset):
                 return s
             if not s.shape.rank:
                 raise ValueError("unbatch: cannot unbatch an input with scalar components.")
+            if type(s).__name__ == "RaggedTensorSpec":  # rows: one ragged rank less
+                return type(s)(list(s.shape)[1:], s.dtype, max(s.ragged_rank - 1, 0))
+            if type(s).__name__ == "SparseTensorSpec":
+                return type(s)(list(s.shape)[1:], s.dtype)
             return TensorSpec(s.shape[1:], s.dtype)
 
         return map_structure(leaf, spec)

@@ -8,7 +8,11 @@ calls are used (``Iallreduce``, ``Ibcast``, ``Allgatherv``): mpi4py's object met
 
 `all_reduce_sum` fuses the gradients into buckets of at most `BUCKET_BYTES` per dtype, as
 Horovod and PyTorch DDP do, so that a model with many small variables makes a few large
-collectives instead of many small ones.
+collectives instead of many small ones. `reduce_bucket` is one bucket's reduction; the
+overlapped all-reduce (`overlap.py`) runs it on a `Worker`, the communication thread, while
+the backward pass goes on. An `MpiCommunicator` owns that thread, and each of its blocking
+collectives first waits until the thread is idle, so that every process starts its
+collectives in the same order (MPI matches collectives by order).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import queue
 import sys
+import threading
 import time
 
 import numpy as np
@@ -28,9 +34,11 @@ __all__ = [
     "MpiCommunicator",
     "NcclReducer",
     "NumpyReducer",
+    "Worker",
     "all_reduce_sum",
     "buckets",
     "local_reducer",
+    "reduce_bucket",
 ]
 
 BUCKET_BYTES = 25 * 2**20  # about 25 MB per fused buffer (PyTorch DDP's default bucket_cap_mb)
@@ -94,7 +102,9 @@ class NcclReducer:
         self._devices = tuple(devices)
         self._comms = nccl.NcclCommunicator.initAll([d.index for d in self._devices])
 
-    def all_reduce_sum(self, arrays: list) -> list:
+    def all_reduce_sum(self, arrays: list, streams=None) -> list:
+        """The sums, one per device; on ``streams`` (one CuPy stream per device, e.g. the
+        communication thread's) instead of each device's current stream when given."""
         import cupy
 
         nccl = self._nccl
@@ -105,11 +115,11 @@ class NcclReducer:
         outs = []
         nccl.groupStart()
         try:
-            for comm, a, d in zip(self._comms, arrays, self._devices):
+            for k, (comm, a, d) in enumerate(zip(self._comms, arrays, self._devices)):
                 with cupy.cuda.Device(d.index):
                     a = cupy.ascontiguousarray(a)
                     out = cupy.empty_like(a)
-                    stream = cupy.cuda.get_current_stream()
+                    stream = cupy.cuda.get_current_stream() if streams is None else streams[k]
                     comm.allReduce(
                         a.data.ptr, out.data.ptr, a.size, kind, nccl.NCCL_SUM, stream.ptr
                     )
@@ -135,6 +145,82 @@ def local_reducer(devices):
     if len(devices) > 1 and cuda and nccl_available():
         return NcclReducer(devices)
     return NumpyReducer()
+
+
+class Job:
+    """One piece of work handed to a `Worker`: ``wait()`` returns its result (or raises its
+    error); ``seconds`` is how long it ran on the worker, ``finished`` when it ended
+    (``time.perf_counter``)."""
+
+    __slots__ = ("_done", "error", "finished", "fn", "result", "seconds")
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.result = self.error = None
+        self.seconds = self.finished = 0.0
+        self._done = threading.Event()
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self):
+        self._done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+class Worker:
+    """A communication thread: runs submitted `Job` s one at a time, in submission order (so
+    collectives start in the same order on every process). A daemon thread, started on first
+    use."""
+
+    def __init__(self, name: str = "ek.distribute communication"):
+        self._name = name
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._idle = threading.Condition()
+        self._pending = 0
+        self._thread = None
+
+    def submit(self, fn) -> Job:
+        """Queues ``fn()``; returns its `Job`."""
+        job = Job(fn)
+        with self._idle:
+            self._pending += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+        self._jobs.put(job)
+        return job
+
+    def on_thread(self) -> bool:
+        """True when called from the worker's own thread."""
+        return threading.current_thread() is self._thread
+
+    def drain(self) -> None:
+        """Waits until every submitted job has finished (their errors stay on the jobs)."""
+        if self.on_thread():
+            return
+        with self._idle:
+            while self._pending:
+                self._idle.wait()
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            start = time.perf_counter()
+            try:
+                job.result = job.fn()
+            except BaseException as exc:  # kept for the waiter, who raises it
+                job.error = exc
+            job.finished = time.perf_counter()
+            job.seconds = job.finished - start
+            job.fn = None
+            job._done.set()
+            with self._idle:
+                self._pending -= 1
+                self._idle.notify_all()
 
 
 def collective_timeout() -> float:
@@ -168,8 +254,14 @@ class MpiCommunicator:
         self.size = self.comm.Get_size()
         self.timeout = collective_timeout()
         self.broken = False
+        self.worker = Worker("ek.distribute MPI communication")
 
-    def _wait(self, request, what: str) -> None:
+    def submit(self, fn) -> Job:
+        """Runs ``fn()`` on this communicator's communication thread (after what is queued);
+        ``fn`` makes its collectives with the ``*_now`` methods."""
+        return self.worker.submit(fn)
+
+    def _wait(self, request, what: str, busy: int = 200) -> None:
         if self.broken:
             raise errors.UnavailableError(
                 None,
@@ -182,8 +274,8 @@ class MpiCommunicator:
         spins = 0
         while not request.Test():
             spins += 1
-            if spins > 200:
-                time.sleep(5e-5 if spins < 2000 else 1e-3)
+            if spins > busy:  # then poll gently: the GIL and the cores are shared
+                time.sleep(5e-5 if spins < busy + 2000 else 1e-3)
             if time.monotonic() > deadline:
                 self._mark_broken()
                 raise errors.DeadlineExceededError(
@@ -211,20 +303,31 @@ class MpiCommunicator:
         self.comm.Abort(1)
 
     def all_reduce_sum_(self, buffer: np.ndarray) -> np.ndarray:
-        """Sums ``buffer`` (contiguous NumPy) over the workers, in place; returns it."""
+        """Sums ``buffer`` (contiguous NumPy) over the workers, in place; returns it (after
+        the communication thread's queued collectives)."""
+        self.worker.drain()
+        return self.all_reduce_sum_now(buffer)
+
+    def all_reduce_sum_now(self, buffer: np.ndarray, busy: int = 200) -> np.ndarray:
+        """`all_reduce_sum_` without waiting for the communication thread: for jobs on that
+        thread (``busy=0`` polls gently while the backward pass computes)."""
         if self.size > 1:
             self._wait(
-                self.comm.Iallreduce(self.MPI.IN_PLACE, buffer, op=self.MPI.SUM), "all-reduce"
+                self.comm.Iallreduce(self.MPI.IN_PLACE, buffer, op=self.MPI.SUM),
+                "all-reduce",
+                busy,
             )
         return buffer
 
     def broadcast_(self, buffer: np.ndarray, root: int = 0) -> np.ndarray:
         """Overwrites ``buffer`` with the ``root`` worker's, in place; returns it."""
+        self.worker.drain()
         if self.size > 1:
             self._wait(self.comm.Ibcast(buffer, root=root), "broadcast")
         return buffer
 
     def barrier(self) -> None:
+        self.worker.drain()
         if self.size > 1:
             self._wait(self.comm.Ibarrier(), "barrier")
 
@@ -232,6 +335,7 @@ class MpiCommunicator:
         """The workers' arrays concatenated along axis 0, in worker order (sizes along axis 0
         may differ; the other dimensions and the dtype must agree)."""
         array = np.ascontiguousarray(array)
+        self.worker.drain()
         if self.size == 1:
             return array.copy()
         counts = np.zeros(self.size, np.int64)
@@ -277,36 +381,24 @@ def all_reduce_sum(
         reducer: a `NumpyReducer` or `NcclReducer` for the local replicas.
         communicator: an `MpiCommunicator`, or None for one process.
         devices: the local replica devices (the sums are placed there).
-        stats: optional dict; ``bytes`` and ``seconds`` of the collectives are added to it.
+        stats: optional dict; ``bytes``, ``seconds`` (the caller's wait) and
+            ``collective_seconds`` (the collectives' own time: the same here) are added to it.
         limit: the bucket size in bytes (default `BUCKET_BYTES`).
 
     Returns:
         One list per local replica: the sums, on that replica's device.
     """
-    from .values import copy_array
-
     n_rep = len(per_replica)
     first = per_replica[0]
     out = [[None] * len(first) for _ in range(n_rep)]
     start = time.perf_counter()
     nbytes = 0
+    if communicator is not None:
+        communicator.worker.drain()  # the overlapped all-reduces queued before this one
     for bucket in buckets(first, BUCKET_BYTES if limit is None else limit):
-        flats = []
-        for r in range(n_rep):
-            parts = [per_replica[r][i] for i in bucket]
-            xp = _xp(parts[0])
-            with on_array_device(parts[0]):
-                flats.append(xp.concatenate([xp.ravel(p) for p in parts]))
+        flats = [fuse([per_replica[r][i] for i in bucket]) for r in range(n_rep)]
         nbytes += int(flats[0].size) * flats[0].dtype.itemsize
-        sums = reducer.all_reduce_sum(flats) if n_rep > 1 else [flats[0]]
-        if communicator is not None and communicator.size > 1:
-            host = np.array(to_host(sums[0]), copy=True)
-            communicator.all_reduce_sum_(host)
-            sums = [
-                host if devices[r].xp is np else copy_array(host, devices[r]) for r in range(n_rep)
-            ]
-            if n_rep > 1 and devices[0].xp is np:
-                sums = [host] + [host.copy() for _ in range(n_rep - 1)]
+        sums = reduce_bucket(flats, reducer, communicator, devices)
         offset = 0
         for i in bucket:
             shape = first[i].shape
@@ -315,6 +407,40 @@ def all_reduce_sum(
                 out[r][i] = sums[r][offset : offset + size].reshape(shape)
             offset += size
     if stats is not None:
+        seconds = time.perf_counter() - start
         stats["bytes"] = stats.get("bytes", 0) + nbytes
-        stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - start
+        stats["seconds"] = stats.get("seconds", 0.0) + seconds
+        stats["collective_seconds"] = stats.get("collective_seconds", 0.0) + seconds
     return out
+
+
+def fuse(arrays: list):
+    """``arrays`` (one replica's, one dtype, one device) raveled into one new flat buffer."""
+    xp = _xp(arrays[0])
+    with on_array_device(arrays[0]):
+        return xp.concatenate([xp.ravel(a) for a in arrays])
+
+
+def reduce_bucket(
+    flats: list, reducer, communicator, devices, busy: int = 200, streams=None
+) -> list:
+    """One fused bucket summed over the local replicas (``reducer``, replica order) and the
+    workers (``communicator``, through host memory); returns one flat sum per replica, on its
+    device. Makes its MPI call at once (``*_now``): the caller keeps collectives in order.
+    ``streams``: the CuPy streams (one per device) an `NcclReducer` runs on."""
+    from .values import copy_array
+
+    n_rep = len(flats)
+    if n_rep == 1:
+        sums = [flats[0]]
+    elif streams is not None:
+        sums = reducer.all_reduce_sum(flats, streams=streams)
+    else:
+        sums = reducer.all_reduce_sum(flats)
+    if communicator is not None and communicator.size > 1:
+        host = np.array(to_host(sums[0]), copy=True)
+        communicator.all_reduce_sum_now(host, busy)
+        sums = [host if devices[r].xp is np else copy_array(host, devices[r]) for r in range(n_rep)]
+        if n_rep > 1 and devices[0].xp is np:
+            sums = [host] + [host.copy() for _ in range(n_rep - 1)]
+    return sums

@@ -29,6 +29,7 @@ import json
 import numpy as np
 
 from .. import nest
+from ..core.context import pop_gradient_listener, push_gradient_listener
 from ..core.device import CPU
 from ..core.device import device as device_scope
 from ..core.dispatch import copy_to_device
@@ -135,6 +136,8 @@ class DistributedFit:
         total = int(np.shape(nest.flatten(x)[0])[0])
         parts = split_batch(self.strategy, (x, y, sample_weight))
         grads, preds, losses, pending = [], [], [], []
+        ext.new_step()
+        listening = push_gradient_listener(ext.gradient_listener())
         try:
             for r in range(n):
                 xr, yr, swr = select_replica(r, parts) if n > 1 else parts
@@ -152,6 +155,7 @@ class DistributedFit:
                 losses.append(to_tensor(scaled, None, "fit")._value)
                 pending.append(list(updates.pending))
         finally:
+            pop_gradient_listener(listening)
             ext.activate(None)
         present = [i for i, g in enumerate(grads[0]) if g is not None]
         for r in range(1, n):
@@ -162,7 +166,9 @@ class DistributedFit:
                 f"No gradients provided for any variable: {[v.name for v in variables]}."
             )
         per_replica = [[to_tensor(grads[r][i], None, "fit") for i in present] for r in range(n)]
-        reduced = ext.all_reduce_lists(ReduceOp.SUM, per_replica, ext.collective_stats)
+        reduced = ext._overlap.take(per_replica, ext.collective_stats)
+        if reduced is None:  # not the gradients the backward passes handed over
+            reduced = ext.all_reduce_lists(ReduceOp.SUM, per_replica, ext.collective_stats)
         ext.collective_stats["steps"] += 1
         pairs = []
         for r in range(n):

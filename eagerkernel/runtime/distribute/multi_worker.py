@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 
+from ..core.device import set_task
 from . import context as dctx
 from .collectives import MpiCommunicator
 from .strategy import Strategy, StrategyExtended, _default_devices
@@ -192,7 +193,11 @@ class MultiWorkerMirroredStrategy(Strategy):
     Raises:
         ImportError: mpi4py is missing. ValueError: ``TF_CONFIG`` disagrees with MPI.
 
-    Without a launcher, the process is a cluster of one worker.
+    Without a launcher, the process is a cluster of one worker. In a cluster of several,
+    this process's devices take TensorFlow's names for its task, as `Tensor.device`,
+    ``extended.worker_devices`` and the variables' ``devices`` report them:
+    ``"/job:worker/replica:0/task:1/device:CPU:0"`` on worker 1 (``/job:chief/...`` for the
+    chief when ``TF_CONFIG`` names one).
     """
 
     def __init__(self, cluster_resolver=None, communication_options=None):
@@ -212,6 +217,8 @@ class MultiWorkerMirroredStrategy(Strategy):
         if options.timeout_seconds is not None:
             comm.timeout = float(options.timeout_seconds)
         self._cluster_resolver = cluster_resolver
+        if cluster_resolver.num_workers > 1:  # TF's device names: "/job:worker/.../task:N/..."
+            set_task(cluster_resolver.task_type, cluster_resolver.task_id)
         super().__init__(StrategyExtended(self, _default_devices(), communicator=comm))
         if options.bytes_per_pack:
             self.extended.bucket_bytes = options.bytes_per_pack

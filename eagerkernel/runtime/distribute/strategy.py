@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 
 from .. import nest
+from ..core.context import pop_gradient_listener, push_gradient_listener
 from ..core.device import CPU, current_device, get_device, list_devices
 from ..core.device import device as device_scope
 from ..core.dispatch import copy_to_device
@@ -35,6 +36,7 @@ from ..core.variable import (
 )
 from . import context as dctx
 from .collectives import BUCKET_BYTES, all_reduce_sum, local_reducer, on_array_device, to_host
+from .overlap import GradientOverlap
 from .values import (
     DistributedValues,
     DistributedVariable,
@@ -43,6 +45,7 @@ from .values import (
     SyncOnReadVariable,
     regroup,
     select_replica,
+    sync_on_read_across_workers,
 )
 
 __all__ = [
@@ -84,7 +87,8 @@ class ReplicaContext:
 
     @property
     def devices(self) -> tuple:
-        return (self.strategy.extended.devices[self._local_id].name,)
+        """This replica's device, by TensorFlow's full name (a tuple of one)."""
+        return (self.strategy.extended.devices[self._local_id].full_name,)
 
     def _merge(self, fn, value):
         """Runs ``fn(values_of_all_local_replicas) -> list`` once in cross-replica context;
@@ -96,6 +100,9 @@ class ReplicaContext:
                 return fn([value])[0]
             finally:
                 dctx.set_replica(previous)
+                ext = self.strategy.extended
+                if ext.replicated:  # the merge left the cross-replica view: back to the replica
+                    ext.activate(self._local_id)
         return self._thread.pause_for_merge(fn, value)
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
@@ -138,6 +145,9 @@ class ReplicaContext:
         )
 
 
+_NOT_LISTENING = object()
+
+
 class _ReplicaThread(threading.Thread):
     def __init__(self, strategy, local_id, fn, args, kwargs):
         super().__init__(daemon=True, name=f"ek.distribute replica {local_id}")
@@ -152,11 +162,13 @@ class _ReplicaThread(threading.Thread):
     def run(self) -> None:
         self.should_run.wait()
         self.should_run.clear()
+        listening = _NOT_LISTENING
         try:
             if self.aborted:
                 return
             ext = self.strategy.extended
             dctx.set_replica(ReplicaContext(self.strategy, self.local_id, self))
+            listening = push_gradient_listener(ext.gradient_listener())
             with self.strategy.scope(), device_scope(ext.devices[self.local_id]):
                 self.result = self.fn(*self.args, **self.kwargs)
         except _Aborted:
@@ -164,6 +176,8 @@ class _ReplicaThread(threading.Thread):
         except BaseException as exc:
             self.error = exc
         finally:
+            if listening is not _NOT_LISTENING:
+                pop_gradient_listener(listening)
             dctx.set_replica(None)
             self.done = True
             self.has_paused.set()
@@ -185,13 +199,22 @@ class StrategyExtended:
 
     Attributes:
         devices: the local replica devices (`Device` objects), replica order.
-        worker_devices: their names.
+        worker_devices: their names in TensorFlow's full form, as ``strategy.extended.
+            worker_devices`` gives them: ``"/job:localhost/replica:0/task:0/device:GPU:0"``
+            (``"/job:worker/replica:0/task:N/..."`` on worker N of a multi-worker cluster).
         num_local_replicas, num_workers, worker_index: replicas in this process, processes,
             and this process's index.
         should_checkpoint, should_save_summary: True on the chief (the only worker that
             writes files).
         replicated: True when updates must be all-reduced (more than one replica in sync).
-        collective_stats: ``{"bytes", "seconds", "steps"}`` of the gradient all-reduces so far.
+        collective_stats: the gradient all-reduces so far: ``bytes``; ``collective_seconds``,
+            the time the collectives took; ``seconds``, the time steps waited for them (with
+            the overlap, from the end of the backward pass until the last bucket was summed:
+            the part not hidden behind the backward pass); ``overlapped_bytes``,
+            the bytes whose all-reduce started before the backward pass ended; ``steps``.
+        overlap_gradients: True (default) to all-reduce gradients in buckets while the
+            backward pass still runs (`overlap.py`); False to start after it.
+        bucket_bytes: the size of a fused gradient buffer (25 MB).
     """
 
     def __init__(self, strategy, devices, communicator=None, mirror=True):
@@ -207,7 +230,17 @@ class StrategyExtended:
         self._reducer = None
         self.bucket_bytes = BUCKET_BYTES
         self._run = None  # the run in progress: variables created by replica 0, per-replica counts
-        self.collective_stats = {"bytes": 0, "seconds": 0.0, "steps": 0}
+        self.collective_stats = {
+            "bytes": 0,
+            "overlapped_bytes": 0,
+            "seconds": 0.0,
+            "collective_seconds": 0.0,
+            "steps": 0,
+        }
+        self._overlap = GradientOverlap(self)
+        # Across workers: the sync-on-read variables while the replicas run (uid -> variable;
+        # strong references, so that which ones are summed never depends on the GC).
+        self._on_read_in_replicas = None
 
     @property
     def strategy(self):
@@ -223,7 +256,7 @@ class StrategyExtended:
 
     @property
     def worker_devices(self) -> tuple:
-        return tuple(d.name for d in self.devices)
+        return tuple(d.full_name for d in self.devices)
 
     @property
     def parameter_devices(self) -> tuple:
@@ -234,6 +267,24 @@ class StrategyExtended:
         return self.worker_index == 0
 
     should_save_summary = should_checkpoint
+
+    @property
+    def overlap_gradients(self) -> bool:
+        return self._overlap.enabled
+
+    @overlap_gradients.setter
+    def overlap_gradients(self, value: bool) -> None:
+        self._overlap.enabled = bool(value)
+
+    def gradient_listener(self):
+        """The `GradientListener` that replica steps install (None without replication)."""
+        return self._overlap if self.replicated else None
+
+    def new_step(self) -> None:
+        """Starts a step: the previous step's overlapped all-reduces are finished and
+        forgotten."""
+        if self.replicated:
+            self._overlap.new_step()
 
     @property
     def reducer(self):
@@ -248,9 +299,33 @@ class StrategyExtended:
     def activate(self, r) -> None:
         """Switches every distributed variable of the strategy to replica ``r``'s component,
         or with ``None`` to the cross-replica view (a mirrored variable's first component, a
-        sync-on-read variable's sum)."""
+        sync-on-read variable's sum over all replicas of all workers)."""
         self._active = r
-        for v in list(self._mirrored.values()):
+        variables = list(self._mirrored.values())
+        comm = self.communicator
+        if comm is not None and comm.size > 1:
+            on_read = self._on_read_in_replicas
+            if r is not None and on_read is None:  # entering the replicas: hold them all
+                self._on_read_in_replicas = {
+                    v._uid: v for v in variables if type(v) is SyncOnReadVariable
+                }
+            elif r is None and on_read is not None:
+                # Sync-on-read variables a replica wrote read as the sum over all workers.
+                # Every worker picks the same ones, in creation order: written ones are alive
+                # everywhere (held since the replicas began, or made since), whatever the
+                # garbage collector freed.
+                self._on_read_in_replicas = None
+                for v in variables:
+                    if type(v) is SyncOnReadVariable:
+                        on_read.setdefault(v._uid, v)
+                written = [
+                    on_read[uid]
+                    for uid in sorted(on_read)
+                    if on_read[uid]._active is not None and on_read[uid]._written_in_replicas()
+                ]
+                if written:
+                    sync_on_read_across_workers(written, comm)
+        for v in variables:
             v._activate(r)
 
     def create_variable(self, next_creator, **kwargs):
@@ -316,14 +391,21 @@ class StrategyExtended:
                 "in cross-replica context."
             )
         n = self.num_local_replicas
+        self.new_step()
         if n == 1:
             previous = dctx.current_replica()
             dctx.set_replica(ReplicaContext(strategy, 0))
+            listening = push_gradient_listener(self.gradient_listener())
+            if self.replicated:  # one replica per worker: sync-on-read variables see it
+                self.activate(0)
             try:
                 with strategy.scope(), device_scope(self.devices[0]):
                     return fn(*select_replica(0, args), **select_replica(0, kwargs))
             finally:
+                pop_gradient_listener(listening)
                 dctx.set_replica(previous)
+                if self.replicated:
+                    self.activate(None)
         threads = [
             _ReplicaThread(strategy, r, fn, select_replica(r, args), select_replica(r, kwargs))
             for r in range(n)
@@ -412,7 +494,9 @@ class StrategyExtended:
                 g, v = pairs[i]
                 row.append(to_tensor(g, v._value.dtype, name))
             grads.append(row)
-        reduced = self.all_reduce_lists(ReduceOp.SUM, grads, self.collective_stats)
+        reduced = self._overlap.take(grads, self.collective_stats)
+        if reduced is None:  # not the gradients the backward passes handed over
+            reduced = self.all_reduce_lists(ReduceOp.SUM, grads, self.collective_stats)
         self.collective_stats["steps"] += 1
         per_replica = []
         for r in range(self.num_local_replicas):

@@ -116,7 +116,10 @@ class DistributedVariable(Variable):
 
     Attributes:
         values: the component values, one Tensor per local replica.
-        devices: the replica devices' names.
+        devices: the replica devices' names in TensorFlow's full form
+            (``"/job:localhost/replica:0/task:0/device:GPU:1"``).
+        device: the full name of the component that a read gives (the running replica's; in
+            cross-replica context the first replica's), as TensorFlow's ``.device``.
     """
 
     __slots__ = ("_active", "_components", "_replica_devices", "_strategy")
@@ -147,7 +150,7 @@ class DistributedVariable(Variable):
 
     @property
     def devices(self) -> tuple:
-        return tuple(d.name for d in self._replica_devices)
+        return tuple(d.full_name for d in self._replica_devices)
 
     def _component(self, r: int):
         return self._value if r == self._active else self._components[r]
@@ -225,45 +228,86 @@ class SyncOnReadVariable(DistributedVariable):
     ``VariableAggregation.SUM``): what metrics keep their state in.
 
     In a replica context reads and updates touch the replica's component. In cross-replica
-    context the Variable reads as the sum of this process's replicas' components; a value
-    written there (an assignment, `reset_state`) becomes the first replica's component and
-    the others become zero, so the sum is the value written. Across workers the components
-    are not summed: each worker reads its own replicas' sum.
+    context the Variable reads as the sum of every replica's component, this process's and,
+    under `MultiWorkerMirroredStrategy`, every worker's: when the strategy leaves the
+    replicas it all-reduces across workers the local sums of the sync-on-read variables
+    written in a replica since (one fused collective, in creation order),
+    so, as in TensorFlow, every worker must run the same steps; the others keep their last
+    sum. A value written in cross-replica context (an assignment, `reset_state`, a restore)
+    is the same on every worker; it becomes the chief's first component and every other
+    component becomes zero, so the sum over all replicas and workers is the value written.
     """
 
-    __slots__ = ("_cross",)
+    __slots__ = ("_cross", "_entered", "_last_sum", "_was_written")
 
     def _setup(self) -> None:
         self._cross = None
+        self._last_sum = None  # the host value of the sum over all workers, when last known
+        # Writes in a replica view (every write gives the Variable a new array, whether
+        # through `assign` or a metric's update): the component array the replica started
+        # with, and whether an earlier replica's component changed since the cross view.
+        self._entered = None
+        self._was_written = False
+
+    def _written_in_replicas(self) -> bool:
+        """True if a replica's component changed since the variable left the cross view."""
+        return self._was_written or (self._active is not None and self._value is not self._entered)
 
     def _activate(self, r) -> None:
         if r == self._active:
             return
+        if self._active is not None and self._value is not self._entered:
+            self._was_written = True
+        self._leave()
+        if r is None:
+            comm = self._strategy.extended.communicator
+            if comm is not None and comm.size > 1 and self._last_sum is not None:
+                # not written in a replica since the last sum over the workers: still that
+                self._set_cross(np.array(self._last_sum, copy=True))
+            else:
+                self._set_cross(self._local_sum())
+        else:
+            self._value = self._entered = self._components[r]
+            self._components[r] = None
+            self._device = self._replica_devices[r]
+            self._active = r
+
+    def _leave(self) -> None:
+        """Puts the Variable's own array back among the components (the active replica's,
+        or, after a write in cross-replica context, the value written: see the class)."""
         comps = self._components
-        if self._active is None:  # leaving the cross-replica view
+        if self._active is None:
             if self._value is not self._cross:  # written there: keep the sum
-                comps[0] = self._value
+                self._last_sum = np.array(_host(self._value), copy=True)
+                chief = self._strategy.extended.worker_index == 0
+                comps[0] = self._value if chief else self._zeros_on(0)
                 for k in range(1, len(comps)):
                     comps[k] = self._zeros_on(k)
-                if self._device is not self._replica_devices[0]:
+                if chief and self._device is not self._replica_devices[0]:
                     comps[0] = copy_array(self._value, self._replica_devices[0])
         else:
             comps[self._active] = self._value
-        if r is None:
-            total = np.array(_host(comps[0]), copy=True)
-            for c in comps[1:]:
-                total = total + _host(c)
-            total = np.asarray(total, dtype=_host(comps[0]).dtype)
-            device = self._replica_devices[0]
-            value = copy_array(total, device) if device.xp is not np else total
-            if not np.shape(value):
-                value = value[()] if hasattr(value, "shape") else value
-            self._value = self._cross = value
-            self._device = device
-        else:
-            self._value = comps[r]
-            self._device = self._replica_devices[r]
-        self._active = r
+
+    def _local_sum(self) -> np.ndarray:
+        """The sum of this process's components, in replica order, on the host."""
+        comps = self._components
+        total = np.array(_host(comps[0]), copy=True)
+        for c in comps[1:]:
+            total = total + _host(c)
+        return np.asarray(total, dtype=_host(comps[0]).dtype)
+
+    def _set_cross(self, total: np.ndarray) -> None:
+        """Enters the cross-replica view, reading as ``total`` (a host array)."""
+        device = self._replica_devices[0]
+        value = copy_array(total, device) if device.xp is not np else total
+        if not np.shape(value):
+            value = value[()] if hasattr(value, "shape") else value
+        self._value = self._cross = value
+        self._device = device
+        self._active = None
+        self._last_sum = total
+        self._entered = None
+        self._was_written = False
 
     def _zeros_on(self, r: int):
         d = self._replica_devices[r]
@@ -275,6 +319,29 @@ class SyncOnReadVariable(DistributedVariable):
         if self._active is None:
             return self._components[r]
         return self._value if r == self._active else self._components[r]
+
+
+def sync_on_read_across_workers(variables: list, communicator) -> None:
+    """Moves the sync-on-read ``variables`` (all in a replica view) to the cross-replica view,
+    reading as the sum over every worker's replicas: the local sums all-reduced in one fused
+    buffer per dtype (every worker makes the same call with the same variables: those its
+    replicas wrote, in creation order, never a set that depends on what the garbage
+    collector freed)."""
+    from .collectives import buckets
+
+    for v in variables:
+        v._leave()
+    local = [v._local_sum() for v in variables]
+    sums = [np.atleast_1d(a) for a in local]
+    for bucket in buckets(sums, limit=2**62):
+        flat = np.ascontiguousarray(np.concatenate([sums[i].ravel() for i in bucket]))
+        communicator.all_reduce_sum_(flat)
+        offset = 0
+        for i in bucket:
+            v = variables[i]
+            size = sums[i].size
+            v._set_cross(flat[offset : offset + size].reshape(np.shape(local[i])))
+            offset += size
 
 
 def _host(array):

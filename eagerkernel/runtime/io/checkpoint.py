@@ -9,7 +9,9 @@ A `Checkpoint` saves the Variables reachable from the objects given to it, each 
   name, in lists ``attr/0`` and in dicts ``attr/key``: a plain `ek.Module`'s Variables are
   ``model/dense_1/w``, as TensorFlow keys them. A `Sequential` model's layers are
   ``layer-0``, ``layer-1``, ... (``model/layer-0/kernel``). An object reachable twice is
-  saved once, under the first path found (depth first, attribute order).
+  saved once, under the first path found (depth first, attribute order); its other paths are
+  recorded as aliases of that one, so a restore finds it by any of them (TensorFlow's object
+  graph keeps every edge the same way).
 - Optimizers: ``optimizer/iter`` (the step count), ``optimizer/learning_rate``; a slot
   variable is saved under its variable's path: ``model/layer-0/kernel/.OPTIMIZER_SLOT/
   optimizer/m`` (TensorFlow's naming). Metrics: ``metric/total``, ``metric/count``.
@@ -33,8 +35,10 @@ Values for variables that do not exist yet (a model not built, a layer added to 
 `Sequential` later, an optimizer without slots) are kept and assigned when the variables
 are created (*deferred restoration*, as TensorFlow does): a layer's weight when `add_weight`
 creates it, other variables of a layer and its new sublayers after the layer's building
-call, a plain Module's Variable when it is assigned to the Module's attribute, a slot variable
-when the optimizer creates it. The restoration observes creation through the documented hooks
+call, a plain Module's Variable when it is assigned to the Module's attribute, a Checkpoint's
+when it is assigned to the Checkpoint's attribute or added to a list or dict the Checkpoint
+holds (a `tracking.ListWrapper` / `DictWrapper`), a slot variable when the optimizer
+creates it. The restoration observes creation through the documented hooks
 `Layer.variable_observers`, `Module.attribute_observers` and `Optimizer.slot_observers`,
 holds every object weakly (it keeps neither the `Checkpoint` nor a layer alive, and goes on
 after the `Checkpoint` object is deleted), and unregisters once no object it waits for is
@@ -62,6 +66,7 @@ from ..keras.layers.base import Layer
 from ..keras.metrics import Metric
 from ..keras.optimizers.base import Optimizer
 from ..module import Module, name_scope
+from . import tracking
 from .checkpoint_format import FORMAT as FORMAT
 from .checkpoint_format import FORMAT_VERSION as FORMAT_VERSION
 from .checkpoint_format import (
@@ -77,6 +82,7 @@ from .checkpoint_format import (
     load_checkpoint,
     load_checkpoint_arrays,
     read_checkpoint,
+    resolve_alias,
     state_lock,
     write_state,
 )
@@ -213,6 +219,7 @@ class _Graph:
     """
 
     def __init__(self, root, prefix: str = ""):
+        self.root, self.prefix = root, prefix
         self.objects: dict[str, object] = {}
         self.variables: dict[str, Variable] = {}
         self.aliases: dict[str, list] = {}
@@ -256,6 +263,19 @@ class _Graph:
                     key = f"{vpath}/{_SLOT}/{opath}/{escape_local_name(slot_name)}"
                     self.variables[key] = slot
 
+    def alias_map(self) -> dict:
+        """``{other path: stored path}`` of every object reachable by several paths."""
+        return {o: first for first, others in self.aliases.items() for o in others}
+
+    def stored_key(self, path: str, keys, aliases: dict) -> str | None:
+        """The key in ``keys`` (a checkpoint's paths, with its ``aliases``) that holds the
+        variable at ``path`` of this graph, trying each of its paths; None if none does."""
+        for candidate in (path, *self.alternatives(path)):
+            for key in (candidate, resolve_alias(candidate, aliases)):
+                if key in keys:
+                    return key
+        return None
+
     def alternatives(self, path: str) -> list:
         """The other object paths of the variable at ``path``: ``path`` with a prefix that
         names an object reachable by several paths replaced by each of its other paths."""
@@ -280,7 +300,7 @@ _ORDER = itertools.count()  # restorations in the order they were made
 def _waits_under(pending: dict, path: str, slots: bool = True) -> bool:
     """Whether a pending value belongs inside the object at ``path`` (or, with ``slots``,
     is a slot of the optimizer at ``path``)."""
-    start = path + "/"
+    start = path + "/" if path else ""  # "": a root Checkpoint, above every path
     return any(
         (k.startswith(start) and f"/{_SLOT}/" not in k) or (slots and f"/{_SLOT}/{start}" in k)
         for k in pending
@@ -298,7 +318,7 @@ def _owner(obj) -> _Deferred | None:
 def _waits(pending: dict, path: str, obj) -> bool:
     """Whether values in ``pending`` wait for variables that ``obj`` (at ``path``) creates:
     weights of a layer or its sublayers, slots of an optimizer."""
-    if isinstance(obj, Module):  # a layer, or a plain Module whose Variables come later
+    if isinstance(obj, (Module, Checkpoint)):  # a layer, a Module, a Checkpoint: attributes
         return _waits_under(pending, path, slots=False)
     if _is_optimizer(obj):
         return any(f"/{_SLOT}/{path}/" in k for k in pending)
@@ -318,9 +338,17 @@ class _Deferred:
     Objects are referenced weakly; see `_WAITING` for what keeps a restoration alive.
     """
 
-    def __init__(self, graph: _Graph, file: str, pending: dict, status: CheckpointLoadStatus):
+    def __init__(
+        self,
+        graph: _Graph,
+        file: str,
+        pending: dict,
+        status: CheckpointLoadStatus,
+        aliases: dict | None = None,
+    ):
         self.file = file
         self.pending = pending
+        self.aliases = aliases or {}  # the checkpoint's: {other path: stored path}
         self.order = next(_ORDER)
         self._status = weakref.ref(status)
         self._anchors: dict[int, tuple[weakref.ref, str]] = {}  # id -> (object, path)
@@ -348,9 +376,10 @@ class _Deferred:
         self._learn(graph)
         opath = next(p for p, o in graph.objects.items() if o is optimizer)
         vpath = self._variable_path(variable)
-        targets = {p: v for p, v in graph.variables.items() if p in self.pending}
+        targets = self._match(graph)
         if vpath is not None:
-            targets[f"{vpath}/{_SLOT}/{opath}/{escape_local_name(slot_name)}"] = slot
+            key = f"{vpath}/{_SLOT}/{opath}/{escape_local_name(slot_name)}"
+            targets[resolve_alias(key, self.aliases) if key not in self.pending else key] = slot
         self._apply(targets)
         self._release()
 
@@ -360,8 +389,30 @@ class _Deferred:
         if graph is None:
             return
         self._learn(graph)
-        self._apply({p: v for p, v in graph.variables.items() if p in self.pending})
+        self._apply(self._match(graph))
         self._release()
+
+    def _match(self, graph: _Graph) -> dict:
+        """``{pending key: variable}`` for the variables of ``graph`` whose values wait."""
+        out = {}
+        for path, v in graph.variables.items():
+            key = graph.stored_key(path, self.pending, self.aliases)
+            if key is not None:
+                out[key] = v
+        return out
+
+    def _forms(self):
+        """The pending keys, each also under the other paths the checkpoint recorded for its
+        objects (so that an object restored under an alias is waited for)."""
+        if not self.aliases:
+            return self.pending
+        forms = set(self.pending)
+        for other, stored in self.aliases.items():
+            start = stored + "/"
+            for key in self.pending:
+                if key == stored or key.startswith(start):
+                    forms.add(other + key[len(stored) :])
+        return forms
 
     def _locate(self, obj) -> _Graph | None:
         """The graph, with this restoration's paths, of ``obj`` if it is an anchor, else of
@@ -373,6 +424,11 @@ class _Deferred:
         for ref, path in list(self._anchors.values()):
             anchor = ref()
             if anchor is None or id(anchor) in seen or _owner(anchor) is not self:
+                continue
+            if isinstance(anchor, Checkpoint):
+                # A Checkpoint hears of its own attributes and lists; what it already holds
+                # is an anchor of its own when values wait under it (`_learn`), so a weight
+                # created anywhere does not cost a walk of the whole checkpoint.
                 continue
             graph = _Graph(anchor, path)
             ids = {id(o) for o in graph.objects.values()}
@@ -398,8 +454,9 @@ class _Deferred:
             ref, _ = self._variables.get(id(v), (None, None))
             if ref is None or ref() is not v:
                 self._variables[id(v)] = (weakref.ref(v), path)
-        for path, obj in graph.objects.items():
-            if isinstance(obj, Variable) or not _waits(self.pending, path, obj):
+        forms = self._forms()
+        for path, obj in [(graph.prefix, graph.root), *graph.objects.items()]:
+            if isinstance(obj, Variable) or not _waits(forms, path, obj):
                 continue
             try:
                 owner = _WAITING.get(obj)
@@ -416,8 +473,8 @@ class _Deferred:
         ref, path = self._anchors.pop(id(obj), (None, ""))
         if ref is None or ref() is not obj:
             return
-        start = path + "/"
-        if isinstance(obj, Module):
+        start = path + "/" if path else ""
+        if isinstance(obj, (Module, Checkpoint)):
             doomed = [k for k in self.pending if k.startswith(start) and f"/{_SLOT}/" not in k]
         else:
             doomed = [k for k in self.pending if f"/{_SLOT}/{start}" in k]
@@ -446,11 +503,12 @@ class _Deferred:
     def _release(self) -> None:
         """Drops the anchors that are gone, taken over or no longer waited for; unregisters
         the restoration when none is left."""
+        forms = self._forms()
         for key, (ref, path) in list(self._anchors.items()):
             obj = ref()
             if obj is None or _owner(obj) is not self:
                 del self._anchors[key]
-            elif not _waits(self.pending, path, obj):
+            elif not _waits(forms, path, obj):
                 del _WAITING[obj]
                 del self._anchors[key]
         self._variables = {k: e for k, e in self._variables.items() if e[0]() is not None}
@@ -603,6 +661,8 @@ class Checkpoint:
                 )
             objects[name] = value
         object.__setattr__(self, "_objects", objects)
+        for name, value in objects.items():  # lists and dicts report what is added to them
+            objects[name] = tracking.wrap(self, name, value)
         object.__setattr__(self, "_root_children", root_children)
         object.__setattr__(self, "_save_counter", None)
         object.__setattr__(self, "_save_lock", threading.RLock())
@@ -624,7 +684,10 @@ class Checkpoint:
                 "Checkpoint: save_counter is a read-only property (the counter of saves)."
             )
         else:
+            value = tracking.wrap(self, name, value)
             self._objects[name] = value
+            if Module.attribute_observers:  # a restore may wait for what it holds
+                Module.attribute_observers.notify("attribute_set", self, name, value)
 
     @property
     def save_counter(self) -> Variable:
@@ -649,7 +712,8 @@ class Checkpoint:
                 self.write(elsewhere)
             return file_prefix
         graph = _Graph(self)
-        atomic_write(data_file(file_prefix), encode(graph.variables, graph.objects))
+        data = encode(graph.variables, graph.objects, graph.alias_map())
+        atomic_write(data_file(file_prefix), data)
         return file_prefix
 
     def save(self, file_prefix) -> str:
@@ -705,18 +769,20 @@ class Checkpoint:
         return self._restore(save_path)
 
     def _restore(self, save_path, required=()) -> CheckpointLoadStatus:
-        file, _, arrays = read_checkpoint(save_path)
+        file, meta, arrays = read_checkpoint(save_path)
+        aliases = meta["aliases"]
         if "save_counter" in arrays:
             self.save_counter  # noqa: B018 - created so that it is matched
         graph = _Graph(self)
-        matched = {}
+        # Each variable by any of its paths (here or in the checkpoint): {stored key: variable};
+        # two variables of this graph that are one object in the checkpoint both get its value.
+        matched, staged = {}, []
         for path, v in graph.variables.items():
-            if path not in arrays:  # saved under another path of the same object?
-                path = next((p for p in graph.alternatives(path) if p in arrays), path)
-            if path in arrays:
-                matched[path] = v
-        staged = _stage(file, {p: (v, arrays[p]) for p, v in matched.items()})
-        found = {id(v) for v in matched.values()}
+            key = graph.stored_key(path, arrays, aliases)
+            if key is not None:
+                staged += _stage(file, {key: (v, arrays[key])})
+                matched.setdefault(key, v)
+        found = {id(v) for v, _ in staged}
         missing = [
             p for p, v in graph.variables.items() if id(v) in required and id(v) not in found
         ]
@@ -742,12 +808,12 @@ class Checkpoint:
             )
         _commit(staged)
         status._consumed.update(matched)
-        restored = {id(v) for v in matched.values()}
+        restored = found
         for obj in graph.objects.values():
             if isinstance(obj, Iterator) and id(obj._state["position"]) in restored:
                 obj._restored()  # replays its pass up to the saved element
         if pending:
-            _Deferred(graph, file, pending, status)
+            _Deferred(graph, file, pending, status, aliases)
         return status
 
 

@@ -14,8 +14,19 @@ ends in ``.safetensors``, as `Model.save_weights` paths may):
 - the header's ``__metadata__`` (string to string) holds:
   ``"eagerkernel.graph"``: JSON text ``{"format": "eagerkernel-checkpoint",
   "format_version": 1, "library_version": ..., "objects": {path: class name},
-  "variables": {path: {"dtype", "shape", "sha256"}}}`` (``sha256``: hex digest of the
-  array's C-order bytes), and ``"eagerkernel.graph_sha256"``: the digest of that JSON text.
+  "variables": {path: {"dtype", "shape", "sha256"}}, "aliases": {path: path}}``
+  (``sha256``: hex digest of the array's C-order bytes; ``aliases``: every other path by
+  which a saved object was reachable, mapped to the path it is stored under, so that a
+  restore can match an object by any of its paths; absent in files from before it was
+  added, which read as having none), and ``"eagerkernel.graph_sha256"``: the digest of that
+  JSON text.
+
+Readers (`load_checkpoint`, `list_variables`) name a variable as TensorFlow does: its object
+path followed by ``/.ATTRIBUTES/VARIABLE_VALUE`` (``net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE``,
+``net/l1/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE``), and list the object
+graph itself as ``_CHECKPOINTABLE_OBJECT_GRAPH`` (a string: the JSON text above, where
+TensorFlow stores a protocol buffer). `CheckpointReader.get_tensor` accepts the bare object
+path too.
 
 A directory of checkpoints also holds the *state file* ``checkpoint``, TensorFlow's text
 format, names relative to the directory, the latest first::
@@ -64,7 +75,9 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "LOCK_FILE",
+    "OBJECT_GRAPH_KEY",
     "STATE_FILE",
+    "VARIABLE_VALUE_SUFFIX",
     "CheckpointError",
     "CheckpointNotFoundError",
     "CheckpointReader",
@@ -77,9 +90,12 @@ __all__ = [
     "list_variables",
     "load_checkpoint",
     "load_checkpoint_arrays",
+    "object_path",
     "read_checkpoint",
     "read_state",
+    "resolve_alias",
     "state_lock",
+    "tf_key",
     "write_state",
 ]
 
@@ -88,6 +104,8 @@ FORMAT_VERSION = 1
 STATE_FILE = "checkpoint"
 _GRAPH_KEY = "eagerkernel.graph"
 _GRAPH_SHA_KEY = "eagerkernel.graph_sha256"
+VARIABLE_VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 class CheckpointError(ValueError):
@@ -151,12 +169,13 @@ def atomic_write(path: str, data: bytes) -> None:
     _fsync_dir(directory)
 
 
-def encode(variables: dict, objects: dict) -> bytes:
+def encode(variables: dict, objects: dict, aliases: dict | None = None) -> bytes:
     """The bytes of a checkpoint file (see the module docstring).
 
     Args:
         variables: ``{object path: Variable}``; their values are stored.
         objects: ``{object path: object}``; their class names are stored.
+        aliases: ``{other path: stored path}`` of the objects reachable by several paths.
     """
     from safetensors.numpy import save
 
@@ -175,6 +194,8 @@ def encode(variables: dict, objects: dict) -> bytes:
         "objects": {p: type(o).__name__ for p, o in objects.items()},
         "variables": entries,
     }
+    if aliases:
+        meta["aliases"] = dict(aliases)
     text = json.dumps(meta, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()
     return save(arrays, metadata={_GRAPH_KEY: text, _GRAPH_SHA_KEY: digest})
@@ -277,7 +298,47 @@ def _graph(text: str, path: str, bad) -> dict:
             and all(_is_dim(d) for d in entry["shape"])
         ):
             raise bad(f"object path {key!r:.200} has a malformed entry {entry!r:.200}")
+    aliases = meta.setdefault("aliases", {})
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        raise bad(f"its 'aliases' table is not a map of paths to paths ({aliases!r:.200})")
     return meta
+
+
+def resolve_alias(path: str, aliases: dict) -> str:
+    """``path`` with every prefix that is another path of a saved object replaced by the path
+    that object is stored under (``aliases``: ``{other path: stored path}``).
+
+    >>> resolve_alias("mapped/two/kernel", {"mapped/two": "listed/1"})
+    'listed/1/kernel'
+    """
+    for _ in range(len(aliases) + 1):  # a crafted file's cycle of aliases must end
+        parts = path.split("/")
+        for i in range(len(parts), 0, -1):
+            stored = aliases.get("/".join(parts[:i]))
+            if stored is not None:
+                path = "/".join([stored, *parts[i:]])
+                break
+        else:
+            return path
+    return path
+
+
+def tf_key(path: str) -> str:
+    """TensorFlow's name for the variable at object ``path`` in a checkpoint.
+
+    >>> tf_key("net/l1/kernel")
+    'net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE'
+    """
+    return path + VARIABLE_VALUE_SUFFIX
+
+
+def object_path(key: str) -> str:
+    """The object path of a variable named as TensorFlow names it (or already a path).
+
+    >>> object_path("net/l1/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE")
+    'net/l1/kernel/.OPTIMIZER_SLOT/optimizer/m'
+    """
+    return key[: -len(VARIABLE_VALUE_SUFFIX)] if key.endswith(VARIABLE_VALUE_SUFFIX) else key
 
 
 def load_checkpoint_arrays(prefix) -> dict:
@@ -299,26 +360,34 @@ def _checkpoint_path(ckpt_dir_or_file, op: str) -> str:
 
 
 def list_variables(ckpt_dir_or_file) -> list:
-    """``[(object path, shape)]`` of a checkpoint (a prefix, or a directory: its latest
-    checkpoint), sorted by path; shapes are lists (follows `tf.train.list_variables`).
+    """``[(name, shape)]`` of a checkpoint (a prefix, or a directory: its latest checkpoint),
+    sorted by name; names as TensorFlow's (``model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE``,
+    and ``_CHECKPOINTABLE_OBJECT_GRAPH`` for the object graph), shapes as lists (follows
+    `tf.train.list_variables`).
 
     Raises:
         ValueError: a directory without a checkpoint. CheckpointError: an unreadable file.
     """
-    _, meta, _ = read_checkpoint(_checkpoint_path(ckpt_dir_or_file, "list_variables"))
-    return sorted((p, list(e["shape"])) for p, e in meta["variables"].items())
+    reader = CheckpointReader(_checkpoint_path(ckpt_dir_or_file, "list_variables"))
+    return sorted(reader.get_variable_to_shape_map().items())
 
 
 class CheckpointReader:
-    """Reads the values of a checkpoint by object path (follows the reader that
+    """Reads the values of a checkpoint by name (follows the reader that
     `tf.train.load_checkpoint` returns). The whole file is read and verified once, when the
     reader is made.
+
+    Names are TensorFlow's: the object path followed by ``/.ATTRIBUTES/VARIABLE_VALUE``, and
+    ``_CHECKPOINTABLE_OBJECT_GRAPH`` for the object graph (here the JSON text of the format,
+    a string scalar); `get_tensor` and `has_tensor` accept the bare object path as well.
 
     >>> import tempfile
     >>> path = ek.train.Checkpoint(v=ek.Variable([1.0, 2.0])).write(tempfile.mkdtemp() + "/c")
     >>> reader = ek.train.load_checkpoint(path)
     >>> reader.get_variable_to_shape_map()
-    {'v': [2]}
+    {'_CHECKPOINTABLE_OBJECT_GRAPH': [], 'v/.ATTRIBUTES/VARIABLE_VALUE': [2]}
+    >>> reader.get_tensor("v/.ATTRIBUTES/VARIABLE_VALUE")
+    array([1., 2.], dtype=float32)
     >>> reader.get_tensor("v")
     array([1., 2.], dtype=float32)
     """
@@ -326,39 +395,50 @@ class CheckpointReader:
     def __init__(self, prefix: str):
         self._file, meta, self._arrays = read_checkpoint(prefix)
         self._entries = meta["variables"]
+        self._graph_text = json.dumps(meta, sort_keys=True)
 
-    def get_tensor(self, tensor_str: str) -> np.ndarray:
-        """The saved value at object path ``tensor_str`` (a NumPy array, a copy).
+    def get_tensor(self, tensor_str: str) -> np.ndarray | bytes:
+        """The saved value named ``tensor_str`` (TensorFlow's name or the object path): a
+        NumPy array (a copy); for ``_CHECKPOINTABLE_OBJECT_GRAPH``, the graph's JSON as bytes.
 
         Raises:
-            NotFoundError: no such path in the checkpoint (TensorFlow's error).
+            NotFoundError: no such name in the checkpoint (TensorFlow's error).
         """
-        if tensor_str not in self._arrays:
+        if tensor_str == OBJECT_GRAPH_KEY:
+            return self._graph_text.encode()
+        path = object_path(tensor_str)
+        if path not in self._arrays:
             raise NotFoundError(
                 None,
                 "CheckpointReader.get_tensor",
                 f"Key {tensor_str} not found in checkpoint {self._file} (it holds "
-                f"{sorted(self._arrays)[:20]}).",
+                f"{sorted(self.get_variable_to_shape_map())[:20]}).",
             )
-        return np.array(self._arrays[tensor_str])
+        return np.array(self._arrays[path])
 
     def has_tensor(self, tensor_str: str) -> bool:
-        """Whether the checkpoint holds object path ``tensor_str``."""
-        return tensor_str in self._arrays
+        """Whether the checkpoint holds ``tensor_str`` (TensorFlow's name or object path)."""
+        return tensor_str == OBJECT_GRAPH_KEY or object_path(tensor_str) in self._arrays
 
     def get_variable_to_shape_map(self) -> dict:
-        """``{object path: shape as a list}``."""
-        return {p: list(e["shape"]) for p, e in sorted(self._entries.items())}
+        """``{name: shape as a list}``, names as TensorFlow's, sorted."""
+        out = {OBJECT_GRAPH_KEY: []}
+        out.update({tf_key(p): list(e["shape"]) for p, e in self._entries.items()})
+        return dict(sorted(out.items()))
 
     def get_variable_to_dtype_map(self) -> dict:
-        """``{object path: dtype}`` (eagerkernel dtypes, as TensorFlow's DType objects)."""
+        """``{name: dtype}`` (eagerkernel dtypes, as TensorFlow's DType objects), sorted."""
         from ..core import dtypes
 
-        return {p: dtypes.as_dtype(e["dtype"]) for p, e in sorted(self._entries.items())}
+        out = {OBJECT_GRAPH_KEY: dtypes.string}
+        out.update({tf_key(p): dtypes.as_dtype(e["dtype"]) for p, e in self._entries.items()})
+        return dict(sorted(out.items()))
 
     def debug_string(self) -> bytes:
-        """One line per variable: ``path (dtype) [shape]``."""
-        lines = [f"{p} ({e['dtype']}) {e['shape']}" for p, e in sorted(self._entries.items())]
+        """One line per variable: ``name (dtype) [shape]``."""
+        lines = [
+            f"{tf_key(p)} ({e['dtype']}) {e['shape']}" for p, e in sorted(self._entries.items())
+        ]
         return ("\n".join(lines) + "\n").encode()
 
 

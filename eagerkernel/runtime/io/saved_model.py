@@ -15,6 +15,22 @@ of this runtime, and refuses any other name. Programs are those `ek.function` tr
 `eagerkernel.runtime.function`), replayed the same way, so a loaded function gives bit for
 bit the results of the original. A call whose guard takes a branch that was never traced
 raises `InvalidArgumentError` (there is no Python function to trace it with).
+
+A function that has an ``input_signature`` but was never called is traced by `save`, as
+TensorFlow traces it from the signature. A trace here runs the Python code on values, so it
+runs on zeros of the signature's dtypes and shapes, taking an unknown dimension as 1 and an
+unknown rank as a scalar (with a warning then: the saved function accepts those shapes, and
+those of calls made before saving; other shapes raise `InvalidArgumentError` when the loaded
+function is called). The variables and the random generator are put back afterwards, so
+saving changes no state.
+
+Custom gradients (``SaveOptions(experimental_custom_gradients=True)``, TensorFlow's default):
+for each concrete function that ran an `ek.custom_gradient`, `save` also traces its *gradient
+program*: the function run under a `GradientTape` on zeros of its input shapes, then
+``tape.gradient(outputs, inputs + trainable variables it reads, output_gradients=dys)``, with
+the ``dys`` as further inputs (ones while tracing). The loaded function, called under a tape,
+records one op whose gradient replays that program, so the hand-written gradient holds
+after loading, as in TensorFlow.
 """
 
 from __future__ import annotations
@@ -26,6 +42,7 @@ import shutil
 import sys
 import tempfile
 import typing
+import warnings
 
 import numpy as np
 
@@ -379,33 +396,50 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
             if not isinstance(f, Function):
                 raise TypeError(f"saved_model.save: {name} is not an ek.function: {f!r}.")
             entries = [c for c in f.concrete_functions if c.program is not None]
-            if custom_gradients and any(c.program.custom_gradients for c in entries):
+            requested = getattr(f, "_composite_spec_requests", [])
+            if requested:
                 raise NotImplementedError(
-                    f"saved_model.save: function {name} uses ek.custom_gradient, whose "
-                    "gradient this format cannot store; pass options=ek.saved_model."
-                    "SaveOptions(experimental_custom_gradients=False) to save it with "
-                    "gradients through its ops."
+                    f"saved_model.save: function {name} has a concrete function for "
+                    f"{requested[0]!r}; this format stores programs over dense tensors only, "
+                    "so ragged and sparse signatures cannot be saved. Pass the components "
+                    "(values, row_splits) as tensors."
                 )
+            for c in entries:
+                if any(
+                    type(x).__name__ in ("RaggedTensorSpec", "SparseTensorSpec")
+                    for x in nest.flatten(c.structured_input_signature)
+                ):
+                    raise NotImplementedError(
+                        f"saved_model.save: function {name} was traced with a RaggedTensor or "
+                        "SparseTensor argument; this format stores programs over dense "
+                        "tensors only. Pass the components (values, row_splits) as tensors."
+                    )
             if not entries and f.input_signature is not None:
-                raise ValueError(
-                    f"saved_model.save: function {name} has an input_signature but was never "
-                    "called; eagerkernel traces on real values, so call it once (with inputs "
-                    "of the shapes to save) before saving."
-                )
+                with _state_kept(variables):
+                    _trace_from_signature(f, name)
+                entries = [c for c in f.concrete_functions if c.program is not None]
             if group == "signatures" and not entries:
                 raise ValueError(
                     f"saved_model.save: signature {name!r} has no traced concrete function; "
                     "call it (or get_concrete_function with tensors) first."
                 )
-            saved_functions.setdefault(group, {})[name] = [
-                {
+            saved = []
+            for c in entries:
+                entry = {
                     "inputs": writer.value(
                         _specs_json(c.structured_input_signature), f"{name} inputs"
                     ),
                     "program": writer.program(c.program, f"function {name}"),
                 }
-                for c in entries
-            ]
+                if custom_gradients and c.program.custom_gradients:
+                    with _state_kept(variables):
+                        program, wrt = _gradient_program(f, c)
+                    entry["gradient"] = {
+                        "program": writer.program(program, f"gradient of function {name}"),
+                        "variables": [writer.variable(v) for v in wrt],
+                    }
+                saved.append(entry)
+            saved_functions.setdefault(group, {})[name] = saved
     for k, v in enumerate(writer.variables):
         writer.arrays[f"variable{k}"] = np.ascontiguousarray(
             np.asarray(v._value.get() if hasattr(v._value, "get") else v._value)
@@ -421,6 +455,101 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
         "signatures": saved_functions.get("signatures", {}),
     }
     _write(os.fspath(export_dir), meta, writer.arrays)
+
+
+class _state_kept:
+    """Puts back the values of ``variables`` and the random generator's state on exit: a
+    trace made by `save` changes no state."""
+
+    def __init__(self, variables: list):
+        self.variables = [v for v in variables if isinstance(v, Variable)]
+
+    def __enter__(self):
+        from .. import random as _random
+
+        self.values = [(v, v._value) for v in self.variables]
+        self.rng = _random._generator.bit_generator.state
+
+    def __exit__(self, *exc) -> None:
+        from .. import random as _random
+
+        for v, value in self.values:
+            v._value = value
+        _random._generator.bit_generator.state = self.rng
+
+
+def _zeros(spec: TensorSpec) -> Tensor:
+    shape = () if spec.shape.rank is None else tuple(1 if d is None else d for d in spec.shape)
+    if spec.dtype == dtypes.string:
+        return make(np.full(shape, b"", dtype=object), CPU)
+    return make(np.zeros(shape, dtype=spec.dtype._np), CPU)
+
+
+def _trace_from_signature(f: Function, name: str) -> None:
+    """Traces ``f`` on zeros of its ``input_signature`` (see the module docstring)."""
+    specs = nest.flatten(f.input_signature)
+    if not all(isinstance(s, TensorSpec) for s in specs):
+        raise NotImplementedError(
+            f"saved_model.save: function {name} has a ragged or sparse input_signature; this "
+            "format stores programs over dense tensors only. Pass the components (values, "
+            "row_splits) as tensors."
+        )
+    open_shapes = [s for s in specs if s.shape.rank is None or None in s.shape.as_list()]
+    if open_shapes:
+        warnings.warn(
+            f"saved_model.save: function {name} was never called and its input_signature "
+            f"leaves shapes open ({open_shapes}); it is traced and saved for shapes "
+            f"{[tuple(_zeros(s).shape) for s in specs]} (an unknown dimension as 1, an unknown "
+            "rank as a scalar). Call it with inputs of the shapes you need before saving to "
+            "save those.",
+            stacklevel=3,
+        )
+    values = nest.pack_sequence_as(f.input_signature, [_zeros(s) for s in specs])
+    f(*values)
+
+
+def _gradient_program(f: Function, c: ConcreteFunction) -> tuple:
+    """``(program, variables)``: the gradient program of one concrete function (see the module
+    docstring): inputs its tensor inputs then one ``dy`` per tensor output; outputs the
+    gradients of the inputs, then of ``variables`` (the trainable ones it reads)."""
+    from ..core.tape import GradientTape, UnconnectedGradients
+    from ..ops.array_ops import identity
+
+    args_specs, kwargs_specs = c.structured_input_signature
+    flat_specs = nest.flatten((args_specs, kwargs_specs))
+    program = c.program
+    variables = [v for v in program.variables if v.trainable]
+
+    def forward_backward(xs, dys):
+        with GradientTape(watch_accessed_variables=False) as tape:
+            for x in (*xs, *variables):
+                tape.watch(x)
+            # The function gets copies: an output that is an input itself (a custom gradient
+            # returning its argument) must not be mistaken for the source.
+            it = iter([identity(x) for x in xs])
+            flat = [next(it) if isinstance(s, TensorSpec) else s for s in flat_specs]
+            args, kwargs = nest.pack_sequence_as((args_specs, kwargs_specs), flat)
+            result = f.python_function(*args, **kwargs)
+        outs = [t for t in nest.flatten(result) if isinstance(t, Tensor)]
+        outs = [t for t in outs if not isinstance(t, Variable)]
+        return tape.gradient(
+            outs,
+            [*xs, *variables],
+            output_gradients=list(dys),
+            unconnected_gradients=UnconnectedGradients.ZERO,
+        )
+
+    xs = [_zeros(s) for s in flat_specs if isinstance(s, TensorSpec)]
+    dys = []
+    for r in program.outputs:
+        if r is None:
+            continue
+        value = program.consts[r[1]][0] if type(r) is not int else None
+        shape = program._shapes[r] if type(r) is int else np.shape(value)
+        dtype = program._dtypes[r] if type(r) is int else dtypes.as_dtype(value.dtype)
+        dys.append(make(np.ones(shape, dtype=dtype._np), CPU))
+    traced = Function(forward_backward, f"{f.name}_gradient")
+    return traced.get_concrete_function(xs, dys).program, variables
 
 
 def _specs_json(specs):
@@ -612,7 +741,7 @@ class LoadedFunction:
 
     @property
     def concrete_functions(self) -> list:
-        return [specs for specs, _, _ in self._entries]
+        return [specs for specs, *_ in self._entries]
 
     def __call__(self, *args, **kwargs):
         flat = nest.flatten((args, kwargs))
@@ -620,20 +749,52 @@ class LoadedFunction:
         for x in flat:
             if isinstance(x, (Tensor, np.ndarray, float, int)) and not isinstance(x, bool):
                 tensors.append(x if isinstance(x, Tensor) else None)
-        for specs, _, program in self._entries:
+        for specs, _, program, gradient in self._entries:
             converted = _match(flat, specs)
             if converted is not None:
+                if gradient is not None and ACTIVE and _context.context().recorders:
+                    return self._run_with_gradient(program, gradient, converted)
                 return self._run(program, converted)
         raise InvalidArgumentError(
             None,
             self.name,
             f"{self.name}: no saved concrete function matches the arguments "
             f"{[_describe_arg(x) for x in flat]}; saved: "
-            f"{[[repr(s) for s in specs] for specs, _, _ in self._entries]}.",
+            f"{[[repr(s) for s in specs] for specs, *_ in self._entries]}.",
         )
 
-    def _run(self, program: Program, tensors: list):
-        observed = bool(ACTIVE and _context.context().recorders)
+    def _run_with_gradient(self, program: Program, gradient: tuple, tensors: list):
+        """Runs the forward program unobserved and records one op whose VJP replays the
+        saved gradient program (the function's custom gradients)."""
+        from ..core.dispatch import defjointvjp, record
+
+        gprogram, variables = gradient
+        with _context.suspended():
+            result = self._run(program, tensors, observed=False)
+        flat = nest.flatten(result)
+        outs = [t for t in flat if isinstance(t, Tensor) and not isinstance(t, Variable)]
+        if not outs:
+            return result
+        n_in = len(tensors)
+
+        def vjp(g, ans, *xs):
+            dys = g if type(g) is tuple else (g,)
+            dys = [
+                make(np.zeros(o._value.shape, o._value.dtype), o._device) if d is None else d
+                for d, o in zip(dys, outs)
+            ]
+            grads = nest.flatten(self._run(gprogram, [*xs[:n_in], *dys]))
+            return tuple(grads[: n_in + len(variables)])
+
+        multi = len(outs) > 1
+        prim = Primitive(f"SavedFunction:{self.name}", None, n_out=0 if multi else 1)
+        defjointvjp(prim, vjp)
+        record(prim, (*tensors, *variables), tuple(outs) if multi else outs[0])
+        return result
+
+    def _run(self, program: Program, tensors: list, observed: bool | None = None):
+        if observed is None:
+            observed = bool(ACTIVE and _context.context().recorders)
         while True:
             try:
                 if observed:
@@ -772,7 +933,11 @@ def load(export_dir, tags=None, options=None):
                 for e in entries:
                     specs_tree = reader.value(e["inputs"])
                     specs = _specs_from(specs_tree)
-                    loaded.append((specs, specs_tree, reader.program(e["program"])))
+                    gradient = None
+                    if "gradient" in e:  # saved models before it have none
+                        wrt = [reader.value({"variable": k}) for k in e["gradient"]["variables"]]
+                        gradient = (reader.program(e["gradient"]["program"]), wrt)
+                    loaded.append((specs, specs_tree, reader.program(e["program"]), gradient))
                 table[name] = LoadedFunction(name, loaded)
             groups[group] = table
     except (KeyError, TypeError) as exc:

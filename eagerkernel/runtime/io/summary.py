@@ -19,6 +19,9 @@ TF 1.x style (``ek.contrib.summary``)::
     with ek.contrib.summary.record_summaries_every_n_global_steps(10):
         ek.contrib.summary.scalar("loss", loss)   # written when global_step % 10 == 0
 
+Graphs of `ek.function`s: ``trace_on(graph=True)``, call the functions, then
+``trace_export(name, step)`` under a default writer (see `graph_summary`).
+
 The step of a summary is, in order: the ``step`` argument, the step given to
 `SummaryWriter.as_default`/`set_as_default` or `experimental.set_step`, and the global step
 (``ek.train.get_or_create_global_step``). Without any, `scalar` raises ValueError, as TF does.
@@ -36,6 +39,8 @@ import weakref
 
 import numpy as np
 
+from .graph_summary import trace_export, trace_off, trace_on
+
 __all__ = [
     "SummaryWriter",
     "contrib_summary",
@@ -47,6 +52,9 @@ __all__ = [
     "scalar",
     "should_record_summaries",
     "text",
+    "trace_export",
+    "trace_off",
+    "trace_on",
 ]
 
 _writer_ids = itertools.count()
@@ -161,7 +169,9 @@ class SummaryWriter:
         if getattr(_state, "writer", None) is self:
             _state.writer = None
 
-    def _write(self, kind: str, name: str, value, step: int) -> None:
+    def _write(
+        self, kind: str, name: str, value, step: int, buckets: int = 30, description=None
+    ) -> None:
         if self._closed:
             raise ValueError(f"summary.{kind}({name!r}): the writer for {self.logdir} is closed.")
         from tensorboardX import summary as tbx
@@ -170,9 +180,11 @@ class SummaryWriter:
         if kind == "scalar":
             proto = tbx.scalar(name, float(_numpy(value)))
         elif kind == "histogram":
-            proto = tbx.histogram(name, _numpy(value).astype(np.float64).ravel(), 30)  # TF: 30
+            proto = tbx.histogram(name, _numpy(value).astype(np.float64).ravel(), buckets)
         else:
             proto = tbx.text(name, str(_numpy(value)))
+        if description:
+            proto.value[0].metadata.summary_description = str(description)
         event = Event(wall_time=time.time(), step=int(step), summary=proto)
         with self._lock:
             if self._closed:
@@ -186,6 +198,20 @@ class SummaryWriter:
             )
         if due:
             self.flush()
+
+    def _write_graph(self, graph_def, step: int) -> None:
+        """Writes a TensorFlow ``GraphDef`` event (TensorBoard's Graphs dashboard) and
+        flushes (see `graph_summary.trace_export`)."""
+        from tensorboardX.proto.event_pb2 import Event
+
+        event = Event(
+            wall_time=time.time(), step=int(step), graph_def=graph_def.SerializeToString()
+        )
+        with self._lock:
+            if self._closed:
+                raise ValueError(f"summary.trace_export: the writer for {self.logdir} is closed.")
+            self._writer.write_event(event)
+        self.flush()
 
 
 # Every open writer, flushed at interpreter exit (weakly held: a dropped writer is not kept).
@@ -280,35 +306,63 @@ def record_if(condition):
         _state.record = outer
 
 
-def _summary(kind: str, name: str, data, step) -> bool:
+def _summary(kind: str, name: str, data, step, description=None, buckets: int = 30) -> bool:
     if not should_record_summaries():
         return False
-    _state.writer._write(kind, name, data, _resolve_step(step, f"summary.{kind}({name!r})"))
+    what = f"summary.{kind}({name!r})"
+    if description is not None and not isinstance(description, str):
+        raise TypeError(f"{what}: description must be a string, got {description!r:.60}.")
+    _state.writer._write(kind, name, data, _resolve_step(step, what), buckets, description)
     return True
 
 
 def scalar(name: str, data, step=None, description=None) -> bool:
     """Writes a scalar; returns True if it was written (False without a default writer or
-    outside the recording condition).
+    outside the recording condition). Follows `tf.summary.scalar`.
+
+    Args:
+        description: a longer description (Markdown), stored in the summary's metadata as
+            TensorBoard shows it; default None.
 
     Raises:
         ValueError: no step (see the module docstring) or a non-scalar ``data``.
+        TypeError: a ``description`` that is not a string.
     """
     if _numpy(data).size != 1:
         raise ValueError(
             f"summary.scalar({name!r}): data must be a scalar, got shape {_numpy(data).shape}."
         )
-    return _summary("scalar", name, data, step)
+    return _summary("scalar", name, data, step, description)
 
 
 def histogram(name: str, data, step=None, buckets=None, description=None) -> bool:
-    """Writes the histogram of ``data``'s values; returns True if it was written."""
-    return _summary("histogram", name, data, step)
+    """Writes the histogram of ``data``'s values; returns True if it was written. Follows
+    `tf.summary.histogram`.
+
+    Args:
+        buckets: the number of equal-width buckets over the values' range (default None:
+            30, TensorFlow's default); a positive integer.
+        description: as in `scalar`.
+
+    Raises:
+        ValueError: no step, or ``buckets`` not a positive integer.
+    """
+    if buckets is None:
+        buckets = 30
+    elif isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)) or buckets < 1:
+        raise ValueError(
+            f"summary.histogram({name!r}): buckets must be a positive integer, got {buckets!r}."
+        )
+    return _summary("histogram", name, data, step, description, int(buckets))
 
 
 def text(name: str, data, step=None, description=None) -> bool:
-    """Writes a text summary; returns True if it was written."""
-    return _summary("text", name, data, step)
+    """Writes a text summary; returns True if it was written. Follows `tf.summary.text`.
+
+    Args:
+        description: as in `scalar`.
+    """
+    return _summary("text", name, data, step, description)
 
 
 def flush(writer=None, name=None) -> None:

@@ -11,6 +11,7 @@ from . import (
     losses,
     metrics,
     optimizers,
+    preprocessing,
     saving,
     utils,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "losses",
     "metrics",
     "optimizers",
+    "preprocessing",
     "saving",
     "utils",
 ]

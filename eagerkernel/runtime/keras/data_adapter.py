@@ -73,6 +73,8 @@ def unpack(element):
 def _as_array(a, name: str):
     if a is None:
         return None
+    if _is_sparse(a):  # a SparseTensor: sliced into batches of rows (see `_slice`)
+        return a
     arr = a.numpy() if isinstance(a, Tensor) else np.asarray(a)
     if arr.ndim == 0:
         raise ValueError(
@@ -88,7 +90,39 @@ def _num_examples(arrays) -> int | None:
 
 
 def _slice(arrays, idx):
-    return nest.map_structure(lambda a: None if a is None else to_tensor(a[idx]), arrays)
+    def rows(a):
+        if a is None:
+            return None
+        if _is_sparse(a):
+            return _sparse_rows(a, idx)
+        return to_tensor(a[idx])
+
+    return nest.map_structure(rows, arrays)
+
+
+def _is_sparse(a) -> bool:
+    from ..sparse.sparse_tensor import SparseTensor
+
+    return isinstance(a, SparseTensor)
+
+
+def _sparse_rows(st, idx):
+    """The rows ``idx`` (a slice or an index array) of a SparseTensor, in that order."""
+    from ..ops.indexing import gather
+    from ..sparse.sparse_tensor import SparseTensor
+
+    shape = np.asarray(st.dense_shape._value)
+    rows = np.arange(int(shape[0]))[idx]
+    where = np.full(int(shape[0]), -1, np.int64)
+    where[rows] = np.arange(len(rows))
+    indices = np.asarray(st.indices._value)
+    new_row = where[indices[:, 0]]
+    keep = np.nonzero(new_row >= 0)[0]
+    if keep.size:  # row-major order: by the new row, then the other indices
+        keep = keep[np.lexsort((*indices[keep, 1:].T[::-1], new_row[keep]))]
+    new_indices = np.concatenate([new_row[keep, None], indices[keep, 1:]], axis=1)
+    values = gather(st.values, keep.astype(np.int64))
+    return SparseTensor(new_indices, values, np.concatenate([[len(rows)], shape[1:]]))
 
 
 def _describe(value) -> str:

@@ -46,8 +46,10 @@ def Input(
             (``(None, 3)``: sequences of any length).
         batch_size: optional fixed batch size (default None: any).
         dtype: default float32.
-        sparse, ragged, tensor, type_spec: accepted only with their defaults (no sparse,
-            ragged or wrapped-tensor inputs); anything else raises NotImplementedError.
+        sparse: True for an input fed `ek.sparse.SparseTensor`s (a following Dense layer
+            multiplies them with `ek.sparse.sparse_dense_matmul`, as Keras does).
+        ragged, tensor, type_spec: accepted only with their defaults (no ragged or
+            wrapped-tensor inputs); anything else raises NotImplementedError.
         batch_shape: the full shape, batch axis included (instead of ``shape``).
         name: the input layer's name (default ``input_layer``, ``input_layer_1``, ...); a model
             called with a dict finds this input under it.
@@ -58,7 +60,7 @@ def Input(
 
     Raises:
         ValueError: neither or both of ``shape`` and ``batch_shape``, or a negative size.
-        NotImplementedError: ``sparse``, ``ragged``, ``tensor``, ``type_spec`` or ``optional``.
+        NotImplementedError: ``ragged``, ``tensor``, ``type_spec`` or ``optional``.
 
     >>> x = ek.keras.Input(shape=(28, 28, 1), name="img")
     >>> x.shape, x.dtype.name
@@ -67,7 +69,6 @@ def Input(
     from .layers.core import InputLayer
 
     for arg, value in (
-        ("sparse", sparse),
         ("ragged", ragged),
         ("tensor", tensor),
         ("type_spec", type_spec),
@@ -89,14 +90,18 @@ def Input(
     batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
     if any(d is not None and d < 0 for d in batch_shape):
         raise ValueError(f"Input: negative dimension in shape. Received: shape={batch_shape}")
-    layer = InputLayer(batch_shape=batch_shape, dtype=dtype, name=name)
+    layer = InputLayer(batch_shape=batch_shape, dtype=dtype, name=name, sparse=bool(sparse))
     return layer.output
 
 
 def make_input_tensor(layer) -> KerasTensor:
     """The KerasTensor an InputLayer stands for (recorded as the layer's node 0)."""
     kt = KerasTensor(
-        layer._batch_input_shape, layer.dtype, name=layer.name, history=KerasHistory((layer, 0, 0))
+        layer._batch_input_shape,
+        layer.dtype,
+        name=layer.name,
+        history=KerasHistory((layer, 0, 0)),
+        sparse=getattr(layer, "sparse", False),
     )
     Node(layer, (), {}, kt)
     return kt
@@ -422,11 +427,27 @@ class Functional(Model):
 
     def _standardize(self, i: int, value, spec: KerasTensor) -> Tensor:
         from ..ops.elementwise import cast
+        from ..sparse.sparse_tensor import SparseTensor
 
-        t = value if isinstance(value, Tensor) else to_tensor(np.asarray(value), None, self.name)
-        if t._value.dtype != spec.dtype._np:
-            t = cast(t, spec.dtype._np)
-        shape = tuple(t._value.shape)
+        if isinstance(value, SparseTensor):
+            if not spec.sparse:
+                raise ValueError(
+                    f'Input {i} of layer "{self.name}" is dense; it received a SparseTensor. '
+                    "Declare it with ek.keras.Input(..., sparse=True)."
+                )
+            if value.dtype != spec.dtype:
+                value = value.with_values(cast(value.values, spec.dtype._np))
+            t = value
+            shape = tuple(int(d) for d in np.asarray(value.dense_shape._value))
+        else:
+            t = (
+                value
+                if isinstance(value, Tensor)
+                else to_tensor(np.asarray(value), None, self.name)
+            )
+            if t._value.dtype != spec.dtype._np:
+                t = cast(t, spec.dtype._np)
+            shape = tuple(t._value.shape)
         expected = tuple(spec.shape)
         if len(shape) != len(expected) or any(
             e is not None and e != s for e, s in zip(expected, shape)

@@ -54,10 +54,11 @@ class KerasTensor:
     TensorShape([None, None, 3])
     """
 
-    def __init__(self, shape, dtype="float32", name: str | None = None, history=None):
+    def __init__(self, shape, dtype="float32", name: str | None = None, history=None, sparse=False):
         self.shape = TensorShape(None if d is None else int(d) for d in shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
+        self.sparse = bool(sparse)  # stands for a SparseTensor (an Input(sparse=True))
         self._keras_history = history
 
     @property

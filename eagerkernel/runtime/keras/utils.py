@@ -3,11 +3,22 @@ also exports here (follow `tf.keras.utils`)."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import random as _py_random
+import tarfile
+import zipfile
 
 import numpy as np
 
 from ..core.tensor import Tensor
+from .preprocessing import (
+    image_dataset_from_directory,
+    pad_sequences,
+    text_dataset_from_directory,
+    timeseries_dataset_from_array,
+)
+from .preprocessing.image import array_to_img, img_to_array, load_img
 from .saving import (
     CustomObjectScope,
     custom_object_scope,
@@ -21,14 +32,22 @@ from .saving import (
 
 __all__ = [
     "CustomObjectScope",
+    "array_to_img",
     "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",
+    "get_file",
     "get_registered_name",
     "get_registered_object",
+    "image_dataset_from_directory",
+    "img_to_array",
+    "load_img",
+    "pad_sequences",
     "register_keras_serializable",
     "serialize_keras_object",
     "set_random_seed",
+    "text_dataset_from_directory",
+    "timeseries_dataset_from_array",
     "to_categorical",
 ]
 
@@ -86,3 +105,107 @@ def set_random_seed(seed: int) -> None:
     _py_random.seed(int(seed))
     np.random.seed(int(seed))
     ek_random.set_seed(int(seed))
+
+
+def _keras_home() -> str:
+    return os.environ.get("KERAS_HOME", os.path.join(os.path.expanduser("~"), ".keras"))
+
+
+def _hash_of(path: str, algorithm: str) -> str:
+    h = hashlib.md5() if algorithm == "md5" else hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _extract(archive: str, into: str, archive_format) -> bool:
+    """Extracts a tar or zip archive into ``into`` (tar members filtered as "data": no
+    absolute paths, links out of the directory or devices); False if it is neither."""
+    formats = ["tar", "zip"] if archive_format in ("auto", None) else archive_format
+    formats = [formats] if isinstance(formats, str) else list(formats)
+    if "tar" in formats and tarfile.is_tarfile(archive):
+        with tarfile.open(archive) as tar:
+            tar.extractall(into, filter="data")
+        return True
+    if "zip" in formats and zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(into)
+        return True
+    return False
+
+
+def get_file(
+    fname=None,
+    origin=None,
+    untar=False,
+    md5_hash=None,
+    file_hash=None,
+    cache_subdir="datasets",
+    hash_algorithm="auto",
+    extract=False,
+    archive_format="auto",
+    cache_dir=None,
+    force_download=False,
+) -> str:
+    """The path of a file from Keras's cache directory (follows `tf.keras.utils.get_file`,
+    without the download: eagerkernel downloads nothing at run time).
+
+    The file is looked for where Keras keeps it: ``<cache_dir>/<cache_subdir>/<fname>``, with
+    ``cache_dir`` defaulting to ``$KERAS_HOME`` or ``~/.keras`` (``fname`` defaults to the
+    last part of ``origin``). With ``untar`` or ``extract``, the extracted directory
+    ``<fname>`` (``fname`` without ``.tar.gz``) is returned, extracting ``<fname>.tar.gz``
+    (or the archive named by ``origin``) first when only the archive is there. ``file_hash``
+    (or ``md5_hash``) is checked against the file found.
+
+    Raises:
+        FileNotFoundError: the file is not in the cache; the message says where to put it.
+        ValueError: a hash that does not match, or ``force_download=True`` (nothing is
+            downloaded).
+    """
+    if fname is None and origin is None:
+        raise ValueError(
+            'get_file: please specify the "origin" argument (URL of the file to download).'
+        )
+    if fname is None:
+        fname = os.path.basename(str(origin).split("?")[0])
+    fname = os.fspath(fname)
+    datadir = os.path.join(
+        os.path.expanduser(cache_dir) if cache_dir else _keras_home(), cache_subdir
+    )
+    if force_download:
+        raise ValueError(
+            f"get_file: force_download=True asks for a download, and eagerkernel downloads "
+            f"nothing at run time. Download {origin} yourself into {datadir}."
+        )
+    unpack = untar or extract
+    base = fname[: -len(".tar.gz")] if untar and fname.endswith(".tar.gz") else fname
+    target = os.path.join(datadir, base)
+    if unpack and not os.path.exists(target):
+        archives = [os.path.join(datadir, base + ".tar.gz"), os.path.join(datadir, fname)]
+        if origin is not None:
+            archives.append(os.path.join(datadir, os.path.basename(str(origin).split("?")[0])))
+        for archive in archives:
+            if os.path.isfile(archive) and _extract(archive, datadir, archive_format):
+                break
+    path = target if unpack else os.path.join(datadir, fname)
+    if not os.path.exists(path):
+        raise FileNotFoundError(
+            f"get_file: {fname!r} is not in the Keras cache directory {datadir}, and "
+            f"eagerkernel downloads nothing at run time. Download {origin} yourself and put "
+            f"it at {path}{' (or its archive next to it)' if unpack else ''}."
+        )
+    expected = file_hash or md5_hash
+    if expected is not None and os.path.isfile(path):
+        algorithm = hash_algorithm
+        if algorithm == "auto":
+            algorithm = "sha256" if len(expected) == 64 else "md5"
+        if algorithm not in ("md5", "sha256"):
+            raise ValueError(f"get_file: unknown hash_algorithm {hash_algorithm!r}.")
+        actual = _hash_of(path, algorithm)
+        if actual != expected:
+            raise ValueError(
+                f"get_file: {path} has {algorithm} {actual}, expected {expected}; the file "
+                "in the cache is not the one asked for (nothing is downloaded)."
+            )
+    return path

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from . import array_ops, creation, elementwise, indexing, linalg, nn, reduction, script_ops
+from . import (
+    array_ops,
+    creation,
+    elementwise,
+    functional_ops,
+    indexing,
+    linalg,
+    nn,
+    reduction,
+    script_ops,
+)
 from .array_ops import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
+from .functional_ops import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .reduction import *  # noqa: F403
@@ -14,6 +25,7 @@ from .script_ops import *  # noqa: F403
 __all__ = [
     *creation.__all__,
     *elementwise.__all__,
+    *functional_ops.__all__,
     *indexing.__all__,
     *linalg.__all__,
     *reduction.__all__,

@@ -196,6 +196,12 @@ def reshape(tensor, shape, name=None) -> Tensor:
     >>> ek.reshape(ek.range(6), [2, -1]).numpy()
     array([[0, 1, 2], [3, 4, 5]], dtype=int32)
     """
+    if (type(tensor) is not Tensor and isinstance(tensor, CompositeTensor)) or (
+        type(shape) is not tuple
+        and type(shape) is not list
+        and type(shape).__name__ == "DynamicRaggedShape"
+    ):
+        return _reshape_ragged(tensor, shape)
     x = tensor if type(tensor) is Tensor else _tensor(tensor, "reshape")
     if type(shape) is not tuple:
         shape = int_list(shape, "reshape", "shape")
@@ -210,6 +216,10 @@ def expand_dims(input, axis, name=None) -> Tensor:
     >>> ek.expand_dims(ek.zeros((2, 3)), -1).shape
     TensorShape([2, 3, 1])
     """
+    if type(input) is not Tensor and isinstance(input, CompositeTensor):  # a RaggedTensor
+        from ..ragged import ragged_ops
+
+        return ragged_ops.expand_dims(input, axis)
     x = _tensor(input, "expand_dims")
     s = x._value.shape
     a = axis_arg(axis, len(s) + 1, "expand_dims")
@@ -317,6 +327,8 @@ def broadcast_to(input, shape, name=None) -> Tensor:
 
 def identity(input, name=None) -> Tensor:
     """A tensor with the same value (follows `tf.identity`); reads a Variable's value."""
+    if type(input) is not Tensor and isinstance(input, CompositeTensor):  # ragged, sparse
+        return input._ek_unary(identity)
     return apply(identity_prim, (_tensor(input, "identity"),))
 
 
@@ -343,12 +355,46 @@ def rank(input, name=None) -> Tensor:
     return _shape_info(input, dtypes.int32, "rank", lambda v: v.ndim)
 
 
+def _reshape_ragged(tensor, shape):
+    """`reshape` to a `DynamicRaggedShape` (a RaggedTensor), or of a RaggedTensor to a dense
+    shape: the values in row-major order, as TensorFlow's ragged reshape."""
+    from ..ragged.dynamic_ragged_shape import DynamicRaggedShape, reshape_to
+    from ..ragged.ragged_tensor import RaggedTensor
+
+    if isinstance(shape, DynamicRaggedShape):
+        return reshape_to(
+            tensor if isinstance(tensor, RaggedTensor) else _tensor(tensor, "reshape"), shape
+        )
+    if not isinstance(tensor, RaggedTensor):
+        raise TypeError(f"reshape: cannot reshape a {type(tensor).__name__}.")
+    return reshape(tensor.flat_values, shape)
+
+
 def _shape_info(input, out_type, op, what):
-    x = _tensor(input, op)
     dt = dtypes.numpy_dtype(out_type)
     if dt not in (np.int32, np.int64):
         raise TypeError(f"{op}: out_type must be int32 or int64, got {out_type!r}.")
+    if type(input) is not Tensor and isinstance(input, CompositeTensor):
+        return _composite_shape_info(input, dt, op)
+    x = _tensor(input, op)
     return make(x._device.xp.asarray(what(x._value), dtype=dt), x._device)
+
+
+def _composite_shape_info(x, dt, op):
+    """`shape` / `size` / `rank` of a RaggedTensor (shape: a `DynamicRaggedShape`, as TF's
+    ragged dispatch) or a SparseTensor (its dense shape)."""
+    from ..core.device import current_device
+    from ..ragged.dynamic_ragged_shape import DynamicRaggedShape
+    from ..ragged.ragged_tensor import RaggedTensor
+
+    if isinstance(x, RaggedTensor):
+        if op == "shape":
+            return DynamicRaggedShape.from_tensor(x, dtype=dt)
+        value = x.ndim if op == "rank" else x.flat_values._value.size
+    else:  # a SparseTensor: its dense shape
+        dense = np.asarray(x.dense_shape._value)
+        value = {"shape": dense, "size": int(np.prod(dense)), "rank": len(dense)}[op]
+    return make(np.asarray(value, dtype=dt), current_device())
 
 
 # -- joining and splitting ----------------------------------------------------------------------
@@ -469,6 +515,10 @@ def stack(values, axis=0, name="stack") -> Tensor:
     >>> ek.stack([ek.constant([1, 2]), ek.constant([3, 4])], axis=1).numpy()
     array([[1, 3], [2, 4]], dtype=int32)
     """
+    if isinstance(values, (list, tuple)) and any(isinstance(v, CompositeTensor) for v in values):
+        from ..ragged.ragged_ops import stack as ragged_stack
+
+        return ragged_stack(values, axis)
     xs = _tensors(values, "stack")
     s0 = xs[0]._value.shape
     for i, x in enumerate(xs):
@@ -502,6 +552,10 @@ def unstack(value, num=None, axis=0, name="unstack") -> list:
     >>> [t.numpy().tolist() for t in ek.unstack(ek.constant([[1, 2], [3, 4]]), axis=1)]
     [[1, 3], [2, 4]]
     """
+    if type(value) is not Tensor and isinstance(value, CompositeTensor):  # a RaggedTensor
+        from ..ragged import ragged_ops
+
+        return ragged_ops.unstack(value, num, axis)
     x = _tensor(value, "unstack")
     s = x._value.shape
     if not s:
@@ -657,6 +711,10 @@ def reverse(tensor, axis, name=None) -> Tensor:
     >>> ek.reverse(ek.constant([[1, 2], [3, 4]]), [1]).numpy()
     array([[2, 1], [4, 3]], dtype=int32)
     """
+    if type(tensor) is not Tensor and isinstance(tensor, CompositeTensor):  # a RaggedTensor
+        from ..ragged.ragged_ops import reverse as ragged_reverse
+
+        return ragged_reverse(tensor, axis)
     x = _tensor(tensor, "reverse")
     nd = x._value.ndim
     axes = tuple(axis_arg(a, nd, "reverse") for a in int_list(axis, "reverse", "axis"))

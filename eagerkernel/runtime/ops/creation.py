@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.allocation import check_allocation, is_oom, out_of_memory
+from ..core.composite import CompositeTensor
 from ..core.device import current_device
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
@@ -77,6 +78,10 @@ def _full(op: str, shape: tuple, value, np_dtype, device) -> Tensor:
 
 def _new(op: str, shape, dtype, fill_value) -> Tensor:
     np_dtype = _dtype(dtype, op)
+    if type(shape) is not tuple and type(shape).__name__ == "DynamicRaggedShape":
+        from ..ragged.dynamic_ragged_shape import fill_shape
+
+        return fill_shape(shape, make(np.asarray(fill_value, np_dtype), current_device()), op)
     return _full(op, _shape(shape, op), fill_value, np_dtype, current_device())
 
 
@@ -121,6 +126,14 @@ def fill(dims, value, name=None) -> Tensor:
     array([9, 9], dtype=int32)
     """
     v = tensor(value, "fill")
+    if type(dims).__name__ == "DynamicRaggedShape":  # a RaggedTensor
+        from ..ragged.dynamic_ragged_shape import fill_shape
+
+        if v._value.ndim:
+            raise InvalidArgumentError(
+                None, "fill", f"fill: value must be a scalar, got shape {tuple(v._value.shape)}."
+            )
+        return fill_shape(dims, v, "fill")
     shape = _shape(dims, "fill")
     if v._value.ndim:
         raise InvalidArgumentError(
@@ -130,6 +143,8 @@ def fill(dims, value, name=None) -> Tensor:
 
 
 def _like(x, dtype, value) -> Tensor:
+    if type(x) is not Tensor and isinstance(x, CompositeTensor):  # ragged, sparse: values
+        return x._ek_unary(lambda values: _like(values, dtype, value))
     x = tensor(x, "zeros_like")
     np_dtype = x._value.dtype if dtype is None else dtypes.numpy_dtype(dtype)
     if np_dtype.kind == "O":
@@ -266,6 +281,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
     """
+    if type(indices) is not Tensor and isinstance(indices, CompositeTensor):  # a RaggedTensor
+        if axis not in (-1, None):
+            raise NotImplementedError(f"one_hot: a RaggedTensor takes axis=-1, got {axis}.")
+        return indices._ek_unary(lambda v: one_hot(v, depth, on_value, off_value, -1, dtype))
     idx = tensor(indices, "one_hot")
     if idx._value.dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers, got {idx.dtype.name}.")

@@ -100,7 +100,14 @@ def add_n(inputs, name=None) -> Tensor:
     <Tensor: shape=(2,), dtype=float32, numpy=
     [ 9., 12.]>
     """
-    xs = [tensor(x, "add_n") for x in inputs]
+    try:
+        xs = [tensor(x, "add_n") for x in inputs]
+    except TypeError:  # RaggedTensors (checked here: the tape's gradient sums call add_n)
+        if any(isinstance(x, CompositeTensor) for x in inputs):
+            from ..ragged.ragged_ops import add_n as ragged_add_n
+
+            return ragged_add_n(list(inputs))
+        raise
     if not xs:
         raise ValueError("add_n: inputs must be a non-empty list of tensors, got [].")
     if len(xs) == 1:
@@ -498,6 +505,14 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
     >>> ek.where(ek.constant([True, False]), 1.0, 2.0).numpy()
     array([1., 2.], dtype=float32)
     """
+    if (
+        isinstance(condition, CompositeTensor)
+        or isinstance(x, CompositeTensor)
+        or isinstance(y, CompositeTensor)
+    ):
+        from ..ragged.ragged_ops import where as ragged_where  # RaggedTensors
+
+        return ragged_where(condition, x, y)
     c = tensor(condition, "where")
     if c._value.dtype != np.bool_:
         raise TypeError(f"where: condition must be bool, got {c.dtype.name}.")
@@ -533,6 +548,8 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     >>> ek.clip_by_value(ek.constant([-2.0, 0.5, 3.0]), 0.0, 1.0).numpy()
     array([0. , 0.5, 1. ], dtype=float32)
     """
+    if type(t) is not Tensor and isinstance(t, CompositeTensor):  # ragged, sparse: values
+        return t._ek_unary(lambda v: clip_by_value(v, clip_value_min, clip_value_max))
     t = tensor(t, "clip_by_value")
     lo = tensor(clip_value_min, "clip_by_value", t._value.dtype)
     hi = tensor(clip_value_max, "clip_by_value", t._value.dtype)

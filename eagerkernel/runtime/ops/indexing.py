@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
@@ -100,6 +101,12 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     >>> ek.gather(ek.constant([[1, 2], [3, 4], [5, 6]]), [2, 0]).numpy()
     array([[5, 6], [1, 2]], dtype=int32)
     """
+    if (type(params) is not Tensor and isinstance(params, CompositeTensor)) or (
+        type(indices) is not Tensor and isinstance(indices, CompositeTensor)
+    ):  # a RaggedTensor
+        from ..ragged.ragged_ops import gather as ragged_gather
+
+        return ragged_gather(params, indices, axis, batch_dims)
     x = _tensor(params, "gather")
     i = index_tensor(indices, x, "gather")
     s, si = x._value.shape, i._value.shape

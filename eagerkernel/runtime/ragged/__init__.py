@@ -6,9 +6,19 @@
 
 from __future__ import annotations
 
+from .dynamic_ragged_shape import DynamicRaggedShape, RowPartition
+from .ragged_ops import boolean_mask, map_flat_values
 from .ragged_ops import constant_ragged as constant
-from .ragged_ops import map_flat_values
 from .ragged_ops import range_ragged as range
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec
 
-__all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "range"]
+__all__ = [
+    "DynamicRaggedShape",
+    "RaggedTensor",
+    "RaggedTensorSpec",
+    "RowPartition",
+    "boolean_mask",
+    "constant",
+    "map_flat_values",
+    "range",
+]

@@ -183,12 +183,22 @@ def _check_same_splits(x: RaggedTensor, y: RaggedTensor, op: str) -> None:
         for a, b in zip(xs, ys)
     )
     if not same:
+        k = next(
+            (
+                k
+                for k, (a, b) in enumerate(zip(xs, ys))
+                if a._value.shape != b._value.shape
+                or not np.array_equal(np.asarray(a._value), b._value)
+            ),
+            min(len(xs), len(ys)) - 1,
+        )
+        where = "" if k == 0 else f" in ragged dimension {k + 1}"
         raise InvalidArgumentError(
             None,
             op,
-            f"{op}: the RaggedTensors' row partitions differ (row lengths "
-            f"{np.diff(np.asarray(xs[0]._value)).tolist()} and "
-            f"{np.diff(np.asarray(ys[0]._value)).tolist()}); they must be equal.",
+            f"{op}: the RaggedTensors' row partitions differ{where} (row lengths "
+            f"{np.diff(np.asarray(xs[k]._value)).tolist()} and "
+            f"{np.diff(np.asarray(ys[k]._value)).tolist()}); they must be equal.",
         )
 
 
@@ -290,10 +300,43 @@ def reduce(rt: RaggedTensor, op: str, axis, keepdims):
 
         with np.errstate(invalid="ignore", divide="ignore"):
             return truediv(total, counts)
+    if op in ("reduce_variance", "reduce_std", "reduce_logsumexp") and a == 1:
+        return _row_statistic(rt, op, keepdims)
     if op not in _PAD:
         raise NotImplementedError(f"{op}: not supported for a RaggedTensor along axis {a}.")
     dense = rt.to_tensor(default_value=_pad_value(op, flat))
     return fn(dense, axis=a, keepdims=keepdims)
+
+
+def _row_statistic(rt: RaggedTensor, op: str, keepdims):
+    """Variance, standard deviation or log-sum-exp of each row (ragged_rank 1, axis 1), from
+    the row means or maxima gathered back onto the values: empty rows give NaN (variance,
+    std) or -inf (logsumexp), as TensorFlow's."""
+    from ..autodiff import stop_gradient
+    from ..ops import elementwise as el
+    from ..ops.indexing import gather
+
+    rows = rt.value_rowids()
+    flat = rt.flat_values
+    if op == "reduce_logsumexp":
+        peak = stop_gradient(reduce(rt, "reduce_max", 1, False))
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            total = reduce(
+                rt.with_flat_values(el.exp(flat - gather(peak, rows))), "reduce_sum", 1, False
+            )
+            out = el.log(total) + peak
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = reduce(rt, "reduce_mean", 1, False)
+            centered = flat - gather(mean, rows)
+            out = reduce(rt.with_flat_values(centered * centered), "reduce_mean", 1, False)
+            if op == "reduce_std":
+                out = el.sqrt(out)
+    if keepdims:
+        from ..ops.array_ops import expand_dims as dense_expand_dims
+
+        out = dense_expand_dims(out, 1)
+    return out
 
 
 def _pad_value(op, flat):
@@ -308,8 +351,10 @@ def _counts(rt, axis, keepdims, total):
     else:  # axis 0: how many rows reach each column
         width = int(lengths.max()) if lengths.size else 0
         counts = (lengths[:, None] > np.arange(width)[None, :]).sum(axis=0)
-    counts = counts.reshape(total._value.shape).astype(total._value.dtype)
-    return make(counts, total._device)
+    shape = [1] * total._value.ndim  # one count per row (or column), over the inner axes
+    shape[1 if keepdims and axis == 0 else 0] = counts.shape[0]
+    counts = np.broadcast_to(counts.reshape(shape), total._value.shape)
+    return make(np.ascontiguousarray(counts, dtype=total._value.dtype), total._device)
 
 
 # -- concat -------------------------------------------------------------------------------------
@@ -538,3 +583,274 @@ def tile(rt: RaggedTensor, multiples) -> RaggedTensor:
     return RaggedTensor.from_row_lengths(
         gather(rt.values, order), [len(r) for r in rows], validate=False
     )
+
+
+# -- array ops on RaggedTensors: reverse, stack, gather -----------------------------------------
+
+
+def _axis(axis, rank: int, op: str) -> int:
+    a = int(axis)
+    if not -rank <= a < rank:
+        raise InvalidArgumentError(
+            None, op, f"{op}: axis {axis} is out of range for a RaggedTensor of rank {rank}."
+        )
+    return a + rank if a < 0 else a
+
+
+def reverse(rt: RaggedTensor, axis) -> RaggedTensor:
+    """`ek.reverse` of a RaggedTensor (follows TensorFlow's ragged reverse): axis 0 reverses
+    the order of the rows, a ragged axis each row's values, a uniform inner axis the flat
+    values along it. Differentiable with respect to the flat values."""
+    from ..ops.array_ops import reverse as dense_reverse
+
+    op = "reverse"
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(np.asarray(axis).reshape(-1))
+    axes = [_axis(a, rt.ndim, op) for a in axes]
+    if len(set(axes)) != len(axes):
+        raise InvalidArgumentError(None, op, f"{op}: axis {axes} names an axis twice.")
+    result = rt
+    for a in axes:
+        result = _reverse_axis(result, a, dense_reverse)
+    return result
+
+
+def _reverse_axis(rt, a: int, dense_reverse):
+    if not isinstance(rt, RaggedTensor):
+        return dense_reverse(rt, [a])
+    if a == 0:
+        return _gather_rows(rt, np.arange(rt.nrows_int() - 1, -1, -1, dtype=np.int64))
+    if a == 1:  # each row's items, in reverse
+        s = np.asarray(rt.row_splits._value)
+        order = np.concatenate(
+            [np.arange(s[i + 1] - 1, s[i] - 1, -1) for i in range(len(s) - 1)] or [[]]
+        ).astype(np.int64)
+        values = rt.values
+        if isinstance(values, RaggedTensor):
+            new_values = _gather_rows(values, order)
+        else:
+            from ..ops.indexing import gather
+
+            new_values = gather(values, order)
+        return RaggedTensor(new_values, rt.row_splits, internal=True)
+    return rt.with_values(_reverse_axis(rt.values, a - 1, dense_reverse))
+
+
+def _as_ragged(x, op: str, ragged_rank: int = 1) -> RaggedTensor:
+    if isinstance(x, RaggedTensor):
+        return x
+    t = convert_values(x, op)
+    if t._value.ndim < 2:
+        raise InvalidArgumentError(
+            None, op, f"{op}: dense values need rank >= 2 to join RaggedTensors, got {t!r:.80}."
+        )
+    return RaggedTensor.from_tensor(t)
+
+
+def stack(values, axis=0) -> RaggedTensor:
+    """`ek.stack` with RaggedTensors among ``values`` (follows TensorFlow's ragged stack): axis
+    0 makes each value one row of the result, axis 1 makes row ``i`` of the result the list
+    of the values' rows ``i``. Dense values (rank >= 2) are converted; differentiable."""
+    op = "stack"
+    rts = [_as_ragged(v, op) for v in values]
+    if not rts:
+        raise ValueError(f"{op}: values must be a non-empty list.")
+    rank = rts[0].ndim
+    if any(r.ndim != rank for r in rts):
+        raise ValueError(f"{op}: all values must have the same rank, got {[r.ndim for r in rts]}.")
+    a = int(axis) + rank + 1 if int(axis) < 0 else int(axis)
+    if not 0 <= a <= rank:
+        raise ValueError(f"{op}: axis {axis} is out of range for values of rank {rank}.")
+    dtypes_ = {r.dtype for r in rts}
+    if len(dtypes_) != 1:
+        raise TypeError(
+            f"{op}: all values must have the same dtype, got {sorted(map(str, dtypes_))}."
+        )
+    if a == 0:
+        return stack_rows(rts, op)
+    if a != 1:
+        raise NotImplementedError(f"{op}: RaggedTensors are stacked on axis 0 or 1, got {axis}.")
+    n = rts[0].nrows_int()
+    if any(r.nrows_int() != n for r in rts):
+        raise InvalidArgumentError(
+            None, op, f"{op}: RaggedTensors stacked on axis 1 must have the same number of rows."
+        )
+    joined = concat_rows(rts, op)  # rows of rts[0], then of rts[1], ...
+    k = len(rts)
+    order = (np.arange(k)[None, :] * n + np.arange(n)[:, None]).reshape(-1).astype(np.int64)
+    inner = _gather_rows(joined, order)
+    return RaggedTensor.from_row_lengths(inner, np.full(n, k, np.int64), validate=False)
+
+
+def gather(params, indices, axis=None, batch_dims=0):
+    """`ek.gather` with a RaggedTensor ``params`` or ``indices`` (follows TensorFlow's ragged
+    gather, axis 0): ragged indices keep their row partition; the rows of a ragged
+    ``params`` are gathered. Differentiable with respect to the (flat) values of params."""
+    from ..ops.indexing import gather as dense_gather
+
+    op = "gather"
+    if axis not in (None, 0) or batch_dims != 0:
+        raise NotImplementedError(
+            f"{op}: with RaggedTensors, only axis=0 and batch_dims=0 are supported, got "
+            f"axis={axis}, batch_dims={batch_dims}."
+        )
+    if isinstance(indices, RaggedTensor):
+        if indices.flat_values._value.dtype.kind not in "iu":
+            raise TypeError(f"{op}: indices must be an integer tensor, got {indices.dtype.name}.")
+        return indices.with_flat_values(gather(params, indices.flat_values))
+    if not isinstance(params, RaggedTensor):
+        return dense_gather(params, indices)
+    idx = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices)
+    if idx.dtype.kind not in "iu" and idx.size:
+        raise TypeError(f"{op}: indices must be an integer tensor, got {idx.dtype}.")
+    n = params.nrows_int()
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise InvalidArgumentError(
+            None, op, f"{op}: indices {idx.tolist()} out of range for {n} rows."
+        )
+    flat = np.where(idx < 0, idx + n, idx).astype(np.int64).reshape(-1)
+    result = _gather_rows(params, flat)
+    if idx.ndim == 0:
+        return _row(params, int(flat[0]))
+    for d in reversed(idx.shape[1:]):  # dense indices of rank > 1: uniform outer rows
+        rows = result.nrows_int() // d if d else 0
+        result = RaggedTensor.from_row_lengths(result, np.full(rows, d, np.int64), validate=False)
+    return result
+
+
+# -- more ops of TensorFlow's ragged dispatch list ----------------------------------------------
+
+
+def expand_dims(rt: RaggedTensor, axis) -> RaggedTensor:
+    """`ek.expand_dims` of a RaggedTensor (follows TensorFlow's ragged expand_dims): a
+    uniform dimension of size 1 at ``axis`` in ``[-rank - 1, rank]``."""
+    rank = rt.ndim
+    a = int(axis)
+    if not -rank - 1 <= a <= rank:
+        raise InvalidArgumentError(
+            None,
+            "expand_dims",
+            f"expand_dims: axis {axis} is out of range for a RaggedTensor of rank {rank}.",
+        )
+    return _expand(rt, a + rank + 1 if a < 0 else a)
+
+
+def _expand(x, a: int):
+    if not isinstance(x, RaggedTensor):
+        from ..ops.array_ops import expand_dims as dense_expand_dims
+
+        return dense_expand_dims(x, a)
+    if a == 0:
+        n = x.nrows_int()
+        return RaggedTensor.from_uniform_row_length(x, n, nrows=1, validate=False)
+    if a == 1:
+        return RaggedTensor.from_uniform_row_length(x, 1, validate=False)
+    return x.with_values(_expand(x.values, a - 1))
+
+
+def unstack(rt: RaggedTensor, num=None, axis=0) -> list:
+    """`ek.unstack` of a RaggedTensor along axis 0: its rows."""
+    if int(axis) != 0:
+        raise NotImplementedError(f"unstack: a RaggedTensor is unstacked on axis 0, got {axis}.")
+    n = rt.nrows_int()
+    if num is not None and int(num) != n:
+        raise InvalidArgumentError(
+            None, "unstack", f"unstack: num={num}, but the RaggedTensor has {n} rows."
+        )
+    return [_row(rt, i) for i in range(n)]
+
+
+def _flat_of(x, rt: RaggedTensor, op: str):
+    """``x``'s flat values if it is a RaggedTensor partitioned as ``rt``, else ``x`` (a
+    scalar or broadcastable dense value)."""
+    if isinstance(x, RaggedTensor):
+        _check_same_splits(rt, x, op)
+        return x.flat_values
+    return x
+
+
+def where(condition, x=None, y=None):
+    """`ek.where` with RaggedTensors (follows TensorFlow's ragged where): with ``x`` and
+    ``y``, elementwise on the flat values (``x``, ``y`` ragged with ``condition``'s row
+    partition, or scalars); with ``condition`` alone, the coordinates of its true values."""
+    from ..ops.elementwise import where as dense_where
+
+    op = "where"
+    if not isinstance(condition, RaggedTensor):
+        raise TypeError(
+            f"{op}: with RaggedTensor x or y, condition must be a RaggedTensor of the same row "
+            f"partition, got {condition!r:.80}."
+        )
+    flat = condition.flat_values
+    if x is None and y is None:
+        if flat._value.ndim != 1:
+            raise NotImplementedError(f"{op}: coordinates of a condition with inner dimensions.")
+        keep = np.asarray(flat._value).astype(bool)
+        return make(condition._value_indices()[keep], flat._device)
+    if x is None or y is None:
+        raise ValueError(f"{op}: x and y must both be given, or neither.")
+    out = dense_where(flat, _flat_of(x, condition, op), _flat_of(y, condition, op))
+    return condition.with_flat_values(out)
+
+
+def boolean_mask(data, mask, name=None):
+    """The values of ``data`` where ``mask`` is true, keeping the mask's dimensions (follows
+    `tf.ragged.boolean_mask`): a 1-D mask keeps rows; a 2-D mask (dense, or ragged with
+    ``data``'s row partition) keeps values within each row, so rows may shrink.
+
+    >>> T, F = True, False
+    >>> ek.ragged.boolean_mask([[1, 2, 3], [4, 5, 6], [7, 8, 9]],
+    ...                        [[T, F, T], [F, F, F], [T, F, F]]).to_list()
+    [[1, 3], [], [7]]
+    >>> ek.ragged.boolean_mask(ek.ragged.constant([[1, 2, 3], [4], [5, 6]]),
+    ...                        ek.ragged.constant([[F, F, T], [F], [T, T]])).to_list()
+    [[3], [], [5, 6]]
+    >>> ek.ragged.boolean_mask(ek.ragged.constant([[1, 2, 3], [4], [5, 6]]),
+    ...                        [True, False, True]).to_list()
+    [[1, 2, 3], [5, 6]]
+
+    Raises:
+        ValueError: a mask that is not a prefix of ``data``'s shape (its rows or values).
+        TypeError: a mask that is not bool.
+    """
+    from ..ops.indexing import boolean_mask as dense_boolean_mask
+
+    op = "boolean_mask"
+    data = convert_values(data, op)
+    mask = convert_values(mask, op)
+    mask_flat = mask.flat_values if isinstance(mask, RaggedTensor) else mask
+    if mask_flat._value.dtype != np.bool_:
+        raise TypeError(f"{op}: mask must be bool, got {mask_flat.dtype.name}.")
+    mask_rank = mask.ndim if isinstance(mask, RaggedTensor) else mask_flat._value.ndim
+    if mask_rank == 1:
+        keep = np.nonzero(np.asarray(mask_flat._value))[0].astype(np.int64)
+        n = data.nrows_int() if isinstance(data, RaggedTensor) else data._value.shape[0]
+        if mask_flat._value.shape[0] != n:
+            raise ValueError(f"{op}: a mask of {mask_flat._value.shape[0]} rows for {n} rows.")
+        if isinstance(data, RaggedTensor):
+            return _gather_rows(data, keep)
+        return dense_boolean_mask(data, mask_flat)
+    if mask_rank != 2:
+        raise NotImplementedError(f"{op}: masks of rank 1 or 2 are supported, got {mask_rank}.")
+    if not isinstance(data, RaggedTensor):
+        if data._value.ndim < 2:
+            raise ValueError(f"{op}: a 2-D mask needs data of rank >= 2.")
+        data = RaggedTensor.from_tensor(data)
+    if not isinstance(mask, RaggedTensor):
+        mask = RaggedTensor.from_tensor(mask)
+    if data.ragged_rank != 1 or mask.ragged_rank != 1:
+        raise NotImplementedError(f"{op}: 2-D masks of RaggedTensors of ragged_rank 1 only.")
+    if not np.array_equal(np.asarray(data.row_splits._value), np.asarray(mask.row_splits._value)):
+        raise ValueError(f"{op}: mask's row lengths must equal data's.")
+    kept = np.asarray(mask.values._value)
+    values = dense_boolean_mask(data.values, mask.values)
+    s = np.asarray(data.row_splits._value)
+    lengths = np.bincount(_rowids(s)[kept.astype(bool)], minlength=len(s) - 1)
+    return RaggedTensor.from_row_lengths(values, lengths.astype(np.int64), validate=False)
+
+
+def add_n(inputs: list) -> RaggedTensor:
+    """`ek.add_n` of RaggedTensors with one row partition."""
+    from ..ops.elementwise import add_n as dense_add_n
+
+    first = next(x for x in inputs if isinstance(x, RaggedTensor))
+    return first.with_flat_values(dense_add_n([_flat_of(x, first, "add_n") for x in inputs]))

@@ -72,9 +72,9 @@ class RaggedTensor(CompositeTensor):
         flat_values: the innermost values Tensor. dtype: its dtype.
     """
 
-    __slots__ = ("_row_splits", "_values")
+    __slots__ = ("_row_splits", "_uniform_row_length", "_values")
 
-    def __init__(self, values, row_splits, internal: bool = False):
+    def __init__(self, values, row_splits, internal: bool = False, uniform_row_length=None):
         if not internal:
             raise ValueError(
                 "RaggedTensor constructor is private; use a factory method such as "
@@ -82,6 +82,9 @@ class RaggedTensor(CompositeTensor):
             )
         self._values = values
         self._row_splits = row_splits
+        # An int when every row has this length by construction (`from_uniform_row_length`):
+        # the dimension is then uniform in `shape`, as TensorFlow's.
+        self._uniform_row_length = uniform_row_length
 
     # -- factories --------------------------------------------------------------------------
     @classmethod
@@ -167,10 +170,20 @@ class RaggedTensor(CompositeTensor):
         cls, values, uniform_row_length, nrows=None, validate=True, name=None
     ) -> RaggedTensor:
         """Rows of ``uniform_row_length`` values each (follows
-        `tf.RaggedTensor.from_uniform_row_length`; the rows are stored as ragged ones).
+        `tf.RaggedTensor.from_uniform_row_length`): a partitioned dimension whose size is
+        known, so ``shape`` shows it.
 
         Raises:
             InvalidArgumentError: the number of values is not ``nrows * uniform_row_length``.
+
+        >>> rt = ek.RaggedTensor.from_uniform_row_length(
+        ...     ek.RaggedTensor.from_row_splits([10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+        ...                                     [0, 3, 5, 9, 10]), uniform_row_length=2)
+        >>> print(rt)
+        <RaggedTensor [[[10, 11, 12], [13, 14]],
+         [[15, 16, 17, 18], [19]]]>
+        >>> rt.shape, rt.ragged_rank
+        (TensorShape([2, 2, None]), 2)
         """
         op = "from_uniform_row_length"
         values = convert_values(values, op)
@@ -178,7 +191,9 @@ class RaggedTensor(CompositeTensor):
         rows = (n // length if length else 0) if nrows is None else int(nrows)
         if validate and rows * length != n:
             raise _invalid(op, f"{n} values do not make {rows} rows of {length}.")
-        return cls.from_row_lengths(values, np.full(rows, length, np.int64), validate=validate)
+        rt = cls.from_row_lengths(values, np.full(rows, length, np.int64), validate=validate)
+        rt._uniform_row_length = length
+        return rt
 
     @classmethod
     def from_row_starts(cls, values, row_starts, name=None, validate=True) -> RaggedTensor:
@@ -301,6 +316,13 @@ class RaggedTensor(CompositeTensor):
         return tuple(out)
 
     @property
+    def uniform_row_length(self):
+        """The length of every row as an int64 scalar if built uniform
+        (`from_uniform_row_length`), else None (follows `RaggedTensor.uniform_row_length`)."""
+        n = self._uniform_row_length
+        return None if n is None else make(np.asarray(n, np.int64), self._row_splits._device)
+
+    @property
     def ragged_rank(self) -> int:
         """The number of ragged dimensions."""
         return len(self.nested_row_splits)
@@ -318,8 +340,12 @@ class RaggedTensor(CompositeTensor):
         """``[nrows, None, ..., inner dims]``: None for each ragged dimension."""
         from ..data.structure import PartialShape
 
-        inner = tuple(self.flat_values._value.shape[1:])
-        return PartialShape((self.nrows_int(),) + (None,) * self.ragged_rank + inner)
+        dims = [self.nrows_int()]
+        level = self
+        while isinstance(level, RaggedTensor):
+            dims.append(level._uniform_row_length)
+            level = level._values
+        return PartialShape((*dims, *level._value.shape[1:]))
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -372,13 +398,16 @@ class RaggedTensor(CompositeTensor):
 
     def with_values(self, new_values) -> RaggedTensor:
         """The same row partition with other ``values`` (follows `RaggedTensor.with_values`)."""
-        return RaggedTensor(convert_values(new_values, "with_values"), self._row_splits, True)
+        values = convert_values(new_values, "with_values")
+        return RaggedTensor(values, self._row_splits, True, self._uniform_row_length)
 
     def with_flat_values(self, new_values) -> RaggedTensor:
         """The same nested row partitions with other flat values."""
         if isinstance(self._values, RaggedTensor):
-            return RaggedTensor(self._values.with_flat_values(new_values), self._row_splits, True)
-        return RaggedTensor(convert_values(new_values, "with_flat_values"), self._row_splits, True)
+            values = self._values.with_flat_values(new_values)
+        else:
+            values = convert_values(new_values, "with_flat_values")
+        return RaggedTensor(values, self._row_splits, True, self._uniform_row_length)
 
     # -- conversion -------------------------------------------------------------------------
     def to_tensor(self, default_value=None, name=None, shape=None) -> Tensor:
@@ -472,6 +501,11 @@ class RaggedTensor(CompositeTensor):
     def __iter__(self):
         for i in range(self.nrows_int()):
             yield self[i]
+
+    def _ek_trace_key(self) -> tuple:
+        """For `ek.function`: the row partition by value; the flat values are the input."""
+        splits = tuple(_splits_key(s._value) for s in self.nested_row_splits)
+        return ("RaggedTensor", splits), [self.flat_values]
 
     # -- operators: the public ops, which dispatch back to `_ek_unary` / `_ek_binary` --------
     def _ek_unary(self, op):
@@ -574,6 +608,10 @@ def _ops():
 
 def _device_of(values):
     return values._row_splits._device if isinstance(values, RaggedTensor) else values._device
+
+
+def _splits_key(splits) -> bytes:
+    return np.asarray(splits.get() if hasattr(splits, "get") else splits).tobytes()
 
 
 def _rowids(splits: np.ndarray) -> np.ndarray:

@@ -124,6 +124,15 @@ class SparseTensor(CompositeTensor):
 
     __repr__ = __str__
 
+    def _ek_trace_key(self) -> tuple:
+        """For `ek.function`: indices and dense shape by value; the values are the input."""
+
+        def key(a):
+            return np.asarray(a.get() if hasattr(a, "get") else a).tobytes()
+
+        static = ("SparseTensor", key(self._indices._value), key(self._dense_shape._value))
+        return static, [self._values]
+
     # -- Dataset rows -----------------------------------------------------------------------
     def _ek_row(self, i: int) -> SparseTensor:
         """Row ``i``: the entries whose first index is ``i``, one dimension less."""

@@ -7,8 +7,10 @@ import numbers
 import numpy as np
 
 from ... import random as _random
+from ...core.tensor import Tensor
 from ...ops import array_ops, linalg
 from ...ops import nn as _nn
+from ...sparse.sparse_tensor import SparseTensor
 from .. import activations, initializers
 from ._utils import (
     add_kernel_and_bias,
@@ -103,6 +105,8 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
+        if type(inputs) is not Tensor and isinstance(inputs, SparseTensor):
+            return self._call_sparse(inputs)
         x = cast_to_layer_dtype(self, inputs)
         shape = shape_of(x)
         if len(shape) < 2:
@@ -116,6 +120,26 @@ class Dense(Layer):
         else:  # one GEMM over all leading axes
             flat = array_ops.reshape(x, (-1, shape[-1]))
             y = array_ops.reshape(linalg.matmul(flat, self.kernel), (*shape[:-1], self.units))
+        if self.use_bias:
+            y = _nn.bias_add(y, self.bias)
+        return self.activation(y)
+
+    def _call_sparse(self, inputs: SparseTensor):
+        """A 2-D SparseTensor input: ``sparse_dense_matmul(inputs, kernel) + bias``, as
+        Keras's Dense does (gradients reach the kernel, the bias and the sparse values)."""
+        from ...ops.elementwise import cast
+        from ...sparse.sparse_ops import sparse_dense_matmul
+
+        shape = tuple(int(d) for d in np.asarray(inputs.dense_shape._value))
+        if len(shape) != 2:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: a SparseTensor '
+                f"input must have rank 2. Full shape received: {shape}"
+            )
+        check_last_axis(self, shape, self.kernel.shape[0], self._built_shape)
+        if inputs.values._value.dtype != self._dtype._np:
+            inputs = inputs.with_values(cast(inputs.values, self._dtype._np))
+        y = sparse_dense_matmul(inputs, self.kernel)
         if self.use_bias:
             y = _nn.bias_add(y, self.bias)
         return self.activation(y)
@@ -408,12 +432,13 @@ class InputLayer(Layer):
         shape = kwargs.pop("shape", None)
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         batch_input_shape = kwargs.pop("batch_shape", batch_input_shape)
-        for arg in ("sparse", "ragged", "input_tensor", "optional"):
+        self.sparse = bool(kwargs.pop("sparse", None))  # fed SparseTensors
+        for arg in ("ragged", "input_tensor", "optional"):
             value = kwargs.pop(arg, None)
             if value not in (None, False):
                 raise NotImplementedError(
-                    f"InputLayer: {arg}= is not supported (dense inputs only). Received: "
-                    f"{arg}={value!r}"
+                    f"InputLayer: {arg}= is not supported (dense or sparse inputs only). "
+                    f"Received: {arg}={value!r}"
                 )
         super().__init__(dtype=dtype, name=name, **kwargs)
         if input_shape is None:
@@ -449,7 +474,7 @@ class InputLayer(Layer):
         return {
             "batch_shape": None if shape is None else list(shape),
             "dtype": self.dtype,
-            "sparse": False,
+            "sparse": self.sparse,
             "name": self.name,
         }
 

@@ -1,0 +1,33 @@
+"""`ek.keras.preprocessing`: `image`, `sequence`, `text` and the dataset makers (follows
+`tf.keras.preprocessing`; the dataset makers are also in `ek.keras.utils`)."""
+
+from __future__ import annotations
+
+import types
+
+from . import image as _image
+from . import image_generator as _image_generator
+from .image import image_dataset_from_directory
+from .sequence import pad_sequences
+from .text import text_dataset_from_directory
+from .timeseries import timeseries_dataset_from_array
+
+__all__ = [
+    "image",
+    "image_dataset_from_directory",
+    "sequence",
+    "text_dataset_from_directory",
+    "timeseries_dataset_from_array",
+]
+
+image = types.SimpleNamespace(
+    ImageDataGenerator=_image_generator.ImageDataGenerator,
+    DirectoryIterator=_image_generator.DirectoryIterator,
+    NumpyArrayIterator=_image_generator.NumpyArrayIterator,
+    apply_affine_transform=_image_generator.apply_affine_transform,
+    load_img=_image.load_img,
+    img_to_array=_image.img_to_array,
+    array_to_img=_image.array_to_img,
+)
+image.__doc__ = "`tf.keras.preprocessing.image` (see `eagerkernel.runtime.keras.preprocessing`)."
+sequence = types.SimpleNamespace(pad_sequences=pad_sequences)
