@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -106,3 +108,129 @@ def test_a_thread_that_never_recorded_runs_its_ops_unobserved_while_another_reco
         t.join()
     assert seen == {"y": [3.0, 6.0], "device": "/job:localhost/replica:0/task:0/device:CPU:0"}
     assert [r.prim.name for r in tape.records] == ["Mul"] and tape.records[0].output is z
+
+
+# -- BinaryOp: the public two-input ops' fast path in C, against their Python op ------------------
+
+binary_native = pytest.mark.skipif(
+    not hasattr(ek.multiply, "__wrapped__"), reason="_dispatch.c not built or disabled"
+)
+
+
+def binary_cases():
+    """Calls the C op runs itself (two tensors of one dtype and device, nothing recording) and
+    calls it hands to the Python op (conversion, keyword, a composite tensor, errors)."""
+    x = ek.constant(np.array([0.5, -1.5, 2.0], np.float32))
+    y = ek.constant(np.array([2.0, 3.0, -1.0], np.float32))
+    v = ek.Variable(np.array([1.0, 2.0, 3.0], np.float32))
+    i = ek.constant(np.array([1, 2, 3], np.int32))
+    s = ek.constant(np.float32(4.0))  # a 0-d tensor
+    return [
+        ("tensors", lambda op: op(x, y)),
+        ("variable", lambda op: op(x, v)),
+        ("variable first", lambda op: op(v, x)),
+        ("scalar tensor", lambda op: op(x, s)),
+        ("ints", lambda op: op(i, i)),
+        ("python number", lambda op: op(x, 2.0)),
+        ("number first", lambda op: op(3.0, x)),
+        ("numpy array", lambda op: op(x, np.array([1.0, 2.0, 3.0], np.float32))),
+        ("name keyword", lambda op: op(x, y, name="m")),
+        ("ragged", lambda op: op(ek.ragged.constant([[1.0, 2.0], [3.0]]), 2.0)),
+    ]
+
+
+@binary_native
+@pytest.mark.parametrize("public", ["multiply", "add", "subtract"])
+@pytest.mark.parametrize(("case", "call"), binary_cases(), ids=[c for c, _ in binary_cases()])
+def test_binary_op_in_c_computes_what_its_python_op_does(public, case, call):
+    op = getattr(ek, public)
+    got, want = call(op), call(op.__wrapped__)
+    assert type(got) is type(want)
+    if isinstance(want, ek.Tensor):
+        assert got.dtype == want.dtype and got.device == want.device
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    else:  # a RaggedTensor
+        assert got.to_list() == want.to_list()
+
+
+@binary_native
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [
+        (lambda: (ek.constant([1.0]), ek.constant([1, 2])), TypeError, "Mul: inputs must have"),
+        (
+            lambda: (ek.constant([1.0, 2.0]), ek.constant([1.0, 2.0, 3.0])),
+            ek.errors.InvalidArgumentError,
+            r"Mul: incompatible shapes x: \(2,\), y: \(3,\)",
+        ),
+        (
+            lambda: (ek.constant([1.0], dtype=ek.float64), ek.constant([1.0])),
+            TypeError,
+            "x: float64, y: float32",
+        ),
+    ],
+    ids=["dtype", "shape", "float widths"],
+)
+def test_binary_op_in_c_raises_the_python_ops_errors(make, error, message):
+    x, y = make()
+    with pytest.raises(error, match=message):
+        ek.multiply(x, y)
+    with pytest.raises(error, match=message):
+        x * y
+
+
+@binary_native
+def test_binary_op_in_c_rejects_tensors_on_two_devices():
+    from eagerkernel.runtime.core.device import Device
+    from eagerkernel.runtime.core.tensor import make
+
+    other = Device("GPU", 0, np, virtual=True)  # a NumPy-backed second device
+    x = ek.constant([1.0, 2.0])
+    y = make(np.array([3.0, 4.0], np.float32), other)
+    with pytest.raises(ek.errors.InvalidArgumentError, match="Mul: inputs are on different"):
+        ek.multiply(x, y)
+
+
+@binary_native
+def test_binary_op_in_c_is_recorded_like_the_python_op():
+    x = ek.constant(np.array([1.0, 2.0], np.float32))
+    w = ek.Variable(np.array([3.0, 4.0], np.float32))
+    with ek.GradientTape() as tape:  # w is watched as it is read, through the C op
+        y = ek.multiply(x, w) + w
+    # d(x * w + w)/dw = x + 1
+    np.testing.assert_array_equal(tape.gradient(y, w).numpy(), [2.0, 3.0])
+    with ProfilingTape() as profiled:
+        z = x * x
+    (record,) = profiled.records
+    assert record.prim.name == "Mul" and record.output is z and record.seconds > 0
+
+
+@binary_native
+def test_binary_op_in_c_behaves_as_a_function():
+    op = ek.multiply
+    assert op.__name__ == "Mul" and "tf.math.multiply" in op.__doc__
+    assert str(inspect.signature(op)) == "(x, y, name=None)"
+
+    class Holder:
+        mul = ek.multiply  # binds as a method, like a Python function
+
+    h = Holder()
+    assert h.mul.__self__ is h and h.mul.__func__ is ek.multiply
+    with pytest.raises(TypeError, match="Mul: cannot convert Holder"):
+        h.mul(ek.constant(3.0))  # bound: h is passed as x, and is not convertible
+    assert Holder.mul is ek.multiply
+    import copy
+
+    assert copy.copy(op) is op and copy.deepcopy({"op": op})["op"] is op  # as functions
+
+
+@binary_native
+def test_binary_op_in_c_hands_composite_tensors_the_public_op():
+    # A SparseTensor supports `*` with a dense value (TF's sparse-dense product) and not
+    # `+`: it tells them apart by the op it is handed, which must be the public one.
+    st = ek.sparse.from_dense([[1.0, 0.0], [0.0, 3.0]])
+    doubled = ek.sparse.to_dense(ek.multiply(st, 2.0)).numpy().tolist()
+    assert doubled == [[2.0, 0.0], [0.0, 6.0]]
+    assert ek.sparse.to_dense(st * 2.0).numpy().tolist() == doubled
+    with pytest.raises(TypeError, match="AddV2: not supported between a SparseTensor"):
+        ek.add(st, 2.0)

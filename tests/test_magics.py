@@ -506,3 +506,69 @@ def test_profiling_tape_of_untimed_ops_shows_dashes(ip):
     assert text.splitlines()[0] == "Tape `_tape`: 1 op recorded, forward time —"
     assert text.splitlines()[-1].split() == ["total", "1", "4", "B", "—", "—"]
     ip.user_ns.pop("ident")
+
+
+def test_tape_time_once_does_not_bill_an_op_for_the_warning_it_shows(ip, monkeypatch):
+    import time
+    import warnings
+
+    # Two Exps of one size; the second overflows, and showing its warning takes 50 ms (a
+    # slow front end). Its time must be close to the first's, not the display's.
+    def slow_display(*args, **kwargs):
+        time.sleep(0.05)
+
+    ip.user_ns["ok"] = ek.constant(np.full(100_000, 1.0, np.float32))
+    ip.user_ns["big"] = ek.constant(np.full(100_000, 1000.0, np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        monkeypatch.setattr(warnings, "showwarning", slow_display)
+        result, cap = run(ip, "%%tape\na = ek.exp(ok)\nb = ek.exp(big)\nc = ek.exp(ok)")
+        assert warnings.showwarning is slow_display  # the magic put the hook back
+    assert result.success
+    assert np.isinf(ip.user_ns["b"].numpy()).all()  # the overflow happened
+    fine, overflowed, again = (r.seconds for r in ip.user_ns["_tape"].records)
+    assert overflowed < 10 * max(fine, again)  # a ratio between ops: not billed 50 ms
+    title = cap.outputs[0].data["text/plain"].splitlines()[0]
+    assert "1 op was re-timed without the warning it showed (#1)" in title
+    for name in ("ok", "big", "a", "b", "c"):
+        ip.user_ns.pop(name, None)
+
+
+def test_tape_time_once_bills_the_warning_without_the_hook(ip, monkeypatch):
+    # The check above can fail: without re-timing, the display's 50 ms is the op's time.
+    import time
+    import warnings
+
+    from eagerkernel.magics import tape_magic
+
+    def slow_display(*args, **kwargs):
+        time.sleep(0.05)
+
+    monkeypatch.setattr(tape_magic, "retime", lambda records, indices, sync=False: [])
+    ip.user_ns["big"] = ek.constant(np.full(1000, 1000.0, np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        monkeypatch.setattr(warnings, "showwarning", slow_display)
+        result, _ = run(ip, "%%tape\nb = ek.exp(big)")
+    assert result.success
+    (record,) = ip.user_ns["_tape"].records
+    assert record.seconds >= 0.05
+    for name in ("big", "b"):
+        ip.user_ns.pop(name, None)
+
+
+def test_tape_keeps_a_warnings_hook_the_cell_sets(ip, monkeypatch):
+    import warnings
+
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # restored after
+    ip.user_ns["shown"] = shown = []
+    result, _ = run(
+        ip,
+        "%%tape\nimport warnings\n"
+        "warnings.showwarning = lambda *a, **k: shown.append(str(a[0]))\n"
+        "y = ek.exp(ek.constant([1.0]))",
+    )
+    assert result.success
+    warnings.warn_explicit("after the cell", UserWarning, "f.py", 1, registry={})
+    assert shown == ["after the cell"]
+    ip.user_ns.pop("shown", None)

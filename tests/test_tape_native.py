@@ -267,3 +267,63 @@ def test_c_and_python_note_the_same_callers_and_scopes():
     assert sources[-2:] == [("user_function", line)] * 2
     assert sources[0][0] == "run" and scopes[:2] == [("caller_dense",)] * 2
     assert scopes[-2:] == [(), ()]
+
+
+@native
+def test_c_and_python_agree_on_the_lines_of_a_loop():
+    # The C recorder resolves each call site (code object and instruction) to its line once
+    # and reuses it: ops of one statement, of a loop's later rounds, and of a statement
+    # spread over lines must still get the line the Python recorder reads from the frame.
+    a, b = ek.constant(0.5), ek.constant(1.0)
+
+    def loop(y):
+        for _ in range(3):
+            y = y * a + b
+            y = (
+                ek.exp(
+                    y * a,  # a statement over lines: each op gets its instruction's line
+                )
+                + b
+            )
+        return y
+
+    def run():
+        tape = ProfilingTape()
+        with tape:
+            loop(ek.constant(0.0))
+        return [(code.co_name, line) for code, line in tape.sources]
+
+    results = []
+    for use_native in (True, False):
+        old = tape_mod.native_recording[0]
+        tape_mod.native_recording[0] = use_native
+        try:
+            results.append(run())
+        finally:
+            tape_mod.native_recording[0] = old
+    assert results[0] == results[1]
+    first = loop.__code__.co_firstlineno
+    assert len(results[0]) == 15  # 5 ops a round
+    assert results[0][:2] == [("loop", first + 2)] * 2  # y * a + b: two ops, one line
+    assert results[0][5:10] == results[0][:5]  # the next round: the same lines
+    assert len({line for _, line in results[0][:5]}) > 1
+
+
+@native
+def test_c_and_python_count_the_same_owned_bytes(monkeypatch):
+    from eagerkernel.runtime.core import records as records_mod
+    from eagerkernel.runtime.core.records import Records
+
+    x = ek.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    with ProfilingTape() as tape:
+        y = x * x  # float32[2,3]: 24 bytes
+        ek.transpose(y)  # a view
+        ek.reduce_sum(ek.cast(y, ek.float64))  # float64[2,3] (48) and a float64 scalar (8)
+        ek.constant([1, 2]) + ek.constant([3, 4])  # int32[2]: 8
+    with ProfilingTape() as multi:
+        ek.unstack(x)  # a multi-output op
+    c = (Records(tape).owned_bytes(), Records(multi).owned_bytes())
+    monkeypatch.setattr(records_mod, "_owned_bytes", None)
+    python = (Records(tape).owned_bytes(), Records(multi).owned_bytes())
+    assert c == python
+    assert c[0] == (24 + 48 + 8 + 8, [1]) and c[1] is None

@@ -360,7 +360,9 @@ def html_table(
                 f'style="{base};text-align:center;color:#777">{html.escape(r[0])}</td></tr>'
             )
             continue
-        cells = "".join(f"<td {st}>{html.escape(c.strip())}</td>" for st, c in zip(styles, r))
+        # One escape per row (its cells joined by NUL, which no cell holds), not per cell.
+        texts = html.escape("\0".join([c.strip() for c in r])).split("\0")
+        cells = "".join([f"<td {st}>{t}</td>" for st, t in zip(styles, texts)])
         parts.append(f"<tr{style}>" + cells)
         parts.append("</tr>")
     parts.append("</tbody></table>")

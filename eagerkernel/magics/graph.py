@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..runtime.core.records import Records
-from .formatting import format_bytes, format_seconds, spec
+from .formatting import format_bytes, format_seconds, spec, specs
 
 __all__ = ["GraphSpec", "TapeGraph", "build_graph", "dot_available", "render_svg"]
 
@@ -270,21 +270,18 @@ def build_graph(
             (`GraphSpec.show_saved`); otherwise the backward ops' tooltips name them.
     """
     names = names or {}
-    prims, inputs, outputs, ids, seconds = records.fields(
-        "prim", "inputs", "output", "ids", "seconds"
-    )
+    n = len(records)
     if any(path for _, path, *_ in records.scope_marks):
         scopes = records.scopes()
     else:  # every op outside any scope (a plain cell): no per-op paths to walk
-        scopes = [()] * len(prims)
+        scopes = None
     sources = records.sources()
-    n = len(prims)
     spec_graph = GraphSpec(n_ops=n, title=title, show_saved=saved)
     cap = max_nodes if max_nodes and max_nodes > 0 else None
 
     # Clusters to collapse: innermost (no nested cluster), more than `collapse` ops.
     counts: dict[tuple, int] = {}
-    for path, repeats in Counter(scopes).items():
+    for path, repeats in Counter(scopes or ()).items():
         for k in range(1, len(path) + 1):
             counts[path[:k]] = counts.get(path[:k], 0) + repeats
     parents = {p[:-1] for p in counts if len(p) > 1}
@@ -331,17 +328,22 @@ def build_graph(
                 what = nodes[a][0].replace("\n", " ")
                 reader[1] += ("\nreads forward: " if first else ", ") + what
 
+    source_texts: dict = {}
     drawn = 0
     last_section: list = ["forward", None]  # the section of the last op drawn, its node
-    for j in range(n):
-        path = scopes[j]
-        group = next((path[:k] for k in range(1, len(path) + 1) if path[:k] in collapsed), None)
+    for j in range(n):  # the records drawn only (a long tape stops at the cap)
+        record = records.entry(j)
+        prim, op_inputs, output = record.prim, record.inputs, record.output
+        path = scopes[j] if scopes is not None else ()
+        group = None
+        if collapsed and path:
+            group = next((path[:k] for k in range(1, len(path) + 1) if path[:k] in collapsed), None)
         new_nodes = 0 if group is not None and group in collapsed_node else 1
-        op_ids = ids[j] if ids[j] is not None else tuple(map(id, inputs[j]))
+        op_ids = record.ids
         new_leaves = [x for x in op_ids if x not in producer and x not in leaf_of]
         if cap is not None and len(nodes) + new_nodes + len(set(new_leaves)) > cap:
             break
-        section = section_of(path)
+        section = section_of(path) if path else "forward"
         if group is not None:
             me = collapsed_node.get(group)
             if (j, group) in call_starts:  # another call of the same function: its own node
@@ -358,26 +360,30 @@ def build_graph(
                 nodes[me][0] = f"function {group[-1][1]}\n{ops_of_call[me]} ops"
             ops_in = nodes[me][1].count("\n") + 1 if nodes[me][1] else 0
             if ops_in < 12:
-                nodes[me][1] += ("\n" if nodes[me][1] else "") + f"#{j} {prims[j].name}"
+                nodes[me][1] += ("\n" if nodes[me][1] else "") + f"#{j} {prim.name}"
         else:
             me = f"o{j}"
-            outs = outputs[j] if type(outputs[j]) is tuple else (outputs[j],)
-            out_spec = ", ".join(spec(o) for o in outs)
+            outs = output if type(output) is tuple else (output,)
+            out_spec = specs(outs)
             tip = [
-                f"#{j} {prims[j].name}",
-                f"inputs: {', '.join(spec(x) for x in inputs[j]) or '—'}",
+                f"#{j} {prim.name}",
+                f"inputs: {specs(op_inputs) or '—'}",
                 f"output: {out_spec}",
                 f"device: {_device_name(outs[0]) if outs else '?'}",
-                f"time: {format_seconds(seconds[j])}",
-                f"allocated: {format_bytes(_allocated(outs, inputs[j]))}",
+                f"time: {format_seconds(record.seconds)}",
+                f"allocated: {format_bytes(_allocated(outs, op_inputs))}",
             ]
-            where = source_text(sources[j], cell_file)
+            # The C recorder shares one (code, line) between the ops of a call site.
+            source = sources[j]
+            where = source_texts.get(id(source))
+            if where is None:
+                where = source_texts[id(source)] = source_text(source, cell_file)
             if where:
                 tip.append(f"source: {where}")
             if path:
                 tip.append(f"scope: {scope_label(path)}")
             nodes[me] = [
-                f"{prims[j].name}\n{out_spec}",
+                f"{prim.name}\n{out_spec}",
                 "\n".join(tip),
                 {"fillcolor": _FILL[section]},
             ]
@@ -394,7 +400,7 @@ def build_graph(
                 src = leaf_of.get(xid)
                 if src is None:
                     src = leaf_of[xid] = f"l{len(set(leaf_of.values()))}"
-                    x = inputs[j][k]
+                    x = op_inputs[k]
                     section_of_node[src] = section  # its first reader's
                     if xid != id(x):  # a Variable's snapshot: ops that read the snapshot
                         leaf_of.setdefault(id(x), src)  # itself (a VJP) read the Variable
@@ -410,9 +416,11 @@ def build_graph(
                     # A layer's weights sit in its cluster; other leaves outside every cluster.
                     place(src, path if kind == "variable" and group is None else ())
             connect(src, me)
-        outs = outputs[j] if type(outputs[j]) is tuple else (outputs[j],)
-        for o in outs:
-            producer[id(o)] = me
+        if type(output) is tuple:
+            for o in output:
+                producer[id(o)] = me
+        else:
+            producer[id(output)] = me
     spec_graph.drawn_ops = drawn
     # An optimizer that updates its variables in place runs no recorded op: one node says
     # that it ran (its time in the tooltip), in the optimizer's cluster.

@@ -26,7 +26,7 @@ from ..runtime.core.dispatch import dispatch
 from ..runtime.core.records import Records
 from ..runtime.core.tape import stop_recording
 
-__all__ = ["DEFAULT_REPEAT", "DEFAULT_WARMUP", "replay_times"]
+__all__ = ["DEFAULT_REPEAT", "DEFAULT_WARMUP", "note_warnings", "replay_times", "retime"]
 
 DEFAULT_REPEAT = 3
 DEFAULT_WARMUP = 1
@@ -84,3 +84,66 @@ def replay_times(
                 runs.append(clock() - t0)
             out.append((min(runs), statistics.median(runs)))
     return out
+
+
+class note_warnings:
+    """Context manager: notes which ops of ``tape`` (a `ProfilingTape` recording inside it)
+    were running when a warning was shown, so that `retime` can time them again without it.
+
+    A warning shown while an op runs (a NumPy overflow in ``exp``) is formatted and written
+    inside the op's timed window, and with ``--time once`` that can be most of the op's time.
+    Inside this context ``warnings.showwarning`` (the hook the `warnings` module documents
+    for replacing how warnings are shown) is a wrapper that notes the index of the op being
+    recorded (the tape's next record), then shows the warning as before: nothing is added to
+    an op that shows no warning. A warning shown between ops marks the op after it, which is
+    then re-timed needlessly (its time stays a fair one).
+
+    Attributes:
+        indices: the record indices noted, in order, without repeats.
+    """
+
+    def __init__(self, tape):
+        self._tape = tape
+        self.indices: list[int] = []
+        self._previous = self._hook = None
+
+    def __enter__(self) -> note_warnings:
+        previous = self._previous = warnings.showwarning
+        tape, indices = self._tape, self.indices
+
+        def showwarning(message, category, filename, lineno, file=None, line=None):
+            k = len(tape)  # the op running now is recorded next
+            if not indices or indices[-1] != k:
+                indices.append(k)
+            previous(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = self._hook = showwarning
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if warnings.showwarning is self._hook:  # a cell that set its own hook keeps it
+            warnings.showwarning = self._previous
+
+
+def retime(records: Records, indices, sync: bool = False) -> list[int]:
+    """Times the records at ``indices`` once more on their recorded inputs, with warnings
+    silenced (as `replay_times` runs them: one untimed run, which warms what showing the
+    warning made cold, then one timed run), and stores that time as their ``seconds``: the
+    op's time without the warning it showed (`note_warnings`). Indices past the end, and
+    records that cannot be re-run, are skipped. Returns the indices re-timed.
+
+    >>> from eagerkernel.runtime.core.tape import ProfilingTape
+    >>> with ProfilingTape() as tape:
+    ...     y = ek.exp(ek.constant([1.0, 2.0]))
+    >>> retime(Records(tape), [0, 5])
+    [0]
+    """
+    n = len(records)
+    chosen = sorted({i for i in indices if 0 <= i < n})
+    subset = Records([records.entry(i) for i in chosen])
+    done = []
+    for i, times in zip(chosen, replay_times(subset, repeat=1, warmup=1, sync=sync)):
+        if times is not None:
+            records.entry(i).seconds = times[0]
+            done.append(i)
+    return done

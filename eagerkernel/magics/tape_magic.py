@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import itertools
 import keyword
-import operator
 import sys
 
 from IPython.core.error import UsageError
@@ -35,7 +33,7 @@ from .formatting import (
     timing_cell,
 )
 from .graph import TapeGraph, _allocated, scope_label, section_of, source_text
-from .replay import DEFAULT_REPEAT, DEFAULT_WARMUP, replay_times
+from .replay import DEFAULT_REPEAT, DEFAULT_WARMUP, note_warnings, replay_times, retime
 
 __all__ = ["TapeMagics", "TapeRecord", "TapeTiming"]
 
@@ -191,7 +189,9 @@ class TapeRecord(_TableView):
     the numbers change from run to run; an op recorded without a time (a `custom_gradient`
     call) shows ``—``. With ``replay`` (``%%tape --time replay``) the time columns are the
     minimum and median of the replayed runs (`replay_times`) instead of the single recorded
-    run. Backward ops (``tape.gradient`` inside the cell) show ``backward`` as their scope;
+    run. ``retimed`` lists the ops whose single time was measured again without the warning
+    they showed (`retime`); the title names them. Backward ops (``tape.gradient`` inside the
+    cell) show ``backward`` as their scope;
     the title splits the time into forward, backward and optimizer updates. A record of a
     cell that raised (``error``) says it is partial. A plain `GradientTape`, whose ops were
     not timed, shows its ops alone.
@@ -200,6 +200,7 @@ class TapeRecord(_TableView):
         name: the tape's name in the user namespace (``"_tape"``).
         records: the snapshot (`Records`); ``entries`` lists them as `Record` objects.
         max_rows: longer tapes show their first and last rows around a ``… N more ops …`` row.
+        retimed: indices of the ops re-timed without their warning (``--time once``).
         timing: the matching `TapeTiming` (``total``, ``by_op``).
         graph: the matching `TapeGraph`; ``picture=False`` when its picture is not shown.
 
@@ -232,9 +233,11 @@ class TapeRecord(_TableView):
         repeat: int = 0,
         warmup: int = 0,
         saved: bool = False,
+        retimed: list | None = None,
     ):
         self.name = name
         self.records = Records(tape)
+        self.retimed = list(retimed or ())
         self.max_rows = max_rows
         self.replay = replay
         self.error = error
@@ -319,6 +322,15 @@ class TapeRecord(_TableView):
                 )
             if self.replay is None:
                 title += " (one run per op: --time replay re-times them)" if n > 1 else ""
+                k = len(self.retimed)
+                if k:
+                    title += (
+                        f"; {k} op{' was' if k == 1 else 's were'} re-timed without the "
+                        f"warning {'it' if k == 1 else 'they'} showed (#"
+                        + ", #".join(map(str, self.retimed[:5]))
+                        + (", …" if k > 5 else "")
+                        + ")"
+                    )
         return title
 
     @property
@@ -334,6 +346,7 @@ class TapeRecord(_TableView):
         total, timed = self.timing.total, self._timed  # a plain GradientTape: the ops alone
         scopes, sources, replay = self._scopes, self._sources, self.replay
         rows = []
+        where_of: dict = {}  # the source text of each call site (ops of a loop share one)
         calls = None if scopes is None or self._expand else _function_calls(self.records)
         selected = list(selected)
         k = 0
@@ -354,7 +367,8 @@ class TapeRecord(_TableView):
                 str(i),
                 prim.name,
                 _where(scopes[i]) if scopes is not None else "",
-                source_text(sources[i], self.cell_file),
+                where_of.get(id(sources[i]))
+                or where_of.setdefault(id(sources[i]), source_text(sources[i], self.cell_file)),
                 specs(inputs),
                 specs(outputs),
             ]
@@ -450,29 +464,16 @@ def held_bytes(records: Records) -> int:
     """Bytes of the arrays the records' outputs own: what the tape holds, and so the peak of
     what its ops allocated (it keeps every output alive). An output that is a view counts
     through `_allocated` (its base, unless an input's)."""
-    (outputs,) = records.fields("output")
-    if tuple in set(map(type, outputs)):  # a multi-output op (the set is made in C)
-        inputs = records.fields("inputs")[0]
-        return sum(
-            _allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs)
-        )
-    # One output per op: attribute reads and the sum in C; views (a base) take `_allocated`.
-    values = list(map(_VALUE, outputs))
-    bases = list(map(_BASE, values))
-    if all(map(operator.is_, bases, itertools.repeat(None))):  # all new arrays: the usual
-        return sum(map(_NBYTES, values))
-    total = 0
-    for k, (v, base) in enumerate(zip(values, bases)):
-        if base is None:
-            total += v.nbytes
-        else:
-            total += _allocated((outputs[k],), records.entry(k).inputs)
-    return total
-
-
-_VALUE = operator.attrgetter("_value")
-_BASE = operator.attrgetter("base")
-_NBYTES = operator.attrgetter("nbytes")
+    owned = records.owned_bytes()  # one pass over the outputs (in C where built)
+    if owned is not None:
+        total, views = owned
+        for k in views:  # a view counts through `_allocated` (its base, unless an input's)
+            r = records.entry(k)
+            total += _allocated((r.output,), r.inputs)
+        return total
+    # A multi-output op: every record through `_allocated`.
+    outputs, inputs = records.fields("output", "inputs")
+    return sum(_allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs))
 
 
 def bytes_cell(n: int | None) -> str:
@@ -753,7 +754,10 @@ class TapeMagics(Magics):
         are one run per op by default (``--time once``: the first call of a kernel shows its
         warm-up); ``--time replay`` re-runs every op on its recorded inputs ``--warmup``
         times, then ``--repeat`` times timed, and shows the minimum and median, with NumPy
-        warnings silenced so that their cost is not billed to the op (`replay_times`). The
+        warnings silenced so that their cost is not billed to the op (`replay_times`). With
+        ``--time once``, an op that showed a warning while it ran (NumPy's ``overflow
+        encountered in exp``) is timed once more on its inputs with warnings silenced, and
+        that time is its own; the title names the ops re-timed (`note_warnings`). The
         totals sort with ``--sort time|count|name`` and group by layer with ``--by layer``.
 
         A cell that raises shows its traceback (with the cell's own line numbers), then the
@@ -815,8 +819,9 @@ class TapeMagics(Magics):
         count = self.shell.execution_count
         if outer is not None and outer.execution_count is not None:
             self.shell.execution_count = outer.execution_count
+        noted = note_warnings(tape)
         try:
-            with tape:
+            with tape, noted:
                 result = self.shell.run_cell(body)
         finally:
             self.shell.displayhook.exec_result = outer
@@ -831,8 +836,11 @@ class TapeMagics(Magics):
             picture = "text/html" in active
             names = _names(ns) if picture else {}
             replay = None
+            retimed: list = []
             if args.time == "replay":
                 replay = replay_times(Records(tape), args.repeat, args.warmup, sync=args.sync)
+            elif noted.indices:  # ops that showed a warning: their time without it
+                retimed = retime(Records(tape), noted.indices, sync=args.sync)
             record = TapeRecord(
                 tape,
                 name,
@@ -848,6 +856,7 @@ class TapeMagics(Magics):
                 saved=args.saved,
                 repeat=args.repeat,
                 warmup=args.warmup,
+                retimed=retimed,
             )
             show(record, active)
             show(record.graph, active)

@@ -13,7 +13,9 @@ side by side in ``ops/``. A public op converts its arguments to Tensors, then ca
 
 `unary` and `binary` build the public ops of one and two inputs with step 2 written inline
 (one call less per op, the difference that shows on small tensors); anything else they do,
-they hand to `dispatch`.
+they hand to `dispatch`. Where ``native/_dispatch.c`` was built, a `binary` op with an
+``array_op`` is its C twin (``BinaryOp``): the same fast path in one C call for two tensors
+of one dtype on one device, the Python op (its ``__wrapped__``) for anything else.
 
 A primitive with ``saves=True`` returns ``(output, saved)`` from its forward: ``saved``
 (e.g. conv2d's im2col columns) travels on the recorded op to its VJPs, which receive it as
@@ -359,15 +361,16 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
     """
     fwd = prim.fwd
     prim.array_op = array_op
+    public = None  # the op users call: `op`, or its C twin (composite tensors compare it)
 
     def op(x, y, name=None):
         if (type(x) is not Tensor or type(y) is not Tensor) and not (
             isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
         ):
             if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
-                return x._ek_binary(op, x, y)
+                return x._ek_binary(public, x, y)
             if isinstance(y, CompositeTensor):
-                return y._ek_binary(op, x, y)
+                return y._ek_binary(public, x, y)
             x, y = coerce_pair(x, y, prim.name)
         xv = x._value
         yv = y._value
@@ -391,7 +394,19 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
 
     op.__name__ = op.__qualname__ = prim.name
     op.__doc__ = doc
-    return op
+    native = globals().get("_native_binary") if array_op is not None else None
+    if native is None:
+        public = op
+        return op
+    # The C twin of `op`'s fast path (native/_dispatch.c `BinaryOp`); `op` is its
+    # specification, and runs for anything but two tensors of one dtype and device.
+    fast = native(prim, array_op, op)
+    fast.__name__ = fast.__qualname__ = prim.name
+    fast.__module__ = op.__module__
+    fast.__doc__ = doc
+    fast.__wrapped__ = op
+    public = fast
+    return fast
 
 
 def coerce_pair(x, y, op: str):
@@ -474,8 +489,10 @@ def float_check(op: str, x: Tensor, arg: str = "x") -> None:
         )
 
 
-# `_observe(prim, inputs)`: `_observed` without params, in C when it was built.
+# `_observe(prim, inputs)`: `_observed` without params, in C when it was built; and the C
+# twin of `binary`'s ops (None: `binary` returns its Python op).
 _observe = _observed
+_native_binary = None
 if _NATIVE:
     try:
         from ..native import _dispatch as _native_dispatch
@@ -484,5 +501,19 @@ if _NATIVE:
     else:
         from .device import Device
 
-        _native_dispatch.setup(_ctx, _observed, _NO_PARAMS, Tensor, Primitive, Device)
+        # Sample arrays on which the C side checks the ndarray layout its dtype test reads.
+        _samples = [np.zeros(1, np.float32), np.zeros((2, 3), np.int64)[:, 1:], np.ones(())]
+        _native_dispatch.setup(
+            _ctx,
+            _observed,
+            _NO_PARAMS,
+            Tensor,
+            Primitive,
+            Device,
+            ACTIVE,
+            np.ndarray,
+            _samples,
+            globals(),  # where BinaryOp reads `_observe`, as the Python op does
+        )
         _observe = _native_dispatch.observe
+        _native_binary = _native_dispatch.BinaryOp

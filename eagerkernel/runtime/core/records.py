@@ -13,14 +13,24 @@ import operator as _operator
 
 __all__ = ["Record", "Records"]
 
-try:  # `Records.by_op` in one C pass; the Python loop below is its specification
+try:  # `Records.by_op` and `owned_bytes` in one C pass; the Python loops below are their
+    # specification
     from ..native import ENABLED as _NATIVE
     from ..native._tape import op_totals as _op_totals
+    from ..native._tape import owned_bytes as _owned_bytes
+    from ..native._tape import setup_arrays as _setup_arrays
 
     if not _NATIVE:
-        _op_totals = None
+        _op_totals = _owned_bytes = None
+    else:
+        import numpy as _np
+
+        # Sample arrays on which the C side checks the ndarray fields it reads.
+        _setup_arrays(
+            _np.ndarray, [_np.zeros(3, _np.float32), _np.zeros((2, 4))[:, 1:], _np.ones(())]
+        )
 except ImportError:  # not built
-    _op_totals = None
+    _op_totals = _owned_bytes = None
 
 _NO_PARAMS: dict = {}
 
@@ -211,6 +221,35 @@ class Records:
                 slot[1] += r.seconds
                 slot[2] = True
         return [(prim, n, sec if timed else None) for prim, (n, sec, timed) in totals.items()]
+
+    def owned_bytes(self) -> tuple[int, list[int]] | None:
+        """``(bytes, views)``: the total ``nbytes`` of the records' output arrays that own
+        their memory (``base`` is None), and the indices of the records whose output array is
+        a view; None when a record has several outputs. One pass, in C when
+        ``native/_tape.c`` was built.
+
+        >>> from eagerkernel.runtime.core.tape import ProfilingTape
+        >>> x = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+        >>> with ProfilingTape() as tape:
+        ...     y = x * x  # a new float32[2,2] array: 16 bytes
+        ...     z = ek.transpose(y)  # a view of y's array
+        >>> Records(tape).owned_bytes()
+        (16, [1])
+        """
+        (outputs,) = self.fields("output")
+        if _owned_bytes is not None:
+            return _owned_bytes(outputs, "_value")
+        if any(type(o) is tuple for o in outputs):
+            return None
+        total = 0
+        views = []
+        for i, o in enumerate(outputs):
+            value = o._value
+            if value.base is None:
+                total += int(value.nbytes)
+            else:
+                views.append(i)
+        return total, views
 
     def fields(self, *names: str) -> list[list]:
         """One list per name in ``names`` (``"prim"``, ``"inputs"``, ``"output"``,

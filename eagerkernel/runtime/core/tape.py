@@ -664,6 +664,10 @@ class ProfilingTape(GradientTape):
         self._scope_marks = []
         super().reset()
 
+    def __len__(self) -> int:
+        """The number of ops recorded so far."""
+        return len(self._records or ())
+
     @property
     def sources(self) -> list:
         """Per record, ``(code, line number)`` of the frame that ran the op (the innermost one

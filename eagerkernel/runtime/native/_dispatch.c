@@ -19,6 +19,9 @@
  * Anything else, and any exception from the forward, goes to the Python function `fallback`
  * (`dispatch._observed`, the specification): it runs the op again from the start and raises
  * the error the runtime documents. tests/test_dispatch_native.py compares the two.
+ *
+ * `BinaryOp` (below) is the other half: the public two-input ops' own fast path (nothing
+ * active) in one C call, handing the observed case straight to `observe`.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -37,6 +40,12 @@ static struct {
     int ready;
     PyObject *key; /* the key of the state in each thread's dict (PyThreadState_GetDict) */
     PyObject *no_recorders; /* () */
+    PyObject *active;       /* context.ACTIVE: non-empty while anything observes ops */
+    PyTypeObject *ndarray;  /* numpy.ndarray, whose dtype `descr_of` reads */
+    int descr_ok;           /* 1 when the ndarray layout below was verified by setup */
+    PyObject *globals;      /* dispatch.py's module dict, where BinaryOp reads `_observe` */
+    PyObject *str_observe;  /* "_observe" */
+    PyObject *observe_fn;   /* this module's `observe`, called directly when `_observe` is it */
 } S;
 
 /* This thread's state tuple (borrowed), or NULL with no error if it never stored one. */
@@ -193,13 +202,246 @@ error:
     return NULL;
 }
 
-static PyObject *setup(PyObject *module, PyObject *args) {
-    PyObject *context, *fallback_fn, *params;
-    PyTypeObject *tensor, *primitive, *device;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!O!:setup", &context, &fallback_fn, &PyDict_Type,
-                          &params, &PyType_Type, &tensor, &PyType_Type, &primitive,
-                          &PyType_Type, &device))
+/* -- BinaryOp: the no-recorder path of a two-input public op --------------------------------
+ *
+ * `dispatch.binary(prim, doc, array_op)` makes the public op (``ek.multiply``, what ``x * y``
+ * calls) a `BinaryOp` when this module is built: a C callable that does the Python op's fast
+ * path in one call, for two Tensors (or Variables) of one dtype on one device:
+ *
+ *   - nothing active (`context.ACTIVE` empty): ``out = array_op(x._value, y._value)`` wrapped
+ *     in a new Tensor on their device, as the Python op's fast path;
+ *   - something active: dispatch's `_observe(prim, (x, y))`, as the Python op calls it (this
+ *     module's `observe`, called without a call layer, unless a test replaced it).
+ *
+ * Anything else (a Python number or array to convert, a composite tensor, dtypes or devices
+ * that differ, a `name=` keyword, any exception from the forward) calls `fallback`, the Python
+ * op (the specification), which runs the op from the start and raises the documented error.
+ * A BinaryOp binds as a method (a function-like descriptor) and keeps a __dict__ for
+ * __name__, __doc__ and __wrapped__ (the Python op). tests/test_dispatch_native.py compares
+ * the two. */
+
+/* The leading fields of NumPy's PyArrayObject (numpy/ndarraytypes.h, PyArrayObject_fields, the
+ * same in NumPy 1.x and 2.x): `descr` is the array's dtype. `setup` checks this layout against
+ * `ndarray.dtype` on sample arrays and leaves `S.descr_ok` 0 (read `.dtype` instead) if it does
+ * not hold. */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+} ArrayHead;
+
+/* `value`'s dtype as a new reference, or NULL with an error set. */
+static PyObject *dtype_of(PyObject *value) {
+    if (S.descr_ok && Py_TYPE(value) == S.ndarray) {
+        return Py_NewRef(((ArrayHead *)value)->descr);
+    }
+    return PyObject_GetAttrString(value, "dtype");
+}
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *prim;
+    PyObject *array_op;
+    PyObject *fallback;
+    PyObject *dict;
+} BinaryOp;
+
+static PyObject *binary_fallback(BinaryOp *self, PyObject *const *args, size_t nargsf,
+                                 PyObject *kwnames) {
+    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
+                             PyObject *kwnames) {
+    BinaryOp *self = (BinaryOp *)op;
+    if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL || !S.ready) {
+        return binary_fallback(self, args, nargsf, kwnames);
+    }
+    PyObject *x = args[0], *y = args[1];
+    if (!PyObject_TypeCheck(x, S.tensor) || !PyObject_TypeCheck(y, S.tensor)) {
+        return binary_fallback(self, args, nargsf, kwnames);
+    }
+    PyObject *a = SLOT(x, S.value), *b = SLOT(y, S.value);
+    PyObject *device = SLOT(x, S.device);
+    if (a == NULL || b == NULL || device == NULL) {
+        return binary_fallback(self, args, nargsf, kwnames);
+    }
+    if (!(S.descr_ok && Py_TYPE(a) == S.ndarray && Py_TYPE(b) == S.ndarray &&
+          ((ArrayHead *)a)->descr == ((ArrayHead *)b)->descr)) {
+        /* Not two arrays of one dtype object: compare the dtypes' identity the slow way. */
+        PyObject *da = dtype_of(a);
+        if (da == NULL) goto error_fallback;
+        PyObject *db = dtype_of(b);
+        Py_DECREF(da);
+        if (db == NULL) goto error_fallback;
+        Py_DECREF(db);
+        if (da != db) return binary_fallback(self, args, nargsf, kwnames);
+    }
+    if (PyList_GET_SIZE(S.active) != 0) {
+        /* As the Python op: `_observe(prim, (x, y))`, dispatch's global of that name (tests
+         * set it to the Python `_observed`); this module's `observe` without a call layer. */
+        PyObject *observe_fn = PyDict_GetItemWithError(S.globals, S.str_observe); /* borrowed */
+        if (observe_fn == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            return binary_fallback(self, args, nargsf, kwnames);
+        }
+        PyObject *inputs = PyTuple_Pack(2, x, y);
+        if (inputs == NULL) return NULL;
+        PyObject *observe_args[2] = {self->prim, inputs};
+        PyObject *result = observe_fn == S.observe_fn
+                               ? observe(NULL, observe_args, 2)
+                               : PyObject_Vectorcall(observe_fn, observe_args, 2, NULL);
+        Py_DECREF(inputs);
+        return result;
+    }
+    if (SLOT(y, S.device) != device) return binary_fallback(self, args, nargsf, kwnames);
+    PyObject *call_args[2] = {a, b};
+    PyObject *out = PyObject_Vectorcall(self->array_op, call_args, 2, NULL);
+    if (out == NULL) goto error_fallback;
+    PyObject *output = S.tensor->tp_alloc(S.tensor, 0);
+    if (output == NULL) {
+        Py_DECREF(out);
         return NULL;
+    }
+    PyObject_GC_UnTrack(output); /* as in `observe`: a Tensor is in no cycle */
+    SLOT(output, S.value) = out;
+    SLOT(output, S.device) = Py_NewRef(device);
+    return output;
+
+error_fallback:
+    /* The Python op runs again and raises the error the runtime documents. */
+    PyErr_Clear();
+    return binary_fallback(self, args, nargsf, kwnames);
+}
+
+static PyObject *binary_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *prim, *array_op, *fallback_fn;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds) != 0) {
+        PyErr_SetString(PyExc_TypeError, "BinaryOp takes no keyword arguments");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OOO:BinaryOp", &prim, &array_op, &fallback_fn)) return NULL;
+    if (!PyCallable_Check(array_op) || !PyCallable_Check(fallback_fn)) {
+        PyErr_SetString(PyExc_TypeError, "BinaryOp: array_op and fallback must be callable");
+        return NULL;
+    }
+    BinaryOp *self = (BinaryOp *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->prim = Py_NewRef(prim);
+    self->array_op = Py_NewRef(array_op);
+    self->fallback = Py_NewRef(fallback_fn);
+    self->dict = PyDict_New();
+    if (self->dict == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->vectorcall = binary_call;
+    return (PyObject *)self;
+}
+
+static int binary_traverse(BinaryOp *self, visitproc visit, void *arg) {
+    Py_VISIT(self->prim);
+    Py_VISIT(self->array_op);
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->dict);
+    return 0;
+}
+
+static int binary_clear(BinaryOp *self) {
+    Py_CLEAR(self->prim);
+    Py_CLEAR(self->array_op);
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->dict);
+    return 0;
+}
+
+static void binary_dealloc(BinaryOp *self) {
+    PyObject_GC_UnTrack(self);
+    binary_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Binds as a Python function does: an attribute of a class becomes a method. */
+static PyObject *binary_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *binary_repr(BinaryOp *self) {
+    PyObject *name = PyDict_GetItemString(self->dict, "__name__"); /* borrowed */
+    if (name != NULL && PyUnicode_Check(name)) return PyUnicode_FromFormat("<op %U>", name);
+    return PyUnicode_FromString("<op>");
+}
+
+/* Copies are the op itself, as `copy` treats Python functions. */
+static PyObject *binary_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return Py_NewRef(self);
+}
+
+static PyMethodDef binary_methods[] = {
+    {"__copy__", (PyCFunction)(void (*)(void))binary_copy, METH_FASTCALL, "The op itself."},
+    {"__deepcopy__", (PyCFunction)(void (*)(void))binary_copy, METH_FASTCALL, "The op itself."},
+    {NULL},
+};
+
+static PyMemberDef binary_members[] = {
+    {"prim", T_OBJECT, offsetof(BinaryOp, prim), READONLY, "the Primitive"},
+    {NULL},
+};
+
+static PyTypeObject BinaryOpType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "eagerkernel.runtime.native._dispatch.BinaryOp",
+    .tp_basicsize = sizeof(BinaryOp),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "BinaryOp(prim, array_op, fallback): a two-input public op's fast path in C.",
+    .tp_new = binary_new,
+    .tp_dealloc = (destructor)binary_dealloc,
+    .tp_traverse = (traverseproc)binary_traverse,
+    .tp_clear = (inquiry)binary_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(BinaryOp, vectorcall),
+    .tp_descr_get = binary_get,
+    .tp_dictoffset = offsetof(BinaryOp, dict),
+    .tp_repr = (reprfunc)binary_repr,
+    .tp_members = binary_members,
+    .tp_methods = binary_methods,
+};
+
+static PyObject *setup(PyObject *module, PyObject *args) {
+    PyObject *context, *fallback_fn, *params, *active, *samples, *globals;
+    PyTypeObject *tensor, *primitive, *device, *ndarray;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!O!O!O!:setup", &context, &fallback_fn,
+                          &PyDict_Type, &params, &PyType_Type, &tensor, &PyType_Type,
+                          &primitive, &PyType_Type, &device, &PyList_Type, &active,
+                          &PyType_Type, &ndarray, &PyList_Type, &samples, &PyDict_Type,
+                          &globals))
+        return NULL;
+    PyObject *observe_fn = PyObject_GetAttrString(module, "observe");
+    if (observe_fn == NULL) return NULL;
+    /* The ndarray layout `dtype_of` reads, checked on the sample arrays: their `descr` field
+     * must be their `.dtype`. */
+    int descr_ok = PyList_GET_SIZE(samples) > 0 && ndarray->tp_basicsize >= (Py_ssize_t)sizeof(ArrayHead);
+    for (Py_ssize_t i = 0; descr_ok && i < PyList_GET_SIZE(samples); i++) {
+        PyObject *arr = PyList_GET_ITEM(samples, i);
+        if (Py_TYPE(arr) != ndarray) {
+            descr_ok = 0;
+            break;
+        }
+        PyObject *dtype = PyObject_GetAttrString(arr, "dtype");
+        if (dtype == NULL) {
+            Py_DECREF(observe_fn);
+            return NULL;
+        }
+        descr_ok = ((ArrayHead *)arr)->descr == dtype;
+        Py_DECREF(dtype);
+    }
     Py_ssize_t offsets[8];
     PyTypeObject *owners[8] = {tensor,    tensor,    primitive, primitive,
                                primitive, primitive, primitive, device};
@@ -221,8 +463,17 @@ static PyObject *setup(PyObject *module, PyObject *args) {
     S.moves = offsets[5];
     S.n_out = offsets[6];
     S.xp = offsets[7];
+    Py_XSETREF(S.active, Py_NewRef(active));
+    Py_XSETREF(S.ndarray, (PyTypeObject *)Py_NewRef(ndarray));
+    S.descr_ok = descr_ok;
+    Py_XSETREF(S.globals, Py_NewRef(globals));
+    Py_XSETREF(S.observe_fn, observe_fn);
     S.ready = 1;
     Py_RETURN_NONE;
+}
+
+static PyObject *descr_verified(PyObject *module, PyObject *unused) {
+    return PyBool_FromLong(S.descr_ok);
 }
 
 static PyMethodDef methods[] = {
@@ -231,7 +482,10 @@ static PyMethodDef methods[] = {
     {"set_state", set_state, METH_O,
      "set_state(state): this thread's (device, timed, sync, records), as Context.state."},
     {"setup", setup, METH_VARARGS,
-     "setup(context, fallback, params, tensor_type, primitive_type, device_type)"},
+     "setup(context, fallback, params, tensor_type, primitive_type, device_type, active, "
+     "ndarray_type, sample_arrays, dispatch_globals)"},
+    {"descr_verified", descr_verified, METH_NOARGS,
+     "Whether setup verified the ndarray layout (the dtype check reads the array's descr)."},
     {NULL},
 };
 
@@ -245,8 +499,17 @@ PyMODINIT_FUNC PyInit__dispatch(void) {
     S.str_record = PyUnicode_InternFromString("record");
     S.key = PyUnicode_InternFromString("eagerkernel.runtime.native._dispatch.state");
     S.no_recorders = PyTuple_New(0);
+    S.str_observe = PyUnicode_InternFromString("_observe");
+    if (S.str_observe == NULL) return NULL;
     if (S.str_state == NULL || S.str_record == NULL || S.key == NULL || !S.no_recorders) {
         return NULL;
     }
-    return PyModule_Create(&module);
+    if (PyType_Ready(&BinaryOpType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddObjectRef(m, "BinaryOp", (PyObject *)&BinaryOpType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

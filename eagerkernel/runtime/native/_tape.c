@@ -28,7 +28,9 @@
  * A profiling tape may also hold `lines` and `internal`: after each record it appends where the
  * op was called from, `(code, line number)` of the innermost Python frame whose file does not
  * start with `internal` (eagerkernel's own directory), or None; the tape's `_source` method is
- * the specification.
+ * the specification. On CPython 3.11 the frames are read without making frame objects, and
+ * each call site (code object, instruction offset) is resolved to its line once per recorder
+ * (a small cache), so a loop's ops cost a lookup each.
  *
  * The Python methods are the specification; tests/test_tape_native.py runs the tape tests
  * with and without this type and compares their records.
@@ -36,6 +38,31 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+
+/* CPython 3.11: walk the interpreter's frames directly (`append_line`), without making a frame
+ * object for each (what PyThreadState_GetFrame and PyFrame_GetBack do). Other versions take
+ * the public frame API. */
+#if defined(__has_include)
+#if __has_include(<internal/pycore_frame.h>)
+#define EK_HAVE_FRAME_H 1
+#endif
+#endif
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(PYPY_VERSION) && \
+    defined(EK_HAVE_FRAME_H) && !defined(EK_NO_FRAME_WALK)
+#define EK_FRAME_WALK 1
+#define Py_BUILD_CORE 1
+#include <internal/pycore_frame.h>
+#undef Py_BUILD_CORE
+#endif
+
+/* Call sites whose (code, line) item a profiling tape reuses: a direct-mapped cache keyed by
+ * (code object, instruction offset), so that a loop's ops resolve their line once. */
+#define LINE_CACHE 64
+typedef struct {
+    PyObject *code; /* strong: the key's code object cannot be freed and its address reused */
+    int lasti;
+    PyObject *item; /* (code, line) */
+} LineCacheEntry;
 
 enum { S_PRIM, S_INPUTS, S_IDS, S_OUTPUT, S_PARAMS, S_SAVED, S_SECONDS, N_SLOTS };
 static const char *slot_names[N_SLOTS] = {"prim",   "inputs", "_ids",   "output",
@@ -53,6 +80,7 @@ typedef struct {
     PyObject *lines;         /* None, or a list: (code, line) of the op's caller per record */
     PyObject *internal;      /* with `lines`: the path prefix of frames that are not callers */
     PyObject *last_line;     /* the last (code, line) appended, reused when it repeats */
+    LineCacheEntry line_cache[LINE_CACHE];
     PyTypeObject *variable;  /* eagerkernel's Variable */
     Py_ssize_t device_offset; /* Tensor._device */
     Py_ssize_t read_offset;   /* Variable._read: a weak reference to the snapshot, or None */
@@ -100,9 +128,57 @@ static int is_float(PyObject *value) {
     return result;
 }
 
+#ifdef EK_FRAME_WALK
+/* (code, line) for the instruction at `lasti` (in code units) of `code`, from the cache; a new
+ * reference, or NULL with an error. */
+static PyObject *line_item(TapeRecorder *self, PyCodeObject *code, int lasti) {
+    size_t h = (((size_t)code >> 4) ^ (size_t)lasti * 0x9E3779B1u) % LINE_CACHE;
+    LineCacheEntry *e = &self->line_cache[h];
+    if (e->code == (PyObject *)code && e->lasti == lasti) return Py_NewRef(e->item);
+    PyObject *number = PyLong_FromLong(PyCode_Addr2Line(code, lasti * (int)sizeof(_Py_CODEUNIT)));
+    PyObject *item = number ? PyTuple_Pack(2, (PyObject *)code, number) : NULL;
+    Py_XDECREF(number);
+    if (item == NULL) return NULL;
+    Py_XSETREF(e->code, Py_NewRef((PyObject *)code));
+    Py_XSETREF(e->item, Py_NewRef(item));
+    e->lasti = lasti;
+    return item;
+}
+#endif
+
+static int append_item(TapeRecorder *self, PyObject *item) {
+    if (item == NULL) item = Py_NewRef(Py_None);
+    int failed = PyList_Append(self->lines, item) < 0;
+    Py_DECREF(item);
+    return failed ? -1 : 0;
+}
+
 /* Appends (code, line) of the innermost frame outside `internal` to `lines` (or None): the
  * C twin of GradientTape._source. 0 on success, -1 on error. */
 static int append_line(TapeRecorder *self) {
+#ifdef EK_FRAME_WALK
+    _PyInterpreterFrame *f = PyThreadState_Get()->cframe->current_frame;
+    for (; f != NULL; f = f->previous) {
+        if (_PyFrame_IsIncomplete(f)) continue; /* not started: not a caller yet */
+        PyCodeObject *code = f->f_code;
+        int inside = PyUnicode_Tailmatch(code->co_filename, self->internal, 0, PY_SSIZE_T_MAX,
+                                         -1);
+        if (inside < 0) return -1;
+        if (inside) continue;
+        PyObject *item;
+        if (f->frame_obj != NULL && f->frame_obj->f_lineno != 0) {
+            /* A tracer set the line (a debugger): the frame's own, as f_lineno reads it. */
+            PyObject *number = PyLong_FromLong(PyFrame_GetLineNumber(f->frame_obj));
+            item = number ? PyTuple_Pack(2, (PyObject *)code, number) : NULL;
+            Py_XDECREF(number);
+        } else {
+            item = line_item(self, code, _PyInterpreterFrame_LASTI(f));
+        }
+        if (item == NULL) return -1;
+        return append_item(self, item);
+    }
+    return append_item(self, NULL);
+#else
     PyFrameObject *frame = PyThreadState_GetFrame(PyThreadState_Get()); /* new or NULL */
     PyObject *item = NULL;
     while (frame != NULL) {
@@ -140,13 +216,8 @@ static int append_line(TapeRecorder *self) {
         Py_DECREF(frame);
         frame = back;
     }
-    if (item == NULL) {
-        Py_INCREF(Py_None);
-        item = Py_None;
-    }
-    int failed = PyList_Append(self->lines, item) < 0;
-    Py_DECREF(item);
-    return failed ? -1 : 0;
+    return append_item(self, item);
+#endif
 }
 
 static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
@@ -258,12 +329,12 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
     int failed;
     PyObject *release = self->release;
     if (release != Py_None && PyList_GET_SIZE(release) > 0) {
-        /* Freeing may run a weakref callback that drops the list: hold it meanwhile. */
+        /* Pop the last record: the list (which this recorder holds) no longer refers to it
+         * before it is freed, which may run weakref callbacks. */
         Py_ssize_t m = PyList_GET_SIZE(release);
-        Py_INCREF(release);
-        failed = PyList_SetSlice(release, m - 1, m, NULL) < 0;
-        Py_DECREF(release);
-        if (failed) goto error_keys;
+        PyObject *last = PyList_GET_ITEM(release, m - 1);
+        Py_SET_SIZE(release, m - 1);
+        Py_DECREF(last);
     }
     PyObject *record = self->record->tp_alloc(self->record, 0);
     if (record == NULL) goto error_keys;
@@ -396,6 +467,10 @@ static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
     Py_VISIT(self->release);
     Py_VISIT(self->lines);
     Py_VISIT(self->last_line);
+    for (int i = 0; i < LINE_CACHE; i++) {
+        Py_VISIT(self->line_cache[i].code);
+        Py_VISIT(self->line_cache[i].item);
+    }
     Py_VISIT(self->variable);
     Py_VISIT(self->tensor);
     Py_VISIT(self->record);
@@ -412,6 +487,10 @@ static int tape_clear(TapeRecorder *self) {
     Py_CLEAR(self->lines);
     Py_CLEAR(self->internal);
     Py_CLEAR(self->last_line);
+    for (int i = 0; i < LINE_CACHE; i++) {
+        Py_CLEAR(self->line_cache[i].code);
+        Py_CLEAR(self->line_cache[i].item);
+    }
     Py_CLEAR(self->variable);
     Py_CLEAR(self->tensor);
     Py_CLEAR(self->record);
@@ -646,9 +725,139 @@ done:
     return result;
 }
 
+/* -- owned_bytes: what a tape's outputs hold, in one pass --------------------------------------
+ *
+ * The leading fields of NumPy's PyArrayObject (numpy/ndarraytypes.h, PyArrayObject_fields, the
+ * same in NumPy 1.x and 2.x). `setup_arrays` checks them against `ndim`, `shape`, `base` and
+ * `dtype` on sample arrays; if they do not hold, every array takes the attribute reads. */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+} ArrayHead;
+
+static struct {
+    PyTypeObject *ndarray;
+    int layout_ok;
+    PyObject *descr;    /* the last dtype seen, and its itemsize */
+    Py_ssize_t itemsize;
+} A;
+
+static int array_layout_holds(PyObject *arr) {
+    if (Py_TYPE(arr) != A.ndarray) return 0;
+    ArrayHead *h = (ArrayHead *)arr;
+    PyObject *ndim = PyObject_GetAttrString(arr, "ndim");
+    PyObject *shape = PyObject_GetAttrString(arr, "shape");
+    PyObject *base = PyObject_GetAttrString(arr, "base");
+    PyObject *dtype = PyObject_GetAttrString(arr, "dtype");
+    int ok = ndim && shape && base && dtype && PyTuple_Check(shape) &&
+             PyLong_AsLong(ndim) == h->nd && PyTuple_GET_SIZE(shape) == h->nd &&
+             (h->base == NULL ? base == Py_None : h->base == base) && h->descr == dtype;
+    for (int i = 0; ok && i < h->nd; i++) {
+        ok = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) == h->dimensions[i];
+    }
+    Py_XDECREF(ndim);
+    Py_XDECREF(shape);
+    Py_XDECREF(base);
+    Py_XDECREF(dtype);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return ok;
+}
+
+static PyObject *setup_arrays(PyObject *module, PyObject *args) {
+    PyTypeObject *ndarray;
+    PyObject *samples;
+    if (!PyArg_ParseTuple(args, "O!O!:setup_arrays", &PyType_Type, &ndarray, &PyList_Type,
+                          &samples))
+        return NULL;
+    Py_XSETREF(A.ndarray, (PyTypeObject *)Py_NewRef(ndarray));
+    int ok = PyList_GET_SIZE(samples) > 0 &&
+             ndarray->tp_basicsize >= (Py_ssize_t)sizeof(ArrayHead);
+    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(samples); i++) {
+        ok = array_layout_holds(PyList_GET_ITEM(samples, i));
+    }
+    A.layout_ok = ok;
+    return PyBool_FromLong(ok);
+}
+
+/* nbytes of an array that owns its memory, or -1 if it is a view (or -2 with an error). */
+static Py_ssize_t owned_nbytes(PyObject *value) {
+    if (A.layout_ok && Py_TYPE(value) == A.ndarray) {
+        ArrayHead *h = (ArrayHead *)value;
+        if (h->base != NULL) return -1;
+        if (h->descr != A.descr) {
+            PyObject *size = PyObject_GetAttrString(h->descr, "itemsize");
+            if (size == NULL) return -2;
+            Py_ssize_t itemsize = PyLong_AsSsize_t(size);
+            Py_DECREF(size);
+            if (itemsize < 0) return -2;
+            Py_XSETREF(A.descr, Py_NewRef(h->descr));
+            A.itemsize = itemsize;
+        }
+        Py_ssize_t n = A.itemsize;
+        for (int i = 0; i < h->nd; i++) n *= h->dimensions[i];
+        return n;
+    }
+    PyObject *base = PyObject_GetAttrString(value, "base");
+    if (base == NULL) return -2;
+    int view = base != Py_None;
+    Py_DECREF(base);
+    if (view) return -1;
+    PyObject *nbytes = PyObject_GetAttrString(value, "nbytes");
+    if (nbytes == NULL) return -2;
+    Py_ssize_t n = PyLong_AsSsize_t(nbytes);
+    Py_DECREF(nbytes);
+    return (n == -1 && PyErr_Occurred()) ? -2 : n;
+}
+
+/* owned_bytes(outputs, value_name) -> (total, views) or None: see Records.owned_bytes. */
+static PyObject *owned_bytes(PyObject *module, PyObject *args) {
+    PyObject *outputs, *value_name;
+    if (!PyArg_ParseTuple(args, "O!U:owned_bytes", &PyList_Type, &outputs, &value_name))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(outputs);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyTuple_Check(PyList_GET_ITEM(outputs, i))) Py_RETURN_NONE;
+    }
+    PyObject *views = PyList_New(0);
+    if (views == NULL) return NULL;
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PyObject_GetAttr(PyList_GET_ITEM(outputs, i), value_name);
+        if (value == NULL) goto error;
+        Py_ssize_t nbytes = owned_nbytes(value);
+        Py_DECREF(value);
+        if (nbytes == -2) goto error;
+        if (nbytes >= 0) {
+            total += nbytes;
+            continue;
+        }
+        PyObject *index = PyLong_FromSsize_t(i);
+        int failed = index == NULL || PyList_Append(views, index) < 0;
+        Py_XDECREF(index);
+        if (failed) goto error;
+    }
+    return Py_BuildValue("(LN)", total, views);
+error:
+    Py_DECREF(views);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
     {"op_totals", op_totals, METH_VARARGS,
      "op_totals(records, record_type) -> [(prim, count, seconds or None)]"},
+    {"owned_bytes", owned_bytes, METH_VARARGS,
+     "owned_bytes(outputs, value_name) -> (bytes of the arrays that own their memory, "
+     "indices of the views), or None if an output is a tuple"},
+    {"setup_arrays", setup_arrays, METH_VARARGS,
+     "setup_arrays(ndarray_type, sample_arrays) -> whether the array layout read holds"},
     {NULL},
 };
 
