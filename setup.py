@@ -17,6 +17,7 @@ still raise their IEEE flags, which each kernel's wrapper reports as ``np.errsta
 
 import sys
 
+import numpy
 from setuptools import Extension, setup
 
 flags = (
@@ -30,6 +31,8 @@ setup(
             f"eagerkernel.runtime.native.{name}",
             [f"eagerkernel/runtime/native/{name}.c"],
             extra_compile_args=flags,
+            # _kernels reads NumPy's ufunc objects (their inner loops): NumPy's headers
+            include_dirs=[numpy.get_include()] if name == "_kernels" else [],
             optional=True,
         )
         for name in ("_kernels", "_tape", "_dispatch")

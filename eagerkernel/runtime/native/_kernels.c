@@ -17,9 +17,19 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/ndarraytypes.h>
+#include <numpy/ufuncobject.h>
+
 #include <fenv.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <string.h>
+
+/* numpy.ufunc, for program()'s type check (the module imports NumPy to find it). */
+static PyObject *ufunc_type;
 
 enum { OVERFLOW = 1, INVALID = 2, DIVBYZERO = 4, UNDERFLOW = 8 };
 
@@ -483,12 +493,400 @@ static PyObject *elementwise(PyObject *self, PyObject *args) {
     return PyLong_FromLong(raised);
 }
 
+/* ---- Fused, blocked and threaded elementwise programs -------------------------------------
+ *
+ * A program is a short list of steps over one flat range of n elements: each step is a
+ * one-dimensional ufunc inner loop, either NumPy's own (the loop np.exp, np.multiply, ...
+ * runs for that dtype, taken from the ufunc object, so each step computes exactly what the
+ * NumPy call would, bit for bit) or one of the C passes above. Steps read and write the
+ * program's inputs, its output, scalar constants (stride 0, as NumPy broadcasts a scalar) and
+ * a few scratch registers of EW_BLOCK elements. The range runs block by block, every step on
+ * one block before the next block, so the intermediates stay in cache and memory is read and
+ * written once; big ranges are split into contiguous parts run by a small pool of threads
+ * (each element's result does not depend on which thread or block computed it). Each thread
+ * collects its own floating-point flags (the FPU state is per thread); the run returns them
+ * all, OR-ed.                                                                               */
+#define EW_BLOCK 1024
+#define EW_REGS 4
+#define EW_MAX_STEPS 16
+#define EW_MAX_CONSTS 8
+#define EW_MAX_INPUTS 4
+#define EW_MAX_THREADS 64
+/* Operand references: registers 0..3, inputs 16 + k, constants 32 + k, the output 48. */
+enum { EW_IN = 16, EW_CONST = 32, EW_OUT = 48 };
+
+typedef void (*ew_loop)(char **args, const npy_intp *dims, const npy_intp *steps, void *data);
+
+typedef struct {
+    ew_loop fn;
+    void *data;
+    int nargs;
+    int refs[3];
+} ew_step;
+
+typedef struct {
+    int nsteps, ninputs, nconsts;
+    char format; /* 'f' or 'd' */
+    npy_intp itemsize;
+    ew_step steps[EW_MAX_STEPS];
+    float cf[EW_MAX_CONSTS];
+    double cd[EW_MAX_CONSTS];
+} ew_program;
+
+/* The C passes with the ufunc loop signature (contiguous operands: the program only gives
+ * them registers, inputs and the output). */
+#define EW_UFUNC1(NAME, T)                                                                    \
+    static void u_##NAME##_##T(char **args, const npy_intp *dims, const npy_intp *steps,      \
+                               void *data) {                                                  \
+        NAME##_##T((const T *)args[0], (T *)args[1], dims[0]);                               \
+    }
+#define EW_UFUNC2(NAME, T)                                                                    \
+    static void u_##NAME##_##T(char **args, const npy_intp *dims, const npy_intp *steps,      \
+                               void *data) {                                                  \
+        NAME##_##T((const T *)args[0], (const T *)args[1], (T *)args[2], dims[0]);          \
+    }
+EW_UFUNC1(neg_abs, float)
+EW_UFUNC1(neg_abs, double)
+EW_UFUNC2(sigmoid_finish, float)
+EW_UFUNC2(sigmoid_finish, double)
+EW_UFUNC2(softplus_finish, float)
+EW_UFUNC2(softplus_finish, double)
+EW_UFUNC2(sigmoid_grad, float)
+EW_UFUNC2(sigmoid_grad, double)
+EW_UFUNC2(tanh_grad, float)
+EW_UFUNC2(tanh_grad, double)
+EW_UFUNC2(relu_grad, float)
+EW_UFUNC2(relu_grad, double)
+EW_UFUNC1(erf32, float)
+EW_UFUNC1(gelu32, float)
+
+/* The C passes by kind (elementwise()'s numbering, then 7 relu_grad(g, x)): float and double
+ * loops (NULL: no such loop) and the number of operands, output last. */
+static const struct {
+    ew_loop f, d;
+    int nargs;
+} EW_KINDS[] = {
+    {u_neg_abs_float, u_neg_abs_double, 2},
+    {u_sigmoid_finish_float, u_sigmoid_finish_double, 3},
+    {u_softplus_finish_float, u_softplus_finish_double, 3},
+    {u_sigmoid_grad_float, u_sigmoid_grad_double, 3},
+    {u_tanh_grad_float, u_tanh_grad_double, 3},
+    {u_erf32_float, NULL, 2},
+    {u_gelu32_float, NULL, 2},
+    {u_relu_grad_float, u_relu_grad_double, 3},
+};
+#define EW_NKINDS ((int)(sizeof(EW_KINDS) / sizeof(EW_KINDS[0])))
+
+static void ew_program_free(PyObject *capsule) {
+    PyMem_Free(PyCapsule_GetPointer(capsule, "eagerkernel.ew_program"));
+}
+
+/* Finds ufunc's inner loop whose operands all have type number `typenum`. */
+static int ew_ufunc_loop(PyObject *obj, int typenum, ew_step *step) {
+    PyUFuncObject *uf = (PyUFuncObject *)obj;
+    if (uf->nout != 1 || uf->nargs > 3) {
+        PyErr_Format(PyExc_ValueError, "program: %s is not a ufunc of 1 or 2 inputs and 1 output",
+                     uf->name);
+        return -1;
+    }
+    for (int i = 0; i < uf->ntypes; i++) {
+        int all = 1;
+        for (int j = 0; j < uf->nargs; j++) all &= uf->types[i * uf->nargs + j] == typenum;
+        if (all && uf->functions != NULL && uf->functions[i] != NULL) {
+            step->fn = (ew_loop)uf->functions[i];
+            step->data = uf->data != NULL ? uf->data[i] : NULL;
+            step->nargs = uf->nargs;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "program: %s has no inner loop for this dtype", uf->name);
+    return -1;
+}
+
+PyDoc_STRVAR(program_doc,
+             "program(format, ninputs, constants, steps) -> capsule\n\n"
+             "Compiles an elementwise program for float32 ('f') or float64 ('d') arrays.\n"
+             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-7), refs its\n"
+             "operands, output last: registers 0-3, input k as 16 + k, constant k as 32 + k,\n"
+             "the output as 48. See kernels.py.");
+
+static PyObject *program(PyObject *self, PyObject *args) {
+    const char *format;
+    int ninputs;
+    PyObject *consts, *steps;
+    if (!PyArg_ParseTuple(args, "siO!O!:program", &format, &ninputs, &PyTuple_Type, &consts,
+                          &PyTuple_Type, &steps))
+        return NULL;
+    if ((format[0] != 'f' && format[0] != 'd') || format[1]) {
+        PyErr_SetString(PyExc_ValueError, "program: format must be 'f' or 'd'");
+        return NULL;
+    }
+    if (ninputs < 1 || ninputs > EW_MAX_INPUTS || PyTuple_GET_SIZE(consts) > EW_MAX_CONSTS ||
+        PyTuple_GET_SIZE(steps) < 1 || PyTuple_GET_SIZE(steps) > EW_MAX_STEPS) {
+        PyErr_SetString(PyExc_ValueError, "program: too many inputs, constants or steps");
+        return NULL;
+    }
+    ew_program *p = PyMem_Calloc(1, sizeof(ew_program));
+    if (p == NULL) return PyErr_NoMemory();
+    p->format = format[0];
+    p->itemsize = format[0] == 'f' ? sizeof(float) : sizeof(double);
+    p->ninputs = ninputs;
+    p->nconsts = (int)PyTuple_GET_SIZE(consts);
+    p->nsteps = (int)PyTuple_GET_SIZE(steps);
+    for (int k = 0; k < p->nconsts; k++) {
+        double c = PyFloat_AsDouble(PyTuple_GET_ITEM(consts, k));
+        if (c == -1.0 && PyErr_Occurred()) goto fail;
+        p->cd[k] = c;
+        p->cf[k] = (float)c;
+    }
+    for (int s = 0; s < p->nsteps; s++) {
+        PyObject *item = PyTuple_GET_ITEM(steps, s), *op, *refs;
+        ew_step *st = &p->steps[s];
+        if (!PyArg_ParseTuple(item, "OO!:program step", &op, &PyTuple_Type, &refs)) goto fail;
+        if (PyLong_Check(op)) {
+            long kind = PyLong_AsLong(op);
+            if (kind < 0 || kind >= EW_NKINDS) {
+                PyErr_Format(PyExc_ValueError, "program: unknown kind %ld", kind);
+                goto fail;
+            }
+            st->fn = format[0] == 'f' ? EW_KINDS[kind].f : EW_KINDS[kind].d;
+            st->nargs = EW_KINDS[kind].nargs;
+            if (st->fn == NULL) {
+                PyErr_Format(PyExc_TypeError, "program: kind %ld takes float32 only", kind);
+                goto fail;
+            }
+        } else if (PyObject_IsInstance(op, ufunc_type) == 1) {
+            if (ew_ufunc_loop(op, format[0] == 'f' ? NPY_FLOAT : NPY_DOUBLE, st) < 0) goto fail;
+        } else {
+            PyErr_Format(PyExc_TypeError, "program: step %d: expected a ufunc or an int, got %R",
+                         s, Py_TYPE(op));
+            goto fail;
+        }
+        if (PyTuple_GET_SIZE(refs) != st->nargs) {
+            PyErr_Format(PyExc_ValueError, "program: step %d takes %d operands, got %zd", s,
+                         st->nargs, PyTuple_GET_SIZE(refs));
+            goto fail;
+        }
+        for (int j = 0; j < st->nargs; j++) {
+            long r = PyLong_AsLong(PyTuple_GET_ITEM(refs, j));
+            int ok = (r >= 0 && r < EW_REGS) || (r >= EW_IN && r < EW_IN + ninputs) ||
+                     (r >= EW_CONST && r < EW_CONST + p->nconsts && PyLong_Check(op) == 0) ||
+                     r == EW_OUT;
+            int is_out = j == st->nargs - 1;
+            if (ok && is_out) ok = r < EW_REGS || r == EW_OUT;
+            if (!ok) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "program: step %d: bad operand %ld", s, r);
+                goto fail;
+            }
+            st->refs[j] = (int)r;
+        }
+    }
+    return PyCapsule_New(p, "eagerkernel.ew_program", ew_program_free);
+fail:
+    PyMem_Free(p);
+    return NULL;
+}
+
+/* Runs the program over elements [lo, hi), block by block. */
+static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo, npy_intp hi) {
+    static const npy_intp zero = 0;
+    double regs[EW_REGS][EW_BLOCK] __attribute__((aligned(64)));
+    const npy_intp isz = p->itemsize;
+    for (npy_intp start = lo; start < hi; start += EW_BLOCK) {
+        npy_intp len = hi - start < EW_BLOCK ? hi - start : EW_BLOCK;
+        for (int s = 0; s < p->nsteps; s++) {
+            const ew_step *st = &p->steps[s];
+            char *args[3];
+            npy_intp strides[3];
+            for (int j = 0; j < st->nargs; j++) {
+                const int r = st->refs[j];
+                strides[j] = isz;
+                if (r < EW_REGS)
+                    args[j] = (char *)regs[r];
+                else if (r < EW_CONST)
+                    args[j] = in[r - EW_IN] + start * isz;
+                else if (r < EW_OUT) {
+                    args[j] = p->format == 'f' ? (char *)&p->cf[r - EW_CONST]
+                                               : (char *)&p->cd[r - EW_CONST];
+                    strides[j] = zero;
+                } else
+                    args[j] = out + start * isz;
+            }
+            st->fn(args, &len, strides, st->data);
+        }
+    }
+}
+
+/* The pool: up to EW_MAX_THREADS - 1 workers, started on first need, waiting on a condition
+ * variable (no spinning: an idle pool costs nothing). A run posts a job, takes part 0 itself
+ * and waits for the others; a second run while one is in flight (another Python thread) runs
+ * alone on its own thread. After fork() the child has no workers: it starts new ones. */
+typedef struct {
+    const ew_program *p;
+    char *const *in;
+    char *out;
+    npy_intp n;
+    int parts;
+    int flags;
+} ew_job;
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
+static int pool_workers;      /* started worker threads */
+static unsigned long pool_gen; /* bumped for each job */
+static int pool_pending;      /* parts still running */
+static int pool_busy;         /* a run holds the pool */
+static ew_job *pool_job;
+static unsigned long pool_first_gen[EW_MAX_THREADS]; /* pool_gen when worker k started */
+
+/* Part k of `parts` of [0, n): contiguous, in whole cache lines. */
+static void ew_part(npy_intp n, int parts, int k, npy_intp *lo, npy_intp *hi) {
+    npy_intp per = (n + parts - 1) / parts;
+    per = (per + 63) & ~(npy_intp)63;
+    *lo = k * per < n ? k * per : n;
+    *hi = *lo + per < n ? *lo + per : n;
+}
+
+static int ew_run_part(const ew_job *job, int k) {
+    npy_intp lo, hi;
+    ew_part(job->n, job->parts, k, &lo, &hi);
+    feclearexcept(FE_ALL_EXCEPT);
+    ew_exec(job->p, job->in, job->out, lo, hi);
+    int raised = taken_flags();
+    feclearexcept(FE_ALL_EXCEPT);
+    return raised;
+}
+
+static void *pool_worker(void *arg) {
+    const int id = (int)(intptr_t)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to Python's threads */
+    pthread_mutex_lock(&pool_mu);
+    unsigned long seen = pool_first_gen[id]; /* a job posted since then is this worker's too */
+    for (;;) {
+        while (pool_gen == seen) pthread_cond_wait(&pool_wake, &pool_mu);
+        seen = pool_gen;
+        ew_job *job = pool_job;
+        if (id >= job->parts) continue;
+        pthread_mutex_unlock(&pool_mu);
+        int raised = ew_run_part(job, id);
+        pthread_mutex_lock(&pool_mu);
+        job->flags |= raised;
+        if (--pool_pending == 0) pthread_cond_signal(&pool_done);
+    }
+    return NULL;
+}
+
+static void pool_after_fork_child(void) {
+    pthread_mutex_init(&pool_mu, NULL);
+    pthread_cond_init(&pool_wake, NULL);
+    pthread_cond_init(&pool_done, NULL);
+    pool_workers = 0;
+    pool_pending = 0;
+    pool_busy = 0;
+}
+
+/* Runs the job on `threads` threads (this one included, fewer if workers cannot start or
+ * the pool is busy); returns the flags raised. Called without the GIL. */
+static int ew_run(ew_job *job, int threads) {
+    if (threads > EW_MAX_THREADS) threads = EW_MAX_THREADS;
+    if (threads > 1) {
+        pthread_mutex_lock(&pool_mu);
+        if (pool_busy) {
+            threads = 1;
+        } else {
+            while (pool_workers < threads - 1) {
+                pthread_t t;
+                pthread_attr_t attr;
+                pthread_attr_init(&attr);
+                pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+                /* registers (4 x 32 KB) and the ufunc loops' frames: 1 MB is ample */
+                pthread_attr_setstacksize(&attr, 1 << 20);
+                pool_first_gen[pool_workers + 1] = pool_gen;
+                int err = pthread_create(&t, &attr, pool_worker, (void *)(intptr_t)(pool_workers + 1));
+                pthread_attr_destroy(&attr);
+                if (err) break;
+                pool_workers++;
+            }
+            if (threads > pool_workers + 1) threads = pool_workers + 1;
+        }
+        if (threads > 1) {
+            pool_busy = 1;
+            job->parts = threads;
+            job->flags = 0;
+            pool_job = job;
+            pool_pending = threads - 1;
+            pool_gen++;
+            pthread_cond_broadcast(&pool_wake);
+        }
+        pthread_mutex_unlock(&pool_mu);
+    }
+    if (threads <= 1) {
+        job->parts = 1;
+        return ew_run_part(job, 0);
+    }
+    int raised = ew_run_part(job, 0);
+    pthread_mutex_lock(&pool_mu);
+    while (pool_pending > 0) pthread_cond_wait(&pool_done, &pool_mu);
+    raised |= job->flags;
+    pool_busy = 0;
+    pthread_mutex_unlock(&pool_mu);
+    return raised;
+}
+
+PyDoc_STRVAR(run_doc,
+             "run(program, inputs, out, threads) -> int\n\n"
+             "Runs a program (see program()) over the inputs (a tuple of C-contiguous arrays of\n"
+             "the program's dtype and out's size) into out, on up to `threads` threads.\n"
+             "Returns the floating-point error flags raised.");
+
+static PyObject *run(PyObject *self, PyObject *args) {
+    PyObject *capsule, *inputs, *outobj;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OO!Oi:run", &capsule, &PyTuple_Type, &inputs, &outobj, &threads))
+        return NULL;
+    ew_program *p = PyCapsule_GetPointer(capsule, "eagerkernel.ew_program");
+    if (p == NULL) return NULL;
+    if (PyTuple_GET_SIZE(inputs) != p->ninputs) {
+        PyErr_Format(PyExc_ValueError, "run: the program takes %d inputs, got %zd", p->ninputs,
+                     PyTuple_GET_SIZE(inputs));
+        return NULL;
+    }
+    static const char *names[EW_MAX_INPUTS + 1] = {"out", "input 0", "input 1", "input 2",
+                                                   "input 3"};
+    Py_buffer views[EW_MAX_INPUTS + 1];
+    char format = p->format;
+    if (get_array(outobj, &views[0], 1, "run", names[0], &format, -1) < 0) return NULL;
+    const Py_ssize_t n = views[0].len / views[0].itemsize;
+    for (int k = 0; k < p->ninputs; k++) {
+        if (get_array(PyTuple_GET_ITEM(inputs, k), &views[k + 1], 0, "run", names[k + 1], &format,
+                      n) < 0) {
+            release(views, k + 1);
+            return NULL;
+        }
+    }
+    char *in[EW_MAX_INPUTS];
+    for (int k = 0; k < p->ninputs; k++) in[k] = views[k + 1].buf;
+    ew_job job = {p, in, views[0].buf, n, 1, 0};
+    int raised;
+    Py_BEGIN_ALLOW_THREADS
+    raised = ew_run(&job, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    release(views, p->ninputs + 1);
+    return PyLong_FromLong(raised);
+}
+
 static PyMethodDef methods[] = {
     {"adam", adam, METH_VARARGS, adam_doc},
     {"relu_grad", relu_grad, METH_VARARGS, relu_grad_doc},
     {"max_pool_grad", max_pool_grad, METH_VARARGS, max_pool_grad_doc},
     {"col2im", col2im, METH_VARARGS, col2im_doc},
     {"elementwise", elementwise, METH_VARARGS, elementwise_doc},
+    {"program", program, METH_VARARGS, program_doc},
+    {"run", run, METH_VARARGS, run_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -500,6 +898,18 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    if (numpy == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    ufunc_type = PyObject_GetAttrString(numpy, "ufunc");
+    Py_DECREF(numpy);
+    if (ufunc_type == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    pthread_atfork(NULL, NULL, pool_after_fork_child);
     if (PyModule_AddIntConstant(m, "OVERFLOW", OVERFLOW) < 0 ||
         PyModule_AddIntConstant(m, "INVALID", INVALID) < 0 ||
         PyModule_AddIntConstant(m, "DIVBYZERO", DIVBYZERO) < 0 ||
