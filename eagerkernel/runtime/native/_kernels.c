@@ -169,27 +169,6 @@ static PyObject *adam(PyObject *self, PyObject *args) {
 RELU_GRAD_LOOP(float)
 RELU_GRAD_LOOP(double)
 
-PyDoc_STRVAR(relu_grad_doc,
-             "relu_grad(g, x, out) -> int\n\n"
-             "out = g * (x > 0), arrays of one size and dtype (see kernels.relu_grad).\n"
-             "Returns the floating-point error flags raised.");
-
-static PyObject *relu_grad(PyObject *self, PyObject *args) {
-    PyObject *objs[3];
-    if (!PyArg_ParseTuple(args, "OOO:relu_grad", &objs[0], &objs[1], &objs[2])) return NULL;
-    static const char *names[3] = {"g", "x", "out"};
-    static const Py_ssize_t items[3] = {-1, -1, -1};
-    Py_buffer views[3];
-    char format;
-    if (get_arrays(objs, views, 3, 2, "relu_grad", names, items, &format) < 0) return NULL;
-    Py_ssize_t n = views[0].len / views[0].itemsize;
-    int raised;
-    RUN_KERNEL(raised, format, relu_grad_float(views[0].buf, views[1].buf, views[2].buf, n),
-               relu_grad_double(views[0].buf, views[1].buf, views[2].buf, n));
-    release(views, 3);
-    return PyLong_FromLong(raised);
-}
-
 /* MaxPoolGrad of a pool whose windows tile the input (stride = window, no padding; conv.py):
  * x and out are (N, H, W, C), ans and g (N, H / KH, W / KW, C). Each window's cotangent goes
  * to its first maximum in row-major order (an element equal to the pooled value that no
@@ -397,7 +376,7 @@ static const double ERF_POLY[20] = {
 };
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define ERF_LOOP_ATTR __attribute__((target_clones("avx2", "default")))
+#define ERF_LOOP_ATTR __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=fast")))
 #else
 #define ERF_LOOP_ATTR
 #endif
@@ -432,65 +411,6 @@ ERF_LOOP_ATTR static void gelu32_float(const float *restrict a, float *restrict 
         const float e = (float)erf_poly((double)(x * 0.70710678118654752f));
         out[i] = (0.5f * x) * (1.0f + e);
     }
-}
-
-PyDoc_STRVAR(elementwise_doc,
-             "elementwise(kind, a, b, out) -> int\n\n"
-             "One elementwise pass (see kernels.py): kind 0 neg_abs(a) (b ignored), 1\n"
-             "sigmoid_finish(a, b), 2 softplus_finish(a, b), 3 sigmoid_grad(a, b), 4\n"
-             "tanh_grad(a, b), 5 erf(a) (float32 only), 6 gelu(a) (float32 only).\n"
-             "Returns the floating-point error flags raised.");
-
-static PyObject *elementwise(PyObject *self, PyObject *args) {
-    int kind;
-    PyObject *objs[3];
-    if (!PyArg_ParseTuple(args, "iOOO:elementwise", &kind, &objs[0], &objs[1], &objs[2]))
-        return NULL;
-    if (kind < 0 || kind > 6) {
-        PyErr_Format(PyExc_ValueError, "elementwise: unknown kind %d", kind);
-        return NULL;
-    }
-    static const char *names[3] = {"a", "b", "out"};
-    static const Py_ssize_t items[3] = {-1, -1, -1};
-    Py_buffer views[3];
-    char format;
-    if (get_arrays(objs, views, 3, 2, "elementwise", names, items, &format) < 0) return NULL;
-    Py_ssize_t n = views[0].len / views[0].itemsize;
-    void *a = views[0].buf, *b = views[1].buf, *out = views[2].buf;
-    int raised;
-    switch (kind) {
-        case 0:
-            RUN_KERNEL(raised, format, neg_abs_float(a, out, n), neg_abs_double(a, out, n));
-            break;
-        case 1:
-            RUN_KERNEL(raised, format, sigmoid_finish_float(a, b, out, n),
-                       sigmoid_finish_double(a, b, out, n));
-            break;
-        case 2:
-            RUN_KERNEL(raised, format, softplus_finish_float(a, b, out, n),
-                       softplus_finish_double(a, b, out, n));
-            break;
-        case 3:
-            RUN_KERNEL(raised, format, sigmoid_grad_float(a, b, out, n),
-                       sigmoid_grad_double(a, b, out, n));
-            break;
-        case 4:
-            RUN_KERNEL(raised, format, tanh_grad_float(a, b, out, n),
-                       tanh_grad_double(a, b, out, n));
-            break;
-        default:
-            if (format != 'f') {
-                release(views, 3);
-                PyErr_SetString(PyExc_TypeError, "elementwise: erf and gelu take float32 only");
-                return NULL;
-            }
-            if (kind == 5)
-                RUN_KERNEL(raised, format, erf32_float(a, out, n), (void)0);
-            else
-                RUN_KERNEL(raised, format, gelu32_float(a, out, n), (void)0);
-    }
-    release(views, 3);
-    return PyLong_FromLong(raised);
 }
 
 /* ---- Fused, blocked and threaded elementwise programs -------------------------------------
@@ -560,7 +480,7 @@ EW_UFUNC2(relu_grad, double)
 EW_UFUNC1(erf32, float)
 EW_UFUNC1(gelu32, float)
 
-/* The C passes by kind (elementwise()'s numbering, then 7 relu_grad(g, x)): float and double
+/* The C passes by kind (kernels.py's numbering): float and double
  * loops (NULL: no such loop) and the number of operands, output last. */
 static const struct {
     ew_loop f, d;
@@ -881,10 +801,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"adam", adam, METH_VARARGS, adam_doc},
-    {"relu_grad", relu_grad, METH_VARARGS, relu_grad_doc},
     {"max_pool_grad", max_pool_grad, METH_VARARGS, max_pool_grad_doc},
     {"col2im", col2im, METH_VARARGS, col2im_doc},
-    {"elementwise", elementwise, METH_VARARGS, elementwise_doc},
     {"program", program, METH_VARARGS, program_doc},
     {"run", run, METH_VARARGS, run_doc},
     {NULL, NULL, 0, NULL},

@@ -124,7 +124,7 @@ def relu_grad(g, x):
     return _run("relu_grad", g, x)
 
 
-# Kinds of the C passes (``_kernels.elementwise``'s numbering; 7 is ReLU's gradient).
+# Kinds of the C passes (``EW_KINDS`` in ``_kernels.c``).
 _NEG_ABS, _SIGMOID_FINISH, _SOFTPLUS_FINISH, _SIGMOID_GRAD, _TANH_GRAD, _ERF, _GELU = range(7)
 _RELU_GRAD = 7
 _FLOAT32 = np.dtype(np.float32)
