@@ -583,6 +583,10 @@ def _map_args(template, sub):
 
 def _uses(ins) -> list:
     kind = ins[0]
+    if kind == "dot":
+        return list(ins[1])
+    if kind == "skip":
+        return []
     if kind == "op":
         used = list(ins[2])
         if ins[3]:
@@ -622,11 +626,73 @@ def _live(instrs: list, outputs: list) -> list:
     return keep
 
 
+# Dot products: ``reduce_sum(a * b)`` over every axis, where the product feeds nothing else,
+# compiles to one ``np.dot`` of the flattened operands (BLAS: one pass, no product array)
+# instead of a multiply and a pairwise sum. Eagerly the product has been computed before
+# reduce_sum is called, so a trace is where the pattern can be seen whole. The dot adds in
+# another order than NumPy's pairwise sum, so the value can differ from the eager one in the
+# last bits (as a reduction under TensorFlow's graph optimizer can); a call under a tape
+# replays op by op (`run_observed`) and stays the eager value exactly.
+_DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _dot(a, b):
+    """``sum(a * b)`` over every element of two arrays of one shape, as one dot product."""
+    return np.dot(a.reshape(-1), b.reshape(-1))
+
+
+def _dot_fusions(program: Program) -> dict:
+    """``{position of a Mul: position of the Sum}`` for each fusable ``reduce_sum(a * b)``."""
+    from .ops.elementwise import _mul
+    from .ops.reduction import _sum
+
+    ops = program.ops
+    users: dict = {}
+    for i, ins in enumerate(ops):
+        for r in _uses(ins):
+            if type(r) is int:
+                users.setdefault(r, []).append(i)
+    outputs = {r for r in program.outputs if type(r) is int}
+    fused = {}
+    for i, ins in enumerate(ops):
+        if ins[0] != "op" or ins[1] is not _mul or type(ins[4]) is not int:
+            continue
+        refs, product = ins[2], ins[4]
+        at = users.get(product, ())
+        if product in outputs or len(at) != 1 or _device_of(program, refs).xp is not np:
+            continue
+        j = at[0]
+        _, prim, _refs, params, _outs, _saved = ops[j]
+        shape = program._shapes[product]
+        if (
+            prim is not _sum
+            or params["keepdims"]
+            or params["axis"] not in (None, tuple(range(len(shape))))
+            or program._dtypes[product] is None
+            or np.dtype(program._dtypes[product].as_numpy_dtype) not in _DOT_DTYPES
+            or any(_shape_of(program, r) != shape for r in refs)
+            # a stateful call in between could update an operand in place: multiply first
+            or any(op[0] == "call" for op in ops[i + 1 : j])
+        ):
+            continue
+        fused[i] = j
+    return fused
+
+
+def _shape_of(program: Program, r) -> tuple:
+    if type(r) is int:
+        return program._shapes[r]
+    return tuple(getattr(program.consts[r[1]][0], "shape", ()))
+
+
 def _compile(program: Program):
     """The program as the source and function of straight-line Python."""
-    namespace: dict = {"_Miss": _Miss}
+    namespace: dict = {"_Miss": _Miss, "DOT": _dot}
     lines = []
-    ops = program.ops
+    ops = list(program.ops)
+    for i, j in _dot_fusions(program).items():  # the Sum reads the Mul's operands
+        ops[j] = ("dot", ops[i][2], ops[j][4])
+        ops[i] = ("skip",)
     # Last use of each slot, to `del` it there (frees memory, keeps in-place updates possible).
     last: dict = {}
     for i, ins in enumerate(ops):
@@ -645,7 +711,14 @@ def _compile(program: Program):
 
     for i, ins in enumerate(ops):
         kind = ins[0]
-        if kind == "op":
+        if kind == "skip":
+            continue
+        if kind == "dot":
+            _, refs, out = ins
+            lhs = f"s{out}" if out in last or out in outputs else "_"
+            lines.append(f"{lhs} = DOT({', '.join(name(r) for r in refs)})")
+            op_slots.add(out)
+        elif kind == "op":
             _, prim, refs, params, outs, saved = ins
             args = [name(r) for r in refs]
             static = {k: v for k, v in (params or {}).items() if not isinstance(v, _Param)}
