@@ -627,18 +627,21 @@ def _live(instrs: list, outputs: list) -> list:
 
 
 # Dot products: ``reduce_sum(a * b)`` over every axis, where the product feeds nothing else,
-# compiles to one ``np.dot`` of the flattened operands (BLAS: one pass, no product array)
-# instead of a multiply and a pairwise sum. Eagerly the product has been computed before
-# reduce_sum is called, so a trace is where the pattern can be seen whole. The dot adds in
-# another order than NumPy's pairwise sum, so the value can differ from the eager one in the
-# last bits (as a reduction under TensorFlow's graph optimizer can); a call under a tape
-# replays op by op (`run_observed`) and stays the eager value exactly.
+# compiles to one pass that multiplies and adds without the product array
+# (`kernels.mul_sum`), in NumPy's pairwise order: the value is the eager one bit for bit.
+# Eagerly the product has been computed before reduce_sum is called, so a trace is where the
+# pattern can be seen whole. Arrays the kernel declines (strided, no C extension) take the
+# multiply and the sum.
 _DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _dot(a, b):
-    """``sum(a * b)`` over every element of two arrays of one shape, as one dot product."""
-    return np.dot(a.reshape(-1), b.reshape(-1))
+def _dot(a, b, axis):
+    """``reduce_sum(a * b, axis)`` for two arrays of one shape, ``axis`` every axis or None."""
+    from .native import kernels
+    from .ops.reduction import _sum_fwd
+
+    out = kernels.mul_sum(a, b)
+    return _sum_fwd(np, a * b, axis, False) if out is None else out
 
 
 def _dot_fusions(program: Program) -> dict:
@@ -662,6 +665,8 @@ def _dot_fusions(program: Program) -> dict:
         if product in outputs or len(at) != 1 or _device_of(program, refs).xp is not np:
             continue
         j = at[0]
+        if ops[j][0] != "op":  # read by a guard or a stateful call
+            continue
         _, prim, _refs, params, _outs, _saved = ops[j]
         shape = program._shapes[product]
         if (
@@ -691,7 +696,7 @@ def _compile(program: Program):
     lines = []
     ops = list(program.ops)
     for i, j in _dot_fusions(program).items():  # the Sum reads the Mul's operands
-        ops[j] = ("dot", ops[i][2], ops[j][4])
+        ops[j] = ("dot", ops[i][2], ops[j][4], ops[j][3]["axis"])
         ops[i] = ("skip",)
     # Last use of each slot, to `del` it there (frees memory, keeps in-place updates possible).
     last: dict = {}
@@ -714,9 +719,9 @@ def _compile(program: Program):
         if kind == "skip":
             continue
         if kind == "dot":
-            _, refs, out = ins
+            _, refs, out, axis = ins
             lhs = f"s{out}" if out in last or out in outputs else "_"
-            lines.append(f"{lhs} = DOT({', '.join(name(r) for r in refs)})")
+            lines.append(f"{lhs} = DOT({', '.join(name(r) for r in refs)}, {axis!r})")
             op_slots.add(out)
         elif kind == "op":
             _, prim, refs, params, outs, saved = ins

@@ -413,6 +413,60 @@ ERF_LOOP_ATTR static void gelu32_float(const float *restrict a, float *restrict 
     }
 }
 
+/* sum(a * b) without the product array, added in NumPy's pairwise order (its
+ * loops_utils.h: blocks of at most 128 items summed in 8 accumulators, halves split at
+ * multiples of 8, -0.0 as the start of short runs) and added to +0 as NumPy's reduction
+ * starts, so the result is np.sum(a * b)'s bit for bit: each product is the one NumPy's
+ * multiply would store, each addition NumPy's.                                            */
+#define MUL_PAIRWISE(T)                                                                       \
+    static T mul_pairwise_##T(const T *a, const T *b, Py_ssize_t n) {                        \
+        if (n < 8) {                                                                         \
+            T res = -0.0;                                                                    \
+            for (Py_ssize_t i = 0; i < n; i++) res += a[i] * b[i];                           \
+            return res;                                                                      \
+        }                                                                                    \
+        if (n <= 128) {                                                                      \
+            T r[8];                                                                          \
+            Py_ssize_t i;                                                                    \
+            for (int j = 0; j < 8; j++) r[j] = a[j] * b[j];                                  \
+            for (i = 8; i < n - (n % 8); i += 8)                                             \
+                for (int j = 0; j < 8; j++) r[j] += a[i + j] * b[i + j];                     \
+            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));      \
+            for (; i < n; i++) res += a[i] * b[i];                                           \
+            return res;                                                                      \
+        }                                                                                    \
+        Py_ssize_t n2 = n / 2;                                                               \
+        n2 -= n2 % 8;                                                                        \
+        return mul_pairwise_##T(a, b, n2) + mul_pairwise_##T(a + n2, b + n2, n - n2);        \
+    }
+
+MUL_PAIRWISE(float)
+MUL_PAIRWISE(double)
+
+PyDoc_STRVAR(mul_sum_doc,
+             "mul_sum(a, b) -> (float, int)\n\n"
+             "sum(a * b) of two C-contiguous arrays of one size and dtype (float32 or float64),\n"
+             "in NumPy's pairwise order (see kernels.mul_sum), and the floating-point flags\n"
+             "raised.");
+
+static PyObject *mul_sum(PyObject *self, PyObject *args) {
+    PyObject *objs[2];
+    if (!PyArg_ParseTuple(args, "OO:mul_sum", &objs[0], &objs[1])) return NULL;
+    static const char *names[2] = {"a", "b"};
+    static const Py_ssize_t items[2] = {-1, -1};
+    Py_buffer views[2];
+    char format;
+    if (get_arrays(objs, views, 2, 2, "mul_sum", names, items, &format) < 0) return NULL;
+    Py_ssize_t n = views[0].len / views[0].itemsize;
+    double res = 0.0;
+    int raised;
+    RUN_KERNEL(raised, format, res = mul_pairwise_float(views[0].buf, views[1].buf, n),
+               res = mul_pairwise_double(views[0].buf, views[1].buf, n));
+    release(views, 2);
+    res = 0.0 + res; /* NumPy's reduction starts from its identity, +0 (so -0 sums to +0) */
+    return Py_BuildValue("di", res, raised);
+}
+
 /* ---- Fused, blocked and threaded elementwise programs -------------------------------------
  *
  * A program is a short list of steps over one flat range of n elements: each step is a
@@ -804,6 +858,7 @@ static PyMethodDef methods[] = {
     {"max_pool_grad", max_pool_grad, METH_VARARGS, max_pool_grad_doc},
     {"col2im", col2im, METH_VARARGS, col2im_doc},
     {"program", program, METH_VARARGS, program_doc},
+    {"mul_sum", mul_sum, METH_VARARGS, mul_sum_doc},
     {"run", run, METH_VARARGS, run_doc},
     {NULL, NULL, 0, NULL},
 };

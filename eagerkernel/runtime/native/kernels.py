@@ -37,16 +37,17 @@ except ImportError:  # not built: every kernel declines and NumPy's runs
     _kernels = None
 
 __all__ = [
+    "PARALLEL_MIN",
     "adam",
     "available",
     "col2im",
-    "PARALLEL_MIN",
     "erf",
     "exp",
     "gelu",
     "gelu_grad",
     "get_num_threads",
     "max_pool_grad",
+    "mul_sum",
     "relu",
     "relu_grad",
     "set_num_threads",
@@ -415,6 +416,33 @@ def gelu_grad(g, x):
     as `erf`), so bit for bit the same formula run op by op. Takes, returns and raises what
     `sigmoid_grad` does (``x`` in place of ``y``; float32 only)."""
     return _run("gelu_grad", g, x)
+
+
+def mul_sum(a, b):
+    """``np.sum(a * b)`` without the product array, bit for bit, or None to decline.
+
+    One pass that multiplies and adds in NumPy's pairwise summation order (blocks of 128 in
+    8 accumulators, as NumPy's sum does over a contiguous array), so the value is the one
+    NumPy's multiply and sum give. `ek.function` compiles ``reduce_sum(a * b)`` to it.
+
+    Args:
+        a, b: C-contiguous float32 or float64 NumPy arrays of one shape and dtype.
+
+    Returns:
+        The sum, a NumPy scalar of that dtype; None for anything else, and where the pass
+        raised a floating-point flag that ``np.geterr()`` does not ignore (the caller's NumPy
+        multiply and sum then warn or raise as they would).
+    """
+    if not _applies(a, b):
+        return None
+    value, flags = _kernels.mul_sum(a, b)
+    if flags:
+        policy = np.geterr()
+        bits = (_kernels.OVERFLOW, _kernels.INVALID, _kernels.DIVBYZERO, _kernels.UNDERFLOW)
+        for bit, (kind, _, _) in zip(bits, _ERRORS):
+            if flags & bit and policy[kind] != "ignore":
+                return None
+    return a.dtype.type(value)
 
 
 def max_pool_grad(x, ans, g, ksize: tuple[int, int]):

@@ -37,6 +37,7 @@ __all__ = [
 
 # -- activations --------------------------------------------------------------------------------
 
+
 def _relu_fwd(xp, x):
     if xp is np and type(x) is np.ndarray and x.size >= kernels.PARALLEL_MIN:
         out = kernels.relu(x)  # NumPy's maximum loop, bit for bit, on the kernel threads

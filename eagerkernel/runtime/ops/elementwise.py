@@ -276,6 +276,7 @@ _sign = Primitive("Sign", lambda xp, x: xp.sign(x))
 sign = unary(_sign, "-1, 0 or 1 (follows `tf.math.sign`; zero gradient).")
 defvjp(_sign, lambda g, ans, x: g * 0)
 
+
 def _exp_fwd(xp, x):
     if xp is np and type(x) is np.ndarray and x.size >= kernels.PARALLEL_MIN:
         out = kernels.exp(x)  # NumPy's exp loop, bit for bit, on the kernel threads
@@ -323,6 +324,7 @@ defvjp(_cos, lambda g, ans, x: -g * sin(x))
 _tan = Primitive("Tan", lambda xp, x: xp.tan(x))
 tan = unary(_tan, "Tangent (follows `tf.math.tan`).", float_only=True)
 defvjp(_tan, lambda g, ans, x: g * (1 + ans * ans))
+
 
 def _tanh_fwd(xp, x):
     if xp is np and type(x) is np.ndarray and x.size >= kernels.PARALLEL_MIN:
