@@ -25,6 +25,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -693,41 +694,44 @@ static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo
 }
 
 /* The pool: up to EW_MAX_THREADS - 1 workers, started on first need, waiting on a condition
- * variable (no spinning: an idle pool costs nothing). A run posts a job, takes part 0 itself
- * and waits for the others; a second run while one is in flight (another Python thread) runs
- * alone on its own thread. After fork() the child has no workers: it starts new ones. */
+ * variable (no spinning: an idle pool costs nothing). A run posts a job and works on it
+ * itself; the job's range is dealt out in chunks of EW_CHUNK elements from an atomic counter,
+ * so a thread that runs late (a busy machine) takes fewer chunks instead of holding the others
+ * up. The run returns once its chunks are done and every worker that joined has left; a
+ * worker that wakes after that finds no job. A second run while one is in flight (another
+ * Python thread) runs alone on its own thread. After fork() the child has no workers: it
+ * starts new ones. */
+#define EW_CHUNK (16 * EW_BLOCK)
+
 typedef struct {
     const ew_program *p;
     char *const *in;
     char *out;
     npy_intp n;
-    int parts;
-    int flags;
+    atomic_llong next; /* the first element not yet dealt out */
+    int joined;        /* workers inside the job (under pool_mu) */
+    int flags;         /* the workers' floating-point flags, OR-ed (under pool_mu) */
 } ew_job;
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
-static int pool_workers;      /* started worker threads */
+static int pool_workers;       /* started worker threads */
 static unsigned long pool_gen; /* bumped for each job */
-static int pool_pending;      /* parts still running */
-static int pool_busy;         /* a run holds the pool */
-static ew_job *pool_job;
+static int pool_busy;          /* a run holds the pool */
+static ew_job *pool_job;       /* the job in flight, NULL once its chunks are all done */
+static int pool_wanted;        /* how many workers the job in flight may take */
 static unsigned long pool_first_gen[EW_MAX_THREADS]; /* pool_gen when worker k started */
 
-/* Part k of `parts` of [0, n): contiguous, in whole cache lines. */
-static void ew_part(npy_intp n, int parts, int k, npy_intp *lo, npy_intp *hi) {
-    npy_intp per = (n + parts - 1) / parts;
-    per = (per + 63) & ~(npy_intp)63;
-    *lo = k * per < n ? k * per : n;
-    *hi = *lo + per < n ? *lo + per : n;
-}
-
-static int ew_run_part(const ew_job *job, int k) {
-    npy_intp lo, hi;
-    ew_part(job->n, job->parts, k, &lo, &hi);
+/* Takes chunks of the job until none is left; returns the floating-point flags raised. */
+static int ew_work(ew_job *job) {
     feclearexcept(FE_ALL_EXCEPT);
-    ew_exec(job->p, job->in, job->out, lo, hi);
+    for (;;) {
+        npy_intp lo = (npy_intp)atomic_fetch_add(&job->next, EW_CHUNK);
+        if (lo >= job->n) break;
+        npy_intp hi = lo + EW_CHUNK < job->n ? lo + EW_CHUNK : job->n;
+        ew_exec(job->p, job->in, job->out, lo, hi);
+    }
     int raised = taken_flags();
     feclearexcept(FE_ALL_EXCEPT);
     return raised;
@@ -744,12 +748,13 @@ static void *pool_worker(void *arg) {
         while (pool_gen == seen) pthread_cond_wait(&pool_wake, &pool_mu);
         seen = pool_gen;
         ew_job *job = pool_job;
-        if (id >= job->parts) continue;
+        if (job == NULL || id >= pool_wanted) continue; /* finished already, or not wanted */
+        job->joined++;
         pthread_mutex_unlock(&pool_mu);
-        int raised = ew_run_part(job, id);
+        int raised = ew_work(job);
         pthread_mutex_lock(&pool_mu);
         job->flags |= raised;
-        if (--pool_pending == 0) pthread_cond_signal(&pool_done);
+        if (--job->joined == 0) pthread_cond_signal(&pool_done);
     }
     return NULL;
 }
@@ -759,25 +764,27 @@ static void pool_after_fork_child(void) {
     pthread_cond_init(&pool_wake, NULL);
     pthread_cond_init(&pool_done, NULL);
     pool_workers = 0;
-    pool_pending = 0;
     pool_busy = 0;
+    pool_job = NULL;
 }
 
-/* Runs the job on `threads` threads (this one included, fewer if workers cannot start or
- * the pool is busy); returns the flags raised. Called without the GIL. */
+/* Runs the job on up to `threads` threads (this one included; fewer if workers cannot start
+ * or the pool is busy); returns the flags raised. Called without the GIL. */
 static int ew_run(ew_job *job, int threads) {
     if (threads > EW_MAX_THREADS) threads = EW_MAX_THREADS;
+    atomic_init(&job->next, 0);
+    job->joined = 0;
+    job->flags = 0;
+    int pooled = 0;
     if (threads > 1) {
         pthread_mutex_lock(&pool_mu);
-        if (pool_busy) {
-            threads = 1;
-        } else {
+        if (!pool_busy) {
             while (pool_workers < threads - 1) {
                 pthread_t t;
                 pthread_attr_t attr;
                 pthread_attr_init(&attr);
                 pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-                /* registers (4 x 32 KB) and the ufunc loops' frames: 1 MB is ample */
+                /* registers (4 x 8 KB) and the ufunc loops' frames: 1 MB is ample */
                 pthread_attr_setstacksize(&attr, 1 << 20);
                 pool_first_gen[pool_workers + 1] = pool_gen;
                 int err = pthread_create(&t, &attr, pool_worker, (void *)(intptr_t)(pool_workers + 1));
@@ -785,29 +792,26 @@ static int ew_run(ew_job *job, int threads) {
                 if (err) break;
                 pool_workers++;
             }
-            if (threads > pool_workers + 1) threads = pool_workers + 1;
-        }
-        if (threads > 1) {
-            pool_busy = 1;
-            job->parts = threads;
-            job->flags = 0;
-            pool_job = job;
-            pool_pending = threads - 1;
-            pool_gen++;
-            pthread_cond_broadcast(&pool_wake);
+            if (pool_workers > 0) {
+                pooled = 1;
+                pool_busy = 1;
+                pool_job = job;
+                pool_wanted = threads; /* workers 1 .. threads - 1 */
+                pool_gen++;
+                pthread_cond_broadcast(&pool_wake);
+            }
         }
         pthread_mutex_unlock(&pool_mu);
     }
-    if (threads <= 1) {
-        job->parts = 1;
-        return ew_run_part(job, 0);
+    int raised = ew_work(job);
+    if (pooled) {
+        pthread_mutex_lock(&pool_mu);
+        pool_job = NULL; /* every chunk is dealt out: late workers stay out */
+        while (job->joined > 0) pthread_cond_wait(&pool_done, &pool_mu);
+        raised |= job->flags;
+        pool_busy = 0;
+        pthread_mutex_unlock(&pool_mu);
     }
-    int raised = ew_run_part(job, 0);
-    pthread_mutex_lock(&pool_mu);
-    while (pool_pending > 0) pthread_cond_wait(&pool_done, &pool_mu);
-    raised |= job->flags;
-    pool_busy = 0;
-    pthread_mutex_unlock(&pool_mu);
     return raised;
 }
 
@@ -844,7 +848,11 @@ static PyObject *run(PyObject *self, PyObject *args) {
     }
     char *in[EW_MAX_INPUTS];
     for (int k = 0; k < p->ninputs; k++) in[k] = views[k + 1].buf;
-    ew_job job = {p, in, views[0].buf, n, 1, 0};
+    ew_job job;
+    job.p = p;
+    job.in = in;
+    job.out = views[0].buf;
+    job.n = n;
     int raised;
     Py_BEGIN_ALLOW_THREADS
     raised = ew_run(&job, threads < 1 ? 1 : threads);
