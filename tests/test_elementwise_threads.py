@@ -110,6 +110,34 @@ def test_big_arrays_run_on_several_threads_and_small_ones_on_one(monkeypatch):
 
 
 @needs_c
+def test_the_ops_run_the_programs_on_big_arrays():
+    x = sample(np.float32, 3 * kernels.PARALLEL_MIN + 5)
+    t = ek.constant(x)
+    with np.errstate(all="ignore"):
+        same_bits(ek.tanh(t).numpy(), np.tanh(x))
+        same_bits(ek.nn.relu(t).numpy(), np.maximum(x, 0))
+        same_bits(ek.sigmoid(t).numpy(), np_sigmoid(x))
+        want = np.exp(x)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in exp"):
+        same_bits(ek.exp(t).numpy(), want)
+    assert kernels.tanh(1.0) is None  # not an array: NumPy's path
+
+
+@needs_c
+def test_runs_from_several_python_threads_at_once_are_each_right():
+    # One run holds the pool; another thread's run meanwhile computes on its own thread.
+    from concurrent.futures import ThreadPoolExecutor
+
+    arrays = [sample(np.float64, 2 * kernels.PARALLEL_MIN + k, seed=k) for k in range(8)]
+    with np.errstate(all="ignore"):
+        wants = [np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0) for x in arrays]
+        with ThreadPoolExecutor(4) as pool:
+            gots = list(pool.map(lambda x: kernels._run("softplus", x, threads=2), arrays))
+    for got, want in zip(gots, wants):
+        same_bits(got, want)
+
+
+@needs_c
 def test_the_kernels_decline_strided_broadcast_and_other_arrays():
     x = np.linspace(-5, 5, 4 * kernels.PARALLEL_MIN, dtype=np.float32).reshape(-1, 64)
     g = np.ones_like(x)

@@ -16,7 +16,9 @@ How a call runs:
    its traced value), dead ops dropped, and the rest compiled into straight-line Python over
    raw arrays (one local per value, deleted after its last use, so memory is freed as early as
    eagerly and optimizers can still update variables in place). No Tensor, dtype check or
-   dispatch per op.
+   dispatch per op. One pattern is fused there: ``reduce_sum(a * b)`` over every axis, whose
+   product nothing else reads, becomes one pass without the product array, added in NumPy's
+   pairwise order (`kernels.mul_sum`), so the value is still the eager one, bit for bit.
 4. Later calls replay the program. A guard recomputes its value; if it differs from the
    trace's, the replay is abandoned (a program that changed state before that guard puts it
    back: variables and the random generator) and the call runs eagerly once more while being

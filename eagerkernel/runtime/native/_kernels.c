@@ -1,4 +1,4 @@
-/* Fused kernels in C: the C side of eagerkernel/runtime/kernels.py.
+/* Fused kernels in C: the C side of eagerkernel/runtime/native/kernels.py.
  *
  * NumPy runs Adam's update as a dozen array passes with a scratch array in between, and a max
  * pool's gradient, ReLU's and conv2d's col2im as several; each kernel here is one loop that
@@ -303,10 +303,10 @@ static PyObject *col2im(PyObject *self, PyObject *args) {
     return PyLong_FromLong(raised);
 }
 
-/* Elementwise activation kernels (ops/elementwise.py, ops/activations.py). Transcendental
- * functions stay NumPy's (its SIMD exp, tanh, log1p, run in place between two of these
- * passes), so each result is the NumPy formula's, bit for bit; what these loops save is the
- * temporaries and passes of the arithmetic around them. Each takes n items of float32 or
+/* Elementwise passes of the activation kernels (ops/elementwise.py, ops/activations.py), the
+ * C steps of the programs below. Transcendental functions stay NumPy's (its SIMD exp, tanh,
+ * log1p loops, run as steps of the same program), so each result is the NumPy formula's, bit
+ * for bit; these passes are the arithmetic around them. Each takes n items of float32 or
  * float64 arrays, the output possibly one of the inputs (every loop reads element i before it
  * writes element i).                                                                        */
 #define EW_LOOP1(NAME, T, EXPR)                                                               \

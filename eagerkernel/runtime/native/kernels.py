@@ -1,25 +1,36 @@
-"""Fused kernels in C for the CPU: Adam's update, ReLU's gradient, a tiling max pool's
-gradient, conv2d's col2im, the elementwise passes of sigmoid, softplus and the sigmoid and
-tanh gradients, and erf and the exact GELU on float32 arrays.
+"""Fused kernels in C for the CPU: Adam's update, a tiling max pool's gradient, conv2d's
+col2im, ``sum(a * b)``, and elementwise programs: sigmoid, softplus, tanh, exp, ReLU, erf and
+the exact GELU, and the gradients of sigmoid, tanh, ReLU, softplus and GELU.
 
-NumPy computes Adam's update as twelve passes over memory (`keras/optimizers/adam.py`), and
-ReLU's and a max pool's gradients and col2im as several (`ops/nn.py`, `ops/conv.py`); the C
-extension ``eagerkernel.runtime.native._kernels`` (``_kernels.c``, built by ``pip install``)
-does each in one loop that reads and writes each element once, with the GIL released. The
-results are the NumPy kernels', bit for bit (the same operations in the same order). The
-extension is optional: where it was not built (no C compiler at install time), each function
-here declines (False or None) and the caller runs its NumPy kernel.
+NumPy computes Adam's update as twelve passes over memory (`keras/optimizers/adam.py`), and a
+max pool's gradient and col2im as several (`ops/nn.py`, `ops/conv.py`); the C extension
+``eagerkernel.runtime.native._kernels`` (``_kernels.c``, built by ``pip install``) does each in
+one loop that reads and writes each element once, with the GIL released. The results are the
+NumPy kernels', bit for bit (the same operations in the same order). The extension is
+optional: where it was not built (no C compiler at install time), each function here declines
+(False or None) and the caller runs its NumPy kernel.
 
-The activations (`sigmoid`, `softplus`) keep NumPy's own ``exp``/``log1p`` (its SIMD loops,
-called in place on the output) and do the arithmetic around them in C, so NumPy's formula
-``where(x >= 0, 1 / (1 + e), e / (1 + e))`` with ``e = exp(-|x|)`` costs three passes over
-memory and no temporary instead of about nine passes and five temporaries, with the same
-result bit for bit. ``benchmarks/elementwise.py`` measures them beside numexpr, the library
-made for fused elementwise expressions, on the same formulas.
+The elementwise ops run as *programs* (``_PROGRAMS``): a few steps, each either NumPy's own
+inner loop for the dtype (taken from the ufunc: ``np.exp``, ``np.log1p``, ``np.multiply``...,
+so the step computes exactly what that NumPy call would) or a C pass (``-|x|``, the stable
+sigmoid's select and division, erf). A program runs block by block (1024 elements, so the
+intermediates stay in the L1 cache: one pass over memory, no temporaries), and an array of at
+least `PARALLEL_MIN` elements is dealt out in chunks to a small pool of threads (the caller
+and up to ``n - 1`` workers, ``n`` from `set_num_threads`, which
+``ek.config.threading.set_intra_op_parallelism_threads`` sets; by default as many as the
+process may run on). Each result is the NumPy formula's, bit for bit, whatever the thread
+count: the elements do not depend on each other. Idle workers wait on a condition variable
+(they cost nothing between ops); a forked child starts its own.
+
+``benchmarks/elementwise.py`` measures them beside numexpr, the library made for fused
+elementwise expressions, on the same formulas: numexpr's own transcendental functions (no
+Intel VML here) were 5-30x slower than NumPy's SIMD loops, and its results are not NumPy's bit
+for bit; hence NumPy's loops, driven from C.
 
 Floating-point errors follow NumPy's error state (`numpy.errstate`), as the NumPy kernels'
-do: the C loop reports which IEEE flags it raised, and the wrapper ignores them, warns with a
-RuntimeWarning, or raises FloatingPointError as ``np.geterr()`` says.
+do: the C loop reports which IEEE flags it raised (each thread its own, OR-ed), and the
+wrapper ignores them, warns with a RuntimeWarning, or raises FloatingPointError as
+``np.geterr()`` says.
 """
 
 from __future__ import annotations
@@ -338,18 +349,18 @@ def tanh(x):
     """``np.tanh(x)`` bit for bit (NumPy's loop), on the kernel threads, for arrays of at
     least `PARALLEL_MIN` elements; None (the caller runs ``np.tanh``) below that or where
     `sigmoid` declines."""
-    return _run("tanh", x) if x.size >= PARALLEL_MIN else None
+    return _run("tanh", x) if getattr(x, "size", 0) >= PARALLEL_MIN else None
 
 
 def exp(x):
     """``np.exp(x)`` bit for bit on the kernel threads, as `tanh` does."""
-    return _run("exp", x) if x.size >= PARALLEL_MIN else None
+    return _run("exp", x) if getattr(x, "size", 0) >= PARALLEL_MIN else None
 
 
 def relu(x):
     """``np.maximum(x, 0)`` bit for bit (NaN stays NaN) on the kernel threads, as `tanh`
     does."""
-    return _run("relu", x) if x.size >= PARALLEL_MIN else None
+    return _run("relu", x) if getattr(x, "size", 0) >= PARALLEL_MIN else None
 
 
 def erf(x):
