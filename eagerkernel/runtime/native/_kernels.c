@@ -34,6 +34,15 @@ static PyObject *ufunc_type;
 
 enum { OVERFLOW = 1, INVALID = 2, DIVBYZERO = 4, UNDERFLOW = 8 };
 
+/* The elementwise loops are built for AVX-512 and AVX2 beside the baseline, the best picked
+ * at load time (GCC's function multiversioning). Each lane does the scalar code's operations
+ * (no contraction: -ffp-contract=off), so every clone gives the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SIMD_CLONES
+#endif
+
 static int taken_flags(void) {
     int raised = fetestexcept(FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UNDERFLOW);
     return ((raised & FE_OVERFLOW) ? OVERFLOW : 0) | ((raised & FE_INVALID) ? INVALID : 0) |
@@ -159,7 +168,7 @@ static PyObject *adam(PyObject *self, PyObject *args) {
 
 /* ReluGrad (nn.py): out = g * (x > 0), the mask as 0.0 or 1.0.                          */
 #define RELU_GRAD_LOOP(T)                                                                     \
-    static void relu_grad_##T(const T *restrict g, const T *restrict x, T *restrict out,      \
+    SIMD_CLONES static void relu_grad_##T(const T *restrict g, const T *restrict x, T *restrict out,      \
                               Py_ssize_t n) {                                                  \
         for (Py_ssize_t i = 0; i < n; i++) {                                                 \
             const T mask = x[i] > (T)0 ? (T)1 : (T)0; /* a select: vectorized, no branch */  \
@@ -310,14 +319,14 @@ static PyObject *col2im(PyObject *self, PyObject *args) {
  * float64 arrays, the output possibly one of the inputs (every loop reads element i before it
  * writes element i).                                                                        */
 #define EW_LOOP1(NAME, T, EXPR)                                                               \
-    static void NAME##_##T(const T *a, T *out, Py_ssize_t n) {                               \
+    SIMD_CLONES static void NAME##_##T(const T *a, T *out, Py_ssize_t n) {                               \
         for (Py_ssize_t i = 0; i < n; i++) {                                                 \
             const T x = a[i];                                                                \
             out[i] = (EXPR);                                                                 \
         }                                                                                    \
     }
 #define EW_LOOP2(NAME, T, EXPR)                                                               \
-    static void NAME##_##T(const T *a, const T *b, T *out, Py_ssize_t n) {                   \
+    SIMD_CLONES static void NAME##_##T(const T *a, const T *b, T *out, Py_ssize_t n) {                   \
         for (Py_ssize_t i = 0; i < n; i++) {                                                 \
             const T x = a[i], y = b[i];                                                      \
             out[i] = (EXPR);                                                                 \
@@ -420,7 +429,7 @@ ERF_LOOP_ATTR static void gelu32_float(const float *restrict a, float *restrict 
  * starts, so the result is np.sum(a * b)'s bit for bit: each product is the one NumPy's
  * multiply would store, each addition NumPy's.                                            */
 #define MUL_PAIRWISE(T)                                                                       \
-    static T mul_pairwise_##T(const T *a, const T *b, Py_ssize_t n) {                        \
+    SIMD_CLONES static T mul_pairwise_##T(const T *a, const T *b, Py_ssize_t n) {                        \
         if (n < 8) {                                                                         \
             T res = -0.0;                                                                    \
             for (Py_ssize_t i = 0; i < n; i++) res += a[i] * b[i];                           \
