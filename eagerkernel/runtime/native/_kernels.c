@@ -23,11 +23,17 @@
 
 #include <fenv.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The kernel threads need POSIX threads and C11 atomics; elsewhere (MSVC) every program runs
+ * on the calling thread. */
+#if !defined(_WIN32) && !defined(__STDC_NO_ATOMICS__)
+#define EW_THREADS 1
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdint.h>
-#include <string.h>
+#endif
 
 /* numpy.ufunc, for program()'s type check (the module imports NumPy to find it). */
 static PyObject *ufunc_type;
@@ -675,7 +681,7 @@ fail:
 /* Runs the program over elements [lo, hi), block by block. */
 static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo, npy_intp hi) {
     static const npy_intp zero = 0;
-    double regs[EW_REGS][EW_BLOCK] __attribute__((aligned(64)));
+    double regs[EW_REGS][EW_BLOCK];
     const npy_intp isz = p->itemsize;
     for (npy_intp start = lo; start < hi; start += EW_BLOCK) {
         npy_intp len = hi - start < EW_BLOCK ? hi - start : EW_BLOCK;
@@ -717,11 +723,24 @@ typedef struct {
     char *const *in;
     char *out;
     npy_intp n;
+#ifdef EW_THREADS
     atomic_llong next; /* the first element not yet dealt out */
+#else
+    long long next;
+#endif
     int joined;        /* workers inside the job (under pool_mu) */
     int flags;         /* the workers' floating-point flags, OR-ed (under pool_mu) */
 } ew_job;
 
+#ifdef EW_THREADS
+#define EW_TAKE(job) ((npy_intp)atomic_fetch_add(&(job)->next, EW_CHUNK))
+#define EW_START(job) atomic_init(&(job)->next, 0)
+#else
+#define EW_TAKE(job) ((npy_intp)(((job)->next += EW_CHUNK) - EW_CHUNK))
+#define EW_START(job) ((job)->next = 0)
+#endif
+
+#ifdef EW_THREADS
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
@@ -731,12 +750,13 @@ static int pool_busy;          /* a run holds the pool */
 static ew_job *pool_job;       /* the job in flight, NULL once its chunks are all done */
 static int pool_wanted;        /* how many workers the job in flight may take */
 static unsigned long pool_first_gen[EW_MAX_THREADS]; /* pool_gen when worker k started */
+#endif
 
 /* Takes chunks of the job until none is left; returns the floating-point flags raised. */
 static int ew_work(ew_job *job) {
     feclearexcept(FE_ALL_EXCEPT);
     for (;;) {
-        npy_intp lo = (npy_intp)atomic_fetch_add(&job->next, EW_CHUNK);
+        npy_intp lo = EW_TAKE(job);
         if (lo >= job->n) break;
         npy_intp hi = lo + EW_CHUNK < job->n ? lo + EW_CHUNK : job->n;
         ew_exec(job->p, job->in, job->out, lo, hi);
@@ -746,6 +766,7 @@ static int ew_work(ew_job *job) {
     return raised;
 }
 
+#ifdef EW_THREADS
 static void *pool_worker(void *arg) {
     const int id = (int)(intptr_t)arg;
     sigset_t all;
@@ -779,12 +800,15 @@ static void pool_after_fork_child(void) {
 
 /* Runs the job on up to `threads` threads (this one included; fewer if workers cannot start
  * or the pool is busy); returns the flags raised. Called without the GIL. */
+#endif
+
 static int ew_run(ew_job *job, int threads) {
     if (threads > EW_MAX_THREADS) threads = EW_MAX_THREADS;
-    atomic_init(&job->next, 0);
+    EW_START(job);
     job->joined = 0;
     job->flags = 0;
     int pooled = 0;
+#ifdef EW_THREADS
     if (threads > 1) {
         pthread_mutex_lock(&pool_mu);
         if (!pool_busy) {
@@ -812,7 +836,9 @@ static int ew_run(ew_job *job, int threads) {
         }
         pthread_mutex_unlock(&pool_mu);
     }
+#endif
     int raised = ew_work(job);
+#ifdef EW_THREADS
     if (pooled) {
         pthread_mutex_lock(&pool_mu);
         pool_job = NULL; /* every chunk is dealt out: late workers stay out */
@@ -821,6 +847,8 @@ static int ew_run(ew_job *job, int threads) {
         pool_busy = 0;
         pthread_mutex_unlock(&pool_mu);
     }
+#endif
+    (void)pooled;
     return raised;
 }
 
@@ -899,7 +927,9 @@ PyMODINIT_FUNC PyInit__kernels(void) {
         Py_DECREF(m);
         return NULL;
     }
+#ifdef EW_THREADS
     pthread_atfork(NULL, NULL, pool_after_fork_child);
+#endif
     if (PyModule_AddIntConstant(m, "OVERFLOW", OVERFLOW) < 0 ||
         PyModule_AddIntConstant(m, "INVALID", INVALID) < 0 ||
         PyModule_AddIntConstant(m, "DIVBYZERO", DIVBYZERO) < 0 ||

@@ -303,13 +303,16 @@ def _report(op: str, mask: int = ~0):
     return lambda flags: _fp_errors(flags & mask, op) if flags & mask else None
 
 
+_NOT_INVALID = ~2  # every flag but "invalid" (``_kernels.INVALID``): a NaN compared
+
+
 # What each program reports of the IEEE flags it raised, as its NumPy formula would:
 # comparisons with NaN raise "invalid", which NumPy's comparisons, where and maximum do not
 # report; sigmoid's exp never overflows (its argument is <= 0) and its underflows are NumPy's
 # default-ignored kind, as they would be from np.exp; erf and gelu cannot overflow.
 _FLAG_POLICY = {
     "sigmoid": _ignore,
-    "softplus": None,  # set below: everything but "invalid", as "add"
+    "softplus": _report("add", _NOT_INVALID),
     "tanh": _report("tanh"),
     "exp": _report("exp"),
     "relu": _ignore,
@@ -318,7 +321,8 @@ _FLAG_POLICY = {
     "sigmoid_grad": _report("multiply"),
     "tanh_grad": _report("multiply"),
     "relu_grad": _report("multiply"),
-    "softplus_grad": None,  # set below
+    # (0 * inf is then not reported either: its "invalid" cannot be told from a NaN's)
+    "softplus_grad": _report("multiply", _NOT_INVALID),
     "gelu_grad": _report("multiply"),
 }
 
@@ -564,8 +568,3 @@ def _fp_errors(flags: int, op: str) -> None:
             print(f"Warning: {message}", file=sys.stderr)
         else:  # "warn", NumPy's default
             warnings.warn(message, RuntimeWarning, stacklevel=4)
-
-
-_NOT_INVALID = ~2  # every flag but "invalid" (``_kernels.INVALID``): a NaN compared
-_FLAG_POLICY["softplus"] = _report("add", _NOT_INVALID)
-_FLAG_POLICY["softplus_grad"] = _report("multiply", _NOT_INVALID)
