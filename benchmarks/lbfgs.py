@@ -258,7 +258,7 @@ def main() -> int:
         "--function-dot",
         action="store_true",
         help="wrap the eagerkernel side's dot in tf.function (its trace compiles "
-        "reduce_sum(a * b) to one dot product)",
+        "reduce_sum(a * b) to one pass without the product array)",
     )
     args = parser.parse_args()
     FUNCTION_DOT[0] = args.function_dot
