@@ -1,7 +1,8 @@
 """The one part of the build pyproject.toml cannot declare: the optional C extensions.
 
-- ``eagerkernel.runtime.native._kernels`` (``_kernels.c``): fused optimizer and gradient kernels;
-  without it the NumPy kernels run.
+- ``eagerkernel.runtime.native._kernels`` (``_kernels.c``): fused optimizer and gradient kernels
+  and the elementwise programs (NumPy's ufunc inner loops run block by block on kernel
+  threads; built against NumPy's headers); without it the NumPy kernels run.
 - ``eagerkernel.runtime.native._tape`` (``_tape.c``): a tape's ``record`` in C; without it the
   Python methods of ``core/tape.py`` run.
 - ``eagerkernel.runtime.native._dispatch`` (``_dispatch.c``): dispatch's observed path for the
@@ -19,6 +20,13 @@ import sys
 
 from setuptools import Extension, setup
 
+try:  # _kernels.c reads NumPy's ufunc objects: NumPy's headers (pyproject's build requires)
+    import numpy
+
+    numpy_include = [numpy.get_include()]
+except ImportError:  # then _kernels fails to build and, being optional, is left out
+    numpy_include = []
+
 flags = (
     []
     if sys.platform == "win32"
@@ -30,6 +38,7 @@ setup(
             f"eagerkernel.runtime.native.{name}",
             [f"eagerkernel/runtime/native/{name}.c"],
             extra_compile_args=flags,
+            include_dirs=numpy_include if name == "_kernels" else [],
             optional=True,
         )
         for name in ("_kernels", "_tape", "_dispatch")

@@ -18,8 +18,8 @@ Columns:
 
 A last line gives the machine's copy bandwidth, measured in the same run: a STREAM-style
 ``np.copyto`` of the array (read 31 MB, write 31 MB). The cells take turns, call by call in
-each round, so the machine's changing load touches every column alike; each cell is the
-median (and the best) of the rounds, in ms.
+each round (the columns' order rotating from round to round), so the machine's changing load
+touches every column alike; each cell is the median (and the best) of the rounds, in ms.
 
 Usage::
 
@@ -185,9 +185,12 @@ def main() -> int:
     copy = lambda: np.copyto(out, x)
     times: dict = {(n, c): [] for n in names for c in COLUMNS}
     copies: list = []
-    for _ in range(rounds + 1):  # the first round warms up and is dropped
+    for r in range(rounds + 1):  # the first round warms up and is dropped
+        # the columns' order rotates from round to round, so that no framework always runs
+        # right after the same one (PyTorch's OpenMP workers spin on after its call)
+        order = COLUMNS[r % len(COLUMNS) :] + COLUMNS[: r % len(COLUMNS)]
         for name in names:
-            for col in COLUMNS:
+            for col in order:
                 f = cells[name][col]
                 if f is None:
                     continue

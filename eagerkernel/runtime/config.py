@@ -26,6 +26,7 @@ __all__ = [
     "run_functions_eagerly",
     "set_default_device",
     "set_soft_device_placement",
+    "threading",
 ]
 
 
@@ -91,4 +92,44 @@ experimental = types.SimpleNamespace(
     free_gpu_memory=free_gpu_memory,
     list_physical_devices=list_physical_devices,
     set_virtual_gpus=set_virtual_gpus,
+)
+
+
+def get_intra_op_parallelism_threads() -> int:
+    """How many threads one op may use; 0 means the system picks (follows
+    `tf.config.threading.get_intra_op_parallelism_threads`)."""
+    from .native import kernels
+
+    return kernels.get_num_threads()
+
+
+def set_intra_op_parallelism_threads(num_threads: int) -> None:
+    """Sets how many threads one op may use (follows
+    `tf.config.threading.set_intra_op_parallelism_threads`); 0 lets the system pick: as many
+    as the process may run on. Takes effect at once, also after ops have run (TensorFlow
+    raises RuntimeError then; here nothing needs it).
+
+    It governs eagerkernel's own multi-threaded kernels: the elementwise activations and their
+    gradients on arrays of at least ``kernels.PARALLEL_MIN`` elements
+    (`runtime/native/kernels.py`). Matrix products run in NumPy's BLAS, whose threads this
+    does not change (``OMP_NUM_THREADS`` or threadpoolctl set those).
+
+    Raises:
+        TypeError: ``num_threads`` is not an int.
+        ValueError: ``num_threads`` is negative or above 64.
+    """
+    from .native import kernels
+
+    try:
+        kernels.set_num_threads(num_threads)
+    except (TypeError, ValueError) as e:
+        raise type(e)(
+            str(e).replace("set_num_threads: n", "set_intra_op_parallelism_threads: num_threads")
+        ) from None
+
+
+# `ek.config.threading` (as `tf.config.threading`): the op thread pool's size.
+threading = types.SimpleNamespace(
+    get_intra_op_parallelism_threads=get_intra_op_parallelism_threads,
+    set_intra_op_parallelism_threads=set_intra_op_parallelism_threads,
 )

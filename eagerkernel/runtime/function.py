@@ -16,7 +16,9 @@ How a call runs:
    its traced value), dead ops dropped, and the rest compiled into straight-line Python over
    raw arrays (one local per value, deleted after its last use, so memory is freed as early as
    eagerly and optimizers can still update variables in place). No Tensor, dtype check or
-   dispatch per op.
+   dispatch per op. One pattern is fused there: ``reduce_sum(a * b)`` over every axis, whose
+   product nothing else reads, becomes one pass without the product array, added in NumPy's
+   pairwise order (`kernels.mul_sum`), so the value is still the eager one, bit for bit.
 4. Later calls replay the program. A guard recomputes its value; if it differs from the
    trace's, the replay is abandoned (a program that changed state before that guard puts it
    back: variables and the random generator) and the call runs eagerly once more while being
@@ -585,6 +587,10 @@ def _map_args(template, sub):
 
 def _uses(ins) -> list:
     kind = ins[0]
+    if kind == "dot":
+        return list(ins[1])
+    if kind == "skip":
+        return []
     if kind == "op":
         used = list(ins[2])
         if ins[3]:
@@ -624,11 +630,78 @@ def _live(instrs: list, outputs: list) -> list:
     return keep
 
 
+# Dot products: ``reduce_sum(a * b)`` over every axis, where the product feeds nothing else,
+# compiles to one pass that multiplies and adds without the product array
+# (`kernels.mul_sum`), in NumPy's pairwise order: the value is the eager one bit for bit.
+# Eagerly the product has been computed before reduce_sum is called, so a trace is where the
+# pattern can be seen whole. Arrays the kernel declines (strided, no C extension) take the
+# multiply and the sum.
+_DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _dot(a, b, axis):
+    """``reduce_sum(a * b, axis)`` for two arrays of one shape, ``axis`` every axis or None."""
+    from .native import kernels
+    from .ops.reduction import _sum_fwd
+
+    out = kernels.mul_sum(a, b)
+    return _sum_fwd(np, a * b, axis, False) if out is None else out
+
+
+def _dot_fusions(program: Program) -> dict:
+    """``{position of a Mul: position of the Sum}`` for each fusable ``reduce_sum(a * b)``."""
+    from .ops.elementwise import _mul
+    from .ops.reduction import _sum
+
+    ops = program.ops
+    users: dict = {}
+    for i, ins in enumerate(ops):
+        for r in _uses(ins):
+            if type(r) is int:
+                users.setdefault(r, []).append(i)
+    outputs = {r for r in program.outputs if type(r) is int}
+    fused = {}
+    for i, ins in enumerate(ops):
+        if ins[0] != "op" or ins[1] is not _mul or type(ins[4]) is not int:
+            continue
+        refs, product = ins[2], ins[4]
+        at = users.get(product, ())
+        if product in outputs or len(at) != 1 or _device_of(program, refs).xp is not np:
+            continue
+        j = at[0]
+        if ops[j][0] != "op":  # read by a guard or a stateful call
+            continue
+        _, prim, _refs, params, _outs, _saved = ops[j]
+        shape = program._shapes[product]
+        if (
+            prim is not _sum
+            or params["keepdims"]
+            or params["axis"] not in (None, tuple(range(len(shape))))
+            or program._dtypes[product] is None
+            or np.dtype(program._dtypes[product].as_numpy_dtype) not in _DOT_DTYPES
+            or any(_shape_of(program, r) != shape for r in refs)
+            # a stateful call in between could update an operand in place: multiply first
+            or any(op[0] == "call" for op in ops[i + 1 : j])
+        ):
+            continue
+        fused[i] = j
+    return fused
+
+
+def _shape_of(program: Program, r) -> tuple:
+    if type(r) is int:
+        return program._shapes[r]
+    return tuple(getattr(program.consts[r[1]][0], "shape", ()))
+
+
 def _compile(program: Program):
     """The program as the source and function of straight-line Python."""
-    namespace: dict = {"_Miss": _Miss}
+    namespace: dict = {"_Miss": _Miss, "DOT": _dot}
     lines = []
-    ops = program.ops
+    ops = list(program.ops)
+    for i, j in _dot_fusions(program).items():  # the Sum reads the Mul's operands
+        ops[j] = ("dot", ops[i][2], ops[j][4], ops[j][3]["axis"])
+        ops[i] = ("skip",)
     # Last use of each slot, to `del` it there (frees memory, keeps in-place updates possible).
     last: dict = {}
     for i, ins in enumerate(ops):
@@ -647,7 +720,14 @@ def _compile(program: Program):
 
     for i, ins in enumerate(ops):
         kind = ins[0]
-        if kind == "op":
+        if kind == "skip":
+            continue
+        if kind == "dot":
+            _, refs, out, axis = ins
+            lhs = f"s{out}" if out in last or out in outputs else "_"
+            lines.append(f"{lhs} = DOT({', '.join(name(r) for r in refs)}, {axis!r})")
+            op_slots.add(out)
+        elif kind == "op":
             _, prim, refs, params, outs, saved = ins
             args = [name(r) for r in refs]
             static = {k: v for k, v in (params or {}).items() if not isinstance(v, _Param)}

@@ -1,4 +1,4 @@
-/* Fused kernels in C: the C side of eagerkernel/runtime/kernels.py.
+/* Fused kernels in C: the C side of eagerkernel/runtime/native/kernels.py.
  *
  * NumPy runs Adam's update as a dozen array passes with a scratch array in between, and a max
  * pool's gradient, ReLU's and conv2d's col2im as several; each kernel here is one loop that
@@ -17,11 +17,37 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/ndarraytypes.h>
+#include <numpy/ufuncobject.h>
+
 #include <fenv.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
+/* The kernel threads need POSIX threads and C11 atomics; elsewhere (MSVC) every program runs
+ * on the calling thread. */
+#if !defined(_WIN32) && !defined(__STDC_NO_ATOMICS__)
+#define EW_THREADS 1
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#endif
+
+/* numpy.ufunc, for program()'s type check (the module imports NumPy to find it). */
+static PyObject *ufunc_type;
+
 enum { OVERFLOW = 1, INVALID = 2, DIVBYZERO = 4, UNDERFLOW = 8 };
+
+/* The elementwise loops are built for AVX-512 and AVX2 beside the baseline, the best picked
+ * at load time (GCC's function multiversioning). Each lane does the scalar code's operations
+ * (no contraction: -ffp-contract=off), so every clone gives the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SIMD_CLONES
+#endif
 
 static int taken_flags(void) {
     int raised = fetestexcept(FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UNDERFLOW);
@@ -148,7 +174,7 @@ static PyObject *adam(PyObject *self, PyObject *args) {
 
 /* ReluGrad (nn.py): out = g * (x > 0), the mask as 0.0 or 1.0.                          */
 #define RELU_GRAD_LOOP(T)                                                                     \
-    static void relu_grad_##T(const T *restrict g, const T *restrict x, T *restrict out,      \
+    SIMD_CLONES static void relu_grad_##T(const T *restrict g, const T *restrict x, T *restrict out,      \
                               Py_ssize_t n) {                                                  \
         for (Py_ssize_t i = 0; i < n; i++) {                                                 \
             const T mask = x[i] > (T)0 ? (T)1 : (T)0; /* a select: vectorized, no branch */  \
@@ -158,27 +184,6 @@ static PyObject *adam(PyObject *self, PyObject *args) {
 
 RELU_GRAD_LOOP(float)
 RELU_GRAD_LOOP(double)
-
-PyDoc_STRVAR(relu_grad_doc,
-             "relu_grad(g, x, out) -> int\n\n"
-             "out = g * (x > 0), arrays of one size and dtype (see kernels.relu_grad).\n"
-             "Returns the floating-point error flags raised.");
-
-static PyObject *relu_grad(PyObject *self, PyObject *args) {
-    PyObject *objs[3];
-    if (!PyArg_ParseTuple(args, "OOO:relu_grad", &objs[0], &objs[1], &objs[2])) return NULL;
-    static const char *names[3] = {"g", "x", "out"};
-    static const Py_ssize_t items[3] = {-1, -1, -1};
-    Py_buffer views[3];
-    char format;
-    if (get_arrays(objs, views, 3, 2, "relu_grad", names, items, &format) < 0) return NULL;
-    Py_ssize_t n = views[0].len / views[0].itemsize;
-    int raised;
-    RUN_KERNEL(raised, format, relu_grad_float(views[0].buf, views[1].buf, views[2].buf, n),
-               relu_grad_double(views[0].buf, views[1].buf, views[2].buf, n));
-    release(views, 3);
-    return PyLong_FromLong(raised);
-}
 
 /* MaxPoolGrad of a pool whose windows tile the input (stride = window, no padding; conv.py):
  * x and out are (N, H, W, C), ans and g (N, H / KH, W / KW, C). Each window's cotangent goes
@@ -313,21 +318,21 @@ static PyObject *col2im(PyObject *self, PyObject *args) {
     return PyLong_FromLong(raised);
 }
 
-/* Elementwise activation kernels (ops/elementwise.py, ops/activations.py). Transcendental
- * functions stay NumPy's (its SIMD exp, tanh, log1p, run in place between two of these
- * passes), so each result is the NumPy formula's, bit for bit; what these loops save is the
- * temporaries and passes of the arithmetic around them. Each takes n items of float32 or
+/* Elementwise passes of the activation kernels (ops/elementwise.py, ops/activations.py), the
+ * C steps of the programs below. Transcendental functions stay NumPy's (its SIMD exp, tanh,
+ * log1p loops, run as steps of the same program), so each result is the NumPy formula's, bit
+ * for bit; these passes are the arithmetic around them. Each takes n items of float32 or
  * float64 arrays, the output possibly one of the inputs (every loop reads element i before it
  * writes element i).                                                                        */
 #define EW_LOOP1(NAME, T, EXPR)                                                               \
-    static void NAME##_##T(const T *a, T *out, Py_ssize_t n) {                               \
+    SIMD_CLONES static void NAME##_##T(const T *a, T *out, Py_ssize_t n) {                               \
         for (Py_ssize_t i = 0; i < n; i++) {                                                 \
             const T x = a[i];                                                                \
             out[i] = (EXPR);                                                                 \
         }                                                                                    \
     }
 #define EW_LOOP2(NAME, T, EXPR)                                                               \
-    static void NAME##_##T(const T *a, const T *b, T *out, Py_ssize_t n) {                   \
+    SIMD_CLONES static void NAME##_##T(const T *a, const T *b, T *out, Py_ssize_t n) {                   \
         for (Py_ssize_t i = 0; i < n; i++) {                                                 \
             const T x = a[i], y = b[i];                                                      \
             out[i] = (EXPR);                                                                 \
@@ -387,7 +392,7 @@ static const double ERF_POLY[20] = {
 };
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define ERF_LOOP_ATTR __attribute__((target_clones("avx2", "default")))
+#define ERF_LOOP_ATTR __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=fast")))
 #else
 #define ERF_LOOP_ATTR
 #endif
@@ -424,71 +429,482 @@ ERF_LOOP_ATTR static void gelu32_float(const float *restrict a, float *restrict 
     }
 }
 
-PyDoc_STRVAR(elementwise_doc,
-             "elementwise(kind, a, b, out) -> int\n\n"
-             "One elementwise pass (see kernels.py): kind 0 neg_abs(a) (b ignored), 1\n"
-             "sigmoid_finish(a, b), 2 softplus_finish(a, b), 3 sigmoid_grad(a, b), 4\n"
-             "tanh_grad(a, b), 5 erf(a) (float32 only), 6 gelu(a) (float32 only).\n"
+/* sum(a * b) without the product array, added in NumPy's pairwise order (its
+ * loops_utils.h: blocks of at most 128 items summed in 8 accumulators, halves split at
+ * multiples of 8, -0.0 as the start of short runs) and added to +0 as NumPy's reduction
+ * starts, so the result is np.sum(a * b)'s bit for bit: each product is the one NumPy's
+ * multiply would store, each addition NumPy's.                                            */
+#define MUL_PAIRWISE(T)                                                                       \
+    SIMD_CLONES static T mul_pairwise_##T(const T *a, const T *b, Py_ssize_t n) {                        \
+        if (n < 8) {                                                                         \
+            T res = -0.0;                                                                    \
+            for (Py_ssize_t i = 0; i < n; i++) res += a[i] * b[i];                           \
+            return res;                                                                      \
+        }                                                                                    \
+        if (n <= 128) {                                                                      \
+            T r[8];                                                                          \
+            Py_ssize_t i;                                                                    \
+            for (int j = 0; j < 8; j++) r[j] = a[j] * b[j];                                  \
+            for (i = 8; i < n - (n % 8); i += 8)                                             \
+                for (int j = 0; j < 8; j++) r[j] += a[i + j] * b[i + j];                     \
+            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));      \
+            for (; i < n; i++) res += a[i] * b[i];                                           \
+            return res;                                                                      \
+        }                                                                                    \
+        Py_ssize_t n2 = n / 2;                                                               \
+        n2 -= n2 % 8;                                                                        \
+        return mul_pairwise_##T(a, b, n2) + mul_pairwise_##T(a + n2, b + n2, n - n2);        \
+    }
+
+MUL_PAIRWISE(float)
+MUL_PAIRWISE(double)
+
+PyDoc_STRVAR(mul_sum_doc,
+             "mul_sum(a, b) -> (float, int)\n\n"
+             "sum(a * b) of two C-contiguous arrays of one size and dtype (float32 or float64),\n"
+             "in NumPy's pairwise order (see kernels.mul_sum), and the floating-point flags\n"
+             "raised.");
+
+static PyObject *mul_sum(PyObject *self, PyObject *args) {
+    PyObject *objs[2];
+    if (!PyArg_ParseTuple(args, "OO:mul_sum", &objs[0], &objs[1])) return NULL;
+    static const char *names[2] = {"a", "b"};
+    static const Py_ssize_t items[2] = {-1, -1};
+    Py_buffer views[2];
+    char format;
+    if (get_arrays(objs, views, 2, 2, "mul_sum", names, items, &format) < 0) return NULL;
+    Py_ssize_t n = views[0].len / views[0].itemsize;
+    double res = 0.0;
+    int raised;
+    RUN_KERNEL(raised, format, res = mul_pairwise_float(views[0].buf, views[1].buf, n),
+               res = mul_pairwise_double(views[0].buf, views[1].buf, n));
+    release(views, 2);
+    res = 0.0 + res; /* NumPy's reduction starts from its identity, +0 (so -0 sums to +0) */
+    return Py_BuildValue("di", res, raised);
+}
+
+/* ---- Fused, blocked and threaded elementwise programs -------------------------------------
+ *
+ * A program is a short list of steps over one flat range of n elements: each step is a
+ * one-dimensional ufunc inner loop, either NumPy's own (the loop np.exp, np.multiply, ...
+ * runs for that dtype, taken from the ufunc object, so each step computes exactly what the
+ * NumPy call would, bit for bit) or one of the C passes above. Steps read and write the
+ * program's inputs, its output, scalar constants (stride 0, as NumPy broadcasts a scalar) and
+ * a few scratch registers of EW_BLOCK elements. The range runs block by block, every step on
+ * one block before the next block, so the intermediates stay in cache and memory is read and
+ * written once; big ranges are split into contiguous parts run by a small pool of threads
+ * (each element's result does not depend on which thread or block computed it). Each thread
+ * collects its own floating-point flags (the FPU state is per thread); the run returns them
+ * all, OR-ed.                                                                               */
+#define EW_BLOCK 1024
+#define EW_REGS 4
+#define EW_MAX_STEPS 16
+#define EW_MAX_CONSTS 8
+#define EW_MAX_INPUTS 4
+#define EW_MAX_THREADS 64
+/* Operand references: registers 0..3, inputs 16 + k, constants 32 + k, the output 48. */
+enum { EW_IN = 16, EW_CONST = 32, EW_OUT = 48 };
+
+typedef void (*ew_loop)(char **args, const npy_intp *dims, const npy_intp *steps, void *data);
+
+typedef struct {
+    ew_loop fn;
+    void *data;
+    int nargs;
+    int refs[3];
+} ew_step;
+
+typedef struct {
+    int nsteps, ninputs, nconsts;
+    char format; /* 'f' or 'd' */
+    npy_intp itemsize;
+    ew_step steps[EW_MAX_STEPS];
+    float cf[EW_MAX_CONSTS];
+    double cd[EW_MAX_CONSTS];
+} ew_program;
+
+/* The C passes with the ufunc loop signature (contiguous operands: the program only gives
+ * them registers, inputs and the output). */
+#define EW_UFUNC1(NAME, T)                                                                    \
+    static void u_##NAME##_##T(char **args, const npy_intp *dims, const npy_intp *steps,      \
+                               void *data) {                                                  \
+        NAME##_##T((const T *)args[0], (T *)args[1], dims[0]);                               \
+    }
+#define EW_UFUNC2(NAME, T)                                                                    \
+    static void u_##NAME##_##T(char **args, const npy_intp *dims, const npy_intp *steps,      \
+                               void *data) {                                                  \
+        NAME##_##T((const T *)args[0], (const T *)args[1], (T *)args[2], dims[0]);          \
+    }
+EW_UFUNC1(neg_abs, float)
+EW_UFUNC1(neg_abs, double)
+EW_UFUNC2(sigmoid_finish, float)
+EW_UFUNC2(sigmoid_finish, double)
+EW_UFUNC2(softplus_finish, float)
+EW_UFUNC2(softplus_finish, double)
+EW_UFUNC2(sigmoid_grad, float)
+EW_UFUNC2(sigmoid_grad, double)
+EW_UFUNC2(tanh_grad, float)
+EW_UFUNC2(tanh_grad, double)
+EW_UFUNC2(relu_grad, float)
+EW_UFUNC2(relu_grad, double)
+EW_UFUNC1(erf32, float)
+EW_UFUNC1(gelu32, float)
+
+/* The C passes by kind (kernels.py's numbering): float and double
+ * loops (NULL: no such loop) and the number of operands, output last. */
+static const struct {
+    ew_loop f, d;
+    int nargs;
+} EW_KINDS[] = {
+    {u_neg_abs_float, u_neg_abs_double, 2},
+    {u_sigmoid_finish_float, u_sigmoid_finish_double, 3},
+    {u_softplus_finish_float, u_softplus_finish_double, 3},
+    {u_sigmoid_grad_float, u_sigmoid_grad_double, 3},
+    {u_tanh_grad_float, u_tanh_grad_double, 3},
+    {u_erf32_float, NULL, 2},
+    {u_gelu32_float, NULL, 2},
+    {u_relu_grad_float, u_relu_grad_double, 3},
+};
+#define EW_NKINDS ((int)(sizeof(EW_KINDS) / sizeof(EW_KINDS[0])))
+
+static void ew_program_free(PyObject *capsule) {
+    PyMem_Free(PyCapsule_GetPointer(capsule, "eagerkernel.ew_program"));
+}
+
+/* Finds ufunc's inner loop whose operands all have type number `typenum`. */
+static int ew_ufunc_loop(PyObject *obj, int typenum, ew_step *step) {
+    PyUFuncObject *uf = (PyUFuncObject *)obj;
+    if (uf->nout != 1 || uf->nargs > 3) {
+        PyErr_Format(PyExc_ValueError, "program: %s is not a ufunc of 1 or 2 inputs and 1 output",
+                     uf->name);
+        return -1;
+    }
+    for (int i = 0; i < uf->ntypes; i++) {
+        int all = 1;
+        for (int j = 0; j < uf->nargs; j++) all &= uf->types[i * uf->nargs + j] == typenum;
+        if (all && uf->functions != NULL && uf->functions[i] != NULL) {
+            step->fn = (ew_loop)uf->functions[i];
+            step->data = uf->data != NULL ? uf->data[i] : NULL;
+            step->nargs = uf->nargs;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "program: %s has no inner loop for this dtype", uf->name);
+    return -1;
+}
+
+PyDoc_STRVAR(program_doc,
+             "program(format, ninputs, constants, steps) -> capsule\n\n"
+             "Compiles an elementwise program for float32 ('f') or float64 ('d') arrays.\n"
+             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-7), refs its\n"
+             "operands, output last: registers 0-3, input k as 16 + k, constant k as 32 + k,\n"
+             "the output as 48. See kernels.py.");
+
+static PyObject *program(PyObject *self, PyObject *args) {
+    const char *format;
+    int ninputs;
+    PyObject *consts, *steps;
+    if (!PyArg_ParseTuple(args, "siO!O!:program", &format, &ninputs, &PyTuple_Type, &consts,
+                          &PyTuple_Type, &steps))
+        return NULL;
+    if ((format[0] != 'f' && format[0] != 'd') || format[1]) {
+        PyErr_SetString(PyExc_ValueError, "program: format must be 'f' or 'd'");
+        return NULL;
+    }
+    if (ninputs < 1 || ninputs > EW_MAX_INPUTS || PyTuple_GET_SIZE(consts) > EW_MAX_CONSTS ||
+        PyTuple_GET_SIZE(steps) < 1 || PyTuple_GET_SIZE(steps) > EW_MAX_STEPS) {
+        PyErr_SetString(PyExc_ValueError, "program: too many inputs, constants or steps");
+        return NULL;
+    }
+    ew_program *p = PyMem_Calloc(1, sizeof(ew_program));
+    if (p == NULL) return PyErr_NoMemory();
+    p->format = format[0];
+    p->itemsize = format[0] == 'f' ? sizeof(float) : sizeof(double);
+    p->ninputs = ninputs;
+    p->nconsts = (int)PyTuple_GET_SIZE(consts);
+    p->nsteps = (int)PyTuple_GET_SIZE(steps);
+    for (int k = 0; k < p->nconsts; k++) {
+        double c = PyFloat_AsDouble(PyTuple_GET_ITEM(consts, k));
+        if (c == -1.0 && PyErr_Occurred()) goto fail;
+        p->cd[k] = c;
+        p->cf[k] = (float)c;
+    }
+    for (int s = 0; s < p->nsteps; s++) {
+        PyObject *item = PyTuple_GET_ITEM(steps, s), *op, *refs;
+        ew_step *st = &p->steps[s];
+        if (!PyArg_ParseTuple(item, "OO!:program step", &op, &PyTuple_Type, &refs)) goto fail;
+        if (PyLong_Check(op)) {
+            long kind = PyLong_AsLong(op);
+            if (kind < 0 || kind >= EW_NKINDS) {
+                PyErr_Format(PyExc_ValueError, "program: unknown kind %ld", kind);
+                goto fail;
+            }
+            st->fn = format[0] == 'f' ? EW_KINDS[kind].f : EW_KINDS[kind].d;
+            st->nargs = EW_KINDS[kind].nargs;
+            if (st->fn == NULL) {
+                PyErr_Format(PyExc_TypeError, "program: kind %ld takes float32 only", kind);
+                goto fail;
+            }
+        } else if (PyObject_IsInstance(op, ufunc_type) == 1) {
+            if (ew_ufunc_loop(op, format[0] == 'f' ? NPY_FLOAT : NPY_DOUBLE, st) < 0) goto fail;
+        } else {
+            PyErr_Format(PyExc_TypeError, "program: step %d: expected a ufunc or an int, got %R",
+                         s, Py_TYPE(op));
+            goto fail;
+        }
+        if (PyTuple_GET_SIZE(refs) != st->nargs) {
+            PyErr_Format(PyExc_ValueError, "program: step %d takes %d operands, got %zd", s,
+                         st->nargs, PyTuple_GET_SIZE(refs));
+            goto fail;
+        }
+        for (int j = 0; j < st->nargs; j++) {
+            long r = PyLong_AsLong(PyTuple_GET_ITEM(refs, j));
+            int ok = (r >= 0 && r < EW_REGS) || (r >= EW_IN && r < EW_IN + ninputs) ||
+                     (r >= EW_CONST && r < EW_CONST + p->nconsts && PyLong_Check(op) == 0) ||
+                     r == EW_OUT;
+            int is_out = j == st->nargs - 1;
+            if (ok && is_out) ok = r < EW_REGS || r == EW_OUT;
+            if (!ok) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "program: step %d: bad operand %ld", s, r);
+                goto fail;
+            }
+            st->refs[j] = (int)r;
+        }
+    }
+    return PyCapsule_New(p, "eagerkernel.ew_program", ew_program_free);
+fail:
+    PyMem_Free(p);
+    return NULL;
+}
+
+/* Runs the program over elements [lo, hi), block by block. */
+static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo, npy_intp hi) {
+    static const npy_intp zero = 0;
+    double regs[EW_REGS][EW_BLOCK];
+    const npy_intp isz = p->itemsize;
+    for (npy_intp start = lo; start < hi; start += EW_BLOCK) {
+        npy_intp len = hi - start < EW_BLOCK ? hi - start : EW_BLOCK;
+        for (int s = 0; s < p->nsteps; s++) {
+            const ew_step *st = &p->steps[s];
+            char *args[3];
+            npy_intp strides[3];
+            for (int j = 0; j < st->nargs; j++) {
+                const int r = st->refs[j];
+                strides[j] = isz;
+                if (r < EW_REGS)
+                    args[j] = (char *)regs[r];
+                else if (r < EW_CONST)
+                    args[j] = in[r - EW_IN] + start * isz;
+                else if (r < EW_OUT) {
+                    args[j] = p->format == 'f' ? (char *)&p->cf[r - EW_CONST]
+                                               : (char *)&p->cd[r - EW_CONST];
+                    strides[j] = zero;
+                } else
+                    args[j] = out + start * isz;
+            }
+            st->fn(args, &len, strides, st->data);
+        }
+    }
+}
+
+/* The pool: up to EW_MAX_THREADS - 1 workers, started on first need, waiting on a condition
+ * variable (no spinning: an idle pool costs nothing). A run posts a job and works on it
+ * itself; the job's range is dealt out in chunks of EW_CHUNK elements from an atomic counter,
+ * so a thread that runs late (a busy machine) takes fewer chunks instead of holding the others
+ * up. The run returns once its chunks are done and every worker that joined has left; a
+ * worker that wakes after that finds no job. A second run while one is in flight (another
+ * Python thread) runs alone on its own thread. After fork() the child has no workers: it
+ * starts new ones. */
+#define EW_CHUNK (16 * EW_BLOCK)
+
+typedef struct {
+    const ew_program *p;
+    char *const *in;
+    char *out;
+    npy_intp n;
+#ifdef EW_THREADS
+    atomic_llong next; /* the first element not yet dealt out */
+#else
+    long long next;
+#endif
+    int joined;        /* workers inside the job (under pool_mu) */
+    int flags;         /* the workers' floating-point flags, OR-ed (under pool_mu) */
+} ew_job;
+
+#ifdef EW_THREADS
+#define EW_TAKE(job) ((npy_intp)atomic_fetch_add(&(job)->next, EW_CHUNK))
+#define EW_START(job) atomic_init(&(job)->next, 0)
+#else
+#define EW_TAKE(job) ((npy_intp)(((job)->next += EW_CHUNK) - EW_CHUNK))
+#define EW_START(job) ((job)->next = 0)
+#endif
+
+#ifdef EW_THREADS
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
+static int pool_workers;       /* started worker threads */
+static unsigned long pool_gen; /* bumped for each job */
+static int pool_busy;          /* a run holds the pool */
+static ew_job *pool_job;       /* the job in flight, NULL once its chunks are all done */
+static int pool_wanted;        /* how many workers the job in flight may take */
+static unsigned long pool_first_gen[EW_MAX_THREADS]; /* pool_gen when worker k started */
+#endif
+
+/* Takes chunks of the job until none is left; returns the floating-point flags raised. */
+static int ew_work(ew_job *job) {
+    feclearexcept(FE_ALL_EXCEPT);
+    for (;;) {
+        npy_intp lo = EW_TAKE(job);
+        if (lo >= job->n) break;
+        npy_intp hi = lo + EW_CHUNK < job->n ? lo + EW_CHUNK : job->n;
+        ew_exec(job->p, job->in, job->out, lo, hi);
+    }
+    int raised = taken_flags();
+    feclearexcept(FE_ALL_EXCEPT);
+    return raised;
+}
+
+#ifdef EW_THREADS
+static void *pool_worker(void *arg) {
+    const int id = (int)(intptr_t)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to Python's threads */
+    pthread_mutex_lock(&pool_mu);
+    unsigned long seen = pool_first_gen[id]; /* a job posted since then is this worker's too */
+    for (;;) {
+        while (pool_gen == seen) pthread_cond_wait(&pool_wake, &pool_mu);
+        seen = pool_gen;
+        ew_job *job = pool_job;
+        if (job == NULL || id >= pool_wanted) continue; /* finished already, or not wanted */
+        job->joined++;
+        pthread_mutex_unlock(&pool_mu);
+        int raised = ew_work(job);
+        pthread_mutex_lock(&pool_mu);
+        job->flags |= raised;
+        if (--job->joined == 0) pthread_cond_signal(&pool_done);
+    }
+    return NULL;
+}
+
+static void pool_after_fork_child(void) {
+    pthread_mutex_init(&pool_mu, NULL);
+    pthread_cond_init(&pool_wake, NULL);
+    pthread_cond_init(&pool_done, NULL);
+    pool_workers = 0;
+    pool_busy = 0;
+    pool_job = NULL;
+}
+
+/* Runs the job on up to `threads` threads (this one included; fewer if workers cannot start
+ * or the pool is busy); returns the flags raised. Called without the GIL. */
+#endif
+
+static int ew_run(ew_job *job, int threads) {
+    if (threads > EW_MAX_THREADS) threads = EW_MAX_THREADS;
+    EW_START(job);
+    job->joined = 0;
+    job->flags = 0;
+    int pooled = 0;
+#ifdef EW_THREADS
+    if (threads > 1) {
+        pthread_mutex_lock(&pool_mu);
+        if (!pool_busy) {
+            while (pool_workers < threads - 1) {
+                pthread_t t;
+                pthread_attr_t attr;
+                pthread_attr_init(&attr);
+                pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+                /* registers (4 x 8 KB) and the ufunc loops' frames: 1 MB is ample */
+                pthread_attr_setstacksize(&attr, 1 << 20);
+                pool_first_gen[pool_workers + 1] = pool_gen;
+                int err = pthread_create(&t, &attr, pool_worker, (void *)(intptr_t)(pool_workers + 1));
+                pthread_attr_destroy(&attr);
+                if (err) break;
+                pool_workers++;
+            }
+            if (pool_workers > 0) {
+                pooled = 1;
+                pool_busy = 1;
+                pool_job = job;
+                pool_wanted = threads; /* workers 1 .. threads - 1 */
+                pool_gen++;
+                pthread_cond_broadcast(&pool_wake);
+            }
+        }
+        pthread_mutex_unlock(&pool_mu);
+    }
+#endif
+    int raised = ew_work(job);
+#ifdef EW_THREADS
+    if (pooled) {
+        pthread_mutex_lock(&pool_mu);
+        pool_job = NULL; /* every chunk is dealt out: late workers stay out */
+        while (job->joined > 0) pthread_cond_wait(&pool_done, &pool_mu);
+        raised |= job->flags;
+        pool_busy = 0;
+        pthread_mutex_unlock(&pool_mu);
+    }
+#endif
+    (void)pooled;
+    return raised;
+}
+
+PyDoc_STRVAR(run_doc,
+             "run(program, inputs, out, threads) -> int\n\n"
+             "Runs a program (see program()) over the inputs (a tuple of C-contiguous arrays of\n"
+             "the program's dtype and out's size) into out, on up to `threads` threads.\n"
              "Returns the floating-point error flags raised.");
 
-static PyObject *elementwise(PyObject *self, PyObject *args) {
-    int kind;
-    PyObject *objs[3];
-    if (!PyArg_ParseTuple(args, "iOOO:elementwise", &kind, &objs[0], &objs[1], &objs[2]))
+static PyObject *run(PyObject *self, PyObject *args) {
+    PyObject *capsule, *inputs, *outobj;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OO!Oi:run", &capsule, &PyTuple_Type, &inputs, &outobj, &threads))
         return NULL;
-    if (kind < 0 || kind > 6) {
-        PyErr_Format(PyExc_ValueError, "elementwise: unknown kind %d", kind);
+    ew_program *p = PyCapsule_GetPointer(capsule, "eagerkernel.ew_program");
+    if (p == NULL) return NULL;
+    if (PyTuple_GET_SIZE(inputs) != p->ninputs) {
+        PyErr_Format(PyExc_ValueError, "run: the program takes %d inputs, got %zd", p->ninputs,
+                     PyTuple_GET_SIZE(inputs));
         return NULL;
     }
-    static const char *names[3] = {"a", "b", "out"};
-    static const Py_ssize_t items[3] = {-1, -1, -1};
-    Py_buffer views[3];
-    char format;
-    if (get_arrays(objs, views, 3, 2, "elementwise", names, items, &format) < 0) return NULL;
-    Py_ssize_t n = views[0].len / views[0].itemsize;
-    void *a = views[0].buf, *b = views[1].buf, *out = views[2].buf;
+    static const char *names[EW_MAX_INPUTS + 1] = {"out", "input 0", "input 1", "input 2",
+                                                   "input 3"};
+    Py_buffer views[EW_MAX_INPUTS + 1];
+    char format = p->format;
+    if (get_array(outobj, &views[0], 1, "run", names[0], &format, -1) < 0) return NULL;
+    const Py_ssize_t n = views[0].len / views[0].itemsize;
+    for (int k = 0; k < p->ninputs; k++) {
+        if (get_array(PyTuple_GET_ITEM(inputs, k), &views[k + 1], 0, "run", names[k + 1], &format,
+                      n) < 0) {
+            release(views, k + 1);
+            return NULL;
+        }
+    }
+    char *in[EW_MAX_INPUTS];
+    for (int k = 0; k < p->ninputs; k++) in[k] = views[k + 1].buf;
+    ew_job job;
+    job.p = p;
+    job.in = in;
+    job.out = views[0].buf;
+    job.n = n;
     int raised;
-    switch (kind) {
-        case 0:
-            RUN_KERNEL(raised, format, neg_abs_float(a, out, n), neg_abs_double(a, out, n));
-            break;
-        case 1:
-            RUN_KERNEL(raised, format, sigmoid_finish_float(a, b, out, n),
-                       sigmoid_finish_double(a, b, out, n));
-            break;
-        case 2:
-            RUN_KERNEL(raised, format, softplus_finish_float(a, b, out, n),
-                       softplus_finish_double(a, b, out, n));
-            break;
-        case 3:
-            RUN_KERNEL(raised, format, sigmoid_grad_float(a, b, out, n),
-                       sigmoid_grad_double(a, b, out, n));
-            break;
-        case 4:
-            RUN_KERNEL(raised, format, tanh_grad_float(a, b, out, n),
-                       tanh_grad_double(a, b, out, n));
-            break;
-        default:
-            if (format != 'f') {
-                release(views, 3);
-                PyErr_SetString(PyExc_TypeError, "elementwise: erf and gelu take float32 only");
-                return NULL;
-            }
-            if (kind == 5)
-                RUN_KERNEL(raised, format, erf32_float(a, out, n), (void)0);
-            else
-                RUN_KERNEL(raised, format, gelu32_float(a, out, n), (void)0);
-    }
-    release(views, 3);
+    Py_BEGIN_ALLOW_THREADS
+    raised = ew_run(&job, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    release(views, p->ninputs + 1);
     return PyLong_FromLong(raised);
 }
 
 static PyMethodDef methods[] = {
     {"adam", adam, METH_VARARGS, adam_doc},
-    {"relu_grad", relu_grad, METH_VARARGS, relu_grad_doc},
     {"max_pool_grad", max_pool_grad, METH_VARARGS, max_pool_grad_doc},
     {"col2im", col2im, METH_VARARGS, col2im_doc},
-    {"elementwise", elementwise, METH_VARARGS, elementwise_doc},
+    {"program", program, METH_VARARGS, program_doc},
+    {"mul_sum", mul_sum, METH_VARARGS, mul_sum_doc},
+    {"run", run, METH_VARARGS, run_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -500,6 +916,20 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    if (numpy == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    ufunc_type = PyObject_GetAttrString(numpy, "ufunc");
+    Py_DECREF(numpy);
+    if (ufunc_type == NULL) {
+        Py_DECREF(m);
+        return NULL;
+    }
+#ifdef EW_THREADS
+    pthread_atfork(NULL, NULL, pool_after_fork_child);
+#endif
     if (PyModule_AddIntConstant(m, "OVERFLOW", OVERFLOW) < 0 ||
         PyModule_AddIntConstant(m, "INVALID", INVALID) < 0 ||
         PyModule_AddIntConstant(m, "DIVBYZERO", DIVBYZERO) < 0 ||

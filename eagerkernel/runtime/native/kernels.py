@@ -1,29 +1,42 @@
-"""Fused kernels in C for the CPU: Adam's update, ReLU's gradient, a tiling max pool's
-gradient, conv2d's col2im, the elementwise passes of sigmoid, softplus and the sigmoid and
-tanh gradients, and erf and the exact GELU on float32 arrays.
+"""Fused kernels in C for the CPU: Adam's update, a tiling max pool's gradient, conv2d's
+col2im, ``sum(a * b)``, and elementwise programs: sigmoid, softplus, tanh, exp, ReLU, erf and
+the exact GELU, and the gradients of sigmoid, tanh, ReLU, softplus and GELU.
 
-NumPy computes Adam's update as twelve passes over memory (`keras/optimizers/adam.py`), and
-ReLU's and a max pool's gradients and col2im as several (`ops/nn.py`, `ops/conv.py`); the C
-extension ``eagerkernel.runtime.native._kernels`` (``_kernels.c``, built by ``pip install``)
-does each in one loop that reads and writes each element once, with the GIL released. The
-results are the NumPy kernels', bit for bit (the same operations in the same order). The
-extension is optional: where it was not built (no C compiler at install time), each function
-here declines (False or None) and the caller runs its NumPy kernel.
+NumPy computes Adam's update as twelve passes over memory (`keras/optimizers/adam.py`), and a
+max pool's gradient and col2im as several (`ops/nn.py`, `ops/conv.py`); the C extension
+``eagerkernel.runtime.native._kernels`` (``_kernels.c``, built by ``pip install``) does each in
+one loop that reads and writes each element once, with the GIL released. The results are the
+NumPy kernels', bit for bit (the same operations in the same order). The extension is
+optional: where it was not built (no C compiler at install time), each function here declines
+(False or None) and the caller runs its NumPy kernel.
 
-The activations (`sigmoid`, `softplus`) keep NumPy's own ``exp``/``log1p`` (its SIMD loops,
-called in place on the output) and do the arithmetic around them in C, so NumPy's formula
-``where(x >= 0, 1 / (1 + e), e / (1 + e))`` with ``e = exp(-|x|)`` costs three passes over
-memory and no temporary instead of about nine passes and five temporaries, with the same
-result bit for bit. ``benchmarks/elementwise.py`` measures them beside numexpr, the library
-made for fused elementwise expressions, on the same formulas.
+The elementwise ops run as *programs* (``_PROGRAMS``): a few steps, each either NumPy's own
+inner loop for the dtype (taken from the ufunc: ``np.exp``, ``np.log1p``, ``np.multiply``...,
+so the step computes exactly what that NumPy call would) or a C pass (``-|x|``, the stable
+sigmoid's select and division, erf). A program runs block by block (1024 elements, so the
+intermediates stay in the L1 cache: one pass over memory, no temporaries), and an array of at
+least `PARALLEL_MIN` elements is dealt out in chunks to a small pool of threads (the caller
+and up to ``n - 1`` workers, ``n`` from `set_num_threads`, which
+``ek.config.threading.set_intra_op_parallelism_threads`` sets; by default as many as the
+process may run on). Each result is the NumPy formula's, bit for bit, whatever the thread
+count: the elements do not depend on each other. Idle workers wait on a condition variable
+(they cost nothing between ops); a forked child starts its own.
+
+``benchmarks/elementwise.py`` measures them beside numexpr, the library made for fused
+elementwise expressions, on the same formulas: numexpr's own transcendental functions (no
+Intel VML here) were 5-30x slower than NumPy's SIMD loops, and its results are not NumPy's bit
+for bit; hence NumPy's loops, driven from C.
 
 Floating-point errors follow NumPy's error state (`numpy.errstate`), as the NumPy kernels'
-do: the C loop reports which IEEE flags it raised, and the wrapper ignores them, warns with a
-RuntimeWarning, or raises FloatingPointError as ``np.geterr()`` says.
+do: the C loop reports which IEEE flags it raised (each thread its own, OR-ed), and the
+wrapper ignores them, warns with a RuntimeWarning, or raises FloatingPointError as
+``np.geterr()`` says.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 import warnings
 
@@ -35,16 +48,25 @@ except ImportError:  # not built: every kernel declines and NumPy's runs
     _kernels = None
 
 __all__ = [
+    "PARALLEL_MIN",
     "adam",
     "available",
     "col2im",
     "erf",
+    "exp",
     "gelu",
+    "gelu_grad",
+    "get_num_threads",
     "max_pool_grad",
+    "mul_sum",
+    "relu",
     "relu_grad",
+    "set_num_threads",
     "sigmoid",
     "sigmoid_grad",
     "softplus",
+    "softplus_grad",
+    "tanh",
     "tanh_grad",
 ]
 
@@ -111,22 +133,150 @@ def relu_grad(g, x):
         FloatingPointError: as NumPy's multiply would (``0 * inf``), if ``np.geterr()`` says
             ``"raise"``.
     """
-    if _kernels is None or type(g) is not np.ndarray or type(x) is not np.ndarray:
-        return None
-    if g.dtype not in _FLOATS or x.dtype != g.dtype or x.shape != g.shape:
-        return None
-    if not (g.flags.c_contiguous and x.flags.c_contiguous):
-        return None
-    out = np.empty_like(g)
-    flags = _kernels.relu_grad(g, x, out)
-    if flags:
-        _fp_errors(flags, "multiply")
-    return out
+    return _run("relu_grad", g, x)
 
 
-# Kinds of ``_kernels.elementwise``.
+# Kinds of the C passes (``EW_KINDS`` in ``_kernels.c``).
 _NEG_ABS, _SIGMOID_FINISH, _SOFTPLUS_FINISH, _SIGMOID_GRAD, _TANH_GRAD, _ERF, _GELU = range(7)
+_RELU_GRAD = 7
 _FLOAT32 = np.dtype(np.float32)
+
+# Operands of a program's steps (``_kernels.program``): scratch registers, the inputs, the
+# constants (rounded to the arrays' dtype, as NumPy rounds a Python scalar) and the output.
+_R0, _R1 = 0, 1
+_X0, _X1 = 16, 17
+_C0, _C1, _C2, _C3, _C4 = 32, 33, 34, 35, 36
+_OUT = 48
+
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+# Each op as a program: (number of inputs, constants, steps), each step a NumPy ufunc (its own
+# inner loop for the dtype, so the step is that NumPy call bit for bit) or a C pass, and its
+# operands, output last. A program runs block by block (the intermediates stay in cache) and
+# big arrays in parts on the kernel threads.
+_PROGRAMS = {
+    # where(x >= 0, 1 / (1 + e), e / (1 + e)), e = exp(-|x|)
+    "sigmoid": (
+        1,
+        (),
+        (
+            (_NEG_ABS, (_X0, _R0)),
+            (np.exp, (_R0, _R0)),
+            (_SIGMOID_FINISH, (_X0, _R0, _OUT)),
+        ),
+    ),
+    # log1p(exp(-|x|)) + maximum(x, 0)
+    "softplus": (
+        1,
+        (),
+        (
+            (_NEG_ABS, (_X0, _R0)),
+            (np.exp, (_R0, _R0)),
+            (np.log1p, (_R0, _R0)),
+            (_SOFTPLUS_FINISH, (_X0, _R0, _OUT)),
+        ),
+    ),
+    "tanh": (1, (), ((np.tanh, (_X0, _OUT)),)),
+    "exp": (1, (), ((np.exp, (_X0, _OUT)),)),
+    "relu": (1, (0.0,), ((np.maximum, (_X0, _C0, _OUT)),)),  # maximum(x, 0)
+    "erf": (1, (), ((_ERF, (_X0, _OUT)),)),
+    "gelu": (1, (), ((_GELU, (_X0, _OUT)),)),
+    # the gradients: inputs (g, y) for SigmoidGrad and TanhGrad, (g, x) for the others
+    "sigmoid_grad": (2, (), ((_SIGMOID_GRAD, (_X0, _X1, _OUT)),)),  # g * y * (1 - y)
+    "tanh_grad": (2, (), ((_TANH_GRAD, (_X0, _X1, _OUT)),)),  # g * (1 - y * y)
+    "relu_grad": (2, (), ((_RELU_GRAD, (_X0, _X1, _OUT)),)),  # g * (x > 0)
+    # g * sigmoid(x)
+    "softplus_grad": (
+        2,
+        (),
+        (
+            (_NEG_ABS, (_X1, _R0)),
+            (np.exp, (_R0, _R0)),
+            (_SIGMOID_FINISH, (_X1, _R0, _R0)),
+            (np.multiply, (_X0, _R0, _OUT)),
+        ),
+    ),
+    # g * (cdf + x * exp(-0.5 * x * x) * (1 / sqrt(2 pi))), cdf = 0.5 * (1 + erf(x * sqrt(1/2)))
+    "gelu_grad": (
+        2,
+        (_SQRT_HALF, 1.0, 0.5, -0.5, _INV_SQRT_2PI),
+        (
+            (np.multiply, (_X1, _C0, _R0)),
+            (_ERF, (_R0, _R1)),
+            (np.add, (_C1, _R1, _R1)),
+            (np.multiply, (_C2, _R1, _R1)),
+            (np.multiply, (_C3, _X1, _R0)),
+            (np.multiply, (_R0, _X1, _R0)),
+            (np.exp, (_R0, _R0)),
+            (np.multiply, (_X1, _R0, _R0)),
+            (np.multiply, (_R0, _C4, _R0)),
+            (np.add, (_R1, _R0, _R0)),
+            (np.multiply, (_X0, _R0, _OUT)),
+        ),
+    ),
+}
+_FLOAT32_ONLY = frozenset(("erf", "gelu", "gelu_grad"))
+_compiled: dict = {}  # (name, dtype char) -> the compiled program (a capsule)
+
+# Arrays of at least PARALLEL_MIN elements run on several threads, each part at least
+# PARALLEL_MIN // 2 elements; smaller ones run on the calling thread alone (waking a thread
+# costs more than it saves there).
+PARALLEL_MIN = 1 << 17
+_threads = [0]  # [n]: kernel threads; 0: as many as this process may run on
+
+
+def _default_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def set_num_threads(n: int) -> None:
+    """Sets how many threads the elementwise kernels use for big arrays (the calling thread
+    included): ``n >= 1``, or 0 for as many as the process may run on (the default).
+    `ek.config.threading.set_intra_op_parallelism_threads` calls this.
+
+    Raises:
+        ValueError: ``n`` is negative or above 64 (the pool's limit).
+        TypeError: ``n`` is not an int.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"set_num_threads: n must be an int, got {type(n).__name__}")
+    if not 0 <= n <= 64:
+        raise ValueError(f"set_num_threads: n must be in [0, 64], got {n}")
+    _threads[0] = int(n)
+
+
+def get_num_threads() -> int:
+    """The thread count `set_num_threads` set (0: as many as the process may run on)."""
+    return _threads[0]
+
+
+def _run(name: str, *arrays, threads: int | None = None):
+    """Runs program ``name`` on the arrays into a new array, or None when the kernels do not
+    apply (see `_applies`; ``threads`` overrides the thread count, for tests)."""
+    if not _applies(*arrays):
+        return None
+    dtype = arrays[0].dtype
+    if name in _FLOAT32_ONLY and dtype != _FLOAT32:
+        return None
+    key = (name, dtype.char)
+    prog = _compiled.get(key)
+    if prog is None:
+        ninputs, consts, steps = _PROGRAMS[name]
+        prog = _compiled[key] = _kernels.program(dtype.char, ninputs, consts, steps)
+    out = np.empty_like(arrays[0])
+    n = out.size
+    if threads is None:
+        threads = 1
+        if n >= PARALLEL_MIN:
+            threads = min(_threads[0] or _default_threads(), n // (PARALLEL_MIN // 2))
+    flags = _kernels.run(prog, arrays, out, threads)
+    if flags:
+        _FLAG_POLICY[name](flags)
+    return out
 
 
 def _applies(*arrays) -> bool:
@@ -145,42 +295,76 @@ def _applies(*arrays) -> bool:
     return first.dtype in _FLOATS
 
 
+def _ignore(flags: int) -> None:
+    pass
+
+
+def _report(op: str, mask: int = ~0):
+    return lambda flags: _fp_errors(flags & mask, op) if flags & mask else None
+
+
+_NOT_INVALID = ~2  # every flag but "invalid" (``_kernels.INVALID``): a NaN compared
+
+
+# What each program reports of the IEEE flags it raised, as its NumPy formula would:
+# comparisons with NaN raise "invalid", which NumPy's comparisons, where and maximum do not
+# report; sigmoid's exp never overflows (its argument is <= 0) and its underflows are NumPy's
+# default-ignored kind, as they would be from np.exp; erf and gelu cannot overflow.
+_FLAG_POLICY = {
+    "sigmoid": _ignore,
+    "softplus": _report("add", _NOT_INVALID),
+    "tanh": _report("tanh"),
+    "exp": _report("exp"),
+    "relu": _ignore,
+    "erf": _ignore,
+    "gelu": _ignore,
+    "sigmoid_grad": _report("multiply"),
+    "tanh_grad": _report("multiply"),
+    "relu_grad": _report("multiply"),
+    # (0 * inf is then not reported either: its "invalid" cannot be told from a NaN's)
+    "softplus_grad": _report("multiply", _NOT_INVALID),
+    "gelu_grad": _report("multiply"),
+}
+
+
 def sigmoid(x):
     """The stable sigmoid, ``where(x >= 0, 1 / (1 + e), e / (1 + e))`` with ``e = exp(-|x|)``,
-    in three passes without temporaries, or None to decline.
+    in one pass over memory without temporaries (multi-threaded for big arrays), or None to
+    decline.
 
     Args:
         x: a C-contiguous float32 or float64 NumPy array.
 
     Returns:
         A new array of x's shape and dtype, equal bit for bit to that NumPy formula (NumPy's
-        ``exp`` computes ``e``); None (nothing done) for anything else.
+        ``exp`` loop computes ``e``); None (nothing done) for anything else.
     """
-    if not _applies(x):
-        return None
-    out = np.empty_like(x)
-    _kernels.elementwise(_NEG_ABS, x, x, out)
-    np.exp(out, out=out)  # never overflows: the argument is <= 0
-    # The only flag the finishing pass can raise is "invalid" from comparing a NaN, which
-    # NumPy's comparison does not report either: ignored.
-    _kernels.elementwise(_SIGMOID_FINISH, x, out, out)
-    return out
+    return _run("sigmoid", x)
 
 
 def softplus(x):
-    """The stable softplus, ``log1p(exp(-|x|)) + maximum(x, 0)``, in four passes without
+    """The stable softplus, ``log1p(exp(-|x|)) + maximum(x, 0)``, in one pass without
     temporaries, or None to decline; bit for bit that NumPy formula (NumPy's ``exp`` and
-    ``log1p``). Takes and returns what `sigmoid` does."""
-    if not _applies(x):
-        return None
-    out = np.empty_like(x)
-    _kernels.elementwise(_NEG_ABS, x, x, out)
-    np.exp(out, out=out)
-    np.log1p(out, out=out)
-    flags = _kernels.elementwise(_SOFTPLUS_FINISH, x, out, out)
-    if flags & ~_kernels.INVALID:  # "invalid": a NaN compared (NumPy's maximum is silent)
-        _fp_errors(flags & ~_kernels.INVALID, "add")
-    return out
+    ``log1p`` loops). Takes and returns what `sigmoid` does."""
+    return _run("softplus", x)
+
+
+def tanh(x):
+    """``np.tanh(x)`` bit for bit (NumPy's loop), on the kernel threads, for arrays of at
+    least `PARALLEL_MIN` elements; None (the caller runs ``np.tanh``) below that or where
+    `sigmoid` declines."""
+    return _run("tanh", x) if getattr(x, "size", 0) >= PARALLEL_MIN else None
+
+
+def exp(x):
+    """``np.exp(x)`` bit for bit on the kernel threads, as `tanh` does."""
+    return _run("exp", x) if getattr(x, "size", 0) >= PARALLEL_MIN else None
+
+
+def relu(x):
+    """``np.maximum(x, 0)`` bit for bit (NaN stays NaN) on the kernel threads, as `tanh`
+    does."""
+    return _run("relu", x) if getattr(x, "size", 0) >= PARALLEL_MIN else None
 
 
 def erf(x):
@@ -198,11 +382,7 @@ def erf(x):
     Returns:
         A new float32 array of x's shape; None for anything else.
     """
-    if not _applies(x) or x.dtype != _FLOAT32:
-        return None
-    out = np.empty_like(x)
-    _kernels.elementwise(_ERF, x, x, out)
-    return out
+    return _run("erf", x)
 
 
 def gelu(x):
@@ -210,11 +390,7 @@ def gelu(x):
     NumPy's float32 operations in NumPy's order around `erf` (so within 1 ulp of the NumPy
     formula with SciPy's erf), or None to decline. Unlike the NumPy formula it does not warn
     for ``x = -inf`` (``-inf * 0``: NaN either way). Takes and returns what `erf` does."""
-    if not _applies(x) or x.dtype != _FLOAT32:
-        return None
-    out = np.empty_like(x)
-    _kernels.elementwise(_GELU, x, x, out)
-    return out
+    return _run("gelu", x)
 
 
 def sigmoid_grad(y, g):
@@ -232,23 +408,56 @@ def sigmoid_grad(y, g):
         FloatingPointError: as NumPy's multiply would (overflow, ``0 * inf``), if
             ``np.geterr()`` says ``"raise"``.
     """
-    return _grad(_SIGMOID_GRAD, y, g)
+    return _run("sigmoid_grad", g, y)
 
 
 def tanh_grad(y, g):
     """TF's TanhGrad, ``g * (1 - y * y)`` for ``y = tanh(x)``, in one pass, or None; takes,
     returns and raises what `sigmoid_grad` does."""
-    return _grad(_TANH_GRAD, y, g)
+    return _run("tanh_grad", g, y)
 
 
-def _grad(kind: int, y, g):
-    if not _applies(g, y):
+def softplus_grad(g, x):
+    """TF's SoftplusGrad, ``g * sigmoid(x)`` (the stable sigmoid of `sigmoid`), in one pass,
+    or None; NumPy's ``g * sigmoid(x)`` bit for bit. Takes, returns and raises what
+    `sigmoid_grad` does (``x`` in place of ``y``)."""
+    return _run("softplus_grad", g, x)
+
+
+def gelu_grad(g, x):
+    """The exact GELU's gradient of a float32 array in one pass, or None:
+    ``g * (cdf + x * exp(-0.5 * x * x) * (1 / sqrt(2 pi)))`` with
+    ``cdf = 0.5 * (1 + erf(x * sqrt(1/2)))``, NumPy's float32 operations in that order (erf
+    as `erf`), so bit for bit the same formula run op by op. Takes, returns and raises what
+    `sigmoid_grad` does (``x`` in place of ``y``; float32 only)."""
+    return _run("gelu_grad", g, x)
+
+
+def mul_sum(a, b):
+    """``np.sum(a * b)`` without the product array, bit for bit, or None to decline.
+
+    One pass that multiplies and adds in NumPy's pairwise summation order (blocks of 128 in
+    8 accumulators, as NumPy's sum does over a contiguous array), so the value is the one
+    NumPy's multiply and sum give. `ek.function` compiles ``reduce_sum(a * b)`` to it.
+
+    Args:
+        a, b: C-contiguous float32 or float64 NumPy arrays of one shape and dtype.
+
+    Returns:
+        The sum, a NumPy scalar of that dtype; None for anything else, and where the pass
+        raised a floating-point flag that ``np.geterr()`` does not ignore (the caller's NumPy
+        multiply and sum then warn or raise as they would).
+    """
+    if not _applies(a, b):
         return None
-    out = np.empty_like(g)
-    flags = _kernels.elementwise(kind, g, y, out)
+    value, flags = _kernels.mul_sum(a, b)
     if flags:
-        _fp_errors(flags, "multiply")
-    return out
+        policy = np.geterr()
+        bits = (_kernels.OVERFLOW, _kernels.INVALID, _kernels.DIVBYZERO, _kernels.UNDERFLOW)
+        for bit, (kind, _, _) in zip(bits, _ERRORS):
+            if flags & bit and policy[kind] != "ignore":
+                return None
+    return a.dtype.type(value)
 
 
 def max_pool_grad(x, ans, g, ksize: tuple[int, int]):

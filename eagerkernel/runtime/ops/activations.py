@@ -16,7 +16,7 @@ from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor
 from ..native import kernels
 from ._core import apply, float_check, tensor, unary
-from .elementwise import abs, cast, exp, sigmoid, sigmoid_fwd, tanh, where
+from .elementwise import _sigmoid_grad, abs, cast, exp, sigmoid, sigmoid_fwd, tanh, where
 from .reduction import reduce_sum, single_axis
 
 __all__ = [
@@ -37,7 +37,16 @@ __all__ = [
 
 # -- activations --------------------------------------------------------------------------------
 
-_relu = Primitive("Relu", lambda xp, x: xp.maximum(x, 0))
+
+def _relu_fwd(xp, x):
+    if xp is np and type(x) is np.ndarray and x.size >= kernels.PARALLEL_MIN:
+        out = kernels.relu(x)  # NumPy's maximum loop, bit for bit, on the kernel threads
+        if out is not None:
+            return out
+    return xp.maximum(x, 0)
+
+
+_relu = Primitive("Relu", _relu_fwd)
 
 
 def _relu_grad_fwd(xp, g, x):
@@ -150,7 +159,26 @@ def _softplus_fwd(xp, x):
 
 
 _softplus = Primitive("Softplus", _softplus_fwd)
-defvjp(_softplus, lambda g, ans, x: g * sigmoid(x))
+
+
+def _softplus_grad_fwd(xp, g, x):
+    # TF's SoftplusGrad(dy, x) = dy * sigmoid(x): one pass of C where it applies, the NumPy
+    # formula's result bit for bit.
+    if xp is np:
+        out = kernels.softplus_grad(g, x)
+        if out is not None:
+            return out
+    return g * sigmoid_fwd(xp, x)
+
+
+_softplus_grad = Primitive("SoftplusGrad", _softplus_grad_fwd)
+defvjp(_softplus, lambda g, ans, x: apply(_softplus_grad, (g, x)))
+defvjp(
+    _softplus_grad,
+    lambda h, ans, g, x: apply(_softplus_grad, (h, x)),
+    # d/dx of g * s(x) is g * s * (1 - s): SigmoidGrad(s, h * g)
+    lambda h, ans, g, x: apply(_sigmoid_grad, (sigmoid(x), h * g)),
+)
 _softplus_op = unary(_softplus, float_only=True)
 
 
@@ -256,13 +284,27 @@ def _gelu_fwd(xp, x):
     return (0.5 * x * (1 + _erf_fwd(xp, x * _SQRT_HALF))).astype(x.dtype, copy=False)
 
 
-def _gelu_vjp(g, ans, x):
-    cdf = 0.5 * (1 + apply(_erf, (x * _SQRT_HALF,)))
-    return g * (cdf + x * exp(-0.5 * x * x) * _INV_SQRT_2PI)
+def _gelu_grad_fwd(xp, g, x):
+    # TF's GeluGrad for the exact GELU: dy * (cdf(x) + x * pdf(x)). Float32: one pass of C
+    # with NumPy's loops, the formula below bit for bit.
+    if xp is np:
+        out = kernels.gelu_grad(g, x)
+        if out is not None:
+            return out
+    cdf = 0.5 * (1 + _erf_fwd(xp, x * _SQRT_HALF))
+    return (g * (cdf + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI)).astype(g.dtype, copy=False)
+
+
+def _gelu_grad_x_vjp(h, ans, g, x):
+    # d/dx of g * (cdf + x * pdf) is g * pdf * (2 - x * x)
+    pdf = exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return h * g * pdf * (2 - x * x)
 
 
 _gelu = Primitive("Gelu", _gelu_fwd)
-defvjp(_gelu, _gelu_vjp)
+_gelu_grad = Primitive("GeluGrad", _gelu_grad_fwd)
+defvjp(_gelu, lambda g, ans, x: apply(_gelu_grad, (g, x)))
+defvjp(_gelu_grad, lambda h, ans, g, x: apply(_gelu_grad, (h, x)), _gelu_grad_x_vjp)
 
 _GELU_C = math.sqrt(2 / math.pi)
 _GELU_A = 0.044715

@@ -283,7 +283,16 @@ _sign = Primitive("Sign", lambda xp, x: xp.sign(x))
 sign = unary(_sign, "-1, 0 or 1 (follows `tf.math.sign`; zero gradient).")
 defvjp(_sign, lambda g, ans, x: g * 0)
 
-_exp = Primitive("Exp", lambda xp, x: xp.exp(x))
+
+def _exp_fwd(xp, x):
+    if xp is np and type(x) is np.ndarray and x.size >= kernels.PARALLEL_MIN:
+        out = kernels.exp(x)  # NumPy's exp loop, bit for bit, on the kernel threads
+        if out is not None:
+            return out
+    return xp.exp(x)
+
+
+_exp = Primitive("Exp", _exp_fwd)
 exp = unary(_exp, "e ** x (follows `tf.math.exp`).", float_only=True)
 defvjp(_exp, lambda g, ans, x: g * ans)
 
@@ -323,7 +332,16 @@ _tan = Primitive("Tan", lambda xp, x: xp.tan(x))
 tan = unary(_tan, "Tangent (follows `tf.math.tan`).", float_only=True)
 defvjp(_tan, lambda g, ans, x: g * (1 + ans * ans))
 
-_tanh = Primitive("Tanh", lambda xp, x: xp.tanh(x))
+
+def _tanh_fwd(xp, x):
+    if xp is np and type(x) is np.ndarray and x.size >= kernels.PARALLEL_MIN:
+        out = kernels.tanh(x)  # NumPy's tanh loop, bit for bit, on the kernel threads
+        if out is not None:
+            return out
+    return xp.tanh(x)
+
+
+_tanh = Primitive("Tanh", _tanh_fwd)
 tanh = unary(_tanh, "Hyperbolic tangent (follows `tf.math.tanh`).", float_only=True)
 
 
@@ -348,7 +366,7 @@ defvjp(
 def sigmoid_fwd(xp, x):
     # Stable for large |x|: exp only ever sees non-positive arguments.
     if xp is np:
-        out = kernels.sigmoid(x)  # the same formula in three passes of C and NumPy's exp
+        out = kernels.sigmoid(x)  # the same formula in one pass of C and NumPy's exp loop
         if out is not None:
             return out
     e = xp.exp(-xp.abs(x))
