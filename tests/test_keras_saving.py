@@ -253,16 +253,84 @@ def test_every_built_in_layer_round_trips_its_config(layer):
     assert type(restored) is type(layer) and restored.get_config() == config
 
 
-def test_lambda_refuses_to_serialize_and_an_old_file_survives(tmp_path):
+def test_lambda_saves_its_code_and_loads_it_only_outside_safe_mode(tmp_path):
+    # TensorFlow's basics guide: a Lambda, a function initializer, fit, then model.save.
+    x = np.linspace(-2, 2, 64).astype(np.float32)
+    y = x**2 + 2 * x - 5
+    scale = 2.0
+
+    def shifted(t, shift=0.5):  # nested: its closure (scale) and default travel as JSON
+        return t * scale + shift
+
+    model = keras.Sequential(
+        [
+            layers.Lambda(lambda t: ek.stack([t, t**2], axis=1)),
+            layers.Lambda(shifted, output_shape=(2,)),
+            layers.Dense(units=1, kernel_initializer=ek.random.normal),
+        ]
+    )
+    model.compile(loss=keras.losses.MSE, optimizer=keras.optimizers.SGD(learning_rate=0.01))
+    model.fit(x, y, epochs=2, batch_size=32, verbose=0)
+    path = tmp_path / "m.keras"
+    model.save(path)
+    with zipfile.ZipFile(path) as zf:
+        config = json.loads(zf.read("config.json"))
+    first, second, dense = (layer["config"] for layer in config["config"]["layers"][-3:])
+    assert first["function"]["class_name"] == "__lambda__"
+    assert second["function"]["config"]["closure"] == [2.0]
+    assert second["function"]["config"]["defaults"] == [0.5]
+    assert dense["kernel_initializer"] == {
+        "class_name": "function",
+        "module": ek.random.normal.__module__,
+        "config": "normal",
+    }
+    # Safe mode (the default) refuses the code, with Keras's message.
+    refused = r"deserialization of a `Lambda` layer .*`safe_mode=False`"
+    with pytest.raises(ValueError, match=refused):
+        keras.models.load_model(path)
+    loaded = keras.models.load_model(path, safe_mode=False)
+    np.testing.assert_array_equal(loaded.predict(x), model.predict(x))
+    assert loaded.layers[2].kernel_initializer is ek.random.normal
+    assert loaded.layers[1].compute_output_shape((None,)) == (None, 2)
+    # The scope ended with the call: the next load is safe again.
+    with pytest.raises(ValueError, match="safe_mode=False"):
+        keras.models.load_model(path)
+
+
+def test_enable_unsafe_deserialization_and_named_functions(tmp_path, monkeypatch):
+    from eagerkernel.runtime.keras import saving
+
+    monkeypatch.setattr(saving, "_UNSAFE", [False])
+    inputs = keras.Input(shape=(3,))
+    named = keras.Model(inputs, layers.Lambda(ek.nn.relu)(inputs))  # an importable function
+    named.save(tmp_path / "named.keras")
+    again = keras.models.load_model(tmp_path / "named.keras")  # no code: safe mode loads it
+    assert again.layers[-1].function is ek.nn.relu
+    lam = keras.Model(inputs, layers.Lambda(lambda t: t - 1.0)(inputs))
+    lam.save(tmp_path / "lam.keras")
+    keras.config.enable_unsafe_deserialization()
+    out = keras.models.load_model(tmp_path / "lam.keras").predict(np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(out, np.zeros((2, 3), np.float32))
+
+
+def test_lambda_that_cannot_be_serialized_leaves_the_old_file(tmp_path):
     inputs = keras.Input(shape=(2,))
     good = keras.Model(inputs, layers.Dense(1)(inputs))
     path = tmp_path / "m.keras"
     good.save(path)
     before = path.read_bytes()
-    bad = keras.Model(inputs, layers.Lambda(lambda t: t * 2)(inputs))
-    with pytest.raises(NotImplementedError, match=r"Lambda layer .* cannot be serialized"):
+    offset = ek.constant([1.0, 2.0])  # a tensor in the closure: JSON cannot hold it
+    bad = keras.Model(inputs, layers.Lambda(lambda t: t + offset)(inputs))
+    with pytest.raises(NotImplementedError, match=r"Lambda layer .*closure holds"):
         bad.save(path)
     assert path.read_bytes() == before
+
+
+def test_lambda_mask():
+    layer = layers.Lambda(lambda t: t * 2, mask=lambda t, m: ek.not_equal(t, 0.0))
+    x = ek.constant([[0.0, 1.0]])
+    np.testing.assert_array_equal(layer.compute_mask(x).numpy(), [[False, True]])
+    assert layers.Lambda(lambda t: t).compute_mask(x) is None
 
 
 @pytest.mark.parametrize(

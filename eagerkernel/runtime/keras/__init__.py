@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import (
     activations,
     callbacks,
+    config,
     datasets,
     initializers,
     layers,
@@ -26,6 +27,7 @@ __all__ = [
     "Sequential",
     "activations",
     "callbacks",
+    "config",
     "datasets",
     "initializers",
     "layers",

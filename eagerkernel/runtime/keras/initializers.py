@@ -445,7 +445,13 @@ _ALIASES.update({cls.__name__.lower(): cls for cls in set(_ALIASES.values())})
 
 
 def serialize(initializer) -> dict:
-    """``{"class_name": ..., "config": ...}`` for an initializer (Keras's format)."""
+    """``{"class_name": ..., "config": ...}`` for an initializer (Keras's format); a plain
+    function (``kernel_initializer=ek.random.normal``) as `saving.serialize_function` writes
+    it (a named function by its module and name)."""
+    if not isinstance(initializer, Initializer) and callable(initializer):
+        from .saving import serialize_function
+
+        return serialize_function(initializer, f"initializer {initializer!r:.60}")
     return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
 
 
@@ -476,6 +482,10 @@ def get(identifier):
                 f"Unknown initializer: {identifier!r}. Known names: {sorted(set(_ALIASES))}."
             )
         return cls()
+    if isinstance(identifier, dict) and identifier.get("class_name") in ("function", "__lambda__"):
+        from .saving import deserialize_function
+
+        return deserialize_function(identifier)
     if isinstance(identifier, dict) and "class_name" in identifier:
         cls = get(identifier["class_name"])
         return type(cls).from_config(dict(identifier.get("config", {})))

@@ -23,6 +23,7 @@ __all__ = [
     "clone_model",
     "custom_object_scope",
     "deserialize_keras_object",
+    "enable_unsafe_deserialization",
     "get_custom_objects",
     "get_registered_name",
     "get_registered_object",
@@ -34,6 +35,8 @@ __all__ = [
 ]
 
 _REGISTERED: dict[str, type] = {}  # "package>name" -> class
+_safe = threading.local()  # .mode: the safe_mode of the load_model call running on this thread
+_UNSAFE = [False]  # enable_unsafe_deserialization() was called
 _scope = threading.local()  # .objects: the custom_objects of the enclosing custom_object_scope
 _NAMES: dict[type, str] = {}  # class -> "package>name"
 _CONFIG = "config.json"
@@ -196,6 +199,136 @@ def serialize_keras_object(obj) -> dict | str | None:
     return out
 
 
+def enable_unsafe_deserialization() -> None:
+    """Lets every later `load_model` (and `Lambda.from_config`) load the Python code of a
+    ``Lambda`` layer's function, as ``safe_mode=False`` does for one call (follows
+    `keras.config.enable_unsafe_deserialization`). Only for files you trust."""
+    _UNSAFE[0] = True
+
+
+def in_safe_mode() -> bool:
+    """Whether loading Python code from a file is refused here: never after
+    `enable_unsafe_deserialization`, else the ``safe_mode`` of the `load_model` call running
+    on this thread, else True (follows Keras's ``in_safe_mode``)."""
+    if _UNSAFE[0]:
+        return False
+    mode = getattr(_safe, "mode", None)
+    return True if mode is None else bool(mode)
+
+
+class _SafeModeScope:
+    def __init__(self, safe_mode: bool):
+        self.mode = bool(safe_mode)
+
+    def __enter__(self):
+        self._outer = getattr(_safe, "mode", None)
+        _safe.mode = self.mode
+
+    def __exit__(self, *exc) -> None:
+        _safe.mode = self._outer
+
+
+_LAMBDA_REFUSED = (
+    "Requested the deserialization of a `Lambda` layer whose `function` is a Python lambda. "
+    "This carries a potential risk of arbitrary code execution and thus it is disallowed by "
+    "default. If you trust the source of the artifact, you can override this error by "
+    "passing `safe_mode=False` to the loading function, or calling "
+    "`ek.keras.config.enable_unsafe_deserialization()`."
+)
+
+
+def serialize_function(fn, what: str) -> dict | str:
+    """A function in a config, as Keras 3 writes it for a ``Lambda`` layer: a named function
+    of an importable module by its name (`serialize_keras_object`), any other function
+    (a lambda, a nested function) as ``{"class_name": "__lambda__", "config": {"code",
+    "defaults", "closure", "module"}}``: its bytecode (`marshal`, base64), which only the same
+    Python version loads, and only with ``safe_mode=False``.
+
+    Raises:
+        NotImplementedError: a default or closure value that JSON cannot hold (a tensor, a
+            layer...), naming ``what``.
+    """
+    import base64
+    import marshal
+    import sys
+
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    if (
+        fn.__name__ != "<lambda>"
+        and "<locals>" not in getattr(fn, "__qualname__", "<locals>")
+        and getattr(module, fn.__name__, None) is fn
+        and fn.__module__ != "__main__"
+    ):
+        return {"class_name": "function", "module": fn.__module__, "config": fn.__name__}
+    values = {
+        "defaults": list(fn.__defaults__ or ()),
+        "closure": [c.cell_contents for c in fn.__closure__ or ()],
+    }
+    for key, items in values.items():
+        part = "default" if key == "defaults" else key
+        for v in items:
+            if not isinstance(v, (str, int, float, bool, type(None))):
+                raise NotImplementedError(
+                    f"Cannot serialize {what}: its function's {part} "
+                    f"holds {v!r:.60}, which a config (JSON) cannot hold. Write a Layer "
+                    "subclass with get_config() instead."
+                )
+    return {
+        "class_name": "__lambda__",
+        "config": {
+            "code": base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii"),
+            "defaults": values["defaults"] or None,
+            "closure": values["closure"] or None,
+            "module": fn.__module__,
+        },
+    }
+
+
+def deserialize_function(config, custom_objects=None):
+    """The function `serialize_function` described: a name is looked up as any Keras object;
+    a ``__lambda__`` is rebuilt from its bytecode with the globals of its module (when that
+    module is loaded) and ``custom_objects``.
+
+    Raises:
+        ValueError: a ``__lambda__`` in safe mode (`in_safe_mode`), as Keras refuses it.
+        TypeError: a named function whose module is not imported and that ``custom_objects``
+            does not hold (no module is imported by a load).
+    """
+    import base64
+    import marshal
+    import sys
+    import types
+
+    if isinstance(config, dict) and config.get("class_name") == "function":
+        name, module = config["config"], sys.modules.get(config.get("module") or "")
+        found = get_registered_object(name, custom_objects)
+        if found is None and module is not None:
+            found = getattr(module, name, None)
+        if not callable(found):
+            raise TypeError(
+                f"Could not locate function '{name}' of module {config.get('module')!r} (the "
+                "module is not imported): import it first or pass it in `custom_objects`."
+            )
+        return found
+    if not (isinstance(config, dict) and config.get("class_name") == "__lambda__"):
+        return deserialize_keras_object(config, custom_objects)
+    if in_safe_mode():
+        raise ValueError(_LAMBDA_REFUSED)
+    inner = config["config"]
+    code = marshal.loads(base64.b64decode(inner["code"]))
+    module = sys.modules.get(inner.get("module") or "")
+    scope = dict(vars(module)) if module is not None else {"__builtins__": __builtins__}
+    scope.update(getattr(_scope, "objects", {}))
+    scope.update(custom_objects or {})
+
+    def cell(value):
+        return (lambda: value).__closure__[0]
+
+    closure = tuple(cell(v) for v in inner.get("closure") or ())
+    defaults = tuple(inner.get("defaults") or ()) or None
+    return types.FunctionType(code, scope, code.co_name, defaults, closure or None)
+
+
 def _check_nothing_dropped(layer, config: dict) -> None:
     """A regularizer or constraint the layer holds but its config leaves out would be lost
     silently by a save; refuse instead."""
@@ -356,12 +489,15 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         filepath: a ``.keras`` file written by `Model.save`.
         custom_objects: ``{name: class or function}`` for custom layers, losses, ...
         compile: compile the model as it was saved (optimizer, loss, metrics, slots).
-        safe_mode: accepted for Keras; the format never holds code, so it is always safe.
+        safe_mode: refuse to load Python code (a ``Lambda`` layer's function, which Keras's
+            format stores as bytecode) with a ValueError; default True, as in Keras.
+            ``False`` loads it: only for files you trust.
 
     Raises:
         FileNotFoundError: no such file.
         ValueError: not a ``.keras`` zip, or a missing entry (the file is named).
         TypeError: an unknown class (named, with the file).
+        ValueError: a ``Lambda`` layer's Python code with ``safe_mode=True`` (Keras's message).
         CheckpointError (a ValueError): the weights do not fit the model.
     """
     from ..io.checkpoint import Checkpoint
@@ -382,7 +518,8 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         config = json.loads(zf.read(_CONFIG))
         weights = zf.read(_WEIGHTS)
     try:
-        model = deserialize_keras_object(config, custom_objects)
+        with _SafeModeScope(safe_mode):
+            model = deserialize_keras_object(config, custom_objects)
     except TypeError as e:
         raise TypeError(f"load_model({filepath!r}): {e}") from e
     compile_config = config.get("compile_config")

@@ -486,6 +486,8 @@ class Lambda(Layer):
         function: called as ``function(inputs, **arguments)``.
         output_shape: optional shape (without the batch axis) or function of the input shape,
             for `compute_output_shape`.
+        mask: optional output mask (`compute_mask`): a function ``(inputs, mask) -> mask``
+            or a fixed mask.
         arguments: optional keyword arguments for ``function``.
 
     Input shape:
@@ -502,10 +504,18 @@ class Lambda(Layer):
         super().__init__(**kwargs)
         self.function = function
         self._output_shape_arg = output_shape
+        self.mask = mask
         self.arguments = dict(arguments or {})
 
     def call(self, inputs):
         return self.function(inputs, **self.arguments)
+
+    def compute_mask(self, inputs, mask=None):
+        """The output mask: ``mask(inputs, previous_mask)`` when ``mask`` is a function,
+        else ``mask`` itself (None: no mask), as Keras's Lambda."""
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
 
     def compute_output_shape(self, input_shape) -> tuple:
         if self._output_shape_arg is None:
@@ -518,13 +528,54 @@ class Lambda(Layer):
         return (*batch, *tuple(self._output_shape_arg))
 
     def get_config(self) -> dict:
-        """Raises NotImplementedError: a Lambda's function is code, and eagerkernel's files
-        never hold code (Keras stores its bytecode and loads it only with
-        ``safe_mode=False``). Write a Layer subclass with `get_config` and register it with
-        `ek.keras.saving.register_keras_serializable` instead."""
-        raise NotImplementedError(
-            f"Lambda layer {self.name!r} cannot be serialized: its function is Python code, "
-            "which eagerkernel never writes to a file. Replace it with a Layer subclass that "
-            "has get_config() and is registered with "
-            "@ek.keras.saving.register_keras_serializable()."
-        )
+        """The config, as Keras 3 writes it: a named function of an importable module by its
+        module and name; a lambda or any other function as its bytecode, which `from_config`
+        (and `load_model`) only load with ``safe_mode=False`` (see
+        `ek.keras.saving.serialize_function`).
+
+        Raises:
+            NotImplementedError: a ``mask`` that is a function, or a function whose defaults
+                or closure hold values JSON cannot (a tensor, a layer).
+        """
+        from ..saving import serialize_function, serialize_keras_object
+
+        if callable(self.mask):
+            raise NotImplementedError(
+                f"Lambda layer {self.name!r}: a mask function cannot be serialized."
+            )
+        config = {
+            **super().get_config(),
+            "function": serialize_function(self.function, f"Lambda layer {self.name!r}"),
+            "arguments": serialize_keras_object(self.arguments),
+        }
+        shape = self._output_shape_arg
+        if shape is not None:
+            config["output_shape"] = (
+                serialize_function(shape, f"Lambda layer {self.name!r}")
+                if callable(shape)
+                else list(shape)
+            )
+        if self.mask is not None:
+            config["mask"] = self.mask
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The layer `get_config` describes.
+
+        Raises:
+            ValueError: a function stored as bytecode, unless ``safe_mode=False`` was given
+                to `load_model` or `ek.keras.config.enable_unsafe_deserialization()` was
+                called (Keras's message).
+        """
+        from ..saving import deserialize_function, deserialize_keras_object
+
+        config = dict(config)
+        config["function"] = deserialize_function(config["function"], custom_objects)
+        shape = config.get("output_shape")
+        if isinstance(shape, (dict, str)):
+            config["output_shape"] = deserialize_function(shape, custom_objects)
+        elif isinstance(shape, list):
+            config["output_shape"] = tuple(shape)
+        config["arguments"] = deserialize_keras_object(config.get("arguments"), custom_objects)
+        return cls(**config)
