@@ -125,10 +125,45 @@ def _peek_created() -> int:
     return next(copy.copy(_variable._creation_order))
 
 
+_tracing = threading.local()
+# The op outputs of finished traces that are still alive (see `Function._trace`).
+# By id: Tensors are not hashable.
+_LEAKED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+_LEAKED_ERROR = (
+    "{tensor!r} is out of scope and cannot be used here: it was computed while tracing a "
+    "tf.function and escaped it (a global or an attribute). Use return values, explicit "
+    "Python locals or TensorFlow collections to access it. Please see "
+    "https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values "
+    "for more information."
+)
+
+
+def _tracing_keys() -> list:
+    """This thread's stack of ``(Function, signature key)`` being traced."""
+    keys = getattr(_tracing, "keys", None)
+    if keys is None:
+        keys = _tracing.keys = []
+    return keys
+
+
+def _output_tensor(x):
+    """A traced function's output as its caller gets it: a new Tensor (a Variable stays
+    itself), a Python number, string or NumPy value as a constant tensor."""
+    if isinstance(x, Variable) or isinstance(x, CompositeTensor) or x is None:
+        return x
+    if isinstance(x, Tensor):
+        return make(x._value, x._device)
+    if isinstance(x, (bool, int, float, complex, str, bytes, np.generic, np.ndarray)):
+        return to_tensor(x, None, "function")
+    return x
+
+
 class _Tracer(Recorder):
     """Writes down the ops, stateful calls and guards of one eager run of a function."""
 
     def __init__(self):
+        self.outputs: list = []  # the Tensors its ops made
         self.instrs: list = []
         self.refs: dict = {}  # id(array) -> ref
         self.keep: list = []  # what `refs` holds ids of, alive while tracing
@@ -167,6 +202,8 @@ class _Tracer(Recorder):
             self.instrs.append(("read", k, r))
             return r
         if r is None:
+            if _LEAKED.get(id(t)) is t:
+                raise TypeError(_LEAKED_ERROR.format(tensor=t))
             r = ("c", len(self.consts))
             self.consts.append((value, t._device))
             self.refs[id(value)] = r
@@ -189,7 +226,9 @@ class _Tracer(Recorder):
             }
         if prim.n_out == 1:
             outs = self.slot(output._value, output._device)
+            self.outputs.append(output)
         else:
+            self.outputs.extend(output)
             outs = tuple(self.slot(o._value, o._device) for o in output)
         saved_slot = None if saved is None else self.slot(saved, None)
         self.instrs.append(("op", prim, ins, params, outs, saved_slot))
@@ -399,7 +438,7 @@ class Program:
         shapes = [tuple(getattr(v, "shape", ())) for v in tracer.values]
         dtypes = [
             as_dtype(v.dtype)
-            if getattr(getattr(v, "dtype", None), "kind", "") in tuple("biufc")
+            if getattr(getattr(v, "dtype", None), "kind", "") in tuple("biufcO")
             else None
             for v in tracer.values
         ]
@@ -961,6 +1000,9 @@ def _leaf_key(x, arrays: list, seen: dict, tensors: list):
         # as tensor inputs (the program is specialized on the partition, as on shapes).
         static, parts = x._ek_trace_key()
         return (static, *(_leaf_key(t, arrays, seen, tensors) for t in parts))
+    tracing_type = getattr(x, "__tf_tracing_type__", None)
+    if tracing_type is not None:  # a `TraceType` the object chooses (TensorFlow's protocol)
+        return ("tt", tracing_type(None))
     try:
         hash(x)
     except TypeError:  # by identity (an unhashable object; the entry keeps it alive)
@@ -1113,6 +1155,16 @@ class Function:
         # trace, the Python code runs, so that trace records it.
         observed = bool(ACTIVE and _ctx.recorders)
         if observed and any(hasattr(r, "trace_call") for r in _ctx.recorders):
+            tracing = _tracing_keys()
+            if any(f is self for f, _ in tracing):
+                key = self._signature(args, kwargs)[3]
+                if (self, key) in tracing:
+                    raise RecursionError(
+                        f"function {self._name} calls itself, while being traced, with the "
+                        "same input signature: its trace would never end (TensorFlow does not "
+                        "support recursive tf.functions; recurse on Python values, or write a "
+                        "loop)."
+                    )
             return self.python_function(*args, **kwargs)
         args, kwargs, flat, key, arrays, tensors = self._signature(args, kwargs)
         entry = self._cache.get(key)
@@ -1123,18 +1175,18 @@ class Function:
             # other object can come to have its id.
             entry.keep = [x for x in flat if isinstance(x, Variable) or not isinstance(x, Tensor)]
         if not observed:
-            return self._run(entry, args, kwargs, tensors, arrays, False)
+            return self._run(entry, args, kwargs, tensors, arrays, False, key)
         # One "function" scope around the call: `%%tape` shows it as one row.
         with _context.scope(self._name, "function"):
-            return self._run(entry, args, kwargs, tensors, arrays, True)
+            return self._run(entry, args, kwargs, tensors, arrays, True, key)
 
-    def _run(self, entry: _Entry, args, kwargs, tensors, arrays, observed: bool):
+    def _run(self, entry: _Entry, args, kwargs, tensors, arrays, observed: bool, key=None):
         """Runs the entry's program (or the branch its guards lead to), tracing what is new;
         ``observed``: op by op through the dispatcher, for this thread's recorders."""
         if entry.eager:
             return self.python_function(*args, **kwargs)
         if entry.program is None or entry.verify:
-            return self._trace(entry, None, None, args, kwargs, tensors)
+            return self._trace(entry, None, None, args, kwargs, tensors, key)
         program = entry.program
         if observed and program.custom_gradients:
             # A tape must see the hand-written gradients, which only the Python code records.
@@ -1147,7 +1199,7 @@ class Function:
                 branch = (miss.index, _hashable(miss.value))
                 nxt = program.branches.get(branch)
                 if nxt is None:
-                    return self._trace(entry, program, branch, args, kwargs, tensors)
+                    return self._trace(entry, program, branch, args, kwargs, tensors, key)
                 program = nxt
         return self._outputs(program, values)
 
@@ -1164,17 +1216,27 @@ class Function:
                 flat.append(make(value, program.consts[r[1]][1]))
         return nest.pack_sequence_as(program.structure, flat)
 
-    def _trace(self, entry: _Entry, parent, branch, args, kwargs, tensors):
+    def _trace(self, entry: _Entry, parent, branch, args, kwargs, tensors, key=None):
         """Runs the Python function eagerly while tracing it; the trace becomes the entry's
         program, or the branch ``branch`` of ``parent``."""
         tracer = _Tracer()
         for t in tensors:
             tracer.slot(t._value, t._device)
+        tracing = _tracing_keys()
+        tracing.append((self, key))
         _context.push_recorder(tracer)
         try:
             result = self.python_function(*args, **kwargs)
         finally:
             _context.pop_recorder(tracer)
+            tracing.pop()
+        # The trace's own tensors stay behind it (a global, an attribute): a later trace that
+        # captures one raises, as TensorFlow's out-of-scope graph tensors do. The caller gets
+        # new Tensors for the returned values, and Python numbers and strings returned become
+        # tensors, as TensorFlow converts a function's outputs.
+        result = nest.map_structure(_output_tensor, result)
+        _LEAKED.update((id(t), t) for t in tracer.outputs)
+        tracer.outputs.clear()
         if tracer.opaque or any(isinstance(x, CompositeTensor) for x in nest.flatten(result)):
             # See `_Tracer._out_template`; a RaggedTensor or SparseTensor result is built by
             # Python code around its values' ops, which the program cannot rebuild: the

@@ -250,9 +250,16 @@ class Tensor:
             return ""
         return f", device={d.name}{' (virtual)' if d.virtual else ''}"
 
+    def _shown(self):
+        """The value as `numpy` gives it, for display: showing a tensor (``print`` inside a
+        graph function's trace, a Python side effect) does not make the trace guard on it."""
+        v = self._value
+        a = self._device.xp.asnumpy(v) if self._device.xp is not np else v
+        return a[()] if a.dtype.kind == "O" and a.ndim == 0 else a
+
     def __str__(self) -> str:
         shape = tuple(self._value.shape)
-        return f"Tensor({_numpy_str(self.numpy())}, shape={shape}, dtype={self.dtype.name}" + (
+        return f"Tensor({_numpy_str(self._shown())}, shape={shape}, dtype={self.dtype.name}" + (
             self._device_suffix() + ")"
         )
 
@@ -260,7 +267,7 @@ class Tensor:
         shape = tuple(self._value.shape)
         return (
             f"<Tensor: shape={shape}, dtype={self.dtype.name}{self._device_suffix()}, "
-            f"numpy={numpy_repr(self.numpy())}>"
+            f"numpy={numpy_repr(self._shown())}>"
         )
 
     # -- Python operators: the public ops ----------------------------------------------------------
