@@ -42,6 +42,7 @@ import contextlib
 import copy
 import functools
 import inspect
+import itertools
 import math
 import operator
 import sys
@@ -66,12 +67,15 @@ from .core.dispatch import dispatch, stateful
 from .core.dtypes import as_dtype
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
+from .core.errors import InvalidArgumentError
 from .data.structure import TensorSpec
+from .function_graph import AtomicFunction, FuncGraph, FunctionType
 from .observers import Observers
 
 __all__ = ["ConcreteFunction", "Function", "Program", "function", "init_scope", "print_"]
 
 _ctx = _context.context()
+_concrete_uids = itertools.count(1)
 _eager = _config._functions_eagerly
 MAX_BRANCHES = 32  # traces per signature before the signature runs eagerly for good
 
@@ -1435,6 +1439,48 @@ class ConcreteFunction:
         self._function = function
         self.structured_input_signature = specs
         self._entry = entry
+        self._uid = next(_concrete_uids)
+
+    @property
+    def function_type(self) -> FunctionType:
+        """The parameters (TensorSpecs, fixed Python values) and output type (follows
+        ``ConcreteFunction.function_type``; prints as ``(a: TensorSpec(...)) -> ...``)."""
+        return FunctionType(self._parameters(), self.structured_outputs)
+
+    @property
+    def graph(self) -> FuncGraph:
+        """A read-only view of the traced program as a graph (`FuncGraph`: ``get_operations``,
+        ``as_graph_def().node``), after TensorFlow's ``ConcreteFunction.graph``: the root
+        program, the path the first trace took.
+
+        Raises:
+            ValueError: a concrete function made from TensorSpecs that was not called yet
+                (it is traced at its first call, on real values).
+        """
+        program = self.program
+        if program is None:
+            raise ValueError(
+                f"ConcreteFunction {self.name}: graph: not traced yet; a concrete function "
+                "made from TensorSpecs is traced at its first call, on real values."
+            )
+        names = []
+        for name, spec, _ in self._parameters():
+            flat = [x for x in nest.flatten(spec) if _is_spec(x)]
+            if len(flat) == 1:
+                names.append(name)
+            else:
+                names += [f"{name}_{k}" for k in range(len(flat))]
+        return FuncGraph(self.name, program, names)
+
+    @property
+    def inference_fn(self) -> AtomicFunction:
+        """The function called with the flat tensor inputs (`AtomicFunction`, after
+        ``ConcreteFunction.inference_fn``), named ``__inference_<name>_<n>``."""
+        return AtomicFunction(self, self._inference_name)
+
+    @property
+    def _inference_name(self) -> str:
+        return f"__inference_{self.name}_{self._uid}"
 
     @property
     def name(self) -> str:
@@ -1498,11 +1544,26 @@ class ConcreteFunction:
         if missing:
             raise TypeError(f"{self.name}() missing required argument(s): {', '.join(missing)}.")
         call_args, call_kwargs = [], {}
+        position = 0  # of the flat tensor input, in the error TensorFlow raises
         for name, spec, keyword in params:
             value = given.get(name, spec)
             if name in given:
                 flat_value = nest.flatten(_to_tensors(value))
                 for a, s in zip(flat_value, nest.flatten(spec)):
+                    if (
+                        isinstance(s, TensorSpec)
+                        and isinstance(a, Tensor)
+                        and s.dtype is not None
+                        and a.dtype != s.dtype
+                    ):
+                        # TensorFlow checks the dtypes of the flat inputs when the function
+                        # runs: InvalidArgumentError, its message.
+                        raise InvalidArgumentError(
+                            f"cannot compute {self._inference_name} as input "
+                            f"#{position}(zero-based) "
+                            f"was expected to be a {s.dtype.name} tensor but is a "
+                            f"{a.dtype.name} tensor [Op:{self._inference_name}]"
+                        )
                     if (
                         isinstance(s, TensorSpec)
                         and (not isinstance(a, Tensor) or not s.is_compatible_with(a))
@@ -1515,6 +1576,7 @@ class ConcreteFunction:
                             f"ConcreteFunction {self.name}: argument {name}={a!r} does not "
                             f"match {s!r}."
                         )
+                    position += _is_spec(s)
             if keyword:
                 call_kwargs[name] = value
             else:
