@@ -69,6 +69,9 @@ from .runtime.core.variable import (
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
+from .runtime import function_graph as _function_graph
+from .runtime import trace_types as _trace_types
+from .runtime.core import dtypes as _dtypes_module
 from .runtime.function import function, init_scope
 from .runtime.function import print_ as print
 from .runtime.io import profiler, saved_model, summary
@@ -90,14 +93,40 @@ random_uniform = random.uniform
 set_random_seed = random.set_seed
 
 
+_TO_CODE_NOTE = (
+    "# eagerkernel does no AutoGraph conversion: ek.function runs this Python code as it is\n"
+    "# (tensor-dependent `if`/`while` are guarded and retraced), so this is its own source.\n"
+)
+
+
 def _autograph_to_code(entity, recursive=True, experimental_optional_features=None) -> str:
-    """The source of ``entity`` (``ek.autograph.to_code``, after `tf.autograph.to_code`).
-    There is no AutoGraph here: graph functions run Python control flow through guards, so
-    the code is the function's own."""
+    """The source of ``entity`` (``ek.autograph.to_code``, after `tf.autograph.to_code`),
+    under a two-line comment saying so: there is no AutoGraph here (graph functions run
+    Python control flow through guards), so the code is the function's own, dedented.
+
+    Raises:
+        TypeError: ``entity`` is not a Python function or method (or ek.function of one).
+        OSError: its source is not available (it was defined in code run by ``exec`` or
+            typed at a plain Python prompt, where Python keeps no source lines).
+    """
     import inspect
     import textwrap
 
-    return textwrap.dedent(inspect.getsource(getattr(entity, "python_function", entity)))
+    func = getattr(entity, "python_function", entity)
+    if not (inspect.isfunction(func) or inspect.ismethod(func)):
+        raise TypeError(f"autograph.to_code: expected a Python function, got {entity!r}.")
+    try:
+        source = inspect.getsource(func)
+    except OSError:
+        name = getattr(func, "__qualname__", repr(func))
+        where = getattr(getattr(func, "__code__", None), "co_filename", "?")
+        raise OSError(
+            f"autograph.to_code: the source of {name} is not available: it was defined in "
+            f"{where!r}, code Python keeps no source lines for (run by exec, or typed at a plain "
+            "Python prompt). eagerkernel does no AutoGraph conversion, so to_code can only "
+            "show the function's own source; define it in a file or a notebook cell."
+        ) from None
+    return _TO_CODE_NOTE + textwrap.dedent(source)
 
 
 def _do_not_convert(func=None):
@@ -127,6 +156,27 @@ experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Opt
 # `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
 experimental.DynamicRaggedShape = ragged.DynamicRaggedShape
 experimental.RowPartition = ragged.RowPartition
+
+# `ek.dtypes`, as `tf.dtypes`: the DType class, `as_dtype`, `cast` and every dtype.
+dtypes = _types.SimpleNamespace(
+    DType=DType,
+    as_dtype=as_dtype,
+    cast=cast,  # noqa: F405 (from .runtime.ops)
+    **{k: v for k, v in vars(_dtypes_module).items() if isinstance(v, DType)},
+)
+
+# `ek.types.experimental`, as `tf.types.experimental`: TraceType and the function types.
+types = _types.SimpleNamespace(
+    experimental=_types.SimpleNamespace(
+        TraceType=_trace_types.TraceType,
+        TracingContext=_trace_types.TracingContext,
+        GenericFunction=_trace_types.GenericFunction,
+        PolymorphicFunction=_trace_types.PolymorphicFunction,
+        ConcreteFunction=_trace_types.ConcreteFunction,
+        FunctionType=_function_graph.FunctionType,
+        AtomicFunction=_function_graph.AtomicFunction,
+    )
+)
 
 # `tfe = tf.contrib.eager` gives this same namespace, as the TF 1.x eager guides expect.
 contrib = _types.SimpleNamespace()

@@ -69,6 +69,7 @@ from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .core.errors import InvalidArgumentError
 from .data.structure import TensorSpec
+from . import trace_types as _trace_types
 from .function_graph import AtomicFunction, FuncGraph, FunctionType
 from .observers import Observers
 
@@ -1799,3 +1800,8 @@ def print_(
         else:
             parts.append(str(x))
     stream.write(sep.join(parts) + end)
+
+
+# `isinstance(f, ek.types.experimental.PolymorphicFunction)` and the like, as in TensorFlow.
+_trace_types.PolymorphicFunction.register(Function)
+_trace_types.ConcreteFunction.register(ConcreteFunction)
