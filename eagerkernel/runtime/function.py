@@ -63,8 +63,8 @@ from .core import variable as _variable
 from .core.composite import CompositeTensor
 from .core.context import ACTIVE, Recorder
 from .core.device import current_device
-from .core.dispatch import dispatch, stateful
-from .core.dtypes import as_dtype
+from .core.dispatch import dispatch, object_scalar, stateful
+from .core.dtypes import as_dtype, string
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .core.errors import InvalidArgumentError
@@ -732,6 +732,16 @@ def _dot_fusions(program: Program) -> dict:
     return fused
 
 
+def _object_result(array_op):
+    """``array_op`` for string arrays: a 0-d result as a 0-d object array, as eagerly."""
+
+    def run(a, b):
+        out = array_op(a, b)
+        return object_scalar(out) if type(out) is bytes else out
+
+    return run
+
+
 def _shape_of(program: Program, r) -> tuple:
     if type(r) is int:
         return program._shapes[r]
@@ -782,6 +792,8 @@ def _compile(program: Program):
                 fn = _write_into_dead(_UFUNCS[prim.array_op], reuse)
             elif prim.array_op is not None and not params and len(refs) == 2:
                 fn = prim.array_op
+                if type(outs) is int and program._dtypes[outs] is string:
+                    fn = _object_result(fn)  # strings: NumPy gives 0-d results as bytes
             elif static:
                 fn = functools.partial(prim.fwd, xp, **static)
             else:

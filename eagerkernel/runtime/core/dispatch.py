@@ -206,6 +206,8 @@ def _observed(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
                 out = fwd(xp, inputs[0]._value, inputs[1]._value)
             else:
                 out = array_op(inputs[0]._value, inputs[1]._value)
+                if type(out) is bytes:  # two 0-d string arrays added: NumPy gives bytes
+                    out = object_scalar(out)
         elif n == 1:
             out = fwd(xp, inputs[0]._value)
         else:
@@ -383,6 +385,8 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
             raise device_mismatch(prim, (x, y))
         try:
             out = fwd(dev.xp, xv, yv) if array_op is None else array_op(xv, yv)
+            if type(out) is bytes:  # two 0-d string arrays added: NumPy gives bytes
+                out = object_scalar(out)
         except ValueError as exc:
             if not _mismatched(exc, (xv, yv)):
                 raise
@@ -407,6 +411,14 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
     fast.__wrapped__ = op
     public = fast
     return fast
+
+
+def object_scalar(value) -> np.ndarray:
+    """``value`` (a string ``bytes``) as the 0-d object array a string tensor holds: NumPy
+    gives the element itself for a 0-d object result (``0-d + 0-d``)."""
+    out = np.empty((), dtype=object)
+    out[()] = value
+    return out
 
 
 def coerce_pair(x, y, op: str):

@@ -155,6 +155,13 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
         out = PyObject_Vectorcall(SLOT(prim, S.fwd), call_args, b != NULL ? 3 : 2, NULL);
     }
     double seconds = timed ? now() - t0 : 0.0;
+    if (out != NULL && PyBytes_CheckExact(out)) {
+        /* Two 0-d string arrays added: NumPy gives the bytes object; the Python path wraps
+         * it in a 0-d array. */
+        Py_CLEAR(out);
+        Py_DECREF(recorders);
+        return fallback(prim, inputs);
+    }
     if (out == NULL) {
         /* The Python path runs the op again and raises the error the runtime documents. */
         Py_DECREF(recorders);
@@ -303,6 +310,10 @@ static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
     PyObject *call_args[2] = {a, b};
     PyObject *out = PyObject_Vectorcall(self->array_op, call_args, 2, NULL);
     if (out == NULL) goto error_fallback;
+    if (PyBytes_CheckExact(out)) { /* 0-d strings added: the Python op wraps the bytes */
+        Py_DECREF(out);
+        return binary_fallback(self, args, nargsf, kwnames);
+    }
     PyObject *output = S.tensor->tp_alloc(S.tensor, 0);
     if (output == NULL) {
         Py_DECREF(out);
