@@ -152,12 +152,15 @@ def _tracing_keys() -> list:
     return keys
 
 
-def _output_tensor(x):
-    """A traced function's output as its caller gets it: a new Tensor (a Variable stays
-    itself), a Python number, string or NumPy value as a constant tensor."""
+def _output_tensor(observed: bool, x):
+    """A traced function's output as its caller gets it: a new Tensor (the same one if
+    ``observed``; a Variable stays itself), a Python number, string or NumPy value as a
+    constant tensor."""
     if isinstance(x, Variable) or isinstance(x, CompositeTensor) or x is None:
         return x
     if isinstance(x, Tensor):
+        if observed:
+            return x
         return make(x._value, x._device)
     if isinstance(x, (bool, int, float, complex, str, bytes, np.generic, np.ndarray)):
         return to_tensor(x, None, "function")
@@ -1249,10 +1252,15 @@ class Function:
             tracing.pop()
         # The trace's own tensors stay behind it (a global, an attribute): a later trace that
         # captures one raises, as TensorFlow's out-of-scope graph tensors do. The caller gets
-        # new Tensors for the returned values, and Python numbers and strings returned become
+        # new Tensors for the returned values (the same ones when a tape records the call:
+        # its gradients start from them), and Python numbers and strings returned become
         # tensors, as TensorFlow converts a function's outputs.
-        result = nest.map_structure(_output_tensor, result)
-        _LEAKED.update((id(t), t) for t in tracer.outputs)
+        observed = bool(ACTIVE and _ctx.recorders)
+        returned = {id(t) for t in nest.flatten(result) if isinstance(t, Tensor)}
+        result = nest.map_structure(functools.partial(_output_tensor, observed), result)
+        _LEAKED.update(
+            (id(t), t) for t in tracer.outputs if not (observed and id(t) in returned)
+        )
         tracer.outputs.clear()
         if tracer.opaque or any(isinstance(x, CompositeTensor) for x in nest.flatten(result)):
             # See `_Tracer._out_template`; a RaggedTensor or SparseTensor result is built by
