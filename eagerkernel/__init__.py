@@ -26,6 +26,8 @@ from .runtime import (
     random,
     sparse,
 )
+from .runtime import function_graph as _function_graph
+from .runtime import trace_types as _trace_types
 from .runtime.autodiff import (
     custom_gradient,
     gradients_function,
@@ -38,6 +40,7 @@ from .runtime.compat import layers
 from .runtime.compat.layers import Network
 from .runtime.compat.v1 import losses, metrics, train
 from .runtime.config import num_gpus
+from .runtime.core import dtypes as _dtypes_module
 from .runtime.core import errors
 from .runtime.core.device import device
 from .runtime.core.dtypes import (
@@ -69,9 +72,6 @@ from .runtime.core.variable import (
 from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
-from .runtime import function_graph as _function_graph
-from .runtime import trace_types as _trace_types
-from .runtime.core import dtypes as _dtypes_module
 from .runtime.function import function, init_scope
 from .runtime.function import print_ as print
 from .runtime.io import profiler, saved_model, summary

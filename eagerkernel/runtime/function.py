@@ -58,6 +58,7 @@ import numpy as np
 from . import config as _config
 from . import nest
 from . import random as _random
+from . import trace_types as _trace_types
 from .core import context as _context
 from .core import variable as _variable
 from .core.composite import CompositeTensor
@@ -65,11 +66,10 @@ from .core.context import ACTIVE, Recorder
 from .core.device import current_device
 from .core.dispatch import dispatch, object_scalar, stateful
 from .core.dtypes import as_dtype, string
+from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
-from .core.errors import InvalidArgumentError
 from .data.structure import TensorSpec
-from . import trace_types as _trace_types
 from .function_graph import AtomicFunction, FuncGraph, FunctionType
 from .observers import Observers
 
@@ -156,7 +156,7 @@ def _output_tensor(observed: bool, x):
     """A traced function's output as its caller gets it: a new Tensor (the same one if
     ``observed``; a Variable stays itself), a Python number, string or NumPy value as a
     constant tensor."""
-    if isinstance(x, Variable) or isinstance(x, CompositeTensor) or x is None:
+    if isinstance(x, (Variable, CompositeTensor)) or x is None:
         return x
     if isinstance(x, Tensor):
         if observed:
@@ -1258,9 +1258,7 @@ class Function:
         observed = bool(ACTIVE and _ctx.recorders)
         returned = {id(t) for t in nest.flatten(result) if isinstance(t, Tensor)}
         result = nest.map_structure(functools.partial(_output_tensor, observed), result)
-        _LEAKED.update(
-            (id(t), t) for t in tracer.outputs if not (observed and id(t) in returned)
-        )
+        _LEAKED.update((id(t), t) for t in tracer.outputs if not (observed and id(t) in returned))
         tracer.outputs.clear()
         if tracer.opaque or any(isinstance(x, CompositeTensor) for x in nest.flatten(result)):
             # See `_Tracer._out_template`; a RaggedTensor or SparseTensor result is built by

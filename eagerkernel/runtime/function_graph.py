@@ -60,7 +60,7 @@ class NodeDef:
         for key, value in self.attr.items():
             shown = _dt_name(value) if hasattr(value, "name") else repr(value)
             lines.append(f'  attr {{ key: "{key}" value: {shown} }}')
-        return "\n".join(lines + ["}"])
+        return "\n".join([*lines, "}"])
 
     __repr__ = __str__
 
