@@ -1021,7 +1021,7 @@ def _leaf_key(x, arrays: list, seen: dict, tensors: list):
         static, parts = x._ek_trace_key()
         return (static, *(_leaf_key(t, arrays, seen, tensors) for t in parts))
     tracing_type = getattr(x, "__tf_tracing_type__", None)
-    if tracing_type is not None:  # a `TraceType` the object chooses (TensorFlow's protocol)
+    if callable(tracing_type):  # a `TraceType` the object chooses (TensorFlow's protocol)
         return ("tt", tracing_type(None))
     try:
         hash(x)
@@ -1746,6 +1746,22 @@ def function(
     replays the program op by op through the dispatcher, inside a ``"function"`` scope (one
     row in ``%%tape``), so gradients through it are the eager ones, to any order; inside
     another function's trace, the Python code runs.
+
+    Outputs: a Python number, string or NumPy value returned becomes a constant tensor, as
+    TensorFlow converts a function's outputs. An object whose class defines
+    ``__tf_tracing_type__`` enters the signature through the `ek.types.experimental.TraceType`
+    it returns (equal trace types share a trace), as in TensorFlow. A tensor computed while
+    tracing that escapes the function other than by being returned (a global, an attribute)
+    raises TypeError ("out of scope") when a later trace captures it; a function that calls
+    itself with its own input signature while being traced raises RecursionError (recursion
+    on Python values traces a new signature per level and works).
+
+    Differences from TensorFlow that follow from tracing on real values: an op that fails
+    while tracing raises, even if nothing uses its output (TensorFlow prunes unused ops from
+    the graph, so ``tf.gather(x, [1])`` out of range and unused raises nothing there); a
+    function that creates a Variable on every call raises its ValueError at the second call
+    (TensorFlow traces twice on the first call and raises then); printing a tensor while
+    tracing shows its value, not a symbolic tensor.
 
     Raises:
         TypeError: an ``input_signature`` that is not TensorSpecs, or an unknown argument.
