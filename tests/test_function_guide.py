@@ -28,6 +28,10 @@ def test_string_scalars_add_to_a_string_scalar():
     assert out.numpy() == b"ab"
     assert str(out) == "Tensor(b'ab', shape=(), dtype=string)"
     assert list(ek.add(ek.constant(["x", "y"]), a).numpy()) == [b"xa", b"ya"]
+    assert (a + "c").numpy() == b"ac" and ("c" + a).numpy() == b"ca"
+    with ek.GradientTape():  # a recorder active: the dispatcher's observed path
+        observed = a + a
+    assert observed.numpy() == b"aa" and observed.shape == ()
 
 
 def test_double_traces_once_per_dtype_and_adds_strings(capsys):
