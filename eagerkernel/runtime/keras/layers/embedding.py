@@ -6,7 +6,7 @@ import numbers
 
 from ...ops import elementwise
 from ...ops import nn as _nn
-from .. import initializers
+from .. import initializers, regularizers
 from .base import Layer
 
 __all__ = ["Embedding"]
@@ -75,7 +75,7 @@ class Embedding(Layer):
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
         self.embeddings_initializer = initializers.get(embeddings_initializer or "uniform")
-        self.embeddings_regularizer = embeddings_regularizer
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = embeddings_constraint
         self.mask_zero = bool(mask_zero)
         self.input_length = input_length
@@ -111,5 +111,6 @@ class Embedding(Layer):
             "input_dim": self.input_dim,
             "output_dim": self.output_dim,
             "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
+            "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
             "mask_zero": self.mask_zero,
         }

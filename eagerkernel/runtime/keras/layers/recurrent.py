@@ -14,7 +14,7 @@ import numpy as np
 
 from ...core.tensor import to_tensor
 from ...ops import array_ops, elementwise, linalg
-from .. import activations, initializers
+from .. import activations, initializers, regularizers
 from ._utils import cast_to_layer_dtype
 from .base import Layer
 
@@ -66,17 +66,16 @@ class _RNN(Layer):
                 )
         if stateful:
             raise NotImplementedError(f"{name}: stateful=True is not supported.")
-        if activity_regularizer is not None:
-            raise NotImplementedError(f"{name}: activity_regularizer is not supported.")
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.recurrent_initializer = initializers.get(recurrent_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.recurrent_regularizer = recurrent_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self.kernel_constraint = kernel_constraint
         self.recurrent_constraint = recurrent_constraint
         self.bias_constraint = bias_constraint
@@ -202,6 +201,10 @@ class _RNN(Layer):
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "recurrent_initializer": initializers.serialize(self.recurrent_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "recurrent_regularizer": regularizers.serialize(self.recurrent_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
             "return_sequences": self.return_sequences,
             "return_state": self.return_state,
             "go_backwards": self.go_backwards,
@@ -224,8 +227,9 @@ class SimpleRNN(_RNN):
         return_state: also return the final state: ``[output, h]``.
         go_backwards: process the sequence in reverse (outputs in processing order, as Keras).
         unroll: accepted (the loop always runs step by step here; results do not change).
-        dropout, recurrent_dropout, stateful, activity_regularizer: only their defaults;
-            anything else raises NotImplementedError.
+        activity_regularizer: a penalty on the outputs, added to `losses` at each call.
+        dropout, recurrent_dropout, stateful: only their defaults; anything else raises
+            NotImplementedError.
 
     Call arguments: ``inputs`` ``(batch, timesteps, features)``; ``initial_state`` (a tensor
     or a list of one); ``mask``: ``(batch, timesteps)`` bools (an ``Embedding(mask_zero=True)``
