@@ -117,3 +117,144 @@ def test_tensor_scatter_nd_errors():
         ek.tensor_scatter_nd_max(t, [[0, 0]], ek.constant([1.0]))
     with pytest.raises(TypeError, match=r"tensor_scatter_nd_add: indices must be an integer"):
         ek.tensor_scatter_nd_add(t, ek.constant([[0.0, 0.0]]), [1])
+
+
+# -- keras.regularizers -------------------------------------------------------------------------
+
+R = ek.keras.regularizers
+W = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]], np.float32)
+
+
+def test_regularizer_values_and_defaults():
+    x = ek.constant([1.0, -2.0, 3.0])
+    assert float(R.l1(0.1)(x)) == pytest.approx(0.6)
+    assert float(R.l2(0.1)(x)) == pytest.approx(1.4)  # no factor 1/2, as Keras
+    assert float(R.L1L2(l1=0.5, l2=0.25)(x)) == pytest.approx(3.0 + 3.5)
+    assert R.L1().get_config() == {"l1": 0.01}
+    assert R.L2().get_config() == {"l2": 0.01}
+    assert R.l1_l2().get_config() == {"l1": 0.0, "l2": 0.0}
+    assert R.L1L2(l2=0.1).get_config() == {"l1": 0.0, "l2": 0.1}
+    assert R.get("l2").get_config() == {"l2": 0.01}
+    assert isinstance(R.get("L1L2"), R.L1L2)
+    assert R.get(None) is None
+    assert R.l1(0.1)(x).dtype == ek.float32
+    assert R.l2(0.1)(ek.constant([1.0], dtype=ek.float64)).dtype == ek.float64
+
+
+def test_orthogonal_regularizer_closed_form():
+    # Rows of W normalized: (1,0), (1,1)/sqrt2, (0,1); off-diagonal |dots| sum to 4/sqrt2 over
+    # 3 pairs. Columns: (1,1,0)/sqrt2 and (0,1,2)/sqrt5, one pair with dot 1/sqrt10.
+    rows = R.OrthogonalRegularizer(factor=0.1)(ek.constant(W))
+    assert float(rows) == pytest.approx(0.1 * 0.5 * (4 / np.sqrt(2)) / 3, rel=1e-6)
+    cols = R.OrthogonalRegularizer(factor=0.1, mode="columns")(ek.constant(W))
+    assert float(cols) == pytest.approx(0.1 * 0.5 * (2 / np.sqrt(10)) / 1, rel=1e-6)
+    assert R.orthogonal_regularizer(0.2).get_config() == {"factor": 0.2, "mode": "rows"}
+    with pytest.raises(ValueError, match="must have rank 2"):
+        R.OrthogonalRegularizer()(ek.constant([1.0, 2.0]))
+    with pytest.raises(ValueError, match="Received: mode='diag'"):
+        R.OrthogonalRegularizer(mode="diag")
+
+
+def test_regularizer_errors_and_serialization():
+    with pytest.raises(ValueError, match="Invalid value for argument l2.*Received: l2=-1"):
+        R.L2(-1)
+    with pytest.raises(ValueError, match="Invalid value for argument l1.*Received: l1=nan"):
+        R.L1(float("nan"))
+    with pytest.raises(ValueError, match="Unknown regularizer: 'l3'"):
+        R.get("l3")
+    with pytest.raises(ValueError, match="Could not interpret regularizer identifier"):
+        R.get(3)
+    config = R.serialize(R.L1L2(l1=0.1, l2=0.2))
+    assert config["class_name"] == "L1L2" and config["config"] == {"l1": 0.1, "l2": 0.2}
+    back = R.deserialize(config)
+    assert isinstance(back, R.L1L2) and back.get_config() == {"l1": 0.1, "l2": 0.2}
+    assert R.get(config).get_config() == back.get_config()
+    assert R.serialize(None) is None
+
+
+def test_layer_regularizers_and_add_loss():
+    layer = ek.keras.layers.Dense(
+        2,
+        kernel_initializer="ones",
+        bias_initializer="ones",
+        kernel_regularizer="l2",
+        bias_regularizer=R.l1(0.5),
+        activity_regularizer=R.l2(0.1),
+    )
+    y = layer(ek.ones((1, 3)))  # outputs [[4, 4]]
+    np.testing.assert_allclose(y.numpy(), [[4.0, 4.0]])
+    # The activity loss (from the call) first, then the kernel's and the bias's.
+    np.testing.assert_allclose(
+        [float(v) for v in layer.losses], [0.1 * 32, 0.01 * 6, 0.5 * 2], rtol=1e-6
+    )
+    layer(ek.zeros((1, 3)))  # a new call replaces the activity loss: outputs [[1, 1]]
+    np.testing.assert_allclose(float(layer.losses[0]), 0.2, rtol=1e-6)
+    assert len(layer.losses) == 3
+
+
+def test_add_loss_in_call_is_reset_per_outer_call():
+    class Penalized(ek.keras.layers.Layer):
+        def call(self, x):
+            self.add_loss(ek.reduce_sum(x))
+            return x
+
+    inner = Penalized()
+    model = ek.keras.Sequential([inner, ek.keras.layers.Dense(1, kernel_initializer="zeros")])
+    model(ek.ones((2, 2)))
+    model(ek.ones((2, 2)) * 3)
+    assert [float(v) for v in model.losses] == [12.0]
+    assert [float(v) for v in inner.losses] == [12.0]
+    model.add_loss(lambda: ek.constant(1.5))  # a Keras 2 callable loss: kept, evaluated on read
+    assert sorted(float(v) for v in model.losses) == [1.5, 12.0]
+    with pytest.raises(TypeError, match=r"add_loss: expected a scalar Tensor.*got str"):
+        inner.add_loss("x")
+
+
+def test_fit_adds_model_losses():
+    ek.random.set_seed(0)
+    x = np.ones((4, 3), np.float32)
+    y = np.zeros((4, 1), np.float32)
+    model = ek.keras.Sequential(
+        [ek.keras.layers.Dense(1, kernel_initializer="ones", kernel_regularizer=R.l2(0.5))]
+    )
+    model.compile(optimizer=ek.keras.optimizers.SGD(0.0), loss="mse")
+    history = model.fit(x, y, batch_size=4, epochs=1, verbose=0)
+    # mse of predictions 3 against 0 is 9; the kernel's penalty 0.5 * 3.
+    assert history.history["loss"][0] == pytest.approx(9.0 + 1.5)
+    # With a learning rate the penalty's gradient shrinks the kernel (d/dw 0.5 w^2 = w).
+    model.compile(optimizer=ek.keras.optimizers.SGD(0.1), loss="mse")
+    model.fit(x, y, batch_size=4, epochs=1, verbose=0)
+    # d mse / dw = 2 * 3 * 1 = 6, plus 1 from the penalty: w = 1 - 0.1 * 7.
+    np.testing.assert_allclose(model.layers[0].kernel.numpy(), np.full((3, 1), 0.3), rtol=1e-6)
+
+
+def test_keras_file_round_trips_regularizers(tmp_path):
+    model = ek.keras.Sequential(
+        [
+            ek.keras.Input((3,)),
+            ek.keras.layers.Dense(
+                2,
+                kernel_regularizer=R.L1L2(l1=0.1, l2=0.2),
+                bias_regularizer="l2",
+                activity_regularizer=R.l1(0.3),
+            ),
+            ek.keras.layers.Dense(
+                2, kernel_regularizer=R.OrthogonalRegularizer(0.05, mode="columns")
+            ),
+        ]
+    )
+    model(ek.ones((1, 3)))
+    path = tmp_path / "reg.keras"
+    model.save(path)
+    loaded = ek.keras.models.load_model(path)
+    d0, d1 = loaded.layers
+    assert isinstance(d0.kernel_regularizer, R.L1L2)
+    assert d0.kernel_regularizer.get_config() == {"l1": 0.1, "l2": 0.2}
+    assert d0.bias_regularizer.get_config() == {"l2": 0.01}
+    assert d0.activity_regularizer.get_config() == {"l1": 0.3}
+    assert d1.kernel_regularizer.get_config() == {"factor": 0.05, "mode": "columns"}
+    loaded(ek.ones((1, 3)))
+    model(ek.ones((1, 3)))
+    np.testing.assert_allclose(
+        [float(v) for v in loaded.losses], [float(v) for v in model.losses], rtol=1e-6
+    )
