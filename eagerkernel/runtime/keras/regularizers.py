@@ -219,9 +219,8 @@ def serialize(regularizer):
 
     if regularizer is None:
         return None
-    if not isinstance(regularizer, Regularizer) and not hasattr(regularizer, "get_config"):
-        if callable(regularizer):
-            return saving.serialize_function(regularizer, f"regularizer {regularizer!r:.60}")
+    if not hasattr(regularizer, "get_config") and callable(regularizer):
+        return saving.serialize_function(regularizer, f"regularizer {regularizer!r:.60}")
     return saving.serialize_keras_object(regularizer)
 
 
