@@ -258,3 +258,106 @@ def test_keras_file_round_trips_regularizers(tmp_path):
     np.testing.assert_allclose(
         [float(v) for v in loaded.losses], [float(v) for v in model.losses], rtol=1e-6
     )
+
+
+# -- recurrent cells and RNN(cell) ----------------------------------------------------------------
+
+L = ek.keras.layers
+SEQ = np.random.default_rng(3).standard_normal((2, 5, 3)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "layer_cls, cell_cls",
+    [(L.SimpleRNN, L.SimpleRNNCell), (L.LSTM, L.LSTMCell), (L.GRU, L.GRUCell)],
+)
+def test_cells_step_like_their_layers(layer_cls, cell_cls):
+    layer = layer_cls(4, return_sequences=True, return_state=True)
+    out_layer, *states_layer = layer(SEQ)
+    cell = cell_cls(4)
+    cell(SEQ[:, 0], cell.get_initial_state(batch_size=2))  # builds the cell
+    cell.set_weights(layer.get_weights())
+    assert [v.name.split("/")[-1] for v in cell.weights] == [
+        "kernel:0",
+        "recurrent_kernel:0",
+        "bias:0",
+    ]
+    states = cell.get_initial_state(batch_size=2)
+    outs = []
+    for t in range(5):
+        out, states = cell(SEQ[:, t], states)
+        outs.append(out.numpy())
+    np.testing.assert_allclose(np.stack(outs, 1), out_layer.numpy(), rtol=1e-5, atol=1e-6)
+    for a, b in zip(states, states_layer):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    # RNN(cell) runs the same recurrence with the cell's weights.
+    rnn = L.RNN(cell, return_sequences=True)
+    np.testing.assert_allclose(rnn(SEQ).numpy(), out_layer.numpy(), rtol=1e-5, atol=1e-6)
+    assert len(rnn.trainable_variables) == 3
+
+
+def test_lstm_cell_closed_form_one_step():
+    # Kernel and recurrent kernel zero, bias b: every gate is sigmoid(b_gate), c = i * tanh(b_c)
+    # from c0 = 0, h = o * tanh(c).
+    cell = L.LSTMCell(2, kernel_initializer="zeros", recurrent_initializer="zeros")
+    cell(np.ones((1, 3), np.float32), cell.get_initial_state(batch_size=1))
+    b = np.array([0.5, -0.5, 1.0, 2.0, 0.3, -0.3, 0.1, 0.2], np.float32)
+    cell.bias.assign(b)
+    h, (h2, c) = cell(np.ones((1, 3), np.float32), cell.get_initial_state(batch_size=1))
+    sig = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    c_want = sig(b[0:2]) * np.tanh(b[4:6])
+    np.testing.assert_allclose(c.numpy()[0], c_want, rtol=1e-6)
+    np.testing.assert_allclose(h.numpy()[0], sig(b[6:8]) * np.tanh(c_want), rtol=1e-6)
+    assert h2 is h or np.array_equal(h2.numpy(), h.numpy())
+    assert cell.state_size == [2, 2] and cell.output_size == 2
+    assert L.GRUCell(3).state_size == 3
+
+
+def test_rnn_with_a_custom_cell_and_gradients():
+    class MinimalRNNCell(L.Layer):  # Keras's documented example cell
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+            self.state_size = units
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight("kernel", (input_shape[-1], self.units))
+            self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, self.units))
+
+        def call(self, inputs, states):
+            prev = states[0]
+            out = ek.matmul(inputs, self.kernel) + ek.matmul(prev, self.recurrent_kernel)
+            return out, [out]
+
+    rnn = L.RNN(MinimalRNNCell(3), return_state=True)
+    out, state = rnn(SEQ)
+    k, r = (v.numpy() for v in rnn.cell.weights)
+    h = np.zeros((2, 3), np.float32)
+    for t in range(5):
+        h = SEQ[:, t] @ k + h @ r
+    np.testing.assert_allclose(out.numpy(), h, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(state.numpy(), h, rtol=1e-5, atol=1e-5)
+    rnn64 = L.RNN(L.GRUCell(2, dtype="float64"), dtype="float64")
+    check_gradients(lambda x: rnn64(x), SEQ.astype(np.float64)[:, :3], rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="should have a `call` method and a `state_size`"):
+        L.RNN(L.Dense(3))
+    with pytest.raises(NotImplementedError, match="a list of cells"):
+        L.RNN([L.LSTMCell(2), L.LSTMCell(2)])
+
+
+def test_rnn_cell_config_round_trip(tmp_path):
+    model = ek.keras.Sequential(
+        [
+            ek.keras.Input((5, 3)),
+            L.RNN(L.LSTMCell(4, kernel_regularizer=R.l2(0.1)), go_backwards=True),
+        ]
+    )
+    path = tmp_path / "rnn.keras"
+    model.save(path)
+    loaded = ek.keras.models.load_model(path)
+    rnn = loaded.layers[0]
+    assert isinstance(rnn.cell, L.LSTMCell) and rnn.go_backwards
+    assert rnn.cell.kernel_regularizer.get_config() == {"l2": 0.1}
+    np.testing.assert_allclose(loaded(SEQ).numpy(), model(SEQ).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        [float(v) for v in loaded.losses], [float(v) for v in model.losses], rtol=1e-6
+    )
