@@ -156,9 +156,9 @@ def test_orthogonal_regularizer_closed_form():
 
 
 def test_regularizer_errors_and_serialization():
-    with pytest.raises(ValueError, match="Invalid value for argument l2.*Received: l2=-1"):
+    with pytest.raises(ValueError, match=r"Invalid value for argument l2.*Received: l2=-1"):
         R.L2(-1)
-    with pytest.raises(ValueError, match="Invalid value for argument l1.*Received: l1=nan"):
+    with pytest.raises(ValueError, match=r"Invalid value for argument l1.*Received: l1=nan"):
         R.L1(float("nan"))
     with pytest.raises(ValueError, match="Unknown regularizer: 'l3'"):
         R.get("l3")
@@ -303,7 +303,7 @@ def test_lstm_cell_closed_form_one_step():
     b = np.array([0.5, -0.5, 1.0, 2.0, 0.3, -0.3, 0.1, 0.2], np.float32)
     cell.bias.assign(b)
     h, (h2, c) = cell(np.ones((1, 3), np.float32), cell.get_initial_state(batch_size=1))
-    sig = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    sig = lambda z: 1 / (1 + np.exp(-z))
     c_want = sig(b[0:2]) * np.tanh(b[4:6])
     np.testing.assert_allclose(c.numpy()[0], c_want, rtol=1e-6)
     np.testing.assert_allclose(h.numpy()[0], sig(b[6:8]) * np.tanh(c_want), rtol=1e-6)
@@ -361,3 +361,86 @@ def test_rnn_cell_config_round_trip(tmp_path):
     np.testing.assert_allclose(
         [float(v) for v in loaded.losses], [float(v) for v in model.losses], rtol=1e-6
     )
+
+
+# -- ek.version ---------------------------------------------------------------------------------
+
+
+def test_version_module():
+    from pathlib import Path
+
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert ek.version.VERSION == ek.__version__ == project["project"]["version"]
+    assert ek.version.GIT_VERSION == "unknown"
+    assert isinstance(ek.version.COMPILER_VERSION, str) and ek.version.COMPILER_VERSION
+
+
+# -- ek.distribute: cross-device ops and communication options -----------------------------------
+
+D = ek.distribute
+
+
+@pytest.mark.parametrize("ops", [D.HierarchicalCopyAllReduce(), D.ReductionToOneDevice(), None])
+def test_mirrored_cross_device_ops_all_reduce(ops):
+    ek.config.experimental.set_virtual_gpus(2)
+    strategy = D.MirroredStrategy(["/gpu:0", "/gpu:1"], cross_device_ops=ops)
+
+    def step():
+        ctx = D.get_replica_context()
+        value = ek.constant([1.0, 2.0]) * ek.cast(ctx.replica_id_in_sync_group + 1, ek.float32)
+        return ctx.all_reduce(D.ReduceOp.SUM, value)
+
+    results = strategy.experimental_local_results(strategy.run(step))
+    for r in results:  # replica 0 contributes [1, 2], replica 1 [2, 4]
+        np.testing.assert_allclose(r.numpy(), [3.0, 6.0])
+
+
+def test_cross_device_ops_arguments():
+    ek.config.experimental.set_virtual_gpus(2)
+    with pytest.raises(ValueError, match="HierarchicalCopy requires num_packs >= 0, but -1"):
+        D.HierarchicalCopyAllReduce(num_packs=-1)
+    with pytest.raises(NotImplementedError, match="only num_packs=1"):
+        D.HierarchicalCopyAllReduce(num_packs=2)
+    with pytest.raises(ValueError, match="NcclAllReduce needs CUDA GPUs"):
+        D.MirroredStrategy(["/gpu:0", "/gpu:1"], cross_device_ops=D.NcclAllReduce())
+    with pytest.raises(NotImplementedError, match="HierarchicalCopyAllReduce\\(\\)"):
+        D.MirroredStrategy(["/gpu:0", "/gpu:1"], cross_device_ops=object())
+    with pytest.raises(NotImplementedError, match="CentralStorageStrategy is not implemented"):
+        D.experimental.CentralStorageStrategy()
+
+
+def test_communication_options():
+    impl = D.experimental.CommunicationImplementation
+    assert [m.name for m in impl] == ["AUTO", "RING", "NCCL"]
+    options = D.experimental.CommunicationOptions(implementation=impl.NCCL)
+    assert options.implementation is impl.NCCL
+    assert D.experimental.CommunicationOptions().implementation is impl.AUTO
+    assert D.experimental.CommunicationOptions(implementation="ring").implementation is impl.RING
+    with pytest.raises(ValueError, match="implementation must be a CommunicationImplementation"):
+        D.experimental.CommunicationOptions(implementation="MPI")
+    with pytest.raises(ValueError, match="bytes_per_pack must be >= 0"):
+        D.experimental.CommunicationOptions(bytes_per_pack=-1)
+    pytest.importorskip("mpi4py")
+    # One worker on the CPU: NCCL falls back to RING, as TensorFlow documents. In a child
+    # process, so that MPI is not initialized in the test process.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import eagerkernel as ek\n"
+        "impl = ek.distribute.experimental.CommunicationImplementation.NCCL\n"
+        "o = ek.distribute.experimental.CommunicationOptions(implementation=impl)\n"
+        "s = ek.distribute.MultiWorkerMirroredStrategy(communication_options=o)\n"
+        "print('replicas', s.num_replicas_in_sync)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    env.pop("EAGERKERNEL_VIRTUAL_GPUS", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "replicas 1" in done.stdout
