@@ -444,3 +444,17 @@ def test_communication_options():
     )
     assert done.returncode == 0, done.stderr
     assert "replicas 1" in done.stdout
+
+
+def test_embedding_and_conv_activity_regularizers():
+    emb = ek.keras.layers.Embedding(4, 2, embeddings_initializer="ones", activity_regularizer="l1")
+    emb(np.array([[0, 3, 1]]))
+    assert [float(v) for v in emb.losses] == pytest.approx([0.01 * 6])
+    conv = ek.keras.layers.Conv2D(
+        1, 1, kernel_initializer="ones", use_bias=False, activity_regularizer=R.l2(0.5)
+    )
+    conv(np.full((1, 2, 2, 3), 2.0, np.float32))  # every output is 6
+    assert [float(v) for v in conv.losses] == pytest.approx([0.5 * 4 * 36])
+    assert conv.get_config()["activity_regularizer"]["config"] == {"l2": 0.5}
+    with pytest.raises(NotImplementedError, match="Embedding: sparse=True is not supported"):
+        ek.keras.layers.Embedding(4, 2, sparse=True)
