@@ -444,13 +444,25 @@ def test_weights_that_do_not_fit_raise_and_name_the_file(tmp_path):
         keras.models.load_model(tmp_path / "other.keras")
 
 
-def test_a_regularizer_is_never_dropped_silently(tmp_path):
+def test_a_constraint_is_never_dropped_silently(tmp_path):
+    inputs = keras.Input(shape=(3,))
+    dense = layers.Dense(2, kernel_constraint=lambda w: w)
+    model = keras.Model(inputs, dense(inputs))
+    with pytest.raises(NotImplementedError, match=r"kernel_constraint .* would be lost"):
+        model.save(tmp_path / "m.keras")
+    assert not (tmp_path / "m.keras").exists()
+
+
+def test_a_lambda_regularizer_is_saved_as_code_loaded_only_unsafely(tmp_path):
     inputs = keras.Input(shape=(3,))
     dense = layers.Dense(2, kernel_regularizer=lambda w: 0.01 * ek.reduce_sum(w * w))
     model = keras.Model(inputs, dense(inputs))
-    with pytest.raises(NotImplementedError, match=r"kernel_regularizer .* would be lost"):
-        model.save(tmp_path / "m.keras")
-    assert not (tmp_path / "m.keras").exists()
+    model.save(tmp_path / "m.keras")
+    with pytest.raises(ValueError, match="arbitrary code execution"):
+        keras.models.load_model(tmp_path / "m.keras")
+    loaded = keras.models.load_model(tmp_path / "m.keras", safe_mode=False)
+    w = model.layers[-1].kernel.numpy()
+    assert float(loaded.losses[0]) == pytest.approx(0.01 * float((w * w).sum()), rel=1e-6)
 
 
 def test_recurrent_model_with_masks_round_trips(tmp_path):

@@ -29,11 +29,14 @@ from .input_lib import (
 )
 from .multi_worker import (
     ClusterSpec,
+    CommunicationImplementation,
     CommunicationOptions,
     MPIClusterResolver,
     MultiWorkerMirroredStrategy,
 )
 from .strategy import (
+    CentralStorageStrategy,
+    HierarchicalCopyAllReduce,
     MirroredStrategy,
     NcclAllReduce,
     OneDeviceStrategy,
@@ -61,6 +64,7 @@ __all__ = [
     "DistributedIterator",
     "DistributedValues",
     "DistributedVariable",
+    "HierarchicalCopyAllReduce",
     "InputContext",
     "InputOptions",
     "MPIClusterResolver",
@@ -85,6 +89,8 @@ __all__ = [
 
 # `tf.distribute.experimental.*` and `tf.distribute.cluster_resolver.*` names.
 experimental = _types.SimpleNamespace(
+    CentralStorageStrategy=CentralStorageStrategy,
+    CommunicationImplementation=CommunicationImplementation,
     CommunicationOptions=CommunicationOptions,
     MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
 )

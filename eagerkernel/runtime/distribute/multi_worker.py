@@ -14,6 +14,7 @@ all-reduces on host buffers (bucketed; CuPy arrays staged through host memory).
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 
@@ -148,6 +149,21 @@ def _communicator() -> MpiCommunicator:
     return comm
 
 
+class CommunicationImplementation(enum.Enum):
+    """Which collective implementation a `MultiWorkerMirroredStrategy` uses (follows
+    `tf.distribute.experimental.CommunicationImplementation`).
+
+    ``AUTO``: chosen here (MPI's all-reduce). ``RING``: the ring algorithms, here MPI's.
+    ``NCCL``: as TensorFlow documents, NCCL is used only for all-reduce on GPUs and everything
+    else falls back to RING; so on CPUs (and virtual GPUs) it means RING, while NCCL across the
+    processes of several workers with CUDA GPUs is not implemented (NotImplementedError).
+    """
+
+    AUTO = "AUTO"
+    RING = "RING"
+    NCCL = "NCCL"
+
+
 class CommunicationOptions:
     """Options of the cross-worker collectives (follows
     `tf.distribute.experimental.CommunicationOptions`).
@@ -156,16 +172,21 @@ class CommunicationOptions:
         bytes_per_pack: the size of a fused gradient buffer (default 0: 25 MB buckets).
         timeout_seconds: how long a collective waits for its peers before it raises
             `DeadlineExceededError` (default: ``EAGERKERNEL_COLLECTIVE_TIMEOUT`` or 600).
-        implementation: ``"AUTO"`` or ``"RING"`` (MPI chooses its algorithm); ``"NCCL"`` is
-            not implemented across processes.
+        implementation: a `CommunicationImplementation` (or its name): ``AUTO`` (default) or
+            ``RING`` (MPI chooses its algorithm), or ``NCCL``, which falls back to RING on CPUs
+            as in TensorFlow (see `CommunicationImplementation`).
+
+    Raises:
+        ValueError: an unknown implementation, a negative ``bytes_per_pack`` or a
+            non-positive ``timeout_seconds``.
     """
 
     def __init__(self, bytes_per_pack: int = 0, timeout_seconds=None, implementation="AUTO"):
         impl = str(getattr(implementation, "name", implementation)).upper()
-        if impl not in ("AUTO", "RING"):
-            raise NotImplementedError(
-                f"CommunicationOptions: implementation={implementation!r} is not supported "
-                "(AUTO or RING; MPI carries the collectives)."
+        if impl not in CommunicationImplementation.__members__:
+            raise ValueError(
+                f"CommunicationOptions: implementation must be a CommunicationImplementation "
+                f"(AUTO, RING or NCCL), got {implementation!r}."
             )
         if bytes_per_pack < 0:
             raise ValueError(
@@ -177,7 +198,7 @@ class CommunicationOptions:
             )
         self.bytes_per_pack = int(bytes_per_pack)
         self.timeout_seconds = timeout_seconds
-        self.implementation = impl
+        self.implementation = CommunicationImplementation[impl]
 
 
 class MultiWorkerMirroredStrategy(Strategy):
@@ -214,6 +235,14 @@ class MultiWorkerMirroredStrategy(Strategy):
                 "MultiWorkerMirroredStrategy: communication_options must be CommunicationOptions."
             )
         comm = cluster_resolver.communicator
+        nccl = options.implementation is CommunicationImplementation.NCCL
+        cuda = any(d.device_type == "GPU" and not d.virtual for d in _default_devices())
+        if nccl and cluster_resolver.num_workers > 1 and cuda:
+            raise NotImplementedError(
+                "MultiWorkerMirroredStrategy: CommunicationImplementation.NCCL across "
+                "workers on CUDA GPUs is not implemented (MPI carries the collectives); "
+                "use AUTO or RING."
+            )  # on CPUs NCCL falls back to RING, as TensorFlow documents
         if options.timeout_seconds is not None:
             comm.timeout = float(options.timeout_seconds)
         self._cluster_resolver = cluster_resolver

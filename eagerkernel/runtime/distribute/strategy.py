@@ -779,6 +779,26 @@ class NcclAllReduce:
             raise NotImplementedError("NcclAllReduce: only num_packs=1 is supported.")
 
 
+class HierarchicalCopyAllReduce:
+    """Cross-device reduction that gathers the values on one device along a hierarchy and
+    copies the sum back (follows `tf.distribute.HierarchicalCopyAllReduce`, TensorFlow's
+    DGX-1 topology algorithm). Its sum is the same as `ReductionToOneDevice`'s, which carries
+    it here (the NumPy reduction on the host, for any devices); only the path differs in
+    TensorFlow. ``num_packs`` is accepted with its default only.
+
+    Raises:
+        ValueError: ``num_packs < 0``. NotImplementedError: ``num_packs`` other than 1.
+    """
+
+    def __init__(self, num_packs: int = 1):
+        if num_packs < 0:
+            raise ValueError(
+                f"HierarchicalCopy requires num_packs >= 0, but {num_packs} is specified"
+            )
+        if num_packs != 1:
+            raise NotImplementedError("HierarchicalCopyAllReduce: only num_packs=1 is supported.")
+
+
 class ReductionToOneDevice:
     """Cross-device reduction by summing on the host (follows
     `tf.distribute.ReductionToOneDevice`); the NumPy reduction, for any devices."""
@@ -803,7 +823,8 @@ class MirroredStrategy(Strategy):
         devices: device names; default every GPU (real, or virtual with
             ``EAGERKERNEL_VIRTUAL_GPUS``), else the CPU.
         cross_device_ops: None (NCCL where every device is a CUDA GPU, else the NumPy
-            reduction), `NcclAllReduce()` or `ReductionToOneDevice()`.
+            reduction), `NcclAllReduce()`, `HierarchicalCopyAllReduce()` or
+            `ReductionToOneDevice()` (both the NumPy reduction).
 
     Raises:
         ValueError: duplicate or no devices; NcclAllReduce on devices that are not CUDA GPUs.
@@ -839,10 +860,25 @@ class MirroredStrategy(Strategy):
             if not nccl_available():
                 raise ValueError(f"{type(self).__name__}: CuPy has no NCCL support here.")
             self.extended._reducer = NcclReducer(devs) if len(devs) > 1 else NumpyReducer()
-        elif isinstance(ops, ReductionToOneDevice):
+        elif isinstance(ops, (ReductionToOneDevice, HierarchicalCopyAllReduce)):
             self.extended._reducer = NumpyReducer()
         else:
             raise NotImplementedError(
                 f"{type(self).__name__}: cross_device_ops={ops!r} is not supported (None, "
-                "NcclAllReduce() or ReductionToOneDevice())."
+                "NcclAllReduce(), HierarchicalCopyAllReduce() or ReductionToOneDevice())."
             )
+
+
+class CentralStorageStrategy(Strategy):
+    """`tf.distribute.experimental.CentralStorageStrategy` (variables on one device, compute
+    replicated on the local GPUs) is not implemented: constructing it raises
+    NotImplementedError. `MirroredStrategy` trains the same model synchronously on the same
+    devices (each replica keeps a copy of the variables).
+    """
+
+    def __init__(self, compute_devices=None, parameter_device=None):
+        raise NotImplementedError(
+            "CentralStorageStrategy is not implemented in eagerkernel; use "
+            "ek.distribute.MirroredStrategy (synchronous training on the same devices, with "
+            "mirrored variables)."
+        )

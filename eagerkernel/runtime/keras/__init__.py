@@ -13,6 +13,7 @@ from . import (
     metrics,
     optimizers,
     preprocessing,
+    regularizers,
     saving,
     utils,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "metrics",
     "optimizers",
     "preprocessing",
+    "regularizers",
     "saving",
     "utils",
 ]

@@ -61,6 +61,8 @@ class Model(Trainer, Layer):
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
+        if len(args) == 1 and args[0] is self:  # `super().__init__(self)`, as TF's effective
+            args = ()  # TF2 guide writes it: Keras 2 ignored the stray positional argument
         if args or "inputs" in kwargs or "outputs" in kwargs:
             raise TypeError(
                 f"{type(self).__name__}: a subclassed model cannot take inputs= and outputs= "

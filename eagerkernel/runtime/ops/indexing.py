@@ -17,14 +17,25 @@ import operator
 import numpy as np
 
 from ..core.composite import CompositeTensor
-from ..core.dispatch import Primitive, defvjp
+from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply
 from ._core import tensor as _tensor
 from .array_ops import axis_arg, check_range, index_tensor, int_list, invalid
 
-__all__ = ["boolean_mask", "gather", "gather_nd", "scatter_nd", "slice"]  # and getitem, bound as []
+__all__ = [
+    "boolean_mask",
+    "gather",
+    "gather_nd",
+    "scatter_nd",
+    "slice",
+    "tensor_scatter_nd_add",
+    "tensor_scatter_nd_max",
+    "tensor_scatter_nd_min",
+    "tensor_scatter_nd_sub",
+    "tensor_scatter_nd_update",
+]  # and getitem, bound as []
 
 _Slice = builtins.slice  # `slice` below is TensorFlow's op
 
@@ -226,6 +237,165 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
             f"{tuple(i._value.shape)} and shape {out}, got {tuple(u._value.shape)}.",
         )
     return apply(_scatter_nd, (u, i), {"shape": out, "batch_dims": 0})
+
+
+# -- tensor_scatter_nd_* ------------------------------------------------------------------------
+# A copy of ``tensor`` with ``updates`` written, added, subtracted or min/max-ed in at
+# ``indices``: one Primitive each, inputs (tensor, indices, updates).
+
+
+def _tensor_scatter_fwd(how):
+    def fwd(xp, x, indices, updates):
+        out = x.copy()
+        flat, key = _nd_key(xp, x.shape, indices, 0)
+        u = updates.reshape((1, *updates.shape))
+        if how is None:
+            out.reshape(flat)[key] = u  # repeated indices: one of the updates wins, as in TF
+        else:
+            getattr(xp, how).at(out.reshape(flat), key, u)
+        return out
+
+    return fwd
+
+
+_ts_update = Primitive("TensorScatterUpdate", _tensor_scatter_fwd(None))
+_ts_add = Primitive("TensorScatterAdd", _tensor_scatter_fwd("add"))
+_ts_sub = Primitive("TensorScatterSub", _tensor_scatter_fwd("subtract"))
+_ts_min = Primitive("TensorScatterMin", _tensor_scatter_fwd("minimum"))
+_ts_max = Primitive("TensorScatterMax", _tensor_scatter_fwd("maximum"))
+
+
+def _gather_g(g, ans, x, i, u):
+    return apply(_gather_nd, (g, i), {"batch_dims": 0})
+
+
+def _update_x_grad(g, ans, x, i, u):
+    zeros = _gather_g(g, ans, x, i, u) * 0
+    return apply(_ts_update, (g, i, zeros))
+
+
+def _min_max_grads(g, ans, x, i, u):
+    # TensorFlow's _TensorScatterMinOrMaxGrad: the cotangent goes to the inputs equal to the
+    # output, split evenly between ties.
+    from .elementwise import cast, equal
+
+    x_ind = cast(equal(x, ans), g.dtype)
+    u_ind = cast(equal(u, apply(_gather_nd, (ans, i), {"batch_dims": 0})), g.dtype)
+    count = x_ind + apply(_scatter_nd, (u_ind, i), {"shape": x._value.shape, "batch_dims": 0})
+    share = g / count
+    return g * x_ind / count, None, apply(_gather_nd, (share, i), {"batch_dims": 0}) * u_ind
+
+
+defvjp(_ts_update, _update_x_grad, None, _gather_g)
+defvjp(_ts_add, lambda g, ans, x, i, u: g, None, _gather_g)
+defvjp(
+    _ts_sub, lambda g, ans, x, i, u: g, None, lambda g, ans, x, i, u: -_gather_g(g, ans, x, i, u)
+)
+defjointvjp(_ts_min, _min_max_grads)
+defjointvjp(_ts_max, _min_max_grads)
+
+
+def _tensor_scatter(prim: Primitive, op: str, tensor, indices, updates) -> Tensor:
+    x = _tensor(tensor, op)
+    i = index_tensor(indices, x, op)
+    u = _tensor(updates, op, x._value.dtype)
+    if u._value.dtype != x._value.dtype:
+        raise invalid(
+            op,
+            f"{op}: updates must have the dtype of tensor ({x.dtype.name}), got {u.dtype.name}.",
+        )
+    shape = x._value.shape
+    _check_nd(op, shape, i, 0)
+    expected = i._value.shape[:-1] + shape[i._value.shape[-1] :]
+    if u._value.shape != expected:
+        raise invalid(
+            op,
+            f"{op}: updates must have shape {expected} for indices shape "
+            f"{tuple(i._value.shape)} and tensor shape {tuple(shape)}, got "
+            f"{tuple(u._value.shape)}.",
+        )
+    return apply(prim, (x, i, u))
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, name=None) -> Tensor:
+    """A copy of ``tensor`` with ``updates`` written at ``indices`` (follows
+    `tf.tensor_scatter_nd_update`).
+
+    Args:
+        tensor: shape ``S``.
+        indices: int, shape ``I + [k]`` with ``k <= rank(tensor)``; each row indexes an element
+            (``k == rank``) or a slice ``S[k:]``.
+        updates: shape ``I + S[k:]``, ``tensor``'s dtype (Python values are converted to it).
+            With repeated indices one of the updates is kept.
+
+    Returns:
+        Shape ``S``, ``tensor``'s dtype. Gradients: ``tensor`` gets the cotangent with zeros at
+        ``indices``; ``updates`` gets the cotangent gathered at ``indices``.
+
+    Raises:
+        InvalidArgumentError: an index out of range, a bad indices or updates shape, or updates
+            of another dtype.
+        TypeError: non-integer indices.
+
+    >>> ek.tensor_scatter_nd_update(ek.constant([1, 2, 3]), [[0], [2]], [9, 7]).numpy()
+    array([9, 2, 7], dtype=int32)
+    """
+    return _tensor_scatter(_ts_update, "tensor_scatter_nd_update", tensor, indices, updates)
+
+
+def tensor_scatter_nd_add(tensor, indices, updates, name=None) -> Tensor:
+    """A copy of ``tensor`` with ``updates`` added at ``indices``; repeated indices add up
+    (follows `tf.tensor_scatter_nd_add`).
+
+    Shapes, dtypes and errors as `tensor_scatter_nd_update`. Gradients: ``tensor`` gets the
+    cotangent, ``updates`` the cotangent gathered at ``indices``.
+
+    >>> ek.tensor_scatter_nd_add(ek.constant([[2, 7, 0], [9, 0, 1], [0, 3, 8]]),
+    ...                          [[0, 2], [1, 1], [2, 0]], [6, 5, 4]).numpy()
+    array([[2, 7, 6],
+           [9, 5, 1],
+           [4, 3, 8]], dtype=int32)
+    """
+    return _tensor_scatter(_ts_add, "tensor_scatter_nd_add", tensor, indices, updates)
+
+
+def tensor_scatter_nd_sub(tensor, indices, updates, name=None) -> Tensor:
+    """A copy of ``tensor`` with ``updates`` subtracted at ``indices``; repeated indices
+    subtract each update (follows `tf.tensor_scatter_nd_sub`).
+
+    Shapes, dtypes and errors as `tensor_scatter_nd_update`. Gradients: ``tensor`` gets the
+    cotangent, ``updates`` minus the cotangent gathered at ``indices``.
+
+    >>> ek.tensor_scatter_nd_sub(ek.constant([5, 5]), [[1], [1]], [1, 2]).numpy()
+    array([5, 2], dtype=int32)
+    """
+    return _tensor_scatter(_ts_sub, "tensor_scatter_nd_sub", tensor, indices, updates)
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None) -> Tensor:
+    """A copy of ``tensor`` where each indexed element is the minimum of itself and its
+    updates (follows `tf.tensor_scatter_nd_min`).
+
+    Shapes, dtypes and errors as `tensor_scatter_nd_update`. Gradients as TensorFlow's: the
+    cotangent of an output element goes to the inputs equal to it (``tensor``'s element and/or
+    updates), split evenly between ties.
+
+    >>> ek.tensor_scatter_nd_min(ek.constant([-2, 0, 1]), [[0], [1]], [-6, 3]).numpy()
+    array([-6,  0,  1], dtype=int32)
+    """
+    return _tensor_scatter(_ts_min, "tensor_scatter_nd_min", tensor, indices, updates)
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None) -> Tensor:
+    """A copy of ``tensor`` where each indexed element is the maximum of itself and its
+    updates (follows `tf.tensor_scatter_nd_max`).
+
+    Shapes, dtypes, errors and gradients as `tensor_scatter_nd_min`, with the maximum.
+
+    >>> ek.tensor_scatter_nd_max(ek.constant([-2, 0, 1]), [[0], [1]], [6, -3]).numpy()
+    array([6, 0, 1], dtype=int32)
+    """
+    return _tensor_scatter(_ts_max, "tensor_scatter_nd_max", tensor, indices, updates)
 
 
 # -- indexing -----------------------------------------------------------------------------------

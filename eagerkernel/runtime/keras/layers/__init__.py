@@ -32,7 +32,7 @@ from .merging import (
 from .normalization import BatchNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
 from .preprocessing import Normalization, Rescaling, Softmax
-from .recurrent import GRU, LSTM, Bidirectional, SimpleRNN
+from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
 
 # Keras's aliases.
 Convolution2D = Conv2D
@@ -70,6 +70,7 @@ def deserialize(config, custom_objects=None):
 __all__ = [
     "GRU",
     "LSTM",
+    "RNN",
     "Activation",
     "Add",
     "Average",
@@ -88,6 +89,7 @@ __all__ = [
     "Dropout",
     "Embedding",
     "Flatten",
+    "GRUCell",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAvgPool1D",
@@ -98,6 +100,7 @@ __all__ = [
     "GlobalMaxPooling2D",
     "Input",
     "InputLayer",
+    "LSTMCell",
     "Lambda",
     "Layer",
     "MaxPool2D",
@@ -110,6 +113,7 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "SimpleRNN",
+    "SimpleRNNCell",
     "Softmax",
     "Subtract",
     "UpSampling2D",

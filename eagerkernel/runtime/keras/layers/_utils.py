@@ -72,15 +72,6 @@ def conv_output_length(length, kernel: int, padding: str, stride: int, dilation:
     return max(-(-(length - dilated + 1) // stride), 0)
 
 
-def check_no_activity_regularizer(layer: str, activity_regularizer) -> None:
-    """NotImplementedError naming ``layer`` unless ``activity_regularizer`` is None."""
-    if activity_regularizer is not None:
-        raise NotImplementedError(
-            f"{layer}: activity_regularizer is not supported; add the penalty on the layer's "
-            "output to your loss instead."
-        )
-
-
 def cast_to_layer_dtype(layer, x: Tensor) -> Tensor:
     """``x`` cast to ``layer``'s dtype (any input dtype, integers too), as Keras's Dense and
     Conv layers cast; ``x`` itself when it already has it."""

@@ -179,6 +179,7 @@ class Layer(Module):
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None, **kwargs):
         allowed = {"input_shape", "batch_input_shape", "batch_size", "input_dim", "autocast"}
+        allowed.add("activity_regularizer")
         unknown = set(kwargs) - allowed
         if unknown:
             raise TypeError(
@@ -196,6 +197,10 @@ class Layer(Module):
             self._batch_input_shape = tuple(kwargs["batch_input_shape"])
         elif "input_dim" in kwargs:
             self._batch_input_shape = (None, int(kwargs["input_dim"]))
+        if kwargs.get("activity_regularizer") is not None:
+            from .. import regularizers
+
+            self.activity_regularizer = regularizers.get(kwargs["activity_regularizer"])
 
     # -- the two methods subclasses write ----------------------------------------------------
     def build(self, input_shape) -> None:
@@ -221,10 +226,17 @@ class Layer(Module):
         scope = _thread_context()
         outer_scope = scope.scope_name
         scope.scope_name = f"{outer_scope}{self._name}/"  # Keras's `tf.name_scope(self.name)`
+        entry = Layer._losses_added and getattr(_context, "loss_entry", None) is None
+        if entry:  # the outermost call clears the losses `add_loss` gave at the last one
+            _context.loss_entry = self
+            for layer in self._flatten_layers():
+                layer.__dict__.pop("_added_losses", None)
         try:
             return self._scoped_call(inputs, args, kwargs)
         finally:
             scope.scope_name = outer_scope
+            if entry:
+                _context.loss_entry = None
 
     def _scoped_call(self, inputs, args, kwargs):
         cls = type(self)
@@ -253,6 +265,10 @@ class Layer(Module):
             _pop_scope(scope_before)
         if first_call:  # for summary(): the output shape of the building call
             self._output_shape = nest.map_structure(_shape_of, outputs)
+        if self.activity_regularizer is not None:  # Keras 3: a penalty on each output
+            for out in nest.flatten(outputs):
+                if isinstance(out, Tensor):
+                    self.add_loss(self.activity_regularizer(out))
         return outputs
 
     def _cast_inputs(self, inputs):
@@ -351,10 +367,45 @@ class Layer(Module):
         """TensorFlow 1.x name of `add_weight` (``add_variable("kernel", [3, 4])``)."""
         return self.add_weight(name, shape, *args, **kwargs)
 
+    activity_regularizer = None  # a regularizer of the layer's outputs (Keras 3's Layer)
+    _losses_added = False  # set once any layer calls add_loss: calls then clear old losses
+
+    def add_loss(self, loss) -> None:
+        """Adds a scalar loss to `losses` (follows `Layer.add_loss`): a Tensor or number is
+        kept until the next outermost call of a layer containing this one (call it inside
+        ``call``), as in Keras 3; a zero-argument callable (Keras 2) is called each time
+        `losses` is read, and kept.
+
+        Raises:
+            TypeError: ``loss`` is a symbolic KerasTensor (the functional API's add_loss is
+                not supported) or not a Tensor, number or callable.
+        """
+        if isinstance(loss, KerasTensor):
+            raise TypeError(
+                f"{self.name}.add_loss: symbolic (KerasTensor) losses are not supported; add "
+                "the loss inside a layer's call() instead."
+            )
+        if callable(loss) and not isinstance(loss, Tensor):
+            self.__dict__.setdefault("_callable_losses", []).append(loss)
+            return
+        if not isinstance(loss, (Tensor, int, float, np.number)):
+            raise TypeError(
+                f"{self.name}.add_loss: expected a scalar Tensor, a number or a callable, got "
+                f"{type(loss).__name__}."
+            )
+        Layer._losses_added = True
+        self.__dict__.setdefault("_added_losses", []).append(loss)
+
     @property
     def losses(self) -> list:
-        """Regularization losses of this layer and its sublayers, as scalar Tensors."""
+        """The losses of this layer and its sublayers, as scalar Tensors: those `add_loss`
+        gave during the last call (activity regularization among them), then the weights'
+        regularization losses (``kernel_regularizer`` ...), computed from their current
+        values (follows `Layer.losses`)."""
         out = []
+        for layer in self._flatten_layers():
+            out.extend(layer.__dict__.get("_added_losses", ()))
+            out.extend(fn() for fn in layer.__dict__.get("_callable_losses", ()))
         for layer in self._flatten_layers():
             for regularizer, v in getattr(layer, "_regularizers", []):
                 out.append(regularizer(v))
@@ -473,7 +524,12 @@ class Layer(Module):
 
     def get_config(self) -> dict:
         """The constructor arguments that rebuild this layer (Keras's serialization)."""
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self.activity_regularizer is not None:
+            from .. import regularizers
+
+            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        return config
 
     # -- the functional API: this layer's calls on KerasTensors ----------------------------
     def _inbound_node(self, node_index, what: str):

@@ -5,12 +5,11 @@ from __future__ import annotations
 import numbers
 
 from ...ops import nn as _nn
-from .. import activations, initializers
+from .. import activations, initializers, regularizers
 from ._utils import (
     add_kernel_and_bias,
     cast_to_layer_dtype,
     check_channels,
-    check_no_activity_regularizer,
     check_rank,
     conv_output_length,
     normalize_data_format,
@@ -94,7 +93,6 @@ class Conv2D(Layer):
             raise ValueError(
                 f"{name}: grouped convolutions are not supported. Received: groups={groups!r}"
             )
-        check_no_activity_regularizer(name, activity_regularizer)
         self.filters = int(filters)
         self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size", name)
         self.strides = normalize_tuple(strides, 2, "strides", name)
@@ -111,8 +109,9 @@ class Conv2D(Layer):
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer or "glorot_uniform")
         self.bias_initializer = initializers.get(bias_initializer or "zeros")
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
 
@@ -165,4 +164,7 @@ class Conv2D(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
         }

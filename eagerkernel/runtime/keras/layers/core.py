@@ -11,12 +11,11 @@ from ...core.tensor import Tensor
 from ...ops import array_ops, linalg
 from ...ops import nn as _nn
 from ...sparse.sparse_tensor import SparseTensor
-from .. import activations, initializers
+from .. import activations, initializers, regularizers
 from ._utils import (
     add_kernel_and_bias,
     cast_to_layer_dtype,
     check_last_axis,
-    check_no_activity_regularizer,
     num_elements,
     shape_of,
 )
@@ -34,8 +33,9 @@ class Dense(Layer):
         activation: a name (``"relu"``), a function, or None (linear).
         use_bias: add a bias vector.
         kernel_initializer, bias_initializer: initializers (names, objects or callables).
-        kernel_regularizer, bias_regularizer: callables ``weight -> scalar`` collected in
-            `losses`.
+        kernel_regularizer, bias_regularizer: `ek.keras.regularizers` (objects, names such
+            as ``"l2"``, configs) or callables ``weight -> scalar``, collected in `losses`.
+        activity_regularizer: the same, applied to the output at each call (`add_loss`).
         kernel_constraint, bias_constraint: applied by optimizers after each update.
 
     Input shape:
@@ -81,15 +81,15 @@ class Dense(Layer):
                 f"Received an invalid value for `units`, expected a positive integer. "
                 f"Received: units={units!r}"
             )
-        check_no_activity_regularizer("Dense", activity_regularizer)
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         # None means the default, as in TF 1.x's tf.layers (bias_initializer=None is zeros).
         self.kernel_initializer = initializers.get(kernel_initializer or "glorot_uniform")
         self.bias_initializer = initializers.get(bias_initializer or "zeros")
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
 
@@ -155,6 +155,9 @@ class Dense(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
         }
 
 

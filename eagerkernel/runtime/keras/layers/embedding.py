@@ -6,7 +6,7 @@ import numbers
 
 from ...ops import elementwise
 from ...ops import nn as _nn
-from .. import initializers
+from .. import initializers, regularizers
 from .base import Layer
 
 __all__ = ["Embedding"]
@@ -23,6 +23,8 @@ class Embedding(Layer):
         output_dim: size of each vector.
         embeddings_initializer: default ``"uniform"`` (uniform in ``[-0.05, 0.05)``).
         embeddings_regularizer, embeddings_constraint: as for `Dense`'s kernel.
+        activity_regularizer: as for `Dense`: a penalty on the output, added at each call.
+        sparse: only False (True raises NotImplementedError).
         mask_zero: `compute_mask` then reports which ids are not 0; Sequential and
             functional models pass that mask on to the recurrent layers as Keras does (see
             `eagerkernel.runtime.keras.masking`); a layer called directly gets it only as an
@@ -68,14 +70,13 @@ class Embedding(Layer):
                     f"Both `input_dim` and `output_dim` should be positive, Received "
                     f"input_dim = {input_dim} and output_dim = {output_dim}"
                 )
-        if activity_regularizer is not None or sparse:
-            raise NotImplementedError(
-                "Embedding: activity_regularizer and sparse=True are not supported."
-            )
+        if sparse:
+            raise NotImplementedError("Embedding: sparse=True is not supported.")
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
         self.embeddings_initializer = initializers.get(embeddings_initializer or "uniform")
-        self.embeddings_regularizer = embeddings_regularizer
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = embeddings_constraint
         self.mask_zero = bool(mask_zero)
         self.input_length = input_length
@@ -111,5 +112,7 @@ class Embedding(Layer):
             "input_dim": self.input_dim,
             "output_dim": self.output_dim,
             "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
+            "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
             "mask_zero": self.mask_zero,
         }

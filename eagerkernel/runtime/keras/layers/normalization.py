@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...core.tape import stop_recording
 from ...ops import array_ops, elementwise
 from ...ops import nn as _nn
-from .. import initializers
+from .. import initializers, regularizers
 from ._utils import shape_of
 from .base import Layer, assign_later
 
@@ -98,8 +98,8 @@ class BatchNormalization(Layer):
         self.gamma_initializer = initializers.get(gamma_initializer or "ones")
         self.moving_mean_initializer = initializers.get(moving_mean_initializer or "zeros")
         self.moving_variance_initializer = initializers.get(moving_variance_initializer or "ones")
-        self.beta_regularizer = beta_regularizer
-        self.gamma_regularizer = gamma_regularizer
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
         self.beta_constraint = beta_constraint
         self.gamma_constraint = gamma_constraint
 
@@ -193,4 +193,6 @@ class BatchNormalization(Layer):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
         }

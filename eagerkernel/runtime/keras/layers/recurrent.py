@@ -1,5 +1,10 @@
-"""Recurrent layers: SimpleRNN, LSTM, GRU (follow `tf.keras.layers.SimpleRNN`, `LSTM`, `GRU`,
-with Keras's weights, gate order and defaults).
+"""Recurrent layers: SimpleRNN, LSTM, GRU, their cells SimpleRNNCell, LSTMCell, GRUCell and
+the generic RNN(cell) (follow `tf.keras.layers.SimpleRNN`, `LSTM`, `GRU`, ..., with Keras's
+weights, gate order and defaults).
+
+A layer and its cell share one class for the gate math (`_SimpleRNNMath`, `_LSTMMath`,
+`_GRUMath`): the layer owns the weights itself (``lstm/kernel``), a cell owns them as Keras's
+cells do (``lstm_cell/kernel``).
 
 The input projection ``x @ kernel`` is computed for all timesteps in one matrix product; the
 recurrence then runs step by step with eagerkernel ops, so gradients flow through time by the
@@ -14,15 +19,25 @@ import numpy as np
 
 from ...core.tensor import to_tensor
 from ...ops import array_ops, elementwise, linalg
-from .. import activations, initializers
+from .. import activations, initializers, regularizers
 from ._utils import cast_to_layer_dtype
 from .base import Layer
 
-__all__ = ["GRU", "LSTM", "Bidirectional", "SimpleRNN"]
+__all__ = [
+    "GRU",
+    "LSTM",
+    "RNN",
+    "Bidirectional",
+    "GRUCell",
+    "LSTMCell",
+    "SimpleRNN",
+    "SimpleRNNCell",
+]
 
 
-class _RNN(Layer):
-    """Shared argument handling and the time loop; subclasses define the gates."""
+class _Recurrent(Layer):
+    """The arguments, weights and state layout of one recurrent cell; the gate math comes
+    from a `_SimpleRNNMath`/`_LSTMMath`/`_GRUMath` base, the time loop from `_RNN`."""
 
     _gates = 1
 
@@ -37,18 +52,11 @@ class _RNN(Layer):
         kernel_regularizer=None,
         recurrent_regularizer=None,
         bias_regularizer=None,
-        activity_regularizer=None,
         kernel_constraint=None,
         recurrent_constraint=None,
         bias_constraint=None,
         dropout=0.0,
         recurrent_dropout=0.0,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        zero_output_for_mask=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -64,30 +72,20 @@ class _RNN(Layer):
                     f"{name}: {arg} is not supported; put a Dropout layer before or after the "
                     f"recurrent layer. Received: {arg}={value!r}"
                 )
-        if stateful:
-            raise NotImplementedError(f"{name}: stateful=True is not supported.")
-        if activity_regularizer is not None:
-            raise NotImplementedError(f"{name}: activity_regularizer is not supported.")
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.recurrent_initializer = initializers.get(recurrent_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.recurrent_regularizer = recurrent_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = kernel_constraint
         self.recurrent_constraint = recurrent_constraint
         self.bias_constraint = bias_constraint
         self.dropout = float(dropout)
         self.recurrent_dropout = float(recurrent_dropout)
-        self.return_sequences = bool(return_sequences)
-        self.return_state = bool(return_state)
-        self.go_backwards = bool(go_backwards)
-        self.stateful = False
-        self.unroll = bool(unroll)  # the loop is always unrolled here; results are the same
-        self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def _bias_shape(self) -> tuple:
         return (self._gates * self.units,)
@@ -95,18 +93,14 @@ class _RNN(Layer):
     def _bias_initializer(self):
         return self.bias_initializer
 
-    def build(self, input_shape) -> None:
-        shape = tuple(input_shape)
-        if len(shape) != 3 or shape[-1] is None:
-            raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                f"ndim=3 (batch, timesteps, features) with known features. Full shape "
-                f"received: {shape}"
-            )
+    def _num_states(self) -> int:
+        return 1
+
+    def _build_weights(self, features: int) -> None:
         n = self._gates * self.units
         self.kernel = self.add_weight(
             "kernel",
-            shape=(shape[-1], n),
+            shape=(features, n),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint,
@@ -129,28 +123,86 @@ class _RNN(Layer):
             )
         self.built = True
 
-    def _num_states(self) -> int:
-        return 1
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "recurrent_initializer": initializers.serialize(self.recurrent_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "recurrent_regularizer": regularizers.serialize(self.recurrent_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+        }
+
+
+class _RNN(Layer):
+    """The time loop and the sequence options (return_sequences, ...) of a recurrent layer:
+    `_step(projected_t, states)` advances one step given ``x_t @ kernel``."""
+
+    def __init__(
+        self,
+        *args,
+        activity_regularizer=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        super().__init__(*args, **kwargs)
+        if stateful:
+            raise NotImplementedError(f"{type(self).__name__}: stateful=True is not supported.")
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.stateful = False
+        self.unroll = bool(unroll)  # the loop is always unrolled here; results are the same
+        self.zero_output_for_mask = bool(zero_output_for_mask)
+
+    def build(self, input_shape) -> None:
+        shape = tuple(input_shape)
+        if len(shape) != 3 or shape[-1] is None:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                f"ndim=3 (batch, timesteps, features) with known features. Full shape "
+                f"received: {shape}"
+            )
+        self._build_weights(shape[-1])
+
+    def _state_sizes(self) -> list:
+        return [self.units] * self._num_states()
+
+    def _stepper(self, x):
+        """``step(t, states) -> (output, new_states)`` for the input ``x``."""
+        batch, steps, features = tuple(x.shape)
+        projected = linalg.matmul(array_ops.reshape(x, (-1, features)), self.kernel)
+        projected = array_ops.reshape(projected, (batch, steps, -1))
+        return lambda t, states: self._step(projected[:, t], states)
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         x = cast_to_layer_dtype(self, inputs)
-        batch, steps, features = tuple(x.shape)
+        batch, steps = tuple(x.shape)[:2]
         if steps == 0:
             raise ValueError(f"{type(self).__name__} {self.name!r}: the input has 0 timesteps.")
-        projected = linalg.matmul(array_ops.reshape(x, (-1, features)), self.kernel)
-        projected = array_ops.reshape(projected, (batch, steps, -1))
+        step = self._stepper(x)
         if initial_state is None:
             from ...ops.creation import zeros
 
-            states = [zeros((batch, self.units), dtype=x.dtype)] * self._num_states()
+            states = [zeros((batch, n), dtype=x.dtype) for n in self._state_sizes()]
         else:
             states = (
                 list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
             )
-            if len(states) != self._num_states():
+            if len(states) != len(self._state_sizes()):
                 raise ValueError(
                     f"{type(self).__name__} {self.name!r}: initial_state needs "
-                    f"{self._num_states()} tensors. Received: {len(states)}"
+                    f"{len(self._state_sizes())} tensors. Received: {len(states)}"
                 )
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         keep = None
@@ -165,7 +217,7 @@ class _RNN(Layer):
         outputs = []
         previous = None
         for t in order:
-            output, new_states = self._step(projected[:, t], states)
+            output, new_states = step(t, states)
             if keep is not None:
                 m = array_ops.reshape(keep[:, t], (batch, 1))
                 if previous is None or self.zero_output_for_mask:
@@ -184,24 +236,23 @@ class _RNN(Layer):
     def compute_mask(self, inputs, mask=None):
         """The input's mask for the sequence output (``return_sequences``), else None."""
         out = mask if self.return_sequences else None
-        return [out] + [None] * self._num_states() if self.return_state else out
+        return [out] + [None] * len(self._state_sizes()) if self.return_state else out
+
+    def _output_size(self) -> int:
+        return self.units
 
     def compute_output_shape(self, input_shape):
         batch, steps = tuple(input_shape)[:2]
-        out = (batch, steps, self.units) if self.return_sequences else (batch, self.units)
+        size = self._output_size()
+        out = (batch, steps, size) if self.return_sequences else (batch, size)
         if self.return_state:
-            return [out] + [(batch, self.units)] * self._num_states()
+            return [out] + [(batch, n) for n in self._state_sizes()]
         return out
 
     def get_config(self) -> dict:
         return {
             **super().get_config(),
-            "units": self.units,
-            "activation": activations.serialize(self.activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": initializers.serialize(self.kernel_initializer),
-            "recurrent_initializer": initializers.serialize(self.recurrent_initializer),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
             "return_sequences": self.return_sequences,
             "return_state": self.return_state,
             "go_backwards": self.go_backwards,
@@ -210,7 +261,18 @@ class _RNN(Layer):
         }
 
 
-class SimpleRNN(_RNN):
+class _SimpleRNNMath(_Recurrent):
+    """SimpleRNN's step: ``h_t = activation(x_t @ kernel + h @ recurrent_kernel + bias)``."""
+
+    def _step(self, projected_t, states):
+        h = projected_t + linalg.matmul(states[0], self.recurrent_kernel)
+        if self.bias is not None:
+            h = h + self.bias
+        h = self.activation(h)
+        return h, [h]
+
+
+class SimpleRNN(_RNN, _SimpleRNNMath):
     """Fully connected recurrence ``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel
     + bias)`` (follows `tf.keras.layers.SimpleRNN`).
 
@@ -224,8 +286,9 @@ class SimpleRNN(_RNN):
         return_state: also return the final state: ``[output, h]``.
         go_backwards: process the sequence in reverse (outputs in processing order, as Keras).
         unroll: accepted (the loop always runs step by step here; results do not change).
-        dropout, recurrent_dropout, stateful, activity_regularizer: only their defaults;
-            anything else raises NotImplementedError.
+        activity_regularizer: a penalty on the outputs, added to `losses` at each call.
+        dropout, recurrent_dropout, stateful: only their defaults; anything else raises
+            NotImplementedError.
 
     Call arguments: ``inputs`` ``(batch, timesteps, features)``; ``initial_state`` (a tensor
     or a list of one); ``mask``: ``(batch, timesteps)`` bools (an ``Embedding(mask_zero=True)``
@@ -240,34 +303,9 @@ class SimpleRNN(_RNN):
     TensorShape([2, 5, 4])
     """
 
-    def _step(self, projected_t, states):
-        h = projected_t + linalg.matmul(states[0], self.recurrent_kernel)
-        if self.bias is not None:
-            h = h + self.bias
-        h = self.activation(h)
-        return h, [h]
 
-
-class LSTM(_RNN):
-    """Long short-term memory (follows `tf.keras.layers.LSTM`; Hochreiter & Schmidhuber 1997).
-
-    With ``z = x_t @ kernel + h @ recurrent_kernel + bias`` split in four along the last axis
-    in Keras's gate order ``[i, f, c, o]``: ``c_t = f * c + i * activation(z_c)``,
-    ``h_t = o * activation(c_t)``, the gates through ``recurrent_activation``.
-
-    Args:
-        units: the state size.
-        activation: default ``"tanh"``. recurrent_activation: default ``"sigmoid"``.
-        unit_forget_bias: initialize the forget gate's bias to 1 (default True), as Keras.
-        The others: as `SimpleRNN`; ``return_state`` returns ``[output, h, c]``.
-
-    Weights: ``kernel`` ``(features, 4 * units)``, ``recurrent_kernel``
-    ``(units, 4 * units)``, ``bias`` ``(4 * units,)``.
-
-    >>> layer = ek.keras.layers.LSTM(4, return_state=True)
-    >>> [tuple(t.shape) for t in layer(ek.ones((2, 5, 3)))]
-    [(2, 4), (2, 4), (2, 4)]
-    """
+class _LSTMMath(_Recurrent):
+    """LSTM's gates (Keras's order ``[i, f, c, o]``), state ``[h, c]`` and forget bias."""
 
     _gates = 4
 
@@ -315,30 +353,30 @@ class LSTM(_RNN):
         }
 
 
-class GRU(_RNN):
-    """Gated recurrent unit (follows `tf.keras.layers.GRU`; Cho et al. 2014), Keras's gate
-    order ``[z, r, h]``.
+class LSTM(_RNN, _LSTMMath):
+    """Long short-term memory (follows `tf.keras.layers.LSTM`; Hochreiter & Schmidhuber 1997).
 
-    With ``reset_after=True`` (the default, cuDNN's form): ``x_z, x_r, x_h`` from
-    ``x_t @ kernel + input_bias`` and ``r_z, r_r, r_h`` from ``h @ recurrent_kernel +
-    recurrent_bias``; ``z = sigmoid(x_z + r_z)``, ``r = sigmoid(x_r + r_r)``,
-    ``hh = tanh(x_h + r * r_h)``, ``h_t = z * h + (1 - z) * hh``. With ``reset_after=False``
-    the reset gate multiplies the state before the product: ``hh = tanh(x_h + (r * h) @
-    recurrent_kernel_h)`` and one bias.
+    With ``z = x_t @ kernel + h @ recurrent_kernel + bias`` split in four along the last axis
+    in Keras's gate order ``[i, f, c, o]``: ``c_t = f * c + i * activation(z_c)``,
+    ``h_t = o * activation(c_t)``, the gates through ``recurrent_activation``.
 
     Args:
         units: the state size.
         activation: default ``"tanh"``. recurrent_activation: default ``"sigmoid"``.
-        reset_after: default True.
-        The others: as `SimpleRNN`; ``return_state`` returns ``[output, h]``.
+        unit_forget_bias: initialize the forget gate's bias to 1 (default True), as Keras.
+        The others: as `SimpleRNN`; ``return_state`` returns ``[output, h, c]``.
 
-    Weights: ``kernel`` ``(features, 3 * units)``, ``recurrent_kernel`` ``(units, 3 * units)``,
-    ``bias`` ``(2, 3 * units)`` (input and recurrent biases) or ``(3 * units,)`` without
-    ``reset_after``.
+    Weights: ``kernel`` ``(features, 4 * units)``, ``recurrent_kernel``
+    ``(units, 4 * units)``, ``bias`` ``(4 * units,)``.
 
-    >>> ek.keras.layers.GRU(4)(ek.ones((2, 5, 3))).shape
-    TensorShape([2, 4])
+    >>> layer = ek.keras.layers.LSTM(4, return_state=True)
+    >>> [tuple(t.shape) for t in layer(ek.ones((2, 5, 3)))]
+    [(2, 4), (2, 4), (2, 4)]
     """
+
+
+class _GRUMath(_Recurrent):
+    """GRU's gates (Keras's order ``[z, r, h]``), with or without ``reset_after``."""
 
     _gates = 3
 
@@ -384,6 +422,211 @@ class GRU(_RNN):
             "recurrent_activation": activations.serialize(self.recurrent_activation),
             "reset_after": self.reset_after,
         }
+
+
+class GRU(_RNN, _GRUMath):
+    """Gated recurrent unit (follows `tf.keras.layers.GRU`; Cho et al. 2014), Keras's gate
+    order ``[z, r, h]``.
+
+    With ``reset_after=True`` (the default, cuDNN's form): ``x_z, x_r, x_h`` from
+    ``x_t @ kernel + input_bias`` and ``r_z, r_r, r_h`` from ``h @ recurrent_kernel +
+    recurrent_bias``; ``z = sigmoid(x_z + r_z)``, ``r = sigmoid(x_r + r_r)``,
+    ``hh = tanh(x_h + r * r_h)``, ``h_t = z * h + (1 - z) * hh``. With ``reset_after=False``
+    the reset gate multiplies the state before the product: ``hh = tanh(x_h + (r * h) @
+    recurrent_kernel_h)`` and one bias.
+
+    Args:
+        units: the state size.
+        activation: default ``"tanh"``. recurrent_activation: default ``"sigmoid"``.
+        reset_after: default True.
+        The others: as `SimpleRNN`; ``return_state`` returns ``[output, h]``.
+
+    Weights: ``kernel`` ``(features, 3 * units)``, ``recurrent_kernel`` ``(units, 3 * units)``,
+    ``bias`` ``(2, 3 * units)`` (input and recurrent biases) or ``(3 * units,)`` without
+    ``reset_after``.
+
+    >>> ek.keras.layers.GRU(4)(ek.ones((2, 5, 3))).shape
+    TensorShape([2, 4])
+    """
+
+
+class _Cell(Layer):
+    """One step of a recurrent layer as a layer of its own (Keras's ``*Cell``): called as
+    ``cell(inputs, states)`` on ``(batch, features)`` inputs, it returns ``(output,
+    new_states)``."""
+
+    def build(self, input_shape) -> None:
+        shape = tuple(input_shape)
+        if len(shape) != 2 or shape[-1] is None:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                f"ndim=2 (batch, features) with known features. Full shape received: {shape}"
+            )
+        self._build_weights(shape[-1])
+
+    @property
+    def state_size(self):
+        """The size of each state: an int (one state) or a list (LSTM's ``[h, c]``)."""
+        return self.units if self._num_states() == 1 else [self.units] * self._num_states()
+
+    @property
+    def output_size(self) -> int:
+        return self.units
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        """Zero states ``(batch_size, units)``: a list of one Tensor per state, as Keras 3
+        returns (``batch_size`` defaults to ``inputs``' first dimension; ``dtype`` to the
+        layer's)."""
+        from ...ops.creation import zeros
+
+        if batch_size is None:
+            if inputs is None:
+                raise ValueError(f"{self.name}.get_initial_state: pass batch_size or inputs.")
+            batch_size = next(iter(inputs.shape))
+        dt = self.dtype if dtype is None else dtype
+        return [zeros((int(batch_size), self.units), dtype=dt) for _ in range(self._num_states())]
+
+    def call(self, inputs, states, training=None):
+        x = cast_to_layer_dtype(self, inputs)
+        nested = isinstance(states, (list, tuple))
+        states = list(states) if nested else [states]
+        if len(states) != self._num_states():
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r}: expected {self._num_states()} states. "
+                f"Received: {len(states)}"
+            )
+        output, new_states = self._step(linalg.matmul(x, self.kernel), states)
+        if self._num_states() == 1 and not nested:
+            return output, new_states[0]
+        return output, new_states
+
+
+class SimpleRNNCell(_Cell, _SimpleRNNMath):
+    """One step of `SimpleRNN` (follows `tf.keras.layers.SimpleRNNCell`): ``h_t =
+    activation(x_t @ kernel + h @ recurrent_kernel + bias)``.
+
+    Args: as `SimpleRNN` without the sequence options. Call: ``cell(inputs, states)`` with
+    inputs ``(batch, features)`` and states ``[h]`` (or ``h``) returns ``(h_t, [h_t])`` (or
+    ``(h_t, h_t)``). ``state_size`` and ``output_size`` are ``units``.
+
+    >>> cell = ek.keras.layers.SimpleRNNCell(4)
+    >>> out, states = cell(ek.ones((2, 3)), cell.get_initial_state(batch_size=2))
+    >>> out.shape, len(states)
+    (TensorShape([2, 4]), 1)
+    """
+
+
+class LSTMCell(_Cell, _LSTMMath):
+    """One step of `LSTM` (follows `tf.keras.layers.LSTMCell`): the same gates and weights.
+
+    Args: as `LSTM` without the sequence options. Call: ``cell(inputs, [h, c])`` with inputs
+    ``(batch, features)`` returns ``(h_t, [h_t, c_t])``; ``state_size`` is ``[units, units]``.
+
+    >>> cell = ek.keras.layers.LSTMCell(13)
+    >>> out, (h, c) = cell(ek.ones((10, 3)), cell.get_initial_state(batch_size=10))
+    >>> out.shape, c.shape
+    (TensorShape([10, 13]), TensorShape([10, 13]))
+    """
+
+
+class GRUCell(_Cell, _GRUMath):
+    """One step of `GRU` (follows `tf.keras.layers.GRUCell`): the same gates and weights.
+
+    Args: as `GRU` without the sequence options. Call: ``cell(inputs, [h])`` (or ``h``)
+    returns ``(h_t, [h_t])`` (or ``(h_t, h_t)``); ``state_size`` is ``units``.
+
+    >>> ek.keras.layers.GRUCell(4)(ek.ones((2, 3)), [ek.zeros((2, 4))])[0].shape
+    TensorShape([2, 4])
+    """
+
+
+class RNN(_RNN):
+    """Runs a cell over the time axis (follows `tf.keras.layers.RNN`).
+
+    Args:
+        cell: a `SimpleRNNCell`, `LSTMCell`, `GRUCell` or any layer whose ``call(inputs,
+            states)`` returns ``(output, new_states)`` and that has ``state_size`` (an int or
+            a list of ints) and optionally ``output_size`` (default the first state size).
+            States reach it as a list; a list of cells (stacking) is not supported.
+        return_sequences, return_state, go_backwards, zero_output_for_mask, unroll,
+            activity_regularizer: as `SimpleRNN`; ``stateful=True`` raises
+            NotImplementedError.
+
+    Call arguments: ``inputs`` ``(batch, timesteps, features)``, ``mask``, ``initial_state``
+    (a list of one Tensor per state), as `SimpleRNN`. The cell's weights are the layer's.
+
+    Raises:
+        ValueError: a cell without ``call``/``state_size``.
+        NotImplementedError: a list of cells.
+
+    >>> rnn = ek.keras.layers.RNN(ek.keras.layers.LSTMCell(4), return_sequences=True)
+    >>> rnn(ek.ones((2, 5, 3))).shape
+    TensorShape([2, 5, 4])
+    """
+
+    def __init__(self, cell, **kwargs):
+        if isinstance(cell, (list, tuple)):
+            raise NotImplementedError(
+                "RNN: a list of cells (StackedRNNCells) is not supported; stack RNN layers instead."
+            )
+        if not callable(getattr(cell, "call", None)) or not hasattr(cell, "state_size"):
+            raise ValueError(
+                "Argument `cell` should have a `call` method and a `state_size` attribute. "
+                f"Received: cell={cell!r}"
+            )
+        super().__init__(**kwargs)
+        self.cell = cell
+
+    def _state_sizes(self) -> list:
+        size = self.cell.state_size
+        return [int(n) for n in size] if isinstance(size, (list, tuple)) else [int(size)]
+
+    def _output_size(self) -> int:
+        return int(getattr(self.cell, "output_size", None) or self._state_sizes()[0])
+
+    def build(self, input_shape) -> None:
+        shape = tuple(input_shape)
+        if len(shape) != 3 or shape[-1] is None:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                f"ndim=3 (batch, timesteps, features) with known features. Full shape "
+                f"received: {shape}"
+            )
+        if isinstance(self.cell, Layer) and not self.cell.built:
+            self.cell._maybe_build_shapes((shape[0], shape[-1]))
+        self.built = True
+
+    def _stepper(self, x):
+        cell = self.cell
+        if isinstance(cell, _Cell):  # all steps' input projection in one product
+            batch, steps, features = tuple(x.shape)
+            projected = linalg.matmul(array_ops.reshape(x, (-1, features)), cell.kernel)
+            projected = array_ops.reshape(projected, (batch, steps, -1))
+            return lambda t, states: cell._step(projected[:, t], states)
+
+        def step(t, states):
+            output, new_states = cell(x[:, t], list(states))
+            if not isinstance(new_states, (list, tuple)):
+                new_states = [new_states]
+            return output, list(new_states)
+
+        return step
+
+    def get_config(self) -> dict:
+        from ..saving import serialize_keras_object
+
+        cell = serialize_keras_object(self.cell)
+        if isinstance(cell, dict):
+            cell.pop("build_config", None)
+        return {**super().get_config(), "cell": cell}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        from ..saving import deserialize_keras_object
+
+        config = dict(config)
+        config["cell"] = deserialize_keras_object(config["cell"], custom_objects)
+        return cls(**config)
 
 
 class Bidirectional(Layer):
@@ -479,7 +722,7 @@ class Bidirectional(Layer):
     def compute_mask(self, inputs, mask=None):
         out = mask if self.return_sequences else None
         if self.return_state:
-            n = 2 * self.forward_layer._num_states()
+            n = 2 * len(self.forward_layer._state_sizes())
             return [out] * (2 if self.merge_mode is None else 1) + [None] * n
         return [out, out] if self.merge_mode is None else out
 
