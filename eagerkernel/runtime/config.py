@@ -146,7 +146,9 @@ def set_logical_device_configuration(device, logical_devices) -> None:
                 f"{type(c).__name__}."
             )
         if c.memory_limit is not None:
-            raise ValueError("Setting memory limit on CPU virtual devices is currently not supported")
+            raise ValueError(
+                "Setting memory limit on CPU virtual devices is currently not supported"
+            )
         if c.experimental_priority is not None:
             raise ValueError(
                 "Setting experimental_priority on CPU virtual devices is currently not supported"

@@ -28,7 +28,7 @@ import numpy as np
 from . import philox
 from .core import dtypes
 from .core.device import current_device
-from .core.dispatch import stateful
+from .core.dispatch import Primitive, defvjp, dispatch, stateful
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
@@ -154,11 +154,23 @@ def _on_device(arr: np.ndarray, device) -> Tensor:
     return make(arr if device.xp is np else device.xp.asarray(arr), device)
 
 
-def _affine(arr: np.ndarray, scale, shift, dt: np.dtype, op: str) -> np.ndarray:
-    """``arr * scale + shift`` in ``dt`` (``scale``/``shift``: numbers or Tensors)."""
-    s = to_tensor(scale, dt, op).numpy().astype(dt)
-    m = to_tensor(shift, dt, op).numpy().astype(dt)
-    return (arr * s + m).astype(dt)
+def _affine(x: Tensor, scale, shift, dt: np.dtype, op: str) -> Tensor:
+    """``x * scale + shift`` by the runtime's ops (differentiable in ``scale``/``shift``);
+    the defaults 1 and 0 leave ``x`` as it is, which is the same number."""
+    if not (isinstance(scale, (int, float)) and scale == 1):
+        x = x * to_tensor(scale, dt, op)
+    if not (isinstance(shift, (int, float)) and shift == 0):
+        x = x + to_tensor(shift, dt, op)
+    return x
+
+
+def _scale_uniform(x: Tensor, minval, maxval, dt: np.dtype, op: str) -> Tensor:
+    """``x * (maxval - minval) + minval`` for a [0, 1) draw ``x``, as TensorFlow computes it."""
+    maxval = 1 if maxval is None else maxval
+    if isinstance(minval, (int, float)) and isinstance(maxval, (int, float)):
+        return _affine(x, maxval - minval, minval, dt, op)
+    lo = to_tensor(minval, dt, op)
+    return x * (to_tensor(maxval, dt, op) - lo) + lo
 
 
 def _int_bounds(minval, maxval, dt: np.dtype, op: str) -> tuple[int, int]:
@@ -307,45 +319,24 @@ class Generator(Module):
         """Sets the state from a key and a counter (see `from_key_counter`)."""
         self._state_var.assign(_key_counter_state(key, counter))
 
-    @stateful
     def skip(self, delta) -> Tensor:
         """Advances the counter as a draw of ``delta`` numbers would; returns the state
         before (follows `Generator.skip`)."""
-        key, counter = self._advance(int(to_tensor(delta, np.int64, "Generator.skip").numpy()))
-        old = [counter & philox.MASK64, counter >> 64, key]
-        return make(np.array(old, np.uint64).view(np.int64), current_device())
+        return _read_and_skip(self._state_var, delta, False)
 
-    def _advance(self, n: int) -> tuple[int, int]:
-        """Reads (key, counter) and advances the stored counter by ``256 * n``; atomic, as
-        replicas of a strategy may share one generator."""
-        with self._lock:
-            words = [int(w) & philox.MASK64 for w in self._state_var.numpy()]
-            counter = words[0] | (words[1] << 64)
-            new = (counter + 256 * n) & ((1 << 128) - 1)
-            state = np.array([new & philox.MASK64, new >> 64, words[2]], np.uint64)
-            self._state_var.assign(state.view(np.int64))
-        return words[2], counter
+    def _key_counter(self, shape) -> Tensor:
+        """The ``[counter_low, counter_high, key]`` of a draw of ``shape``, advancing the
+        state (the key hashed with the replica id in a replica of the strategy this generator
+        was made under, as TensorFlow's)."""
+        fold = self._distribution_strategy is not None
+        return _read_and_skip(self._state_var, _count(shape), fold)
 
-    def _key_counter(self, n: int) -> tuple[int, int]:
-        key, counter = self._advance(n)
-        if self._distribution_strategy is not None:
-            replica = _dctx.current_replica()
-            if replica is not None:  # key = hash(key, replica id), as TensorFlow's
-                word = philox.blocks(key, int(replica.replica_id_in_sync_group), 1)[0]
-                key = int(word[0]) | (int(word[1]) << 32)
-        return key, counter
-
-    def _fill(self, kind: str, shape, dt: np.dtype, op: str, lo=0, hi=0) -> tuple:
-        device = current_device()
-        shape = _shape(shape, op, dt, device)
-        n = _count(shape)
-        key, counter = self._key_counter(n)
-        arr = philox.fill(kind, _draw_dtype(dt), key, counter, n, lo, hi)
-        return arr.reshape(shape), device
+    def _draw(self, kind: str, shape, dt: np.dtype, op: str, lo=0, hi=0) -> Tensor:
+        shape = _shape(shape, op, dt, current_device())
+        return _fill_op(self._key_counter(shape), kind, shape, dt, lo, hi)
 
     # -- draws ----------------------------------------------------------------------------
 
-    @stateful
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None) -> Tensor:
         """Samples from N(mean, stddev²) (follows `Generator.normal`).
 
@@ -358,10 +349,8 @@ class Generator(Module):
         """
         op = "Generator.normal"
         dt = _float(dtype, op)
-        arr, device = self._fill("normal", shape, dt, op)
-        return _on_device(_affine(arr.astype(dt), stddev, mean, dt, op), device)
+        return _affine(self._draw("normal", shape, dt, op), stddev, mean, dt, op)
 
-    @stateful
     def truncated_normal(
         self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None
     ) -> Tensor:
@@ -369,10 +358,8 @@ class Generator(Module):
         (follows `Generator.truncated_normal`). Raises as `normal`."""
         op = "Generator.truncated_normal"
         dt = _float(dtype, op)
-        arr, device = self._fill("truncated_normal", shape, dt, op)
-        return _on_device(_affine(arr.astype(dt), stddev, mean, dt, op), device)
+        return _affine(self._draw("truncated_normal", shape, dt, op), stddev, mean, dt, op)
 
-    @stateful
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None) -> Tensor:
         """Uniform samples in ``[minval, maxval)`` (follows `Generator.uniform`).
 
@@ -388,29 +375,20 @@ class Generator(Module):
         if dt.kind in "iu":
             _check_int_pair(minval, maxval, dtype, op)
             if minval is None:
-                arr, device = self._fill("full_int", shape, dt, op)
-                return _on_device(arr, device)
+                return self._draw("full_int", shape, dt, op)
             lo, hi = _int_bounds(minval, maxval, dt, op)
-            arr, device = self._fill("uniform", shape, dt, op, lo, hi)
-            return _on_device(arr, device)
+            return self._draw("uniform", shape, dt, op, lo, hi)
         dt = _float(dtype, op)
-        maxval = 1 if maxval is None else maxval
-        arr, device = self._fill("uniform", shape, dt, op)
-        lo = to_tensor(minval, dt, op).numpy().astype(dt)
-        span = (to_tensor(maxval, dt, op).numpy().astype(dt) - lo).astype(dt)
-        return _on_device((arr.astype(dt) * span + lo).astype(dt), device)
+        return _scale_uniform(self._draw("uniform", shape, dt, op), minval, maxval, dt, op)
 
-    @stateful
     def uniform_full_int(self, shape, dtype=dtypes.uint64, name=None) -> Tensor:
         """Integers over the whole range of ``dtype`` (int32, int64, uint32, uint64)."""
         op = "Generator.uniform_full_int"
         dt = dtypes.numpy_dtype(dtype)
         if dt is None or dt.kind not in "iu" or dt.itemsize < 4:
             raise TypeError(f"{op}: dtype must be int32, int64, uint32 or uint64, got {dtype!r}.")
-        arr, device = self._fill("full_int", shape, dt, op)
-        return _on_device(arr, device)
+        return self._draw("full_int", shape, dt, op)
 
-    @stateful
     def binomial(self, shape, counts, probs, dtype=dtypes.int32, name=None) -> Tensor:
         """Binomial samples: successes in ``counts`` trials of probability ``probs``
         (broadcast to ``shape``; follows `Generator.binomial`). Deterministic per state;
@@ -421,10 +399,8 @@ class Generator(Module):
         """
         op = "Generator.binomial"
         dt = dtypes.numpy_dtype(dtype)
-        device = current_device()
-        shape = _shape(shape, op, dt, device)
-        key, counter = self._key_counter(_count(shape))
-        return _on_device(_binomial(key, counter, shape, counts, probs, dt, op), device)
+        shape = _shape(shape, op, dt, current_device())
+        return _binomial_op(self._key_counter(shape), shape, counts, probs, dt, op)
 
     def make_seeds(self, count=1) -> Tensor:
         """``[2, count]`` int64 seeds for stateless ops (follows `Generator.make_seeds`)."""
@@ -451,15 +427,96 @@ def _key_counter_state(key, counter) -> np.ndarray:
     return _host_state(words + _as_int_list(key, "Generator"))
 
 
-def _binomial(key, counter, shape, counts, probs, dt, op) -> np.ndarray:
-    counts = np.asarray(to_tensor(counts, np.float32, op).numpy(), np.float64)
-    probs = np.asarray(to_tensor(probs, np.float32, op).numpy(), np.float64)
-    if np.any(counts < 0) or np.any(counts != np.floor(counts)):
+# -- the ops: reading and advancing a state, and filling from a key and counter ------------------
+
+_LOCK = threading.Lock()  # replicas of a strategy may share one generator
+
+
+def _host_words(state) -> list:
+    return [int(w) & philox.MASK64 for w in np.asarray(getattr(state, "get", lambda: state)())]
+
+
+@stateful  # every call of a graph function reads and advances the state again
+def _read_and_skip(state: Variable, delta, fold_replica: bool) -> Tensor:
+    """Reads a Philox state ``[counter_low, counter_high, key]`` and advances its counter by
+    ``256 * delta`` (TensorFlow's ``RngReadAndSkip``); returns the state read, its key
+    hashed with the replica id when ``fold_replica`` and a replica is running."""
+    n = int(to_tensor(delta, np.int64, "Generator.skip").numpy())
+    with _LOCK:
+        words = _host_words(state.numpy())
+        counter = words[0] | (words[1] << 64)
+        new = (counter + 256 * n) & ((1 << 128) - 1)
+        state.assign(np.array([new & philox.MASK64, new >> 64, words[2]], np.uint64).view(np.int64))
+    if fold_replica:
+        replica = _dctx.current_replica()
+        if replica is not None:  # key = hash(key, replica id), as TensorFlow's
+            block = philox.blocks(words[2], int(replica.replica_id_in_sync_group), 1)[0]
+            words[2] = int(block[0]) | (int(block[1]) << 32)
+    return make(np.array(words, np.uint64).view(np.int64), current_device())
+
+
+def _key_counter_fwd(xp, seed):
+    a, b = (int(x) for x in np.asarray(getattr(seed, "get", lambda: seed)()))
+    key, counter = philox.key_counter_from_seed(a, b)
+    words = np.array([counter & philox.MASK64, counter >> 64, key], np.uint64).view(np.int64)
+    return words if xp is np else xp.asarray(words)
+
+
+# A stateless op's seed as a Philox state (TensorFlow's StatelessRandomGetKeyCounter).
+_get_key_counter = Primitive("StatelessRandomGetKeyCounter", _key_counter_fwd)
+defvjp(_get_key_counter, None)
+
+
+def _fill_fwd(xp, state, kind, shape, dtype, lo, hi):
+    w = _host_words(state)
+    dt = np.dtype(dtype)
+    arr = philox.fill(kind, _draw_dtype(dt), w[2], w[0] | (w[1] << 64), _count(shape), lo, hi)
+    arr = arr.astype(dt).reshape(shape)
+    return arr if xp is np else xp.asarray(arr)
+
+
+# Numbers from a Philox state (TensorFlow's StatelessRandom*V2 kernels).
+_fill = Primitive("StatelessRandomV2", _fill_fwd)
+defvjp(_fill, None)
+
+
+def _fill_op(state: Tensor, kind, shape, dt, lo=0, hi=0) -> Tensor:
+    params = {"kind": kind, "shape": tuple(shape), "dtype": np.dtype(dt), "lo": lo, "hi": hi}
+    return dispatch(_fill, (state,), params)
+
+
+def _binomial_fwd(xp, state, counts, probs, shape, dtype):
+    w = _host_words(state)
+    host = [np.asarray(getattr(a, "get", lambda a=a: a)(), np.float64) for a in (counts, probs)]
+    rng = np.random.Generator(np.random.Philox(key=w[2], counter=w[0] | (w[1] << 64)))
+    arr = rng.binomial(host[0].astype(np.int64), host[1], size=shape).astype(np.dtype(dtype))
+    return arr if xp is np else xp.asarray(arr)
+
+
+# Binomial draws from a Philox state (NumPy's sampler on a stream keyed by the state).
+_binomial = Primitive("StatelessRandomBinomial", _binomial_fwd)
+defvjp(_binomial, None, None, None)
+
+
+def _binomial_op(state, shape, counts, probs, dt, op) -> Tensor:
+    counts = to_tensor(counts, np.float32, op)
+    probs = to_tensor(probs, np.float32, op)
+    c, p = counts.numpy(), probs.numpy()
+    if np.any(c < 0) or np.any(c != np.floor(c)):
         raise InvalidArgumentError(None, op, f"{op}: counts must be whole numbers >= 0.")
-    if np.any((probs < 0) | (probs > 1)):
+    if np.any((p < 0) | (p > 1)):
         raise InvalidArgumentError(None, op, f"{op}: probs must lie in [0, 1].")
-    rng = np.random.Generator(np.random.Philox(key=key, counter=counter))
-    return rng.binomial(counts.astype(np.int64), probs, size=shape).astype(dt)
+    try:
+        np.broadcast_shapes(tuple(shape), c.shape, p.shape)
+    except ValueError:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: counts {list(c.shape)} and probs {list(p.shape)} do not "
+            f"broadcast to shape {list(shape)}",
+        ) from None
+    params = {"shape": tuple(shape), "dtype": np.dtype(dt)}
+    return dispatch(_binomial, (state, counts, probs), params)
 
 
 # -- the global generator ----------------------------------------------------------------------
@@ -495,29 +552,24 @@ def set_global_generator(generator) -> None:
 # -- stateless ops ------------------------------------------------------------------------------
 
 
-def _seed_key_counter(seed, op: str) -> tuple[int, int]:
-    """The Philox (key, counter) of a stateless op's ``seed`` (shape [2], integers)."""
-    if isinstance(seed, Tensor):
-        seed = seed.numpy()
-    arr = np.asarray(seed)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{op}: seed must be int32 or int64, got {seed!r:.80}.")
-    if arr.shape != (2,):
+def _seed_state(seed, op: str) -> Tensor:
+    """A stateless op's ``seed`` (integers, shape [2]) as a Philox state, by the
+    StatelessRandomGetKeyCounter op."""
+    seed = to_tensor(seed, None, op)
+    if seed.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"{op}: seed must be int32 or int64, got {seed.dtype.name}.")
+    if tuple(seed.shape) != (2,):
         raise InvalidArgumentError(
-            None, op, f"{op}: seed must have shape [2], not {list(arr.shape)}"
+            None, op, f"{op}: seed must have shape [2], not {list(seed.shape)}"
         )
-    a, b = (int(x) for x in arr)
-    return philox.key_counter_from_seed(a, b)
+    return dispatch(_get_key_counter, (seed,))
 
 
 def _stateless(kind, shape, seed, dt, op, alg, lo=0, hi=0) -> Tensor:
     if alg not in (None, "auto_select"):
         _alg_to_int(alg, op)
-    device = current_device()
-    shape = _shape(shape, op, dt, device)
-    key, counter = _seed_key_counter(seed, op)
-    arr = philox.fill(kind, _draw_dtype(dt), key, counter, _count(shape), lo, hi)
-    return arr.reshape(shape), device
+    shape = _shape(shape, op, dt, current_device())
+    return _fill_op(_seed_state(seed, op), kind, shape, dt, lo, hi)
 
 
 def stateless_normal(
@@ -541,8 +593,7 @@ def stateless_normal(
     """
     op = "stateless_random_normal"
     dt = _float(dtype, op)
-    arr, device = _stateless("normal", shape, seed, dt, op, alg)
-    return _on_device(_affine(arr.astype(dt), stddev, mean, dt, op), device)
+    return _affine(_stateless("normal", shape, seed, dt, op, alg), stddev, mean, dt, op)
 
 
 def stateless_truncated_normal(
@@ -552,8 +603,8 @@ def stateless_truncated_normal(
     (follows `tf.random.stateless_truncated_normal`). Raises as `stateless_normal`."""
     op = "stateless_truncated_normal"
     dt = _float(dtype, op)
-    arr, device = _stateless("truncated_normal", shape, seed, dt, op, alg)
-    return _on_device(_affine(arr.astype(dt), stddev, mean, dt, op), device)
+    rnd = _stateless("truncated_normal", shape, seed, dt, op, alg)
+    return _affine(rnd, stddev, mean, dt, op)
 
 
 def stateless_uniform(
@@ -572,16 +623,11 @@ def stateless_uniform(
     if dt.kind in "iu":
         _check_int_pair(minval, maxval, dtype, op)
         if minval is None:
-            arr, device = _stateless("full_int", shape, seed, dt, op, alg)
-            return _on_device(arr, device)
+            return _stateless("full_int", shape, seed, dt, op, alg)
         lo, hi = _int_bounds(minval, maxval, dt, op)
-        arr, device = _stateless("uniform", shape, seed, dt, op, alg, lo, hi)
-        return _on_device(arr, device)
+        return _stateless("uniform", shape, seed, dt, op, alg, lo, hi)
     dt = _float(dtype, op)
-    arr, device = _stateless("uniform", shape, seed, dt, op, alg)
-    lo = to_tensor(minval, dt, op).numpy().astype(dt)
-    span = (to_tensor(1 if maxval is None else maxval, dt, op).numpy().astype(dt) - lo).astype(dt)
-    return _on_device((arr.astype(dt) * span + lo).astype(dt), device)
+    return _scale_uniform(_stateless("uniform", shape, seed, dt, op, alg), minval, maxval, dt, op)
 
 
 def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, name=None):
@@ -589,14 +635,33 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, na
     deterministic per seed, though not TensorFlow's numbers).
 
     Raises:
-        InvalidArgumentError: a bad seed, a probability outside [0, 1], a negative count.
+        InvalidArgumentError: a bad seed, a probability outside [0, 1], a negative count,
+            counts/probs that do not broadcast to ``shape``.
     """
     op = "stateless_random_binomial"
     dt = dtypes.numpy_dtype(output_dtype)
-    device = current_device()
-    shape = _shape(shape, op, dt, device)
-    key, counter = _seed_key_counter(seed, op)
-    return _on_device(_binomial(key, counter, shape, counts, probs, dt, op), device)
+    shape = _shape(shape, op, dt, current_device())
+    return _binomial_op(_seed_state(seed, op), shape, counts, probs, dt, op)
+
+
+def _categorical_fwd(xp, state, logits, num_samples, dtype):
+    w = _host_words(state)
+    x = np.asarray(getattr(logits, "get", lambda: logits)(), np.float64)
+    n = num_samples
+    u = philox.fill("uniform", np.float64, w[2], w[0] | (w[1] << 64), x.shape[0] * n)
+    u = u.reshape(x.shape[0], n)
+    p = np.exp(x - x.max(axis=1, keepdims=True))
+    cdf = np.cumsum(p, axis=1)
+    cdf /= cdf[:, -1:]
+    out = np.empty((x.shape[0], n), np.dtype(dtype))
+    for row in range(x.shape[0]):
+        out[row] = np.minimum(np.searchsorted(cdf[row], u[row], side="right"), x.shape[1] - 1)
+    return out if xp is np else xp.asarray(out)
+
+
+# Class indices from a Philox state by inverting each row's CDF.
+_categorical = Primitive("StatelessMultinomial", _categorical_fwd)
+defvjp(_categorical, None, None)
 
 
 def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None) -> Tensor:
@@ -605,14 +670,14 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
     TensorFlow's numbers). Returns ``[batch, num_samples]`` of ``dtype`` (int32 or int64).
 
     Raises:
-        InvalidArgumentError: logits not 2-D, no classes, a bad seed.
-        TypeError: another output dtype.
+        InvalidArgumentError: logits not 2-D, no classes, a negative ``num_samples``, a bad
+            seed. TypeError: another output dtype.
     """
     op = "stateless_multinomial"
     dt = dtypes.numpy_dtype(dtype)
     if dt not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise TypeError(f"{op}: dtype must be int32 or int64, got {dtype!r}.")
-    x = to_tensor(logits, np.float32, op).numpy().astype(np.float64)
+    x = to_tensor(logits, np.float32, op)
     if x.ndim != 2 or x.shape[1] == 0:
         raise InvalidArgumentError(
             None, op, f"{op}: logits must be 2-D with at least one class, got {list(x.shape)}"
@@ -620,13 +685,8 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
     n = int(num_samples)
     if n < 0:
         raise InvalidArgumentError(None, op, f"{op}: num_samples must be >= 0, got {n}")
-    key, counter = _seed_key_counter(seed, op)
-    u = philox.fill("uniform", np.float64, key, counter, x.shape[0] * n).reshape(x.shape[0], n)
-    p = np.exp(x - x.max(axis=1, keepdims=True))
-    cdf = np.cumsum(p, axis=1)
-    cdf /= cdf[:, -1:]
-    out = np.stack([np.searchsorted(c, r, side="right") for c, r in zip(cdf, u)]).astype(dt)
-    return _on_device(np.minimum(out, x.shape[1] - 1).reshape(x.shape[0], n), current_device())
+    params = {"num_samples": n, "dtype": dt}
+    return dispatch(_categorical, (_seed_state(seed, op), x), params)
 
 
 def stateless_split(seed, num=2, alg="auto_select") -> Tensor:
@@ -645,6 +705,8 @@ def stateless_split(seed, num=2, alg="auto_select") -> Tensor:
 def stateless_fold_in(seed, data, alg="auto_select") -> Tensor:
     """A new seed from ``seed`` and an integer ``data`` (follows
     `tf.random.experimental.stateless_fold_in`): ``[draw(seed), data]``."""
+    from .ops.array_ops import stack
+
     data = to_tensor(data, None, "stateless_fold_in")
     first = stateless_uniform([], seed, minval=None, maxval=None, dtype=data.dtype, alg=alg)
-    return make(np.stack([first.numpy(), data.numpy()]), current_device())
+    return stack([first, data])
