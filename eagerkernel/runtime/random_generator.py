@@ -400,7 +400,9 @@ class Generator(Module):
         op = "Generator.binomial"
         dt = dtypes.numpy_dtype(dtype)
         shape = _shape(shape, op, dt, current_device())
-        return _binomial_op(self._key_counter(shape), shape, counts, probs, dt, op)
+        counts, probs = _binomial_inputs(shape, counts, probs, op)  # checked before a draw
+        params = {"shape": tuple(shape), "dtype": np.dtype(dt)}
+        return dispatch(_binomial, (self._key_counter(shape), counts, probs), params)
 
     def make_seeds(self, count=1) -> Tensor:
         """``[2, count]`` int64 seeds for stateless ops (follows `Generator.make_seeds`)."""
@@ -498,7 +500,8 @@ _binomial = Primitive("StatelessRandomBinomial", _binomial_fwd)
 defvjp(_binomial, None, None, None)
 
 
-def _binomial_op(state, shape, counts, probs, dt, op) -> Tensor:
+def _binomial_inputs(shape, counts, probs, op) -> tuple:
+    """``counts`` and ``probs`` as tensors, checked."""
     counts = to_tensor(counts, np.float32, op)
     probs = to_tensor(probs, np.float32, op)
     c, p = counts.numpy(), probs.numpy()
@@ -515,8 +518,7 @@ def _binomial_op(state, shape, counts, probs, dt, op) -> Tensor:
             f"{op}: counts {list(c.shape)} and probs {list(p.shape)} do not "
             f"broadcast to shape {list(shape)}",
         ) from None
-    params = {"shape": tuple(shape), "dtype": np.dtype(dt)}
-    return dispatch(_binomial, (state, counts, probs), params)
+    return counts, probs
 
 
 # -- the global generator ----------------------------------------------------------------------
@@ -641,7 +643,9 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, na
     op = "stateless_random_binomial"
     dt = dtypes.numpy_dtype(output_dtype)
     shape = _shape(shape, op, dt, current_device())
-    return _binomial_op(_seed_state(seed, op), shape, counts, probs, dt, op)
+    counts, probs = _binomial_inputs(shape, counts, probs, op)
+    params = {"shape": tuple(shape), "dtype": np.dtype(dt)}
+    return dispatch(_binomial, (_seed_state(seed, op), counts, probs), params)
 
 
 def _categorical_fwd(xp, state, logits, num_samples, dtype):
