@@ -236,6 +236,8 @@ def test_generator_errors():
         g.normal([2], dtype=ek.int32)
     with pytest.raises(ek.errors.InvalidArgumentError, match="shape must be non-negative"):
         g.normal([-1])
+    with pytest.raises(TypeError, match="integer dtype must be int32, int64, uint32 or uint64"):
+        g.uniform([2], minval=0, maxval=3, dtype=ek.int8)
     with pytest.raises(NotImplementedError, match='alg="threefry" is not implemented'):
         ek.random.Generator.from_seed(1, alg="threefry")
     with pytest.raises(ValueError, match="unsupported value 'mt19937'"):

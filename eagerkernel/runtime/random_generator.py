@@ -182,6 +182,11 @@ def _int_bounds(minval, maxval, dt: np.dtype, op: str) -> tuple[int, int]:
 
 
 def _check_int_pair(minval, maxval, dtype, op: str) -> None:
+    if dtypes.numpy_dtype(dtype).itemsize < 4:
+        raise TypeError(
+            f"{op}: integer dtype must be int32, int64, uint32 or uint64, got "
+            f"{dtypes.as_dtype(dtype).name}."
+        )
     if (minval is None) != (maxval is None):
         raise ValueError(
             f"{op}: For integer dtype {dtypes.as_dtype(dtype).name}, minval and maxval must "
@@ -204,7 +209,7 @@ def _float(dtype, op: str) -> np.dtype:
 
 def _draw_dtype(dt: np.dtype) -> np.dtype:
     """The dtype the Philox kernels compute in (half types: float32, then rounded)."""
-    return dt if dt.itemsize >= 4 else np.dtype(np.float32)
+    return dt if dt.itemsize >= 4 or dt.kind != "f" else np.dtype(np.float32)
 
 
 class Generator(Module):
