@@ -467,3 +467,20 @@ def test_generator_checkpoint_restores_into_more_replicas(three_cpus, tmp_path):
     got = [float(v.numpy()) for v in restored.values]
     assert got[:2] == [float(v.numpy()) for v in after.values]
     assert got[2] not in got[:2]
+
+
+def test_a_module_checkpoints_its_generator_but_does_not_list_its_state(tmp_path):
+    class M(ek.Module):
+        def __init__(self):
+            super().__init__()
+            self.g = ek.random.Generator.from_seed(4)
+            self.w = ek.Variable(1.0)
+
+    m = M()
+    assert [v.name for v in m.variables] == ["Variable:0"]
+    assert not isinstance(m.g, ek.Module)
+    path = ek.train.Checkpoint(model=m).write(str(tmp_path / "ckpt"))
+    assert dict(list_variables(path))["model/g/_state_var/.ATTRIBUTES/VARIABLE_VALUE"] == [3]
+    expected = m.g.normal([2]).numpy()
+    ek.train.Checkpoint(model=m).restore(path)
+    np.testing.assert_array_equal(m.g.normal([2]).numpy(), expected)

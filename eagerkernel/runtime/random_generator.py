@@ -33,7 +33,7 @@ from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .distribute import context as _dctx
-from .module import Module, name_scope
+from .module import name_scope
 
 __all__ = [
     "Algorithm",
@@ -212,7 +212,7 @@ def _draw_dtype(dt: np.dtype) -> np.dtype:
     return dt if dt.itemsize >= 4 or dt.kind != "f" else np.dtype(np.float32)
 
 
-class Generator(Module):
+class Generator:
     """A random-number generator with its state in a Variable (follows
     `tf.random.Generator`).
 
@@ -221,7 +221,9 @@ class Generator(Module):
     Every draw reads the state and advances it, so a generator's stream is reproducible
     from its seed and continues where a checkpoint of its state left off
     (``ek.train.Checkpoint(generator=g)`` saves ``state`` under the edge ``_state_var``, as
-    TensorFlow does). Inside `ek.function` each call draws fresh numbers.
+    TensorFlow does). Inside `ek.function` each call draws fresh numbers. As TensorFlow's, a
+    Generator is trackable but not an `ek.Module`: a Module or Layer holding one checkpoints
+    its state, and does not list it among its ``variables`` or ``weights``.
 
     Args:
         copy_from: a Generator to copy (its state and algorithm); else
@@ -241,7 +243,6 @@ class Generator(Module):
     """
 
     def __init__(self, copy_from=None, state=None, alg=None):
-        super().__init__(name="generator")
         self._distribution_strategy = _dctx.get_strategy() if _dctx.has_strategy() else None
         self._lock = threading.Lock()
         if copy_from is not None:
@@ -262,6 +263,11 @@ class Generator(Module):
             self._state_var = state
         else:
             self._state_var = self._create_variable(_host_state(state))
+
+    def _checkpoint_children(self) -> list:
+        """``[(edge, Variable)]`` for `ek.train.Checkpoint`: the state, under TensorFlow's
+        edge name."""
+        return [("_state_var", self._state_var)]
 
     @staticmethod
     def _create_variable(value: np.ndarray) -> Variable:
