@@ -6,6 +6,7 @@ import types
 from dataclasses import dataclass
 
 from .core import context
+from .core import device as _device
 from .core.device import (
     free_gpu_memory,
     get_soft_device_placement,
@@ -16,15 +17,20 @@ from .core.device import (
 )
 
 __all__ = [
+    "LogicalDevice",
+    "LogicalDeviceConfiguration",
     "PhysicalDevice",
     "experimental",
     "functions_run_eagerly",
     "get_default_device",
+    "get_logical_device_configuration",
     "get_soft_device_placement",
+    "list_logical_devices",
     "list_physical_devices",
     "num_gpus",
     "run_functions_eagerly",
     "set_default_device",
+    "set_logical_device_configuration",
     "set_soft_device_placement",
     "threading",
 ]
@@ -50,6 +56,8 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
     """
     out = []
     for d in list_devices():
+        if d.device_type == "CPU" and d.index:  # a logical CPU: one physical CPU
+            continue
         if device_type is None or d.device_type == device_type.upper():
             out.append(
                 PhysicalDevice(
@@ -57,6 +65,111 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
                 )
             )
     return out
+
+
+@dataclass(frozen=True)
+class LogicalDevice:
+    """A device the runtime places ops on (follows `tf.config.LogicalDevice`)."""
+
+    name: str
+    device_type: str
+
+
+@dataclass(frozen=True)
+class LogicalDeviceConfiguration:
+    """One logical device to make from a physical one (follows
+    `tf.config.LogicalDeviceConfiguration`; the older name is
+    ``ek.config.experimental.VirtualDeviceConfiguration``). CPU logical devices take no
+    options, as in TensorFlow."""
+
+    memory_limit: int | None = None
+    experimental_priority: int | None = None
+    experimental_device_ordinal: int | None = None
+
+
+def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
+    """The devices ops can be placed on, optionally only ``"CPU"`` or ``"GPU"`` ones
+    (follows `tf.config.list_logical_devices`). Listing them fixes the logical device
+    configuration, as initializing TensorFlow's runtime does.
+
+    >>> ek.config.list_logical_devices("CPU")[0]
+    LogicalDevice(name='/device:CPU:0', device_type='CPU')
+    """
+    devices = list_devices()
+    if _device.logical_cpu_count() > 1:
+        _device._cpus["used"] = True
+    return [
+        LogicalDevice(f"/device:{d.device_type}:{d.index}", d.device_type)
+        for d in devices
+        if device_type is None or d.device_type == device_type.upper()
+    ]
+
+
+def _physical_cpu(device, where: str) -> None:
+    if not isinstance(device, PhysicalDevice):
+        raise ValueError(f"{where}: Unrecognized device: {device!r}")
+    if device.device_type == "GPU":
+        raise NotImplementedError(
+            f"{where}: logical GPU devices are not supported; use "
+            "ek.config.experimental.set_virtual_gpus(n) (or EAGERKERNEL_VIRTUAL_GPUS=n) for "
+            "NumPy-backed virtual GPUs."
+        )
+    if device.device_type != "CPU" or device.name != "/physical_device:CPU:0":
+        raise ValueError(f"{where}: Unrecognized device: {device!r}")
+
+
+def set_logical_device_configuration(device, logical_devices) -> None:
+    """Splits the physical CPU into ``len(logical_devices)`` logical CPUs ``/cpu:0`` ...,
+    each NumPy-backed with its own identity (follows
+    `tf.config.set_logical_device_configuration`; older name
+    ``ek.config.experimental.set_virtual_device_configuration``). ``None`` or ``[]`` returns
+    to one CPU.
+
+    Args:
+        device: the `PhysicalDevice` of the CPU (``list_physical_devices("CPU")[0]``).
+        logical_devices: a list of `LogicalDeviceConfiguration`, without options for a CPU.
+
+    Raises:
+        ValueError: an unknown device; a memory limit, priority or ordinal on a CPU logical
+            device (TensorFlow's messages).
+        NotImplementedError: a GPU (use ``set_virtual_gpus``).
+        RuntimeError: a new configuration after logical devices were listed or used:
+            "Virtual devices cannot be modified after being initialized".
+    """
+    where = "set_logical_device_configuration"
+    _physical_cpu(device, where)
+    configs = list(logical_devices or [])
+    for c in configs:
+        if not isinstance(c, LogicalDeviceConfiguration):
+            raise TypeError(
+                f"{where}: logical_devices must be LogicalDeviceConfiguration objects, got "
+                f"{type(c).__name__}."
+            )
+        if c.memory_limit is not None:
+            raise ValueError(
+                "Setting memory limit on CPU virtual devices is currently not supported"
+            )
+        if c.experimental_priority is not None:
+            raise ValueError(
+                "Setting experimental_priority on CPU virtual devices is currently not supported"
+            )
+        if c.experimental_device_ordinal is not None:
+            raise ValueError(
+                "Setting experimental_device_ordinal on CPU virtual devices is currently not "
+                "supported"
+            )
+    _device.set_logical_cpus(max(1, len(configs)))
+    _logical_configs[device] = configs or None
+
+
+_logical_configs: dict = {}
+
+
+def get_logical_device_configuration(device):
+    """The list of `LogicalDeviceConfiguration` set for ``device``, or None (follows
+    `tf.config.get_logical_device_configuration`)."""
+    _physical_cpu(device, "get_logical_device_configuration")
+    return _logical_configs.get(device)
 
 
 # [True] while `run_functions_eagerly(True)`: `ek.function` then runs its Python code.
@@ -92,6 +205,11 @@ experimental = types.SimpleNamespace(
     free_gpu_memory=free_gpu_memory,
     list_physical_devices=list_physical_devices,
     set_virtual_gpus=set_virtual_gpus,
+    # TensorFlow's older names for the logical device calls
+    VirtualDeviceConfiguration=LogicalDeviceConfiguration,
+    set_virtual_device_configuration=set_logical_device_configuration,
+    get_virtual_device_configuration=get_logical_device_configuration,
+    list_logical_devices=list_logical_devices,
 )
 
 

@@ -12,6 +12,8 @@ between TensorFlow's CPU and GPU kernels. Virtual GPUs are NumPy-backed and draw
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from .core import dtypes
@@ -21,7 +23,24 @@ from .core.dispatch import stateful
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 
-__all__ = ["normal", "set_seed", "shuffle", "uniform"]
+__all__ = [
+    "Algorithm",
+    "Generator",
+    "create_rng_state",
+    "experimental",
+    "get_global_generator",
+    "normal",
+    "set_global_generator",
+    "set_seed",
+    "shuffle",
+    "stateless_binomial",
+    "stateless_categorical",
+    "stateless_normal",
+    "stateless_truncated_normal",
+    "stateless_uniform",
+    "truncated_normal",
+    "uniform",
+]
 
 _global_seed: int | None = None
 _generator = np.random.default_rng()
@@ -236,3 +255,31 @@ def shuffle(value, seed=None, name=None) -> Tensor:
     perm = _generator_for(x._device, seed)[0].permutation(x.shape[0] if x.ndim else 1)
     xp = x._device.xp
     return make(x._value[xp.asarray(perm)] if x.ndim else x._value, x._device)
+
+
+# `tf.random.Generator` and the stateless ops (see `random_generator`), and
+# `tf.random.experimental`'s names for them.
+from .random_generator import (  # noqa: E402
+    Algorithm,
+    Generator,
+    create_rng_state,
+    get_global_generator,
+    set_global_generator,
+    stateless_binomial,
+    stateless_categorical,
+    stateless_fold_in,
+    stateless_normal,
+    stateless_split,
+    stateless_truncated_normal,
+    stateless_uniform,
+)
+
+experimental = types.SimpleNamespace(
+    Algorithm=Algorithm,
+    Generator=Generator,
+    create_rng_state=create_rng_state,
+    get_global_generator=get_global_generator,
+    set_global_generator=set_global_generator,
+    stateless_fold_in=stateless_fold_in,
+    stateless_split=stateless_split,
+)

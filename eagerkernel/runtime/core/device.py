@@ -26,6 +26,8 @@ __all__ = [
     "get_device",
     "get_soft_device_placement",
     "list_devices",
+    "logical_cpu_count",
+    "set_logical_cpus",
     "set_soft_device_placement",
     "set_virtual_gpus",
 ]
@@ -190,6 +192,43 @@ def set_virtual_gpus(count: int) -> None:
     _ensure_virtual_gpus()
 
 
+# Logical CPU devices (`set_logical_cpus`): [count, a logical CPU other than /cpu:0 was used]
+_cpus = {"count": 1, "used": False}
+
+
+def logical_cpu_count() -> int:
+    """How many logical CPU devices there are (``/cpu:0`` ... ``/cpu:N-1``)."""
+    return _cpus["count"]
+
+
+def set_logical_cpus(count: int) -> None:
+    """Splits the CPU into ``count`` logical devices ``/cpu:0`` ... ``/cpu:count-1``, each
+    NumPy-backed with its own identity (what `ek.config.set_logical_device_configuration`
+    does for the CPU, as TensorFlow's virtual CPU devices, e.g. for a `MirroredStrategy` over
+    ``["cpu:0", "cpu:1"]``). The same count again is a no-op.
+
+    Raises:
+        ValueError: ``count`` < 1.
+        RuntimeError: the count changes after a logical CPU other than ``/cpu:0`` was used
+            or listed (TensorFlow's "Virtual devices cannot be modified after being
+            initialized").
+    """
+    count = int(count)
+    if count < 1:
+        raise ValueError(f"set_logical_cpus: count must be >= 1, got {count}.")
+    if count == _cpus["count"]:
+        return
+    if _cpus["used"]:
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    for name in [n for n, d in _devices.items() if d.device_type == "CPU" and d.index > 0]:
+        del _devices[name]
+    cpus = {f"/cpu:{i}": Device("CPU", i, np) for i in range(1, count)}
+    gpus = {n: d for n, d in _devices.items() if d.device_type == "GPU"}
+    _devices.clear()
+    _devices.update({"/cpu:0": CPU, **cpus, **gpus})
+    _cpus["count"] = count
+
+
 def gpu_unavailable_reason() -> str:
     """Why no real CUDA GPU is present (CuPy missing, no CUDA device), or "" if one is."""
     _ensure_virtual_gpus()
@@ -261,6 +300,8 @@ def get_device(spec, soft: bool = False) -> Device:
         raise RuntimeError(f"device {spec!r} is not present. Devices: {present}.{why}")
     if dev.device_type == "GPU":
         _gpus["used"] = True
+    elif dev.index:
+        _cpus["used"] = True
     return dev
 
 

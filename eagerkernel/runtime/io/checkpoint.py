@@ -109,7 +109,11 @@ def _is_optimizer(obj) -> bool:
 
 
 def _trackable(obj) -> bool:
-    return isinstance(obj, (Variable, Module, Metric, Checkpoint, Iterator)) or _is_optimizer(obj)
+    return (
+        isinstance(obj, (Variable, Module, Metric, Checkpoint, Iterator))
+        or _is_optimizer(obj)
+        or hasattr(type(obj), "_checkpoint_children")  # e.g. ek.random.Generator
+    )
 
 
 def escape_local_name(name: str) -> str:
@@ -179,6 +183,8 @@ def _children(obj) -> list:
         pass
     elif isinstance(obj, Iterator):  # its position and shuffle state (see `Iterator`)
         out.extend(obj._checkpoint_variables().items())
+    elif hasattr(type(obj), "_checkpoint_children"):  # e.g. ek.random.Generator
+        out.extend(obj._checkpoint_children())
     elif _is_optimizer(obj):
         out.append(("iter", obj._iterations))
         lr = getattr(obj, "_learning_rate", None)

@@ -85,6 +85,7 @@ _CALLS = {
     "eagerkernel.runtime.random:uniform",
     "eagerkernel.runtime.random:truncated_normal",
     "eagerkernel.runtime.random:shuffle",
+    "eagerkernel.runtime.random_generator:_read_and_skip",
     "eagerkernel.runtime.ops.nn:_dropout_mask",
     "eagerkernel.runtime.function:print_",
 }

@@ -1,0 +1,159 @@
+"""Philox-4x32-10, the counter-based generator behind TensorFlow's "philox" algorithm, and the
+distributions TensorFlow's kernels build on it (``random_distributions.h``), in NumPy.
+
+Philox-4x32-10 (Salmon et al., "Parallel Random Numbers: As Easy as 1, 2, 3", SC 2011) hashes
+a 128-bit counter with a 64-bit key into four 32-bit words. TensorFlow stores a Philox state
+as three int64s ``[counter_low, counter_high, key]``; block ``i`` of a draw hashes the counter
+``counter + i`` (a 128-bit addition), and a draw of ``n`` numbers advances the stored counter
+by ``256 * n`` (TensorFlow's ``RngReadAndSkip``). The distributions below consume the words
+exactly as TensorFlow's CPU kernels do, so the integers are TensorFlow's bit for bit and the
+floats agree to float32 rounding of ``log``/``sin``/``cos``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "MASK64",
+    "blocks",
+    "fill",
+    "key_counter_from_seed",
+]
+
+MASK64 = (1 << 64) - 1
+_M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+_W0, _W1 = 0x9E3779B9, 0xBB67AE85
+_LOW = np.uint64(0xFFFFFFFF)
+_32 = np.uint64(32)
+
+
+def blocks(key: int, counter: int, n: int) -> np.ndarray:
+    """The ``(n, 4)`` uint32 outputs of Philox-4x32-10 with 64-bit ``key`` for the 128-bit
+    counters ``counter, counter + 1, ..., counter + n - 1`` (Python ints, taken modulo 2**64
+    and 2**128)."""
+    key &= MASK64
+    counter &= (1 << 128) - 1
+    lo0, hi0 = counter & MASK64, counter >> 64
+    i = np.arange(n, dtype=np.uint64)
+    lo = np.uint64(lo0) + i  # wraps modulo 2**64
+    hi = np.uint64(hi0) + (lo < np.uint64(lo0)).astype(np.uint64)
+    c0, c1 = lo & _LOW, lo >> _32
+    c2, c3 = hi & _LOW, hi >> _32
+    k0, k1 = key & 0xFFFFFFFF, key >> 32
+    for _ in range(10):
+        p0 = _M0 * c0
+        p1 = _M1 * c2
+        c0, c1, c2, c3 = (
+            (p1 >> _32) ^ c1 ^ np.uint64(k0),
+            p1 & _LOW,
+            (p0 >> _32) ^ c3 ^ np.uint64(k1),
+            p0 & _LOW,
+        )
+        k0, k1 = (k0 + _W0) & 0xFFFFFFFF, (k1 + _W1) & 0xFFFFFFFF
+    return np.stack([c0, c1, c2, c3], axis=1).astype(np.uint32)
+
+
+def key_counter_from_seed(seed0: int, seed1: int) -> tuple[int, int]:
+    """TensorFlow's scrambling of a stateless op's ``seed=[seed0, seed1]`` into a Philox
+    ``(key, counter)`` (``StatelessRandomGetKeyCounter``): the seed is the counter of one
+    Philox block under a fixed key; that block's words are the new key and counter."""
+    counter = (seed0 & MASK64) | ((seed1 & MASK64) << 64)
+    mix = blocks(0x02461E293EC8F720, counter, 1)[0].astype(np.uint64)
+    key = int(mix[0]) | (int(mix[1]) << 32)
+    return key, (int(mix[2]) | (int(mix[3]) << 32)) << 64
+
+
+def _uint32_to_float(x: np.ndarray) -> np.ndarray:
+    """A float32 in [0, 1) from the low 23 bits of ``x`` (TF's ``Uint32ToFloat``)."""
+    bits = (x & np.uint32(0x7FFFFF)) | np.uint32(127 << 23)
+    return bits.view(np.float32) - np.float32(1.0)
+
+
+def _uint64_to_double(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    """A float64 in [0, 1) from 52 bits of ``x0, x1`` (TF's ``Uint64ToDouble``)."""
+    man = ((x0.astype(np.uint64) & np.uint64(0xFFFFF)) << _32) | x1.astype(np.uint64)
+    return (man | np.uint64(0x3FF << 52)).view(np.float64) - 1.0
+
+
+def _box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two float32 standard normals per pair of words (TF's ``BoxMullerFloat``)."""
+    u1 = np.maximum(_uint32_to_float(x0), np.float32(1.0e-7))
+    # TF multiplies by the double 2 * M_PI and rounds the product to float32
+    v1 = (2.0 * np.pi * _uint32_to_float(x1).astype(np.float64)).astype(np.float32)
+    u2 = np.sqrt(np.float32(-2.0) * np.log(u1))
+    # sin and cos correctly rounded to float32 (NumPy's float32 ones can be an ulp off)
+    v = v1.astype(np.float64)
+    return np.sin(v).astype(np.float32) * u2, np.cos(v).astype(np.float32) * u2
+
+
+def _box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
+    """Two float64 standard normals per four words (TF's ``BoxMullerDouble``)."""
+    u1 = np.maximum(_uint64_to_double(x0, x1), 1.0e-7)
+    v1 = 2.0 * np.pi * _uint64_to_double(x2, x3)
+    u2 = np.sqrt(-2.0 * np.log(u1))
+    return np.sin(v1) * u2, np.cos(v1) * u2
+
+
+def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.stack([a, b], axis=-1).reshape(-1)
+
+
+def _truncated(key: int, counter: int, n: int, double: bool) -> np.ndarray:
+    """TF's ``TruncatedNormalDistribution``: output group ``g`` (4 float32s or 2 float64s)
+    reads its own stream of blocks from ``counter + 256 * g`` and keeps, in order, the
+    Box-Muller normals with magnitude below 2."""
+    per = 2 if double else 4
+    groups = -(-n // per)
+    out = np.empty((groups, per), np.float64 if double else np.float32)
+    for g in range(groups):
+        start, got = counter + 256 * g, []
+        while len(got) < per:
+            w = blocks(key, start, 8).reshape(-1)
+            start += 8
+            if double:
+                w = w.reshape(-1, 4)
+                a, b = _box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+            else:
+                a, b = _box_muller_float(w[0::2], w[1::2])
+            z = _interleave(a, b)
+            got.extend(z[np.abs(z) < 2.0][: per - len(got)].tolist())
+        out[g] = got
+    return out.reshape(-1)[:n]
+
+
+def fill(kind: str, dtype: np.dtype, key: int, counter: int, n: int, lo=0, hi=0) -> np.ndarray:
+    """``n`` numbers of distribution ``kind`` in ``dtype``, as TensorFlow's Philox kernels
+    fill them from ``(key, counter)``.
+
+    ``kind`` is "normal", "uniform" (floats in [0, 1); integers in ``[lo, hi)``),
+    "full_int" (the whole range of an integer dtype) or "truncated_normal". float16 and
+    bfloat16 draws are float32 draws rounded (TensorFlow converts half uniforms from 16 bits;
+    those differ from TF's)."""
+    dtype = np.dtype(dtype)
+    wide = dtype.itemsize == 8
+    if kind == "truncated_normal":
+        return _truncated(key, counter, n, wide and dtype.kind == "f").astype(dtype)
+    per = 2 if wide else 4  # outputs per Philox block
+    w = blocks(key, counter, -(-n // per))
+    if kind == "normal":
+        if wide:
+            a, b = _box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+        else:
+            a, b = _box_muller_float(w[:, 0::2].reshape(-1), w[:, 1::2].reshape(-1))
+        out = _interleave(a, b)
+    elif kind == "uniform" and dtype.kind == "f":
+        w = w.reshape(-1)
+        out = _uint64_to_double(w[0::2], w[1::2]) if wide else _uint32_to_float(w)
+    elif dtype.kind in "iu":
+        w = w.reshape(-1)
+        bits = (w[0::2].astype(np.uint64) | (w[1::2].astype(np.uint64) << _32)) if wide else w
+        if kind == "uniform":
+            span = (hi - lo) & (MASK64 if wide else 0xFFFFFFFF)
+            base = np.uint64(lo & MASK64) if wide else np.uint32(lo & 0xFFFFFFFF)
+            bits = base + bits % bits.dtype.type(span)  # wraps as TF's SignedAdd
+        out = bits.view(np.dtype(f"i{dtype.itemsize if wide else 4}"))
+        out = out if dtype.kind == "i" else bits
+    else:
+        raise ValueError(f"philox.fill: unknown distribution {kind!r} for {dtype}.")
+    return out[:n].astype(dtype)
