@@ -42,12 +42,12 @@ def _saved():
         loss = ek.reduce_sum(model(x) ** 2)
     opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.variables))
     step.assign(np.int64(7))
-    directory = tempfile.mkdtemp(prefix="ek-fuzz-ckpt-")
-    path = ek.train.Checkpoint(model=model, optimizer=opt, step=step).write(
-        os.path.join(directory, "saved")
-    )
-    with open(path + ".safetensors", "rb") as f:
-        data = f.read()
+    with tempfile.TemporaryDirectory(prefix="ek-fuzz-ckpt-") as directory:
+        path = ek.train.Checkpoint(model=model, optimizer=opt, step=step).write(
+            os.path.join(directory, "saved")
+        )
+        with open(path + ".safetensors", "rb") as f:
+            data = f.read()
     return data, [v.numpy() for v in [*model.variables, opt.iterations, step]]
 
 
@@ -81,8 +81,11 @@ def mutations(draw):
 @FUZZ
 @given(data=mutations())
 def test_mutated_checkpoint_restores_exactly_or_raises_checkpoint_error(data):
-    directory = tempfile.mkdtemp(prefix="ek-fuzz-mut-")
-    prefix = os.path.join(directory, "mutated")
+    with tempfile.TemporaryDirectory(prefix="ek-fuzz-mut-") as directory:
+        _check_mutated(os.path.join(directory, "mutated"), data)
+
+
+def _check_mutated(prefix, data):
     with open(prefix + ".safetensors", "wb") as f:
         f.write(data)
     model, opt, step = objects()
