@@ -274,3 +274,65 @@ def test_an_input_signature_function_never_called_is_traced_from_its_signature(t
     ek.saved_model.save(m, tmp_path / "m")
     loaded = ek.saved_model.load(tmp_path / "m")
     assert loaded.f(ek.constant([3.0, 4.0])).numpy().tolist() == [4.0, 5.0]
+
+
+def test_scalar_variables_and_the_guides_custom_module(tmp_path):
+    # TensorFlow's saved_model guide: a scalar Variable, a method with an input signature
+    # that mutates it, the loaded object's attribute, and training it through the loaded call.
+    class CustomModule(ek.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = ek.Variable(1.0)
+
+        @ek.function
+        def __call__(self, x):
+            return x * self.v * 0.5 * 2.0  # a scalar constant in the program too
+
+        @ek.function(input_signature=[ek.TensorSpec([], ek.float32)])
+        def mutate(self, new_v):
+            self.v.assign(new_v)
+
+    module = CustomModule()
+    module(ek.constant(0.0))
+    ek.saved_model.save(module, str(tmp_path / "m"))
+    imported = ek.saved_model.load(str(tmp_path / "m"))
+    assert imported.v.shape == () and imported.variables[0] is imported.v
+    assert imported(ek.constant(3.0)).shape == ()
+    assert imported(ek.constant(3.0)).numpy() == 3.0
+    imported.mutate(ek.constant(2.0))
+    assert imported(ek.constant(3.0)).numpy() == 6.0
+    opt = ek.keras.optimizers.SGD(0.05)
+    for _ in range(30):
+        with ek.GradientTape() as tape:
+            loss = (10.0 - imported(ek.constant(2.0))) ** 2
+        variables = tape.watched_variables()
+        opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+    assert abs(imported.v.numpy() - 5.0) < 1e-3  # "v approaches 5", as the guide prints
+
+
+def test_loaded_object_keeps_the_attribute_paths_of_its_variables(tmp_path):
+    class Net(ek.Module):
+        def __init__(self):
+            super().__init__()
+            self.dense = ek.keras.layers.Dense(2)
+            self.blocks = [ek.Variable([1.0, 2.0]), {"a": ek.Variable(3.0)}]
+            self.variables_seen = ek.Variable(0)  # any name, reserved ones excepted
+
+        @ek.function
+        def __call__(self, x):
+            return self.dense(x) * self.blocks[1]["a"]
+
+    net = Net()
+    x = ek.ones((1, 3))
+    expected = net(x).numpy()
+    ek.saved_model.save(net, str(tmp_path / "n"))
+    loaded = ek.saved_model.load(str(tmp_path / "n"))
+    np.testing.assert_array_equal(loaded.dense.kernel.numpy(), net.dense.kernel.numpy())
+    np.testing.assert_array_equal(loaded.blocks[0].numpy(), [1.0, 2.0])
+    assert loaded.blocks[1]["a"].numpy() == 3.0 and loaded.blocks[1].a is loaded.blocks[1]["a"]
+    assert loaded.variables_seen.numpy() == 0
+    loaded.blocks[1]["a"].assign(6.0)  # the attribute is the Variable the function reads
+    np.testing.assert_allclose(loaded(x).numpy(), 2 * expected, rtol=1e-6)
+    with open(tmp_path / "n" / "saved_model.json") as f:
+        paths = [v["path"] for v in json.load(f)["variables"]]
+    assert ["dense", "kernel"] in paths and ["blocks", 1, "a"] in paths

@@ -83,6 +83,7 @@ __all__ = [
     "CheckpointReader",
     "CheckpointState",
     "atomic_write",
+    "c_order",
     "data_file",
     "encode",
     "get_checkpoint_state",
@@ -128,14 +129,15 @@ def data_file(prefix) -> str:
     return prefix if prefix.endswith(".safetensors") else prefix + ".safetensors"
 
 
-def _c_order(array) -> np.ndarray:
-    # Not np.ascontiguousarray: it turns a 0-d array into shape (1,).
+def c_order(array) -> np.ndarray:
+    """``array`` as a C-contiguous NumPy array of the same shape (a copy only when needed).
+    Not `np.ascontiguousarray`, which turns a 0-d array into shape (1,)."""
     a = np.asarray(array)
     return a if a.flags.c_contiguous else a.copy(order="C")
 
 
 def _digest(array: np.ndarray) -> str:
-    return hashlib.sha256(_c_order(array).tobytes()).hexdigest()
+    return hashlib.sha256(c_order(array).tobytes()).hexdigest()
 
 
 def _fsync_dir(directory: str) -> None:
@@ -184,7 +186,7 @@ def encode(variables: dict, objects: dict, aliases: dict | None = None) -> bytes
     arrays = {}
     entries = {}
     for path, v in variables.items():
-        a = _c_order(v.numpy())
+        a = c_order(v.numpy())
         arrays[path] = a
         entries[path] = {"dtype": a.dtype.name, "shape": list(a.shape), "sha256": _digest(a)}
     meta = {

@@ -67,6 +67,7 @@ from ..function import (
     _Obj,
     _Param,
 )
+from .checkpoint_format import c_order
 
 __all__ = ["LoadOptions", "SaveOptions", "load", "save"]
 
@@ -119,7 +120,7 @@ class _Writer:
         a = np.asarray(value.get() if hasattr(value, "get") else value)
         if a.dtype.kind not in "biufc":
             raise ValueError(f"saved_model.save: cannot store a {a.dtype} array ({key}).")
-        self.arrays[key] = np.ascontiguousarray(a)
+        self.arrays[key] = c_order(a)
         return {"array": key}
 
     def variable(self, v: Variable) -> int:
@@ -442,20 +443,47 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                 saved.append(entry)
             saved_functions.setdefault(group, {})[name] = saved
     for k, v in enumerate(writer.variables):
-        writer.arrays[f"variable{k}"] = np.ascontiguousarray(
-            np.asarray(v._value.get() if hasattr(v._value, "get") else v._value)
+        writer.arrays[f"variable{k}"] = c_order(
+            v._value.get() if hasattr(v._value, "get") else v._value
         )
+    paths = _variable_paths(obj)
     meta = {
         "format": FORMAT,
         "version": VERSION,
         "variables": [
-            {"name": v._name, "trainable": v.trainable, "device": v._device.name}
+            {
+                "name": v._name,
+                "trainable": v.trainable,
+                "device": v._device.name,
+                "path": paths.get(id(v)),
+            }
             for v in writer.variables
         ],
         "functions": saved_functions.get("functions", {}),
         "signatures": saved_functions.get("signatures", {}),
     }
     _write(os.fspath(export_dir), meta, writer.arrays)
+
+
+def _variable_paths(obj) -> dict:
+    """``{id(variable): [attribute, ...]}``: a path from ``obj`` to each Variable it holds
+    (a Module's attributes, list indices and dict keys, as `Module._flatten` walks them,
+    the first without a private attribute; the direct attributes of any other object), for
+    the loaded object's attributes."""
+    from ..module import Module
+
+    paths: dict = {}
+    if isinstance(obj, Module):
+        found = obj._flatten(predicate=lambda x: isinstance(x, Variable), with_path=True)
+    else:
+        found = (((k,), v) for k, v in sorted(vars(obj).items()) if isinstance(v, Variable))
+    for path, v in found:
+        if not all(isinstance(p, (str, int)) for p in path):
+            continue
+        public = not any(isinstance(p, str) and p.startswith("_") for p in path)
+        if id(v) not in paths or (public and not paths[id(v)][1]):
+            paths[id(v)] = (list(path), public)  # a public path over a private one
+    return {k: path for k, (path, _) in paths.items()}
 
 
 class _state_kept:
@@ -851,17 +879,62 @@ def _match(flat: list, specs: list):
     return out
 
 
-class _Loaded:
-    """What `load` returns: the saved variables and functions, as attributes."""
+class _LoadedObject:
+    """An object of the saved object's tree on the path to a Variable (``loaded.dense``),
+    holding its attributes; list indices and dict keys are items (``loaded.blocks[0]``)."""
 
-    def __init__(self, path: str, variables: list, functions: dict, signatures: dict):
+    def __init__(self):
+        self._items: dict = {}
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __repr__(self) -> str:
+        names = sorted(k for k in vars(self) if not k.startswith("_")) or sorted(self._items)
+        return f"<loaded object: {', '.join(map(str, names))}>"
+
+
+_LOADED_NAMES = frozenset({"variables", "trainable_variables", "signatures"})
+
+
+class _Loaded(_LoadedObject):
+    """What `load` returns: the saved variables and functions, as attributes; each Variable
+    also under its attribute path in the saved object (``loaded.v``, ``loaded.dense.kernel``),
+    as TensorFlow's loaded objects keep the object graph."""
+
+    def __init__(
+        self, path: str, variables: list, functions: dict, signatures: dict, paths=None
+    ):
+        super().__init__()
         self._path = path
         self.variables = variables
         self.trainable_variables = [v for v in variables if v.trainable]
         self.signatures = signatures
+        for v, where in zip(variables, paths or [None] * len(variables)):
+            if where:
+                self._place(list(where), v)
         for name, f in functions.items():
             setattr(self, name, f)
         self._functions = functions
+
+    def _place(self, path: list, value) -> None:
+        # A path does not tell an attribute from a dict key: a name is both (loaded.dense,
+        # loaded.blocks[1]["a"] and loaded.blocks[1].a); an index is an item only.
+        node = self
+        for k, step in enumerate(path):
+            last = k == len(path) - 1
+            child = value if last else node._items.get(step)
+            if not last and not isinstance(child, _LoadedObject):
+                child = _LoadedObject()
+            node._items[step] = child
+            if (
+                isinstance(step, str)
+                and step.isidentifier()
+                and not step.startswith("_")
+                and not (node is self and step in _LOADED_NAMES)
+            ):
+                setattr(node, step, child)
+            node = child
 
     def __call__(self, *args, **kwargs):
         f = self._functions.get("__call__")
@@ -943,7 +1016,8 @@ def load(export_dir, tags=None, options=None):
             groups[group] = table
     except (KeyError, TypeError) as exc:
         raise reader.fail(f"damaged ({type(exc).__name__}: {exc}).") from None
-    return _Loaded(path, reader.variables, groups["functions"], groups["signatures"])
+    paths = [v.get("path") for v in meta["variables"]]
+    return _Loaded(path, reader.variables, groups["functions"], groups["signatures"], paths)
 
 
 def _specs_from(tree) -> list:
