@@ -902,9 +902,7 @@ class _Loaded(_LoadedObject):
     also under its attribute path in the saved object (``loaded.v``, ``loaded.dense.kernel``),
     as TensorFlow's loaded objects keep the object graph."""
 
-    def __init__(
-        self, path: str, variables: list, functions: dict, signatures: dict, paths=None
-    ):
+    def __init__(self, path: str, variables: list, functions: dict, signatures: dict, paths=None):
         super().__init__()
         self._path = path
         self.variables = variables
