@@ -522,3 +522,26 @@ def test_passing_checks_pass_in_tensorflow_too():
         assert d.assert_shapes([(x, ("N",)), (m.zeros((2, 3)), ("N", 3))]) is None
         assert d.Assert(True, [x]) is None
         assert d.is_numeric_tensor(x) and not d.is_numeric_tensor(m.constant(True))
+
+
+def test_set_log_device_placement_logs_each_op_of_this_thread(capsys):
+    import threading
+
+    assert not ek.debugging.get_log_device_placement()
+    ek.debugging.set_log_device_placement(True)
+    try:
+        assert ek.debugging.get_log_device_placement()
+        a = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+        c = ek.matmul(a, a) + 1.0
+        worker = threading.Thread(target=lambda: ek.constant([1.0]) * 3.0)  # not this thread
+        worker.start()
+        worker.join()
+    finally:
+        ek.debugging.set_log_device_placement(False)
+    ek.matmul(a, a)  # off again: not logged
+    lines = capsys.readouterr().err.splitlines()
+    cpu = "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert lines == [f"Executing op MatMul in device {cpu}", f"Executing op AddV2 in device {cpu}"]
+    np.testing.assert_array_equal(c.numpy(), [[8.0, 11.0], [16.0, 23.0]])
+    with pytest.raises(TypeError, match="enabled must be a bool"):
+        ek.debugging.set_log_device_placement("yes")

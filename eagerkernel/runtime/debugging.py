@@ -50,6 +50,7 @@ from .core.tensor import Tensor, convert_to_tensor, to_tensor
 from .ops import elementwise as _ew
 from .ops._core import apply
 from .ops._core import tensor as _tensor
+from .placement_log import get_log_device_placement, set_log_device_placement
 from .traceback_utils import (
     disable_traceback_filtering,
     enable_traceback_filtering,
@@ -82,8 +83,10 @@ __all__ = [
     "check_numerics",
     "disable_traceback_filtering",
     "enable_traceback_filtering",
+    "get_log_device_placement",
     "is_numeric_tensor",
     "is_traceback_filtering_enabled",
+    "set_log_device_placement",
 ]
 
 # -- check_numerics: an op, differentiable --------------------------------------------------------
