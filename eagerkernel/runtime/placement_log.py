@@ -49,9 +49,7 @@ def set_log_device_placement(enabled) -> None:
         TypeError: ``enabled`` is not a bool.
     """
     if not isinstance(enabled, bool):
-        raise TypeError(
-            f"set_log_device_placement: enabled must be a bool, got {enabled!r:.60}."
-        )
+        raise TypeError(f"set_log_device_placement: enabled must be a bool, got {enabled!r:.60}.")
     logger = getattr(_state, "logger", None)
     if enabled and logger is None:
         _state.logger = PlacementLogger()
