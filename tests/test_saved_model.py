@@ -336,3 +336,27 @@ def test_loaded_object_keeps_the_attribute_paths_of_its_variables(tmp_path):
     with open(tmp_path / "n" / "saved_model.json") as f:
         paths = [v["path"] for v in json.load(f)["variables"]]
     assert ["dense", "kernel"] in paths and ["blocks", 1, "a"] in paths
+
+
+def test_a_signatures_structured_outputs(tmp_path):
+    # TensorFlow's saved_model guide: a signature returning a dict names its outputs.
+    class WithOutputName(ek.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = ek.Variable(1.0)
+
+        @ek.function(input_signature=[ek.TensorSpec(None, ek.float32)])
+        def __call__(self, x):
+            return {"custom_output_name": x * self.v, "scale": 2}
+
+    module = WithOutputName()
+    call = module.__call__.get_concrete_function(ek.TensorSpec(None, ek.float32))
+    module(ek.constant([1.0, 2.0]))
+    ek.saved_model.save(module, str(tmp_path / "m"), signatures={"serving_default": call})
+    loaded = ek.saved_model.load(str(tmp_path / "m"))
+    outputs = loaded.signatures["serving_default"].structured_outputs
+    assert sorted(outputs) == ["custom_output_name", "scale"]
+    assert outputs["scale"] == ek.TensorSpec((), ek.int32)  # a Python 2 returned: a tensor, as TF
+    spec = outputs["custom_output_name"]
+    assert isinstance(spec, ek.TensorSpec) and spec.dtype == ek.float32
+    assert outputs == call.structured_outputs

@@ -439,6 +439,21 @@ class Program:
         self.py_leaves: list = []  # Function that traced it)
         self.source, self._run = _compile(self)
 
+    def output_specs(self):
+        """The outputs' structure with a `TensorSpec` for each tensor (a spec for a composite
+        tensor, the value itself for a Python value): a concrete function's
+        ``structured_outputs``."""
+        flat = []
+        for r, leaf in zip(self.outputs, self.py_leaves):
+            if r is None:
+                flat.append(_composite_spec(leaf) if isinstance(leaf, CompositeTensor) else leaf)
+            elif type(r) is int:
+                flat.append(TensorSpec(self._shapes[r], self._dtypes[r]))
+            else:
+                value = self.consts[r[1]][0]
+                flat.append(TensorSpec(tuple(np.shape(value)), as_dtype(value.dtype)))
+        return nest.pack_sequence_as(self.structure, flat)
+
     @classmethod
     def from_trace(cls, tracer: _Tracer, n_inputs: int, outputs: list) -> Program:
         """The program of a trace: constants folded, dead ops dropped, compiled."""
@@ -1515,17 +1530,7 @@ class ConcreteFunction:
         entry = self._entry
         if entry is None or entry.program is None:
             return None
-        program = entry.program
-        flat = []
-        for r, leaf in zip(program.outputs, program.py_leaves):
-            if r is None:
-                flat.append(_composite_spec(leaf) if isinstance(leaf, CompositeTensor) else leaf)
-            elif type(r) is int:
-                flat.append(TensorSpec(program._shapes[r], program._dtypes[r]))
-            else:
-                value = program.consts[r[1]][0]
-                flat.append(TensorSpec(tuple(np.shape(value)), as_dtype(value.dtype)))
-        return nest.pack_sequence_as(program.structure, flat)
+        return entry.program.output_specs()
 
     def _parameters(self) -> list:
         """``[(name, spec or fixed Python value, keyword-only)]`` of the signature."""

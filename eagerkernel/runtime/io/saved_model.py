@@ -772,6 +772,22 @@ class LoadedFunction:
     def concrete_functions(self) -> list:
         return [specs for specs, *_ in self._entries]
 
+    @property
+    def structured_outputs(self):
+        """The outputs' structure with a `TensorSpec` per tensor (follows a TensorFlow
+        signature's ``structured_outputs``).
+
+        Raises:
+            ValueError: the function was saved with several concrete functions (the outputs
+                differ between them: ask ``concrete_functions`` instead).
+        """
+        if len(self._entries) != 1:
+            raise ValueError(
+                f"{self.name}: structured_outputs is that of one concrete function; this one "
+                f"was saved with {len(self._entries)}."
+            )
+        return self._entries[0][2].output_specs()
+
     def __call__(self, *args, **kwargs):
         flat = nest.flatten((args, kwargs))
         tensors = []
