@@ -94,7 +94,7 @@ _VARIABLE_ERROR = (
 # program), or ("c", k), the k-th captured constant.
 
 
-class _Param:
+class TracedParam:
     """A param of a traced op that is a value of the trace (conv2d's saved im2col columns)."""
 
     __slots__ = ("ref",)
@@ -103,7 +103,7 @@ class _Param:
         self.ref = ref
 
 
-class _Arg:
+class TracedArg:
     """A tensor argument of a traced stateful call, in its template."""
 
     __slots__ = ("ref",)
@@ -112,7 +112,7 @@ class _Arg:
         self.ref = ref
 
 
-class _Obj(_Arg):
+class TracedObject(TracedArg):
     """A Python object a traced stateful call returned (a Dataset iterator) and a later call
     takes: a slot of the program, passed as it is."""
 
@@ -229,7 +229,7 @@ class _Tracer(Recorder):
         if params:
             refs = self.refs
             params = {
-                k: _Param(refs[id(v)]) if _is_value(v) and id(v) in refs else v
+                k: TracedParam(refs[id(v)]) if _is_value(v) and id(v) in refs else v
                 for k, v in params.items()
             }
         if prim.n_out == 1:
@@ -275,14 +275,14 @@ class _Tracer(Recorder):
         if isinstance(x, Variable):
             return x
         if isinstance(x, Tensor):
-            return _Arg(self.ref(x))
+            return TracedArg(self.ref(x))
         if isinstance(x, dict):
             return {k: self._template(v) for k, v in x.items()}
         if isinstance(x, (list, tuple)):
             items = [self._template(v) for v in x]
             return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
         r = self.refs.get(id(x)) if not _literal(x) else None
-        return _Obj(r) if type(r) is int else x
+        return TracedObject(r) if type(r) is int else x
 
     def _out_template(self, x):
         if isinstance(x, Variable) or _literal(x):
@@ -294,13 +294,13 @@ class _Tracer(Recorder):
             self.opaque = True
             return x
         if isinstance(x, Tensor):
-            return _Arg(self.slot(x._value, x._device))
+            return TracedArg(self.slot(x._value, x._device))
         if isinstance(x, dict):
             return {k: self._out_template(v) for k, v in x.items()}
         if isinstance(x, (list, tuple)):
             items = [self._out_template(v) for v in x]
             return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
-        return _Obj(self.slot(x, None))  # an object a later call may take
+        return TracedObject(self.slot(x, None))  # an object a later call may take
 
 
 def _literal(x) -> bool:
@@ -311,26 +311,26 @@ def _is_value(v) -> bool:
     return isinstance(v, (np.ndarray, np.generic)) or hasattr(v, "__cuda_array_interface__")
 
 
-def _arg_refs(template, out: list) -> list:
+def arg_refs(template, out: list) -> list:
     """The refs of a call template's tensor arguments, in order."""
-    if isinstance(template, _Arg):
+    if isinstance(template, TracedArg):
         out.append(template.ref)
     elif isinstance(template, dict):
         for v in template.values():
-            _arg_refs(v, out)
+            arg_refs(v, out)
     elif isinstance(template, (list, tuple)):
         for v in template:
-            _arg_refs(v, out)
+            arg_refs(v, out)
     return out
 
 
 def _fill(template, values: Iterator, devices: Iterator):
-    """``template`` with each `_Arg` replaced by a Tensor of the next value (each `_Obj` by the
-    next value itself)."""
-    if isinstance(template, _Arg):
+    """``template`` with each `TracedArg` replaced by a Tensor of the next value (each
+    `TracedObject` by the next value itself)."""
+    if isinstance(template, TracedArg):
         device = next(devices)
         value = next(values)
-        return value if type(template) is _Obj else make(value, device)
+        return value if type(template) is TracedObject else make(value, device)
     if isinstance(template, dict):
         return {k: _fill(v, values, devices) for k, v in template.items()}
     if isinstance(template, (list, tuple)) and not isinstance(template, Variable):
@@ -342,10 +342,10 @@ def _fill(template, values: Iterator, devices: Iterator):
 
 
 def _flat_outputs(template, out, values: list) -> list:
-    """The arrays of the Tensors in ``out`` where ``template`` has an `_Arg` (the objects
-    where it has an `_Obj`)."""
-    if isinstance(template, _Arg):
-        values.append(out if type(template) is _Obj else out._value)
+    """The arrays of the Tensors in ``out`` where ``template`` has an `TracedArg` (the objects
+    where it has an `TracedObject`)."""
+    if isinstance(template, TracedArg):
+        values.append(out if type(template) is TracedObject else out._value)
     elif isinstance(template, dict):
         for k, v in template.items():
             _flat_outputs(v, out[k], values)
@@ -361,7 +361,7 @@ def _call_expecting_stop(fn, args, kwargs) -> list:
         fn(*args, **kwargs)
     except StopIteration:
         return []
-    raise _Miss(-1, "no StopIteration")
+    raise GuardMiss(-1, "no StopIteration")
 
 
 # -- guards ------------------------------------------------------------------------------------
@@ -388,7 +388,7 @@ def _same(kind: str, a, b) -> bool:
     )
 
 
-class _Miss(Exception):
+class GuardMiss(Exception):
     """A guard's value differs from the traced one: this program does not apply."""
 
     def __init__(self, index: int, value):
@@ -401,7 +401,7 @@ def _guard(index: int, kind: str, expected):
     def check(value):
         got = _python_value(kind, value)
         if not _same(kind, got, expected):
-            raise _Miss(index, got)
+            raise GuardMiss(index, got)
 
     return check
 
@@ -477,26 +477,26 @@ class Program:
         )
 
     def run(self, arrays: tuple) -> list:
-        """The flat output values for the flat input arrays; raises `_Miss`."""
+        """The flat output values for the flat input arrays; raises `GuardMiss`."""
         if not self.unsafe:
             return self._run(arrays)
         saved = _state_of(self)
         try:
             return self._run(arrays)
-        except _Miss:
+        except GuardMiss:
             _restore(saved)
             raise
 
     def run_observed(self, tensors: list) -> list:
         """Runs the program op by op through the dispatcher, so this thread's recorders
         (tapes, the profiler) see every op; returns Tensors (Variables where the program
-        returns a read). Raises `_Miss`, after putting state back as `run` does."""
+        returns a read). Raises `GuardMiss`, after putting state back as `run` does."""
         if not self.unsafe:
             return _run_observed(self, tensors)
         saved = _state_of(self)
         try:
             return _run_observed(self, tensors)
-        except _Miss:
+        except GuardMiss:
             _restore(saved)
             raise
 
@@ -529,7 +529,7 @@ class Program:
             else:
                 fn = ins[1]
                 name = getattr(fn, "__qualname__", repr(fn))
-                lines.append(f"  call {name}({', '.join(show(r) for r in _arg_refs(ins[2], []))})")
+                lines.append(f"  call {name}({', '.join(show(r) for r in arg_refs(ins[2], []))})")
         return f"{self.n_ops} ops:\n" + "\n".join(lines)
 
 
@@ -550,7 +550,7 @@ def _run_observed(program: Program, tensors: list) -> list:
             _, prim, refs, params, outs, _saved = ins
             p = {}
             for k, v in (params or {}).items():
-                if isinstance(v, _Param):
+                if isinstance(v, TracedParam):
                     t = env.get(v.ref) if type(v.ref) is int else get(v.ref)
                     if t is None:
                         continue  # a saved forward value: the VJP op recomputes it
@@ -570,7 +570,7 @@ def _run_observed(program: Program, tensors: list) -> list:
             guard_index += 1
         else:
             _, fn, arg_t, out_t = ins
-            values = [get(r) for r in _arg_refs(arg_t, [])]
+            values = [get(r) for r in arg_refs(arg_t, [])]
             args, kwargs = _fill(
                 arg_t,
                 iter([t._value if isinstance(t, Tensor) else t for t in values]),
@@ -580,7 +580,7 @@ def _run_observed(program: Program, tensors: list) -> list:
                 _call_expecting_stop(fn, args, kwargs)
                 continue
             result = fn(*args, **kwargs)
-            slots = _arg_refs(out_t, [])
+            slots = arg_refs(out_t, [])
             for s, value in zip(slots, _flat_outputs(out_t, result, [])):
                 env[s] = value if program.devices[s] is None else make(value, program.devices[s])
     out = [None if r is None else get(r) for r in program.outputs]
@@ -602,11 +602,11 @@ def _fold(tracer: _Tracer, instrs: list, outputs: list):
             refs = tuple(sub(r) for r in refs)
             if params:
                 params = {
-                    k: (_Param(sub(v.ref)) if isinstance(v, _Param) else v)
+                    k: (TracedParam(sub(v.ref)) if isinstance(v, TracedParam) else v)
                     for k, v in params.items()
                 }
             dynamic = any(type(r) is int for r in refs) or any(
-                isinstance(v, _Param) and type(v.ref) is int for v in (params or {}).values()
+                isinstance(v, TracedParam) and type(v.ref) is int for v in (params or {}).values()
             )
             if not dynamic:
                 for s in (outs,) if type(outs) is int else outs:
@@ -635,7 +635,7 @@ def _const(tracer: _Tracer, slot: int):
 
 
 def _map_args(template, sub):
-    if isinstance(template, _Arg):
+    if isinstance(template, TracedArg):
         return type(template)(sub(template.ref))
     if isinstance(template, dict):
         return {k: _map_args(v, sub) for k, v in template.items()}
@@ -656,13 +656,13 @@ def _uses(ins) -> list:
     if kind == "op":
         used = list(ins[2])
         if ins[3]:
-            used += [v.ref for v in ins[3].values() if isinstance(v, _Param)]
+            used += [v.ref for v in ins[3].values() if isinstance(v, TracedParam)]
         return used
     if kind == "guard":
         return [ins[1]]
     if kind == "read":
         return []
-    return _arg_refs(ins[2], [])
+    return arg_refs(ins[2], [])
 
 
 def _defs(ins) -> list:
@@ -673,7 +673,7 @@ def _defs(ins) -> list:
             defs.append(ins[5])
         return defs
     if ins[0] == "call":
-        return _arg_refs(ins[3], [])
+        return arg_refs(ins[3], [])
     if ins[0] == "read":
         return [ins[2]]
     return []
@@ -768,7 +768,7 @@ def _shape_of(program: Program, r) -> tuple:
 
 def _compile(program: Program):
     """The program as the source and function of straight-line Python."""
-    namespace: dict = {"_Miss": _Miss, "DOT": _dot}
+    namespace: dict = {"GuardMiss": GuardMiss, "DOT": _dot}
     lines = []
     ops = list(program.ops)
     for i, j in _dot_fusions(program).items():  # the Sum reads the Mul's operands
@@ -802,8 +802,8 @@ def _compile(program: Program):
         elif kind == "op":
             _, prim, refs, params, outs, saved = ins
             args = [name(r) for r in refs]
-            static = {k: v for k, v in (params or {}).items() if not isinstance(v, _Param)}
-            dynamic = {k: v.ref for k, v in (params or {}).items() if isinstance(v, _Param)}
+            static = {k: v for k, v in (params or {}).items() if not isinstance(v, TracedParam)}
+            dynamic = {k: v.ref for k, v in (params or {}).items() if isinstance(v, TracedParam)}
             xp = _device_of(program, refs).xp
             reuse = _reusable(program, ins, i, last, outputs, op_slots, xp)
             if reuse is not None:
@@ -837,8 +837,8 @@ def _compile(program: Program):
             lines.append(f"G{i}({name(ins[1])})")
         else:
             _, fn, arg_t, out_t = ins
-            refs = _arg_refs(arg_t, [])
-            outs = _arg_refs(out_t, [])
+            refs = arg_refs(arg_t, [])
+            outs = arg_refs(out_t, [])
             namespace[f"H{i}"] = _host_call(
                 fn,
                 arg_t,
@@ -1230,8 +1230,8 @@ class Function:
             try:
                 values = program.run_observed(tensors) if observed else program.run(arrays)
                 break
-            except _Miss as miss:
-                branch = (miss.index, _hashable(miss.value))
+            except GuardMiss as miss:
+                branch = (miss.index, hashable_value(miss.value))
                 nxt = program.branches.get(branch)
                 if nxt is None:
                     return self._trace(entry, program, branch, args, kwargs, tensors, key)
@@ -1459,7 +1459,8 @@ class Function:
         return [ConcreteFunction(self, e.specs, e) for e in self._cache.values() if e.program]
 
 
-def _hashable(value):
+def hashable_value(value):
+    """``value`` as a dict key: an array by its shape, dtype and bytes; else itself."""
     if isinstance(value, np.ndarray):
         return (value.shape, value.dtype.str, value.tobytes())
     return value
@@ -1620,11 +1621,11 @@ class ConcreteFunction:
         lines = ["Input Parameters:"]
         for k, a in enumerate(args):
             n = names[k] if k < len(names) else f"arg{k}"
-            lines.append(f"  {n} (POSITIONAL_OR_KEYWORD): {_describe(a)}")
+            lines.append(f"  {n} (POSITIONAL_OR_KEYWORD): {describe(a)}")
         for n, a in sorted(kwargs.items()):
-            lines.append(f"  {n} (KEYWORD_ONLY): {_describe(a)}")
+            lines.append(f"  {n} (KEYWORD_ONLY): {describe(a)}")
         lines.append("Output Type:")
-        lines.append(f"  {_describe(self.structured_outputs)}")
+        lines.append(f"  {describe(self.structured_outputs)}")
         lines.append("Captures:")
         program = self.program
         captured = [] if program is None else program.variables
@@ -1688,14 +1689,15 @@ def _describe_value(x) -> str:
     return f"{x!r:.80}"
 
 
-def _describe(x) -> str:
+def describe(x) -> str:
+    """A short text of a structure of specs, tensors and Python values (error messages)."""
     if _is_spec(x):
         return repr(x)
     if isinstance(x, (list, tuple)):
-        inner = ", ".join(_describe(v) for v in x)
+        inner = ", ".join(describe(v) for v in x)
         return f"{type(x).__name__.capitalize()}[{inner}]"
     if isinstance(x, dict):
-        return "Dict[" + ", ".join(f"{k!r}: {_describe(v)}" for k, v in x.items()) + "]"
+        return "Dict[" + ", ".join(f"{k!r}: {describe(v)}" for k, v in x.items()) + "]"
     if isinstance(x, Variable):
         return f"Variable {x.name}"
     return f"Literal[{x!r}]"

@@ -158,13 +158,13 @@ class FuncGraph:
                 read = self._add("ReadVariableOp", "ReadVariableOp", [handle], program, [slot])
                 tensors[slot] = read[0]
             elif kind == "call":
-                from .function import _arg_refs  # the templates of a traced stateful call
+                from .function import arg_refs  # the templates of a traced stateful call
 
                 _, fn, arg_t, out_t = ins
                 type_ = _camel(getattr(fn, "__name__", type(fn).__name__))
-                outs = [] if isinstance(out_t, str) else _arg_refs(out_t, [])
+                outs = [] if isinstance(out_t, str) else arg_refs(out_t, [])
                 inputs = [handle_of(v) for v in _variables_in(arg_t)]
-                inputs += [get(r) for r in _arg_refs(arg_t, [])]
+                inputs += [get(r) for r in arg_refs(arg_t, [])]
                 made = self._add(type_, type_, inputs, program, outs)
                 tensors.update(zip(outs, made))
         self.outputs = []
@@ -267,15 +267,15 @@ class FunctionType:
         self.output = output
 
     def __str__(self) -> str:
-        from .function import _describe
+        from .function import describe
 
         args = []
         for name, spec in self.parameters.items():
-            args.append(f"{name}: {_describe(spec)}")
+            args.append(f"{name}: {describe(spec)}")
         if self._keyword:
             first = next(i for i, n in enumerate(self.parameters) if n in self._keyword)
             args.insert(first, "*")
-        return f"({', '.join(args)}) -> {_describe(self.output)}"
+        return f"({', '.join(args)}) -> {describe(self.output)}"
 
     def __repr__(self) -> str:
         return f"FunctionType{self}"

@@ -127,7 +127,7 @@ def _param(value, xp):
     return xp.asarray(value)
 
 
-def _shape(shape, op: str, dtype, device) -> tuple:
+def checked_shape(shape, op: str, dtype, device) -> tuple:
     """``shape`` as a tuple of ints, checked: negative sizes raise InvalidArgumentError, sizes
     the device cannot hold ResourceExhaustedError (before anything is drawn)."""
     if isinstance(shape, Tensor):
@@ -171,7 +171,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     op = "random.normal"
     dt = _float_dtype(dtype, op)
     device = current_device()
-    shape = _shape(shape, op, dt, device)
+    shape = checked_shape(shape, op, dt, device)
     gen, xp = _generator_for(device, seed)
     try:
         z = gen.standard_normal(shape)
@@ -200,7 +200,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     op = "random.uniform"
     dt = dtypes.numpy_dtype(dtype)
     device = current_device()
-    shape = _shape(shape, op, dt, device)
+    shape = checked_shape(shape, op, dt, device)
     gen, xp = _generator_for(device, seed)
     if dt.kind in "iu":
         if maxval is None:
@@ -233,7 +233,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     op = "random.truncated_normal"
     dt = _float_dtype(dtype, op)
     device = current_device()
-    shape = _shape(shape, op, dt, device)
+    shape = checked_shape(shape, op, dt, device)
     gen, xp = _generator_for(device, seed)
     try:
         z = gen.standard_normal(shape)

@@ -195,7 +195,7 @@ def _check_int_pair(minval, maxval, dtype, op: str) -> None:
 
 
 def _shape(shape, op: str, dt, device) -> tuple:
-    from .random import _shape as check
+    from .random import checked_shape as check
 
     return check(shape, op, dt, device)
 

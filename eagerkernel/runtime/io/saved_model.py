@@ -60,12 +60,12 @@ from ..data.structure import TensorSpec
 from ..function import (
     ConcreteFunction,
     Function,
+    GuardMiss,
     Program,
-    _Arg,
-    _hashable,
-    _Miss,
-    _Obj,
-    _Param,
+    TracedArg,
+    TracedObject,
+    TracedParam,
+    hashable_value,
 )
 from .checkpoint_format import c_order
 
@@ -134,11 +134,11 @@ class _Writer:
         """A parameter or template value as JSON."""
         if x is None or isinstance(x, (bool, int, float, str)):
             return x
-        if isinstance(x, _Obj):
+        if isinstance(x, TracedObject):
             raise ValueError(f"saved_model.save: {where}: passes an object between stateful ops.")
-        if isinstance(x, _Arg):
+        if isinstance(x, TracedArg):
             return {"ref": _ref(x.ref)}
-        if isinstance(x, _Param):
+        if isinstance(x, TracedParam):
             return {"param": _ref(x.ref)}
         if isinstance(x, Variable):
             return {"variable": self.variable(x)}
@@ -290,13 +290,13 @@ def _ref(r):
 def _refs_of(ins) -> list:
     kind = ins[0]
     if kind == "op":
-        return list(ins[2]) + [v.ref for v in (ins[3] or {}).values() if isinstance(v, _Param)]
+        return list(ins[2]) + [v.ref for v in (ins[3] or {}).values() if isinstance(v, TracedParam)]
     if kind == "guard":
         return [ins[1]]
     if kind == "call":
         out: list = []
         for x in nest.flatten(ins[2]):
-            if isinstance(x, _Arg):
+            if isinstance(x, TracedArg):
                 out.append(x.ref)
         return out
     return []
@@ -651,9 +651,9 @@ class _Reader:
         if not isinstance(x, dict) or len(x) == 0:
             raise self.fail(f"unreadable value {x!r:.60}.")
         if "ref" in x:
-            return _Arg(_unref(x["ref"]))
+            return TracedArg(_unref(x["ref"]))
         if "param" in x:
-            return _Param(_unref(x["param"]))
+            return TracedParam(_unref(x["param"]))
         if "variable" in x:
             k = x["variable"]
             if not isinstance(k, int) or not 0 <= k < len(self.variables):
@@ -734,7 +734,8 @@ class _Reader:
             program.py_leaves = [self.value(v) for v in p["leaves"]]
             for b in p["branches"]:
                 value = self.value(b["value"])
-                program.branches[(int(b["guard"]), _hashable(value))] = self.program(b["program"])
+                key = (int(b["guard"]), hashable_value(value))
+                program.branches[key] = self.program(b["program"])
             return program
         except (KeyError, TypeError, IndexError) as exc:
             raise self.fail(f"a program is damaged ({type(exc).__name__}: {exc}).") from None
@@ -847,8 +848,8 @@ class LoadedFunction:
                 else:
                     values = program.run([t._value for t in tensors])
                 break
-            except _Miss as miss:
-                nxt = program.branches.get((miss.index, _hashable(miss.value)))
+            except GuardMiss as miss:
+                nxt = program.branches.get((miss.index, hashable_value(miss.value)))
                 if nxt is None:
                     raise InvalidArgumentError(
                         None,

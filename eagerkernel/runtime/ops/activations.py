@@ -16,7 +16,7 @@ from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor
 from ..native import kernels
 from ._core import apply, float_check, tensor, unary
-from .elementwise import _sigmoid_grad, abs, cast, exp, sigmoid, sigmoid_fwd, tanh, where
+from .elementwise import abs, cast, exp, sigmoid, sigmoid_fwd, sigmoid_grad_prim, tanh, where
 from .reduction import reduce_sum, single_axis
 
 __all__ = [
@@ -177,7 +177,7 @@ defvjp(
     _softplus_grad,
     lambda h, ans, g, x: apply(_softplus_grad, (h, x)),
     # d/dx of g * s(x) is g * s * (1 - s): SigmoidGrad(s, h * g)
-    lambda h, ans, g, x: apply(_sigmoid_grad, (sigmoid(x), h * g)),
+    lambda h, ans, g, x: apply(sigmoid_grad_prim, (sigmoid(x), h * g)),
 )
 _softplus_op = unary(_softplus, float_only=True)
 

@@ -388,12 +388,12 @@ def _sigmoid_grad_fwd(xp, y, g):
     return g * y * (1 - y)
 
 
-_sigmoid_grad = Primitive("SigmoidGrad", _sigmoid_grad_fwd)
-defvjp(_sigmoid, lambda g, ans, x: apply(_sigmoid_grad, (ans, g)))
+sigmoid_grad_prim = Primitive("SigmoidGrad", _sigmoid_grad_fwd)
+defvjp(_sigmoid, lambda g, ans, x: apply(sigmoid_grad_prim, (ans, g)))
 defvjp(
-    _sigmoid_grad,
+    sigmoid_grad_prim,
     lambda h, ans, y, g: h * g * (1 - 2 * y),
-    lambda h, ans, y, g: apply(_sigmoid_grad, (y, h)),
+    lambda h, ans, y, g: apply(sigmoid_grad_prim, (y, h)),
 )
 
 _floor = Primitive("Floor", lambda xp, x: xp.floor(x))

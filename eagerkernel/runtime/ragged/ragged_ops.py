@@ -12,7 +12,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, constant, make, to_tensor
-from .ragged_tensor import RaggedTensor, _rowids, convert_values
+from .ragged_tensor import RaggedTensor, convert_values, row_ids_of_splits
 
 __all__ = ["constant_ragged", "map_flat_values", "range_ragged"]
 
@@ -511,7 +511,7 @@ def _gather_rows(rt: RaggedTensor, order: np.ndarray) -> RaggedTensor:
 
 
 def rowids(splits) -> np.ndarray:
-    return _rowids(np.asarray(splits))
+    return row_ids_of_splits(np.asarray(splits))
 
 
 # -- batching rows (Dataset.ragged_batch, batching ragged components) ---------------------------
@@ -844,7 +844,7 @@ def boolean_mask(data, mask, name=None):
     kept = np.asarray(mask.values._value)
     values = dense_boolean_mask(data.values, mask.values)
     s = np.asarray(data.row_splits._value)
-    lengths = np.bincount(_rowids(s)[kept.astype(bool)], minlength=len(s) - 1)
+    lengths = np.bincount(row_ids_of_splits(s)[kept.astype(bool)], minlength=len(s) - 1)
     return RaggedTensor.from_row_lengths(values, lengths.astype(np.int64), validate=False)
 
 

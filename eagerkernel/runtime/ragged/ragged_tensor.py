@@ -381,7 +381,8 @@ class RaggedTensor(CompositeTensor):
 
     def value_rowids(self, name=None) -> Tensor:
         """The row of each value, int64 (follows `RaggedTensor.value_rowids`)."""
-        return make(_rowids(np.asarray(self._row_splits._value)), self._row_splits._device)
+        splits = self._row_splits
+        return make(row_ids_of_splits(np.asarray(splits._value)), splits._device)
 
     def bounding_shape(self, axis=None, name=None, out_type=None) -> Tensor:
         """The smallest dense shape that holds this tensor, int64 (follows
@@ -438,10 +439,10 @@ class RaggedTensor(CompositeTensor):
     def _value_indices(self) -> np.ndarray:
         """For each flat value, its index in the ragged dimensions: ``(nvals, ragged_rank + 1)``."""
         splits = [np.asarray(s._value) for s in self.nested_row_splits]
-        rows = _rowids(splits[0])
+        rows = row_ids_of_splits(splits[0])
         index = np.stack([rows, np.arange(splits[0][-1]) - splits[0][rows]], axis=1)
         for s in splits[1:]:
-            parent = _rowids(s)
+            parent = row_ids_of_splits(s)
             pos = np.arange(s[-1]) - s[parent]
             index = np.concatenate([index[parent], pos[:, None]], axis=1)
         return index.astype(np.int64)
@@ -614,7 +615,8 @@ def _splits_key(splits) -> bytes:
     return np.asarray(splits.get() if hasattr(splits, "get") else splits).tobytes()
 
 
-def _rowids(splits: np.ndarray) -> np.ndarray:
+def row_ids_of_splits(splits: np.ndarray) -> np.ndarray:
+    """The row of each value (int64), from row splits: ``[0, 2, 3]`` gives ``[0, 0, 1]``."""
     return np.repeat(np.arange(len(splits) - 1, dtype=np.int64), np.diff(splits))
 
 
