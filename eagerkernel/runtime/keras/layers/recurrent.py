@@ -35,6 +35,19 @@ __all__ = [
 ]
 
 
+def _sequence_shape(layer, input_shape) -> tuple:
+    """``input_shape`` as a tuple, checked to be ``(batch, timesteps, features)`` with known
+    features (Keras's message otherwise, a ValueError)."""
+    shape = tuple(input_shape)
+    if len(shape) != 3 or shape[-1] is None:
+        raise ValueError(
+            f'Input 0 of layer "{layer.name}" is incompatible with the layer: expected '
+            f"ndim=3 (batch, timesteps, features) with known features. Full shape "
+            f"received: {shape}"
+        )
+    return shape
+
+
 class _Recurrent(Layer):
     """The arguments, weights and state layout of one recurrent cell; the gate math comes
     from a `_SimpleRNNMath`/`_LSTMMath`/`_GRUMath` base, the time loop from `_RNN`."""
@@ -166,13 +179,7 @@ class _RNN(Layer):
         self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def build(self, input_shape) -> None:
-        shape = tuple(input_shape)
-        if len(shape) != 3 or shape[-1] is None:
-            raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                f"ndim=3 (batch, timesteps, features) with known features. Full shape "
-                f"received: {shape}"
-            )
+        shape = _sequence_shape(self, input_shape)
         self._build_weights(shape[-1])
 
     def _state_sizes(self) -> list:
@@ -585,13 +592,7 @@ class RNN(_RNN):
         return int(getattr(self.cell, "output_size", None) or self._state_sizes()[0])
 
     def build(self, input_shape) -> None:
-        shape = tuple(input_shape)
-        if len(shape) != 3 or shape[-1] is None:
-            raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                f"ndim=3 (batch, timesteps, features) with known features. Full shape "
-                f"received: {shape}"
-            )
+        shape = _sequence_shape(self, input_shape)
         if isinstance(self.cell, Layer) and not self.cell.built:
             self.cell._maybe_build_shapes((shape[0], shape[-1]))
         self.built = True
