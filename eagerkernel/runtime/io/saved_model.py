@@ -476,7 +476,11 @@ def _variable_paths(obj) -> dict:
     if isinstance(obj, Module):
         found = obj._flatten(predicate=lambda x: isinstance(x, Variable), with_path=True)
     else:
-        found = (((k,), v) for k, v in sorted(vars(obj).items()) if isinstance(v, Variable))
+        found = (
+            ((k,), v)
+            for k, v in sorted(getattr(obj, "__dict__", {}).items())
+            if isinstance(v, Variable)
+        )
     for path, v in found:
         if not all(isinstance(p, (str, int)) for p in path):
             continue
