@@ -9,7 +9,7 @@ an op on plain Tensors never tests for composites.
 
 from __future__ import annotations
 
-__all__ = ["CompositeTensor"]
+__all__ = ["CompositeSpec", "CompositeTensor"]
 
 
 class CompositeTensor:
@@ -47,3 +47,47 @@ class CompositeTensor:
     def _ek_reduce(self, op: str, axis, keepdims):
         """``ek.<op>(self, axis, keepdims)`` for a reduction named ``op`` ("reduce_sum", ...)."""
         raise TypeError(f"{op}: not supported for a {type(self).__name__}.")
+
+
+class CompositeSpec:
+    """The type of a `CompositeTensor` (`ek.RaggedTensorSpec`, `ek.sparse.SparseTensorSpec`):
+    a shape, a dtype and the subclass's own fields (`_fields`: a ragged rank). Two specs are
+    equal when all three are; compatible when dtypes and fields are equal and the shapes are
+    compatible (follows `tf.TypeSpec.is_compatible_with`). Subclasses set ``_shape`` and
+    ``_dtype`` and give `value_type` and `from_value`."""
+
+    __slots__ = ("_dtype", "_shape")
+
+    @property
+    def shape(self):
+        """The `TensorShape` (dimensions may be None)."""
+        return self._shape
+
+    @property
+    def dtype(self):
+        """The values' `DType`."""
+        return self._dtype
+
+    def _fields(self) -> tuple:
+        """The subclass's fields that must match exactly (default: none)."""
+        return ()
+
+    def _same_kind(self, other) -> bool:
+        return (
+            isinstance(other, type(self))
+            and other._dtype == self._dtype
+            and other._fields() == self._fields()
+        )
+
+    def is_compatible_with(self, other) -> bool:
+        """Whether ``other`` (a spec or a value) has this dtype and fields and a compatible
+        shape."""
+        if isinstance(other, self.value_type):
+            other = type(self).from_value(other)
+        return self._same_kind(other) and self._shape.is_compatible_with(other._shape)
+
+    def __eq__(self, other) -> bool:
+        return self._same_kind(other) and tuple(other._shape) == tuple(self._shape)
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(self._shape), self._dtype, self._fields()))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.composite import CompositeTensor
+from ..core.composite import CompositeSpec, CompositeTensor
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor, make, to_tensor
@@ -666,14 +666,15 @@ def _to_dense(flat: Tensor, index, shape, default) -> Tensor:
 # -- the element type of ragged Dataset components -------------------------------------------
 
 
-class RaggedTensorSpec:
-    """The type of a RaggedTensor (follows `tf.RaggedTensorSpec`).
+class RaggedTensorSpec(CompositeSpec):
+    """The type of a RaggedTensor (follows `tf.RaggedTensorSpec`; equality and compatibility
+    from `CompositeSpec`, with the ragged rank as its field).
 
     >>> ek.RaggedTensorSpec([None, None], ek.int32)
     RaggedTensorSpec(TensorShape([None, None]), ek.int32, 1, ek.int64)
     """
 
-    __slots__ = ("_dtype", "_ragged_rank", "_shape")
+    __slots__ = ("_ragged_rank",)
 
     def __init__(
         self,
@@ -701,14 +702,6 @@ class RaggedTensorSpec:
         return cls(value.shape, value.dtype, value.ragged_rank)
 
     @property
-    def shape(self):
-        return self._shape
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
     def ragged_rank(self) -> int:
         return self._ragged_rank
 
@@ -716,15 +709,8 @@ class RaggedTensorSpec:
     def value_type(self) -> type:
         return RaggedTensor
 
-    def is_compatible_with(self, other) -> bool:
-        if isinstance(other, RaggedTensor):
-            other = RaggedTensorSpec.from_value(other)
-        return (
-            isinstance(other, RaggedTensorSpec)
-            and other._dtype == self._dtype
-            and other._ragged_rank == self._ragged_rank
-            and self._shape.is_compatible_with(other._shape)
-        )
+    def _fields(self) -> tuple:
+        return (self._ragged_rank,)
 
     def most_specific_compatible_type(self, other) -> RaggedTensorSpec:
         if not self.is_compatible_with(other) and not (
@@ -733,17 +719,6 @@ class RaggedTensorSpec:
             raise TypeError(f"{self!r} and {other!r} have no common type.")
         shape = self._shape.most_specific_compatible_shape(other._shape)
         return RaggedTensorSpec(shape, self._dtype, self._ragged_rank)
-
-    def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, RaggedTensorSpec)
-            and other._dtype == self._dtype
-            and other._ragged_rank == self._ragged_rank
-            and tuple(other._shape) == tuple(self._shape)
-        )
-
-    def __hash__(self) -> int:
-        return hash((tuple(self._shape), self._dtype, self._ragged_rank))
 
     def __repr__(self) -> str:
         return f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, ek.int64)"

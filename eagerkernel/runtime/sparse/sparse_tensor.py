@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.composite import CompositeTensor
+from ..core.composite import CompositeSpec, CompositeTensor
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor, make
 
 __all__ = ["SparseTensor", "SparseTensorSpec"]
@@ -200,14 +200,15 @@ class SparseTensor(CompositeTensor):
     __hash__ = None
 
 
-class SparseTensorSpec:
-    """The type of a SparseTensor (follows `tf.SparseTensorSpec`).
+class SparseTensorSpec(CompositeSpec):
+    """The type of a SparseTensor (follows `tf.SparseTensorSpec`; equality and compatibility
+    from `CompositeSpec`).
 
     >>> ek.sparse.SparseTensorSpec([None, 4], ek.int32)
     SparseTensorSpec(TensorShape([None, 4]), ek.int32)
     """
 
-    __slots__ = ("_dtype", "_shape")
+    __slots__ = ()
 
     def __init__(self, shape=None, dtype=dtypes.float32):
         from ..data.structure import as_shape
@@ -220,25 +221,8 @@ class SparseTensorSpec:
         return cls(value.shape, value.dtype)
 
     @property
-    def shape(self):
-        return self._shape
-
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
     def value_type(self) -> type:
         return SparseTensor
-
-    def is_compatible_with(self, other) -> bool:
-        if isinstance(other, SparseTensor):
-            other = SparseTensorSpec.from_value(other)
-        return (
-            isinstance(other, SparseTensorSpec)
-            and other._dtype == self._dtype
-            and self._shape.is_compatible_with(other._shape)
-        )
 
     def most_specific_compatible_type(self, other) -> SparseTensorSpec:
         if not isinstance(other, SparseTensorSpec) or other._dtype != self._dtype:
@@ -246,16 +230,6 @@ class SparseTensorSpec:
         return SparseTensorSpec(
             self._shape.most_specific_compatible_shape(other._shape), self._dtype
         )
-
-    def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, SparseTensorSpec)
-            and other._dtype == self._dtype
-            and tuple(other._shape) == tuple(self._shape)
-        )
-
-    def __hash__(self) -> int:
-        return hash((tuple(self._shape), self._dtype))
 
     def __repr__(self) -> str:
         return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
