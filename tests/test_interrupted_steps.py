@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
+from eagerkernel.runtime.core import context
+from eagerkernel.runtime.core import tape as tape_module
 from eagerkernel.runtime.io.checkpoint_format import CheckpointError, atomic_write, encode
 
 needs_sigint = pytest.mark.skipif(
@@ -91,11 +93,11 @@ def sigint_at(k, fn) -> int:
                 os.kill(os.getpid(), signal.SIGINT)
         return trace
 
-    # A SIGINT that lands in the thread's scope bookkeeping (between a push and the `try` that
-    # pops it, outside any deferred block) can leave a scope entered: a separate robustness
-    # issue, kept from leaking into later tests by restoring the thread's scopes.
-    from eagerkernel.runtime.core import context
-
+    # The trace raises at line starts, which a real signal never does (it lands at function
+    # entries, loop edges and after C calls): a raise on the first line of a `finally` that
+    # leaves a scope could leave it entered. Restoring the thread's scopes keeps such a
+    # line-level artefact out of later tests; `test_real_sigint_during_first_steps` checks
+    # that a real SIGINT never leaves one.
     saved = (context._context.scopes, context._context.scope_name, context._context.scope_stack)
     sys.settrace(trace)
     try:
@@ -129,6 +131,82 @@ def test_sigint_at_every_line_of_a_first_step():
             np.testing.assert_allclose(v.numpy(), r, rtol=1e-6)
 
 
+def interrupt_at_call(k, fn) -> int:
+    """Runs ``fn()`` and, as it enters its ``k``-th Python function call (0: never), does what
+    a SIGINT arriving there does: calls the current SIGINT handler (Python's raises
+    KeyboardInterrupt; `deferred_interrupt` holds it); returns the number of calls. Function
+    entry is where CPython delivers a pending signal (with loop edges and returns from C
+    calls), so this reaches every point where Ctrl-C really lands between two calls. (A real
+    `os.kill` here would surface a few calls later.)"""
+    count = 0
+
+    def trace(frame, event, arg):
+        nonlocal count
+        if event == "call":
+            count += 1
+            if count == k:
+                signal.getsignal(signal.SIGINT)(signal.SIGINT, frame)
+
+    sys.settrace(trace)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+@needs_sigint
+def test_sigint_at_every_call_of_a_training_step_leaves_no_scope_entered():
+    """Layer calls, the backward pass and the optimizer update each enter a scope that
+    recorders see (`Recorder.on_scope`); a Ctrl-C at any function entry of a step must leave
+    none entered, or every later `%%tape` would bill its ops to a phantom layer/optimizer."""
+
+    def built_step():
+        model = ek.keras.Sequential([ek.keras.layers.Dense(3, activation="relu")])
+        opt = ek.keras.optimizers.Adam(0.01)
+        x = ek.constant(np.ones((2, 4), np.float32))
+
+        def step():
+            with ek.GradientTape() as tape:
+                loss = ek.reduce_sum(model(x) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+
+        step()  # built, so every interrupted step makes the same calls
+        return step
+
+    names = []
+
+    def note(frame, event, arg):
+        if event == "call":
+            names.append((frame.f_code.co_name, frame.f_code.co_filename))
+
+    step = built_step()
+    sys.settrace(note)
+    try:
+        step()
+    finally:
+        sys.settrace(None)
+    thread = context.context()
+    for k in range(1, len(names) + 1):
+        step = built_step()
+        where = f"Ctrl-C at call {k} of {len(names)} ({names[k - 1][0]})"
+        try:
+            interrupt_at_call(k, step)
+        except KeyboardInterrupt:  # delivered at once, or where it was held
+            pass
+        else:
+            pytest.fail(f"{where}: the KeyboardInterrupt was lost")
+        assert thread.scopes == (), f"{where} left {thread.scopes}"
+        assert thread.scope_name == "", where
+        # The one window left: a signal as `GradientTape.__exit__` is entered, before its
+        # first statement, where any Python context manager can be cut short.
+        at_exit = names[k - 1] == ("__exit__", tape_module.__file__)
+        assert thread.recorders == () or at_exit, f"{where} left a recorder recording"
+        for recorder in thread.recorders:
+            context.pop_recorder(recorder)
+
+
 @needs_sigint
 def test_real_sigint_during_first_steps():
     rng = random.Random(17)
@@ -148,6 +226,7 @@ def test_real_sigint_during_first_steps():
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
+        assert context.context().scopes == ()  # no optimizer scope left entered
         steps = int(opt.iterations.numpy())
         opt.apply_gradients(zip(g, vs))  # never "has no slot"
         assert int(opt.iterations.numpy()) == steps + 1

@@ -1212,8 +1212,14 @@ class Function:
         if not observed:
             return self._run(entry, args, kwargs, tensors, arrays, False, key)
         # One "function" scope around the call: `%%tape` shows it as one row.
-        with _context.scope(self._name, "function"):
+        ctx = _context.context()
+        before = ctx.scopes
+        try:  # left even when a Ctrl-C lands at its edge (see `push_scope`)
+            _context.push_scope(self._name, "function")
             return self._run(entry, args, kwargs, tensors, arrays, True, key)
+        finally:
+            ctx.scopes = before
+            _context.pop_scope(before)
 
     def _run(self, entry: _Entry, args, kwargs, tensors, arrays, observed: bool, key=None):
         """Runs the entry's program (or the branch its guards lead to), tracing what is new;

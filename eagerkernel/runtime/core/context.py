@@ -37,6 +37,7 @@ __all__ = [
     "context",
     "current_recorders",
     "default_device",
+    "discard_recorder",
     "gradient_listener",
     "pop_device",
     "pop_gradient_listener",
@@ -190,9 +191,9 @@ def current_recorders() -> tuple:
 def push_recorder(recorder: Recorder) -> None:
     """Starts sending this thread's ops to ``recorder`` (after those already pushed)."""
     ctx = _context
-    _set_recorders(ctx, (*ctx.recorders, recorder))
     with _lock:
         ACTIVE.append(recorder)
+    _set_recorders(ctx, (*ctx.recorders, recorder))
 
 
 def pop_recorder(recorder: Recorder) -> None:
@@ -209,6 +210,17 @@ def pop_recorder(recorder: Recorder) -> None:
     _set_recorders(ctx, recorders[:k] + recorders[k + 1 :])
     with _lock:
         _remove_token(recorder)
+
+
+def discard_recorder(recorder: Recorder) -> None:
+    """Undoes whatever part of `push_recorder(recorder)` ran on this thread (a push cut short
+    by a KeyboardInterrupt); does nothing if none did."""
+    ctx = _context
+    if recorder in ctx.recorders:
+        pop_recorder(recorder)
+    elif any(token is recorder for token in ACTIVE):
+        with _lock:
+            _remove_token(recorder)
 
 
 def refresh(recorder: Recorder) -> None:
@@ -248,15 +260,31 @@ def push_scope(name: str, kind: str = "name_scope") -> tuple:
 
     Keras layer calls enter a ``"layer"`` scope named after the layer, backward passes a
     ``"backward"`` one, optimizer updates an ``"optimizer"`` one and `ek.function` calls
-    under a recorder a ``"function"`` one. Returns the path before
-    the push, which `pop_scope` restores.
+    under a recorder a ``"function"`` one. Returns the path before the push, which
+    `pop_scope` restores. If a recorder's `on_scope` raises, the push is undone.
+
+    A KeyboardInterrupt (Ctrl-C) can land at any function entry, so a caller that must never
+    leave a scope entered reads the path itself, pushes inside ``try`` and restores the path
+    as the first statement of ``finally`` (an attribute store, where no signal is delivered)::
+
+        before = context().scopes
+        try:
+            push_scope(name, kind)
+            ...
+        finally:
+            context().scopes = before  # or a Context held in a local
+            pop_scope(before)
     """
     ctx = _context
     before = ctx.scopes
     path = ctx.scopes = (*before, (kind, name))
     if ctx.recorders:
-        for recorder in ctx.recorders:
-            recorder.on_scope(path)
+        try:
+            for recorder in ctx.recorders:
+                recorder.on_scope(path)
+        except BaseException:
+            ctx.scopes = before
+            raise
     return before
 
 
@@ -273,6 +301,10 @@ def pop_scope(before: tuple) -> None:
 class scope:
     """``with scope(name, kind):`` runs its body inside the scope ``(kind, name)``
     (`push_scope` on entry, `pop_scope` on exit, also when the body raises).
+
+    A Ctrl-C that lands as ``__exit__`` is entered would leave the scope entered, as with any
+    Python context manager; code that must be safe against it uses the ``try``/``finally``
+    form shown in `push_scope`.
 
     >>> with scope("block", "name_scope"):
     ...     context().scopes

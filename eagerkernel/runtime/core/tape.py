@@ -135,12 +135,24 @@ class GradientTape(Recorder):
         if self._records is None:
             self._records = []
             self._bind_native()
-        self._push()
+        try:
+            self._push()
+        except BaseException:  # a Ctrl-C inside the push: leave no recorder behind
+            self._recording = False
+            _context.discard_recorder(self)
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
+        # A Ctrl-C can land as this method is entered, as with any Python context manager
+        # (the tape then records on); past that point the tape is always popped.
         if self._recording:
-            self._pop()
+            try:
+                self._pop()
+            except BaseException:
+                self._recording = False
+                _context.discard_recorder(self)
+                raise
 
     def _push(self) -> None:
         self._recording = True
@@ -408,10 +420,12 @@ class GradientTape(Recorder):
                             keys.setdefault(id(tracked[i]), i)
                     on_ready = (keys, session.ready)
         # The VJPs' ops run in a "backward" scope, which recorders see (`Recorder.on_scope`).
-        before = _context.push_scope("gradient", "backward")
+        thread = _context.context()
+        before = thread.scopes
         t0 = _perf_counter()
         grads = None
-        try:
+        try:  # the scope is left even when a Ctrl-C lands at its edge (see `push_scope`)
+            _context.push_scope("gradient", "backward")
             grads = backward(
                 self._records,
                 seeded,
@@ -422,6 +436,7 @@ class GradientTape(Recorder):
                 on_ready=on_ready,
             )
         finally:
+            thread.scopes = before
             seconds = _perf_counter() - t0
             _context.pop_scope(before)
             if session is not None:

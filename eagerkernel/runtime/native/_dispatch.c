@@ -163,8 +163,10 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return fallback(prim, inputs);
     }
     if (out == NULL) {
-        /* The Python path runs the op again and raises the error the runtime documents. */
         Py_DECREF(recorders);
+        /* A KeyboardInterrupt (Ctrl-C) or SystemExit goes up as it is; an error runs the op
+         * again on the Python path, which raises the error the runtime documents. */
+        if (!PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
         PyErr_Clear();
         return fallback(prim, inputs);
     }
@@ -325,7 +327,9 @@ static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
     return output;
 
 error_fallback:
-    /* The Python op runs again and raises the error the runtime documents. */
+    /* A KeyboardInterrupt (Ctrl-C) or SystemExit goes up as it is; on an error the Python op
+     * runs again and raises the error the runtime documents. */
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
     PyErr_Clear();
     return binary_fallback(self, args, nargsf, kwnames);
 }

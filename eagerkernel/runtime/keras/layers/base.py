@@ -225,20 +225,21 @@ class Layer(Module):
         inputs = self._cast_inputs(inputs)
         scope = _thread_context()
         outer_scope = scope.scope_name
-        scope.scope_name = f"{outer_scope}{self._name}/"  # Keras's `tf.name_scope(self.name)`
-        entry = Layer._losses_added and getattr(_context, "loss_entry", None) is None
-        if entry:  # the outermost call clears the losses `add_loss` gave at the last one
-            _context.loss_entry = self
-            for layer in self._flatten_layers():
-                layer.__dict__.pop("_added_losses", None)
+        entry = False
         try:
-            return self._scoped_call(inputs, args, kwargs)
+            scope.scope_name = f"{outer_scope}{self._name}/"  # Keras's `tf.name_scope(name)`
+            entry = Layer._losses_added and getattr(_context, "loss_entry", None) is None
+            if entry:  # the outermost call clears the losses `add_loss` gave at the last one
+                _context.loss_entry = self
+                for layer in self._flatten_layers():
+                    layer.__dict__.pop("_added_losses", None)
+            return self._scoped_call(scope, inputs, args, kwargs)
         finally:
             scope.scope_name = outer_scope
             if entry:
                 _context.loss_entry = None
 
-    def _scoped_call(self, inputs, args, kwargs):
+    def _scoped_call(self, scope, inputs, args, kwargs):
         cls = type(self)
         accepts = Layer._call_accepts_training.get(cls)
         if accepts is None:
@@ -252,8 +253,10 @@ class Layer(Module):
         first_call = not self.built
         # The layer's ops run in a scope named after it (TF: the layer's name scope), which
         # recorders see through `Recorder.on_scope` (the %%tape graph's clusters).
-        scope_before = _push_scope(self.name, "layer")
+        # The scope is left even when a Ctrl-C lands at its edge (see `push_scope`).
+        scope_before = scope.scopes
         try:
+            _push_scope(self.name, "layer")
             if first_call:
                 self._maybe_build(inputs)
             _context.training = training
@@ -262,6 +265,7 @@ class Layer(Module):
             finally:
                 _context.training = outer
         finally:
+            scope.scopes = scope_before
             _pop_scope(scope_before)
         if first_call:  # for summary(): the output shape of the building call
             self._output_shape = nest.map_structure(_shape_of, outputs)

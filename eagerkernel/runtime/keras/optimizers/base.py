@@ -30,7 +30,9 @@ import warnings
 import numpy as np
 
 from ... import nest
-from ...core.context import scope as _scope
+from ...core.context import context as _thread_context
+from ...core.context import pop_scope as _pop_scope
+from ...core.context import push_scope as _push_scope
 from ...core.device import CPU
 from ...core.device import device as device_scope
 from ...core.dispatch import stateful
@@ -451,8 +453,15 @@ class Optimizer:
     def _apply(self, grads_and_vars, counters: tuple):
         # The update's ops run in a scope named after the optimizer, which recorders see
         # (`Recorder.on_scope`): %%tape tells them apart from the forward and backward ops.
-        with _scope(self.name, "optimizer"):
+        # The scope is left even when a Ctrl-C lands at its edge (see `push_scope`).
+        ctx = _thread_context()
+        before = ctx.scopes
+        try:
+            _push_scope(self.name, "optimizer")
             return self._apply_in_scope(grads_and_vars, counters)
+        finally:
+            ctx.scopes = before
+            _pop_scope(before)
 
     def _apply_in_scope(self, grads_and_vars, counters: tuple):
         pairs = self._validated(grads_and_vars)
