@@ -66,3 +66,29 @@ def test_v1_logging_sets_the_eagerkernel_logger_level():
         assert log.get_verbosity() == logging.ERROR
     finally:
         logging.getLogger("eagerkernel").setLevel(before)
+
+
+def test_tensor_shape_of_unknown_rank_and_dims_follows_tensorflow():
+    unknown = ek.TensorShape(None)
+    assert isinstance(unknown, ek.TensorShape) and not unknown
+    assert unknown.rank is None and unknown.dims is None and repr(unknown) == "TensorShape(None)"
+    with pytest.raises(ValueError, match="as_list\\(\\) is not defined on an unknown TensorShape"):
+        unknown.as_list()
+    partial = ek.TensorShape([None, 3])
+    assert isinstance(partial, ek.TensorShape) and partial.dims == [None, 3]
+    assert not partial.is_fully_defined() and partial.num_elements() is None
+    assert ek.TensorShape([-1, 2]) == ek.TensorShape([None, 2])
+    assert partial.is_compatible_with([7, 3]) and not partial.is_compatible_with([7, 4])
+    assert unknown.is_compatible_with([1, 2, 3])
+    assert partial.merge_with([5, None]) == ek.TensorShape([5, 3])
+    assert partial.concatenate([2]).as_list() == [None, 3, 2]
+    assert unknown.merge_with(partial) == partial
+    with pytest.raises(ValueError, match=r"Shapes \(None, 3\) and \(None, 4\) are incompatible"):
+        partial.assert_is_compatible_with([None, 4])
+    with pytest.raises(TypeError, match="TensorShape: invalid dimension"):
+        ek.TensorShape([2.5])
+    full = ek.TensorShape([2, 3])
+    assert full.is_fully_defined() and full.num_elements() == 6
+    assert ek.TensorShape(4) == ek.TensorShape([4])
+    t = ek.constant(np.ones((2, 3)))
+    assert type(t.shape) is ek.TensorShape and t.shape == full
