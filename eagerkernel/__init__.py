@@ -81,11 +81,12 @@ from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
 from .runtime.ragged import RaggedTensor, RaggedTensorSpec
 from .runtime.sparse import SparseTensor
+from .runtime.sparse.sparse_tensor import SparseTensorSpec
 from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
-from . import compat, image, io, linalg, math, strings, testing, version
+from . import compat, image, io, linalg, math, strings, test, testing, version
 
 log = math.log
 random_normal = random.normal
@@ -139,6 +140,81 @@ autograph = _types.SimpleNamespace(
     to_code=_autograph_to_code,
     experimental=_types.SimpleNamespace(do_not_convert=_do_not_convert),
 )
+
+
+# `ek.bitwise`, as `tf.bitwise`.
+from .runtime.ops import bitwise  # noqa: E402
+
+as_string = strings.as_string
+
+
+def get_logger():
+    """The Python logger this package writes to, named ``"eagerkernel"`` (follows
+    `tf.get_logger`)."""
+    import logging
+
+    return logging.getLogger("eagerkernel")
+
+
+def timestamp(name=None) -> Tensor:
+    """Seconds since the epoch as a float64 scalar tensor (follows `tf.timestamp`)."""
+    import time
+
+    return constant(time.time(), dtype=float64)
+
+
+def broadcast_static_shape(shape_x, shape_y) -> TensorShape:
+    """The shape two shapes broadcast to, unknown dims allowed (follows
+    `tf.broadcast_static_shape`).
+
+    Raises:
+        ValueError: shapes that do not broadcast ("Incompatible shapes for broadcasting").
+
+    >>> ek.broadcast_static_shape(ek.TensorShape([None, 1, 3]), ek.TensorShape([4, 1]))
+    TensorShape([None, 4, 3])
+    """
+    x, y = TensorShape(shape_x), TensorShape(shape_y)
+    if x.rank is None or y.rank is None:
+        return TensorShape(None)
+    n = max(len(x), len(y))
+    a, b = (1,) * (n - len(x)) + tuple(x), (1,) * (n - len(y)) + tuple(y)
+    out = []
+    for p, q in zip(a, b):
+        if p == 1 or p == q:
+            out.append(q)
+        elif q == 1:
+            out.append(p)
+        elif p is None or q is None:
+            out.append(p if q is None else q)
+        else:
+            raise ValueError(f"Incompatible shapes for broadcasting: {x} and {y}")
+    return TensorShape(out)
+
+
+def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
+    """The shape two shapes (1-D int tensors or lists) broadcast to, as a tensor (follows
+    `tf.broadcast_dynamic_shape`).
+
+    Raises:
+        InvalidArgumentError: shapes that do not broadcast.
+
+    >>> ek.broadcast_dynamic_shape([2, 1], [3]).numpy()
+    array([2, 3], dtype=int32)
+    """
+    import numpy as np
+
+    x = convert_to_tensor(shape_x)
+    y = convert_to_tensor(shape_y)
+    try:
+        out = np.broadcast_shapes(tuple(x.numpy().tolist()), tuple(y.numpy().tolist()))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None,
+            "BroadcastArgs",
+            f"broadcast_dynamic_shape: Incompatible shapes: {x.numpy().tolist()} vs. "
+            f"{y.numpy().tolist()}",
+        ) from None
+    return constant(list(out), dtype=x.dtype)
 
 
 def executing_eagerly() -> bool:
