@@ -1,0 +1,337 @@
+"""Per-example normalization layers: LayerNormalization, GroupNormalization and
+UnitNormalization (follow the `tf.keras.layers` classes of those names, Keras 3)."""
+
+from __future__ import annotations
+
+import numbers
+
+from ...ops import array_ops, elementwise, reduction
+from ...ops import nn as _nn
+from .. import initializers, regularizers
+from ._utils import shape_of
+from .base import Layer
+
+__all__ = ["GroupNormalization", "LayerNormalization", "UnitNormalization"]
+
+
+def _axes(axis, rank: int, layer) -> list:
+    """``axis`` (an int or a sequence) as sorted non-negative axes of a rank-``rank`` input."""
+    axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
+    out = []
+    for a in axes:
+        if not -rank <= int(a) < rank:
+            raise ValueError(
+                f'Layer "{layer.name}": invalid axis {a} for an input of rank {rank}. '
+                f"Received: axis={axis}"
+            )
+        out.append(int(a) % rank)
+    return sorted(set(out))
+
+
+def _check_axis_arg(axis, layer_name: str):
+    if isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
+        return int(axis)
+    if isinstance(axis, (list, tuple)) and all(isinstance(a, numbers.Integral) for a in axis):
+        return [int(a) for a in axis]
+    raise TypeError(
+        f"{layer_name}: expected an int or a list/tuple of ints for the argument 'axis', but "
+        f"received: {axis!r}"
+    )
+
+
+def _param_shape(shape: tuple, axes: list) -> list:
+    """The shape that broadcasts a weight over ``axes`` of ``shape`` (1 elsewhere)."""
+    return [shape[i] if i in axes else 1 for i in range(len(shape))]
+
+
+class LayerNormalization(Layer):
+    """Normalizes each example over ``axis`` (follows `tf.keras.layers.LayerNormalization`,
+    Keras 3).
+
+    ``y = (x - mean) / sqrt(var + epsilon) * gamma + beta`` with ``mean`` and ``var`` (the
+    population variance) taken over ``axis`` for each example. With ``rms_scaling=True`` the
+    mean is not subtracted and there is no ``beta``: ``y = x / sqrt(mean(x**2) + epsilon) *
+    gamma`` (RMS normalization, as Keras 3's ``ops.rms_normalization`` computes it).
+
+    Args:
+        axis: int or list of ints, the axes to normalize over (default -1).
+        epsilon: added to the variance (default 1e-3).
+        center: learn ``beta`` (default True; ignored with ``rms_scaling``).
+        scale: learn ``gamma`` (default True).
+        rms_scaling: RMS normalization, see above (default False).
+        beta_initializer, gamma_initializer: default zeros and ones.
+        beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: as for `Dense`.
+
+    Input shape: any, with known sizes along ``axis``. Output shape: the input's.
+
+    Weights: ``gamma`` then ``beta``, each of the input's shape along ``axis``.
+
+    Raises:
+        TypeError: ``axis`` is not an int or a list of ints.
+        ValueError: ``axis`` out of range for the input.
+
+    >>> ln = ek.keras.layers.LayerNormalization()
+    >>> ln(ek.constant([[1.0, 3.0], [0.0, 10.0]])).numpy().round(3)
+    array([[-0.999,  0.999],
+           [-1.   ,  1.   ]], dtype=float32)
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self,
+        axis=-1,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        rms_scaling=False,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.axis = _check_axis_arg(axis, "LayerNormalization")
+        self.epsilon = float(epsilon)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.rms_scaling = bool(rms_scaling)
+        self.beta_initializer = initializers.get(beta_initializer or "zeros")
+        self.gamma_initializer = initializers.get(gamma_initializer or "ones")
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
+
+    def build(self, input_shape) -> None:
+        input_shape = tuple(input_shape)
+        axes = _axes(self.axis, len(input_shape), self)
+        shape = tuple(input_shape[a] for a in axes)
+        if any(d is None for d in shape):
+            raise ValueError(
+                f'Layer "{self.name}": the axes {self.axis} of the input should have defined '
+                f"dimensions. Full shape received: {input_shape}"
+            )
+        self.gamma = self.beta = None
+        if self.scale or self.rms_scaling:
+            self.gamma = self.add_weight(
+                "gamma",
+                shape=shape,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+            )
+        if self.center and not self.rms_scaling:
+            self.beta = self.add_weight(
+                "beta",
+                shape=shape,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+            )
+        self.built = True
+
+    def call(self, inputs):
+        shape = shape_of(inputs)
+        axes = _axes(self.axis, len(shape), self)
+        pshape = _param_shape(shape, axes)
+
+        def broadcast(w):
+            return w if axes == [len(shape) - 1] else array_ops.reshape(w, pshape)
+
+        if self.rms_scaling:
+            ms = reduction.reduce_mean(elementwise.square(inputs), axis=axes, keepdims=True)
+            return inputs * elementwise.rsqrt(ms + self.epsilon) * broadcast(self.gamma)
+        mean, variance = _nn.moments(inputs, axes, keepdims=True)
+        inv = elementwise.rsqrt(variance + self.epsilon)
+        if self.gamma is not None:
+            inv = inv * broadcast(self.gamma)
+        offset = -mean * inv
+        if self.beta is not None:
+            offset = offset + broadcast(self.beta)
+        return inputs * inv + offset
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "axis": self.axis,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "rms_scaling": self.rms_scaling,
+            "beta_initializer": initializers.serialize(self.beta_initializer),
+            "gamma_initializer": initializers.serialize(self.gamma_initializer),
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+        }
+
+
+class GroupNormalization(Layer):
+    """Normalizes each example over groups of channels (follows
+    `tf.keras.layers.GroupNormalization`).
+
+    The ``axis`` dimension (channels) is split into ``groups`` groups of consecutive
+    channels; mean and variance are taken per example and group over the group's channels
+    and every other non-batch axis; then ``gamma`` and ``beta`` (one per channel) apply.
+    ``groups=1`` is layer normalization over all non-batch axes; ``groups=channels`` is
+    instance normalization.
+
+    Args:
+        groups: number of groups (default 32); must divide the channel count.
+        axis: the channel axis (default -1).
+        epsilon: added to the variance (default 1e-3).
+        center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+            gamma_regularizer, beta_constraint, gamma_constraint: as for `LayerNormalization`.
+
+    Raises:
+        ValueError: more groups than channels, a channel count not a multiple of ``groups``,
+            or an unknown channel count (Keras's messages).
+
+    >>> gn = ek.keras.layers.GroupNormalization(groups=2)
+    >>> gn(ek.constant([[1.0, 3.0, 0.0, 10.0]])).numpy().round(3)
+    array([[-0.999,  0.999, -1.   ,  1.   ]], dtype=float32)
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self,
+        groups=32,
+        axis=-1,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.groups = int(groups)
+        self.axis = int(axis)
+        self.epsilon = float(epsilon)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer or "zeros")
+        self.gamma_initializer = initializers.get(gamma_initializer or "ones")
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
+
+    def build(self, input_shape) -> None:
+        input_shape = tuple(input_shape)
+        (axis,) = _axes(self.axis, len(input_shape), self)
+        dim = input_shape[axis]
+        if dim is None:
+            raise ValueError(
+                f"Axis {self.axis} of input tensor should have a defined dimension but the "
+                f"layer received an input with shape {input_shape}."
+            )
+        if self.groups == -1:
+            self.groups = dim
+        if dim < self.groups:
+            raise ValueError(
+                f"Number of groups ({self.groups}) cannot be more than the number of channels "
+                f"({dim})."
+            )
+        if dim % self.groups != 0:
+            raise ValueError(
+                f"Number of groups ({self.groups}) must be a multiple of the number of channels "
+                f"({dim})."
+            )
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                "gamma",
+                shape=(dim,),
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                "beta",
+                shape=(dim,),
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+            )
+        self.built = True
+
+    def call(self, inputs):
+        shape = shape_of(inputs)
+        rank = len(shape)
+        (axis,) = _axes(self.axis, rank, self)
+        dim = shape[axis]
+        grouped = [*shape[:axis], self.groups, dim // self.groups, *shape[axis + 1 :]]
+        x = array_ops.reshape(inputs, grouped)
+        # statistics over every axis but the batch's and the group's
+        reduce = [i for i in range(1, rank + 1) if i != axis]
+        mean, variance = _nn.moments(x, reduce, keepdims=True)
+        x = (x - mean) * elementwise.rsqrt(variance + self.epsilon)
+        x = array_ops.reshape(x, shape)
+        pshape = [dim if i == axis else 1 for i in range(rank)]
+        if self.gamma is not None:
+            x = x * array_ops.reshape(self.gamma, pshape)
+        if self.beta is not None:
+            x = x + array_ops.reshape(self.beta, pshape)
+        return x
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "groups": self.groups,
+            "axis": self.axis,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "beta_initializer": initializers.serialize(self.beta_initializer),
+            "gamma_initializer": initializers.serialize(self.gamma_initializer),
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+        }
+
+
+class UnitNormalization(Layer):
+    """Scales each example to unit L2 norm over ``axis`` (follows
+    `tf.keras.layers.UnitNormalization`): ``x / sqrt(max(sum(x**2, axis), 1e-12))``, as
+    `ek.nn.l2_normalize` computes it.
+
+    Args:
+        axis: int or list of ints (default -1).
+
+    Raises:
+        TypeError: ``axis`` is not an int or a list of ints.
+
+    >>> ek.keras.layers.UnitNormalization()(ek.constant([[3.0, 4.0]])).numpy()
+    array([[0.6, 0.8]], dtype=float32)
+    """
+
+    supports_masking = True
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = _check_axis_arg(axis, "UnitNormalization")
+
+    def call(self, inputs):
+        axes = _axes(self.axis, len(shape_of(inputs)), self)
+        return _nn.l2_normalize(inputs, axis=axes, epsilon=1e-12)
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis}
