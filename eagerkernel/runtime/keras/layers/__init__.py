@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
 from .base import Layer
 from .conv import Conv2D
 from .conv_more import (
@@ -12,6 +13,17 @@ from .conv_more import (
     UpSampling2D,
 )
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
+from .core_more import (
+    ELU,
+    ActivityRegularization,
+    Dot,
+    Identity,
+    LeakyReLU,
+    Masking,
+    Permute,
+    PReLU,
+    RepeatVector,
+)
 from .embedding import Embedding
 from .merging import (
     Add,
@@ -30,6 +42,7 @@ from .merging import (
     subtract,
 )
 from .normalization import BatchNormalization
+from .normalization_more import GroupNormalization, LayerNormalization, UnitNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
 from .preprocessing import Normalization, Rescaling, Softmax
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
@@ -68,11 +81,15 @@ def deserialize(config, custom_objects=None):
 
 
 __all__ = [
+    "ELU",
     "GRU",
     "LSTM",
     "RNN",
     "Activation",
+    "ActivityRegularization",
     "Add",
+    "AdditiveAttention",
+    "Attention",
     "Average",
     "AveragePooling2D",
     "AvgPool2D",
@@ -86,7 +103,9 @@ __all__ = [
     "Convolution2D",
     "Convolution2DTranspose",
     "Dense",
+    "Dot",
     "Dropout",
+    "EinsumDense",
     "Embedding",
     "Flatten",
     "GRUCell",
@@ -98,24 +117,34 @@ __all__ = [
     "GlobalMaxPool2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GroupNormalization",
+    "Identity",
     "Input",
     "InputLayer",
     "LSTMCell",
     "Lambda",
     "Layer",
+    "LayerNormalization",
+    "LeakyReLU",
+    "Masking",
     "MaxPool2D",
     "MaxPooling2D",
     "Maximum",
     "Minimum",
+    "MultiHeadAttention",
     "Multiply",
     "Normalization",
+    "PReLU",
+    "Permute",
     "ReLU",
+    "RepeatVector",
     "Rescaling",
     "Reshape",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
     "Subtract",
+    "UnitNormalization",
     "UpSampling2D",
     "add",
     "average",

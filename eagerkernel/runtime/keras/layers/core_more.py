@@ -18,12 +18,12 @@ from .base import Layer
 
 __all__ = [
     "ELU",
-    "PReLU",
     "ActivityRegularization",
     "Dot",
     "Identity",
     "LeakyReLU",
     "Masking",
+    "PReLU",
     "Permute",
     "RepeatVector",
 ]
@@ -142,7 +142,6 @@ class PReLU(Layer):
             **super().get_config(),
             "alpha_initializer": initializers.serialize(self.alpha_initializer),
             "alpha_regularizer": regularizers.serialize(self.alpha_regularizer),
-            "alpha_constraint": None,
             "shared_axes": self.shared_axes,
         }
 

@@ -1,0 +1,734 @@
+"""Attention layers of Keras 3: EinsumDense, MultiHeadAttention, Attention (Luong) and
+AdditiveAttention (Bahdanau) (follow the `tf.keras.layers` classes of those names)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import string
+
+import numpy as np
+
+from ...core.tensor import Tensor
+from ...ops import array_ops, elementwise, linalg, reduction
+from ...ops import nn as _nn
+from ...ops._core import tensor as to_tensor
+from .. import activations, initializers, regularizers
+from ._utils import shape_of
+from .base import Layer
+from .core import Dropout
+from .preprocessing import Softmax
+
+__all__ = ["AdditiveAttention", "Attention", "EinsumDense", "MultiHeadAttention"]
+
+
+# -- EinsumDense -----------------------------------------------------------------------------
+def _split_equation(equation: str) -> tuple[str, str, str, str]:
+    """``(input_spec, kernel_spec, output_spec, ellipsis)`` of an EinsumDense equation;
+    ``ellipsis`` is "left", "right" or "" (Keras's three accepted forms)."""
+    eq = equation.replace(" ", "")
+    for pattern, where in (
+        (r"([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)", ""),
+        (r"\.\.\.([a-zA-Z]+),([a-zA-Z]+)->\.\.\.([a-zA-Z]+)", "left"),
+        (r"([a-zA-Z]{2,})\.\.\.,([a-zA-Z]+)->([a-zA-Z]+)\.\.\.", "right"),
+    ):
+        m = re.fullmatch(pattern, eq)
+        if m:
+            return m.group(1), m.group(2), m.group(3), where
+    raise ValueError(
+        f"Invalid einsum equation '{equation}'. Equations must be in the form [X],[Y]->[Z], "
+        "...[X],[Y]->...[Z], or [X]...,[Y]->[Z]...."
+    )
+
+
+def _analyze_einsum(equation: str, bias_axes, input_shape: tuple, output_shape) -> tuple:
+    """``(kernel_shape, bias_shape, full_output_shape, expanded_equation)`` for an input of
+    ``input_shape`` (Keras's ``_analyze_einsum_string``; the ellipsis is expanded into letters
+    since `ek.einsum` takes none)."""
+    in_spec, w_spec, out_spec, where = _split_equation(equation)
+    elided = len(input_shape) - len(in_spec)
+    if elided < 0 or (elided > 0 and not where):
+        raise ValueError(
+            f"EinsumDense: the equation '{equation}' expects inputs of rank {len(in_spec)}, "
+            f"received input_shape={tuple(input_shape)}"
+        )
+    out = [output_shape] if isinstance(output_shape, numbers.Integral) else list(output_shape)
+    out.insert(0, input_shape[0])
+    if elided and where == "left":
+        for i in range(1, elided):
+            out.insert(1, input_shape[i])
+        # the leading elided axes lie in front of both specs
+        in_pos = {c: i + elided for i, c in enumerate(in_spec)}
+        out_pos = {c: i + elided for i, c in enumerate(out_spec)}
+    else:
+        if elided:
+            out.extend(input_shape[len(input_shape) - elided :])
+        in_pos = {c: i for i, c in enumerate(in_spec)}
+        out_pos = {c: i for i, c in enumerate(out_spec)}
+    for c in in_spec:
+        if c in out_pos:
+            have, want = input_shape[in_pos[c]], out[out_pos[c]]
+            if want is None:
+                out[out_pos[c]] = have
+            elif have is not None and want != have:
+                raise ValueError(
+                    f"Input shape and output shape do not match at shared dimension '{c}'. "
+                    f"Input shape is {have}, and output shape is {want}."
+                )
+    for c in out_spec:
+        if c not in in_spec and c not in w_spec:
+            raise ValueError(
+                f"Dimension '{c}' was specified in the output '{out_spec}' but has no "
+                f"corresponding dim in the input spec '{in_spec}' or weight spec '{w_spec}'"
+            )
+    kernel_shape = []
+    for c in w_spec:
+        if c in in_pos:
+            kernel_shape.append(input_shape[in_pos[c]])
+        elif c in out_pos:
+            kernel_shape.append(out[out_pos[c]])
+        else:
+            raise ValueError(
+                f"Weight dimension '{c}' did not have a match in either the input spec "
+                f"'{in_spec}' or the output spec '{out_spec}'. For this layer, the weight must "
+                "be fully specified."
+            )
+    bias_shape = None
+    if bias_axes is not None:
+        for c in bias_axes:
+            if c not in out_spec:
+                raise ValueError(
+                    f"Bias dimension '{c}' was requested, but is not part of the output spec "
+                    f"'{out_spec}'"
+                )
+        first = min(out_spec.find(c) for c in bias_axes)
+        bias_shape = [out[out_pos[c]] if c in bias_axes else 1 for c in out_spec[first:]]
+        if where != "left":
+            bias_shape.extend([1] * elided)
+    # `ek.einsum` takes no ellipsis: spell the elided axes with unused letters
+    free = [c for c in string.ascii_letters if c not in in_spec + w_spec + out_spec][:elided]
+    dots = "".join(free)
+    if where == "left":
+        expanded = f"{dots}{in_spec},{w_spec}->{dots}{out_spec}"
+    else:
+        expanded = f"{in_spec}{dots},{w_spec}->{out_spec}{dots}"
+    return kernel_shape, bias_shape, tuple(out), expanded
+
+
+class EinsumDense(Layer):
+    """A dense layer whose contraction is an einsum equation (follows
+    `tf.keras.layers.EinsumDense`).
+
+    Computes ``activation(einsum(equation, inputs, kernel) + bias)``. The kernel's shape is
+    read from the equation: each kernel letter takes the size of the same letter in the input
+    or in ``output_shape``.
+
+    Args:
+        equation: ``"ab,bc->ac"``-style, with the input first and the kernel second; a leading
+            (``"...b,bc->...c"``) or trailing ellipsis stands for axes passed through.
+        output_shape: the output's shape without the batch axis (an int for rank 2); None
+            entries take the input's size on a shared letter.
+        activation: applied last (default None).
+        bias_axes: letters of the output that the bias spans (default None: no bias).
+        kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+            kernel_constraint, bias_constraint: as for `Dense`.
+        lora_rank: not supported (NotImplementedError).
+
+    Raises:
+        ValueError: a malformed equation, mismatched sizes, or bias axes not in the output
+            (Keras's messages).
+
+    >>> layer = ek.keras.layers.EinsumDense("ab,bc->ac", output_shape=64, bias_axes="c")
+    >>> layer(ek.ones((2, 32))).shape
+    TensorShape([2, 64])
+    >>> layer.kernel.shape, layer.bias.shape
+    (TensorShape([32, 64]), TensorShape([64]))
+    """
+
+    def __init__(
+        self,
+        equation,
+        output_shape,
+        activation=None,
+        bias_axes=None,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        lora_rank=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if lora_rank is not None:
+            raise NotImplementedError("EinsumDense: lora_rank is not supported.")
+        _split_equation(equation)  # refuse a malformed equation at once, as Keras does
+        self.equation = equation
+        if isinstance(output_shape, numbers.Integral):
+            self.partial_output_shape = (int(output_shape),)
+        else:
+            self.partial_output_shape = tuple(output_shape)
+        self.activation = activations.get(activation)
+        self.bias_axes = bias_axes
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def build(self, input_shape) -> None:
+        kernel_shape, bias_shape, full, expanded = _analyze_einsum(
+            self.equation, self.bias_axes, tuple(input_shape), self.partial_output_shape
+        )
+        if any(d is None for d in kernel_shape) or (bias_shape and None in bias_shape):
+            raise ValueError(
+                f'Layer "{self.name}": the kernel shape {tuple(kernel_shape)} of equation '
+                f"'{self.equation}' is not fully known for input_shape={tuple(input_shape)}."
+            )
+        self.full_output_shape = full
+        self._expanded = expanded
+        self.kernel = self.add_weight(
+            "kernel",
+            shape=tuple(kernel_shape),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.bias = None
+        if bias_shape is not None:
+            self.bias = self.add_weight(
+                "bias",
+                shape=tuple(bias_shape),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        self.built = True
+
+    def call(self, inputs):
+        if inputs._value.dtype != self._dtype._np:
+            inputs = elementwise.cast(inputs, self._dtype._np)
+        *_, expanded = _analyze_einsum(
+            self.equation, self.bias_axes, shape_of(inputs), self.partial_output_shape
+        )
+        x = linalg.einsum(expanded, inputs, self.kernel)
+        if self.bias is not None:
+            x = x + self.bias
+        if self.activation is not None:
+            x = self.activation(x)
+        return x
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return _analyze_einsum(
+            self.equation, self.bias_axes, tuple(input_shape), self.partial_output_shape
+        )[2]
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "equation": self.equation,
+            "output_shape": list(self.partial_output_shape),
+            "activation": activations.serialize(self.activation),
+            "bias_axes": self.bias_axes,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+        }
+
+
+# -- MultiHeadAttention ------------------------------------------------------------------------
+def _proj_equation(free_dims: int, bound_dims: int, output_dims: int) -> tuple[str, str, int]:
+    """Keras's ``_build_proj_equation``: an EinsumDense equation keeping ``free_dims`` axes,
+    contracting ``bound_dims`` and producing ``output_dims``; with its bias axes."""
+    letters = string.ascii_lowercase
+    free = letters[:free_dims]
+    bound = letters[free_dims : free_dims + bound_dims]
+    outs = letters[free_dims + bound_dims : free_dims + bound_dims + output_dims]
+    return f"{free}{bound},{bound}{outs}->{free}{outs}", outs, free_dims + output_dims
+
+
+def _attention_equations(rank: int, attn_axes: tuple) -> tuple[str, str, int]:
+    """Keras's ``_build_attention_equation`` for projected tensors of rank ``rank``
+    (``(batch, *attention axes, heads, depth)``): the key-query product giving the scores
+    ``(batch, heads, *query axes, *key axes)``, and the scores-value combination."""
+    letters = string.ascii_lowercase
+    target = letters[:rank]
+    batch_dims = [i for i in range(rank) if i not in attn_axes and i != rank - 1]
+    source = list(target)
+    offset = rank
+    for i in range(rank):
+        if i not in batch_dims and i != rank - 1:
+            source[i] = letters[offset]
+            offset += 1
+    source = "".join(source)
+    product = "".join(
+        [target[i] for i in batch_dims]
+        + [target[i] for i in attn_axes]
+        + [source[i] for i in attn_axes]
+    )
+    return f"{source},{target}->{product}", f"{product},{source}->{target}", len(product)
+
+
+def _as_bool(mask, what: str) -> Tensor:
+    t = mask if isinstance(mask, Tensor) else to_tensor(mask, f"MultiHeadAttention {what}")
+    return t if t._value.dtype == np.bool_ else elementwise.cast(t, np.bool_)
+
+
+def _causal_mask(q_len: int, v_len: int) -> Tensor:
+    """``(1, q_len, v_len)``, True where the key position is not after the query's (Keras's
+    ``_compute_causal_mask``: row index >= column index)."""
+    return to_tensor(np.tril(np.ones((q_len, v_len), dtype=bool))[None], "causal mask")
+
+
+class MultiHeadAttention(Layer):
+    """Multi-head (scaled dot-product) attention, "Attention Is All You Need" (follows
+    `tf.keras.layers.MultiHeadAttention`, Keras 3).
+
+    ``query``, ``key`` and ``value`` are projected by `EinsumDense` sublayers named
+    ``query``, ``key`` and ``value`` to ``num_heads`` heads of sizes ``key_dim``, ``key_dim``
+    and ``value_dim``; per head, ``softmax(q k^T / sqrt(key_dim))`` (masked) weighs the
+    values; the heads are projected back by ``attention_output`` to ``output_shape``.
+
+    Args:
+        num_heads: number of heads. key_dim: size of each query/key head.
+        value_dim: size of each value head (default ``key_dim``).
+        dropout: dropout rate on the attention probabilities, in training only (default 0).
+        use_bias: whether the projections have biases (default True).
+        output_shape: the output's last dimension(s) (default: the query's last dimension).
+        attention_axes: the axes attention runs over (default None: every axis but batch,
+            heads and features, e.g. the sequence axis 1).
+        kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+            kernel_constraint, bias_constraint: for the four projections.
+        seed: seed of the dropout.
+        flash_attention: accepted as None or False only.
+
+    Call arguments:
+        query: ``(B, T, dim)``. value: ``(B, S, dim_v)``. key: ``(B, S, dim_k)``, default
+        ``value``. attention_mask: boolean ``(B, T, S)`` (broadcast over heads), True where a
+        query may attend to a key. query_mask, value_mask, key_mask: boolean ``(B, T)`` /
+        ``(B, S)`` padding masks, combined into the attention mask as Keras combines the
+        inputs' masks. return_attention_scores: also return the ``(B, heads, T, S)``
+        probabilities (before dropout). training: dropout on or off. use_causal_mask: each
+        query position attends only to key positions up to its own.
+
+    Output: ``(B, T, output_shape)`` (and the scores).
+
+    Weights (in order): ``query/kernel (dim, heads, key_dim)``, ``query/bias``,
+    ``key/kernel``, ``key/bias``, ``value/kernel``, ``value/bias``,
+    ``attention_output/kernel (heads, value_dim, out)``, ``attention_output/bias``.
+
+    Raises:
+        ValueError: a bad ``attention_axes`` (Keras's message).
+        NotImplementedError: ``flash_attention=True``.
+
+    >>> mha = ek.keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+    >>> out, scores = mha(ek.ones((1, 8, 16)), ek.ones((1, 4, 16)), return_attention_scores=True)
+    >>> out.shape, scores.shape
+    (TensorShape([1, 8, 16]), TensorShape([1, 2, 8, 4]))
+    """
+
+    def __init__(
+        self,
+        num_heads,
+        key_dim,
+        value_dim=None,
+        dropout=0.0,
+        use_bias=True,
+        output_shape=None,
+        attention_axes=None,
+        flash_attention=None,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if flash_attention:
+            raise NotImplementedError("MultiHeadAttention: flash_attention is not supported.")
+        self.num_heads = int(num_heads)
+        self.key_dim = int(key_dim)
+        self.value_dim = int(value_dim) if value_dim is not None else self.key_dim
+        self.dropout = float(dropout)
+        self.use_bias = bool(use_bias)
+        if output_shape is not None and isinstance(output_shape, numbers.Integral):
+            output_shape = (int(output_shape),)
+        self.output_shape = None if output_shape is None else tuple(output_shape)
+        if isinstance(attention_axes, numbers.Integral):
+            attention_axes = (int(attention_axes),)
+        elif attention_axes is not None and not isinstance(attention_axes, (list, tuple)):
+            raise ValueError(
+                "`attention_axes` must be an int, list, or tuple."
+                f"Received: attention_axes={attention_axes}"
+            )
+        self.attention_axes = None if attention_axes is None else tuple(attention_axes)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+        self.seed = seed
+        self._query_dense = None
+
+    # -- building ------------------------------------------------------------------------
+    def _dense(self, equation: str, bias_axes: str, out_rank: int, last: tuple, name: str):
+        return EinsumDense(
+            equation,
+            output_shape=[None] * (out_rank - 1 - len(last)) + list(last),
+            bias_axes=bias_axes if self.use_bias else None,
+            kernel_initializer=self.kernel_initializer,
+            bias_initializer=self.bias_initializer,
+            kernel_regularizer=self.kernel_regularizer,
+            bias_regularizer=self.bias_regularizer,
+            kernel_constraint=self.kernel_constraint,
+            bias_constraint=self.bias_constraint,
+            name=name,
+            dtype=self.dtype,
+        )
+
+    def build(self, query_shape, value_shape=None, key_shape=None) -> None:
+        """Creates the four projections for these input shapes (Keras 3's signature). Called
+        with the query's shape alone (a first call), building waits for the call, which
+        knows the value's shape."""
+        if value_shape is None:
+            return
+        query_shape, value_shape = tuple(query_shape), tuple(value_shape)
+        key_shape = value_shape if key_shape is None else tuple(key_shape)
+        if value_shape[1:-1] != key_shape[1:-1]:
+            raise ValueError(
+                "All dimensions of `value` and `key`, except the last one, must be equal. "
+                f"Received: value_shape={value_shape} and key_shape={key_shape}"
+            )
+        eq, bias, rank = _proj_equation(len(query_shape) - 1, 1, 2)
+        query_dense = self._dense(eq, bias, rank, (self.num_heads, self.key_dim), "query")
+        eq, bias, rank = _proj_equation(len(key_shape) - 1, 1, 2)
+        key_dense = self._dense(eq, bias, rank, (self.num_heads, self.key_dim), "key")
+        eq, bias, rank = _proj_equation(len(value_shape) - 1, 1, 2)
+        value_dense = self._dense(eq, bias, rank, (self.num_heads, self.value_dim), "value")
+        axes = self.attention_axes
+        self._attention_axes = tuple(range(1, rank - 2)) if axes is None else axes
+        self._dot_equation, self._combine_equation, scores_rank = _attention_equations(
+            rank, self._attention_axes
+        )
+        n = len(self._attention_axes)
+        self._softmax = Softmax(axis=tuple(range(scores_rank - n, scores_rank)), dtype=self.dtype)
+        self._dropout_layer = Dropout(rate=self.dropout, seed=self.seed, dtype=self.dtype)
+        out_last = self.output_shape or (query_shape[-1],)
+        eq, bias, out_rank = _proj_equation(len(query_shape) - 1, 2, len(out_last))
+        output_dense = self._dense(eq, bias, out_rank, out_last, "attention_output")
+        # built in Keras's order, each under its own name (layer scope "mha/query/...")
+        projected = list(query_dense.compute_output_shape(query_shape))
+        projected[-1] = self.value_dim
+        for dense, shape in (
+            (query_dense, query_shape),
+            (key_dense, key_shape),
+            (value_dense, value_shape),
+            (output_dense, tuple(projected)),
+        ):
+            with dense.name_scope:
+                dense._maybe_build_shapes(shape)
+        self._query_dense, self._key_dense = query_dense, key_dense
+        self._value_dense, self._output_dense = value_dense, output_dense
+        self._build_input_shape = {
+            "query_shape": query_shape,
+            "value_shape": value_shape,
+            "key_shape": key_shape,
+        }
+        self.built = True
+
+    def build_from_config(self, config: dict) -> None:
+        shapes = config.get("input_shape")
+        if isinstance(shapes, dict) and shapes.get("value_shape") is not None:
+            with self.name_scope:
+                self.build(**{k: None if v is None else tuple(v) for k, v in shapes.items()})
+
+    # -- calling -------------------------------------------------------------------------
+    def _attention_mask(
+        self, query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
+    ):
+        auto = None
+        if query_mask is not None:
+            auto = array_ops.expand_dims(_as_bool(query_mask, "query_mask"), -1)  # (B, T, 1)
+        for name, m in (("value_mask", value_mask), ("key_mask", key_mask)):
+            if m is not None:
+                m = array_ops.expand_dims(_as_bool(m, name), -2)  # (B, 1, S)
+                auto = m if auto is None else elementwise.logical_and(auto, m)
+        if use_causal_mask:
+            m = _causal_mask(shape_of(query)[1], shape_of(value)[1])
+            auto = m if auto is None else elementwise.logical_and(auto, m)
+        if attention_mask is not None:
+            attention_mask = _as_bool(attention_mask, "attention_mask")
+        if auto is not None:
+            attention_mask = (
+                auto if attention_mask is None else elementwise.logical_and(attention_mask, auto)
+            )
+        return attention_mask
+
+    def call(
+        self,
+        query,
+        value,
+        key=None,
+        query_mask=None,
+        value_mask=None,
+        key_mask=None,
+        attention_mask=None,
+        return_attention_scores=False,
+        training=None,
+        use_causal_mask=False,
+    ):
+        value = value if isinstance(value, Tensor) else to_tensor(value, self.name)
+        if key is None:
+            key = value
+        elif not isinstance(key, Tensor):
+            key = to_tensor(key, self.name)
+        if self._query_dense is None:
+            self.build(shape_of(query), shape_of(value), shape_of(key))
+        mask = self._attention_mask(
+            query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
+        )
+        q = self._query_dense(query)
+        k = self._key_dense(key)
+        v = self._value_dense(value)
+        q = q * (1.0 / math.sqrt(float(self.key_dim)))
+        scores = linalg.einsum(self._dot_equation, k, q)
+        if mask is not None:
+            # (B, T, S) -> (B, 1, T, S): broadcast over the heads, as Keras expands it
+            axis = -len(self._attention_axes) * 2 - 1
+            for _ in range(len(scores.shape) - len(mask.shape)):
+                mask = array_ops.expand_dims(mask, axis)
+            mask = array_ops.broadcast_to(mask, scores.shape)
+        scores = self._softmax(scores, mask=mask)
+        dropped = self._dropout_layer(scores, training=training) if self.dropout else scores
+        out = self._output_dense(linalg.einsum(self._combine_equation, dropped, v))
+        if return_attention_scores:
+            return out, scores
+        return out
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None) -> tuple:
+        query_shape = tuple(query_shape)
+        if value_shape is not None:
+            key_shape = value_shape if key_shape is None else key_shape
+            if tuple(value_shape)[1:-1] != tuple(key_shape)[1:-1]:
+                raise ValueError(
+                    "All dimensions of `value` and `key`, except the last one, must be equal. "
+                    f"Received: value_shape={tuple(value_shape)} and key_shape="
+                    f"{tuple(key_shape)}"
+                )
+        if self.output_shape:
+            return query_shape[:-1] + tuple(self.output_shape)
+        return query_shape
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "num_heads": self.num_heads,
+            "key_dim": self.key_dim,
+            "value_dim": self.value_dim,
+            "dropout": self.dropout,
+            "use_bias": self.use_bias,
+            "output_shape": None if self.output_shape is None else list(self.output_shape),
+            "attention_axes": None if self.attention_axes is None else list(self.attention_axes),
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "seed": self.seed,
+        }
+
+
+# -- Attention, AdditiveAttention ---------------------------------------------------------------
+class Attention(Layer):
+    """Dot-product (Luong-style) attention (follows `tf.keras.layers.Attention`, Keras 3).
+
+    For ``query`` ``(B, T, dim)``, ``value`` ``(B, S, dim)`` and ``key`` (default ``value``):
+    ``scores = query @ key^T`` (``score_mode="dot"``; times a learned scalar ``scale`` with
+    ``use_scale``) or ``concat_score_weight * sum(tanh(scale * (q + k)), -1)`` with
+    ``score_mode="concat"``; ``distribution = softmax(scores)`` over the keys (masked keys get
+    ``-1e9`` first); output ``distribution @ value``, ``(B, T, dim)``, zeroed at masked query
+    positions.
+
+    Args:
+        use_scale: learn a scalar ``scale`` (initialized to 1). score_mode: "dot" or "concat".
+        dropout: rate on the distribution in training (default 0). seed: of the dropout.
+
+    Call arguments:
+        inputs: ``[query, value]`` or ``[query, value, key]``. mask: ``[query_mask,
+        value_mask]`` boolean ``(B, T)``, ``(B, S)`` (either may be None; in a model, the
+        inputs' Keras masks). training, return_attention_scores (also return the
+        distribution), use_causal_mask (position i attends to keys <= i).
+
+    Raises:
+        ValueError: a bad ``score_mode``, or inputs/mask that are not lists of 2 or 3
+            (Keras's messages).
+
+    >>> q = ek.constant([[[1.0, 0.0]]]); v = ek.constant([[[1.0, 0.0], [0.0, 1.0]]])
+    >>> out, w = ek.keras.layers.Attention()([q, v], return_attention_scores=True)
+    >>> w.numpy().round(4)
+    array([[[0.7311, 0.2689]]], dtype=float32)
+    """
+
+    _score_modes = ("dot", "concat")
+
+    def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if score_mode not in self._score_modes:
+            raise ValueError(
+                "Invalid value for argument score_mode. Expected one of {'dot', 'concat'}. "
+                f"Received: score_mode={score_mode}"
+            )
+        self.use_scale = bool(use_scale)
+        self.score_mode = score_mode
+        self.dropout = float(dropout)
+        self.seed = seed
+        self._rng = None
+
+    def _validate(self, inputs, mask=None) -> None:
+        cls = type(self).__name__
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError(
+                f"{cls} layer must be called on a list of inputs, namely [query, value] or "
+                f"[query, value, key]. Received: inputs={inputs!r:.100}."
+            )
+        if not 2 <= len(inputs) <= 3:
+            raise ValueError(
+                f"{cls} layer accepts inputs list of length 2 or 3, namely [query, value] or "
+                f"[query, value, key]. Received length: {len(inputs)}."
+            )
+        if mask is not None:
+            if not isinstance(mask, (list, tuple)):
+                raise ValueError(
+                    f"{cls} layer mask must be a list, namely [query_mask, value_mask]. "
+                    f"Received: mask={mask!r:.100}."
+                )
+            if not 2 <= len(mask) <= 3:
+                raise ValueError(
+                    f"{cls} layer accepts mask list of length 2 or 3. Received: mask={mask!r:.100}."
+                )
+
+    def build(self, input_shape) -> None:
+        self._validate(input_shape)
+        self.scale = self.concat_score_weight = None
+        if self.use_scale:
+            self.scale = self.add_weight("scale", shape=(), initializer="ones")
+        if self.score_mode == "concat":
+            self.concat_score_weight = self.add_weight(
+                "concat_score_weight", shape=(), initializer="ones"
+            )
+        self.built = True
+
+    def _scores(self, query, key):
+        if self.score_mode == "dot":
+            scores = linalg.matmul(query, key, transpose_b=True)
+            return scores * self.scale if self.scale is not None else scores
+        q = array_ops.expand_dims(query, -2)
+        k = array_ops.expand_dims(key, -3)
+        s = q + k if self.scale is None else self.scale * (q + k)
+        return self.concat_score_weight * reduction.reduce_sum(elementwise.tanh(s), axis=-1)
+
+    def _op_seed(self):
+        if self._rng is None:
+            from ... import random as _random
+
+            self._rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
+        return int(self._rng.integers(2**62))
+
+    def call(
+        self,
+        inputs,
+        mask=None,
+        training=False,
+        return_attention_scores=False,
+        use_causal_mask=False,
+    ):
+        self._validate(inputs, mask)
+        q, v = inputs[0], inputs[1]
+        k = inputs[2] if len(inputs) > 2 else v
+        q_mask = mask[0] if mask else None
+        v_mask = mask[1] if mask else None
+        scores = self._scores(q, k)
+        score_mask = None
+        if v_mask is not None:
+            score_mask = array_ops.expand_dims(_as_bool(v_mask, "value mask"), -2)
+        if use_causal_mask:
+            s = shape_of(scores)
+            causal = _causal_mask(s[-2], s[-1])
+            score_mask = (
+                causal if score_mask is None else elementwise.logical_and(score_mask, causal)
+            )
+        if score_mask is not None:
+            padding = elementwise.cast(elementwise.logical_not(score_mask), scores.dtype)
+            scores = scores - 1.0e9 * padding
+        weights = _nn.softmax(scores, axis=-1)
+        if training and self.dropout > 0:
+            seed = None if self.seed is None else self._op_seed
+            weights = _nn.dropout(weights, rate=self.dropout, seed=seed)
+        result = linalg.matmul(weights, v)
+        if q_mask is not None:
+            keep = array_ops.expand_dims(_as_bool(q_mask, "query mask"), -1)
+            result = result * elementwise.cast(keep, result.dtype)
+        if return_attention_scores:
+            return result, weights
+        return result
+
+    def compute_mask(self, inputs, mask=None):
+        self._validate(inputs, mask)
+        if mask is None or mask[0] is None:
+            return None
+        return _as_bool(mask[0], "query mask")
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        self._validate(input_shape)
+        return (*tuple(input_shape[0])[:-1], tuple(input_shape[1])[-1])
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "use_scale": self.use_scale,
+            "score_mode": self.score_mode,
+            "dropout": self.dropout,
+            "seed": self.seed,
+        }
+
+
+class AdditiveAttention(Attention):
+    """Additive (Bahdanau-style) attention (follows `tf.keras.layers.AdditiveAttention`).
+
+    As `Attention`, with ``scores = sum(scale * tanh(q[:, :, None] + k[:, None]), -1)``,
+    ``scale`` a learned vector of the feature size (glorot-uniform initialized) with
+    ``use_scale`` (default True), else 1.
+
+    >>> layer = ek.keras.layers.AdditiveAttention(use_scale=False)
+    >>> layer([ek.zeros((1, 3, 2)), ek.ones((1, 4, 2))]).shape
+    TensorShape([1, 3, 2])
+    """
+
+    def __init__(self, use_scale=True, dropout=0.0, **kwargs):
+        super().__init__(use_scale=use_scale, dropout=dropout, **kwargs)
+
+    def build(self, input_shape) -> None:
+        self._validate(input_shape)
+        dim = tuple(input_shape[0])[-1]
+        self.scale = None
+        if self.use_scale:
+            self.scale = self.add_weight("scale", shape=(dim,), initializer="glorot_uniform")
+        self.built = True
+
+    def _scores(self, query, key):
+        t = elementwise.tanh(array_ops.expand_dims(query, -2) + array_ops.expand_dims(key, -3))
+        if self.scale is not None:
+            t = t * self.scale
+        return reduction.reduce_sum(t, axis=-1)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["score_mode"]
+        return config
