@@ -37,7 +37,7 @@ def test_layer_normalization_against_numpy_and_weights():
     var = x.var(-1, keepdims=True)
     np.testing.assert_allclose(ln(x).numpy(), (x - mean) / np.sqrt(var + 1e-3), atol=1e-5)
     assert [tuple(w.shape) for w in ln.weights] == [(5,), (5,)]
-    assert [w.name for w in ln.weights][0].endswith("gamma:0")
+    assert ln.weights[0].name.endswith("gamma:0")
     # several axes: gamma/beta span them (Keras's documented example shapes)
     ln = layers.LayerNormalization(axis=[1, 2])
     ln(np.zeros((2, 20, 30, 40), np.float32))
@@ -197,6 +197,12 @@ def test_activity_regularization_adds_losses():
     expected = 0.1 * np.abs(x).sum() + 0.01 * (x**2).sum()
     assert float(ek.add_n(layer.losses)) == pytest.approx(expected, rel=1e-5)
     assert roundtrip(layer).get_config()["l1"] == pytest.approx(0.1)
+    with pytest.raises(TypeError, match="activity_regularizer"):
+        layers.ActivityRegularization(activity_regularizer="l2")
+    # in a model, the penalty joins the training loss
+    model = keras.Sequential([keras.Input((4,)), layers.ActivityRegularization(l2=0.5)])
+    model(x)
+    assert float(ek.add_n(model.losses)) == pytest.approx(0.5 * (x**2).sum(), rel=1e-5)
 
 
 # -- attention ---------------------------------------------------------------------------------

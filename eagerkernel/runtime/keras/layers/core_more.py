@@ -414,18 +414,22 @@ class ActivityRegularization(Layer):
     supports_masking = True
 
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
-        kwargs.pop("activity_regularizer", None)
-        super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)
+        if "activity_regularizer" in kwargs:
+            raise TypeError(
+                "ActivityRegularization: the activity_regularizer argument is not accepted; "
+                "the layer's regularizer is L1L2(l1, l2)."
+            )
+        super().__init__(**kwargs)
         self.l1 = float(l1)
         self.l2 = float(l2)
+        self._penalty = regularizers.L1L2(l1=self.l1, l2=self.l2)
 
     def call(self, inputs):
+        self.add_loss(self._penalty(inputs))
         return inputs
 
     def compute_output_shape(self, input_shape) -> tuple:
         return tuple(input_shape)
 
     def get_config(self) -> dict:
-        config = super().get_config()
-        config.pop("activity_regularizer", None)
-        return {**config, "l1": self.l1, "l2": self.l2}
+        return {**super().get_config(), "l1": self.l1, "l2": self.l2}
