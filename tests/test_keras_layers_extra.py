@@ -427,3 +427,60 @@ def test_new_layers_serialize_through_the_registry(name):
     again = layers.deserialize(layers.serialize(layer))
     assert type(again) is type(layer)
     assert again.get_config() == layer.get_config()
+
+
+# -- shape layers ------------------------------------------------------------------------------
+def test_padding_and_cropping_against_numpy():
+    x = rand(2, 4, 3)
+    np.testing.assert_array_equal(
+        layers.ZeroPadding1D((1, 2))(x).numpy(), np.pad(x, ((0, 0), (1, 2), (0, 0)))
+    )
+    np.testing.assert_array_equal(layers.Cropping1D((1, 2))(x).numpy(), x[:, 1:2])
+    assert layers.Cropping1D(1).compute_output_shape((None, 4, 3)) == (None, 2, 3)
+    with pytest.raises(ValueError, match="must be smaller than the input length"):
+        layers.Cropping1D((2, 2))(x)
+    img = rand(2, 5, 6, 3)
+    np.testing.assert_array_equal(
+        layers.ZeroPadding2D(((1, 0), (2, 3)))(img).numpy(),
+        np.pad(img, ((0, 0), (1, 0), (2, 3), (0, 0))),
+    )
+    np.testing.assert_array_equal(
+        layers.ZeroPadding2D(1)(img).numpy(), np.pad(img, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    )
+    np.testing.assert_array_equal(layers.Cropping2D((1, 2))(img).numpy(), img[:, 1:4, 2:4])
+    np.testing.assert_array_equal(
+        layers.Cropping2D(((0, 1), (3, 0)))(img).numpy(), img[:, 0:4, 3:6]
+    )
+    with pytest.raises(ValueError, match="`padding` should be an int"):
+        layers.ZeroPadding2D((1, 2, 3))
+    config = layers.ZeroPadding2D(((1, 0), (2, 3))).get_config()
+    assert layers.ZeroPadding2D.from_config(config).padding == ((1, 0), (2, 3))
+
+
+def test_upsampling_and_1d_pooling_against_numpy():
+    x = rand(2, 5, 3)
+    np.testing.assert_array_equal(layers.UpSampling1D(3)(x).numpy(), np.repeat(x, 3, axis=1))
+    out = layers.MaxPooling1D(2)(x).numpy()
+    np.testing.assert_array_equal(out, np.maximum(x[:, 0:4:2], x[:, 1:4:2]))
+    out = layers.AveragePooling1D(3, strides=1)(x).numpy()
+    ref = np.stack([x[:, i : i + 3].mean(1) for i in range(3)], 1)
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    same = layers.MaxPooling1D(2, padding="same")
+    assert same(x).shape == (2, 3, 3) and same.compute_output_shape((None, 5, 3)) == (None, 3, 3)
+    np.testing.assert_array_equal(same(x).numpy()[:, 2], x[:, 4])
+    assert layers.MaxPool1D is layers.MaxPooling1D
+    model = keras.Sequential(
+        [
+            keras.Input((8, 2)),
+            layers.ZeroPadding1D(1),
+            layers.MaxPooling1D(2),
+            layers.UpSampling1D(2),
+            layers.Cropping1D((1, 1)),
+            layers.AveragePooling1D(2),
+        ]
+    )
+    assert model(rand(3, 8, 2)).shape == (3, 4, 2)
+    check_gradients(
+        lambda t: layers.AveragePooling1D(2, dtype="float64")(t) ** 2,
+        rand(1, 4, 2).astype(np.float64),
+    )

@@ -46,6 +46,15 @@ from .normalization_more import GroupNormalization, LayerNormalization, UnitNorm
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
 from .preprocessing import Normalization, Rescaling, Softmax
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
+from .reshaping import (
+    AveragePooling1D,
+    Cropping1D,
+    Cropping2D,
+    MaxPooling1D,
+    UpSampling1D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+)
 
 # Keras's aliases.
 Convolution2D = Conv2D
@@ -57,6 +66,8 @@ Convolution1D = Conv1D
 Convolution2DTranspose = Conv2DTranspose
 GlobalAvgPool1D = GlobalAveragePooling1D
 GlobalMaxPool1D = GlobalMaxPooling1D
+MaxPool1D = MaxPooling1D
+AvgPool1D = AveragePooling1D
 
 
 def Input(*args, **kwargs):
@@ -91,7 +102,9 @@ __all__ = [
     "AdditiveAttention",
     "Attention",
     "Average",
+    "AveragePooling1D",
     "AveragePooling2D",
+    "AvgPool1D",
     "AvgPool2D",
     "BatchNormalization",
     "Bidirectional",
@@ -102,6 +115,8 @@ __all__ = [
     "Convolution1D",
     "Convolution2D",
     "Convolution2DTranspose",
+    "Cropping1D",
+    "Cropping2D",
     "Dense",
     "Dot",
     "Dropout",
@@ -127,7 +142,9 @@ __all__ = [
     "LayerNormalization",
     "LeakyReLU",
     "Masking",
+    "MaxPool1D",
     "MaxPool2D",
+    "MaxPooling1D",
     "MaxPooling2D",
     "Maximum",
     "Minimum",
@@ -145,7 +162,10 @@ __all__ = [
     "Softmax",
     "Subtract",
     "UnitNormalization",
+    "UpSampling1D",
     "UpSampling2D",
+    "ZeroPadding1D",
+    "ZeroPadding2D",
     "add",
     "average",
     "concatenate",
