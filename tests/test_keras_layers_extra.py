@@ -484,3 +484,67 @@ def test_upsampling_and_1d_pooling_against_numpy():
         lambda t: layers.AveragePooling1D(2, dtype="float64")(t) ** 2,
         rand(1, 4, 2).astype(np.float64),
     )
+
+
+# -- noise and dropout -------------------------------------------------------------------------
+def test_noise_layers_are_identity_in_inference():
+    x = rand(4, 5, 6)
+    for layer in (
+        layers.GaussianNoise(0.5),
+        layers.GaussianDropout(0.3),
+        layers.AlphaDropout(0.2),
+        layers.SpatialDropout1D(0.5),
+    ):
+        np.testing.assert_array_equal(layer(x).numpy(), x)
+        np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+        assert not np.allclose(layer(x, training=True).numpy(), x)
+    model = keras.Sequential([keras.Input((5, 6)), layers.GaussianNoise(1.0)])
+    np.testing.assert_array_equal(model.predict(x, verbose=0), x)
+
+
+def test_gaussian_noise_and_dropout_statistics_and_seeds():
+    x = np.ones((200, 500), np.float32)
+    noisy = layers.GaussianNoise(0.5, seed=3)(x, training=True).numpy() - 1.0
+    assert abs(noisy.mean()) < 0.01 and abs(noisy.std() - 0.5) < 0.01
+    drop = layers.GaussianDropout(0.2, seed=3)(x, training=True).numpy()
+    assert abs(drop.mean() - 1.0) < 0.01 and abs(drop.std() - np.sqrt(0.25)) < 0.01
+    # a seed makes the sequence of draws reproducible, each call different
+    ek.random.set_seed(7)
+    a = layers.GaussianNoise(0.1, seed=1)
+    first, second = a(x[:2], training=True).numpy(), a(x[:2], training=True).numpy()
+    ek.random.set_seed(7)
+    b = layers.GaussianNoise(0.1, seed=1)
+    np.testing.assert_array_equal(b(x[:2], training=True).numpy(), first)
+    assert not np.array_equal(first, second)
+    with pytest.raises(ValueError, match="Expected a float value between 0 and 1"):
+        layers.GaussianNoise(1.5)
+    with pytest.raises(ValueError, match=r"Received: rate=-0\.1"):
+        layers.GaussianDropout(-0.1)
+
+
+def test_alpha_dropout_keeps_selu_statistics():
+    x = np.random.default_rng(0).normal(size=(400, 500)).astype(np.float32)
+    out = layers.AlphaDropout(0.3, seed=2)(x, training=True).numpy()
+    assert abs(out.mean()) < 0.02 and abs(out.std() - 1.0) < 0.02
+    alpha_p = -1.6732632423543772 * 1.0507009873554805
+    a = ((1 - 0.3) * (1 + 0.3 * alpha_p**2)) ** -0.5
+    b = -a * alpha_p * 0.3
+    dropped = np.isclose(out, a * alpha_p + b)
+    assert abs(dropped.mean() - 0.3) < 0.01
+    np.testing.assert_allclose(out[~dropped], a * x[~dropped] + b, rtol=1e-5, atol=1e-6)
+    assert roundtrip(layers.AlphaDropout(0.3, seed=2)).rate == 0.3
+
+
+def test_spatial_dropout_drops_whole_channels():
+    x = np.ones((8, 10, 16), np.float32)
+    out = layers.SpatialDropout1D(0.5, seed=0)(x, training=True).numpy()
+    assert set(np.unique(out)) <= {0.0, 2.0}
+    assert (out == out[:, :1]).all()  # the same along the steps: whole channels
+    assert 0 < (out[:, 0] == 0).mean() < 1
+    img = np.ones((4, 3, 3, 8), np.float32)
+    out = layers.SpatialDropout2D(0.5, seed=0)(img, training=True).numpy()
+    assert (out == out[:, :1, :1]).all() and 0 < (out == 0).mean() < 1
+    with pytest.raises(ValueError, match="expected ndim=3"):
+        layers.SpatialDropout1D(0.5)(img, training=True)
+    assert "noise_shape" not in layers.SpatialDropout2D(0.5).get_config()
+    assert roundtrip(layers.SpatialDropout2D(0.5, seed=1)).seed == 1

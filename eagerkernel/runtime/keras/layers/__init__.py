@@ -41,6 +41,13 @@ from .merging import (
     multiply,
     subtract,
 )
+from .noise import (
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+)
 from .normalization import BatchNormalization
 from .normalization_more import GroupNormalization, LayerNormalization, UnitNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
@@ -100,6 +107,7 @@ __all__ = [
     "ActivityRegularization",
     "Add",
     "AdditiveAttention",
+    "AlphaDropout",
     "Attention",
     "Average",
     "AveragePooling1D",
@@ -124,6 +132,8 @@ __all__ = [
     "Embedding",
     "Flatten",
     "GRUCell",
+    "GaussianDropout",
+    "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAvgPool1D",
@@ -160,6 +170,8 @@ __all__ = [
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
     "Subtract",
     "UnitNormalization",
     "UpSampling1D",
