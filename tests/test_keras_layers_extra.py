@@ -548,3 +548,44 @@ def test_spatial_dropout_drops_whole_channels():
         layers.SpatialDropout1D(0.5)(img, training=True)
     assert "noise_shape" not in layers.SpatialDropout2D(0.5).get_config()
     assert roundtrip(layers.SpatialDropout2D(0.5, seed=1)).seed == 1
+
+
+# -- TimeDistributed ---------------------------------------------------------------------------
+def test_time_distributed_applies_one_layer_per_step():
+    x = rand(3, 4, 5)
+    dense = layers.Dense(2, bias_initializer="ones")
+    td = layers.TimeDistributed(dense)
+    out = td(x).numpy()
+    assert out.shape == (3, 4, 2) and len(td.weights) == 2  # one set of weights for all steps
+    w, b = dense.get_weights()
+    np.testing.assert_allclose(out, x @ w + b, rtol=1e-5)
+    assert td.compute_output_shape((None, 4, 5)) == (None, 4, 2)
+    images = rand(2, 3, 6, 6, 1)
+    conv = layers.TimeDistributed(layers.Conv2D(4, 3))
+    per_step = np.stack([conv.layer(images[:, t]).numpy() for t in range(3)], 1)
+    np.testing.assert_allclose(conv(images).numpy(), per_step, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"with a `keras\.layers\.Layer` instance"):
+        layers.TimeDistributed(lambda t: t)
+    with pytest.raises(ValueError, match="at least 3 dimensions"):
+        layers.TimeDistributed(layers.Dense(2))(rand(3, 4))
+    td64 = layers.TimeDistributed(layers.Dense(3, dtype="float64"), dtype="float64")
+    check_gradients(lambda t: td64(t) ** 2, rand(2, 3, 4).astype(np.float64))
+
+
+def test_time_distributed_in_models_and_saving(tmp_path):
+    inputs = keras.Input((4, 5))
+    x = layers.TimeDistributed(layers.Dense(3, activation="relu"), name="td")(inputs)
+    x = layers.TimeDistributed(layers.Dropout(0.5))(x)
+    outputs = layers.GlobalAveragePooling1D()(x)
+    model = keras.Model(inputs, outputs)
+    assert tuple(model.output_shape) == (None, 3)
+    x = rand(2, 4, 5)
+    before = model(x).numpy()
+    model.save(tmp_path / "td.keras")
+    loaded = keras.models.load_model(tmp_path / "td.keras")
+    np.testing.assert_allclose(loaded(x).numpy(), before, rtol=1e-6)
+    assert isinstance(loaded.get_layer("td").layer, layers.Dense)
+    seq = keras.Sequential([keras.Input((4, 5)), layers.TimeDistributed(layers.Dense(2))])
+    seq.compile(optimizer="sgd", loss="mse")
+    seq.fit(x, rand(2, 4, 2, seed=1), epochs=1, verbose=0)
+    assert seq(x).shape == (2, 4, 2)

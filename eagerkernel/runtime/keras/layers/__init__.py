@@ -62,6 +62,7 @@ from .reshaping import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
+from .wrappers import TimeDistributed
 
 # Keras's aliases.
 Convolution2D = Conv2D
@@ -173,6 +174,7 @@ __all__ = [
     "SpatialDropout1D",
     "SpatialDropout2D",
     "Subtract",
+    "TimeDistributed",
     "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
