@@ -60,7 +60,8 @@ def test_layer_normalization_options_and_rms_scaling():
     rms = layers.LayerNormalization(rms_scaling=True, epsilon=1e-6)
     out = rms(x).numpy()
     assert [w.name.split("/")[-1] for w in rms.weights] == ["gamma:0"]  # no beta
-    expected = x / np.sqrt((x**2).mean(-1, keepdims=True) + 1e-6)
+    # Keras 3's formula: the variance about the mean, with the mean itself kept
+    expected = x / np.sqrt(x.var(-1, keepdims=True) + 1e-6)
     np.testing.assert_allclose(out, expected, rtol=1e-5)
     clone = roundtrip(rms)
     assert clone.rms_scaling and clone.epsilon == 1e-6

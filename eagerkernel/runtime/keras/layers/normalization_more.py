@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numbers
 
-from ...ops import array_ops, elementwise, reduction
+from ...ops import array_ops, elementwise
 from ...ops import nn as _nn
 from .. import initializers, regularizers
 from ._utils import shape_of
@@ -50,8 +50,8 @@ class LayerNormalization(Layer):
 
     ``y = (x - mean) / sqrt(var + epsilon) * gamma + beta`` with ``mean`` and ``var`` (the
     population variance) taken over ``axis`` for each example. With ``rms_scaling=True`` the
-    mean is not subtracted and there is no ``beta``: ``y = x / sqrt(mean(x**2) + epsilon) *
-    gamma`` (RMS normalization, as Keras 3's ``ops.rms_normalization`` computes it).
+    mean is not subtracted and there is no ``beta``: ``y = x / sqrt(var + epsilon) * gamma``
+    (Keras 3's formula, which divides by the variance about the mean, not ``mean(x**2)``).
 
     Args:
         axis: int or list of ints, the axes to normalize over (default -1).
@@ -141,10 +141,9 @@ class LayerNormalization(Layer):
         def broadcast(w):
             return w if axes == [len(shape) - 1] else array_ops.reshape(w, pshape)
 
-        if self.rms_scaling:
-            ms = reduction.reduce_mean(elementwise.square(inputs), axis=axes, keepdims=True)
-            return inputs * elementwise.rsqrt(ms + self.epsilon) * broadcast(self.gamma)
         mean, variance = _nn.moments(inputs, axes, keepdims=True)
+        if self.rms_scaling:
+            return inputs * elementwise.rsqrt(variance + self.epsilon) * broadcast(self.gamma)
         inv = elementwise.rsqrt(variance + self.epsilon)
         if self.gamma is not None:
             inv = inv * broadcast(self.gamma)
