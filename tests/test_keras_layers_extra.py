@@ -289,6 +289,27 @@ def test_multi_head_attention_masks():
     )
 
 
+def test_multi_head_attention_over_two_axes_equals_flattened_sequence():
+    x = rand(2, 2, 3, 4)
+    grid = layers.MultiHeadAttention(num_heads=2, key_dim=3, attention_axes=(-3, -2))
+    out, scores = grid(x, x, return_attention_scores=True)
+    assert scores.shape == (2, 2, 2, 3, 2, 3)
+    assert grid.get_config()["attention_axes"] == [-3, -2]
+    flat = layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    flat(x.reshape(2, 6, 4), x.reshape(2, 6, 4))
+    flat.set_weights(grid.get_weights())
+    np.testing.assert_allclose(
+        out.numpy().reshape(2, 6, 4),
+        flat(x.reshape(2, 6, 4), x.reshape(2, 6, 4)).numpy(),
+        rtol=1e-4,
+        atol=1e-6,
+    )
+    with pytest.raises(ValueError, match="must be an int, list, or tuple"):
+        layers.MultiHeadAttention(2, 3, attention_axes="1")
+    with pytest.raises(ValueError, match="Invalid `output_shape`"):
+        layers.MultiHeadAttention(2, 3, output_shape="x")
+
+
 def test_multi_head_attention_dropout_training_only_and_gradients():
     x = rand(1, 3, 4)
     mha = layers.MultiHeadAttention(num_heads=2, key_dim=2, dropout=0.5, seed=1)

@@ -331,6 +331,8 @@ class MultiHeadAttention(Layer):
     (TensorShape([1, 8, 16]), TensorShape([1, 2, 8, 4]))
     """
 
+    supports_masking = True  # the output carries the query's mask on, as in Keras 3
+
     def __init__(
         self,
         num_heads,
@@ -358,9 +360,17 @@ class MultiHeadAttention(Layer):
         self.value_dim = int(value_dim) if value_dim is not None else self.key_dim
         self.dropout = float(dropout)
         self.use_bias = bool(use_bias)
-        if output_shape is not None and isinstance(output_shape, numbers.Integral):
-            output_shape = (int(output_shape),)
-        self.output_shape = None if output_shape is None else tuple(output_shape)
+        if output_shape:
+            if isinstance(output_shape, numbers.Integral):
+                output_shape = (int(output_shape),)
+            try:
+                output_shape = tuple(int(d) for d in output_shape)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"Invalid `output_shape`: {output_shape}. When specified, the "
+                    "`output_shape` should be of type tuple, list, or int."
+                ) from None
+        self.output_shape = output_shape or None
         if isinstance(attention_axes, numbers.Integral):
             attention_axes = (int(attention_axes),)
         elif attention_axes is not None and not isinstance(attention_axes, (list, tuple)):
@@ -380,12 +390,17 @@ class MultiHeadAttention(Layer):
 
     # -- building ------------------------------------------------------------------------
     def _dense(self, equation: str, bias_axes: str, out_rank: int, last: tuple, name: str):
+        def clone(init):  # a fresh initializer per projection, as Keras makes
+            return (
+                type(init).from_config(init.get_config()) if hasattr(init, "get_config") else init
+            )
+
         return EinsumDense(
             equation,
             output_shape=[None] * (out_rank - 1 - len(last)) + list(last),
             bias_axes=bias_axes if self.use_bias else None,
-            kernel_initializer=self.kernel_initializer,
-            bias_initializer=self.bias_initializer,
+            kernel_initializer=clone(self.kernel_initializer),
+            bias_initializer=clone(self.bias_initializer),
             kernel_regularizer=self.kernel_regularizer,
             bias_regularizer=self.bias_regularizer,
             kernel_constraint=self.kernel_constraint,
@@ -414,7 +429,10 @@ class MultiHeadAttention(Layer):
         eq, bias, rank = _proj_equation(len(value_shape) - 1, 1, 2)
         value_dense = self._dense(eq, bias, rank, (self.num_heads, self.value_dim), "value")
         axes = self.attention_axes
-        self._attention_axes = tuple(range(1, rank - 2)) if axes is None else axes
+        if axes is None:
+            self._attention_axes = tuple(range(1, rank - 2))
+        else:  # negative axes count from the projected rank without the heads (Keras)
+            self._attention_axes = tuple(a if a >= 0 else (rank - 1) + a for a in axes)
         self._dot_equation, self._combine_equation, scores_rank = _attention_equations(
             rank, self._attention_axes
         )

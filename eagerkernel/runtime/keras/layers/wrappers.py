@@ -40,6 +40,8 @@ class TimeDistributed(Layer):
     TensorShape([32, 10, 8])
     """
 
+    supports_masking = True
+
     def __init__(self, layer, **kwargs):
         if not isinstance(layer, Layer):
             raise ValueError(
