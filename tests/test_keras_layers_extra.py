@@ -221,6 +221,11 @@ def test_einsum_dense_against_numpy():
     y = ell(x).numpy()
     assert y.shape == (2, 5, 6) and ell.compute_output_shape((None, 5, 3)) == (None, 5, 6)
     np.testing.assert_allclose(y, np.maximum(x @ ell.kernel.numpy(), 0), rtol=1e-5, atol=1e-6)
+    # a trailing one too
+    right = layers.EinsumDense("ab...,bc->ac...", output_shape=(6,))
+    y = right(x).numpy()
+    assert y.shape == (2, 6, 3) and tuple(right.kernel.shape) == (5, 6)
+    np.testing.assert_allclose(y, np.einsum("abz,bc->acz", x, right.kernel.numpy()), atol=1e-5)
     with pytest.raises(ValueError, match="Invalid einsum equation"):
         layers.EinsumDense("ab->b", output_shape=3)
     with pytest.raises(ValueError, match="Bias dimension 'x' was requested"):
