@@ -13,6 +13,14 @@ from .conv_more import (
 )
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
 from .embedding import Embedding
+from .lookup import (
+    CategoryEncoding,
+    Discretization,
+    Hashing,
+    IntegerLookup,
+    StringLookup,
+    TextVectorization,
+)
 from .merging import (
     Add,
     Average,
@@ -78,6 +86,7 @@ __all__ = [
     "AvgPool2D",
     "BatchNormalization",
     "Bidirectional",
+    "CategoryEncoding",
     "Concatenate",
     "Conv1D",
     "Conv2D",
@@ -86,6 +95,7 @@ __all__ = [
     "Convolution2D",
     "Convolution2DTranspose",
     "Dense",
+    "Discretization",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -98,8 +108,10 @@ __all__ = [
     "GlobalMaxPool2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "Hashing",
     "Input",
     "InputLayer",
+    "IntegerLookup",
     "LSTMCell",
     "Lambda",
     "Layer",
@@ -115,7 +127,9 @@ __all__ = [
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "StringLookup",
     "Subtract",
+    "TextVectorization",
     "UpSampling2D",
     "add",
     "average",
