@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+from .augmentation import (
+    CenterCrop,
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
 from .base import Layer
 from .conv import Conv2D
 from .conv_more import (
@@ -87,6 +98,7 @@ __all__ = [
     "BatchNormalization",
     "Bidirectional",
     "CategoryEncoding",
+    "CenterCrop",
     "Concatenate",
     "Conv1D",
     "Conv2D",
@@ -121,9 +133,17 @@ __all__ = [
     "Minimum",
     "Multiply",
     "Normalization",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
     "ReLU",
     "Rescaling",
     "Reshape",
+    "Resizing",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
