@@ -10,8 +10,8 @@ The random layers change their inputs only when called with ``training=True`` (`
 or from the nearest pixel, outside the image per ``fill_mode`` (``"reflect"``,
 ``"wrap"``, ``"nearest"``, ``"constant"``), with the rules Keras documents for each. Its
 gradient with respect to the images is the exact adjoint of the sampling (each output's
-cotangent spread over the input pixels it read, with the same weights). Images are NHWC: ``[H, W, C]`` or
-``[B, H, W, C]``.
+cotangent spread over the input pixels it read, with the same weights). Images are NHWC:
+``[H, W, C]`` or ``[B, H, W, C]``.
 """
 
 from __future__ import annotations
