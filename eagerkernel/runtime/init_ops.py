@@ -33,6 +33,9 @@ random_normal_initializer = RandomNormal
 class constant_initializer(Constant):
     """Fills a tensor with ``value`` (follows TF 2's `tf.constant_initializer`).
 
+    Called as ``init(shape, dtype=None)``: without a dtype, the value's own is used (int32
+    for Python ints, float32 for floats), as `tf.constant` infers it.
+
     Args:
         value: a Python scalar, list or tuple of values, or a NumPy array. A scalar fills the
             shape; a list or array must have as many elements as the shape and is reshaped.
@@ -42,7 +45,7 @@ class constant_initializer(Constant):
             convert to.
         ValueError: at the call, a ``value`` whose number of elements does not fit the shape.
 
-    >>> ek.constant_initializer([1, 2, 3, 4])(shape=[2, 2]).numpy()
+    >>> ek.constant_initializer([1, 2, 3, 4])(shape=[2, 2], dtype=ek.float32).numpy()
     array([[1., 2.],
            [3., 4.]], dtype=float32)
     """
@@ -50,14 +53,13 @@ class constant_initializer(Constant):
     def __init__(self, value=0):
         if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray, Tensor))):
             raise TypeError(
-                f"constant_initializer: Invalid type for initial value={value!r:.60} of type: "
-                f"{type(value).__name__}. Expected Python scalar, list or tuple of values, or "
-                "numpy.ndarray."
+                f"constant_initializer: Invalid type for initial value: {type(value).__name__}. "
+                "Expected Python scalar, list or tuple of values, or numpy.ndarray."
             )
         super().__init__(value)
 
     def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
         shape = [int(s) for s in (shape if isinstance(shape, (list, tuple)) else [shape])]
-        dt = dtypes.as_dtype(dtype or "float32")
+        dt = None if dtype is None else dtypes.as_dtype(dtype)
         value = self.value.numpy() if isinstance(self.value, Tensor) else self.value
         return constant(value, dtype=dt, shape=shape)

@@ -160,8 +160,8 @@ def ensure_shape(x, shape, name=None) -> Tensor:
         if not _compatible(dims, actual):
             raise _invalid(
                 op,
-                f"Shape of tensor {_fmt_dims(list(actual))} is not compatible with expected "
-                f"shape {_fmt_dims(dims)}.",
+                f"Shape of tensor input {_fmt_dims(list(actual))} is not compatible with "
+                f"expected shape {_fmt_dims(dims)}.",
             )
         return x
     t = _tensor(x, op)
@@ -169,8 +169,8 @@ def ensure_shape(x, shape, name=None) -> Tensor:
     if not _compatible(dims, actual):
         raise _invalid(
             op,
-            f"Shape of tensor {_fmt_dims(list(actual))} is not compatible with expected shape "
-            f"{_fmt_dims(dims)}.",
+            f"Shape of tensor input {_fmt_dims(list(actual))} is not compatible with expected "
+            f"shape {_fmt_dims(dims)}.",
         )
     return identity(t)
 
@@ -390,9 +390,13 @@ def repeat(input, repeats, axis=None, name=None) -> Tensor:
 
 
 def _sequence_mask_fwd(xp, lengths, maxlen, dtype):
-    n = int(lengths.max()) if maxlen is None and lengths.size else (maxlen or 0)
-    n = max(n, 0)
-    return (xp.arange(n) < lengths[..., None]).astype(dtype)
+    if maxlen is None:  # float lengths compare as they are, over ceil(max) positions
+        n = int(np.ceil(float(lengths.max()))) if lengths.size else 0
+    else:  # TensorFlow casts float lengths to maxlen's integer dtype (truncation)
+        n = maxlen
+        if lengths.dtype.kind == "f":
+            lengths = lengths.astype(np.int64)
+    return (xp.arange(max(n, 0)) < lengths[..., None]).astype(dtype)
 
 
 _sequence_mask = Primitive("SequenceMask", _sequence_mask_fwd)
@@ -402,7 +406,8 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None) -> Tensor:
     """``mask[i..., j] = j < lengths[i...]`` (follows `tf.sequence_mask`).
 
     Args:
-        lengths: integer tensor of any shape.
+        lengths: integer tensor of any shape (floats are accepted as TensorFlow does:
+            truncated when ``maxlen`` is given, else compared as they are).
         maxlen: scalar int, the size of the last axis; default: the largest length.
         dtype: of the result (bool by default; a float dtype gives 0/1 values, no gradient).
 
@@ -410,7 +415,8 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None) -> Tensor:
         Shape ``lengths.shape + (maxlen,)``.
 
     Raises:
-        ValueError: a non-scalar ``maxlen``. TypeError: non-integer ``lengths`` or ``maxlen``.
+        ValueError: a non-scalar ``maxlen``. TypeError: non-numeric ``lengths``, non-integer
+            ``maxlen``.
 
     >>> ek.sequence_mask([1, 3, 2], 5).numpy()
     array([[ True, False, False, False, False],
@@ -418,7 +424,9 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None) -> Tensor:
            [ True,  True, False, False, False]])
     """
     op = "sequence_mask"
-    x = _int_tensor(lengths, op, "lengths")
+    x = _tensor(lengths, op)
+    if x._value.dtype.kind not in "iuf":
+        raise TypeError(f"{op}: lengths must be integers (or floats), got {x.dtype.name}.")
     if maxlen is not None:
         m = maxlen.numpy() if isinstance(maxlen, Tensor) else np.asarray(maxlen)
         if m.ndim != 0:
@@ -465,7 +473,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
     op = "searchsorted"
     if side not in ("left", "right"):
         raise ValueError(
-            f"{op}: Argument `side` must be either 'right' or 'left'. Received: `side` = {side}."
+            f"{op}: Argument `side` must be either 'right' or 'left'. Received: `side` = {side!r}."
         )
     out = _int_dtype(out_type, op, "out_type")
     seq = _tensor(sorted_sequence, op)
@@ -538,7 +546,9 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
         raise _invalid(op, f"value_range should be a vector of 2 elements, got shape {rv.shape}.")
     if not rv[0] < rv[1]:
         raise _invalid(
-            op, f"value_range should satisfy value_range[0] < value_range[1], but got '{rv}'"
+            op,
+            "value_range should satisfy value_range[0] < value_range[1], but got "
+            f"'[{', '.join(f'{v:g}' for v in rv.tolist())}]'",
         )
     return apply(
         _histogram, (x,), {"value_range": tuple(rv.tolist()), "nbins": n, "dtype": dt.name}
@@ -588,7 +598,7 @@ def unravel_index(indices, dims, name=None) -> Tensor:
     if iv.size and (iv.min() < 0 or iv.max() >= total):
         bad = int(iv.min() if iv.min() < 0 else iv.max())
         raise _invalid(
-            op, f"index {bad} is out of bound as with dims {dv.tolist()} ({total} elements)."
+            op, f"index is out of bound as with dims {dv.tolist()}: index {bad}, {total} elements."
         )
     return apply(_unravel, (i,), {"dims": tuple(int(n) for n in dv)})
 
@@ -633,7 +643,7 @@ def _block_args(op: str, input, block_size, data_format) -> tuple:
     if s < 2:
         raise _invalid(op, f"Value for attr 'block_size' of {s} must be at least minimum 2")
     if x._value.ndim != 4:
-        raise _invalid(op, f"input rank should be 4 instead of {x._value.ndim}")
+        raise _invalid(op, f"Input rank should be: 4 instead of: {x._value.ndim}")
     return x, s
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import nest
 from ..core.composite import CompositeTensor
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.tensor import Tensor, convert_to_tensor
 
 # `tuple` is public as `ek.tuple` (eagerkernel/__init__.py imports it by name), not in
@@ -159,9 +159,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     7.0
     """
     if true_fn is None:
-        raise TypeError("cond: 'true_fn' must not be None.")
+        raise TypeError("cond(): 'true_fn' argument required")
     if false_fn is None:
-        raise TypeError("cond: 'false_fn' must not be None.")
+        raise TypeError("cond(): 'false_fn' argument required")
     if not callable(true_fn):
         raise TypeError(f"cond: 'true_fn' must be callable, got {true_fn!r:.60}.")
     if not callable(false_fn):
@@ -238,9 +238,9 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         raise InvalidArgumentError(
             None,
             op,
-            f"{op}: None of the conditions evaluated as True. Conditions: "
-            f"({', '.join(f'pred {i}' for i in range(len(values)))}), Values: "
-            f"{np.asarray(values, dtype=np.int32)}",
+            f"{op}: Input error: None of conditions evaluated as True: "
+            f"{', '.join(map(str, values))} (give a default, or make the last predicate true "
+            "when no other is)",
         )
     if exclusive and sum(values) > 1:
         raise InvalidArgumentError(
@@ -258,7 +258,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     """Runs the branch whose key is ``branch_index`` (follows `tf.switch_case`).
 
     Args:
-        branch_index: a scalar integer Tensor (a Python or NumPy int is converted).
+        branch_index: a scalar integer Tensor (a Python int raises TypeError, as in TF).
         branch_fns: a list of callables (keys 0, 1, ...), a list of ``(int, callable)``
             pairs, or a dict from int to callable; the keys must be ``0 .. len - 1``.
         default: run for an index outside the keys; without it, the branch of the largest
@@ -266,8 +266,8 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         name: unused, as TensorFlow's eager mode.
 
     Raises:
-        TypeError: a non-integer ``branch_index``, ``branch_fns`` of the wrong type, a key
-            that is not an int, a branch that is not callable.
+        TypeError: a ``branch_index`` that is not an integer Tensor, ``branch_fns`` of the
+            wrong type, a key that is not an int, a branch that is not callable.
         ValueError: no branches, or keys that are not ``0 .. len - 1``, or a non-scalar index.
 
     >>> branches = [lambda: ek.constant(17), lambda: ek.constant(31)]
@@ -278,7 +278,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     """
     op = "switch_case"
     if not isinstance(branch_index, Tensor):
-        branch_index = convert_to_tensor(branch_index)
+        raise TypeError(f"{op}: 'branch_index' must be a Tensor, got {type(branch_index)}")
     if branch_index._value.dtype.kind not in "iu":
         raise TypeError(
             f"{op}: 'branch_index' must be an integer Tensor, got {branch_index.dtype.name}."
@@ -472,6 +472,15 @@ def _check_accumulator(previous, new, op: str):
         _same_structure(previous, new, op, "the accumulator and fn's result")
 
 
+def _no_elements(op: str) -> OutOfRangeError:
+    return OutOfRangeError(
+        None,
+        op,
+        f"{op}: Tried to read from index 0 but array size is: 0 (elems has no elements and no "
+        "initializer was given: there is no initial accumulator).",
+    )
+
+
 def _fold(fn, elems, initializer, back_prop, reverse: bool, op: str):
     if not callable(fn):
         raise TypeError(f"{op}: fn must be callable, got {fn!r:.60}.")
@@ -482,10 +491,7 @@ def _fold(fn, elems, initializer, back_prop, reverse: bool, op: str):
     order = list(range(n))[::-1] if reverse else list(range(n))
     if initializer is None:
         if n == 0:
-            raise ValueError(
-                f"{op}: elems has no elements and no initializer was given: there is no "
-                "initial accumulator."
-            )
+            raise _no_elements(op)
         acc = _element(elems, flat, order[0])
         order = order[1:]
     else:
@@ -521,8 +527,9 @@ def foldl(
         name: unused.
 
     Raises:
-        ValueError: scalar or unequal-length ``elems``; no elements and no ``initializer``;
-            ``fn`` returning a different structure. TypeError: ``fn`` not callable.
+        ValueError: scalar or unequal-length ``elems``; ``fn`` returning a different
+            structure. TypeError: ``fn`` not callable.
+        OutOfRangeError: no elements and no ``initializer`` (TensorFlow's error).
 
     >>> int(ek.foldl(lambda a, x: a + x, ek.constant([1, 2, 3, 4, 5, 6])))
     21
@@ -582,6 +589,7 @@ def scan(
     Raises:
         ValueError: scalar or unequal-length ``elems``; ``fn`` changing the structure or a
             leaf's shape. TypeError: ``fn`` not callable, or a leaf changing dtype.
+        OutOfRangeError: no elements and no ``initializer`` (TensorFlow's error).
 
     >>> ek.scan(lambda a, x: a + x, ek.constant([1, 2, 3, 4, 5, 6])).numpy()
     array([ 1,  3,  6, 10, 15, 21], dtype=int32)
@@ -599,7 +607,7 @@ def scan(
     outputs = []
     if initializer is None:
         if n == 0:
-            return _to_tensors(elems)
+            raise _no_elements(op)
         acc = _element(elems, flat, order[0])
         outputs.append(acc)
         order = order[1:]
