@@ -322,12 +322,33 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
 # -- loops ----------------------------------------------------------------------------------
 
 
+def _invariant_pairs(loop_vars, invariants, op: str) -> list:
+    """``(loop variable, shape invariant)`` pairs: ``invariants`` nests as ``loop_vars`` down
+    to each variable, where it holds a shape (a list of ints and Nones) or None."""
+    if isinstance(loop_vars, dict):
+        if not isinstance(invariants, dict) or sorted(invariants) != sorted(loop_vars):
+            raise ValueError(
+                f"{op}: shape_invariants must have the structure of loop_vars, got "
+                f"{invariants!r:.80} for {_describe(loop_vars)}."
+            )
+        return [
+            p for k in sorted(loop_vars) for p in _invariant_pairs(loop_vars[k], invariants[k], op)
+        ]
+    if isinstance(loop_vars, (list, _tuple)):
+        if not isinstance(invariants, (list, _tuple)) or len(invariants) != len(loop_vars):
+            raise ValueError(
+                f"{op}: shape_invariants must have the structure of loop_vars, got "
+                f"{invariants!r:.80} for {_describe(loop_vars)}."
+            )
+        return [p for v, i in zip(loop_vars, invariants) for p in _invariant_pairs(v, i, op)]
+    return [(loop_vars, invariants)]
+
+
 def _check_invariants(loop_vars, invariants, op: str) -> None:
-    flat_vars, flat_inv = nest.flatten(loop_vars), nest.flatten(invariants)
-    for v, inv in zip(flat_vars, flat_inv):
+    for v, inv in _invariant_pairs(loop_vars, invariants, op):
         if inv is None or not isinstance(v, Tensor):
             continue
-        dims = list(inv)
+        dims = [None if d is None or d == -1 else d for d in list(inv)]
         shape = tuple(v._value.shape)
         if len(dims) != len(shape) or any(
             d is not None and int(d) != n for d, n in zip(dims, shape)
@@ -416,13 +437,12 @@ def while_loop(
             )
         limit = int(m)
     if shape_invariants is not None:
-        _same_structure(loop_vars, shape_invariants, op, "loop_vars and shape_invariants")
         _check_invariants(loop_vars, shape_invariants, op)
     single = len(loop_vars) == 1
     count = 0
     while (limit is None or count < limit) and _truth(cond(*loop_vars), op, "cond's result"):
         new = body(*loop_vars)
-        if single and not isinstance(new, (list, _tuple, dict)):
+        if single and not (isinstance(new, (list, _tuple)) and len(new) == 1):
             new = type(loop_vars)([new]) if _plain(loop_vars) else (new,)
         if not isinstance(new, (list, _tuple)):
             raise ValueError(
