@@ -800,7 +800,8 @@ def recompute_grad(f):
     op would draw different numbers the second time, as in TensorFlow).
 
     Args:
-        f: a function of Tensors returning a Tensor or a list/tuple of Tensors.
+        f: a function of Tensors (positional; keyword arguments are passed through as
+            constants) returning a Tensor or a list/tuple of Tensors.
 
     >>> g = ek.recompute_grad(lambda x: ek.sin(x) * x)
     >>> x = ek.constant(1.0)
@@ -814,14 +815,14 @@ def recompute_grad(f):
     from ..core.tape import GradientTape
 
     @custom_gradient
-    def recomputed(*args):
-        result = f(*args)
+    def recomputed(*args, **kwargs):
+        result = f(*args, **kwargs)
 
         def grad(*dys, variables=None):
             variables = list(variables or [])
             with GradientTape(watch_accessed_variables=False) as tape:
                 tape.watch(list(args) + variables)
-                out = f(*args)
+                out = f(*args, **kwargs)
             multi = isinstance(out, (list, _tuple))
             grads = tape.gradient(
                 out, list(args) + variables, output_gradients=list(dys) if multi else dys[0]
@@ -832,7 +833,7 @@ def recompute_grad(f):
 
     import functools
 
-    return functools.wraps(f)(lambda *args: recomputed(*args))
+    return functools.wraps(f)(lambda *args, **kwargs: recomputed(*args, **kwargs))
 
 
 def grad_pass_through(f):
@@ -851,12 +852,12 @@ def grad_pass_through(f):
     from ..autodiff import custom_gradient
 
     @custom_gradient
-    def passed(*args):
+    def passed(*args, **kwargs):
         def grad(*dys, variables=None):
             return list(dys), [None] * len(variables or [])
 
-        return f(*args), grad
+        return f(*args, **kwargs), grad
 
     import functools
 
-    return functools.wraps(f)(lambda *args: passed(*args))
+    return functools.wraps(f)(lambda *args, **kwargs: passed(*args, **kwargs))
