@@ -313,13 +313,11 @@ def roll(input, shift, axis, name=None) -> Tensor:
 
 
 def _repeat_grad_fwd(xp, g, repeats, axis):
+    """Sums each element's copies: a segment sum along ``axis``."""
     g = xp.moveaxis(g, axis, 0)
     reps = np.asarray(repeats)
     out = xp.zeros((len(reps), *g.shape[1:]), dtype=g.dtype)
-    nonzero = np.flatnonzero(reps)
-    if nonzero.size:
-        starts = (np.cumsum(reps) - reps)[nonzero]
-        out[xp.asarray(nonzero)] = xp.add.reduceat(g, xp.asarray(starts), axis=0)
+    xp.add.at(out, xp.asarray(np.repeat(np.arange(len(reps)), reps)), g)
     return xp.moveaxis(out, 0, axis)
 
 
