@@ -27,6 +27,8 @@ from .reduction import *  # noqa: F403
 from .script_ops import *  # noqa: F403
 
 __all__ = [
+    *array_extra.__all__,
+    *control_flow.__all__,
     *creation.__all__,
     *elementwise.__all__,
     *functional_ops.__all__,
@@ -35,7 +37,5 @@ __all__ = [
     *reduction.__all__,
     *array_ops.__all__,
     *script_ops.__all__,
-    *array_extra.__all__,
-    *control_flow.__all__,
     "nn",
 ]
