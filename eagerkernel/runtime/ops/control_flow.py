@@ -188,6 +188,9 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         strict: False (TensorFlow's default) unpacks a one-element list or tuple result.
         name: unused, as TensorFlow's eager mode.
 
+    ``exclusive`` and ``strict`` behave as TensorFlow documents them; TensorFlow 2.21's own
+    eager path skips both (no exclusivity check, no unpacking).
+
     Raises:
         TypeError: ``pred_fn_pairs`` not a list/tuple/dict, an entry not a 2-tuple, a
             predicate that is not a bool Tensor, a function that is not callable.
