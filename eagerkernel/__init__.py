@@ -74,11 +74,19 @@ from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .runtime.function import function, init_scope
 from .runtime.function import print_ as print
+from .runtime.init_ops import (
+    constant_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    zeros_initializer,
+)
 from .runtime.io import profiler, saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
+from .runtime.ops.control_flow import tuple
 from .runtime.ragged import RaggedTensor, RaggedTensorSpec
 from .runtime.sparse import SparseTensor
 from .runtime.sparse.sparse_tensor import SparseTensorSpec
