@@ -54,7 +54,7 @@ def _truth(pred, op: str, arg: str = "pred") -> bool:
         if pred._value.size != 1:
             raise ValueError(
                 f"{op}: {arg} must be a scalar (one element), got a tensor of shape "
-                f"{tuple(pred._value.shape)}: the truth value of more than one element is "
+                f"{_tuple(pred._value.shape)}: the truth value of more than one element is "
                 "ambiguous."
             )
         return builtins.bool(pred)
@@ -314,7 +314,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         actions.append(default)
     if branch_index._value.size != 1:
         raise ValueError(
-            f"{op}: branch_index must be a scalar, got shape {tuple(branch_index._value.shape)}."
+            f"{op}: branch_index must be a scalar, got shape {_tuple(branch_index._value.shape)}."
         )
     i = int(branch_index)
     if i < 0 or i >= len(actions):
@@ -352,7 +352,7 @@ def _check_invariants(loop_vars, invariants, op: str) -> None:
         if inv is None or not isinstance(v, Tensor):
             continue
         dims = [None if d is None or d == -1 else d for d in list(inv)]
-        shape = tuple(v._value.shape)
+        shape = _tuple(v._value.shape)
         if len(dims) != len(shape) or any(
             d is not None and int(d) != n for d, n in zip(dims, shape)
         ):
