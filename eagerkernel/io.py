@@ -2,6 +2,32 @@
 
 from __future__ import annotations
 
+from .runtime.io.parsing import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
+from .runtime.io.tfrecord import (
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)
 from .runtime.ops.io_ops import decode_raw, read_file, write_file
 
-__all__ = ["decode_raw", "read_file", "write_file"]
+__all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "TFRecordCompressionType",
+    "TFRecordOptions",
+    "TFRecordWriter",
+    "VarLenFeature",
+    "decode_raw",
+    "parse_example",
+    "parse_single_example",
+    "read_file",
+    "tf_record_iterator",
+    "write_file",
+]
