@@ -312,7 +312,7 @@ def _train_getattr(name: str):
     # missing `protobuf` raises its ImportError, which names the package.
     from ..io import example
 
-    if name in example.__all__ and name != "messages":
+    if name in example.MESSAGE_NAMES:
         return getattr(example, name)
     raise AttributeError(f"module 'eagerkernel.train' has no attribute {name!r}")
 

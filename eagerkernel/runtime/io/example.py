@@ -36,20 +36,9 @@ from __future__ import annotations
 
 import threading
 
-__all__ = [
-    "BytesList",
-    "Example",
-    "Feature",
-    "FeatureList",
-    "FeatureLists",
-    "Features",
-    "FloatList",
-    "Int64List",
-    "SequenceExample",
-    "messages",
-]
-
-_NAMES = (
+# The message classes, reached as module attributes (``example.Example``) through
+# ``__getattr__``: they are built on first use.
+MESSAGE_NAMES = (
     "BytesList",
     "FloatList",
     "Int64List",
@@ -60,6 +49,8 @@ _NAMES = (
     "Example",
     "SequenceExample",
 )
+
+__all__ = ["MESSAGE_NAMES", "messages", "protobuf_modules"]
 
 _lock = threading.Lock()
 _classes: dict | None = None
@@ -171,12 +162,12 @@ def messages() -> dict:
                 name: message_factory.GetMessageClass(
                     pool.FindMessageTypeByName(f"tensorflow.{name}")
                 )
-                for name in _NAMES
+                for name in MESSAGE_NAMES
             }
     return _classes
 
 
 def __getattr__(name: str):
-    if name in _NAMES:
+    if name in MESSAGE_NAMES:
         return messages()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -51,7 +51,9 @@ _KINDS = {
 _KIND_OF_FIELD = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
 
 
-class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
+class FixedLenFeature(
+    collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])
+):
     """A feature of a fixed shape (follows `tf.io.FixedLenFeature`).
 
     Args:
@@ -145,7 +147,9 @@ def _default(value, kind, shape, key):
             )
     else:
         try:
-            arr = np.asarray(value).astype(np_dtype, casting="same_kind" if kind == "float" else "safe")
+            arr = np.asarray(value).astype(
+                np_dtype, casting="same_kind" if kind == "float" else "safe"
+            )
         except (TypeError, ValueError) as exc:
             raise TypeError(
                 f"parse_example: the default_value of feature {key!r} does not convert to "
@@ -201,7 +205,7 @@ def _config(features, op: str) -> tuple:
     return tuple(config)
 
 
-def _values(feature, kind, key, name, index):
+def _values(feature, kind, kind_of, key, name, index):
     """The values of one Feature message as a NumPy array of the config's kind, or None if
     it holds no list (an empty Feature counts as missing, as in TensorFlow)."""
     field = feature.WhichOneof("kind")
@@ -209,11 +213,16 @@ def _values(feature, kind, key, name, index):
         return None
     found = _KIND_OF_FIELD[field]
     if found != kind:
+        # TensorFlow's two wordings: dense features, then sparse ones.
+        what = (
+            f"Data type: {found} but expected type: {kind}"
+            if kind_of == "dense"
+            else f"Expected type: {kind}, Actual type: {found}"
+        )
         raise InvalidArgumentError(
             None,
             "ParseExampleV2",
-            f"Name: {name}, Key: {key}, Index: {index}.  Data types don't match. Data type: "
-            f"{found} but expected type: {kind}",
+            f"Name: {name}, Key: {key}, Index: {index}.  Data types don't match. {what}",
         )
     values = getattr(feature, field).value
     if kind == "string":
@@ -243,7 +252,7 @@ def _parse_fwd(xp, serialized, names, *, config):
                 f"Name: {name}, Could not parse example input, value: {raw[:64]!r} ({exc})",
             ) from None
         for f, (key, kind_of, kind, shape, default) in enumerate(config):
-            values = _values(fmap[key], kind, key, name, i) if key in fmap else None
+            values = _values(fmap[key], kind, kind_of, key, name, i) if key in fmap else None
             if kind_of == "dense":
                 n = math.prod(shape)
                 if values is None:

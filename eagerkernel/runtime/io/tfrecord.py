@@ -31,6 +31,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+import typing
 import zlib
 
 from ..core.errors import DataLossError, NotFoundError
@@ -145,7 +146,7 @@ class TFRecordOptions:
         NotImplementedError: ``flush_mode`` given.
     """
 
-    compression_type_map = {
+    compression_type_map: typing.ClassVar[dict] = {
         TFRecordCompressionType.NONE: "",
         TFRecordCompressionType.ZLIB: "ZLIB",
         TFRecordCompressionType.GZIP: "GZIP",
@@ -388,7 +389,8 @@ class _Inflater(io.RawIOBase):
 def _open(path: str, options: TFRecordOptions, op: str):
     buffering = options.input_buffer_size or io.DEFAULT_BUFFER_SIZE
     try:
-        raw = open(path, "rb", buffering=buffering)  # noqa: SIM115 (closed by the caller)
+        # buffering=1 would ask for line buffering, which binary files do not have.
+        raw = open(path, "rb", buffering=buffering if buffering > 1 else 0)  # noqa: SIM115 (closed by the caller)
     except FileNotFoundError:
         raise NotFoundError(None, op, f"{op}: {path}; No such file or directory") from None
     if not options.compression_type:
