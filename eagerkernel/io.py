@@ -9,6 +9,7 @@ from .runtime.io.parsing import (
     parse_example,
     parse_single_example,
 )
+from .runtime.io.tensor_proto import parse_tensor, serialize_tensor
 from .runtime.io.tfrecord import (
     TFRecordCompressionType,
     TFRecordOptions,
@@ -27,7 +28,9 @@ __all__ = [
     "decode_raw",
     "parse_example",
     "parse_single_example",
+    "parse_tensor",
     "read_file",
+    "serialize_tensor",
     "tf_record_iterator",
     "write_file",
 ]

@@ -50,7 +50,39 @@ MESSAGE_NAMES = (
     "SequenceExample",
 )
 
-__all__ = ["MESSAGE_NAMES", "messages", "protobuf_modules"]
+# TensorFlow's framework messages used by `ek.io.serialize_tensor` / `parse_tensor`
+# (tensor.proto, tensor_shape.proto and types.proto's DataType), in the same pool.
+FRAMEWORK_NAMES = ("TensorProto", "TensorShapeProto")
+
+# types.proto's DataType values up to DT_UINT64 (the *_REF values are graph-only).
+DATA_TYPES = (
+    "DT_INVALID",
+    "DT_FLOAT",
+    "DT_DOUBLE",
+    "DT_INT32",
+    "DT_UINT8",
+    "DT_INT16",
+    "DT_INT8",
+    "DT_STRING",
+    "DT_COMPLEX64",
+    "DT_INT64",
+    "DT_BOOL",
+    "DT_QINT8",
+    "DT_QUINT8",
+    "DT_QINT32",
+    "DT_BFLOAT16",
+    "DT_QINT16",
+    "DT_QUINT16",
+    "DT_UINT16",
+    "DT_COMPLEX128",
+    "DT_HALF",
+    "DT_RESOURCE",
+    "DT_VARIANT",
+    "DT_UINT32",
+    "DT_UINT64",
+)
+
+__all__ = ["DATA_TYPES", "FRAMEWORK_NAMES", "MESSAGE_NAMES", "messages", "protobuf_modules"]
 
 _lock = threading.Lock()
 _classes: dict | None = None
@@ -140,7 +172,55 @@ def _file_descriptors(descriptor_pb2) -> list:
     m = example.message_type.add(name="SequenceExample")
     _field(m, "context", 1, F.TYPE_MESSAGE, type_name=".tensorflow.Features")
     _field(m, "feature_lists", 2, F.TYPE_MESSAGE, type_name=".tensorflow.FeatureLists")
-    return [feature, example]
+    return [feature, example, *_framework_descriptors(descriptor_pb2)]
+
+
+def _framework_descriptors(descriptor_pb2) -> list:
+    """types.proto (the DataType enum), tensor_shape.proto and tensor.proto (TensorProto
+    without its resource-handle and variant fields, which protobuf keeps as unknown fields)."""
+    F = descriptor_pb2.FieldDescriptorProto
+    types = descriptor_pb2.FileDescriptorProto(
+        name="tensorflow/core/framework/types.proto", package="tensorflow", syntax="proto3"
+    )
+    enum = types.enum_type.add(name="DataType")
+    for number, name in enumerate(DATA_TYPES):
+        enum.value.add(name=name, number=number)
+
+    shape = descriptor_pb2.FileDescriptorProto(
+        name="tensorflow/core/framework/tensor_shape.proto", package="tensorflow", syntax="proto3"
+    )
+    m = shape.message_type.add(name="TensorShapeProto")
+    dim = m.nested_type.add(name="Dim")
+    _field(dim, "size", 1, F.TYPE_INT64)
+    _field(dim, "name", 2, F.TYPE_STRING)
+    _field(m, "dim", 2, F.TYPE_MESSAGE, repeated=True, type_name=".tensorflow.TensorShapeProto.Dim")
+    _field(m, "unknown_rank", 3, F.TYPE_BOOL)
+
+    tensor = descriptor_pb2.FileDescriptorProto(
+        name="tensorflow/core/framework/tensor.proto", package="tensorflow", syntax="proto3"
+    )
+    tensor.dependency.extend([types.name, shape.name])
+    m = tensor.message_type.add(name="TensorProto")
+    _field(m, "dtype", 1, F.TYPE_ENUM, type_name=".tensorflow.DataType")
+    _field(m, "tensor_shape", 2, F.TYPE_MESSAGE, type_name=".tensorflow.TensorShapeProto")
+    _field(m, "version_number", 3, F.TYPE_INT32)
+    _field(m, "tensor_content", 4, F.TYPE_BYTES)
+    for name, number, ftype in (
+        ("half_val", 13, F.TYPE_INT32),
+        ("float_val", 5, F.TYPE_FLOAT),
+        ("double_val", 6, F.TYPE_DOUBLE),
+        ("int_val", 7, F.TYPE_INT32),
+        ("string_val", 8, F.TYPE_BYTES),
+        ("scomplex_val", 9, F.TYPE_FLOAT),
+        ("int64_val", 10, F.TYPE_INT64),
+        ("bool_val", 11, F.TYPE_BOOL),
+        ("dcomplex_val", 12, F.TYPE_DOUBLE),
+        ("uint32_val", 16, F.TYPE_UINT32),
+        ("uint64_val", 17, F.TYPE_UINT64),
+    ):
+        _field(m, name, number, ftype, repeated=True, packed=ftype != F.TYPE_BYTES)
+    _field(m, "float8_val", 18, F.TYPE_BYTES)
+    return [types, shape, tensor]
 
 
 def messages() -> dict:
@@ -162,7 +242,7 @@ def messages() -> dict:
                 name: message_factory.GetMessageClass(
                     pool.FindMessageTypeByName(f"tensorflow.{name}")
                 )
-                for name in MESSAGE_NAMES
+                for name in MESSAGE_NAMES + FRAMEWORK_NAMES
             }
     return _classes
 

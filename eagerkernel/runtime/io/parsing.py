@@ -245,11 +245,12 @@ def _parse_fwd(xp, serialized, names, *, config):
         name = names[i].decode("utf-8", "replace") if names.size else "<unknown>"
         try:
             fmap = Example.FromString(raw).features.feature
-        except (DecodeError, TypeError) as exc:
+        except (DecodeError, TypeError):
             raise InvalidArgumentError(
                 None,
                 "ParseExampleV2",
-                f"Name: {name}, Could not parse example input, value: {raw[:64]!r} ({exc})",
+                "Could not parse example input, value: "
+                f"'{raw[:200].decode('utf-8', 'backslashreplace')}'",
             ) from None
         for f, (key, kind_of, kind, shape, default) in enumerate(config):
             values = _values(fmap[key], kind, kind_of, key, name, i) if key in fmap else None
