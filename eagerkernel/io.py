@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from .runtime.io.image_codecs import (
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+)
 from .runtime.io.parsing import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -25,6 +32,11 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_bmp",
+    "decode_gif",
+    "decode_image",
+    "decode_jpeg",
+    "decode_png",
     "decode_raw",
     "parse_example",
     "parse_single_example",

@@ -132,6 +132,14 @@ def test_bad_writer_arguments(tmp_path):
         ek.data.TFRecordDataset(str(tmp_path / "b"), compression_type="LZ4")
 
 
+def test_tf1_names(tmp_path):
+    path = str(tmp_path / "v1.tfrecord")
+    opts = ek.python_io.TFRecordOptions(ek.python_io.TFRecordCompressionType.GZIP)
+    with ek.python_io.TFRecordWriter(path, opts) as w:
+        w.write(b"v1")
+    assert list(ek.python_io.tf_record_iterator(path, opts)) == [b"v1"]
+
+
 # -- corrupt and truncated files ----------------------------------------------------------------
 
 
