@@ -238,12 +238,15 @@ def messages() -> dict:
             pool = descriptor_pool.DescriptorPool()
             for fd in _file_descriptors(descriptor_pb2):
                 pool.Add(fd)
-            _classes = {
+            classes = {
                 name: message_factory.GetMessageClass(
                     pool.FindMessageTypeByName(f"tensorflow.{name}")
                 )
                 for name in MESSAGE_NAMES + FRAMEWORK_NAMES
             }
+            for name in MESSAGE_NAMES:  # shown as where users reach them: ek.train.Example
+                classes[name].__module__ = "eagerkernel.train"
+            _classes = classes
     return _classes
 
 
