@@ -12,6 +12,7 @@ from .runtime.io.image_codecs import (
 from .runtime.io.parsing import (
     FixedLenFeature,
     FixedLenSequenceFeature,
+    RaggedFeature,
     VarLenFeature,
     parse_example,
     parse_single_example,
@@ -28,6 +29,7 @@ from .runtime.ops.io_ops import decode_raw, read_file, write_file
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "RaggedFeature",
     "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",

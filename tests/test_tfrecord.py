@@ -636,3 +636,43 @@ def test_parse_results_match_tensorflow():
         match=r"^Could not parse example input, value: '\n\x05abc'$",
     ):
         ek.io.parse_single_example(b"\x0a\x05abc", {"a": ek.io.FixedLenFeature([], ek.int64)})
+
+
+def test_ragged_feature_as_in_the_ragged_guide():
+    """guide/ragged_tensor.ipynb's tf.Example cells: Examples from text format, parsed with
+    RaggedFeature into RaggedTensors."""
+    text_format = pytest.importorskip("google.protobuf.text_format")
+
+    def build(s):
+        return text_format.Merge(s, ek.train.Example()).SerializeToString()
+
+    batch = [
+        build(
+            'features { feature {key: "colors" value {bytes_list {value: ["red", "blue"]} } }'
+            ' feature {key: "lengths" value {int64_list {value: [7]} } } }'
+        ),
+        build(
+            'features { feature {key: "colors" value {bytes_list {value: ["orange"]} } }'
+            ' feature {key: "lengths" value {int64_list {value: []} } } }'
+        ),
+        build('features { feature {key: "colors" value {bytes_list {value: ["green"]} } } }'),
+    ]
+    spec = {
+        "colors": ek.io.RaggedFeature(ek.string),
+        "lengths": ek.io.RaggedFeature(ek.int64),
+        "n": ek.io.RaggedFeature(ek.int64, value_key="lengths", row_splits_dtype=ek.int64),
+    }
+    out = ek.io.parse_example(batch, spec)
+    assert isinstance(out["colors"], ek.RaggedTensor)
+    assert out["colors"].to_list() == [[b"red", b"blue"], [b"orange"], [b"green"]]
+    assert out["lengths"].to_list() == [[7], [], []]
+    np.testing.assert_array_equal(out["lengths"].row_splits.numpy(), [0, 1, 1, 1])
+    assert out["n"].row_splits.dtype == ek.int64 and out["n"].to_list() == [[7], [], []]
+    one = ek.io.parse_single_example(batch[0], spec)["colors"]
+    assert isinstance(one, ek.Tensor) and list(one.numpy()) == [b"red", b"blue"]
+    with pytest.raises(ek.errors.InvalidArgumentError, match="Expected type: float"):
+        ek.io.parse_example(batch, {"colors": ek.io.RaggedFeature(ek.float32)})
+    with pytest.raises(NotImplementedError, match="partitions"):
+        ek.io.parse_example(batch, {"c": ek.io.RaggedFeature(ek.string, partitions=[object()])})
+    with pytest.raises(NotImplementedError, match="row_splits_dtype"):
+        ek.io.RaggedFeature(ek.string, row_splits_dtype=ek.int32)

@@ -36,6 +36,7 @@ from ..core.tensor import Tensor, TensorShape, to_tensor
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "RaggedFeature",
     "VarLenFeature",
     "parse_example",
     "parse_single_example",
@@ -104,6 +105,37 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     __slots__ = ()
 
 
+class RaggedFeature(
+    collections.namedtuple(
+        "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"]
+    )
+):
+    """A feature with any number of values, parsed to an `ek.RaggedTensor` (follows
+    `tf.io.RaggedFeature`): ``[batch, None]`` from `parse_example`; from
+    `parse_single_example`, the Example's values as a 1-D Tensor.
+
+    Args:
+        dtype: ``ek.int64``, ``ek.float32`` or ``ek.string``.
+        value_key: the Example feature to read (default: the key in the ``features`` dict).
+        partitions: must be empty (nested ragged dimensions from other features are not
+            supported; NotImplementedError when parsing).
+        row_splits_dtype: None or ``ek.int64``: eagerkernel's RaggedTensor keeps int64 row
+            splits (TensorFlow's default here is int32; asking for it raises
+            NotImplementedError, as the other ragged factories do).
+        validate: accepted; without partitions there is nothing to validate.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=None, validate=False):
+        if row_splits_dtype is not None and dtypes.as_dtype(row_splits_dtype) != dtypes.int64:
+            raise NotImplementedError(
+                "RaggedFeature: row splits are int64 in eagerkernel's RaggedTensor. Received: "
+                f"row_splits_dtype={row_splits_dtype!r}"
+            )
+        return super().__new__(cls, dtype, value_key, tuple(partitions), row_splits_dtype, validate)
+
+
 def _kind(dtype, key) -> str:
     dt = dtypes.as_dtype(dtype)
     if dt == dtypes.int64:
@@ -165,8 +197,9 @@ def _default(value, kind, shape, key):
 
 
 def _config(features, op: str) -> tuple:
-    """``features`` as a tuple of ``(key, type, kind, shape, default)`` for the op's params;
-    ``type`` is "dense", "sequence" or "sparse"."""
+    """``features`` as a tuple of ``(key, type, kind, shape, default, source)`` for the op's
+    params; ``type`` is "dense", "sequence", "sparse" or "ragged", ``source`` the Example's
+    feature to read."""
     if not features:
         raise ValueError(f"{op}: Argument `features` cannot be None or empty.")
     if not isinstance(features, dict):
@@ -182,7 +215,7 @@ def _config(features, op: str) -> tuple:
             default = None
             if spec.default_value is not None:
                 default = _default(spec.default_value, kind, shape, key)
-            config.append((key, "dense", kind, shape, default))
+            config.append((key, "dense", kind, shape, default, key))
         elif isinstance(spec, FixedLenSequenceFeature):
             if not spec.allow_missing:
                 raise ValueError(
@@ -194,13 +227,24 @@ def _config(features, op: str) -> tuple:
             pad = spec.default_value
             if pad is None:
                 pad = b"" if kind == "string" else 0
-            config.append((key, "sequence", kind, shape, _default(pad, kind, (), key)[0]))
+            config.append((key, "sequence", kind, shape, _default(pad, kind, (), key)[0], key))
         elif isinstance(spec, VarLenFeature):
-            config.append((key, "sparse", _kind(spec.dtype, key), None, None))
+            config.append((key, "sparse", _kind(spec.dtype, key), None, None, key))
+        elif isinstance(spec, RaggedFeature):
+            if spec.partitions:
+                raise NotImplementedError(
+                    f"{op}: feature {key!r}: RaggedFeature partitions are not supported; "
+                    "a RaggedFeature without partitions (one ragged dimension) is."
+                )
+            source = key if spec.value_key is None else spec.value_key
+            if not isinstance(source, str):
+                raise TypeError(f"{op}: feature {key!r}: value_key must be a string.")
+            config.append((key, "ragged", _kind(spec.dtype, key), None, None, source))
         else:
             raise TypeError(
                 f"{op}: feature {key!r}: unsupported feature config {type(spec).__name__} "
-                "(FixedLenFeature, FixedLenSequenceFeature and VarLenFeature are supported)."
+                "(FixedLenFeature, FixedLenSequenceFeature, VarLenFeature and RaggedFeature are "
+                "supported)."
             )
     return tuple(config)
 
@@ -252,7 +296,7 @@ def _parse_fwd(xp, serialized, names, *, config):
                 "Could not parse example input, value: "
                 f"'{raw[:200].decode('utf-8', 'backslashreplace')}'",
             ) from None
-        for f, (key, kind_of, kind, shape, default) in enumerate(config):
+        for f, (_, kind_of, kind, shape, default, key) in enumerate(config):
             values = _values(fmap[key], kind, kind_of, key, name, i) if key in fmap else None
             if kind_of == "dense":
                 n = math.prod(shape)
@@ -287,7 +331,7 @@ def _parse_fwd(xp, serialized, names, *, config):
                     )
             found[f].append(values)
     out = []
-    for (_key, kind_of, kind, shape, default), rows in zip(config, found):
+    for (_, kind_of, kind, shape, default, _), rows in zip(config, found):
         np_dtype = _KINDS[kind][1]
         if kind_of == "dense":
             arr = np.empty((len(rows), *shape), dtype=np_dtype)
@@ -304,6 +348,11 @@ def _parse_fwd(xp, serialized, names, *, config):
                 if counts[i]:
                     arr[i, : counts[i]] = values.reshape(counts[i], *shape)
             out.append(arr)
+        elif kind_of == "ragged":
+            counts = [0 if v is None else v.size for v in rows]
+            parts = [v for v in rows if v is not None and v.size]
+            values = np.concatenate(parts) if parts else np.empty(0, np_dtype)
+            out.extend([values.astype(np_dtype), np.cumsum([0, *counts], dtype=np.int64)])
         else:
             counts = [0 if v is None else v.size for v in rows]
             total = sum(counts)
@@ -332,6 +381,7 @@ def _strings(x, op: str, arg: str) -> Tensor:
 
 
 def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
+    from ..ragged import RaggedTensor
     from ..sparse.sparse_tensor import SparseTensor
 
     config = _config(features, op)
@@ -354,8 +404,14 @@ def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
             )
     outputs = list(dispatch(_parse_example, (x, names), {"config": config}))
     result = {}
-    for key, kind_of, _kind_name, _shape, _default in config:
-        if kind_of == "sparse":
+    for key, kind_of, _kind_name, _shape, _default, _source in config:
+        if kind_of == "ragged":
+            values, splits = outputs.pop(0), outputs.pop(0)
+            if x.ndim == 0:  # one Example: its values, as TensorFlow gives without partitions
+                result[key] = values
+            else:
+                result[key] = RaggedTensor.from_row_splits(values, splits, validate=False)
+        elif kind_of == "sparse":
             indices, values, dense_shape = outputs.pop(0), outputs.pop(0), outputs.pop(0)
             if x.ndim == 0:
                 indices, dense_shape = indices[:, 1:], dense_shape[1:]
