@@ -676,3 +676,14 @@ def test_ragged_feature_as_in_the_ragged_guide():
         ek.io.parse_example(batch, {"c": ek.io.RaggedFeature(ek.string, partitions=[object()])})
     with pytest.raises(NotImplementedError, match="row_splits_dtype"):
         ek.io.RaggedFeature(ek.string, row_splits_dtype=ek.int32)
+
+
+def test_data_experimental_tfrecord_writer(tmp_path):
+    path = str(tmp_path / "ds.tfrecord")
+    records = ek.data.Dataset.from_tensor_slices([b"x", b"", b"zz"])
+    ek.data.experimental.TFRecordWriter(path, "ZLIB").write(records)
+    assert list(ek.io.tf_record_iterator(path, "ZLIB")) == [b"x", b"", b"zz"]
+    with pytest.raises(TypeError, match="scalar string"):
+        ek.data.experimental.TFRecordWriter(path).write(ek.data.Dataset.range(3))
+    with pytest.raises(TypeError, match="scalar string"):
+        ek.data.experimental.TFRecordWriter(path).write(records.batch(2))

@@ -13,7 +13,7 @@ from .dataset import Dataset
 from .readers import _buffer, _chain, _compression, _filenames, _parallel_reads, _round_robin
 from .structure import TensorSpec
 
-__all__ = ["TFRecordDataset"]
+__all__ = ["TFRecordDataset", "TFRecordWriter"]
 
 _OBJ = np.dtype(object)
 
@@ -74,3 +74,45 @@ class TFRecordDataset(Dataset):
 
     def _spec(self, peek):
         return TensorSpec((), dtypes.string)
+
+
+class TFRecordWriter:
+    """Writes the elements of a Dataset of string scalars to a TFRecord file (follows
+    `tf.data.experimental.TFRecordWriter`).
+
+    Args:
+        filename: the file to write (replaced).
+        compression_type: None or "" (plain), "ZLIB" or "GZIP".
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "d.tfrecord")
+    >>> ds = ek.data.Dataset.from_tensor_slices(["a", "bb"])
+    >>> ek.data.experimental.TFRecordWriter(path).write(ds)
+    >>> [r.numpy() for r in ek.data.TFRecordDataset(path)]
+    [b'a', b'bb']
+    """
+
+    def __init__(self, filename, compression_type=None, name=None):
+        op = "TFRecordWriter"
+        self._filename = filename
+        self._compression = _compression(compression_type, op)
+
+    def write(self, dataset) -> None:
+        """Writes every element of ``dataset``, in order.
+
+        Raises:
+            TypeError: ``dataset`` is not a Dataset of string scalars.
+        """
+        from ..io.tfrecord import TFRecordWriter as _Writer
+
+        spec = dataset.element_spec if isinstance(dataset, Dataset) else None
+        if not (
+            isinstance(spec, TensorSpec) and spec.dtype == dtypes.string and spec.shape.rank == 0
+        ):
+            raise TypeError(
+                "TFRecordWriter.write: `dataset` must produce scalar string tensors, whereas it "
+                f"produces {spec if spec is not None else type(dataset).__name__}."
+            )
+        with _Writer(self._filename, self._compression) as writer:
+            for record in dataset:
+                writer.write(record.numpy())
