@@ -196,7 +196,37 @@ def _default(value, kind, shape, key):
     return tuple(arr.reshape(-1).tolist())
 
 
+_CONFIG_CACHE: dict = {}  # frozen ``features`` -> config: Dataset.map parses with one dict
+
+
+def _freeze(value):
+    """A hashable stand-in for a feature config's field (lists as tuples, arrays by bytes)."""
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, *map(_freeze, value))
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    hash(value)  # TypeError for anything else unhashable: no caching then
+    return (type(value).__name__, value)
+
+
 def _config(features, op: str) -> tuple:
+    """`_build_config`, remembered for the last few ``features`` dicts seen."""
+    try:
+        key = tuple((k, type(v).__name__, _freeze(tuple(v))) for k, v in features.items())
+    except (TypeError, AttributeError):
+        return _build_config(features, op)
+    config = _CONFIG_CACHE.get(key)
+    if config is None:
+        config = _build_config(features, op)
+        if len(_CONFIG_CACHE) >= 64:
+            _CONFIG_CACHE.clear()
+        _CONFIG_CACHE[key] = config
+    return config
+
+
+def _build_config(features, op: str) -> tuple:
     """``features`` as a tuple of ``(key, type, kind, shape, default, source)`` for the op's
     params; ``type`` is "dense", "sequence", "sparse" or "ragged", ``source`` the Example's
     feature to read."""
@@ -276,7 +306,7 @@ def _values(feature, kind, kind_of, key, name, index):
     return np.asarray(values, dtype=_KINDS[kind][1])
 
 
-def _parse_fwd(xp, serialized, names, *, config):
+def _parse_fwd(xp, serialized, names, *, config, single=False):
     from .example import messages
 
     Example = messages()["Example"]
@@ -366,7 +396,33 @@ def _parse_fwd(xp, serialized, names, *, config):
                     values[at : at + c] = v
                     at += c
             out.extend([indices, values, np.array([len(rows), max(counts, default=0)], np.int64)])
+    if single:  # one scalar Example: drop the batch dimension (and the sparse batch column)
+        out = [_unbatch(a, kind_of) for a, kind_of in zip(out, _output_kinds(config))]
     return tuple(xp.asarray(a) if a.dtype != _OBJ else a for a in out)
+
+
+def _output_kinds(config) -> list:
+    """What each output array of the op is, in order: "dense", "splits", "values", "indices"
+    or "shape"."""
+    kinds = []
+    for _, kind_of, *_ in config:
+        if kind_of == "ragged":
+            kinds += ["values", "splits"]
+        elif kind_of == "sparse":
+            kinds += ["indices", "values", "shape"]
+        else:
+            kinds.append("dense")
+    return kinds
+
+
+def _unbatch(a, kind):
+    if kind == "dense":
+        return a[0]
+    if kind == "indices":
+        return np.ascontiguousarray(a[:, 1:])
+    if kind == "shape":
+        return a[1:]
+    return a
 
 
 # Strings in, no gradient: there is nothing to differentiate.
@@ -402,7 +458,8 @@ def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
                 f"{op}: example_names must have one name per serialized Example. Received: "
                 f"shape={list(names.shape)} for serialized of shape {list(x.shape)}"
             )
-    outputs = list(dispatch(_parse_example, (x, names), {"config": config}))
+    params = {"config": config, "single": x.ndim == 0}
+    outputs = list(dispatch(_parse_example, (x, names), params))
     result = {}
     for key, kind_of, _kind_name, _shape, _default, _source in config:
         if kind_of == "ragged":
@@ -413,12 +470,9 @@ def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
                 result[key] = RaggedTensor.from_row_splits(values, splits, validate=False)
         elif kind_of == "sparse":
             indices, values, dense_shape = outputs.pop(0), outputs.pop(0), outputs.pop(0)
-            if x.ndim == 0:
-                indices, dense_shape = indices[:, 1:], dense_shape[1:]
             result[key] = SparseTensor(indices, values, dense_shape)
         else:
-            dense = outputs.pop(0)
-            result[key] = dense[0] if x.ndim == 0 else dense
+            result[key] = outputs.pop(0)
     return result
 
 
