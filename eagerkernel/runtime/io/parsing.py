@@ -1,12 +1,13 @@
 """Parsing serialized `tf.train.Example` messages into tensors (follows `tf.io.parse_example`,
-`tf.io.parse_single_example`, `tf.io.FixedLenFeature`, `tf.io.VarLenFeature` and
-`tf.io.FixedLenSequenceFeature`).
+`tf.io.parse_single_example`, `tf.io.FixedLenFeature`, `tf.io.VarLenFeature`,
+`tf.io.FixedLenSequenceFeature` and `tf.io.RaggedFeature` without partitions).
 
 One op, ``ParseExampleV2`` (TensorFlow's name), does the work through `dispatch`: its forward
 decodes each string with the protobuf classes of `example.py` and fills the outputs as
 TensorFlow's parser does (dense features of a fixed shape, with defaults; variable-length
-ones as the three parts of a SparseTensor; sequence features padded), with TensorFlow's
-error messages. It has no gradient: its input is strings.
+ones as the three parts of a SparseTensor or as a RaggedTensor's values and row splits;
+sequence features padded), with TensorFlow's error messages. It has no gradient: its input
+is strings.
 
 >>> ex = ek.train.Example(features=ek.train.Features(feature={
 ...     "x": ek.train.Feature(float_list=ek.train.FloatList(value=[1.5, 2.0])),
@@ -483,8 +484,8 @@ def parse_example(serialized, features, example_names=None, name=None) -> dict:
     Args:
         serialized: a string vector ``[batch]`` of serialized Examples (a scalar gives the
             outputs of one Example, without the batch dimension).
-        features: a dict of feature names to `FixedLenFeature`, `FixedLenSequenceFeature`
-            or `VarLenFeature`.
+        features: a dict of feature names to `FixedLenFeature`, `FixedLenSequenceFeature`,
+            `VarLenFeature` or `RaggedFeature`.
         example_names: optional string vector naming each Example in error messages.
         name: accepted for TensorFlow compatibility (there is no graph to name).
 
@@ -492,8 +493,9 @@ def parse_example(serialized, features, example_names=None, name=None) -> dict:
         A dict by feature name: ``FixedLenFeature(shape, dtype)`` gives a dense Tensor
         ``[batch] + shape``; ``FixedLenSequenceFeature`` ``[batch, max_count] + shape``
         (padded); ``VarLenFeature`` an `ek.sparse.SparseTensor` with int64 indices
-        ``[n, 2]`` (example, position) and dense shape ``[batch, max_count]``. Values are
-        int64, float32 or string as configured.
+        ``[n, 2]`` (example, position) and dense shape ``[batch, max_count]``;
+        ``RaggedFeature`` an `ek.RaggedTensor` ``[batch, None]``. Values are int64, float32
+        or string as configured.
 
     Raises:
         InvalidArgumentError: a required feature is missing ("Feature: NAME (data type: T)
@@ -502,6 +504,7 @@ def parse_example(serialized, features, example_names=None, name=None) -> dict:
         ValueError: empty ``features``, a shape with unknown dimensions, a default value of
             the wrong size, or ``serialized`` of rank > 1.
         TypeError: a feature config of another type, or a non-string ``serialized``.
+        NotImplementedError: a `RaggedFeature` with partitions.
 
     >>> records = [ek.train.Example(features=ek.train.Features(feature={
     ...     "n": ek.train.Feature(int64_list=ek.train.Int64List(value=list(range(k))))}))
