@@ -727,3 +727,19 @@ def test_data_guide_parsing_cells(tmp_path):
     image_batch, text_batch = next(iter(dataset.map(tf_parse).batch(10)))
     assert image_batch.shape == (10,)
     assert list(text_batch.numpy()) == [b"Rue %d" % k for k in range(10)]
+
+
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_concatenated_streams_and_trailing_garbage(tmp_path, compression):
+    a, b = tmp_path / "a", tmp_path / "b"
+    _write(a, [b"a" * 10_000, b"b"], compression)
+    _write(b, [b"c"], compression)
+    both = tmp_path / "ab"
+    both.write_bytes(a.read_bytes() + b.read_bytes())
+    for buffer_size in (None, 7, 1):
+        ds = ek.data.TFRecordDataset(str(both), compression, buffer_size=buffer_size)
+        assert [r.numpy() for r in ds] == [b"a" * 10_000, b"b", b"c"]
+    junk = tmp_path / "junk"
+    junk.write_bytes(a.read_bytes() + b"garbage!")
+    with pytest.raises(ek.errors.DataLossError, match="compressed data is corrupt"):
+        list(ek.io.tf_record_iterator(str(junk), compression))

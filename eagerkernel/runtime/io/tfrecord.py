@@ -350,7 +350,7 @@ class _Inflater(io.RawIOBase):
     def __init__(self, raw, wbits: int, path: str, chunk: int):
         self._raw, self._wbits, self._path, self._chunk = raw, wbits, path, chunk
         self._inflate = zlib.decompressobj(wbits)
-        self._pending = b""
+        self._pending = self._carry = b""
         self._done = False
 
     def readable(self) -> bool:
@@ -358,11 +358,10 @@ class _Inflater(io.RawIOBase):
 
     def readinto(self, buffer) -> int:
         while not self._pending and not self._done:
-            data = self._inflate.unconsumed_tail or self._raw.read(self._chunk)
-            if not data:
-                if not self._inflate.eof and self._inflate.unused_data == b"":
-                    tail = self._inflate.flush()
-                    self._pending = tail
+            data = self._inflate.unconsumed_tail or self._carry or self._raw.read(self._chunk)
+            self._carry = b""
+            if not data:  # end of file: whatever a cut-short stream still gives
+                self._pending = self._inflate.flush()
                 self._done = True
                 break
             try:
@@ -371,11 +370,9 @@ class _Inflater(io.RawIOBase):
                 raise DataLossError(
                     None, None, f"{self._path}: the compressed data is corrupt ({exc})."
                 ) from None
-            if self._inflate.eof:
-                rest = self._inflate.unused_data
+            if self._inflate.eof:  # one member ended; another may follow (gzip allows it)
+                self._carry = self._inflate.unused_data
                 self._inflate = zlib.decompressobj(self._wbits)
-                if rest:
-                    self._pending += self._inflate.decompress(rest)
         n = min(len(buffer), len(self._pending))
         buffer[:n] = self._pending[:n]
         self._pending = self._pending[n:]
