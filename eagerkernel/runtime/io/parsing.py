@@ -212,7 +212,7 @@ def _freeze(value):
     return (type(value).__name__, value)
 
 
-def _config(features, op: str) -> tuple:
+def config_of(features, op: str) -> tuple:
     """`_build_config`, remembered for the last few ``features`` dicts seen."""
     try:
         key = tuple((k, type(v).__name__, _freeze(tuple(v))) for k, v in features.items())
@@ -307,26 +307,48 @@ def _values(feature, kind, kind_of, key, name, index):
     return np.asarray(values, dtype=_KINDS[kind][1])
 
 
-def _parse_fwd(xp, serialized, names, *, config, single=False):
-    from .example import messages
+def example_names(names, n: int) -> list:
+    """Each Example's name for error messages (TensorFlow's "<unknown>" without names)."""
+    names = np.asarray(names, dtype=_OBJ).reshape(-1)
+    if not names.size:
+        return ["<unknown>"] * n
+    return [v.decode("utf-8", "replace") for v in names]
 
-    Example = messages()["Example"]
+
+def decode_all(message_class, serialized, what: str) -> list:
+    """Each string of ``serialized`` parsed as ``message_class``.
+
+    Raises:
+        InvalidArgumentError: a string is not such a message (TensorFlow's message).
+    """
     from google.protobuf.message import DecodeError
 
-    batch = np.asarray(serialized, dtype=_OBJ).reshape(-1)
-    names = np.asarray(names, dtype=_OBJ).reshape(-1)
-    found = [[] for _ in config]  # per feature: per example, its values (or None)
-    for i, raw in enumerate(batch):
-        name = names[i].decode("utf-8", "replace") if names.size else "<unknown>"
+    out = []
+    for raw in np.asarray(serialized, dtype=_OBJ).reshape(-1):
         try:
-            fmap = Example.FromString(raw).features.feature
+            out.append(message_class.FromString(raw))
         except (DecodeError, TypeError):
             raise InvalidArgumentError(
                 None,
                 "ParseExampleV2",
-                "Could not parse example input, value: "
+                f"Could not parse {what} input, value: "
                 f"'{raw[:200].decode('utf-8', 'backslashreplace')}'",
             ) from None
+    return out
+
+
+def _parse_fwd(xp, serialized, names, *, config, single=False):
+    from .example import messages
+
+    fmaps = [e.features.feature for e in decode_all(messages()["Example"], serialized, "example")]
+    out = features_arrays(fmaps, example_names(names, len(fmaps)), config, single)
+    return tuple(xp.asarray(a) if a.dtype != _OBJ else a for a in out)
+
+
+def features_arrays(fmaps, names, config, single) -> list:
+    """The op's output arrays for one `Features` map per example (see `_build_config`)."""
+    found = [[] for _ in config]  # per feature: per example, its values (or None)
+    for i, (fmap, name) in enumerate(zip(fmaps, names)):
         for f, (_, kind_of, kind, shape, default, key) in enumerate(config):
             values = _values(fmap[key], kind, kind_of, key, name, i) if key in fmap else None
             if kind_of == "dense":
@@ -399,7 +421,7 @@ def _parse_fwd(xp, serialized, names, *, config, single=False):
             out.extend([indices, values, np.array([len(rows), max(counts, default=0)], np.int64)])
     if single:  # one scalar Example: drop the batch dimension (and the sparse batch column)
         out = [_unbatch(a, kind_of) for a, kind_of in zip(out, _output_kinds(config))]
-    return tuple(xp.asarray(a) if a.dtype != _OBJ else a for a in out)
+    return out
 
 
 def _output_kinds(config) -> list:
@@ -437,11 +459,12 @@ def _strings(x, op: str, arg: str) -> Tensor:
     return t
 
 
-def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
-    from ..ragged import RaggedTensor
-    from ..sparse.sparse_tensor import SparseTensor
+def check_inputs(serialized, example_names, op: str, single: bool):
+    """``(serialized, names)`` as string Tensors of rank 0 or 1 (``names`` empty if None).
 
-    config = _config(features, op)
+    Raises:
+        ValueError: a rank above 1 (above 0 if ``single``), or one name per Example missing.
+    """
     x = _strings(serialized, op, "serialized")
     if single and x.ndim != 0:
         raise ValueError(
@@ -459,13 +482,19 @@ def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
                 f"{op}: example_names must have one name per serialized Example. Received: "
                 f"shape={list(names.shape)} for serialized of shape {list(x.shape)}"
             )
-    params = {"config": config, "single": x.ndim == 0}
-    outputs = list(dispatch(_parse_example, (x, names), params))
+    return x, names
+
+
+def assemble(config, outputs: list, single: bool) -> dict:
+    """The result dict from the op's output Tensors (consumed from ``outputs``, in order)."""
+    from ..ragged import RaggedTensor
+    from ..sparse.sparse_tensor import SparseTensor
+
     result = {}
     for key, kind_of, _kind_name, _shape, _default, _source in config:
         if kind_of == "ragged":
             values, splits = outputs.pop(0), outputs.pop(0)
-            if x.ndim == 0:  # one Example: its values, as TensorFlow gives without partitions
+            if single:  # one Example: its values, as TensorFlow gives without partitions
                 result[key] = values
             else:
                 result[key] = RaggedTensor.from_row_splits(values, splits, validate=False)
@@ -475,6 +504,14 @@ def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
         else:
             result[key] = outputs.pop(0)
     return result
+
+
+def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
+    config = config_of(features, op)
+    x, names = check_inputs(serialized, example_names, op, single)
+    params = {"config": config, "single": x.ndim == 0}
+    outputs = list(dispatch(_parse_example, (x, names), params))
+    return assemble(config, outputs, x.ndim == 0)
 
 
 def parse_example(serialized, features, example_names=None, name=None) -> dict:
