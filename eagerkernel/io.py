@@ -17,6 +17,7 @@ from .runtime.io.parsing import (
     parse_example,
     parse_single_example,
 )
+from .runtime.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
 from .runtime.io.tensor_proto import parse_tensor, serialize_tensor
 from .runtime.io.tfrecord import (
     TFRecordCompressionType,
@@ -41,7 +42,9 @@ __all__ = [
     "decode_png",
     "decode_raw",
     "parse_example",
+    "parse_sequence_example",
     "parse_single_example",
+    "parse_single_sequence_example",
     "parse_tensor",
     "read_file",
     "serialize_tensor",

@@ -743,3 +743,104 @@ def test_concatenated_streams_and_trailing_garbage(tmp_path, compression):
     junk.write_bytes(a.read_bytes() + b"garbage!")
     with pytest.raises(ek.errors.DataLossError, match="compressed data is corrupt"):
         list(ek.io.tf_record_iterator(str(junk), compression))
+
+
+# -- SequenceExample (results TensorFlow 2.21 gave for these two messages) ------------------------
+
+# context {len: [3]}; feature_lists {tok: [[1, 2], [3, 4], [5, 6]], w: [[a], [b, c], [d]]}
+SEQ_A = (
+    "0a0e0a0c0a036c656e12051a030a010312400a1f0a03746f6b12180a061a040a0201020a061a040a0203040a"
+    "061a040a0205060a1d0a017712180a050a030a01610a080a060a01620a01630a050a030a0164"
+)
+# no context; feature_lists {tok: [[7, 8]], w: []}
+SEQ_B = "0a0012180a0f0a03746f6b12080a061a040a0207080a050a01771200"
+CONTEXT = {
+    "len": ek.io.FixedLenFeature([], ek.int64, default_value=0),
+    "missing": ek.io.VarLenFeature(ek.float32),
+}
+SEQUENCE = {
+    "tok": ek.io.FixedLenSequenceFeature([2], ek.int64),
+    "w": ek.io.VarLenFeature(ek.string),
+    "opt": ek.io.FixedLenSequenceFeature([], ek.float32, allow_missing=True),
+}
+
+
+def test_parse_single_sequence_example_matches_tensorflow():
+    a, b = bytes.fromhex(SEQ_A), bytes.fromhex(SEQ_B)
+    ctx, seq = ek.io.parse_single_sequence_example(a, CONTEXT, SEQUENCE)
+    assert int(ctx["len"]) == 3
+    assert ctx["missing"].dense_shape.numpy().tolist() == [0]
+    assert seq["tok"].numpy().tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert seq["opt"].shape == (0,) and seq["opt"].dtype == ek.float32
+    w = seq["w"]
+    assert w.indices.numpy().tolist() == [[0, 0], [1, 0], [1, 1], [2, 0]]
+    assert w.values.numpy().tolist() == [b"a", b"b", b"c", b"d"]
+    assert w.dense_shape.numpy().tolist() == [3, 2]
+    ctx, seq = ek.io.parse_single_sequence_example(b, CONTEXT, SEQUENCE)
+    assert int(ctx["len"]) == 0
+    assert seq["tok"].numpy().tolist() == [[7, 8]]
+    assert seq["w"].dense_shape.numpy().tolist() == [0, 0]
+    _, seq = ek.io.parse_single_sequence_example(
+        a, sequence_features={"w": ek.io.RaggedFeature(ek.string)}
+    )
+    assert seq["w"].to_list() == [[b"a"], [b"b", b"c"], [b"d"]]
+
+
+def test_parse_sequence_example_batch_matches_tensorflow():
+    batch = [bytes.fromhex(SEQ_A), bytes.fromhex(SEQ_B)]
+    ctx, seq, lengths = ek.io.parse_sequence_example(batch, CONTEXT, SEQUENCE)
+    assert ctx["len"].numpy().tolist() == [3, 0]
+    assert seq["tok"].numpy().tolist() == [[[1, 2], [3, 4], [5, 6]], [[7, 8], [0, 0], [0, 0]]]
+    assert seq["opt"].shape == (2, 0)
+    w = seq["w"]
+    assert w.indices.numpy().tolist() == [[0, 0, 0], [0, 1, 0], [0, 1, 1], [0, 2, 0]]
+    assert w.dense_shape.numpy().tolist() == [2, 3, 2]
+    assert lengths["tok"].numpy().tolist() == [3, 1]
+    assert lengths["opt"].numpy().tolist() == [0, 0]
+    assert set(lengths) == {"tok", "opt"}
+    _, seq, lengths = ek.io.parse_sequence_example(
+        batch, sequence_features={"w": ek.io.RaggedFeature(ek.string)}
+    )
+    assert seq["w"].to_list() == [[[b"a"], [b"b", b"c"], [b"d"]], []]
+    assert lengths == {}
+
+
+def test_sequence_example_errors_match_tensorflow():
+    a = bytes.fromhex(SEQ_A)
+    cases = [
+        (
+            {"zz": ek.io.FixedLenSequenceFeature([], ek.int64)},
+            "Name: <unknown>, Feature list 'zz' is required but could not be found.  Did you "
+            "mean to include it in feature_list_dense_missing_assumed_empty or "
+            "feature_list_dense_defaults?",
+        ),
+        (
+            {"tok": ek.io.FixedLenSequenceFeature([3], ek.int64)},
+            "Name: <unknown>, Key: tok, Index: 0.  Number of values != expected.  values size: "
+            "2 but output shape: [3]",
+        ),
+        (
+            {"tok": ek.io.FixedLenSequenceFeature([2], ek.float32)},
+            "Name: <unknown>, Feature list: tok, Index: 0.  Data types don't match. Expected "
+            "type: float",
+        ),
+        (
+            {"w": ek.io.VarLenFeature(ek.int64)},
+            "Name: <unknown>, Feature list: w, Index: 0.  Data types don't match. Expected "
+            "type: int64",
+        ),
+    ]
+    for spec, message in cases:
+        with pytest.raises(ek.errors.InvalidArgumentError) as info:
+            ek.io.parse_single_sequence_example(a, None, spec)
+        assert str(info.value) == message
+    with pytest.raises(ValueError, match="Unsupported FixedLenFeature"):
+        ek.io.parse_single_sequence_example(a, None, {"tok": ek.io.FixedLenFeature([2], ek.int64)})
+    with pytest.raises(ValueError, match="must be None"):
+        ek.io.parse_single_sequence_example(
+            a, None, {"tok": ek.io.FixedLenSequenceFeature([2], ek.int64, default_value=0)}
+        )
+    with pytest.raises(ValueError, match="at least one should have values"):
+        ek.io.parse_single_sequence_example(a)
+    with pytest.raises(ValueError, match="vector"):
+        ek.io.parse_sequence_example(a, None, SEQUENCE)
