@@ -88,7 +88,7 @@ from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
-from . import image, io, linalg, math, strings, testing, version
+from . import compat, image, io, linalg, math, strings, testing, version
 
 log = math.log
 random_normal = random.normal

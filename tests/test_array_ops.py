@@ -265,7 +265,12 @@ ERRORS = [
     (lambda: ek.reshape(X, [5, -1]), ValueError, r"reshape: .*shape \(3, 4\).*\(5, -1\)"),
     (lambda: ek.reshape(X, [-1, -1]), ValueError, "reshape"),
     (lambda: ek.reshape(X, [2.0, 6]), TypeError, "reshape: shape"),
-    (lambda: ek.expand_dims(X, 3), ValueError, "expand_dims: axis 3 is out of range"),
+    (
+        lambda: ek.expand_dims(X, 3),
+        IAE,
+        r"expand_dims: axis 3 is out of range \[-3, 2\] for a tensor of rank 2 \(shape \(3, 4\)\)",
+    ),
+    (lambda: ek.expand_dims(X, 1.0), TypeError, "expand_dims: axis must be an int"),
     (lambda: ek.squeeze(X, 1), ValueError, r"squeeze: cannot squeeze axis 1 .*\(3, 4\)"),
     (lambda: ek.transpose(X, [0, 0]), ValueError, r"transpose: perm \[0, 0\].*\(3, 4\)"),
     (

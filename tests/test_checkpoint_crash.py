@@ -3,13 +3,15 @@
 The parent forks a child (cheap: eagerkernel is already imported) that restores the latest
 checkpoint, then saves ever newer states, each one a state where every variable holds the
 same number ``k``, reporting ``k`` through a pipe after each completed save. The parent kills
-it with SIGKILL after a short random delay, then checks that the latest checkpoint restores
-completely (checksums pass), consistently (every variable holds one ``k``) and recently
-(``k`` is at least the last save the child reported finished).
+it with SIGKILL after a short random delay (in three trials of four, counted from its first
+completed save, so that a loaded machine still has kills land during saves), then checks
+that the latest checkpoint restores completely (checksums pass), consistently (every variable
+holds one ``k``) and recently (``k`` is at least the last save the child reported finished).
 """
 
 import os
 import random
+import select
 import signal
 import sys
 import time
@@ -70,7 +72,6 @@ def test_sigkill_during_saves_never_loses_the_latest_checkpoint(tmp_path):
     restored_counts = []
     torn = {"data": 0, "state": 0}  # kills that hit a write (its temporary file remained)
     seen_tmp: set = set()
-    start = time.monotonic()
     for trial in range(TRIALS):
         read_fd, write_fd = os.pipe()
         pid = os.fork()
@@ -81,11 +82,16 @@ def test_sigkill_during_saves_never_loses_the_latest_checkpoint(tmp_path):
             finally:
                 os._exit(1)
         os.close(write_fd)
-        time.sleep(rng.uniform(0.0, 0.06))
+        chunks = []
+        if trial % 4 == 0:  # some kills may land before the child's first save ends
+            time.sleep(rng.uniform(0.0, 0.06))
+        else:  # the others land while later saves run, however slow the machine is
+            if select.select([read_fd], [], [], 120)[0]:
+                chunks.append(os.read(read_fd, 65536))
+            time.sleep(rng.uniform(0.0, 0.06))
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         assert os.WIFSIGNALED(status), f"trial {trial}: the child exited by itself ({status})"
-        chunks = []
         while True:
             chunk = os.read(read_fd, 65536)
             if not chunk:
@@ -114,7 +120,6 @@ def test_sigkill_during_saves_never_loses_the_latest_checkpoint(tmp_path):
         seen_tmp |= leftovers
     if os.environ.get("CRASH_DEBUG"):
         print(f"{TRIALS} kills, torn writes left behind: {torn}", file=sys.stderr)
-    assert time.monotonic() - start < 60
     assert len(restored_counts) >= TRIALS // 2, "too few trials got a save done"
     assert restored_counts == sorted(restored_counts), "went back to an older checkpoint"
     kept = sorted(f for f in os.listdir(directory) if f.endswith(".safetensors"))

@@ -561,3 +561,99 @@ def test_metrics_updated_in_replicas_read_as_the_sum_over_replicas():
     assert type(v) is ek.Variable and float(v) == 1.0
     with pytest.raises(TypeError, match="synchronization must be"):
         ek.Variable(1.0, synchronization="ON_READ")
+
+
+# -- CentralStorageStrategy ---------------------------------------------------------------------
+
+
+def central_storage():
+    return ek.distribute.experimental.CentralStorageStrategy()
+
+
+def test_central_storage_keeps_one_copy_on_the_parameter_device():
+    s = central_storage()
+    assert s.num_replicas_in_sync == 2  # one replica per (virtual) GPU
+    assert s.extended.parameter_devices == ("/job:localhost/replica:0/task:0/device:CPU:0",)
+    with s.scope():
+        v = ek.Variable([1.0, 2.0])
+    assert type(v) is ek.Variable  # not mirrored
+    assert v.device.endswith("CPU:0")
+
+    def fn():
+        ctx = ek.distribute.get_replica_context()
+        y = v * float(ctx.replica_id_in_sync_group + 1)  # runs on the replica's GPU
+        return y.device, y
+
+    devices, values = s.run(fn)
+    assert [d.rsplit(":", 2)[-2:] for d in devices.values] == [["GPU", "0"], ["GPU", "1"]]
+    np.testing.assert_array_equal(values.values[1].numpy(), [2.0, 4.0])
+    # one compute device: it holds the variables too (TensorFlow's default)
+    one = ek.distribute.experimental.CentralStorageStrategy(["/gpu:1"])
+    assert one.num_replicas_in_sync == 1
+    assert one.extended.parameter_devices == ("/job:localhost/replica:0/task:0/device:GPU:1",)
+    with pytest.raises(ValueError, match="compute_devices must not be empty"):
+        ek.distribute.experimental.CentralStorageStrategy([])
+    with pytest.raises(ValueError, match="duplicate compute devices"):
+        ek.distribute.experimental.CentralStorageStrategy(["/gpu:0", "gpu:0"])
+
+
+def test_central_storage_custom_loop_sums_the_replicas_gradients_and_updates_once():
+    x, y = data()
+    global_batch = 16
+
+    def train(strategy):
+        ek.random.set_seed(5)
+        with strategy.scope():
+            model = mlp()
+            opt = ek.keras.optimizers.Adam(0.01)
+        loss_obj = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
+        dist = strategy.experimental_distribute_dataset(
+            ek.data.Dataset.from_tensor_slices((x, y)).batch(global_batch)
+        )
+
+        def step(inputs):
+            xb, yb = inputs
+            with ek.GradientTape() as tape:
+                loss = ek.reduce_sum(loss_obj(yb, model(xb, training=True))) / global_batch
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        for _ in range(2):
+            for batch in dist:
+                strategy.run(step, args=(batch,))
+        return model, opt
+
+    m1, o1 = train(ek.distribute.get_strategy())
+    m2, o2 = train(central_storage())
+    assert_same_weights(m1, m2)
+    assert int(o2.iterations) == int(o1.iterations) == 8  # one update per step, not per replica
+    for v in m2.trainable_variables + o2.variables:
+        assert type(v) is ek.Variable and v.device.endswith("CPU:0")
+
+
+def test_fit_under_central_storage_matches_one_device():
+    validation = data(n=20)
+    optimizer = lambda: ek.keras.optimizers.Adam(0.01)
+    one, h1 = fit_model(ek.distribute.get_strategy(), optimizer, validation_data=validation)
+    central, h2 = fit_model(central_storage(), optimizer, validation_data=validation)
+    assert_same_weights(one, central)
+    np.testing.assert_allclose(h1.history["loss"], h2.history["loss"], rtol=1e-5)
+    assert h1.history["accuracy"] == h2.history["accuracy"]
+    assert int(central.optimizer.iterations) == 8
+
+
+def test_central_storage_moving_statistics_are_averaged_on_the_parameter_device():
+    x = np.random.default_rng(1).normal(size=(8, 3)).astype(np.float32)
+    x[4:] += 10.0  # replica 1's half has another mean
+    s = central_storage()
+    with s.scope():
+        model = ek.keras.Sequential(
+            [ek.keras.layers.BatchNormalization(momentum=0.0), ek.keras.layers.Dense(1)]
+        )
+        model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, np.zeros((8, 1), np.float32), batch_size=8, epochs=1, shuffle=False, verbose=0)
+    bn = model.layers[0]
+    expected = (x[:4].mean(axis=0) + x[4:].mean(axis=0)) / 2
+    np.testing.assert_allclose(bn.moving_mean.numpy(), expected, rtol=1e-5)
+    assert bn.moving_mean.device.endswith("CPU:0")

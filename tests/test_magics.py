@@ -572,3 +572,19 @@ def test_tape_keeps_a_warnings_hook_the_cell_sets(ip, monkeypatch):
     warnings.warn_explicit("after the cell", UserWarning, "f.py", 1, registry={})
     assert shown == ["after the cell"]
     ip.user_ns.pop("shown", None)
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("--max-rows -3", "--max-rows must be at least 0 (0 shows all). Received: -3."),
+        ("--time replay --repeat 0", "--repeat must be at least 1"),
+        ("1bad", "NAME must be a Python identifier. Received: '1bad'."),
+    ],
+)
+def test_tape_rejects_bad_arguments_before_running_the_cell(ip, line, message):
+    ip.user_ns.pop("ran", None)
+    result, cap = run(ip, f"%%tape {line}\nran = True")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert message in cap.stderr
+    assert "ran" not in ip.user_ns  # the cell did not run

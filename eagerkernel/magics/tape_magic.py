@@ -778,6 +778,10 @@ class TapeMagics(Magics):
             y = ek.exp(x)
         """
         args = _parse(self.tape, line)
+        if args.max_rows < 0:
+            raise UsageError(
+                f"%%tape: --max-rows must be at least 0 (0 shows all). Received: {args.max_rows}."
+            )
         if args.repeat < 1 or args.warmup < 0:
             raise UsageError(
                 "%%tape: --repeat must be at least 1 and --warmup at least 0. "

@@ -15,70 +15,9 @@ from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.context import ACTIVE
 from ..core.tape import stop_recording
-from ..core.tensor import Tensor, TensorShape, convert_to_tensor
+from ..core.tensor import PartialShape, Tensor, UnknownShape, convert_to_tensor
 
 __all__ = ["DatasetSpec", "TensorSpec"]
-
-
-# -- shapes with unknown dimensions -------------------------------------------------------------
-
-
-class PartialShape(TensorShape):
-    """A `TensorShape` whose dimensions may be None (unknown), as in an element spec.
-
-    >>> s = PartialShape((None, 28))
-    >>> s, s.as_list(), s.is_fully_defined()
-    (TensorShape([None, 28]), [None, 28], False)
-    """
-
-    __slots__ = ()
-
-    def is_fully_defined(self) -> bool:
-        return None not in self
-
-    def num_elements(self):
-        return int(np.prod(self, dtype=np.int64)) if self.is_fully_defined() else None
-
-    def is_compatible_with(self, other) -> bool:
-        """True if ``other`` (a shape or tuple) could be this shape: same rank, equal known dims."""
-        if isinstance(other, UnknownShape) or isinstance(self, UnknownShape):
-            return True
-        other = tuple(other)
-        return len(other) == len(self) and all(
-            a is None or b is None or a == b for a, b in zip(self, other)
-        )
-
-    def most_specific_compatible_shape(self, other) -> PartialShape:
-        """The shape both could be: unknown where they differ (used by `concatenate`)."""
-        if isinstance(other, UnknownShape) or isinstance(self, UnknownShape):
-            return UnknownShape()
-        if len(other) != len(self):
-            return UnknownShape()
-        return PartialShape(a if a == b else None for a, b in zip(self, other))
-
-
-class UnknownShape(PartialShape):
-    """A shape of unknown rank (TensorFlow's ``TensorShape(None)``)."""
-
-    __slots__ = ()
-
-    @property
-    def rank(self):
-        return None
-
-    ndims = rank
-
-    def as_list(self) -> list:
-        raise ValueError("as_list() is not defined on an unknown TensorShape.")
-
-    def is_fully_defined(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return "TensorShape(None)"
-
-    def __str__(self) -> str:
-        return "<unknown>"
 
 
 def as_shape(shape, op: str = "TensorSpec", arg: str = "shape") -> PartialShape:

@@ -1,6 +1,6 @@
-"""Strategies (follow `tf.distribute.Strategy`): the default strategy, `OneDeviceStrategy`
-and `MirroredStrategy`; `MultiWorkerMirroredStrategy` builds on the same machinery
-(`multi_worker.py`).
+"""Strategies (follow `tf.distribute.Strategy`): the default strategy, `OneDeviceStrategy`,
+`MirroredStrategy` and `CentralStorageStrategy` (one copy of each variable, on the parameter
+device); `MultiWorkerMirroredStrategy` builds on the same machinery (`multi_worker.py`).
 
 How a mirrored strategy runs. `scope()` installs a variable creator: a Variable created in
 it becomes a `MirroredVariable` with a component on each local replica device (and, across
@@ -49,6 +49,7 @@ from .values import (
 )
 
 __all__ = [
+    "CentralStorageStrategy",
     "MirroredStrategy",
     "OneDeviceStrategy",
     "ReplicaContext",
@@ -519,10 +520,10 @@ class StrategyExtended:
                     self.activate(r)
                     if r > 0:
                         pairs = [(g, v) for g, v in pairs if isinstance(v, MirroredVariable)]
-                        if shared_counter:
-                            counter._value = before
                         if not any(g is not None for g, _ in pairs):
                             continue
+                        if shared_counter:  # every replica's update uses the same step
+                            counter._value = before
                     optimizer._apply(pairs, ())
             finally:
                 self.activate(None)
@@ -869,16 +870,122 @@ class MirroredStrategy(Strategy):
             )
 
 
+class _CentralStorageExtended(StrategyExtended):
+    """`CentralStorageStrategy`'s machinery: replicas on the compute devices, one copy of each
+    variable on the parameter device. A replica's ops read a variable through a
+    differentiable copy to its device (as any op in a device scope does), so its gradients
+    arrive on the parameter device; `apply_reduced` sums them there and updates once."""
+
+    def __init__(self, strategy, devices, parameter_device):
+        super().__init__(strategy, devices, mirror=False)
+        self.parameter_device = parameter_device
+
+    @property
+    def parameter_devices(self) -> tuple:
+        return (self.parameter_device.full_name,)
+
+    def gradient_listener(self):
+        return None  # nothing to all-reduce early: the sum is taken on one device
+
+    def create_variable(self, next_creator, **kwargs):
+        replica = dctx.current_replica()
+        run = self._run
+        if run is not None and replica is not None and replica._local_id > 0:
+            # Every replica creates the same variables: the later replicas get replica 0's.
+            k = run["counts"][replica._local_id]
+            run["counts"][replica._local_id] += 1
+            if k >= len(run["created"]):
+                raise RuntimeError(
+                    f"{type(self.strategy).__name__}.run: replica {replica._local_id} created "
+                    "a variable that replica 0 did not; every replica must create the same "
+                    "variables in the same order."
+                )
+            return run["created"][k]
+        with device_scope(self.parameter_device):
+            v = next_creator(**kwargs)
+        if self.replicated and type(v) is Variable and not dctx.MIRRORED:
+            dctx.MIRRORED.append(True)  # optimizers ask `distribute.context` to merge updates
+        if run is not None and replica is not None:
+            run["created"].append(v)
+        return v
+
+    def update_replicas(self, optimizer, per_replica_pairs: list):
+        """Applies replica 0's pairs (the summed gradients) once, each gradient moved to its
+        variable's device: there is one copy of each variable."""
+        name = f"{type(optimizer).__name__}.apply_gradients"
+        pairs = []
+        for g, v in per_replica_pairs[0]:
+            if g is not None:
+                g = to_tensor(g, v._value.dtype, name)
+                if g._device is not v._device:
+                    g = copy_to_device(g, v._device)
+            pairs.append((g, v))
+        return optimizer._apply(pairs, ())
+
+    def apply_reduced(self, optimizer, per_replica_pairs: list):
+        """Sums each variable's gradients over the replicas on the variable's device (the
+        parameter device) and applies the sums once."""
+        variables = [v for _, v in per_replica_pairs[0]]
+        name = f"{type(optimizer).__name__}.apply_gradients"
+        for pairs in per_replica_pairs[1:]:
+            others = [v for _, v in pairs]
+            if len(others) != len(variables) or any(a is not b for a, b in zip(others, variables)):
+                raise ValueError(f"{name}: the replicas passed different variables.")
+        summed = []
+        for i, v in enumerate(variables):
+            grads = [pairs[i][0] for pairs in per_replica_pairs]
+            if all(g is None for g in grads):
+                summed.append((None, v))
+                continue
+            if any(g is None for g in grads):
+                raise ValueError(f"{name}: a gradient is None on some replicas only.")
+            total = None
+            for g in grads:
+                g = to_tensor(g, v._value.dtype, name)
+                if g._device is not v._device:
+                    g = copy_to_device(g, v._device)
+                total = g._value if total is None else total + g._value
+            summed.append((make(total, v._device), v))
+        self.collective_stats["steps"] += 1
+        return optimizer._apply(summed, ())
+
+
 class CentralStorageStrategy(Strategy):
-    """`tf.distribute.experimental.CentralStorageStrategy` (variables on one device, compute
-    replicated on the local GPUs) is not implemented: constructing it raises
-    NotImplementedError. `MirroredStrategy` trains the same model synchronously on the same
-    devices (each replica keeps a copy of the variables).
+    """Synchronous training with the variables in one place (follows
+    `tf.distribute.experimental.CentralStorageStrategy`): one replica per compute device, each
+    variable created in `scope` kept once on the parameter device; replicas read it through a
+    differentiable copy, and an optimizer sums the replicas' gradients on the parameter device
+    and updates the variable once.
+
+    Args:
+        compute_devices: device names for the replicas; default every GPU (real, or virtual
+            with ``EAGERKERNEL_VIRTUAL_GPUS``), else the CPU.
+        parameter_device: where the variables live; default the only compute device if there
+            is one, else the CPU (TensorFlow's defaults).
+
+    Raises:
+        ValueError: duplicate or no compute devices. RuntimeError: a device that is absent.
+
+    >>> strategy = ek.distribute.experimental.CentralStorageStrategy(["/cpu:0"])
+    >>> with strategy.scope():
+    ...     v = ek.Variable(1.0)
+    >>> strategy.num_replicas_in_sync, v.device
+    (1, '/job:localhost/replica:0/task:0/device:CPU:0')
     """
 
     def __init__(self, compute_devices=None, parameter_device=None):
-        raise NotImplementedError(
-            "CentralStorageStrategy is not implemented in eagerkernel; use "
-            "ek.distribute.MirroredStrategy (synchronous training on the same devices, with "
-            "mirrored variables)."
+        devs = (
+            _default_devices()
+            if compute_devices is None
+            else tuple(get_device(d) for d in compute_devices)
         )
+        if not devs:
+            raise ValueError("CentralStorageStrategy: compute_devices must not be empty.")
+        names = [d.name for d in devs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"CentralStorageStrategy: duplicate compute devices in {names}.")
+        if parameter_device is None:
+            param = devs[0] if len(devs) == 1 else CPU
+        else:
+            param = get_device(parameter_device)
+        super().__init__(_CentralStorageExtended(self, devs, param))

@@ -19,6 +19,23 @@ from .elementwise import *  # noqa: F403
 from .functional_ops import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
+from .math_ops import (
+    acos,
+    acosh,
+    argsort,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cosh,
+    sinh,
+    sort,
+    truncatediv,
+    truncatemod,
+    unique,
+    unique_with_counts,
+)
 from .reduction import *  # noqa: F403
 from .script_ops import *  # noqa: F403
 
@@ -31,5 +48,21 @@ __all__ = [
     *reduction.__all__,
     *array_ops.__all__,
     *script_ops.__all__,
+    # TensorFlow's top-level names among the tf.math additions (the rest: ek.math only)
+    "acos",
+    "acosh",
+    "argsort",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "cosh",
+    "sinh",
+    "sort",
+    "truncatediv",
+    "truncatemod",
+    "unique",
+    "unique_with_counts",
     "nn",
 ]

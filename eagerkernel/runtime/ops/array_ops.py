@@ -222,7 +222,17 @@ def expand_dims(input, axis, name=None) -> Tensor:
         return ragged_ops.expand_dims(input, axis)
     x = _tensor(input, "expand_dims")
     s = x._value.shape
-    a = axis_arg(axis, len(s) + 1, "expand_dims")
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"expand_dims: axis must be an int, got {axis!r:.60}.") from None
+    if not -len(s) - 1 <= a <= len(s):  # the output has one axis more than the input
+        raise invalid(
+            "expand_dims",
+            f"expand_dims: axis {a} is out of range [{-len(s) - 1}, {len(s)}] for a tensor "
+            f"of rank {len(s)} (shape {tuple(s)}).",
+        )
+    a %= len(s) + 1
     return apply(_expand_dims, (x,), {"shape": (*s[:a], 1, *s[a:])})
 
 

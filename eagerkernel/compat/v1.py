@@ -1,0 +1,147 @@
+"""`ek.compat.v1`, as `tf.compat.v1`: TensorFlow 1.x's names that make sense eagerly.
+
+``train`` (``AdamOptimizer``, ``get_or_create_global_step``, ``Checkpoint``...), ``layers``,
+``losses``, ``metrics``, ``logging``, ``random_normal``/``set_random_seed`` and
+``enable_eager_execution`` work as in TensorFlow 1.x eager mode; any other name is looked up in
+`eagerkernel` (TensorFlow 2's), as ``tf.compat.v1`` also holds most of those. Graph mode is not
+supported: ``Session``, ``placeholder``, ``disable_eager_execution``,
+``global_variables_initializer``, ``get_variable``, ``variable_scope`` and
+``get_default_graph`` raise NotImplementedError saying so.
+
+>>> import eagerkernel.compat.v1 as tf1
+>>> tf1.executing_eagerly(), tf1.train.AdamOptimizer.__name__
+(True, 'AdamOptimizer')
+>>> tf1.Session()  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+NotImplementedError: tf.compat.v1.Session: eagerkernel runs eagerly only (no graphs, ...
+"""
+
+from __future__ import annotations
+
+import logging as _logging
+import sys as _sys
+
+from ..runtime.compat import layers
+from ..runtime.compat.v1 import losses, metrics, train
+
+__all__ = [
+    "InteractiveSession",
+    "Session",
+    "disable_eager_execution",
+    "disable_v2_behavior",
+    "enable_eager_execution",
+    "enable_v2_behavior",
+    "get_default_graph",
+    "get_variable",
+    "global_variables_initializer",
+    "layers",
+    "local_variables_initializer",
+    "logging",
+    "losses",
+    "metrics",
+    "placeholder",
+    "placeholder_with_default",
+    "random_normal",
+    "random_uniform",
+    "reset_default_graph",
+    "set_random_seed",
+    "train",
+    "variable_scope",
+]
+
+_parent = _sys.modules[__name__.split(".")[0]]
+
+
+def enable_eager_execution(*args, **kwargs) -> None:
+    """Accepted: execution is always eager (follows `tf.compat.v1.enable_eager_execution`)."""
+
+
+def enable_v2_behavior() -> None:
+    """Accepted: the behaviour is always TensorFlow 2's."""
+
+
+def reset_default_graph() -> None:
+    """Does nothing: there is no graph (TensorFlow 1.x code calls it between models)."""
+
+
+def _graph_only(name: str):
+    def raise_(*args, **kwargs):
+        raise NotImplementedError(
+            f"tf.compat.v1.{name}: eagerkernel runs eagerly only (no graphs, Sessions or "
+            "placeholders); run the ops directly, e.g. y = f(x)."
+        )
+
+    raise_.__name__ = raise_.__qualname__ = name
+    raise_.__doc__ = f"Graph mode only in TensorFlow: raises NotImplementedError here ({name})."
+    return raise_
+
+
+Session = _graph_only("Session")
+InteractiveSession = _graph_only("InteractiveSession")
+placeholder = _graph_only("placeholder")
+placeholder_with_default = _graph_only("placeholder_with_default")
+disable_eager_execution = _graph_only("disable_eager_execution")
+disable_v2_behavior = _graph_only("disable_v2_behavior")
+global_variables_initializer = _graph_only("global_variables_initializer")
+local_variables_initializer = _graph_only("local_variables_initializer")
+get_variable = _graph_only("get_variable")
+variable_scope = _graph_only("variable_scope")
+get_default_graph = _graph_only("get_default_graph")
+
+
+class _Logging:
+    """`tf.compat.v1.logging`: TensorFlow 1.x's logging functions on Python's ``logging``
+    logger named ``"eagerkernel"``."""
+
+    DEBUG, INFO, WARN, ERROR, FATAL = (
+        _logging.DEBUG,
+        _logging.INFO,
+        _logging.WARNING,
+        _logging.ERROR,
+        _logging.FATAL,
+    )
+
+    @staticmethod
+    def _logger():
+        return _logging.getLogger("eagerkernel")
+
+    def set_verbosity(self, v) -> None:
+        self._logger().setLevel(v)
+
+    def get_verbosity(self) -> int:
+        return self._logger().getEffectiveLevel()
+
+    def debug(self, msg, *args, **kwargs) -> None:
+        self._logger().debug(msg, *args, **kwargs)
+
+    def info(self, msg, *args, **kwargs) -> None:
+        self._logger().info(msg, *args, **kwargs)
+
+    def warning(self, msg, *args, **kwargs) -> None:
+        self._logger().warning(msg, *args, **kwargs)
+
+    warn = warning
+
+    def error(self, msg, *args, **kwargs) -> None:
+        self._logger().error(msg, *args, **kwargs)
+
+    def fatal(self, msg, *args, **kwargs) -> None:
+        self._logger().critical(msg, *args, **kwargs)
+
+
+logging = _Logging()
+random_normal = _parent.random.normal
+random_uniform = _parent.random.uniform
+set_random_seed = _parent.random.set_seed
+
+
+def __getattr__(name: str):
+    # Every other TensorFlow 2 name, as tf.compat.v1 has most of them.
+    if not name.startswith("__") and hasattr(_parent, name):
+        return getattr(_parent, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | {n for n in dir(_parent) if not n.startswith("_")})

@@ -1,0 +1,978 @@
+"""More of `tf.math`: inverse trigonometric and hyperbolic functions, the error and gamma
+functions, NaN/Inf tests, the "no NaN" divisions, running products, sorting and top-k, unique
+values, segment reductions, bincount and the confusion matrix.
+
+Each op's forward sits beside its VJPs, which follow TensorFlow's registered gradients
+(tensorflow/python/ops/math_grad.py) and are written with public ops, so gradients of any order
+work. Ops that TensorFlow registers without a gradient (Rint, the truncating divisions) have
+none here either; a float op without a VJP (``Polygamma``, the derivative of ``digamma``)
+raises LookupError naming it when it is differentiated.
+
+NumPy has no error or gamma functions: ``erf``, ``erfc`` and ``lgamma`` use SciPy when it is
+installed (``cupyx.scipy.special`` on a GPU) and Python's `math` functions element by element
+otherwise; ``digamma`` needs SciPy.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.dispatch import Primitive, defvjp
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor
+from ._core import apply, binary, coerce_pair, float_check, tensor, unary
+from .activations import _erf
+from .array_ops import axis_arg, index_tensor, reshape
+from .creation import zeros_like
+from .elementwise import (
+    cast,
+    equal,
+    exp,
+    log,
+    not_equal,
+    reciprocal,
+    rsqrt,
+    sqrt,
+    square,
+    where,
+)
+from .indexing import gather
+from .reduction import cumsum, reduce_sum
+
+__all__ = [
+    "acos",
+    "acosh",
+    "argsort",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bincount",
+    "confusion_matrix",
+    "cosh",
+    "cumprod",
+    "digamma",
+    "divide_no_nan",
+    "erf",
+    "erfc",
+    "expm1",
+    "in_top_k",
+    "is_finite",
+    "is_inf",
+    "is_nan",
+    "lgamma",
+    "multiply_no_nan",
+    "polyval",
+    "reduce_euclidean_norm",
+    "rint",
+    "segment_max",
+    "segment_mean",
+    "segment_min",
+    "segment_sum",
+    "sinh",
+    "sort",
+    "top_k",
+    "truncatediv",
+    "truncatemod",
+    "unique",
+    "unique_with_counts",
+    "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_min",
+    "unsorted_segment_sum",
+    "xdivy",
+    "xlogy",
+]
+
+
+def _special(name: str, xp, fallback=None):
+    """SciPy's (or CuPy's) ``scipy.special.<name>``, else ``fallback`` vectorized over the
+    elements (Python's `math`), else ImportError naming the op."""
+    try:
+        if xp is np:
+            import scipy.special as special
+        else:
+            import cupyx.scipy.special as special
+        return getattr(special, name)
+    except ImportError:
+        if fallback is None:
+            raise ImportError(
+                f"{name}: needs SciPy (pip install scipy); NumPy has no {name}."
+            ) from None
+
+        def run(x):
+            return np.vectorize(fallback, otypes=[x.dtype])(x)
+
+        return run
+
+
+def _same(fn):
+    """A forward that keeps the input's dtype (SciPy returns float64 for float16)."""
+    return lambda xp, x: fn(xp, x).astype(x.dtype, copy=False)
+
+
+# -- NaN and Inf ---------------------------------------------------------------------------------
+
+_is_nan = Primitive("IsNan", lambda xp, x: xp.isnan(x))
+is_nan = unary(
+    _is_nan, "Whether each element is NaN, a bool tensor (follows `tf.math.is_nan`).", True
+)
+_is_inf = Primitive("IsInf", lambda xp, x: xp.isinf(x))
+is_inf = unary(
+    _is_inf, "Whether each element is +-inf, a bool tensor (follows `tf.math.is_inf`).", True
+)
+_is_finite = Primitive("IsFinite", lambda xp, x: xp.isfinite(x))
+is_finite = unary(
+    _is_finite, "Whether each element is finite, a bool tensor (follows `tf.math.is_finite`).", True
+)
+
+# -- inverse trigonometric and hyperbolic functions ----------------------------------------------
+
+_asin = Primitive("Asin", lambda xp, x: xp.arcsin(x))
+asin = unary(_asin, "Inverse sine, in [-pi/2, pi/2] (follows `tf.math.asin`).", True)
+defvjp(_asin, lambda g, ans, x: g * rsqrt(1 - square(x)))
+
+_acos = Primitive("Acos", lambda xp, x: xp.arccos(x))
+acos = unary(_acos, "Inverse cosine, in [0, pi] (follows `tf.math.acos`).", True)
+defvjp(_acos, lambda g, ans, x: -g * rsqrt(1 - square(x)))
+
+_atan = Primitive("Atan", lambda xp, x: xp.arctan(x))
+atan = unary(_atan, "Inverse tangent (follows `tf.math.atan`).", True)
+defvjp(_atan, lambda g, ans, x: g * reciprocal(1 + square(x)))
+
+_sinh = Primitive("Sinh", lambda xp, x: xp.sinh(x))
+sinh = unary(_sinh, "Hyperbolic sine (follows `tf.math.sinh`).", True)
+_cosh = Primitive("Cosh", lambda xp, x: xp.cosh(x))
+cosh = unary(_cosh, "Hyperbolic cosine (follows `tf.math.cosh`).", True)
+defvjp(_sinh, lambda g, ans, x: g * cosh(x))
+defvjp(_cosh, lambda g, ans, x: g * sinh(x))
+
+_asinh = Primitive("Asinh", lambda xp, x: xp.arcsinh(x))
+asinh = unary(_asinh, "Inverse hyperbolic sine (follows `tf.math.asinh`).", True)
+defvjp(_asinh, lambda g, ans, x: g / cosh(ans))
+
+_acosh = Primitive("Acosh", lambda xp, x: xp.arccosh(x))
+acosh = unary(_acosh, "Inverse hyperbolic cosine, x >= 1 (follows `tf.math.acosh`).", True)
+defvjp(_acosh, lambda g, ans, x: g / sinh(ans))
+
+_atanh = Primitive("Atanh", lambda xp, x: xp.arctanh(x))
+atanh = unary(_atanh, "Inverse hyperbolic tangent, |x| < 1 (follows `tf.math.atanh`).", True)
+defvjp(_atanh, lambda g, ans, x: g * reciprocal(1 - square(x)))
+
+_expm1 = Primitive("Expm1", lambda xp, x: xp.expm1(x))
+expm1 = unary(_expm1, "exp(x) - 1, accurate near 0 (follows `tf.math.expm1`).", True)
+defvjp(_expm1, lambda g, ans, x: g * exp(x))
+
+_rint = Primitive("Rint", lambda xp, x: xp.rint(x))
+rint = unary(
+    _rint, "The nearest integer, halves to even (follows `tf.math.rint`; no gradient).", True
+)
+defvjp(_rint, None)
+
+# -- error and gamma functions -------------------------------------------------------------------
+
+erf = unary(_erf, "The error function (follows `tf.math.erf`).", True)
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_erfc = Primitive("Erfc", _same(lambda xp, x: _special("erfc", xp, math.erfc)(x)))
+erfc = unary(_erfc, "1 - erf(x), accurate for large x (follows `tf.math.erfc`).", True)
+defvjp(_erfc, lambda g, ans, x: -g * _TWO_OVER_SQRT_PI * exp(-square(x)))
+
+_lgamma = Primitive("Lgamma", _same(lambda xp, x: _special("gammaln", xp, math.lgamma)(x)))
+lgamma = unary(_lgamma, "log |Gamma(x)| (follows `tf.math.lgamma`).", True)
+
+_digamma = Primitive("Digamma", _same(lambda xp, x: _special("digamma", xp)(x)))
+digamma = unary(
+    _digamma, "The derivative of lgamma (follows `tf.math.digamma`; needs SciPy).", True
+)
+defvjp(_lgamma, lambda g, ans, x: g * digamma(x))
+
+# The trigamma function, digamma's derivative; it has no VJP of its own here.
+_trigamma = Primitive("Polygamma", _same(lambda xp, x: _special("polygamma", xp)(1, x)))
+defvjp(_digamma, lambda g, ans, x: g * apply(_trigamma, (x,)))
+
+# -- binary --------------------------------------------------------------------------------------
+
+_atan2 = Primitive("Atan2", lambda xp, y, x: xp.arctan2(y, x))
+atan2 = binary(_atan2, "The angle of (x, y), atan2(y, x), in [-pi, pi] (follows `tf.math.atan2`).")
+defvjp(
+    _atan2,
+    lambda g, ans, y, x: g * x / (square(x) + square(y)),
+    lambda g, ans, y, x: -g * y / (square(x) + square(y)),
+)
+
+
+def _xlogy_fwd(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(x == 0, xp.zeros((), x.dtype), x * xp.log(y)).astype(x.dtype, copy=False)
+
+
+def _xdivy_fwd(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(x == 0, xp.zeros((), x.dtype), x / y).astype(x.dtype, copy=False)
+
+
+def _div_no_nan_fwd(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(y == 0, xp.zeros((), x.dtype), x / y).astype(x.dtype, copy=False)
+
+
+def _mul_no_nan_fwd(xp, x, y):
+    with np.errstate(invalid="ignore"):
+        return xp.where(y == 0, xp.zeros((), x.dtype), x * y).astype(x.dtype, copy=False)
+
+
+_xlogy = Primitive("Xlogy", _xlogy_fwd)
+_xdivy = Primitive("Xdivy", _xdivy_fwd)
+_div_no_nan = Primitive("DivNoNan", _div_no_nan_fwd)
+_mul_no_nan = Primitive("MulNoNan", _mul_no_nan_fwd)
+_xlogy_op = binary(_xlogy)
+_xdivy_op = binary(_xdivy)
+_div_no_nan_op = binary(_div_no_nan)
+_mul_no_nan_op = binary(_mul_no_nan)
+
+
+def _nonzero(x: Tensor) -> Tensor:
+    return cast(not_equal(x, 0), x.dtype)
+
+
+defvjp(
+    _xlogy,
+    lambda g, ans, x, y: g * where(equal(x, 0), zeros_like(x), log(y)),
+    lambda g, ans, x, y: g * xdivy(x, y),
+)
+defvjp(
+    _xdivy,
+    lambda g, ans, x, y: g * _nonzero(x) * divide_no_nan(_nonzero(x), y),
+    lambda g, ans, x, y: g * xdivy(-x, square(y)),
+)
+defvjp(
+    _div_no_nan,
+    lambda g, ans, x, y: divide_no_nan(g, y),
+    lambda g, ans, x, y: g * divide_no_nan(divide_no_nan(-x, y), y),
+)
+defvjp(
+    _mul_no_nan,
+    lambda g, ans, x, y: multiply_no_nan(g, y),
+    lambda g, ans, x, y: multiply_no_nan(x, g),
+)
+
+
+def _float_binary(op, prim_op, x, y):
+    x, y = coerce_pair(x, y, op)
+    if x._value.dtype.kind not in "fc":
+        float_check(op, x)
+    return prim_op(x, y)
+
+
+def xlogy(x, y, name=None) -> Tensor:
+    """``x * log(y)``, and 0 where ``x == 0`` even if ``y`` is 0 (follows `tf.math.xlogy`).
+
+    Raises:
+        TypeError: integer inputs or dtypes that differ.
+
+    >>> ek.math.xlogy([0.0, 2.0], [0.0, np.e]).numpy()
+    array([0., 2.], dtype=float32)
+    """
+    return _float_binary("xlogy", _xlogy_op, x, y)
+
+
+def xdivy(x, y, name=None) -> Tensor:
+    """``x / y``, and 0 where ``x == 0`` even if ``y`` is 0 (follows `tf.math.xdivy`).
+
+    >>> ek.math.xdivy([0.0, 3.0], [0.0, 2.0]).numpy()
+    array([0. , 1.5], dtype=float32)
+    """
+    return _float_binary("xdivy", _xdivy_op, x, y)
+
+
+def divide_no_nan(x, y, name=None) -> Tensor:
+    """``x / y``, and 0 where ``y == 0`` (follows `tf.math.divide_no_nan`).
+
+    >>> ek.math.divide_no_nan([3.0, 1.0], [0.0, 2.0]).numpy()
+    array([0. , 0.5], dtype=float32)
+    """
+    return _float_binary("divide_no_nan", _div_no_nan_op, x, y)
+
+
+def multiply_no_nan(x, y, name=None) -> Tensor:
+    """``x * y``, and 0 where ``y == 0`` even if ``x`` is NaN or infinite (follows
+    `tf.math.multiply_no_nan`).
+
+    >>> ek.math.multiply_no_nan([np.inf, 2.0], [0.0, 3.0]).numpy()
+    array([0., 6.], dtype=float32)
+    """
+    return _float_binary("multiply_no_nan", _mul_no_nan_op, x, y)
+
+
+def _truncate_check(xp, y, op):
+    if y.dtype.kind in "iu" and bool((y == 0).any()):
+        raise InvalidArgumentError(None, op, f"{op}: Integer division by zero.")
+
+
+def _truncatediv_fwd(xp, x, y):
+    _truncate_check(xp, y, "TruncateDiv")
+    if x.dtype.kind in "iu":  # C's division: the quotient rounded toward zero
+        q = xp.abs(x) // xp.abs(y)
+        return xp.where((x < 0) != (y < 0), -q, q).astype(x.dtype, copy=False)
+    return xp.trunc(x / y)
+
+
+def _truncatemod_fwd(xp, x, y):
+    _truncate_check(xp, y, "TruncateMod")
+    return xp.fmod(x, y)
+
+
+_truncatediv = Primitive("TruncateDiv", _truncatediv_fwd)
+truncatediv = binary(
+    _truncatediv, "x / y rounded toward zero, as C divides (follows `tf.math.truncatediv`)."
+)
+_truncatemod = Primitive("TruncateMod", _truncatemod_fwd)
+truncatemod = binary(
+    _truncatemod, "The remainder of truncatediv, the sign of x (follows `tf.math.truncatemod`)."
+)
+
+
+# -- running product -----------------------------------------------------------------------------
+
+
+def _cumprod_fwd(xp, x, axis, exclusive, reverse):
+    if reverse:
+        x = xp.flip(x, axis)
+    out = xp.cumprod(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        ones = xp.ones_like(xp.take(out, [0], axis=axis))
+        out = xp.concatenate([ones, xp.take(out, range(out.shape[axis] - 1), axis=axis)], axis)
+    return xp.flip(out, axis) if reverse else out
+
+
+_cumprod = Primitive("Cumprod", _cumprod_fwd)
+# TensorFlow's gradient: the running sum of g * out in the other direction, over x (exact where
+# x has no zeros, as TensorFlow's is).
+defvjp(
+    _cumprod,
+    lambda g, ans, x, axis, exclusive, reverse: cumsum(g * ans, axis, exclusive, not reverse) / x,
+)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
+    """Running product along ``axis`` (follows `tf.math.cumprod`).
+
+    Args:
+        x: a tensor of rank >= 1; the output has its shape and dtype.
+        axis: one int, negative allowed.
+        exclusive: each element excludes itself (the first is 1).
+        reverse: multiply from the end.
+
+    Raises:
+        InvalidArgumentError: a scalar input or an axis out of range.
+
+    >>> ek.math.cumprod([1.0, 2.0, 3.0], exclusive=True).numpy()
+    array([1., 1., 2.], dtype=float32)
+    """
+    x = tensor(x, "cumprod")
+    if x.ndim == 0:
+        raise InvalidArgumentError(
+            None, "Cumprod", "cumprod: input must have rank >= 1, got a scalar."
+        )
+    params = {
+        "axis": axis_arg(axis, x.ndim, "cumprod"),
+        "exclusive": bool(exclusive),
+        "reverse": bool(reverse),
+    }
+    return apply(_cumprod, (x,), params)
+
+
+# -- sorting and top-k ---------------------------------------------------------------------------
+
+
+def _grid(xp, idx, axis: int) -> tuple:
+    """Index arrays that pick ``idx`` along ``axis`` and every position along the others."""
+    parts = []
+    for d, n in enumerate(idx.shape):
+        if d == axis:
+            parts.append(idx)
+        else:
+            shape = [1] * idx.ndim
+            shape[d] = n
+            parts.append(xp.arange(n).reshape(shape))
+    return tuple(parts)
+
+
+def _take_along_fwd(xp, x, idx, axis):
+    return x[_grid(xp, idx, axis)]
+
+
+def _scatter_along_fwd(xp, g, idx, axis, shape):
+    out = xp.zeros(shape, g.dtype)
+    out[_grid(xp, idx, axis)] = g  # the indices along `axis` are distinct (a sort, top-k)
+    return out
+
+
+_take_along = Primitive("GatherAlongAxis", _take_along_fwd)
+_scatter_along = Primitive("ScatterAlongAxis", _scatter_along_fwd)
+defvjp(
+    _take_along,
+    lambda g, ans, x, idx, axis: apply(
+        _scatter_along, (g, idx), {"axis": axis, "shape": tuple(x._value.shape)}
+    ),
+    None,
+)
+defvjp(
+    _scatter_along,
+    lambda h, ans, g, idx, axis, shape: apply(_take_along, (h, idx), {"axis": axis}),
+    None,
+)
+
+
+def _sort_indices(xp, x, axis: int, descending: bool):
+    """Stable sort order along ``axis``; descending keeps equal elements in index order too
+    (TensorFlow's top_k: "the lower-index element appears first")."""
+    if not descending:
+        return xp.argsort(x, axis=axis, kind="stable")
+    flipped = xp.flip(x, axis)
+    order = xp.flip(xp.argsort(flipped, axis=axis, kind="stable"), axis)
+    return x.shape[axis] - 1 - order
+
+
+def _direction(direction, op: str) -> bool:
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(
+            f"{op}: direction must be 'ASCENDING' or 'DESCENDING'. Received: {direction!r}"
+        )
+    return direction == "DESCENDING"
+
+
+def _sortable(values, axis, op):
+    x = tensor(values, op)
+    if x.ndim == 0:
+        raise InvalidArgumentError(None, op, f"{op}: values must have rank >= 1, got a scalar.")
+    if x._value.dtype.kind not in "biuf":
+        raise TypeError(f"{op}: values must be numeric, got {x.dtype.name}.")
+    return x, axis_arg(axis, x.ndim, op)
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None) -> Tensor:
+    """The int32 indices that sort ``values`` along ``axis`` (follows `tf.argsort`; the sort
+    is always stable: equal elements keep their order, in either direction).
+
+    Raises:
+        ValueError: an unknown ``direction``. InvalidArgumentError: a scalar or an axis out
+        of range. TypeError: non-numeric values.
+
+    >>> ek.argsort([3.0, 1.0, 2.0, 1.0]).numpy()
+    array([1, 3, 2, 0], dtype=int32)
+    """
+    desc = _direction(direction, "argsort")
+    x, ax = _sortable(values, axis, "argsort")
+    xp = x._device.xp
+    idx = _sort_indices(xp, x._value, ax, desc).astype(np.int32)
+    return _on(idx, x)
+
+
+def _on(array, like: Tensor) -> Tensor:
+    from ..core.tensor import make
+
+    return make(array, like._device)
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None) -> Tensor:
+    """``values`` sorted along ``axis`` (follows `tf.sort`); the gradient goes back to each
+    element's position.
+
+    Raises:
+        ValueError: an unknown ``direction``. InvalidArgumentError: a scalar or an axis out
+        of range. TypeError: non-numeric values.
+
+    >>> ek.sort([3.0, 1.0, 2.0], direction="DESCENDING").numpy()
+    array([3., 2., 1.], dtype=float32)
+    """
+    desc = _direction(direction, "sort")
+    x, ax = _sortable(values, axis, "sort")
+    idx = _sort_indices(x._device.xp, x._value, ax, desc)
+    return apply(_take_along, (x, _on(idx, x)), {"axis": ax})
+
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None) -> TopKV2:
+    """The ``k`` largest entries along the last axis and their indices (follows
+    `tf.math.top_k`): ``(values, indices)``, shapes ``[..., k]``; equal values keep index
+    order. The gradient goes to the positions picked.
+
+    Args:
+        input: rank >= 1, numeric. k: 0 <= k <= the last dimension. sorted: True gives
+            descending values; False gives them in the same order (TF does not promise one).
+        index_type: int32 (default) or int64.
+
+    Raises:
+        InvalidArgumentError: a scalar input or k out of range. TypeError: bad dtypes.
+
+    >>> v, i = ek.math.top_k([1.0, 4.0, 2.0, 4.0], k=2)
+    >>> v.numpy(), i.numpy()
+    (array([4., 4.], dtype=float32), array([1, 3], dtype=int32))
+    """
+    x, _ = _sortable(input, -1, "top_k")
+    n = x._value.shape[-1]
+    k = int(k)
+    if not 0 <= k <= n:
+        raise InvalidArgumentError(
+            None, "TopKV2", f"top_k: k must be in [0, {n}] (the last dimension), got k={k}."
+        )
+    it = dtypes.as_dtype(index_type)
+    if it not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"top_k: index_type must be int32 or int64, got {it.name}.")
+    xp = x._device.xp
+    idx = _sort_indices(xp, x._value, x.ndim - 1, True)[..., :k]
+    indices = _on(idx.astype(it._np), x)
+    values = apply(_take_along, (x, indices), {"axis": x.ndim - 1})
+    return TopKV2(values, indices)
+
+
+def in_top_k(targets, predictions, k, name=None) -> Tensor:
+    """Whether ``predictions[i, targets[i]]`` is among the ``k`` largest of row ``i`` (follows
+    `tf.math.in_top_k`): ties at the boundary count as in, and a non-finite prediction is
+    never in. Returns a bool tensor of shape ``[batch]``.
+
+    Raises:
+        InvalidArgumentError: predictions not of rank 2, targets not of shape ``[batch]``, or
+        a target out of range.
+
+    >>> ek.math.in_top_k([2, 0], [[0.1, 0.3, 0.3], [0.1, 0.5, 0.4]], k=2).numpy()
+    array([ True, False])
+    """
+    p = tensor(predictions, "in_top_k")
+    t = index_tensor(targets, p, "in_top_k", "targets")
+    if p.ndim != 2 or t.ndim != 1 or t._value.shape[0] != p._value.shape[0]:
+        raise InvalidArgumentError(
+            None,
+            "InTopKV2",
+            f"in_top_k: predictions must have shape [batch, classes] and targets [batch], got "
+            f"{tuple(p._value.shape)} and {tuple(t._value.shape)}.",
+        )
+    xp = p._device.xp
+    pv, tv = p._value, t._value
+    classes = pv.shape[1]
+    if bool(((tv < 0) | (tv >= classes)).any()):
+        raise InvalidArgumentError(
+            None, "InTopKV2", f"in_top_k: targets must be in [0, {classes}), got {tv.tolist()}."
+        )
+    target = pv[xp.arange(pv.shape[0]), tv]
+    above = (pv > target[:, None]).sum(axis=1)
+    return _on((above < int(k)) & xp.isfinite(target), p)
+
+
+# -- unique --------------------------------------------------------------------------------------
+
+UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
+UniqueWithCountsOutput = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+
+
+def _unique(x, out_idx, op):
+    x = tensor(x, op)
+    if x.ndim != 1:
+        raise InvalidArgumentError(
+            None, op, f"{op}: x must be a vector, got shape {tuple(x._value.shape)}."
+        )
+    it = dtypes.as_dtype(out_idx)
+    if it not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"{op}: out_idx must be int32 or int64, got {it.name}.")
+    values = np.asarray(x._value.get() if hasattr(x._value, "get") else x._value)
+    _, first, inverse, counts = np.unique(
+        values, return_index=True, return_inverse=True, return_counts=True
+    )
+    order = np.argsort(first, kind="stable")  # in order of first appearance, as TensorFlow
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    xp = x._device.xp
+    y = xp.asarray(values[first[order]])
+    return x, y, xp.asarray(rank[inverse].astype(it._np)), xp.asarray(counts[order].astype(it._np))
+
+
+def unique(x, out_idx=dtypes.int32, name=None) -> UniqueOutput:
+    """The distinct values of a vector in order of first appearance, and for each element the
+    index of its value in them (follows `tf.unique`): ``(y, idx)``; no gradient.
+
+    >>> y, idx = ek.unique([1, 1, 2, 4, 4, 4, 7, 8, 8])
+    >>> y.numpy(), idx.numpy()
+    (array([1, 2, 4, 7, 8], dtype=int32), array([0, 0, 1, 2, 2, 2, 3, 4, 4], dtype=int32))
+    """
+    t, y, idx, _ = _unique(x, out_idx, "unique")
+    return UniqueOutput(_on(y, t), _on(idx, t))
+
+
+def unique_with_counts(x, out_idx=dtypes.int32, name=None) -> UniqueWithCountsOutput:
+    """`unique` with how often each value occurs (follows `tf.unique_with_counts`):
+    ``(y, idx, count)``.
+
+    >>> ek.unique_with_counts([5, 5, 3]).count.numpy()
+    array([2, 1], dtype=int32)
+    """
+    t, y, idx, counts = _unique(x, out_idx, "unique_with_counts")
+    return UniqueWithCountsOutput(_on(y, t), _on(idx, t), _on(counts, t))
+
+
+# -- segment reductions --------------------------------------------------------------------------
+
+
+def _scatter(xp, kind: str, out, ids, values) -> None:
+    """``out[ids[i]] (op)= values[i]`` with repeats accumulated: NumPy's ``ufunc.at``, CuPy's
+    ``cupyx.scatter_*``."""
+    if xp is np:
+        {"sum": np.add, "max": np.maximum, "min": np.minimum}[kind].at(out, ids, values)
+    else:
+        import cupyx
+
+        {"sum": cupyx.scatter_add, "max": cupyx.scatter_max, "min": cupyx.scatter_min}[kind](
+            out, ids, values
+        )
+
+
+def _segment_fwd(kind: str):
+    def fwd(xp, data, ids, num_segments):
+        k = ids.ndim
+        flat_ids = ids.reshape(-1)
+        flat = data.reshape((flat_ids.size, *data.shape[k:]))
+        keep = flat_ids >= 0  # TensorFlow drops negative ids
+        if kind == "sum":
+            out = xp.zeros((num_segments, *data.shape[k:]), data.dtype)
+        else:
+            info = np.finfo(data.dtype) if data.dtype.kind == "f" else np.iinfo(data.dtype)
+            fill = info.min if kind == "max" else info.max  # an empty segment's value
+            out = xp.full((num_segments, *data.shape[k:]), fill, data.dtype)
+        _scatter(xp, kind, out, flat_ids[keep], flat[keep])
+        return out
+
+    return fwd
+
+
+def _gather_drop_negatives(x: Tensor, ids: Tensor) -> Tensor:
+    """``x[ids]``, zero where an id is negative (TensorFlow's _GatherDropNegatives)."""
+    from .elementwise import maximum
+
+    gathered = gather(x, maximum(ids, 0))
+    keep = ids >= 0
+    keep = reshape(keep, tuple(keep.shape) + (1,) * (gathered.ndim - keep.ndim))
+    return where(keep, gathered, zeros_like(gathered))
+
+
+def _segment_extremum_vjp(g, ans, data, ids, num_segments):
+    # TensorFlow's _UnsortedSegmentMinOrMaxGrad: the gradient is shared among the elements
+    # equal to their segment's extremum.
+    picked = _gather_drop_negatives(ans, ids)
+    selected = equal(data, picked)
+    weights = cast(selected, g.dtype)
+    count = unsorted_segment_sum(weights, ids, num_segments)
+    share = _gather_drop_negatives(divide_no_nan(g, count), ids)
+    return where(selected, share, zeros_like(share))
+
+
+_useg_sum = Primitive("UnsortedSegmentSum", _segment_fwd("sum"))
+_useg_max = Primitive("UnsortedSegmentMax", _segment_fwd("max"))
+_useg_min = Primitive("UnsortedSegmentMin", _segment_fwd("min"))
+defvjp(_useg_sum, lambda g, ans, data, ids, num_segments: _gather_drop_negatives(g, ids), None)
+defvjp(_useg_max, _segment_extremum_vjp, None)
+defvjp(_useg_min, _segment_extremum_vjp, None)
+
+
+def _segment_args(data, segment_ids, num_segments, op: str):
+    x = tensor(data, op)
+    ids = index_tensor(segment_ids, x, op, "segment_ids")
+    k = ids.ndim
+    if tuple(x._value.shape[:k]) != tuple(ids._value.shape):
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: segment_ids.shape {tuple(ids._value.shape)} must be a prefix of "
+            f"data.shape {tuple(x._value.shape)}.",
+        )
+    if num_segments is None:  # the sorted ops: ids start at 0 and never decrease
+        flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value)
+        if k != 1:
+            raise InvalidArgumentError(
+                None, op, f"{op}: segment_ids must be a vector, got shape {flat.shape}."
+            )
+        if flat.size and (flat[0] < 0 or bool((np.diff(flat) < 0).any())):
+            raise InvalidArgumentError(
+                None, op, f"{op}: segment ids must be non-negative and sorted, got {flat.tolist()}."
+            )
+        num_segments = int(flat[-1]) + 1 if flat.size else 0
+    else:
+        num_segments = int(num_segments)
+        if num_segments < 0:
+            raise InvalidArgumentError(
+                None, op, f"{op}: num_segments must be >= 0, got {num_segments}."
+            )
+        flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value)
+        if flat.size and int(flat.max()) >= num_segments:
+            raise InvalidArgumentError(
+                None,
+                op,
+                f"{op}: segment_ids must be < num_segments = {num_segments}, got "
+                f"{int(flat.max())}.",
+            )
+    return x, ids, num_segments
+
+
+def _counts(ids: Tensor, num_segments: int, like: Tensor) -> Tensor:
+    flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value).reshape(-1)
+    counts = np.bincount(flat[flat >= 0], minlength=num_segments)[:num_segments]
+    shape = (num_segments,) + (1,) * (like.ndim - ids.ndim)
+    return _on(like._device.xp.asarray(counts.reshape(shape).astype(like._value.dtype)), like)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
+    """Sums of the slices of ``data`` with each segment id (follows
+    `tf.math.unsorted_segment_sum`): output shape ``[num_segments] + data.shape[k:]`` for
+    ``segment_ids`` of rank ``k`` (a prefix of ``data``'s shape); negative ids are dropped;
+    an empty segment is 0.
+
+    Raises:
+        InvalidArgumentError: ids of the wrong shape or >= ``num_segments``.
+
+    >>> ek.math.unsorted_segment_sum([1.0, 2.0, 3.0, 4.0], [0, 2, 0, -1], 3).numpy()
+    array([4., 0., 2.], dtype=float32)
+    """
+    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_sum")
+    return apply(_useg_sum, (x, ids), {"num_segments": n})
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None) -> Tensor:
+    """Maxima per segment (follows `tf.math.unsorted_segment_max`); an empty segment holds
+    the dtype's lowest value. The gradient is shared among the elements that equal the
+    maximum. See `unsorted_segment_sum`."""
+    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_max")
+    return apply(_useg_max, (x, ids), {"num_segments": n})
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None) -> Tensor:
+    """Minima per segment (follows `tf.math.unsorted_segment_min`); an empty segment holds
+    the dtype's largest value. See `unsorted_segment_max`."""
+    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_min")
+    return apply(_useg_min, (x, ids), {"num_segments": n})
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
+    """Means per segment (follows `tf.math.unsorted_segment_mean`); an empty segment is 0.
+
+    >>> ek.math.unsorted_segment_mean([1.0, 2.0, 3.0], [1, 1, 0], 2).numpy()
+    array([3. , 1.5], dtype=float32)
+    """
+    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_mean")
+    float_check("unsorted_segment_mean", x, "data")
+    total = apply(_useg_sum, (x, ids), {"num_segments": n})
+    return divide_no_nan(total, _counts(ids, n, total))
+
+
+def segment_sum(data, segment_ids, name=None) -> Tensor:
+    """Sums per segment, for sorted non-negative ids (follows `tf.math.segment_sum`): output
+    ``[segment_ids[-1] + 1] + data.shape[1:]``; an id that does not occur gives 0.
+
+    Raises:
+        InvalidArgumentError: ids that are not a sorted vector of non-negative ints matching
+        ``data``'s first dimension.
+
+    >>> ek.math.segment_sum([[1, 2], [3, 4], [5, 6]], [0, 0, 1]).numpy()
+    array([[4, 6],
+           [5, 6]], dtype=int32)
+    """
+    x, ids, n = _segment_args(data, segment_ids, None, "segment_sum")
+    return apply(_useg_sum, (x, ids), {"num_segments": n})
+
+
+def segment_mean(data, segment_ids, name=None) -> Tensor:
+    """Means per segment, for sorted ids (follows `tf.math.segment_mean`); see `segment_sum`."""
+    x, ids, n = _segment_args(data, segment_ids, None, "segment_mean")
+    float_check("segment_mean", x, "data")
+    total = apply(_useg_sum, (x, ids), {"num_segments": n})
+    return divide_no_nan(total, _counts(ids, n, total))
+
+
+def _sorted_extremum(prim, data, segment_ids, op):
+    x, ids, n = _segment_args(data, segment_ids, None, op)
+    out = apply(prim, (x, ids), {"num_segments": n})
+    present = _counts(ids, n, out) > 0  # an id that does not occur gives 0, as TensorFlow
+    return where(present, out, zeros_like(out)) if not bool(present._value.all()) else out
+
+
+def segment_max(data, segment_ids, name=None) -> Tensor:
+    """Maxima per segment, for sorted ids (follows `tf.math.segment_max`); an id that does not
+    occur gives 0. The gradient is shared among the elements equal to the maximum."""
+    return _sorted_extremum(_useg_max, data, segment_ids, "segment_max")
+
+
+def segment_min(data, segment_ids, name=None) -> Tensor:
+    """Minima per segment, for sorted ids (follows `tf.math.segment_min`); see `segment_max`."""
+    return _sorted_extremum(_useg_min, data, segment_ids, "segment_min")
+
+
+# -- counting ------------------------------------------------------------------------------------
+
+
+def bincount(
+    arr,
+    weights=None,
+    minlength=None,
+    maxlength=None,
+    dtype=dtypes.int32,
+    name=None,
+    axis=None,
+    binary_output=False,
+) -> Tensor:
+    """How often each value ``0..max(arr)`` occurs in ``arr`` (follows `tf.math.bincount`).
+
+    Args:
+        arr: non-negative ints, any shape (``axis=None``: all of them) or rank 2 with
+            ``axis=-1`` (one count per row).
+        weights: same shape as ``arr``: sums of the weights instead of counts (their dtype).
+        minlength, maxlength: at least / at most this many bins (values >= maxlength are
+            dropped).
+        dtype: the counts' dtype without weights (int32 default).
+        binary_output: 1 where a value occurs, instead of the count.
+
+    Raises:
+        InvalidArgumentError: negative values, or weights of another shape.
+        ValueError: ``axis`` other than None, 0 or -1.
+
+    >>> ek.math.bincount([1, 1, 3], minlength=5).numpy()
+    array([0, 2, 0, 1, 0], dtype=int32)
+    """
+    a = tensor(arr, "bincount")
+    if a._value.dtype.kind not in "iu":
+        raise TypeError(f"bincount: arr must be integers, got {a.dtype.name}.")
+    values = np.asarray(a._value.get() if hasattr(a._value, "get") else a._value)
+    if values.size and int(values.min()) < 0:
+        raise InvalidArgumentError(None, "Bincount", "bincount: arr must be non-negative.")
+    w = None
+    if weights is not None:
+        wt = tensor(weights, "bincount")
+        w = np.asarray(wt._value.get() if hasattr(wt._value, "get") else wt._value)
+        if w.shape != values.shape:
+            raise InvalidArgumentError(
+                None,
+                "Bincount",
+                f"bincount: weights must have arr's shape {values.shape}, got {w.shape}.",
+            )
+    if axis not in (None, 0, -1):
+        raise ValueError(f"bincount: axis must be None, 0 or -1. Received: axis={axis!r}")
+    if axis == -1 and values.ndim != 2:
+        raise InvalidArgumentError(
+            None, "Bincount", f"bincount: axis=-1 needs a rank-2 arr, got shape {values.shape}."
+        )
+    size = int(values.max()) + 1 if values.size else 0
+    if minlength is not None:
+        size = max(size, int(minlength))
+    if maxlength is not None:
+        size = min(size, int(maxlength))
+    out_dtype = w.dtype if w is not None else dtypes.as_dtype(dtype)._np
+
+    def count(v, wv):
+        keep = v < size
+        c = np.bincount(v[keep], None if wv is None else wv[keep], minlength=size)
+        if binary_output:
+            c = (np.bincount(v[keep], minlength=size) > 0).astype(c.dtype)
+        return c.astype(out_dtype)
+
+    if axis == -1:
+        out = np.stack([count(v, None if w is None else w[i]) for i, v in enumerate(values)])
+    else:
+        out = count(values.reshape(-1), None if w is None else w.reshape(-1))
+    return _on(a._device.xp.asarray(out), a)
+
+
+def confusion_matrix(
+    labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None
+) -> Tensor:
+    """The ``[num_classes, num_classes]`` matrix counting each (label, prediction) pair
+    (follows `tf.math.confusion_matrix`): rows are labels, columns predictions.
+
+    Raises:
+        InvalidArgumentError: negative values, values >= ``num_classes``, or labels and
+        predictions of different shapes.
+
+    >>> ek.math.confusion_matrix([1, 2, 4], [2, 2, 4]).numpy()
+    array([[0, 0, 0, 0, 0],
+           [0, 0, 1, 0, 0],
+           [0, 0, 1, 0, 0],
+           [0, 0, 0, 0, 0],
+           [0, 0, 0, 0, 1]], dtype=int32)
+    """
+    lt, pt = tensor(labels, "confusion_matrix"), tensor(predictions, "confusion_matrix")
+    lab = np.asarray(lt._value.get() if hasattr(lt._value, "get") else lt._value).reshape(-1)
+    pred = np.asarray(pt._value.get() if hasattr(pt._value, "get") else pt._value).reshape(-1)
+    if lab.shape != pred.shape:
+        raise InvalidArgumentError(
+            None,
+            "ConfusionMatrix",
+            f"confusion_matrix: labels and predictions must have one shape, got "
+            f"{tuple(lt._value.shape)} and {tuple(pt._value.shape)}.",
+        )
+    if lab.size and (lab.min() < 0 or pred.min() < 0):
+        raise InvalidArgumentError(
+            None, "ConfusionMatrix", "confusion_matrix: labels and predictions must be >= 0."
+        )
+    n = int(max(lab.max(), pred.max()) + 1) if num_classes is None and lab.size else 0
+    if num_classes is not None:
+        n = int(num_classes)
+        if lab.size and (lab.max() >= n or pred.max() >= n):
+            raise InvalidArgumentError(
+                None,
+                "ConfusionMatrix",
+                f"confusion_matrix: labels and predictions must be < num_classes = {n}.",
+            )
+    out_dtype = dtypes.as_dtype(dtype)._np
+    w = np.ones(lab.shape, out_dtype)
+    if weights is not None:
+        wt = tensor(weights, "confusion_matrix")
+        w = np.asarray(wt._value.get() if hasattr(wt._value, "get") else wt._value)
+        w = np.broadcast_to(w, lt._value.shape).reshape(-1).astype(out_dtype)
+    out = np.zeros((n, n), out_dtype)
+    np.add.at(out, (lab.astype(np.int64), pred.astype(np.int64)), w)
+    return _on(lt._device.xp.asarray(out), lt)
+
+
+# -- reductions built from ops -------------------------------------------------------------------
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """``sqrt(sum(x ** 2))`` over ``axis`` (follows `tf.math.reduce_euclidean_norm`); integer
+    inputs give the integer part, as TensorFlow's do.
+
+    >>> ek.math.reduce_euclidean_norm([[3.0, 4.0], [5.0, 12.0]], axis=1).numpy()
+    array([ 5., 13.], dtype=float32)
+    """
+    x = tensor(input_tensor, "reduce_euclidean_norm")
+    if x._value.dtype.kind in "iu":
+        f = cast(x, dtypes.float64)
+        return cast(sqrt(reduce_sum(square(f), axis, keepdims)), x.dtype)
+    return sqrt(reduce_sum(square(x), axis, keepdims))
+
+
+def polyval(coeffs, x, name=None) -> Tensor:
+    """``coeffs[0] * x ** (n - 1) + ... + coeffs[n - 1]`` by Horner's rule (follows
+    `tf.math.polyval`); differentiable in every coefficient and in ``x``.
+
+    Args:
+        coeffs: a list of tensors (or numbers) broadcastable with ``x``.
+
+    Raises:
+        ValueError: ``coeffs`` not a list or tuple.
+
+    >>> ek.math.polyval([2.0, 0.0, 1.0], ek.constant(3.0)).numpy()
+    np.float32(19.0)
+    """
+    if not isinstance(coeffs, (list, tuple)):
+        raise ValueError(f"polyval: coeffs must be a list of tensors, got {type(coeffs).__name__}.")
+    x = tensor(x, "polyval")
+    if not coeffs:
+        return zeros_like(x)
+    p = tensor(coeffs[0], "polyval", x._value.dtype)
+    for c in coeffs[1:]:
+        p = p * x + c
+    return p
