@@ -61,6 +61,9 @@ from .runtime.core.dtypes import (
     int64,
     string,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
@@ -243,6 +246,13 @@ experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Opt
 # `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
 experimental.DynamicRaggedShape = ragged.DynamicRaggedShape
 experimental.RowPartition = ragged.RowPartition
+# TF 1.x's `tf.python_io` (TFRecord files), as `tf.compat.v1.python_io`.
+python_io = _types.SimpleNamespace(
+    TFRecordWriter=io.TFRecordWriter,
+    TFRecordOptions=io.TFRecordOptions,
+    TFRecordCompressionType=io.TFRecordCompressionType,
+    tf_record_iterator=io.tf_record_iterator,
+)
 
 # `ek.dtypes`, as `tf.dtypes`: the DType class, `as_dtype`, `cast` and every dtype.
 dtypes = _types.SimpleNamespace(
