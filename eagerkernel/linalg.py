@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .runtime.ops.creation import eye
 from .runtime.ops.linalg import (
     einsum,
     global_norm,
@@ -11,6 +12,23 @@ from .runtime.ops.linalg import (
     solve,
     tensordot,
     trace,
+)
+from .runtime.ops.matrix_decompositions import eigh, eigvalsh, lstsq, pinv, qr, svd
+from .runtime.ops.matrix_ops import (
+    adjoint,
+    band_part,
+    cholesky,
+    cholesky_solve,
+    cross,
+    det,
+    diag,
+    diag_part,
+    inv,
+    logdet,
+    matvec,
+    set_diag,
+    slogdet,
+    triangular_solve,
 )
 from .runtime.ops.nn import l2_normalize
 
