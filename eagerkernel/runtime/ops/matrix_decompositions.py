@@ -395,16 +395,19 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
         matrix: shape ``[..., M, N]``, float32 or float64 (float16 computed in float32).
         rhs: shape ``[..., M, K]``, same dtype and batch dimensions.
         l2_regularizer: a non-negative scalar.
-        fast: only True is supported (the complete orthogonal decomposition path is not).
+        fast: False computes the minimum-norm least-squares solution ``pinv(matrix) @ rhs``
+            from the SVD instead (robust to rank-deficient matrices; TensorFlow uses a
+            complete orthogonal decomposition, which gives the same solution), and takes no
+            ``l2_regularizer``. It is differentiable through `svd` (TensorFlow's is not).
 
     Returns:
         ``x``, shape ``[..., N, K]``.
 
     Raises:
         InvalidArgumentError: shapes that do not fit, a negative ``l2_regularizer``, or a
-            rank-deficient ``matrix`` with ``l2_regularizer=0`` (the Cholesky factorization
-            fails).
-        NotImplementedError: ``fast=False``.
+            rank-deficient ``matrix`` with ``l2_regularizer=0`` and ``fast=True`` (the
+            Cholesky factorization fails).
+        ValueError: a nonzero ``l2_regularizer`` with ``fast=False``.
         TypeError: an integer or complex dtype, or dtypes that differ.
 
     >>> a = ek.constant([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -413,11 +416,6 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
     """
     from .creation import eye
 
-    if not fast:
-        raise NotImplementedError(
-            "lstsq: fast=False (the complete orthogonal decomposition) is not supported; use "
-            "fast=True, or ek.linalg.pinv(matrix) @ rhs for rank-deficient matrices."
-        )
     a = float_matrix(matrix, "lstsq", "MatrixSolveLs", "matrix", square=False)
     b = tensor(rhs, "lstsq", a._value.dtype)
     if a._value.dtype != b._value.dtype:
@@ -437,6 +435,14 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
             "MatrixSolveLs",
             f"lstsq: l2_regularizer must be a non-negative scalar, got {l2_regularizer!r}.",
         )
+    if not fast:
+        if l2:
+            # TensorFlow ignores l2_regularizer here; an argument is never silently ignored.
+            raise ValueError(
+                f"lstsq: l2_regularizer={l2_regularizer!r} has no effect with fast=False (the "
+                "minimum-norm solution); pass l2_regularizer=0.0 or fast=True."
+            )
+        return matmul(pinv(a), b)
     m, n = sa[-2:]
     overdetermined = m >= n
     gramian = matmul(a, a, transpose_a=overdetermined, transpose_b=not overdetermined)
@@ -449,8 +455,8 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
         raise InvalidArgumentError(
             None,
             "MatrixSolveLs",
-            f"lstsq: the matrix of shape {sa} is rank deficient (its Gramian is not positive "
-            "definite); pass l2_regularizer > 0.",
+            f"lstsq: Input matrix was rank deficient or ill-conditioned (shape {sa}). Try "
+            "setting fast=False or provide a larger l2_regularizer > 0.",
         ) from None
     if overdetermined:
         return cholesky_solve(chol, matmul(a, b, transpose_a=True))
