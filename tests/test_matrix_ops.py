@@ -149,7 +149,7 @@ def test_svd_reconstructs_and_matches_numpy(shape):
     eye_p = np.broadcast_to(np.eye(p), (*shape[:-2], p, p))
     np.testing.assert_allclose(np.swapaxes(u.numpy(), -1, -2) @ u.numpy(), eye_p, atol=1e-12)
     np.testing.assert_allclose(np.swapaxes(v.numpy(), -1, -2) @ v.numpy(), eye_p, atol=1e-12)
-    s_full, u_full, v_full = ek.linalg.svd(x, full_matrices=True)
+    _s_full, u_full, v_full = ek.linalg.svd(x, full_matrices=True)
     assert u_full.shape[-2:] == (shape[-2],) * 2 and v_full.shape[-2:] == (shape[-1],) * 2
     only_s = ek.linalg.svd(ek.constant(x, ek.float32), compute_uv=False)
     assert only_s.dtype == ek.float32
@@ -385,12 +385,12 @@ def test_bad_dtypes_and_arguments():
 def test_unsupported_gradients_raise_as_tensorflow():
     x = ek.Variable(RNG.normal(size=(4, 2)))
     with ek.GradientTape() as tape:
-        q, r = ek.linalg.qr(x, full_matrices=True)
+        _q, r = ek.linalg.qr(x, full_matrices=True)
         y = ek.reduce_sum(r)
     with pytest.raises(NotImplementedError, match=r"qr: the gradient is not implemented when "):
         tape.gradient(y, x)
     with ek.GradientTape() as tape:
-        s, u, v = ek.linalg.svd(x, full_matrices=True)
+        s, _u, _v = ek.linalg.svd(x, full_matrices=True)
         y = ek.reduce_sum(s)
     with pytest.raises(NotImplementedError, match=r"svd: the gradient .* abs\(m - n\) > 1"):
         tape.gradient(y, x)
