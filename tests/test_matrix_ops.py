@@ -417,3 +417,37 @@ def test_values_match_tensorflow():
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-8, atol=1e-10)
     for ours, theirs in zip(ek.linalg.slogdet(-A), tf.linalg.slogdet(-A)):
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10)
+
+
+# -- guide/core/matrix_core.ipynb (the calls it makes, with `import eagerkernel as tf`) --------
+
+
+def test_matrix_core_guide_svd_calls():
+    tf = ek
+    a = tf.random.uniform(shape=[40, 30])
+    s, u, v = tf.linalg.svd(a)
+    a_svd = u @ tf.linalg.diag(s) @ tf.transpose(v)
+    np.testing.assert_allclose(a_svd.numpy(), a.numpy(), atol=1e-5)
+    np.testing.assert_allclose(tf.einsum("s,us,vs -> uv", s, u, v).numpy(), a.numpy(), atol=1e-5)
+
+    def rank_r_approx(s, u, v, r):
+        s_r, u_r, v_r = s[..., :r], u[..., :, :r], v[..., :, :r]
+        a_r = tf.einsum("...s,...us,...vs->...uv", s_r, u_r, v_r)
+        return a_r, tf.size(u_r) + tf.size(s_r) + tf.size(v_r)
+
+    a_10, size = rank_r_approx(s, u, v, 10)
+    assert int(size) == 40 * 10 + 10 + 30 * 10
+    # Eckart-Young: the squared error is the sum of the squared singular values left out
+    squared_norm = tf.norm(a - a_10) ** 2
+    np.testing.assert_allclose(float(squared_norm), float(tf.reduce_sum(s[10:] ** 2)), rtol=1e-4)
+    assert f"{squared_norm:.3f}"
+    # the image part, on a synthetic image: batched SVD over the RGB channels
+    image = (np.random.default_rng(0).uniform(size=(12, 16, 3)) * 255).astype(np.uint8)
+    batched = tf.transpose(tf.convert_to_tensor(image) / 255, [2, 0, 1])
+    s, u, v = tf.linalg.svd(batched)
+    assert s.shape == (3, 12) and u.shape == (3, 12, 12) and v.shape == (3, 16, 12)
+    approx, _ = rank_r_approx(s, u, v, 12)
+    np.testing.assert_allclose(tf.transpose(approx, [1, 2, 0]).numpy(), image / 255, atol=1e-5)
+    props = tf.map_fn(lambda x: tf.cumsum(x) / tf.reduce_sum(x), s)
+    r = tf.argmin(tf.abs(tf.reduce_mean(props, axis=0) - 0.75)) + 1
+    assert 1 <= int(r) <= 12 and float(props[0, -1]) == pytest.approx(1.0)
