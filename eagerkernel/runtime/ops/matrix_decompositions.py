@@ -32,7 +32,7 @@ from .matrix_ops import (
     triangular_solve,
 )
 
-__all__ = ["eigh", "eigvalsh", "lstsq", "pinv", "qr", "svd"]
+__all__ = ["eigh", "eigvalsh", "lstsq", "lu", "pinv", "qr", "svd"]
 
 
 def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
@@ -461,3 +461,69 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
     if overdetermined:
         return cholesky_solve(chol, matmul(a, b, transpose_a=True))
     return matmul(a, cholesky_solve(chol, b), transpose_a=True)
+
+
+# -- lu -----------------------------------------------------------------------------------------
+
+
+def _lu_fwd(xp, a, index_dtype):
+    # Gaussian elimination with partial pivoting, one column at a time over the whole batch
+    # (LAPACK's getrf is not in NumPy's API).
+    n = a.shape[-1]
+    lu = a.astype(lapack_dtype(a)).reshape(-1, n, n)
+    count = lu.shape[0]
+    perm = xp.broadcast_to(xp.arange(n), (count, n)).copy()
+    batch = xp.arange(count)
+    for k in range(n):
+        piv = k + xp.argmax(xp.abs(lu[:, k:, k]), axis=1)
+        row = lu[batch, k].copy()
+        lu[batch, k] = lu[batch, piv]
+        lu[batch, piv] = row
+        index = perm[batch, k].copy()
+        perm[batch, k] = perm[batch, piv]
+        perm[batch, piv] = index
+        pivot = lu[:, k, k]
+        if not bool((pivot != 0).all()):
+            raise InvalidArgumentError(None, "Lu", "lu: Input is not invertible.")
+        lu[:, k + 1 :, k] /= pivot[:, None]
+        lu[:, k + 1 :, k + 1 :] -= lu[:, k + 1 :, k, None] * lu[:, k, None, k + 1 :]
+    return lu.reshape(a.shape).astype(a.dtype, copy=False), perm.reshape(a.shape[:-1]).astype(
+        index_dtype
+    )
+
+
+_lu = Primitive("Lu", _lu_fwd, n_out=0)  # no gradient, as in TensorFlow
+
+
+def lu(input, output_idx_type="int32", name=None) -> tuple[Tensor, Tensor]:
+    """LU decomposition with partial pivoting of each square matrix (follows `tf.linalg.lu`).
+
+    ``input[..., perm, :] = L @ U`` with ``L`` unit lower triangular and ``U`` upper
+    triangular, returned packed in one matrix (``L`` below the diagonal, ``U`` on and above
+    it).
+
+    Args:
+        input: shape ``[..., M, M]``, float16 (computed in float32), float32 or float64.
+        output_idx_type: ``int32`` (default) or ``int64``, the dtype of ``perm``.
+
+    Returns:
+        ``(lu, perm)``: shapes ``[..., M, M]`` and ``[..., M]``. Not differentiable (as in
+        TensorFlow: the tape raises LookupError).
+
+    Raises:
+        InvalidArgumentError: a matrix that is not square, or a singular one ("Input is not
+            invertible.").
+        TypeError: an integer or complex dtype, or an index dtype other than int32/int64.
+
+    >>> lu, perm = ek.linalg.lu([[1.0, 2.0], [3.0, 4.0]])
+    >>> lu.numpy(), perm.numpy()
+    (array([[3.        , 4.        ],
+           [0.33333334, 0.6666666 ]], dtype=float32), array([1, 0], dtype=int32))
+    """
+    from ..core import dtypes
+
+    a = float_matrix(input, "lu", "Lu")
+    idx = dtypes.as_dtype(output_idx_type)
+    if idx not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"lu: output_idx_type must be int32 or int64, got {idx.name}.")
+    return apply(_lu, (a,), {"index_dtype": idx.as_numpy_dtype})

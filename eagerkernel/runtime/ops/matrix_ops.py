@@ -24,7 +24,10 @@ from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
+
 from .linalg import matmul, matrix_transpose
+
+_tensor = tensor  # `normalize` has an argument named `tensor` (TensorFlow's name)
 
 __all__ = [
     "adjoint",
@@ -38,6 +41,7 @@ __all__ = [
     "inv",
     "logdet",
     "matvec",
+    "normalize",
     "set_diag",
     "slogdet",
     "triangular_solve",
@@ -763,3 +767,29 @@ def adjoint(matrix, name=None) -> Tensor:
     TensorShape([3, 1])
     """
     return matrix_transpose(matrix, conjugate=True)
+
+
+def normalize(tensor, ord="euclidean", axis=None, name=None) -> tuple[Tensor, Tensor]:
+    """``tensor`` divided by its norm, and the norm (follows `tf.linalg.normalize`).
+
+    Args:
+        tensor: a floating tensor.
+        ord, axis: as in `ek.norm` (vector norms for ``axis`` None or an int, matrix norms
+            for a pair of axes).
+
+    Returns:
+        ``(normalized, norm)``: ``tensor``'s shape, and the norm with the reduced axes kept
+        (length 1). A zero norm gives NaN, as in TensorFlow. Differentiable.
+
+    Raises:
+        ValueError: an unsupported ``ord`` or a bad ``axis``. TypeError: non-floating input.
+
+    >>> x, n = ek.linalg.normalize([3.0, 4.0])
+    >>> x.numpy(), n.numpy()
+    (array([0.6, 0.8], dtype=float32), array([5.], dtype=float32))
+    """
+    from .linalg import norm
+
+    x = _tensor(tensor, "normalize")
+    n = norm(x, ord=ord, axis=axis, keepdims=True)
+    return x / n, n
