@@ -24,7 +24,6 @@ from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
-
 from .linalg import matmul, matrix_transpose
 
 _tensor = tensor  # `normalize` has an argument named `tensor` (TensorFlow's name)
