@@ -355,7 +355,11 @@ def test_shapes_that_do_not_fit_name_the_shapes():
         ek.linalg.diag([1.0, 2.0], num_rows=3, num_cols=3)
     with pytest.raises(IAE, match=r"band_part: num_lower must be negative or <= the number"):
         ek.linalg.band_part(np.zeros((2, 2)), 3, 0)
-    with pytest.raises(IAE, match=r"cross: a and b must have the same shape.*\(2,\) and \(2,\)"):
+    with pytest.raises(IAE, match=r"cross: both inputs must have the same shape, got \(2, 3\)"):
+        ek.linalg.cross(np.ones((2, 3)), np.ones(3))
+    with pytest.raises(
+        ek.errors.FailedPreconditionError, match=r"cross: .*only defined for 3-element vectors"
+    ):
         ek.linalg.cross([1.0, 2.0], [3.0, 4.0])
     with pytest.raises(IAE, match=r"lstsq: rhs must have shape"):
         ek.linalg.lstsq(np.ones((3, 2)), np.ones((2, 1)))
@@ -396,27 +400,131 @@ def test_unsupported_gradients_raise_as_tensorflow():
         tape.gradient(y, x)
 
 
+# -- lu, normalize, einsum's ellipsis ----------------------------------------------------------
+
+
+def test_lu_reconstructs_with_partial_pivoting():
+    lu, perm = ek.linalg.lu(A)
+    assert lu.shape == (2, 3, 3) and perm.shape == (2, 3) and perm.dtype == ek.int32
+    lower = np.tril(lu.numpy(), -1) + np.eye(3)
+    upper = np.triu(lu.numpy())
+    np.testing.assert_allclose(
+        np.take_along_axis(A, perm.numpy()[..., None], -2), lower @ upper, atol=1e-12
+    )
+    assert np.all(np.abs(np.tril(lu.numpy(), -1)) <= 1.0)  # partial pivoting
+    assert ek.linalg.lu(A, output_idx_type=ek.int64)[1].dtype == ek.int64
+    with pytest.raises(IAE, match=r"lu: Input is not invertible\."):
+        ek.linalg.lu([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(TypeError, match=r"lu: output_idx_type must be int32 or int64"):
+        ek.linalg.lu(A, output_idx_type=ek.float32)
+    x = ek.constant(A)
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_sum(ek.linalg.lu(x)[0])
+    with pytest.raises(LookupError, match=r"No gradient defined for op 'Lu'"):
+        tape.gradient(y, x)
+
+
+def test_normalize():
+    x = RNG.normal(size=(2, 4, 3))
+    out, n = ek.linalg.normalize(x, axis=-1)
+    np.testing.assert_allclose(n.numpy(), np.linalg.norm(x, axis=-1, keepdims=True))
+    np.testing.assert_allclose(out.numpy(), x / n.numpy())
+    out, n = ek.linalg.normalize(x, ord=1, axis=[-2, -1])
+    assert n.shape == (2, 1, 1)
+    np.testing.assert_allclose(n.numpy()[:, 0, 0], np.abs(x).sum(-2).max(-1))
+    check_gradients(lambda x: ek.linalg.normalize(x, axis=0), x)
+
+
+def test_einsum_ellipsis():
+    a, b = RNG.normal(size=(2, 4, 3, 5)), RNG.normal(size=(4, 5, 2))
+    for equation, operands in (
+        ("...ij,...jk->...ik", (a, b)),
+        ("...ij->...ji", (a,)),
+        ("...ij,...jk", (a, b)),  # implicit output: the ellipsis axes first
+        ("ij...->...", (a,)),
+        ("...ij->ij", (a[0, 0],)),  # an empty ellipsis
+        ("...s,...us,...vs->...uv", (b[..., 0], RNG.normal(size=(4, 6, 5)), a[0])),
+    ):
+        np.testing.assert_allclose(
+            ek.einsum(equation, *operands).numpy(), np.einsum(equation, *operands), rtol=1e-12
+        )
+    check_gradients(lambda x, y: ek.einsum("...ij,...jk->...ik", x, y), a[0], b)
+    with pytest.raises(ValueError, match=r"einsum: the output of 'b...j->b' has no '...' for"):
+        ek.einsum("b...j->b", a)
+    with pytest.raises(ValueError, match=r"einsum: each subscript may hold one ellipsis"):
+        ek.einsum("i.j->ij", a[0, 0])
+
+
 # -- TensorFlow as an oracle, when installed ----------------------------------------------------
 
 
-def test_values_match_tensorflow():
+def _tf_gradient(tf, f, *xs, cotangents):
+    xs = [tf.constant(x) for x in xs]
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        ys = tf.nest.flatten(f(*xs))
+        loss = tf.add_n([tf.reduce_sum(y * c) for y, c in zip(ys, cotangents)])
+    return [g.numpy() for g in tape.gradient(loss, xs)]
+
+
+def _ek_gradient(f, *xs, cotangents):
+    xs = [ek.constant(x) for x in xs]
+    with ek.GradientTape() as tape:
+        for x in xs:
+            tape.watch(x)
+        ys = ek.nest.flatten(f(*xs))
+        loss = ek.add_n([ek.reduce_sum(y * c) for y, c in zip(ys, cotangents)])
+    return [g.numpy() for g in tape.gradient(loss, xs)]
+
+
+def test_values_and_gradients_match_tensorflow():
     tf = pytest.importorskip("tensorflow")
-    x = RNG.normal(size=(2, 4, 3))
-    for ours, theirs in (
-        (ek.linalg.inv(A), tf.linalg.inv(A)),
-        (ek.linalg.det(A), tf.linalg.det(A)),
-        (ek.linalg.cholesky(SPD), tf.linalg.cholesky(SPD)),
-        (ek.linalg.logdet(SPD), tf.linalg.logdet(SPD)),
-        (ek.linalg.triangular_solve(A, B), tf.linalg.triangular_solve(A, B)),
-        (ek.linalg.band_part(x, 1, 0), tf.linalg.band_part(x, 1, 0)),
-        (ek.linalg.diag_part(x, k=1), tf.linalg.diag_part(x, k=1)),
-        (ek.linalg.svd(x, compute_uv=False), tf.linalg.svd(x, compute_uv=False)),
-        (ek.linalg.eigvalsh(SPD), tf.linalg.eigvalsh(SPD)),
-        (ek.linalg.pinv(x), tf.linalg.pinv(x)),
-    ):
-        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-8, atol=1e-10)
+    x, wide = RNG.normal(size=(2, 4, 3)), RNG.normal(size=(2, 3, 4))
+    value_cases = [
+        lambda m: m.linalg.inv(A),
+        lambda m: m.linalg.det(A),
+        lambda m: m.linalg.cholesky(SPD),
+        lambda m: m.linalg.logdet(SPD),
+        lambda m: m.linalg.triangular_solve(A, B, lower=False, adjoint=True),
+        lambda m: m.linalg.cholesky_solve(m.linalg.cholesky(SPD), B),
+        lambda m: m.linalg.band_part(x, 1, 0),
+        lambda m: m.linalg.diag_part(x, k=1),
+        lambda m: m.linalg.diag([1, 2], k=-1, num_cols=4),
+        lambda m: m.linalg.svd(x, compute_uv=False),
+        lambda m: m.linalg.qr(x)[0],  # the same Householder signs
+        lambda m: m.linalg.qr(wide)[1],
+        lambda m: m.linalg.eigvalsh(SPD),
+        lambda m: m.linalg.pinv(x),
+        lambda m: m.linalg.lstsq(x, x[..., :2], l2_regularizer=0.3),
+        lambda m: m.linalg.lu(A)[0],
+        lambda m: m.linalg.lu(A)[1],
+        lambda m: m.linalg.normalize(x, axis=-1)[0],
+    ]
+    for case in value_cases:
+        np.testing.assert_allclose(case(ek).numpy(), case(tf).numpy(), rtol=1e-8, atol=1e-10)
     for ours, theirs in zip(ek.linalg.slogdet(-A), tf.linalg.slogdet(-A)):
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10)
+    g33, g43, g34 = (
+        RNG.normal(size=(2, 3, 3)),
+        RNG.normal(size=(2, 4, 3)),
+        RNG.normal(size=(2, 3, 4)),
+    )
+    grad_cases = [
+        (lambda m: m.linalg.inv, (A,), [g33]),
+        (lambda m: lambda a: m.linalg.inv(a, adjoint=True), (A,), [g33]),
+        (lambda m: m.linalg.cholesky, (SPD,), [g33]),
+        (lambda m: m.linalg.triangular_solve, (A[0], B), [B]),
+        (lambda m: m.linalg.qr, (x,), [g43, g33]),
+        (lambda m: m.linalg.qr, (wide,), [g33, g34]),
+        (lambda m: lambda a: m.linalg.eigh(a)[0], (SPD,), [g33[..., 0]]),
+        (lambda m: m.linalg.pinv, (x,), [g34]),
+    ]
+    for make_f, xs, cts in grad_cases:
+        ours = _ek_gradient(make_f(ek), *xs, cotangents=cts)
+        theirs = _tf_gradient(tf, make_f(tf), *xs, cotangents=cts)
+        for o, t in zip(ours, theirs):
+            np.testing.assert_allclose(o, t, rtol=1e-6, atol=1e-8)
 
 
 # -- guide/core/matrix_core.ipynb (the calls it makes, with `import eagerkernel as tf`) --------

@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 
 from ..core.dispatch import Primitive, defjointvjp, defvjp
-from ..core.errors import InvalidArgumentError
+from ..core.errors import FailedPreconditionError, InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
 from .linalg import matmul, matrix_transpose
@@ -693,7 +693,8 @@ def cross(a, b, name=None) -> Tensor:
         Shape ``[..., 3]``. Differentiable in both arguments.
 
     Raises:
-        InvalidArgumentError: shapes that differ or a last axis that is not 3.
+        InvalidArgumentError: shapes that differ.
+        FailedPreconditionError: a last axis that is not 3 (TensorFlow's class for it).
         TypeError: dtypes that differ.
 
     >>> ek.linalg.cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]).numpy()
@@ -704,11 +705,15 @@ def cross(a, b, name=None) -> Tensor:
     if a._value.dtype != b._value.dtype:
         raise dtype_error("cross", (a, b), ("a", "b"))
     sa, sb = tuple(a._value.shape), tuple(b._value.shape)
-    if sa != sb or not sa or sa[-1] != 3:
+    if sa != sb:
         raise InvalidArgumentError(
+            None, "Cross", f"cross: both inputs must have the same shape, got {sa} and {sb}."
+        )
+    if not sa or sa[-1] != 3:  # TensorFlow's error class for this case
+        raise FailedPreconditionError(
             None,
             "Cross",
-            f"cross: a and b must have the same shape [..., 3], got shapes {sa} and {sb}.",
+            f"cross: cross products are only defined for 3-element vectors, got shape {sa}.",
         )
     return apply(_cross, (a, b))
 
