@@ -13,7 +13,16 @@ from .runtime.ops.linalg import (
     tensordot,
     trace,
 )
-from .runtime.ops.matrix_decompositions import eigh, eigvalsh, lstsq, lu, pinv, qr, svd
+from .runtime.ops.matrix_decompositions import (
+    eigh,
+    eigvalsh,
+    lstsq,
+    lu,
+    normalize,
+    pinv,
+    qr,
+    svd,
+)
 from .runtime.ops.matrix_ops import (
     adjoint,
     band_part,
@@ -26,7 +35,6 @@ from .runtime.ops.matrix_ops import (
     inv,
     logdet,
     matvec,
-    normalize,
     set_diag,
     slogdet,
     triangular_solve,

@@ -1,5 +1,5 @@
-"""Matrix decompositions under `tf.linalg` names: `svd`, `qr`, `eigh`, `eigvalsh`, and what is
-built on them: `pinv`, `lstsq`.
+"""Matrix decompositions under `tf.linalg` names: `svd`, `qr`, `eigh`, `eigvalsh`, `lu`, and
+what is built on them: `pinv`, `lstsq`; and `normalize` (a norm and a division).
 
 Each decomposition is a `Primitive` with TensorFlow's gradient (``linalg_grad.py``: SvdGrad,
 QrGrad, SelfAdjointEigV2Grad) written with public ops, so derivatives of any order come for
@@ -19,7 +19,7 @@ from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
-from .linalg import matmul, matrix_transpose
+from .linalg import matmul, matrix_transpose, norm
 from .matrix_ops import (
     band_part,
     cholesky,
@@ -32,7 +32,9 @@ from .matrix_ops import (
     triangular_solve,
 )
 
-__all__ = ["eigh", "eigvalsh", "lstsq", "lu", "pinv", "qr", "svd"]
+__all__ = ["eigh", "eigvalsh", "lstsq", "lu", "normalize", "pinv", "qr", "svd"]
+
+_tensor = tensor  # `normalize` has an argument named `tensor` (TensorFlow's name)
 
 
 def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
@@ -527,3 +529,30 @@ def lu(input, output_idx_type="int32", name=None) -> tuple[Tensor, Tensor]:
     if idx not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"lu: output_idx_type must be int32 or int64, got {idx.name}.")
     return apply(_lu, (a,), {"index_dtype": idx.as_numpy_dtype})
+
+
+# -- normalize ----------------------------------------------------------------------------------
+
+
+def normalize(tensor, ord="euclidean", axis=None, name=None) -> tuple[Tensor, Tensor]:
+    """``tensor`` divided by its norm, and the norm (follows `tf.linalg.normalize`).
+
+    Args:
+        tensor: a floating tensor.
+        ord, axis: as in `ek.norm` (vector norms for ``axis`` None or an int, matrix norms
+            for a pair of axes).
+
+    Returns:
+        ``(normalized, norm)``: ``tensor``'s shape, and the norm with the reduced axes kept
+        (length 1). A zero norm gives NaN, as in TensorFlow. Differentiable.
+
+    Raises:
+        ValueError: an unsupported ``ord`` or a bad ``axis``. TypeError: non-floating input.
+
+    >>> x, n = ek.linalg.normalize([3.0, 4.0])
+    >>> x.numpy(), n.numpy()
+    (array([0.6, 0.8], dtype=float32), array([5.], dtype=float32))
+    """
+    x = _tensor(tensor, "normalize")
+    n = norm(x, ord=ord, axis=axis, keepdims=True)
+    return x / n, n

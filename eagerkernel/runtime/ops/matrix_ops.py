@@ -26,8 +26,6 @@ from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
 from .linalg import matmul, matrix_transpose
 
-_tensor = tensor  # `normalize` has an argument named `tensor` (TensorFlow's name)
-
 __all__ = [
     "adjoint",
     "band_part",
@@ -40,7 +38,6 @@ __all__ = [
     "inv",
     "logdet",
     "matvec",
-    "normalize",
     "set_diag",
     "slogdet",
     "triangular_solve",
@@ -424,16 +421,19 @@ def _diag_len(rows: int, cols: int, k: int) -> int:
     return max(0, min(rows + min(k, 0), cols - max(k, 0)))
 
 
-def _k_arg(k, op: str, tf_op: str) -> int:
-    if isinstance(k, Tensor) and k.ndim == 1 and k._value.shape[0] == 1:
-        k = k.numpy()[0].item()
-    if isinstance(k, (list, tuple, np.ndarray)) or (isinstance(k, Tensor) and k.ndim > 0):
-        vals = list(np.asarray(k.numpy() if isinstance(k, Tensor) else k).ravel())
-        if len(vals) == 1 or (len(vals) == 2 and vals[0] == vals[1]):
-            return _int(int(vals[0]), op, "k")
-        raise NotImplementedError(
-            f"{op}: a band of diagonals (k={k!r}) is not supported; pass a single diagonal k."
-        )
+def _k_arg(k, op: str) -> int:
+    """The diagonal offset ``k``: an int, or a pair naming one diagonal twice."""
+    if isinstance(k, Tensor):
+        k = k.numpy()
+    if np.ndim(k) > 0:
+        vals = np.asarray(k).ravel()
+        if vals.size not in (1, 2) or vals[0] != vals[-1]:
+            raise NotImplementedError(
+                f"{op}: a band of diagonals (k={k!r}) is not supported; pass a single diagonal k."
+            )
+        k = vals[0]
+    if isinstance(k, (np.ndarray, np.generic)):
+        k = k.item()
     return _int(k, op, "k")
 
 
@@ -484,7 +484,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
         raise InvalidArgumentError(
             None, "MatrixDiagV3", "diag: diagonal must have rank >= 1, got a scalar."
         )
-    k = _k_arg(k, "diag", "MatrixDiagV3")
+    k = _k_arg(k, "diag")
     n = d._value.shape[-1]
     rows, cols = _int(num_rows, "diag", "num_rows"), _int(num_cols, "diag", "num_cols")
     if rows < 0 and cols < 0:
@@ -559,7 +559,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     """
     x = any_matrix(input, "diag_part", "MatrixDiagPartV3")
     _align_arg(align, "diag_part")
-    k = _k_arg(k, "diag_part", "MatrixDiagPartV3")
+    k = _k_arg(k, "diag_part")
     _k_range(x, k, "diag_part", "MatrixDiagPartV3")
     return apply(_diag_part, (x,), {"k": k})
 
@@ -605,7 +605,7 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT") -> Tenso
     if x._value.dtype != d._value.dtype:
         raise dtype_error("set_diag", (x, d), ("input", "diagonal"))
     _align_arg(align, "set_diag")
-    k = _k_arg(k, "set_diag", "MatrixSetDiagV3")
+    k = _k_arg(k, "set_diag")
     _k_range(x, k, "set_diag", "MatrixSetDiagV3")
     sx, sd = tuple(x._value.shape), tuple(d._value.shape)
     want = (*sx[:-2], _diag_len(sx[-2], sx[-1], k))
@@ -771,29 +771,3 @@ def adjoint(matrix, name=None) -> Tensor:
     TensorShape([3, 1])
     """
     return matrix_transpose(matrix, conjugate=True)
-
-
-def normalize(tensor, ord="euclidean", axis=None, name=None) -> tuple[Tensor, Tensor]:
-    """``tensor`` divided by its norm, and the norm (follows `tf.linalg.normalize`).
-
-    Args:
-        tensor: a floating tensor.
-        ord, axis: as in `ek.norm` (vector norms for ``axis`` None or an int, matrix norms
-            for a pair of axes).
-
-    Returns:
-        ``(normalized, norm)``: ``tensor``'s shape, and the norm with the reduced axes kept
-        (length 1). A zero norm gives NaN, as in TensorFlow. Differentiable.
-
-    Raises:
-        ValueError: an unsupported ``ord`` or a bad ``axis``. TypeError: non-floating input.
-
-    >>> x, n = ek.linalg.normalize([3.0, 4.0])
-    >>> x.numpy(), n.numpy()
-    (array([0.6, 0.8], dtype=float32), array([5.], dtype=float32))
-    """
-    from .linalg import norm
-
-    x = _tensor(tensor, "normalize")
-    n = norm(x, ord=ord, axis=axis, keepdims=True)
-    return x / n, n
