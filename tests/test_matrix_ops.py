@@ -450,6 +450,14 @@ def test_einsum_ellipsis():
             ek.einsum(equation, *operands).numpy(), np.einsum(equation, *operands), rtol=1e-12
         )
     check_gradients(lambda x, y: ek.einsum("...ij,...jk->...ik", x, y), a[0], b)
+    # length-1 axes under the ellipsis broadcast, as in TensorFlow
+    c = RNG.normal(size=(1, 3, 5))
+    np.testing.assert_allclose(
+        ek.einsum("...ij,...jk->...ik", c, b).numpy(), np.einsum("...ij,...jk->...ik", c, b)
+    )
+    check_gradients(lambda x, y: ek.einsum("...ij,...jk->...ik", x, y), c, b, order=2)
+    with pytest.raises(IAE, match=r"einsum: an axis under ... has sizes 2 and 4 in '...ij,"):
+        ek.einsum("...ij,...jk->...ik", a[:, 0], b)
     with pytest.raises(ValueError, match=r"einsum: the output of 'b...j->b' has no '...' for"):
         ek.einsum("b...j->b", a)
     with pytest.raises(ValueError, match=r"einsum: each subscript may hold one ellipsis"):
