@@ -22,6 +22,8 @@ from .runtime.ops.matrix_decompositions import (
     pinv,
     qr,
     svd,
+    tensor_diag,
+    tensor_diag_part,
 )
 from .runtime.ops.matrix_ops import (
     adjoint,

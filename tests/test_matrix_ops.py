@@ -436,6 +436,23 @@ def test_normalize():
     check_gradients(lambda x: ek.linalg.normalize(x, axis=0), x)
 
 
+def test_tensor_diag_and_tensor_diag_part():
+    d = RNG.normal(size=(2, 3))
+    t = ek.linalg.tensor_diag(d)
+    assert t.shape == (2, 3, 2, 3)
+    want = np.zeros((2, 3, 2, 3))
+    for i, j in np.ndindex(2, 3):
+        want[i, j, i, j] = d[i, j]
+    np.testing.assert_array_equal(t.numpy(), want)
+    np.testing.assert_array_equal(ek.linalg.tensor_diag_part(want).numpy(), d)
+    check_gradients(ek.linalg.tensor_diag, d)
+    check_gradients(ek.linalg.tensor_diag_part, RNG.normal(size=(2, 3, 2, 3)))
+    with pytest.raises(IAE, match=r"tensor_diag_part: input must have an even rank .*\(2, 3\)"):
+        ek.linalg.tensor_diag_part(np.zeros((2, 3)))
+    with pytest.raises(IAE, match=r"tensor_diag: diagonal must have rank >= 1"):
+        ek.linalg.tensor_diag(1.0)
+
+
 def test_einsum_ellipsis():
     a, b = RNG.normal(size=(2, 4, 3, 5)), RNG.normal(size=(4, 5, 2))
     for equation, operands in (

@@ -1,5 +1,6 @@
 """Matrix decompositions under `tf.linalg` names: `svd`, `qr`, `eigh`, `eigvalsh`, `lu`, and
-what is built on them: `pinv`, `lstsq`; and `normalize` (a norm and a division).
+what is built on them: `pinv`, `lstsq`; and the composites `normalize`, `tensor_diag`,
+`tensor_diag_part`.
 
 Each decomposition is a `Primitive` with TensorFlow's gradient (``linalg_grad.py``: SvdGrad,
 QrGrad, SelfAdjointEigV2Grad) written with public ops, so derivatives of any order come for
@@ -32,7 +33,18 @@ from .matrix_ops import (
     triangular_solve,
 )
 
-__all__ = ["eigh", "eigvalsh", "lstsq", "lu", "normalize", "pinv", "qr", "svd"]
+__all__ = [
+    "eigh",
+    "eigvalsh",
+    "lstsq",
+    "lu",
+    "normalize",
+    "pinv",
+    "qr",
+    "svd",
+    "tensor_diag",
+    "tensor_diag_part",
+]
 
 _tensor = tensor  # `normalize` has an argument named `tensor` (TensorFlow's name)
 
@@ -531,7 +543,7 @@ def lu(input, output_idx_type="int32", name=None) -> tuple[Tensor, Tensor]:
     return apply(_lu, (a,), {"index_dtype": idx.as_numpy_dtype})
 
 
-# -- normalize ----------------------------------------------------------------------------------
+# -- normalize, tensor_diag, tensor_diag_part ------------------------------------------------------
 
 
 def normalize(tensor, ord="euclidean", axis=None, name=None) -> tuple[Tensor, Tensor]:
@@ -556,3 +568,63 @@ def normalize(tensor, ord="euclidean", axis=None, name=None) -> tuple[Tensor, Te
     x = _tensor(tensor, "normalize")
     n = norm(x, ord=ord, axis=axis, keepdims=True)
     return x / n, n
+
+
+def tensor_diag(diagonal, name=None) -> Tensor:
+    """A tensor with ``diagonal`` on its diagonal (follows `tf.linalg.tensor_diag`):
+    ``output[i1, ..., ik, i1, ..., ik] = diagonal[i1, ..., ik]``, zero elsewhere.
+
+    Args:
+        diagonal: rank ``k >= 1``, any dtype.
+
+    Returns:
+        Rank ``2k``, shape ``diagonal.shape + diagonal.shape``. Differentiable.
+
+    Raises:
+        InvalidArgumentError: a scalar ``diagonal``.
+
+    >>> ek.linalg.tensor_diag([1, 2]).numpy()
+    array([[1, 0],
+           [0, 2]], dtype=int32)
+    """
+    from .array_ops import reshape
+
+    d = _tensor(diagonal, "tensor_diag")
+    shape = tuple(d._value.shape)
+    if not shape:
+        raise InvalidArgumentError(
+            None, "Diag", "tensor_diag: diagonal must have rank >= 1, got a scalar."
+        )
+    return reshape(diag(reshape(d, [-1])), shape + shape)
+
+
+def tensor_diag_part(input, name=None) -> Tensor:
+    """The diagonal of a rank-``2k`` tensor (follows `tf.linalg.tensor_diag_part`):
+    ``output[i1, ..., ik] = input[i1, ..., ik, i1, ..., ik]``.
+
+    Args:
+        input: shape ``[D1, ..., Dk, D1, ..., Dk]``, ``k >= 1``, any dtype.
+
+    Returns:
+        Shape ``[D1, ..., Dk]``. Differentiable.
+
+    Raises:
+        InvalidArgumentError: an odd rank, a scalar, or two halves of the shape that differ.
+
+    >>> ek.linalg.tensor_diag_part([[1, 2], [3, 4]]).numpy()
+    array([1, 4], dtype=int32)
+    """
+    from .array_ops import reshape
+
+    x = _tensor(input, "tensor_diag_part")
+    shape = tuple(x._value.shape)
+    k = len(shape) // 2
+    if not shape or len(shape) % 2 or shape[:k] != shape[k:]:
+        raise InvalidArgumentError(
+            None,
+            "DiagPart",
+            "tensor_diag_part: input must have an even rank >= 2 and a shape "
+            f"[D1, ..., Dk, D1, ..., Dk], got shape {shape}.",
+        )
+    n = int(np.prod(shape[:k]))
+    return reshape(diag_part(reshape(x, [n, n])), shape[:k])
