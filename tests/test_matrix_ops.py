@@ -425,6 +425,22 @@ def test_lu_reconstructs_with_partial_pivoting():
         tape.gradient(y, x)
 
 
+def test_lu_solve_reconstruct_and_inverse():
+    lu, perm = ek.linalg.lu(A)
+    np.testing.assert_allclose(ek.linalg.lu_reconstruct(lu, perm).numpy(), A, atol=1e-12)
+    np.testing.assert_allclose(
+        ek.linalg.lu_solve(lu, perm, B).numpy(), np.linalg.solve(A, B), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        ek.linalg.lu_matrix_inverse(lu, perm).numpy(), np.linalg.inv(A), rtol=1e-10
+    )
+    p = perm.numpy()
+    check_gradients(lambda f: ek.linalg.lu_reconstruct(f, p), lu.numpy())
+    check_gradients(lambda f, b: ek.linalg.lu_solve(f, p, b), lu.numpy(), B)
+    with pytest.raises(IAE, match=r"lu_solve: perm must be an integer tensor of shape \(2, 3\)"):
+        ek.linalg.lu_solve(lu, perm[0], B)
+
+
 def test_normalize():
     x = RNG.normal(size=(2, 4, 3))
     out, n = ek.linalg.normalize(x, axis=-1)

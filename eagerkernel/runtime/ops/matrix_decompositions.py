@@ -1,6 +1,6 @@
 """Matrix decompositions under `tf.linalg` names: `svd`, `qr`, `eigh`, `eigvalsh`, `lu`, and
-what is built on them: `pinv`, `lstsq`; and the composites `normalize`, `tensor_diag`,
-`tensor_diag_part`.
+what is built on them: `pinv`, `lstsq`, `lu_solve`, `lu_reconstruct`, `lu_matrix_inverse`;
+and the composites `normalize`, `tensor_diag`, `tensor_diag_part`.
 
 Each decomposition is a `Primitive` with TensorFlow's gradient (``linalg_grad.py``: SvdGrad,
 QrGrad, SelfAdjointEigV2Grad) written with public ops, so derivatives of any order come for
@@ -38,6 +38,9 @@ __all__ = [
     "eigvalsh",
     "lstsq",
     "lu",
+    "lu_matrix_inverse",
+    "lu_reconstruct",
+    "lu_solve",
     "normalize",
     "pinv",
     "qr",
@@ -541,6 +544,97 @@ def lu(input, output_idx_type="int32", name=None) -> tuple[Tensor, Tensor]:
     if idx not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"lu: output_idx_type must be int32 or int64, got {idx.name}.")
     return apply(_lu, (a,), {"index_dtype": idx.as_numpy_dtype})
+
+
+def _lu_parts(lower_upper, perm, op: str) -> tuple[Tensor, Tensor, Tensor]:
+    """``(L, U, P)`` from `lu`'s packed factors, ``P @ input = L @ U``."""
+    from .creation import one_hot, ones_like
+
+    packed = float_matrix(lower_upper, op, "Lu", "lower_upper")
+    p = tensor(perm, op)
+    m = packed._value.shape[-1]
+    if p._value.dtype.kind not in "iu" or tuple(p._value.shape) != tuple(packed._value.shape[:-1]):
+        raise InvalidArgumentError(
+            None,
+            "Lu",
+            f"{op}: perm must be an integer tensor of shape {tuple(packed._value.shape[:-1])} "
+            f"for lower_upper of shape {tuple(packed._value.shape)}, got {p.dtype.name} of "
+            f"shape {tuple(p._value.shape)}.",
+        )
+    lower = set_diag(band_part(packed, -1, 0), ones_like(diag_part(packed)))
+    upper = band_part(packed, 0, -1)
+    return lower, upper, one_hot(p, m, dtype=packed.dtype)
+
+
+def lu_reconstruct(lower_upper, perm, validate_args=False, name=None) -> Tensor:
+    """The matrix whose `lu` factors are ``(lower_upper, perm)`` (follows
+    `tf.linalg.lu_reconstruct`): ``P^T @ L @ U``.
+
+    Args:
+        lower_upper: shape ``[..., M, M]``, as returned by `lu`.
+        perm: shape ``[..., M]``, integer, as returned by `lu`.
+        validate_args: check the arguments (always done here).
+
+    Returns:
+        Shape ``[..., M, M]``. Differentiable in ``lower_upper``.
+
+    Raises:
+        InvalidArgumentError: shapes that do not fit. TypeError: a non-floating
+            ``lower_upper``.
+
+    >>> ek.linalg.lu_reconstruct(*ek.linalg.lu([[1.0, 2.0], [3.0, 4.0]])).numpy()
+    array([[1., 2.],
+           [3., 4.]], dtype=float32)
+    """
+    lower, upper, p = _lu_parts(lower_upper, perm, "lu_reconstruct")
+    return matmul(p, matmul(lower, upper), transpose_a=True)
+
+
+def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None) -> Tensor:
+    """Solves ``A @ x = rhs`` given `lu`'s factors of ``A`` (follows `tf.linalg.lu_solve`):
+    two triangular solves, differentiable through them.
+
+    Args:
+        lower_upper, perm: `lu`'s outputs for ``A``, shapes ``[..., M, M]`` and ``[..., M]``.
+        rhs: shape ``[..., M, K]``, the dtype of ``lower_upper``.
+        validate_args: check the arguments (always done here).
+
+    Returns:
+        ``x``, shape ``[..., M, K]``.
+
+    Raises:
+        InvalidArgumentError: shapes that do not fit. TypeError: dtypes that differ.
+
+    >>> lu, perm = ek.linalg.lu([[1.0, 2.0], [3.0, 4.0]])
+    >>> ek.linalg.lu_solve(lu, perm, [[5.0], [11.0]]).numpy().ravel()
+    array([1., 2.], dtype=float32)
+    """
+    lower, upper, p = _lu_parts(lower_upper, perm, "lu_solve")
+    y = triangular_solve(lower, matmul(p, tensor(rhs, "lu_solve", lower._value.dtype)))
+    return triangular_solve(upper, y, lower=False)
+
+
+def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None) -> Tensor:
+    """The inverse of ``A`` from `lu`'s factors (follows `tf.linalg.lu_matrix_inverse`).
+
+    Args:
+        lower_upper, perm: `lu`'s outputs for ``A``, shapes ``[..., M, M]`` and ``[..., M]``.
+        validate_args: check the arguments (always done here).
+
+    Returns:
+        Shape ``[..., M, M]``, differentiable in ``lower_upper``.
+
+    >>> lu, perm = ek.linalg.lu([[2.0, 0.0], [0.0, 4.0]])
+    >>> ek.linalg.lu_matrix_inverse(lu, perm).numpy()
+    array([[0.5 , 0.  ],
+           [0.  , 0.25]], dtype=float32)
+    """
+    from .creation import eye
+
+    packed = float_matrix(lower_upper, "lu_matrix_inverse", "Lu", "lower_upper")
+    shape = packed._value.shape
+    identity = eye(shape[-1], batch_shape=shape[:-2], dtype=packed.dtype)
+    return lu_solve(packed, perm, identity)
 
 
 # -- normalize, tensor_diag, tensor_diag_part ------------------------------------------------------
