@@ -27,7 +27,6 @@ from ..runtime.compat.v1 import losses, metrics, train
 
 __all__ = [
     "InteractiveSession",
-    "cholesky",
     "Session",
     "disable_eager_execution",
     "disable_v2_behavior",
@@ -39,26 +38,14 @@ __all__ = [
     "layers",
     "local_variables_initializer",
     "logging",
-    "matrix_band_part",
-    "matrix_determinant",
-    "matrix_diag",
-    "matrix_diag_part",
-    "matrix_inverse",
-    "matrix_set_diag",
-    "matrix_solve",
-    "matrix_triangular_solve",
     "losses",
     "metrics",
     "placeholder",
     "placeholder_with_default",
     "random_normal",
-    "qr",
     "random_uniform",
     "reset_default_graph",
-    "self_adjoint_eig",
-    "self_adjoint_eigvals",
     "set_random_seed",
-    "svd",
     "train",
     "variable_scope",
 ]
@@ -145,26 +132,31 @@ class _Logging:
 
 logging = _Logging()
 
-# TensorFlow 1.x's top-level names of the linear algebra ops.
-matrix_inverse = _parent.linalg.inv
-matrix_determinant = _parent.linalg.det
-matrix_band_part = _parent.linalg.band_part
-matrix_diag = _parent.linalg.diag
-matrix_diag_part = _parent.linalg.diag_part
-matrix_set_diag = _parent.linalg.set_diag
-matrix_solve = _parent.linalg.solve
-matrix_triangular_solve = _parent.linalg.triangular_solve
-cholesky = _parent.linalg.cholesky
-qr = _parent.linalg.qr
-svd = _parent.linalg.svd
-self_adjoint_eig = _parent.linalg.eigh
-self_adjoint_eigvals = _parent.linalg.eigvalsh
+# TensorFlow 1.x's top-level names of the linear algebra ops (looked up in `ek.linalg` when
+# first used: that module is imported after this one).
+_LINALG = {
+    "matrix_inverse": "inv",
+    "matrix_determinant": "det",
+    "matrix_band_part": "band_part",
+    "matrix_diag": "diag",
+    "matrix_diag_part": "diag_part",
+    "matrix_set_diag": "set_diag",
+    "matrix_solve": "solve",
+    "matrix_triangular_solve": "triangular_solve",
+    "cholesky": "cholesky",
+    "qr": "qr",
+    "svd": "svd",
+    "self_adjoint_eig": "eigh",
+    "self_adjoint_eigvals": "eigvalsh",
+}
 random_normal = _parent.random.normal
 random_uniform = _parent.random.uniform
 set_random_seed = _parent.random.set_seed
 
 
 def __getattr__(name: str):
+    if name in _LINALG:
+        return getattr(_parent.linalg, _LINALG[name])
     # Every other TensorFlow 2 name, as tf.compat.v1 has most of them.
     if not name.startswith("__") and hasattr(_parent, name):
         return getattr(_parent, name)
