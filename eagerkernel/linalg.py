@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .runtime.ops.creation import eye
 from .runtime.ops.linalg import (
     einsum,
     global_norm,
@@ -11,6 +12,37 @@ from .runtime.ops.linalg import (
     solve,
     tensordot,
     trace,
+)
+from .runtime.ops.matrix_decompositions import (
+    eigh,
+    eigvalsh,
+    lstsq,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
+    normalize,
+    pinv,
+    qr,
+    svd,
+    tensor_diag,
+    tensor_diag_part,
+)
+from .runtime.ops.matrix_ops import (
+    adjoint,
+    band_part,
+    cholesky,
+    cholesky_solve,
+    cross,
+    det,
+    diag,
+    diag_part,
+    inv,
+    logdet,
+    matvec,
+    set_diag,
+    slogdet,
+    triangular_solve,
 )
 from .runtime.ops.nn import l2_normalize
 

@@ -359,7 +359,7 @@ def test_einsum_errors():
     with pytest.raises(ValueError, match="2 operand"):
         ek.einsum("ij,jk->ik", a)
     with pytest.raises(ValueError, match="ellipsis"):
-        ek.einsum("...ij->...ji", a)
+        ek.einsum("...i...->i", a)
     with pytest.raises(ValueError, match="subscripts 'ijk' name 3 axes"):
         ek.einsum("ijk->i", a)
     with pytest.raises(ValueError, match="appear in no input"):

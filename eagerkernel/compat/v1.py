@@ -131,12 +131,32 @@ class _Logging:
 
 
 logging = _Logging()
+
+# TensorFlow 1.x's top-level names of the linear algebra ops (looked up in `ek.linalg` when
+# first used: that module is imported after this one).
+_LINALG = {
+    "matrix_inverse": "inv",
+    "matrix_determinant": "det",
+    "matrix_band_part": "band_part",
+    "matrix_diag": "diag",
+    "matrix_diag_part": "diag_part",
+    "matrix_set_diag": "set_diag",
+    "matrix_solve": "solve",
+    "matrix_triangular_solve": "triangular_solve",
+    "cholesky": "cholesky",
+    "qr": "qr",
+    "svd": "svd",
+    "self_adjoint_eig": "eigh",
+    "self_adjoint_eigvals": "eigvalsh",
+}
 random_normal = _parent.random.normal
 random_uniform = _parent.random.uniform
 set_random_seed = _parent.random.set_seed
 
 
 def __getattr__(name: str):
+    if name in _LINALG:
+        return getattr(_parent.linalg, _LINALG[name])
     # Every other TensorFlow 2 name, as tf.compat.v1 has most of them.
     if not name.startswith("__") and hasattr(_parent, name):
         return getattr(_parent, name)

@@ -142,7 +142,7 @@ def _parse_einsum(equation: str, n: int) -> tuple[tuple[str, ...], str]:
     """``"ij,jk->ik"`` -> ``(("ij", "jk"), "ik")``, with NumPy's implicit output if no ``->``."""
     eq = equation.replace(" ", "")
     if "." in eq:
-        raise ValueError(f"einsum: ellipsis ('...') is not supported, got {equation!r}.")
+        raise ValueError(f"einsum: misplaced '.' (an ellipsis is '...') in {equation!r}.")
     if eq.count("->") > 1:
         raise ValueError(f"einsum: more than one '->' in {equation!r}.")
     if "->" in eq:
@@ -167,6 +167,59 @@ def _parse_einsum(equation: str, n: int) -> tuple[tuple[str, ...], str]:
             f"{equation!r}."
         )
     return ins, out
+
+
+def _expand_ellipsis(equation: str, ranks: list[int]) -> tuple[str, str]:
+    """Spells out each ``...`` as letters for the operand's leading axes (aligned from the
+    right, as NumPy and TensorFlow broadcast them); the implicit output puts them first.
+    Returns the equation and the letters that stand for the ellipsis."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != len(ranks) or "->" in out:
+        return eq, ""  # `_parse_einsum` names the problem
+    for sub in (*ins, out):
+        if sub.replace("...", "", 1).count(".") or (sub.count(".") and "..." not in sub):
+            raise ValueError(
+                f"einsum: each subscript may hold one ellipsis ('...') and no other '.', got "
+                f"{equation!r}."
+            )
+    extra = [r - (len(sub) - 3) for sub, r in zip(ins, ranks) if "..." in sub]
+    n = max([0, *extra])
+    fresh = [c for c in _LETTERS if c not in eq]
+    if n > len(fresh):
+        raise ValueError(f"einsum: too many axes under the ellipsis in {equation!r}.")
+    ell = "".join(fresh[:n])
+    ins = [sub.replace("...", ell[n - max(r - (len(sub) - 3), 0) :]) for sub, r in zip(ins, ranks)]
+    if not arrow:
+        plain = lhs.replace("...", "").replace(",", "")
+        out = ell + "".join(sorted(c for c in set(plain) if plain.count(c) == 1))
+    elif "..." in out:
+        out = out.replace("...", ell)
+    elif n:
+        raise ValueError(
+            f"einsum: the output of {equation!r} has no '...' for the {n} axes under the "
+            "inputs' ellipsis."
+        )
+    return ",".join(ins) + "->" + out, ell
+
+
+def _broadcast_ellipsis(xs: list, ins: tuple, ell: str) -> list:
+    """Broadcasts the length-1 axes under an ellipsis to the other operands' length, as
+    TensorFlow does (a differentiable `broadcast_to`: the tape sums the cotangent back)."""
+    from .array_ops import broadcast_to
+
+    target: dict[str, int] = {}
+    for x, sub in zip(xs, ins):
+        for c, n in zip(sub, x._value.shape):
+            if c in ell and n != 1:
+                target.setdefault(c, n)  # lengths that differ are named by the size check
+    out = []
+    for x, sub in zip(xs, ins):
+        old = tuple(x._value.shape)
+        new = tuple(target.get(c, n) if c in ell and n == 1 else n for c, n in zip(sub, old))
+        out.append(x if new == old else broadcast_to(x, new))
+    return out
 
 
 def _einsum_fwd(xp, *operands, equation, optimize):
@@ -220,7 +273,9 @@ def einsum(equation: str, *inputs, name=None, **kwargs) -> Tensor:
     Args:
         equation: subscripts such as ``"ij,jk->ik"``, ``"bij,bjk->bik"``, ``"ij->ji"``,
             ``"ii->i"`` or ``"ij,ij->"``. Without ``->`` the output holds the letters that
-            appear once, sorted (NumPy's rule). Ellipses are not supported.
+            appear once, sorted (NumPy's rule). An ellipsis (``"...ij,...jk->...ik"``)
+            stands for the leading axes of each operand, aligned from the right; they
+            broadcast (length 1 against any length), as in TensorFlow.
         *inputs: one tensor per operand, all of the same dtype.
 
     Returns:
@@ -241,10 +296,15 @@ def einsum(equation: str, *inputs, name=None, **kwargs) -> Tensor:
         raise ValueError(f"einsum: no operands given for {equation!r}.")
     xs = [tensor(inputs[0], "einsum")]
     xs += [tensor(v, "einsum", xs[0]._value.dtype) for v in inputs[1:]]
+    ell, given = "", equation
+    if "." in equation:
+        equation, ell = _expand_ellipsis(equation, [x.ndim for x in xs])
     ins, out = _parse_einsum(equation, len(xs))
     dt = xs[0]._value.dtype
     sizes: dict[str, int] = {}
     shapes = ", ".join(str(tuple(x._value.shape)) for x in xs)
+    if ell and len(xs) > 1:
+        xs = _broadcast_ellipsis(xs, ins, ell)
     for x, sub in zip(xs, ins):
         if x._value.dtype != dt:
             raise TypeError(
@@ -257,15 +317,15 @@ def einsum(equation: str, *inputs, name=None, **kwargs) -> Tensor:
                 None,
                 "Einsum",
                 f"einsum: subscripts {sub!r} name {len(sub)} axes but the operand has shape "
-                f"{tuple(shape)} (equation {equation!r}, shapes {shapes}).",
+                f"{tuple(shape)} (equation {given!r}, shapes {shapes}).",
             )
         for c, n in zip(sub, shape):
             if sizes.setdefault(c, n) != n:
                 raise InvalidArgumentError(
                     None,
                     "Einsum",
-                    f"einsum: index {c!r} has sizes {sizes[c]} and {n} in {equation!r} "
-                    f"(shapes {shapes}).",
+                    f"einsum: {'an axis under ...' if c in ell else f'index {c!r}'} has sizes "
+                    f"{sizes[c]} and {n} in {given!r} (shapes {shapes}).",
                 )
     flops = math.prod(sizes.values())
     optimize = len(xs) > 1 and flops > _OPTIMIZE_FLOPS

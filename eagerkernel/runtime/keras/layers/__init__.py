@@ -3,6 +3,17 @@
 from __future__ import annotations
 
 from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
+from .augmentation import (
+    CenterCrop,
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
 from .base import Layer
 from .conv import Conv2D
 from .conv_more import (
@@ -25,6 +36,14 @@ from .core_more import (
     RepeatVector,
 )
 from .embedding import Embedding
+from .lookup import (
+    CategoryEncoding,
+    Discretization,
+    Hashing,
+    IntegerLookup,
+    StringLookup,
+    TextVectorization,
+)
 from .merging import (
     Add,
     Average,
@@ -117,6 +136,8 @@ __all__ = [
     "AvgPool2D",
     "BatchNormalization",
     "Bidirectional",
+    "CategoryEncoding",
+    "CenterCrop",
     "Concatenate",
     "Conv1D",
     "Conv2D",
@@ -127,6 +148,7 @@ __all__ = [
     "Cropping1D",
     "Cropping2D",
     "Dense",
+    "Discretization",
     "Dot",
     "Dropout",
     "EinsumDense",
@@ -144,9 +166,11 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GroupNormalization",
+    "Hashing",
     "Identity",
     "Input",
     "InputLayer",
+    "IntegerLookup",
     "LSTMCell",
     "Lambda",
     "Layer",
@@ -164,16 +188,26 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
     "ReLU",
     "RepeatVector",
     "Rescaling",
     "Reshape",
+    "Resizing",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "StringLookup",
     "Subtract",
+    "TextVectorization",
     "TimeDistributed",
     "UnitNormalization",
     "UpSampling1D",
