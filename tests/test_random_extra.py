@@ -79,8 +79,8 @@ def test_gamma_mean_and_variance(alpha, beta):
 
 
 def test_gamma_shape_broadcast_and_default_beta():
-    out = ek.random.gamma([N, 1], [[1.0, 4.0]], beta=[2.0, 1.0], seed=2)
-    assert out.shape == (N, 1, 2) and out.dtype == ek.float32
+    out = ek.random.gamma([N, 1], [1.0, 4.0], beta=[[2.0, 1.0]], seed=2)
+    assert out.shape == (N, 1, 1, 2) and out.dtype == ek.float32
     x = out.numpy().reshape(N, 2).astype(np.float64)
     _within(x[:, 0].mean(), 0.5, np.sqrt(0.25 / N))
     _within(x[:, 1].mean(), 4.0, np.sqrt(4.0 / N))
