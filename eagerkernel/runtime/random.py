@@ -29,8 +29,8 @@ __all__ = [
     "categorical",
     "create_rng_state",
     "experimental",
-    "get_global_generator",
     "gamma",
+    "get_global_generator",
     "normal",
     "poisson",
     "set_global_generator",
@@ -370,7 +370,9 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -
         param_shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         raise InvalidArgumentError(
-            None, op, f"{op}: alpha of shape {a.shape} and beta of shape {b.shape} do not broadcast."
+            None,
+            op,
+            f"{op}: alpha of shape {a.shape} and beta of shape {b.shape} do not broadcast.",
         ) from None
     device = current_device()
     shape = checked_shape(shape, op, dt, device)
