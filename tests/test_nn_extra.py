@@ -120,7 +120,7 @@ def test_depthwise_conv2d_errors():
         ek.nn.depthwise_conv2d(x, np.ones((2, 2, 2, 1), np.float32), 1, "VALID")
     with pytest.raises(ek.errors.UnimplementedError, match="NCHW"):
         ek.nn.depthwise_conv2d(x, np.ones((2, 2, 3, 1), np.float32), 1, "VALID", "NCHW")
-    with pytest.raises(ValueError, match="strides .* must all be 1 when dilations"):
+    with pytest.raises(ValueError, match=r"strides .* must all be 1 when dilations"):
         ek.nn.depthwise_conv2d(x, np.ones((2, 2, 3, 1), np.float32), 2, "VALID", dilations=2)
     with pytest.raises(ek.errors.InvalidArgumentError, match="does not fit"):
         ek.nn.depthwise_conv2d(x, np.ones((5, 5, 3, 1), np.float32), 1, "VALID")
@@ -144,8 +144,10 @@ def test_separable_conv2d_values_and_gradients():
 # -- 1-D and 3-D convolution; convolution / conv_transpose -------------------------------------
 
 
-@pytest.mark.parametrize(("stride", "dilation", "padding"), [(1, 1, "SAME"), (2, 1, "VALID"),
-                                                             (1, 2, "SAME"), (3, 1, "SAME")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("stride", "dilation", "padding"),
+    [(1, 1, "SAME"), (2, 1, "VALID"), (1, 2, "SAME"), (3, 1, "SAME")],
+)
 def test_conv1d_values(stride, dilation, padding):
     x, w = rand(2, 9, 3), rand(3, 3, 4)
     out = ek.nn.conv1d(x, w, stride, padding, dilations=dilation)
@@ -404,7 +406,7 @@ def test_log_poisson_loss():
     full = ek.nn.log_poisson_loss(t, li, compute_full_loss=True).numpy()
     stirling = np.where(
         t > 1, t * np.log(np.maximum(t, 1)) - t + 0.5 * np.log(2 * np.pi * np.maximum(t, 1)), 0
-    )  # noqa: E501
+    )
     close(full, np.exp(li) - li * t + stirling, 1e-12)
     # Stirling's approximation of log(20!) is within 1 / (12 * 20) of it.
     assert abs(full[4] - (np.exp(li[4]) - li[4] * 20 + math.lgamma(21))) < 1 / 240
