@@ -443,3 +443,50 @@ def test_embedding_lookup_sparse_combiners():
         ek.nn.embedding_lookup_sparse(params, ids, None, combiner="max")
     with pytest.raises(TypeError, match="sp_ids must be a SparseTensor"):
         ek.nn.embedding_lookup_sparse(params, [[0]], None)
+
+
+# -- Keras layers on these ops ---------------------------------------------------------------
+
+
+def test_depthwise_and_separable_conv2d_layers(tmp_path):
+    x = rand(2, 6, 6, 3).astype(np.float32)
+    dw = ek.keras.layers.DepthwiseConv2D(3, depth_multiplier=2, padding="same", use_bias=False)
+    y = dw(x)
+    k = dw.depthwise_kernel.numpy().astype(np.float64)
+    close(y, ref_depthwise(x.astype(np.float64), k, (1, 1), (1, 1), "SAME"), 1e-5)
+    assert dw.compute_output_shape((None, 6, 6, 3)) == (None, 6, 6, 6)
+    sep = ek.keras.layers.SeparableConv2D(4, 3, strides=2, name="sep")
+    out = sep(x)
+    assert [v.name for v in sep.weights] == [
+        "sep/depthwise_kernel:0",
+        "sep/pointwise_kernel:0",
+        "sep/bias:0",
+    ]
+    depth = ref_depthwise(x.astype(np.float64), sep.depthwise_kernel.numpy(), (2, 2), (1, 1),
+                          "VALID")  # fmt: skip
+    want = ref_conv(depth, sep.pointwise_kernel.numpy(), (1, 1), (1, 1), "VALID")
+    close(out, want + sep.bias.numpy(), 1e-5)
+    assert out.shape == sep.compute_output_shape((2, 6, 6, 3))
+    config = dw.get_config()
+    assert config["depth_multiplier"] == 2 and "filters" not in config
+    again = ek.keras.layers.DepthwiseConv2D.from_config(config)
+    assert again.depth_multiplier == 2 and again.kernel_size == (3, 3)
+    with pytest.raises(ValueError, match="depth_multiplier"):
+        ek.keras.layers.DepthwiseConv2D(3, depth_multiplier=0)
+    with pytest.raises(ValueError, match="expected axis -1 of input shape to have value 3"):
+        dw(np.ones((1, 6, 6, 2), np.float32))
+    # A model of them trains (the loss falls) and saves and loads with the same outputs.
+    model = ek.keras.Sequential([
+        ek.keras.Input((6, 6, 3)),
+        ek.keras.layers.DepthwiseConv2D(3, padding="same"),
+        ek.keras.layers.SeparableConv2D(2, 3),
+        ek.keras.layers.Flatten(),
+        ek.keras.layers.Dense(1),
+    ])  # fmt: skip
+    model.compile(ek.keras.optimizers.SGD(0.01), "mse")
+    target = rng.standard_normal((2, 1)).astype(np.float32)
+    history = model.fit(x, target, epochs=5, verbose=0).history["loss"]
+    assert history[-1] < history[0]
+    model.save(tmp_path / "m.keras")
+    loaded = ek.keras.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .base import Layer
 from .conv import Conv2D
+from .conv_depthwise import DepthwiseConv2D, SeparableConv2D
 from .conv_more import (
     Conv1D,
     Conv2DTranspose,
@@ -38,6 +39,7 @@ from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleR
 Convolution2D = Conv2D
 MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
+SeparableConvolution2D = SeparableConv2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
 Convolution1D = Conv1D
@@ -86,6 +88,7 @@ __all__ = [
     "Convolution2D",
     "Convolution2DTranspose",
     "Dense",
+    "DepthwiseConv2D",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -112,6 +115,8 @@ __all__ = [
     "ReLU",
     "Rescaling",
     "Reshape",
+    "SeparableConv2D",
+    "SeparableConvolution2D",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
