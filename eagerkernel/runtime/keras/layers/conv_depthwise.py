@@ -16,8 +16,7 @@ __all__ = ["DepthwiseConv2D", "SeparableConv2D"]
 def _depth_multiplier(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
         raise ValueError(
-            f"{name}: depth_multiplier must be a positive int. Received: "
-            f"depth_multiplier={value!r}"
+            f"{name}: depth_multiplier must be a positive int. Received: depth_multiplier={value!r}"
         )
     return int(value)
 
