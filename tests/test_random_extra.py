@@ -136,3 +136,29 @@ def test_poisson_errors():
         ek.random.poisson([2], 1.0, dtype=ek.bool)
     with pytest.raises(ek.errors.InvalidArgumentError, match="lam"):
         ek.random.poisson([2], -1.0)
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(0.5, 1.0), (2.0, 3.0), (7.5, 0.5)])
+def test_gamma_gradients_match_the_moments(alpha, beta):
+    """Pathwise gradients (implicit reparameterization, as TF): the mean of d x / d alpha is
+    d E[x] / d alpha = 1 / beta, the mean of x * dx/dalpha is d E[x^2] / d alpha / 2 =
+    (2 alpha + 1) / (2 beta^2); and d x / d beta = -x / beta exactly."""
+    pytest.importorskip("scipy")
+    from eagerkernel.runtime.random import _gamma_sample_grad
+
+    a = ek.Variable(alpha, dtype=ek.float64)
+    b = ek.Variable(beta, dtype=ek.float64)
+    with ek.GradientTape(persistent=True) as tape:
+        x = ek.random.gamma([N], a, beta=b, dtype=ek.float64, seed=3)
+        mean = ek.reduce_mean(x)
+        half_square = ek.reduce_mean(x * x) / 2
+    xs = x.numpy()
+    per_sample = _gamma_sample_grad(np.full(N, alpha), xs * beta) / beta  # for the tolerance
+    _within(float(tape.gradient(mean, a)), 1 / beta, per_sample.std() / np.sqrt(N))
+    second = xs * per_sample
+    _within(
+        float(tape.gradient(half_square, a)),
+        (2 * alpha + 1) / (2 * beta**2),
+        second.std() / np.sqrt(N),
+    )
+    np.testing.assert_allclose(float(tape.gradient(mean, b)), -xs.mean() / beta, rtol=1e-12)

@@ -19,7 +19,7 @@ import numpy as np
 from .core import dtypes
 from .core.allocation import check_allocation, is_oom, out_of_memory
 from .core.device import current_device
-from .core.dispatch import stateful
+from .core.dispatch import Primitive, defvjp, dispatch, stateful
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 
@@ -340,6 +340,34 @@ def _dist_param(value, op: str, arg: str, dt) -> np.ndarray:
         raise TypeError(f"{op}: {arg} must be a number or a tensor, got {value!r:.80}.") from None
 
 
+def _gamma_sample_grad(alpha: np.ndarray, sample: np.ndarray) -> np.ndarray:
+    """``d sample / d alpha`` of standard Gamma samples (implicit reparameterization, as
+    TensorFlow's ``RandomGammaGrad``): ``-(dP(alpha, x) / d alpha) / p(x; alpha)``, P the
+    regularized lower incomplete gamma function (the CDF), differentiated in alpha by a central
+    difference (float64; needs SciPy). Samples that underflowed to 0 get 0."""
+    from scipy import special
+
+    h = 1e-5 * np.maximum(alpha, 1.0)
+    dcdf = (special.gammainc(alpha + h, sample) - special.gammainc(alpha - h, sample)) / (2 * h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_pdf = (alpha - 1) * np.log(sample) - sample - special.gammaln(alpha)
+        grad = -dcdf / np.exp(log_pdf)
+    return np.where((sample > 0) & np.isfinite(grad), grad, 0.0)
+
+
+def _gamma_vjp(g, ans, alpha, sample):
+    a = np.broadcast_to(alpha.numpy().astype(np.float64), ans.shape)
+    grad = _gamma_sample_grad(a, sample.numpy().astype(np.float64)).astype(ans._value.dtype)
+    xp = g._device.xp
+    return g * make(grad if xp is np else xp.asarray(grad), g._device)
+
+
+# Forwards the standard Gamma ``sample`` drawn for ``alpha``; its VJP in alpha is the
+# sample's implicit-reparameterization derivative (the sample itself gets none).
+_random_gamma = Primitive("RandomGamma", lambda xp, alpha, sample: sample)
+defvjp(_random_gamma, _gamma_vjp, None)
+
+
 @stateful  # a fresh draw on every call of a graph function
 def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
     """Samples from Gamma distributions with concentration ``alpha`` and rate ``beta`` (follows
@@ -353,7 +381,9 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -
         dtype: float16, float32 (default) or float64. seed: op-level seed.
 
     Returns:
-        Shape ``shape + broadcast(alpha, beta).shape``; no gradient (not differentiable here).
+        Shape ``shape + broadcast(alpha, beta).shape``. Differentiable in ``alpha`` and
+        ``beta`` (as in TensorFlow: implicit reparameterization for ``alpha``, which needs
+        SciPy).
 
     Raises:
         TypeError: a non-floating dtype. InvalidArgumentError: a negative dimension, or
@@ -380,7 +410,16 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -
     gen, xp = _generator_for(device, seed)
     a_full = xp.asarray(np.broadcast_to(a, full))
     out = _draw(op, full, dt, device, lambda: gen.standard_gamma(a_full, size=full))
-    return make((out / xp.asarray(b)).astype(dt), device)
+    if not isinstance(alpha, Tensor) and not isinstance(beta, Tensor):
+        return make((out / xp.asarray(b)).astype(dt), device)
+    # Tensor parameters (Variables, say): the sample as ops, so that tapes see alpha and beta.
+    from .ops.elementwise import cast, divide
+
+    sample = make(out.astype(dt), device)
+    if isinstance(alpha, Tensor):
+        sample = dispatch(_random_gamma, (cast(alpha, dt), sample), {})
+    rate = cast(beta, dt) if isinstance(beta, Tensor) else make(xp.asarray(b.astype(dt)), device)
+    return divide(sample, rate)
 
 
 @stateful  # a fresh draw on every call of a graph function
