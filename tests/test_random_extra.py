@@ -162,3 +162,30 @@ def test_gamma_gradients_match_the_moments(alpha, beta):
         second.std() / np.sqrt(N),
     )
     np.testing.assert_allclose(float(tape.gradient(mean, b)), -xs.mean() / beta, rtol=1e-12)
+
+
+def test_gamma_gradient_and_fresh_draws_in_a_graph_function():
+    pytest.importorskip("scipy")
+    a = ek.Variable(2.0)
+
+    @ek.function
+    def step():
+        with ek.GradientTape() as tape:
+            total = ek.reduce_mean(ek.random.gamma([N], a, beta=2.0))
+        return total, tape.gradient(total, a)
+
+    (m1, g1), (m2, g2) = step(), step()
+    assert float(m1) != float(m2)  # a new draw per call
+    for m, g in ((m1, g1), (m2, g2)):
+        _within(float(m), 1.0, np.sqrt(0.5 / N))  # mean alpha / beta, variance alpha / beta^2
+        _within(float(g), 0.5, 0.01)  # d E[x] / d alpha = 1 / beta
+
+
+def test_categorical_and_poisson_draw_anew_in_a_graph_function():
+    @ek.function
+    def draw():
+        return ek.random.categorical([[0.0] * 50], 20), ek.random.poisson([20], 5.0)
+
+    (c1, p1), (c2, p2) = draw(), draw()
+    assert not np.array_equal(c1.numpy(), c2.numpy())
+    assert not np.array_equal(p1.numpy(), p2.numpy())

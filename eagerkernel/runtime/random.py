@@ -368,7 +368,6 @@ _random_gamma = Primitive("RandomGamma", lambda xp, alpha, sample: sample)
 defvjp(_random_gamma, _gamma_vjp, None)
 
 
-@stateful  # a fresh draw on every call of a graph function
 def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
     """Samples from Gamma distributions with concentration ``alpha`` and rate ``beta`` (follows
     `tf.random.gamma`): density ``beta**alpha * x**(alpha - 1) * exp(-beta * x) / Gamma(alpha)``,
@@ -407,19 +406,31 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -
     device = current_device()
     shape = checked_shape(shape, op, dt, device)
     full = shape + tuple(param_shape)
-    gen, xp = _generator_for(device, seed)
-    a_full = xp.asarray(np.broadcast_to(a, full))
-    out = _draw(op, full, dt, device, lambda: gen.standard_gamma(a_full, size=full))
-    if not isinstance(alpha, Tensor) and not isinstance(beta, Tensor):
-        return make((out / xp.asarray(b)).astype(dt), device)
-    # Tensor parameters (Variables, say): the sample as ops, so that tapes see alpha and beta.
+    # The draw is the stateful step; what follows are ops, so that tapes (also in a graph
+    # function) see alpha and beta.
     from .ops.elementwise import cast, divide
 
-    sample = make(out.astype(dt), device)
+    sample = _standard_gamma(full, alpha if isinstance(alpha, Tensor) else a, dt, device, seed)
     if isinstance(alpha, Tensor):
         sample = dispatch(_random_gamma, (cast(alpha, dt), sample), {})
-    rate = cast(beta, dt) if isinstance(beta, Tensor) else make(xp.asarray(b.astype(dt)), device)
+    if beta is None:
+        return sample
+    rate = (
+        cast(beta, dt)
+        if isinstance(beta, Tensor)
+        else make(device.xp.asarray(b.astype(dt)), device)
+    )
     return divide(sample, rate)
+
+
+@stateful  # a fresh draw on every call of a graph function
+def _standard_gamma(full: tuple, alpha, dt, device, seed) -> Tensor:
+    """Gamma(alpha, 1) samples of shape ``full`` (alpha broadcast to it), as ``dt``."""
+    a = alpha.numpy().astype(np.float64) if isinstance(alpha, Tensor) else alpha
+    gen, xp = _generator_for(device, seed)
+    a_full = xp.asarray(np.broadcast_to(a, full))
+    out = _draw("random.gamma", full, dt, device, lambda: gen.standard_gamma(a_full, size=full))
+    return make(out.astype(dt), device)
 
 
 @stateful  # a fresh draw on every call of a graph function
