@@ -490,3 +490,34 @@ def test_depthwise_and_separable_conv2d_layers(tmp_path):
     model.save(tmp_path / "m.keras")
     loaded = ek.keras.models.load_model(tmp_path / "m.keras")
     np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
+
+
+@pytest.mark.parametrize(
+    ("strides", "dilations", "padding", "out"),
+    [
+        ((2, 2, 2), (1, 1, 1), "SAME", (2, 5, 4, 6, 2)),
+        ((1, 1, 1), (1, 1, 1), "VALID", (1, 4, 4, 4, 2)),
+        ((3, 1, 2), (1, 1, 1), "VALID", (1, 7, 4, 5, 2)),
+        ((1, 1, 1), (2, 1, 2), "SAME", (1, 5, 4, 5, 2)),
+    ],
+)
+def test_conv3d_transpose_is_the_adjoint_of_conv3d(strides, dilations, padding, out):
+    x, w = rand(*out), rand(2, 3, 2, 2, 3)
+    y = ek.nn.conv3d(x, w, strides, padding, dilations=dilations)
+    g = rand(*y.shape)
+    t = ek.nn.conv3d_transpose(g, w, out, strides, padding, dilations=dilations)
+    assert t.shape == out
+    # <conv3d(x, w), g> = <x, conv3d_transpose(g, w)>
+    close(np.sum(y.numpy() * g), np.sum(x * t.numpy()), 1e-9)
+    same = ek.nn.conv_transpose(g, w, out, strides, padding, dilations=dilations)
+    close(same, t.numpy(), 0)
+
+
+def test_conv3d_transpose_gradients_and_errors():
+    check_gradients(
+        lambda g, w: ek.nn.conv3d_transpose(g, w, [1, 4, 3, 3, 1], [1, 2, 1, 1, 1], "SAME"),
+        rand(1, 2, 3, 3, 2),
+        rand(2, 2, 2, 1, 2),
+    )
+    with pytest.raises(ek.errors.InvalidArgumentError, match="do not match"):
+        ek.nn.conv3d_transpose(rand(1, 2, 3, 3, 2), rand(2, 2, 2, 1, 2), [1, 9, 3, 3, 1], 1)

@@ -46,6 +46,7 @@ __all__ = [
     "conv1d",
     "conv1d_transpose",
     "conv3d",
+    "conv3d_transpose",
     "conv_transpose",
     "convolution",
     "depthwise_conv2d",
@@ -533,6 +534,82 @@ def conv3d(
     return reshape(total, [n, od, total.shape[1], total.shape[2], w.shape[4]])
 
 
+def conv3d_transpose(
+    input,
+    filters,
+    output_shape,
+    strides,
+    padding="SAME",
+    data_format="NDHWC",
+    dilations=None,
+    name=None,
+) -> Tensor:
+    """The transpose of `conv3d` with respect to its input (follows `tf.nn.conv3d_transpose`):
+    per depth tap of the kernel, a `conv2d_transpose`, added back at the depths that tap
+    read.
+
+    Args:
+        input: ``[batch, depth, height, width, in_channels]`` (NDHWC), floating.
+        filters: ``[kd, kh, kw, out_channels, in_channels]``.
+        output_shape: ``[batch, out_d, out_h, out_w, out_channels]``.
+        strides, padding, dilations: of that `conv3d` (1, 3 or 5 ints).
+
+    Returns:
+        Shape ``output_shape``, differentiable in ``input`` and ``filters``.
+
+    Raises:
+        InvalidArgumentError: shapes that do not match (all named).
+
+    >>> ek.nn.conv3d_transpose(ek.ones((1, 2, 2, 2, 1)), ek.ones((2, 2, 2, 1, 1)),
+    ...                        [1, 4, 4, 4, 1], 2).shape
+    TensorShape([1, 4, 4, 4, 1])
+    """
+    from .array_ops import stack
+    from .creation import zeros_like
+
+    op = "conv3d_transpose"
+    _check_3d_format(data_format, op)
+    y = tensor(input, op)
+    w = tensor(filters, op, y._value.dtype)
+    _rank_check(y, 5, op, "batch, depth, height, width, channels")
+    out = [
+        int(d) for d in (output_shape.numpy() if hasattr(output_shape, "numpy") else output_shape)
+    ]
+    sd, sh, sw = _dhw(strides, op, "strides")
+    dd, dh, dw = _dhw(1 if dilations is None else dilations, op, "dilations")
+    ok = len(out) == 5 and w.ndim == 5 and w.shape[4] == y.shape[4] and w.shape[3] == out[4]
+    if ok:
+        kd = w.shape[0]
+        p0, p1 = _paddings(padding, (out[1],), (kd,), (sd,), (dd,), op)[0]
+        od = (out[1] + p0 + p1 - (kd - 1) * dd - 1) // sd + 1
+        ok = out[0] == y.shape[0] and od == y.shape[1]
+    if not ok:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: input shape {y.shape}, filters shape {w.shape} ([kd, kh, kw, out_channels, "
+            f"in_channels]) and output_shape {out} do not match (strides {[sd, sh, sw]}, "
+            f"padding {padding!r}).",
+        )
+    n, _, oh, ow, cin = y.shape
+    depth = out[1] + p0 + p1
+    rows = reshape(y, [n * od, oh, ow, cin])
+    total = None
+    for a in range(kd):
+        z = conv2d_transpose(
+            rows, w[a], [n * od, out[2], out[3], out[4]], [sh, sw], padding, dilations=[dh, dw]
+        )
+        z = reshape(z, [n, od, out[2], out[3], out[4]])
+        if sd > 1:  # spread the od slices sd apart: zeros between them
+            z = stack([z] + [zeros_like(z)] * (sd - 1), axis=2)
+            z = reshape(z, [n, od * sd, out[2], out[3], out[4]])[:, : (od - 1) * sd + 1]
+        start = a * dd
+        after = depth - start - z.shape[1]
+        z = pad(z, [[0, 0], [start, after], [0, 0], [0, 0], [0, 0]])
+        total = z if total is None else total + z
+    return total[:, p0 : p0 + out[1]] if (p0 or p1) else total
+
+
 # -- rank-generic names -------------------------------------------------------------------------
 
 
@@ -584,21 +661,20 @@ def conv_transpose(
     dilations=None,
     name=None,
 ) -> Tensor:
-    """The transpose of `convolution`, dispatching on rank to `conv1d_transpose` or
-    `conv2d_transpose` (follows `tf.nn.conv_transpose`).
+    """The transpose of `convolution`, dispatching on rank to `conv1d_transpose`,
+    `conv2d_transpose` or `conv3d_transpose` (follows `tf.nn.conv_transpose`).
 
     Raises:
-        ValueError: an input rank other than 3 or 4 (3-D transposed convolution is not
-            implemented here), and the errors of the op it runs.
+        ValueError: an input rank other than 3, 4 or 5, and the errors of the op it runs.
 
     >>> ek.nn.conv_transpose(ek.ones((1, 2, 2, 1)), ek.ones((2, 2, 1, 1)), [1, 4, 4, 1], 2).shape
     TensorShape([1, 4, 4, 1])
     """
     x = tensor(input, "conv_transpose")
-    if x.ndim == 5:
-        raise ValueError("conv_transpose: 3-D (rank 5) input is not implemented here.")
-    fn = _by_rank("conv_transpose", x, {3: conv1d_transpose, 4: conv2d_transpose})
-    fmt = data_format or ("NWC" if x.ndim == 3 else "NHWC")
+    fn = _by_rank(
+        "conv_transpose", x, {3: conv1d_transpose, 4: conv2d_transpose, 5: conv3d_transpose}
+    )
+    fmt = data_format or {3: "NWC", 4: "NHWC", 5: "NDHWC"}[x.ndim]
     return fn(x, filters, output_shape, strides, padding, fmt, dilations)
 
 
