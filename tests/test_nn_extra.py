@@ -161,6 +161,12 @@ def test_conv1d_gradients_and_errors():
     with pytest.raises(ek.errors.UnimplementedError, match="NCW"):
         ek.nn.conv1d(np.ones((1, 4, 1), np.float32), np.ones((1, 1, 1), np.float32), 1, "SAME",
                      data_format="NCW")  # fmt: skip
+    with pytest.raises(ek.errors.InvalidArgumentError, match=r"conv1d: filters .* in_channels = 2"):
+        ek.nn.conv1d(np.ones((1, 4, 2), np.float32), np.ones((1, 3, 1), np.float32), 1, "SAME")
+    with pytest.raises(TypeError, match="conv1d: input must be a floating-point tensor"):
+        ek.nn.conv1d(np.ones((1, 4, 1), np.int32), np.ones((1, 1, 1), np.int32), 1, "SAME")
+    with pytest.raises(TypeError, match="conv3d"):
+        ek.nn.conv3d(rand(1, 2, 2, 2, 1), np.ones((1, 1, 1, 1, 1), np.float32), 1, "SAME")
     with pytest.raises(ValueError, match="conv1d: stride"):
         ek.nn.conv1d(np.ones((1, 4, 1), np.float32), np.ones((1, 1, 1), np.float32), [2, 2], "SAME")
 

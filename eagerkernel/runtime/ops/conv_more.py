@@ -275,6 +275,21 @@ def _rank_check(x: Tensor, rank: int, op: str, layout: str) -> None:
         raise InvalidArgumentError(
             None, op, f"{op}: input must have rank {rank} ({layout}), got shape {x.shape}."
         )
+    if x._value.dtype.kind != "f":
+        raise TypeError(f"{op}: input must be a floating-point tensor, got {x.dtype.name}.")
+
+
+def _check_filters(x: Tensor, w: Tensor, rank: int, op: str, layout: str) -> None:
+    """Filters of ``rank`` whose in_channels (axis -2) are the input's, of its dtype."""
+    if w.ndim != rank or w.shape[-2] != x.shape[-1]:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: filters must have shape [{layout}, in_channels, out_channels] with "
+            f"in_channels = {x.shape[-1]} (input shape {x.shape}), got {w.shape}.",
+        )
+    if w._value.dtype != x._value.dtype:
+        raise dtype_error(op, (x, w), ("input", "filters"))
 
 
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None) -> Tensor:
@@ -292,7 +307,8 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
         Shape ``[batch, out_width, out_channels]``, differentiable to any order.
 
     Raises:
-        InvalidArgumentError: ranks other than 3 or a channel mismatch; and `conv2d`'s errors.
+        InvalidArgumentError: ranks other than 3 or a channel mismatch (shapes named); and
+            `conv2d`'s errors. TypeError: non-floating input or mixed dtypes.
 
     >>> ek.nn.conv1d(ek.ones((1, 5, 1)), ek.ones((3, 1, 1)), 1, "SAME").numpy()[0, :, 0]
     array([2., 3., 3., 3., 2.], dtype=float32)
@@ -302,13 +318,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     x = tensor(input, op)
     w = tensor(filters, op, x._value.dtype)
     _rank_check(x, 3, op, "batch, width, channels")
-    if w.ndim != 3:
-        raise InvalidArgumentError(
-            None,
-            op,
-            f"{op}: filters must have rank 3 (width, in_channels, out_channels), got shape "
-            f"{w.shape} (input shape {x.shape}).",
-        )
+    _check_filters(x, w, 3, op, "width")
     st = _w(stride, op, "stride")
     dl = _w(1 if dilations is None else dilations, op, "dilations")
     y = conv2d(expand_dims(x, 1), expand_dims(w, 0), [1, st], padding, dilations=[1, dl])
@@ -498,7 +508,8 @@ def conv3d(
 
     Raises:
         InvalidArgumentError: ranks other than 5, a channel mismatch, a filter larger than the
-            padded input. ValueError: malformed arguments.
+            padded input. ValueError: malformed arguments. TypeError: non-floating input or
+            mixed dtypes.
 
     >>> ek.nn.conv3d(ek.ones((1, 3, 3, 3, 1)), ek.ones((2, 2, 2, 1, 1)), [1] * 5, "VALID").shape
     TensorShape([1, 2, 2, 2, 1])
@@ -508,13 +519,7 @@ def conv3d(
     x = tensor(input, op)
     w = tensor(filters, op, x._value.dtype)
     _rank_check(x, 5, op, "batch, depth, height, width, channels")
-    if w.ndim != 5 or w.shape[3] != x.shape[4]:
-        raise InvalidArgumentError(
-            None,
-            op,
-            f"{op}: filters must have shape [kd, kh, kw, in_channels, out_channels] with "
-            f"in_channels = {x.shape[4]} (input shape {x.shape}), got {w.shape}.",
-        )
+    _check_filters(x, w, 5, op, "kd, kh, kw")
     sd, sh, sw = _dhw(strides, op, "strides")
     dd, dh, dw = _dhw(1 if dilations is None else dilations, op, "dilations")
     n, d, h, wd, c = x.shape
