@@ -404,11 +404,11 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None) -> 
         )
     result = exp(li) - li * t
     if compute_full_loss:
-        # log(targets) only where targets > 1 (elsewhere 1), so no NaN reaches the gradient.
-        big = t > 1
-        safe = where(big, t, tensor(np.ones(t.shape, t._value.dtype), op))
-        stirling = safe * log(safe) - safe + 0.5 * log(2 * math.pi * safe)
+        # Zero where 0 <= targets <= 1 (as TF); there log() sees 1, so no NaN reaches the
+        # gradient (negative targets give NaN, as in TF).
         small = logical_and(t >= 0, t <= 1)
+        safe = where(small, tensor(np.ones(t.shape, t._value.dtype), op), t)
+        stirling = safe * log(safe) - safe + 0.5 * log(2 * math.pi * safe)
         result = result + where(small, t * 0, stirling)
     return result
 
