@@ -527,3 +527,33 @@ def test_conv3d_transpose_gradients_and_errors():
     )
     with pytest.raises(ek.errors.InvalidArgumentError, match="do not match"):
         ek.nn.conv3d_transpose(rand(1, 2, 3, 3, 2), rand(2, 2, 2, 1, 2), [1, 9, 3, 3, 1], 1)
+
+
+# -- on a (NumPy-backed) virtual GPU ---------------------------------------------------------
+
+
+def test_new_ops_on_a_virtual_gpu_match_the_cpu():
+    ek.config.experimental.set_virtual_gpus(2)
+    x, w, pw = rand(1, 5, 5, 2), rand(3, 3, 2, 2), rand(1, 1, 4, 3)
+    cases = [
+        lambda x, w, pw: ek.nn.depthwise_conv2d(x, w, 1, "SAME"),
+        lambda x, w, pw: ek.nn.separable_conv2d(x, w, pw, 2, "SAME"),
+        lambda x, w, pw: ek.nn.lrn(x, 1),
+        lambda x, w, pw: ek.nn.fused_batch_norm(x, [1.0, 2.0], [0.0, 1.0])[0],
+        lambda x, w, pw: ek.nn.max_pool3d(ek.reshape(x, (1, 5, 5, 1, 2)), 2, 1, "SAME"),
+    ]
+    for fn in cases:
+        want = fn(x, w, pw).numpy()
+        with ek.device("/gpu:0"):
+            got = fn(x, w, pw)
+            assert got.device.endswith("GPU:0")
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+        with ek.device("/gpu:0"):
+            check_gradients(lambda x, w, pw, fn=fn: fn(x, w, pw), x, w, pw)
+    with ek.device("/gpu:0"):
+        c = ek.random.categorical([[0.0, 1.0, 2.0]], 10, seed=1)
+        g = ek.random.gamma([10], 2.0, seed=1)
+        assert c.device.endswith("GPU:0") and g.device.endswith("GPU:0")
+    # Virtual GPUs draw the CPU's numbers.
+    np.testing.assert_array_equal(c.numpy(), ek.random.categorical([[0.0, 1.0, 2.0]], 10, seed=1))
+    np.testing.assert_array_equal(g.numpy(), ek.random.gamma([10], 2.0, seed=1).numpy())
