@@ -33,6 +33,7 @@ from .activations import (
     softsign,
     swish,
 )
+from .array_extra import depth_to_space, space_to_depth  # tf.nn's names for them
 from .cross_entropy import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
@@ -61,6 +62,7 @@ __all__ = [
     "conv_transpose",
     "convolution",
     "crelu",
+    "depth_to_space",
     "depthwise_conv2d",
     "dropout",
     "elu",
@@ -96,6 +98,7 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2",
     "softplus",
     "softsign",
+    "space_to_depth",
     "sparse_softmax_cross_entropy_with_logits",
     "sufficient_statistics",
     "swish",

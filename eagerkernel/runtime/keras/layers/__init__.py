@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+from .augmentation import (
+    CenterCrop,
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
 from .base import Layer
 from .conv import Conv2D
 from .conv_depthwise import DepthwiseConv2D, SeparableConv2D
@@ -14,6 +25,14 @@ from .conv_more import (
 )
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
 from .embedding import Embedding
+from .lookup import (
+    CategoryEncoding,
+    Discretization,
+    Hashing,
+    IntegerLookup,
+    StringLookup,
+    TextVectorization,
+)
 from .merging import (
     Add,
     Average,
@@ -80,6 +99,8 @@ __all__ = [
     "AvgPool2D",
     "BatchNormalization",
     "Bidirectional",
+    "CategoryEncoding",
+    "CenterCrop",
     "Concatenate",
     "Conv1D",
     "Conv2D",
@@ -89,6 +110,7 @@ __all__ = [
     "Convolution2DTranspose",
     "Dense",
     "DepthwiseConv2D",
+    "Discretization",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -101,8 +123,10 @@ __all__ = [
     "GlobalMaxPool2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "Hashing",
     "Input",
     "InputLayer",
+    "IntegerLookup",
     "LSTMCell",
     "Lambda",
     "Layer",
@@ -112,15 +136,25 @@ __all__ = [
     "Minimum",
     "Multiply",
     "Normalization",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
     "ReLU",
     "Rescaling",
     "Reshape",
+    "Resizing",
     "SeparableConv2D",
     "SeparableConvolution2D",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "StringLookup",
     "Subtract",
+    "TextVectorization",
     "UpSampling2D",
     "add",
     "average",
