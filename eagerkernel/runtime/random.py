@@ -19,17 +19,20 @@ import numpy as np
 from .core import dtypes
 from .core.allocation import check_allocation, is_oom, out_of_memory
 from .core.device import current_device
-from .core.dispatch import stateful
+from .core.dispatch import Primitive, defvjp, dispatch, stateful
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 
 __all__ = [
     "Algorithm",
     "Generator",
+    "categorical",
     "create_rng_state",
     "experimental",
+    "gamma",
     "get_global_generator",
     "normal",
+    "poisson",
     "set_global_generator",
     "set_seed",
     "shuffle",
@@ -90,6 +93,14 @@ class _CupyDraws:
     def integers(self, low, high, size):
         with self._device.xp.cuda.Device(self._device.index):
             return self._rs.randint(low, high, size=size, dtype=np.int64)
+
+    def standard_gamma(self, shape, size):
+        with self._device.xp.cuda.Device(self._device.index):
+            return self._rs.standard_gamma(shape, size=size, dtype=np.float64)
+
+    def poisson(self, lam, size):
+        with self._device.xp.cuda.Device(self._device.index):
+            return self._rs.poisson(lam, size=size)
 
     def permutation(self, n):
         with self._device.xp.cuda.Device(self._device.index):
@@ -255,6 +266,207 @@ def shuffle(value, seed=None, name=None) -> Tensor:
     perm = _generator_for(x._device, seed)[0].permutation(x.shape[0] if x.ndim else 1)
     xp = x._device.xp
     return make(x._value[xp.asarray(perm)] if x.ndim else x._value, x._device)
+
+
+def _draw(op, shape, dt, device, draw):
+    """Runs ``draw()``, turning an out-of-memory failure into ResourceExhaustedError."""
+    try:
+        return draw()
+    except (MemoryError, ValueError) as exc:
+        if is_oom(exc):
+            raise out_of_memory(op, shape, dt, device) from None
+        raise
+
+
+@stateful  # a fresh draw on every call of a graph function
+def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor:
+    """Draws ``num_samples`` class indices per row of unnormalized log-probabilities (follows
+    `tf.random.categorical`).
+
+    Args:
+        logits: shape ``[batch_size, num_classes]``, floating: ``logits[i, :]`` are the
+            unnormalized log-probabilities of row ``i`` (``-inf`` gives a class probability 0).
+        num_samples: a non-negative int.
+        dtype: int64 (the default) or int32.
+        seed: op-level seed, combined with the global seed as in `normal`.
+
+    Returns:
+        Shape ``[batch_size, num_samples]`` of ``dtype``.
+
+    Raises:
+        InvalidArgumentError: logits not 2-D, no classes, a negative ``num_samples``.
+        TypeError: non-floating logits or an output dtype other than int32/int64.
+
+    >>> ek.random.categorical([[float("-inf"), 0.0]], 3, seed=1).numpy()
+    array([[1, 1, 1]])
+    """
+    op = "random.categorical"
+    dt = np.dtype(np.int64) if dtype is None else dtypes.numpy_dtype(dtype)
+    if dt not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise TypeError(f"{op}: dtype must be int32 or int64, got {dtype!r}.")
+    x = to_tensor(logits, np.float32, op)
+    if x._value.dtype.kind != "f":
+        raise TypeError(f"{op}: logits must be floating, got {x.dtype.name}.")
+    if x.ndim != 2 or x.shape[1] == 0:
+        raise InvalidArgumentError(
+            None, op, f"{op}: logits must be 2-D with at least one class, got {list(x.shape)}."
+        )
+    n = int(num_samples.numpy() if isinstance(num_samples, Tensor) else num_samples)
+    if n < 0:
+        raise InvalidArgumentError(None, op, f"{op}: num_samples must be >= 0, got {n}.")
+    device = x._device
+    batch, classes = x.shape
+    shape = checked_shape((batch, n), op, dt, device)
+    gen, xp = _generator_for(device, seed)
+    u = _draw(op, shape, dt, device, lambda: gen.uniform(0.0, 1.0, size=shape))
+    # Inverse CDF: the rows' CDFs, offset by the row number, searched in one call.
+    z = x._value.astype(np.float64)
+    z = xp.exp(z - z.max(axis=1, keepdims=True))
+    cdf = xp.cumsum(z, axis=1)
+    cdf /= cdf[:, -1:]
+    rows = xp.arange(batch, dtype=np.float64)[:, None]
+    idx = xp.searchsorted((cdf + rows).ravel(), (u + rows).ravel(), side="right")
+    idx = idx.reshape(shape) - (rows.astype(np.int64) * classes)
+    return make(xp.minimum(idx, classes - 1).astype(dt), device)
+
+
+def _dist_param(value, op: str, arg: str, dt) -> np.ndarray:
+    """A distribution parameter (``alpha``, ``beta``, ``lam``) as a float64 NumPy array."""
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{op}: {arg} must be a number or a tensor, got {value!r:.80}.") from None
+
+
+def _gamma_sample_grad(alpha: np.ndarray, sample: np.ndarray) -> np.ndarray:
+    """``d sample / d alpha`` of standard Gamma samples (implicit reparameterization, as
+    TensorFlow's ``RandomGammaGrad``): ``-(dP(alpha, x) / d alpha) / p(x; alpha)``, P the
+    regularized lower incomplete gamma function (the CDF), differentiated in alpha by a central
+    difference (float64; needs SciPy). Samples that underflowed to 0 get 0."""
+    from scipy import special
+
+    h = 1e-5 * np.maximum(alpha, 1.0)
+    dcdf = (special.gammainc(alpha + h, sample) - special.gammainc(alpha - h, sample)) / (2 * h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_pdf = (alpha - 1) * np.log(sample) - sample - special.gammaln(alpha)
+        grad = -dcdf / np.exp(log_pdf)
+    return np.where((sample > 0) & np.isfinite(grad), grad, 0.0)
+
+
+def _gamma_vjp(g, ans, alpha, sample):
+    a = np.broadcast_to(alpha.numpy().astype(np.float64), ans.shape)
+    grad = _gamma_sample_grad(a, sample.numpy().astype(np.float64)).astype(ans._value.dtype)
+    xp = g._device.xp
+    return g * make(grad if xp is np else xp.asarray(grad), g._device)
+
+
+# Forwards the standard Gamma ``sample`` drawn for ``alpha``; its VJP in alpha is the
+# sample's implicit-reparameterization derivative (the sample itself gets none).
+_random_gamma = Primitive("RandomGamma", lambda xp, alpha, sample: sample)
+defvjp(_random_gamma, _gamma_vjp, None)
+
+
+def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
+    """Samples from Gamma distributions with concentration ``alpha`` and rate ``beta`` (follows
+    `tf.random.gamma`): density ``beta**alpha * x**(alpha - 1) * exp(-beta * x) / Gamma(alpha)``,
+    mean ``alpha / beta``, variance ``alpha / beta**2``.
+
+    Args:
+        shape: the number of samples per distribution (a list of ints).
+        alpha: concentration(s), a number or tensor; ``beta``: rate(s) (default 1), broadcast
+            against ``alpha``.
+        dtype: float16, float32 (default) or float64. seed: op-level seed.
+
+    Returns:
+        Shape ``shape + broadcast(alpha, beta).shape``. Differentiable in ``alpha`` and
+        ``beta`` (as in TensorFlow: implicit reparameterization for ``alpha``, which needs
+        SciPy).
+
+    Raises:
+        TypeError: a non-floating dtype. InvalidArgumentError: a negative dimension, or
+        ``alpha``/``beta`` that do not broadcast.
+
+    >>> ek.random.gamma([2, 3], [0.5, 1.5], seed=1).shape
+    TensorShape([2, 3, 2])
+    """
+    op = "random.gamma"
+    dt = _float_dtype(dtype, op)
+    a = _dist_param(alpha, op, "alpha", dt)
+    b = _dist_param(1.0 if beta is None else beta, op, "beta", dt)
+    try:
+        param_shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: alpha of shape {a.shape} and beta of shape {b.shape} do not broadcast.",
+        ) from None
+    device = current_device()
+    shape = checked_shape(shape, op, dt, device)
+    full = shape + tuple(param_shape)
+    # The draw is the stateful step; what follows are ops, so that tapes (also in a graph
+    # function) see alpha and beta.
+    from .ops.elementwise import cast, divide
+
+    sample = _standard_gamma(full, alpha if isinstance(alpha, Tensor) else a, dt, device, seed)
+    if isinstance(alpha, Tensor):
+        sample = dispatch(_random_gamma, (cast(alpha, dt), sample), {})
+    if beta is None:
+        return sample
+    rate = (
+        cast(beta, dt)
+        if isinstance(beta, Tensor)
+        else make(device.xp.asarray(b.astype(dt)), device)
+    )
+    return divide(sample, rate)
+
+
+@stateful  # a fresh draw on every call of a graph function
+def _standard_gamma(full: tuple, alpha, dt, device, seed) -> Tensor:
+    """Gamma(alpha, 1) samples of shape ``full`` (alpha broadcast to it), as ``dt``."""
+    a = alpha.numpy().astype(np.float64) if isinstance(alpha, Tensor) else alpha
+    gen, xp = _generator_for(device, seed)
+    a_full = xp.asarray(np.broadcast_to(a, full))
+    out = _draw("random.gamma", full, dt, device, lambda: gen.standard_gamma(a_full, size=full))
+    return make(out.astype(dt), device)
+
+
+@stateful  # a fresh draw on every call of a graph function
+def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
+    """Samples from Poisson distributions with rate(s) ``lam`` (follows `tf.random.poisson`):
+    mean and variance ``lam``.
+
+    Args:
+        shape: the number of samples per distribution (a list of ints).
+        lam: rate(s), a non-negative number or tensor.
+        dtype: float16, float32 (default), float64, int32 or int64.
+        seed: op-level seed.
+
+    Returns:
+        Shape ``shape + lam.shape``, of ``dtype``.
+
+    Raises:
+        TypeError: another dtype. InvalidArgumentError: a negative dimension or rate.
+
+    >>> ek.random.poisson([10], [0.0, 2.0], seed=1).numpy()[:, 0]
+    array([0., 0., 0., 0., 0., 0., 0., 0., 0., 0.], dtype=float32)
+    """
+    op = "random.poisson"
+    dt = dtypes.numpy_dtype(dtype)
+    if dt is None or (dt.kind != "f" and dt not in (np.dtype(np.int32), np.dtype(np.int64))):
+        raise TypeError(f"{op}: dtype must be floating, int32 or int64, got {dtype!r}.")
+    lam_arr = _dist_param(lam, op, "lam", dt)
+    if lam_arr.size and (np.isnan(lam_arr).any() or lam_arr.min() < 0):
+        raise InvalidArgumentError(None, op, f"{op}: lam must be non-negative, got {lam!r:.80}.")
+    device = current_device()
+    shape = checked_shape(shape, op, dt, device)
+    full = shape + lam_arr.shape
+    gen, xp = _generator_for(device, seed)
+    lam_full = xp.asarray(np.broadcast_to(lam_arr, full))
+    out = _draw(op, full, dt, device, lambda: gen.poisson(lam_full, size=full))
+    return make(out.astype(dt), device)
 
 
 # `tf.random.Generator` and the stateless ops (see `random_generator`), and

@@ -16,6 +16,7 @@ from .augmentation import (
 )
 from .base import Layer
 from .conv import Conv2D
+from .conv_depthwise import DepthwiseConv2D, SeparableConv2D
 from .conv_more import (
     Conv1D,
     Conv2DTranspose,
@@ -87,6 +88,7 @@ from .wrappers import TimeDistributed
 Convolution2D = Conv2D
 MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
+SeparableConvolution2D = SeparableConv2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
 Convolution1D = Conv1D
@@ -148,6 +150,7 @@ __all__ = [
     "Cropping1D",
     "Cropping2D",
     "Dense",
+    "DepthwiseConv2D",
     "Discretization",
     "Dot",
     "Dropout",
@@ -200,6 +203,8 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "Resizing",
+    "SeparableConv2D",
+    "SeparableConvolution2D",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
