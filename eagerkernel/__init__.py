@@ -60,6 +60,9 @@ from .runtime.core.dtypes import (
     int64,
     string,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor

@@ -55,19 +55,22 @@ _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 
 def _frame_array(image, channels: int, uint16: bool) -> np.ndarray:
     """One Pillow frame as ``[H, W, C]`` uint8 (or uint16 for 16-bit grayscale)."""
-    if uint16 and image.mode in ("I;16", "I;16B", "I;16L", "I"):
+    if image.mode in ("I;16", "I;16B", "I;16L"):  # 16-bit grayscale
         arr = np.asarray(image, dtype=np.uint16)[..., None]
+        if not uint16:
+            arr = (arr >> 8).astype(np.uint8)  # the high byte, as libpng's strip_16
         if channels in (0, 1):
             return arr
         arr = np.repeat(arr, 3, axis=-1)
         if channels == 4:
-            arr = np.concatenate([arr, np.full(arr.shape[:2] + (1,), 65535, np.uint16)], -1)
+            opaque = np.full((*arr.shape[:2], 1), np.iinfo(arr.dtype).max, arr.dtype)
+            arr = np.concatenate([arr, opaque], -1)
         return arr
     if channels == 0:
         if image.mode == "P":
             has_alpha = "transparency" in image.info or image.palette.mode == "RGBA"
             image = image.convert("RGBA" if has_alpha else "RGB")
-        elif image.mode in ("1", "I", "I;16", "I;16B", "I;16L", "F"):
+        elif image.mode in ("1", "I", "F"):
             image = image.convert("L")
         elif image.mode == "CMYK" or image.mode == "YCbCr":
             image = image.convert("RGB")
@@ -245,9 +248,9 @@ def _encode_png_fwd(xp, image, compression):
                 "encode_png: uint16 images with more than one channel are not supported "
                 "(Pillow writes 16-bit grayscale only)."
             )
-        pil = Image.fromarray(arr[..., 0].astype("<u2"), mode="I;16")
+        pil = Image.fromarray(arr[..., 0].astype("<u2"))  # mode I;16
     else:
-        pil = Image.fromarray(arr[..., 0] if arr.shape[-1] == 1 else arr, _MODES[arr.shape[-1]])
+        pil = Image.fromarray(arr[..., 0] if arr.shape[-1] == 1 else arr)  # L, LA, RGB, RGBA
     buf = io.BytesIO()
     pil.save(buf, format="PNG", compress_level=6 if compression == -1 else compression)
     return np.asarray(buf.getvalue(), dtype=object)
@@ -275,11 +278,11 @@ def encode_png(image, compression=-1, name=None) -> Tensor:
     return dispatch(_encode_png, (tensor(arr, op),), {"compression": compression})
 
 
-def _encode_jpeg_fwd(xp, image, mode, quality, progressive, optimize, subsampling, dpi, xmp):
+def _encode_jpeg_fwd(xp, image, quality, progressive, optimize, subsampling, dpi, xmp):
     from PIL import Image
 
     arr = np.asarray(image)
-    pil = Image.fromarray(arr[..., 0] if arr.shape[-1] == 1 else arr, mode)
+    pil = Image.fromarray(arr[..., 0] if arr.shape[-1] == 1 else arr)  # L or RGB
     buf = io.BytesIO()
     extra = {"xmp": xmp} if xmp else {}
     pil.save(
@@ -343,7 +346,6 @@ def encode_jpeg(
     if density_unit != "in":
         raise NotImplementedError(f"{op}: density_unit={density_unit!r} is not supported.")
     params = {
-        "mode": _MODES[channels],
         "quality": quality,
         "progressive": bool(progressive),
         "optimize": bool(optimize_size),

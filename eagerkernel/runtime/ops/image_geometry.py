@@ -506,7 +506,7 @@ def crop_and_resize(
     method = str(method).lower()
     if method not in ("bilinear", "nearest"):
         raise ValueError(f"{op}: 'method' must be 'bilinear' or 'nearest', got {method!r}.")
-    batch, height, width, depth = image.shape
+    batch, height, width, _depth = image.shape
     if np.any((idx_np < 0) | (idx_np >= batch)):
         raise InvalidArgumentError(None, op, f"box_index has values outside [0, {batch})")
     x = image if image.dtype == dtypes.float32 else cast(image, dtypes.float32)
