@@ -659,3 +659,36 @@ def test_decode_image_gif_frames_and_float():
     np.testing.assert_allclose(flt, U8 / 255.0, rtol=1e-6)
     with pytest.raises(ek.errors.InvalidArgumentError, match="Unknown image file format"):
         ek.io.decode_image(b"plain text")
+
+
+# -- the data_augmentation tutorial's pipeline ---------------------------------------------------
+def test_random_split_is_tensorflows_documented_example():
+    np.testing.assert_array_equal(
+        ek.random.split([1, 2], num=3).numpy(),
+        [[1105988140, 1738052849], [-335576002, 370444179], [10670227, -246211131]],
+    )
+    assert ek.random.fold_in is ek.random.experimental.stateless_fold_in
+
+
+def test_tutorial_augment_through_a_dataset_map():
+    size = 12
+    images = RNG.integers(0, 256, size=(4, 16, 20, 3), dtype=np.uint8)
+
+    def augment(image_label, seed):
+        image, label = image_label
+        image = ek.image.resize(ek.cast(image, ek.float32), [size, size]) / 255.0
+        image = ek.image.resize_with_crop_or_pad(image, size + 6, size + 6)
+        new_seed = ek.random.split(seed, num=1)[0, :]
+        image = ek.image.stateless_random_crop(image, size=[size, size, 3], seed=seed)
+        image = ek.image.stateless_random_brightness(image, max_delta=0.5, seed=new_seed)
+        return ek.clip_by_value(image, 0, 1), label
+
+    counter = ek.data.experimental.Counter()
+    ds = ek.data.Dataset.zip(
+        (ek.data.Dataset.from_tensor_slices((images, np.arange(4))), (counter, counter))
+    )
+    first = [x.numpy() for x, _ in ds.map(augment).batch(4)]
+    again = [x.numpy() for x, _ in ds.map(augment).batch(4)]
+    np.testing.assert_array_equal(first[0], again[0])
+    assert first[0].shape == (4, size, size, 3)
+    assert first[0].min() >= 0 and first[0].max() <= 1
