@@ -692,3 +692,50 @@ def test_tutorial_augment_through_a_dataset_map():
     np.testing.assert_array_equal(first[0], again[0])
     assert first[0].shape == (4, size, size, 3)
     assert first[0].min() >= 0 and first[0].max() <= 1
+
+
+# -- non_max_suppression ------------------------------------------------------------------------
+def _iou(a, b):
+    ya, yb = sorted(a[::2]), sorted(b[::2])
+    xa, xb = sorted(a[1::2]), sorted(b[1::2])
+    inter = max(min(ya[1], yb[1]) - max(ya[0], yb[0]), 0) * max(
+        min(xa[1], xb[1]) - max(xa[0], xb[0]), 0
+    )
+    union = (ya[1] - ya[0]) * (xa[1] - xa[0]) + (yb[1] - yb[0]) * (xb[1] - xb[0]) - inter
+    return inter / union
+
+
+def test_non_max_suppression_is_greedy_by_score():
+    boxes = RNG.uniform(0, 1, size=(40, 4)).astype(np.float32)
+    boxes[:, 2:] = boxes[:, :2] + RNG.uniform(0.1, 0.4, size=(40, 2))
+    boxes[::3] = boxes[::3][:, [2, 3, 0, 1]]  # either corner order
+    scores = RNG.uniform(size=40).astype(np.float32)
+    got = ek.image.non_max_suppression(boxes, scores, 10, iou_threshold=0.3, score_threshold=0.2)
+    assert got.dtype == ek.int32
+    want = []
+    for i in np.argsort(-scores):
+        if (
+            scores[i] > 0.2
+            and len(want) < 10
+            and all(_iou(boxes[i], boxes[j]) <= 0.3 for j in want)
+        ):
+            want.append(i)
+    np.testing.assert_array_equal(got.numpy(), want)
+    idx, sel = ek.image.non_max_suppression_with_scores(boxes, scores, 10, 0.3, 0.2)
+    np.testing.assert_array_equal(idx.numpy(), want)
+    np.testing.assert_array_equal(sel.numpy(), scores[want])
+    assert ek.image.non_max_suppression(boxes, scores, 0).shape == (0,)
+
+
+def test_non_max_suppression_errors():
+    boxes = np.zeros((3, 4), np.float32)
+    with pytest.raises(
+        ValueError, match=r"non_max_suppression: 'scores' must have shape \[num_boxes\]"
+    ):
+        ek.image.non_max_suppression(boxes, [1.0, 2.0], 2)
+    with pytest.raises(
+        ValueError, match=r"non_max_suppression: 'iou_threshold' must be in \[0, 1\]"
+    ):
+        ek.image.non_max_suppression(boxes, [1.0, 2.0, 3.0], 2, iou_threshold=1.5)
+    with pytest.raises(NotImplementedError, match="soft_nms_sigma"):
+        ek.image.non_max_suppression_with_scores(boxes, [1.0, 2.0, 3.0], 2, soft_nms_sigma=0.5)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.dispatch import stateful
+from ..core.dispatch import Primitive, dispatch, stateful
 from ..core.tensor import Tensor
 from ._core import tensor
 from .image import _image, flip_left_right, flip_up_down, resize
@@ -22,6 +22,8 @@ __all__ = [
     "crop_and_resize",
     "crop_to_bounding_box",
     "extract_patches",
+    "non_max_suppression",
+    "non_max_suppression_with_scores",
     "pad_to_bounding_box",
     "random_crop",
     "random_flip_up_down",
@@ -541,3 +543,118 @@ def crop_and_resize(
         out = top + (bottom - top) * wy
     fill = tensor(np.asarray(extrapolation_value, np.float32), op)
     return where(tensor(valid[..., None], op), out, fill)
+
+
+def _nms_fwd(xp, boxes, scores, max_output_size, iou_threshold, score_threshold):
+    boxes = np.asarray(boxes, np.float64)
+    scores = np.asarray(scores, np.float64)
+    y1, y2 = np.minimum(boxes[:, 0], boxes[:, 2]), np.maximum(boxes[:, 0], boxes[:, 2])
+    x1, x2 = np.minimum(boxes[:, 1], boxes[:, 3]), np.maximum(boxes[:, 1], boxes[:, 3])
+    area = (y2 - y1) * (x2 - x1)
+    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > score_threshold]
+    selected: list[int] = []
+    for i in order:
+        if len(selected) >= max_output_size:
+            break
+        keep = True
+        for j in selected:
+            inter = max(min(y2[i], y2[j]) - max(y1[i], y1[j]), 0.0) * max(
+                min(x2[i], x2[j]) - max(x1[i], x1[j]), 0.0
+            )
+            union = area[i] + area[j] - inter
+            if area[i] > 0 and area[j] > 0 and union > 0 and inter / union > iou_threshold:
+                keep = False
+                break
+        if keep:
+            selected.append(int(i))
+    return xp.asarray(np.asarray(selected, np.int32))
+
+
+# Indices have no gradient (TensorFlow registers none for NonMaxSuppressionV3).
+_nms = Primitive("NonMaxSuppressionV3", _nms_fwd)
+
+
+def non_max_suppression(
+    boxes,
+    scores,
+    max_output_size,
+    iou_threshold=0.5,
+    score_threshold=float("-inf"),
+    name=None,
+) -> Tensor:
+    """Greedily selects boxes by descending score, dropping any box whose IoU with an already
+    selected box exceeds ``iou_threshold`` (follows `tf.image.non_max_suppression`).
+
+    Args:
+        boxes: ``[num_boxes, 4]`` float, ``[y1, x1, y2, x2]`` (either corner order).
+        scores: ``[num_boxes]`` float.
+        max_output_size: at most this many indices are returned.
+        iou_threshold: boxes overlapping more than this are suppressed.
+        score_threshold: boxes scoring at or below this are never selected.
+
+    Returns:
+        int32 ``[M]`` indices into ``boxes``, ``M <= max_output_size``, by descending score
+        (ties keep the lower index first).
+
+    Raises:
+        ValueError: malformed shapes, a negative ``max_output_size`` or an ``iou_threshold``
+            outside ``[0, 1]``.
+
+    >>> boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3]]
+    >>> ek.image.non_max_suppression(boxes, [0.9, 0.8, 0.7], 3).numpy()
+    array([0, 2], dtype=int32)
+    """
+    op = "non_max_suppression"
+    boxes_t = tensor(boxes, op, np.float32)
+    scores_t = tensor(scores, op, np.float32)
+    if boxes_t.ndim != 2 or boxes_t.shape[1] != 4:
+        raise ValueError(
+            f"{op}: 'boxes' must have shape [num_boxes, 4], got {tuple(boxes_t.shape)}."
+        )
+    if tuple(scores_t.shape) != (boxes_t.shape[0],):
+        raise ValueError(
+            f"{op}: 'scores' must have shape [num_boxes] = [{boxes_t.shape[0]}], got "
+            f"{tuple(scores_t.shape)}."
+        )
+    limit = _int(max_output_size, op, "max_output_size")
+    if limit < 0:
+        raise ValueError(f"{op}: 'max_output_size' must be non-negative, got {limit}.")
+    iou = float(
+        np.asarray(iou_threshold.numpy() if isinstance(iou_threshold, Tensor) else iou_threshold)
+    )
+    if not 0.0 <= iou <= 1.0:
+        raise ValueError(f"{op}: 'iou_threshold' must be in [0, 1], got {iou}.")
+    floor = score_threshold.numpy() if isinstance(score_threshold, Tensor) else score_threshold
+    params = {
+        "max_output_size": limit,
+        "iou_threshold": iou,
+        "score_threshold": float(np.asarray(floor)),
+    }
+    return dispatch(_nms, (boxes_t, scores_t), params)
+
+
+def non_max_suppression_with_scores(
+    boxes,
+    scores,
+    max_output_size,
+    iou_threshold=0.5,
+    score_threshold=float("-inf"),
+    soft_nms_sigma=0.0,
+    name=None,
+) -> tuple[Tensor, Tensor]:
+    """`non_max_suppression` that also returns the selected scores (follows
+    `tf.image.non_max_suppression_with_scores`).
+
+    Raises:
+        as `non_max_suppression`; NotImplementedError for ``soft_nms_sigma`` other than 0
+        (Soft-NMS).
+    """
+    from .indexing import gather
+
+    if float(soft_nms_sigma) != 0.0:
+        raise NotImplementedError(
+            "non_max_suppression_with_scores: soft_nms_sigma (Soft-NMS) other than 0 is not "
+            "supported."
+        )
+    selected = non_max_suppression(boxes, scores, max_output_size, iou_threshold, score_threshold)
+    return selected, gather(tensor(scores, "non_max_suppression_with_scores", np.float32), selected)
