@@ -39,11 +39,13 @@ def _channels(channels, op: str, allowed) -> int:
     return channels
 
 
-def _open(data: bytes, op: str):
+def _open(data: bytes, op: str, gray: bool = False):
     from PIL import Image, UnidentifiedImageError
 
     try:
         image = Image.open(io.BytesIO(data))
+        if gray and image.format == "JPEG":
+            image.draft("L", image.size)  # libjpeg's own grayscale output (the Y channel)
         image.load()
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise InvalidArgumentError(None, op, f"{op}: could not decode the image: {exc}") from None
@@ -76,6 +78,12 @@ def _frame_array(image, channels: int, uint16: bool) -> np.ndarray:
             image = image.convert("RGB")
         elif image.mode not in ("L", "LA", "RGB", "RGBA"):
             image = image.convert("RGBA" if "A" in image.mode else "RGB")
+    elif channels == 1 and image.mode not in ("L", "LA"):
+        # libpng's RGB-to-gray (as TensorFlow's decoder sets it): (9797 R + 19234 G + 3737 B)
+        # >> 15, libpng truncates 0.299 and 0.587 to 15-bit fixed point, alpha dropped
+        rgb = np.asarray(image.convert("RGB"), dtype=np.uint32)
+        weights = np.asarray([9797, 19234, 3737], np.uint32)
+        return ((rgb @ weights) >> 15).astype(np.uint8)[..., None]
     elif image.mode != _MODES[channels]:
         image = image.convert(_MODES[channels])
     arr = np.asarray(image, dtype=np.uint8)
@@ -87,7 +95,7 @@ def _frame_array(image, channels: int, uint16: bool) -> np.ndarray:
 
 
 def _decode_fwd(xp, contents, op, channels, uint16, animated):
-    image = _open(np.asarray(contents).item(), op)
+    image = _open(np.asarray(contents).item(), op, gray=channels == 1)
     if animated:
         frames = []
         for index in range(getattr(image, "n_frames", 1)):
@@ -152,8 +160,9 @@ def decode_jpeg(
 
     Args:
         channels: 0 keeps the file's channels, 1 grayscale, 3 RGB.
-        dct_method: a hint, as in TensorFlow: ``""`` or ``"INTEGER_ACCURATE"`` (what Pillow's
-            libjpeg uses); ``"INTEGER_FAST"`` is accepted and decoded accurately.
+        dct_method: a hint, as in TensorFlow. Pillow's libjpeg always uses the accurate integer
+            DCT, so every value decodes as TensorFlow's ``"INTEGER_ACCURATE"``; TensorFlow's
+            default (``""``, its fast DCT) can differ by a few levels per pixel.
 
     Raises:
         ValueError: another ``channels`` or ``dct_method``.

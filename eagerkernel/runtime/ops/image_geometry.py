@@ -325,21 +325,24 @@ def stateless_random_crop(value, size, seed, name=None) -> Tensor:
 
 
 def _random_flip(image, flip_fn, uniform_fn, op: str) -> Tensor:
+    """TensorFlow's rule: one image flips when its draw is below 0.5; a batch draws one value
+    per image and flips those whose draw rounds to 1 (above 0.5)."""
     from .array_ops import reshape
-    from .elementwise import where
+    from .elementwise import greater, less, where
 
     image = _image(image, op)
-    batch = image.ndim == 4
-    n = image.shape[0] if batch else 1
-    flip = uniform_fn(n) < 0.5
-    mask = reshape(flip, [n, 1, 1, 1] if batch else [1, 1, 1])
-    return where(mask, flip_fn(image), image)
+    if image.ndim == 3:
+        return where(less(uniform_fn([]), 0.5), flip_fn(image), image)
+    n = image.shape[0]
+    flip = reshape(greater(uniform_fn([n]), 0.5), [n, 1, 1, 1])
+    return where(flip, flip_fn(image), image)
 
 
 @stateful  # a fresh draw on every call of a graph function
 def random_flip_up_down(image, seed=None) -> Tensor:
     """Flips each image upside down with probability 1/2 (follows
     `tf.image.random_flip_up_down`); a batch ``[B, H, W, C]`` draws once per image.
+    Seeded through `ek.random` (global and op seed).
 
     Raises:
         ValueError: rank other than 3 or 4.
@@ -349,7 +352,7 @@ def random_flip_up_down(image, seed=None) -> Tensor:
     return _random_flip(
         image,
         flip_up_down,
-        lambda n: random.uniform([n], 0.0, 1.0, seed=seed),
+        lambda shape: random.uniform(shape, 0.0, 1.0, seed=seed),
         "random_flip_up_down",
     )
 
@@ -366,7 +369,7 @@ def stateless_random_flip_left_right(image, seed) -> Tensor:
     return _random_flip(
         image,
         flip_left_right,
-        lambda n: stateless_uniform([n], seed),
+        lambda shape: stateless_uniform(shape, seed),
         "stateless_random_flip_left_right",
     )
 
@@ -383,7 +386,7 @@ def stateless_random_flip_up_down(image, seed) -> Tensor:
     return _random_flip(
         image,
         flip_up_down,
-        lambda n: stateless_uniform([n], seed),
+        lambda shape: stateless_uniform(shape, seed),
         "stateless_random_flip_up_down",
     )
 
