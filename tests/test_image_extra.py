@@ -607,9 +607,6 @@ def test_png_round_trip_and_pillow_agree(tmp_path, channels):
 
 def test_decode_png_channels_and_uint16():
     data = ek.io.encode_png(U8)
-    gray = ek.io.decode_png(data, channels=1).numpy()
-    want = np.asarray(Image.fromarray(U8).convert("L"))[..., None]
-    np.testing.assert_array_equal(gray, want)
     rgba = ek.io.decode_png(data, channels=4).numpy()
     np.testing.assert_array_equal(rgba[..., :3], U8)
     np.testing.assert_array_equal(rgba[..., 3], 255)
@@ -739,3 +736,86 @@ def test_non_max_suppression_errors():
         ek.image.non_max_suppression(boxes, [1.0, 2.0, 3.0], 2, iou_threshold=1.5)
     with pytest.raises(NotImplementedError, match="soft_nms_sigma"):
         ek.image.non_max_suppression_with_scores(boxes, [1.0, 2.0, 3.0], 2, soft_nms_sigma=0.5)
+
+
+def test_stateless_flips_use_tensorflows_rule():
+    # one image flips when its draw is below 0.5; a batch flips the images whose draw rounds to 1
+    for seed in ([1, 2], [7, 0], [3, 4], [9, 9]):
+        u = float(ek.random.stateless_uniform([], seed))
+        out = ek.image.stateless_random_flip_left_right(IMG, seed).numpy()
+        np.testing.assert_array_equal(out, IMG[:, ::-1] if u < 0.5 else IMG)
+        draws = ek.random.stateless_uniform([2], seed).numpy()
+        out = ek.image.stateless_random_flip_up_down(BATCH, seed).numpy()
+        for img, got, d in zip(BATCH, out, draws):
+            np.testing.assert_array_equal(got, img[::-1] if d > 0.5 else img)
+
+
+def test_decode_grayscale_follows_libpng_and_libjpeg():
+    data = ek.io.encode_png(U8)
+    # libpng's fixed-point weights (0.299 and 0.587 truncated to 15 bits), as TensorFlow's decoder
+    want = (U8.astype(np.int64) @ np.asarray([9797, 19234, 3737])) >> 15
+    np.testing.assert_array_equal(ek.io.decode_png(data, channels=1).numpy()[..., 0], want)
+    rgba = np.concatenate([U8, np.full((6, 5, 1), 7, np.uint8)], -1)
+    gray = ek.io.decode_png(ek.io.encode_png(rgba), channels=1).numpy()[..., 0]
+    np.testing.assert_array_equal(gray, want)  # alpha dropped
+    # a JPEG decoded to one channel is libjpeg's luma plane (Pillow's draft mode "L")
+    jpeg = np.asarray(ek.io.encode_jpeg(U8, quality=90).numpy()).item()
+    pil = Image.open(io.BytesIO(jpeg))
+    pil.draft("L", pil.size)
+    np.testing.assert_array_equal(
+        ek.io.decode_jpeg(jpeg, channels=1).numpy()[..., 0], np.asarray(pil)
+    )
+
+
+# -- TensorFlow as the oracle (skipped when it is not installed) ---------------------------------
+def _oracle_cases():
+    boxes = np.asarray(
+        [[0.1, 0.2, 0.8, 0.9], [0.9, 0.7, 0.1, 0.0], [-0.2, 0.3, 0.5, 1.2]], np.float32
+    )
+    img, u8 = BATCH, (IMG * 255).astype(np.uint8)
+    rng = np.random.default_rng(1)
+    big = rng.uniform(size=(2, 16, 13, 3)).astype(np.float32)
+    big2 = np.clip(big + rng.normal(scale=0.1, size=big.shape), 0, 1).astype(np.float32)
+    return {
+        "rot90": lambda m: m.image.rot90(img, 3),
+        "central_crop": lambda m: m.image.central_crop(img, 0.37),
+        "resize_with_crop_or_pad": lambda m: m.image.resize_with_crop_or_pad(img, 4, 16),
+        "resize_with_pad": lambda m: m.image.resize_with_pad(img, 5, 17),
+        "resize_with_pad_nearest": lambda m: m.image.resize_with_pad(u8, 7, 7, method="nearest"),
+        "extract_patches": lambda m: m.image.extract_patches(
+            img, [1, 3, 2, 1], [1, 2, 3, 1], [1, 2, 1, 1], "SAME"
+        ),
+        "crop_and_resize": lambda m: m.image.crop_and_resize(
+            img, boxes, [0, 1, 1], [4, 5], extrapolation_value=-1
+        ),
+        "crop_and_resize_nearest": lambda m: m.image.crop_and_resize(
+            img, boxes, [0, 1, 1], [1, 3], "nearest"
+        ),
+        "adjust_brightness": lambda m: m.image.adjust_brightness(u8, 0.3),
+        "adjust_gamma": lambda m: m.image.adjust_gamma(u8, 0.7, 1.2),
+        "adjust_saturation": lambda m: m.image.adjust_saturation(img, 2.5),
+        "adjust_hue": lambda m: m.image.adjust_hue(u8, 0.2),
+        "rgb_to_hsv": lambda m: m.image.rgb_to_hsv(img),
+        "hsv_to_rgb": lambda m: m.image.hsv_to_rgb(img),
+        "per_image_standardization": lambda m: m.image.per_image_standardization(u8),
+        "total_variation": lambda m: m.image.total_variation(m.constant(img)),
+        "psnr": lambda m: m.image.psnr(big, big2, 1.0),
+        "ssim": lambda m: m.image.ssim(big, big2, 1.0),
+        "sobel_edges": lambda m: m.image.sobel_edges(m.constant(img)),
+        "stateless_random_brightness": lambda m: m.image.stateless_random_brightness(
+            img, 0.5, (3, 4)
+        ),
+        "stateless_random_hue": lambda m: m.image.stateless_random_hue(img, 0.3, (3, 4)),
+        "stateless_random_crop": lambda m: m.image.stateless_random_crop(img, [1, 5, 6, 3], (3, 4)),
+        "stateless_random_flip_left_right": lambda m: m.image.stateless_random_flip_left_right(
+            img, (3, 4)
+        ),
+        "decode_png_gray": lambda m: m.io.decode_png(m.io.encode_png(u8), channels=1),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_oracle_cases()))
+def test_matches_tensorflow(case):
+    tf = pytest.importorskip("tensorflow")
+    fn = _oracle_cases()[case]
+    np.testing.assert_allclose(fn(ek).numpy(), fn(tf).numpy(), rtol=1e-5, atol=1e-5)
