@@ -819,3 +819,24 @@ def test_matches_tensorflow(case):
     tf = pytest.importorskip("tensorflow")
     fn = _oracle_cases()[case]
     np.testing.assert_allclose(fn(ek).numpy(), fn(tf).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_crop_and_resize_gradient_with_respect_to_boxes():
+    image = RNG.normal(size=(1, 5, 6, 2)).astype(np.float32)
+    boxes = np.asarray([[0.13, 0.07, 0.71, 0.88], [0.52, 0.91, 0.11, 0.23]])
+    check_float32_gradients(lambda b: ek.image.crop_and_resize(image, b, [0, 0], [3, 4]), boxes)
+
+
+def test_crop_and_resize_gradients_match_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    image = RNG.normal(size=(2, 5, 6, 2)).astype(np.float32)
+    boxes = np.asarray([[0.13, 0.07, 0.71, 0.88], [0.52, 0.91, -0.3, 0.23]], np.float32)
+    upstream = RNG.normal(size=(2, 3, 4, 2)).astype(np.float32)
+    grads = []
+    for m in (ek, tf):
+        x, b = m.Variable(image), m.Variable(boxes)
+        with m.GradientTape() as tape:
+            y = m.reduce_sum(m.image.crop_and_resize(x, b, [1, 0], [3, 4]) * upstream)
+        grads.append([g.numpy() for g in tape.gradient(y, [x, b])])
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)

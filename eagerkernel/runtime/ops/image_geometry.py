@@ -479,7 +479,7 @@ def crop_and_resize(
 
     Returns:
         float32 ``[num_boxes, crop_height, crop_width, depth]``. Gradients flow to ``image``
-        (TensorFlow also differentiates ``boxes``; here ``boxes`` are treated as constants).
+        and (bilinear) to ``boxes``, as TensorFlow's; extrapolated points pass none.
 
     Raises:
         ValueError: malformed shapes, a non-positive ``crop_size`` or an unknown method.
@@ -516,14 +516,20 @@ def crop_and_resize(
         raise InvalidArgumentError(None, op, f"box_index has values outside [0, {batch})")
     x = image if image.dtype == dtypes.float32 else cast(image, dtypes.float32)
 
-    def coords(lo, hi, size, n):
-        steps = np.arange(n, dtype=np.float32)
-        if n > 1:
-            return lo[:, None] * (size - 1) + steps * ((hi - lo)[:, None] * (size - 1) / (n - 1))
-        return np.broadcast_to(0.5 * (lo + hi)[:, None] * (size - 1), (lo.shape[0], 1))
+    boxes_t = tensor(boxes, op)
+    if boxes_t.dtype != dtypes.float32:
+        boxes_t = cast(boxes_t, dtypes.float32)
 
-    ys = coords(boxes_np[:, 0], boxes_np[:, 2], height, crop_h).astype(np.float32)
-    xs = coords(boxes_np[:, 1], boxes_np[:, 3], width, crop_w).astype(np.float32)
+    def coords(lo, hi, size, n):
+        """Sample positions ``[num_boxes, n]`` as differentiable functions of the boxes."""
+        if n > 1:
+            steps = tensor(np.arange(n, dtype=np.float32)[None, :], op)
+            return lo * float(size - 1) + steps * ((hi - lo) * float(size - 1) / float(n - 1))
+        return (lo + hi) * 0.5 * float(size - 1)
+
+    ys_t = coords(boxes_t[:, 0:1], boxes_t[:, 2:3], height, crop_h)
+    xs_t = coords(boxes_t[:, 1:2], boxes_t[:, 3:4], width, crop_w)
+    ys, xs = np.asarray(ys_t.numpy(), np.float32), np.asarray(xs_t.numpy(), np.float32)
     valid = ((ys >= 0) & (ys <= height - 1))[:, :, None] & ((xs >= 0) & (xs <= width - 1))[:, None]
     nb = boxes_np.shape[0]
     b = np.broadcast_to(idx_np[:, None, None], (nb, crop_h, crop_w))
@@ -538,8 +544,9 @@ def crop_and_resize(
         out = sample(np.floor(ys + 0.5), np.floor(xs + 0.5))  # C's roundf
     else:
         y0, x0 = np.floor(ys), np.floor(xs)
-        wy = reshape(tensor(ys - y0, op), [nb, crop_h, 1, 1])
-        wx = reshape(tensor(xs - x0, op), [nb, 1, crop_w, 1])
+        # the weights stay functions of the boxes, so gradients reach them as in TensorFlow
+        wy = reshape(ys_t - tensor(y0, op), [nb, crop_h, 1, 1])
+        wx = reshape(xs_t - tensor(x0, op), [nb, 1, crop_w, 1])
         top = sample(y0, x0) + (sample(y0, np.ceil(xs)) - sample(y0, x0)) * wx
         bottom = sample(np.ceil(ys), x0)
         bottom = bottom + (sample(np.ceil(ys), np.ceil(xs)) - bottom) * wx
