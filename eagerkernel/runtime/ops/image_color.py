@@ -2,7 +2,8 @@
 conversions, grayscale to RGB, per-image standardization and their random / stateless random
 variants.
 
-Brightness, gamma, standardization and the HSV conversions are built from differentiable ops;
+Brightness, gamma, standardization and `rgb_to_hsv` are built from differentiable ops;
+`hsv_to_rgb` is not differentiable, as TensorFlow's HSVToRGB;
 `adjust_saturation` and `adjust_hue` are single primitives without a gradient, as TensorFlow's
 AdjustSaturation / AdjustHue (a tape asked to differentiate through them raises LookupError).
 Integer images are converted to float32 in ``[0, 1]`` and back (`convert_image_dtype`), as
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.dispatch import Primitive, stateful
+from ..core.dispatch import Primitive, defvjp, stateful
 from ..core.tensor import Tensor
 from ._core import apply, tensor
 from .image import _float_image, adjust_contrast, convert_image_dtype
@@ -156,8 +157,8 @@ def rgb_to_hsv(images, name=None) -> Tensor:
 
 
 def hsv_to_rgb(images, name=None) -> Tensor:
-    """Converts HSV values (hue in ``[0, 1]``) to RGB (follows `tf.image.hsv_to_rgb`);
-    differentiable.
+    """Converts HSV values (hue in ``[0, 1]``) to RGB (follows `tf.image.hsv_to_rgb`). As
+    TensorFlow's HSVToRGB, it is not differentiable: a tape gives None for its input.
 
     Args:
         images: floating, ``[..., 3]``.
@@ -169,19 +170,8 @@ def hsv_to_rgb(images, name=None) -> Tensor:
     >>> ek.image.hsv_to_rgb([[[0.0, 1.0, 0.5]]]).numpy()
     array([[[0.5, 0. , 0. ]]], dtype=float32)
     """
-    from .array_ops import stack, unstack
-    from .elementwise import abs, clip_by_value
-
     images = _float_rgb(images, "hsv_to_rgb")
-    hue, saturation, value = unstack(images, axis=-1)
-    dh = hue * 6.0
-    channels = [
-        clip_by_value(abs(dh - 3.0) - 1.0, 0.0, 1.0),
-        clip_by_value(2.0 - abs(dh - 2.0), 0.0, 1.0),
-        clip_by_value(2.0 - abs(dh - 4.0), 0.0, 1.0),
-    ]
-    one_minus_s = 1.0 - saturation
-    return stack([(one_minus_s + saturation * c) * value for c in channels], axis=-1)
+    return apply(_hsv_to_rgb, (images,))
 
 
 def _rgb_to_hsv_fwd(xp, x):
@@ -224,7 +214,15 @@ def _adjust_hue_fwd(xp, images, delta):
     return _hsv_to_rgb_fwd(xp, hue, saturation, value, images.dtype)
 
 
-# TensorFlow registers no gradient for AdjustSaturation / AdjustHue: no VJP here either.
+def _hsv_to_rgb_op_fwd(xp, images):
+    return _hsv_to_rgb_fwd(xp, images[..., 0], images[..., 1], images[..., 2], images.dtype)
+
+
+# TensorFlow marks HSVToRGB not differentiable (the tape gives None) ...
+_hsv_to_rgb = Primitive("HSVToRGB", _hsv_to_rgb_op_fwd)
+defvjp(_hsv_to_rgb, None)
+
+# ... and registers no gradient for AdjustSaturation / AdjustHue (the tape raises LookupError).
 _adjust_saturation = Primitive("AdjustSaturation", _adjust_saturation_fwd)
 _adjust_hue = Primitive("AdjustHue", _adjust_hue_fwd)
 
