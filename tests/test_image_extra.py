@@ -635,8 +635,15 @@ def test_jpeg_round_trip_matches_pillow():
         ek.io.encode_jpeg(smooth, quality=101)
     with pytest.raises(TypeError, match="encode_jpeg: 'image' must be uint8"):
         ek.io.encode_jpeg(smooth.astype(np.float32))
-    with pytest.raises(NotImplementedError, match="decode_jpeg: ratio=2"):
-        ek.io.decode_jpeg(data, ratio=2)
+    half = ek.io.decode_jpeg(data, ratio=2).numpy()  # libjpeg's DCT scaling, ceil(size / 2)
+    pil = Image.open(io.BytesIO(raw))
+    pil.draft("RGB", (8, 8))
+    np.testing.assert_array_equal(half, np.asarray(pil))
+    assert half.shape == (8, 8, 3) and ek.io.decode_jpeg(data, ratio=8).shape == (2, 2, 3)
+    with pytest.raises(ValueError, match="decode_jpeg: 'ratio' must be 1, 2, 4 or 8"):
+        ek.io.decode_jpeg(data, ratio=3)
+    with pytest.raises(NotImplementedError, match="decode_jpeg: try_recover_truncated=True"):
+        ek.io.decode_jpeg(data, try_recover_truncated=True)
 
 
 def test_decode_image_gif_frames_and_float():
@@ -807,6 +814,9 @@ def _oracle_cases():
             img, (3, 4)
         ),
         "decode_png_gray": lambda m: m.io.decode_png(m.io.encode_png(u8), channels=1),
+        "decode_jpeg_ratio": lambda m: m.io.decode_jpeg(
+            m.io.encode_jpeg(u8), ratio=2, channels=1, dct_method="INTEGER_ACCURATE"
+        ),
     }
 
 

@@ -39,13 +39,16 @@ def _channels(channels, op: str, allowed) -> int:
     return channels
 
 
-def _open(data: bytes, op: str, gray: bool = False):
+def _open(data: bytes, op: str, gray: bool = False, ratio: int = 1):
     from PIL import Image, UnidentifiedImageError
 
     try:
         image = Image.open(io.BytesIO(data))
-        if gray and image.format == "JPEG":
-            image.draft("L", image.size)  # libjpeg's own grayscale output (the Y channel)
+        if image.format == "JPEG" and (gray or ratio > 1):
+            # libjpeg's own grayscale output (the Y channel) and DCT scaling by 1/ratio
+            # (Pillow picks the largest scale dividing the size by at most size // wanted)
+            size = (max(image.size[0] // ratio, 1), max(image.size[1] // ratio, 1))
+            image.draft("L" if gray else image.mode, size)
         image.load()
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise InvalidArgumentError(None, op, f"{op}: could not decode the image: {exc}") from None
@@ -94,8 +97,8 @@ def _frame_array(image, channels: int, uint16: bool) -> np.ndarray:
     return arr
 
 
-def _decode_fwd(xp, contents, op, channels, uint16, animated):
-    image = _open(np.asarray(contents).item(), op, gray=channels == 1)
+def _decode_fwd(xp, contents, op, channels, uint16, animated, ratio=1):
+    image = _open(np.asarray(contents).item(), op, gray=channels == 1, ratio=ratio)
     if animated:
         frames = []
         for index in range(getattr(image, "n_frames", 1)):
@@ -160,13 +163,14 @@ def decode_jpeg(
 
     Args:
         channels: 0 keeps the file's channels, 1 grayscale, 3 RGB.
+        ratio: 1, 2, 4 or 8: libjpeg's downscaling while decoding (``ceil(size / ratio)``).
         dct_method: a hint, as in TensorFlow. Pillow's libjpeg always uses the accurate integer
             DCT, so every value decodes as TensorFlow's ``"INTEGER_ACCURATE"``; TensorFlow's
             default (``""``, its fast DCT) can differ by a few levels per pixel.
 
     Raises:
-        ValueError: another ``channels`` or ``dct_method``.
-        NotImplementedError: ``ratio`` other than 1, ``fancy_upscaling=False``,
+        ValueError: another ``channels``, ``ratio`` or ``dct_method``.
+        NotImplementedError: ``fancy_upscaling=False``,
             ``try_recover_truncated=True`` or ``acceptable_fraction`` other than 1.
         InvalidArgumentError: the bytes are not an image.
     """
@@ -174,7 +178,6 @@ def decode_jpeg(
     contents = _contents(contents, op)
     channels = _channels(channels, op, (0, 1, 3))
     for arg, value, default in (
-        ("ratio", ratio, 1),
         ("fancy_upscaling", fancy_upscaling, True),
         ("try_recover_truncated", try_recover_truncated, False),
         ("acceptable_fraction", acceptable_fraction, 1),
@@ -186,7 +189,10 @@ def decode_jpeg(
             f"{op}: 'dct_method' must be '', 'INTEGER_FAST' or 'INTEGER_ACCURATE', got "
             f"{dct_method!r}."
         )
-    params = {"op": op, "channels": channels, "uint16": False, "animated": False}
+    ratio = int(ratio)
+    if ratio not in (1, 2, 4, 8):
+        raise ValueError(f"{op}: 'ratio' must be 1, 2, 4 or 8, got {ratio}.")
+    params = {"op": op, "channels": channels, "uint16": False, "animated": False, "ratio": ratio}
     return dispatch(_decode, (contents,), params)
 
 
