@@ -12,6 +12,7 @@ The public names follow TensorFlow's (``tf.GradientTape``, ``tf.Variable``, ``tf
 
 from __future__ import annotations
 
+import builtins as _builtins
 import types as _types
 
 from .runtime import (
@@ -77,11 +78,19 @@ from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .runtime.function import function, init_scope
 from .runtime.function import print_ as print
+from .runtime.init_ops import (
+    constant_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    zeros_initializer,
+)
 from .runtime.io import profiler, saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
+from .runtime.ops.control_flow import tuple
 from .runtime.ragged import RaggedTensor, RaggedTensorSpec
 from .runtime.sparse import SparseTensor
 from .runtime.sparse.sparse_tensor import SparseTensorSpec
@@ -180,7 +189,7 @@ def broadcast_static_shape(shape_x, shape_y) -> TensorShape:
     if x.rank is None or y.rank is None:
         return TensorShape(None)
     n = max(len(x), len(y))
-    a, b = (1,) * (n - len(x)) + tuple(x), (1,) * (n - len(y)) + tuple(y)
+    a, b = (1,) * (n - len(x)) + _builtins.tuple(x), (1,) * (n - len(y)) + _builtins.tuple(y)
     out = []
     for p, q in zip(a, b):
         if p == 1 or p == q:
@@ -209,7 +218,9 @@ def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
     x = convert_to_tensor(shape_x)
     y = convert_to_tensor(shape_y)
     try:
-        out = np.broadcast_shapes(tuple(x.numpy().tolist()), tuple(y.numpy().tolist()))
+        out = np.broadcast_shapes(
+            _builtins.tuple(x.numpy().tolist()), _builtins.tuple(y.numpy().tolist())
+        )
     except ValueError:
         raise errors.InvalidArgumentError(
             None,
@@ -235,6 +246,13 @@ experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Opt
 # `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
 experimental.DynamicRaggedShape = ragged.DynamicRaggedShape
 experimental.RowPartition = ragged.RowPartition
+# TF 1.x's `tf.python_io` (TFRecord files), as `tf.compat.v1.python_io`.
+python_io = _types.SimpleNamespace(
+    TFRecordWriter=io.TFRecordWriter,
+    TFRecordOptions=io.TFRecordOptions,
+    TFRecordCompressionType=io.TFRecordCompressionType,
+    tf_record_iterator=io.tf_record_iterator,
+)
 
 # `ek.dtypes`, as `tf.dtypes`: the DType class, `as_dtype`, `cast` and every dtype.
 dtypes = _types.SimpleNamespace(

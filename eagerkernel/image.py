@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from .runtime.io.image_codecs import (
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+)
+from .runtime.io.image_encoders import encode_jpeg, encode_png
 from .runtime.ops.image import (
     ResizeMethod,
     adjust_contrast,
@@ -11,13 +19,6 @@ from .runtime.ops.image import (
     random_flip_left_right,
     resize,
     rgb_to_grayscale,
-)
-from .runtime.ops.image_codecs import (
-    decode_image,
-    decode_jpeg,
-    decode_png,
-    encode_jpeg,
-    encode_png,
 )
 from .runtime.ops.image_color import (
     adjust_brightness,
@@ -74,6 +75,8 @@ __all__ = [
     "convert_image_dtype",
     "crop_and_resize",
     "crop_to_bounding_box",
+    "decode_bmp",
+    "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_png",

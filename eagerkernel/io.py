@@ -2,22 +2,55 @@
 
 from __future__ import annotations
 
-from .runtime.ops.image_codecs import (
+from .runtime.io.image_codecs import (
+    decode_bmp,
+    decode_gif,
     decode_image,
     decode_jpeg,
     decode_png,
-    encode_jpeg,
-    encode_png,
+)
+from .runtime.io.image_encoders import encode_jpeg, encode_png
+from .runtime.io.parsing import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    RaggedFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
+from .runtime.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
+from .runtime.io.tensor_proto import parse_tensor, serialize_tensor
+from .runtime.io.tfrecord import (
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
 )
 from .runtime.ops.io_ops import decode_raw, read_file, write_file
 
 __all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "RaggedFeature",
+    "TFRecordCompressionType",
+    "TFRecordOptions",
+    "TFRecordWriter",
+    "VarLenFeature",
+    "decode_bmp",
+    "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_png",
     "decode_raw",
     "encode_jpeg",
     "encode_png",
+    "parse_example",
+    "parse_sequence_example",
+    "parse_single_example",
+    "parse_single_sequence_example",
+    "parse_tensor",
     "read_file",
+    "serialize_tensor",
+    "tf_record_iterator",
     "write_file",
 ]

@@ -612,9 +612,13 @@ def test_decode_png_channels_and_uint16():
     np.testing.assert_array_equal(
         ek.io.decode_png(ek.io.encode_png(g16), dtype=ek.uint16).numpy(), g16
     )
-    with pytest.raises(ValueError, match=r"decode_png: 'channels' must be one of \[0, 1, 3, 4\]"):
+    with pytest.raises(
+        ek.errors.InvalidArgumentError, match="decode_png: channels must be 0, 1, 3 or 4"
+    ):
         ek.io.decode_png(data, channels=2)
-    with pytest.raises(ek.errors.InvalidArgumentError, match="decode_png: could not decode"):
+    with pytest.raises(
+        ek.errors.InvalidArgumentError, match="decode_png: Unknown image file format"
+    ):
         ek.io.decode_png(b"not an image")
 
 
@@ -640,7 +644,7 @@ def test_jpeg_round_trip_matches_pillow():
     pil.draft("RGB", (8, 8))
     np.testing.assert_array_equal(half, np.asarray(pil))
     assert half.shape == (8, 8, 3) and ek.io.decode_jpeg(data, ratio=8).shape == (2, 2, 3)
-    with pytest.raises(ValueError, match="decode_jpeg: 'ratio' must be 1, 2, 4 or 8"):
+    with pytest.raises(ValueError, match="decode_jpeg: ratio must be 1, 2, 4 or 8"):
         ek.io.decode_jpeg(data, ratio=3)
     with pytest.raises(NotImplementedError, match="decode_jpeg: try_recover_truncated=True"):
         ek.io.decode_jpeg(data, try_recover_truncated=True)

@@ -308,6 +308,12 @@ def _train_getattr(name: str):
         except ImportError as exc:
             raise AttributeError(f"ek.train.{name} is not available: {exc}") from None
         return getattr(checkpoint, name)
+    # The protocol-buffer messages (tf.train.Example, ...) live in runtime/io/example.py; a
+    # missing `protobuf` raises its ImportError, which names the package.
+    from ..io import example
+
+    if name in example.MESSAGE_NAMES:
+        return getattr(example, name)
     raise AttributeError(f"module 'eagerkernel.train' has no attribute {name!r}")
 
 

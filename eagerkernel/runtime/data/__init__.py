@@ -13,6 +13,7 @@ from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Datase
 from .iterator import Iterator, NumpyIterator
 from .readers import TextLineDataset
 from .structure import DatasetSpec, TensorSpec
+from .tfrecord import TFRecordDataset
 
 __all__ = [
     "AUTOTUNE",
@@ -22,6 +23,7 @@ __all__ = [
     "DatasetSpec",
     "Iterator",
     "NumpyIterator",
+    "TFRecordDataset",
     "TensorSpec",
     "TextLineDataset",
     "experimental",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..core.tensor import Tensor
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .readers import CsvDataset, make_csv_dataset
+from .tfrecord import TFRecordWriter
 
 __all__ = [
     "AUTOTUNE",
@@ -12,6 +13,7 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "Counter",
     "CsvDataset",
+    "TFRecordWriter",
     "cardinality",
     "copy_to_device",
     "dense_to_ragged_batch",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from . import (
+    array_extra,
     array_ops,
+    control_flow,
     creation,
     elementwise,
     functional_ops,
@@ -13,7 +15,9 @@ from . import (
     reduction,
     script_ops,
 )
+from .array_extra import *  # noqa: F403
 from .array_ops import *  # noqa: F403
+from .control_flow import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .functional_ops import *  # noqa: F403
@@ -40,6 +44,8 @@ from .reduction import *  # noqa: F403
 from .script_ops import *  # noqa: F403
 
 __all__ = [
+    *array_extra.__all__,
+    *control_flow.__all__,
     *creation.__all__,
     *elementwise.__all__,
     *functional_ops.__all__,

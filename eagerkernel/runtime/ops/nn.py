@@ -33,6 +33,7 @@ from .activations import (
     softsign,
     swish,
 )
+from .array_extra import depth_to_space, space_to_depth  # tf.nn's names for them
 from .cross_entropy import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
@@ -50,6 +51,7 @@ __all__ = [
     "compute_average_loss",
     "conv2d",
     "conv2d_transpose",
+    "depth_to_space",
     "dropout",
     "elu",
     "embedding_lookup",
@@ -73,6 +75,7 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2",
     "softplus",
     "softsign",
+    "space_to_depth",
     "sparse_softmax_cross_entropy_with_logits",
     "swish",
     "tanh",

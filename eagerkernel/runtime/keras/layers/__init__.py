@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+from .augmentation import (
+    CenterCrop,
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
 from .base import Layer
 from .conv import Conv2D
 from .conv_more import (
@@ -13,6 +24,14 @@ from .conv_more import (
 )
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
 from .embedding import Embedding
+from .lookup import (
+    CategoryEncoding,
+    Discretization,
+    Hashing,
+    IntegerLookup,
+    StringLookup,
+    TextVectorization,
+)
 from .merging import (
     Add,
     Average,
@@ -78,6 +97,8 @@ __all__ = [
     "AvgPool2D",
     "BatchNormalization",
     "Bidirectional",
+    "CategoryEncoding",
+    "CenterCrop",
     "Concatenate",
     "Conv1D",
     "Conv2D",
@@ -86,6 +107,7 @@ __all__ = [
     "Convolution2D",
     "Convolution2DTranspose",
     "Dense",
+    "Discretization",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -98,8 +120,10 @@ __all__ = [
     "GlobalMaxPool2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "Hashing",
     "Input",
     "InputLayer",
+    "IntegerLookup",
     "LSTMCell",
     "Lambda",
     "Layer",
@@ -109,13 +133,23 @@ __all__ = [
     "Minimum",
     "Multiply",
     "Normalization",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
     "ReLU",
     "Rescaling",
     "Reshape",
+    "Resizing",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "StringLookup",
     "Subtract",
+    "TextVectorization",
     "UpSampling2D",
     "add",
     "average",

@@ -1,0 +1,572 @@
+"""Parsing serialized `tf.train.Example` messages into tensors (follows `tf.io.parse_example`,
+`tf.io.parse_single_example`, `tf.io.FixedLenFeature`, `tf.io.VarLenFeature`,
+`tf.io.FixedLenSequenceFeature` and `tf.io.RaggedFeature` without partitions).
+
+One op, ``ParseExampleV2`` (TensorFlow's name), does the work through `dispatch`: its forward
+decodes each string with the protobuf classes of `example.py` and fills the outputs as
+TensorFlow's parser does (dense features of a fixed shape, with defaults; variable-length
+ones as the three parts of a SparseTensor or as a RaggedTensor's values and row splits;
+sequence features padded), with TensorFlow's error messages. It has no gradient: its input
+is strings.
+
+>>> ex = ek.train.Example(features=ek.train.Features(feature={
+...     "x": ek.train.Feature(float_list=ek.train.FloatList(value=[1.5, 2.0])),
+...     "tags": ek.train.Feature(bytes_list=ek.train.BytesList(value=[b"a", b"b", b"c"]))}))
+>>> parsed = ek.io.parse_single_example(ex.SerializeToString(), {
+...     "x": ek.io.FixedLenFeature([2], ek.float32),
+...     "tags": ek.io.VarLenFeature(ek.string),
+...     "id": ek.io.FixedLenFeature([], ek.int64, default_value=-1)})
+>>> parsed["x"].numpy(), int(parsed["id"])
+(array([1.5, 2. ], dtype=float32), -1)
+>>> parsed["tags"].values.numpy(), parsed["tags"].dense_shape.numpy()
+(array([b'a', b'b', b'c'], dtype=object), array([3]))
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.dispatch import Primitive, dispatch
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, TensorShape, to_tensor
+
+__all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "RaggedFeature",
+    "VarLenFeature",
+    "parse_example",
+    "parse_single_example",
+]
+
+_OBJ = np.dtype(object)
+# The three types an Example holds: TensorFlow's DataTypeString, the oneof field, NumPy's type.
+_KINDS = {
+    "int64": ("int64_list", np.dtype(np.int64)),
+    "float": ("float_list", np.dtype(np.float32)),
+    "string": ("bytes_list", _OBJ),
+}
+_KIND_OF_FIELD = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
+
+
+class FixedLenFeature(
+    collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])
+):
+    """A feature of a fixed shape (follows `tf.io.FixedLenFeature`).
+
+    Args:
+        shape: the shape of the value in one Example (``[]`` for a scalar); all dimensions
+            known. The Example's list must hold exactly ``prod(shape)`` values (row-major).
+        dtype: ``ek.int64``, ``ek.float32`` or ``ek.string``.
+        default_value: the value when an Example lacks the feature (broadcast to ``shape``
+            only if it has that many elements); None makes the feature required.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class FixedLenSequenceFeature(
+    collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"]
+    )
+):
+    """A sequence of values each of a fixed shape, of varying length (follows
+    `tf.io.FixedLenSequenceFeature`): parsed to ``[count] + shape`` (``[batch, max_count] +
+    shape`` in `parse_example`, shorter rows padded with ``default_value``, else 0 or b"").
+
+    Args:
+        shape: the shape of one entry; the Example's list holds a multiple of its size.
+        dtype: ``ek.int64``, ``ek.float32`` or ``ek.string``.
+        allow_missing: must be True (a missing feature is then an empty sequence).
+        default_value: the padding value (a scalar).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A feature with any number of values, parsed to an `ek.sparse.SparseTensor` (follows
+    `tf.io.VarLenFeature`): of dense shape ``[count]`` for one Example, ``[batch, max_count]``
+    for a batch.
+
+    Args:
+        dtype: ``ek.int64``, ``ek.float32`` or ``ek.string``.
+    """
+
+    __slots__ = ()
+
+
+class RaggedFeature(
+    collections.namedtuple(
+        "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"]
+    )
+):
+    """A feature with any number of values, parsed to an `ek.RaggedTensor` (follows
+    `tf.io.RaggedFeature`): ``[batch, None]`` from `parse_example`; from
+    `parse_single_example`, the Example's values as a 1-D Tensor.
+
+    Args:
+        dtype: ``ek.int64``, ``ek.float32`` or ``ek.string``.
+        value_key: the Example feature to read (default: the key in the ``features`` dict).
+        partitions: must be empty (nested ragged dimensions from other features are not
+            supported; NotImplementedError when parsing).
+        row_splits_dtype: None or ``ek.int64``: eagerkernel's RaggedTensor keeps int64 row
+            splits (TensorFlow's default here is int32; asking for it raises
+            NotImplementedError, as the other ragged factories do).
+        validate: accepted; without partitions there is nothing to validate.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=None, validate=False):
+        if row_splits_dtype is not None and dtypes.as_dtype(row_splits_dtype) != dtypes.int64:
+            raise NotImplementedError(
+                "RaggedFeature: row splits are int64 in eagerkernel's RaggedTensor. Received: "
+                f"row_splits_dtype={row_splits_dtype!r}"
+            )
+        return super().__new__(cls, dtype, value_key, tuple(partitions), row_splits_dtype, validate)
+
+
+def _kind(dtype, key) -> str:
+    dt = dtypes.as_dtype(dtype)
+    if dt == dtypes.int64:
+        return "int64"
+    if dt == dtypes.float32:
+        return "float"
+    if dt == dtypes.string:
+        return "string"
+    raise InvalidArgumentError(
+        None,
+        "ParseExampleV2",
+        f"parse_example: feature {key!r}: Invalid config dtype: {dt.name} (an Example holds "
+        "int64, float32 or string values).",
+    )
+
+
+def _shape(shape, key, allow_unknown=False) -> tuple:
+    dims = TensorShape(shape).as_list() if shape is not None else None
+    if dims is None or any(d is None for d in dims):
+        raise ValueError(
+            f"parse_example: all dimensions of the shape of feature {key!r} need to be known. "
+            f"Received: shape={shape!r}"
+        )
+    return tuple(int(d) for d in dims)
+
+
+def _default(value, kind, shape, key):
+    """``value`` as a flat tuple of ``prod(shape)`` Python values (hashable: it travels in
+    the op's params)."""
+    np_dtype = _KINDS[kind][1]
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    if kind == "string":
+        arr = np.asarray(value, dtype=_OBJ)
+        arr = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[_OBJ])(arr)
+        bad = [v for v in arr.reshape(-1) if not isinstance(v, bytes)]
+        if bad:
+            raise TypeError(
+                f"parse_example: the default_value of string feature {key!r} must be strings. "
+                f"Received: {bad[0]!r}"
+            )
+    else:
+        try:
+            arr = np.asarray(value).astype(
+                np_dtype, casting="same_kind" if kind == "float" else "safe"
+            )
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"parse_example: the default_value of feature {key!r} does not convert to "
+                f"{'float32' if kind == 'float' else kind}: {exc}"
+            ) from None
+    n = math.prod(shape)
+    if arr.size != n:
+        raise ValueError(
+            f"parse_example: the default_value of feature {key!r} has {arr.size} elements but "
+            f"the feature's shape {list(shape)} has {n}."
+        )
+    return tuple(arr.reshape(-1).tolist())
+
+
+_CONFIG_CACHE: dict = {}  # frozen ``features`` -> config: Dataset.map parses with one dict
+
+
+def _freeze(value):
+    """A hashable stand-in for a feature config's field (lists as tuples, arrays by bytes)."""
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, *map(_freeze, value))
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    hash(value)  # TypeError for anything else unhashable: no caching then
+    return (type(value).__name__, value)
+
+
+def config_of(features, op: str) -> tuple:
+    """`_build_config`, remembered for the last few ``features`` dicts seen."""
+    try:
+        key = tuple((k, type(v).__name__, _freeze(tuple(v))) for k, v in features.items())
+    except (TypeError, AttributeError):
+        return _build_config(features, op)
+    config = _CONFIG_CACHE.get(key)
+    if config is None:
+        config = _build_config(features, op)
+        if len(_CONFIG_CACHE) >= 64:
+            _CONFIG_CACHE.clear()
+        _CONFIG_CACHE[key] = config
+    return config
+
+
+def _build_config(features, op: str) -> tuple:
+    """``features`` as a tuple of ``(key, type, kind, shape, default, source)`` for the op's
+    params; ``type`` is "dense", "sequence", "sparse" or "ragged", ``source`` the Example's
+    feature to read."""
+    if not features:
+        raise ValueError(f"{op}: Argument `features` cannot be None or empty.")
+    if not isinstance(features, dict):
+        raise TypeError(f"{op}: features must be a dict of feature names to feature configs.")
+    config = []
+    for key in sorted(features):
+        spec = features[key]
+        if not isinstance(key, str):
+            raise TypeError(f"{op}: feature names must be strings. Received: {key!r}")
+        if isinstance(spec, FixedLenFeature):
+            kind = _kind(spec.dtype, key)
+            shape = _shape(spec.shape, key)
+            default = None
+            if spec.default_value is not None:
+                default = _default(spec.default_value, kind, shape, key)
+            config.append((key, "dense", kind, shape, default, key))
+        elif isinstance(spec, FixedLenSequenceFeature):
+            if not spec.allow_missing:
+                raise ValueError(
+                    f"{op}: feature {key!r}: FixedLenSequenceFeature requires "
+                    "allow_missing to be True."
+                )
+            kind = _kind(spec.dtype, key)
+            shape = _shape(spec.shape, key)
+            pad = spec.default_value
+            if pad is None:
+                pad = b"" if kind == "string" else 0
+            config.append((key, "sequence", kind, shape, _default(pad, kind, (), key)[0], key))
+        elif isinstance(spec, VarLenFeature):
+            config.append((key, "sparse", _kind(spec.dtype, key), None, None, key))
+        elif isinstance(spec, RaggedFeature):
+            if spec.partitions:
+                raise NotImplementedError(
+                    f"{op}: feature {key!r}: RaggedFeature partitions are not supported; "
+                    "a RaggedFeature without partitions (one ragged dimension) is."
+                )
+            source = key if spec.value_key is None else spec.value_key
+            if not isinstance(source, str):
+                raise TypeError(f"{op}: feature {key!r}: value_key must be a string.")
+            config.append((key, "ragged", _kind(spec.dtype, key), None, None, source))
+        else:
+            raise TypeError(
+                f"{op}: feature {key!r}: unsupported feature config {type(spec).__name__} "
+                "(FixedLenFeature, FixedLenSequenceFeature, VarLenFeature and RaggedFeature are "
+                "supported)."
+            )
+    return tuple(config)
+
+
+def _values(feature, kind, kind_of, key, name, index):
+    """The values of one Feature message as a NumPy array of the config's kind, or None if
+    it holds no list (an empty Feature counts as missing, as in TensorFlow)."""
+    field = feature.WhichOneof("kind")
+    if field is None:
+        return None
+    found = _KIND_OF_FIELD[field]
+    if found != kind:
+        # TensorFlow's two wordings: dense features, then sparse ones.
+        what = (
+            f"Data type: {found} but expected type: {kind}"
+            if kind_of == "dense"
+            else f"Expected type: {kind}, Actual type: {found}"
+        )
+        raise InvalidArgumentError(
+            None,
+            "ParseExampleV2",
+            f"Name: {name}, Key: {key}, Index: {index}.  Data types don't match. {what}",
+        )
+    values = getattr(feature, field).value
+    if kind == "string":
+        out = np.empty(len(values), dtype=_OBJ)
+        out[:] = list(values)
+        return out
+    return np.asarray(values, dtype=_KINDS[kind][1])
+
+
+def example_names(names, n: int) -> list:
+    """Each Example's name for error messages (TensorFlow's "<unknown>" without names)."""
+    names = np.asarray(names, dtype=_OBJ).reshape(-1)
+    if not names.size:
+        return ["<unknown>"] * n
+    return [v.decode("utf-8", "replace") for v in names]
+
+
+def decode_all(message_class, serialized, what: str) -> list:
+    """Each string of ``serialized`` parsed as ``message_class``.
+
+    Raises:
+        InvalidArgumentError: a string is not such a message (TensorFlow's message).
+    """
+    from google.protobuf.message import DecodeError
+
+    out = []
+    for raw in np.asarray(serialized, dtype=_OBJ).reshape(-1):
+        try:
+            out.append(message_class.FromString(raw))
+        except (DecodeError, TypeError):
+            raise InvalidArgumentError(
+                None,
+                "ParseExampleV2",
+                f"Could not parse {what} input, value: "
+                f"'{raw[:200].decode('utf-8', 'backslashreplace')}'",
+            ) from None
+    return out
+
+
+def _parse_fwd(xp, serialized, names, *, config, single=False):
+    from .example import messages
+
+    fmaps = [e.features.feature for e in decode_all(messages()["Example"], serialized, "example")]
+    out = features_arrays(fmaps, example_names(names, len(fmaps)), config, single)
+    return tuple(xp.asarray(a) if a.dtype != _OBJ else a for a in out)
+
+
+def features_arrays(fmaps, names, config, single) -> list:
+    """The op's output arrays for one `Features` map per example (see `_build_config`)."""
+    found = [[] for _ in config]  # per feature: per example, its values (or None)
+    for i, (fmap, name) in enumerate(zip(fmaps, names)):
+        for f, (_, kind_of, kind, shape, default, key) in enumerate(config):
+            values = _values(fmap[key], kind, kind_of, key, name, i) if key in fmap else None
+            if kind_of == "dense":
+                n = math.prod(shape)
+                if values is None:
+                    if default is None:
+                        raise InvalidArgumentError(
+                            None,
+                            "ParseExampleV2",
+                            f"Name: {name}, Feature: {key} (data type: {kind}) is required but "
+                            "could not be found.",
+                        )
+                    values = np.asarray(default, dtype=_KINDS[kind][1])
+                elif values.size != n:
+                    what = "bytes" if kind == "string" else kind
+                    raise InvalidArgumentError(
+                        None,
+                        "ParseExampleV2",
+                        f"Name: {name}, Key: {key}, Index: {i}.  Number of {what} values != "
+                        f"expected.  Values size: {values.size} but output shape: "
+                        f"[{','.join(map(str, shape))}]",
+                    )
+            elif kind_of == "sequence" and values is not None:
+                stride = max(math.prod(shape), 1)
+                if values.size % stride:
+                    what = "bytes" if kind == "string" else kind
+                    raise InvalidArgumentError(
+                        None,
+                        "ParseExampleV2",
+                        f"Name: {name}, Key: {key}, Index: {i}.  Number of {what} values is "
+                        f"not a multiple of stride length. Saw {values.size} values but "
+                        f"output shape is: [?,{','.join(map(str, shape))}]",
+                    )
+            found[f].append(values)
+    out = []
+    for (_, kind_of, kind, shape, default, _), rows in zip(config, found):
+        np_dtype = _KINDS[kind][1]
+        if kind_of == "dense":
+            arr = np.empty((len(rows), *shape), dtype=np_dtype)
+            for i, values in enumerate(rows):
+                arr[i] = values.reshape(shape)
+            out.append(arr)
+        elif kind_of == "sequence":
+            stride = max(math.prod(shape), 1)
+            counts = [0 if v is None else v.size // stride for v in rows]
+            longest = max(counts, default=0)
+            arr = np.empty((len(rows), longest, *shape), dtype=np_dtype)
+            arr[...] = default
+            for i, values in enumerate(rows):
+                if counts[i]:
+                    arr[i, : counts[i]] = values.reshape(counts[i], *shape)
+            out.append(arr)
+        elif kind_of == "ragged":
+            counts = [0 if v is None else v.size for v in rows]
+            parts = [v for v in rows if v is not None and v.size]
+            values = np.concatenate(parts) if parts else np.empty(0, np_dtype)
+            out.extend([values.astype(np_dtype), np.cumsum([0, *counts], dtype=np.int64)])
+        else:
+            counts = [0 if v is None else v.size for v in rows]
+            total = sum(counts)
+            indices = np.empty((total, 2), dtype=np.int64)
+            values = np.empty(total, dtype=np_dtype)
+            at = 0
+            for i, (v, c) in enumerate(zip(rows, counts)):
+                if c:
+                    indices[at : at + c, 0] = i
+                    indices[at : at + c, 1] = np.arange(c)
+                    values[at : at + c] = v
+                    at += c
+            out.extend([indices, values, np.array([len(rows), max(counts, default=0)], np.int64)])
+    if single:  # one scalar Example: drop the batch dimension (and the sparse batch column)
+        out = [_unbatch(a, kind_of) for a, kind_of in zip(out, _output_kinds(config))]
+    return out
+
+
+def _output_kinds(config) -> list:
+    """What each output array of the op is, in order: "dense", "splits", "values", "indices"
+    or "shape"."""
+    kinds = []
+    for _, kind_of, *_ in config:
+        if kind_of == "ragged":
+            kinds += ["values", "splits"]
+        elif kind_of == "sparse":
+            kinds += ["indices", "values", "shape"]
+        else:
+            kinds.append("dense")
+    return kinds
+
+
+def _unbatch(a, kind):
+    if kind == "dense":
+        return a[0]
+    if kind == "indices":
+        return np.ascontiguousarray(a[:, 1:])
+    if kind == "shape":
+        return a[1:]
+    return a
+
+
+# Strings in, no gradient: there is nothing to differentiate.
+_parse_example = Primitive("ParseExampleV2", _parse_fwd, n_out=0)
+
+
+def _strings(x, op: str, arg: str) -> Tensor:
+    t = x if isinstance(x, Tensor) else to_tensor(x, _OBJ, op)
+    if t.dtype != dtypes.string:
+        raise TypeError(f"{op}: {arg} must be a string tensor, got dtype {t.dtype.name}.")
+    return t
+
+
+def check_inputs(serialized, example_names, op: str, single: bool):
+    """``(serialized, names)`` as string Tensors of rank 0 or 1 (``names`` empty if None).
+
+    Raises:
+        ValueError: a rank above 1 (above 0 if ``single``), or one name per Example missing.
+    """
+    x = _strings(serialized, op, "serialized")
+    if single and x.ndim != 0:
+        raise ValueError(
+            f"{op}: Input serialized must be a scalar. Received: shape={list(x.shape)}"
+        )
+    if x.ndim > 1:
+        raise ValueError(
+            f"{op}: serialized must be a scalar or a vector. Received: shape={list(x.shape)}"
+        )
+    names = to_tensor(np.empty(0, dtype=_OBJ), _OBJ, op)
+    if example_names is not None:
+        names = _strings(example_names, op, "example_names")
+        if names.ndim > 1 or names._value.size != x._value.size:
+            raise ValueError(
+                f"{op}: example_names must have one name per serialized Example. Received: "
+                f"shape={list(names.shape)} for serialized of shape {list(x.shape)}"
+            )
+    return x, names
+
+
+def assemble(config, outputs: list, single: bool) -> dict:
+    """The result dict from the op's output Tensors (consumed from ``outputs``, in order)."""
+    from ..ragged import RaggedTensor
+    from ..sparse.sparse_tensor import SparseTensor
+
+    result = {}
+    for key, kind_of, _kind_name, _shape, _default, _source in config:
+        if kind_of == "ragged":
+            values, splits = outputs.pop(0), outputs.pop(0)
+            if single:  # one Example: its values, as TensorFlow gives without partitions
+                result[key] = values
+            else:
+                result[key] = RaggedTensor.from_row_splits(values, splits, validate=False)
+        elif kind_of == "sparse":
+            indices, values, dense_shape = outputs.pop(0), outputs.pop(0), outputs.pop(0)
+            result[key] = SparseTensor(indices, values, dense_shape)
+        else:
+            result[key] = outputs.pop(0)
+    return result
+
+
+def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
+    config = config_of(features, op)
+    x, names = check_inputs(serialized, example_names, op, single)
+    params = {"config": config, "single": x.ndim == 0}
+    outputs = list(dispatch(_parse_example, (x, names), params))
+    return assemble(config, outputs, x.ndim == 0)
+
+
+def parse_example(serialized, features, example_names=None, name=None) -> dict:
+    """Parses a batch of serialized `tf.train.Example` messages (follows
+    `tf.io.parse_example`).
+
+    Args:
+        serialized: a string vector ``[batch]`` of serialized Examples (a scalar gives the
+            outputs of one Example, without the batch dimension).
+        features: a dict of feature names to `FixedLenFeature`, `FixedLenSequenceFeature`,
+            `VarLenFeature` or `RaggedFeature`.
+        example_names: optional string vector naming each Example in error messages.
+        name: accepted for TensorFlow compatibility (there is no graph to name).
+
+    Returns:
+        A dict by feature name: ``FixedLenFeature(shape, dtype)`` gives a dense Tensor
+        ``[batch] + shape``; ``FixedLenSequenceFeature`` ``[batch, max_count] + shape``
+        (padded); ``VarLenFeature`` an `ek.sparse.SparseTensor` with int64 indices
+        ``[n, 2]`` (example, position) and dense shape ``[batch, max_count]``;
+        ``RaggedFeature`` an `ek.RaggedTensor` ``[batch, None]``. Values are int64, float32
+        or string as configured.
+
+    Raises:
+        InvalidArgumentError: a required feature is missing ("Feature: NAME (data type: T)
+            is required but could not be found."), holds another type or a wrong number of
+            values, or a string is not a serialized Example.
+        ValueError: empty ``features``, a shape with unknown dimensions, a default value of
+            the wrong size, or ``serialized`` of rank > 1.
+        TypeError: a feature config of another type, or a non-string ``serialized``.
+        NotImplementedError: a `RaggedFeature` with partitions.
+
+    >>> records = [ek.train.Example(features=ek.train.Features(feature={
+    ...     "n": ek.train.Feature(int64_list=ek.train.Int64List(value=list(range(k))))}))
+    ...     .SerializeToString() for k in (1, 3)]
+    >>> sparse = ek.io.parse_example(records, {"n": ek.io.VarLenFeature(ek.int64)})["n"]
+    >>> ek.sparse.to_dense(sparse).numpy()
+    array([[0, 0, 0],
+           [0, 1, 2]])
+    """
+    return _parse(serialized, features, example_names, "parse_example", single=False)
+
+
+def parse_single_example(serialized, features, example_names=None, name=None) -> dict:
+    """Parses one serialized `tf.train.Example` (follows `tf.io.parse_single_example`): as
+    `parse_example` without the batch dimension (``FixedLenFeature`` gives ``shape``,
+    ``VarLenFeature`` a SparseTensor of indices ``[n, 1]`` and dense shape ``[count]``).
+
+    Args:
+        serialized: a string scalar: one serialized Example.
+        features: a dict of feature names to feature configs (see `parse_example`).
+        example_names: optional string scalar naming the Example in error messages.
+        name: accepted for TensorFlow compatibility.
+
+    Raises:
+        ValueError: ``serialized`` is not a scalar (and as `parse_example`).
+        InvalidArgumentError: as `parse_example`.
+    """
+    return _parse(serialized, features, example_names, "parse_single_example", single=True)

@@ -1,0 +1,673 @@
+"""Image augmentation and resizing layers (follow Keras 3's `RandomFlip`, `RandomRotation`,
+`RandomZoom`, `RandomTranslation`, `RandomContrast`, `RandomBrightness`, `RandomCrop`,
+`Resizing` and `CenterCrop`).
+
+The random layers change their inputs only when called with ``training=True`` (``fit`` does;
+``predict`` and a plain call do not), drawing from ``ek.random`` with the layer's ``seed``, as
+`Dropout` does. Rotation, zoom and translation are one op, `ImageProjectiveTransformV3`
+(TensorFlow's name): each output pixel ``(x, y)`` samples the input at
+``((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k)`` with ``k = c0 x + c1 y + 1``, bilinearly
+or from the nearest pixel, outside the image per ``fill_mode`` (``"reflect"``,
+``"wrap"``, ``"nearest"``, ``"constant"``), with the rules Keras documents for each. Its
+gradient with respect to the images is the exact adjoint of the sampling (each output's
+cotangent spread over the input pixels it read, with the same weights). Images are NHWC:
+``[H, W, C]`` or ``[B, H, W, C]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import random as _random
+from ...core.dispatch import Primitive, defvjp
+from ...core.tensor import Tensor, to_tensor
+from ...ops import image as _image
+from ...ops._core import apply
+from ...ops.array_ops import reshape
+from ...ops.elementwise import cast, clip_by_value, where
+from .base import Layer
+
+__all__ = [
+    "CenterCrop",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
+    "Resizing",
+    "transform",
+]
+
+_FILL_MODES = ("reflect", "wrap", "nearest", "constant")
+
+
+# -- the projective transform -------------------------------------------------------------------
+
+
+def _map_coord(xp, c, size: int, mode: str):
+    """TensorFlow's ImageProjectiveTransform coordinate mapping for ``fill_mode``."""
+    if mode == "constant":
+        return c
+    if size <= 1:
+        return xp.zeros_like(c)
+    if mode == "nearest":
+        return xp.clip(c, 0, size - 1)
+    if mode == "reflect":
+        sz2 = 2.0 * size
+        lo = c < 0
+        neg = xp.where(c < -sz2, c + sz2 * xp.trunc(-c / sz2), c)
+        neg = xp.where(neg < -size, neg + sz2, -neg - 1)
+        pos = c - sz2 * xp.trunc(c / sz2)
+        pos = xp.where(pos >= size, sz2 - pos - 1, pos)
+        out = xp.where(lo, neg, xp.where(c > size - 1, pos, c))
+        return xp.clip(out, 0, size - 1)
+    # wrap: (a b c d | a b c d | a b c d), as documented (TensorFlow's kernel misplaces exact
+    # multiples of the length minus one; the documented rule is kept)
+    return xp.clip(c - size * xp.floor(c / size), 0, size - 1)
+
+
+def _taps(xp, shape, transforms, fill_mode, interpolation):
+    """Per output pixel, the input pixels it reads and their weights: ``(ys, xs, weights)``,
+    each ``[B, H, W, K]`` (K = 4 bilinear, 1 nearest); a tap outside the image has weight
+    on the fill value instead (``inside`` False)."""
+    b, h, w = shape[0], shape[1], shape[2]
+    yy, xx = xp.meshgrid(
+        xp.arange(h, dtype=np.float64), xp.arange(w, dtype=np.float64), indexing="ij"
+    )
+    t = transforms.astype(np.float64)
+    a0, a1, a2, b0, b1, b2, c0, c1 = (t[:, i, None, None] for i in range(8))
+    k = c0 * xx + c1 * yy + 1.0
+    x_in = _map_coord(xp, (a0 * xx + a1 * yy + a2) / k, w, fill_mode)
+    y_in = _map_coord(xp, (b0 * xx + b1 * yy + b2) / k, h, fill_mode)
+    if interpolation == "nearest":
+        ys = xp.round(y_in)[..., None]
+        xs = xp.round(x_in)[..., None]
+        weights = xp.ones(ys.shape)
+    else:
+        y0, x0 = xp.floor(y_in), xp.floor(x_in)
+        y1, x1 = y0 + 1, x0 + 1
+        ys = xp.stack([y0, y0, y1, y1], -1)
+        xs = xp.stack([x0, x1, x0, x1], -1)
+        weights = xp.stack(
+            [
+                (y1 - y_in) * (x1 - x_in),
+                (y1 - y_in) * (x_in - x0),
+                (y_in - y0) * (x1 - x_in),
+                (y_in - y0) * (x_in - x0),
+            ],
+            -1,
+        )
+    inside = (ys >= 0) & (ys <= h - 1) & (xs >= 0) & (xs <= w - 1)
+    bidx = xp.broadcast_to(xp.arange(b)[:, None, None, None], ys.shape)
+    yi = xp.clip(ys, 0, h - 1).astype(np.int64)
+    xi = xp.clip(xs, 0, w - 1).astype(np.int64)
+    return bidx, yi, xi, weights, inside
+
+
+def _transform_fwd(xp, images, transforms, fill_mode, interpolation, fill_value):
+    bidx, yi, xi, weights, inside = _taps(xp, images.shape, transforms, fill_mode, interpolation)
+    picked = images[bidx, yi, xi]  # [B, H, W, K, C]
+    values = xp.where(inside[..., None], picked, images.dtype.type(fill_value))
+    out = (weights[..., None] * values).sum(axis=3)
+    return out.astype(images.dtype, copy=False)
+
+
+def _transform_grad_fwd(xp, g, transforms, shape, fill_mode, interpolation):
+    bidx, yi, xi, weights, inside = _taps(xp, shape, transforms, fill_mode, interpolation)
+    contrib = (weights * inside)[..., None] * g[:, :, :, None, :]  # [B, H, W, K, C]
+    out = xp.zeros(shape, g.dtype)
+    flat = ((bidx * shape[1] + yi) * shape[2] + xi).reshape(-1)
+    values = contrib.reshape(-1, shape[3]).astype(g.dtype, copy=False)
+    if xp is np:
+        np.add.at(out.reshape(-1, shape[3]), flat, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(out.reshape(-1, shape[3]), flat, values)
+    return out
+
+
+_transform = Primitive("ImageProjectiveTransformV3", _transform_fwd)
+_transform_grad = Primitive("ImageProjectiveTransformV3Grad", _transform_grad_fwd)
+defvjp(
+    _transform,
+    lambda g, ans, images, transforms, fill_mode, interpolation, fill_value: apply(
+        _transform_grad,
+        (g, transforms),
+        {
+            "shape": tuple(images._value.shape),
+            "fill_mode": fill_mode,
+            "interpolation": interpolation,
+        },
+    ),
+    None,
+)
+defvjp(
+    _transform_grad,
+    lambda h, ans, g, transforms, shape, fill_mode, interpolation: apply(
+        _transform,
+        (h, transforms),
+        {"fill_mode": fill_mode, "interpolation": interpolation, "fill_value": 0.0},
+    ),
+    None,
+)
+
+
+def transform(images, transforms, fill_mode="reflect", interpolation="bilinear", fill_value=0.0):
+    """Applies one projective transform per image (TensorFlow's
+    ``ImageProjectiveTransformV3``; see the module docstring).
+
+    Args:
+        images: float ``[B, H, W, C]``. transforms: ``[B, 8]`` (or ``[8]`` for all).
+        fill_mode: ``"reflect"`` (default), ``"wrap"``, ``"nearest"`` or ``"constant"``.
+        interpolation: ``"bilinear"`` (default) or ``"nearest"``.
+        fill_value: the value outside the image with ``"constant"``.
+
+    Raises:
+        ValueError: a bad mode, or shapes that do not fit.
+
+    >>> img = ek.constant(np.arange(9.0, dtype=np.float32).reshape(1, 3, 3, 1))
+    >>> shift = ek.constant([[1.0, 0, 1, 0, 1, 0, 0, 0]])  # read one pixel to the right
+    >>> transform(img, shift, fill_mode="constant")[0, :, :, 0].numpy()
+    array([[1., 2., 0.],
+           [4., 5., 0.],
+           [7., 8., 0.]], dtype=float32)
+    """
+    if fill_mode not in _FILL_MODES:
+        raise ValueError(
+            f"transform: fill_mode must be one of {list(_FILL_MODES)}. Received: {fill_mode!r}"
+        )
+    if interpolation not in ("bilinear", "nearest"):
+        raise ValueError(
+            f"transform: interpolation must be 'bilinear' or 'nearest'. Received: {interpolation!r}"
+        )
+    x = to_tensor(images)
+    if x.ndim != 4 or x._value.dtype.kind != "f":
+        raise ValueError(
+            f"transform: images must be float [B, H, W, C], got {x.dtype.name} {tuple(x.shape)}."
+        )
+    t = to_tensor(transforms, x._value.dtype)
+    if t.ndim == 1:
+        t = reshape(t, [1, 8]) if x.shape[0] == 1 else _tile_rows(t, x.shape[0])
+    if tuple(t.shape) != (x.shape[0], 8):
+        raise ValueError(f"transform: transforms must be [{x.shape[0]}, 8], got {tuple(t.shape)}.")
+    params = {
+        "fill_mode": fill_mode,
+        "interpolation": interpolation,
+        "fill_value": float(fill_value),
+    }
+    return apply(_transform, (x, t), params)
+
+
+def _tile_rows(t: Tensor, n: int) -> Tensor:
+    from ...ops.array_ops import tile
+
+    return tile(reshape(t, [1, 8]), [n, 1])
+
+
+# -- layers -------------------------------------------------------------------------------------
+
+
+class _RandomLayer(Layer):
+    """Seeding shared by the random layers (as `Dropout`'s): one op seed per call."""
+
+    def __init__(self, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.seed = seed
+        self._rng = None
+
+    def _op_seed(self):
+        if self.seed is None:
+            return None
+        if self._rng is None:
+            self._rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
+        return int(self._rng.integers(2**62))
+
+    def _uniform(self, shape, lo, hi):
+        return _random.uniform(shape, lo, hi, dtype="float64", seed=self._op_seed()).numpy()
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "seed": self.seed}
+
+
+def _batched(inputs):
+    x = to_tensor(inputs)
+    if x.ndim not in (3, 4):
+        raise ValueError(f"expected images [H, W, C] or [B, H, W, C], got shape {tuple(x.shape)}.")
+    return (reshape(x, [1, *x.shape]), True) if x.ndim == 3 else (x, False)
+
+
+def _unbatched(x, single):
+    return reshape(x, x.shape[1:]) if single else x
+
+
+def _factor_range(factor, name: str, arg: str, symmetric=True):
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2:
+            raise ValueError(f"{name}: {arg} must be a float or a pair. Received: {factor!r}")
+        lo, hi = float(factor[0]), float(factor[1])
+    else:
+        f = float(factor)
+        lo, hi = (-f, f) if symmetric else (0.0, f)
+    if lo > hi:
+        raise ValueError(f"{name}: {arg} lower bound {lo} > upper bound {hi}.")
+    return lo, hi
+
+
+class RandomFlip(_RandomLayer):
+    """Flips images at random in training (follows `tf.keras.layers.RandomFlip`).
+
+    Args:
+        mode: ``"horizontal"``, ``"vertical"`` or ``"horizontal_and_vertical"`` (default).
+        seed: reproducible draws (with `ek.random.set_seed`).
+
+    >>> layer = ek.keras.layers.RandomFlip("horizontal", seed=1)
+    >>> x = ek.constant(np.arange(4.0, dtype=np.float32).reshape(1, 1, 4, 1))
+    >>> layer(x).numpy().ravel()  # not training: unchanged
+    array([0., 1., 2., 3.], dtype=float32)
+    """
+
+    def __init__(self, mode="horizontal_and_vertical", seed=None, **kwargs):
+        if mode not in ("horizontal", "vertical", "horizontal_and_vertical"):
+            raise ValueError(f"RandomFlip: unknown mode={mode!r}.")
+        super().__init__(seed, **kwargs)
+        self.mode = mode
+
+    def call(self, inputs, training=None):
+        if not training:
+            return inputs
+        x, single = _batched(inputs)
+        n = x.shape[0]
+        if self.mode in ("horizontal", "horizontal_and_vertical"):
+            flip = self._uniform([n], 0.0, 1.0) < 0.5
+            x = where(flip.reshape(n, 1, 1, 1), _image.flip_left_right(x), x)
+        if self.mode in ("vertical", "horizontal_and_vertical"):
+            flip = self._uniform([n], 0.0, 1.0) < 0.5
+            x = where(flip.reshape(n, 1, 1, 1), _image.flip_up_down(x), x)
+        return _unbatched(x, single)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "mode": self.mode}
+
+
+class _Geometric(_RandomLayer):
+    def __init__(
+        self, fill_mode="reflect", interpolation="bilinear", seed=None, fill_value=0.0, **kwargs
+    ):
+        name = type(self).__name__
+        if fill_mode not in _FILL_MODES:
+            raise ValueError(
+                f"{name}: fill_mode must be one of {list(_FILL_MODES)}. Received: {fill_mode!r}"
+            )
+        if interpolation not in ("bilinear", "nearest"):
+            raise ValueError(
+                f"{name}: interpolation must be 'bilinear' or 'nearest'. "
+                f"Received: {interpolation!r}"
+            )
+        super().__init__(seed, **kwargs)
+        self.fill_mode = fill_mode
+        self.interpolation = interpolation
+        self.fill_value = float(fill_value)
+
+    def call(self, inputs, training=None):
+        if not training:
+            return inputs
+        x, single = _batched(inputs)
+        if x._value.dtype.kind != "f":
+            x = cast(x, "float32")
+        b, h, w = x.shape[0], x.shape[1], x.shape[2]
+        transforms = self._transforms(b, h, w).astype(x._value.dtype)
+        out = transform(x, transforms, self.fill_mode, self.interpolation, self.fill_value)
+        return _unbatched(out, single)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "fill_mode": self.fill_mode,
+            "interpolation": self.interpolation,
+            "fill_value": self.fill_value,
+        }
+
+
+class RandomRotation(_Geometric):
+    """Rotates images by a random angle in training (follows
+    `tf.keras.layers.RandomRotation`): ``factor`` is a fraction of a full turn, a float ``f``
+    meaning ``[-f, f]`` or a pair ``(lower, upper)``; about the image center.
+
+    Raises:
+        ValueError: a bad factor, fill_mode or interpolation.
+    """
+
+    def __init__(
+        self,
+        factor,
+        fill_mode="reflect",
+        interpolation="bilinear",
+        seed=None,
+        fill_value=0.0,
+        **kwargs,
+    ):
+        super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
+        self.factor = factor
+        self._range = _factor_range(factor, "RandomRotation", "factor")
+
+    def _transforms(self, b, h, w):
+        angles = self._uniform([b], *self._range) * 2 * np.pi
+        cos, sin = np.cos(angles), np.sin(angles)
+        x_off = ((w - 1) - (cos * (w - 1) - sin * (h - 1))) / 2.0
+        y_off = ((h - 1) - (sin * (w - 1) + cos * (h - 1))) / 2.0
+        zeros = np.zeros(b)
+        return np.stack([cos, -sin, x_off, sin, cos, y_off, zeros, zeros], axis=1)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "factor": self.factor}
+
+
+class RandomZoom(_Geometric):
+    """Zooms images by a random amount in training (follows `tf.keras.layers.RandomZoom`):
+    a positive factor zooms out, a negative one in (``height_factor`` 0.2: up to 20% out);
+    ``width_factor=None`` keeps the aspect ratio.
+
+    Raises:
+        ValueError: a factor below -1, or bad modes.
+    """
+
+    def __init__(
+        self,
+        height_factor,
+        width_factor=None,
+        fill_mode="reflect",
+        interpolation="bilinear",
+        seed=None,
+        fill_value=0.0,
+        **kwargs,
+    ):
+        super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
+        self.height_factor, self.width_factor = height_factor, width_factor
+        self._h = _factor_range(height_factor, "RandomZoom", "height_factor")
+        self._w = (
+            None
+            if width_factor is None
+            else _factor_range(width_factor, "RandomZoom", "width_factor")
+        )
+        if min(self._h[0], (self._w or (0, 0))[0]) < -1:
+            raise ValueError(
+                f"RandomZoom: factors must be >= -1. Received: {height_factor!r}, {width_factor!r}"
+            )
+
+    def _transforms(self, b, h, w):
+        zy = 1.0 + self._uniform([b], *self._h)
+        zx = zy if self._w is None else 1.0 + self._uniform([b], *self._w)
+        x_off = (w - 1) / 2.0 * (1.0 - zx)
+        y_off = (h - 1) / 2.0 * (1.0 - zy)
+        zeros = np.zeros(b)
+        return np.stack([zx, zeros, x_off, zeros, zy, y_off, zeros, zeros], axis=1)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "height_factor": self.height_factor,
+            "width_factor": self.width_factor,
+        }
+
+
+class RandomTranslation(_Geometric):
+    """Shifts images by a random fraction of their size in training (follows
+    `tf.keras.layers.RandomTranslation`).
+
+    Raises:
+        ValueError: bad factors or modes.
+    """
+
+    def __init__(
+        self,
+        height_factor,
+        width_factor,
+        fill_mode="reflect",
+        interpolation="bilinear",
+        seed=None,
+        fill_value=0.0,
+        **kwargs,
+    ):
+        super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
+        self.height_factor, self.width_factor = height_factor, width_factor
+        self._h = _factor_range(height_factor, "RandomTranslation", "height_factor")
+        self._w = _factor_range(width_factor, "RandomTranslation", "width_factor")
+
+    def _transforms(self, b, h, w):
+        dy = self._uniform([b], *self._h) * h
+        dx = self._uniform([b], *self._w) * w
+        ones, zeros = np.ones(b), np.zeros(b)
+        return np.stack([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "height_factor": self.height_factor,
+            "width_factor": self.width_factor,
+        }
+
+
+class RandomContrast(_RandomLayer):
+    """Scales each image's deviation from its per-channel mean by a random factor in
+    ``[1 - lower, 1 + upper]`` in training (follows `tf.keras.layers.RandomContrast`), then
+    clips to ``value_range`` (default ``(0, 255)``).
+
+    Raises:
+        ValueError: a factor outside [0, 1].
+    """
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        lo, hi = _factor_range(factor, "RandomContrast", "factor", symmetric=False)
+        if isinstance(factor, (int, float)):
+            lo = hi
+        if not (0 <= lo <= 1 and hi >= 0):
+            raise ValueError(
+                f"RandomContrast: factor must be in [0, 1]. Received: factor={factor!r}"
+            )
+        super().__init__(seed, **kwargs)
+        self.factor, self.value_range = factor, tuple(value_range)
+        self._range = (1.0 - lo, 1.0 + hi)
+
+    def call(self, inputs, training=None):
+        if not training:
+            return inputs
+        x, single = _batched(inputs)
+        if x._value.dtype.kind != "f":
+            x = cast(x, "float32")
+        factors = self._uniform([x.shape[0]], *self._range).astype(x._value.dtype)
+        from ...ops.reduction import reduce_mean
+
+        mean = reduce_mean(x, axis=[1, 2], keepdims=True)
+        out = (x - mean) * factors.reshape(-1, 1, 1, 1) + mean
+        out = clip_by_value(out, float(self.value_range[0]), float(self.value_range[1]))
+        return _unbatched(out, single)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "factor": self.factor,
+            "value_range": list(self.value_range),
+        }
+
+
+class RandomBrightness(_RandomLayer):
+    """Adds a random offset of ``factor`` times the value range to each image in training
+    (follows `tf.keras.layers.RandomBrightness`), then clips to ``value_range``.
+
+    Raises:
+        ValueError: a factor outside [-1, 1].
+    """
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        lo, hi = _factor_range(factor, "RandomBrightness", "factor")
+        if lo < -1 or hi > 1:
+            raise ValueError(
+                f"RandomBrightness: factor must be in [-1, 1]. Received: factor={factor!r}"
+            )
+        super().__init__(seed, **kwargs)
+        self.factor, self.value_range = factor, tuple(value_range)
+        self._range = (lo, hi)
+
+    def call(self, inputs, training=None):
+        if not training:
+            return inputs
+        x, single = _batched(inputs)
+        if x._value.dtype.kind != "f":
+            x = cast(x, "float32")
+        span = float(self.value_range[1]) - float(self.value_range[0])
+        delta = (self._uniform([x.shape[0]], *self._range) * span).astype(x._value.dtype)
+        out = clip_by_value(
+            x + delta.reshape(-1, 1, 1, 1), float(self.value_range[0]), float(self.value_range[1])
+        )
+        return _unbatched(out, single)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "factor": self.factor,
+            "value_range": list(self.value_range),
+        }
+
+
+def _center_crop(x: Tensor, height: int, width: int) -> Tensor:
+    h, w = x.shape[1], x.shape[2]
+    top, left = (h - height) // 2, (w - width) // 2
+    return x[:, top : top + height, left : left + width, :]
+
+
+class RandomCrop(_RandomLayer):
+    """Crops a random ``height`` x ``width`` window in training, the center one otherwise
+    (follows `tf.keras.layers.RandomCrop`); smaller inputs are resized up first.
+
+    Raises:
+        ValueError: non-positive sizes.
+    """
+
+    def __init__(self, height, width, seed=None, **kwargs):
+        if int(height) < 1 or int(width) < 1:
+            raise ValueError(
+                f"RandomCrop: height and width must be >= 1. Received: {height}, {width}"
+            )
+        super().__init__(seed, **kwargs)
+        self.height, self.width = int(height), int(width)
+
+    def call(self, inputs, training=None):
+        x, single = _batched(inputs)
+        h, w = x.shape[1], x.shape[2]
+        if h < self.height or w < self.width:
+            x = _image.resize(x, [max(h, self.height), max(w, self.width)])
+            h, w = x.shape[1], x.shape[2]
+        if not training:
+            return _unbatched(_center_crop(x, self.height, self.width), single)
+        top = int(self._uniform([], 0, h - self.height + 1 - 1e-9))
+        left = int(self._uniform([], 0, w - self.width + 1 - 1e-9))
+        return _unbatched(x[:, top : top + self.height, left : left + self.width, :], single)
+
+    def compute_output_shape(self, input_shape):
+        return (*tuple(input_shape)[:-3], self.height, self.width, input_shape[-1])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "height": self.height, "width": self.width}
+
+
+class Resizing(Layer):
+    """Resizes images to ``height`` x ``width`` (follows `tf.keras.layers.Resizing`).
+
+    Args:
+        interpolation: ``"bilinear"`` (default) or ``"nearest"`` (the methods `ek.image.resize`
+            supports). crop_to_aspect_ratio: crop the largest centered window of the target
+            aspect ratio first.
+
+    Raises:
+        ValueError: non-positive sizes. NotImplementedError: ``pad_to_aspect_ratio``.
+    """
+
+    def __init__(
+        self,
+        height,
+        width,
+        interpolation="bilinear",
+        crop_to_aspect_ratio=False,
+        pad_to_aspect_ratio=False,
+        fill_mode="constant",
+        fill_value=0.0,
+        **kwargs,
+    ):
+        if int(height) < 1 or int(width) < 1:
+            raise ValueError(
+                f"Resizing: height and width must be >= 1. Received: {height}, {width}"
+            )
+        if pad_to_aspect_ratio:
+            raise NotImplementedError("Resizing: pad_to_aspect_ratio is not supported.")
+        super().__init__(**kwargs)
+        self.height, self.width = int(height), int(width)
+        self.interpolation = interpolation
+        self.crop_to_aspect_ratio = bool(crop_to_aspect_ratio)
+
+    def call(self, inputs):
+        x, single = _batched(inputs)
+        if self.crop_to_aspect_ratio:
+            h, w = x.shape[1], x.shape[2]
+            scale = min(h / self.height, w / self.width)
+            x = _center_crop(x, int(self.height * scale), int(self.width * scale))
+        out = _image.resize(x, [self.height, self.width], method=self.interpolation)
+        return _unbatched(out, single)
+
+    def compute_output_shape(self, input_shape):
+        return (*tuple(input_shape)[:-3], self.height, self.width, input_shape[-1])
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "height": self.height,
+            "width": self.width,
+            "interpolation": self.interpolation,
+            "crop_to_aspect_ratio": self.crop_to_aspect_ratio,
+        }
+
+
+class CenterCrop(Layer):
+    """Crops the central ``height`` x ``width`` window (follows
+    `tf.keras.layers.CenterCrop`); smaller inputs are resized up to the target first.
+
+    >>> x = ek.constant(np.arange(16.0, dtype=np.float32).reshape(4, 4, 1))
+    >>> ek.keras.layers.CenterCrop(2, 2)(x)[..., 0].numpy()
+    array([[ 5.,  6.],
+           [ 9., 10.]], dtype=float32)
+    """
+
+    def __init__(self, height, width, **kwargs):
+        if int(height) < 1 or int(width) < 1:
+            raise ValueError(
+                f"CenterCrop: height and width must be >= 1. Received: {height}, {width}"
+            )
+        super().__init__(**kwargs)
+        self.height, self.width = int(height), int(width)
+
+    def call(self, inputs):
+        x, single = _batched(inputs)
+        h, w = x.shape[1], x.shape[2]
+        if h < self.height or w < self.width:
+            x = _image.resize(x, [max(h, self.height), max(w, self.width)])
+        return _unbatched(_center_crop(x, self.height, self.width), single)
+
+    def compute_output_shape(self, input_shape):
+        return (*tuple(input_shape)[:-3], self.height, self.width, input_shape[-1])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "height": self.height, "width": self.width}

@@ -1,0 +1,789 @@
+"""Lookup and text preprocessing layers (follow Keras 3's `StringLookup`, `IntegerLookup`,
+`TextVectorization`, `CategoryEncoding`, `Hashing` and `Discretization`).
+
+A lookup layer maps tokens to indices. With ``output_mode="int"`` the index space is, in
+order: the mask token (index 0, only when ``mask_token`` is set), ``num_oov_indices`` indices
+for out-of-vocabulary tokens, then the vocabulary. `adapt` builds the vocabulary from data:
+tokens sorted by decreasing frequency, ties in order of first appearance. The other output
+modes (``"one_hot"``, ``"multi_hot"``, ``"count"``, ``"tf_idf"``) give one float32 vector of
+``vocabulary_size()`` entries per sample. These layers compute in NumPy on the host (strings
+live there) and have no trainable weights; their outputs carry no gradient, as in Keras.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import string as _string
+
+import numpy as np
+
+from ...core.device import CPU
+from ...core.tensor import Tensor, make, to_tensor
+from .base import Layer
+
+__all__ = [
+    "CategoryEncoding",
+    "Discretization",
+    "Hashing",
+    "IntegerLookup",
+    "StringLookup",
+    "TextVectorization",
+]
+
+_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
+# Keras's DEFAULT_STRIP_REGEX: ASCII punctuation.
+_PUNCTUATION = re.compile("[" + re.escape(_string.punctuation) + "]")
+
+
+def _out(array) -> Tensor:
+    """A host result as a Tensor on the CPU (strings and lookups live there)."""
+    return make(np.asarray(array), CPU)
+
+
+def _host(x) -> np.ndarray:
+    if isinstance(x, Tensor):
+        return x.numpy()
+    return np.asarray(x, dtype=object if _is_text(x) else None)
+
+
+def _is_text(x) -> bool:
+    flat = np.asarray(x, dtype=object).reshape(-1)
+    return flat.size > 0 and isinstance(flat[0], (str, bytes))
+
+
+def _iter_data(data, steps=None):
+    """The batches of ``data`` (an array, a Tensor, a list or a Dataset) as NumPy arrays."""
+    from ..data_adapter import is_dataset
+
+    if is_dataset(data):
+        for i, element in enumerate(data):
+            if steps is not None and i >= steps:
+                break
+            x = element[0] if isinstance(element, tuple) else element
+            yield _host(x)
+    else:
+        yield _host(data)
+
+
+def _encode(indices: np.ndarray, depth: int, mode: str, idf=None) -> np.ndarray:
+    """One vector of ``depth`` per sample (the last axis of ``indices``; a rank-0 or rank-1
+    input is one sample per element for one_hot, one sample for the others, as Keras)."""
+    idx = np.asarray(indices, np.int64)
+    if mode == "one_hot":
+        if idx.ndim and idx.shape[-1] != 1 and idx.ndim > 1:
+            raise ValueError(
+                f"one_hot output needs inputs of shape (..., 1) or (batch,); got {idx.shape}."
+            )
+        flat = idx.reshape(-1) if idx.ndim <= 1 else idx[..., 0]
+        out = np.zeros((*flat.shape, depth), np.float32)
+        np.put_along_axis(out, flat[..., None], 1.0, axis=-1)
+        return out
+    rows = idx.reshape(1, -1) if idx.ndim <= 1 else idx.reshape(-1, idx.shape[-1])
+    out = np.zeros((rows.shape[0], depth), np.float32)
+    for r, row in enumerate(rows):
+        counts = np.bincount(row[(row >= 0) & (row < depth)], minlength=depth)[:depth]
+        out[r] = counts if mode in ("count", "tf_idf") else (counts > 0)
+    if mode == "tf_idf":
+        out = out * np.asarray(idf, np.float32)
+    shape = idx.shape[:-1] if idx.ndim > 1 else ()
+    return out.reshape(*shape, depth)
+
+
+class _IndexLookup(Layer):
+    """The shared machinery of `StringLookup` and `IntegerLookup`."""
+
+    _token_kind = "str"
+    _default_oov = "[UNK]"
+
+    def __init__(
+        self,
+        max_tokens=None,
+        num_oov_indices=1,
+        mask_token=None,
+        oov_token=None,
+        vocabulary=None,
+        idf_weights=None,
+        invert=False,
+        output_mode="int",
+        pad_to_max_tokens=False,
+        sparse=False,
+        vocabulary_dtype=None,
+        **kwargs,
+    ):
+        name = type(self).__name__
+        if output_mode not in _MODES:
+            raise ValueError(
+                f"{name}: output_mode must be one of {list(_MODES)}. Received: "
+                f"output_mode={output_mode!r}"
+            )
+        if max_tokens is not None and int(max_tokens) <= 1:
+            raise ValueError(f"{name}: max_tokens must be > 1. Received: max_tokens={max_tokens}")
+        if int(num_oov_indices) < 0:
+            raise ValueError(
+                f"{name}: num_oov_indices must be >= 0. Received: num_oov_indices={num_oov_indices}"
+            )
+        if invert and output_mode != "int":
+            raise ValueError(f"{name}: invert=True needs output_mode='int'.")
+        if sparse:
+            raise NotImplementedError(f"{name}: sparse=True is not supported.")
+        if output_mode == "tf_idf" and idf_weights is None and vocabulary is not None:
+            raise ValueError(f"{name}: output_mode='tf_idf' with a vocabulary needs idf_weights.")
+        super().__init__(**kwargs)
+        self.max_tokens = None if max_tokens is None else int(max_tokens)
+        self.num_oov_indices = int(num_oov_indices)
+        self.mask_token = mask_token
+        self.oov_token = self._default_oov if oov_token is None else oov_token
+        self.invert = bool(invert)
+        self.output_mode = output_mode
+        self.pad_to_max_tokens = bool(pad_to_max_tokens)
+        self._vocab: list = []
+        self._index: dict = {}
+        self._idf = None
+        if vocabulary is not None:
+            self.set_vocabulary(vocabulary, idf_weights)
+
+    # -- vocabulary ---------------------------------------------------------------------------
+    def _token(self, t):
+        return t
+
+    def _specials(self) -> list:
+        head = [] if self.mask_token is None else [self._token(self.mask_token)]
+        return head + [self._token(self.oov_token)] * self.num_oov_indices
+
+    def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
+        """Sets the vocabulary (a list, array, or a text file with one token per line) and,
+        for ``tf_idf``, the idf weights (one per vocabulary token).
+
+        Raises:
+            ValueError: repeated tokens, a vocabulary that holds the mask or OOV token, more
+                tokens than ``max_tokens`` allows, or idf weights of another length.
+        """
+        name = type(self).__name__
+        if isinstance(vocabulary, str) and self._token_kind == "str" and "\n" not in vocabulary:
+            with open(vocabulary, encoding="utf-8") as f:
+                vocabulary = [line.rstrip("\n") for line in f if line.rstrip("\n")]
+        tokens = [self._token(t) for t in np.asarray(_host(vocabulary), dtype=object).reshape(-1)]
+        specials = self._specials()
+        if specials and tokens[: len(specials)] == specials:
+            tokens = tokens[len(specials) :]  # a vocabulary from get_vocabulary()
+        if len(set(tokens)) != len(tokens):
+            dup = next(t for t, c in collections.Counter(tokens).items() if c > 1)
+            raise ValueError(f"{name}: the vocabulary holds {self._public(dup)!r} more than once.")
+        for special in {*specials}:
+            if special in tokens:
+                raise ValueError(
+                    f"{name}: the vocabulary holds the reserved token {self._public(special)!r}."
+                )
+        if self.max_tokens is not None and len(tokens) + len(specials) > self.max_tokens:
+            raise ValueError(
+                f"{name}: {len(tokens)} tokens and {len(specials)} special ones exceed "
+                f"max_tokens={self.max_tokens}."
+            )
+        self._vocab = tokens
+        offset = len(specials)
+        self._index = {t: offset + i for i, t in enumerate(tokens)}
+        if idf_weights is not None:
+            idf = np.asarray(_host(idf_weights), np.float32).reshape(-1)
+            if idf.size != len(tokens):
+                raise ValueError(
+                    f"{name}: {idf.size} idf_weights for {len(tokens)} vocabulary tokens."
+                )
+            mean = float(idf.mean()) if idf.size else 0.0
+            self._idf = np.concatenate([np.full(offset, mean, np.float32), idf])
+        self.built = True
+
+    def get_vocabulary(self, include_special_tokens=True) -> list:
+        """The tokens by index (the mask and OOV tokens first, unless excluded)."""
+        specials = self._specials() if include_special_tokens else []
+        return [self._public(t) for t in specials + self._vocab]
+
+    def _public(self, t):
+        return t
+
+    def vocabulary_size(self) -> int:
+        """The size of the index space: special tokens plus the vocabulary."""
+        return len(self._specials()) + len(self._vocab)
+
+    def adapt(self, data, batch_size=None, steps=None) -> None:
+        """Builds the vocabulary from ``data`` (arrays, Tensors or a Dataset of batches):
+        tokens by decreasing frequency, ties in order of first appearance, at most
+        ``max_tokens`` entries with the special ones; ``tf_idf`` also learns idf weights."""
+        counts: collections.Counter = collections.Counter()
+        doc_freq: collections.Counter = collections.Counter()
+        docs = 0
+        mask = None if self.mask_token is None else self._token(self.mask_token)
+        batches = data.docs if isinstance(data, _Docs) else _iter_data(data, steps)
+        for batch in batches:
+            arr = np.asarray(batch, dtype=object)
+            rows = [arr] if arr.ndim <= 1 else arr.reshape(-1, arr.shape[-1])
+            for row in rows:
+                tokens = [self._token(t) for t in np.asarray(row, dtype=object).reshape(-1)]
+                tokens = [t for t in tokens if t != mask and t != b"" and t != ""]
+                counts.update(tokens)
+                doc_freq.update(set(tokens))
+                docs += 1
+        ordered = sorted(counts, key=lambda t: -counts[t])  # stable: first appearance on ties
+        room = None if self.max_tokens is None else self.max_tokens - len(self._specials())
+        vocab = ordered if room is None else ordered[:room]
+        idf = None
+        if self.output_mode == "tf_idf":
+            idf = np.log(1 + docs / (1 + np.array([doc_freq[t] for t in vocab], np.float64)))
+        self.set_vocabulary([self._public(t) for t in vocab], idf)
+
+    # -- call -----------------------------------------------------------------------------------
+    def _lookup(self, arr: np.ndarray) -> np.ndarray:
+        mask = None if self.mask_token is None else self._token(self.mask_token)
+        n_mask = 0 if self.mask_token is None else 1
+        flat = np.asarray(arr, dtype=object).reshape(-1)
+        out = np.empty(flat.shape, np.int64)
+        for i, t in enumerate(flat):
+            t = self._token(t)
+            j = self._index.get(t)
+            if j is not None:
+                out[i] = j
+            elif mask is not None and t == mask:
+                out[i] = 0
+            elif self.num_oov_indices == 0:
+                raise ValueError(
+                    f"{type(self).__name__}: {self._public(t)!r} is not in the vocabulary and "
+                    "num_oov_indices=0."
+                )
+            else:
+                out[i] = n_mask + self._oov_bucket(t)
+        return out.reshape(np.shape(arr))
+
+    def _oov_bucket(self, t) -> int:
+        return 0
+
+    def call(self, inputs):
+        arr = _host(inputs)
+        if self.invert:
+            return self._invert(arr)
+        idx = self._lookup(arr)
+        if self.output_mode == "int":
+            return _out(idx)
+        depth = self.vocabulary_size()
+        if self.pad_to_max_tokens and self.max_tokens is not None:
+            depth = self.max_tokens
+        return _out(_encode(idx, depth, self.output_mode, self._idf_padded(depth)))
+
+    def _idf_padded(self, depth):
+        if self._idf is None:
+            return None
+        return np.pad(self._idf, (0, depth - self._idf.size))
+
+    def _invert(self, arr):
+        table = self.get_vocabulary()
+        flat = np.asarray(arr, np.int64).reshape(-1)
+        oov = self._public(self._token(self.oov_token))
+        out = np.array(
+            [table[i] if 0 <= i < len(table) else oov for i in flat], dtype=object
+        ).reshape(np.shape(arr))
+        return _out(self._invert_array(out))
+
+    def _invert_array(self, out):
+        return out
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        if self.output_mode == "int" or self.invert:
+            return tuple(input_shape)
+        depth = self.max_tokens if self.pad_to_max_tokens else self.vocabulary_size()
+        if self.output_mode == "one_hot" and input_shape and input_shape[-1] == 1:
+            return (*tuple(input_shape)[:-1], depth)
+        return (*tuple(input_shape)[:-1], depth)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "max_tokens": self.max_tokens,
+            "num_oov_indices": self.num_oov_indices,
+            "mask_token": self.mask_token,
+            "oov_token": self.oov_token,
+            "vocabulary": self.get_vocabulary(include_special_tokens=False) or None,
+            "idf_weights": None
+            if self._idf is None
+            else self._idf[len(self._specials()) :].tolist(),
+            "invert": self.invert,
+            "output_mode": self.output_mode,
+            "pad_to_max_tokens": self.pad_to_max_tokens,
+        }
+
+
+class StringLookup(_IndexLookup):
+    """Maps strings to integer indices (follows `tf.keras.layers.StringLookup`); see the
+    module docstring for the index layout and output modes.
+
+    Args:
+        max_tokens: most entries, special tokens included (None: no limit).
+        num_oov_indices: indices for unknown strings (default 1); with more than one, a
+            string's is its FarmHash fingerprint modulo the count (needs pyfarmhash), as
+            TensorFlow's.
+        mask_token: a string mapped to 0 (None: no mask).
+        oov_token: what `invert` gives for unknown indices (default ``"[UNK]"``).
+        vocabulary: a list/array of strings, or a file with one per line.
+        idf_weights: for ``output_mode="tf_idf"`` with a given vocabulary.
+        invert: map indices back to strings.
+        output_mode: ``"int"`` (default), ``"one_hot"``, ``"multi_hot"``, ``"count"``,
+            ``"tf_idf"``. pad_to_max_tokens: vectors of ``max_tokens`` entries.
+
+    Raises:
+        ValueError: bad arguments or vocabularies (named). NotImplementedError: ``sparse``.
+
+    >>> layer = ek.keras.layers.StringLookup(vocabulary=["a", "b", "c"])
+    >>> layer(ek.constant([["a", "c"], ["d", "b"]])).numpy()
+    array([[1, 3],
+           [0, 2]])
+    >>> layer.get_vocabulary()
+    ['[UNK]', 'a', 'b', 'c']
+    """
+
+    def _token(self, t):
+        if isinstance(t, str):
+            return t.encode("utf-8")
+        return bytes(t) if isinstance(t, (bytes, np.bytes_)) else str(t).encode("utf-8")
+
+    def _public(self, t):
+        return t.decode("utf-8") if isinstance(t, bytes) else t
+
+    def _oov_bucket(self, t) -> int:
+        if self.num_oov_indices == 1:
+            return 0
+        from ...ops.strings import to_hash_bucket_fast
+
+        return int(to_hash_bucket_fast(to_tensor(np.array(t, dtype=object)), self.num_oov_indices))
+
+    def _invert_array(self, out):
+        return np.vectorize(
+            lambda t: t.encode("utf-8") if isinstance(t, str) else t, otypes=[object]
+        )(out)
+
+
+class IntegerLookup(_IndexLookup):
+    """Maps integers to contiguous indices (follows `tf.keras.layers.IntegerLookup`); see the
+    module docstring. ``mask_token`` and ``oov_token`` are ints (default OOV token -1); with
+    several OOV indices a value's is ``value mod num_oov_indices``.
+
+    >>> layer = ek.keras.layers.IntegerLookup(vocabulary=[12, 36, 1138, 42])
+    >>> layer(ek.constant([[12, 1138, 42], [42, 1000, 36]])).numpy()
+    array([[1, 3, 4],
+           [4, 0, 2]])
+    """
+
+    _token_kind = "int"
+    _default_oov = -1
+
+    def _token(self, t):
+        return int(t)
+
+    def _oov_bucket(self, t) -> int:
+        return int(t) % self.num_oov_indices
+
+    def _invert_array(self, out):
+        return out.astype(np.int64)
+
+
+class TextVectorization(Layer):
+    """Turns strings into token indices or vectors (follows
+    `tf.keras.layers.TextVectorization`): standardize, split, optional n-grams, then a
+    `StringLookup` with index 0 for padding and 1 for unknown tokens in ``"int"`` mode.
+
+    Args:
+        max_tokens: vocabulary size, the padding and OOV entries included.
+        standardize: ``"lower_and_strip_punctuation"`` (default), ``"lower"``,
+            ``"strip_punctuation"``, None or a callable on a string tensor.
+        split: ``"whitespace"`` (default), ``"character"``, None or a callable.
+        ngrams: None, an int n (1..n-grams) or a tuple of ints.
+        output_mode: ``"int"`` (default), ``"multi_hot"``, ``"count"``, ``"tf_idf"``.
+        output_sequence_length: ``"int"`` outputs padded or truncated to this length
+            (default: the longest sequence of the batch).
+        pad_to_max_tokens, vocabulary, idf_weights: as `StringLookup`.
+        ragged: ``"int"`` outputs as an ``ek.RaggedTensor`` (no padding).
+
+    Raises:
+        ValueError: bad arguments (named). NotImplementedError: ``sparse=True``.
+
+    >>> layer = ek.keras.layers.TextVectorization(output_sequence_length=4)
+    >>> layer.adapt(["The cat sat.", "the dog sat"])
+    >>> layer.get_vocabulary()
+    ['', '[UNK]', 'the', 'sat', 'cat', 'dog']
+    >>> layer(ek.constant(["the bird sat"])).numpy()
+    array([[2, 1, 3, 0]])
+    """
+
+    def __init__(
+        self,
+        max_tokens=None,
+        standardize="lower_and_strip_punctuation",
+        split="whitespace",
+        ngrams=None,
+        output_mode="int",
+        output_sequence_length=None,
+        pad_to_max_tokens=False,
+        vocabulary=None,
+        idf_weights=None,
+        sparse=False,
+        ragged=False,
+        encoding="utf-8",
+        **kwargs,
+    ):
+        if output_mode not in ("int", "multi_hot", "count", "tf_idf"):
+            raise ValueError(
+                "TextVectorization: output_mode must be 'int', 'multi_hot', 'count' or "
+                f"'tf_idf'. Received: output_mode={output_mode!r}"
+            )
+        known = ("lower_and_strip_punctuation", "lower", "strip_punctuation", None)
+        if standardize not in known and not callable(standardize):
+            raise ValueError(f"TextVectorization: unknown standardize={standardize!r}.")
+        if split not in ("whitespace", "character", None) and not callable(split):
+            raise ValueError(f"TextVectorization: unknown split={split!r}.")
+        if output_sequence_length is not None and output_mode != "int":
+            raise ValueError("TextVectorization: output_sequence_length needs output_mode='int'.")
+        if ragged and output_mode != "int":
+            raise ValueError("TextVectorization: ragged=True needs output_mode='int'.")
+        if encoding != "utf-8":
+            raise NotImplementedError("TextVectorization: only encoding='utf-8' is supported.")
+        if isinstance(ngrams, int):
+            ngrams = tuple(range(1, ngrams + 1))
+        elif ngrams is not None:
+            ngrams = tuple(int(n) for n in ngrams)
+        super().__init__(**kwargs)
+        self.standardize = standardize
+        self.split = split
+        self.ngrams = ngrams
+        self.output_mode = output_mode
+        self.output_sequence_length = output_sequence_length
+        self.ragged = bool(ragged)
+        self._lookup = StringLookup(
+            max_tokens=max_tokens,
+            num_oov_indices=1,
+            mask_token="" if output_mode == "int" else None,
+            vocabulary=None,
+            output_mode=output_mode,
+            pad_to_max_tokens=pad_to_max_tokens,
+            sparse=sparse,
+            name=f"{self.name}_lookup",
+        )
+        if vocabulary is not None:
+            self.set_vocabulary(vocabulary, idf_weights)
+
+    def _standardize(self, text: str) -> str:
+        s = self.standardize
+        if s in ("lower", "lower_and_strip_punctuation"):
+            text = text.lower()
+        if s in ("strip_punctuation", "lower_and_strip_punctuation"):
+            text = _PUNCTUATION.sub("", text)
+        return text
+
+    def _tokens(self, arr) -> list:
+        """Per input string, its list of tokens (bytes)."""
+        arr = np.asarray(arr, dtype=object)
+        if arr.ndim == 2 and arr.shape[-1] == 1:
+            arr = arr[:, 0]
+        if callable(self.standardize):
+            arr = _host(self.standardize(to_tensor(arr)))
+        out = []
+        for item in arr.reshape(-1):
+            text = item.decode("utf-8") if isinstance(item, bytes) else str(item)
+            if not callable(self.standardize):
+                text = self._standardize(text)
+            if self.split == "whitespace":
+                words = text.split()
+            elif self.split == "character":
+                words = list(text)
+            elif self.split is None:
+                words = [text]
+            else:
+                pieces = _host(self.split(to_tensor(np.array([text], object))))
+                words = [
+                    w.decode("utf-8") if isinstance(w, bytes) else str(w)
+                    for w in np.asarray(pieces, object).reshape(-1)
+                ]
+            if self.ngrams:
+                grams = []
+                for n in self.ngrams:
+                    grams += [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+                words = grams
+            out.append([w.encode("utf-8") for w in words])
+        return out
+
+    def adapt(self, data, batch_size=None, steps=None) -> None:
+        """Builds the vocabulary from strings (arrays, Tensors or a Dataset of them)."""
+        docs = []
+        for batch in _iter_data(data, steps):
+            docs += [np.array(t, dtype=object) for t in self._tokens(batch)]
+        self._lookup.adapt(_Docs(docs))
+        self.built = True
+
+    def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
+        self._lookup.set_vocabulary(vocabulary, idf_weights)
+        self.built = True
+
+    def get_vocabulary(self, include_special_tokens=True) -> list:
+        return self._lookup.get_vocabulary(include_special_tokens)
+
+    def vocabulary_size(self) -> int:
+        return self._lookup.vocabulary_size()
+
+    def call(self, inputs):
+        arr = _host(inputs)
+        scalar = np.ndim(arr) == 0
+        tokens = self._tokens(np.atleast_1d(arr))
+        lookup = self._lookup
+        if self.output_mode != "int":
+            depth = lookup.vocabulary_size()
+            if lookup.pad_to_max_tokens and lookup.max_tokens is not None:
+                depth = lookup.max_tokens
+            rows = [
+                _encode(
+                    lookup._lookup(np.array(t, dtype=object)),
+                    depth,
+                    self.output_mode,
+                    lookup._idf_padded(depth),
+                )
+                for t in tokens
+            ]
+            out = np.stack(rows) if rows else np.zeros((0, depth), np.float32)
+            return _out(out[0] if scalar else out)
+        ids = [lookup._lookup(np.array(t, dtype=object)) for t in tokens]
+        if self.ragged:
+            from ...ragged import ragged_tensor
+
+            return ragged_tensor.RaggedTensor.from_row_lengths(
+                np.concatenate(ids) if ids else np.zeros(0, np.int64), [len(i) for i in ids]
+            )
+        length = self.output_sequence_length
+        if length is None:
+            length = max((len(i) for i in ids), default=0)
+        out = np.zeros((len(ids), length), np.int64)
+        for r, row in enumerate(ids):
+            row = row[:length]
+            out[r, : len(row)] = row
+        return _out(out[0] if scalar else out)
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        batch = tuple(input_shape)[:1]
+        if self.output_mode == "int":
+            return (*batch, self.output_sequence_length)
+        return (*batch, self._lookup.vocabulary_size())
+
+    def get_config(self) -> dict:
+        lookup = self._lookup
+        return {
+            **super().get_config(),
+            "max_tokens": lookup.max_tokens,
+            "standardize": self.standardize if isinstance(self.standardize, str) else None,
+            "split": self.split if isinstance(self.split, str) else None,
+            "ngrams": list(self.ngrams) if self.ngrams else None,
+            "output_mode": self.output_mode,
+            "output_sequence_length": self.output_sequence_length,
+            "pad_to_max_tokens": lookup.pad_to_max_tokens,
+            "vocabulary": lookup.get_vocabulary(include_special_tokens=False) or None,
+            "idf_weights": None
+            if lookup._idf is None
+            else lookup._idf[len(lookup._specials()) :].tolist(),
+            "ragged": self.ragged,
+        }
+
+
+class _Docs:
+    """Token lists as `adapt` input: one row per document (rows of different lengths)."""
+
+    def __init__(self, docs):
+        self.docs = docs
+
+    def __iter__(self):
+        return iter(self.docs)
+
+
+class CategoryEncoding(Layer):
+    """Integer category ids to one-hot, multi-hot or count vectors (follows
+    `tf.keras.layers.CategoryEncoding`).
+
+    Args:
+        num_tokens: the number of categories; ids must be in ``[0, num_tokens)``.
+        output_mode: ``"multi_hot"`` (default), ``"one_hot"`` or ``"count"``.
+
+    Call arguments:
+        inputs: int ids, shape ``(batch,)`` or ``(batch, n)``. count_weights: optional
+            weights of the same shape for ``"count"``.
+
+    Raises:
+        ValueError: a bad ``output_mode``, or ids outside ``[0, num_tokens)``.
+
+    >>> ek.keras.layers.CategoryEncoding(4, "multi_hot")(ek.constant([[0, 1], [0, 0]])).numpy()
+    array([[1., 1., 0., 0.],
+           [1., 0., 0., 0.]], dtype=float32)
+    """
+
+    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+        if output_mode not in ("one_hot", "multi_hot", "count"):
+            raise ValueError(
+                "CategoryEncoding: output_mode must be 'one_hot', 'multi_hot' or 'count'. "
+                f"Received: output_mode={output_mode!r}"
+            )
+        if num_tokens is None or int(num_tokens) < 1:
+            raise ValueError(f"CategoryEncoding: num_tokens must be >= 1. Received: {num_tokens}")
+        if sparse:
+            raise NotImplementedError("CategoryEncoding: sparse=True is not supported.")
+        super().__init__(**kwargs)
+        self.num_tokens = int(num_tokens)
+        self.output_mode = output_mode
+
+    def call(self, inputs, count_weights=None):
+        idx = np.asarray(_host(inputs), np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_tokens):
+            raise ValueError(
+                f"CategoryEncoding: input ids must be in [0, {self.num_tokens}); got values "
+                f"from {idx.min()} to {idx.max()}."
+            )
+        if count_weights is not None:
+            if self.output_mode != "count":
+                raise ValueError("CategoryEncoding: count_weights needs output_mode='count'.")
+            w = np.asarray(_host(count_weights), np.float32)
+            rows = idx.reshape(-1, idx.shape[-1]) if idx.ndim > 1 else idx.reshape(1, -1)
+            wr = w.reshape(rows.shape)
+            out = np.stack(
+                [np.bincount(r, wts, minlength=self.num_tokens) for r, wts in zip(rows, wr)]
+            ).astype(np.float32)
+            return _out(out.reshape(*idx.shape[:-1], self.num_tokens) if idx.ndim > 1 else out[0])
+        return _out(_encode(idx, self.num_tokens, self.output_mode))
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        shape = tuple(input_shape)
+        if self.output_mode == "one_hot" and shape and shape[-1] != 1:
+            return (*shape, self.num_tokens)
+        return (*shape[:-1], self.num_tokens)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "num_tokens": self.num_tokens,
+            "output_mode": self.output_mode,
+        }
+
+
+class Hashing(Layer):
+    """Values to ``num_bins`` buckets by hashing (follows `tf.keras.layers.Hashing`): strings
+    (and integers, as their decimal text) by FarmHash's Fingerprint64 modulo the bins, as
+    TensorFlow's ``strings.to_hash_bucket_fast`` (needs pyfarmhash); ``mask_value`` maps to 0
+    and the others to ``[1, num_bins)``.
+
+    Raises:
+        ValueError: ``num_bins`` < 1. NotImplementedError: ``salt`` (keyed hashing).
+    """
+
+    def __init__(
+        self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False, **kwargs
+    ):
+        if num_bins is None or int(num_bins) < 1:
+            raise ValueError(f"Hashing: num_bins must be >= 1. Received: num_bins={num_bins}")
+        if salt is not None:
+            raise NotImplementedError("Hashing: salt (SipHash keyed hashing) is not supported.")
+        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
+            raise ValueError(f"Hashing: unknown output_mode={output_mode!r}.")
+        if sparse:
+            raise NotImplementedError("Hashing: sparse=True is not supported.")
+        super().__init__(**kwargs)
+        self.num_bins = int(num_bins)
+        self.mask_value = mask_value
+        self.output_mode = output_mode
+
+    def call(self, inputs):
+        from ...ops.strings import to_hash_bucket_fast
+
+        arr = _host(inputs)
+        text = np.vectorize(
+            lambda v: v if isinstance(v, bytes) else str(v).encode("utf-8"), otypes=[object]
+        )(np.asarray(arr, dtype=object))
+        if self.mask_value is None:
+            out = to_hash_bucket_fast(to_tensor(text), self.num_bins).numpy()
+        else:
+            m = self.mask_value
+            m = m if isinstance(m, bytes) else str(m).encode("utf-8")
+            mask = np.vectorize(lambda v: v == m, otypes=[bool])(text)
+            out = to_hash_bucket_fast(to_tensor(text), self.num_bins - 1).numpy() + 1
+            out = np.where(mask, 0, out)
+        out = np.asarray(out, np.int64)
+        if self.output_mode == "int":
+            return _out(out)
+        return _out(_encode(out, self.num_bins, self.output_mode))
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "num_bins": self.num_bins,
+            "mask_value": self.mask_value,
+            "output_mode": self.output_mode,
+        }
+
+
+class Discretization(Layer):
+    """Buckets continuous values by boundaries (follows `tf.keras.layers.Discretization`):
+    value ``x`` goes to bucket ``i`` where ``bin_boundaries[i-1] <= x < bin_boundaries[i]``.
+
+    Args:
+        bin_boundaries: sorted boundaries, or None to learn ``num_bins - 1`` of them with
+            `adapt` (quantiles of the data).
+        num_bins: the number of buckets `adapt` makes.
+        epsilon: accepted for Keras (the quantiles here are exact).
+        output_mode: ``"int"`` (default), ``"one_hot"``, ``"multi_hot"``, ``"count"``.
+
+    >>> ek.keras.layers.Discretization([0.0, 1.0])(ek.constant([-0.5, 0.0, 0.5, 2.0])).numpy()
+    array([0, 1, 1, 2])
+    """
+
+    def __init__(
+        self,
+        bin_boundaries=None,
+        num_bins=None,
+        epsilon=0.01,
+        output_mode="int",
+        sparse=False,
+        **kwargs,
+    ):
+        if bin_boundaries is None and num_bins is None:
+            raise ValueError("Discretization: give bin_boundaries, or num_bins to adapt().")
+        if bin_boundaries is not None and num_bins is not None:
+            raise ValueError("Discretization: give bin_boundaries or num_bins, not both.")
+        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
+            raise ValueError(f"Discretization: unknown output_mode={output_mode!r}.")
+        if sparse:
+            raise NotImplementedError("Discretization: sparse=True is not supported.")
+        super().__init__(**kwargs)
+        self.bin_boundaries = None if bin_boundaries is None else [float(b) for b in bin_boundaries]
+        if self.bin_boundaries is not None and self.bin_boundaries != sorted(self.bin_boundaries):
+            raise ValueError(f"Discretization: bin_boundaries must be sorted: {bin_boundaries}.")
+        self.num_bins = None if num_bins is None else int(num_bins)
+        self.epsilon = epsilon
+        self.output_mode = output_mode
+
+    def adapt(self, data, batch_size=None, steps=None) -> None:
+        """Learns ``num_bins - 1`` boundaries: the data's quantiles."""
+        values = np.concatenate(
+            [np.asarray(b, np.float64).reshape(-1) for b in _iter_data(data, steps)]
+        )
+        if values.size == 0:
+            raise ValueError("Discretization: adapt() got no data.")
+        n = self.num_bins or (len(self.bin_boundaries or []) + 1)
+        qs = np.quantile(values, np.linspace(0, 1, n + 1)[1:-1])
+        self.bin_boundaries = [float(q) for q in qs]
+        self.built = True
+
+    def call(self, inputs):
+        if self.bin_boundaries is None:
+            raise ValueError("Discretization: call adapt() first (or give bin_boundaries).")
+        x = np.asarray(_host(inputs), np.float64)
+        out = np.searchsorted(np.asarray(self.bin_boundaries), x, side="right").astype(np.int64)
+        if self.output_mode == "int":
+            return _out(out)
+        return _out(_encode(out, len(self.bin_boundaries) + 1, self.output_mode))
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "bin_boundaries": self.bin_boundaries,
+            "num_bins": self.num_bins,
+            "epsilon": self.epsilon,
+            "output_mode": self.output_mode,
+        }
