@@ -9,6 +9,7 @@ from .runtime.io.image_codecs import (
     decode_jpeg,
     decode_png,
 )
+from .runtime.io.image_encoders import encode_jpeg, encode_png
 from .runtime.io.parsing import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -41,6 +42,8 @@ __all__ = [
     "decode_jpeg",
     "decode_png",
     "decode_raw",
+    "encode_jpeg",
+    "encode_png",
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",

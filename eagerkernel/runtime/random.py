@@ -29,6 +29,7 @@ __all__ = [
     "categorical",
     "create_rng_state",
     "experimental",
+    "fold_in",
     "gamma",
     "get_global_generator",
     "normal",
@@ -36,6 +37,7 @@ __all__ = [
     "set_global_generator",
     "set_seed",
     "shuffle",
+    "split",
     "stateless_binomial",
     "stateless_categorical",
     "stateless_normal",
@@ -485,6 +487,10 @@ from .random_generator import (  # noqa: E402
     stateless_truncated_normal,
     stateless_uniform,
 )
+
+# TensorFlow's main names for the seed utilities (`tf.random.split`, `tf.random.fold_in`).
+split = stateless_split
+fold_in = stateless_fold_in
 
 experimental = types.SimpleNamespace(
     Algorithm=Algorithm,

@@ -84,6 +84,12 @@ def _to_array(img, fmt: str, channels: int, uint16: bool) -> np.ndarray:
             target = "RGB"
     else:
         target = {1: "L", 3: "RGB", 4: "RGBA"}[channels]
+    if target == "L" and fmt == "PNG" and mode not in ("L", "LA", "1"):
+        # libpng's RGB-to-gray, as TensorFlow's decoder sets it up: 0.299 and 0.587 truncated
+        # to 15-bit fixed point, (9797 R + 19234 G + 3737 B) >> 15, alpha dropped
+        rgb = np.asarray(img.convert("RGB"), dtype=np.uint32)
+        gray = ((rgb @ np.asarray([9797, 19234, 3737], np.uint32)) >> 15)[..., None]
+        return gray.astype(np.uint16) * 257 if uint16 else gray.astype(np.uint8)
     if mode != target:
         img = img.convert(target)
     arr = np.asarray(img, dtype=np.uint8)
@@ -106,9 +112,11 @@ def _decode_fwd(xp, contents, *, op, channels, uint16, expand_animations, ratio,
         )
     try:
         img = Image.open(io.BytesIO(data))
-        if ratio > 1 and fmt == "JPEG":
-            # Pillow picks the largest DCT scale whose output is at least this size.
-            img.draft(img.mode, (max(img.width // ratio, 1), max(img.height // ratio, 1)))
+        if fmt == "JPEG" and (ratio > 1 or channels == 1):
+            # Pillow picks the largest DCT scale whose output is at least this size; one
+            # channel is libjpeg's own grayscale output (the luma plane), as TensorFlow's.
+            mode = "L" if channels == 1 else img.mode
+            img.draft(mode, (max(img.width // ratio, 1), max(img.height // ratio, 1)))
         if fmt == "GIF" and expand_animations:
             frames = [
                 _to_array(f.copy(), fmt, channels, uint16) for f in ImageSequence.Iterator(img)
