@@ -228,3 +228,235 @@ def test_a_failed_step_changes_nothing():
     after = [v.numpy(), *[s.numpy() for s in opt.variables]]
     for a, b in zip(before, after):
         np.testing.assert_array_equal(a, b)
+
+
+# -- callbacks ------------------------------------------------------------------------------------
+
+callbacks = ek.keras.callbacks
+
+
+def linear_model(lr=0.1, optimizer=None):
+    model = ek.keras.Sequential([ek.keras.layers.Dense(1, input_shape=(2,))])
+    model.compile(optimizer=optimizer or optimizers.SGD(lr), loss="mse")
+    return model
+
+
+XS = np.array([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0], [-1.0, 1.0]], np.float32)
+YS = np.array([[1.0], [0.0], [2.0], [-1.0]], np.float32)
+
+
+def test_learning_rate_scheduler_sets_the_rate_each_epoch():
+    model = linear_model(0.1)
+    seen = []
+    cb = callbacks.LearningRateScheduler(lambda epoch, lr: seen.append((epoch, lr)) or lr * 0.5)
+    h = model.fit(XS, YS, epochs=3, verbose=0, callbacks=[cb])
+    assert [e for e, _ in seen] == [0, 1, 2]
+    np.testing.assert_allclose([lr for _, lr in seen], [0.1, 0.05, 0.025], rtol=1e-6)
+    np.testing.assert_allclose(h.history["learning_rate"], [0.05, 0.025, 0.0125], rtol=1e-6)
+    np.testing.assert_allclose(float(model.optimizer.learning_rate.numpy()), 0.0125, rtol=1e-6)
+    # the old one-argument API
+    model = linear_model(0.1)
+    old = callbacks.LearningRateScheduler(lambda epoch: 0.01 * (epoch + 1))
+    model.fit(XS, YS, epochs=2, verbose=0, callbacks=[old])
+    np.testing.assert_allclose(float(model.optimizer.learning_rate.numpy()), 0.02, rtol=1e-6)
+
+
+def test_learning_rate_scheduler_errors():
+    model = linear_model(0.1)
+    bad = callbacks.LearningRateScheduler(lambda epoch, lr: "fast")
+    with pytest.raises(ValueError, match=r"should be a float\. Got: 'fast'"):
+        model.fit(XS, YS, epochs=1, verbose=0, callbacks=[bad])
+    np.testing.assert_allclose(float(model.optimizer.learning_rate.numpy()), 0.1, rtol=1e-6)
+    schedule = optimizers.schedules.ExponentialDecay(0.1, 10, 0.5)
+    model = linear_model(optimizer=optimizers.SGD(schedule))
+    cb = callbacks.LearningRateScheduler(lambda epoch, lr: lr)
+    with pytest.raises(TypeError, match="schedule"):
+        model.fit(XS, YS, epochs=1, verbose=0, callbacks=[cb])
+    with pytest.raises(TypeError, match="schedule must be a function"):
+        callbacks.LearningRateScheduler(0.1)
+
+
+class FakeModel:
+    def __init__(self, lr):
+        self.optimizer = optimizers.SGD(lr)
+        self.stop_training = False
+
+
+def reduce_lr_ref(values, lr, factor, patience, min_delta, cooldown, min_lr, maximize=False):
+    """Keras's ReduceLROnPlateau.on_epoch_end, step by step: the rate after each epoch."""
+    best, wait, cool, out = (-np.inf if maximize else np.inf), 0, 0, []
+    for v in values:
+        if cool > 0:
+            cool -= 1
+            wait = 0
+        better = v > best + min_delta if maximize else v < best - min_delta
+        if better:
+            best, wait = v, 0
+        elif cool == 0:
+            wait += 1
+            if wait >= patience and lr > min_lr:
+                lr, cool, wait = max(lr * factor, min_lr), cooldown, 0
+        out.append(lr)
+    return out
+
+
+@pytest.mark.parametrize(
+    "kwargs, maximize",
+    [
+        ({"factor": 0.5, "patience": 2}, False),
+        ({"factor": 0.5, "patience": 1, "cooldown": 2, "min_lr": 0.03}, False),
+        ({"factor": 0.2, "patience": 2, "min_delta": 0.05, "monitor": "val_accuracy"}, True),
+        ({"factor": 0.5, "patience": 1, "mode": "max", "monitor": "score"}, True),
+    ],
+)
+def test_reduce_lr_on_plateau_follows_keras_rule(kwargs, maximize):
+    values = [1.0, 0.9, 0.95, 0.92, 0.91, 0.89, 0.89, 0.95, 0.96, 0.5, 0.6, 0.6, 0.6]
+    monitor = kwargs.get("monitor", "val_loss")
+    model = FakeModel(0.4)
+    cb = callbacks.ReduceLROnPlateau(**kwargs)
+    cb.set_model(model)
+    cb.on_train_begin()
+    got = []
+    for epoch, v in enumerate(values):
+        logs = {monitor: v}
+        cb.on_epoch_end(epoch, logs)
+        assert logs["learning_rate"] == pytest.approx(got[-1] if got else 0.4, rel=1e-6)
+        got.append(float(model.optimizer.learning_rate.numpy()))
+    expected = reduce_lr_ref(
+        values,
+        0.4,
+        kwargs["factor"],
+        kwargs["patience"],
+        kwargs.get("min_delta", 1e-4),
+        kwargs.get("cooldown", 0),
+        kwargs.get("min_lr", 0.0),
+        maximize,
+    )
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    assert expected[-1] < 0.4  # the sequence does trigger reductions
+
+
+def test_reduce_lr_on_plateau_in_fit_and_errors():
+    model = linear_model(0.1)
+    cb = callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1, min_delta=100.0)
+    h = model.fit(XS, YS, epochs=3, verbose=0, callbacks=[cb])  # improves by 100 only once
+    # the logs hold the rate the epoch used; the reduction applies from the next epoch
+    np.testing.assert_allclose(h.history["learning_rate"], [0.1, 0.1, 0.05], rtol=1e-6)
+    np.testing.assert_allclose(float(model.optimizer.learning_rate.numpy()), 0.025, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"factor >= 1\.0"):
+        callbacks.ReduceLROnPlateau(factor=1.0)
+    with pytest.raises(ValueError, match="mode"):
+        callbacks.ReduceLROnPlateau(mode="up")
+    with pytest.raises(TypeError, match="patiense"):
+        callbacks.ReduceLROnPlateau(patiense=3)
+
+
+def test_terminate_on_nan_stops_after_the_bad_batch():
+    model = linear_model(0.1)
+    ys = YS.copy()
+    ys[1, 0] = np.nan
+    h = model.fit(
+        XS,
+        ys,
+        batch_size=1,
+        epochs=3,
+        shuffle=False,
+        verbose=0,
+        callbacks=[callbacks.TerminateOnNaN()],
+    )
+    assert int(model.optimizer.iterations.numpy()) == 2  # the second batch's loss is NaN
+    assert len(h.history["loss"]) == 1
+
+
+def test_csv_logger_writes_rows_appends_and_uses_the_separator(tmp_path):
+    import csv
+
+    path = tmp_path / "log.csv"
+    model = linear_model(0.05)
+    h = model.fit(
+        XS, YS, epochs=3, verbose=0, validation_data=(XS, YS), callbacks=[callbacks.CSVLogger(path)]
+    )
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["epoch", "loss", "val_loss"]
+    assert [int(r["epoch"]) for r in rows] == [0, 1, 2]
+    np.testing.assert_allclose([float(r["loss"]) for r in rows], h.history["loss"], rtol=1e-6)
+    np.testing.assert_allclose(
+        [float(r["val_loss"]) for r in rows], h.history["val_loss"], rtol=1e-6
+    )
+
+    model.fit(XS, YS, epochs=2, verbose=0, callbacks=[callbacks.CSVLogger(path, append=True)])
+    lines = path.read_text().splitlines()
+    assert len(lines) == 6 and lines[0] == "epoch,loss,val_loss"  # no second header
+    assert lines[4].startswith("0,") and lines[4].endswith(",NA")  # no validation: NA
+
+    semi = tmp_path / "semi.csv"
+    model.fit(XS, YS, epochs=1, verbose=0, callbacks=[callbacks.CSVLogger(semi, separator=";")])
+    assert semi.read_text().splitlines()[0] == "epoch;loss;val_loss"
+    model.fit(XS, YS, epochs=1, verbose=0, callbacks=[callbacks.CSVLogger(semi)])
+    assert len(semi.read_text().splitlines()) == 2  # append=False overwrites
+
+
+def read_events(logdir):
+    """``{tag: [(step, value)]}`` from the event files in ``logdir``: scalars as floats,
+    histograms as their count, text as its string (TFRecord framing, tensorboardX's Event)."""
+    import glob
+    import struct
+
+    from tensorboardX.proto.event_pb2 import Event
+
+    out: dict = {}
+    for path in sorted(glob.glob(f"{logdir}/events.out.tfevents.*")):
+        data = open(path, "rb").read()  # noqa: SIM115
+        pos = 0
+        while pos < len(data):
+            (n,) = struct.unpack("<Q", data[pos : pos + 8])
+            event = Event.FromString(data[pos + 12 : pos + 12 + n])
+            pos += 12 + n + 4
+            for v in event.summary.value:
+                if v.HasField("simple_value"):
+                    value = v.simple_value
+                elif v.HasField("histo"):
+                    value = v.histo.num
+                else:
+                    value = v.tensor.string_val[0].decode()
+                out.setdefault(v.tag, []).append((event.step, value))
+    return out
+
+
+def test_tensorboard_writes_epoch_batch_validation_and_histograms(tmp_path):
+    pytest.importorskip("tensorboardX")
+    model = linear_model(0.05)
+    tb = callbacks.TensorBoard(log_dir=tmp_path, histogram_freq=2, update_freq=3)
+    h = model.fit(
+        XS,
+        YS,
+        batch_size=1,
+        epochs=3,
+        shuffle=False,
+        verbose=0,
+        validation_data=(XS, YS),
+        callbacks=[tb],
+    )
+    train = read_events(tmp_path / "train")
+    val = read_events(tmp_path / "validation")
+    assert [s for s, _ in train["epoch_loss"]] == [0, 1, 2]
+    np.testing.assert_allclose([v for _, v in train["epoch_loss"]], h.history["loss"], rtol=1e-6)
+    np.testing.assert_allclose([v for _, v in val["epoch_loss"]], h.history["val_loss"], rtol=1e-6)
+    np.testing.assert_allclose([v for _, v in train["epoch_learning_rate"]], [0.05] * 3, rtol=1e-6)
+    assert [s for s, _ in train["batch_loss"]] == [3, 6, 9, 12]  # 12 batches, every third
+    kernel = [t for t in train if t.endswith("/histogram") and "kernel" in t]
+    assert len(kernel) == 1 and train[kernel[0]] == [(0, 2.0), (2, 2.0)]  # 2 weights, epochs 0, 2
+    import json
+
+    assert json.loads(train["keras/text_summary"][0][1])["class_name"] == "Sequential"
+    assert sorted(val) == ["epoch_loss"]  # no val_ prefix, no batch or rate tags
+    assert "epoch_val_loss" not in train
+
+
+def test_tensorboard_rejects_what_it_does_not_implement(tmp_path):
+    for kwargs in ({"write_images": True}, {"profile_batch": 2}, {"embeddings_freq": 1}):
+        with pytest.raises(NotImplementedError, match=next(iter(kwargs))):
+            callbacks.TensorBoard(log_dir=tmp_path, **kwargs)
+    with pytest.raises(ValueError, match="update_freq"):
+        callbacks.TensorBoard(log_dir=tmp_path, update_freq=0)
