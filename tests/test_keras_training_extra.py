@@ -460,3 +460,193 @@ def test_tensorboard_rejects_what_it_does_not_implement(tmp_path):
             callbacks.TensorBoard(log_dir=tmp_path, **kwargs)
     with pytest.raises(ValueError, match="update_freq"):
         callbacks.TensorBoard(log_dir=tmp_path, update_freq=0)
+
+
+# -- confusion-matrix metrics ---------------------------------------------------------------------
+
+metrics = ek.keras.metrics
+RNG = np.random.default_rng(7)
+LABELS = (RNG.random((3, 8, 4)) > 0.5).astype(np.float32)  # 3 batches of 8 samples, 4 classes
+SCORES = RNG.random((3, 8, 4)).astype(np.float32)
+SW = RNG.random((3, 8)).astype(np.float32)
+
+
+def counts_ref(labels, scores, weights, thr):
+    """Weighted (tp, fp, tn, fn) for ``scores > thr``, a direct NumPy count."""
+    pos = scores > thr
+    lab = labels.astype(bool)
+    w = np.broadcast_to(weights, scores.shape).astype(np.float64)
+    return (
+        np.sum(w * (pos & lab)),
+        np.sum(w * (pos & ~lab)),
+        np.sum(w * (~pos & ~lab)),
+        np.sum(w * (~pos & lab)),
+    )
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_condition_counts_precision_and_recall_match_numpy(weighted):
+    thresholds = [0.2, 0.5, 0.8]
+    ms = {
+        "tp": metrics.TruePositives(thresholds),
+        "fp": metrics.FalsePositives(thresholds),
+        "tn": metrics.TrueNegatives(thresholds),
+        "fn": metrics.FalseNegatives(thresholds),
+        "p": metrics.Precision(thresholds),
+        "r": metrics.Recall(thresholds),
+        "p1": metrics.Precision(),
+        "r1": metrics.Recall(thresholds=0.3),
+    }
+    for b in range(3):
+        sw = SW[b][:, None] if weighted else None
+        for m in ms.values():
+            m.update_state(LABELS[b], SCORES[b], sample_weight=sw)
+    w = SW[:, :, None] if weighted else np.ones((3, 8, 1))
+    ref = {t: counts_ref(LABELS, SCORES, w, t) for t in (0.2, 0.3, 0.5, 0.8)}
+    for key, i in (("tp", 0), ("fp", 1), ("tn", 2), ("fn", 3)):
+        got = ms[key].result().numpy()
+        assert got.shape == (3,)
+        np.testing.assert_allclose(got, [ref[t][i] for t in thresholds], rtol=1e-5)
+    prec = [ref[t][0] / (ref[t][0] + ref[t][1]) for t in thresholds]
+    rec = [ref[t][0] / (ref[t][0] + ref[t][3]) for t in thresholds]
+    np.testing.assert_allclose(ms["p"].result().numpy(), prec, rtol=1e-5)
+    np.testing.assert_allclose(ms["r"].result().numpy(), rec, rtol=1e-5)
+    assert ms["p1"].result().shape == ()  # a float threshold: a scalar result
+    np.testing.assert_allclose(float(ms["p1"].result()), prec[1], rtol=1e-5)
+    np.testing.assert_allclose(
+        float(ms["r1"].result()), ref[0.3][0] / (ref[0.3][0] + ref[0.3][3]), rtol=1e-5
+    )
+    ms["p"].reset_state()
+    np.testing.assert_array_equal(ms["p"].result().numpy(), [0.0, 0.0, 0.0])  # divide_no_nan
+
+
+def test_precision_recall_class_id_and_top_k():
+    y_true = np.array([[0, 0, 1, 1], [0, 1, 0, 0]], np.float32)
+    y_pred = np.array([[0.9, 0.8, 0.7, 0.1], [0.2, 0.6, 0.95, 0.3]], np.float32)
+    # Keras's documented example: top_k=2 keeps [0.9, 0.8] and [0.6, 0.95]
+    p = metrics.Precision(top_k=2)
+    p.update_state(y_true, y_pred)
+    assert float(p.result()) == pytest.approx(1 / 4)  # only [1, 1] is a hit
+    r = metrics.Recall(class_id=2)
+    r.update_state(y_true, y_pred)
+    assert float(r.result()) == pytest.approx(1.0)  # class 2: label 1 with 0.7
+    p2 = metrics.Precision(class_id=2)
+    p2.update_state(y_true, y_pred)
+    assert float(p2.result()) == pytest.approx(0.5)  # class 2 predicted twice, right once
+    with pytest.raises(ValueError, match="class_id=7"):
+        metrics.Precision(class_id=7).update_state(y_true, y_pred)
+    with pytest.raises(ValueError, match="threshold values must be in"):
+        metrics.Precision(thresholds=[0.5, 1.5])
+
+
+def roc_auc_exact(labels, scores, weights=None):
+    """The Mann-Whitney statistic: P(score of a positive > score of a negative), ties 1/2."""
+    labels, scores = labels.ravel().astype(bool), scores.ravel()
+    w = np.ones_like(scores, np.float64) if weights is None else weights.ravel()
+    sp, wp = scores[labels], w[labels]
+    sn, wn = scores[~labels], w[~labels]
+    gt = (sp[:, None] > sn[None]) + 0.5 * (sp[:, None] == sn[None])
+    return float(np.sum(wp[:, None] * wn[None] * gt) / (wp.sum() * wn.sum()))
+
+
+def auc_ref(labels, scores, weights, thresholds, curve, summation):
+    """Keras's AUC.result from a direct count at each threshold (a Python loop)."""
+    c = np.array([counts_ref(labels, scores, weights, t) for t in thresholds])
+    tp, fp, tn, fn = c.T
+
+    def div(a, b):
+        return np.array([x / y if y else 0.0 for x, y in zip(a, b)])
+
+    if curve == "PR" and summation == "interpolation":
+        total = 0.0
+        for i in range(len(thresholds) - 1):
+            dtp = tp[i] - tp[i + 1]
+            p0, p1 = tp[i] + fp[i], tp[i + 1] + fp[i + 1]
+            dp = p0 - p1
+            slope = dtp / dp if dp > 0 else 0.0
+            intercept = tp[i + 1] - slope * p1
+            ratio = p0 / p1 if p0 > 0 and p1 > 0 else 1.0
+            denom = tp[i + 1] + fn[i + 1]
+            total += slope * (dtp + intercept * np.log(ratio)) / denom if denom > 0 else 0.0
+        return total
+    recall = div(tp, tp + fn)
+    x, y = (div(fp, fp + tn), recall) if curve == "ROC" else (recall, div(tp, tp + fp))
+    pick = {"interpolation": lambda a, b: (a + b) / 2, "minoring": min, "majoring": max}
+    return sum((x[i] - x[i + 1]) * pick[summation](y[i], y[i + 1]) for i in range(len(x) - 1))
+
+
+def test_auc_keras_docstring_example_and_closed_form_roc():
+    m = metrics.AUC(num_thresholds=3)
+    m.update_state([0, 0, 1, 1], [0, 0.5, 0.3, 0.9])
+    assert float(m.result()) == pytest.approx(0.75)  # Keras's documented value
+    m.reset_state()
+    # scores on a grid between the thresholds: the trapezoids are the exact ROC AUC
+    scores = (np.floor(SCORES * 50) / 50 + 0.01).astype(np.float32)
+    m = metrics.AUC(num_thresholds=101)
+    for b in range(3):
+        m.update_state(LABELS[b], scores[b], sample_weight=SW[b][:, None])
+    w = np.broadcast_to(SW[:, :, None], SCORES.shape)
+    assert float(m.result()) == pytest.approx(roc_auc_exact(LABELS, scores, w), rel=1e-5)
+
+
+@pytest.mark.parametrize("curve", ["ROC", "PR"])
+@pytest.mark.parametrize("summation", ["interpolation", "minoring", "majoring"])
+def test_auc_matches_keras_formula(curve, summation):
+    m = metrics.AUC(num_thresholds=20, curve=curve, summation_method=summation)
+    for b in range(3):
+        m.update_state(LABELS[b], SCORES[b], sample_weight=SW[b][:, None])
+    thresholds = [-1e-7, *[(i + 1) / 19 for i in range(18)], 1 + 1e-7]
+    w = SW[:, :, None]
+    expected = auc_ref(LABELS, SCORES, w, np.float32(thresholds), curve, summation)
+    assert float(m.result()) == pytest.approx(expected, rel=1e-5)
+
+
+def test_auc_multi_label_label_weights_logits_and_errors():
+    lw = [0.1, 0.2, 0.3, 0.4]
+    m = metrics.AUC(num_thresholds=30, multi_label=True, label_weights=lw)
+    logits = np.log(SCORES / (1 - SCORES))
+    ml = metrics.AUC(num_thresholds=30, multi_label=True, from_logits=True)
+    for b in range(3):
+        m.update_state(LABELS[b], SCORES[b])
+        ml.update_state(LABELS[b], logits[b])
+    assert m.true_positives.shape == (30, 4)
+    thresholds = np.float32([-1e-7, *[(i + 1) / 29 for i in range(28)], 1 + 1e-7])
+    per_label = [
+        auc_ref(LABELS[..., k], SCORES[..., k], np.ones((3, 8)), thresholds, "ROC", "interpolation")
+        for k in range(4)
+    ]
+    assert float(m.result()) == pytest.approx(np.dot(per_label, lw) / sum(lw), rel=1e-5)
+    assert float(ml.result()) == pytest.approx(np.mean(per_label), rel=1e-4)
+    with pytest.raises(ValueError, match="labels"):
+        m.update_state(LABELS[0][:, :3], SCORES[0][:, :3])
+    with pytest.raises(ValueError, match="invalid curve"):
+        metrics.AUC(curve="XYZ")
+    with pytest.raises(ValueError, match="num_thresholds"):
+        metrics.AUC(num_thresholds=1)
+    config = metrics.AUC(curve="PR", thresholds=[0.3, 0.6]).get_config()
+    again = metrics.AUC.from_config(config)
+    assert again.thresholds == [-1e-7, 0.3, 0.6, 1 + 1e-7] and again.curve == "PR"
+
+
+def test_metrics_by_name_in_compile_and_fit():
+    x = RNG.normal(size=(32, 3)).astype(np.float32)
+    y = (x[:, :1] + 0.3 * x[:, 1:2] > 0).astype(np.float32)
+    model = ek.keras.Sequential([ek.keras.layers.Dense(1, activation="sigmoid", input_shape=(3,))])
+    model.compile(
+        optimizer=optimizers.Adam(0.05),
+        loss="binary_crossentropy",
+        metrics=["precision", "recall", "auc", metrics.TruePositives(name="tp")],
+    )
+    h = model.fit(x, y, batch_size=32, epochs=2, verbose=0)
+    for key in ("precision", "recall", "auc", "tp"):
+        assert len(h.history[key]) == 2
+    result = model.evaluate(x, y, verbose=0, return_dict=True)
+    scores = model.predict(x, verbose=0)
+    tp, fp, _, fn = counts_ref(y, scores, np.ones_like(y), 0.5)
+    assert result["tp"] == pytest.approx(tp)
+    assert result["precision"] == pytest.approx(tp / (tp + fp), rel=1e-5)
+    assert result["recall"] == pytest.approx(tp / (tp + fn), rel=1e-5)
+    assert result["auc"] == pytest.approx(roc_auc_exact(y, scores), abs=0.02)  # 200 thresholds
+    for name, cls in (("precision", metrics.Precision), ("auc", metrics.AUC)):
+        assert type(metrics.get(name)) is cls
+    assert type(metrics.get("false_negatives")) is metrics.FalseNegatives
