@@ -650,3 +650,173 @@ def test_metrics_by_name_in_compile_and_fit():
     for name, cls in (("precision", metrics.Precision), ("auc", metrics.AUC)):
         assert type(metrics.get(name)) is cls
     assert type(metrics.get("false_negatives")) is metrics.FalseNegatives
+
+
+# -- losses ---------------------------------------------------------------------------------------
+
+losses = ek.keras.losses
+EPS = 1e-7
+YT = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], np.float32)
+YP = np.array([[0.2, 0.7, 0.1], [0.6, 0.3, 0.1], [0.25, 0.25, 0.5]], np.float32)
+REG_T = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
+REG_P = np.array([[1.5, -1.0, 2.0], [0.0, 3.0, 1.0]], np.float32)
+
+
+def bce_np(t, p):
+    p = np.clip(p, EPS, 1 - EPS)
+    return -(t * np.log(p) + (1 - t) * np.log(1 - p))
+
+
+def sigmoid_np(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def focal_bce_np(t, p, balance=False, alpha=0.25, gamma=2.0):
+    p_t = t * p + (1 - t) * (1 - p)
+    out = (1 - p_t) ** gamma * bce_np(t, p)
+    if balance:
+        out = (t * alpha + (1 - t) * (1 - alpha)) * out
+    return out.mean(-1)
+
+
+def focal_cce_np(t, p, alpha=0.25, gamma=2.0):
+    p = np.clip(p / p.sum(-1, keepdims=True), EPS, 1 - EPS)
+    return (alpha * (1 - p) ** gamma * -t * np.log(p)).sum(-1)
+
+
+def hinge_t(t):
+    return 2 * t - 1 if np.isin(t, [0, 1]).all() else t
+
+
+def unit(x):
+    return x / np.sqrt(np.maximum((x * x).sum(-1, keepdims=True), 1e-12))
+
+
+LOSS_CASES = [
+    (
+        "kl_divergence",
+        losses.KLDivergence,
+        YT,
+        YP,
+        lambda t, p: (np.clip(t, EPS, 1) * np.log(np.clip(t, EPS, 1) / np.clip(p, EPS, 1))).sum(-1),
+    ),
+    ("poisson", losses.Poisson, YT, YP, lambda t, p: (p - t * np.log(p + EPS)).mean(-1)),
+    ("hinge", losses.Hinge, YT, REG_P, lambda t, p: np.maximum(1 - hinge_t(t) * p, 0).mean(-1)),
+    (
+        "squared_hinge",
+        losses.SquaredHinge,
+        np.sign(REG_T),
+        REG_P,
+        lambda t, p: (np.maximum(1 - t * p, 0) ** 2).mean(-1),
+    ),
+    (
+        "categorical_hinge",
+        losses.CategoricalHinge,
+        YT,
+        REG_P[:, :3].repeat(2, 0)[:3],
+        lambda t, p: np.maximum(((1 - t) * p).max(-1) - (t * p).sum(-1) + 1, 0),
+    ),
+    ("log_cosh", losses.LogCosh, REG_T, REG_P, lambda t, p: np.log(np.cosh(p - t)).mean(-1)),
+    (
+        "cosine_similarity",
+        losses.CosineSimilarity,
+        REG_T,
+        REG_P,
+        lambda t, p: -(unit(t) * unit(p)).sum(-1),
+    ),
+    (
+        "mean_absolute_percentage_error",
+        losses.MeanAbsolutePercentageError,
+        REG_T,
+        REG_P,
+        lambda t, p: 100 * np.abs((t - p) / np.maximum(np.abs(t), EPS)).mean(-1),
+    ),
+    (
+        "mean_squared_logarithmic_error",
+        losses.MeanSquaredLogarithmicError,
+        np.abs(REG_T),
+        np.abs(REG_P),
+        lambda t, p: ((np.log(np.maximum(p, EPS) + 1) - np.log(np.maximum(t, EPS) + 1)) ** 2).mean(
+            -1
+        ),
+    ),
+    ("binary_focal_crossentropy", losses.BinaryFocalCrossentropy, YT, YP, focal_bce_np),
+    ("categorical_focal_crossentropy", losses.CategoricalFocalCrossentropy, YT, YP, focal_cce_np),
+]
+
+
+@pytest.mark.parametrize("name, cls, yt, yp, ref", LOSS_CASES, ids=[c[0] for c in LOSS_CASES])
+def test_loss_functions_and_classes_match_numpy(name, cls, yt, yp, ref):
+    fn = getattr(losses, name)
+    expected = ref(yt.astype(np.float64), yp.astype(np.float64))
+    np.testing.assert_allclose(fn(yt, yp).numpy(), expected, rtol=1e-5, atol=1e-6)
+    obj = cls()
+    assert obj.name == name
+    np.testing.assert_allclose(float(obj(yt, yp)), expected.mean(), rtol=1e-5, atol=1e-6)
+    sw = np.array([0.5, 2.0, 1.0][: len(yt)], np.float32)
+    np.testing.assert_allclose(
+        float(cls(reduction="sum")(yt, yp, sample_weight=sw)), (expected * sw).sum(), rtol=1e-5
+    )
+    again = cls.from_config(obj.get_config())
+    assert type(again) is cls and again.get_config() == obj.get_config()
+    assert losses.get(name).fn is fn
+    assert type(losses.get(cls.__name__)) is cls
+
+
+def test_focal_losses_arguments():
+    logits = np.log(YP / (1 - YP))
+    got = losses.binary_focal_crossentropy(
+        YT, logits, apply_class_balancing=True, alpha=0.4, gamma=1.5, from_logits=True
+    ).numpy()
+    np.testing.assert_allclose(got, focal_bce_np(YT, YP, True, 0.4, 1.5), rtol=1e-5)
+    smoothed = YT * 0.8 + 0.5 * 0.2
+    got = losses.BinaryFocalCrossentropy(label_smoothing=0.2, reduction="none")(YT, YP).numpy()
+    np.testing.assert_allclose(got, focal_bce_np(smoothed, YP), rtol=1e-5)
+    z = np.log(YP) + 0.3
+    got = losses.CategoricalFocalCrossentropy(alpha=0.5, gamma=1.0, from_logits=True)(YT, z)
+    np.testing.assert_allclose(float(got), focal_cce_np(YT, YP, 0.5, 1.0).mean(), rtol=1e-5)
+    with pytest.raises(ValueError, match="same shape"):
+        losses.categorical_focal_crossentropy(YT, YP[:, :2])
+    # gamma = 0 and no balancing: plain binary cross-entropy
+    np.testing.assert_allclose(
+        losses.binary_focal_crossentropy(YT, YP, gamma=0.0).numpy(),
+        losses.binary_crossentropy(YT, YP).numpy(),
+        rtol=1e-6,
+    )
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        losses.log_cosh,
+        losses.binary_focal_crossentropy,
+        losses.categorical_focal_crossentropy,
+        losses.cosine_similarity,
+        losses.kl_divergence,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_loss_gradients_match_finite_differences(fn):
+    yt = YT.astype(np.float64)
+    yp = YP.astype(np.float64)
+    x = ek.Variable(yp)
+    with ek.GradientTape() as tape:
+        total = ek.reduce_sum(fn(yt, x))
+    grad = tape.gradient(total, x).numpy()
+    h = 1e-6
+    numeric = np.zeros_like(yp)
+    for idx in np.ndindex(yp.shape):
+        up, down = yp.copy(), yp.copy()
+        up[idx] += h
+        down[idx] -= h
+        numeric[idx] = (float(ek.reduce_sum(fn(yt, up))) - float(ek.reduce_sum(fn(yt, down)))) / (
+            2 * h
+        )
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_new_losses_train_through_compile():
+    model = ek.keras.Sequential([ek.keras.layers.Dense(3, activation="softmax", input_shape=(3,))])
+    model.compile(optimizer=optimizers.Nadam(0.05), loss="categorical_focal_crossentropy")
+    h = model.fit(YP, YT, epochs=20, verbose=0)
+    assert h.history["loss"][-1] < h.history["loss"][0]
