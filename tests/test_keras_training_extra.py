@@ -701,7 +701,13 @@ LOSS_CASES = [
         lambda t, p: (np.clip(t, EPS, 1) * np.log(np.clip(t, EPS, 1) / np.clip(p, EPS, 1))).sum(-1),
     ),
     ("poisson", losses.Poisson, YT, YP, lambda t, p: (p - t * np.log(p + EPS)).mean(-1)),
-    ("hinge", losses.Hinge, YT, REG_P, lambda t, p: np.maximum(1 - hinge_t(t) * p, 0).mean(-1)),
+    (
+        "hinge",
+        losses.Hinge,
+        YT,
+        YP * 3 - 1,
+        lambda t, p: np.maximum(1 - hinge_t(t) * p, 0).mean(-1),
+    ),
     (
         "squared_hinge",
         losses.SquaredHinge,
