@@ -826,3 +826,150 @@ def test_new_losses_train_through_compile():
     model.compile(optimizer=optimizers.Nadam(0.05), loss="categorical_focal_crossentropy")
     h = model.fit(YP, YT, epochs=20, verbose=0)
     assert h.history["loss"][-1] < h.history["loss"][0]
+
+
+# -- more metrics ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cls, fn, yt, yp",
+    [
+        (metrics.CosineSimilarity, lambda t, p: (unit(t) * unit(p)).sum(-1), REG_T, REG_P),
+        (metrics.LogCoshError, lambda t, p: np.log(np.cosh(p - t)).mean(-1), REG_T, REG_P),
+        (metrics.Hinge, lambda t, p: np.maximum(1 - hinge_t(t) * p, 0).mean(-1), YT, YP * 3 - 1),
+        (
+            metrics.KLDivergence,
+            lambda t, p: (np.clip(t, EPS, 1) * np.log(np.clip(t, EPS, 1) / np.clip(p, EPS, 1))).sum(
+                -1
+            ),
+            YT,
+            YP,
+        ),
+        (metrics.Poisson, lambda t, p: (p - t * np.log(p + EPS)).mean(-1), YT, YP),
+    ],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_mean_metrics_are_weighted_running_means(cls, fn, yt, yp):
+    m = cls()
+    per_sample = fn(yt.astype(np.float64), yp.astype(np.float64))
+    sw = np.arange(1, len(yt) + 1, dtype=np.float32)
+    m.update_state(yt[:1], yp[:1], sample_weight=sw[:1])
+    m.update_state(yt[1:], yp[1:], sample_weight=sw[1:])
+    assert float(m.result()) == pytest.approx(np.sum(per_sample * sw) / sw.sum(), rel=1e-5)
+    m.reset_state()
+    assert float(m.result()) == 0.0
+    assert type(metrics.get(m.name)) is cls
+
+
+def fbeta_np(yt, pred, beta, w=None):
+    w = np.ones((len(yt), 1)) if w is None else w[:, None]
+    tp = (w * pred * yt).sum(0)
+    fp = (w * pred * (1 - yt)).sum(0)
+    fn = (w * (1 - pred) * yt).sum(0)
+    return tp, fp, fn, (w * yt).sum(0)
+
+
+@pytest.mark.parametrize("average", [None, "micro", "macro", "weighted"])
+@pytest.mark.parametrize("beta, threshold", [(1.0, None), (2.0, 0.5), (0.5, 0.3)])
+def test_fbeta_score_matches_the_definition(average, beta, threshold):
+    yt = LABELS.reshape(24, 4).astype(np.float64)
+    yp = SCORES.reshape(24, 4).astype(np.float64)
+    w = SW.reshape(24).astype(np.float64)
+    m = metrics.FBetaScore(average=average, beta=beta, threshold=threshold)
+    m.update_state(yt[:10], yp[:10], sample_weight=w[:10])
+    m.update_state(yt[10:], yp[10:], sample_weight=w[10:])
+    if threshold is None:
+        pred = (yp == yp.max(-1, keepdims=True)).astype(np.float64)
+    else:
+        pred = (yp > threshold).astype(np.float64)
+    tp, fp, fn, support = fbeta_np(yt, pred, beta, w)
+    if average == "micro":
+        tp, fp, fn = tp.sum(), fp.sum(), fn.sum()
+    p, r = tp / (tp + fp), tp / (tp + fn)
+    score = (1 + beta**2) * p * r / (beta**2 * p + r)
+    if average == "macro":
+        score = score.mean()
+    elif average == "weighted":
+        score = (score * support).sum() / support.sum()
+    np.testing.assert_allclose(m.result().numpy(), score, rtol=1e-5)
+
+
+def test_f1_score_errors_and_config():
+    with pytest.raises(ValueError, match="average"):
+        metrics.F1Score(average="mean")
+    with pytest.raises(ValueError, match="threshold"):
+        metrics.F1Score(threshold=1.5)
+    with pytest.raises(ValueError, match="beta"):
+        metrics.FBetaScore(beta=0)
+    m = metrics.F1Score(average="macro", threshold=0.4)
+    assert metrics.F1Score.from_config(m.get_config()).get_config() == m.get_config()
+    with pytest.raises(ValueError, match="num_classes"):
+        m.update_state([1.0, 0.0], [0.3, 0.9])
+
+
+@pytest.mark.parametrize("aggregation", ["uniform_average", "variance_weighted_average", None])
+def test_r2_score_matches_the_definition(aggregation):
+    yt = REG_T.T.astype(np.float64)  # 3 samples, 2 outputs
+    yp = REG_P.T.astype(np.float64)
+    w = np.array([1.0, 2.0, 0.5])
+    m = metrics.R2Score(class_aggregation=aggregation)
+    m.update_state(yt[:2], yp[:2], sample_weight=w[:2])
+    m.update_state(yt[2:], yp[2:], sample_weight=w[2:])
+    mean = (w[:, None] * yt).sum(0) / w.sum()
+    ss_tot = (w[:, None] * (yt - mean) ** 2).sum(0)
+    ss_res = (w[:, None] * (yt - yp) ** 2).sum(0)
+    raw = 1 - ss_res / ss_tot
+    expected = {
+        "uniform_average": raw.mean(),
+        "variance_weighted_average": (ss_tot * raw).sum() / ss_tot.sum(),
+        None: raw,
+    }[aggregation]
+    np.testing.assert_allclose(m.result().numpy(), expected, rtol=1e-5)
+
+
+def test_adjusted_r2_and_errors():
+    rng = np.random.default_rng(3)
+    yt = rng.normal(size=20)
+    yp = yt + 0.3 * rng.normal(size=20)
+    m = metrics.R2Score(num_regressors=3)
+    m.update_state(yt, yp)
+    r2 = 1 - np.sum((yt - yp) ** 2) / np.sum((yt - yt.mean()) ** 2)
+    assert float(m.result()) == pytest.approx(1 - (1 - r2) * 19 / 16, rel=1e-5)
+    with pytest.raises(ValueError, match="class_aggregation"):
+        metrics.R2Score(class_aggregation="median")
+    with pytest.raises(ValueError, match="num_regressors"):
+        metrics.R2Score(num_regressors=-1)
+
+
+def test_mean_iou_matches_the_confusion_matrix():
+    rng = np.random.default_rng(5)
+    yt = rng.integers(0, 4, size=(6, 5))
+    yp = rng.integers(0, 4, size=(6, 5))
+    yp[yp == 3] = 2  # class 3 never predicted; it still counts if labelled
+    w = rng.random((6, 5))
+    m = metrics.MeanIoU(num_classes=5)  # class 4 never occurs: left out of the mean
+    m.update_state(yt[:3], yp[:3], sample_weight=w[:3])
+    m.update_state(yt[3:], yp[3:], sample_weight=w[3:])
+    ious = []
+    for c in range(4):
+        tp = w[(yt == c) & (yp == c)].sum()
+        union = w[(yt == c) | (yp == c)].sum()
+        ious.append(tp / union)
+    assert float(m.result()) == pytest.approx(np.mean(ious), rel=1e-5)
+    # one-hot inputs and an ignored class
+    onehot = metrics.MeanIoU(
+        num_classes=4, sparse_y_true=False, sparse_y_pred=False, ignore_class=None
+    )
+    onehot.update_state(np.eye(4)[yt], np.eye(4)[yp] * 0.7, sample_weight=w)
+    assert float(onehot.result()) == pytest.approx(np.mean(ious), rel=1e-5)
+    ignored = metrics.MeanIoU(num_classes=4, ignore_class=0)
+    ignored.update_state(yt, yp)
+    keep = yt != 0
+    ious = [
+        np.sum((yt == c) & (yp == c) & keep) / np.sum(((yt == c) | (yp == c)) & keep)
+        for c in range(4)
+        if np.sum(((yt == c) | (yp == c)) & keep)
+    ]
+    assert float(ignored.result()) == pytest.approx(np.mean(ious), rel=1e-5)
+    with pytest.raises(ValueError, match="outside"):
+        m.update_state([7], [0])
