@@ -973,3 +973,50 @@ def test_mean_iou_matches_the_confusion_matrix():
     assert float(ignored.result()) == pytest.approx(np.mean(ious), rel=1e-5)
     with pytest.raises(ValueError, match="outside"):
         m.update_state([7], [0])
+
+
+# -- backend --------------------------------------------------------------------------------------
+
+backend = ek.keras.backend
+
+
+def test_backend_settings():
+    assert backend.floatx() == "float32"
+    backend.set_floatx("float32")
+    with pytest.raises(NotImplementedError, match="float64"):
+        backend.set_floatx("float64")
+    with pytest.raises(ValueError, match="floatx"):
+        backend.set_floatx("float8")
+    assert backend.image_data_format() == "channels_last"
+    with pytest.raises(NotImplementedError, match="channels_first"):
+        backend.set_image_data_format("channels_first")
+    with pytest.raises(ValueError, match="data_format"):
+        backend.set_image_data_format("nhwc")
+    assert backend.is_keras_tensor(ek.keras.Input(shape=(2,)))
+    assert not backend.is_keras_tensor(ek.constant([1.0]))
+    assert not backend.is_keras_tensor(np.ones(2))
+
+
+def test_set_epsilon_changes_the_losses_clipping():
+    assert backend.epsilon() == 1e-7
+    try:
+        backend.set_epsilon(1e-3)
+        assert backend.epsilon() == 1e-3
+        got = float(ek.keras.losses.binary_crossentropy([1.0], [0.0]))
+        assert got == pytest.approx(-np.log(1e-3), rel=1e-5)
+        got = float(ek.keras.losses.categorical_crossentropy([[1.0, 0.0]], [[0.0, 1.0]]))
+        assert got == pytest.approx(-np.log(1e-3), rel=1e-5)
+    finally:
+        backend.set_epsilon(1e-7)
+    got = float(ek.keras.losses.binary_crossentropy([1.0], [0.0]))
+    assert got == pytest.approx(-np.log(1e-7), rel=1e-5)
+    with pytest.raises(ValueError, match="epsilon"):
+        backend.set_epsilon(-1.0)
+
+
+def test_clear_session_restarts_layer_names():
+    ek.keras.layers.Dense(1)
+    ek.keras.layers.Dense(1)
+    backend.clear_session()
+    assert ek.keras.layers.Dense(1).name == "dense"
+    assert ek.keras.layers.Dense(1).name == "dense_1"

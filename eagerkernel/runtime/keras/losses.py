@@ -31,6 +31,7 @@ from ..ops.creation import one_hot
 from ..ops.elementwise import abs as _abs
 from ..ops.elementwise import cast, clip_by_value, log, maximum, minimum, pow, sigmoid, square
 from ..ops.reduction import reduce_max, reduce_mean, reduce_sum
+from . import backend
 
 __all__ = [
     "KLD",
@@ -83,7 +84,12 @@ __all__ = [
     "squared_hinge",
 ]
 
-EPSILON = 1e-7  # Keras's backend.epsilon(), the clipping bound for probabilities
+EPSILON = 1e-7  # Keras's default backend.epsilon(), the clipping bound for probabilities
+
+
+def _epsilon() -> float:
+    """`ek.keras.backend.epsilon`, read at each call (`set_epsilon` changes it)."""
+    return backend.epsilon()
 
 
 class Reduction:
@@ -253,7 +259,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     if from_logits:
         bce = nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
-        p = clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+        p = clip_by_value(y_pred, _epsilon(), 1.0 - _epsilon())
         bce = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
     return reduce_mean(bce, axis=axis) if bce.ndim else bce
 
@@ -287,7 +293,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     if from_logits:
         return nn.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred, axis=axis)
     p = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
-    p = clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    p = clip_by_value(p, _epsilon(), 1.0 - _epsilon())
     return -reduce_sum(y_true * log(p), axis=axis)
 
 
@@ -335,7 +341,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) 
             f"[0, {n}) (y_pred of shape {ps}).",
         )
     p = y_pred / reduce_sum(y_pred, axis=-1, keepdims=True)
-    p = clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    p = clip_by_value(p, _epsilon(), 1.0 - _epsilon())
     hot = one_hot(labels, n, dtype=y_pred.dtype)
     return -reduce_sum(hot * log(p), axis=-1)
 
@@ -348,8 +354,8 @@ def kl_divergence(y_true, y_pred) -> Tensor:
     array([0.143841], dtype=float32)
     """
     y_true, y_pred = _aligned(y_true, y_pred, "kl_divergence")
-    y_true = clip_by_value(y_true, EPSILON, 1.0)
-    y_pred = clip_by_value(y_pred, EPSILON, 1.0)
+    y_true = clip_by_value(y_true, _epsilon(), 1.0)
+    y_pred = clip_by_value(y_pred, _epsilon(), 1.0)
     return reduce_sum(y_true * log(y_true / y_pred), axis=-1)
 
 
@@ -357,7 +363,7 @@ def poisson(y_true, y_pred) -> Tensor:
     """Poisson loss ``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)`` (follows
     `tf.keras.losses.poisson`)."""
     y_true, y_pred = _aligned(y_true, y_pred, "poisson")
-    return _mean_last(y_pred - y_true * log(y_pred + EPSILON))
+    return _mean_last(y_pred - y_true * log(y_pred + _epsilon()))
 
 
 def _hinge_labels(y_true: Tensor) -> Tensor:
@@ -419,7 +425,7 @@ def mean_absolute_percentage_error(y_true, y_pred) -> Tensor:
     """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), 1e-7)), axis=-1)``
     (follows `tf.keras.losses.mean_absolute_percentage_error`)."""
     y_true, y_pred = _aligned(y_true, y_pred, "mean_absolute_percentage_error")
-    diff = _abs((y_true - y_pred) / maximum(_abs(y_true), EPSILON))
+    diff = _abs((y_true - y_pred) / maximum(_abs(y_true), _epsilon()))
     return 100.0 * _mean_last(diff)
 
 
@@ -427,8 +433,8 @@ def mean_squared_logarithmic_error(y_true, y_pred) -> Tensor:
     """``mean(square(log(max(y_pred, 1e-7) + 1) - log(max(y_true, 1e-7) + 1)), axis=-1)``
     (follows `tf.keras.losses.mean_squared_logarithmic_error`)."""
     y_true, y_pred = _aligned(y_true, y_pred, "mean_squared_logarithmic_error")
-    first = log(maximum(y_pred, EPSILON) + 1.0)
-    second = log(maximum(y_true, EPSILON) + 1.0)
+    first = log(maximum(y_pred, _epsilon()) + 1.0)
+    second = log(maximum(y_true, _epsilon()) + 1.0)
     return _mean_last(square(first - second))
 
 
@@ -455,7 +461,7 @@ def binary_focal_crossentropy(
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
         y_pred = sigmoid(y_pred)
-    p = clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+    p = clip_by_value(y_pred, _epsilon(), 1.0 - _epsilon())
     bce = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
     p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
     focal = pow(1.0 - p_t, gamma) * bce
@@ -490,7 +496,7 @@ def categorical_focal_crossentropy(
     if from_logits:
         y_pred = softmax(y_pred, axis=axis)
     p = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
-    p = clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    p = clip_by_value(p, _epsilon(), 1.0 - _epsilon())
     focal = alpha * pow(1.0 - p, gamma) * (-y_true * log(p))
     return reduce_sum(focal, axis=axis)
 

@@ -598,7 +598,6 @@ def _shape(x) -> tuple:
 # -- confusion-matrix metrics: TP/FP/TN/FN, Precision, Recall, AUC --------------------------------
 
 NEG_INF = -1e10  # Keras's metrics_utils.NEG_INF: what top_k filtering puts in the other entries
-_EPSILON = 1e-7  # Keras's backend.epsilon(): the AUC's outer thresholds are 0 - eps and 1 + eps
 
 
 def _parse_thresholds(thresholds, default: float, op: str) -> list:
@@ -945,7 +944,8 @@ class AUC(Metric):
             self.num_thresholds = num_thresholds
             n = num_thresholds
             inner = [(i + 1) * 1.0 / (n - 1) for i in range(n - 2)]
-        self.thresholds = [0.0 - _EPSILON, *inner, 1.0 + _EPSILON]
+        eps = _losses._epsilon()
+        self.thresholds = [0.0 - eps, *inner, 1.0 + eps]
         self.multi_label = bool(multi_label)
         self.num_labels = num_labels
         self.from_logits = bool(from_logits)
@@ -1293,7 +1293,7 @@ class FBetaScore(Metric):
     def result(self) -> Tensor:
         if self.num_classes is None:
             return to_tensor(np.asarray(0.0, dtype=self._dtype._np)[()], None, self.name)
-        eps = _losses.EPSILON
+        eps = _losses._epsilon()
         tp, fp, fn = (
             np.asarray(v._value, np.float64)
             for v in (self.true_positives, self.false_positives, self.false_negatives)
@@ -1561,8 +1561,8 @@ class MeanIoU(Metric):
         tp = np.diag(cm)
         denominator = cm.sum(axis=0) + cm.sum(axis=1) - tp
         valid = np.sum(denominator > 1e-9)
-        iou = tp / (denominator + _losses.EPSILON)
-        value = np.sum(iou) / (valid + _losses.EPSILON)
+        iou = tp / (denominator + _losses._epsilon())
+        value = np.sum(iou) / (valid + _losses._epsilon())
         return make(np.asarray(value, dtype=self._dtype._np)[()], self.total_cm._device)
 
     def get_config(self) -> dict:
