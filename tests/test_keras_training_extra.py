@@ -1020,3 +1020,82 @@ def test_clear_session_restarts_layer_names():
     backend.clear_session()
     assert ek.keras.layers.Dense(1).name == "dense"
     assert ek.keras.layers.Dense(1).name == "dense_1"
+
+
+# -- BackupAndRestore -----------------------------------------------------------------------------
+
+
+class Interrupt(callbacks.Callback):
+    def __init__(self, at_epoch):
+        super().__init__()
+        self.at_epoch = at_epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == self.at_epoch:
+            raise KeyboardInterrupt("simulated preemption")
+
+
+def test_backup_and_restore_resumes_where_training_stopped(tmp_path):
+    backup = tmp_path / "backup"
+    reference = linear_model(optimizer=optimizers.Adam(0.05))
+    reference.build((None, 2))
+    start = [w.copy() for w in reference.get_weights()]
+    reference.fit(XS, YS, batch_size=2, epochs=4, shuffle=False, verbose=0)
+
+    model = linear_model(optimizer=optimizers.Adam(0.05))
+    model.build((None, 2))
+    model.set_weights(start)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(
+            XS,
+            YS,
+            batch_size=2,
+            epochs=4,
+            shuffle=False,
+            verbose=0,
+            callbacks=[callbacks.BackupAndRestore(backup), Interrupt(at_epoch=1)],
+        )
+    assert backup.is_dir()  # epochs 0 and 1 are backed up
+
+    fresh = linear_model(optimizer=optimizers.Adam(0.05))
+    fresh.build((None, 2))  # other initial weights: the backup must replace them
+    seen = []
+    h = fresh.fit(
+        XS,
+        YS,
+        batch_size=2,
+        epochs=4,
+        shuffle=False,
+        verbose=0,
+        callbacks=[
+            callbacks.BackupAndRestore(backup),
+            callbacks.LambdaCallback(on_epoch_begin=lambda e, logs: seen.append(e)),
+        ],
+    )
+    assert seen == [2, 3] and len(h.history["loss"]) == 2
+    assert int(fresh.optimizer.iterations.numpy()) == 8  # 4 from the backup, 4 after
+    for a, b in zip(reference.get_weights(), fresh.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)  # Adam's slots were restored
+    assert not backup.exists()  # a completed training deletes the backup
+
+    again = linear_model()
+    h = again.fit(XS, YS, epochs=2, verbose=0, callbacks=[callbacks.BackupAndRestore(backup)])
+    assert len(h.history["loss"]) == 2  # no backup: from the start
+
+
+def test_backup_and_restore_arguments(tmp_path):
+    with pytest.raises(ValueError, match="backup_dir"):
+        callbacks.BackupAndRestore("")
+    with pytest.raises(NotImplementedError, match="save_freq"):
+        callbacks.BackupAndRestore(tmp_path, save_freq=10)
+    with pytest.raises(NotImplementedError, match="double_checkpoint"):
+        callbacks.BackupAndRestore(tmp_path, double_checkpoint=True)
+    model = linear_model()
+    model.fit(
+        XS,
+        YS,
+        epochs=1,
+        verbose=0,
+        callbacks=[callbacks.BackupAndRestore(tmp_path / "keep", delete_checkpoint=False)],
+    )
+    assert (tmp_path / "keep").is_dir()

@@ -1,7 +1,8 @@
 """Training callbacks (follow `tf.keras.callbacks`): the `Callback` base with every Keras
 hook, `CallbackList`, History, EarlyStopping, ModelCheckpoint, LambdaCallback,
-LearningRateScheduler, ReduceLROnPlateau, TerminateOnNaN, CSVLogger, TensorBoard, and the tqdm
-progress bar of `fit`, `evaluate` and `predict` (`ProgbarLogger`).
+LearningRateScheduler, ReduceLROnPlateau, TerminateOnNaN, CSVLogger, TensorBoard,
+BackupAndRestore, and the tqdm progress bar of `fit`, `evaluate` and `predict`
+(`ProgbarLogger`).
 
 Logs are dicts of Python floats (``{"loss": 0.31, "accuracy": 0.9, "val_loss": ...}``);
 `predict`'s batch logs hold ``{"outputs": <NumPy arrays>}``.
@@ -17,6 +18,7 @@ import numpy as np
 from ..core.tensor import Tensor
 
 __all__ = [
+    "BackupAndRestore",
     "CSVLogger",
     "Callback",
     "CallbackList",
@@ -1096,3 +1098,81 @@ class TensorBoard(Callback):
         for writer in self._writers.values():
             writer.close()
         self._writers = {}
+
+
+class BackupAndRestore(Callback):
+    """Backs up the training state at the end of each epoch and resumes from it when `fit`
+    starts again after an interruption (follows `tf.keras.callbacks.BackupAndRestore`).
+
+    The backup is one `ek.train.Checkpoint` of the model, its optimizer (slots and
+    iterations) and the number of finished epochs, written atomically to
+    ``<backup_dir>/backup``: an interruption while saving leaves the previous backup whole.
+    When `fit` begins and a backup exists, it is restored and training continues at the epoch
+    after the last saved one (``fit(..., epochs=N)`` then runs only the remaining epochs).
+    When `fit` finishes normally the backup is deleted (unless ``delete_checkpoint=False``).
+
+    Args:
+        backup_dir: the directory of the backup (created if needed); one per training job.
+        save_freq: ``"epoch"`` (the only value supported: Keras's per-batch saving needs a
+            resumable position inside an epoch, which `fit`'s data cannot give).
+        delete_checkpoint: delete the backup at the end of a completed training.
+        double_checkpoint: not supported (NotImplementedError when True).
+
+    Raises:
+        ValueError: an empty ``backup_dir``, or a model without an optimizer at the start of
+            training.
+        NotImplementedError: ``save_freq`` other than "epoch", ``double_checkpoint=True``.
+    """
+
+    def __init__(
+        self, backup_dir, save_freq="epoch", delete_checkpoint=True, double_checkpoint=False
+    ):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("BackupAndRestore: empty `backup_dir` argument passed.")
+        if save_freq != "epoch":
+            raise NotImplementedError(
+                f"BackupAndRestore: save_freq={save_freq!r} is not supported; only "
+                "save_freq='epoch'."
+            )
+        if double_checkpoint:
+            raise NotImplementedError(
+                "BackupAndRestore: double_checkpoint=True is not supported (each backup is "
+                "written atomically, so one copy is enough)."
+            )
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq = save_freq
+        self.delete_checkpoint = bool(delete_checkpoint)
+        self._prefix = os.path.join(self.backup_dir, "backup")
+        self._checkpoint = None
+        self._epoch = None
+
+    def _make_checkpoint(self):
+        from ..core.variable import Variable
+        from ..io.checkpoint import Checkpoint
+
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is None:
+            raise ValueError("BackupAndRestore: the model has no optimizer; compile it first.")
+        self._epoch = Variable(0, trainable=False, name="backup_epoch", dtype="int64")
+        self._checkpoint = Checkpoint(model=self.model, optimizer=optimizer, epoch=self._epoch)
+
+    def on_train_begin(self, logs=None):
+        from ..io.checkpoint_format import data_file
+
+        self._make_checkpoint()
+        if os.path.exists(data_file(self._prefix)):
+            self._checkpoint.read(self._prefix)
+            # fit reads this after on_train_begin: the epochs already done are skipped
+            self.model._initial_epoch = int(self._epoch.numpy())
+
+    def on_epoch_end(self, epoch, logs=None):
+        os.makedirs(self.backup_dir, exist_ok=True)
+        self._epoch.assign(np.int64(epoch + 1))
+        self._checkpoint.write(self._prefix)
+
+    def on_train_end(self, logs=None):
+        import shutil
+
+        if self.delete_checkpoint and os.path.isdir(self.backup_dir):
+            shutil.rmtree(self.backup_dir)
