@@ -1099,3 +1099,17 @@ def test_backup_and_restore_arguments(tmp_path):
         callbacks=[callbacks.BackupAndRestore(tmp_path / "keep", delete_checkpoint=False)],
     )
     assert (tmp_path / "keep").is_dir()
+
+
+def test_nadam_momentum_product_after_a_jump_in_iterations():
+    # u_product depends on the step only: setting iterations (as a restore does) recomputes it
+    opt = optimizers.Nadam(0.01)
+    v = ek.Variable(X0)
+    opt.apply_gradients([(ek.constant(GRADS[0]), v)])
+    opt.iterations = 3
+    opt.apply_gradients([(ek.constant(GRADS[1]), v)])
+    fresh = optimizers.Nadam(0.01)
+    fresh.iterations = 3
+    assert fresh._u_product(4) == pytest.approx(opt._u_product(4), rel=1e-15)
+    expected = np.prod([0.9 * (1 - 0.5 * 0.96**k) for k in range(1, 5)])
+    assert opt._u_product(4) == pytest.approx(expected, rel=1e-12)

@@ -58,11 +58,23 @@ class Nadam(Optimizer):
     def _u(self, step: int) -> float:
         return self.beta_1 * (1.0 - 0.5 * _DECAY**step)
 
+    def _u_product(self, t: int) -> float:
+        """``u_1 * ... * u_t``, a function of ``t`` only: kept for the last ``t`` and
+        extended by one factor a step (recomputed after a jump, e.g. a restored checkpoint)."""
+        cached_t, value = getattr(self, "_u_cache", (0, 1.0))
+        if cached_t == t:
+            return value
+        if cached_t != t - 1:
+            cached_t, value = 0, 1.0
+            for k in range(1, t):
+                value *= self._u(k)
+        value *= self._u(t)
+        self._u_cache = (t, value)
+        return value
+
     def update_step(self, gradient, variable, learning_rate) -> None:
         t = int(self._iterations._value) + 1
-        u_product = 1.0
-        for k in range(1, t + 1):
-            u_product *= self._u(k)
+        u_product = self._u_product(t)
         u_t, u_t1 = self._u(t), self._u(t + 1)
         scalars = {
             "b1": self.beta_1,
