@@ -1113,3 +1113,21 @@ def test_nadam_momentum_product_after_a_jump_in_iterations():
     assert fresh._u_product(4) == pytest.approx(opt._u_product(4), rel=1e-15)
     expected = np.prod([0.9 * (1 - 0.5 * 0.96**k) for k in range(1, 5)])
     assert opt._u_product(4) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("cls", list(SLOTS), ids=lambda c: c.__name__)
+def test_model_save_round_trip_keeps_the_optimizer_and_its_slots(cls, tmp_path):
+    x = np.arange(8, dtype=np.float32).reshape(4, 2) / 8
+    model = linear_model(optimizer=cls(0.05))
+    model.fit(x, YS, epochs=2, verbose=0, shuffle=False)
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    loaded = ek.keras.models.load_model(path)
+    assert type(loaded.optimizer) is cls
+    assert loaded.optimizer.get_config() == model.optimizer.get_config()
+    model.fit(x, YS, epochs=1, verbose=0, shuffle=False)
+    loaded.fit(x, YS, epochs=1, verbose=0, shuffle=False)  # uses the saved slots
+    for a, b in zip(model.get_weights(), loaded.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    for a, b in zip(model.optimizer.variables, loaded.optimizer.variables):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
