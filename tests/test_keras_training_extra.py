@@ -1131,3 +1131,18 @@ def test_model_save_round_trip_keeps_the_optimizer_and_its_slots(cls, tmp_path):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
     for a, b in zip(model.optimizer.variables, loaded.optimizer.variables):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_confusion_metrics_take_per_sample_weights_of_rank_one():
+    # Keras adds a trailing axis to sample_weight: (N,) weighs each sample's row of (N, C)
+    for make in (lambda: metrics.AUC(num_thresholds=20), lambda: metrics.Precision()):
+        row, col = make(), make()
+        for b in range(3):
+            row.update_state(LABELS[b], SCORES[b], sample_weight=SW[b])
+            col.update_state(LABELS[b], SCORES[b], sample_weight=SW[b][:, None])
+        assert float(row.result()) == pytest.approx(float(col.result()), rel=1e-6)
+    full = metrics.TruePositives()
+    full.update_state(LABELS[0], SCORES[0], sample_weight=np.ones((8, 4)) * 2)
+    half = metrics.TruePositives()
+    half.update_state(LABELS[0], SCORES[0])
+    assert float(full.result()) == pytest.approx(2 * float(half.result()))

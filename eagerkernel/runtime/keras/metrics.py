@@ -21,7 +21,7 @@ from ..core.dispatch import stateful
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, make, to_tensor
 from ..core.variable import Variable, VariableAggregation, VariableSynchronization
-from ..ops.array_ops import squeeze
+from ..ops.array_ops import expand_dims, squeeze
 from ..ops.elementwise import cast, equal, greater
 from ..ops.reduction import argmax, reduce_mean
 from . import losses as _losses
@@ -646,7 +646,10 @@ def _confusion_inputs(metric, y_true, y_pred, sample_weight, op, *, top_k=None, 
     else:
         w = to_tensor(sample_weight, None, op)
         w = w if w.dtype.name == "float64" else cast(w, "float64")
-        _, w = _losses.squeeze_or_expand_to_same_rank(y_pred, w, expand_rank_1=False)
+        # Keras: a trailing axis is added, then aligned to y_true ((N,) weighs each sample's
+        # row of a (N, C) y_pred; (N, C) weighs each entry)
+        w = expand_dims(w, -1)
+        _, w = _losses.squeeze_or_expand_to_same_rank(y_true, w, expand_rank_1=False)
         try:
             weights = xp.broadcast_to(xp.asarray(w._value, dtype=np.float64), pred.shape)
         except ValueError:
