@@ -450,7 +450,15 @@ def test_tensorboard_writes_epoch_batch_validation_and_histograms(tmp_path):
     import json
 
     assert json.loads(train["keras/text_summary"][0][1])["class_name"] == "Sequential"
-    assert sorted(val) == ["epoch_loss"]  # no val_ prefix, no batch or rate tags
+    assert sorted(val) == ["epoch_loss", "evaluation_loss_vs_iterations"]  # no val_ prefix
+    assert [s for s, _ in val["evaluation_loss_vs_iterations"]] == [4, 8, 12]
+    np.testing.assert_allclose(
+        [v for _, v in val["evaluation_loss_vs_iterations"]], h.history["val_loss"], rtol=1e-6
+    )
+    assert not any(t.endswith("_0/histogram") for t in train)  # tagged by path, as Keras 3
+    model.evaluate(XS, YS, verbose=0, callbacks=[tb])  # alone: written and closed
+    again = read_events(tmp_path / "validation")["evaluation_loss_vs_iterations"]
+    assert [s for s, _ in again] == [4, 8, 12, 12]
     assert "epoch_val_loss" not in train
 
 

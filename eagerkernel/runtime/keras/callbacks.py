@@ -959,14 +959,16 @@ class TensorBoard(Callback):
     Two runs under ``log_dir``: ``train`` and ``validation``. At each epoch's end the train
     run gets ``epoch_<key>`` for every log key (plus ``epoch_learning_rate``, and
     ``epoch_steps_per_second`` with ``write_steps_per_second``) at step ``epoch``; the
-    validation run gets the ``val_`` keys without their prefix (``epoch_loss``). With an
+    validation run gets the ``val_`` keys without their prefix (``epoch_loss``), and each
+    evaluation (fit's validation, or ``evaluate(callbacks=[tb])``) writes
+    ``evaluation_<key>_vs_iterations`` there at the optimizer's step count. With an
     integer ``update_freq`` (or ``"batch"``, i.e. 1) the train run also gets ``batch_<key>``
     every that many batches, at the step counted over the whole training (from 1).
 
     Args:
         log_dir: the directory of the runs (default ``"logs"``).
         histogram_freq: every this many epochs (0 never, the default), a histogram of each
-            weight, tagged ``<weight name with ':' as '_'>/histogram``, in the train run.
+            weight, tagged ``<weight name without ':0'>/histogram``, in the train run.
         write_graph: write the model's JSON config as the ``keras`` text summary (what
             TensorBoard's Keras model view shows for an eager model; there is no graph).
         write_images, write_steps_per_second, update_freq, profile_batch, embeddings_freq,
@@ -1019,6 +1021,7 @@ class TensorBoard(Callback):
         self.update_freq = update_freq
         self._writers: dict = {}
         self._global_train_batch = 0
+        self._in_fit = False
 
     def _writer(self, run: str):
         writer = self._writers.get(run)
@@ -1043,6 +1046,7 @@ class TensorBoard(Callback):
     def on_train_begin(self, logs=None):
         import time
 
+        self._in_fit = True
         self._global_train_batch = 0
         self._epoch_start = time.monotonic()
         self._epoch_batches = 0
@@ -1077,6 +1081,8 @@ class TensorBoard(Callback):
         lr = getattr(optimizer, "learning_rate", None)
         if isinstance(lr, Tensor):
             train.setdefault("learning_rate", float(np.asarray(lr.numpy())))
+        elif callable(lr) and hasattr(optimizer, "_current_learning_rate"):  # a schedule
+            train.setdefault("learning_rate", optimizer._current_learning_rate())
         if self.write_steps_per_second:
             elapsed = time.monotonic() - self._epoch_start
             train["steps_per_second"] = self._epoch_batches / elapsed if elapsed > 0 else 0.0
@@ -1086,18 +1092,31 @@ class TensorBoard(Callback):
         if self.histogram_freq and epoch % self.histogram_freq == 0:
             self._log_weights(epoch)
 
+    def on_test_end(self, logs=None):
+        # evaluate() and fit's validation: the results against the optimizer's step count
+        iterations = getattr(getattr(self.model, "optimizer", None), "iterations", None)
+        if iterations is None or not logs:
+            return
+        step = int(np.asarray(iterations.numpy()))
+        values = {f"evaluation_{k}_vs_iterations": v for k, v in pythonify_logs(logs).items()}
+        self._scalars("validation", values, step)
+        if not self._in_fit:  # evaluate() alone: nothing else will close the file
+            self._writers.pop("validation").close()
+
     def _log_weights(self, epoch: int) -> None:
         from ..io import summary
 
         with self._writer("train").as_default():
             for weight in self.model.weights:
-                tag = weight.name.replace(":", "_") + "/histogram"
+                # Keras 3 tags by the weight's path ("dense/kernel"): the name without ":0"
+                tag = weight.name.rsplit(":", 1)[0].replace(":", "_") + "/histogram"
                 summary.histogram(tag, weight, step=epoch)
 
     def on_train_end(self, logs=None):
         for writer in self._writers.values():
             writer.close()
         self._writers = {}
+        self._in_fit = False
 
 
 class BackupAndRestore(Callback):
