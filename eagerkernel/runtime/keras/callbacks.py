@@ -753,7 +753,8 @@ class ReduceLROnPlateau(Callback):
         factor: the multiplier, < 1 (default 0.1).
         patience: epochs without improvement before a reduction (default 10).
         verbose: 1 prints each reduction.
-        mode: ``"auto"`` (max for keys containing "acc"), ``"min"`` or ``"max"``.
+        mode: ``"auto"`` (max for accuracies and AUC, as `EarlyStopping`), ``"min"`` or
+            ``"max"``.
         min_delta: the smallest change that counts as an improvement (default 1e-4).
         cooldown: epochs to wait after a reduction before counting again (default 0).
         min_lr: the lower bound of the rate (default 0).
@@ -786,10 +787,6 @@ class ReduceLROnPlateau(Callback):
             raise ValueError(
                 f"ReduceLROnPlateau does not support a factor >= 1.0. Received factor={factor}"
             )
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(
-                f"ReduceLROnPlateau: mode must be 'auto', 'min' or 'max'. Received: mode={mode!r}"
-            )
         self.monitor = monitor
         self.factor = float(factor)
         self.patience = int(patience)
@@ -798,7 +795,7 @@ class ReduceLROnPlateau(Callback):
         self.min_delta = float(min_delta)
         self.cooldown = int(cooldown)
         self.min_lr = float(min_lr)
-        self._maximize = mode == "max" or (mode == "auto" and "acc" in monitor)
+        self._maximize = _monitor_mode(monitor, mode) is np.greater  # ValueError: bad mode
         self._reset()
 
     def _reset(self) -> None:
