@@ -264,7 +264,7 @@ def test_learning_rate_scheduler_sets_the_rate_each_epoch():
 def test_learning_rate_scheduler_errors():
     model = linear_model(0.1)
     bad = callbacks.LearningRateScheduler(lambda epoch, lr: "fast")
-    with pytest.raises(ValueError, match=r"should be a float\. Got: 'fast'"):
+    with pytest.raises(ValueError, match=r"should be a float\. Got: fast"):
         model.fit(XS, YS, epochs=1, verbose=0, callbacks=[bad])
     np.testing.assert_allclose(float(model.optimizer.learning_rate.numpy()), 0.1, rtol=1e-6)
     schedule = optimizers.schedules.ExponentialDecay(0.1, 10, 0.5)
@@ -366,6 +366,21 @@ def test_terminate_on_nan_stops_after_the_bad_batch():
     )
     assert int(model.optimizer.iterations.numpy()) == 2  # the second batch's loss is NaN
     assert len(h.history["loss"]) == 1
+    ended = []
+    with pytest.raises(RuntimeError, match="NaN or Inf loss encountered at batch 1"):
+        linear_model(0.1).fit(
+            XS,
+            ys,
+            batch_size=1,
+            epochs=3,
+            shuffle=False,
+            verbose=0,
+            callbacks=[
+                callbacks.TerminateOnNaN(raise_error=True),
+                callbacks.LambdaCallback(on_train_end=lambda logs: ended.append(logs)),
+            ],
+        )
+    assert ended == []  # raised through: no on_train_end
 
 
 def test_csv_logger_writes_rows_appends_and_uses_the_separator(tmp_path):

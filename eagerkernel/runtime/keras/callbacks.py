@@ -725,7 +725,7 @@ class LearningRateScheduler(Callback):
         if not isinstance(new, (float, np.floating)):
             raise ValueError(
                 f"LearningRateScheduler: the output of the `schedule` function should be a "
-                f"float. Got: {new!r}"
+                f"float. Got: {new}"
             )
         _set_lr(self.model, float(new), "LearningRateScheduler")
         if self.verbose > 0:
@@ -851,8 +851,21 @@ class ReduceLROnPlateau(Callback):
 
 class TerminateOnNaN(Callback):
     """Stops training when a batch's loss is NaN or infinite (follows
-    `tf.keras.callbacks.TerminateOnNaN`): sets ``model.stop_training``, so the epoch ends
-    after that batch and no other epoch starts."""
+    `tf.keras.callbacks.TerminateOnNaN`).
+
+    Args:
+        raise_error: False (default): set ``model.stop_training``, so the epoch ends after
+            that batch, no other epoch starts and every callback's ``on_train_end`` runs.
+            True: raise RuntimeError at once, so no ``on_train_end`` runs (a
+            `BackupAndRestore` keeps its backup).
+
+    Raises:
+        RuntimeError: with ``raise_error=True``, naming the batch and the loss.
+    """
+
+    def __init__(self, raise_error: bool = False):
+        super().__init__()
+        self.raise_error = bool(raise_error)
 
     def on_train_batch_end(self, batch, logs=None):
         loss = (logs or {}).get("loss")
@@ -860,6 +873,11 @@ class TerminateOnNaN(Callback):
             return
         loss = float(np.asarray(loss.numpy() if isinstance(loss, Tensor) else loss))
         if not math.isfinite(loss):
+            if self.raise_error:
+                raise RuntimeError(
+                    f"NaN or Inf loss encountered at batch {batch}. Loss value: {loss}. "
+                    "Terminating training immediately."
+                )
             print(f"Batch {batch}: Invalid loss, terminating training")
             self.model.stop_training = True
 
