@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     activations,
+    backend,
     callbacks,
     config,
     datasets,
@@ -27,6 +28,7 @@ __all__ = [
     "Model",
     "Sequential",
     "activations",
+    "backend",
     "callbacks",
     "config",
     "datasets",

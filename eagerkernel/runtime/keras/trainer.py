@@ -657,6 +657,9 @@ class Trainer:
             dist.sync_random_state()
         try:
             cb.on_train_begin()
+            # BackupAndRestore sets _initial_epoch in on_train_begin to resume a training
+            resumed, self._initial_epoch = getattr(self, "_initial_epoch", None), None
+            initial_epoch = resumed if resumed is not None else initial_epoch
             for epoch in range(initial_epoch, epochs):
                 # The epoch's first batch is drawn before on_epoch_begin, so that an epoch is
                 # never begun when the data has nothing left (a read-once iterator).

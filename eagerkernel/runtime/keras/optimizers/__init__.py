@@ -1,26 +1,59 @@
-"""`ek.keras.optimizers`: SGD, Adam, RMSprop, Adagrad and `get` (follows `tf.keras.optimizers`)."""
+"""`ek.keras.optimizers`: SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Ftrl, Lion
+and `get` (follows `tf.keras.optimizers`)."""
 
 from __future__ import annotations
 
 from . import schedules
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
 from .base import Optimizer
+from .ftrl import Ftrl
+from .lion import Lion
+from .nadam import Nadam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "Optimizer", "RMSprop", "get", "schedules"]
+__all__ = [
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Ftrl",
+    "Lion",
+    "Nadam",
+    "Optimizer",
+    "RMSprop",
+    "get",
+    "schedules",
+]
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
+_BY_NAME = {
+    "sgd": SGD,
+    "adam": Adam,
+    "rmsprop": RMSprop,
+    "adagrad": Adagrad,
+    "adamw": AdamW,
+    "nadam": Nadam,
+    "adamax": Adamax,
+    "adadelta": Adadelta,
+    "ftrl": Ftrl,
+    "lion": Lion,
+}
 
 
 def get(identifier) -> Optimizer:
     """An optimizer from a name, a config dict, a class or an instance (follows
     `tf.keras.optimizers.get`).
 
-    Names are case-insensitive: ``"sgd"``, ``"adam"``, ``"rmsprop"``, ``"adagrad"`` (Keras's
-    defaults). An object with ``apply_gradients`` (an optimizer, including the TF 1.x
-    ``ek.train`` ones) is returned as it is.
+    Names are case-insensitive: ``"sgd"``, ``"adam"``, ``"adamw"``, ``"nadam"``, ``"adamax"``,
+    ``"rmsprop"``, ``"adagrad"``, ``"adadelta"``, ``"ftrl"``, ``"lion"`` (Keras's defaults).
+    An object with ``apply_gradients`` (an optimizer, including the TF 1.x ``ek.train`` ones)
+    is returned as it is.
 
     Raises:
         ValueError: if ``identifier`` cannot be interpreted.

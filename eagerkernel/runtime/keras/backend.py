@@ -1,0 +1,150 @@
+"""`ek.keras.backend`: process-wide Keras settings and utilities (follows `tf.keras.backend`).
+
+``floatx``, ``epsilon``, ``image_data_format`` and their setters, ``clear_session`` and
+``is_keras_tensor``. The losses and metrics read `epsilon` at each call, so `set_epsilon`
+changes their clipping bound. The layers create float32 weights and take channels-last
+images whatever is set here, so `set_floatx` and `set_image_data_format` accept only those
+values and raise NotImplementedError for the others rather than ignore them.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from .keras_tensor import KerasTensor
+
+__all__ = [
+    "clear_session",
+    "epsilon",
+    "floatx",
+    "image_data_format",
+    "is_keras_tensor",
+    "set_epsilon",
+    "set_floatx",
+    "set_image_data_format",
+]
+
+_FLOATX = "float32"
+_IMAGE_DATA_FORMAT = "channels_last"
+_epsilon = 1e-7
+
+
+def floatx() -> str:
+    """The default float type of Keras weights and inputs, ``"float32"`` (follows
+    `tf.keras.backend.floatx`).
+
+    >>> ek.keras.backend.floatx()
+    'float32'
+    """
+    return _FLOATX
+
+
+def set_floatx(value) -> None:
+    """Sets the default float type (follows `tf.keras.backend.set_floatx`).
+
+    Raises:
+        ValueError: ``value`` is not one of "bfloat16", "float16", "float32", "float64".
+        NotImplementedError: any value but "float32": eagerkernel's layers create float32
+            weights (give a layer ``dtype=`` instead).
+    """
+    accepted = ("bfloat16", "float16", "float32", "float64")
+    value = str(value)
+    if value not in accepted:
+        raise ValueError(
+            f"set_floatx: unknown `floatx` value: {value}. Expected one of {set(accepted)}"
+        )
+    if value != _FLOATX:
+        raise NotImplementedError(
+            f"set_floatx({value!r}): eagerkernel's layers always create float32 weights; pass "
+            "dtype= to each layer instead."
+        )
+
+
+def epsilon() -> float:
+    """The fuzz factor of numeric expressions, 1e-7 by default (follows
+    `tf.keras.backend.epsilon`): the losses clip probabilities to ``[eps, 1 - eps]``.
+
+    >>> ek.keras.backend.epsilon()
+    1e-07
+    """
+    return _epsilon
+
+
+def set_epsilon(value) -> None:
+    """Sets `epsilon` (follows `tf.keras.backend.set_epsilon`).
+
+    Raises:
+        ValueError: ``value`` is not a number in [0, 0.5).
+
+    >>> ek.keras.backend.set_epsilon(1e-5)
+    >>> round(float(ek.keras.losses.binary_crossentropy([1.0], [1.0])), 7)  # -log(1 - 1e-5)
+    1e-05
+    >>> ek.keras.backend.set_epsilon(1e-7)
+    """
+    global _epsilon
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"set_epsilon: expected a number, received {value!r}.") from None
+    if not 0.0 <= value < 0.5:
+        raise ValueError(f"set_epsilon: epsilon must be in [0, 0.5), received {value}.")
+    _epsilon = value
+
+
+def image_data_format() -> str:
+    """``"channels_last"``: images are ``(batch, height, width, channels)`` (follows
+    `tf.keras.backend.image_data_format`).
+
+    >>> ek.keras.backend.image_data_format()
+    'channels_last'
+    """
+    return _IMAGE_DATA_FORMAT
+
+
+def set_image_data_format(data_format) -> None:
+    """Sets the default image layout (follows `tf.keras.backend.set_image_data_format`).
+
+    Raises:
+        ValueError: neither "channels_last" nor "channels_first".
+        NotImplementedError: "channels_first" (the layers' default stays channels-last; pass
+            ``data_format=`` to a layer instead).
+    """
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(
+            "set_image_data_format: the `data_format` argument must be one of "
+            f"{{'channels_first', 'channels_last'}}. Received: data_format={data_format!r}"
+        )
+    if data_format != _IMAGE_DATA_FORMAT:
+        raise NotImplementedError(
+            f"set_image_data_format({data_format!r}): the layers' default is channels_last; "
+            "pass data_format= to each layer instead."
+        )
+
+
+def clear_session(free_memory: bool = True) -> None:
+    """Resets Keras's global state (follows `tf.keras.backend.clear_session`): layer names
+    start again (the next Dense is ``dense``, not ``dense_7``); with ``free_memory``, a
+    garbage collection frees the arrays of models no longer referenced.
+
+    >>> _ = ek.keras.layers.Dense(1)
+    >>> ek.keras.backend.clear_session()
+    >>> ek.keras.layers.Dense(1).name
+    'dense'
+    """
+    from .layers import base as layers_base
+
+    layers_base._name_counts.clear()
+    if free_memory:
+        gc.collect()
+
+
+def is_keras_tensor(x) -> bool:
+    """Whether ``x`` is a symbolic Keras tensor (an `ek.keras.Input` or a layer's output on
+    one), not an eager Tensor or an array (follows `tf.keras.backend.is_keras_tensor`).
+
+    >>> ek.keras.backend.is_keras_tensor(ek.keras.Input(shape=(3,)))
+    True
+    >>> ek.keras.backend.is_keras_tensor(ek.constant([1.0]))
+    False
+    """
+    return isinstance(x, KerasTensor)
