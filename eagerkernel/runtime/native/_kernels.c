@@ -25,6 +25,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h> /* streaming stores of big outputs (ew_stream) */
+#endif
 
 /* The kernel threads need POSIX threads and C11 atomics; elsewhere (MSVC) every program runs
  * on the calling thread. */
@@ -355,6 +358,114 @@ EW_LOOP2(sigmoid_grad, double, (x * y) * (1.0 - y))
 EW_LOOP2(tanh_grad, float, x * (1.0f - y * y))
 EW_LOOP2(tanh_grad, double, x * (1.0 - y * y))
 
+/* relu: maximum(x, 0) as NumPy's np.maximum computes it: x if x > 0 or x is NaN (its bits
+ * kept), else +0 (so -0 gives +0, as NumPy's loop does). NumPy's loop with a scalar operand
+ * is not vectorized; this select is. */
+EW_LOOP1(relu, float, (x > 0.0f || x != x) ? x : 0.0f)
+EW_LOOP1(relu, double, (x > 0.0 || x != x) ? x : 0.0)
+
+/* exp of float32, the algorithm of NumPy's own SIMD float32 exp (its AVX2-FMA3 and AVX-512F
+ * loops, the ones np.exp runs on CPUs with FMA), so that the fused sigmoid and softplus give
+ * NumPy's bits without calling NumPy's exp loop for each block:
+ *   NaN -> NaN (the default quiet NaN), x >= XMAX -> inf, x <= XMIN -> 0, else
+ *   k = round(x * log2(e)) (by adding and subtracting 1.5 * 2^23), r = x - k ln 2 in two
+ *   fused multiply-adds (ln 2 split in a high and a low part), e = P(r) / Q(r) (degrees 5
+ *   and 2, Horner with fused multiply-adds), and e * 2^k, rounded once (two exact-or-once
+ *   rounded products by powers of two: the first stays in the normal range).
+ * The constants are NumPy's (npy_math's NPY_COEFF_*_EXPf). fmaf is one rounding in every
+ * clone (an instruction with FMA, libm's exact fmaf without), so every clone gives the same
+ * bits; kernels.py uses this pass only after checking it against np.exp at first use
+ * (exp32_probe), as np.exp is a different loop on CPUs without FMA. Flags: overflow for
+ * finite x >= XMAX and underflow for finite x <= XMIN are raised as NumPy's loop raises
+ * them; subnormal results raise underflow from the multiply, as NumPy's scaling does.     */
+#define EXP32_XMAX 88.72283935546875f
+#define EXP32_XMIN -103.97208404541015625f
+
+static inline __attribute__((always_inline)) float f32_from_bits(uint32_t b) {
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static inline __attribute__((always_inline)) float exp32_one(float x) {
+    const int nan = x != x; /* a quiet comparison: raises nothing on a NaN */
+    x = nan ? 0.0f : x;
+    const int hi = x >= EXP32_XMAX, lo = x <= EXP32_XMIN;
+    x = (hi | lo) ? 0.0f : x;
+    float k = x * 1.442695040888963407359924681001892137f;
+    k = (k + 0x1.800000p+23f) - 0x1.800000p+23f; /* round to nearest, ties to even */
+    float r = fmaf(k, -6.93145752e-1f, x);
+    r = fmaf(k, -1.42860677e-6f, r);
+    float p = fmaf(5.082762527590693718096e-04f, r, 6.757896990527504603057e-03f);
+    p = fmaf(p, r, 5.114512081637298353406e-02f);
+    p = fmaf(p, r, 2.473615434895520810817e-01f);
+    p = fmaf(p, r, 7.257664613233124478488e-01f);
+    p = fmaf(p, r, 9.999999999980870924916e-01f);
+    float q = fmaf(2.159509375685829852307e-02f, r, -2.742335390411667452936e-01f);
+    q = fmaf(q, r, 1.0f);
+    const int32_t ki = (int32_t)k, k1 = ki / 2, k2 = ki - k1; /* |k1|, |k2| <= 75 */
+    float e = (p / q) * f32_from_bits((uint32_t)(k1 + 127) << 23);
+    e = e * f32_from_bits((uint32_t)(k2 + 127) << 23);
+    e = hi ? INFINITY : e;
+    e = lo ? 0.0f : e;
+    return nan ? f32_from_bits(0x7fc00000u) : e;
+}
+
+/* exp32_one's overflow (finite x >= XMAX) and underflow (finite x <= XMIN) cases, OR-ed
+ * into `over` and `under` (NaN compares as 0, quietly). */
+#define EXP32_CASES(x, over, under)                                                           \
+    do {                                                                                     \
+        const float s_ = (x) != (x) ? 0.0f : (x);                                            \
+        over |= (s_ >= EXP32_XMAX) & (s_ != INFINITY);                                       \
+        under |= (s_ <= EXP32_XMIN) & (s_ != -INFINITY);                                     \
+    } while (0)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define FMA_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+#else
+#define FMA_CLONES
+#endif
+
+static void exp32_flags(int over, int under) {
+    if (over) feraiseexcept(FE_OVERFLOW);
+    if (under) feraiseexcept(FE_UNDERFLOW);
+}
+
+FMA_CLONES static void exp32_float(const float *restrict a, float *restrict out, Py_ssize_t n) {
+    int over = 0, under = 0;
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = exp32_one(a[i]);
+    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(a[i], over, under); /* apart: both vectorize */
+    exp32_flags(over, under);
+}
+
+/* The float32 sigmoid in one loop: e = exp32(-|x|), (x >= 0 ? 1 : e) / (1 + e), the
+ * operations of the program's neg_abs, exp and sigmoid_finish steps. */
+FMA_CLONES static void sigmoid32_float(const float *restrict a, float *restrict out,
+                                       Py_ssize_t n) {
+    int over = 0, under = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const float x = a[i];
+        const float e = exp32_one(-fabsf(x));
+        out[i] = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
+    exp32_flags(over, under);
+}
+
+/* SoftplusGrad of float32 in one loop: g * sigmoid(x), sigmoid as sigmoid32_float. */
+FMA_CLONES static void softplus_grad32_float(const float *restrict g, const float *restrict a,
+                                             float *restrict out, Py_ssize_t n) {
+    int over = 0, under = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const float x = a[i];
+        const float e = exp32_one(-fabsf(x));
+        out[i] = g[i] * ((x >= 0.0f ? 1.0f : e) / (1.0f + e));
+    }
+    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
+    exp32_flags(over, under);
+}
+
+
 
 /* erf of a float32 argument, evaluated in double and rounded once to float32, as SciPy's
  * float32 erf is (its double erf, rounded). erf(x) = x * p(s), s = min(x * x, 16) / 8 - 1,
@@ -549,6 +660,11 @@ EW_UFUNC2(relu_grad, float)
 EW_UFUNC2(relu_grad, double)
 EW_UFUNC1(erf32, float)
 EW_UFUNC1(gelu32, float)
+EW_UFUNC1(relu, float)
+EW_UFUNC1(relu, double)
+EW_UFUNC1(exp32, float)
+EW_UFUNC1(sigmoid32, float)
+EW_UFUNC2(softplus_grad32, float)
 
 /* The C passes by kind (kernels.py's numbering): float and double
  * loops (NULL: no such loop) and the number of operands, output last. */
@@ -564,6 +680,10 @@ static const struct {
     {u_erf32_float, NULL, 2},
     {u_gelu32_float, NULL, 2},
     {u_relu_grad_float, u_relu_grad_double, 3},
+    {u_relu_float, u_relu_double, 2},
+    {u_exp32_float, NULL, 2},
+    {u_sigmoid32_float, NULL, 2},
+    {u_softplus_grad32_float, NULL, 3},
 };
 #define EW_NKINDS ((int)(sizeof(EW_KINDS) / sizeof(EW_KINDS[0])))
 
@@ -596,7 +716,7 @@ static int ew_ufunc_loop(PyObject *obj, int typenum, ew_step *step) {
 PyDoc_STRVAR(program_doc,
              "program(format, ninputs, constants, steps) -> capsule\n\n"
              "Compiles an elementwise program for float32 ('f') or float64 ('d') arrays.\n"
-             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-7), refs its\n"
+             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-11), refs its\n"
              "operands, output last: registers 0-3, input k as 16 + k, constant k as 32 + k,\n"
              "the output as 48. See kernels.py.");
 
@@ -678,10 +798,39 @@ fail:
     return NULL;
 }
 
+/* Copies a block to its place in a big output with streaming (non-temporal) stores: they
+ * write whole cache lines to memory without first reading them into the cache (a plain
+ * store reads each line before writing it: a third of the traffic of a read-one-write-one
+ * op, measured 15-25% of its time on a 31 MB array), and leave the cache to the inputs.
+ * Only for outputs far beyond the cache (`stream` in run()): a small output is better left in
+ * the cache for the op that reads it next. The caller fences before the output is used. */
+static void ew_stream(char *dst, const char *src, npy_intp nbytes) {
+#if defined(__SSE2__)
+    npy_intp head = (npy_intp)((16 - ((uintptr_t)dst & 15)) & 15);
+    if (head > nbytes) head = nbytes;
+    memcpy(dst, src, (size_t)head);
+    npy_intp i = head;
+    for (; i + 64 <= nbytes; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(dst + i + 32), c);
+        _mm_stream_si128((__m128i *)(dst + i + 48), d);
+    }
+    memcpy(dst + i, src + i, (size_t)(nbytes - i));
+#else
+    memcpy(dst, src, (size_t)nbytes);
+#endif
+}
+
 /* Runs the program over elements [lo, hi), block by block. */
-static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo, npy_intp hi) {
+static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo, npy_intp hi,
+                    int stream) {
     static const npy_intp zero = 0;
-    double regs[EW_REGS][EW_BLOCK];
+    double regs[EW_REGS + 1][EW_BLOCK]; /* the last: the output block, when streamed */
     const npy_intp isz = p->itemsize;
     for (npy_intp start = lo; start < hi; start += EW_BLOCK) {
         npy_intp len = hi - start < EW_BLOCK ? hi - start : EW_BLOCK;
@@ -701,10 +850,11 @@ static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo
                                                : (char *)&p->cd[r - EW_CONST];
                     strides[j] = zero;
                 } else
-                    args[j] = out + start * isz;
+                    args[j] = stream ? (char *)regs[EW_REGS] : out + start * isz;
             }
             st->fn(args, &len, strides, st->data);
         }
+        if (stream) ew_stream(out + start * isz, (const char *)regs[EW_REGS], len * isz);
     }
 }
 
@@ -728,6 +878,7 @@ typedef struct {
 #else
     long long next;
 #endif
+    int stream;        /* write the output with streaming stores (ew_stream) */
     int joined;        /* workers inside the job (under pool_mu) */
     int flags;         /* the workers' floating-point flags, OR-ed (under pool_mu) */
 } ew_job;
@@ -759,8 +910,11 @@ static int ew_work(ew_job *job) {
         npy_intp lo = EW_TAKE(job);
         if (lo >= job->n) break;
         npy_intp hi = lo + EW_CHUNK < job->n ? lo + EW_CHUNK : job->n;
-        ew_exec(job->p, job->in, job->out, lo, hi);
+        ew_exec(job->p, job->in, job->out, lo, hi, job->stream);
     }
+#if defined(__SSE2__)
+    if (job->stream) _mm_sfence(); /* the streamed stores are visible before the run returns */
+#endif
     int raised = taken_flags();
     feclearexcept(FE_ALL_EXCEPT);
     return raised;
@@ -853,15 +1007,17 @@ static int ew_run(ew_job *job, int threads) {
 }
 
 PyDoc_STRVAR(run_doc,
-             "run(program, inputs, out, threads) -> int\n\n"
+             "run(program, inputs, out, threads, stream=False) -> int\n\n"
              "Runs a program (see program()) over the inputs (a tuple of C-contiguous arrays of\n"
-             "the program's dtype and out's size) into out, on up to `threads` threads.\n"
+             "the program's dtype and out's size) into out, on up to `threads` threads; with\n"
+             "stream, out is written with streaming stores (for outputs beyond the cache).\n"
              "Returns the floating-point error flags raised.");
 
 static PyObject *run(PyObject *self, PyObject *args) {
     PyObject *capsule, *inputs, *outobj;
-    int threads;
-    if (!PyArg_ParseTuple(args, "OO!Oi:run", &capsule, &PyTuple_Type, &inputs, &outobj, &threads))
+    int threads, stream = 0;
+    if (!PyArg_ParseTuple(args, "OO!Oi|p:run", &capsule, &PyTuple_Type, &inputs, &outobj,
+                          &threads, &stream))
         return NULL;
     ew_program *p = PyCapsule_GetPointer(capsule, "eagerkernel.ew_program");
     if (p == NULL) return NULL;
@@ -890,6 +1046,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
     job.in = in;
     job.out = views[0].buf;
     job.n = n;
+    job.stream = stream;
     int raised;
     Py_BEGIN_ALLOW_THREADS
     raised = ew_run(&job, threads < 1 ? 1 : threads);

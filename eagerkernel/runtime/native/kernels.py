@@ -138,7 +138,7 @@ def relu_grad(g, x):
 
 # Kinds of the C passes (``EW_KINDS`` in ``_kernels.c``).
 _NEG_ABS, _SIGMOID_FINISH, _SOFTPLUS_FINISH, _SIGMOID_GRAD, _TANH_GRAD, _ERF, _GELU = range(7)
-_RELU_GRAD = 7
+_RELU_GRAD, _RELU, _EXP32, _SIGMOID32, _SOFTPLUS_GRAD32 = 7, 8, 9, 10, 11
 _FLOAT32 = np.dtype(np.float32)
 
 # Operands of a program's steps (``_kernels.program``): scratch registers, the inputs, the
@@ -179,7 +179,7 @@ _PROGRAMS = {
     ),
     "tanh": (1, (), ((np.tanh, (_X0, _OUT)),)),
     "exp": (1, (), ((np.exp, (_X0, _OUT)),)),
-    "relu": (1, (0.0,), ((np.maximum, (_X0, _C0, _OUT)),)),  # maximum(x, 0)
+    "relu": (1, (), ((_RELU, (_X0, _OUT)),)),  # maximum(x, 0), as np.maximum computes it
     "erf": (1, (), ((_ERF, (_X0, _OUT)),)),
     "gelu": (1, (), ((_GELU, (_X0, _OUT)),)),
     # the gradients: inputs (g, y) for SigmoidGrad and TanhGrad, (g, x) for the others
@@ -217,7 +217,34 @@ _PROGRAMS = {
     ),
 }
 _FLOAT32_ONLY = frozenset(("erf", "gelu", "gelu_grad"))
+# float32 programs that compute exp with the C pass _EXP32 (NumPy's float32 SIMD exp
+# algorithm, see `_exp32_matches`) instead of calling NumPy's exp loop for each block; the
+# sigmoid and SoftplusGrad as one loop each. Same operations, same bits.
+_PROGRAMS_EXP32 = {
+    "sigmoid": (1, (), ((_SIGMOID32, (_X0, _OUT)),)),
+    "softplus_grad": (2, (), ((_SOFTPLUS_GRAD32, (_X0, _X1, _OUT)),)),
+    "softplus": (
+        1,
+        (),
+        tuple(
+            (_EXP32, refs) if op is np.exp else (op, refs) for op, refs in _PROGRAMS["softplus"][2]
+        ),
+    ),
+    "gelu_grad": (
+        2,
+        _PROGRAMS["gelu_grad"][1],
+        tuple(
+            (_EXP32, refs) if op is np.exp else (op, refs) for op, refs in _PROGRAMS["gelu_grad"][2]
+        ),
+    ),
+}
+_exp32_state: list = []  # [True/False] once `_exp32_matches` has run
 _compiled: dict = {}  # (name, dtype char) -> the compiled program (a capsule)
+
+# Outputs of at least STREAM_MIN bytes are written with streaming stores (straight to memory,
+# not read into the cache first: a third less memory traffic for a one-input op); smaller
+# ones stay in the cache for the op that reads them next.
+STREAM_MIN = 8 << 20
 
 # Arrays of at least PARALLEL_MIN elements run on several threads, each part at least
 # PARALLEL_MIN // 2 elements; smaller ones run on the calling thread alone (waking a thread
@@ -265,18 +292,59 @@ def _run(name: str, *arrays, threads: int | None = None):
     key = (name, dtype.char)
     prog = _compiled.get(key)
     if prog is None:
-        ninputs, consts, steps = _PROGRAMS[name]
-        prog = _compiled[key] = _kernels.program(dtype.char, ninputs, consts, steps)
+        prog = _compiled[key] = _compile(name, dtype)
     out = np.empty_like(arrays[0])
     n = out.size
     if threads is None:
         threads = 1
         if n >= PARALLEL_MIN:
             threads = min(_threads[0] or _default_threads(), n // (PARALLEL_MIN // 2))
-    flags = _kernels.run(prog, arrays, out, threads)
+    flags = _kernels.run(prog, arrays, out, threads, out.nbytes >= STREAM_MIN)
     if flags:
         _FLAG_POLICY[name](flags)
     return out
+
+
+def _compile(name: str, dtype: np.dtype):
+    """Program ``name`` for ``dtype``, compiled: the float32 variant with the C exp where
+    `_exp32_matches`, else the one calling NumPy's loops."""
+    table = _PROGRAMS
+    if dtype == _FLOAT32 and name in _PROGRAMS_EXP32 and _exp32_matches():
+        table = _PROGRAMS_EXP32
+    ninputs, consts, steps = table[name]
+    return _kernels.program(dtype.char, ninputs, consts, steps)
+
+
+def _exp32_probe() -> np.ndarray:
+    """float32 values covering exp's cases: +-0, +-inf, NaNs of both signs, subnormals, the
+    overflow and underflow thresholds and their neighbours, and a sweep of [-110, 100]."""
+    special = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 1e-40, -1e-38],
+        np.float32,
+    )
+    edges = np.array([88.72283935546875, -103.97208404541015625, 88.0, -87.5, 0.5], np.float32)
+    near = (edges.view(np.int32)[:, None] + np.arange(-3, 4, dtype=np.int32)).view(np.float32)
+    sweep = np.linspace(-110.0, 100.0, 8191, dtype=np.float32)
+    return np.concatenate([special, near.ravel(), sweep, sweep * np.float32(1e-3)])
+
+
+def _exp32_matches() -> bool:
+    """Whether the C float32 exp (``_EXP32``) gives np.exp's bits on a probe of its cases
+    (checked once). It reproduces NumPy's own SIMD float32 exp, the loop np.exp runs on
+    CPUs with FMA (AVX2 or AVX-512); where np.exp runs another loop (a CPU without FMA,
+    another NumPy), the probe differs and the programs keep calling NumPy's exp."""
+    if not _exp32_state:
+        x = _exp32_probe()
+        ok = False
+        try:
+            prog = _kernels.program("f", 1, (), ((_EXP32, (_X0, _OUT)),))
+            out = np.empty_like(x)
+            _kernels.run(prog, (x,), out, 1)
+            with np.errstate(all="ignore"):
+                ok = bool(np.array_equal(out.view(np.int32), np.exp(x).view(np.int32)))
+        finally:
+            _exp32_state.append(ok)
+    return _exp32_state[0]
 
 
 def _applies(*arrays) -> bool:
