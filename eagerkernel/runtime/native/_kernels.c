@@ -466,6 +466,25 @@ FMA_CLONES static void softplus_grad32_float(const float *restrict g, const floa
 }
 
 
+/* The exact GELU's derivative of float32 around its erf (the program's steps after erf):
+ * (0.5 * (1 + erf)) + ((x * exp((-0.5 * x) * x)) * (1 / sqrt(2 pi))), NumPy's float32
+ * operations in that order with the constants rounded to float32 first (as NumPy rounds a
+ * Python scalar), exp as exp32_one (np.exp's bits): what the NumPy steps it replaces compute,
+ * bit for bit, in one loop. Its argument (-0.5 x) x is never above 0: no overflow. */
+FMA_CLONES static void gelu_grad_finish32_float(const float *restrict a, const float *restrict erfv,
+                                                float *restrict out, Py_ssize_t n) {
+    const float inv_sqrt_2pi = (float)0.3989422804014327; /* 1 / sqrt(2 pi) */
+    int over = 0, under = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const float x = a[i];
+        const float cdf = 0.5f * (1.0f + erfv[i]);
+        const float e = exp32_one((-0.5f * x) * x);
+        out[i] = cdf + (x * e) * inv_sqrt_2pi;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES((-0.5f * a[i]) * a[i], over, under);
+    exp32_flags(over, under);
+}
+
 
 /* erf of a float32 argument, evaluated in double and rounded once to float32, as SciPy's
  * float32 erf is (its double erf, rounded). erf(x) = x * p(s), s = min(x * x, 16) / 8 - 1,
@@ -665,6 +684,7 @@ EW_UFUNC1(relu, double)
 EW_UFUNC1(exp32, float)
 EW_UFUNC1(sigmoid32, float)
 EW_UFUNC2(softplus_grad32, float)
+EW_UFUNC2(gelu_grad_finish32, float)
 
 /* The C passes by kind (kernels.py's numbering): float and double
  * loops (NULL: no such loop) and the number of operands, output last. */
@@ -684,6 +704,7 @@ static const struct {
     {u_exp32_float, NULL, 2},
     {u_sigmoid32_float, NULL, 2},
     {u_softplus_grad32_float, NULL, 3},
+    {u_gelu_grad_finish32_float, NULL, 3},
 };
 #define EW_NKINDS ((int)(sizeof(EW_KINDS) / sizeof(EW_KINDS[0])))
 
@@ -716,7 +737,7 @@ static int ew_ufunc_loop(PyObject *obj, int typenum, ew_step *step) {
 PyDoc_STRVAR(program_doc,
              "program(format, ninputs, constants, steps) -> capsule\n\n"
              "Compiles an elementwise program for float32 ('f') or float64 ('d') arrays.\n"
-             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-11), refs its\n"
+             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-12), refs its\n"
              "operands, output last: registers 0-3, input k as 16 + k, constant k as 32 + k,\n"
              "the output as 48. See kernels.py.");
 
@@ -1070,6 +1091,16 @@ static struct PyModuleDef module = {
     "Fused kernels in C (see eagerkernel/runtime/kernels.py).", -1, methods,
 };
 
+/* Whether the CPU has AVX2 and FMA: where it does, np.exp runs NumPy's SIMD float32 exp,
+ * which exp32_one reproduces (kernels.py still checks the bits at first use). */
+static int cpu_fma(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
@@ -1090,7 +1121,8 @@ PyMODINIT_FUNC PyInit__kernels(void) {
     if (PyModule_AddIntConstant(m, "OVERFLOW", OVERFLOW) < 0 ||
         PyModule_AddIntConstant(m, "INVALID", INVALID) < 0 ||
         PyModule_AddIntConstant(m, "DIVBYZERO", DIVBYZERO) < 0 ||
-        PyModule_AddIntConstant(m, "UNDERFLOW", UNDERFLOW) < 0) {
+        PyModule_AddIntConstant(m, "UNDERFLOW", UNDERFLOW) < 0 ||
+        PyModule_AddIntConstant(m, "CPU_FMA", cpu_fma()) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -138,7 +138,7 @@ def relu_grad(g, x):
 
 # Kinds of the C passes (``EW_KINDS`` in ``_kernels.c``).
 _NEG_ABS, _SIGMOID_FINISH, _SOFTPLUS_FINISH, _SIGMOID_GRAD, _TANH_GRAD, _ERF, _GELU = range(7)
-_RELU_GRAD, _RELU, _EXP32, _SIGMOID32, _SOFTPLUS_GRAD32 = 7, 8, 9, 10, 11
+_RELU_GRAD, _RELU, _EXP32, _SIGMOID32, _SOFTPLUS_GRAD32, _GELU_GRAD_FINISH32 = range(7, 13)
 _FLOAT32 = np.dtype(np.float32)
 
 # Operands of a program's steps (``_kernels.program``): scratch registers, the inputs, the
@@ -230,11 +230,15 @@ _PROGRAMS_EXP32 = {
             (_EXP32, refs) if op is np.exp else (op, refs) for op, refs in _PROGRAMS["softplus"][2]
         ),
     ),
+    # g * finish(x, erf(x * sqrt(1/2))): the ten NumPy steps after erf as one C pass
     "gelu_grad": (
         2,
-        _PROGRAMS["gelu_grad"][1],
-        tuple(
-            (_EXP32, refs) if op is np.exp else (op, refs) for op, refs in _PROGRAMS["gelu_grad"][2]
+        (_SQRT_HALF,),
+        (
+            (np.multiply, (_X1, _C0, _R0)),
+            (_ERF, (_R0, _R1)),
+            (_GELU_GRAD_FINISH32, (_X1, _R1, _R0)),
+            (np.multiply, (_X0, _R0, _OUT)),
         ),
     ),
 }
