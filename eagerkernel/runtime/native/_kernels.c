@@ -378,8 +378,7 @@ EW_LOOP1(relu, double, (x > 0.0 || x != x) ? x : 0.0)
  * (exp32_probe), as np.exp is a different loop on CPUs without FMA. Flags: overflow for
  * finite x >= XMAX and underflow for finite x <= XMIN are raised as NumPy's loop raises
  * them; subnormal results raise underflow from the multiply, as NumPy's scaling does.     */
-#define EXP32_XMAX 88.72283935546875f
-#define EXP32_XMIN -103.97208404541015625f
+/* XMAX = 88.72283935546875 (0x42b17218), XMIN = -103.97208404541015625 (0xc2cff1b5) */
 
 static inline __attribute__((always_inline)) float f32_from_bits(uint32_t b) {
     float f;
@@ -387,11 +386,25 @@ static inline __attribute__((always_inline)) float f32_from_bits(uint32_t b) {
     return f;
 }
 
-static inline __attribute__((always_inline)) float exp32_one(float x) {
-    const int nan = x != x; /* a quiet comparison: raises nothing on a NaN */
-    x = nan ? 0.0f : x;
-    const int hi = x >= EXP32_XMAX, lo = x <= EXP32_XMIN;
-    x = (hi | lo) ? 0.0f : x;
+static inline __attribute__((always_inline)) uint32_t f32_bits(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* The cases of exp32_one, decided on the bit pattern (integer comparisons raise no flag, and
+ * GCC, free to compute a float operation on both sides of a select under
+ * -fno-trapping-math, cannot move a float operation across an integer mask): NaN; x >= XMAX
+ * (+inf included); x <= XMIN (-inf included). */
+#define EXP32_NAN(b) (((b) & 0x7fffffffu) > 0x7f800000u)
+#define EXP32_HI(b) ((b) >= 0x42b17218u && (b) <= 0x7f800000u) /* [XMAX, +inf] */
+#define EXP32_LO(b) ((b) >= 0xc2cff1b5u && (b) <= 0xff800000u) /* [-inf, XMIN] */
+
+static inline __attribute__((always_inline)) float exp32_one(float xin) {
+    const uint32_t b = f32_bits(xin);
+    const int nan = EXP32_NAN(b), hi = EXP32_HI(b), lo = EXP32_LO(b);
+    /* NaN and the saturated cases compute exp(+0), as NumPy's loop does, with no flag */
+    const float x = f32_from_bits(b & ((nan | hi | lo) ? 0u : 0xffffffffu));
     float k = x * 1.442695040888963407359924681001892137f;
     k = (k + 0x1.800000p+23f) - 0x1.800000p+23f; /* round to nearest, ties to even */
     float r = fmaf(k, -6.93145752e-1f, x);
@@ -412,12 +425,14 @@ static inline __attribute__((always_inline)) float exp32_one(float x) {
 }
 
 /* exp32_one's overflow (finite x >= XMAX) and underflow (finite x <= XMIN) cases, OR-ed
- * into `over` and `under` (NaN compares as 0, quietly). */
+ * into `over` and `under`, as NumPy's loop reports them. The loops below test them in a loop
+ * of their own before the one computing (together they do not vectorize), so that an
+ * output written over its input (a program's register) is not taken for the input. */
 #define EXP32_CASES(x, over, under)                                                           \
     do {                                                                                     \
-        const float s_ = (x) != (x) ? 0.0f : (x);                                            \
-        over |= (s_ >= EXP32_XMAX) & (s_ != INFINITY);                                       \
-        under |= (s_ <= EXP32_XMIN) & (s_ != -INFINITY);                                     \
+        const uint32_t b_ = f32_bits(x);                                                     \
+        over |= EXP32_HI(b_) & (b_ != 0x7f800000u);                                          \
+        under |= EXP32_LO(b_) & (b_ != 0xff800000u);                                         \
     } while (0)
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
@@ -431,10 +446,11 @@ static void exp32_flags(int over, int under) {
     if (under) feraiseexcept(FE_UNDERFLOW);
 }
 
+/* (restrict: a program never gives this pass one register as both input and output) */
 FMA_CLONES static void exp32_float(const float *restrict a, float *restrict out, Py_ssize_t n) {
     int over = 0, under = 0;
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = exp32_one(a[i]);
     for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(a[i], over, under); /* apart: both vectorize */
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = exp32_one(a[i]);
     exp32_flags(over, under);
 }
 
@@ -443,12 +459,12 @@ FMA_CLONES static void exp32_float(const float *restrict a, float *restrict out,
 FMA_CLONES static void sigmoid32_float(const float *restrict a, float *restrict out,
                                        Py_ssize_t n) {
     int over = 0, under = 0;
+    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
     for (Py_ssize_t i = 0; i < n; i++) {
         const float x = a[i];
         const float e = exp32_one(-fabsf(x));
         out[i] = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
     }
-    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
     exp32_flags(over, under);
 }
 
@@ -456,12 +472,12 @@ FMA_CLONES static void sigmoid32_float(const float *restrict a, float *restrict 
 FMA_CLONES static void softplus_grad32_float(const float *restrict g, const float *restrict a,
                                              float *restrict out, Py_ssize_t n) {
     int over = 0, under = 0;
+    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
     for (Py_ssize_t i = 0; i < n; i++) {
         const float x = a[i];
         const float e = exp32_one(-fabsf(x));
         out[i] = g[i] * ((x >= 0.0f ? 1.0f : e) / (1.0f + e));
     }
-    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
     exp32_flags(over, under);
 }
 
@@ -475,13 +491,13 @@ FMA_CLONES static void gelu_grad_finish32_float(const float *restrict a, const f
                                                 float *restrict out, Py_ssize_t n) {
     const float inv_sqrt_2pi = (float)0.3989422804014327; /* 1 / sqrt(2 pi) */
     int over = 0, under = 0;
+    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES((-0.5f * a[i]) * a[i], over, under);
     for (Py_ssize_t i = 0; i < n; i++) {
         const float x = a[i];
         const float cdf = 0.5f * (1.0f + erfv[i]);
         const float e = exp32_one((-0.5f * x) * x);
         out[i] = cdf + (x * e) * inv_sqrt_2pi;
     }
-    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES((-0.5f * a[i]) * a[i], over, under);
     exp32_flags(over, under);
 }
 

@@ -223,11 +223,14 @@ _FLOAT32_ONLY = frozenset(("erf", "gelu", "gelu_grad"))
 _PROGRAMS_EXP32 = {
     "sigmoid": (1, (), ((_SIGMOID32, (_X0, _OUT)),)),
     "softplus_grad": (2, (), ((_SOFTPLUS_GRAD32, (_X0, _X1, _OUT)),)),
-    "softplus": (
+    "softplus": (  # (_EXP32's output is never its input: its loops are not for in place)
         1,
         (),
-        tuple(
-            (_EXP32, refs) if op is np.exp else (op, refs) for op, refs in _PROGRAMS["softplus"][2]
+        (
+            (_NEG_ABS, (_X0, _R0)),
+            (_EXP32, (_R0, _R1)),
+            (np.log1p, (_R1, _R1)),
+            (_SOFTPLUS_FINISH, (_X0, _R1, _OUT)),
         ),
     ),
     # g * finish(x, erf(x * sqrt(1/2))): the ten NumPy steps after erf as one C pass
