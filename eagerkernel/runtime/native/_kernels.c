@@ -400,9 +400,10 @@ static inline __attribute__((always_inline)) uint32_t f32_bits(float f) {
 #define EXP32_HI(b) ((b) >= 0x42b17218u && (b) <= 0x7f800000u) /* [XMAX, +inf] */
 #define EXP32_LO(b) ((b) >= 0xc2cff1b5u && (b) <= 0xff800000u) /* [-inf, XMIN] */
 
-static inline __attribute__((always_inline)) float exp32_one(float xin) {
+/* (nonpos: the caller knows x <= 0 or NaN, as -|x| is: the overflow case is left out) */
+static inline __attribute__((always_inline)) float exp32_impl(float xin, const int nonpos) {
     const uint32_t b = f32_bits(xin);
-    const int nan = EXP32_NAN(b), hi = EXP32_HI(b), lo = EXP32_LO(b);
+    const int nan = EXP32_NAN(b), hi = nonpos ? 0 : EXP32_HI(b), lo = EXP32_LO(b);
     /* NaN and the saturated cases compute exp(+0), as NumPy's loop does, with no flag */
     const float x = f32_from_bits(b & ((nan | hi | lo) ? 0u : 0xffffffffu));
     float k = x * 1.442695040888963407359924681001892137f;
@@ -416,12 +417,20 @@ static inline __attribute__((always_inline)) float exp32_one(float xin) {
     p = fmaf(p, r, 9.999999999980870924916e-01f);
     float q = fmaf(2.159509375685829852307e-02f, r, -2.742335390411667452936e-01f);
     q = fmaf(q, r, 1.0f);
-    const int32_t ki = (int32_t)k, k1 = ki / 2, k2 = ki - k1; /* |k1|, |k2| <= 75 */
+    const int32_t ki = (int32_t)k, k1 = ki >> 1, k2 = ki - k1; /* k1, k2 in [-75, 64] */
     float e = (p / q) * f32_from_bits((uint32_t)(k1 + 127) << 23);
     e = e * f32_from_bits((uint32_t)(k2 + 127) << 23);
     e = hi ? INFINITY : e;
     e = lo ? 0.0f : e;
     return nan ? f32_from_bits(0x7fc00000u) : e;
+}
+
+static inline __attribute__((always_inline)) float exp32_one(float x) {
+    return exp32_impl(x, 0);
+}
+
+static inline __attribute__((always_inline)) float exp32_nonpos(float x) {
+    return exp32_impl(x, 1);
 }
 
 /* exp32_one's overflow (finite x >= XMAX) and underflow (finite x <= XMIN) cases, OR-ed
@@ -462,7 +471,7 @@ FMA_CLONES static void sigmoid32_float(const float *restrict a, float *restrict 
     for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
     for (Py_ssize_t i = 0; i < n; i++) {
         const float x = a[i];
-        const float e = exp32_one(-fabsf(x));
+        const float e = exp32_nonpos(-fabsf(x));
         out[i] = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
     }
     exp32_flags(over, under);
@@ -475,7 +484,7 @@ FMA_CLONES static void softplus_grad32_float(const float *restrict g, const floa
     for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
     for (Py_ssize_t i = 0; i < n; i++) {
         const float x = a[i];
-        const float e = exp32_one(-fabsf(x));
+        const float e = exp32_nonpos(-fabsf(x));
         out[i] = g[i] * ((x >= 0.0f ? 1.0f : e) / (1.0f + e));
     }
     exp32_flags(over, under);
@@ -495,7 +504,7 @@ FMA_CLONES static void gelu_grad_finish32_float(const float *restrict a, const f
     for (Py_ssize_t i = 0; i < n; i++) {
         const float x = a[i];
         const float cdf = 0.5f * (1.0f + erfv[i]);
-        const float e = exp32_one((-0.5f * x) * x);
+        const float e = exp32_nonpos((-0.5f * x) * x);
         out[i] = cdf + (x * e) * inv_sqrt_2pi;
     }
     exp32_flags(over, under);
