@@ -375,7 +375,7 @@ EW_LOOP1(relu, double, (x > 0.0 || x != x) ? x : 0.0)
  * The constants are NumPy's (npy_math's NPY_COEFF_*_EXPf). fmaf is one rounding in every
  * clone (an instruction with FMA, libm's exact fmaf without), so every clone gives the same
  * bits; kernels.py uses this pass only after checking it against np.exp at first use
- * (exp32_probe), as np.exp is a different loop on CPUs without FMA. Flags: overflow for
+ * (_exp32_matches), as np.exp is a different loop on CPUs without FMA. Flags: overflow for
  * finite x >= XMAX and underflow for finite x <= XMIN are raised as NumPy's loop raises
  * them; subnormal results raise underflow from the multiply, as NumPy's scaling does.     */
 /* XMAX = 88.72283935546875 (0x42b17218), XMIN = -103.97208404541015625 (0xc2cff1b5) */
@@ -392,23 +392,30 @@ static inline __attribute__((always_inline)) uint32_t f32_bits(float f) {
     return b;
 }
 
-/* The cases of exp32_one, decided on the bit pattern (integer comparisons raise no flag, and
- * GCC, free to compute a float operation on both sides of a select under
- * -fno-trapping-math, cannot move a float operation across an integer mask): NaN; x >= XMAX
- * (+inf included); x <= XMIN (-inf included). */
+/* The cases of exp32, decided on the bit pattern (integer comparisons raise no flag): NaN;
+ * x >= XMAX (+inf included); x <= XMIN (-inf included). */
 #define EXP32_NAN(b) (((b) & 0x7fffffffu) > 0x7f800000u)
 #define EXP32_HI(b) ((b) >= 0x42b17218u && (b) <= 0x7f800000u) /* [XMAX, +inf] */
 #define EXP32_LO(b) ((b) >= 0xc2cff1b5u && (b) <= 0xff800000u) /* [-inf, XMIN] */
 
-/* (nonpos: the caller knows x <= 0 or NaN, as -|x| is: the overflow case is left out) */
-static inline __attribute__((always_inline)) float exp32_impl(float xin, const int nonpos) {
-    const uint32_t b = f32_bits(xin);
-    const int nan = EXP32_NAN(b), hi = nonpos ? 0 : EXP32_HI(b), lo = EXP32_LO(b);
-    /* NaN and the saturated cases compute exp(+0), as NumPy's loop does, with no flag */
-    const float x = f32_from_bits(b & ((nan | hi | lo) ? 0u : 0xffffffffu));
-    float k = x * 1.442695040888963407359924681001892137f;
+/* The argument the polynomial part sees: x, or +0 for NaN and the saturated cases (NumPy's
+ * loop computes exp(+0) there and overwrites it). Written to a tile by a loop of its own:
+ * under -fno-trapping-math GCC may compute a float operation on both sides of a select, so
+ * a select inside the computing loop would let NaN, inf and huge values reach the
+ * polynomial and raise flags NumPy's loop does not (invalid, overflow, underflow); the
+ * computing loop reads only clean arguments. */
+static inline __attribute__((always_inline)) float exp32_arg(float x) {
+    const uint32_t b = f32_bits(x);
+    return (EXP32_NAN(b) | EXP32_HI(b) | EXP32_LO(b)) ? 0.0f : x;
+}
+
+/* exp of a clean argument (exp32_arg), NumPy's operations, then its result for the cases
+ * (decided on the original x; nonpos: the caller knows x <= 0 or NaN, as -|x| is). */
+static inline __attribute__((always_inline)) float exp32_core(float t, float xin,
+                                                              const int nonpos) {
+    float k = t * 1.442695040888963407359924681001892137f;
     k = (k + 0x1.800000p+23f) - 0x1.800000p+23f; /* round to nearest, ties to even */
-    float r = fmaf(k, -6.93145752e-1f, x);
+    float r = fmaf(k, -6.93145752e-1f, t);
     r = fmaf(k, -1.42860677e-6f, r);
     float p = fmaf(5.082762527590693718096e-04f, r, 6.757896990527504603057e-03f);
     p = fmaf(p, r, 5.114512081637298353406e-02f);
@@ -420,23 +427,14 @@ static inline __attribute__((always_inline)) float exp32_impl(float xin, const i
     const int32_t ki = (int32_t)k, k1 = ki >> 1, k2 = ki - k1; /* k1, k2 in [-75, 64] */
     float e = (p / q) * f32_from_bits((uint32_t)(k1 + 127) << 23);
     e = e * f32_from_bits((uint32_t)(k2 + 127) << 23);
-    e = hi ? INFINITY : e;
-    e = lo ? 0.0f : e;
-    return nan ? f32_from_bits(0x7fc00000u) : e;
+    const uint32_t b = f32_bits(xin);
+    e = (!nonpos && EXP32_HI(b)) ? INFINITY : e;
+    e = EXP32_LO(b) ? 0.0f : e;
+    return EXP32_NAN(b) ? f32_from_bits(0x7fc00000u) : e;
 }
 
-static inline __attribute__((always_inline)) float exp32_one(float x) {
-    return exp32_impl(x, 0);
-}
-
-static inline __attribute__((always_inline)) float exp32_nonpos(float x) {
-    return exp32_impl(x, 1);
-}
-
-/* exp32_one's overflow (finite x >= XMAX) and underflow (finite x <= XMIN) cases, OR-ed
- * into `over` and `under`, as NumPy's loop reports them. The loops below test them in a loop
- * of their own before the one computing (together they do not vectorize), so that an
- * output written over its input (a program's register) is not taken for the input. */
+/* exp32's overflow (finite x >= XMAX) and underflow (finite x <= XMIN) cases, OR-ed into
+ * `over` and `under`, as NumPy's loop reports them. */
 #define EXP32_CASES(x, over, under)                                                           \
     do {                                                                                     \
         const uint32_t b_ = f32_bits(x);                                                     \
@@ -455,61 +453,52 @@ static void exp32_flags(int over, int under) {
     if (under) feraiseexcept(FE_UNDERFLOW);
 }
 
-/* (restrict: a program never gives this pass one register as both input and output) */
-FMA_CLONES static void exp32_float(const float *restrict a, float *restrict out, Py_ssize_t n) {
-    int over = 0, under = 0;
-    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(a[i], over, under); /* apart: both vectorize */
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = exp32_one(a[i]);
-    exp32_flags(over, under);
+/* The exp32 passes work through tiles of EXP32_TILE elements: the cases and their flags, the
+ * clean arguments, then the results, each a loop of its own (each vectorizes). ARG is the
+ * exp argument for element i, BODY stores out[i] from e = exp(ARG) (x: ARG itself). None of
+ * them writes an element before all loops have read it, so out may be an input. */
+#define EXP32_TILE 1024 /* a program block (EW_BLOCK) in one tile */
+#define EXP32_PASS(ARG, NONPOS, BODY)                                                         \
+    int over = 0, under = 0;                                                                 \
+    float t[EXP32_TILE];                                                                     \
+    for (Py_ssize_t i0 = 0; i0 < n; i0 += EXP32_TILE) {                                      \
+        const Py_ssize_t i1 = n - i0 < EXP32_TILE ? n : i0 + EXP32_TILE;                     \
+        for (Py_ssize_t i = i0; i < i1; i++) EXP32_CASES(ARG, over, under);                  \
+        for (Py_ssize_t i = i0; i < i1; i++) t[i - i0] = exp32_arg(ARG);                     \
+        for (Py_ssize_t i = i0; i < i1; i++) {                                               \
+            const float e = exp32_core(t[i - i0], ARG, NONPOS);                              \
+            BODY;                                                                            \
+        }                                                                                    \
+    }                                                                                        \
+    exp32_flags(over, under)
+
+FMA_CLONES static void exp32_float(const float *a, float *out, Py_ssize_t n) {
+    EXP32_PASS(a[i], 0, out[i] = e);
 }
 
-/* The float32 sigmoid in one loop: e = exp32(-|x|), (x >= 0 ? 1 : e) / (1 + e), the
- * operations of the program's neg_abs, exp and sigmoid_finish steps. */
-FMA_CLONES static void sigmoid32_float(const float *restrict a, float *restrict out,
-                                       Py_ssize_t n) {
-    int over = 0, under = 0;
-    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const float x = a[i];
-        const float e = exp32_nonpos(-fabsf(x));
-        out[i] = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
-    }
-    exp32_flags(over, under);
+/* The float32 sigmoid: e = exp32(-|x|), (x >= 0 ? 1 : e) / (1 + e), the operations of the
+ * program's neg_abs, exp and sigmoid_finish steps. */
+FMA_CLONES static void sigmoid32_float(const float *a, float *out, Py_ssize_t n) {
+    EXP32_PASS(-fabsf(a[i]), 1, out[i] = (a[i] >= 0.0f ? 1.0f : e) / (1.0f + e));
 }
 
-/* SoftplusGrad of float32 in one loop: g * sigmoid(x), sigmoid as sigmoid32_float. */
-FMA_CLONES static void softplus_grad32_float(const float *restrict g, const float *restrict a,
-                                             float *restrict out, Py_ssize_t n) {
-    int over = 0, under = 0;
-    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES(-fabsf(a[i]), over, under);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const float x = a[i];
-        const float e = exp32_nonpos(-fabsf(x));
-        out[i] = g[i] * ((x >= 0.0f ? 1.0f : e) / (1.0f + e));
-    }
-    exp32_flags(over, under);
+/* SoftplusGrad of float32: g * sigmoid(x), the sigmoid as sigmoid32_float. */
+FMA_CLONES static void softplus_grad32_float(const float *g, const float *a, float *out,
+                                             Py_ssize_t n) {
+    EXP32_PASS(-fabsf(a[i]), 1, out[i] = g[i] * ((a[i] >= 0.0f ? 1.0f : e) / (1.0f + e)));
 }
-
 
 /* The exact GELU's derivative of float32 around its erf (the program's steps after erf):
  * (0.5 * (1 + erf)) + ((x * exp((-0.5 * x) * x)) * (1 / sqrt(2 pi))), NumPy's float32
  * operations in that order with the constants rounded to float32 first (as NumPy rounds a
- * Python scalar), exp as exp32_one (np.exp's bits): what the NumPy steps it replaces compute,
- * bit for bit, in one loop. Its argument (-0.5 x) x is never above 0: no overflow. */
-FMA_CLONES static void gelu_grad_finish32_float(const float *restrict a, const float *restrict erfv,
-                                                float *restrict out, Py_ssize_t n) {
+ * Python scalar), exp as exp32 (np.exp's bits): what the NumPy steps it replaces compute,
+ * bit for bit, in one pass. The exp argument (-0.5 x) x is never above 0. */
+FMA_CLONES static void gelu_grad_finish32_float(const float *a, const float *erfv, float *out,
+                                                Py_ssize_t n) {
     const float inv_sqrt_2pi = (float)0.3989422804014327; /* 1 / sqrt(2 pi) */
-    int over = 0, under = 0;
-    for (Py_ssize_t i = 0; i < n; i++) EXP32_CASES((-0.5f * a[i]) * a[i], over, under);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const float x = a[i];
-        const float cdf = 0.5f * (1.0f + erfv[i]);
-        const float e = exp32_nonpos((-0.5f * x) * x);
-        out[i] = cdf + (x * e) * inv_sqrt_2pi;
-    }
-    exp32_flags(over, under);
+    EXP32_PASS((-0.5f * a[i]) * a[i], 1,
+               out[i] = (0.5f * (1.0f + erfv[i])) + (a[i] * e) * inv_sqrt_2pi);
 }
-
 
 /* erf of a float32 argument, evaluated in double and rounded once to float32, as SciPy's
  * float32 erf is (its double erf, rounded). erf(x) = x * p(s), s = min(x * x, 16) / 8 - 1,
@@ -1117,7 +1106,7 @@ static struct PyModuleDef module = {
 };
 
 /* Whether the CPU has AVX2 and FMA: where it does, np.exp runs NumPy's SIMD float32 exp,
- * which exp32_one reproduces (kernels.py still checks the bits at first use). */
+ * which exp32 reproduces (kernels.py still checks the bits at first use). */
 static int cpu_fma(void) {
 #if defined(__GNUC__) && defined(__x86_64__)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
