@@ -322,9 +322,10 @@ static PyObject *col2im(PyObject *self, PyObject *args) {
 }
 
 /* Elementwise passes of the activation kernels (ops/elementwise.py, ops/activations.py), the
- * C steps of the programs below. Transcendental functions stay NumPy's (its SIMD exp, tanh,
- * log1p loops, run as steps of the same program), so each result is the NumPy formula's, bit
- * for bit; these passes are the arithmetic around them. Each takes n items of float32 or
+ * C steps of the programs below. Transcendental functions stay NumPy's (its SIMD tanh and
+ * log1p loops, run as steps of the same program; its float32 exp algorithm reproduced in C
+ * below), so each result is the NumPy formula's, bit for bit; these passes are the
+ * arithmetic around them. Each takes n items of float32 or
  * float64 arrays, the output possibly one of the inputs (every loop reads element i before it
  * writes element i).                                                                        */
 #define EW_LOOP1(NAME, T, EXPR)                                                               \
