@@ -1,8 +1,9 @@
 """The elementwise kernels of `native/kernels.py` over (nearly) every float32, not a sample.
 
 The float32 sigmoid, softplus, SoftplusGrad and GELU gradient compute exp with a C loop of
-their own (``_EXP32``: the algorithm of NumPy's SIMD float32 exp) instead of calling NumPy's
-exp loop block by block, and ReLU is a C select instead of NumPy's ``maximum`` loop. The
+their own (``_EXP32``: the algorithm of NumPy's SIMD float32 exp, in AVX-512F intrinsics and
+in portable C) instead of calling NumPy's exp loop block by block, and ReLU is a C select
+instead of NumPy's ``maximum`` loop. The
 claim is that nothing changed: each result is the NumPy formula's, bit for bit (0 ulp). These
 tests check it on every float32 whose bit pattern is a multiple of 7 (the whole range for
 exp, [-128, 128] for the ops) plus the special values: subnormals, +-0, +-inf, NaNs of both
@@ -26,6 +27,18 @@ needs_exp32 = pytest.mark.skipif(
 )
 CHUNK = 1 << 22
 STEP = 7
+
+
+@pytest.fixture(params=["native", "portable"])
+def path(request):
+    """Runs the test with the exp passes' AVX-512F intrinsics (where the CPU has them: else
+    the portable C again) and with the portable C (GCC's clones); yields the sweep's step, the
+    portable path's five times coarser."""
+    before = kernels._kernels._use_avx512(request.param == "native")
+    try:
+        yield STEP if request.param == "native" else 5 * STEP
+    finally:
+        kernels._kernels._use_avx512(before)
 
 
 def float32_sweep(limit: float | None, step: int = STEP):
@@ -68,9 +81,9 @@ def numpy_sigmoid(x):
 
 
 @needs_exp32
-def test_exp32_is_np_exp_bit_for_bit_on_every_7th_float32():
+def test_exp32_is_np_exp_bit_for_bit_on_every_7th_float32(path):
     prog = kernels._kernels.program("f", 1, (), ((kernels._EXP32, (kernels._X0, kernels._OUT)),))
-    for x in float32_sweep(None):
+    for x in float32_sweep(None, path):
         out = np.empty_like(x)
         kernels._kernels.run(prog, (x,), out, 2)
         with np.errstate(all="ignore"):
@@ -85,13 +98,13 @@ def _run(name, *arrays):
 
 @needs_exp32
 @pytest.mark.parametrize("name", ["sigmoid", "softplus", "relu"])
-def test_forward_kernels_are_the_numpy_formula_on_every_7th_float32(name):
+def test_forward_kernels_are_the_numpy_formula_on_every_7th_float32(name, path):
     formula = {
         "sigmoid": numpy_sigmoid,
         "softplus": lambda x: np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0),
         "relu": lambda x: np.maximum(x, 0),
     }[name]
-    for x in float32_sweep(128.0):
+    for x in float32_sweep(128.0, path):
         with np.errstate(all="ignore"):
             got, want = _run(name, x), formula(x)
         assert want.dtype == np.float32
@@ -100,7 +113,7 @@ def test_forward_kernels_are_the_numpy_formula_on_every_7th_float32(name):
 
 @needs_exp32
 @pytest.mark.parametrize("name", ["softplus_grad", "gelu_grad"])
-def test_gradient_kernels_are_the_numpy_formula_on_every_7th_float32(name):
+def test_gradient_kernels_are_the_numpy_formula_on_every_7th_float32(name, path):
     sqrt_half, inv_sqrt_2pi = math.sqrt(0.5), 1 / math.sqrt(2 * math.pi)
 
     def gelu_grad(g, x):  # the float32 NumPy steps of the C-less program, in its order
@@ -111,7 +124,7 @@ def test_gradient_kernels_are_the_numpy_formula_on_every_7th_float32(name):
 
     formula = {"softplus_grad": lambda g, x: g * numpy_sigmoid(x), "gelu_grad": gelu_grad}[name]
     rng = np.random.default_rng(7)
-    for x in float32_sweep(128.0, step=3 * STEP):
+    for x in float32_sweep(128.0, 3 * path):
         g = rng.standard_normal(x.size).astype(np.float32) * 3
         with np.errstate(all="ignore"):
             got, want = _run(name, g, x), formula(g, x)
@@ -119,7 +132,7 @@ def test_gradient_kernels_are_the_numpy_formula_on_every_7th_float32(name):
 
 
 @needs_exp32
-def test_exp32_programs_match_the_programs_calling_numpys_exp():
+def test_exp32_programs_match_the_programs_calling_numpys_exp(path):
     """The two tables of programs (C exp or NumPy's exp loop) give the same bits and flags;
     the C ones are in use (the first-use check against np.exp passed)."""
     assert kernels._exp32_matches()
@@ -139,7 +152,7 @@ def test_exp32_programs_match_the_programs_calling_numpys_exp():
 
 @needs_exp32
 @pytest.mark.parametrize("name", ["sigmoid", "softplus", "softplus_grad", "gelu_grad"])
-def test_error_flags_follow_errstate_as_before(name):
+def test_error_flags_follow_errstate_as_before(name, path):
     """Subnormal and flushed results of exp raise underflow; NumPy ignores it by default and
     the kernels report it as their NumPy formula's last operation when asked to."""
     x = np.array([-200.0, -90.0, -1.0, 0.0, 3.0], np.float32)
@@ -156,7 +169,7 @@ def test_error_flags_follow_errstate_as_before(name):
 
 
 @needs_exp32
-def test_streamed_output_misaligned_and_threads_give_the_same_bits():
+def test_streamed_output_misaligned_and_threads_give_the_same_bits(path):
     rng = np.random.default_rng(4)
     n = kernels.STREAM_MIN // 4 + 12345
     x = (rng.standard_normal(n + 1) * 20).astype(np.float32)[1:]  # misaligned input
@@ -174,7 +187,7 @@ def test_streamed_output_misaligned_and_threads_give_the_same_bits():
 
 @needs_exp32
 @pytest.mark.parametrize("name", ["exp", "sigmoid", "softplus", "softplus_grad", "gelu_grad"])
-def test_each_value_raises_the_flags_numpys_exp_loop_raised(name):
+def test_each_value_raises_the_flags_numpys_exp_loop_raised(name, path):
     """Value by value (alone, and filling a vector of 16 and one of 21), the C passes raise
     the IEEE flags of the programs calling NumPy's exp: overflow and underflow past the
     thresholds, underflow for subnormal inputs and inexact subnormal results, and nothing for
@@ -186,6 +199,9 @@ def test_each_value_raises_the_flags_numpys_exp_loop_raised(name):
     else:
         programs = [kernels._PROGRAMS[name], kernels._PROGRAMS_EXP32[name]]
     old, new = (kernels._kernels.program("f", *p) for p in programs)
+    # "invalid" from comparing a NaN: the old C pass raised it in vectors but not in its scalar
+    # tail (GCC's choice of comparison); the sigmoid ignores every flag, SoftplusGrad this one
+    mask = ~kernels._kernels.INVALID if name in ("sigmoid", "softplus_grad") else ~0
     ninputs = programs[0][0]
     values = np.concatenate(
         [specials(), np.float32([3e38, -3e38, -87.4, -88.5, -100, 1e20, -1e20, 13.0, -13.0])]
@@ -199,5 +215,5 @@ def test_each_value_raises_the_flags_numpys_exp_loop_raised(name):
             for gv in (1.0,) if ninputs == 1 else (1.0, 0.0, 1e-30, 3e38, np.inf):
                 x, g = np.full(n, v, np.float32), np.full(n, gv, np.float32)
                 inputs, out = ((x,) if ninputs == 1 else (g, x)), np.empty(n, np.float32)
-                want = kernels._kernels.run(old, inputs, out, 1)
-                assert kernels._kernels.run(new, inputs, out, 1) == want, (v, n, gv)
+                want = kernels._kernels.run(old, inputs, out, 1) & mask
+                assert kernels._kernels.run(new, inputs, out, 1) & mask == want, (v, n, gv)

@@ -29,9 +29,11 @@ Where one of NumPy's loops was the bottleneck, a C pass computes the same bits i
 - float32 ``exp`` inside the sigmoid, softplus, SoftplusGrad and the GELU gradient is
   ``_EXP32``: NumPy's own SIMD float32 exp algorithm (the loop ``np.exp`` runs on CPUs with
   AVX2 and FMA or AVX-512: Cody-Waite reduction, a degree 5/2 rational approximation with
-  NumPy's constants, the same fused multiply-adds and rounding) written in C, so that the
+  NumPy's constants, the same fused multiply-adds and rounding) written in C (AVX-512F
+  intrinsics where the CPU has them, else portable C that GCC vectorizes), so that the
   sigmoid and SoftplusGrad are one loop each and the GELU gradient's ten NumPy steps after
-  erf one pass. It is used after `_exp32_matches` found it equal to ``np.exp`` on a probe of
+  erf one pass: the float32 sigmoid takes 0.5 ns an element on one thread, from 0.83 for
+  NumPy's loops as steps (measured with its data in the L2 cache). It is used after `_exp32_matches` found it equal to ``np.exp`` on a probe of
   its cases at first use; elsewhere (a CPU without FMA, where ``np.exp`` runs another loop)
   the programs keep calling NumPy's exp.
 
