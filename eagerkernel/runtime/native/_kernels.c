@@ -477,6 +477,11 @@ FMA_CLONES static void exp32_float(const float *a, float *out, Py_ssize_t n) {
     EXP32_PASS(a[i], 0, out[i] = e);
 }
 
+/* exp32(-|x|), the stable sigmoid's and softplus's e, in one pass */
+FMA_CLONES static void exp32_negabs_float(const float *a, float *out, Py_ssize_t n) {
+    EXP32_PASS(-fabsf(a[i]), 1, out[i] = e);
+}
+
 /* The float32 sigmoid: e = exp32(-|x|), (x >= 0 ? 1 : e) / (1 + e), the operations of the
  * program's neg_abs, exp and sigmoid_finish steps. */
 FMA_CLONES static void sigmoid32_float(const float *a, float *out, Py_ssize_t n) {
@@ -578,6 +583,11 @@ EXP32_V16 __m512 exp32_sigmoid(__m512 x, __m512 e) {
 __attribute__((target("avx512f"))) static void exp32_avx512(const float *a, float *out,
                                                             Py_ssize_t n) {
     EXP32_LOOP_V16(__m512 res = exp32_v16(LOAD(a), &over, &under, 0));
+}
+
+__attribute__((target("avx512f"))) static void exp32_negabs_avx512(const float *a, float *out,
+                                                                   Py_ssize_t n) {
+    EXP32_LOOP_V16(__m512 res = exp32_v16(exp32_negabs(LOAD(a)), &over, &under, 1));
 }
 
 __attribute__((target("avx512f"))) static void sigmoid32_avx512(const float *a, float *out,
@@ -830,11 +840,13 @@ EW_UFUNC1(relu, double)
                          dims[0]);                                                           \
     }
 EW_UFUNC_EXP32_1(exp32)
+EW_UFUNC_EXP32_1(exp32_negabs)
 EW_UFUNC_EXP32_1(sigmoid32)
 EW_UFUNC_EXP32_2(softplus_grad32)
 EW_UFUNC_EXP32_2(gelu_grad_finish32)
 #else
 EW_UFUNC1(exp32, float)
+EW_UFUNC1(exp32_negabs, float)
 EW_UFUNC1(sigmoid32, float)
 EW_UFUNC2(softplus_grad32, float)
 EW_UFUNC2(gelu_grad_finish32, float)
@@ -859,6 +871,7 @@ static const struct {
     {u_sigmoid32_float, NULL, 2},
     {u_softplus_grad32_float, NULL, 3},
     {u_gelu_grad_finish32_float, NULL, 3},
+    {u_exp32_negabs_float, NULL, 2},
 };
 #define EW_NKINDS ((int)(sizeof(EW_KINDS) / sizeof(EW_KINDS[0])))
 
@@ -891,7 +904,7 @@ static int ew_ufunc_loop(PyObject *obj, int typenum, ew_step *step) {
 PyDoc_STRVAR(program_doc,
              "program(format, ninputs, constants, steps) -> capsule\n\n"
              "Compiles an elementwise program for float32 ('f') or float64 ('d') arrays.\n"
-             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-12), refs its\n"
+             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-13), refs its\n"
              "operands, output last: registers 0-3, input k as 16 + k, constant k as 32 + k,\n"
              "the output as 48. See kernels.py.");
 

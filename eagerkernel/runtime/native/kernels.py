@@ -172,6 +172,7 @@ def relu_grad(g, x):
 # Kinds of the C passes (``EW_KINDS`` in ``_kernels.c``).
 _NEG_ABS, _SIGMOID_FINISH, _SOFTPLUS_FINISH, _SIGMOID_GRAD, _TANH_GRAD, _ERF, _GELU = range(7)
 _RELU_GRAD, _RELU, _EXP32, _SIGMOID32, _SOFTPLUS_GRAD32, _GELU_GRAD_FINISH32 = range(7, 13)
+_EXP32_NEGABS = 13
 _FLOAT32 = np.dtype(np.float32)
 
 # Operands of a program's steps (``_kernels.program``): scratch registers, the inputs, the
@@ -256,14 +257,13 @@ _FLOAT32_ONLY = frozenset(("erf", "gelu", "gelu_grad"))
 _PROGRAMS_EXP32 = {
     "sigmoid": (1, (), ((_SIGMOID32, (_X0, _OUT)),)),
     "softplus_grad": (2, (), ((_SOFTPLUS_GRAD32, (_X0, _X1, _OUT)),)),
-    "softplus": (  # (_EXP32's output is never its input: its loops are not for in place)
+    "softplus": (  # exp(-|x|) in one pass
         1,
         (),
         (
-            (_NEG_ABS, (_X0, _R0)),
-            (_EXP32, (_R0, _R1)),
-            (np.log1p, (_R1, _R1)),
-            (_SOFTPLUS_FINISH, (_X0, _R1, _OUT)),
+            (_EXP32_NEGABS, (_X0, _R0)),
+            (np.log1p, (_R0, _R0)),
+            (_SOFTPLUS_FINISH, (_X0, _R0, _OUT)),
         ),
     ),
     # g * finish(x, erf(x * sqrt(1/2))): the ten NumPy steps after erf as one C pass
