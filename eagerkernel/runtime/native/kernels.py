@@ -82,6 +82,7 @@ except ImportError:  # not built: every kernel declines and NumPy's runs
 
 __all__ = [
     "PARALLEL_MIN",
+    "STREAM_MIN",
     "adam",
     "available",
     "col2im",
@@ -373,17 +374,14 @@ def _exp32_matches() -> bool:
     (checked once). It reproduces NumPy's own SIMD float32 exp, the loop np.exp runs on
     CPUs with FMA (AVX2 or AVX-512); where np.exp runs another loop (a CPU without FMA,
     another NumPy), the probe differs and the programs keep calling NumPy's exp."""
-    if not _exp32_state:
+    if not _exp32_state:  # (a Ctrl-C in between leaves it unchecked: checked next time)
         x = _exp32_probe()
-        ok = False
-        try:
-            prog = _kernels.program("f", 1, (), ((_EXP32, (_X0, _OUT)),))
-            out = np.empty_like(x)
-            _kernels.run(prog, (x,), out, 1)
-            with np.errstate(all="ignore"):
-                ok = bool(np.array_equal(out.view(np.int32), np.exp(x).view(np.int32)))
-        finally:
-            _exp32_state.append(ok)
+        prog = _kernels.program("f", 1, (), ((_EXP32, (_X0, _OUT)),))
+        out = np.empty_like(x)
+        _kernels.run(prog, (x,), out, 1)
+        with np.errstate(all="ignore"):
+            ok = bool(np.array_equal(out.view(np.int32), np.exp(x).view(np.int32)))
+        _exp32_state.append(ok)
     return _exp32_state[0]
 
 
