@@ -990,7 +990,9 @@ fail:
  * write whole cache lines to memory without first reading them into the cache (a plain
  * store reads each line before writing it: a third of the traffic of a read-one-write-one
  * op, measured 15-25% of its time on a 31 MB array), and leave the cache to the inputs.
- * Only for outputs far beyond the cache (`stream` in run()): a small output is better left in
+ * Only for outputs far beyond the cache of memory-bound programs (`stream` in run(), which
+ * kernels.py sets: a burst of these stores per block stalls a program bound by its arithmetic,
+ * measured), as a small output is better left in
  * the cache for the op that reads it next. The caller fences before the output is used. */
 static void ew_stream(char *dst, const char *src, npy_intp nbytes) {
 #if defined(__SSE2__)

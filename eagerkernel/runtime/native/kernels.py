@@ -48,9 +48,11 @@ intrinsics and the portable C, the latter five times coarser) plus subnormals,
 +-0, +-inf, NaNs and the overflow and underflow thresholds, and the error flags value by
 value. erf and the GELU (below) are within 1 ulp of SciPy's, as they were.
 
-Outputs of at least `STREAM_MIN` bytes are written with streaming stores: straight to memory
-without first reading each cache line (a third of the traffic of a one-input op, 15-25% of
-its time on a 31 MB array, measured), leaving the cache to the inputs.
+Outputs of at least `STREAM_MIN` bytes of the memory-bound programs (ReLU and the
+arithmetic gradients) are written with streaming stores: straight to memory without first
+reading each cache line (a third of the traffic of a one-input op, 15-25% of its time on a
+31 MB array, measured), leaving the cache to the inputs. The programs bound by exp, tanh or
+erf write as usual (streaming stalled them, measured).
 
 ``benchmarks/elementwise.py`` measures them beside numexpr, the library made for fused
 elementwise expressions, on the same formulas: numexpr's own transcendental functions (no
@@ -280,12 +282,16 @@ _PROGRAMS_EXP32 = {
     ),
 }
 _exp32_state: list = []  # [True/False] once `_exp32_matches` has run
-_compiled: dict = {}  # (name, dtype char) -> the compiled program (a capsule)
+_compiled: dict = {}  # (name, dtype char) -> (the compiled program (a capsule), streamed)
 
-# Outputs of at least STREAM_MIN bytes are written with streaming stores (straight to memory,
-# not read into the cache first: a third less memory traffic for a one-input op); smaller
-# ones stay in the cache for the op that reads them next.
+# Outputs of at least STREAM_MIN bytes of the memory-bound programs (_STREAMED: arithmetic
+# only) are written with streaming stores (straight to memory, not read into the cache
+# first: a third less memory traffic for a one-input op); smaller ones stay in the cache for
+# the op that reads them next. The programs computing exp, tanh or erf are not streamed: they
+# are bound by their arithmetic, and a block's burst of streaming stores stalled them (the
+# sigmoid took 4.7-4.9 ms streamed against 3.9-4.0 ms not, measured on 31 MB).
 STREAM_MIN = 8 << 20
+_STREAMED = frozenset(("relu", "relu_grad", "sigmoid_grad", "tanh_grad"))
 
 # Arrays of at least PARALLEL_MIN elements run on several threads, each part at least
 # PARALLEL_MIN // 2 elements; smaller ones run on the calling thread alone (waking a thread
@@ -331,16 +337,17 @@ def _run(name: str, *arrays, threads: int | None = None):
     if name in _FLOAT32_ONLY and dtype != _FLOAT32:
         return None
     key = (name, dtype.char)
-    prog = _compiled.get(key)
-    if prog is None:
-        prog = _compiled[key] = _compile(name, dtype)
+    compiled = _compiled.get(key)
+    if compiled is None:
+        compiled = _compiled[key] = (_compile(name, dtype), name in _STREAMED)
+    prog, streamed = compiled
     out = np.empty_like(arrays[0])
     n = out.size
     if threads is None:
         threads = 1
         if n >= PARALLEL_MIN:
             threads = min(_threads[0] or _default_threads(), n // (PARALLEL_MIN // 2))
-    flags = _kernels.run(prog, arrays, out, threads, out.nbytes >= STREAM_MIN)
+    flags = _kernels.run(prog, arrays, out, threads, streamed and out.nbytes >= STREAM_MIN)
     if flags:
         _FLAG_POLICY[name](flags)
     return out
