@@ -13,7 +13,9 @@ Without a C compiler the install still succeeds (``optional=True``) and the Pyth
 Flags: ``-ffp-contract=off`` keeps every multiply and add separate (results bit for bit
 NumPy's); ``-fno-trapping-math`` lets GCC turn the kernels' selects into vector blends, so
 loops with comparisons (the stable sigmoid, erf's clamps) vectorize. The operations that run
-still raise their IEEE flags, which each kernel's wrapper reports as ``np.errstate`` says.
+still raise their IEEE flags, which each kernel's wrapper reports as ``np.errstate`` says
+(GCC may then also compute an operation on both sides of a select: the exp passes clean their
+arguments in a loop of their own, so that no flag comes from a value the result drops).
 """
 
 import sys

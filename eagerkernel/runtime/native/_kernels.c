@@ -25,6 +25,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h> /* streaming stores of big outputs (ew_stream) */
+#endif
 
 /* The kernel threads need POSIX threads and C11 atomics; elsewhere (MSVC) every program runs
  * on the calling thread. */
@@ -319,9 +322,10 @@ static PyObject *col2im(PyObject *self, PyObject *args) {
 }
 
 /* Elementwise passes of the activation kernels (ops/elementwise.py, ops/activations.py), the
- * C steps of the programs below. Transcendental functions stay NumPy's (its SIMD exp, tanh,
- * log1p loops, run as steps of the same program), so each result is the NumPy formula's, bit
- * for bit; these passes are the arithmetic around them. Each takes n items of float32 or
+ * C steps of the programs below. Transcendental functions stay NumPy's (its SIMD tanh and
+ * log1p loops, run as steps of the same program; its float32 exp algorithm reproduced in C
+ * below), so each result is the NumPy formula's, bit for bit; these passes are the
+ * arithmetic around them. Each takes n items of float32 or
  * float64 arrays, the output possibly one of the inputs (every loop reads element i before it
  * writes element i).                                                                        */
 #define EW_LOOP1(NAME, T, EXPR)                                                               \
@@ -355,6 +359,270 @@ EW_LOOP2(sigmoid_grad, double, (x * y) * (1.0 - y))
 EW_LOOP2(tanh_grad, float, x * (1.0f - y * y))
 EW_LOOP2(tanh_grad, double, x * (1.0 - y * y))
 
+/* relu: maximum(x, 0) as NumPy's np.maximum computes it: x if x > 0 or x is NaN (its bits
+ * kept), else +0 (so -0 gives +0, as NumPy's loop does). NumPy's loop with a scalar operand
+ * is not vectorized; this select is. */
+EW_LOOP1(relu, float, (x > 0.0f || x != x) ? x : 0.0f)
+EW_LOOP1(relu, double, (x > 0.0 || x != x) ? x : 0.0)
+
+/* exp of float32, the algorithm of NumPy's own SIMD float32 exp (its AVX2-FMA3 and AVX-512F
+ * loops, the ones np.exp runs on CPUs with FMA), so that the fused sigmoid and softplus give
+ * NumPy's bits without calling NumPy's exp loop for each block:
+ *   NaN -> NaN (the default quiet NaN), x >= XMAX -> inf, x <= XMIN -> 0, else
+ *   k = round(x * log2(e)) (by adding and subtracting 1.5 * 2^23), r = x - k ln 2 in two
+ *   fused multiply-adds (ln 2 split in a high and a low part), e = P(r) / Q(r) (degrees 5
+ *   and 2, Horner with fused multiply-adds), and e * 2^k, rounded once (two exact-or-once
+ *   rounded products by powers of two: the first stays in the normal range).
+ * The constants are NumPy's (npy_math's NPY_COEFF_*_EXPf). fmaf is one rounding in every
+ * clone (an instruction with FMA, libm's exact fmaf without), so every clone gives the same
+ * bits; kernels.py uses this pass only after checking it against np.exp at first use
+ * (_exp32_matches), as np.exp is a different loop on CPUs without FMA. Flags: overflow for
+ * finite x >= XMAX and underflow for finite x <= XMIN are raised as NumPy's loop raises
+ * them; subnormal results raise underflow from the multiply, as NumPy's scaling does.     */
+/* XMAX = 88.72283935546875 (0x42b17218), XMIN = -103.97208404541015625 (0xc2cff1b5) */
+
+static inline __attribute__((always_inline)) float f32_from_bits(uint32_t b) {
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static inline __attribute__((always_inline)) uint32_t f32_bits(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* The cases of exp32, decided on the bit pattern (integer comparisons raise no flag): NaN;
+ * x >= XMAX (+inf included); x <= XMIN (-inf included). */
+#define EXP32_NAN(b) (((b) & 0x7fffffffu) > 0x7f800000u)
+#define EXP32_HI(b) ((b) >= 0x42b17218u && (b) <= 0x7f800000u) /* [XMAX, +inf] */
+#define EXP32_LO(b) ((b) >= 0xc2cff1b5u && (b) <= 0xff800000u) /* [-inf, XMIN] */
+
+/* The argument the polynomial part sees: x, or +0 for NaN and the saturated cases (NumPy's
+ * loop computes exp(+0) there and overwrites it). Written to a tile by a loop of its own:
+ * under -fno-trapping-math GCC may compute a float operation on both sides of a select, so
+ * a select inside the computing loop would let NaN, inf and huge values reach the
+ * polynomial and raise flags NumPy's loop does not (invalid, overflow, underflow); the
+ * computing loop reads only clean arguments. */
+static inline __attribute__((always_inline)) float exp32_arg(float x) {
+    const uint32_t b = f32_bits(x);
+    return (EXP32_NAN(b) | EXP32_HI(b) | EXP32_LO(b)) ? 0.0f : x;
+}
+
+/* exp of a clean argument (exp32_arg), NumPy's operations, then its result for the cases
+ * (decided on the original x; nonpos: the caller knows x <= 0 or NaN, as -|x| is). */
+static inline __attribute__((always_inline)) float exp32_core(float t, float xin,
+                                                              const int nonpos) {
+    float k = t * 1.442695040888963407359924681001892137f;
+    k = (k + 0x1.800000p+23f) - 0x1.800000p+23f; /* round to nearest, ties to even */
+    float r = fmaf(k, -6.93145752e-1f, t);
+    r = fmaf(k, -1.42860677e-6f, r);
+    float p = fmaf(5.082762527590693718096e-04f, r, 6.757896990527504603057e-03f);
+    p = fmaf(p, r, 5.114512081637298353406e-02f);
+    p = fmaf(p, r, 2.473615434895520810817e-01f);
+    p = fmaf(p, r, 7.257664613233124478488e-01f);
+    p = fmaf(p, r, 9.999999999980870924916e-01f);
+    float q = fmaf(2.159509375685829852307e-02f, r, -2.742335390411667452936e-01f);
+    q = fmaf(q, r, 1.0f);
+    const int32_t ki = (int32_t)k, k1 = ki >> 1, k2 = ki - k1; /* k1, k2 in [-75, 64] */
+    float e = (p / q) * f32_from_bits((uint32_t)(k1 + 127) << 23);
+    e = e * f32_from_bits((uint32_t)(k2 + 127) << 23);
+    const uint32_t b = f32_bits(xin);
+    e = (!nonpos && EXP32_HI(b)) ? INFINITY : e;
+    e = EXP32_LO(b) ? 0.0f : e;
+    return EXP32_NAN(b) ? f32_from_bits(0x7fc00000u) : e;
+}
+
+/* exp32's overflow (finite x >= XMAX) and underflow (finite x <= XMIN) cases, OR-ed into
+ * `over` and `under`, as NumPy's loop reports them. */
+#define EXP32_CASES(x, over, under)                                                           \
+    do {                                                                                     \
+        const uint32_t b_ = f32_bits(x);                                                     \
+        over |= EXP32_HI(b_) & (b_ != 0x7f800000u);                                          \
+        under |= EXP32_LO(b_) & (b_ != 0xff800000u);                                         \
+    } while (0)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define FMA_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+#else
+#define FMA_CLONES
+#endif
+
+static void exp32_flags(int over, int under) {
+    if (over) feraiseexcept(FE_OVERFLOW);
+    if (under) feraiseexcept(FE_UNDERFLOW);
+}
+
+/* The exp32 passes work through tiles of EXP32_TILE elements: the cases and their flags, the
+ * clean arguments, then the results, each a loop of its own (each vectorizes). ARG is the
+ * exp argument for element i, BODY stores out[i] from e = exp(ARG) (x: ARG itself). None of
+ * them writes an element before all loops have read it, so out may be an input. */
+#define EXP32_TILE 1024 /* a program block (EW_BLOCK) in one tile */
+#define EXP32_PASS(ARG, NONPOS, BODY)                                                         \
+    int over = 0, under = 0;                                                                 \
+    float t[EXP32_TILE];                                                                     \
+    for (Py_ssize_t i0 = 0; i0 < n; i0 += EXP32_TILE) {                                      \
+        const Py_ssize_t i1 = n - i0 < EXP32_TILE ? n : i0 + EXP32_TILE;                     \
+        for (Py_ssize_t i = i0; i < i1; i++) EXP32_CASES(ARG, over, under);                  \
+        for (Py_ssize_t i = i0; i < i1; i++) t[i - i0] = exp32_arg(ARG);                     \
+        for (Py_ssize_t i = i0; i < i1; i++) {                                               \
+            const float e = exp32_core(t[i - i0], ARG, NONPOS);                              \
+            BODY;                                                                            \
+        }                                                                                    \
+    }                                                                                        \
+    exp32_flags(over, under)
+
+FMA_CLONES static void exp32_float(const float *a, float *out, Py_ssize_t n) {
+    EXP32_PASS(a[i], 0, out[i] = e);
+}
+
+/* exp32(-|x|), the stable sigmoid's and softplus's e, in one pass */
+FMA_CLONES static void exp32_negabs_float(const float *a, float *out, Py_ssize_t n) {
+    EXP32_PASS(-fabsf(a[i]), 1, out[i] = e);
+}
+
+/* The float32 sigmoid: e = exp32(-|x|), (x >= 0 ? 1 : e) / (1 + e), the operations of the
+ * program's neg_abs, exp and sigmoid_finish steps. */
+FMA_CLONES static void sigmoid32_float(const float *a, float *out, Py_ssize_t n) {
+    EXP32_PASS(-fabsf(a[i]), 1, out[i] = (a[i] >= 0.0f ? 1.0f : e) / (1.0f + e));
+}
+
+/* SoftplusGrad of float32: g * sigmoid(x), the sigmoid as sigmoid32_float. */
+FMA_CLONES static void softplus_grad32_float(const float *g, const float *a, float *out,
+                                             Py_ssize_t n) {
+    EXP32_PASS(-fabsf(a[i]), 1, out[i] = g[i] * ((a[i] >= 0.0f ? 1.0f : e) / (1.0f + e)));
+}
+
+/* The exact GELU's derivative of float32 around its erf (the program's steps after erf):
+ * (0.5 * (1 + erf)) + ((x * exp((-0.5 * x) * x)) * (1 / sqrt(2 pi))), NumPy's float32
+ * operations in that order with the constants rounded to float32 first (as NumPy rounds a
+ * Python scalar), exp as exp32 (np.exp's bits): what the NumPy steps it replaces compute,
+ * bit for bit, in one pass. The exp argument (-0.5 x) x is never above 0. */
+FMA_CLONES static void gelu_grad_finish32_float(const float *a, const float *erfv, float *out,
+                                                Py_ssize_t n) {
+    const float inv_sqrt_2pi = (float)0.3989422804014327; /* 1 / sqrt(2 pi) */
+    EXP32_PASS((-0.5f * a[i]) * a[i], 1,
+               out[i] = (0.5f * (1.0f + erfv[i])) + (a[i] * e) * inv_sqrt_2pi);
+}
+
+/* The same four passes written with AVX-512F intrinsics, for CPUs that have it (chosen at
+ * load time, see cpu_avx512f): the operations of exp32_core, lane for lane, with the cases
+ * as masks inside one loop (an intrinsic is never moved across a mask blend, so the clean
+ * argument needs no loop of its own): a third fewer instructions than GCC's vectorization
+ * of the portable code above, which the other CPUs run. Tails use masked loads and stores. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define EXP32_AVX512 1
+#include <immintrin.h>
+
+#define EXP32_V16 __attribute__((target("avx512f"), always_inline)) static inline
+
+EXP32_V16 __m512i exp32_u32(uint32_t v) { return _mm512_set1_epi32((int)v); }
+
+/* exp32 of 16 lanes; `over` and `under` collect the lanes of the overflow and underflow
+ * cases (EXP32_CASES). nonpos as in exp32_core. */
+EXP32_V16 __m512 exp32_v16(__m512 x, __mmask16 *over, __mmask16 *under, const int nonpos) {
+    const __m512i b = _mm512_castps_si512(x);
+    const __mmask16 nan =
+        _mm512_cmpgt_epu32_mask(_mm512_and_si512(b, exp32_u32(0x7fffffffu)), exp32_u32(0x7f800000u));
+    __mmask16 hi = 0;
+    if (!nonpos) {
+        hi = _mm512_cmpge_epu32_mask(b, exp32_u32(0x42b17218u)) &
+             _mm512_cmple_epu32_mask(b, exp32_u32(0x7f800000u));
+        *over |= hi & _mm512_cmpneq_epu32_mask(b, exp32_u32(0x7f800000u));
+    }
+    const __mmask16 lo = _mm512_cmpge_epu32_mask(b, exp32_u32(0xc2cff1b5u)) &
+                         _mm512_cmple_epu32_mask(b, exp32_u32(0xff800000u));
+    *under |= lo & _mm512_cmpneq_epu32_mask(b, exp32_u32(0xff800000u));
+    const __m512 t = _mm512_maskz_mov_ps((__mmask16)~(nan | hi | lo), x);
+    const __m512 magic = _mm512_set1_ps(0x1.800000p+23f);
+    __m512 k = _mm512_mul_ps(t, _mm512_set1_ps(1.442695040888963407359924681001892137f));
+    k = _mm512_sub_ps(_mm512_add_ps(k, magic), magic);
+    __m512 r = _mm512_fmadd_ps(k, _mm512_set1_ps(-6.93145752e-1f), t);
+    r = _mm512_fmadd_ps(k, _mm512_set1_ps(-1.42860677e-6f), r);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(5.082762527590693718096e-04f), r,
+                               _mm512_set1_ps(6.757896990527504603057e-03f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.114512081637298353406e-02f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(2.473615434895520810817e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(7.257664613233124478488e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(9.999999999980870924916e-01f));
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(2.159509375685829852307e-02f), r,
+                               _mm512_set1_ps(-2.742335390411667452936e-01f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
+    /* P / Q * 2^k rounded once: vscalefps is that (the two products of exp32_core are too) */
+    __m512 e = _mm512_scalef_ps(_mm512_div_ps(p, q), k);
+    e = _mm512_mask_mov_ps(e, hi, _mm512_set1_ps(INFINITY));
+    e = _mm512_mask_mov_ps(e, lo, _mm512_setzero_ps());
+    return _mm512_mask_mov_ps(e, nan, _mm512_castsi512_ps(exp32_u32(0x7fc00000u)));
+}
+
+/* -|x|, as -fabsf(x): the sign bit set */
+EXP32_V16 __m512 exp32_negabs(__m512 x) {
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), exp32_u32(0x80000000u)));
+}
+
+/* (x >= 0 ? 1 : e) / (1 + e), as sigmoid32_float; >= as C's (a signalling comparison) */
+EXP32_V16 __m512 exp32_sigmoid(__m512 x, __m512 e) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __mmask16 ge = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OS);
+    return _mm512_div_ps(_mm512_mask_mov_ps(e, ge, one), _mm512_add_ps(one, e));
+}
+
+/* Runs BODY (computing `res` from the lanes of `m`) over n elements in vectors of 16, the last
+ * masked; LOAD(ptr) loads 16 lanes under mask `m`. */
+#define EXP32_LOOP_V16(BODY)                                                                  \
+    __mmask16 over = 0, under = 0;                                                           \
+    for (Py_ssize_t i = 0; i < n; i += 16) {                                                 \
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1); \
+        BODY;                                                                                \
+        _mm512_mask_storeu_ps(out + i, m, res);                                              \
+    }                                                                                        \
+    exp32_flags(over != 0, under != 0)
+#define LOAD(ptr) _mm512_maskz_loadu_ps(m, (ptr) + i)
+
+__attribute__((target("avx512f"))) static void exp32_avx512(const float *a, float *out,
+                                                            Py_ssize_t n) {
+    EXP32_LOOP_V16(__m512 res = exp32_v16(LOAD(a), &over, &under, 0));
+}
+
+__attribute__((target("avx512f"))) static void exp32_negabs_avx512(const float *a, float *out,
+                                                                   Py_ssize_t n) {
+    EXP32_LOOP_V16(__m512 res = exp32_v16(exp32_negabs(LOAD(a)), &over, &under, 1));
+}
+
+__attribute__((target("avx512f"))) static void sigmoid32_avx512(const float *a, float *out,
+                                                                Py_ssize_t n) {
+    EXP32_LOOP_V16(const __m512 x = LOAD(a);
+                   const __m512 e = exp32_v16(exp32_negabs(x), &over, &under, 1);
+                   __m512 res = exp32_sigmoid(x, e));
+}
+
+__attribute__((target("avx512f"))) static void softplus_grad32_avx512(const float *g,
+                                                                      const float *a,
+                                                                      float *out, Py_ssize_t n) {
+    EXP32_LOOP_V16(const __m512 x = LOAD(a);
+                   const __m512 e = exp32_v16(exp32_negabs(x), &over, &under, 1);
+                   __m512 res = _mm512_mul_ps(LOAD(g), exp32_sigmoid(x, e)));
+}
+
+__attribute__((target("avx512f"))) static void gelu_grad_finish32_avx512(const float *a,
+                                                                         const float *erfv,
+                                                                         float *out,
+                                                                         Py_ssize_t n) {
+    const __m512 inv_sqrt_2pi = _mm512_set1_ps((float)0.3989422804014327);
+    EXP32_LOOP_V16(
+        const __m512 x = LOAD(a);
+        const __m512 arg = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), x), x);
+        const __m512 e = exp32_v16(arg, &over, &under, 1);
+        const __m512 cdf =
+            _mm512_mul_ps(_mm512_set1_ps(0.5f), _mm512_add_ps(_mm512_set1_ps(1.0f), LOAD(erfv)));
+        __m512 res = _mm512_add_ps(cdf, _mm512_mul_ps(_mm512_mul_ps(x, e), inv_sqrt_2pi)));
+}
+#undef LOAD
+#endif
+
+/* Whether the CPU has AVX-512F (the intrinsic passes above run then), set at import. */
+static int cpu_avx512f;
 
 /* erf of a float32 argument, evaluated in double and rounded once to float32, as SciPy's
  * float32 erf is (its double erf, rounded). erf(x) = x * p(s), s = min(x * x, 16) / 8 - 1,
@@ -549,6 +817,40 @@ EW_UFUNC2(relu_grad, float)
 EW_UFUNC2(relu_grad, double)
 EW_UFUNC1(erf32, float)
 EW_UFUNC1(gelu32, float)
+EW_UFUNC1(relu, float)
+EW_UFUNC1(relu, double)
+#ifdef EXP32_AVX512
+/* The exp32 passes: with intrinsics on AVX-512F CPUs, else GCC's clones of the portable C. */
+#define EW_UFUNC_EXP32_1(NAME)                                                                \
+    static void u_##NAME##_float(char **args, const npy_intp *dims, const npy_intp *steps,    \
+                                 void *data) {                                                \
+        if (cpu_avx512f)                                                                     \
+            NAME##_avx512((const float *)args[0], (float *)args[1], dims[0]);                \
+        else                                                                                 \
+            NAME##_float((const float *)args[0], (float *)args[1], dims[0]);                 \
+    }
+#define EW_UFUNC_EXP32_2(NAME)                                                                \
+    static void u_##NAME##_float(char **args, const npy_intp *dims, const npy_intp *steps,    \
+                                 void *data) {                                                \
+        if (cpu_avx512f)                                                                     \
+            NAME##_avx512((const float *)args[0], (const float *)args[1], (float *)args[2],  \
+                          dims[0]);                                                          \
+        else                                                                                 \
+            NAME##_float((const float *)args[0], (const float *)args[1], (float *)args[2],   \
+                         dims[0]);                                                           \
+    }
+EW_UFUNC_EXP32_1(exp32)
+EW_UFUNC_EXP32_1(exp32_negabs)
+EW_UFUNC_EXP32_1(sigmoid32)
+EW_UFUNC_EXP32_2(softplus_grad32)
+EW_UFUNC_EXP32_2(gelu_grad_finish32)
+#else
+EW_UFUNC1(exp32, float)
+EW_UFUNC1(exp32_negabs, float)
+EW_UFUNC1(sigmoid32, float)
+EW_UFUNC2(softplus_grad32, float)
+EW_UFUNC2(gelu_grad_finish32, float)
+#endif
 
 /* The C passes by kind (kernels.py's numbering): float and double
  * loops (NULL: no such loop) and the number of operands, output last. */
@@ -564,6 +866,12 @@ static const struct {
     {u_erf32_float, NULL, 2},
     {u_gelu32_float, NULL, 2},
     {u_relu_grad_float, u_relu_grad_double, 3},
+    {u_relu_float, u_relu_double, 2},
+    {u_exp32_float, NULL, 2},
+    {u_sigmoid32_float, NULL, 2},
+    {u_softplus_grad32_float, NULL, 3},
+    {u_gelu_grad_finish32_float, NULL, 3},
+    {u_exp32_negabs_float, NULL, 2},
 };
 #define EW_NKINDS ((int)(sizeof(EW_KINDS) / sizeof(EW_KINDS[0])))
 
@@ -596,7 +904,7 @@ static int ew_ufunc_loop(PyObject *obj, int typenum, ew_step *step) {
 PyDoc_STRVAR(program_doc,
              "program(format, ninputs, constants, steps) -> capsule\n\n"
              "Compiles an elementwise program for float32 ('f') or float64 ('d') arrays.\n"
-             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-7), refs its\n"
+             "steps: (op, refs) pairs, op a NumPy ufunc or a C pass's kind (0-13), refs its\n"
              "operands, output last: registers 0-3, input k as 16 + k, constant k as 32 + k,\n"
              "the output as 48. See kernels.py.");
 
@@ -678,10 +986,41 @@ fail:
     return NULL;
 }
 
+/* Copies a block to its place in a big output with streaming (non-temporal) stores: they
+ * write whole cache lines to memory without first reading them into the cache (a plain
+ * store reads each line before writing it: a third of the traffic of a read-one-write-one
+ * op, measured 15-25% of its time on a 31 MB array), and leave the cache to the inputs.
+ * Only for outputs far beyond the cache of memory-bound programs (`stream` in run(), which
+ * kernels.py sets: a burst of these stores per block stalls a program bound by its arithmetic,
+ * measured), as a small output is better left in
+ * the cache for the op that reads it next. The caller fences before the output is used. */
+static void ew_stream(char *dst, const char *src, npy_intp nbytes) {
+#if defined(__SSE2__)
+    npy_intp head = (npy_intp)((16 - ((uintptr_t)dst & 15)) & 15);
+    if (head > nbytes) head = nbytes;
+    memcpy(dst, src, (size_t)head);
+    npy_intp i = head;
+    for (; i + 64 <= nbytes; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(dst + i + 32), c);
+        _mm_stream_si128((__m128i *)(dst + i + 48), d);
+    }
+    memcpy(dst + i, src + i, (size_t)(nbytes - i));
+#else
+    memcpy(dst, src, (size_t)nbytes);
+#endif
+}
+
 /* Runs the program over elements [lo, hi), block by block. */
-static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo, npy_intp hi) {
+static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo, npy_intp hi,
+                    int stream) {
     static const npy_intp zero = 0;
-    double regs[EW_REGS][EW_BLOCK];
+    double regs[EW_REGS + 1][EW_BLOCK]; /* the last: the output block, when streamed */
     const npy_intp isz = p->itemsize;
     for (npy_intp start = lo; start < hi; start += EW_BLOCK) {
         npy_intp len = hi - start < EW_BLOCK ? hi - start : EW_BLOCK;
@@ -701,10 +1040,11 @@ static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo
                                                : (char *)&p->cd[r - EW_CONST];
                     strides[j] = zero;
                 } else
-                    args[j] = out + start * isz;
+                    args[j] = stream ? (char *)regs[EW_REGS] : out + start * isz;
             }
             st->fn(args, &len, strides, st->data);
         }
+        if (stream) ew_stream(out + start * isz, (const char *)regs[EW_REGS], len * isz);
     }
 }
 
@@ -728,6 +1068,7 @@ typedef struct {
 #else
     long long next;
 #endif
+    int stream;        /* write the output with streaming stores (ew_stream) */
     int joined;        /* workers inside the job (under pool_mu) */
     int flags;         /* the workers' floating-point flags, OR-ed (under pool_mu) */
 } ew_job;
@@ -759,8 +1100,11 @@ static int ew_work(ew_job *job) {
         npy_intp lo = EW_TAKE(job);
         if (lo >= job->n) break;
         npy_intp hi = lo + EW_CHUNK < job->n ? lo + EW_CHUNK : job->n;
-        ew_exec(job->p, job->in, job->out, lo, hi);
+        ew_exec(job->p, job->in, job->out, lo, hi, job->stream);
     }
+#if defined(__SSE2__)
+    if (job->stream) _mm_sfence(); /* the streamed stores are visible before the run returns */
+#endif
     int raised = taken_flags();
     feclearexcept(FE_ALL_EXCEPT);
     return raised;
@@ -853,15 +1197,17 @@ static int ew_run(ew_job *job, int threads) {
 }
 
 PyDoc_STRVAR(run_doc,
-             "run(program, inputs, out, threads) -> int\n\n"
+             "run(program, inputs, out, threads, stream=False) -> int\n\n"
              "Runs a program (see program()) over the inputs (a tuple of C-contiguous arrays of\n"
-             "the program's dtype and out's size) into out, on up to `threads` threads.\n"
+             "the program's dtype and out's size) into out, on up to `threads` threads; with\n"
+             "stream, out is written with streaming stores (for outputs beyond the cache).\n"
              "Returns the floating-point error flags raised.");
 
 static PyObject *run(PyObject *self, PyObject *args) {
     PyObject *capsule, *inputs, *outobj;
-    int threads;
-    if (!PyArg_ParseTuple(args, "OO!Oi:run", &capsule, &PyTuple_Type, &inputs, &outobj, &threads))
+    int threads, stream = 0;
+    if (!PyArg_ParseTuple(args, "OO!Oi|p:run", &capsule, &PyTuple_Type, &inputs, &outobj,
+                          &threads, &stream))
         return NULL;
     ew_program *p = PyCapsule_GetPointer(capsule, "eagerkernel.ew_program");
     if (p == NULL) return NULL;
@@ -890,6 +1236,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
     job.in = in;
     job.out = views[0].buf;
     job.n = n;
+    job.stream = stream;
     int raised;
     Py_BEGIN_ALLOW_THREADS
     raised = ew_run(&job, threads < 1 ? 1 : threads);
@@ -898,7 +1245,23 @@ static PyObject *run(PyObject *self, PyObject *args) {
     return PyLong_FromLong(raised);
 }
 
+PyDoc_STRVAR(use_avx512_doc,
+             "_use_avx512(flag) -> bool\n\n"
+             "For tests: whether the exp32 passes use their AVX-512F intrinsics (flag true and the\n"
+             "CPU has AVX-512F) or the portable C; returns the previous setting.");
+
+static PyObject *use_avx512(PyObject *self, PyObject *arg) {
+    int flag = PyObject_IsTrue(arg);
+    if (flag < 0) return NULL;
+    int before = cpu_avx512f;
+#ifdef EXP32_AVX512
+    cpu_avx512f = flag && __builtin_cpu_supports("avx512f");
+#endif
+    return PyBool_FromLong(before);
+}
+
 static PyMethodDef methods[] = {
+    {"_use_avx512", use_avx512, METH_O, use_avx512_doc},
     {"adam", adam, METH_VARARGS, adam_doc},
     {"max_pool_grad", max_pool_grad, METH_VARARGS, max_pool_grad_doc},
     {"col2im", col2im, METH_VARARGS, col2im_doc},
@@ -912,6 +1275,16 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernels",
     "Fused kernels in C (see eagerkernel/runtime/kernels.py).", -1, methods,
 };
+
+/* Whether the CPU has AVX2 and FMA: where it does, np.exp runs NumPy's SIMD float32 exp,
+ * which exp32 reproduces (kernels.py still checks the bits at first use). */
+static int cpu_fma(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
 
 PyMODINIT_FUNC PyInit__kernels(void) {
     PyObject *m = PyModule_Create(&module);
@@ -930,10 +1303,14 @@ PyMODINIT_FUNC PyInit__kernels(void) {
 #ifdef EW_THREADS
     pthread_atfork(NULL, NULL, pool_after_fork_child);
 #endif
+#ifdef EXP32_AVX512
+    cpu_avx512f = __builtin_cpu_supports("avx512f");
+#endif
     if (PyModule_AddIntConstant(m, "OVERFLOW", OVERFLOW) < 0 ||
         PyModule_AddIntConstant(m, "INVALID", INVALID) < 0 ||
         PyModule_AddIntConstant(m, "DIVBYZERO", DIVBYZERO) < 0 ||
-        PyModule_AddIntConstant(m, "UNDERFLOW", UNDERFLOW) < 0) {
+        PyModule_AddIntConstant(m, "UNDERFLOW", UNDERFLOW) < 0 ||
+        PyModule_AddIntConstant(m, "CPU_FMA", cpu_fma()) < 0) {
         Py_DECREF(m);
         return NULL;
     }
