@@ -372,36 +372,38 @@ def test_fit_with_uneven_last_batch_and_shuffle_matches_one_device():
     assert_same_weights(run(ek.distribute.get_strategy()), run(ek.distribute.MirroredStrategy()))
 
 
-def test_custom_training_loop_matches_one_device():
+def train_custom_loop(strategy, global_batch=16):
+    """Two epochs of a custom loop (strategy.run, apply_gradients in the replicas) on the
+    MLP; returns the model, the optimizer and the step losses summed over replicas."""
     x, y = data()
-    global_batch = 16
+    ek.random.set_seed(5)
+    with strategy.scope():
+        model = mlp()
+        opt = ek.keras.optimizers.Adam(0.01)
+    loss_obj = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
+    dist = strategy.experimental_distribute_dataset(
+        ek.data.Dataset.from_tensor_slices((x, y)).batch(global_batch)
+    )
 
-    def train(strategy):
-        ek.random.set_seed(5)
-        with strategy.scope():
-            model = mlp()
-            opt = ek.keras.optimizers.Adam(0.01)
-        loss_obj = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
-        dist = strategy.experimental_distribute_dataset(
-            ek.data.Dataset.from_tensor_slices((x, y)).batch(global_batch)
-        )
+    def step(inputs):
+        xb, yb = inputs
+        with ek.GradientTape() as tape:
+            loss = ek.reduce_sum(loss_obj(yb, model(xb, training=True))) / global_batch
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
 
-        def step(inputs):
-            xb, yb = inputs
-            with ek.GradientTape() as tape:
-                loss = ek.reduce_sum(loss_obj(yb, model(xb, training=True))) / global_batch
-            grads = tape.gradient(loss, model.trainable_variables)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
-            return loss
+    losses = []
+    for _ in range(2):
+        for batch in dist:
+            losses.append(
+                float(strategy.reduce("SUM", strategy.run(step, args=(batch,)), axis=None))
+            )
+    return model, opt, losses
 
-        losses = []
-        for _ in range(2):
-            for batch in dist:
-                losses.append(
-                    float(strategy.reduce("SUM", strategy.run(step, args=(batch,)), axis=None))
-                )
-        return model, opt, losses
 
+def test_custom_training_loop_matches_one_device():
+    train = train_custom_loop
     m1, o1, l1 = train(ek.distribute.get_strategy())
     m2, o2, l2 = train(ek.distribute.MirroredStrategy())
     assert_same_weights(m1, m2)
@@ -598,34 +600,9 @@ def test_central_storage_keeps_one_copy_on_the_parameter_device():
 
 
 def test_central_storage_custom_loop_sums_the_replicas_gradients_and_updates_once():
-    x, y = data()
-    global_batch = 16
-
-    def train(strategy):
-        ek.random.set_seed(5)
-        with strategy.scope():
-            model = mlp()
-            opt = ek.keras.optimizers.Adam(0.01)
-        loss_obj = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
-        dist = strategy.experimental_distribute_dataset(
-            ek.data.Dataset.from_tensor_slices((x, y)).batch(global_batch)
-        )
-
-        def step(inputs):
-            xb, yb = inputs
-            with ek.GradientTape() as tape:
-                loss = ek.reduce_sum(loss_obj(yb, model(xb, training=True))) / global_batch
-            grads = tape.gradient(loss, model.trainable_variables)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
-            return loss
-
-        for _ in range(2):
-            for batch in dist:
-                strategy.run(step, args=(batch,))
-        return model, opt
-
-    m1, o1 = train(ek.distribute.get_strategy())
-    m2, o2 = train(central_storage())
+    m1, o1, l1 = train_custom_loop(ek.distribute.get_strategy())
+    m2, o2, l2 = train_custom_loop(central_storage())
+    np.testing.assert_allclose(l1, l2, rtol=1e-5)
     assert_same_weights(m1, m2)
     assert int(o2.iterations) == int(o1.iterations) == 8  # one update per step, not per replica
     for v in m2.trainable_variables + o2.variables:

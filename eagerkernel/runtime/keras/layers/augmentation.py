@@ -456,7 +456,35 @@ class RandomTranslation(_Geometric):
         }
 
 
-class RandomContrast(_RandomLayer):
+class _ColorLayer(_RandomLayer):
+    """The random colour layers: in training, `_adjust` a float batch, then clip it to
+    ``value_range``; the input unchanged otherwise."""
+
+    def __init__(self, factor, value_range, seed, **kwargs):
+        super().__init__(seed, **kwargs)
+        self.factor, self.value_range = factor, tuple(value_range)
+
+    def call(self, inputs, training=None):
+        if not training:
+            return inputs
+        x, single = _batched(inputs)
+        if x._value.dtype.kind != "f":
+            x = cast(x, "float32")
+        low, high = float(self.value_range[0]), float(self.value_range[1])
+        return _unbatched(clip_by_value(self._adjust(x), low, high), single)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "factor": self.factor,
+            "value_range": list(self.value_range),
+        }
+
+
+class RandomContrast(_ColorLayer):
     """Scales each image's deviation from its per-channel mean by a random factor in
     ``[1 - lower, 1 + upper]`` in training (follows `tf.keras.layers.RandomContrast`), then
     clips to ``value_range`` (default ``(0, 255)``).
@@ -473,36 +501,18 @@ class RandomContrast(_RandomLayer):
             raise ValueError(
                 f"RandomContrast: factor must be in [0, 1]. Received: factor={factor!r}"
             )
-        super().__init__(seed, **kwargs)
-        self.factor, self.value_range = factor, tuple(value_range)
+        super().__init__(factor, value_range, seed, **kwargs)
         self._range = (1.0 - lo, 1.0 + hi)
 
-    def call(self, inputs, training=None):
-        if not training:
-            return inputs
-        x, single = _batched(inputs)
-        if x._value.dtype.kind != "f":
-            x = cast(x, "float32")
-        factors = self._uniform([x.shape[0]], *self._range).astype(x._value.dtype)
+    def _adjust(self, x):
         from ...ops.reduction import reduce_mean
 
+        factors = self._uniform([x.shape[0]], *self._range).astype(x._value.dtype)
         mean = reduce_mean(x, axis=[1, 2], keepdims=True)
-        out = (x - mean) * factors.reshape(-1, 1, 1, 1) + mean
-        out = clip_by_value(out, float(self.value_range[0]), float(self.value_range[1]))
-        return _unbatched(out, single)
-
-    def compute_output_shape(self, input_shape):
-        return tuple(input_shape)
-
-    def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "factor": self.factor,
-            "value_range": list(self.value_range),
-        }
+        return (x - mean) * factors.reshape(-1, 1, 1, 1) + mean
 
 
-class RandomBrightness(_RandomLayer):
+class RandomBrightness(_ColorLayer):
     """Adds a random offset of ``factor`` times the value range to each image in training
     (follows `tf.keras.layers.RandomBrightness`), then clips to ``value_range``.
 
@@ -516,32 +526,13 @@ class RandomBrightness(_RandomLayer):
             raise ValueError(
                 f"RandomBrightness: factor must be in [-1, 1]. Received: factor={factor!r}"
             )
-        super().__init__(seed, **kwargs)
-        self.factor, self.value_range = factor, tuple(value_range)
+        super().__init__(factor, value_range, seed, **kwargs)
         self._range = (lo, hi)
 
-    def call(self, inputs, training=None):
-        if not training:
-            return inputs
-        x, single = _batched(inputs)
-        if x._value.dtype.kind != "f":
-            x = cast(x, "float32")
+    def _adjust(self, x):
         span = float(self.value_range[1]) - float(self.value_range[0])
         delta = (self._uniform([x.shape[0]], *self._range) * span).astype(x._value.dtype)
-        out = clip_by_value(
-            x + delta.reshape(-1, 1, 1, 1), float(self.value_range[0]), float(self.value_range[1])
-        )
-        return _unbatched(out, single)
-
-    def compute_output_shape(self, input_shape):
-        return tuple(input_shape)
-
-    def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "factor": self.factor,
-            "value_range": list(self.value_range),
-        }
+        return x + delta.reshape(-1, 1, 1, 1)
 
 
 def _center_crop(x: Tensor, height: int, width: int) -> Tensor:
