@@ -45,7 +45,10 @@ TORCH_STAMP := $(VENV)/.stamp-torch
 TF_STAMP := $(VENV)/.stamp-tensorflow
 
 # Jupyter finds the venv's kernelspecs before a user's, and kernels start the venv's python.
-VENV_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" JUPYTER_PREFER_ENV_PATH=1
+# Matplotlib keeps its font cache in the venv: a cache shared in ~/.cache with another
+# environment (same matplotlib version, other font paths) makes plots log "findfont" to stderr.
+VENV_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" JUPYTER_PREFER_ENV_PATH=1 \
+  MPLCONFIGDIR="$(abspath $(VENV))/mplconfig"
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
 .PHONY: help setup system-packages tutorials notebook lab test lint format bench fuzz clean distclean
