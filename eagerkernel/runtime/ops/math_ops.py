@@ -1,6 +1,6 @@
 """More of `tf.math`: inverse trigonometric and hyperbolic functions, the error and gamma
-functions, NaN/Inf tests, the "no NaN" divisions, running products, sorting and top-k, unique
-values, segment reductions, bincount and the confusion matrix.
+functions, NaN/Inf tests, the "no NaN" divisions, running products, sorting and top-k, and unique
+values (segment reductions, bincount and the confusion matrix: `segment_ops.py`).
 
 Each op's forward sits beside its VJPs, which follow TensorFlow's registered gradients
 (tensorflow/python/ops/math_grad.py) and are written with public ops, so gradients of any order
@@ -26,7 +26,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, binary, coerce_pair, float_check, tensor, unary
 from .activations import _erf
-from .array_ops import axis_arg, index_tensor, reshape
+from .array_ops import axis_arg, index_tensor
 from .creation import zeros_like
 from .elementwise import (
     cast,
@@ -40,7 +40,6 @@ from .elementwise import (
     square,
     where,
 )
-from .indexing import gather
 from .reduction import cumsum, reduce_sum
 
 __all__ = [
@@ -52,8 +51,6 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
-    "bincount",
-    "confusion_matrix",
     "cosh",
     "cumprod",
     "digamma",
@@ -70,10 +67,6 @@ __all__ = [
     "polyval",
     "reduce_euclidean_norm",
     "rint",
-    "segment_max",
-    "segment_mean",
-    "segment_min",
-    "segment_sum",
     "sinh",
     "sort",
     "top_k",
@@ -81,10 +74,6 @@ __all__ = [
     "truncatemod",
     "unique",
     "unique_with_counts",
-    "unsorted_segment_max",
-    "unsorted_segment_mean",
-    "unsorted_segment_min",
-    "unsorted_segment_sum",
     "xdivy",
     "xlogy",
 ]
@@ -616,325 +605,6 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None) -> UniqueWithCountsOu
     """
     t, y, idx, counts = _unique(x, out_idx, "unique_with_counts")
     return UniqueWithCountsOutput(_on(y, t), _on(idx, t), _on(counts, t))
-
-
-# -- segment reductions --------------------------------------------------------------------------
-
-
-def _scatter(xp, kind: str, out, ids, values) -> None:
-    """``out[ids[i]] (op)= values[i]`` with repeats accumulated: NumPy's ``ufunc.at``, CuPy's
-    ``cupyx.scatter_*``."""
-    if xp is np:
-        {"sum": np.add, "max": np.maximum, "min": np.minimum}[kind].at(out, ids, values)
-    else:
-        import cupyx
-
-        {"sum": cupyx.scatter_add, "max": cupyx.scatter_max, "min": cupyx.scatter_min}[kind](
-            out, ids, values
-        )
-
-
-def _segment_fwd(kind: str):
-    def fwd(xp, data, ids, num_segments):
-        k = ids.ndim
-        flat_ids = ids.reshape(-1)
-        flat = data.reshape((flat_ids.size, *data.shape[k:]))
-        keep = flat_ids >= 0  # TensorFlow drops negative ids
-        if kind == "sum":
-            out = xp.zeros((num_segments, *data.shape[k:]), data.dtype)
-        else:
-            info = np.finfo(data.dtype) if data.dtype.kind == "f" else np.iinfo(data.dtype)
-            fill = info.min if kind == "max" else info.max  # an empty segment's value
-            out = xp.full((num_segments, *data.shape[k:]), fill, data.dtype)
-        _scatter(xp, kind, out, flat_ids[keep], flat[keep])
-        return out
-
-    return fwd
-
-
-def _gather_drop_negatives(x: Tensor, ids: Tensor) -> Tensor:
-    """``x[ids]``, zero where an id is negative (TensorFlow's _GatherDropNegatives)."""
-    from .elementwise import maximum
-
-    gathered = gather(x, maximum(ids, 0))
-    keep = ids >= 0
-    keep = reshape(keep, tuple(keep.shape) + (1,) * (gathered.ndim - keep.ndim))
-    return where(keep, gathered, zeros_like(gathered))
-
-
-def _segment_extremum_vjp(g, ans, data, ids, num_segments):
-    # TensorFlow's _UnsortedSegmentMinOrMaxGrad: the gradient is shared among the elements
-    # equal to their segment's extremum.
-    picked = _gather_drop_negatives(ans, ids)
-    selected = equal(data, picked)
-    weights = cast(selected, g.dtype)
-    count = unsorted_segment_sum(weights, ids, num_segments)
-    share = _gather_drop_negatives(divide_no_nan(g, count), ids)
-    return where(selected, share, zeros_like(share))
-
-
-_useg_sum = Primitive("UnsortedSegmentSum", _segment_fwd("sum"))
-_useg_max = Primitive("UnsortedSegmentMax", _segment_fwd("max"))
-_useg_min = Primitive("UnsortedSegmentMin", _segment_fwd("min"))
-defvjp(_useg_sum, lambda g, ans, data, ids, num_segments: _gather_drop_negatives(g, ids), None)
-defvjp(_useg_max, _segment_extremum_vjp, None)
-defvjp(_useg_min, _segment_extremum_vjp, None)
-
-
-def _segment_args(data, segment_ids, num_segments, op: str):
-    x = tensor(data, op)
-    ids = index_tensor(segment_ids, x, op, "segment_ids")
-    k = ids.ndim
-    if tuple(x._value.shape[:k]) != tuple(ids._value.shape):
-        raise InvalidArgumentError(
-            None,
-            op,
-            f"{op}: segment_ids.shape {tuple(ids._value.shape)} must be a prefix of "
-            f"data.shape {tuple(x._value.shape)}.",
-        )
-    if num_segments is None:  # the sorted ops: ids start at 0 and never decrease
-        flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value)
-        if k != 1:
-            raise InvalidArgumentError(
-                None, op, f"{op}: segment_ids must be a vector, got shape {flat.shape}."
-            )
-        if flat.size and (flat[0] < 0 or bool((np.diff(flat) < 0).any())):
-            raise InvalidArgumentError(
-                None, op, f"{op}: segment ids must be non-negative and sorted, got {flat.tolist()}."
-            )
-        num_segments = int(flat[-1]) + 1 if flat.size else 0
-    else:
-        num_segments = int(num_segments)
-        if num_segments < 0:
-            raise InvalidArgumentError(
-                None, op, f"{op}: num_segments must be >= 0, got {num_segments}."
-            )
-        flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value)
-        if flat.size and int(flat.max()) >= num_segments:
-            raise InvalidArgumentError(
-                None,
-                op,
-                f"{op}: segment_ids must be < num_segments = {num_segments}, got "
-                f"{int(flat.max())}.",
-            )
-    return x, ids, num_segments
-
-
-def _counts(ids: Tensor, num_segments: int, like: Tensor) -> Tensor:
-    flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value).reshape(-1)
-    counts = np.bincount(flat[flat >= 0], minlength=num_segments)[:num_segments]
-    shape = (num_segments,) + (1,) * (like.ndim - ids.ndim)
-    return _on(like._device.xp.asarray(counts.reshape(shape).astype(like._value.dtype)), like)
-
-
-def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
-    """Sums of the slices of ``data`` with each segment id (follows
-    `tf.math.unsorted_segment_sum`): output shape ``[num_segments] + data.shape[k:]`` for
-    ``segment_ids`` of rank ``k`` (a prefix of ``data``'s shape); negative ids are dropped;
-    an empty segment is 0.
-
-    Raises:
-        InvalidArgumentError: ids of the wrong shape or >= ``num_segments``.
-
-    >>> ek.math.unsorted_segment_sum([1.0, 2.0, 3.0, 4.0], [0, 2, 0, -1], 3).numpy()
-    array([4., 0., 2.], dtype=float32)
-    """
-    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_sum")
-    return apply(_useg_sum, (x, ids), {"num_segments": n})
-
-
-def unsorted_segment_max(data, segment_ids, num_segments, name=None) -> Tensor:
-    """Maxima per segment (follows `tf.math.unsorted_segment_max`); an empty segment holds
-    the dtype's lowest value. The gradient is shared among the elements that equal the
-    maximum. See `unsorted_segment_sum`."""
-    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_max")
-    return apply(_useg_max, (x, ids), {"num_segments": n})
-
-
-def unsorted_segment_min(data, segment_ids, num_segments, name=None) -> Tensor:
-    """Minima per segment (follows `tf.math.unsorted_segment_min`); an empty segment holds
-    the dtype's largest value. See `unsorted_segment_max`."""
-    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_min")
-    return apply(_useg_min, (x, ids), {"num_segments": n})
-
-
-def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
-    """Means per segment (follows `tf.math.unsorted_segment_mean`); an empty segment is 0.
-
-    >>> ek.math.unsorted_segment_mean([1.0, 2.0, 3.0], [1, 1, 0], 2).numpy()
-    array([3. , 1.5], dtype=float32)
-    """
-    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_mean")
-    float_check("unsorted_segment_mean", x, "data")
-    total = apply(_useg_sum, (x, ids), {"num_segments": n})
-    return divide_no_nan(total, _counts(ids, n, total))
-
-
-def segment_sum(data, segment_ids, name=None) -> Tensor:
-    """Sums per segment, for sorted non-negative ids (follows `tf.math.segment_sum`): output
-    ``[segment_ids[-1] + 1] + data.shape[1:]``; an id that does not occur gives 0.
-
-    Raises:
-        InvalidArgumentError: ids that are not a sorted vector of non-negative ints matching
-        ``data``'s first dimension.
-
-    >>> ek.math.segment_sum([[1, 2], [3, 4], [5, 6]], [0, 0, 1]).numpy()
-    array([[4, 6],
-           [5, 6]], dtype=int32)
-    """
-    x, ids, n = _segment_args(data, segment_ids, None, "segment_sum")
-    return apply(_useg_sum, (x, ids), {"num_segments": n})
-
-
-def segment_mean(data, segment_ids, name=None) -> Tensor:
-    """Means per segment, for sorted ids (follows `tf.math.segment_mean`); see `segment_sum`."""
-    x, ids, n = _segment_args(data, segment_ids, None, "segment_mean")
-    float_check("segment_mean", x, "data")
-    total = apply(_useg_sum, (x, ids), {"num_segments": n})
-    return divide_no_nan(total, _counts(ids, n, total))
-
-
-def _sorted_extremum(prim, data, segment_ids, op):
-    x, ids, n = _segment_args(data, segment_ids, None, op)
-    out = apply(prim, (x, ids), {"num_segments": n})
-    present = _counts(ids, n, out) > 0  # an id that does not occur gives 0, as TensorFlow
-    return where(present, out, zeros_like(out)) if not bool(present._value.all()) else out
-
-
-def segment_max(data, segment_ids, name=None) -> Tensor:
-    """Maxima per segment, for sorted ids (follows `tf.math.segment_max`); an id that does not
-    occur gives 0. The gradient is shared among the elements equal to the maximum."""
-    return _sorted_extremum(_useg_max, data, segment_ids, "segment_max")
-
-
-def segment_min(data, segment_ids, name=None) -> Tensor:
-    """Minima per segment, for sorted ids (follows `tf.math.segment_min`); see `segment_max`."""
-    return _sorted_extremum(_useg_min, data, segment_ids, "segment_min")
-
-
-# -- counting ------------------------------------------------------------------------------------
-
-
-def bincount(
-    arr,
-    weights=None,
-    minlength=None,
-    maxlength=None,
-    dtype=dtypes.int32,
-    name=None,
-    axis=None,
-    binary_output=False,
-) -> Tensor:
-    """How often each value ``0..max(arr)`` occurs in ``arr`` (follows `tf.math.bincount`).
-
-    Args:
-        arr: non-negative ints, any shape (``axis=None``: all of them) or rank 2 with
-            ``axis=-1`` (one count per row).
-        weights: same shape as ``arr``: sums of the weights instead of counts (their dtype).
-        minlength, maxlength: at least / at most this many bins (values >= maxlength are
-            dropped).
-        dtype: the counts' dtype without weights (int32 default).
-        binary_output: 1 where a value occurs, instead of the count.
-
-    Raises:
-        InvalidArgumentError: negative values, or weights of another shape.
-        ValueError: ``axis`` other than None, 0 or -1.
-
-    >>> ek.math.bincount([1, 1, 3], minlength=5).numpy()
-    array([0, 2, 0, 1, 0], dtype=int32)
-    """
-    a = tensor(arr, "bincount")
-    if a._value.dtype.kind not in "iu":
-        raise TypeError(f"bincount: arr must be integers, got {a.dtype.name}.")
-    values = np.asarray(a._value.get() if hasattr(a._value, "get") else a._value)
-    if values.size and int(values.min()) < 0:
-        raise InvalidArgumentError(None, "Bincount", "bincount: arr must be non-negative.")
-    w = None
-    if weights is not None:
-        wt = tensor(weights, "bincount")
-        w = np.asarray(wt._value.get() if hasattr(wt._value, "get") else wt._value)
-        if w.shape != values.shape:
-            raise InvalidArgumentError(
-                None,
-                "Bincount",
-                f"bincount: weights must have arr's shape {values.shape}, got {w.shape}.",
-            )
-    if axis not in (None, 0, -1):
-        raise ValueError(f"bincount: axis must be None, 0 or -1. Received: axis={axis!r}")
-    if axis == -1 and values.ndim != 2:
-        raise InvalidArgumentError(
-            None, "Bincount", f"bincount: axis=-1 needs a rank-2 arr, got shape {values.shape}."
-        )
-    size = int(values.max()) + 1 if values.size else 0
-    if minlength is not None:
-        size = max(size, int(minlength))
-    if maxlength is not None:
-        size = min(size, int(maxlength))
-    out_dtype = w.dtype if w is not None else dtypes.as_dtype(dtype)._np
-
-    def count(v, wv):
-        keep = v < size
-        c = np.bincount(v[keep], None if wv is None else wv[keep], minlength=size)
-        if binary_output:
-            c = (np.bincount(v[keep], minlength=size) > 0).astype(c.dtype)
-        return c.astype(out_dtype)
-
-    if axis == -1:
-        out = np.stack([count(v, None if w is None else w[i]) for i, v in enumerate(values)])
-    else:
-        out = count(values.reshape(-1), None if w is None else w.reshape(-1))
-    return _on(a._device.xp.asarray(out), a)
-
-
-def confusion_matrix(
-    labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None
-) -> Tensor:
-    """The ``[num_classes, num_classes]`` matrix counting each (label, prediction) pair
-    (follows `tf.math.confusion_matrix`): rows are labels, columns predictions.
-
-    Raises:
-        InvalidArgumentError: negative values, values >= ``num_classes``, or labels and
-        predictions of different shapes.
-
-    >>> ek.math.confusion_matrix([1, 2, 4], [2, 2, 4]).numpy()
-    array([[0, 0, 0, 0, 0],
-           [0, 0, 1, 0, 0],
-           [0, 0, 1, 0, 0],
-           [0, 0, 0, 0, 0],
-           [0, 0, 0, 0, 1]], dtype=int32)
-    """
-    lt, pt = tensor(labels, "confusion_matrix"), tensor(predictions, "confusion_matrix")
-    lab = np.asarray(lt._value.get() if hasattr(lt._value, "get") else lt._value).reshape(-1)
-    pred = np.asarray(pt._value.get() if hasattr(pt._value, "get") else pt._value).reshape(-1)
-    if lab.shape != pred.shape:
-        raise InvalidArgumentError(
-            None,
-            "ConfusionMatrix",
-            f"confusion_matrix: labels and predictions must have one shape, got "
-            f"{tuple(lt._value.shape)} and {tuple(pt._value.shape)}.",
-        )
-    if lab.size and (lab.min() < 0 or pred.min() < 0):
-        raise InvalidArgumentError(
-            None, "ConfusionMatrix", "confusion_matrix: labels and predictions must be >= 0."
-        )
-    n = int(max(lab.max(), pred.max()) + 1) if num_classes is None and lab.size else 0
-    if num_classes is not None:
-        n = int(num_classes)
-        if lab.size and (lab.max() >= n or pred.max() >= n):
-            raise InvalidArgumentError(
-                None,
-                "ConfusionMatrix",
-                f"confusion_matrix: labels and predictions must be < num_classes = {n}.",
-            )
-    out_dtype = dtypes.as_dtype(dtype)._np
-    w = np.ones(lab.shape, out_dtype)
-    if weights is not None:
-        wt = tensor(weights, "confusion_matrix")
-        w = np.asarray(wt._value.get() if hasattr(wt._value, "get") else wt._value)
-        w = np.broadcast_to(w, lt._value.shape).reshape(-1).astype(out_dtype)
-    out = np.zeros((n, n), out_dtype)
-    np.add.at(out, (lab.astype(np.int64), pred.astype(np.int64)), w)
-    return _on(lt._device.xp.asarray(out), lt)
 
 
 # -- reductions built from ops -------------------------------------------------------------------

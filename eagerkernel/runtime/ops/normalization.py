@@ -447,8 +447,8 @@ def embedding_lookup_sparse(
            [5., 6.]], dtype=float32)
     """
     from ..sparse.sparse_tensor import SparseTensor
-    from .math_ops import unsorted_segment_sum
     from .nn import embedding_lookup
+    from .segment_ops import unsorted_segment_sum
 
     op = "embedding_lookup_sparse"
     combiner = "mean" if combiner is None else combiner
