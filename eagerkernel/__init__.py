@@ -90,7 +90,7 @@ from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
 from .runtime.ops import nn
-from .runtime.ops.control_flow import tuple
+from .runtime.ops.graph_compat import tuple
 from .runtime.ragged import RaggedTensor, RaggedTensorSpec
 from .runtime.sparse import SparseTensor
 from .runtime.sparse.sparse_tensor import SparseTensorSpec

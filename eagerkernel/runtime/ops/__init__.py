@@ -9,9 +9,11 @@ from . import (
     creation,
     elementwise,
     functional_ops,
+    graph_compat,
     indexing,
     linalg,
     nn,
+    rearrange_ops,
     reduction,
     script_ops,
 )
@@ -21,6 +23,7 @@ from .control_flow import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .functional_ops import *  # noqa: F403
+from .graph_compat import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .math_ops import (
@@ -40,17 +43,20 @@ from .math_ops import (
     unique,
     unique_with_counts,
 )
+from .rearrange_ops import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .script_ops import *  # noqa: F403
 
 __all__ = [
     *array_extra.__all__,
     *control_flow.__all__,
+    *graph_compat.__all__,
     *creation.__all__,
     *elementwise.__all__,
     *functional_ops.__all__,
     *indexing.__all__,
     *linalg.__all__,
+    *rearrange_ops.__all__,
     *reduction.__all__,
     *array_ops.__all__,
     *script_ops.__all__,

@@ -33,7 +33,6 @@ from .activations import (
     softsign,
     swish,
 )
-from .array_extra import depth_to_space, space_to_depth  # tf.nn's names for them
 from .cross_entropy import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
@@ -43,6 +42,7 @@ from .cross_entropy import (
 
 # `sigmoid` and `tanh` are the elementwise ops, exported again under `ek.nn`.
 from .elementwise import cast, sigmoid, tanh
+from .rearrange_ops import depth_to_space, space_to_depth  # tf.nn's names for them
 from .reduction import normalize_axis, reduce_sum
 
 __all__ = [

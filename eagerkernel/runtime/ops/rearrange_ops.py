@@ -1,0 +1,303 @@
+"""Rearranging ops (follow TensorFlow's): `space_to_depth` / `depth_to_space` (blocks of
+pixels to channels and back, NHWC or NCHW), `dynamic_partition` / `dynamic_stitch` (rows dealt
+out to partitions and merged back); each differentiable as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..core.dispatch import Primitive, defjointvjp, defvjp
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, make
+from ._core import apply
+from ._core import tensor as _tensor
+
+
+def _invalid(op: str, message: str) -> InvalidArgumentError:
+    return InvalidArgumentError(None, op, f"{op}: {message}")
+
+
+def _int_tensor(value, op: str, arg: str) -> Tensor:
+    t = _tensor(value, op)
+    if t._value.dtype.kind not in "iu":
+        raise TypeError(f"{op}: {arg} must be an integer tensor, got {t.dtype.name}.")
+    return t
+
+
+__all__ = [
+    "depth_to_space",
+    "dynamic_partition",
+    "dynamic_stitch",
+    "space_to_depth",
+]
+
+
+# -- space_to_depth / depth_to_space ----------------------------------------------------------
+
+
+def _s2d(xp, x, block_size, data_format):
+    if data_format == "NCHW":
+        x = x.transpose(0, 2, 3, 1)
+    b, h, w, c = x.shape
+    s = block_size
+    y = x.reshape(b, h // s, s, w // s, s, c).transpose(0, 1, 3, 2, 4, 5)
+    y = y.reshape(b, h // s, w // s, s * s * c)
+    return y.transpose(0, 3, 1, 2) if data_format == "NCHW" else y
+
+
+def _d2s(xp, x, block_size, data_format):
+    if data_format == "NCHW":
+        x = x.transpose(0, 2, 3, 1)
+    b, h, w, c = x.shape
+    s = block_size
+    y = x.reshape(b, h, w, s, s, c // (s * s)).transpose(0, 1, 3, 2, 4, 5)
+    y = y.reshape(b, h * s, w * s, c // (s * s))
+    return y.transpose(0, 3, 1, 2) if data_format == "NCHW" else y
+
+
+_space_to_depth = Primitive("SpaceToDepth", _s2d)
+_depth_to_space = Primitive("DepthToSpace", _d2s)
+defvjp(_space_to_depth, lambda g, ans, x, **p: apply(_depth_to_space, (g,), p))
+defvjp(_depth_to_space, lambda g, ans, x, **p: apply(_space_to_depth, (g,), p))
+
+
+def _block_args(op: str, input, block_size, data_format) -> tuple:
+    x = _tensor(input, op)
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"{op}: data_format must be 'NHWC' or 'NCHW', got {data_format!r}.")
+    try:
+        s = operator.index(block_size)
+    except TypeError:
+        raise TypeError(f"{op}: block_size must be an int, got {block_size!r:.60}.") from None
+    if s < 2:
+        raise _invalid(op, f"Value for attr 'block_size' of {s} must be at least minimum 2")
+    if x._value.ndim != 4:
+        raise _invalid(op, f"Input rank should be: 4 instead of: {x._value.ndim}")
+    return x, s
+
+
+def space_to_depth(input, block_size, data_format="NHWC", name=None) -> Tensor:
+    """Moves each ``block_size x block_size`` spatial block into the channels (follows
+    `tf.nn.space_to_depth`): NHWC ``[b, h, w, c]`` -> ``[b, h/s, w/s, c*s*s]``, channel
+    ``(dy*s + dx)*c + k`` holding pixel ``(dy, dx)`` of channel ``k``. Differentiable (its
+    gradient is `depth_to_space`).
+
+    Args:
+        input: a rank-4 tensor, height and width divisible by ``block_size``.
+        block_size: an int >= 2.
+        data_format: ``"NHWC"`` (the default) or ``"NCHW"``.
+
+    Raises:
+        InvalidArgumentError: ``block_size < 2``, rank other than 4, height or width not
+            divisible. ValueError: another ``data_format``.
+
+    >>> ek.space_to_depth(ek.reshape(ek.range(4), [1, 2, 2, 1]), 2).numpy()
+    array([[[[0, 1, 2, 3]]]], dtype=int32)
+    """
+    op = "space_to_depth"
+    x, s = _block_args(op, input, block_size, data_format)
+    shp = x._value.shape
+    h, w = (shp[2], shp[3]) if data_format == "NCHW" else (shp[1], shp[2])
+    if h % s or w % s:
+        raise _invalid(op, f"Image width {w} and height {h} should be divisible by block_size: {s}")
+    return apply(_space_to_depth, (x,), {"block_size": s, "data_format": data_format})
+
+
+def depth_to_space(input, block_size, data_format="NHWC", name=None) -> Tensor:
+    """The inverse of `space_to_depth` (follows `tf.nn.depth_to_space`): NHWC
+    ``[b, h, w, c]`` -> ``[b, h*s, w*s, c/(s*s)]``. Differentiable.
+
+    Raises:
+        InvalidArgumentError: ``block_size < 2``, rank other than 4, depth not divisible by
+            ``block_size**2``. ValueError: a ``data_format`` other than NHWC/NCHW.
+
+    >>> ek.depth_to_space(ek.reshape(ek.range(4), [1, 1, 1, 4]), 2).numpy()[0, :, :, 0]
+    array([[0, 1],
+           [2, 3]], dtype=int32)
+    """
+    op = "depth_to_space"
+    x, s = _block_args(op, input, block_size, data_format)
+    c = x._value.shape[1] if data_format == "NCHW" else x._value.shape[3]
+    if c % (s * s):
+        raise _invalid(op, f"Input depth dimension {c} should be divisible by: {s * s}")
+    return apply(_depth_to_space, (x,), {"block_size": s, "data_format": data_format})
+
+
+# -- dynamic_partition / dynamic_stitch -------------------------------------------------------
+
+
+def _partition_fwd(xp, data, partitions, num_partitions):
+    p = partitions.reshape(-1)
+    flat = data.reshape((p.size, *data.shape[partitions.ndim :]))
+    return tuple(flat[p == i] for i in range(num_partitions))
+
+
+def _partition_grad_fwd(xp, partitions, *gs, data_shape):
+    p = partitions.reshape(-1)
+    out = xp.zeros((p.size, *tuple(data_shape[partitions.ndim :])), dtype=gs[0].dtype)
+    for i, g in enumerate(gs):
+        out[p == i] = g
+    return out.reshape(data_shape)
+
+
+def _partition_grad_vjp(g, ans, partitions, *gs, data_shape):
+    n = len(gs)
+    parts = apply(_partition, (g, partitions), {"num_partitions": n})
+    return (None, *parts)
+
+
+_partition = Primitive("DynamicPartition", _partition_fwd, n_out=0)
+_partition_grad = Primitive("DynamicPartitionGrad", _partition_grad_fwd)
+defjointvjp(
+    _partition,
+    lambda g, ans, data, partitions, num_partitions: (
+        apply(_partition_grad, (partitions, *g), {"data_shape": tuple(data._value.shape)}),
+        None,
+    ),
+)
+defjointvjp(_partition_grad, _partition_grad_vjp)
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None) -> list:
+    """Splits ``data`` into ``num_partitions`` tensors by ``partitions`` (follows
+    `tf.dynamic_partition`): output ``i`` holds, in order, the slices ``data[js]`` with
+    ``partitions[js] == i``.
+
+    Args:
+        data: any shape starting with ``partitions.shape``.
+        partitions: int32 values in ``[0, num_partitions)``.
+        num_partitions: an int >= 1.
+
+    Returns:
+        A list of ``num_partitions`` tensors of shape ``[count_i] + data.shape[P:]`` (``P``
+        the rank of ``partitions``); differentiable to ``data``.
+
+    Raises:
+        InvalidArgumentError: a partition value out of range, a shape that is not a prefix.
+        TypeError: non-integer ``partitions``. ValueError: ``num_partitions < 1``.
+
+    >>> [t.numpy().tolist() for t in ek.dynamic_partition(
+    ...     ek.constant([10, 20, 30, 40, 50]), ek.constant([0, 0, 1, 1, 0]), 2)]
+    [[10, 20, 50], [30, 40]]
+    """
+    op = "dynamic_partition"
+    x = _tensor(data, op)
+    p = _int_tensor(partitions, op, "partitions")
+    try:
+        n = operator.index(num_partitions)
+    except TypeError:
+        raise TypeError(f"{op}: num_partitions must be an int, got {num_partitions!r}.") from None
+    if n < 1:
+        raise ValueError(f"{op}: num_partitions must be at least 1, got {n}.")
+    ps, ds = tuple(p._value.shape), tuple(x._value.shape)
+    if ds[: len(ps)] != ps:
+        raise _invalid(op, f"data.shape must start with partitions.shape, got {ds} and {ps}")
+    pv = p.numpy().reshape(-1)
+    bad = np.flatnonzero((pv < 0) | (pv >= n))
+    if bad.size:
+        j = int(bad[0])
+        raise _invalid(op, f"partitions[{j}] = {int(pv[j])} is not in [0, {n})")
+    return list(apply(_partition, (x, p), {"num_partitions": n}))
+
+
+def _stitch_fwd(xp, *arrays, n):
+    indices, data = arrays[:n], arrays[n:]
+    rows = max((int(i.max()) + 1 for i in indices if i.size), default=0)
+    inner = data[0].shape[indices[0].ndim :]
+    out = xp.zeros((rows, *tuple(inner)), dtype=data[0].dtype)
+    for i, d in zip(indices, data):
+        out[i.reshape(-1)] = d.reshape((i.size, *tuple(inner)))
+    return out
+
+
+def _stitch_vjp(g, ans, *inputs, n):
+    """The cotangent of each data slice is ``g`` at its index, or zero for a slice that a
+    later one with the same index overwrote (it does not reach the output)."""
+    from .indexing import gather
+
+    indices = inputs[:n]
+    xp = g._device.xp
+    rows = g._value.shape[0]
+    winner = np.full(rows, -1, dtype=np.int64)
+    flat = [
+        np.asarray(i._value.get() if hasattr(i._value, "get") else i._value).reshape(-1)
+        for i in indices
+    ]
+    offset = 0
+    for f in flat:
+        winner[f] = np.arange(offset, offset + f.size)
+        offset += f.size
+    cots = []
+    offset = 0
+    for i, f in zip(indices, flat):
+        kept = winner[f] == np.arange(offset, offset + f.size)
+        offset += f.size
+        c = gather(g, i)
+        if not kept.all():
+            mask = kept.reshape(i._value.shape + (1,) * (c._value.ndim - i._value.ndim))
+            c = c * make(xp.asarray(mask.astype(g._value.dtype)), g._device)
+        cots.append(c)
+    return (*([None] * n), *cots)
+
+
+_stitch = Primitive("DynamicStitch", _stitch_fwd)
+defjointvjp(_stitch, _stitch_vjp)
+
+
+def dynamic_stitch(indices, data, name=None) -> Tensor:
+    """Interleaves the slices of ``data`` into one tensor: ``merged[indices[m][j]] =
+    data[m][j]`` (follows `tf.dynamic_stitch`).
+
+    Args:
+        indices: a list of int32 tensors.
+        data: a list of tensors of one dtype, ``data[m].shape = indices[m].shape + inner``.
+
+    Returns:
+        Shape ``[max(indices) + 1] + inner``. Where an index repeats, the last slice (in list
+        order) wins; rows no index names are zero. The gradient of a slice is the output's
+        cotangent at its index, and zero for a slice another one overwrote (TensorFlow's
+        registered gradient gives it the cotangent too, which is not the derivative).
+
+    Raises:
+        InvalidArgumentError: lists of different lengths, a shape that does not fit, a
+        negative index. TypeError: non-integer indices, data of different dtypes.
+
+    >>> ek.dynamic_stitch([ek.constant([0, 2]), ek.constant([1, 3])],
+    ...                   [ek.constant([1., 3.]), ek.constant([2., 4.])]).numpy()
+    array([1., 2., 3., 4.], dtype=float32)
+    """
+    op = "dynamic_stitch"
+    if not isinstance(indices, (list, tuple)) or not isinstance(data, (list, tuple)):
+        raise TypeError(f"{op}: indices and data must be lists of tensors.")
+    if len(indices) != len(data) or not indices:
+        raise _invalid(
+            op,
+            f"indices and data must be non-empty lists of the same length, got "
+            f"{len(indices)} and {len(data)}.",
+        )
+    ids = [_int_tensor(i, op, "indices") for i in indices]
+    hint = next((d._value.dtype for d in data if isinstance(d, Tensor)), None)
+    ds = [_tensor(d, op, hint) for d in data]
+    inner = None
+    for m, (i, d) in enumerate(zip(ids, ds)):
+        if d.dtype != ds[0].dtype:
+            raise TypeError(
+                f"{op}: all data must have one dtype, got data[0]: {ds[0].dtype.name} and "
+                f"data[{m}]: {d.dtype.name}."
+            )
+        ishape, dshape = tuple(i._value.shape), tuple(d._value.shape)
+        if dshape[: len(ishape)] != ishape or (
+            inner is not None and dshape[len(ishape) :] != inner
+        ):
+            raise _invalid(
+                op,
+                f"data[{m}].shape = {dshape} does not start with indices[{m}].shape = "
+                f"{ishape}" + (f" followed by {inner}" if inner is not None else "") + ".",
+            )
+        inner = dshape[len(ishape) :]
+        if i._value.size and int(i._value.min()) < 0:
+            raise _invalid(op, f"indices[{m}] has a negative index {int(i._value.min())}.")
+    return apply(_stitch, (*ids, *ds), {"n": len(ids)})
