@@ -329,20 +329,32 @@ class StrategyExtended:
         for v in variables:
             v._activate(r)
 
-    def create_variable(self, next_creator, **kwargs):
-        """The variable creator of `Strategy.scope` (see the module docstring)."""
+    def _replica_zero_variable(self):
+        """``(run, replica, variable)``: inside `run`, a replica after the first gets the
+        variable replica 0 created at the same point (``variable``; None otherwise).
+
+        Raises:
+            RuntimeError: the replica creates a variable replica 0 did not.
+        """
         replica = dctx.current_replica()
         run = self._run
-        if run is not None and replica is not None and replica._local_id > 0:
-            k = run["counts"][replica._local_id]
-            run["counts"][replica._local_id] += 1
-            if k >= len(run["created"]):
-                raise RuntimeError(
-                    f"{type(self.strategy).__name__}.run: replica {replica._local_id} created "
-                    "a variable that replica 0 did not; every replica must create the same "
-                    "variables in the same order."
-                )
-            return run["created"][k]
+        if run is None or replica is None or replica._local_id == 0:
+            return run, replica, None
+        k = run["counts"][replica._local_id]
+        run["counts"][replica._local_id] += 1
+        if k >= len(run["created"]):
+            raise RuntimeError(
+                f"{type(self.strategy).__name__}.run: replica {replica._local_id} created "
+                "a variable that replica 0 did not; every replica must create the same "
+                "variables in the same order."
+            )
+        return run, replica, run["created"][k]
+
+    def create_variable(self, next_creator, **kwargs):
+        """The variable creator of `Strategy.scope` (see the module docstring)."""
+        run, replica, existing = self._replica_zero_variable()
+        if existing is not None:
+            return existing
         with device_scope(self.devices[0]):
             primary = next_creator(**kwargs)
         if type(primary) is not Variable or not self._mirror:
@@ -888,19 +900,9 @@ class _CentralStorageExtended(StrategyExtended):
         return None  # nothing to all-reduce early: the sum is taken on one device
 
     def create_variable(self, next_creator, **kwargs):
-        replica = dctx.current_replica()
-        run = self._run
-        if run is not None and replica is not None and replica._local_id > 0:
-            # Every replica creates the same variables: the later replicas get replica 0's.
-            k = run["counts"][replica._local_id]
-            run["counts"][replica._local_id] += 1
-            if k >= len(run["created"]):
-                raise RuntimeError(
-                    f"{type(self.strategy).__name__}.run: replica {replica._local_id} created "
-                    "a variable that replica 0 did not; every replica must create the same "
-                    "variables in the same order."
-                )
-            return run["created"][k]
+        run, replica, existing = self._replica_zero_variable()
+        if existing is not None:
+            return existing
         with device_scope(self.parameter_device):
             v = next_creator(**kwargs)
         if self.replicated and type(v) is Variable and not dctx.MIRRORED:

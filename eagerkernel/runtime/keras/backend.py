@@ -131,9 +131,9 @@ def clear_session(free_memory: bool = True) -> None:
     >>> ek.keras.layers.Dense(1).name
     'dense'
     """
-    from .layers import base as layers_base
+    from .layers.base import reset_unique_names
 
-    layers_base._name_counts.clear()
+    reset_unique_names()
     if free_memory:
         gc.collect()
 

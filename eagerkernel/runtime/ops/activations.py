@@ -269,8 +269,8 @@ def _erf_fwd(xp, x):
         return np.vectorize(math.erf, otypes=[x.dtype])(x)
 
 
-_erf = Primitive("Erf", _erf_fwd)
-defvjp(_erf, lambda g, ans, x: g * (2 / math.sqrt(math.pi)) * exp(-x * x))
+erf_primitive = Primitive("Erf", _erf_fwd)
+defvjp(erf_primitive, lambda g, ans, x: g * (2 / math.sqrt(math.pi)) * exp(-x * x))
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)

@@ -462,21 +462,21 @@ def _convert_elems(elems, op: str) -> list:
             raise ValueError(
                 f"{op}: elems must be 1+ dimensional Tensors, not scalars. Received: {x!r:.80}"
             )
-    from .functional_ops import _nrows
+    from .functional_ops import leading_rows
 
-    n = _nrows(flat[0])
-    if any(_nrows(x) != n for x in flat[1:]):
+    n = leading_rows(flat[0])
+    if any(leading_rows(x) != n for x in flat[1:]):
         raise ValueError(
             f"{op}: all components of elems must have the same first dimension, got "
-            f"{[_nrows(x) for x in flat]}."
+            f"{[leading_rows(x) for x in flat]}."
         )
     return flat
 
 
 def _element(elems, flat: list, i: int):
-    from .functional_ops import _row
+    from .functional_ops import row_at
 
-    return nest.pack_sequence_as(elems, [_row(x, i) for x in flat])
+    return nest.pack_sequence_as(elems, [row_at(x, i) for x in flat])
 
 
 def _check_accumulator(previous, new, op: str):
@@ -497,9 +497,9 @@ def _fold(fn, elems, initializer, back_prop, reverse: bool, op: str):
     if not callable(fn):
         raise TypeError(f"{op}: fn must be callable, got {fn!r:.60}.")
     flat = _convert_elems(elems, op)
-    from .functional_ops import _nrows
+    from .functional_ops import leading_rows
 
-    n = _nrows(flat[0])
+    n = leading_rows(flat[0])
     order = list(range(n))[::-1] if reverse else list(range(n))
     if initializer is None:
         if n == 0:
@@ -612,9 +612,9 @@ def scan(
     if not callable(fn):
         raise TypeError(f"{op}: fn must be callable, got {fn!r:.60}.")
     flat = _convert_elems(elems, op)
-    from .functional_ops import _nrows
+    from .functional_ops import leading_rows
 
-    n = _nrows(flat[0])
+    n = leading_rows(flat[0])
     order = list(range(n))[::-1] if reverse else list(range(n))
     outputs = []
     if initializer is None:
@@ -692,9 +692,9 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     if not callable(fn):
         raise TypeError(f"{op}: fn must be callable, got {fn!r:.60}.")
     flat = _convert_elems(elems, op)
-    from .functional_ops import _nrows
+    from .functional_ops import leading_rows
 
-    n = _nrows(flat[0])
+    n = leading_rows(flat[0])
     if n == 0:
         raise ValueError(f"{op}: elems has no rows; the results' shape cannot be known.")
     outputs = [fn(_element(elems, flat, i)) for i in range(n)]

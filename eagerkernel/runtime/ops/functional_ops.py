@@ -47,7 +47,7 @@ def _element_spec(x):
     return TensorSpec(None, x.dtype)
 
 
-def _nrows(x) -> int:
+def leading_rows(x) -> int:
     from ..ragged.ragged_tensor import RaggedTensor
 
     if isinstance(x, RaggedTensor):
@@ -57,7 +57,7 @@ def _nrows(x) -> int:
     return int(x._value.shape[0])
 
 
-def _row(x, i: int):
+def row_at(x, i: int):
     if isinstance(x, CompositeTensor):
         return x._ek_row(i)
     from .indexing import getitem
@@ -239,12 +239,12 @@ def map_fn(
                 f"{op}: the elements in elems must be 1+ dimensional Tensors, not scalars. "
                 f"Received: {x!r:.80}"
             )
-    n = _nrows(flat[0])
+    n = leading_rows(flat[0])
     for x in flat[1:]:
-        if _nrows(x) != n:
+        if leading_rows(x) != n:
             raise ValueError(
                 f"{op}: all components of elems must have the same first dimension, got "
-                f"{[_nrows(x) for x in flat]}."
+                f"{[leading_rows(x) for x in flat]}."
             )
     if fn_output_signature is None:
         signature = nest.pack_sequence_as(elems, [_element_spec(x) for x in flat])
@@ -255,7 +255,7 @@ def map_fn(
     ]
     results: list = [[] for _ in flat_signature]
     for i in range(n):
-        out = fn(nest.pack_sequence_as(elems, [_row(x, i) for x in flat]))
+        out = fn(nest.pack_sequence_as(elems, [row_at(x, i) for x in flat]))
         leaves = [out] if len(flat_signature) == 1 and not _is_nested(out) else nest.flatten(out)
         if len(leaves) != len(flat_signature):
             raise ValueError(

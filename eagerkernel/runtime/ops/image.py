@@ -40,7 +40,7 @@ class ResizeMethod:
     MITCHELLCUBIC = "mitchellcubic"
 
 
-def _image(image, op: str, ranks=(3, 4), name: str = "image") -> Tensor:
+def image_arg(image, op: str, ranks=(3, 4), name: str = "image") -> Tensor:
     image = tensor(image, op)
     if image.ndim not in ranks:
         want = " or ".join(str(r) for r in ranks)
@@ -116,7 +116,7 @@ def flip_left_right(image) -> Tensor:
     """
     from .array_ops import reverse
 
-    image = _image(image, "flip_left_right")
+    image = image_arg(image, "flip_left_right")
     return reverse(image, [image.ndim - 2])
 
 
@@ -129,7 +129,7 @@ def flip_up_down(image) -> Tensor:
     """
     from .array_ops import reverse
 
-    image = _image(image, "flip_up_down")
+    image = image_arg(image, "flip_up_down")
     return reverse(image, [image.ndim - 3])
 
 
@@ -145,7 +145,7 @@ def random_flip_left_right(image, seed=None) -> Tensor:
     from .array_ops import reshape
     from .elementwise import where
 
-    image = _image(image, "random_flip_left_right")
+    image = image_arg(image, "random_flip_left_right")
     batch = image.ndim == 4
     n = image.shape[0] if batch else 1
     flip = random.uniform([n], 0.0, 1.0, seed=seed) < 0.5
@@ -154,7 +154,7 @@ def random_flip_left_right(image, seed=None) -> Tensor:
     return where(mask, flipped, image)
 
 
-def _float_image(image: Tensor) -> Tensor:
+def float_image(image: Tensor) -> Tensor:
     """``image`` as float32 in [0, 1] unless it is already float16/float32 (TF's rule)."""
     if image.dtype in (dtypes.float16, dtypes.float32):
         return image
@@ -194,7 +194,7 @@ def adjust_contrast(images, contrast_factor) -> Tensor:
             f"adjust_contrast: 'images' must be at least 3-D [..., height, width, channels], "
             f"got shape {tuple(images.shape)}."
         )
-    flt = _float_image(images)
+    flt = float_image(images)
     factor = tensor(contrast_factor, "adjust_contrast", flt._value.dtype)
     if factor.ndim != 0:
         raise ValueError(
@@ -304,7 +304,7 @@ def resize(
     from .array_ops import squeeze
     from .elementwise import cast
 
-    images = _image(images, "resize", name="images")
+    images = image_arg(images, "resize", name="images")
     try:
         sz = np.asarray(size.numpy() if isinstance(size, Tensor) else size)
         if sz.shape != (2,) or sz.dtype.kind not in "iu":

@@ -18,7 +18,7 @@ from ..core import dtypes
 from ..core.dispatch import Primitive, defvjp, stateful
 from ..core.tensor import Tensor
 from ._core import apply, tensor
-from .image import _float_image, adjust_contrast, convert_image_dtype
+from .image import adjust_contrast, convert_image_dtype, float_image
 
 __all__ = [
     "adjust_brightness",
@@ -83,7 +83,7 @@ def adjust_brightness(image, delta) -> Tensor:
     array([[[0.5 , 0.75]]], dtype=float32)
     """
     image = tensor(image, "adjust_brightness")
-    flt = _float_image(image)
+    flt = float_image(image)
     adjusted = flt + _scalar(delta, "adjust_brightness", "delta", flt)
     return convert_image_dtype(adjusted, image.dtype, saturate=True)
 
@@ -100,7 +100,7 @@ def adjust_gamma(image, gamma=1, gain=1) -> Tensor:
     """
     op = "adjust_gamma"
     image = tensor(image, op)
-    flt = _float_image(image)
+    flt = float_image(image)
     gamma_t = _scalar(gamma, op, "gamma", flt)
     if float(gamma_t.numpy()) < 0:
         raise ValueError("Gamma should be a non-negative real number.")
@@ -240,7 +240,7 @@ def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
     """
     op = "adjust_saturation"
     image = _rgb(image, op)
-    flt = _float_image(image)
+    flt = float_image(image)
     factor = _scalar(saturation_factor, op, "saturation_factor", flt)
     return convert_image_dtype(apply(_adjust_saturation, (flt, factor)), image.dtype)
 
@@ -258,7 +258,7 @@ def adjust_hue(image, delta, name=None) -> Tensor:
     """
     op = "adjust_hue"
     image = _rgb(image, op)
-    flt = _float_image(image)
+    flt = float_image(image)
     delta_t = _scalar(delta, op, "delta", flt)
     if not -1.0 <= float(delta_t.numpy()) <= 1.0:
         raise ValueError("delta must be in the interval [-1, 1]")

@@ -15,7 +15,7 @@ from ..core import dtypes
 from ..core.dispatch import Primitive, dispatch, stateful
 from ..core.tensor import Tensor
 from ._core import tensor
-from .image import _image, flip_left_right, flip_up_down, resize
+from .image import flip_left_right, flip_up_down, image_arg, resize
 
 __all__ = [
     "central_crop",
@@ -76,7 +76,7 @@ def rot90(image, k=1, name=None) -> Tensor:
     array([[1, 3],
            [0, 2]], dtype=int32)
     """
-    image = _image(image, "rot90")
+    image = image_arg(image, "rot90")
     k = _int(k, "rot90", "k") % 4
     if k == 0:
         return image
@@ -98,7 +98,7 @@ def transpose(image, name=None) -> Tensor:
     """
     from .array_ops import transpose as _transpose
 
-    image = _image(image, "transpose")
+    image = image_arg(image, "transpose")
     perm = [0, 2, 1, 3] if image.ndim == 4 else [1, 0, 2]
     return _transpose(image, perm)
 
@@ -114,7 +114,7 @@ def central_crop(image, central_fraction) -> Tensor:
     >>> ek.image.central_crop(ek.zeros([10, 8, 3]), 0.5).shape
     TensorShape([6, 4, 3])
     """
-    image = _image(image, "central_crop")
+    image = image_arg(image, "central_crop")
     fraction = float(central_fraction)
     if fraction <= 0.0 or fraction > 1.0:
         raise ValueError("central_fraction must be within (0, 1]")
@@ -147,7 +147,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
            [10, 11]], dtype=int32)
     """
     op = "crop_to_bounding_box"
-    image = _image(image, op)
+    image = image_arg(image, op)
     top, left = _int(offset_height, op, "offset_height"), _int(offset_width, op, "offset_width")
     height, width = _int(target_height, op, "target_height"), _int(target_width, op, "target_width")
     h_axis, w_axis = _hw_axes(image)
@@ -182,7 +182,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     from .array_ops import pad
 
     op = "pad_to_bounding_box"
-    image = _image(image, op)
+    image = image_arg(image, op)
     top, left = _int(offset_height, op, "offset_height"), _int(offset_width, op, "offset_width")
     height, width = _int(target_height, op, "target_height"), _int(target_width, op, "target_width")
     h_axis, w_axis = _hw_axes(image)
@@ -214,7 +214,7 @@ def resize_with_crop_or_pad(image, target_height, target_width) -> Tensor:
     array([[0, 4, 5, 6, 0]], dtype=int32)
     """
     op = "resize_with_crop_or_pad"
-    image = _image(image, op)
+    image = image_arg(image, op)
     height, width = _int(target_height, op, "target_height"), _int(target_width, op, "target_width")
     if width <= 0:
         raise ValueError("target_width must be > 0.")
@@ -245,7 +245,7 @@ def resize_with_pad(
            [0., 0., 0., 0.]], dtype=float32)
     """
     op = "resize_with_pad"
-    image = _image(image, op)
+    image = image_arg(image, op)
     height, width = _int(target_height, op, "target_height"), _int(target_width, op, "target_width")
     if width <= 0:
         raise ValueError("target_width must be > 0.")
@@ -330,7 +330,7 @@ def _random_flip(image, flip_fn, uniform_fn, op: str) -> Tensor:
     from .array_ops import reshape
     from .elementwise import greater, less, where
 
-    image = _image(image, op)
+    image = image_arg(image, op)
     if image.ndim == 3:
         return where(less(uniform_fn([]), 0.5), flip_fn(image), image)
     n = image.shape[0]
@@ -417,7 +417,7 @@ def extract_patches(images, sizes, strides, rates, padding, name=None) -> Tensor
     from .array_ops import pad, reshape, stack
 
     op = "extract_patches"
-    images = _image(images, op, ranks=(4,), name="images")
+    images = image_arg(images, op, ranks=(4,), name="images")
     args = {}
     for key, value in (("sizes", sizes), ("strides", strides), ("rates", rates)):
         vals = _int_list(value, op, key, 4)
@@ -496,7 +496,7 @@ def crop_and_resize(
     from .indexing import gather_nd
 
     op = "crop_and_resize"
-    image = _image(image, op, ranks=(4,))
+    image = image_arg(image, op, ranks=(4,))
     boxes_np = np.asarray(tensor(boxes, op).numpy(), np.float32)
     idx_np = np.asarray(tensor(box_indices, op).numpy())
     if boxes_np.ndim != 2 or boxes_np.shape[1] != 4:

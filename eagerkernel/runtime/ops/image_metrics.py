@@ -8,7 +8,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.tensor import Tensor
 from ._core import tensor
-from .image import _image, convert_image_dtype
+from .image import convert_image_dtype, image_arg
 
 __all__ = ["image_gradients", "psnr", "sobel_edges", "ssim", "total_variation"]
 
@@ -29,7 +29,7 @@ def total_variation(images, name=None) -> Tensor:
     from .elementwise import abs
     from .reduction import reduce_sum
 
-    images = _image(images, "total_variation", name="images")
+    images = image_arg(images, "total_variation", name="images")
     if images.ndim == 3:
         dy = images[1:, :, :] - images[:-1, :, :]
         dx = images[:, 1:, :] - images[:, :-1, :]
@@ -222,7 +222,7 @@ def sobel_edges(image) -> Tensor:
     from .elementwise import cast
 
     op = "sobel_edges"
-    image = _image(image, op, ranks=(4,))
+    image = image_arg(image, op, ranks=(4,))
     if not image.dtype.is_floating:
         image = cast(image, dtypes.float32)
     ky = np.asarray([[-1, -2, -1], [0, 0, 0], [1, 2, 1]], np.float64)

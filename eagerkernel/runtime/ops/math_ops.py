@@ -25,7 +25,7 @@ from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, binary, coerce_pair, float_check, tensor, unary
-from .activations import _erf
+from .activations import erf_primitive
 from .array_ops import axis_arg, index_tensor
 from .creation import zeros_like
 from .elementwise import (
@@ -165,7 +165,7 @@ defvjp(_rint, None)
 
 # -- error and gamma functions -------------------------------------------------------------------
 
-erf = unary(_erf, "The error function (follows `tf.math.erf`).", True)
+erf = unary(erf_primitive, "The error function (follows `tf.math.erf`).", True)
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _erfc = Primitive("Erfc", _same(lambda xp, x: _special("erfc", xp, math.erfc)(x)))

@@ -93,6 +93,11 @@ def unique_name(base: str) -> str:
     return base if n == 0 else f"{base}_{n}"
 
 
+def reset_unique_names() -> None:
+    """Starts `unique_name`'s counts again (``keras.backend.clear_session``)."""
+    _name_counts.clear()
+
+
 def _accepts(fn, arg: str) -> bool:
     try:
         params = inspect.signature(fn).parameters
