@@ -22,6 +22,7 @@ from IPython.display import publish_display_data
 from ..runtime.core.records import Records
 from ..runtime.core.tape import ProfilingTape
 from ..runtime.core.tensor import Tensor
+from .cell_runner import run_body
 from .formatting import (
     format_bytes,
     format_seconds,
@@ -826,7 +827,7 @@ class TapeMagics(Magics):
         noted = note_warnings(tape)
         try:
             with tape, noted:
-                result = self.shell.run_cell(body)
+                result = run_body(self.shell, body, self.shell.execution_count)
         finally:
             self.shell.displayhook.exec_result = outer
             self.shell.execution_count = count
