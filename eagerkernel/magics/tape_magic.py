@@ -478,8 +478,20 @@ def held_bytes(records: Records) -> int:
 
 
 def bytes_cell(n: int | None) -> str:
-    """`format_bytes` right-aligned to 9 characters (``1.23 KiB``)."""
-    return format_bytes(n).rjust(9) if n is not None else "—".rjust(9)
+    """`format_bytes` right-aligned to 9 characters (``1.23 KiB``).
+
+    >>> bytes_cell(40), bytes_cell(3 * 2**20), bytes_cell(None)
+    ('     40 B', '    3 MiB', '        —')
+    """
+    text = _BYTES_CELLS.get(n)  # a table's rows repeat a few sizes
+    if text is None:
+        text = format_bytes(n).rjust(9) if n is not None else "—".rjust(9)
+        if len(_BYTES_CELLS) < 1024:
+            _BYTES_CELLS[n] = text
+    return text
+
+
+_BYTES_CELLS: dict = {}
 
 
 class TapeTiming(_TableView):
