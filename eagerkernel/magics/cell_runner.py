@@ -13,7 +13,8 @@ code and compiled statements are kept per cell text and reused while the compile
 cell the same name.
 
 Anything else (another ``ast_node_interactivity``, top-level ``await``, a body that does not
-parse) takes ``shell.run_cell(body)``, which reports syntax errors as usual.
+parse) takes ``shell.run_cell(body)`` under the cell's number, which reports syntax errors as
+usual.
 """
 
 from __future__ import annotations
@@ -64,6 +65,16 @@ def _compile(shell, transformed: str, cell_name: str) -> list | None:
     return codes
 
 
+def _run_cell(shell, body: str, execution_count: int) -> ExecutionResult:
+    """``shell.run_cell(body)`` with the shell's count set to ``execution_count`` meanwhile."""
+    count = shell.execution_count
+    shell.execution_count = execution_count
+    try:
+        return shell.run_cell(body)
+    finally:
+        shell.execution_count = count
+
+
 def run_body(shell, body: str, execution_count: int) -> ExecutionResult:
     """Runs ``body`` in ``shell`` as the code of the cell numbered ``execution_count`` (for
     tracebacks), without the cell events and history of ``run_cell`` (the cell that holds the
@@ -71,14 +82,14 @@ def run_body(shell, body: str, execution_count: int) -> ExecutionResult:
     IPython's traceback and stored in its ``error_in_exec``, as ``run_cell`` does.
     """
     if shell.ast_node_interactivity != "last_expr" or not body.strip():
-        return shell.run_cell(body)
+        return _run_cell(shell, body, execution_count)
     key = (id(shell), body)
     plan = _PLANS.get(key)
     if plan is None:
         try:
             transformed = shell.transform_cell(body)
         except Exception:  # run_cell reports it
-            return shell.run_cell(body)
+            return _run_cell(shell, body, execution_count)
         plan = (transformed, None, None)
     transformed, name, codes = plan
     compiler = shell.compile
@@ -86,7 +97,7 @@ def run_body(shell, body: str, execution_count: int) -> ExecutionResult:
     if codes is None or cell_name != name:
         codes = _compile(shell, transformed, cell_name)
         if codes is None:
-            return shell.run_cell(body)
+            return _run_cell(shell, body, execution_count)
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
         _PLANS[key] = (transformed, cell_name, codes)

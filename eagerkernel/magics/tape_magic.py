@@ -822,7 +822,7 @@ class TapeMagics(Magics):
         del previous
         ns[name] = tape
 
-        # A nested run_cell replaces (and then clears) the displayhook's ExecutionResult of
+        # Running the body replaces (and then clears) the displayhook's ExecutionResult of
         # the cell that holds this magic; keep it, so that a failure inside can be reported
         # as the failure of the outer cell without showing the traceback twice.
         outer = self.shell.displayhook.exec_result
@@ -833,16 +833,15 @@ class TapeMagics(Magics):
         # IPython counts the running cell before it runs (the shell's count is already the
         # next prompt's); the body runs under the outer cell's number, so that tracebacks
         # name this cell ("Cell In[11]") and not the next one.
-        count = self.shell.execution_count
+        number = self.shell.execution_count
         if outer is not None and outer.execution_count is not None:
-            self.shell.execution_count = outer.execution_count
+            number = outer.execution_count
         noted = note_warnings(tape)
         try:
             with tape, noted:
-                result = run_body(self.shell, body, self.shell.execution_count)
+                result = run_body(self.shell, body, number)
         finally:
             self.shell.displayhook.exec_result = outer
-            self.shell.execution_count = count
 
         error = result.error_before_exec or result.error_in_exec
         active = self.shell.display_formatter.active_types
