@@ -18,13 +18,11 @@ import types as _types
 from .runtime import (
     config,
     data,
-    debugging,
     distribute,
     dlpack,
     keras,
     nest,
     ragged,
-    random,
     sparse,
 )
 from .runtime import function_graph as _function_graph
@@ -89,7 +87,6 @@ from .runtime.io import profiler, saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
-from .runtime.ops import nn
 from .runtime.ops.graph_compat import tuple
 from .runtime.ragged import RaggedTensor, RaggedTensorSpec
 from .runtime.sparse import SparseTensor
@@ -98,6 +95,7 @@ from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
+from . import debugging, nn, random  # noqa: I001 (before compat, which reads them)
 from . import compat, image, io, linalg, math, strings, test, testing, version
 
 log = math.log
@@ -208,7 +206,8 @@ def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
     `tf.broadcast_dynamic_shape`).
 
     Raises:
-        InvalidArgumentError: shapes that do not broadcast.
+        TypeError: a shape that is not of an integer dtype.
+        InvalidArgumentError: a shape that is not a vector, or shapes that do not broadcast.
 
     >>> ek.broadcast_dynamic_shape([2, 1], [3]).numpy()
     array([2, 3], dtype=int32)
@@ -217,6 +216,19 @@ def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
 
     x = convert_to_tensor(shape_x)
     y = convert_to_tensor(shape_y)
+    for arg, t in (("shape_x", x), ("shape_y", y)):
+        if not t.dtype.is_integer:
+            raise TypeError(
+                f"broadcast_dynamic_shape: {arg} must be an integer shape (int32 or int64). "
+                f"Received: {arg} of dtype {t.dtype.name}."
+            )
+        if t.shape.rank != 1:
+            raise errors.InvalidArgumentError(
+                None,
+                "BroadcastArgs",
+                f"broadcast_dynamic_shape: {arg} must be a vector (rank 1). "
+                f"Received: {arg} of shape {t.shape}.",
+            )
     try:
         out = np.broadcast_shapes(
             _builtins.tuple(x.numpy().tolist()), _builtins.tuple(y.numpy().tolist())
@@ -286,7 +298,7 @@ def _alias_submodules() -> None:
     import the same module objects as ``ek.keras.layers``, as ``tensorflow.keras`` does."""
     import sys
 
-    for public in ("keras", "data", "random", "config", "distribute"):
+    for public in ("keras", "data", "config", "distribute"):
         real = f"{__name__}.runtime.{public}"
         for name, module in list(sys.modules.items()):
             if name == real or name.startswith(real + "."):

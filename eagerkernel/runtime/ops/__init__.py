@@ -12,7 +12,7 @@ from . import (
     graph_compat,
     indexing,
     linalg,
-    nn,
+    nn,  # noqa: F401 (loaded with the others; its public names are eagerkernel/nn.py's)
     rearrange_ops,
     reduction,
     script_ops,
@@ -76,5 +76,4 @@ __all__ = [
     "truncatemod",
     "unique",
     "unique_with_counts",
-    "nn",
 ]
