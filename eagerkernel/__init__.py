@@ -25,6 +25,7 @@ from .runtime import (
     ragged,
     sparse,
 )
+from .runtime import extension_type as _extension_type
 from .runtime import function_graph as _function_graph
 from .runtime import trace_types as _trace_types
 from .runtime.autodiff import (
@@ -255,6 +256,11 @@ def enable_eager_execution(*args, **kwargs) -> None:
 # `ek.experimental.dlpack.from_dlpack` / `to_dlpack`, as `tf.experimental.dlpack`, and
 # `ek.experimental.Optional`, as `tf.experimental.Optional`.
 experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Optional)
+# `ek.experimental.ExtensionType` and its dispatch decorators, as `tf.experimental`'s.
+for _name in _extension_type.__all__:
+    if _name != "type_spec_from_value":
+        setattr(experimental, _name, getattr(_extension_type, _name))
+type_spec_from_value = _extension_type.type_spec_from_value
 # `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
 experimental.DynamicRaggedShape = ragged.DynamicRaggedShape
 experimental.RowPartition = ragged.RowPartition

@@ -1068,10 +1068,14 @@ def _spec_of(x):
 
 
 def _composite_spec(x):
-    """The `RaggedTensorSpec` / `SparseTensorSpec` of a composite argument."""
+    """The `RaggedTensorSpec` / `SparseTensorSpec` / ExtensionType ``Spec`` of a composite
+    argument."""
+    from .extension_type import ExtensionType
     from .ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
     from .sparse.sparse_tensor import SparseTensorSpec
 
+    if isinstance(x, ExtensionType):
+        return x._type_spec
     if isinstance(x, RaggedTensor):
         return RaggedTensorSpec.from_value(x)
     return SparseTensorSpec.from_value(x)
@@ -1079,10 +1083,11 @@ def _composite_spec(x):
 
 def _spec_types() -> tuple:
     """The spec classes an ``input_signature`` may hold."""
+    from .extension_type import ExtensionTypeSpec
     from .ragged.ragged_tensor import RaggedTensorSpec
     from .sparse.sparse_tensor import SparseTensorSpec
 
-    return (TensorSpec, RaggedTensorSpec, SparseTensorSpec)
+    return (TensorSpec, RaggedTensorSpec, SparseTensorSpec, ExtensionTypeSpec)
 
 
 def _is_spec(x) -> bool:
@@ -1146,7 +1151,8 @@ class Function:
                 if not _is_spec(spec):
                     raise TypeError(
                         f"function {self._name}: input_signature must hold TensorSpecs, "
-                        f"RaggedTensorSpecs or SparseTensorSpecs, got {spec!r}."
+                        f"RaggedTensorSpecs, SparseTensorSpecs or ExtensionType Specs, got "
+                        f"{spec!r}."
                     )
 
     @property

@@ -65,6 +65,19 @@ class TensorShape(tuple):
     def __getnewargs__(self):
         return (tuple(self),)
 
+    def __getitem__(self, key):
+        """A dimension (int, or None where unknown), or for a slice the `TensorShape` of those
+        dimensions (``shape[:-1]`` is a TensorShape, as in TensorFlow).
+
+        >>> TensorShape([2, None, 3])[1:], TensorShape([2, 3])[-1]
+        (TensorShape([None, 3]), 3)
+        """
+        if type(key) is slice:
+            if isinstance(self, UnknownShape):
+                return self
+            return TensorShape(tuple.__getitem__(self, key))
+        return tuple.__getitem__(self, key)
+
     def as_list(self) -> list:
         return list(self)
 
@@ -636,7 +649,10 @@ def _np_value(value, op: str):
 def _array_like(value):
     """A pandas Series or Index (any object with ``__array__`` that is not an array, a
     tensor or a device array) as a NumPy array, so that its strings become `ek.string`
-    bytes; anything else unchanged."""
+    bytes; a ``range`` as the list of its ints (TensorFlow converts it); anything else
+    unchanged."""
+    if type(value) is range:
+        return list(value)
     if (
         hasattr(value, "__array__")
         and not isinstance(value, (Tensor, np.ndarray, np.generic))

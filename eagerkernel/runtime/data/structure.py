@@ -341,13 +341,9 @@ def spec_of(element):
         if isinstance(x, Dataset):
             return DatasetSpec(x.element_spec)
         if isinstance(x, CompositeTensor):
-            from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+            from ..extension_type import type_spec_from_value
 
-            if isinstance(x, RaggedTensor):
-                return RaggedTensorSpec.from_value(x)
-            from ..sparse.sparse_tensor import SparseTensorSpec
-
-            return SparseTensorSpec.from_value(x)
+            return type_spec_from_value(x)  # RaggedTensorSpec, SparseTensorSpec, a Spec
         return TensorSpec(x.shape, x.dtype)
 
     return map_structure(leaf, element)

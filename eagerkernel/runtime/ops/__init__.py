@@ -19,6 +19,7 @@ from . import (
 )
 from .array_extra import *  # noqa: F403
 from .array_ops import *  # noqa: F403
+from .complex_ops import complex
 from .control_flow import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
@@ -76,4 +77,5 @@ __all__ = [
     "truncatemod",
     "unique",
     "unique_with_counts",
+    "complex",
 ]

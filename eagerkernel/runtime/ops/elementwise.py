@@ -17,6 +17,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
+from ..extension_type import dispatchable
 from ..native import kernels
 from ._core import apply, binary, dtype_error, tensor, unary
 
@@ -128,13 +129,45 @@ _sub = Primitive("Sub", lambda xp, x, y: x - y)
 subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).", operator.sub)
 defvjp(_sub, pass_through, lambda g, ans, x, y: negative(g))
 
+
+def _c(t: Tensor) -> Tensor:
+    """``conj(t)`` for a complex tensor, ``t`` itself otherwise: the VJPs of holomorphic ops
+    multiply by the conjugate derivative, as TensorFlow's do (math_grad.py), so that the
+    cotangent of a complex input is ``dL/d(re) + i dL/d(im)``."""
+    if t._value.dtype.kind != "c":
+        return t
+    from .complex_ops import conj
+
+    return conj(t)
+
+
+def _abs_vjp(g, ans, x):
+    if x._value.dtype.kind != "c":
+        return g * sign(x)
+    # TensorFlow's ComplexAbsGrad: complex(g, 0) * x / complex(|x|, 0), 0 where |x| is 0
+    from .complex_ops import complex as make_complex
+
+    zero = g * 0
+    return _divide_no_nan_complex(make_complex(g, zero) * x, make_complex(ans, zero))
+
+
+def _divide_no_nan_complex(x, y):
+    """x / y, 0 where y is 0 (complex tensors)."""
+    safe = where(equal(y, y * 0), y * 0 + 1, y)
+    return where(equal(y, y * 0), y * 0, x / safe)
+
+
 _mul = Primitive("Mul", lambda xp, x, y: x * y)
 multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", operator.mul)
-defvjp(_mul, lambda g, ans, x, y: multiply(g, y), lambda g, ans, x, y: multiply(g, x))
+defvjp(_mul, lambda g, ans, x, y: multiply(g, _c(y)), lambda g, ans, x, y: multiply(g, _c(x)))
 
 _div = Primitive("RealDiv", lambda xp, x, y: x / y)
 _real_div = binary(_div)
-defvjp(_div, lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y))
+defvjp(
+    _div,
+    lambda g, ans, x, y: g / _c(y),
+    lambda g, ans, x, y: -g * _c(x) / (_c(y) * _c(y)),
+)
 
 
 def truediv(x, y, name=None) -> Tensor:
@@ -277,7 +310,7 @@ defvjp(_neg, lambda g, ans, x: -g)
 
 _abs = Primitive("Abs", lambda xp, x: xp.abs(x))
 abs = unary(_abs, "|x| (follows `tf.math.abs`; the gradient at 0 is 0).")
-defvjp(_abs, lambda g, ans, x: g * sign(x))
+defvjp(_abs, lambda g, ans, x: _abs_vjp(g, ans, x))
 
 _sign = Primitive("Sign", lambda xp, x: xp.sign(x))
 sign = unary(_sign, "-1, 0 or 1 (follows `tf.math.sign`; zero gradient).")
@@ -294,11 +327,11 @@ def _exp_fwd(xp, x):
 
 _exp = Primitive("Exp", _exp_fwd)
 exp = unary(_exp, "e ** x (follows `tf.math.exp`).", float_only=True)
-defvjp(_exp, lambda g, ans, x: g * ans)
+defvjp(_exp, lambda g, ans, x: g * _c(ans))
 
 _log = Primitive("Log", lambda xp, x: xp.log(x))
 log = unary(_log, "Natural logarithm (follows `tf.math.log`).", float_only=True)
-defvjp(_log, lambda g, ans, x: g / x)
+defvjp(_log, lambda g, ans, x: g / _c(x))
 
 _log1p = Primitive("Log1p", lambda xp, x: xp.log1p(x))
 log1p = unary(_log1p, "log(1 + x), accurate near 0 (follows `tf.math.log1p`).", float_only=True)
@@ -306,7 +339,7 @@ defvjp(_log1p, lambda g, ans, x: g / (1 + x))
 
 _sqrt = Primitive("Sqrt", lambda xp, x: xp.sqrt(x))
 sqrt = unary(_sqrt, "Square root (follows `tf.math.sqrt`).", float_only=True)
-defvjp(_sqrt, lambda g, ans, x: g * 0.5 / ans)
+defvjp(_sqrt, lambda g, ans, x: g * 0.5 / _c(ans))
 
 _rsqrt = Primitive("Rsqrt", lambda xp, x: 1 / xp.sqrt(x))
 rsqrt = unary(_rsqrt, "1 / sqrt(x) (follows `tf.math.rsqrt`).", float_only=True)
@@ -314,11 +347,11 @@ defvjp(_rsqrt, lambda g, ans, x: -0.5 * g * ans * ans * ans)
 
 _reciprocal = Primitive("Reciprocal", lambda xp, x: 1 / x)
 reciprocal = unary(_reciprocal, "1 / x (follows `tf.math.reciprocal`).", float_only=True)
-defvjp(_reciprocal, lambda g, ans, x: -g * ans * ans)
+defvjp(_reciprocal, lambda g, ans, x: -g * _c(ans) * _c(ans))
 
 _square = Primitive("Square", lambda xp, x: x * x)
 square = unary(_square, "x * x (follows `tf.math.square`).")
-defvjp(_square, lambda g, ans, x: g * 2 * x)
+defvjp(_square, lambda g, ans, x: g * 2 * _c(x))
 
 _sin = Primitive("Sin", lambda xp, x: xp.sin(x))
 sin = unary(_sin, "Sine (follows `tf.math.sin`).", float_only=True)
@@ -509,6 +542,7 @@ defvjp(
 )
 
 
+@dispatchable
 def where(condition, x=None, y=None, name=None) -> Tensor:
     """Picks ``x`` where ``condition`` is true, else ``y``, broadcasting (follows `tf.where`).
 
