@@ -285,3 +285,35 @@ def test_optional_fields_and_unions():
     assert Maybe(label="x").label == "x"
     with pytest.raises(TypeError, match=r"Maybe\.label: expected one of"):
         Maybe(label=1.5)
+
+
+def test_function_returning_an_extension_type_replays_its_program():
+    class Player(ET):
+        name: ek.Tensor
+        attributes: Mapping[str, ek.Tensor]
+
+    traces = []
+
+    @ek.function
+    def anonymize(player):
+        traces.append(1)
+        return Player("<anonymous>", player.attributes)
+
+    a = anonymize(Player("Anne", {"height": 8.3, "speed": 28.1}))
+    b = anonymize(Player("Bart", {"height": 8.1, "speed": 25.3}))  # same spec: replayed
+    assert len(traces) == 1
+    assert isinstance(b, Player) and float(b.attributes["height"]) == pytest.approx(8.1)
+    assert b.name.numpy() == b"<anonymous>" and float(a.attributes["speed"]) == pytest.approx(28.1)
+    c = anonymize(Player("Chuck", {"height": 11.0, "jump": 5.3}))  # new keys: a new trace
+    assert len(traces) == 2 and float(c.attributes["jump"]) == pytest.approx(5.3)
+    spec = anonymize.get_concrete_function(b).structured_outputs
+    assert isinstance(spec, Player.Spec) and spec.name == ek.TensorSpec([], ek.string)
+    x = ek.Variable(2.0)
+
+    @ek.function
+    def scaled(m):
+        return Player(m.name, {"v": m.attributes["v"] * x})
+
+    with ek.GradientTape() as tape:
+        out = scaled(Player("p", {"v": 3.0}))
+    assert float(tape.gradient(out.attributes["v"], x)) == pytest.approx(3.0)

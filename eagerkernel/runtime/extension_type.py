@@ -925,3 +925,85 @@ def dispatchable(fn):
     api._ek_dispatch_target = fn
     DISPATCHABLE_APIS[fn.__name__] = api
     return api
+
+
+class OutputTemplate:
+    """How an ExtensionType value is made of its Tensors, for `ek.function`'s outputs: the
+    program returns the Tensors (`tensors`), and `build` makes a value of the same type and
+    non-tensor fields around new ones (or its `Spec` around TensorSpecs). Values holding a
+    ragged or sparse tensor have no template (`of` gives None)."""
+
+    __slots__ = ("_shape", "n")
+
+    def __init__(self, shape, n: int):
+        self._shape, self.n = shape, n
+
+    @classmethod
+    def of(cls, value) -> OutputTemplate | None:
+        count = [0]
+
+        def walk(v):
+            if isinstance(v, Tensor):
+                count[0] += 1
+                return ("T",)
+            if isinstance(v, ExtensionType):
+                fields = [(k, walk(x)) for k, x in v._ek_field_items()]
+                return None if any(f is None for _, f in fields) else ("E", type(v), fields)
+            if isinstance(v, CompositeTensor):
+                return None
+            if isinstance(v, collections.abc.Mapping):
+                items = [(k, walk(v[k])) for k in v]
+                return None if any(f is None for _, f in items) else ("M", items)
+            if isinstance(v, tuple):
+                items = [walk(x) for x in v]
+                return None if any(f is None for f in items) else ("U", items)
+            return ("P", v)
+
+        shape = walk(value)
+        return None if shape is None else cls(shape, count[0])
+
+    def tensors(self, value) -> list:
+        """The Tensors of ``value`` in the order `build` takes them."""
+        return _tensors_in_order(value)
+
+    def build(self, leaves: list, spec: bool = False):
+        """A value (``spec``: its Spec) of this shape with ``leaves`` as its Tensors."""
+        it = iter(leaves)
+
+        def make(shape):
+            kind = shape[0]
+            if kind == "T":
+                return next(it)
+            if kind == "P":
+                return shape[1]
+            if kind == "M":
+                return ImmutableDict((k, make(s)) for k, s in shape[1])
+            if kind == "U":
+                return tuple(make(s) for s in shape[1])
+            out = object.__new__(shape[1].Spec if spec else shape[1])
+            for name, s in shape[2]:
+                object.__setattr__(out, name, make(s))
+            object.__setattr__(out, "_ek_open", False)
+            return out
+
+        return make(self._shape)
+
+
+def _tensors_in_order(value) -> list:
+    out: list = []
+
+    def walk(v):
+        if isinstance(v, Tensor):
+            out.append(v)
+        elif isinstance(v, ExtensionType):
+            for _, x in v._ek_field_items():
+                walk(x)
+        elif isinstance(v, collections.abc.Mapping):
+            for k in v:
+                walk(v[k])
+        elif isinstance(v, tuple):
+            for x in v:
+                walk(x)
+
+    walk(value)
+    return out
