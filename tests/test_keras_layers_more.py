@@ -502,3 +502,12 @@ def test_bidirectional_against_two_lstms():
     again = layers.Bidirectional.from_config(config)
     again(x)
     assert again.get_config() == {**config, "name": again.name}
+
+
+def test_rescaling_and_einsum_dense_reject_bad_arguments_by_name():
+    with pytest.raises(TypeError, match=r"Rescaling: scale must be a number.*scale=None"):
+        ek.keras.layers.Rescaling(None)
+    with pytest.raises(TypeError, match=r"Rescaling: offset must be a number.*offset='x'"):
+        ek.keras.layers.Rescaling(1.0, offset="x")
+    with pytest.raises(TypeError, match=r"EinsumDense: equation must be a string.*equation=3"):
+        ek.keras.layers.EinsumDense(3, 4)

@@ -27,6 +27,11 @@ __all__ = ["AdditiveAttention", "Attention", "EinsumDense", "MultiHeadAttention"
 def _split_equation(equation: str) -> tuple[str, str, str, str]:
     """``(input_spec, kernel_spec, output_spec, ellipsis)`` of an EinsumDense equation;
     ``ellipsis`` is "left", "right" or "" (Keras's three accepted forms)."""
+    if not isinstance(equation, str):
+        raise TypeError(
+            f"EinsumDense: equation must be a string such as 'ab,bc->ac'. Received: "
+            f"equation={equation!r}"
+        )
     eq = equation.replace(" ", "")
     for pattern, where in (
         (r"([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)", ""),
