@@ -68,6 +68,13 @@ LOSSES = {
         lambda z: np.real(1 / z),
     ),
     "angle": (lambda z: ek.math.angle(z), np.angle),
+    "sin-cos-tan": (
+        lambda z: ek.math.real(ek.sin(z) * ek.cos(z) + ek.math.tan(z)),
+        lambda z: np.real(np.sin(z) * np.cos(z) + np.tan(z)),
+    ),
+    "tanh": (lambda z: ek.math.imag(ek.tanh(z)), lambda z: np.imag(np.tanh(z))),
+    "log1p": (lambda z: ek.math.real(ek.math.log1p(z)), lambda z: np.real(np.log1p(z))),
+    "pow": (lambda z: ek.math.imag(ek.pow(z, z)), lambda z: np.imag(z**z)),
     "matmul-adjoint": (
         lambda z: ek.math.real(ek.matmul(z, z, adjoint_b=True)) ** 2,
         lambda z: np.real(z @ z.conj().T) ** 2,

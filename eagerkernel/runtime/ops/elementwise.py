@@ -277,10 +277,17 @@ def pow(x, y, name=None) -> Tensor:
 
 defvjp(
     _pow,
-    lambda g, ans, x, y: g * y * x ** (y - 1),
-    # TF masks log(x) to 0 where x <= 0 so that x = 0 gives a finite dy.
-    lambda g, ans, x, y: g * ans * where(x > 0, log(where(x > 0, x, 1)), 0),
+    lambda g, ans, x, y: g * _c(y * x ** (y - 1)),
+    # TF masks log(x) to 0 where x <= 0 so that x = 0 gives a finite dy (a complex x: log x).
+    lambda g, ans, x, y: g * _c(ans * _pow_log(x)),
 )
+
+
+def _pow_log(x):
+    if x._value.dtype.kind == "c":
+        return log(where(equal(x, x * 0), x * 0 + 1, x))
+    return where(x > 0, log(where(x > 0, x, 1)), 0)
+
 
 _sqdiff = Primitive("SquaredDifference", lambda xp, x, y: (x - y) * (x - y))
 squared_difference = binary(_sqdiff, "(x - y) ** 2 (follows `tf.math.squared_difference`).")
@@ -335,7 +342,7 @@ defvjp(_log, lambda g, ans, x: g / _c(x))
 
 _log1p = Primitive("Log1p", lambda xp, x: xp.log1p(x))
 log1p = unary(_log1p, "log(1 + x), accurate near 0 (follows `tf.math.log1p`).", float_only=True)
-defvjp(_log1p, lambda g, ans, x: g / (1 + x))
+defvjp(_log1p, lambda g, ans, x: g / _c(1 + x))
 
 _sqrt = Primitive("Sqrt", lambda xp, x: xp.sqrt(x))
 sqrt = unary(_sqrt, "Square root (follows `tf.math.sqrt`).", float_only=True)
@@ -355,15 +362,15 @@ defvjp(_square, lambda g, ans, x: g * 2 * _c(x))
 
 _sin = Primitive("Sin", lambda xp, x: xp.sin(x))
 sin = unary(_sin, "Sine (follows `tf.math.sin`).", float_only=True)
-defvjp(_sin, lambda g, ans, x: g * cos(x))
+defvjp(_sin, lambda g, ans, x: g * _c(cos(x)))
 
 _cos = Primitive("Cos", lambda xp, x: xp.cos(x))
 cos = unary(_cos, "Cosine (follows `tf.math.cos`).", float_only=True)
-defvjp(_cos, lambda g, ans, x: -g * sin(x))
+defvjp(_cos, lambda g, ans, x: -g * _c(sin(x)))
 
 _tan = Primitive("Tan", lambda xp, x: xp.tan(x))
 tan = unary(_tan, "Tangent (follows `tf.math.tan`).", float_only=True)
-defvjp(_tan, lambda g, ans, x: g * (1 + ans * ans))
+defvjp(_tan, lambda g, ans, x: g * _c(1 + ans * ans))
 
 
 def _tanh_fwd(xp, x):
@@ -388,7 +395,7 @@ def _tanh_grad_fwd(xp, y, g):
 
 
 _tanh_grad = Primitive("TanhGrad", _tanh_grad_fwd)
-defvjp(_tanh, lambda g, ans, x: apply(_tanh_grad, (ans, g)))
+defvjp(_tanh, lambda g, ans, x: apply(_tanh_grad, (_c(ans), g)))
 defvjp(
     _tanh_grad,
     lambda h, ans, y, g: -2 * h * g * y,
