@@ -25,6 +25,7 @@ from .runtime import (
     ragged,
     sparse,
 )
+from .runtime import extension_dispatch as _extension_dispatch
 from .runtime import extension_type as _extension_type
 from .runtime import function_graph as _function_graph
 from .runtime import trace_types as _trace_types
@@ -257,9 +258,10 @@ def enable_eager_execution(*args, **kwargs) -> None:
 # `ek.experimental.Optional`, as `tf.experimental.Optional`.
 experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Optional)
 # `ek.experimental.ExtensionType` and its dispatch decorators, as `tf.experimental`'s.
-for _name in _extension_type.__all__:
-    if _name != "type_spec_from_value":
-        setattr(experimental, _name, getattr(_extension_type, _name))
+for _module in (_extension_type, _extension_dispatch):
+    for _name in _module.__all__:
+        if _name not in ("type_spec_from_value", "dispatchable", "DISPATCHABLE_APIS"):
+            setattr(experimental, _name, getattr(_module, _name))
 type_spec_from_value = _extension_type.type_spec_from_value
 # `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
 experimental.DynamicRaggedShape = ragged.DynamicRaggedShape

@@ -24,7 +24,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
-from ..extension_type import dispatchable
+from ..extension_dispatch import dispatchable
 from ._core import apply
 from ._core import tensor as _tensor
 from .elementwise import identity_prim

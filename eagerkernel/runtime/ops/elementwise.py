@@ -17,7 +17,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
-from ..extension_type import dispatchable
+from ..extension_dispatch import dispatchable
 from ..native import kernels
 from ._core import apply, binary, dtype_error, tensor, unary
 

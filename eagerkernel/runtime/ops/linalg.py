@@ -20,7 +20,7 @@ import numpy as np
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
-from ..extension_type import dispatchable
+from ..extension_dispatch import dispatchable
 from ..native import blas
 from ._core import apply, dtype_error, float_check, tensor
 from .reduction import expand_reduced, normalize_axis

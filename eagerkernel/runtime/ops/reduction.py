@@ -17,7 +17,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
-from ..extension_type import dispatchable
+from ..extension_dispatch import dispatchable
 from ..native import blas
 from ._core import apply, float_check, tensor
 
