@@ -1,8 +1,8 @@
 """Training callbacks (follow `tf.keras.callbacks`): the `Callback` base with every Keras
 hook, `CallbackList`, History, EarlyStopping, ModelCheckpoint, LambdaCallback,
-LearningRateScheduler, ReduceLROnPlateau, TerminateOnNaN, CSVLogger, TensorBoard,
-BackupAndRestore, and the tqdm progress bar of `fit`, `evaluate` and `predict`
-(`ProgbarLogger`).
+GradientNormLogger and the tqdm progress bar of `fit`, `evaluate` and `predict`
+(`ProgbarLogger`); LearningRateScheduler, ReduceLROnPlateau, TerminateOnNaN, CSVLogger,
+TensorBoard and BackupAndRestore are in ``callbacks_more.py`` (importable from here).
 
 Logs are dicts of Python floats (``{"loss": 0.31, "accuracy": 0.9, "val_loss": ...}``);
 `predict`'s batch logs hold ``{"outputs": <NumPy arrays>}``.
