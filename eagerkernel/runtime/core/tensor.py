@@ -185,6 +185,66 @@ class UnknownShape(PartialShape):
         return "<unknown>"
 
 
+class _NumpyAttribute:
+    """A Tensor method (or property) of NumPy behavior, declared in the class body: looked up
+    while the behavior is off it raises AttributeError, as TensorFlow's tensors do."""
+
+    __slots__ = ("func", "is_property", "name")
+
+    def __init__(self, func, is_property: bool = False):
+        self.func = func
+        self.name = func.__name__
+        self.is_property = is_property
+
+    def __get__(self, obj, owner=None):
+        if not _numpy_behavior.STATE.enabled:
+            raise AttributeError(
+                f"'{(owner or type(obj)).__name__}' object has no attribute '{self.name}'. "
+                "If you are looking for numpy-related methods, please run the following: "
+                "ek.experimental.numpy.experimental_enable_numpy_behavior()"
+            )
+        if obj is None:
+            return self.func
+        if self.is_property:
+            return self.func(obj)
+        return self.func.__get__(obj, owner)
+
+
+def _numpy_method(func) -> _NumpyAttribute:
+    return _NumpyAttribute(func)
+
+
+def _numpy_property(func) -> _NumpyAttribute:
+    return _NumpyAttribute(func, is_property=True)
+
+
+def _tnp():
+    """The `ek.experimental.numpy` functions behind the NumPy methods (imported when first
+    used: the module builds on the ops, which build on Tensor)."""
+    from .. import numpy_ops
+
+    return numpy_ops
+
+
+def _varargs(args: tuple):
+    """``f(2, 3)`` and ``f((2, 3))`` alike (NumPy's ``reshape``/``transpose`` methods)."""
+    if len(args) == 1 and (args[0] is None or isinstance(args[0], (list, tuple, Tensor))):
+        return args[0]
+    return args if args else None
+
+
+def _promoted(exc: TypeError, op, x, y):
+    """A binary operator whose op raised ``exc`` (a TypeError): under NumPy behavior, the op
+    on both operands promoted to NumPy's result type; otherwise, or when promotion changes
+    nothing, ``exc`` itself."""
+    if not _numpy_behavior.STATE.enabled:
+        raise exc
+    operands = _numpy_behavior.promote_operands(x, y)
+    if operands is None:
+        raise exc
+    return op(*operands)
+
+
 _shape = tuple.__new__  # a concrete shape without TensorShape.__new__'s checks (Tensor.shape)
 
 
@@ -403,52 +463,100 @@ class Tensor:
 
     # -- Python operators: the public ops ----------------------------------------------------------
     def __add__(self, other):
-        return _add(self, other)
+        try:
+            return _add(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _add, self, other)
 
     def __radd__(self, other):
-        return _add(other, self)
+        try:
+            return _add(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _add, other, self)
 
     def __sub__(self, other):
-        return _subtract(self, other)
+        try:
+            return _subtract(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _subtract, self, other)
 
     def __rsub__(self, other):
-        return _subtract(other, self)
+        try:
+            return _subtract(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _subtract, other, self)
 
     def __mul__(self, other):
-        return _multiply(self, other)
+        try:
+            return _multiply(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _multiply, self, other)
 
     def __rmul__(self, other):
-        return _multiply(other, self)
+        try:
+            return _multiply(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _multiply, other, self)
 
     def __truediv__(self, other):
-        return _truediv(self, other)
+        try:
+            return _truediv(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _truediv, self, other)
 
     def __rtruediv__(self, other):
-        return _truediv(other, self)
+        try:
+            return _truediv(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _truediv, other, self)
 
     def __floordiv__(self, other):
-        return _floordiv(self, other)
+        try:
+            return _floordiv(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _floordiv, self, other)
 
     def __rfloordiv__(self, other):
-        return _floordiv(other, self)
+        try:
+            return _floordiv(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _floordiv, other, self)
 
     def __mod__(self, other):
-        return _mod(self, other)
+        try:
+            return _mod(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _mod, self, other)
 
     def __rmod__(self, other):
-        return _mod(other, self)
+        try:
+            return _mod(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _mod, other, self)
 
     def __pow__(self, other):
-        return _pow(self, other)
+        try:
+            return _pow(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _pow, self, other)
 
     def __rpow__(self, other):
-        return _pow(other, self)
+        try:
+            return _pow(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _pow, other, self)
 
     def __matmul__(self, other):
-        return _matmul(self, other)
+        try:
+            return _matmul(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _matmul, self, other)
 
     def __rmatmul__(self, other):
-        return _matmul(other, self)
+        try:
+            return _matmul(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _matmul, other, self)
 
     def __neg__(self):
         return _negative(self)
@@ -475,32 +583,119 @@ class Tensor:
         return _logical_or(other, self)
 
     def __lt__(self, other):
-        return _less(self, other)
+        try:
+            return _less(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _less, self, other)
 
     def __le__(self, other):
-        return _less_equal(self, other)
+        try:
+            return _less_equal(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _less_equal, self, other)
 
     def __gt__(self, other):
-        return _greater(self, other)
+        try:
+            return _greater(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _greater, self, other)
 
     def __ge__(self, other):
-        return _greater_equal(self, other)
+        try:
+            return _greater_equal(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _greater_equal, self, other)
 
     def __eq__(self, other):
         """Elementwise equality (a bool Tensor), as in TF 2; ``t == None`` is False."""
         if other is None:
             return False
-        return _equal(self, other)
+        try:
+            return _equal(self, other)
+        except TypeError as exc:
+            return _promoted(exc, _equal, self, other)
 
     def __ne__(self, other):
         if other is None:
             return True
-        return _not_equal(self, other)
+        try:
+            return _not_equal(self, other)
+        except TypeError as exc:
+            return _promoted(exc, _not_equal, self, other)
 
     def __getitem__(self, key):
         """NumPy-style basic and advanced indexing, differentiable (``ek.Tensor.__getitem__``
         follows `tf.Tensor.__getitem__`)."""
         return _getitem(self, key)
+
+    # -- NumPy methods: present while NumPy behavior is on -------------------------------------
+    # The methods `tf.experimental.numpy.experimental_enable_numpy_behavior` gives tf.Tensor
+    # (TensorFlow's list); while it is off they raise AttributeError, so hasattr() is False.
+
+    @_numpy_property
+    def T(self) -> Tensor:
+        """The transpose (all axes reversed), as ``ndarray.T``."""
+        return _tnp().transpose(self)
+
+    @_numpy_property
+    def data(self) -> Tensor:
+        """The tensor itself (TensorFlow's `ndarray.data`)."""
+        return self
+
+    @_numpy_method
+    def tolist(self):
+        """The value as nested Python lists (a Python scalar for rank 0), as ``ndarray.tolist``."""
+        return self.numpy().tolist()
+
+    @_numpy_method
+    def transpose(self, *axes) -> Tensor:
+        """``tnp.transpose(self, axes)``; ``t.transpose(1, 0)`` and ``t.transpose((1, 0))``."""
+        return _tnp().transpose(self, _varargs(axes))
+
+    @_numpy_method
+    def flatten(self, order="C") -> Tensor:
+        """A 1-D copy (``tnp.ravel``): ``order`` "C" or "F"."""
+        return _tnp().ravel(self, order)
+
+    @_numpy_method
+    def reshape(self, *shape, order="C") -> Tensor:
+        """``tnp.reshape(self, shape, order)``; ``t.reshape(2, 3)`` and ``t.reshape((2, 3))``."""
+        return _tnp().reshape(self, _varargs(shape), order=order)
+
+    @_numpy_method
+    def ravel(self, order="C") -> Tensor:
+        """``tnp.ravel(self, order)``."""
+        return _tnp().ravel(self, order)
+
+    @_numpy_method
+    def clip(self, a_min=None, a_max=None) -> Tensor:
+        """``tnp.clip(self, a_min, a_max)``."""
+        return _tnp().clip(self, a_min, a_max)
+
+    @_numpy_method
+    def astype(self, dtype) -> Tensor:
+        """This tensor cast to ``dtype`` (a NumPy type, `DType` or name; follows `tf.cast`)."""
+        return _tnp().asarray(self, dtype=dtype)
+
+    @_numpy_method
+    def __round__(self, ndigits=None) -> Tensor:
+        """``round(t, ndigits)``: ``tnp.around`` (half to even)."""
+        return _tnp().around(self, 0 if ndigits is None else ndigits)
+
+    @_numpy_method
+    def max(self, axis=None, out=None, keepdims=None) -> Tensor:
+        """``tnp.amax(self, axis, out, keepdims)``."""
+        return _tnp().amax(self, axis=axis, out=out, keepdims=keepdims)
+
+    @_numpy_method
+    def mean(self, axis=None, dtype=None, out=None, keepdims=None) -> Tensor:
+        """``tnp.mean(self, axis, dtype, out, keepdims)``."""
+        return _tnp().mean(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    @_numpy_method
+    def min(self, axis=None, out=None, keepdims=None) -> Tensor:
+        """``tnp.amin(self, axis, out, keepdims)``."""
+        return _tnp().amin(self, axis=axis, out=out, keepdims=keepdims)
 
     # -- devices ------------------------------------------------------------------------------
     def cpu(self) -> Tensor:
@@ -870,3 +1065,4 @@ from ..ops.elementwise import subtract as _subtract  # noqa: E402
 from ..ops.elementwise import truediv as _truediv  # noqa: E402
 from ..ops.indexing import getitem as _getitem  # noqa: E402
 from ..ops.linalg import matmul as _matmul  # noqa: E402
+from . import numpy_behavior as _numpy_behavior  # noqa: E402
