@@ -5,6 +5,7 @@ differentiable ops."""
 from __future__ import annotations
 
 import builtins
+import itertools
 
 import numpy as np
 
@@ -83,7 +84,10 @@ def transpose(a, axes=None) -> Tensor:
 def swapaxes(a, axis1, axis2) -> Tensor:
     """``a`` with two axes exchanged (follows `tf.experimental.numpy.swapaxes`)."""
     x = asarray_value(a, op="swapaxes")
-    (a1,), (a2,) = normalize_axis(axis1, x.ndim, "swapaxes"), normalize_axis(axis2, x.ndim, "swapaxes")
+    (a1,), (a2,) = (
+        normalize_axis(axis1, x.ndim, "swapaxes"),
+        normalize_axis(axis2, x.ndim, "swapaxes"),
+    )
     perm = list(range(x.ndim))
     perm[a1], perm[a2] = perm[a2], perm[a1]
     return _ops.transpose(x, perm)
@@ -119,7 +123,9 @@ def expand_dims(a, axis) -> Tensor:
     """``a`` with a length-1 axis inserted at ``axis`` (an int or a tuple, as NumPy's;
     follows `tf.experimental.numpy.expand_dims`)."""
     x = asarray_value(a, op="expand_dims")
-    axes = normalize_axis(axis, x.ndim + (len(axis) if isinstance(axis, (list, tuple)) else 1), "expand_dims")
+    axes = normalize_axis(
+        axis, x.ndim + (len(axis) if isinstance(axis, (list, tuple)) else 1), "expand_dims"
+    )
     for ax in sorted(axes):
         x = _ops.expand_dims(x, ax)
     return x
@@ -237,16 +243,18 @@ def split(ary, indices_or_sections, axis=0) -> list:
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
         if k <= 0 or n % k:
-            raise ValueError(f"split: array split does not result in an equal division ({n} by {k}).")
+            raise ValueError(
+                f"split: array split does not result in an equal division ({n} by {k})."
+            )
         return list(_ops.split(x, k, axis=ax))
     bounds = [0, *(builtins.min(builtins.max(int(i), 0), n) for i in indices_or_sections), n]
-    sizes = [builtins.max(b - a, 0) for a, b in zip(bounds[:-1], bounds[1:])]
+    sizes = [builtins.max(b - a, 0) for a, b in itertools.pairwise(bounds)]
     return list(_ops.split(x, sizes, axis=ax)) if sum(sizes) == n else _slices(x, ax, bounds)
 
 
 def _slices(x, ax, bounds):
     out = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         key = (slice(None),) * ax + (slice(a, builtins.max(a, b)),)
         out.append(x[key])
     return out
@@ -346,7 +354,9 @@ def pad(array, pad_width, mode="constant", **kwargs) -> Tensor:
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2)).tolist()
     mode = mode.lower()
     if mode not in ("constant", "reflect", "symmetric"):
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported (constant, reflect, symmetric).")
+        raise NotImplementedError(
+            f"pad: mode {mode!r} is not supported (constant, reflect, symmetric)."
+        )
     value = kwargs.pop("constant_values", 0)
     if kwargs:
         raise NotImplementedError(f"pad: arguments {sorted(kwargs)} are not supported.")
@@ -407,7 +417,7 @@ def take_along_axis(arr, indices, axis) -> Tensor:
     key = []
     for d in range(x.ndim):
         if d == ax:
-            key.append(constant(np.broadcast_to(iv, shape[:d] + (iv.shape[d],) + shape[d + 1 :])))
+            key.append(constant(np.broadcast_to(iv, (*shape[:d], iv.shape[d], *shape[d + 1 :]))))
         else:
             r = np.arange(shape[d]).reshape([-1 if j == d else 1 for j in range(x.ndim)])
             key.append(constant(r))
@@ -643,4 +653,3 @@ def polyval(p, x) -> Tensor:
     `tf.experimental.numpy.polyval`); differentiable."""
     c, v = promote(p, x, op="polyval")
     return _math.polyval([c[i] for i in range(c.shape[0])], v)
-

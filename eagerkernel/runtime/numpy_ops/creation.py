@@ -7,8 +7,8 @@ import numpy as np
 
 from .. import ops as _ops
 from ..core.tensor import Tensor, constant
-from ..ops.elementwise import cast
 from .utils import as_np_dtype, asarray_value, default_float, no_argument, result_type
+from .utils import const as _const
 
 
 def _shape(shape, op: str) -> tuple:
@@ -19,7 +19,9 @@ def _shape(shape, op: str) -> tuple:
     try:
         dims = tuple(int(d) for d in shape)
     except TypeError:
-        raise TypeError(f"{op}: shape must be an int or a sequence of ints, got {shape!r}.") from None
+        raise TypeError(
+            f"{op}: shape must be an int or a sequence of ints, got {shape!r}."
+        ) from None
     if any(d < 0 for d in dims):
         raise ValueError(f"{op}: negative dimensions are not allowed, got {dims}.")
     return dims
@@ -168,7 +170,9 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> Tensor:
 
 def eye(N, M=None, k=0, dtype=float) -> Tensor:
     """A 2-D array with ones on diagonal ``k`` (follows `tf.experimental.numpy.eye`)."""
-    return constant(np.eye(int(N), None if M is None else int(M), int(k), as_np_dtype(dtype, "eye")))
+    return constant(
+        np.eye(int(N), None if M is None else int(M), int(k), as_np_dtype(dtype, "eye"))
+    )
 
 
 def identity(n, dtype=float) -> Tensor:
@@ -214,7 +218,7 @@ def vander(x, N=None, increasing=False) -> Tensor:
         raise ValueError(f"vander: x must be 1-D, got shape {tuple(v.shape)}.")
     n = v.shape[0] if N is None else int(N)
     powers = np.arange(n) if increasing else np.arange(n)[::-1]
-    cols = [_ops.pow(v, cast(int(p), v.dtype)) for p in powers]
+    cols = [_ops.pow(v, _const(int(p), v.dtype)) for p in powers]
     return _ops.stack(cols, axis=1) if cols else _ops.zeros((v.shape[0], 0), v.dtype)
 
 
@@ -228,7 +232,18 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True) -> list:
         raise NotImplementedError("meshgrid: sparse=True is not supported.")
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}.")
-    return list(_ops.meshgrid(*[asarray_value(x, op="meshgrid") for x in xi], indexing=indexing))
+    ts = [_ops.reshape(asarray_value(x, op="meshgrid"), [-1]) for x in xi]
+    n = len(ts)
+    swap = indexing == "xy" and n >= 2
+    lengths = [t.shape[0] for t in ts]
+    if swap:
+        lengths[0], lengths[1] = lengths[1], lengths[0]
+    out = []
+    for i, t in enumerate(ts):
+        dims = [1] * n
+        dims[1 - i if swap and i < 2 else i] = t.shape[0]
+        out.append(_ops.broadcast_to(_ops.reshape(t, dims), lengths))
+    return out
 
 
 def diag(v, k=0) -> Tensor:
@@ -263,7 +278,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1) -> Tensor:
     if a1 == a2:
         raise ValueError("diagonal: axis1 and axis2 cannot be the same.")
     rest = [i for i in range(x.ndim) if i not in (a1, a2)]
-    x = _ops.transpose(x, rest + [a1, a2])
+    x = _ops.transpose(x, [*rest, a1, a2])
     rows, cols = x.shape[-2], x.shape[-1]
     i = np.arange(max(0, min(rows + min(offset, 0), cols - max(offset, 0))))
     r, c = i - min(offset, 0), i + max(offset, 0)

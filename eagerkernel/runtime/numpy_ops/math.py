@@ -9,7 +9,7 @@ import math as _pymath
 import numpy as np
 
 from .. import ops as _ops
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, constant
 from ..ops import bitwise as _bitwise
 from ..ops import math_ops as _math
 from ..ops.elementwise import cast
@@ -22,6 +22,7 @@ from .utils import (
     normalize_axis,
     promote,
 )
+from .utils import const as _const
 
 # -- elementwise ------------------------------------------------------------------------------
 
@@ -70,20 +71,20 @@ def _binary(name: str, fn, doc: str, to_float: bool = False):
 
 def _log_base(base: float):
     scale = 1.0 / _pymath.log(base)
-    return lambda x: _ops.log(x) * cast(scale, x.dtype)
+    return lambda x: _ops.log(x) * _const(scale, x.dtype)
 
 
 def _cbrt(x: Tensor) -> Tensor:
-    return _ops.sign(x) * _ops.pow(_ops.abs(x), cast(1.0 / 3.0, x.dtype))
+    return _ops.sign(x) * _ops.pow(_ops.abs(x), _const(1.0 / 3.0, x.dtype))
 
 
 def _exp2(x: Tensor) -> Tensor:
-    return _ops.exp(x * cast(_pymath.log(2.0), x.dtype))
+    return _ops.exp(x * _const(_pymath.log(2.0), x.dtype))
 
 
 def _sinc(x: Tensor) -> Tensor:
-    y = x * cast(np.pi, x.dtype)
-    zero = _ops.equal(y, cast(0.0, x.dtype))
+    y = x * _const(np.pi, x.dtype)
+    zero = _ops.equal(y, _const(0.0, x.dtype))
     safe = _ops.where(zero, _ops.ones_like(y), y)
     return _ops.where(zero, _ops.ones_like(y), _ops.sin(safe) / safe)
 
@@ -116,10 +117,10 @@ tanh = _unary_float("tanh", _ops.tanh)
 arcsinh = _unary_float("arcsinh", _math.asinh)
 arccosh = _unary_float("arccosh", _math.acosh)
 arctanh = _unary_float("arctanh", _math.atanh)
-deg2rad = _unary_float("deg2rad", lambda x: x * cast(np.pi / 180.0, x.dtype))
-rad2deg = _unary_float("rad2deg", lambda x: x * cast(180.0 / np.pi, x.dtype))
-radians = _unary_float("radians", lambda x: x * cast(np.pi / 180.0, x.dtype))
-degrees = _unary_float("degrees", lambda x: x * cast(180.0 / np.pi, x.dtype))
+deg2rad = _unary_float("deg2rad", lambda x: x * _const(np.pi / 180.0, x.dtype))
+rad2deg = _unary_float("rad2deg", lambda x: x * _const(180.0 / np.pi, x.dtype))
+radians = _unary_float("radians", lambda x: x * _const(np.pi / 180.0, x.dtype))
+degrees = _unary_float("degrees", lambda x: x * _const(180.0 / np.pi, x.dtype))
 sinc = _unary_float("sinc", _sinc)
 reciprocal = _unary_float("reciprocal", _ops.reciprocal)
 
@@ -130,7 +131,9 @@ fix = _unary_float("fix", lambda x: _ops.sign(x) * _ops.floor(_ops.abs(x)))
 rint = _unary_float("rint", _ops.round)
 signbit = _unary_same(
     "signbit",
-    lambda x: _ops.less(x, cast(0, x.dtype)) if x._value.dtype.kind != "b" else _ops.zeros_like(x),
+    lambda x: (
+        _ops.less(x, _const(0, x.dtype)) if x._value.dtype.kind != "b" else _ops.zeros_like(x)
+    ),
     "Elementwise ``x < 0`` as bools (NumPy's signbit; -0.0 gives False)",
 )
 isfinite = _unary_same(
@@ -150,12 +153,12 @@ isnan = _unary_same(
 )
 isposinf = _unary_same(
     "isposinf",
-    lambda x: _ops.logical_and(isinf(x), _ops.greater(x, cast(0, x.dtype))),
+    lambda x: _ops.logical_and(isinf(x), _ops.greater(x, _const(0, x.dtype))),
     "Elementwise ``x == +inf`` (bool)",
 )
 isneginf = _unary_same(
     "isneginf",
-    lambda x: _ops.logical_and(isinf(x), _ops.less(x, cast(0, x.dtype))),
+    lambda x: _ops.logical_and(isinf(x), _ops.less(x, _const(0, x.dtype))),
     "Elementwise ``x == -inf`` (bool)",
 )
 logical_not = _unary_same(
@@ -199,8 +202,7 @@ logaddexp = _binary(
 )
 logaddexp2 = _binary(
     "logaddexp2",
-    lambda a, b: _ops.maximum(a, b)
-    + _log_base(2.0)(1 + _exp2(-_ops.abs(a - b))),
+    lambda a, b: _ops.maximum(a, b) + _log_base(2.0)(1 + _exp2(-_ops.abs(a - b))),
     "Elementwise ``log2(2**x1 + 2**x2)``, computed stably",
     to_float=True,
 )
@@ -218,9 +220,7 @@ def _logical(fn):
 
 logical_and = _binary("logical_and", _logical(_ops.logical_and), "Elementwise AND of truth values")
 logical_or = _binary("logical_or", _logical(_ops.logical_or), "Elementwise OR of truth values")
-logical_xor = _binary(
-    "logical_xor", _logical(_ops.not_equal), "Elementwise XOR of truth values"
-)
+logical_xor = _binary("logical_xor", _logical(_ops.not_equal), "Elementwise XOR of truth values")
 
 
 def _bitwise_op(name: str, logical, integer):
@@ -235,15 +235,18 @@ def _bitwise_op(name: str, logical, integer):
 
 
 bitwise_and = _binary(
-    "bitwise_and", _bitwise_op("bitwise_and", _ops.logical_and, _bitwise.bitwise_and),
+    "bitwise_and",
+    _bitwise_op("bitwise_and", _ops.logical_and, _bitwise.bitwise_and),
     "Elementwise bitwise AND",
 )
 bitwise_or = _binary(
-    "bitwise_or", _bitwise_op("bitwise_or", _ops.logical_or, _bitwise.bitwise_or),
+    "bitwise_or",
+    _bitwise_op("bitwise_or", _ops.logical_or, _bitwise.bitwise_or),
     "Elementwise bitwise OR",
 )
 bitwise_xor = _binary(
-    "bitwise_xor", _bitwise_op("bitwise_xor", _ops.not_equal, _bitwise.bitwise_xor),
+    "bitwise_xor",
+    _bitwise_op("bitwise_xor", _ops.not_equal, _bitwise.bitwise_xor),
     "Elementwise bitwise XOR",
 )
 
@@ -287,8 +290,9 @@ def gcd(x1, x2) -> Tensor:
     zero = _ops.zeros_like(b)
     while bool(_ops.reduce_any(_ops.not_equal(b, zero))):  # Euclid, elementwise
         safe = _ops.where(_ops.equal(b, zero), _ops.ones_like(b), b)
-        a, b = _ops.where(_ops.equal(b, zero), a, b), _ops.where(
-            _ops.equal(b, zero), zero, _ops.mod(a, safe)
+        a, b = (
+            _ops.where(_ops.equal(b, zero), a, b),
+            _ops.where(_ops.equal(b, zero), zero, _ops.mod(a, safe)),
         )
     return a
 
@@ -328,11 +332,11 @@ def around(a, decimals=0) -> Tensor:
     if x._value.dtype.kind in "iub":
         if decimals >= 0:
             return x
-        factor = cast(10 ** (-decimals), x.dtype)
+        factor = _const(10 ** (-decimals), x.dtype)
         return cast(_ops.round(cast(x, "float64") / cast(factor, "float64")), x.dtype) * factor
     if decimals == 0:
         return _ops.round(x)
-    factor = cast(10.0**decimals, x.dtype)
+    factor = _const(10.0**decimals, x.dtype)
     return _ops.round(x * factor) / factor
 
 
@@ -373,8 +377,11 @@ def angle(z, deg=False) -> Tensor:
     if x._value.dtype.kind == "c":
         raise NotImplementedError("angle: complex tensors are not supported here.")
     half_turn = 180.0 if deg else np.pi
-    return _ops.where(_ops.less(x, cast(0, x.dtype)), _ops.fill(x.shape, cast(half_turn, x.dtype)),
-                      _ops.zeros_like(x))
+    return _ops.where(
+        _ops.less(x, _const(0, x.dtype)),
+        _ops.fill(x.shape, _const(half_turn, x.dtype)),
+        _ops.zeros_like(x),
+    )
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
@@ -384,9 +391,11 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
     if x._value.dtype.kind not in "fc":
         x, y = cast(x, default_float()), cast(y, default_float())
     dt = x.dtype
-    close = _ops.less_equal(_ops.abs(x - y), cast(atol, dt) + cast(rtol, dt) * _ops.abs(y))
+    finite = _ops.logical_and(_math.is_finite(x), _math.is_finite(y))
+    xs, ys = _ops.where(finite, x, _ops.zeros_like(x)), _ops.where(finite, y, _ops.zeros_like(y))
+    close = _ops.less_equal(_ops.abs(xs - ys), _const(atol, dt) + _const(rtol, dt) * _ops.abs(ys))
     both_inf = _ops.logical_and(_ops.equal(x, y), _math.is_inf(x))
-    out = _ops.logical_or(_ops.logical_and(close, _math.is_finite(y)), both_inf)
+    out = _ops.logical_or(_ops.logical_and(close, finite), both_inf)
     if equal_nan:
         out = _ops.logical_or(out, _ops.logical_and(_math.is_nan(x), _math.is_nan(y)))
     return out
@@ -403,7 +412,7 @@ def array_equal(a1, a2) -> Tensor:
     `tf.experimental.numpy.array_equal`)."""
     x, y = promote(a1, a2, op="array_equal")
     if tuple(x.shape) != tuple(y.shape):
-        return _ops.constant(False)
+        return constant(False)
     return _ops.reduce_all(_ops.equal(x, y))
 
 
@@ -474,7 +483,7 @@ def _ddof(fn, ddof):
         if not ddof:
             return v
         n = int(np.prod([x.shape[i] for i in (axis if axis is not None else range(x.ndim))]))
-        return v * cast(n / (n - ddof), v.dtype)
+        return v * _const(n / (n - ddof), v.dtype)
 
     return reduce
 
@@ -517,7 +526,7 @@ def _nan_to(a, value, name):
     x = asarray_value(a, op=name)
     if x._value.dtype.kind not in "fc":
         return x
-    return _ops.where(_math.is_nan(x), _ops.fill(x.shape, cast(value, x.dtype)), x)
+    return _ops.where(_math.is_nan(x), _ops.fill(x.shape, _const(value, x.dtype)), x)
 
 
 def nansum(a, axis=None, dtype=None, keepdims=None) -> Tensor:
@@ -548,8 +557,12 @@ def average(a, axis=None, weights=None, returned=False) -> Tensor:
     if weights is None:
         avg = mean(a, axis=axis)
         x = asarray_value(a, op="average")
-        n = x.size if axis is None else int(np.prod([x.shape[i] for i in normalize_axis(axis, x.ndim, "average")]))
-        return (avg, cast(n, avg.dtype) * _ops.ones_like(avg)) if returned else avg
+        n = (
+            x.size
+            if axis is None
+            else int(np.prod([x.shape[i] for i in normalize_axis(axis, x.ndim, "average")]))
+        )
+        return (avg, _const(n, avg.dtype) * _ops.ones_like(avg)) if returned else avg
     x, w = promote(a, weights, op="average")
     if x._value.dtype.kind not in "fc":
         x, w = cast(x, default_float()), cast(w, default_float())
@@ -563,7 +576,7 @@ def average(a, axis=None, weights=None, returned=False) -> Tensor:
         w = _ops.reshape(w, [-1 if i == ax else 1 for i in range(x.ndim)])
         w = _ops.broadcast_to(w, x.shape)
     total_w = sum(w, axis=axis)
-    if bool(_ops.reduce_any(_ops.equal(total_w, cast(0, total_w.dtype)))):
+    if bool(_ops.reduce_any(_ops.equal(total_w, _const(0, total_w.dtype)))):
         raise ZeroDivisionError("average: weights sum to zero, can't be normalized.")
     avg = sum(x * w, axis=axis) / total_w
     return (avg, total_w) if returned else avg

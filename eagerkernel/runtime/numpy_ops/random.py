@@ -22,7 +22,9 @@ def _size(size, op: str) -> tuple:
     try:
         return tuple(int(d) for d in size)
     except TypeError:
-        raise TypeError(f"random.{op}: size must be None, an int or a tuple of ints, got {size!r}.") from None
+        raise TypeError(
+            f"random.{op}: size must be None, an int or a tuple of ints, got {size!r}."
+        ) from None
 
 
 def seed(s) -> None:

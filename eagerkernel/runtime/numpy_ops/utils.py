@@ -37,7 +37,9 @@ def as_np_dtype(dtype, op: str) -> np.dtype | None:
     try:
         out = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{op}: dtype must be a NumPy or eagerkernel dtype, got {dtype!r}.") from None
+        raise TypeError(
+            f"{op}: dtype must be a NumPy or eagerkernel dtype, got {dtype!r}."
+        ) from None
     if out.kind in "OSUVMm" and out.kind != "O":
         raise TypeError(f"{op}: dtype {out.name} is not supported.")
     return out
@@ -80,7 +82,7 @@ def asarray_value(value, dtype=None, op: str = "asarray") -> Tensor:
                 f"{op}: cannot convert a non-rectangular sequence to an array: {value!r:.80}"
             ) from None
         if arr.dtype.kind in "SU":
-            return constant(value if np_dtype is None else value)
+            return constant(value)
         if arr.dtype.kind == "O":
             raise TypeError(f"{op}: cannot convert {type(value).__name__} {value!r:.60}.")
         if np_dtype is None and prefer_float32():
@@ -146,3 +148,8 @@ def normalize_axis(axis, ndim: int, op: str):
     if len(set(out)) != len(out):
         raise ValueError(f"{op}: repeated axis in {axis!r}.")
     return tuple(out)
+
+
+def const(value, dtype) -> Tensor:
+    """A constant of ``dtype`` made straight from the Python number (no float32 detour)."""
+    return constant(value, dtype=dtype)
