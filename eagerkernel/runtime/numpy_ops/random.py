@@ -1,7 +1,7 @@
 """`ek.experimental.numpy.random` (follows `tf.experimental.numpy.random`): NumPy's random
 functions drawing from eagerkernel's generator, so ``seed`` (``ek.random.set_seed``) makes
-them repeat, and ``ek.function`` draws afresh on every call. Floats are float64 (float32
-under ``prefer_float32``), as TF NumPy's."""
+them repeat, and ``ek.function`` draws afresh on every call. Floats are float64 (also under
+``prefer_float32``: TF NumPy draws in ``result_type(float)``), integers int64."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import numpy as np
 
 from .. import random as _random
 from ..core.tensor import Tensor
-from .utils import as_np_dtype, default_float
+from .utils import as_np_dtype
+
+_FLOAT = np.dtype(np.float64)  # TF NumPy's result_type(float)
 
 __all__ = ["poisson", "rand", "randint", "randn", "random", "seed", "standard_normal", "uniform"]
 
@@ -36,7 +38,7 @@ def seed(s) -> None:
 def standard_normal(size=None) -> Tensor:
     """Samples of N(0, 1) of shape ``size`` (follows
     `tf.experimental.numpy.random.standard_normal`)."""
-    return _random.normal(_size(size, "standard_normal"), dtype=default_float())
+    return _random.normal(_size(size, "standard_normal"), dtype=_FLOAT)
 
 
 def randn(*args) -> Tensor:
@@ -52,18 +54,20 @@ def randn(*args) -> Tensor:
 
 def uniform(low=0.0, high=1.0, size=None) -> Tensor:
     """Samples uniform on ``[low, high)`` (follows `tf.experimental.numpy.random.uniform`)."""
-    return _random.uniform(_size(size, "uniform"), low, high, dtype=default_float())
+    if size is None:  # the shape of the bounds, as TF NumPy's
+        size = np.broadcast_shapes(np.shape(low), np.shape(high))
+    return _random.uniform(_size(size, "uniform"), low, high, dtype=_FLOAT)
 
 
 def random(size=None) -> Tensor:
     """Samples uniform on ``[0, 1)`` (follows `tf.experimental.numpy.random.random`)."""
-    return uniform(size=size)
+    return uniform(size=() if size is None else size)
 
 
 def rand(*size) -> Tensor:
     """Samples uniform on ``[0, 1)`` of shape ``size`` (follows
     `tf.experimental.numpy.random.rand`)."""
-    return uniform(size=size)
+    return uniform(size=size)  # rand() with no arguments: shape ()
 
 
 def randint(low, high=None, size=None, dtype=np.int64) -> Tensor:
