@@ -14,6 +14,7 @@ from ..core.tensor import Tensor, constant
 from ..ops import math_ops as _math
 from ..ops.elementwise import cast
 from .utils import asarray_value, no_argument, normalize_axis, promote
+from .utils import const as _const
 
 # -- shapes ---------------------------------------------------------------------------------
 
@@ -383,18 +384,21 @@ def take(a, indices, axis=None, out=None, mode="clip") -> Tensor:
         x, axis = _ops.reshape(x, [-1]), 0
     (ax,) = normalize_axis(axis, x.ndim, "take")
     n = x.shape[ax]
-    iv = i.numpy().astype(np.int64)
-    if mode == "clip":
-        iv = np.clip(iv, 0, n - 1)
-    elif mode == "wrap":
-        iv = iv % n
-    elif mode == "raise":
+    if i._value.dtype.kind not in "iu":
+        raise TypeError(f"take: indices must be integers, got {i.dtype.name}.")
+    i = cast(i, "int64")
+    if mode == "raise":  # the check reads the values; the other modes stay ops
+        iv = i.numpy()
         if iv.size and (iv.min() < -n or iv.max() >= n):
             raise IndexError(f"take: index out of range for axis {ax} of length {n}.")
-        iv = iv % n
+        mode = "wrap"
+    if mode == "clip":
+        i = _ops.clip_by_value(i, _const(0, "int64"), _const(builtins.max(n - 1, 0), "int64"))
+    elif mode == "wrap":
+        i = _ops.mod(i, _const(builtins.max(n, 1), "int64"))
     else:
         raise ValueError(f"take: mode must be 'clip', 'wrap' or 'raise', got {mode!r}.")
-    return _ops.gather(x, constant(iv), axis=ax)
+    return _ops.gather(x, i, axis=ax)
 
 
 def take_along_axis(arr, indices, axis) -> Tensor:
@@ -413,16 +417,20 @@ def take_along_axis(arr, indices, axis) -> Tensor:
         tuple(1 if d == ax else s for d, s in enumerate(x.shape)),
         tuple(1 if d == ax else s for d, s in enumerate(i.shape)),
     )
-    iv = i.numpy().astype(np.int64) % builtins.max(x.shape[ax], 1)
-    key = []
-    for d in range(x.ndim):
-        if d == ax:
-            key.append(constant(np.broadcast_to(iv, (*shape[:d], iv.shape[d], *shape[d + 1 :]))))
-        else:
-            r = np.arange(shape[d]).reshape([-1 if j == d else 1 for j in range(x.ndim)])
-            key.append(constant(r))
+    if i._value.dtype.kind not in "iu":
+        raise TypeError(f"take_along_axis: indices must be integers, got {i.dtype.name}.")
+    n = x.shape[ax]
+    i = _ops.mod(cast(i, "int64"), _const(builtins.max(n, 1), "int64"))
     x = _ops.broadcast_to(x, tuple(s if d == ax else shape[d] for d, s in enumerate(x.shape)))
-    return x[tuple(key)]
+    i = _ops.broadcast_to(i, tuple(s if d == ax else shape[d] for d, s in enumerate(i.shape)))
+    # rows of the axis, flattened: element (r, j) is at r * n + i[r, j] of x flattened
+    xt, it = moveaxis(x, ax, -1), moveaxis(i, ax, -1)
+    lead, k = tuple(it.shape[:-1]), it.shape[-1]
+    rows = int(np.prod(lead, dtype=np.int64))
+    offsets = constant((np.arange(rows, dtype=np.int64) * n).reshape(-1, 1))
+    flat = _ops.reshape(it, (rows, k)) + offsets
+    out = _ops.gather(_ops.reshape(xt, [-1]), _ops.reshape(flat, [-1]))
+    return moveaxis(_ops.reshape(out, (*lead, k)), -1, ax)
 
 
 def where(condition, x=None, y=None) -> Tensor:
