@@ -210,6 +210,11 @@ def test_numpy_methods_absent_without_numpy_behavior(name):
         getattr(t, name)
 
 
+def test_round_without_numpy_behavior_is_a_type_error():
+    with pytest.raises(TypeError, match="doesn't define __round__ method"):
+        round(ek.constant(1.5))
+
+
 def test_numpy_functions_on_tensors_still_work_without_numpy_behavior():
     t = ek.constant([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_allclose(np.reshape(t, (4,)), [1, 2, 3, 4])
@@ -1036,3 +1041,40 @@ def test_python_scalars_are_weak_hypothesis(dtype, scalar):
     ref = np.multiply(x, scalar)  # NumPy 2 (NEP 50): a Python number never widens its kind
     assert got.dtype == ref.dtype
     np.testing.assert_allclose(got.numpy(), ref, rtol=1e-3 if dtype == np.float16 else 1e-7)
+
+
+def test_errors_name_the_function_and_argument():
+    with pytest.raises(TypeError, match="take: indices must be integers, got float64"):
+        tnp.take(A, [0.5])
+    with pytest.raises(ValueError, match="take: mode must be 'clip', 'wrap' or 'raise'"):
+        tnp.take(A, [0], mode="bad")
+    with pytest.raises(TypeError, match="take_along_axis: indices must be integers"):
+        tnp.take_along_axis(A, np.zeros((3, 1)), 1)
+    with pytest.raises(ValueError, match="take_along_axis: indices must have the rank of arr"):
+        tnp.take_along_axis(A, np.zeros(3, np.int64), 1)
+    with pytest.raises(ValueError, match="swapaxes: axis 5 is out of bounds"):
+        tnp.swapaxes(A, 0, 5)
+    with pytest.raises(ValueError, match="moveaxis: source and destination must have"):
+        tnp.moveaxis(X, [0, 1], [0])
+    with pytest.raises(NotImplementedError, match="cross: only 3-vectors"):
+        tnp.cross(np.ones(2), np.ones(2))
+    with pytest.raises(ValueError, match="diagonal: axis1 and axis2 cannot be the same"):
+        tnp.diagonal(A, 0, 1, 1)
+    with pytest.raises(ValueError, match="diag: input must be 1-D or 2-D"):
+        tnp.diag(X)
+    with pytest.raises(TypeError, match="asarray: cannot convert set"):
+        tnp.asarray({1, 2})
+    with pytest.raises(ValueError, match="reshape: order must be 'C' or 'F'"):
+        tnp.reshape(A, (-1,), order="A")
+    with pytest.raises(NotImplementedError, match="sort: the argument `order`"):
+        tnp.sort(A, order="x")
+    with pytest.raises(ValueError, match="select: list of cases must be same length"):
+        tnp.select([A > 0], [A, A])
+    with pytest.raises(ValueError, match="diff: order must be non-negative"):
+        tnp.diff(A, -1)
+    with pytest.raises(ek.errors.InvalidArgumentError):
+        tnp.reshape(A, (5, 5))
+    with pytest.raises(TypeError, match="gcd: operands must be integers"):
+        tnp.gcd(A, B)
+    with pytest.raises(TypeError, match="bitwise_and: operands must be integers or bools"):
+        tnp.bitwise_and(A, B)

@@ -185,6 +185,12 @@ class UnknownShape(PartialShape):
         return "<unknown>"
 
 
+class _NoNumpyMethod(AttributeError, TypeError):
+    """A NumPy method looked up while NumPy behavior is off: an AttributeError (so hasattr()
+    is False) that is also the TypeError Python's ``round()`` gives a type without
+    ``__round__``."""
+
+
 class _NumpyAttribute:
     """A Tensor method (or property) of NumPy behavior, declared in the class body: looked up
     while the behavior is off it raises AttributeError, as TensorFlow's tensors do."""
@@ -198,10 +204,15 @@ class _NumpyAttribute:
 
     def __get__(self, obj, owner=None):
         if not _numpy_behavior.STATE.enabled:
-            raise AttributeError(
-                f"'{(owner or type(obj)).__name__}' object has no attribute '{self.name}'. "
-                "If you are looking for numpy-related methods, please run the following: "
-                "ek.experimental.numpy.experimental_enable_numpy_behavior()"
+            cls = (owner or type(obj)).__name__
+            missing = (
+                f"type {cls} doesn't define {self.name} method"  # round(t): TypeError
+                if self.name.startswith("__")
+                else f"'{cls}' object has no attribute '{self.name}'"
+            )
+            raise _NoNumpyMethod(
+                f"{missing}. If you are looking for numpy-related methods, please run the "
+                "following: ek.experimental.numpy.experimental_enable_numpy_behavior()"
             )
         if obj is None:
             return self.func
