@@ -1078,3 +1078,12 @@ def test_errors_name_the_function_and_argument():
         tnp.gcd(A, B)
     with pytest.raises(TypeError, match="bitwise_and: operands must be integers or bools"):
         tnp.bitwise_and(A, B)
+
+
+def test_python_integers_out_of_range_raise_instead_of_wrapping(numpy_mode):
+    with pytest.raises(OverflowError, match=r"add: Python integer 1099511627776 out of bounds"):
+        tnp.add(np.ones(2, np.int32), 2**40)
+    with pytest.raises(OverflowError, match="asarray: Python integer 300 out of bounds for uint8"):
+        tnp.asarray(300, dtype=np.uint8)
+    with pytest.raises(TypeError, match="out of range for dtype int32"):
+        ek.constant([1, 2]) * 2**40

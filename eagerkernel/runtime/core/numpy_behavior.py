@@ -127,6 +127,10 @@ def promote_operands(x, y):
                 return None
             if arr.dtype.kind in "OSUV":
                 return None
+            if target.kind in "iu" and arr.dtype.kind in "iu" and arr.size:
+                info = np.iinfo(target)
+                if arr.min() < info.min or arr.max() > info.max:
+                    return None  # out of range: the op's own error, not a wrapped value
             v = convert_to_tensor(arr.astype(target))
             changed = True
         out.append(v)

@@ -15,7 +15,9 @@ does not (``out=``, ``where=``, structured ``order=``) raise NotImplementedError
 Names TensorFlow's ``tf.experimental.numpy`` has that this module does not implement raise
 NotImplementedError naming the function when looked up: ``ix_``, ``nextafter``, and the
 dtype classes ``inexact``, ``object_``, ``string_`` and ``unicode_`` (eagerkernel's string
-tensors are ``ek.string``). Any other missing name raises AttributeError.
+tensors are ``ek.string``). Any other missing name raises AttributeError. Complex inputs to
+``real``, ``imag``, ``conj``/``conjugate`` and ``angle`` raise NotImplementedError, and so
+do ``experimental_enable_numpy_behavior``'s ``dtype_conversion_mode`` "all" and "safe".
 
 >>> tnp = ek.experimental.numpy
 >>> x = tnp.reshape(tnp.arange(6), (2, 3))

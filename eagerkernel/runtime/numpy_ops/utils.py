@@ -91,8 +91,19 @@ def asarray_value(value, dtype=None, op: str = "asarray") -> Tensor:
             elif arr.dtype == np.complex128:
                 arr = arr.astype(np.complex64)
     if np_dtype is not None and arr.dtype != np_dtype:
+        if np_dtype.kind in "iu" and arr.dtype.kind in "iu" and arr.size:
+            _check_range(value, arr, np_dtype, op)
         arr = arr.astype(np_dtype)
     return constant(arr)
+
+
+def _check_range(value, arr: np.ndarray, np_dtype: np.dtype, op: str) -> None:
+    """Integers that do not fit ``np_dtype`` raise, as NumPy 2 does, instead of wrapping."""
+    info = np.iinfo(np_dtype)
+    if arr.min() < info.min or arr.max() > info.max:
+        raise OverflowError(
+            f"{op}: Python integer {value!r:.60} out of bounds for {np_dtype.name}."
+        )
 
 
 def promote(*values, op: str) -> list:
