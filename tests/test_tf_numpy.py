@@ -1087,3 +1087,20 @@ def test_python_integers_out_of_range_raise_instead_of_wrapping(numpy_mode):
         tnp.asarray(300, dtype=np.uint8)
     with pytest.raises(TypeError, match="out of range for dtype int32"):
         ek.constant([1, 2]) * 2**40
+
+
+def test_copy_and_functions_follow_a_gpu_scope():
+    try:
+        ek.config.experimental.set_virtual_gpus(2)  # the count tests/test_devices.py uses
+    except RuntimeError:
+        pytest.skip("virtual GPUs already configured with another count in this process")
+    x = tnp.ones([3])
+    with ek.device("/gpu:0"):
+        on_gpu = tnp.copy(x)
+        made = tnp.arange(3) + 1
+    assert "GPU:0" in on_gpu.device and "GPU:0" in made.device and "CPU:0" in x.device
+    with ek.device("/cpu:0"):
+        back = tnp.copy(on_gpu)
+    assert "CPU:0" in back.device
+    np.testing.assert_array_equal(back.numpy(), np.ones(3))
+    np.testing.assert_array_equal(made.numpy(), [1, 2, 3])
