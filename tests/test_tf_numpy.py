@@ -1104,3 +1104,67 @@ def test_copy_and_functions_follow_a_gpu_scope():
     assert "CPU:0" in back.device
     np.testing.assert_array_equal(back.numpy(), np.ones(3))
     np.testing.assert_array_equal(made.numpy(), [1, 2, 3])
+
+
+_SMOOTH_UNARY = [
+    (name, x)
+    for name, x in UNARY_FLOAT
+    if name
+    not in {
+        "sign",
+        "floor",
+        "ceil",
+        "fix",
+        "signbit",
+        "isfinite",
+        "isinf",
+        "isnan",
+        "isposinf",
+        "isneginf",
+        "logical_not",
+        "bitwise_not",
+        "angle",
+        "imag",
+        "abs",
+        "absolute",
+        "fabs",
+    }
+]
+
+
+@pytest.mark.parametrize("name, x", _SMOOTH_UNARY, ids=[u[0] for u in _SMOOTH_UNARY])
+def test_unary_gradients(name, x):
+    check_gradients(getattr(tnp, name), x, rtol=1e-5, atol=1e-7)
+
+
+_SMOOTH_BINARY = [
+    b
+    for b in BINARY
+    if b[0]
+    in {
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "true_divide",
+        "power",
+        "maximum",
+        "minimum",
+        "arctan2",
+        "hypot",
+        "logaddexp",
+        "logaddexp2",
+        "float_power",
+    }
+    and b[1].dtype.kind == "f"
+]
+
+
+@pytest.mark.parametrize("name, x, y", _SMOOTH_BINARY, ids=[b[0] for b in _SMOOTH_BINARY])
+def test_binary_gradients(name, x, y):
+    check_gradients(getattr(tnp, name), x, y, rtol=1e-5, atol=1e-7)
+
+
+def test_abs_gradient_away_from_zero():
+    check_gradients(tnp.abs, A + np.sign(A) * 0.1)
+    check_gradients(tnp.fabs, A + np.sign(A) * 0.1)
