@@ -458,18 +458,6 @@ def nonzero(a) -> tuple:
     return tuple(coords[:, d] for d in range(x.ndim))
 
 
-def argwhere(a) -> Tensor:
-    """The coordinates of the non-zero elements, shape ``(n, rank)`` (follows
-    `tf.experimental.numpy.argwhere`)."""
-    return _ops.where(cast(asarray_value(a, op="argwhere"), "bool"))
-
-
-def flatnonzero(a) -> Tensor:
-    """The indices of the non-zero elements of ``a`` flattened (follows
-    `tf.experimental.numpy.flatnonzero`)."""
-    return nonzero(ravel(a))[0]
-
-
 def select(condlist, choicelist, default=0) -> Tensor:
     """The element of the first choice whose condition holds, else ``default`` (follows
     `tf.experimental.numpy.select`); differentiable in the choices."""

@@ -119,8 +119,6 @@ arccosh = _unary_float("arccosh", _math.acosh)
 arctanh = _unary_float("arctanh", _math.atanh)
 deg2rad = _unary_float("deg2rad", lambda x: x * _const(np.pi / 180.0, x.dtype))
 rad2deg = _unary_float("rad2deg", lambda x: x * _const(180.0 / np.pi, x.dtype))
-radians = _unary_float("radians", lambda x: x * _const(np.pi / 180.0, x.dtype))
-degrees = _unary_float("degrees", lambda x: x * _const(180.0 / np.pi, x.dtype))
 sinc = _unary_float("sinc", _sinc)
 reciprocal = _unary_float("reciprocal", _ops.reciprocal)
 
@@ -169,7 +167,6 @@ bitwise_not = _unary_same(
     lambda x: _ops.logical_not(x) if x._value.dtype.kind == "b" else _bitwise.invert(x),
     "Elementwise bitwise NOT (logical NOT for bools)",
 )
-invert = bitwise_not
 
 
 def _floor_divide(a: Tensor, b: Tensor) -> Tensor:
