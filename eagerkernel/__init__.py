@@ -256,7 +256,9 @@ def enable_eager_execution(*args, **kwargs) -> None:
 
 # `ek.experimental.dlpack.from_dlpack` / `to_dlpack`, as `tf.experimental.dlpack`, and
 # `ek.experimental.Optional`, as `tf.experimental.Optional`.
-experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Optional)
+experimental = _types.ModuleType(f"{__name__}.experimental", "As `tf.experimental`.")
+experimental.dlpack = dlpack
+experimental.Optional = _data_iterator.Optional
 # `ek.experimental.ExtensionType` and its dispatch decorators, as `tf.experimental`'s.
 for _module in (_extension_type, _extension_dispatch):
     for _name in _module.__all__:
@@ -266,6 +268,17 @@ type_spec_from_value = _extension_type.type_spec_from_value
 # `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
 experimental.DynamicRaggedShape = ragged.DynamicRaggedShape
 experimental.RowPartition = ragged.RowPartition
+# `ek.experimental.numpy`, as `tf.experimental.numpy` (`import eagerkernel.experimental.numpy
+# as tnp` works too: both modules are registered in sys.modules).
+from .runtime import numpy_ops as _numpy_ops  # noqa: E402
+
+experimental.numpy = _numpy_ops
+experimental_enable_numpy_behavior = _numpy_ops.experimental_enable_numpy_behavior
+_sys_modules = __import__("sys").modules
+_sys_modules.setdefault(f"{__name__}.experimental", experimental)
+_sys_modules.setdefault(f"{__name__}.experimental.numpy", _numpy_ops)
+_sys_modules.setdefault(f"{__name__}.experimental.numpy.random", _numpy_ops.random)
+del _sys_modules
 # TF 1.x's `tf.python_io` (TFRecord files), as `tf.compat.v1.python_io`.
 python_io = _types.SimpleNamespace(
     TFRecordWriter=io.TFRecordWriter,

@@ -14,8 +14,9 @@ import numpy as np
 from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.context import ACTIVE
+from ..core.shape import PartialShape, UnknownShape
 from ..core.tape import stop_recording
-from ..core.tensor import PartialShape, Tensor, UnknownShape, convert_to_tensor
+from ..core.tensor import Tensor, convert_to_tensor
 
 __all__ = ["DatasetSpec", "TensorSpec"]
 
