@@ -1168,3 +1168,12 @@ def test_binary_gradients(name, x, y):
 def test_abs_gradient_away_from_zero():
     check_gradients(tnp.abs, A + np.sign(A) * 0.1)
     check_gradients(tnp.fabs, A + np.sign(A) * 0.1)
+
+
+def test_complex_parts_follow_numpy():
+    z = np.array([1 + 2j, -3 + 0j, -1 - 1j])
+    t = tnp.asarray(z)
+    for name in ("real", "imag", "conj", "conjugate", "angle"):
+        np.testing.assert_allclose(getattr(tnp, name)(t).numpy(), getattr(np, name)(z))
+    np.testing.assert_allclose(tnp.angle(t, deg=True).numpy(), np.angle(z, deg=True))
+    np.testing.assert_allclose(tnp.angle(tnp.asarray([-1.0, 2.0])).numpy(), [np.pi, 0.0])

@@ -11,6 +11,7 @@ import numpy as np
 from .. import ops as _ops
 from ..core.tensor import Tensor, constant
 from ..ops import bitwise as _bitwise
+from ..ops import complex_ops as _complex
 from ..ops import math_ops as _math
 from ..ops.elementwise import cast
 from .utils import (
@@ -340,45 +341,32 @@ def around(a, decimals=0) -> Tensor:
 round = around
 
 
-def _not_complex(name: str):
+def _complex_part(name: str, fn):
     def op(val) -> Tensor:
-        x = asarray_value(val, op=name)
-        if x._value.dtype.kind == "c":
-            raise NotImplementedError(f"{name}: complex tensors are not supported here.")
-        if name == "imag":
-            return _ops.zeros_like(x)
-        return x
+        return fn(asarray_value(val, op=name))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (
-        f"NumPy's ``{name}`` of a real array (follows `tf.experimental.numpy.{name}`).\n\n"
-        "Raises:\n    NotImplementedError: a complex input."
+        f"NumPy's ``{name}``: complex inputs through `ek.math.{fn.__name__}`, real ones as "
+        f"NumPy gives them (follows `tf.experimental.numpy.{name}`)."
     )
     return op
 
 
-real = _not_complex("real")
-imag = _not_complex("imag")
-conj = _not_complex("conj")
-conjugate = _not_complex("conjugate")
+real = _complex_part("real", _complex.real)
+imag = _complex_part("imag", _complex.imag)
+conj = _complex_part("conj", _complex.conj)
+conjugate = _complex_part("conjugate", _complex.conj)
 
 
 def angle(z, deg=False) -> Tensor:
-    """The angle of real values: 0 where ``z >= 0``, pi (180 with ``deg``) where negative
-    (follows `tf.experimental.numpy.angle`).
-
-    Raises:
-        NotImplementedError: a complex input.
-    """
-    x = float_operand(z, "angle")
-    if x._value.dtype.kind == "c":
-        raise NotImplementedError("angle: complex tensors are not supported here.")
-    half_turn = 180.0 if deg else np.pi
-    return _ops.where(
-        _ops.less(x, _const(0, x.dtype)),
-        _ops.fill(x.shape, _const(half_turn, x.dtype)),
-        _ops.zeros_like(x),
-    )
+    """The angle (argument) of each element, in radians (degrees with ``deg``): for real
+    values 0 where ``z >= 0`` and pi where negative (follows `tf.experimental.numpy.angle`)."""
+    x = asarray_value(z, op="angle")
+    if x._value.dtype.kind != "c":
+        x = float_operand(z, "angle")
+    out = _complex.angle(x)
+    return out * _const(180.0 / np.pi, out.dtype) if deg else out
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
