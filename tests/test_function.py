@@ -804,3 +804,37 @@ def test_a_dataset_of_ragged_elements_inside_a_function():
     it = iter(ds.ragged_batch(2))
     assert int(first_row_sum(it)) == 6
     assert int(first_row_sum(it)) == 15  # the next batch: ragged elements run the Python code
+
+
+def test_tensor_indices_inside_a_tuple_key_are_read_at_every_call():
+    """``x[c, i]`` with tensors in the key: the replayed program reads the new indices (it
+    kept the first call's values before)."""
+    x = ek.constant(np.arange(12.0).reshape(3, 4))
+    c = ek.constant(1)
+
+    @ek.function
+    def pick(x, i):
+        return x[c, i]
+
+    assert [float(pick(x, ek.constant(k))) for k in (0, 2, 3)] == [4.0, 6.0, 7.0]
+    v = ek.Variable(np.arange(12.0).reshape(3, 4))
+
+    @ek.function
+    def grad(i, j):
+        with ek.GradientTape() as tape:
+            y = v[i, j] * 2.0
+        return tape.gradient(y, v)
+
+    for i, j in ((1, 2), (2, 0)):
+        expected = np.zeros((3, 4))
+        expected[i, j] = 2.0
+        np.testing.assert_array_equal(grad(ek.constant(i), ek.constant(j)).numpy(), expected)
+    with ek.GradientTape() as outer:
+        outer.watch(x)
+        with ek.GradientTape() as inner:
+            inner.watch(x)
+            y = ek.reduce_sum(x[ek.constant([0, 0, 2]), 1:3] ** 2)
+        total = ek.reduce_sum(inner.gradient(y, x))
+    expected = np.zeros((3, 4))
+    expected[0, 1:3], expected[2, 1:3] = 4.0, 2.0  # d/dx of the summed 2x, repeated rows add
+    np.testing.assert_array_equal(outer.gradient(total, x).numpy(), expected)

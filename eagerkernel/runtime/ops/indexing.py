@@ -430,6 +430,66 @@ for _p in (_getitem, _boolean_mask):
 defvjp(_getitem_grad, lambda g, ans, x, shape, key: apply(_getitem, (g,), {"key": key}))
 
 
+class _Slot:
+    """Where a tensor index sits in a tuple key (`_getitem_dynamic`): the op's input ``i``."""
+
+    __slots__ = ("i",)
+
+    def __init__(self, i: int):
+        self.i = i
+
+    def __repr__(self) -> str:
+        return f"<index input {self.i}>"
+
+
+def _fill_key(template: tuple, idx: tuple) -> tuple:
+    return tuple(idx[k.i] if type(k) is _Slot else k for k in template)
+
+
+# A tuple key holding tensors (``x[1, i]``): the tensors are the op's inputs, so that a traced
+# `ek.function` reads them at every call instead of keeping the trace's values.
+_getitem_dynamic = Primitive(
+    "StridedSliceDynamic",
+    lambda xp, x, *idx, template: _getitem_fwd(xp, x, _fill_key(template, idx)),
+)
+_getitem_dynamic_grad = Primitive(
+    "StridedSliceDynamicGrad",
+    lambda xp, g, *idx, shape, template: _getitem_grad_fwd(xp, g, shape, _fill_key(template, idx)),
+)
+defjointvjp(
+    _getitem_dynamic,
+    lambda g, ans, x, *idx, template: (
+        apply(_getitem_dynamic_grad, (g, *idx), {"shape": x._value.shape, "template": template}),
+        *([None] * len(idx)),
+    ),
+)
+defjointvjp(
+    _getitem_dynamic_grad,
+    lambda h, ans, g, *idx, shape, template: (
+        apply(_getitem_dynamic, (h, *idx), {"template": template}),
+        *([None] * len(idx)),
+    ),
+)
+
+
+def _getitem_with_tensors(x: Tensor, key: tuple) -> Tensor:
+    xp = x._device.xp
+    template, idx = [], []
+    for k in key:
+        if isinstance(k, Tensor):
+            _index(k, xp)  # integer or bool (TypeError otherwise)
+            template.append(_Slot(len(idx)))
+            idx.append(k)
+        else:
+            template.append(_index(k, xp))
+    template = tuple(template)
+    try:
+        return apply(_getitem_dynamic, (x, *idx), {"template": template})
+    except IndexError:
+        key = _fill_key(template, tuple(t._value for t in idx))
+        raise _getitem_error(key, tuple(x._value.shape)) from None
+
+
 def _index(k, xp):
     if k is None or k is Ellipsis or isinstance(k, (int, _Slice, np.integer)):
         return k
@@ -471,6 +531,9 @@ def getitem(x, key) -> Tensor:
         x = _tensor(x, "getitem")
     t = type(key)
     if t is tuple:
+        for k in key:
+            if isinstance(k, Tensor):
+                return _getitem_with_tensors(x, key)
         xp = x._device.xp
         key = tuple([_index(k, xp) for k in key])
     elif t is not int and t is not _Slice:
