@@ -406,7 +406,31 @@ def test_per_image_standardization():
         np.testing.assert_allclose(got, (img - img.mean()) / img.std(), rtol=1e-4, atol=1e-5)
     flat = ek.image.per_image_standardization(np.full((2, 2, 1), 3.0, np.float32)).numpy()
     np.testing.assert_array_equal(flat, 0.0)  # stddev floored at 1/sqrt(N)
-    check_float32_gradients(ek.image.per_image_standardization, RNG.normal(size=(2, 3, 2)))
+    # The op computes in float32, whose rounding makes finite differences of the op itself
+    # too noisy for some draws: the tape's gradient is checked against finite differences of
+    # the float64 formula instead, on several images.
+    rng = np.random.default_rng(3)
+
+    def reference(img):
+        return (img - img.mean()) / max(img.std(), 1 / np.sqrt(img.size))
+
+    for _ in range(5):
+        image = rng.normal(size=(2, 3, 2))
+        weights = rng.normal(size=image.shape)
+        x = ek.constant(image.astype(np.float32))
+        with ek.GradientTape() as tape:
+            tape.watch(x)
+            loss = ek.reduce_sum(ek.image.per_image_standardization(x) * weights.astype(np.float32))
+        got = tape.gradient(loss, x).numpy()
+        numeric = np.zeros_like(image)
+        for idx in np.ndindex(image.shape):
+            step = np.zeros_like(image)
+            step[idx] = 1e-6
+            numeric[idx] = (
+                np.sum(weights * reference(image + step))
+                - np.sum(weights * reference(image - step))
+            ) / 2e-6
+        np.testing.assert_allclose(got, numeric, rtol=1e-3, atol=1e-4)
 
 
 def test_random_colour_ops_errors():
