@@ -1,0 +1,56 @@
+"""What an eagerkernel saved model is made of, for `saved_model.save` (``saved_model.py``) and
+`saved_model.load` (``saved_model_load.py``): the format's name and version, its two files,
+the stateful calls a saved program may make, and how primitives and devices are found again.
+"""
+
+from __future__ import annotations
+
+from ..core.device import CPU, Device
+from ..core.dispatch import Primitive
+from ..core.errors import InvalidArgumentError
+
+__all__ = [
+    "ARRAYS_FILE",
+    "FORMAT",
+    "JSON_FILE",
+    "STATEFUL_CALLS",
+    "VERSION",
+    "device_named",
+    "primitives",
+]
+
+FORMAT = "eagerkernel.saved_model"
+VERSION = 1
+JSON_FILE = "saved_model.json"
+ARRAYS_FILE = "variables.safetensors"
+
+# The stateful ops a saved program may call, by "module:qualname" of the function `stateful`
+# wraps. Loading resolves only these names.
+STATEFUL_CALLS = {
+    "eagerkernel.runtime.core.variable:Variable.assign",
+    "eagerkernel.runtime.core.variable:Variable.assign_add",
+    "eagerkernel.runtime.core.variable:Variable.assign_sub",
+    "eagerkernel.runtime.random:normal",
+    "eagerkernel.runtime.random:uniform",
+    "eagerkernel.runtime.random:truncated_normal",
+    "eagerkernel.runtime.random:shuffle",
+    "eagerkernel.runtime.random_generator:_read_and_skip",
+    "eagerkernel.runtime.ops.nn:_dropout_mask",
+    "eagerkernel.runtime.function:print_",
+}
+
+
+def primitives() -> dict:
+    """Every Primitive of the runtime, by its `Primitive.key` ("module:name")."""
+    return Primitive.registry
+
+
+def device_named(name: str) -> Device:
+    """The device named ``name``, or the CPU when this machine lacks it (TensorFlow's soft
+    placement)."""
+    from ..core.device import get_device
+
+    try:
+        return get_device(name)
+    except (ValueError, RuntimeError, InvalidArgumentError):  # a device this machine lacks:
+        return CPU  # run on the CPU (TensorFlow's soft placement)
