@@ -34,17 +34,15 @@ from .multi_worker import (
     MPIClusterResolver,
     MultiWorkerMirroredStrategy,
 )
-from .strategy import (
+from .strategies import (
     CentralStorageStrategy,
     HierarchicalCopyAllReduce,
     MirroredStrategy,
     NcclAllReduce,
     OneDeviceStrategy,
     ReductionToOneDevice,
-    ReplicaContext,
-    Strategy,
-    StrategyExtended,
 )
+from .strategy import ReplicaContext, Strategy, StrategyExtended
 from .values import (
     DistributedValues,
     DistributedVariable,

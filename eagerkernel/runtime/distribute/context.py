@@ -70,9 +70,9 @@ def default_strategy():
     """The default strategy: one replica on the current device, no mirroring."""
     strategy = _default.get("strategy")
     if strategy is None:
-        from .strategy import _DefaultStrategy
+        from .strategies import DefaultStrategy
 
-        strategy = _default["strategy"] = _DefaultStrategy()
+        strategy = _default["strategy"] = DefaultStrategy()
     return strategy
 
 

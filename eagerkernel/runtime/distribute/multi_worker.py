@@ -21,7 +21,8 @@ import os
 from ..core.device import set_task
 from . import context as dctx
 from .collectives import MpiCommunicator
-from .strategy import Strategy, StrategyExtended, _default_devices
+from .strategies import default_devices
+from .strategy import Strategy, StrategyExtended
 
 __all__ = [
     "ClusterSpec",
@@ -123,7 +124,7 @@ class MPIClusterResolver:
         return self._spec
 
     def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict:
-        gpus = [d for d in _default_devices() if d.device_type == "GPU"]
+        gpus = [d for d in default_devices() if d.device_type == "GPU"]
         return {"GPU": len(gpus)} if gpus else {}
 
     def __repr__(self) -> str:
@@ -236,7 +237,7 @@ class MultiWorkerMirroredStrategy(Strategy):
             )
         comm = cluster_resolver.communicator
         nccl = options.implementation is CommunicationImplementation.NCCL
-        cuda = any(d.device_type == "GPU" and not d.virtual for d in _default_devices())
+        cuda = any(d.device_type == "GPU" and not d.virtual for d in default_devices())
         if nccl and cluster_resolver.num_workers > 1 and cuda:
             raise NotImplementedError(
                 "MultiWorkerMirroredStrategy: CommunicationImplementation.NCCL across "
@@ -248,7 +249,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         self._cluster_resolver = cluster_resolver
         if cluster_resolver.num_workers > 1:  # TF's device names: "/job:worker/.../task:N/..."
             set_task(cluster_resolver.task_type, cluster_resolver.task_id)
-        super().__init__(StrategyExtended(self, _default_devices(), communicator=comm))
+        super().__init__(StrategyExtended(self, default_devices(), communicator=comm))
         if options.bytes_per_pack:
             self.extended.bucket_bytes = options.bytes_per_pack
         dctx.set_multi_worker(self)

@@ -259,7 +259,7 @@ class GradientOverlap(GradientListener):
         the step waits for, here or in another collective that waits for the communication
         thread), ``collective_seconds`` (the buckets' own time) and ``overlapped_bytes``
         (the bytes whose all-reduce started before the backward pass ended) to ``stats``."""
-        from .strategy import _device_of
+        from .strategy import device_of
 
         entries = self._entries
         if not entries:
@@ -295,7 +295,7 @@ class GradientOverlap(GradientListener):
                 shape = g._value.shape
                 size = int(g._value.size)
                 a = sums[id(bucket)][r][offset : offset + size].reshape(shape)
-                t = make(a, _device_of(a, dev))
+                t = make(a, device_of(a, dev))
                 if t._device is not dev:
                     from ..core.dispatch import copy_to_device
 
