@@ -490,7 +490,7 @@ class _Cell(Layer):
             if inputs is None:
                 raise ValueError(f"{self.name}.get_initial_state: pass batch_size or inputs.")
             batch_size = next(iter(inputs.shape))
-        dt = self.dtype if dtype is None else dtype
+        dt = self.compute_dtype if dtype is None else dtype
         return [zeros((int(batch_size), self.units), dtype=dt) for _ in range(self._num_states())]
 
     def call(self, inputs, states, training=None):
