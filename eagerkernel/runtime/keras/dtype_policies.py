@@ -49,8 +49,7 @@ class Policy:
     def __init__(self, name: str):
         if isinstance(name, dtypes.DType):
             raise TypeError(
-                f"'name' must be a string, not a DType. Instead, pass DType.name. Got: "
-                f"{name.name}"
+                f"'name' must be a string, not a DType. Instead, pass DType.name. Got: {name.name}"
             )
         if not isinstance(name, str):
             raise TypeError(f"'name' must be a string, but got: {name!r}")

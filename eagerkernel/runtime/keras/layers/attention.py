@@ -440,9 +440,7 @@ class MultiHeadAttention(Layer):
         self._softmax = Softmax(
             axis=tuple(range(scores_rank - n, scores_rank)), dtype=self._dtype_policy
         )
-        self._dropout_layer = Dropout(
-            rate=self.dropout, seed=self.seed, dtype=self._dtype_policy
-        )
+        self._dropout_layer = Dropout(rate=self.dropout, seed=self.seed, dtype=self._dtype_policy)
         out_last = self.output_shape or (query_shape[-1],)
         eq, bias, out_rank = _proj_equation(len(query_shape) - 1, 2, len(out_last))
         output_dense = self._dense(eq, bias, out_rank, out_last, "attention_output")

@@ -251,10 +251,14 @@ class LossScaleOptimizer(Optimizer):
     @property
     def variables(self) -> list:
         """The loss scale's Variables, then the inner optimizer's."""
-        own = [] if self._loss_scale is None else [
-            self._loss_scale.current_loss_scale,
-            self._loss_scale.counter,
-        ]
+        own = (
+            []
+            if self._loss_scale is None
+            else [
+                self._loss_scale.current_loss_scale,
+                self._loss_scale.counter,
+            ]
+        )
         return type(self._optimizer.variables)(own + list(self._optimizer.variables))
 
     def __getattr__(self, name: str):
