@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.keras import layers, mixed_precision
+
+layers = ek.keras.layers
+mixed_precision = ek.keras.mixed_precision
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +44,7 @@ def test_bad_policy_name_raises_value_error_naming_it(name):
 
 
 def test_policy_type_errors_and_bfloat16():
-    with pytest.raises(TypeError, match="not a DType. Instead, pass DType.name"):
+    with pytest.raises(TypeError, match=r"not a DType\. Instead, pass DType\.name"):
         mixed_precision.Policy(ek.float32)
     with pytest.raises(TypeError, match="'name' must be a string"):
         mixed_precision.Policy(16)
@@ -61,7 +63,7 @@ def test_global_policy_set_and_reset():
     assert mixed_precision.global_policy() is policy
     mixed_precision.set_global_policy(None)
     assert mixed_precision.global_policy().name == "float32"
-    with pytest.raises(ValueError, match="floating-point policies.*got policy: int32"):
+    with pytest.raises(ValueError, match=r"floating-point policies.*got policy: int32"):
         mixed_precision.set_global_policy("int32")
     with pytest.raises(ValueError, match="Received: name='mixed'"):
         mixed_precision.set_global_policy("mixed")
@@ -138,17 +140,17 @@ def test_functional_model_dtypes_follow_the_guide():
 def test_autocast_false_keeps_inputs_and_weights():
     mixed_precision.set_global_policy("mixed_float16")
 
-    class Scale(layers.Layer):
+    class Gain(layers.Layer):
         def build(self, input_shape):
             self.w = self.add_weight("w", shape=(input_shape[-1],), initializer="ones")
 
         def call(self, x):
             return x * self.w
 
-    assert Scale()(ek.ones((2, 3))).dtype == ek.float16
-    assert Scale(autocast=False)(ek.ones((2, 3))).dtype == ek.float32
+    assert Gain()(ek.ones((2, 3))).dtype == ek.float16
+    assert Gain(autocast=False)(ek.ones((2, 3))).dtype == ek.float32
     with pytest.raises(TypeError, match="same dtype"):  # float64 input, float32 weight
-        Scale(autocast=False)(ek.constant(np.ones((2, 3))))
+        Gain(autocast=False)(ek.constant(np.ones((2, 3))))
 
 
 def test_add_weight_autocast_false_stays_float32():
@@ -325,7 +327,7 @@ def test_static_scale_and_constructor_errors():
         mixed_precision.LossScaleOptimizer(sgd, dynamic_growth_steps=0)
     with pytest.raises(ValueError, match="Received: initial_scale=-1"):
         mixed_precision.LossScaleOptimizer(sgd, initial_scale=-1)
-    with pytest.raises(TypeError, match='"dynamic" argument .* must be a bool'):
+    with pytest.raises(TypeError, match=r'"dynamic" argument .* must be a bool'):
         mixed_precision.LossScaleOptimizer(sgd, dynamic="yes")
     with pytest.raises(TypeError, match="must be an instance of"):
         mixed_precision.LossScaleOptimizer("sgd")
