@@ -34,7 +34,7 @@ def test_policy_dtypes(name, compute, variable):
     assert mixed_precision.Policy.from_config(policy.get_config()) == policy
 
 
-@pytest.mark.parametrize("name", ["mixed_float32", "float", "", "Float32", "string"])
+@pytest.mark.parametrize("name", ["mixed_float32", "float", "", "Float32", "f4"])
 def test_bad_policy_name_raises_value_error_naming_it(name):
     with pytest.raises(
         ValueError, match=r"Cannot convert value .* to a mixed precision Policy"
@@ -460,3 +460,24 @@ def test_fit_skips_a_non_finite_step_and_keeps_weights():
     assert float(model.optimizer.loss_scale) == scale / 2
     for a, b in zip(before, model.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_compile_refuses_loss_scaling_under_a_strategy():
+    mixed_precision.set_global_policy("mixed_float16")
+    with ek.distribute.MirroredStrategy().scope():
+        model = _mlp(0)
+        with pytest.raises(NotImplementedError, match="auto_scale_loss=False"):
+            model.compile(optimizer="sgd", loss="mse")
+        assert model.optimizer is None  # the failed compile changed nothing
+        model.compile(optimizer="sgd", loss="mse", auto_scale_loss=False)
+        assert isinstance(model.optimizer, ek.keras.optimizers.SGD)
+
+
+def test_input_layer_stays_float32_under_mixed_policy():
+    mixed_precision.set_global_policy("mixed_float16")
+    inputs = ek.keras.Input(shape=(3,))
+    assert inputs.dtype == ek.float32
+    layer = ek.keras.layers.InputLayer(input_shape=(3,))
+    assert layer.dtype_policy.name == "float32"
+    model = ek.keras.Sequential([ek.keras.Input(shape=(3,)), layers.Dense(2)])
+    assert model(np.ones((1, 3), np.float32)).dtype == ek.float16

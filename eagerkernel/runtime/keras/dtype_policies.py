@@ -105,7 +105,7 @@ def _parse_name(name: str) -> tuple[str, str]:
         dtype = dtypes.as_dtype(name)
     except (TypeError, ValueError):
         dtype = None
-    if dtype is None or dtype.name != name or dtype.name == "string":
+    if dtype is None or dtype.name != name:
         raise ValueError(
             f"Cannot convert value {name!r} to a mixed precision Policy. Valid policies "
             "include 'mixed_float16', 'mixed_bfloat16', and the name of any dtype such as "

@@ -340,6 +340,7 @@ class Trainer:
                 name, a bad ``loss_weights``, ``steps_per_execution``, ``jit_compile``, or an
                 unknown optimizer, loss or metric.
             TypeError: ``run_eagerly`` or ``auto_scale_loss`` not a bool.
+            NotImplementedError: a `LossScaleOptimizer` under a distribution strategy.
         """
         from . import losses, optimizers
         from . import metrics as metrics_module
@@ -396,14 +397,21 @@ class Trainer:
                     )
                 entries.append((metric, arg == "weighted_metrics"))
                 outputs_of.append(index)
-        self.optimizer = optimizers.get(optimizer)
+        chosen = optimizers.get(optimizer)
         if (
             auto_scale_loss
             and self._dtype_policy.name == "mixed_float16"
-            and isinstance(self.optimizer, optimizers.Optimizer)
-            and not isinstance(self.optimizer, optimizers.LossScaleOptimizer)
+            and isinstance(chosen, optimizers.Optimizer)
+            and not isinstance(chosen, optimizers.LossScaleOptimizer)
         ):
-            self.optimizer = optimizers.LossScaleOptimizer(self.optimizer)
+            chosen = optimizers.LossScaleOptimizer(chosen)
+        if isinstance(chosen, optimizers.LossScaleOptimizer) and compile_strategy():
+            raise NotImplementedError(
+                "compile: loss scaling (a LossScaleOptimizer, which compile makes for a "
+                "mixed_float16 model) is not supported under a distribution strategy; pass "
+                "auto_scale_loss=False and a plain optimizer to train without it."
+            )
+        self.optimizer = chosen
         # The strategy in scope at compile time distributes fit, as in Keras (which keeps it
         # as `model.distribute_strategy`), also for a model built lazily by its first step.
         self._distribute_strategy = compile_strategy()
