@@ -481,3 +481,63 @@ def test_input_layer_stays_float32_under_mixed_policy():
     assert layer.dtype_policy.name == "float32"
     model = ek.keras.Sequential([ek.keras.Input(shape=(3,)), layers.Dense(2)])
     assert model(np.ones((1, 3), np.float32)).dtype == ek.float16
+
+
+def test_float16_products_accumulate_in_float32():
+    rng = np.random.default_rng(0)
+    a = rng.random((64, 784)).astype(np.float16)
+    b = rng.random((784, 64)).astype(np.float16)
+    out = ek.matmul(a, b)
+    assert out.dtype == ek.float16
+    expected = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(out.numpy(), exact, rtol=1e-3)  # one float16 rounding
+
+
+def _guide_loop(use_function: bool) -> list:
+    """The guide's custom training loop (TF's mixed_precision guide), eagerly or traced."""
+    mixed_precision.set_global_policy("mixed_float16")
+    ek.random.set_seed(0)
+    x, y = _digits_like(128, seed=3)
+    inputs = ek.keras.Input(shape=(8,))
+    h = layers.Dense(16, activation="relu")(inputs)
+    outputs = layers.Activation("softmax", dtype="float32")(layers.Dense(4)(h))
+    model = ek.keras.Model(inputs, outputs)
+    optimizer = mixed_precision.LossScaleOptimizer(
+        ek.keras.optimizers.RMSprop(0.01), dynamic_growth_steps=5
+    )
+    loss_object = ek.keras.losses.SparseCategoricalCrossentropy()
+
+    def train_step(x, y):
+        with ek.GradientTape() as tape:
+            predictions = model(x)
+            loss = loss_object(y, predictions)
+            scaled_loss = optimizer.get_scaled_loss(loss)
+        scaled_gradients = tape.gradient(scaled_loss, model.trainable_variables)
+        gradients = optimizer.get_unscaled_gradients(scaled_gradients)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        return loss
+
+    if use_function:
+        train_step = ek.function(train_step)
+    trace = []
+    for _ in range(6):
+        for i in range(0, 128, 32):
+            loss = float(train_step(x[i : i + 32], y[i : i + 32]))
+            trace.append((loss, float(optimizer.loss_scale), int(optimizer.dynamic_counter)))
+    assert int(optimizer.iterations) == 24
+    return trace
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+def test_guide_custom_loop_under_ek_function():
+    eager = _guide_loop(False)
+    traced = _guide_loop(True)
+    assert traced == eager  # replays check the gradients and move the scale as eager steps do
+    losses = [loss for loss, _, _ in eager]
+    assert np.mean(losses[-4:]) < 0.5 * np.mean(losses[:4])
+    scales = [scale for _, scale, _ in eager]
+    assert scales[:5] == [2.0**15] * 4 + [2.0**16]  # doubled after 5 finite steps
+    counters = [counter for _, _, counter in eager]
+    assert counters[:6] == [1, 2, 3, 4, 0, 1]
