@@ -172,6 +172,49 @@ def test_add_weight_autocast_false_stays_float32():
     assert isinstance(layer.a, ek.Variable) and layer.a.dtype == ek.float32
 
 
+_X4 = np.random.default_rng(5).random((2, 6, 6, 3)).astype(np.float32)
+_X3 = np.random.default_rng(6).random((2, 5, 4)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "make, x",
+    [
+        (lambda: layers.Conv2D(4, 3), _X4),
+        (lambda: layers.SeparableConv2D(4, 3), _X4),
+        (lambda: layers.LSTM(3), _X3),
+        (lambda: layers.GRU(3, return_sequences=True), _X3),
+        (lambda: layers.RNN(layers.LSTMCell(3)), _X3),
+        (lambda: layers.Bidirectional(layers.SimpleRNN(2)), _X3),
+        (lambda: layers.Embedding(5, 3), np.array([[1, 2], [4, 0]])),
+        (lambda: layers.LayerNormalization(), _X3),
+        (lambda: layers.EinsumDense("abc,cd->abd", output_shape=(None, 3)), _X3),
+        (lambda: layers.TimeDistributed(layers.Dense(2)), _X3),
+    ],
+)
+def test_layers_autocast_and_train_float32_weights(make, x):
+    mixed_precision.set_global_policy("mixed_float16")
+    layer = make()
+    with ek.GradientTape() as tape:
+        y = layer(x, training=True)
+        loss = ek.reduce_sum(ek.cast(y, ek.float32))
+    assert y.dtype == ek.float16
+    assert layer.variables and all(v.dtype == ek.float32 for v in layer.variables)
+    grads = tape.gradient(loss, layer.trainable_variables)
+    assert all(g is not None and g.dtype == ek.float32 for g in grads)
+    assert all(isinstance(v, ek.Variable) for v in vars(layer).values() if isinstance(v, ek.Tensor))
+
+
+def test_multi_head_attention_under_mixed_float16():
+    mixed_precision.set_global_policy("mixed_float16")
+    mha = layers.MultiHeadAttention(2, 4)
+    with ek.GradientTape() as tape:
+        y = mha(_X3, _X3)
+        loss = ek.reduce_sum(ek.cast(y, ek.float32))
+    assert y.dtype == ek.float16
+    grads = tape.gradient(loss, mha.trainable_variables)
+    assert grads and all(g.dtype == ek.float32 for g in grads)
+
+
 def _mlp(seed, dtype=None):
     ek.random.set_seed(seed)
     return ek.keras.Sequential(

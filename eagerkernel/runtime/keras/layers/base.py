@@ -42,7 +42,14 @@ from ...observers import Observers
 from .. import dtype_policies
 from ..keras_tensor import KerasTensor, any_symbolic
 
-__all__ = ["Layer", "LayerObserver", "assign_later", "deferred_updates", "unique_name"]
+__all__ = [
+    "Layer",
+    "LayerObserver",
+    "assign_later",
+    "autocast_weights",
+    "deferred_updates",
+    "unique_name",
+]
 
 _name_counts: defaultdict[str, int] = defaultdict(int)
 _context = threading.local()  # .training: the value the enclosing layer call received
@@ -702,6 +709,28 @@ class Layer(Module):
 
 
 _NONE = (None, None)
+
+
+class autocast_weights:
+    """Reads ``layer``'s weights as its compute dtype inside the block, as its own calls do
+    (Keras's autocast scope), for code that computes with a layer's weights without calling
+    it (an RNN running a cell's step function). Nothing happens outside a mixed policy."""
+
+    def __init__(self, layer: Layer):
+        self._layer = layer
+        self._held = None
+
+    def __enter__(self):
+        layer = self._layer
+        if layer._autocast_to is not None:
+            self._held, read_as = _autocast_weights(layer)
+            layer.__dict__.update(read_as)
+        return layer
+
+    def __exit__(self, *exc) -> None:
+        if self._held:
+            self._layer.__dict__.update(self._held)
+        self._held = None
 
 
 def _autocast_weights(layer: Layer) -> tuple[dict, dict]:
