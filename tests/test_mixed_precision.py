@@ -584,3 +584,17 @@ def test_guide_custom_loop_under_ek_function():
     assert scales[:5] == [2.0**15] * 4 + [2.0**16]  # doubled after 5 finite steps
     counters = [counter for _, _, counter in eager]
     assert counters[:6] == [1, 2, 3, 4, 0, 1]
+
+
+def test_apply_gradients_refuses_mirrored_variables_only():
+    ek.config.experimental.set_virtual_gpus(2)
+    strategy = ek.distribute.MirroredStrategy()
+    with strategy.scope():
+        mirrored = ek.Variable(1.0)
+    opt = mixed_precision.LossScaleOptimizer(ek.keras.optimizers.SGD(0.5))
+    with pytest.raises(NotImplementedError, match="under a distribution strategy"):
+        opt.apply_gradients([(ek.constant(1.0), mirrored)])
+    assert float(mirrored) == 1.0
+    plain = ek.Variable([1.0])  # a strategy exists, but this variable is not mirrored
+    opt.apply_gradients([(ek.constant([1.0]), plain)])
+    assert plain.numpy()[0] == 0.5

@@ -317,15 +317,16 @@ class LossScaleOptimizer(Optimizer):
             The inner optimizer's `iterations`.
 
         Raises:
-            NotImplementedError: under a distribution strategy that mirrors variables.
+            NotImplementedError: in a replica context of a strategy with several replicas, or
+                for mirrored variables.
             The inner optimizer's errors for bad pairs (nothing changes then).
         """
-        if distribute_context.MIRRORED:
+        pairs = list(grads_and_vars)
+        if distribute_context.MIRRORED and _distributed(pairs):
             raise NotImplementedError(
                 "LossScaleOptimizer.apply_gradients under a distribution strategy is not "
                 "supported: the replicas would have to agree on skipping a step."
             )
-        pairs = list(grads_and_vars)
         if self._loss_scale is None:
             return self._optimizer.apply_gradients(pairs)
         if not _all_finite(g for g, _ in pairs):
@@ -407,3 +408,14 @@ def _all_finite(grads) -> bool:
         if value.dtype.kind in "fc" and not bool(xp.isfinite(value).all()):
             return False
     return True
+
+
+def _distributed(pairs: list) -> bool:
+    """Whether applying ``pairs`` involves a strategy's replicas: a replica context of a
+    strategy with several of them, or a mirrored variable."""
+    from ...distribute.values import MirroredVariable
+
+    replica = distribute_context.current_replica()
+    if replica is not None and replica.strategy.extended.replicated:
+        return True
+    return any(isinstance(p, (tuple, list)) and isinstance(p[-1], MirroredVariable) for p in pairs)
