@@ -598,3 +598,16 @@ def test_apply_gradients_refuses_mirrored_variables_only():
     plain = ek.Variable([1.0])  # a strategy exists, but this variable is not mirrored
     opt.apply_gradients([(ek.constant([1.0]), plain)])
     assert plain.numpy()[0] == 0.5
+
+
+def test_sequential_and_functional_models_do_not_round_inputs_to_float16():
+    mixed_precision.set_global_policy("mixed_float16")
+    x = np.full((1, 3), 1.0 / 3.0)  # float64: rounding it to float16 would lose digits
+    seq = ek.keras.Sequential([layers.Activation("linear", dtype="float32")])
+    inputs = ek.keras.Input(shape=(3,))
+    fn = ek.keras.Model(inputs, layers.Activation("linear", dtype="float32")(inputs))
+    for model in (seq, fn):
+        assert model.dtype_policy.name == "mixed_float16"
+        out = model(x)
+        assert out.dtype == ek.float32
+        np.testing.assert_array_equal(out.numpy(), x.astype(np.float32))

@@ -350,6 +350,8 @@ class Functional(Model):
     ['InputLayer', 'Dense', 'Dense']
     """
 
+    _inputs_in_variable_dtype = True  # mixed policy: inputs stay float32, as Keras's Inputs
+
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         Model.__init__(self, name=name, trainable=trainable, **kwargs)
         flat_inputs = nest.flatten(inputs)

@@ -228,6 +228,9 @@ class Layer(Module):
     _autocast_to = None
     _output_cast = None
     _computes_in_variable_dtype: typing.ClassVar[bool] = False
+    # Sequential and functional models: inputs cast to the variable dtype (float32 under a
+    # mixed policy, the dtype of Keras's Inputs), their layers cast them further.
+    _inputs_in_variable_dtype: typing.ClassVar[bool] = False
 
     def _set_dtype_policy(self, policy, autocast=True) -> None:
         if not isinstance(autocast, (bool, np.bool_)):
@@ -243,6 +246,8 @@ class Layer(Module):
         if autocast and self._dtype != self._variable_dtype:
             if self._computes_in_variable_dtype:
                 self._cast_to, self._output_cast = self._variable_dtype, self._dtype
+            elif self._inputs_in_variable_dtype:
+                self._cast_to = self._variable_dtype
             else:
                 self._autocast_to = self._dtype
 
