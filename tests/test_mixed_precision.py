@@ -111,6 +111,7 @@ def test_layer_dtype_argument_forms():
     d64 = layers.Dense(2, dtype=ek.float64)
     assert d64.dtype_policy.name == "float64" and d64.dtype == "float64"
     assert d64(ek.ones((1, 3))).dtype == ek.float64
+    assert layers.Dense(2, dtype="double").dtype_policy.name == "float64"  # as_dtype spellings
     half = layers.Dense(2, dtype="float16")
     assert half(ek.ones((1, 3))).dtype == ek.float16 and half.kernel.dtype == ek.float16
     with pytest.raises(ValueError, match="Received: name='mixed_float8'"):

@@ -168,8 +168,9 @@ def set_global_policy(policy) -> None:
 
 def get(identifier) -> Policy:
     """The policy a layer's ``dtype=`` argument names: None (the global policy), a `Policy`,
-    a policy or dtype name, a DType or NumPy dtype, or a config dict written by `serialize`
-    (``{"class_name": "Policy", "config": {"name": ...}}``; Keras 3's ``DTypePolicy`` too).
+    a policy or dtype name (or any spelling `ek.as_dtype` reads), a DType or NumPy dtype, or
+    a config dict written by `serialize` (``{"class_name": "Policy", "config": {"name":
+    ...}}``; Keras 3's ``DTypePolicy`` too).
 
     Raises:
         ValueError: an unknown name, or a dict that is not a policy's config.
@@ -180,7 +181,14 @@ def get(identifier) -> Policy:
     if isinstance(identifier, Policy):
         return identifier
     if isinstance(identifier, str):
-        return Policy(identifier)
+        try:
+            return Policy(identifier)
+        except ValueError as exc:
+            error = exc
+        try:  # another spelling of a dtype ("double", "f4"), as tf.keras's Layer accepts
+            return Policy(dtypes.as_dtype(identifier).name)
+        except TypeError:
+            raise error from None
     if isinstance(identifier, dict):
         kind = identifier.get("class_name")
         config = identifier.get("config")
