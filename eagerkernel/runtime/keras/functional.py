@@ -128,6 +128,8 @@ def _output_dtype(layer: Layer, inputs):
     floating inputs and layers with weights compute in the layer's dtype; other layers pass
     the input's dtype through."""
     first = next((t for t in nest.flatten(inputs) if isinstance(t, KerasTensor)), None)
+    if first is not None and first.dtype.is_floating and layer._cast_to is None:
+        return first.dtype  # autocast=False: floating inputs are not cast
     if first is None or first.dtype.is_floating or layer._tracked or layer._input_dtype:
         return layer._dtype
     return first.dtype
@@ -347,6 +349,8 @@ class Functional(Model):
     >>> [type(la).__name__ for la in model.layers]
     ['InputLayer', 'Dense', 'Dense']
     """
+
+    _inputs_in_variable_dtype = True  # mixed policy: inputs stay float32, as Keras's Inputs
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         Model.__init__(self, name=name, trainable=trainable, **kwargs)

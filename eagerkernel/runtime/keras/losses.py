@@ -535,10 +535,14 @@ class Loss:
             sample_weight: optional scalar or per-sample weights (shape ``[N]`` or ``[N, 1]``).
 
         Returns:
-            A scalar Tensor (shape of the per-sample losses for ``reduction="none"``).
+            A scalar Tensor (shape of the per-sample losses for ``reduction="none"``). A
+            float16 ``y_pred`` (a ``mixed_float16`` model's output) is cast to float32 first,
+            so the loss is computed and returned in float32, as Keras 3 does.
         """
         if self.dtype is not None:
             y_pred = _cast_to(y_pred, self.dtype)
+        elif isinstance(y_pred, Tensor) and y_pred._value.dtype == np.float16:
+            y_pred = cast(y_pred, np.float32)  # mixed precision: losses compute in float32
         return compute_weighted_loss(self.call(y_true, y_pred), sample_weight, self.reduction)
 
     def call(self, y_true, y_pred) -> Tensor:

@@ -240,6 +240,8 @@ class Sequential(Model):
     21
     """
 
+    _inputs_in_variable_dtype = True  # mixed policy: inputs stay float32, as Keras's Inputs
+
     def __init__(self, layers=None, name=None, trainable=True):
         super().__init__(name=name, trainable=trainable)
         self._stack: list[Layer] = []

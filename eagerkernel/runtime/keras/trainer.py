@@ -32,6 +32,7 @@ from . import callbacks as callbacks_module
 from . import data_adapter
 from .data_adapter import EpochIterator, get_adapter, grouped
 from .layers.base import deferred_updates
+from .optimizers.loss_scale_optimizer import LossScaleOptimizer
 
 __all__ = ["Trainer"]
 
@@ -331,14 +332,15 @@ class Trainer:
                 once per group of this many batches, with the first and last batch index.
             jit_compile: ``"auto"`` or False; True warns and runs eagerly (there is no XLA
                 here), as Keras does for a model it cannot compile.
-            auto_scale_loss: accepted for Keras (it wraps the optimizer for the
-                ``mixed_float16`` policy, which eagerkernel does not have).
+            auto_scale_loss: when the model's dtype policy is ``mixed_float16``, wrap the
+                optimizer in a `LossScaleOptimizer` (default True, as Keras).
 
         Raises:
             ValueError: ``metrics``/``weighted_metrics`` not a list, two metrics with the same
                 name, a bad ``loss_weights``, ``steps_per_execution``, ``jit_compile``, or an
                 unknown optimizer, loss or metric.
             TypeError: ``run_eagerly`` or ``auto_scale_loss`` not a bool.
+            NotImplementedError: a `LossScaleOptimizer` under a distribution strategy.
         """
         from . import losses, optimizers
         from . import metrics as metrics_module
@@ -395,7 +397,21 @@ class Trainer:
                     )
                 entries.append((metric, arg == "weighted_metrics"))
                 outputs_of.append(index)
-        self.optimizer = optimizers.get(optimizer)
+        chosen = optimizers.get(optimizer)
+        if (
+            auto_scale_loss
+            and self._dtype_policy.name == "mixed_float16"
+            and isinstance(chosen, optimizers.Optimizer)
+            and not isinstance(chosen, optimizers.LossScaleOptimizer)
+        ):
+            chosen = optimizers.LossScaleOptimizer(chosen)
+        if isinstance(chosen, optimizers.LossScaleOptimizer) and compile_strategy():
+            raise NotImplementedError(
+                "compile: loss scaling (a LossScaleOptimizer, which compile makes for a "
+                "mixed_float16 model) is not supported under a distribution strategy; pass "
+                "auto_scale_loss=False and a plain optimizer to train without it."
+            )
+        self.optimizer = chosen
         # The strategy in scope at compile time distributes fit, as in Keras (which keeps it
         # as `model.distribute_strategy`), also for a model built lazily by its first step.
         self._distribute_strategy = compile_strategy()
@@ -485,11 +501,15 @@ class Trainer:
         Nothing is modified if any part raises: see the module docstring.
         """
         x, y, sample_weight = data_adapter.unpack(data)
+        scaling = isinstance(self.optimizer, LossScaleOptimizer)  # mixed_float16: Keras scales
         with deferred_updates() as updates, GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
+            scaled = self.optimizer.get_scaled_loss(loss) if scaling else loss
         variables = self.trainable_variables
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(scaled, variables)
+        if scaling:
+            grads = self.optimizer.get_unscaled_gradients(grads)
         with deferred_interrupt():  # weights and moving statistics change together
             self.optimizer.apply_gradients(zip(grads, variables))
             updates.commit()

@@ -416,7 +416,7 @@ class MultiHeadAttention(Layer):
             kernel_constraint=self.kernel_constraint,
             bias_constraint=self.bias_constraint,
             name=name,
-            dtype=self.dtype,
+            dtype=self._dtype_policy,
         )
 
     def build(self, query_shape, value_shape=None, key_shape=None) -> None:
@@ -447,8 +447,10 @@ class MultiHeadAttention(Layer):
             rank, self._attention_axes
         )
         n = len(self._attention_axes)
-        self._softmax = Softmax(axis=tuple(range(scores_rank - n, scores_rank)), dtype=self.dtype)
-        self._dropout_layer = Dropout(rate=self.dropout, seed=self.seed, dtype=self.dtype)
+        self._softmax = Softmax(
+            axis=tuple(range(scores_rank - n, scores_rank)), dtype=self._dtype_policy
+        )
+        self._dropout_layer = Dropout(rate=self.dropout, seed=self.seed, dtype=self._dtype_policy)
         out_last = self.output_shape or (query_shape[-1],)
         eq, bias, out_rank = _proj_equation(len(query_shape) - 1, 2, len(out_last))
         output_dense = self._dense(eq, bias, out_rank, out_last, "attention_output")

@@ -39,9 +39,17 @@ from ...core.tensor import Tensor, TensorShape, to_tensor
 from ...core.variable import Variable
 from ...module import Module, name_scope
 from ...observers import Observers
+from .. import dtype_policies
 from ..keras_tensor import KerasTensor, any_symbolic
 
-__all__ = ["Layer", "LayerObserver", "assign_later", "deferred_updates", "unique_name"]
+__all__ = [
+    "Layer",
+    "LayerObserver",
+    "assign_later",
+    "autocast_weights",
+    "deferred_updates",
+    "unique_name",
+]
 
 _name_counts: defaultdict[str, int] = defaultdict(int)
 _context = threading.local()  # .training: the value the enclosing layer call received
@@ -154,8 +162,13 @@ class Layer(Module):
     Args:
         trainable: whether its weights are trained (listed in `trainable_variables`).
         name: a unique default is derived from the class name (``MyDense`` -> ``my_dense``).
-        dtype: the dtype of its weights and computation (default float32); floating inputs
-            are cast to it, as Keras's autocasting does.
+        dtype: its dtype policy (`ek.keras.mixed_precision.Policy`), a policy name
+            (``"mixed_float16"``) or a dtype; default the global policy (float32 unless
+            `set_global_policy` changed it). Floating inputs are cast to the policy's compute
+            dtype and weights are created in its variable dtype. Under a mixed policy the
+            layer's floating weights (its attributes) read as the compute dtype inside `call`,
+            through a cast the gradient flows back through, as Keras's autocasting does.
+        autocast: False: no casting of inputs or weights (default True).
 
     >>> class Scale(ek.keras.layers.Layer):
     ...     def build(self, input_shape):
@@ -194,7 +207,7 @@ class Layer(Module):
         object.__setattr__(self, "_weight_names", {})  # id(weight) -> its add_weight name
         self._trainable = bool(trainable)
         self._name = name if name is not None else unique_name(_snake(type(self).__name__))
-        self._dtype = dtypes.as_dtype(dtype if dtype is not None else "float32")
+        self._set_dtype_policy(dtype_policies.get(dtype), kwargs.get("autocast", True))
         self.built = False
         if "input_shape" in kwargs:
             self._batch_input_shape = (None, *tuple(kwargs["input_shape"]))
@@ -206,6 +219,52 @@ class Layer(Module):
             from .. import regularizers
 
             self.activity_regularizer = regularizers.get(kwargs["activity_regularizer"])
+
+    # The dtype policy. ``_dtype``: what the layer computes in; ``_variable_dtype``: what
+    # `add_weight` creates. Under a mixed policy ``_autocast_to`` is the compute dtype the
+    # weights are read as during `call`; a layer with ``_computes_in_variable_dtype``
+    # (normalization: statistics in float32, as Keras's) instead receives its inputs in the
+    # variable dtype and returns outputs cast to the compute dtype (``_output_cast``).
+    _autocast_to = None
+    _output_cast = None
+    _computes_in_variable_dtype: typing.ClassVar[bool] = False
+    # Sequential and functional models: inputs cast to the variable dtype (float32 under a
+    # mixed policy, the dtype of Keras's Inputs), their layers cast them further.
+    _inputs_in_variable_dtype: typing.ClassVar[bool] = False
+
+    def _set_dtype_policy(self, policy, autocast=True) -> None:
+        if not isinstance(autocast, (bool, np.bool_)):
+            raise TypeError(
+                f"{type(self).__name__}: autocast must be True or False. Received: "
+                f"autocast={autocast!r}"
+            )
+        self._dtype_policy = policy
+        self._dtype = dtypes.as_dtype(policy.compute_dtype)
+        self._variable_dtype = dtypes.as_dtype(policy.variable_dtype)
+        self._cast_to = self._dtype if autocast else None  # floating inputs' dtype
+        self._autocast_to = self._output_cast = None
+        if autocast and self._dtype != self._variable_dtype:
+            if self._computes_in_variable_dtype:
+                self._cast_to, self._output_cast = self._variable_dtype, self._dtype
+            elif self._inputs_in_variable_dtype:
+                self._cast_to = self._variable_dtype
+            else:
+                self._autocast_to = self._dtype
+
+    @property
+    def dtype_policy(self) -> dtype_policies.Policy:
+        """The layer's `ek.keras.mixed_precision.Policy` (follows `Layer.dtype_policy`)."""
+        return self._dtype_policy
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the layer computes and outputs in (the policy's compute dtype)."""
+        return self._dtype.name
+
+    @property
+    def variable_dtype(self) -> str:
+        """The dtype of the weights the layer creates (the policy's variable dtype)."""
+        return self._variable_dtype.name
 
     # -- the two methods subclasses write ----------------------------------------------------
     def build(self, input_shape) -> None:
@@ -227,7 +286,8 @@ class Layer(Module):
             from ..functional import symbolic_call
 
             return symbolic_call(self, inputs, args, kwargs)
-        inputs = self._cast_inputs(inputs)
+        if self._cast_to is not None:
+            inputs = self._cast_inputs(inputs)
         scope = _thread_context()
         outer_scope = scope.scope_name
         entry = False
@@ -265,13 +325,20 @@ class Layer(Module):
             if first_call:
                 self._maybe_build(inputs)
             _context.training = training
+            held, read_as = _autocast_weights(self) if self._autocast_to is not None else _NONE
             try:
+                if read_as:
+                    self.__dict__.update(read_as)
                 outputs = self.call(inputs, *args, **kwargs)
             finally:
                 _context.training = outer
+                if held:
+                    self.__dict__.update(held)
         finally:
             scope.scopes = scope_before
             _pop_scope(scope_before)
+        if self._output_cast is not None:
+            outputs = _cast_floats(outputs, self._variable_dtype, self._output_cast)
         if first_call:  # for summary(): the output shape of the building call
             self._output_shape = nest.map_structure(_shape_of, outputs)
         if self.activity_regularizer is not None:  # Keras 3: a penalty on each output
@@ -281,7 +348,7 @@ class Layer(Module):
         return outputs
 
     def _cast_inputs(self, inputs):
-        target = self._dtype._np
+        target = self._cast_to._np
 
         def cast(x):
             if isinstance(x, Tensor):
@@ -324,6 +391,7 @@ class Layer(Module):
         regularizer=None,
         trainable: bool = True,
         constraint=None,
+        autocast: bool = True,
         **kwargs,
     ) -> Variable:
         """Creates a weight Variable owned by this layer (follows `Layer.add_weight`).
@@ -339,6 +407,9 @@ class Layer(Module):
                 floats, zeros otherwise.
             trainable: listed in `trainable_variables` (default True).
             constraint: applied by optimizers after each update.
+            autocast: under a mixed policy, read the weight as the compute dtype inside
+                `call` (default True; False keeps it in its own dtype, as Keras 3's
+                ``autocast`` argument).
 
         The new Variable is reported to `Layer.variable_observers` (``weight_created``)
         before it is returned; a checkpoint restored earlier assigns its saved value then.
@@ -352,7 +423,7 @@ class Layer(Module):
         shape = () if shape is None else tuple(int(s) for s in shape)
         if any(s < 0 for s in shape):
             raise ValueError(f"{self.name}.add_weight: negative dimension in shape {shape}.")
-        dt = dtypes.as_dtype(dtype) if dtype is not None else self._dtype
+        dt = dtypes.as_dtype(dtype) if dtype is not None else self._variable_dtype
         if initializer is None:
             initializer = "glorot_uniform" if dt.is_floating else "zeros"
         init = initializers.get(initializer)
@@ -366,6 +437,8 @@ class Layer(Module):
         )
         self._tracked.append(v)
         self._weight_names[id(v)] = name or "weight"  # checkpoints key the weight by it
+        if not autocast:
+            self.__dict__.setdefault("_no_autocast", set()).add(id(v))
         if regularizer is not None:
             self._regularizers = [*getattr(self, "_regularizers", []), (regularizer, v)]
         if Layer.variable_observers:
@@ -445,7 +518,9 @@ class Layer(Module):
 
     @property
     def dtype(self) -> str:
-        return self._dtype.name
+        """The dtype of the layer's weights, its policy's variable dtype (as Keras's
+        ``Layer.dtype``; see `compute_dtype`)."""
+        return self._variable_dtype.name
 
     def _children(self) -> list:
         """Layers and Variables this layer holds, in attribute order (lists/dicts walked)."""
@@ -533,7 +608,13 @@ class Layer(Module):
 
     def get_config(self) -> dict:
         """The constructor arguments that rebuild this layer (Keras's serialization)."""
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": dtype_policies.serialize(self._dtype_policy),
+        }
+        if self._cast_to is None:
+            config["autocast"] = False
         if self.activity_regularizer is not None:
             from .. import regularizers
 
@@ -630,6 +711,63 @@ class Layer(Module):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+_NONE = (None, None)
+
+
+class autocast_weights:
+    """Reads ``layer``'s weights as its compute dtype inside the block, as its own calls do
+    (Keras's autocast scope), for code that computes with a layer's weights without calling
+    it (an RNN running a cell's step function). Nothing happens outside a mixed policy."""
+
+    def __init__(self, layer: Layer):
+        self._layer = layer
+        self._held = None
+
+    def __enter__(self):
+        layer = self._layer
+        if layer._autocast_to is not None:
+            self._held, read_as = _autocast_weights(layer)
+            layer.__dict__.update(read_as)
+        return layer
+
+    def __exit__(self, *exc) -> None:
+        if self._held:
+            self._layer.__dict__.update(self._held)
+        self._held = None
+
+
+def _autocast_weights(layer: Layer) -> tuple[dict, dict]:
+    """Keras's autocasting for one call of ``layer`` under a mixed policy: ``(held,
+    read_as)``, the floating Variable attributes in the variable dtype and their values cast
+    to the compute dtype (a recorded Cast, so the gradient reaches each Variable in its own
+    dtype). The call swaps ``read_as`` into the layer's ``__dict__`` and ``held`` back after."""
+    from ...ops.elementwise import cast
+
+    dtype = layer._variable_dtype._np
+    keep = layer.__dict__.get("_no_autocast", ())
+    held = {
+        key: value
+        for key, value in layer.__dict__.items()
+        if isinstance(value, Variable) and value._value.dtype == dtype and id(value) not in keep
+    }
+    target = layer._autocast_to._np
+    return held, {key: cast(value, target) for key, value in held.items()}
+
+
+def _cast_floats(outputs, source, target):
+    """``outputs`` with each Tensor of dtype ``source`` cast to ``target``."""
+    from ...ops.elementwise import cast
+
+    def one(x):
+        if isinstance(x, Tensor) and x._value.dtype == source._np:
+            return cast(x, target._np)
+        return x
+
+    if isinstance(outputs, Tensor):
+        return one(outputs)
+    return nest.map_structure(one, outputs)
 
 
 def _created(variable: Variable) -> int:

@@ -455,6 +455,10 @@ class InputLayer(Layer):
                     f"InputLayer: {arg}= is not supported (dense or sparse inputs only). "
                     f"Received: {arg}={value!r}"
                 )
+        if dtype is None:  # Keras: floatx, whatever the global policy (not mixed_float16)
+            from ..backend import floatx
+
+            dtype = floatx()
         super().__init__(dtype=dtype, name=name, **kwargs)
         if input_shape is None:
             input_shape = shape

@@ -56,6 +56,8 @@ class BatchNormalization(Layer):
     ['bn/moving_mean:0', 'bn/moving_variance:0']
     """
 
+    _computes_in_variable_dtype = True  # statistics in float32 under mixed_float16 (Keras)
+
     def __init__(
         self,
         axis=-1,

@@ -75,6 +75,8 @@ class LayerNormalization(Layer):
     array([[-0.9995,  0.9995]], dtype=float32)
     """
 
+    _computes_in_variable_dtype = True  # statistics in float32 under mixed_float16 (Keras)
+
     supports_masking = True
 
     def __init__(
@@ -195,6 +197,8 @@ class GroupNormalization(Layer):
     >>> gn(ek.constant([[1.0, 3.0, 0.0, 10.0]])).numpy().round(4)
     array([[-0.9995,  0.9995, -1.    ,  1.    ]], dtype=float32)
     """
+
+    _computes_in_variable_dtype = True  # statistics in float32 under mixed_float16 (Keras)
 
     supports_masking = True
 

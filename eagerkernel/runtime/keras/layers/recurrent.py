@@ -21,7 +21,7 @@ from ...core.tensor import to_tensor
 from ...ops import array_ops, elementwise, linalg
 from .. import activations, initializers, regularizers
 from ._utils import cast_to_layer_dtype
-from .base import Layer
+from .base import Layer, autocast_weights
 
 __all__ = [
     "GRU",
@@ -490,7 +490,7 @@ class _Cell(Layer):
             if inputs is None:
                 raise ValueError(f"{self.name}.get_initial_state: pass batch_size or inputs.")
             batch_size = next(iter(inputs.shape))
-        dt = self.dtype if dtype is None else dtype
+        dt = self.compute_dtype if dtype is None else dtype
         return [zeros((int(batch_size), self.units), dtype=dt) for _ in range(self._num_states())]
 
     def call(self, inputs, states, training=None):
@@ -596,6 +596,12 @@ class RNN(_RNN):
         if isinstance(self.cell, Layer) and not self.cell.built:
             self.cell._maybe_build_shapes((shape[0], shape[-1]))
         self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        if isinstance(self.cell, _Cell):  # its weights are read here, not in a cell call
+            with autocast_weights(self.cell):
+                return super().call(inputs, *args, **kwargs)
+        return super().call(inputs, *args, **kwargs)
 
     def _stepper(self, x):
         cell = self.cell

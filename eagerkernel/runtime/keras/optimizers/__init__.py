@@ -12,6 +12,7 @@ from .adamw import AdamW
 from .base import Optimizer
 from .ftrl import Ftrl
 from .lion import Lion
+from .loss_scale_optimizer import LossScaleOptimizer
 from .nadam import Nadam
 from .rmsprop import RMSprop
 from .sgd import SGD
@@ -25,6 +26,7 @@ __all__ = [
     "Adamax",
     "Ftrl",
     "Lion",
+    "LossScaleOptimizer",
     "Nadam",
     "Optimizer",
     "RMSprop",
@@ -43,6 +45,7 @@ _BY_NAME = {
     "adadelta": Adadelta,
     "ftrl": Ftrl,
     "lion": Lion,
+    "lossscaleoptimizer": LossScaleOptimizer,
 }
 
 
