@@ -41,6 +41,7 @@ from ...module import Module, name_scope
 from ...observers import Observers
 from .. import dtype_policies
 from ..keras_tensor import KerasTensor, any_symbolic
+from .autocast import autocast_weights, cast_floats, weights_read_as
 
 __all__ = [
     "Layer",
@@ -325,7 +326,7 @@ class Layer(Module):
             if first_call:
                 self._maybe_build(inputs)
             _context.training = training
-            held, read_as = _autocast_weights(self) if self._autocast_to is not None else _NONE
+            held, read_as = weights_read_as(self) if self._autocast_to is not None else _NONE
             try:
                 if read_as:
                     self.__dict__.update(read_as)
@@ -338,7 +339,7 @@ class Layer(Module):
             scope.scopes = scope_before
             _pop_scope(scope_before)
         if self._output_cast is not None:
-            outputs = _cast_floats(outputs, self._variable_dtype, self._output_cast)
+            outputs = cast_floats(outputs, self._variable_dtype, self._output_cast)
         if first_call:  # for summary(): the output shape of the building call
             self._output_shape = nest.map_structure(_shape_of, outputs)
         if self.activity_regularizer is not None:  # Keras 3: a penalty on each output
@@ -714,60 +715,6 @@ class Layer(Module):
 
 
 _NONE = (None, None)
-
-
-class autocast_weights:
-    """Reads ``layer``'s weights as its compute dtype inside the block, as its own calls do
-    (Keras's autocast scope), for code that computes with a layer's weights without calling
-    it (an RNN running a cell's step function). Nothing happens outside a mixed policy."""
-
-    def __init__(self, layer: Layer):
-        self._layer = layer
-        self._held = None
-
-    def __enter__(self):
-        layer = self._layer
-        if layer._autocast_to is not None:
-            self._held, read_as = _autocast_weights(layer)
-            layer.__dict__.update(read_as)
-        return layer
-
-    def __exit__(self, *exc) -> None:
-        if self._held:
-            self._layer.__dict__.update(self._held)
-        self._held = None
-
-
-def _autocast_weights(layer: Layer) -> tuple[dict, dict]:
-    """Keras's autocasting for one call of ``layer`` under a mixed policy: ``(held,
-    read_as)``, the floating Variable attributes in the variable dtype and their values cast
-    to the compute dtype (a recorded Cast, so the gradient reaches each Variable in its own
-    dtype). The call swaps ``read_as`` into the layer's ``__dict__`` and ``held`` back after."""
-    from ...ops.elementwise import cast
-
-    dtype = layer._variable_dtype._np
-    keep = layer.__dict__.get("_no_autocast", ())
-    held = {
-        key: value
-        for key, value in layer.__dict__.items()
-        if isinstance(value, Variable) and value._value.dtype == dtype and id(value) not in keep
-    }
-    target = layer._autocast_to._np
-    return held, {key: cast(value, target) for key, value in held.items()}
-
-
-def _cast_floats(outputs, source, target):
-    """``outputs`` with each Tensor of dtype ``source`` cast to ``target``."""
-    from ...ops.elementwise import cast
-
-    def one(x):
-        if isinstance(x, Tensor) and x._value.dtype == source._np:
-            return cast(x, target._np)
-        return x
-
-    if isinstance(outputs, Tensor):
-        return one(outputs)
-    return nest.map_structure(one, outputs)
 
 
 def _created(variable: Variable) -> int:
