@@ -404,8 +404,8 @@ def _check_shapes(op: str, a: Tensor, b: Tensor, names=("labels", "predictions")
 
 
 def _pair(labels, predictions, op: str):
-    p = _klosses._pred(predictions, op)
-    return _klosses._true(labels, p, op), p
+    p = _klosses.pred_tensor(predictions, op)
+    return _klosses.true_tensor(labels, p, op), p
 
 
 def sparse_softmax_cross_entropy(

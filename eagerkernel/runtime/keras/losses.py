@@ -25,12 +25,11 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, to_tensor
 from ..ops import nn
-from ..ops.activations import softmax, softplus
 from ..ops.array_ops import expand_dims, squeeze
 from ..ops.creation import one_hot
 from ..ops.elementwise import abs as _abs
-from ..ops.elementwise import cast, clip_by_value, log, maximum, minimum, pow, sigmoid, square
-from ..ops.reduction import reduce_max, reduce_mean, reduce_sum
+from ..ops.elementwise import cast, clip_by_value, log, minimum, square
+from ..ops.reduction import reduce_mean, reduce_sum
 from . import backend
 
 __all__ = [
@@ -87,7 +86,7 @@ __all__ = [
 EPSILON = 1e-7  # Keras's default backend.epsilon(), the clipping bound for probabilities
 
 
-def _epsilon() -> float:
+def fuzz_epsilon() -> float:
     """`ek.keras.backend.epsilon`, read at each call (`set_epsilon` changes it)."""
     return backend.epsilon()
 
@@ -131,7 +130,7 @@ class Reduction:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _pred(y_pred, op: str) -> Tensor:
+def pred_tensor(y_pred, op: str) -> Tensor:
     """``y_pred`` as a floating Tensor (integers become float32, as Keras's floatx)."""
     t = to_tensor(y_pred, np.float32, op)
     if t._value.dtype.kind not in "fc":
@@ -139,7 +138,7 @@ def _pred(y_pred, op: str) -> Tensor:
     return t
 
 
-def _true(y_true, like: Tensor, op: str) -> Tensor:
+def true_tensor(y_true, like: Tensor, op: str) -> Tensor:
     """``y_true`` as a Tensor of ``like``'s dtype."""
     t = to_tensor(y_true, like._value.dtype, op)
     if t._value.dtype != like._value.dtype:
@@ -164,9 +163,9 @@ def squeeze_or_expand_to_same_rank(x1: Tensor, x2: Tensor, expand_rank_1: bool =
     return x1, x2
 
 
-def _aligned(y_true, y_pred, op: str) -> tuple[Tensor, Tensor]:
-    y_pred = _pred(y_pred, op)
-    y_true = _true(y_true, y_pred, op)
+def aligned_pair(y_true, y_pred, op: str) -> tuple[Tensor, Tensor]:
+    y_pred = pred_tensor(y_pred, op)
+    y_true = true_tensor(y_true, y_pred, op)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     ts, ps = tuple(y_true.shape), tuple(y_pred.shape)
     if ts != ps and ts != () and ps != ():
@@ -176,7 +175,7 @@ def _aligned(y_true, y_pred, op: str) -> tuple[Tensor, Tensor]:
     return y_true, y_pred
 
 
-def _mean_last(x: Tensor) -> Tensor:
+def mean_last_axis(x: Tensor) -> Tensor:
     return reduce_mean(x, axis=-1) if x.ndim else x
 
 
@@ -192,7 +191,7 @@ def compute_weighted_loss(losses: Tensor, sample_weight=None, reduction="sum_ove
     """
     reduction = Reduction.validate(reduction)
     if sample_weight is not None:
-        w = _true(sample_weight, losses, "sample_weight")
+        w = true_tensor(sample_weight, losses, "sample_weight")
         losses, w = squeeze_or_expand_to_same_rank(losses, w, expand_rank_1=False)
         try:
             losses = losses * w
@@ -222,23 +221,23 @@ def mean_squared_error(y_true, y_pred) -> Tensor:
     >>> ek.keras.losses.mean_squared_error([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
     array([0.5], dtype=float32)
     """
-    y_true, y_pred = _aligned(y_true, y_pred, "mean_squared_error")
-    return _mean_last(square(y_pred - y_true))
+    y_true, y_pred = aligned_pair(y_true, y_pred, "mean_squared_error")
+    return mean_last_axis(square(y_pred - y_true))
 
 
 def mean_absolute_error(y_true, y_pred) -> Tensor:
     """``mean(abs(y_true - y_pred), axis=-1)`` (follows `tf.keras.losses.mean_absolute_error`)."""
-    y_true, y_pred = _aligned(y_true, y_pred, "mean_absolute_error")
-    return _mean_last(_abs(y_pred - y_true))
+    y_true, y_pred = aligned_pair(y_true, y_pred, "mean_absolute_error")
+    return mean_last_axis(_abs(y_pred - y_true))
 
 
 def huber(y_true, y_pred, delta=1.0) -> Tensor:
     """Huber loss, ``0.5 x**2`` for ``|x| <= delta`` and ``delta * (|x| - 0.5 delta)`` beyond,
     averaged over the last axis (follows `tf.keras.losses.huber`)."""
-    y_true, y_pred = _aligned(y_true, y_pred, "huber")
+    y_true, y_pred = aligned_pair(y_true, y_pred, "huber")
     err = _abs(y_pred - y_true)
     quadratic = minimum(err, delta)
-    return _mean_last(0.5 * square(quadratic) + delta * (err - quadratic))
+    return mean_last_axis(0.5 * square(quadratic) + delta * (err - quadratic))
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
@@ -253,13 +252,13 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     array([0.16425204], dtype=float32)
     """
     op = "binary_crossentropy"
-    y_true, y_pred = _aligned(y_true, y_pred, op)
+    y_true, y_pred = aligned_pair(y_true, y_pred, op)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
         bce = nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
-        p = clip_by_value(y_pred, _epsilon(), 1.0 - _epsilon())
+        p = clip_by_value(y_pred, fuzz_epsilon(), 1.0 - fuzz_epsilon())
         bce = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
     return reduce_mean(bce, axis=axis) if bce.ndim else bce
 
@@ -280,8 +279,8 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     array([0.6931472], dtype=float32)
     """
     op = "categorical_crossentropy"
-    y_pred = _pred(y_pred, op)
-    y_true = _true(y_true, y_pred, op)
+    y_pred = pred_tensor(y_pred, op)
+    y_true = true_tensor(y_true, y_pred, op)
     if tuple(y_true.shape) != tuple(y_pred.shape) or y_pred.ndim == 0:
         raise ValueError(
             f"{op}: y_true and y_pred must have the same shape (rank >= 1), received y_true "
@@ -293,7 +292,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     if from_logits:
         return nn.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred, axis=axis)
     p = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
-    p = clip_by_value(p, _epsilon(), 1.0 - _epsilon())
+    p = clip_by_value(p, fuzz_epsilon(), 1.0 - fuzz_epsilon())
     return -reduce_sum(y_true * log(p), axis=axis)
 
 
@@ -316,7 +315,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) 
     op = "sparse_categorical_crossentropy"
     if axis not in (-1, None):
         raise ValueError(f"{op}: only axis=-1 is supported, received axis={axis}.")
-    y_pred = _pred(y_pred, op)
+    y_pred = pred_tensor(y_pred, op)
     labels = to_tensor(y_true, None, op)
     if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
         labels = squeeze(labels, -1)
@@ -341,171 +340,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) 
             f"[0, {n}) (y_pred of shape {ps}).",
         )
     p = y_pred / reduce_sum(y_pred, axis=-1, keepdims=True)
-    p = clip_by_value(p, _epsilon(), 1.0 - _epsilon())
+    p = clip_by_value(p, fuzz_epsilon(), 1.0 - fuzz_epsilon())
     hot = one_hot(labels, n, dtype=y_pred.dtype)
     return -reduce_sum(hot * log(p), axis=-1)
-
-
-def kl_divergence(y_true, y_pred) -> Tensor:
-    """Kullback-Leibler divergence ``sum(y_true * log(y_true / y_pred), axis=-1)``, both
-    clipped to ``[1e-7, 1]`` first (follows `tf.keras.losses.kl_divergence`).
-
-    >>> ek.keras.losses.kl_divergence([[0.5, 0.5]], [[0.25, 0.75]]).numpy().round(6)
-    array([0.143841], dtype=float32)
-    """
-    y_true, y_pred = _aligned(y_true, y_pred, "kl_divergence")
-    y_true = clip_by_value(y_true, _epsilon(), 1.0)
-    y_pred = clip_by_value(y_pred, _epsilon(), 1.0)
-    return reduce_sum(y_true * log(y_true / y_pred), axis=-1)
-
-
-def poisson(y_true, y_pred) -> Tensor:
-    """Poisson loss ``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)`` (follows
-    `tf.keras.losses.poisson`)."""
-    y_true, y_pred = _aligned(y_true, y_pred, "poisson")
-    return _mean_last(y_pred - y_true * log(y_pred + _epsilon()))
-
-
-def _hinge_labels(y_true: Tensor) -> Tensor:
-    """Keras's convert_binary_labels_to_hinge: labels that are all 0 or 1 become -1 or 1."""
-    v = y_true._value
-    if bool(((v == 0) | (v == 1)).all()):
-        return 2.0 * y_true - 1.0
-    return y_true
-
-
-def hinge(y_true, y_pred) -> Tensor:
-    """Hinge loss ``mean(maximum(1 - y_true * y_pred, 0), axis=-1)`` (follows
-    `tf.keras.losses.hinge`); labels are -1 or 1, and labels given as 0 or 1 are converted.
-
-    >>> ek.keras.losses.hinge([[0.0, 1.0]], [[0.5, 0.2]]).numpy()
-    array([1.15], dtype=float32)
-    """
-    y_true, y_pred = _aligned(y_true, y_pred, "hinge")
-    return _mean_last(maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0))
-
-
-def squared_hinge(y_true, y_pred) -> Tensor:
-    """``mean(square(maximum(1 - y_true * y_pred, 0)), axis=-1)`` (follows
-    `tf.keras.losses.squared_hinge`); 0/1 labels are converted to -1/1 as in `hinge`."""
-    y_true, y_pred = _aligned(y_true, y_pred, "squared_hinge")
-    return _mean_last(square(maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0)))
-
-
-def categorical_hinge(y_true, y_pred) -> Tensor:
-    """``maximum(neg - pos + 1, 0)`` with ``pos = sum(y_true * y_pred, -1)`` and
-    ``neg = max((1 - y_true) * y_pred, -1)``, for one-hot labels (follows
-    `tf.keras.losses.categorical_hinge`)."""
-    y_true, y_pred = _aligned(y_true, y_pred, "categorical_hinge")
-    pos = reduce_sum(y_true * y_pred, axis=-1)
-    neg = reduce_max((1.0 - y_true) * y_pred, axis=-1)
-    return maximum(neg - pos + 1.0, 0.0)
-
-
-def log_cosh(y_true, y_pred) -> Tensor:
-    """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed as
-    ``x + softplus(-2x) - log(2)`` so that large errors do not overflow (follows
-    `tf.keras.losses.log_cosh`)."""
-    y_true, y_pred = _aligned(y_true, y_pred, "log_cosh")
-    x = y_pred - y_true
-    return _mean_last(x + softplus(-2.0 * x) - float(np.log(2.0)))
-
-
-def cosine_similarity(y_true, y_pred, axis=-1) -> Tensor:
-    """The negated cosine similarity ``-sum(l2_normalize(y_true) * l2_normalize(y_pred))``
-    along ``axis``, in [-1, 1]; -1 is the best value (follows
-    `tf.keras.losses.cosine_similarity`)."""
-    y_true, y_pred = _aligned(y_true, y_pred, "cosine_similarity")
-    y_true = nn.l2_normalize(y_true, axis=axis)
-    y_pred = nn.l2_normalize(y_pred, axis=axis)
-    return -reduce_sum(y_true * y_pred, axis=axis)
-
-
-def mean_absolute_percentage_error(y_true, y_pred) -> Tensor:
-    """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), 1e-7)), axis=-1)``
-    (follows `tf.keras.losses.mean_absolute_percentage_error`)."""
-    y_true, y_pred = _aligned(y_true, y_pred, "mean_absolute_percentage_error")
-    diff = _abs((y_true - y_pred) / maximum(_abs(y_true), _epsilon()))
-    return 100.0 * _mean_last(diff)
-
-
-def mean_squared_logarithmic_error(y_true, y_pred) -> Tensor:
-    """``mean(square(log(max(y_pred, 1e-7) + 1) - log(max(y_true, 1e-7) + 1)), axis=-1)``
-    (follows `tf.keras.losses.mean_squared_logarithmic_error`)."""
-    y_true, y_pred = _aligned(y_true, y_pred, "mean_squared_logarithmic_error")
-    first = log(maximum(y_pred, _epsilon()) + 1.0)
-    second = log(maximum(y_true, _epsilon()) + 1.0)
-    return _mean_last(square(first - second))
-
-
-def binary_focal_crossentropy(
-    y_true,
-    y_pred,
-    apply_class_balancing=False,
-    alpha=0.25,
-    gamma=2.0,
-    from_logits=False,
-    label_smoothing=0.0,
-    axis=-1,
-) -> Tensor:
-    """Binary focal cross-entropy (Lin et al., 2017), averaged over ``axis`` (follows
-    `tf.keras.losses.binary_focal_crossentropy`).
-
-    ``p_t = y * p + (1 - y) * (1 - p)``; the loss is ``(1 - p_t)**gamma * bce``, times
-    ``alpha`` for positives and ``1 - alpha`` for negatives with ``apply_class_balancing``;
-    ``bce`` is the binary cross-entropy with ``p`` clipped to ``[1e-7, 1 - 1e-7]``.
-    ``from_logits`` applies a sigmoid first; ``label_smoothing`` as `binary_crossentropy`.
-    """
-    y_true, y_pred = _aligned(y_true, y_pred, "binary_focal_crossentropy")
-    if label_smoothing:
-        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
-    if from_logits:
-        y_pred = sigmoid(y_pred)
-    p = clip_by_value(y_pred, _epsilon(), 1.0 - _epsilon())
-    bce = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
-    p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
-    focal = pow(1.0 - p_t, gamma) * bce
-    if apply_class_balancing:
-        focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
-    return reduce_mean(focal, axis=axis) if focal.ndim else focal
-
-
-def categorical_focal_crossentropy(
-    y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1
-) -> Tensor:
-    """Categorical focal cross-entropy, summed over ``axis`` (follows
-    `tf.keras.losses.categorical_focal_crossentropy`).
-
-    ``p`` (``y_pred`` renormalized along ``axis``, or its softmax with ``from_logits``,
-    clipped to ``[1e-7, 1 - 1e-7]``): ``sum(alpha * (1 - p)**gamma * -y_true * log(p))``.
-    ``label_smoothing`` as `categorical_crossentropy`.
-
-    Raises:
-        ValueError: if the shapes differ.
-    """
-    op = "categorical_focal_crossentropy"
-    y_pred = _pred(y_pred, op)
-    y_true = _true(y_true, y_pred, op)
-    if tuple(y_true.shape) != tuple(y_pred.shape) or y_pred.ndim == 0:
-        raise ValueError(
-            f"{op}: y_true and y_pred must have the same shape (rank >= 1), received y_true "
-            f"{tuple(y_true.shape)} and y_pred {tuple(y_pred.shape)}."
-        )
-    if label_smoothing:
-        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[-1]
-    if from_logits:
-        y_pred = softmax(y_pred, axis=axis)
-    p = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
-    p = clip_by_value(p, _epsilon(), 1.0 - _epsilon())
-    focal = alpha * pow(1.0 - p, gamma) * (-y_true * log(p))
-    return reduce_sum(focal, axis=axis)
-
-
-mse = MSE = mean_squared_error
-mae = MAE = mean_absolute_error
-mape = MAPE = mean_absolute_percentage_error
-msle = MSLE = mean_squared_logarithmic_error
-kld = KLD = kl_divergence
 
 
 # -- Loss classes -------------------------------------------------------------------------------
@@ -703,7 +540,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         self.from_logits = bool(from_logits)
 
 
-def _wrapper(fn, default_name: str):
+def wrapper_init(fn, default_name: str):
     """The ``__init__(reduction, name)`` of a `LossFunctionWrapper` subclass around ``fn``
     (a loss without arguments of its own)."""
 
@@ -713,137 +550,38 @@ def _wrapper(fn, default_name: str):
     return __init__
 
 
-class KLDivergence(LossFunctionWrapper):
-    """Kullback-Leibler divergence (follows `tf.keras.losses.KLDivergence`); see
-    `kl_divergence`."""
+# The other losses (functions and classes), which the lookup below names.
+from .losses_more import (  # noqa: E402
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    CategoricalHinge,
+    CosineSimilarity,
+    Hinge,
+    KLDivergence,
+    LogCosh,
+    MeanAbsolutePercentageError,
+    MeanSquaredLogarithmicError,
+    Poisson,
+    SquaredHinge,
+    binary_focal_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_hinge,
+    cosine_similarity,
+    hinge,
+    kl_divergence,
+    log_cosh,
+    mean_absolute_percentage_error,
+    mean_squared_logarithmic_error,
+    poisson,
+    squared_hinge,
+)
 
-    __init__ = _wrapper(kl_divergence, "kl_divergence")
-
-
-class Poisson(LossFunctionWrapper):
-    """Poisson loss (follows `tf.keras.losses.Poisson`); see `poisson`."""
-
-    __init__ = _wrapper(poisson, "poisson")
-
-
-class Hinge(LossFunctionWrapper):
-    """Hinge loss (follows `tf.keras.losses.Hinge`); see `hinge`."""
-
-    __init__ = _wrapper(hinge, "hinge")
-
-
-class SquaredHinge(LossFunctionWrapper):
-    """Squared hinge loss (follows `tf.keras.losses.SquaredHinge`); see `squared_hinge`."""
-
-    __init__ = _wrapper(squared_hinge, "squared_hinge")
-
-
-class CategoricalHinge(LossFunctionWrapper):
-    """Categorical hinge loss (follows `tf.keras.losses.CategoricalHinge`); see
-    `categorical_hinge`."""
-
-    __init__ = _wrapper(categorical_hinge, "categorical_hinge")
-
-
-class LogCosh(LossFunctionWrapper):
-    """Logarithm of the hyperbolic cosine of the error (follows `tf.keras.losses.LogCosh`);
-    see `log_cosh`."""
-
-    __init__ = _wrapper(log_cosh, "log_cosh")
-
-
-class MeanAbsolutePercentageError(LossFunctionWrapper):
-    """Mean absolute percentage error (follows
-    `tf.keras.losses.MeanAbsolutePercentageError`); see `mean_absolute_percentage_error`."""
-
-    __init__ = _wrapper(mean_absolute_percentage_error, "mean_absolute_percentage_error")
-
-
-class MeanSquaredLogarithmicError(LossFunctionWrapper):
-    """Mean squared logarithmic error (follows
-    `tf.keras.losses.MeanSquaredLogarithmicError`); see `mean_squared_logarithmic_error`."""
-
-    __init__ = _wrapper(mean_squared_logarithmic_error, "mean_squared_logarithmic_error")
-
-
-class CosineSimilarity(LossFunctionWrapper):
-    """Negated cosine similarity along ``axis`` (follows `tf.keras.losses.CosineSimilarity`);
-    see `cosine_similarity`.
-
-    Args:
-        axis: the axis of the vectors (default -1).
-    """
-
-    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity"):
-        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
-        self.axis = axis
-
-
-class BinaryFocalCrossentropy(LossFunctionWrapper):
-    """Binary focal cross-entropy (follows `tf.keras.losses.BinaryFocalCrossentropy`); see
-    `binary_focal_crossentropy`.
-
-    Args:
-        apply_class_balancing: weight positives by ``alpha``, negatives by ``1 - alpha``.
-        alpha: default 0.25. gamma: the focusing parameter, default 2.
-        from_logits, label_smoothing, axis: as `BinaryCrossentropy`.
-    """
-
-    def __init__(
-        self,
-        apply_class_balancing=False,
-        alpha=0.25,
-        gamma=2.0,
-        from_logits=False,
-        label_smoothing=0.0,
-        axis=-1,
-        reduction="sum_over_batch_size",
-        name="binary_focal_crossentropy",
-    ):
-        super().__init__(
-            binary_focal_crossentropy,
-            reduction=reduction,
-            name=name,
-            apply_class_balancing=bool(apply_class_balancing),
-            alpha=float(alpha),
-            gamma=float(gamma),
-            from_logits=bool(from_logits),
-            label_smoothing=float(label_smoothing),
-            axis=axis,
-        )
-        self.from_logits = bool(from_logits)
-
-
-class CategoricalFocalCrossentropy(LossFunctionWrapper):
-    """Categorical focal cross-entropy (follows
-    `tf.keras.losses.CategoricalFocalCrossentropy`); see `categorical_focal_crossentropy`.
-
-    Args:
-        alpha: default 0.25. gamma: the focusing parameter, default 2.
-        from_logits, label_smoothing, axis: as `CategoricalCrossentropy`.
-    """
-
-    def __init__(
-        self,
-        alpha=0.25,
-        gamma=2.0,
-        from_logits=False,
-        label_smoothing=0.0,
-        axis=-1,
-        reduction="sum_over_batch_size",
-        name="categorical_focal_crossentropy",
-    ):
-        super().__init__(
-            categorical_focal_crossentropy,
-            reduction=reduction,
-            name=name,
-            alpha=float(alpha),
-            gamma=float(gamma),
-            from_logits=bool(from_logits),
-            label_smoothing=float(label_smoothing),
-            axis=axis,
-        )
-        self.from_logits = bool(from_logits)
+# Keras's short names of the loss functions.
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kl_divergence
 
 
 # -- lookup -------------------------------------------------------------------------------------

@@ -283,7 +283,7 @@ def accuracy(y_true, y_pred) -> Tensor:
 def binary_accuracy(y_true, y_pred, threshold=0.5) -> Tensor:
     """Per-sample fraction of ``(y_pred > threshold) == y_true`` over the last axis (per
     element for rank-1 inputs; follows `tf.keras.metrics.binary_accuracy`)."""
-    y_pred = _losses._pred(y_pred, "binary_accuracy")
+    y_pred = _losses.pred_tensor(y_pred, "binary_accuracy")
     y_true = _as_tensor(y_true, "binary_accuracy")
     y_true, y_pred = _losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
     hits = _matches(y_true, cast(greater(y_pred, threshold), y_true._value.dtype))
@@ -431,7 +431,7 @@ class RootMeanSquaredError(Mean):
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         with stop_recording():
-            y_true, y_pred = _losses._aligned(y_true, y_pred, "RootMeanSquaredError")
+            y_true, y_pred = _losses.aligned_pair(y_true, y_pred, "RootMeanSquaredError")
             super().update_state((y_pred - y_true) * (y_pred - y_true), sample_weight)
 
     def result(self) -> Tensor:

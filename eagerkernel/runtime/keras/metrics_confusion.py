@@ -361,7 +361,7 @@ class AUC(Metric):
             self.num_thresholds = num_thresholds
             n = num_thresholds
             inner = [(i + 1) * 1.0 / (n - 1) for i in range(n - 2)]
-        eps = _losses._epsilon()
+        eps = _losses.fuzz_epsilon()
         self.thresholds = [0.0 - eps, *inner, 1.0 + eps]
         self.multi_label = bool(multi_label)
         self.num_labels = num_labels

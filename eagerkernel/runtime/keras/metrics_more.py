@@ -204,7 +204,7 @@ class FBetaScore(Metric):
     def result(self) -> Tensor:
         if self.num_classes is None:
             return to_tensor(np.asarray(0.0, dtype=self._dtype._np)[()], None, self.name)
-        eps = _losses._epsilon()
+        eps = _losses.fuzz_epsilon()
         tp, fp, fn = (
             np.asarray(v._value, np.float64)
             for v in (self.true_positives, self.false_positives, self.false_negatives)
@@ -472,8 +472,8 @@ class MeanIoU(Metric):
         tp = np.diag(cm)
         denominator = cm.sum(axis=0) + cm.sum(axis=1) - tp
         valid = np.sum(denominator > 1e-9)
-        iou = tp / (denominator + _losses._epsilon())
-        value = np.sum(iou) / (valid + _losses._epsilon())
+        iou = tp / (denominator + _losses.fuzz_epsilon())
+        value = np.sum(iou) / (valid + _losses.fuzz_epsilon())
         return make(np.asarray(value, dtype=self._dtype._np)[()], self.total_cm._device)
 
     def get_config(self) -> dict:

@@ -1,0 +1,336 @@
+"""More Keras losses (follow `tf.keras.losses`): KL divergence, Poisson, the hinges, log-cosh,
+cosine similarity, percentage and logarithmic errors, and the focal cross-entropies, as
+functions and `Loss` classes; ``losses.py`` has the common ones, the helpers and `get`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from ..ops import nn
+from ..ops.activations import softmax, softplus
+from ..ops.elementwise import abs as _abs
+from ..ops.elementwise import clip_by_value, log, maximum, pow, sigmoid, square
+from ..ops.reduction import reduce_max, reduce_mean, reduce_sum
+from .losses import (
+    LossFunctionWrapper,
+    aligned_pair,
+    fuzz_epsilon,
+    mean_last_axis,
+    pred_tensor,
+    true_tensor,
+    wrapper_init,
+)
+
+__all__ = [
+    "BinaryFocalCrossentropy",
+    "CategoricalFocalCrossentropy",
+    "CategoricalHinge",
+    "CosineSimilarity",
+    "Hinge",
+    "KLDivergence",
+    "LogCosh",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredLogarithmicError",
+    "Poisson",
+    "SquaredHinge",
+    "binary_focal_crossentropy",
+    "categorical_focal_crossentropy",
+    "categorical_hinge",
+    "cosine_similarity",
+    "hinge",
+    "kl_divergence",
+    "log_cosh",
+    "mean_absolute_percentage_error",
+    "mean_squared_logarithmic_error",
+    "poisson",
+    "squared_hinge",
+]
+
+
+def kl_divergence(y_true, y_pred) -> Tensor:
+    """Kullback-Leibler divergence ``sum(y_true * log(y_true / y_pred), axis=-1)``, both
+    clipped to ``[1e-7, 1]`` first (follows `tf.keras.losses.kl_divergence`).
+
+    >>> ek.keras.losses.kl_divergence([[0.5, 0.5]], [[0.25, 0.75]]).numpy().round(6)
+    array([0.143841], dtype=float32)
+    """
+    y_true, y_pred = aligned_pair(y_true, y_pred, "kl_divergence")
+    y_true = clip_by_value(y_true, fuzz_epsilon(), 1.0)
+    y_pred = clip_by_value(y_pred, fuzz_epsilon(), 1.0)
+    return reduce_sum(y_true * log(y_true / y_pred), axis=-1)
+
+
+def poisson(y_true, y_pred) -> Tensor:
+    """Poisson loss ``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)`` (follows
+    `tf.keras.losses.poisson`)."""
+    y_true, y_pred = aligned_pair(y_true, y_pred, "poisson")
+    return mean_last_axis(y_pred - y_true * log(y_pred + fuzz_epsilon()))
+
+
+def _hinge_labels(y_true: Tensor) -> Tensor:
+    """Keras's convert_binary_labels_to_hinge: labels that are all 0 or 1 become -1 or 1."""
+    v = y_true._value
+    if bool(((v == 0) | (v == 1)).all()):
+        return 2.0 * y_true - 1.0
+    return y_true
+
+
+def hinge(y_true, y_pred) -> Tensor:
+    """Hinge loss ``mean(maximum(1 - y_true * y_pred, 0), axis=-1)`` (follows
+    `tf.keras.losses.hinge`); labels are -1 or 1, and labels given as 0 or 1 are converted.
+
+    >>> ek.keras.losses.hinge([[0.0, 1.0]], [[0.5, 0.2]]).numpy()
+    array([1.15], dtype=float32)
+    """
+    y_true, y_pred = aligned_pair(y_true, y_pred, "hinge")
+    return mean_last_axis(maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0))
+
+
+def squared_hinge(y_true, y_pred) -> Tensor:
+    """``mean(square(maximum(1 - y_true * y_pred, 0)), axis=-1)`` (follows
+    `tf.keras.losses.squared_hinge`); 0/1 labels are converted to -1/1 as in `hinge`."""
+    y_true, y_pred = aligned_pair(y_true, y_pred, "squared_hinge")
+    return mean_last_axis(square(maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0)))
+
+
+def categorical_hinge(y_true, y_pred) -> Tensor:
+    """``maximum(neg - pos + 1, 0)`` with ``pos = sum(y_true * y_pred, -1)`` and
+    ``neg = max((1 - y_true) * y_pred, -1)``, for one-hot labels (follows
+    `tf.keras.losses.categorical_hinge`)."""
+    y_true, y_pred = aligned_pair(y_true, y_pred, "categorical_hinge")
+    pos = reduce_sum(y_true * y_pred, axis=-1)
+    neg = reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return maximum(neg - pos + 1.0, 0.0)
+
+
+def log_cosh(y_true, y_pred) -> Tensor:
+    """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed as
+    ``x + softplus(-2x) - log(2)`` so that large errors do not overflow (follows
+    `tf.keras.losses.log_cosh`)."""
+    y_true, y_pred = aligned_pair(y_true, y_pred, "log_cosh")
+    x = y_pred - y_true
+    return mean_last_axis(x + softplus(-2.0 * x) - float(np.log(2.0)))
+
+
+def cosine_similarity(y_true, y_pred, axis=-1) -> Tensor:
+    """The negated cosine similarity ``-sum(l2_normalize(y_true) * l2_normalize(y_pred))``
+    along ``axis``, in [-1, 1]; -1 is the best value (follows
+    `tf.keras.losses.cosine_similarity`)."""
+    y_true, y_pred = aligned_pair(y_true, y_pred, "cosine_similarity")
+    y_true = nn.l2_normalize(y_true, axis=axis)
+    y_pred = nn.l2_normalize(y_pred, axis=axis)
+    return -reduce_sum(y_true * y_pred, axis=axis)
+
+
+def mean_absolute_percentage_error(y_true, y_pred) -> Tensor:
+    """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), 1e-7)), axis=-1)``
+    (follows `tf.keras.losses.mean_absolute_percentage_error`)."""
+    y_true, y_pred = aligned_pair(y_true, y_pred, "mean_absolute_percentage_error")
+    diff = _abs((y_true - y_pred) / maximum(_abs(y_true), fuzz_epsilon()))
+    return 100.0 * mean_last_axis(diff)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred) -> Tensor:
+    """``mean(square(log(max(y_pred, 1e-7) + 1) - log(max(y_true, 1e-7) + 1)), axis=-1)``
+    (follows `tf.keras.losses.mean_squared_logarithmic_error`)."""
+    y_true, y_pred = aligned_pair(y_true, y_pred, "mean_squared_logarithmic_error")
+    first = log(maximum(y_pred, fuzz_epsilon()) + 1.0)
+    second = log(maximum(y_true, fuzz_epsilon()) + 1.0)
+    return mean_last_axis(square(first - second))
+
+
+def binary_focal_crossentropy(
+    y_true,
+    y_pred,
+    apply_class_balancing=False,
+    alpha=0.25,
+    gamma=2.0,
+    from_logits=False,
+    label_smoothing=0.0,
+    axis=-1,
+) -> Tensor:
+    """Binary focal cross-entropy (Lin et al., 2017), averaged over ``axis`` (follows
+    `tf.keras.losses.binary_focal_crossentropy`).
+
+    ``p_t = y * p + (1 - y) * (1 - p)``; the loss is ``(1 - p_t)**gamma * bce``, times
+    ``alpha`` for positives and ``1 - alpha`` for negatives with ``apply_class_balancing``;
+    ``bce`` is the binary cross-entropy with ``p`` clipped to ``[1e-7, 1 - 1e-7]``.
+    ``from_logits`` applies a sigmoid first; ``label_smoothing`` as `binary_crossentropy`.
+    """
+    y_true, y_pred = aligned_pair(y_true, y_pred, "binary_focal_crossentropy")
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        y_pred = sigmoid(y_pred)
+    p = clip_by_value(y_pred, fuzz_epsilon(), 1.0 - fuzz_epsilon())
+    bce = -(y_true * log(p) + (1.0 - y_true) * log(1.0 - p))
+    p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
+    focal = pow(1.0 - p_t, gamma) * bce
+    if apply_class_balancing:
+        focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
+    return reduce_mean(focal, axis=axis) if focal.ndim else focal
+
+
+def categorical_focal_crossentropy(
+    y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1
+) -> Tensor:
+    """Categorical focal cross-entropy, summed over ``axis`` (follows
+    `tf.keras.losses.categorical_focal_crossentropy`).
+
+    ``p`` (``y_pred`` renormalized along ``axis``, or its softmax with ``from_logits``,
+    clipped to ``[1e-7, 1 - 1e-7]``): ``sum(alpha * (1 - p)**gamma * -y_true * log(p))``.
+    ``label_smoothing`` as `categorical_crossentropy`.
+
+    Raises:
+        ValueError: if the shapes differ.
+    """
+    op = "categorical_focal_crossentropy"
+    y_pred = pred_tensor(y_pred, op)
+    y_true = true_tensor(y_true, y_pred, op)
+    if tuple(y_true.shape) != tuple(y_pred.shape) or y_pred.ndim == 0:
+        raise ValueError(
+            f"{op}: y_true and y_pred must have the same shape (rank >= 1), received y_true "
+            f"{tuple(y_true.shape)} and y_pred {tuple(y_pred.shape)}."
+        )
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[-1]
+    if from_logits:
+        y_pred = softmax(y_pred, axis=axis)
+    p = y_pred / reduce_sum(y_pred, axis=axis, keepdims=True)
+    p = clip_by_value(p, fuzz_epsilon(), 1.0 - fuzz_epsilon())
+    focal = alpha * pow(1.0 - p, gamma) * (-y_true * log(p))
+    return reduce_sum(focal, axis=axis)
+
+
+class KLDivergence(LossFunctionWrapper):
+    """Kullback-Leibler divergence (follows `tf.keras.losses.KLDivergence`); see
+    `kl_divergence`."""
+
+    __init__ = wrapper_init(kl_divergence, "kl_divergence")
+
+
+class Poisson(LossFunctionWrapper):
+    """Poisson loss (follows `tf.keras.losses.Poisson`); see `poisson`."""
+
+    __init__ = wrapper_init(poisson, "poisson")
+
+
+class Hinge(LossFunctionWrapper):
+    """Hinge loss (follows `tf.keras.losses.Hinge`); see `hinge`."""
+
+    __init__ = wrapper_init(hinge, "hinge")
+
+
+class SquaredHinge(LossFunctionWrapper):
+    """Squared hinge loss (follows `tf.keras.losses.SquaredHinge`); see `squared_hinge`."""
+
+    __init__ = wrapper_init(squared_hinge, "squared_hinge")
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    """Categorical hinge loss (follows `tf.keras.losses.CategoricalHinge`); see
+    `categorical_hinge`."""
+
+    __init__ = wrapper_init(categorical_hinge, "categorical_hinge")
+
+
+class LogCosh(LossFunctionWrapper):
+    """Logarithm of the hyperbolic cosine of the error (follows `tf.keras.losses.LogCosh`);
+    see `log_cosh`."""
+
+    __init__ = wrapper_init(log_cosh, "log_cosh")
+
+
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    """Mean absolute percentage error (follows
+    `tf.keras.losses.MeanAbsolutePercentageError`); see `mean_absolute_percentage_error`."""
+
+    __init__ = wrapper_init(mean_absolute_percentage_error, "mean_absolute_percentage_error")
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    """Mean squared logarithmic error (follows
+    `tf.keras.losses.MeanSquaredLogarithmicError`); see `mean_squared_logarithmic_error`."""
+
+    __init__ = wrapper_init(mean_squared_logarithmic_error, "mean_squared_logarithmic_error")
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    """Negated cosine similarity along ``axis`` (follows `tf.keras.losses.CosineSimilarity`);
+    see `cosine_similarity`.
+
+    Args:
+        axis: the axis of the vectors (default -1).
+    """
+
+    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity"):
+        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
+        self.axis = axis
+
+
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    """Binary focal cross-entropy (follows `tf.keras.losses.BinaryFocalCrossentropy`); see
+    `binary_focal_crossentropy`.
+
+    Args:
+        apply_class_balancing: weight positives by ``alpha``, negatives by ``1 - alpha``.
+        alpha: default 0.25. gamma: the focusing parameter, default 2.
+        from_logits, label_smoothing, axis: as `BinaryCrossentropy`.
+    """
+
+    def __init__(
+        self,
+        apply_class_balancing=False,
+        alpha=0.25,
+        gamma=2.0,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="binary_focal_crossentropy",
+    ):
+        super().__init__(
+            binary_focal_crossentropy,
+            reduction=reduction,
+            name=name,
+            apply_class_balancing=bool(apply_class_balancing),
+            alpha=float(alpha),
+            gamma=float(gamma),
+            from_logits=bool(from_logits),
+            label_smoothing=float(label_smoothing),
+            axis=axis,
+        )
+        self.from_logits = bool(from_logits)
+
+
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    """Categorical focal cross-entropy (follows
+    `tf.keras.losses.CategoricalFocalCrossentropy`); see `categorical_focal_crossentropy`.
+
+    Args:
+        alpha: default 0.25. gamma: the focusing parameter, default 2.
+        from_logits, label_smoothing, axis: as `CategoricalCrossentropy`.
+    """
+
+    def __init__(
+        self,
+        alpha=0.25,
+        gamma=2.0,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="categorical_focal_crossentropy",
+    ):
+        super().__init__(
+            categorical_focal_crossentropy,
+            reduction=reduction,
+            name=name,
+            alpha=float(alpha),
+            gamma=float(gamma),
+            from_logits=bool(from_logits),
+            label_smoothing=float(label_smoothing),
+            axis=axis,
+        )
+        self.from_logits = bool(from_logits)
