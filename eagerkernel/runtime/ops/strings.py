@@ -46,41 +46,41 @@ __all__ = [
     "upper",
 ]
 
-_OBJ = np.dtype(object)
+OBJECT = np.dtype(object)
 
 
-def _prim(name: str, fwd, n_inputs: int = 1, n_out: int = 1) -> Primitive:
+def string_prim(name: str, fwd, n_inputs: int = 1, n_out: int = 1) -> Primitive:
     """A string primitive: no input has a gradient (TensorFlow: NotDifferentiable)."""
     prim = Primitive(name, fwd, n_out=n_out)
     defvjp(prim, *([None] * n_inputs))
     return prim
 
 
-def _map(fn, arr: np.ndarray, dtype) -> np.ndarray:
+def map_strings(fn, arr: np.ndarray, dtype) -> np.ndarray:
     """``fn`` applied to each element of ``arr``; an array of ``dtype`` and the same shape."""
     arr = np.asarray(arr)
     out = np.empty(arr.shape, dtype=dtype)
     flat = out.reshape(-1)
     for i, v in enumerate(arr.reshape(-1)):
         flat[i] = fn(v)
-    if out.ndim == 0 and out.dtype != _OBJ:
+    if out.ndim == 0 and out.dtype != OBJECT:
         return out[()]  # a rank-0 number is a NumPy scalar, as other ops make it
     return out
 
 
-def _strings(x, op: str, arg: str = "input") -> Tensor:
+def string_tensor(x, op: str, arg: str = "input") -> Tensor:
     """``x`` as a string Tensor; TypeError naming ``op`` for any other dtype."""
     t = x if isinstance(x, Tensor) else to_tensor(x, None, op)
-    if t._value.dtype != _OBJ:
+    if t._value.dtype != OBJECT:
         raise TypeError(f"{op}: {arg} must be a string tensor, got dtype {t.dtype.name}.")
     return t
 
 
-def _unary(prim: Primitive, x, params: dict, op: str):
+def unary_string_op(prim: Primitive, x, params: dict, op: str):
     """Runs a one-input string op; on a RaggedTensor, on its flat values."""
     if isinstance(x, RaggedTensor):
-        return x.with_flat_values(_unary(prim, x.flat_values, params, op))
-    return dispatch(prim, (_strings(x, op),), params)
+        return x.with_flat_values(unary_string_op(prim, x.flat_values, params, op))
+    return dispatch(prim, (string_tensor(x, op),), params)
 
 
 def _check_unit(unit: str, op: str) -> None:
@@ -93,11 +93,11 @@ def _check_unit(unit: str, op: str) -> None:
 
 def _length_fwd(xp, x, unit):
     if unit == "BYTE":
-        return _map(len, x, np.int32)
-    return _map(lambda v: len(v.decode("utf-8", errors="replace")), x, np.int32)
+        return map_strings(len, x, np.int32)
+    return map_strings(lambda v: len(v.decode("utf-8", errors="replace")), x, np.int32)
 
 
-_length = _prim("StringLength", _length_fwd)
+_length = string_prim("StringLength", _length_fwd)
 
 
 def length(input, unit="BYTE", name=None):
@@ -108,7 +108,7 @@ def length(input, unit="BYTE", name=None):
     np.int32(5)
     """
     _check_unit(unit, "length")
-    return _unary(_length, input, {"unit": unit}, "length")
+    return unary_string_op(_length, input, {"unit": unit}, "length")
 
 
 # -- case, whitespace ---------------------------------------------------------------------------
@@ -117,14 +117,14 @@ def length(input, unit="BYTE", name=None):
 def _case_fwd(fn):
     def fwd(xp, x, encoding):
         if encoding:
-            return _map(lambda v: fn(v.decode(encoding)).encode(encoding), x, _OBJ)
-        return _map(lambda v: getattr(v, fn.__name__)(), x, _OBJ)  # ASCII only, as TF
+            return map_strings(lambda v: fn(v.decode(encoding)).encode(encoding), x, OBJECT)
+        return map_strings(lambda v: getattr(v, fn.__name__)(), x, OBJECT)  # ASCII only, as TF
 
     return fwd
 
 
-_lower = _prim("StringLower", _case_fwd(str.lower))
-_upper = _prim("StringUpper", _case_fwd(str.upper))
+_lower = string_prim("StringLower", _case_fwd(str.lower))
+_upper = string_prim("StringUpper", _case_fwd(str.upper))
 
 
 def _encoding(encoding, op):
@@ -136,7 +136,7 @@ def _encoding(encoding, op):
 def lower(input, encoding="", name=None):
     """Lowercase: ASCII letters only, or every letter with ``encoding="utf-8"`` (follows
     `tf.strings.lower`)."""
-    return _unary(_lower, input, {"encoding": _encoding(encoding, "lower")}, "lower")
+    return unary_string_op(_lower, input, {"encoding": _encoding(encoding, "lower")}, "lower")
 
 
 def upper(input, encoding="", name=None):
@@ -146,15 +146,15 @@ def upper(input, encoding="", name=None):
     >>> ek.strings.upper(ek.constant("éa"), encoding="utf-8").numpy().decode()
     'ÉA'
     """
-    return _unary(_upper, input, {"encoding": _encoding(encoding, "upper")}, "upper")
+    return unary_string_op(_upper, input, {"encoding": _encoding(encoding, "upper")}, "upper")
 
 
-_strip = _prim("StringStrip", lambda xp, x: _map(bytes.strip, x, _OBJ))
+_strip = string_prim("StringStrip", lambda xp, x: map_strings(bytes.strip, x, OBJECT))
 
 
 def strip(input, name=None):
     """Removes leading and trailing whitespace (follows `tf.strings.strip`)."""
-    return _unary(_strip, input, {}, "strip")
+    return unary_string_op(_strip, input, {}, "strip")
 
 
 # -- substr -------------------------------------------------------------------------------------
@@ -162,7 +162,7 @@ def strip(input, name=None):
 
 def _substr_fwd(xp, x, pos, length, unit):
     x, pos, length = np.broadcast_arrays(x, pos, length)
-    out = np.empty(x.shape, dtype=_OBJ)
+    out = np.empty(x.shape, dtype=OBJECT)
     flat = out.reshape(-1)
     for i, (v, p, n) in enumerate(zip(x.reshape(-1), pos.reshape(-1), length.reshape(-1))):
         s = v if unit == "BYTE" else v.decode("utf-8")
@@ -178,7 +178,7 @@ def _substr_fwd(xp, x, pos, length, unit):
     return out
 
 
-_substr = _prim("Substr", _substr_fwd, n_inputs=3)
+_substr = string_prim("Substr", _substr_fwd, n_inputs=3)
 
 
 def substr(input, pos, len, unit="BYTE", name=None):
@@ -195,7 +195,7 @@ def substr(input, pos, len, unit="BYTE", name=None):
     _check_unit(unit, "substr")
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(substr(input.flat_values, pos, len, unit))
-    x = _strings(input, "substr")
+    x = string_tensor(input, "substr")
     p = to_tensor(pos, np.dtype(np.int32), "substr")
     n = to_tensor(len, p._value.dtype, "substr")
     for t, arg in ((p, "pos"), (n, "len")):
@@ -215,10 +215,10 @@ def _hash_fwd(xp, x, num_buckets):
             "to_hash_bucket_fast needs FarmHash's Fingerprint64, as TensorFlow uses: "
             "pip install 'eagerkernel[text]' (the pyfarmhash package)."
         ) from None
-    return _map(lambda v: farmhash.fingerprint64(v) % num_buckets, x, np.int64)
+    return map_strings(lambda v: farmhash.fingerprint64(v) % num_buckets, x, np.int64)
 
 
-_hash_fast = _prim("StringToHashBucketFast", _hash_fwd)
+_hash_fast = string_prim("StringToHashBucketFast", _hash_fwd)
 
 
 def to_hash_bucket_fast(input, num_buckets, name=None):
@@ -235,7 +235,7 @@ def to_hash_bucket_fast(input, num_buckets, name=None):
     n = int(num_buckets)
     if n < 1:
         raise ValueError(f"to_hash_bucket_fast: num_buckets must be >= 1. Received: {n}")
-    return _unary(_hash_fast, input, {"num_buckets": n}, "to_hash_bucket_fast")
+    return unary_string_op(_hash_fast, input, {"num_buckets": n}, "to_hash_bucket_fast")
 
 
 # -- numbers <-> strings ------------------------------------------------------------------------
@@ -255,10 +255,10 @@ def _to_number_fwd(xp, x, out_type):
                 + v.decode("utf-8", "replace"),
             ) from None
 
-    return _map(one, x, out_type)
+    return map_strings(one, x, out_type)
 
 
-_to_number = _prim("StringToNumber", _to_number_fwd)
+_to_number = string_prim("StringToNumber", _to_number_fwd)
 
 
 def to_number(string_tensor, out_type=dtypes.float32, name=None):
@@ -277,7 +277,7 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
             "to_number: out_type must be float32, float64, int32 or int64. "
             f"Received: out_type={dt!r}"
         )
-    return _unary(_to_number, string_tensor, {"out_type": dt.as_numpy_dtype}, "to_number")
+    return unary_string_op(_to_number, string_tensor, {"out_type": dt.as_numpy_dtype}, "to_number")
 
 
 def _as_string_fwd(xp, x, precision, scientific, shortest, width, fill):
@@ -301,10 +301,10 @@ def _as_string_fwd(xp, x, precision, scientific, shortest, width, fill):
             text = text.rjust(width, fill)
         return text.encode("ascii")
 
-    return _map(one, x, _OBJ)
+    return map_strings(one, x, OBJECT)
 
 
-_as_string = _prim("AsString", _as_string_fwd)
+_as_string = string_prim("AsString", _as_string_fwd)
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):
@@ -328,7 +328,7 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
             as_string(input.flat_values, precision, scientific, shortest, width, fill)
         )
     x = input if isinstance(input, Tensor) else to_tensor(input, None, "as_string")
-    if x._value.dtype == _OBJ:
+    if x._value.dtype == OBJECT:
         raise TypeError("as_string: input must be numeric or bool, got a string tensor.")
     params = {
         "precision": int(precision),
@@ -363,10 +363,10 @@ def _rewrite(rewrite) -> bytes:
     return re.sub(rb"\\0", rb"\\g<0>", rewrite)
 
 
-_regex_replace = _prim(
+_regex_replace = string_prim(
     "StaticRegexReplace",
-    lambda xp, x, pattern, rewrite, count: _map(
-        lambda v: pattern.sub(rewrite, v, count=count), x, _OBJ
+    lambda xp, x, pattern, rewrite, count: map_strings(
+        lambda v: pattern.sub(rewrite, v, count=count), x, OBJECT
     ),
 )
 
@@ -385,12 +385,12 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
         "rewrite": _rewrite(rewrite),
         "count": 0 if replace_global else 1,
     }
-    return _unary(_regex_replace, input, params, "regex_replace")
+    return unary_string_op(_regex_replace, input, params, "regex_replace")
 
 
-_regex_full_match = _prim(
+_regex_full_match = string_prim(
     "StaticRegexFullMatch",
-    lambda xp, x, pattern: _map(lambda v: pattern.fullmatch(v) is not None, x, np.bool_),
+    lambda xp, x, pattern: map_strings(lambda v: pattern.fullmatch(v) is not None, x, np.bool_),
 )
 
 
@@ -400,7 +400,7 @@ def regex_full_match(input, pattern, name=None):
     >>> ek.strings.regex_full_match(ek.constant(["ab", "abc"]), "a.").numpy()
     array([ True, False])
     """
-    return _unary(
+    return unary_string_op(
         _regex_full_match,
         input,
         {"pattern": _regex(pattern, "regex_full_match")},
@@ -413,7 +413,7 @@ def regex_full_match(input, pattern, name=None):
 
 def _join_fwd(xp, *xs, separator):
     arrays = np.broadcast_arrays(*xs)
-    out = np.empty(arrays[0].shape, dtype=_OBJ)
+    out = np.empty(arrays[0].shape, dtype=OBJECT)
     flat = out.reshape(-1)
     columns = [a.reshape(-1) for a in arrays]
     for i in range(flat.shape[0]):
@@ -421,7 +421,7 @@ def _join_fwd(xp, *xs, separator):
     return out
 
 
-_join = _prim("StringJoin", _join_fwd, n_inputs=0)  # variadic: no input has a gradient
+_join = string_prim("StringJoin", _join_fwd, n_inputs=0)  # variadic: no input has a gradient
 
 
 def join(inputs, separator="", name=None):
@@ -442,7 +442,7 @@ def join(inputs, separator="", name=None):
         from ..ragged.ragged_ops import map_flat_values
 
         return map_flat_values(lambda *flat: join(list(flat), separator), *inputs)
-    xs = tuple(_strings(x, "join", f"inputs[{i}]") for i, x in enumerate(inputs))
+    xs = tuple(string_tensor(x, "join", f"inputs[{i}]") for i, x in enumerate(inputs))
     if not xs:
         raise ValueError("join: inputs must not be empty.")
     sep = separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
@@ -458,19 +458,19 @@ def join(inputs, separator="", name=None):
 def _reduce_join_fwd(xp, x, axis, keepdims, separator):
     x = np.asarray(x)
     if axis is None:
-        out = np.asarray(separator.join(x.reshape(-1).tolist()), dtype=_OBJ)
+        out = np.asarray(separator.join(x.reshape(-1).tolist()), dtype=OBJECT)
         return out.reshape((1,) * x.ndim) if keepdims else out
     moved = np.moveaxis(x, axis, -1)
     rows = moved.reshape(-1, moved.shape[-1]) if moved.size or moved.shape[-1] else None
     lead = moved.shape[:-1]
-    out = np.empty(int(np.prod(lead, dtype=np.int64)), dtype=_OBJ)
+    out = np.empty(int(np.prod(lead, dtype=np.int64)), dtype=OBJECT)
     for i in range(out.shape[0]):
         out[i] = separator.join(rows[i].tolist()) if rows is not None else b""
     out = out.reshape(lead)
     return np.expand_dims(out, axis) if keepdims else out
 
 
-_reduce_join = _prim("ReduceJoin", _reduce_join_fwd)
+_reduce_join = string_prim("ReduceJoin", _reduce_join_fwd)
 
 
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
@@ -481,7 +481,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     ...                        separator=",").numpy()
     array([b'a,b', b'c,d'], dtype=object)
     """
-    x = _strings(inputs, "reduce_join", "inputs")
+    x = string_tensor(inputs, "reduce_join", "inputs")
     if axis is not None:
         a = int(axis)
         if not -x.ndim <= a < max(x.ndim, 1) or x.ndim == 0:
@@ -503,15 +503,15 @@ def _split_fwd(xp, x, sep, maxsplit):
         parts = v.split(sep, maxsplit) if sep else v.split(None, maxsplit)
         pieces.extend(parts)
         lengths.append(len(parts))
-    values = np.empty(len(pieces), dtype=_OBJ)
+    values = np.empty(len(pieces), dtype=OBJECT)
     values[:] = pieces
     return values, np.asarray(lengths, dtype=np.int64)
 
 
-_split = _prim("StringSplitV2", _split_fwd, n_out=0)
+_split = string_prim("StringSplitV2", _split_fwd, n_out=0)
 
 
-def _ragged_from_pieces(x: Tensor, values: Tensor, lengths: Tensor):
+def ragged_from_pieces(x: Tensor, values: Tensor, lengths: Tensor):
     """The pieces of each element of ``x`` (``lengths[i]`` of ``values`` each): a Tensor for a
     scalar ``x``, else a RaggedTensor with one more dimension than ``x`` (its dimensions are
     stored as ragged ones)."""
@@ -535,12 +535,12 @@ def split(input, sep=None, maxsplit=-1, name=None):
     """
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(split(input.flat_values, sep, maxsplit))
-    x = _strings(input, "split")
+    x = string_tensor(input, "split")
     if isinstance(sep, Tensor):
         sep = sep.numpy()
     sep = sep.encode("utf-8") if isinstance(sep, str) else sep
     values, lengths = dispatch(_split, (x,), {"sep": sep or None, "maxsplit": int(maxsplit)})
-    return _ragged_from_pieces(x, values, lengths)
+    return ragged_from_pieces(x, values, lengths)
 
 
 def _bytes_split_fwd(xp, x):
@@ -548,12 +548,12 @@ def _bytes_split_fwd(xp, x):
     for v in np.asarray(x).reshape(-1):
         pieces.extend(v[i : i + 1] for i in range(len(v)))
         lengths.append(len(v))
-    values = np.empty(len(pieces), dtype=_OBJ)
+    values = np.empty(len(pieces), dtype=OBJECT)
     values[:] = pieces
     return values, np.asarray(lengths, dtype=np.int64)
 
 
-_bytes_split = _prim("StringBytesSplit", _bytes_split_fwd, n_out=0)
+_bytes_split = string_prim("StringBytesSplit", _bytes_split_fwd, n_out=0)
 
 
 def bytes_split(input, name=None):
@@ -564,246 +564,9 @@ def bytes_split(input, name=None):
     """
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(bytes_split(input.flat_values))
-    x = _strings(input, "bytes_split")
+    x = string_tensor(input, "bytes_split")
     values, lengths = dispatch(_bytes_split, (x,), {})
-    return _ragged_from_pieces(x, values, lengths)
-
-
-# -- unicode ------------------------------------------------------------------------------------
-
-_ENCODINGS = {
-    "UTF-8": "utf-8",
-    "UTF8": "utf-8",
-    "UTF-16-BE": "utf-16-be",
-    "UTF-32-BE": "utf-32-be",
-}
-
-
-def _codec(encoding: str, op: str, arg: str) -> str:
-    codec = _ENCODINGS.get(str(encoding).upper())
-    if codec is None:
-        raise ValueError(
-            f"{op}: {arg} must be one of {sorted(_ENCODINGS)}. Received: {arg}={encoding!r}"
-        )
-    return codec
-
-
-def _check_errors(errors: str, op: str) -> None:
-    if errors not in ("strict", "replace", "ignore"):
-        raise ValueError(
-            f"{op}: errors must be 'strict', 'replace' or 'ignore'. Received: errors={errors!r}"
-        )
-
-
-def _decode_one(v: bytes, codec, errors, replacement_char, op) -> str:
-    try:
-        text = v.decode(codec, errors="strict" if errors == "strict" else "replace")
-    except UnicodeDecodeError as e:
-        raise InvalidArgumentError(
-            None, op, f"{op}: invalid {codec} data in string {v!r:.60}: {e.reason}"
-        ) from None
-    if errors == "ignore":
-        return text.replace("\ufffd", "") if b"\xef\xbf\xbd" not in v else text
-    if errors == "replace" and replacement_char != 0xFFFD:
-        return text.replace("\ufffd", chr(replacement_char))
-    return text
-
-
-def _unicode_decode_fwd(xp, x, codec, errors, replacement_char, as_chars):
-    pieces, lengths, offsets = [], [], []
-    for v in np.asarray(x).reshape(-1):
-        text = _decode_one(v, codec, errors, replacement_char, "UnicodeDecode")
-        if as_chars:
-            pieces.extend(c.encode("utf-8") for c in text)
-        else:
-            pieces.extend(ord(c) for c in text)
-        lengths.append(len(text))
-        at = 0
-        for c in text:  # each character's byte offset in the input encoding
-            offsets.append(at)
-            at += len(c.encode(codec, errors="surrogatepass"))
-    values = np.empty(len(pieces), dtype=_OBJ if as_chars else np.int32)
-    values[:] = pieces
-    return values, np.asarray(lengths, dtype=np.int64), np.asarray(offsets, dtype=np.int64)
-
-
-_unicode_decode = _prim("UnicodeDecodeWithOffsets", _unicode_decode_fwd, n_out=0)
-
-
-def _decode(input, input_encoding, errors, replacement_char, as_chars, op, with_offsets=False):
-    _check_errors(errors, op)
-    codec = _codec(input_encoding, op, "input_encoding")
-    if isinstance(input, RaggedTensor):
-        out = _decode(
-            input.flat_values, input_encoding, errors, replacement_char, as_chars, op, with_offsets
-        )
-        if with_offsets:
-            return input.with_flat_values(out[0]), input.with_flat_values(out[1])
-        return input.with_flat_values(out)
-    x = _strings(input, op)
-    params = {
-        "codec": codec,
-        "errors": errors,
-        "replacement_char": int(replacement_char),
-        "as_chars": as_chars,
-    }
-    values, lengths, offsets = dispatch(_unicode_decode, (x,), params)
-    if with_offsets:
-        return (
-            _ragged_from_pieces(x, values, lengths),
-            _ragged_from_pieces(x, offsets, lengths),
-        )
-    return _ragged_from_pieces(x, values, lengths)
-
-
-def unicode_decode(
-    input,
-    input_encoding,
-    errors="replace",
-    replacement_char=65533,
-    replace_control_characters=False,
-    name=None,
-):
-    """The Unicode code points (int32) of each string (follows `tf.strings.unicode_decode`):
-    a 1-D Tensor for a scalar, else a RaggedTensor.
-
-    Args:
-        input_encoding: "UTF-8", "UTF-16-BE" or "UTF-32-BE".
-        errors: "replace" (invalid bytes become ``replacement_char``), "ignore" or "strict"
-            (InvalidArgumentError).
-        replace_control_characters: must be False (True raises NotImplementedError).
-
-    >>> ek.strings.unicode_decode(ek.constant("アヒル 🦆"), "UTF-8").numpy()
-    array([ 12450,  12498,  12523,     32, 129414], dtype=int32)
-    """
-    if replace_control_characters:
-        raise NotImplementedError("unicode_decode: replace_control_characters=True.")
-    return _decode(input, input_encoding, errors, replacement_char, False, "unicode_decode")
-
-
-def unicode_decode_with_offsets(
-    input,
-    input_encoding,
-    errors="replace",
-    replacement_char=65533,
-    replace_control_characters=False,
-    name=None,
-):
-    """`unicode_decode`, plus each character's starting byte offset, int64 (follows
-    `tf.strings.unicode_decode_with_offsets`).
-
-    >>> cps, offsets = ek.strings.unicode_decode_with_offsets("🎈🎉🎊", "UTF-8")
-    >>> offsets.numpy()
-    array([0, 4, 8])
-    """
-    if replace_control_characters:
-        raise NotImplementedError("unicode_decode_with_offsets: replace_control_characters=True.")
-    return _decode(
-        input,
-        input_encoding,
-        errors,
-        replacement_char,
-        False,
-        "unicode_decode_with_offsets",
-        with_offsets=True,
-    )
-
-
-def _transcode_fwd(xp, x, codec_in, codec_out, errors, replacement_char):
-    def one(v):
-        text = _decode_one(v, codec_in, errors, replacement_char, "UnicodeTranscode")
-        return text.encode(codec_out, errors="surrogatepass")
-
-    return _map(one, x, _OBJ)
-
-
-_transcode = _prim("UnicodeTranscode", _transcode_fwd)
-
-
-def unicode_transcode(
-    input,
-    input_encoding,
-    output_encoding,
-    errors="replace",
-    replacement_char=65533,
-    replace_control_characters=False,
-    name=None,
-):
-    """Re-encodes each string from ``input_encoding`` to ``output_encoding`` (follows
-    `tf.strings.unicode_transcode`; encodings and ``errors`` as `unicode_decode`).
-
-    >>> ek.strings.unicode_transcode(ek.constant("语"), "UTF-8", "UTF-16-BE").numpy()
-    b'\x8b\xed'
-    """
-    if replace_control_characters:
-        raise NotImplementedError("unicode_transcode: replace_control_characters=True.")
-    _check_errors(errors, "unicode_transcode")
-    params = {
-        "codec_in": _codec(input_encoding, "unicode_transcode", "input_encoding"),
-        "codec_out": _codec(output_encoding, "unicode_transcode", "output_encoding"),
-        "errors": errors,
-        "replacement_char": int(replacement_char),
-    }
-    return _unary(_transcode, input, params, "unicode_transcode")
-
-
-def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
-    """Splits each string into its characters, each UTF-8 encoded (follows
-    `tf.strings.unicode_split`; arguments as `unicode_decode`)."""
-    return _decode(input, input_encoding, errors, replacement_char, True, "unicode_split")
-
-
-def _unicode_encode_fwd(xp, values, splits, codec, errors, replacement_char):
-    out = np.empty(len(splits) - 1, dtype=_OBJ)
-    for i in range(len(splits) - 1):
-        chars = []
-        for c in values[splits[i] : splits[i + 1]].tolist():
-            if not 0 <= c <= 0x10FFFF or 0xD800 <= c <= 0xDFFF:
-                if errors == "strict":
-                    raise InvalidArgumentError(
-                        None, "UnicodeEncode", f"unicode_encode: invalid code point {c}."
-                    )
-                if errors == "ignore":
-                    continue
-                c = replacement_char
-            chars.append(chr(c))
-        out[i] = "".join(chars).encode(codec)
-    return out
-
-
-_unicode_encode = _prim("UnicodeEncode", _unicode_encode_fwd, n_inputs=2)
-
-
-def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533, name=None):
-    """Encodes code points (an int32 Tensor or RaggedTensor; the innermost dimension is one
-    string) as strings (follows `tf.strings.unicode_encode`).
-
-    >>> ek.strings.unicode_encode(ek.constant([71, 246, 246]), "UTF-8").numpy()
-    b'G\\xc3\\xb6\\xc3\\xb6'
-    """
-    _check_errors(errors, "unicode_encode")
-    codec = _codec(output_encoding, "unicode_encode", "output_encoding")
-    params = {"codec": codec, "errors": errors, "replacement_char": int(replacement_char)}
-    if isinstance(input, RaggedTensor):
-        if isinstance(input.values, RaggedTensor):
-            return input.with_values(
-                unicode_encode(input.values, output_encoding, errors, replacement_char)
-            )
-        return dispatch(_unicode_encode, (input.values, input.row_splits), params)
-    x = input if isinstance(input, Tensor) else to_tensor(input, None, "unicode_encode")
-    if x._value.dtype.kind not in "iu":
-        raise TypeError(f"unicode_encode: input must be int32 code points, got {x.dtype.name}.")
-    if x._value.ndim == 0:
-        raise ValueError("unicode_encode: input must have rank >= 1.")
-    from ..ops.array_ops import reshape
-
-    shape = tuple(x._value.shape)
-    n = shape[-1]
-    rows = int(np.prod(shape[:-1], dtype=np.int64))
-    flat = reshape(x, [-1])
-    splits = to_tensor(np.arange(rows + 1, dtype=np.int64) * n, None, "unicode_encode")
-    out = dispatch(_unicode_encode, (flat, splits), params)
-    return reshape(out, list(shape[:-1]))
+    return ragged_from_pieces(x, values, lengths)
 
 
 # -- format -------------------------------------------------------------------------------------
@@ -839,10 +602,10 @@ def _format_fwd(xp, *xs, template, placeholder, summarize):
     out = pieces[0]
     for x, piece in zip(xs, pieces[1:]):
         out += _format_value(x, summarize) + piece
-    return np.asarray(out.encode("utf-8"), dtype=_OBJ)
+    return np.asarray(out.encode("utf-8"), dtype=OBJECT)
 
 
-_format = _prim("StringFormat", _format_fwd, n_inputs=0)
+_format = string_prim("StringFormat", _format_fwd, n_inputs=0)
 
 
 def format(template, inputs, placeholder="{}", summarize=3, name=None):
@@ -875,3 +638,12 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):
     if not xs:
         return to_tensor(template.encode("utf-8"), None, "format")
     return dispatch(_format, xs, params)
+
+
+from .strings_unicode import (  # noqa: E402
+    unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_encode,
+    unicode_split,
+    unicode_transcode,
+)
