@@ -1,0 +1,260 @@
+"""What `Trainer` (``trainer.py``) checks and computes around its loops: argument checks of
+`fit`/`evaluate`/`predict` (Keras's messages), the per-output losses of `compile`
+(`OutputLosses`), and the helpers that batch, flatten and gather outputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import nest
+from ..core.tensor import Tensor, to_tensor
+from . import data_adapter
+
+__all__ = [
+    "OutputLosses",
+    "as_batch",
+    "check_int",
+    "check_queue_args",
+    "check_validation_freq",
+    "check_verbose",
+    "concat_outputs",
+    "flatten_logs",
+    "loss_weight_of",
+    "output_names",
+    "outputs_to_numpy",
+    "reject_kwargs",
+    "should_validate",
+]
+
+
+def reject_kwargs(method: str, kwargs: dict) -> None:
+    for name in kwargs:
+        raise TypeError(f"{method}() got an unexpected keyword argument {name!r}.")
+
+
+def check_queue_args(method: str, x, max_queue_size, workers, use_multiprocessing) -> None:
+    """Keras 2's generator-queue arguments. Keras uses them for generator (and
+    ``keras.utils.Sequence``) input only and ignores them for arrays, Tensors and Datasets, as
+    here. For a Python iterator or generator the batches are read in the calling thread, one at
+    a time, which gives the same batches in the same order as Keras's queue with one worker;
+    ``workers > 1`` and ``use_multiprocessing=True`` raise NotImplementedError then.
+
+    Raises:
+        ValueError: a value of the wrong type or sign.
+        NotImplementedError: ``workers > 1`` or ``use_multiprocessing=True`` with an
+            iterator or generator ``x``.
+    """
+    for name, value in (("max_queue_size", max_queue_size), ("workers", workers)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(
+                f"{method}: `{name}` must be a non-negative integer. Received: {name}={value!r}"
+            )
+    if not isinstance(use_multiprocessing, (bool, np.bool_)):
+        raise ValueError(
+            f"{method}: `use_multiprocessing` must be True or False. Received: "
+            f"use_multiprocessing={use_multiprocessing!r}"
+        )
+    if data_adapter.yields_batches(x) and not data_adapter.is_dataset(x):
+        for name, value, default in (
+            ("workers", workers, 1),
+            ("use_multiprocessing", use_multiprocessing, False),
+        ):
+            if value != default and not (name == "workers" and value == 0):
+                raise NotImplementedError(
+                    f"{method}: {name}={value!r} is not supported for generator input (batches "
+                    "are read in the calling thread); build the input with ek.data.Dataset "
+                    "(map(num_parallel_calls=...), prefetch) to read in parallel."
+                )
+
+
+def check_verbose(verbose) -> int:
+    if isinstance(verbose, str) and verbose == "auto":
+        return 1
+    if isinstance(verbose, (bool, int, np.integer)) and int(verbose) in (0, 1, 2):
+        return int(verbose)
+    raise ValueError(f"verbose must be 0, 1, 2 or 'auto'. Received: verbose={verbose!r}")
+
+
+def check_int(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}. Received: {name}={value!r}")
+    return int(value)
+
+
+def check_validation_freq(freq) -> None:
+    values = list(freq) if isinstance(freq, (list, tuple)) else [freq]
+    if not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1 for v in values
+    ):
+        raise ValueError(
+            "validation_freq must be a positive integer (validate every N epochs) or a list of "
+            f"1-based epoch numbers. Received: validation_freq={freq!r}"
+        )
+
+
+def should_validate(epoch: int, freq) -> bool:
+    epoch += 1  # validation_freq counts epochs from 1, as Keras does
+    return epoch in freq if isinstance(freq, (list, tuple)) else epoch % freq == 0
+
+
+def loss_weight_of(loss_weights) -> float:
+    w = loss_weights
+    if isinstance(w, dict) and len(w) == 1:
+        w = next(iter(w.values()))
+    elif isinstance(w, (list, tuple)) and len(w) == 1:
+        w = w[0]
+    if isinstance(w, (int, float, np.number)) and not isinstance(w, bool):
+        return float(w)
+    raise ValueError(
+        "loss_weights must be a float, or a list or dict of one float (eagerkernel models have "
+        f"one output, so one loss). Received: loss_weights={loss_weights!r}"
+    )
+
+
+def flatten_logs(logs: dict):
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
+
+
+def as_batch(*parts):
+    return nest.map_structure(
+        lambda a: None if a is None else (a if isinstance(a, Tensor) else to_tensor(np.asarray(a))),
+        parts,
+    )
+
+
+def outputs_to_numpy(outputs):
+    return nest.map_structure(
+        lambda t: np.asarray(t.numpy() if isinstance(t, Tensor) else t), outputs
+    )
+
+
+def concat_outputs(outputs: list):
+    return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
+
+
+def output_names(model) -> list:
+    """The names of the model's outputs in flat order (the keys of a dict of outputs, else the
+    layers that produce them); positions for a model without a recorded graph."""
+    struct = getattr(model, "_output_struct", None)
+    if isinstance(struct, dict):
+        return sorted(struct)
+    names = getattr(model, "output_names", None)
+    return list(names) if names is not None else None
+
+
+class OutputLosses:
+    """A loss per model output (Keras's ``compile(loss=[...])`` or ``loss={name: ...}``),
+    each times its ``loss_weights`` entry (default 1), summed.
+
+    Args:
+        model: the model compiled (its output names map dict keys to outputs).
+        loss: a list of losses in output order, or a dict ``{output name: loss}`` (outputs
+            missing from the dict get no loss).
+        loss_weights: None, a list in output order, or a dict by output name.
+
+    Raises:
+        ValueError: a list whose length differs from the number of outputs; a dict key that
+            names no output.
+    """
+
+    def __init__(self, model, loss, loss_weights):
+        from . import losses
+
+        names = output_names(model)
+        n = len(names) if names is not None else None
+
+        def per_output(value, what: str, default):
+            if isinstance(value, dict):
+                if names is None:
+                    raise ValueError(
+                        f"compile: `{what}` as a dict needs a functional model (with named "
+                        f"outputs). Received: {what}={value!r}"
+                    )
+                unknown = sorted(set(value) - set(names))
+                if unknown:
+                    raise ValueError(
+                        f"compile: `{what}` has keys {unknown} that are not output names; the "
+                        f"outputs are {names}. Received: {what}={value!r}"
+                    )
+                return [value.get(k, default) for k in names]
+            value = list(value)
+            if n is not None and len(value) != n:
+                raise ValueError(
+                    f"compile: `{what}` has {len(value)} entries but the model has {n} "
+                    f"outputs {names}. Received: {what}={value!r}"
+                )
+            return value
+
+        self.losses = [None if x is None else losses.get(x) for x in per_output(loss, "loss", None)]
+        # A model without a recorded graph names its outputs output_1, output_2, ...
+        self.names = names or [f"output_{i + 1}" for i in range(len(self.losses))]
+        if loss_weights is None:
+            self.weights = [1.0] * len(self.losses)
+        elif isinstance(loss_weights, (dict, list, tuple)):
+            self.weights = [float(w) for w in per_output(loss_weights, "loss_weights", 1.0)]
+        else:
+            raise ValueError(
+                "compile: with a loss per output, `loss_weights` must be a list or dict. "
+                f"Received: loss_weights={loss_weights!r}"
+            )
+
+    def metric_items(self, group, arg: str) -> list:
+        """``[(output index, metric)]`` for ``compile``'s ``metrics`` of a model with several
+        outputs, as Keras reads them: a dict by output name, a list of lists (one per output),
+        or a flat list applied to every output."""
+        n = len(self.losses)
+        if isinstance(group, dict):
+            if self.names is None or set(group) - set(self.names):
+                raise ValueError(
+                    f"compile: `{arg}` has keys {sorted(set(group) - set(self.names or ()))} "
+                    f"that are not output names; the outputs are {self.names}."
+                )
+            per = [group.get(name, []) for name in self.names]
+        elif group and all(isinstance(g, (list, tuple)) for g in group):
+            if len(group) != n:
+                raise ValueError(
+                    f"compile: `{arg}` has {len(group)} lists but the model has {n} outputs."
+                )
+            per = list(group)
+        else:
+            per = [list(group)] * n
+        return [
+            (i, m)
+            for i, ms in enumerate(per)
+            for m in (ms if isinstance(ms, (list, tuple)) else [ms])
+        ]
+
+    def targets(self, y_true) -> list:
+        """The targets of each output, in output order (from a dict by name or a list)."""
+        return self._targets(y_true)
+
+    def _targets(self, y_true) -> list:
+        if isinstance(y_true, dict):
+            missing = [k for k in self.names or () if k not in y_true]
+            if missing or self.names is None:
+                raise ValueError(
+                    f"The targets have keys {sorted(y_true)}, but the model's outputs are "
+                    f"{self.names}: no target for {missing}."
+                )
+            return [y_true[k] for k in self.names]
+        if isinstance(y_true, (list, tuple)):
+            return list(y_true)
+        return [y_true]
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        targets = self._targets(y_true)
+        preds = nest.flatten(y_pred)
+        if len(targets) != len(preds):
+            raise ValueError(
+                f"The model has {len(preds)} outputs but {len(targets)} targets were given."
+            )
+        total = None
+        for loss, w, yt, yp in zip(self.losses, self.weights, targets, preds):
+            if loss is None:
+                continue
+            value = loss(yt, yp, sample_weight=sample_weight)
+            if w != 1.0:
+                value = value * w
+            total = value if total is None else total + value
+        return total
