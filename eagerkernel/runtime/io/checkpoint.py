@@ -208,7 +208,7 @@ def _children(obj) -> list:
     return out
 
 
-class _Graph:
+class ObjectGraph:
     """The objects and Variables reachable from a root, by path (first path wins).
 
     ``aliases`` maps each object path to the other paths of the same object, so that a
@@ -341,7 +341,7 @@ class _Deferred:
 
     def __init__(
         self,
-        graph: _Graph,
+        graph: ObjectGraph,
         file: str,
         pending: dict,
         status: CheckpointLoadStatus,
@@ -393,7 +393,7 @@ class _Deferred:
         self._apply(self._match(graph))
         self._release()
 
-    def _match(self, graph: _Graph) -> dict:
+    def _match(self, graph: ObjectGraph) -> dict:
         """``{pending key: variable}`` for the variables of ``graph`` whose values wait."""
         out = {}
         for path, v in graph.variables.items():
@@ -415,12 +415,12 @@ class _Deferred:
                     forms.add(other + key[len(stored) :])
         return forms
 
-    def _locate(self, obj) -> _Graph | None:
+    def _locate(self, obj) -> ObjectGraph | None:
         """The graph, with this restoration's paths, of ``obj`` if it is an anchor, else of
         the first anchor holding it; None when no anchor holds it."""
         ref, path = self._anchors.get(id(obj), (None, ""))
         if ref is not None and ref() is obj and _owner(obj) is self:
-            return _Graph(obj, path)
+            return ObjectGraph(obj, path)
         seen: set = set()
         for ref, path in list(self._anchors.values()):
             anchor = ref()
@@ -431,7 +431,7 @@ class _Deferred:
                 # is an anchor of its own when values wait under it (`_learn`), so a weight
                 # created anywhere does not cost a walk of the whole checkpoint.
                 continue
-            graph = _Graph(anchor, path)
+            graph = ObjectGraph(anchor, path)
             ids = {id(o) for o in graph.objects.values()}
             if id(obj) in ids:
                 return graph
@@ -448,7 +448,7 @@ class _Deferred:
             path = graph.path_of.get(id(variable))
         return path
 
-    def _learn(self, graph: _Graph) -> None:
+    def _learn(self, graph: ObjectGraph) -> None:
         """Records the paths of ``graph``'s variables and takes the objects of ``graph``
         that values wait under as anchors (unless a newer restoration has them)."""
         for path, v in graph.variables.items():
@@ -550,72 +550,6 @@ def _commit(staged: list) -> None:
                 v.assign(value)
 
 
-# -- restore status ----------------------------------------------------------------------------
-
-
-class CheckpointLoadStatus:
-    """What a `Checkpoint.restore` matched (follows TensorFlow's `CheckpointLoadStatus`).
-
-    The ``assert_*`` methods raise AssertionError listing the unmatched object paths and
-    return the status otherwise, so they chain: ``ckpt.restore(p).assert_consumed()``.
-    """
-
-    def __init__(self, root, file: str, keys: list):
-        self._root = root
-        self.file = file
-        self._keys = list(keys)
-        self._consumed: set = set()
-        self._partial = False
-
-    def _unmatched_existing(self) -> list:
-        keys = set(self._keys)
-        graph = _Graph(self._root)
-        return sorted(
-            p
-            for p in graph.variables
-            if p not in keys and not any(a in keys for a in graph.alternatives(p))
-        )
-
-    def assert_consumed(self) -> CheckpointLoadStatus:
-        """Every saved value was assigned and every existing variable got one."""
-        unused = sorted(set(self._keys) - self._consumed)
-        missing = self._unmatched_existing()
-        if unused or missing:
-            raise AssertionError(
-                f"Checkpoint {self.file} was not fully consumed. Saved values not assigned "
-                f"(no such object, or not created yet): {unused}. Existing variables without "
-                f"a saved value: {missing}."
-            )
-        return self
-
-    def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
-        """Every variable that exists now got a saved value (values for objects not created
-        yet may wait)."""
-        missing = self._unmatched_existing()
-        if missing:
-            raise AssertionError(
-                f"Checkpoint {self.file}: existing variables without a saved value: {missing}."
-            )
-        return self
-
-    def assert_nontrivial_match(self) -> CheckpointLoadStatus:
-        """At least one value other than the save counter was assigned."""
-        if not self._consumed - {"save_counter"}:
-            raise AssertionError(f"Checkpoint {self.file} matched no object: {self._keys}.")
-        return self
-
-    def expect_partial(self) -> CheckpointLoadStatus:
-        """Declares that an incomplete restore is intended (silences nothing else)."""
-        self._partial = True
-        return self
-
-    def run_restore_ops(self, session=None) -> None:
-        """Nothing to run: restoring is eager."""
-
-    def initialize_or_restore(self, session=None) -> None:
-        """Nothing to run: restoring is eager."""
-
-
 # -- Checkpoint --------------------------------------------------------------------------------
 
 
@@ -712,7 +646,7 @@ class Checkpoint:
             with distribute_context.worker_save(file_prefix) as elsewhere:
                 self.write(elsewhere)
             return file_prefix
-        graph = _Graph(self)
+        graph = ObjectGraph(self)
         data = encode(graph.variables, graph.objects, graph.alias_map())
         atomic_write(data_file(file_prefix), data)
         return file_prefix
@@ -774,7 +708,7 @@ class Checkpoint:
         aliases = meta["aliases"]
         if "save_counter" in arrays:
             self.save_counter  # noqa: B018 - created so that it is matched
-        graph = _Graph(self)
+        graph = ObjectGraph(self)
         # Each variable by any of its paths (here or in the checkpoint): {stored key: variable};
         # two variables of this graph that are one object in the checkpoint both get its value.
         matched, staged = {}, []
@@ -824,3 +758,4 @@ def numpy_value(value):
 
 
 from .checkpoint_manager import CheckpointManager  # noqa: E402 (it builds on Checkpoint)
+from .checkpoint_status import CheckpointLoadStatus  # noqa: E402
