@@ -168,8 +168,10 @@ def test_summary_before_build_raises():
 
 
 def test_fit_requires_compile():
-    with pytest.raises(RuntimeError, match="compile the model first"):
+    with pytest.raises(RuntimeError, match="compile the model first"):  # TF's Keras 2
         MLP().fit(*blobs(8), verbose=0)
+    with pytest.raises(ValueError, match="compile the model first"):  # Keras 3
+        MLP().evaluate(*blobs(8), verbose=0)
 
 
 def test_failed_step_changes_nothing():

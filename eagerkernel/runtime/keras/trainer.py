@@ -53,6 +53,11 @@ from .trainer_utils import (
 )
 
 
+class NotCompiledError(RuntimeError, ValueError):
+    """`fit`/`evaluate`/`train_on_batch` on a model that was not compiled: TF's Keras 2 raises
+    RuntimeError there and Keras 3 ValueError, so this is both."""
+
+
 class Trainer:
     """The training methods of `Model` (a mixin over `Layer`; see the module docstring).
 
@@ -219,7 +224,7 @@ class Trainer:
 
     def _require_compiled(self, what: str) -> None:
         if not self.compiled:
-            raise RuntimeError(
+            raise NotCompiledError(
                 f"{what}: compile the model first, e.g. model.compile(optimizer='adam', "
                 "loss='sparse_categorical_crossentropy')."
             )
