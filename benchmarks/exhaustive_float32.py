@@ -8,6 +8,8 @@ as equal, whatever the payloads). References:
 
 - ``sigmoid``: NumPy's stable sigmoid formula, ``where(x >= 0, 1 / (1 + e), e / (1 + e))``
   with ``e = np.exp(-|x|)`` (today's bits, and the kernel's claim is 0 ulp);
+- ``softplus_grad``: SoftplusGrad with a cotangent of ones, ``1 * sigmoid(x)``, against the
+  same formula (its sigmoid is computed by a pass of its own), claim 0 ulp;
 - ``gelu``: the GELU evaluated with the degree-18 ``erf_poly`` for every element (the C pass
   ``_GELU_REF``: the GELU before its Ziv test, see ``_kernels.c``), claim 0 ulp;
 - ``erf``: likewise the erf pass against ``_ERF_REF``, claim 0 ulp.
@@ -56,6 +58,11 @@ def _pass(kind: str):
 # op -> (the kernel, the reference, the claimed largest distance in ulps)
 OPS = {
     "sigmoid": (lambda x: kernels._run("sigmoid", x), numpy_sigmoid, 0),
+    "softplus_grad": (
+        lambda x: kernels._run("softplus_grad", np.ones_like(x), x),
+        numpy_sigmoid,
+        0,
+    ),
     "gelu": (lambda x: kernels._run("gelu", x), _pass("_GELU_REF"), 0),
     "erf": (lambda x: kernels._run("erf", x), _pass("_ERF_REF"), 0),
 }

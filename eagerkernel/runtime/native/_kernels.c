@@ -624,11 +624,19 @@ __attribute__((target("avx512f"))) static void sigmoid32_avx512(const float *a, 
                    __m512 res = exp32_sigmoid(x, exp32_negabs_v16(x)));
 }
 
+/* SoftplusGrad, g * sigmoid(x), with exp32_negabs_v16 and exp32_v16's IEEE flags: those of
+ * the arithmetic (underflow for finite x <= XMIN, as exp32_v16 raises it, and for subnormal
+ * inputs and results), except that +-inf, whose -|x| would underflow there, is exp'ed as +0
+ * with e forced to +0 (two masked moves: 22 instructions a vector, from 29). */
 __attribute__((target("avx512f"))) static void softplus_grad32_avx512(const float *g,
                                                                       const float *a,
                                                                       float *out, Py_ssize_t n) {
     EXP32_LOOP_V16(const __m512 x = LOAD(a);
-                   const __m512 e = exp32_v16(exp32_negabs(x), &over, &under, 1);
+                   const __mmask16 inf = _mm512_cmpeq_epi32_mask(
+                       _mm512_castps_si512(exp32_negabs(x)), exp32_u32(0xff800000u));
+                   const __m512 e = _mm512_mask_mov_ps(
+                       exp32_negabs_v16(_mm512_mask_mov_ps(x, inf, _mm512_setzero_ps())), inf,
+                       _mm512_setzero_ps());
                    __m512 res = _mm512_mul_ps(LOAD(g), exp32_sigmoid(x, e)));
 }
 
