@@ -104,7 +104,20 @@ def _run(name, *arrays):
 
 
 @needs_exp32
-@pytest.mark.parametrize("name", ["sigmoid", "softplus", "relu"])
+@pytest.mark.parametrize("name", ["sigmoid", "softplus_grad"])
+def test_sigmoid_passes_are_numpys_on_every_7th_float32_of_the_whole_range(name, path):
+    """The sigmoid and SoftplusGrad passes (AVX-512F: exp without case masks, its argument
+    raised to -150) against NumPy's formula on every 7th bit pattern, NaNs and the range
+    beyond +-150 included (``benchmarks/exhaustive_float32.py`` does all 2^32)."""
+    for x in float32_sweep(None, path):
+        ones = np.ones_like(x)
+        with np.errstate(all="ignore"):
+            got = _run("sigmoid", x) if name == "sigmoid" else _run(name, ones, x)
+            same_bits(got, numpy_sigmoid(x), x)
+
+
+@needs_exp32
+@pytest.mark.parametrize("name", ["softplus", "relu"])
 def test_forward_kernels_are_the_numpy_formula_on_every_7th_float32(name, path):
     formula = {
         "sigmoid": numpy_sigmoid,
