@@ -65,8 +65,9 @@ of the same polynomial with Ziv's rounding test still needs about as many double
 (to decide float32 rounding it must be within ~2^-36 of the polynomial, which takes as many
 pieces or terms as the polynomial has); Horner's scheme with FMA and the test was 2-3%
 faster, not worth it. PyTorch's float32 erf is faster and less accurate: over every float32 in
-[-10, 10] its GELU is up to 34 ulp off in [-2, 0), 1.7 in [0, 2), 4.6 in [2, 10), against
-11, 1.5 and 1.2 here (``benchmarks/gelu_accuracy.py`` prints the table).
+[-10, 10] its GELU is up to 41 ulp off in [-2, 0), 2.2 in [0, 2) and 5.5 in [2, 10), against
+12, 1.7 and 1.3 here, and up to 1.3e-6 off in absolute terms against 4.5e-7 here (below -2
+both lose every digit to ``1 + erf`` cancelling; ``benchmarks/gelu_accuracy.py``).
 
 Outputs of at least `STREAM_MIN` bytes of the memory-bound programs (ReLU and the
 arithmetic gradients) are written with streaming stores: straight to memory without first
