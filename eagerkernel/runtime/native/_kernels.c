@@ -1280,6 +1280,132 @@ static PyObject *run(PyObject *self, PyObject *args) {
     return PyLong_FromLong(raised);
 }
 
+/* ---- multiply(a, b): NumPy's a * b, big products on the kernel threads ----------------------
+ *
+ * The array function of ek.multiply (dispatch's `array_op` for Mul: every product of two
+ * tensors calls it, so it must cost nothing for small ones): two C-contiguous, aligned,
+ * native-order float32 or float64 NumPy arrays of one shape with at least `parallel_min`
+ * elements are multiplied by NumPy's own multiply loop for the dtype (so bit for bit what
+ * a * b gives) run as a program on the kernel threads, the output of at least `stream_min`
+ * bytes written with streaming stores; anything else is PyNumber_Multiply(a, b), which is
+ * what a * b calls. When the loop raised an IEEE flag that np.geterr() does not ignore, the
+ * result is dropped and NumPy computes the product again, warning or raising as it does.  */
+static PyObject *ndarray_type, *np_multiply, *np_empty_like, *np_geterr;
+static Py_ssize_t mul_parallel_min = 1 << 17, mul_stream_min = 8 << 20;
+static int mul_threads = 1;
+static ew_program mul_programs[2]; /* float32, float64; compiled at first use */
+static int mul_compiled[2];
+
+/* Whether np.geterr() ignores every flag in `raised`; -1 on error. */
+static int mul_flags_ignored(int raised) {
+    static const char *keys[4] = {"over", "invalid", "divide", "under"};
+    static const int bits[4] = {OVERFLOW, INVALID, DIVBYZERO, UNDERFLOW};
+    PyObject *policy = PyObject_CallNoArgs(np_geterr);
+    if (policy == NULL) return -1;
+    int ignored = 1;
+    for (int k = 0; k < 4 && ignored; k++) {
+        if (!(raised & bits[k])) continue;
+        PyObject *mode = PyDict_GetItemString(policy, keys[k]); /* borrowed */
+        ignored = mode != NULL && PyUnicode_Check(mode) &&
+                  PyUnicode_CompareWithASCIIString(mode, "ignore") == 0;
+    }
+    Py_DECREF(policy);
+    return ignored;
+}
+
+PyDoc_STRVAR(multiply_doc,
+             "multiply(a, b) -> a * b\n\n"
+             "NumPy's a * b; two big C-contiguous float arrays of one shape and dtype are\n"
+             "multiplied by NumPy's loop on the kernel threads (see kernels.multiply).");
+
+static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "multiply: takes 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    PyObject *a = args[0], *b = args[1];
+    if (Py_TYPE(a) != (PyTypeObject *)ndarray_type || Py_TYPE(b) != (PyTypeObject *)ndarray_type)
+        return PyNumber_Multiply(a, b);
+    PyArrayObject *x = (PyArrayObject *)a, *y = (PyArrayObject *)b;
+    const int nd = PyArray_NDIM(x);
+    const int need = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+    if (nd != PyArray_NDIM(y) || (PyArray_FLAGS(x) & need) != need ||
+        (PyArray_FLAGS(y) & need) != need)
+        return PyNumber_Multiply(a, b);
+    npy_intp n = 1;
+    for (int k = 0; k < nd; k++) {
+        if (PyArray_DIMS(x)[k] != PyArray_DIMS(y)[k]) return PyNumber_Multiply(a, b);
+        n *= PyArray_DIMS(x)[k];
+    }
+    const int type = PyArray_DESCR(x)->type_num;
+    if (n < mul_parallel_min || (type != NPY_FLOAT && type != NPY_DOUBLE) ||
+        PyArray_DESCR(y)->type_num != type || !PyArray_ISNOTSWAPPED(x) || !PyArray_ISNOTSWAPPED(y))
+        return PyNumber_Multiply(a, b);
+    const int d = type == NPY_DOUBLE;
+    ew_program *p = &mul_programs[d];
+    if (!mul_compiled[d]) {
+        memset(p, 0, sizeof *p);
+        p->format = d ? 'd' : 'f';
+        p->itemsize = d ? sizeof(double) : sizeof(float);
+        p->ninputs = 2;
+        p->nsteps = 1;
+        if (ew_ufunc_loop(np_multiply, type, &p->steps[0]) < 0) return NULL;
+        p->steps[0].refs[0] = EW_IN;
+        p->steps[0].refs[1] = EW_IN + 1;
+        p->steps[0].refs[2] = EW_OUT;
+        mul_compiled[d] = 1;
+    }
+    PyObject *out = PyObject_CallOneArg(np_empty_like, a);
+    if (out == NULL) return NULL;
+    if (Py_TYPE(out) != (PyTypeObject *)ndarray_type ||
+        !(PyArray_FLAGS((PyArrayObject *)out) & NPY_ARRAY_C_CONTIGUOUS)) {
+        Py_DECREF(out);
+        return PyNumber_Multiply(a, b);
+    }
+    char *in[2] = {PyArray_DATA(x), PyArray_DATA(y)};
+    ew_job job;
+    job.p = p;
+    job.in = in;
+    job.out = PyArray_DATA((PyArrayObject *)out);
+    job.n = n;
+    job.stream = (Py_ssize_t)n * p->itemsize >= mul_stream_min;
+    npy_intp most = n / (mul_parallel_min / 2 > 0 ? mul_parallel_min / 2 : 1);
+    int threads = most < mul_threads ? (int)most : mul_threads;
+    int raised;
+    Py_BEGIN_ALLOW_THREADS
+    raised = ew_run(&job, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    if (raised) {
+        int ignored = mul_flags_ignored(raised);
+        if (ignored != 1) {
+            Py_DECREF(out);
+            return ignored < 0 ? NULL : PyNumber_Multiply(a, b);
+        }
+    }
+    return out;
+}
+
+PyDoc_STRVAR(configure_multiply_doc,
+             "_configure_multiply([parallel_min, stream_min, threads]) -> tuple\n\n"
+             "Sets multiply()'s thresholds (elements, bytes) and thread count (kernels.py does);\n"
+             "returns the settings in force.");
+
+static PyObject *configure_multiply(PyObject *self, PyObject *args) {
+    Py_ssize_t parallel_min = mul_parallel_min, stream_min = mul_stream_min;
+    int threads = mul_threads;
+    if (!PyArg_ParseTuple(args, "|nni:_configure_multiply", &parallel_min, &stream_min,
+                          &threads))
+        return NULL;
+    if (parallel_min < 2 || stream_min < 0 || threads < 1 || threads > EW_MAX_THREADS) {
+        PyErr_SetString(PyExc_ValueError, "_configure_multiply: a value out of range");
+        return NULL;
+    }
+    mul_parallel_min = parallel_min;
+    mul_stream_min = stream_min;
+    mul_threads = threads;
+    return Py_BuildValue("nni", mul_parallel_min, mul_stream_min, mul_threads);
+}
+
 PyDoc_STRVAR(use_avx512_doc,
              "_use_avx512(flag) -> bool\n\n"
              "For tests: whether the exp32 passes use their AVX-512F intrinsics (flag true and the\n"
@@ -1303,6 +1429,8 @@ static PyMethodDef methods[] = {
     {"program", program, METH_VARARGS, program_doc},
     {"mul_sum", mul_sum, METH_VARARGS, mul_sum_doc},
     {"run", run, METH_VARARGS, run_doc},
+    {"multiply", (PyCFunction)(void (*)(void))multiply, METH_FASTCALL, multiply_doc},
+    {"_configure_multiply", configure_multiply, METH_VARARGS, configure_multiply_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1330,8 +1458,13 @@ PyMODINIT_FUNC PyInit__kernels(void) {
         return NULL;
     }
     ufunc_type = PyObject_GetAttrString(numpy, "ufunc");
+    ndarray_type = PyObject_GetAttrString(numpy, "ndarray");
+    np_multiply = PyObject_GetAttrString(numpy, "multiply");
+    np_empty_like = PyObject_GetAttrString(numpy, "empty_like");
+    np_geterr = PyObject_GetAttrString(numpy, "geterr");
     Py_DECREF(numpy);
-    if (ufunc_type == NULL) {
+    if (ufunc_type == NULL || ndarray_type == NULL || np_multiply == NULL ||
+        np_empty_like == NULL || np_geterr == NULL) {
         Py_DECREF(m);
         return NULL;
     }

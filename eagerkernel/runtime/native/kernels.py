@@ -69,10 +69,17 @@ faster, not worth it. PyTorch's float32 erf is faster and less accurate: over ev
 12, 1.7 and 1.3 here, and up to 1.3e-6 off in absolute terms against 4.5e-7 here (below -2
 both lose every digit to ``1 + erf`` cancelling; ``benchmarks/gelu_accuracy.py``).
 
-Outputs of at least `STREAM_MIN` bytes of the memory-bound programs (ReLU and the
-arithmetic gradients) are written with streaming stores: straight to memory without first
-reading each cache line (a third of the traffic of a one-input op, 15-25% of its time on a
-31 MB array, measured), leaving the cache to the inputs. The programs bound by exp, tanh or
+`multiply` is ``a * b`` as `ek.multiply` computes it (dispatch's array function for Mul):
+two C-contiguous float arrays of one shape with at least `PARALLEL_MIN` elements go to
+NumPy's multiply loop run as a program on the kernel threads, the rest to ``a * b`` itself.
+Every product of two big tensors gains (the exp gradient ``g * y``, a loss's ``a * b``): the
+NumPy call runs on one thread. It is a C builtin, so that small products cost what
+``operator.mul`` did.
+
+Outputs of at least `STREAM_MIN` bytes of the memory-bound programs (ReLU, the arithmetic
+gradients and `multiply`) are written with streaming stores: straight to memory without
+first reading each cache line (a third of the traffic of a one-input op, 15-25% of its time
+on a 31 MB array, measured), leaving the cache to the inputs. The programs bound by exp, tanh or
 erf write as usual (streaming stalled them, measured).
 
 ``benchmarks/elementwise.py`` measures them beside numexpr, the library made for fused
@@ -116,6 +123,7 @@ __all__ = [
     "get_num_threads",
     "max_pool_grad",
     "mul_sum",
+    "multiply",
     "relu",
     "relu_grad",
     "set_num_threads",
@@ -342,11 +350,34 @@ def set_num_threads(n: int) -> None:
     if not 0 <= n <= 64:
         raise ValueError(f"set_num_threads: n must be in [0, 64], got {n}")
     _threads[0] = int(n)
+    _configure_multiply()
+
+
+def _configure_multiply() -> None:
+    if _kernels is not None:
+        _kernels._configure_multiply(
+            PARALLEL_MIN, STREAM_MIN, min(64, _threads[0] or _default_threads())
+        )
 
 
 def get_num_threads() -> int:
     """The thread count `set_num_threads` set (0: as many as the process may run on)."""
     return _threads[0]
+
+
+def _multiply_fallback(a, b):
+    return a * b
+
+
+_multiply_fallback.__name__ = "multiply"
+_multiply_fallback.__doc__ = "``a * b`` (the C extension is not built)."
+#: ``a * b`` for any operands, bit for bit; two C-contiguous float32 or float64 NumPy arrays
+#: of one shape with at least `PARALLEL_MIN` elements are multiplied by NumPy's multiply loop
+#: on the kernel threads (the output of at least `STREAM_MIN` bytes streamed), the IEEE
+#: flags handled as NumPy's (a flag ``np.geterr()`` does not ignore: NumPy multiplies again,
+#: and warns or raises). A C builtin, so that the small products `ek.multiply` passes on cost
+#: what ``operator.mul`` did. Without the extension, a Python ``a * b``.
+multiply = _kernels.multiply if _kernels is not None else _multiply_fallback
 
 
 def _run(name: str, *arrays, threads: int | None = None):
@@ -704,3 +735,6 @@ def _fp_errors(flags: int, op: str) -> None:
             print(f"Warning: {message}", file=sys.stderr)
         else:  # "warn", NumPy's default
             warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+_configure_multiply()

@@ -128,8 +128,9 @@ _sub = Primitive("Sub", lambda xp, x, y: x - y)
 subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).", operator.sub)
 defvjp(_sub, pass_through, lambda g, ans, x, y: negative(g))
 
-_mul = Primitive("Mul", lambda xp, x, y: x * y)
-multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", operator.mul)
+# kernels.multiply: a * b, big float products on the kernel threads (NumPy's loop, same bits)
+_mul = Primitive("Mul", lambda xp, x, y: kernels.multiply(x, y))
+multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", kernels.multiply)
 defvjp(_mul, lambda g, ans, x, y: multiply(g, y), lambda g, ans, x, y: multiply(g, x))
 
 _div = Primitive("RealDiv", lambda xp, x, y: x / y)
