@@ -19,6 +19,7 @@ Usage::
     python benchmarks/exhaustive_float32.py                  # every op
     python benchmarks/exhaustive_float32.py sigmoid gelu     # some
     python benchmarks/exhaustive_float32.py --step 7         # every 7th pattern (quicker)
+    python benchmarks/exhaustive_float32.py --portable       # the portable C, not AVX-512F
 
 Exit status 1 when an op's largest distance exceeds its claim.
 """
@@ -111,10 +112,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("ops", nargs="*", choices=[*OPS, []], help="default: all")
     parser.add_argument("--step", type=int, default=1, help="check every step-th pattern")
+    parser.add_argument(
+        "--portable", action="store_true", help="the portable C passes, not the intrinsics"
+    )
     args = parser.parse_args()
     if not kernels.available():
         print("the C extension is not built: nothing to check")
         return 0
+    kernels._kernels._use_avx512(not args.portable)
+    avx512 = kernels._kernels._use_avx512(not args.portable)  # the setting now in force
+    print(f"exp32 passes: {'AVX-512F intrinsics' if avx512 else 'portable C'}")
     ok = [check(name, args.step) for name in args.ops or OPS]
     return 0 if all(ok) else 1
 

@@ -41,13 +41,6 @@ def path(request):
         kernels._kernels._use_avx512(before)
 
 
-def avx512_in_use() -> bool:
-    """Whether the exp passes run their AVX-512F intrinsics now (the setting is left as is)."""
-    before = kernels._kernels._use_avx512(True)
-    kernels._kernels._use_avx512(before)
-    return before
-
-
 def float32_sweep(limit: float | None, step: int = STEP):
     """Yields chunks of the float32s with bit patterns ``0, step, 2 step, ...`` of both signs,
     up to ``limit`` in magnitude (None: every pattern, NaNs included), then the specials."""
@@ -208,11 +201,11 @@ def test_streamed_output_misaligned_and_threads_give_the_same_bits(path):
 @needs_exp32
 @pytest.mark.parametrize("name", ["exp", "sigmoid", "softplus", "softplus_grad", "gelu_grad"])
 def test_each_value_raises_the_flags_numpys_exp_loop_raised(name, path):
-    if name == "sigmoid" and path == STEP and avx512_in_use():
-        # the sigmoid's AVX-512F pass drops exp32's case masks (its flags are ignored, see
-        # kernels._FLAG_POLICY): its raw flags may differ (underflow for +-inf, ...), never
+    if name == "sigmoid":
+        # the sigmoid's passes drop exp32's cases (its flags are ignored, see
+        # kernels._FLAG_POLICY): their raw flags may differ (underflow for +-inf, ...), never
         # what np.errstate shows: test_sigmoid_reports_no_flag_whatever_errstate
-        pytest.skip("the sigmoid's AVX-512F pass raises other raw flags, ignored")
+        pytest.skip("the sigmoid's passes raise other raw flags, ignored")
     """Value by value (alone, and filling a vector of 16 and one of 21), the C passes raise
     the IEEE flags of the programs calling NumPy's exp: overflow and underflow past the
     thresholds, underflow for subnormal inputs and inexact subnormal results, and nothing for

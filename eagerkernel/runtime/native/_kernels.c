@@ -483,9 +483,33 @@ FMA_CLONES static void exp32_negabs_float(const float *a, float *out, Py_ssize_t
 }
 
 /* The float32 sigmoid: e = exp32(-|x|), (x >= 0 ? 1 : e) / (1 + e), the operations of the
- * program's neg_abs, exp and sigmoid_finish steps. */
+ * program's neg_abs, exp and sigmoid_finish steps. Its IEEE flags are ignored (kernels.py),
+ * so exp32 runs without its cases, as exp32_negabs_v16 does with intrinsics: t = -|x| raised
+ * to -150 at least (the arithmetic gives exp32's +0 at and below XMIN), a NaN flowing through
+ * (t < -150 is false for it), k's integer read from the bits of t * log2(e) + 1.5 * 2^23 (no
+ * float-to-int conversion of a NaN). The same bits for every float32 (NaN payloads aside),
+ * checked on all 2^32 by benchmarks/exhaustive_float32.py --portable. */
 FMA_CLONES static void sigmoid32_float(const float *a, float *out, Py_ssize_t n) {
-    EXP32_PASS(-fabsf(a[i]), 1, out[i] = (a[i] >= 0.0f ? 1.0f : e) / (1.0f + e));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const float x = a[i];
+        float t = -fabsf(x);
+        t = t < -150.0f ? -150.0f : t;
+        const float km = t * 1.442695040888963407359924681001892137f + 0x1.800000p+23f;
+        const float k = km - 0x1.800000p+23f; /* round to nearest, ties to even */
+        float r = fmaf(k, -6.93145752e-1f, t);
+        r = fmaf(k, -1.42860677e-6f, r);
+        float p = fmaf(5.082762527590693718096e-04f, r, 6.757896990527504603057e-03f);
+        p = fmaf(p, r, 5.114512081637298353406e-02f);
+        p = fmaf(p, r, 2.473615434895520810817e-01f);
+        p = fmaf(p, r, 7.257664613233124478488e-01f);
+        p = fmaf(p, r, 9.999999999980870924916e-01f);
+        float q = fmaf(2.159509375685829852307e-02f, r, -2.742335390411667452936e-01f);
+        q = fmaf(q, r, 1.0f);
+        const int32_t ki = (int32_t)(f32_bits(km) - 0x4b400000u), k1 = ki >> 1, k2 = ki - k1;
+        float e = (p / q) * f32_from_bits((uint32_t)(k1 + 127) << 23);
+        e = e * f32_from_bits((uint32_t)(k2 + 127) << 23);
+        out[i] = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+    }
 }
 
 /* SoftplusGrad of float32: g * sigmoid(x), the sigmoid as sigmoid32_float. */
