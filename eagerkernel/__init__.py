@@ -18,15 +18,15 @@ import types as _types
 from .runtime import (
     config,
     data,
-    debugging,
     distribute,
     dlpack,
     keras,
     nest,
     ragged,
-    random,
     sparse,
 )
+from .runtime import extension_dispatch as _extension_dispatch
+from .runtime import extension_type as _extension_type
 from .runtime import function_graph as _function_graph
 from .runtime import trace_types as _trace_types
 from .runtime.autodiff import (
@@ -89,7 +89,6 @@ from .runtime.io import profiler, saved_model, summary
 from .runtime.io.checkpoint import Checkpoint
 from .runtime.module import Module, get_current_name_scope, name_scope
 from .runtime.ops import *  # noqa: F403
-from .runtime.ops import nn
 from .runtime.ops.graph_compat import tuple
 from .runtime.ragged import RaggedTensor, RaggedTensorSpec
 from .runtime.sparse import SparseTensor
@@ -98,6 +97,7 @@ from .runtime.tensor_array import TensorArray
 
 __version__ = "0.1.0"
 
+from . import debugging, nn, random  # noqa: I001 (before compat, which reads them)
 from . import compat, image, io, linalg, math, strings, test, testing, version
 
 log = math.log
@@ -208,7 +208,8 @@ def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
     `tf.broadcast_dynamic_shape`).
 
     Raises:
-        InvalidArgumentError: shapes that do not broadcast.
+        TypeError: a shape that is not of an integer dtype.
+        InvalidArgumentError: a shape that is not a vector, or shapes that do not broadcast.
 
     >>> ek.broadcast_dynamic_shape([2, 1], [3]).numpy()
     array([2, 3], dtype=int32)
@@ -217,6 +218,19 @@ def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
 
     x = convert_to_tensor(shape_x)
     y = convert_to_tensor(shape_y)
+    for arg, t in (("shape_x", x), ("shape_y", y)):
+        if not t.dtype.is_integer:
+            raise TypeError(
+                f"broadcast_dynamic_shape: {arg} must be an integer shape (int32 or int64). "
+                f"Received: {arg} of dtype {t.dtype.name}."
+            )
+        if t.shape.rank != 1:
+            raise errors.InvalidArgumentError(
+                None,
+                "BroadcastArgs",
+                f"broadcast_dynamic_shape: {arg} must be a vector (rank 1). "
+                f"Received: {arg} of shape {t.shape}.",
+            )
     try:
         out = np.broadcast_shapes(
             _builtins.tuple(x.numpy().tolist()), _builtins.tuple(y.numpy().tolist())
@@ -242,10 +256,29 @@ def enable_eager_execution(*args, **kwargs) -> None:
 
 # `ek.experimental.dlpack.from_dlpack` / `to_dlpack`, as `tf.experimental.dlpack`, and
 # `ek.experimental.Optional`, as `tf.experimental.Optional`.
-experimental = _types.SimpleNamespace(dlpack=dlpack, Optional=_data_iterator.Optional)
+experimental = _types.ModuleType(f"{__name__}.experimental", "As `tf.experimental`.")
+experimental.dlpack = dlpack
+experimental.Optional = _data_iterator.Optional
+# `ek.experimental.ExtensionType` and its dispatch decorators, as `tf.experimental`'s.
+for _module in (_extension_type, _extension_dispatch):
+    for _name in _module.__all__:
+        if _name not in ("type_spec_from_value", "dispatchable", "DISPATCHABLE_APIS"):
+            setattr(experimental, _name, getattr(_module, _name))
+type_spec_from_value = _extension_type.type_spec_from_value
 # `ek.experimental.DynamicRaggedShape` / `RowPartition`, as `tf.experimental`'s.
 experimental.DynamicRaggedShape = ragged.DynamicRaggedShape
 experimental.RowPartition = ragged.RowPartition
+# `ek.experimental.numpy`, as `tf.experimental.numpy` (`import eagerkernel.experimental.numpy
+# as tnp` works too: both modules are registered in sys.modules).
+from .runtime import numpy_ops as _numpy_ops  # noqa: E402
+
+experimental.numpy = _numpy_ops
+experimental_enable_numpy_behavior = _numpy_ops.experimental_enable_numpy_behavior
+_sys_modules = __import__("sys").modules
+_sys_modules.setdefault(f"{__name__}.experimental", experimental)
+_sys_modules.setdefault(f"{__name__}.experimental.numpy", _numpy_ops)
+_sys_modules.setdefault(f"{__name__}.experimental.numpy.random", _numpy_ops.random)
+del _sys_modules
 # TF 1.x's `tf.python_io` (TFRecord files), as `tf.compat.v1.python_io`.
 python_io = _types.SimpleNamespace(
     TFRecordWriter=io.TFRecordWriter,
@@ -286,7 +319,7 @@ def _alias_submodules() -> None:
     import the same module objects as ``ek.keras.layers``, as ``tensorflow.keras`` does."""
     import sys
 
-    for public in ("keras", "data", "random", "config", "distribute"):
+    for public in ("keras", "data", "config", "distribute"):
         real = f"{__name__}.runtime.{public}"
         for name, module in list(sys.modules.items()):
             if name == real or name.startswith(real + "."):

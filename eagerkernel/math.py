@@ -4,6 +4,7 @@ kept at top level, so that `ek.math.reduce_sum` and friends resolve as they do i
 from __future__ import annotations
 
 from .runtime.ops.array_ops import *  # noqa: F403
+from .runtime.ops.complex_ops import angle, conj, imag, real
 from .runtime.ops.elementwise import *  # noqa: F403
 from .runtime.ops.indexing import *  # noqa: F403
 from .runtime.ops.linalg import *  # noqa: F403

@@ -92,3 +92,13 @@ def test_tensor_shape_of_unknown_rank_and_dims_follows_tensorflow():
     assert ek.TensorShape(4) == ek.TensorShape([4])
     t = ek.constant(np.ones((2, 3)))
     assert type(t.shape) is ek.TensorShape and t.shape == full
+
+
+def test_v1_has_the_complex_ops_at_top_level():
+    import eagerkernel.compat.v1 as tf1
+
+    z = ek.constant([1 + 2j])
+    np.testing.assert_array_equal(tf1.conj(z).numpy(), [1 - 2j])
+    np.testing.assert_array_equal(tf1.real(z).numpy(), [1.0])
+    np.testing.assert_array_equal(tf1.imag(z).numpy(), [2.0])
+    assert {"conj", "real", "imag", "angle"} <= set(dir(tf1))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import time
 
 import numpy as np
 import pytest
@@ -234,3 +235,30 @@ def test_binary_op_in_c_hands_composite_tensors_the_public_op():
     assert ek.sparse.to_dense(st * 2.0).numpy().tolist() == doubled
     with pytest.raises(TypeError, match="AddV2: not supported between a SparseTensor"):
         ek.add(st, 2.0)
+
+
+@native
+@pytest.mark.parametrize("tsc", [False, True])
+def test_observed_forward_times_agree_with_perf_counter(tsc):
+    """The C path times a forward with the time-stamp counter or CLOCK_MONOTONIC
+    (`use_tsc`); either way a record's seconds lie within the wall time around the op."""
+    from eagerkernel.runtime.native import _dispatch
+
+    previous = _dispatch.forward_clock()[0] == "tsc"
+    try:
+        used = _dispatch.use_tsc(tsc)
+        name, per_tick = _dispatch.forward_clock()
+        assert name == ("tsc" if used else "monotonic")
+        if used:
+            assert 1e-11 < per_tick < 1e-8  # a 0.1-100 GHz counter
+        x = ek.constant(np.random.default_rng(0).random((300, 300), np.float32))
+        for _ in range(5):
+            with ProfilingTape() as tape:
+                t0 = time.perf_counter()
+                y = x * x
+                wall = time.perf_counter() - t0
+            (record,) = tape.records
+            assert record.output is y
+            assert 0 < record.seconds <= wall * 1.001 + 1e-6
+    finally:
+        _dispatch.use_tsc(previous)

@@ -502,3 +502,24 @@ def test_bidirectional_against_two_lstms():
     again = layers.Bidirectional.from_config(config)
     again(x)
     assert again.get_config() == {**config, "name": again.name}
+
+
+def test_rescaling_and_einsum_dense_reject_bad_arguments_by_name():
+    with pytest.raises(TypeError, match=r"Rescaling: scale must be a number.*scale=None"):
+        ek.keras.layers.Rescaling(None)
+    with pytest.raises(TypeError, match=r"Rescaling: offset must be a number.*offset='x'"):
+        ek.keras.layers.Rescaling(1.0, offset="x")
+    with pytest.raises(TypeError, match=r"EinsumDense: equation must be a string.*equation=3"):
+        ek.keras.layers.EinsumDense(3, 4)
+
+
+def test_flatten_channels_first_and_bad_arguments():
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    out = ek.keras.layers.Flatten(data_format="channels_first")(x)
+    np.testing.assert_array_equal(out.numpy(), x.transpose(0, 2, 3, 1).reshape(1, -1))
+    layer = ek.keras.layers.Flatten(data_format="channels_first")
+    assert ek.keras.layers.Flatten.from_config(layer.get_config()).data_format == "channels_first"
+    with pytest.raises(ValueError, match=r"Flatten: data_format must be.*'bogus'"):
+        ek.keras.layers.Flatten(data_format="bogus")
+    with pytest.raises(ValueError, match=r"MultiHeadAttention: num_heads must be a positive"):
+        ek.keras.layers.MultiHeadAttention(num_heads=0, key_dim=2)

@@ -588,3 +588,58 @@ def test_tape_rejects_bad_arguments_before_running_the_cell(ip, line, message):
     assert isinstance(result.error_in_exec, UsageError)
     assert message in cap.stderr
     assert "ran" not in ip.user_ns  # the cell did not run
+
+
+# -- the body of %%tape runs as the cell's own code (magics/cell_runner.py) ----------------------
+
+
+def test_tape_body_runs_ipython_syntax_and_displays_its_last_expression(ip):
+    ip.user_ns["x"] = ek.constant(3.0)
+    result, cap = run(ip, "%%tape\ny = x * 2.0\n%time z = y + 1.0\nz")
+    assert result.success
+    assert "Wall time" in cap.stdout  # the %time line ran as a magic
+    assert "numpy=7.0>" in cap.stdout  # the last expression was displayed
+    assert [r.prim.name for r in ip.user_ns["_tape"].records] == ["Mul", "AddV2"]
+
+
+def test_tape_body_fires_the_cell_events_once(ip):
+    seen = []
+
+    def pre(info):
+        seen.append(("pre", info.raw_cell.splitlines()[0]))
+
+    def post(res):
+        seen.append(("post", res.info.raw_cell.splitlines()[0]))
+
+    ip.events.register("pre_run_cell", pre)
+    ip.events.register("post_run_cell", post)
+    try:
+        run(ip, "%%tape\ny = ek.constant(1.0) + 1.0")
+    finally:
+        ip.events.unregister("pre_run_cell", pre)
+        ip.events.unregister("post_run_cell", post)
+    assert seen == [("pre", "%%tape"), ("post", "%%tape")]
+
+
+def test_tape_body_rerun_reuses_its_compiled_code_and_sees_an_edit(ip):
+    from eagerkernel.magics import cell_runner
+
+    cell = "%%tape\ny = ek.constant(2.0) * 3.0\ny"
+    run(ip, cell)
+    (plan,) = (v for k, v in cell_runner._PLANS.items() if k[1].endswith("* 3.0\ny\n"))
+    result, cap = run(ip, cell)
+    assert result.success and "numpy=6.0>" in cap.stdout
+    (again,) = (v for k, v in cell_runner._PLANS.items() if k[1].endswith("* 3.0\ny\n"))
+    assert again[2] is plan[2]  # the same code objects
+    result, cap = run(ip, cell.replace("3.0", "4.0"))
+    assert result.success and "numpy=8.0>" in cap.stdout
+
+
+def test_tape_body_syntax_error_and_exception_are_reported_as_for_a_cell(ip):
+    result, cap = run(ip, "%%tape\ny = (")
+    assert isinstance(result.error_in_exec, SyntaxError)
+    assert "SyntaxError" in cap.stdout + cap.stderr
+    result, cap = run(ip, "%%tape\ny = ek.constant(1.0) * 2.0\nraise KeyError('boom')")
+    assert isinstance(result.error_in_exec, KeyError)
+    out = cap.stdout + cap.stderr
+    assert "KeyError" in out and "boom" in out and "line 3" in out

@@ -585,7 +585,7 @@ def test_name_scope_ops_form_a_cluster(ip):
 
 
 def test_bytes_of_views_count_the_memory_they_own():
-    from eagerkernel.magics.tape_magic import held_bytes
+    from eagerkernel.magics.tape_views import held_bytes
     from eagerkernel.runtime.core.records import Records
 
     x = ek.constant(np.ones((4, 8), np.float32))

@@ -354,7 +354,9 @@ def test_saved_model_refuses_ragged_signatures(tmp_path):
     # the guide's cell 45: a concrete function from a RaggedTensorSpec, then save
     other = Grow()
     other.grow.get_concrete_function(ek.RaggedTensorSpec(shape=[None, None], dtype=ek.float32))
-    with pytest.raises(NotImplementedError, match="ragged and sparse signatures cannot be"):
+    with pytest.raises(
+        NotImplementedError, match="ragged, sparse and ExtensionType signatures cannot be"
+    ):
         ek.saved_model.save(other, str(tmp_path / "m2"))
     assert not (tmp_path / "m2").exists()
 

@@ -77,3 +77,30 @@ def test_logger_timestamp_and_broadcast_shapes():
     np.testing.assert_array_equal(ek.broadcast_dynamic_shape([2, 1], [1, 5]).numpy(), [2, 5])
     with pytest.raises(ek.errors.InvalidArgumentError, match="Incompatible shapes"):
         ek.broadcast_dynamic_shape([2], [3])
+
+
+def test_broadcast_dynamic_shape_rejects_non_shapes_by_argument():
+    with pytest.raises(TypeError, match=r"shape_x must be an integer shape.*string"):
+        ek.broadcast_dynamic_shape("abc", [1])
+    with pytest.raises(ek.errors.InvalidArgumentError, match=r"shape_y must be a vector.*\(1, 1\)"):
+        ek.broadcast_dynamic_shape([1], [[1]])
+
+
+def test_strings_format_rejects_a_template_that_is_not_a_string():
+    with pytest.raises(TypeError, match=r"format: template must be a Python string.*None"):
+        ek.strings.format(None, [])
+    with pytest.raises(TypeError, match="format: placeholder must be a Python string"):
+        ek.strings.format("{}", [1], placeholder=0)
+
+
+@pytest.mark.parametrize("name", ["nn", "random", "debugging", "math", "linalg", "image", "io"])
+def test_public_namespaces_hold_public_names_only(name):
+    """`dir(ek.nn)` lists TensorFlow's names, not the helpers the implementation imports."""
+    import types
+
+    namespace = getattr(ek, name)
+    leaked = {"apply", "unary", "make", "defvjp", "dispatch", "Primitive", "np", "numbers", "sys"}
+    public = {n for n in dir(namespace) if not n.startswith("_")}
+    assert not public & leaked, sorted(public & leaked)
+    assert not [n for n in public if isinstance(getattr(namespace, n), types.ModuleType)]
+    assert __import__(f"eagerkernel.{name}", fromlist=["_"]).__name__ == f"eagerkernel.{name}"

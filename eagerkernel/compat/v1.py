@@ -152,11 +152,15 @@ _LINALG = {
 random_normal = _parent.random.normal
 random_uniform = _parent.random.uniform
 set_random_seed = _parent.random.set_seed
+# TF 1.x kept the complex-number ops at top level (looked up in `ek.math` on first use).
+_MATH = ("angle", "conj", "imag", "real")
 
 
 def __getattr__(name: str):
     if name in _LINALG:
         return getattr(_parent.linalg, _LINALG[name])
+    if name in _MATH:
+        return getattr(_parent.math, name)
     # Every other TensorFlow 2 name, as tf.compat.v1 has most of them.
     if not name.startswith("__") and hasattr(_parent, name):
         return getattr(_parent, name)
@@ -164,4 +168,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list:
-    return sorted(set(globals()) | {n for n in dir(_parent) if not n.startswith("_")})
+    return sorted(set(globals()) | set(_MATH) | {n for n in dir(_parent) if not n.startswith("_")})

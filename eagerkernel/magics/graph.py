@@ -464,10 +464,12 @@ def _allocated(outs, inputs=()) -> int:
     unless that is an input's memory (a reshape, a slice: nothing allocated)."""
     if len(outs) == 1:  # the common case: one output, a new array (no base), no input's
         v = getattr(outs[0], "_value", None)
-        if getattr(v, "base", 0) is None and all(
-            getattr(x, "_value", None) is not v for x in inputs
-        ):
-            return int(v.nbytes)
+        if getattr(v, "base", 0) is None:
+            for x in inputs:
+                if getattr(x, "_value", None) is v:
+                    break
+            else:
+                return int(v.nbytes)
     seen = {id(_root(getattr(x, "_value", None))) for x in inputs}
     total = 0
     for o in outs:

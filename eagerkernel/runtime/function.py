@@ -153,6 +153,38 @@ def _tracing_keys() -> list:
     return keys
 
 
+def _expand_extension_types(result):
+    """``(outputs, rebuild)``: each ExtensionType in a function's result replaced by its
+    Tensors (a flat list of the result's leaves), so that the program returns them, and the
+    function that makes the result's structure again of those outputs (``spec=True``: of
+    their specs); ``(result, None)`` when the result holds no ExtensionType (or one holding a
+    ragged or sparse tensor, which keeps the signature eager)."""
+    from .extension_type import ExtensionType, OutputTemplate
+
+    leaves = nest.flatten(result)
+    if not any(isinstance(x, ExtensionType) for x in leaves):
+        return result, None
+    templates = [OutputTemplate.of(x) if isinstance(x, ExtensionType) else None for x in leaves]
+    if any(t is None and isinstance(x, ExtensionType) for x, t in zip(leaves, templates)):
+        return result, None
+    structure = nest.pack_sequence_as(result, [None] * len(leaves))
+    flat: list = []
+    for x, t in zip(leaves, templates):
+        flat.extend(t.tensors(x) if t is not None else [x])
+
+    def rebuild(outputs, spec=False):
+        it = iter(outputs)
+        made = []
+        for t in templates:
+            if t is None:
+                made.append(next(it))
+            else:
+                made.append(t.build([next(it) for _ in range(t.n)], spec=spec))
+        return nest.pack_sequence_as(structure, made)
+
+    return flat, rebuild
+
+
 def _output_tensor(observed: bool, x):
     """A traced function's output as its caller gets it: a new Tensor (the same one if
     ``observed``; a Variable stays itself), a Python number, string or NumPy value as a
@@ -438,6 +470,7 @@ class Program:
         self.custom_gradients = False  # traced through a `custom_gradient` function
         self.structure = None  # the outputs' nesting, and their Python values (set by the
         self.py_leaves: list = []  # Function that traced it)
+        self.rebuild = None  # ExtensionType outputs: makes them of the flat outputs
         self.source, self._run = _compile(self)
 
     def output_specs(self):
@@ -453,7 +486,8 @@ class Program:
             else:
                 value = self.consts[r[1]][0]
                 flat.append(TensorSpec(tuple(np.shape(value)), as_dtype(value.dtype)))
-        return nest.pack_sequence_as(self.structure, flat)
+        out = nest.pack_sequence_as(self.structure, flat)
+        return out if self.rebuild is None else self.rebuild(out, spec=True)
 
     @classmethod
     def from_trace(cls, tracer: _Tracer, n_inputs: int, outputs: list) -> Program:
@@ -1070,10 +1104,14 @@ def _spec_of(x):
 
 
 def _composite_spec(x):
-    """The `RaggedTensorSpec` / `SparseTensorSpec` of a composite argument."""
+    """The `RaggedTensorSpec` / `SparseTensorSpec` / ExtensionType ``Spec`` of a composite
+    argument."""
+    from .extension_type import ExtensionType
     from .ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
     from .sparse.sparse_tensor import SparseTensorSpec
 
+    if isinstance(x, ExtensionType):
+        return x._type_spec
     if isinstance(x, RaggedTensor):
         return RaggedTensorSpec.from_value(x)
     return SparseTensorSpec.from_value(x)
@@ -1081,10 +1119,11 @@ def _composite_spec(x):
 
 def _spec_types() -> tuple:
     """The spec classes an ``input_signature`` may hold."""
+    from .extension_type import ExtensionTypeSpec
     from .ragged.ragged_tensor import RaggedTensorSpec
     from .sparse.sparse_tensor import SparseTensorSpec
 
-    return (TensorSpec, RaggedTensorSpec, SparseTensorSpec)
+    return (TensorSpec, RaggedTensorSpec, SparseTensorSpec, ExtensionTypeSpec)
 
 
 def _is_spec(x) -> bool:
@@ -1148,7 +1187,8 @@ class Function:
                 if not _is_spec(spec):
                     raise TypeError(
                         f"function {self._name}: input_signature must hold TensorSpecs, "
-                        f"RaggedTensorSpecs or SparseTensorSpecs, got {spec!r}."
+                        f"RaggedTensorSpecs, SparseTensorSpecs or ExtensionType Specs, got "
+                        f"{spec!r}."
                     )
 
     @property
@@ -1257,7 +1297,8 @@ class Function:
                 flat.append(make(value, program.devices[r]))
             else:
                 flat.append(make(value, program.consts[r[1]][1]))
-        return nest.pack_sequence_as(program.structure, flat)
+        out = nest.pack_sequence_as(program.structure, flat)
+        return out if program.rebuild is None else program.rebuild(out)
 
     def _trace(self, entry: _Entry, parent, branch, args, kwargs, tensors, key=None):
         """Runs the Python function eagerly while tracing it; the trace becomes the entry's
@@ -1279,6 +1320,7 @@ class Function:
         # its gradients start from them), and Python numbers and strings returned become
         # tensors, as TensorFlow converts a function's outputs.
         observed = bool(ACTIVE and _ctx.recorders)
+        result, rebuild = _expand_extension_types(result)
         returned = {id(t) for t in nest.flatten(result) if isinstance(t, Tensor)}
         result = nest.map_structure(functools.partial(_output_tensor, observed), result)
         _LEAKED.update((id(t), t) for t in tracer.outputs if not (observed and id(t) in returned))
@@ -1305,6 +1347,7 @@ class Function:
         program.custom_gradients = tracer.custom_gradients
         program.structure = nest.pack_sequence_as(result, [None] * len(flat))
         program.py_leaves = leaves
+        program.rebuild = rebuild
         with self._lock:
             self._n_traces += 1
             entry.n_traces += 1
@@ -1325,7 +1368,7 @@ class Function:
                 )
         if Function.trace_observers:  # outside the lock: observers may call the function
             Function.trace_observers.notify("function_traced", self, program)
-        return result
+        return result if rebuild is None else rebuild(result)
 
     def _canonical(self, args: tuple, kwargs: dict) -> tuple:
         """The arguments bound to the Python signature, defaults filled in: ``f(x, True)``

@@ -39,6 +39,10 @@ class CompositeTensor:
         """Row ``i`` (a Dataset element of `from_tensor_slices` / `unbatch`)."""
         return self[i]
 
+    def _ek_nrows(self) -> int:
+        """The number of rows (the size of the first dimension) that `_ek_row` indexes."""
+        return int(self.shape[0])
+
     @classmethod
     def _ek_stack(cls, items: list, op: str):
         """One value with ``items`` as its rows (what `Dataset.batch` makes of them)."""

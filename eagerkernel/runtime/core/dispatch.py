@@ -501,6 +501,15 @@ def float_check(op: str, x: Tensor, arg: str = "x") -> None:
         )
 
 
+def _kernel_clocksource() -> str | None:
+    """The clocksource Linux keeps time with (``"tsc"``, ``"kvm-clock"``, ...), or None."""
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 # `_observe(prim, inputs)`: `_observed` without params, in C when it was built; and the C
 # twin of `binary`'s ops (None: `binary` returns its Python op).
 _observe = _observed
@@ -529,3 +538,6 @@ if _NATIVE:
         )
         _observe = _native_dispatch.observe
         _native_binary = _native_dispatch.BinaryOp
+        # Timed forwards read the CPU's time-stamp counter where Linux itself keeps time with
+        # it (so it is invariant and synchronized across cores), CLOCK_MONOTONIC elsewhere.
+        _native_dispatch.use_tsc(_kernel_clocksource() == "tsc")

@@ -236,9 +236,12 @@ class Records:
         >>> Records(tape).owned_bytes()
         (16, [1])
         """
-        (outputs,) = self.fields("output")
         if _owned_bytes is not None:
-            return _owned_bytes(outputs, "_value")
+            try:
+                return _owned_bytes(self._records, Record, "_value")
+            except TypeError:  # a list of other record objects: the Python pass below
+                pass
+        (outputs,) = self.fields("output")
         if any(type(o) is tuple for o in outputs):
             return None
         total = 0

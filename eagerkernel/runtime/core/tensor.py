@@ -18,6 +18,9 @@ import numpy as np
 from . import dtypes
 from .context import ACTIVE, value_read
 from .device import CPU, Device, current_device
+from .numpy_methods import NumpyMethods
+from .numpy_methods import promoted as _promoted
+from .shape import TensorShape
 from .string_values import is_string_value, to_bytes_array
 
 __all__ = ["Tensor", "TensorShape", "constant", "convert_to_tensor"]
@@ -25,170 +28,10 @@ __all__ = ["Tensor", "TensorShape", "constant", "convert_to_tensor"]
 _new = object.__new__
 
 
-class TensorShape(tuple):
-    """A tensor's shape (follows `tf.TensorShape`): a tuple of ints with TensorFlow's
-    `as_list()` and `rank`. ``TensorShape(dims)`` with a None (or -1) among ``dims`` gives a
-    partially known shape, and ``TensorShape(None)`` one of unknown rank, as TensorFlow's do
-    (both are TensorShapes).
-
-    >>> s = TensorShape((2, 3))
-    >>> s, s.as_list(), s.rank, s == (2, 3)
-    (TensorShape([2, 3]), [2, 3], 2, True)
-    >>> TensorShape([None, 3]).is_fully_defined(), TensorShape(None).rank
-    (False, None)
-    >>> TensorShape([None, 3]).is_compatible_with([5, 3])
-    True
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, dims=()):
-        if cls is not TensorShape:
-            return tuple.__new__(cls, dims)
-        if dims is None:
-            return tuple.__new__(UnknownShape, ())
-        if isinstance(dims, UnknownShape):
-            return dims
-        if isinstance(dims, (int, np.integer)):  # TensorFlow: one dimension
-            dims = (dims,)
-        out = []
-        for d in dims:
-            d = getattr(d, "value", d)  # a compat.v1 Dimension
-            if d is None or (isinstance(d, (int, np.integer)) and int(d) == -1):
-                out.append(None)
-            elif isinstance(d, (int, np.integer)) and int(d) >= 0:
-                out.append(int(d))
-            else:
-                raise TypeError(f"TensorShape: invalid dimension {d!r} in {dims!r}.")
-        return tuple.__new__(PartialShape if None in out else TensorShape, out)
-
-    def __getnewargs__(self):
-        return (tuple(self),)
-
-    def as_list(self) -> list:
-        return list(self)
-
-    @property
-    def dims(self) -> list:
-        """The dimensions, ints (None where unknown), or None for an unknown rank."""
-        return list(self)
-
-    @property
-    def rank(self) -> int:
-        return len(self)
-
-    ndims = rank
-
-    def num_elements(self) -> int:
-        return int(np.prod(self, dtype=np.int64))
-
-    def is_fully_defined(self) -> bool:
-        return True
-
-    def is_compatible_with(self, other) -> bool:
-        """True if ``other`` (a shape or sequence) could be this shape: an unknown rank on
-        either side, or the same rank and equal dimensions where both are known."""
-        other = TensorShape(other) if not isinstance(other, TensorShape) else other
-        if isinstance(other, UnknownShape) or isinstance(self, UnknownShape):
-            return True
-        return len(other) == len(self) and all(
-            a is None or b is None or a == b for a, b in zip(self, other)
-        )
-
-    def assert_is_compatible_with(self, other) -> None:
-        """Raises ValueError (TensorFlow's message) unless `is_compatible_with`."""
-        if not self.is_compatible_with(other):
-            raise ValueError(f"Shapes {self} and {TensorShape(other)} are incompatible")
-
-    def most_specific_compatible_shape(self, other) -> TensorShape:
-        """The shape both could be: unknown where they differ (used by `concatenate`)."""
-        other = TensorShape(other) if not isinstance(other, TensorShape) else other
-        if isinstance(other, UnknownShape) or isinstance(self, UnknownShape):
-            return UnknownShape()
-        if len(other) != len(self):
-            return UnknownShape()
-        return TensorShape([a if a == b else None for a, b in zip(self, other)])
-
-    def merge_with(self, other) -> TensorShape:
-        """The shape with the known dimensions of both (follows `TensorShape.merge_with`).
-
-        Raises:
-            ValueError: the shapes are not compatible.
-        """
-        other = TensorShape(other) if not isinstance(other, TensorShape) else other
-        if isinstance(self, UnknownShape):
-            return other
-        if isinstance(other, UnknownShape):
-            return self
-        self.assert_is_compatible_with(other)
-        return TensorShape([a if a is not None else b for a, b in zip(self, other)])
-
-    def concatenate(self, other) -> TensorShape:
-        """This shape's dimensions followed by ``other``'s (unknown rank if either is)."""
-        other = TensorShape(other) if not isinstance(other, TensorShape) else other
-        if isinstance(self, UnknownShape) or isinstance(other, UnknownShape):
-            return UnknownShape()
-        return TensorShape([*self, *other])
-
-    def __repr__(self) -> str:
-        return f"TensorShape({list(self)})"
-
-    def __str__(self) -> str:
-        return str(tuple(self))
-
-
-class PartialShape(TensorShape):
-    """A `TensorShape` whose dimensions may be None (unknown), as in an element spec.
-
-    >>> s = PartialShape((None, 28))
-    >>> s, s.as_list(), s.is_fully_defined()
-    (TensorShape([None, 28]), [None, 28], False)
-    """
-
-    __slots__ = ()
-
-    def is_fully_defined(self) -> bool:
-        return None not in self
-
-    def num_elements(self):
-        return int(np.prod(self, dtype=np.int64)) if self.is_fully_defined() else None
-
-
-class UnknownShape(PartialShape):
-    """A shape of unknown rank (TensorFlow's ``TensorShape(None)``): falsy, no dims."""
-
-    __slots__ = ()
-
-    @property
-    def rank(self):
-        return None
-
-    ndims = rank
-
-    @property
-    def dims(self):
-        return None
-
-    def as_list(self) -> list:
-        raise ValueError("as_list() is not defined on an unknown TensorShape.")
-
-    def is_fully_defined(self) -> bool:
-        return False
-
-    def num_elements(self):
-        return None
-
-    def __repr__(self) -> str:
-        return "TensorShape(None)"
-
-    def __str__(self) -> str:
-        return "<unknown>"
-
-
 _shape = tuple.__new__  # a concrete shape without TensorShape.__new__'s checks (Tensor.shape)
 
 
-class Tensor:
+class Tensor(NumpyMethods):
     """An immutable multi-dimensional array on one device (follows `tf.Tensor` in eager mode).
 
     Make tensors with `ek.constant`, `ek.convert_to_tensor` or any op; the constructor is
@@ -403,52 +246,100 @@ class Tensor:
 
     # -- Python operators: the public ops ----------------------------------------------------------
     def __add__(self, other):
-        return _add(self, other)
+        try:
+            return _add(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _add, self, other)
 
     def __radd__(self, other):
-        return _add(other, self)
+        try:
+            return _add(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _add, other, self)
 
     def __sub__(self, other):
-        return _subtract(self, other)
+        try:
+            return _subtract(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _subtract, self, other)
 
     def __rsub__(self, other):
-        return _subtract(other, self)
+        try:
+            return _subtract(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _subtract, other, self)
 
     def __mul__(self, other):
-        return _multiply(self, other)
+        try:
+            return _multiply(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _multiply, self, other)
 
     def __rmul__(self, other):
-        return _multiply(other, self)
+        try:
+            return _multiply(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _multiply, other, self)
 
     def __truediv__(self, other):
-        return _truediv(self, other)
+        try:
+            return _truediv(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _truediv, self, other)
 
     def __rtruediv__(self, other):
-        return _truediv(other, self)
+        try:
+            return _truediv(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _truediv, other, self)
 
     def __floordiv__(self, other):
-        return _floordiv(self, other)
+        try:
+            return _floordiv(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _floordiv, self, other)
 
     def __rfloordiv__(self, other):
-        return _floordiv(other, self)
+        try:
+            return _floordiv(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _floordiv, other, self)
 
     def __mod__(self, other):
-        return _mod(self, other)
+        try:
+            return _mod(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _mod, self, other)
 
     def __rmod__(self, other):
-        return _mod(other, self)
+        try:
+            return _mod(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _mod, other, self)
 
     def __pow__(self, other):
-        return _pow(self, other)
+        try:
+            return _pow(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _pow, self, other)
 
     def __rpow__(self, other):
-        return _pow(other, self)
+        try:
+            return _pow(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _pow, other, self)
 
     def __matmul__(self, other):
-        return _matmul(self, other)
+        try:
+            return _matmul(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _matmul, self, other)
 
     def __rmatmul__(self, other):
-        return _matmul(other, self)
+        try:
+            return _matmul(other, self)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _matmul, other, self)
 
     def __neg__(self):
         return _negative(self)
@@ -475,27 +366,45 @@ class Tensor:
         return _logical_or(other, self)
 
     def __lt__(self, other):
-        return _less(self, other)
+        try:
+            return _less(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _less, self, other)
 
     def __le__(self, other):
-        return _less_equal(self, other)
+        try:
+            return _less_equal(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _less_equal, self, other)
 
     def __gt__(self, other):
-        return _greater(self, other)
+        try:
+            return _greater(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _greater, self, other)
 
     def __ge__(self, other):
-        return _greater_equal(self, other)
+        try:
+            return _greater_equal(self, other)
+        except TypeError as exc:  # NumPy behavior promotes; else the op's error
+            return _promoted(exc, _greater_equal, self, other)
 
     def __eq__(self, other):
         """Elementwise equality (a bool Tensor), as in TF 2; ``t == None`` is False."""
         if other is None:
             return False
-        return _equal(self, other)
+        try:
+            return _equal(self, other)
+        except TypeError as exc:
+            return _promoted(exc, _equal, self, other)
 
     def __ne__(self, other):
         if other is None:
             return True
-        return _not_equal(self, other)
+        try:
+            return _not_equal(self, other)
+        except TypeError as exc:
+            return _promoted(exc, _not_equal, self, other)
 
     def __getitem__(self, key):
         """NumPy-style basic and advanced indexing, differentiable (``ek.Tensor.__getitem__``
@@ -636,7 +545,10 @@ def _np_value(value, op: str):
 def _array_like(value):
     """A pandas Series or Index (any object with ``__array__`` that is not an array, a
     tensor or a device array) as a NumPy array, so that its strings become `ek.string`
-    bytes; anything else unchanged."""
+    bytes; a ``range`` as the list of its ints (TensorFlow converts it); anything else
+    unchanged."""
+    if type(value) is range:
+        return list(value)
     if (
         hasattr(value, "__array__")
         and not isinstance(value, (Tensor, np.ndarray, np.generic))

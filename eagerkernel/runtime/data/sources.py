@@ -59,14 +59,18 @@ class TensorSlices(Dataset):
         element = _components(tensors, "from_tensor_slices")
         flat = flatten(element)
         for i, t in enumerate(flat):
-            if t.ndim == 0:
+            if not isinstance(t, CompositeTensor) and t.ndim == 0:
                 raise ValueError(
                     "from_tensor_slices: every component needs a first dimension to slice, "
                     f"but component {i} is a scalar (shape ())."
                 )
-        n = flat[0].shape[0]
-        if any(t.shape[0] != n for t in flat):
-            shapes = ", ".join(str(tuple(t.shape)) for t in flat)
+        rows = [t._ek_nrows() if isinstance(t, CompositeTensor) else t.shape[0] for t in flat]
+        n = rows[0]
+        if any(r != n for r in rows):
+            shapes = ", ".join(
+                type(t).__name__ if isinstance(t, CompositeTensor) else str(tuple(t.shape))
+                for t in flat
+            )
             raise ValueError(
                 "from_tensor_slices: all components must have the same size in their first "
                 f"dimension. Received components of shapes {shapes}."
@@ -115,6 +119,8 @@ def _row_spec(t):
         return RaggedTensorSpec(list(t.shape)[1:], t.dtype, t.ragged_rank - 1)
     if isinstance(t, SparseTensor):
         return SparseTensorSpec(list(t.shape)[1:], t.dtype)
+    if isinstance(t, CompositeTensor):  # a batchable ExtensionType: the spec of its rows
+        return t._ek_row(0)._type_spec if t._ek_nrows() else t._type_spec
     return TensorSpec(t.shape[1:], t.dtype)
 
 
@@ -232,11 +238,15 @@ class Generator(Dataset):
                     f"{op}: give either output_signature or output_types (and "
                     "output_shapes), not both."
                 )
+            from ..extension_type import ExtensionTypeSpec
+
             for s in flatten(output_signature):
-                if not isinstance(s, TensorSpec) and type(s).__name__ != "RaggedTensorSpec":
+                if not isinstance(s, (TensorSpec, ExtensionTypeSpec)) and (
+                    type(s).__name__ != "RaggedTensorSpec"
+                ):
                     raise TypeError(
-                        f"{op}: output_signature must be a structure of TensorSpec. "
-                        f"Received a leaf {s!r}"
+                        f"{op}: output_signature must be a structure of TensorSpec (or "
+                        f"RaggedTensorSpec, or an ExtensionType's Spec). Received a leaf {s!r}"
                     )
             spec = output_signature
         elif output_types is None:
@@ -279,8 +289,16 @@ class Generator(Dataset):
             ) from None
         out = []
         for v, s in zip(flat, self._flat_spec):
-            if not isinstance(s, TensorSpec):  # a RaggedTensorSpec
+            if type(s).__name__ == "RaggedTensorSpec":
                 out.append(_as_ragged(v, s))
+                continue
+            if not isinstance(s, TensorSpec):  # an ExtensionType's Spec: the value as it is
+                if not s.is_compatible_with(v):
+                    raise TypeError(
+                        "from_generator: `generator` yielded an element that does not match "
+                        f"the output_signature {s!r}: {v!r:.120}."
+                    )
+                out.append(v)
                 continue
             arr = _as_array(v, s.dtype)
             if not s.shape.is_compatible_with(arr.shape):

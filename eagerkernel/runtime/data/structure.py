@@ -14,8 +14,9 @@ import numpy as np
 from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.context import ACTIVE
+from ..core.shape import PartialShape, UnknownShape
 from ..core.tape import stop_recording
-from ..core.tensor import PartialShape, Tensor, UnknownShape, convert_to_tensor
+from ..core.tensor import Tensor, convert_to_tensor
 
 __all__ = ["DatasetSpec", "TensorSpec"]
 
@@ -341,13 +342,9 @@ def spec_of(element):
         if isinstance(x, Dataset):
             return DatasetSpec(x.element_spec)
         if isinstance(x, CompositeTensor):
-            from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
+            from ..extension_type import type_spec_from_value
 
-            if isinstance(x, RaggedTensor):
-                return RaggedTensorSpec.from_value(x)
-            from ..sparse.sparse_tensor import SparseTensorSpec
-
-            return SparseTensorSpec.from_value(x)
+            return type_spec_from_value(x)  # RaggedTensorSpec, SparseTensorSpec, a Spec
         return TensorSpec(x.shape, x.dtype)
 
     return map_structure(leaf, element)

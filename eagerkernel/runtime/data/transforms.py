@@ -354,15 +354,20 @@ class Unbatch(Dataset):
             pk = packer(x)
             n = None
             for t in flat:
-                if isinstance(t, Dataset) or t.ndim == 0:
+                composite = isinstance(t, CompositeTensor)
+                if isinstance(t, Dataset) or (not composite and t.ndim == 0):
                     raise ValueError(
                         "unbatch: cannot unbatch an element with scalar (or Dataset) "
                         f"components; got {x!r:.100}."
                     )
+                rows = t._ek_nrows() if composite else t.shape[0]
                 if n is None:
-                    n = t.shape[0]
-                elif t.shape[0] != n:
-                    shapes = ", ".join(str(tuple(t.shape)) for t in flat)
+                    n = rows
+                elif rows != n:
+                    shapes = ", ".join(
+                        type(t).__name__ if isinstance(t, CompositeTensor) else str(tuple(t.shape))
+                        for t in flat
+                    )
                     raise InvalidArgumentError(
                         None,
                         "UnbatchDataset",

@@ -403,8 +403,8 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                 raise NotImplementedError(
                     f"saved_model.save: function {name} has a concrete function for "
                     f"{requested[0]!r}; this format stores programs over dense tensors only, "
-                    "so ragged and sparse signatures cannot be saved. Pass the components "
-                    "(values, row_splits) as tensors."
+                    "so ragged, sparse and ExtensionType signatures cannot be saved. Pass "
+                    "the components (values, row_splits, the fields) as tensors."
                 )
             for c in entries:
                 if any(

@@ -64,6 +64,15 @@ typedef struct {
     PyObject *item; /* (code, line) */
 } LineCacheEntry;
 
+/* Whether a code object's file starts with `internal` (the frame walk skips it), cached by the
+ * code object, as its file name never changes: each op walks through the runtime's own frames
+ * to the user's. */
+#define INSIDE_CACHE 64
+typedef struct {
+    PyObject *code; /* strong, as in LineCacheEntry */
+    int inside;
+} InsideCacheEntry;
+
 enum { S_PRIM, S_INPUTS, S_IDS, S_OUTPUT, S_PARAMS, S_SAVED, S_SECONDS, N_SLOTS };
 static const char *slot_names[N_SLOTS] = {"prim",   "inputs", "_ids",   "output",
                                           "params", "saved",  "seconds"};
@@ -81,6 +90,7 @@ typedef struct {
     PyObject *internal;      /* with `lines`: the path prefix of frames that are not callers */
     PyObject *last_line;     /* the last (code, line) appended, reused when it repeats */
     LineCacheEntry line_cache[LINE_CACHE];
+    InsideCacheEntry inside_cache[INSIDE_CACHE];
     PyTypeObject *variable;  /* eagerkernel's Variable */
     Py_ssize_t device_offset; /* Tensor._device */
     Py_ssize_t read_offset;   /* Variable._read: a weak reference to the snapshot, or None */
@@ -146,6 +156,18 @@ static PyObject *line_item(TapeRecorder *self, PyCodeObject *code, int lasti) {
 }
 #endif
 
+/* 1 if `code`'s file starts with `internal`, 0 if not, -1 on error; from the cache. */
+static int is_inside(TapeRecorder *self, PyCodeObject *code) {
+    InsideCacheEntry *e = &self->inside_cache[((size_t)code >> 4) % INSIDE_CACHE];
+    if (e->code == (PyObject *)code) return e->inside;
+    int inside = (int)PyUnicode_Tailmatch(code->co_filename, self->internal, 0, PY_SSIZE_T_MAX,
+                                          -1);
+    if (inside < 0) return -1;
+    Py_XSETREF(e->code, Py_NewRef((PyObject *)code));
+    e->inside = inside;
+    return inside;
+}
+
 static int append_item(TapeRecorder *self, PyObject *item) {
     if (item == NULL) item = Py_NewRef(Py_None);
     int failed = PyList_Append(self->lines, item) < 0;
@@ -161,8 +183,7 @@ static int append_line(TapeRecorder *self) {
     for (; f != NULL; f = f->previous) {
         if (_PyFrame_IsIncomplete(f)) continue; /* not started: not a caller yet */
         PyCodeObject *code = f->f_code;
-        int inside = PyUnicode_Tailmatch(code->co_filename, self->internal, 0, PY_SSIZE_T_MAX,
-                                         -1);
+        int inside = is_inside(self, code);
         if (inside < 0) return -1;
         if (inside) continue;
         PyObject *item;
@@ -183,8 +204,7 @@ static int append_line(TapeRecorder *self) {
     PyObject *item = NULL;
     while (frame != NULL) {
         PyCodeObject *code = PyFrame_GetCode(frame);
-        int inside = PyUnicode_Tailmatch(code->co_filename, self->internal, 0, PY_SSIZE_T_MAX,
-                                         -1);
+        int inside = is_inside(self, code);
         if (inside < 0) {
             Py_DECREF(code);
             Py_DECREF(frame);
@@ -471,6 +491,7 @@ static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
         Py_VISIT(self->line_cache[i].code);
         Py_VISIT(self->line_cache[i].item);
     }
+    for (int i = 0; i < INSIDE_CACHE; i++) Py_VISIT(self->inside_cache[i].code);
     Py_VISIT(self->variable);
     Py_VISIT(self->tensor);
     Py_VISIT(self->record);
@@ -491,6 +512,7 @@ static int tape_clear(TapeRecorder *self) {
         Py_CLEAR(self->line_cache[i].code);
         Py_CLEAR(self->line_cache[i].item);
     }
+    for (int i = 0; i < INSIDE_CACHE; i++) Py_CLEAR(self->inside_cache[i].code);
     Py_CLEAR(self->variable);
     Py_CLEAR(self->tensor);
     Py_CLEAR(self->record);
@@ -817,21 +839,58 @@ static Py_ssize_t owned_nbytes(PyObject *value) {
     return (n == -1 && PyErr_Occurred()) ? -2 : n;
 }
 
-/* owned_bytes(outputs, value_name) -> (total, views) or None: see Records.owned_bytes. */
+/* The offset of the object slot `name` of `type` (its __slots__ member), or -1 if it has none:
+ * for the outputs' type, read once per call of owned_bytes. */
+static Py_ssize_t member_offset(PyTypeObject *type, PyObject *name) {
+    PyObject *descr = _PyType_Lookup(type, name); /* borrowed */
+    if (descr == NULL || !PyObject_TypeCheck(descr, &PyMemberDescr_Type)) return -1;
+    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+    return member->type == T_OBJECT_EX ? member->offset : -1;
+}
+
+/* owned_bytes(records, record_type, value_name) -> (total, views) or None: see
+ * Records.owned_bytes. Reads each record's `output` and the output's `value_name` slot
+ * directly (the attribute lookups cost more than the rest of the pass). */
 static PyObject *owned_bytes(PyObject *module, PyObject *args) {
-    PyObject *outputs, *value_name;
-    if (!PyArg_ParseTuple(args, "O!U:owned_bytes", &PyList_Type, &outputs, &value_name))
+    PyObject *records, *value_name;
+    PyTypeObject *record_type;
+    if (!PyArg_ParseTuple(args, "O!O!U:owned_bytes", &PyList_Type, &records, &PyType_Type,
+                          &record_type, &value_name))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(outputs);
+    Py_ssize_t output_at = slot_offset(record_type, "output");
+    if (output_at < 0) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(records);
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (PyTuple_Check(PyList_GET_ITEM(outputs, i))) Py_RETURN_NONE;
+        PyObject *r = PyList_GET_ITEM(records, i);
+        if (!PyObject_TypeCheck(r, record_type)) {
+            PyErr_Format(PyExc_TypeError, "owned_bytes: item %zd is not a Record", i);
+            return NULL;
+        }
+        PyObject *output = SLOT_GET(r, output_at);
+        if (output == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "owned_bytes: a Record without output");
+            return NULL;
+        }
+        if (PyTuple_Check(output)) Py_RETURN_NONE;
     }
     PyObject *views = PyList_New(0);
     if (views == NULL) return NULL;
     long long total = 0;
+    PyTypeObject *known = NULL; /* the last output type, and its value slot's offset */
+    Py_ssize_t value_at = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *value = PyObject_GetAttr(PyList_GET_ITEM(outputs, i), value_name);
-        if (value == NULL) goto error;
+        PyObject *output = SLOT_GET(PyList_GET_ITEM(records, i), output_at);
+        if (Py_TYPE(output) != known) {
+            known = Py_TYPE(output);
+            value_at = member_offset(known, value_name);
+        }
+        PyObject *value = value_at >= 0 ? SLOT_GET(output, value_at) : NULL;
+        if (value != NULL) {
+            Py_INCREF(value);
+        } else {
+            value = PyObject_GetAttr(output, value_name);
+            if (value == NULL) goto error;
+        }
         Py_ssize_t nbytes = owned_nbytes(value);
         Py_DECREF(value);
         if (nbytes == -2) goto error;
@@ -854,8 +913,8 @@ static PyMethodDef module_methods[] = {
     {"op_totals", op_totals, METH_VARARGS,
      "op_totals(records, record_type) -> [(prim, count, seconds or None)]"},
     {"owned_bytes", owned_bytes, METH_VARARGS,
-     "owned_bytes(outputs, value_name) -> (bytes of the arrays that own their memory, "
-     "indices of the views), or None if an output is a tuple"},
+     "owned_bytes(records, record_type, value_name) -> (bytes of the output arrays that own "
+     "their memory, indices of the views), or None if an output is a tuple"},
     {"setup_arrays", setup_arrays, METH_VARARGS,
      "setup_arrays(ndarray_type, sample_arrays) -> whether the array layout read holds"},
     {NULL},

@@ -12,13 +12,14 @@ from . import (
     graph_compat,
     indexing,
     linalg,
-    nn,
+    nn,  # noqa: F401 (loaded with the others; its public names are eagerkernel/nn.py's)
     rearrange_ops,
     reduction,
     script_ops,
 )
 from .array_extra import *  # noqa: F403
 from .array_ops import *  # noqa: F403
+from .complex_ops import complex
 from .control_flow import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
@@ -76,5 +77,5 @@ __all__ = [
     "truncatemod",
     "unique",
     "unique_with_counts",
-    "nn",
+    "complex",
 ]

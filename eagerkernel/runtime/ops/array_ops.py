@@ -24,6 +24,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
+from ..extension_dispatch import dispatchable
 from ._core import apply
 from ._core import tensor as _tensor
 from .elementwise import identity_prim
@@ -422,6 +423,7 @@ _split = Primitive("SplitV", lambda xp, x, indices, axis: tuple(xp.split(x, indi
 defvjp(_split, lambda g, ans, x, indices, axis: apply(_concat, tuple(g), {"axis": axis}))
 
 
+@dispatchable
 def concat(values, axis, name="concat") -> Tensor:
     """Joins tensors along an existing ``axis`` (follows `tf.concat`).
 
@@ -515,6 +517,7 @@ _stack = Primitive("Pack", lambda xp, *xs, axis: xp.stack(xs, axis=axis))
 defjointvjp(_stack, lambda g, ans, *xs, axis: tuple(unstack(g, axis=axis)))
 
 
+@dispatchable
 def stack(values, axis=0, name="stack") -> Tensor:
     """Stacks same-shape tensors along a new ``axis`` in ``[-rank - 1, rank]`` (follows `tf.stack`).
 
@@ -591,6 +594,7 @@ _tile = Primitive("Tile", lambda xp, x, multiples: xp.tile(x, multiples))
 defvjp(_tile, _tile_vjp)
 
 
+@dispatchable
 def tile(input, multiples, name=None) -> Tensor:
     """Repeats the tensor ``multiples[i]`` times along axis ``i`` (follows `tf.tile`).
 

@@ -17,6 +17,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
+from ..extension_dispatch import dispatchable
 from ..native import kernels
 from ._core import apply, binary, dtype_error, tensor, unary
 
@@ -128,14 +129,46 @@ _sub = Primitive("Sub", lambda xp, x, y: x - y)
 subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).", operator.sub)
 defvjp(_sub, pass_through, lambda g, ans, x, y: negative(g))
 
+
+def _c(t: Tensor) -> Tensor:
+    """``conj(t)`` for a complex tensor, ``t`` itself otherwise: the VJPs of holomorphic ops
+    multiply by the conjugate derivative, as TensorFlow's do (math_grad.py), so that the
+    cotangent of a complex input is ``dL/d(re) + i dL/d(im)``."""
+    if t._value.dtype.kind != "c":
+        return t
+    from .complex_ops import conj
+
+    return conj(t)
+
+
+def _abs_vjp(g, ans, x):
+    if x._value.dtype.kind != "c":
+        return g * sign(x)
+    # TensorFlow's ComplexAbsGrad: complex(g, 0) * x / complex(|x|, 0), 0 where |x| is 0
+    from .complex_ops import complex as make_complex
+
+    zero = g * 0
+    return _divide_no_nan_complex(make_complex(g, zero) * x, make_complex(ans, zero))
+
+
+def _divide_no_nan_complex(x, y):
+    """x / y, 0 where y is 0 (complex tensors)."""
+    safe = where(equal(y, y * 0), y * 0 + 1, y)
+    return where(equal(y, y * 0), y * 0, x / safe)
+
+
 # kernels.multiply: a * b, big float products on the kernel threads (NumPy's loop, same bits)
 _mul = Primitive("Mul", lambda xp, x, y: kernels.multiply(x, y))
 multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", kernels.multiply)
-defvjp(_mul, lambda g, ans, x, y: multiply(g, y), lambda g, ans, x, y: multiply(g, x))
+defvjp(_mul, lambda g, ans, x, y: multiply(g, _c(y)), lambda g, ans, x, y: multiply(g, _c(x)))
 
 _div = Primitive("RealDiv", lambda xp, x, y: x / y)
 _real_div = binary(_div)
-defvjp(_div, lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y))
+defvjp(
+    _div,
+    lambda g, ans, x, y: g / _c(y),
+    lambda g, ans, x, y: -g * _c(x) / (_c(y) * _c(y)),
+)
 
 
 def truediv(x, y, name=None) -> Tensor:
@@ -245,10 +278,17 @@ def pow(x, y, name=None) -> Tensor:
 
 defvjp(
     _pow,
-    lambda g, ans, x, y: g * y * x ** (y - 1),
-    # TF masks log(x) to 0 where x <= 0 so that x = 0 gives a finite dy.
-    lambda g, ans, x, y: g * ans * where(x > 0, log(where(x > 0, x, 1)), 0),
+    lambda g, ans, x, y: g * _c(y * x ** (y - 1)),
+    # TF masks log(x) to 0 where x <= 0 so that x = 0 gives a finite dy (a complex x: log x).
+    lambda g, ans, x, y: g * _c(ans * _pow_log(x)),
 )
+
+
+def _pow_log(x):
+    if x._value.dtype.kind == "c":
+        return log(where(equal(x, x * 0), x * 0 + 1, x))
+    return where(x > 0, log(where(x > 0, x, 1)), 0)
+
 
 _sqdiff = Primitive("SquaredDifference", lambda xp, x, y: (x - y) * (x - y))
 squared_difference = binary(_sqdiff, "(x - y) ** 2 (follows `tf.math.squared_difference`).")
@@ -278,7 +318,7 @@ defvjp(_neg, lambda g, ans, x: -g)
 
 _abs = Primitive("Abs", lambda xp, x: xp.abs(x))
 abs = unary(_abs, "|x| (follows `tf.math.abs`; the gradient at 0 is 0).")
-defvjp(_abs, lambda g, ans, x: g * sign(x))
+defvjp(_abs, lambda g, ans, x: _abs_vjp(g, ans, x))
 
 _sign = Primitive("Sign", lambda xp, x: xp.sign(x))
 sign = unary(_sign, "-1, 0 or 1 (follows `tf.math.sign`; zero gradient).")
@@ -295,19 +335,19 @@ def _exp_fwd(xp, x):
 
 _exp = Primitive("Exp", _exp_fwd)
 exp = unary(_exp, "e ** x (follows `tf.math.exp`).", float_only=True)
-defvjp(_exp, lambda g, ans, x: g * ans)
+defvjp(_exp, lambda g, ans, x: g * _c(ans))
 
 _log = Primitive("Log", lambda xp, x: xp.log(x))
 log = unary(_log, "Natural logarithm (follows `tf.math.log`).", float_only=True)
-defvjp(_log, lambda g, ans, x: g / x)
+defvjp(_log, lambda g, ans, x: g / _c(x))
 
 _log1p = Primitive("Log1p", lambda xp, x: xp.log1p(x))
 log1p = unary(_log1p, "log(1 + x), accurate near 0 (follows `tf.math.log1p`).", float_only=True)
-defvjp(_log1p, lambda g, ans, x: g / (1 + x))
+defvjp(_log1p, lambda g, ans, x: g / _c(1 + x))
 
 _sqrt = Primitive("Sqrt", lambda xp, x: xp.sqrt(x))
 sqrt = unary(_sqrt, "Square root (follows `tf.math.sqrt`).", float_only=True)
-defvjp(_sqrt, lambda g, ans, x: g * 0.5 / ans)
+defvjp(_sqrt, lambda g, ans, x: g * 0.5 / _c(ans))
 
 _rsqrt = Primitive("Rsqrt", lambda xp, x: 1 / xp.sqrt(x))
 rsqrt = unary(_rsqrt, "1 / sqrt(x) (follows `tf.math.rsqrt`).", float_only=True)
@@ -315,23 +355,23 @@ defvjp(_rsqrt, lambda g, ans, x: -0.5 * g * ans * ans * ans)
 
 _reciprocal = Primitive("Reciprocal", lambda xp, x: 1 / x)
 reciprocal = unary(_reciprocal, "1 / x (follows `tf.math.reciprocal`).", float_only=True)
-defvjp(_reciprocal, lambda g, ans, x: -g * ans * ans)
+defvjp(_reciprocal, lambda g, ans, x: -g * _c(ans) * _c(ans))
 
 _square = Primitive("Square", lambda xp, x: x * x)
 square = unary(_square, "x * x (follows `tf.math.square`).")
-defvjp(_square, lambda g, ans, x: g * 2 * x)
+defvjp(_square, lambda g, ans, x: g * 2 * _c(x))
 
 _sin = Primitive("Sin", lambda xp, x: xp.sin(x))
 sin = unary(_sin, "Sine (follows `tf.math.sin`).", float_only=True)
-defvjp(_sin, lambda g, ans, x: g * cos(x))
+defvjp(_sin, lambda g, ans, x: g * _c(cos(x)))
 
 _cos = Primitive("Cos", lambda xp, x: xp.cos(x))
 cos = unary(_cos, "Cosine (follows `tf.math.cos`).", float_only=True)
-defvjp(_cos, lambda g, ans, x: -g * sin(x))
+defvjp(_cos, lambda g, ans, x: -g * _c(sin(x)))
 
 _tan = Primitive("Tan", lambda xp, x: xp.tan(x))
 tan = unary(_tan, "Tangent (follows `tf.math.tan`).", float_only=True)
-defvjp(_tan, lambda g, ans, x: g * (1 + ans * ans))
+defvjp(_tan, lambda g, ans, x: g * _c(1 + ans * ans))
 
 
 def _tanh_fwd(xp, x):
@@ -356,7 +396,7 @@ def _tanh_grad_fwd(xp, y, g):
 
 
 _tanh_grad = Primitive("TanhGrad", _tanh_grad_fwd)
-defvjp(_tanh, lambda g, ans, x: apply(_tanh_grad, (ans, g)))
+defvjp(_tanh, lambda g, ans, x: apply(_tanh_grad, (_c(ans), g)))
 defvjp(
     _tanh_grad,
     lambda h, ans, y, g: -2 * h * g * y,
@@ -510,6 +550,7 @@ defvjp(
 )
 
 
+@dispatchable
 def where(condition, x=None, y=None, name=None) -> Tensor:
     """Picks ``x`` where ``condition`` is true, else ``y``, broadcasting (follows `tf.where`).
 

@@ -18,10 +18,13 @@ __all__ = ["map_fn"]
 
 def _is_spec(x) -> bool:
     from ..data.structure import TensorSpec
+    from ..extension_type import ExtensionTypeSpec
     from ..ragged.ragged_tensor import RaggedTensorSpec
     from ..sparse.sparse_tensor import SparseTensorSpec
 
-    return isinstance(x, (TensorSpec, RaggedTensorSpec, SparseTensorSpec, dtypes.DType))
+    return isinstance(
+        x, (TensorSpec, RaggedTensorSpec, SparseTensorSpec, ExtensionTypeSpec, dtypes.DType)
+    )
 
 
 def _flatten_signature(signature) -> list:
@@ -44,6 +47,8 @@ def _element_spec(x):
         return RaggedTensorSpec(list(x.shape)[1:], x.dtype, x.ragged_rank - 1)
     if isinstance(x, SparseTensor):
         return SparseTensorSpec(list(x.shape)[1:], x.dtype)
+    if isinstance(x, CompositeTensor):  # an ExtensionType: its rows' spec
+        return x._ek_row(0)._type_spec if x._ek_nrows() else x._type_spec
     return TensorSpec(None, x.dtype)
 
 
@@ -52,8 +57,8 @@ def leading_rows(x) -> int:
 
     if isinstance(x, RaggedTensor):
         return x.nrows_int()
-    if isinstance(x, CompositeTensor):  # a SparseTensor
-        return int(np.asarray(x.dense_shape._value)[0])
+    if isinstance(x, CompositeTensor):  # a SparseTensor, a batchable ExtensionType
+        return x._ek_nrows()
     return int(x._value.shape[0])
 
 
@@ -68,10 +73,20 @@ def row_at(x, i: int):
 def _stack(outputs: list, spec, row_shape, name: str):
     """The outputs of one leaf as one value with a row per element, as ``spec`` says."""
     from ..data.structure import TensorSpec
+    from ..extension_type import ExtensionTypeSpec
     from ..ragged.ragged_ops import stack_rows
     from ..ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
     from ..sparse.sparse_tensor import SparseTensor, SparseTensorSpec
 
+    if isinstance(spec, ExtensionTypeSpec):
+        for out in outputs:
+            if not isinstance(out, spec.value_type):
+                raise TypeError(
+                    f"{name}: fn_output_signature is {spec!r}, but fn returned {out!r:.80}."
+                )
+        if not outputs:
+            raise ValueError(f"{name}: cannot stack zero {spec.value_type.__name__} values.")
+        return spec.value_type._ek_stack(outputs, name)
     dtype = spec if isinstance(spec, dtypes.DType) else spec.dtype
     if isinstance(spec, SparseTensorSpec):
         for out in outputs:

@@ -20,6 +20,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
+from ..extension_dispatch import dispatchable
 from ._core import apply
 from ._core import tensor as _tensor
 from .array_ops import axis_arg, check_range, index_tensor, int_list, invalid
@@ -90,6 +91,7 @@ defvjp(
 )
 
 
+@dispatchable
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
     """Gathers slices of ``params`` along ``axis`` at ``indices`` (follows `tf.gather`).
 
@@ -543,6 +545,7 @@ def slice(input_, begin, size, name=None) -> Tensor:
     return apply(_getitem, (x,), {"key": tuple(map(_Slice, b, ends))})
 
 
+@dispatchable
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask") -> Tensor:
     """The entries of ``tensor`` where ``mask`` is true (follows `tf.boolean_mask`).
 

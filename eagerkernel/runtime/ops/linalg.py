@@ -20,6 +20,7 @@ import numpy as np
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
+from ..extension_dispatch import dispatchable
 from ..native import blas
 from ._core import apply, dtype_error, float_check, tensor
 from .reduction import expand_reduced, normalize_axis
@@ -64,25 +65,54 @@ def _matmul_fwd(xp, a, b, transpose_a, transpose_b):
 _matmul = Primitive("MatMul", _matmul_fwd)
 defvjp(
     _matmul,
+    # A complex operand enters conjugated (TensorFlow's MatMulGrad uses adjoints).
     lambda g, ans, a, b, transpose_a, transpose_b: (
-        matmul(b, g, transpose_a=transpose_b, transpose_b=True)
+        matmul(_conj(b), g, transpose_a=transpose_b, transpose_b=True)
         if transpose_a
-        else matmul(g, b, transpose_b=not transpose_b)
+        else matmul(g, _conj(b), transpose_b=not transpose_b)
     ),
     lambda g, ans, a, b, transpose_a, transpose_b: (
-        matmul(g, a, transpose_a=True, transpose_b=transpose_a)
+        matmul(g, _conj(a), transpose_a=True, transpose_b=transpose_a)
         if transpose_b
-        else matmul(a, g, transpose_a=not transpose_a)
+        else matmul(_conj(a), g, transpose_a=not transpose_a)
     ),
 )
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:
+def _conj(t: Tensor) -> Tensor:
+    if t._value.dtype.kind != "c":
+        return t
+    from .complex_ops import conj
+
+    return conj(t)
+
+
+@dispatchable
+def matmul(
+    a,
+    b,
+    transpose_a=False,
+    transpose_b=False,
+    adjoint_a=False,
+    adjoint_b=False,
+    a_is_sparse=False,
+    b_is_sparse=False,
+    output_type=None,
+    grad_a=False,
+    grad_b=False,
+    name=None,
+) -> Tensor:
     """Matrix product of the last two axes, batched over leading axes (follows `tf.linalg.matmul`).
 
     Args:
-        a: shape ``[..., m, k]`` (``[..., k, m]`` with ``transpose_a``).
-        b: shape ``[..., k, n]`` (``[..., n, k]`` with ``transpose_b``); same dtype as ``a``.
+        a: shape ``[..., m, k]`` (``[..., k, m]`` with ``transpose_a`` or ``adjoint_a``).
+        b: shape ``[..., k, n]`` (``[..., n, k]`` with ``transpose_b`` or ``adjoint_b``); same
+            dtype as ``a``.
+        adjoint_a, adjoint_b: conjugate and transpose (a transpose for real tensors).
+        a_is_sparse, b_is_sparse, grad_a, grad_b: TensorFlow's hints for choosing a kernel;
+            the product is the same dense one either way.
+        output_type: the result's dtype: None (``a``'s), ``a``'s own, or int32 for int8 and
+            uint8 inputs (the products summed in int32, as TensorFlow's int8 kernel does).
 
     Returns:
         Shape ``[..., m, n]``; leading axes broadcast.
@@ -90,7 +120,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:
     Raises:
         InvalidArgumentError: rank below 2, inner dimensions that differ or batch dimensions
             that do not broadcast (both shapes are named).
-        TypeError: different dtypes.
+        TypeError: different dtypes, or an ``output_type`` the inputs cannot give.
+        ValueError: both ``transpose_a`` and ``adjoint_a`` (or both for ``b``).
 
     >>> ek.matmul(ek.ones((2, 3)), ek.ones((3, 4))).shape
     TensorShape([2, 4])
@@ -99,6 +130,30 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:
     b = tensor(b, "matmul", a._value.dtype)
     if a._value.dtype != b._value.dtype:
         raise dtype_error("matmul", (a, b), ("a", "b"))
+    if adjoint_a or adjoint_b:
+        if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
+            raise ValueError(
+                "matmul: only one of transpose_a and adjoint_a (and of transpose_b and "
+                "adjoint_b) can be True."
+            )
+        if adjoint_a:
+            a, transpose_a = _conj(a), True
+        if adjoint_b:
+            b, transpose_b = _conj(b), True
+    if output_type is not None:
+        from ..core import dtypes
+
+        out = dtypes.as_dtype(output_type)
+        if out.as_numpy_dtype != a._value.dtype:
+            if a._value.dtype.kind in "iu" and a._value.dtype.itemsize == 1 and out.name == "int32":
+                from .elementwise import cast
+
+                a, b = cast(a, out), cast(b, out)
+            else:
+                raise TypeError(
+                    f"matmul: output_type {out.name} is not available for {a.dtype.name} "
+                    "inputs (only int32 for int8 or uint8 inputs, or the inputs' own dtype)."
+                )
     sa, sb = tuple(a._value.shape), tuple(b._value.shape)
     if len(sa) < 2 or len(sb) < 2:
         raise InvalidArgumentError(

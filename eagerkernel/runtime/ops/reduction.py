@@ -17,6 +17,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
+from ..extension_dispatch import dispatchable
 from ..native import blas
 from ._core import apply, float_check, tensor
 
@@ -141,6 +142,7 @@ def _spread(g: Tensor, x: Tensor) -> Tensor:
     return broadcast_to(g, list(x._value.shape))
 
 
+@dispatchable
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Sum over ``axis`` (follows `tf.math.reduce_sum`; ints keep their dtype).
 
@@ -166,6 +168,7 @@ defvjp(
 )
 
 
+@dispatchable
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Mean over ``axis`` (follows `tf.math.reduce_mean`; integer means truncate, as in TF).
 
@@ -215,6 +218,7 @@ _min = Primitive("Min", _extremum_fwd(lambda xp: xp.min, _highest))
 defvjp(_min, _extremum_vjp)
 
 
+@dispatchable
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Maximum over ``axis`` (follows `tf.math.reduce_max`).
 
@@ -227,6 +231,7 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     return _reduce(_max, input_tensor, axis, keepdims, "reduce_max")
 
 
+@dispatchable
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Minimum over ``axis`` (follows `tf.math.reduce_min`; ties share the gradient evenly).
 

@@ -851,11 +851,18 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):
     each end of every dimension, -1 for all) (follows `tf.strings.format`).
 
     Raises:
+        TypeError: ``template`` or ``placeholder`` is not a Python string.
         ValueError: the number of placeholders differs from the number of inputs.
 
     >>> ek.strings.format("x={} y={}", (ek.constant([1, 2]), 3.5)).numpy()
     b'x=[1 2] y=3.5'
     """
+    for arg, value in (("template", template), ("placeholder", placeholder)):
+        if not isinstance(value, str):
+            raise TypeError(
+                f"format: {arg} must be a Python string. Received: {arg}={value!r} "
+                f"of type {type(value).__name__}."
+            )
     if not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
     xs = tuple(x if isinstance(x, Tensor) else to_tensor(x, None, "format") for x in inputs)

@@ -27,6 +27,11 @@ __all__ = ["AdditiveAttention", "Attention", "EinsumDense", "MultiHeadAttention"
 def _split_equation(equation: str) -> tuple[str, str, str, str]:
     """``(input_spec, kernel_spec, output_spec, ellipsis)`` of an EinsumDense equation;
     ``ellipsis`` is "left", "right" or "" (Keras's three accepted forms)."""
+    if not isinstance(equation, str):
+        raise TypeError(
+            f"EinsumDense: equation must be a string such as 'ab,bc->ac'. Received: "
+            f"equation={equation!r}"
+        )
     eq = equation.replace(" ", "")
     for pattern, where in (
         (r"([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)", ""),
@@ -357,6 +362,11 @@ class MultiHeadAttention(Layer):
             raise NotImplementedError("MultiHeadAttention: flash_attention is not supported.")
         self.num_heads = int(num_heads)
         self.key_dim = int(key_dim)
+        for arg, value in (("num_heads", self.num_heads), ("key_dim", self.key_dim)):
+            if value < 1:
+                raise ValueError(
+                    f"MultiHeadAttention: {arg} must be a positive integer. Received: {arg}={value}"
+                )
         self.value_dim = int(value_dim) if value_dim is not None else self.key_dim
         self.dropout = float(dropout)
         self.use_bias = bool(use_bias)

@@ -269,13 +269,25 @@ class Flatten(Layer):
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
-        self.data_format = data_format
+        fmt = "channels_last" if data_format is None else str(data_format).lower()
+        if fmt not in ("channels_last", "channels_first"):
+            raise ValueError(
+                "Flatten: data_format must be 'channels_last' or 'channels_first'. Received: "
+                f"data_format={data_format!r}"
+            )
+        self.data_format = fmt
 
     def call(self, inputs):
         shape = shape_of(inputs)
         if not shape:
             raise ValueError(f'Layer "{self.name}": cannot flatten a scalar (shape ()).')
+        if self.data_format == "channels_first" and len(shape) > 2:
+            # Keras flattens in channels-last order: (batch, C, ...) -> (batch, ..., C) first.
+            inputs = array_ops.transpose(inputs, (0, *range(2, len(shape)), 1))
         return array_ops.reshape(inputs, (shape[0], int(np.prod(shape[1:], dtype=np.int64))))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format}
 
     def compute_output_shape(self, input_shape) -> tuple:
         input_shape = tuple(input_shape)

@@ -80,6 +80,16 @@ class Rescaling(Layer):
 
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)
+        for arg, value in (("scale", scale), ("offset", offset)):
+            try:
+                numeric = np.asarray(value).dtype.kind in "biuf"
+            except (TypeError, ValueError):
+                numeric = False
+            if not numeric:
+                raise TypeError(
+                    f"Rescaling: {arg} must be a number or a list of numbers (one per "
+                    f"channel). Received: {arg}={value!r}"
+                )
         self.scale = scale
         self.offset = offset
 

@@ -1,0 +1,130 @@
+"""Complex numbers: `ek.complex`, `ek.math.real/imag/conj/angle`, complex gradients (TF's
+convention: the cotangent of z is dL/d(re) + i dL/d(im)) checked against finite differences,
+and `matmul`'s adjoint and output_type arguments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(2, 2))
+Y = RNG.normal(size=(2, 2))
+
+
+def test_parts_and_construction_match_numpy():
+    z = ek.constant([1 + 2j, -3 - 4j], dtype=ek.complex64)
+    np.testing.assert_array_equal(ek.math.real(z).numpy(), [1, -3])
+    np.testing.assert_array_equal(ek.math.imag(z).numpy(), [2, -4])
+    np.testing.assert_array_equal(ek.math.conj(z).numpy(), [1 - 2j, -3 + 4j])
+    np.testing.assert_allclose(ek.math.angle(z).numpy(), np.angle(z.numpy()), rtol=1e-6)
+    assert ek.math.real(z).dtype == ek.float32
+    made = ek.complex(ek.constant([1.0, 2.0]), ek.constant(3.0))
+    assert made.dtype == ek.complex64
+    np.testing.assert_array_equal(made.numpy(), [1 + 3j, 2 + 3j])
+    assert ek.complex(ek.constant(1.0, ek.float64), 2.0).dtype == ek.complex128
+    x = ek.constant([1.5, -2.0])
+    assert ek.math.conj(x) is x and ek.math.real(x) is x
+    np.testing.assert_array_equal(ek.math.imag(x).numpy(), [0, 0])
+    np.testing.assert_allclose(ek.math.angle(x).numpy(), [0, np.pi], rtol=1e-6)
+
+
+def test_bad_inputs_name_the_argument():
+    with pytest.raises(TypeError, match="complex: real and imag must both be float32"):
+        ek.complex(ek.constant([1.0]), ek.constant([1.0], ek.float64))
+    with pytest.raises(TypeError, match="complex: real and imag"):
+        ek.complex(ek.constant([1]), ek.constant([1]))
+    with pytest.raises(ek.errors.InvalidArgumentError, match=r"complex: shapes \(2,\) and \(3,\)"):
+        ek.complex(ek.constant([1.0, 2.0]), ek.constant([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError, match="conj: expected a numeric tensor"):
+        ek.math.conj(ek.constant(["a"]))
+
+
+def _fd(f, x, y, eps=1e-6):
+    gx, gy = np.zeros_like(x), np.zeros_like(y)
+    for idx in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[idx] = eps
+        gx[idx] = (f(x + e, y) - f(x - e, y)) / (2 * eps)
+        gy[idx] = (f(x, y + e) - f(x, y - e)) / (2 * eps)
+    return gx, gy
+
+
+LOSSES = {
+    "mul-conj": (
+        lambda z: ek.math.real(z * ek.math.conj(z)),
+        lambda z: np.real(z * np.conj(z)),
+    ),
+    "div": (lambda z: ek.math.imag(z * z / (z + 3.0)), lambda z: np.imag(z * z / (z + 3))),
+    "exp": (lambda z: ek.math.real(ek.exp(z)), lambda z: np.real(np.exp(z))),
+    "log": (lambda z: ek.math.imag(ek.math.log(z)), lambda z: np.imag(np.log(z))),
+    "abs": (lambda z: ek.abs(z), np.abs),
+    "square": (lambda z: ek.math.real(ek.square(z)), lambda z: np.real(z * z)),
+    "sqrt": (lambda z: ek.math.imag(ek.sqrt(z)), lambda z: np.imag(np.sqrt(z))),
+    "reciprocal": (
+        lambda z: ek.math.real(ek.math.reciprocal(z)),
+        lambda z: np.real(1 / z),
+    ),
+    "angle": (lambda z: ek.math.angle(z), np.angle),
+    "sin-cos-tan": (
+        lambda z: ek.math.real(ek.sin(z) * ek.cos(z) + ek.math.tan(z)),
+        lambda z: np.real(np.sin(z) * np.cos(z) + np.tan(z)),
+    ),
+    "tanh": (lambda z: ek.math.imag(ek.tanh(z)), lambda z: np.imag(np.tanh(z))),
+    "log1p": (lambda z: ek.math.real(ek.math.log1p(z)), lambda z: np.real(np.log1p(z))),
+    "pow": (lambda z: ek.math.imag(ek.pow(z, z)), lambda z: np.imag(z**z)),
+    "matmul-adjoint": (
+        lambda z: ek.math.real(ek.matmul(z, z, adjoint_b=True)) ** 2,
+        lambda z: np.real(z @ z.conj().T) ** 2,
+    ),
+    "matmul-transpose": (
+        lambda z: ek.math.imag(ek.matmul(z, z, transpose_a=True)),
+        lambda z: np.imag(z.T @ z),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_complex_gradients_match_finite_differences(name):
+    ek_loss, np_loss = LOSSES[name]
+    x = ek.constant(X)
+    y = ek.constant(Y)
+    with ek.GradientTape() as tape:
+        tape.watch([x, y])
+        loss = ek.reduce_sum(ek_loss(ek.complex(x, y)))
+    gx, gy = tape.gradient(loss, [x, y])
+    fx, fy = _fd(lambda a, b: np.sum(np_loss(a + 1j * b)), X, Y)
+    np.testing.assert_allclose(gx.numpy(), fx, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(gy.numpy(), fy, rtol=1e-5, atol=1e-7)
+
+
+def test_matmul_adjoint_output_type_and_hints():
+    a = ek.constant([[1 + 1j, 2], [3, 4 - 2j]])
+    b = ek.constant([[1, 2j], [0, 1]], dtype=ek.complex128)
+    np.testing.assert_allclose(
+        ek.matmul(a, b, adjoint_a=True, adjoint_b=True).numpy(),
+        a.numpy().conj().T @ b.numpy().conj().T,
+    )
+    real = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(
+        ek.matmul(real, real, adjoint_a=True, a_is_sparse=True, grad_b=True).numpy(),
+        real.numpy().T @ real.numpy(),
+    )
+    i8 = ek.constant([[100, 100]], dtype=ek.int8)
+    out = ek.matmul(i8, ek.transpose(i8), output_type=ek.int32)
+    assert out.dtype == ek.int32 and int(out.numpy()[0, 0]) == 20000
+    with pytest.raises(ValueError, match="only one of transpose_a and adjoint_a"):
+        ek.matmul(a, b, transpose_a=True, adjoint_a=True)
+    with pytest.raises(TypeError, match="output_type int32 is not available for float32"):
+        ek.matmul(real, real, output_type=ek.int32)
+
+
+def test_range_converts_and_tensor_shape_slices_are_shapes():
+    np.testing.assert_array_equal(ek.reshape(range(6), [2, 3]).numpy(), [[0, 1, 2], [3, 4, 5]])
+    assert ek.constant(range(3)).dtype == ek.int32
+    shape = ek.TensorShape([2, None, 3])
+    assert isinstance(shape[1:], ek.TensorShape) and shape[1:].as_list() == [None, 3]
+    assert shape[:-1].merge_with([2, 5]).as_list() == [2, 5]
+    assert shape[0] == 2 and ek.TensorShape(None)[1:].rank is None
