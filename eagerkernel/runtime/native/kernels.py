@@ -38,9 +38,9 @@ Where one of NumPy's loops was the bottleneck, a C pass computes the same bits i
   elsewhere (a CPU without FMA, where ``np.exp`` runs another loop) the programs keep
   calling NumPy's exp.
 - In the float32 sigmoid (both its passes) and SoftplusGrad (AVX-512F) that exp drops its
-  case masks, which cost a third of the sigmoid's instructions: the argument ``-|x|`` is never above 0,
-  a NaN gives NaN through the arithmetic itself, and raising the argument to -150 at least
-  makes the arithmetic give exp's ``+0`` for everything at or below its underflow threshold
+  case masks, which cost a third of the sigmoid's instructions: the argument ``-|x|`` is
+  never above 0, a NaN gives NaN through the arithmetic itself, and raising the argument to
+  -150 at least makes the arithmetic give exp's ``+0`` at or below its underflow threshold
   (SoftplusGrad still masks +-inf, so that its IEEE flags stay exp's value by value; the
   sigmoid ignores its flags, as before). The sigmoid takes 0.35 ns an element on one thread
   (from 0.50; PyTorch's 0.41; the portable C 0.45 from 0.66-0.83), SoftplusGrad likewise,
