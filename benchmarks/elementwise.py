@@ -20,9 +20,14 @@ A last line gives the machine's copy bandwidth, measured in the same run: a STRE
 ``np.copyto`` of the array (read 31 MB, write 31 MB). The cells take turns in each round (the
 columns' order rotating from round to round), so the machine's changing load touches every
 column alike. Each turn is a burst of ``--burst`` calls in a row (4 by default) whose first
-call is not counted: PyTorch's OpenMP workers spin for about 10 ms of CPU after each of its
-calls, so the first call after a switch of framework can share the two cores with them. Each
-cell is the median (and the best) of the counted calls, in ms: every framework's steady state.
+call is not counted, and before each turn the script sleeps ``--settle`` ms (20 by default):
+PyTorch's OpenMP workers spin for about 10 ms of CPU after each of its calls, so the calls
+after a switch of framework could share the two cores with them. Measured (eagerkernel's
+sigmoid, 2.2 ms alone on two threads, timed right after one ``torch.sigmoid``): 3.9 ms in the
+first 5 ms, 2.9 ms in the next 5, 2.2 ms from 10 ms on; its kernel threads found the second
+core taken and did the work of one. Dropping the first call alone left the second and third
+of a burst in that window. Each cell is the median (and the best) of the counted calls, in
+ms: every framework's steady state.
 
 Usage::
 
@@ -163,6 +168,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a 100x784 array, 2 rounds")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--burst", type=int, default=4, help="calls per turn (first not counted)")
+    parser.add_argument(
+        "--settle", type=float, default=20.0, help="ms of sleep before each turn (not timed)"
+    )
     args = parser.parse_args()
     rows = 100 if args.quick else 10000
     rounds = 2 if args.quick else args.rounds
@@ -198,11 +206,13 @@ def main() -> int:
                 f = cells[name][col]
                 if f is None:
                     continue
+                time.sleep(args.settle / 1e3)  # the previous turn's spinning threads go idle
                 for call in range(max(2, args.burst)):
                     t0 = time.perf_counter()
                     f()
                     if call:
                         times[name, col].append(time.perf_counter() - t0)
+            time.sleep(args.settle / 1e3)
             t0 = time.perf_counter()
             copy()
             copies.append(time.perf_counter() - t0)

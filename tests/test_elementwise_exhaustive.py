@@ -97,7 +97,20 @@ def _run(name, *arrays):
 
 
 @needs_exp32
-@pytest.mark.parametrize("name", ["sigmoid", "softplus", "relu"])
+@pytest.mark.parametrize("name", ["sigmoid", "softplus_grad"])
+def test_sigmoid_passes_are_numpys_on_every_7th_float32_of_the_whole_range(name, path):
+    """The sigmoid and SoftplusGrad passes (AVX-512F: exp without case masks, its argument
+    raised to -150) against NumPy's formula on every 7th bit pattern, NaNs and the range
+    beyond +-150 included (``benchmarks/exhaustive_float32.py`` does all 2^32)."""
+    for x in float32_sweep(None, path):
+        ones = np.ones_like(x)
+        with np.errstate(all="ignore"):
+            got = _run("sigmoid", x) if name == "sigmoid" else _run(name, ones, x)
+            same_bits(got, numpy_sigmoid(x), x)
+
+
+@needs_exp32
+@pytest.mark.parametrize("name", ["softplus", "relu"])
 def test_forward_kernels_are_the_numpy_formula_on_every_7th_float32(name, path):
     formula = {
         "sigmoid": numpy_sigmoid,
@@ -188,6 +201,11 @@ def test_streamed_output_misaligned_and_threads_give_the_same_bits(path):
 @needs_exp32
 @pytest.mark.parametrize("name", ["exp", "sigmoid", "softplus", "softplus_grad", "gelu_grad"])
 def test_each_value_raises_the_flags_numpys_exp_loop_raised(name, path):
+    if name == "sigmoid":
+        # the sigmoid's passes drop exp32's cases (its flags are ignored, see
+        # kernels._FLAG_POLICY): their raw flags may differ (underflow for +-inf, ...), never
+        # what np.errstate shows: test_sigmoid_reports_no_flag_whatever_errstate
+        pytest.skip("the sigmoid's passes raise other raw flags, ignored")
     """Value by value (alone, and filling a vector of 16 and one of 21), the C passes raise
     the IEEE flags of the programs calling NumPy's exp: overflow and underflow past the
     thresholds, underflow for subnormal inputs and inexact subnormal results, and nothing for
@@ -217,3 +235,17 @@ def test_each_value_raises_the_flags_numpys_exp_loop_raised(name, path):
                 inputs, out = ((x,) if ninputs == 1 else (g, x)), np.empty(n, np.float32)
                 want = kernels._kernels.run(old, inputs, out, 1) & mask
                 assert kernels._kernels.run(new, inputs, out, 1) & mask == want, (v, n, gv)
+
+
+@needs_exp32
+def test_sigmoid_reports_no_flag_whatever_errstate(path):
+    """The sigmoid ignores the IEEE flags its arithmetic raises (underflow of exp, invalid of
+    comparing a NaN), as its NumPy formula's where() did: under every errstate it neither
+    warns nor raises, and gives the formula's bits."""
+    x = np.concatenate([specials(), np.float32([3e38, -3e38, -87.4, -88.5, -100, -150, -200])])
+    for n in (1, 16, 21, x.size):
+        xs = np.resize(x, n)
+        with np.errstate(all="raise"):
+            got = _run("sigmoid", xs)
+        with np.errstate(all="ignore"):
+            same_bits(got, numpy_sigmoid(xs), xs)

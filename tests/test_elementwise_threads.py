@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -412,3 +413,96 @@ def test_the_dots_gradient_inside_a_function_matches_finite_differences():
     np.testing.assert_array_equal(
         tape.gradient(loss, x).numpy(), eager_tape.gradient(eager_loss, x).numpy()
     )
+
+
+# -- multiply: ek.multiply's array function ---------------------------------------------------
+
+
+def multiply_cases():
+    """Pairs that must come back as NumPy's ``a * b``, big and small, kernel and fallback."""
+    big = kernels.PARALLEL_MIN + 77
+    rng = np.random.default_rng(11)
+    f32 = rng.standard_normal((2, big)).astype(np.float32)
+    f64 = rng.standard_normal((2, big))
+    specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45, 3e38], np.float32)
+    f32[0, : specials.size], f32[1, -specials.size :] = specials, specials
+    swapped = f64[0].astype(">f8")
+    return {
+        "float32": (f32[0], f32[1]),
+        "float64": (f64[0].reshape(-1, 1), f64[1].reshape(-1, 1)),
+        "small": (f32[0, :100], f32[1, :100]),
+        "broadcast": (f32[0].reshape(-1, 1)[:1000], f32[1, :7]),
+        "strided": (f32[0, ::2], f32[1, ::2]),
+        "mixed dtypes": (f32[0], f64[1]),
+        "int32": (np.arange(big, dtype=np.int32), np.arange(big, dtype=np.int32)),
+        "byte-swapped": (swapped, swapped),
+        "0-d and scalar": (np.float32(3.0), 2.5),
+    }
+
+
+@needs_c
+@pytest.mark.parametrize("case", list(multiply_cases()))
+def test_multiply_is_numpys_product_bit_for_bit(case):
+    a, b = multiply_cases()[case]
+    with np.errstate(all="ignore"):
+        want = a * b
+        for threads in (1, 2, 3):
+            kernels.set_num_threads(threads)
+            try:
+                got = kernels.multiply(a, b)
+            finally:
+                kernels.set_num_threads(0)
+            assert type(got) is type(want) and np.shape(got) == np.shape(want)
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            same_bits(np.asarray(got), np.asarray(want))
+
+
+@needs_c
+def test_multiply_handles_the_ieee_flags_as_numpy():
+    n = kernels.PARALLEL_MIN + 5
+    a = np.full(n, 3e38, np.float32)
+    tiny = np.full(n, 1e-30, np.float32)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in multiply"):
+        same_bits(kernels.multiply(a, a), np.full(n, np.inf, np.float32))
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+        kernels.multiply(a, a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # underflow: ignored by NumPy's default policy
+        same_bits(kernels.multiply(tiny, tiny), tiny * tiny)
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError, match="underflow"):
+        kernels.multiply(tiny, tiny)
+    with pytest.raises(TypeError, match="multiply: takes 2 arguments, got 3"):
+        kernels._kernels.multiply(a, a, a)
+
+
+@needs_c
+def test_multiply_follows_the_intra_op_setting():
+    before = ek.config.threading.get_intra_op_parallelism_threads()
+    try:
+        ek.config.threading.set_intra_op_parallelism_threads(3)
+        assert kernels._kernels._configure_multiply()[2] == 3
+        ek.config.threading.set_intra_op_parallelism_threads(1)
+        assert kernels._kernels._configure_multiply() == (
+            kernels.PARALLEL_MIN,
+            kernels.STREAM_MIN,
+            1,
+        )
+    finally:
+        ek.config.threading.set_intra_op_parallelism_threads(before)
+    assert kernels._kernels._configure_multiply()[2] == min(64, kernels._default_threads())
+
+
+@needs_c
+def test_ek_multiply_and_the_exp_gradient_use_it():
+    x = sample(np.float32, 2 * kernels.PARALLEL_MIN + 3)
+    g = sample(np.float32, x.size)
+    tx, tg = ek.constant(x), ek.constant(g)
+    with np.errstate(all="ignore"):  # inf * 0 among the samples
+        same_bits(ek.multiply(tx, tg).numpy(), x * g)
+        same_bits((tx * tg).numpy(), x * g)
+        with ek.GradientTape() as tape:
+            tape.watch(tx)
+            y = ek.exp(tx)
+            z = tx * tg  # recorded: the observed path calls the same function
+        dx = tape.gradient([y, z], tx, output_gradients=[tg, tg])
+        same_bits(dx.numpy(), (g * np.exp(x)) + g * g)

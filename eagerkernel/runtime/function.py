@@ -71,6 +71,7 @@ from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .data.structure import TensorSpec
 from .function_graph import AtomicFunction, FuncGraph, FunctionType
+from .native import kernels as _kernels
 from .observers import Observers
 
 __all__ = ["ConcreteFunction", "Function", "Program", "function", "init_scope", "print_"]
@@ -911,6 +912,7 @@ _UFUNCS = {
     operator.add: np.add,
     operator.sub: np.subtract,
     operator.mul: np.multiply,
+    _kernels.multiply: np.multiply,  # Mul's array function (big products on kernel threads)
     operator.truediv: np.true_divide,
 }
 

@@ -483,9 +483,33 @@ FMA_CLONES static void exp32_negabs_float(const float *a, float *out, Py_ssize_t
 }
 
 /* The float32 sigmoid: e = exp32(-|x|), (x >= 0 ? 1 : e) / (1 + e), the operations of the
- * program's neg_abs, exp and sigmoid_finish steps. */
+ * program's neg_abs, exp and sigmoid_finish steps. Its IEEE flags are ignored (kernels.py),
+ * so exp32 runs without its cases, as exp32_negabs_v16 does with intrinsics: t = -|x| raised
+ * to -150 at least (the arithmetic gives exp32's +0 at and below XMIN), a NaN flowing through
+ * (t < -150 is false for it), k's integer read from the bits of t * log2(e) + 1.5 * 2^23 (no
+ * float-to-int conversion of a NaN). The same bits for every float32 (NaN payloads aside),
+ * checked on all 2^32 by benchmarks/exhaustive_float32.py --portable. */
 FMA_CLONES static void sigmoid32_float(const float *a, float *out, Py_ssize_t n) {
-    EXP32_PASS(-fabsf(a[i]), 1, out[i] = (a[i] >= 0.0f ? 1.0f : e) / (1.0f + e));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const float x = a[i];
+        float t = -fabsf(x);
+        t = t < -150.0f ? -150.0f : t;
+        const float km = t * 1.442695040888963407359924681001892137f + 0x1.800000p+23f;
+        const float k = km - 0x1.800000p+23f; /* round to nearest, ties to even */
+        float r = fmaf(k, -6.93145752e-1f, t);
+        r = fmaf(k, -1.42860677e-6f, r);
+        float p = fmaf(5.082762527590693718096e-04f, r, 6.757896990527504603057e-03f);
+        p = fmaf(p, r, 5.114512081637298353406e-02f);
+        p = fmaf(p, r, 2.473615434895520810817e-01f);
+        p = fmaf(p, r, 7.257664613233124478488e-01f);
+        p = fmaf(p, r, 9.999999999980870924916e-01f);
+        float q = fmaf(2.159509375685829852307e-02f, r, -2.742335390411667452936e-01f);
+        q = fmaf(q, r, 1.0f);
+        const int32_t ki = (int32_t)(f32_bits(km) - 0x4b400000u), k1 = ki >> 1, k2 = ki - k1;
+        float e = (p / q) * f32_from_bits((uint32_t)(k1 + 127) << 23);
+        e = e * f32_from_bits((uint32_t)(k2 + 127) << 23);
+        out[i] = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+    }
 }
 
 /* SoftplusGrad of float32: g * sigmoid(x), the sigmoid as sigmoid32_float. */
@@ -590,18 +614,53 @@ __attribute__((target("avx512f"))) static void exp32_negabs_avx512(const float *
     EXP32_LOOP_V16(__m512 res = exp32_v16(exp32_negabs(LOAD(a)), &over, &under, 1));
 }
 
+/* exp32 of t = -|x| for the sigmoid alone (whose flags are ignored, see kernels.py), with
+ * exp32_v16's arithmetic but none of its case masks: a NaN flows through the arithmetic
+ * (NaN in, NaN out), and t is raised to -150 at least, where the arithmetic gives +0 as
+ * exp32's x <= XMIN case does (2^-216 times P / Q in [0.7, 1.4] underflows to +0), so that
+ * no -inf or huge argument reaches the reduction; k rounded by vrndscaleps (round to nearest,
+ * ties to even: the magic-number addition's result for |k| < 2^22). Eight instructions fewer
+ * a vector than exp32_v16 (19 for the whole sigmoid, from 27): 0.33 ns an element on one
+ * thread from 0.47, and the same bits for every float32 but NaN payloads (every one of the
+ * 2^32 inputs checked by benchmarks/sigmoid32_exhaustive.c). */
+EXP32_V16 __m512 exp32_negabs_v16(__m512 x) {
+    const __m512 t = _mm512_max_ps(_mm512_set1_ps(-150.0f), exp32_negabs(x)); /* NaN: NaN */
+    const __m512 k = _mm512_roundscale_ps(
+        _mm512_mul_ps(t, _mm512_set1_ps(1.442695040888963407359924681001892137f)),
+        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fmadd_ps(k, _mm512_set1_ps(-6.93145752e-1f), t);
+    r = _mm512_fmadd_ps(k, _mm512_set1_ps(-1.42860677e-6f), r);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(5.082762527590693718096e-04f), r,
+                               _mm512_set1_ps(6.757896990527504603057e-03f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.114512081637298353406e-02f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(2.473615434895520810817e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(7.257664613233124478488e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(9.999999999980870924916e-01f));
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(2.159509375685829852307e-02f), r,
+                               _mm512_set1_ps(-2.742335390411667452936e-01f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(_mm512_div_ps(p, q), k);
+}
+
 __attribute__((target("avx512f"))) static void sigmoid32_avx512(const float *a, float *out,
                                                                 Py_ssize_t n) {
     EXP32_LOOP_V16(const __m512 x = LOAD(a);
-                   const __m512 e = exp32_v16(exp32_negabs(x), &over, &under, 1);
-                   __m512 res = exp32_sigmoid(x, e));
+                   __m512 res = exp32_sigmoid(x, exp32_negabs_v16(x)));
 }
 
+/* SoftplusGrad, g * sigmoid(x), with exp32_negabs_v16 and exp32_v16's IEEE flags: those of
+ * the arithmetic (underflow for finite x <= XMIN, as exp32_v16 raises it, and for subnormal
+ * inputs and results), except that +-inf, whose -|x| would underflow there, is exp'ed as +0
+ * with e forced to +0 (two masked moves: 22 instructions a vector, from 29). */
 __attribute__((target("avx512f"))) static void softplus_grad32_avx512(const float *g,
                                                                       const float *a,
                                                                       float *out, Py_ssize_t n) {
     EXP32_LOOP_V16(const __m512 x = LOAD(a);
-                   const __m512 e = exp32_v16(exp32_negabs(x), &over, &under, 1);
+                   const __mmask16 inf = _mm512_cmpeq_epi32_mask(
+                       _mm512_castps_si512(exp32_negabs(x)), exp32_u32(0xff800000u));
+                   const __m512 e = _mm512_mask_mov_ps(
+                       exp32_negabs_v16(_mm512_mask_mov_ps(x, inf, _mm512_setzero_ps())), inf,
+                       _mm512_setzero_ps());
                    __m512 res = _mm512_mul_ps(LOAD(g), exp32_sigmoid(x, e)));
 }
 
@@ -1050,19 +1109,25 @@ static void ew_exec(const ew_program *p, char *const *in, char *out, npy_intp lo
 
 /* The pool: up to EW_MAX_THREADS - 1 workers, started on first need, waiting on a condition
  * variable (no spinning: an idle pool costs nothing). A run posts a job and works on it
- * itself; the job's range is dealt out in chunks of EW_CHUNK elements from an atomic counter,
- * so a thread that runs late (a busy machine) takes fewer chunks instead of holding the others
- * up. The run returns once its chunks are done and every worker that joined has left; a
+ * itself; the job's range is dealt out in chunks from an atomic counter, so a thread that
+ * runs late (a busy machine) takes fewer chunks instead of holding the others up. A chunk is
+ * an eighth of a thread's share, between EW_CHUNK and EW_CHUNK_MAX elements: small ones keep
+ * that balance on arrays just past PARALLEL_MIN, big ones let the memory-bound programs read
+ * and write long runs (each chunk restarts the hardware prefetcher's streams: ReLU on 31 MB
+ * took 1.2-1.3 ms in 16 K chunks and 0.8-0.95 ms in 64 K-256 K ones, best of runs,
+ * measured). The run returns once its chunks are done and every worker that joined has left; a
  * worker that wakes after that finds no job. A second run while one is in flight (another
  * Python thread) runs alone on its own thread. After fork() the child has no workers: it
  * starts new ones. */
 #define EW_CHUNK (16 * EW_BLOCK)
+#define EW_CHUNK_MAX (256 * EW_BLOCK)
 
 typedef struct {
     const ew_program *p;
     char *const *in;
     char *out;
     npy_intp n;
+    npy_intp chunk; /* elements a take hands out (ew_run sets it) */
 #ifdef EW_THREADS
     atomic_llong next; /* the first element not yet dealt out */
 #else
@@ -1074,10 +1139,10 @@ typedef struct {
 } ew_job;
 
 #ifdef EW_THREADS
-#define EW_TAKE(job) ((npy_intp)atomic_fetch_add(&(job)->next, EW_CHUNK))
+#define EW_TAKE(job) ((npy_intp)atomic_fetch_add(&(job)->next, (job)->chunk))
 #define EW_START(job) atomic_init(&(job)->next, 0)
 #else
-#define EW_TAKE(job) ((npy_intp)(((job)->next += EW_CHUNK) - EW_CHUNK))
+#define EW_TAKE(job) ((npy_intp)(((job)->next += (job)->chunk) - (job)->chunk))
 #define EW_START(job) ((job)->next = 0)
 #endif
 
@@ -1099,7 +1164,7 @@ static int ew_work(ew_job *job) {
     for (;;) {
         npy_intp lo = EW_TAKE(job);
         if (lo >= job->n) break;
-        npy_intp hi = lo + EW_CHUNK < job->n ? lo + EW_CHUNK : job->n;
+        npy_intp hi = lo + job->chunk < job->n ? lo + job->chunk : job->n;
         ew_exec(job->p, job->in, job->out, lo, hi, job->stream);
     }
 #if defined(__SSE2__)
@@ -1148,6 +1213,9 @@ static void pool_after_fork_child(void) {
 
 static int ew_run(ew_job *job, int threads) {
     if (threads > EW_MAX_THREADS) threads = EW_MAX_THREADS;
+    npy_intp chunk = job->n / (8 * (npy_intp)threads);
+    chunk = chunk < EW_CHUNK ? EW_CHUNK : chunk > EW_CHUNK_MAX ? EW_CHUNK_MAX : chunk;
+    job->chunk = chunk - chunk % EW_BLOCK; /* whole blocks */
     EW_START(job);
     job->joined = 0;
     job->flags = 0;
@@ -1245,6 +1313,132 @@ static PyObject *run(PyObject *self, PyObject *args) {
     return PyLong_FromLong(raised);
 }
 
+/* ---- multiply(a, b): NumPy's a * b, big products on the kernel threads ----------------------
+ *
+ * The array function of ek.multiply (dispatch's `array_op` for Mul: every product of two
+ * tensors calls it, so it must cost nothing for small ones): two C-contiguous, aligned,
+ * native-order float32 or float64 NumPy arrays of one shape with at least `parallel_min`
+ * elements are multiplied by NumPy's own multiply loop for the dtype (so bit for bit what
+ * a * b gives) run as a program on the kernel threads, the output of at least `stream_min`
+ * bytes written with streaming stores; anything else is PyNumber_Multiply(a, b), which is
+ * what a * b calls. When the loop raised an IEEE flag that np.geterr() does not ignore, the
+ * result is dropped and NumPy computes the product again, warning or raising as it does.  */
+static PyObject *ndarray_type, *np_multiply, *np_empty_like, *np_geterr;
+static Py_ssize_t mul_parallel_min = 1 << 17, mul_stream_min = 8 << 20;
+static int mul_threads = 1;
+static ew_program mul_programs[2]; /* float32, float64; compiled at first use */
+static int mul_compiled[2];
+
+/* Whether np.geterr() ignores every flag in `raised`; -1 on error. */
+static int mul_flags_ignored(int raised) {
+    static const char *keys[4] = {"over", "invalid", "divide", "under"};
+    static const int bits[4] = {OVERFLOW, INVALID, DIVBYZERO, UNDERFLOW};
+    PyObject *policy = PyObject_CallNoArgs(np_geterr);
+    if (policy == NULL) return -1;
+    int ignored = 1;
+    for (int k = 0; k < 4 && ignored; k++) {
+        if (!(raised & bits[k])) continue;
+        PyObject *mode = PyDict_GetItemString(policy, keys[k]); /* borrowed */
+        ignored = mode != NULL && PyUnicode_Check(mode) &&
+                  PyUnicode_CompareWithASCIIString(mode, "ignore") == 0;
+    }
+    Py_DECREF(policy);
+    return ignored;
+}
+
+PyDoc_STRVAR(multiply_doc,
+             "multiply(a, b) -> a * b\n\n"
+             "NumPy's a * b; two big C-contiguous float arrays of one shape and dtype are\n"
+             "multiplied by NumPy's loop on the kernel threads (see kernels.multiply).");
+
+static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "multiply: takes 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    PyObject *a = args[0], *b = args[1];
+    if (Py_TYPE(a) != (PyTypeObject *)ndarray_type || Py_TYPE(b) != (PyTypeObject *)ndarray_type)
+        return PyNumber_Multiply(a, b);
+    PyArrayObject *x = (PyArrayObject *)a, *y = (PyArrayObject *)b;
+    const int nd = PyArray_NDIM(x);
+    const int need = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+    if (nd != PyArray_NDIM(y) || (PyArray_FLAGS(x) & need) != need ||
+        (PyArray_FLAGS(y) & need) != need)
+        return PyNumber_Multiply(a, b);
+    npy_intp n = 1;
+    for (int k = 0; k < nd; k++) {
+        if (PyArray_DIMS(x)[k] != PyArray_DIMS(y)[k]) return PyNumber_Multiply(a, b);
+        n *= PyArray_DIMS(x)[k];
+    }
+    const int type = PyArray_DESCR(x)->type_num;
+    if (n < mul_parallel_min || (type != NPY_FLOAT && type != NPY_DOUBLE) ||
+        PyArray_DESCR(y)->type_num != type || !PyArray_ISNOTSWAPPED(x) || !PyArray_ISNOTSWAPPED(y))
+        return PyNumber_Multiply(a, b);
+    const int d = type == NPY_DOUBLE;
+    ew_program *p = &mul_programs[d];
+    if (!mul_compiled[d]) {
+        memset(p, 0, sizeof *p);
+        p->format = d ? 'd' : 'f';
+        p->itemsize = d ? sizeof(double) : sizeof(float);
+        p->ninputs = 2;
+        p->nsteps = 1;
+        if (ew_ufunc_loop(np_multiply, type, &p->steps[0]) < 0) return NULL;
+        p->steps[0].refs[0] = EW_IN;
+        p->steps[0].refs[1] = EW_IN + 1;
+        p->steps[0].refs[2] = EW_OUT;
+        mul_compiled[d] = 1;
+    }
+    PyObject *out = PyObject_CallOneArg(np_empty_like, a);
+    if (out == NULL) return NULL;
+    if (Py_TYPE(out) != (PyTypeObject *)ndarray_type ||
+        !(PyArray_FLAGS((PyArrayObject *)out) & NPY_ARRAY_C_CONTIGUOUS)) {
+        Py_DECREF(out);
+        return PyNumber_Multiply(a, b);
+    }
+    char *in[2] = {PyArray_DATA(x), PyArray_DATA(y)};
+    ew_job job;
+    job.p = p;
+    job.in = in;
+    job.out = PyArray_DATA((PyArrayObject *)out);
+    job.n = n;
+    job.stream = (Py_ssize_t)n * p->itemsize >= mul_stream_min;
+    npy_intp most = n / (mul_parallel_min / 2 > 0 ? mul_parallel_min / 2 : 1);
+    int threads = most < mul_threads ? (int)most : mul_threads;
+    int raised;
+    Py_BEGIN_ALLOW_THREADS
+    raised = ew_run(&job, threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS
+    if (raised) {
+        int ignored = mul_flags_ignored(raised);
+        if (ignored != 1) {
+            Py_DECREF(out);
+            return ignored < 0 ? NULL : PyNumber_Multiply(a, b);
+        }
+    }
+    return out;
+}
+
+PyDoc_STRVAR(configure_multiply_doc,
+             "_configure_multiply([parallel_min, stream_min, threads]) -> tuple\n\n"
+             "Sets multiply()'s thresholds (elements, bytes) and thread count (kernels.py does);\n"
+             "returns the settings in force.");
+
+static PyObject *configure_multiply(PyObject *self, PyObject *args) {
+    Py_ssize_t parallel_min = mul_parallel_min, stream_min = mul_stream_min;
+    int threads = mul_threads;
+    if (!PyArg_ParseTuple(args, "|nni:_configure_multiply", &parallel_min, &stream_min,
+                          &threads))
+        return NULL;
+    if (parallel_min < 2 || stream_min < 0 || threads < 1 || threads > EW_MAX_THREADS) {
+        PyErr_SetString(PyExc_ValueError, "_configure_multiply: a value out of range");
+        return NULL;
+    }
+    mul_parallel_min = parallel_min;
+    mul_stream_min = stream_min;
+    mul_threads = threads;
+    return Py_BuildValue("nni", mul_parallel_min, mul_stream_min, mul_threads);
+}
+
 PyDoc_STRVAR(use_avx512_doc,
              "_use_avx512(flag) -> bool\n\n"
              "For tests: whether the exp32 passes use their AVX-512F intrinsics (flag true and the\n"
@@ -1268,6 +1462,8 @@ static PyMethodDef methods[] = {
     {"program", program, METH_VARARGS, program_doc},
     {"mul_sum", mul_sum, METH_VARARGS, mul_sum_doc},
     {"run", run, METH_VARARGS, run_doc},
+    {"multiply", (PyCFunction)(void (*)(void))multiply, METH_FASTCALL, multiply_doc},
+    {"_configure_multiply", configure_multiply, METH_VARARGS, configure_multiply_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1295,8 +1491,13 @@ PyMODINIT_FUNC PyInit__kernels(void) {
         return NULL;
     }
     ufunc_type = PyObject_GetAttrString(numpy, "ufunc");
+    ndarray_type = PyObject_GetAttrString(numpy, "ndarray");
+    np_multiply = PyObject_GetAttrString(numpy, "multiply");
+    np_empty_like = PyObject_GetAttrString(numpy, "empty_like");
+    np_geterr = PyObject_GetAttrString(numpy, "geterr");
     Py_DECREF(numpy);
-    if (ufunc_type == NULL) {
+    if (ufunc_type == NULL || ndarray_type == NULL || np_multiply == NULL ||
+        np_empty_like == NULL || np_geterr == NULL) {
         Py_DECREF(m);
         return NULL;
     }

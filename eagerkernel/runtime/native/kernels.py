@@ -37,10 +37,21 @@ Where one of NumPy's loops was the bottleneck, a C pass computes the same bits i
   `_exp32_matches` found it equal to ``np.exp`` on a probe of its cases at first use;
   elsewhere (a CPU without FMA, where ``np.exp`` runs another loop) the programs keep
   calling NumPy's exp.
+- In the float32 sigmoid (both its passes) and SoftplusGrad (AVX-512F) that exp drops its
+  case masks, which cost a third of the sigmoid's instructions: the argument ``-|x|`` is
+  never above 0, a NaN gives NaN through the arithmetic itself, and raising the argument to
+  -150 at least makes the arithmetic give exp's ``+0`` at or below its underflow threshold
+  (SoftplusGrad still masks +-inf, so that its IEEE flags stay exp's value by value; the
+  sigmoid ignores its flags, as before). The sigmoid takes 0.35 ns an element on one thread
+  (from 0.50; PyTorch's 0.41; the portable C 0.45 from 0.66-0.83), SoftplusGrad likewise,
+  both NumPy's bits.
 
 So every op here is still its NumPy formula bit for bit (0 ulp), none needing the "within 1
 ulp" the issue allowed: an accurate exp would not do, as NumPy's float32 exp is up to 2.5
 ulp from the exact value and such an exp would be 2 ulp from it, measured.
+``benchmarks/exhaustive_float32.py`` proves it for the float32 sigmoid (intrinsics and
+portable C) and SoftplusGrad on all 2^32 inputs (a minute each: 0 differ from NumPy's
+formula, NaN payloads aside).
 ``tests/test_elementwise_exhaustive.py`` checks the exp pass against ``np.exp`` on every
 float32 whose bit pattern is a multiple of 7 (all of them, NaNs included), the ops against
 their NumPy formulas on those in [-128, 128] (every 21st for the gradients; both the
@@ -48,10 +59,29 @@ intrinsics and the portable C, the latter five times coarser) plus subnormals,
 +-0, +-inf, NaNs and the overflow and underflow thresholds, and the error flags value by
 value. erf and the GELU (below) are within 1 ulp of SciPy's, as they were.
 
-Outputs of at least `STREAM_MIN` bytes of the memory-bound programs (ReLU and the
-arithmetic gradients) are written with streaming stores: straight to memory without first
-reading each cache line (a third of the traffic of a one-input op, 15-25% of its time on a
-31 MB array, measured), leaving the cache to the inputs. The programs bound by exp, tanh or
+The GELU and its gradient stay at 2-3 times PyTorch's time: 90% of the GELU is
+its erf, a degree-18 polynomial in double precision (half the lanes of a float32 vector),
+and every cheaper erf tried changes the float32 result; ``1 + erf`` cancels for negative
+x, so a changed erf bit is many ulps of the GELU. Keeping the bits, a cheaper approximation
+of the same polynomial with Ziv's rounding test still needs about as many double operations
+(to decide float32 rounding it must be within ~2^-36 of the polynomial, which takes as many
+pieces or terms as the polynomial has); Horner's scheme with FMA and the test was 2-3%
+faster, not worth it. PyTorch's float32 erf is faster and less accurate: over every float32 in
+[-10, 10] its GELU is up to 41 ulp off in [-2, 0), 2.2 in [0, 2) and 5.5 in [2, 10), against
+12, 1.7 and 1.3 here, and up to 1.3e-6 off in absolute terms against 4.5e-7 here (below -2
+both lose every digit to ``1 + erf`` cancelling; ``benchmarks/gelu_accuracy.py``).
+
+`multiply` is ``a * b`` as `ek.multiply` computes it (dispatch's array function for Mul):
+two C-contiguous float arrays of one shape with at least `PARALLEL_MIN` elements go to
+NumPy's multiply loop run as a program on the kernel threads, the rest to ``a * b`` itself.
+Every product of two big tensors gains (the exp gradient ``g * y``, a loss's ``a * b``): the
+NumPy call runs on one thread. It is a C builtin, so that small products cost what
+``operator.mul`` did.
+
+Outputs of at least `STREAM_MIN` bytes of the memory-bound programs (ReLU, the arithmetic
+gradients and `multiply`) are written with streaming stores: straight to memory without
+first reading each cache line (a third of the traffic of a one-input op, 15-25% of its time
+on a 31 MB array, measured), leaving the cache to the inputs. The programs bound by exp, tanh or
 erf write as usual (streaming stalled them, measured).
 
 ``benchmarks/elementwise.py`` measures them beside numexpr, the library made for fused
@@ -95,6 +125,7 @@ __all__ = [
     "get_num_threads",
     "max_pool_grad",
     "mul_sum",
+    "multiply",
     "relu",
     "relu_grad",
     "set_num_threads",
@@ -321,11 +352,34 @@ def set_num_threads(n: int) -> None:
     if not 0 <= n <= 64:
         raise ValueError(f"set_num_threads: n must be in [0, 64], got {n}")
     _threads[0] = int(n)
+    _configure_multiply()
+
+
+def _configure_multiply() -> None:
+    if _kernels is not None:
+        _kernels._configure_multiply(
+            PARALLEL_MIN, STREAM_MIN, min(64, _threads[0] or _default_threads())
+        )
 
 
 def get_num_threads() -> int:
     """The thread count `set_num_threads` set (0: as many as the process may run on)."""
     return _threads[0]
+
+
+def _multiply_fallback(a, b):
+    return a * b
+
+
+_multiply_fallback.__name__ = "multiply"
+_multiply_fallback.__doc__ = "``a * b`` (the C extension is not built)."
+#: ``a * b`` for any operands, bit for bit; two C-contiguous float32 or float64 NumPy arrays
+#: of one shape with at least `PARALLEL_MIN` elements are multiplied by NumPy's multiply loop
+#: on the kernel threads (the output of at least `STREAM_MIN` bytes streamed), the IEEE
+#: flags handled as NumPy's (a flag ``np.geterr()`` does not ignore: NumPy multiplies again,
+#: and warns or raises). A C builtin, so that the small products `ek.multiply` passes on cost
+#: what ``operator.mul`` did. Without the extension, a Python ``a * b``.
+multiply = _kernels.multiply if _kernels is not None else _multiply_fallback
 
 
 def _run(name: str, *arrays, threads: int | None = None):
@@ -451,7 +505,8 @@ def sigmoid(x):
     Returns:
         A new array of x's shape and dtype, equal bit for bit to that NumPy formula (``e``
         as ``np.exp`` computes it: NumPy's loop, or for float32 its algorithm in C, see the
-        module docstring); None (nothing done) for anything else.
+        module docstring; NaN in, NaN out, its payload aside); None (nothing done) for
+        anything else. Floating-point flags are ignored, as the formula's where() did.
     """
     return _run("sigmoid", x)
 
@@ -682,3 +737,6 @@ def _fp_errors(flags: int, op: str) -> None:
             print(f"Warning: {message}", file=sys.stderr)
         else:  # "warn", NumPy's default
             warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+_configure_multiply()

@@ -157,8 +157,9 @@ def _divide_no_nan_complex(x, y):
     return where(equal(y, y * 0), y * 0, x / safe)
 
 
-_mul = Primitive("Mul", lambda xp, x, y: x * y)
-multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", operator.mul)
+# kernels.multiply: a * b, big float products on the kernel threads (NumPy's loop, same bits)
+_mul = Primitive("Mul", lambda xp, x, y: kernels.multiply(x, y))
+multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", kernels.multiply)
 defvjp(_mul, lambda g, ans, x, y: multiply(g, _c(y)), lambda g, ans, x, y: multiply(g, _c(x)))
 
 _div = Primitive("RealDiv", lambda xp, x, y: x / y)
