@@ -251,9 +251,9 @@ def test_crafted_checkpoint_with_a_wrong_slot_shape_does_not_break_the_optimizer
     ckpt = ek.train.Checkpoint(model=m, optimizer=opt)
     path = ckpt.write(str(tmp_path / "good"))
     # Craft: the same checkpoint, but the kernel's slot 'm' has the wrong shape (a valid file).
-    from eagerkernel.runtime.io.checkpoint import _Graph
+    from eagerkernel.runtime.io.checkpoint import ObjectGraph
 
-    graph = _Graph(ckpt)
+    graph = ObjectGraph(ckpt)
     key = "model/layer-0/kernel/.OPTIMIZER_SLOT/optimizer/m"
     assert key in graph.variables
     crafted = dict(graph.variables)
