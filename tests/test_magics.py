@@ -643,3 +643,23 @@ def test_tape_body_syntax_error_and_exception_are_reported_as_for_a_cell(ip):
     assert isinstance(result.error_in_exec, KeyError)
     out = cap.stdout + cap.stderr
     assert "KeyError" in out and "boom" in out and "line 3" in out
+
+
+def test_tape_body_applies_ast_transformers_registered_between_runs(ip):
+    import ast
+
+    class Doubler(ast.NodeTransformer):
+        def visit_Constant(self, node):
+            if node.value == 3.0:
+                return ast.copy_location(ast.Constant(6.0), node)
+            return node
+
+    cell = "%%tape\ny = ek.constant(2.0) * 3.0\ny"
+    assert "numpy=6.0>" in run(ip, cell)[1].stdout
+    transformer = Doubler()
+    ip.ast_transformers.append(transformer)
+    try:
+        assert "numpy=12.0>" in run(ip, cell)[1].stdout
+    finally:
+        ip.ast_transformers.remove(transformer)
+    assert "numpy=6.0>" in run(ip, cell)[1].stdout

@@ -94,13 +94,15 @@ def run_body(shell, body: str, execution_count: int) -> ExecutionResult:
     transformed, name, codes = plan
     compiler = shell.compile
     cell_name = compiler.cache(transformed, execution_count, raw_code=body)
-    if codes is None or cell_name != name:
+    # AST transformers (the user's, registered at any time) apply at every run, so their
+    # output is never reused.
+    if codes is None or cell_name != name or shell.ast_transformers:
         codes = _compile(shell, transformed, cell_name)
         if codes is None:
             return _run_cell(shell, body, execution_count)
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
-        _PLANS[key] = (transformed, cell_name, codes)
+        _PLANS[key] = (transformed, cell_name, None if shell.ast_transformers else codes)
     info = ExecutionInfo(body, False, False, True, None, transformed_cell=transformed)
     result = ExecutionResult(info)
     result.execution_count = execution_count
