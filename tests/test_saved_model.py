@@ -361,3 +361,22 @@ def test_a_signatures_structured_outputs(tmp_path):
     assert isinstance(spec, ek.TensorSpec) and spec.dtype == ek.float32
     traced = module.__call__.get_concrete_function(ek.constant([1.0, 2.0]))
     assert outputs == traced.structured_outputs  # the program traced on the call's values
+
+
+def test_a_program_indexing_with_tensors_in_a_tuple_key_saves_and_loads(tmp_path):
+    """``x[1, i]``: the index tensor is an input of the op, so the loaded program reads each
+    call's index (the key's layout is stored with its tensor positions)."""
+
+    class Picker(ek.Module):
+        @ek.function(
+            input_signature=[ek.TensorSpec([3, 4], ek.float32), ek.TensorSpec([], ek.int32)]
+        )
+        def pick(self, x, i):
+            return x[1, i]
+
+    x = ek.constant(np.arange(12, dtype=np.float32).reshape(3, 4))
+    module = Picker()
+    assert float(module.pick(x, ek.constant(2))) == 6.0
+    ek.saved_model.save(module, str(tmp_path))
+    loaded = ek.saved_model.load(str(tmp_path))
+    assert [float(loaded.pick(x, ek.constant(k))) for k in (3, 0)] == [7.0, 4.0]

@@ -59,6 +59,7 @@ from ..function import (
     TracedObject,
     TracedParam,
 )
+from ..ops.indexing import IndexInput
 from .checkpoint_format import c_order
 from .saved_model_format import (
     ARRAYS_FILE,
@@ -125,6 +126,8 @@ class _Writer:
             }
         if x is Ellipsis:
             return {"ellipsis": True}
+        if isinstance(x, IndexInput):  # a tensor's place in an indexing key
+            return {"index_input": x.i}
         if x is sys.stdout or x is sys.stderr:
             return {"stream": "stdout" if x is sys.stdout else "stderr"}
         if isinstance(x, tuple):

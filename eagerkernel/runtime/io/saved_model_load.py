@@ -30,6 +30,7 @@ from ..function import (
     TracedParam,
     hashable_value,
 )
+from ..ops.indexing import IndexInput
 from .saved_model_format import (
     ARRAYS_FILE,
     FORMAT,
@@ -100,6 +101,8 @@ class _Reader:
             return slice(*[self.value(v) for v in x["slice"]])
         if "ellipsis" in x:
             return Ellipsis
+        if "index_input" in x:
+            return IndexInput(int(x["index_input"]))
         if "stream" in x:
             return sys.stdout if x["stream"] == "stdout" else sys.stderr
         if "tuple" in x:

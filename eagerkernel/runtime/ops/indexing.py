@@ -430,8 +430,9 @@ for _p in (_getitem, _boolean_mask):
 defvjp(_getitem_grad, lambda g, ans, x, shape, key: apply(_getitem, (g,), {"key": key}))
 
 
-class _Slot:
-    """Where a tensor index sits in a tuple key (`_getitem_dynamic`): the op's input ``i``."""
+class IndexInput:
+    """Where a tensor index sits in a tuple key (`_getitem_dynamic`): the op's input ``i``
+    (saved models store it as ``{"index_input": i}``)."""
 
     __slots__ = ("i",)
 
@@ -443,7 +444,7 @@ class _Slot:
 
 
 def _fill_key(template: tuple, idx: tuple) -> tuple:
-    return tuple(idx[k.i] if type(k) is _Slot else k for k in template)
+    return tuple(idx[k.i] if type(k) is IndexInput else k for k in template)
 
 
 # A tuple key holding tensors (``x[1, i]``): the tensors are the op's inputs, so that a traced
@@ -478,7 +479,7 @@ def _getitem_with_tensors(x: Tensor, key: tuple) -> Tensor:
     for k in key:
         if isinstance(k, Tensor):
             _index(k, xp)  # integer or bool (TypeError otherwise)
-            template.append(_Slot(len(idx)))
+            template.append(IndexInput(len(idx)))
             idx.append(k)
         else:
             template.append(_index(k, xp))
