@@ -317,3 +317,18 @@ def test_function_returning_an_extension_type_replays_its_program():
     with ek.GradientTape() as tape:
         out = scaled(Player("p", {"v": 3.0}))
     assert float(tape.gradient(out.attributes["v"], x)) == pytest.approx(3.0)
+
+
+def test_saving_a_function_that_returns_an_extension_type_raises(tmp_path):
+    class Pair(ET):
+        a: ek.Tensor
+
+    class Maker(ek.Module):
+        @ek.function(input_signature=[ek.TensorSpec([2], ek.float32)])
+        def make(self, x):
+            return Pair(x * 2.0)
+
+    module = Maker()
+    np.testing.assert_array_equal(module.make(ek.constant([1.0, 2.0])).a.numpy(), [2.0, 4.0])
+    with pytest.raises(NotImplementedError, match="function make returns an ExtensionType"):
+        ek.saved_model.save(module, str(tmp_path))

@@ -141,6 +141,11 @@ class _Writer:
         raise ValueError(f"saved_model.save: {where}: cannot store {type(x).__name__} {x!r:.60}.")
 
     def program(self, program: Program, where: str) -> dict:
+        if program.rebuild is not None:
+            raise NotImplementedError(
+                f"saved_model.save: {where} returns an ExtensionType; this format stores "
+                "programs over dense tensors only. Return its fields as tensors."
+            )
         ops = []
         for ins in program.ops:
             kind = ins[0]
