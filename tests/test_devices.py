@@ -527,3 +527,17 @@ def test_full_device_names_from_tensors_and_variables_are_accepted_everywhere():
     (batch,) = ds.apply(ek.data.experimental.prefetch_to_device(full))
     assert batch.device == full
     assert ek.constant(1.0).device == FULL_CPU and ek.Variable(1.0).device == FULL_CPU
+
+
+def test_a_tuple_key_reads_index_tensors_of_another_device(two_virtual_gpus):
+    """``x[1, i]`` with ``i`` made on the CPU indexes a tensor on a GPU (TensorFlow reads
+    indices from host memory); the result stays on the GPU."""
+    i = ek.constant(2)
+    with ek.device("/gpu:0"):
+        x = ek.constant(np.arange(12.0).reshape(3, 4))
+    out = x[1, i]
+    assert float(out) == 6.0 and out.device == x.device
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_sum(x[i, 1:3])
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy()[2], [0.0, 1.0, 1.0, 0.0])

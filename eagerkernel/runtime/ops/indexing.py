@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from ..core.composite import CompositeTensor
-from ..core.dispatch import Primitive, defjointvjp, defvjp
+from ..core.dispatch import Primitive, copy_to_device, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ..extension_dispatch import dispatchable
@@ -480,7 +480,8 @@ def _getitem_with_tensors(x: Tensor, key: tuple) -> Tensor:
         if isinstance(k, Tensor):
             _index(k, xp)  # integer or bool (TypeError otherwise)
             template.append(IndexInput(len(idx)))
-            idx.append(k)
+            # An index is read where the indexed array lives (TF keeps indices in host memory).
+            idx.append(k if k._device is x._device else copy_to_device(k, x._device))
         else:
             template.append(_index(k, xp))
     template = tuple(template)
