@@ -625,8 +625,10 @@ class ProfilingTape(GradientTape):
 
     Unlike a plain tape it records all ops, integer ones included, and treats every float
     tensor used as tracked, so gradients can be asked with respect to any of them afterwards.
-    Each `Record` has ``seconds``, the forward time measured with ``time.perf_counter``. It
-    does not keep the values a forward saves for its VJP (``Record.saved`` is None): a
+    Each `Record` has ``seconds``, the forward's wall time in seconds: read from the CPU's
+    time-stamp counter where Linux keeps time with it (``native/_dispatch.c``'s forward
+    clock, calibrated against CLOCK_MONOTONIC), else from ``time.perf_counter``. It does not
+    keep the values a forward saves for its VJP (``Record.saved`` is None): a
     recording that is never differentiated must not hold them; a VJP recomputes what it needs.
 
     Args:
