@@ -332,3 +332,26 @@ def test_saving_a_function_that_returns_an_extension_type_raises(tmp_path):
     np.testing.assert_array_equal(module.make(ek.constant([1.0, 2.0])).a.numpy(), [2.0, 4.0])
     with pytest.raises(NotImplementedError, match="function make returns an ExtensionType"):
         ek.saved_model.save(module, str(tmp_path))
+
+
+def test_a_class_made_in_a_function_keeps_only_the_locals_its_annotations_name():
+    import weakref
+
+    class Big:
+        pass
+
+    def make(value):
+        local_big = value  # noqa: F841 (a local the class must not keep alive)
+
+        class Inner(ET):
+            value: ek.Tensor
+            child: Optional[Inner] = None  # noqa: UP045
+
+        return Inner
+
+    big = Big()
+    ref = weakref.ref(big)
+    inner = make(big)
+    assert float(inner(1.0, inner(2.0)).child.value) == 2.0
+    del big
+    assert ref() is None

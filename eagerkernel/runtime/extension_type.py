@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import collections.abc
 import inspect
+import re
 import sys
 import types
 import typing
@@ -464,7 +465,15 @@ class ExtensionType(_Sealed, CompositeTensor, metaclass=_Building):
         cls._ek_hints = None
         frame = sys._getframe(1)  # the frame running the class statement
         cls._ek_globals = frame.f_globals
-        cls._ek_locals = dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None
+        cls._ek_locals = None
+        if frame.f_code.co_name != "<module>":
+            # A class made in a function: keep the locals its string annotations may name
+            # (not all of them, which could hold large values alive with the class).
+            words = set()
+            for annotation in inspect.get_annotations(cls).values():
+                if isinstance(annotation, str):
+                    words.update(re.findall(r"[A-Za-z_]\w*", annotation))
+            cls._ek_locals = {k: v for k, v in frame.f_locals.items() if k in words}
         del frame
         fields = _collect_fields(cls)
         cls._ek_fields = fields
