@@ -14,7 +14,7 @@ from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ._core import apply, tensor
 
-__all__ = ["angle", "complex", "conj", "imag", "real"]
+__all__ = ["angle", "complex", "conj", "conj_if_complex", "imag", "real"]
 
 _REAL_OF = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
 _COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
@@ -31,6 +31,13 @@ _angle = Primitive("Angle", lambda xp, x: xp.angle(x).astype(_REAL_OF[x.dtype]))
 _complex = Primitive(
     "Complex", lambda xp, re, im: (re + 1j * im).astype(_COMPLEX_OF[np.dtype(re.dtype)])
 )
+
+
+def conj_if_complex(t):
+    """``conj(t)`` for a complex Tensor, ``t`` itself otherwise: the factor the VJPs of
+    holomorphic ops multiply by (TensorFlow's math_grad.py conjugates the derivative), so that
+    the cotangent of a complex input is ``dL/d(re) + i dL/d(im)``."""
+    return apply(_conj, (t,)) if t._value.dtype.kind == "c" else t
 
 
 def conj(x, name=None):

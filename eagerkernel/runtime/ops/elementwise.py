@@ -20,6 +20,7 @@ from ..core.tensor import Tensor
 from ..extension_dispatch import dispatchable
 from ..native import kernels
 from ._core import apply, binary, dtype_error, tensor, unary
+from .complex_ops import conj_if_complex as _c
 
 __all__ = [
     "abs",
@@ -130,31 +131,15 @@ subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).", ope
 defvjp(_sub, pass_through, lambda g, ans, x, y: negative(g))
 
 
-def _c(t: Tensor) -> Tensor:
-    """``conj(t)`` for a complex tensor, ``t`` itself otherwise: the VJPs of holomorphic ops
-    multiply by the conjugate derivative, as TensorFlow's do (math_grad.py), so that the
-    cotangent of a complex input is ``dL/d(re) + i dL/d(im)``."""
-    if t._value.dtype.kind != "c":
-        return t
-    from .complex_ops import conj
-
-    return conj(t)
-
-
 def _abs_vjp(g, ans, x):
     if x._value.dtype.kind != "c":
         return g * sign(x)
     # TensorFlow's ComplexAbsGrad: complex(g, 0) * x / complex(|x|, 0), 0 where |x| is 0
     from .complex_ops import complex as make_complex
+    from .math_ops import divide_no_nan
 
     zero = g * 0
-    return _divide_no_nan_complex(make_complex(g, zero) * x, make_complex(ans, zero))
-
-
-def _divide_no_nan_complex(x, y):
-    """x / y, 0 where y is 0 (complex tensors)."""
-    safe = where(equal(y, y * 0), y * 0 + 1, y)
-    return where(equal(y, y * 0), y * 0, x / safe)
+    return divide_no_nan(make_complex(g, zero) * x, make_complex(ans, zero))
 
 
 # kernels.multiply: a * b, big float products on the kernel threads (NumPy's loop, same bits)

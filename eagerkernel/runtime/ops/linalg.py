@@ -23,6 +23,7 @@ from ..core.tensor import Tensor, make
 from ..extension_dispatch import dispatchable
 from ..native import blas
 from ._core import apply, dtype_error, tensor
+from .complex_ops import conj_if_complex as _conj
 
 _tensor = tensor  # `norm` has an argument named `tensor` (TensorFlow's name)
 
@@ -76,14 +77,6 @@ defvjp(
         else matmul(_conj(a), g, transpose_a=not transpose_a)
     ),
 )
-
-
-def _conj(t: Tensor) -> Tensor:
-    if t._value.dtype.kind != "c":
-        return t
-    from .complex_ops import conj
-
-    return conj(t)
 
 
 @dispatchable
