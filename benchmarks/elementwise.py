@@ -171,7 +171,14 @@ def main() -> int:
     parser.add_argument(
         "--settle", type=float, default=20.0, help="ms of sleep before each turn (not timed)"
     )
+    parser.add_argument(
+        "--ops", default=",".join(OPS), help=f"comma-separated subset of {','.join(OPS)}"
+    )
     args = parser.parse_args()
+    ops = [op.strip() for op in args.ops.split(",") if op.strip()]
+    unknown = sorted(set(ops) - set(OPS))
+    if unknown:
+        parser.error(f"--ops: unknown op(s) {', '.join(unknown)}; choose from {', '.join(OPS)}")
     rows = 100 if args.quick else 10000
     rounds = 2 if args.quick else args.rounds
     try:
@@ -183,7 +190,7 @@ def main() -> int:
     rng = np.random.default_rng(0)
     x = (rng.standard_normal((rows, 784)) * 3).astype(np.float32)
     g = rng.standard_normal((rows, 784)).astype(np.float32)
-    names = [n for op in OPS for n in (op, op + " grad")]
+    names = [n for op in ops for n in (op, op + " grad")]
     cells: dict = {}
     for name in names:
         y = _forward(name, x).astype(np.float32)

@@ -32,9 +32,10 @@ Where one of NumPy's loops was the bottleneck, a C pass computes the same bits i
   NumPy's constants, the same fused multiply-adds and rounding) written in C (AVX-512F
   intrinsics where the CPU has them, else portable C that GCC vectorizes), so that the
   sigmoid and SoftplusGrad are one loop each and the GELU gradient's ten NumPy steps after
-  erf one pass: the float32 sigmoid takes 0.5 ns an element on one thread, from 0.83 for
-  NumPy's loops as steps (measured with its data in the L2 cache). It is used after
-  `_exp32_matches` found it equal to ``np.exp`` on a probe of its cases at first use;
+  erf one pass (with erf itself, one loop on AVX-512F): the float32 sigmoid takes 0.5 ns an
+  element on one thread, from 0.83 for NumPy's loops as steps (measured with its data in
+  the L2 cache). It is used after `_exp32_matches` found it equal to ``np.exp`` on a probe of
+  its cases at first use;
   elsewhere (a CPU without FMA, where ``np.exp`` runs another loop) the programs keep
   calling NumPy's exp.
 - In the float32 sigmoid (both its passes) and SoftplusGrad (AVX-512F) that exp drops its
@@ -57,19 +58,22 @@ float32 whose bit pattern is a multiple of 7 (all of them, NaNs included), the o
 their NumPy formulas on those in [-128, 128] (every 21st for the gradients; both the
 intrinsics and the portable C, the latter five times coarser) plus subnormals,
 +-0, +-inf, NaNs and the overflow and underflow thresholds, and the error flags value by
-value. erf and the GELU (below) are within 1 ulp of SciPy's, as they were.
+value. erf is within 1 ulp of SciPy's (below), and the GELU and GeluGrad are their NumPy
+formulas around it, bit for bit.
 
-The GELU and its gradient stay at 2-3 times PyTorch's time: 90% of the GELU is
-its erf, a degree-18 polynomial in double precision (half the lanes of a float32 vector),
-and every cheaper erf tried changes the float32 result; ``1 + erf`` cancels for negative
-x, so a changed erf bit is many ulps of the GELU. Keeping the bits, a cheaper approximation
-of the same polynomial with Ziv's rounding test still needs about as many double operations
-(to decide float32 rounding it must be within ~2^-36 of the polynomial, which takes as many
-pieces or terms as the polynomial has); Horner's scheme with FMA and the test was 2-3%
-faster, not worth it. PyTorch's float32 erf is faster and less accurate: over every float32 in
-[-10, 10] its GELU is up to 41 ulp off in [-2, 0), 2.2 in [0, 2) and 5.5 in [2, 10), against
-12, 1.7 and 1.3 here, and up to 1.3e-6 off in absolute terms against 4.5e-7 here (below -2
-both lose every digit to ``1 + erf`` cancelling; ``benchmarks/gelu_accuracy.py``).
+The GELU's cost is its erf. On AVX-512F CPUs the erf pass is float32 arithmetic on 16 lanes
+(a degree-5 polynomial of erf(t) / t on 32 intervals of [0, 4), looked up from registers; the
+tables come from ``tools/erf32_tables.py``): 0.45 ns an element on one thread, from 1.15 for
+the degree-18 double polynomial that other CPUs run (half the lanes of a float32 vector).
+Both are within 1 ulp of the correctly rounded erf (largest error 0.58 ulp for the tables), so
+they may differ from each other by 1 ulp, and the float32 GELU of an AVX-512F CPU from another
+CPU's accordingly (below 0, ``1 + erf`` cancels and that ulp is many of the GELU's), as NumPy's
+own float32 SIMD loops differ across CPUs. GeluGrad runs as one loop there too (erf, exp and
+the arithmetic of its steps, the same bits as the program of steps). PyTorch's float32 erf is
+less accurate: over every float32 in [-10, 10] its GELU is up to 41 ulp off in [-2, 0), 2.2 in
+[0, 2) and 5.5 in [2, 10), against 12.5, 1.7 and 1.3 here, and up to 1.3e-6 off in absolute
+terms against 4.8e-7 here (below -2 both lose every digit to ``1 + erf`` cancelling;
+``benchmarks/gelu_accuracy.py``).
 
 `multiply` is ``a * b`` as `ek.multiply` computes it (dispatch's array function for Mul):
 two C-contiguous float arrays of one shape with at least `PARALLEL_MIN` elements go to
@@ -206,7 +210,7 @@ def relu_grad(g, x):
 # Kinds of the C passes (``EW_KINDS`` in ``_kernels.c``).
 _NEG_ABS, _SIGMOID_FINISH, _SOFTPLUS_FINISH, _SIGMOID_GRAD, _TANH_GRAD, _ERF, _GELU = range(7)
 _RELU_GRAD, _RELU, _EXP32, _SIGMOID32, _SOFTPLUS_GRAD32, _GELU_GRAD_FINISH32 = range(7, 13)
-_EXP32_NEGABS = 13
+_EXP32_NEGABS, _GELU_GRAD32 = 13, 14
 _FLOAT32 = np.dtype(np.float32)
 
 # Operands of a program's steps (``_kernels.program``): scratch registers, the inputs, the
@@ -300,17 +304,9 @@ _PROGRAMS_EXP32 = {
             (_SOFTPLUS_FINISH, (_X0, _R0, _OUT)),
         ),
     ),
-    # g * finish(x, erf(x * sqrt(1/2))): the ten NumPy steps after erf as one C pass
-    "gelu_grad": (
-        2,
-        (_SQRT_HALF,),
-        (
-            (np.multiply, (_X1, _C0, _R0)),
-            (_ERF, (_R0, _R1)),
-            (_GELU_GRAD_FINISH32, (_X1, _R1, _R0)),
-            (np.multiply, (_X0, _R0, _OUT)),
-        ),
-    ),
+    # g * finish(x, erf(x * sqrt(1/2))), the program above with the ten NumPy steps after erf
+    # as one C pass, all of it in one loop
+    "gelu_grad": (2, (), ((_GELU_GRAD32, (_X0, _X1, _OUT)),)),
 }
 _exp32_state: list = []  # [True/False] once `_exp32_matches` has run
 _compiled: dict = {}  # (name, dtype char) -> (the compiled program (a capsule), streamed)
@@ -539,10 +535,11 @@ def relu(x):
 def erf(x):
     """The error function of a float32 array in one pass, or None to decline.
 
-    Evaluated in double precision (a polynomial with relative error below 4e-10) and rounded
-    once, so each value is the correctly rounded erf or its neighbour: within 1 ulp of
-    SciPy's float32 ``erf`` (its double erf, rounded), equal to it for all but about one value
-    in a thousand. Raises no floating-point warnings (erf cannot overflow).
+    On AVX-512F CPUs evaluated in float32 from tables (largest error 0.58 ulp), elsewhere in
+    double precision (a polynomial with relative error below 4e-10) and rounded once: either
+    way within 1 ulp of SciPy's float32 ``erf`` (its double erf, rounded) and equal to it for
+    all but about one value in a thousand (see the module's docstring). Raises no
+    floating-point warnings (erf cannot overflow).
 
     Args:
         x: a C-contiguous float32 NumPy array (float64 declines: 1 ulp of float64 is beyond
