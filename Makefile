@@ -25,7 +25,7 @@ TORCH_VERSION ?= 2.13.0
 # Debian packages the tutorials use when present (Fashion-MNIST in /usr/share), and Chromium
 # (/usr/bin/chromium) for the browser test (tests/test_browser.py, skipped without it).
 DEB_PACKAGES ?= dataset-fashion-mnist chromium graphviz
-LINT_PATHS := eagerkernel tests benchmarks $(wildcard conftest.py setup.py)
+LINT_PATHS := eagerkernel tests benchmarks tools $(wildcard conftest.py setup.py)
 # The tutorials, by name: a notebook a user saves in notebooks/ is not run by `make test`.
 TUTORIALS ?= 00_welcome 01_eager_basics 02_datasets 03_models_and_layers \
   04_training_fashion_mnist 05_checkpoints 06_devices 07_inspecting_tapes 08_gradients_in_depth \
