@@ -664,18 +664,21 @@ __attribute__((target("avx512f"))) static void softplus_grad32_avx512(const floa
                    __m512 res = _mm512_mul_ps(LOAD(g), exp32_sigmoid(x, e)));
 }
 
+/* gelu_grad_finish32_float's arithmetic on 16 lanes; exp32_v16's flags into over, under. */
+EXP32_V16 __m512 gelu_grad_finish_v16(__m512 x, __m512 erfv, __mmask16 *over, __mmask16 *under) {
+    const __m512 arg = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), x), x);
+    const __m512 e = exp32_v16(arg, over, under, 1);
+    const __m512 cdf =
+        _mm512_mul_ps(_mm512_set1_ps(0.5f), _mm512_add_ps(_mm512_set1_ps(1.0f), erfv));
+    const __m512 inv_sqrt_2pi = _mm512_set1_ps((float)0.3989422804014327);
+    return _mm512_add_ps(cdf, _mm512_mul_ps(_mm512_mul_ps(x, e), inv_sqrt_2pi));
+}
+
 __attribute__((target("avx512f"))) static void gelu_grad_finish32_avx512(const float *a,
                                                                          const float *erfv,
                                                                          float *out,
                                                                          Py_ssize_t n) {
-    const __m512 inv_sqrt_2pi = _mm512_set1_ps((float)0.3989422804014327);
-    EXP32_LOOP_V16(
-        const __m512 x = LOAD(a);
-        const __m512 arg = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), x), x);
-        const __m512 e = exp32_v16(arg, &over, &under, 1);
-        const __m512 cdf =
-            _mm512_mul_ps(_mm512_set1_ps(0.5f), _mm512_add_ps(_mm512_set1_ps(1.0f), LOAD(erfv)));
-        __m512 res = _mm512_add_ps(cdf, _mm512_mul_ps(_mm512_mul_ps(x, e), inv_sqrt_2pi)));
+    EXP32_LOOP_V16(__m512 res = gelu_grad_finish_v16(LOAD(a), LOAD(erfv), &over, &under));
 }
 #undef LOAD
 #endif
@@ -941,21 +944,15 @@ FMA_CLONES static void gelu_grad32_float(const float *g, const float *a, float *
 }
 
 #ifdef EXP32_AVX512
-/* The same on 16 lanes: erf32_v16, then gelu_grad_finish32_avx512's arithmetic. */
+/* The same on 16 lanes: erf32_v16, then gelu_grad_finish_v16. */
 #define LOAD(ptr) _mm512_maskz_loadu_ps(m, (ptr) + i)
 __attribute__((target("avx512f"))) static void gelu_grad32_avx512(const float *g, const float *a,
                                                                  float *out, Py_ssize_t n) {
     const erf32_tables_v16 k = erf32_load_tables();
-    const __m512 inv_sqrt_2pi = _mm512_set1_ps((float)0.3989422804014327);
     EXP32_LOOP_V16(
         const __m512 x = LOAD(a);
         const __m512 erfv = erf32_v16(_mm512_mul_ps(x, _mm512_set1_ps(0.70710678118654752f)), &k);
-        const __m512 arg = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), x), x);
-        const __m512 e = exp32_v16(arg, &over, &under, 1);
-        const __m512 cdf =
-            _mm512_mul_ps(_mm512_set1_ps(0.5f), _mm512_add_ps(_mm512_set1_ps(1.0f), erfv));
-        const __m512 dx = _mm512_add_ps(cdf, _mm512_mul_ps(_mm512_mul_ps(x, e), inv_sqrt_2pi));
-        __m512 res = _mm512_mul_ps(LOAD(g), dx));
+        __m512 res = _mm512_mul_ps(LOAD(g), gelu_grad_finish_v16(x, erfv, &over, &under)));
 }
 #undef LOAD
 #endif
