@@ -97,7 +97,7 @@ def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
     """
     devices = list_devices()
     if _device.logical_cpu_count() > 1:
-        _device._cpus["used"] = True
+        _device.logical_cpus["used"] = True
     return [
         LogicalDevice(f"/device:{d.device_type}:{d.index}", d.device_type)
         for d in devices

@@ -118,10 +118,10 @@ def trace_export(name: str, step=None, profiler_outdir=None) -> bool:
     try:
         if not isinstance(name, str) or not name:
             raise ValueError(f"summary.trace_export: name must be a non-empty string: {name!r}")
-        writer = getattr(summary._state, "writer", None)
+        writer = summary.current_writer()
         if writer is None or not summary.should_record_summaries() or not trace.graph:
             return False
-        step = summary._resolve_step(step, f"summary.trace_export({name!r})")
+        step = summary.resolve_step(step, f"summary.trace_export({name!r})")
         with _lock:
             programs = list(trace.programs)
         writer._write_graph(graph_def(programs, name), step)
