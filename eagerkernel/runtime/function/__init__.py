@@ -6,7 +6,7 @@ How a call runs:
 1. The arguments give a *signature*: the dtype, shape and device of every tensor, the
    identity of every Variable, the value of every other Python argument (and the device scope).
 2. The first call with a signature *traces*: it runs the Python function on the real inputs,
-   eagerly, while a `_Tracer` (a `Recorder`) writes down every primitive the dispatcher runs
+   eagerly, while a `Tracer` (a `Recorder`) writes down every primitive the dispatcher runs
    (the VJPs of a `GradientTape` inside too: they are primitives), every stateful op
    (`dispatch.stateful`: variable assignments, optimizer updates, random draws, metric
    updates, `print`), and every *guard*: each place where a traced tensor's value became a
