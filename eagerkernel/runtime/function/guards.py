@@ -41,6 +41,9 @@ class GuardMiss(Exception):
 
 
 def make_guard(index: int, kind: str, expected):
+    """The check of the ``index``-th guard of a program: called with the replay's array, it
+    raises `GuardMiss` when ``kind(array)`` differs from the traced value ``expected``."""
+
     def check(value):
         got = _python_value(kind, value)
         if not _same(kind, got, expected):

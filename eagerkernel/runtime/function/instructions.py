@@ -81,6 +81,7 @@ def _map_args(template, sub):
 
 
 def uses(ins) -> list:
+    """The refs instruction ``ins`` reads (a compiled ``"dot"`` too; ``"skip"`` reads none)."""
     kind = ins[0]
     if kind == "dot":
         return list(ins[1])
@@ -126,6 +127,8 @@ def live_instructions(instrs: list, outputs: list) -> list:
 
 
 def device_of(program: Program, refs):
+    """The device of the first of ``refs`` that has one (a slot's or a constant's), else the
+    CPU: where an op on those inputs runs."""
     for r in refs:
         d = program.devices[r] if type(r) is int else program.consts[r[1]][1]
         if d is not None:

@@ -69,6 +69,8 @@ def to_tensors(structure):
 
 
 def spec_of(x):
+    """The spec of one argument: a `TensorSpec` for a tensor, the composite spec of a
+    RaggedTensor, SparseTensor or ExtensionType, the value itself otherwise."""
     if isinstance(x, Tensor):
         return TensorSpec(tuple(x._value.shape), x.dtype)
     if isinstance(x, CompositeTensor):
@@ -100,6 +102,7 @@ def _spec_types() -> tuple:
 
 
 def is_spec(x) -> bool:
+    """Whether ``x`` is a spec an ``input_signature`` may hold."""
     return isinstance(x, _spec_types())
 
 
@@ -123,6 +126,8 @@ def listing_text(x) -> str:
 
 
 def describe_value(x) -> str:
+    """A value as binding errors show it: a tensor by its spec, anything else by its repr
+    (80 characters at most)."""
     if isinstance(x, Tensor):
         return repr(TensorSpec(tuple(x._value.shape), x.dtype))
     if isinstance(x, CompositeTensor):

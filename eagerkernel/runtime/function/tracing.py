@@ -69,11 +69,6 @@ STOP = "<raises StopIteration>"
 _ONE_SHOT = (zip, map, filter, enumerate, types.GeneratorType)
 
 
-def _peek_created() -> int:
-    """How many Variables were created so far in this process (the next creation's uid)."""
-    return _variable.creation_count()
-
-
 _tracing = threading.local()
 # The op outputs of finished traces that are still alive (see `Function._trace`).
 # By id: Tensors are not hashable.
@@ -186,7 +181,7 @@ class Tracer(Recorder):
         # `zip(grads, vars)` and other one-shot iterators: the call and the template each
         # read them
         args = tuple(list(a) if isinstance(a, _ONE_SHOT) else a for a in args)
-        before = _peek_created()
+        before = _variable.creation_count()
         try:
             with _context.suspended():
                 out = fn(*args, **kwargs)
@@ -194,7 +189,7 @@ class Tracer(Recorder):
             self.instrs.append(("call", fn, self._template((args, kwargs)), STOP))
             raise
         finally:
-            self.created_in_calls += _peek_created() - before
+            self.created_in_calls += _variable.creation_count() - before
         arg_template = self._template((args, kwargs))
         out_template = self._out_template(out)
         self.instrs.append(("call", fn, arg_template, out_template))
