@@ -30,7 +30,7 @@ Usage::
 
 ``reduce_sum(a * b)`` runs eagerly as a multiply and a sum (the product exists before
 reduce_sum is called); inside ``tf.function`` the trace sees the pattern whole and compiles it
-to one dot product (``runtime/function.py``), which ``--function-dot`` measures.
+to one dot product (``runtime/function/compiler.py``), which ``--function-dot`` measures.
 """
 
 from __future__ import annotations

@@ -27,7 +27,6 @@ from .runtime import (
 )
 from .runtime import extension_dispatch as _extension_dispatch
 from .runtime import extension_type as _extension_type
-from .runtime import function_graph as _function_graph
 from .runtime import trace_types as _trace_types
 from .runtime.autodiff import (
     custom_gradient,
@@ -77,6 +76,7 @@ from .runtime.data import Iterator, TensorSpec
 from .runtime.data import iterator as _data_iterator
 from .runtime.debugging import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .runtime.function import function, init_scope
+from .runtime.function import graph as _function_graph
 from .runtime.function import print_ as print
 from .runtime.init_ops import (
     constant_initializer,

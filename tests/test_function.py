@@ -177,7 +177,7 @@ def test_a_guard_after_an_assignment_puts_the_state_back():
 
 
 def test_a_guard_whose_value_changes_every_call_falls_back_to_eager(monkeypatch):
-    from eagerkernel.runtime import function as function_module
+    from eagerkernel.runtime.function import polymorphic_function as function_module
 
     monkeypatch.setattr(function_module, "MAX_BRANCHES", 3)
 

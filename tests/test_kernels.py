@@ -231,11 +231,11 @@ def test_pools_and_relu_use_the_c_kernels_through_the_ops(monkeypatch):
 def test_col2im_matches_the_numpy_loop_bit_for_bit(monkeypatch, dtype, strides, dilations, pads):
     rng = np.random.default_rng(4)
     input_shape, ksize = (3, 9, 10, 4), (3, 2)
-    out_hw = conv._out_hw(input_shape[1:3], ksize, strides, dilations, pads)
+    out_hw = conv.output_hw(input_shape[1:3], ksize, strides, dilations, pads)
     cols = rng.standard_normal((*ksize, 3, *out_hw, 4)).astype(dtype)
-    got = conv._col2im(np, cols, input_shape, strides, dilations, pads)
+    got = conv.col2im(np, cols, input_shape, strides, dilations, pads)
     monkeypatch.setattr(kernels, "_kernels", None)
-    want = conv._col2im(np, cols, input_shape, strides, dilations, pads)
+    want = conv.col2im(np, cols, input_shape, strides, dilations, pads)
     assert got.shape == want.shape == input_shape and got.dtype == dtype
     np.testing.assert_array_equal(got, want)
 

@@ -383,12 +383,12 @@ def test_stateless_errors():
 @pytest.fixture
 def three_cpus():
     cpu = ek.config.list_physical_devices("CPU")[0]
-    core_device._cpus["used"] = False
+    core_device.logical_cpus["used"] = False
     ek.config.set_logical_device_configuration(
         cpu, [ek.config.LogicalDeviceConfiguration() for _ in range(3)]
     )
     yield cpu
-    core_device._cpus["used"] = False
+    core_device.logical_cpus["used"] = False
     core_device.set_logical_cpus(1)
 
 

@@ -380,3 +380,34 @@ def test_a_program_indexing_with_tensors_in_a_tuple_key_saves_and_loads(tmp_path
     ek.saved_model.save(module, str(tmp_path))
     loaded = ek.saved_model.load(str(tmp_path))
     assert [float(loaded.pick(x, ek.constant(k))) for k in (3, 0)] == [7.0, 4.0]
+
+
+class Printer:
+    def __init__(self):
+        self.variables = []
+
+    @ek.function
+    def __call__(self, x):
+        ek.print("x:", x * 2)
+        return x + 1
+
+
+def test_a_saved_print_prints_on_every_call_of_the_loaded_function(tmp_path, capsys):
+    m = Printer()
+    m(ek.constant([1, 2]))
+    ek.saved_model.save(m, tmp_path / "p")
+    assert capsys.readouterr().err == "x: [2 4]\n"
+    text = (tmp_path / "p" / "saved_model.json").read_text()
+    assert '"eagerkernel.runtime.function.api:print_"' in text
+    loaded = ek.saved_model.load(tmp_path / "p")
+    for k in (3, 4):
+        assert loaded(ek.constant([k, 1])).numpy().tolist() == [k + 1, 2]
+        assert capsys.readouterr().err == f"x: [{2 * k} 2]\n"
+    # Saved models of the single-module function.py name print_ by its old key: they load.
+    old = text.replace(
+        "eagerkernel.runtime.function.api:print_", "eagerkernel.runtime.function:print_"
+    )
+    (tmp_path / "p" / "saved_model.json").write_text(old)
+    loaded = ek.saved_model.load(tmp_path / "p")
+    loaded(ek.constant([2, 1]))
+    assert capsys.readouterr().err == "x: [4 2]\n"

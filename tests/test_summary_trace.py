@@ -183,3 +183,26 @@ def test_profiler_errors_are_tensorflows(tmp_path):
     with ek.profiler.experimental.Profile(str(tmp_path)), running:
         ek.profiler.experimental.start(str(tmp_path))
     assert read_profile(tmp_path) == []
+
+
+def test_a_stateful_call_is_a_node_fed_by_its_tensor_arguments(tmp_path):
+    # A traced stateful call (here Variable.assign_add) becomes one node named after the
+    # callable, whose inputs are the nodes of its tensor arguments.
+    v = ek.Variable(0.0, name="total")
+
+    @ek.function
+    def accumulate(x):
+        v.assign_add(x * 2.0)
+        return v.read_value()
+
+    writer = ek.summary.create_file_writer(str(tmp_path))
+    ek.summary.trace_on(graph=True)
+    out = accumulate(ek.constant(1.5))
+    with writer.as_default():
+        assert ek.summary.trace_export(name="acc", step=0)
+    assert float(out) == 3.0 and float(v) == 3.0
+    [(_, graph)] = graph_events(tmp_path)
+    nodes = {n.name: n for n in graph.node}
+    [call] = [n for n in graph.node if n.op == "assign_add"]
+    [feed] = list(call.input)
+    assert nodes[feed.split(":")[0]].op == "Mul"

@@ -97,7 +97,7 @@ def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
     """
     devices = list_devices()
     if _device.logical_cpu_count() > 1:
-        _device._cpus["used"] = True
+        _device.logical_cpus["used"] = True
     return [
         LogicalDevice(f"/device:{d.device_type}:{d.index}", d.device_type)
         for d in devices
@@ -172,19 +172,20 @@ def get_logical_device_configuration(device):
     return _logical_configs.get(device)
 
 
-# [True] while `run_functions_eagerly(True)`: `ek.function` then runs its Python code.
-_functions_eagerly = [False]
+# [True] while `run_functions_eagerly(True)`: `ek.function` then runs its Python code (a list,
+# so that the function module reads the flag through one cell on every call).
+FUNCTIONS_EAGERLY = [False]
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
     """Makes every `ek.function` run its Python code eagerly, without tracing, for debugging
     (follows `tf.config.run_functions_eagerly`)."""
-    _functions_eagerly[0] = bool(run_eagerly)
+    FUNCTIONS_EAGERLY[0] = bool(run_eagerly)
 
 
 def functions_run_eagerly() -> bool:
     """Whether `run_functions_eagerly(True)` is in effect (follows TF)."""
-    return _functions_eagerly[0]
+    return FUNCTIONS_EAGERLY[0]
 
 
 def get_default_device() -> str:

@@ -44,12 +44,10 @@ import sys
 import numpy as np
 
 from .core import dtypes
-from .core.dispatch import Primitive, defvjp
+from .core.dispatch import Primitive, defvjp, dispatch
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, convert_to_tensor, to_tensor
 from .ops import elementwise as _ew
-from .ops._core import apply
-from .ops._core import tensor as _tensor
 from .placement_log import get_log_device_placement, set_log_device_placement
 from .traceback_utils import (
     disable_traceback_filtering,
@@ -135,12 +133,12 @@ def check_numerics(tensor, message, name=None) -> Tensor:
     ...     print(exc)
     after log : Tensor had NaN values
     """
-    x = _tensor(tensor, "check_numerics")
+    x = to_tensor(tensor, None, "check_numerics")
     if x._value.dtype.kind != "f":
         raise TypeError(
             f"check_numerics: tensor must be float16, float32 or float64, got {x.dtype.name}."
         )
-    return apply(_check_numerics, (x,), {"message": str(message)})
+    return dispatch(_check_numerics, (x,), {"message": str(message)})
 
 
 def assert_all_finite(x, message, name=None) -> Tensor:
@@ -203,8 +201,8 @@ def _default_data(sym: str, x: Tensor, y: Tensor, test, summarize: int) -> list:
 
 
 def _binary_assert(sym, op, compare, x, y, message, summarize, data=None) -> None:
-    x = _tensor(x, op)
-    y = _tensor(y, op, x._value.dtype)  # Python numbers take x's dtype
+    x = to_tensor(x, None, op)
+    y = to_tensor(y, x._value.dtype, op)  # Python numbers take x's dtype
     _numeric(x, op)
     try:
         test = compare(x, y)
@@ -294,7 +292,7 @@ def assert_greater_equal(x, y, message=None, summarize=None, name=None) -> None:
 
 
 def _sign_assert(sym, op, compare, x, message, summarize, zero_first) -> None:
-    x = _tensor(x, op)
+    x = to_tensor(x, None, op)
     _numeric(x, op)
     zero = to_tensor(0, x._value.dtype, op, x._device)
     data = [
@@ -375,7 +373,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     >>> ek.debugging.assert_near(ek.constant([1.0, 2.0]), [1.0, 2.0 + 1e-7])
     """
     op = "assert_near"
-    x = _tensor(x, op)
+    x = to_tensor(x, None, op)
     if x._value.dtype.kind not in "fc":
         raise TypeError(f"{op}: x must be a floating or complex tensor, got {x.dtype.name}.")
     y = convert_to_tensor(y, dtype=x.dtype)
@@ -411,7 +409,7 @@ def _summarize_item(item, summarize) -> str:
     """TensorFlow's eager ``Assert`` rendering: ``"1, 2, 3, ..."``; strings as they are."""
     if isinstance(item, (str, bytes)):
         return item.decode() if isinstance(item, bytes) else item
-    arr = np.asarray(_tensor(item, "Assert").numpy())
+    arr = np.asarray(to_tensor(item, None, "Assert").numpy())
     n = arr.size if summarize is not None and summarize < 0 else _summarize(summarize)
     if arr.ndim == 0:
         return str(arr) if n else ""
@@ -476,7 +474,7 @@ def assert_rank(x, rank, message=None, name=None) -> None:
     ...     print(exc)
     Tensor must have rank 2.  Received rank 1, shape (3,)
     """
-    x = _tensor(x, "assert_rank")
+    x = to_tensor(x, None, "assert_rank")
     r = _rank_value(rank, "assert_rank")
     if x.ndim != r:
         raise ValueError(
@@ -490,7 +488,7 @@ def assert_rank_at_least(x, rank, message=None, name=None) -> None:
 
     >>> ek.debugging.assert_rank_at_least(ek.zeros((2, 3)), 1)
     """
-    x = _tensor(x, "assert_rank_at_least")
+    x = to_tensor(x, None, "assert_rank_at_least")
     r = _rank_value(rank, "assert_rank_at_least")
     if x.ndim < r:
         raise ValueError(
@@ -505,7 +503,7 @@ def assert_rank_in(x, ranks, message=None, name=None) -> None:
 
     >>> ek.debugging.assert_rank_in(ek.zeros((2, 3)), (1, 2))
     """
-    x = _tensor(x, "assert_rank_in")
+    x = to_tensor(x, None, "assert_rank_in")
     allowed = tuple(_rank_value(r, "assert_rank_in") for r in ranks)
     if x.ndim not in allowed:
         raise ValueError(
@@ -562,7 +560,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None) ->
     for x, symbolic in shapes:
         if symbolic is None:
             continue
-        x = _tensor(x, "assert_shapes")
+        x = to_tensor(x, None, "assert_shapes")
         if not (hasattr(symbolic, "__iter__") or hasattr(symbolic, "__getitem__")):
             raise ValueError(
                 f"{prefix}Tensor {_describe(x)}.  Specified shape must be an iterable.  An "
@@ -622,7 +620,7 @@ def assert_scalar(tensor, message=None, name=None) -> Tensor:
     >>> int(ek.debugging.assert_scalar(ek.constant(3)))
     3
     """
-    t = _tensor(tensor, "assert_scalar")
+    t = to_tensor(tensor, None, "assert_scalar")
     if t.ndim:
         raise ValueError(f"{_prefix(message)}Expected scalar shape, saw shape: {t.shape}.")
     return t
@@ -641,7 +639,7 @@ def assert_type(tensor, tf_type, message=None, name=None) -> None:
     >>> ek.debugging.assert_type(ek.constant(1.0), ek.float32)
     """
     want = dtypes.as_dtype(tf_type)
-    t = _tensor(tensor, "assert_type")
+    t = to_tensor(tensor, None, "assert_type")
     if t.dtype != want:
         raise TypeError(
             f"{_prefix(message)}{getattr(t, 'name', 'tensor')} must be of type {want!r}; "
@@ -657,7 +655,7 @@ def assert_integer(x, message=None, name=None) -> None:
 
     >>> ek.debugging.assert_integer(ek.constant([1, 2]))
     """
-    t = _tensor(x, "assert_integer")
+    t = to_tensor(x, None, "assert_integer")
     if t._value.dtype.kind not in "iu":
         raise TypeError(
             f'{_prefix(message)}Expected "x" to be integer type.  Found: tensor of dtype '
@@ -679,7 +677,7 @@ def assert_same_float_dtype(tensors=None, dtype=None):
     for i, t in enumerate(tensors or ()):
         if t is None:
             continue
-        got = _tensor(t, "assert_same_float_dtype").dtype
+        got = to_tensor(t, None, "assert_same_float_dtype").dtype
         if expected is None:
             expected = got
         elif got != expected:

@@ -541,7 +541,7 @@ def get_global_generator() -> Generator:
     """The process's generator, made from a non-deterministic state on first use (follows
     `tf.random.get_global_generator`)."""
     if _global["generator"] is None:
-        from .function import init_scope
+        from .function.api import init_scope
 
         with init_scope():
             _global["generator"] = Generator.from_non_deterministic_state()

@@ -193,12 +193,12 @@ def set_virtual_gpus(count: int) -> None:
 
 
 # Logical CPU devices (`set_logical_cpus`): [count, a logical CPU other than /cpu:0 was used]
-_cpus = {"count": 1, "used": False}
+logical_cpus = {"count": 1, "used": False}
 
 
 def logical_cpu_count() -> int:
     """How many logical CPU devices there are (``/cpu:0`` ... ``/cpu:N-1``)."""
-    return _cpus["count"]
+    return logical_cpus["count"]
 
 
 def set_logical_cpus(count: int) -> None:
@@ -216,9 +216,9 @@ def set_logical_cpus(count: int) -> None:
     count = int(count)
     if count < 1:
         raise ValueError(f"set_logical_cpus: count must be >= 1, got {count}.")
-    if count == _cpus["count"]:
+    if count == logical_cpus["count"]:
         return
-    if _cpus["used"]:
+    if logical_cpus["used"]:
         raise RuntimeError("Virtual devices cannot be modified after being initialized")
     for name in [n for n, d in _devices.items() if d.device_type == "CPU" and d.index > 0]:
         del _devices[name]
@@ -226,7 +226,7 @@ def set_logical_cpus(count: int) -> None:
     gpus = {n: d for n, d in _devices.items() if d.device_type == "GPU"}
     _devices.clear()
     _devices.update({"/cpu:0": CPU, **cpus, **gpus})
-    _cpus["count"] = count
+    logical_cpus["count"] = count
 
 
 def gpu_unavailable_reason() -> str:
@@ -301,7 +301,7 @@ def get_device(spec, soft: bool = False) -> Device:
     if dev.device_type == "GPU":
         _gpus["used"] = True
     elif dev.index:
-        _cpus["used"] = True
+        logical_cpus["used"] = True
     return dev
 
 

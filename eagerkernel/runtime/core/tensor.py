@@ -489,7 +489,7 @@ def _python_array(value, op: str) -> np.ndarray:
         ) from None
 
 
-def _infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
+def infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
     """Python values to a NumPy array with TensorFlow's dtype inference."""
     if isinstance(value, (str, bytes)) or (
         isinstance(value, (list, tuple, np.ndarray)) and is_string_value(value)
@@ -584,7 +584,7 @@ def _cast_python(value, np_dtype, op: str) -> np.ndarray:
     if arr.dtype.kind == "O":
         arr = _from_nested(value)
     elif arr.dtype.kind in "USV":
-        arr = _infer_numpy(value)  # raises the TypeError for strings
+        arr = infer_numpy(value)  # raises the TypeError for strings
     if arr.dtype == target:
         return arr
     if arr.dtype.kind == "f" and target.kind in "iub":
@@ -616,7 +616,7 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
     # Python numbers (np.float64 is a float subclass, as in TF) and lists are "weak": they
     # take the hint. Other NumPy scalars and arrays keep their dtype.
     if isinstance(value, (int, float, complex, list, tuple, str, bytes)):
-        arr = _infer_numpy(value) if dtype_hint is None else _cast_python(value, dtype_hint, op)
+        arr = infer_numpy(value) if dtype_hint is None else _cast_python(value, dtype_hint, op)
     elif isinstance(value, (np.ndarray, np.generic)):
         arr = value if value.dtype.kind not in "USVTO" else _np_value(value, op)
     elif hasattr(value, "__cuda_array_interface__"):
@@ -719,7 +719,7 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     elif np_dtype is not None:
         arr = _cast_python(value, np_dtype, "constant")
     else:
-        arr = _infer_numpy(value, "constant") if not isinstance(value, np.ndarray) else value
+        arr = infer_numpy(value, "constant") if not isinstance(value, np.ndarray) else value
     if shape is not None:
         shape = _constant_shape(shape)
         if arr.size == 1:

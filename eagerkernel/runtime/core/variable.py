@@ -7,6 +7,7 @@ an earlier read keeps the value it read, and `numpy()` results never change unde
 
 from __future__ import annotations
 
+import copy
 import enum
 import itertools
 import threading
@@ -26,6 +27,11 @@ __all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "variab
 _creation_order = itertools.count()
 _read = Primitive("ReadVariableOp", lambda xp, x: x)
 defvjp(_read, pass_through)
+
+
+def creation_count() -> int:
+    """How many Variables were created so far in this process (the uid the next one gets)."""
+    return next(copy.copy(_creation_order))
 
 
 # TensorFlow's other arguments of tf.Variable, accepted with the value that asks nothing.

@@ -6,7 +6,7 @@ from ..core.composite import CompositeTensor
 from ..core.tensor import Tensor
 from .dataset import Dataset
 from .structure import flatten, pack
-from .transforms import _batched_cardinality, _positive, stack_elements
+from .transforms import batched_cardinality, positive_arg, stack_elements
 
 __all__ = ["RaggedBatch"]
 
@@ -17,7 +17,7 @@ class RaggedBatch(Dataset):
 
     def __init__(self, input: Dataset, batch_size, drop_remainder):
         super().__init__(input)
-        self._size = _positive(batch_size, "ragged_batch", "batch_size")
+        self._size = positive_arg(batch_size, "ragged_batch", "batch_size")
         self._drop = bool(drop_remainder)
 
     def _batch(self, buf):
@@ -67,4 +67,4 @@ class RaggedBatch(Dataset):
         return map_structure(leaf, spec)
 
     def _cardinality(self) -> int:
-        return _batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
+        return batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)

@@ -32,7 +32,7 @@ _OBJ = np.dtype(object)
 # -- files --------------------------------------------------------------------------------------
 
 
-def _filenames(filenames, op: str) -> list:
+def filenames_arg(filenames, op: str) -> list:
     """``filenames`` (a str, a list of them, a string Tensor or a Dataset of strings) as a list
     of str paths."""
     if isinstance(filenames, Dataset):
@@ -63,7 +63,9 @@ def _path(f) -> str:
     raise TypeError(f"a filename must be a string, got {type(f).__name__} {f!r:.60}.")
 
 
-def _compression(compression_type, op: str) -> str:
+def compression_arg(compression_type, op: str) -> str:
+    """``compression_type`` of reader ``op`` as ``""``, ``"ZLIB"`` or ``"GZIP"`` (a string
+    Tensor too); ValueError otherwise."""
     if isinstance(compression_type, Tensor):
         compression_type = compression_type.numpy().decode()
     c = "" if compression_type is None else str(compression_type)
@@ -75,7 +77,9 @@ def _compression(compression_type, op: str) -> str:
     return c
 
 
-def _buffer(buffer_size, op: str) -> int:
+def buffer_size_arg(buffer_size, op: str) -> int:
+    """``buffer_size`` of reader ``op`` in bytes (None: `io.DEFAULT_BUFFER_SIZE`);
+    ValueError when it is not positive."""
     if buffer_size is None:
         return io.DEFAULT_BUFFER_SIZE
     n = int_arg(buffer_size, op, "buffer_size")
@@ -109,7 +113,7 @@ def _lines(path, compression, buffer_size, op):
             yield line
 
 
-def _round_robin(iterators: list, cycle: int):
+def round_robin(iterators: list, cycle: int):
     """Elements of the iterators taken in turn, ``cycle`` open at once (tf.data's parallel
     reads: interleave with block length 1, in a fixed order)."""
     pending = collections.deque(iterators)
@@ -128,7 +132,9 @@ def _round_robin(iterators: list, cycle: int):
                     active.insert(i, pending.popleft())
 
 
-def _parallel_reads(num_parallel_reads, op) -> int:
+def parallel_reads_arg(num_parallel_reads, op) -> int:
+    """How many files reader ``op`` reads at once: 1 for None, the CPU count for AUTOTUNE;
+    ValueError for other values below 1."""
     if num_parallel_reads is None:
         return 1
     from .dataset import AUTOTUNE
@@ -173,15 +179,15 @@ class TextLineDataset(Dataset):
     ):
         super().__init__()
         op = "TextLineDataset"
-        self._files = _filenames(filenames, op)
-        self._compression = _compression(compression_type, op)
-        self._buffer_size = _buffer(buffer_size, op)
-        self._cycle = _parallel_reads(num_parallel_reads, op)
+        self._files = filenames_arg(filenames, op)
+        self._compression = compression_arg(compression_type, op)
+        self._buffer_size = buffer_size_arg(buffer_size, op)
+        self._cycle = parallel_reads_arg(num_parallel_reads, op)
 
     def _iter(self, ctx):
         op = "TextLineDataset"
         its = [_lines(f, self._compression, self._buffer_size, op) for f in self._files]
-        lines = _round_robin(its, self._cycle) if self._cycle > 1 else _chain(its)
+        lines = round_robin(its, self._cycle) if self._cycle > 1 else chain_iterators(its)
         for line in lines:
             yield make(np.asarray(line, dtype=_OBJ), CPU)
 
@@ -189,7 +195,8 @@ class TextLineDataset(Dataset):
         return TensorSpec((), dtypes.string)
 
 
-def _chain(iterators):
+def chain_iterators(iterators):
+    """The elements of each iterator in turn (sequential reads of several files)."""
     for it in iterators:
         yield from it
 
@@ -291,9 +298,9 @@ class CsvDataset(Dataset):
     ):
         super().__init__()
         op = "CsvDataset"
-        self._files = _filenames(filenames, op)
-        self._compression = _compression(compression_type, op)
-        self._buffer_size = _buffer(buffer_size, op)
+        self._files = filenames_arg(filenames, op)
+        self._compression = compression_arg(compression_type, op)
+        self._buffer_size = buffer_size_arg(buffer_size, op)
         if not isinstance(record_defaults, (list, tuple)) or not record_defaults:
             raise ValueError(f"{op}: record_defaults must be a non-empty list.")
         self._defaults = [_record_default(v, i) for i, v in enumerate(record_defaults)]
@@ -462,7 +469,7 @@ def make_csv_dataset(
     """
     op = "make_csv_dataset"
     files = _match(file_pattern, op)
-    compression = _compression(compression_type, op)
+    compression = compression_arg(compression_type, op)
     batch = int_arg(batch_size, op, "batch_size")
     if batch <= 0:
         raise ValueError(f"{op}: batch_size must be positive. Received: batch_size={batch}")
@@ -527,7 +534,7 @@ def make_csv_dataset(
     if shuffle:
         order = np.random.default_rng(shuffle_seed).permutation(len(readers))
         readers = [readers[i] for i in order]
-    cycle = _parallel_reads(num_parallel_reads, op)
+    cycle = parallel_reads_arg(num_parallel_reads, op)
     ds = _Interleaved(readers, cycle)
     if shuffle:
         ds = ds.shuffle(int_arg(shuffle_buffer_size, op, "shuffle_buffer_size"), seed=shuffle_seed)
@@ -564,7 +571,7 @@ class _Interleaved(Dataset):
 
     def _iter(self, ctx):
         its = [r._iter(ctx) for r in self._readers]
-        return _round_robin(its, self._cycle) if self._cycle > 1 else _chain(its)
+        return round_robin(its, self._cycle) if self._cycle > 1 else chain_iterators(its)
 
     def _spec(self, peek):
         return self._readers[0]._spec(peek)

@@ -44,8 +44,8 @@ def seed_key(seed) -> tuple:
         return (np.random.SeedSequence().entropy,)
     with _counter_lock:
         # `set_seed` installs a new generator, even for the same seed: that restarts the count.
-        if _counter_state[0] is not random._generator:
-            _counter_state[0] = random._generator
+        if _counter_state[0] is not random.generator():
+            _counter_state[0] = random.generator()
             _counter_state[1] = 0
         _counter_state[1] += 1
         return (global_seed % 2**64, _DERIVED_SEED_BASE + _counter_state[1])

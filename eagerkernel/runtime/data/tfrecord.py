@@ -8,9 +8,16 @@ import numpy as np
 from ..core import dtypes
 from ..core.device import CPU
 from ..core.tensor import make
-from ..io.tfrecord import TFRecordOptions, _crc_module, read_records
+from ..io.tfrecord import TFRecordOptions, crc_module, read_records
 from .dataset import Dataset
-from .readers import _buffer, _chain, _compression, _filenames, _parallel_reads, _round_robin
+from .readers import (
+    buffer_size_arg,
+    chain_iterators,
+    compression_arg,
+    filenames_arg,
+    parallel_reads_arg,
+    round_robin,
+)
 from .structure import TensorSpec
 
 __all__ = ["TFRecordDataset", "TFRecordWriter"]
@@ -58,17 +65,18 @@ class TFRecordDataset(Dataset):
     ):
         super().__init__()
         op = "TFRecordDataset"
-        self._files = _filenames(filenames, op)
+        self._files = filenames_arg(filenames, op)
         self._options = TFRecordOptions(
-            _compression(compression_type, op), input_buffer_size=_buffer(buffer_size, op)
+            compression_arg(compression_type, op),
+            input_buffer_size=buffer_size_arg(buffer_size, op),
         )
-        self._cycle = _parallel_reads(num_parallel_reads, op)
-        _crc_module()  # a missing dependency fails here, not at the first element
+        self._cycle = parallel_reads_arg(num_parallel_reads, op)
+        crc_module()  # a missing dependency fails here, not at the first element
 
     def _iter(self, ctx):
         op = "TFRecordDataset"
         its = [read_records(f, self._options, op) for f in self._files]
-        records = _round_robin(its, self._cycle) if self._cycle > 1 else _chain(its)
+        records = round_robin(its, self._cycle) if self._cycle > 1 else chain_iterators(its)
         for record in records:
             yield make(np.asarray(record, dtype=_OBJ), CPU)
 
@@ -95,7 +103,7 @@ class TFRecordWriter:
     def __init__(self, filename, compression_type=None, name=None):
         op = "TFRecordWriter"
         self._filename = filename
-        self._compression = _compression(compression_type, op)
+        self._compression = compression_arg(compression_type, op)
 
     def write(self, dataset) -> None:
         """Writes every element of ``dataset``, in order.

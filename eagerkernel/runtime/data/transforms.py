@@ -41,7 +41,8 @@ def _check_callable(fn, op: str, arg: str) -> None:
         raise TypeError(f"{op}: {arg} must be callable. Received: {arg}={fn!r:.60}")
 
 
-def _positive(value, op: str, arg: str) -> int:
+def positive_arg(value, op: str, arg: str) -> int:
+    """The int argument ``arg`` of ``op``; ValueError naming both when it is not positive."""
     n = int_arg(value, op, arg)
     if n <= 0:
         raise ValueError(f"{op}: {arg} must be positive. Received: {arg}={n}")
@@ -153,7 +154,9 @@ def _stack_component(tensors: list, i: int, op: str, ragged=None) -> Tensor:
     return make(out, dev)
 
 
-def _batched_cardinality(n: int, size: int, drop: bool) -> int:
+def batched_cardinality(n: int, size: int, drop: bool) -> int:
+    """The cardinality of ``n`` elements in batches of ``size`` (``drop``: the partial last
+    batch dropped); a negative ``n`` (infinite or unknown) stays as it is."""
     if n < 0:
         return n
     return n // size if drop else -(-n // size)
@@ -191,7 +194,7 @@ class Batch(Dataset):
 
     def __init__(self, input: Dataset, batch_size, drop_remainder):
         super().__init__(input)
-        self._size = _positive(batch_size, "batch", "batch_size")
+        self._size = positive_arg(batch_size, "batch", "batch_size")
         self._drop = bool(drop_remainder)
 
     def _iter(self, ctx):
@@ -220,7 +223,7 @@ class Batch(Dataset):
         return row_bytes * self._size <= plan.CHEAP_BATCH_BYTES
 
     def _cardinality(self) -> int:
-        return _batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
+        return batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
 
     def _spec(self, peek):
         spec = input_spec(self._inputs[0], peek)
@@ -232,7 +235,7 @@ class PaddedBatch(Dataset):
 
     def __init__(self, input, batch_size, padded_shapes, padding_values, drop_remainder):
         super().__init__(input)
-        self._size = _positive(batch_size, "padded_batch", "batch_size")
+        self._size = positive_arg(batch_size, "padded_batch", "batch_size")
         self._shapes = padded_shapes
         self._values = padding_values
         self._drop = bool(drop_remainder)
@@ -259,7 +262,7 @@ class PaddedBatch(Dataset):
         return pack(first, out) if isinstance(first, (tuple, dict)) else out[0]
 
     def _cardinality(self) -> int:
-        return _batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
+        return batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
 
     def _spec(self, peek):
         spec = input_spec(self._inputs[0], peek)
@@ -559,7 +562,7 @@ class Shard(_SameSpec):
 
     def __init__(self, input: Dataset, num_shards, index):
         super().__init__(input)
-        self._n = _positive(num_shards, "shard", "num_shards")
+        self._n = positive_arg(num_shards, "shard", "num_shards")
         self._index = int_arg(index, "shard", "index")
         if not 0 <= self._index < self._n:
             raise ValueError(
@@ -586,9 +589,9 @@ class Window(Dataset):
 
     def __init__(self, input: Dataset, size, shift, stride, drop_remainder):
         super().__init__(input)
-        self._size = _positive(size, "window", "size")
-        self._shift = self._size if shift is None else _positive(shift, "window", "shift")
-        self._stride = _positive(stride, "window", "stride")
+        self._size = positive_arg(size, "window", "size")
+        self._shift = self._size if shift is None else positive_arg(shift, "window", "shift")
+        self._stride = positive_arg(stride, "window", "stride")
         self._drop = bool(drop_remainder)
 
     def _iter(self, ctx):

@@ -37,7 +37,8 @@ _process = {"multi_worker": None}  # the MultiWorkerMirroredStrategy of this pro
 _default: dict = {}
 
 
-def _stack() -> list:
+def strategy_stack() -> list:
+    """This thread's stack of entered strategy scopes, innermost last."""
     stack = getattr(_state, "strategies", None)
     if stack is None:
         stack = _state.strategies = []
@@ -45,11 +46,11 @@ def _stack() -> list:
 
 
 def push_strategy(strategy) -> None:
-    _stack().append(strategy)
+    strategy_stack().append(strategy)
 
 
 def pop_strategy(strategy) -> None:
-    stack = _stack()
+    stack = strategy_stack()
     if not stack or stack[-1] is not strategy:
         raise RuntimeError(
             "strategy.scope(): scopes must be exited in the reverse order they were entered."
@@ -86,20 +87,20 @@ def get_strategy():
     replica = current_replica()
     if replica is not None:
         return replica.strategy
-    stack = _stack()
+    stack = strategy_stack()
     return stack[-1] if stack else default_strategy()
 
 
 def has_strategy() -> bool:
     """True inside a (non-default) strategy's scope or replica function (follows
     `tf.distribute.has_strategy`)."""
-    return current_replica() is not None or bool(_stack())
+    return current_replica() is not None or bool(strategy_stack())
 
 
 def in_cross_replica_context() -> bool:
     """True in a strategy's scope outside `Strategy.run` (follows
     `tf.distribute.in_cross_replica_context`)."""
-    return current_replica() is None and bool(_stack())
+    return current_replica() is None and bool(strategy_stack())
 
 
 def get_replica_context():
@@ -114,7 +115,7 @@ def get_replica_context():
     replica = current_replica()
     if replica is not None:
         return replica
-    if _stack():
+    if strategy_stack():
         return None
     return default_strategy().extended.default_replica_context()
 

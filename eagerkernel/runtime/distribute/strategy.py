@@ -622,7 +622,7 @@ class Strategy:
             ValueError: inside another strategy's scope (TensorFlow's "Mixing different
                 tf.distribute.Strategy objects").
         """
-        current = dctx._stack()
+        current = dctx.strategy_stack()
         if current and current[-1] is not self:
             raise ValueError(
                 f"Mixing different tf.distribute.Strategy objects: entering the scope of "

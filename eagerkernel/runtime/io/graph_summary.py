@@ -73,7 +73,7 @@ def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir=None) -
             "the graph with profiler=False, and time ops with the %%tape magic "
             f"(profiler_outdir={profiler_outdir!r} is not used)."
         )
-    from ..function import Function
+    from ..function.polymorphic_function import Function
 
     with _lock:
         if _trace is not None:
@@ -87,7 +87,7 @@ def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir=None) -
 def trace_off() -> None:
     """Stops the trace without exporting it (follows `tf.summary.trace_off`)."""
     global _trace
-    from ..function import Function
+    from ..function.polymorphic_function import Function
 
     with _lock:
         if _trace is not None:
@@ -118,10 +118,10 @@ def trace_export(name: str, step=None, profiler_outdir=None) -> bool:
     try:
         if not isinstance(name, str) or not name:
             raise ValueError(f"summary.trace_export: name must be a non-empty string: {name!r}")
-        writer = getattr(summary._state, "writer", None)
+        writer = summary.current_writer()
         if writer is None or not summary.should_record_summaries() or not trace.graph:
             return False
-        step = summary._resolve_step(step, f"summary.trace_export({name!r})")
+        step = summary.resolve_step(step, f"summary.trace_export({name!r})")
         with _lock:
             programs = list(trace.programs)
         writer._write_graph(graph_def(programs, name), step)
@@ -243,12 +243,12 @@ def _program_nodes(program, scope: str, node) -> None:
                 scope, "ReadVariableOp", "ReadVariableOp", [handles[ins[1]]], dt, sh
             )
         elif kind == "call":
-            from ..function import _arg_refs
+            from ..function.tracing import arg_refs
 
             fn = ins[1]
             op = getattr(fn, "__name__", type(fn).__name__)
-            label = node(scope, op, op, inputs=[source(r) for r in _arg_refs(ins[2], [])])
-            outs = [r for r in _arg_refs(ins[3], []) if type(r) is int] if len(ins) > 3 else []
+            label = node(scope, op, op, inputs=[source(r) for r in arg_refs(ins[2], [])])
+            outs = [r for r in arg_refs(ins[3], []) if type(r) is int] if len(ins) > 3 else []
             for i, o in enumerate(outs):
                 producer[o] = label if i == 0 else f"{label}:{i}"
     for i, r in enumerate(program.outputs):

@@ -15,8 +15,7 @@ import io
 import numpy as np
 
 from ..core.dispatch import Primitive, dispatch
-from ..core.tensor import Tensor
-from ..ops._core import tensor
+from ..core.tensor import Tensor, to_tensor
 
 __all__ = ["encode_jpeg", "encode_png"]
 
@@ -24,7 +23,7 @@ _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 
 
 def _image_hwc(image, op: str, kinds) -> np.ndarray:
-    image = tensor(image, op)
+    image = to_tensor(image, None, op)
     arr = np.asarray(image.numpy())
     if arr.ndim != 3 or arr.shape[-1] not in (1, 2, 3, 4):
         raise ValueError(
@@ -74,7 +73,7 @@ def encode_png(image, compression=-1, name=None) -> Tensor:
     compression = int(compression)
     if not -1 <= compression <= 9:
         raise ValueError(f"{op}: 'compression' must be in -1..9, got {compression}.")
-    return dispatch(_encode_png, (tensor(arr, op),), {"compression": compression})
+    return dispatch(_encode_png, (to_tensor(arr, None, op),), {"compression": compression})
 
 
 def _encode_jpeg_fwd(xp, image, quality, progressive, optimize, subsampling, dpi, xmp):
@@ -152,4 +151,4 @@ def encode_jpeg(
         "dpi": (int(x_density), int(y_density)),
         "xmp": xmp_metadata.encode() if isinstance(xmp_metadata, str) else bytes(xmp_metadata),
     }
-    return dispatch(_encode_jpeg, (tensor(arr, op),), params)
+    return dispatch(_encode_jpeg, (to_tensor(arr, None, op),), params)

@@ -43,14 +43,14 @@ __all__ = [
     "parse_single_example",
 ]
 
-_OBJ = np.dtype(object)
+OBJECT_DTYPE = np.dtype(object)
 # The three types an Example holds: TensorFlow's DataTypeString, the oneof field, NumPy's type.
-_KINDS = {
+FEATURE_KINDS = {
     "int64": ("int64_list", np.dtype(np.int64)),
     "float": ("float_list", np.dtype(np.float32)),
-    "string": ("bytes_list", _OBJ),
+    "string": ("bytes_list", OBJECT_DTYPE),
 }
-_KIND_OF_FIELD = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
+KIND_OF_FIELD = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
 
 
 class FixedLenFeature(
@@ -137,7 +137,9 @@ class RaggedFeature(
         return super().__new__(cls, dtype, value_key, tuple(partitions), row_splits_dtype, validate)
 
 
-def _kind(dtype, key) -> str:
+def feature_kind(dtype, key) -> str:
+    """The Example value kind (``"int64"``, ``"float"``, ``"string"``) of feature ``key``'s
+    dtype; InvalidArgumentError for any other dtype."""
     dt = dtypes.as_dtype(dtype)
     if dt == dtypes.int64:
         return "int64"
@@ -153,7 +155,8 @@ def _kind(dtype, key) -> str:
     )
 
 
-def _shape(shape, key, allow_unknown=False) -> tuple:
+def feature_shape(shape, key, allow_unknown=False) -> tuple:
+    """Feature ``key``'s shape as a tuple of ints; ValueError when a dimension is unknown."""
     dims = TensorShape(shape).as_list() if shape is not None else None
     if dims is None or any(d is None for d in dims):
         raise ValueError(
@@ -166,12 +169,14 @@ def _shape(shape, key, allow_unknown=False) -> tuple:
 def _default(value, kind, shape, key):
     """``value`` as a flat tuple of ``prod(shape)`` Python values (hashable: it travels in
     the op's params)."""
-    np_dtype = _KINDS[kind][1]
+    np_dtype = FEATURE_KINDS[kind][1]
     if isinstance(value, Tensor):
         value = value.numpy()
     if kind == "string":
-        arr = np.asarray(value, dtype=_OBJ)
-        arr = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[_OBJ])(arr)
+        arr = np.asarray(value, dtype=OBJECT_DTYPE)
+        arr = np.vectorize(
+            lambda v: v.encode() if isinstance(v, str) else v, otypes=[OBJECT_DTYPE]
+        )(arr)
         bad = [v for v in arr.reshape(-1) if not isinstance(v, bytes)]
         if bad:
             raise TypeError(
@@ -241,8 +246,8 @@ def _build_config(features, op: str) -> tuple:
         if not isinstance(key, str):
             raise TypeError(f"{op}: feature names must be strings. Received: {key!r}")
         if isinstance(spec, FixedLenFeature):
-            kind = _kind(spec.dtype, key)
-            shape = _shape(spec.shape, key)
+            kind = feature_kind(spec.dtype, key)
+            shape = feature_shape(spec.shape, key)
             default = None
             if spec.default_value is not None:
                 default = _default(spec.default_value, kind, shape, key)
@@ -253,14 +258,14 @@ def _build_config(features, op: str) -> tuple:
                     f"{op}: feature {key!r}: FixedLenSequenceFeature requires "
                     "allow_missing to be True."
                 )
-            kind = _kind(spec.dtype, key)
-            shape = _shape(spec.shape, key)
+            kind = feature_kind(spec.dtype, key)
+            shape = feature_shape(spec.shape, key)
             pad = spec.default_value
             if pad is None:
                 pad = b"" if kind == "string" else 0
             config.append((key, "sequence", kind, shape, _default(pad, kind, (), key)[0], key))
         elif isinstance(spec, VarLenFeature):
-            config.append((key, "sparse", _kind(spec.dtype, key), None, None, key))
+            config.append((key, "sparse", feature_kind(spec.dtype, key), None, None, key))
         elif isinstance(spec, RaggedFeature):
             if spec.partitions:
                 raise NotImplementedError(
@@ -270,7 +275,7 @@ def _build_config(features, op: str) -> tuple:
             source = key if spec.value_key is None else spec.value_key
             if not isinstance(source, str):
                 raise TypeError(f"{op}: feature {key!r}: value_key must be a string.")
-            config.append((key, "ragged", _kind(spec.dtype, key), None, None, source))
+            config.append((key, "ragged", feature_kind(spec.dtype, key), None, None, source))
         else:
             raise TypeError(
                 f"{op}: feature {key!r}: unsupported feature config {type(spec).__name__} "
@@ -286,7 +291,7 @@ def _values(feature, kind, kind_of, key, name, index):
     field = feature.WhichOneof("kind")
     if field is None:
         return None
-    found = _KIND_OF_FIELD[field]
+    found = KIND_OF_FIELD[field]
     if found != kind:
         # TensorFlow's two wordings: dense features, then sparse ones.
         what = (
@@ -301,15 +306,15 @@ def _values(feature, kind, kind_of, key, name, index):
         )
     values = getattr(feature, field).value
     if kind == "string":
-        out = np.empty(len(values), dtype=_OBJ)
+        out = np.empty(len(values), dtype=OBJECT_DTYPE)
         out[:] = list(values)
         return out
-    return np.asarray(values, dtype=_KINDS[kind][1])
+    return np.asarray(values, dtype=FEATURE_KINDS[kind][1])
 
 
 def example_names(names, n: int) -> list:
     """Each Example's name for error messages (TensorFlow's "<unknown>" without names)."""
-    names = np.asarray(names, dtype=_OBJ).reshape(-1)
+    names = np.asarray(names, dtype=OBJECT_DTYPE).reshape(-1)
     if not names.size:
         return ["<unknown>"] * n
     return [v.decode("utf-8", "replace") for v in names]
@@ -324,7 +329,7 @@ def decode_all(message_class, serialized, what: str) -> list:
     from google.protobuf.message import DecodeError
 
     out = []
-    for raw in np.asarray(serialized, dtype=_OBJ).reshape(-1):
+    for raw in np.asarray(serialized, dtype=OBJECT_DTYPE).reshape(-1):
         try:
             out.append(message_class.FromString(raw))
         except (DecodeError, TypeError):
@@ -342,7 +347,7 @@ def _parse_fwd(xp, serialized, names, *, config, single=False):
 
     fmaps = [e.features.feature for e in decode_all(messages()["Example"], serialized, "example")]
     out = features_arrays(fmaps, example_names(names, len(fmaps)), config, single)
-    return tuple(xp.asarray(a) if a.dtype != _OBJ else a for a in out)
+    return tuple(xp.asarray(a) if a.dtype != OBJECT_DTYPE else a for a in out)
 
 
 def features_arrays(fmaps, names, config, single) -> list:
@@ -361,7 +366,7 @@ def features_arrays(fmaps, names, config, single) -> list:
                             f"Name: {name}, Feature: {key} (data type: {kind}) is required but "
                             "could not be found.",
                         )
-                    values = np.asarray(default, dtype=_KINDS[kind][1])
+                    values = np.asarray(default, dtype=FEATURE_KINDS[kind][1])
                 elif values.size != n:
                     what = "bytes" if kind == "string" else kind
                     raise InvalidArgumentError(
@@ -385,7 +390,7 @@ def features_arrays(fmaps, names, config, single) -> list:
             found[f].append(values)
     out = []
     for (_, kind_of, kind, shape, default, _), rows in zip(config, found):
-        np_dtype = _KINDS[kind][1]
+        np_dtype = FEATURE_KINDS[kind][1]
         if kind_of == "dense":
             arr = np.empty((len(rows), *shape), dtype=np_dtype)
             for i, values in enumerate(rows):
@@ -453,7 +458,7 @@ _parse_example = Primitive("ParseExampleV2", _parse_fwd, n_out=0)
 
 
 def _strings(x, op: str, arg: str) -> Tensor:
-    t = x if isinstance(x, Tensor) else to_tensor(x, _OBJ, op)
+    t = x if isinstance(x, Tensor) else to_tensor(x, OBJECT_DTYPE, op)
     if t.dtype != dtypes.string:
         raise TypeError(f"{op}: {arg} must be a string tensor, got dtype {t.dtype.name}.")
     return t
@@ -474,7 +479,7 @@ def check_inputs(serialized, example_names, op: str, single: bool):
         raise ValueError(
             f"{op}: serialized must be a scalar or a vector. Received: shape={list(x.shape)}"
         )
-    names = to_tensor(np.empty(0, dtype=_OBJ), _OBJ, op)
+    names = to_tensor(np.empty(0, dtype=OBJECT_DTYPE), OBJECT_DTYPE, op)
     if example_names is not None:
         names = _strings(example_names, op, "example_names")
         if names.ndim > 1 or names._value.size != x._value.size:

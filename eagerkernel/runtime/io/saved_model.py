@@ -51,14 +51,10 @@ from ..core.device import CPU, Device
 from ..core.tensor import Tensor, make
 from ..core.variable import Variable
 from ..data.structure import TensorSpec
-from ..function import (
-    ConcreteFunction,
-    Function,
-    Program,
-    TracedArg,
-    TracedObject,
-    TracedParam,
-)
+from ..function.concrete_function import ConcreteFunction
+from ..function.polymorphic_function import Function
+from ..function.program import Program
+from ..function.tracing import TracedArg, TracedObject, TracedParam
 from ..ops.indexing import IndexInput
 from .checkpoint_format import c_order
 from .saved_model_format import (
@@ -464,14 +460,14 @@ class _state_kept:
         from .. import random as _random
 
         self.values = [(v, v._value) for v in self.variables]
-        self.rng = _random._generator.bit_generator.state
+        self.rng = _random.generator().bit_generator.state
 
     def __exit__(self, *exc) -> None:
         from .. import random as _random
 
         for v, value in self.values:
             v._value = value
-        _random._generator.bit_generator.state = self.rng
+        _random.generator().bit_generator.state = self.rng
 
 
 def _zeros(spec: TensorSpec) -> Tensor:

@@ -36,6 +36,9 @@ STATEFUL_CALLS = {
     "eagerkernel.runtime.random:shuffle",
     "eagerkernel.runtime.random_generator:_read_and_skip",
     "eagerkernel.runtime.ops.nn:_dropout_mask",
+    "eagerkernel.runtime.function.api:print_",
+    # The same print_ under the key that saved models of the single-module function.py
+    # carry (the package eagerkernel.runtime.function exports it under that name).
     "eagerkernel.runtime.function:print_",
 }
 

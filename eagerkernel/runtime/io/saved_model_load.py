@@ -23,13 +23,10 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ..core.variable import Variable
 from ..data.structure import TensorSpec
-from ..function import (
-    GuardMiss,
-    Program,
-    TracedArg,
-    TracedParam,
-    hashable_value,
-)
+from ..function.guards import GuardMiss
+from ..function.program import Program
+from ..function.signature import hashable_value
+from ..function.tracing import TracedArg, TracedParam
 from ..ops.indexing import IndexInput
 from .saved_model_format import (
     ARRAYS_FILE,

@@ -29,20 +29,20 @@ import numpy as np
 from ..core.dispatch import Primitive, dispatch
 from ..core.errors import InvalidArgumentError
 from .parsing import (
-    _KIND_OF_FIELD,
-    _KINDS,
-    _OBJ,
+    FEATURE_KINDS,
+    KIND_OF_FIELD,
+    OBJECT_DTYPE,
     FixedLenFeature,
     FixedLenSequenceFeature,
     RaggedFeature,
     VarLenFeature,
-    _kind,
-    _shape,
     assemble,
     check_inputs,
     config_of,
     decode_all,
     example_names,
+    feature_kind,
+    feature_shape,
     features_arrays,
 )
 
@@ -58,19 +58,19 @@ def _sequence_config(sequence_features, op: str) -> tuple:
         if isinstance(spec, FixedLenSequenceFeature):
             if spec.default_value is not None:
                 raise ValueError(f"{op}: Value feature_list.dense_defaults[{key}] must be None")
-            shape = _shape(spec.shape, key)
+            shape = feature_shape(spec.shape, key)
             config.append(
-                (key, "dense", _kind(spec.dtype, key), shape, bool(spec.allow_missing), key)
+                (key, "dense", feature_kind(spec.dtype, key), shape, bool(spec.allow_missing), key)
             )
         elif isinstance(spec, VarLenFeature):
-            config.append((key, "sparse", _kind(spec.dtype, key), None, True, key))
+            config.append((key, "sparse", feature_kind(spec.dtype, key), None, True, key))
         elif isinstance(spec, RaggedFeature):
             if spec.partitions:
                 raise NotImplementedError(
                     f"{op}: feature {key!r}: RaggedFeature partitions are not supported."
                 )
             source = key if spec.value_key is None else spec.value_key
-            config.append((key, "ragged", _kind(spec.dtype, key), None, True, source))
+            config.append((key, "ragged", feature_kind(spec.dtype, key), None, True, source))
         elif isinstance(spec, FixedLenFeature):
             raise ValueError(f"{op}: Unsupported FixedLenFeature {spec} for key '{key}'")
         else:
@@ -85,8 +85,8 @@ def _sequence_config(sequence_features, op: str) -> tuple:
 def _frame_values(feature, kind, key, name, t):
     field = feature.WhichOneof("kind")
     if field is None:
-        return np.empty(0, _KINDS[kind][1])
-    if _KIND_OF_FIELD[field] != kind:
+        return np.empty(0, FEATURE_KINDS[kind][1])
+    if KIND_OF_FIELD[field] != kind:
         raise InvalidArgumentError(
             None,
             "ParseSequenceExampleV2",
@@ -95,10 +95,10 @@ def _frame_values(feature, kind, key, name, t):
         )
     values = getattr(feature, field).value
     if kind == "string":
-        out = np.empty(len(values), dtype=_OBJ)
+        out = np.empty(len(values), dtype=OBJECT_DTYPE)
         out[:] = list(values)
         return out
-    return np.asarray(values, dtype=_KINDS[kind][1])
+    return np.asarray(values, dtype=FEATURE_KINDS[kind][1])
 
 
 def _sequence_arrays(lists, names, config, single) -> list:
@@ -107,7 +107,7 @@ def _sequence_arrays(lists, names, config, single) -> list:
     the frames' row splits and the examples' row splits."""
     out = []
     for _, kind_of, kind, shape, allow_missing, key in config:
-        np_dtype = _KINDS[kind][1]
+        np_dtype = FEATURE_KINDS[kind][1]
         frames = []  # per example: a list of per-frame value arrays
         for fl, name in zip(lists, names):
             if key not in fl:
@@ -174,7 +174,7 @@ def _parse_sequence_fwd(xp, serialized, names, *, context, sequence, single):
     nm = example_names(names, len(seqs))
     out = features_arrays([s.context.feature for s in seqs], nm, context, single)
     out += _sequence_arrays([s.feature_lists.feature_list for s in seqs], nm, sequence, single)
-    return tuple(xp.asarray(a) if a.dtype != _OBJ else a for a in out)
+    return tuple(xp.asarray(a) if a.dtype != OBJECT_DTYPE else a for a in out)
 
 
 # Strings in, no gradient: there is nothing to differentiate.

@@ -263,7 +263,10 @@ def _global_step():
     return get_global_step()
 
 
-def _resolve_step(step, what: str) -> int:
+def resolve_step(step, what: str) -> int:
+    """The step of a summary write by ``what``: ``step``, else the default writer's, else
+    the global step. Raises ValueError when there is none, TypeError when it is not an
+    integer scalar."""
     if step is None:
         step = getattr(_state, "step", None)
     if step is None:
@@ -283,6 +286,11 @@ def _resolve_step(step, what: str) -> int:
             f"{value.shape})"
         )
     return int(value)
+
+
+def current_writer():
+    """This thread's default `SummaryWriter` (set by ``writer.as_default()``), or None."""
+    return getattr(_state, "writer", None)
 
 
 def should_record_summaries() -> bool:
@@ -312,7 +320,7 @@ def _summary(kind: str, name: str, data, step, description=None, buckets: int = 
     what = f"summary.{kind}({name!r})"
     if description is not None and not isinstance(description, str):
         raise TypeError(f"{what}: description must be a string, got {description!r:.60}.")
-    _state.writer._write(kind, name, data, _resolve_step(step, what), buckets, description)
+    _state.writer._write(kind, name, data, resolve_step(step, what), buckets, description)
     return True
 
 

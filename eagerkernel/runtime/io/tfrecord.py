@@ -54,7 +54,9 @@ _HEADER = 12  # uint64 length + its uint32 masked CRC
 _FOOTER = 4  # the data's uint32 masked CRC
 
 
-def _crc_module():
+def crc_module():
+    """The `google_crc32c` module (CRC-32C checksums of TFRecord files); ImportError naming
+    the package to install when it is missing."""
     try:
         import google_crc32c
     except ImportError as exc:
@@ -72,13 +74,13 @@ def crc32c(data: bytes) -> int:
     >>> hex(crc32c(b"123456789"))  # the standard check value
     '0xe3069283'
     """
-    return _crc_module().value(data)
+    return crc_module().value(data)
 
 
 def masked_crc32c(data: bytes) -> int:
     """TensorFlow's masked CRC-32C of ``data``: the CRC rotated right by 15 bits plus
     ``0xa282ead8`` (mod 2**32), which TFRecord framing stores."""
-    crc = _crc_module().value(data)
+    crc = crc_module().value(data)
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
 
@@ -284,7 +286,7 @@ class TFRecordWriter:
         op = "TFRecordWriter"
         self._path = _path(path, op)
         self._options = _options(options, op)
-        _crc_module()
+        crc_module()
         buffering = self._options.output_buffer_size or -1
         try:
             self._file = open(self._path, "wb", buffering=buffering)  # noqa: SIM115

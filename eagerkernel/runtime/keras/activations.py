@@ -7,10 +7,9 @@ function.
 
 from __future__ import annotations
 
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, to_tensor
 from ..ops import elementwise as _ew
 from ..ops import nn as _nn
-from ..ops._core import tensor as _tensor
 
 __all__ = [
     "elu",
@@ -43,7 +42,7 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0) -> Tensor:
     >>> ek.keras.activations.relu(ek.constant([-2.0, 1.0, 8.0]), alpha=0.5, max_value=6.0).numpy()
     array([-1.,  1.,  6.], dtype=float32)
     """
-    x = _tensor(x, "relu")
+    x = to_tensor(x, None, "relu")
     if alpha == 0 and max_value is None and threshold == 0:
         return _nn.relu(x)
     negative = None
@@ -54,7 +53,7 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0) -> Tensor:
     else:
         y = _nn.relu(x)
     if max_value is not None:
-        y = _ew.minimum(y, _tensor(max_value, "relu", x._value.dtype))
+        y = _ew.minimum(y, to_tensor(max_value, x._value.dtype, "relu"))
     if negative is not None:
         y = y - alpha * negative
     return y
@@ -86,7 +85,7 @@ def log_softmax(x, axis=-1) -> Tensor:
 
 def linear(x) -> Tensor:
     """The identity (what ``activation=None`` means)."""
-    return _tensor(x, "linear")
+    return to_tensor(x, None, "linear")
 
 
 def elu(x, alpha=1.0) -> Tensor:
@@ -94,7 +93,7 @@ def elu(x, alpha=1.0) -> Tensor:
     y = _nn.elu(x)
     if alpha == 1.0:
         return y
-    return _ew.where(_tensor(x, "elu") > 0, y, alpha * y)
+    return _ew.where(to_tensor(x, None, "elu") > 0, y, alpha * y)
 
 
 def selu(x) -> Tensor:
@@ -142,7 +141,7 @@ def exponential(x) -> Tensor:
 
 def hard_sigmoid(x) -> Tensor:
     """Piecewise linear sigmoid: ``clip(x / 6 + 0.5, 0, 1)`` (Keras 3's definition)."""
-    x = _tensor(x, "hard_sigmoid")
+    x = to_tensor(x, None, "hard_sigmoid")
     return _ew.clip_by_value(x / 6.0 + 0.5, 0.0, 1.0)
 
 

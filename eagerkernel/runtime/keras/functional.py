@@ -532,7 +532,7 @@ class Functional(Model):
     def from_config(cls, config: dict, custom_objects=None):
         """The model `get_config` describes, its layers made anew (follows
         `tf.keras.Model.from_config`); see `saving.deserialize_keras_object`."""
-        return _functional_from_config(cls, config, custom_objects)
+        return functional_from_config(cls, config, custom_objects)
 
     # -- summary --------------------------------------------------------------------------------
     def _connections(self, layer: Layer) -> list:
@@ -701,7 +701,9 @@ def _functional_get_config(model: Functional) -> dict:
     }
 
 
-def _functional_from_config(cls, config: dict, custom_objects=None):
+def functional_from_config(cls, config: dict, custom_objects=None):
+    """A Functional model of class ``cls`` rebuilt from its `get_config` (the layers, then
+    the graph of calls between them)."""
     from .saving import deserialize_keras_object
 
     created: dict[str, Layer] = {}

@@ -153,9 +153,9 @@ class Model(Trainer, Layer):
         """A model from `get_config`'s output: a functional config (``input_layers``,
         ``output_layers``) rebuilds the graph; otherwise ``cls(**config)``."""
         if "input_layers" in config and "output_layers" in config:
-            from .functional import _functional_from_config
+            from .functional import functional_from_config
 
-            return _functional_from_config(cls, config, custom_objects)
+            return functional_from_config(cls, config, custom_objects)
         return cls(**config)
 
     def to_json(self, **kwargs) -> str:

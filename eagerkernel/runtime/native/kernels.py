@@ -680,7 +680,7 @@ def col2im(cols, padded_shape, strides, dilations):
     Returns:
         A new array of ``padded_shape``: element ``(b, y, x, c)`` is the sum, over the
         kernel positions in row-major order, of the columns that read it (NumPy's loop of
-        ``conv._col2im`` in one pass, bit for bit). None when the kernel does not apply.
+        ``conv.col2im`` in one pass, bit for bit). None when the kernel does not apply.
 
     Raises:
         FloatingPointError: as NumPy's additions would (overflow), if ``np.geterr()`` says

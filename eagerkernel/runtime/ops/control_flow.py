@@ -7,7 +7,7 @@ run go through the dispatcher one by one, so a `GradientTape` records them and g
 through every branch taken and every iteration run, as in TensorFlow's eager mode. Under
 `ek.function`, reading a predicate (``bool(pred)``) is a guard like any tensor-to-Python
 conversion: the traced program replays while the predicates take the same values and traces
-a new branch when one changes (see `runtime/function.py`), so the result is always the eager
+a new branch when one changes (see `runtime/function/`), so the result is always the eager
 one.
 """
 

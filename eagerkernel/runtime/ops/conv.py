@@ -49,7 +49,9 @@ __all__ = ["avg_pool2d", "conv2d", "conv2d_transpose", "max_pool2d"]
 # -- array kernels (xp is numpy or cupy) --------------------------------------------------------
 
 
-def _pad(xp, x, pads, value=0):
+def pad_spatial(xp, x, pads, value=0):
+    """The NHWC array ``x`` padded by ``pads`` ``((top, bottom), (left, right))`` with
+    ``value``; ``x`` itself when there is no padding."""
     (pt, pb), (pl, pr) = pads
     if not (pt or pb or pl or pr):
         return x
@@ -66,7 +68,9 @@ def _crop(x, pads, shape):
     return x[:, pt : pt + shape[1], pl : pl + shape[2]]
 
 
-def _out_hw(in_hw, ksize, strides, dilations, pads) -> tuple[int, int]:
+def output_hw(in_hw, ksize, strides, dilations, pads) -> tuple[int, int]:
+    """The (height, width) of a window op's output for the input size ``in_hw``, kernel size,
+    strides, dilations and explicit ``pads``."""
     return tuple(
         (n + p0 + p1 - ((k - 1) * d + 1)) // s + 1
         for n, k, s, d, (p0, p1) in zip(in_hw, ksize, strides, dilations, pads)
@@ -81,7 +85,7 @@ def _windows(xp, xpad, ksize, out_hw, strides, dilations):
     return xp.lib.stride_tricks.as_strided(xpad, shape=shape, strides=st)
 
 
-def _tap(xpad, i, j, out_hw, strides, dilations):
+def window_tap(xpad, i, j, out_hw, strides, dilations):
     """The (N, OH, OW, C) slice of the padded input that kernel position (i, j) reads."""
     (oh, ow), (sh, sw), (dh, dw) = out_hw, strides, dilations
     rows = slice(i * dh, i * dh + (oh - 1) * sh + 1, sh)
@@ -90,7 +94,7 @@ def _tap(xpad, i, j, out_hw, strides, dilations):
 
 def _im2col(xp, x, ksize, out_hw, strides, dilations, pads):
     """Rows of windows: (N * OH * OW, KH * KW * C) (the one copy of the input)."""
-    xpad = _pad(xp, x, pads)
+    xpad = pad_spatial(xp, x, pads)
     n, c = x.shape[0], x.shape[3]
     kh, kw = ksize
     if c == 1:
@@ -99,7 +103,7 @@ def _im2col(xp, x, ksize, out_hw, strides, dilations, pads):
         cols = xp.empty((kh, kw, n, *out_hw), dtype=x.dtype)
         for i in range(kh):
             for j in range(kw):
-                cols[i, j] = _tap(xpad, i, j, out_hw, strides, dilations)[..., 0]
+                cols[i, j] = window_tap(xpad, i, j, out_hw, strides, dilations)[..., 0]
         return cols.reshape(kh * kw, -1).T
     win = _windows(xp, xpad, ksize, out_hw, strides, dilations)
     cols = xp.empty(win.shape, dtype=x.dtype)
@@ -107,7 +111,7 @@ def _im2col(xp, x, ksize, out_hw, strides, dilations, pads):
     return cols.reshape(-1, kh * kw * c)
 
 
-def _col2im(xp, cols, input_shape, strides, dilations, pads):
+def col2im(xp, cols, input_shape, strides, dilations, pads):
     """Adjoint of the window view: sums ``cols`` (KH, KW, N, OH, OW, C) back into the input.
 
     Kernel position first, so each of the KH * KW additions reads one contiguous block.
@@ -126,7 +130,7 @@ def _col2im(xp, cols, input_shape, strides, dilations, pads):
     else:
         for i in range(kh):
             for j in range(kw):
-                _tap(out, i, j, (oh, ow), strides, dilations)[...] += cols[i, j]
+                window_tap(out, i, j, (oh, ow), strides, dilations)[...] += cols[i, j]
     return _crop(out, pads, input_shape)
 
 
@@ -143,7 +147,7 @@ def _conv_fwd(xp, x, w, strides, dilations, pads):
         if out is not None:
             return out, None
     kh, kw, _, cout = w.shape
-    out_hw = _out_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
+    out_hw = output_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
     cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
     out = _gemm(xp, cols, w.reshape(-1, cout)).reshape(x.shape[0], *out_hw, cout)
     return out, cols
@@ -158,7 +162,7 @@ def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
     kh, kw, cin, _ = w.shape
     # One GEMM per kernel position (a batched matmul) lays the columns out position-major.
     cols = _gemm(xp, g.reshape(-1, cout), w.reshape(kh * kw, cin, cout).transpose(0, 2, 1))
-    return _col2im(xp, cols.reshape(kh, kw, n, oh, ow, cin), input_shape, strides, dilations, pads)
+    return col2im(xp, cols.reshape(kh, kw, n, oh, ow, cin), input_shape, strides, dilations, pads)
 
 
 def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads, cols=None):
@@ -217,7 +221,7 @@ defvjp(
 # -- argument checking --------------------------------------------------------------------------
 
 
-def _hw(value, op: str, arg: str) -> tuple[int, int]:
+def hw_pair(value, op: str, arg: str) -> tuple[int, int]:
     """An int, or a list of 1, 2 or 4 ints (4: NHWC, with 1 for N and C), as (h, w)."""
     if isinstance(value, Tensor):
         value = value.numpy().tolist()
@@ -244,7 +248,7 @@ def _hw(value, op: str, arg: str) -> tuple[int, int]:
     return vals[0], vals[1]
 
 
-def _paddings(padding, in_hw, ksize, strides, dilations, op: str):
+def explicit_paddings(padding, in_hw, ksize, strides, dilations, op: str):
     """TensorFlow's padding rule as ((top, bottom), (left, right))."""
     if isinstance(padding, str):
         mode = padding.upper()
@@ -273,7 +277,9 @@ def _paddings(padding, in_hw, ksize, strides, dilations, op: str):
     raise ValueError(msg)
 
 
-def _check_format(data_format, op: str) -> None:
+def check_data_format(data_format, op: str) -> None:
+    """Accepts NHWC (``"channels_last"``, None); NCHW raises UnimplementedError, as
+    TensorFlow's CPU kernels do, anything else ValueError."""
     if data_format in ("NHWC", "channels_last", None):
         return
     msg = (
@@ -285,7 +291,8 @@ def _check_format(data_format, op: str) -> None:
     raise UnimplementedError(None, op, msg)
 
 
-def _check_input(x: Tensor, op: str) -> None:
+def check_nhwc_input(x: Tensor, op: str) -> None:
+    """InvalidArgumentError unless ``x`` has rank 4; TypeError unless it is floating point."""
     if x.ndim != 4:
         raise InvalidArgumentError(
             None,
@@ -297,7 +304,8 @@ def _check_input(x: Tensor, op: str) -> None:
         raise TypeError(f"{op}: input must be a floating-point tensor, got {x.dtype.name}.")
 
 
-def _check_output(out_hw, x: Tensor, what: str, op: str) -> None:
+def check_output_size(out_hw, x: Tensor, what: str, op: str) -> None:
+    """InvalidArgumentError when the window (``what``) leaves an empty output ``out_hw``."""
     if min(out_hw) < 1:
         raise InvalidArgumentError(
             None,
@@ -341,10 +349,10 @@ def conv2d(
     TensorShape([1, 2, 2, 2])
     """
     op = "conv2d"
-    _check_format(data_format, op)
+    check_data_format(data_format, op)
     x = tensor(input, op)
     w = tensor(filters, op, x._value.dtype)
-    _check_input(x, op)
+    check_nhwc_input(x, op)
     if w.ndim != 4:
         raise InvalidArgumentError(
             None,
@@ -364,10 +372,10 @@ def conv2d(
             grouped = " Grouped convolutions are not implemented."
             raise UnimplementedError(None, op, msg + grouped)
         raise InvalidArgumentError(None, op, msg)
-    st = _hw(strides, op, "strides")
-    dl = _hw(1 if dilations is None else dilations, op, "dilations")
-    pads = _paddings(padding, xs[1:3], ws[:2], st, dl, op)
-    _check_output(_out_hw(xs[1:3], ws[:2], st, dl, pads), x, f"filter of shape {ws}", op)
+    st = hw_pair(strides, op, "strides")
+    dl = hw_pair(1 if dilations is None else dilations, op, "dilations")
+    pads = explicit_paddings(padding, xs[1:3], ws[:2], st, dl, op)
+    check_output_size(output_hw(xs[1:3], ws[:2], st, dl, pads), x, f"filter of shape {ws}", op)
     return _conv(x, w, st, dl, pads)
 
 
@@ -408,10 +416,10 @@ def conv2d_transpose(
            [1., 1., 2., 1.]], dtype=float32)
     """
     op = "conv2d_transpose"
-    _check_format(data_format, op)
+    check_data_format(data_format, op)
     x = tensor(input, op)
     w = tensor(filters, op, x._value.dtype)
-    _check_input(x, op)
+    check_nhwc_input(x, op)
     out = tuple(
         int(d) for d in (output_shape.numpy() if hasattr(output_shape, "numpy") else output_shape)
     )
@@ -423,15 +431,15 @@ def conv2d_transpose(
             f"{op}: input shape {xs}, filters shape {ws} ([kh, kw, out_channels, "
             f"in_channels]) and output_shape {out} do not match.",
         )
-    st = _hw(strides, op, "strides")
-    dl = _hw(1 if dilations is None else dilations, op, "dilations")
-    pads = _paddings(padding, out[1:3], ws[:2], st, dl, op)
-    if _out_hw(out[1:3], ws[:2], st, dl, pads) != xs[1:3]:
+    st = hw_pair(strides, op, "strides")
+    dl = hw_pair(1 if dilations is None else dilations, op, "dilations")
+    pads = explicit_paddings(padding, out[1:3], ws[:2], st, dl, op)
+    if output_hw(out[1:3], ws[:2], st, dl, pads) != xs[1:3]:
         raise InvalidArgumentError(
             None,
             op,
             f"{op}: a conv2d of output_shape {out} with strides {st} and padding {padding!r} "
-            f"gives height and width {_out_hw(out[1:3], ws[:2], st, dl, pads)}, not the "
+            f"gives height and width {output_hw(out[1:3], ws[:2], st, dl, pads)}, not the "
             f"input's {xs[1:3]}.",
         )
     return _backprop_input(x, w, out, st, dl, pads)
@@ -446,17 +454,17 @@ def _lowest(dtype):
 
 def _taps(xp, x, ksize, strides, pads, fill):
     """(padded input, out_hw, [(k, i, j)]) for a pool; ``k`` numbers positions row-major."""
-    xpad = _pad(xp, x, pads, fill)
-    out_hw = _out_hw(x.shape[1:3], ksize, strides, (1, 1), pads)
+    xpad = pad_spatial(xp, x, pads, fill)
+    out_hw = output_hw(x.shape[1:3], ksize, strides, (1, 1), pads)
     positions = [(i * ksize[1] + j, i, j) for i in range(ksize[0]) for j in range(ksize[1])]
     return xpad, out_hw, positions
 
 
 def _max_pool_fwd(xp, x, ksize, strides, pads):
     xpad, out_hw, taps = _taps(xp, x, ksize, strides, pads, _lowest(x.dtype))
-    out = _tap(xpad, 0, 0, out_hw, strides, (1, 1)).copy()
+    out = window_tap(xpad, 0, 0, out_hw, strides, (1, 1)).copy()
     for _, i, j in taps[1:]:
-        xp.maximum(out, _tap(xpad, i, j, out_hw, strides, (1, 1)), out=out)
+        xp.maximum(out, window_tap(xpad, i, j, out_hw, strides, (1, 1)), out=out)
     return out
 
 
@@ -469,7 +477,7 @@ def _first_maxima(xp, x, ans, ksize, strides, pads):
     xpad, out_hw, taps = _taps(xp, x, ksize, strides, pads, _lowest(x.dtype))
     free = xp.ones(ans.shape, dtype=bool)
     for _, i, j in taps:
-        hit = _tap(xpad, i, j, out_hw, strides, (1, 1)) == ans
+        hit = window_tap(xpad, i, j, out_hw, strides, (1, 1)) == ans
         hit &= free
         free ^= hit
         yield i, j, hit
@@ -522,7 +530,7 @@ def _max_pool_grad_fwd(xp, x, ans, g, ksize, strides, pads):
     out = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=g.dtype)
     disjoint = strides[0] >= ksize[0] and strides[1] >= ksize[1]
     for i, j, hit in _first_maxima(xp, x, ans, ksize, strides, pads):
-        tap = _tap(out, i, j, g.shape[1:3], strides, (1, 1))
+        tap = window_tap(out, i, j, g.shape[1:3], strides, (1, 1))
         if disjoint:  # each input element is in one window at most: write, no read
             xp.multiply(g, hit, out=tap)
         else:
@@ -532,10 +540,10 @@ def _max_pool_grad_fwd(xp, x, ans, g, ksize, strides, pads):
 
 def _max_pool_select_fwd(xp, x, ans, h, ksize, strides, pads):
     """Gathers ``h`` at each window's first maximum (the adjoint of the scatter)."""
-    hpad = _pad(xp, h, pads)
+    hpad = pad_spatial(xp, h, pads)
     out = xp.zeros(ans.shape, dtype=h.dtype)
     for i, j, hit in _first_maxima(xp, x, ans, ksize, strides, pads):
-        out += _tap(hpad, i, j, ans.shape[1:3], strides, (1, 1)) * hit
+        out += window_tap(hpad, i, j, ans.shape[1:3], strides, (1, 1)) * hit
     return out
 
 
@@ -564,13 +572,13 @@ defvjp(
 
 
 def _pool_args(op, input, ksize, strides, padding, data_format):
-    _check_format(data_format, op)
+    check_data_format(data_format, op)
     x = tensor(input, op)
-    _check_input(x, op)
-    ks = _hw(ksize, op, "ksize")
-    st = _hw(strides, op, "strides")
-    pads = _paddings(padding, x._value.shape[1:3], ks, st, (1, 1), op)
-    _check_output(_out_hw(x._value.shape[1:3], ks, st, (1, 1), pads), x, f"window {ks}", op)
+    check_nhwc_input(x, op)
+    ks = hw_pair(ksize, op, "ksize")
+    st = hw_pair(strides, op, "strides")
+    pads = explicit_paddings(padding, x._value.shape[1:3], ks, st, (1, 1), op)
+    check_output_size(output_hw(x._value.shape[1:3], ks, st, (1, 1), pads), x, f"window {ks}", op)
     return x, _pool_params(ks, st, pads)
 
 
@@ -623,9 +631,9 @@ def _avg_pool_fwd(xp, x, ksize, strides, pads):
         if out is not None:
             return out
     xpad, out_hw, taps = _taps(xp, x, ksize, strides, pads, 0)
-    out = _tap(xpad, 0, 0, out_hw, strides, (1, 1)).copy()
+    out = window_tap(xpad, 0, 0, out_hw, strides, (1, 1)).copy()
     for _, i, j in taps[1:]:
-        out += _tap(xpad, i, j, out_hw, strides, (1, 1))
+        out += window_tap(xpad, i, j, out_hw, strides, (1, 1))
     out /= _avg_counts(xp, x.shape[1:3], out_hw, ksize, strides, pads, x.dtype)
     return out
 
@@ -638,7 +646,7 @@ def _avg_pool_grad_fwd(xp, g, input_shape, ksize, strides, pads):
     n, oh, ow, c = g.shape
     share = g / _avg_counts(xp, input_shape[1:3], (oh, ow), ksize, strides, pads, g.dtype)
     cols = xp.broadcast_to(share, (*ksize, n, oh, ow, c))
-    return _col2im(xp, cols, input_shape, strides, (1, 1), pads)
+    return col2im(xp, cols, input_shape, strides, (1, 1), pads)
 
 
 # AvgPool is linear; its VJP is its transpose, whose VJP is AvgPool again.

@@ -24,19 +24,19 @@ from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
 from .array_ops import expand_dims, pad, reshape, squeeze
 from .conv import (
-    _check_format,
-    _check_input,
-    _check_output,
-    _col2im,
-    _hw,
-    _out_hw,
-    _pad,
-    _paddings,
-    _tap,
     avg_pool2d,
+    check_data_format,
+    check_nhwc_input,
+    check_output_size,
+    col2im,
     conv2d,
     conv2d_transpose,
+    explicit_paddings,
+    hw_pair,
     max_pool2d,
+    output_hw,
+    pad_spatial,
+    window_tap,
 )
 
 __all__ = [
@@ -62,12 +62,12 @@ __all__ = [
 
 def _depthwise_fwd(xp, x, w, strides, dilations, pads):
     kh, kw, c, m = w.shape
-    out_hw = _out_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
-    xpad = _pad(xp, x, pads)
+    out_hw = output_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
+    xpad = pad_spatial(xp, x, pads)
     out = xp.zeros((x.shape[0], *out_hw, c, m), dtype=x.dtype)
     for i in range(kh):
         for j in range(kw):
-            out += _tap(xpad, i, j, out_hw, strides, dilations)[..., None] * w[i, j]
+            out += window_tap(xpad, i, j, out_hw, strides, dilations)[..., None] * w[i, j]
     return out.reshape(x.shape[0], *out_hw, c * m)
 
 
@@ -79,18 +79,18 @@ def _depthwise_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
     for i in range(kh):
         for j in range(kw):
             cols[i, j] = (g5 * w[i, j]).sum(axis=-1)
-    return _col2im(xp, cols, tuple(input_shape), strides, dilations, pads)
+    return col2im(xp, cols, tuple(input_shape), strides, dilations, pads)
 
 
 def _depthwise_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads):
     kh, kw, c, m = filter_shape
     n, oh, ow, _ = g.shape
     g5 = g.reshape(n, oh, ow, c, m)
-    xpad = _pad(xp, x, pads)
+    xpad = pad_spatial(xp, x, pads)
     out = xp.empty(tuple(filter_shape), dtype=g.dtype)
     for i in range(kh):
         for j in range(kw):
-            tap = _tap(xpad, i, j, (oh, ow), strides, dilations)
+            tap = window_tap(xpad, i, j, (oh, ow), strides, dilations)
             out[i, j] = xp.einsum("nhwc,nhwcm->cm", tap, g5)
     return out
 
@@ -128,8 +128,8 @@ defvjp(
 
 
 def _rate_and_strides(strides, dilations, op):
-    st = _hw(strides, op, "strides")
-    dl = _hw(1 if dilations is None else dilations, op, "dilations")
+    st = hw_pair(strides, op, "strides")
+    dl = hw_pair(1 if dilations is None else dilations, op, "dilations")
     if max(dl) > 1 and max(st) > 1:
         raise ValueError(
             f"{op}: strides {list(st)} must all be 1 when dilations {list(dl)} are greater than "
@@ -170,10 +170,10 @@ def depthwise_conv2d(
     array([[[[10., 10.]]]], dtype=float32)
     """
     op = "depthwise_conv2d"
-    _check_format(data_format, op)
+    check_data_format(data_format, op)
     x = tensor(input, op)
     w = tensor(filter, op, x._value.dtype)
-    _check_input(x, op)
+    check_nhwc_input(x, op)
     if w._value.dtype != x._value.dtype:
         raise dtype_error(op, (x, w), ("input", "filter"))
     xs, ws = tuple(x._value.shape), tuple(w._value.shape)
@@ -185,8 +185,8 @@ def depthwise_conv2d(
             f"in_channels = {xs[3]} (input shape {xs}), got filter shape {ws}.",
         )
     st, dl = _rate_and_strides(strides, dilations, op)
-    pads = _paddings(padding, xs[1:3], ws[:2], st, dl, op)
-    _check_output(_out_hw(xs[1:3], ws[:2], st, dl, pads), x, f"filter of shape {ws}", op)
+    pads = explicit_paddings(padding, xs[1:3], ws[:2], st, dl, op)
+    check_output_size(output_hw(xs[1:3], ws[:2], st, dl, pads), x, f"filter of shape {ws}", op)
     return _dw(x, w, strides=st, dilations=dl, pads=pads)
 
 
@@ -524,10 +524,10 @@ def conv3d(
     dd, dh, dw = _dhw(1 if dilations is None else dilations, op, "dilations")
     n, d, h, wd, c = x.shape
     kd = w.shape[0]
-    p0, p1 = _paddings(padding, (d,), (kd,), (sd,), (dd,), op)[0]
+    p0, p1 = explicit_paddings(padding, (d,), (kd,), (sd,), (dd,), op)[0]
     od = (d + p0 + p1 - (kd - 1) * dd - 1) // sd + 1
     if od < 1:
-        _check_output((od, 1), x, f"filter of shape {w.shape}", op)
+        check_output_size((od, 1), x, f"filter of shape {w.shape}", op)
     if p0 or p1:
         x = pad(x, [[0, 0], [p0, p1], [0, 0], [0, 0], [0, 0]])
     total = None
@@ -585,7 +585,7 @@ def conv3d_transpose(
     ok = len(out) == 5 and w.ndim == 5 and w.shape[4] == y.shape[4] and w.shape[3] == out[4]
     if ok:
         kd = w.shape[0]
-        p0, p1 = _paddings(padding, (out[1],), (kd,), (sd,), (dd,), op)[0]
+        p0, p1 = explicit_paddings(padding, (out[1],), (kd,), (sd,), (dd,), op)[0]
         od = (out[1] + p0 + p1 - (kd - 1) * dd - 1) // sd + 1
         ok = out[0] == y.shape[0] and od == y.shape[1]
     if not ok:

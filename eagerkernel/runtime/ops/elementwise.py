@@ -143,11 +143,14 @@ def _abs_vjp(g, ans, x):
 
 
 # kernels.multiply: a * b, big float products on the kernel threads (NumPy's loop, same bits)
-_mul = Primitive("Mul", lambda xp, x, y: kernels.multiply(x, y))
-multiply = binary(_mul, "x * y, broadcasting (follows `tf.math.multiply`).", kernels.multiply)
+# The Mul primitive (`multiply`): graph functions fuse ``reduce_sum(a * b)`` by its identity.
+mul_primitive = Primitive("Mul", lambda xp, x, y: kernels.multiply(x, y))
+multiply = binary(
+    mul_primitive, "x * y, broadcasting (follows `tf.math.multiply`).", kernels.multiply
+)
 # The hottest VJP: the real case tests the dtype inline instead of calling `_c`.
 defvjp(
-    _mul,
+    mul_primitive,
     lambda g, ans, x, y: multiply(g, y if y._value.dtype.kind != "c" else _c(y)),
     lambda g, ans, x, y: multiply(g, x if x._value.dtype.kind != "c" else _c(x)),
 )

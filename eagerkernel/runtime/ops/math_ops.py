@@ -461,10 +461,11 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None) -> 
     x, ax = _sortable(values, axis, "argsort")
     xp = x._device.xp
     idx = _sort_indices(xp, x._value, ax, desc).astype(np.int32)
-    return _on(idx, x)
+    return on_device_of(idx, x)
 
 
-def _on(array, like: Tensor) -> Tensor:
+def on_device_of(array, like: Tensor) -> Tensor:
+    """A Tensor of ``array`` on the device of the tensor ``like``."""
     from ..core.tensor import make
 
     return make(array, like._device)
@@ -484,7 +485,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None) -> Tensor:
     desc = _direction(direction, "sort")
     x, ax = _sortable(values, axis, "sort")
     idx = _sort_indices(x._device.xp, x._value, ax, desc)
-    return apply(_take_along, (x, _on(idx, x)), {"axis": ax})
+    return apply(_take_along, (x, on_device_of(idx, x)), {"axis": ax})
 
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -519,7 +520,7 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None) -> TopKV2
         raise TypeError(f"top_k: index_type must be int32 or int64, got {it.name}.")
     xp = x._device.xp
     idx = _sort_indices(xp, x._value, x.ndim - 1, True)[..., :k]
-    indices = _on(idx.astype(it._np), x)
+    indices = on_device_of(idx.astype(it._np), x)
     values = apply(_take_along, (x, indices), {"axis": x.ndim - 1})
     return TopKV2(values, indices)
 
@@ -554,7 +555,7 @@ def in_top_k(targets, predictions, k, name=None) -> Tensor:
         )
     target = pv[xp.arange(pv.shape[0]), tv]
     above = (pv > target[:, None]).sum(axis=1)
-    return _on((above < int(k)) & xp.isfinite(target), p)
+    return on_device_of((above < int(k)) & xp.isfinite(target), p)
 
 
 # -- unique --------------------------------------------------------------------------------------
@@ -593,7 +594,7 @@ def unique(x, out_idx=dtypes.int32, name=None) -> UniqueOutput:
     (array([1, 2, 4, 7, 8], dtype=int32), array([0, 0, 1, 2, 2, 2, 3, 4, 4], dtype=int32))
     """
     t, y, idx, _ = _unique(x, out_idx, "unique")
-    return UniqueOutput(_on(y, t), _on(idx, t))
+    return UniqueOutput(on_device_of(y, t), on_device_of(idx, t))
 
 
 def unique_with_counts(x, out_idx=dtypes.int32, name=None) -> UniqueWithCountsOutput:
@@ -604,7 +605,7 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None) -> UniqueWithCountsOu
     array([2, 1], dtype=int32)
     """
     t, y, idx, counts = _unique(x, out_idx, "unique_with_counts")
-    return UniqueWithCountsOutput(_on(y, t), _on(idx, t), _on(counts, t))
+    return UniqueWithCountsOutput(on_device_of(y, t), on_device_of(idx, t), on_device_of(counts, t))
 
 
 # -- reductions built from ops -------------------------------------------------------------------

@@ -94,7 +94,9 @@ def _reduce(prim, x, axis, keepdims, op, float_only=False):
 _GEMV_MIN_SIZE = 1 << 16
 
 
-def _sum_fwd(xp, x, axis, keepdims):
+def sum_forward(xp, x, axis, keepdims):
+    """The forward of ``Sum`` (`reduce_sum`) on the array ``x`` of module ``xp``: integers
+    accumulate in their own dtype, as TensorFlow does."""
     if x.dtype.kind in "iu":  # NumPy would accumulate int32 in int64
         return xp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
     if (
@@ -127,8 +129,11 @@ def _count(x: Tensor, ans: Tensor) -> int:
 
 # -- sum, mean ----------------------------------------------------------------------------------
 
-_sum = Primitive("Sum", _sum_fwd)
-defvjp(_sum, lambda g, ans, x, axis, keepdims: _spread(expand_reduced(g, x, axis, keepdims), x))
+sum_primitive = Primitive("Sum", sum_forward)
+defvjp(
+    sum_primitive,
+    lambda g, ans, x, axis, keepdims: _spread(expand_reduced(g, x, axis, keepdims), x),
+)
 
 
 def _spread(g: Tensor, x: Tensor) -> Tensor:
@@ -149,7 +154,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     >>> ek.reduce_sum(ek.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0).numpy()
     array([4., 6.], dtype=float32)
     """
-    return _reduce(_sum, input_tensor, axis, keepdims, "reduce_sum")
+    return _reduce(sum_primitive, input_tensor, axis, keepdims, "reduce_sum")
 
 
 def _mean_fwd(xp, x, axis, keepdims):

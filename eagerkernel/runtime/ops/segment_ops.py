@@ -19,7 +19,7 @@ from .array_ops import index_tensor, reshape
 from .creation import zeros_like
 from .elementwise import cast, equal, where
 from .indexing import gather
-from .math_ops import _on, divide_no_nan
+from .math_ops import divide_no_nan, on_device_of
 
 __all__ = [
     "bincount",
@@ -141,7 +141,9 @@ def _counts(ids: Tensor, num_segments: int, like: Tensor) -> Tensor:
     flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value).reshape(-1)
     counts = np.bincount(flat[flat >= 0], minlength=num_segments)[:num_segments]
     shape = (num_segments,) + (1,) * (like.ndim - ids.ndim)
-    return _on(like._device.xp.asarray(counts.reshape(shape).astype(like._value.dtype)), like)
+    return on_device_of(
+        like._device.xp.asarray(counts.reshape(shape).astype(like._value.dtype)), like
+    )
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
@@ -300,7 +302,7 @@ def bincount(
         out = np.stack([count(v, None if w is None else w[i]) for i, v in enumerate(values)])
     else:
         out = count(values.reshape(-1), None if w is None else w.reshape(-1))
-    return _on(a._device.xp.asarray(out), a)
+    return on_device_of(a._device.xp.asarray(out), a)
 
 
 def confusion_matrix(
@@ -351,4 +353,4 @@ def confusion_matrix(
         w = np.broadcast_to(w, lt._value.shape).reshape(-1).astype(out_dtype)
     out = np.zeros((n, n), out_dtype)
     np.add.at(out, (lab.astype(np.int64), pred.astype(np.int64)), w)
-    return _on(lt._device.xp.asarray(out), lt)
+    return on_device_of(lt._device.xp.asarray(out), lt)

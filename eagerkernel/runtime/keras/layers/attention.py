@@ -10,10 +10,9 @@ import string
 
 import numpy as np
 
-from ...core.tensor import Tensor
+from ...core.tensor import Tensor, to_tensor
 from ...ops import array_ops, elementwise, linalg, reduction
 from ...ops import nn as _nn
-from ...ops._core import tensor as to_tensor
 from .. import activations, initializers, regularizers
 from ._utils import shape_of
 from .base import Layer
@@ -279,14 +278,14 @@ def _attention_equations(rank: int, attn_axes: tuple) -> tuple[str, str, int]:
 
 
 def _as_bool(mask, what: str) -> Tensor:
-    t = mask if isinstance(mask, Tensor) else to_tensor(mask, f"MultiHeadAttention {what}")
+    t = mask if isinstance(mask, Tensor) else to_tensor(mask, None, f"MultiHeadAttention {what}")
     return t if t._value.dtype == np.bool_ else elementwise.cast(t, np.bool_)
 
 
 def _causal_mask(q_len: int, v_len: int) -> Tensor:
     """``(1, q_len, v_len)``, True where the key position is not after the query's (Keras's
     ``_compute_causal_mask``: row index >= column index)."""
-    return to_tensor(np.tril(np.ones((q_len, v_len), dtype=bool))[None], "causal mask")
+    return to_tensor(np.tril(np.ones((q_len, v_len), dtype=bool))[None], None, "causal mask")
 
 
 class MultiHeadAttention(Layer):
@@ -515,11 +514,11 @@ class MultiHeadAttention(Layer):
         training=None,
         use_causal_mask=False,
     ):
-        value = value if isinstance(value, Tensor) else to_tensor(value, self.name)
+        value = value if isinstance(value, Tensor) else to_tensor(value, None, self.name)
         if key is None:
             key = value
         elif not isinstance(key, Tensor):
-            key = to_tensor(key, self.name)
+            key = to_tensor(key, None, self.name)
         if self._query_dense is None:
             self.build(shape_of(query), shape_of(value), shape_of(key))
         mask = self._attention_mask(

@@ -19,10 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import random as _random
-from ...core.dispatch import Primitive, defvjp
+from ...core.dispatch import Primitive, defvjp, dispatch
 from ...core.tensor import Tensor, to_tensor
 from ...ops import image as _image
-from ...ops._core import apply
 from ...ops.array_ops import reshape
 from ...ops.elementwise import cast, clip_by_value, where
 from .base import Layer
@@ -133,7 +132,7 @@ _transform = Primitive("ImageProjectiveTransformV3", _transform_fwd)
 _transform_grad = Primitive("ImageProjectiveTransformV3Grad", _transform_grad_fwd)
 defvjp(
     _transform,
-    lambda g, ans, images, transforms, fill_mode, interpolation, fill_value: apply(
+    lambda g, ans, images, transforms, fill_mode, interpolation, fill_value: dispatch(
         _transform_grad,
         (g, transforms),
         {
@@ -146,7 +145,7 @@ defvjp(
 )
 defvjp(
     _transform_grad,
-    lambda h, ans, g, transforms, shape, fill_mode, interpolation: apply(
+    lambda h, ans, g, transforms, shape, fill_mode, interpolation: dispatch(
         _transform,
         (h, transforms),
         {"fill_mode": fill_mode, "interpolation": interpolation, "fill_value": 0.0},
@@ -198,7 +197,7 @@ def transform(images, transforms, fill_mode="reflect", interpolation="bilinear",
         "interpolation": interpolation,
         "fill_value": float(fill_value),
     }
-    return apply(_transform, (x, t), params)
+    return dispatch(_transform, (x, t), params)
 
 
 def _tile_rows(t: Tensor, n: int) -> Tensor:

@@ -7,11 +7,10 @@ from __future__ import annotations
 import numbers
 import warnings
 
-from ...core.tensor import Tensor
+from ...core.tensor import Tensor, to_tensor
 from ...ops import activations as _act
 from ...ops import array_ops, elementwise, linalg, reduction
 from ...ops import nn as _nn
-from ...ops._core import tensor as to_tensor
 from .. import initializers, regularizers
 from ._utils import check_rank, shape_of
 from .base import Layer
@@ -382,7 +381,7 @@ class Masking(Layer):
         self.mask_value = mask_value
 
     def compute_mask(self, inputs, mask=None):
-        x = inputs if isinstance(inputs, Tensor) else to_tensor(inputs, "Masking")
+        x = inputs if isinstance(inputs, Tensor) else to_tensor(inputs, None, "Masking")
         return reduction.reduce_any(elementwise.not_equal(x, self.mask_value), axis=-1)
 
     def call(self, inputs):

@@ -83,7 +83,8 @@ def _takes_step(fn) -> bool:
     )
 
 
-def _scalar_variable(value, dtype, name: str) -> Variable:
+def scalar_variable(value, dtype, name: str) -> Variable:
+    """A non-trainable scalar Variable (an optimizer's iterations, a loss scale)."""
     # On the CPU, as in Keras; outside any name scope, as Keras creates them in an init_scope.
     with device_scope(CPU), name_scope(""):
         return Variable(value, trainable=False, name=name, dtype=dtype)
@@ -194,7 +195,7 @@ class Optimizer:
         self.global_clipnorm = self._hyper("global_clipnorm", global_clipnorm)
         self.weight_decay = self._hyper("weight_decay", weight_decay)
         self.decay = self._hyper("decay", decay)
-        self._iterations = _scalar_variable(0, "int64", f"{self.name}/iter")
+        self._iterations = scalar_variable(0, "int64", f"{self.name}/iter")
         self._learning_rate = None
         self.learning_rate = learning_rate
         self._built: set[int] = set()  # _uid of every variable whose slots exist
@@ -249,7 +250,7 @@ class Optimizer:
                 self._learning_rate.assign(np.float32(value))
             else:
                 self._hyper("learning_rate", value, lo=-math.inf)
-                self._learning_rate = _scalar_variable(
+                self._learning_rate = scalar_variable(
                     np.float32(value), "float32", f"{self.name}/learning_rate"
                 )
         elif callable(value):

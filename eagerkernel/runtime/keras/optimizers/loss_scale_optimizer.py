@@ -23,7 +23,7 @@ from ...core.dispatch import stateful
 from ...core.tensor import Tensor, to_tensor
 from ...distribute import context as distribute_context
 from ...interrupts import deferred_interrupt
-from .base import Optimizer, _scalar_variable
+from .base import Optimizer, scalar_variable
 
 __all__ = ["LossScaleOptimizer"]
 
@@ -36,10 +36,10 @@ class _DynamicLossScaleState:
     ``_DynamicLossScaleState``)."""
 
     def __init__(self, initial_scale: float, growth_steps: int, name: str):
-        self.current_loss_scale = _scalar_variable(
+        self.current_loss_scale = scalar_variable(
             np.float32(initial_scale), "float32", f"{name}/current_loss_scale"
         )
-        self.counter = _scalar_variable(np.int64(0), "int64", f"{name}/good_steps")
+        self.counter = scalar_variable(np.int64(0), "int64", f"{name}/good_steps")
         self.growth_steps = growth_steps
 
     def _checkpoint_children(self) -> list:

@@ -222,7 +222,7 @@ def image_dataset_from_directory(
     image_size = tuple(int(d) for d in image_size)
     if len(image_size) != 2:
         raise ValueError(f"{op}: image_size must be (height, width). Received: {image_size}")
-    return _from_directory(
+    return dataset_from_directory(
         op,
         directory,
         labels,
@@ -257,7 +257,7 @@ def _image_tensor(path, channels, image_size, interpolation, crop, pad, data_for
     return x
 
 
-def _from_directory(
+def dataset_from_directory(
     op,
     directory,
     labels,

@@ -27,7 +27,7 @@ def text_dataset_from_directory(
     Raises:
         ValueError: arguments Keras refuses, or no ``.txt`` file found.
     """
-    from .image import _from_directory
+    from .image import dataset_from_directory
 
     op = "text_dataset_from_directory"
     if max_length is not None and (isinstance(max_length, bool) or int(max_length) <= 0):
@@ -40,7 +40,7 @@ def text_dataset_from_directory(
             data = f.read()
         return constant(data if max_length is None else data[: int(max_length)])
 
-    return _from_directory(
+    return dataset_from_directory(
         op,
         directory,
         labels,

@@ -2,7 +2,7 @@
 ``ConcreteFunction.graph``), its `FunctionType` and its `AtomicFunction`
 (``ConcreteFunction.inference_fn``).
 
-A `Program` (runtime/function.py) is the straight-line list of the ops a trace recorded; the
+A `Program` (`program`) is the straight-line list of the ops a trace recorded; the
 graph view names them as a TensorFlow graph does: one ``Placeholder`` node per tensor input
 (named after its parameter), one ``Const`` node per captured constant, a ``Placeholder`` and a
 ``ReadVariableOp`` per captured variable, a node per op (named after its op type, ``AddV2``,
@@ -18,8 +18,11 @@ import re
 
 import numpy as np
 
-from . import nest
-from .core.dtypes import as_dtype, string
+from .. import nest
+from ..core.dtypes import as_dtype, string
+from ..core.variable import Variable
+from .signature import describe
+from .tracing import arg_refs
 
 __all__ = ["AtomicFunction", "FuncGraph", "FunctionType", "GraphDef", "NodeDef", "Operation"]
 
@@ -158,8 +161,6 @@ class FuncGraph:
                 read = self._add("ReadVariableOp", "ReadVariableOp", [handle], program, [slot])
                 tensors[slot] = read[0]
             elif kind == "call":
-                from .function import arg_refs  # the templates of a traced stateful call
-
                 _, fn, arg_t, out_t = ins
                 type_ = _camel(getattr(fn, "__name__", type(fn).__name__))
                 outs = [] if isinstance(out_t, str) else arg_refs(out_t, [])
@@ -214,8 +215,6 @@ class FuncGraph:
 
 def _variables_in(template) -> list:
     """The Variables a stateful call's argument template holds, in order."""
-    from .core.variable import Variable
-
     if isinstance(template, Variable):
         return [template]
     if isinstance(template, dict):
@@ -267,8 +266,6 @@ class FunctionType:
         self.output = output
 
     def __str__(self) -> str:
-        from .function import describe
-
         args = []
         for name, spec in self.parameters.items():
             args.append(f"{name}: {describe(spec)}")

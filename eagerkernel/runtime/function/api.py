@@ -1,0 +1,190 @@
+"""The public entry points of graph functions: `function` (the `tf.function` decorator),
+`init_scope` and `print_` (``ek.print``, which prints on every call of a function too)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import trace_types as _trace_types
+from ..core import context as _context
+from ..core.dispatch import stateful
+from ..core.tensor import Tensor
+from .concrete_function import ConcreteFunction
+from .polymorphic_function import Function
+
+__all__ = ["function", "init_scope", "print_"]
+
+_ctx = _context.context()
+
+
+class init_scope:
+    """Context: the code inside runs once, while a graph function is traced, and is not part
+    of its program (follows `tf.init_scope`, which lifts it out of the graph). Outside a
+    trace it does nothing.
+
+    >>> v = ek.Variable(0)
+    >>> @ek.function
+    ... def once():
+    ...     with ek.init_scope():
+    ...         v.assign_add(1)  # at trace time only
+    ...     return v.read_value()
+    >>> [int(once()) for _ in range(3)]
+    [1, 1, 1]
+    """
+
+    def __enter__(self) -> init_scope:
+        self._tracers = [r for r in _ctx.recorders if hasattr(r, "trace_call")]
+        for tracer in self._tracers:
+            _context.pop_recorder(tracer)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for tracer in self._tracers:
+            _context.push_recorder(tracer)
+
+
+def function(
+    func=None,
+    input_signature=None,
+    autograph: bool = True,
+    jit_compile=None,
+    reduce_retracing: bool = False,
+    experimental_relax_shapes=None,
+    experimental_compile=None,
+    name: str | None = None,
+    **kwargs,
+):
+    """Compiles ``func`` into a graph function: traced once per input signature, replayed
+    afterwards (follows `tf.function`; decorator with or without arguments).
+
+    Args:
+        func: the Python function (or method: each instance gets its own traces).
+        input_signature: a list of `TensorSpec` (nested as the arguments are), one per
+            positional argument: calls are converted to and checked against it (TypeError
+            "Binding inputs to tf.function ... failed" otherwise); ``None`` dimensions accept
+            any size. `RaggedTensorSpec` and `SparseTensorSpec` accept RaggedTensors and
+            SparseTensors of their dtype, rank and ragged rank.
+        autograph: accepted (True or False): Python control flow on tensor values works
+            without AutoGraph, through guards (see below).
+        jit_compile: None/False, or True: there is no XLA here; True compiles to the same
+            program as always, with a warning.
+        reduce_retracing (``experimental_relax_shapes``): accepted; programs are specialized
+            on concrete shapes, so every new shape is traced once either way.
+
+    A stateful op that returns a RaggedTensor or SparseTensor (``next`` on a Dataset of ragged
+    elements) makes its signature run the Python code on every call: a trace cannot follow
+    the component tensors read from it.
+
+    A RaggedTensor (SparseTensor) argument is part of the signature by its row partition
+    (indices and dense shape), its values are the program's inputs: calls with the same
+    partition replay the program, a new partition is traced once, as a new shape is. A
+    function that returns a RaggedTensor or SparseTensor runs its Python code on every call
+    (the result is built around its values' ops, which a program cannot rebuild).
+
+    What is traced and replayed: every primitive op (the VJPs of a tape inside too), every
+    stateful op (``Variable.assign*``, ``optimizer.apply_gradients``, random draws, dropout
+    masks, metric updates, `print`) and every guard: each place where a tensor's value
+    becomes a Python value (``if x > 0``, ``int(n)``, ``.numpy()``). A replay checks each
+    guard; when one differs, the call runs the Python function eagerly once more and records
+    that branch, so results always equal the eager ones. Python side effects (``print``,
+    appending to a list) happen while tracing only, as in TensorFlow; `ek.print` happens on
+    every call. Creating a Variable is allowed on the first trace only (ValueError, with
+    TensorFlow's message, on a later one). A call made while a tape (or ``%%tape``) records
+    replays the program op by op through the dispatcher, inside a ``"function"`` scope (one
+    row in ``%%tape``), so gradients through it are the eager ones, to any order; inside
+    another function's trace, the Python code runs.
+
+    Outputs: a Python number, string or NumPy value returned becomes a constant tensor, as
+    TensorFlow converts a function's outputs. An object whose class defines
+    ``__tf_tracing_type__`` enters the signature through the `ek.types.experimental.TraceType`
+    it returns (equal trace types share a trace), as in TensorFlow. A tensor computed while
+    tracing that escapes the function other than by being returned (a global, an attribute)
+    raises TypeError ("out of scope") when a later trace captures it; a function that calls
+    itself with its own input signature while being traced raises RecursionError (recursion
+    on Python values traces a new signature per level and works).
+
+    Differences from TensorFlow that follow from tracing on real values: an op that fails
+    while tracing raises, even if nothing uses its output (TensorFlow prunes unused ops from
+    the graph, so ``tf.gather(x, [1])`` out of range and unused raises nothing there); a
+    function that creates a Variable on every call raises its ValueError at the second call
+    (TensorFlow traces twice on the first call and raises then); printing a tensor while
+    tracing shows its value, not a symbolic tensor.
+
+    Raises:
+        TypeError: an ``input_signature`` that is not TensorSpecs, or an unknown argument.
+
+    >>> @ek.function
+    ... def f(x):
+    ...     return x * x + 1.0 if x > 0 else -x
+    >>> f(ek.constant(3.0)).numpy(), f(ek.constant(-2.0)).numpy(), f(ek.constant(5.0)).numpy()
+    (np.float32(10.0), np.float32(2.0), np.float32(26.0))
+    >>> f.experimental_get_tracing_count()  # one signature, two branches
+    2
+    """
+    for key in kwargs:
+        if key not in (
+            "experimental_implements",
+            "experimental_autograph_options",
+            "experimental_attributes",
+            "experimental_follow_type_hints",
+        ):
+            raise TypeError(f"function: unexpected keyword argument {key!r}.")
+        if kwargs[key] not in (None, False):
+            raise NotImplementedError(f"function: {key}={kwargs[key]!r} is not supported.")
+    if experimental_compile is not None and jit_compile is None:
+        jit_compile = experimental_compile
+    if experimental_relax_shapes is not None:
+        reduce_retracing = bool(experimental_relax_shapes)
+    if jit_compile:
+        warnings.warn(
+            "function: jit_compile=True: there is no XLA in eagerkernel; the function is "
+            "compiled to its replay program as always.",
+            stacklevel=2,
+        )
+
+    def wrap(fn):
+        if isinstance(fn, Function):
+            return fn
+        return Function(fn, name, input_signature, reduce_retracing, jit_compile)
+
+    return wrap if func is None else wrap(func)
+
+
+@stateful
+def print_(
+    *inputs, output_stream=None, summarize: int = 3, sep: str = " ", end: str = "\n", name=None
+) -> None:
+    """Prints tensors and Python values on every call, also inside `function` (follows
+    `tf.print`: to standard error by default, tensors as NumPy prints them with at most
+    ``summarize`` items at each end of each dimension, -1 for all).
+
+    >>> import sys
+    >>> ek.print("x:", ek.constant([1, 2, 3]), output_stream=sys.stdout)
+    x: [1 2 3]
+    """
+    import sys
+
+    stream = sys.stderr if output_stream is None else output_stream
+    if not hasattr(stream, "write"):
+        raise TypeError(f"print: output_stream must be a file-like object, got {stream!r}.")
+    parts = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            a = np.asarray(x._value.get() if hasattr(x._value, "get") else x._value)
+            if a.ndim == 0:
+                parts.append(str(a.item()))
+            else:
+                n = a.size if summarize is None or summarize < 0 else int(summarize)
+                parts.append(
+                    np.array2string(a, separator=" ", threshold=max(2 * n, 1), edgeitems=max(n, 1))
+                )
+        else:
+            parts.append(str(x))
+    stream.write(sep.join(parts) + end)
+
+
+# `isinstance(f, ek.types.experimental.PolymorphicFunction)` and the like, as in TensorFlow.
+_trace_types.PolymorphicFunction.register(Function)
+_trace_types.ConcreteFunction.register(ConcreteFunction)
