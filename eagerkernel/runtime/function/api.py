@@ -11,6 +11,8 @@ from .. import trace_types as _trace_types
 from ..core import context as _context
 from ..core.dispatch import stateful
 from ..core.tensor import Tensor
+from ..core.tensor_format import format_array
+from ..core.variable import Variable
 from .concrete_function import ConcreteFunction
 from .polymorphic_function import Function
 
@@ -154,35 +156,102 @@ def function(
 
 @stateful
 def print_(
-    *inputs, output_stream=None, summarize: int = 3, sep: str = " ", end: str = "\n", name=None
+    *inputs,
+    output_stream=None,
+    summarize: int | None = 3,
+    sep: str = " ",
+    end: str = "\n",
+    name=None,
 ) -> None:
     """Prints tensors and Python values on every call, also inside `function` (follows
-    `tf.print`: to standard error by default, tensors as NumPy prints them with at most
-    ``summarize`` items at each end of each dimension, -1 for all).
+    `tf.print`).
+
+    Tensors and variables show their values in TensorFlow's format (`core.tensor_format`:
+    ``[2 4]``, ``0.333333343``, ``["a" "b"]``, at most ``summarize`` items at each end of each
+    dimension); a scalar string tensor shows its raw text. Lists, tuples and dicts print as
+    Python prints them with their tensors' values in place; other values as ``str`` does.
+
+    Args:
+        *inputs: what to print, joined by ``sep``.
+        output_stream: a file-like object (default ``sys.stderr``), a logging function such as
+            ``logging.info`` or ``tf.compat.v1.logging.info`` (called with the text), or a
+            string ``"file://path"`` (the text is appended to that file).
+        summarize: items shown at each end of each dimension; None for 3, -1 for all.
+        sep, end: the separator between inputs and the text after the last one.
+        name: accepted for TensorFlow's signature (there is no graph op to name).
+
+    Raises:
+        TypeError: ``summarize`` is not an int or None; ``sep`` or ``end`` is not a string;
+            ``output_stream`` is none of the above.
 
     >>> import sys
-    >>> ek.print("x:", ek.constant([1, 2, 3]), output_stream=sys.stdout)
-    x: [1 2 3]
+    >>> ek.print("x:", ek.constant([1.0, 2.5]), {"n": ek.constant(3)}, output_stream=sys.stdout)
+    x: [1 2.5] {'n': 3}
     """
     import sys
 
+    if summarize is None:
+        summarize = 3
+    if isinstance(summarize, bool) or not isinstance(summarize, (int, np.integer)):
+        raise TypeError(f"print: summarize must be an int or None, got {summarize!r}.")
+    for arg, value in (("sep", sep), ("end", end)):
+        if not isinstance(value, str):
+            raise TypeError(f"print: {arg} must be a string, got {type(value).__name__}.")
     stream = sys.stderr if output_stream is None else output_stream
-    if not hasattr(stream, "write"):
-        raise TypeError(f"print: output_stream must be a file-like object, got {stream!r}.")
-    parts = []
-    for x in inputs:
-        if isinstance(x, Tensor):
-            a = np.asarray(x._value.get() if hasattr(x._value, "get") else x._value)
-            if a.ndim == 0:
-                parts.append(str(a.item()))
-            else:
-                n = a.size if summarize is None or summarize < 0 else int(summarize)
-                parts.append(
-                    np.array2string(a, separator=" ", threshold=max(2 * n, 1), edgeitems=max(n, 1))
-                )
-        else:
-            parts.append(str(x))
-    stream.write(sep.join(parts) + end)
+    if not (
+        hasattr(stream, "write")
+        or callable(stream)
+        or (isinstance(stream, str) and stream.startswith("file://"))
+    ):
+        raise TypeError(
+            "print: output_stream must be a file-like object, a logging function or a "
+            f"'file://' path, got {stream!r}."
+        )
+    text = sep.join(_print_text(x, int(summarize)) for x in inputs)
+    if hasattr(stream, "write"):
+        stream.write(text + end)
+    elif isinstance(stream, str):
+        with open(stream[len("file://") :], "a", encoding="utf-8") as f:
+            f.write(text + end)
+    else:  # a logging function: one message, its own line ending
+        stream(text + end.rstrip("\n"))
+
+
+class _Shown(str):
+    """A tensor's printed text inside a printed structure (``repr`` without quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _print_text(x, summarize: int) -> str:
+    if isinstance(x, (Tensor, Variable)):
+        a = np.asarray(x.numpy())
+        if a.ndim == 0 and isinstance(a.item(), bytes):  # a scalar string: its raw text
+            return a.item().decode("utf-8", errors="replace")
+        return format_array(a, summarize)
+    if isinstance(x, (list, tuple, dict)):
+        return str(_shown_structure(x, summarize))
+    return str(x)
+
+
+def _shown_structure(x, summarize: int):
+    """``x`` with its tensors replaced by their printed text, dicts in sorted key order (as
+    TensorFlow's nest rebuilds them)."""
+    if isinstance(x, (Tensor, Variable)):
+        return _Shown(format_array(np.asarray(x.numpy()), summarize))
+    if isinstance(x, dict):
+        try:
+            keys = sorted(x)
+        except TypeError:  # keys that do not compare: their own order
+            keys = list(x)
+        return {k: _shown_structure(x[k], summarize) for k in keys}
+    if isinstance(x, (list, tuple)):
+        items = [_shown_structure(v, summarize) for v in x]
+        if hasattr(type(x), "_fields"):  # a namedtuple
+            return type(x)(*items)
+        return type(x)(items)
+    return x
 
 
 # `isinstance(f, ek.types.experimental.PolymorphicFunction)` and the like, as in TensorFlow.

@@ -21,6 +21,7 @@ from ..core import dtypes
 from ..core.dispatch import Primitive, defvjp, dispatch
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, to_tensor
+from ..core.tensor_format import format_array
 from ..ragged.ragged_tensor import RaggedTensor
 
 __all__ = [
@@ -572,36 +573,11 @@ def bytes_split(input, name=None):
 # -- format -------------------------------------------------------------------------------------
 
 
-def _format_value(a: np.ndarray, summarize: int) -> str:
-    def scalar(v) -> str:
-        if isinstance(v, bytes):
-            return '"' + v.decode("utf-8", "backslashreplace") + '"'
-        if isinstance(v, (bool, np.bool_)):
-            return "1" if v else "0"
-        if isinstance(v, (float, np.floating)):
-            return np.format_float_positional(v, trim="-") if abs(v) < 1e16 else str(v)
-        return str(v)
-
-    def rec(x, indent: int) -> str:
-        if x.ndim == 0:
-            return scalar(x[()])
-        n = x.shape[0]
-        if summarize >= 0 and n > 2 * summarize:
-            idx = [*list(range(summarize)), None, *list(range(n - summarize, n))]
-        else:
-            idx = list(range(n))
-        parts = ["..." if i is None else rec(x[i, ...], indent + 1) for i in idx]
-        sep = " " if x.ndim == 1 else "\n" + " " * (indent + 1)
-        return "[" + sep.join(parts) + "]"
-
-    return rec(np.asarray(a), 0)
-
-
 def _format_fwd(xp, *xs, template, placeholder, summarize):
     pieces = template.split(placeholder)
     out = pieces[0]
     for x, piece in zip(xs, pieces[1:]):
-        out += _format_value(x, summarize) + piece
+        out += format_array(x, summarize) + piece
     return np.asarray(out.encode("utf-8"), dtype=OBJECT)
 
 
