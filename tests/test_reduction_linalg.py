@@ -484,3 +484,31 @@ def test_trace_and_matrix_transpose():
 def test_math_namespace_has_the_new_ops():
     for name in ["reduce_max", "reduce_logsumexp", "argmax", "cumsum", "einsum", "norm"]:
         assert getattr(ek.math, name) is getattr(ek, name)
+
+
+def test_means_and_moments_over_nothing_follow_tensorflow_without_warnings():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's "Mean of empty slice" must not leak
+        assert ek.reduce_mean(ek.constant([], ek.int64)).numpy() == 0  # TF: 0 for integers
+        np.testing.assert_array_equal(
+            ek.reduce_mean(ek.zeros([0, 3], ek.int32), axis=0).numpy(), [0, 0, 0]
+        )
+        assert np.isnan(ek.reduce_mean(ek.constant([], ek.float32)).numpy())
+        assert np.isnan(ek.reduce_mean(ek.zeros([0, 3]), axis=0).numpy()).all()
+        assert np.isnan(ek.math.reduce_variance(ek.constant([], ek.float32)).numpy())
+        assert np.isnan(ek.math.reduce_std(ek.zeros([0, 2]), axis=0).numpy()).all()
+        assert ek.reduce_mean(ek.zeros([3, 0]), axis=0).shape == (0,)
+    # integer means truncate toward zero and do not overflow the dtype (TF)
+    assert ek.reduce_mean(ek.constant([-3, 0])).numpy() == -1
+    assert ek.reduce_mean(ek.constant([100, 100], ek.int8)).numpy() == 100
+
+
+def test_an_empty_list_converts_to_any_dtype():
+    for dtype in (ek.int64, ek.uint8, ek.bool, ek.float16, ek.string):
+        t = ek.constant([], dtype)
+        assert t.dtype == dtype and t.shape == (0,)
+    assert ek.constant([[], []], ek.int32).shape == (2, 0)
+    with pytest.raises(TypeError, match="lose the fractional part"):
+        ek.constant([1.5], ek.int32)

@@ -109,3 +109,14 @@ def test_ops_after_the_tape_exits_are_not_recorded():
     assert [r.prim.name for r in tape.records] == ["Mul"]
     assert tape.gradient(z, x) is None
     assert float(tape.gradient(y, x)) == 4.0
+
+
+def test_numpy_of_a_rank_0_tensor_is_a_numpy_scalar_whatever_made_it():
+    # TF: .numpy() of a scalar is np.float32(...), also for a gradient (a 0-d array inside)
+    x = ek.Variable(0.0)
+    with ek.GradientTape() as tape:
+        y = ek.sigmoid(x)
+    for t in (tape.gradient(y, x), y, x, ek.constant(3), ek.reduce_sum(ek.ones([2, 2]))):
+        value = t.numpy()
+        assert isinstance(value, np.generic) and not isinstance(value, np.ndarray), type(value)
+    assert isinstance(ek.constant("a").numpy(), bytes)

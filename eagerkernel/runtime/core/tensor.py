@@ -82,8 +82,8 @@ class Tensor(NumpyMethods):
         a = self._device.xp.asnumpy(v) if self._device.xp is not np else v.copy()
         if ACTIVE:  # a graph function being traced guards on the value
             value_read(self, "array", a)
-        if a.dtype.kind == "O" and a.ndim == 0:
-            return a[()]  # a string scalar is `bytes`, as TensorFlow gives it
+        if a.ndim == 0:  # a NumPy scalar (a string scalar: `bytes`), as TensorFlow gives it
+            return a[()]
         return a
 
     def __array__(self, dtype=None, copy=None):
@@ -587,7 +587,7 @@ def _cast_python(value, np_dtype, op: str) -> np.ndarray:
         arr = infer_numpy(value)  # raises the TypeError for strings
     if arr.dtype == target:
         return arr
-    if arr.dtype.kind == "f" and target.kind in "iub":
+    if arr.dtype.kind == "f" and target.kind in "iub" and arr.size:
         raise TypeError(
             f"{op}: cannot convert {value!r:.60} to a Tensor of dtype {target.name} "
             "(it would lose the fractional part)."

@@ -158,6 +158,9 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
 
 
 def _mean_fwd(xp, x, axis, keepdims):
+    if x.size == 0:  # a mean over nothing: NaN, 0 for integers (TF), without NumPy's warning
+        out = xp.sum(x, axis=axis, keepdims=keepdims)
+        return out if x.dtype.kind in "iub" else out + xp.asarray(xp.nan, out.dtype)
     out = xp.mean(x, axis=axis, keepdims=keepdims)
     return out.astype(x.dtype, copy=False) if x.dtype.kind in "iu" else out
 
@@ -278,9 +281,19 @@ def reduce_prod(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
 
 # -- moments, log-sum-exp -----------------------------------------------------------------------
 
-_variance = Primitive(
-    "Variance", lambda xp, x, axis, keepdims: xp.var(x, axis=axis, keepdims=keepdims)
-)
+
+def _moment_fwd(reduce):
+    """``reduce`` (xp.var or xp.std) over ``axis``; NaN over nothing, without NumPy's warning."""
+
+    def fwd(xp, x, axis, keepdims):
+        if x.size == 0:
+            return xp.sum(x, axis=axis, keepdims=keepdims) + xp.asarray(xp.nan, x.dtype)
+        return reduce(xp)(x, axis=axis, keepdims=keepdims)
+
+    return fwd
+
+
+_variance = Primitive("Variance", _moment_fwd(lambda xp: xp.var))
 defvjp(
     _variance,
     lambda g, ans, x, axis, keepdims: (
@@ -313,7 +326,7 @@ def _std_vjp(g, ans, x, axis, keepdims):
     return expand_reduced(g, x, axis, keepdims) * centered / (safe * _count(x, ans))
 
 
-_std = Primitive("Std", lambda xp, x, axis, keepdims: xp.std(x, axis=axis, keepdims=keepdims))
+_std = Primitive("Std", _moment_fwd(lambda xp: xp.std))
 defvjp(_std, _std_vjp)
 
 
