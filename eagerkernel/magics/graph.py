@@ -36,7 +36,14 @@ import numpy as np
 from ..runtime.core.records import Records
 from .formatting import format_bytes, format_seconds, spec, specs
 
-__all__ = ["GraphSpec", "TapeGraph", "build_graph", "dot_available", "render_svg"]
+__all__ = [
+    "GraphSpec",
+    "TapeGraph",
+    "allocated_bytes",
+    "build_graph",
+    "dot_available",
+    "render_svg",
+]
 
 #: A cluster with more ops than this (and no nested cluster) is drawn as one node.
 DEFAULT_COLLAPSE = 24
@@ -371,7 +378,7 @@ def build_graph(
                 f"output: {out_spec}",
                 f"device: {_device_name(outs[0]) if outs else '?'}",
                 f"time: {format_seconds(record.seconds)}",
-                f"allocated: {format_bytes(_allocated(outs, op_inputs))}",
+                f"allocated: {format_bytes(allocated_bytes(outs, op_inputs))}",
             ]
             # The C recorder shares one (code, line) between the ops of a call site.
             source = sources[j]
@@ -459,9 +466,16 @@ def _root(a):
     return a
 
 
-def _allocated(outs, inputs=()) -> int:
-    """Bytes of new memory behind the outputs: the array each output is (or is a view of),
-    unless that is an input's memory (a reshape, a slice: nothing allocated)."""
+def allocated_bytes(outs, inputs=()) -> int:
+    """Bytes of new memory behind an op's outputs (a tuple of Tensors): the array each output
+    is, or is a view of, unless that is an input's memory (a reshape or a slice of an input
+    allocates nothing); memory shared by several outputs counts once.
+
+    >>> x = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> y = x * 2.0
+    >>> allocated_bytes((y,), (x,)), allocated_bytes((ek.transpose(x),), (x,))
+    (16, 0)
+    """
     if len(outs) == 1:  # the common case: one output, a new array (no base), no input's
         v = getattr(outs[0], "_value", None)
         if getattr(v, "base", 0) is None:

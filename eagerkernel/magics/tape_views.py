@@ -19,7 +19,7 @@ from .formatting import (
     text_table,
     timing_cell,
 )
-from .graph import TapeGraph, _allocated, scope_label, section_of, source_text
+from .graph import TapeGraph, allocated_bytes, scope_label, section_of, source_text
 
 __all__ = ["DEFAULT_MAX_ROWS", "TapeRecord", "TapeTiming", "bytes_cell", "held_bytes"]
 
@@ -331,7 +331,7 @@ class TapeRecord(_TableView):
                 specs(outputs),
             ]
             if timed:
-                row.append(bytes_cell(_allocated(outputs, inputs)))
+                row.append(bytes_cell(allocated_bytes(outputs, inputs)))
                 if replay is not None:
                     lo, med = replay[i] if replay[i] is not None else (None, None)
                     row += [timing_cell(lo), timing_cell(med), share_cell(lo, total)]
@@ -361,7 +361,7 @@ class TapeRecord(_TableView):
             specs(_tuple(group[-1][3])),
         ]
         if timed:
-            row.append(bytes_cell(sum(_allocated(_tuple(o), i) for _, _, i, o, _ in group)))
+            row.append(bytes_cell(sum(allocated_bytes(_tuple(o), i) for _, _, i, o, _ in group)))
             if replay is not None:
                 lo = _sum([replay[i][0] if replay[i] else None for i, *_ in group])
                 med = _sum([replay[i][1] if replay[i] else None for i, *_ in group])
@@ -421,17 +421,17 @@ def _scopes_or_none(records: Records) -> list | None:
 def held_bytes(records: Records) -> int:
     """Bytes of the arrays the records' outputs own: what the tape holds, and so the peak of
     what its ops allocated (it keeps every output alive). An output that is a view counts
-    through `_allocated` (its base, unless an input's)."""
+    through `allocated_bytes` (its base, unless an input's)."""
     owned = records.owned_bytes()  # one pass over the outputs (in C where built)
     if owned is not None:
         total, views = owned
-        for k in views:  # a view counts through `_allocated` (its base, unless an input's)
+        for k in views:  # a view counts through `allocated_bytes` (its base, unless an input's)
             r = records.entry(k)
-            total += _allocated((r.output,), r.inputs)
+            total += allocated_bytes((r.output,), r.inputs)
         return total
-    # A multi-output op: every record through `_allocated`.
+    # A multi-output op: every record through `allocated_bytes`.
     outputs, inputs = records.fields("output", "inputs")
-    return sum(_allocated(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs))
+    return sum(allocated_bytes(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs))
 
 
 def bytes_cell(n: int | None) -> str:
@@ -570,7 +570,7 @@ class TapeTiming(_TableView):
             if t is not None:
                 slot[1] = t if slot[1] is None else slot[1] + t
         for key, ins, output in zip(keys, inputs, outputs):
-            out[key][2] += _allocated(output if type(output) is tuple else (output,), ins)
+            out[key][2] += allocated_bytes(output if type(output) is tuple else (output,), ins)
         return out
 
     def _extra(self):
