@@ -327,3 +327,44 @@ def test_c_and_python_count_the_same_owned_bytes(monkeypatch):
     python = (Records(tape).owned_bytes(), Records(multi).owned_bytes())
     assert c == python
     assert c[0] == (24 + 48 + 8 + 8, [1]) and c[1] is None
+
+
+def _chain(x, a, steps):
+    y = x
+    for _ in range(steps):
+        y = y * a + 1.0
+    return y
+
+
+@pytest.mark.parametrize("use_native", [True, False])
+def test_release_while_recording_lets_go_of_the_old_tape_and_records_right(use_native):
+    """A tape that takes an old tape's records (`release_while_recording`, as a re-run %%tape
+    cell does) empties the old tape, records its own ops as usual (values, times and
+    gradients), and leaves alone the old records something else still refers to."""
+    if use_native and tape_mod._NativeRecord is None:
+        pytest.skip("_tape.c was not built")
+    old_flag = tape_mod.native_recording[0]
+    tape_mod.native_recording[0] = use_native
+    try:
+        x = ek.constant(np.array([1.0, 2.0], np.float32))
+        a = ek.constant(np.array([0.5, 0.25], np.float32))
+        with ProfilingTape() as old:
+            _chain(x, a, 6)
+        kept = old.records[3]  # a record the user still holds
+        kept_fields = (kept.prim, kept.inputs, kept.output, kept.seconds)
+        kept_value = kept.output.numpy().copy()
+        tape = ProfilingTape()
+        tape.release_while_recording(old)
+        assert len(old) == 0
+        with tape:
+            y = _chain(x, a, 4)  # fewer ops than the old tape: the rest is freed at the end
+        assert len(tape) == 8
+        assert [r.prim.name for r in tape.records] == ["Mul", "AddV2"] * 4
+        assert all(r.seconds > 0 for r in tape.records)
+        assert tape.records[-1].output is y
+        (g,) = tape.gradient(y, [x])
+        np.testing.assert_allclose(g.numpy(), a.numpy() ** 4)
+        assert (kept.prim, kept.inputs, kept.output, kept.seconds) == kept_fields
+        np.testing.assert_array_equal(kept.output.numpy(), kept_value)
+    finally:
+        tape_mod.native_recording[0] = old_flag
