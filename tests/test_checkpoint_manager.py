@@ -218,3 +218,28 @@ def test_state_file_naming_a_file_outside_is_never_deleted(tmp_path):
         manager.save()
     assert victim.read_bytes() == b"precious"
     assert files(directory) == ["ckpt-3.safetensors"]
+
+
+def test_a_relative_directory_keeps_max_to_keep_checkpoints_and_lists_them_as_tensorflow(
+    tmp_path, monkeypatch
+):
+    # The guide's ``CheckpointManager(ckpt, './tf_ckpts', max_to_keep=3)``: the state file's
+    # names and the new saves are one list (they were listed twice, relative and absolute,
+    # and the sweep deleted checkpoints it should keep). TensorFlow 2.21 prints these paths.
+    monkeypatch.chdir(tmp_path)
+    ckpt = ek.train.Checkpoint(step=ek.Variable(1), v=ek.Variable(1.0))
+    manager = ek.train.CheckpointManager(ckpt, "./tf_ckpts", max_to_keep=3)
+    assert [manager.save() for _ in range(5)] == [f"./tf_ckpts/ckpt-{i}" for i in range(1, 6)]
+    assert manager.checkpoints == ["./tf_ckpts/ckpt-3", "./tf_ckpts/ckpt-4", "./tf_ckpts/ckpt-5"]
+    again = ek.train.CheckpointManager(ckpt, "./tf_ckpts", max_to_keep=3)
+    assert again.latest_checkpoint == "./tf_ckpts/ckpt-5"
+    assert again.checkpoints == manager.checkpoints
+    for _ in range(5):
+        again.save()
+    assert again.checkpoints == ["./tf_ckpts/ckpt-8", "./tf_ckpts/ckpt-9", "./tf_ckpts/ckpt-10"]
+    assert sorted(p.name for p in (tmp_path / "tf_ckpts").glob("*.safetensors")) == [
+        "ckpt-10.safetensors",
+        "ckpt-8.safetensors",
+        "ckpt-9.safetensors",
+    ]
+    assert ek.train.latest_checkpoint("./tf_ckpts") == "./tf_ckpts/ckpt-10"

@@ -116,7 +116,7 @@ class CheckpointManager:
             self._latest_checkpoint = None
             self._last_preserved_timestamp = now - 1.0  # TF: avoids a race on quick re-creation
             return
-        self._latest_checkpoint = state.model_checkpoint_path
+        self._latest_checkpoint = self._key(state.model_checkpoint_path)
         preserved = state.last_preserved_timestamp
         if preserved is None:
             preserved = now - 1.0
@@ -137,8 +137,19 @@ class CheckpointManager:
         ]
         for path, stamp in zip(state.all_model_checkpoint_paths, stamps):
             stamp = min(stamp, now)
+            path = self._key(path)
             if stamp > preserved and self._managed(path):
                 self._maybe_delete[path] = stamp
+
+    def _key(self, path: str) -> str:
+        """``path`` in the one form this manager lists and compares: joined to the directory
+        as given (``./ckpts/ckpt-3``, as TensorFlow returns it) when it lies in the directory,
+        else as it is. The state file's names and a save's prefix then compare equal."""
+        inside = os.path.realpath(self._directory)
+        real = os.path.realpath(path)
+        if os.path.dirname(real) == inside:
+            return os.path.join(self._directory, os.path.basename(real))
+        return path
 
     def _managed(self, path: str) -> bool:
         """Whether the state file's ``path`` is a checkpoint of this directory that exists;
@@ -233,7 +244,7 @@ class CheckpointManager:
             except BaseException:
                 counter.assign(np.int64(n - 1))
                 raise
-            path = os.path.abspath(path)
+            path = self._key(path)
             if distribute_context.non_chief_worker() is not None:
                 # Not the chief: `write` went to a removed temporary directory; the chief
                 # keeps the state file and deletes old checkpoints. This worker only tracks
@@ -273,6 +284,7 @@ class CheckpointManager:
         )
         added = False
         for path, stamp in zip(state.all_model_checkpoint_paths, stamps):
+            path = self._key(path)
             if path in self._maybe_delete or path in self._others:
                 continue
             if stamp > self._last_preserved_timestamp and self._managed(path):
