@@ -119,7 +119,9 @@ def test_a_malformed_alias_table_is_a_checkpoint_error(tmp_path):
     )
     digest = hashlib.sha256(text.encode()).hexdigest()
     metadata = {"eagerkernel.graph": text, "eagerkernel.graph_sha256": digest}
-    (tmp_path / "bad.safetensors").write_bytes(save({"v": np.asarray(v.numpy())}, metadata=metadata))
+    (tmp_path / "bad.safetensors").write_bytes(
+        save({"v": np.asarray(v.numpy())}, metadata=metadata)
+    )
     into = ek.Variable(0.0)
     with pytest.raises(CheckpointError, match="'aliases' table"):
         ek.train.Checkpoint(v=into).restore(str(tmp_path / "bad"))

@@ -431,7 +431,9 @@ def held_bytes(records: Records) -> int:
         return total
     # A multi-output op: every record through `allocated_bytes`.
     outputs, inputs = records.fields("output", "inputs")
-    return sum(allocated_bytes(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs))
+    return sum(
+        allocated_bytes(o if type(o) is tuple else (o,), ins) for o, ins in zip(outputs, inputs)
+    )
 
 
 def bytes_cell(n: int | None) -> str:
