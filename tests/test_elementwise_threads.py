@@ -197,6 +197,49 @@ def test_a_forked_child_starts_its_own_threads():
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+def _thread_cpus() -> dict:
+    """The CPUs each thread of this process may run on (Linux's /proc)."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/status") as f:
+            for line in f:
+                if line.startswith("Cpus_allowed_list:"):
+                    out[int(tid)] = line.split(":", 1)[1].strip()
+    return out
+
+
+def _cpu_list(text: str) -> set:
+    cpus = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+@needs_c
+@pytest.mark.skipif(
+    not os.path.isdir("/proc/self/task") or len(os.sched_getaffinity(0)) < 2,
+    reason="Linux with two CPUs or more",
+)
+def test_workers_moved_off_the_callers_cpu_stay_within_the_processes_cpus():
+    """A worker that last ran on the calling thread's CPU is given the caller's CPUs but that
+    one: never an empty set, never a CPU outside the caller's, and the results unchanged."""
+    import threading
+
+    x = sample(np.float32, 4 * kernels.PARALLEL_MIN)
+    want = kernels._run("sigmoid", x, threads=1)
+    allowed = set(os.sched_getaffinity(0))
+    for _ in range(40):  # enough runs for the scheduler to put a worker on our CPU now and then
+        got = kernels._run("sigmoid", x, threads=2)
+        assert np.array_equal(got, want, equal_nan=True)
+    me = threading.get_native_id()
+    for tid, text in _thread_cpus().items():
+        cpus = _cpu_list(text)
+        assert cpus and cpus <= allowed, (tid, text)
+        if tid == me:
+            assert cpus == allowed  # the caller's own affinity is never touched
+
+
 @needs_c
 def test_threads_follow_the_intra_op_setting(monkeypatch):
     seen = []

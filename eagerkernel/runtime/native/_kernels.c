@@ -1378,6 +1378,38 @@ static int pool_busy;          /* a run holds the pool */
 static ew_job *pool_job;       /* the job in flight, NULL once its chunks are all done */
 static int pool_wanted;        /* how many workers the job in flight may take */
 static unsigned long pool_first_gen[EW_MAX_THREADS]; /* pool_gen when worker k started */
+
+#ifdef __linux__
+#include <sched.h>
+/* Linux's scheduler sometimes wakes a worker onto the CPU of the thread that posted the job
+ * (which goes on working there) and leaves it there for a stretch of calls: the two then take
+ * turns on one CPU and a big op takes twice its time (seen as runs of 4 ms GELUs among 2 ms
+ * ones on two CPUs, the worker on the caller's CPU). So each worker records the CPU it ran
+ * on, and a run that finds a worker last ran on its own CPU moves that worker off it (its
+ * affinity: the caller's CPUs but the caller's current one) before waking it: sched_getcpu
+ * per run (a vDSO call), a system call only when they met. */
+static pthread_t pool_threads[EW_MAX_THREADS];
+static int pool_cpu_of[EW_MAX_THREADS]; /* the CPU worker k last ran on, -1 unknown */
+
+static void pool_spread(int workers) {
+    const int here = sched_getcpu();
+    if (here < 0) return;
+    int met = 0;
+    for (int k = 1; k <= workers; k++) met |= pool_cpu_of[k] == here;
+    if (!met) return;
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;
+    CPU_CLR(here, &allowed);
+    for (int k = 1; k <= workers; k++)
+        if (pool_cpu_of[k] == here &&
+            pthread_setaffinity_np(pool_threads[k], sizeof allowed, &allowed) == 0)
+            pool_cpu_of[k] = -1;
+}
+#define POOL_RAN_ON(id) (pool_cpu_of[id] = sched_getcpu())
+#else
+#define pool_spread(workers) ((void)0)
+#define POOL_RAN_ON(id) ((void)0)
+#endif
 #endif
 
 /* Takes chunks of the job until none is left; returns the floating-point flags raised. */
@@ -1414,6 +1446,7 @@ static void *pool_worker(void *arg) {
         pthread_mutex_unlock(&pool_mu);
         int raised = ew_work(job);
         pthread_mutex_lock(&pool_mu);
+        POOL_RAN_ON(id);
         job->flags |= raised;
         if (--job->joined == 0) pthread_cond_signal(&pool_done);
     }
@@ -1427,6 +1460,9 @@ static void pool_after_fork_child(void) {
     pool_workers = 0;
     pool_busy = 0;
     pool_job = NULL;
+#ifdef __linux__
+    for (int k = 0; k < EW_MAX_THREADS; k++) pool_cpu_of[k] = -1;
+#endif
 }
 
 /* Runs the job on up to `threads` threads (this one included; fewer if workers cannot start
@@ -1458,12 +1494,17 @@ static int ew_run(ew_job *job, int threads) {
                 pthread_attr_destroy(&attr);
                 if (err) break;
                 pool_workers++;
+#ifdef __linux__
+                pool_threads[pool_workers] = t;
+                pool_cpu_of[pool_workers] = -1;
+#endif
             }
             if (pool_workers > 0) {
                 pooled = 1;
                 pool_busy = 1;
                 pool_job = job;
                 pool_wanted = threads; /* workers 1 .. threads - 1 */
+                pool_spread(threads - 1 < pool_workers ? threads - 1 : pool_workers);
                 pool_gen++;
                 pthread_cond_broadcast(&pool_wake);
             }
