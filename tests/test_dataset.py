@@ -778,3 +778,17 @@ def test_element_wise_path_still_works(element_wise):
     x = np.arange(20)
     out = values(Dataset.from_tensor_slices(x).shuffle(5, seed=1).batch(6))
     assert sorted(v for batch in out for v in batch) == list(range(20))
+
+
+def test_from_tensors_specs_composite_components_as_tensorflow():
+    # TF's data guide: a dataset of one SparseTensor has a SparseTensorSpec element
+    st = ek.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4])
+    ds = ek.data.Dataset.from_tensors(st)
+    assert repr(ds.element_spec) == "SparseTensorSpec(TensorShape([3, 4]), ek.int32)"
+    assert ds.element_spec.value_type is ek.SparseTensor
+    (element,) = list(ds)
+    assert isinstance(element, ek.SparseTensor)
+    np.testing.assert_array_equal(ek.sparse.to_dense(element).numpy()[1], [0, 0, 2, 0])
+    spec = ek.data.Dataset.from_tensors((ek.constant([1, 2]), ek.ragged.constant([[1], [2, 3]])))
+    assert isinstance(spec.element_spec[1], ek.RaggedTensorSpec)
+    assert spec.element_spec[0] == ek.TensorSpec((2,), ek.int32)

@@ -27,6 +27,7 @@ from .structure import (
     pack,
     packer,
     same_structure,
+    spec_of,
     to_component,
 )
 
@@ -138,7 +139,7 @@ class Tensors(Dataset):
         return 1
 
     def _spec(self, peek):
-        return map_structure(lambda t: TensorSpec(t.shape, t.dtype), self._element)
+        return spec_of(self._element)  # SparseTensorSpec etc. for composite components
 
 
 class Elements(Dataset):
