@@ -292,6 +292,7 @@ dtypes = _types.SimpleNamespace(
     DType=DType,
     as_dtype=as_dtype,
     cast=cast,  # noqa: F405 (from .runtime.ops)
+    saturate_cast=saturate_cast,  # noqa: F405 (from .runtime.ops)
     **{k: v for k, v in vars(_dtypes_module).items() if isinstance(v, DType)},
 )
 

@@ -12,5 +12,6 @@ from .runtime.ops.math_ops import *  # noqa: F403
 from .runtime.ops.nn import l2_normalize, log_sigmoid, softplus
 from .runtime.ops.reduction import *  # noqa: F403
 from .runtime.ops.segment_ops import *  # noqa: F403
+from .runtime.ops.special_math import *  # noqa: F403
 
 floormod = mod  # noqa: F405  (tf.math.floormod is tf.math.mod)

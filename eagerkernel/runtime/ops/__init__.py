@@ -22,6 +22,7 @@ from .array_ops import *  # noqa: F403
 from .complex_ops import complex
 from .control_flow import *  # noqa: F403
 from .creation import *  # noqa: F403
+from .dtype_ops import bitcast, realdiv, saturate_cast
 from .elementwise import *  # noqa: F403
 from .functional_ops import *  # noqa: F403
 from .graph_compat import *  # noqa: F403
@@ -78,4 +79,7 @@ __all__ = [
     "unique",
     "unique_with_counts",
     "complex",
+    "bitcast",
+    "realdiv",
+    "saturate_cast",
 ]

@@ -1,0 +1,288 @@
+"""Special functions of `tf.math` beyond the error and gamma functions of `math_ops.py`: the
+inverse error function and ``ndtri``, the modified Bessel functions of order 0 and 1, the
+regularized incomplete gamma and beta functions, ``nextafter`` and the running log-sum-exp.
+
+Forwards use SciPy (``cupyx.scipy.special`` on a GPU), which TensorFlow's kernels agree with to
+float rounding; each keeps its input's dtype. VJPs follow TensorFlow's registered gradients
+(tensorflow/python/ops/math_grad.py) and are written with public ops, so gradients of any
+order work. ``betainc`` has a gradient in ``x`` only and ``NextAfter`` none, as in TensorFlow;
+``igamma`` and ``igammac`` have theirs in ``x``, and differentiating them in ``a`` raises
+LookupError naming the op (TensorFlow's ``IgammaGradA`` kernel is not reproduced).
+
+>>> ek.math.erfinv(ek.constant([0.0, 0.5])).numpy()
+array([0.        , 0.47693628], dtype=float32)
+>>> ek.math.cumulative_logsumexp(ek.constant([0.0, 0.0, 0.0])).numpy()
+array([0.       , 0.6931472, 1.0986123], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.dispatch import Primitive, defvjp
+from ..core.tensor import Tensor
+from ._core import apply, binary, coerce_pair, float_check, tensor, unary
+from .creation import zeros_like
+from .elementwise import equal, exp, greater, less, log, sign, square, where
+from .reduction import single_axis
+
+__all__ = [
+    "bessel_i0",
+    "bessel_i0e",
+    "bessel_i1",
+    "bessel_i1e",
+    "betainc",
+    "cumulative_logsumexp",
+    "erfinv",
+    "igamma",
+    "igammac",
+    "ndtri",
+    "nextafter",
+]
+
+
+def _scipy(name: str, xp):
+    try:
+        if xp is np:
+            import scipy.special as special
+        else:
+            import cupyx.scipy.special as special
+    except ImportError as exc:
+        raise ImportError(f"{name}: needs SciPy (pip install scipy).") from exc
+    return getattr(special, name)
+
+
+def _keep_dtype(name: str):
+    """A forward calling ``scipy.special.<name>`` that keeps the first input's dtype."""
+
+    def fwd(xp, *xs):
+        with np.errstate(all="ignore"):
+            return _scipy(name, xp)(*xs).astype(xs[-1].dtype, copy=False)
+
+    return fwd
+
+
+# -- inverse error function, ndtri -----------------------------------------------------------------
+
+_erfinv = Primitive("Erfinv", _keep_dtype("erfinv"))
+erfinv = unary(_erfinv, "The inverse of erf, on (-1, 1) (follows `tf.math.erfinv`).", True)
+defvjp(_erfinv, lambda g, ans, x: g * (math.sqrt(math.pi) / 2) * exp(square(ans)))
+
+_ndtri = Primitive("Ndtri", _keep_dtype("ndtri"))
+ndtri = unary(
+    _ndtri, "The inverse of the standard normal CDF, on (0, 1) (follows `tf.math.ndtri`).", True
+)
+defvjp(_ndtri, lambda g, ans, x: g * math.sqrt(2 * math.pi) * exp(square(ans) / 2))
+
+# -- modified Bessel functions of the first kind -------------------------------------------------
+
+_i0 = Primitive("BesselI0", _keep_dtype("i0"))
+_i0e = Primitive("BesselI0e", _keep_dtype("i0e"))
+_i1 = Primitive("BesselI1", _keep_dtype("i1"))
+_i1e = Primitive("BesselI1e", _keep_dtype("i1e"))
+bessel_i0 = unary(_i0, "I0(x), the modified Bessel function (follows `tf.math.bessel_i0`).", True)
+bessel_i0e = unary(_i0e, "exp(-|x|) I0(x) (follows `tf.math.bessel_i0e`).", True)
+bessel_i1 = unary(_i1, "I1(x), the modified Bessel function (follows `tf.math.bessel_i1`).", True)
+bessel_i1e = unary(_i1e, "exp(-|x|) I1(x) (follows `tf.math.bessel_i1e`).", True)
+
+
+def _i1_over_x(i1_of_x: Tensor, x: Tensor) -> Tensor:
+    """I1(x) / x with its limit 1/2 at x = 0, so that I1's derivative there is 1/2 (TensorFlow
+    imputes 1 for ``bessel_i1``, which is not the derivative; 1/2 for ``bessel_i1e``)."""
+    zero = equal(x, 0)
+    safe = where(zero, x + 1, x)
+    return where(zero, zeros_like(x) + 0.5, i1_of_x / safe)
+
+
+defvjp(_i0, lambda g, ans, x: g * bessel_i1(x))
+defvjp(_i0e, lambda g, ans, x: g * (bessel_i1e(x) - sign(x) * ans))
+defvjp(_i1, lambda g, ans, x: g * (bessel_i0(x) - _i1_over_x(ans, x)))
+defvjp(_i1e, lambda g, ans, x: g * (bessel_i0e(x) - ans * sign(x) - _i1_over_x(ans, x)))
+
+# -- regularized incomplete gamma and beta functions ---------------------------------------------
+
+_igamma = Primitive("Igamma", _keep_dtype("gammainc"))
+_igammac = Primitive("Igammac", _keep_dtype("gammaincc"))
+_igamma_op = binary(_igamma)
+_igammac_op = binary(_igammac)
+
+
+def _gamma_density(a: Tensor, x: Tensor) -> Tensor:
+    """d/dx P(a, x) = exp(-x) x^(a - 1) / Gamma(a), in log space."""
+    from .math_ops import lgamma
+
+    return exp(-x + (a - 1) * log(x) - lgamma(a))
+
+
+def _no_gradient(op: str, arg: str):
+    def vjp(*_):
+        raise LookupError(
+            f"{op}: no gradient with respect to {arg} here (TensorFlow's IgammaGradA is not "
+            "reproduced); differentiate with respect to x only."
+        )
+
+    return vjp
+
+
+defvjp(
+    _igamma,
+    _no_gradient("Igamma", "a"),
+    lambda g, ans, a, x: g * _gamma_density(a, x),
+)
+defvjp(
+    _igammac,
+    _no_gradient("Igammac", "a"),
+    lambda g, ans, a, x: -g * _gamma_density(a, x),
+)
+
+
+def _float_pair(op: str, prim_op, a, x):
+    a, x = coerce_pair(a, x, op)
+    if a._value.dtype.kind != "f":
+        float_check(op, a)
+    return prim_op(a, x)
+
+
+def igamma(a, x, name=None) -> Tensor:
+    """The regularized lower incomplete gamma function P(a, x) (follows `tf.math.igamma`;
+    a gradient in ``x`` only).
+
+    Raises:
+        TypeError: integer inputs, or ``a`` and ``x`` of different dtypes.
+
+    >>> ek.math.igamma(ek.constant(1.0), ek.constant(2.0)).numpy()
+    np.float32(0.86466473)
+    """
+    return _float_pair("igamma", _igamma_op, a, x)
+
+
+def igammac(a, x, name=None) -> Tensor:
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) (follows
+    `tf.math.igammac`; a gradient in ``x`` only). Raises what `igamma` raises."""
+    return _float_pair("igammac", _igammac_op, a, x)
+
+
+def _betainc_fwd(xp, a, b, x):
+    with np.errstate(all="ignore"):
+        return _scipy("betainc", xp)(a, b, x).astype(x.dtype, copy=False)
+
+
+_betainc = Primitive("Betainc", _betainc_fwd)
+
+
+def _betainc_dx(g, ans, a, b, x):
+    from .math_ops import lgamma
+
+    log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
+    return g * exp((a - 1) * log(x) + (b - 1) * log(1 - x) - log_beta)
+
+
+defvjp(_betainc, None, None, _betainc_dx)  # TensorFlow's: none for a and b
+
+
+def betainc(a, b, x, name=None) -> Tensor:
+    """The regularized incomplete beta function I_x(a, b) (follows `tf.math.betainc`; a
+    gradient in ``x`` only, None for ``a`` and ``b``, as TensorFlow's). ``a``, ``b`` and ``x``
+    share a float dtype and one shape.
+
+    Raises:
+        TypeError: integer inputs or mixed dtypes.
+        InvalidArgumentError: shapes that differ.
+
+    >>> ek.math.betainc(ek.constant(1.0), ek.constant(2.0), ek.constant(0.3)).numpy()
+    np.float32(0.51)
+    """
+    a, b, x = (tensor(v, "betainc") for v in (a, b, x))
+    a, x = coerce_pair(a, x, "betainc")
+    b, x = coerce_pair(b, x, "betainc")
+    for v in (a, b, x):
+        if v._value.dtype.kind != "f":
+            float_check("betainc", v)
+    if not (a.shape == b.shape == x.shape):
+        from ..core.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            f"betainc: a, b and x must have one shape; got {tuple(a.shape)}, "
+            f"{tuple(b.shape)} and {tuple(x.shape)}."
+        )
+    return apply(_betainc, (a, b, x))
+
+
+# -- nextafter -------------------------------------------------------------------------------------
+
+_nextafter = Primitive("NextAfter", lambda xp, x1, x2: xp.nextafter(x1, x2))
+_nextafter_op = binary(_nextafter)
+defvjp(_nextafter, None, None)
+
+
+def nextafter(x1, x2, name=None) -> Tensor:
+    """The next representable value after ``x1`` towards ``x2``, elementwise (follows
+    `tf.math.nextafter`; float32 or float64, no gradient).
+
+    >>> float(ek.math.nextafter(ek.constant(1.0), ek.constant(2.0))) - 1.0
+    1.1920928955078125e-07
+    """
+    return _float_pair("nextafter", _nextafter_op, x1, x2)
+
+
+# -- running log-sum-exp ---------------------------------------------------------------------------
+
+
+def _cumulative_logsumexp_fwd(xp, x, axis, exclusive, reverse):
+    if reverse:
+        x = xp.flip(x, axis)
+    with np.errstate(invalid="ignore"):  # -inf and -inf: -inf, as TensorFlow gives it
+        out = xp.logaddexp.accumulate(x, axis=axis)
+    if exclusive:  # [a, ...] -> [-inf, a, ...]
+        shifted = xp.full_like(out, -xp.inf)
+        head = [slice(None)] * x.ndim
+        tail = [slice(None)] * x.ndim
+        head[axis] = slice(1, None)
+        tail[axis] = slice(None, -1)
+        shifted[tuple(head)] = out[tuple(tail)]
+        out = shifted
+    return xp.flip(out, axis) if reverse else out
+
+
+_cumulative_logsumexp = Primitive("CumulativeLogsumexp", _cumulative_logsumexp_fwd)
+
+
+def _cumulative_logsumexp_vjp(g, ans, x, axis, exclusive, reverse):
+    # TensorFlow's: the positive and negative parts of g carried in log space, so that no
+    # exp(-ans) overflows.
+    # A -inf output (an exclusive sum's first, or all -inf inputs) is taken as 0: its inputs
+    # are -inf too, so their terms vanish, where -inf - -inf would give NaN (and the gradient's
+    # own gradient meets such outputs from the -inf entries of log_pos and log_neg).
+    minus_inf = zeros_like(x) - math.inf  # not x * 0: x may be -inf itself (second order)
+    finite_ans = where(equal(ans, minus_inf), zeros_like(ans), ans)
+    log_pos = where(greater(g, 0), log(where(greater(g, 0), g, 1)), minus_inf)
+    log_neg = where(less(g, 0), log(where(less(g, 0), -g, 1)), minus_inf)
+    back = {"axis": axis, "exclusive": exclusive, "reverse": not reverse}
+    pos = exp(apply(_cumulative_logsumexp, (log_pos - finite_ans,), back) + x)
+    neg = exp(apply(_cumulative_logsumexp, (log_neg - finite_ans,), back) + x)
+    return pos - neg
+
+
+defvjp(_cumulative_logsumexp, _cumulative_logsumexp_vjp)
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
+    """Running ``log(sum(exp(x)))`` along ``axis``, without overflow (follows
+    `tf.math.cumulative_logsumexp`; ``exclusive`` starts from -inf, ``reverse`` runs from
+    the end, as `cumsum`).
+
+    Raises:
+        TypeError: integer input.
+        InvalidArgumentError: a scalar input or an axis out of range.
+    """
+    x = tensor(x, "cumulative_logsumexp")
+    if x._value.dtype.kind != "f":
+        float_check("cumulative_logsumexp", x)
+    params = {
+        "axis": single_axis(x, axis, "cumulative_logsumexp"),
+        "exclusive": bool(exclusive),
+        "reverse": bool(reverse),
+    }
+    return apply(_cumulative_logsumexp, (x,), params)
