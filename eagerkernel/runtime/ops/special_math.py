@@ -233,8 +233,14 @@ def nextafter(x1, x2, name=None) -> Tensor:
 def _cumulative_logsumexp_fwd(xp, x, axis, exclusive, reverse):
     if reverse:
         x = xp.flip(x, axis)
-    with np.errstate(invalid="ignore"):  # -inf and -inf: -inf, as TensorFlow gives it
-        out = xp.logaddexp.accumulate(x, axis=axis)
+    if xp is np:
+        with np.errstate(invalid="ignore"):  # -inf and -inf: -inf, as TensorFlow gives it
+            out = np.logaddexp.accumulate(x, axis=axis)
+    else:  # CuPy has no ufunc accumulate: shifted by the maximum, in float64
+        w = x.astype(np.float64)
+        m = xp.max(w, axis=axis, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0.0)
+        out = (m + xp.log(xp.cumsum(xp.exp(w - m), axis=axis))).astype(x.dtype)
     if exclusive:  # [a, ...] -> [-inf, a, ...]
         shifted = xp.full_like(out, -xp.inf)
         head = [slice(None)] * x.ndim
