@@ -533,19 +533,24 @@ def argmin(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:
     return _arg_reduce(_argmin, input, axis, output_type, "argmin")
 
 
+def shift_exclusive(xp, out, axis: int, first):
+    """A running reduction ``out`` made exclusive: shifted by one along ``axis``, ``first`` (the
+    reduction's identity) in front: [a, a+b, a+b+c] -> [0, a, a+b]."""
+    shifted = xp.full_like(out, first)
+    head = [slice(None)] * out.ndim
+    tail = [slice(None)] * out.ndim
+    head[axis] = slice(1, None)
+    tail[axis] = slice(None, -1)
+    shifted[tuple(head)] = out[tuple(tail)]
+    return shifted
+
+
 def _cumsum_fwd(xp, x, axis, exclusive, reverse):
     if reverse:
         x = xp.flip(x, axis)
     out = xp.cumsum(x, axis=axis, dtype=x.dtype)
     if exclusive:
-        # Shift by one along ``axis``: [a, a+b, a+b+c] -> [0, a, a+b].
-        shifted = xp.zeros_like(out)
-        head = [slice(None)] * x.ndim
-        tail = [slice(None)] * x.ndim
-        head[axis] = slice(1, None)
-        tail[axis] = slice(None, -1)
-        shifted[tuple(head)] = out[tuple(tail)]
-        out = shifted
+        out = shift_exclusive(xp, out, axis, 0)
     return xp.flip(out, axis) if reverse else out
 
 

@@ -26,7 +26,7 @@ from ..core.tensor import Tensor
 from ._core import apply, binary, coerce_pair, float_check, tensor, unary
 from .creation import zeros_like
 from .elementwise import equal, exp, greater, less, log, sign, square, where
-from .reduction import single_axis
+from .reduction import shift_exclusive, single_axis
 
 __all__ = [
     "bessel_i0",
@@ -242,13 +242,7 @@ def _cumulative_logsumexp_fwd(xp, x, axis, exclusive, reverse):
         m = xp.where(xp.isfinite(m), m, 0.0)
         out = (m + xp.log(xp.cumsum(xp.exp(w - m), axis=axis))).astype(x.dtype)
     if exclusive:  # [a, ...] -> [-inf, a, ...]
-        shifted = xp.full_like(out, -xp.inf)
-        head = [slice(None)] * x.ndim
-        tail = [slice(None)] * x.ndim
-        head[axis] = slice(1, None)
-        tail[axis] = slice(None, -1)
-        shifted[tuple(head)] = out[tuple(tail)]
-        out = shifted
+        out = shift_exclusive(xp, out, axis, -np.inf)
     return xp.flip(out, axis) if reverse else out
 
 
