@@ -499,3 +499,33 @@ def test_initializers():
     assert abs(n.mean() - 2.0) < 0.02 and abs(n.std() - 0.5) < 0.02
     layer = ek.keras.layers.Dense(2, kernel_initializer=ek.constant_initializer(0.5))
     np.testing.assert_allclose(layer(ek.ones((1, 3))).numpy(), [[1.5, 1.5]])
+
+
+def test_space_to_batch_and_back_give_tensorflows_values():
+    # TensorFlow 2.21's outputs for the same calls
+    x = ek.reshape(ek.range(16.0), [4, 2, 2, 1])
+    got = ek.batch_to_space(x, [2, 2], [[0, 0], [0, 0]]).numpy().ravel()
+    np.testing.assert_array_equal(got, [0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15])
+    one_d = ek.space_to_batch(ek.reshape(ek.range(12.0), [2, 6, 1]), [3], [[0, 0]])
+    assert one_d.shape == (6, 2, 1)
+    np.testing.assert_array_equal(one_d.numpy().ravel(), [0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11])
+    v = ek.reshape(ek.range(2 * 4 * 6 * 3, dtype=ek.float32), [2, 4, 6, 3])
+    blocks = ek.space_to_batch_nd(v, [2, 3], [[1, 1], [0, 3]])
+    assert blocks.shape == (12, 3, 3, 3)
+    assert float(ek.reduce_sum(blocks)) == float(ek.reduce_sum(v))  # only zeros were added
+    back = ek.batch_to_space_nd(blocks, [2, 3], [[1, 1], [0, 3]])
+    np.testing.assert_array_equal(back.numpy(), v.numpy())
+
+
+def test_space_to_batch_gradients_and_errors():
+    x = np.random.default_rng(0).standard_normal((2, 4, 3, 2))
+    check_gradients(lambda t: ek.space_to_batch(t, [2, 2], [[0, 0], [1, 0]]), x)
+    check_gradients(lambda t: ek.batch_to_space(t, [2, 1], [[1, 1], [0, 0]]), x)
+    with pytest.raises(ek.errors.InvalidArgumentError, match="not a multiple of its block"):
+        ek.space_to_batch(ek.zeros([1, 3, 3, 1]), [2, 2], [[0, 0], [0, 0]])
+    with pytest.raises(ek.errors.InvalidArgumentError, match=r"paddings must have shape \[2, 2\]"):
+        ek.space_to_batch(ek.zeros([1, 4, 4, 1]), [2, 2], [[0, 0]])
+    with pytest.raises(ek.errors.InvalidArgumentError, match="not a multiple of prod"):
+        ek.batch_to_space(ek.zeros([3, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]])
+    with pytest.raises(ek.errors.InvalidArgumentError, match="exceed spatial dimension"):
+        ek.batch_to_space(ek.zeros([4, 1, 1, 1]), [2, 2], [[2, 1], [0, 0]])

@@ -1,6 +1,7 @@
 """Rearranging ops (follow TensorFlow's): `space_to_depth` / `depth_to_space` (blocks of
-pixels to channels and back, NHWC or NCHW), `dynamic_partition` / `dynamic_stitch` (rows dealt
-out to partitions and merged back); each differentiable as in TensorFlow.
+pixels to channels and back, NHWC or NCHW), `space_to_batch_nd` / `batch_to_space_nd` (blocks
+of the spatial dimensions to the batch and back), `dynamic_partition` / `dynamic_stitch` (rows
+dealt out to partitions and merged back); each differentiable as in TensorFlow.
 """
 
 from __future__ import annotations
@@ -301,3 +302,115 @@ def dynamic_stitch(indices, data, name=None) -> Tensor:
         if i._value.size and int(i._value.min()) < 0:
             raise _invalid(op, f"indices[{m}] has a negative index {int(i._value.min())}.")
     return apply(_stitch, (*ids, *ds), {"n": len(ids)})
+
+
+# -- space_to_batch / batch_to_space ---------------------------------------------------------------
+
+
+def _block_layout(op: str, x: Tensor, block_shape, pairs, pairs_name: str):
+    """``block_shape`` as a list of M >= 1 positive ints and ``pairs`` (paddings or crops) as
+    M ``[before, after]`` pairs of non-negative ints, checked against ``x``."""
+    blocks = np.asarray(block_shape.numpy() if isinstance(block_shape, Tensor) else block_shape)
+    pads = np.asarray(pairs.numpy() if isinstance(pairs, Tensor) else pairs)
+    if blocks.ndim != 1 or blocks.size < 1 or blocks.dtype.kind not in "iu":
+        raise _invalid(op, f"block_shape must be a 1-D list of ints, got {block_shape!r}.")
+    m = blocks.size
+    if pads.shape != (m, 2) or (pads.size and pads.dtype.kind not in "iu"):
+        raise _invalid(op, f"{pairs_name} must have shape [{m}, 2] (ints), got {pairs!r}.")
+    if (blocks < 1).any() or (pads < 0).any():
+        raise _invalid(
+            op, f"block_shape must be positive and {pairs_name} non-negative: {blocks}, {pads}."
+        )
+    if x.shape.rank is None or len(x.shape) < m + 1:
+        raise _invalid(op, f"input must have rank >= {m + 1}, got shape {tuple(x.shape)}.")
+    return [int(b) for b in blocks], [(int(a), int(b)) for a, b in pads]
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None) -> Tensor:
+    """Zero-pads the M spatial dimensions after the batch one, cuts them into blocks of
+    ``block_shape`` and moves the blocks into the batch (follows `tf.space_to_batch_nd`):
+    ``[batch, *spatial, *rest]`` becomes ``[batch * prod(block_shape), *(padded / block),
+    *rest]``. Differentiable (pad, reshape and transpose).
+
+    Raises:
+        InvalidArgumentError: bad ``block_shape`` or ``paddings``, or padded sizes that the
+            blocks do not divide.
+
+    >>> ek.space_to_batch_nd(ek.reshape(ek.range(4), [1, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]]).shape
+    TensorShape([4, 1, 1, 1])
+    """
+    from .array_ops import pad, reshape, transpose
+
+    op = "space_to_batch_nd"
+    x = _tensor(input, op)
+    blocks, pads = _block_layout(op, x, block_shape, paddings, "paddings")
+    m = len(blocks)
+    shape = list(x.shape)
+    batch, rest = shape[0], shape[1 + m :]
+    padded = [shape[1 + i] + pads[i][0] + pads[i][1] for i in range(m)]
+    for i in range(m):
+        if padded[i] % blocks[i]:
+            raise _invalid(
+                op,
+                f"padded spatial dimension {i} ({padded[i]}) is not a multiple of its block "
+                f"size {blocks[i]}.",
+            )
+    x = pad(x, [[0, 0], *[list(p) for p in pads], *[[0, 0]] * len(rest)])
+    split = [batch]
+    for i in range(m):
+        split += [padded[i] // blocks[i], blocks[i]]
+    x = reshape(x, split + rest)
+    perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
+    perm += list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    x = transpose(x, perm)
+    return reshape(
+        x, [batch * int(np.prod(blocks))] + [p // b for p, b in zip(padded, blocks)] + rest
+    )
+
+
+def batch_to_space_nd(input, block_shape, crops, name=None) -> Tensor:
+    """The inverse of `space_to_batch_nd`: moves blocks of the batch back into the M spatial
+    dimensions and crops them (follows `tf.batch_to_space_nd`): ``[batch, *spatial, *rest]``
+    becomes ``[batch / prod(block_shape), *(spatial * block - crops), *rest]``.
+
+    Raises:
+        InvalidArgumentError: bad ``block_shape`` or ``crops``, a batch the blocks do not
+            divide, or crops larger than the dimension.
+    """
+    from .array_ops import reshape, transpose
+
+    op = "batch_to_space_nd"
+    x = _tensor(input, op)
+    blocks, crops_ = _block_layout(op, x, block_shape, crops, "crops")
+    m = len(blocks)
+    shape = list(x.shape)
+    n = int(np.prod(blocks))
+    if shape[0] % n:
+        raise _invalid(op, f"the batch ({shape[0]}) is not a multiple of prod(block_shape) ({n}).")
+    batch, spatial, rest = shape[0] // n, shape[1 : 1 + m], shape[1 + m :]
+    full = [s * b for s, b in zip(spatial, blocks)]
+    for i in range(m):
+        if crops_[i][0] + crops_[i][1] > full[i]:
+            raise _invalid(op, f"crops {crops_[i]} exceed spatial dimension {i} ({full[i]}).")
+    x = reshape(x, [*blocks, batch, *spatial, *rest])
+    perm = [m]
+    for i in range(m):
+        perm += [m + 1 + i, i]
+    perm += list(range(2 * m + 1, 2 * m + 1 + len(rest)))
+    x = transpose(x, perm)
+    x = reshape(x, [batch, *full, *rest])
+    index = (slice(None), *[slice(a, f - b) for (a, b), f in zip(crops_, full)])
+    return x[index]
+
+
+def space_to_batch(input, block_shape, paddings, name=None) -> Tensor:
+    """`space_to_batch_nd` (follows `tf.space_to_batch`, TensorFlow 2's signature)."""
+    return space_to_batch_nd(input, block_shape, paddings)
+
+
+def batch_to_space(input, block_shape, crops, name=None) -> Tensor:
+    """`batch_to_space_nd` (follows `tf.batch_to_space`, TensorFlow 2's signature)."""
+    return batch_to_space_nd(input, block_shape, crops)
+
+
+__all__ += ["batch_to_space", "batch_to_space_nd", "space_to_batch", "space_to_batch_nd"]
