@@ -26,6 +26,7 @@ from ..core.tensor import Tensor
 from ._core import apply, binary, coerce_pair, float_check, tensor, unary
 from .creation import zeros_like
 from .elementwise import equal, exp, greater, less, log, sign, square, where
+from .math_ops import lgamma
 from .reduction import shift_exclusive, single_axis
 
 __all__ = [
@@ -55,7 +56,7 @@ def _scipy(name: str, xp):
 
 
 def _keep_dtype(name: str):
-    """A forward calling ``scipy.special.<name>`` that keeps the first input's dtype."""
+    """A forward calling ``scipy.special.<name>`` that keeps the inputs' (one) dtype."""
 
     def fwd(xp, *xs):
         with np.errstate(all="ignore"):
@@ -111,8 +112,6 @@ _igammac_op = binary(_igammac)
 
 def _gamma_density(a: Tensor, x: Tensor) -> Tensor:
     """d/dx P(a, x) = exp(-x) x^(a - 1) / Gamma(a), in log space."""
-    from .math_ops import lgamma
-
     return exp(-x + (a - 1) * log(x) - lgamma(a))
 
 
@@ -173,8 +172,6 @@ _betainc = Primitive("Betainc", _betainc_fwd)
 
 
 def _betainc_dx(g, ans, a, b, x):
-    from .math_ops import lgamma
-
     log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
     return g * exp((a - 1) * log(x) + (b - 1) * log(1 - x) - log_beta)
 
