@@ -439,7 +439,7 @@ def test_upsampling_and_1d_global_pooling():
         layers.UpSampling2D((2, 3))(x).numpy(), x.repeat(2, axis=1).repeat(3, axis=2)
     )
     with pytest.raises(NotImplementedError, match="bilinear"):
-        layers.UpSampling2D(interpolation="bilinear")
+        layers.UpSampling2D(interpolation="lanczos3")
     seq = rand(2, 6, 3)
     np.testing.assert_allclose(layers.GlobalAveragePooling1D()(seq).numpy(), seq.mean(1), rtol=1e-6)
     np.testing.assert_array_equal(
@@ -523,3 +523,23 @@ def test_flatten_channels_first_and_bad_arguments():
         ek.keras.layers.Flatten(data_format="bogus")
     with pytest.raises(ValueError, match=r"MultiHeadAttention: num_heads must be a positive"):
         ek.keras.layers.MultiHeadAttention(num_heads=0, key_dim=2)
+
+
+def test_upsampling2d_bilinear_is_kerass():
+    # Keras 3 (TensorFlow 2.21) on a 2x2 ramp: half-pixel centres, edges clamped
+    x = ek.reshape(ek.constant([0.0, 1.0, 2.0, 3.0]), (1, 2, 2, 1))
+    got = ek.keras.layers.UpSampling2D(2, interpolation="bilinear")(x).numpy()[0, :, :, 0]
+    np.testing.assert_allclose(
+        got,
+        [
+            [0.0, 0.25, 0.75, 1.0],
+            [0.5, 0.75, 1.25, 1.5],
+            [1.5, 1.75, 2.25, 2.5],
+            [2.0, 2.25, 2.75, 3.0],
+        ],
+    )
+    layer = ek.keras.layers.UpSampling2D((2, 3), interpolation="bilinear")
+    assert layer(ek.zeros([2, 3, 4, 5])).shape == (2, 6, 12, 5)
+    assert layer.get_config()["interpolation"] == "bilinear"
+    with pytest.raises(NotImplementedError, match="'nearest' or 'bilinear'"):
+        ek.keras.layers.UpSampling2D(interpolation="bicubic")

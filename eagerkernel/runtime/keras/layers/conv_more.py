@@ -207,12 +207,13 @@ class Conv1D(Conv2D):
 
 
 class UpSampling2D(Layer):
-    """Repeats each row and column ``size`` times (nearest neighbour; follows
+    """Repeats each row and column ``size`` times, or interpolates bilinearly (follows
     `tf.keras.layers.UpSampling2D`).
 
     Args:
         size: an int or ``(rows, cols)`` factors (default 2).
-        interpolation: ``"nearest"`` only (``"bilinear"`` raises NotImplementedError).
+        interpolation: ``"nearest"`` (repeats) or ``"bilinear"`` (`ek.image.resize`'s, half
+            pixel centers, as Keras resizes); others raise NotImplementedError.
 
     Input shape:
         ``(batch_size, rows, cols, channels)``.
@@ -233,9 +234,9 @@ class UpSampling2D(Layer):
         name = type(self).__name__
         self.size = normalize_tuple(size, 2, "size", name)
         self.data_format = normalize_data_format(data_format, name)
-        if interpolation != "nearest":
+        if interpolation not in ("nearest", "bilinear"):
             raise NotImplementedError(
-                f"UpSampling2D: only interpolation='nearest' is supported. Received: "
+                "UpSampling2D: interpolation must be 'nearest' or 'bilinear'. Received: "
                 f"interpolation={interpolation!r}"
             )
         self.interpolation = interpolation
@@ -245,6 +246,10 @@ class UpSampling2D(Layer):
         check_rank(self, shape, 4)
         b, h, w, c = shape
         sh, sw = self.size
+        if self.interpolation == "bilinear":
+            from ...ops.image import resize
+
+            return resize(inputs, (h * sh, w * sw), method="bilinear")
         x = array_ops.reshape(inputs, (b, h, 1, w, 1, c))
         x = array_ops.broadcast_to(x, (b, h, sh, w, sw, c))
         return array_ops.reshape(x, (b, h * sh, w * sw, c))
