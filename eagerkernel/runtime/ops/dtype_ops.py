@@ -30,6 +30,19 @@ def _range_of(dtype: np.dtype):
     return info.min, info.max
 
 
+def _conversion(op: str, value, dtype, refused: str, allowed: str):
+    """``(tensor, its NumPy dtype, the target NumPy dtype)``; TypeError when either dtype's
+    kind is in ``refused``."""
+    x = tensor(value, op)
+    target = dtypes.numpy_dtype(dtype)
+    source = x._value.dtype
+    if source.kind in refused or target.kind in refused:
+        raise TypeError(
+            f"{op}: {allowed} dtypes only, got {x.dtype.name} to {dtypes.from_numpy(target).name}."
+        )
+    return x, source, target
+
+
 def saturate_cast(value, dtype, name=None) -> Tensor:
     """Casts ``value`` to ``dtype``, first clamping it to the range ``dtype`` can hold
     (follows `tf.dtypes.saturate_cast`: no wrap-around; float to integer truncates toward
@@ -39,14 +52,7 @@ def saturate_cast(value, dtype, name=None) -> Tensor:
     Raises:
         TypeError: ``dtype`` names no eagerkernel dtype; complex or string input.
     """
-    x = tensor(value, "saturate_cast")
-    target = dtypes.numpy_dtype(dtype)
-    source = x._value.dtype
-    if source.kind in "cOSU" or target.kind in "cOSU":
-        raise TypeError(
-            f"saturate_cast: real numeric dtypes only, got {x.dtype.name} to "
-            f"{dtypes.from_numpy(target).name}."
-        )
+    x, source, target = _conversion("saturate_cast", value, dtype, "cOSU", "real numeric")
     if source == target:
         return x
     lo_t, hi_t = _range_of(target) if target.kind != "b" else (0, 1)
@@ -86,13 +92,7 @@ def bitcast(input, type, name=None) -> Tensor:
     """
     from ..core.errors import InvalidArgumentError
 
-    x = tensor(input, "bitcast")
-    target = dtypes.numpy_dtype(type)
-    source = x._value.dtype
-    if source.kind in "OSUb" or target.kind in "OSUb":
-        raise TypeError(
-            f"bitcast: numeric dtypes only, got {x.dtype.name} to {dtypes.from_numpy(target).name}."
-        )
+    x, source, target = _conversion("bitcast", input, type, "OSUb", "numeric")
     shape = tuple(x._value.shape)
     if target.itemsize < source.itemsize:
         shape = (*shape, source.itemsize // target.itemsize)
