@@ -454,9 +454,19 @@ def _numpy_str(a) -> str:
 
 
 def numpy_repr(a) -> str:
+    """The ``numpy=`` part of a Tensor's or Variable's repr, as TensorFlow writes it: NumPy's
+    repr of the array (``array([1., 2.], dtype=float32)``), on a line of its own when it takes
+    several; a scalar as its shortest repr (``6.0``).
+
+    >>> numpy_repr(np.float32(6.0)), numpy_repr(np.array([1, 2], np.int32))
+    ('6.0', 'array([1, 2], dtype=int32)')
+    >>> numpy_repr(np.eye(2, dtype=np.float32))
+    '\\narray([[1., 0.],\\n       [0., 1.]], dtype=float32)'
+    """
     if np.ndim(a) == 0:
         return str(np.asarray(a)[()])
-    return "\n" + np.array2string(np.asarray(a), separator=", ", prefix="")
+    text = repr(np.asarray(a))
+    return "\n" + text if "\n" in text else text
 
 
 def make(value, device: Device) -> Tensor:

@@ -99,8 +99,7 @@ def add_n(inputs, name=None) -> Tensor:
         InvalidArgumentError: shapes differ.
 
     >>> ek.add_n([ek.constant([1.0, 2.0]), ek.constant([3.0, 4.0]), ek.constant([5.0, 6.0])])
-    <Tensor: shape=(2,), dtype=float32, numpy=
-    [ 9., 12.]>
+    <Tensor: shape=(2,), dtype=float32, numpy=array([ 9., 12.], dtype=float32)>
     """
     try:
         xs = [tensor(x, "add_n") for x in inputs]
