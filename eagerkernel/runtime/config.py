@@ -40,19 +40,27 @@ __all__ = [
 class PhysicalDevice:
     """A device as `list_physical_devices` reports it (follows `tf.config.PhysicalDevice`).
 
-    ``virtual`` is True for NumPy-backed test GPUs (``EAGERKERNEL_VIRTUAL_GPUS``).
+    ``virtual`` is True for NumPy-backed test GPUs (``EAGERKERNEL_VIRTUAL_GPUS``); the repr
+    says so for them, and is TensorFlow's (name and device type) for real devices.
+
+    >>> PhysicalDevice("/physical_device:GPU:0", "GPU", virtual=True)
+    PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU', virtual=True)
     """
 
     name: str
     device_type: str
     virtual: bool = False
 
+    def __repr__(self) -> str:
+        extra = ", virtual=True" if self.virtual else ""
+        return f"PhysicalDevice(name={self.name!r}, device_type={self.device_type!r}{extra})"
+
 
 def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
     """Devices present, optionally only ``"CPU"`` or ``"GPU"`` ones.
 
     >>> ek.config.list_physical_devices("CPU")
-    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU', virtual=False)]
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
     """
     out = []
     for d in list_devices():
