@@ -217,7 +217,7 @@ def test_binary_op_in_c_behaves_as_a_function():
 
     h = Holder()
     assert h.mul.__self__ is h and h.mul.__func__ is ek.multiply
-    with pytest.raises(TypeError, match="Mul: cannot convert Holder"):
+    with pytest.raises(TypeError, match=r"Mul: Attempt to convert a value .*Holder"):
         h.mul(ek.constant(3.0))  # bound: h is passed as x, and is not convertible
     assert Holder.mul is ek.multiply
     import copy

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
+from eagerkernel.runtime.core.conversion import ConversionError
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int16"])
@@ -44,10 +45,40 @@ def test_fractional_shape_is_refused_not_truncated(make):
 
 @pytest.mark.parametrize("value", [{1, 2}, frozenset({1}), {"a": 1}])
 def test_constant_of_a_set_or_dict_raises(value):
-    with pytest.raises(TypeError, match="constant: cannot convert a"):
+    # TensorFlow 2 raises ValueError; the class is also a TypeError (eagerkernel's before).
+    name = type(value).__name__
+    message = rf"Attempt to convert a value \(.*\) with an unsupported type \(<class '{name}'>\)"
+    with pytest.raises(ValueError, match="constant: " + message + r".* has no order; use a list"):
         ek.constant(value)
-    with pytest.raises(TypeError, match="convert_to_tensor: cannot convert"):
+    with pytest.raises(TypeError, match="convert_to_tensor: " + message):
         ek.convert_to_tensor(value)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (
+            object(),
+            r"Attempt to convert a value \(<object object .*\) with an unsupported type "
+            r"\(<class 'object'>\) to a Tensor\.",
+        ),
+        ([None, 1.0], r"Attempt to convert a value \(None\) with an unsupported type"),
+        ([1, "a"], r"Can't convert Python sequence with mixed types to Tensor: \[1, 'a'\]"),
+        ([[1.0, 2.0], ["a", "b"]], "Can't convert Python sequence with mixed types"),
+    ],
+)
+def test_values_of_unsupported_types_raise_tensorflows_errors(value, message):
+    """TensorFlow 2.21: ``ValueError: Attempt to convert a value (...) with an unsupported
+    type (...) to a Tensor.`` and ``Can't convert Python sequence with mixed types to
+    Tensor.``; raised as `ConversionError`, both a ValueError and a TypeError."""
+    for convert in (ek.constant, ek.convert_to_tensor):
+        with pytest.raises(ConversionError, match=message) as info:
+            convert(value)
+        assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+        assert str(info.value).startswith(convert.__name__ + ": ")
+    with pytest.raises(ValueError, match="AddV2: " + message):
+        ek.constant([1.0, 2.0]) + value
+    assert ek.constant([1.0]).numpy().tolist() == [1.0]  # nothing else changed
 
 
 def test_ragged_nested_list_says_so():

@@ -100,13 +100,14 @@ def sigint_at(k, fn) -> int:
     # line-level artefact out of later tests; `test_real_sigint_during_first_steps` checks
     # that a real SIGINT never leaves one.
     saved = (context._context.scopes, context._context.scope_name, context._context.scope_stack)
-    sys.settrace(trace)
-    try:
-        fn()
-    finally:
-        sys.settrace(None)
-        ctx = context._context
-        ctx.scopes, ctx.scope_name, ctx.scope_stack = saved
+    with no_collections():
+        sys.settrace(trace)
+        try:
+            fn()
+        finally:
+            sys.settrace(None)
+            ctx = context._context
+            ctx.scopes, ctx.scope_name, ctx.scope_stack = saved
     return count
 
 
@@ -148,19 +149,32 @@ def interrupt_at_call(k, fn) -> int:
             if count == k:
                 signal.getsignal(signal.SIGINT)(signal.SIGINT, frame)
 
-    # Other libraries' garbage-collector callbacks (hypothesis installs one) are Python calls
-    # that a collection may make at any point of `fn`: counted, they would shift the k-th call,
-    # and a KeyboardInterrupt raised inside one is discarded by the collector ("Exception
-    # ignored in"), as a real Ctrl-C landing there would be.
-    callbacks = gc.callbacks[:]
-    gc.callbacks.clear()
-    sys.settrace(trace)
-    try:
-        fn()
-    finally:
-        sys.settrace(None)
-        gc.callbacks[:] = callbacks
+    with no_collections():
+        sys.settrace(trace)
+        try:
+            fn()
+        finally:
+            sys.settrace(None)
     return count
+
+
+@contextlib.contextmanager
+def no_collections():
+    """The cyclic garbage collector off, and other libraries' collector callbacks (hypothesis
+    installs one) away, while ``fn`` is counted or interrupted: a collection may run Python
+    code (callbacks, finalizers of earlier tests' garbage) at any point, which would shift the
+    k-th call between runs, and a KeyboardInterrupt raised there is discarded ("Exception
+    ignored in"), as a real Ctrl-C landing there would be."""
+    enabled = gc.isenabled()
+    callbacks = gc.callbacks[:]
+    gc.disable()
+    gc.callbacks.clear()
+    try:
+        yield
+    finally:
+        gc.callbacks[:] = callbacks
+        if enabled:
+            gc.enable()
 
 
 @needs_sigint
@@ -190,11 +204,12 @@ def test_sigint_at_every_call_of_a_training_step_leaves_no_scope_entered():
             names.append((frame.f_code.co_name, frame.f_code.co_filename))
 
     step = built_step()
-    sys.settrace(note)
-    try:
-        step()
-    finally:
-        sys.settrace(None)
+    with no_collections():
+        sys.settrace(note)
+        try:
+            step()
+        finally:
+            sys.settrace(None)
     thread = context.context()
     for k in range(1, len(names) + 1):
         step = built_step()

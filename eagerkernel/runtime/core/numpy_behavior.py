@@ -60,7 +60,7 @@ def _promotion_operand(x):
             return np.dtype(np.complex64)
         return x
     if isinstance(x, (list, tuple)):
-        from .tensor import infer_numpy
+        from .conversion import infer_numpy
 
         dt = np.asarray(x).dtype if not _holds_tensor(x) else infer_numpy(x).dtype
         if STATE.prefer_float32 and dt == np.float64:

@@ -17,13 +17,21 @@ import numpy as np
 
 from . import dtypes
 from .context import ACTIVE, value_read
+from .conversion import (
+    ConversionError,
+    cast_python,
+    infer_numpy,
+    is_np_strings,
+    np_value,
+    unsupported_type,
+)
 from .device import CPU, Device, current_device
 from .numpy_methods import NumpyMethods
 from .numpy_methods import promoted as _promoted
 from .shape import TensorShape
-from .string_values import is_string_value, to_bytes_array
+from .string_values import to_bytes_array
 
-__all__ = ["Tensor", "TensorShape", "constant", "convert_to_tensor"]
+__all__ = ["ConversionError", "Tensor", "TensorShape", "constant", "convert_to_tensor"]
 
 _new = object.__new__
 
@@ -479,78 +487,6 @@ def make(value, device: Device) -> Tensor:
 
 # -- conversion ---------------------------------------------------------------------------------
 
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-
-
-def _python_array(value, op: str) -> np.ndarray:
-    """``np.asarray`` of a Python value, with TensorFlow's errors for what is not a tensor:
-    a set, dict or other non-sequence (TypeError) and a ragged nested list (ValueError)."""
-    if isinstance(value, (set, frozenset, dict)):
-        raise TypeError(
-            f"{op}: cannot convert a {type(value).__name__} to a Tensor (it has no order); "
-            f"use a list. Received: {value!r:.80}"
-        )
-    try:
-        return np.asarray(value)
-    except ValueError:
-        raise ValueError(
-            f"{op}: Can't convert non-rectangular Python sequence to Tensor: {value!r:.80}. "
-            "For rows of different lengths use ek.ragged.constant."
-        ) from None
-
-
-def infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
-    """Python values to a NumPy array with TensorFlow's dtype inference."""
-    if isinstance(value, (str, bytes)) or (
-        isinstance(value, (list, tuple, np.ndarray)) and is_string_value(value)
-    ):
-        return to_bytes_array(value)  # `ek.string`: an object array of bytes
-    arr = _python_array(value, op)
-    kind = arr.dtype.kind
-    if kind == "f" and arr.dtype != np.float32 and not isinstance(value, np.ndarray):
-        # Python floats (and lists of them) are float32 in TensorFlow.
-        if not isinstance(value, np.generic):
-            arr = arr.astype(np.float32)
-    elif kind == "i" and not isinstance(value, (np.ndarray, np.generic)):
-        if arr.size == 0 or (arr.min() >= _INT32_MIN and arr.max() <= _INT32_MAX):
-            arr = arr.astype(np.int32)
-    elif kind == "O":
-        arr = _from_nested(value)
-    elif kind in "USV":
-        raise TypeError(
-            f"convert_to_tensor: strings are not supported, got {type(value).__name__} "
-            f"{value!r:.60}."
-        )
-    return arr
-
-
-def _from_nested(value):
-    """Lists that hold tensors, e.g. ``[t1, t2]`` -> their stacked values."""
-    if isinstance(value, (set, frozenset, dict)):
-        raise TypeError(
-            f"convert_to_tensor: cannot convert a {type(value).__name__} to a Tensor: {value!r:.80}"
-        )
-    try:
-        return np.asarray(
-            [_from_nested(v) if isinstance(v, (list, tuple)) else np.asarray(v) for v in value]
-        )
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"convert_to_tensor: cannot convert a {type(value).__name__} of mixed or ragged "
-            f"values to a Tensor: {value!r:.80}"
-        ) from None
-
-
-def _is_np_strings(value) -> bool:
-    """NumPy strings (any string dtype, or an object array holding str/bytes)."""
-    kind = value.dtype.kind
-    return kind in "USVT" or (kind == "O" and is_string_value(np.asarray(value)))
-
-
-def _np_value(value, op: str):
-    """A NumPy array of strings as `ek.string`'s bytes; any other array unchanged."""
-    return to_bytes_array(np.asarray(value), op) if _is_np_strings(value) else value
-
 
 def _array_like(value):
     """A pandas Series or Index (any object with ``__array__`` that is not an array, a
@@ -568,49 +504,6 @@ def _array_like(value):
     return value
 
 
-def _empty_list(value) -> bool:
-    while isinstance(value, (list, tuple)):
-        if not value:
-            return True
-        value = value[0]
-    return False
-
-
-def _cast_python(value, np_dtype, op: str) -> np.ndarray:
-    """Converts a Python number or list to ``np_dtype``, refusing to lose information.
-
-    The value goes straight to the target dtype (``0.1`` into float64 is the float64 0.1,
-    not a float32 rounding of it).
-    """
-    target = np.dtype(np_dtype)
-    if target.kind == "O" or isinstance(value, (str, bytes)) or is_string_value(value):
-        if target.kind == "O" and (is_string_value(value) or _empty_list(value)):
-            return to_bytes_array(value, op)
-        raise TypeError(
-            f"{op}: cannot convert {value!r:.60} to a Tensor of dtype "
-            f"{dtypes.from_numpy(target).name}."
-        )
-    arr = _python_array(value, op)
-    if arr.dtype.kind == "O":
-        arr = _from_nested(value)
-    elif arr.dtype.kind in "USV":
-        arr = infer_numpy(value)  # raises the TypeError for strings
-    if arr.dtype == target:
-        return arr
-    if arr.dtype.kind == "f" and target.kind in "iub" and arr.size:
-        raise TypeError(
-            f"{op}: cannot convert {value!r:.60} to a Tensor of dtype {target.name} "
-            "(it would lose the fractional part)."
-        )
-    if arr.dtype.kind == "c" and target.kind != "c":
-        raise TypeError(f"{op}: cannot convert complex {value!r:.60} to dtype {target.name}.")
-    if arr.dtype.kind in "iu" and target.kind in "iu" and arr.size:
-        info = np.iinfo(target)
-        if arr.min() < info.min or arr.max() > info.max:
-            raise TypeError(f"{op}: {value!r:.60} is out of range for dtype {target.name}.")
-    return arr.astype(target)
-
-
 def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None) -> Tensor:
     """Internal conversion used by ops: returns Tensors *and Variables* unchanged.
 
@@ -626,9 +519,9 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
     # Python numbers (np.float64 is a float subclass, as in TF) and lists are "weak": they
     # take the hint. Other NumPy scalars and arrays keep their dtype.
     if isinstance(value, (int, float, complex, list, tuple, str, bytes)):
-        arr = infer_numpy(value) if dtype_hint is None else _cast_python(value, dtype_hint, op)
+        arr = infer_numpy(value) if dtype_hint is None else cast_python(value, dtype_hint, op)
     elif isinstance(value, (np.ndarray, np.generic)):
-        arr = value if value.dtype.kind not in "USVTO" else _np_value(value, op)
+        arr = value if value.dtype.kind not in "USVTO" else np_value(value, op)
     elif hasattr(value, "__cuda_array_interface__"):
         from .device import device_of_array
 
@@ -636,7 +529,7 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
     elif hasattr(value, "__array__"):
         arr = np.asarray(value)
     else:
-        raise TypeError(f"{op}: cannot convert {type(value).__name__} {value!r:.60} to a Tensor.")
+        raise unsupported_type(value, op)
     if device.xp is not np:
         arr = device.xp.asarray(arr)
     return make(arr, device)
@@ -673,7 +566,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
             )
         return value
     if np_dtype is not None:
-        if isinstance(value, (np.ndarray, np.generic)) and _is_np_strings(value):
+        if isinstance(value, (np.ndarray, np.generic)) and is_np_strings(value):
             value = to_bytes_array(np.asarray(value), "convert_to_tensor")
         if isinstance(value, (np.ndarray, np.generic)):
             if value.dtype != np_dtype:
@@ -717,7 +610,7 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     if isinstance(value, Tensor):
         value = value.numpy()
     value = _array_like(value)
-    if isinstance(value, (np.ndarray, np.generic)) and _is_np_strings(value):
+    if isinstance(value, (np.ndarray, np.generic)) and is_np_strings(value):
         value = to_bytes_array(np.asarray(value), "constant")  # NumPy strings: `ek.string`
     if np_dtype is not None and isinstance(value, (np.ndarray, np.generic)):
         if (np.asarray(value).dtype.kind == "O") != (np_dtype.kind == "O"):
@@ -727,7 +620,7 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
             )
         arr = np.asarray(value).astype(np_dtype, copy=False)
     elif np_dtype is not None:
-        arr = _cast_python(value, np_dtype, "constant")
+        arr = cast_python(value, np_dtype, "constant")
     else:
         arr = infer_numpy(value, "constant") if not isinstance(value, np.ndarray) else value
     if shape is not None:

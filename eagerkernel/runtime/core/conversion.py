@@ -1,0 +1,171 @@
+"""Python values to NumPy arrays with TensorFlow's rules: dtype inference (a Python float is
+float32, a Python int int32 when it fits), casts of Python numbers and lists that refuse to lose
+information, strings as `ek.string` bytes, and TensorFlow's errors for what cannot become a
+tensor (`ConversionError`, a ragged nested list). `tensor.to_tensor` and `convert_to_tensor`
+build on these.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .string_values import is_string_value, to_bytes_array
+
+__all__ = [
+    "ConversionError",
+    "cast_python",
+    "empty_list",
+    "infer_numpy",
+    "is_np_strings",
+    "np_value",
+    "python_array",
+    "unsupported_type",
+]
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def python_array(value, op: str) -> np.ndarray:
+    """``np.asarray`` of a Python value, with TensorFlow's errors for what is not a tensor:
+    a set or dict (`ConversionError`) and a ragged nested list (ValueError)."""
+    if isinstance(value, (set, frozenset, dict)):
+        raise unsupported_type(value, op)
+    try:
+        return np.asarray(value)
+    except ValueError:
+        raise ValueError(
+            f"{op}: Can't convert non-rectangular Python sequence to Tensor: {value!r:.80}. "
+            "For rows of different lengths use ek.ragged.constant."
+        ) from None
+
+
+def infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
+    """Python values to a NumPy array with TensorFlow's dtype inference."""
+    if isinstance(value, (str, bytes)) or (
+        isinstance(value, (list, tuple, np.ndarray)) and is_string_value(value)
+    ):
+        return to_bytes_array(value)  # `ek.string`: an object array of bytes
+    arr = python_array(value, op)
+    kind = arr.dtype.kind
+    if kind == "f" and arr.dtype != np.float32 and not isinstance(value, np.ndarray):
+        # Python floats (and lists of them) are float32 in TensorFlow.
+        if not isinstance(value, np.generic):
+            arr = arr.astype(np.float32)
+    elif kind == "i" and not isinstance(value, (np.ndarray, np.generic)):
+        if arr.size == 0 or (arr.min() >= _INT32_MIN and arr.max() <= _INT32_MAX):
+            arr = arr.astype(np.int32)
+    elif kind == "O":
+        arr = _from_nested(value, op)
+    elif kind in "USV":  # strings among numbers: all-string values were handled above
+        raise ConversionError(
+            f"{op}: Can't convert Python sequence with mixed types to Tensor: {value!r:.80}."
+        )
+    return arr
+
+
+class ConversionError(TypeError, ValueError):
+    """A Python value that cannot become a Tensor: one of an unsupported type (an object, a
+    set, a dict), or a sequence mixing types. TensorFlow raises ValueError for these
+    (`tf.constant(object())`: "Attempt to convert a value ... with an unsupported type");
+    this class is also a TypeError, which the runtime's own conversions catch (a binary
+    operator then returns NotImplemented) and which eagerkernel raised before.
+
+    >>> issubclass(ConversionError, ValueError), issubclass(ConversionError, TypeError)
+    (True, True)
+    """
+
+
+def unsupported_type(value, op: str) -> ConversionError:
+    """TensorFlow's error for a value of a type that cannot become a Tensor, naming ``op``."""
+    hint = ""
+    if isinstance(value, (set, frozenset, dict)):
+        hint = f" (a {type(value).__name__} has no order; use a list)"
+    return ConversionError(
+        f"{op}: Attempt to convert a value ({value!r:.80}) with an unsupported type "
+        f"({type(value)}) to a Tensor{hint}."
+    )
+
+
+def _from_nested(value, op: str = "convert_to_tensor"):
+    """Lists that hold tensors, e.g. ``[t1, t2]`` -> their stacked values."""
+    if not isinstance(value, (list, tuple)):
+        raise unsupported_type(value, op)
+    try:
+        return np.asarray(
+            [_from_nested(v, op) if isinstance(v, (list, tuple)) else _leaf(v, op) for v in value]
+        )
+    except ConversionError:
+        raise
+    except ValueError:  # NumPy: an inhomogeneous shape
+        raise ValueError(
+            f"{op}: Can't convert non-rectangular Python sequence to Tensor: {value!r:.80}. "
+            "For rows of different lengths use ek.ragged.constant."
+        ) from None
+    except TypeError:
+        raise ConversionError(
+            f"{op}: Can't convert Python sequence with mixed types to Tensor: {value!r:.80}."
+        ) from None
+
+
+def _leaf(v, op: str) -> np.ndarray:
+    """One element of a nested list as an array: a number, a NumPy value or a tensor's
+    (``__array__``); any other object raises `unsupported_type`."""
+    a = np.asarray(v)
+    if a.dtype.kind == "O" and a.ndim == 0 and not isinstance(v, np.ndarray):
+        raise unsupported_type(v, op)
+    return a
+
+
+def is_np_strings(value) -> bool:
+    """NumPy strings (any string dtype, or an object array holding str/bytes)."""
+    kind = value.dtype.kind
+    return kind in "USVT" or (kind == "O" and is_string_value(np.asarray(value)))
+
+
+def np_value(value, op: str):
+    """A NumPy array of strings as `ek.string`'s bytes; any other array unchanged."""
+    return to_bytes_array(np.asarray(value), op) if is_np_strings(value) else value
+
+
+def empty_list(value) -> bool:
+    while isinstance(value, (list, tuple)):
+        if not value:
+            return True
+        value = value[0]
+    return False
+
+
+def cast_python(value, np_dtype, op: str) -> np.ndarray:
+    """Converts a Python number or list to ``np_dtype``, refusing to lose information.
+
+    The value goes straight to the target dtype (``0.1`` into float64 is the float64 0.1,
+    not a float32 rounding of it).
+    """
+    target = np.dtype(np_dtype)
+    if target.kind == "O" or isinstance(value, (str, bytes)) or is_string_value(value):
+        if target.kind == "O" and (is_string_value(value) or empty_list(value)):
+            return to_bytes_array(value, op)
+        raise TypeError(
+            f"{op}: cannot convert {value!r:.60} to a Tensor of dtype "
+            f"{dtypes.from_numpy(target).name}."
+        )
+    arr = python_array(value, op)
+    if arr.dtype.kind == "O":
+        arr = _from_nested(value, op)
+    elif arr.dtype.kind in "USV":
+        arr = infer_numpy(value, op)  # raises the ConversionError for strings among numbers
+    if arr.dtype == target:
+        return arr
+    if arr.dtype.kind == "f" and target.kind in "iub" and arr.size:
+        raise TypeError(
+            f"{op}: cannot convert {value!r:.60} to a Tensor of dtype {target.name} "
+            "(it would lose the fractional part)."
+        )
+    if arr.dtype.kind == "c" and target.kind != "c":
+        raise TypeError(f"{op}: cannot convert complex {value!r:.60} to dtype {target.name}.")
+    if arr.dtype.kind in "iu" and target.kind in "iu" and arr.size:
+        info = np.iinfo(target)
+        if arr.min() < info.min or arr.max() > info.max:
+            raise TypeError(f"{op}: {value!r:.60} is out of range for dtype {target.name}.")
+    return arr.astype(target)
