@@ -100,14 +100,11 @@ def sigint_at(k, fn) -> int:
     # line-level artefact out of later tests; `test_real_sigint_during_first_steps` checks
     # that a real SIGINT never leaves one.
     saved = (context._context.scopes, context._context.scope_name, context._context.scope_stack)
-    with no_collections():
-        sys.settrace(trace)
-        try:
-            fn()
-        finally:
-            sys.settrace(None)
-            ctx = context._context
-            ctx.scopes, ctx.scope_name, ctx.scope_stack = saved
+    try:
+        run_traced(trace, fn)
+    finally:
+        ctx = context._context
+        ctx.scopes, ctx.scope_name, ctx.scope_stack = saved
     return count
 
 
@@ -149,13 +146,19 @@ def interrupt_at_call(k, fn) -> int:
             if count == k:
                 signal.getsignal(signal.SIGINT)(signal.SIGINT, frame)
 
+    run_traced(trace, fn)
+    return count
+
+
+def run_traced(trace, fn) -> None:
+    """Runs ``fn()`` under the trace function ``trace`` (`sys.settrace`), with
+    `no_collections`."""
     with no_collections():
         sys.settrace(trace)
         try:
             fn()
         finally:
             sys.settrace(None)
-    return count
 
 
 @contextlib.contextmanager
@@ -203,13 +206,7 @@ def test_sigint_at_every_call_of_a_training_step_leaves_no_scope_entered():
         if event == "call":
             names.append((frame.f_code.co_name, frame.f_code.co_filename))
 
-    step = built_step()
-    with no_collections():
-        sys.settrace(note)
-        try:
-            step()
-        finally:
-            sys.settrace(None)
+    run_traced(note, built_step())
     thread = context.context()
     for k in range(1, len(names) + 1):
         step = built_step()
