@@ -49,11 +49,11 @@ _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.complex128}
 
 
-def _invalid(op: str, message: str) -> InvalidArgumentError:
+def invalid(op: str, message: str) -> InvalidArgumentError:
     return InvalidArgumentError(None, op, f"{op}: {message}")
 
 
-def _const(value, like: Tensor, dtype=None) -> Tensor:
+def constant_like(value, like: Tensor, dtype=None) -> Tensor:
     """A constant of ``dtype`` (default: ``like``'s) on ``like``'s device."""
     xp = like._device.xp
     return on_device_of(xp.asarray(np.asarray(value, dtype or like._value.dtype)), like)
@@ -65,17 +65,17 @@ def _const(value, like: Tensor, dtype=None) -> Tensor:
 def _fit_fwd(xp, x, shape):
     r = len(shape)
     out = xp.zeros(x.shape[: x.ndim - r] + shape, x.dtype)
-    core = (Ellipsis,) + tuple(slice(0, min(a, b)) for a, b in zip(x.shape[x.ndim - r :], shape))
+    core = (Ellipsis, *tuple(slice(0, min(a, b)) for a, b in zip(x.shape[x.ndim - r :], shape)))
     out[core] = x[core]
     return out
 
 
 # Cropping's adjoint is zero-padding and the other way round: fitting back to the input's shape.
 _fit = Primitive("SliceOrPad", _fit_fwd)
-defvjp(_fit, lambda g, ans, x, shape: _fit_to(g, x._value.shape[x.ndim - len(shape) :]))
+defvjp(_fit, lambda g, ans, x, shape: fit_to(g, x._value.shape[x.ndim - len(shape) :]))
 
 
-def _fit_to(x: Tensor, shape: tuple) -> Tensor:
+def fit_to(x: Tensor, shape: tuple) -> Tensor:
     """``x`` cropped or zero-padded at the end of its innermost ``len(shape)`` axes."""
     if tuple(x._value.shape[x.ndim - len(shape) :]) == tuple(shape):
         return x
@@ -101,19 +101,21 @@ def _size(x: Tensor, rank: int) -> int:
 
 
 for _r in (1, 2, 3):
-    defvjp(_FFT[_r], lambda g, ans, x, r=_r: apply(_IFFT[r], (g,)) * _const(_size(g, r), g))
-    defvjp(_IFFT[_r], lambda g, ans, x, r=_r: apply(_FFT[r], (g,)) * _const(1 / _size(g, r), g))
+    defvjp(_FFT[_r], lambda g, ans, x, r=_r: apply(_IFFT[r], (g,)) * constant_like(_size(g, r), g))
+    defvjp(
+        _IFFT[_r], lambda g, ans, x, r=_r: apply(_FFT[r], (g,)) * constant_like(1 / _size(g, r), g)
+    )
 
 
 def _complex_input(input, op: str, rank: int) -> Tensor:
     x = tensor(input, op, np.complex64)
     if x._value.dtype.kind != "c":
-        raise _invalid(
+        raise invalid(
             op,
             f"input must be complex64 or complex128 (Tcomplex). Received: dtype {x.dtype.name}.",
         )
     if x.ndim < rank:
-        raise _invalid(
+        raise invalid(
             op, f"input must have rank of at least {rank} but got shape {tuple(x._value.shape)}."
         )
     return x
@@ -128,16 +130,20 @@ def _c2c_op(rank: int, inverse: bool, tf_name: str):
         "    array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex64)",
         (1, True): ">>> ek.signal.ifft(ek.constant([4, 0, 0, 0], ek.complex64)).numpy()\n"
         "    array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)",
-    }.get((rank, inverse), f">>> ek.signal.{tf_name}(ek.ones([2] * {rank}, ek.complex128)).shape\n"
-        f"    TensorShape({[2] * rank})")
+    }.get(
+        (rank, inverse),
+        f">>> ek.signal.{tf_name}(ek.ones([2] * {rank}, ek.complex128)).shape\n"
+        f"    TensorShape({[2] * rank})",
+    )
 
     def op(input, name=None) -> Tensor:
         x = _complex_input(input, tf_name, rank)
         return apply(prims[rank], (x,))
 
     op.__name__ = op.__qualname__ = tf_name
+    inverts = f"; scaled by 1/N, so it inverts `{tf_name[1:]}`" if inverse else ""
     op.__doc__ = f"""The {what}discrete Fourier transform over the {axes} (follows
-    `tf.signal.{tf_name}`){"; scaled by 1/N, so it inverts `" + tf_name[1:] + "`" if inverse else ""}.
+    `tf.signal.{tf_name}`){inverts}.
 
     Args:
         input: a complex64 or complex128 tensor of rank >= {rank}; Python lists become
@@ -191,9 +197,9 @@ _IRFFT = {r: _c2r("IRFFT" if r == 1 else f"IRFFT{r}D", r) for r in (1, 2, 3)}
 def _rfft_vjp(g, ans, x, fft_length):
     # The adjoint of "fit x to fft_length, full FFT, keep the first L // 2 + 1 bins".
     rank = len(fft_length)
-    full = apply(_IFFT[rank], (_fit_to(g, fft_length),))
-    dx = real(full) * _const(math.prod(fft_length), g, _REAL_OF[g._value.dtype])
-    return _fit_to(dx, x._value.shape[x.ndim - rank :])
+    full = apply(_IFFT[rank], (fit_to(g, fft_length),))
+    dx = real(full) * constant_like(math.prod(fft_length), g, _REAL_OF[g._value.dtype])
+    return fit_to(dx, x._value.shape[x.ndim - rank :])
 
 
 def _irfft_vjp(g, ans, x, fft_length):
@@ -204,8 +210,8 @@ def _irfft_vjp(g, ans, x, fft_length):
     if n % 2 == 0:
         mask[-1] = 1.0
     spectrum = apply(_RFFT[rank], (g,), {"fft_length": fft_length})
-    dx = spectrum * _const(mask / math.prod(fft_length), spectrum)
-    return _fit_to(dx, x._value.shape[x.ndim - rank :])
+    dx = spectrum * constant_like(mask / math.prod(fft_length), spectrum)
+    return fit_to(dx, x._value.shape[x.ndim - rank :])
 
 
 for _r in (1, 2, 3):
@@ -218,10 +224,10 @@ def _fft_length(fft_length, op: str, rank: int) -> tuple:
         fft_length = fft_length.numpy()
     shape = np.shape(fft_length)
     if shape != (rank,):
-        raise _invalid(op, f"fft_length must have shape [{rank}]. Received: {fft_length!r:.60}.")
+        raise invalid(op, f"fft_length must have shape [{rank}]. Received: {fft_length!r:.60}.")
     lengths = int_list(fft_length, op, "fft_length")
     if min(lengths) < 1:
-        raise _invalid(op, f"fft_length must be positive. Received: {list(lengths)}.")
+        raise invalid(op, f"fft_length must be positive. Received: {list(lengths)}.")
     return lengths
 
 
@@ -229,8 +235,11 @@ def _r2c_op(rank: int, tf_name: str):
     doc_example = {
         1: ">>> ek.signal.rfft(ek.constant([1.0, 2.0, 3.0, 4.0])).numpy()\n"
         "    array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex64)",
-    }.get(rank, f">>> ek.signal.{tf_name}(ek.ones([4] * {rank})).shape\n"
-        f"    TensorShape({[4] * (rank - 1) + [3]})")
+    }.get(
+        rank,
+        f">>> ek.signal.{tf_name}(ek.ones([4] * {rank})).shape\n"
+        f"    TensorShape({[4] * (rank - 1) + [3]})",
+    )
 
     def op(input_tensor, fft_length=None, name=None) -> Tensor:
         x = tensor(input_tensor, tf_name)
@@ -240,14 +249,14 @@ def _r2c_op(rank: int, tf_name: str):
                 f"{x.dtype.name}."
             )
         if x.ndim < rank:
-            raise _invalid(
+            raise invalid(
                 tf_name,
                 f"input must have rank of at least {rank} but got shape {tuple(x._value.shape)}.",
             )
         if fft_length is None:
             lengths = tuple(x._value.shape[x.ndim - rank :])
             if min(lengths) < 1:
-                raise _invalid(tf_name, f"the transformed axes {lengths} must not be empty.")
+                raise invalid(tf_name, f"the transformed axes {lengths} must not be empty.")
         else:
             lengths = _fft_length(fft_length, tf_name, rank)
         return apply(_RFFT[rank], (x,), {"fft_length": lengths})
@@ -280,8 +289,11 @@ def _c2r_op(rank: int, tf_name: str):
     doc_example = {
         1: ">>> ek.signal.irfft(ek.constant([10, -2 + 2j, -2], ek.complex64)).numpy()\n"
         "    array([1., 2., 3., 4.], dtype=float32)",
-    }.get(rank, f">>> ek.signal.{tf_name}(ek.ones([4] * {rank - 1} + [3], ek.complex64)).shape\n"
-        f"    TensorShape({[4] * rank})")
+    }.get(
+        rank,
+        f">>> ek.signal.{tf_name}(ek.ones([4] * {rank - 1} + [3], ek.complex64)).shape\n"
+        f"    TensorShape({[4] * rank})",
+    )
 
     def op(input_tensor, fft_length=None, name=None) -> Tensor:
         x = tensor(input_tensor, tf_name, np.complex64)
@@ -291,15 +303,15 @@ def _c2r_op(rank: int, tf_name: str):
                 f"{x.dtype.name}."
             )
         if x.ndim < rank:
-            raise _invalid(
+            raise invalid(
                 tf_name,
                 f"input must have rank of at least {rank} but got shape {tuple(x._value.shape)}.",
             )
         if fft_length is None:
             s = tuple(x._value.shape[x.ndim - rank :])
-            lengths = s[:-1] + (2 * (s[-1] - 1),)
+            lengths = (*s[:-1], 2 * (s[-1] - 1))
             if min(lengths) < 1:
-                raise _invalid(
+                raise invalid(
                     tf_name,
                     f"the default fft_length {list(lengths)} of an input of shape "
                     f"{tuple(x._value.shape)} is empty: give fft_length.",
@@ -353,7 +365,7 @@ def _shift(x, axes, op: str, inverse: bool) -> Tensor:
         axes = int_list(axes, op, "axes")
     for a in axes:
         if not -nd <= a < nd:
-            raise _invalid(op, f"axes {a} is out of range for a tensor of rank {nd}.")
+            raise invalid(op, f"axes {a} is out of range for a tensor of rank {nd}.")
     if not axes:
         return x
     shape = x._value.shape
@@ -409,13 +421,13 @@ def _overlap_add_fwd(xp, y, frame_step, axis, length):
     y = xp.moveaxis(y, (axis, axis + 1), (-2, -1))
     lead, (frames, frame_length) = y.shape[:-2], y.shape[-2:]
     segments = -(-frame_length // frame_step)
-    padded = xp.zeros(lead + (frames, segments * frame_step), y.dtype)
+    padded = xp.zeros((*lead, frames, segments * frame_step), y.dtype)
     padded[..., :frame_length] = y
-    padded = padded.reshape(lead + (frames, segments, frame_step))
+    padded = padded.reshape((*lead, frames, segments, frame_step))
     total = max(length, (frames + segments - 1) * frame_step)
-    out = xp.zeros(lead + (total,), y.dtype)
+    out = xp.zeros((*lead, total), y.dtype)
     for s in range(segments):
-        piece = padded[..., s, :].reshape(lead + (frames * frame_step,))
+        piece = padded[..., s, :].reshape((*lead, frames * frame_step))
         out[..., s * frame_step : (s + frames) * frame_step] += piece
     return xp.ascontiguousarray(xp.moveaxis(out[..., :length], -1, axis))
 
@@ -432,7 +444,9 @@ defvjp(
 defvjp(
     _overlap_add,
     lambda g, ans, y, frame_step, axis, length: apply(
-        _frame, (g,), {"frame_length": y._value.shape[axis + 1], "frame_step": frame_step, "axis": axis}
+        _frame,
+        (g,),
+        {"frame_length": y._value.shape[axis + 1], "frame_step": frame_step, "axis": axis},
     ),
 )
 
@@ -446,7 +460,9 @@ def scalar_int(value, op: str, arg: str) -> int:
     """
     if isinstance(value, Tensor):
         if value._value.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be an integer. Received: a {value.dtype.name} tensor.")
+            raise TypeError(
+                f"{op}: {arg} must be an integer. Received: a {value.dtype.name} tensor."
+            )
         value = value.numpy()
     if np.ndim(value) != 0:
         raise ValueError(f"{op}: {arg} must be a scalar. Received: shape {np.shape(value)}.")
@@ -461,7 +477,7 @@ def scalar_int(value, op: str, arg: str) -> int:
 def positive_step(value, op: str) -> int:
     step = scalar_int(value, op, "frame_step")
     if step <= 0:
-        raise _invalid(op, f"frame_step must be positive. Received: frame_step={step}.")
+        raise invalid(op, f"frame_step must be positive. Received: frame_step={step}.")
     return step
 
 
@@ -503,10 +519,10 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     step = positive_step(frame_step, op)
     ax = scalar_int(axis, op, "axis")
     if not -x.ndim <= ax < x.ndim:
-        raise _invalid(op, f"axis {ax} is out of range for a signal of rank {x.ndim}.")
+        raise invalid(op, f"axis {ax} is out of range for a signal of rank {x.ndim}.")
     ax %= x.ndim
     if length < 0:
-        raise _invalid(op, f"frame_length must be non-negative. Received: {length}.")
+        raise invalid(op, f"frame_length must be non-negative. Received: {length}.")
     if pad_end:
         if np.ndim(pad_value.numpy() if isinstance(pad_value, Tensor) else pad_value) != 0:
             raise ValueError(f"{op}: pad_value must be a scalar. Received: {pad_value!r:.60}.")
