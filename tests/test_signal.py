@@ -819,3 +819,53 @@ def test_mfccs_match_tensorflow_and_have_gradients():
         return ek.reduce_sum(ek.signal.mfccs_from_log_mel_spectrograms(log_mel)[..., :4])
 
     _check_grad(pipeline, RNG.normal(size=128), rtol=1e-5, atol=1e-6)
+
+
+def test_simple_audio_tutorial_spectrogram():
+    # TensorFlow's "Simple audio recognition" tutorial: get_spectrogram, then a batch of them.
+    def get_spectrogram(waveform):
+        spectrogram = ek.signal.stft(waveform, frame_length=255, frame_step=128)
+        spectrogram = ek.abs(spectrogram)
+        return spectrogram[..., ek.newaxis]
+
+    waveform = ek.constant(RNG.uniform(-1, 1, size=16000), ek.float32)
+    spectrogram = get_spectrogram(waveform)
+    assert spectrogram.shape == (124, 129, 1) and spectrogram.dtype == ek.float32
+    frames = np.stack([waveform.numpy()[i * 128 : i * 128 + 255] for i in range(124)])
+    hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(255) / 254)  # odd length: symmetric
+    want = np.abs(np.fft.rfft(frames * hann, 256))
+    np.testing.assert_allclose(spectrogram.numpy()[..., 0], want, rtol=1e-4, atol=1e-4)
+    batch = ek.stack([waveform, -waveform])
+    assert get_spectrogram(batch).shape == (2, 124, 129, 1)
+    # A trainable signal (a Variable) gets gradients through the whole spectrogram.
+    v = ek.Variable(waveform)
+    with ek.GradientTape() as tape:
+        loss = ek.reduce_mean(get_spectrogram(v))
+    assert tape.gradient(loss, v).shape == (16000,)
+
+
+def test_ops_run_on_the_signals_device():
+    ek.config.experimental.set_virtual_gpus(2)
+    x = RNG.normal(size=(2, 64))
+    cases = {
+        "stft": lambda t: ek.math.real(ek.signal.stft(t, 16, 8, pad_end=True)),
+        "inverse_stft": lambda t: ek.signal.inverse_stft(
+            ek.signal.stft(t, 16, 8), 16, 8, window_fn=ek.signal.inverse_stft_window_fn(8)
+        ),
+        "rfft2d": lambda t: ek.math.imag(ek.signal.rfft2d(t, [3, 40])),
+        "irfft": lambda t: ek.signal.irfft(ek.signal.fft(ek.complex(t, t * 0.5)), [9]),
+        "frame": lambda t: ek.signal.frame(t, 5, 3, pad_end=True),
+        "dct": lambda t: ek.signal.mfccs_from_log_mel_spectrograms(ek.signal.dct(t, type=4)),
+        "fftshift": lambda t: ek.signal.fftshift(t),
+    }
+    for name, f in cases.items():
+        want = _grad(lambda t, f=f: ek.reduce_sum(f(t) ** 2), x)
+        with ek.device("/gpu:1"):
+            t = ek.constant(x)
+        with ek.GradientTape() as tape:
+            tape.watch(t)
+            y = f(t)
+            loss = ek.reduce_sum(y**2)
+        g = tape.gradient(loss, t)
+        assert y.device.endswith("GPU:1") and g.device.endswith("GPU:1"), name
+        np.testing.assert_allclose(g.numpy(), want, rtol=1e-10, err_msg=name)

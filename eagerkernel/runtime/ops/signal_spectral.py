@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.dispatch import copy_to_device
 from ..core.tensor import Tensor, to_tensor
 from ._core import tensor
 from .array_ops import pad, reshape, tile
@@ -167,6 +168,12 @@ def vorbis_window(window_length, dtype=dtypes.float32, name=None) -> Tensor:
 # -- short-time Fourier transforms --------------------------------------------------------------
 
 
+def _on_device_of(window, like: Tensor) -> Tensor:
+    """The window on the signal's device (windows are made on the current device, as
+    TensorFlow's constants; the copy is recorded, so a trainable window gets gradients)."""
+    return copy_to_device(tensor(window, "window_fn"), like._device)
+
+
 def _enclosing_power_of_two(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
@@ -227,7 +234,7 @@ def stft(
     length, step, n = _frame_args(frame_length, frame_step, fft_length, op)
     frames = frame(x, length, step, pad_end=pad_end)
     if window_fn is not None:
-        frames = frames * window_fn(length, dtype=x.dtype)
+        frames = frames * _on_device_of(window_fn(length, dtype=x.dtype), frames)
     return rfft(frames, [n])
 
 
@@ -303,7 +310,7 @@ def inverse_stft(
     length, step, n = _frame_args(frame_length, frame_step, fft_length, op)
     frames = fit_to(irfft(s, [n]), (length,))
     if window_fn is not None:
-        frames = frames * window_fn(length, dtype=frames.dtype)
+        frames = frames * _on_device_of(window_fn(length, dtype=frames.dtype), frames)
     return overlap_and_add(frames, step)
 
 
