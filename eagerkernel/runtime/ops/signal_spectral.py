@@ -37,11 +37,13 @@ __all__ = [
     "hamming_window",
     "hann_window",
     "idct",
+    "inverse_mdct",
     "inverse_stft",
     "inverse_stft_window_fn",
     "kaiser_bessel_derived_window",
     "kaiser_window",
     "linear_to_mel_weight_matrix",
+    "mdct",
     "mfccs_from_log_mel_spectrograms",
     "stft",
     "vorbis_window",
@@ -449,9 +451,14 @@ def _dct(input, dct_type, n, axis, norm, op: str, matrix_type) -> Tensor:
     size = x._value.shape[-1]
     if dct_type == 1 and size < 2:
         raise ValueError(f"{op}: Type-I DCT requires the dimension to be greater than one.")
-    m = constant_like(_dct_matrix(size, matrix_type, norm == "ortho"), x)
+    return _times_matrix(x, _dct_matrix(size, matrix_type, norm == "ortho"))
+
+
+def _times_matrix(x: Tensor, m: np.ndarray) -> Tensor:
+    """``x @ m`` over the last axis of ``x`` (any rank), ``m`` a NumPy constant."""
     lead = list(x._value.shape[:-1])
-    return reshape(matmul(reshape(x, [-1, size]), m), [*lead, size])
+    product = matmul(reshape(x, [-1, m.shape[0]]), constant_like(m, x))
+    return reshape(product, [*lead, m.shape[1]])
 
 
 def dct(input, type=2, n=None, axis=-1, norm=None, name=None) -> Tensor:
@@ -521,3 +528,122 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None) -> Tensor:
         )
     out = _dct(x, 2, None, -1, None, op, 2)
     return out * constant_like(1 / np.sqrt(2.0 * x._value.shape[-1]), out)
+
+
+# -- modified discrete cosine transforms -----------------------------------------------------------
+
+
+def _mdct_fold(frame_length: int) -> np.ndarray:
+    """``[frame_length, frame_length / 2]``: frame ``[a, b, c, d]`` (quarters) to
+    ``[-rev(c) - d, a - rev(b)]``, the time-domain aliasing before the DCT-IV."""
+    q = frame_length // 4
+    r = np.zeros((4 * q, 2 * q))
+    i = np.arange(q)
+    r[3 * q - 1 - i, i] = -1.0
+    r[3 * q + i, i] = -1.0
+    r[i, q + i] = 1.0
+    r[2 * q - 1 - i, q + i] = -1.0
+    return r
+
+
+def _mdct_unfold(half: int) -> np.ndarray:
+    """``[half, 2 * half]``: ``[s0, s1]`` (halves) to ``[s1, -rev(s1), -rev(s0), -s0]``."""
+    q = half // 2
+    u = np.zeros((2 * q, 4 * q))
+    i = np.arange(q)
+    u[q + i, i] = 1.0
+    u[2 * q - 1 - i, q + i] = -1.0
+    u[q - 1 - i, 2 * q + i] = -1.0
+    u[i, 3 * q + i] = -1.0
+    return u
+
+
+def _norm_arg(norm, op: str):
+    if norm not in (None, "ortho"):
+        raise ValueError(f"{op}: Unknown normalization. Expected None or 'ortho', got: {norm!r}")
+    return norm == "ortho"
+
+
+def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None, name=None):
+    """The modified discrete cosine transform of frames of ``frame_length`` every
+    ``frame_length / 2`` samples (follows `tf.signal.mdct`): each windowed frame is folded
+    to half its length and transformed by a DCT-IV.
+
+    Args:
+        signals: ``[..., samples]`` float32 or float64.
+        frame_length: a positive multiple of 4.
+        window_fn: as for `stft`; None means a rectangular window of ``1 / sqrt(2)``. For
+            perfect reconstruction by `inverse_mdct` use `vorbis_window`,
+            `kaiser_bessel_derived_window` or None.
+        pad_end: pad the signal's end with zeros, as `frame`.
+        norm: None or ``"ortho"`` (the DCT-IV's).
+
+    Returns:
+        ``[..., frames, frame_length / 2]`` of the signal's dtype.
+
+    Raises:
+        ValueError: a frame_length that is not a multiple of 4, an unknown norm, signals that
+            are not float32/float64 or are scalars.
+
+    >>> ek.signal.mdct(ek.zeros([16]), 8).shape
+    TensorShape([3, 4])
+    """
+    op = "mdct"
+    x = tensor(signals, op)
+    if x._value.dtype not in (np.float32, np.float64):
+        raise ValueError(f"{op}: signals must be float32 or float64. Received: {x.dtype.name}.")
+    if x.ndim < 1:
+        raise ValueError(f"{op}: signals must have rank at least 1. Received: a scalar.")
+    length = scalar_int(frame_length, op, "frame_length")
+    if length % 4 or length <= 0:
+        raise ValueError(f"{op}: The frame length must be a multiple of 4. Received: {length}.")
+    ortho = _norm_arg(norm, op)
+    frames = frame(x, length, length // 2, pad_end=pad_end)
+    if window_fn is not None:
+        frames = frames * _on_device_of(window_fn(length, dtype=x.dtype), frames)
+    else:
+        frames = frames * constant_like(1 / np.sqrt(2), frames)
+    return _times_matrix(frames, _mdct_fold(length) @ _dct_matrix(length // 2, 4, ortho))
+
+
+def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None) -> Tensor:
+    """The inverse of `mdct`: DCT-IV of each frame (scaled by ``1 / (2 N)`` without
+    ``norm``), unfolded to twice its length, windowed and overlap-added with a hop of ``N``
+    (follows `tf.signal.inverse_mdct`).
+
+    Args:
+        mdcts: ``[..., frames, N]`` float32 or float64, ``N`` even.
+        window_fn: the window given to `mdct`; None for ``1 / sqrt(2)``.
+        norm: None or ``"ortho"``, as given to `mdct`.
+
+    Returns:
+        ``[..., (frames + 1) * N]`` samples.
+
+    Raises:
+        ValueError: an unknown norm, a rank below 2, an odd last axis, a non-float input.
+
+    >>> x = ek.random.normal([32], seed=3)
+    >>> y = ek.signal.inverse_mdct(ek.signal.mdct(x, 8))
+    >>> bool(ek.reduce_max(ek.abs(y[4:-4] - x[4:-4])) < 1e-5)
+    True
+    """
+    op = "inverse_mdct"
+    m = tensor(mdcts, op)
+    if m._value.dtype not in (np.float32, np.float64):
+        raise ValueError(f"{op}: mdcts must be float32 or float64. Received: {m.dtype.name}.")
+    if m.ndim < 2:
+        raise ValueError(
+            f"{op}: mdcts must have rank at least 2 ([..., frames, N]). Received: shape "
+            f"{tuple(m._value.shape)}."
+        )
+    half = m._value.shape[-1]
+    if half % 2:
+        raise ValueError(f"{op}: the last dimension of mdcts must be even. Received: {half}.")
+    ortho = _norm_arg(norm, op)
+    basis = _dct_matrix(half, 4, ortho) * (1.0 if ortho else 0.5 / max(half, 1))
+    frames = _times_matrix(m, basis @ _mdct_unfold(half))
+    if window_fn is not None:
+        frames = frames * _on_device_of(window_fn(2 * half, dtype=frames.dtype), frames)
+    else:
+        frames = frames * constant_like(1 / np.sqrt(2), frames)
+    return overlap_and_add(frames, half)
