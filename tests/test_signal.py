@@ -584,6 +584,23 @@ def test_stft_runs_in_a_traced_function():
     np.testing.assert_allclose(spectrogram(x * 2.0).numpy(), 2 * want, rtol=1e-5)
 
 
+def test_signal_ops_in_a_saved_model(tmp_path):
+    class Features(ek.Module):
+        @ek.function(input_signature=[ek.TensorSpec([None, 64], ek.float32)])
+        def __call__(self, x):
+            s = ek.signal.stft(x, 16, 8, fft_length=20)
+            y = ek.signal.inverse_stft(s, 16, 8, fft_length=20)
+            return ek.abs(s), y, ek.signal.dct(ek.signal.frame(x, 5, 3))
+
+    x = ek.constant(RNG.normal(size=(2, 64)), ek.float32)
+    module = Features()
+    want = module(x)
+    ek.saved_model.save(module, str(tmp_path / "features"))
+    got = ek.saved_model.load(str(tmp_path / "features"))(x)
+    for a, b in zip(want, got):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6, atol=1e-6)
+
+
 # -- mel filterbanks, DCTs and MFCCs ---------------------------------------------------------------
 
 
