@@ -94,6 +94,9 @@ def test_fft_of_python_values_is_complex64_and_parseval_holds():
     # An impulse has a flat spectrum; a constant, one bin.
     np.testing.assert_allclose(ek.signal.fft(ek.constant([1, 0, 0, 0], ek.complex128)), [1] * 4)
     np.testing.assert_allclose(ek.signal.fft(ek.ones([4], ek.complex128)).numpy(), [4, 0, 0, 0])
+    # Empty transforms are empty, as in TensorFlow 2.21.
+    assert ek.signal.fft(ek.zeros([0], ek.complex64)).shape == (0,)
+    assert ek.signal.ifft2d(ek.zeros([2, 0], ek.complex64)).shape == (2, 0)
 
 
 @pytest.mark.parametrize("op", [ek.signal.fft, ek.signal.ifft2d, ek.signal.fft3d])

@@ -87,9 +87,14 @@ def fit_to(x: Tensor, shape: tuple) -> Tensor:
 
 def _c2c(name: str, rank: int, inverse: bool) -> Primitive:
     axes = tuple(range(-rank, 0))
-    if inverse:
-        return Primitive(name, lambda xp, x: xp.fft.ifftn(x, axes=axes).astype(x.dtype, copy=False))
-    return Primitive(name, lambda xp, x: xp.fft.fftn(x, axes=axes).astype(x.dtype, copy=False))
+
+    def fwd(xp, x):
+        if 0 in x.shape[x.ndim - rank :]:  # empty transforms are empty, as in TensorFlow
+            return x.copy()
+        out = xp.fft.ifftn(x, axes=axes) if inverse else xp.fft.fftn(x, axes=axes)
+        return out.astype(x.dtype, copy=False)
+
+    return Primitive(name, fwd)
 
 
 _FFT = {r: _c2c("FFT" if r == 1 else f"FFT{r}D", r, False) for r in (1, 2, 3)}
