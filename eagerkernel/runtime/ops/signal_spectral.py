@@ -266,10 +266,10 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
         denom = pad(forward * forward, [[0, overlaps * step - length]])
         denom = reduce_sum(reshape(denom, [overlaps, step]), 0)
         denom = tile(denom, [overlaps])[:length]
-        zero = constant_like(0, denom)
-        return where(
-            equal(denom, zero), zero * forward, forward / where(equal(denom, zero), zero + 1, denom)
-        )
+        # 0 where no frame covers a sample (denom 0), without dividing by 0 (finite gradients)
+        uncovered = equal(denom, constant_like(0, denom))
+        safe = where(uncovered, constant_like(1, denom) + denom * 0, denom)
+        return where(uncovered, forward * 0, forward / safe)
 
     return inverse_window
 
