@@ -754,6 +754,10 @@ def test_dct_and_idct_match_tensorflow(dct_type, norm):
         lambda t: ek.reduce_sum(w * ek.signal.dct(t, type=dct_type, norm=norm) ** 2),
         np.asarray(DCT_X),
     )
+    _check_grad(
+        lambda t: ek.reduce_sum(w * ek.signal.idct(t, type=dct_type, norm=norm) ** 3),
+        np.asarray(DCT_X),
+    )
 
 
 def test_dct_length_n_matches_tensorflow():
