@@ -45,7 +45,10 @@ def _fd(f, x, eps=1e-6):
 
 
 def _check_grad(f, x, rtol=1e-6, atol=1e-7):
-    np.testing.assert_allclose(_grad(f, x), _fd(f, x), rtol=rtol, atol=atol)
+    want = _fd(f, x)
+    # central differences lose digits in proportion to the loss's size: atol scales with it
+    scale = max(1.0, float(np.abs(want).max()))
+    np.testing.assert_allclose(_grad(f, x), want, rtol=rtol, atol=atol * scale)
 
 
 def _weights(shape):
@@ -227,7 +230,7 @@ def test_rfft_errors():
 
 
 @pytest.mark.parametrize("rfft, irfft, rank", R2C)
-@pytest.mark.parametrize("lengths", [None, [5, 3, 4], [3, 6, 3]])
+@pytest.mark.parametrize("lengths", [None, [5, 3, 4], [3, 6, 3], [10, 8, 8]])
 def test_rfft_and_irfft_gradients_match_finite_differences(rfft, irfft, rank, lengths):
     shape = [4, 3, 4][:rank]
     fl = None if lengths is None else lengths[:rank]
