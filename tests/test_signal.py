@@ -978,3 +978,15 @@ def test_mdct_errors():
         ek.signal.inverse_mdct(ek.zeros([3, 5]))
     with pytest.raises(ValueError, match=r"mdct: signals must be float32 or float64"):
         ek.signal.mdct(ek.range(16), 8)
+
+
+def test_tensorflow_1_names():
+    import eagerkernel.compat.v1 as tf1
+
+    # TensorFlow 2.21: tf.compat.v1.fft is tf.signal.fft; tf.compat.v1.spectral holds the FFTs
+    # and DCTs
+    assert tf1.fft is ek.signal.fft and tf1.ifft3d is ek.signal.ifft3d
+    assert tf1.spectral.rfft is ek.signal.rfft and tf1.spectral.idct is ek.signal.idct
+    assert tf1.spectral is tf1.spectral
+    assert tf1.signal is ek.signal
+    assert {"fft", "spectral"} <= set(dir(tf1))
