@@ -85,31 +85,48 @@ def fit_to(x: Tensor, shape: tuple) -> Tensor:
 # -- complex-to-complex transforms ---------------------------------------------------------------
 
 
-def _c2c(name: str, rank: int, inverse: bool) -> Primitive:
+def _c2c_fwd(xp, x, rank, inverse):
+    if 0 in x.shape[x.ndim - rank :]:  # empty transforms are empty, as in TensorFlow
+        return x.copy()
     axes = tuple(range(-rank, 0))
+    out = xp.fft.ifftn(x, axes=axes) if inverse else xp.fft.fftn(x, axes=axes)
+    return out.astype(x.dtype, copy=False)
 
-    def fwd(xp, x):
-        if 0 in x.shape[x.ndim - rank :]:  # empty transforms are empty, as in TensorFlow
-            return x.copy()
-        out = xp.fft.ifftn(x, axes=axes) if inverse else xp.fft.fftn(x, axes=axes)
-        return out.astype(x.dtype, copy=False)
 
-    return Primitive(name, fwd)
+def _c2c(name: str, rank: int, inverse: bool) -> Primitive:
+    return Primitive(name, lambda xp, x: _c2c_fwd(xp, x, rank, inverse))
 
 
 _FFT = {r: _c2c("FFT" if r == 1 else f"FFT{r}D", r, False) for r in (1, 2, 3)}
 _IFFT = {r: _c2c("IFFT" if r == 1 else f"IFFT{r}D", r, True) for r in (1, 2, 3)}
+# Any number of inner axes (`fftnd`): ``rank`` is a param.
+_FFTND = Primitive("FFTND", lambda xp, x, rank: _c2c_fwd(xp, x, rank, False))
+_IFFTND = Primitive("IFFTND", lambda xp, x, rank: _c2c_fwd(xp, x, rank, True))
 
 
 def _size(x: Tensor, rank: int) -> int:
     return math.prod(x._value.shape[x.ndim - rank :])
 
 
+def c2c(x: Tensor, rank: int, inverse: bool) -> Tensor:
+    """The DFT (``inverse``: the inverse DFT, scaled by 1/N) over the inner ``rank`` axes:
+    TensorFlow's FFT, FFT2D or FFT3D op for ranks 1-3, FFTND above."""
+    if rank <= 3:
+        return apply((_IFFT if inverse else _FFT)[rank], (x,))
+    return apply(_IFFTND if inverse else _FFTND, (x,), {"rank": rank})
+
+
+def _c2c_vjp(g, ans, x, rank, inverse):
+    if inverse:
+        return c2c(g, rank, False) * constant_like(1 / _size(g, rank), g)
+    return c2c(g, rank, True) * constant_like(_size(g, rank), g)
+
+
 for _r in (1, 2, 3):
-    defvjp(_FFT[_r], lambda g, ans, x, r=_r: apply(_IFFT[r], (g,)) * constant_like(_size(g, r), g))
-    defvjp(
-        _IFFT[_r], lambda g, ans, x, r=_r: apply(_FFT[r], (g,)) * constant_like(1 / _size(g, r), g)
-    )
+    defvjp(_FFT[_r], lambda g, ans, x, r=_r: _c2c_vjp(g, ans, x, r, False))
+    defvjp(_IFFT[_r], lambda g, ans, x, r=_r: _c2c_vjp(g, ans, x, r, True))
+defvjp(_FFTND, lambda g, ans, x, rank: _c2c_vjp(g, ans, x, rank, False))
+defvjp(_IFFTND, lambda g, ans, x, rank: _c2c_vjp(g, ans, x, rank, True))
 
 
 def _complex_input(input, op: str, rank: int) -> Tensor:
@@ -127,7 +144,6 @@ def _complex_input(input, op: str, rank: int) -> Tensor:
 
 
 def _c2c_op(rank: int, inverse: bool, tf_name: str):
-    prims = _IFFT if inverse else _FFT
     what = "inverse " if inverse else ""
     axes = {1: "innermost axis", 2: "inner 2 axes", 3: "inner 3 axes"}[rank]
     example = {
@@ -142,8 +158,7 @@ def _c2c_op(rank: int, inverse: bool, tf_name: str):
     )
 
     def op(input, name=None) -> Tensor:
-        x = _complex_input(input, tf_name, rank)
-        return apply(prims[rank], (x,))
+        return c2c(_complex_input(input, tf_name, rank), rank, inverse)
 
     op.__name__ = op.__qualname__ = tf_name
     inverts = f"; scaled by 1/N, so it inverts `{tf_name[1:]}`" if inverse else ""
@@ -177,32 +192,39 @@ ifft3d = _c2c_op(3, True, "ifft3d")
 # -- real-to-complex transforms -----------------------------------------------------------------
 
 
-def _r2c(name: str, rank: int) -> Primitive:
-    axes = tuple(range(-rank, 0))
-
-    def fwd(xp, x, fft_length):
-        return xp.fft.rfftn(x, s=fft_length, axes=axes).astype(_COMPLEX_OF[x.dtype], copy=False)
-
-    return Primitive(name, fwd)
+def _r2c_fwd(xp, x, fft_length):
+    axes = tuple(range(-len(fft_length), 0))
+    return xp.fft.rfftn(x, s=fft_length, axes=axes).astype(_COMPLEX_OF[x.dtype], copy=False)
 
 
-def _c2r(name: str, rank: int) -> Primitive:
-    axes = tuple(range(-rank, 0))
-
-    def fwd(xp, x, fft_length):
-        return xp.fft.irfftn(x, s=fft_length, axes=axes).astype(_REAL_OF[x.dtype], copy=False)
-
-    return Primitive(name, fwd)
+def _c2r_fwd(xp, x, fft_length):
+    axes = tuple(range(-len(fft_length), 0))
+    return xp.fft.irfftn(x, s=fft_length, axes=axes).astype(_REAL_OF[x.dtype], copy=False)
 
 
-_RFFT = {r: _r2c("RFFT" if r == 1 else f"RFFT{r}D", r) for r in (1, 2, 3)}
-_IRFFT = {r: _c2r("IRFFT" if r == 1 else f"IRFFT{r}D", r) for r in (1, 2, 3)}
+# One primitive per TensorFlow op name; the rank is len(fft_length).
+_RFFT = {r: Primitive("RFFT" if r == 1 else f"RFFT{r}D", _r2c_fwd) for r in (1, 2, 3)}
+_IRFFT = {r: Primitive("IRFFT" if r == 1 else f"IRFFT{r}D", _c2r_fwd) for r in (1, 2, 3)}
+_RFFTND = Primitive("RFFTND", _r2c_fwd)
+_IRFFTND = Primitive("IRFFTND", _c2r_fwd)
+
+
+def r2c(x: Tensor, fft_length: tuple) -> Tensor:
+    """The RFFT over the inner ``len(fft_length)`` axes (TensorFlow's RFFT* op of that rank)."""
+    prim = _RFFT.get(len(fft_length), _RFFTND)
+    return apply(prim, (x,), {"fft_length": tuple(fft_length)})
+
+
+def c2r(x: Tensor, fft_length: tuple) -> Tensor:
+    """The IRFFT over the inner ``len(fft_length)`` axes (TensorFlow's IRFFT* op)."""
+    prim = _IRFFT.get(len(fft_length), _IRFFTND)
+    return apply(prim, (x,), {"fft_length": tuple(fft_length)})
 
 
 def _rfft_vjp(g, ans, x, fft_length):
     # The adjoint of "fit x to fft_length, full FFT, keep the first L // 2 + 1 bins".
     rank = len(fft_length)
-    full = apply(_IFFT[rank], (fit_to(g, fft_length),))
+    full = c2c(fit_to(g, fft_length), rank, True)
     dx = real(full) * constant_like(math.prod(fft_length), g, _REAL_OF[g._value.dtype])
     return fit_to(dx, x._value.shape[x.ndim - rank :])
 
@@ -214,14 +236,15 @@ def _irfft_vjp(g, ans, x, fft_length):
     mask[0] = 1.0
     if n % 2 == 0:
         mask[-1] = 1.0
-    spectrum = apply(_RFFT[rank], (g,), {"fft_length": fft_length})
+    spectrum = r2c(g, fft_length)
     dx = spectrum * constant_like(mask / math.prod(fft_length), spectrum)
     return fit_to(dx, x._value.shape[x.ndim - rank :])
 
 
-for _r in (1, 2, 3):
-    defvjp(_RFFT[_r], _rfft_vjp)
-    defvjp(_IRFFT[_r], _irfft_vjp)
+for _prim in (*_RFFT.values(), _RFFTND):
+    defvjp(_prim, _rfft_vjp)
+for _prim in (*_IRFFT.values(), _IRFFTND):
+    defvjp(_prim, _irfft_vjp)
 
 
 def _fft_length(fft_length, op: str, rank: int) -> tuple:
@@ -264,7 +287,7 @@ def _r2c_op(rank: int, tf_name: str):
                 raise invalid(tf_name, f"the transformed axes {lengths} must not be empty.")
         else:
             lengths = _fft_length(fft_length, tf_name, rank)
-        return apply(_RFFT[rank], (x,), {"fft_length": lengths})
+        return r2c(x, lengths)
 
     op.__name__ = op.__qualname__ = tf_name
     op.__doc__ = f"""The discrete Fourier transform of a real signal over its inner {rank}
@@ -323,7 +346,7 @@ def _c2r_op(rank: int, tf_name: str):
                 )
         else:
             lengths = _fft_length(fft_length, tf_name, rank)
-        return apply(_IRFFT[rank], (x,), {"fft_length": lengths})
+        return c2r(x, lengths)
 
     op.__name__ = op.__qualname__ = tf_name
     op.__doc__ = f"""The inverse of `{tf_name[1:]}`: a real signal from the unique bins of a
