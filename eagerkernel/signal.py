@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .runtime.ops.signal_fftnd import fftnd, ifftnd, irfftnd, rfftnd
 from .runtime.ops.signal_ops import (
     fft,
     fft2d,
@@ -42,6 +43,7 @@ __all__ = [
     "fft",
     "fft2d",
     "fft3d",
+    "fftnd",
     "fftshift",
     "frame",
     "hamming_window",
@@ -50,6 +52,7 @@ __all__ = [
     "ifft",
     "ifft2d",
     "ifft3d",
+    "ifftnd",
     "ifftshift",
     "inverse_mdct",
     "inverse_stft",
@@ -57,6 +60,7 @@ __all__ = [
     "irfft",
     "irfft2d",
     "irfft3d",
+    "irfftnd",
     "kaiser_bessel_derived_window",
     "kaiser_window",
     "linear_to_mel_weight_matrix",
@@ -66,6 +70,7 @@ __all__ = [
     "rfft",
     "rfft2d",
     "rfft3d",
+    "rfftnd",
     "stft",
     "vorbis_window",
 ]

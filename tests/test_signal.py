@@ -990,3 +990,76 @@ def test_tensorflow_1_names():
     assert tf1.spectral is tf1.spectral
     assert tf1.signal is ek.signal
     assert {"fft", "spectral"} <= set(dir(tf1))
+
+
+# -- fftnd and friends (TensorFlow 2.21 has no CPU kernel for them: NumPy's fftn semantics,
+# which their documentation follows) -------------------------------------------------------
+
+ND_CASES = [
+    (None, None, None),
+    ([0, 2], None, "ortho"),
+    ([2, 0], [3, 6], "forward"),
+    ([-1], [7], None),
+    ([1, 2], [2, 5], "backward"),
+    ([0, 1, 2], [3, 3, 3], None),
+]
+
+
+@pytest.mark.parametrize("axes, lengths, norm", ND_CASES)
+def test_fftnd_family_matches_numpy(axes, lengths, norm):
+    x = _cplx(2, 3, 4)
+    pairs = [
+        (ek.signal.fftnd, np.fft.fftn, x),
+        (ek.signal.ifftnd, np.fft.ifftn, x),
+        (ek.signal.rfftnd, np.fft.rfftn, x.real),
+        (ek.signal.irfftnd, np.fft.irfftn, x),
+    ]
+    for ours, numpys, a in pairs:
+        got = ours(ek.constant(a), lengths, axes, norm)
+        want = numpys(a, lengths, axes, norm)
+        assert got.shape == want.shape, ours.__name__
+        np.testing.assert_allclose(got.numpy(), want, atol=1e-12, err_msg=ours.__name__)
+    assert ek.signal.rfftnd(ek.constant(x.real, ek.float32)).dtype == ek.complex64
+    assert ek.signal.irfftnd(ek.constant(x, ek.complex64)).dtype == ek.float32
+    # TensorFlow's names for the ops of any rank agree with the 1-3-D ones
+    np.testing.assert_allclose(
+        ek.signal.fftnd(x, axes=[1, 2]).numpy(), ek.signal.fft2d(x).numpy(), atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("axes, lengths, norm", ND_CASES[1:4])
+def test_fftnd_family_gradients(axes, lengths, norm):
+    x = _cplx(2, 3, 4)
+    for op, a in (
+        (ek.signal.fftnd, x),
+        (ek.signal.ifftnd, x),
+        (ek.signal.rfftnd, x.real),
+        (ek.signal.irfftnd, x),
+    ):
+        w = _weights(op(ek.constant(a), lengths, axes, norm).shape)
+        _check_grad(lambda t, op=op, w=w: ek.reduce_sum(w * _power(op(t, lengths, axes, norm))), a)
+    # four inner axes: the FFTND primitive
+    y = _cplx(2, 2, 2, 3)
+    v = _weights([2, 2, 2, 3])
+    _check_grad(lambda t: ek.reduce_sum(v * _power(ek.signal.fftnd(t))), y)
+    _check_grad(lambda t: ek.reduce_sum(v * ek.signal.irfftnd(t, [2, 2, 2, 3])), y)
+
+
+def test_fftnd_errors():
+    x = ek.zeros([2, 3], ek.complex64)
+    with pytest.raises(IAE, match=r"fftnd: input must be complex64 or complex128"):
+        ek.signal.fftnd(ek.zeros([2, 3]))
+    with pytest.raises(ValueError, match=r"RFFTND requires float32 or float64"):
+        ek.signal.rfftnd(x)
+    with pytest.raises(ValueError, match=r"IRFFTND requires complex64 or complex128"):
+        ek.signal.irfftnd(ek.zeros([2, 3]))
+    with pytest.raises(IAE, match=r"fftnd: axes 2 is out of range for a tensor of rank 2"):
+        ek.signal.fftnd(x, axes=[2])
+    with pytest.raises(IAE, match=r"ifftnd: axes must not repeat an axis"):
+        ek.signal.ifftnd(x, axes=[1, -1])
+    with pytest.raises(IAE, match=r"fftnd: fft_length must have one length per axis \(2\)"):
+        ek.signal.fftnd(x, fft_length=[4])
+    with pytest.raises(IAE, match=r"rfftnd: fft_length must be positive"):
+        ek.signal.rfftnd(ek.zeros([2, 3]), fft_length=[0], axes=[0])
+    with pytest.raises(ValueError, match=r"irfftnd: norm must be 'backward', 'forward' or"):
+        ek.signal.irfftnd(x, norm="none")

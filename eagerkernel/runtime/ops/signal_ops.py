@@ -45,8 +45,8 @@ __all__ = [
     "rfft3d",
 ]
 
-_REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.float64}
-_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.complex128}
+REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.float64}
+COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.complex128}
 
 
 def invalid(op: str, message: str) -> InvalidArgumentError:
@@ -194,12 +194,12 @@ ifft3d = _c2c_op(3, True, "ifft3d")
 
 def _r2c_fwd(xp, x, fft_length):
     axes = tuple(range(-len(fft_length), 0))
-    return xp.fft.rfftn(x, s=fft_length, axes=axes).astype(_COMPLEX_OF[x.dtype], copy=False)
+    return xp.fft.rfftn(x, s=fft_length, axes=axes).astype(COMPLEX_OF[x.dtype], copy=False)
 
 
 def _c2r_fwd(xp, x, fft_length):
     axes = tuple(range(-len(fft_length), 0))
-    return xp.fft.irfftn(x, s=fft_length, axes=axes).astype(_REAL_OF[x.dtype], copy=False)
+    return xp.fft.irfftn(x, s=fft_length, axes=axes).astype(REAL_OF[x.dtype], copy=False)
 
 
 # One primitive per TensorFlow op name; the rank is len(fft_length).
@@ -225,7 +225,7 @@ def _rfft_vjp(g, ans, x, fft_length):
     # The adjoint of "fit x to fft_length, full FFT, keep the first L // 2 + 1 bins".
     rank = len(fft_length)
     full = c2c(fit_to(g, fft_length), rank, True)
-    dx = real(full) * constant_like(math.prod(fft_length), g, _REAL_OF[g._value.dtype])
+    dx = real(full) * constant_like(math.prod(fft_length), g, REAL_OF[g._value.dtype])
     return fit_to(dx, x._value.shape[x.ndim - rank :])
 
 
@@ -271,7 +271,7 @@ def _r2c_op(rank: int, tf_name: str):
 
     def op(input_tensor, fft_length=None, name=None) -> Tensor:
         x = tensor(input_tensor, tf_name)
-        if x._value.dtype not in _COMPLEX_OF:
+        if x._value.dtype not in COMPLEX_OF:
             raise ValueError(
                 f"{tf_name.upper()} requires float32 or float64 inputs. Received: dtype "
                 f"{x.dtype.name}."
@@ -325,7 +325,7 @@ def _c2r_op(rank: int, tf_name: str):
 
     def op(input_tensor, fft_length=None, name=None) -> Tensor:
         x = tensor(input_tensor, tf_name, np.complex64)
-        if x._value.dtype not in _REAL_OF:
+        if x._value.dtype not in REAL_OF:
             raise ValueError(
                 f"{tf_name.upper()} requires complex64 or complex128 inputs. Received: dtype "
                 f"{x.dtype.name}."
