@@ -98,7 +98,7 @@ from .runtime.tensor_array import TensorArray
 __version__ = "0.1.0"
 
 from . import debugging, nn, random  # noqa: I001 (before compat, which reads them)
-from . import compat, image, io, linalg, math, strings, test, testing, version
+from . import compat, image, io, linalg, math, signal, strings, test, testing, version
 
 log = math.log
 random_normal = random.normal

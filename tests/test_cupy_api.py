@@ -68,7 +68,7 @@ CUPY_API = set(
     cuda.runtime.getDeviceCount cuda.runtime.memGetInfo random.RandomState random.default_rng
     linalg.inv
     linalg.solve linalg.cholesky linalg.qr linalg.svd linalg.det linalg.slogdet linalg.eigh
-    linalg.norm fft.fft fft.ifft fft.rfft fft.irfft
+    linalg.norm fft.fft fft.ifft fft.rfft fft.irfft fft.fftn fft.ifftn fft.rfftn fft.irfftn
     """.split()  # noqa: SIM905 (a word list is easier to regenerate and read)
 )
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging as _logging
 import sys as _sys
+import types as _types
 
 from ..runtime.compat import layers
 from ..runtime.compat.v1 import losses, metrics, train
@@ -154,6 +155,9 @@ random_uniform = _parent.random.uniform
 set_random_seed = _parent.random.set_seed
 # TF 1.x kept the complex-number ops at top level (looked up in `ek.math` on first use).
 _MATH = ("angle", "conj", "imag", "real")
+# TF 1.x's top-level FFTs and `tf.spectral` namespace (looked up in `ek.signal` on first use).
+_SIGNAL = ("fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d")
+_SPECTRAL = (*_SIGNAL, "rfft", "irfft", "rfft2d", "irfft2d", "rfft3d", "irfft3d", "dct", "idct")
 
 
 def __getattr__(name: str):
@@ -161,6 +165,14 @@ def __getattr__(name: str):
         return getattr(_parent.linalg, _LINALG[name])
     if name in _MATH:
         return getattr(_parent.math, name)
+    if name in _SIGNAL:
+        return getattr(_parent.signal, name)
+    if name == "spectral":
+        spectral = _types.ModuleType(f"{__name__}.spectral", "As `tf.compat.v1.spectral`.")
+        for op in _SPECTRAL:
+            setattr(spectral, op, getattr(_parent.signal, op))
+        globals()["spectral"] = spectral  # made once
+        return spectral
     # Every other TensorFlow 2 name, as tf.compat.v1 has most of them.
     if not name.startswith("__") and hasattr(_parent, name):
         return getattr(_parent, name)
@@ -168,4 +180,10 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list:
-    return sorted(set(globals()) | set(_MATH) | {n for n in dir(_parent) if not n.startswith("_")})
+    return sorted(
+        set(globals())
+        | set(_MATH)
+        | set(_SIGNAL)
+        | {"spectral"}
+        | {n for n in dir(_parent) if not n.startswith("_")}
+    )
