@@ -27,6 +27,7 @@ from ..core.tensor import Tensor
 from ._core import apply, binary, coerce_pair, float_check, tensor, unary
 from .activations import erf_primitive
 from .array_ops import axis_arg, index_tensor
+from .complex_ops import conj_if_complex
 from .creation import zeros_like
 from .elementwise import (
     cast,
@@ -240,10 +241,15 @@ defvjp(
     lambda g, ans, x, y: g * _nonzero(x) * divide_no_nan(_nonzero(x), y),
     lambda g, ans, x, y: g * xdivy(-x, square(y)),
 )
+# TensorFlow's DivNoNan gradient conjugates both inputs (a complex division's derivatives are
+# the conjugates), as Div's does.
 defvjp(
     _div_no_nan,
-    lambda g, ans, x, y: divide_no_nan(g, y),
-    lambda g, ans, x, y: g * divide_no_nan(divide_no_nan(-x, y), y),
+    lambda g, ans, x, y: divide_no_nan(g, conj_if_complex(y)),
+    lambda g, ans, x, y: (
+        g
+        * divide_no_nan(divide_no_nan(-conj_if_complex(x), conj_if_complex(y)), conj_if_complex(y))
+    ),
 )
 defvjp(
     _mul_no_nan,
