@@ -79,6 +79,54 @@ LOSSES = {
         lambda z: ek.math.imag(ek.math.divide_no_nan(z * z, z + 3.0)),
         lambda z: np.imag(z * z / (z + 3)),
     ),
+    # Holomorphic ops whose VJPs conjugate the derivative, as TensorFlow's math_grad does.
+    "asin-acos-atan": (
+        lambda z: ek.math.real(ek.math.asin(z) * 0.5 + ek.math.acos(z) + 2 * ek.math.atan(z)),
+        lambda z: np.real(np.arcsin(z) * 0.5 + np.arccos(z) + 2 * np.arctan(z)),
+    ),
+    "asinh-acosh-atanh": (
+        lambda z: ek.math.imag(ek.math.asinh(z) + 0.5 * ek.math.acosh(z) + ek.math.atanh(z)),
+        lambda z: np.imag(np.arcsinh(z) + 0.5 * np.arccosh(z) + np.arctanh(z)),
+    ),
+    "sinh-cosh-expm1": (
+        lambda z: ek.math.real(ek.math.sinh(z) - 2 * ek.math.cosh(z) + ek.math.expm1(z)),
+        lambda z: np.real(np.sinh(z) - 2 * np.cosh(z) + np.expm1(z)),
+    ),
+    "rsqrt": (lambda z: ek.math.imag(ek.math.rsqrt(z)), lambda z: np.imag(1 / np.sqrt(z))),
+    "sigmoid": (
+        lambda z: ek.math.real(ek.math.sigmoid(z)) + ek.math.imag(ek.math.sigmoid(z)),
+        lambda z: np.real(1 / (1 + np.exp(-z))) + np.imag(1 / (1 + np.exp(-z))),
+    ),
+    "reduce_prod": (
+        lambda z: ek.math.imag(ek.reduce_prod(z, axis=0)),
+        lambda z: np.imag(np.prod(z, axis=0)),
+    ),
+    "einsum": (
+        lambda z: ek.math.real(ek.einsum("ij,jk->ik", z, z * 1j)),
+        lambda z: np.real(z @ (z * 1j)),
+    ),
+    "tensordot": (
+        lambda z: ek.math.imag(ek.tensordot(z, z, 1)),
+        lambda z: np.imag(np.tensordot(z, z, 1)),
+    ),
+    # Real-valued results of complex type (TensorFlow's forms: |x - y| ** 2, sqrt(sum |x| ** 2))
+    "squared_difference": (
+        lambda z: ek.math.real(ek.math.squared_difference(z, z * (0.5 + 1j))),
+        lambda z: np.abs(z - z * (0.5 + 1j)) ** 2,
+    ),
+    "norm": (lambda z: ek.math.real(ek.norm(z, axis=1)), lambda z: np.linalg.norm(z, axis=1)),
+    "reduce_euclidean_norm": (
+        lambda z: ek.math.real(ek.math.reduce_euclidean_norm(z, axis=0)),
+        lambda z: np.sqrt(np.sum(np.abs(z) ** 2, axis=0)),
+    ),
+    "l2_normalize": (
+        lambda z: ek.math.imag(ek.math.l2_normalize(z, axis=1) * (1 + 2j)),
+        lambda z: np.imag(z / np.linalg.norm(z, axis=1, keepdims=True) * (1 + 2j)),
+    ),
+    "sign": (
+        lambda z: ek.math.real(ek.math.sign(z) * (2 - 1j)),
+        lambda z: np.real(z / np.abs(z) * (2 - 1j)),
+    ),
     "matmul-adjoint": (
         lambda z: ek.math.real(ek.matmul(z, z, adjoint_b=True)) ** 2,
         lambda z: np.real(z @ z.conj().T) ** 2,
@@ -182,3 +230,71 @@ def test_second_derivative_of_abs_matches_tensorflow():
         h = ek.reduce_sum(ek.math.real(g) + ek.math.imag(g))
     # TensorFlow 2.21, the same program: [0.17888544-0.08944272j]
     np.testing.assert_allclose(outer.gradient(h, t).numpy(), [0.17888544 - 0.08944272j], 1e-7)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        ek.math.erf,
+        ek.math.erfc,
+        ek.math.lgamma,
+        ek.math.digamma,
+        ek.math.softplus,
+        ek.math.log_sigmoid,
+        ek.math.reduce_logsumexp,
+        ek.nn.softmax,
+        ek.nn.log_softmax,
+        ek.nn.relu,
+        ek.nn.relu6,
+        ek.nn.elu,
+        ek.nn.selu,
+        ek.nn.gelu,
+        ek.nn.softsign,
+        ek.nn.leaky_relu,
+        ek.nn.l2_loss,
+        ek.math.round,
+        ek.math.rint,
+        ek.math.reduce_max,
+        ek.math.reduce_min,
+        ek.math.argmax,
+        ek.math.argmin,
+        ek.math.is_nan,
+        ek.math.is_finite,
+        ek.math.is_inf,
+    ],
+)
+def test_ops_without_a_complex_kernel_refuse_complex_input(op):
+    """TensorFlow 2.21 raises for these on complex128 ("Value for attr 'T' of complex128 is
+    not in the list of allowed values"): an order or a real-only formula, which NumPy would
+    apply to complex numbers with a meaning of its own (lexicographic order, the modulus)."""
+    z = ek.constant(np.array([1 + 2j, -0.5 + 0.3j]))
+    with pytest.raises(TypeError, match=r"must be a real (floating-point )?tensor, got complex128"):
+        op(z)
+
+
+def test_complex_forward_values_are_tensorflows():
+    z = np.array([1 + 2j, -0.5 + 0.3j, 2 - 1j])
+    w = np.array([0.3 - 1j, 1 + 1j, -2 + 0.5j])
+    t, u = ek.constant(z), ek.constant(w)
+    np.testing.assert_allclose(ek.math.sigmoid(t).numpy(), 1 / (1 + np.exp(-z)), 1e-12)
+    np.testing.assert_allclose(
+        ek.math.squared_difference(t, u).numpy(), np.abs(z - w) ** 2 + 0j, 1e-12
+    )
+    norm = np.sqrt(np.sum(np.abs(z) ** 2))
+    for value in (ek.norm(t), ek.math.reduce_euclidean_norm(t)):
+        assert value.dtype == ek.complex128  # TensorFlow keeps the complex dtype
+        np.testing.assert_allclose(value.numpy(), norm + 0j, 1e-12)
+    np.testing.assert_allclose(ek.math.l2_normalize(t).numpy(), z / norm, 1e-12)
+    np.testing.assert_allclose(ek.math.sign(t).numpy(), z / np.abs(z), 1e-12)
+    # TensorFlow 2.21's gradient of sum(real(sign(z)) * [1.3, -0.7, 0.4]) at these z:
+    x = ek.constant(z.real)
+    y = ek.constant(z.imag)
+    with ek.GradientTape() as tape:
+        tape.watch([x, y])
+        loss = ek.reduce_sum(ek.math.real(ek.math.sign(ek.complex(x, y))) * [1.3, -0.7, 0.4])
+    gx, gy = tape.gradient(loss, [x, y])
+    r = np.abs(z)
+    np.testing.assert_allclose(gx.numpy(), [1.3, -0.7, 0.4] * (z.imag**2) / r**3, 1e-12)
+    np.testing.assert_allclose(
+        gy.numpy(), -np.array([1.3, -0.7, 0.4]) * z.real * z.imag / r**3, 1e-12
+    )

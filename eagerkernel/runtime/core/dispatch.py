@@ -321,22 +321,27 @@ def copy_to_device(x, device) -> Tensor:
 # -- the builders of public ops ------------------------------------------------------------------
 
 
-def unary(prim: Primitive, doc: str | None = None, float_only: bool = False):
+def unary(prim: Primitive, doc: str | None = None, float_only=False, real: bool = False):
     """A public one-input op ``op(x, name=None)`` for ``prim``.
 
     ``float_only`` ops (exp, log, sin, ...) raise TypeError on integer input, as in TensorFlow,
-    instead of NumPy's silent switch to float64.
+    instead of NumPy's silent switch to float64; ``float_only="real"`` ops (erf, softplus, ...)
+    also on complex input, which TensorFlow's kernels for them do not take; ``real`` ops
+    (relu, round, ...) take integers but raise TypeError on complex input, for the same reason.
     """
     fwd = prim.fwd
     name = prim.name
+    kinds = "f" if float_only == "real" else "fc"
 
     def op(x, name=None):
         if type(x) is not Tensor:
             if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor: op on values
                 return x._ek_unary(op)
             x = to_tensor(x, None, prim.name)
-        if float_only and x._value.dtype.kind not in "fc":
-            float_check(prim.name, x)
+        if float_only and x._value.dtype.kind not in kinds:
+            float_check(prim.name, x, real=kinds == "f")
+        elif real and x._value.dtype.kind == "c":
+            raise complex_error(prim.name, x)
         if ACTIVE:
             return _observe(prim, (x,))
         t = _new(Tensor)
@@ -492,9 +497,22 @@ def out_of_memory(prim: Primitive, inputs, exc: Exception) -> ResourceExhaustedE
     )
 
 
-def float_check(op: str, x: Tensor, arg: str = "x") -> None:
-    """Raises TypeError unless ``x`` is floating (ops like exp are undefined on integers in TF)."""
-    if x._value.dtype.kind not in "fc":
+def complex_error(op: str, x: Tensor, arg: str = "x") -> TypeError:
+    """The TypeError of an op whose TensorFlow kernel takes no complex input."""
+    return TypeError(
+        f"{op}: {arg} must be a real tensor, got {x.dtype.name} (TensorFlow's kernel takes no "
+        "complex input). Use ek.math.real/imag or ek.abs."
+    )
+
+
+def float_check(op: str, x: Tensor, arg: str = "x", real: bool = False) -> None:
+    """Raises TypeError unless ``x`` is floating (ops like exp are undefined on integers in TF);
+    with ``real``, unless it is real floating (TensorFlow's erf, softplus, softmax, ... have
+    no complex kernel)."""
+    kind = x._value.dtype.kind
+    if real and kind == "c":
+        raise complex_error(op, x, arg)
+    if kind not in "fc":
         raise TypeError(
             f"{op}: {arg} must be a floating-point tensor, got {x.dtype.name}. "
             "Cast it first, e.g. ek.cast(x, ek.float32)."

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..core.dispatch import (
     binary,
     coerce_pair,
+    complex_error,
     dispatch,
     dtype_error,
     float_check,
@@ -18,6 +19,7 @@ __all__ = [
     "apply",
     "binary",
     "coerce_pair",
+    "complex_error",
     "dispatch",
     "dtype_error",
     "float_check",

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor
 from ..native import kernels
-from ._core import apply, float_check, tensor, unary
+from ._core import apply, complex_error, float_check, tensor, unary
 from .elementwise import abs, cast, exp, sigmoid, sigmoid_fwd, sigmoid_grad_prim, tanh, where
 from .reduction import reduce_sum, single_axis
 
@@ -62,7 +62,7 @@ def _relu_grad_fwd(xp, g, x):
 _relu_grad = Primitive("ReluGrad", _relu_grad_fwd)
 defvjp(_relu, lambda g, ans, x: apply(_relu_grad, (g, x)))
 defvjp(_relu_grad, lambda h, ans, g, x: apply(_relu_grad, (h, x)), None)
-_relu_op = unary(_relu)
+_relu_op = unary(_relu, real=True)
 
 
 def relu(features, name=None) -> Tensor:
@@ -79,7 +79,7 @@ def relu(features, name=None) -> Tensor:
 
 _relu6 = Primitive("Relu6", lambda xp, x: xp.minimum(xp.maximum(x, 0), 6))
 defvjp(_relu6, lambda g, ans, x: g * cast((x > 0) & (x < 6), g.dtype))
-_relu6_op = unary(_relu6)
+_relu6_op = unary(_relu6, real=True)
 
 
 def relu6(features, name=None) -> Tensor:
@@ -104,6 +104,8 @@ def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
     array([-0.2,  2. ], dtype=float32)
     """
     x = tensor(features, "leaky_relu")
+    if x._value.dtype.kind == "c":
+        raise complex_error("leaky_relu", x, "features")
     if x._value.dtype.kind not in "fc":
         x = cast(x, np.float32)
     return apply(_leaky_relu, (x,), {"alpha": float(alpha)})
@@ -111,7 +113,7 @@ def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
 
 _elu = Primitive("Elu", lambda xp, x: xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0))))
 defvjp(_elu, lambda g, ans, x: where(x > 0, g, g * (ans + 1)))
-_elu_op = unary(_elu, float_only=True)
+_elu_op = unary(_elu, float_only="real")
 
 
 def elu(features, name=None) -> Tensor:
@@ -136,7 +138,7 @@ _selu = Primitive(
 defvjp(
     _selu, lambda g, ans, x: where(x > 0, g * _SELU_SCALE, g * (ans + _SELU_SCALE * _SELU_ALPHA))
 )
-_selu_op = unary(_selu, float_only=True)
+_selu_op = unary(_selu, float_only="real")
 
 
 def selu(features, name=None) -> Tensor:
@@ -179,7 +181,7 @@ defvjp(
     # d/dx of g * s(x) is g * s * (1 - s): SigmoidGrad(s, h * g)
     lambda h, ans, g, x: apply(sigmoid_grad_prim, (sigmoid(x), h * g)),
 )
-_softplus_op = unary(_softplus, float_only=True)
+_softplus_op = unary(_softplus, float_only="real")
 
 
 def softplus(features, name=None) -> Tensor:
@@ -196,7 +198,7 @@ def softplus(features, name=None) -> Tensor:
 
 _softsign = Primitive("Softsign", lambda xp, x: x / (1 + xp.abs(x)))
 defvjp(_softsign, lambda g, ans, x: g / ((1 + abs(x)) * (1 + abs(x))))
-_softsign_op = unary(_softsign, float_only=True)
+_softsign_op = unary(_softsign, float_only="real")
 
 
 def softsign(features, name=None) -> Tensor:
@@ -212,7 +214,7 @@ _log_sigmoid = Primitive(
     "LogSigmoid", lambda xp, x: -(xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0))
 )
 defvjp(_log_sigmoid, lambda g, ans, x: g * sigmoid(-x))
-_log_sigmoid_op = unary(_log_sigmoid, float_only=True)
+_log_sigmoid_op = unary(_log_sigmoid, float_only="real")
 
 
 def log_sigmoid(x, name=None) -> Tensor:
@@ -338,7 +340,7 @@ def gelu(features, approximate=False, name=None) -> Tensor:
     array([0.       , 0.8413447], dtype=float32)
     """
     x = tensor(features, "gelu")
-    float_check("gelu", x, "features")
+    float_check("gelu", x, "features", real=True)
     return apply(_gelu_tanh if approximate else _gelu, (x,))
 
 
@@ -377,7 +379,7 @@ defvjp(
 
 def _softmax_like(prim, logits, axis, dim, op):
     x = tensor(logits, op)
-    float_check(op, x, "logits")
+    float_check(op, x, "logits", real=True)
     if dim is not None:  # TensorFlow 1.x's name for axis
         axis = dim
     return apply(prim, (x,), {"axis": single_axis(x, -1 if axis is None else axis, op)})

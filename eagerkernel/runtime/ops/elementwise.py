@@ -282,7 +282,12 @@ def _pow_log(x):
     return where(x > 0, log(where(x > 0, x, 1)), 0)
 
 
-_sqdiff = Primitive("SquaredDifference", lambda xp, x, y: (x - y) * (x - y))
+def _sqdiff_fwd(xp, x, y):
+    d = x - y
+    return d * (d.conj() if d.dtype.kind == "c" else d)  # |x - y| ** 2 for complex, as TF
+
+
+_sqdiff = Primitive("SquaredDifference", _sqdiff_fwd)
 squared_difference = binary(_sqdiff, "(x - y) ** 2 (follows `tf.math.squared_difference`).")
 defvjp(_sqdiff, lambda g, ans, x, y: 2 * g * (x - y), lambda g, ans, x, y: -2 * g * (x - y))
 
@@ -312,9 +317,30 @@ _abs = Primitive("Abs", lambda xp, x: xp.abs(x))
 abs = unary(_abs, "|x| (follows `tf.math.abs`; the gradient at 0 is 0).")
 defvjp(_abs, lambda g, ans, x: _abs_vjp(g, ans, x))
 
+
+def _sign_vjp(g, ans, x):
+    if x._value.dtype.kind != "c":
+        return g * 0
+    # TensorFlow's sign of a complex z is divide_no_nan(z, complex(|z|, 0)), z / |z|; this is
+    # that composite's gradient: DivNoNan's for z, and for |z| its denominator's, through the
+    # cast (the real part) and Abs.
+    from .complex_ops import complex as make_complex
+    from .complex_ops import real
+    from .math_ops import divide_no_nan
+
+    r = abs(x)
+    rc = make_complex(r, r * 0)
+    through_r = real(g * divide_no_nan(divide_no_nan(-_c(x), rc), rc))
+    return divide_no_nan(g, rc) + _abs_vjp(through_r, r, x)
+
+
 _sign = Primitive("Sign", lambda xp, x: xp.sign(x))
-sign = unary(_sign, "-1, 0 or 1 (follows `tf.math.sign`; zero gradient).")
-defvjp(_sign, lambda g, ans, x: g * 0)
+sign = unary(
+    _sign,
+    "-1, 0 or 1 (follows `tf.math.sign`; zero gradient); z / |z| for a complex z (0 at 0), "
+    "with that quotient's gradient.",
+)
+defvjp(_sign, _sign_vjp)
 
 
 def _exp_fwd(xp, x):
@@ -343,7 +369,7 @@ defvjp(_sqrt, lambda g, ans, x: g * 0.5 / _c(ans))
 
 _rsqrt = Primitive("Rsqrt", lambda xp, x: 1 / xp.sqrt(x))
 rsqrt = unary(_rsqrt, "1 / sqrt(x) (follows `tf.math.rsqrt`).", float_only=True)
-defvjp(_rsqrt, lambda g, ans, x: -0.5 * g * ans * ans * ans)
+defvjp(_rsqrt, lambda g, ans, x: -0.5 * g * _c(ans * ans * ans))
 
 _reciprocal = Primitive("Reciprocal", lambda xp, x: 1 / x)
 reciprocal = unary(_reciprocal, "1 / x (follows `tf.math.reciprocal`).", float_only=True)
@@ -397,6 +423,8 @@ defvjp(
 
 
 def sigmoid_fwd(xp, x):
+    if x.dtype.kind == "c":  # the definition (the stable form below compares reals)
+        return (1 / (1 + xp.exp(-x))).astype(x.dtype, copy=False)
     # Stable for large |x|: exp only ever sees non-positive arguments.
     if xp is np:
         out = kernels.sigmoid(x)  # the same formula in one pass of C and NumPy's exp loop
@@ -422,11 +450,13 @@ def _sigmoid_grad_fwd(xp, y, g):
 
 
 sigmoid_grad_prim = Primitive("SigmoidGrad", _sigmoid_grad_fwd)
-defvjp(_sigmoid, lambda g, ans, x: apply(sigmoid_grad_prim, (ans, g)))
+defvjp(_sigmoid, lambda g, ans, x: apply(sigmoid_grad_prim, (_c(ans), g)))
 defvjp(
     sigmoid_grad_prim,
-    lambda h, ans, y, g: h * g * (1 - 2 * y),
-    lambda h, ans, y, g: apply(sigmoid_grad_prim, (y, h)),
+    lambda h, ans, y, g: (
+        h * g * (1 - 2 * y) if y._value.dtype.kind != "c" else h * _c(g * (1 - 2 * y))
+    ),
+    lambda h, ans, y, g: apply(sigmoid_grad_prim, (_c(y), h)),
 )
 
 _floor = Primitive("Floor", lambda xp, x: xp.floor(x))
@@ -438,7 +468,7 @@ ceil = unary(_ceil, "Smallest integer >= x (follows `tf.math.ceil`; no gradient)
 defvjp(_ceil, None)
 
 _round = Primitive("Round", lambda xp, x: xp.round(x))
-round = unary(_round, "Round half to even (follows `tf.math.round`; no gradient).")
+round = unary(_round, "Round half to even (follows `tf.math.round`; no gradient).", real=True)
 defvjp(_round, None)
 
 # -- casts, comparisons, selection --------------------------------------------------------------

@@ -300,7 +300,8 @@ def _einsum_vjp(k: int):
                 extra_subs.append(c)
                 extra.append(make(xp.ones(n, dtype=dt), dev))
         subs = [out, *others, *extra_subs]
-        rest = [o for j, o in enumerate(operands) if j != k]
+        # The other operands conjugated, as TensorFlow's gradient takes them (complex inputs).
+        rest = [_conj(o) for j, o in enumerate(operands) if j != k]
         return einsum(",".join(subs) + "->" + "".join(target), g, *rest, *extra)
 
     return vjp
@@ -396,12 +397,12 @@ def _tensordot_subscripts(ra: int, rb: int, axes) -> tuple[str, str, str]:
 
 def _tensordot_vjp_a(g, ans, a, b, axes):
     sa, sb, out = _tensordot_subscripts(a.ndim, b.ndim, axes)
-    return einsum(f"{out},{sb}->{sa}", g, b)
+    return einsum(f"{out},{sb}->{sa}", g, _conj(b))
 
 
 def _tensordot_vjp_b(g, ans, a, b, axes):
     sa, sb, out = _tensordot_subscripts(a.ndim, b.ndim, axes)
-    return einsum(f"{sa},{out}->{sb}", a, g)
+    return einsum(f"{sa},{out}->{sb}", _conj(a), g)
 
 
 _tensordot = Primitive("TensorDot", lambda xp, a, b, axes: xp.tensordot(a, b, axes=axes))

@@ -110,75 +110,79 @@ def _same(fn):
 
 _is_nan = Primitive("IsNan", lambda xp, x: xp.isnan(x))
 is_nan = unary(
-    _is_nan, "Whether each element is NaN, a bool tensor (follows `tf.math.is_nan`).", True
+    _is_nan, "Whether each element is NaN, a bool tensor (follows `tf.math.is_nan`).", "real"
 )
 _is_inf = Primitive("IsInf", lambda xp, x: xp.isinf(x))
 is_inf = unary(
-    _is_inf, "Whether each element is +-inf, a bool tensor (follows `tf.math.is_inf`).", True
+    _is_inf, "Whether each element is +-inf, a bool tensor (follows `tf.math.is_inf`).", "real"
 )
 _is_finite = Primitive("IsFinite", lambda xp, x: xp.isfinite(x))
 is_finite = unary(
-    _is_finite, "Whether each element is finite, a bool tensor (follows `tf.math.is_finite`).", True
+    _is_finite,
+    "Whether each element is finite, a bool tensor (follows `tf.math.is_finite`).",
+    "real",
 )
 
 # -- inverse trigonometric and hyperbolic functions ----------------------------------------------
+# Their VJPs take the conjugate of the derivative for complex inputs (TensorFlow's gradients
+# conjugate x, or the output, first), as every holomorphic op's does here.
 
 _asin = Primitive("Asin", lambda xp, x: xp.arcsin(x))
 asin = unary(_asin, "Inverse sine, in [-pi/2, pi/2] (follows `tf.math.asin`).", True)
-defvjp(_asin, lambda g, ans, x: g * rsqrt(1 - square(x)))
+defvjp(_asin, lambda g, ans, x: g * rsqrt(1 - square(conj_if_complex(x))))
 
 _acos = Primitive("Acos", lambda xp, x: xp.arccos(x))
 acos = unary(_acos, "Inverse cosine, in [0, pi] (follows `tf.math.acos`).", True)
-defvjp(_acos, lambda g, ans, x: -g * rsqrt(1 - square(x)))
+defvjp(_acos, lambda g, ans, x: -g * rsqrt(1 - square(conj_if_complex(x))))
 
 _atan = Primitive("Atan", lambda xp, x: xp.arctan(x))
 atan = unary(_atan, "Inverse tangent (follows `tf.math.atan`).", True)
-defvjp(_atan, lambda g, ans, x: g * reciprocal(1 + square(x)))
+defvjp(_atan, lambda g, ans, x: g * reciprocal(1 + square(conj_if_complex(x))))
 
 _sinh = Primitive("Sinh", lambda xp, x: xp.sinh(x))
 sinh = unary(_sinh, "Hyperbolic sine (follows `tf.math.sinh`).", True)
 _cosh = Primitive("Cosh", lambda xp, x: xp.cosh(x))
 cosh = unary(_cosh, "Hyperbolic cosine (follows `tf.math.cosh`).", True)
-defvjp(_sinh, lambda g, ans, x: g * cosh(x))
-defvjp(_cosh, lambda g, ans, x: g * sinh(x))
+defvjp(_sinh, lambda g, ans, x: g * cosh(conj_if_complex(x)))
+defvjp(_cosh, lambda g, ans, x: g * sinh(conj_if_complex(x)))
 
 _asinh = Primitive("Asinh", lambda xp, x: xp.arcsinh(x))
 asinh = unary(_asinh, "Inverse hyperbolic sine (follows `tf.math.asinh`).", True)
-defvjp(_asinh, lambda g, ans, x: g / cosh(ans))
+defvjp(_asinh, lambda g, ans, x: g / cosh(conj_if_complex(ans)))
 
 _acosh = Primitive("Acosh", lambda xp, x: xp.arccosh(x))
 acosh = unary(_acosh, "Inverse hyperbolic cosine, x >= 1 (follows `tf.math.acosh`).", True)
-defvjp(_acosh, lambda g, ans, x: g / sinh(ans))
+defvjp(_acosh, lambda g, ans, x: g / sinh(conj_if_complex(ans)))
 
 _atanh = Primitive("Atanh", lambda xp, x: xp.arctanh(x))
 atanh = unary(_atanh, "Inverse hyperbolic tangent, |x| < 1 (follows `tf.math.atanh`).", True)
-defvjp(_atanh, lambda g, ans, x: g * reciprocal(1 - square(x)))
+defvjp(_atanh, lambda g, ans, x: g * reciprocal(1 - square(conj_if_complex(x))))
 
 _expm1 = Primitive("Expm1", lambda xp, x: xp.expm1(x))
 expm1 = unary(_expm1, "exp(x) - 1, accurate near 0 (follows `tf.math.expm1`).", True)
-defvjp(_expm1, lambda g, ans, x: g * exp(x))
+defvjp(_expm1, lambda g, ans, x: g * exp(conj_if_complex(x)))
 
 _rint = Primitive("Rint", lambda xp, x: xp.rint(x))
 rint = unary(
-    _rint, "The nearest integer, halves to even (follows `tf.math.rint`; no gradient).", True
+    _rint, "The nearest integer, halves to even (follows `tf.math.rint`; no gradient).", "real"
 )
 defvjp(_rint, None)
 
 # -- error and gamma functions -------------------------------------------------------------------
 
-erf = unary(erf_primitive, "The error function (follows `tf.math.erf`).", True)
+erf = unary(erf_primitive, "The error function (follows `tf.math.erf`).", "real")
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _erfc = Primitive("Erfc", _same(lambda xp, x: _special("erfc", xp, math.erfc)(x)))
-erfc = unary(_erfc, "1 - erf(x), accurate for large x (follows `tf.math.erfc`).", True)
+erfc = unary(_erfc, "1 - erf(x), accurate for large x (follows `tf.math.erfc`).", "real")
 defvjp(_erfc, lambda g, ans, x: -g * _TWO_OVER_SQRT_PI * exp(-square(x)))
 
 _lgamma = Primitive("Lgamma", _same(lambda xp, x: _special("gammaln", xp, math.lgamma)(x)))
-lgamma = unary(_lgamma, "log |Gamma(x)| (follows `tf.math.lgamma`).", True)
+lgamma = unary(_lgamma, "log |Gamma(x)| (follows `tf.math.lgamma`).", "real")
 
 _digamma = Primitive("Digamma", _same(lambda xp, x: _special("digamma", xp)(x)))
 digamma = unary(
-    _digamma, "The derivative of lgamma (follows `tf.math.digamma`; needs SciPy).", True
+    _digamma, "The derivative of lgamma (follows `tf.math.digamma`; needs SciPy).", "real"
 )
 defvjp(_lgamma, lambda g, ans, x: g * digamma(x))
 
@@ -625,6 +629,8 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None) ->
     array([ 5., 13.], dtype=float32)
     """
     x = tensor(input_tensor, "reduce_euclidean_norm")
+    if x._value.dtype.kind == "c":  # sqrt(sum(|x| ** 2)), of x's complex dtype, as TensorFlow's
+        return sqrt(reduce_sum(x * conj_if_complex(x), axis, keepdims))
     if x._value.dtype.kind in "iu":
         f = cast(x, dtypes.float64)
         return cast(sqrt(reduce_sum(square(f), axis, keepdims)), x.dtype)

@@ -190,7 +190,7 @@ def _dropout_mask(shape: tuple, rate: float, dtype, device, seed) -> Tensor:
 
 _l2_loss = Primitive("L2Loss", lambda xp, x: xp.sum(x * x) / 2)
 defvjp(_l2_loss, lambda g, ans, x: g * x)
-_l2_loss_op = unary(_l2_loss, float_only=True)
+_l2_loss_op = unary(_l2_loss, float_only="real")
 
 
 def l2_loss(t, name=None) -> Tensor:
@@ -321,7 +321,16 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> Tensor:
     float_check("l2_normalize", t, "x")
     if dim is not None:
         axis = dim
-    square_sum = reduce_sum(t * t, normalize_axis(axis, t.ndim, "l2_normalize"), keepdims=True)
+    axes = normalize_axis(axis, t.ndim, "l2_normalize")
+    if t._value.dtype.kind == "c":  # TensorFlow's: the real and imaginary parts scaled alike
+        from .complex_ops import complex as make_complex
+        from .complex_ops import imag, real
+
+        re, im = real(t), imag(t)
+        square_sum = reduce_sum(re * re + im * im, axes, keepdims=True)
+        inverse = rsqrt(maximum(square_sum, epsilon))
+        return make_complex(re * inverse, im * inverse)
+    square_sum = reduce_sum(t * t, axes, keepdims=True)
     return t * rsqrt(maximum(square_sum, epsilon))
 
 

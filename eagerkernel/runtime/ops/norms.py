@@ -96,6 +96,11 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None) -> Tenso
     if ord in ("euclidean", "fro", 2) and (matrix or ord != "fro"):
         if matrix and ord == 2:
             raise ValueError("norm: the spectral matrix norm (ord=2) is not supported.")
+        if x._value.dtype.kind == "c":  # TensorFlow's: sqrt(sum(x * conj(x))), complex-typed
+            from .complex_ops import conj
+            from .elementwise import sqrt
+
+            return sqrt(reduce_sum(x * conj(x), axes, keepdims))
         return apply(_euclidean, (x,), {"axis": axes, "keepdims": bool(keepdims)})
     if matrix:
         if ord not in (1, math.inf):

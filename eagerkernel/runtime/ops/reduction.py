@@ -19,7 +19,8 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ..extension_dispatch import dispatchable
 from ..native import blas
-from ._core import apply, float_check, tensor
+from ._core import apply, complex_error, float_check, tensor
+from .complex_ops import conj_if_complex
 
 __all__ = [
     "argmax",
@@ -74,12 +75,14 @@ def expand_reduced(g: Tensor, x: Tensor, axis, keepdims: bool) -> Tensor:
     return reshape(g, shape)
 
 
-def _reduce(prim, x, axis, keepdims, op, float_only=False):
+def _reduce(prim, x, axis, keepdims, op, float_only=False, real=False):
     if type(x) is not Tensor and isinstance(x, CompositeTensor):  # a RaggedTensor
         return x._ek_reduce(op, axis, keepdims)
     x = tensor(x, op)
-    if float_only and x._value.dtype.kind not in "fc":
-        float_check(op, x, "input_tensor")
+    if float_only and x._value.dtype.kind not in ("f" if float_only == "real" else "fc"):
+        float_check(op, x, "input_tensor", real=float_only == "real")
+    elif real and x._value.dtype.kind == "c":  # an order, which complex numbers lack
+        raise complex_error(op, x, "input_tensor")
     if x._value.dtype.kind == "O":
         raise InvalidArgumentError(
             None, op, f"{op}: input_tensor must be numeric, got a {x.dtype.name} tensor."
@@ -236,7 +239,7 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     >>> ek.reduce_max(ek.constant([[1.0, 5.0], [3.0, 4.0]]), axis=1).numpy()
     array([5., 4.], dtype=float32)
     """
-    return _reduce(_max, input_tensor, axis, keepdims, "reduce_max")
+    return _reduce(_max, input_tensor, axis, keepdims, "reduce_max", real=True)
 
 
 @dispatchable
@@ -246,7 +249,7 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     >>> ek.reduce_min(ek.constant([3, 1, 2])).numpy()
     np.int32(1)
     """
-    return _reduce(_min, input_tensor, axis, keepdims, "reduce_min")
+    return _reduce(_min, input_tensor, axis, keepdims, "reduce_min", real=True)
 
 
 def _prod_vjp(g, ans, x, axis, keepdims):
@@ -261,7 +264,8 @@ def _prod_vjp(g, ans, x, axis, keepdims):
     count = reduce_sum(cast(zero, g.dtype), axis, keepdims=True)
     at_zero = p * cast(count == 1, g.dtype)
     elsewhere = p / nonzero * cast(count == 0, g.dtype)
-    return expand_reduced(g, x, axis, keepdims) * where(zero, at_zero, elsewhere)
+    others = where(zero, at_zero, elsewhere)  # the product of the others, conjugated if complex
+    return expand_reduced(g, x, axis, keepdims) * conj_if_complex(others)
 
 
 _prod = Primitive("Prod", _prod_fwd)
@@ -385,7 +389,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tens
     >>> ek.reduce_logsumexp(ek.constant([1000.0, 1000.0])).numpy()
     np.float32(1000.6932)
     """
-    return _reduce(_logsumexp, input_tensor, axis, keepdims, "reduce_logsumexp", True)
+    return _reduce(_logsumexp, input_tensor, axis, keepdims, "reduce_logsumexp", "real")
 
 
 # -- logical reductions -------------------------------------------------------------------------
@@ -493,6 +497,8 @@ defvjp(_argmin, None)
 
 def _arg_reduce(prim, x, axis, output_type, op):
     x = tensor(x, op)
+    if x._value.dtype.kind == "c":  # an order, which complex numbers lack
+        raise complex_error(op, x, "input")
     out = dtypes.numpy_dtype(output_type)
     if out.kind not in "iu":
         raise TypeError(f"{op}: output_type must be int32 or int64, got {out.name}.")
