@@ -335,9 +335,7 @@ class Tversky(LossFunctionWrapper):
     ):
         axis = _overlap_axis(axis, "Tversky")
         alpha, beta = float(alpha), float(beta)
-        super().__init__(
-            tversky, reduction=reduction, name=name, alpha=alpha, beta=beta, axis=axis
-        )
+        super().__init__(tversky, reduction=reduction, name=name, alpha=alpha, beta=beta, axis=axis)
         self.alpha, self.beta, self.axis = alpha, beta, axis
         self.dtype = dtype
 
