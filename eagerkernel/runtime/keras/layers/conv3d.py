@@ -42,16 +42,18 @@ def normalize_output_padding(value, rank: int, strides: tuple, layer: str):
     """None, or ``rank`` non-negative ints each smaller than its stride (Keras's checks).
 
     Raises:
-        ValueError: Keras's messages (``Strides must be greater than output padding``).
+        ValueError: Keras's messages (an ``output_padding`` not smaller than its stride).
     """
     if value is None:
         return None
     out = normalize_tuple(value, rank, "output_padding", layer, allow_zero=True)
-    if any(p >= s for p, s in zip(out, strides)):
-        raise ValueError(
-            f"Strides must be greater than output padding. Received strides={strides}, "
-            f"output_padding={out}."
-        )
+    for i, (p, s) in enumerate(zip(out, strides)):
+        if p >= s:
+            raise ValueError(
+                "`output_padding` must be strictly less than `strides` for all dimensions. "
+                f"At dimension {i}, `output_padding` is {p} but `strides` is {s}. Received: "
+                f"output_padding={out}, strides={tuple(strides)}"
+            )
     return out
 
 
