@@ -60,17 +60,48 @@ def test_conv3d_matches_tensorflow():
     layer = layers.Conv3D(2, (2, 2, 2))
     layer.build((1, 3, 3, 3, 2))
     cos_weights(layer)
-    tf_valid = [0.380019, 0.211478, 0.936133, 0.902505, 1.014098, 0.80667, 0.495169, 0.069935,
-                0.684774, 0.600959, 1.117463, 1.09616, 0.778208, 0.460204, 0.183716, -0.338308]  # fmt: skip
+    tf_valid = [
+        0.380019,
+        0.211478,
+        0.936133,
+        0.902505,
+        1.014098,
+        0.80667,
+        0.495169,
+        0.069935,
+        0.684774,
+        0.600959,
+        1.117463,
+        1.09616,
+        0.778208,
+        0.460204,
+        0.183716,
+        -0.338308,
+    ]
     np.testing.assert_allclose(
         layer(sin_input((1, 3, 3, 3, 2))).numpy().ravel(), tf_valid, atol=2e-6
     )
     layer = layers.Conv3D(2, 3, strides=2, padding="same")
     layer.build((1, 3, 4, 3, 1))
     cos_weights(layer)
-    tf_same = [5.877516, 5.30022, 4.633162, 5.110974, -2.181042, -1.81116, -3.722492, -3.939478,
-               -2.850684, -1.880548, -5.454718, -5.305902, -0.811726, -2.050735, 2.312644,
-               1.128852]  # fmt: skip
+    tf_same = [
+        5.877516,
+        5.30022,
+        4.633162,
+        5.110974,
+        -2.181042,
+        -1.81116,
+        -3.722492,
+        -3.939478,
+        -2.850684,
+        -1.880548,
+        -5.454718,
+        -5.305902,
+        -0.811726,
+        -2.050735,
+        2.312644,
+        1.128852,
+    ]
     np.testing.assert_allclose(
         layer(sin_input((1, 3, 4, 3, 1))).numpy().ravel(), tf_same, atol=1e-5
     )
@@ -91,8 +122,9 @@ def test_conv3d_weights_names_activation_and_dtype():
 
 
 def test_conv3d_gradients_finite_differences():
-    layer = layers.Conv3D(2, 2, strides=(1, 2, 1), padding="same", dtype="float64",
-                          bias_initializer="glorot_uniform")  # fmt: skip
+    layer = layers.Conv3D(
+        2, 2, strides=(1, 2, 1), padding="same", dtype="float64", bias_initializer="glorot_uniform"
+    )
     check_layer_gradients(layer, rand(1, 3, 3, 2, 2))
 
 
@@ -122,8 +154,9 @@ def test_conv3d_errors():
 
 
 def test_conv3d_config_round_trip():
-    conv = layers.Conv3D(5, (1, 2, 3), strides=(1, 1, 2), padding="same", activation="tanh",
-                         kernel_regularizer="l2")  # fmt: skip
+    conv = layers.Conv3D(
+        5, (1, 2, 3), strides=(1, 1, 2), padding="same", activation="tanh", kernel_regularizer="l2"
+    )
     clone = roundtrip(conv)
     assert clone.kernel_size == (1, 2, 3) and clone.strides == (1, 1, 2)
     assert conv.get_config()["groups"] == 1
@@ -171,27 +204,77 @@ def test_conv3d_transpose_matches_tensorflow():
     layer = layers.Conv3DTranspose(1, (2, 2, 2), strides=(2, 1, 1))
     layer.build((1, 2, 2, 2, 1))
     cos_weights(layer)
-    tf_valid = [0.460201, 0.896962, 0.774016, 1.171025, 2.376792, 1.497853, 0.95062, 1.570174,
-                0.951246, 0.405853, 0.581537, 0.461543, 0.685867, 0.90525, 0.459962, 0.355504,
-                0.177319, 0.140683, 1.342383, 2.181728, 1.20675, 1.869952, 2.818888, 1.343728,
-                0.940815, 1.167985, 0.637033, 0.798022, 0.986087, 0.565806, 0.672175, 0.467384,
-                0.237835, 0.355619, 0.184854, 0.258962]  # fmt: skip
+    tf_valid = [
+        0.460201,
+        0.896962,
+        0.774016,
+        1.171025,
+        2.376792,
+        1.497853,
+        0.95062,
+        1.570174,
+        0.951246,
+        0.405853,
+        0.581537,
+        0.461543,
+        0.685867,
+        0.90525,
+        0.459962,
+        0.355504,
+        0.177319,
+        0.140683,
+        1.342383,
+        2.181728,
+        1.20675,
+        1.869952,
+        2.818888,
+        1.343728,
+        0.940815,
+        1.167985,
+        0.637033,
+        0.798022,
+        0.986087,
+        0.565806,
+        0.672175,
+        0.467384,
+        0.237835,
+        0.355619,
+        0.184854,
+        0.258962,
+    ]
     y = layer(sin_input((1, 2, 2, 2, 1)))
     assert y.shape == (1, 4, 3, 3, 1)
     np.testing.assert_allclose(y.numpy().ravel(), tf_valid, atol=2e-6)
     layer = layers.Conv3DTranspose(1, 3, strides=2, padding="same", output_padding=1)
     layer.build((1, 1, 2, 1, 1))
     cos_weights(layer)
-    tf_same = [0.460201, 0.453103, 0.425194, 0.405853, 0.805298, 0.750362, 0.64741, 0.559672,
-               0.298104, 0.282377, 0.264166, 0.262641, -0.01633, -0.0743, -0.083082, -0.089998]  # fmt: skip
+    tf_same = [
+        0.460201,
+        0.453103,
+        0.425194,
+        0.405853,
+        0.805298,
+        0.750362,
+        0.64741,
+        0.559672,
+        0.298104,
+        0.282377,
+        0.264166,
+        0.262641,
+        -0.01633,
+        -0.0743,
+        -0.083082,
+        -0.089998,
+    ]
     y = layer(sin_input((1, 1, 2, 1, 1)))
     assert y.shape == (1, 2, 4, 2, 1)
     np.testing.assert_allclose(y.numpy().ravel(), tf_same, atol=2e-6)
 
 
 def test_conv3d_transpose_gradients_finite_differences():
-    layer = layers.Conv3DTranspose(2, 2, strides=(2, 1, 1), padding="same", dtype="float64",
-                                   bias_initializer="glorot_uniform")  # fmt: skip
+    layer = layers.Conv3DTranspose(
+        2, 2, strides=(2, 1, 1), padding="same", dtype="float64", bias_initializer="glorot_uniform"
+    )
     check_layer_gradients(layer, rand(1, 2, 2, 2, 2))
 
 

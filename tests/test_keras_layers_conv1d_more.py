@@ -32,7 +32,7 @@ def roundtrip(layer):
 def np_depthwise(x, dw, strides, padding, dilation=None):
     """Depthwise convolution: channel ``k`` convolved with ``dw[..., k, q]`` gives output
     channel ``k * m + q``."""
-    c, m = dw.shape[-2:]
+    c = dw.shape[-2]
     outs = [
         np_conv(x[..., k : k + 1], dw[..., k : k + 1, :], strides, padding, dilation)
         for k in range(c)
@@ -70,8 +70,22 @@ def test_conv1d_transpose_matches_tensorflow():
     layer = layers.Conv1DTranspose(2, 3, strides=2)
     layer.build((1, 3, 2))
     cos_weights(layer)
-    tf_valid = [0.871859, 0.404705, 0.505039, -0.067436, 1.605977, 0.722891, 0.891692, -0.187743,
-                1.247895, -0.038602, 1.00147, -0.188516, -0.687686, -1.611702]  # fmt: skip
+    tf_valid = [
+        0.871859,
+        0.404705,
+        0.505039,
+        -0.067436,
+        1.605977,
+        0.722891,
+        0.891692,
+        -0.187743,
+        1.247895,
+        -0.038602,
+        1.00147,
+        -0.188516,
+        -0.687686,
+        -1.611702,
+    ]
     y = layer(sin_input((1, 3, 2)))
     assert y.shape == (1, 7, 2)
     np.testing.assert_allclose(y.numpy().ravel(), tf_valid, atol=2e-6)
@@ -83,8 +97,9 @@ def test_conv1d_transpose_matches_tensorflow():
 
 
 def test_conv1d_transpose_gradients_finite_differences():
-    layer = layers.Conv1DTranspose(2, 3, strides=2, padding="same", dtype="float64",
-                                   bias_initializer="glorot_uniform")  # fmt: skip
+    layer = layers.Conv1DTranspose(
+        2, 3, strides=2, padding="same", dtype="float64", bias_initializer="glorot_uniform"
+    )
     check_layer_gradients(layer, rand(2, 3, 2))
 
 
@@ -144,8 +159,14 @@ def test_depthwise_conv1d_matches_tensorflow():
 
 
 def test_depthwise_conv1d_gradients_finite_differences():
-    layer = layers.DepthwiseConv1D(3, strides=2, padding="same", depth_multiplier=2,
-                                   dtype="float64", bias_initializer="glorot_uniform")  # fmt: skip
+    layer = layers.DepthwiseConv1D(
+        3,
+        strides=2,
+        padding="same",
+        depth_multiplier=2,
+        dtype="float64",
+        bias_initializer="glorot_uniform",
+    )
     check_layer_gradients(layer, rand(1, 5, 2))
 
 
@@ -193,14 +214,25 @@ def test_separable_conv1d_matches_tensorflow():
     layer = layers.SeparableConv1D(2, 3, depth_multiplier=2, padding="same")
     layer.build((1, 5, 2))
     cos_weights(layer)
-    tf_out = [1.01251, 1.0035, 0.620411, 0.466538, -0.685812, -1.420166, -1.941134, -3.020127,
-              -1.134704, -1.889716]  # fmt: skip
+    tf_out = [
+        1.01251,
+        1.0035,
+        0.620411,
+        0.466538,
+        -0.685812,
+        -1.420166,
+        -1.941134,
+        -3.020127,
+        -1.134704,
+        -1.889716,
+    ]
     np.testing.assert_allclose(layer(sin_input((1, 5, 2))).numpy().ravel(), tf_out, atol=2e-6)
 
 
 def test_separable_conv1d_gradients_finite_differences():
-    layer = layers.SeparableConv1D(2, 2, strides=2, depth_multiplier=2, dtype="float64",
-                                   bias_initializer="glorot_uniform")  # fmt: skip
+    layer = layers.SeparableConv1D(
+        2, 2, strides=2, depth_multiplier=2, dtype="float64", bias_initializer="glorot_uniform"
+    )
     check_layer_gradients(layer, rand(1, 5, 2))
 
 
