@@ -72,6 +72,7 @@ from .noise import (
 )
 from .normalization import BatchNormalization
 from .normalization_more import GroupNormalization, LayerNormalization, UnitNormalization
+from .normalization_rms import RMSNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
 from .preprocessing import Normalization, Rescaling, Softmax
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
@@ -94,6 +95,7 @@ from .reshaping3d import (
     UpSampling3D,
     ZeroPadding3D,
 )
+from .rnn_stacked import StackedRNNCells
 from .wrappers import TimeDistributed
 
 # Keras's aliases.
@@ -227,6 +229,7 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RMSNormalization",
     "RandomBrightness",
     "RandomContrast",
     "RandomCrop",
@@ -249,6 +252,7 @@ __all__ = [
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
+    "StackedRNNCells",
     "StringLookup",
     "Subtract",
     "TextVectorization",

@@ -554,7 +554,7 @@ class RNN(_RNN):
         cell: a `SimpleRNNCell`, `LSTMCell`, `GRUCell` or any layer whose ``call(inputs,
             states)`` returns ``(output, new_states)`` and that has ``state_size`` (an int or
             a list of ints) and optionally ``output_size`` (default the first state size).
-            States reach it as a list; a list of cells (stacking) is not supported.
+            States reach it as a list. A list of cells is wrapped in `StackedRNNCells`.
         return_sequences, return_state, go_backwards, zero_output_for_mask, unroll,
             activity_regularizer: as `SimpleRNN`; ``stateful=True`` raises
             NotImplementedError.
@@ -564,7 +564,6 @@ class RNN(_RNN):
 
     Raises:
         ValueError: a cell without ``call``/``state_size``.
-        NotImplementedError: a list of cells.
 
     >>> rnn = ek.keras.layers.RNN(ek.keras.layers.LSTMCell(4), return_sequences=True)
     >>> rnn(ek.ones((2, 5, 3))).shape
@@ -572,10 +571,10 @@ class RNN(_RNN):
     """
 
     def __init__(self, cell, **kwargs):
-        if isinstance(cell, (list, tuple)):
-            raise NotImplementedError(
-                "RNN: a list of cells (StackedRNNCells) is not supported; stack RNN layers instead."
-            )
+        if isinstance(cell, (list, tuple)):  # Keras wraps a list of cells
+            from .rnn_stacked import StackedRNNCells
+
+            cell = StackedRNNCells(cell)
         if not callable(getattr(cell, "call", None)) or not hasattr(cell, "state_size"):
             raise ValueError(
                 "Argument `cell` should have a `call` method and a `state_size` attribute. "
