@@ -4,6 +4,7 @@ cell, each feeding its output to the next."""
 from __future__ import annotations
 
 from .base import Layer
+from .recurrent import flatten_states
 
 __all__ = ["StackedRNNCells"]
 
@@ -23,11 +24,14 @@ class StackedRNNCells(Layer):
             ``state_size``).
 
     Attributes:
-        state_size: the cells' state sizes, flattened in cell order (an LSTM cell gives two).
+        state_size: one entry per cell, its ``state_size`` (``[3, [2, 2], 2]`` for a
+            SimpleRNNCell(3), an LSTMCell(2) and a GRUCell(2)), as in Keras.
         output_size: the last cell's output size.
 
-    Call: ``cell(inputs, states)`` with inputs ``(batch, features)`` and the flat list of
-    states returns ``(output, new_states)``.
+    Call: ``cell(inputs, states)`` with inputs ``(batch, features)`` and the states (one list
+    per cell, or all of them flat, in cell order) returns ``(output, new_states)`` with
+    ``new_states`` one list per cell. In an `RNN` with ``return_state=True`` the final
+    states come the same way, one list per cell, as Keras returns them.
 
     Raises:
         ValueError: an empty list, or an element without ``call`` and ``state_size``
@@ -37,7 +41,7 @@ class StackedRNNCells(Layer):
     >>> ek.keras.layers.RNN(ek.keras.layers.StackedRNNCells(cells))(ek.ones((2, 5, 6))).shape
     TensorShape([2, 3])
     >>> ek.keras.layers.StackedRNNCells(cells).state_size
-    [4, 4, 3]
+    [[4, 4], 3]
     """
 
     def __init__(self, cells, **kwargs):
@@ -55,7 +59,16 @@ class StackedRNNCells(Layer):
 
     @property
     def state_size(self) -> list:
-        return [n for cell in self.cells for n in _sizes(cell.state_size)]
+        return [cell.state_size for cell in self.cells]
+
+    def nest_states(self, flat: list) -> list:
+        """A flat list of states (or of their shapes) grouped into one list per cell."""
+        out, start = [], 0
+        for cell in self.cells:
+            n = len(_sizes(cell.state_size))
+            out.append(list(flat[start : start + n]))
+            start += n
+        return out
 
     @property
     def output_size(self) -> int:
@@ -66,13 +79,14 @@ class StackedRNNCells(Layer):
         shape = tuple(input_shape)
         for cell in self.cells:
             if isinstance(cell, Layer) and not cell.built:
-                cell._maybe_build_shapes(shape)
+                with cell.name_scope:  # distinct weight names: "rnn/lstm_cell/kernel:0"
+                    cell._maybe_build_shapes(shape)
             out = getattr(cell, "output_size", None) or _sizes(cell.state_size)[0]
             shape = (*shape[:-1], int(out))
         self.built = True
 
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None) -> list:
-        """Zero states ``(batch_size, n)`` for every state of every cell, flattened."""
+        """Zero states ``(batch_size, n)`` for every state of every cell, one list per cell."""
         from ...ops.creation import zeros
 
         if batch_size is None:
@@ -80,17 +94,19 @@ class StackedRNNCells(Layer):
                 raise ValueError(f"{self.name}.get_initial_state: pass batch_size or inputs.")
             batch_size = next(iter(inputs.shape))
         dt = self.compute_dtype if dtype is None else dtype
-        return [zeros((int(batch_size), n), dtype=dt) for n in self.state_size]
+        flat = [zeros((int(batch_size), int(n)), dtype=dt) for n in flatten_states(self.state_size)]
+        return self.nest_states(flat)
 
     def call(self, inputs, states, training=None):
-        states = list(states) if isinstance(states, (list, tuple)) else [states]
-        if len(states) != len(self.state_size):
+        states = flatten_states(states)
+        sizes = flatten_states(self.state_size)
+        if len(states) != len(sizes):
             raise ValueError(
-                f"StackedRNNCells {self.name!r}: expected {len(self.state_size)} states "
-                f"(sizes {self.state_size}). Received: {len(states)}"
+                f"StackedRNNCells {self.name!r}: expected {len(sizes)} states (state_size "
+                f"{self.state_size}). Received: {len(states)}"
             )
         x = inputs
-        new_states: list = []
+        new_states: list = []  # one list per cell
         start = 0
         for cell in self.cells:
             n = len(_sizes(cell.state_size))
@@ -99,7 +115,7 @@ class StackedRNNCells(Layer):
             cell_states = (
                 list(cell_states) if isinstance(cell_states, (list, tuple)) else [cell_states]
             )
-            new_states += cell_states
+            new_states.append(cell_states)
         return x, new_states
 
     def get_config(self) -> dict:
