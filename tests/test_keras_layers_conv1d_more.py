@@ -112,8 +112,13 @@ def test_conv1d_transpose_errors_and_config():
         layers.Conv1DTranspose(2, 3, padding="causal")
     with pytest.raises(ValueError, match=r"tuple of 1 integers. Received: kernel_size=\(3, 3\)"):
         layers.Conv1DTranspose(2, (3, 3))
-    with pytest.raises(ValueError, match="channels_first"):
-        layers.Conv1DTranspose(2, 3, data_format="channels_first")
+    for make in (
+        lambda: layers.Conv1DTranspose(2, 3, data_format="channels_first"),
+        lambda: layers.SeparableConv1D(2, 3, data_format="channels_first"),
+        lambda: layers.DepthwiseConv1D(3, data_format="channels_first"),
+    ):
+        with pytest.raises(ValueError, match=r"channels_first.*\(NWC\).*\[0, 2, 1\]"):
+            make()
     layer = layers.Conv1DTranspose(2, 3)
     layer(ek.ones((1, 4, 3)))
     with pytest.raises(ValueError, match="expected axis -1 of input shape to have value 3"):

@@ -14,6 +14,7 @@ from ._utils import (
     check_last_axis,
     check_rank,
     conv_output_length,
+    normalize_data_format,
     normalize_tuple,
     shape_of,
 )
@@ -28,9 +29,10 @@ def _one(value, name: str, layer: str) -> int:
     return normalize_tuple(value, 1, name, layer)[0]
 
 
-def _as_2d(kwargs: dict, layer: str) -> dict:
+def _as_2d(kwargs: dict, layer: str, data_format=None) -> dict:
     """``kernel_size``, ``strides`` and ``dilation_rate`` of a 1-D layer as the ``(1, n)``
-    pairs of the 2-D layer it extends."""
+    pairs of the 2-D layer it extends (``data_format`` checked with the 1-D message)."""
+    normalize_data_format(data_format, layer, 1)
     for key in ("kernel_size", "strides", "dilation_rate"):
         if key in kwargs:
             kwargs[key] = (1, _one(kwargs[key], key, layer))
@@ -95,6 +97,7 @@ class Conv1DTranspose(Conv2D):
         args = _as_2d(
             {"kernel_size": kernel_size, "strides": strides, "dilation_rate": dilation_rate},
             name,
+            data_format,
         )
         super().__init__(filters, padding=padding, data_format=data_format, **args, **kwargs)
         pad = normalize_output_padding(output_padding, 1, (self.strides[1],), name)
@@ -224,6 +227,7 @@ class DepthwiseConv1D(_Depthwise1D, DepthwiseConv2D):
         args = _as_2d(
             {"kernel_size": kernel_size, "strides": strides, "dilation_rate": dilation_rate},
             type(self).__name__,
+            data_format,
         )
         super().__init__(
             padding=padding,
@@ -308,6 +312,7 @@ class SeparableConv1D(_Depthwise1D, SeparableConv2D):
         args = _as_2d(
             {"kernel_size": kernel_size, "strides": strides, "dilation_rate": dilation_rate},
             type(self).__name__,
+            data_format,
         )
         super().__init__(
             filters,
