@@ -69,30 +69,34 @@ from .noise import (
     GaussianNoise,
     SpatialDropout1D,
     SpatialDropout2D,
+    SpatialDropout3D,
 )
 from .normalization import BatchNormalization
-from .normalization_more import GroupNormalization, LayerNormalization, UnitNormalization
-from .normalization_rms import RMSNormalization
+from .normalization_more import (
+    GroupNormalization,
+    LayerNormalization,
+    RMSNormalization,
+    UnitNormalization,
+)
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
+from .pooling3d import (
+    AveragePooling3D,
+    GlobalAveragePooling3D,
+    GlobalMaxPooling3D,
+    MaxPooling3D,
+)
 from .preprocessing import Normalization, Rescaling, Softmax
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
 from .reshaping import (
     AveragePooling1D,
     Cropping1D,
     Cropping2D,
+    Cropping3D,
     MaxPooling1D,
     UpSampling1D,
+    UpSampling3D,
     ZeroPadding1D,
     ZeroPadding2D,
-)
-from .reshaping3d import (
-    AveragePooling3D,
-    Cropping3D,
-    GlobalAveragePooling3D,
-    GlobalMaxPooling3D,
-    MaxPooling3D,
-    SpatialDropout3D,
-    UpSampling3D,
     ZeroPadding3D,
 )
 from .rnn_stacked import StackedRNNCells
