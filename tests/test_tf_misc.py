@@ -340,8 +340,8 @@ def test_rnn_with_a_custom_cell_and_gradients():
     check_gradients(lambda x: rnn64(x), SEQ.astype(np.float64)[:, :3], rtol=1e-4, atol=1e-4)
     with pytest.raises(ValueError, match="should have a `call` method and a `state_size`"):
         L.RNN(L.Dense(3))
-    with pytest.raises(NotImplementedError, match="a list of cells"):
-        L.RNN([L.LSTMCell(2), L.LSTMCell(2)])
+    stacked = L.RNN([L.LSTMCell(2), L.LSTMCell(2)])  # Keras wraps a list in StackedRNNCells
+    assert isinstance(stacked.cell, L.StackedRNNCells) and stacked(SEQ).shape == (2, 2)
 
 
 def test_rnn_cell_config_round_trip(tmp_path):

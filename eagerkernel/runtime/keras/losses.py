@@ -44,6 +44,7 @@ __all__ = [
     "CategoricalFocalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
+    "Dice",
     "Hinge",
     "Huber",
     "KLDivergence",
@@ -58,18 +59,23 @@ __all__ = [
     "Reduction",
     "SparseCategoricalCrossentropy",
     "SquaredHinge",
+    "Tversky",
     "binary_crossentropy",
     "binary_focal_crossentropy",
     "categorical_crossentropy",
     "categorical_focal_crossentropy",
     "categorical_hinge",
     "cosine_similarity",
+    "deserialize",
+    "dice",
     "get",
     "hinge",
     "huber",
     "kl_divergence",
     "kld",
+    "kullback_leibler_divergence",
     "log_cosh",
+    "logcosh",
     "mae",
     "mape",
     "mean_absolute_error",
@@ -79,8 +85,10 @@ __all__ = [
     "mse",
     "msle",
     "poisson",
+    "serialize",
     "sparse_categorical_crossentropy",
     "squared_hinge",
+    "tversky",
 ]
 
 EPSILON = 1e-7  # Keras's default backend.epsilon(), the clipping bound for probabilities
@@ -556,6 +564,7 @@ from .losses_more import (  # noqa: E402
     CategoricalFocalCrossentropy,
     CategoricalHinge,
     CosineSimilarity,
+    Dice,
     Hinge,
     KLDivergence,
     LogCosh,
@@ -563,10 +572,12 @@ from .losses_more import (  # noqa: E402
     MeanSquaredLogarithmicError,
     Poisson,
     SquaredHinge,
+    Tversky,
     binary_focal_crossentropy,
     categorical_focal_crossentropy,
     categorical_hinge,
     cosine_similarity,
+    dice,
     hinge,
     kl_divergence,
     log_cosh,
@@ -574,6 +585,7 @@ from .losses_more import (  # noqa: E402
     mean_squared_logarithmic_error,
     poisson,
     squared_hinge,
+    tversky,
 )
 
 # Keras's short names of the loss functions.
@@ -581,7 +593,8 @@ mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
 msle = MSLE = mean_squared_logarithmic_error
-kld = KLD = kl_divergence
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
 
 
 # -- lookup -------------------------------------------------------------------------------------
@@ -611,6 +624,9 @@ _FUNCTIONS = {
     "msle": mean_squared_logarithmic_error,
     "binary_focal_crossentropy": binary_focal_crossentropy,
     "categorical_focal_crossentropy": categorical_focal_crossentropy,
+    "kullback_leibler_divergence": kl_divergence,
+    "dice": dice,
+    "tversky": tversky,
 }
 _CLASSES = {
     c.__name__: c
@@ -632,6 +648,8 @@ _CLASSES = {
         MeanSquaredLogarithmicError,
         BinaryFocalCrossentropy,
         CategoricalFocalCrossentropy,
+        Dice,
+        Tversky,
     )
 }
 
@@ -678,3 +696,49 @@ def get(identifier) -> Loss:
         f"Could not interpret loss identifier: {identifier!r}. Use a name such as "
         f"{sorted(_FUNCTIONS)}, a Loss, or a function fn(y_true, y_pred)."
     )
+
+
+def serialize(loss) -> dict | None:
+    """Keras's config dict of a loss: ``{"module": "keras.losses", "class_name", "config",
+    "registered_name": None}`` for a built-in `Loss`, ``{"module": "builtins", "class_name":
+    "function", "config": "<name>", "registered_name": "function"}`` for a loss function
+    (follows `tf.keras.losses.serialize`).
+
+    Raises:
+        NotImplementedError: an object without ``get_config`` or a name.
+
+    >>> ek.keras.losses.serialize(ek.keras.losses.Dice())
+    {'module': 'keras.losses', 'class_name': 'Dice', 'config': {'name': 'dice', \
+'reduction': 'sum_over_batch_size', 'axis': None}, 'registered_name': None}
+    """
+    from .object_config import serialize_as
+
+    return serialize_as(loss, "keras.losses", set(_CLASSES.values()), set(_FUNCTIONS.values()))
+
+
+def _loss_by_name(name: str):
+    if name in _CLASSES:
+        return _CLASSES[name]()
+    return _FUNCTIONS.get(name)
+
+
+def deserialize(name, custom_objects=None):
+    """The loss a `serialize` dict describes, or the one a name gives: a function name
+    (``"mse"``, ``"mean_squared_error"``) gives the function, a class name
+    (``"MeanSquaredError"``) a new instance (follows `tf.keras.losses.deserialize`).
+
+    Args:
+        name: a config dict or a name string.
+        custom_objects: optional ``{name: object}`` searched first.
+
+    Raises:
+        ValueError: a name that is no loss. TypeError: a config of an unknown class.
+
+    >>> ek.keras.losses.deserialize("mse") is ek.keras.losses.mean_squared_error
+    True
+    >>> ek.keras.losses.deserialize(ek.keras.losses.serialize(ek.keras.losses.Huber(2.0)))
+    <Huber name='huber_loss' reduction='sum_over_batch_size'>
+    """
+    from .object_config import deserialize_from
+
+    return deserialize_from(name, custom_objects, "loss", _loss_by_name, "keras.losses")

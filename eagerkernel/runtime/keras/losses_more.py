@@ -12,6 +12,7 @@ from ..ops.activations import softmax, softplus
 from ..ops.elementwise import abs as _abs
 from ..ops.elementwise import clip_by_value, log, maximum, pow, sigmoid, square
 from ..ops.reduction import reduce_max, reduce_mean, reduce_sum
+from . import backend
 from .losses import (
     LossFunctionWrapper,
     aligned_pair,
@@ -27,6 +28,7 @@ __all__ = [
     "CategoricalFocalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
+    "Dice",
     "Hinge",
     "KLDivergence",
     "LogCosh",
@@ -34,10 +36,12 @@ __all__ = [
     "MeanSquaredLogarithmicError",
     "Poisson",
     "SquaredHinge",
+    "Tversky",
     "binary_focal_crossentropy",
     "categorical_focal_crossentropy",
     "categorical_hinge",
     "cosine_similarity",
+    "dice",
     "hinge",
     "kl_divergence",
     "log_cosh",
@@ -45,6 +49,7 @@ __all__ = [
     "mean_squared_logarithmic_error",
     "poisson",
     "squared_hinge",
+    "tversky",
 ]
 
 
@@ -201,6 +206,147 @@ def categorical_focal_crossentropy(
     p = clip_by_value(p, fuzz_epsilon(), 1.0 - fuzz_epsilon())
     focal = alpha * pow(1.0 - p, gamma) * (-y_true * log(p))
     return reduce_sum(focal, axis=axis)
+
+
+def _overlap_axis(axis, op: str):
+    """``axis`` as Keras's ``dice``/``tversky`` take it: None (all axes), an int or a
+    sequence of ints (a list after a JSON round trip)."""
+    if axis is None or (isinstance(axis, int) and not isinstance(axis, bool)):
+        return axis
+    try:
+        return [int(a) for a in axis]
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{op}: axis must be None, an int or a tuple of ints. Received: axis={axis!r}"
+        ) from None
+
+
+def _overlap_pair(y_true, y_pred, op: str) -> tuple[Tensor, Tensor]:
+    y_pred = pred_tensor(y_pred, op)
+    y_true = true_tensor(y_true, y_pred, op)
+    if tuple(y_true.shape) != tuple(y_pred.shape):
+        raise ValueError(
+            f"{op}: y_true and y_pred shapes are incompatible: y_true {tuple(y_true.shape)}, "
+            f"y_pred {tuple(y_pred.shape)}."
+        )
+    return y_true, y_pred
+
+
+def dice(y_true, y_pred, axis=None) -> Tensor:
+    """Dice loss ``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + epsilon)``,
+    the sums over ``axis`` (follows `tf.keras.losses.dice`, Keras 3's formula; ``epsilon``
+    is `ek.keras.backend.epsilon`).
+
+    Args:
+        y_true: targets, cast to ``y_pred``'s dtype. y_pred: predictions of the same shape.
+        axis: None (default: sum over every axis, a scalar loss), an int or a tuple of ints
+            (e.g. ``(1, 2, 3)`` for one loss per image).
+
+    Returns:
+        A Tensor of the shape left after summing over ``axis``.
+
+    Raises:
+        ValueError: shapes that differ, or a malformed ``axis``.
+
+    >>> y_true = [[[[1.0], [1.0]], [[0.0], [0.0]]], [[[1.0], [1.0]], [[0.0], [0.0]]]]
+    >>> y_pred = [[[[0.0], [1.0]], [[0.0], [1.0]]], [[[0.4], [0.0]], [[0.0], [0.9]]]]
+    >>> ek.keras.losses.dice(y_true, y_pred, axis=(1, 2, 3)).numpy()
+    array([0.5       , 0.75757575], dtype=float32)
+    >>> round(float(ek.keras.losses.dice(y_true, y_pred)), 6)
+    0.616438
+    """
+    axis = _overlap_axis(axis, "dice")
+    y_true, y_pred = _overlap_pair(y_true, y_pred, "dice")
+    intersection = reduce_sum(y_true * y_pred, axis=axis)
+    total = reduce_sum(y_true, axis=axis) + reduce_sum(y_pred, axis=axis)
+    return 1.0 - 2.0 * intersection / (total + backend.epsilon())
+
+
+def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None) -> Tensor:
+    """Tversky loss ``1 - tp / (tp + alpha * fp + beta * fn + epsilon)`` (follows
+    `tf.keras.losses.tversky`, Keras 3's formula, whose terms are ``tp = sum(y_true *
+    y_pred)``, ``fp = sum((1 - y_pred) * y_true)`` and ``fn = sum(y_pred * (1 - y_true))``
+    over ``axis``); ``alpha = beta = 0.5`` gives the `dice` loss.
+
+    Args:
+        y_true, y_pred, axis: as `dice`.
+        alpha: the weight of the ``fp`` term (default 0.5). beta: of ``fn`` (default 0.5).
+
+    Raises:
+        ValueError: shapes that differ, or a malformed ``axis``.
+
+    >>> y_true = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0]]
+    >>> y_pred = [[0.9, 0.2, 0.6, 0.1], [0.3, 0.8, 0.4, 0.7]]
+    >>> round(float(ek.keras.losses.tversky(y_true, y_pred, alpha=0.3, beta=0.7)), 5)
+    0.2093
+    """
+    axis = _overlap_axis(axis, "tversky")
+    y_true, y_pred = _overlap_pair(y_true, y_pred, "tversky")
+    tp = reduce_sum(y_true * y_pred, axis=axis)
+    fp = reduce_sum((1.0 - y_pred) * y_true, axis=axis)
+    fn = reduce_sum(y_pred * (1.0 - y_true), axis=axis)
+    return 1.0 - tp / (tp + fp * float(alpha) + fn * float(beta) + backend.epsilon())
+
+
+class Dice(LossFunctionWrapper):
+    """Dice loss (follows `tf.keras.losses.Dice`); see `dice`.
+
+    Args:
+        reduction: as `Loss` (default ``"sum_over_batch_size"``). name: default ``"dice"``.
+        axis: the axes the sums run over (default None: all, one scalar per call).
+        dtype: the dtype ``y_pred`` is cast to first (default None: its own).
+
+    >>> y_true = [[[[1.0], [1.0]], [[0.0], [0.0]]], [[[1.0], [1.0]], [[0.0], [0.0]]]]
+    >>> y_pred = [[[[0.0], [1.0]], [[0.0], [1.0]]], [[[0.4], [0.0]], [[0.0], [0.9]]]]
+    >>> ek.keras.losses.Dice(axis=(1, 2, 3), reduction=None)(y_true, y_pred).numpy()
+    array([0.5       , 0.75757575], dtype=float32)
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None, dtype=None):
+        axis = _overlap_axis(axis, "Dice")
+        super().__init__(dice, reduction=reduction, name=name, axis=axis)
+        self.axis = axis
+        self.dtype = dtype
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "reduction": self.reduction, "axis": self.axis}
+
+
+class Tversky(LossFunctionWrapper):
+    """Tversky loss (follows `tf.keras.losses.Tversky`); see `tversky`.
+
+    Args:
+        alpha: weight of the false-positive term, default 0.5. beta: of the false-negative
+            term, default 0.5. reduction, name (default ``"tversky"``), axis, dtype: as `Dice`.
+
+    >>> loss = ek.keras.losses.Tversky(alpha=0.2, beta=0.8)
+    >>> round(float(loss([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])), 6)
+    0.0
+    """
+
+    def __init__(
+        self,
+        alpha=0.5,
+        beta=0.5,
+        reduction="sum_over_batch_size",
+        name="tversky",
+        axis=None,
+        dtype=None,
+    ):
+        axis = _overlap_axis(axis, "Tversky")
+        alpha, beta = float(alpha), float(beta)
+        super().__init__(tversky, reduction=reduction, name=name, alpha=alpha, beta=beta, axis=axis)
+        self.alpha, self.beta, self.axis = alpha, beta, axis
+        self.dtype = dtype
+
+    def get_config(self) -> dict:
+        return {
+            "name": self.name,
+            "reduction": self.reduction,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "axis": self.axis,
+        }
 
 
 class KLDivergence(LossFunctionWrapper):

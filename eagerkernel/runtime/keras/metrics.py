@@ -611,3 +611,96 @@ from .metrics_more import *  # noqa: E402, F403
 from .metrics_more import __all__ as _more_all  # noqa: E402
 
 __all__ += [*_confusion_all, *_more_all]
+
+# The loss functions Keras 3 exports from ``keras.metrics`` too (the same objects).
+from .losses import (  # noqa: E402
+    KLD,
+    MAE,
+    MAPE,
+    MSE,
+    MSLE,
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_hinge,
+    hinge,
+    huber,
+    kld,
+    kullback_leibler_divergence,
+    logcosh,
+    mae,
+    mape,
+    mse,
+    msle,
+    poisson,
+    sparse_categorical_crossentropy,
+    squared_hinge,
+)
+
+__all__ += [
+    "KLD",
+    "MAE",
+    "MAPE",
+    "MSE",
+    "MSLE",
+    "binary_crossentropy",
+    "binary_focal_crossentropy",
+    "categorical_crossentropy",
+    "categorical_focal_crossentropy",
+    "categorical_hinge",
+    "deserialize",
+    "hinge",
+    "huber",
+    "kld",
+    "kullback_leibler_divergence",
+    "logcosh",
+    "mae",
+    "mape",
+    "mse",
+    "msle",
+    "poisson",
+    "serialize",
+    "sparse_categorical_crossentropy",
+    "squared_hinge",
+]
+
+
+def serialize(metric) -> dict | None:
+    """Keras's config dict of a metric, ``{"module": "keras.metrics", "class_name",
+    "config", "registered_name": None}`` for a built-in one (follows
+    `tf.keras.metrics.serialize`); a function gets Keras's ``"class_name": "function"``
+    form.
+
+    Raises:
+        NotImplementedError: an object without ``get_config`` or a name.
+
+    >>> ek.keras.metrics.serialize(ek.keras.metrics.MeanSquaredError())["class_name"]
+    'MeanSquaredError'
+    """
+    from .object_config import serialize_as
+
+    functions = {v for v in globals().values() if callable(v) and not isinstance(v, type)}
+    return serialize_as(metric, "keras.metrics", set(_CLASSES.values()), functions)
+
+
+def _metric_by_name(name: str):
+    try:
+        return get(name)
+    except ValueError:
+        return None
+
+
+def deserialize(config, custom_objects=None):
+    """The metric a `serialize` dict describes, or the one a name gives (``"mse"`` gives a
+    `MeanSquaredError` metric, as `get` does; follows `tf.keras.metrics.deserialize`).
+
+    Raises:
+        ValueError: a name that is no metric. TypeError: a config of an unknown class.
+
+    >>> ek.keras.metrics.deserialize("mse")
+    <MeanSquaredError name='mse'>
+    """
+    from .object_config import deserialize_from
+
+    return deserialize_from(config, custom_objects, "metric", _metric_by_name, "keras.metrics")

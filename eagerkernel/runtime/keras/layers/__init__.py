@@ -16,6 +16,8 @@ from .augmentation import (
 )
 from .base import Layer
 from .conv import Conv2D
+from .conv1d_more import Conv1DTranspose, DepthwiseConv1D, SeparableConv1D
+from .conv3d import Conv3D, Conv3DTranspose
 from .conv_depthwise import DepthwiseConv2D, SeparableConv2D
 from .conv_more import (
     Conv1D,
@@ -67,21 +69,37 @@ from .noise import (
     GaussianNoise,
     SpatialDropout1D,
     SpatialDropout2D,
+    SpatialDropout3D,
 )
 from .normalization import BatchNormalization
-from .normalization_more import GroupNormalization, LayerNormalization, UnitNormalization
+from .normalization_more import (
+    GroupNormalization,
+    LayerNormalization,
+    RMSNormalization,
+    UnitNormalization,
+)
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
+from .pooling3d import (
+    AveragePooling3D,
+    GlobalAveragePooling3D,
+    GlobalMaxPooling3D,
+    MaxPooling3D,
+)
 from .preprocessing import Normalization, Rescaling, Softmax
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
 from .reshaping import (
     AveragePooling1D,
     Cropping1D,
     Cropping2D,
+    Cropping3D,
     MaxPooling1D,
     UpSampling1D,
+    UpSampling3D,
     ZeroPadding1D,
     ZeroPadding2D,
+    ZeroPadding3D,
 )
+from .rnn_stacked import StackedRNNCells
 from .wrappers import TimeDistributed
 
 # Keras's aliases.
@@ -97,6 +115,14 @@ GlobalAvgPool1D = GlobalAveragePooling1D
 GlobalMaxPool1D = GlobalMaxPooling1D
 MaxPool1D = MaxPooling1D
 AvgPool1D = AveragePooling1D
+Convolution3D = Conv3D
+Convolution3DTranspose = Conv3DTranspose
+MaxPool3D = MaxPooling3D
+AvgPool3D = AveragePooling3D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool3D = GlobalMaxPooling3D
+Convolution1DTranspose = Conv1DTranspose
+SeparableConvolution1D = SeparableConv1D
 
 
 def Input(*args, **kwargs):
@@ -134,22 +160,32 @@ __all__ = [
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
+    "AveragePooling3D",
     "AvgPool1D",
     "AvgPool2D",
+    "AvgPool3D",
     "BatchNormalization",
     "Bidirectional",
     "CategoryEncoding",
     "CenterCrop",
     "Concatenate",
     "Conv1D",
+    "Conv1DTranspose",
     "Conv2D",
     "Conv2DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
     "Convolution1D",
+    "Convolution1DTranspose",
     "Convolution2D",
     "Convolution2DTranspose",
+    "Convolution3D",
+    "Convolution3DTranspose",
     "Cropping1D",
     "Cropping2D",
+    "Cropping3D",
     "Dense",
+    "DepthwiseConv1D",
     "DepthwiseConv2D",
     "Discretization",
     "Dot",
@@ -162,12 +198,16 @@ __all__ = [
     "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D",
     "GlobalAvgPool1D",
     "GlobalAvgPool2D",
+    "GlobalAvgPool3D",
     "GlobalMaxPool1D",
     "GlobalMaxPool2D",
+    "GlobalMaxPool3D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GlobalMaxPooling3D",
     "GroupNormalization",
     "Hashing",
     "Identity",
@@ -182,8 +222,10 @@ __all__ = [
     "Masking",
     "MaxPool1D",
     "MaxPool2D",
+    "MaxPool3D",
     "MaxPooling1D",
     "MaxPooling2D",
+    "MaxPooling3D",
     "Maximum",
     "Minimum",
     "MultiHeadAttention",
@@ -191,6 +233,7 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RMSNormalization",
     "RandomBrightness",
     "RandomContrast",
     "RandomCrop",
@@ -203,13 +246,17 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "Resizing",
+    "SeparableConv1D",
     "SeparableConv2D",
+    "SeparableConvolution1D",
     "SeparableConvolution2D",
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "SpatialDropout3D",
+    "StackedRNNCells",
     "StringLookup",
     "Subtract",
     "TextVectorization",
@@ -217,8 +264,10 @@ __all__ = [
     "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
+    "UpSampling3D",
     "ZeroPadding1D",
     "ZeroPadding2D",
+    "ZeroPadding3D",
     "add",
     "average",
     "concatenate",

@@ -46,13 +46,17 @@ def normalize_padding(value, layer: str) -> str:
     return padding
 
 
-def normalize_data_format(value, layer: str) -> str:
-    """``"channels_last"`` (also for None); channels_first is refused, as TF's CPU kernels do."""
+def normalize_data_format(value, layer: str, spatial_dims: int = 2) -> str:
+    """``"channels_last"`` (also for None); channels_first is refused, as TF's CPU kernels do
+    (the message names the layout and transpose for ``spatial_dims`` spatial axes)."""
     fmt = "channels_last" if value is None else str(value).lower()
     if fmt == "channels_first":
+        layout = {1: "NWC", 2: "NHWC", 3: "NDHWC"}.get(spatial_dims, "NHWC")
+        perm = [0, *range(2, spatial_dims + 2), 1]
         raise ValueError(
-            f"{layer}: data_format='channels_first' is not supported; only channels_last (NHWC) "
-            "runs on CPU, as in TensorFlow. Transpose the input with ek.transpose(x, [0, 2, 3, 1])."
+            f"{layer}: data_format='channels_first' is not supported; only channels_last "
+            f"({layout}) runs on CPU, as in TensorFlow. Transpose the input with "
+            f"ek.transpose(x, {perm})."
         )
     if fmt != "channels_last":
         raise ValueError(

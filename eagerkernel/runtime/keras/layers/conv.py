@@ -62,6 +62,8 @@ class Conv2D(Layer):
     (None, 28, 28, 8)
     """
 
+    _spatial = 2  # spatial axes (Conv3D sets 3)
+
     def __init__(
         self,
         filters,
@@ -94,11 +96,12 @@ class Conv2D(Layer):
                 f"{name}: grouped convolutions are not supported. Received: groups={groups!r}"
             )
         self.filters = int(filters)
-        self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size", name)
-        self.strides = normalize_tuple(strides, 2, "strides", name)
+        rank = self._spatial
+        self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size", name)
+        self.strides = normalize_tuple(strides, rank, "strides", name)
         self.padding = normalize_padding(padding, name)
-        self.data_format = normalize_data_format(data_format, name)
-        self.dilation_rate = normalize_tuple(dilation_rate, 2, "dilation_rate", name)
+        self.data_format = normalize_data_format(data_format, name, rank)
+        self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate", name)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError(
                 f"{name}: `strides > 1` not supported in conjunction with `dilation_rate > 1`. "

@@ -1,8 +1,8 @@
 """Regularization layers active in training only: GaussianNoise, GaussianDropout,
-AlphaDropout, SpatialDropout1D and SpatialDropout2D (follow the `tf.keras.layers` classes of
-those names). Their random draws are seeded as `Dropout`'s are: with ``seed``, the sequence of
-draws is reproducible (also with `ek.random.set_seed`) and different at each call, also inside
-`ek.function`."""
+AlphaDropout, SpatialDropout1D, SpatialDropout2D and SpatialDropout3D (follow the
+`tf.keras.layers` classes of those names). Their random draws are seeded as `Dropout`'s are:
+with ``seed``, the sequence of draws is reproducible (also with `ek.random.set_seed`) and
+different at each call, also inside `ek.function`."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ __all__ = [
     "GaussianNoise",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "SpatialDropout3D",
 ]
 
 
@@ -227,3 +228,27 @@ class SpatialDropout2D(SpatialDropout1D):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "data_format": self.data_format}
+
+
+class SpatialDropout3D(SpatialDropout2D):
+    """Drops whole channels of a ``(batch, depth, rows, cols, channels)`` input in training
+    (follows `tf.keras.layers.SpatialDropout3D`): `Dropout` with noise shape ``(batch, 1, 1,
+    1, channels)``; the identity at inference.
+
+    Args:
+        rate: float in [0, 1). data_format: ``"channels_last"`` (or None). seed: optional int.
+
+    Raises:
+        ValueError: ``rate`` outside [0, 1), channels_first, or an input not of rank 5.
+
+    >>> layer = ek.keras.layers.SpatialDropout3D(0.5, seed=1)
+    >>> y = layer(ek.ones((2, 3, 3, 3, 4)), training=True).numpy()
+    >>> bool(((y == 0) | (y == 2)).all() and (y.std(axis=(1, 2, 3)) == 0).all())
+    True
+    """
+
+    _rank = 5
+
+    def __init__(self, rate, data_format=None, seed=None, **kwargs):
+        super().__init__(rate, seed=seed, **kwargs)
+        self.data_format = normalize_data_format(data_format, "SpatialDropout3D", 3)

@@ -48,6 +48,13 @@ def _sequence_shape(layer, input_shape) -> tuple:
     return shape
 
 
+def flatten_states(states) -> list:
+    """A state, a list of states or a nested list (Keras's stacked cells) as a flat list."""
+    if not isinstance(states, (list, tuple)):
+        return [states]
+    return [s for item in states for s in flatten_states(item)]
+
+
 class _Recurrent(Layer):
     """The arguments, weights and state layout of one recurrent cell; the gate math comes
     from a `_SimpleRNNMath`/`_LSTMMath`/`_GRUMath` base, the time loop from `_RNN`."""
@@ -203,9 +210,7 @@ class _RNN(Layer):
 
             states = [zeros((batch, n), dtype=x.dtype) for n in self._state_sizes()]
         else:
-            states = (
-                list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
-            )
+            states = flatten_states(initial_state)  # a nested list (stacked cells) too
             if len(states) != len(self._state_sizes()):
                 raise ValueError(
                     f"{type(self).__name__} {self.name!r}: initial_state needs "
@@ -237,8 +242,12 @@ class _RNN(Layer):
         last = outputs[-1]
         result = array_ops.stack(outputs, axis=1) if self.return_sequences else last
         if self.return_state:
-            return [result, *states]
+            return [result, *self._nest_states(states)]
         return result
+
+    def _nest_states(self, states: list) -> list:
+        """The final states as the layer returns them (flat; `RNN` groups stacked cells')."""
+        return states
 
     def compute_mask(self, inputs, mask=None):
         """The input's mask for the sequence output (``return_sequences``), else None."""
@@ -253,7 +262,7 @@ class _RNN(Layer):
         size = self._output_size()
         out = (batch, steps, size) if self.return_sequences else (batch, size)
         if self.return_state:
-            return [out] + [(batch, n) for n in self._state_sizes()]
+            return [out, *self._nest_states([(batch, n) for n in self._state_sizes()])]
         return out
 
     def get_config(self) -> dict:
@@ -554,7 +563,7 @@ class RNN(_RNN):
         cell: a `SimpleRNNCell`, `LSTMCell`, `GRUCell` or any layer whose ``call(inputs,
             states)`` returns ``(output, new_states)`` and that has ``state_size`` (an int or
             a list of ints) and optionally ``output_size`` (default the first state size).
-            States reach it as a list; a list of cells (stacking) is not supported.
+            States reach it as a list. A list of cells is wrapped in `StackedRNNCells`.
         return_sequences, return_state, go_backwards, zero_output_for_mask, unroll,
             activity_regularizer: as `SimpleRNN`; ``stateful=True`` raises
             NotImplementedError.
@@ -564,7 +573,6 @@ class RNN(_RNN):
 
     Raises:
         ValueError: a cell without ``call``/``state_size``.
-        NotImplementedError: a list of cells.
 
     >>> rnn = ek.keras.layers.RNN(ek.keras.layers.LSTMCell(4), return_sequences=True)
     >>> rnn(ek.ones((2, 5, 3))).shape
@@ -572,10 +580,11 @@ class RNN(_RNN):
     """
 
     def __init__(self, cell, **kwargs):
-        if isinstance(cell, (list, tuple)):
-            raise NotImplementedError(
-                "RNN: a list of cells (StackedRNNCells) is not supported; stack RNN layers instead."
-            )
+        if isinstance(cell, (list, tuple)):  # Keras wraps a list of cells
+            from .rnn_stacked import StackedRNNCells
+
+            dtype = kwargs.get("dtype")  # the wrapper computes in the RNN's dtype
+            cell = StackedRNNCells(cell) if dtype is None else StackedRNNCells(cell, dtype=dtype)
         if not callable(getattr(cell, "call", None)) or not hasattr(cell, "state_size"):
             raise ValueError(
                 "Argument `cell` should have a `call` method and a `state_size` attribute. "
@@ -585,8 +594,11 @@ class RNN(_RNN):
         self.cell = cell
 
     def _state_sizes(self) -> list:
-        size = self.cell.state_size
-        return [int(n) for n in size] if isinstance(size, (list, tuple)) else [int(size)]
+        return [int(n) for n in flatten_states(self.cell.state_size)]
+
+    def _nest_states(self, states: list) -> list:
+        nest = getattr(self.cell, "nest_states", None)  # StackedRNNCells: one list per cell
+        return states if nest is None else nest(states)
 
     def _output_size(self) -> int:
         return int(getattr(self.cell, "output_size", None) or self._state_sizes()[0])
@@ -613,9 +625,7 @@ class RNN(_RNN):
 
         def step(t, states):
             output, new_states = cell(x[:, t], list(states))
-            if not isinstance(new_states, (list, tuple)):
-                new_states = [new_states]
-            return output, list(new_states)
+            return output, flatten_states(new_states)
 
         return step
 

@@ -1,6 +1,6 @@
-"""Shape layers for sequences and images: ZeroPadding1D/2D, Cropping1D/2D, UpSampling1D,
-MaxPooling1D and AveragePooling1D (follow the `tf.keras.layers` classes of those names,
-channels last)."""
+"""Shape layers for sequences, images and volumes: ZeroPadding1D/2D/3D, Cropping1D/2D/3D,
+UpSampling1D/3D, MaxPooling1D and AveragePooling1D (follow the `tf.keras.layers` classes of
+those names, channels last)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,13 @@ __all__ = [
     "AveragePooling1D",
     "Cropping1D",
     "Cropping2D",
+    "Cropping3D",
     "MaxPooling1D",
     "UpSampling1D",
+    "UpSampling3D",
     "ZeroPadding1D",
     "ZeroPadding2D",
+    "ZeroPadding3D",
 ]
 
 
@@ -282,3 +285,135 @@ class AveragePooling1D(_Pooling1D):
     """
 
     _op = staticmethod(_nn.avg_pool2d)
+
+
+# -- 3-D (volumes, NDHWC) -----------------------------------------------------------------------
+
+
+def _times(n, k):
+    return None if n is None else n * k
+
+
+class UpSampling3D(Layer):
+    """Repeats each depth slice, row and column ``size`` times (follows
+    `tf.keras.layers.UpSampling3D`, nearest neighbour).
+
+    Args:
+        size: an int or a triple of factors (default ``(2, 2, 2)``).
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
+
+    Input shape: ``(batch_size, depth, rows, cols, channels)``. Output shape:
+    ``(batch_size, depth * size[0], rows * size[1], cols * size[2], channels)``.
+
+    Raises:
+        ValueError: bad ``size``, or an input that is not rank 5.
+
+    >>> x = ek.reshape(ek.range(2.0), (1, 2, 1, 1, 1))
+    >>> ek.keras.layers.UpSampling3D((2, 1, 3))(x).numpy()[0, :, 0, :, 0]
+    array([[0., 0., 0.],
+           [0., 0., 0.],
+           [1., 1., 1.],
+           [1., 1., 1.]], dtype=float32)
+    """
+
+    def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.size = normalize_tuple(size, 3, "size", "UpSampling3D")
+        self.data_format = normalize_data_format(data_format, "UpSampling3D", 3)
+
+    def call(self, inputs):
+        shape = shape_of(inputs)
+        check_rank(self, shape, 5)
+        b, d, h, w, c = shape
+        sd, sh, sw = self.size
+        x = array_ops.reshape(inputs, (b, d, 1, h, 1, w, 1, c))
+        x = array_ops.broadcast_to(x, (b, d, sd, h, sh, w, sw, c))
+        return array_ops.reshape(x, (b, d * sd, h * sh, w * sw, c))
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        input_shape = tuple(input_shape)
+        check_rank(self, input_shape, 5)
+        b, d, h, w, c = input_shape
+        return (b, *(_times(n, k) for n, k in zip((d, h, w), self.size)), c)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "size": self.size, "data_format": self.data_format}
+
+
+class ZeroPadding3D(Layer):
+    """Pads a ``(batch, depth, rows, cols, channels)`` input with zeros (follows
+    `tf.keras.layers.ZeroPadding3D`).
+
+    Args:
+        padding: an int (all sides), a triple ``(d, h, w)`` (symmetric) or three pairs
+            ``((front, back), (top, bottom), (left, right))``; default 1 on every side.
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
+
+    Raises:
+        ValueError: a malformed or negative ``padding``, or an input that is not rank 5.
+
+    >>> ek.keras.layers.ZeroPadding3D(((1, 0), (0, 2), (1, 1)))(ek.ones((1, 2, 2, 2, 1))).shape
+    TensorShape([1, 3, 4, 4, 1])
+    """
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, 3, "padding", "ZeroPadding3D")
+        self.data_format = normalize_data_format(data_format, "ZeroPadding3D", 3)
+
+    def call(self, inputs):
+        check_rank(self, shape_of(inputs), 5)
+        return array_ops.pad(inputs, [[0, 0], *map(list, self.padding), [0, 0]])
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        input_shape = tuple(input_shape)
+        check_rank(self, input_shape, 5)
+        spatial = (
+            None if n is None else n + sum(p) for n, p in zip(input_shape[1:4], self.padding)
+        )
+        return (input_shape[0], *spatial, input_shape[4])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
+
+
+class Cropping3D(Layer):
+    """Crops the depth, rows and columns of a ``(batch, depth, rows, cols, channels)`` input
+    (follows `tf.keras.layers.Cropping3D`).
+
+    Args:
+        cropping: an int, a triple (symmetric) or three ``(start, end)`` pairs; default 1 on
+            every side.
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
+
+    Raises:
+        ValueError: a malformed or negative ``cropping``; cropping as long as an axis or
+            longer (Keras's message); an input that is not rank 5.
+
+    >>> ek.keras.layers.Cropping3D(((1, 0), (1, 1), (0, 2)))(ek.ones((1, 3, 4, 5, 2))).shape
+    TensorShape([1, 2, 2, 3, 2])
+    """
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(cropping, 3, "cropping", "Cropping3D")
+        self.data_format = normalize_data_format(data_format, "Cropping3D", 3)
+
+    def call(self, inputs):
+        shape = shape_of(inputs)
+        self.compute_output_shape(shape)
+        (f, bk), (t, b), (le, r) = self.cropping
+        return inputs[:, f : shape[1] - bk, t : shape[2] - b, le : shape[3] - r, :]
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        input_shape = tuple(input_shape)
+        check_rank(self, input_shape, 5)
+        for n, crop in zip(input_shape[1:4], self.cropping):
+            _check_crop(self, n, crop, input_shape)
+        spatial = (
+            None if n is None else n - sum(c) for n, c in zip(input_shape[1:4], self.cropping)
+        )
+        return (input_shape[0], *spatial, input_shape[4])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "cropping": self.cropping, "data_format": self.data_format}

@@ -30,8 +30,10 @@ __all__ = [
     "Nadam",
     "Optimizer",
     "RMSprop",
+    "deserialize",
     "get",
     "schedules",
+    "serialize",
 ]
 
 _BY_NAME = {
@@ -79,4 +81,41 @@ def get(identifier) -> Optimizer:
     raise ValueError(
         f"Could not interpret optimizer identifier: {identifier!r}. Use one of "
         f"{sorted(_BY_NAME)}, an optimizer instance, or a config dict."
+    )
+
+
+def serialize(optimizer) -> dict | None:
+    """Keras's config dict of an optimizer, ``{"module": "keras.optimizers", "class_name",
+    "config", "registered_name": None}`` (follows `tf.keras.optimizers.serialize`).
+
+    Raises:
+        NotImplementedError: an object without ``get_config``.
+
+    >>> ek.keras.optimizers.serialize(ek.keras.optimizers.SGD())["class_name"]
+    'SGD'
+    """
+    from ..object_config import serialize_as
+
+    return serialize_as(optimizer, "keras.optimizers", set(_BY_NAME.values()), ())
+
+
+def _optimizer_by_name(name: str):
+    cls = _BY_NAME.get(name.lower())
+    return None if cls is None else cls()
+
+
+def deserialize(config, custom_objects=None):
+    """The optimizer a `serialize` dict describes, or a new one of a name (``"adam"``,
+    ``"Adam"``; follows `tf.keras.optimizers.deserialize`).
+
+    Raises:
+        ValueError: a name that is no optimizer. TypeError: a config of an unknown class.
+
+    >>> ek.keras.optimizers.deserialize({"class_name": "SGD", "config": {"learning_rate": 0.5}})
+    <SGD learning_rate=0.5 iterations=0>
+    """
+    from ..object_config import deserialize_from
+
+    return deserialize_from(
+        config, custom_objects, "optimizer", _optimizer_by_name, "keras.optimizers"
     )
