@@ -798,3 +798,51 @@ def test_tf1_learning_rate_may_be_a_variable():
     lr.assign(0.25)
     opt.apply_gradients([(1.0, v)])
     assert float(v) == pytest.approx(-0.75)
+
+
+# `tf.keras.optimizers.serialize(Adam(0.01))` and of SGD(0.1, momentum=0.9, nesterov=True), as
+# TensorFlow 2.21 (Keras 3) writes them.
+KERAS_ADAM = {
+    "module": "keras.optimizers",
+    "class_name": "Adam",
+    "config": {
+        "name": "adam",
+        "learning_rate": 0.009999999776482582,
+        "weight_decay": None,
+        "clipnorm": None,
+        "global_clipnorm": None,
+        "clipvalue": None,
+        "use_ema": False,
+        "ema_momentum": 0.99,
+        "ema_overwrite_frequency": None,
+        "loss_scale_factor": None,
+        "gradient_accumulation_steps": None,
+        "beta_1": 0.9,
+        "beta_2": 0.999,
+        "epsilon": 1e-07,
+        "amsgrad": False,
+    },
+    "registered_name": None,
+}
+
+
+def test_configs_keras_wrote_load_and_unsupported_features_raise():
+    opt = ek.keras.optimizers.deserialize(KERAS_ADAM)
+    assert type(opt).__name__ == "Adam"
+    config = opt.get_config()
+    assert config["learning_rate"] == pytest.approx(0.01) and config["beta_2"] == 0.999
+    sgd = dict(KERAS_ADAM, class_name="SGD")
+    sgd["config"] = {
+        k: v for k, v in KERAS_ADAM["config"].items() if k not in ("beta_1", "beta_2", "epsilon")
+    }
+    sgd["config"].pop("amsgrad")
+    sgd["config"].update(momentum=0.9, nesterov=True)
+    assert ek.keras.optimizers.deserialize(sgd).get_config()["nesterov"] is True
+    # Keras features eagerkernel does not implement are refused, not ignored.
+    for key, value in (
+        ("use_ema", True),
+        ("gradient_accumulation_steps", 4),
+        ("loss_scale_factor", 128.0),
+    ):
+        with pytest.raises(NotImplementedError, match=f"Adam: {key}={value!r} is not supported"):
+            ek.keras.optimizers.Adam(**{key: value})

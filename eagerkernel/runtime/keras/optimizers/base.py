@@ -125,6 +125,34 @@ class GradientObserver(typing.Protocol):
         any variable changed."""
 
 
+# Keras 3's optimizer arguments that eagerkernel does not implement, with the values that leave
+# them off: a config Keras wrote (`serialize`, a `.keras` file) holds them all.
+_KERAS_OFF = {
+    "use_ema": False,
+    "loss_scale_factor": None,
+    "gradient_accumulation_steps": None,
+    "is_legacy_optimizer": False,
+}
+# Arguments with no effect while their feature is off (use_ema) or without XLA (jit_compile).
+_KERAS_INERT = ("ema_momentum", "ema_overwrite_frequency", "jit_compile")
+
+
+def _keras_defaults(cls: str, kwargs: dict) -> None:
+    """Removes from ``kwargs`` Keras 3's optimizer arguments at the values that leave their
+    feature off (what a config Keras wrote holds); raises NotImplementedError for any other
+    value, naming it."""
+    for key, off in _KERAS_OFF.items():
+        if key in kwargs:
+            value = kwargs.pop(key)
+            if value != off and not (off is False and value is None):
+                raise NotImplementedError(
+                    f"{cls}: {key}={value!r} is not supported by eagerkernel's optimizers "
+                    f"(only {off!r}, Keras's default)."
+                )
+    for key in _KERAS_INERT:
+        kwargs.pop(key, None)
+
+
 class Optimizer:
     """Base class of optimizers (follows `tf.keras.optimizers.Optimizer`).
 
@@ -178,8 +206,7 @@ class Optimizer:
         if "lr" in kwargs:
             learning_rate = kwargs.pop("lr")
         decay = kwargs.pop("decay", 0.0)
-        for ignored in ("jit_compile", "use_ema", "is_legacy_optimizer"):
-            kwargs.pop(ignored, None)
+        _keras_defaults(type(self).__name__, kwargs)
         if kwargs:
             raise TypeError(
                 f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}."
