@@ -136,3 +136,16 @@ def check_layer_gradients(layer, x, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):
                 numeric[i] += sign * loss(xt) / (2 * eps)
         var.assign(base)
         np.testing.assert_allclose(g.numpy(), numeric, rtol=rtol, atol=atol, err_msg=var.name)
+
+
+def rand(*shape, seed=0):
+    """A float32 array of standard normal values, reproducible by ``seed``."""
+    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+
+
+def roundtrip(layer):
+    """A layer made again from its config, checked to give the same config."""
+    config = layer.get_config()
+    clone = type(layer).from_config(config)
+    assert clone.get_config() == config
+    return clone

@@ -10,6 +10,8 @@ from keras_layer_refs import (
     np_conv,
     np_conv_transpose,
     np_pool,
+    rand,
+    roundtrip,
     sin_input,
 )
 
@@ -17,17 +19,6 @@ import eagerkernel as ek
 
 keras = ek.keras
 layers = keras.layers
-
-
-def rand(*shape, seed=0):
-    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
-
-
-def roundtrip(layer):
-    config = layer.get_config()
-    clone = type(layer).from_config(config)
-    assert clone.get_config() == config
-    return clone
 
 
 # -- Conv3D ------------------------------------------------------------------------------------

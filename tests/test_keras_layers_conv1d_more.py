@@ -9,6 +9,8 @@ from keras_layer_refs import (
     cos_weights,
     np_conv,
     np_conv_transpose,
+    rand,
+    roundtrip,
     sin_input,
 )
 
@@ -16,17 +18,6 @@ import eagerkernel as ek
 
 keras = ek.keras
 layers = keras.layers
-
-
-def rand(*shape, seed=0):
-    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
-
-
-def roundtrip(layer):
-    config = layer.get_config()
-    clone = type(layer).from_config(config)
-    assert clone.get_config() == config
-    return clone
 
 
 def np_depthwise(x, dw, strides, padding, dilation=None):

@@ -270,17 +270,7 @@ def _r2c_op(rank: int, tf_name: str):
     )
 
     def op(input_tensor, fft_length=None, name=None) -> Tensor:
-        x = tensor(input_tensor, tf_name)
-        if x._value.dtype not in COMPLEX_OF:
-            raise ValueError(
-                f"{tf_name.upper()} requires float32 or float64 inputs. Received: dtype "
-                f"{x.dtype.name}."
-            )
-        if x.ndim < rank:
-            raise invalid(
-                tf_name,
-                f"input must have rank of at least {rank} but got shape {tuple(x._value.shape)}.",
-            )
+        x = _transform_input(input_tensor, tf_name, rank, COMPLEX_OF, "float32 or float64")
         if fft_length is None:
             lengths = tuple(x._value.shape[x.ndim - rank :])
             if min(lengths) < 1:
@@ -313,6 +303,23 @@ def _r2c_op(rank: int, tf_name: str):
     return op
 
 
+def _transform_input(value, tf_name: str, rank: int, dtypes: dict, what: str, hint=None):
+    """``value`` as a tensor for a real/complex transform of ``rank`` inner axes: its dtype
+    one of ``dtypes`` (ValueError naming ``what``, as TensorFlow) and its rank at least
+    ``rank`` (InvalidArgumentError)."""
+    x = tensor(value, tf_name, hint)
+    if x._value.dtype not in dtypes:
+        raise ValueError(
+            f"{tf_name.upper()} requires {what} inputs. Received: dtype {x.dtype.name}."
+        )
+    if x.ndim < rank:
+        raise invalid(
+            tf_name,
+            f"input must have rank of at least {rank} but got shape {tuple(x._value.shape)}.",
+        )
+    return x
+
+
 def _c2r_op(rank: int, tf_name: str):
     doc_example = {
         1: ">>> ek.signal.irfft(ek.constant([10, -2 + 2j, -2], ek.complex64)).numpy()\n"
@@ -324,17 +331,9 @@ def _c2r_op(rank: int, tf_name: str):
     )
 
     def op(input_tensor, fft_length=None, name=None) -> Tensor:
-        x = tensor(input_tensor, tf_name, np.complex64)
-        if x._value.dtype not in REAL_OF:
-            raise ValueError(
-                f"{tf_name.upper()} requires complex64 or complex128 inputs. Received: dtype "
-                f"{x.dtype.name}."
-            )
-        if x.ndim < rank:
-            raise invalid(
-                tf_name,
-                f"input must have rank of at least {rank} but got shape {tuple(x._value.shape)}.",
-            )
+        x = _transform_input(
+            input_tensor, tf_name, rank, REAL_OF, "complex64 or complex128", np.complex64
+        )
         if fft_length is None:
             s = tuple(x._value.shape[x.ndim - rank :])
             lengths = (*s[:-1], 2 * (s[-1] - 1))
