@@ -76,6 +76,7 @@ __all__ = [
     "unique",
     "unique_with_counts",
     "xdivy",
+    "xlog1py",
     "xlogy",
 ]
 
@@ -206,6 +207,11 @@ def _xlogy_fwd(xp, x, y):
         return xp.where(x == 0, xp.zeros((), x.dtype), x * xp.log(y)).astype(x.dtype, copy=False)
 
 
+def _xlog1py_fwd(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(x == 0, xp.zeros((), x.dtype), x * xp.log1p(y)).astype(x.dtype, copy=False)
+
+
 def _xdivy_fwd(xp, x, y):
     with np.errstate(divide="ignore", invalid="ignore"):
         return xp.where(x == 0, xp.zeros((), x.dtype), x / y).astype(x.dtype, copy=False)
@@ -223,10 +229,12 @@ def _mul_no_nan_fwd(xp, x, y):
 
 _xlogy = Primitive("Xlogy", _xlogy_fwd)
 _xdivy = Primitive("Xdivy", _xdivy_fwd)
+_xlog1py = Primitive("Xlog1py", _xlog1py_fwd)
 _div_no_nan = Primitive("DivNoNan", _div_no_nan_fwd)
 _mul_no_nan = Primitive("MulNoNan", _mul_no_nan_fwd)
 _xlogy_op = binary(_xlogy)
 _xdivy_op = binary(_xdivy)
+_xlog1py_op = binary(_xlog1py)
 _div_no_nan_op = binary(_div_no_nan)
 _mul_no_nan_op = binary(_mul_no_nan)
 
@@ -244,6 +252,11 @@ defvjp(
     _xdivy,
     lambda g, ans, x, y: g * _nonzero(x) * divide_no_nan(_nonzero(x), y),
     lambda g, ans, x, y: g * xdivy(-x, square(y)),
+)
+defvjp(
+    _xlog1py,
+    lambda g, ans, x, y: g * xlog1py(_nonzero(x), y),
+    lambda g, ans, x, y: g * xdivy(x, 1 + y),
 )
 # TensorFlow's DivNoNan gradient conjugates both inputs (a complex division's derivatives are
 # the conjugates), as Div's does.
@@ -279,6 +292,20 @@ def xlogy(x, y, name=None) -> Tensor:
     array([0., 2.], dtype=float32)
     """
     return _float_binary("xlogy", _xlogy_op, x, y)
+
+
+def xlog1py(x, y, name=None) -> Tensor:
+    """``x * log1p(y)``, and 0 where ``x == 0`` even if ``y`` is -1 (follows
+    `tf.math.xlog1py`); gradients as TensorFlow's: ``xlog1py(x != 0, y)`` for x and
+    ``xdivy(x, 1 + y)`` for y.
+
+    Raises:
+        TypeError: integer inputs or dtypes that differ.
+
+    >>> ek.math.xlog1py([0.0, 2.0], [-1.0, np.e - 1]).numpy()
+    array([0., 2.], dtype=float32)
+    """
+    return _float_binary("xlog1py", _xlog1py_op, x, y)
 
 
 def xdivy(x, y, name=None) -> Tensor:
