@@ -28,6 +28,7 @@ from .runtime.ops.matrix_decompositions import (
     tensor_diag,
     tensor_diag_part,
 )
+from .runtime.ops.matrix_functions import expm, sqrtm
 from .runtime.ops.matrix_ops import (
     adjoint,
     band_part,

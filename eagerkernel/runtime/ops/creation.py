@@ -208,25 +208,89 @@ def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (follows `tf.linspace`).
 
     The dtype is ``start``'s floating dtype (float32 for a Python float); integer arguments give
-    float64, as in TensorFlow.
+    float64, as in TensorFlow. ``start`` and ``stop`` may be tensors that broadcast: the
+    ``num`` values of each pair lie along ``axis`` of the result. Differentiable in both.
 
     Raises:
-        InvalidArgumentError: a negative ``num`` (0 gives an empty tensor).
+        InvalidArgumentError: a negative ``num`` (0 gives an empty tensor), ``start`` and
+            ``stop`` that do not broadcast, ``axis`` out of range.
 
     >>> ek.linspace(0.0, 1.0, 3).numpy()
     array([0. , 0.5, 1. ], dtype=float32)
     >>> ek.linspace(-2, 2, 5).dtype
     ek.float64
     """
+    from .elementwise import cast
+
     s = tensor(start, "linspace")
     dt = s._value.dtype if s._value.dtype.kind == "f" else np.dtype(np.float64)
+    e = tensor(stop, "linspace", dt)
     n = int(num)
     if n < 0:
         raise InvalidArgumentError(None, "linspace", f"linspace: requires num >= 0, got num={n}.")
-    device = current_device()
-    check_allocation("linspace", (n,), dt, device)
-    out = np.linspace(float(start), float(stop), n, dtype=dt)
-    return make(device.xp.asarray(out), device)
+    try:
+        batch = np.broadcast_shapes(tuple(s._value.shape), tuple(e._value.shape))
+    except ValueError:
+        raise InvalidArgumentError(
+            None,
+            "linspace",
+            f"linspace: start and stop must broadcast, got shapes {tuple(s._value.shape)} and "
+            f"{tuple(e._value.shape)}.",
+        ) from None
+    rank = len(batch) + 1
+    if not -rank <= int(axis) < rank:
+        raise InvalidArgumentError(
+            None, "linspace", f"linspace: axis {axis} is out of range for a result of rank {rank}."
+        )
+    shape = list(batch)
+    shape.insert(int(axis) % rank, n)
+    check_allocation("linspace", tuple(shape), dt, current_device())
+    s, e = (t if t._value.dtype == dt else cast(t, dt) for t in (s, e))
+    return apply(_linspace, (s, e), {"num": n, "axis": int(axis) % rank})
+
+
+def _linspace_fwd(xp, start, stop, num, axis):
+    # TensorFlow's LinSpace kernel, in the dtype: start + i * step with step = (stop - start)
+    # / (num - 1), and the last value stop itself.
+    start, stop = xp.broadcast_arrays(start, stop)
+    shape = list(start.shape)
+    shape.insert(axis, num)
+    if num == 0:
+        return xp.zeros(shape, start.dtype)
+    start, stop = xp.expand_dims(start, axis), xp.expand_dims(stop, axis)
+    if num == 1:
+        return start.copy()
+    at = [1] * len(shape)
+    at[axis] = num
+    i = xp.arange(num, dtype=start.dtype).reshape(at)
+    out = start + ((stop - start) / start.dtype.type(num - 1)) * i
+    last = [slice(None)] * len(shape)
+    last[axis] = slice(num - 1, num)
+    out[tuple(last)] = stop
+    return out
+
+
+def _linspace_vjp(weight_of_stop: bool):
+    """The VJP for start (``weight_of_stop`` False) or stop: the cotangent weighted by each
+    value's share of that end, ``1 - t`` or ``t`` for ``t = i / (num - 1)``, summed over the
+    new axis (the backward pass reduces a broadcast start or stop)."""
+
+    def vjp(g, ans, start, stop, num, axis):
+        from .math_ops import on_device_of
+        from .reduction import reduce_sum
+
+        t = np.linspace(0.0, 1.0, num) if num > 1 else np.zeros(num)
+        shape = [1] * ans.ndim
+        shape[axis] = num
+        t = t.reshape(shape).astype(g._value.dtype)
+        weight = on_device_of(g._device.xp.asarray(t if weight_of_stop else 1 - t), g)
+        return reduce_sum(g * weight, axis)
+
+    return vjp
+
+
+_linspace = Primitive("LinSpace", _linspace_fwd)
+defvjp(_linspace, _linspace_vjp(False), _linspace_vjp(True))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None) -> Tensor:

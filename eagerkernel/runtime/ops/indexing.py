@@ -29,8 +29,10 @@ __all__ = [
     "boolean_mask",
     "gather",
     "gather_nd",
+    "reverse_sequence",
     "scatter_nd",
     "slice",
+    "strided_slice",
     "tensor_scatter_nd_add",
     "tensor_scatter_nd_max",
     "tensor_scatter_nd_min",
@@ -638,3 +640,111 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask") -> Tensor:
             f"from axis {a} on (and have rank >= 1)."
         )
     return apply(_boolean_mask, (x,), {"key": (_Slice(None),) * a + (m._value,)})
+
+
+def strided_slice(
+    input_,
+    begin,
+    end,
+    strides=None,
+    begin_mask=0,
+    end_mask=0,
+    ellipsis_mask=0,
+    new_axis_mask=0,
+    shrink_axis_mask=0,
+    var=None,
+    name=None,
+) -> Tensor:
+    """A strided slice described by TensorFlow's vectors and bit masks (follows
+    `tf.strided_slice`): the same as indexing with Python slices, which it builds.
+
+    Entry ``i`` of ``begin``/``end``/``strides`` is the slice ``begin[i]:end[i]:strides[i]``
+    (strides default to 1), with ``begin`` left out where bit ``i`` of ``begin_mask`` is set,
+    ``end`` where ``end_mask``'s is; bit ``i`` of ``ellipsis_mask`` makes entry ``i`` an
+    ellipsis, of ``new_axis_mask`` a new axis of length 1, of ``shrink_axis_mask`` the
+    single index ``begin[i]`` (that axis is dropped). Differentiable in ``input_``.
+
+    Raises:
+        ValueError: ``begin``, ``end`` and ``strides`` of different lengths, a zero stride,
+            more than one ellipsis.
+        NotImplementedError: ``var`` (TensorFlow's assignment form; use ``Variable[...].assign``).
+
+    >>> ek.strided_slice(ek.reshape(ek.range(12), [3, 4]), [0, 3], [3, 0], [2, -1]).numpy()
+    array([[ 3,  2,  1],
+           [11, 10,  9]], dtype=int32)
+    """
+    if var is not None:
+        raise NotImplementedError(
+            "strided_slice: var= (assignment to a variable's slice) is not supported; use "
+            "variable[...].assign(value)."
+        )
+    op = "strided_slice"
+    x = input_ if isinstance(input_, (Tensor, CompositeTensor)) else _tensor(input_, op)
+    begin, end = int_list(begin, op, "begin"), int_list(end, op, "end")
+    strides = [1] * len(begin) if strides is None else int_list(strides, op, "strides")
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(
+            "strided_slice: begin, end and strides must have the same length, got "
+            f"{len(begin)}, {len(end)} and {len(strides)}."
+        )
+    if bin(int(ellipsis_mask)).count("1") > 1:
+        raise ValueError(f"strided_slice: at most one ellipsis, got ellipsis_mask={ellipsis_mask}.")
+    index: list = []
+    for i, (b, e, st) in enumerate(zip(begin, end, strides)):
+        if int(ellipsis_mask) >> i & 1:
+            index.append(Ellipsis)
+        elif int(new_axis_mask) >> i & 1:
+            index.append(None)
+        elif int(shrink_axis_mask) >> i & 1:
+            index.append(b)
+        else:
+            if st == 0:
+                raise ValueError(f"strided_slice: strides[{i}] must be non-zero, got 0.")
+            b = None if int(begin_mask) >> i & 1 else b
+            e = None if int(end_mask) >> i & 1 else e
+            index.append(_Slice(b, e, st))
+    return x[tuple(index)]
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None) -> Tensor:
+    """Reverses the first ``seq_lengths[b]`` entries along ``seq_axis`` of each slice ``b``
+    along ``batch_axis`` (follows `tf.reverse_sequence`; ``batch_axis`` defaults to 0);
+    entries past a sequence's length stay where they are. Differentiable in ``input``.
+
+    Raises:
+        ValueError: no ``seq_axis``, or ``seq_axis == batch_axis``.
+        InvalidArgumentError: ``seq_lengths`` not one length per batch entry, or a length
+            outside ``[0, input.shape[seq_axis]]``.
+
+    >>> ek.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2, 3], seq_axis=1).numpy()
+    array([[2, 1, 3],
+           [6, 5, 4]], dtype=int32)
+    """
+    from .array_ops import transpose
+
+    op = "reverse_sequence"
+    x = _tensor(input, op)
+    if seq_axis is None:
+        raise ValueError(f"{op}: seq_axis must be given (the axis the sequences run along).")
+    batch_axis = 0 if batch_axis is None else batch_axis
+    rank = x.ndim
+    s = axis_arg(seq_axis, rank, op, "seq_axis")
+    b = axis_arg(batch_axis, rank, op, "batch_axis")
+    if s == b:
+        raise ValueError(f"{op}: seq_axis and batch_axis must differ, both are {s}.")
+    lengths = np.asarray(seq_lengths.numpy() if isinstance(seq_lengths, Tensor) else seq_lengths)
+    n_batch, n_seq = x._value.shape[b], x._value.shape[s]
+    if lengths.shape != (n_batch,) or lengths.dtype.kind not in "iu":
+        raise invalid(
+            op,
+            f"{op}: seq_lengths must be {n_batch} ints (one per entry of batch_axis {b}), got "
+            f"{lengths.tolist()!r}.",
+        )
+    if lengths.size and (lengths.min() < 0 or lengths.max() > n_seq):
+        raise invalid(op, f"{op}: seq_lengths must lie in [0, {n_seq}], got {lengths.tolist()}.")
+    t = np.arange(n_seq)
+    order = np.where(t < lengths[:, None], lengths[:, None] - 1 - t, t)  # [batch, seq]
+    perm = [b, s] + [a for a in range(rank) if a not in (b, s)]
+    moved = transpose(x, perm)
+    out = gather(moved, order.astype(np.int64), axis=1, batch_dims=1)
+    return transpose(out, list(np.argsort(perm)))

@@ -41,6 +41,7 @@ __all__ = [
     "igammac",
     "ndtri",
     "nextafter",
+    "zeta",
 ]
 
 
@@ -135,6 +136,14 @@ defvjp(
     _no_gradient("Igammac", "a"),
     lambda g, ans, a, x: -g * _gamma_density(a, x),
 )
+
+
+# -- the Hurwitz zeta function -------------------------------------------------------------------
+
+_zeta = Primitive("Zeta", _keep_dtype("zeta"))
+_zeta_op = binary(_zeta)
+# TensorFlow's ZetaGrad: none in x; -x * zeta(x + 1, q) in q.
+defvjp(_zeta, None, lambda g, ans, x, q: g * -x * zeta(x + 1, q))
 
 
 def _float_pair(op: str, prim_op, a, x):
@@ -283,3 +292,17 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None) -
         "reverse": bool(reverse),
     }
     return apply(_cumulative_logsumexp, (x,), params)
+
+
+def zeta(x, q, name=None) -> Tensor:
+    """The Hurwitz zeta function, ``sum((q + k) ** -x for k >= 0)`` (follows `tf.math.zeta`;
+    SciPy's ``scipy.special.zeta``). Its gradient is in ``q`` only, ``-x * zeta(x + 1, q)``,
+    as TensorFlow's; NaN where ``x <= 1``.
+
+    Raises:
+        TypeError: integer inputs, or ``x`` and ``q`` of different dtypes.
+
+    >>> round(float(ek.math.zeta(ek.constant(2.0, ek.float64), ek.constant(1.0, ek.float64))), 6)
+    1.644934
+    """
+    return _float_pair("zeta", _zeta_op, x, q)
