@@ -22,6 +22,7 @@ from ..core.dispatch import stateful
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import structure
+from .grouping_methods import GroupingMethods
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset"]
 
@@ -56,7 +57,7 @@ def int_arg(value, op: str, arg: str) -> int:
     raise TypeError(f"{op}: {arg} must be an integer. Received: {arg}={value!r}")
 
 
-class Dataset:
+class Dataset(GroupingMethods):
     """A sequence of elements, each a nested structure (tuples, namedtuples, dicts) of Tensors,
     built from sources and transformed lazily (follows `tf.data.Dataset`).
 

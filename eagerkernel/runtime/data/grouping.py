@@ -1,0 +1,210 @@
+"""The datasets of `GroupingMethods`: `Scan`, `TakeWhile`, `Unique`, `GroupByWindow`, and
+`bucket_by_sequence_length` built on `GroupByWindow` and `padded_batch` as TensorFlow builds
+it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from .dataset import Dataset, int_arg
+from .sources import Elements
+from .structure import call, call_args, function_output, normalize, spec_of
+
+__all__ = ["GroupByWindow", "Scan", "TakeWhile", "Unique", "bucket_by_sequence_length"]
+
+
+def _callable(fn, op: str, arg: str) -> None:
+    if not callable(fn):
+        raise TypeError(f"{op}: {arg} must be callable. Received: {arg}={fn!r:.60}")
+
+
+def _scalar(value, op: str, what: str):
+    """A scalar tensor's Python value (bool, int or bytes); ValueError naming ``what`` else."""
+    if isinstance(value, (bool, int, np.bool_, np.integer)):
+        return value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.numpy().item() if value.dtype.name != "string" else value.numpy()
+    raise ValueError(f"{op}: {what} must return a scalar, but returned {value!r:.60}.")
+
+
+class Scan(Dataset):
+    """`Dataset.scan`."""
+
+    def __init__(self, input: Dataset, initial_state, scan_func):
+        _callable(scan_func, "scan", "scan_func")
+        super().__init__(input)
+        self._state = normalize(initial_state, "scan")
+        self._fn = scan_func
+
+    def _iter(self, ctx):
+        state = self._state
+        for x in self._inputs[0]._iter(ctx):
+            result = call_args(self._fn, state, *(x if type(x) is tuple else (x,)))
+            if not isinstance(result, (tuple, list)) or len(result) != 2:
+                raise ValueError(
+                    "scan: scan_func must return a (new_state, output) pair, returned "
+                    f"{result!r:.60}."
+                )
+            state = normalize(result[0], "scan")
+            yield function_output(result[1], "scan")
+
+
+class TakeWhile(Dataset):
+    """`Dataset.take_while`."""
+
+    def __init__(self, input: Dataset, predicate):
+        _callable(predicate, "take_while", "predicate")
+        super().__init__(input)
+        self._predicate = predicate
+
+    def _iter(self, ctx):
+        for x in self._inputs[0]._iter(ctx):
+            keep = call(self._predicate, x)
+            if not isinstance(_scalar(keep, "take_while", "predicate"), bool):
+                raise ValueError(
+                    f"take_while: predicate must return a bool scalar, returned {keep!r:.60}."
+                )
+            if not bool(keep):
+                return
+            yield x
+
+    def _spec(self, peek):
+        return self._inputs[0].element_spec if peek else self._inputs[0]._static_spec()
+
+
+class Unique(Dataset):
+    """`Dataset.unique`."""
+
+    def _iter(self, ctx):
+        seen = set()
+        for x in self._inputs[0]._iter(ctx):
+            kinds = ("int32", "int64", "string")
+            if not (isinstance(x, Tensor) and x.ndim == 0 and x.dtype.name in kinds):
+                raise TypeError(
+                    "unique: elements must be int32, int64 or string scalars, got "
+                    f"{spec_of(x) if isinstance(x, Tensor) else type(x).__name__}."
+                )
+            key = x.numpy().item() if x.dtype.name != "string" else x.numpy()
+            if key not in seen:
+                seen.add(key)
+                yield x
+
+    def _spec(self, peek):
+        return self._inputs[0].element_spec if peek else self._inputs[0]._static_spec()
+
+
+class GroupByWindow(Dataset):
+    """`Dataset.group_by_window`."""
+
+    def __init__(self, input: Dataset, key_func, reduce_func, window_size, window_size_func):
+        op = "group_by_window"
+        _callable(key_func, op, "key_func")
+        _callable(reduce_func, op, "reduce_func")
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError(f"{op}: give exactly one of window_size and window_size_func.")
+        if window_size is not None:
+            size = int_arg(window_size, op, "window_size")
+            if size <= 0:
+                raise ValueError(f"{op}: window_size must be positive. Received: {size}")
+            window_size_func = lambda key: size
+        else:
+            _callable(window_size_func, op, "window_size_func")
+        super().__init__(input)
+        self._key, self._reduce, self._size = key_func, reduce_func, window_size_func
+
+    def _window_size(self, key) -> int:
+        value = call_args(self._size, _key_tensor(key))
+        size = int(_scalar(value, "group_by_window", "window_size_func"))
+        if size <= 0:
+            raise ValueError(f"group_by_window: window_size_func returned {size} (not positive).")
+        return size
+
+    def _flush(self, key, elements, ctx):
+        spec = self._inputs[0].element_spec
+        window = Elements(list(elements), spec)
+        result = call_args(self._reduce, _key_tensor(key), window)
+        if not isinstance(result, Dataset):
+            raise TypeError(
+                f"group_by_window: reduce_func must return a Dataset, returned {result!r:.60}."
+            )
+        yield from result._iter(ctx)
+
+    def _iter(self, ctx):
+        groups: dict = {}
+        sizes: dict = {}
+        for x in self._inputs[0]._iter(ctx):
+            key = _scalar(call(self._key, x), "group_by_window", "key_func")
+            if key not in sizes:
+                sizes[key] = self._window_size(key)
+            group = groups.setdefault(key, [])
+            group.append(x)
+            if len(group) == sizes[key]:
+                del groups[key]
+                yield from self._flush(key, group, ctx)
+        for key in sorted(groups):  # the incomplete windows, by key, as TensorFlow's
+            yield from self._flush(key, groups[key], ctx)
+
+
+def _key_tensor(key) -> Tensor:
+    from ..core.tensor import constant
+
+    return constant(np.int64(key))
+
+
+def bucket_by_sequence_length(
+    dataset: Dataset,
+    element_length_func,
+    bucket_boundaries,
+    bucket_batch_sizes,
+    padded_shapes=None,
+    padding_values=None,
+    pad_to_bucket_boundary=False,
+    no_padding=False,
+    drop_remainder=False,
+) -> Dataset:
+    """`Dataset.bucket_by_sequence_length`, as TensorFlow builds it from `group_by_window`."""
+    op = "bucket_by_sequence_length"
+    _callable(element_length_func, op, "element_length_func")
+    boundaries = [int(b) for b in bucket_boundaries]
+    sizes = [int(b) for b in bucket_batch_sizes]
+    if len(sizes) != len(boundaries) + 1:
+        raise ValueError(
+            f"{op}: len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1, got "
+            f"{len(sizes)} and {len(boundaries)}."
+        )
+    if boundaries != sorted(boundaries):
+        raise ValueError(f"{op}: bucket_boundaries must be sorted, got {boundaries}.")
+
+    def bucket_of(*element):
+        length = int(_scalar(element_length_func(*element), op, "element_length_func"))
+        return int(np.searchsorted(boundaries, length, side="right"))
+
+    def batches(bucket, window):
+        size = sizes[int(bucket)]
+        if no_padding:
+            return window.batch(size, drop_remainder=drop_remainder)
+        shapes = padded_shapes
+        if pad_to_bucket_boundary:
+            if int(bucket) >= len(boundaries):
+                raise ValueError(
+                    f"{op}: when pad_to_bucket_boundary=True, elements must have length < "
+                    f"max(bucket_boundaries) = {boundaries[-1]}."
+                )
+            if shapes is None:  # an element spec here is a peeked one: its dims are all known
+                raise NotImplementedError(
+                    f"{op}: pad_to_bucket_boundary=True needs padded_shapes: give padded_shapes "
+                    "with None for the dimensions to pad to the bucket's boundary minus one."
+                )
+            shapes = _fill_unknown(shapes, boundaries[int(bucket)] - 1)
+        return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+
+    return dataset.group_by_window(bucket_of, batches, window_size_func=lambda b: sizes[int(b)])
+
+
+def _fill_unknown(shapes, fill: int):
+    if isinstance(shapes, tuple):
+        return tuple(_fill_unknown(s, fill) for s in shapes)
+    if isinstance(shapes, dict):
+        return {k: _fill_unknown(v, fill) for k, v in shapes.items()}
+    return [fill if d is None else d for d in shapes]
