@@ -389,3 +389,47 @@ def test_ek_metrics_namespace_is_keras_metrics():
     m = compat_v1.metrics.Mean()
     m(2.0)
     assert float(m.result()) == 2.0
+
+
+def test_sparse_categorical_crossentropy_ignore_class_matches_tensorflow():
+    """Keras's ``ignore_class``: those entries lose 0 and a mean averages over the others;
+    the numbers are TensorFlow 2.21's for the same call."""
+    y = np.array([0, 1, 2, 1])
+    logits = np.array([[1.0, 2, 3], [0.5, 0.1, -1], [2, 2, 2], [0, 1, 0]], "float32")
+    sw = np.array([1.0, 2, 0.5, 1], "float32")
+    loss = ek.keras.losses.SparseCategoricalCrossentropy
+    per_entry = loss(from_logits=True, ignore_class=1, reduction=None)(y, logits)
+    np.testing.assert_allclose(per_entry.numpy(), [2.407606, 0.0, 1.0986123, 0.0], rtol=1e-6)
+    assert float(loss(from_logits=True, ignore_class=1)(y, logits)) == pytest.approx(1.7531091)
+    weighted = loss(from_logits=True, ignore_class=1)(y, logits, sample_weight=sw)
+    assert float(weighted) == pytest.approx(1.478456)
+    summed = loss(from_logits=True, ignore_class=1, reduction="sum")(y, logits)
+    assert float(summed) == pytest.approx(3.5062182)
+    assert loss(ignore_class=1).get_config()["ignore_class"] == 1
+
+
+def test_mean_metrics_weigh_samples_with_lower_rank_weights():
+    """Keras's ``reduce_to_samplewise_values``: weights of shape [N] for values [N, k] weigh
+    each sample's mean; the RMSE below is TensorFlow 2.21's."""
+    rng = np.random.default_rng(5)
+    # The comparison script's draws, in its order (the first four are its other inputs).
+    for draw in (lambda: rng.integers(0, 2, (4, 3)), lambda: rng.uniform(0.05, 0.95, (4, 3))):
+        draw()
+    rng.normal(size=(4, 3))
+    rng.integers(0, 3, (4,))
+    y_true = rng.normal(size=(4, 3)).astype("float32")
+    y_pred = rng.normal(size=(4, 3)).astype("float32")
+    sw = np.array([1.0, 0.5, 0.0, 2.0], "float32")
+    m = ek.keras.metrics.RootMeanSquaredError()
+    m.update_state(y_true, y_pred, sample_weight=sw)
+    assert float(m.result()) == pytest.approx(1.35576, rel=1e-5)
+    expected = np.sqrt(np.sum(sw * np.mean((y_pred - y_true) ** 2, axis=1)) / np.sum(sw))
+    assert float(m.result()) == pytest.approx(expected, rel=1e-6)
+    # A square batch: the weights weigh rows (samples), not columns.
+    values = np.arange(9.0, dtype="float32").reshape(3, 3)
+    mean = ek.keras.metrics.Mean()
+    mean.update_state(values, sample_weight=[1.0, 0.0, 0.0])
+    assert float(mean.result()) == pytest.approx(1.0)
+    total = ek.keras.metrics.Sum()
+    total.update_state(values, sample_weight=[0.0, 1.0, 0.0])
+    assert float(total.result()) == pytest.approx(12.0)

@@ -28,7 +28,7 @@ from ..ops import nn
 from ..ops.array_ops import expand_dims, squeeze
 from ..ops.creation import one_hot
 from ..ops.elementwise import abs as _abs
-from ..ops.elementwise import cast, clip_by_value, log, minimum, square
+from ..ops.elementwise import cast, clip_by_value, log, minimum, square, where
 from ..ops.reduction import reduce_mean, reduce_sum
 from . import backend
 
@@ -304,7 +304,9 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     return -reduce_sum(y_true * log(p), axis=axis)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) -> Tensor:
+def sparse_categorical_crossentropy(
+    y_true, y_pred, from_logits=False, ignore_class=None, axis=-1
+) -> Tensor:
     """Cross-entropy between integer labels and predictions over the last axis
     (follows `tf.keras.losses.sparse_categorical_crossentropy`).
 
@@ -312,6 +314,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) 
         y_true: class indices of shape ``[N]`` (or ``[N, 1]``); float labels are cast.
         y_pred: ``[N, num_classes]`` probabilities (renormalized, clipped to
             ``[1e-7, 1 - 1e-7]``) or logits (`ek.nn.sparse_softmax_cross_entropy_with_logits`).
+        ignore_class: a label whose entries get a loss of 0 (Keras's: padding in
+            segmentation); None (default) ignores none.
 
     Raises:
         ValueError: shapes that do not match up to the last axis, or an ``axis`` other than -1.
@@ -335,6 +339,11 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1) 
             f"{op}: y_true and y_pred must have the same shape up to the last axis, received "
             f"y_true {ls} and y_pred {ps}."
         )
+    if ignore_class is not None:  # Keras's: label 0 there, then a loss of 0
+        valid = labels != int(ignore_class)
+        labels = where(valid, labels, labels * 0)
+        loss = sparse_categorical_crossentropy(labels, y_pred, from_logits)
+        return where(valid, loss, loss * 0)
     if from_logits:
         return nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
     n = ps[-1]
@@ -536,6 +545,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def __init__(
         self,
         from_logits=False,
+        ignore_class=None,
         reduction="sum_over_batch_size",
         name="sparse_categorical_crossentropy",
     ):
@@ -544,8 +554,26 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             reduction=reduction,
             name=name,
             from_logits=bool(from_logits),
+            ignore_class=None if ignore_class is None else int(ignore_class),
         )
         self.from_logits = bool(from_logits)
+        self.ignore_class = None if ignore_class is None else int(ignore_class)
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        """With ``ignore_class``, a mean reduction averages over the other entries only: the
+        ignored ones weigh 0 and the rest ``total / valid``, as Keras's masked losses."""
+        if self.ignore_class is None:
+            return super().__call__(y_true, y_pred, sample_weight)
+        labels = to_tensor(y_true, None, self.name)
+        if labels.ndim and labels.ndim == to_tensor(y_pred, None, self.name).ndim:
+            labels = squeeze(labels, -1) if labels.shape[-1] == 1 else labels
+        mask = cast(labels != self.ignore_class, "float32")
+        if self.reduction in ("sum_over_batch_size", "mean"):
+            total = float(np.prod(mask.shape))
+            mask = mask * (total / (float(reduce_sum(mask)) + 1e-7))
+        if sample_weight is not None:
+            mask = mask * cast(to_tensor(sample_weight, None, self.name), "float32")
+        return super().__call__(y_true, y_pred, mask)
 
 
 def wrapper_init(fn, default_name: str):

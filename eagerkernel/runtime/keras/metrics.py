@@ -164,11 +164,22 @@ def _float_tensor(x, dtype, op: str) -> Tensor:
     return t
 
 
-def _weights_like(values: Tensor, sample_weight, op: str):
-    """``sample_weight`` aligned to ``values``'s rank and broadcast to its shape (an array)."""
+def _weights_like(values: Tensor, sample_weight, op: str, reduce: str = "mean"):
+    """``sample_weight`` aligned to ``values``'s rank and broadcast to its shape (an array).
+    Weights of lower rank than the values weigh samples: the values are first reduced
+    (``reduce``: mean, or sum for `Sum`) over their trailing axes, as Keras's
+    ``reduce_to_samplewise_values`` does; returns those values too."""
     w = _float_tensor(sample_weight, values.dtype, op)
     values, w = _losses.squeeze_or_expand_to_same_rank(values, w, expand_rank_1=False)
     xp = values._device.xp
+    if values.ndim > w.ndim:
+        axes = tuple(range(w.ndim, values.ndim))
+        reduced = (
+            xp.mean(values._value, axis=axes)
+            if reduce == "mean"
+            else xp.sum(values._value, axis=axes)
+        )
+        values = make(xp.asarray(reduced, dtype=values._value.dtype), values._device)
     try:
         return values, xp.broadcast_to(w._value, values._value.shape)
     except ValueError:
@@ -203,7 +214,8 @@ class Reduce(Metric):
             if sample_weight is None:
                 total, count = xp.sum(v), v.size
             else:
-                values, w = _weights_like(values, sample_weight, op)
+                reduce = "sum" if self.reduction == "sum" else "mean"
+                values, w = _weights_like(values, sample_weight, op, reduce)
                 total, count = xp.sum(values._value * w), xp.sum(w)
             accumulate(self.total, float(total))
             if self.reduction != "sum":
