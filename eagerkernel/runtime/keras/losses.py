@@ -565,7 +565,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         if self.ignore_class is None:
             return super().__call__(y_true, y_pred, sample_weight)
         labels = to_tensor(y_true, None, self.name)
-        if labels.ndim and labels.ndim == to_tensor(y_pred, None, self.name).ndim:
+        if labels.ndim and labels.ndim == np.ndim(y_pred):
             labels = squeeze(labels, -1) if labels.shape[-1] == 1 else labels
         mask = cast(labels != self.ignore_class, "float32")
         if self.reduction in ("sum_over_batch_size", "mean"):
