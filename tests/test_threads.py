@@ -77,3 +77,32 @@ def test_a_tape_never_sees_another_threads_ops():
     assert [r.prim.name for r in mine.records] == ["Mul", "AddV2"]
     assert other["records"] == ["Mul"]
     assert float(mine.gradient(z, x)) == 4.0
+
+
+def test_a_thread_that_ended_inside_a_tape_leaves_it_to_no_other_thread():
+    """The dispatcher keeps the last thread's state at hand (native/_dispatch.c): a thread that
+    ends while its tape is still entered must not pass that tape on to the next thread, which
+    may get the dead thread's address for its own thread state (it does not always). Tensor
+    operands, so that the ops take the C path."""
+    x = ek.constant(np.ones(3, np.float32))
+    two, three = ek.constant(np.float32(2.0)), ek.constant(np.float32(3.0))
+
+    def leaves_a_tape_entered(tapes):
+        tape = ek.GradientTape(persistent=True)
+        tape.__enter__()
+        tape.watch(x)
+        tapes.append(tape)
+        _ = x * two  # recorded; the thread ends without exiting the tape
+
+    def runs_ops(out):
+        out.append((x * three).numpy().tolist())
+
+    for _ in range(20):
+        tapes: list = []
+        out: list = []
+        for target, arg in ((leaves_a_tape_entered, tapes), (runs_ops, out)):
+            t = threading.Thread(target=target, args=(arg,))
+            t.start()
+            t.join()
+        assert out == [[3.0, 3.0, 3.0]]
+        assert [r.prim.name for r in tapes[0].records] == ["Mul"]

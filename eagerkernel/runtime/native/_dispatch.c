@@ -53,11 +53,34 @@ static struct {
     PyObject *observe_fn;   /* this module's `observe`, called directly when `_observe` is it */
 } S;
 
+/* The last thread's state, read from its dict: every recorded op asks for it, and a dict
+ * lookup costs a good share of what recording adds to an op. The entry is good while the
+ * thread and its dict are the same and no thread has stored a state since (`stores` counts
+ * set_state calls; the GIL orders them). A new thread may get a dead one's PyThreadState
+ * address, but not its dict's: the entry holds that dict, so its address is not reused. */
+static struct {
+    PyThreadState *thread;
+    PyObject *dict;  /* strong */
+    PyObject *state; /* borrowed from dict; NULL if the thread never stored one */
+    unsigned long stores;
+} last_state;
+static unsigned long stores = 1; /* the entry starts stale (its `stores` is 0) */
+
 /* This thread's state tuple (borrowed), or NULL with no error if it never stored one. */
 static PyObject *thread_state(void) {
+    PyThreadState *thread = PyThreadState_Get();
     PyObject *dict = PyThreadState_GetDict(); /* borrowed */
     if (dict == NULL) return NULL;
-    return PyDict_GetItemWithError(dict, S.key); /* borrowed */
+    if (thread == last_state.thread && dict == last_state.dict && stores == last_state.stores)
+        return last_state.state;
+    PyObject *state = PyDict_GetItemWithError(dict, S.key); /* borrowed */
+    if (state == NULL && PyErr_Occurred()) return NULL;
+    last_state.thread = thread;
+    Py_INCREF(dict);
+    Py_XSETREF(last_state.dict, dict);
+    last_state.state = state;
+    last_state.stores = stores;
+    return state;
 }
 
 static PyObject *set_state(PyObject *module, PyObject *state) {
@@ -66,7 +89,12 @@ static PyObject *set_state(PyObject *module, PyObject *state) {
         PyErr_SetString(PyExc_RuntimeError, "set_state: no thread state dict");
         return NULL;
     }
-    if (PyDict_SetItem(dict, S.key, state) < 0) return NULL;
+    /* Counted before and after: letting go of the old state may run Python code (a tape's
+     * finalizer) that reads the state; what it cached is stale once the store is done. */
+    stores++;
+    int failed = PyDict_SetItem(dict, S.key, state) < 0;
+    stores++;
+    if (failed) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -293,6 +321,24 @@ error:
     return NULL;
 }
 
+/* dispatch.py's global `_observe` (borrowed), or NULL (with an error, or none if it is not
+ * set). Every op a recording thread runs reads it; on CPython 3.11 the lookup is kept while the
+ * module dict's version tag says that the dict has not changed (any change, of any name,
+ * bumps it). */
+static PyObject *observe_global(void) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(PYPY_VERSION)
+    static uint64_t version; /* 0: nothing kept (a dict's tag is never 0 once it has a key) */
+    static PyObject *kept;
+    uint64_t now = ((PyDictObject *)S.globals)->ma_version_tag;
+    if (version != 0 && now == version) return kept;
+    kept = PyDict_GetItemWithError(S.globals, S.str_observe);
+    version = kept != NULL ? now : 0;
+    return kept;
+#else
+    return PyDict_GetItemWithError(S.globals, S.str_observe);
+#endif
+}
+
 /* -- BinaryOp: the no-recorder path of a two-input public op --------------------------------
  *
  * `dispatch.binary(prim, doc, array_op)` makes the public op (``ek.multiply``, what ``x * y``
@@ -376,7 +422,7 @@ static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
     if (PyList_GET_SIZE(S.active) != 0) {
         /* As the Python op: `_observe(prim, (x, y))`, dispatch's global of that name (tests
          * set it to the Python `_observed`); this module's `observe` without a call layer. */
-        PyObject *observe_fn = PyDict_GetItemWithError(S.globals, S.str_observe); /* borrowed */
+        PyObject *observe_fn = observe_global(); /* borrowed */
         if (observe_fn == NULL) {
             if (PyErr_Occurred()) return NULL;
             return binary_fallback(self, args, nargsf, kwnames);
