@@ -1,6 +1,15 @@
 """Keras's confusion-matrix metrics: `TruePositives`, `FalsePositives`, `TrueNegatives`,
-`FalseNegatives`, `Precision`, `Recall` and `AUC` (follow `tf.keras.metrics`), counted at
-thresholds over batches. Registered with `metrics.get` by class and snake-case name."""
+`FalseNegatives`, `Precision`, `Recall`, `AUC`, `SensitivityAtSpecificity`,
+`SpecificityAtSensitivity`, `PrecisionAtRecall` and `RecallAtPrecision` (follow
+`tf.keras.metrics`), counted at thresholds over batches. Registered with `metrics.get` by
+class and snake-case name.
+
+Counting follows Keras's update_confusion_matrix_variables: a prediction is positive at a
+threshold when it is greater than it, compared in the metric's dtype; when the thresholds are
+evenly spaced over [0, 1] (AUC's, those of the at-specificity family, or a list such as
+``[0, 0.5, 1]``), each prediction falls in one bucket (``ceil(p * (T - 1)) - 1`` of ``p``
+clipped to [0, 1]) and the counts are the buckets' reversed cumulative sums, as Keras's
+optimized path, which differs from the comparison only where ``p * (T - 1)`` rounds."""
 
 from __future__ import annotations
 
@@ -78,9 +87,12 @@ def _confusion_inputs(metric, y_true, y_pred, sample_weight, op, *, top_k=None, 
     if top_k is not None:
         if pred.ndim == 0 or top_k > pred.shape[-1]:
             raise ValueError(f"{op}: top_k={top_k} exceeds the number of classes of y_pred.")
-        kth = xp.sort(pred, axis=-1)[..., -top_k][..., None]
-        # Keras keeps the indices of lax.top_k; ties at the k-th value are rare, kept all
-        pred = xp.where(pred >= kth, pred, NEG_INF)
+        # Keras's _filter_top_k: the entries at the indices top_k returns (of tied values,
+        # the lower index first) are kept, the others become NEG_INF
+        order = xp.argsort(-pred, axis=-1, kind="stable")[..., :top_k]
+        kept = xp.zeros(pred.shape, dtype=bool)
+        xp.put_along_axis(kept, order, True, axis=-1)
+        pred = xp.where(kept, pred, NEG_INF)
     if class_id is not None:
         if pred.ndim == 0 or not 0 <= class_id < pred.shape[-1]:
             raise ValueError(
@@ -111,6 +123,52 @@ def _threshold_counts(pred, labels, weights, thresholds, dtype, *, multi_label=F
         "false_positives": xp.sum(above * neg, axis=1),
         "false_negatives": xp.sum(~above * pos, axis=1),
         "true_negatives": xp.sum(~above * neg, axis=1),
+    }
+
+
+def evenly_spaced(thresholds) -> bool:
+    """Whether ``thresholds`` are ``i / (T - 1)`` for ``i = 0 .. T - 1``, T >= 3, to within
+    `backend.epsilon` (Keras's is_evenly_distributed_thresholds).
+
+    >>> evenly_spaced([0.0, 0.5, 1.0]), evenly_spaced([0.5]), evenly_spaced([0.0, 0.4, 1.0])
+    (True, False, False)
+    """
+    n = len(thresholds)
+    if n < 3:
+        return False
+    even = np.arange(n, dtype=np.float32) / (n - 1)
+    return bool(np.allclose(np.asarray(thresholds, np.float64), even, atol=_losses.fuzz_epsilon()))
+
+
+def _bucket_counts(pred, labels, weights, n, dtype, *, epsilon_ends, multi_label=False) -> dict:
+    """`_threshold_counts` at ``n`` evenly spaced thresholds, in O(N + T): Keras's
+    _update_confusion_matrix_variables_optimized. ``p`` (in ``dtype``, clipped to [0, 1]) is
+    positive at the first ``ceil(p * (n - 1))`` thresholds; with ``epsilon_ends`` (AUC's
+    thresholds, which start just below 0 and end just above 1) at least at the first."""
+    xp = np if isinstance(pred, np.ndarray) else _xp_of(pred)
+    last = (pred.shape[-1] if pred.ndim else 1) if multi_label else 1
+    pred, labels, weights = (a.reshape(-1, last) for a in (pred, labels, weights))
+    p = xp.clip(pred.astype(dtype), 0, 1)
+    bucket = xp.ceil(p * np.dtype(dtype).type(n - 1)).astype(np.int64) - 1
+    if epsilon_ends:
+        bucket = xp.maximum(bucket, 0)
+    pos, neg = labels * weights, (1.0 - labels) * weights
+    kept = bucket >= 0  # p == 0 is positive at no threshold
+    index = (bucket * last + xp.arange(last))[kept]
+
+    def above(values):  # per threshold and label: the weight of the predictions above it
+        sums = xp.bincount(index, values[kept], minlength=n * last).reshape(n, last)
+        return xp.cumsum(sums[::-1], axis=0)[::-1]
+
+    tp, fp = above(pos), above(neg)
+    fn, tn = pos.sum(axis=0) - tp, neg.sum(axis=0) - fp
+    if not multi_label:
+        tp, fp, fn, tn = (a[:, 0] for a in (tp, fp, fn, tn))
+    return {
+        "true_positives": tp,
+        "false_positives": fp,
+        "false_negatives": fn,
+        "true_negatives": tn,
     }
 
 
@@ -147,6 +205,7 @@ class _ConfusionMatrixMetric(Metric):
         self.thresholds = (
             [default] if thresholds is None else _parse_thresholds(thresholds, default, op)
         )
+        self._evenly = evenly_spaced(self.thresholds)
         for count in self._counts:
             setattr(self, count, self.add_weight(count, shape=(len(self.thresholds),)))
 
@@ -162,7 +221,12 @@ class _ConfusionMatrixMetric(Metric):
             pred, labels, weights = _confusion_inputs(
                 self, y_true, y_pred, sample_weight, op, top_k=self.top_k, class_id=self.class_id
             )
-            counts = _threshold_counts(pred, labels, weights, self.thresholds, self._dtype._np)
+            if self._evenly:
+                counts = _bucket_counts(
+                    pred, labels, weights, len(self.thresholds), self._dtype._np, epsilon_ends=False
+                )
+            else:
+                counts = _threshold_counts(pred, labels, weights, self.thresholds, self._dtype._np)
             for count in self._counts:
                 accumulate(getattr(self, count), counts[count])
 
@@ -346,6 +410,7 @@ class AUC(Metric):
             inner = _parse_thresholds(thresholds, 0.5, "AUC")
             self._user_thresholds = sorted(inner)
             self.num_thresholds = len(inner) + 2
+            self._evenly = evenly_spaced([0.0, *self._user_thresholds, 1.0])
         else:
             if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int):
                 raise ValueError(
@@ -361,6 +426,7 @@ class AUC(Metric):
             self.num_thresholds = num_thresholds
             n = num_thresholds
             inner = [(i + 1) * 1.0 / (n - 1) for i in range(n - 2)]
+            self._evenly = True
         eps = _losses.fuzz_epsilon()
         self.thresholds = [0.0 - eps, *inner, 1.0 + eps]
         self.multi_label = bool(multi_label)
@@ -411,14 +477,25 @@ class AUC(Metric):
                     )
             elif self.label_weights is not None:
                 weights = weights * self.label_weights  # per entry of the last axis
-            counts = _threshold_counts(
-                pred,
-                labels,
-                weights,
-                self.thresholds,
-                self._dtype._np,
-                multi_label=self.multi_label,
-            )
+            if self._evenly:
+                counts = _bucket_counts(
+                    pred,
+                    labels,
+                    weights,
+                    self.num_thresholds,
+                    self._dtype._np,
+                    epsilon_ends=True,
+                    multi_label=self.multi_label,
+                )
+            else:
+                counts = _threshold_counts(
+                    pred,
+                    labels,
+                    weights,
+                    self.thresholds,
+                    self._dtype._np,
+                    multi_label=self.multi_label,
+                )
             for count, value in counts.items():
                 accumulate(getattr(self, count), value)
 
@@ -494,6 +571,188 @@ class AUC(Metric):
         return config
 
 
+class _SensitivitySpecificityBase(Metric):
+    """The best of one rate where another reaches ``value``, over ``num_thresholds`` evenly
+    spaced thresholds in [0, 1] (Keras's SensitivitySpecificityBase): accumulates TP, FP, TN
+    and FN per threshold; `result` is the largest ``dependent`` rate among the thresholds whose
+    ``constrained`` rate is ``>= value``, 0 if none is."""
+
+    _arg = ""  # the name of `value` in the constructor (`specificity`, `recall`, ...)
+
+    def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
+        op = type(self).__name__
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{op}: argument `{self._arg}` must be a number in [0, 1]. "
+                f"Received: {self._arg}={value!r}"
+            ) from None
+        if not 0.0 <= number <= 1.0:
+            raise ValueError(
+                f"Argument `{self._arg}` must be in the range [0, 1]. Received: {self._arg}={value}"
+            )
+        if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int):
+            raise ValueError(
+                f"{op}: argument `num_thresholds` must be an integer > 0. "
+                f"Received: num_thresholds={num_thresholds!r}"
+            )
+        if num_thresholds <= 0:
+            raise ValueError(
+                "Argument `num_thresholds` must be an integer > 0. "
+                f"Received: num_thresholds={num_thresholds}"
+            )
+        if class_id is not None and (isinstance(class_id, bool) or not isinstance(class_id, int)):
+            raise ValueError(f"{op}: class_id must be an int, received class_id={class_id!r}.")
+        super().__init__(name=name, dtype=dtype)
+        self.value = value
+        setattr(self, self._arg, value)
+        self.num_thresholds = num_thresholds
+        self.class_id = class_id
+        if num_thresholds == 1:
+            self.thresholds = [0.5]
+        else:
+            n = num_thresholds
+            self.thresholds = [0.0, *[(i + 1) * 1.0 / (n - 1) for i in range(n - 2)], 1.0]
+        for count in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
+            setattr(self, count, self.add_weight(count, shape=(len(self.thresholds),)))
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        """Adds a batch: ``y_true`` read as booleans (nonzero is positive), ``y_pred`` as
+        scores in [0, 1]; ``sample_weight`` broadcasts to ``y_pred``.
+
+        Raises:
+            ValueError: shapes that do not broadcast; ``class_id`` out of range.
+        """
+        op = f"{type(self).__name__}.update_state"
+        with stop_recording():
+            pred, labels, weights = _confusion_inputs(
+                self, y_true, y_pred, sample_weight, op, class_id=self.class_id
+            )
+            if len(self.thresholds) == 1:
+                counts = _threshold_counts(pred, labels, weights, self.thresholds, self._dtype._np)
+            else:
+                counts = _bucket_counts(
+                    pred, labels, weights, len(self.thresholds), self._dtype._np, epsilon_ends=False
+                )
+            for count, value in counts.items():
+                accumulate(getattr(self, count), value)
+
+    def _rates(self) -> dict:
+        tp, fp, tn, fn = (
+            np.asarray(getattr(self, c)._value, np.float64)
+            for c in ("true_positives", "false_positives", "true_negatives", "false_negatives")
+        )
+        return {
+            "sensitivity": _divide_no_nan(tp, tp + fn),  # = recall
+            "specificity": _divide_no_nan(tn, tn + fp),
+            "precision": _divide_no_nan(tp, tp + fp),
+        }
+
+    def _best(self, constrained: str, dependent: str) -> Tensor:
+        rates = self._rates()
+        feasible = rates[constrained] >= float(self.value)
+        best = float(np.max(np.where(feasible, rates[dependent], 0.0), initial=0.0))
+        return make(np.asarray(best, dtype=self._dtype._np), self.true_positives._device)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "class_id": self.class_id,
+            "num_thresholds": self.num_thresholds,
+            self._arg: self.value,
+        }
+
+
+class SensitivityAtSpecificity(_SensitivitySpecificityBase):
+    """The best sensitivity (``TP / (TP + FN)``) among the thresholds whose specificity
+    (``TN / (TN + FP)``) is at least ``specificity`` (follows
+    `tf.keras.metrics.SensitivityAtSpecificity`).
+
+    Args:
+        specificity: a number in [0, 1].
+        num_thresholds: how many thresholds, evenly spaced over [0, 1] (default 200; 1 means
+            the single threshold 0.5). A prediction is positive when it is greater.
+        class_id: the class (index on the last axis of ``y_pred``) to compute it for.
+        name, dtype: as `Metric`.
+
+    Raises:
+        ValueError: ``specificity`` outside [0, 1]; ``num_thresholds`` not an int > 0.
+
+    >>> m = ek.keras.metrics.SensitivityAtSpecificity(0.5)
+    >>> m.update_state([0, 0, 0, 1, 1], [0, 0.3, 0.8, 0.3, 0.8])
+    >>> float(m.result())  # Keras's documented value
+    0.5
+    """
+
+    _arg = "specificity"
+
+    def __init__(self, specificity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+
+    def result(self) -> Tensor:
+        return self._best("specificity", "sensitivity")
+
+
+class SpecificityAtSensitivity(_SensitivitySpecificityBase):
+    """The best specificity among the thresholds whose sensitivity is at least
+    ``sensitivity`` (follows `tf.keras.metrics.SpecificityAtSensitivity`); arguments as
+    `SensitivityAtSpecificity`.
+
+    >>> m = ek.keras.metrics.SpecificityAtSensitivity(0.5)
+    >>> m.update_state([0, 0, 0, 1, 1], [0, 0.3, 0.8, 0.3, 0.8])
+    >>> round(float(m.result()), 6)  # Keras's documented value
+    0.666667
+    """
+
+    _arg = "sensitivity"
+
+    def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+
+    def result(self) -> Tensor:
+        return self._best("sensitivity", "specificity")
+
+
+class PrecisionAtRecall(_SensitivitySpecificityBase):
+    """The best precision among the thresholds whose recall is at least ``recall`` (follows
+    `tf.keras.metrics.PrecisionAtRecall`); arguments as `SensitivityAtSpecificity`.
+
+    >>> m = ek.keras.metrics.PrecisionAtRecall(0.5)
+    >>> m.update_state([0, 0, 0, 1, 1], [0, 0.3, 0.8, 0.3, 0.8])
+    >>> float(m.result())  # Keras's documented value
+    0.5
+    """
+
+    _arg = "recall"
+
+    def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+
+    def result(self) -> Tensor:
+        return self._best("sensitivity", "precision")
+
+
+class RecallAtPrecision(_SensitivitySpecificityBase):
+    """The best recall among the thresholds whose precision is at least ``precision``, 0 if
+    no threshold reaches it (follows `tf.keras.metrics.RecallAtPrecision`); arguments as
+    `SensitivityAtSpecificity`.
+
+    >>> m = ek.keras.metrics.RecallAtPrecision(0.8)
+    >>> m.update_state([0, 0, 1, 1], [0, 0.5, 0.3, 0.9])
+    >>> float(m.result())  # Keras's documented value
+    0.5
+    """
+
+    _arg = "precision"
+
+    def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
+
+    def result(self) -> Tensor:
+        return self._best("precision", "sensitivity")
+
+
 for _cls in (
     TruePositives,
     FalsePositives,
@@ -502,6 +761,10 @@ for _cls in (
     Precision,
     Recall,
     AUC,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+    PrecisionAtRecall,
+    RecallAtPrecision,
 ):
     register_metric(_cls)
 register_metric(AUC, "auc")
@@ -510,7 +773,11 @@ __all__ = [
     "FalseNegatives",
     "FalsePositives",
     "Precision",
+    "PrecisionAtRecall",
     "Recall",
+    "RecallAtPrecision",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
     "TrueNegatives",
     "TruePositives",
 ]
