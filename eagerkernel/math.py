@@ -8,8 +8,10 @@ from .runtime.ops.complex_ops import angle, conj, imag, real
 from .runtime.ops.elementwise import *  # noqa: F403
 from .runtime.ops.indexing import *  # noqa: F403
 from .runtime.ops.linalg import *  # noqa: F403
+from .runtime.ops.math_more import *  # noqa: F403
 from .runtime.ops.math_ops import *  # noqa: F403
-from .runtime.ops.nn import l2_normalize, log_sigmoid, softplus
+from .runtime.ops.nn import l2_normalize, log_sigmoid, log_softmax, softmax, softplus, softsign
+from .runtime.ops.nn_more import approx_max_k, approx_min_k
 from .runtime.ops.reduction import *  # noqa: F403
 from .runtime.ops.segment_ops import *  # noqa: F403
 from .runtime.ops.special_math import *  # noqa: F403

@@ -100,9 +100,14 @@ def test_a_thread_that_ended_inside_a_tape_leaves_it_to_no_other_thread():
     for _ in range(20):
         tapes: list = []
         out: list = []
-        for target, arg in ((leaves_a_tape_entered, tapes), (runs_ops, out)):
-            t = threading.Thread(target=target, args=(arg,))
-            t.start()
-            t.join()
-        assert out == [[3.0, 3.0, 3.0]]
-        assert [r.prim.name for r in tapes[0].records] == ["Mul"]
+        try:
+            for target, arg in ((leaves_a_tape_entered, tapes), (runs_ops, out)):
+                t = threading.Thread(target=target, args=(arg,))
+                t.start()
+                t.join()
+            assert out == [[3.0, 3.0, 3.0]]
+            assert [r.prim.name for r in tapes[0].records] == ["Mul"]
+        finally:  # the dead thread's tape stays in ACTIVE: take it out for the other tests
+            for tape in tapes:
+                context.discard_recorder(tape)
+    assert not context.ACTIVE

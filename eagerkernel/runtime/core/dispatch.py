@@ -36,7 +36,12 @@ import numpy as np
 from ..native import ENABLED as _NATIVE
 from .composite import CompositeTensor
 from .context import ACTIVE, context
-from .errors import InvalidArgumentError, OpError, ResourceExhaustedError
+from .errors import (
+    InvalidArgumentError,
+    OpError,
+    ResourceExhaustedError,
+    UnsupportedDTypeError,
+)
 from .tensor import Tensor, to_tensor
 
 __all__ = [
@@ -497,25 +502,31 @@ def out_of_memory(prim: Primitive, inputs, exc: Exception) -> ResourceExhaustedE
     )
 
 
-def complex_error(op: str, x: Tensor, arg: str = "x") -> TypeError:
-    """The TypeError of an op whose TensorFlow kernel takes no complex input."""
-    return TypeError(
+def complex_error(op: str, x: Tensor, arg: str = "x") -> UnsupportedDTypeError:
+    """The error of an op whose TensorFlow kernel takes no complex input (an
+    `UnsupportedDTypeError`: TensorFlow's InvalidArgumentError, also a TypeError)."""
+    return UnsupportedDTypeError(
+        None,
+        op,
         f"{op}: {arg} must be a real tensor, got {x.dtype.name} (TensorFlow's kernel takes no "
-        "complex input). Use ek.math.real/imag or ek.abs."
+        "complex input). Use ek.math.real/imag or ek.abs.",
     )
 
 
 def float_check(op: str, x: Tensor, arg: str = "x", real: bool = False) -> None:
-    """Raises TypeError unless ``x`` is floating (ops like exp are undefined on integers in TF);
-    with ``real``, unless it is real floating (TensorFlow's erf, softplus, softmax, ... have
-    no complex kernel)."""
+    """Raises `UnsupportedDTypeError` (TensorFlow's InvalidArgumentError, also a TypeError)
+    unless ``x`` is floating (TensorFlow has no integer kernel for exp, floor, ...); with
+    ``real``, unless it is real floating (TensorFlow's erf, softplus, softmax, ... have no
+    complex kernel)."""
     kind = x._value.dtype.kind
     if real and kind == "c":
         raise complex_error(op, x, arg)
     if kind not in "fc":
-        raise TypeError(
+        raise UnsupportedDTypeError(
+            None,
+            op,
             f"{op}: {arg} must be a floating-point tensor, got {x.dtype.name}. "
-            "Cast it first, e.g. ek.cast(x, ek.float32)."
+            "Cast it first, e.g. ek.cast(x, ek.float32).",
         )
 
 

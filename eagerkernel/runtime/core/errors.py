@@ -52,6 +52,7 @@ __all__ = [
     "UnavailableError",
     "UnimplementedError",
     "UnknownError",
+    "UnsupportedDTypeError",
 ]
 
 # TensorFlow's canonical error codes (`tf.errors.OK`, ...).
@@ -188,6 +189,21 @@ DataLossError = _error("DataLossError", DATA_LOSS, None, "Data was lost or corru
 UnauthenticatedError = _error(
     "UnauthenticatedError", UNAUTHENTICATED, None, "The request has no valid credentials."
 )
+
+
+class UnsupportedDTypeError(InvalidArgumentError, TypeError):
+    """An op called on a dtype it has no kernel for, such as ``exp`` of an int32 tensor or
+    ``erf`` of a complex one. TensorFlow raises `InvalidArgumentError` ("Value for attr 'T' of
+    int32 is not in the list of allowed values"); this subclass of it (eagerkernel's, not a
+    TensorFlow name) is also a TypeError, which eagerkernel raised for these before, so that
+    both ``except ek.errors.InvalidArgumentError`` and ``except TypeError`` catch it.
+
+    >>> try:
+    ...     ek.exp(ek.constant([1, 2]))
+    ... except ek.errors.InvalidArgumentError as exc:
+    ...     print(isinstance(exc, TypeError), exc.message[:44])
+    True Exp: x must be a floating-point tensor, got
+    """
 
 
 class OperatorNotAllowedInGraphError(TypeError):

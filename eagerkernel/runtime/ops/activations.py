@@ -241,15 +241,24 @@ defvjp(_silu, _silu_vjp)
 def silu(features, beta=1.0, name=None) -> Tensor:
     """``features * sigmoid(beta * features)`` (follows `tf.nn.silu`, also `tf.nn.swish`).
 
+    ``beta`` is a Python number (one fused op), or a tensor or Variable broadcast against
+    ``features`` and cast to its dtype, as TensorFlow converts it: then the result is
+    differentiable in ``beta`` too (a learnable swish).
+
     Raises:
-        TypeError: for non-floating input.
+        UnsupportedDTypeError: non-floating ``features`` (also a TypeError).
 
     >>> ek.nn.silu(ek.constant([0.0, 1.0])).numpy()
     array([0.       , 0.7310586], dtype=float32)
     """
     x = tensor(features, "silu")
     float_check("silu", x, "features")
-    return apply(_silu, (x,), {"beta": float(beta)})
+    if isinstance(beta, (int, float, np.integer, np.floating)) and not isinstance(beta, bool):
+        return apply(_silu, (x,), {"beta": float(beta)})
+    from .elementwise import multiply
+
+    b = cast(tensor(beta, "silu"), x.dtype)
+    return multiply(x, sigmoid(multiply(b, x)))
 
 
 swish = silu

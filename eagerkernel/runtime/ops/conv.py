@@ -77,7 +77,7 @@ def output_hw(in_hw, ksize, strides, dilations, pads) -> tuple[int, int]:
     )
 
 
-def _windows(xp, xpad, ksize, out_hw, strides, dilations):
+def windows_view(xp, xpad, ksize, out_hw, strides, dilations):
     """A view (N, OH, OW, KH, KW, C) of every window of the padded input: no copy."""
     sn, sh, sw, sc = xpad.strides
     shape = (xpad.shape[0], *out_hw, *ksize, xpad.shape[3])
@@ -105,7 +105,7 @@ def _im2col(xp, x, ksize, out_hw, strides, dilations, pads):
             for j in range(kw):
                 cols[i, j] = window_tap(xpad, i, j, out_hw, strides, dilations)[..., 0]
         return cols.reshape(kh * kw, -1).T
-    win = _windows(xp, xpad, ksize, out_hw, strides, dilations)
+    win = windows_view(xp, xpad, ksize, out_hw, strides, dilations)
     cols = xp.empty(win.shape, dtype=x.dtype)
     xp.copyto(cols, win)  # faster than win.reshape's implicit copy
     return cols.reshape(-1, kh * kw * c)
@@ -571,7 +571,9 @@ defvjp(
 )
 
 
-def _pool_args(op, input, ksize, strides, padding, data_format):
+def pool_args(op, input, ksize, strides, padding, data_format):
+    """``(x, params)`` of a 2-D pooling call: the input checked as NHWC and the window's
+    ``ksize``, ``strides`` and explicit ``pads`` (raises as `max_pool2d` documents)."""
     check_data_format(data_format, op)
     x = tensor(input, op)
     check_nhwc_input(x, op)
@@ -606,7 +608,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
     array([[ 5.,  7.],
            [13., 15.]], dtype=float32)
     """
-    x, p = _pool_args("max_pool2d", input, ksize, strides, padding, data_format)
+    x, p = pool_args("max_pool2d", input, ksize, strides, padding, data_format)
     return apply(_max_pool, (x,), p)
 
 
@@ -685,5 +687,5 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
     array([[2. , 3.5],
            [6.5, 8. ]], dtype=float32)
     """
-    x, p = _pool_args("avg_pool2d", input, ksize, strides, padding, data_format)
+    x, p = pool_args("avg_pool2d", input, ksize, strides, padding, data_format)
     return apply(_avg_pool, (x,), p)

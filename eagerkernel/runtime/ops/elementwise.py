@@ -15,7 +15,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ..extension_dispatch import dispatchable
 from ..native import kernels
@@ -460,11 +460,22 @@ defvjp(
 )
 
 _floor = Primitive("Floor", lambda xp, x: xp.floor(x))
-floor = unary(_floor, "Largest integer <= x (follows `tf.math.floor`; no gradient).")
+floor = unary(
+    _floor,
+    "Largest integer <= x, elementwise, of a real floating x (follows `tf.math.floor`; no "
+    "gradient; integer or complex input raises UnsupportedDTypeError, as TensorFlow's "
+    "InvalidArgumentError).",
+    "real",
+)
 defvjp(_floor, None)
 
 _ceil = Primitive("Ceil", lambda xp, x: xp.ceil(x))
-ceil = unary(_ceil, "Smallest integer >= x (follows `tf.math.ceil`; no gradient).")
+ceil = unary(
+    _ceil,
+    "Smallest integer >= x, elementwise, of a real floating x (follows `tf.math.ceil`; no "
+    "gradient; integer or complex input raises UnsupportedDTypeError).",
+    "real",
+)
 defvjp(_ceil, None)
 
 _round = Primitive("Round", lambda xp, x: xp.round(x))
@@ -538,8 +549,10 @@ def _logical(name: str, fn, doc: str):
     def checked(x, y, name=None):
         x, y = tensor(x, prim.name), tensor(y, prim.name)
         if x._value.dtype != np.bool_ or y._value.dtype != np.bool_:
-            raise TypeError(
-                f"{prim.name}: inputs must be bool, got {x.dtype.name} and {y.dtype.name}."
+            raise UnsupportedDTypeError(
+                None,
+                prim.name,
+                f"{prim.name}: inputs must be bool, got {x.dtype.name} and {y.dtype.name}.",
             )
         return op(x, y)
 
@@ -556,10 +569,13 @@ _logical_not = unary(_not)
 
 
 def logical_not(x, name=None) -> Tensor:
-    """Elementwise NOT of a bool tensor. Raises TypeError for other dtypes."""
+    """Elementwise NOT of a bool tensor. Raises `UnsupportedDTypeError` (TensorFlow's
+    InvalidArgumentError, also a TypeError) for other dtypes."""
     x = tensor(x, "LogicalNot")
     if x._value.dtype != np.bool_:
-        raise TypeError(f"LogicalNot: input must be bool, got {x.dtype.name}.")
+        raise UnsupportedDTypeError(
+            None, "LogicalNot", f"LogicalNot: input must be bool, got {x.dtype.name}."
+        )
     return _logical_not(x)
 
 

@@ -194,7 +194,26 @@ defvjp(_digamma, lambda g, ans, x: g * apply(_trigamma, (x,)))
 # -- binary --------------------------------------------------------------------------------------
 
 _atan2 = Primitive("Atan2", lambda xp, y, x: xp.arctan2(y, x))
-atan2 = binary(_atan2, "The angle of (x, y), atan2(y, x), in [-pi, pi] (follows `tf.math.atan2`).")
+_atan2_op = binary(_atan2)
+
+
+def atan2(y, x, name=None) -> Tensor:
+    """The angle of the point (x, y), ``atan2(y, x)``, in [-pi, pi] (follows
+    `tf.math.atan2`).
+
+    Raises:
+        UnsupportedDTypeError: integer or complex inputs (TensorFlow's kernel is real floating
+            only: an InvalidArgumentError, also a TypeError).
+        TypeError: dtypes that differ.
+
+    >>> ek.math.atan2(ek.constant([1.0, -1.0]), ek.constant([0.0, 0.0])).numpy().round(4)
+    array([ 1.5708, -1.5708], dtype=float32)
+    """
+    y, x = coerce_pair(y, x, "atan2")
+    float_check("Atan2", y, "y", real=True)
+    return _atan2_op(y, x)
+
+
 defvjp(
     _atan2,
     lambda g, ans, y, x: g * x / (square(x) + square(y)),
@@ -318,11 +337,22 @@ def xdivy(x, y, name=None) -> Tensor:
 
 
 def divide_no_nan(x, y, name=None) -> Tensor:
-    """``x / y``, and 0 where ``y == 0`` (follows `tf.math.divide_no_nan`).
+    """``x / y``, and 0 where ``y == 0`` (follows `tf.math.divide_no_nan`). Integer inputs
+    are cast first, as `truediv` casts them (int32 and int64 give float64, smaller integers
+    float32), as TensorFlow does.
+
+    Raises:
+        TypeError: dtypes that differ, or a dtype with no division (bool, string).
 
     >>> ek.math.divide_no_nan([3.0, 1.0], [0.0, 2.0]).numpy()
     array([0. , 0.5], dtype=float32)
+    >>> ek.math.divide_no_nan(ek.constant([1, 2]), ek.constant([0, 2]))
+    <Tensor: shape=(2,), dtype=float64, numpy=array([0., 1.])>
     """
+    x, y = coerce_pair(x, y, "divide_no_nan")
+    target = dtypes.TRUEDIV_RESULT.get(x._value.dtype)
+    if target is not None and y._value.dtype == x._value.dtype:
+        x, y = cast(x, target), cast(y, target)
     return _float_binary("divide_no_nan", _div_no_nan_op, x, y)
 
 

@@ -46,6 +46,10 @@ from .rearrange_ops import depth_to_space, space_to_depth  # tf.nn's names for t
 from .reduction import normalize_axis, reduce_sum
 
 __all__ = [
+    "approx_max_k",
+    "approx_min_k",
+    "atrous_conv2d",
+    "atrous_conv2d_transpose",
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
@@ -70,6 +74,7 @@ __all__ = [
     "embedding_lookup_sparse",
     "fused_batch_norm",
     "gelu",
+    "in_top_k",
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
@@ -82,6 +87,7 @@ __all__ = [
     "max_pool1d",
     "max_pool2d",
     "max_pool3d",
+    "max_pool_with_argmax",
     "moments",
     "normalize_moments",
     "pool",
@@ -98,13 +104,16 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2",
     "softplus",
     "softsign",
+    "space_to_batch",
     "space_to_depth",
     "sparse_softmax_cross_entropy_with_logits",
     "sufficient_statistics",
     "swish",
     "tanh",
+    "top_k",
     "weighted_cross_entropy_with_logits",
     "weighted_moments",
+    "zero_fraction",
 ]
 
 # -- regularization and normalization -----------------------------------------------------------
@@ -452,6 +461,15 @@ from .conv_more import (  # noqa: E402
     pool,
     separable_conv2d,
 )
+from .math_more import zero_fraction  # noqa: E402  (tf.nn's names for these tf.math ops)
+from .math_ops import in_top_k, top_k  # noqa: E402
+from .nn_more import (  # noqa: E402
+    approx_max_k,
+    approx_min_k,
+    atrous_conv2d,
+    atrous_conv2d_transpose,
+    max_pool_with_argmax,
+)
 from .normalization import (  # noqa: E402
     batch_normalization,
     crelu,
@@ -465,3 +483,4 @@ from .normalization import (  # noqa: E402
     weighted_cross_entropy_with_logits,
     weighted_moments,
 )
+from .rearrange_ops import space_to_batch  # noqa: E402

@@ -36,11 +36,13 @@ __all__ = [
     "bessel_i1e",
     "betainc",
     "cumulative_logsumexp",
+    "erfcinv",
     "erfinv",
     "igamma",
     "igammac",
     "ndtri",
     "nextafter",
+    "polygamma",
     "zeta",
 ]
 
@@ -306,3 +308,54 @@ def zeta(x, q, name=None) -> Tensor:
     1.644934
     """
     return _float_pair("zeta", _zeta_op, x, q)
+
+
+def erfcinv(x, name=None) -> Tensor:
+    """The inverse of erfc, on (0, 2): ``-ndtri(x / 2) / sqrt(2)`` (follows
+    `tf.math.erfcinv`, which computes it so); ``inf`` at 0, ``-inf`` at 2, NaN outside.
+    Differentiable through ``ndtri``.
+
+    Raises:
+        UnsupportedDTypeError: integer or complex input.
+
+    >>> ek.math.erfcinv(ek.constant([0.5, 1.0, 1.5])).numpy().round(5)  # -0 at 1, as TensorFlow
+    array([ 0.47694, -0.     , -0.47694], dtype=float32)
+    """
+    x = tensor(x, "erfcinv")
+    float_check("Erfcinv", x, real=True)
+    return -ndtri(x * 0.5) * (1.0 / math.sqrt(2.0))
+
+
+def _polygamma_fwd(xp, a, x):
+    with np.errstate(all="ignore"):
+        order = xp.asarray(a)
+        whole = (order == xp.floor(order)) & (order >= 0)
+        out = _scipy("polygamma", xp)(xp.where(whole, order, 0).astype(np.int64), x)
+        return xp.where(whole, out, np.nan).astype(x.dtype, copy=False)
+
+
+_polygamma = Primitive("Polygamma", _polygamma_fwd)
+_polygamma_op = binary(_polygamma)
+defvjp(
+    _polygamma,
+    None,  # TensorFlow has no gradient in the order either
+    lambda g, ans, a, x: g * _polygamma_op(a + 1.0, x),
+)
+
+
+def polygamma(a, x, name=None) -> Tensor:
+    """The ``a``-th derivative of the digamma function at ``x``,
+    ``(-1)^(a+1) a! zeta(a+1, x)`` (follows `tf.math.polygamma`); ``a`` is a float tensor
+    of whole numbers >= 0 (NaN where it is not), broadcast against ``x``. The gradient in
+    ``x`` is ``polygamma(a + 1, x)``; there is none in ``a``, as in TensorFlow. Needs SciPy.
+
+    Raises:
+        UnsupportedDTypeError: integer or complex ``x``.
+        TypeError: ``a`` and ``x`` of different dtypes (Python numbers take ``x``'s).
+
+    >>> ek.math.polygamma(ek.constant([0.0, 1.0]), ek.constant([1.0, 1.0])).numpy()
+    array([-0.5772157,  1.644934 ], dtype=float32)
+    """
+    a, x = coerce_pair(a, x, "polygamma")
+    float_check("Polygamma", x, "x", real=True)
+    return _polygamma_op(a, x)
