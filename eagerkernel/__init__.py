@@ -42,6 +42,7 @@ from .runtime.compat.v1 import losses, metrics, train
 from .runtime.config import num_gpus
 from .runtime.core import dtypes as _dtypes_module
 from .runtime.core import errors
+from .runtime.core.conversion import register_tensor_conversion_function
 from .runtime.core.device import device
 from .runtime.core.dtypes import (
     DType,
@@ -101,6 +102,8 @@ from . import debugging, nn, random  # noqa: I001 (before compat, which reads th
 from . import compat, image, io, linalg, math, signal, strings, test, testing, version
 
 log = math.log
+scalar_mul = math.scalar_mul
+fftnd, ifftnd, rfftnd, irfftnd = signal.fftnd, signal.ifftnd, signal.rfftnd, signal.irfftnd
 random_normal = random.normal
 random_uniform = random.uniform
 set_random_seed = random.set_seed

@@ -140,8 +140,12 @@ def test_binary_assert_errors_of_shape_and_dtype():
         D.assert_equal(ek.zeros(2), ek.zeros(3))
     with pytest.raises(TypeError, match=r"float32.*int32"):
         D.assert_equal(ek.zeros(2), ek.zeros(2, ek.int32))
+    # bools (and strings) compare for equality, as TensorFlow's assert_equal; order does not
+    D.assert_equal(ek.constant([True]), ek.constant([True]))
+    with pytest.raises(IAE, match="Condition x == y did not hold"):
+        D.assert_equal(ek.constant([True]), ek.constant([False]))
     with pytest.raises(TypeError, match="numeric"):
-        D.assert_equal(ek.constant([True]), ek.constant([True]))
+        D.assert_less(ek.constant([True]), ek.constant([True]))
 
 
 UNARY = [

@@ -176,9 +176,10 @@ def _pretty(item, summarize: int) -> str:
     return str(item)
 
 
-def _numeric(x: Tensor, op: str) -> None:
-    if x._value.dtype.kind not in "iufc":
-        raise TypeError(f"{op}: x must be a numeric tensor, got {x.dtype.name}.")
+def _numeric(x: Tensor, op: str, kinds: str = "iufc") -> None:
+    if x._value.dtype.kind not in kinds:
+        what = "numeric" if kinds == "iufc" else "numeric, bool or string"
+        raise TypeError(f"{op}: x must be a {what} tensor, got {x.dtype.name}.")
 
 
 def _default_data(sym: str, x: Tensor, y: Tensor, test, summarize: int) -> list:
@@ -200,10 +201,10 @@ def _default_data(sym: str, x: Tensor, y: Tensor, test, summarize: int) -> list:
     return data
 
 
-def _binary_assert(sym, op, compare, x, y, message, summarize, data=None) -> None:
+def _binary_assert(sym, op, compare, x, y, message, summarize, data=None, kinds="iufc") -> None:
     x = to_tensor(x, None, op)
     y = to_tensor(y, x._value.dtype, op)  # Python numbers take x's dtype
-    _numeric(x, op)
+    _numeric(x, op, kinds)
     try:
         test = compare(x, y)
     except ValueError:
@@ -227,21 +228,23 @@ def assert_equal(x, y, message=None, summarize=None, name=None) -> None:
     """Asserts ``x == y`` elementwise, broadcasting (follows `tf.debugging.assert_equal`).
 
     Args:
-        x, y: numeric tensors of one dtype (Python numbers take the other's dtype) whose
-            shapes broadcast; empty tensors pass.
+        x, y: numeric, bool or string tensors of one dtype (Python values take the other's
+            dtype) whose shapes broadcast; empty tensors pass.
         message: prefixed to the error message.
         summarize: how many entries the message shows (default 3; negative: all).
 
     Raises:
         InvalidArgumentError: an element differs (the message names the first ones and their
             indices), or the shapes do not broadcast.
-        TypeError: different dtypes, or a non-numeric tensor.
+        TypeError: different dtypes, or a tensor of another dtype (a variant).
 
     >>> ek.debugging.assert_equal(ek.constant([1, 2]), [1, 2])
+    >>> ek.debugging.assert_equal(ek.constant(["a", "b"]), ["a", "b"])
     """
     if x is y:
         return None
-    return _binary_assert("==", "assert_equal", _ew.equal, x, y, message, summarize)
+    op = "assert_equal"
+    return _binary_assert("==", op, _ew.equal, x, y, message, summarize, kinds="iufcbO")
 
 
 def assert_none_equal(x, y, summarize=None, message=None, name=None) -> None:
@@ -251,7 +254,8 @@ def assert_none_equal(x, y, summarize=None, message=None, name=None) -> None:
 
     >>> ek.debugging.assert_none_equal(ek.constant([1, 2]), 0)
     """
-    return _binary_assert("!=", "assert_none_equal", _ew.not_equal, x, y, message, summarize)
+    op = "assert_none_equal"
+    return _binary_assert("!=", op, _ew.not_equal, x, y, message, summarize, kinds="iufcbO")
 
 
 def assert_less(x, y, message=None, summarize=None, name=None) -> None:

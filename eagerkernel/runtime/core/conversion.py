@@ -1,8 +1,9 @@
 """Python values to NumPy arrays with TensorFlow's rules: dtype inference (a Python float is
 float32, a Python int int32 when it fits), casts of Python numbers and lists that refuse to lose
 information, strings as `ek.string` bytes, and TensorFlow's errors for what cannot become a
-tensor (`ConversionError`, a ragged nested list). `tensor.to_tensor` and `convert_to_tensor`
-build on these.
+tensor (`ConversionError`, a ragged nested list), and the conversion functions users register
+for their own types (`register_tensor_conversion_function`). `tensor.to_tensor` and
+`convert_to_tensor` build on these.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ __all__ = [
     "is_np_strings",
     "np_value",
     "python_array",
+    "register_tensor_conversion_function",
+    "registered_conversion",
     "unsupported_type",
 ]
 
@@ -169,3 +172,74 @@ def cast_python(value, np_dtype, op: str) -> np.ndarray:
         if arr.min() < info.min or arr.max() > info.max:
             raise TypeError(f"{op}: {value!r:.60} is out of range for dtype {target.name}.")
     return arr.astype(target)
+
+
+# Conversion functions registered for user types: (priority, order of registration, types,
+# function), lowest priority first, as TensorFlow's tensor_conversion_registry keeps them.
+CONVERSIONS: list = []
+_UNCONVERTIBLE = (int, float, complex, np.generic, np.ndarray)
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100) -> None:
+    """Makes ``conversion_func`` convert instances of ``base_type`` (a type or a tuple of
+    types) wherever a tensor is expected: op arguments, operators, `convert_to_tensor`
+    (follows `tf.register_tensor_conversion_function`).
+
+    ``conversion_func(value, dtype=None, name=None, as_ref=False)`` returns a Tensor, or
+    NotImplemented to let the next function (by ``priority``, lowest first; then
+    registration order) try. ``dtype`` is the dtype wanted (an operator's other operand's),
+    or None; a function that cannot give it may raise TypeError or ValueError, and is then
+    asked again with ``dtype=None``.
+
+    Raises:
+        TypeError: ``base_type`` is not a type or a tuple of types, is a Python number or a
+            NumPy type (TensorFlow's message), or ``conversion_func`` is not callable.
+
+    >>> class Meters:
+    ...     def __init__(self, value):
+    ...         self.value = value
+    >>> ek.register_tensor_conversion_function(
+    ...     Meters, lambda v, dtype=None, name=None, as_ref=False: ek.constant(v.value, dtype))
+    >>> ek.constant(1.0) + Meters(2.0)
+    <Tensor: shape=(), dtype=float32, numpy=3.0>
+    """
+    types = base_type if isinstance(base_type, tuple) else (base_type,)
+    if not types or not all(isinstance(t, type) for t in types):
+        raise TypeError(
+            f"register_tensor_conversion_function: base_type must be a type or a tuple of "
+            f"types, got {base_type!r}."
+        )
+    if any(issubclass(t, _UNCONVERTIBLE) for t in types):
+        raise TypeError(
+            "Cannot register conversions for Python numeric types and NumPy scalars and arrays."
+        )
+    if not callable(conversion_func):
+        raise TypeError("conversion_func must be callable.")
+    CONVERSIONS.append((priority, len(CONVERSIONS), types, conversion_func))
+    CONVERSIONS.sort(key=lambda entry: (entry[0], entry[1]))
+
+
+def registered_conversion(value, dtype_hint, op: str, tensor_type):
+    """The Tensor a registered conversion function makes of ``value``, or None when no
+    function is registered for its type (or all return NotImplemented)."""
+    from .dtypes import as_dtype
+
+    wanted = None if dtype_hint is None else as_dtype(dtype_hint)
+    for _, _, types, func in CONVERSIONS:
+        if not isinstance(value, types):
+            continue
+        try:
+            result = func(value, dtype=wanted, name=None, as_ref=False)
+        except (TypeError, ValueError):
+            if wanted is None:
+                raise
+            result = func(value, dtype=None, name=None, as_ref=False)
+        if result is NotImplemented:
+            continue
+        if not isinstance(result, tensor_type):
+            raise RuntimeError(
+                f"{op}: the conversion function {func!r} registered for {type(value)} returned "
+                f"{type(result).__name__}, not a Tensor."
+            )
+        return result
+    return None

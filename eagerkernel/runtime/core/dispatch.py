@@ -326,13 +326,23 @@ def copy_to_device(x, device) -> Tensor:
 # -- the builders of public ops ------------------------------------------------------------------
 
 
-def unary(prim: Primitive, doc: str | None = None, float_only=False, real: bool = False):
+def unary(
+    prim: Primitive,
+    doc: str | None = None,
+    float_only=False,
+    real: bool = False,
+    signed: bool = False,
+):
     """A public one-input op ``op(x, name=None)`` for ``prim``.
 
-    ``float_only`` ops (exp, log, sin, ...) raise TypeError on integer input, as in TensorFlow,
-    instead of NumPy's silent switch to float64; ``float_only="real"`` ops (erf, softplus, ...)
-    also on complex input, which TensorFlow's kernels for them do not take; ``real`` ops
-    (relu, round, ...) take integers but raise TypeError on complex input, for the same reason.
+    ``float_only`` ops (exp, log, sin, ...) raise `UnsupportedDTypeError` (TensorFlow's
+    InvalidArgumentError, also a TypeError) on integer input, as in TensorFlow, instead of
+    NumPy's silent switch to float64; ``float_only="real"`` ops (erf, softplus, ...) also on
+    complex input, which TensorFlow's kernels for them do not take; ``real`` ops (relu, round,
+    ...) take integers but refuse complex input, for the same reason; ``signed`` ops (abs,
+    negative, sign) refuse unsigned integers, which TensorFlow's kernels do not take (NumPy
+    would wrap ``-x`` around). A string input that the forward cannot take raises the same
+    error, naming the op, instead of NumPy's message.
     """
     fwd = prim.fwd
     name = prim.name
@@ -347,10 +357,17 @@ def unary(prim: Primitive, doc: str | None = None, float_only=False, real: bool 
             float_check(prim.name, x, real=kinds == "f")
         elif real and x._value.dtype.kind == "c":
             raise complex_error(prim.name, x)
-        if ACTIVE:
-            return _observe(prim, (x,))
-        t = _new(Tensor)
-        t._value = fwd(x._device.xp, x._value)
+        elif signed and x._value.dtype.kind == "u":
+            raise dtype_unsupported(prim.name, x, "a signed number")
+        try:
+            if ACTIVE:
+                return _observe(prim, (x,))
+            t = _new(Tensor)
+            t._value = fwd(x._device.xp, x._value)
+        except TypeError:
+            if x._value.dtype.kind == "O":
+                raise dtype_unsupported(prim.name, x, "a number") from None
+            raise
         t._device = x._device
         return t
 
@@ -359,16 +376,19 @@ def unary(prim: Primitive, doc: str | None = None, float_only=False, real: bool 
     return op
 
 
-def binary(prim: Primitive, doc: str | None = None, array_op=None):
+def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool = False):
     """A public two-input broadcasting op ``op(x, y, name=None)`` for ``prim``.
 
     Inputs must share a dtype (Python numbers take the other side's dtype) and a device.
     ``array_op(a, b)``, when given, is what ``prim.fwd(xp, a, b)`` computes, as a C callable
     of the arrays alone (``operator.mul`` for Mul): the fast path calls it without the
-    forward's Python frame.
+    forward's Python frame. Only ``strings`` ops (Add, Equal, NotEqual: TensorFlow's kernels
+    that take strings) accept string tensors.
 
     Raises:
         TypeError: the dtypes differ (TensorFlow does not promote).
+        UnsupportedDTypeError: string inputs to an op that takes none (TensorFlow's
+            InvalidArgumentError, also a TypeError).
         InvalidArgumentError: the shapes do not broadcast, or the devices differ.
     """
     fwd = prim.fwd
@@ -386,8 +406,11 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None):
             x, y = coerce_pair(x, y, prim.name)
         xv = x._value
         yv = y._value
-        if xv.dtype is not yv.dtype and xv.dtype != yv.dtype:
+        dt = xv.dtype
+        if dt is not yv.dtype and dt != yv.dtype:
             raise dtype_error(prim.name, (x, y))
+        if dt.kind == "O" and not strings:
+            raise dtype_unsupported(prim.name, x, "a number")
         if ACTIVE:
             return _observe(prim, (x, y))
         dev = x._device
@@ -510,6 +533,14 @@ def complex_error(op: str, x: Tensor, arg: str = "x") -> UnsupportedDTypeError:
         op,
         f"{op}: {arg} must be a real tensor, got {x.dtype.name} (TensorFlow's kernel takes no "
         "complex input). Use ek.math.real/imag or ek.abs.",
+    )
+
+
+def dtype_unsupported(op: str, x: Tensor, wanted: str, arg: str = "x") -> UnsupportedDTypeError:
+    """The error of an op called on a dtype TensorFlow has no kernel of it for: ``wanted``
+    says what it takes (``"a number"``, ``"a signed number"``)."""
+    return UnsupportedDTypeError(
+        None, op, f"{op}: {arg} must be {wanted}, got a {x.dtype.name} tensor."
     )
 
 

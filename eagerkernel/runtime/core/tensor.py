@@ -18,11 +18,13 @@ import numpy as np
 from . import dtypes
 from .context import ACTIVE, value_read
 from .conversion import (
+    CONVERSIONS,
     ConversionError,
     cast_python,
     infer_numpy,
     is_np_strings,
     np_value,
+    registered_conversion,
     unsupported_type,
 )
 from .device import CPU, Device, current_device
@@ -488,6 +490,9 @@ def make(value, device: Device) -> Tensor:
 # -- conversion ---------------------------------------------------------------------------------
 
 
+_PLAIN_TYPES = frozenset({int, float, complex, bool, list, tuple, str, bytes, np.ndarray})
+
+
 def _array_like(value):
     """A pandas Series or Index (any object with ``__array__`` that is not an array, a
     tensor or a device array) as a NumPy array, so that its strings become `ek.string`
@@ -513,6 +518,10 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
     """
     if isinstance(value, Tensor):
         return value
+    if CONVERSIONS and type(value) not in _PLAIN_TYPES:  # a type the user registered
+        converted = registered_conversion(value, dtype_hint, op, Tensor)
+        if converted is not None:
+            return converted
     value = _array_like(value)
     if device is None:
         device = current_device()
@@ -577,7 +586,13 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
                     )
                 value = value.astype(np_dtype)
             return to_tensor(value)
-        return to_tensor(value, np_dtype)
+        out = to_tensor(value, np_dtype)
+        if out._value.dtype != np_dtype:  # a registered conversion function's result
+            raise TypeError(
+                f"convert_to_tensor: the conversion of {type(value).__name__} gave dtype "
+                f"{out.dtype.name}, requested {dtypes.from_numpy(np_dtype).name}."
+            )
+        return out
     hint = dtypes.numpy_dtype(dtype_hint)
     if hint is not None:
         try:

@@ -51,6 +51,7 @@ static struct {
     PyObject *globals;      /* dispatch.py's module dict, where BinaryOp reads `_observe` */
     PyObject *str_observe;  /* "_observe" */
     PyObject *observe_fn;   /* this module's `observe`, called directly when `_observe` is it */
+    PyObject *object_descr; /* numpy.dtype(object), the dtype of string tensors */
 } S;
 
 /* The last thread's state, read from its dict: every recorded op asks for it, and a dict
@@ -417,7 +418,10 @@ static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
         Py_DECREF(da);
         if (db == NULL) goto error_fallback;
         Py_DECREF(db);
-        if (da != db) return binary_fallback(self, args, nargsf, kwnames);
+        if (da != db || da == S.object_descr) return binary_fallback(self, args, nargsf, kwnames);
+    } else if (((ArrayHead *)a)->descr == S.object_descr) {
+        /* Strings: the Python op decides (most ops take none, as TensorFlow's kernels). */
+        return binary_fallback(self, args, nargsf, kwnames);
     }
     if (PyList_GET_SIZE(S.active) != 0) {
         /* As the Python op: `_observe(prim, (x, y))`, dispatch's global of that name (tests
@@ -606,6 +610,14 @@ static PyObject *setup(PyObject *module, PyObject *args) {
     S.moves = offsets[5];
     S.n_out = offsets[6];
     S.xp = offsets[7];
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    PyObject *object_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "O") : NULL;
+    Py_XDECREF(numpy);
+    if (object_descr == NULL) {
+        Py_DECREF(observe_fn);
+        return NULL;
+    }
+    Py_XSETREF(S.object_descr, object_descr);
     Py_XSETREF(S.active, Py_NewRef(active));
     Py_XSETREF(S.ndarray, (PyTypeObject *)Py_NewRef(ndarray));
     S.descr_ok = descr_ok;

@@ -29,6 +29,7 @@ __all__ = [
     "ensure_shape",
     "get_static_value",
     "histogram_fixed_width",
+    "histogram_fixed_width_bins",
     "identity_n",
     "is_tensor",
     "meshgrid",
@@ -471,6 +472,10 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
         )
     out = _int_dtype(out_type, op, "out_type")
     seq = _tensor(sorted_sequence, op)
+    if seq._value.dtype.kind in "Oc":  # TensorFlow orders neither strings nor complex numbers
+        from ._core import dtype_unsupported
+
+        raise dtype_unsupported("LowerBound", seq, "a real number", "sorted_sequence")
     vals = _tensor(values, op, seq._value.dtype)
     if seq.dtype != vals.dtype:
         raise TypeError(
@@ -595,3 +600,42 @@ def unravel_index(indices, dims, name=None) -> Tensor:
             op, f"index is out of bound as with dims {dv.tolist()}: index {bad}, {total} elements."
         )
     return apply(_unravel, (i,), {"dims": tuple(int(n) for n in dv)})
+
+
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
+    """The bin of each of ``values`` among ``nbins`` equal-width bins over ``value_range``
+    (follows `tf.histogram_fixed_width_bins`): ``floor(nbins * (v - lo) / (hi - lo))``,
+    computed in the values' dtype and clipped to ``[0, nbins - 1]``, so values below the
+    range fall in bin 0 and values above it in the last bin. The result has ``values``'
+    shape and is int32 whatever ``dtype`` says, as TensorFlow's (whose implementation
+    ignores ``dtype``). Integer values are binned in float64 (TensorFlow's own code fails on
+    them, although its documentation accepts any numeric values).
+
+    Raises:
+        InvalidArgumentError: ``nbins <= 0``, or a ``value_range`` not of shape ``[2]``.
+        TypeError: values that are not numeric.
+
+    >>> ek.histogram_fixed_width_bins(ek.constant([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0]),
+    ...                               [0.0, 5.0], nbins=5).numpy()
+    array([0, 0, 1, 2, 4, 4], dtype=int32)
+    """
+    from .elementwise import cast, clip_by_value, floor
+
+    op = "histogram_fixed_width_bins"
+    x = _tensor(values, op)
+    if x._value.dtype.kind not in "iuf":
+        raise TypeError(f"{op}: values must be numeric, got {x.dtype.name}.")
+    if x._value.dtype.kind in "iu":
+        x = cast(x, dtypes.float64)
+    r = cast(_tensor(value_range, op, x._value.dtype), x.dtype)
+    if tuple(r.shape) != (2,):
+        raise InvalidArgumentError(
+            None, op, f"{op}: value_range must have shape [2], got {tuple(r.shape)}."
+        )
+    n = int(nbins.numpy() if isinstance(nbins, Tensor) else nbins)
+    if n <= 0:
+        raise InvalidArgumentError(None, op, f"{op}: nbins must be positive, got {n}.")
+    nbins_float = np.asarray(n, dtype=x._value.dtype)
+    scaled = (x - r[0]) / (r[1] - r[0])
+    indices = floor(nbins_float * scaled)
+    return cast(clip_by_value(indices, 0, nbins_float - 1), dtypes.int32)

@@ -19,7 +19,7 @@ from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ..extension_dispatch import dispatchable
 from ..native import kernels
-from ._core import apply, binary, dtype_error, tensor, unary
+from ._core import apply, binary, dtype_error, dtype_unsupported, tensor, unary
 from .complex_ops import conj_if_complex as _c
 
 __all__ = [
@@ -70,7 +70,12 @@ __all__ = [
 # -- arithmetic ---------------------------------------------------------------------------------
 
 _add = Primitive("AddV2", lambda xp, x, y: x + y)
-add = binary(_add, "x + y, broadcasting (follows `tf.math.add`).", operator.add)
+add = binary(
+    _add,
+    "x + y, broadcasting (follows `tf.math.add`); string tensors are concatenated.",
+    operator.add,
+    strings=True,
+)
 defvjp(_add, pass_through, pass_through)
 
 
@@ -111,6 +116,8 @@ def add_n(inputs, name=None) -> Tensor:
         raise
     if not xs:
         raise ValueError("add_n: inputs must be a non-empty list of tensors, got [].")
+    if xs[0]._value.dtype.kind in "Ob":  # TensorFlow's AddN adds numbers only
+        raise dtype_unsupported("AddN", xs[0], "a number", "inputs[0]")
     if len(xs) == 1:
         return xs[0]
     first = xs[0]
@@ -310,11 +317,13 @@ defvjp(
 # -- unary --------------------------------------------------------------------------------------
 
 _neg = Primitive("Neg", lambda xp, x: -x)
-negative = unary(_neg, "-x (follows `tf.math.negative`).")
+negative = unary(_neg, "-x (follows `tf.math.negative`; signed numbers only).", signed=True)
 defvjp(_neg, lambda g, ans, x: -g)
 
 _abs = Primitive("Abs", lambda xp, x: xp.abs(x))
-abs = unary(_abs, "|x| (follows `tf.math.abs`; the gradient at 0 is 0).")
+abs = unary(
+    _abs, "|x| (follows `tf.math.abs`; the gradient at 0 is 0; signed numbers only).", signed=True
+)
 defvjp(_abs, lambda g, ans, x: _abs_vjp(g, ans, x))
 
 
@@ -338,7 +347,8 @@ _sign = Primitive("Sign", lambda xp, x: xp.sign(x))
 sign = unary(
     _sign,
     "-1, 0 or 1 (follows `tf.math.sign`; zero gradient); z / |z| for a complex z (0 at 0), "
-    "with that quotient's gradient.",
+    "with that quotient's gradient; signed numbers only.",
+    signed=True,
 )
 defvjp(_sign, _sign_vjp)
 
@@ -527,14 +537,14 @@ identity_prim = Primitive("Identity", lambda xp, x: x)
 defvjp(identity_prim, pass_through)
 
 
-def _comparison(name: str, fn, doc: str):
+def _comparison(name: str, fn, doc: str, strings: bool = False):
     prim = Primitive(name, fn)
     defvjp(prim, None, None)
-    return binary(prim, doc)
+    return binary(prim, doc, strings=strings)
 
 
-equal = _comparison("Equal", lambda xp, x, y: x == y, "x == y elementwise, bool.")
-not_equal = _comparison("NotEqual", lambda xp, x, y: x != y, "x != y elementwise, bool.")
+equal = _comparison("Equal", lambda xp, x, y: x == y, "x == y elementwise, bool.", True)
+not_equal = _comparison("NotEqual", lambda xp, x, y: x != y, "x != y elementwise, bool.", True)
 less = _comparison("Less", lambda xp, x, y: x < y, "x < y elementwise, bool.")
 less_equal = _comparison("LessEqual", lambda xp, x, y: x <= y, "x <= y elementwise, bool.")
 greater = _comparison("Greater", lambda xp, x, y: x > y, "x > y elementwise, bool.")
@@ -593,10 +603,12 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
     """Picks ``x`` where ``condition`` is true, else ``y``, broadcasting (follows `tf.where`).
 
     With only ``condition``, returns the int64 coordinates of its true elements, shape
-    ``(num_true, rank)``. Python numbers take the other branch's dtype.
+    ``(num_true, rank)``; then ``condition`` may also be numeric (its nonzero elements are
+    true), as TensorFlow allows. Python numbers take the other branch's dtype.
 
     Raises:
-        TypeError: ``condition`` not bool, or ``x`` and ``y`` of different dtypes.
+        TypeError: ``condition`` not bool (numeric too, with only ``condition``), or ``x``
+            and ``y`` of different dtypes.
         ValueError: only one of ``x`` and ``y`` given.
         InvalidArgumentError: shapes that do not broadcast (all three named).
 
@@ -612,6 +624,8 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
 
         return ragged_where(condition, x, y)
     c = tensor(condition, "where")
+    if x is None and y is None and c._value.dtype.kind in "biufc":
+        return apply(_where_indices, (c,))
     if c._value.dtype != np.bool_:
         raise TypeError(f"where: condition must be bool, got {c.dtype.name}.")
     if x is None and y is None:

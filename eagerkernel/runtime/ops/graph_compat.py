@@ -1,6 +1,7 @@
 """TensorFlow's graph-only names as TensorFlow runs them when eager execution is enabled:
 `no_op`, `group`, `tuple`, `control_dependencies` (nothing to order: ops run in program
-order), `gradients`/`hessians` (raise, as TensorFlow does eagerly), and the gradient helpers
+order), `gradients`/`hessians` (raise, as TensorFlow does eagerly), `guarantee_const`,
+`parallel_stack`, `inside_function` and `is_symbolic_tensor`, and the gradient helpers
 `recompute_grad` and `grad_pass_through`.
 """
 
@@ -16,8 +17,12 @@ __all__ = [
     "grad_pass_through",
     "gradients",
     "group",
+    "guarantee_const",
     "hessians",
+    "inside_function",
+    "is_symbolic_tensor",
     "no_op",
+    "parallel_stack",
     "recompute_grad",
 ]
 
@@ -171,3 +176,51 @@ def grad_pass_through(f):
     import functools
 
     return functools.wraps(f)(lambda *args, **kwargs: passed(*args, **kwargs))
+
+
+def guarantee_const(input, name=None):
+    """``input`` itself, promised constant (follows `tf.guarantee_const`, deprecated in
+    TensorFlow: a hint to its graph optimizer, which has nothing to do eagerly)."""
+    from ._core import tensor
+
+    return tensor(input, "guarantee_const")
+
+
+def inside_function() -> bool:
+    """Whether this thread is tracing an `ek.function` (follows `tf.inside_function`): True
+    in the Python body while it is traced, False eagerly (and when a traced program
+    replays, which runs no Python).
+
+    >>> ek.inside_function()
+    False
+    >>> ek.function(lambda: ek.inside_function())()
+    <Tensor: shape=(), dtype=bool, numpy=True>
+    """
+    from ..function.tracing import tracing_keys
+
+    return bool(tracing_keys())
+
+
+def is_symbolic_tensor(tensor) -> bool:
+    """Whether ``tensor`` is a symbolic (graph) tensor (follows `tf.is_symbolic_tensor`):
+    False for every tensor here, as for TensorFlow's eager tensors: an `ek.function` traces
+    by running its Python code on real tensors.
+
+    >>> ek.is_symbolic_tensor(ek.constant(1.0))
+    False
+    """
+    return False
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """`stack` of tensors of one shape along a new first axis, inside an `ek.function`'s
+    trace (follows `tf.parallel_stack`, which TensorFlow refuses eagerly).
+
+    Raises:
+        RuntimeError: called eagerly (TensorFlow's message).
+    """
+    if not inside_function():
+        raise RuntimeError("tf.parallel_stack() is not compatible with eager execution.")
+    from .array_ops import stack
+
+    return stack(values)

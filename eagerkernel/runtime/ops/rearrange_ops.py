@@ -32,6 +32,7 @@ __all__ = [
     "depth_to_space",
     "dynamic_partition",
     "dynamic_stitch",
+    "required_space_to_batch_paddings",
     "space_to_depth",
 ]
 
@@ -414,3 +415,50 @@ def batch_to_space(input, block_shape, crops, name=None) -> Tensor:
 
 
 __all__ += ["batch_to_space", "batch_to_space_nd", "space_to_batch", "space_to_batch_nd"]
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """The paddings and crops that make ``input_shape`` (the M spatial sizes), padded by at
+    least ``base_paddings``, divisible by ``block_shape`` (follows
+    `tf.required_space_to_batch_paddings`): the extra padding goes at the end of each
+    dimension, and the crops take it back off after `batch_to_space`.
+
+    Args:
+        input_shape: M ints. block_shape: M positive ints.
+        base_paddings: ``[M, 2]`` non-negative ints (default zeros).
+
+    Returns:
+        ``(paddings, crops)``, two int32 ``[M, 2]`` tensors.
+
+    Raises:
+        ValueError: shapes that do not agree with ``block_shape``'s length.
+
+    >>> p, c = ek.required_space_to_batch_paddings([5, 7], [2, 3])
+    >>> p.numpy().tolist(), c.numpy().tolist()
+    ([[0, 1], [0, 2]], [[0, 1], [0, 2]])
+    """
+    op = "required_space_to_batch_paddings"
+
+    def ints(value, what):
+        arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+        if arr.size and arr.dtype.kind not in "iu":
+            raise ValueError(f"{op}: {what} must hold ints, got {value!r}.")
+        return arr.astype(np.int64)
+
+    blocks = ints(block_shape, "block_shape")
+    if blocks.ndim != 1:
+        raise ValueError(f"{op}: block_shape must be 1-D, got shape {blocks.shape}.")
+    m = blocks.size
+    sizes = ints(input_shape, "input_shape")
+    if sizes.shape != (m,):
+        raise ValueError(
+            f"{op}: input_shape must have shape [{m}] (block_shape's length), got {sizes.shape}."
+        )
+    base = np.zeros((m, 2), np.int64) if base_paddings is None else ints(base_paddings, "x")
+    if base.shape != (m, 2):
+        raise ValueError(f"{op}: base_paddings must have shape [{m}, 2], got {base.shape}.")
+    full = sizes + base[:, 0] + base[:, 1]
+    extra = (blocks - full % blocks) % blocks
+    paddings = np.stack([base[:, 0], base[:, 1] + extra], axis=1).astype(np.int32)
+    crops = np.stack([np.zeros(m, np.int64), extra], axis=1).astype(np.int32)
+    return _tensor(paddings.reshape(m, 2), op), _tensor(crops.reshape(m, 2), op)

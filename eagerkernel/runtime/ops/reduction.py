@@ -19,7 +19,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ..extension_dispatch import dispatchable
 from ..native import blas
-from ._core import apply, complex_error, float_check, tensor
+from ._core import apply, complex_error, dtype_unsupported, float_check, tensor
 from .complex_ops import conj_if_complex
 
 __all__ = [
@@ -499,6 +499,8 @@ def _arg_reduce(prim, x, axis, output_type, op):
     x = tensor(x, op)
     if x._value.dtype.kind == "c":  # an order, which complex numbers lack
         raise complex_error(op, x, "input")
+    if x._value.dtype.kind == "O":  # nor does TensorFlow order strings
+        raise dtype_unsupported(op, x, "a number", "input")
     out = dtypes.numpy_dtype(output_type)
     if out.kind not in "iu":
         raise TypeError(f"{op}: output_type must be int32 or int64, got {out.name}.")
@@ -584,6 +586,8 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
     array([5, 3, 0], dtype=int32)
     """
     x = tensor(x, "cumsum")
+    if x._value.dtype.kind in "Ob":
+        raise dtype_unsupported("Cumsum", x, "a number")
     params = {
         "axis": single_axis(x, axis, "cumsum"),
         "exclusive": bool(exclusive),
