@@ -13,6 +13,12 @@ from .runtime.ops.linalg import (
     tensordot,
     trace,
 )
+from .runtime.ops.linalg_structured import (
+    banded_triangular_solve,
+    eigh_tridiagonal,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
 from .runtime.ops.matrix_decompositions import (
     eigh,
     eigvalsh,
