@@ -34,7 +34,8 @@ from .runtime.ops.matrix_decompositions import (
     tensor_diag,
     tensor_diag_part,
 )
-from .runtime.ops.matrix_functions import expm, sqrtm
+from .runtime.ops.matrix_eig import eig, eigvals, matrix_rank
+from .runtime.ops.matrix_functions import expm, logm, sqrtm
 from .runtime.ops.matrix_ops import (
     adjoint,
     band_part,
