@@ -340,8 +340,8 @@ def tridiagonal_solve(
             ``perturb_singular`` without ``partial_pivoting``.
         TypeError: other dtypes, or dtypes that differ.
 
-    >>> diags = [[2.0, 1.0, 0.0], [4.0, 4.0, 4.0], [0.0, 1.0, 2.0]]
-    >>> ek.linalg.tridiagonal_solve(diags, [6.0, 6.0, 6.0]).numpy()
+    >>> diags = [[1.0, 1.0, 0.0], [2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]  # [[2, 1, 0], [0, 2, 1], ...]
+    >>> ek.linalg.tridiagonal_solve(diags, [3.0, 3.0, 2.0]).numpy()
     array([1., 1., 1.], dtype=float32)
     """
     op = "tridiagonal_solve"
@@ -607,10 +607,11 @@ def _tridiagonal_grads(w_grad: Tensor, v: Tensor, alpha: Tensor, beta: Tensor):
     """alpha's and beta's cotangents of eigenvalues with cotangent ``w_grad``: first-order
     perturbation theory, ``d lambda_k = v_k^H dT v_k``."""
     weights = expand_dims(w_grad, -2)  # [1, k]
-    mag = v * _conj(v)
-    grad_alpha = (
-        reduce_sum(real(mag) * weights, -1) if v.dtype.is_complex else reduce_sum(mag * weights, -1)
-    )
+    if v.dtype.is_complex:
+        grad_alpha = reduce_sum(real(v * _conj(v)) * weights, -1)
+        weights = cast(weights, v.dtype)
+    else:
+        grad_alpha = reduce_sum(v * v * weights, -1)
     grad_beta = 2 * reduce_sum(v[:-1, :] * _conj(v[1:, :]) * weights, -1)
     if alpha.dtype.is_complex:
         grad_alpha = cast(grad_alpha, alpha.dtype)
