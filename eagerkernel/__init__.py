@@ -101,6 +101,8 @@ from . import debugging, nn, random  # noqa: I001 (before compat, which reads th
 from . import compat, image, io, linalg, math, signal, strings, test, testing, version
 
 log = math.log
+eig = linalg.eig  # TensorFlow 2 exports tf.eig and tf.eigvals too
+eigvals = linalg.eigvals
 random_normal = random.normal
 random_uniform = random.uniform
 set_random_seed = random.set_seed

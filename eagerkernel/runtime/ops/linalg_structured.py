@@ -27,6 +27,7 @@ from .creation import zeros_like
 from .elementwise import cast, where
 from .indexing import gather
 from .linalg import matmul, matrix_transpose
+from .math_ops import on_device_of
 from .matrix_decompositions import _gaps
 from .matrix_ops import diag_part
 from .reduction import reduce_sum
@@ -63,8 +64,10 @@ def _diagonals_of(dense: Tensor, offsets) -> Tensor:
     valid = (cols >= 0) & (cols < m)
     flat_index = np.where(valid, rows[None, :] * m + cols, 0)
     flat = reshape(dense, (*dense.shape[:-2], m * m))
-    out = gather(flat, tensor(flat_index.astype(np.int64), "gather"), axis=flat.ndim - 1)
-    return where(tensor(valid, "where"), out, zeros_like(out))
+    xp = dense._device.xp
+    index = on_device_of(xp.asarray(flat_index.astype(np.int64)), dense)
+    out = gather(flat, index, axis=flat.ndim - 1)
+    return where(on_device_of(xp.asarray(valid), dense), out, zeros_like(out))
 
 
 # -- tridiagonal_solve ---------------------------------------------------------------------------
