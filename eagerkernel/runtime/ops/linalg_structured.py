@@ -28,7 +28,7 @@ from .elementwise import cast, where
 from .indexing import gather
 from .linalg import matmul, matrix_transpose
 from .math_ops import on_device_of
-from .matrix_decompositions import _gaps
+from .matrix_decompositions import eigen_gaps
 from .matrix_ops import diag_part
 from .reduction import reduce_sum
 
@@ -640,7 +640,7 @@ def _eigh_tridiagonal_vectors_vjp(g, ans, alpha, beta, vectors, select, select_r
         )
     # The eigenvector part of TensorFlow's SelfAdjointEigV2Grad for the dense T, read back on
     # T's three diagonals (beta enters T twice).
-    inner = _gaps(w) * matmul(v, g_v, transpose_a=True)
+    inner = eigen_gaps(w) * matmul(v, g_v, transpose_a=True)
     grad_t = matmul(v, matmul(inner, v, transpose_b=True))
     grad_alpha = grad_alpha + diag_part(grad_t)
     grad_beta = grad_beta + diag_part(grad_t, k=1) + diag_part(grad_t, k=-1)
@@ -674,7 +674,8 @@ def eigh_tridiagonal(
     Returns:
         The eigenvalues ``[k]`` in ascending order, real (float32 for float32/complex64,
         float64 for float64/complex128); with ``eigvals_only=False`` also the orthonormal
-        eigenvectors ``[n, k]`` as columns, in ``alpha``'s dtype. Each eigenvector's sign
+        eigenvectors ``[n, k]`` as columns, in ``alpha``'s dtype (also for ``n = 1``, where
+        TensorFlow 2.21 returns the eigenvalues alone). Each eigenvector's sign
         (phase for complex input) is not guaranteed to match TensorFlow's. Differentiable: the
         eigenvalues by first-order perturbation theory (``d lambda_k = v_k^H dT v_k``, exact
         for distinct eigenvalues), the eigenvectors for real input with ``select="a"``

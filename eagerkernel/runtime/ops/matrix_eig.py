@@ -21,7 +21,7 @@ from ._core import apply, tensor
 from .complex_ops import conj, real
 from .elementwise import cast
 from .linalg import matmul, matrix_transpose
-from .matrix_decompositions import _gaps, svd
+from .matrix_decompositions import eigen_gaps, svd
 from .matrix_ops import diag, diag_part
 from .reduction import reduce_max, reduce_sum
 
@@ -90,7 +90,7 @@ def _eig_vjp(g, ans, a, vectors):
     grad_e, grad_v = g
     e, v = ans
     vt = adjoint(v)
-    f = conj(_gaps(e))  # f[i, j] = conj(1 / (e_j - e_i)), 0 on the diagonal
+    f = conj(eigen_gaps(e))  # f[i, j] = conj(1 / (e_j - e_i)), 0 on the diagonal
     vgv = matmul(vt, grad_v)
     diag_grad_part = diag(cast(real(diag_part(vgv)), vgv.dtype))
     mid = diag(grad_e) + f * (vgv - matmul(matmul(vt, v), diag_grad_part))
