@@ -104,6 +104,8 @@ from . import compat, image, io, linalg, math, signal, strings, test, testing, v
 log = math.log
 scalar_mul = math.scalar_mul
 fftnd, ifftnd, rfftnd, irfftnd = signal.fftnd, signal.ifftnd, signal.rfftnd, signal.irfftnd
+eig = linalg.eig  # TensorFlow 2 exports tf.eig and tf.eigvals too
+eigvals = linalg.eigvals
 random_normal = random.normal
 random_uniform = random.uniform
 set_random_seed = random.set_seed

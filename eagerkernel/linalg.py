@@ -13,6 +13,12 @@ from .runtime.ops.linalg import (
     tensordot,
     trace,
 )
+from .runtime.ops.linalg_structured import (
+    banded_triangular_solve,
+    eigh_tridiagonal,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
 from .runtime.ops.matrix_decompositions import (
     eigh,
     eigvalsh,
@@ -28,7 +34,8 @@ from .runtime.ops.matrix_decompositions import (
     tensor_diag,
     tensor_diag_part,
 )
-from .runtime.ops.matrix_functions import expm, sqrtm
+from .runtime.ops.matrix_eig import eig, eigvals, matrix_rank
+from .runtime.ops.matrix_functions import expm, logm, sqrtm
 from .runtime.ops.matrix_ops import (
     adjoint,
     band_part,

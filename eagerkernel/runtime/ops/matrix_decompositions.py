@@ -57,7 +57,7 @@ def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
     return x / (x * x + epsilon)
 
 
-def _gaps(x: Tensor) -> Tensor:
+def eigen_gaps(x: Tensor) -> Tensor:
     """``f[..., i, j] = 1 / (x_j - x_i)`` off the diagonal, 0 on it (TF's ``f``)."""
     from .array_ops import expand_dims
 
@@ -101,7 +101,7 @@ def _svd_vjp(g, ans, a, full_matrices):
         u, v = v, u
         grad_u, grad_v = grad_v, grad_u
     s_mat = diag(s)
-    f = _gaps(s * s)
+    f = eigen_gaps(s * s)
     v1 = v[..., :, :m]
     grad_v1 = grad_v[..., :, :m]
     u_gu = matmul(u, grad_u, transpose_a=True)
@@ -290,7 +290,7 @@ def _eigh_vjp(g, ans, a):
     # TensorFlow's SelfAdjointEigV2Grad.
     grad_e, grad_v = g
     e, v = ans
-    f = _gaps(e)
+    f = eigen_gaps(e)
     inner = diag(grad_e) + f * matmul(v, grad_v, transpose_a=True)
     return _symmetric_lower(matmul(v, matmul(inner, v, transpose_b=True)))
 

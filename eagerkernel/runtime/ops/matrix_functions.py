@@ -1,11 +1,13 @@
-"""Matrix functions: `expm` and `sqrtm` (follow `tf.linalg.expm` and `tf.linalg.sqrtm`), on SciPy.
+"""Matrix functions: `expm`, `sqrtm` and `logm` (follow `tf.linalg.expm`, `tf.linalg.sqrtm` and
+`tf.linalg.logm`), on SciPy.
 
 Both run on the host (``scipy.linalg``; a device array is copied there and back) over the
 innermost two axes, batched over the others. Their VJPs are the adjoint Fréchet derivatives:
 for ``expm`` the Fréchet derivative of ``expm`` at ``A^H`` in the direction of the cotangent
 (``scipy.linalg.expm_frechet``), for ``sqrtm`` the solution ``X`` of the Sylvester equation
 ``S^H X + X S^H = G`` (``scipy.linalg.solve_sylvester``). They are primitives of their own, so a
-second derivative raises LookupError.
+second derivative raises LookupError. ``logm`` has no gradient, as in TensorFlow (which
+registers none for MatrixLogarithm): differentiating it raises LookupError.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, float_check, tensor
 
-__all__ = ["expm", "sqrtm"]
+__all__ = ["expm", "logm", "sqrtm"]
 
 
 def _host(xp, a):
@@ -74,6 +76,14 @@ _sqrtm_grad = Primitive("MatrixSquareRootGrad", _sqrtm_grad_fwd)
 defvjp(_sqrtm, lambda g, ans, a: apply(_sqrtm_grad, (ans, g)))
 
 
+def _logm_fwd(xp, a):
+    logm = _scipy_linalg().logm
+    return _batched(xp, lambda m: logm(m.astype(np.complex128)), a)
+
+
+_logm = Primitive("MatrixLogarithm", _logm_fwd)  # no VJP, as in TensorFlow
+
+
 def _square_input(input, op: str) -> Tensor:
     x = tensor(input, op)
     float_check(op, x, "input")
@@ -116,3 +126,42 @@ def sqrtm(input, name=None) -> Tensor:
            [0., 3.]], dtype=float32)
     """
     return apply(_sqrtm, (_square_input(input, "sqrtm"),))
+
+
+def logm(input, name=None) -> Tensor:
+    """The principal matrix logarithm of each innermost ``[M, M]`` matrix (follows
+    `tf.linalg.logm`): ``L`` with ``expm(L) == input``.
+
+    Args:
+        input: ``[..., M, M]``, complex64 or complex128 only, as in TensorFlow (for a real
+            matrix with a real logarithm, e.g. positive definite, cast it to complex, take
+            the logarithm and keep the real part). Computed in complex128 (SciPy's
+            inverse scaling and squaring), rounded to the input's dtype.
+
+    Returns:
+        ``input``'s shape and dtype. Not differentiable: TensorFlow registers no gradient
+        for MatrixLogarithm, so a tape raises LookupError.
+
+    Raises:
+        TypeError: a real or integer input (TensorFlow's MatrixLogarithm has only complex
+            kernels).
+        InvalidArgumentError: matrices that are not square.
+
+    >>> ek.linalg.logm(ek.constant([[1.0, 1.0], [0.0, 1.0]], ek.complex64)).numpy()
+    array([[0.+0.j, 1.+0.j],
+           [0.+0.j, 0.+0.j]], dtype=complex64)
+    """
+    x = tensor(input, "logm")
+    if x.dtype.name not in ("complex64", "complex128"):
+        raise TypeError(
+            f"logm: input must be complex64 or complex128 (TensorFlow's MatrixLogarithm has no "
+            f"real kernel; cast with ek.cast(x, ek.complex64)), got {x.dtype.name}."
+        )
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise InvalidArgumentError(
+            None,
+            "MatrixLogarithm",
+            f"logm: input must be square matrices (shape [..., M, M]), got shape "
+            f"{tuple(x._value.shape)}.",
+        )
+    return apply(_logm, (x,))

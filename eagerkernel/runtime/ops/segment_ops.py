@@ -16,8 +16,8 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, float_check, tensor
 from .array_ops import index_tensor, reshape
-from .creation import zeros_like
-from .elementwise import cast, equal, where
+from .creation import ones_like, zeros_like
+from .elementwise import cast, equal, greater, maximum, sqrt, where
 from .indexing import gather
 from .math_ops import divide_no_nan, on_device_of
 
@@ -27,10 +27,13 @@ __all__ = [
     "segment_max",
     "segment_mean",
     "segment_min",
+    "segment_prod",
     "segment_sum",
     "unsorted_segment_max",
     "unsorted_segment_mean",
     "unsorted_segment_min",
+    "unsorted_segment_prod",
+    "unsorted_segment_sqrt_n",
     "unsorted_segment_sum",
 ]
 
@@ -42,7 +45,12 @@ def _scatter(xp, kind: str, out, ids, values) -> None:
     """``out[ids[i]] (op)= values[i]`` with repeats accumulated: NumPy's ``ufunc.at``, CuPy's
     ``cupyx.scatter_*``."""
     if xp is np:
-        {"sum": np.add, "max": np.maximum, "min": np.minimum}[kind].at(out, ids, values)
+        ufunc = {"sum": np.add, "max": np.maximum, "min": np.minimum, "prod": np.multiply}[kind]
+        ufunc.at(out, ids, values)
+    elif kind == "prod":  # CuPy has no scatter_mul: the product is taken on the host
+        host = out.get()
+        np.multiply.at(host, ids.get(), values.get())
+        out[...] = xp.asarray(host)
     else:
         import cupyx
 
@@ -59,6 +67,8 @@ def _segment_fwd(kind: str):
         keep = flat_ids >= 0  # TensorFlow drops negative ids
         if kind == "sum":
             out = xp.zeros((num_segments, *data.shape[k:]), data.dtype)
+        elif kind == "prod":  # an empty segment's product is 1
+            out = xp.ones((num_segments, *data.shape[k:]), data.dtype)
         else:
             info = np.finfo(data.dtype) if data.dtype.kind == "f" else np.iinfo(data.dtype)
             fill = info.min if kind == "max" else info.max  # an empty segment's value
@@ -96,6 +106,28 @@ _useg_min = Primitive("UnsortedSegmentMin", _segment_fwd("min"))
 defvjp(_useg_sum, lambda g, ans, data, ids, num_segments: _gather_drop_negatives(g, ids), None)
 defvjp(_useg_max, _segment_extremum_vjp, None)
 defvjp(_useg_min, _segment_extremum_vjp, None)
+
+
+def _segment_prod_vjp(g, ans, data, ids, num_segments):
+    # TensorFlow's _UnsortedSegmentProdGrad: in a segment without zeros each element's
+    # partial derivative is the product divided by it; in a segment with one zero only the
+    # zero's is nonzero (the product of the others); a segment with two or more zeros has
+    # gradient 0 everywhere.
+    is_zero = equal(data, zeros_like(data))
+    num_zeros = unsorted_segment_sum(cast(is_zero, "int32"), ids, num_segments)
+    g = where(greater(num_zeros, 1), zeros_like(g), g)
+    non_zero = where(is_zero, ones_like(data), data)
+    non_zero_prod = apply(_useg_prod, (non_zero, ids), {"num_segments": num_segments})
+    partial = where(
+        is_zero,
+        _gather_drop_negatives(non_zero_prod, ids),
+        _gather_drop_negatives(ans, ids) / non_zero,
+    )
+    return _gather_drop_negatives(g, ids) * partial
+
+
+_useg_prod = Primitive("UnsortedSegmentProd", _segment_fwd("prod"))
+defvjp(_useg_prod, _segment_prod_vjp, None)
 
 
 def _segment_args(data, segment_ids, num_segments, op: str):
@@ -140,7 +172,7 @@ def _segment_args(data, segment_ids, num_segments, op: str):
 def _counts(ids: Tensor, num_segments: int, like: Tensor) -> Tensor:
     flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value).reshape(-1)
     counts = np.bincount(flat[flat >= 0], minlength=num_segments)[:num_segments]
-    shape = (num_segments,) + (1,) * (like.ndim - ids.ndim)
+    shape = (num_segments,) + (1,) * (like.ndim - 1)  # like: a segment reduction's output
     return on_device_of(
         like._device.xp.asarray(counts.reshape(shape).astype(like._value.dtype)), like
     )
@@ -189,6 +221,71 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
     return divide_no_nan(total, _counts(ids, n, total))
 
 
+def _prod_check(x: Tensor, op: str) -> None:
+    if x._value.dtype.kind == "b":
+        raise TypeError(f"{op}: data must be a numeric tensor, got {x.dtype.name}.")
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None) -> Tensor:
+    """Products of the slices of ``data`` with each segment id (follows
+    `tf.math.unsorted_segment_prod`).
+
+    Args:
+        data: any numeric dtype (not bool), shape ``segment_ids.shape + inner``.
+        segment_ids: int32 or int64 ids of rank ``k``, a prefix of ``data``'s shape;
+            negative ids are dropped.
+        num_segments: the number of segments (an int >= 0).
+
+    Returns:
+        ``data``'s dtype, shape ``[num_segments] + data.shape[k:]``; an empty segment is 1.
+        Differentiable as TensorFlow's _UnsortedSegmentProdGrad: a segment with one zero
+        passes gradient only to its zero (the product of the others), a segment with two or
+        more zeros passes none.
+
+    Raises:
+        InvalidArgumentError: ids of the wrong shape, ids >= ``num_segments`` or a negative
+            ``num_segments``.
+        TypeError: bool data.
+
+    >>> ek.math.unsorted_segment_prod([1.0, 2.0, 3.0, 4.0], [0, 2, 0, -1], 3).numpy()
+    array([3., 1., 2.], dtype=float32)
+    """
+    x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_prod")
+    _prod_check(x, "unsorted_segment_prod")
+    return apply(_useg_prod, (x, ids), {"num_segments": n})
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None) -> Tensor:
+    """Sums per segment divided by the square root of the segment's size (follows
+    `tf.math.unsorted_segment_sqrt_n`): ``sum / sqrt(max(N, 1))``, so an empty segment is 0.
+
+    Args:
+        data: float16, float32 or float64 (TensorFlow has no integer or complex kernel),
+            shape ``segment_ids.shape + inner``.
+        segment_ids: ids of rank ``k``, a prefix of ``data``'s shape; negative ids are
+            dropped (and not counted).
+        num_segments: the number of segments (an int >= 0).
+
+    Returns:
+        ``data``'s dtype, shape ``[num_segments] + data.shape[k:]``. Differentiable (the
+        cotangent divided by ``sqrt(N)``, gathered back to each slice).
+
+    Raises:
+        InvalidArgumentError: ids of the wrong shape, ids >= ``num_segments`` or a negative
+            ``num_segments``.
+        TypeError: integer, bool or complex data.
+
+    >>> ek.math.unsorted_segment_sqrt_n([1.0, 2.0, 3.0, 4.0], [1, 1, 1, 1], 3).numpy()
+    array([0., 5., 0.], dtype=float32)
+    """
+    op = "unsorted_segment_sqrt_n"
+    x, ids, n = _segment_args(data, segment_ids, num_segments, op)
+    float_check(op, x, "data", real=True)
+    total = apply(_useg_sum, (x, ids), {"num_segments": n})
+    counts = _counts(ids, n, total)
+    return total / sqrt(maximum(counts, 1))
+
+
 def segment_sum(data, segment_ids, name=None) -> Tensor:
     """Sums per segment, for sorted non-negative ids (follows `tf.math.segment_sum`): output
     ``[segment_ids[-1] + 1] + data.shape[1:]``; an id that does not occur gives 0.
@@ -229,6 +326,27 @@ def segment_max(data, segment_ids, name=None) -> Tensor:
 def segment_min(data, segment_ids, name=None) -> Tensor:
     """Minima per segment, for sorted ids (follows `tf.math.segment_min`); see `segment_max`."""
     return _sorted_extremum(_useg_min, data, segment_ids, "segment_min")
+
+
+def segment_prod(data, segment_ids, name=None) -> Tensor:
+    """Products per segment, for sorted non-negative ids (follows `tf.math.segment_prod`):
+    output ``[segment_ids[-1] + 1] + data.shape[1:]`` in ``data``'s dtype (any numeric dtype
+    but bool); an id that does not occur gives 1. Differentiable as TensorFlow's
+    _SegmentProdGrad (see `unsorted_segment_prod` for segments that contain zeros).
+
+    Raises:
+        InvalidArgumentError: ids that are not a sorted vector of non-negative ints matching
+            ``data``'s first dimension.
+        TypeError: bool data.
+
+    >>> ek.math.segment_prod([[1, 2], [3, 4], [5, 6]], [0, 0, 2]).numpy()
+    array([[3, 8],
+           [1, 1],
+           [5, 6]], dtype=int32)
+    """
+    x, ids, n = _segment_args(data, segment_ids, None, "segment_prod")
+    _prod_check(x, "segment_prod")
+    return apply(_useg_prod, (x, ids), {"num_segments": n})
 
 
 # -- counting ------------------------------------------------------------------------------------
