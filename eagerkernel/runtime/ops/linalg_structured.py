@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 
 from ..core.dispatch import Primitive, defjointvjp, dtype_error
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ._core import apply, tensor
 from .array_ops import expand_dims, pad, reshape, squeeze, stack
@@ -52,7 +52,9 @@ def _back(xp, a):
 
 def _check_dtype(x: Tensor, op: str, arg: str, allowed=_SOLVE_DTYPES) -> None:
     if x.dtype.name not in allowed:
-        raise TypeError(f"{op}: {arg} must be one of {', '.join(allowed)}, got {x.dtype.name}.")
+        raise UnsupportedDTypeError(
+            None, op, f"{op}: {arg} must be one of {', '.join(allowed)}, got {x.dtype.name}."
+        )
 
 
 def _diagonals_of(dense: Tensor, offsets) -> Tensor:

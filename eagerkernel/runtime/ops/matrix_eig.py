@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from ..core.dispatch import Primitive, defjointvjp, defvjp
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ._core import apply, tensor
 from .complex_ops import conj, real
@@ -113,8 +113,10 @@ defvjp(_eigvals, _eigvals_vjp)
 def _eig_input(x, op: str) -> Tensor:
     a = tensor(x, op)
     if a.dtype.name not in ("float32", "float64", "complex64", "complex128"):
-        raise TypeError(
-            f"{op}: tensor must be float32, float64, complex64 or complex128, got {a.dtype.name}."
+        raise UnsupportedDTypeError(
+            None,
+            op,
+            f"{op}: tensor must be float32, float64, complex64 or complex128, got {a.dtype.name}.",
         )
     s = tuple(a.shape)
     if len(s) < 2 or s[-1] != s[-2]:
@@ -198,7 +200,9 @@ def matrix_rank(a, tol=None, validate_args=False, name=None) -> Tensor:
     op = "matrix_rank"
     x = tensor(a, op, np.float32)
     if x.dtype.name not in ("float16", "float32", "float64"):
-        raise TypeError(f"{op}: input `a` must have a float dtype, got {x.dtype.name}.")
+        raise UnsupportedDTypeError(
+            None, op, f"{op}: input `a` must have a float dtype, got {x.dtype.name}."
+        )
     if x.ndim < 2:
         raise ValueError(f"{op}: input `a` must have at least 2 dimensions, got shape {x.shape}.")
     s = svd(x, compute_uv=False)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ._core import apply, float_check, tensor
 
@@ -153,9 +153,11 @@ def logm(input, name=None) -> Tensor:
     """
     x = tensor(input, "logm")
     if x.dtype.name not in ("complex64", "complex128"):
-        raise TypeError(
+        raise UnsupportedDTypeError(
+            None,
+            "logm",
             f"logm: input must be complex64 or complex128 (TensorFlow's MatrixLogarithm has no "
-            f"real kernel; cast with ek.cast(x, ek.complex64)), got {x.dtype.name}."
+            f"real kernel; cast with ek.cast(x, ek.complex64)), got {x.dtype.name}.",
         )
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise InvalidArgumentError(

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.dispatch import Primitive, defvjp
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ._core import apply, float_check, tensor
 from .array_ops import index_tensor, reshape
@@ -223,7 +223,9 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
 
 def _prod_check(x: Tensor, op: str) -> None:
     if x._value.dtype.kind == "b":
-        raise TypeError(f"{op}: data must be a numeric tensor, got {x.dtype.name}.")
+        raise UnsupportedDTypeError(
+            None, op, f"{op}: data must be a numeric tensor, got {x.dtype.name}."
+        )
 
 
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None) -> Tensor:
