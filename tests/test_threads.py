@@ -107,7 +107,23 @@ def test_a_thread_that_ended_inside_a_tape_leaves_it_to_no_other_thread():
                 t.join()
             assert out == [[3.0, 3.0, 3.0]]
             assert [r.prim.name for r in tapes[0].records] == ["Mul"]
-        finally:  # the dead thread's tape stays in ACTIVE: take it out for the other tests
+            # the dead thread took its tape out of ACTIVE: ops are back on the fast path
+            assert not any(token is tapes[0] for token in context.ACTIVE)
+        finally:  # should the check above fail, keep the other tests clean
             for tape in tapes:
                 context.discard_recorder(tape)
     assert not context.ACTIVE
+
+
+def test_a_thread_that_ended_inside_a_device_scope_takes_its_token_out():
+    entered = []
+
+    def leaves_a_scope_entered():
+        scope = ek.device("/cpu:0")
+        scope.__enter__()
+        entered.append(len(context.ACTIVE))
+
+    t = threading.Thread(target=leaves_a_scope_entered)
+    t.start()
+    t.join()
+    assert entered and not context.ACTIVE

@@ -139,10 +139,35 @@ class GradientListener:
         return None
 
 
+class _ThreadTokens:
+    """The tokens one thread holds in `ACTIVE` (its pushed recorders and device scopes). It
+    lives in the thread's `Context`, so it is freed when the thread ends; a thread that ends
+    inside a tape or a device scope (entered without its exit) then takes its tokens out, and
+    the other threads' ops go back to the fast path."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self):
+        self.tokens: list = []
+
+    def __del__(self):
+        tokens = self.tokens
+        if not tokens:
+            return
+        try:
+            with _lock:
+                for token in tokens:
+                    if not _remove_from(ACTIVE, token):
+                        _remove_from(_quiet, token)
+        except Exception:  # interpreter shutdown: the module's globals may be gone
+            pass
+
+
 class Context(threading.local):
     """One thread's view: its recorders, its device scope, and what they ask of `dispatch`."""
 
     def __init__(self):
+        self.held = _ThreadTokens()  # this thread's tokens in ACTIVE, let go when it ends
         self.recorders: tuple = ()
         self.devices: tuple = ()  # entered device scopes, innermost last
         # Entered scopes, outermost first, each (kind, name): kind "layer", "name_scope",
@@ -193,6 +218,7 @@ def push_recorder(recorder: Recorder) -> None:
     ctx = _context
     with _lock:
         ACTIVE.append(recorder)
+        ctx.held.tokens.append(recorder)
     _set_recorders(ctx, (*ctx.recorders, recorder))
 
 
@@ -210,6 +236,7 @@ def pop_recorder(recorder: Recorder) -> None:
     _set_recorders(ctx, recorders[:k] + recorders[k + 1 :])
     with _lock:
         _remove_token(recorder)
+        _remove_from(ctx.held.tokens, recorder)
 
 
 def discard_recorder(recorder: Recorder) -> None:
@@ -221,6 +248,7 @@ def discard_recorder(recorder: Recorder) -> None:
     elif any(token is recorder for token in ACTIVE):
         with _lock:
             _remove_token(recorder)
+            _remove_from(ctx.held.tokens, recorder)
 
 
 def refresh(recorder: Recorder) -> None:
@@ -345,6 +373,7 @@ def push_device(device, places: bool = True) -> None:
     ctx._update()
     with _lock:
         (ACTIVE if places else _quiet).append(device)
+        ctx.held.tokens.append(device)
 
 
 def pop_device(device) -> None:
@@ -358,6 +387,7 @@ def pop_device(device) -> None:
         # Tokens of one device are interchangeable: any one of them goes.
         if not _remove_from(_quiet, device):
             _remove_from(ACTIVE, device)
+        _remove_from(ctx.held.tokens, device)
 
 
 def activate_device_scopes() -> None:
