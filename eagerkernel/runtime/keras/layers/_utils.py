@@ -36,12 +36,19 @@ def normalize_tuple(value, n: int, name: str, layer: str, allow_zero: bool = Fal
     return out
 
 
-def normalize_padding(value, layer: str) -> str:
+def normalize_padding(value, layer: str, allow_causal: bool = False) -> str:
+    """``"valid"`` or ``"same"`` (any case), and ``"causal"`` with ``allow_causal`` (Keras
+    allows it for Conv1D only).
+
+    Raises:
+        ValueError: another value (the message names the accepted ones and the value).
+    """
     padding = str(value).lower()
-    if padding not in ("valid", "same"):
+    allowed = ("valid", "same", "causal") if allow_causal else ("valid", "same")
+    if padding not in allowed:
+        names = "'valid', 'same' or 'causal'" if allow_causal else "'valid' or 'same'"
         raise ValueError(
-            f"{layer}: the `padding` argument must be 'valid' or 'same'. Received: "
-            f"padding={value!r}"
+            f"{layer}: the `padding` argument must be {names}. Received: padding={value!r}"
         )
     return padding
 
@@ -110,13 +117,15 @@ def check_channels(layer, shape, rank: int) -> tuple:
     return shape
 
 
-def check_last_axis(layer, shape, expected: int, built_for) -> None:
-    """ValueError naming both shapes when the last axis differs from the one built for."""
+def check_last_axis(layer, shape, expected: int, built_for, kernel_shape=None) -> None:
+    """ValueError naming both shapes (and ``kernel_shape`` when given) when the last axis
+    differs from the one built for."""
     if shape[-1] != expected:
+        kernel = "" if kernel_shape is None else f", kernel shape {tuple(kernel_shape)}"
         raise ValueError(
             f'Input 0 of layer "{layer.name}" is incompatible with the layer: expected axis -1 '
             f"of input shape to have value {expected} (the layer was built for input shape "
-            f"{tuple(built_for)}), but received input with shape {tuple(shape)}"
+            f"{tuple(built_for)}{kernel}), but received input with shape {tuple(shape)}"
         )
 
 
