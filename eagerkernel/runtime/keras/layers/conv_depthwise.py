@@ -28,14 +28,39 @@ class _BaseDepthwise(BaseConv):
     """What the depthwise and separable layers of every rank share: the depthwise kernel
     ``(*kernel_size, channels, depth_multiplier)``, the bias, the call through the 2-D op
     (``_op``) and the config's ``depth_multiplier``/``depthwise_*`` entries (no ``kernel_*``,
-    no ``groups``)."""
+    no ``groups``).
 
-    def _init_depthwise(self, depth_multiplier, initializer, regularizer, constraint):
+    The other arguments (strides, padding, data_format, dilation_rate, activation, use_bias,
+    bias_*, activity_regularizer) are `BaseConv`'s.
+
+    Raises:
+        TypeError: ``kernel_initializer``, ``kernel_regularizer``, ``kernel_constraint`` or
+            ``groups``, which these layers do not take (their kernels are ``depthwise_*``).
+        ValueError: a ``depth_multiplier`` that is not a positive int; `BaseConv`'s errors.
+    """
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        depth_multiplier=1,
+        depthwise_initializer="glorot_uniform",
+        depthwise_regularizer=None,
+        depthwise_constraint=None,
+        **kwargs,
+    ):
         name = type(self).__name__
+        for key in ("kernel_initializer", "kernel_regularizer", "kernel_constraint", "groups"):
+            if key in kwargs:
+                raise TypeError(
+                    f"{name}: unexpected keyword argument {key!r}; the depthwise kernel takes "
+                    f"depthwise_initializer, depthwise_regularizer and depthwise_constraint."
+                )
+        super().__init__(filters, kernel_size, **kwargs)
         self.depth_multiplier = _depth_multiplier(depth_multiplier, name)
-        self.depthwise_initializer = initializers.get(initializer or "glorot_uniform")
-        self.depthwise_regularizer = regularizers.get(regularizer)
-        self.depthwise_constraint = constraint
+        self.depthwise_initializer = initializers.get(depthwise_initializer or "glorot_uniform")
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.depthwise_constraint = depthwise_constraint
 
     def _add_depthwise(self, input_shape) -> tuple:
         input_shape = check_channels(self, input_shape, self._spatial + 2)
@@ -103,34 +128,17 @@ class _BaseDepthwiseConv(_BaseDepthwise):
         depth_multiplier=1,
         data_format=None,
         dilation_rate=1,
-        activation=None,
-        use_bias=True,
-        depthwise_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        depthwise_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        depthwise_constraint=None,
-        bias_constraint=None,
         **kwargs,
     ):
         super().__init__(
             1,
             kernel_size,
+            depth_multiplier,
             strides=strides,
             padding=padding,
             data_format=data_format,
             dilation_rate=dilation_rate,
-            activation=activation,
-            use_bias=use_bias,
-            bias_initializer=bias_initializer,
-            bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            bias_constraint=bias_constraint,
             **kwargs,
-        )
-        self._init_depthwise(
-            depth_multiplier, depthwise_initializer, depthwise_regularizer, depthwise_constraint
         )
 
     def build(self, input_shape) -> None:
@@ -163,37 +171,21 @@ class _BaseSeparableConv(_BaseDepthwise):
         data_format=None,
         dilation_rate=1,
         depth_multiplier=1,
-        activation=None,
-        use_bias=True,
-        depthwise_initializer="glorot_uniform",
+        *,
         pointwise_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        depthwise_regularizer=None,
         pointwise_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        depthwise_constraint=None,
         pointwise_constraint=None,
-        bias_constraint=None,
         **kwargs,
     ):
         super().__init__(
             filters,
             kernel_size,
+            depth_multiplier,
             strides=strides,
             padding=padding,
             data_format=data_format,
             dilation_rate=dilation_rate,
-            activation=activation,
-            use_bias=use_bias,
-            bias_initializer=bias_initializer,
-            bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            bias_constraint=bias_constraint,
             **kwargs,
-        )
-        self._init_depthwise(
-            depth_multiplier, depthwise_initializer, depthwise_regularizer, depthwise_constraint
         )
         self.pointwise_initializer = initializers.get(pointwise_initializer or "glorot_uniform")
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)

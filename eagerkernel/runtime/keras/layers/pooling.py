@@ -121,13 +121,20 @@ class BaseGlobalPooling(Layer):
 
 
 class MaxPooling1D(BasePooling):
-    """Max over windows of ``pool_size`` steps (follows `tf.keras.layers.MaxPooling1D`).
+    """Max over windows of ``pool_size`` steps (follows `tf.keras.layers.MaxPooling1D`),
+    with `ek.nn.max_pool1d`.
 
     Args:
-        pool_size: default 2. strides: default ``pool_size``. padding: "valid" or "same".
-        data_format: channels_last only.
+        pool_size: an int or a tuple of one int (default 2); kept as a tuple, as in Keras.
+        strides: the same; None means ``pool_size``.
+        padding: ``"valid"`` or ``"same"``.
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
 
-    Input ``(batch, steps, features)``; output ``(batch, pooled_steps, features)``.
+    Input ``(batch, steps, features)``; output ``(batch, pooled_steps, features)``, with
+    `MaxPooling2D`'s lengths.
+
+    Raises:
+        ValueError: bad arguments, or an input that is not rank 3.
 
     >>> x = ek.reshape(ek.constant([1.0, 3.0, 2.0, 5.0, 4.0]), (1, 5, 1))
     >>> ek.keras.layers.MaxPooling1D(2, padding="same")(x).numpy().ravel()
@@ -139,8 +146,9 @@ class MaxPooling1D(BasePooling):
 
 
 class AveragePooling1D(BasePooling):
-    """Mean over windows of ``pool_size`` steps (follows `tf.keras.layers.AveragePooling1D`);
-    with "same" padding a window's mean is over its steps inside the input.
+    """Mean over windows of ``pool_size`` steps (follows `tf.keras.layers.AveragePooling1D`),
+    with `ek.nn.avg_pool1d`; with "same" padding a window's mean is over its steps inside the
+    input. Arguments, shapes and errors as `MaxPooling1D`.
 
     >>> x = ek.reshape(ek.constant([1.0, 3.0, 2.0, 5.0]), (1, 4, 1))
     >>> ek.keras.layers.AveragePooling1D(2)(x).numpy().ravel()
@@ -158,7 +166,7 @@ class MaxPooling2D(BasePooling):
         pool_size: an int or a pair (default ``(2, 2)``).
         strides: an int or a pair; None means ``pool_size``.
         padding: ``"valid"`` or ``"same"``.
-        data_format: ``"channels_last"`` (or None).
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
 
     Input shape:
         ``(batch_size, rows, cols, channels)``.
@@ -166,6 +174,9 @@ class MaxPooling2D(BasePooling):
     Output shape:
         ``(batch_size, pooled_rows, pooled_cols, channels)``: ``ceil((n - pool + 1) / stride)``
         with ``"valid"``, ``ceil(n / stride)`` with ``"same"``.
+
+    Raises:
+        ValueError: bad arguments, or an input that is not rank 4.
 
     >>> x = ek.reshape(ek.range(16.0), (1, 4, 4, 1))
     >>> ek.keras.layers.MaxPooling2D()(x).numpy()[0, :, :, 0]
@@ -178,21 +189,10 @@ class MaxPooling2D(BasePooling):
 
 
 class AveragePooling2D(BasePooling):
-    """Mean over windows of each channel (follows `tf.keras.layers.AveragePooling2D`).
+    """Mean over windows of each channel (follows `tf.keras.layers.AveragePooling2D`);
+    arguments, shapes and errors as `MaxPooling2D`.
 
     With ``"same"`` padding, windows that overlap the border average only the real elements.
-
-    Args:
-        pool_size: an int or a pair (default ``(2, 2)``).
-        strides: an int or a pair; None means ``pool_size``.
-        padding: ``"valid"`` or ``"same"``.
-        data_format: ``"channels_last"`` (or None).
-
-    Input shape:
-        ``(batch_size, rows, cols, channels)``.
-
-    Output shape:
-        ``(batch_size, pooled_rows, pooled_cols, channels)``, as for `MaxPooling2D`.
 
     >>> x = ek.reshape(ek.range(16.0), (1, 4, 4, 1))
     >>> ek.keras.layers.AveragePooling2D()(x).numpy()[0, :, :, 0]
@@ -237,23 +237,8 @@ class MaxPooling3D(BasePooling):
 class AveragePooling3D(BasePooling):
     """Mean over 3-D windows of each channel (follows `tf.keras.layers.AveragePooling3D`),
     with `ek.nn.avg_pool3d`; with ``"same"`` padding a window's mean is over its elements
-    inside the input.
-
-    Args:
-        pool_size: an int or a triple (required, as in Keras 3).
-        strides: an int or a triple; None means ``pool_size``.
-        padding: ``"valid"`` or ``"same"``.
-        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
-
-    Input shape:
-        ``(batch_size, depth, rows, cols, channels)``.
-
-    Output shape:
-        ``(batch_size, pooled_depth, pooled_rows, pooled_cols, channels)``, as for
-        `MaxPooling3D`.
-
-    Raises:
-        ValueError: bad arguments, or an input that is not rank 5.
+    inside the input. Arguments, shapes and errors as `MaxPooling3D`, except that
+    ``pool_size`` is required (as in Keras 3).
 
     >>> x = ek.reshape(ek.range(8.0), (1, 2, 2, 2, 1))
     >>> ek.keras.layers.AveragePooling3D(2)(x).numpy().ravel()
@@ -271,8 +256,15 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
     """Mean over the steps axis (follows `tf.keras.layers.GlobalAveragePooling1D`; masks are
     not supported).
 
+    Args:
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
+        keepdims: keep the steps axis with length 1 (default False).
+
     Input shape: ``(batch_size, steps, features)``. Output shape: ``(batch_size, features)``,
     or ``(batch_size, 1, features)`` with ``keepdims``.
+
+    Raises:
+        ValueError: a bad ``data_format``, or an input that is not rank 3.
 
     >>> ek.keras.layers.GlobalAveragePooling1D()(ek.ones((2, 5, 3))).shape
     TensorShape([2, 3])
@@ -283,10 +275,11 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
 
 
 class GlobalMaxPooling1D(BaseGlobalPooling):
-    """Maximum over the steps axis (follows `tf.keras.layers.GlobalMaxPooling1D`).
+    """Maximum over the steps axis (follows `tf.keras.layers.GlobalMaxPooling1D`); arguments,
+    shapes and errors as `GlobalAveragePooling1D`.
 
-    Input shape: ``(batch_size, steps, features)``. Output shape: ``(batch_size, features)``,
-    or ``(batch_size, 1, features)`` with ``keepdims``.
+    >>> ek.keras.layers.GlobalMaxPooling1D(keepdims=True)(ek.ones((2, 5, 3))).shape
+    TensorShape([2, 1, 3])
     """
 
     _spatial = 1
@@ -297,14 +290,17 @@ class GlobalAveragePooling2D(BaseGlobalPooling):
     """Mean over the spatial axes (follows `tf.keras.layers.GlobalAveragePooling2D`).
 
     Args:
-        data_format: ``"channels_last"`` (or None).
-        keepdims: keep the spatial axes with length 1.
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
+        keepdims: keep the spatial axes with length 1 (default False).
 
     Input shape:
         ``(batch_size, rows, cols, channels)``.
 
     Output shape:
         ``(batch_size, channels)``, or ``(batch_size, 1, 1, channels)`` with ``keepdims``.
+
+    Raises:
+        ValueError: a bad ``data_format``, or an input that is not rank 4.
 
     >>> ek.keras.layers.GlobalAveragePooling2D()(ek.ones((2, 5, 5, 3))).shape
     TensorShape([2, 3])
@@ -315,17 +311,8 @@ class GlobalAveragePooling2D(BaseGlobalPooling):
 
 
 class GlobalMaxPooling2D(BaseGlobalPooling):
-    """Maximum over the spatial axes (follows `tf.keras.layers.GlobalMaxPooling2D`).
-
-    Args:
-        data_format: ``"channels_last"`` (or None).
-        keepdims: keep the spatial axes with length 1.
-
-    Input shape:
-        ``(batch_size, rows, cols, channels)``.
-
-    Output shape:
-        ``(batch_size, channels)``, or ``(batch_size, 1, 1, channels)`` with ``keepdims``.
+    """Maximum over the spatial axes (follows `tf.keras.layers.GlobalMaxPooling2D`);
+    arguments, shapes and errors as `GlobalAveragePooling2D`.
 
     >>> ek.keras.layers.GlobalMaxPooling2D(keepdims=True)(ek.ones((2, 5, 5, 3))).shape
     TensorShape([2, 1, 1, 3])
@@ -339,11 +326,14 @@ class GlobalAveragePooling3D(BaseGlobalPooling):
     """Mean over the three spatial axes (follows `tf.keras.layers.GlobalAveragePooling3D`).
 
     Args:
-        data_format: ``"channels_last"`` (or None). keepdims: keep the spatial axes with
-            length 1.
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
+        keepdims: keep the spatial axes with length 1 (default False).
 
     Input shape: ``(batch_size, depth, rows, cols, channels)``. Output shape:
     ``(batch_size, channels)``, or ``(batch_size, 1, 1, 1, channels)`` with ``keepdims``.
+
+    Raises:
+        ValueError: a bad ``data_format``, or an input that is not rank 5.
 
     >>> ek.keras.layers.GlobalAveragePooling3D()(ek.ones((2, 3, 4, 5, 6))).shape
     TensorShape([2, 6])
@@ -354,14 +344,8 @@ class GlobalAveragePooling3D(BaseGlobalPooling):
 
 
 class GlobalMaxPooling3D(BaseGlobalPooling):
-    """Maximum over the three spatial axes (follows `tf.keras.layers.GlobalMaxPooling3D`).
-
-    Args:
-        data_format: ``"channels_last"`` (or None). keepdims: keep the spatial axes with
-            length 1.
-
-    Input shape: ``(batch_size, depth, rows, cols, channels)``. Output shape:
-    ``(batch_size, channels)``, or ``(batch_size, 1, 1, 1, channels)`` with ``keepdims``.
+    """Maximum over the three spatial axes (follows `tf.keras.layers.GlobalMaxPooling3D`);
+    arguments, shapes and errors as `GlobalAveragePooling3D`.
 
     >>> ek.keras.layers.GlobalMaxPooling3D(keepdims=True)(ek.ones((2, 3, 4, 5, 6))).shape
     TensorShape([2, 1, 1, 1, 6])
