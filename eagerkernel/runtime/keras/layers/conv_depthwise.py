@@ -43,7 +43,11 @@ class _BaseDepthwise(BaseConv):
         self,
         filters,
         kernel_size,
-        depth_multiplier=1,
+        strides,
+        padding,
+        data_format,
+        dilation_rate,
+        depth_multiplier,
         depthwise_initializer="glorot_uniform",
         depthwise_regularizer=None,
         depthwise_constraint=None,
@@ -56,7 +60,15 @@ class _BaseDepthwise(BaseConv):
                     f"{name}: unexpected keyword argument {key!r}; the depthwise kernel takes "
                     f"depthwise_initializer, depthwise_regularizer and depthwise_constraint."
                 )
-        super().__init__(filters, kernel_size, **kwargs)
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            **kwargs,
+        )
         self.depth_multiplier = _depth_multiplier(depth_multiplier, name)
         self.depthwise_initializer = initializers.get(depthwise_initializer or "glorot_uniform")
         self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
@@ -130,16 +142,8 @@ class _BaseDepthwiseConv(_BaseDepthwise):
         dilation_rate=1,
         **kwargs,
     ):
-        super().__init__(
-            1,
-            kernel_size,
-            depth_multiplier,
-            strides=strides,
-            padding=padding,
-            data_format=data_format,
-            dilation_rate=dilation_rate,
-            **kwargs,
-        )
+        args = (strides, padding, data_format, dilation_rate, depth_multiplier)
+        super().__init__(1, kernel_size, *args, **kwargs)
 
     def build(self, input_shape) -> None:
         input_shape = self._add_depthwise(input_shape)
@@ -177,16 +181,8 @@ class _BaseSeparableConv(_BaseDepthwise):
         pointwise_constraint=None,
         **kwargs,
     ):
-        super().__init__(
-            filters,
-            kernel_size,
-            depth_multiplier,
-            strides=strides,
-            padding=padding,
-            data_format=data_format,
-            dilation_rate=dilation_rate,
-            **kwargs,
-        )
+        args = (strides, padding, data_format, dilation_rate, depth_multiplier)
+        super().__init__(filters, kernel_size, *args, **kwargs)
         self.pointwise_initializer = initializers.get(pointwise_initializer or "glorot_uniform")
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
         self.pointwise_constraint = pointwise_constraint
