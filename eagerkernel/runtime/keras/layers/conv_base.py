@@ -20,6 +20,7 @@ from ._utils import (
     normalize_data_format,
     normalize_padding,
     normalize_tuple,
+    set_weight_args,
     shape_of,
 )
 from .base import Layer
@@ -124,13 +125,9 @@ class BaseConv(Layer):
         self.groups = 1
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers.get(kernel_initializer or "glorot_uniform")
-        self.bias_initializer = initializers.get(bias_initializer or "zeros")
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint, "zeros")
         self.activity_regularizer = regularizers.get(activity_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
 
     # -- weights -------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import numbers
 from ...ops import array_ops
 from ...ops import nn as _nn
 from .. import initializers, regularizers
-from ._utils import check_channels
+from ._utils import add_named_weight, check_channels, set_weight_args
 from .conv_base import BaseConv
 
 __all__ = ["DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D"]
@@ -70,32 +70,19 @@ class _BaseDepthwise(BaseConv):
             **kwargs,
         )
         self.depth_multiplier = _depth_multiplier(depth_multiplier, name)
-        self.depthwise_initializer = initializers.get(depthwise_initializer or "glorot_uniform")
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.depthwise_constraint = depthwise_constraint
+        set_weight_args(
+            self, "depthwise", depthwise_initializer, depthwise_regularizer, depthwise_constraint
+        )
 
     def _add_depthwise(self, input_shape) -> tuple:
         input_shape = check_channels(self, input_shape, self._spatial + 2)
         self._built_shape = input_shape
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel",
-            shape=(*self.kernel_size, input_shape[-1], self.depth_multiplier),
-            initializer=self.depthwise_initializer,
-            regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint,
-        )
+        shape = (*self.kernel_size, input_shape[-1], self.depth_multiplier)
+        self.depthwise_kernel = add_named_weight(self, "depthwise_kernel", shape, "depthwise")
         return input_shape
 
     def _add_bias(self) -> None:
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                shape=(self.filters,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
+        self.bias = add_named_weight(self, "bias", (self.filters,)) if self.use_bias else None
 
     def _kernels(self) -> tuple:
         return (self.depthwise_kernel,)
@@ -183,19 +170,14 @@ class _BaseSeparableConv(_BaseDepthwise):
     ):
         args = (strides, padding, data_format, dilation_rate, depth_multiplier)
         super().__init__(filters, kernel_size, *args, **kwargs)
-        self.pointwise_initializer = initializers.get(pointwise_initializer or "glorot_uniform")
-        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
-        self.pointwise_constraint = pointwise_constraint
+        set_weight_args(
+            self, "pointwise", pointwise_initializer, pointwise_regularizer, pointwise_constraint
+        )
 
     def build(self, input_shape) -> None:
         input_shape = self._add_depthwise(input_shape)
-        self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel",
-            shape=(*(1,) * self._spatial, input_shape[-1] * self.depth_multiplier, self.filters),
-            initializer=self.pointwise_initializer,
-            regularizer=self.pointwise_regularizer,
-            constraint=self.pointwise_constraint,
-        )
+        shape = (*(1,) * self._spatial, input_shape[-1] * self.depth_multiplier, self.filters)
+        self.pointwise_kernel = add_named_weight(self, "pointwise_kernel", shape, "pointwise")
         self._add_bias()
         self.built = True
 
