@@ -51,7 +51,7 @@ def test_conv1d_transpose_against_numpy_loop(kwargs, shape):
     assert kernel.shape == (kwargs["kernel_size"], 2, shape[-1])
     assert y.shape == layer.compute_output_shape(shape)
     ref = np_conv_transpose(
-        x, kernel, y.shape[1:2], layer.strides[1:], layer.padding, layer.dilation_rate[1:]
+        x, kernel, y.shape[1:2], layer.strides, layer.padding, layer.dilation_rate
     )
     np.testing.assert_allclose(y, ref + bias, rtol=1e-5, atol=1e-5)
 
@@ -117,7 +117,7 @@ def test_conv1d_transpose_errors_and_config():
     config = layers.Conv1DTranspose(4, 3, strides=2, output_padding=1).get_config()
     assert config["kernel_size"] == (3,) and config["strides"] == (2,)
     assert config["output_padding"] == (1,) and config["dilation_rate"] == (1,)
-    assert roundtrip(layers.Conv1DTranspose(4, 3, strides=2, output_padding=1)).strides == (1, 2)
+    assert roundtrip(layers.Conv1DTranspose(4, 3, strides=2, output_padding=1)).strides == (2,)
     assert layers.Convolution1DTranspose is layers.Conv1DTranspose
 
 
@@ -141,7 +141,7 @@ def test_depthwise_conv1d_against_numpy_loop(kwargs, shape):
     m = kwargs.get("depth_multiplier", 1)
     assert dw.shape == (kwargs["kernel_size"], shape[-1], m) and bias.shape == (shape[-1] * m,)
     assert y.shape == layer.compute_output_shape(shape)
-    ref = np_depthwise(x, dw, layer.strides[1:], layer.padding, layer.dilation_rate[1:])
+    ref = np_depthwise(x, dw, layer.strides, layer.padding, layer.dilation_rate)
     np.testing.assert_allclose(y, ref + bias, rtol=1e-5, atol=1e-5)
 
 
@@ -201,7 +201,7 @@ def test_separable_conv1d_against_numpy_loop(kwargs, shape):
     assert dw.shape == (kwargs["kernel_size"], shape[-1], m)
     assert pw.shape == (1, shape[-1] * m, 4)
     assert y.shape == layer.compute_output_shape(shape)
-    depth = np_depthwise(x, dw, layer.strides[1:], layer.padding, layer.dilation_rate[1:])
+    depth = np_depthwise(x, dw, layer.strides, layer.padding, layer.dilation_rate)
     np.testing.assert_allclose(y, depth @ pw[0] + bias, rtol=1e-5, atol=1e-5)
 
 

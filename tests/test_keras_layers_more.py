@@ -416,7 +416,7 @@ def test_conv1d_against_a_numpy_loop_including_causal():
         layer = layers.Conv1D(4, 3, padding=padding, dilation_rate=2 if padding == "causal" else 1)
         out = layer(x).numpy()
         k, b = layer.kernel.numpy(), layer.bias.numpy()
-        d = layer.dilation_rate[1]
+        d = layer.dilation_rate[0]
         span = (3 - 1) * d
         if padding == "valid":
             xp = x

@@ -15,17 +15,8 @@ from .augmentation import (
     Resizing,
 )
 from .base import Layer
-from .conv import Conv2D
-from .conv1d_more import Conv1DTranspose, DepthwiseConv1D, SeparableConv1D
-from .conv3d import Conv3D, Conv3DTranspose
-from .conv_depthwise import DepthwiseConv2D, SeparableConv2D
-from .conv_more import (
-    Conv1D,
-    Conv2DTranspose,
-    GlobalAveragePooling1D,
-    GlobalMaxPooling1D,
-    UpSampling2D,
-)
+from .conv import Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose
+from .conv_depthwise import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
 from .core_more import (
     ELU,
@@ -78,22 +69,28 @@ from .normalization_more import (
     RMSNormalization,
     UnitNormalization,
 )
-from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
-from .pooling3d import (
+from .pooling import (
+    AveragePooling1D,
+    AveragePooling2D,
     AveragePooling3D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
     GlobalAveragePooling3D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
     GlobalMaxPooling3D,
+    MaxPooling1D,
+    MaxPooling2D,
     MaxPooling3D,
 )
 from .preprocessing import Normalization, Rescaling, Softmax
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
 from .reshaping import (
-    AveragePooling1D,
     Cropping1D,
     Cropping2D,
     Cropping3D,
-    MaxPooling1D,
     UpSampling1D,
+    UpSampling2D,
     UpSampling3D,
     ZeroPadding1D,
     ZeroPadding2D,

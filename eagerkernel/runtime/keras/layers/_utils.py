@@ -7,6 +7,7 @@ import numbers
 
 from ...core.tensor import Tensor
 from ...ops import elementwise
+from .. import initializers, regularizers
 
 
 def normalize_tuple(value, n: int, name: str, layer: str, allow_zero: bool = False) -> tuple:
@@ -36,12 +37,19 @@ def normalize_tuple(value, n: int, name: str, layer: str, allow_zero: bool = Fal
     return out
 
 
-def normalize_padding(value, layer: str) -> str:
+def normalize_padding(value, layer: str, allow_causal: bool = False) -> str:
+    """``"valid"`` or ``"same"`` (any case), and ``"causal"`` with ``allow_causal`` (Keras
+    allows it for Conv1D only).
+
+    Raises:
+        ValueError: another value (the message names the accepted ones and the value).
+    """
     padding = str(value).lower()
-    if padding not in ("valid", "same"):
+    allowed = ("valid", "same", "causal") if allow_causal else ("valid", "same")
+    if padding not in allowed:
+        names = "'valid', 'same' or 'causal'" if allow_causal else "'valid' or 'same'"
         raise ValueError(
-            f"{layer}: the `padding` argument must be 'valid' or 'same'. Received: "
-            f"padding={value!r}"
+            f"{layer}: the `padding` argument must be {names}. Received: padding={value!r}"
         )
     return padding
 
@@ -110,13 +118,15 @@ def check_channels(layer, shape, rank: int) -> tuple:
     return shape
 
 
-def check_last_axis(layer, shape, expected: int, built_for) -> None:
-    """ValueError naming both shapes when the last axis differs from the one built for."""
+def check_last_axis(layer, shape, expected: int, built_for, kernel_shape=None) -> None:
+    """ValueError naming both shapes (and ``kernel_shape`` when given) when the last axis
+    differs from the one built for."""
     if shape[-1] != expected:
+        kernel = "" if kernel_shape is None else f", kernel shape {tuple(kernel_shape)}"
         raise ValueError(
             f'Input 0 of layer "{layer.name}" is incompatible with the layer: expected axis -1 '
             f"of input shape to have value {expected} (the layer was built for input shape "
-            f"{tuple(built_for)}), but received input with shape {tuple(shape)}"
+            f"{tuple(built_for)}{kernel}), but received input with shape {tuple(shape)}"
         )
 
 
@@ -128,23 +138,40 @@ def num_elements(dims) -> int | None:
     return None if any(d is None for d in dims) else math.prod(dims)
 
 
+def set_weight_args(
+    layer, name: str, initializer, regularizer, constraint, default="glorot_uniform"
+) -> None:
+    """Stores a Keras layer's arguments for its weight ``name``: ``layer.<name>_initializer``
+    (``default`` for None, as TF 1.x's tf.layers took None), ``<name>_regularizer`` and
+    ``<name>_constraint``."""
+    setattr(layer, f"{name}_initializer", initializers.get(initializer or default))
+    setattr(layer, f"{name}_regularizer", regularizers.get(regularizer))
+    setattr(layer, f"{name}_constraint", constraint)
+
+
+def add_named_weight(layer, name: str, shape: tuple, args: str | None = None):
+    """``layer.add_weight(name, shape)`` with the initializer, regularizer and constraint that
+    `set_weight_args` stored for ``args`` (default: ``name``)."""
+    args = name if args is None else args
+    return layer.add_weight(
+        name,
+        shape=shape,
+        initializer=getattr(layer, f"{args}_initializer"),
+        regularizer=getattr(layer, f"{args}_regularizer"),
+        constraint=getattr(layer, f"{args}_constraint"),
+    )
+
+
 def add_kernel_and_bias(layer, kernel_shape: tuple, units: int) -> None:
     """Creates ``layer.kernel`` (``kernel_shape``) and, with ``use_bias``, ``layer.bias``
     (``(units,)``) from the layer's initializer, regularizer and constraint arguments, as
-    Dense and Conv2D do."""
-    layer.kernel = layer.add_weight(
-        "kernel",
-        shape=kernel_shape,
-        initializer=layer.kernel_initializer,
-        regularizer=layer.kernel_regularizer,
-        constraint=layer.kernel_constraint,
-    )
-    layer.bias = None
-    if layer.use_bias:
-        layer.bias = layer.add_weight(
-            "bias",
-            shape=(units,),
-            initializer=layer.bias_initializer,
-            regularizer=layer.bias_regularizer,
-            constraint=layer.bias_constraint,
-        )
+    Dense and the Conv layers do."""
+    layer.kernel = add_named_weight(layer, "kernel", kernel_shape)
+    layer.bias = add_named_weight(layer, "bias", (units,)) if layer.use_bias else None
+
+
+def add_gamma_and_beta(layer, shape: tuple, scale: bool, center: bool) -> None:
+    """Creates ``layer.gamma`` (with ``scale``) then ``layer.beta`` (with ``center``), each of
+    ``shape``, or sets them to None, as the normalization layers do."""
+    layer.gamma = add_named_weight(layer, "gamma", shape) if scale else None
+    layer.beta = add_named_weight(layer, "beta", shape) if center else None

@@ -1,28 +1,51 @@
-"""Convolution layers: Conv2D."""
+"""Convolution layers over 1, 2 and 3 spatial axes, channels last: Conv1D, Conv2D, Conv3D and
+their transposes (follow the `tf.keras.layers` classes of those names). Each sets its rank and
+its `ek.nn` op on `BaseConv`/`BaseConvTranspose` (conv_base.py)."""
 
 from __future__ import annotations
 
-import numbers
-
 from ...ops import nn as _nn
-from .. import activations, initializers, regularizers
-from ._utils import (
-    add_kernel_and_bias,
-    cast_to_layer_dtype,
-    check_channels,
-    check_rank,
-    conv_output_length,
-    normalize_data_format,
-    normalize_padding,
-    normalize_tuple,
-    shape_of,
-)
-from .base import Layer
+from .conv_base import BaseConv, BaseConvTranspose
 
-__all__ = ["Conv2D"]
+__all__ = ["Conv1D", "Conv1DTranspose", "Conv2D", "Conv2DTranspose", "Conv3D", "Conv3DTranspose"]
 
 
-class Conv2D(Layer):
+class Conv1D(BaseConv):
+    """1-D convolution over sequences, channels last (follows `tf.keras.layers.Conv1D`), with
+    `ek.nn.conv1d`.
+
+    Args:
+        filters: the output channels.
+        kernel_size, strides, dilation_rate: an int or a tuple of one int.
+        padding: ``"valid"``, ``"same"`` or ``"causal"`` (zeros on the left only, so that
+            output ``t`` sees inputs up to ``t``), case-insensitive.
+        data_format: ``"channels_last"`` (or None); ``"channels_first"`` raises ValueError
+            (only NWC runs on CPU).
+        The others: as `Conv2D`.
+
+    Input shape:
+        ``(batch_size, steps, channels)``.
+
+    Output shape:
+        ``(batch_size, new_steps, filters)``; ``ceil(steps / stride)`` with ``"same"`` or
+        ``"causal"``.
+
+    Weights: ``kernel`` of shape ``(kernel_size, channels, filters)``, ``bias`` ``(filters,)``.
+
+    Raises:
+        ValueError: bad arguments (Keras's messages); an input that is not rank 3, or whose
+            channel count differs from the one the layer was built for.
+
+    >>> ek.keras.layers.Conv1D(32, 3)(ek.ones((16, 10, 5))).shape
+    TensorShape([16, 8, 32])
+    """
+
+    _spatial = 1
+    _op = staticmethod(_nn.conv1d)
+    _causal_ok = True
+
+
+class Conv2D(BaseConv):
     """2-D convolution over images, channels last (follows `tf.keras.layers.Conv2D`).
 
     Computes ``activation(conv2d(inputs, kernel) + bias)`` with `ek.nn.conv2d`.
@@ -62,112 +85,173 @@ class Conv2D(Layer):
     (None, 28, 28, 8)
     """
 
-    _spatial = 2  # spatial axes (Conv3D sets 3)
+    _spatial = 2
+    _op = staticmethod(_nn.conv2d)
+
+
+class Conv3D(BaseConv):
+    """3-D convolution over volumes, channels last (follows `tf.keras.layers.Conv3D`).
+
+    Computes ``activation(conv3d(inputs, kernel) + bias)`` with `ek.nn.conv3d`.
+
+    Args:
+        filters: positive int, the number of output channels.
+        kernel_size: an int or a triple ``(kd, kh, kw)``.
+        strides: an int or a triple (default 1).
+        padding: ``"valid"`` or ``"same"`` (case-insensitive).
+        data_format: ``"channels_last"`` (or None); ``"channels_first"`` raises ValueError, as
+            for `Conv2D` (only NDHWC runs on CPU).
+        dilation_rate: an int or a triple (default 1); not combined with strides > 1 (Keras).
+        groups: 1 (grouped convolutions raise ValueError, as for `Conv2D`).
+        activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+            bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint: as
+            for `Conv2D`.
+
+    Input shape:
+        ``(batch_size, depth, rows, cols, channels)``.
+
+    Output shape:
+        ``(batch_size, new_depth, new_rows, new_cols, filters)``; with ``"valid"``, ``new =
+        ceil((n - (k - 1) * dilation) / stride)``; with ``"same"``, ``ceil(n / stride)``.
+
+    Weights: ``kernel`` of shape ``(kd, kh, kw, channels, filters)``, then ``bias``
+    ``(filters,)``.
+
+    Raises:
+        ValueError: bad arguments (Keras's messages); an input that is not rank 5, or whose
+            channel count differs from the one the layer was built for.
+
+    >>> conv = ek.keras.layers.Conv3D(4, 3, padding="same")
+    >>> conv(ek.ones((2, 5, 6, 7, 1))).shape
+    TensorShape([2, 5, 6, 7, 4])
+    >>> [tuple(v.shape) for v in conv.weights]
+    [(3, 3, 3, 1, 4), (4,)]
+    >>> conv.compute_output_shape((None, 8, 8, 8, 1))
+    (None, 8, 8, 8, 4)
+    """
+
+    _spatial = 3
+    _op = staticmethod(_nn.conv3d)
+
+
+class Conv1DTranspose(BaseConvTranspose):
+    """Transposed 1-D convolution, the gradient of `Conv1D` with respect to its input (follows
+    `tf.keras.layers.Conv1DTranspose`), with `ek.nn.conv1d_transpose`.
+
+    Args:
+        filters: positive int, the output channels.
+        kernel_size, strides, dilation_rate: an int or a tuple of one int.
+        padding: ``"valid"`` or ``"same"``.
+        output_padding: None (default) or an int smaller than the stride, added to the end of
+            the output.
+        data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
+        activation, use_bias, the initializers, regularizers and constraints: as `Conv1D`.
+
+    Input shape: ``(batch_size, steps, channels)``. Output shape: ``(batch_size, new_steps,
+    filters)``, ``steps * stride + max(kernel - stride, 0)`` with ``"valid"``, ``steps *
+    stride`` with ``"same"`` (without ``output_padding``).
+
+    Weights: ``kernel`` of shape ``(kernel_size, filters, channels)``, ``bias``
+    ``(filters,)``.
+
+    Raises:
+        ValueError: bad arguments (Keras's messages); an input that is not rank 3 or has
+            another channel count than the layer was built for.
+
+    >>> ek.keras.layers.Conv1DTranspose(4, 3, strides=2)(ek.ones((2, 5, 3))).shape
+    TensorShape([2, 11, 4])
+    """
+
+    _spatial = 1
+    _op = staticmethod(_nn.conv1d_transpose)
+
+
+class Conv2DTranspose(BaseConvTranspose):
+    """Transposed 2-D convolution, the gradient of `Conv2D` with respect to its input (follows
+    `tf.keras.layers.Conv2DTranspose`), with `ek.nn.conv2d_transpose`.
+
+    Args:
+        filters, kernel_size, strides, padding, dilation_rate, activation, use_bias, the
+            initializers, regularizers and constraints: as `Conv2D`.
+        output_padding: None (default) or an int or pair added to the end of each output
+            axis; each must be smaller than its stride (Keras's rule).
+
+    Input shape:
+        ``(batch_size, rows, cols, channels)``.
+
+    Output shape:
+        ``(batch_size, new_rows, new_cols, filters)``: ``rows * stride + max(kernel - stride,
+        0)`` with ``"valid"`` padding, ``rows * stride`` with ``"same"`` (without
+        ``output_padding``; see `deconv_length`).
+
+    Weights: ``kernel`` of shape ``(kh, kw, filters, channels)``, ``bias`` ``(filters,)``.
+
+    Raises:
+        ValueError: bad arguments (Keras's messages); an input that is not rank 4 or has
+            another channel count than the layer was built for.
+
+    >>> ek.keras.layers.Conv2DTranspose(16, 3)(ek.ones((2, 4, 4, 1))).shape
+    TensorShape([2, 6, 6, 16])
+    """
+
+    _spatial = 2
+    _op = staticmethod(_nn.conv2d_transpose)
+
+
+class Conv3DTranspose(BaseConvTranspose):
+    """Transposed 3-D convolution, the gradient of `Conv3D` with respect to its input (follows
+    `tf.keras.layers.Conv3DTranspose`), with `ek.nn.conv3d_transpose`.
+
+    Args:
+        filters, kernel_size, strides, padding, data_format, dilation_rate, activation,
+            use_bias, the initializers, regularizers and constraints: as `Conv3D`.
+        output_padding: None (default) or an int or triple added to one side of each output
+            axis; each must be smaller than its stride (Keras's rule). As in Keras, it comes
+            after ``data_format`` among the positional arguments.
+
+    Input shape:
+        ``(batch_size, depth, rows, cols, channels)``.
+
+    Output shape:
+        ``(batch_size, new_depth, new_rows, new_cols, filters)``: per axis ``n * stride +
+        max(kernel - stride, 0)`` with ``"valid"``, ``n * stride`` with ``"same"`` (without
+        ``output_padding``; see `deconv_length`).
+
+    Weights: ``kernel`` of shape ``(kd, kh, kw, filters, channels)``, ``bias``
+    ``(filters,)``.
+
+    Raises:
+        ValueError: bad arguments (Keras's messages); an input that is not rank 5, or whose
+            channel count differs from the one the layer was built for.
+
+    >>> ek.keras.layers.Conv3DTranspose(2, 3, strides=2)(ek.ones((1, 2, 3, 4, 1))).shape
+    TensorShape([1, 5, 7, 9, 2])
+    >>> ek.keras.layers.Conv3DTranspose(2, 2, strides=2, padding="same")(
+    ...     ek.ones((1, 2, 3, 4, 1))).shape
+    TensorShape([1, 4, 6, 8, 2])
+    """
+
+    _spatial = 3
+    _op = staticmethod(_nn.conv3d_transpose)
 
     def __init__(
         self,
         filters,
         kernel_size,
-        strides=(1, 1),
+        strides=(1, 1, 1),
         padding="valid",
         data_format=None,
-        dilation_rate=(1, 1),
-        groups=1,
-        activation=None,
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        kernel_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        bias_constraint=None,
+        output_padding=None,
+        dilation_rate=(1, 1, 1),
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        name = type(self).__name__
-        if isinstance(filters, bool) or not isinstance(filters, numbers.Integral) or filters <= 0:
-            raise ValueError(
-                f"Invalid value for argument `filters`. Expected a strictly positive value. "
-                f"Received filters={filters!r}."
-            )
-        if groups != 1:
-            raise ValueError(
-                f"{name}: grouped convolutions are not supported. Received: groups={groups!r}"
-            )
-        self.filters = int(filters)
-        rank = self._spatial
-        self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size", name)
-        self.strides = normalize_tuple(strides, rank, "strides", name)
-        self.padding = normalize_padding(padding, name)
-        self.data_format = normalize_data_format(data_format, name, rank)
-        self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate", name)
-        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
-            raise ValueError(
-                f"{name}: `strides > 1` not supported in conjunction with `dilation_rate > 1`. "
-                f"Received: strides={self.strides} and dilation_rate={self.dilation_rate}"
-            )
-        self.groups = 1
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers.get(kernel_initializer or "glorot_uniform")
-        self.bias_initializer = initializers.get(bias_initializer or "zeros")
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.activity_regularizer = regularizers.get(activity_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
-
-    def build(self, input_shape) -> None:
-        input_shape = check_channels(self, input_shape, 4)
-        self._built_shape = input_shape
-        add_kernel_and_bias(self, (*self.kernel_size, input_shape[-1], self.filters), self.filters)
-        self.built = True
-
-    def call(self, inputs):
-        x = cast_to_layer_dtype(self, inputs)
-        shape = shape_of(x)
-        check_rank(self, shape, 4)
-        channels = self.kernel.shape[2]
-        if shape[-1] != channels:
-            raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected axis '
-                f"-1 of input shape to have value {channels} (the layer was built for input "
-                f"shape {self._built_shape}, kernel shape {tuple(self.kernel.shape)}), but "
-                f"received input with shape {shape}"
-            )
-        y = _nn.conv2d(
-            x, self.kernel, self.strides, self.padding.upper(), dilations=self.dilation_rate
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            output_padding=output_padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            **kwargs,
         )
-        if self.use_bias:
-            y = _nn.bias_add(y, self.bias)
-        return self.activation(y)
-
-    def compute_output_shape(self, input_shape) -> tuple:
-        input_shape = tuple(input_shape)
-        check_rank(self, input_shape, 4)
-        rows, cols = (
-            conv_output_length(n, k, self.padding, s, d)
-            for n, k, s, d in zip(
-                input_shape[1:3], self.kernel_size, self.strides, self.dilation_rate
-            )
-        )
-        return (input_shape[0], rows, cols, self.filters)
-
-    def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "filters": self.filters,
-            "kernel_size": self.kernel_size,
-            "strides": self.strides,
-            "padding": self.padding,
-            "data_format": self.data_format,
-            "dilation_rate": self.dilation_rate,
-            "activation": activations.serialize(self.activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": initializers.serialize(self.kernel_initializer),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-        }

@@ -1,16 +1,19 @@
-"""Depthwise and depthwise-separable convolution layers: DepthwiseConv2D, SeparableConv2D
-(`ek.nn.depthwise_conv2d` and `ek.nn.separable_conv2d`)."""
+"""Depthwise and depthwise-separable convolution layers over 1 or 2 spatial axes:
+DepthwiseConv1D/2D and SeparableConv1D/2D (follow the `tf.keras.layers` classes of those
+names). Both ranks run `ek.nn.depthwise_conv2d`/`ek.nn.separable_conv2d`; the 1-D layers on a
+view of the input with a height of 1."""
 
 from __future__ import annotations
 
 import numbers
 
+from ...ops import array_ops
 from ...ops import nn as _nn
 from .. import initializers, regularizers
-from ._utils import cast_to_layer_dtype, check_channels, check_rank, shape_of
-from .conv import Conv2D
+from ._utils import add_named_weight, check_channels, set_weight_args
+from .conv_base import BaseConv
 
-__all__ = ["DepthwiseConv2D", "SeparableConv2D"]
+__all__ = ["DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D"]
 
 
 def _depth_multiplier(value, name: str) -> int:
@@ -21,43 +24,87 @@ def _depth_multiplier(value, name: str) -> int:
     return int(value)
 
 
-class _Depthwise(Conv2D):
-    """What both layers share: the depthwise kernel and the channel check on call."""
+class _BaseDepthwise(BaseConv):
+    """What the depthwise and separable layers of every rank share: the depthwise kernel
+    ``(*kernel_size, channels, depth_multiplier)``, the bias, the call through the 2-D op
+    (``_op``) and the config's ``depth_multiplier``/``depthwise_*`` entries (no ``kernel_*``,
+    no ``groups``).
 
-    def _init_depthwise(self, depth_multiplier, initializer, regularizer, constraint):
+    The other arguments (strides, padding, data_format, dilation_rate, activation, use_bias,
+    bias_*, activity_regularizer) are `BaseConv`'s.
+
+    Raises:
+        TypeError: ``kernel_initializer``, ``kernel_regularizer``, ``kernel_constraint`` or
+            ``groups``, which these layers do not take (their kernels are ``depthwise_*``).
+        ValueError: a ``depth_multiplier`` that is not a positive int; `BaseConv`'s errors.
+    """
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides,
+        padding,
+        data_format,
+        dilation_rate,
+        depth_multiplier,
+        depthwise_initializer="glorot_uniform",
+        depthwise_regularizer=None,
+        depthwise_constraint=None,
+        **kwargs,
+    ):
         name = type(self).__name__
-        self.depth_multiplier = _depth_multiplier(depth_multiplier, name)
-        self.depthwise_initializer = initializers.get(initializer or "glorot_uniform")
-        self.depthwise_regularizer = regularizers.get(regularizer)
-        self.depthwise_constraint = constraint
-
-    def _add_depthwise(self, input_shape):
-        input_shape = check_channels(self, input_shape, 4)
-        self._built_shape = input_shape
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel",
-            shape=(*self.kernel_size, input_shape[-1], self.depth_multiplier),
-            initializer=self.depthwise_initializer,
-            regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint,
+        for key in ("kernel_initializer", "kernel_regularizer", "kernel_constraint", "groups"):
+            if key in kwargs:
+                raise TypeError(
+                    f"{name}: unexpected keyword argument {key!r}; the depthwise kernel takes "
+                    f"depthwise_initializer, depthwise_regularizer and depthwise_constraint."
+                )
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            **kwargs,
         )
+        self.depth_multiplier = _depth_multiplier(depth_multiplier, name)
+        set_weight_args(
+            self, "depthwise", depthwise_initializer, depthwise_regularizer, depthwise_constraint
+        )
+
+    def _add_depthwise(self, input_shape) -> tuple:
+        input_shape = check_channels(self, input_shape, self._spatial + 2)
+        self._built_shape = input_shape
+        shape = (*self.kernel_size, input_shape[-1], self.depth_multiplier)
+        self.depthwise_kernel = add_named_weight(self, "depthwise_kernel", shape, "depthwise")
         return input_shape
 
-    def _checked_input(self, inputs):
-        x = cast_to_layer_dtype(self, inputs)
-        shape = shape_of(x)
-        check_rank(self, shape, 4)
-        channels = self.depthwise_kernel.shape[2]
-        if shape[-1] != channels:
-            raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected axis '
-                f"-1 of input shape to have value {channels} (the layer was built for input "
-                f"shape {self._built_shape}), but received input with shape {shape}"
-            )
-        return x
+    def _add_bias(self) -> None:
+        self.bias = add_named_weight(self, "bias", (self.filters,)) if self.use_bias else None
 
-    def _depthwise_config(self, config: dict) -> dict:
-        for key in ("kernel_initializer", "kernel_regularizer", "kernel_constraint"):
+    def _kernels(self) -> tuple:
+        return (self.depthwise_kernel,)
+
+    def _convolve(self, x):
+        kernels, strides, dilations = self._kernels(), self.strides, self.dilation_rate
+        if self._spatial == 1:  # a height of 1: (batch, 1, steps, channels)
+            x = array_ops.expand_dims(x, 1)
+            kernels = tuple(array_ops.expand_dims(k, 0) for k in kernels)
+            strides, dilations = (1, *strides), (1, *dilations)
+        y = type(self)._op(x, *kernels, strides, self.padding.upper(), dilations=dilations)
+        return array_ops.squeeze(y, [1]) if self._spatial == 1 else y
+
+    def call(self, inputs):
+        y = self._convolve(self._checked_input(inputs, self.depthwise_kernel))
+        if self.use_bias:
+            y = _nn.bias_add(y, self.bias)
+        return self.activation(y)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        for key in ("groups", "kernel_initializer", "kernel_regularizer", "kernel_constraint"):
             config.pop(key, None)
         config.update(
             depth_multiplier=self.depth_multiplier,
@@ -67,7 +114,118 @@ class _Depthwise(Conv2D):
         return config
 
 
-class DepthwiseConv2D(_Depthwise):
+class _BaseDepthwiseConv(_BaseDepthwise):
+    """Keras's ``BaseDepthwiseConv``: ``channels * depth_multiplier`` output channels."""
+
+    _op = staticmethod(_nn.depthwise_conv2d)
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        depth_multiplier=1,
+        data_format=None,
+        dilation_rate=1,
+        **kwargs,
+    ):
+        args = (strides, padding, data_format, dilation_rate, depth_multiplier)
+        super().__init__(1, kernel_size, *args, **kwargs)
+
+    def build(self, input_shape) -> None:
+        input_shape = self._add_depthwise(input_shape)
+        self.filters = input_shape[-1] * self.depth_multiplier
+        self._add_bias()
+        self.built = True
+
+    def _out_channels(self, channels):
+        return None if channels is None else channels * self.depth_multiplier
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("filters", None)
+        return config
+
+
+class _BaseSeparableConv(_BaseDepthwise):
+    """Keras's ``BaseSeparableConv``: the depthwise kernel, then a pointwise kernel
+    ``(1, ..., 1, channels * depth_multiplier, filters)``."""
+
+    _op = staticmethod(_nn.separable_conv2d)
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        depth_multiplier=1,
+        *,
+        pointwise_initializer="glorot_uniform",
+        pointwise_regularizer=None,
+        pointwise_constraint=None,
+        **kwargs,
+    ):
+        args = (strides, padding, data_format, dilation_rate, depth_multiplier)
+        super().__init__(filters, kernel_size, *args, **kwargs)
+        set_weight_args(
+            self, "pointwise", pointwise_initializer, pointwise_regularizer, pointwise_constraint
+        )
+
+    def build(self, input_shape) -> None:
+        input_shape = self._add_depthwise(input_shape)
+        shape = (*(1,) * self._spatial, input_shape[-1] * self.depth_multiplier, self.filters)
+        self.pointwise_kernel = add_named_weight(self, "pointwise_kernel", shape, "pointwise")
+        self._add_bias()
+        self.built = True
+
+    def _kernels(self) -> tuple:
+        return (self.depthwise_kernel, self.pointwise_kernel)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(
+            pointwise_initializer=initializers.serialize(self.pointwise_initializer),
+            pointwise_regularizer=regularizers.serialize(self.pointwise_regularizer),
+        )
+        return config
+
+
+class DepthwiseConv1D(_BaseDepthwiseConv):
+    """Depthwise 1-D convolution: each input channel convolved with its own
+    ``depth_multiplier`` filters (follows `tf.keras.layers.DepthwiseConv1D`).
+
+    Args:
+        kernel_size, strides, dilation_rate: an int or a tuple of one int.
+        padding: ``"valid"`` or ``"same"``. depth_multiplier: output channels per input
+            channel (default 1). data_format: ``"channels_last"`` (or None).
+        activation, use_bias, depthwise_initializer, bias_initializer,
+            depthwise_regularizer, bias_regularizer, activity_regularizer,
+            depthwise_constraint, bias_constraint: as `DepthwiseConv2D`.
+
+    Input shape: ``(batch_size, steps, channels)``. Output shape: ``(batch_size, new_steps,
+    channels * depth_multiplier)``.
+
+    Weights: ``depthwise_kernel`` ``(kernel_size, channels, depth_multiplier)``, then
+    ``bias`` ``(channels * depth_multiplier,)``.
+
+    Raises:
+        ValueError: bad arguments; an input that is not rank 3 or has another channel count
+            than the layer was built for.
+
+    >>> layer = ek.keras.layers.DepthwiseConv1D(3, depth_multiplier=2)
+    >>> layer(ek.ones((1, 8, 3))).shape
+    TensorShape([1, 6, 6])
+    >>> [tuple(v.shape) for v in layer.weights]
+    [(3, 3, 2), (6,)]
+    """
+
+    _spatial = 1
+
+
+class DepthwiseConv2D(_BaseDepthwiseConv):
     """Depthwise 2-D convolution: each input channel convolved with its own
     ``depth_multiplier`` filters, channels last (follows `tf.keras.layers.DepthwiseConv2D`).
 
@@ -94,83 +252,43 @@ class DepthwiseConv2D(_Depthwise):
     [(3, 3, 3, 2), (6,)]
     """
 
-    def __init__(
-        self,
-        kernel_size,
-        strides=(1, 1),
-        padding="valid",
-        depth_multiplier=1,
-        data_format=None,
-        dilation_rate=(1, 1),
-        activation=None,
-        use_bias=True,
-        depthwise_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        depthwise_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        depthwise_constraint=None,
-        bias_constraint=None,
-        **kwargs,
-    ):
-        super().__init__(
-            1,
-            kernel_size,
-            strides=strides,
-            padding=padding,
-            data_format=data_format,
-            dilation_rate=dilation_rate,
-            activation=activation,
-            use_bias=use_bias,
-            bias_initializer=bias_initializer,
-            bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            bias_constraint=bias_constraint,
-            **kwargs,
-        )
-        self._init_depthwise(
-            depth_multiplier, depthwise_initializer, depthwise_regularizer, depthwise_constraint
-        )
-
-    def build(self, input_shape) -> None:
-        input_shape = self._add_depthwise(input_shape)
-        self.filters = input_shape[-1] * self.depth_multiplier
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                shape=(self.filters,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-        self.built = True
-
-    def call(self, inputs):
-        x = self._checked_input(inputs)
-        y = _nn.depthwise_conv2d(
-            x,
-            self.depthwise_kernel,
-            self.strides,
-            self.padding.upper(),
-            dilations=self.dilation_rate,
-        )
-        if self.use_bias:
-            y = _nn.bias_add(y, self.bias)
-        return self.activation(y)
-
-    def compute_output_shape(self, input_shape) -> tuple:
-        shape = super().compute_output_shape(input_shape)
-        channels = tuple(input_shape)[-1]
-        return (*shape[:3], None if channels is None else channels * self.depth_multiplier)
-
-    def get_config(self) -> dict:
-        config = self._depthwise_config(super().get_config())
-        config.pop("filters", None)
-        return config
+    _spatial = 2
 
 
-class SeparableConv2D(_Depthwise):
+class SeparableConv1D(_BaseSeparableConv):
+    """Depthwise-separable 1-D convolution: a depthwise convolution, then a pointwise (size 1)
+    convolution to ``filters`` channels (follows `tf.keras.layers.SeparableConv1D`).
+
+    Args:
+        filters: the output channels. kernel_size, strides, dilation_rate: an int or a tuple
+            of one int. padding: ``"valid"`` or ``"same"``. data_format:
+            ``"channels_last"`` (or None). depth_multiplier: depthwise output channels per
+            input channel (default 1).
+        activation, use_bias, depthwise_* and pointwise_* initializer/regularizer/constraint,
+            bias_*: as `SeparableConv2D`.
+
+    Input shape: ``(batch_size, steps, channels)``. Output shape: ``(batch_size, new_steps,
+    filters)``.
+
+    Weights: ``depthwise_kernel`` ``(kernel_size, channels, depth_multiplier)``,
+    ``pointwise_kernel`` ``(1, channels * depth_multiplier, filters)``, then ``bias``
+    ``(filters,)``.
+
+    Raises:
+        ValueError: bad arguments; an input that is not rank 3 or has another channel count
+            than the layer was built for.
+
+    >>> layer = ek.keras.layers.SeparableConv1D(4, 3, padding="same")
+    >>> layer(ek.ones((2, 7, 3))).shape
+    TensorShape([2, 7, 4])
+    >>> [tuple(v.shape) for v in layer.weights]
+    [(3, 3, 1), (1, 3, 4), (4,)]
+    """
+
+    _spatial = 1
+
+
+class SeparableConv2D(_BaseSeparableConv):
     """Depthwise-separable 2-D convolution: a depthwise convolution, then a 1x1 convolution
     to ``filters`` channels (follows `tf.keras.layers.SeparableConv2D`).
 
@@ -180,9 +298,16 @@ class SeparableConv2D(_Depthwise):
         depth_multiplier: depthwise output channels per input channel (default 1).
         depthwise_* and pointwise_*: initializer, regularizer and constraint of each kernel.
 
+    Input shape: ``(batch_size, rows, cols, channels)``. Output shape: ``(batch_size,
+    new_rows, new_cols, filters)``.
+
     Weights: ``depthwise_kernel`` ``(kh, kw, channels, depth_multiplier)``,
     ``pointwise_kernel`` ``(1, 1, channels * depth_multiplier, filters)``, then ``bias``
     ``(filters,)``.
+
+    Raises:
+        ValueError: bad arguments; an input that is not rank 4 or has another channel count
+            than the layer was built for.
 
     >>> layer = ek.keras.layers.SeparableConv2D(4, 3)
     >>> layer(ek.ones((1, 8, 8, 3))).shape
@@ -191,89 +316,4 @@ class SeparableConv2D(_Depthwise):
     [(3, 3, 3, 1), (1, 1, 3, 4), (4,)]
     """
 
-    def __init__(
-        self,
-        filters,
-        kernel_size,
-        strides=(1, 1),
-        padding="valid",
-        data_format=None,
-        dilation_rate=(1, 1),
-        depth_multiplier=1,
-        activation=None,
-        use_bias=True,
-        depthwise_initializer="glorot_uniform",
-        pointwise_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        depthwise_regularizer=None,
-        pointwise_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        depthwise_constraint=None,
-        pointwise_constraint=None,
-        bias_constraint=None,
-        **kwargs,
-    ):
-        super().__init__(
-            filters,
-            kernel_size,
-            strides=strides,
-            padding=padding,
-            data_format=data_format,
-            dilation_rate=dilation_rate,
-            activation=activation,
-            use_bias=use_bias,
-            bias_initializer=bias_initializer,
-            bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            bias_constraint=bias_constraint,
-            **kwargs,
-        )
-        self._init_depthwise(
-            depth_multiplier, depthwise_initializer, depthwise_regularizer, depthwise_constraint
-        )
-        self.pointwise_initializer = initializers.get(pointwise_initializer or "glorot_uniform")
-        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
-        self.pointwise_constraint = pointwise_constraint
-
-    def build(self, input_shape) -> None:
-        input_shape = self._add_depthwise(input_shape)
-        self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel",
-            shape=(1, 1, input_shape[-1] * self.depth_multiplier, self.filters),
-            initializer=self.pointwise_initializer,
-            regularizer=self.pointwise_regularizer,
-            constraint=self.pointwise_constraint,
-        )
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                shape=(self.filters,),
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-        self.built = True
-
-    def call(self, inputs):
-        x = self._checked_input(inputs)
-        y = _nn.separable_conv2d(
-            x,
-            self.depthwise_kernel,
-            self.pointwise_kernel,
-            self.strides,
-            self.padding.upper(),
-            dilations=self.dilation_rate,
-        )
-        if self.use_bias:
-            y = _nn.bias_add(y, self.bias)
-        return self.activation(y)
-
-    def get_config(self) -> dict:
-        config = self._depthwise_config(super().get_config())
-        config.update(
-            pointwise_initializer=initializers.serialize(self.pointwise_initializer),
-            pointwise_regularizer=regularizers.serialize(self.pointwise_regularizer),
-        )
-        return config
+    _spatial = 2

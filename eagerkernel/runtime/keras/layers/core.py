@@ -17,6 +17,7 @@ from ._utils import (
     cast_to_layer_dtype,
     check_last_axis,
     num_elements,
+    set_weight_args,
     shape_of,
 )
 from .base import Layer
@@ -85,13 +86,9 @@ class Dense(Layer):
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         # None means the default, as in TF 1.x's tf.layers (bias_initializer=None is zeros).
-        self.kernel_initializer = initializers.get(kernel_initializer or "glorot_uniform")
-        self.bias_initializer = initializers.get(bias_initializer or "zeros")
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        set_weight_args(self, "bias", bias_initializer, bias_regularizer, bias_constraint, "zeros")
         self.activity_regularizer = regularizers.get(activity_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
 
     def build(self, input_shape) -> None:
         input_shape = tuple(input_shape)

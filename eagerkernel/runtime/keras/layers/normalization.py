@@ -6,7 +6,7 @@ from ...core.tape import stop_recording
 from ...ops import array_ops, elementwise
 from ...ops import nn as _nn
 from .. import initializers, regularizers
-from ._utils import shape_of
+from ._utils import add_gamma_and_beta, set_weight_args, shape_of
 from .base import Layer, assign_later
 
 __all__ = ["BatchNormalization"]
@@ -96,14 +96,12 @@ class BatchNormalization(Layer):
         self.epsilon = float(epsilon)
         self.center = bool(center)
         self.scale = bool(scale)
-        self.beta_initializer = initializers.get(beta_initializer or "zeros")
-        self.gamma_initializer = initializers.get(gamma_initializer or "ones")
+        set_weight_args(
+            self, "gamma", gamma_initializer, gamma_regularizer, gamma_constraint, "ones"
+        )
+        set_weight_args(self, "beta", beta_initializer, beta_regularizer, beta_constraint, "zeros")
         self.moving_mean_initializer = initializers.get(moving_mean_initializer or "zeros")
         self.moving_variance_initializer = initializers.get(moving_variance_initializer or "ones")
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = beta_constraint
-        self.gamma_constraint = gamma_constraint
 
     def _feature_axis(self, shape: tuple) -> int:
         rank = len(shape)
@@ -123,23 +121,7 @@ class BatchNormalization(Layer):
                 f"dimension. Full shape received: {input_shape}"
             )
         self._built_shape = input_shape
-        self.gamma = self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(
-                "gamma",
-                shape=(dim,),
-                initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint,
-            )
-        if self.center:
-            self.beta = self.add_weight(
-                "beta",
-                shape=(dim,),
-                initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint,
-            )
+        add_gamma_and_beta(self, (dim,), self.scale, self.center)
         self.moving_mean = self.add_weight(
             "moving_mean", shape=(dim,), initializer=self.moving_mean_initializer, trainable=False
         )

@@ -11,7 +11,7 @@ import numpy as np
 from ...ops import array_ops, elementwise, reduction
 from ...ops import nn as _nn
 from .. import initializers, regularizers
-from ._utils import shape_of
+from ._utils import add_gamma_and_beta, set_weight_args, shape_of
 from .base import Layer
 
 __all__ = ["GroupNormalization", "LayerNormalization", "RMSNormalization", "UnitNormalization"]
@@ -103,12 +103,10 @@ class LayerNormalization(Layer):
         self.center = bool(center)
         self.scale = bool(scale)
         self.rms_scaling = bool(rms_scaling)
-        self.beta_initializer = initializers.get(beta_initializer or "zeros")
-        self.gamma_initializer = initializers.get(gamma_initializer or "ones")
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = beta_constraint
-        self.gamma_constraint = gamma_constraint
+        set_weight_args(
+            self, "gamma", gamma_initializer, gamma_regularizer, gamma_constraint, "ones"
+        )
+        set_weight_args(self, "beta", beta_initializer, beta_regularizer, beta_constraint, "zeros")
 
     def build(self, input_shape) -> None:
         input_shape = tuple(input_shape)
@@ -119,23 +117,8 @@ class LayerNormalization(Layer):
                 f'Layer "{self.name}": the axes {self.axis} of the input should have defined '
                 f"dimensions. Full shape received: {input_shape}"
             )
-        self.gamma = self.beta = None
-        if self.scale or self.rms_scaling:
-            self.gamma = self.add_weight(
-                "gamma",
-                shape=shape,
-                initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint,
-            )
-        if self.center and not self.rms_scaling:
-            self.beta = self.add_weight(
-                "beta",
-                shape=shape,
-                initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint,
-            )
+        scale, center = self.scale or self.rms_scaling, self.center and not self.rms_scaling
+        add_gamma_and_beta(self, shape, scale, center)
         self.built = True
 
     def call(self, inputs):
@@ -226,12 +209,10 @@ class GroupNormalization(Layer):
         self.epsilon = float(epsilon)
         self.center = bool(center)
         self.scale = bool(scale)
-        self.beta_initializer = initializers.get(beta_initializer or "zeros")
-        self.gamma_initializer = initializers.get(gamma_initializer or "ones")
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = beta_constraint
-        self.gamma_constraint = gamma_constraint
+        set_weight_args(
+            self, "gamma", gamma_initializer, gamma_regularizer, gamma_constraint, "ones"
+        )
+        set_weight_args(self, "beta", beta_initializer, beta_regularizer, beta_constraint, "zeros")
 
     def build(self, input_shape) -> None:
         input_shape = tuple(input_shape)
@@ -254,23 +235,7 @@ class GroupNormalization(Layer):
                 f"Number of groups ({self.groups}) must be a multiple of the number of channels "
                 f"({dim})."
             )
-        self.gamma = self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(
-                "gamma",
-                shape=(dim,),
-                initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint,
-            )
-        if self.center:
-            self.beta = self.add_weight(
-                "beta",
-                shape=(dim,),
-                initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint,
-            )
+        add_gamma_and_beta(self, (dim,), self.scale, self.center)
         self.built = True
 
     def call(self, inputs):
