@@ -1,0 +1,211 @@
+"""The separable resampling behind `ek.image.resize`'s bicubic, area, Lanczos, Gaussian and
+Mitchell-cubic methods and bilinear anti-aliasing, numerically as TensorFlow 2's kernels.
+
+Each method is a linear map per spatial axis: an ``[out_size, in_size]`` float32 weight
+matrix built once on the host in NumPy (cached by sizes) with TensorFlow's sampling positions,
+boundary handling and normalisation, emulating its float32 arithmetic:
+
+- ``ResizeBicubic`` with half-pixel centres (``resize_bicubic_op.cc``): Keys' cubic
+  (a = -0.5) read from TensorFlow's 1024-entry coefficient table; taps outside the image get
+  weight 0 and the four weights are renormalised to sum to 1.
+- ``ResizeArea`` (``resize_area_op.cc``): each output pixel averages the input cells its
+  footprint covers, partial cells weighted by the covered fraction.
+- ``ScaleAndTranslate`` (``scale_and_translate_op.cc``, kernels from ``sampling_kernels.h``):
+  the kernel centred on ``(i + 0.5) * in / out``, stretched by ``in / out`` when
+  anti-aliasing a downsampled axis, clipped to the image and normalised to sum 1.
+
+The two matrices are applied with `matmul` and `tensordot` (rows first, as TensorFlow's
+kernels), so gradients with respect to the images are those ops' gradients.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from ._core import tensor
+
+__all__ = ["apply_separable", "axis_weights"]
+
+_F32 = np.float32
+_TINY = _F32(1000.0) * np.finfo(np.float32).tiny  # TF: 1000 * numeric_limits<float>::min()
+
+
+# -- sampling kernels (sampling_kernels.h), evaluated in float32 --------------------------------
+def _lanczos(radius: float):
+    r = _F32(radius)
+    pi = _F32(3.14159265359)
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        x = np.abs(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = r * np.sin(pi * x) * np.sin(pi * x / r) / (pi * pi * x * x)
+        return np.where(x > r, _F32(0), np.where(x <= _F32(1e-3), _F32(1), v)).astype(_F32)
+
+    return kernel, r
+
+
+def _gaussian(x: np.ndarray) -> np.ndarray:
+    radius, sigma = _F32(1.5), _F32(1.5) / _F32(3.0)
+    x = np.abs(x)
+    # -x*x in float, the division and exp in double (2.0 is a double constant), then float.
+    v = np.exp((-x * x).astype(np.float64) / (2.0 * float(sigma) * float(sigma))).astype(_F32)
+    return np.where(x >= radius, _F32(0), v)
+
+
+def _triangle(x: np.ndarray) -> np.ndarray:
+    x = np.abs(x)
+    return np.where(x < _F32(1), _F32(1) - x, _F32(0))
+
+
+def _keys_cubic(x: np.ndarray) -> np.ndarray:
+    x = np.abs(x)
+    outer = ((_F32(-0.5) * x + _F32(2.5)) * x - _F32(4.0)) * x + _F32(2.0)
+    inner = ((_F32(1.5) * x - _F32(2.5)) * x) * x + _F32(1.0)
+    return np.where(x >= _F32(2), _F32(0), np.where(x >= _F32(1), outer, inner))
+
+
+def _mitchell_cubic(x: np.ndarray) -> np.ndarray:
+    x = np.abs(x)
+    outer = ((_F32(-7.0) / _F32(18.0) * x + _F32(2.0)) * x - _F32(10.0) / _F32(3.0)) * x + (
+        _F32(16.0) / _F32(9.0)
+    )
+    inner = ((_F32(7.0) / _F32(6.0) * x - _F32(2.0)) * x) * x + _F32(8.0) / _F32(9.0)
+    return np.where(x >= _F32(2), _F32(0), np.where(x >= _F32(1), outer, inner))
+
+
+# ScaleAndTranslate's kernel_type names -> (kernel, radius).
+_KERNELS = {
+    "lanczos3": _lanczos(3.0),
+    "lanczos5": _lanczos(5.0),
+    "gaussian": (_gaussian, _F32(1.5)),
+    "triangle": (_triangle, _F32(1.0)),
+    "keyscubic": (_keys_cubic, _F32(2.0)),
+    "mitchellcubic": (_mitchell_cubic, _F32(2.0)),
+}
+
+
+def _scale_and_translate(kernel_type: str, in_size: int, out_size: int, antialias: bool):
+    """ScaleAndTranslate's spans (ComputeSpansCore) with scale ``out / in`` and translation 0,
+    as an ``[out, in]`` matrix."""
+    kernel, radius = _KERNELS[kernel_type]
+    scale = _F32(out_size) / _F32(in_size)  # resize_images_v2 casts both sizes to float32
+    inv_scale = _F32(1.0 / float(scale))
+    kernel_scale = max(inv_scale, _F32(1.0)) if antialias else _F32(1.0)
+    reach = radius * kernel_scale
+    span_size = min(2 * int(np.ceil(reach)) + 1, in_size)
+    sample = (np.arange(out_size, dtype=_F32) + _F32(0.5)) * inv_scale
+    start = np.ceil(sample - reach - _F32(0.5)).astype(np.int64)
+    end = np.floor(sample + reach - _F32(0.5)).astype(np.int64)
+    start = np.clip(start, 0, in_size - 1)
+    end = np.clip(end, 0, in_size - 1) + 1
+    source = start[:, None] + np.arange(span_size)[None, :]
+    valid = (source < end[:, None]) & ((sample >= 0) & (sample <= in_size))[:, None]
+    pos = (source.astype(_F32) + _F32(0.5)) - sample[:, None]
+    weights = np.where(valid, kernel(np.abs(pos * (_F32(1.0) / kernel_scale))), _F32(0))
+    total = np.cumsum(weights, axis=1, dtype=_F32)[:, -1]  # summed in order, in float32
+    ok = np.abs(total) >= _TINY
+    inv_total = np.where(ok, _F32(1.0) / np.where(ok, total, _F32(1)), _F32(0)).astype(_F32)
+    weights = weights * inv_total[:, None]
+    matrix = np.zeros((out_size, in_size), _F32)
+    rows = np.broadcast_to(np.arange(out_size)[:, None], source.shape)
+    matrix[rows[valid], source[valid]] = weights[valid]
+    return matrix
+
+
+@functools.cache
+def _bicubic_table() -> np.ndarray:
+    """ResizeBicubic's coefficient table for Keys' a = -0.5: ``[1025, 2]`` float32, column 0
+    the weight at distance ``i / 1024``, column 1 at ``1 + i / 1024`` (computed in double)."""
+    a = -0.5
+    x = np.arange(1025, dtype=np.float64) / 1024.0
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    x1 = x + 1.0
+    far = ((a * x1 - 5 * a) * x1 + 8 * a) * x1 - 4 * a
+    return np.stack([near, far], axis=1).astype(_F32)
+
+
+def _bicubic(in_size: int, out_size: int) -> np.ndarray:
+    """ResizeBicubic with ``half_pixel_centers=True`` (GetWeightsAndIndices with Keys' cubic)."""
+    table = _bicubic_table()
+    scale = _F32(in_size) / _F32(out_size)
+    loc = (np.arange(out_size, dtype=_F32) + _F32(0.5)) * scale - _F32(0.5)
+    base = np.floor(loc).astype(np.int64)
+    delta = loc - base.astype(_F32)
+    offset = np.rint(delta * _F32(1024)).astype(np.int64)  # lrintf: round half to even
+    weights = np.stack(
+        [table[offset, 1], table[offset, 0], table[1024 - offset, 0], table[1024 - offset, 1]],
+        axis=1,
+    )
+    index = base[:, None] + np.arange(-1, 3)[None, :]
+    inside = (index >= 0) & (index < in_size)
+    weights = np.where(inside, weights, _F32(0))
+    total = ((weights[:, 0] + weights[:, 1]) + weights[:, 2]) + weights[:, 3]
+    ok = np.abs(total) >= _TINY
+    inv_total = np.where(ok, _F32(1.0) / np.where(ok, total, _F32(1)), _F32(1)).astype(_F32)
+    weights = weights * inv_total[:, None]
+    matrix = np.zeros((out_size, in_size), _F32)
+    rows = np.broadcast_to(np.arange(out_size)[:, None], index.shape)
+    matrix[rows[inside], index[inside]] = weights[inside]
+    return matrix
+
+
+def _area(in_size: int, out_size: int) -> np.ndarray:
+    """ResizeArea's cell coverage along one axis, divided by ``in / out`` (the kernel
+    multiplies the 2-D sum by ``1 / (height_scale * width_scale)``)."""
+    scale = _F32(in_size) / _F32(out_size)
+    matrix = np.zeros((out_size, in_size), _F32)
+    for y in range(out_size):
+        lo = _F32(y) * scale
+        hi = _F32(y + 1) * scale
+        for i in range(int(np.floor(lo)), int(np.ceil(hi))):
+            if i < lo:
+                w = scale if i + 1 > hi else _F32(i + 1) - lo
+            else:
+                w = hi - _F32(i) if i + 1 > hi else _F32(1.0)
+            matrix[y, min(in_size - 1, max(0, i))] += w
+    return matrix * _F32(1.0 / float(scale))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_weights(kind: str, in_size: int, out_size: int, antialias: bool) -> np.ndarray:
+    if kind == "bicubic":
+        matrix = _bicubic(in_size, out_size)
+    elif kind == "area":
+        matrix = _area(in_size, out_size)
+    else:
+        matrix = _scale_and_translate(kind, in_size, out_size, antialias)
+    matrix.setflags(write=False)
+    return matrix
+
+
+def axis_weights(kind: str, in_size: int, out_size: int, antialias: bool = False) -> np.ndarray:
+    """The ``[out_size, in_size]`` float32 matrix that resamples one axis.
+
+    Args:
+        kind: ``"bicubic"`` (ResizeBicubic, half-pixel centres), ``"area"`` (ResizeArea), or a
+            ScaleAndTranslate kernel: ``"lanczos3"``, ``"lanczos5"``, ``"gaussian"``,
+            ``"triangle"``, ``"keyscubic"``, ``"mitchellcubic"``.
+        antialias: for the ScaleAndTranslate kernels, widen the kernel by ``in / out`` when
+            downsampling (ignored by bicubic and area).
+
+    Returns:
+        A read-only array, cached by the arguments; row ``i`` holds output ``i``'s weights.
+    """
+    return _cached_weights(kind, int(in_size), int(out_size), bool(antialias))
+
+
+def apply_separable(x: Tensor, rows: np.ndarray, cols: np.ndarray) -> Tensor:
+    """``out[b, i, j, c] = sum_{h, w} rows[i, h] * cols[j, w] * x[b, h, w, c]`` for a float32
+    ``[B, H, W, C]`` tensor: the rows first (a batched `matmul`), then the columns
+    (`tensordot`), both differentiable."""
+    from .array_ops import reshape, transpose
+    from .linalg import matmul, tensordot
+
+    b, h, w, c = x.shape
+    out_h, out_w = rows.shape[0], cols.shape[0]
+    y = matmul(tensor(rows, "resize"), reshape(x, [b, h, w * c]))  # [B, out_h, W * C]
+    z = tensordot(reshape(y, [b, out_h, w, c]), tensor(cols, "resize"), [[2], [1]])
+    return transpose(z, [0, 1, 3, 2])  # [B, out_h, C, out_w] -> [B, out_h, out_w, C]
