@@ -1,5 +1,6 @@
 """`ek.image` basics (follows `tf.image`): dtype conversion, flips, contrast, grayscale and
-bilinear / nearest-neighbour resizing with TensorFlow 2's half-pixel centres.
+`resize` with every TensorFlow 2 method (bilinear and nearest here; the separable bicubic,
+area, Lanczos, Gaussian and Mitchell kernels and anti-aliasing in ``image_resize``).
 
 Every function is built from differentiable ops (gather, reverse, arithmetic), so gradients
 flow to the image as in TensorFlow. Images are ``[height, width, channels]`` or
@@ -318,7 +319,8 @@ def resize(
     >>> ek.image.resize(ramp, [1, 2], method="area")[0, :, 0].numpy()
     array([0.5, 2.5], dtype=float32)
     >>> ek.image.resize(ramp, [1, 8], method="bicubic")[0, :, 0].numpy().round(4)
-    array([-0.0703,  0.1641,  0.5   ,  0.75  ,  1.25  ,  1.5   ,  2.1289,  2.8203], dtype=float32)
+    array([-0.0882,  0.1679,  0.7099,  1.25  ,  1.75  ,  2.2901,  2.8321,
+            3.0882], dtype=float32)
     """
     from .array_ops import squeeze
     from .elementwise import cast

@@ -212,8 +212,9 @@ class UpSampling2D(Layer):
 
     Args:
         size: an int or ``(rows, cols)`` factors (default 2).
-        interpolation: ``"nearest"`` (repeats) or ``"bilinear"`` (`ek.image.resize`'s, half
-            pixel centers, as Keras resizes); others raise NotImplementedError.
+        interpolation: ``"nearest"`` (repeats), or ``"bilinear"``, ``"bicubic"``,
+            ``"lanczos3"``, ``"lanczos5"``, ``"area"`` (`ek.image.resize` with that method,
+            as Keras resizes); case-insensitive. Others raise Keras's ValueError.
 
     Input shape:
         ``(batch_size, rows, cols, channels)``.
@@ -234,11 +235,10 @@ class UpSampling2D(Layer):
         name = type(self).__name__
         self.size = normalize_tuple(size, 2, "size", name)
         self.data_format = normalize_data_format(data_format, name)
-        if interpolation not in ("nearest", "bilinear"):
-            raise NotImplementedError(
-                "UpSampling2D: interpolation must be 'nearest' or 'bilinear'. Received: "
-                f"interpolation={interpolation!r}"
-            )
+        from .augmentation import check_resize_interpolation
+
+        interpolation = str(interpolation).lower()
+        check_resize_interpolation(interpolation)
         self.interpolation = interpolation
 
     def call(self, inputs):
@@ -246,10 +246,10 @@ class UpSampling2D(Layer):
         check_rank(self, shape, 4)
         b, h, w, c = shape
         sh, sw = self.size
-        if self.interpolation == "bilinear":
+        if self.interpolation != "nearest":
             from ...ops.image import resize
 
-            return resize(inputs, (h * sh, w * sw), method="bilinear")
+            return resize(inputs, (h * sh, w * sw), method=self.interpolation)
         x = array_ops.reshape(inputs, (b, h, 1, w, 1, c))
         x = array_ops.broadcast_to(x, (b, h, sh, w, sw, c))
         return array_ops.reshape(x, (b, h * sh, w * sw, c))
