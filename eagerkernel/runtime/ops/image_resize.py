@@ -205,7 +205,7 @@ def apply_separable(x: Tensor, rows: np.ndarray, cols: np.ndarray) -> Tensor:
     from .linalg import matmul, tensordot
 
     b, h, w, c = x.shape
-    out_h, out_w = rows.shape[0], cols.shape[0]
+    out_h = rows.shape[0]
     y = matmul(tensor(rows, "resize"), reshape(x, [b, h, w * c]))  # [B, out_h, W * C]
     z = tensordot(reshape(y, [b, out_h, w, c]), tensor(cols, "resize"), [[2], [1]])
     return transpose(z, [0, 1, 3, 2])  # [B, out_h, C, out_w] -> [B, out_h, out_w, C]
