@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
+from eagerkernel.runtime.ops import image_resize
 from eagerkernel.testing import check_gradients
 
 METHODS = (
@@ -742,6 +743,52 @@ def test_preserve_aspect_ratio_and_method_case():
     np.testing.assert_allclose(same.numpy(), x, atol=1e-6)  # delta 0: weights [0, 1, 0, 0]
 
 
+# tf.image.resize of an 8x8 ramp with a NaN at [2, 3] to [5, 11] in TensorFlow 2.21: how many
+# outputs are NaN (each kernel reads only its taps; a dense product would give 55)
+NAN_COUNTS = {
+    ("bilinear", False): 3,
+    ("bilinear", True): 12,
+    ("bicubic", False): 18,
+    ("bicubic", True): 32,
+    ("area", False): 2,
+    ("area", True): 2,
+    ("lanczos3", False): 27,
+    ("lanczos3", True): 45,
+}
+
+
+@pytest.mark.parametrize("key", sorted(NAN_COUNTS), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_nan_spreads_only_through_the_kernels_taps(key):
+    method, antialias = key
+    x = np.arange(64, dtype=np.float32).reshape(8, 8, 1)
+    clean = ek.image.resize(x, [5, 11], method, antialias=antialias).numpy()
+    x[2, 3, 0] = np.nan
+    with np.errstate(invalid="ignore"):
+        out = ek.image.resize(x, [5, 11], method, antialias=antialias).numpy()
+    nan = np.isnan(out)
+    assert nan.sum() == NAN_COUNTS[key]
+    # the outputs whose taps miss the pixel are unchanged
+    np.testing.assert_allclose(out[~nan], clean[~nan], rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "kind", ["bicubic", "area", "lanczos3", "lanczos5", "gaussian", "triangle", "keyscubic"]
+)
+def test_taps_path_equals_the_matrix_path_and_differentiates(kind):
+    # the gathers used for non-finite images compute the same map as the dense matrices
+    x = np.random.default_rng(4).normal(size=(2, 7, 5, 2))
+    for antialias in (False, True):
+        rows = image_resize.axis_weights(kind, 7, 3, antialias)
+        cols = image_resize.axis_weights(kind, 5, 9, antialias)
+        dense = image_resize.apply_separable(ek.constant(x, ek.float32), rows, cols)
+
+        def taps(t, rows=rows, cols=cols):
+            return image_resize._apply_taps(image_resize._apply_taps(t, 1, rows.taps), 2, cols.taps)
+
+        np.testing.assert_allclose(taps(ek.constant(x, ek.float32)), dense, rtol=1e-5, atol=1e-6)
+        check_gradients(taps, x)
+
+
 # -- gradients ----------------------------------------------------------------------------------
 GRAD_GEOMETRIES = [((1, 3, 4, 2), [5, 7]), ((2, 7, 6, 1), [3, 4]), ((1, 4, 5, 1), [6, 2])]
 
@@ -854,6 +901,24 @@ def test_random_cases_match_tensorflow():
         np.testing.assert_allclose(
             got, want, rtol=1e-6, atol=_tolerance(x), err_msg=f"{method} {antialias} {shape}"
         )
+
+
+def test_non_finite_inputs_match_tensorflow():
+    tf = _tf()
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        h, w, oh, ow = (int(v) for v in rng.integers(1, 14, 4))
+        x = rng.normal(size=(1, h, w, 2)).astype(np.float32)
+        for _ in range(int(rng.integers(1, 3))):
+            where = rng.integers(h), rng.integers(w), rng.integers(2)
+            x[0, where[0], where[1], where[2]] = (np.nan, np.inf, -np.inf)[rng.integers(3)]
+        method = METHODS[rng.integers(len(METHODS))]
+        antialias = bool(rng.integers(2))
+        want = tf.image.resize(x, [oh, ow], method=method, antialias=antialias).numpy()
+        with np.errstate(invalid="ignore"):
+            got = ek.image.resize(x, [oh, ow], method=method, antialias=antialias).numpy()
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=method)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=method)
 
 
 def test_gradients_match_tensorflow():

@@ -15,22 +15,42 @@ boundary handling and normalisation, emulating its float32 arithmetic:
   anti-aliasing a downsampled axis, clipped to the image and normalised to sum 1.
 
 The two matrices are applied with `matmul` and `tensordot` (rows first, as TensorFlow's
-kernels), so gradients with respect to the images are those ops' gradients.
+kernels), so gradients with respect to the images are those ops' gradients. An image holding
+NaN or infinity goes through gathers of the kernel's own taps instead, so those values reach
+the same outputs as in TensorFlow.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
 from ..core.tensor import Tensor
 from ._core import tensor
 
-__all__ = ["apply_separable", "axis_weights"]
+__all__ = ["AxisWeights", "Taps", "apply_separable", "axis_weights"]
 
 _F32 = np.float32
 _TINY = _F32(1000.0) * np.finfo(np.float32).tiny  # TF: 1000 * numeric_limits<float>::min()
+
+
+class Taps(NamedTuple):
+    """One axis's resampling as the kernel computes it: output ``i`` is
+    ``sum_k weight[i, k] * input[index[i, k]]`` over the taps with ``mask[i, k]`` (the taps
+    TensorFlow reads, zero weights included, so non-finite inputs spread as in TensorFlow)."""
+
+    index: np.ndarray  # [out, K] int64, in [0, in_size)
+    weight: np.ndarray  # [out, K] float32
+    mask: np.ndarray  # [out, K] bool
+
+
+class AxisWeights(NamedTuple):
+    """An axis's `Taps` and the same map as a dense ``[out, in]`` float32 matrix."""
+
+    matrix: np.ndarray
+    taps: Taps
 
 
 # -- sampling kernels (sampling_kernels.h), evaluated in float32 --------------------------------
@@ -87,9 +107,8 @@ _KERNELS = {
 }
 
 
-def _scale_and_translate(kernel_type: str, in_size: int, out_size: int, antialias: bool):
-    """ScaleAndTranslate's spans (ComputeSpansCore) with scale ``out / in`` and translation 0,
-    as an ``[out, in]`` matrix."""
+def _scale_and_translate(kernel_type: str, in_size: int, out_size: int, antialias: bool) -> Taps:
+    """ScaleAndTranslate's spans (ComputeSpansCore) with scale ``out / in`` and translation 0."""
     kernel, radius = _KERNELS[kernel_type]
     scale = _F32(out_size) / _F32(in_size)  # resize_images_v2 casts both sizes to float32
     inv_scale = _F32(1.0 / float(scale))
@@ -109,10 +128,8 @@ def _scale_and_translate(kernel_type: str, in_size: int, out_size: int, antialia
     ok = np.abs(total) >= _TINY
     inv_total = np.where(ok, _F32(1.0) / np.where(ok, total, _F32(1)), _F32(0)).astype(_F32)
     weights = weights * inv_total[:, None]
-    matrix = np.zeros((out_size, in_size), _F32)
-    rows = np.broadcast_to(np.arange(out_size)[:, None], source.shape)
-    matrix[rows[valid], source[valid]] = weights[valid]
-    return matrix
+    # GatherRows/GatherColumns multiply every tap of the widest span that is inside the image
+    return Taps(np.minimum(source, in_size - 1), weights, source < in_size)
 
 
 @functools.cache
@@ -127,7 +144,7 @@ def _bicubic_table() -> np.ndarray:
     return np.stack([near, far], axis=1).astype(_F32)
 
 
-def _bicubic(in_size: int, out_size: int) -> np.ndarray:
+def _bicubic(in_size: int, out_size: int) -> Taps:
     """ResizeBicubic with ``half_pixel_centers=True`` (GetWeightsAndIndices with Keys' cubic)."""
     table = _bicubic_table()
     scale = _F32(in_size) / _F32(out_size)
@@ -146,43 +163,54 @@ def _bicubic(in_size: int, out_size: int) -> np.ndarray:
     ok = np.abs(total) >= _TINY
     inv_total = np.where(ok, _F32(1.0) / np.where(ok, total, _F32(1)), _F32(1)).astype(_F32)
     weights = weights * inv_total[:, None]
-    matrix = np.zeros((out_size, in_size), _F32)
-    rows = np.broadcast_to(np.arange(out_size)[:, None], index.shape)
-    matrix[rows[inside], index[inside]] = weights[inside]
-    return matrix
+    # the four taps are read at the clamped indices, an outside one with weight 0
+    return Taps(np.clip(index, 0, in_size - 1), weights, np.ones(index.shape, bool))
 
 
-def _area(in_size: int, out_size: int) -> np.ndarray:
+def _area(in_size: int, out_size: int) -> Taps:
     """ResizeArea's cell coverage along one axis, divided by ``in / out`` (the kernel
     multiplies the 2-D sum by ``1 / (height_scale * width_scale)``)."""
     scale = _F32(in_size) / _F32(out_size)
-    matrix = np.zeros((out_size, in_size), _F32)
+    cells = []
     for y in range(out_size):
         lo = _F32(y) * scale
         hi = _F32(y + 1) * scale
+        row = []
         for i in range(int(np.floor(lo)), int(np.ceil(hi))):
             if i < lo:
                 w = scale if i + 1 > hi else _F32(i + 1) - lo
             else:
                 w = hi - _F32(i) if i + 1 > hi else _F32(1.0)
-            matrix[y, min(in_size - 1, max(0, i))] += w
-    return matrix * _F32(1.0 / float(scale))
+            row.append((min(in_size - 1, max(0, i)), w))
+        cells.append(row)
+    width = max(len(row) for row in cells)
+    index = np.zeros((out_size, width), np.int64)
+    weights = np.zeros((out_size, width), _F32)
+    mask = np.zeros((out_size, width), bool)
+    for y, row in enumerate(cells):
+        for k, (i, w) in enumerate(row):
+            index[y, k], weights[y, k], mask[y, k] = i, w, True
+    return Taps(index, weights * _F32(1.0 / float(scale)), mask)
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_weights(kind: str, in_size: int, out_size: int, antialias: bool) -> np.ndarray:
+def _cached_weights(kind: str, in_size: int, out_size: int, antialias: bool) -> AxisWeights:
     if kind == "bicubic":
-        matrix = _bicubic(in_size, out_size)
+        taps = _bicubic(in_size, out_size)
     elif kind == "area":
-        matrix = _area(in_size, out_size)
+        taps = _area(in_size, out_size)
     else:
-        matrix = _scale_and_translate(kind, in_size, out_size, antialias)
-    matrix.setflags(write=False)
-    return matrix
+        taps = _scale_and_translate(kind, in_size, out_size, antialias)
+    matrix = np.zeros((out_size, in_size), _F32)
+    rows = np.broadcast_to(np.arange(out_size)[:, None], taps.index.shape)
+    np.add.at(matrix, (rows[taps.mask], taps.index[taps.mask]), taps.weight[taps.mask])
+    for a in (matrix, *taps):
+        a.setflags(write=False)
+    return AxisWeights(matrix, taps)
 
 
-def axis_weights(kind: str, in_size: int, out_size: int, antialias: bool = False) -> np.ndarray:
-    """The ``[out_size, in_size]`` float32 matrix that resamples one axis.
+def axis_weights(kind: str, in_size: int, out_size: int, antialias: bool = False) -> AxisWeights:
+    """How one axis of ``in_size`` pixels is resampled to ``out_size``.
 
     Args:
         kind: ``"bicubic"`` (ResizeBicubic, half-pixel centres), ``"area"`` (ResizeArea), or a
@@ -192,20 +220,45 @@ def axis_weights(kind: str, in_size: int, out_size: int, antialias: bool = False
             downsampling (ignored by bicubic and area).
 
     Returns:
-        A read-only array, cached by the arguments; row ``i`` holds output ``i``'s weights.
+        `AxisWeights`: the ``[out_size, in_size]`` float32 matrix (row ``i`` holds output
+        ``i``'s weights) and the kernel's `Taps`; read-only arrays, cached by the arguments.
     """
     return _cached_weights(kind, int(in_size), int(out_size), bool(antialias))
 
 
-def apply_separable(x: Tensor, rows: np.ndarray, cols: np.ndarray) -> Tensor:
+def _apply_taps(x: Tensor, axis: int, taps: Taps) -> Tensor:
+    """Resamples ``axis`` of ``x`` by gathering each output's taps (TensorFlow's order of
+    reads, so a NaN or infinity reaches only the outputs whose taps read it)."""
+    from .array_ops import reshape
+    from .elementwise import where
+    from .indexing import gather
+    from .reduction import reduce_sum
+
+    out, k = taps.index.shape
+    shape = list(x.shape)
+    split = [*shape[:axis], out, k, *shape[axis + 1 :]]
+    g = reshape(gather(x, taps.index.reshape(-1), axis=axis), split)
+    bshape = [1] * len(split)
+    bshape[axis], bshape[axis + 1] = out, k
+    mask = tensor(taps.mask.reshape(bshape), "resize")
+    dt = x._value.dtype
+    g = where(mask, g, tensor(np.zeros((), dt), "resize"))
+    return reduce_sum(g * tensor(taps.weight.reshape(bshape).astype(dt), "resize"), axis=axis + 1)
+
+
+def apply_separable(x: Tensor, rows: AxisWeights, cols: AxisWeights) -> Tensor:
     """``out[b, i, j, c] = sum_{h, w} rows[i, h] * cols[j, w] * x[b, h, w, c]`` for a float32
-    ``[B, H, W, C]`` tensor: the rows first (a batched `matmul`), then the columns
-    (`tensordot`), both differentiable."""
+    ``[B, H, W, C]`` tensor, rows first as TensorFlow's kernels, by differentiable ops: two
+    matrix products (a batched `matmul`, then `tensordot`) for finite images; for an image
+    holding NaN or infinity, per-output gathers of the kernel's taps, so those values spread
+    only as far as in TensorFlow (a dense product would spread them over whole rows)."""
     from .array_ops import reshape, transpose
     from .linalg import matmul, tensordot
 
+    if not bool(x._device.xp.isfinite(x._value).all()):
+        return _apply_taps(_apply_taps(x, 1, rows.taps), 2, cols.taps)
     b, h, w, c = x.shape
-    out_h = rows.shape[0]
-    y = matmul(tensor(rows, "resize"), reshape(x, [b, h, w * c]))  # [B, out_h, W * C]
-    z = tensordot(reshape(y, [b, out_h, w, c]), tensor(cols, "resize"), [[2], [1]])
+    out_h = rows.matrix.shape[0]
+    y = matmul(tensor(rows.matrix, "resize"), reshape(x, [b, h, w * c]))  # [B, out_h, W * C]
+    z = tensordot(reshape(y, [b, out_h, w, c]), tensor(cols.matrix, "resize"), [[2], [1]])
     return transpose(z, [0, 1, 3, 2])  # [B, out_h, C, out_w] -> [B, out_h, out_w, C]
