@@ -781,6 +781,8 @@ def test_taps_path_equals_the_matrix_path_and_differentiates(kind):
         rows = image_resize.axis_weights(kind, 7, 3, antialias)
         cols = image_resize.axis_weights(kind, 5, 9, antialias)
         dense = image_resize.apply_separable(ek.constant(x, ek.float32), rows, cols)
+        want = np.einsum("ih,bhwc,jw->bijc", rows.matrix.matrix, x, cols.matrix.matrix)
+        np.testing.assert_allclose(dense, want, rtol=1e-5, atol=1e-6)
 
         def taps(t, rows=rows, cols=cols):
             return image_resize._apply_taps(image_resize._apply_taps(t, 1, rows.taps), 2, cols.taps)

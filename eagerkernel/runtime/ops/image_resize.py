@@ -14,10 +14,11 @@ boundary handling and normalisation, emulating its float32 arithmetic:
   the kernel centred on ``(i + 0.5) * in / out``, stretched by ``in / out`` when
   anti-aliasing a downsampled axis, clipped to the image and normalised to sum 1.
 
-The two matrices are applied with `matmul` and `tensordot` (rows first, as TensorFlow's
-kernels), so gradients with respect to the images are those ops' gradients. An image holding
-NaN or infinity goes through gathers of the kernel's own taps instead, so those values reach
-the same outputs as in TensorFlow.
+The two matrices are applied by one primitive, ``ResizeSeparable`` (rows first, as
+TensorFlow's kernels; block-banded matrix products that skip the zeros outside each block's
+band); its VJP is the same primitive with the transposed matrices. An image holding NaN or
+infinity goes through gathers of the kernel's own taps instead (differentiable ops), so those
+values reach the same outputs as in TensorFlow.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor
-from ._core import tensor
+from ..native import blas
+from ._core import apply, tensor
 
-__all__ = ["AxisWeights", "Taps", "apply_separable", "axis_weights"]
+__all__ = ["AxisWeights", "Banded", "Taps", "apply_separable", "axis_weights"]
 
 _F32 = np.float32
 _TINY = _F32(1000.0) * np.finfo(np.float32).tiny  # TF: 1000 * numeric_limits<float>::min()
@@ -46,10 +49,41 @@ class Taps(NamedTuple):
     mask: np.ndarray  # [out, K] bool
 
 
-class AxisWeights(NamedTuple):
-    """An axis's `Taps` and the same map as a dense ``[out, in]`` float32 matrix."""
+class Banded:
+    """A resampling matrix ``[out, in]`` split into blocks of consecutive output rows, each
+    with the columns its nonzero weights use: the product skips the zeros outside the band
+    (a 224 -> 112 bicubic axis reads 6 of 224 inputs per output)."""
 
-    matrix: np.ndarray
+    __slots__ = ("_transpose", "blocks", "matrix")
+    ROWS_PER_BLOCK = 16
+
+    def __init__(self, matrix: np.ndarray):
+        self.matrix = matrix
+        blocks = []
+        for a in range(0, matrix.shape[0], self.ROWS_PER_BLOCK):
+            b = min(matrix.shape[0], a + self.ROWS_PER_BLOCK)
+            used = np.flatnonzero(matrix[a:b].any(axis=0))
+            lo, hi = (int(used[0]), int(used[-1]) + 1) if used.size else (0, 0)
+            blocks.append((a, b, lo, hi, np.ascontiguousarray(matrix[a:b, lo:hi])))
+        self.blocks = tuple(blocks)
+        self._transpose = None
+
+    @property
+    def T(self) -> Banded:
+        """The transposed matrix (the adjoint map, for the gradient), built once."""
+        if self._transpose is None:
+            self._transpose = Banded(np.ascontiguousarray(self.matrix.T))
+            self._transpose._transpose = self
+        return self._transpose
+
+    def __repr__(self) -> str:
+        return f"Banded({self.matrix.shape[0]}x{self.matrix.shape[1]})"
+
+
+class AxisWeights(NamedTuple):
+    """An axis's `Taps` and the same map as a `Banded` ``[out, in]`` float32 matrix."""
+
+    matrix: Banded
     taps: Taps
 
 
@@ -206,7 +240,7 @@ def _cached_weights(kind: str, in_size: int, out_size: int, antialias: bool) -> 
     np.add.at(matrix, (rows[taps.mask], taps.index[taps.mask]), taps.weight[taps.mask])
     for a in (matrix, *taps):
         a.setflags(write=False)
-    return AxisWeights(matrix, taps)
+    return AxisWeights(Banded(matrix), taps)
 
 
 def axis_weights(kind: str, in_size: int, out_size: int, antialias: bool = False) -> AxisWeights:
@@ -220,8 +254,9 @@ def axis_weights(kind: str, in_size: int, out_size: int, antialias: bool = False
             downsampling (ignored by bicubic and area).
 
     Returns:
-        `AxisWeights`: the ``[out_size, in_size]`` float32 matrix (row ``i`` holds output
-        ``i``'s weights) and the kernel's `Taps`; read-only arrays, cached by the arguments.
+        `AxisWeights`: the ``[out_size, in_size]`` float32 matrix as `Banded` (row ``i``
+        holds output ``i``'s weights) and the kernel's `Taps`; read-only arrays, cached by
+        the arguments.
     """
     return _cached_weights(kind, int(in_size), int(out_size), bool(antialias))
 
@@ -246,19 +281,44 @@ def _apply_taps(x: Tensor, axis: int, taps: Taps) -> Tensor:
     return reduce_sum(g * tensor(taps.weight.reshape(bshape).astype(dt), "resize"), axis=axis + 1)
 
 
-def apply_separable(x: Tensor, rows: AxisWeights, cols: AxisWeights) -> Tensor:
-    """``out[b, i, j, c] = sum_{h, w} rows[i, h] * cols[j, w] * x[b, h, w, c]`` for a float32
-    ``[B, H, W, C]`` tensor, rows first as TensorFlow's kernels, by differentiable ops: two
-    matrix products (a batched `matmul`, then `tensordot`) for finite images; for an image
-    holding NaN or infinity, per-output gathers of the kernel's taps, so those values spread
-    only as far as in TensorFlow (a dense product would spread them over whole rows)."""
-    from .array_ops import reshape, transpose
-    from .linalg import matmul, tensordot
+def _banded_product(xp, band: Banded, x):
+    """``band.matrix @ x`` for ``x`` of shape ``[B, in, F]``, block by block."""
+    out = xp.zeros((x.shape[0], band.matrix.shape[0], x.shape[2]), x.dtype)
+    for a, b, lo, hi, block in band.blocks:
+        if hi > lo:
+            w = xp.asarray(block, dtype=x.dtype)
+            out[:, a:b] = blas.matmul(w, x[:, lo:hi]) if xp is np else xp.matmul(w, x[:, lo:hi])
+    return out
 
-    if not bool(x._device.xp.isfinite(x._value).all()):
-        return _apply_taps(_apply_taps(x, 1, rows.taps), 2, cols.taps)
+
+def _separable_fwd(xp, x, rows: Banded, cols: Banded):
     b, h, w, c = x.shape
-    out_h = rows.matrix.shape[0]
-    y = matmul(tensor(rows.matrix, "resize"), reshape(x, [b, h, w * c]))  # [B, out_h, W * C]
-    z = tensordot(reshape(y, [b, out_h, w, c]), tensor(cols.matrix, "resize"), [[2], [1]])
-    return transpose(z, [0, 1, 3, 2])  # [B, out_h, C, out_w] -> [B, out_h, out_w, C]
+    out_h, out_w = rows.matrix.shape[0], cols.matrix.shape[0]
+    y = _banded_product(xp, rows, x.reshape(b, h, w * c))  # [B, out_h, W * C]
+    y = y.reshape(b, out_h, w, c).transpose(0, 2, 1, 3).reshape(b, w, out_h * c)
+    z = _banded_product(xp, cols, y)  # [B, out_w, out_h * C]
+    return xp.ascontiguousarray(z.reshape(b, out_w, out_h, c).transpose(0, 2, 1, 3))
+
+
+# out = rows @ x @ cols^T per image and channel; its VJP is the same map with the transposed
+# matrices (rows^T @ g @ cols), itself differentiable, so every order of gradient is exact.
+_separable = Primitive("ResizeSeparable", _separable_fwd)
+defvjp(
+    _separable,
+    lambda g, ans, x, rows, cols: apply(_separable, (g,), {"rows": rows.T, "cols": cols.T}),
+)
+
+
+def apply_separable(x: Tensor, rows: AxisWeights, cols: AxisWeights) -> Tensor:
+    """``out[b, i, j, c] = sum_{h, w} rows[i, h] * cols[j, w] * x[b, h, w, c]`` for a float
+    ``[B, H, W, C]`` tensor, rows first as TensorFlow's kernels. Finite images go through one
+    primitive (block-banded matrix products; its gradient is the transposed map); an image
+    holding NaN or infinity goes through per-output gathers of the kernel's taps, so those
+    values spread only as far as in TensorFlow (a matrix product would spread them over whole
+    rows). The finiteness test is a value read, so a traced function re-traces on a change."""
+    from .math_ops import is_finite
+    from .reduction import reduce_all
+
+    if not bool(reduce_all(is_finite(x))):
+        return _apply_taps(_apply_taps(x, 1, rows.taps), 2, cols.taps)
+    return apply(_separable, (x,), {"rows": rows.matrix, "cols": cols.matrix})
