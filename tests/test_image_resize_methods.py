@@ -791,6 +791,24 @@ def test_taps_path_equals_the_matrix_path_and_differentiates(kind):
         check_gradients(taps, x)
 
 
+@pytest.mark.parametrize("method", ["bicubic", "area", "lanczos5"])
+def test_many_channels_equal_channel_by_channel(method):
+    # up to 4 channels the width axis is resampled interleaved with them, beyond by a transpose
+    x = np.random.default_rng(5).normal(size=(2, 9, 11, 7)).astype(np.float32)
+    for antialias in (False, True):
+        out = ek.image.resize(x, [4, 13], method, antialias=antialias).numpy()
+        for c in range(7):
+            one = ek.image.resize(x[..., c : c + 1], [4, 13], method, antialias=antialias)
+            np.testing.assert_allclose(out[..., c : c + 1], one.numpy(), rtol=1e-5, atol=1e-6)
+    check_gradients(
+        lambda t: ek.image.resize(t, [4, 13], method),
+        x[:1, :5, :6].astype(np.float64),
+        rtol=1e-3,
+        atol=5e-5,
+        eps=0.1,
+    )
+
+
 # -- gradients ----------------------------------------------------------------------------------
 GRAD_GEOMETRIES = [((1, 3, 4, 2), [5, 7]), ((2, 7, 6, 1), [3, 4]), ((1, 4, 5, 1), [6, 2])]
 
@@ -894,7 +912,7 @@ def test_random_cases_match_tensorflow():
         antialias = bool(rng.integers(2))
         h, w, oh, ow = (int(v) for v in rng.integers(1, 24, size=4))
         dtype = ("uint8", "float32", "float64")[rng.integers(3)]
-        shape = (int(rng.integers(1, 3)), h, w, int(rng.integers(1, 4)))
+        shape = (int(rng.integers(1, 3)), h, w, int(rng.integers(1, 7)))
         x = rng.integers(0, 256, shape) if dtype == "uint8" else rng.normal(size=shape) * 10
         x = x.astype(dtype)
         want = tf.image.resize(x, [oh, ow], method=method, antialias=antialias).numpy()

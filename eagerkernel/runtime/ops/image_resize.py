@@ -54,7 +54,7 @@ class Banded:
     with the columns its nonzero weights use: the product skips the zeros outside the band
     (a 224 -> 112 bicubic axis reads 6 of 224 inputs per output)."""
 
-    __slots__ = ("_transpose", "blocks", "matrix")
+    __slots__ = ("_kron", "_transpose", "blocks", "matrix")
     ROWS_PER_BLOCK = 16
 
     def __init__(self, matrix: np.ndarray):
@@ -67,6 +67,19 @@ class Banded:
             blocks.append((a, b, lo, hi, np.ascontiguousarray(matrix[a:b, lo:hi])))
         self.blocks = tuple(blocks)
         self._transpose = None
+        self._kron: dict[int, tuple] = {}
+
+    def kron_blocks(self, channels: int) -> tuple:
+        """The blocks as ``kron(block, eye(channels))``, transposed: they act on an axis
+        interleaved with ``channels`` (``[..., W * C]``) from the right, with no transpose."""
+        got = self._kron.get(channels)
+        if got is None:
+            eye = np.eye(channels, dtype=self.matrix.dtype)
+            got = self._kron[channels] = tuple(
+                (a, b, lo, hi, np.ascontiguousarray(np.kron(block, eye).T))
+                for a, b, lo, hi, block in self.blocks
+            )
+        return got
 
     @property
     def T(self) -> Banded:
@@ -281,20 +294,37 @@ def _apply_taps(x: Tensor, axis: int, taps: Taps) -> Tensor:
     return reduce_sum(g * tensor(taps.weight.reshape(bshape).astype(dt), "resize"), axis=axis + 1)
 
 
+def _matmul(xp, a, b):
+    return blas.matmul(a, b) if xp is np else xp.matmul(a, b)
+
+
 def _banded_product(xp, band: Banded, x):
     """``band.matrix @ x`` for ``x`` of shape ``[B, in, F]``, block by block."""
     out = xp.zeros((x.shape[0], band.matrix.shape[0], x.shape[2]), x.dtype)
     for a, b, lo, hi, block in band.blocks:
         if hi > lo:
-            w = xp.asarray(block, dtype=x.dtype)
-            out[:, a:b] = blas.matmul(w, x[:, lo:hi]) if xp is np else xp.matmul(w, x[:, lo:hi])
+            out[:, a:b] = _matmul(xp, xp.asarray(block, dtype=x.dtype), x[:, lo:hi])
     return out
+
+
+# Up to this many channels the width axis is resampled in place (``kron(block, eye(C))`` from
+# the right, C times the multiply-adds); beyond it, by transposing width before the rows.
+_KRON_CHANNELS = 4
 
 
 def _separable_fwd(xp, x, rows: Banded, cols: Banded):
     b, h, w, c = x.shape
     out_h, out_w = rows.matrix.shape[0], cols.matrix.shape[0]
     y = _banded_product(xp, rows, x.reshape(b, h, w * c))  # [B, out_h, W * C]
+    if c <= _KRON_CHANNELS:
+        y = y.reshape(b * out_h, w * c)
+        out = xp.zeros((b * out_h, out_w * c), x.dtype)
+        for a, e, lo, hi, block in cols.kron_blocks(c):
+            if hi > lo:
+                out[:, a * c : e * c] = _matmul(
+                    xp, y[:, lo * c : hi * c], xp.asarray(block, dtype=x.dtype)
+                )
+        return out.reshape(b, out_h, out_w, c)
     y = y.reshape(b, out_h, w, c).transpose(0, 2, 1, 3).reshape(b, w, out_h * c)
     z = _banded_product(xp, cols, y)  # [B, out_w, out_h * C]
     return xp.ascontiguousarray(z.reshape(b, out_w, out_h, c).transpose(0, 2, 1, 3))
