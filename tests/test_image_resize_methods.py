@@ -809,6 +809,17 @@ def test_many_channels_equal_channel_by_channel(method):
     )
 
 
+def test_a_traced_function_retraces_when_nan_appears():
+    # the finiteness test is a value read: a trace made on a finite image is not replayed on one
+    # holding NaN
+    resize = ek.function(lambda t: ek.image.resize(t, [5, 11], "lanczos3", antialias=True))
+    x = np.arange(64, dtype=np.float32).reshape(8, 8, 1)
+    assert not np.isnan(resize(ek.constant(x)).numpy()).any()
+    x[2, 3, 0] = np.nan
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(resize(ek.constant(x)).numpy()).sum() == NAN_COUNTS[("lanczos3", True)]
+
+
 # -- gradients ----------------------------------------------------------------------------------
 GRAD_GEOMETRIES = [((1, 3, 4, 2), [5, 7]), ((2, 7, 6, 1), [3, 4]), ((1, 4, 5, 1), [6, 2])]
 
