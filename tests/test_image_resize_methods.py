@@ -890,6 +890,22 @@ def test_keras_layers_refuse_other_interpolations_as_keras():
         ek.keras.layers.UpSampling2D(interpolation="gaussian")
 
 
+@pytest.mark.parametrize("interpolation", ["gaussian", "MitchellCubic", "area"])
+def test_image_dataset_from_directory_takes_kerass_eight_interpolations(tmp_path, interpolation):
+    image = pytest.importorskip("PIL.Image")
+    pixels = ((np.arange(12 * 10 * 3) * 53 + 17) % 256).astype(np.uint8).reshape(12, 10, 3)
+    (tmp_path / "a").mkdir()
+    image.fromarray(pixels).save(tmp_path / "a" / "0.png")
+    ds = ek.keras.utils.image_dataset_from_directory(
+        tmp_path, image_size=(5, 7), interpolation=interpolation, verbose=False
+    )
+    images, _ = next(iter(ds))
+    want = ek.image.resize(pixels.astype(np.float32), [5, 7], interpolation.lower())
+    np.testing.assert_allclose(images.numpy()[0], want.numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"Received: interpolation=cubic"):
+        ek.keras.utils.image_dataset_from_directory(tmp_path, interpolation="cubic")
+
+
 def test_crop_and_resize_keeps_tensorflows_two_methods():
     with pytest.raises(ValueError, match=r"method"):
         ek.image.crop_and_resize(np.ones((1, 4, 4, 1)), [[0, 0, 1, 1]], [0], [2, 2], "bicubic")
