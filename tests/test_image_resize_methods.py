@@ -968,6 +968,17 @@ def test_non_finite_inputs_match_tensorflow():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=method)
 
 
+def test_resize_with_pad_matches_tensorflow():
+    tf = _tf()
+    x = case_input((4, 9, 2), "uint8")
+    for method in METHODS:
+        for antialias in (False, True):
+            want = tf.image.resize_with_pad(x, 7, 7, method=method, antialias=antialias).numpy()
+            got = ek.image.resize_with_pad(x, 7, 7, method=method, antialias=antialias).numpy()
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-3, err_msg=method)
+
+
 def test_gradients_match_tensorflow():
     tf = _tf()
     rng = np.random.default_rng(8)

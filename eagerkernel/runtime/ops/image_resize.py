@@ -240,7 +240,7 @@ def _area(in_size: int, out_size: int) -> Taps:
     return Taps(index, weights * _F32(1.0 / float(scale)), mask)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def _cached_weights(kind: str, in_size: int, out_size: int, antialias: bool) -> AxisWeights:
     if kind == "bicubic":
         taps = _bicubic(in_size, out_size)
