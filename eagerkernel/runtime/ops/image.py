@@ -1,5 +1,6 @@
 """`ek.image` basics (follows `tf.image`): dtype conversion, flips, contrast, grayscale and
-bilinear / nearest-neighbour resizing with TensorFlow 2's half-pixel centres.
+`resize` with every TensorFlow 2 method (bilinear and nearest here; the separable bicubic,
+area, Lanczos, Gaussian and Mitchell kernels and anti-aliasing in ``image_resize``).
 
 Every function is built from differentiable ops (gather, reverse, arithmetic), so gradients
 flow to the image as in TensorFlow. Images are ``[height, width, channels]`` or
@@ -276,33 +277,54 @@ def resize(
     name=None,
 ) -> Tensor:
     """Resizes ``[H, W, C]`` or ``[B, H, W, C]`` images to ``size = [new_height, new_width]``
-    (follows `tf.image.resize`, TensorFlow 2's half-pixel-centre sampling).
+    (follows `tf.image.resize`, i.e. TensorFlow 2's ``resize_images_v2``, with its kernels'
+    numbers: pixel centres at half-integers, taps outside the image dropped and the remaining
+    weights renormalised).
 
     Args:
-        method: ``"bilinear"`` (default) or ``"nearest"`` (`ResizeMethod`).
+        method: a `ResizeMethod` name (case-insensitive):
+
+            - ``"bilinear"`` (default): ResizeBilinear with half-pixel centres.
+            - ``"nearest"``: ResizeNearestNeighbor with half-pixel centres.
+            - ``"bicubic"``: ResizeBicubic with half-pixel centres and Keys' cubic (a = -0.5).
+            - ``"area"``: ResizeArea, each output pixel the mean of the input area it covers.
+            - ``"lanczos3"``, ``"lanczos5"``: Lanczos kernels of radius 3 and 5.
+            - ``"gaussian"``: a Gaussian of radius 3 pixels (sigma 0.5).
+            - ``"mitchellcubic"``: Mitchell-Netravali's cubic (B = C = 1/3).
+
+            The last four are TensorFlow's ScaleAndTranslate with that kernel.
         preserve_aspect_ratio: scale both sides by the same factor so the result fits in
             ``size`` (each side rounded).
-        antialias: TensorFlow's anti-aliasing filter; it has no effect when upsampling or with
-            ``"nearest"``, so those calls run; downsampling bilinearly with it raises.
+        antialias: when downsampling an axis, widen the kernel by ``in / out`` so every input
+            pixel contributes (a low-pass filter). ``"bilinear"`` then uses a triangle kernel
+            and ``"bicubic"`` Keys' cubic kernel through ScaleAndTranslate (as TensorFlow);
+            the Lanczos, Gaussian and Mitchell kernels honour it; ``"nearest"`` and ``"area"``
+            ignore it, as in TensorFlow. It has no effect when upsampling.
 
     Returns:
-        float32 for bilinear (any input dtype), the input's dtype for nearest.
+        float32 for every method but nearest (any input dtype; integers are not rescaled),
+        the input's dtype for nearest. Gradients flow to float images for every method (each
+        is linear in the image; TensorFlow itself registers none for ``"area"``).
 
     Raises:
         ValueError: rank other than 3 or 4, a ``size`` that is not two positive integers, or
-            an unknown method.
-        NotImplementedError: the methods ``bicubic``, ``area``, ``lanczos3``, ``lanczos5``,
-            ``gaussian``, ``mitchellcubic``, and ``antialias=True`` when downsampling
-            bilinearly.
+            an unknown method (TensorFlow's message ``Resize method is not implemented``).
 
     >>> image = ek.eye(5, dtype=ek.int32)[ek.newaxis, ..., ek.newaxis]
     >>> ek.image.resize(image, [3, 5])[0, ..., 0].numpy().round(4)
     array([[0.6667, 0.3333, 0.    , 0.    , 0.    ],
            [0.    , 0.    , 1.    , 0.    , 0.    ],
            [0.    , 0.    , 0.    , 0.3333, 0.6667]], dtype=float32)
+    >>> ramp = ek.reshape(ek.range(4.0), [1, 4, 1])
+    >>> ek.image.resize(ramp, [1, 2], method="area")[0, :, 0].numpy()
+    array([0.5, 2.5], dtype=float32)
+    >>> ek.image.resize(ramp, [1, 8], method="bicubic")[0, :, 0].numpy().round(4)
+    array([-0.0882,  0.1679,  0.7099,  1.25  ,  1.75  ,  2.2901,  2.8321,
+            3.0882], dtype=float32)
     """
     from .array_ops import squeeze
     from .elementwise import cast
+    from .image_resize import apply_separable, axis_weights
 
     images = image_arg(images, "resize", name="images")
     try:
@@ -321,10 +343,6 @@ def resize(
     known = {v for k, v in vars(ResizeMethod).items() if k.isupper()}
     if method not in known:
         raise ValueError(f"Resize method is not implemented: {method}")
-    if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR):
-        raise NotImplementedError(
-            f"resize: method={method!r} is not supported; use 'bilinear' or 'nearest'."
-        )
     batch = images.ndim == 4
     x = images if batch else images[None]
     height, width = x.shape[1], x.shape[2]
@@ -334,13 +352,24 @@ def resize(
         new_w = int(np.round(np.float32(factor) * np.float32(width)))
     if method == ResizeMethod.NEAREST_NEIGHBOR:
         out = _nearest_axis(_nearest_axis(x, 1, new_h), 2, new_w)
-    else:
-        if antialias and (new_h < height or new_w < width):
-            raise NotImplementedError(
-                "resize: antialias=True when downsampling is not supported (TensorFlow's "
-                "scale-and-translate filter); it has no effect when upsampling."
-            )
-        if x.dtype != dtypes.float32:
-            x = cast(x, dtypes.float32)
+        return out if batch else squeeze(out, [0])
+    if x.dtype != dtypes.float32:
+        x = cast(x, dtypes.float32)
+    downsampling = new_h < height or new_w < width
+    if method == ResizeMethod.BILINEAR and not (antialias and downsampling):
+        # Upsampling, the triangle kernel is bilinear interpolation: TensorFlow's two paths
+        # agree, and this one keeps ResizeBilinear's exact arithmetic.
         out = _bilinear_axis(_bilinear_axis(x, 1, new_h), 2, new_w)
+    else:
+        if method == ResizeMethod.BILINEAR:
+            kind = "triangle"
+        elif method == ResizeMethod.BICUBIC:
+            kind = "keyscubic" if antialias else "bicubic"
+        else:
+            kind = method
+        out = apply_separable(
+            x,
+            axis_weights(kind, height, new_h, antialias),
+            axis_weights(kind, width, new_w, antialias),
+        )
     return out if batch else squeeze(out, [0])

@@ -231,12 +231,12 @@ def resize_with_pad(
     image, target_height, target_width, method="bilinear", antialias=False
 ) -> Tensor:
     """Resizes keeping the aspect ratio so the image fits, then pads with zeros to the target
-    size, centred (follows `tf.image.resize_with_pad`). The result's dtype is `resize`'s
-    (float32 for bilinear).
+    size, centred (follows `tf.image.resize_with_pad`). ``method`` and ``antialias`` are
+    `resize`'s (every `ResizeMethod`), and so is the result's dtype (float32 for every method
+    but nearest).
 
     Raises:
-        ValueError: rank other than 3 or 4, or a non-positive target.
-        NotImplementedError: as `resize` for methods it does not support.
+        ValueError: rank other than 3 or 4, a non-positive target, or an unknown method.
 
     >>> ek.image.resize_with_pad(ek.ones([2, 4, 1]), 4, 4)[..., 0].numpy()
     array([[0., 0., 0., 0.],

@@ -575,16 +575,37 @@ class RandomCrop(_RandomLayer):
         return {**super().get_config(), "height": self.height, "width": self.width}
 
 
+# The interpolations Keras's TensorFlow backend passes to `tf.image.resize` (its
+# RESIZE_INTERPOLATIONS), in its order, for its error message.
+RESIZE_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
+
+
+def check_resize_interpolation(interpolation) -> None:
+    """Raises Keras's ValueError for an ``interpolation`` its resize does not take."""
+    if interpolation not in RESIZE_INTERPOLATIONS:
+        raise ValueError(
+            "Invalid value for argument `interpolation`. Expected of one "
+            f"{RESIZE_INTERPOLATIONS}. Received: interpolation={interpolation}"
+        )
+
+
 class Resizing(Layer):
     """Resizes images to ``height`` x ``width`` (follows `tf.keras.layers.Resizing`).
 
     Args:
-        interpolation: ``"bilinear"`` (default) or ``"nearest"`` (the methods `ek.image.resize`
-            supports). crop_to_aspect_ratio: crop the largest centered window of the target
-            aspect ratio first.
+        interpolation: Keras's names for `ek.image.resize`'s methods: ``"bilinear"``
+            (default), ``"nearest"``, ``"bicubic"``, ``"area"``, ``"lanczos3"``,
+            ``"lanczos5"`` (the TensorFlow backend's list). crop_to_aspect_ratio: crop the
+            largest centered window of the target aspect ratio first. antialias: passed to
+            `ek.image.resize` (a low-pass filter when downsampling; default False).
 
     Raises:
-        ValueError: non-positive sizes. NotImplementedError: ``pad_to_aspect_ratio``.
+        ValueError: non-positive sizes, or an ``interpolation`` outside that list (Keras's
+            message). NotImplementedError: ``pad_to_aspect_ratio``.
+
+    >>> layer = ek.keras.layers.Resizing(1, 2, interpolation="area")
+    >>> layer(ek.reshape(ek.range(8.0), [2, 4, 1]))[..., 0].numpy()
+    array([[2.5, 4.5]], dtype=float32)
     """
 
     def __init__(
@@ -596,6 +617,7 @@ class Resizing(Layer):
         pad_to_aspect_ratio=False,
         fill_mode="constant",
         fill_value=0.0,
+        antialias=False,
         **kwargs,
     ):
         if int(height) < 1 or int(width) < 1:
@@ -604,10 +626,12 @@ class Resizing(Layer):
             )
         if pad_to_aspect_ratio:
             raise NotImplementedError("Resizing: pad_to_aspect_ratio is not supported.")
+        check_resize_interpolation(interpolation)
         super().__init__(**kwargs)
         self.height, self.width = int(height), int(width)
         self.interpolation = interpolation
         self.crop_to_aspect_ratio = bool(crop_to_aspect_ratio)
+        self.antialias = bool(antialias)
 
     def call(self, inputs):
         x, single = _batched(inputs)
@@ -615,7 +639,9 @@ class Resizing(Layer):
             h, w = x.shape[1], x.shape[2]
             scale = min(h / self.height, w / self.width)
             x = _center_crop(x, int(self.height * scale), int(self.width * scale))
-        out = _image.resize(x, [self.height, self.width], method=self.interpolation)
+        out = _image.resize(
+            x, [self.height, self.width], method=self.interpolation, antialias=self.antialias
+        )
         return _unbatched(out, single)
 
     def compute_output_shape(self, input_shape):
@@ -628,6 +654,7 @@ class Resizing(Layer):
             "width": self.width,
             "interpolation": self.interpolation,
             "crop_to_aspect_ratio": self.crop_to_aspect_ratio,
+            "antialias": self.antialias,
         }
 
 

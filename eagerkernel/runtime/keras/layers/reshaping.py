@@ -301,8 +301,9 @@ class UpSampling2D(_BaseUpSampling):
 
     Args:
         size: an int or ``(rows, cols)`` factors (default 2).
-        interpolation: ``"nearest"`` (repeats) or ``"bilinear"`` (`ek.image.resize`'s, half
-            pixel centers, as Keras resizes); others raise NotImplementedError.
+        interpolation: ``"nearest"`` (repeats), or ``"bilinear"``, ``"bicubic"``,
+            ``"lanczos3"``, ``"lanczos5"``, ``"area"`` (`ek.image.resize` with that method,
+            as Keras resizes); case-insensitive. Others raise Keras's ValueError.
 
     Input shape:
         ``(batch_size, rows, cols, channels)``.
@@ -322,19 +323,19 @@ class UpSampling2D(_BaseUpSampling):
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(size, data_format, **kwargs)
-        if interpolation not in ("nearest", "bilinear"):
-            raise NotImplementedError(
-                "UpSampling2D: interpolation must be 'nearest' or 'bilinear'. Received: "
-                f"interpolation={interpolation!r}"
-            )
+        from .augmentation import check_resize_interpolation
+
+        interpolation = str(interpolation).lower()
+        check_resize_interpolation(interpolation)
         self.interpolation = interpolation
 
     def call(self, inputs):
-        if self.interpolation == "bilinear":
+        if self.interpolation != "nearest":
             from ...ops.image import resize
 
             _, h, w, _ = self._checked_shape(shape_of(inputs))
-            return resize(inputs, (h * self.size[0], w * self.size[1]), method="bilinear")
+            size = (h * self.size[0], w * self.size[1])
+            return resize(inputs, size, method=self.interpolation)
         return super().call(inputs)
 
     def get_config(self) -> dict:

@@ -194,9 +194,10 @@ def image_dataset_from_directory(
     ``directory/class_a/*.png, directory/class_b/*.jpg`` gives labels 0 and 1 (class names in
     alphanumeric order, or ``class_names``'s). Images are float32 ``(batch, height, width,
     channels)`` with values 0-255, resized to ``image_size`` by `ek.image.resize` with
-    ``interpolation``; labels int32 ``(batch,)`` (``label_mode="int"``), float32 one-hot
-    (``"categorical"``), float32 ``(batch, 1)`` (``"binary"``, two classes), or absent
-    (``label_mode=None`` or ``labels=None``). Files: .bmp .gif .jpeg .jpg .png (a GIF's first
+    ``interpolation`` (any `ek.image.ResizeMethod` name, case-insensitive, as Keras); labels
+    int32 ``(batch,)`` (``label_mode="int"``), float32 one-hot (``"categorical"``), float32
+    ``(batch, 1)`` (``"binary"``, two classes), or absent (``label_mode=None`` or
+    ``labels=None``). Files: .bmp .gif .jpeg .jpg .png (a GIF's first
     frame). ``batch_size=None`` yields single images. The dataset's ``class_names`` and
     ``file_paths`` attributes list the classes and files; ``subset="both"`` returns
     ``(training, validation)``.
@@ -211,8 +212,22 @@ def image_dataset_from_directory(
             f"color_mode={color_mode!r}"
         )
     channels = _MODES[color_mode][1]
-    if interpolation not in ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"):
-        raise ValueError(f"{op}: unknown interpolation {interpolation!r}.")
+    interpolation = str(interpolation).lower()
+    supported = (
+        "bilinear",
+        "nearest",
+        "bicubic",
+        "area",
+        "lanczos3",
+        "lanczos5",
+        "gaussian",
+        "mitchellcubic",
+    )
+    if interpolation not in supported:
+        raise ValueError(
+            f"Argument `interpolation` should be one of {supported}. "
+            f"Received: interpolation={interpolation}"
+        )
     if crop_to_aspect_ratio and pad_to_aspect_ratio:
         raise ValueError(
             f"{op}: only one of `crop_to_aspect_ratio` and `pad_to_aspect_ratio` can be set "
