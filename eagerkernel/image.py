@@ -33,10 +33,14 @@ from .runtime.ops.image_color import (
     random_hue,
     random_saturation,
     rgb_to_hsv,
+    rgb_to_yiq,
+    rgb_to_yuv,
     stateless_random_brightness,
     stateless_random_contrast,
     stateless_random_hue,
     stateless_random_saturation,
+    yiq_to_rgb,
+    yuv_to_rgb,
 )
 from .runtime.ops.image_geometry import (
     central_crop,
@@ -105,6 +109,8 @@ __all__ = [
     "resize_with_pad",
     "rgb_to_grayscale",
     "rgb_to_hsv",
+    "rgb_to_yiq",
+    "rgb_to_yuv",
     "rot90",
     "sobel_edges",
     "ssim",
@@ -117,4 +123,6 @@ __all__ = [
     "stateless_random_saturation",
     "total_variation",
     "transpose",
+    "yiq_to_rgb",
+    "yuv_to_rgb",
 ]

@@ -1,6 +1,6 @@
 """`ek.image` colour ops (follows `tf.image`): brightness, gamma, saturation, hue, HSV
-conversions, grayscale to RGB, per-image standardization and their random / stateless random
-variants.
+conversions, grayscale to RGB, the YIQ and YUV conversions, per-image standardization and
+their random / stateless random variants.
 
 Brightness, gamma, standardization and `rgb_to_hsv` are built from differentiable ops;
 `hsv_to_rgb` is not differentiable, as TensorFlow's HSVToRGB;
@@ -33,10 +33,14 @@ __all__ = [
     "random_hue",
     "random_saturation",
     "rgb_to_hsv",
+    "rgb_to_yiq",
+    "rgb_to_yuv",
     "stateless_random_brightness",
     "stateless_random_contrast",
     "stateless_random_hue",
     "stateless_random_saturation",
+    "yiq_to_rgb",
+    "yuv_to_rgb",
 ]
 
 
@@ -416,3 +420,68 @@ def stateless_random_hue(image, max_delta, seed) -> Tensor:
     `tf.image.stateless_random_hue`)."""
     delta = _check_max_delta(max_delta, 0.5)
     return adjust_hue(image, _stateless_draw(-delta, delta, seed))
+
+
+# -- YIQ and YUV: linear maps of the channels (TensorFlow's kernels, image_ops_impl.py) ---------
+
+_RGB_TO_YIQ = [
+    [0.299, 0.59590059, 0.2115],
+    [0.587, -0.27455667, -0.52273617],
+    [0.114, -0.32134392, 0.31119955],
+]
+_YIQ_TO_RGB = [
+    [1, 1, 1],
+    [0.95598634, -0.27201283, -1.10674021],
+    [0.6208248, -0.64720424, 1.70423049],
+]
+_RGB_TO_YUV = [
+    [0.299, -0.14714119, 0.61497538],
+    [0.587, -0.28886916, -0.51496512],
+    [0.114, 0.43601035, -0.10001026],
+]
+_YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
+
+
+def _channel_map(images, kernel, op: str) -> Tensor:
+    from .linalg import tensordot
+
+    images = _float_rgb(images, op)
+    k = tensor(np.asarray(kernel, dtype=images.dtype._np), op)
+    return tensordot(images, k, axes=[[images.ndim - 1], [0]])
+
+
+def rgb_to_yiq(images, name=None) -> Tensor:
+    """RGB to YIQ, a linear map of the last axis (follows `tf.image.rgb_to_yiq`, with its
+    matrix); Y in [0, 1], I in [-0.5957, 0.5957], Q in [-0.5226, 0.5226] for RGB in [0, 1].
+    Differentiable.
+
+    Raises:
+        ValueError: a last axis other than 3. TypeError: non-floating images.
+
+    >>> ek.image.rgb_to_yiq(ek.constant([[0.2, 0.5, 0.9]])).numpy()
+    array([[ 0.4559    , -0.30730775,  0.06101149]], dtype=float32)
+    """
+    return _channel_map(images, _RGB_TO_YIQ, "rgb_to_yiq")
+
+
+def yiq_to_rgb(images, name=None) -> Tensor:
+    """YIQ to RGB, the inverse of `rgb_to_yiq` (follows `tf.image.yiq_to_rgb`, with its
+    matrix); errors as `rgb_to_yiq`."""
+    return _channel_map(images, _YIQ_TO_RGB, "yiq_to_rgb")
+
+
+def rgb_to_yuv(images, name=None) -> Tensor:
+    """RGB to YUV, a linear map of the last axis (follows `tf.image.rgb_to_yuv`, with its
+    matrix); Y in [0, 1], U in [-0.436, 0.436], V in [-0.615, 0.615] for RGB in [0, 1].
+    Differentiable; errors as `rgb_to_yiq`.
+
+    >>> ek.image.rgb_to_yuv(ek.constant([[0.2, 0.5, 0.9]])).numpy()
+    array([[ 0.4559    ,  0.21854648, -0.2244967 ]], dtype=float32)
+    """
+    return _channel_map(images, _RGB_TO_YUV, "rgb_to_yuv")
+
+
+def yuv_to_rgb(images, name=None) -> Tensor:
+    """YUV to RGB, the inverse of `rgb_to_yuv` (follows `tf.image.yuv_to_rgb`, with its
+    matrix); errors as `rgb_to_yiq`."""
+    return _channel_map(images, _YUV_TO_RGB, "yuv_to_rgb")

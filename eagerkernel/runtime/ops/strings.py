@@ -31,6 +31,7 @@ __all__ = [
     "join",
     "length",
     "lower",
+    "ngrams",
     "reduce_join",
     "regex_full_match",
     "regex_replace",
@@ -44,6 +45,7 @@ __all__ = [
     "unicode_encode",
     "unicode_split",
     "unicode_transcode",
+    "unsorted_segment_join",
     "upper",
 ]
 
@@ -616,6 +618,7 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):
     return dispatch(_format, xs, params)
 
 
+from .strings_ngrams import ngrams, unsorted_segment_join  # noqa: E402
 from .strings_unicode import (  # noqa: E402
     unicode_decode,
     unicode_decode_with_offsets,
