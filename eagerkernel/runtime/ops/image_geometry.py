@@ -21,6 +21,7 @@ __all__ = [
     "central_crop",
     "crop_and_resize",
     "crop_to_bounding_box",
+    "draw_bounding_boxes",
     "extract_patches",
     "non_max_suppression",
     "non_max_suppression_with_scores",
@@ -668,3 +669,104 @@ def non_max_suppression_with_scores(
         )
     selected = non_max_suppression(boxes, scores, max_output_size, iou_threshold, score_threshold)
     return selected, gather(tensor(scores, "non_max_suppression_with_scores", np.float32), selected)
+
+
+def _draw_boxes_fwd(xp, images, boxes, colors):
+    canvas = np.array(images, copy=True)
+    boxes, colors = np.asarray(boxes), np.asarray(colors)
+    _, height, width, depth = canvas.shape
+    for b in range(canvas.shape[0]):
+        for k in range(boxes.shape[1]):
+            color = colors[k % colors.shape[0], :depth]
+            # TensorFlow's kernel: corners scaled by (size - 1), truncated toward zero
+            top, left, bottom, right = (
+                int(np.float32(v) * np.float32(n - 1))
+                for v, n in zip(boxes[b, k], (height, width, height, width))
+            )
+            if top > bottom or left > right:
+                continue
+            if top >= height or bottom < 0 or left >= width or right < 0:
+                continue
+            r0, r1 = max(top, 0), min(bottom, height - 1)
+            c0, c1 = max(left, 0), min(right, width - 1)
+            if top >= 0:
+                canvas[b, top, c0 : c1 + 1] = color
+            if bottom < height:
+                canvas[b, bottom, c0 : c1 + 1] = color
+            if left >= 0:
+                canvas[b, r0 : r1 + 1, left] = color
+            if right < width:
+                canvas[b, r0 : r1 + 1, right] = color
+    return canvas if xp is np else xp.asarray(canvas)
+
+
+# No VJP, as TensorFlow registers none: a tape differentiating through it raises LookupError.
+_draw_boxes = Primitive("DrawBoundingBoxesV2", _draw_boxes_fwd)
+
+
+def draw_bounding_boxes(images, boxes, colors, name=None) -> Tensor:
+    """Draws the outline of each box, one pixel wide, on a copy of ``images`` (follows
+    `tf.image.draw_bounding_boxes`, TensorFlow 2's, with its kernel's pixel rounding).
+
+    Box ``k`` of image ``b`` is ``boxes[b, k] = [y_min, x_min, y_max, x_max]`` in
+    ``[0, 1]`` of ``(height - 1)`` and ``(width - 1)`` (truncated to pixels); it is drawn in
+    ``colors[k % num_colors]`` (its first ``depth`` channels), later boxes over earlier ones.
+    A box whose corners are reversed, or that lies wholly outside the image, is skipped; the
+    sides of a box that fall outside the image are not drawn.
+
+    Args:
+        images: ``[batch, height, width, depth]``, depth 1 to 4; float16 stays float16, any
+            other dtype is cast to float32 (as TensorFlow's result).
+        boxes: ``[batch, num_boxes, 4]`` floats.
+        colors: ``[num_colors, channels]`` floats, ``channels >= depth``.
+
+    Raises:
+        InvalidArgumentError: shapes other than those, or colors with fewer channels than
+            the images (TensorFlow's message). Not differentiable (LookupError on a tape).
+
+    >>> img = ek.zeros((1, 3, 4, 1))
+    >>> out = ek.image.draw_bounding_boxes(img, [[[0.0, 0.0, 1.0, 1.0]]], [[1.0, 0.0, 0.0, 1.0]])
+    >>> out[0, :, :, 0].numpy().astype(int)
+    array([[1, 1, 1, 1],
+           [1, 0, 0, 1],
+           [1, 1, 1, 1]])
+    """
+    from ..core.errors import InvalidArgumentError
+    from .elementwise import cast
+
+    op = "DrawBoundingBoxesV2"
+    x = tensor(images, "draw_bounding_boxes")
+    if x.dtype != dtypes.float16 and x.dtype != dtypes.float32:
+        x = cast(x, dtypes.float32)
+    b = tensor(boxes, "draw_bounding_boxes", np.float32)
+    c = tensor(colors, "draw_bounding_boxes", np.float32)
+    if x.ndim != 4 or not 1 <= x.shape[-1] <= 4:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"draw_bounding_boxes: images must be [batch, height, width, depth] "
+            f"with depth 1 to 4, got shape {tuple(x.shape)}.",
+        )
+    if b.ndim != 3 or b.shape[0] != x.shape[0] or b.shape[2] != 4:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"draw_bounding_boxes: boxes must be [batch, num_boxes, 4] with the "
+            f"images' batch {x.shape[0]}, got shape {tuple(b.shape)}.",
+        )
+    if c.ndim != 2 or c.shape[0] < 1:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"draw_bounding_boxes: colors must be [num_colors, channels], got shape "
+            f"{tuple(c.shape)}.",
+        )
+    if c.shape[1] < x.shape[-1]:
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"colors must have equal or more channels than the image provided: {list(c.shape)}",
+        )
+    if c.dtype != x.dtype:
+        c = cast(c, x.dtype)
+    return dispatch(_draw_boxes, (x, b, c), {})

@@ -1,5 +1,6 @@
-"""tf.strings.ngrams, tf.strings.unsorted_segment_join and the YIQ/YUV conversions of tf.image,
-found missing by a sweep of TensorFlow 2.21's namespaces; expected values are TensorFlow's."""
+"""tf.strings.ngrams, tf.strings.unsorted_segment_join, and tf.image's YIQ/YUV conversions and
+draw_bounding_boxes, found missing by a sweep of TensorFlow 2.21's namespaces; expected values
+are TensorFlow's."""
 
 from __future__ import annotations
 
@@ -110,3 +111,46 @@ def test_yiq_yuv_round_trips_gradient_and_errors():
         ek.image.rgb_to_yuv(ek.constant([[1.0, 2.0]]))
     with pytest.raises(TypeError, match="must be float16"):
         ek.image.rgb_to_yuv(ek.constant([[1, 2, 3]]))
+
+
+def test_draw_bounding_boxes_matches_tensorflow_pixel_for_pixel():
+    img = np.zeros((1, 6, 8, 3), np.float32)
+    boxes = [
+        [
+            [0.1, 0.2, 0.8, 0.9],
+            [0.0, 0.0, 1.0, 1.0],  # drawn over the first one
+            [0.5, -0.2, 1.3, 0.5],  # partly outside: only its top and right sides
+            [0.7, 0.7, 0.2, 0.9],  # reversed: skipped
+        ]
+    ]
+    colors = [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]]
+    out = ek.image.draw_bounding_boxes(img, boxes, colors).numpy()
+    red = [
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [0, 1, 0, 0, 0, 0, 1, 0],
+        [1, 1, 1, 1, 0, 0, 1, 0],
+        [0, 1, 0, 1, 0, 0, 1, 0],
+        [0, 1, 1, 1, 1, 1, 1, 0],
+        [0, 0, 0, 1, 0, 0, 0, 0],
+    ]
+    green = [
+        [1, 1, 1, 1, 1, 1, 1, 1],
+        [1, 0, 0, 0, 0, 0, 0, 1],
+        [0, 0, 0, 0, 0, 0, 0, 1],
+        [1, 0, 0, 0, 0, 0, 0, 1],
+        [1, 0, 0, 0, 0, 0, 0, 1],
+        [1, 1, 1, 0, 1, 1, 1, 1],
+    ]
+    np.testing.assert_array_equal(out[0, :, :, 0], red)
+    np.testing.assert_array_equal(out[0, :, :, 1], green)
+    assert not out[0, :, :, 2].any() and not img.any()  # a copy: the input is unchanged
+    as_uint8 = ek.image.draw_bounding_boxes(np.zeros((1, 6, 8, 1), np.uint8), boxes, colors)
+    assert as_uint8.dtype == ek.float32  # as TensorFlow's result
+    with pytest.raises(ek.errors.InvalidArgumentError, match="equal or more channels"):
+        ek.image.draw_bounding_boxes(img, boxes, [[1.0, 0.0]])
+    x = ek.constant(img)
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_sum(ek.image.draw_bounding_boxes(x, boxes, colors))
+    with pytest.raises(LookupError, match="DrawBoundingBoxesV2"):  # no gradient, as TF
+        tape.gradient(y, x)
