@@ -181,3 +181,12 @@ def test_register_tensor_conversion_function():
 def test_top_level_aliases():
     assert ek.scalar_mul is ek.math.scalar_mul
     assert ek.fftnd is ek.signal.fftnd and ek.irfftnd is ek.signal.irfftnd
+
+
+def test_bincount_casts_floats_to_int32_as_tensorflow():
+    got = ek.math.bincount(ek.constant([1.5, 2.0, 2.0]), minlength=4)
+    np.testing.assert_array_equal(got.numpy(), [0, 1, 2, 0])  # TensorFlow's: 1.5 is 1
+    with pytest.raises(ek.errors.InvalidArgumentError, match="non-negative"):
+        ek.math.bincount(ek.constant([-1.5, 2.0]))
+    with pytest.raises(TypeError, match="arr must be numbers, got string"):
+        ek.math.bincount(ek.constant(["a"]))

@@ -368,7 +368,8 @@ def bincount(
 
     Args:
         arr: non-negative ints, any shape (``axis=None``: all of them) or rank 2 with
-            ``axis=-1`` (one count per row).
+            ``axis=-1`` (one count per row); floats and bools are cast to int32 first, as
+            TensorFlow does (1.5 counts as 1).
         weights: same shape as ``arr``: sums of the weights instead of counts (their dtype).
         minlength, maxlength: at least / at most this many bins (values >= maxlength are
             dropped).
@@ -383,8 +384,12 @@ def bincount(
     array([0, 2, 0, 1, 0], dtype=int32)
     """
     a = tensor(arr, "bincount")
+    if a._value.dtype.kind in "fb":  # TensorFlow casts them to int32 (1.5 counts as 1)
+        from .elementwise import cast
+
+        a = cast(a, dtypes.int32)
     if a._value.dtype.kind not in "iu":
-        raise TypeError(f"bincount: arr must be integers, got {a.dtype.name}.")
+        raise TypeError(f"bincount: arr must be numbers, got {a.dtype.name}.")
     values = np.asarray(a._value.get() if hasattr(a._value, "get") else a._value)
     if values.size and int(values.min()) < 0:
         raise InvalidArgumentError(None, "Bincount", "bincount: arr must be non-negative.")
