@@ -209,9 +209,7 @@ def atan2(y, x, name=None) -> Tensor:
     >>> ek.math.atan2(ek.constant([1.0, -1.0]), ek.constant([0.0, 0.0])).numpy().round(4)
     array([ 1.5708, -1.5708], dtype=float32)
     """
-    y, x = coerce_pair(y, x, "atan2")
-    float_check("Atan2", y, "y", real=True)
-    return _atan2_op(y, x)
+    return _float_binary("Atan2", _atan2_op, y, x, real=True)
 
 
 defvjp(
@@ -294,10 +292,12 @@ defvjp(
 )
 
 
-def _float_binary(op, prim_op, x, y):
+def _float_binary(op, prim_op, x, y, real: bool = False):
+    """``prim_op(x, y)`` for floating inputs (real ones only with ``real``); raises
+    `UnsupportedDTypeError` for the others, as TensorFlow's kernels do."""
     x, y = coerce_pair(x, y, op)
-    if x._value.dtype.kind not in "fc":
-        float_check(op, x)
+    if x._value.dtype.kind not in ("f" if real else "fc"):
+        float_check(op, x, real=real)
     return prim_op(x, y)
 
 
@@ -353,7 +353,9 @@ def divide_no_nan(x, y, name=None) -> Tensor:
     target = dtypes.TRUEDIV_RESULT.get(x._value.dtype)
     if target is not None and y._value.dtype == x._value.dtype:
         x, y = cast(x, target), cast(y, target)
-    return _float_binary("divide_no_nan", _div_no_nan_op, x, y)
+    elif x._value.dtype.kind not in "fc":
+        float_check("divide_no_nan", x)
+    return _div_no_nan_op(x, y)
 
 
 def multiply_no_nan(x, y, name=None) -> Tensor:
