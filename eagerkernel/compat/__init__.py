@@ -20,6 +20,7 @@ import sys as _sys
 
 import numpy as _np
 
+from ..runtime.core.shape import dimension_at_index, dimension_value
 from . import v1
 
 __all__ = [
@@ -88,20 +89,6 @@ def path_to_str(path):
     """A path-like object as a string; anything else unchanged (follows
     `tf.compat.path_to_str`)."""
     return _os.fspath(path) if isinstance(path, _os.PathLike) else path
-
-
-def dimension_value(dimension):
-    """The int (or None) of a dimension (follows `tf.compat.dimension_value`)."""
-    return getattr(dimension, "value", dimension)
-
-
-def dimension_at_index(shape, index):
-    """Dimension ``index`` of ``shape`` (a TensorShape, list or tuple), or None for an unknown
-    rank (follows `tf.compat.dimension_at_index`)."""
-    dims = getattr(shape, "dims", shape)
-    if dims is None:
-        return None
-    return dimension_value(list(dims)[index])
 
 
 def forward_compatible(year, month, day) -> bool:

@@ -25,14 +25,26 @@ import types as _types
 
 from ..runtime.compat import layers
 from ..runtime.compat.v1 import losses, metrics, train
+from ..runtime.core.shape import Dimension, dimension_at_index, dimension_value
+from ..runtime.core.tensor import EQUALITY as _EQUALITY
 
 __all__ = [
+    "Dimension",
     "InteractiveSession",
     "Session",
+    "control_flow_v2_enabled",
+    "dimension_at_index",
+    "dimension_value",
+    "disable_control_flow_v2",
     "disable_eager_execution",
+    "disable_tensor_equality",
     "disable_v2_behavior",
+    "disable_v2_tensorshape",
+    "enable_control_flow_v2",
     "enable_eager_execution",
+    "enable_tensor_equality",
     "enable_v2_behavior",
+    "enable_v2_tensorshape",
     "get_default_graph",
     "get_variable",
     "global_variables_initializer",
@@ -62,6 +74,54 @@ def enable_v2_behavior() -> None:
     """Accepted: the behaviour is always TensorFlow 2's."""
 
 
+def enable_tensor_equality() -> None:
+    """``==`` on Tensors and Variables compares elementwise and gives a bool Tensor, and
+    Variables are unhashable (TensorFlow 2's default; follows
+    `tf.compat.v1.enable_tensor_equality`). Process-wide, as in TensorFlow."""
+    _EQUALITY.enabled = True
+
+
+def disable_tensor_equality() -> None:
+    """``==`` on Tensors and Variables compares identity and gives a Python bool, and
+    Variables hash by identity (TensorFlow 1.x; follows
+    `tf.compat.v1.disable_tensor_equality`). Eager Tensors stay unhashable, as in
+    TensorFlow. Process-wide; `enable_tensor_equality` restores TensorFlow 2's.
+
+    >>> import eagerkernel.compat.v1 as tf1
+    >>> x, y = ek.Variable(0.0), ek.Variable(0.0)
+    >>> tf1.disable_tensor_equality(); (x == y, x == x, len({x, y}))
+    (False, True, 2)
+    >>> tf1.enable_tensor_equality(); x == y
+    <Tensor: shape=(), dtype=bool, numpy=True>
+    """
+    _EQUALITY.enabled = False
+
+
+def enable_v2_tensorshape() -> None:
+    """Accepted: a TensorShape's items are ints or None, as in TensorFlow 2 (follows
+    `tf.compat.v1.enable_v2_tensorshape`)."""
+
+
+def disable_v2_tensorshape() -> None:
+    """Raises NotImplementedError: TensorShape items that are `Dimension` objects (TF 1.x)
+    are not supported; ``shape.dims`` gives the Dimensions."""
+    raise NotImplementedError(
+        "tf.compat.v1.disable_v2_tensorshape: TensorShape items are ints or None here, as in "
+        "TensorFlow 2; use shape.dims (Dimension objects) or tf.compat.v1.dimension_at_index "
+        "where TF 1.x code wants Dimensions."
+    )
+
+
+def control_flow_v2_enabled() -> bool:
+    """True: there is only TensorFlow 2's control flow (follows
+    `tf.compat.v1.control_flow_v2_enabled`)."""
+    return True
+
+
+def enable_control_flow_v2() -> None:
+    """Accepted: control flow is always TensorFlow 2's."""
+
+
 def reset_default_graph() -> None:
     """Does nothing: there is no graph (TensorFlow 1.x code calls it between models)."""
 
@@ -84,6 +144,7 @@ placeholder = _graph_only("placeholder")
 placeholder_with_default = _graph_only("placeholder_with_default")
 disable_eager_execution = _graph_only("disable_eager_execution")
 disable_v2_behavior = _graph_only("disable_v2_behavior")
+disable_control_flow_v2 = _graph_only("disable_control_flow_v2")
 global_variables_initializer = _graph_only("global_variables_initializer")
 local_variables_initializer = _graph_only("local_variables_initializer")
 get_variable = _graph_only("get_variable")

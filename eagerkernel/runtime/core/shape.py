@@ -1,13 +1,22 @@
 """`TensorShape` (follows `tf.TensorShape`): a tuple of dimensions with TensorFlow's methods;
 `PartialShape` has unknown (None) dimensions, `UnknownShape` an unknown rank. Tensors give
 their shape as a `TensorShape` (``core/tensor.py``, which re-exports these names).
+`Dimension` is TF 1.x's dimension object, which ``TensorShape.dims`` still returns.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PartialShape", "TensorShape", "UnknownShape"]
+__all__ = [
+    "Dimension",
+    "PartialShape",
+    "TensorShape",
+    "UnknownShape",
+    "as_dimension",
+    "dimension_at_index",
+    "dimension_value",
+]
 
 
 class TensorShape(tuple):
@@ -68,8 +77,13 @@ class TensorShape(tuple):
 
     @property
     def dims(self) -> list:
-        """The dimensions, ints (None where unknown), or None for an unknown rank."""
-        return list(self)
+        """The dimensions as `Dimension` objects (``Dimension(None)`` where unknown), or None
+        for an unknown rank, as TensorFlow 2 still gives them; ``as_list()`` gives ints.
+
+        >>> TensorShape([16, None]).dims
+        [Dimension(16), Dimension(None)]
+        """
+        return [Dimension(d) for d in self]
 
     @property
     def rank(self) -> int:
@@ -181,3 +195,199 @@ class UnknownShape(PartialShape):
 
     def __str__(self) -> str:
         return "<unknown>"
+
+
+def _known(a, b) -> bool:
+    return a._value is not None and b._value is not None
+
+
+class Dimension:
+    """One dimension of a shape: an int ≥ 0, or unknown (``None``) (follows TF 1.x's
+    ``tf.compat.v1.Dimension``, which ``TensorShape.dims`` returns).
+
+    Arithmetic (``+ - * // %``) with another Dimension or an int gives a Dimension, unknown if
+    either side is; ``/`` raises TypeError (use ``//``). Comparisons (``== != < <= > >=``)
+    give a bool, or None when either side is unknown. Dimensions are not hashable, as in
+    TensorFlow.
+
+    Args:
+        value: an int ≥ 0, None, a Dimension, or anything with ``__index__``.
+
+    Raises:
+        ValueError: a negative value.
+        TypeError: a value that is not an integer, None or a Dimension.
+
+    >>> d = Dimension(None)
+    >>> d, str(d), d.is_compatible_with(16), Dimension(3) + 4, Dimension(4) == d
+    (Dimension(None), '?', True, Dimension(7), None)
+    >>> Dimension(4).merge_with(None), Dimension(6) // 4, int(Dimension(5)), Dimension(5).value
+    (Dimension(4), Dimension(1), 5, 5)
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        if isinstance(value, Dimension):
+            value = value._value
+        elif value is not None and not isinstance(value, int):
+            index = getattr(value, "__index__", None)
+            if index is None:
+                raise TypeError(
+                    "Dimension value must be integer or None or have an __index__ method, "
+                    f"got value {value!r} with type {type(value)!r}"
+                )
+            value = int(index())
+        if value is not None and value < 0:
+            raise ValueError(f"Dimension {value} must be >= 0")
+        self._value = None if value is None else int(value)
+
+    @property
+    def value(self):
+        """The dimension's int, or None if unknown."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Dimension({self._value!r})"
+
+    def __str__(self) -> str:
+        return "?" if self._value is None else str(self._value)
+
+    def __reduce__(self):
+        return Dimension, (self._value,)
+
+    def __int__(self) -> int:
+        return self._value
+
+    __index__ = __int__
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def is_compatible_with(self, other) -> bool:
+        """Whether ``other`` could be this dimension: either is unknown, or they are equal."""
+        other = as_dimension(other)
+        return not _known(self, other) or self._value == other._value
+
+    def assert_is_compatible_with(self, other) -> None:
+        """Raises ValueError ("Dimensions 3 and 4 are not compatible") unless compatible."""
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {as_dimension(other)} are not compatible")
+
+    def merge_with(self, other) -> Dimension:
+        """The known one of the two (either, when both are known and equal).
+
+        Raises:
+            ValueError: both are known and differ.
+        """
+        other = as_dimension(other)
+        self.assert_is_compatible_with(other)
+        return Dimension(other._value if self._value is None else self._value)
+
+    def _arith(self, other, fn, reverse: bool = False):
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        if not _known(self, other):
+            return Dimension(None)
+        a, b = (other._value, self._value) if reverse else (self._value, other._value)
+        return Dimension(fn(a, b))
+
+    def __add__(self, other):
+        return self._arith(other, int.__add__)
+
+    def __radd__(self, other):
+        return self._arith(other, int.__add__, True)
+
+    def __sub__(self, other):
+        return self._arith(other, int.__sub__)
+
+    def __rsub__(self, other):
+        return self._arith(other, int.__sub__, True)
+
+    def __mul__(self, other):
+        return self._arith(other, int.__mul__)
+
+    def __rmul__(self, other):
+        return self._arith(other, int.__mul__, True)
+
+    def __floordiv__(self, other):
+        return self._arith(other, int.__floordiv__)
+
+    def __rfloordiv__(self, other):
+        return self._arith(other, int.__floordiv__, True)
+
+    def __mod__(self, other):
+        return self._arith(other, int.__mod__)
+
+    def __rmod__(self, other):
+        return self._arith(other, int.__mod__, True)
+
+    def __truediv__(self, other):
+        raise TypeError(
+            f"unsupported operand type(s) for /: 'Dimension' and '{type(other).__name__}', "
+            "please use // instead"
+        )
+
+    def __rtruediv__(self, other):
+        raise TypeError(
+            f"unsupported operand type(s) for /: '{type(other).__name__}' and 'Dimension', "
+            "please use // instead"
+        )
+
+    def _compare(self, other, fn):
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return fn(self._value, other._value) if _known(self, other) else None
+
+    def __eq__(self, other):
+        return self._compare(other, int.__eq__)
+
+    def __ne__(self, other):
+        return self._compare(other, int.__ne__)
+
+    def __lt__(self, other):
+        return self._compare(other, int.__lt__)
+
+    def __le__(self, other):
+        return self._compare(other, int.__le__)
+
+    def __gt__(self, other):
+        return self._compare(other, int.__gt__)
+
+    def __ge__(self, other):
+        return self._compare(other, int.__ge__)
+
+    __hash__ = None  # as TensorFlow's: == may answer None
+
+
+def as_dimension(value) -> Dimension:
+    """``value`` as a `Dimension`: itself if it is one (follows TensorFlow's
+    ``tensor_shape.as_dimension``)."""
+    return value if isinstance(value, Dimension) else Dimension(value)
+
+
+def dimension_value(dimension):
+    """The int (or None) of a dimension: a `Dimension`'s value, anything else as it is
+    (follows `tf.compat.dimension_value`).
+
+    >>> ek.compat.dimension_value(ek.TensorShape([3, None]).dims[0]), ek.compat.dimension_value(4)
+    (3, 4)
+    """
+    return dimension.value if isinstance(dimension, Dimension) else dimension
+
+
+def dimension_at_index(shape, index) -> Dimension:
+    """Dimension ``index`` of ``shape`` (a TensorShape, or a list or tuple of dimensions) as a
+    `Dimension`; ``Dimension(None)`` for a shape of unknown rank (follows
+    `tf.compat.dimension_at_index`).
+
+    >>> ek.compat.dimension_at_index(ek.TensorShape([3, None]), 1)
+    Dimension(None)
+    """
+    shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+    if shape.rank is None:
+        return Dimension(None)
+    return shape.dims[index]

@@ -33,7 +33,28 @@ from .numpy_methods import promoted as _promoted
 from .shape import TensorShape
 from .string_values import to_bytes_array
 
-__all__ = ["ConversionError", "Tensor", "TensorShape", "constant", "convert_to_tensor"]
+__all__ = [
+    "EQUALITY",
+    "ConversionError",
+    "Tensor",
+    "TensorShape",
+    "constant",
+    "convert_to_tensor",
+]
+
+
+class _Equality:
+    """Whether ``==`` on Tensors and Variables is elementwise (TensorFlow 2, the default) or
+    identity (TF 1.x): `tf.compat.v1.enable_tensor_equality` / ``disable_tensor_equality``
+    set it, for the whole process as in TensorFlow."""
+
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = True
+
+
+EQUALITY = _Equality()
 
 _new = object.__new__
 
@@ -217,7 +238,11 @@ class Tensor(NumpyMethods):
             )
         return str(np.asarray(self.numpy()))
 
-    __hash__ = None  # == is elementwise, as in TensorFlow 2; use id(t) or t.ref() as a key.
+    def __hash__(self):
+        """Raises TypeError: ``==`` is elementwise (TensorFlow 2), so a Tensor is no dict key;
+        use ``t.ref()``. A Variable is hashable by identity after
+        ``tf.compat.v1.disable_tensor_equality()``; an eager Tensor never is (TensorFlow's)."""
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
     def ref(self) -> _Ref:
         """A hashable reference to this object, for use as a dict key (follows `Tensor.ref`)."""
@@ -400,9 +425,12 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _greater_equal, self, other)
 
     def __eq__(self, other):
-        """Elementwise equality (a bool Tensor), as in TF 2; ``t == None`` is False."""
+        """Elementwise equality (a bool Tensor), as in TF 2; ``t == None`` is False. After
+        ``tf.compat.v1.disable_tensor_equality()``: identity (``t is other``), as in TF 1.x."""
         if other is None:
             return False
+        if not EQUALITY.enabled:
+            return self is other
         try:
             return _equal(self, other)
         except TypeError as exc:
@@ -411,6 +439,8 @@ class Tensor(NumpyMethods):
     def __ne__(self, other):
         if other is None:
             return True
+        if not EQUALITY.enabled:
+            return self is not other
         try:
             return _not_equal(self, other)
         except TypeError as exc:

@@ -20,7 +20,7 @@ from .context import ACTIVE, variable_created
 from .context import context as _thread_context
 from .device import current_device
 from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
-from .tensor import Tensor, make, to_tensor
+from .tensor import EQUALITY, Tensor, make, to_tensor
 
 __all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "variable_creator_scope"]
 
@@ -329,6 +329,17 @@ class Variable(Tensor, metaclass=_VariableMeta):
         """Subtracts ``delta`` (same shape and dtype) from the value."""
         self._value = self._value - self._checked(delta, "assign_sub")
         return self if read_value else None
+
+    def __hash__(self) -> int:
+        """Raises TypeError while ``==`` is elementwise (TensorFlow 2's default): use
+        ``v.ref()`` as a key. After ``tf.compat.v1.disable_tensor_equality()``, the
+        variable's identity (TF 1.x)."""
+        if EQUALITY.enabled:
+            raise TypeError(
+                "Variable is unhashable. Instead, use variable.ref() as the key. "
+                f"(Variable: {self!r})"
+            )
+        return id(self)
 
     def __repr__(self) -> str:
         shape = tuple(self._value.shape)
