@@ -25,6 +25,11 @@ How a call runs:
    traced: a new *branch*, replayed from then on for calls whose guards take it. So a call's
    result is always the eager result; there is no AutoGraph and no ``tf.cond`` to write.
 
+A first trace that created Variables is followed by a second run of the Python code (a
+`VerifyingTracer`), as TensorFlow traces such a function twice: a Variable created again
+raises TensorFlow's ValueError on the first call; that run gets the first run's results for
+its stateful calls instead of performing them, so no state changes twice.
+
 Calls made while a tape (or ``%%tape``'s profiler) records on this thread replay the program
 op by op through the dispatcher (`Program.run_observed`), so the recorder sees every op:
 gradients of any order through a function are exactly the eager ones. Inside another
@@ -35,12 +40,12 @@ on concrete shapes (a ``None`` dimension of an ``input_signature`` accepts any s
 new size is traced once); there is no XLA (``jit_compile=True`` is accepted and compiles to
 the same program, with a warning).
 
-The package by job: `tracing` (the `Tracer` recorder and the templates of stateful calls),
-`guards`, `instructions` (the trace's instruction list: folding, liveness), `compiler`
-(instructions to straight-line Python), `program` (`Program`: run, replay under a tape),
-`signature` (cache keys, specs), `polymorphic_function` (`Function`), `concrete_function`
-(`ConcreteFunction`), `graph` (read-only graph views) and `api` (`function`, `init_scope`,
-`print_`).
+The package by job: `tracing` (the `Tracer` recorder, its `VerifyingTracer` and the templates
+of stateful calls), `guards`, `instructions` (the trace's instruction list: folding,
+liveness), `compiler` (instructions to straight-line Python), `program` (`Program`: run,
+replay under a tape), `signature` (cache keys, specs), `polymorphic_function` (`Function`),
+`concrete_function` (`ConcreteFunction`), `graph` (read-only graph views) and `api`
+(`function`, `init_scope`, `print_`).
 """
 
 from __future__ import annotations

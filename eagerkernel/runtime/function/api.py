@@ -93,10 +93,14 @@ def function(
     that branch, so results always equal the eager ones. Python side effects (``print``,
     appending to a list) happen while tracing only, as in TensorFlow; `ek.print` happens on
     every call. Creating a Variable is allowed on the first trace only (ValueError, with
-    TensorFlow's message, on a later one). A call made while a tape (or ``%%tape``) records
-    replays the program op by op through the dispatcher, inside a ``"function"`` scope (one
-    row in ``%%tape``), so gradients through it are the eager ones, to any order; inside
-    another function's trace, the Python code runs.
+    TensorFlow's message, on a later one). A first trace that created Variables runs the
+    Python code once more, as TensorFlow traces such a function twice: a Variable created
+    again raises then, on the first call; that run's stateful ops are not performed again
+    (`VerifyingTracer`), its Python side effects are, and it counts as a trace. A call made
+    while a tape (or ``%%tape``) records replays the program op by op through the
+    dispatcher, inside a ``"function"`` scope (one row in ``%%tape``), so gradients through
+    it are the eager ones, to any order; inside another function's trace, the Python code
+    runs.
 
     Outputs: a Python number, string or NumPy value returned becomes a constant tensor, as
     TensorFlow converts a function's outputs. An object whose class defines
@@ -109,10 +113,10 @@ def function(
 
     Differences from TensorFlow that follow from tracing on real values: an op that fails
     while tracing raises, even if nothing uses its output (TensorFlow prunes unused ops from
-    the graph, so ``tf.gather(x, [1])`` out of range and unused raises nothing there); a
-    function that creates a Variable on every call raises its ValueError at the second call
-    (TensorFlow traces twice on the first call and raises then); printing a tensor while
-    tracing shows its value, not a symbolic tensor.
+    the graph, so ``tf.gather(x, [1])`` out of range and unused raises nothing there);
+    `ek.print` inside a function whose first trace created Variables prints during that
+    trace (TensorFlow prints after both traces); printing a tensor while tracing shows its
+    value, not a symbolic tensor.
 
     Raises:
         TypeError: an ``input_signature`` that is not TensorSpecs, or an unknown argument.

@@ -25,7 +25,7 @@ from ..data.structure import TensorSpec
 from ..observers import Observers
 from .concrete_function import ConcreteFunction
 from .guards import GuardMiss
-from .program import Program
+from .program import Program, restore_state, state_of
 from .signature import (
     describe_value,
     hashable_value,
@@ -35,19 +35,13 @@ from .signature import (
     spec_of,
     to_tensors,
 )
-from .tracing import LEAKED, Tracer, tracing_keys
+from .tracing import LEAKED, VARIABLE_ERROR, Tracer, VerifyingTracer, tracing_keys
 
 __all__ = ["MAX_BRANCHES", "Entry", "Function"]
 
 _ctx = _context.context()
 _eager = _config.FUNCTIONS_EAGERLY
 MAX_BRANCHES = 32  # traces per signature before the signature runs eagerly for good
-
-_VARIABLE_ERROR = (
-    "tf.function only supports singleton tf.Variables created on the first call. Make sure "
-    "the tf.Variable is only created once or created outside tf.function. See "
-    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information."
-)
 
 
 def _expand_extension_types(result):
@@ -100,7 +94,7 @@ def _output_tensor(observed: bool, x):
 class Entry:
     """The traces of one signature: a root program and, through its branches, the others."""
 
-    __slots__ = ("eager", "keep", "n_traces", "program", "specs", "verify")
+    __slots__ = ("eager", "keep", "n_traces", "program", "specs")
 
     def __init__(self):
         self.program = None
@@ -108,9 +102,6 @@ class Entry:
         self.eager = False  # too many branches: the signature runs its Python code
         self.specs = None
         self.keep: list = []
-        # The first trace created variables: the next call traces again, to check that it
-        # creates none (TensorFlow's rule: variables are created on the first call only).
-        self.verify = False
 
 
 class Function:
@@ -235,7 +226,7 @@ class Function:
         ``observed``: op by op through the dispatcher, for this thread's recorders."""
         if entry.eager:
             return self.python_function(*args, **kwargs)
-        if entry.program is None or entry.verify:
+        if entry.program is None:
             return self._trace(entry, None, None, args, kwargs, tensors, key)
         program = entry.program
         if observed and program.custom_gradients:
@@ -299,7 +290,7 @@ class Function:
             entry.eager = True
         created = bool(tracer.created) or tracer.created_in_calls > 0
         if created and self._n_traces > 0:
-            raise ValueError(_VARIABLE_ERROR)
+            raise ValueError(VARIABLE_ERROR)
         flat = nest.flatten(result)
         refs = []
         leaves = []
@@ -311,6 +302,10 @@ class Function:
                 refs.append(None)
                 leaves.append(x)
         program = Program.from_trace(tracer, len(tensors), refs)
+        if parent is None and tracer.created:
+            # Variables made by the user's code (not by an optimizer's first step): TensorFlow
+            # traces once more and refuses to make them again.
+            self._verify(program, tracer.calls, args, kwargs, tensors, key)
         program.custom_gradients = tracer.custom_gradients
         program.structure = nest.pack_sequence_as(result, [None] * len(flat))
         program.py_leaves = leaves
@@ -319,9 +314,6 @@ class Function:
             self._n_traces += 1
             entry.n_traces += 1
             if parent is None:
-                # Variables made by user code (not by an optimizer's first step): check that
-                # the next call does not make them again.
-                entry.verify = bool(tracer.created) and not entry.verify
                 entry.program = program
             else:
                 parent.branches[branch] = program
@@ -336,6 +328,33 @@ class Function:
         if Function.trace_observers:  # outside the lock: observers may call the function
             Function.trace_observers.notify("function_traced", self, program)
         return result if rebuild is None else rebuild(result)
+
+    def _verify(self, program: Program, calls: list, args, kwargs, tensors, key) -> None:
+        """Runs the Python function once more after a first trace that created Variables, as
+        TensorFlow traces such a function twice: a Variable created again raises TensorFlow's
+        ValueError, so that one made on every call fails on the first call. Its Python side
+        effects happen twice, as in TensorFlow; its stateful calls do not
+        (`VerifyingTracer`), and the variables and random state it may still have changed
+        are put back. The caller's own recorders (a tape) do not see this run."""
+        saved = state_of(program)
+        tracer = VerifyingTracer(calls)
+        for t in tensors:
+            tracer.slot(t._value, t._device)
+        tracing = tracing_keys()
+        tracing.append((self, key))
+        try:
+            with _context.suspended():
+                _context.push_recorder(tracer)
+                try:
+                    self.python_function(*args, **kwargs)
+                finally:
+                    _context.pop_recorder(tracer)
+        finally:
+            tracing.pop()
+            restore_state(saved)
+            LEAKED.update((id(t), t) for t in tracer.outputs)
+            with self._lock:
+                self._n_traces += 1  # TensorFlow counts both traces
 
     def _canonical(self, args: tuple, kwargs: dict) -> tuple:
         """The arguments bound to the Python signature, defaults filled in: ``f(x, True)``

@@ -29,7 +29,7 @@ from .tracing import (
     flat_outputs,
 )
 
-__all__ = ["Program"]
+__all__ = ["Program", "restore_state", "state_of"]
 
 
 class Program:
@@ -105,11 +105,11 @@ class Program:
         """The flat output values for the flat input arrays; raises `GuardMiss`."""
         if not self.unsafe:
             return self._run(arrays)
-        saved = _state_of(self)
+        saved = state_of(self)
         try:
             return self._run(arrays)
         except GuardMiss:
-            _restore(saved)
+            restore_state(saved)
             raise
 
     def run_observed(self, tensors: list) -> list:
@@ -118,11 +118,11 @@ class Program:
         returns a read). Raises `GuardMiss`, after putting state back as `run` does."""
         if not self.unsafe:
             return _run_observed(self, tensors)
-        saved = _state_of(self)
+        saved = state_of(self)
         try:
             return _run_observed(self, tensors)
         except GuardMiss:
-            _restore(saved)
+            restore_state(saved)
             raise
 
     @property
@@ -212,7 +212,7 @@ def _run_observed(program: Program, tensors: list) -> list:
     return [make(t._value, t._device) if isinstance(t, Variable) else t for t in out]
 
 
-def _state_of(program: Program) -> tuple:
+def state_of(program: Program) -> tuple:
     """Everything a program's stateful calls may change, to put back if a guard misses.
 
     Holding the arrays is enough: assignments replace them and optimizers copy arrays that
@@ -245,7 +245,7 @@ def _variables_of(obj) -> list:
     return []
 
 
-def _restore(saved: tuple) -> None:
+def restore_state(saved: tuple) -> None:
     values, rng = saved
     for v, value in values:
         v._value = value

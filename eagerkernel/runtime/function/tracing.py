@@ -26,10 +26,12 @@ from .guards import GuardMiss
 __all__ = [
     "LEAKED",
     "STOP",
+    "VARIABLE_ERROR",
     "TracedArg",
     "TracedObject",
     "TracedParam",
     "Tracer",
+    "VerifyingTracer",
     "arg_refs",
     "call_expecting_stop",
     "fill_template",
@@ -65,6 +67,13 @@ class TracedObject(TracedArg):
 
 # The output template of a call that ended an iteration (raised StopIteration).
 STOP = "<raises StopIteration>"
+
+#: TensorFlow's error for a Variable created by a trace other than the first (word for word).
+VARIABLE_ERROR = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure "
+    "the tf.Variable is only created once or created outside tf.function. See "
+    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information."
+)
 # Arguments that a stateful call would consume: read into a list first (`zip(grads, vars)`).
 _ONE_SHOT = (zip, map, filter, enumerate, types.GeneratorType)
 
@@ -106,6 +115,7 @@ class Tracer(Recorder):
         self._var_index: dict = {}
         self.created: list = []  # Variables created while tracing (outside stateful ops)
         self.created_in_calls = 0  # Variables the traced stateful ops created
+        self.calls: list = []  # (fn, result) of each stateful call, in order
         self.custom_gradients = False  # a `custom_gradient` function ran inside
         self.opaque = False  # a stateful op returned a composite tensor: not replayable
 
@@ -187,9 +197,11 @@ class Tracer(Recorder):
                 out = fn(*args, **kwargs)
         except StopIteration:  # the end of a pass over a Dataset: replays expect it too
             self.instrs.append(("call", fn, self._template((args, kwargs)), STOP))
+            self.calls.append((fn, STOP))
             raise
         finally:
             self.created_in_calls += _variable.creation_count() - before
+        self.calls.append((fn, out))
         arg_template = self._template((args, kwargs))
         out_template = self._out_template(out)
         self.instrs.append(("call", fn, arg_template, out_template))
@@ -225,6 +237,44 @@ class Tracer(Recorder):
             items = [self._out_template(v) for v in x]
             return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
         return TracedObject(self.slot(x, None))  # an object a later call may take
+
+
+class VerifyingTracer(Tracer):
+    """The second run of a function whose first trace created Variables. TensorFlow traces
+    such a function twice, the second time refusing to create any, so that a Variable made on
+    every call raises on the first call. Here the second run is eager, so it must not change
+    state a second time: each stateful call gets the result that the first run's call of the
+    same function got (an assignment is not made again, a Dataset iterator gives no new
+    element, ``print`` prints nothing), as TensorFlow's symbolic second trace runs none of
+    them. A stateful call that does not match the first run's (the code took another path)
+    runs, and so does every later one; the caller puts the variables and the random state
+    back afterwards (`Function._verify`).
+
+    Args:
+        calls: the first run's ``(fn, result)`` pairs (`Tracer.calls`).
+
+    Raises (from the run, where the Variable is created):
+        ValueError: TensorFlow's `VARIABLE_ERROR`.
+    """
+
+    def __init__(self, calls: list):
+        super().__init__()
+        self._first_calls = calls
+        self._n_calls = 0
+
+    def on_variable(self, variable) -> None:
+        raise ValueError(VARIABLE_ERROR)
+
+    def trace_call(self, fn, args, kwargs):
+        k = self._n_calls
+        self._n_calls += 1
+        if k < len(self._first_calls) and self._first_calls[k][0] is fn:
+            out = self._first_calls[k][1]
+            if out is STOP:
+                raise StopIteration
+            return out
+        self._first_calls = []  # another path: this call and every later one run
+        return super().trace_call(fn, args, kwargs)
 
 
 def _literal(x) -> bool:
