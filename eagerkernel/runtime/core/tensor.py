@@ -385,20 +385,34 @@ class Tensor(NumpyMethods):
     def __abs__(self):
         return _abs(self)
 
+    # ``~ & | ^``: logical on bool tensors, bitwise on integer ones (TensorFlow's ``invert_``,
+    # ``and_``, ``or_``, ``xor_``); any other dtype gets the bitwise op's error.
     def __invert__(self):
-        return _logical_not(self)
+        return _logical_not(self) if self._value.dtype.kind == "b" else _invert(self)
 
     def __and__(self, other):
-        return _logical_and(self, other)
+        fn = _logical_and if self._value.dtype.kind == "b" else _bitwise_and
+        return fn(self, other)
 
     def __rand__(self, other):
-        return _logical_and(other, self)
+        fn = _logical_and if self._value.dtype.kind == "b" else _bitwise_and
+        return fn(other, self)
 
     def __or__(self, other):
-        return _logical_or(self, other)
+        fn = _logical_or if self._value.dtype.kind == "b" else _bitwise_or
+        return fn(self, other)
 
     def __ror__(self, other):
-        return _logical_or(other, self)
+        fn = _logical_or if self._value.dtype.kind == "b" else _bitwise_or
+        return fn(other, self)
+
+    def __xor__(self, other):
+        fn = _logical_xor if self._value.dtype.kind == "b" else _bitwise_xor
+        return fn(self, other)
+
+    def __rxor__(self, other):
+        fn = _logical_xor if self._value.dtype.kind == "b" else _bitwise_xor
+        return fn(other, self)
 
     def __lt__(self, other):
         try:
@@ -710,6 +724,10 @@ def _constant_shape(shape) -> tuple:
 
 # The operators' ops, bound to module globals (one lookup per operator call). Imported last:
 # the op modules build on `Tensor` (through `dispatch`).
+from ..ops.bitwise import bitwise_and as _bitwise_and  # noqa: E402
+from ..ops.bitwise import bitwise_or as _bitwise_or  # noqa: E402
+from ..ops.bitwise import bitwise_xor as _bitwise_xor  # noqa: E402
+from ..ops.bitwise import invert as _invert  # noqa: E402
 from ..ops.elementwise import abs as _abs  # noqa: E402
 from ..ops.elementwise import add as _add  # noqa: E402
 from ..ops.elementwise import equal as _equal  # noqa: E402
@@ -730,3 +748,4 @@ from ..ops.elementwise import subtract as _subtract  # noqa: E402
 from ..ops.elementwise import truediv as _truediv  # noqa: E402
 from ..ops.indexing import getitem as _getitem  # noqa: E402
 from ..ops.linalg import matmul as _matmul  # noqa: E402
+from ..ops.math_more import logical_xor as _logical_xor  # noqa: E402

@@ -44,8 +44,9 @@ class KerasTensor:
         name: optional; Inputs take their layer's name.
 
     KerasTensors have no values: converting one to an array or a Python number raises
-    TypeError. Arithmetic between KerasTensors (``x + y``, ``2 * x``, ``-x``) records a layer
-    as Keras's operator layers do.
+    TypeError. Operators on KerasTensors (arithmetic ``x + y``, ``2 * x``, ``-x``, ``x // 2``,
+    ``x @ w``; comparisons ``x > 0`` (``==`` is identity, as in Keras); ``& | ^ ~``; ``abs``,
+    ``round``; indexing ``x[:, 1:]``) record a layer (`Operator`), as Keras does.
 
     >>> x = ek.keras.Input(shape=(None, 3), name="seq")
     >>> x
@@ -127,14 +128,82 @@ class KerasTensor:
     def __rtruediv__(self, other):
         return self._op("divide", other, True)
 
+    def __floordiv__(self, other):
+        return self._op("floor_divide", other)
+
+    def __rfloordiv__(self, other):
+        return self._op("floor_divide", other, True)
+
+    def __mod__(self, other):
+        return self._op("mod", other)
+
+    def __rmod__(self, other):
+        return self._op("mod", other, True)
+
     def __pow__(self, other):
         return self._op("power", other)
+
+    def __rpow__(self, other):
+        return self._op("power", other, True)
 
     def __matmul__(self, other):
         return self._op("matmul", other)
 
+    def __rmatmul__(self, other):
+        return self._op("matmul", other, True)
+
+    def __lt__(self, other):
+        return self._op("less", other)
+
+    def __le__(self, other):
+        return self._op("less_equal", other)
+
+    def __gt__(self, other):
+        return self._op("greater", other)
+
+    def __ge__(self, other):
+        return self._op("greater_equal", other)
+
+    def __ne__(self, other):
+        return self._op("not_equal", other)
+
+    def __and__(self, other):
+        return self._op("logical_and", other)
+
+    def __rand__(self, other):
+        return self._op("logical_and", other, True)
+
+    def __or__(self, other):
+        return self._op("logical_or", other)
+
+    def __ror__(self, other):
+        return self._op("logical_or", other, True)
+
+    def __xor__(self, other):
+        return self._op("logical_xor", other)
+
+    def __rxor__(self, other):
+        return self._op("logical_xor", other, True)
+
     def __neg__(self):
         return self._op("negative")
+
+    def __abs__(self):
+        return self._op("absolute")
+
+    def __invert__(self):
+        return self._op("logical_not")
+
+    def __round__(self, ndigits=None):
+        if ndigits:
+            raise NotImplementedError(
+                f"round(KerasTensor, {ndigits}): only rounding to an integer value is "
+                "supported; use a Lambda layer."
+            )
+        return self._op("round")
+
+    def __getitem__(self, key):
+        return self._op("getitem", key)
 
     __hash__ = object.__hash__
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dispatch import Primitive
+from ..core.errors import UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ._core import binary, coerce_pair, tensor, unary
 
@@ -15,9 +16,13 @@ __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "
 
 
 def _integer_check(op: str, *xs: Tensor) -> None:
+    """Raises `UnsupportedDTypeError` (TensorFlow's InvalidArgumentError, also a TypeError)
+    for an input that is not an integer tensor: TensorFlow has no kernel for it."""
     for x in xs:
         if x._value.dtype.kind not in "iu":
-            raise TypeError(f"{op}: inputs must be integer tensors, got {x.dtype.name}.")
+            raise UnsupportedDTypeError(
+                None, op, f"{op}: inputs must be integer tensors, got {x.dtype.name}."
+            )
 
 
 def _integer_binary(name: str, prim_name: str, fn, doc: str):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from ...ops import array_ops, elementwise, linalg
+from ...ops import array_ops, elementwise, linalg, math_more
 from .base import Layer
 
 __all__ = [
@@ -252,39 +252,64 @@ _OPS = {
     "subtract": elementwise.subtract,
     "multiply": elementwise.multiply,
     "divide": elementwise.truediv,
+    "floor_divide": elementwise.floordiv,
+    "mod": elementwise.mod,
     "power": elementwise.pow,
     "matmul": linalg.matmul,
+    "less": elementwise.less,
+    "less_equal": elementwise.less_equal,
+    "greater": elementwise.greater,
+    "greater_equal": elementwise.greater_equal,
+    "not_equal": elementwise.not_equal,
+    "logical_and": elementwise.logical_and,
+    "logical_or": elementwise.logical_or,
+    "logical_xor": math_more.logical_xor,
+}
+_UNARY = {
     "negative": elementwise.negative,
+    "absolute": elementwise.abs,
+    "round": elementwise.round,
+    "logical_not": elementwise.logical_not,
 }
 
 
 class Operator(Layer):
-    """Arithmetic on KerasTensors as a layer (``x + y``, ``2 * x``, ``-x`` in a functional
-    model), as Keras records operators on symbolic tensors.
+    """An operator on KerasTensors as a layer (``x + y``, ``2 * x``, ``-x``, ``x > 0``,
+    ``x[:, 1:]`` in a functional model), as Keras records operators on symbolic tensors
+    (follows ``keras.KerasTensor``'s operators).
 
     Args:
-        op: ``"add"``, ``"subtract"``, ``"multiply"``, ``"divide"``, ``"power"``, ``"matmul"``
-            or ``"negative"``.
+        op: a binary op (``"add"``, ``"subtract"``, ``"multiply"``, ``"divide"``,
+            ``"floor_divide"``, ``"mod"``, ``"power"``, ``"matmul"``, ``"less"``,
+            ``"less_equal"``, ``"greater"``, ``"greater_equal"``, ``"not_equal"``,
+            ``"logical_and"``, ``"logical_or"``, ``"logical_xor"``), a unary one
+            (``"negative"``, ``"absolute"``, ``"round"``, ``"logical_not"``) or ``"getitem"``.
         constant: a Python number for the other operand, or None when both are inputs.
         reverse: the constant (or second input) is the left operand.
+        key: for ``"getitem"``, the index in its JSON form (`encode_key`).
 
     Raises:
         ValueError: an unknown ``op``.
     """
 
-    def __init__(self, op: str, constant=None, reverse: bool = False, **kwargs):
+    def __init__(self, op: str, constant=None, reverse: bool = False, key=None, **kwargs):
         kwargs.setdefault("name", None)
-        if op not in _OPS:
-            raise ValueError(f"Operator: unknown op {op!r}; known: {sorted(_OPS)}")
+        if op not in _OPS and op not in _UNARY and op != "getitem":
+            raise ValueError(
+                f"Operator: unknown op {op!r}; known: {sorted([*_OPS, *_UNARY, 'getitem'])}"
+            )
         super().__init__(**kwargs)
         self.op = op
         self.constant = constant
         self.reverse = bool(reverse)
+        self.key = key
 
     def call(self, inputs):
+        if self.op == "getitem":
+            return inputs[decode_key(self.key)]
+        if self.op in _UNARY:
+            return _UNARY[self.op](inputs)
         fn = _OPS[self.op]
-        if self.op == "negative":
-            return fn(inputs)
         if self.constant is not None:
             a, b = inputs, self.constant
         else:
@@ -292,20 +317,77 @@ class Operator(Layer):
         return fn(b, a) if self.reverse else fn(a, b)
 
     def get_config(self) -> dict:
-        return {
+        config = {
             **super().get_config(),
             "op": self.op,
             "constant": self.constant,
             "reverse": self.reverse,
         }
+        if self.op == "getitem":
+            config["key"] = self.key
+        return config
+
+
+def encode_key(key):
+    """An index (``x[key]``: ints, slices, ``...``, None for a new axis, lists of ints, and
+    tuples of those) in a JSON form that `decode_key` turns back into it.
+
+    >>> encode_key((slice(None, -1), Ellipsis, None, 2))
+    [{'slice': [None, -1, None]}, '...', {'newaxis': True}, 2]
+
+    Raises:
+        TypeError: a part of the index that is none of these (a KerasTensor: an index that
+            depends on the data needs a layer, ``ek.gather`` inside a Lambda).
+    """
+    import numpy as np
+
+    if isinstance(key, tuple):
+        return [encode_key(k) for k in key]
+    if isinstance(key, slice):
+        parts = [key.start, key.stop, key.step]
+        if not all(p is None or isinstance(p, (int, np.integer)) for p in parts):
+            raise TypeError(f"KerasTensor[...]: slice bounds must be ints. Received: {key!r}")
+        return {"slice": [None if p is None else int(p) for p in parts]}
+    if key is Ellipsis:
+        return "..."
+    if key is None:
+        return {"newaxis": True}
+    if isinstance(key, (bool, np.bool_)):
+        raise TypeError(f"KerasTensor[...]: a bool is not an index. Received: {key!r}")
+    if isinstance(key, (int, np.integer)):
+        return int(key)
+    if isinstance(key, (list, np.ndarray)) and np.asarray(key).dtype.kind in "iu":
+        return {"indices": np.asarray(key).tolist()}
+    raise TypeError(
+        "KerasTensor[...]: the index must be made of ints, slices, ..., None and lists of "
+        f"ints; an index that depends on the data needs a layer. Received: {key!r}"
+    )
+
+
+def decode_key(encoded):
+    """The index that `encode_key` encoded (a list stands for a tuple)."""
+    if isinstance(encoded, list):
+        return tuple(decode_key(k) for k in encoded)
+    if encoded == "...":
+        return Ellipsis
+    if isinstance(encoded, dict):
+        if "slice" in encoded:
+            return slice(*encoded["slice"])
+        if encoded.get("newaxis"):
+            return None
+        return list(encoded["indices"])
+    return encoded
 
 
 def operator_layer(op: str, x, other, reverse: bool):
-    """Records ``x <op> other`` on KerasTensors as an `Operator` layer call."""
+    """Records ``x <op> other`` (or ``<op> x``, ``x[other]``) on KerasTensors as an
+    `Operator` layer call."""
     from ..keras_tensor import KerasTensor
 
-    if op == "negative":
+    if op in _UNARY:
         return Operator(op)(x)
+    if op == "getitem":
+        return Operator(op, key=encode_key(other))(x)
     if isinstance(other, KerasTensor):
         return Operator(op, reverse=reverse)([x, other])
     if isinstance(other, bool) or not isinstance(other, (int, float)):
