@@ -190,3 +190,20 @@ def test_bincount_casts_floats_to_int32_as_tensorflow():
         ek.math.bincount(ek.constant([-1.5, 2.0]))
     with pytest.raises(TypeError, match="arr must be numbers, got string"):
         ek.math.bincount(ek.constant(["a"]))
+
+
+def test_reshape_refuses_negative_sizes_other_than_minus_one():
+    # NumPy reads any negative size as -1; TensorFlow refuses them (InvalidArgumentError).
+    x = ek.reshape(ek.range(6), [2, 3])
+    with pytest.raises(ek.errors.InvalidArgumentError, match="dimensions must be >= 0, or -1"):
+        ek.reshape(x, [-2, 3])
+    assert ek.reshape(x, [-1, 3]).shape == (2, 3)
+
+
+def test_list_arguments_refuse_dicts_and_sets():
+    with pytest.raises(TypeError, match="stack: values must be a list or tuple of tensors"):
+        ek.stack({"a": 1})
+    with pytest.raises(TypeError, match="concat: values must be a list or tuple of tensors"):
+        ek.concat({1, 2}, 0)
+    with pytest.raises(TypeError, match="join: inputs must be a list of string tensors"):
+        ek.strings.join({"a": "b"})

@@ -94,6 +94,10 @@ def invalid(op: str, message: str, error=InvalidArgumentError) -> Exception:
 
 def _tensors(values, op: str) -> list:
     """Converts a list of values; Python numbers take the first Tensor's dtype."""
+    if isinstance(values, (dict, set, frozenset)):  # unordered, or keys: never meant
+        raise TypeError(
+            f"{op}: values must be a list or tuple of tensors. Received: {type(values).__name__}"
+        )
     values = list(values)
     hint = next((v._value.dtype for v in values if isinstance(v, Tensor)), None)
     xs = [_tensor(v, op, hint) for v in values]
@@ -149,6 +153,8 @@ def _sum(x: Tensor, axis: tuple) -> Tensor:
 
 def _reshape_fwd(xp, x, shape):
     try:
+        if min(shape, default=0) < -1:  # NumPy would take any negative size for -1
+            raise ValueError
         return x.reshape(shape)
     except TypeError:
         raise TypeError(f"reshape: shape must be ints, got {shape!r:.80}.") from None

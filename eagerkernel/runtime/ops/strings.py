@@ -438,8 +438,10 @@ def join(inputs, separator="", name=None):
     >>> ek.strings.join([ek.constant(["a", "b"]), "!"], separator="-").numpy()
     array([b'a-!', b'b-!'], dtype=object)
     """
-    if isinstance(inputs, (Tensor, str, bytes)):
-        raise TypeError("join: inputs must be a list of string tensors.")
+    if isinstance(inputs, (Tensor, str, bytes, dict, set, frozenset)):
+        raise TypeError(
+            f"join: inputs must be a list of string tensors. Received: {type(inputs).__name__}"
+        )
     inputs = list(inputs)
     if any(isinstance(x, RaggedTensor) for x in inputs):
         from ..ragged.ragged_ops import map_flat_values
