@@ -95,8 +95,9 @@ from .runtime.ragged import RaggedTensor, RaggedTensorSpec
 from .runtime.sparse import SparseTensor
 from .runtime.sparse.sparse_tensor import SparseTensorSpec
 from .runtime.tensor_array import TensorArray
+from .runtime.version_info import VERSION as _VERSION
 
-__version__ = "0.1.0"
+__version__ = _VERSION
 
 from . import debugging, nn, random  # noqa: I001 (before compat, which reads them)
 from . import compat, image, io, linalg, math, signal, strings, test, testing, version
@@ -111,51 +112,19 @@ random_uniform = random.uniform
 set_random_seed = random.set_seed
 
 
-_TO_CODE_NOTE = (
-    "# eagerkernel does no AutoGraph conversion: ek.function runs this Python code as it is\n"
-    "# (tensor-dependent `if`/`while` are guarded and retraced), so this is its own source.\n"
-)
-
-
-def _autograph_to_code(entity, recursive=True, experimental_optional_features=None) -> str:
-    """The source of ``entity`` (``ek.autograph.to_code``, after `tf.autograph.to_code`),
-    under a two-line comment saying so: there is no AutoGraph here (graph functions run
-    Python control flow through guards), so the code is the function's own, dedented.
-
-    Raises:
-        TypeError: ``entity`` is not a Python function or method (or ek.function of one).
-        OSError: its source is not available (it was defined in code run by ``exec`` or
-            typed at a plain Python prompt, where Python keeps no source lines).
-    """
-    import inspect
-    import textwrap
-
-    func = getattr(entity, "python_function", entity)
-    if not (inspect.isfunction(func) or inspect.ismethod(func)):
-        raise TypeError(f"autograph.to_code: expected a Python function, got {entity!r}.")
-    try:
-        source = inspect.getsource(func)
-    except OSError:
-        name = getattr(func, "__qualname__", repr(func))
-        where = getattr(getattr(func, "__code__", None), "co_filename", "?")
-        raise OSError(
-            f"autograph.to_code: the source of {name} is not available: it was defined in "
-            f"{where!r}, code Python keeps no source lines for (run by exec, or typed at a plain "
-            "Python prompt). eagerkernel does no AutoGraph conversion, so to_code can only "
-            "show the function's own source; define it in a file or a notebook cell."
-        ) from None
-    return _TO_CODE_NOTE + textwrap.dedent(source)
-
-
-def _do_not_convert(func=None):
-    """Returns ``func`` unchanged (``ek.autograph.experimental.do_not_convert``: nothing is
-    converted here)."""
-    return (lambda f: f) if func is None else func
-
+# `ek.autograph`, as `tf.autograph`: nothing is converted (see its module).
+from .runtime.function import autograph as _autograph  # noqa: E402
 
 autograph = _types.SimpleNamespace(
-    to_code=_autograph_to_code,
-    experimental=_types.SimpleNamespace(do_not_convert=_do_not_convert),
+    to_code=_autograph.to_code,
+    to_graph=_autograph.to_graph,
+    set_verbosity=_autograph.set_verbosity,
+    trace=_autograph.trace,
+    experimental=_types.SimpleNamespace(
+        Feature=_autograph.Feature,
+        do_not_convert=_autograph.do_not_convert,
+        set_loop_options=_autograph.set_loop_options,
+    ),
 )
 
 

@@ -26,7 +26,13 @@ from .runtime.io.tfrecord import (
     TFRecordWriter,
     tf_record_iterator,
 )
-from .runtime.ops.io_ops import decode_raw, read_file, write_file
+from .runtime.ops.io_ops import (
+    decode_base64,
+    decode_raw,
+    encode_base64,
+    read_file,
+    write_file,
+)
 
 __all__ = [
     "FixedLenFeature",
@@ -36,12 +42,14 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_base64",
     "decode_bmp",
     "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_png",
     "decode_raw",
+    "encode_base64",
     "encode_jpeg",
     "encode_png",
     "parse_example",

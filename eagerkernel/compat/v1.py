@@ -27,12 +27,16 @@ from ..runtime.compat import layers
 from ..runtime.compat.v1 import losses, metrics, train
 from ..runtime.core.shape import Dimension, dimension_at_index, dimension_value
 from ..runtime.core.tensor import EQUALITY as _EQUALITY
+from ..runtime.ops.io_ops import decode_base64, encode_base64  # TF 1.x's top-level names
 
 __all__ = [
     "Dimension",
+    "Graph",
     "InteractiveSession",
     "Session",
+    "__version__",
     "control_flow_v2_enabled",
+    "decode_base64",
     "dimension_at_index",
     "dimension_value",
     "disable_control_flow_v2",
@@ -45,6 +49,7 @@ __all__ = [
     "enable_tensor_equality",
     "enable_v2_behavior",
     "enable_v2_tensorshape",
+    "encode_base64",
     "get_default_graph",
     "get_variable",
     "global_variables_initializer",
@@ -138,6 +143,7 @@ def _graph_only(name: str):
     return raise_
 
 
+Graph = _graph_only("Graph")
 Session = _graph_only("Session")
 InteractiveSession = _graph_only("InteractiveSession")
 placeholder = _graph_only("placeholder")
@@ -211,6 +217,7 @@ _LINALG = {
     "self_adjoint_eig": "eigh",
     "self_adjoint_eigvals": "eigvalsh",
 }
+__version__ = _parent.__version__
 random_normal = _parent.random.normal
 random_uniform = _parent.random.uniform
 set_random_seed = _parent.random.set_seed

@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import experimental
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .iterator import Iterator, NumpyIterator
+from .options import Options, ThreadingOptions
 from .readers import TextLineDataset
 from .structure import DatasetSpec, TensorSpec
 from .tfrecord import TFRecordDataset
@@ -23,8 +24,10 @@ __all__ = [
     "DatasetSpec",
     "Iterator",
     "NumpyIterator",
+    "Options",
     "TFRecordDataset",
     "TensorSpec",
     "TextLineDataset",
+    "ThreadingOptions",
     "experimental",
 ]

@@ -39,12 +39,21 @@ class Context:
     Attributes:
         peek: True while the pipeline runs only to learn the element spec; such a pass does
             not advance shuffle epochs nor fill caches.
+        options: the pipeline's `Options` (`Dataset.options`), or None for the defaults.
     """
 
-    __slots__ = ("peek",)
+    __slots__ = ("options", "peek")
 
-    def __init__(self, peek: bool = False):
+    def __init__(self, peek: bool = False, options=None):
         self.peek = peek
+        self.options = options
+
+    def deterministic(self, own) -> bool:
+        """Whether a parallel stage keeps the input order: its own ``deterministic``
+        argument, or if that is None the pipeline's option (default True)."""
+        if own is None and self.options is not None:
+            own = self.options.deterministic
+        return own is not False
 
 
 def int_arg(value, op: str, arg: str) -> int:
@@ -647,6 +656,19 @@ class Dataset(GroupingMethods):
         """
         return _transforms.Interleave(self, map_func, 1, 1, name="flat_map")
 
+    def with_options(self, options, name=None) -> Dataset:
+        """This dataset with ``options`` (an `Options`) for its whole pipeline (follows
+        `tf.data.Dataset.with_options`); see `eagerkernel.runtime.data.options`.
+
+        Raises:
+            TypeError: ``options`` is not an `Options`."""
+        return _options.WithOptions(self, options)
+
+    def options(self):
+        """The `Options` of this pipeline: those of every `with_options` in it, merged in
+        order (follows `tf.data.Dataset.options`)."""
+        return _options.pipeline_options(self)
+
     def prefetch(self, buffer_size, name=None) -> Dataset:
         """Produces elements ahead of the consumer on a background thread, holding at most
         ``buffer_size`` (follows `tf.data.Dataset.prefetch`). Abandoning the iterator stops
@@ -762,6 +784,7 @@ def _cpu():
 
 # The subclasses import Dataset from this module, so they are bound after it exists.
 from . import cache as _cache  # noqa: E402
+from . import options as _options  # noqa: E402
 from . import parallel as _parallel  # noqa: E402
 from . import shuffle as _shuffle  # noqa: E402
 from . import sources as _sources  # noqa: E402

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .options import (
+    AutoShardPolicy,
+    AutotuneAlgorithm,
+    AutotuneOptions,
+    DistributeOptions,
+    ExternalStatePolicy,
+    OptimizationOptions,
+    ServiceOptions,
+    ThreadingOptions,
+)
 from .readers import CsvDataset, make_csv_dataset
 from .tfrecord import TFRecordWriter
 
@@ -11,9 +21,17 @@ __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
+    "AutoShardPolicy",
+    "AutotuneAlgorithm",
+    "AutotuneOptions",
     "Counter",
     "CsvDataset",
+    "DistributeOptions",
+    "ExternalStatePolicy",
+    "OptimizationOptions",
+    "ServiceOptions",
     "TFRecordWriter",
+    "ThreadingOptions",
     "cardinality",
     "copy_to_device",
     "dense_to_ragged_batch",

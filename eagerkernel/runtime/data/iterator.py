@@ -43,7 +43,7 @@ class Iterator:
         self._starts = [(s._key, s._epoch) for s in _shuffles(dataset)]
         self._position = 0
         self._state = None
-        self._it = iter(dataset._iter(Context()))
+        self._it = iter(dataset._iter(Context(options=dataset.options())))
 
     def __iter__(self) -> Iterator:
         return self
@@ -127,7 +127,7 @@ class Iterator:
             with s._lock:
                 s._key, s._epoch = key, epoch
         self._starts = starts
-        self._it = iter(self._dataset._iter(Context()))
+        self._it = iter(self._dataset._iter(Context(options=self._dataset.options())))
         self._position = 0
         for _ in range(position):
             try:

@@ -277,9 +277,10 @@ class ParallelMap(Map):
     def __init__(self, input: Dataset, map_func, n: int, deterministic):
         super().__init__(input, map_func)
         self._n = n
-        self._deterministic = deterministic is not False
+        self._deterministic = deterministic  # None: the pipeline's `Options.deterministic`
 
     def _iter(self, ctx):
+        deterministic = ctx.deterministic(self._deterministic)
         pool = _Pool(self._n, "ek.data map")
         _LIVE.add(pool)
         it = iter(self._inputs[0]._iter(ctx))
@@ -298,7 +299,7 @@ class ParallelMap(Map):
                     in_flight.append(pool.submit(fn, x))
                 if not in_flight:
                     return
-                if self._deterministic:
+                if deterministic:
                     fut = in_flight.popleft()
                 else:
                     fut = next((f for f in in_flight if f.done()), None)
@@ -413,9 +414,10 @@ class ParallelInterleave(Interleave):
     def __init__(self, input, map_func, cycle_length, block_length, n, deterministic):
         super().__init__(input, map_func, cycle_length, block_length)
         self._n = n
-        self._deterministic = deterministic is not False
+        self._deterministic = deterministic  # None: the pipeline's `Options.deterministic`
 
     def _iter(self, ctx):
+        deterministic = ctx.deterministic(self._deterministic)
         cycle, block_length = self._cycle, self._block
         shared = _Interleaver(self._n, max(block_length, 8))
         _LIVE.add(shared)
@@ -442,7 +444,7 @@ class ParallelInterleave(Interleave):
                     else:
                         index, block = (index + 1) % cycle, 0
                     continue
-                k, x = shared.next(slots, index, self._deterministic)
+                k, x = shared.next(slots, index, deterministic)
                 if x is _END:
                     slots[k] = None
                     n_open -= 1

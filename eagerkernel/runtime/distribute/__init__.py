@@ -26,6 +26,7 @@ from .input_lib import (
     DistributedIterator,
     InputContext,
     InputOptions,
+    ValueContext,
 )
 from .multi_worker import (
     ClusterSpec,
@@ -91,6 +92,7 @@ experimental = _types.SimpleNamespace(
     CommunicationImplementation=CommunicationImplementation,
     CommunicationOptions=CommunicationOptions,
     MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
+    ValueContext=ValueContext,
 )
 cluster_resolver = _types.SimpleNamespace(
     ClusterSpec=ClusterSpec, MPIClusterResolver=MPIClusterResolver

@@ -5,7 +5,9 @@ the datasets `Strategy.experimental_distribute_dataset` and
 `experimental_distribute_dataset(dataset)`: ``dataset`` yields *global* batches. Each worker
 iterates the whole dataset and keeps its own slice of every batch (sharding by data, as
 TensorFlow's ``AutoShardPolicy.DATA``: every worker reads everything and discards what is not
-its own), and the slice is split again across the worker's replicas. A batch of ``B`` examples
+its own), and the slice is split again across the worker's replicas. A dataset whose
+`ek.data.Options` set ``experimental_distribute.auto_shard_policy = OFF`` is not sharded:
+each worker splits whole batches across its own replicas. A batch of ``B`` examples
 is cut into ``num_replicas_in_sync`` consecutive parts whose sizes differ by at most one
 (``numpy.array_split``); replica ``r`` of worker ``w`` gets part ``w * local_replicas + r``,
 placed on the replica's device. Each step yields a `PerReplica` structure (the plain structure
@@ -19,13 +21,12 @@ per local replica, in replica order.
 
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from .. import nest
 from ..core.dispatch import copy_to_device
 from ..core.tensor import Tensor, to_tensor
+from ..data.options import AutoShardPolicy
 from .values import PerReplica
 
 __all__ = [
@@ -34,20 +35,9 @@ __all__ = [
     "DistributedDatasetsFromFunction",
     "InputContext",
     "InputOptions",
+    "PerReplicaSpec",
+    "ValueContext",
 ]
-
-
-class AutoShardPolicy(enum.IntEnum):
-    """How a multi-worker strategy shards a dataset (follows
-    `tf.data.experimental.AutoShardPolicy`). `experimental_distribute_dataset` shards by
-    ``DATA``; ``OFF`` and ``AUTO`` are accepted names, ``FILE`` and ``HINT`` are not
-    implemented."""
-
-    OFF = -1
-    AUTO = 0
-    FILE = 1
-    DATA = 2
-    HINT = 3
 
 
 class InputContext:
@@ -100,6 +90,27 @@ class InputContext:
         )
 
 
+class ValueContext:
+    """What ``value_fn`` of `Strategy.experimental_distribute_values_from_function` learns
+    about the replica it makes a value for (follows
+    `tf.distribute.experimental.ValueContext`).
+
+    Attributes:
+        replica_id_in_sync_group: the replica's index among all replicas (of all workers).
+        num_replicas_in_sync: the number of replicas in sync.
+    """
+
+    def __init__(self, replica_id_in_sync_group: int = 0, num_replicas_in_sync: int = 1):
+        self.replica_id_in_sync_group = int(replica_id_in_sync_group)
+        self.num_replicas_in_sync = int(num_replicas_in_sync)
+
+    def __repr__(self) -> str:
+        return (
+            f"ValueContext(replica_id_in_sync_group={self.replica_id_in_sync_group}, "
+            f"num_replicas_in_sync={self.num_replicas_in_sync})"
+        )
+
+
 class InputOptions:
     """Options of the distributed datasets (follows `tf.distribute.InputOptions`).
 
@@ -144,12 +155,14 @@ def _place(value, device, fetch: bool):
     return copy_to_device(t, device) if fetch and t._device is not device else t
 
 
-def split_batch(strategy, element, fetch: bool = True):
+def split_batch(strategy, element, fetch: bool = True, shard: bool = True):
     """This worker's replicas' parts of a global batch ``element`` (see the module
-    docstring): a `PerReplica` structure, or the structure itself for one local replica."""
+    docstring): a `PerReplica` structure, or the structure itself for one local replica.
+    ``shard=False`` (`AutoShardPolicy.OFF`): the worker keeps the whole batch, split across
+    its own replicas only."""
     ext = strategy.extended
-    n_all = ext.num_replicas_in_sync
-    first = ext.worker_index * ext.num_local_replicas
+    n_all = ext.num_replicas_in_sync if shard else ext.num_local_replicas
+    first = ext.worker_index * ext.num_local_replicas if shard else 0
     leaves = nest.flatten(element)
     sizes = set()
     for leaf in leaves:
@@ -184,6 +197,57 @@ def split_batch(strategy, element, fetch: bool = True):
     if len(parts) == 1:
         return parts[0]
     return nest.map_structure(lambda *xs: None if xs[0] is None else PerReplica(xs), *parts)
+
+
+def _unbatched_spec(spec):
+    """``spec`` (a TensorSpec) with its leading dimension unknown."""
+    from ..data.structure import TensorSpec
+
+    shape = spec.shape
+    if not isinstance(spec, TensorSpec) or shape.rank is None or shape.rank == 0:
+        return spec
+    return TensorSpec([None, *shape.as_list()[1:]], spec.dtype, spec.name)
+
+
+class PerReplicaSpec:
+    """The type of a `PerReplica` value: one spec per replica (follows TensorFlow's
+    ``PerReplicaSpec``, what a multi-replica `DistributedDataset.element_spec` holds).
+
+    Attributes:
+        value_specs: the replicas' specs, in replica order.
+    """
+
+    def __init__(self, *value_specs):
+        self.value_specs = tuple(value_specs)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PerReplicaSpec) and other.value_specs == self.value_specs
+
+    def __hash__(self) -> int:
+        return hash(self.value_specs)
+
+    def __repr__(self) -> str:
+        return f"PerReplicaSpec{self.value_specs!r}"
+
+
+def _shards(dataset) -> bool:
+    """Whether each worker keeps only its slice of every batch: the dataset's
+    ``Options.experimental_distribute.auto_shard_policy`` (AUTO or DATA: yes; OFF: no).
+
+    Raises:
+        NotImplementedError: FILE or HINT (sharding by input file, by hint).
+    """
+    options = getattr(dataset, "options", None)
+    if options is None:
+        return True
+    policy = options().experimental_distribute.auto_shard_policy
+    if policy in (AutoShardPolicy.FILE, AutoShardPolicy.HINT):
+        raise NotImplementedError(
+            f"experimental_distribute_dataset: auto_shard_policy {policy.name} is not "
+            "supported; DATA (or AUTO) gives each worker its slice of every batch, OFF the "
+            "whole batches."
+        )
+    return policy != AutoShardPolicy.OFF
 
 
 class DistributedIterator:
@@ -234,6 +298,7 @@ class DistributedDataset:
         self._strategy = strategy
         self._dataset = dataset
         self._fetch = _check_options(options, "experimental_distribute_dataset")
+        self._shard = _shards(dataset)
         try:
             iter(dataset)
         except TypeError:
@@ -244,7 +309,26 @@ class DistributedDataset:
 
     def __iter__(self) -> DistributedIterator:
         source = iter(self._dataset)
-        return DistributedIterator(lambda: split_batch(self._strategy, next(source), self._fetch))
+        return DistributedIterator(
+            lambda: split_batch(self._strategy, next(source), self._fetch, self._shard)
+        )
+
+    @property
+    def element_spec(self):
+        """The type of what each step gives one replica (follows
+        ``DistributedDataset.element_spec``): the dataset's element spec with the batch
+        dimension unknown (a replica's part of a batch varies), as a `PerReplicaSpec`
+        structure when this worker has several replicas.
+
+        Raises:
+            TypeError: the dataset has no ``element_spec`` (a plain iterable of batches).
+        """
+        spec = getattr(self._dataset, "element_spec", None)
+        if spec is None:
+            raise TypeError("DistributedDataset.element_spec: the dataset has no element_spec.")
+        spec = nest.map_structure(_unbatched_spec, spec)
+        n = self._strategy.extended.num_local_replicas
+        return spec if n == 1 else nest.map_structure(lambda s: PerReplicaSpec(*[s] * n), spec)
 
     def __repr__(self) -> str:
         return (

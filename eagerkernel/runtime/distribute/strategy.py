@@ -42,6 +42,7 @@ from .values import (
     DistributedValues,
     DistributedVariable,
     MirroredVariable,
+    PerReplica,
     ReduceOp,
     SyncOnReadVariable,
     regroup,
@@ -701,6 +702,30 @@ class Strategy:
         out = make(np.ascontiguousarray(np.moveaxis(local, 0, axis)), CPU)
         dev = current_device()
         return out if dev is CPU else copy_to_device(out, dev)
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        """``value_fn(ValueContext)`` called once per local replica, inside its device scope;
+        the results as a `PerReplica` structure (the result itself for one local replica),
+        as `run` takes them (follows `Strategy.experimental_distribute_values_from_function`).
+
+        >>> strategy = ek.distribute.MirroredStrategy()
+        >>> strategy.experimental_distribute_values_from_function(
+        ...     lambda ctx: ek.constant(ctx.replica_id_in_sync_group)).numpy()
+        np.int32(0)
+        """
+        from .input_lib import ValueContext
+
+        ext = self._extended
+        values = []
+        for r, device in enumerate(ext.devices):
+            ctx = ValueContext(
+                ext.worker_index * ext.num_local_replicas + r, ext.num_replicas_in_sync
+            )
+            with device_scope(device):
+                values.append(value_fn(ctx))
+        if len(values) == 1:
+            return values[0]
+        return nest.map_structure(lambda *xs: PerReplica(xs), *values)
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """A dataset of global batches split across the replicas (follows

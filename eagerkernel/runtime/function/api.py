@@ -13,6 +13,7 @@ from ..core.dispatch import stateful
 from ..core.tensor import Tensor
 from ..core.tensor_format import format_array
 from ..core.variable import Variable
+from .autograph import check_features
 from .concrete_function import ConcreteFunction
 from .polymorphic_function import Function
 
@@ -69,7 +70,9 @@ def function(
             any size. `RaggedTensorSpec` and `SparseTensorSpec` accept RaggedTensors and
             SparseTensors of their dtype, rank and ragged rank.
         autograph: accepted (True or False): Python control flow on tensor values works
-            without AutoGraph, through guards (see below).
+            without AutoGraph, through guards (see below). ``experimental_autograph_options``
+            (`Feature` values) is accepted for the same reason; the other ``experimental_*``
+            keywords of TensorFlow's signature take None or False only.
         jit_compile: None/False, or True: there is no XLA here; True compiles to the same
             program as always, with a warning.
         reduce_retracing (``experimental_relax_shapes``): accepted; programs are specialized
@@ -137,6 +140,9 @@ def function(
             "experimental_follow_type_hints",
         ):
             raise TypeError(f"function: unexpected keyword argument {key!r}.")
+        if key == "experimental_autograph_options":  # nothing is converted: see autograph.py
+            check_features(kwargs[key], "function: experimental_autograph_options")
+            continue
         if kwargs[key] not in (None, False):
             raise NotImplementedError(f"function: {key}={kwargs[key]!r} is not supported.")
     if experimental_compile is not None and jit_compile is None:

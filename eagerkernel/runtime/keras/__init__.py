@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..version_info import VERSION
 from . import (
     activations,
     backend,
@@ -22,6 +23,10 @@ from . import (
 from .functional import Input
 from .keras_tensor import KerasTensor
 from .models import Model, Sequential
+
+#: eagerkernel's own version: this Keras is part of it, not a Keras release (tf.keras's
+#: ``__version__`` is the Keras release's).
+__version__ = VERSION
 
 __all__ = [
     "Input",

@@ -179,7 +179,9 @@ class Model(Trainer, Layer):
 
         save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
-    def save_weights(self, filepath, overwrite: bool = True) -> None:
+    def save_weights(
+        self, filepath, overwrite: bool = True, save_format=None, options=None
+    ) -> None:
         """Writes the model's state as ``Checkpoint(model=self).write(filepath)``: one
         safetensors file (``filepath``, or ``filepath + ".safetensors"``), written atomically,
         whatever name TensorFlow's code gives (a ``"my_checkpoint"`` prefix, Keras 3's
@@ -188,12 +190,34 @@ class Model(Trainer, Layer):
         keyed by object path (``model/layer-0/kernel``; the optimizer's too once compiled).
         See `eagerkernel.runtime.io.checkpoint` for the format.
 
+        ``save_format`` (Keras 2's argument): None or ``"tf"`` (a checkpoint, this one);
+        ``options``: None only.
+
         Raises:
             FileExistsError: the file exists and ``overwrite`` is False.
+            NotImplementedError: ``save_format="h5"`` (HDF5 is not written here), or
+                ``options`` given.
+            ValueError: another ``save_format``.
         """
         from ..io.checkpoint import Checkpoint
         from ..io.checkpoint_format import data_file
 
+        if save_format is not None:
+            fmt = str(save_format).lower()
+            if fmt in ("h5", "hdf5", "keras"):
+                raise NotImplementedError(
+                    f"save_weights: save_format={save_format!r}: HDF5 files are not written by "
+                    "eagerkernel; save_format='tf' (or None) writes the weights as a checkpoint "
+                    "(one safetensors file), which load_weights reads."
+                )
+            if fmt not in ("tf", "tensorflow"):
+                raise ValueError(
+                    f"save_weights: unknown save_format {save_format!r}; expected 'tf' or 'h5'."
+                )
+        if options is not None:
+            raise NotImplementedError(
+                "save_weights: options (a CheckpointOptions) is not supported."
+            )
         filepath = os.fspath(filepath)
         if not overwrite and os.path.exists(data_file(filepath)):
             raise FileExistsError(f"save_weights: {filepath} exists and overwrite=False.")
