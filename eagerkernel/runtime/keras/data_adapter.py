@@ -30,6 +30,7 @@ __all__ = [
     "get_adapter",
     "grouped",
     "is_dataset",
+    "pack",
     "train_validation_split",
     "unpack",
     "yields_batches",
@@ -51,7 +52,8 @@ def yields_batches(x) -> bool:
 
 
 def unpack(element):
-    """``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` -> ``(x, y, sample_weight)``.
+    """``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` -> ``(x, y, sample_weight)``
+    (follows `keras.utils.unpack_x_y_sample_weight`; a namedtuple is one ``x``).
 
     Raises:
         ValueError: a tuple of another length.
@@ -68,6 +70,21 @@ def unpack(element):
             f"of {len(element)}."
         )
     return element, None, None
+
+
+def pack(x, y=None, sample_weight=None):
+    """A batch as Keras hands it to ``train_step``: ``x`` alone (``(x,)`` if ``x`` is a
+    tuple or list), ``(x, y)``, or ``(x, y, sample_weight)`` (follows
+    `keras.utils.pack_x_y_sample_weight`).
+
+    >>> pack(1), pack((1, 2)), pack(1, 2), pack(1, 2, 3)
+    (1, ((1, 2),), (1, 2), (1, 2, 3))
+    """
+    if y is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
 
 
 def _as_array(a, name: str):
@@ -252,7 +269,7 @@ class _ArrayAdapter:
     def __iter__(self):
         order = ek_random.generator().permutation(self.n) if self.shuffle else np.arange(self.n)
         for start in range(0, self.n, self.batch_size):
-            yield _slice(self.arrays, order[start : start + self.batch_size])
+            yield pack(*_slice(self.arrays, order[start : start + self.batch_size]))
 
 
 class _DatasetAdapter:
@@ -270,7 +287,7 @@ class _DatasetAdapter:
 
     def __iter__(self):
         for element in self.dataset:
-            yield _with_class_weight(unpack(element), self.class_weight)
+            yield _with_class_weight(element, self.class_weight)
 
 
 class _IteratorAdapter:
@@ -285,19 +302,20 @@ class _IteratorAdapter:
 
     def __iter__(self):
         for element in self.iterator:
-            yield _with_class_weight(unpack(element), self.class_weight)
+            yield _with_class_weight(element, self.class_weight)
 
 
 def _with_class_weight(data, class_weight):
+    """The batch as the data gave it, or with ``class_weight`` as its sample weights."""
     if class_weight is None:
         return data
-    x, y, sample_weight = data
+    x, y, sample_weight = unpack(data)
     if sample_weight is not None:
         raise ValueError(
             "`class_weight` and `sample_weight` cannot be given together: the data yields "
             f"(x, y, sample_weight) batches. Received: class_weight={class_weight!r}."
         )
-    return x, y, to_tensor(class_weight_to_sample_weight(y, class_weight))
+    return pack(x, y, to_tensor(class_weight_to_sample_weight(y, class_weight)))
 
 
 def get_adapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight, method):

@@ -53,11 +53,15 @@ class Model(Trainer, Layer):
     _weights_after_sublayers = True  # Keras 2's Model.weights: sublayers', then its own
 
     def __new__(cls, *args, **kwargs):
-        # Model(inputs, outputs) is the functional API: Keras returns a Functional model.
-        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
-            from .functional import Functional
+        # Model(inputs, outputs) is the functional API: Keras returns a Functional model; a
+        # subclass called so (``CustomModel(inputs, outputs)``, to override train_step) is a
+        # Functional model of that subclass (`functional_variant`).
+        from .functional import Functional
 
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
             return super().__new__(Functional)
+        if not issubclass(cls, Functional) and functional_init_arguments(args, kwargs):
+            return super().__new__(functional_variant(cls))
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
@@ -65,9 +69,9 @@ class Model(Trainer, Layer):
             args = ()  # TF2 guide writes it: Keras 2 ignored the stray positional argument
         if args or "inputs" in kwargs or "outputs" in kwargs:
             raise TypeError(
-                f"{type(self).__name__}: a subclassed model cannot take inputs= and outputs= "
-                "(the functional API); build ek.keras.Model(inputs=..., outputs=...) and call "
-                "it from your model's call() instead."
+                f"{type(self).__name__}: a subclassed model takes inputs and outputs only "
+                "both together (the functional API: CustomModel(inputs, outputs)). "
+                f"Received: {len(args)} positional argument(s) and keywords {sorted(kwargs)}"
             )
         super().__init__(**kwargs)
 
@@ -248,6 +252,40 @@ def batch_none(shape):
     if isinstance(shape, (list, tuple)):
         return [batch_none(s) for s in shape]
     return shape
+
+
+def functional_init_arguments(args: tuple, kwargs: dict) -> bool:
+    """Whether a model's constructor got the functional API's ``inputs`` and ``outputs``
+    (Keras's test: two positional arguments, or one and ``outputs=``, or both keywords)."""
+    return (
+        len(args) == 2
+        or (len(args) == 1 and "outputs" in kwargs)
+        or ("inputs" in kwargs and "outputs" in kwargs)
+    )
+
+
+def functional_variant(cls: type) -> type:
+    """A class of the same name deriving from ``cls`` and then `Functional`: what
+    ``cls(inputs, outputs)`` makes for a Model subclass ``cls`` (Keras builds such a model as
+    a functional one whose methods ``cls`` overrides: train_step, test_step, metrics, ...).
+    ``isinstance(model, cls)`` holds. Made once per class (kept in the class's own
+    ``__dict__``, so a subclass makes its own).
+    """
+    from .functional import Functional
+
+    variant = cls.__dict__.get("_functional_variant")
+    if variant is None:
+        variant = type(
+            cls.__name__,
+            (cls, Functional),
+            {
+                "__module__": cls.__module__,
+                "__qualname__": cls.__qualname__,
+                "__doc__": cls.__doc__,
+            },
+        )
+        type.__setattr__(cls, "_functional_variant", variant)
+    return variant
 
 
 class Sequential(Model):
