@@ -53,20 +53,26 @@ class Model(Trainer, Layer):
     _weights_after_sublayers = True  # Keras 2's Model.weights: sublayers', then its own
 
     def __new__(cls, *args, **kwargs):
-        # Model(inputs, outputs) is the functional API: Keras returns a Functional model; a
-        # subclass called so (``CustomModel(inputs, outputs)``, to override train_step) is a
-        # Functional model of that subclass (`functional_variant`).
-        from .functional import Functional
-
+        # Model(inputs, outputs) is the functional API: Keras returns a Functional model.
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            from .functional import Functional
+
             return super().__new__(Functional)
-        if not issubclass(cls, Functional) and functional_init_arguments(args, kwargs):
-            return super().__new__(functional_variant(cls))
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
         if len(args) == 1 and args[0] is self:  # `super().__init__(self)`, as TF's effective
             args = ()  # TF2 guide writes it: Keras 2 ignored the stray positional argument
+        if functional_init_arguments(args, kwargs):
+            # A subclass whose __init__ hands Model inputs and outputs
+            # (``CustomModel(inputs, outputs)``, to override train_step): as Keras does, the
+            # model becomes a Functional one of that subclass (`functional_variant`).
+            from .functional import Functional
+
+            if not isinstance(self, Functional):
+                self.__class__ = functional_variant(type(self))
+            Functional.__init__(self, *args, **kwargs)
+            return
         if args or "inputs" in kwargs or "outputs" in kwargs:
             raise TypeError(
                 f"{type(self).__name__}: a subclassed model takes inputs and outputs only "

@@ -295,11 +295,15 @@ class Trainer:
             loss = self.compute_loss(x, y, y_pred, sample_weight)
             scaled = self.optimizer.get_scaled_loss(loss) if scaling else loss
         variables = self.trainable_variables
-        grads = tape.gradient(scaled, variables)
-        if scaling:
-            grads = self.optimizer.get_unscaled_gradients(grads)
+        if variables:
+            grads = tape.gradient(scaled, variables)
+            if scaling:
+                grads = self.optimizer.get_unscaled_gradients(grads)
+        else:  # a frozen model: Keras warns and trains nothing
+            warnings.warn("The model does not have any trainable weights.", stacklevel=2)
         with deferred_interrupt():  # weights and moving statistics change together
-            self.optimizer.apply_gradients(zip(grads, variables))
+            if variables:
+                self.optimizer.apply_gradients(zip(grads, variables))
             updates.commit()
         self._loss_tracker.update_state(loss)
         return self.compute_metrics(x, y, y_pred, sample_weight)

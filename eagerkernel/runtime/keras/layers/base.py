@@ -515,7 +515,10 @@ class Layer(Module):
 
     @trainable.setter
     def trainable(self, value: bool) -> None:
-        self._trainable = bool(value)
+        """Sets ``trainable`` on this layer and every layer inside it, as Keras does (so a
+        frozen model's BatchNormalization layers run in inference mode)."""
+        for layer in self._flatten_layers():
+            layer._trainable = bool(value)
 
     @property
     def dtype(self) -> str:
@@ -735,7 +738,8 @@ def _weight_lists(layer: Layer, seen: set) -> tuple[list, list, list]:
     - a `Model` (``_weights_after_sublayers``): the sublayers' first, then its own; its
       `variables` are each sublayer's variables in turn, then its own;
     - a frozen layer (``trainable=False``) has no trainable variables: all go to the
-      non-trainable list, the trainable ones first.
+      non-trainable list, its own trainable ones first (a frozen `Model`: then each
+      sublayer's variables in turn, then its own non-trainable ones).
 
     Its own weights (made by `add_weight` or held in its attributes) come in creation order;
     sublayers (and plain Modules) in attribute order. Each layer is walked once (``seen``),
@@ -765,7 +769,7 @@ def _weight_lists(layer: Layer, seen: set) -> tuple[list, list, list]:
         if layer._trainable:
             trainable, non_trainable = kids_t + own_t, kids_n + own_n
         else:
-            trainable, non_trainable = [], own_t + kids_t + own_n + kids_n
+            trainable, non_trainable = [], own_t + kids_v + own_n
         variables = kids_v + own_t + own_n
     else:
         if layer._trainable:
