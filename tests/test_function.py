@@ -929,3 +929,28 @@ def test_tensor_indices_inside_a_tuple_key_are_read_at_every_call():
     expected = np.zeros((3, 4))
     expected[0, 1:3], expected[2, 1:3] = 4.0, 2.0  # d/dx of the summed 2x, repeated rows add
     np.testing.assert_array_equal(outer.gradient(total, x).numpy(), expected)
+
+
+def test_a_trace_of_too_many_steps_is_given_up_and_the_function_runs_eagerly(monkeypatch):
+    # TensorFlow turns `for x in dataset:` inside a function into a graph loop; a trace here
+    # would keep every step's values, so past a bound it gives up and the call goes on eagerly.
+    from eagerkernel.runtime.function.tracing import Tracer
+
+    monkeypatch.setattr(Tracer, "MAX_OPS", 300)
+    ds = ek.data.Dataset.from_tensor_slices(np.arange(400, dtype=np.float32)).batch(2)
+    w = ek.Variable(2.0)
+    calls = []
+
+    @ek.function
+    def epoch(dataset):
+        calls.append(1)
+        total = ek.constant(0.0)
+        for x in dataset:
+            total += ek.reduce_sum(x * w)
+        return total
+
+    with pytest.warns(UserWarning, match="its trace grew past 300 ops"):
+        assert float(epoch(ds)) == 2.0 * sum(range(400))
+    w.assign(1.0)
+    assert float(epoch(ds)) == sum(range(400))  # eager from now on: reads the new value
+    assert len(calls) == 2 and epoch.experimental_get_tracing_count() == 1

@@ -118,8 +118,11 @@ def function(
     while tracing raises, even if nothing uses its output (TensorFlow prunes unused ops from
     the graph, so ``tf.gather(x, [1])`` out of range and unused raises nothing there);
     `ek.print` inside a function whose first trace created Variables prints during that
-    trace (TensorFlow prints after both traces); printing a tensor while tracing shows its
-    value, not a symbolic tensor.
+    trace (TensorFlow prints after both traces); a Python loop of many steps inside one
+    function (``for x in dataset:`` around a training step, a graph loop in TensorFlow) is
+    unrolled into the trace, and past `Tracer.MAX_OPS` ops or `Tracer.MAX_BYTES` of values
+    the trace is given up with a warning and the signature runs eagerly; printing a tensor
+    while tracing shows its value, not a symbolic tensor.
 
     Raises:
         TypeError: an ``input_signature`` that is not TensorSpecs, or an unknown argument.

@@ -270,8 +270,21 @@ class Function:
         try:
             result = self.python_function(*args, **kwargs)
         finally:
-            _context.pop_recorder(tracer)
+            if not tracer.abandoned:
+                _context.pop_recorder(tracer)
             tracing.pop()
+        if tracer.abandoned:
+            with self._lock:
+                self._n_traces += 1
+            entry.eager = True
+            warnings.warn(
+                f"function {self._name}: its trace grew past {Tracer.MAX_OPS} ops or "
+                f"{Tracer.MAX_BYTES >> 30} GiB of values (a Python loop of many steps inside "
+                "it, such as `for x in dataset:`?); it runs eagerly for this input signature. "
+                "Put the loop outside the function and trace one step.",
+                stacklevel=3,
+            )
+            return result
         # The trace's own tensors stay behind it (a global, an attribute): a later trace that
         # captures one raises, as TensorFlow's out-of-scope graph tensors do. The caller gets
         # new Tensors for the returned values (the same ones when a tape records the call:
@@ -348,7 +361,8 @@ class Function:
                 try:
                     self.python_function(*args, **kwargs)
                 finally:
-                    _context.pop_recorder(tracer)
+                    if not tracer.abandoned:
+                        _context.pop_recorder(tracer)
         finally:
             tracing.pop()
             restore_state(saved)

@@ -101,9 +101,20 @@ def tracing_keys() -> list:
 
 
 class Tracer(Recorder):
-    """Writes down the ops, stateful calls and guards of one eager run of a function."""
+    """Writes down the ops, stateful calls and guards of one eager run of a function.
+
+    A trace that grows past `MAX_OPS` ops or `MAX_BYTES` bytes of op outputs gives up
+    (`abandon`): it keeps every value of the run alive, so a Python loop over many steps in
+    one function (``for x in dataset:`` around a training step, which TensorFlow turns into
+    a graph loop) would otherwise hold every step's activations. The run goes on eagerly.
+    """
+
+    MAX_OPS = 50_000
+    MAX_BYTES = 2 << 30
 
     def __init__(self):
+        self.abandoned = False  # past a bound: popped, emptied, the run goes on eagerly
+        self._bytes = 0
         self.outputs: list = []  # the Tensors its ops made
         self.instrs: list = []
         self.refs: dict = {}  # id(array) -> ref
@@ -174,6 +185,20 @@ class Tracer(Recorder):
             outs = tuple(self.slot(o._value, o._device) for o in output)
         saved_slot = None if saved is None else self.slot(saved, None)
         self.instrs.append(("op", prim, ins, params, outs, saved_slot))
+        made = (output,) if prim.n_out == 1 else output
+        self._bytes += sum(getattr(o._value, "nbytes", 0) for o in made)
+        if len(self.instrs) > self.MAX_OPS or self._bytes > self.MAX_BYTES:
+            self.abandon()
+
+    def abandon(self) -> None:
+        """Stops recording this thread's ops and lets go of everything recorded."""
+        self.abandoned = True
+        _context.pop_recorder(self)
+        for held in (self.outputs, self.instrs, self.keep, self.values, self.devices):
+            held.clear()
+        self.refs.clear()
+        self.consts.clear()
+        self.calls.clear()
 
     def on_value(self, tensor, kind, value) -> None:
         r = self.ref(tensor)
