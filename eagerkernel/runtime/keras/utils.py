@@ -12,6 +12,7 @@ import zipfile
 import numpy as np
 
 from ..core.tensor import Tensor
+from .model_plot import model_to_dot, plot_model
 from .preprocessing import (
     image_dataset_from_directory,
     pad_sequences,
@@ -42,7 +43,9 @@ __all__ = [
     "image_dataset_from_directory",
     "img_to_array",
     "load_img",
+    "model_to_dot",
     "pad_sequences",
+    "plot_model",
     "register_keras_serializable",
     "serialize_keras_object",
     "set_random_seed",
