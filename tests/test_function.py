@@ -721,7 +721,11 @@ def test_a_lazily_built_model_takes_one_step_on_the_first_call():
     def make():
         ek.random.set_seed(3)
         model = ek.keras.Sequential(
-            [ek.keras.layers.Dense(4, activation="relu"), ek.keras.layers.Dense(1)]
+            [
+                ek.keras.layers.Dense(4, activation="relu"),
+                ek.keras.layers.BatchNormalization(),
+                ek.keras.layers.Dense(1),
+            ]
         )
         return model, ek.keras.optimizers.Adam(0.1)
 
@@ -731,7 +735,7 @@ def test_a_lazily_built_model_takes_one_step_on_the_first_call():
 
     def step(model, opt, x, y):
         with ek.GradientTape() as tape:
-            loss = ek.reduce_mean(ek.square(model(x) - y))
+            loss = ek.reduce_mean(ek.square(model(x, training=True) - y))
         grads = tape.gradient(loss, model.trainable_variables)
         opt.apply_gradients(zip(grads, model.trainable_variables))
         return loss
