@@ -53,11 +53,17 @@ def yields_batches(x) -> bool:
 
 def unpack(element):
     """``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` -> ``(x, y, sample_weight)``
-    (follows `keras.utils.unpack_x_y_sample_weight`; a namedtuple is one ``x``).
+    (follows `keras.utils.unpack_x_y_sample_weight`: a list counts as a tuple, a namedtuple
+    is one ``x``).
 
     Raises:
         ValueError: a tuple of another length.
+
+    >>> unpack(1), unpack([1, 2]), unpack((1, 2, 3))
+    ((1, None, None), (1, 2, None), (1, 2, 3))
     """
+    if type(element) is list:
+        element = tuple(element)
     if isinstance(element, tuple) and not hasattr(element, "_fields"):
         if len(element) == 1:
             return element[0], None, None

@@ -12,6 +12,8 @@ import zipfile
 import numpy as np
 
 from ..core.tensor import Tensor
+from .data_adapter import pack as pack_x_y_sample_weight
+from .data_adapter import unpack as unpack_x_y_sample_weight
 from .model_plot import model_to_dot, plot_model
 from .preprocessing import (
     image_dataset_from_directory,
@@ -44,6 +46,7 @@ __all__ = [
     "img_to_array",
     "load_img",
     "model_to_dot",
+    "pack_x_y_sample_weight",
     "pad_sequences",
     "plot_model",
     "register_keras_serializable",
@@ -52,6 +55,7 @@ __all__ = [
     "text_dataset_from_directory",
     "timeseries_dataset_from_array",
     "to_categorical",
+    "unpack_x_y_sample_weight",
 ]
 
 
