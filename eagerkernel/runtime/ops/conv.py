@@ -92,23 +92,42 @@ def window_tap(xpad, i, j, out_hw, strides, dilations):
     return xpad[:, rows, slice(j * dw, j * dw + (ow - 1) * sw + 1, sw)]
 
 
-def _im2col(xp, x, ksize, out_hw, strides, dilations, pads):
-    """Rows of windows: (N * OH * OW, KH * KW * C) (the one copy of the input)."""
+def _im2col(xp, x, ksize, out_hw, strides, dilations, pads, buffer=None):
+    """Rows of windows: (N * OH * OW, KH * KW * C) (the one copy of the input), written into
+    ``buffer`` (a flat array of at least that size) when given."""
     xpad = pad_spatial(xp, x, pads)
     n, c = x.shape[0], x.shape[3]
     kh, kw = ksize
+
+    def empty(shape):
+        if buffer is None:
+            return xp.empty(shape, dtype=x.dtype)
+        return buffer[: int(np.prod(shape))].reshape(shape)
+
     if c == 1:
         # One channel (grayscale input): copy each kernel position's plane, contiguous runs
         # on both sides, and hand BLAS the transposed view.
-        cols = xp.empty((kh, kw, n, *out_hw), dtype=x.dtype)
+        cols = empty((kh, kw, n, *out_hw))
         for i in range(kh):
             for j in range(kw):
                 cols[i, j] = window_tap(xpad, i, j, out_hw, strides, dilations)[..., 0]
         return cols.reshape(kh * kw, -1).T
     win = windows_view(xp, xpad, ksize, out_hw, strides, dilations)
-    cols = xp.empty(win.shape, dtype=x.dtype)
+    cols = empty(win.shape)
     xp.copyto(cols, win)  # faster than win.reshape's implicit copy
     return cols.reshape(-1, kh * kw * c)
+
+
+#: Above this many bytes of im2col columns, a convolution (and its filter gradient) runs on
+#: slices of the batch, each through one reused buffer of at most this size: a single huge
+#: buffer (7x7 windows of 128 channels over a 28x28 batch of 64 take 1.2 GiB) costs more in
+#: fresh pages than the GEMM, and is not kept for the filter gradient either.
+COLS_MAX_BYTES = 64 << 20
+
+
+def _batch_chunks(n: int, per_example: int) -> int:
+    """Examples per slice so that a slice's columns fit `COLS_MAX_BYTES` (at least one)."""
+    return max(1, COLS_MAX_BYTES // max(per_example, 1)) if per_example * n > COLS_MAX_BYTES else n
 
 
 def col2im(xp, cols, input_shape, strides, dilations, pads):
@@ -148,8 +167,21 @@ def _conv_fwd(xp, x, w, strides, dilations, pads):
             return out, None
     kh, kw, _, cout = w.shape
     out_hw = output_hw(x.shape[1:3], (kh, kw), strides, dilations, pads)
+    n = x.shape[0]
+    per_example = out_hw[0] * out_hw[1] * kh * kw * x.shape[3] * x.dtype.itemsize
+    step = _batch_chunks(n, per_example)
+    if step < n:  # slices through one buffer; the filter gradient makes its own columns
+        wmat = w.reshape(-1, cout)
+        out = xp.empty((n, *out_hw, cout), dtype=np.result_type(x.dtype, w.dtype))
+        buffer = xp.empty(step * per_example // x.dtype.itemsize, dtype=x.dtype)
+        for lo in range(0, n, step):
+            cols = _im2col(
+                xp, x[lo : lo + step], (kh, kw), out_hw, strides, dilations, pads, buffer
+            )
+            out[lo : lo + step] = _gemm(xp, cols, wmat).reshape(-1, *out_hw, cout)
+        return out, None
     cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
-    out = _gemm(xp, cols, w.reshape(-1, cout)).reshape(x.shape[0], *out_hw, cout)
+    out = _gemm(xp, cols, w.reshape(-1, cout)).reshape(n, *out_hw, cout)
     return out, cols
 
 
@@ -173,6 +205,19 @@ def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads, cols=
     kh, kw, _, cout = filter_shape
     out_hw = tuple(g.shape[1:3])
     if cols is None:
+        n = x.shape[0]
+        per_example = out_hw[0] * out_hw[1] * kh * kw * x.shape[3] * x.dtype.itemsize
+        step = _batch_chunks(n, per_example)
+        if step < n:  # the sum over the batch, slice by slice through one buffer
+            buffer = xp.empty(step * per_example // x.dtype.itemsize, dtype=x.dtype)
+            total = None
+            for lo in range(0, n, step):
+                part = _im2col(
+                    xp, x[lo : lo + step], (kh, kw), out_hw, strides, dilations, pads, buffer
+                )
+                dw = _gemm(xp, part.T, g[lo : lo + step].reshape(-1, cout))
+                total = dw if total is None else total + dw
+            return total.reshape(filter_shape)
         cols = _im2col(xp, x, (kh, kw), out_hw, strides, dilations, pads)
     return _gemm(xp, cols.T, g.reshape(-1, cout)).reshape(filter_shape)
 
