@@ -708,7 +708,7 @@ class Strategy:
         the results as a `PerReplica` structure (the result itself for one local replica),
         as `run` takes them (follows `Strategy.experimental_distribute_values_from_function`).
 
-        >>> strategy = ek.distribute.MirroredStrategy()
+        >>> strategy = ek.distribute.MirroredStrategy(["/cpu:0"])
         >>> strategy.experimental_distribute_values_from_function(
         ...     lambda ctx: ek.constant(ctx.replica_id_in_sync_group)).numpy()
         np.int32(0)
