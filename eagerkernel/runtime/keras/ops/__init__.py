@@ -15,13 +15,14 @@ saved. Dtypes follow Keras 3's promotion rules (see each function).
 
 from __future__ import annotations
 
-from . import core, linalg, math, nn, numpy
+from . import core, linalg, math, nn, numpy, numpy_more
 from ._base import KerasOpLayer
 from .core import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .math import *  # noqa: F403
 from .nn import *  # noqa: F403
 from .numpy import *  # noqa: F403
+from .numpy_more import *  # noqa: F403
 
 __all__ = [
     "KerasOpLayer",
@@ -30,4 +31,5 @@ __all__ = [
     *math.__all__,
     *nn.__all__,
     *numpy.__all__,
+    *numpy_more.__all__,
 ]

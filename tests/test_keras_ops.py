@@ -1,0 +1,448 @@
+"""`ek.keras.ops`: values against NumPy and closed forms, Keras 3's dtype rules, gradients
+against finite differences, symbolic calls in functional models (saved and loaded), errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+from eagerkernel.keras import ops
+
+keras = ek.keras
+
+
+def rand(*shape, seed=0, dtype=np.float32):
+    return np.random.default_rng(seed).normal(size=shape).astype(dtype)
+
+
+def close(t, expected, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(t), expected, rtol=rtol, atol=atol)
+
+
+def test_import_paths():
+    import eagerkernel.keras.ops as by_import
+
+    assert by_import is ops is ek.keras.ops
+    assert "ops" in ek.keras.__all__
+    assert ops.relu.__doc__ and "keras.ops.relu" in ops.relu.__doc__
+
+
+# -- tier 1 values against NumPy ----------------------------------------------------------------
+
+BINARY = [
+    ("add", np.add),
+    ("subtract", np.subtract),
+    ("multiply", np.multiply),
+    ("maximum", np.maximum),
+    ("minimum", np.minimum),
+    ("equal", np.equal),
+    ("not_equal", np.not_equal),
+    ("greater", np.greater),
+    ("less", np.less),
+]
+
+
+@pytest.mark.parametrize("name,ref", BINARY)
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((2, 1, 4), (3, 1))])
+def test_binary_broadcast_against_numpy(name, ref, shapes):
+    a, b = rand(*shapes[0]), rand(*shapes[1], seed=1)
+    out = getattr(ops, name)(a, b)
+    close(out, ref(a, b))
+    assert out.shape == np.broadcast_shapes(*shapes)
+
+
+def test_divide_and_dtype_rules():
+    i = ek.constant([1, 2, 3])
+    assert ops.divide(i, 2).dtype == ek.float32  # true division of ints: floatx
+    close(ops.divide(i, 2), [0.5, 1.0, 1.5])
+    assert ops.add(i, 1).dtype == ek.int32  # a Python int is weak
+    assert ops.add(i, 1.5).dtype == ek.float32
+    assert ops.add(ek.constant([1.0], ek.float16), 2.0).dtype == ek.float16
+    assert ops.add(i, ek.constant([1.0], ek.float16)).dtype == ek.float16
+    assert ops.multiply(ek.constant([1], ek.int64), ek.constant([2.0])).dtype == ek.float32
+    assert ops.add(ek.constant([1.0]), np.ones(1)).dtype == ek.float64
+    assert ops.add(1, 2).dtype == ek.int32 and ops.add(1.0, 2).dtype == ek.float32
+    close(ops.add(ek.constant([True, False]), ek.constant([False, False])), [True, False])
+
+
+@pytest.mark.parametrize(
+    "name,ref",
+    [("square", np.square), ("sqrt", np.sqrt), ("exp", np.exp), ("log", np.log),
+     ("abs", np.abs), ("absolute", np.abs)],
+)  # fmt: skip
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary_against_numpy(name, ref, dtype):
+    x = np.abs(rand(2, 3, dtype=dtype)) + 0.1
+    if name.startswith("abs"):
+        x = -x
+    out = getattr(ops, name)(x)
+    close(out, ref(x))
+    assert out.dtype == ek.as_dtype(dtype)
+
+
+def test_unary_integer_inputs_give_floatx():
+    for fn in (ops.sqrt, ops.exp, ops.log, ops.mean):
+        assert fn(ek.constant([1, 4])).dtype == ek.float32
+    assert ops.square(ek.constant([True, False])).dtype == ek.int32
+    assert ops.abs(ek.constant([-2, 3])).dtype == ek.int32
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reductions_against_numpy(axis, keepdims):
+    x = rand(2, 3, 4)
+    for name, ref in [("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)]:
+        close(getattr(ops, name)(x, axis=axis, keepdims=keepdims), ref(x, axis=axis, keepdims=keepdims))
+    b = x > 0
+    for name, ref in [("any", np.any), ("all", np.all)]:
+        close(getattr(ops, name)(b, axis=axis, keepdims=keepdims), ref(b, axis=axis, keepdims=keepdims))
+
+
+def test_reduction_dtypes_and_initial():
+    assert ops.sum(ek.constant([True, True, False])).dtype == ek.int32
+    assert int(ops.sum(ek.constant([True, True, False]))) == 2
+    assert ops.sum(ek.constant([1, 2], ek.int8)).dtype == ek.int32
+    assert ops.max(ek.constant([1, 5])).dtype == ek.int32
+    close(ops.max(np.array([1.0, 2.0], np.float32), initial=3.0), 3.0)
+    close(ops.min(np.array([1.0, 2.0], np.float32), initial=0.0), 0.0)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_argmax_argmin(axis, keepdims):
+    x = rand(3, 5)
+    for name, ref in [("argmax", np.argmax), ("argmin", np.argmin)]:
+        out = getattr(ops, name)(x, axis=axis, keepdims=keepdims)
+        assert out.dtype == ek.int32
+        np.testing.assert_array_equal(out, ref(x, axis=axis, keepdims=keepdims))
+
+
+def test_matmul_and_dot_numpy_rules():
+    a, b = rand(2, 3, 4), rand(4, 5, seed=1)
+    close(ops.matmul(a, b), a @ b, rtol=1e-5)
+    v = rand(4, seed=2)
+    close(ops.matmul(a, v), a @ v)
+    close(ops.matmul(v, b), v @ b)
+    close(ops.matmul(v, v), v @ v)
+    close(ops.dot(a, b), np.dot(a, b))
+    c = rand(6, 4, 2, seed=3)
+    close(ops.dot(a, c), np.dot(a, c), rtol=1e-5)
+    close(ops.dot(2.0, v), 2 * v)
+
+
+def test_creation():
+    z = ops.zeros((2, 3))
+    assert z.dtype == ek.float32 and z.shape == (2, 3) and not np.any(z)
+    assert ops.ones((2,), dtype="int32").dtype == ek.int32
+    x = ek.constant([[1, 2]])
+    assert ops.zeros_like(x).dtype == ek.int32 and ops.ones_like(x, dtype="float16").dtype == ek.float16
+    np.testing.assert_array_equal(ops.ones_like(x), [[1, 1]])
+    np.testing.assert_array_equal(ops.arange(5), np.arange(5))
+    assert ops.arange(5).dtype == ek.int32
+    close(ops.arange(0, 1, 0.25), [0, 0.25, 0.5, 0.75])
+    assert ops.arange(0, 1, 0.25).dtype == ek.float32
+    assert ops.arange(3, dtype="float64").dtype == ek.float64
+
+
+def test_join_and_reshape():
+    a, b = rand(2, 3), rand(2, 1, seed=1)
+    close(ops.concatenate([a, b], axis=1), np.concatenate([a, b], axis=1))
+    close(ops.concatenate([a, b], axis=-1), np.concatenate([a, b], axis=-1))
+    close(ops.stack([a, a], axis=1), np.stack([a, a], axis=1))
+    close(ops.stack([a, a], axis=-1), np.stack([a, a], axis=-1))
+    close(ops.reshape(a, (3, -1)), a.reshape(3, -1))
+    assert ops.expand_dims(a, (0, -1)).shape == (1, 2, 3, 1)
+    assert ops.expand_dims(a, 1).shape == (2, 1, 3)
+    assert ops.squeeze(b).shape == (2,) and ops.squeeze(b, axis=-1).shape == (2,)
+    c = rand(2, 3, 4)
+    close(ops.transpose(c), c.T)
+    close(ops.transpose(c, (1, 0, 2)), np.transpose(c, (1, 0, 2)))
+    assert ops.shape(c) == (2, 3, 4)
+
+
+def test_where_clip_logical():
+    x = rand(3, 4)
+    close(ops.where(x > 0, x, 0.0), np.where(x > 0, x, 0.0))
+    assert ops.where(x > 0, 1, 0).dtype == ek.int32
+    nz = ops.where(np.array([[0, 1], [1, 0]]))
+    assert [list(np.asarray(t)) for t in nz] == [[0, 1], [1, 0]]
+    close(ops.clip(x, -0.5, 0.5), np.clip(x, -0.5, 0.5))
+    assert ops.clip(ek.constant([1, 5, 9]), 2, 6).dtype == ek.int32
+    np.testing.assert_array_equal(ops.clip(ek.constant([1, 5, 9]), 2, 6), [2, 5, 6])
+    a, b = np.array([True, False, True]), np.array([1, 0, 0])
+    np.testing.assert_array_equal(ops.logical_and(a, b), [True, False, False])
+    np.testing.assert_array_equal(ops.logical_or(a, b), [True, False, True])
+    np.testing.assert_array_equal(ops.logical_not(b), [False, True, True])
+
+
+def test_one_hot_take_cumsum_sort_tile_repeat_pad():
+    oh = ops.one_hot(np.array([0, 2, -1, 3]), 3)
+    np.testing.assert_array_equal(oh, [[1, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
+    assert oh.dtype == ek.float32
+    assert ops.one_hot(np.array([1, 0]), 2, axis=0).numpy().tolist() == [[0, 1], [1, 0]]
+    x = rand(3, 4)
+    close(ops.take(x, [2, -1], axis=1), np.take(x, [2, -1], axis=1))
+    close(ops.take(x, [5, 0]), np.take(x, [5, 0]))
+    close(ops.cumsum(x, axis=1), np.cumsum(x, axis=1))
+    close(ops.cumsum(x), np.cumsum(x))
+    assert ops.cumsum(np.array([True, True])).dtype == ek.int32
+    close(ops.sort(x, axis=0), np.sort(x, axis=0))
+    np.testing.assert_array_equal(ops.argsort(np.array([3, 1, 2, 1])), [1, 3, 2, 0])
+    close(ops.tile(x, 2), np.tile(x, 2))
+    close(ops.tile(x, (2, 1, 1)), np.tile(x, (2, 1, 1)))
+    close(ops.repeat(x, 2, axis=0), np.repeat(x, 2, axis=0))
+    close(ops.repeat(x, 2), np.repeat(x, 2))
+    close(ops.pad(x, ((1, 0), (0, 2))), np.pad(x, ((1, 0), (0, 2))))
+    close(ops.pad(x, 1, constant_values=3.0), np.pad(x, 1, constant_values=3.0))
+    close(ops.pad(x, ((1, 1), (2, 2)), mode="reflect"), np.pad(x, ((1, 1), (2, 2)), "reflect"))
+
+
+def test_nn_activations():
+    x = rand(2, 5)
+    close(ops.relu(x), np.maximum(x, 0))
+    sig = 1 / (1 + np.exp(-x))
+    close(ops.sigmoid(x), sig)
+    close(ops.tanh(x), np.tanh(x))
+    close(ops.silu(x), x * sig)
+    close(ops.softplus(x), np.log1p(np.exp(x)))
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    close(ops.softmax(x), e / e.sum(-1, keepdims=True))
+    close(ops.log_softmax(x, axis=-1), np.log(e / e.sum(-1, keepdims=True)), atol=1e-5)
+    e0 = np.exp(x - x.max(axis=0, keepdims=True))
+    close(ops.softmax(x, axis=0), e0 / e0.sum(0, keepdims=True))
+    ea = np.exp(x - x.max())
+    close(ops.softmax(x, axis=(0, 1)), ea / ea.sum())
+    erf = np.vectorize(math.erf)
+    close(ops.erf(x), erf(x))
+    close(ops.gelu(x, approximate=False), x * 0.5 * (1 + erf(x / np.sqrt(2))))
+    approx = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+    close(ops.gelu(x), approx)  # approximate=True is Keras's default
+    close(ops.leaky_relu(x), np.where(x > 0, x, 0.2 * x))
+    close(ops.elu(x, alpha=0.5), np.where(x > 0, x, 0.5 * (np.exp(x) - 1)))
+    close(ops.hard_sigmoid(x), np.clip(x + 3, 0, 6) / 6)
+    assert ops.relu(ek.constant([-1, 2])).dtype == ek.float32
+
+
+def test_crossentropies_against_closed_forms():
+    p = np.array([[0.2, 0.7, 0.1], [0.5, 0.25, 0.25]], np.float32)
+    t = np.array([[0, 1, 0], [1, 0, 0]], np.float32)
+    close(ops.categorical_crossentropy(t, p), [-np.log(0.7), -np.log(0.5)])
+    logits = rand(2, 3)
+    lsm = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    close(ops.categorical_crossentropy(t, logits, from_logits=True), -(t * lsm).sum(-1))
+    close(ops.sparse_categorical_crossentropy([1, 0], p), [-np.log(0.7), -np.log(0.5)])
+    close(ops.sparse_categorical_crossentropy([[1], [0]], logits, from_logits=True), -lsm[[0, 1], [1, 0]])
+    y, q = np.array([1.0, 0.0, 1.0], np.float32), np.array([0.9, 0.2, 0.6], np.float32)
+    bce = -(y * np.log(q) + (1 - y) * np.log(1 - q))
+    close(ops.binary_crossentropy(y, q), bce)
+    z = rand(3)
+    sz = 1 / (1 + np.exp(-z))
+    close(ops.binary_crossentropy(y, z, from_logits=True), -(y * np.log(sz) + (1 - y) * np.log(1 - sz)))
+    close(ops.binary_crossentropy(np.ones(1, np.float32), np.zeros(1, np.float32)), [-np.log(1e-7)], rtol=1e-3)
+
+
+def test_moments_norm_logsumexp_top_k():
+    x = rand(4, 3)
+    m, v = ops.moments(x, axes=[0])
+    close(m, x.mean(0))
+    close(v, x.var(0))
+    m, v = ops.moments(x, axes=(0, 1), keepdims=True)
+    assert m.shape == (1, 1)
+    close(v, x.var().reshape(1, 1))
+    close(ops.norm(x), np.linalg.norm(x))
+    close(ops.norm(x, axis=1), np.linalg.norm(x, axis=1))
+    for o in (1, np.inf, 3):
+        close(ops.norm(x, ord=o, axis=0), np.linalg.norm(x, ord=o, axis=0), rtol=1e-5)
+    for o in ("fro", 1, -1, np.inf, 2, "nuc"):
+        close(ops.norm(x, ord=o), np.linalg.norm(x, ord=o), rtol=1e-5)
+    close(ops.norm(x, axis=(0, 1), keepdims=True), np.linalg.norm(x, axis=(0, 1), keepdims=True))
+    close(ops.logsumexp(x, axis=1), np.log(np.exp(x).sum(1)))
+    close(ops.logsumexp(x, axis=0, keepdims=True), np.log(np.exp(x).sum(0, keepdims=True)))
+    values, indices = ops.top_k(np.array([1.0, 5.0, 3.0, 4.0], np.float32), 2)
+    close(values, [5.0, 4.0])
+    np.testing.assert_array_equal(indices, [1, 3])
+    preds = np.array([[0.1, 0.8, 0.1], [0.6, 0.3, 0.1]], np.float32)
+    np.testing.assert_array_equal(ops.in_top_k([1, 2], preds, 1), [True, False])
+    np.testing.assert_array_equal(ops.in_top_k([1, 2], preds, 3), [True, True])
+
+
+def test_core_ops():
+    t = ops.convert_to_tensor([1.0, 2.0])
+    assert isinstance(t, ek.Tensor) and t.dtype == ek.float32
+    assert ops.convert_to_tensor([1, 2], dtype="float16").dtype == ek.float16
+    assert ops.convert_to_tensor(np.ones(2)).dtype == ek.float64
+    assert ops.cast(t, "int32").dtype == ek.int32
+    out = ops.scatter([[0, 1], [2, 0], [0, 1]], [1.0, 2.0, 3.0], (3, 2))
+    np.testing.assert_array_equal(out, [[0, 4], [0, 0], [2, 0]])
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(ops.slice(x, (1, 1), (2, 2)), x[1:3, 1:3])
+    upd = ops.slice_update(x, (1, 2), np.zeros((2, 2), np.float32))
+    ref = x.copy()
+    ref[1:3, 2:4] = 0
+    np.testing.assert_array_equal(upd, ref)
+    assert int(ops.while_loop(lambda i: i < 10, lambda i: i + 3, 0)) == 12
+    i, s = ops.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s + i), (0, 0))
+    assert (int(i), int(s)) == (4, 6)
+    assert int(ops.while_loop(lambda i: i < 100, lambda i: i + 1, 0, maximum_iterations=5)) == 5
+    close(ops.cond(True, lambda: ek.constant(1.0), lambda: ek.constant(2.0)), 1.0)
+    close(ops.cond(ek.constant(False), lambda: ek.constant(1.0), lambda: ek.constant(2.0)), 2.0)
+    close(ops.vectorized_map(lambda r: ops.sum(r * r), x), (x * x).sum(1))
+    v = ek.Variable([1.0, 2.0])
+    with ek.GradientTape() as tape:
+        y = ops.sum(ops.stop_gradient(v) * v)
+    close(tape.gradient(y, v), [1.0, 2.0])
+
+
+# -- gradients against finite differences -------------------------------------------------------
+
+
+def numeric_grad(f, x, eps=1e-3):
+    x = x.astype(np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (float(f(x + d)) - float(f(x - d))) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: ops.sum(ops.square(ops.relu(x)) * 2.0),
+        lambda x: ops.mean(ops.softmax(x, axis=-1)[:, 0] * ops.exp(x[:, 1])),
+        lambda x: ops.sum(ops.log_softmax(x, axis=0) * ops.arange(6, dtype=x.dtype)[:3, None]),
+        lambda x: ops.norm(x) + ops.logsumexp(x),
+        lambda x: ops.sum(ops.categorical_crossentropy(ops.one_hot([0, 1, 0], 2), x, from_logits=True)),
+        lambda x: ops.sum(ops.binary_crossentropy(ops.ones_like(x) * 0.3, ops.sigmoid(x))),
+        lambda x: ops.sum(ops.matmul(x, ops.transpose(x)) * ops.take(x, [0], axis=1)),
+        lambda x: ops.sum(ops.slice_update(x, (1, 0), ops.tanh(x[:1]))),
+        lambda x: ops.max(ops.concatenate([x, ops.gelu(x)], axis=1)),
+        lambda x: ops.sum(ops.where(x > 0, ops.sqrt(ops.abs(x)), ops.square(x))),
+    ],
+)
+def test_gradients_against_finite_differences(f):
+    x0 = rand(3, 2, seed=4).astype(np.float64) + 0.05
+    v = ek.Variable(x0)
+    with ek.GradientTape() as tape:
+        y = f(v)
+    g = tape.gradient(y, v)
+    close(g, numeric_grad(lambda a: f(ek.constant(a)), x0), rtol=1e-4, atol=1e-5)
+
+
+# -- symbolic calls -----------------------------------------------------------------------------
+
+
+def ops_model():
+    inputs = keras.Input(shape=(4,), name="x")
+    h = ops.relu(inputs)
+    m = ops.mean(h, axis=-1, keepdims=True)
+    c = ops.concatenate([h, m, inputs * 2.0], axis=-1)
+    r = ops.reshape(c, (-1, 3, 3))
+    out = ops.sum(ops.softmax(r, axis=1) * ops.convert_to_tensor(np.full((3, 3), 0.5, np.float32)), axis=-1)
+    return keras.Model(inputs, out)
+
+
+def eager_expr(x):
+    h = ops.relu(x)
+    c = ops.concatenate([h, ops.mean(h, axis=-1, keepdims=True), x * 2.0], axis=-1)
+    r = ops.reshape(c, (-1, 3, 3))
+    return ops.sum(ops.softmax(r, axis=1) * 0.5, axis=-1)
+
+
+def test_symbolic_ops_record_layers():
+    x = keras.Input(shape=(None, 3))
+    y = ops.mean(ops.relu(x), axis=-1)
+    assert isinstance(y, keras.KerasTensor) and tuple(y.shape) == (None, None)
+    assert ops.shape(x) == (None, None, 3)  # static shape, no layer
+    assert ops.argmax(x, axis=-1).dtype == ek.int32
+    assert tuple(ops.one_hot(ops.argmax(x, axis=-1), 5).shape) == (None, None, 5)
+    layer = y._keras_history.layer
+    assert isinstance(layer, ops.KerasOpLayer) and layer.op_name == "mean"
+    assert layer.get_config()["arguments"] == [[{"__input__": 0}], {"axis": -1}]
+
+
+def test_functional_model_matches_eager_and_round_trips(tmp_path):
+    model = ops_model()
+    x = rand(5, 4, seed=7)
+    expected = eager_expr(x)
+    close(model(x), expected)
+    close(model.predict(x, verbose=0), expected)
+    path = tmp_path / "m.keras"
+    model.save(str(path))
+    loaded = keras.models.load_model(str(path))
+    assert loaded is not model
+    assert [type(la).__name__ for la in loaded.layers] == [type(la).__name__ for la in model.layers]
+    np.testing.assert_array_equal(loaded(x), model(x))
+
+
+def test_functional_model_with_ops_trains():
+    inputs = keras.Input(shape=(3,))
+    h = keras.layers.Dense(4)(inputs)
+    out = ops.sigmoid(ops.sum(ops.relu(h), axis=-1, keepdims=True))
+    model = keras.Model(inputs, out)
+    model.compile(optimizer="sgd", loss="binary_crossentropy")
+    before = [w.numpy().copy() for w in model.weights]
+    model.fit(rand(16, 3), (rand(16, 1, seed=1) > 0).astype("float32"), epochs=1, verbose=0)
+    assert any(not np.array_equal(b, w.numpy()) for b, w in zip(before, model.weights))
+
+
+def test_unsaveable_argument_names_it(tmp_path):
+    x = keras.Input(shape=(3,))
+    y = ops.vectorized_map(lambda r: r * 2.0, x) if False else ops.add(x, ek.constant([1.0, 2.0, 3.0]))
+    model = keras.Model(x, y)
+    model.save(str(tmp_path / "ok.keras"))  # a constant tensor argument is stored as an array
+    loaded = keras.models.load_model(str(tmp_path / "ok.keras"))
+    close(loaded(np.zeros((1, 3), np.float32)), [[1.0, 2.0, 3.0]])
+    layer = ops.KerasOpLayer("add", arguments=[[{"__input__": 0}, 1.0], {}])
+    with pytest.raises(TypeError, match="cannot be saved"):
+        ops.KerasOpLayer("add", _template=([object(), 1.0], {})).get_config()
+    close(layer(ek.constant([1.0])), [2.0])
+    with pytest.raises(ValueError, match="unknown keras.ops function 'nope'"):
+        ops.KerasOpLayer("nope", arguments=[[], {}])
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+def test_bad_axis_names_the_op():
+    x = rand(2, 3)
+    for name in ("sum", "mean", "max", "any", "argmax", "cumsum", "softmax", "logsumexp"):
+        with pytest.raises(ValueError, match=rf"keras.ops.{name}: axis 2 is out of bounds.*rank 2"):
+            getattr(ops, name)(x, axis=2)
+    with pytest.raises(ValueError, match="keras.ops.concatenate: axis -3"):
+        ops.concatenate([x, x], axis=-3)
+    with pytest.raises(ValueError, match="repeated axis"):
+        ops.sum(x, axis=(0, 0))
+    with pytest.raises(TypeError, match="axis must be an int"):
+        ops.mean(x, axis=1.0)
+    with pytest.raises(ValueError, match="cannot squeeze axis 1 of size 3"):
+        ops.squeeze(x, axis=1)
+
+
+def test_mismatched_shapes():
+    with pytest.raises(ek.errors.InvalidArgumentError):
+        ops.add(rand(2, 3), rand(4))
+    with pytest.raises(ek.errors.InvalidArgumentError):
+        ops.matmul(rand(2, 3), rand(4, 2))
+    with pytest.raises(ValueError, match="binary_crossentropy.*same shape.*target.shape=\\(3,\\)"):
+        ops.binary_crossentropy(rand(3), rand(4))
+    with pytest.raises(ValueError, match="categorical_crossentropy.*same rank"):
+        ops.categorical_crossentropy(rand(2, 3), rand(3))
+    with pytest.raises(ValueError, match="sparse_categorical_crossentropy.*Received: target.shape"):
+        ops.sparse_categorical_crossentropy([0, 1, 2], rand(2, 3))
+
+
+def test_unsupported_arguments_raise():
+    with pytest.raises(NotImplementedError, match="sparse=True"):
+        ops.one_hot([0], 2, sparse=True)
+    with pytest.raises(NotImplementedError, match="synchronized"):
+        ops.moments(rand(3), axes=[0], synchronized=True)
+    with pytest.raises(ValueError, match="mode"):
+        ops.pad(rand(3), 1, mode="edge")
+    with pytest.raises(ValueError, match="x1.*x2"):
+        ops.where(rand(2) > 0, 1.0)
+    with pytest.raises(NotImplementedError):
+        ops.convert_to_tensor([1], sparse=True)
+    assert not hasattr(ops, "ctc_loss")  # not mapped: absent, not stubbed
