@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
+from eagerkernel.keras import ops
 
 import eagerkernel as ek
-from eagerkernel.keras import ops
 
 keras = ek.keras
 
@@ -93,10 +93,16 @@ def test_unary_integer_inputs_give_floatx():
 def test_reductions_against_numpy(axis, keepdims):
     x = rand(2, 3, 4)
     for name, ref in [("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)]:
-        close(getattr(ops, name)(x, axis=axis, keepdims=keepdims), ref(x, axis=axis, keepdims=keepdims))
+        close(
+            getattr(ops, name)(x, axis=axis, keepdims=keepdims),
+            ref(x, axis=axis, keepdims=keepdims),
+        )
     b = x > 0
     for name, ref in [("any", np.any), ("all", np.all)]:
-        close(getattr(ops, name)(b, axis=axis, keepdims=keepdims), ref(b, axis=axis, keepdims=keepdims))
+        close(
+            getattr(ops, name)(b, axis=axis, keepdims=keepdims),
+            ref(b, axis=axis, keepdims=keepdims),
+        )
 
 
 def test_reduction_dtypes_and_initial():
@@ -136,7 +142,10 @@ def test_creation():
     assert z.dtype == ek.float32 and z.shape == (2, 3) and not np.any(z)
     assert ops.ones((2,), dtype="int32").dtype == ek.int32
     x = ek.constant([[1, 2]])
-    assert ops.zeros_like(x).dtype == ek.int32 and ops.ones_like(x, dtype="float16").dtype == ek.float16
+    assert (
+        ops.zeros_like(x).dtype == ek.int32
+        and ops.ones_like(x, dtype="float16").dtype == ek.float16
+    )
     np.testing.assert_array_equal(ops.ones_like(x), [[1, 1]])
     np.testing.assert_array_equal(ops.arange(5), np.arange(5))
     assert ops.arange(5).dtype == ek.int32
@@ -232,14 +241,24 @@ def test_crossentropies_against_closed_forms():
     lsm = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     close(ops.categorical_crossentropy(t, logits, from_logits=True), -(t * lsm).sum(-1))
     close(ops.sparse_categorical_crossentropy([1, 0], p), [-np.log(0.7), -np.log(0.5)])
-    close(ops.sparse_categorical_crossentropy([[1], [0]], logits, from_logits=True), -lsm[[0, 1], [1, 0]])
+    close(
+        ops.sparse_categorical_crossentropy([[1], [0]], logits, from_logits=True),
+        -lsm[[0, 1], [1, 0]],
+    )
     y, q = np.array([1.0, 0.0, 1.0], np.float32), np.array([0.9, 0.2, 0.6], np.float32)
     bce = -(y * np.log(q) + (1 - y) * np.log(1 - q))
     close(ops.binary_crossentropy(y, q), bce)
     z = rand(3)
     sz = 1 / (1 + np.exp(-z))
-    close(ops.binary_crossentropy(y, z, from_logits=True), -(y * np.log(sz) + (1 - y) * np.log(1 - sz)))
-    close(ops.binary_crossentropy(np.ones(1, np.float32), np.zeros(1, np.float32)), [-np.log(1e-7)], rtol=1e-3)
+    close(
+        ops.binary_crossentropy(y, z, from_logits=True),
+        -(y * np.log(sz) + (1 - y) * np.log(1 - sz)),
+    )
+    close(
+        ops.binary_crossentropy(np.ones(1, np.float32), np.zeros(1, np.float32)),
+        [-np.log(1e-7)],
+        rtol=1e-3,
+    )
 
 
 def test_moments_norm_logsumexp_top_k():
@@ -314,7 +333,9 @@ def numeric_grad(f, x, eps=1e-3):
         lambda x: ops.mean(ops.softmax(x, axis=-1)[:, 0] * ops.exp(x[:, 1])),
         lambda x: ops.sum(ops.log_softmax(x, axis=0) * ops.arange(6, dtype=x.dtype)[:3, None]),
         lambda x: ops.norm(x) + ops.logsumexp(x),
-        lambda x: ops.sum(ops.categorical_crossentropy(ops.one_hot([0, 1, 0], 2), x, from_logits=True)),
+        lambda x: ops.sum(
+            ops.categorical_crossentropy(ops.one_hot([0, 1, 0], 2), x, from_logits=True)
+        ),
         lambda x: ops.sum(ops.binary_crossentropy(ops.ones_like(x) * 0.3, ops.sigmoid(x))),
         lambda x: ops.sum(ops.matmul(x, ops.transpose(x)) * ops.take(x, [0], axis=1)),
         lambda x: ops.sum(ops.slice_update(x, (1, 0), ops.tanh(x[:1]))),
@@ -340,7 +361,9 @@ def ops_model():
     m = ops.mean(h, axis=-1, keepdims=True)
     c = ops.concatenate([h, m, inputs * 2.0], axis=-1)
     r = ops.reshape(c, (-1, 3, 3))
-    out = ops.sum(ops.softmax(r, axis=1) * ops.convert_to_tensor(np.full((3, 3), 0.5, np.float32)), axis=-1)
+    out = ops.sum(
+        ops.softmax(r, axis=1) * ops.convert_to_tensor(np.full((3, 3), 0.5, np.float32)), axis=-1
+    )
     return keras.Model(inputs, out)
 
 
@@ -390,16 +413,16 @@ def test_functional_model_with_ops_trains():
 
 def test_unsaveable_argument_names_it(tmp_path):
     x = keras.Input(shape=(3,))
-    y = ops.vectorized_map(lambda r: r * 2.0, x) if False else ops.add(x, ek.constant([1.0, 2.0, 3.0]))
+    y = ops.add(x, ek.constant([1.0, 2.0, 3.0]))
     model = keras.Model(x, y)
     model.save(str(tmp_path / "ok.keras"))  # a constant tensor argument is stored as an array
     loaded = keras.models.load_model(str(tmp_path / "ok.keras"))
     close(loaded(np.zeros((1, 3), np.float32)), [[1.0, 2.0, 3.0]])
     layer = ops.KerasOpLayer("add", arguments=[[{"__input__": 0}, 1.0], {}])
-    with pytest.raises(TypeError, match="cannot be saved"):
+    with pytest.raises(TypeError, match=r"cannot be saved"):
         ops.KerasOpLayer("add", _template=([object(), 1.0], {})).get_config()
     close(layer(ek.constant([1.0])), [2.0])
-    with pytest.raises(ValueError, match="unknown keras.ops function 'nope'"):
+    with pytest.raises(ValueError, match=r"unknown keras.ops function 'nope'"):
         ops.KerasOpLayer("nope", arguments=[[], {}])
 
 
@@ -411,13 +434,13 @@ def test_bad_axis_names_the_op():
     for name in ("sum", "mean", "max", "any", "argmax", "cumsum", "softmax", "logsumexp"):
         with pytest.raises(ValueError, match=rf"keras.ops.{name}: axis 2 is out of bounds.*rank 2"):
             getattr(ops, name)(x, axis=2)
-    with pytest.raises(ValueError, match="keras.ops.concatenate: axis -3"):
+    with pytest.raises(ValueError, match=r"keras.ops.concatenate: axis -3"):
         ops.concatenate([x, x], axis=-3)
-    with pytest.raises(ValueError, match="repeated axis"):
+    with pytest.raises(ValueError, match=r"repeated axis"):
         ops.sum(x, axis=(0, 0))
-    with pytest.raises(TypeError, match="axis must be an int"):
+    with pytest.raises(TypeError, match=r"axis must be an int"):
         ops.mean(x, axis=1.0)
-    with pytest.raises(ValueError, match="cannot squeeze axis 1 of size 3"):
+    with pytest.raises(ValueError, match=r"cannot squeeze axis 1 of size 3"):
         ops.squeeze(x, axis=1)
 
 
@@ -426,22 +449,24 @@ def test_mismatched_shapes():
         ops.add(rand(2, 3), rand(4))
     with pytest.raises(ek.errors.InvalidArgumentError):
         ops.matmul(rand(2, 3), rand(4, 2))
-    with pytest.raises(ValueError, match="binary_crossentropy.*same shape.*target.shape=\\(3,\\)"):
+    with pytest.raises(ValueError, match=r"binary_crossentropy.*same shape.*target.shape=\(3,\)"):
         ops.binary_crossentropy(rand(3), rand(4))
-    with pytest.raises(ValueError, match="categorical_crossentropy.*same rank"):
+    with pytest.raises(ValueError, match=r"categorical_crossentropy.*same rank"):
         ops.categorical_crossentropy(rand(2, 3), rand(3))
-    with pytest.raises(ValueError, match="sparse_categorical_crossentropy.*Received: target.shape"):
+    with pytest.raises(
+        ValueError, match=r"sparse_categorical_crossentropy.*Received: target.shape"
+    ):
         ops.sparse_categorical_crossentropy([0, 1, 2], rand(2, 3))
 
 
 def test_unsupported_arguments_raise():
-    with pytest.raises(NotImplementedError, match="sparse=True"):
+    with pytest.raises(NotImplementedError, match=r"sparse=True"):
         ops.one_hot([0], 2, sparse=True)
-    with pytest.raises(NotImplementedError, match="synchronized"):
+    with pytest.raises(NotImplementedError, match=r"synchronized"):
         ops.moments(rand(3), axes=[0], synchronized=True)
-    with pytest.raises(ValueError, match="mode"):
+    with pytest.raises(ValueError, match=r"mode"):
         ops.pad(rand(3), 1, mode="edge")
-    with pytest.raises(ValueError, match="x1.*x2"):
+    with pytest.raises(ValueError, match=r"x1.*x2"):
         ops.where(rand(2) > 0, 1.0)
     with pytest.raises(NotImplementedError):
         ops.convert_to_tensor([1], sparse=True)

@@ -9,8 +9,11 @@ arrays and Python numbers (differentiable through `ek.GradientTape`), and record
 saved. Dtypes follow Keras 3's promotion rules (see each function).
 
 >>> from eagerkernel.keras import ops
->>> ops.sum(ops.ones((2, 3)), axis=1)
-<tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 3.], dtype=float32)>
+>>> ops.sum(ops.ones((2, 3)), axis=1).numpy()
+array([3., 3.], dtype=float32)
+>>> x = ek.keras.Input(shape=(4,))
+>>> ops.mean(ops.relu(x), axis=-1)
+<KerasTensor shape=(None,), dtype=float32, name=mean>
 """
 
 from __future__ import annotations

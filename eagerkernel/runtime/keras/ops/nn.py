@@ -163,8 +163,8 @@ def softmax(x, axis=-1):
     """``exp(x) / sum(exp(x))`` along ``axis`` (an int or a tuple; None: all) (follows
     `keras.ops.softmax`).
 
-    >>> ek.keras.ops.softmax(ek.constant([0.0, 0.0]))
-    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 0.5], dtype=float32)>
+    >>> ek.keras.ops.softmax(ek.constant([0.0, 0.0])).numpy()
+    array([0.5, 0.5], dtype=float32)
     """
     x = float_like(x)
     axes = _softmax_axes(x, axis, "softmax")
@@ -336,9 +336,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
         ValueError: ``order`` other than 1 or 2.
     """
     if order not in (1, 2):
-        raise ValueError(
-            f"keras.ops.normalize: `order` must be 1 or 2. Received: order={order!r}"
-        )
+        raise ValueError(f"keras.ops.normalize: `order` must be 1 or 2. Received: order={order!r}")
     x = float_like(x)
     axis = check_axes(axis, x.shape.rank, "normalize")
     eps = to_tensor(_EPSILON if epsilon is None else epsilon, x.dtype)

@@ -89,8 +89,8 @@ def add(x1, x2):
     """``x1 + x2`` with broadcasting (follows `keras.ops.add`); the Keras result dtype
     (Python numbers are weak; bool + bool is a logical or).
 
-    >>> ek.keras.ops.add(ek.constant([1, 2]), 1.5)
-    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2.5, 3.5], dtype=float32)>
+    >>> ek.keras.ops.add(ek.constant([1, 2]), 1.5).numpy()
+    array([2.5, 3.5], dtype=float32)
     """
     x1, x2 = promote(x1, x2)
     if x1.dtype == dtypes.bool:
@@ -276,8 +276,8 @@ def mean(x, axis=None, keepdims=False):
     """Mean over ``axis`` (None: all) (follows `keras.ops.mean`); integer and bool inputs
     give floatx, floats keep their dtype.
 
-    >>> ek.keras.ops.mean(ek.constant([[1, 2], [3, 5]]), axis=-1)
-    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, 4. ], dtype=float32)>
+    >>> ek.keras.ops.mean(ek.constant([[1, 2], [3, 5]]), axis=-1).numpy()
+    array([1.5, 4. ], dtype=float32)
     """
     x = float_like(x)
     return tf.reduce_mean(x, axis=_reduce_axes(x, axis, "mean"), keepdims=bool(keepdims))
@@ -465,8 +465,8 @@ def arange(start, stop=None, step=None, dtype=None):
     `keras.ops.arange`); ``dtype`` default the Keras result dtype of the arguments (Python
     ints give int32, a float floatx).
 
-    >>> ek.keras.ops.arange(1, 7, 2)
-    <tf.Tensor: shape=(3,), dtype=int32, numpy=array([1, 3, 5], dtype=int32)>
+    >>> ek.keras.ops.arange(1, 7, 2).numpy()
+    array([1, 3, 5], dtype=int32)
     """
     if dtype is None:
         dtype = result_type(*[v for v in (start, stop, step) if v is not None])

@@ -4,6 +4,8 @@ mapped onto eagerkernel's ops and `ek.experimental.numpy`."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ... import numpy_ops as tnp
@@ -50,9 +52,9 @@ __all__ = [
     "isinf",
     "isnan",
     "linspace",
-    "log10",
     "log1p",
     "log2",
+    "log10",
     "logical_xor",
     "meshgrid",
     "mod",
@@ -410,7 +412,10 @@ def swapaxes(x, axis1, axis2):
     """``x`` with ``axis1`` and ``axis2`` exchanged (follows `keras.ops.swapaxes`)."""
     x = to_tensor(x)
     perm = list(range(x.shape.rank))
-    a, b = canonical_axis(axis1, len(perm), "swapaxes"), canonical_axis(axis2, len(perm), "swapaxes")
+    a, b = (
+        canonical_axis(axis1, len(perm), "swapaxes"),
+        canonical_axis(axis2, len(perm), "swapaxes"),
+    )
     perm[a], perm[b] = perm[b], perm[a]
     return tf.transpose(x, perm)
 
@@ -440,7 +445,7 @@ def split(x, indices_or_sections, axis=0):
             )
         return tf.split(x, int(indices_or_sections), axis=axis)
     bounds = [0, *[int(i) for i in indices_or_sections], size]
-    return tf.split(x, [b - a for a, b in zip(bounds[:-1], bounds[1:])], axis=axis)
+    return tf.split(x, [b - a for a, b in itertools.pairwise(bounds)], axis=axis)
 
 
 @keras_op
