@@ -471,3 +471,160 @@ def test_unsupported_arguments_raise():
     with pytest.raises(NotImplementedError):
         ops.convert_to_tensor([1], sparse=True)
     assert not hasattr(ops, "ctc_loss")  # not mapped: absent, not stubbed
+
+
+# -- tier 2 -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name,ref",
+    [
+        ("sin", np.sin),
+        ("cos", np.cos),
+        ("tan", np.tan),
+        ("arctan", np.arctan),
+        ("sinh", np.sinh),
+        ("cosh", np.cosh),
+        ("arcsinh", np.arcsinh),
+        ("log1p", np.log1p),
+        ("expm1", np.expm1),
+        ("log2", np.log2),
+        ("log10", np.log10),
+        ("exp2", np.exp2),
+        ("floor", np.floor),
+        ("ceil", np.ceil),
+        ("reciprocal", np.reciprocal),
+        ("negative", np.negative),
+        ("sign", np.sign),
+        ("round", np.round),
+    ],
+)
+def test_tier2_unary_against_numpy(name, ref):
+    x = np.abs(rand(3, 4)) * 3 + 0.1
+    out = getattr(ops, name)(x)
+    close(out, ref(x), rtol=1e-5)
+    assert out.dtype == ek.float32
+
+
+def test_tier2_values():
+    x, y = rand(3, 4), rand(3, 4, seed=1)
+    assert ops.sin(ek.constant([1, 2])).dtype == ek.float32  # integers give floatx
+    close(ops.floor_divide(x, 0.3), np.floor_divide(x, 0.3), rtol=1e-5)
+    np.testing.assert_array_equal(ops.mod(ek.constant([-7, 7]), 3), [2, 1])
+    close(ops.power(np.abs(x), 1.5), np.abs(x) ** 1.5, rtol=1e-5)
+    close(ops.arctan2(x, y), np.arctan2(x, y))
+    np.testing.assert_array_equal(ops.logical_xor([1, 0, 1], [1, 1, 0]), [False, True, True])
+    close(ops.round(np.array([1.234, 5.678], np.float32), 1), [1.2, 5.7])
+    np.testing.assert_array_equal(ops.isnan(np.array([1.0, np.nan])), [False, True])
+    np.testing.assert_array_equal(ops.isfinite(np.array([1.0, np.inf])), [True, False])
+    np.testing.assert_array_equal(ops.isinf(ek.constant([1, 2])), [False, False])
+    for axis in (None, 0, (0, 1)):
+        close(ops.prod(x, axis=axis), np.prod(x, axis=axis), rtol=1e-5)
+        close(ops.var(x, axis=axis), np.var(x, axis=axis), rtol=1e-5)
+        close(ops.std(x, axis=axis, keepdims=True), np.std(x, axis=axis, keepdims=True), rtol=1e-5)
+    np.testing.assert_array_equal(ops.count_nonzero(np.array([[0, 1], [2, 0]]), axis=0), [1, 1])
+    close(ops.diff(x, n=2, axis=1), np.diff(x, n=2, axis=1))
+    close(ops.full((2, 2), 3.0), np.full((2, 2), 3.0))
+    assert (
+        ops.full((2,), 1).dtype == ek.float32
+        and ops.full_like(ek.constant([1, 2]), 7).dtype == ek.int32
+    )
+    close(ops.eye(3, 4, k=1), np.eye(3, 4, k=1))
+    close(ops.identity(2), np.eye(2))
+    close(ops.linspace(0.0, 1.0, 5), np.linspace(0, 1, 5))
+    close(ops.linspace(0.0, 1.0, 4, endpoint=False), np.linspace(0, 1, 4, endpoint=False))
+    close(ops.linspace([0.0, 1.0], [1.0, 3.0], 3, axis=1), np.linspace([0, 1], [1, 3], 3, axis=1))
+    close(ops.diag(x[:, :3]), np.diag(x[:, :3]))
+    close(ops.diag(x[0], k=-1), np.diag(x[0], k=-1))
+    close(ops.tril(x, k=1), np.tril(x, k=1))
+    close(ops.triu(x, k=-1), np.triu(x, k=-1))
+    close(ops.broadcast_to(x[0], (2, 4)), np.broadcast_to(x[0], (2, 4)))
+    for got, want in zip(
+        ops.meshgrid(x[0], y[0, :2], indexing="ij"), np.meshgrid(x[0], y[0, :2], indexing="ij")
+    ):
+        close(got, want)
+    close(ops.einsum("ij,kj->ik", x, y), np.einsum("ij,kj->ik", x, y), rtol=1e-5)
+    close(ops.tensordot(x, y, axes=[[1], [1]]), np.tensordot(x, y, axes=[[1], [1]]), rtol=1e-5)
+    close(ops.outer(x[0], y[1]), np.outer(x[0], y[1]))
+    close(ops.flip(x, axis=1), np.flip(x, axis=1))
+    close(ops.flip(x), np.flip(x))
+    close(ops.roll(x, 2, axis=1), np.roll(x, 2, axis=1))
+    close(ops.roll(x, -3), np.roll(x, -3))
+    z = rand(2, 3, 4)
+    assert ops.moveaxis(z, 0, -1).shape == (3, 4, 2)
+    close(ops.moveaxis(z, [0, 1], [-1, 0]), np.moveaxis(z, [0, 1], [-1, 0]))
+    close(ops.swapaxes(z, 0, 2), np.swapaxes(z, 0, 2))
+    close(ops.ravel(z), z.ravel())
+    for got, want in zip(ops.split(x, 2, axis=1), np.split(x, 2, axis=1)):
+        close(got, want)
+    for got, want in zip(ops.split(x, [1, 3], axis=1), np.split(x, [1, 3], axis=1)):
+        close(got, want)
+    with pytest.raises(ValueError, match="does not split into 3 equal sections"):
+        ops.split(x, 3, axis=1)
+    idx = ops.nonzero(np.array([[0, 1], [1, 1]]))
+    assert [np.asarray(i).tolist() for i in idx] == [[0, 1, 1], [1, 0, 1]]
+    assert int(ops.size(x)) == 12 and ops.ndim(x) == 2
+
+
+def test_nn_tier2_against_closed_forms():
+    x = rand(2, 5)
+    close(
+        ops.selu(x), np.where(x > 0, 1.0507009873554805 * x, 1.7580993408473766 * (np.exp(x) - 1))
+    )
+    close(ops.relu6(x * 5), np.clip(x * 5, 0, 6))
+    close(ops.log_sigmoid(x), -np.log1p(np.exp(-x)), rtol=1e-5)
+    close(ops.softsign(x), x / (1 + np.abs(x)))
+    close(ops.hard_silu(x), x * np.clip(x + 3, 0, 6) / 6)
+    close(ops.normalize(x), x / np.linalg.norm(x, axis=-1, keepdims=True))
+    close(ops.normalize(x, axis=0, order=1), x / np.abs(x).sum(0, keepdims=True))
+    mean, var = x.mean(0), x.var(0)
+    gamma, beta = np.arange(1, 6, dtype=np.float32), np.ones(5, np.float32)
+    close(
+        ops.batch_normalization(x, mean, var, axis=-1, offset=beta, scale=gamma, epsilon=1e-3),
+        (x - mean) / np.sqrt(var + 1e-3) * gamma + beta,
+        rtol=1e-5,
+    )
+    # conv and pooling against a direct NumPy loop
+    img, ker = rand(1, 5, 5, 2), rand(3, 3, 2, 4, seed=1)
+    ref = np.zeros((1, 3, 3, 4), np.float32)
+    for i in range(3):
+        for j in range(3):
+            ref[0, i, j] = np.tensordot(img[0, i : i + 3, j : j + 3], ker, axes=3)
+    close(ops.conv(img, ker), ref, rtol=1e-4, atol=1e-5)
+    assert ops.conv(img, ker, padding="same", strides=2).shape == (1, 3, 3, 4)
+    nchw = np.transpose(img, (0, 3, 1, 2))
+    close(
+        ops.conv(nchw, ker, data_format="channels_first"),
+        np.transpose(ref, (0, 3, 1, 2)),
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    mp = img[:, :4, :4].reshape(1, 2, 2, 2, 2, 2).max(axis=(2, 4))
+    close(ops.max_pool(img, 2), mp)
+    ap = img[:, :4, :4].reshape(1, 2, 2, 2, 2, 2).mean(axis=(2, 4))
+    close(ops.average_pool(img, 2, strides=2), ap, rtol=1e-5)
+    with pytest.raises(ValueError, match="padding"):
+        ops.max_pool(img, 2, padding="full")
+
+
+def test_linalg_against_numpy():
+    a = rand(3, 3) + 3 * np.eye(3, dtype=np.float32)
+    b = rand(3, 2, seed=1)
+    close(ops.det(a), np.linalg.det(a), rtol=1e-5)
+    close(ops.inv(a), np.linalg.inv(a), rtol=1e-4, atol=1e-5)
+    close(ops.solve(a, b), np.linalg.solve(a, b), rtol=1e-4, atol=1e-5)
+    spd = a @ a.T
+    close(ops.cholesky(spd), np.linalg.cholesky(spd), rtol=1e-4, atol=1e-5)
+    close(ops.cholesky(spd, upper=True), np.linalg.cholesky(spd).T, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match=r"keras.ops.norm: invalid `ord`"):
+        ops.norm(a, ord=3)
+
+
+def test_operator_with_array_operand_is_saved(tmp_path):
+    x = keras.Input(shape=(3,))
+    y = x * np.array([1.0, 2.0, 3.0], np.float32) + ek.constant([0.5, 0.5, 0.5])
+    model = keras.Model(x, y)
+    data = rand(2, 3)
+    close(model(data), data * [1, 2, 3] + 0.5)
+    model.save(str(tmp_path / "m.keras"))
+    close(keras.models.load_model(str(tmp_path / "m.keras"))(data), data * [1, 2, 3] + 0.5)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ops import linalg as linalg_ops
 from ...ops import matrix_decompositions, matrix_ops
 from . import _tf as tf
-from ._base import canonical_axis, float_like, keras_op, to_tensor
+from ._base import canonical_axis, float_like, keras_op, promote, to_tensor
 
 __all__ = ["cholesky", "det", "inv", "norm", "solve"]
 
@@ -118,7 +119,8 @@ def inv(x):
 def solve(a, b):
     """``X`` with ``a @ X = b`` (``b`` a matrix in the last two axes) (follows
     `keras.ops.solve`)."""
-    return tf.solve(float_like(a), float_like(b))
+    a, b = promote(float_like(a), float_like(b))
+    return linalg_ops.solve(a, b)
 
 
 @keras_op
@@ -126,4 +128,4 @@ def cholesky(x, upper=False):
     """The lower (``upper=True``: upper) Cholesky factor of each symmetric positive-definite
     matrix (follows `keras.ops.cholesky`)."""
     out = matrix_ops.cholesky(float_like(x))
-    return tf.matrix_transpose(out) if upper else out
+    return linalg_ops.matrix_transpose(out) if upper else out
