@@ -628,3 +628,23 @@ def test_operator_with_array_operand_is_saved(tmp_path):
     close(model(data), data * [1, 2, 3] + 0.5)
     model.save(str(tmp_path / "m.keras"))
     close(keras.models.load_model(str(tmp_path / "m.keras"))(data), data * [1, 2, 3] + 0.5)
+
+
+def test_image_and_namespaces():
+    img = rand(2, 4, 6, 3)
+    gray = ops.image.rgb_to_grayscale(img)
+    close(gray, (img @ np.array([0.2989, 0.5870, 0.1140], np.float32))[..., None], rtol=1e-4)
+    first = ops.image.rgb_to_grayscale(
+        np.transpose(img, (0, 3, 1, 2)), data_format="channels_first"
+    )
+    close(first, np.transpose(gray, (0, 3, 1, 2)))
+    up = ops.image.resize(img, (8, 12), interpolation="nearest")
+    close(up, img.repeat(2, axis=1).repeat(2, axis=2))
+    assert ops.image.resize(img[0], (2, 3)).shape == (2, 3, 3)
+    with pytest.raises(ValueError, match="interpolation"):
+        ops.image.resize(img, (2, 2), interpolation="cubic")
+    with pytest.raises(NotImplementedError, match="crop_to_aspect_ratio"):
+        ops.image.resize(img, (2, 2), crop_to_aspect_ratio=True)
+    assert ops.numpy.sin is ops.sin and ops.numpy.sum is ops.sum
+    assert ops.nn.relu is ops.relu and ops.linalg.norm is ops.norm and ops.math.top_k is ops.top_k
+    assert not hasattr(ops, "resize")  # image functions live under ops.image only, as in Keras
