@@ -648,3 +648,19 @@ def test_image_and_namespaces():
     assert ops.numpy.sin is ops.sin and ops.numpy.sum is ops.sum
     assert ops.nn.relu is ops.relu and ops.linalg.norm is ops.norm and ops.math.top_k is ops.top_k
     assert not hasattr(ops, "resize")  # image functions live under ops.image only, as in Keras
+
+
+def test_symbolic_shape_inference_is_quiet_and_dynamic_lengths_unknown():
+    import warnings
+
+    x = keras.Input(shape=(3,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # log(0) / 0/0 on the stand-ins must not warn
+        y = ops.log(x)
+        z = ops.divide(x, x)
+    assert tuple(y.shape) == (None, 3) and tuple(z.shape) == (None, 3)
+    rows, cols = ops.nonzero(x)
+    assert tuple(rows.shape) == (None,) and rows.dtype == ek.int32
+    model = keras.Model(x, [rows, cols])
+    r, c = model(np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]], np.float32))
+    assert np.asarray(r).tolist() == [0, 0, 1] and np.asarray(c).tolist() == [1, 2, 0]

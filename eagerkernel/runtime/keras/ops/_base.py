@@ -195,6 +195,18 @@ class KerasOpLayer(Layer):
         args, kwargs = _fill(self._template, tensors)
         return _REGISTRY[self.op_name](*args, **kwargs)
 
+    def compute_output_spec(self, inputs):
+        """The output KerasTensor(s): the op run on stand-in zeros (as for any layer), with
+        NumPy's floating-point warnings silenced (``log(0)`` of a stand-in is no error);
+        the data-dependent length of `nonzero` / one-argument `where` is unknown."""
+        from ..functional import _probe_spec
+
+        with np.errstate(all="ignore"):
+            spec = _probe_spec(self, inputs, (), {})
+        if self.op_name in ("nonzero", "where") and isinstance(spec, tuple):
+            spec = tuple(KerasTensor((None,), t.dtype) for t in spec)
+        return spec
+
     def get_config(self) -> dict:
         args, kwargs = self._template
         return {
