@@ -664,3 +664,19 @@ def test_symbolic_shape_inference_is_quiet_and_dynamic_lengths_unknown():
     model = keras.Model(x, [rows, cols])
     r, c = model(np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]], np.float32))
     assert np.asarray(r).tolist() == [0, 0, 1] and np.asarray(c).tolist() == [1, 2, 0]
+
+
+def test_more_activations_against_closed_forms():
+    x = rand(3, 4) * 2
+    close(ops.celu(x, alpha=0.5), np.maximum(x, 0) + 0.5 * np.expm1(np.minimum(x, 0) / 0.5))
+    a, b = x[:, :2], x[:, 2:]
+    close(ops.glu(x), a / (1 + np.exp(-b)))
+    with pytest.raises(ValueError, match="divisible by 2"):
+        ops.glu(x[:, :3])
+    close(ops.hard_tanh(x), np.clip(x, -1, 1))
+    close(ops.hard_shrink(x), np.where(np.abs(x) > 0.5, x, 0))
+    close(ops.soft_shrink(x, 0.3), np.where(x > 0.3, x - 0.3, np.where(x < -0.3, x + 0.3, 0)))
+    close(ops.tanh_shrink(x), x - np.tanh(x))
+    close(ops.squareplus(x), (x + np.sqrt(x**2 + 4)) / 2)
+    close(ops.sparse_plus(x), np.where(x <= -1, 0, np.where(x < 1, (x + 1) ** 2 / 4, x)))
+    close(ops.threshold(x, 0.1, -5.0), np.where(x > 0.1, x, -5.0))

@@ -17,12 +17,16 @@ __all__ = [
     "batch_normalization",
     "binary_crossentropy",
     "categorical_crossentropy",
+    "celu",
     "conv",
     "elu",
     "gelu",
+    "glu",
+    "hard_shrink",
     "hard_sigmoid",
     "hard_silu",
     "hard_swish",
+    "hard_tanh",
     "leaky_relu",
     "log_sigmoid",
     "log_softmax",
@@ -35,12 +39,17 @@ __all__ = [
     "selu",
     "sigmoid",
     "silu",
+    "soft_shrink",
     "softmax",
     "softplus",
     "softsign",
     "sparse_categorical_crossentropy",
+    "sparse_plus",
+    "squareplus",
     "swish",
     "tanh",
+    "tanh_shrink",
+    "threshold",
 ]
 
 _EPSILON = 1e-7  # keras.config.epsilon()
@@ -149,6 +158,94 @@ def gelu(x, approximate=True):
     """Gaussian error linear unit (follows `keras.ops.gelu`); ``approximate`` (default True,
     as Keras's) uses the tanh approximation, False the exact ``x * Phi(x)``."""
     return tf.nn.gelu(float_like(x), approximate=bool(approximate))
+
+
+@keras_op
+def celu(x, alpha=1.0):
+    """``max(x, 0) + alpha * expm1(min(x, 0) / alpha)`` (follows `keras.ops.celu`)."""
+    x = float_like(x)
+    zero = tf.zeros_like(x)
+    a = to_tensor(alpha, x.dtype)
+    return tf.maximum(x, zero) + a * tf.expm1(tf.minimum(x, zero) / a)
+
+
+@keras_op
+def glu(x, axis=-1):
+    """Gated linear unit: ``a * sigmoid(b)`` for the two halves ``a, b`` of ``x`` along
+    ``axis`` (follows `keras.ops.glu`).
+
+    Raises:
+        ValueError: the axis size is odd.
+    """
+    x = float_like(x)
+    axis = canonical_axis(axis, x.shape.rank, "glu")
+    if x.shape[axis] % 2:
+        raise ValueError(
+            "keras.ops.glu: axis size must be divisible by 2. Received: "
+            f"x.shape={tuple(x.shape)} with axis={axis}"
+        )
+    a, b = tf.split(x, 2, axis=axis)
+    return a * tf.sigmoid(b)
+
+
+@keras_op
+def hard_tanh(x):
+    """``x`` clipped to ``[-1, 1]`` (follows `keras.ops.hard_tanh`)."""
+    x = float_like(x)
+    return tf.clip_by_value(x, to_tensor(-1.0, x.dtype), to_tensor(1.0, x.dtype))
+
+
+@keras_op
+def hard_shrink(x, threshold=0.5):
+    """``x`` where ``|x| > threshold``, else 0 (follows `keras.ops.hard_shrink`)."""
+    x = float_like(x)
+    return tf.where(tf.abs(x) > to_tensor(threshold, x.dtype), x, tf.zeros_like(x))
+
+
+@keras_op
+def soft_shrink(x, threshold=0.5):
+    """``x`` moved ``threshold`` towards 0, and 0 within ``[-threshold, threshold]``
+    (follows `keras.ops.soft_shrink`)."""
+    x = float_like(x)
+    t = to_tensor(threshold, x.dtype)
+    inner = tf.where(x < -t, x + t, tf.zeros_like(x))
+    return tf.where(x > t, x - t, inner)
+
+
+@keras_op
+def tanh_shrink(x):
+    """``x - tanh(x)`` (follows `keras.ops.tanh_shrink`)."""
+    x = float_like(x)
+    return x - tf.tanh(x)
+
+
+@keras_op
+def squareplus(x, b=4):
+    """``(x + sqrt(x**2 + b)) / 2`` (follows `keras.ops.squareplus`)."""
+    x = float_like(x)
+    return (x + tf.sqrt(tf.square(x) + to_tensor(b, x.dtype))) / to_tensor(2.0, x.dtype)
+
+
+@keras_op
+def sparse_plus(x):
+    """0 for ``x <= -1``, ``(x + 1)**2 / 4`` for ``-1 < x < 1``, ``x`` above (follows
+    `keras.ops.sparse_plus`)."""
+    x = float_like(x)
+    one = to_tensor(1.0, x.dtype)
+    middle = tf.where(x < one, tf.square(x + one) / to_tensor(4.0, x.dtype), x)
+    return tf.where(x <= -one, tf.zeros_like(x), middle)
+
+
+@keras_op
+def threshold(x, threshold, default_value):
+    """``x`` where ``x > threshold``, else ``default_value`` (follows
+    `keras.ops.threshold`)."""
+    x = float_like(x)
+    return tf.where(
+        x > to_tensor(threshold, x.dtype),
+        x,
+        tf.fill(list(x.shape), to_tensor(default_value, x.dtype)),
+    )
 
 
 def _softmax_axes(x, axis, op):
