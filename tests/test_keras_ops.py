@@ -680,3 +680,46 @@ def test_more_activations_against_closed_forms():
     close(ops.squareplus(x), (x + np.sqrt(x**2 + 4)) / 2)
     close(ops.sparse_plus(x), np.where(x <= -1, 0, np.where(x < 1, (x + 1) ** 2 / 4, x)))
     close(ops.threshold(x, 0.1, -5.0), np.where(x > 0.1, x, -5.0))
+
+
+def test_numpy_extra_against_numpy():
+    x, y = rand(3, 4), rand(3, 4, seed=1)
+    close(ops.amax(x, axis=0), np.amax(x, axis=0))
+    close(ops.amin(x, axis=1, keepdims=True), np.amin(x, axis=1, keepdims=True))
+    close(ops.append(x, y), np.append(x, y))
+    close(ops.append(x, y, axis=0), np.append(x, y, axis=0))
+    assert ops.array([1, 2], dtype="float16").dtype == ek.float16
+    close(ops.copy(x), x)
+    w = np.abs(rand(4, seed=2)) + 0.1
+    close(ops.average(x, axis=1, weights=w), np.average(x, axis=1, weights=w), rtol=1e-5)
+    close(ops.average(x, axis=0, weights=np.abs(y)), np.average(x, axis=0, weights=np.abs(y)))
+    close(ops.average(x), np.average(x))
+    with pytest.raises(ValueError, match="axis must be specified"):
+        ops.average(x, weights=w)
+    assert ops.average(ek.constant([1, 2])).dtype == ek.float32
+    close(ops.cumprod(x, axis=1), np.cumprod(x, axis=1), rtol=1e-5)
+    close(ops.cumprod(x), np.cumprod(x), rtol=1e-4)
+    close(ops.hstack([x, y]), np.hstack([x, y]))
+    close(ops.hstack([x[0], y[0]]), np.hstack([x[0], y[0]]))
+    close(ops.vstack([x, y[0]]), np.vstack([x, y[0]]))
+    a = np.array([1.0, np.inf, np.nan, 1.0], np.float32)
+    b = np.array([1.0 + 1e-7, np.inf, np.nan, 1.1], np.float32)
+    np.testing.assert_array_equal(ops.isclose(a, b), np.isclose(a, b))
+    np.testing.assert_array_equal(
+        ops.isclose(a, b, equal_nan=True), np.isclose(a, b, equal_nan=True)
+    )
+    close(ops.hypot(x, y), np.hypot(x, y))
+    assert ops.hypot(ek.constant([3]), ek.constant([4])).dtype == ek.float32
+    close(ops.logaddexp(x, y), np.logaddexp(x, y))
+    close(ops.vdot(x, y), np.vdot(x, y), rtol=1e-5)
+    close(ops.inner(x, y), np.inner(x, y), rtol=1e-5)
+    idx = np.argsort(x, axis=1)
+    close(ops.take_along_axis(x, idx, axis=1), np.take_along_axis(x, idx, axis=1))
+    close(ops.take_along_axis(x, np.array([3, 0]), axis=None), x.ravel()[[3, 0]])
+    close(ops.trace(x, offset=1), np.trace(x, offset=1))
+    assert ops.trace(np.ones((2, 2), np.int8)).dtype == ek.int32
+    close(ops.tri(3, 4, k=-1), np.tri(3, 4, k=-1))
+    close(ops.trunc(np.array([-1.7, 1.7], np.float32)), [-1.0, 1.0])
+    c = np.array([np.nan, np.inf, -np.inf, 2.0], np.float32)
+    close(ops.nan_to_num(c), np.nan_to_num(c))
+    close(ops.nan_to_num(c, nan=1.0, posinf=9.0, neginf=-9.0), [1.0, 9.0, -9.0, 2.0])

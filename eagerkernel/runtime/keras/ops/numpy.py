@@ -659,7 +659,8 @@ def pad(x, pad_width, mode="constant", constant_values=None):
 _ = builtins  # the builtins `sum`, `max`, ... are shadowed by the ops above
 
 # `ops.numpy` holds all of Keras's numpy-style functions, as `keras.ops.numpy` does.
-from . import numpy_more  # noqa: E402
+from . import numpy_extra, numpy_more  # noqa: E402
+from .numpy_extra import *  # noqa: E402, F403
 from .numpy_more import *  # noqa: E402, F403
 
-__all__ = [*__all__, *numpy_more.__all__]
+__all__ = [*__all__, *numpy_more.__all__, *numpy_extra.__all__]
