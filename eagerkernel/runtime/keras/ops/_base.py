@@ -196,13 +196,34 @@ class KerasOpLayer(Layer):
         return _REGISTRY[self.op_name](*args, **kwargs)
 
     def compute_output_spec(self, inputs):
-        """The output KerasTensor(s): the op run on stand-in zeros (as for any layer), with
-        NumPy's floating-point warnings silenced (``log(0)`` of a stand-in is no error);
-        the data-dependent length of `nonzero` / one-argument `where` is unknown."""
-        from ..functional import _probe_spec
+        """The output KerasTensor(s): the op run twice on stand-in zeros (each unknown
+        dimension 2, then 3; a dimension that differs is unknown), as the functional API
+        infers any layer's output, with NumPy's floating-point warnings silenced (``log(0)``
+        of a stand-in is no error). The data-dependent length of `nonzero` and one-argument
+        `where` is unknown."""
+        from ... import nest
+        from ...core.tape import stop_recording
+        from ...ops.creation import zeros
 
-        with np.errstate(all="ignore"):
-            spec = _probe_spec(self, inputs, (), {})
+        tensors = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        results = []
+        for size in (2, 3):
+            stand_ins = [
+                zeros([size if d is None else d for d in t.shape], dtype=t.dtype) for t in tensors
+            ]
+            with stop_recording(), np.errstate(all="ignore"):
+                results.append(self.call(stand_ins))
+
+        def spec(a, b):
+            if not isinstance(a, Tensor):
+                raise TypeError(
+                    f"keras.ops.{self.op_name} returned {type(a).__name__}, not a tensor, on "
+                    "symbolic inputs."
+                )
+            dims = [x if x == y else None for x, y in zip(a.shape, b.shape)]
+            return KerasTensor(dims, a.dtype)
+
+        spec = nest.map_structure(spec, results[0], results[1])
         if self.op_name in ("nonzero", "where") and isinstance(spec, tuple):
             spec = tuple(KerasTensor((None,), t.dtype) for t in spec)
         return spec

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import nest
 from ...core import dtypes
 from ...core.tensor import Tensor
 from ..keras_tensor import KerasTensor
-from . import _tf as tf
 from ._base import keras_op, to_tensor
+from ._tf import tf
 
 __all__ = [
     "cast",
@@ -193,6 +192,3 @@ def slice_update(inputs, start_indices, updates):
     grids = np.meshgrid(*[np.arange(s, s + u) for s, u in zip(start, updates.shape)], indexing="ij")
     idx = np.stack(grids, axis=-1).astype(np.int32)
     return tf.tensor_scatter_nd_update(inputs, idx, updates)
-
-
-_ = nest

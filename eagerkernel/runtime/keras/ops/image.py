@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 from ...ops import image as image_ops
-from . import _tf as tf
 from ._base import keras_op, to_tensor
+from ._tf import tf
 
 __all__ = ["resize", "rgb_to_grayscale"]
 

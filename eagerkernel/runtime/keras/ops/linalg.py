@@ -7,8 +7,8 @@ import numpy as np
 
 from ...ops import linalg as linalg_ops
 from ...ops import matrix_decompositions, matrix_ops
-from . import _tf as tf
 from ._base import canonical_axis, float_like, keras_op, promote, to_tensor
+from ._tf import tf
 
 __all__ = ["cholesky", "det", "inv", "norm", "solve"]
 

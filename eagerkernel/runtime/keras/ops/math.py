@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import _tf as tf
 from ._base import check_axes, float_like, keras_op, to_tensor
+from ._tf import tf
 
 __all__ = ["erf", "erfinv", "in_top_k", "logsumexp", "rsqrt", "top_k"]
 

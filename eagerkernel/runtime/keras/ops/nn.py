@@ -9,8 +9,8 @@ import math as _math
 import numpy as np
 
 from ...core import dtypes
-from . import _tf as tf
 from ._base import canonical_axis, check_axes, float_like, floatx, keras_op, promote, to_tensor
+from ._tf import tf
 
 __all__ = [
     "average_pool",

@@ -13,7 +13,6 @@ import builtins
 import numpy as np
 
 from ...core import dtypes
-from . import _tf as tf
 from ._base import (
     canonical_axis,
     check_axes,
@@ -24,6 +23,7 @@ from ._base import (
     result_type,
     to_tensor,
 )
+from ._tf import tf
 
 __all__ = [
     "abs",

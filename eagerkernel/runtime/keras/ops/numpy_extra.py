@@ -8,8 +8,8 @@ import numpy as np
 
 from ... import numpy_ops as tnp
 from ...core import dtypes
-from . import _tf as tf
 from ._base import canonical_axis, floatx, keras_op, promote, result_type, to_tensor
+from ._tf import tf
 
 __all__ = [
     "amax",

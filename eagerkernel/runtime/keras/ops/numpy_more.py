@@ -11,7 +11,6 @@ import numpy as np
 from ... import numpy_ops as tnp
 from ...core import dtypes
 from ..keras_tensor import KerasTensor
-from . import _tf as tf
 from ._base import (
     canonical_axis,
     check_axes,
@@ -22,6 +21,7 @@ from ._base import (
     result_type,
     to_tensor,
 )
+from ._tf import tf
 
 __all__ = [
     "arccos",
