@@ -723,3 +723,12 @@ def test_numpy_extra_against_numpy():
     c = np.array([np.nan, np.inf, -np.inf, 2.0], np.float32)
     close(ops.nan_to_num(c), np.nan_to_num(c))
     close(ops.nan_to_num(c, nan=1.0, posinf=9.0, neginf=-9.0), [1.0, 9.0, -9.0, 2.0])
+
+
+def test_symbolic_error_names_op_and_symbolic_shapes():
+    a, b = keras.Input(shape=(3,)), keras.Input(shape=(4,))
+    with pytest.raises(ek.errors.InvalidArgumentError, match=r"incompatible shapes") as info:
+        ops.add(a, b)
+    assert "keras.ops.add on symbolic inputs of shapes (None, 3), (None, 4)" in str(info.value)
+    with pytest.raises(ValueError, match=r"keras.ops.sum: axis 2 is out of bounds"):
+        ops.sum(a, axis=2)

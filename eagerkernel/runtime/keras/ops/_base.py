@@ -211,8 +211,20 @@ class KerasOpLayer(Layer):
             stand_ins = [
                 zeros([size if d is None else d for d in t.shape], dtype=t.dtype) for t in tensors
             ]
-            with stop_recording(), np.errstate(all="ignore"):
-                results.append(self.call(stand_ins))
+            try:
+                with stop_recording(), np.errstate(all="ignore"):
+                    results.append(self.call(stand_ins))
+            except Exception as e:
+                shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
+                note = (
+                    f"{e}\n(keras.ops.{self.op_name} on symbolic inputs of shapes {shapes}: it "
+                    f"ran on stand-in zeros with each unknown dimension set to {size})"
+                )
+                try:
+                    error = type(e)(note)
+                except Exception:
+                    raise e from None
+                raise error from e
 
         def spec(a, b):
             if not isinstance(a, Tensor):
