@@ -281,6 +281,8 @@ def test_moments_norm_logsumexp_top_k():
     values, indices = ops.top_k(np.array([1.0, 5.0, 3.0, 4.0], np.float32), 2)
     close(values, [5.0, 4.0])
     np.testing.assert_array_equal(indices, [1, 3])
+    _, ties = ops.top_k(np.array([1.0, 3.0, 3.0, 0.0, 3.0], np.float32), 3, is_stable=True)
+    np.testing.assert_array_equal(ties, [1, 2, 4])  # equal values: lower index first
     preds = np.array([[0.1, 0.8, 0.1], [0.6, 0.3, 0.1]], np.float32)
     np.testing.assert_array_equal(ops.in_top_k([1, 2], preds, 1), [True, False])
     np.testing.assert_array_equal(ops.in_top_k([1, 2], preds, 3), [True, True])

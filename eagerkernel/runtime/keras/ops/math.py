@@ -9,9 +9,10 @@ __all__ = ["erf", "erfinv", "in_top_k", "logsumexp", "rsqrt", "top_k"]
 
 
 @keras_op
-def top_k(x, k, sorted=True):
+def top_k(x, k, sorted=True, is_stable=True):
     """``(values, indices)`` of the ``k`` largest entries along the last axis (follows
-    `keras.ops.top_k`); indices int32, values in the dtype of ``x``.
+    `keras.ops.top_k`); indices int32, values in the dtype of ``x``. Equal values always come
+    lower index first, which satisfies both ``is_stable`` settings.
 
     >>> values, indices = ek.keras.ops.top_k(ek.constant([1.0, 5.0, 3.0]), 2)
     >>> indices.numpy()
