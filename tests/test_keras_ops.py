@@ -198,6 +198,7 @@ def test_one_hot_take_cumsum_sort_tile_repeat_pad():
     assert ops.cumsum(np.array([True, True])).dtype == ek.int32
     close(ops.sort(x, axis=0), np.sort(x, axis=0))
     np.testing.assert_array_equal(ops.argsort(np.array([3, 1, 2, 1])), [1, 3, 2, 0])
+    np.testing.assert_array_equal(ops.sort(np.array([True, False, True])), [False, True, True])
     close(ops.tile(x, 2), np.tile(x, 2))
     close(ops.tile(x, (2, 1, 1)), np.tile(x, (2, 1, 1)))
     close(ops.repeat(x, 2, axis=0), np.repeat(x, 2, axis=0))

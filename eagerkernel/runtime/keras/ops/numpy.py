@@ -373,7 +373,10 @@ def cumsum(x, axis=None, dtype=None):
 def sort(x, axis=-1):
     """``x`` sorted ascending along ``axis`` (follows `keras.ops.sort`); the dtype of ``x``."""
     x = to_tensor(x)
-    return tf.sort(x, axis=canonical_axis(axis, x.shape.rank, "sort"))
+    axis = canonical_axis(axis, x.shape.rank, "sort")
+    if x.dtype == dtypes.bool:
+        return tf.cast(tf.sort(tf.cast(x, "int32"), axis=axis), dtypes.bool)
+    return tf.sort(x, axis=axis)
 
 
 @keras_op
