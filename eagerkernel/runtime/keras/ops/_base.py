@@ -31,6 +31,8 @@ _REGISTRY: dict = {}
 
 
 def _has_keras_tensor(args, kwargs) -> bool:
+    if not kwargs and builtins.all(isinstance(a, Tensor) for a in args):
+        return False  # the eager fast path
     todo = [*args, *kwargs.values()]
     while todo:
         x = todo.pop()
@@ -312,6 +314,11 @@ def result_type(*values) -> dtypes.DType:
 
 def promote(*values) -> list:
     """``values`` as tensors of their Keras `result_type`."""
+    first = values[0] if values else None
+    if isinstance(first, Tensor) and builtins.all(
+        isinstance(v, Tensor) and v.dtype == first.dtype for v in values
+    ):
+        return list(values)  # the common case: nothing to convert
     dtype = result_type(*values)
     return [to_tensor(v, dtype) for v in values]
 
