@@ -735,3 +735,20 @@ def test_symbolic_error_names_op_and_symbolic_shapes():
     assert "keras.ops.add on symbolic inputs of shapes (None, 3), (None, 4)" in str(info.value)
     with pytest.raises(ValueError, match=r"keras.ops.sum: axis 2 is out of bounds"):
         ops.sum(a, axis=2)
+
+
+def test_depthwise_conv_and_multi_hot():
+    img, ker = rand(1, 5, 5, 2), rand(3, 3, 2, 2, seed=1)
+    ref = np.zeros((1, 3, 3, 4), np.float32)
+    for i in range(3):
+        for j in range(3):
+            patch = img[0, i : i + 3, j : j + 3]  # (3, 3, in)
+            ref[0, i, j] = np.einsum("hwc,hwcm->cm", patch, ker).reshape(-1)
+    close(ops.depthwise_conv(img, ker), ref, rtol=1e-4, atol=1e-5)
+    seq, k1 = rand(2, 6, 3), rand(2, 3, 1, seed=2)
+    ref1 = np.stack([(seq[:, t : t + 2] * k1[:, :, 0]).sum(1) for t in range(5)], axis=1)
+    close(ops.depthwise_conv(seq, k1), ref1, rtol=1e-4, atol=1e-5)
+    hot = ops.multi_hot(np.array([[0, 2], [1, 1]]), 4)
+    np.testing.assert_array_equal(hot, [[1, 0, 1, 0], [0, 1, 0, 0]])
+    assert hot.dtype == ek.float32
+    np.testing.assert_array_equal(ops.multi_hot(np.array([3, 0]), 4, dtype="bool"), [1, 0, 0, 1])

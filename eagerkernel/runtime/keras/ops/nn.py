@@ -19,6 +19,7 @@ __all__ = [
     "categorical_crossentropy",
     "celu",
     "conv",
+    "depthwise_conv",
     "elu",
     "gelu",
     "glu",
@@ -32,6 +33,7 @@ __all__ = [
     "log_softmax",
     "max_pool",
     "moments",
+    "multi_hot",
     "normalize",
     "one_hot",
     "relu",
@@ -500,6 +502,64 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
         dilations=_tuple(dilation_rate, n),
     )
     return _from_last(out, data_format)
+
+
+@keras_op
+def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """Depthwise convolution over 1 or 2 spatial axes: each input channel convolved with its
+    own ``kernel`` ``(*window, in, multiplier)`` slice, giving ``in * multiplier`` channels
+    (follows `keras.ops.depthwise_conv`).
+
+    Raises:
+        ValueError: 3 spatial axes (not supported), or a bad padding/data_format.
+    """
+    data_format = _data_format(data_format, "depthwise_conv")
+    inputs, kernel = promote(float_like(inputs), float_like(kernel))
+    n = inputs.shape.rank - 2
+    if n not in (1, 2):
+        raise ValueError(
+            "keras.ops.depthwise_conv: only 1 or 2 spatial dimensions are supported. "
+            f"Received: inputs.shape={tuple(inputs.shape)}"
+        )
+    x = _to_last(inputs, data_format)
+    stride, dilation = _tuple(strides, n), _tuple(dilation_rate, n)
+    if n == 1:  # as a 2-D convolution over a height of 1
+        x, kernel = tf.expand_dims(x, 1), tf.expand_dims(kernel, 0)
+        stride, dilation = [1, *stride], [1, *dilation]
+    if stride[0] != stride[1]:
+        raise ValueError(
+            "keras.ops.depthwise_conv: equal strides along both spatial axes are required. "
+            f"Received: strides={strides!r}"
+        )
+    out = tf.nn.depthwise_conv2d(
+        x,
+        kernel,
+        strides=[1, *stride, 1],
+        padding=_padding(padding, "depthwise_conv"),
+        dilations=dilation,
+    )
+    if n == 1:
+        out = tf.squeeze(out, axis=1)
+    return _from_last(out, data_format)
+
+
+@keras_op
+def multi_hot(inputs, num_classes, axis=-1, dtype=None, sparse=False):
+    """Multi-hot encoding: the classes present in each row of integer ``inputs`` set to 1
+    (follows `keras.ops.multi_hot`); ``dtype`` default floatx.
+
+    Raises:
+        NotImplementedError: ``sparse=True``.
+    """
+    if sparse:
+        raise NotImplementedError("keras.ops.multi_hot: sparse=True is not supported.")
+    inputs = to_tensor(inputs)
+    reduction_axis = 1 if inputs.shape.rank > 1 else 0
+    dtype = dtypes.as_dtype(dtype or floatx())
+    hot = one_hot(inputs, num_classes, axis=axis, dtype=dtype)
+    if dtype == dtypes.bool:
+        return tf.reduce_any(hot, axis=reduction_axis)
+    return tf.reduce_max(hot, axis=reduction_axis)
 
 
 def _pool(inputs, pool_size, strides, padding, data_format, kind):
