@@ -752,3 +752,12 @@ def test_depthwise_conv_and_multi_hot():
     np.testing.assert_array_equal(hot, [[1, 0, 1, 0], [0, 1, 0, 0]])
     assert hot.dtype == ek.float32
     np.testing.assert_array_equal(ops.multi_hot(np.array([3, 0]), 4, dtype="bool"), [1, 0, 0, 1])
+
+
+def test_segment_reductions():
+    data = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+    ids = np.array([0, 2, 0])
+    close(ops.segment_sum(data, ids), [[6, 8], [0, 0], [3, 4]])
+    close(ops.segment_max(data, ids, num_segments=4)[:1], [[5, 6]])
+    close(ops.segment_min(data, np.array([0, 0, 1]), sorted=True), [[1, 2], [5, 6]])
+    close(ops.segment_prod(data, np.array([1, 1, 1])), [[1, 1], [15, 48]])

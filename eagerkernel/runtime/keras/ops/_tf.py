@@ -14,6 +14,7 @@ from ...ops.linalg import *  # noqa: F403
 from ...ops.math_more import *  # noqa: F403
 from ...ops.math_ops import *  # noqa: F403
 from ...ops.reduction import *  # noqa: F403
+from ...ops.segment_ops import *  # noqa: F403
 from ...ops.special_math import *  # noqa: F403
 
 #: The functions above as one namespace (``from ._tf import tf``).

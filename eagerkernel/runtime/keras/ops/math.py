@@ -5,7 +5,18 @@ from __future__ import annotations
 from ._base import check_axes, float_like, keras_op, to_tensor
 from ._tf import tf
 
-__all__ = ["erf", "erfinv", "in_top_k", "logsumexp", "rsqrt", "top_k"]
+__all__ = [
+    "erf",
+    "erfinv",
+    "in_top_k",
+    "logsumexp",
+    "rsqrt",
+    "segment_max",
+    "segment_min",
+    "segment_prod",
+    "segment_sum",
+    "top_k",
+]
 
 
 @keras_op
@@ -60,3 +71,31 @@ def erfinv(x):
 def rsqrt(x):
     """``1 / sqrt(x)`` (follows `keras.ops.rsqrt`)."""
     return tf.rsqrt(float_like(x))
+
+
+def _segment(name, fn):
+    def op(data, segment_ids, num_segments=None, sorted=False):
+        data, ids = to_tensor(data), to_tensor(segment_ids)
+        if ids.shape.rank != 1:
+            raise ValueError(
+                f"keras.ops.{name}: `segment_ids` must be 1-D. Received: "
+                f"segment_ids.shape={tuple(ids.shape)}"
+            )
+        if num_segments is None:
+            num_segments = int(tf.reduce_max(ids)) + 1 if ids.shape[0] else 0
+        return fn(data, ids, int(num_segments))
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (
+        f"The {name.split('_')[1]} of the rows of ``data`` per segment id (follows "
+        f"`keras.ops.{name}`); ``num_segments`` default ``max(segment_ids) + 1``; empty "
+        "segments get the reduction's identity; ``sorted`` (ids in order) gives the same "
+        "result."
+    )
+    return keras_op(op)
+
+
+segment_sum = _segment("segment_sum", tf.unsorted_segment_sum)
+segment_max = _segment("segment_max", tf.unsorted_segment_max)
+segment_min = _segment("segment_min", tf.unsorted_segment_min)
+segment_prod = _segment("segment_prod", tf.unsorted_segment_prod)
