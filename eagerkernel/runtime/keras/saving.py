@@ -100,6 +100,7 @@ def _builtins(module: str | None) -> dict:
     from . import layers, losses, metrics, models, optimizers
     from .functional import Functional
     from .layers.merging import Operator
+    from .ops import KerasOpLayer
 
     tables = {"metrics": metrics, "losses": losses, "optimizers": optimizers, "layers": layers}
     preferred = next((k for k in tables if module and k in module.split(".")), None)
@@ -116,6 +117,7 @@ def _builtins(module: str | None) -> dict:
             "Sequential": models.Sequential,
             "Functional": Functional,
             "Operator": Operator,
+            "KerasOpLayer": KerasOpLayer,
         }
     )
     return table

@@ -381,7 +381,10 @@ def decode_key(encoded):
 
 def operator_layer(op: str, x, other, reverse: bool):
     """Records ``x <op> other`` (or ``<op> x``, ``x[other]``) on KerasTensors as an
-    `Operator` layer call."""
+    `Operator` layer call (`KerasOpLayer` when the other operand is an array or Tensor)."""
+    import numpy as np
+
+    from ...core.tensor import Tensor
     from ..keras_tensor import KerasTensor
 
     if op in _UNARY:
@@ -390,6 +393,13 @@ def operator_layer(op: str, x, other, reverse: bool):
         return Operator(op, key=encode_key(other))(x)
     if isinstance(other, KerasTensor):
         return Operator(op, reverse=reverse)([x, other])
+    if isinstance(other, (np.ndarray, Tensor)):
+        # An array operand is stored in the config: the op records a `KerasOpLayer`, as
+        # Keras 3's operators call `keras.ops`.
+        from .. import ops
+
+        fn = getattr(ops, op)
+        return fn(other, x) if reverse else fn(x, other)
     if isinstance(other, bool) or not isinstance(other, (int, float)):
         raise TypeError(
             f"KerasTensor {op}: the other operand must be a KerasTensor or a Python number. "
