@@ -433,3 +433,25 @@ def test_mean_metrics_weigh_samples_with_lower_rank_weights():
     total = ek.keras.metrics.Sum()
     total.update_state(values, sample_weight=[0.0, 1.0, 0.0])
     assert float(total.result()) == pytest.approx(12.0)
+
+
+def test_metric_add_variable_follows_keras_3():
+    class TruePositives(ek.keras.metrics.Metric):
+        def __init__(self, name="tp", **kwargs):
+            super().__init__(name=name, **kwargs)
+            self.count = self.add_variable(shape=(), initializer="zeros", name="count")
+            self.ones = self.add_variable(shape=(2,), initializer=ek.keras.initializers.Ones())
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            hit = ek.cast(ek.equal(ek.argmax(y_pred, axis=1), ek.cast(y_true, "int64")), "float32")
+            self.count.assign_add(ek.reduce_sum(hit))
+
+        def result(self):
+            return self.count
+
+    m = TruePositives()
+    m.update_state(ek.constant([1, 0, 1]), ek.constant([[0.1, 0.9], [0.2, 0.8], [0.3, 0.7]]))
+    assert float(m.result()) == 2.0 and m.count.name == "tp/count:0"
+    assert m.ones.numpy().tolist() == [1.0, 1.0] and not m.count.trainable
+    with pytest.raises(ValueError, match="aggregation must be 'sum' or 'mean'"):
+        m.add_variable((), "zeros", aggregation="max")

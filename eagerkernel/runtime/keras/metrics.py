@@ -96,17 +96,57 @@ class Metric:
         return self._dtype.name
 
     def add_weight(self, name: str, shape=(), dtype=None, initializer="zeros") -> Variable:
-        """Creates a state Variable named ``"<metric>/<name>"``, zero-initialized."""
+        """Creates a state Variable named ``"<metric>/<name>"``, zero-initialized (Keras 2's
+        argument order; ``initializer`` as in `add_variable`)."""
+        return self.add_variable(shape, initializer, dtype=dtype, name=name)
+
+    def add_variable(
+        self, shape, initializer, dtype=None, aggregation="sum", name=None
+    ) -> Variable:
+        """Creates a state Variable named ``"<metric>/<name>"`` (follows Keras 3's
+        ``Metric.add_variable``): not trainable; under a strategy each replica accumulates
+        its own value and reading it outside the replicas combines them by ``aggregation``
+        (``"sum"``, ``"mean"``).
+
+        Args:
+            shape: the variable's shape.
+            initializer: ``"zeros"``, ``"ones"``, a number, or a Keras initializer (a name or
+                an object called with ``(shape, dtype)``).
+            dtype: default the metric's dtype.
+
+        Raises:
+            ValueError: an unknown ``aggregation``.
+        """
+        from . import initializers
+
         dt = dtypes.as_dtype(dtype) if dtype is not None else self._dtype
-        fill = {"zeros": 0, "ones": 1}.get(initializer, initializer)
+        aggregations = {"sum": VariableAggregation.SUM, "mean": VariableAggregation.MEAN}
+        if aggregation not in aggregations:
+            raise ValueError(
+                f"add_variable: aggregation must be 'sum' or 'mean'. Received: {aggregation!r}"
+            )
+        if (
+            initializer is None
+            or isinstance(initializer, (int, float))
+            or initializer
+            in (
+                "zeros",
+                "ones",
+            )
+        ):
+            fill = {None: 0, "zeros": 0, "ones": 1}.get(initializer, initializer)
+            value = np.full(tuple(shape), fill, dtype=dt._np)
+        else:
+            value = initializers.get(initializer)(tuple(shape), dtype=dt)
         v = Variable(
-            np.full(tuple(shape), fill, dtype=dt._np),
+            value,
             trainable=False,
-            name=f"{self.name}/{name}",
+            name=f"{self.name}/{name or 'variable'}",
+            dtype=dt,
             # as Keras's metrics: under a strategy each replica accumulates its own state and
-            # reading it outside the replicas sums them
+            # reading it outside the replicas combines them
             synchronization=VariableSynchronization.ON_READ,
-            aggregation=VariableAggregation.SUM,
+            aggregation=aggregations[aggregation],
         )
         self._variables.append(v)
         return v
