@@ -432,20 +432,25 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model's weights after each epoch, or every ``save_freq`` batches (follows
-    `tf.keras.callbacks.ModelCheckpoint`).
+    """Saves the model (or its weights) after each epoch, or every ``save_freq`` batches
+    (follows `tf.keras.callbacks.ModelCheckpoint`).
 
     Args:
         filepath: may contain ``{epoch:02d}``, ``{batch}`` (with an integer ``save_freq``;
             1-based, as ``epoch``) and log keys (``{val_loss:.2f}``).
         monitor, mode: which log decides "best" with ``save_best_only``.
         save_best_only: save only when ``monitor`` improved.
-        save_weights_only: accepted; eagerkernel always saves weights (`Model.save_weights`).
+        save_weights_only: True: `Model.save_weights` (a checkpoint file); False: `Model.save`,
+            the whole model, which needs a ``.keras`` path (as Keras 3). Unset (None): the
+            whole model for a ``.keras`` path, the weights for any other (a TF 2-style
+            ``"cp.ckpt"``, a ``.safetensors`` file), where Keras 2 would have written a
+            SavedModel directory, a format eagerkernel does not write.
         save_freq: ``"epoch"`` (default), or an integer: save after every that many training
             batches, counted across epochs (the logs are then the epoch's so far).
 
     Raises:
-        ValueError: ``save_freq`` is neither "epoch" nor a positive integer; a bad ``mode``.
+        ValueError: ``save_freq`` is neither "epoch" nor a positive integer; a bad ``mode``;
+            ``save_weights_only=False`` with a path that does not end in ``.keras``.
     """
 
     def __init__(
@@ -454,11 +459,20 @@ class ModelCheckpoint(Callback):
         monitor="val_loss",
         verbose=0,
         save_best_only=False,
-        save_weights_only=True,
+        save_weights_only=None,
         mode="auto",
         save_freq="epoch",
     ):
         super().__init__()
+        keras_file = os.fspath(filepath).endswith(".keras")
+        if save_weights_only is None:
+            save_weights_only = not keras_file
+        elif not save_weights_only and not keras_file:
+            raise ValueError(
+                "ModelCheckpoint: with save_weights_only=False the filepath must end in "
+                f"`.keras` (the Keras model format). Received: filepath={filepath!r}"
+            )
+        self.save_weights_only = bool(save_weights_only)
         if save_freq != "epoch" and (
             isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq <= 0
         ):
@@ -504,9 +518,13 @@ class ModelCheckpoint(Callback):
             if value is None or not self._better(value, self.best):
                 return
             self.best = value
-        self.model.save_weights(path)
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
         if self.verbose:
-            print(f"Epoch {epoch + 1}: saved weights to {path}")
+            what = "weights" if self.save_weights_only else "model"
+            print(f"Epoch {epoch + 1}: saved {what} to {path}")
 
 
 class LambdaCallback(Callback):

@@ -22,6 +22,8 @@ import numpy as np
 from .. import nest
 from .. import random as ek_random
 from ..core.tensor import Tensor, to_tensor
+from .py_dataset import PyDataset
+from .py_dataset import iterate as iterate_py_dataset
 
 __all__ = [
     "EpochIterator",
@@ -47,8 +49,9 @@ def _is_iterator(x) -> bool:
 
 
 def yields_batches(x) -> bool:
-    """True for inputs whose elements are batches: a Dataset or a Python iterator."""
-    return is_dataset(x) or _is_iterator(x)
+    """True for inputs whose elements are batches: a Dataset, a `PyDataset` or a Python
+    iterator."""
+    return is_dataset(x) or _is_iterator(x) or isinstance(x, PyDataset)
 
 
 def unpack(element):
@@ -214,7 +217,7 @@ def train_validation_split(x, y, sample_weight, validation_split):
             "validation_split must be a float in [0, 1). Received: "
             f"validation_split={validation_split!r}"
         )
-    if is_dataset(x) or _is_iterator(x):
+    if is_dataset(x) or _is_iterator(x) or isinstance(x, PyDataset):
         raise ValueError(
             "`validation_split` is only supported for arrays and Tensors; pass "
             f"`validation_data` with a Dataset. Received: x of type {type(x).__name__} and "
@@ -311,6 +314,40 @@ class _IteratorAdapter:
             yield _with_class_weight(element, self.class_weight)
 
 
+class _PyDatasetAdapter:
+    """A `PyDataset`'s batches, an epoch per pass (Keras's rules for what an item may be:
+    an array is ``(x,)``, a list a tuple, a dict one ``x``)."""
+
+    def __init__(self, dataset, class_weight, shuffle: bool):
+        self.dataset = dataset
+        self.class_weight = class_weight
+        self.shuffle = shuffle
+        self.num_batches = dataset.num_batches
+        self.infinite = self.num_batches is None
+        self._epoch = 0
+
+    def __iter__(self):
+        epoch, self._epoch = self._epoch, self._epoch + 1
+        for batch in iterate_py_dataset(self.dataset, self.shuffle, epoch):
+            if isinstance(batch, list):
+                batch = tuple(batch)
+            if not isinstance(batch, (tuple, dict)):
+                batch = (batch,)
+            if isinstance(batch, tuple) and len(batch) not in (1, 2, 3):
+                raise ValueError(
+                    "PyDataset.__getitem__() must return a tuple or a dict: (inputs,), "
+                    f"(inputs, targets) or (inputs, targets, sample_weights). Received: a "
+                    f"tuple of {len(batch)}."
+                )
+            yield _with_class_weight(_as_tensors(batch), self.class_weight)
+
+
+def _as_tensors(batch):
+    return nest.map_structure(
+        lambda a: a if a is None or isinstance(a, Tensor) else to_tensor(np.asarray(a)), batch
+    )
+
+
 def _with_class_weight(data, class_weight):
     """The batch as the data gave it, or with ``class_weight`` as its sample weights."""
     if class_weight is None:
@@ -338,6 +375,20 @@ def get_adapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight, m
         raise ValueError(f"{method}: no input data; pass `x` (arrays, Tensors or a Dataset).")
     if class_weight is not None:
         class_weight = _clean_class_weight(class_weight)  # bad values fail before training
+    if isinstance(x, PyDataset):
+        for name, value in (("y", y), ("sample_weight", sample_weight)):
+            if value is not None:
+                raise ValueError(
+                    f"{method}: `{name}` must not be given when x is a PyDataset (its items are "
+                    f"batches). Received: {name}={_describe(value)}."
+                )
+        if batch_size is not None:  # Keras 3 takes it and ignores it: say so
+            warnings.warn(
+                f"{method}: batch_size={batch_size!r} is not used: x is a PyDataset, whose "
+                "items are batches.",
+                stacklevel=4,
+            )
+        return _PyDatasetAdapter(x, class_weight, shuffle and method == "fit")
     if is_dataset(x) or _is_iterator(x):
         kind = "a Dataset" if is_dataset(x) else "an iterator"
         for name, value in (("y", y), ("sample_weight", sample_weight), ("batch_size", batch_size)):

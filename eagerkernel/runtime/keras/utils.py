@@ -22,6 +22,7 @@ from .preprocessing import (
     timeseries_dataset_from_array,
 )
 from .preprocessing.image import array_to_img, img_to_array, load_img
+from .py_dataset import PyDataset, Sequence
 from .saving import (
     CustomObjectScope,
     custom_object_scope,
@@ -35,6 +36,8 @@ from .saving import (
 
 __all__ = [
     "CustomObjectScope",
+    "PyDataset",
+    "Sequence",
     "array_to_img",
     "custom_object_scope",
     "deserialize_keras_object",
