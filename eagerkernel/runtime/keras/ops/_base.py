@@ -21,7 +21,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.tensor import Tensor, convert_to_tensor
 from ...ops.elementwise import cast
-from ..keras_tensor import KerasTensor
+from ..keras_tensor import KerasTensor, any_symbolic
 from ..layers.base import Layer, unique_name
 
 __all__ = ["KerasOpLayer", "keras_op"]
@@ -33,16 +33,7 @@ _REGISTRY: dict = {}
 def _has_keras_tensor(args, kwargs) -> bool:
     if not kwargs and builtins.all(isinstance(a, Tensor) for a in args):
         return False  # the eager fast path
-    todo = [*args, *kwargs.values()]
-    while todo:
-        x = todo.pop()
-        if isinstance(x, KerasTensor):
-            return True
-        if isinstance(x, (list, tuple)):
-            todo.extend(x)
-        elif isinstance(x, dict):
-            todo.extend(x.values())
-    return False
+    return any_symbolic(args, (), kwargs)
 
 
 def keras_op(fn):

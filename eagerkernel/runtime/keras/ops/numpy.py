@@ -359,14 +359,20 @@ def argmin(x, axis=None, keepdims=False):
 def cumsum(x, axis=None, dtype=None):
     """Cumulative sum along ``axis`` (None: of the flattened tensor) (follows
     `keras.ops.cumsum`); ``dtype`` or that of ``x`` (bool gives int32)."""
+    return cumulative(tf.cumsum, "cumsum", x, axis, dtype)
+
+
+def cumulative(fn, name: str, x, axis, dtype):
+    """``fn`` (tf.cumsum, tf.cumprod) along ``axis`` (None: of the flattened tensor), in
+    ``dtype`` or that of ``x`` (bool gives int32), as Keras's cumulative ops."""
     x = to_tensor(x)
     if dtype is not None:
         x = tf.cast(x, dtype)
     elif x.dtype == dtypes.bool:
         x = tf.cast(x, "int32")
     if axis is None:
-        return tf.cumsum(tf.reshape(x, [-1]), axis=0)
-    return tf.cumsum(x, axis=canonical_axis(axis, x.shape.rank, "cumsum"))
+        return fn(tf.reshape(x, [-1]), axis=0)
+    return fn(x, axis=canonical_axis(axis, x.shape.rank, name))
 
 
 @keras_op

@@ -113,14 +113,9 @@ def average(x, axis=None, weights=None):
 def cumprod(x, axis=None, dtype=None):
     """Cumulative product along ``axis`` (None: flattened) (follows `keras.ops.cumprod`);
     ``dtype`` or that of ``x`` (bool gives int32)."""
-    x = to_tensor(x)
-    if dtype is not None:
-        x = tf.cast(x, dtype)
-    elif x.dtype == dtypes.bool:
-        x = tf.cast(x, "int32")
-    if axis is None:
-        return tf.cumprod(tf.reshape(x, [-1]), axis=0)
-    return tf.cumprod(x, axis=canonical_axis(axis, x.shape.rank, "cumprod"))
+    from .numpy import cumulative
+
+    return cumulative(tf.cumprod, "cumprod", x, axis, dtype)
 
 
 @keras_op
