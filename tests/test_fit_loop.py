@@ -407,14 +407,19 @@ def _data(n=10):
 
 
 def _epoch_loss(weighted_losses, batch_size):
-    """The logged loss: the mean over batches of sum(w * l) / batch size (Keras's
-    "sum_over_batch_size" reduction per batch; each batch counts once in the epoch mean)."""
+    """The logged loss: each batch's sum(w * l) / batch size (Keras's "sum_over_batch_size"
+    reduction), averaged over the batches weighted by their sizes, as Keras's loss tracker
+    (tf_keras 2.21 and Keras 3 log 3.1441 for losses whose batch means average to 3.2392):
+    the mean of w * l over all examples."""
     n = len(weighted_losses)
     per_batch = [
-        weighted_losses[i : i + batch_size].sum() / len(weighted_losses[i : i + batch_size])
+        (
+            weighted_losses[i : i + batch_size].sum() / len(weighted_losses[i : i + batch_size]),
+            len(weighted_losses[i : i + batch_size]),
+        )
         for i in range(0, n, batch_size)
     ]
-    return np.mean(per_batch)
+    return sum(m * k for m, k in per_batch) / n
 
 
 def test_class_weight_scales_each_examples_loss_by_its_class_weight():

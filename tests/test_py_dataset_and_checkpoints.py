@@ -73,7 +73,7 @@ def test_py_dataset_arguments_are_checked():
         Batches(X, Y, 4, use_multiprocessing=True)
     with pytest.raises(ValueError, match="`y` must not be given when x is a PyDataset"):
         _model().fit(Batches(X, Y, 4), Y, verbose=0)
-    with pytest.warns(UserWarning, match="batch_size=8 is not used"):
+    with pytest.warns(UserWarning, match="batch_size=8 is not used: x gives batches"):
         _model().fit(Batches(X, Y, 4), batch_size=8, verbose=0)
     assert keras.utils.Sequence is keras.utils.PyDataset
 
@@ -89,3 +89,21 @@ def test_model_checkpoint_writes_whole_models_to_keras_paths(tmp_path):
         keras.callbacks.ModelCheckpoint(str(tmp_path / "w.ckpt"), save_weights_only=False)
     weights = keras.callbacks.ModelCheckpoint(str(tmp_path / "w.ckpt"))
     assert weights.save_weights_only  # not a .keras path: the weights
+
+
+def test_fit_takes_a_torch_dataloader():
+    torch = pytest.importorskip("torch")
+    from torch.utils.data import DataLoader, TensorDataset
+
+    loader = DataLoader(TensorDataset(torch.from_numpy(X), torch.from_numpy(Y)), batch_size=16)
+    ref = _model()
+    ref.fit(X, Y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+    model = _model()
+    model.fit(loader, epochs=2, verbose=0, validation_data=loader)
+    for a, b in zip(model.get_weights(), ref.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
+    assert model.evaluate(loader, verbose=0) == pytest.approx(
+        ref.evaluate(X, Y, verbose=0), rel=1e-5
+    )
+    with pytest.raises(ValueError, match="`y` must not be given when x is a DataLoader"):
+        model.fit(loader, Y, verbose=0)

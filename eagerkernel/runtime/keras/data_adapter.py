@@ -48,10 +48,19 @@ def _is_iterator(x) -> bool:
     return hasattr(x, "__next__") and not isinstance(x, (Tensor, np.ndarray))
 
 
+def is_torch_dataloader(x) -> bool:
+    """True for a ``torch.utils.data.DataLoader`` (told by its class, without importing
+    torch): Keras 3 takes one as ``x`` whatever its backend."""
+    return any(
+        c.__name__ == "DataLoader" and c.__module__.startswith("torch.utils.data")
+        for c in type(x).__mro__
+    )
+
+
 def yields_batches(x) -> bool:
-    """True for inputs whose elements are batches: a Dataset, a `PyDataset` or a Python
-    iterator."""
-    return is_dataset(x) or _is_iterator(x) or isinstance(x, PyDataset)
+    """True for inputs whose elements are batches: a Dataset, a `PyDataset`, a torch
+    DataLoader or a Python iterator."""
+    return is_dataset(x) or _is_iterator(x) or isinstance(x, PyDataset) or is_torch_dataloader(x)
 
 
 def unpack(element):
@@ -342,6 +351,32 @@ class _PyDatasetAdapter:
             yield _with_class_weight(_as_tensors(batch), self.class_weight)
 
 
+class _TorchLoaderAdapter:
+    """A torch DataLoader's batches, a pass per epoch (its own sampler decides the order);
+    torch tensors become Tensors (through NumPy, on the CPU)."""
+
+    infinite = False
+
+    def __init__(self, loader, class_weight):
+        self.loader = loader
+        self.class_weight = class_weight
+        self.num_batches = len(loader)
+
+    def __iter__(self):
+        for batch in self.loader:
+            batch = nest.map_structure(_from_torch, batch)
+            if isinstance(batch, list):
+                batch = tuple(batch)
+            yield _with_class_weight(_as_tensors(batch), self.class_weight)
+
+
+def _from_torch(value):
+    numpy = getattr(value, "numpy", None)
+    if numpy is not None and hasattr(value, "detach"):
+        return value.detach().cpu().numpy()
+    return value
+
+
 def _as_tensors(batch):
     return nest.map_structure(
         lambda a: a if a is None or isinstance(a, Tensor) else to_tensor(np.asarray(a)), batch
@@ -375,19 +410,22 @@ def get_adapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight, m
         raise ValueError(f"{method}: no input data; pass `x` (arrays, Tensors or a Dataset).")
     if class_weight is not None:
         class_weight = _clean_class_weight(class_weight)  # bad values fail before training
-    if isinstance(x, PyDataset):
+    if isinstance(x, PyDataset) or is_torch_dataloader(x):
         for name, value in (("y", y), ("sample_weight", sample_weight)):
             if value is not None:
+                kind = "DataLoader" if is_torch_dataloader(x) else "PyDataset"
                 raise ValueError(
-                    f"{method}: `{name}` must not be given when x is a PyDataset (its items are "
+                    f"{method}: `{name}` must not be given when x is a {kind} (its items are "
                     f"batches). Received: {name}={_describe(value)}."
                 )
         if batch_size is not None:  # Keras 3 takes it and ignores it: say so
             warnings.warn(
-                f"{method}: batch_size={batch_size!r} is not used: x is a PyDataset, whose "
-                "items are batches.",
+                f"{method}: batch_size={batch_size!r} is not used: x gives batches "
+                f"({type(x).__name__}).",
                 stacklevel=4,
             )
+        if is_torch_dataloader(x):
+            return _TorchLoaderAdapter(x, class_weight)
         return _PyDatasetAdapter(x, class_weight, shuffle and method == "fit")
     if is_dataset(x) or _is_iterator(x):
         kind = "a Dataset" if is_dataset(x) else "an iterator"

@@ -305,7 +305,7 @@ class Trainer:
             if variables:
                 self.optimizer.apply_gradients(zip(grads, variables))
             updates.commit()
-        self._loss_tracker.update_state(loss)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data) -> dict:
@@ -313,7 +313,7 @@ class Trainer:
         x, y, sample_weight = data_adapter.unpack(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight)
-        self._loss_tracker.update_state(loss)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data):
@@ -737,3 +737,13 @@ class Trainer:
     def predict_on_batch(self, x):
         """The outputs for one batch ``x`` in inference mode, as NumPy arrays."""
         return outputs_to_numpy(self.predict_step(as_batch(x, None, None)))
+
+
+def _batch_size(x) -> int:
+    """The examples in a batch ``x``: the first dimension of its first array. The loss shown
+    is the mean over examples, each batch weighted by its size, as Keras's loss tracker."""
+    for leaf in nest.flatten(x):
+        shape = getattr(leaf, "shape", None)
+        if shape is not None and len(shape):
+            return int(shape[0])
+    return 1
