@@ -181,7 +181,7 @@ class DistributedFit:
             self._commit_updates(pending)
         global_loss = self._sum_over_workers(sum(float(np.sum(_host(a))) for a in losses))
         with self.primary_scope():
-            model._loss_tracker.update_state(np.float32(global_loss))
+            model._loss_tracker.update_state(np.float32(global_loss), sample_weight=total)
             if not model.compiled_metrics:
                 return model.get_metrics_result()
             y_pred = self._gather_predictions(preds)
