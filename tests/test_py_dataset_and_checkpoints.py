@@ -107,3 +107,12 @@ def test_fit_takes_a_torch_dataloader():
     )
     with pytest.raises(ValueError, match="`y` must not be given when x is a DataLoader"):
         model.fit(loader, Y, verbose=0)
+    with pytest.raises(ValueError, match="`validation_split` is only supported for arrays"):
+        model.fit(loader, validation_split=0.2, verbose=0)
+
+    class Stream(torch.utils.data.IterableDataset):  # no length
+        def __iter__(self):
+            return iter(zip(torch.from_numpy(X), torch.from_numpy(Y)))
+
+    history = _model().fit(DataLoader(Stream(), batch_size=16), epochs=2, verbose=0)
+    assert len(history.history["loss"]) == 2

@@ -226,7 +226,7 @@ def train_validation_split(x, y, sample_weight, validation_split):
             "validation_split must be a float in [0, 1). Received: "
             f"validation_split={validation_split!r}"
         )
-    if is_dataset(x) or _is_iterator(x) or isinstance(x, PyDataset):
+    if yields_batches(x):
         raise ValueError(
             "`validation_split` is only supported for arrays and Tensors; pass "
             f"`validation_data` with a Dataset. Received: x of type {type(x).__name__} and "
@@ -360,7 +360,10 @@ class _TorchLoaderAdapter:
     def __init__(self, loader, class_weight):
         self.loader = loader
         self.class_weight = class_weight
-        self.num_batches = len(loader)
+        try:
+            self.num_batches = len(loader)
+        except TypeError:  # over an IterableDataset: its length is not known
+            self.num_batches = None
 
     def __iter__(self):
         for batch in self.loader:
