@@ -62,7 +62,8 @@ def _python_function(entity, where: str):
 
 def to_code(entity, recursive=True, experimental_optional_features=None) -> str:
     """The source of ``entity`` (follows `tf.autograph.to_code`), under a two-line comment
-    saying so: there is no conversion, so the code is the function's own, dedented.
+    saying so: there is no conversion, so the code is the function's own, dedented (and
+    ``recursive`` has nothing to convert).
 
     Raises:
         TypeError: ``entity`` is not a Python function or method (or ek.function of one).
@@ -88,7 +89,8 @@ def to_code(entity, recursive=True, experimental_optional_features=None) -> str:
 def to_graph(entity, recursive=True, experimental_optional_features=None):
     """``entity`` itself (follows `tf.autograph.to_graph`, whose converted function computes
     what the Python function computes): called eagerly or inside `ek.function`, its Python
-    control flow runs as it is.
+    control flow runs as it is. ``recursive`` has nothing to do (the functions it calls are
+    not converted either); ``experimental_optional_features`` is checked (`Feature`).
 
     Raises:
         TypeError: ``entity`` is not a Python function or method, or a feature is not a

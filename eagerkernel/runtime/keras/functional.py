@@ -24,7 +24,7 @@ from .layers.base import Layer, deferred_updates
 from .masking import call_kwargs, output_mask
 from .models import Model, batch_none
 
-__all__ = ["Functional", "Input", "compute_output_spec", "symbolic_call"]
+__all__ = ["Functional", "Input", "compute_output_spec", "probe_spec", "symbolic_call"]
 
 
 def Input(
@@ -159,14 +159,23 @@ def compute_output_spec(layer: Layer, inputs, args=(), kwargs=None):
         if out is not None:
             dtype = _output_dtype(layer, inputs)
             return _map_shapes(lambda s: KerasTensor(tuple(s), dtype), out)
-    return _probe_spec(layer, inputs, args, kwargs)
+    return probe_spec(layer, inputs, args, kwargs)
 
 
-def _probe_spec(layer: Layer, inputs, args, kwargs):
+def probe_spec(layer: Layer, inputs, args=(), kwargs=None):
+    """The output KerasTensors of ``layer(inputs, *args, **kwargs)``, found by calling it
+    twice on stand-in zeros (each unknown dimension 2, then 3; a dimension that differs is
+    unknown), not recorded and with NumPy's floating-point warnings silenced (``log(0)`` of a
+    stand-in is no error).
+
+    Raises:
+        the layer's own error, its message saying it came from a stand-in call; TypeError if
+        the layer returns something other than Tensors.
+    """
     from ..core.tape import stop_recording
     from ..ops.creation import zeros
 
-    kwargs = dict(kwargs)
+    kwargs = dict(kwargs or {})
     if "training" in kwargs or Layer._call_accepts_training.get(type(layer)):
         kwargs["training"] = False
     results = []
@@ -179,14 +188,20 @@ def _probe_spec(layer: Layer, inputs, args, kwargs):
 
         a_inputs, a_args, a_kwargs = nest.map_structure(stand_in, (inputs, list(args), kwargs))
         try:
-            with stop_recording(), deferred_updates():  # moving statistics: never committed
+            # moving statistics: never committed
+            with stop_recording(), deferred_updates(), np.errstate(all="ignore"):
                 results.append(layer(a_inputs, *a_args, **a_kwargs))
         except Exception as e:
+            shapes = ", ".join(
+                str(tuple(t.shape))
+                for t in nest.flatten((inputs, list(args), kwargs))
+                if isinstance(t, KerasTensor)
+            )
             raise type(e)(
                 f"{e}\n(while inferring the output shape of layer {layer.name!r} "
-                f"({type(layer).__name__}) on symbolic inputs: it ran on stand-in inputs with "
-                f"each unknown dimension set to {size}; give the layer a compute_output_shape "
-                "method if its output shape cannot be found that way)"
+                f"({type(layer).__name__}) on symbolic inputs of shapes {shapes}: it ran on "
+                f"stand-in inputs with each unknown dimension set to {size}; give the layer a "
+                "compute_output_shape method if its output shape cannot be found that way)"
             ) from e
 
     def spec(a, b):

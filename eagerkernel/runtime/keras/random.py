@@ -61,7 +61,9 @@ class SeedGenerator:
         return self._generator.state
 
     def next(self, ordered: bool = True) -> Tensor:
-        """A new seed, a (2,) int64 tensor for ``ek.random.stateless_*``; the state advances."""
+        """A new seed, a (2,) int64 tensor for ``ek.random.stateless_*``; the state advances.
+        Seeds come in order whatever ``ordered`` says (Keras's ``ordered=False`` only allows
+        them not to)."""
         return array_ops.reshape(self._generator.make_seeds(1), (2,))
 
     def __repr__(self) -> str:

@@ -189,46 +189,12 @@ class KerasOpLayer(Layer):
         return _REGISTRY[self.op_name](*args, **kwargs)
 
     def compute_output_spec(self, inputs):
-        """The output KerasTensor(s): the op run twice on stand-in zeros (each unknown
-        dimension 2, then 3; a dimension that differs is unknown), as the functional API
-        infers any layer's output, with NumPy's floating-point warnings silenced (``log(0)``
-        of a stand-in is no error). The data-dependent length of `nonzero` and one-argument
-        `where` is unknown."""
-        from ... import nest
-        from ...core.tape import stop_recording
-        from ...ops.creation import zeros
+        """The output KerasTensor(s), found by running the op on stand-in zeros as the
+        functional API infers any layer's output (`functional.probe_spec`). The
+        data-dependent length of `nonzero` and one-argument `where` is unknown."""
+        from ..functional import probe_spec
 
-        tensors = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        results = []
-        for size in (2, 3):
-            stand_ins = [
-                zeros([size if d is None else d for d in t.shape], dtype=t.dtype) for t in tensors
-            ]
-            try:
-                with stop_recording(), np.errstate(all="ignore"):
-                    results.append(self.call(stand_ins))
-            except Exception as e:
-                shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
-                note = (
-                    f"{e}\n(keras.ops.{self.op_name} on symbolic inputs of shapes {shapes}: it "
-                    f"ran on stand-in zeros with each unknown dimension set to {size})"
-                )
-                try:
-                    error = type(e)(note)
-                except Exception:
-                    raise e from None
-                raise error from e
-
-        def spec(a, b):
-            if not isinstance(a, Tensor):
-                raise TypeError(
-                    f"keras.ops.{self.op_name} returned {type(a).__name__}, not a tensor, on "
-                    "symbolic inputs."
-                )
-            dims = [x if x == y else None for x, y in zip(a.shape, b.shape)]
-            return KerasTensor(dims, a.dtype)
-
-        spec = nest.map_structure(spec, results[0], results[1])
+        spec = probe_spec(self, inputs)
         if self.op_name in ("nonzero", "where") and isinstance(spec, tuple):
             spec = tuple(KerasTensor((None,), t.dtype) for t in spec)
         return spec
