@@ -153,8 +153,6 @@ def _sum(x: Tensor, axis: tuple) -> Tensor:
 
 def _reshape_fwd(xp, x, shape):
     try:
-        if min(shape, default=0) < -1:  # NumPy would take any negative size for -1
-            raise ValueError
         return x.reshape(shape)
     except TypeError:
         raise TypeError(f"reshape: shape must be ints, got {shape!r:.80}.") from None
@@ -212,6 +210,8 @@ def reshape(tensor, shape, name=None) -> Tensor:
     x = tensor if type(tensor) is Tensor else _tensor(tensor, "reshape")
     if type(shape) is not tuple:
         shape = int_list(shape, "reshape", "shape")
+    if any(isinstance(d, (int, np.integer)) and d < -1 for d in shape):  # NumPy: any < 0 is -1
+        raise _reshape_error(tuple(x.shape), x._value.size, tuple(shape))
     return apply(_reshape, (x,), {"shape": shape})
 
 
