@@ -87,7 +87,9 @@ class Tensor(NumpyMethods):
     <Tensor: shape=(), dtype=float32, numpy=6.0>
     """
 
-    __slots__ = ("__weakref__", "_device", "_value")
+    # `_keras_mask`: the Keras mask a layer attached to its output (unset: no mask, and
+    # reading it raises AttributeError, as on a TensorFlow tensor); see `keras.masking`.
+    __slots__ = ("__weakref__", "_device", "_keras_mask", "_value")
     # NumPy's binary operators defer to ours, so `np_array * tensor` gives a Tensor.
     __array_priority__ = 100
 

@@ -129,7 +129,7 @@ class DistributedFit:
     def _default_step(self, x, y, sample_weight) -> dict:
         from ..core.tape import GradientTape
         from ..interrupts import deferred_interrupt
-        from ..keras.layers.base import deferred_updates
+        from ..keras.layers.deferred import deferred_updates
 
         model, ext = self.model, self.extended
         n = ext.num_local_replicas

@@ -19,9 +19,10 @@ import numpy as np
 from .. import nest
 from ..core import dtypes
 from ..core.tensor import Tensor, TensorShape, to_tensor
+from . import masking
 from .keras_tensor import KerasHistory, KerasTensor, Node
-from .layers.base import Layer, deferred_updates
-from .masking import call_kwargs, output_mask
+from .layers.base import Layer
+from .layers.deferred import deferred_updates
 from .models import Model, batch_none
 
 __all__ = ["Functional", "Input", "compute_output_spec", "probe_spec", "symbolic_call"]
@@ -184,7 +185,8 @@ def probe_spec(layer: Layer, inputs, args=(), kwargs=None):
         def stand_in(t, size=size):
             if not isinstance(t, KerasTensor):
                 return t
-            return zeros([size if d is None else d for d in t.shape], dtype=t.dtype)
+            value = zeros([size if d is None else d for d in t.shape], dtype=t.dtype)
+            return masking.with_stand_in_mask(value, t, size)  # the call sees a mask if t has
 
         a_inputs, a_args, a_kwargs = nest.map_structure(stand_in, (inputs, list(args), kwargs))
         try:
@@ -218,7 +220,11 @@ def probe_spec(layer: Layer, inputs, args=(), kwargs=None):
 
 def symbolic_call(layer: Layer, inputs, args: tuple, kwargs: dict):
     """``layer(inputs, *args, **kwargs)`` with KerasTensors among the arguments: builds the
-    layer, records a `Node` and returns the output KerasTensors (see the module docstring)."""
+    layer, records a `Node` and returns the output KerasTensors (see the module docstring).
+
+    The outputs carry the layer's output mask as ``_keras_mask`` (a KerasTensor) when it gives
+    one (`keras.masking`); the Node does not record it: the model computes the real mask as it
+    runs."""
     if not layer.built:
         with layer.name_scope:  # its weights are named as an eager call names them
             layer._maybe_build(inputs)
@@ -237,6 +243,7 @@ def symbolic_call(layer: Layer, inputs, args: tuple, kwargs: dict):
             )
         )
     outputs = nest.pack_sequence_as(spec, outs)
+    masking.attach_symbolic(layer, inputs, kwargs, outputs)
     Node(layer, (inputs, *args), dict(kwargs), outputs)
     if node_index == 0 or getattr(layer, "_output_shape", None) is None:
         layer._output_shape = nest.map_structure(lambda t: t.shape, outputs)
@@ -488,18 +495,14 @@ class Functional(Model):
         def lookup(x):
             return values[id(x)] if isinstance(x, KerasTensor) else x
 
-        masks: dict = {}  # Keras's implicit masks, by KerasTensor (see `masking`)
+        if mask is not None:  # masks given for the inputs (Keras 3)
+            masking.attach([values[id(spec)] for spec in self.inputs], nest.flatten(mask))
+        # Each layer takes the masks its inputs carry and gives its outputs theirs.
         for node in self._run_order:
             args, kwargs = nest.map_structure(lookup, (list(node.call_args), node.call_kwargs))
-            first = node.call_args[0] if node.call_args else None
-            mask = masks.get(id(first)) if isinstance(first, KerasTensor) else None
-            out = node.layer(*args, **call_kwargs(node.layer, mask, kwargs))
-            out_masks = output_mask(node.layer, args[0], mask) if args else None
-            flat_masks = nest.flatten(out_masks) if isinstance(out_masks, list) else [out_masks]
-            for i, (kt, o) in enumerate(zip(node.flat_outputs, nest.flatten(out))):
+            out = node.layer(*args, **kwargs)
+            for kt, o in zip(node.flat_outputs, nest.flatten(out)):
                 values[id(kt)] = o
-                if i < len(flat_masks) and flat_masks[i] is not None:
-                    masks[id(kt)] = flat_masks[i]
         return nest.pack_sequence_as(self._output_struct, [values[id(t)] for t in self.outputs])
 
     def compute_output_spec(self, inputs, training=None, mask=None):

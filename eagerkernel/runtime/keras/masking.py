@@ -1,24 +1,53 @@
-"""Keras's implicit masks between the layers of a Sequential or functional model.
+"""Keras masks: which timesteps of a padded sequence are real, carried from layer to layer on
+the tensors themselves (follows Keras 3's ``_keras_mask``).
 
-A layer with ``compute_mask`` (``Embedding(mask_zero=True)``, the recurrent layers) produces a
-mask for its output; a layer with ``supports_masking = True`` (Dense, Dropout, Activation, ...)
-passes the mask it received on unchanged; any other layer drops it. The next layer whose
-``call`` takes a ``mask`` argument (the recurrent layers, Softmax) receives it, as in Keras.
-Unlike Keras, tensors carry no mask: a layer called directly (in a subclassed model's
-``call``) gets one only as an explicit ``mask=`` argument, e.g.
-``self.lstm(x, mask=self.embedding.compute_mask(ids))``.
+A layer whose ``compute_mask`` gives a mask (``Embedding(mask_zero=True)``, ``Masking``, the
+recurrent layers with ``return_sequences``) attaches it to its output as ``_keras_mask``; a
+layer with ``supports_masking = True`` (Dense, Dropout, Activation, ...) passes the mask of its
+first input on; any other layer drops it. A layer whose ``call`` takes a ``mask`` argument
+(the recurrent layers, Softmax, attention, a user's layer) receives the mask of its input when
+the caller gives none. This holds for layers called eagerly, in a subclassed model's ``call``,
+and on KerasTensors (the functional API, where the mask is a KerasTensor of its own), so
+Sequential and functional models need no bookkeeping of their own.
+
+``supports_masking`` defaults to whether the layer's class overrides ``compute_mask``, as in
+Keras 3. Unlike Keras 3, a layer that drops a mask does not warn (Keras 3 warns for every
+recurrent layer that reads one), and a recurrent layer with ``return_sequences`` passes its
+mask on (Keras 2's behaviour, which stacked recurrent layers need).
+
+A tensor without a mask has no ``_keras_mask`` (reading it raises AttributeError, as on a
+TensorFlow tensor). Until the first mask is attached in the process, layers do not look for
+one (`attach` sets `ATTACHED`): unmasked models pay nothing for masking.
 """
 
 from __future__ import annotations
 
 import inspect
+import warnings
 
-__all__ = ["call_kwargs", "output_mask"]
+import numpy as np
 
+from .. import nest
+from .keras_tensor import KerasTensor
+
+__all__ = [
+    "accepts_mask",
+    "attach",
+    "attach_symbolic",
+    "detach",
+    "fill_masks",
+    "mask_of",
+    "stand_in_mask",
+    "with_stand_in_mask",
+]
+
+ATTACHED = [False]  # set once a mask has been attached to a tensor (read as ATTACHED[0])
 _ACCEPTS: dict[type, bool] = {}
+_MASK_PARAMS: dict[type, tuple] = {}
 
 
-def _accepts_mask(layer) -> bool:
+def accepts_mask(layer) -> bool:
+    """Whether ``layer.call`` has a ``mask`` parameter."""
     cls = type(layer)
     found = _ACCEPTS.get(cls)
     if found is None:
@@ -30,17 +59,168 @@ def _accepts_mask(layer) -> bool:
     return found
 
 
-def call_kwargs(layer, mask, kwargs: dict) -> dict:
-    """``kwargs`` plus ``mask=mask`` when there is a mask, the layer's call takes one and the
-    caller did not give one."""
-    if mask is None or "mask" in kwargs or not _accepts_mask(layer):
-        return kwargs
-    return {**kwargs, "mask": mask}
+def mask_of(inputs):
+    """The mask attached to ``inputs`` (a tensor, KerasTensor, or a list or tuple of them:
+    a list of masks), or None when there is none."""
+    if not ATTACHED[0]:
+        return None
+    if isinstance(inputs, (list, tuple)):
+        masks = [getattr(x, "_keras_mask", None) for x in inputs]
+        return masks if any(m is not None for m in masks) else None
+    return getattr(inputs, "_keras_mask", None)
 
 
-def output_mask(layer, inputs, mask):
-    """The mask of ``layer``'s output (see the module docstring)."""
-    compute = getattr(layer, "compute_mask", None)
-    if compute is not None:
-        return compute(inputs, mask)
-    return mask if getattr(layer, "supports_masking", False) else None
+def detach(*tensors) -> None:
+    """Takes the masks off ``tensors`` (Keras 3's ``set_keras_mask(x, None)``)."""
+    for x in tensors:
+        if getattr(x, "_keras_mask", None) is not None:
+            del x._keras_mask
+
+
+def attach(outputs, masks) -> None:
+    """Attaches ``masks`` (a mask, or a structure matching ``outputs``) to the tensors of
+    ``outputs`` that have none yet."""
+    if masks is None:
+        return
+    flat_out = nest.flatten(outputs)
+    flat_masks = nest.flatten(masks) if isinstance(masks, (list, tuple)) else [masks]
+    for tensor, mask in zip(flat_out, flat_masks):
+        if mask is None or getattr(tensor, "_keras_mask", None) is not None:
+            continue
+        try:
+            tensor._keras_mask = mask
+        except AttributeError:  # NumPy arrays, Python numbers: nothing to attach to
+            continue
+        ATTACHED[0] = True
+
+
+def _mask_params(cls) -> tuple:
+    """``(signature of cls.call, pairs)``: the pairs are ``(argument, mask argument)`` for each
+    parameter ``X_mask`` whose ``X`` is a parameter too (MultiHeadAttention's ``query`` and
+    ``query_mask``)."""
+    found = _MASK_PARAMS.get(cls)
+    if found is None:
+        try:
+            signature = inspect.signature(cls.call)
+        except (TypeError, ValueError):
+            signature = None
+        names = list(signature.parameters) if signature is not None else []
+        pairs = tuple(
+            (n[: -len("_mask")], n) for n in names if n.endswith("_mask") and n[:-5] in names
+        )
+        found = _MASK_PARAMS[cls] = (signature, pairs)
+    return found
+
+
+def fill_masks(layer, inputs, args: tuple, kwargs: dict):
+    """Gives ``layer``'s call the masks its tensor arguments carry, where the caller gave
+    none (Keras 3): ``mask`` from ``inputs``, and ``X_mask`` from the argument ``X`` for a
+    call with such parameters (``query_mask`` of MultiHeadAttention); ``kwargs`` is updated
+    in place. Returns the mask the output's mask is computed from (the ``mask`` given, else
+    that of ``inputs``)."""
+    given = kwargs.get("mask")
+    previous = given if given is not None else mask_of(inputs)
+    if previous is not None and given is None and accepts_mask(layer):
+        kwargs["mask"] = previous
+    signature, pairs = _mask_params(type(layer))
+    if pairs:
+        try:
+            bound = signature.bind_partial(layer, inputs, *args, **kwargs)
+        except TypeError:  # the call raises its own error for these arguments
+            return previous
+        for name, mask_name in pairs:
+            if bound.arguments.get(mask_name) is None and name in bound.arguments:
+                mask = mask_of(bound.arguments[name])
+                if mask is not None:
+                    kwargs[mask_name] = mask
+    return previous
+
+
+def with_stand_in_mask(value, symbolic, size: int):
+    """``value`` (a stand-in for the KerasTensor ``symbolic``) with a stand-in mask attached
+    when ``symbolic`` has a mask, so that a shape-inference call sees one."""
+    mask = getattr(symbolic, "_keras_mask", None)
+    if isinstance(mask, KerasTensor):
+        attach(value, stand_in_mask(mask, size))
+    return value
+
+
+def attach_symbolic(layer, inputs, kwargs: dict, outputs) -> None:
+    """Attaches the mask of ``layer``'s output KerasTensors ``outputs`` for a call on the
+    KerasTensors ``inputs`` (see `symbolic_mask`)."""
+    from .layers.base import Layer
+
+    given = kwargs.get("mask")
+    previous = given if given is not None else mask_of(inputs)
+    if previous is not None or type(layer).compute_mask is not Layer.compute_mask:
+        after_call(layer, inputs, outputs, previous, symbolic=True)
+
+
+def after_call(layer, inputs, outputs, previous, symbolic: bool = False) -> None:
+    """After ``layer`` ran on ``inputs`` whose mask is ``previous``: attaches the mask of
+    ``outputs`` when the layer supports masking, or warns that the mask is lost, as Keras 3
+    does, when it does not and there was one."""
+    if layer.supports_masking:
+        mask = symbolic_mask(layer, inputs, previous) if symbolic else None
+        attach(outputs, mask if symbolic else layer.compute_mask(inputs, previous))
+    elif previous is not None and any(m is not None for m in nest.flatten(previous)):
+        warnings.warn(
+            f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with a "
+            "mask attached to it. However, this layer does not support masking and will "
+            "therefore destroy the mask information. Downstream layers will not see the mask.",
+            stacklevel=3,
+        )
+
+
+def stand_in_mask(mask, size: int):
+    """A mask of ones (all steps used) in the place of the KerasTensor ``mask``, each unknown
+    dimension ``size``."""
+    from ..ops.creation import ones
+
+    return ones([size if d is None else d for d in mask.shape], dtype=mask.dtype)
+
+
+def symbolic_mask(layer, inputs, previous):
+    """The mask KerasTensors (without history) of ``layer``'s output for symbolic ``inputs``
+    whose mask is ``previous``, found as `probe_spec` finds shapes: ``compute_mask`` on
+    stand-ins, each unknown dimension 2 and then 4. None when the layer gives no mask, or when
+    its ``compute_mask`` fails on stand-ins (the real mask is computed when the model runs
+    either way)."""
+    from ..core import dtypes
+    from ..core.tape import stop_recording
+    from ..core.tensor import Tensor
+    from ..ops.creation import zeros
+
+    results = []
+    for size in (2, 4):
+
+        def stand_in(t, size=size):
+            if not isinstance(t, KerasTensor):
+                return t
+            return zeros([size if d is None else d for d in t.shape], dtype=t.dtype)
+
+        def mask_stand_in(m, size=size):
+            return stand_in_mask(m, size) if isinstance(m, KerasTensor) else m
+
+        try:
+            with stop_recording(), np.errstate(all="ignore"):
+                mask = layer.compute_mask(
+                    nest.map_structure(stand_in, inputs),
+                    nest.map_structure(mask_stand_in, previous),
+                )
+        except Exception:
+            return None
+        if mask is None or all(m is None for m in nest.flatten(mask)):
+            return None
+        results.append(mask)
+
+    def spec(a, b):
+        if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+            return None
+        dims = [x if x == y else None for x, y in zip(a._value.shape, b._value.shape)]
+        return KerasTensor(dims, dtypes.as_dtype(a._value.dtype), name="keras_mask")
+
+    try:
+        return nest.map_structure(spec, results[0], results[1])
+    except (TypeError, ValueError):  # the two masks differ in structure
+        return None

@@ -419,22 +419,20 @@ class Sequential(Model):
         return model
 
     def call(self, inputs, training=None, mask=None):
-        """Runs the layers in order, passing ``training`` on, and Keras's implicit masks
-        (an ``Embedding(mask_zero=True)``'s to the recurrent layers; see `keras.masking`).
+        """Runs the layers in order, passing ``training`` on; Keras masks (an
+        ``Embedding(mask_zero=True)``'s, to the recurrent layers) travel on the tensors
+        (`keras.masking`), and ``mask`` is attached to ``inputs`` first, as Keras 3 does.
 
         The layers run outside any name scope, so the weights they create are named as Keras's
         Sequential names them (``dense/kernel:0``, whatever scope the model runs in).
         """
-        from .masking import call_kwargs, output_mask
+        from .masking import attach
 
         x = inputs
-        mask = None
+        attach(x, mask)  # a mask given for the inputs (Keras 3)
         with name_scope(""):
-            for layer in self._stack:
-                kwargs = {} if training is None else {"training": training}
-                y = layer(x, **call_kwargs(layer, mask, kwargs))
-                mask = output_mask(layer, x, mask)
-                x = y
+            for layer in self._stack:  # each takes the mask x carries (keras.masking)
+                x = layer(x) if training is None else layer(x, training=training)
         return x
 
     def build(self, input_shape=None) -> None:

@@ -31,7 +31,7 @@ from ..traceback_utils import filter_traceback
 from . import callbacks as callbacks_module
 from . import data_adapter
 from .data_adapter import EpochIterator, get_adapter, grouped
-from .layers.base import deferred_updates
+from .layers.deferred import deferred_updates
 from .optimizers.loss_scale_optimizer import LossScaleOptimizer
 
 __all__ = ["Trainer"]

@@ -13,7 +13,7 @@ import numpy as np
 from ...core.tensor import Tensor, to_tensor
 from ...ops import array_ops, elementwise, linalg, reduction
 from ...ops import nn as _nn
-from .. import activations, initializers, regularizers
+from .. import activations, initializers, masking, regularizers
 from ._utils import shape_of
 from .base import Layer
 from .core import Dropout
@@ -524,6 +524,9 @@ class MultiHeadAttention(Layer):
         mask = self._attention_mask(
             query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
         )
+        # The masks are in `mask` now: Keras 3 takes them off the tensors, so that the
+        # projections below do not warn that they drop them (the output gets query's).
+        masking.detach(query, value, key)
         q = self._query_dense(query)
         k = self._key_dense(key)
         v = self._value_dense(value)

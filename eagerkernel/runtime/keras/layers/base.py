@@ -40,53 +40,19 @@ from ...core.variable import Variable
 from ...module import Module, name_scope
 from ...observers import Observers
 from .. import dtype_policies
+from .. import masking as _masking
 from ..keras_tensor import KerasTensor, any_symbolic
 from .autocast import autocast_weights, cast_floats, weights_read_as
 
 __all__ = [
     "Layer",
     "LayerObserver",
-    "assign_later",
     "autocast_weights",
-    "deferred_updates",
     "unique_name",
 ]
 
 _name_counts: defaultdict[str, int] = defaultdict(int)
 _context = threading.local()  # .training: the value the enclosing layer call received
-
-
-class deferred_updates:
-    """Collects `assign_later` updates (BatchNormalization's moving statistics) made inside it.
-
-    A training step runs its forward pass inside this context and calls `commit` only after
-    the optimizer update succeeded, so a step that raises leaves every variable unchanged.
-    """
-
-    def __enter__(self) -> deferred_updates:
-        self.pending: list = []
-        self._outer = getattr(_context, "pending", None)
-        _context.pending = self.pending
-        return self
-
-    def __exit__(self, *exc) -> None:
-        _context.pending = self._outer
-
-    def commit(self) -> None:
-        """Applies the collected assignments in order (they were validated when collected)."""
-        for variable, value in self.pending:
-            variable.assign(value)
-        self.pending.clear()
-
-
-def assign_later(variable: Variable, value) -> None:
-    """``variable.assign(value)`` now, or at the end of the enclosing training step."""
-    pending = getattr(_context, "pending", None)
-    if pending is None:
-        variable.assign(value)
-    else:
-        variable._checked(value, "assign")  # fail now, inside the step, not at commit time
-        pending.append((variable, value))
 
 
 def _snake(name: str) -> str:
@@ -276,6 +242,28 @@ class Layer(Module):
         """The computation; the default returns ``inputs`` unchanged."""
         return inputs
 
+    # -- masks (see keras.masking) -------------------------------------------------------------
+    @property
+    def supports_masking(self) -> bool:
+        """Whether the layer gives its output a mask from its input's (follows Keras 3's
+        ``Layer.supports_masking``): set by the layer (``self.supports_masking = True``),
+        else True when its class overrides `compute_mask`."""
+        value = self.__dict__.get("_supports_masking")
+        if value is None:
+            return type(self).compute_mask is not Layer.compute_mask
+        return value
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        self.__dict__["_supports_masking"] = bool(value)
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the output for ``inputs`` whose mask is ``mask`` (a boolean tensor,
+        True for the timesteps to use, or None); called after `call` when the layer
+        `supports_masking`, and the result is attached to the output as ``_keras_mask``.
+        The default passes ``mask`` on (Keras 3)."""
+        return mask
+
     # -- calling --------------------------------------------------------------------------------
     def __call__(self, inputs, *args, **kwargs):
         if not hasattr(self, "_tracked"):
@@ -287,6 +275,10 @@ class Layer(Module):
             from ..functional import symbolic_call
 
             return symbolic_call(self, inputs, args, kwargs)
+        # Keras masks (`keras.masking`): the mask the inputs carry goes to a `mask` argument
+        # the caller left out; looked for only once any tensor has had one attached.
+        previous = _masking.fill_masks(self, inputs, args, kwargs) if _masking.ATTACHED[0] else None
+        first = inputs
         if self._cast_to is not None:
             inputs = self._cast_inputs(inputs)
         scope = _thread_context()
@@ -299,11 +291,15 @@ class Layer(Module):
                 _context.loss_entry = self
                 for layer in self._flatten_layers():
                     layer.__dict__.pop("_added_losses", None)
-            return self._scoped_call(scope, inputs, args, kwargs)
+            outputs = self._scoped_call(scope, inputs, args, kwargs)
         finally:
             scope.scope_name = outer_scope
             if entry:
                 _context.loss_entry = None
+        # The output's mask: only a layer that overrides compute_mask can make one from none.
+        if previous is not None or type(self).compute_mask is not Layer.compute_mask:
+            _masking.after_call(self, first, outputs, previous)
+        return outputs
 
     def _scoped_call(self, scope, inputs, args, kwargs):
         cls = type(self)

@@ -25,10 +25,9 @@ class Embedding(Layer):
         embeddings_regularizer, embeddings_constraint: as for `Dense`'s kernel.
         activity_regularizer: as for `Dense`: a penalty on the output, added at each call.
         sparse: only False (True raises NotImplementedError).
-        mask_zero: `compute_mask` then reports which ids are not 0; Sequential and
-            functional models pass that mask on to the recurrent layers as Keras does (see
-            `eagerkernel.runtime.keras.masking`); a layer called directly gets it only as an
-            explicit ``mask=``.
+        mask_zero: the output then carries ``ids != 0`` as its Keras mask
+            (``_keras_mask``), which the layers after it pass on to the recurrent layers, as
+            Keras does (see `eagerkernel.runtime.keras.masking`).
         input_length: accepted for compatibility; not needed.
 
     Input shape:
@@ -79,6 +78,7 @@ class Embedding(Layer):
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = embeddings_constraint
         self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero  # Keras 3
         self.input_length = input_length
 
     def build(self, input_shape=None) -> None:

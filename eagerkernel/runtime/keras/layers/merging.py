@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import functools
 
-from ...ops import array_ops, elementwise, linalg, math_more
+from ...core.tensor import to_tensor
+from ...ops import array_ops, creation, elementwise, linalg, math_more, reduction
 from .base import Layer
 
 __all__ = [
@@ -50,6 +51,15 @@ def _broadcast(a, b, layer: str) -> tuple:
     return tuple(out)
 
 
+def _mask_list(layer, inputs, mask) -> list:
+    if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
+        raise ValueError(
+            f"Layer {layer.name!r}: `mask` should be a list as long as `inputs` "
+            f"({len(inputs)}). Received: mask={mask!r:.200}"
+        )
+    return [None if m is None else to_tensor(m) for m in mask]
+
+
 class _Merge(Layer):
     """Base of the elementwise merging layers: a list of at least two tensors, broadcast."""
 
@@ -73,6 +83,16 @@ class _Merge(Layer):
     def call(self, inputs):
         inputs = self._check(inputs)
         return functools.reduce(self._merge, inputs[1:], inputs[0])
+
+    def compute_mask(self, inputs, mask=None):
+        """The steps any input keeps (Keras 3's OR of the masks); None unless every input
+        has a mask."""
+        if mask is None:
+            return None
+        masks = _mask_list(self, inputs, mask)
+        if any(m is None for m in masks):
+            return None
+        return functools.reduce(elementwise.logical_or, masks[1:], masks[0])
 
     def compute_output_shape(self, input_shape) -> tuple:
         shapes = self._check(input_shape)
@@ -217,6 +237,24 @@ class Concatenate(Layer):
     def call(self, inputs):
         self._check([tuple(x.shape) for x in inputs])
         return array_ops.concat(list(inputs), axis=self.axis)
+
+    def compute_mask(self, inputs, mask=None):
+        """The inputs' masks joined along ``axis`` (an input without one counts as kept),
+        then any over the last axis, as Keras 3; None when no input has a mask."""
+        if mask is None:
+            return None
+        masks = _mask_list(self, inputs, mask)
+        if all(m is None for m in masks):
+            return None
+        full = []
+        for x, m in zip(inputs, masks):
+            x = to_tensor(x)
+            if m is None:
+                m = creation.ones_like(x, dtype="bool")
+            elif m.ndim < x.ndim:
+                m = array_ops.broadcast_to(array_ops.expand_dims(m, -1), x.shape)
+            full.append(m)
+        return reduction.reduce_any(array_ops.concat(full, axis=self.axis), axis=-1)
 
     def compute_output_shape(self, input_shape) -> tuple:
         return self._check(input_shape)

@@ -7,7 +7,8 @@ from ...ops import array_ops, elementwise
 from ...ops import nn as _nn
 from .. import initializers, regularizers
 from ._utils import add_gamma_and_beta, set_weight_args, shape_of
-from .base import Layer, assign_later
+from .base import Layer
+from .deferred import assign_later
 
 __all__ = ["BatchNormalization"]
 
@@ -55,6 +56,8 @@ class BatchNormalization(Layer):
     >>> [v.name for v in bn.non_trainable_variables]
     ['bn/moving_mean:0', 'bn/moving_variance:0']
     """
+
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
 
     _computes_in_variable_dtype = True  # statistics in float32 under mixed_float16 (Keras)
 

@@ -5,8 +5,9 @@ axes (``_spatial``), runs the rank's `ek.nn` pooling op or a reduction."""
 
 from __future__ import annotations
 
+from ...core.tensor import to_tensor
+from ...ops import array_ops, elementwise, reduction
 from ...ops import nn as _nn
-from ...ops import reduction
 from ._utils import (
     check_rank,
     conv_output_length,
@@ -253,8 +254,9 @@ class AveragePooling3D(BasePooling):
 
 
 class GlobalAveragePooling1D(BaseGlobalPooling):
-    """Mean over the steps axis (follows `tf.keras.layers.GlobalAveragePooling1D`; masks are
-    not supported).
+    """Mean over the steps axis (follows `tf.keras.layers.GlobalAveragePooling1D`); with a
+    Keras mask (``mask=``, or the one its input carries: `keras.masking`), the mean over the
+    steps the mask keeps. The output carries no mask.
 
     Args:
         data_format: ``"channels_last"`` (or None); channels_first raises ValueError.
@@ -272,6 +274,18 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
 
     _spatial = 1
     _reduce = staticmethod(reduction.reduce_mean)
+    supports_masking = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        check_rank(self, shape_of(inputs), 3)
+        keep = elementwise.cast(array_ops.expand_dims(to_tensor(mask), 2), inputs.dtype)
+        total = reduction.reduce_sum(inputs * keep, axis=1, keepdims=self.keepdims)
+        return total / reduction.reduce_sum(keep, axis=1, keepdims=self.keepdims)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
 
 
 class GlobalMaxPooling1D(BaseGlobalPooling):

@@ -38,6 +38,8 @@ class Softmax(Layer):
     array([[1., 0.]], dtype=float32)
     """
 
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = tuple(int(a) for a in axis) if isinstance(axis, (list, tuple)) else int(axis)
@@ -45,6 +47,18 @@ class Softmax(Layer):
     def call(self, inputs, mask=None):
         if mask is not None:
             m = elementwise.cast(to_tensor(mask), inputs._value.dtype)
+            shape, mshape = tuple(inputs.shape), tuple(m.shape)
+            if len(mshape) > len(shape):
+                raise ValueError(  # Keras 3's checks and messages
+                    "The `mask` must be broadcastable to `inputs` and must not have more "
+                    f"dimensions. Received: inputs.shape={shape}, mask.shape={mshape}"
+                )
+            if any(b not in (1, a) for a, b in zip(shape[::-1], mshape[::-1])):
+                raise ValueError(
+                    "The `mask` must be broadcastable to `inputs`. Each mask dimension must be "
+                    "1 or match the corresponding input dimension. Received: "
+                    f"inputs.shape={shape}, mask.shape={mshape}"
+                )
             inputs = inputs + (1.0 - m) * -1e9
         if isinstance(self.axis, tuple) and len(self.axis) > 1:
             lse = reduction.reduce_logsumexp(inputs, axis=list(self.axis), keepdims=True)
@@ -77,6 +91,8 @@ class Rescaling(Layer):
     >>> ek.keras.layers.Rescaling(1 / 255)(ek.constant([[0, 255]])).numpy()
     array([[0., 1.]], dtype=float32)
     """
+
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
 
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -135,6 +151,8 @@ class Normalization(Layer):
     >>> layer(np.array([[0.0, 7.0, 4.0]], np.float32)).numpy()
     array([[-2.1213205 ,  2.828427  ,  0.70710677]], dtype=float32)
     """
+
+    supports_masking = True  # passes a Keras mask on (see keras.masking)
 
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)

@@ -1,0 +1,168 @@
+"""Keras masks carried on tensors (`_keras_mask`), as Keras 3 carries them: eager calls,
+functional graphs, Sequential, layers with several masked arguments. The expected values were
+checked against Keras 3.15 on TensorFlow 2.21 (its guide "Understanding masking and padding")."""
+
+import numpy as np
+import pytest
+from eagerkernel.keras import layers
+
+import eagerkernel as ek
+from eagerkernel import keras
+
+IDS = np.array([[3, 5, 2, 0, 0], [0, 0, 4, 1, 6]])
+KEEP = IDS != 0
+
+
+def test_an_embedding_attaches_its_mask_and_supporting_layers_pass_it_on():
+    y = layers.Embedding(8, 4, mask_zero=True)(IDS)
+    np.testing.assert_array_equal(y._keras_mask.numpy(), KEEP)
+    assert y._keras_mask.dtype == ek.bool
+    d = layers.Dense(3)(y)  # supports_masking: the same mask
+    np.testing.assert_array_equal(d._keras_mask.numpy(), KEEP)
+    # A layer that does not support masking drops it; an op's output never has one.
+    with pytest.warns(UserWarning, match="'reshape.*' .* does not support masking"):
+        assert getattr(layers.Reshape((5, 4))(y), "_keras_mask", None) is None
+    assert not hasattr(ek.identity(y), "_keras_mask")
+    with pytest.raises(AttributeError, match="_keras_mask"):
+        _ = ek.ones((2,))._keras_mask
+    # Without mask_zero, no mask (and the layer does not support masking, as in Keras 3).
+    plain = layers.Embedding(8, 4)
+    assert not plain.supports_masking
+    assert getattr(plain(IDS), "_keras_mask", None) is None
+
+
+def test_masking_layer_mask_is_the_steps_not_all_equal_to_mask_value():
+    x = np.ones((2, 3, 2), np.float32)
+    x[0, 1] = 0.0
+    x[1, 2, 0] = 0.0  # one feature only: the step is kept
+    y = layers.Masking(0.0)(x)
+    np.testing.assert_array_equal(y._keras_mask.numpy(), [[True, False, True], [True, True, True]])
+    np.testing.assert_array_equal(y.numpy(), x)
+
+
+def test_supports_masking_defaults_to_overriding_compute_mask():
+    class Split(layers.Layer):
+        def call(self, inputs):
+            return ek.split(inputs, 2, axis=1)
+
+        def compute_mask(self, inputs, mask=None):
+            return None if mask is None else ek.split(mask, 2, axis=1)
+
+    class Plain(layers.Layer):
+        pass
+
+    assert Split().supports_masking and not Plain().supports_masking
+    layer = Plain()
+    layer.supports_masking = True
+    assert layer.supports_masking
+    ids = np.array([[3, 5, 2, 0, 0, 0], [0, 0, 4, 1, 6, 1]])
+    first, second = Split()(layers.Embedding(8, 4, mask_zero=True)(ids))
+    np.testing.assert_array_equal(first._keras_mask.numpy(), [[1, 1, 1], [0, 0, 1]])
+    np.testing.assert_array_equal(second._keras_mask.numpy(), [[0, 0, 0], [1, 1, 1]])
+    # A layer that supports masking by the flag passes its input's mask on.
+    out = layer(layers.Embedding(8, 4, mask_zero=True)(IDS))
+    np.testing.assert_array_equal(out._keras_mask.numpy(), KEEP)
+
+
+class MaskedMean(layers.Layer):
+    """The mean over the unmasked steps; its call requires a mask. Its output has none (a
+    layer that only consumes a mask says so with compute_mask, or Keras 3 warns)."""
+
+    def call(self, inputs, mask=None):
+        assert mask is not None
+        w = ek.cast(mask, inputs.dtype)[..., None]
+        return ek.reduce_sum(inputs * w, axis=1) / ek.reduce_sum(w, axis=1)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+
+def test_a_layer_called_directly_gets_the_mask_its_input_carries():
+    emb = layers.Embedding(8, 4, mask_zero=True)
+    y = emb(IDS)
+    expected = [y.numpy()[i][KEEP[i]].mean(0) for i in range(2)]
+    np.testing.assert_allclose(MaskedMean()(y).numpy(), expected, rtol=1e-6)
+    # An explicit mask wins over the attached one.
+    every = np.ones_like(KEEP)
+    np.testing.assert_allclose(MaskedMean()(y, mask=every).numpy(), y.numpy().mean(1), rtol=1e-6)
+
+
+def test_functional_graph_masks_are_keras_tensors_and_reach_the_call():
+    inputs = keras.Input(shape=(None,), dtype="int32")
+    x = layers.Embedding(8, 4, mask_zero=True)(inputs)
+    assert tuple(x._keras_mask.shape) == (None, None)
+    assert x._keras_mask.dtype == ek.bool
+    x = layers.Dense(4)(x)
+    assert tuple(x._keras_mask.shape) == (None, None)
+    # MaskedMean asserts a mask: the shape inference ran it with a stand-in one.
+    outputs = MaskedMean()(x)
+    assert getattr(outputs, "_keras_mask", None) is None  # does not support masking
+    model = keras.Model(inputs, outputs)
+    got = model(IDS).numpy()
+    emb, dense = model.layers[1], model.layers[2]
+    h = dense(emb(IDS)).numpy()
+    np.testing.assert_allclose(got, [h[i][KEEP[i]].mean(0) for i in range(2)], rtol=1e-5)
+
+
+def test_recurrent_layers_in_a_sequential_skip_the_masked_steps():
+    model = keras.Sequential(
+        [layers.Embedding(8, 4, mask_zero=True), layers.LSTM(3, return_sequences=True)]
+    )
+    steps = model(IDS).numpy()
+    np.testing.assert_array_equal(steps[0, 3], steps[0, 2])  # masked: the previous output
+    np.testing.assert_array_equal(steps[1, 0], np.zeros(3))
+    # A mask given to the model is attached to its input and used likewise.
+    dense = keras.Sequential([layers.Dense(4), layers.LSTM(3, return_sequences=True)])
+    x = np.random.default_rng(0).normal(size=(2, 5, 4)).astype(np.float32)
+    with pytest.warns(UserWarning, match="'sequential.*' .* does not support masking"):
+        masked = dense(x, mask=KEEP).numpy()  # the model's own output drops it, as Keras 3
+    np.testing.assert_array_equal(masked[0, 4], masked[0, 2])
+    assert not np.allclose(dense(x).numpy()[0, 4], masked[0, 2])
+
+
+def test_multi_head_attention_takes_query_and_value_masks_from_its_arguments():
+    mha = layers.MultiHeadAttention(num_heads=2, key_dim=2)
+    q = layers.Embedding(8, 4, mask_zero=True)(IDS)
+    auto = mha(q, q).numpy()
+    plain = ek.identity(q)  # the same values, no mask
+    explicit = mha(plain, plain, query_mask=KEEP, value_mask=KEEP).numpy()
+    np.testing.assert_allclose(auto, explicit, rtol=1e-6, atol=1e-7)
+    assert not np.allclose(mha(plain, plain).numpy(), auto)
+
+
+def test_pooling_and_merging_layers_use_and_combine_masks_as_keras_3():
+    y = layers.Embedding(8, 4, mask_zero=True, embeddings_initializer="ones")(IDS)
+    steps = y * ek.range(1.0, 6.0)[None, :, None]  # step t holds t; an op: no mask attached
+    np.testing.assert_allclose(layers.GlobalAveragePooling1D()(steps).numpy(), 3.0)
+    # The mean over the kept steps: row 0 keeps steps 1, 2, 3; row 1 steps 3, 4, 5.
+    masked = layers.GlobalAveragePooling1D()(steps, mask=y._keras_mask).numpy()
+    np.testing.assert_allclose(masked, [[2.0] * 4, [4.0] * 4])
+    assert getattr(layers.GlobalAveragePooling1D()(y), "_keras_mask", None) is None
+    other = layers.Embedding(8, 4, mask_zero=True)(np.array([[1, 0, 0, 0, 0], [1, 1, 1, 1, 0]]))
+    added = layers.Add()([y, other])
+    np.testing.assert_array_equal(added._keras_mask.numpy(), KEEP | [[1, 0, 0, 0, 0], [1] * 5])
+    joined = layers.Concatenate(axis=1)([y, other])
+    np.testing.assert_array_equal(
+        joined._keras_mask.numpy(),
+        np.concatenate([KEEP, [[1, 0, 0, 0, 0], [1, 1, 1, 1, 0]]], axis=1),
+    )
+    # An input without a mask counts as all kept.
+    features = layers.Concatenate()([y, ek.ones((2, 5, 3))])
+    np.testing.assert_array_equal(features._keras_mask.numpy(), np.ones((2, 5), bool))
+    with pytest.raises(ValueError, match="should be a list as long as"):
+        layers.Add().compute_mask([y, other], mask=KEEP)
+
+
+def test_a_layer_without_mask_support_warns_that_it_drops_the_mask():
+    y = layers.Embedding(8, 4, mask_zero=True)(IDS)
+    with pytest.warns(UserWarning, match="'flatten.*' .* does not support masking"):  # Keras 3
+        out = layers.Flatten()(y)
+    assert getattr(out, "_keras_mask", None) is None
+
+
+def test_softmax_rejects_a_mask_it_cannot_broadcast():
+    y = layers.Embedding(8, 4, mask_zero=True)(IDS)
+    with pytest.raises(ValueError, match=r"`mask` must be broadcastable .* mask.shape=\(2, 5\)"):
+        layers.Softmax()(y)
+    probs = layers.Softmax(axis=1)(ek.zeros((2, 5)), mask=KEEP).numpy()
+    np.testing.assert_allclose(probs, KEEP / KEEP.sum(1, keepdims=True), rtol=1e-6)
