@@ -132,8 +132,13 @@ def test_merging_layers_numerics():
 
 def test_merging_layers_errors():
     a = rand(2, 3)
-    with pytest.raises(ValueError, match="at least 2 inputs"):
-        layers.Add()([a])
+    # Keras 3 merges a list of one tensor (Keras 2 asked for two); an empty list raises.
+    np.testing.assert_array_equal(layers.Add()([a]).numpy(), a)
+    np.testing.assert_array_equal(layers.Concatenate()([a]).numpy(), a)
+    with pytest.raises(ValueError, match="at least 1 input"):
+        layers.Add()([])
+    with pytest.raises(ValueError, match="at least 1 input"):
+        layers.Concatenate()([])
     with pytest.raises(ValueError, match="exactly 2 inputs"):
         layers.Subtract()([a, a, a])
     with pytest.raises(ValueError, match="matching shapes except for the concatenation axis"):

@@ -166,3 +166,43 @@ def test_softmax_rejects_a_mask_it_cannot_broadcast():
         layers.Softmax()(y)
     probs = layers.Softmax(axis=1)(ek.zeros((2, 5)), mask=KEEP).numpy()
     np.testing.assert_allclose(probs, KEEP / KEEP.sum(1, keepdims=True), rtol=1e-6)
+
+
+def test_masking_compares_integer_inputs_as_floats():
+    ids = np.array([[[1], [0], [2]]])
+    masked = layers.Masking(0.0)(ids)
+    np.testing.assert_array_equal(masked._keras_mask.numpy(), [[True, False, True]])
+    np.testing.assert_array_equal(masked.numpy(), ids)
+
+
+def test_keras_variable_from_an_initializer_or_a_value():
+    v = keras.Variable("ones", shape=(2, 3), name="w")
+    np.testing.assert_array_equal(v.numpy(), np.ones((2, 3), np.float32))
+    assert v.name == "w:0" and v.trainable
+    assert isinstance(v, keras.Variable) and isinstance(v, ek.Variable)
+    seeded = keras.Variable(keras.initializers.GlorotUniform(seed=3), shape=(4, 4))
+    np.testing.assert_array_equal(
+        seeded.numpy(), keras.initializers.GlorotUniform(seed=3)((4, 4)).numpy()
+    )
+    assert keras.Variable(np.zeros(3)).dtype == ek.float64  # the value's dtype, as Keras 3
+    assert not keras.Variable(2.0, trainable=False).trainable
+    dense = layers.Dense(2)
+    dense(np.ones((1, 3), np.float32))
+    assert isinstance(dense.kernel, keras.Variable)  # layer weights are Keras variables
+    assert not isinstance(np.ones(2), keras.Variable)
+    with pytest.raises(ValueError, match="the `shape` argument should be specified"):
+        keras.Variable("zeros")
+    with pytest.raises(ValueError, match="cannot contain character `/`"):
+        keras.Variable(1.0, name="a/b")
+    with pytest.raises(ValueError, match="invalid `aggregation`"):
+        keras.Variable(1.0, aggregation="bogus")
+    with pytest.raises(ValueError, match="shape"):
+        keras.Variable([1.0, 2.0], shape=(3,))
+
+
+def test_input_rejects_a_shape_that_is_not_sizes():
+    with pytest.raises(ValueError, match="Input: cannot convert 'a' to a shape"):
+        keras.Input(shape="a")
+    with pytest.raises(ValueError, match=r"sizes are integers or None"):
+        keras.Input(shape=(2, 2.5))
+    assert tuple(keras.Input(shape=ek.ones((2, 3, 4)).shape.dims[1:]).shape) == (None, 3, 4)

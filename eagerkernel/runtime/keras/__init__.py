@@ -25,6 +25,7 @@ from . import (
 from .functional import Input
 from .keras_tensor import KerasTensor
 from .models import Model, Sequential
+from .variables import Variable
 
 #: eagerkernel's own version: this Keras is part of it, not a Keras release (tf.keras's
 #: ``__version__`` is the Keras release's).
@@ -35,6 +36,7 @@ __all__ = [
     "KerasTensor",
     "Model",
     "Sequential",
+    "Variable",
     "activations",
     "backend",
     "callbacks",

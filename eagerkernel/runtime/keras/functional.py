@@ -84,10 +84,16 @@ def Input(
             "Input: give exactly one of `shape` (without the batch axis) and `batch_shape`. "
             f"Received: shape={shape!r}, batch_shape={batch_shape!r}"
         )
+    given = shape if batch_shape is None else batch_shape
     if batch_shape is None:
         if isinstance(shape, (int, np.integer)):
             shape = (int(shape),)
+        if not isinstance(shape, (tuple, list, TensorShape)):
+            raise ValueError(f"Input: cannot convert {shape!r} to a shape (a tuple of sizes).")
         batch_shape = (batch_size, *tuple(shape))
+    batch_shape = [getattr(d, "value", d) for d in batch_shape]  # TF 1.x Dimensions
+    if any(d is not None and not isinstance(d, (int, np.integer)) for d in batch_shape):
+        raise ValueError(f"Input: cannot convert {given!r} to a shape: sizes are integers or None.")
     batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
     if any(d is not None and d < 0 for d in batch_shape):
         raise ValueError(f"Input: negative dimension in shape. Received: shape={batch_shape}")

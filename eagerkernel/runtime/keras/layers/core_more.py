@@ -380,15 +380,21 @@ class Masking(Layer):
         super().__init__(**kwargs)
         self.mask_value = mask_value
 
-    def compute_mask(self, inputs, mask=None):
+    def _kept(self, inputs, keepdims: bool) -> Tensor:
+        """Whether any feature of each step differs from ``mask_value``; integer inputs are
+        compared as float32, as Keras 3 promotes them."""
         x = inputs if isinstance(inputs, Tensor) else to_tensor(inputs, None, "Masking")
-        return reduction.reduce_any(elementwise.not_equal(x, self.mask_value), axis=-1)
+        if x._value.dtype.kind not in "fc":
+            x = elementwise.cast(x, "float32")
+        return reduction.reduce_any(
+            elementwise.not_equal(x, self.mask_value), axis=-1, keepdims=keepdims
+        )
+
+    def compute_mask(self, inputs, mask=None):
+        return self._kept(inputs, keepdims=False)
 
     def call(self, inputs):
-        keep = reduction.reduce_any(
-            elementwise.not_equal(inputs, self.mask_value), axis=-1, keepdims=True
-        )
-        return inputs * elementwise.cast(keep, inputs._value.dtype)
+        return inputs * elementwise.cast(self._kept(inputs, keepdims=True), inputs._value.dtype)
 
     def compute_output_shape(self, input_shape) -> tuple:
         return tuple(input_shape)

@@ -61,15 +61,17 @@ def _mask_list(layer, inputs, mask) -> list:
 
 
 class _Merge(Layer):
-    """Base of the elementwise merging layers: a list of at least two tensors, broadcast."""
+    """Base of the elementwise merging layers: a list of at least one tensor (Keras 3; Keras 2
+    asked for two), broadcast."""
 
-    _min_inputs = 2
+    _min_inputs = 1
 
     def _check(self, inputs) -> list:
         if not isinstance(inputs, (list, tuple)) or len(inputs) < self._min_inputs:
             raise ValueError(
                 f'Layer "{self.name}" ({type(self).__name__}) should be called on a list of at '
-                f"least {self._min_inputs} inputs. Received: {inputs!r:.200}"
+                f"least {self._min_inputs} input{'s' if self._min_inputs > 1 else ''}. "
+                f"Received: {inputs!r:.200}"
             )
         return list(inputs)
 
@@ -107,13 +109,14 @@ class Add(_Merge):
     `tf.keras.layers.Add`).
 
     Input shape:
-        A list of at least two tensors of compatible shapes.
+        A list of at least one tensor (Keras 3; one tensor is returned as it is), of
+        compatible shapes.
 
     Output shape:
         Their broadcast shape.
 
     Raises:
-        ValueError: fewer than two inputs, or incompatible shapes.
+        ValueError: not a non-empty list, or incompatible shapes.
 
     >>> ek.keras.layers.Add()([ek.ones((2, 3)), ek.ones((2, 3))]).numpy()[0]
     array([2., 2., 2.], dtype=float32)
@@ -188,7 +191,7 @@ class Concatenate(Layer):
         axis: the axis to join along (default -1); the others must match.
 
     Input shape:
-        A list of at least one tensor (two or more as in Keras), equal but for ``axis``.
+        A list of at least one tensor (as Keras 3), equal but for ``axis``.
 
     Output shape:
         The common shape, ``axis`` the sum of the inputs' sizes (None if one is unknown).
@@ -205,9 +208,9 @@ class Concatenate(Layer):
         self.axis = int(axis)
 
     def _check(self, shapes) -> tuple:
-        if not isinstance(shapes, (list, tuple)) or len(shapes) < 2:
+        if not isinstance(shapes, (list, tuple)) or len(shapes) < 1:
             raise ValueError(
-                "A `Concatenate` layer should be called on a list of at least 2 inputs. "
+                "A `Concatenate` layer should be called on a list of at least 1 input. "
                 f"Received: input_shape={shapes!r:.200}"
             )
         shapes = [tuple(s) for s in shapes]
