@@ -215,3 +215,15 @@ def test_elementwise_quick_run():
             o for op in ("sigmoid", "tanh", "exp", "softplus", "relu", "gelu") for o in (op, op)
         ], out
     assert "copy bandwidth" in out and "GB/s" in out, out
+
+
+def test_conv_quick_run_times_every_layer_and_checks_against_torch():
+    out = _run("conv.py", "--quick")
+    rows = [line for line in out.splitlines() if "(4, " in line]
+    assert len(rows) == 9, out
+    for row in rows:
+        cells = row.split(")")[-1].split()
+        assert float(cells[0]) > 0, row  # the eagerkernel column was measured
+        if HAS_TORCH:
+            assert cells[-1].endswith("x"), row
+    assert "ERROR" not in out

@@ -155,6 +155,49 @@ def test_conv2d_third_derivative_through_the_backprop_ops():
     check_gradients(lambda a, b: ek.nn.conv2d(a, b, 1, "SAME") ** 2, x, w, order=3, atol=1e-5)
 
 
+# Fewer output than input channels at stride 1 take other kernels (conv.py): the forward as
+# one GEMM over the channels then a sum of shifted planes (cout * 4 <= cin), the input gradient
+# as the "full" convolution of g, the filter gradient from g's columns; 1x1 without padding
+# uses the pixels as they are.
+FEW_OUTPUT_CASES = [
+    # (input shape, kernel, padding, dilations, cout)
+    ((2, 7, 6, 8), (3, 3), "SAME", (1, 1), 1),
+    ((2, 7, 6, 8), (3, 3), "SAME", (1, 1), 3),
+    ((1, 9, 8, 8), (3, 2), "VALID", (2, 1), 2),
+    ((2, 6, 7, 6), (2, 3), [[0, 0], [2, 0], [1, 1], [0, 0]], (1, 1), 1),
+    ((2, 5, 5, 6), (1, 1), "VALID", (1, 1), 2),
+    ((2, 5, 5, 6), (1, 1), [[0, 0], [1, 0], [0, 1], [0, 0]], (1, 1), 4),
+    ((1, 6, 6, 8), (5, 5), "SAME", (1, 1), 2),
+]
+
+
+@pytest.mark.parametrize(("shape", "ksize", "padding", "dilations", "cout"), FEW_OUTPUT_CASES)
+def test_convolutions_to_fewer_channels_match_direct_loops(shape, ksize, padding, dilations, cout):
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal((*ksize, shape[3], cout))
+    xe, we = ek.constant(x), ek.Variable(w)
+    with ek.GradientTape() as tape:
+        tape.watch(xe)
+        y = ek.nn.conv2d(xe, we, 1, padding, dilations=dilations)
+    np.testing.assert_allclose(y.numpy(), ref_conv(x, w, (1, 1), padding, dilations), atol=1e-10)
+    # The gradients against the adjoint identities of the linear map (x, w) -> y.
+    g = rng.standard_normal(y.shape)
+    gx, gw = tape.gradient(y, [xe, we], output_gradients=ek.constant(g))
+    h = rng.standard_normal(w.shape)
+    np.testing.assert_allclose((x * gx.numpy()).sum(), (y.numpy() * g).sum(), rtol=1e-10)
+    expected = (ref_conv(x, h, (1, 1), padding, dilations) * g).sum()
+    np.testing.assert_allclose((h * gw.numpy()).sum(), expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize(("shape", "ksize", "padding", "dilations", "cout"), FEW_OUTPUT_CASES[:4])
+def test_convolutions_to_fewer_channels_to_second_order(shape, ksize, padding, dilations, cout):
+    x = rng.standard_normal((1, *shape[1:3], shape[3]))
+    w = rng.standard_normal((*ksize, shape[3], cout))
+    check_gradients(
+        lambda a, b: ek.nn.conv2d(a, b, 1, padding, dilations=dilations) ** 2, x, w, order=2
+    )
+
+
 def _windows_and_ones(x):
     """The 3x3 SAME windows of ``x`` as (N, H, W, 27) and ones of the output's shape."""
     n, h, w, _ = x.shape

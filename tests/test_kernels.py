@@ -266,7 +266,9 @@ def test_training_steps_are_bit_for_bit_the_same_without_the_extension(monkeypat
             [
                 layers.Conv2D(6, 3, padding="same", activation="relu", input_shape=(12, 12, 2)),
                 layers.MaxPooling2D(2),
-                layers.Conv2D(4, 3, padding="same", activation="relu"),
+                # More output channels than input: its input gradient is col2im's (fewer
+                # would take the full convolution instead, see ops/conv.py).
+                layers.Conv2D(8, 3, padding="same", activation="relu"),
                 layers.Flatten(),
                 layers.Dense(5),
             ]

@@ -86,8 +86,7 @@ def Input(
         )
     given = shape if batch_shape is None else batch_shape
     if batch_shape is None:
-        if isinstance(shape, (int, np.integer)):
-            shape = (int(shape),)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
         if not isinstance(shape, (tuple, list, TensorShape)):
             raise ValueError(f"Input: cannot convert {shape!r} to a shape (a tuple of sizes).")
         batch_shape = (batch_size, *tuple(shape))
