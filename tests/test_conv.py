@@ -158,7 +158,7 @@ def test_conv2d_third_derivative_through_the_backprop_ops():
 # Fewer output than input channels at stride 1 take other kernels (conv.py): the forward as
 # one GEMM over the channels then a sum of shifted planes (cout * 4 <= cin), the input gradient
 # as the "full" convolution of g, the filter gradient from g's columns; 1x1 without padding
-# uses the pixels as they are.
+# (to any number of channels) uses the pixels as they are.
 FEW_OUTPUT_CASES = [
     # (input shape, kernel, padding, dilations, cout)
     ((2, 7, 6, 8), (3, 3), "SAME", (1, 1), 1),
@@ -168,6 +168,7 @@ FEW_OUTPUT_CASES = [
     ((2, 5, 5, 6), (1, 1), "VALID", (1, 1), 2),
     ((2, 5, 5, 6), (1, 1), [[0, 0], [1, 0], [0, 1], [0, 0]], (1, 1), 4),
     ((1, 6, 6, 8), (5, 5), "SAME", (1, 1), 2),
+    ((2, 5, 5, 3), (1, 1), "VALID", (1, 1), 5),  # 1x1 to more channels: the pixels' GEMMs
 ]
 
 

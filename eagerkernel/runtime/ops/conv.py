@@ -222,6 +222,8 @@ def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
             return out
     n, oh, ow, cout = g.shape
     kh, kw, cin, _ = w.shape
+    if (kh, kw) == (1, 1) and strides == (1, 1) and not any(pads[0] + pads[1]):
+        return _gemm(xp, g.reshape(-1, cout), w.reshape(cin, cout).T).reshape(input_shape)
     if _few_outputs(strides, w.shape):
         # Fewer output than input channels (a 3x3 conv to one channel): the gradient is the
         # "full" convolution of g with the flipped, transposed kernel, whose columns are
