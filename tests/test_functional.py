@@ -355,3 +355,27 @@ def test_layer_input_and_output_give_a_feature_extraction_model():
     assert shared.get_output_at(1) is out_b and shared.get_input_at(0) is a
     with pytest.raises(AttributeError, match="never been called on symbolic inputs"):
         layers.Dense(1).output  # noqa: B018
+
+
+def test_model_input_and_output_shapes_as_keras_3():
+    layers = ek.keras.layers
+    generator = ek.keras.Sequential()  # the DCGAN tutorial's checks while adding layers
+    generator.add(layers.Dense(7 * 7 * 8, use_bias=False, input_shape=(100,)))
+    generator.add(layers.Reshape((7, 7, 8)))
+    assert generator.output_shape == (None, 7, 7, 8)
+    generator.add(layers.Conv2DTranspose(4, 5, strides=2, padding="same"))
+    assert generator.output_shape == (None, 14, 14, 4)
+    assert generator.input_shape == (None, 100)
+    a, b = ek.keras.Input((3,)), ek.keras.Input((4,))
+    two = ek.keras.Model([a, b], [layers.Dense(2)(a), layers.Dense(5)(b)])
+    assert two.input_shape == [(None, 3), (None, 4)]
+    assert two.output_shape == [(None, 2), (None, 5)]
+    with pytest.raises(AttributeError, match=r"Sequential model '.*' has no defined output shape"):
+        _ = ek.keras.Sequential([layers.Dense(2)]).output_shape
+
+    class Subclassed(ek.keras.Model):
+        def call(self, x):
+            return x
+
+    with pytest.raises(AttributeError, match=r"Subclassed model '.*' has no defined input shape"):
+        _ = Subclassed().input_shape

@@ -110,6 +110,37 @@ class Model(Trainer, Layer):
         )
 
     # -- inspection and weight files ----------------------------------------------------------
+    @property
+    def input_shape(self):
+        """The input's shape as a tuple, batch axis None (a list of them for several inputs),
+        once the model has symbolic inputs (functional, or a Sequential given its input
+        shape); follows Keras 3's ``Model.input_shape``.
+
+        Raises:
+            AttributeError: a model without symbolic inputs (subclassed, or a Sequential
+                not given an input shape), as Keras 3 does.
+        """
+        return self._symbolic_shapes("inputs", "input")
+
+    @property
+    def output_shape(self):
+        """The output's shape as a tuple (a list for several outputs); as `input_shape`.
+
+        >>> m = ek.keras.Sequential([ek.keras.Input((3,)), ek.keras.layers.Dense(2)])
+        >>> m.input_shape, m.output_shape
+        ((None, 3), (None, 2))
+        """
+        return self._symbolic_shapes("outputs", "output")
+
+    def _symbolic_shapes(self, attr: str, what: str):
+        tensors = getattr(self, attr, None)
+        if not tensors:
+            raise AttributeError(
+                f"{type(self).__name__} model '{self.name}' has no defined {what} shape yet."
+            )
+        shapes = [tuple(t.shape) for t in tensors]
+        return shapes[0] if len(shapes) == 1 else shapes
+
     def summary(self, line_length: int = 80, print_fn=None) -> None:
         """Prints Keras's table: each layer's name (type), output shape and parameter count,
         then total, trainable and non-trainable parameters.
