@@ -47,20 +47,25 @@ def timed(fn, repeats: int) -> list[float]:
     return out
 
 
-def eagerkernel_step(x, w, padding):
-    import eagerkernel as ek
-
-    xe, we = ek.constant(x), ek.Variable(w)
+def tape_step(tf, x, w, padding):
+    """The step in TensorFlow's API, which eagerkernel (``tf``) shares."""
+    xe, we = tf.constant(x), tf.Variable(w)
 
     def step():
-        with ek.GradientTape() as tape:
+        with tf.GradientTape() as tape:
             tape.watch(xe)
-            y = ek.nn.conv2d(xe, we, 1, padding)
-            loss = ek.reduce_sum(y * y)
+            y = tf.nn.conv2d(xe, we, 1, padding)
+            loss = tf.reduce_sum(y * y)
         gx, gw = tape.gradient(loss, [xe, we])
         return y.numpy(), gx.numpy(), gw.numpy()
 
     return step
+
+
+def eagerkernel_step(x, w, padding):
+    import eagerkernel
+
+    return tape_step(eagerkernel, x, w, padding)
 
 
 def torch_step(x, w, padding):
@@ -85,19 +90,9 @@ def torch_step(x, w, padding):
 
 
 def tensorflow_step(x, w, padding):
-    import tensorflow as tf
+    import tensorflow
 
-    xe, we = tf.constant(x), tf.Variable(w)
-
-    def step():
-        with tf.GradientTape() as tape:
-            tape.watch(xe)
-            y = tf.nn.conv2d(xe, we, 1, padding)
-            loss = tf.reduce_sum(y * y)
-        gx, gw = tape.gradient(loss, [xe, we])
-        return y.numpy(), gx.numpy(), gw.numpy()
-
-    return step
+    return tape_step(tensorflow, x, w, padding)
 
 
 def available(module: str) -> bool:
