@@ -206,3 +206,21 @@ def test_input_rejects_a_shape_that_is_not_sizes():
     with pytest.raises(ValueError, match=r"sizes are integers or None"):
         keras.Input(shape=(2, 2.5))
     assert tuple(keras.Input(shape=ek.ones((2, 3, 4)).shape.dims[1:]).shape) == (None, 3, 4)
+
+
+def test_batch_normalization_statistics_over_the_kept_steps_as_keras_3():
+    x = np.arange(24, dtype=np.float32).reshape(2, 4, 3) ** 1.5
+    mask = np.array([[1, 1, 0, 0], [1, 1, 1, 0]], bool)
+    bn = layers.BatchNormalization(momentum=0.5, epsilon=1e-3)
+    y = bn(x, training=True, mask=mask).numpy()
+    kept = x[mask]  # (5, 3): the steps the mask keeps
+    mean, var = kept.mean(0), kept.var(0)
+    np.testing.assert_allclose(y, (x - mean) / np.sqrt(var + 1e-3), rtol=1e-4)
+    np.testing.assert_allclose(bn.moving_mean.numpy(), 0.5 * mean, rtol=1e-5)
+    np.testing.assert_allclose(bn.moving_variance.numpy(), 0.5 + 0.5 * var, rtol=1e-5)
+    # The mask an Embedding attached reaches it without mask=.
+    emb = layers.Embedding(8, 3, mask_zero=True)
+    h = emb(IDS)
+    bn2 = layers.BatchNormalization(momentum=0.0)
+    bn2(h, training=True)
+    np.testing.assert_allclose(bn2.moving_mean.numpy(), h.numpy()[KEEP].mean(0), rtol=1e-4)

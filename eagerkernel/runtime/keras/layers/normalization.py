@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...core.tape import stop_recording
+from ...core.tensor import to_tensor
 from ...ops import array_ops, elementwise
 from ...ops import nn as _nn
 from .. import initializers, regularizers
@@ -21,8 +22,10 @@ class BatchNormalization(Layer):
     or through the enclosing model) ``mean`` and ``var`` are the batch's, over every axis but
     ``axis``, and the moving statistics are updated as
     ``moving = moving * momentum + batch * (1 - momentum)`` (the population variance, as
-    `ek.nn.moments` gives it). Otherwise, and always when the layer is not trainable (Keras's
-    rule for fine-tuning), the moving statistics are used and nothing is updated.
+    `ek.nn.moments` gives it); with a Keras mask (``mask=``, or the one the input carries,
+    shaped as the input without its last axis) the batch statistics are over the kept steps
+    only, as in Keras 3. Otherwise, and always when the layer is not trainable (Keras's rule
+    for fine-tuning), the moving statistics are used and nothing is updated.
 
     Args:
         axis: the feature axis (default -1, channels last).
@@ -136,7 +139,7 @@ class BatchNormalization(Layer):
         )
         self.built = True
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         shape = shape_of(inputs)
         axis = self._feature_axis(shape)
         dim = self.moving_mean.shape[0]
@@ -147,7 +150,11 @@ class BatchNormalization(Layer):
                 f"shape {self._built_shape}), but received input with shape {shape}"
             )
         if training and self.trainable:
-            mean, variance = _nn.moments(inputs, [i for i in range(len(shape)) if i != axis])
+            axes = [i for i in range(len(shape)) if i != axis]
+            if mask is None:
+                mean, variance = _nn.moments(inputs, axes)
+            else:
+                mean, variance = _masked_moments(inputs, mask, axes)
             with stop_recording():  # the update is state, not part of the differentiated graph
                 m = self.momentum
                 # Deferred to the end of a fit step, so that a failing step changes nothing.
@@ -183,3 +190,16 @@ class BatchNormalization(Layer):
             "beta_regularizer": regularizers.serialize(self.beta_regularizer),
             "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
         }
+
+
+def _masked_moments(inputs, mask, axes):
+    """Keras 3's moments over the steps a mask keeps (``mask``: the input's shape without the
+    feature axis), each divided by the kept count plus Keras's epsilon 1e-7."""
+    from ...ops import reduction
+
+    keep = elementwise.cast(array_ops.expand_dims(to_tensor(mask), -1), inputs.dtype)
+    keep = array_ops.broadcast_to(keep, shape_of(inputs))
+    count = reduction.reduce_sum(keep, axes) + 1e-7
+    mean = reduction.reduce_sum(inputs * keep, axes) / count
+    centered = (inputs - mean) * keep
+    return mean, reduction.reduce_sum(centered * centered, axes) / count
