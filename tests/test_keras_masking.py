@@ -224,3 +224,10 @@ def test_batch_normalization_statistics_over_the_kept_steps_as_keras_3():
     bn2 = layers.BatchNormalization(momentum=0.0)
     bn2(h, training=True)
     np.testing.assert_allclose(bn2.moving_mean.numpy(), h.numpy()[KEEP].mean(0), rtol=1e-4)
+
+
+def test_a_mask_given_by_position_is_the_one_used():
+    y = layers.Embedding(8, 4, mask_zero=True)(IDS)
+    every = np.ones_like(KEEP)
+    # Not given a second time by keyword (a TypeError for "multiple values").
+    np.testing.assert_allclose(MaskedMean()(y, every).numpy(), y.numpy().mean(1), rtol=1e-6)

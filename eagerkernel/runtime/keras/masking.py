@@ -32,12 +32,14 @@ from .keras_tensor import KerasTensor
 
 __all__ = [
     "accepts_mask",
+    "after_call",
     "attach",
     "attach_symbolic",
     "detach",
     "fill_masks",
     "mask_of",
     "stand_in_mask",
+    "symbolic_mask",
     "with_stand_in_mask",
 ]
 
@@ -116,13 +118,21 @@ def fill_masks(layer, inputs, args: tuple, kwargs: dict):
     """Gives ``layer``'s call the masks its tensor arguments carry, where the caller gave
     none (Keras 3): ``mask`` from ``inputs``, and ``X_mask`` from the argument ``X`` for a
     call with such parameters (``query_mask`` of MultiHeadAttention); ``kwargs`` is updated
-    in place. Returns the mask the output's mask is computed from (the ``mask`` given, else
-    that of ``inputs``)."""
-    given = kwargs.get("mask")
-    previous = given if given is not None else mask_of(inputs)
-    if previous is not None and given is None and accepts_mask(layer):
-        kwargs["mask"] = previous
+    in place. A mask given by position (``layer(x, m)``) is left as given. Returns the mask
+    the output's mask is computed from (the ``mask`` given, else that of ``inputs``)."""
     signature, pairs = _mask_params(type(layer))
+    given = kwargs.get("mask")
+    positional = False
+    if args and given is None and signature is not None and accepts_mask(layer):
+        try:  # layer(x, m): the mask given by position
+            bound = signature.bind_partial(layer, inputs, *args).arguments
+        except TypeError:
+            bound = {}
+        positional = "mask" in bound
+        given = bound.get("mask")
+    previous = given if given is not None else mask_of(inputs)
+    if previous is not None and given is None and not positional and accepts_mask(layer):
+        kwargs["mask"] = previous
     if pairs:
         try:
             bound = signature.bind_partial(layer, inputs, *args, **kwargs)
