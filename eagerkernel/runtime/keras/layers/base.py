@@ -43,6 +43,7 @@ from .. import dtype_policies
 from .. import masking as _masking
 from ..keras_tensor import KerasTensor, any_symbolic
 from .autocast import autocast_weights, cast_floats, weights_read_as
+from .tracking import gather_tracked
 
 __all__ = [
     "Layer",
@@ -526,8 +527,8 @@ class Layer(Module):
         """Layers and Variables this layer holds, in attribute order (lists/dicts walked)."""
         out: list = []
         seen: set = set()
-        _gather(self._tracked, out, seen)
-        _gather(vars(self).values(), out, seen)
+        gather_tracked(self._tracked, out, seen)
+        gather_tracked(vars(self).values(), out, seen)
         return out
 
     def _flatten_layers(self, include_self: bool = True):
@@ -721,6 +722,8 @@ def _created(variable: Variable) -> int:
 
 
 def _dedup(variables: list) -> list:
+    if len({id(v) for v in variables}) == len(variables):  # the common case: no repeats
+        return variables
     seen: set = set()
     return [v for v in variables if not (id(v) in seen or seen.add(id(v)))]
 
@@ -774,23 +777,3 @@ def _weight_lists(layer: Layer, seen: set) -> tuple[list, list, list]:
             trainable, non_trainable = [], own_t + own_n + kids_v
         variables = trainable + non_trainable
     return _dedup(trainable), _dedup(non_trainable), _dedup(variables)
-
-
-def _gather(values, out: list, seen: set) -> None:
-    """Appends the Modules and Variables in ``values`` (lists, tuples and dicts walked) to
-    ``out``, each once, in order. A loop, not a generator: `trainable_variables` runs it every
-    training step."""
-    for value in values:
-        if type(value) in _ATOMS:
-            continue
-        if isinstance(value, (Module, Variable)):
-            if id(value) not in seen:
-                seen.add(id(value))
-                out.append(value)
-        elif isinstance(value, (list, tuple)):
-            _gather(value, out, seen)
-        elif isinstance(value, dict):
-            _gather(value.values(), out, seen)
-
-
-_ATOMS = frozenset((str, int, float, bool, type(None)))
