@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..version_info import VERSION
 from . import (
     activations,
+    applications,
     backend,
     callbacks,
     config,
@@ -38,6 +39,7 @@ __all__ = [
     "Sequential",
     "Variable",
     "activations",
+    "applications",
     "backend",
     "callbacks",
     "config",
