@@ -17,7 +17,15 @@ from .. import layers
 from ..functional import Functional, Input
 from ..keras_tensor import KerasTensor
 
-__all__ = ["build", "correct_pad", "decode_predictions", "preprocess_input"]
+__all__ = [
+    "build",
+    "correct_pad",
+    "decode_predictions",
+    "preprocess_input",
+    "preprocessor",
+    "start",
+    "variant",
+]
 
 _MEANS = {
     "caffe": np.array([103.939, 116.779, 123.68], np.float32),  # BGR, on 0..255
@@ -82,6 +90,51 @@ def input_tensor_for(name, input_shape, input_tensor, include_top: bool, min_siz
             f"input_shape={input_shape}"
         )
     return Input(shape=input_shape)
+
+
+def start(name, weights, include_top, classes, activation, input_tensor, input_shape):
+    """`check_arguments`, then the model's input (`input_tensor_for`)."""
+    check_arguments(name, weights, include_top, classes, activation)
+    return input_tensor_for(name, input_shape, input_tensor, include_top)
+
+
+def variant(builder, config, default_name: str, doc: str, function_name: str):
+    """The public model function ``function_name``, with Keras's signature (``include_top,
+    weights, input_tensor, input_shape, pooling, classes, classifier_activation, name``),
+    calling ``builder(name, config, include_top, weights, input_tensor, input_shape, pooling,
+    classes, classifier_activation)``; ``doc`` becomes its docstring."""
+
+    def model(
+        include_top=True,
+        weights="imagenet",
+        input_tensor=None,
+        input_shape=None,
+        pooling=None,
+        classes=1000,
+        classifier_activation="softmax",
+        name=default_name,
+    ):
+        return builder(
+            name, config, include_top, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation,
+        )  # fmt: skip
+
+    model.__doc__ = doc
+    model.__module__ = builder.__module__
+    model.__name__ = model.__qualname__ = function_name
+    return model
+
+
+def preprocessor(mode: str, trained: str):
+    """The ``preprocess_input(x, data_format=None)`` of a model trained on inputs in
+    ``mode`` (see `preprocess_input`)."""
+
+    def preprocess(x, data_format=None):
+        return preprocess_input(x, data_format=data_format, mode=mode)
+
+    preprocess.__doc__ = f"`imagenet_utils.preprocess_input` in ``{mode!r}`` mode, {trained}."
+    preprocess.__name__ = preprocess.__qualname__ = "preprocess_input"
+    return preprocess
 
 
 def build(name, inputs, x, include_top, pooling, classes, activation, weights, named=False):

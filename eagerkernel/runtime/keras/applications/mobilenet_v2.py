@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from .. import layers
 from . import imagenet_utils
-from .imagenet_utils import preprocess_input as _preprocess
 
 __all__ = ["MobileNetV2", "decode_predictions", "preprocess_input"]
 
 decode_predictions = imagenet_utils.decode_predictions
+preprocess_input = imagenet_utils.preprocessor("tf", "to -1..1, as MobileNetV2 was trained")
 
 # (filters, stride, expansion) of the 17 inverted residual blocks, in order.
 _BLOCKS = (
@@ -25,12 +25,6 @@ _BLOCKS = (
     + [(160, 1, 6)] * 2
     + [(320, 1, 6)]
 )
-
-
-def preprocess_input(x, data_format=None):
-    """`imagenet_utils.preprocess_input` in ``"tf"`` mode (to -1..1), as MobileNetV2 was
-    trained."""
-    return _preprocess(x, data_format=data_format, mode="tf")
 
 
 def _make_divisible(v, divisor=8, min_value=None):
@@ -106,9 +100,10 @@ def MobileNetV2(
     >>> m.count_params(), m.name
     (3538984, 'mobilenetv2_1.00_224')
     """
-    label = "MobileNetV2"
-    imagenet_utils.check_arguments(label, weights, include_top, classes, classifier_activation)
-    inputs = imagenet_utils.input_tensor_for(label, input_shape, input_tensor, include_top)
+    inputs = imagenet_utils.start(
+        "MobileNetV2", weights, include_top, classes, classifier_activation, input_tensor,
+        input_shape,
+    )  # fmt: skip
     rows = inputs.shape[1]
     bn = {"axis": -1, "epsilon": 1e-3, "momentum": 0.999}
     x = layers.Conv2D(

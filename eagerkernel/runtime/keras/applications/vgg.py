@@ -6,32 +6,20 @@ from __future__ import annotations
 
 from .. import layers
 from . import imagenet_utils
-from .imagenet_utils import preprocess_input as _preprocess
 
 __all__ = ["VGG16", "VGG19", "decode_predictions", "preprocess_input"]
 
 decode_predictions = imagenet_utils.decode_predictions
+preprocess_input = imagenet_utils.preprocessor(
+    "caffe", "RGB to BGR, minus the ImageNet channel means, as the VGG models were trained"
+)
 
 
-def preprocess_input(x, data_format=None):
-    """`imagenet_utils.preprocess_input` in ``"caffe"`` mode (RGB to BGR, minus the ImageNet
-    channel means), as the VGG models were trained."""
-    return _preprocess(x, data_format=data_format, mode="caffe")
-
-
-def _vgg(
-    name,
-    convs,
-    include_top,
-    weights,
-    input_tensor,
-    input_shape,
-    pooling,
-    classes,
-    classifier_activation,
-):
-    imagenet_utils.check_arguments(name, weights, include_top, classes, classifier_activation)
-    inputs = imagenet_utils.input_tensor_for(name, input_shape, input_tensor, include_top)
+def _vgg(name, convs, include_top, weights, input_tensor, input_shape, pooling, classes,
+         classifier_activation):  # fmt: skip
+    inputs = imagenet_utils.start(
+        name, weights, include_top, classes, classifier_activation, input_tensor, input_shape
+    )
     x = inputs
     for block, (filters, count) in enumerate(zip((64, 128, 256, 512, 512), convs), start=1):
         for i in range(1, count + 1):
@@ -48,16 +36,10 @@ def _vgg(
     )
 
 
-def VGG16(
-    include_top=True,
-    weights="imagenet",
-    input_tensor=None,
-    input_shape=None,
-    pooling=None,
-    classes=1000,
-    classifier_activation="softmax",
-    name="vgg16",
-):
+VGG16 = imagenet_utils.variant(
+    _vgg,
+    (2, 2, 3, 3, 3),
+    "vgg16",
     """The VGG16 model, as a functional `Model` (follows `keras.applications.VGG16`).
 
     Args:
@@ -80,40 +62,14 @@ def VGG16(
     >>> m = ek.keras.applications.VGG16(weights=None, input_shape=(32, 32, 3), classes=10)
     >>> m.count_params(), m.output_shape
     (33638218, (None, 10))
-    """
-    return _vgg(
-        name,
-        (2, 2, 3, 3, 3),
-        include_top,
-        weights,
-        input_tensor,
-        input_shape,
-        pooling,
-        classes,
-        classifier_activation,
-    )
-
-
-def VGG19(
-    include_top=True,
-    weights="imagenet",
-    input_tensor=None,
-    input_shape=None,
-    pooling=None,
-    classes=1000,
-    classifier_activation="softmax",
-    name="vgg19",
-):
+    """,
+    "VGG16",
+)
+VGG19 = imagenet_utils.variant(
+    _vgg,
+    (2, 2, 4, 4, 4),
+    "vgg19",
     """The VGG19 model (follows `keras.applications.VGG19`): `VGG16` with four convolutions
-    in each of the last three blocks; the same arguments."""
-    return _vgg(
-        name,
-        (2, 2, 4, 4, 4),
-        include_top,
-        weights,
-        input_tensor,
-        input_shape,
-        pooling,
-        classes,
-        classifier_activation,
-    )
+    in each of the last three blocks; `VGG16`'s arguments.""",
+    "VGG19",
+)
