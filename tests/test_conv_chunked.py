@@ -29,6 +29,8 @@ def _run(x, w, strides, padding, dilations):
         ((4, 10, 8, 1), (7, 7, 1, 1), 1, "SAME", 1),  # one channel: the transposed layout
         ((3, 11, 11, 4), (3, 3, 4, 5), 2, "VALID", 1),
         ((6, 12, 12, 2), (3, 3, 2, 3), 1, "SAME", 2),
+        ((5, 9, 8, 8), (3, 3, 8, 1), 1, "SAME", 1),  # to fewer channels: z and g's columns
+        ((4, 9, 9, 8), (3, 3, 8, 3), 1, "VALID", 1),
     ],
 )
 def test_sliced_batch_gives_the_one_buffer_results(

@@ -158,19 +158,32 @@ def _gemm(xp, a, b):
 
 
 def _few_outputs(strides, filter_shape, ratio: int = 1) -> bool:
-    """Whether a stride-1 convolution has ``ratio`` times fewer output than input channels:
-    then the kernels below move KH * KW * cout numbers per pixel instead of im2col's
-    KH * KW * cin. The forward asks for 4 times fewer (it also adds KH * KW shifted planes;
-    measured on 2 cores, halving the channels is no faster than im2col)."""
-    return strides == (1, 1) and filter_shape[3] * ratio <= filter_shape[2] - (ratio == 1)
+    """Whether a stride-1 convolution has fewer (``ratio`` times fewer) output than input
+    channels: the kernels below then move KH * KW * cout numbers per pixel, not KH * KW * cin.
+    The forward asks for 4x (on 2 cores, halving the channels was no faster than im2col)."""
+    cin, cout = filter_shape[2], filter_shape[3]
+    return strides == (1, 1) and (cout < cin if ratio == 1 else cout * ratio <= cin)
+
+
+def _full_pads(ksize, dilations, pads):
+    """The padding of the "full" convolution, the adjoint of a stride-1 one with ``pads``:
+    ``dilation * (k - 1)`` minus each side's; None if one is negative (a wide padding)."""
+    full = tuple((d * (k - 1) - a, d * (k - 1) - b) for k, d, (a, b) in zip(ksize, dilations, pads))
+    return full if min(full[0] + full[1]) >= 0 else None
 
 
 def _contract_then_shift(xp, x, w, dilations, pads, out_hw):
-    """A stride-1 convolution as one GEMM over the channels, ``z = x @ w`` giving every
-    kernel position's contribution of every pixel (N, H, W, KH, KW, cout), then the sum of
-    the KH * KW shifted planes."""
+    """A stride-1 convolution as one GEMM over the channels, ``z = x @ w`` (every kernel
+    position's part of every pixel: N, H, W, KH, KW, cout), then the sum of the KH * KW
+    shifted planes; by slices of the batch when ``z`` would pass `COLS_MAX_BYTES`."""
     n, h, wd, cin = x.shape
     kh, kw, _, cout = w.shape
+    step = _batch_chunks(n, h * wd * kh * kw * cout * x.dtype.itemsize)
+    if step < n:
+        slices = range(0, n, step)
+        return xp.concatenate(
+            [_contract_then_shift(xp, x[i : i + step], w, dilations, pads, out_hw) for i in slices]
+        )
     wmat = w.transpose(2, 0, 1, 3).reshape(cin, kh * kw * cout)
     z = _gemm(xp, x.reshape(-1, cin), wmat).reshape(n, h, wd, kh * kw * cout)
     zpad = pad_spatial(xp, z, pads).reshape(n, h + sum(pads[0]), wd + sum(pads[1]), kh, kw, -1)
@@ -224,15 +237,12 @@ def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
     kh, kw, cin, _ = w.shape
     if (kh, kw) == (1, 1) and strides == (1, 1) and not any(pads[0] + pads[1]):
         return _gemm(xp, g.reshape(-1, cout), w.reshape(cin, cout).T).reshape(input_shape)
-    if _few_outputs(strides, w.shape):
-        # Fewer output than input channels (a 3x3 conv to one channel): the gradient is the
-        # "full" convolution of g with the flipped, transposed kernel, whose columns are
-        # KH * KW * cout per pixel instead of KH * KW * cin.
-        (dh, dw), ((pt, pb), (pl, pr)) = dilations, pads
-        full = ((dh * (kh - 1) - pt, dh * (kh - 1) - pb), (dw * (kw - 1) - pl, dw * (kw - 1) - pr))
-        if min(full[0] + full[1]) >= 0:
-            flipped = xp.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
-            return _conv_fwd(xp, g, flipped, (1, 1), dilations, full)[0]
+    full = _full_pads((kh, kw), dilations, pads) if _few_outputs(strides, w.shape) else None
+    if full is not None:
+        # Fewer output than input channels: the "full" convolution of g with the flipped,
+        # transposed kernel, KH * KW * cout numbers of columns per pixel, not KH * KW * cin.
+        flipped = xp.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+        return _conv_fwd(xp, g, flipped, (1, 1), dilations, full)[0]
     # One GEMM per kernel position (a batched matmul) lays the columns out position-major.
     cols = _gemm(xp, g.reshape(-1, cout), w.reshape(kh * kw, cin, cout).transpose(0, 2, 1))
     return col2im(xp, cols.reshape(kh, kw, n, oh, ow, cin), input_shape, strides, dilations, pads)
@@ -245,15 +255,19 @@ def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads, cols=
             return out
     kh, kw, cin, cout = filter_shape
     out_hw = tuple(g.shape[1:3])
-    if cols is None and _few_outputs(strides, filter_shape):
-        # The columns of g for the "full" convolution (KH * KW * cout per input pixel, in
-        # flipped kernel order; see _backprop_input_fwd) against the pixels of x.
-        (dh, dw), ((pt, pb), (pl, pr)) = dilations, pads
-        full = ((dh * (kh - 1) - pt, dh * (kh - 1) - pb), (dw * (kw - 1) - pl, dw * (kw - 1) - pr))
-        if min(full[0] + full[1]) >= 0:
-            gcols = _im2col(xp, g, (kh, kw), x.shape[1:3], (1, 1), dilations, full)
-            flipped = _gemm(xp, x.reshape(-1, cin).T, gcols).reshape(cin, kh, kw, cout)
-            return xp.ascontiguousarray(flipped[:, ::-1, ::-1].transpose(1, 2, 0, 3))
+    few = cols is None and _few_outputs(strides, filter_shape)
+    full = _full_pads((kh, kw), dilations, pads) if few else None
+    if full is not None:
+        # g's columns for the "full" convolution against x's pixels, by slices of the batch
+        n, hw = x.shape[0], x.shape[1:3]
+        step = _batch_chunks(n, hw[0] * hw[1] * kh * kw * cout * g.dtype.itemsize)
+        total = None
+        for lo in range(0, n, step):
+            gcols = _im2col(xp, g[lo : lo + step], (kh, kw), hw, (1, 1), dilations, full)
+            part = _gemm(xp, x[lo : lo + step].reshape(-1, cin).T, gcols)
+            total = part if total is None else total + part
+        flipped = total.reshape(cin, kh, kw, cout)
+        return xp.ascontiguousarray(flipped[:, ::-1, ::-1].transpose(1, 2, 0, 3))
     if cols is None:
         n = x.shape[0]
         per_example = out_hw[0] * out_hw[1] * kh * kw * x.shape[3] * x.dtype.itemsize
