@@ -196,6 +196,19 @@ def test_keras_variable_from_an_initializer_or_a_value():
         keras.Variable(1.0, name="a/b")
     with pytest.raises(ValueError, match="invalid `aggregation`"):
         keras.Variable(1.0, aggregation="bogus")
+    # aggregation and synchronization reach the variable creators (a strategy's, under one).
+    seen = {}
+
+    def creator(next_creator, **kwargs):
+        seen.update(kwargs)
+        return next_creator(**kwargs)
+
+    with ek.variable_creator_scope(creator):
+        keras.Variable(0.0, aggregation="sum", synchronization="on_read")
+    assert seen["aggregation"] is ek.VariableAggregation.SUM
+    assert seen["synchronization"] is ek.VariableSynchronization.ON_READ
+    with pytest.raises(NotImplementedError, match="autocast=False"):
+        keras.Variable(1.0, autocast=False)
     with pytest.raises(ValueError, match="shape"):
         keras.Variable([1.0, 2.0], shape=(3,))
 

@@ -17,10 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import nest
-from ..core import dtypes
 from ..core.tensor import Tensor, TensorShape, to_tensor
 from . import masking
-from .keras_tensor import KerasHistory, KerasTensor, Node
+from .keras_tensor import KerasHistory, KerasTensor, Node, spec_between
 from .layers.base import Layer
 from .layers.deferred import deferred_updates
 from .models import Model, batch_none
@@ -179,21 +178,15 @@ def probe_spec(layer: Layer, inputs, args=(), kwargs=None):
         the layer returns something other than Tensors.
     """
     from ..core.tape import stop_recording
-    from ..ops.creation import zeros
 
     kwargs = dict(kwargs or {})
     if "training" in kwargs or Layer._call_accepts_training.get(type(layer)):
         kwargs["training"] = False
     results = []
     for size in (2, 3):
-
-        def stand_in(t, size=size):
-            if not isinstance(t, KerasTensor):
-                return t
-            value = zeros([size if d is None else d for d in t.shape], dtype=t.dtype)
-            return masking.with_stand_in_mask(value, t, size)  # the call sees a mask if t has
-
-        a_inputs, a_args, a_kwargs = nest.map_structure(stand_in, (inputs, list(args), kwargs))
+        a_inputs, a_args, a_kwargs = nest.map_structure(
+            lambda t, size=size: masking.stand_in(t, size), (inputs, list(args), kwargs)
+        )
         try:
             # moving statistics: never committed
             with stop_recording(), deferred_updates(), np.errstate(all="ignore"):
@@ -217,8 +210,7 @@ def probe_spec(layer: Layer, inputs, args=(), kwargs=None):
                 f"Layer {layer.name!r} returned {type(a).__name__}, not a Tensor, on symbolic "
                 "inputs."
             )
-        dims = [x if x == y else None for x, y in zip(a._value.shape, b._value.shape)]
-        return KerasTensor(dims, dtypes.as_dtype(a._value.dtype))
+        return spec_between(a, b)
 
     return nest.map_structure(spec, results[0], results[1])
 

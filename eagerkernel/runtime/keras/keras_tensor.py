@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..core import dtypes
 from ..core.tensor import TensorShape
 
-__all__ = ["KerasHistory", "KerasTensor", "Node", "any_symbolic"]
+__all__ = ["KerasHistory", "KerasTensor", "Node", "any_symbolic", "spec_between"]
 
 
 class KerasHistory(tuple):
@@ -258,3 +258,11 @@ def any_symbolic(inputs, args, kwargs) -> bool:
         elif isinstance(x, dict):
             todo.extend(x.values())
     return False
+
+
+def spec_between(a, b, name=None) -> KerasTensor:
+    """The KerasTensor (without history) for the Tensors ``a`` and ``b`` a layer gave on two
+    stand-in inputs that differ only in their unknown dimensions: a dimension on which they
+    differ is unknown (None), the others are ``a``'s; the dtype is ``a``'s."""
+    dims = [x if x == y else None for x, y in zip(a._value.shape, b._value.shape)]
+    return KerasTensor(dims, dtypes.as_dtype(a._value.dtype), name=name)

@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 
 from .. import nest
-from .keras_tensor import KerasTensor
+from .keras_tensor import KerasTensor, spec_between
 
 __all__ = [
     "accepts_mask",
@@ -38,9 +38,8 @@ __all__ = [
     "detach",
     "fill_masks",
     "mask_of",
-    "stand_in_mask",
+    "stand_in",
     "symbolic_mask",
-    "with_stand_in_mask",
 ]
 
 ATTACHED = [False]  # set once a mask has been attached to a tensor (read as ATTACHED[0])
@@ -146,13 +145,20 @@ def fill_masks(layer, inputs, args: tuple, kwargs: dict):
     return previous
 
 
-def with_stand_in_mask(value, symbolic, size: int):
-    """``value`` (a stand-in for the KerasTensor ``symbolic``) with a stand-in mask attached
-    when ``symbolic`` has a mask, so that a shape-inference call sees one."""
-    mask = getattr(symbolic, "_keras_mask", None)
+def stand_in(value, size: int, fill: int = 0):
+    """What a shape-inference call gets for ``value``: for a KerasTensor, a Tensor of zeros
+    of its dtype (ones with ``fill=1``: a mask's, every step used), each unknown dimension
+    ``size``, carrying the stand-in of the KerasTensor's own mask, so that the call sees a
+    mask where the model will pass one; any other value as it is."""
+    if not isinstance(value, KerasTensor):
+        return value
+    from ..ops.creation import ones, zeros
+
+    out = (ones if fill else zeros)([size if d is None else d for d in value.shape], value.dtype)
+    mask = getattr(value, "_keras_mask", None)
     if isinstance(mask, KerasTensor):
-        attach(value, stand_in_mask(mask, size))
-    return value
+        attach(out, stand_in(mask, size, fill=1))
+    return out
 
 
 def attach_symbolic(layer, inputs, kwargs: dict, outputs) -> None:
@@ -171,8 +177,10 @@ def after_call(layer, inputs, outputs, previous, symbolic: bool = False) -> None
     ``outputs`` when the layer supports masking, or warns that the mask is lost, as Keras 3
     does, when it does not and there was one."""
     if layer.supports_masking:
-        mask = symbolic_mask(layer, inputs, previous) if symbolic else None
-        attach(outputs, mask if symbolic else layer.compute_mask(inputs, previous))
+        if symbolic:
+            attach(outputs, symbolic_mask(layer, inputs, previous))
+        else:
+            attach(outputs, layer.compute_mask(inputs, previous))
     elif previous is not None and any(m is not None for m in nest.flatten(previous)):
         warnings.warn(
             f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with a "
@@ -182,41 +190,22 @@ def after_call(layer, inputs, outputs, previous, symbolic: bool = False) -> None
         )
 
 
-def stand_in_mask(mask, size: int):
-    """A mask of ones (all steps used) in the place of the KerasTensor ``mask``, each unknown
-    dimension ``size``."""
-    from ..ops.creation import ones
-
-    return ones([size if d is None else d for d in mask.shape], dtype=mask.dtype)
-
-
 def symbolic_mask(layer, inputs, previous):
     """The mask KerasTensors (without history) of ``layer``'s output for symbolic ``inputs``
     whose mask is ``previous``, found as `probe_spec` finds shapes: ``compute_mask`` on
     stand-ins, each unknown dimension 2 and then 4. None when the layer gives no mask, or when
     its ``compute_mask`` fails on stand-ins (the real mask is computed when the model runs
     either way)."""
-    from ..core import dtypes
     from ..core.tape import stop_recording
     from ..core.tensor import Tensor
-    from ..ops.creation import zeros
 
     results = []
     for size in (2, 4):
-
-        def stand_in(t, size=size):
-            if not isinstance(t, KerasTensor):
-                return t
-            return zeros([size if d is None else d for d in t.shape], dtype=t.dtype)
-
-        def mask_stand_in(m, size=size):
-            return stand_in_mask(m, size) if isinstance(m, KerasTensor) else m
-
         try:
             with stop_recording(), np.errstate(all="ignore"):
                 mask = layer.compute_mask(
-                    nest.map_structure(stand_in, inputs),
-                    nest.map_structure(mask_stand_in, previous),
+                    nest.map_structure(lambda t, n=size: stand_in(t, n), inputs),
+                    nest.map_structure(lambda m, n=size: stand_in(m, n, fill=1), previous),
                 )
         except Exception:
             return None
@@ -227,8 +216,7 @@ def symbolic_mask(layer, inputs, previous):
     def spec(a, b):
         if not isinstance(a, Tensor) or not isinstance(b, Tensor):
             return None
-        dims = [x if x == y else None for x, y in zip(a._value.shape, b._value.shape)]
-        return KerasTensor(dims, dtypes.as_dtype(a._value.dtype), name="keras_mask")
+        return spec_between(a, b, name="keras_mask")
 
     try:
         return nest.map_structure(spec, results[0], results[1])

@@ -9,10 +9,12 @@ an `ek.Variable` does (tapes, optimizers, checkpoints).
 from __future__ import annotations
 
 from ..core.variable import Variable as _Variable
+from ..core.variable import VariableAggregation, VariableSynchronization
 
 __all__ = ["Variable"]
 
-_AGGREGATIONS = ("none", "mean", "sum", "only_first_replica")
+_AGGREGATIONS = {a.name.lower(): a for a in VariableAggregation}  # "none", "sum", ...
+_SYNCHRONIZATIONS = {s.name.lower(): s for s in VariableSynchronization}  # "auto", ...
 
 
 class _Meta(type):
@@ -37,14 +39,24 @@ class _Meta(type):
 
         if aggregation not in _AGGREGATIONS:
             raise ValueError(
-                f"Variable: invalid `aggregation` argument. Expected one of {_AGGREGATIONS}. "
-                f"Received: aggregation={aggregation!r}"
+                f"Variable: invalid `aggregation` argument. Expected one of "
+                f"{tuple(_AGGREGATIONS)}. Received: aggregation={aggregation!r}"
             )
-        if synchronization not in ("auto", "none", "on_read", "on_write"):
+        if synchronization not in _SYNCHRONIZATIONS:
             raise ValueError(
-                "Variable: invalid `synchronization` argument. Expected one of 'auto', "
-                f"'none', 'on_read', 'on_write'. Received: synchronization={synchronization!r}"
+                "Variable: invalid `synchronization` argument. Expected one of "
+                f"{tuple(_SYNCHRONIZATIONS)}. Received: synchronization={synchronization!r}"
             )
+        if not autocast:
+            raise NotImplementedError(
+                "Variable: autocast=False is not supported on a Variable; give it to the "
+                "layer's add_weight(..., autocast=False), which keeps that weight in its own "
+                "dtype under a mixed precision policy."
+            )
+        distribution = {
+            "aggregation": _AGGREGATIONS[aggregation],
+            "synchronization": _SYNCHRONIZATIONS[synchronization],
+        }
         if name is not None and (not isinstance(name, str) or "/" in name):
             raise ValueError(
                 "Variable: argument `name` must be a string and cannot contain character `/`. "
@@ -61,9 +73,14 @@ class _Meta(type):
                 )
             init = initializers.get(initializer)
             value = init(tuple(shape), dtype=dtype or "float32")
-            return _Variable(value, trainable=trainable, name=name or "variable")
+            return _Variable(value, trainable=trainable, name=name or "variable", **distribution)
         return _Variable(
-            initializer, trainable=trainable, name=name or "variable", dtype=dtype, shape=shape
+            initializer,
+            trainable=trainable,
+            name=name or "variable",
+            dtype=dtype,
+            shape=shape,
+            **distribution,
         )
 
 
@@ -77,11 +94,13 @@ class Variable(metaclass=_Meta):
         shape: the variable's shape; required with an initializer, checked against a value.
         dtype: default float32 for an initializer, the value's own otherwise.
         trainable: listed in `trainable_variables` and watched by tapes (default True).
-        autocast: accepted (Keras 3 reads the variable in a mixed-precision layer's compute
-            dtype; here `Layer.add_weight`'s ``autocast`` decides).
-        aggregation: ``"none"``, ``"mean"``, ``"sum"`` or ``"only_first_replica"``
-            (accepted; distributed updates are all-reduced by the strategy).
-        synchronization: ``"auto"``, ``"none"``, ``"on_read"`` or ``"on_write"`` (accepted).
+        autocast: True only (default); ``autocast=False`` raises NotImplementedError: give it
+            to `Layer.add_weight` instead, which honours it.
+        aggregation: ``"none"``, ``"sum"``, ``"mean"`` or ``"only_first_replica"``: how the
+            replicas of an ``"on_read"`` variable combine under a distribution strategy
+            (`ek.VariableAggregation`).
+        synchronization: ``"auto"``, ``"none"``, ``"on_write"`` or ``"on_read"``
+            (`ek.VariableSynchronization`).
         name: default ``"variable"``; no ``/``.
 
     ``isinstance(v, keras.Variable)`` holds for every `ek.Variable`, layer weights included.
@@ -89,6 +108,7 @@ class Variable(metaclass=_Meta):
     Raises:
         ValueError: an initializer without ``shape``, a value that does not match ``shape``,
             a name with ``/``, or an unknown ``aggregation`` or ``synchronization``.
+        NotImplementedError: ``autocast=False``.
 
     >>> v = ek.keras.Variable("ones", shape=(2,))
     >>> v.numpy(), isinstance(v, ek.keras.Variable)
