@@ -19,6 +19,9 @@ def test_an_embedding_attaches_its_mask_and_supporting_layers_pass_it_on():
     assert y._keras_mask.dtype == ek.bool
     d = layers.Dense(3)(y)  # supports_masking: the same mask
     np.testing.assert_array_equal(d._keras_mask.numpy(), KEEP)
+    # TimeDistributed passes it on too (tf_keras 2; documented where Keras 3 differs).
+    td = layers.TimeDistributed(layers.Dense(2))(y)
+    np.testing.assert_array_equal(td._keras_mask.numpy(), KEEP)
     # A layer that does not support masking drops it; an op's output never has one.
     with pytest.warns(UserWarning, match="'reshape.*' .* does not support masking"):
         assert getattr(layers.Reshape((5, 4))(y), "_keras_mask", None) is None

@@ -11,9 +11,9 @@ and on KerasTensors (the functional API, where the mask is a KerasTensor of its 
 Sequential and functional models need no bookkeeping of their own.
 
 ``supports_masking`` defaults to whether the layer's class overrides ``compute_mask``, as in
-Keras 3. Unlike Keras 3, a layer that drops a mask does not warn (Keras 3 warns for every
-recurrent layer that reads one), and a recurrent layer with ``return_sequences`` passes its
-mask on (Keras 2's behaviour, which stacked recurrent layers need).
+Keras 3, and a layer that does not support masking warns when it drops a mask, with Keras 3's
+message. Differences from Keras 3: `TimeDistributed` passes the mask on (Keras 3 drops it,
+warning), and a mask given to a call by position (``layer(x, m)``) is used as given.
 
 A tensor without a mask has no ``_keras_mask`` (reading it raises AttributeError, as on a
 TensorFlow tensor). Until the first mask is attached in the process, layers do not look for

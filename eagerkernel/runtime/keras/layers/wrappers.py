@@ -29,7 +29,8 @@ class TimeDistributed(Layer):
         mask: optional boolean ``(batch, time, ...)``, passed (reshaped) to ``layer`` when its
         call takes a mask.
 
-    Output: ``(batch, time, *layer_output_shape[1:])``.
+    Output: ``(batch, time, *layer_output_shape[1:])``; it carries the input's Keras mask on
+    (as tf_keras 2's TimeDistributed; Keras 3's drops it, with a warning).
 
     Raises:
         ValueError: ``layer`` is not a Layer, an input of rank < 3, or a mask whose leading
