@@ -82,6 +82,11 @@ def test_preprocess_input_modes():
     expected = (x / 255.0 - [0.485, 0.456, 0.406]) / [0.229, 0.224, 0.225]
     np.testing.assert_allclose(torch_mode.numpy(), expected, rtol=1e-6)
     assert isinstance(torch_mode, ek.Tensor)
+    images = ek.constant(x)  # a Tensor goes through tensor ops: differentiable
+    with ek.GradientTape() as tape:
+        tape.watch(images)
+        total = ek.reduce_sum(A.mobilenet_v2.preprocess_input(images))
+    np.testing.assert_allclose(tape.gradient(total, images).numpy(), 1 / 127.5, rtol=1e-6)
     with pytest.raises(ValueError, match="mode must be"):
         A.imagenet_utils.preprocess_input(x, mode="bogus")
 

@@ -178,7 +178,8 @@ def preprocess_input(x, data_format=None, mode="caffe"):
             standard deviation).
 
     Returns:
-        float32 values of the same kind as ``x`` (a NumPy array for an array, else a Tensor).
+        float32 values: a NumPy array for an array, else a Tensor computed with tensor ops
+        (differentiable, on ``x``'s device).
 
     Raises:
         ValueError: another ``mode`` or ``data_format``.
@@ -195,16 +196,17 @@ def preprocess_input(x, data_format=None, mode="caffe"):
         raise ValueError(
             f"preprocess_input: mode must be 'caffe', 'tf' or 'torch'. Received: {mode!r}"
         )
-    array = x._value if isinstance(x, Tensor) else x
-    a = np.asarray(array, dtype=np.float32)
+    if isinstance(x, np.ndarray):
+        a = x.astype(np.float32)
+    else:  # Tensor ops: differentiable, and on the tensor's device
+        from ...ops.elementwise import cast
+
+        a = cast(to_tensor(x, None, "preprocess_input"), "float32")
     if mode == "tf":
-        out = a / 127.5 - 1.0
-    elif mode == "torch":
-        out = (a / 255.0 - _MEANS["torch"]) / _TORCH_STD
-    else:
-        out = a[..., ::-1] - _MEANS["caffe"]
-    out = out.astype(np.float32)
-    return out if isinstance(x, np.ndarray) else to_tensor(out, None, "preprocess_input")
+        return a / np.float32(127.5) - np.float32(1.0)
+    if mode == "torch":
+        return (a / np.float32(255.0) - _MEANS["torch"]) / _TORCH_STD
+    return a[..., ::-1] - _MEANS["caffe"]  # RGB to BGR
 
 
 def decode_predictions(preds, top=5):
