@@ -255,6 +255,37 @@ def test_sparse_softmax_cross_entropy():
     assert f(labels=ek.constant(2, dtype=ek.int64), logits=[1.0, 2.0, 3.0]).shape == ()
 
 
+def test_sparse_softmax_cross_entropy_backprop_paths_agree():
+    # The VJP uses the forward's softmax - one_hot when nothing records it (gradient() after
+    # the tape closed) and the differentiable formula when something does (a gradient taken
+    # inside the tape, or an outer tape asking for second derivatives): same numbers, and the
+    # second derivative is the softmax Jacobian diag(p) - p p^T, not zero.
+    f = ek.nn.sparse_softmax_cross_entropy_with_logits
+    z = ek.constant(rng.normal(size=(3, 5)))
+    idx = np.array([4, 0, 2])
+    w = rng.normal(size=3)
+    want = w[:, None] * (_np_softmax(z.numpy()) - np.eye(5)[idx])
+    with ek.GradientTape() as tape:
+        tape.watch(z)
+        loss = ek.reduce_sum(f(labels=idx, logits=z) * w)
+    np.testing.assert_allclose(tape.gradient(loss, z).numpy(), want, atol=1e-12)
+    with ek.GradientTape(persistent=True) as tape:
+        tape.watch(z)
+        loss = ek.reduce_sum(f(labels=idx, logits=z) * w)
+        inside = tape.gradient(loss, z)
+    np.testing.assert_allclose(inside.numpy(), want, atol=1e-12)
+    v = rng.normal(size=(3, 5))
+    with ek.GradientTape() as outer:
+        outer.watch(z)
+        with ek.GradientTape() as inner:
+            inner.watch(z)
+            loss = ek.reduce_sum(f(labels=idx, logits=z))
+        hv = ek.reduce_sum(inner.gradient(loss, z) * v)
+    p = _np_softmax(z.numpy())
+    hessian_v = p * v - p * (p * v).sum(-1, keepdims=True)
+    np.testing.assert_allclose(outer.gradient(hv, z).numpy(), hessian_v, atol=1e-12)
+
+
 def test_sparse_softmax_cross_entropy_errors():
     f = ek.nn.sparse_softmax_cross_entropy_with_logits
     logits = ek.ones((2, 3))

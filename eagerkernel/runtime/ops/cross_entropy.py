@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.context import ACTIVE
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, make
 from ._core import apply, dtype_error, float_check, tensor
 from .activations import log_softmax, log_softmax_fwd, softmax
 from .creation import one_hot
-from .elementwise import sigmoid
+from .elementwise import exp, sigmoid
 from .reduction import expand_reduced, reduce_sum, single_axis
 
 __all__ = [
@@ -114,17 +115,33 @@ softmax_cross_entropy_with_logits_v2 = softmax_cross_entropy_with_logits
 
 
 def _sparse_xent_fwd(xp, labels, logits):
+    """``(loss, backprop)``: the loss, and while anything records ops, the gradient of the
+    loss with respect to the logits, ``softmax(logits) - one_hot(labels)``, which TensorFlow's
+    fused kernel also returns beside the loss (None otherwise: no VJP will ask for it)."""
     logp = log_softmax_fwd(xp, logits, -1)
-    return -xp.take_along_axis(logp, labels[..., None], axis=-1)[..., 0]
+    loss = -xp.take_along_axis(logp, labels[..., None], axis=-1)[..., 0]
+    if not ACTIVE or not logp.size:
+        return loss, None
+    backprop = xp.exp(logp)
+    rows = backprop.reshape(-1, backprop.shape[-1])
+    rows[xp.arange(rows.shape[0]), labels.reshape(-1)] -= 1
+    return loss, backprop
 
 
-def _sparse_xent_vjp(g, ans, labels, logits):
+def _sparse_xent_vjp(g, ans, labels, logits, saved=None):
+    ge = expand_reduced(g, logits, (logits.ndim - 1,), False)
+    if saved is not None and not ACTIVE:
+        # Nothing records this VJP, so no higher derivative is asked of it: the forward's
+        # backprop serves as a constant (one op instead of four).
+        return ge * make(saved, logits._device)
+    # The same arithmetic as the forward's backprop, as ops (bit for bit: a traced step and
+    # an eager one agree), differentiable for higher orders.
     n = logits._value.shape[-1]
-    hot = one_hot(labels, n, dtype=logits._value.dtype)
-    return expand_reduced(g, logits, (logits.ndim - 1,), False) * (softmax(logits, -1) - hot)
+    probs = exp(log_softmax(logits, -1))
+    return ge * (probs - one_hot(labels, n, dtype=logits._value.dtype))
 
 
-_sparse_xent = Primitive("SparseSoftmaxCrossEntropyWithLogits", _sparse_xent_fwd)
+_sparse_xent = Primitive("SparseSoftmaxCrossEntropyWithLogits", _sparse_xent_fwd, saves=True)
 defvjp(_sparse_xent, None, _sparse_xent_vjp)
 
 
