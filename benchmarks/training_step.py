@@ -8,9 +8,10 @@ Two models, the ones of TensorFlow's eager guides:
 
 Columns: a hand-written NumPy step (the floor; MLP only), eagerkernel, PyTorch and TensorFlow
 (each when it imports). The frameworks take turns in rounds (a block of steps each), so that
-the machine's changing load touches all alike; times are the median step, in ms; the
-table's last column is eagerkernel over PyTorch, the ratio the targets are about (MLP <= 1.0x,
-CNN <= 1.5x). Peak memory of the CNN step is measured per framework in a fresh subprocess:
+the machine's changing load touches all alike (15 rounds for the MLP, whose steps take a
+few ms, 5 for the CNN); times are the median step, in ms; the table's last column is
+eagerkernel over PyTorch, the ratio the targets are about (MLP <= 0.9x, CNN <= 1.5x).
+Peak memory of the CNN step is measured per framework in a fresh subprocess:
 the peak RSS during its first four steps above the RSS after set-up (activations, gradients,
 temporaries and the optimizer's slots; weights and data excluded), so the numbers are
 comparable.
@@ -36,7 +37,7 @@ import time
 import numpy as np
 from guide_cnn import eagerkernel_cnn, tensorflow_cnn, torch_cnn  # a sibling module
 
-TARGETS = {"MLP": 1.0, "CNN": 1.5}
+TARGETS = {"MLP": 0.9, "CNN": 1.5}  # issue 13: the MLP step at <= 0.9x PyTorch
 
 
 def _data(model: str, batch: int):
@@ -287,17 +288,19 @@ def main() -> int:
     if args.peak_child:
         _peak_child(*args.peak_child)
         return 0
-    rounds = 1 if args.quick else 5
+    rounds = {"MLP": 1 if args.quick else 15, "CNN": 1 if args.quick else 5}
     blocks = {"MLP": 2 if args.quick else 40, "CNN": 2 if args.quick else 6}
     rows = {}
     for model, batch in CONFIG.items():
         steps = {name: make(model, batch) for name, make in FRAMEWORKS.items()}
-        medians = _time({k: v for k, v in steps.items() if v is not None}, rounds, blocks[model])
+        medians = _time(
+            {k: v for k, v in steps.items() if v is not None}, rounds[model], blocks[model]
+        )
         rows[model] = {name: medians.get(name) for name in FRAMEWORKS}
     print(
         "One training step (forward, tape, backward, Adam); median ms over "
-        f"{rounds} rounds in which each framework takes {blocks['MLP']} (MLP) or "
-        f"{blocks['CNN']} (CNN) steps in turn"
+        f"{rounds['MLP']} (MLP) or {rounds['CNN']} (CNN) rounds in which each framework takes "
+        f"{blocks['MLP']} (MLP) or {blocks['CNN']} (CNN) steps in turn"
     )
     header = f"{'model':<12}" + "".join(f"{n:>13}" for n in FRAMEWORKS) + "   ek / PyTorch"
     print(header)

@@ -333,3 +333,24 @@ def test_xlog1py_values_and_gradients_match_tensorflow():
     assert float(tape.gradient(value, yv)) == pytest.approx(fd, rel=1e-6)
     with pytest.raises(TypeError, match="xlog1py"):
         ek.math.xlog1py([1, 2], [1, 2])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape, axis, keepdims",
+    [
+        ((64,), None, False),
+        ((7, 9, 5), [0, 2], True),
+        ((7, 9, 5), 1, False),
+        ((3, 1000), None, True),
+    ],
+)
+def test_reduce_mean_gives_numpy_means_bits(dtype, shape, axis, keepdims):
+    # reduce_mean sums and divides itself on NumPy floats (np.mean's steps without its Python
+    # wrapper): every bit and the result's type must stay np.mean's.
+    x = (np.random.default_rng(3).standard_normal(shape) * 1e3).astype(dtype)
+    got = ek.reduce_mean(x, axis=axis, keepdims=keepdims).numpy()
+    want = np.mean(x, axis=None if axis is None else tuple(np.atleast_1d(axis)), keepdims=keepdims)
+    assert got.dtype == want.dtype
+    assert type(got) is type(want)
+    np.testing.assert_array_equal(got, want)

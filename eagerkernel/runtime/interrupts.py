@@ -8,7 +8,7 @@ main thread receives signals in Python, so elsewhere it does nothing.
 
 from __future__ import annotations
 
-import signal
+import _signal  # signal's C functions: `signal.signal` adds enum conversions costing microseconds
 import threading
 
 __all__ = ["deferred_interrupt"]
@@ -30,7 +30,7 @@ class deferred_interrupt:
         if threading.current_thread() is not threading.main_thread():
             return self
         try:
-            self._old = signal.signal(signal.SIGINT, self._hold)
+            self._old = _signal.signal(_signal.SIGINT, self._hold)
         except ValueError:  # signals unavailable (e.g. an embedded interpreter)
             self._old = None
         return self
@@ -41,6 +41,6 @@ class deferred_interrupt:
     def __exit__(self, *exc) -> None:
         if self._old is None:
             return
-        signal.signal(signal.SIGINT, self._old)
+        _signal.signal(_signal.SIGINT, self._old)
         if self._received is not None and callable(self._old):
             self._old(*self._received)  # the previous handler: raises KeyboardInterrupt

@@ -164,8 +164,19 @@ def _mean_fwd(xp, x, axis, keepdims):
     if x.size == 0:  # a mean over nothing: NaN, 0 for integers (TF), without NumPy's warning
         out = xp.sum(x, axis=axis, keepdims=keepdims)
         return out if x.dtype.kind in "iub" else out + xp.asarray(xp.nan, out.dtype)
+    if xp is np and x.dtype in _SUM_THEN_DIVIDE:
+        # `np.mean`'s own arithmetic for these dtypes (a sum, then a division by the count in
+        # place), without its Python wrapper's checks: the same bits, a few microseconds less.
+        out = np.add.reduce(x, axis=axis, keepdims=keepdims)
+        count = x.size // max(out.size, 1)
+        if type(out) is np.ndarray:
+            return np.true_divide(out, count, out=out)
+        return out.dtype.type(out / count)
     out = xp.mean(x, axis=axis, keepdims=keepdims)
     return out.astype(x.dtype, copy=False) if x.dtype.kind in "iu" else out
+
+
+_SUM_THEN_DIVIDE = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 _mean = Primitive("Mean", _mean_fwd)
