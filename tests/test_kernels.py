@@ -232,7 +232,7 @@ def test_col2im_matches_the_numpy_loop_bit_for_bit(monkeypatch, dtype, strides, 
     rng = np.random.default_rng(4)
     input_shape, ksize = (3, 9, 10, 4), (3, 2)
     out_hw = conv.output_hw(input_shape[1:3], ksize, strides, dilations, pads)
-    cols = rng.standard_normal((*ksize, 3, *out_hw, 4)).astype(dtype)
+    cols = rng.standard_normal((3, *out_hw, *ksize, 4)).astype(dtype)
     got = conv.col2im(np, cols, input_shape, strides, dilations, pads)
     monkeypatch.setattr(kernels, "_kernels", None)
     want = conv.col2im(np, cols, input_shape, strides, dilations, pads)
@@ -242,7 +242,7 @@ def test_col2im_matches_the_numpy_loop_bit_for_bit(monkeypatch, dtype, strides, 
 
 @needs_c
 def test_col2im_refuses_windows_that_do_not_fit():
-    cols = np.ones((3, 3, 1, 4, 4, 2), np.float32)
+    cols = np.ones((1, 4, 4, 3, 3, 2), np.float32)
     out = np.empty((1, 5, 5, 2), np.float32)  # 4 windows of 3 need 6 rows
     with pytest.raises(ValueError, match="col2im: the windows do not fit"):
         kernels._kernels.col2im(cols, out, 3, 3, 1, 4, 4, 2, 5, 5, 1, 1, 1, 1)

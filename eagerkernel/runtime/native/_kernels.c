@@ -262,28 +262,33 @@ static PyObject *max_pool_grad(PyObject *self, PyObject *args) {
     return PyLong_FromLong(raised);
 }
 
-/* col2im (conv.py), the adjoint of the im2col window view: cols is (KH, KW, N, OH, OW, C),
- * out the padded input (N, HP, WP, C), written whole: zero, then each kernel position's
- * columns added in row-major order of the positions (NumPy's order, so the sums round
- * alike), reading cols in memory order (faster than sample by sample, measured).          */
+/* col2im (conv.py), the adjoint of the im2col window view: cols is (N, OH, OW, KH, KW, C),
+ * im2col's own layout (one GEMM of the cotangent with the filters writes it), out the padded
+ * input (N, HP, WP, C), written whole. Image by image (its output and its columns stay in
+ * cache): zero, then each kernel position's columns added in row-major order of the
+ * positions, NumPy's order, so the sums round alike.                                        */
 #define COL2IM_LOOP(T)                                                                        \
     static void col2im_##T(const T *restrict cols, T *restrict out, Py_ssize_t kh,            \
                            Py_ssize_t kw, Py_ssize_t n, Py_ssize_t oh, Py_ssize_t ow,         \
                            Py_ssize_t c, Py_ssize_t hp, Py_ssize_t wp, Py_ssize_t sh,         \
                            Py_ssize_t sw, Py_ssize_t dh, Py_ssize_t dw) {                     \
-        for (Py_ssize_t k = 0; k < n * hp * wp * c; k++) out[k] = (T)0;                      \
-        for (Py_ssize_t ki = 0; ki < kh; ki++)                                               \
-            for (Py_ssize_t kj = 0; kj < kw; kj++)                                           \
-                for (Py_ssize_t b = 0; b < n; b++)                                           \
+        const Py_ssize_t pixel = kh * kw * c; /* one output pixel's columns */                \
+        for (Py_ssize_t b = 0; b < n; b++) {                                                 \
+            T *image = out + b * hp * wp * c;                                                \
+            const T *bcols = cols + b * oh * ow * pixel;                                     \
+            for (Py_ssize_t k = 0; k < hp * wp * c; k++) image[k] = (T)0;                    \
+            for (Py_ssize_t ki = 0; ki < kh; ki++)                                           \
+                for (Py_ssize_t kj = 0; kj < kw; kj++)                                       \
                     for (Py_ssize_t i = 0; i < oh; i++) {                                    \
-                        const T *src = cols + (((ki * kw + kj) * n + b) * oh + i) * ow * c;  \
-                        T *row = out + (((b * hp) + i * sh + ki * dh) * wp + kj * dw) * c;   \
+                        const T *src = bcols + i * ow * pixel + (ki * kw + kj) * c;          \
+                        T *row = image + ((i * sh + ki * dh) * wp + kj * dw) * c;            \
                         for (Py_ssize_t j = 0; j < ow; j++) {                                \
                             T *dst = row + j * sw * c;                                       \
-                            const T *s = src + j * c;                                        \
+                            const T *s = src + j * pixel;                                    \
                             for (Py_ssize_t k = 0; k < c; k++) dst[k] += s[k];               \
                         }                                                                    \
                     }                                                                        \
+        }                                                                                    \
     }
 
 COL2IM_LOOP(float)
@@ -307,7 +312,7 @@ static PyObject *col2im(PyObject *self, PyObject *args) {
         return NULL;
     }
     static const char *names[2] = {"cols", "out"};
-    const Py_ssize_t items[2] = {kh * kw * n * oh * ow * c, n * hp * wp * c};
+    const Py_ssize_t items[2] = {n * oh * ow * kh * kw * c, n * hp * wp * c};
     Py_buffer views[2];
     char format;
     if (get_arrays(objs, views, 2, 1, "col2im", names, items, &format) < 0) return NULL;

@@ -672,8 +672,8 @@ def col2im(cols, padded_shape, strides, dilations):
     """Sums window columns back into a zero padded input (conv2d's input VJP), or None.
 
     Args:
-        cols: ``(KH, KW, N, OH, OW, C)``, float32 or float64, C-contiguous: what each kernel
-            position read from each window.
+        cols: ``(N, OH, OW, KH, KW, C)`` (im2col's layout), float32 or float64,
+            C-contiguous: what each kernel position read from each window.
         padded_shape: ``(N, HP, WP, C)``, the padded input.
         strides, dilations: ``(sh, sw)`` and ``(dh, dw)`` of the convolution.
 
@@ -690,7 +690,7 @@ def col2im(cols, padded_shape, strides, dilations):
         return None
     if cols.ndim != 6 or not cols.flags.c_contiguous:
         return None
-    kh, kw, n, oh, ow, c = cols.shape
+    n, oh, ow, kh, kw, c = cols.shape
     pn, hp, wp, pc = padded_shape
     if (pn, pc) != (n, c):
         return None

@@ -3,7 +3,7 @@
 `conv2d` is im2col and one GEMM: a strided view of the padded input gives every window without
 copying, one copy lays the windows out as rows, and a single matrix product with the reshaped
 filters computes all outputs. Its VJPs are ops again: the input VJP is ``Conv2DBackpropInput``
-(one GEMM per kernel position, then col2im), the filter VJP ``Conv2DBackpropFilter`` (one GEMM
+(one GEMM giving every window's columns, then col2im), the filter VJP ``Conv2DBackpropFilter`` (one GEMM
 on the columns conv2d saved while a tape recorded, or on a fresh im2col). The three are
 bilinear and each one's VJPs are the other two, so derivatives of any order are convolutions
 too.
@@ -131,11 +131,9 @@ def _batch_chunks(n: int, per_example: int) -> int:
 
 
 def col2im(xp, cols, input_shape, strides, dilations, pads):
-    """Adjoint of the window view: sums ``cols`` (KH, KW, N, OH, OW, C) back into the input.
-
-    Kernel position first, so each of the KH * KW additions reads one contiguous block.
-    """
-    kh, kw, n, oh, ow, c = cols.shape
+    """Adjoint of the window view: sums ``cols`` (N, OH, OW, KH, KW, C), im2col's layout,
+    back into the input, kernel position by kernel position in row-major order."""
+    n, oh, ow, kh, kw, c = cols.shape
     (pt, pb), (pl, pr) = pads
     hp, wp = input_shape[1] + pt + pb, input_shape[2] + pl + pr
     if xp is np and strides != (kh, kw):
@@ -144,12 +142,12 @@ def col2im(xp, cols, input_shape, strides, dilations, pads):
             return _crop(out, pads, input_shape)
     out = xp.zeros((n, hp, wp, c), dtype=cols.dtype)
     if strides == (kh, kw) and dilations == (1, 1):  # tiles: nothing overlaps, one transpose
-        tiles = cols.transpose(2, 3, 0, 4, 1, 5).reshape(n, oh * kh, ow * kw, c)
+        tiles = cols.transpose(0, 1, 3, 2, 4, 5).reshape(n, oh * kh, ow * kw, c)
         out[:, : oh * kh, : ow * kw] = tiles
     else:
         for i in range(kh):
             for j in range(kw):
-                window_tap(out, i, j, (oh, ow), strides, dilations)[...] += cols[i, j]
+                window_tap(out, i, j, (oh, ow), strides, dilations)[...] += cols[:, :, :, i, j]
     return _crop(out, pads, input_shape)
 
 
@@ -243,9 +241,9 @@ def _backprop_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
         # transposed kernel, KH * KW * cout numbers of columns per pixel, not KH * KW * cin.
         flipped = xp.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
         return _conv_fwd(xp, g, flipped, (1, 1), dilations, full)[0]
-    # One GEMM per kernel position (a batched matmul) lays the columns out position-major.
-    cols = _gemm(xp, g.reshape(-1, cout), w.reshape(kh * kw, cin, cout).transpose(0, 2, 1))
-    return col2im(xp, cols.reshape(kh, kw, n, oh, ow, cin), input_shape, strides, dilations, pads)
+    # One GEMM gives every window's columns, in im2col's layout, then col2im sums them.
+    cols = _gemm(xp, g.reshape(-1, cout), w.reshape(kh * kw * cin, cout).T)
+    return col2im(xp, cols.reshape(n, oh, ow, kh, kw, cin), input_shape, strides, dilations, pads)
 
 
 def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads, cols=None):
@@ -756,7 +754,7 @@ def _avg_pool_grad_fwd(xp, g, input_shape, ksize, strides, pads):
             return out
     n, oh, ow, c = g.shape
     share = g / _avg_counts(xp, input_shape[1:3], (oh, ow), ksize, strides, pads, g.dtype)
-    cols = xp.broadcast_to(share, (*ksize, n, oh, ow, c))
+    cols = xp.broadcast_to(share[:, :, :, None, None], (n, oh, ow, *ksize, c))
     return col2im(xp, cols, input_shape, strides, (1, 1), pads)
 
 

@@ -75,10 +75,10 @@ def _depthwise_input_fwd(xp, g, w, input_shape, strides, dilations, pads):
     kh, kw, c, m = w.shape
     n, oh, ow, _ = g.shape
     g5 = g.reshape(n, oh, ow, c, m)
-    cols = xp.empty((kh, kw, n, oh, ow, c), dtype=g.dtype)
+    cols = xp.empty((n, oh, ow, kh, kw, c), dtype=g.dtype)
     for i in range(kh):
         for j in range(kw):
-            cols[i, j] = (g5 * w[i, j]).sum(axis=-1)
+            cols[:, :, :, i, j] = (g5 * w[i, j]).sum(axis=-1)
     return col2im(xp, cols, tuple(input_shape), strides, dilations, pads)
 
 
