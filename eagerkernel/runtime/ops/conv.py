@@ -2,9 +2,10 @@
 
 `conv2d` is im2col and one GEMM: a strided view of the padded input gives every window without
 copying, one copy lays the windows out as rows, and a single matrix product with the reshaped
-filters computes all outputs. Its VJPs are ops again: the input VJP is ``Conv2DBackpropInput``
-(one GEMM giving every window's columns, then col2im), the filter VJP ``Conv2DBackpropFilter`` (one GEMM
-on the columns conv2d saved while a tape recorded, or on a fresh im2col). The three are
+filters computes all outputs. Its VJPs are ops again: the input VJP is
+``Conv2DBackpropInput`` (one GEMM giving every window's columns, then col2im), the filter VJP
+``Conv2DBackpropFilter`` (one GEMM on the columns conv2d saved while a tape recorded, or on a
+fresh im2col). The three are
 bilinear and each one's VJPs are the other two, so derivatives of any order are convolutions
 too.
 
