@@ -38,6 +38,7 @@ import numpy as np
 from guide_cnn import eagerkernel_cnn, tensorflow_cnn, torch_cnn  # a sibling module
 
 TARGETS = {"MLP": 0.9, "CNN": 1.5}  # issue 13: the MLP step at <= 0.9x PyTorch
+PAUSE = 0.25  # seconds between two blocks (see `_time`)
 
 
 def _data(model: str, batch: int):
@@ -213,14 +214,19 @@ CONFIG = {"MLP": 64, "CNN": 50}
 
 def _time(steps: dict, rounds: int, block: int) -> dict:
     """Median step time in ms per framework. The frameworks take turns, ``block`` steps each,
-    for ``rounds`` rounds, so that a change in the machine's load touches all of them alike;
-    the first step of each block is dropped (another framework's threads may still spin)."""
+    for ``rounds`` rounds, so that a change in the machine's load touches all of them alike.
+    Each block starts `PAUSE` seconds after the previous one: OpenBLAS's threads spin for up to
+    about 0.1 s after a product and OpenMP's for a while after a parallel region, and a
+    framework's block must not run against the previous framework's spinning threads (on two
+    cores that slowed PyTorch's MLP step by 10-25%, measured). The first step of each block is
+    dropped."""
     for step in steps.values():
         for _ in range(2):
             step()  # warm-up: builds weights and slots
     times: dict = {name: [] for name in steps}
     for _ in range(rounds):
         for name, step in steps.items():
+            time.sleep(PAUSE)  # the previous framework's idle BLAS/OpenMP threads stop spinning
             for i in range(block + 1):
                 t0 = time.perf_counter()
                 loss = step()

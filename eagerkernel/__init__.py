@@ -13,7 +13,12 @@ The public names follow TensorFlow's (``tf.GradientTape``, ``tf.Variable``, ``tf
 from __future__ import annotations
 
 import builtins as _builtins
+import os as _os
+import sys as _sys
 import types as _types
+
+if "numpy" not in _sys.modules:  # read by OpenBLAS when NumPy loads it (see native/blas.py)
+    _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
 
 from .runtime import (
     config,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import types
 
 import numpy as np
@@ -71,3 +74,20 @@ def test_an_error_restores_the_count(threads_seen, monkeypatch):
     with pytest.raises(FloatingPointError):
         blas.matmul(np.ones((64, 256)), np.ones((256, 100)))
     assert controller.num_threads == before
+
+
+@pytest.mark.parametrize(
+    "preset, first, want",
+    [(None, "", "18"), ("7", "", "7"), (None, "import numpy; ", "None")],
+)
+def test_openblas_idle_threads_spin_briefly_when_eagerkernel_loads_numpy(preset, first, want):
+    # OpenBLAS reads OPENBLAS_THREAD_TIMEOUT when NumPy loads it: eagerkernel sets it only
+    # if it is imported first and the user has not set it.
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if preset is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = preset
+    code = first + "import os, eagerkernel; print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split()[-1] == want

@@ -15,7 +15,7 @@ from eagerkernel.runtime.core.device import Device
 from eagerkernel.runtime.keras import optimizers
 from eagerkernel.runtime.keras.optimizers import base as opt_base
 from eagerkernel.runtime.keras.optimizers import inplace, schedules
-from eagerkernel.runtime.native import kernels
+from eagerkernel.runtime.native import kernels, parallel
 
 train = compat_v1.train
 
@@ -156,7 +156,7 @@ def test_split_updates_match_the_closed_form(monkeypatch, make, expected):
     # NumPy kernel too: its C kernel, which runs whole, is switched off).
     monkeypatch.setattr(kernels, "_kernels", None)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(inplace, "_cores", lambda: 3)
+    monkeypatch.setattr(parallel, "cores", lambda: 3)
     _, got = run(make())
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
@@ -176,10 +176,10 @@ def test_large_variables_split_over_threads_match_the_unsplit_update(monkeypatch
         kernel_runner(*args)
 
     monkeypatch.setattr(inplace, "_run_parts", spy)
-    monkeypatch.setattr(inplace, "_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
     _, split = run(make(), x0=x0, grads=grads)
     assert "MainThread" in threads
-    assert any(t.startswith("eagerkernel-optimizer") for t in threads)
+    assert any(t.startswith("eagerkernel-worker") for t in threads)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", x0.size + 1)
     threads.clear()
     _, whole = run(make(), x0=x0, grads=grads)
@@ -190,7 +190,7 @@ def test_large_variables_split_over_threads_match_the_unsplit_update(monkeypatch
 
 def test_a_worker_error_rolls_back_a_split_update(monkeypatch):
     monkeypatch.setattr(kernels, "_kernels", None)  # Adam's NumPy kernel, split over threads
-    monkeypatch.setattr(inplace, "_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
     monkeypatch.setattr(opt_base, "PARALLEL_MIN", 1 << 15)
     v = ek.Variable(np.ones(1 << 16, np.float32))
     opt = optimizers.Adam(0.1)

@@ -9,6 +9,15 @@ scheduler time slice, far longer than the product itself. So products of fewer t
 BLAS; the thread count in force before the call is restored after it), and larger ones keep
 every thread: they gain from it on an idle machine, and can still stall on a busy one. CuPy
 arrays, and machines where threadpoolctl finds no multi-threaded BLAS, are left alone.
+
+After a product, OpenBLAS's idle threads keep spinning for ``2**OPENBLAS_THREAD_TIMEOUT`` CPU
+cycles (2**28 by default, about 0.1 s) before they sleep, and meanwhile they share the cores
+with whatever runs next: the runtime's own split kernels (`parallel`: conv2d's im2col and
+col2im ran no faster on two threads than on one right after a product), other processes.
+Importing eagerkernel before NumPy therefore sets ``OPENBLAS_THREAD_TIMEOUT=18`` (about
+0.1 ms, long enough to bridge the products of one training step) unless the environment
+already sets it; OpenBLAS reads it once, when NumPy loads it, so an earlier ``import numpy``
+leaves OpenBLAS's default (the Eager kernel always imports eagerkernel first).
 """
 
 from __future__ import annotations

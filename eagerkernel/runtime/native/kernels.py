@@ -111,6 +111,8 @@ import warnings
 
 import numpy as np
 
+from . import parallel
+
 try:
     from . import _kernels
 except ImportError:  # not built: every kernel declines and NumPy's runs
@@ -695,7 +697,15 @@ def col2im(cols, padded_shape, strides, dilations):
     if (pn, pc) != (n, c):
         return None
     out = np.empty(padded_shape, cols.dtype)
-    flags = _kernels.col2im(cols, out, kh, kw, n, oh, ow, c, hp, wp, *strides, *dilations)
+
+    def images(lo, hi):  # each image's output is its own: the batch splits over the cores
+        return _kernels.col2im(
+            cols[lo:hi], out[lo:hi], kh, kw, hi - lo, oh, ow, c, hp, wp, *strides, *dilations
+        )
+
+    flags = 0
+    for part in parallel.run_rows(images, n, cols.size):
+        flags |= part
     if flags:
         _fp_errors(flags, "add")
     return out

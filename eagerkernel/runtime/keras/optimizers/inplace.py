@@ -10,20 +10,19 @@ with no new arrays, while a persistent tape's snapshot or an array the user kept
 untouched.
 
 Large CPU updates are split (`run_parallel`): each elementwise kernel runs on contiguous slices
-of its flat arrays, one part per core (at most 8), in a thread pool created on first use;
-NumPy releases the GIL inside the kernels.
+of its flat arrays, one part per core (at most 8), through the runtime's thread pool
+(`native.parallel`); NumPy releases the GIL inside the kernels.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
-import os
 import sys
 
 import numpy as np
 
 from ...core.variable import Variable
+from ...native.parallel import run_parts
 
 __all__ = ["CHUNK", "mutable_array", "on_device", "run_parallel", "scale_in_place"]
 
@@ -103,59 +102,25 @@ def scale_in_place(variable: Variable, factor: float) -> None:
 # -- split over the cores -------------------------------------------------------------------------
 
 CHUNK = 1 << 15  # elements per kernel call: a chunk of every array stays in the L2 cache
-_pool: list = []  # [ThreadPoolExecutor], created on first use
 
 
-def _cores() -> int:
-    try:
-        return max(1, min(len(os.sched_getaffinity(0)), 8))
-    except AttributeError:  # not Linux
-        return max(1, min(os.cpu_count() or 1, 8))
-
-
-def _workers():
-    if not _pool:
-        _pool.append(
-            concurrent.futures.ThreadPoolExecutor(
-                max_workers=_cores() - 1, thread_name_prefix="eagerkernel-optimizer"
-            )
-        )
-    return _pool[0]
-
-
-def _run_parts(tasks: list, part: int, parts: int, errstate: dict) -> None:
+def _run_parts(tasks: list, part: int, parts: int) -> None:
     """Runs part ``part`` of ``parts`` of every task (a contiguous slice of its flat arrays)."""
-    with np.errstate(**errstate):  # NumPy's error state is per thread: use the caller's
-        for kernel, tmp, g, arrays, scalars in tasks:
-            n = tmp.size
-            flat = [tmp.reshape(-1), g.reshape(-1), *(a.reshape(-1) for a in arrays)]
-            for lo in range(n * part // parts, n * (part + 1) // parts, CHUNK):
-                hi = min(lo + CHUNK, n * (part + 1) // parts)
-                kernel(np, *(a[lo:hi] for a in flat), **scalars)
+    for kernel, tmp, g, arrays, scalars in tasks:
+        n = tmp.size
+        flat = [tmp.reshape(-1), g.reshape(-1), *(a.reshape(-1) for a in arrays)]
+        for lo in range(n * part // parts, n * (part + 1) // parts, CHUNK):
+            hi = min(lo + CHUNK, n * (part + 1) // parts)
+            kernel(np, *(a[lo:hi] for a in flat), **scalars)
 
 
 def run_parallel(tasks: list) -> None:
-    """Runs elementwise update kernels, each split over the cores; re-raises a worker's error
-    after every worker stopped.
+    """Runs elementwise update kernels, each split over the cores (`parallel.run_parts`);
+    re-raises a part's error after every part stopped.
 
     Args:
         tasks: ``[(kernel, tmp, gradient, arrays, scalars)]``: ``kernel(np, tmp, g, *arrays,
             **scalars)`` writes ``arrays`` in place; ``tmp``, ``gradient`` and ``arrays`` are
             C-contiguous NumPy arrays of one shape, cut into the same slices for every call.
     """
-    parts = _cores()
-    errstate = np.geterr()
-    if parts == 1:
-        _run_parts(tasks, 0, 1, errstate)
-        return
-    pool = _workers()
-    futures = [pool.submit(_run_parts, tasks, k, parts, errstate) for k in range(1, parts)]
-    try:
-        _run_parts(tasks, 0, parts, errstate)
-    finally:
-        # Wait for every worker, even after an error here: no thread may still be writing
-        # into the arrays when the caller restores its backup.
-        errors = [f.exception() for f in futures]
-    for exc in errors:
-        if exc is not None:
-            raise exc
+    run_parts(lambda part, parts: _run_parts(tasks, part, parts))
