@@ -34,6 +34,10 @@ import subprocess
 import sys
 import time
 
+# isort: off
+import eagerkernel  # noqa: F401  before NumPy, as its users import it (see native/blas.py)
+
+# isort: on
 import numpy as np
 from guide_cnn import eagerkernel_cnn, tensorflow_cnn, torch_cnn  # a sibling module
 
