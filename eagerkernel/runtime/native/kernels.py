@@ -664,7 +664,15 @@ def max_pool_grad(x, ans, g, ksize: tuple[int, int]):
     if not g.flags.c_contiguous:
         g = np.ascontiguousarray(g)
     out = np.empty_like(x)
-    flags = _kernels.max_pool_grad(x, ans, g, out, n, h, w, c, kh, kw)
+
+    def images(lo, hi):  # each image's windows are its own: the batch splits over the cores
+        return _kernels.max_pool_grad(
+            x[lo:hi], ans[lo:hi], g[lo:hi], out[lo:hi], hi - lo, h, w, c, kh, kw
+        )
+
+    flags = 0
+    for part in parallel.run_rows(images, n, x.size):
+        flags |= part
     if flags:
         _fp_errors(flags, "multiply")
     return out

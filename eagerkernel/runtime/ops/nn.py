@@ -17,6 +17,7 @@ from .. import random as _random
 from ..core.dispatch import Primitive, defvjp, stateful
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
+from ..native import parallel
 from ._core import apply, dtype_error, float_check, tensor, unary
 from .activations import (
     elu,
@@ -215,9 +216,13 @@ def l2_loss(t, name=None) -> Tensor:
 
 
 def _bias_add_fwd(xp, x, b, channel_axis):
-    if channel_axis == x.ndim - 1:
+    if channel_axis != x.ndim - 1:
+        b = b.reshape((-1,) + (1,) * (x.ndim - 1 - channel_axis))
+    if xp is not np or x.ndim < 2 or x.size < parallel.ROWS_SPLIT_MIN:
         return x + b
-    return x + b.reshape((-1,) + (1,) * (x.ndim - 1 - channel_axis))
+    out = np.empty(x.shape, np.result_type(x, b))  # a large batch: its rows over the cores
+    parallel.run_rows(lambda lo, hi: np.add(x[lo:hi], b, out=out[lo:hi]), len(x), x.size)
+    return out
 
 
 def _bias_grad(g, ans, x, b, channel_axis):
