@@ -142,3 +142,30 @@ def test_col2im_split_raises_the_callers_floating_point_errors(monkeypatch):
     with np.errstate(over="ignore"):
         out = conv.col2im(np, cols, (2, 6, 6, 1), (1, 1), (1, 1), ((0, 0), (0, 0)))
     assert np.isinf(out).any()
+
+
+@pytest.mark.skipif(not kernels.available(), reason="the C extension is not built")
+def test_adams_c_kernel_split_over_the_cores_matches_the_whole_update(monkeypatch):
+    rng = np.random.default_rng(8)
+    arrays = [rng.standard_normal(3001).astype(np.float32) for _ in range(4)]
+    arrays[3] = np.abs(arrays[3])  # v >= 0
+
+    def update():
+        g, var, m, v = (a.copy() for a in arrays)
+        for _ in range(3):
+            assert kernels.adam(g, var, m, v, b1=0.9, b2=0.999, epsilon=1e-7, lr_t=0.01)
+        return var, m, v
+
+    calls = []
+    original = parallel.run_parts
+    monkeypatch.setattr(
+        parallel, "run_parts", lambda fn, parts=None: calls.append(parts) or original(fn, parts)
+    )
+    monkeypatch.setattr(parallel, "cores", lambda: 3)
+    monkeypatch.setattr(parallel, "ROWS_SPLIT_MIN", 1000)
+    split = update()
+    assert calls == [3, 3, 3]
+    monkeypatch.setattr(parallel, "ROWS_SPLIT_MIN", 1 << 62)
+    whole = update()
+    for a, b in zip(split, whole):
+        np.testing.assert_array_equal(a, b)

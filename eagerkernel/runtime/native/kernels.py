@@ -186,7 +186,14 @@ def adam(g, var, m, v, *, b1: float, b2: float, epsilon: float, lr_t: float) -> 
         return False
     if not g.flags.c_contiguous:
         g = np.ascontiguousarray(g)
-    flags = _kernels.adam(g, var, m, v, b1, b2, epsilon, lr_t)
+    flat = [a.reshape(-1) for a in (g, var, m, v)]
+
+    def elements(lo, hi):  # elementwise: a large variable (a dense layer's kernel) splits
+        return _kernels.adam(*(a[lo:hi] for a in flat), b1, b2, epsilon, lr_t)
+
+    flags = 0
+    for part in parallel.run_rows(elements, var.size, var.size):
+        flags |= part
     if flags:
         _fp_errors(flags, "adam")
     return True

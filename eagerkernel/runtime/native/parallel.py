@@ -98,10 +98,11 @@ def run_parts(fn, parts: int | None = None) -> list:
     return results
 
 
-def run_rows(fn, n: int, size: int) -> list:
-    """Calls ``fn(lo, hi)`` on contiguous ranges of ``n`` rows (images of a batch) that
-    together cover them once, in parallel when the work is large (``size``, the elements
-    written, at least `ROWS_SPLIT_MIN`, and two rows or more), else once with ``(0, n)``.
+def run_rows(fn, n: int, size: int, split_min: int | None = None) -> list:
+    """Calls ``fn(lo, hi)`` on contiguous ranges of ``n`` rows (images of a batch, elements of
+    a flat array) that together cover them once, in parallel when the work is large
+    (``size``, the elements written, at least ``split_min``, default `ROWS_SPLIT_MIN`, and
+    two rows or more), else once with ``(0, n)``.
 
     The ranges are dealt out one at a time, about four per part, so a part whose thread runs
     slower (sharing its core with another program, or with BLAS threads still spinning after
@@ -110,7 +111,7 @@ def run_rows(fn, n: int, size: int) -> list:
     Returns:
         The calls' results, in order of the ranges. Raises as `run_parts`.
     """
-    parts = min(cores(), n) if size >= ROWS_SPLIT_MIN else 1
+    parts = min(cores(), n) if size >= (ROWS_SPLIT_MIN if split_min is None else split_min) else 1
     if parts <= 1:
         return [fn(0, n)]
     step = max(1, n // (4 * parts))
