@@ -21,6 +21,17 @@ def three_cores(monkeypatch):
     monkeypatch.setattr(parallel, "cores", lambda: 3)
 
 
+@pytest.fixture
+def pool_calls(monkeypatch, three_cores):
+    """The ``parts`` of every `run_parts` call, on three cores."""
+    calls = []
+    original = parallel.run_parts
+    monkeypatch.setattr(
+        parallel, "run_parts", lambda fn, parts=None: calls.append(parts) or original(fn, parts)
+    )
+    return calls
+
+
 def test_parts_run_in_order_part_zero_on_the_calling_thread(three_cores):
     names = {}
 
@@ -99,7 +110,9 @@ def test_a_slow_part_takes_fewer_ranges(monkeypatch):
 
 
 @pytest.mark.parametrize("strides, padding", [(1, "SAME"), (2, "VALID")])
-def test_conv_layers_ops_split_over_images_match_the_whole_batch(monkeypatch, strides, padding):
+def test_conv_layers_ops_split_over_images_match_the_whole_batch(
+    monkeypatch, pool_calls, strides, padding
+):
     # conv2d (im2col's copy), its input gradient (col2im), bias_add and a tiling max pool's
     # gradient split the batch over the cores when large: the same bits as whole.
     rng = np.random.default_rng(5)
@@ -115,12 +128,7 @@ def test_conv_layers_ops_split_over_images_match_the_whole_batch(monkeypatch, st
         grads = tape.gradient(y, [x, w, b], output_gradients=ek.ones_like(y) * 0.5 + y)
         return [y.numpy()] + [g.numpy() for g in grads]
 
-    calls = []
-    original = parallel.run_parts
-    monkeypatch.setattr(
-        parallel, "run_parts", lambda fn, parts=None: calls.append(parts) or original(fn, parts)
-    )
-    monkeypatch.setattr(parallel, "cores", lambda: 3)
+    calls = pool_calls
     monkeypatch.setattr(parallel, "ROWS_SPLIT_MIN", 1)
     split = run()
     assert len(calls) >= (4 if kernels.available() else 2)  # im2col, bias_add (+ C kernels)
@@ -145,7 +153,7 @@ def test_col2im_split_raises_the_callers_floating_point_errors(monkeypatch):
 
 
 @pytest.mark.skipif(not kernels.available(), reason="the C extension is not built")
-def test_adams_c_kernel_split_over_the_cores_matches_the_whole_update(monkeypatch):
+def test_adams_c_kernel_split_over_the_cores_matches_the_whole_update(monkeypatch, pool_calls):
     rng = np.random.default_rng(8)
     arrays = [rng.standard_normal(3001).astype(np.float32) for _ in range(4)]
     arrays[3] = np.abs(arrays[3])  # v >= 0
@@ -156,12 +164,7 @@ def test_adams_c_kernel_split_over_the_cores_matches_the_whole_update(monkeypatc
             assert kernels.adam(g, var, m, v, b1=0.9, b2=0.999, epsilon=1e-7, lr_t=0.01)
         return var, m, v
 
-    calls = []
-    original = parallel.run_parts
-    monkeypatch.setattr(
-        parallel, "run_parts", lambda fn, parts=None: calls.append(parts) or original(fn, parts)
-    )
-    monkeypatch.setattr(parallel, "cores", lambda: 3)
+    calls = pool_calls
     monkeypatch.setattr(parallel, "ROWS_SPLIT_MIN", 1000)
     split = update()
     assert calls == [3, 3, 3]
