@@ -172,3 +172,21 @@ def test_adams_c_kernel_split_over_the_cores_matches_the_whole_update(monkeypatc
     whole = update()
     for a, b in zip(split, whole):
         np.testing.assert_array_equal(a, b)
+
+
+def test_im2col_on_another_array_module_copies_every_image_on_the_calling_thread(
+    monkeypatch, pool_calls
+):
+    # CuPy's copies run on the GPU's stream, never through the pool: a stand-in module that
+    # is not NumPy (delegating to it) must still get every image's windows.
+    class OtherModule:
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+    monkeypatch.setattr(parallel, "ROWS_SPLIT_MIN", 1)
+    x = np.random.default_rng(9).standard_normal((4, 6, 6, 3)).astype(np.float32)
+    args = ((3, 3), (4, 4), (1, 1), (1, 1), ((0, 0), (0, 0)))
+    got = conv._im2col(OtherModule(), x, *args)
+    assert not pool_calls
+    np.testing.assert_array_equal(got, conv._im2col(np, x, *args))
+    assert pool_calls  # NumPy's own copy did split

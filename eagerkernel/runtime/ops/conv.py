@@ -115,7 +115,7 @@ def _im2col(xp, x, ksize, out_hw, strides, dilations, pads, buffer=None):
         return cols.reshape(kh * kw, -1).T
     win = windows_view(xp, xpad, ksize, out_hw, strides, dilations)
     cols = empty(win.shape)  # copyto: faster than win.reshape's copy; by images over the cores
-    parallel.run_rows(lambda a, b: xp.copyto(cols[a:b], win[a:b]), n if xp is np else 1, cols.size)
+    parallel.run_rows(lambda a, b: xp.copyto(cols[a:b], win[a:b]), n, cols.size * (xp is np))
     return cols.reshape(-1, kh * kw * c)
 
 
