@@ -326,20 +326,34 @@ def test_real_sigint_during_restore_is_all_or_nothing(tmp_path):
     zeros = ckpt.write(str(tmp_path / "zeros"))
     rng = random.Random(6)
     outcomes = set()
-    for _ in range(60):
-        old = signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
-        signal.setitimer(signal.ITIMER_REAL, rng.uniform(0.0005, 0.02))
-        try:
-            try:
-                for _ in range(500):  # each restore all-or-nothing: never a mix of ones and zeros
-                    ckpt.restore(ones)
-                    ckpt.restore(zeros)
-            except KeyboardInterrupt:
-                pass
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
-        values = {float(v.numpy()[0, 0]) for v in vs}
-        assert len(values) == 1, "a restore was interrupted half way"
-        outcomes |= values
+    # Other libraries' collector callbacks away (hypothesis installs one once imported): a
+    # KeyboardInterrupt raised inside one is discarded, so the SIGINT would be lost and the
+    # loop below would run all its restores (minutes) instead of stopping at the signal.
+    callbacks = gc.callbacks[:]
+    gc.callbacks.clear()
+    try:
+        for _ in range(60):
+            outcomes |= _restore_until_sigint(ckpt, vs, ones, zeros, rng)
+    finally:
+        gc.callbacks[:] = callbacks
     assert outcomes <= {0.0, 1.0}
+
+
+def _restore_until_sigint(ckpt, vs, ones, zeros, rng) -> set:
+    """One round: restores back and forth until a SIGINT a random 0.5-20 ms away stops
+    them; every variable then holds one of the two checkpoints' values."""
+    old = signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+    signal.setitimer(signal.ITIMER_REAL, rng.uniform(0.0005, 0.02))
+    try:
+        try:
+            for _ in range(500):  # each restore all-or-nothing: never a mix of ones and zeros
+                ckpt.restore(ones)
+                ckpt.restore(zeros)
+        except KeyboardInterrupt:
+            pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    values = {float(v.numpy()[0, 0]) for v in vs}
+    assert len(values) == 1, "a restore was interrupted half way"
+    return values
