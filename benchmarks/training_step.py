@@ -221,8 +221,8 @@ def _time(steps: dict, rounds: int, block: int) -> dict:
     for ``rounds`` rounds, so that a change in the machine's load touches all of them alike.
     Each block starts `PAUSE` seconds after the previous one: OpenBLAS's threads spin for up to
     about 0.1 s after a product and OpenMP's for a while after a parallel region, and a
-    framework's block must not run against the previous framework's spinning threads (on two
-    cores that slowed PyTorch's MLP step by 10-25%, measured). The first step of each block is
+    framework's block must not run against the previous framework's spinning threads, which
+    on a machine of few cores take a core away from it. The first step of each block is
     dropped."""
     for step in steps.values():
         for _ in range(2):

@@ -12,8 +12,8 @@ arrays, and machines where threadpoolctl finds no multi-threaded BLAS, are left 
 
 After a product, OpenBLAS's idle threads keep spinning for ``2**OPENBLAS_THREAD_TIMEOUT`` CPU
 cycles (2**28 by default, about 0.1 s) before they sleep, and meanwhile they share the cores
-with whatever runs next: the runtime's own split kernels (`parallel`: conv2d's im2col and
-col2im ran no faster on two threads than on one right after a product), other processes.
+with whatever runs next: the runtime's own split kernels (`parallel`), whose second thread
+then gets half a core, and other processes.
 Importing eagerkernel before NumPy therefore sets ``OPENBLAS_THREAD_TIMEOUT=18`` (about
 0.1 ms, long enough to bridge the products of one training step) unless the environment
 already sets it; OpenBLAS reads it once, when NumPy loads it, so an earlier ``import numpy``
