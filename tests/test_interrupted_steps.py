@@ -169,15 +169,26 @@ def no_collections():
     k-th call between runs, and a KeyboardInterrupt raised there is discarded ("Exception
     ignored in"), as a real Ctrl-C landing there would be."""
     enabled = gc.isenabled()
-    callbacks = gc.callbacks[:]
     gc.disable()
+    try:
+        with without_gc_callbacks():
+            yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def without_gc_callbacks():
+    """Other libraries' collector callbacks (hypothesis installs one once imported) away: a
+    KeyboardInterrupt raised inside one is discarded, so a real SIGINT landing there would be
+    lost and a test waiting for it would run on (or fail to count it)."""
+    callbacks = gc.callbacks[:]
     gc.callbacks.clear()
     try:
         yield
     finally:
         gc.callbacks[:] = callbacks
-        if enabled:
-            gc.enable()
 
 
 @needs_sigint
@@ -229,6 +240,11 @@ def test_sigint_at_every_call_of_a_training_step_leaves_no_scope_entered():
 
 @needs_sigint
 def test_real_sigint_during_first_steps():
+    with without_gc_callbacks():  # else a SIGINT landing in one is lost, and not counted
+        _first_steps_under_sigint()
+
+
+def _first_steps_under_sigint():
     rng = random.Random(17)
     interrupted = 0
     for _ in range(30):
@@ -326,16 +342,9 @@ def test_real_sigint_during_restore_is_all_or_nothing(tmp_path):
     zeros = ckpt.write(str(tmp_path / "zeros"))
     rng = random.Random(6)
     outcomes = set()
-    # Other libraries' collector callbacks away (hypothesis installs one once imported): a
-    # KeyboardInterrupt raised inside one is discarded, so the SIGINT would be lost and the
-    # loop below would run all its restores (minutes) instead of stopping at the signal.
-    callbacks = gc.callbacks[:]
-    gc.callbacks.clear()
-    try:
+    with without_gc_callbacks():  # else a lost SIGINT runs a round's 1000 restores
         for _ in range(60):
             outcomes |= _restore_until_sigint(ckpt, vs, ones, zeros, rng)
-    finally:
-        gc.callbacks[:] = callbacks
     assert outcomes <= {0.0, 1.0}
 
 
