@@ -186,14 +186,18 @@ def adam(g, var, m, v, *, b1: float, b2: float, epsilon: float, lr_t: float) -> 
         return False
     if not g.flags.c_contiguous:
         g = np.ascontiguousarray(g)
-    flat = [a.reshape(-1) for a in (g, var, m, v)]
-
-    def elements(lo, hi):  # elementwise: a large variable (a dense layer's kernel) splits
-        return _kernels.adam(*(a[lo:hi] for a in flat), b1, b2, epsilon, lr_t)
-
-    flags = 0
-    for part in parallel.run_rows(elements, var.size, var.size):
-        flags |= part
+    n = var.size
+    if n < parallel.ROWS_SPLIT_MIN:  # the common case, one call (this runs per variable)
+        flags = _kernels.adam(g, var, m, v, b1, b2, epsilon, lr_t)
+    else:  # elementwise: a large variable (a dense layer's kernel) splits over the cores
+        flat = [a.reshape(-1) for a in (g, var, m, v)]
+        flags = _flags(
+            parallel.run_rows(
+                lambda lo, hi: _kernels.adam(*(a[lo:hi] for a in flat), b1, b2, epsilon, lr_t),
+                n,
+                n,
+            )
+        )
     if flags:
         _fp_errors(flags, "adam")
     return True
@@ -677,9 +681,7 @@ def max_pool_grad(x, ans, g, ksize: tuple[int, int]):
             x[lo:hi], ans[lo:hi], g[lo:hi], out[lo:hi], hi - lo, h, w, c, kh, kw
         )
 
-    flags = 0
-    for part in parallel.run_rows(images, n, x.size):
-        flags |= part
+    flags = _flags(parallel.run_rows(images, n, x.size))
     if flags:
         _fp_errors(flags, "multiply")
     return out
@@ -718,12 +720,18 @@ def col2im(cols, padded_shape, strides, dilations):
             cols[lo:hi], out[lo:hi], kh, kw, hi - lo, oh, ow, c, hp, wp, *strides, *dilations
         )
 
-    flags = 0
-    for part in parallel.run_rows(images, n, cols.size):
-        flags |= part
+    flags = _flags(parallel.run_rows(images, n, cols.size))
     if flags:
         _fp_errors(flags, "add")
     return out
+
+
+def _flags(parts: list) -> int:
+    """The floating-point flags the parts of a split kernel raised, together (OR)."""
+    flags = 0
+    for part in parts:
+        flags |= part
+    return flags
 
 
 # (np.geterr() key, NumPy's wording, NumPy's status bit for "call" callbacks) per kernel flag.

@@ -26,15 +26,20 @@ _MAX_PARTS = 8
 #: thread hand-off costs more than the second core saves.
 ROWS_SPLIT_MIN = 1 << 20
 _pool: list = []  # [ThreadPoolExecutor], created on first use
+_cores: list = []  # [cores()], read on first use
 _inside = threading.local()  # .active: this thread is running a part
 
 
 def cores() -> int:
-    """The number of parts a split uses: the CPUs this process may run on, at most 8."""
-    try:
-        return max(1, min(len(os.sched_getaffinity(0)), _MAX_PARTS))
-    except AttributeError:  # not Linux
-        return max(1, min(os.cpu_count() or 1, _MAX_PARTS))
+    """The number of parts a split uses: the CPUs this process may run on when it first
+    asks, at most 8."""
+    if not _cores:
+        try:
+            found = len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            found = os.cpu_count() or 1
+        _cores.append(max(1, min(found, _MAX_PARTS)))
+    return _cores[0]
 
 
 def _workers():
