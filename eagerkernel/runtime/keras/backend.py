@@ -1,7 +1,8 @@
 """`ek.keras.backend`: process-wide Keras settings and utilities (follows `tf.keras.backend`).
 
 ``floatx``, ``epsilon``, ``image_data_format`` and their setters, ``clear_session`` and
-``is_keras_tensor``. The losses and metrics read `epsilon` at each call, so `set_epsilon`
+``is_keras_tensor``; the math functions of `backend_math` (``mean``, ``std``, ``clip`` ...).
+The losses and metrics read `epsilon` at each call, so `set_epsilon`
 changes their clipping bound. The layers create float32 weights and take channels-last
 images whatever is set here, so `set_floatx` and `set_image_data_format` accept only those
 values and raise NotImplementedError for the others rather than ignore them.
@@ -11,17 +12,51 @@ from __future__ import annotations
 
 import gc
 
+from .backend_math import (
+    abs,
+    cast,
+    clip,
+    exp,
+    get_value,
+    int_shape,
+    log,
+    max,
+    mean,
+    min,
+    set_value,
+    sqrt,
+    square,
+    std,
+    sum,
+    var,
+)
 from .keras_tensor import KerasTensor
 
 __all__ = [
+    "abs",
+    "cast",
     "clear_session",
+    "clip",
     "epsilon",
+    "exp",
     "floatx",
+    "get_value",
     "image_data_format",
+    "int_shape",
     "is_keras_tensor",
+    "log",
+    "max",
+    "mean",
+    "min",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",
+    "set_value",
+    "sqrt",
+    "square",
+    "std",
+    "sum",
+    "var",
 ]
 
 _FLOATX = "float32"

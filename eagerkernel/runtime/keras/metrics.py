@@ -12,7 +12,9 @@ their intermediates).
 
 from __future__ import annotations
 
+import contextlib
 import re
+import weakref
 
 import numpy as np
 
@@ -177,9 +179,15 @@ class Metric:
     reset_states = reset_state  # TF 2.0-2.4 spelling
 
     def __call__(self, *args, **kwargs) -> Tensor:
-        """Updates the state with one batch and returns `result`."""
+        """Updates the state with one batch and returns `result` (which `metric_of_result`
+        maps back to this metric, as tf.keras's ``_metric_obj``, for ``Layer.add_metric``)."""
         self.update_state(*args, **kwargs)
-        return self.result()
+        out = self.result()
+        key = id(out)
+        # a result that cannot be weakly referenced is not looked up later
+        with contextlib.suppress(TypeError):
+            _RESULTS[key] = (weakref.ref(out, lambda _, key=key: _RESULTS.pop(key, None)), self)
+        return out
 
     def get_config(self) -> dict:
         return {"name": self.name, "dtype": self.dtype}
@@ -190,6 +198,20 @@ class Metric:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name!r}>"
+
+
+# id(result) -> (weakref to a result `Metric.__call__` returned, the metric); an entry goes
+# when its result is freed.
+_RESULTS: dict = {}
+
+
+def metric_of_result(value) -> Metric | None:
+    """The `Metric` whose ``__call__`` returned ``value`` (the very object, still alive),
+    else None."""
+    entry = _RESULTS.get(id(value))
+    if entry is not None and entry[0]() is value:
+        return entry[1]
+    return None
 
 
 def accumulate(v: Variable, amount) -> None:

@@ -232,10 +232,12 @@ class Trainer:
     @property
     def metrics(self) -> list:
         """The metrics `fit` and `evaluate` log, reset each epoch: the loss tracker, then the
-        compiled metrics (empty before `compile`). Override it to list your own trackers."""
+        compiled metrics (none before `compile`), then those the layers' `add_metric` added
+        (as tf.keras 2). Override it to list your own trackers."""
+        added = super().metrics
         if not self.compiled:
-            return []
-        return [self._loss_tracker, *self.compiled_metrics]
+            return added
+        return [self._loss_tracker, *self.compiled_metrics, *added]
 
     @property
     def metrics_names(self) -> list:

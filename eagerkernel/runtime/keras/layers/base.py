@@ -42,6 +42,7 @@ from ...observers import Observers
 from .. import dtype_policies
 from .. import masking as _masking
 from ..keras_tensor import KerasTensor, any_symbolic
+from .added_metrics import AddedMetricsMixin
 from .autocast import autocast_weights, cast_floats, weights_read_as
 from .tracking import gather_tracked
 
@@ -120,7 +121,7 @@ class LayerObserver(typing.Protocol):
         sublayers it created and built, exist now."""
 
 
-class Layer(Module):
+class Layer(AddedMetricsMixin, Module):
     """Base class of layers (follows `tf.keras.layers.Layer`, an `ek.Module`).
 
     Subclasses override `build(input_shape)` (create weights with `add_weight`) and

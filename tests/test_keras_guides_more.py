@@ -1,0 +1,118 @@
+"""Keras guides of keras-team/keras-io (``guides/``, their TensorFlow-Keras edition) run against
+eagerkernel: the APIs they use that earlier tests did not cover, each checked against a value
+computed by hand or the error tf.keras raises.
+"""
+
+import numpy as np
+import pytest
+from eagerkernel.keras import layers
+
+import eagerkernel as tf
+from eagerkernel import keras
+
+
+# -- training_with_built_in_methods.py: Layer.add_metric, keras.backend math ---------------------
+class MeanLogger(layers.Layer):
+    def call(self, inputs):
+        self.add_metric(tf.reduce_mean(inputs), name="input_mean", aggregation="mean")
+        return inputs
+
+
+def _logging_model():
+    inputs = keras.Input(shape=(1,))
+    x = MeanLogger()(inputs)
+    outputs = layers.Dense(1, kernel_initializer="zeros")(x)
+    model = keras.Model(inputs, outputs)
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def test_add_metric_mean_is_logged_and_reset_each_epoch():
+    model = _logging_model()
+    x = np.array([[1.0], [2.0], [3.0], [4.0]], np.float32)
+    history = model.fit(x, x, batch_size=2, epochs=2, shuffle=False, verbose=0)
+    # batch means 1.5 and 3.5, averaged over the epoch; the stand-in call that built the
+    # functional graph and the first epoch do not leak into the second
+    assert history.history["input_mean"] == pytest.approx([2.5, 2.5])
+    assert model.metrics_names == ["loss", "input_mean"]
+    logs = model.evaluate(np.array([[10.0], [20.0]]), np.zeros((2, 1)), verbose=0, return_dict=True)
+    assert logs["input_mean"] == pytest.approx(15.0)
+
+
+def test_add_metric_of_a_metric_object_tracks_it_under_its_own_name():
+    # the guide's LogisticEndpoint: `self.add_metric(self.accuracy_fn(t, p), name="accuracy")`
+    class Endpoint(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.accuracy_fn = keras.metrics.BinaryAccuracy()
+
+        def call(self, targets, probs):
+            self.add_loss(tf.reduce_mean(tf.square(targets - probs)))
+            self.add_metric(self.accuracy_fn(targets, probs), name="accuracy")
+            return probs
+
+    inputs = keras.Input(shape=(1,), name="inputs")
+    targets = keras.Input(shape=(1,), name="targets")
+    probs = layers.Dense(1, activation="sigmoid", kernel_initializer="zeros")(inputs)
+    model = keras.Model([inputs, targets], Endpoint()(targets, probs))
+    model.compile(optimizer=keras.optimizers.SGD(0.0))  # no loss: add_loss's only
+    data = {"inputs": np.ones((4, 1)), "targets": np.array([[1.0], [0.0], [0.0], [0.0]])}
+    history = model.fit(data, batch_size=4, verbose=0)
+    # sigmoid(0) = 0.5 everywhere, not above the 0.5 threshold, so each prediction is 0: three
+    # of the four targets right; the loss is mean((t - 0.5)^2) = 0.25
+    assert history.history["binary_accuracy"] == pytest.approx([0.75])
+    assert history.history["loss"] == pytest.approx([0.25])
+    assert "accuracy" not in history.history  # tf.keras keeps the metric's own name
+
+
+def test_add_metric_errors():
+    class Bad(layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__()
+            self.kwargs = kwargs
+
+        def call(self, x):
+            self.add_metric(tf.reduce_sum(x), **self.kwargs)
+            return x
+
+    x = tf.ones((2, 2))
+    with pytest.raises(ValueError, match=r"aggregation='mean'.*Received: aggregation='sum'"):
+        Bad(name="s", aggregation="sum")(x)
+    with pytest.raises(ValueError, match="give the metric a name"):
+        Bad(aggregation="mean")(x)
+    with pytest.raises(ValueError, match="aggregation=None the value must be the result"):
+        Bad(name="s")(x)
+    with pytest.raises(TypeError, match="symbolic"):
+        MeanLogger().add_metric(keras.Input(shape=(2,)), name="m", aggregation="mean")
+
+
+def test_layer_metrics_lists_nested_layers_metrics_once():
+    outer = keras.Sequential([MeanLogger(), MeanLogger()])
+    outer(np.array([[2.0], [4.0]], np.float32))
+    assert [m.name for m in outer.metrics] == ["input_mean", "input_mean"]
+    assert [float(m.result()) for m in outer.metrics] == [3.0, 3.0]
+
+
+def test_backend_math_follows_keras2():
+    K = keras.backend
+    x = tf.constant([[1.0, 3.0], [5.0, 7.0]])
+    assert float(K.std(x)) == pytest.approx(np.std([1, 3, 5, 7]))
+    np.testing.assert_allclose(K.var(x, axis=1).numpy(), [1.0, 1.0])
+    np.testing.assert_allclose(K.mean(x, axis=0, keepdims=True).numpy(), [[3.0, 5.0]])
+    assert float(K.mean(tf.constant([True, True, False, True]))) == 0.75
+    assert K.mean(tf.constant([True, False])).dtype == tf.float32
+    np.testing.assert_allclose(K.sqrt(tf.constant([9.0, -4.0])).numpy(), [3.0, 0.0])
+    np.testing.assert_allclose(K.clip(tf.constant([-1.0, 2.0, 5.0]), 0.0, 3.0).numpy(), [0, 2, 3])
+    # max_value below min_value is raised to it (Keras 2's clip)
+    np.testing.assert_allclose(K.clip(tf.constant([-1.0, 2.0]), 1.0, 0.0).numpy(), [1.0, 1.0])
+    np.testing.assert_allclose(K.clip(tf.constant([-1.0, 9.0]), None, 2.0).numpy(), [-1.0, 2.0])
+    assert float(K.sum(x)) == 16.0 and float(K.max(x)) == 7.0 and float(K.min(x)) == 1.0
+    np.testing.assert_allclose(K.square(x).numpy(), np.square(x.numpy()))
+    np.testing.assert_allclose(K.exp(K.log(x)).numpy(), x.numpy(), rtol=1e-6)
+    assert K.cast(x, "int32").dtype == tf.int32
+    assert K.int_shape(keras.Input(shape=(None, 4))) == (None, None, 4)
+    v = tf.Variable([1.0, 2.0])
+    K.set_value(v, [3.0, 4.0])
+    np.testing.assert_array_equal(K.get_value(v), [3.0, 4.0])
+    with pytest.raises(TypeError, match="set_value: expected a Variable"):
+        K.set_value(x, [1.0])
