@@ -116,3 +116,18 @@ def test_backend_math_follows_keras2():
     np.testing.assert_array_equal(K.get_value(v), [3.0, 4.0])
     with pytest.raises(TypeError, match="set_value: expected a Variable"):
         K.set_value(x, [1.0])
+
+
+# -- making_new_layers_and_models_via_subclassing.py: keras.backend.random_normal ----------------
+def test_backend_random_normal_and_uniform():
+    K = keras.backend
+    z = tf.zeros((3, 5))
+    # the guide's Sampling layer: a shape of scalar Tensors from tf.shape
+    eps = K.random_normal(shape=(tf.shape(z)[0], tf.shape(z)[1]))
+    assert eps.shape == (3, 5) and eps.dtype == tf.float32
+    a = K.random_normal((4000,), mean=2.0, stddev=0.5, seed=7).numpy()
+    np.testing.assert_array_equal(a, K.random_normal((4000,), mean=2.0, stddev=0.5, seed=7))
+    assert abs(a.mean() - 2.0) < 0.05 and abs(a.std() - 0.5) < 0.05
+    u = K.random_uniform((4000,), -1.0, 1.0, dtype="float64", seed=3).numpy()
+    assert u.dtype == np.float64 and u.min() >= -1.0 and u.max() < 1.0
+    assert abs(u.mean()) < 0.05

@@ -1,6 +1,7 @@
 """The math functions of `ek.keras.backend` (follow Keras 2's ``tf.keras.backend``: ``mean``,
 ``sum``, ``std``, ``var``, ``max``, ``min``, ``square``, ``sqrt``, ``abs``, ``exp``, ``log``,
-``clip``, ``cast``, ``int_shape``, ``get_value``, ``set_value``).
+``clip``, ``cast``, ``int_shape``, ``get_value``, ``set_value``, ``random_normal``,
+``random_uniform``).
 
 Each is the TensorFlow op of the same meaning, with Keras 2's differences kept: ``mean``,
 ``std`` and ``var`` average booleans as floatx numbers, ``sqrt`` clips negative inputs to 0,
@@ -27,6 +28,8 @@ __all__ = [
     "max",
     "mean",
     "min",
+    "random_normal",
+    "random_uniform",
     "set_value",
     "sqrt",
     "square",
@@ -191,3 +194,29 @@ def set_value(x: Variable, value) -> None:
             f"keras.backend.set_value: expected a Variable. Received: {type(x).__name__}"
         )
     x.assign(np.asarray(value, dtype=x._value.dtype))
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None) -> Tensor:
+    """Normal samples of ``shape`` (ints or scalar Tensors such as ``tf.shape(x)[0]``), float32
+    by default (follows `tf.keras.backend.random_normal`; ``seed``: an int for a repeatable
+    draw, or None).
+
+    >>> ek.keras.backend.random_normal((2, 3), seed=1).shape
+    TensorShape([2, 3])
+    """
+    from . import random as keras_random
+
+    return keras_random.normal(shape, mean, stddev, dtype or _FLOATX, seed)
+
+
+def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None) -> Tensor:
+    """Samples uniform in ``[minval, maxval)`` of ``shape``, float32 by default (follows
+    `tf.keras.backend.random_uniform`).
+
+    >>> x = ek.keras.backend.random_uniform((100,), 2.0, 3.0, seed=0).numpy()
+    >>> bool(((x >= 2) & (x < 3)).all())
+    True
+    """
+    from . import random as keras_random
+
+    return keras_random.uniform(shape, minval, maxval, dtype or _FLOATX, seed)
