@@ -131,3 +131,43 @@ def test_backend_random_normal_and_uniform():
     u = K.random_uniform((4000,), -1.0, 1.0, dtype="float64", seed=3).numpy()
     assert u.dtype == np.float64 and u.min() >= -1.0 and u.max() < 1.0
     assert abs(u.mean()) < 0.05
+
+
+# -- transfer_learning.py: keras.applications.Xception -------------------------------------------
+def _count(weights):
+    return int(sum(np.prod(w.shape) for w in weights))
+
+
+def test_xception_matches_keras_architecture_and_the_guides_counts():
+    base = keras.applications.Xception(weights=None, input_shape=(71, 71, 3), include_top=False)
+    assert base.count_params() == 20_861_480  # Keras's Xception without its top
+    assert base.output_shape == (None, 3, 3, 2048)
+    assert base.layers[1].name == "block1_conv1" and base.layers[-1].name == "block14_sepconv2_act"
+    # the guide's model: frozen base, pooling, dropout, one logit
+    base.trainable = False
+    inputs = keras.Input(shape=(71, 71, 3))
+    x = keras.layers.Rescaling(scale=1 / 127.5, offset=-1)(inputs)
+    x = base(x, training=False)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    outputs = keras.layers.Dense(1)(keras.layers.Dropout(0.2)(x))
+    model = keras.Model(inputs, outputs)
+    # the counts the guide's summaries print
+    assert _count(model.trainable_weights) == 2_049
+    assert _count(model.non_trainable_weights) == 20_861_480
+    base.trainable = True
+    assert _count(model.trainable_weights) == 20_809_001
+    assert _count(model.non_trainable_weights) == 54_528  # BatchNormalization moving stats
+
+
+def test_xception_top_preprocessing_and_errors():
+    top = keras.applications.Xception(weights=None, input_shape=(71, 71, 3), classes=7)
+    assert top.count_params() == 20_861_480 + 2048 * 7 + 7
+    assert top.output_shape == (None, 7) and top.layers[-2].name == "avg_pool"
+    pooled = keras.applications.Xception(weights=None, include_top=False, pooling="max")
+    assert pooled.output_shape == (None, 2048)
+    x = np.array([[[[0.0, 127.5, 255.0]]]], np.float32)
+    np.testing.assert_allclose(keras.applications.xception.preprocess_input(x), [[[[-1, 0, 1]]]])
+    with pytest.raises(ValueError, match="at least 71x71"):
+        keras.applications.Xception(weights=None, input_shape=(64, 64, 3), include_top=False)
+    with pytest.raises(FileNotFoundError, match="downloads nothing"):
+        keras.applications.Xception(input_shape=(71, 71, 3))
