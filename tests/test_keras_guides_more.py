@@ -171,3 +171,23 @@ def test_xception_top_preprocessing_and_errors():
         keras.applications.Xception(weights=None, input_shape=(64, 64, 3), include_top=False)
     with pytest.raises(FileNotFoundError, match="downloads nothing"):
         keras.applications.Xception(input_shape=(71, 71, 3))
+
+
+# -- intro_to_keras_for_researchers.py: a hypernetwork's generated Dense weights -----------------
+def test_dense_marked_built_uses_assigned_tensors_and_passes_their_gradient():
+    layer = layers.Dense(2)
+    layer.built = True  # the guide: its weights come from another network
+    source = tf.Variable([[1.0, 2.0, 3.0, 4.0, 0.5, -0.5]])
+    x = tf.constant([[1.0, 10.0]])
+    with tf.GradientTape() as tape:
+        layer.kernel = tf.reshape(source[:, :4], (2, 2))
+        layer.bias = tf.reshape(source[:, 4:], (2,))
+        y = layer(x)
+        loss = tf.reduce_sum(y)
+    # [1, 10] @ [[1, 2], [3, 4]] + [0.5, -0.5] = [31.5, 41.5]
+    np.testing.assert_allclose(y.numpy(), [[31.5, 41.5]])
+    # d sum(x @ K + b) / dK[i, j] = x[i]; / db = 1
+    np.testing.assert_allclose(tape.gradient(loss, source).numpy(), [[1, 1, 10, 10, 1, 1]])
+    assert layer.weights == []  # nothing was created
+    with pytest.raises(ValueError, match=r"built for its weights\), but received input"):
+        layer(tf.ones((1, 3)))

@@ -120,13 +120,14 @@ def check_channels(layer, shape, rank: int) -> tuple:
 
 def check_last_axis(layer, shape, expected: int, built_for, kernel_shape=None) -> None:
     """ValueError naming both shapes (and ``kernel_shape`` when given) when the last axis
-    differs from the one built for."""
+    differs from the one built for (``built_for`` None: weights the code assigned itself)."""
     if shape[-1] != expected:
         kernel = "" if kernel_shape is None else f", kernel shape {tuple(kernel_shape)}"
+        built = "its weights" if built_for is None else f"input shape {tuple(built_for)}"
         raise ValueError(
             f'Input 0 of layer "{layer.name}" is incompatible with the layer: expected axis -1 '
-            f"of input shape to have value {expected} (the layer was built for input shape "
-            f"{tuple(built_for)}{kernel}), but received input with shape {tuple(shape)}"
+            f"of input shape to have value {expected} (the layer was built for {built}"
+            f"{kernel}), but received input with shape {tuple(shape)}"
         )
 
 

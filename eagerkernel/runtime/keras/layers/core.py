@@ -61,6 +61,9 @@ class Dense(Layer):
     """
 
     supports_masking = True  # passes a Keras mask on (see keras.masking)
+    # the input shape `build` saw; None when the code set ``built = True`` and assigned
+    # ``kernel``/``bias`` itself (a hypernetwork's generated weights, Keras's research guide)
+    _built_shape = None
 
     def __init__(
         self,
