@@ -191,3 +191,25 @@ def test_dense_marked_built_uses_assigned_tensors_and_passes_their_gradient():
     assert layer.weights == []  # nothing was created
     with pytest.raises(ValueError, match=r"built for its weights\), but received input"):
         layer(tf.ones((1, 3)))
+
+
+# -- customizing_saving_and_serialization.py: float64 NumPy targets meet float32 predictions -----
+def test_fit_casts_floating_numpy_arrays_to_floatx():
+    seen = []
+
+    def small_square_sum_loss(y_true, y_pred):  # the guide's loss: no implicit promotion
+        seen.append((y_true.dtype, y_pred.dtype))
+        return tf.reduce_sum(tf.math.squared_difference(y_pred, y_true) / 10.0, axis=1)
+
+    model = keras.Sequential([keras.Input(shape=(8,)), layers.Dense(4, kernel_initializer="ones")])
+    model.compile(optimizer=keras.optimizers.SGD(0.0), loss=small_square_sum_loss)
+    x = np.full((4, 8), 0.5)  # float64, as np.random.random gives
+    y = np.zeros((4, 4))
+    history = model.fit(x, y, batch_size=4, verbose=0)
+    assert seen[-1] == (tf.float32, tf.float32)
+    # every output is 8 * 0.5 = 4: per sample 4 * 4^2 / 10 = 6.4
+    assert history.history["loss"] == pytest.approx([6.4])
+    assert model.predict(x, verbose=0).dtype == np.float32
+    # Tensors keep their dtype (only NumPy data is cast, as in Keras): no promotion then
+    with pytest.raises(TypeError, match="SquaredDifference: inputs must have the same dtype"):
+        model.evaluate(x[:3], tf.constant(y[:3]), verbose=0)

@@ -5,6 +5,9 @@ Inputs are in-memory arrays (NumPy arrays or Tensors; nested tuples, lists or di
 several inputs), batched here; an `ek.data.Dataset` whose elements are batches ``x``,
 ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``; or a Python iterator or generator of such
 batches (read once). Each batch reaches the model as ``(x, y, sample_weight)`` of Tensors.
+In-memory NumPy arrays (and lists) of a floating dtype are cast to floatx (float32), as Keras's
+array adapter does (Keras 2's ``_process_tensorlike``), so ``y = np.random.random(...)``
+meets float32 predictions; Tensors keep their dtype.
 
 `EpochIterator` draws one epoch's batches. Without ``steps`` an epoch is one pass over the
 data (an infinite Dataset then raises ValueError). With ``steps`` it draws that many batches
@@ -24,6 +27,8 @@ from .. import random as ek_random
 from ..core.tensor import Tensor, to_tensor
 from .py_dataset import PyDataset
 from .py_dataset import iterate as iterate_py_dataset
+
+_FLOATX = np.dtype("float32")  # keras.backend.floatx(), the only value it accepts
 
 __all__ = [
     "EpochIterator",
@@ -110,7 +115,12 @@ def _as_array(a, name: str):
         return None
     if _is_sparse(a):  # a SparseTensor: sliced into batches of rows (see `_slice`)
         return a
-    arr = a.numpy() if isinstance(a, Tensor) else np.asarray(a)
+    if isinstance(a, Tensor):
+        arr = a.numpy()
+    else:  # Keras's adapter: floating NumPy data (float64 from np.random ...) becomes floatx
+        arr = np.asarray(a)
+        if arr.dtype.kind == "f" and arr.dtype != _FLOATX:
+            arr = arr.astype(_FLOATX)
     if arr.ndim == 0:
         raise ValueError(
             f"`{name}` must be arrays with a batch axis (one row per example). Received: a "
