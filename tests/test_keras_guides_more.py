@@ -213,3 +213,94 @@ def test_fit_casts_floating_numpy_arrays_to_floatx():
     # Tensors keep their dtype (only NumPy data is cast, as in Keras): no promotion then
     with pytest.raises(TypeError, match="SquaredDifference: inputs must have the same dtype"):
         model.evaluate(x[:3], tf.constant(y[:3]), verbose=0)
+
+
+# -- customizing_saving_and_serialization.py: build and compile configs, no-argument models -----
+@keras.saving.register_keras_serializable(package="guides_more")
+class BuildWithInit(layers.Layer):
+    def __init__(self, units=3, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape, layer_init):  # an extra argument: rebuilt from the config
+        super().build(input_shape)
+        self.w = self.add_weight(shape=(input_shape[-1], self.units), initializer=layer_init)
+        self.layer_init = layer_init
+
+    def call(self, inputs):
+        return tf.matmul(inputs, self.w)
+
+    def get_config(self):
+        return dict(units=self.units, **super().get_config())
+
+    def get_build_config(self):
+        return {**super().get_build_config(), "layer_init": self.layer_init}
+
+    def build_from_config(self, config):
+        self.build(config["input_shape"], config["layer_init"])
+
+
+def test_get_build_config_round_trip(tmp_path):
+    layer = BuildWithInit(units=2)
+    assert layers.Dense(2).get_build_config() is None  # not built
+    layer.build(input_shape=(4,), layer_init="ones")  # built by hand, as the guide does
+    assert layer.get_build_config() == {"input_shape": (4,), "layer_init": "ones"}
+    model = keras.Sequential([layer, layers.Dense(1)])
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    expected = model(x).numpy()
+    model.save(tmp_path / "m.keras")
+    restored = keras.models.load_model(tmp_path / "m.keras")
+    assert restored.layers[0].layer_init == "ones" and restored.built
+    np.testing.assert_allclose(restored(x).numpy(), expected, rtol=1e-6)
+
+
+@keras.saving.register_keras_serializable(package="guides_more")
+def mean_pred(y_true, y_pred):
+    return tf.reduce_mean(y_pred)
+
+
+@keras.saving.register_keras_serializable(package="guides_more")
+class CustomCompileModel(keras.Model):
+    def __init__(self):  # no name/trainable/**kwargs: from_config leaves them out
+        super().__init__()
+        self.dense = layers.Dense(2, kernel_initializer="ones")
+
+    def call(self, inputs):
+        return self.dense(inputs)
+
+    def compile(self, optimizer, loss_fn, metrics):
+        super().compile(optimizer=optimizer, loss=loss_fn, metrics=metrics)
+        self.loss_fn, self.loss_metrics = loss_fn, metrics
+
+    def get_compile_config(self):
+        return {"optimizer": "sgd", "loss_fn": self.loss_fn, "metrics": self.loss_metrics}
+
+    def compile_from_config(self, config):
+        config = {k: keras.utils.deserialize_keras_object(v) for k, v in config.items()}
+        self.compile(**config)
+
+
+def test_compile_config_hooks_and_no_argument_subclassed_model(tmp_path):
+    model = CustomCompileModel()
+    model.compile("sgd", loss_fn="mse", metrics=[mean_pred])
+    x, y = np.ones((4, 3), np.float32), np.zeros((4, 2), np.float32)
+    model.fit(x, y, verbose=0)
+    model.save(tmp_path / "c.keras")
+    restored = keras.models.load_model(tmp_path / "c.keras")
+    assert type(restored) is CustomCompileModel
+    assert restored.loss_fn == "mse" and restored.loss_metrics == [mean_pred]
+    np.testing.assert_allclose(restored.predict(x, verbose=0), model.predict(x, verbose=0))
+    logs = restored.evaluate(x, y, verbose=0, return_dict=True)
+    # mean_pred is the mean prediction, the loss the mean square of it (targets 0)
+    assert logs["loss"] == pytest.approx(np.mean(model.predict(x, verbose=0) ** 2), rel=1e-5)
+    assert logs["mean_pred"] == pytest.approx(float(np.mean(model.predict(x, verbose=0))))
+    # the default hooks: compile arguments serialized, then compiled again
+    plain = keras.Sequential([keras.Input(shape=(3,)), layers.Dense(1)])
+    assert plain.get_compile_config() is None
+    plain.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    config = plain.get_compile_config()
+    assert config["loss"] == "mse" and config["metrics"] == ["mae"]
+    assert config["optimizer"]["class_name"] == "Adam"
+    other = keras.Sequential([keras.Input(shape=(3,)), layers.Dense(1)])
+    other.compile_from_config(config)
+    assert type(other.optimizer).__name__ == "Adam" and other.metrics_names == ["loss", "mae"]

@@ -7,6 +7,7 @@ the weight files.
 
 from __future__ import annotations
 
+import inspect
 import os
 
 import numpy as np
@@ -192,11 +193,17 @@ class Model(Trainer, Layer):
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
         """A model from `get_config`'s output: a functional config (``input_layers``,
-        ``output_layers``) rebuilds the graph; otherwise ``cls(**config)``."""
+        ``output_layers``) rebuilds the graph; otherwise ``cls(**config)``, without the base
+        entries (``name``, ``trainable``, ``dtype``) an ``__init__`` with neither them nor
+        ``**kwargs`` does not take (as Keras 3's automatic config leaves them out)."""
         if "input_layers" in config and "output_layers" in config:
             from .functional import functional_from_config
 
             return functional_from_config(cls, config, custom_objects)
+        params = inspect.signature(cls.__init__).parameters
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            base = ("name", "trainable", "dtype")
+            config = {k: v for k, v in config.items() if k in params or k not in base}
         return cls(**config)
 
     def to_json(self, **kwargs) -> str:

@@ -195,9 +195,12 @@ def serialize_keras_object(obj) -> dict | str | None:
         "registered_name": _NAMES.get(cls, cls.__name__),
     }
     if isinstance(obj, Layer) and obj.built:
-        shape = getattr(obj, "_build_input_shape", None)
-        if shape is not None:
-            out["build_config"] = {"input_shape": _jsonable_shape(shape)}
+        build = obj.get_build_config()  # a layer may add its own entries (Keras 3)
+        if build is not None:
+            build = dict(build)
+            if build.get("input_shape") is not None:
+                build["input_shape"] = _jsonable_shape(build["input_shape"])
+            out["build_config"] = build
     return out
 
 
@@ -418,14 +421,9 @@ def deserialize_keras_object(config, custom_objects=None):
 
 # -- the .keras file --------------------------------------------------------------------------
 def _compile_config(model) -> dict | None:
-    args = getattr(model, "_compile_args", None)
-    if not getattr(model, "compiled", False) or args is None:
+    if not getattr(model, "compiled", False):
         return None
-    out = dict(args)
-    out["optimizer"] = serialize_keras_object(model.optimizer)
-    for key in ("loss", "metrics", "weighted_metrics"):
-        out[key] = serialize_keras_object(out[key])
-    return out
+    return serialize_keras_object(model.get_compile_config())  # a model may override it
 
 
 def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -> None:
@@ -526,10 +524,8 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         raise TypeError(f"load_model({filepath!r}): {e}") from e
     compile_config = config.get("compile_config")
     if compile and compile_config:
-        args = dict(compile_config)
-        for key in ("optimizer", "loss", "metrics", "weighted_metrics"):
-            args[key] = deserialize_keras_object(args.get(key), custom_objects)
-        model.compile(**args)
+        with custom_object_scope(custom_objects):  # a model may override compile_from_config
+            model.compile_from_config(compile_config)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, _WEIGHTS)
         with open(path, "wb") as f:

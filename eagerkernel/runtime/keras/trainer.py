@@ -222,6 +222,25 @@ class Trainer:
         self.run_eagerly = True
         self.compiled = True
 
+    def get_compile_config(self) -> dict | None:
+        """The `compile` arguments, serialized, that `save` records (follows Keras 3's
+        ``Model.get_compile_config``); None before `compile`. Override it, with
+        `compile_from_config`, for a ``compile`` of your own signature."""
+        from .saving import serialize_keras_object
+
+        if not self.compiled or getattr(self, "_compile_args", None) is None:
+            return None
+        out = dict(self._compile_args)
+        out["optimizer"] = self.optimizer
+        return {k: serialize_keras_object(v) for k, v in out.items()}
+
+    def compile_from_config(self, config: dict) -> None:
+        """Compiles with `get_compile_config`'s output, deserialized (follows Keras 3's
+        ``Model.compile_from_config``; `load_model` calls it)."""
+        from .saving import deserialize_keras_object
+
+        self.compile(**{k: deserialize_keras_object(v) for k, v in config.items()})
+
     def _require_compiled(self, what: str) -> None:
         if not self.compiled:
             raise NotCompiledError(

@@ -44,6 +44,7 @@ from .. import masking as _masking
 from ..keras_tensor import KerasTensor, any_symbolic
 from .added_metrics import AddedMetricsMixin
 from .autocast import autocast_weights, cast_floats, weights_read_as
+from .build_config import BuildConfigMixin
 from .tracking import gather_tracked
 
 __all__ = [
@@ -121,7 +122,7 @@ class LayerObserver(typing.Protocol):
         sublayers it created and built, exist now."""
 
 
-class Layer(AddedMetricsMixin, Module):
+class Layer(AddedMetricsMixin, BuildConfigMixin, Module):
     """Base class of layers (follows `tf.keras.layers.Layer`, an `ek.Module`).
 
     Subclasses override `build(input_shape)` (create weights with `add_weight`) and
@@ -237,7 +238,10 @@ class Layer(AddedMetricsMixin, Module):
 
     # -- the two methods subclasses write ----------------------------------------------------
     def build(self, input_shape) -> None:
-        """Creates the weights for inputs of ``input_shape`` (default: none)."""
+        """Creates the weights for inputs of ``input_shape`` (default: none); records the shape
+        for `get_build_config` when the layer's own ``build`` calls ``super().build``."""
+        if getattr(self, "_build_input_shape", None) is None and input_shape is not None:
+            self._build_input_shape = input_shape
         self.built = True
 
     def call(self, inputs, *args, **kwargs):
