@@ -259,3 +259,20 @@ def test_contrib_eager_is_the_same_namespace():
 def test_float_only_ops_reject_ints():
     with pytest.raises(TypeError, match="Exp: x must be a floating-point tensor, got int32"):
         ek.exp(ek.constant([1, 2]))
+
+
+def test_as_dtype_takes_tensorflow_datatype_enum_numbers():
+    # types.proto's numbers, as `tf.as_dtype(1)` and `tf.zeros(1, 1)` (dtype=1) read them.
+    expected = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8"}
+    expected.update({7: "string", 8: "complex64", 9: "int64", 10: "bool", 17: "uint16"})
+    expected.update({18: "complex128", 19: "float16", 22: "uint32", 23: "uint64"})
+    for number, name in expected.items():
+        dt = ek.as_dtype(number)
+        assert dt.name == name
+        assert dt.as_datatype_enum == number
+    assert ek.zeros(1, 1).dtype == ek.float32
+    assert ek.as_dtype(np.int64(9)) == ek.int64
+    with pytest.raises(TypeError, match="14 is not the DataType enum number"):
+        ek.as_dtype(14)  # bfloat16: no such dtype here
+    with pytest.raises(TypeError, match="cannot convert True"):
+        ek.as_dtype(True)

@@ -89,6 +89,16 @@ class DType:
         return self._np.kind == "u"
 
     @property
+    def as_datatype_enum(self) -> int:
+        """TensorFlow's ``DataType`` enum number (``types.proto``: float32 is 1, int32 3,
+        string 7, int64 9, bool 10); `as_dtype` maps it back.
+
+        >>> int32.as_datatype_enum, as_dtype(int32.as_datatype_enum)
+        (3, ek.int32)
+        """
+        return _ENUM_OF[self.name]
+
+    @property
     def size(self) -> int:
         """Bytes per element."""
         return self._np.itemsize
@@ -152,6 +162,30 @@ complex128 = _register(np.complex128)
 string = _register(np.object_)
 
 
+# TensorFlow's DataType enum (tensorflow/core/framework/types.proto) for the dtypes above.
+_ENUM_OF = {
+    "float32": 1,
+    "float64": 2,
+    "int32": 3,
+    "uint8": 4,
+    "int16": 5,
+    "int8": 6,
+    "string": 7,
+    "complex64": 8,
+    "int64": 9,
+    "bool": 10,
+    "uint16": 17,
+    "complex128": 18,
+    "float16": 19,
+    "uint32": 22,
+    "uint64": 23,
+}
+_BY_ENUM = {
+    number: _BY_NUMPY[np.dtype(np.object_ if name == "string" else name)]
+    for name, number in _ENUM_OF.items()
+}
+
+
 def from_numpy(np_dtype: np.dtype) -> DType:
     """The DType for a NumPy dtype (fast path used by `Tensor.dtype`)."""
     dt = _BY_NUMPY.get(np_dtype)
@@ -166,14 +200,19 @@ def as_dtype(type_value) -> DType:
     """Converts a DType, NumPy dtype, NumPy type or name to a `DType` (follows `tf.as_dtype`).
 
     Args:
-        type_value: e.g. ``ek.float32``, ``np.float32``, ``np.dtype("f4")`` or ``"float32"``.
-            A Python ``float`` means float32 and ``int`` means int32, as in TensorFlow.
+        type_value: e.g. ``ek.float32``, ``np.float32``, ``np.dtype("f4")``, ``"float32"``
+            or TensorFlow's ``DataType`` enum number (``1`` is float32, see
+            `DType.as_datatype_enum`). A Python ``float`` means float32 and ``int`` means
+            int32, as in TensorFlow.
 
     Raises:
-        TypeError: if the value names no supported dtype.
+        TypeError: if the value names no supported dtype (an enum number of a dtype
+            eagerkernel lacks, such as 14, bfloat16, included).
 
     >>> as_dtype(float)
     ek.float32
+    >>> as_dtype(1), as_dtype(9)
+    (ek.float32, ek.int64)
     >>> as_dtype("uint8").size
     1
     """
@@ -187,6 +226,14 @@ def as_dtype(type_value) -> DType:
         return bool
     if type_value in (str, bytes) or (isinstance(type_value, str) and type_value == "string"):
         return string
+    if isinstance(type_value, (int, np.integer)) and not isinstance(type_value, builtins.bool):
+        dt = _BY_ENUM.get(int(type_value))
+        if dt is None:
+            raise TypeError(
+                f"as_dtype: {type_value!r} is not the DataType enum number of a dtype "
+                f"eagerkernel supports ({sorted(_BY_ENUM)})."
+            )
+        return dt
     try:
         np_dtype = np.dtype(type_value)
     except TypeError:
