@@ -42,7 +42,9 @@ from .errors import (
     ResourceExhaustedError,
     UnsupportedDTypeError,
 )
+from .numpy_methods import STATE as _NUMPY_STATE
 from .tensor import Tensor, to_tensor
+from .type_promotion import STRONG, keep_weak, promote_pair, unary_operand
 
 __all__ = [
     "Primitive",
@@ -343,12 +345,20 @@ def unary(
     negative, sign) refuse unsigned integers, which TensorFlow's kernels do not take (NumPy
     would wrap ``-x`` around). A string input that the forward cannot take raises the same
     error, naming the op, instead of NumPy's message.
+
+    Under the new type promotion (NumPy behavior's "all"/"safe" mode) the op takes a weak
+    tensor or a Python value to a weak tensor (``-tf.constant(5)``, ``tf.math.abs([1.0])``),
+    as TensorFlow's WeakTensor-supporting unary APIs do.
     """
     fwd = prim.fwd
     name = prim.name
     kinds = "f" if float_only == "real" else "fc"
 
     def op(x, name=None):
+        if _NUMPY_STATE.promotion is not None and name is not STRONG:
+            x, weak = unary_operand(x, prim.name)  # the new type promotion: weak in, weak out
+            if weak:
+                return keep_weak(op(x, STRONG), True)
         if type(x) is not Tensor:
             if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor: op on values
                 return x._ek_unary(op)
@@ -385,8 +395,11 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool
     forward's Python frame. Only ``strings`` ops (Add, Equal, NotEqual: TensorFlow's kernels
     that take strings) accept string tensors.
 
+    Under the new type promotion (NumPy behavior's "all"/"safe" mode) mixed operands promote
+    along TensorFlow's lattice instead (`type_promotion`; `_promoted`).
+
     Raises:
-        TypeError: the dtypes differ (TensorFlow does not promote).
+        TypeError: the dtypes differ (TensorFlow does not promote); "safe" mode's refusals.
         UnsupportedDTypeError: string inputs to an op that takes none (TensorFlow's
             InvalidArgumentError, also a TypeError).
         InvalidArgumentError: the shapes do not broadcast, or the devices differ.
@@ -396,6 +409,10 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool
     public = None  # the op users call: `op`, or its C twin (composite tensors compare it)
 
     def op(x, y, name=None):
+        if _NUMPY_STATE.promotion is not None and not (
+            isinstance(x, CompositeTensor) or isinstance(y, CompositeTensor)
+        ):
+            return _promoted(prim, x, y, strings)
         if (type(x) is not Tensor or type(y) is not Tensor) and not (
             isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
         ):
@@ -444,6 +461,21 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool
     fast.__wrapped__ = op
     public = fast
     return fast
+
+
+# TensorFlow's "comparison-method" binary ops: their output is never weak.
+_NEVER_WEAK = frozenset({"Maximum", "Minimum"})
+
+
+def _promoted(prim: Primitive, x, y, strings: bool):
+    """`binary`'s op under the new type promotion: both operands as the dtype TensorFlow's
+    lattice promotes them to (`type_promotion.promote_pair`; "safe" mode raises TypeError for
+    an unsafe pair), the op run on them, its output weak when that dtype is weak."""
+    x, y, weak = promote_pair(prim.name, x, y)
+    if x._value.dtype.kind == "O" and not strings:
+        raise dtype_unsupported(prim.name, x, "a number")
+    out = _observe(prim, (x, y))
+    return keep_weak(out, weak and prim.name not in _NEVER_WEAK)
 
 
 def object_scalar(value) -> np.ndarray:

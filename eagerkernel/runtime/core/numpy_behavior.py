@@ -12,6 +12,10 @@ Off by default. `enable` turns on, for the whole process:
 ``prefer_float32`` makes Python floats float32 (complex: complex64) in `result_type`, and so
 in ``tnp.asarray(1.0)`` and ``tnp.add(1.0, 2.0)``; it is read even while the behavior is off,
 as TensorFlow reads it.
+
+``enable(promotion="all"|"safe")`` switches to TensorFlow 2.15's new type promotion instead
+(`type_promotion`): the operators and the binary math ops promote along its lattice, Python
+values are weak, and `result_type` follows the lattice too.
 """
 
 from __future__ import annotations
@@ -27,10 +31,14 @@ __all__ = ["enable", "enabled", "prefer_float32", "promote_operands", "result_ty
 from .numpy_methods import STATE
 
 
-def enable(prefer_float32: bool = False) -> None:
-    """Turns NumPy behavior on (it stays on for the process) and sets ``prefer_float32``."""
+def enable(prefer_float32: bool = False, promotion: str | None = None) -> None:
+    """Turns NumPy behavior on (it stays on for the process), sets ``prefer_float32`` and the
+    promotion: None for NumPy's (TensorFlow's "legacy" mode), ``"all"`` or ``"safe"``."""
+    if promotion not in (None, "all", "safe"):
+        raise ValueError(f"enable: promotion must be None, 'all' or 'safe', got {promotion!r}.")
     STATE.enabled = True
     STATE.prefer_float32 = bool(prefer_float32)
+    STATE.promotion = promotion
 
 
 def enabled() -> bool:
@@ -78,11 +86,16 @@ def _holds_tensor(x) -> bool:
 def result_type(*arrays_and_dtypes) -> np.dtype:
     """NumPy's ``result_type`` of tensors, arrays, dtypes and Python numbers (follows
     `tf.experimental.numpy.result_type`): Python numbers are weak (they never widen a
-    tensor's dtype of their own kind) and follow ``prefer_float32``.
+    tensor's dtype of their own kind) and follow ``prefer_float32``. Under the new type
+    promotion ("all"/"safe" mode), the dtype its lattice gives (`type_promotion.result_type`).
 
     Raises:
-        TypeError: no common dtype (a string and a number).
+        TypeError: no common dtype (a string and a number); "safe" mode's refusals.
     """
+    if STATE.promotion is not None:
+        from .type_promotion import result_type as lattice_result_type
+
+        return lattice_result_type(*arrays_and_dtypes)[0]
     items = [_promotion_operand(x) for x in arrays_and_dtypes]
     if not items:
         return np.dtype(np.float32 if STATE.prefer_float32 else np.float64)

@@ -17,11 +17,17 @@ __all__ = ["STATE", "NumpyMethods", "promoted"]
 
 
 class _State:
-    __slots__ = ("enabled", "prefer_float32")
+    """NumPy behavior's switches: ``enabled`` (the methods and promotion in operators),
+    ``prefer_float32``, and ``promotion``: None for NumPy's promotion ("legacy" mode, and while
+    the behavior is off), ``"all"`` or ``"safe"`` for TensorFlow 2.15's new type promotion
+    (`type_promotion`)."""
+
+    __slots__ = ("enabled", "prefer_float32", "promotion")
 
     def __init__(self) -> None:
         self.enabled = False
         self.prefer_float32 = False
+        self.promotion = None
 
 
 STATE = _State()  # NumPy behavior: on for the rest of the process once enabled
@@ -89,10 +95,11 @@ def varargs(args: tuple):
 
 
 def promoted(exc: TypeError, op, x, y):
-    """A binary operator whose op raised ``exc`` (a TypeError): under NumPy behavior, the op
-    on both operands promoted to NumPy's result type; otherwise, or when promotion changes
-    nothing, ``exc`` itself."""
-    if not STATE.enabled:
+    """A binary operator whose op raised ``exc`` (a TypeError): under NumPy behavior's legacy
+    mode, the op on both operands promoted to NumPy's result type; otherwise, or when promotion
+    changes nothing, ``exc`` itself (the new type promotion has promoted inside the op already:
+    its TypeError is "safe" mode's refusal)."""
+    if not STATE.enabled or STATE.promotion is not None:
         raise exc
     from .numpy_behavior import promote_operands
 

@@ -28,6 +28,7 @@ from .conversion import (
     unsupported_type,
 )
 from .device import CPU, Device, current_device
+from .numpy_methods import STATE as _NUMPY_STATE
 from .numpy_methods import NumpyMethods
 from .numpy_methods import promoted as _promoted
 from .shape import TensorShape
@@ -89,7 +90,8 @@ class Tensor(NumpyMethods):
 
     # `_keras_mask`: the Keras mask a layer attached to its output (unset: no mask, and
     # reading it raises AttributeError, as on a TensorFlow tensor); see `keras.masking`.
-    __slots__ = ("__weakref__", "_device", "_keras_mask", "_value")
+    # `_weak`: True on a weak tensor of the new type promotion (`type_promotion`); else unset.
+    __slots__ = ("__weakref__", "_device", "_keras_mask", "_value", "_weak")
     # NumPy's binary operators defer to ours, so `np_array * tensor` gives a Tensor.
     __array_priority__ = 100
 
@@ -270,15 +272,19 @@ class Tensor(NumpyMethods):
 
     def __str__(self) -> str:
         shape = tuple(self._value.shape)
+        weak = ", weak=True" if getattr(self, "_weak", False) is True else ""
         return f"Tensor({_numpy_str(self._shown())}, shape={shape}, dtype={self.dtype.name}" + (
-            self._device_suffix() + ")"
+            f"{self._device_suffix()}{weak})"
         )
 
     def __repr__(self) -> str:
+        """``<Tensor: shape=(), dtype=float32, numpy=6.0>``; a weak tensor of the new type
+        promotion ends with ``, weak=True>``, as TensorFlow's WeakTensor."""
         shape = tuple(self._value.shape)
+        weak = ", weak=True" if getattr(self, "_weak", False) is True else ""
         return (
             f"<Tensor: shape={shape}, dtype={self.dtype.name}{self._device_suffix()}, "
-            f"numpy={numpy_repr(self._shown())}>"
+            f"numpy={numpy_repr(self._shown())}{weak}>"
         )
 
     # -- Python operators: the public ops ----------------------------------------------------------
@@ -659,14 +665,23 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
             elements is reshaped to it.
 
     Returns:
-        A Tensor on the current device. Python floats give float32, ints int32.
+        A Tensor on the current device. Python floats give float32, ints int32. Under the new
+        type promotion (NumPy behavior's "all"/"safe" mode) a Python value without ``dtype``
+        gives a weak tensor (``tf.constant(5)``: ``<Tensor: ..., numpy=5, weak=True>``).
 
     Raises:
-        TypeError: unsupported value or lossy conversion. ValueError: incompatible ``shape``.
+        TypeError: unsupported value or lossy conversion; under the new type promotion, a
+            Tensor whose dtype does not promote to ``dtype`` ("safe" mode: also an unsafe
+            pair). ValueError: incompatible ``shape``.
 
     >>> constant(1.0).dtype, constant([1, 2]).dtype, constant(0, shape=(2,)).numpy()
     (ek.float32, ek.int32, array([0, 0], dtype=int32))
     """
+    weak = False
+    if _NUMPY_STATE.promotion is not None:
+        from .type_promotion import constant_dtype
+
+        dtype, weak = constant_dtype(value, dtype)
     np_dtype = dtypes.numpy_dtype(dtype)
     if isinstance(value, Tensor):
         value = value.numpy()
@@ -700,7 +715,10 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     device = current_device()
     if device.xp is not np:
         arr = device.xp.asarray(arr)
-    return make(arr, device)
+    out = make(arr, device)
+    if weak:
+        out._weak = True
+    return out
 
 
 def _constant_shape(shape) -> tuple:

@@ -20,6 +20,7 @@ from .context import ACTIVE, variable_created
 from .context import context as _thread_context
 from .device import current_device
 from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
+from .numpy_methods import STATE as _NUMPY_STATE
 from .tensor import EQUALITY, Tensor, make, to_tensor
 
 __all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "variable_creator_scope"]
@@ -286,6 +287,10 @@ class Variable(Tensor, metaclass=_VariableMeta):
     value = read_value
 
     def _checked(self, value, op: str) -> np.ndarray:
+        if _NUMPY_STATE.promotion is not None:  # the new type promotion: implicit conversion
+            from .type_promotion import variable_value
+
+            value = variable_value(self, value, f"Variable.{op}")
         t = to_tensor(value, self._value.dtype, f"Variable.{op}")
         if t._value.dtype != self._value.dtype:
             raise ValueError(
@@ -308,9 +313,15 @@ class Variable(Tensor, metaclass=_VariableMeta):
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replaces the value (follows `tf.Variable.assign`).
 
+        Under the new type promotion (NumPy behavior's "all"/"safe" mode) a value of another
+        dtype is converted when it promotes to the variable's dtype (an int16 tensor into an
+        int32 variable); one that promotes to another dtype raises TypeError.
+
         Raises:
             ValueError: if ``value``'s shape or dtype differ (both are named); the variable is
                 unchanged.
+            TypeError: under the new type promotion, a value that does not promote to the
+                variable's dtype.
 
         Returns:
             The variable (so that ``v.assign(x).numpy()`` works), or None if not read_value.

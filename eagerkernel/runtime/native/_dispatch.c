@@ -38,7 +38,7 @@ static struct {
     PyObject *fallback;  /* dispatch._observed */
     PyObject *params;    /* the shared empty params dict */
     PyTypeObject *tensor;
-    Py_ssize_t value, device;                          /* Tensor slots */
+    Py_ssize_t value, device, weak;                    /* Tensor slots */
     Py_ssize_t fwd, array_op, saves, moves, n_out;     /* Primitive slots */
     Py_ssize_t xp;                                     /* Device slot */
     PyObject *str_state, *str_record;
@@ -347,7 +347,8 @@ static PyObject *observe_global(void) {
  * path in one call, for two Tensors (or Variables) of one dtype on one device:
  *
  *   - nothing active (`context.ACTIVE` empty): ``out = array_op(x._value, y._value)`` wrapped
- *     in a new Tensor on their device, as the Python op's fast path;
+ *     in a new Tensor on their device, as the Python op's fast path (two weak tensors of the
+ *     new type promotion excepted: their output is weak, which the Python op decides);
  *   - something active: dispatch's `_observe(prim, (x, y))`, as the Python op calls it (this
  *     module's `observe`, called without a call layer, unless a test replaced it).
  *
@@ -402,6 +403,10 @@ static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
     }
     PyObject *x = args[0], *y = args[1];
     if (!PyObject_TypeCheck(x, S.tensor) || !PyObject_TypeCheck(y, S.tensor)) {
+        return binary_fallback(self, args, nargsf, kwnames);
+    }
+    if (SLOT(x, S.weak) != NULL && SLOT(y, S.weak) != NULL) {
+        /* Two weak tensors (the new type promotion): the Python op marks the output weak. */
         return binary_fallback(self, args, nargsf, kwnames);
     }
     PyObject *a = SLOT(x, S.value), *b = SLOT(y, S.value);
@@ -589,12 +594,12 @@ static PyObject *setup(PyObject *module, PyObject *args) {
         descr_ok = ((ArrayHead *)arr)->descr == dtype;
         Py_DECREF(dtype);
     }
-    Py_ssize_t offsets[8];
-    PyTypeObject *owners[8] = {tensor,    tensor,    primitive, primitive,
-                               primitive, primitive, primitive, device};
-    const char *names[8] = {"_value", "_device", "fwd", "array_op", "saves", "moves", "n_out",
-                            "xp"};
-    for (int i = 0; i < 8; i++) {
+    Py_ssize_t offsets[9];
+    PyTypeObject *owners[9] = {tensor,    tensor,    primitive, primitive, primitive,
+                               primitive, primitive, device,    tensor};
+    const char *names[9] = {"_value", "_device", "fwd", "array_op", "saves", "moves", "n_out",
+                            "xp",     "_weak"};
+    for (int i = 0; i < 9; i++) {
         offsets[i] = slot_offset(owners[i], names[i]);
         if (offsets[i] < 0) return NULL;
     }
@@ -610,6 +615,7 @@ static PyObject *setup(PyObject *module, PyObject *args) {
     S.moves = offsets[5];
     S.n_out = offsets[6];
     S.xp = offsets[7];
+    S.weak = offsets[8];
     PyObject *numpy = PyImport_ImportModule("numpy");
     PyObject *object_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "O") : NULL;
     Py_XDECREF(numpy);

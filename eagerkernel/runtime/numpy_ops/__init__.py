@@ -16,8 +16,10 @@ Names TensorFlow's ``tf.experimental.numpy`` has that this module does not imple
 NotImplementedError naming the function when looked up: ``ix_``, ``nextafter``, and the
 dtype classes ``inexact``, ``object_``, ``string_`` and ``unicode_`` (eagerkernel's string
 tensors are ``ek.string``). Any other missing name raises AttributeError. Complex inputs to
-``real``, ``imag``, ``conj``/``conjugate`` and ``angle`` raise NotImplementedError, and so
-do ``experimental_enable_numpy_behavior``'s ``dtype_conversion_mode`` "all" and "safe".
+``real``, ``imag``, ``conj``/``conjugate`` and ``angle`` raise NotImplementedError.
+``experimental_enable_numpy_behavior(dtype_conversion_mode="all"|"safe")`` switches to
+TensorFlow 2.15's new type promotion (``core/type_promotion.py``): this module's Python
+values are then 32-bit (weak) and its promotion follows that lattice.
 
 >>> tnp = ek.experimental.numpy
 >>> x = tnp.reshape(tnp.arange(6), (2, 3))
@@ -329,26 +331,33 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
     """Enables NumPy behavior for the whole process (follows
     `tf.experimental.numpy.experimental_enable_numpy_behavior`): tensors gain NumPy methods
     (``.T``, ``.reshape``, ``.ravel``, ``.transpose``, ``.flatten``, ``.astype``, ``.clip``,
-    ``.tolist``, ``.max``, ``.mean``, ``.min``, ``round(t)``, ``.data``) and their operators
-    promote mixed dtypes as NumPy does. ``prefer_float32`` makes Python floats float32 (else
-    float64) in this module's conversions.
+    ``.tolist``, ``.max``, ``.mean``, ``.min``, ``round(t)``, ``.data``) and mixed dtypes
+    promote. Calling it again switches to the mode it names.
+
+    Args:
+        prefer_float32: Python floats become float32 (else float64) in this module's
+            conversions ("legacy" mode).
+        dtype_conversion_mode: "legacy" (the default): the operators promote as NumPy does
+            (int32 + int64 gives int64, int32 + 1.5 float64). "all": TensorFlow 2.15's new type
+            promotion, a JAX-like lattice (int8 + float16 gives float16, int32 + float32
+            float32) in the operators and the binary math ops (``tf.add``, ``tf.math.pow``...),
+            with weak types: a Python int is a weak int32, a float a weak float32, a complex a
+            weak complex128, and ``tf.constant(5)`` a weak tensor that takes the other
+            operand's dtype; Variable assignments and ``tf.constant(tensor, dtype)`` convert
+            implicitly to a dtype the value promotes to; ``tnp.array(1)`` is a weak int32.
+            "safe": as "all", but the promotions that may lose precision or widen (int32 +
+            float32, int8 + uint32...) raise TypeError.
 
     Raises:
-        NotImplementedError: ``dtype_conversion_mode`` "all" or "safe" (TF 2.15's JAX-like
-            promotion), which eagerkernel does not implement.
-        ValueError: another mode.
+        ValueError: another ``dtype_conversion_mode``.
     """
-    if dtype_conversion_mode in ("all", "safe"):
-        raise NotImplementedError(
-            "experimental_enable_numpy_behavior: dtype_conversion_mode="
-            f"{dtype_conversion_mode!r} (JAX-like promotion) is not supported; use 'legacy'."
-        )
-    if dtype_conversion_mode != "legacy":
+    if dtype_conversion_mode not in ("legacy", "all", "safe"):
         raise ValueError(
             "experimental_enable_numpy_behavior: dtype_conversion_mode must be 'legacy', "
             f"'all' or 'safe', got {dtype_conversion_mode!r}."
         )
-    _numpy_behavior.enable(prefer_float32)
+    promotion = None if dtype_conversion_mode == "legacy" else dtype_conversion_mode
+    _numpy_behavior.enable(prefer_float32, promotion)
 
 
 __all__ = [

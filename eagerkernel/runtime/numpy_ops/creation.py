@@ -6,7 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from ..core.numpy_methods import STATE
 from ..core.tensor import Tensor, constant
+from ..core.type_promotion import keep_weak
+from ..core.type_promotion import result_type as _lattice_type
 from .utils import as_np_dtype, asarray_value, default_float, no_argument, result_type
 from .utils import const as _const
 
@@ -32,10 +35,22 @@ def _filled(shape, value, dtype, op: str) -> Tensor:
     return constant(np.full(_shape(shape, op), value, dtype=np_dtype))
 
 
+def _weak_if_python(t: Tensor, val, dtype) -> Tensor:
+    """``t``, weak when the new type promotion is on and it was made from a Python value
+    without ``dtype`` (TensorFlow's ``tnp.array(1)`` is a weak int32)."""
+    if STATE.promotion is None or dtype is not None:
+        return t
+    if not isinstance(val, (Tensor, np.ndarray, np.generic)) and _lattice_type(val, op="array")[1]:
+        keep_weak(t, True)
+    return t
+
+
 def array(val, dtype=None, copy=True, ndmin=0) -> Tensor:
     """An array from ``val`` (follows `tf.experimental.numpy.array`): Python ints give int64,
     floats float64 (float32 under ``prefer_float32``), tensors keep their dtype; ``ndmin``
     prepends length-1 axes. Differentiable in tensor inputs (a list of tensors is stacked).
+    Under the new type promotion (NumPy behavior's "all"/"safe" mode) a Python value gives a
+    weak int32, float32 or complex128 tensor.
 
     >>> tnp = ek.experimental.numpy
     >>> tnp.array([1, 2]).dtype, tnp.array([[1.0]], ndmin=3).shape
@@ -46,16 +61,16 @@ def array(val, dtype=None, copy=True, ndmin=0) -> Tensor:
         t = _ops.reshape(t, (1,) * (ndmin - t.ndim) + tuple(t.shape))
     if type(t) is not Tensor:  # a Variable: its current value
         t = _ops.identity(t)
-    return t
+    return _weak_if_python(t, val, dtype)
 
 
 def asarray(a, dtype=None) -> Tensor:
     """``a`` as a Tensor, itself when it already is one of ``dtype`` (follows
-    `tf.experimental.numpy.asarray`; the same inference as `array`)."""
+    `tf.experimental.numpy.asarray`; the same inference as `array`, weak ones included)."""
     t = asarray_value(a, dtype, "asarray")
     if type(t) is not Tensor:
         t = _ops.identity(t)
-    return t
+    return _weak_if_python(t, a, dtype)
 
 
 asanyarray = asarray

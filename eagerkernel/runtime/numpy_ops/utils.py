@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.numpy_behavior import prefer_float32, result_type
+from ..core.numpy_methods import STATE
 from ..core.tensor import Tensor, constant
 from ..ops.array_ops import stack
 from ..ops.elementwise import cast
@@ -61,7 +62,8 @@ def asarray_value(value, dtype=None, op: str = "asarray") -> Tensor:
 
     Tensors (and Variables) pass through, cast (differentiably) when ``dtype`` differs; lists
     of tensors are stacked (differentiably); NumPy values keep their dtype; Python ints give
-    int64 and floats float64 (float32 under ``prefer_float32``).
+    int64 and floats float64 (float32 under ``prefer_float32``; int32 and float32 under the new
+    type promotion, NumPy behavior's "all"/"safe" mode).
     """
     np_dtype = as_np_dtype(dtype, op)
     if isinstance(value, Tensor):
@@ -75,6 +77,8 @@ def asarray_value(value, dtype=None, op: str = "asarray") -> Tensor:
     if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
     else:
+        if np_dtype is None and STATE.promotion is not None:  # the new promotion: 32-bit
+            np_dtype = result_type(value)
         try:
             arr = np.asarray(value)
         except ValueError:

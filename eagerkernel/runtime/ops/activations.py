@@ -13,7 +13,9 @@ import math
 import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
+from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor
+from ..core.type_promotion import STRONG, weak_unary
 from ..native import kernels
 from ._core import apply, complex_error, float_check, tensor, unary
 from .elementwise import abs, cast, exp, sigmoid, sigmoid_fwd, sigmoid_grad_prim, tanh, where
@@ -103,6 +105,8 @@ def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
     >>> ek.nn.leaky_relu(ek.constant([-1.0, 2.0])).numpy()
     array([-0.2,  2. ], dtype=float32)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(leaky_relu, features, alpha)
     x = tensor(features, "leaky_relu")
     if x._value.dtype.kind == "c":
         raise complex_error("leaky_relu", x, "features")
@@ -348,6 +352,8 @@ def gelu(features, approximate=False, name=None) -> Tensor:
     >>> ek.nn.gelu(ek.constant([0.0, 1.0])).numpy()
     array([0.       , 0.8413447], dtype=float32)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(gelu, features, approximate)
     x = tensor(features, "gelu")
     float_check("gelu", x, "features", real=True)
     return apply(_gelu_tanh if approximate else _gelu, (x,))
@@ -423,4 +429,6 @@ def log_softmax(logits, axis=None, name=None, dim=None) -> Tensor:
     >>> ek.nn.log_softmax(ek.constant([0.0, 0.0])).numpy()
     array([-0.6931472, -0.6931472], dtype=float32)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(log_softmax, logits, axis, dim=dim)
     return _softmax_like(_log_softmax, logits, axis, dim, "log_softmax")

@@ -23,7 +23,9 @@ from ..core.allocation import check_allocation
 from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
+from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor, make
+from ..core.type_promotion import STRONG, weak_unary
 from ..extension_dispatch import dispatchable
 from ._core import apply
 from ._core import tensor as _tensor
@@ -201,6 +203,8 @@ def reshape(tensor, shape, name=None) -> Tensor:
     >>> ek.reshape(ek.range(6), [2, -1]).numpy()
     array([[0, 1, 2], [3, 4, 5]], dtype=int32)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(reshape, tensor, shape)
     if (type(tensor) is not Tensor and isinstance(tensor, CompositeTensor)) or (
         type(shape) is not tuple
         and type(shape) is not list
@@ -223,6 +227,8 @@ def expand_dims(input, axis, name=None) -> Tensor:
     >>> ek.expand_dims(ek.zeros((2, 3)), -1).shape
     TensorShape([2, 3, 1])
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(expand_dims, input, axis)
     if type(input) is not Tensor and isinstance(input, CompositeTensor):  # a RaggedTensor
         from ..ragged import ragged_ops
 
@@ -251,6 +257,8 @@ def squeeze(input, axis=None, name=None) -> Tensor:
     >>> ek.squeeze(ek.zeros((1, 2, 1)), axis=[0]).shape
     TensorShape([2, 1])
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(squeeze, input, axis)
     x = _tensor(input, "squeeze")
     s = x._value.shape
     axes = () if axis is None else int_list(axis, "squeeze", "axis")
@@ -298,6 +306,8 @@ def transpose(a, perm=None, conjugate=False, name="transpose") -> Tensor:
     >>> ek.transpose(ek.zeros((2, 3, 4)), [1, 2, 0]).shape
     TensorShape([3, 4, 2])
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(transpose, a, perm, conjugate)
     x = _tensor(a, "transpose")
     nd = x._value.ndim
     if perm is None:
@@ -344,6 +354,8 @@ def broadcast_to(input, shape, name=None) -> Tensor:
 
 def identity(input, name=None) -> Tensor:
     """A tensor with the same value (follows `tf.identity`); reads a Variable's value."""
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(identity, input)
     if type(input) is not Tensor and isinstance(input, CompositeTensor):  # ragged, sparse
         return input._ek_unary(identity)
     return apply(identity_prim, (_tensor(input, "identity"),))

@@ -23,7 +23,9 @@ from ..core.composite import CompositeTensor
 from ..core.device import current_device
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
+from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor, make
+from ..core.type_promotion import STRONG, weak_unary
 from ._core import apply, tensor
 
 __all__ = [
@@ -155,11 +157,15 @@ def _like(x, dtype, value) -> Tensor:
 
 def zeros_like(input, dtype=None, name=None) -> Tensor:
     """Zeros with ``input``'s shape, dtype (unless given) and device (follows `tf.zeros_like`)."""
+    if _NUMPY_STATE.promotion is not None and name is not STRONG and dtype is None:
+        return weak_unary(zeros_like, input)  # the new type promotion: weak in, weak out
     return _like(input, dtype, 0)
 
 
 def ones_like(input, dtype=None, name=None) -> Tensor:
     """Ones with ``input``'s shape, dtype (unless given) and device (follows `tf.ones_like`)."""
+    if _NUMPY_STATE.promotion is not None and name is not STRONG and dtype is None:
+        return weak_unary(ones_like, input)  # the new type promotion: weak in, weak out
     return _like(input, dtype, 1)
 
 

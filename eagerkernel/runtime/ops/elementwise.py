@@ -16,7 +16,9 @@ from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
+from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor
+from ..core.type_promotion import STRONG, keep_weak, promote_pair, weak_unary
 from ..extension_dispatch import dispatchable
 from ..native import kernels
 from ._core import apply, binary, dtype_error, dtype_unsupported, tensor, unary
@@ -174,10 +176,12 @@ def truediv(x, y, name=None) -> Tensor:
     """x / y (follows `tf.math.truediv`).
 
     Floating inputs keep their dtype. Integer inputs are cast first, by TensorFlow's table:
-    int8/int16/uint8 give float32, int32/int64 give float64.
+    int8/int16/uint8 give float32, int32/int64 give float64. Under the new type promotion
+    (NumPy behavior's "all"/"safe" mode) the inputs first promote along its lattice (two weak
+    int32 give a weak float64).
 
     Raises:
-        TypeError: if x and y have different dtypes.
+        TypeError: if x and y have different dtypes ("safe" mode: do not promote safely).
 
     >>> ek.truediv(ek.constant(3), ek.constant(2))
     <Tensor: shape=(), dtype=float64, numpy=1.5>
@@ -188,6 +192,12 @@ def truediv(x, y, name=None) -> Tensor:
         return x._ek_binary(truediv, x, y)
     if isinstance(y, CompositeTensor):
         return y._ek_binary(truediv, x, y)
+    if _NUMPY_STATE.promotion is not None:  # the new type promotion: the lattice's dtype
+        x, y, weak = promote_pair("truediv", x, y)
+        target = dtypes.TRUEDIV_RESULT.get(x._value.dtype)
+        if target is not None:
+            x, y = cast(x, target), cast(y, target)
+        return keep_weak(_real_div(x, y), weak)
     from ._core import coerce_pair
 
     x, y = coerce_pair(x, y, "truediv")
@@ -660,6 +670,8 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     >>> ek.clip_by_value(ek.constant([-2.0, 0.5, 3.0]), 0.0, 1.0).numpy()
     array([0. , 0.5, 1. ], dtype=float32)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(clip_by_value, t, clip_value_min, clip_value_max)
     if type(t) is not Tensor and isinstance(t, CompositeTensor):  # ragged, sparse: values
         return t._ek_unary(lambda v: clip_by_value(v, clip_value_min, clip_value_max))
     t = tensor(t, "clip_by_value")

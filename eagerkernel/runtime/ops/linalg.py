@@ -19,7 +19,9 @@ import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
+from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor, make
+from ..core.type_promotion import keep_weak, promote_pair
 from ..extension_dispatch import dispatchable
 from ..native import blas
 from ._core import apply, dtype_error, tensor
@@ -112,12 +114,16 @@ def matmul(
     Raises:
         InvalidArgumentError: rank below 2, inner dimensions that differ or batch dimensions
             that do not broadcast (both shapes are named).
-        TypeError: different dtypes, or an ``output_type`` the inputs cannot give.
+        TypeError: different dtypes (under the new type promotion: dtypes that "safe" mode
+            does not promote), or an ``output_type`` the inputs cannot give.
         ValueError: both ``transpose_a`` and ``adjoint_a`` (or both for ``b``).
 
     >>> ek.matmul(ek.ones((2, 3)), ek.ones((3, 4))).shape
     TensorShape([2, 4])
     """
+    weak = False
+    if _NUMPY_STATE.promotion is not None:  # the new type promotion: the lattice's dtype
+        a, b, weak = promote_pair("matmul", a, b)
     a = tensor(a, "matmul")
     b = tensor(b, "matmul", a._value.dtype)
     if a._value.dtype != b._value.dtype:
@@ -171,9 +177,10 @@ def matmul(
                 f"matmul: batch dimensions {sa[:-2]} and {sb[:-2]} do not broadcast (a has "
                 f"shape {sa}, b has shape {sb}).",
             ) from None
-    return apply(
+    out = apply(
         _matmul, (a, b), {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
     )
+    return keep_weak(out, True) if weak else out
 
 
 # -- einsum -------------------------------------------------------------------------------------

@@ -23,7 +23,9 @@ import numpy as np
 from ..core import dtypes
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
+from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor
+from ..core.type_promotion import keep_weak, promote_pair
 from ._core import apply, binary, coerce_pair, float_check, tensor, unary
 from .activations import erf_primitive
 from .array_ops import axis_arg, index_tensor
@@ -294,11 +296,16 @@ defvjp(
 
 def _float_binary(op, prim_op, x, y, real: bool = False):
     """``prim_op(x, y)`` for floating inputs (real ones only with ``real``); raises
-    `UnsupportedDTypeError` for the others, as TensorFlow's kernels do."""
+    `UnsupportedDTypeError` for the others, as TensorFlow's kernels do. Under the new type
+    promotion the inputs promote along its lattice first, and a weak result stays weak."""
+    weak = False
+    if _NUMPY_STATE.promotion is not None:
+        x, y, weak = promote_pair(op, x, y)
     x, y = coerce_pair(x, y, op)
     if x._value.dtype.kind not in ("f" if real else "fc"):
         float_check(op, x, real=real)
-    return prim_op(x, y)
+    out = prim_op(x, y)
+    return keep_weak(out, True) if weak else out
 
 
 def xlogy(x, y, name=None) -> Tensor:
@@ -349,13 +356,17 @@ def divide_no_nan(x, y, name=None) -> Tensor:
     >>> ek.math.divide_no_nan(ek.constant([1, 2]), ek.constant([0, 2]))
     <Tensor: shape=(2,), dtype=float64, numpy=array([0., 1.])>
     """
+    weak = False
+    if _NUMPY_STATE.promotion is not None:  # the new type promotion: the lattice's dtype
+        x, y, weak = promote_pair("divide_no_nan", x, y)
     x, y = coerce_pair(x, y, "divide_no_nan")
     target = dtypes.TRUEDIV_RESULT.get(x._value.dtype)
     if target is not None and y._value.dtype == x._value.dtype:
         x, y = cast(x, target), cast(y, target)
     elif x._value.dtype.kind not in "fc":
         float_check("divide_no_nan", x)
-    return _div_no_nan_op(x, y)
+    out = _div_no_nan_op(x, y)
+    return keep_weak(out, True) if weak else out
 
 
 def multiply_no_nan(x, y, name=None) -> Tensor:

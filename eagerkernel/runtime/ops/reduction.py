@@ -16,7 +16,9 @@ from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
+from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor
+from ..core.type_promotion import STRONG, weak_unary
 from ..extension_dispatch import dispatchable
 from ..native import blas
 from ._core import apply, complex_error, dtype_unsupported, float_check, tensor
@@ -157,6 +159,8 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     >>> ek.reduce_sum(ek.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0).numpy()
     array([4., 6.], dtype=float32)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(reduce_sum, input_tensor, axis, keepdims)
     return _reduce(sum_primitive, input_tensor, axis, keepdims, "reduce_sum")
 
 
@@ -197,6 +201,8 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     >>> ek.reduce_mean(ek.constant([1.0, 2.0])).numpy()
     np.float32(1.5)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(reduce_mean, input_tensor, axis, keepdims)
     return _reduce(_mean, input_tensor, axis, keepdims, "reduce_mean")
 
 
@@ -250,6 +256,8 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     >>> ek.reduce_max(ek.constant([[1.0, 5.0], [3.0, 4.0]]), axis=1).numpy()
     array([5., 4.], dtype=float32)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(reduce_max, input_tensor, axis, keepdims)
     return _reduce(_max, input_tensor, axis, keepdims, "reduce_max", real=True)
 
 
@@ -260,6 +268,8 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     >>> ek.reduce_min(ek.constant([3, 1, 2])).numpy()
     np.int32(1)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(reduce_min, input_tensor, axis, keepdims)
     return _reduce(_min, input_tensor, axis, keepdims, "reduce_min", real=True)
 
 
@@ -291,6 +301,8 @@ def reduce_prod(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     >>> ek.reduce_prod(ek.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0).numpy()
     array([3., 8.], dtype=float32)
     """
+    if _NUMPY_STATE.promotion is not None and name is not STRONG:  # the new type promotion
+        return weak_unary(reduce_prod, input_tensor, axis, keepdims)
     return _reduce(_prod, input_tensor, axis, keepdims, "reduce_prod")
 
 
