@@ -18,6 +18,8 @@ import tempfile
 import threading
 import zipfile
 
+from . import saving_state
+
 __all__ = [
     "CustomObjectScope",
     "clone_model",
@@ -41,7 +43,7 @@ _scope = threading.local()  # .objects: the custom_objects of the enclosing cust
 _NAMES: dict[type, str] = {}  # class -> "package>name"
 _CONFIG = "config.json"
 _METADATA = "metadata.json"
-_WEIGHTS = "model.weights.safetensors"
+_WEIGHTS = saving_state.WEIGHTS
 
 
 def register_keras_serializable(package: str = "Custom", name: str | None = None):
@@ -443,7 +445,6 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
         NotImplementedError: a layer without ``get_config`` (a Lambda), an unknown keyword,
             or ``zipped=False``.
     """
-    from ..io.checkpoint import Checkpoint
     from ..io.checkpoint_format import atomic_write
 
     if kwargs:
@@ -469,13 +470,14 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
         "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
     }
     with tempfile.TemporaryDirectory() as tmp:
-        weights = os.path.join(tmp, _WEIGHTS)
-        Checkpoint(model=model).write(weights)
+        entries = saving_state.write_state(model, tmp)  # the layers' hooks run here
         archive = os.path.join(tmp, "model.keras")
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
             zf.writestr(_METADATA, json.dumps(metadata))
             zf.writestr(_CONFIG, json.dumps(config))
-            zf.write(weights, _WEIGHTS, compress_type=zipfile.ZIP_STORED)
+            for name, local in entries:
+                stored = name.endswith(".safetensors")  # arrays: no compression, as before
+                zf.write(local, name, compress_type=zipfile.ZIP_STORED if stored else None)
         with open(archive, "rb") as f:
             atomic_write(filepath, f.read())
 
@@ -500,8 +502,6 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         ValueError: a ``Lambda`` layer's Python code with ``safe_mode=True`` (Keras's message).
         CheckpointError (a ValueError): the weights do not fit the model.
     """
-    from ..io.checkpoint import Checkpoint
-
     filepath = os.fspath(filepath)
     if not os.path.exists(filepath):
         raise FileNotFoundError(f"load_model: no file at {filepath}.")
@@ -516,26 +516,18 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
             if entry not in names:
                 raise ValueError(f"load_model: {filepath} has no {entry}; it is not a model file.")
         config = json.loads(zf.read(_CONFIG))
-        weights = zf.read(_WEIGHTS)
-    try:
-        with _SafeModeScope(safe_mode):
-            model = deserialize_keras_object(config, custom_objects)
-    except TypeError as e:
-        raise TypeError(f"load_model({filepath!r}): {e}") from e
-    compile_config = config.get("compile_config")
-    if compile and compile_config:
-        with custom_object_scope(custom_objects):  # a model may override compile_from_config
-            model.compile_from_config(compile_config)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, _WEIGHTS)
-        with open(path, "wb") as f:
-            f.write(weights)
         try:
-            status = Checkpoint(model=model)._restore(path, required={id(v) for v in model.weights})
-        except ValueError as e:  # CheckpointError: name the .keras file, not the extracted copy
-            raise type(e)(f"load_model({filepath!r}): {e}") from e
-        if not (compile and compile_config):
-            status.expect_partial()
+            with _SafeModeScope(safe_mode):
+                model = deserialize_keras_object(config, custom_objects)
+        except TypeError as e:
+            raise TypeError(f"load_model({filepath!r}): {e}") from e
+        compile_config = config.get("compile_config")
+        if compile and compile_config:
+            with custom_object_scope(custom_objects):  # a model may override compile_from_config
+                model.compile_from_config(compile_config)
+        with tempfile.TemporaryDirectory() as tmp:
+            partial = not (compile and compile_config)
+            saving_state.load_state(model, zf, filepath, tmp, partial)  # the layers' hooks
     return model
 
 

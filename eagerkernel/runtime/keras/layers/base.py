@@ -45,6 +45,7 @@ from ..keras_tensor import KerasTensor, any_symbolic
 from .added_metrics import AddedMetricsMixin
 from .autocast import autocast_weights, cast_floats, weights_read_as
 from .build_config import BuildConfigMixin
+from .own_variables import OwnVariablesMixin
 from .tracking import gather_tracked
 
 __all__ = [
@@ -122,7 +123,7 @@ class LayerObserver(typing.Protocol):
         sublayers it created and built, exist now."""
 
 
-class Layer(AddedMetricsMixin, BuildConfigMixin, Module):
+class Layer(AddedMetricsMixin, BuildConfigMixin, OwnVariablesMixin, Module):
     """Base class of layers (follows `tf.keras.layers.Layer`, an `ek.Module`).
 
     Subclasses override `build(input_shape)` (create weights with `add_weight`) and
