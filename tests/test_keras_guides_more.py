@@ -304,3 +304,55 @@ def test_compile_config_hooks_and_no_argument_subclassed_model(tmp_path):
     other = keras.Sequential([keras.Input(shape=(3,)), layers.Dense(1)])
     other.compile_from_config(config)
     assert type(other.optimizer).__name__ == "Adam" and other.metrics_names == ["loss", "mae"]
+
+
+# -- customizing_saving_and_serialization.py: (N,) targets against (N, K) predictions ----------
+def test_compiled_loss_gives_rank_1_targets_a_last_axis_as_keras_2():
+    model = keras.Sequential([keras.Input((10,)), keras.layers.Dense(10)])
+    model.compile(optimizer="sgd", loss="mean_squared_error")
+    x = np.random.default_rng(0).random((8, 10)).astype("float32")
+    y = np.random.default_rng(1).random((8,)).astype("float32")
+    history = model.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False).history
+    pred = model.predict(x, verbose=0)  # after the step; recompute the loss of that step
+    assert np.isfinite(history["loss"][0])
+    loss = keras.losses.MeanSquaredError()
+    expected = np.mean((y[:, None] - pred) ** 2)
+    np.testing.assert_allclose(float(loss(y[:, None], pred)), expected, rtol=1e-5)
+    with pytest.raises(ValueError, match=r"y_true \(8,\), y_pred \(8, 10\)"):
+        loss(y, pred)  # a loss called directly follows Keras 3: no broadcasting across ranks
+
+
+# -- serialization_and_saving.py (TF 2): a layer whose __init__ skips super().__init__() -------
+class NoSuperInit(keras.layers.Layer):
+    def __init__(self, a):
+        self.var = tf.Variable(a, name="var_a")
+
+    def get_config(self):
+        return {"a": self.var.numpy()}
+
+
+def test_layer_without_super_init_serializes_and_checkpoints(tmp_path):
+    layer = NoSuperInit(5)
+    layer.var.assign(2)
+    config = keras.layers.serialize(layer)
+    assert config["class_name"] == "NoSuperInit" and config["config"] == {"a": 2}
+    again = keras.layers.deserialize(config, custom_objects={"NoSuperInit": NoSuperInit})
+    assert int(again.var.numpy()) == 2
+    path = tf.train.Checkpoint(layer=layer).save(str(tmp_path / "custom_layer"))
+    dtypes = tf.train.load_checkpoint(path).get_variable_to_dtype_map()
+    assert dtypes["layer/var/.ATTRIBUTES/VARIABLE_VALUE"] == tf.int32
+
+
+# -- serialization_and_saving.py: a functional model as a Sequential's first layer -------------
+def test_sequential_takes_its_input_from_a_functional_first_layer(tmp_path):
+    inputs = keras.Input(shape=(784,), name="digits")
+    x = keras.layers.Dense(64, activation="relu", name="dense_1")(inputs)
+    pretrained = keras.Model(inputs=inputs, outputs=x, name="pretrained")
+    model = keras.Sequential([pretrained, keras.layers.Dense(5, name="predictions")])
+    assert model.built and model.output.shape == (None, 5)
+    assert model.count_params() == 784 * 64 + 64 + 64 * 5 + 5
+    model.summary(print_fn=lambda *a, **k: None)
+    data = np.random.default_rng(0).random((2, 784)).astype("float32")
+    model.save(tmp_path / "m.keras")
+    loaded = keras.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_array_equal(loaded.predict(data, verbose=0), model.predict(data, verbose=0))

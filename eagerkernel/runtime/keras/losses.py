@@ -171,12 +171,18 @@ def squeeze_or_expand_to_same_rank(x1: Tensor, x2: Tensor, expand_rank_1: bool =
     return x1, x2
 
 
+def _broadcasts(a: tuple, b: tuple) -> bool:
+    """Same rank, and each axis equal or 1 in one of them (Keras's ops broadcast so: ``(N, 1)``
+    targets against ``(N, K)`` predictions, as Keras 2's compiled loss passes them)."""
+    return len(a) == len(b) and all(x == y or 1 in (x, y) or None in (x, y) for x, y in zip(a, b))
+
+
 def aligned_pair(y_true, y_pred, op: str) -> tuple[Tensor, Tensor]:
     y_pred = pred_tensor(y_pred, op)
     y_true = true_tensor(y_true, y_pred, op)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     ts, ps = tuple(y_true.shape), tuple(y_pred.shape)
-    if ts != ps and ts != () and ps != ():
+    if ts != ps and ts != () and ps != () and not _broadcasts(ts, ps):
         raise ValueError(
             f"{op}: y_true and y_pred shapes are incompatible: y_true {ts}, y_pred {ps}."
         )

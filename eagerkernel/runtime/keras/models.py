@@ -390,10 +390,13 @@ class Sequential(Model):
         self._stack.append(layer)
         if not self._symbolic and len(self._stack) == 1:
             shape = getattr(layer, "_batch_input_shape", None)
+            dtype = layer._input_dtype or layer.dtype
+            inputs = getattr(layer, "inputs", None)  # a model with one Input (Keras 2 and 3)
+            if shape is None and isinstance(inputs, list) and len(inputs) == 1:
+                shape, dtype = tuple(inputs[0].shape), inputs[0].dtype
             if isinstance(shape, tuple):
                 from .layers.core import InputLayer as _Input
 
-                dtype = layer._input_dtype or layer.dtype
                 self._input_layer = _Input(batch_shape=shape, dtype=dtype)
                 self._symbolic = [self._input_layer.output]
         if self._symbolic:

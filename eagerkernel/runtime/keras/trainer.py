@@ -47,6 +47,7 @@ from .trainer_utils import (
     concat_outputs,
     flatten_logs,
     loss_weight_of,
+    match_rank,
     outputs_to_numpy,
     reject_kwargs,
     should_validate,
@@ -281,6 +282,8 @@ class Trainer:
         """
         total = None
         if self.compiled_loss is not None:
+            if not isinstance(self.compiled_loss, OutputLosses):  # it matches each output
+                y = match_rank(y, y_pred)
             total = self.compiled_loss(y, y_pred, sample_weight=sample_weight)
             if self._loss_weight != 1.0:
                 total = total * self._loss_weight

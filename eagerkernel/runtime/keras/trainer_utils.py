@@ -133,6 +133,21 @@ def concat_outputs(outputs: list):
     return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
 
 
+def match_rank(y_true, y_pred):
+    """Keras 2's ``match_dtype_and_rank`` (``compile_utils``) for the compiled loss: targets
+    of rank 1 with predictions of rank 2 get a last axis of 1, so ``(N,)`` targets broadcast
+    against ``(N, K)`` predictions. Anything else is returned unchanged.
+
+    >>> match_rank(np.zeros(4), np.zeros((4, 10))).shape
+    TensorShape([4, 1])
+    """
+    from ..ops.array_ops import expand_dims
+
+    if isinstance(y_true, (dict, list, tuple)) or np.ndim(y_pred) != 2:
+        return y_true
+    return expand_dims(to_tensor(y_true), -1) if np.ndim(y_true) == 1 else y_true
+
+
 def output_names(model) -> list:
     """The names of the model's outputs in flat order (the keys of a dict of outputs, else the
     layers that produce them); positions for a model without a recorded graph."""
@@ -253,7 +268,7 @@ class OutputLosses:
         for loss, w, yt, yp in zip(self.losses, self.weights, targets, preds):
             if loss is None:
                 continue
-            value = loss(yt, yp, sample_weight=sample_weight)
+            value = loss(match_rank(yt, yp), yp, sample_weight=sample_weight)
             if w != 1.0:
                 value = value * w
             total = value if total is None else total + value

@@ -163,6 +163,10 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, OwnVariablesMixin, Module):
     variable_observers: typing.ClassVar[Observers] = Observers()
     _input_dtype = None  # dtype of a build probe; None: the layer's dtype (Embedding: int32)
     _call_accepts_training: typing.ClassVar[dict] = {}  # per class: does call() take training?
+    # A subclass whose __init__ skips super().__init__() (TF 2's saving guide) still serializes
+    # and checkpoints: its attributes are all it has.
+    built = False
+    _tracked: typing.ClassVar[tuple] = ()
     # Keras 2 lists a Model's weights after its sublayers', a layer's before (`_weight_lists`).
     _weights_after_sublayers: typing.ClassVar[bool] = False
 
