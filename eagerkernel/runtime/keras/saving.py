@@ -2,8 +2,10 @@
 
 A ``.keras`` file is a zip archive, as Keras 3 writes it: ``metadata.json`` (versions, date),
 ``config.json`` (the model as `serialize_keras_object` describes it, with its ``compile_config``)
-and the weights, here ``model.weights.safetensors`` (an eagerkernel checkpoint of the model and
-its optimizer, slot variables included) instead of Keras's HDF5 file. Loading never runs code
+and the state (see `saving_state`): ``model.weights.safetensors`` (what each layer's
+``save_own_variables`` wrote, at Keras's per-layer paths, instead of Keras's HDF5 file),
+``model.checkpoint.safetensors`` (the optimizer and its slot variables) and ``assets/``
+(``save_assets``). Loading never runs code
 from the file: classes are looked up by name among the built-in ones, those registered with
 `register_keras_serializable`, and the ``custom_objects`` given.
 """
