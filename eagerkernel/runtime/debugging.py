@@ -207,6 +207,8 @@ def _binary_assert(sym, op, compare, x, y, message, summarize, data=None, kinds=
     _numeric(x, op, kinds)
     try:
         test = compare(x, y)
+    except TypeError:  # different dtypes (DTypeMismatchError, also a ValueError): as it is
+        raise
     except ValueError:
         raise InvalidArgumentError(
             None,

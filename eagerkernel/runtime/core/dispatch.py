@@ -37,6 +37,7 @@ from ..native import ENABLED as _NATIVE
 from .composite import CompositeTensor
 from .context import ACTIVE, context
 from .errors import (
+    DTypeMismatchError,
     InvalidArgumentError,
     OpError,
     ResourceExhaustedError,
@@ -506,10 +507,11 @@ def coerce_pair(x, y, op: str):
 # -- errors, named by op ---------------------------------------------------------------------
 
 
-def dtype_error(op: str, tensors, names=("x", "y")) -> TypeError:
-    """The TypeError of an op whose inputs' dtypes differ."""
+def dtype_error(op: str, tensors, names=("x", "y")) -> DTypeMismatchError:
+    """The error of an op whose inputs' dtypes differ: `DTypeMismatchError`, TensorFlow's
+    InvalidArgumentError that is also a TypeError."""
     parts = ", ".join(f"{n}: {t.dtype.name}" for n, t in zip(names, tensors))
-    return TypeError(
+    return DTypeMismatchError(
         f"{op}: inputs must have the same dtype, got {parts}. Cast one with ek.cast(...); "
         "eagerkernel, like TensorFlow, does not promote dtypes implicitly."
     )

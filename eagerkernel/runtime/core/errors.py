@@ -37,6 +37,7 @@ __all__ = [
     "AbortedError",
     "AlreadyExistsError",
     "CancelledError",
+    "DTypeMismatchError",
     "DataLossError",
     "DeadlineExceededError",
     "FailedPreconditionError",
@@ -203,6 +204,22 @@ class UnsupportedDTypeError(InvalidArgumentError, TypeError):
     ... except ek.errors.InvalidArgumentError as exc:
     ...     print(isinstance(exc, TypeError), exc.message[:44])
     True Exp: x must be a floating-point tensor, got
+    """
+
+
+class DTypeMismatchError(InvalidArgumentError, TypeError):
+    """The inputs of one op have different dtypes (``float32 + int32``): TensorFlow does not
+    promote, and its kernels raise `InvalidArgumentError` ("cannot compute AddV2 as input #1
+    was expected to be a float tensor but is a int32 tensor"). This subclass of it
+    (eagerkernel's, not a TensorFlow name) is also a TypeError, which eagerkernel raised for
+    these before, so that both ``except ek.errors.InvalidArgumentError`` (TensorFlow's guides)
+    and ``except TypeError`` catch it.
+
+    >>> try:
+    ...     ek.constant(1.0) + ek.constant(1)
+    ... except ek.errors.InvalidArgumentError as exc:
+    ...     print(isinstance(exc, TypeError), exc.message[:44])
+    True AddV2: inputs must have the same dtype, got
     """
 
 
