@@ -304,11 +304,34 @@ def test_checkpoint_of_a_different_model_is_an_error(tmp_path):
     other = ek.train.Checkpoint(net=ek.Variable(1.0), opt=ek.Variable(2.0))
     with pytest.raises(CheckpointError, match=r"m\.safetensors.*different model"):
         other.restore(str(tmp_path / "m"))
-    model = ek.keras.Sequential([layers.Dense(3, input_shape=(4,))])
-    with pytest.raises(CheckpointError, match="different model"):
-        # same first layer, but load_weights wants a value for every weight it has
-        ek.train.Checkpoint(model=model).write(str(tmp_path / "one"))
-        make_model().load_weights(str(tmp_path / "one"))
+
+
+def test_load_weights_restores_the_layers_a_checkpoint_shares(tmp_path):
+    # TF 2's serialization guide: a pretrained body's weights, loaded into a model that adds a
+    # new head; the head keeps its initial values and the status says what is missing.
+    body = ek.keras.Sequential([layers.Dense(3, input_shape=(4,))])
+    body.layers[0].kernel.assign(np.arange(12, dtype=np.float32).reshape(4, 3))
+    body.save_weights(str(tmp_path / "body"))
+    model = make_model()
+    head_before = [w.numpy().copy() for w in model.layers[1].weights]
+    status = model.load_weights(str(tmp_path / "body"))
+    np.testing.assert_array_equal(model.layers[0].kernel.numpy(), body.layers[0].kernel.numpy())
+    for w, before in zip(model.layers[1].weights, head_before):
+        np.testing.assert_array_equal(w.numpy(), before)
+    with pytest.raises(
+        AssertionError,
+        match=r"without a saved value: \['model/layer-1/bias', 'model/layer-1/kernel'\]",
+    ):
+        status.assert_consumed()
+    with pytest.raises(AssertionError, match="model/layer-1/bias"):
+        status.assert_existing_objects_matched()
+    # a weight of a shape that differs is still an error, and nothing is assigned
+    wide = ek.keras.Sequential([layers.Dense(5, input_shape=(4,)), layers.Dense(2)])
+    before = [w.numpy().copy() for w in wide.weights]
+    with pytest.raises(CheckpointError, match=r"'model/layer-0/kernel'.*\(4, 3\).*\(4, 5\)"):
+        wide.load_weights(str(tmp_path / "body"))
+    for w, b in zip(wide.weights, before):
+        np.testing.assert_array_equal(w.numpy(), b)
 
 
 def test_restore_across_devices(tmp_path):

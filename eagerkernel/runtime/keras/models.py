@@ -272,22 +272,26 @@ class Model(Trainer, Layer):
         Checkpoint(model=self).write(filepath)
 
     def load_weights(self, filepath):
-        """Reads a file written by `save_weights` (or a `Checkpoint` holding ``model``); all
-        or nothing. Values for weights not created yet are assigned when the model is built.
+        """Reads a file written by `save_weights` (or a `Checkpoint` holding ``model``), as
+        TensorFlow 2's ``load_weights`` reads its TensorFlow-format checkpoints: by object path,
+        so a model that shares only some layers with the saved one (a pretrained body under a
+        new head) takes the values it has a path for and keeps its other weights. Values for
+        weights not created yet are assigned when the model is built. Either every matched
+        value is assigned or none is (a shape or dtype that differs raises first).
 
         Returns:
-            the restore status (see `ek.train.Checkpoint.restore`).
+            the restore status (see `ek.train.Checkpoint.restore`): ``status.assert_consumed()``
+            raises AssertionError naming the weights left without a value and the saved values
+            left unused; ``status.assert_existing_objects_matched()`` checks the first alone.
 
         Raises:
-            CheckpointError (a ValueError): missing, corrupt or truncated file, or a different
-                model (a weight without a value, or a shape or dtype that differs; the file
-                and the object path are named).
+            CheckpointError (a ValueError): missing, corrupt or truncated file, a shape or dtype
+                that differs (the file and the object path are named), or a file that shares no
+                object path with the model (a checkpoint of a different model).
         """
         from ..io.checkpoint import Checkpoint
 
-        return Checkpoint(model=self)._restore(
-            os.fspath(filepath), required={id(v) for v in self.weights}
-        )
+        return Checkpoint(model=self)._restore(os.fspath(filepath))
 
 
 def batch_none(shape):
