@@ -103,3 +103,37 @@ def test_v1_has_the_complex_ops_at_top_level():
     np.testing.assert_array_equal(tf1.real(z).numpy(), [1.0])
     np.testing.assert_array_equal(tf1.imag(z).numpy(), [2.0])
     assert {"conj", "real", "imag", "angle"} <= set(dir(tf1))
+
+
+def test_tf1_top_level_names_of_moved_ops():
+    import eagerkernel.compat.v1 as tf1
+
+    # TF 1.x's tf_records tutorial (r1/tutorials/load_data/tf_records), with only the import
+    # changed: an Example written and parsed back with the top-level TF 1.x names.
+    feature = {
+        "id": tf1.train.Feature(int64_list=tf1.train.Int64List(value=[7])),
+        "x": tf1.train.Feature(float_list=tf1.train.FloatList(value=[0.5, 1.5])),
+    }
+    serialized = tf1.train.Example(features=tf1.train.Features(feature=feature))
+    spec = {
+        "id": tf1.FixedLenFeature([], tf1.int64, default_value=0),
+        "x": tf1.VarLenFeature(tf1.float32),
+    }
+    parsed = tf1.parse_single_example(serialized.SerializeToString(), spec)
+    assert int(parsed["id"]) == 7
+    np.testing.assert_array_equal(tf1.sparse_tensor_to_dense(parsed["x"]).numpy(), [0.5, 1.5])
+    # each TF 1.x name is the TF 2 op itself
+    assert tf1.truncated_normal is ek.random.truncated_normal
+    assert tf1.string_to_number is ek.strings.to_number
+    assert tf1.arg_max is ek.math.argmax
+    assert tf1.py_func is ek.numpy_function
+    assert "FixedLenFeature" in dir(tf1)
+    for name in tf1._RENAMED:
+        assert getattr(tf1, name) is not None, name
+    # the TF 1.x casts and Python 2 division
+    assert tf1.to_float(ek.constant([1, 2])).dtype == ek.float32
+    assert tf1.to_int64(ek.constant([1.7])).numpy().tolist() == [1]
+    assert tf1.div(ek.constant([7, -7]), 2).numpy().tolist() == [3, -4]  # floor, as Python 2
+    np.testing.assert_allclose(tf1.div(ek.constant([7.0]), 2.0).numpy(), [3.5])
+    with pytest.raises(AttributeError, match="no attribute 'no_such_tf1_name'"):
+        tf1.no_such_tf1_name  # noqa: B018

@@ -1,8 +1,11 @@
 """`ek.compat.v1`, as `tf.compat.v1`: TensorFlow 1.x's names that make sense eagerly.
 
 ``train`` (``AdamOptimizer``, ``get_or_create_global_step``, ``Checkpoint``...), ``layers``,
-``losses``, ``metrics``, ``logging``, ``random_normal``/``set_random_seed`` and
-``enable_eager_execution`` work as in TensorFlow 1.x eager mode; any other name is looked up in
+``losses``, ``metrics``, ``logging``, ``random_normal``/``set_random_seed``, ``to_float``,
+``div`` and ``enable_eager_execution`` work as in TensorFlow 1.x eager mode; the top-level names
+of ops TensorFlow 2 moved (``FixedLenFeature``, ``parse_single_example``,
+``truncated_normal``, ``string_to_number``, ``arg_max``...) are the moved ops; any other name
+is looked up in
 `eagerkernel` (TensorFlow 2's), as ``tf.compat.v1`` also holds most of those. Graph mode is not
 supported: ``Session``, ``placeholder``, ``disable_eager_execution``,
 ``global_variables_initializer``, ``get_variable``, ``variable_scope`` and
@@ -44,6 +47,7 @@ __all__ = [
     "disable_tensor_equality",
     "disable_v2_behavior",
     "disable_v2_tensorshape",
+    "div",
     "enable_control_flow_v2",
     "enable_eager_execution",
     "enable_tensor_equality",
@@ -64,6 +68,10 @@ __all__ = [
     "random_uniform",
     "reset_default_graph",
     "set_random_seed",
+    "to_double",
+    "to_float",
+    "to_int32",
+    "to_int64",
     "train",
     "variable_scope",
 ]
@@ -221,6 +229,112 @@ __version__ = _parent.__version__
 random_normal = _parent.random.normal
 random_uniform = _parent.random.uniform
 set_random_seed = _parent.random.set_seed
+# TF 1.x's top-level names of ops TensorFlow 2 moved into namespaces: {TF 1.x name: TF 2 path},
+# looked up on first use (``tf.compat.v1.FixedLenFeature`` is ``tf.io.FixedLenFeature``).
+_RENAMED = {
+    "truncated_normal": "random.truncated_normal",
+    "random_shuffle": "random.shuffle",
+    "multinomial": "random.categorical",
+    "random_gamma": "random.gamma",
+    "random_poisson": "random.poisson",
+    "random_crop": "image.random_crop",
+    "FixedLenFeature": "io.FixedLenFeature",
+    "FixedLenSequenceFeature": "io.FixedLenSequenceFeature",
+    "VarLenFeature": "io.VarLenFeature",
+    "parse_example": "io.parse_example",
+    "parse_single_example": "io.parse_single_example",
+    "parse_sequence_example": "io.parse_sequence_example",
+    "parse_single_sequence_example": "io.parse_single_sequence_example",
+    "decode_raw": "io.decode_raw",
+    "serialize_tensor": "io.serialize_tensor",
+    "parse_tensor": "io.parse_tensor",
+    "read_file": "io.read_file",
+    "write_file": "io.write_file",
+    "string_to_number": "strings.to_number",
+    "string_to_hash_bucket_fast": "strings.to_hash_bucket_fast",
+    "string_join": "strings.join",
+    "string_strip": "strings.strip",
+    "substr": "strings.substr",
+    "reduce_join": "strings.reduce_join",
+    "arg_max": "math.argmax",
+    "arg_min": "math.argmin",
+    "log_sigmoid": "math.log_sigmoid",
+    "div_no_nan": "math.divide_no_nan",
+    "is_nan": "math.is_nan",
+    "is_inf": "math.is_inf",
+    "is_finite": "math.is_finite",
+    "lbeta": "math.lbeta",
+    "igamma": "math.igamma",
+    "igammac": "math.igammac",
+    "polygamma": "math.polygamma",
+    "zeta": "math.zeta",
+    "betainc": "math.betainc",
+    "bincount": "math.bincount",
+    "confusion_matrix": "math.confusion_matrix",
+    "cumprod": "math.cumprod",
+    "segment_sum": "math.segment_sum",
+    "unsorted_segment_sum": "math.unsorted_segment_sum",
+    "diag": "linalg.tensor_diag",
+    "diag_part": "linalg.tensor_diag_part",
+    "reverse_v2": "reverse",
+    "py_func": "numpy_function",
+    "sparse_tensor_to_dense": "sparse.to_dense",
+    "sparse_add": "sparse.add",
+    "sparse_concat": "sparse.concat",
+    "sparse_reorder": "sparse.reorder",
+    "sparse_slice": "sparse.slice",
+    "sparse_transpose": "sparse.transpose",
+    "sparse_reduce_sum": "sparse.reduce_sum",
+    "sparse_reduce_max": "sparse.reduce_max",
+    "sparse_tensor_dense_matmul": "sparse.sparse_dense_matmul",
+    "extract_image_patches": "image.extract_patches",
+    "glorot_uniform_initializer": "keras.initializers.GlorotUniform",
+    "glorot_normal_initializer": "keras.initializers.GlorotNormal",
+    "verify_tensor_all_finite": "debugging.check_numerics",
+}
+
+
+def _renamed(name: str):
+    obj = _parent
+    for part in _RENAMED[name].split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def to_float(x, name="ToFloat"):
+    """``x`` cast to float32 (follows `tf.compat.v1.to_float`)."""
+    return _parent.cast(x, _parent.float32)
+
+
+def to_double(x, name="ToDouble"):
+    """``x`` cast to float64 (follows `tf.compat.v1.to_double`)."""
+    return _parent.cast(x, _parent.float64)
+
+
+def to_int32(x, name="ToInt32"):
+    """``x`` cast to int32 (follows `tf.compat.v1.to_int32`)."""
+    return _parent.cast(x, _parent.int32)
+
+
+def to_int64(x, name="ToInt64"):
+    """``x`` cast to int64 (follows `tf.compat.v1.to_int64`)."""
+    return _parent.cast(x, _parent.int64)
+
+
+def div(x, y, name=None):
+    """Python 2's division (follows `tf.compat.v1.div`): floor division for integers, true
+    division for floats.
+
+    >>> import eagerkernel.compat.v1 as tf1
+    >>> tf1.div(7, 2).numpy(), tf1.div(7.0, 2.0).numpy()
+    (np.int32(3), np.float32(3.5))
+    """
+    x = _parent.convert_to_tensor(x)
+    if x.dtype.is_integer:
+        return _parent.math.floordiv(x, y)
+    return _parent.math.truediv(x, y)
+
+
 # TF 1.x kept the complex-number ops at top level (looked up in `ek.math` on first use).
 _MATH = ("angle", "conj", "imag", "real")
 # TF 1.x's top-level FFTs and `tf.spectral` namespace (looked up in `ek.signal` on first use).
@@ -229,6 +343,8 @@ _SPECTRAL = (*_SIGNAL, "rfft", "irfft", "rfft2d", "irfft2d", "rfft3d", "irfft3d"
 
 
 def __getattr__(name: str):
+    if name in _RENAMED:
+        return _renamed(name)
     if name in _LINALG:
         return getattr(_parent.linalg, _LINALG[name])
     if name in _MATH:
@@ -252,6 +368,7 @@ def __dir__() -> list:
         set(globals())
         | set(_MATH)
         | set(_SIGNAL)
+        | set(_RENAMED)
         | {"spectral"}
         | {n for n in dir(_parent) if not n.startswith("_")}
     )
