@@ -28,6 +28,7 @@ import builtins
 import numpy as np
 
 __all__ = [
+    "DATATYPE_ENUM",
     "DType",
     "as_dtype",
     "bool",
@@ -96,7 +97,7 @@ class DType:
         >>> int32.as_datatype_enum, as_dtype(int32.as_datatype_enum)
         (3, ek.int32)
         """
-        return _ENUM_OF[self.name]
+        return DATATYPE_ENUM[self._np]
 
     @property
     def size(self) -> int:
@@ -162,28 +163,26 @@ complex128 = _register(np.complex128)
 string = _register(np.object_)
 
 
-# TensorFlow's DataType enum (tensorflow/core/framework/types.proto) for the dtypes above.
-_ENUM_OF = {
-    "float32": 1,
-    "float64": 2,
-    "int32": 3,
-    "uint8": 4,
-    "int16": 5,
-    "int8": 6,
-    "string": 7,
-    "complex64": 8,
-    "int64": 9,
-    "bool": 10,
-    "uint16": 17,
-    "complex128": 18,
-    "float16": 19,
-    "uint32": 22,
-    "uint64": 23,
+#: TensorFlow's DataType enum number (tensorflow/core/framework/types.proto) of each dtype above,
+#: by NumPy dtype (`string`: NumPy's object dtype). TensorProto, GraphDef and `as_dtype` read it.
+DATATYPE_ENUM: dict[np.dtype, int] = {
+    np.dtype(np.float32): 1,
+    np.dtype(np.float64): 2,
+    np.dtype(np.int32): 3,
+    np.dtype(np.uint8): 4,
+    np.dtype(np.int16): 5,
+    np.dtype(np.int8): 6,
+    np.dtype(np.object_): 7,
+    np.dtype(np.complex64): 8,
+    np.dtype(np.int64): 9,
+    np.dtype(np.bool_): 10,
+    np.dtype(np.uint16): 17,
+    np.dtype(np.complex128): 18,
+    np.dtype(np.float16): 19,
+    np.dtype(np.uint32): 22,
+    np.dtype(np.uint64): 23,
 }
-_BY_ENUM = {
-    number: _BY_NUMPY[np.dtype(np.object_ if name == "string" else name)]
-    for name, number in _ENUM_OF.items()
-}
+_BY_ENUM = {number: _BY_NUMPY[np_dtype] for np_dtype, number in DATATYPE_ENUM.items()}
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:

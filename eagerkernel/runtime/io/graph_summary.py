@@ -29,6 +29,8 @@ import warnings
 
 import numpy as np
 
+from ..core import dtypes as _dtypes
+
 __all__ = ["graph_def", "trace_export", "trace_off", "trace_on"]
 
 _lock = threading.Lock()
@@ -136,24 +138,12 @@ def _shape_proto(shape):
     return TensorShapeProto(dim=[TensorShapeProto.Dim(size=int(d)) for d in shape])
 
 
-_DT = {  # TensorFlow's DataType enum values
-    "float32": 1,
-    "float64": 2,
-    "int32": 3,
-    "uint8": 4,
-    "int16": 5,
-    "int8": 6,
-    "string": 7,
-    "complex64": 8,
-    "int64": 9,
-    "bool": 10,
-    "float16": 19,
-    "complex128": 18,
-}
-
-
 def _dtype_enum(dtype) -> int:
-    return _DT.get(getattr(dtype, "name", str(dtype)), 0)
+    """TensorFlow's DataType number of ``dtype`` (0, DT_INVALID, for anything else)."""
+    try:
+        return _dtypes.as_dtype(dtype).as_datatype_enum
+    except TypeError:
+        return 0
 
 
 def graph_def(programs: list, name: str):

@@ -28,23 +28,7 @@ __all__ = ["parse_tensor", "serialize_tensor"]
 
 _OBJ = np.dtype(object)
 # DataType enum numbers (types.proto) by NumPy dtype; strings are object arrays here.
-_ENUM = {
-    np.dtype(np.float32): 1,
-    np.dtype(np.float64): 2,
-    np.dtype(np.int32): 3,
-    np.dtype(np.uint8): 4,
-    np.dtype(np.int16): 5,
-    np.dtype(np.int8): 6,
-    _OBJ: 7,
-    np.dtype(np.complex64): 8,
-    np.dtype(np.int64): 9,
-    np.dtype(np.bool_): 10,
-    np.dtype(np.uint16): 17,
-    np.dtype(np.complex128): 18,
-    np.dtype(np.float16): 19,
-    np.dtype(np.uint32): 22,
-    np.dtype(np.uint64): 23,
-}
+_ENUM = dtypes.DATATYPE_ENUM
 _DTYPE_OF = {number: dt for dt, number in _ENUM.items()}
 # The typed value field that holds each dtype's values when tensor_content is empty.
 _VALUES_FIELD = {
