@@ -22,7 +22,7 @@ from . import masking
 from .keras_tensor import KerasHistory, KerasTensor, Node, spec_between
 from .layers.base import Layer
 from .layers.deferred import deferred_updates
-from .models import Model, batch_none
+from .models import Model, adjust_input_rank, batch_none
 
 __all__ = ["Functional", "Input", "compute_output_spec", "probe_spec", "symbolic_call"]
 
@@ -470,6 +470,7 @@ class Functional(Model):
             )
             if t._value.dtype != spec.dtype._np:
                 t = cast(t, spec.dtype._np)
+            t = adjust_input_rank(t, spec.shape)  # (batch,) into Input(shape=(1,)), as Keras
             shape = tuple(t._value.shape)
         expected = tuple(spec.shape)
         if len(shape) != len(expected) or any(

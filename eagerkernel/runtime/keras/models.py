@@ -144,26 +144,36 @@ class Model(Trainer, Layer):
 
     def summary(self, line_length: int = 80, print_fn=None) -> None:
         """Prints Keras's table: each layer's name (type), output shape and parameter count,
-        then total, trainable and non-trainable parameters.
+        then total, trainable and non-trainable parameters (of the weights created so far).
 
-        Raises:
-            ValueError: if the model has not been built (call it once, or give Sequential an
-                ``input_shape``).
+        A model not built yet is printed as Keras 3 prints it (a Sequential whose first layer
+        was adapted or called on its own, TensorFlow's regression tutorial): a layer not built
+        shows output shape ``?`` and ``0 (unbuilt)`` parameters; a built one, its own count.
+
+        >>> norm = ek.keras.layers.Normalization(axis=-1, name="norm")
+        >>> norm.adapt(np.ones((4, 3), "float32"))
+        >>> lines = []
+        >>> model = ek.keras.Sequential([norm, ek.keras.layers.Dense(2, name="out")])
+        >>> model.summary(print_fn=lines.append)
+        >>> for line in lines[4:8]:
+        ...     print(line)
+        norm (Normalization)                ?                           7
+        ________________________________________________________________________________
+        out (Dense)                         ?                           0 (unbuilt)
+        ================================================================================
         """
         print_fn = print_fn or print
-        if not self.built:
-            raise ValueError(
-                f"summary: model {self.name!r} has not been built yet; call it on data or give "
-                "the first layer an input_shape."
-            )
         cols = (int(line_length * 0.45), int(line_length * 0.8), line_length)  # column ends
         rows = [("Layer (type)", "Output Shape", "Param #")]
         for layer in self._summary_layers():
             shape = getattr(layer, "_output_shape", None)
-            shape_text = "multiple" if shape is None else str(batch_none(shape))
-            rows.append(
-                (f"{layer.name} ({type(layer).__name__})", shape_text, str(layer.count_params()))
-            )
+            if not self.built and not getattr(layer, "_symbolic", None):
+                shape = None  # the output shape is known once the model is built
+                shape_text = "?"
+            else:
+                shape_text = "multiple" if shape is None else str(batch_none(shape))
+            params = str(layer.count_params()) if layer.built else "0 (unbuilt)"
+            rows.append((f"{layer.name} ({type(layer).__name__})", shape_text, params))
 
         def line(cells):
             text = ""
@@ -181,7 +191,7 @@ class Model(Trainer, Layer):
         if len(rows) == 1:
             print_fn("=" * line_length)
         trainable = sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.trainable_variables)
-        total = self.count_params()
+        total = sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.weights)
         print_fn(f"Total params: {total:,}")
         print_fn(f"Trainable params: {trainable:,}")
         print_fn(f"Non-trainable params: {total - trainable:,}")
@@ -300,6 +310,33 @@ def batch_none(shape):
     if isinstance(shape, (list, tuple)):
         return [batch_none(s) for s in shape]
     return shape
+
+
+def adjust_input_rank(value, ref_shape):
+    """``value`` brought to the rank of a model input of shape ``ref_shape``, as Keras's
+    functional models do (Keras 3's ``Functional._adjust_input_rank``): one axis too many whose
+    size is 1 is squeezed away, one axis too few is added at the end when the input's last size
+    is 1 (a ``(batch,)`` column of numbers into an ``Input(shape=(1,))``). Any other value is
+    returned as it is, for the model's own shape check to report.
+
+    >>> adjust_input_rank(np.arange(3.0), (None, 1)).shape.as_list()
+    [3, 1]
+    >>> adjust_input_rank(np.zeros((2, 4, 1)), (None, 4)).shape.as_list()
+    [2, 4]
+    >>> adjust_input_rank(np.zeros((2, 4)), (None, 5)).shape
+    (2, 4)
+    """
+    from ..ops.array_ops import expand_dims, squeeze
+
+    shape = getattr(value, "shape", None)
+    if shape is None or ref_shape is None:
+        return value
+    rank, ref = len(shape), tuple(ref_shape)
+    if rank == len(ref) + 1 and shape[-1] == 1:
+        return squeeze(value, axis=-1)
+    if rank == len(ref) - 1 and ref and ref[-1] == 1:
+        return expand_dims(value, axis=-1)
+    return value
 
 
 def functional_init_arguments(args: tuple, kwargs: dict) -> bool:
@@ -464,7 +501,9 @@ class Sequential(Model):
         return model
 
     def call(self, inputs, training=None, mask=None):
-        """Runs the layers in order, passing ``training`` on; Keras masks (an
+        """Runs the layers in order, passing ``training`` on. Once the input shape is known
+        (an `Input` first, or ``input_shape=``), an input one axis short or long is brought to
+        the input's rank as `adjust_input_rank` says, as Keras does. Keras masks (an
         ``Embedding(mask_zero=True)``'s, to the recurrent layers) travel on the tensors
         (`keras.masking`), and ``mask`` is attached to ``inputs`` first, as Keras 3 does.
 
@@ -474,6 +513,10 @@ class Sequential(Model):
         from .masking import attach
 
         x = inputs
+        if self._symbolic and not isinstance(inputs, (list, tuple, dict)):
+            # a (batch,) column into input_shape=(1,), as Keras's Sequential (a functional
+            # model once its input is known) takes it
+            x = adjust_input_rank(inputs, self._symbolic[0].shape)
         attach(x, mask)  # a mask given for the inputs (Keras 3)
         with name_scope(""):
             for layer in self._stack:  # each takes the mask x carries (keras.masking)

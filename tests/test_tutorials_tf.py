@@ -1,0 +1,67 @@
+"""Behaviour TensorFlow's tutorials (site/en/tutorials in tensorflow/docs) rely on."""
+
+import numpy as np
+import pytest
+from eagerkernel.keras import layers
+
+import eagerkernel as ek
+
+
+def test_sequential_takes_a_column_for_input_shape_1():
+    # keras/regression: Sequential([Normalization(input_shape=[1], axis=None), Dense(1)])
+    # predicts on a (batch,) array; Keras adds the trailing axis of size 1
+    x = np.array([1.0, 2.0, 3.0, 4.0], "float32")
+    norm = layers.Normalization(input_shape=[1], axis=None)
+    norm.adapt(x)
+    dense = layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros")
+    model = ek.keras.Sequential([norm, dense])
+    out = model.predict(x, verbose=0)
+    assert out.shape == (4, 1)
+    expected = (x - x.mean()) / x.std()
+    np.testing.assert_allclose(out[:, 0], expected, rtol=1e-5)
+    model.compile(loss="mean_absolute_error", optimizer="adam")
+    history = model.fit(x, x * 2, epochs=1, verbose=0)
+    assert len(history.history["loss"]) == 1
+
+
+def test_sequential_squeezes_a_trailing_axis_of_size_1():
+    model = ek.keras.Sequential([ek.keras.Input((3,)), layers.Dense(2)])
+    x = np.arange(6.0, dtype="float32").reshape(2, 3)
+    np.testing.assert_allclose(model(x[..., None]).numpy(), model(x).numpy())
+
+
+def test_sequential_other_rank_mismatch_still_raises():
+    model = ek.keras.Sequential([ek.keras.Input((3,)), layers.Dense(2)])
+    with pytest.raises(ValueError, match="expected min_ndim=2, found ndim=1"):
+        model(np.zeros((3,), "float32"))
+
+
+def test_functional_adjusts_input_rank_as_keras():
+    inp = ek.keras.Input((1,))
+    model = ek.keras.Model(inp, layers.Lambda(lambda t: t * 2.0)(inp))
+    out = model(np.array([1.0, 2.0], "float32"))
+    np.testing.assert_allclose(out.numpy(), [[2.0], [4.0]])
+    inp3 = ek.keras.Input((3,))
+    model3 = ek.keras.Model(inp3, layers.Lambda(lambda t: t + 1.0)(inp3))
+    out3 = model3(np.zeros((2, 3, 1), "float32"))
+    assert out3.shape.as_list() == [2, 3]
+    with pytest.raises(ValueError, match=r"expected shape=\(None, 3\), found shape=\(2,\)"):
+        model3(np.zeros((2,), "float32"))
+
+
+def test_summary_of_sequential_with_adapted_first_layer(capsys):
+    # keras/regression: build_and_compile_model(normalizer).summary() before any fit
+    norm = layers.Normalization(axis=-1, name="norm")
+    norm.adapt(np.random.RandomState(0).rand(10, 9).astype("float32"))
+    model = ek.keras.Sequential([norm, layers.Dense(64, name="d1"), layers.Dense(1, name="d2")])
+    model.summary()
+    out = capsys.readouterr().out
+    norm_row = next(line for line in out.splitlines() if line.startswith("norm"))
+    assert norm_row.split()[-2:] == ["?", "19"]  # mean 9 + variance 9 + count 1
+    assert out.count("0 (unbuilt)") == 2
+    assert "Total params: 19" in out and "Trainable params: 0" in out
+    assert "Non-trainable params: 19" in out
+    model(np.zeros((2, 9), "float32"))
+    model.summary()
+    out = capsys.readouterr().out
+    assert "(None, 64)" in out and "Total params: 724" in out  # 19 + 9*64+64 + 64+1
