@@ -1,12 +1,15 @@
 """Learning-rate schedules (follows `tf.keras.optimizers.schedules`).
 
 A schedule is called with the step (the optimizer's `iterations` before the update, an int)
-and returns the learning rate for that step.
+and returns the learning rate for that step, a Python float. Called with several steps (an
+array or tensor of them, as TensorFlow's overfit_and_underfit tutorial plots a schedule over
+``np.linspace(0, 100000)``), it returns a float32 tensor of their learning rates, of the steps'
+shape, as TensorFlow's schedules compute elementwise.
 """
 
 from __future__ import annotations
 
-import math
+import numpy as np
 
 __all__ = [
     "ExponentialDecay",
@@ -15,6 +18,21 @@ __all__ = [
     "PiecewiseConstantDecay",
     "deserialize",
 ]
+
+
+def _steps(step) -> np.ndarray:
+    """The step(s) as a float64 array (a 0-d one for one step)."""
+    steps = np.asarray(step.numpy() if hasattr(step, "numpy") else step, dtype=np.float64)
+    return steps
+
+
+def _result(steps: np.ndarray, rate: np.ndarray):
+    """A float for one step; a float32 tensor of the steps' shape for several."""
+    if steps.ndim == 0:
+        return float(rate)
+    from ...core.tensor import constant
+
+    return constant(np.asarray(rate, np.float32))
 
 
 class LearningRateSchedule:
@@ -38,6 +56,8 @@ class ExponentialDecay(LearningRateSchedule):
     >>> s = ek.keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
     >>> s(0), s(10), round(s(5), 6)
     (0.1, 0.05, 0.070711)
+    >>> s(np.array([0, 10, 20])).numpy()
+    array([0.1  , 0.05 , 0.025], dtype=float32)
     """
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
@@ -49,11 +69,12 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase = bool(staircase)
         self.name = name
 
-    def __call__(self, step) -> float:
-        p = float(step) / self.decay_steps
+    def __call__(self, step):
+        steps = _steps(step)
+        p = steps / self.decay_steps
         if self.staircase:
-            p = math.floor(p)
-        return self.initial_learning_rate * self.decay_rate**p
+            p = np.floor(p)
+        return _result(steps, self.initial_learning_rate * self.decay_rate**p)
 
     def get_config(self) -> dict:
         return {
@@ -67,7 +88,14 @@ class ExponentialDecay(LearningRateSchedule):
 
 class InverseTimeDecay(LearningRateSchedule):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (floored ratio when
-    ``staircase``; follows `tf.keras.optimizers.schedules.InverseTimeDecay`)."""
+    ``staircase``; follows `tf.keras.optimizers.schedules.InverseTimeDecay`).
+
+    >>> s = ek.keras.optimizers.schedules.InverseTimeDecay(0.001, decay_steps=10, decay_rate=1)
+    >>> s(0), s(10)
+    (0.001, 0.0005)
+    >>> s(np.array([0.0, 30.0])).numpy()
+    array([0.001  , 0.00025], dtype=float32)
+    """
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
         if decay_steps <= 0:
@@ -78,11 +106,12 @@ class InverseTimeDecay(LearningRateSchedule):
         self.staircase = bool(staircase)
         self.name = name
 
-    def __call__(self, step) -> float:
-        p = float(step) / self.decay_steps
+    def __call__(self, step):
+        steps = _steps(step)
+        p = steps / self.decay_steps
         if self.staircase:
-            p = math.floor(p)
-        return self.initial_learning_rate / (1.0 + self.decay_rate * p)
+            p = np.floor(p)
+        return _result(steps, self.initial_learning_rate / (1.0 + self.decay_rate * p))
 
     def get_config(self) -> dict:
         return {
@@ -101,6 +130,8 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     >>> s = ek.keras.optimizers.schedules.PiecewiseConstantDecay([10, 20], [1.0, 0.5, 0.1])
     >>> s(10), s(11), s(21)
     (1.0, 0.5, 0.1)
+    >>> s(np.array([0, 15, 30])).numpy()
+    array([1. , 0.5, 0.1], dtype=float32)
     """
 
     def __init__(self, boundaries, values, name=None):
@@ -113,11 +144,11 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.values = [float(v) for v in values]
         self.name = name
 
-    def __call__(self, step) -> float:
-        for b, v in zip(self.boundaries, self.values):
-            if step <= b:
-                return v
-        return self.values[-1]
+    def __call__(self, step):
+        steps = _steps(step)
+        # the first boundary >= step picks the value; past the last, the last value
+        index = np.searchsorted(np.asarray(self.boundaries, np.float64), steps, side="left")
+        return _result(steps, np.asarray(self.values, np.float64)[index])
 
     def get_config(self) -> dict:
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
