@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .runtime.data.readers import decode_csv
 from .runtime.io.image_codecs import (
     decode_bmp,
     decode_gif,
@@ -44,6 +45,7 @@ __all__ = [
     "VarLenFeature",
     "decode_base64",
     "decode_bmp",
+    "decode_csv",
     "decode_gif",
     "decode_image",
     "decode_jpeg",

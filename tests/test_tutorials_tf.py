@@ -83,3 +83,41 @@ def test_schedules_take_an_array_of_steps():
     pw = schedules.PiecewiseConstantDecay([10, 20], [1.0, 0.5, 0.1])
     np.testing.assert_allclose(pw(np.array([0, 10, 11, 20, 21])).numpy(), [1, 1, 0.5, 0.5, 0.1])
     assert pw(20) == 0.5 and pw(21) == 0.1
+
+
+def test_decode_csv_parses_columns_with_defaults():
+    # load_data/csv: tf.io.decode_csv(lines, record_defaults=titanic_types)
+    lines = ["0,male,22.0,1,0,7.25,Third,unknown,Southampton,n", "1,female,,1,0,71.2833,First,C,,n"]
+    types = [0, "", 0.0, 0, 0, 0.0, "", "", "", ""]
+    features = ek.io.decode_csv(lines, record_defaults=types)
+    assert [f.dtype for f in features][:5] == [ek.int32, ek.string, ek.float32, ek.int32, ek.int32]
+    assert [f.dtype for f in features][5:] == [ek.float32] + [ek.string] * 4
+    assert all(f.shape.as_list() == [2] for f in features)
+    np.testing.assert_array_equal(features[0].numpy(), [0, 1])
+    np.testing.assert_allclose(features[2].numpy(), [22.0, 0.0])  # empty field -> default
+    assert list(features[1].numpy()) == [b"male", b"female"]
+    assert list(features[8].numpy()) == [b"Southampton", b""]
+    strings = ek.io.decode_csv(lines, record_defaults=[""] * 10)
+    assert all(f.dtype == ek.string for f in strings) and strings[5].numpy()[1] == b"71.2833"
+    # a scalar record gives scalars; quotes enclose a delimiter; select_cols; na_value
+    a, b = ek.io.decode_csv('"x,y",NA,3', [ek.string, 5], select_cols=[0, 1], na_value="NA")
+    assert a.shape.as_list() == [] and a.numpy() == b"x,y" and int(b) == 5
+    grid = ek.io.decode_csv(
+        ek.constant([["1;2"], ["3;4"]]), [ek.int64, ek.float64], field_delim=";"
+    )
+    assert grid[0].dtype == ek.int64 and grid[0].numpy().tolist() == [[1], [3]]
+
+
+def test_decode_csv_errors_name_the_record():
+    with pytest.raises(
+        ek.errors.InvalidArgumentError, match="Expect 3 fields but have 2 in record 1"
+    ):
+        ek.io.decode_csv(["1,2,3", "1,2"], [0, 0, 0])
+    with pytest.raises(ek.errors.InvalidArgumentError, match="Field 1 is required but missing"):
+        ek.io.decode_csv(["1,"], [0, ek.int32])
+    with pytest.raises(ek.errors.InvalidArgumentError, match="Field 0 in record 0 is not a valid"):
+        ek.io.decode_csv(["a"], [0.0])
+    with pytest.raises(ValueError, match="record_defaults must be a non-empty list"):
+        ek.io.decode_csv(["1"], [])
+    with pytest.raises(TypeError, match="must have dtype"):
+        ek.io.decode_csv(["1"], [True])

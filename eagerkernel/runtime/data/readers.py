@@ -24,7 +24,7 @@ from ..core.tensor import Tensor, convert_to_tensor, make
 from .dataset import Dataset, int_arg
 from .structure import TensorSpec
 
-__all__ = ["CsvDataset", "TextLineDataset", "make_csv_dataset"]
+__all__ = ["CsvDataset", "TextLineDataset", "decode_csv", "make_csv_dataset"]
 
 _OBJ = np.dtype(object)
 
@@ -234,7 +234,7 @@ def _record_default(value, i: int):
     return dt, default
 
 
-def _parse_field(text: str, dt, i: int, record: int):
+def _parse_field(text: str, dt, i: int, record: int, op: str = "CSVDataset"):
     try:
         if dt == dtypes.string:
             return np.asarray(text.encode("utf-8", "surrogateescape"), dtype=_OBJ)
@@ -248,9 +248,108 @@ def _parse_field(text: str, dt, i: int, record: int):
     except ValueError:
         raise InvalidArgumentError(
             None,
-            "CSVDataset",
+            op,
             f"Field {i} in record {record} is not a valid {dt.name}: {text}",
         ) from None
+
+
+def decode_csv(
+    records,
+    record_defaults,
+    field_delim=",",
+    use_quote_delim=True,
+    name=None,
+    na_value="",
+    select_cols=None,
+):
+    """Parses CSV records into one tensor per column (follows `tf.io.decode_csv`).
+
+    Args:
+        records: a string tensor (any shape; a str or a list of str is converted), one CSV
+            line per element.
+        record_defaults: one entry per column kept: a scalar default (its dtype is the
+            column's: ``int()`` int32, ``float()`` float32, ``str()`` string; used when the
+            field is empty or equals ``na_value``), a dtype, or an empty tensor (the column is
+            required). Dtypes float32, float64, int32, int64 or string.
+        field_delim: one character. use_quote_delim: double quotes enclose fields (else they
+            are ordinary characters). na_value: a field with this text counts as missing.
+        select_cols: sorted, unique, non-negative indices of the columns to keep, one per
+            entry of ``record_defaults``. name: unused (TensorFlow's op name).
+
+    Returns:
+        a list of ``len(record_defaults)`` tensors, each of ``records``' shape, the dtype of
+        its default.
+
+    Raises:
+        ValueError: ``record_defaults`` empty, ``field_delim`` not one character, or
+            ``select_cols`` of another length than ``record_defaults``.
+        TypeError: a default of another dtype.
+        InvalidArgumentError: a record with the wrong number of fields ("Expect 3 fields but
+            have 2 in record 0"), a required field missing, a field that does not parse, or
+            ``select_cols`` not sorted and unique.
+
+    >>> a, b, c = ek.io.decode_csv(["1,x,2.5", "2,,"], record_defaults=[int(), "?", float()])
+    >>> a.numpy(), b.numpy()
+    (array([1, 2], dtype=int32), array([b'x', b'?'], dtype=object))
+    >>> c.numpy()
+    array([2.5, 0. ], dtype=float32)
+    """
+    op = "DecodeCSV"
+    if not isinstance(record_defaults, (list, tuple)) or not record_defaults:
+        raise ValueError(f"{op}: record_defaults must be a non-empty list.")
+    defaults = []
+    for i, value in enumerate(record_defaults):
+        if isinstance(value, str):
+            value = np.asarray(value.encode("utf-8"), dtype=_OBJ)
+        defaults.append(_record_default(value, i))
+    if len(field_delim) != 1:
+        raise ValueError(
+            f"{op}: field_delim must be one character. Received: field_delim={field_delim!r}"
+        )
+    cols = None
+    if select_cols is not None:
+        cols = [int(c) for c in select_cols]
+        if any(b <= a for a, b in itertools.pairwise(cols)) or (cols and cols[0] < 0):
+            raise InvalidArgumentError(
+                None, op, f"{op}: select_cols must be sorted, unique and non-negative."
+            )
+        if len(cols) != len(defaults):
+            raise ValueError(
+                f"{op}: len(select_cols) ({len(cols)}) must equal len(record_defaults) "
+                f"({len(defaults)})."
+            )
+    lines = np.asarray(convert_to_tensor(records, dtype=dtypes.string).numpy(), dtype=_OBJ)
+    out = [
+        np.empty(lines.shape, dtype=_OBJ if dt == dtypes.string else dt.as_numpy_dtype)
+        for dt, _ in defaults
+    ]
+    quoting = csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE
+    for record, index in enumerate(np.ndindex(lines.shape)):
+        line = lines[index]
+        text = line.decode("utf-8", "surrogateescape") if isinstance(line, bytes) else str(line)
+        row = next(csv.reader([text], delimiter=field_delim, quoting=quoting, strict=False), [])
+        row = row or [""]  # an empty record is one empty field
+        if cols is not None:
+            if cols and cols[-1] >= len(row):
+                raise InvalidArgumentError(
+                    None, op, f"Expect {cols[-1] + 1} fields but have {len(row)} in record {record}"
+                )
+            row = [row[c] for c in cols]
+        if len(row) != len(defaults):
+            raise InvalidArgumentError(
+                None, op, f"Expect {len(defaults)} fields but have {len(row)} in record {record}"
+            )
+        for i, (field, (dt, default)) in enumerate(zip(row, defaults)):
+            if field == "" or field == na_value:
+                if default is None:
+                    raise InvalidArgumentError(
+                        None, op, f"Field {i} is required but missing in record {record}!"
+                    )
+                value = default[()]
+                out[i][index] = bytes(value) if dt == dtypes.string else value
+            else:
+                out[i][index] = _parse_field(field, dt, i, record, op)[()]
+    return [make(column, CPU) for column in out]
 
 
 class CsvDataset(Dataset):
