@@ -10,27 +10,55 @@ from __future__ import annotations
 from ..core.tensor import Tensor, to_tensor
 from ..ops import elementwise as _ew
 from ..ops import nn as _nn
+from .activations_more import (
+    celu,
+    glu,
+    hard_shrink,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    log_sigmoid,
+    mish,
+    soft_shrink,
+    sparse_plus,
+    squareplus,
+    tanh_shrink,
+    threshold,
+)
 
 __all__ = [
+    "celu",
     "elu",
     "exponential",
     "gelu",
     "get",
+    "glu",
+    "hard_shrink",
     "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "hard_tanh",
     "leaky_relu",
     "linear",
+    "log_sigmoid",
     "log_softmax",
+    "mish",
     "relu",
     "relu6",
     "selu",
     "serialize",
     "sigmoid",
     "silu",
+    "soft_shrink",
     "softmax",
     "softplus",
     "softsign",
+    "sparse_plus",
+    "squareplus",
     "swish",
     "tanh",
+    "tanh_shrink",
+    "threshold",
 ]
 
 
@@ -163,6 +191,19 @@ _BY_NAME = {
     "silu": silu,
     "exponential": exponential,
     "hard_sigmoid": hard_sigmoid,
+    "celu": celu,
+    "glu": glu,
+    "hard_shrink": hard_shrink,
+    "hard_silu": hard_silu,
+    "hard_swish": hard_swish,
+    "hard_tanh": hard_tanh,
+    "log_sigmoid": log_sigmoid,
+    "mish": mish,
+    "soft_shrink": soft_shrink,
+    "sparse_plus": sparse_plus,
+    "squareplus": squareplus,
+    "tanh_shrink": tanh_shrink,
+    "threshold": threshold,
 }
 
 

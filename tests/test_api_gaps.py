@@ -1,0 +1,99 @@
+"""Public names common TensorFlow/Keras code uses: newer activations, Progbar, InputSpec,
+visible devices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+
+A = ek.keras.activations
+_X = np.array([-2.5, -1.2, -0.3, 0.4, 0.8, 1.7, 3.5], dtype=np.float64)
+
+
+def _sp(x):
+    return np.log1p(np.exp(x))
+
+
+_CLOSED = {
+    "mish": (A.mish, lambda x: x * np.tanh(_sp(x))),
+    "hard_silu": (A.hard_silu, lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    "hard_swish": (A.hard_swish, lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    "log_sigmoid": (A.log_sigmoid, lambda x: -_sp(-x)),
+    "celu": (
+        lambda x: A.celu(x, alpha=1.5),
+        lambda x: np.where(x >= 0, x, 1.5 * np.expm1(x / 1.5)),
+    ),
+    "hard_tanh": (A.hard_tanh, lambda x: np.clip(x, -1, 1)),
+    "hard_shrink": (A.hard_shrink, lambda x: np.where(np.abs(x) > 0.5, x, 0)),
+    "soft_shrink": (
+        lambda x: A.soft_shrink(x, threshold=1.0),
+        lambda x: np.where(x > 1, x - 1, np.where(x < -1, x + 1, 0)),
+    ),
+    "tanh_shrink": (A.tanh_shrink, lambda x: x - np.tanh(x)),
+    "squareplus": (lambda x: A.squareplus(x, b=2), lambda x: (x + np.sqrt(x * x + 2)) / 2),
+    "sparse_plus": (
+        A.sparse_plus,
+        lambda x: np.where(x <= -1, 0, np.where(x >= 1, x, (x + 1) ** 2 / 4)),
+    ),
+    "threshold": (lambda x: A.threshold(x, 0.5, -3.0), lambda x: np.where(x > 0.5, x, -3.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CLOSED))
+def test_activation_values_and_gradients(name):
+    fn, closed = _CLOSED[name]
+    x = ek.constant(_X)
+    np.testing.assert_allclose(fn(x).numpy(), closed(_X), rtol=1e-6, atol=1e-9)
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_sum(fn(x))
+    grad = tape.gradient(y, x).numpy()
+    h = 1e-6  # no point of _X sits on a kink, so central differences are exact enough
+    numeric = (closed(_X + h) - closed(_X - h)) / (2 * h)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_glu_splits_the_axis_and_rejects_odd_sizes():
+    x = np.array([[1.0, -2.0, 0.3, -0.7], [0.5, 2.0, 1.0, 3.0]])
+    got = A.glu(ek.constant(x)).numpy()
+    np.testing.assert_allclose(got, x[:, :2] / (1 + np.exp(-x[:, 2:])), rtol=1e-6)
+    assert A.glu(ek.constant(x), axis=0).shape == (1, 4)
+    with pytest.raises(ValueError, match="divisible by 2"):
+        A.glu(ek.ones((2, 3)))
+
+
+def test_invalid_arguments_raise():
+    with pytest.raises(ValueError, match="alpha"):
+        A.celu(ek.ones(2), alpha=0)
+    with pytest.raises(ValueError, match="b must be non-negative"):
+        A.squareplus(ek.ones(2), b=-1)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mish",
+        "hard_silu",
+        "hard_swish",
+        "log_sigmoid",
+        "celu",
+        "glu",
+        "hard_tanh",
+        "hard_shrink",
+        "soft_shrink",
+        "tanh_shrink",
+        "squareplus",
+        "sparse_plus",
+    ],
+)
+def test_activation_by_name(name):
+    assert A.get(name) is getattr(A, name)
+    layer = ek.keras.layers.Dense(4, activation=name)
+    assert layer(ek.ones((2, 3))).shape == ((2, 2) if name == "glu" else (2, 4))
+    expected = "hard_silu" if name == "hard_swish" else name
+    assert A.serialize(layer.activation) == expected
+    assert layer.get_config()["activation"] == expected
+    clone = ek.keras.layers.Dense.from_config(layer.get_config())
+    assert clone.activation is getattr(A, expected)
