@@ -193,7 +193,8 @@ def sparse_plus(x) -> Tensor:
 def threshold(x, threshold, default_value) -> Tensor:
     """``x`` where ``x > threshold``, else ``default_value``.
 
-    Follows `keras.activations.threshold`; both ``threshold`` and ``default_value`` are required, as in Keras.
+    Follows `keras.activations.threshold`; both ``threshold`` and ``default_value`` are
+    required, as in Keras.
 
     >>> ek.keras.activations.threshold(ek.constant([-1.0, 2.0]), 0.0, -5.0).numpy()
     array([-5.,  2.], dtype=float32)
