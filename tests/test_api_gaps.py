@@ -97,3 +97,43 @@ def test_activation_by_name(name):
     assert layer.get_config()["activation"] == expected
     clone = ek.keras.layers.Dense.from_config(layer.get_config())
     assert clone.activation is getattr(A, expected)
+
+
+# -- keras.utils.Progbar ------------------------------------------------------------------------
+
+
+def test_progbar_verbose2_averages_values_and_keeps_stateful_ones(capsys):
+    bar = ek.keras.utils.Progbar(6, verbose=2, stateful_metrics=["acc"])
+    bar.update(2, values=[("loss", 3.0), ("acc", 0.1)])  # weighs 2 steps
+    bar.add(1, values=[("loss", 0.0), ("acc", 0.2)])
+    assert capsys.readouterr().out == ""  # nothing until the target is reached
+    bar.update(6, values=[("loss", 1.0), ("acc", 0.9), ("tiny", 1e-5)])
+    # loss: (3*2 + 0*1 + 1*3) / 6 = 1.5; acc as last given; small values in Keras's e-notation
+    assert capsys.readouterr().out == "6/6 - loss: 1.5000 - acc: 0.9000 - tiny: 1.0000e-05\n"
+
+
+def test_progbar_unknown_target_finalizes_on_request(capsys):
+    bar = ek.keras.utils.Progbar(None, verbose=2)
+    bar.add(3)
+    bar.add(1, values=[("loss", 2.0)])
+    assert capsys.readouterr().out == ""
+    bar.update(4, finalize=True)
+    assert capsys.readouterr().out == "4/4 - loss: 2.0000\n"
+
+
+def test_progbar_verbose1_draws_fits_bar(capsys):
+    bar = ek.keras.utils.Progbar(4, width=10, unit_name="batch")
+    for step in range(1, 5):
+        bar.update(step, values=[("loss", float(step))])
+    captured = capsys.readouterr()
+    text = captured.err + captured.out  # tqdm.auto: stderr in a terminal, widget text otherwise
+    assert "4/4" in text and "batch" in text and "loss: 2.5000" in text
+    ek.keras.utils.Progbar(4, verbose=0).update(4, values=[("loss", 1.0)])
+    assert capsys.readouterr() == ("", "")
+
+
+def test_progbar_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="verbose"):
+        ek.keras.utils.Progbar(3, verbose=3)
+    with pytest.raises(ValueError, match="width"):
+        ek.keras.utils.Progbar(3, width=0)

@@ -22,6 +22,7 @@ from .preprocessing import (
     timeseries_dataset_from_array,
 )
 from .preprocessing.image import array_to_img, img_to_array, load_img
+from .progbar import Progbar
 from .py_dataset import PyDataset, Sequence
 from .saving import (
     CustomObjectScope,
@@ -36,6 +37,7 @@ from .saving import (
 
 __all__ = [
     "CustomObjectScope",
+    "Progbar",
     "PyDataset",
     "Sequence",
     "array_to_img",
