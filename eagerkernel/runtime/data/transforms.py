@@ -77,6 +77,10 @@ class Filter(Dataset):
         super().__init__(input)
         self._predicate = predicate
 
+    def keeps(self, element) -> bool:
+        """Whether ``predicate`` keeps ``element``."""
+        return _truth(call(self._predicate, element))
+
     def _iter(self, ctx):
         predicate = self._predicate
         for x in self._inputs[0]._iter(ctx):
