@@ -137,3 +137,74 @@ def test_progbar_rejects_bad_arguments():
         ek.keras.utils.Progbar(3, verbose=3)
     with pytest.raises(ValueError, match="width"):
         ek.keras.utils.Progbar(3, width=0)
+
+
+# -- keras.layers.InputSpec ---------------------------------------------------------------------
+
+
+class _Spec(ek.keras.layers.Layer):
+    def __init__(self, spec, **kwargs):
+        super().__init__(**kwargs)
+        self.input_spec = spec
+        self.builds = 0
+
+    def build(self, input_shape):
+        self.builds += 1
+
+    def call(self, x):
+        return x
+
+
+def test_input_spec_ndim_error_is_keras_message_before_build():
+    layer = _Spec(ek.keras.layers.InputSpec(ndim=4), name="conv")
+    with pytest.raises(ValueError) as err:
+        layer(ek.ones((2, 5, 5)))
+    assert str(err.value) == (
+        'Input 0 of layer "conv" is incompatible with the layer: expected ndim=4, found ndim=3. '
+        "Full shape received: (2, 5, 5)"
+    )
+    assert layer.builds == 0
+    assert layer(ek.ones((1, 2, 2, 3))).shape == (1, 2, 2, 3)
+    with pytest.raises(ValueError, match="expected ndim=4, found ndim=2"):  # symbolic too
+        _Spec(ek.keras.layers.InputSpec(ndim=4))(ek.keras.Input((3,)))
+
+
+@pytest.mark.parametrize(
+    ("spec", "shape", "message"),
+    [
+        ({"min_ndim": 3}, (2, 3), "expected min_ndim=3, found ndim=2"),
+        ({"max_ndim": 2}, (2, 3, 4), "expected max_ndim=2, found ndim=3"),
+        ({"axes": {-1: 4}}, (2, 3), "expected axis -1 of input shape to have value 4"),
+        ({"shape": (None, 4)}, (2, 3), r"expected shape=\(None, 4\), found shape=\(2, 3\)"),
+        ({"dtype": "int32"}, (2, 3), "expected dtype=int32, found dtype=float32"),
+    ],
+)
+def test_input_spec_checks(spec, shape, message):
+    layer = _Spec(ek.keras.layers.InputSpec(**spec))
+    with pytest.raises(ValueError, match=message):
+        layer(ek.ones(shape))
+
+
+def test_input_spec_accepts_matches_and_squeezable_last_axis():
+    spec = ek.keras.layers.InputSpec(shape=(None, 3, 1), allow_last_axis_squeeze=True)
+    assert spec.ndim == 3
+    assert _Spec(spec)(ek.ones((5, 3))).shape == (5, 3)  # ndim not checked, trailing 1 dropped
+    ok = ek.keras.layers.InputSpec(dtype="float32", min_ndim=2, axes={1: 3})
+    assert _Spec(ok)(ek.ones((4, 3, 2))).shape == (4, 3, 2)
+
+
+def test_input_spec_lists_dicts_and_config():
+    two = [ek.keras.layers.InputSpec(ndim=2, name="a"), ek.keras.layers.InputSpec(ndim=1, name="b")]
+    with pytest.raises(ValueError, match="expects 2 input\\(s\\), but it received 1"):
+        _Spec(two, name="pair")([ek.ones((1, 2))])
+    with pytest.raises(ValueError, match='Missing data for input "b"'):
+        _Spec(two)({"a": ek.ones((1, 2))})
+    with pytest.raises(ValueError, match='Input 1 of layer "pair2"'):
+        _Spec(two, name="pair2")({"b": ek.ones((1, 2)), "a": ek.ones((1, 2))})
+    with pytest.raises(TypeError, match="axes"):
+        ek.keras.layers.InputSpec(axes={"x": 1})
+    with pytest.raises(ValueError, match="greater than the maximum allowed value: 1"):
+        ek.keras.layers.InputSpec(ndim=2, axes={2: 1})
+    spec = ek.keras.layers.InputSpec(dtype="float32", max_ndim=3, axes={1: 2})
+    again = ek.keras.layers.InputSpec.from_config(spec.get_config())
+    assert repr(again) == repr(spec) == "InputSpec(dtype=float32, max_ndim=3, axes={1: 2})"

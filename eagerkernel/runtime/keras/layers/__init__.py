@@ -30,6 +30,7 @@ from .core_more import (
     RepeatVector,
 )
 from .embedding import Embedding
+from .input_spec import InputSpec
 from .lookup import (
     CategoryEncoding,
     Discretization,
@@ -210,6 +211,7 @@ __all__ = [
     "Identity",
     "Input",
     "InputLayer",
+    "InputSpec",
     "IntegerLookup",
     "LSTMCell",
     "Lambda",

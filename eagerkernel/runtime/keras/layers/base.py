@@ -45,6 +45,7 @@ from ..keras_tensor import KerasTensor, any_symbolic
 from .added_metrics import AddedMetricsMixin
 from .autocast import autocast_weights, cast_floats, weights_read_as
 from .build_config import BuildConfigMixin
+from .input_spec import InputSpecMixin
 from .own_variables import OwnVariablesMixin
 from .tracking import gather_tracked
 
@@ -123,7 +124,7 @@ class LayerObserver(typing.Protocol):
         sublayers it created and built, exist now."""
 
 
-class Layer(AddedMetricsMixin, BuildConfigMixin, OwnVariablesMixin, Module):
+class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMixin, Module):
     """Base class of layers (follows `tf.keras.layers.Layer`, an `ek.Module`).
 
     Subclasses override `build(input_shape)` (create weights with `add_weight`) and
@@ -282,6 +283,8 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, OwnVariablesMixin, Module):
                 f"{type(self).__name__}: Layer.__init__ was not called; call "
                 "super().__init__() in your __init__."
             )
+        if self.input_spec is not None:  # Keras 3: checked before build, eager or symbolic
+            self._assert_input_compatibility(inputs)
         if any_symbolic(inputs, args, kwargs):  # the functional API: record, do not compute
             from ..functional import symbolic_call
 
