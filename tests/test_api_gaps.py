@@ -1,7 +1,9 @@
-"""Public names common TensorFlow/Keras code uses: newer activations, Progbar, InputSpec,
-visible devices."""
+"""Public names common TensorFlow/Keras code uses: newer activations, Progbar, InputSpec."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -122,12 +124,20 @@ def test_progbar_unknown_target_finalizes_on_request(capsys):
 
 
 def test_progbar_verbose1_draws_fits_bar(capsys):
-    bar = ek.keras.utils.Progbar(4, width=10, unit_name="batch")
-    for step in range(1, 5):
-        bar.update(step, values=[("loss", float(step))])
-    captured = capsys.readouterr()
-    text = captured.err + captured.out  # tqdm.auto: stderr in a terminal, widget text otherwise
-    assert "4/4" in text and "batch" in text and "loss: 2.5000" in text
+    # A fresh interpreter: tqdm.auto picks its terminal bar there (in this test process an
+    # earlier test may have made it pick the notebook widget, whose updates are not text).
+    code = (
+        "import eagerkernel as ek\n"
+        "bar = ek.keras.utils.Progbar(4, width=10, unit_name='batch')\n"
+        "for step in range(1, 5):\n"
+        "    bar.update(step, values=[('loss', float(step))])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    final = done.stderr.rsplit("\r", 1)[-1]  # the bar's last drawing, on stderr
+    assert "4/4" in final and "batch" in final and "loss: 2.5000" in final, done.stderr
+    assert done.stdout == ""
     ek.keras.utils.Progbar(4, verbose=0).update(4, values=[("loss", 1.0)])
     assert capsys.readouterr() == ("", "")
 
