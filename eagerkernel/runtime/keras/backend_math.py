@@ -144,13 +144,17 @@ def clip(x, min_value, max_value) -> Tensor:
 
     >>> ek.keras.backend.clip(ek.constant([-2.0, 0.5, 9.0]), 0.0, None).numpy()
     array([0. , 0.5, 9. ], dtype=float32)
+    >>> ek.keras.backend.clip(ek.constant([1, 5, 9]), 2, None).numpy()  # ints: dtype's bounds
+    array([2, 5, 9], dtype=int32)
     """
     x = _tensor(x, "clip")
     bounds = (min_value, max_value)
     if all(isinstance(b, (int, float)) for b in bounds) and max_value < min_value:
         max_value = min_value
-    lo = -np.inf if min_value is None else min_value
-    hi = np.inf if max_value is None else max_value
+    dt = x._value.dtype
+    info = np.iinfo(dt) if dt.kind in "iu" else None  # an integer tensor: no infinities
+    lo = (info.min if info else -np.inf) if min_value is None else min_value
+    hi = (info.max if info else np.inf) if max_value is None else max_value
     return _ew.clip_by_value(x, lo, hi)
 
 
