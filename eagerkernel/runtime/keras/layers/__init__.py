@@ -17,6 +17,7 @@ from .augmentation import (
 from .base import Layer
 from .conv import Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose
 from .conv_depthwise import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
+from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from .core import Activation, Dense, Dropout, Flatten, InputLayer, Lambda, ReLU, Reshape
 from .core_more import (
     ELU,
@@ -173,6 +174,9 @@ __all__ = [
     "Conv2DTranspose",
     "Conv3D",
     "Conv3DTranspose",
+    "ConvLSTM1D",
+    "ConvLSTM2D",
+    "ConvLSTM3D",
     "Convolution1D",
     "Convolution1DTranspose",
     "Convolution2D",
