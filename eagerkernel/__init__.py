@@ -70,6 +70,7 @@ from .runtime.core.dtypes import (
     uint32,
     uint64,
 )
+from .runtime.core.indexed_slices import IndexedSlices
 from .runtime.core.tape import GradientTape, UnconnectedGradients
 from .runtime.core.tensor import Tensor, TensorShape, constant, convert_to_tensor
 from .runtime.core.variable import (

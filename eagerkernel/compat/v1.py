@@ -30,6 +30,19 @@ from ..runtime.compat import layers
 from ..runtime.compat.v1 import losses, metrics, train
 from ..runtime.core.shape import Dimension, dimension_at_index, dimension_value
 from ..runtime.core.tensor import EQUALITY as _EQUALITY
+from ..runtime.core.variable_scatter import (  # TF 1.x's functions of Variable updates
+    batch_scatter_update,
+    scatter_add,
+    scatter_div,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_nd_add,
+    scatter_nd_sub,
+    scatter_nd_update,
+    scatter_sub,
+    scatter_update,
+)
 from ..runtime.ops.io_ops import decode_base64, encode_base64  # TF 1.x's top-level names
 
 __all__ = [
@@ -38,6 +51,7 @@ __all__ = [
     "InteractiveSession",
     "Session",
     "__version__",
+    "batch_scatter_update",
     "control_flow_v2_enabled",
     "decode_base64",
     "dimension_at_index",
@@ -67,6 +81,16 @@ __all__ = [
     "random_normal",
     "random_uniform",
     "reset_default_graph",
+    "scatter_add",
+    "scatter_div",
+    "scatter_max",
+    "scatter_min",
+    "scatter_mul",
+    "scatter_nd_add",
+    "scatter_nd_sub",
+    "scatter_nd_update",
+    "scatter_sub",
+    "scatter_update",
     "set_random_seed",
     "to_double",
     "to_float",

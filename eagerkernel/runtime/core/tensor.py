@@ -589,6 +589,8 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
         return make(value, device_of_array(value))
     elif hasattr(value, "__array__"):
         arr = np.asarray(value)
+    elif hasattr(value, "_ek_dense"):  # an IndexedSlices: densified by recorded ops
+        return value._ek_dense(op)
     else:
         raise unsupported_type(value, op)
     if device.xp is not np:

@@ -22,6 +22,7 @@ from .device import current_device
 from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
 from .numpy_methods import STATE as _NUMPY_STATE
 from .tensor import EQUALITY, Tensor, make, to_tensor
+from .variable_scatter import ScatterMethods
 
 __all__ = ["Variable", "VariableAggregation", "VariableSynchronization", "variable_creator_scope"]
 
@@ -189,7 +190,7 @@ class variable_creator_scope:
                 break
 
 
-class Variable(Tensor, metaclass=_VariableMeta):
+class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
     """A mutable, named tensor (follows `tf.Variable`).
 
     Args:
