@@ -1,6 +1,6 @@
 """Keras's regression and probabilistic metrics (running means of the loss functions), the
-F-scores, `R2Score` and `MeanIoU` (follow `tf.keras.metrics`). Registered with `metrics.get`
-by class and snake-case name."""
+F-scores and `R2Score` (follow `tf.keras.metrics`; the IoU metrics are in metrics_iou.py).
+Registered with `metrics.get` by class and snake-case name."""
 
 from __future__ import annotations
 
@@ -381,112 +381,6 @@ class R2Score(Metric):
         }
 
 
-class MeanIoU(Metric):
-    """The mean intersection over union of semantic segmentation classes (follows
-    `tf.keras.metrics.MeanIoU`).
-
-    A weighted confusion matrix ``total_cm[true, predicted]`` is accumulated; per class
-    ``IoU = TP / (TP + FP + FN)``, and the result is the mean over the classes that occur
-    (a denominator of 0 does not count).
-
-    Args:
-        num_classes: the number of classes (labels are ``0 .. num_classes - 1``).
-        name, dtype: as `Metric`.
-        ignore_class: a label value whose samples are left out (e.g. a "void" class).
-        sparse_y_true, sparse_y_pred: whether labels/predictions are class indices (default)
-            or per-class scores along ``axis`` (then their argmax is used).
-        axis: the class axis of non-sparse inputs (default -1).
-
-    Raises:
-        ValueError: a label or prediction outside ``[0, num_classes)``.
-
-    >>> m = ek.keras.metrics.MeanIoU(num_classes=2)
-    >>> m.update_state([0, 0, 1, 1], [0, 1, 0, 1])
-    >>> float(m.result())  # each class: 1 / (2 + 2 - 1)
-    0.3333...
-    """
-
-    def __init__(
-        self,
-        num_classes,
-        name=None,
-        dtype=None,
-        ignore_class=None,
-        sparse_y_true=True,
-        sparse_y_pred=True,
-        axis=-1,
-    ):
-        super().__init__(name=name or "mean_iou", dtype=dtype)
-        if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
-            raise ValueError(
-                f"MeanIoU: num_classes must be a positive int. Received: num_classes="
-                f"{num_classes!r}"
-            )
-        self.num_classes = num_classes
-        self.ignore_class = ignore_class
-        self.sparse_y_true = bool(sparse_y_true)
-        self.sparse_y_pred = bool(sparse_y_pred)
-        self.axis = axis
-        self.total_cm = self.add_weight(
-            "total_confusion_matrix", shape=(num_classes, num_classes), dtype="float64"
-        )
-
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        op = "MeanIoU.update_state"
-        with stop_recording():
-            yt, yp = _np_float(y_true, op), _np_float(y_pred, op)
-            if not self.sparse_y_true:
-                yt = np.argmax(yt, axis=self.axis)
-            if not self.sparse_y_pred:
-                yp = np.argmax(yp, axis=self.axis)
-            if yt.size != yp.size:
-                raise ValueError(
-                    f"{op}: y_true has {yt.size} labels and y_pred {yp.size} predictions."
-                )
-            w = np.ones(yt.shape)
-            if sample_weight is not None:
-                try:
-                    w = np.broadcast_to(_np_float(sample_weight, op), yt.shape)
-                except ValueError:
-                    raise ValueError(
-                        f"{op}: sample_weight of shape {np.shape(sample_weight)} does not "
-                        f"broadcast to the labels' shape {yt.shape}."
-                    ) from None
-            yt, yp, w = yt.reshape(-1), yp.reshape(-1), w.reshape(-1)
-            if self.ignore_class is not None:
-                keep = yt != self.ignore_class
-                yt, yp, w = yt[keep], yp[keep], w[keep]
-            yt, yp = yt.astype(np.int64), yp.astype(np.int64)
-            for what, arr in (("label", yt), ("prediction", yp)):
-                if arr.size and (arr.min() < 0 or arr.max() >= self.num_classes):
-                    raise ValueError(
-                        f"{op}: a {what} outside [0, {self.num_classes}): "
-                        f"{int(arr.min() if arr.min() < 0 else arr.max())}."
-                    )
-            cm = np.zeros((self.num_classes, self.num_classes))
-            np.add.at(cm, (yt, yp), w)
-            accumulate(self.total_cm, cm)
-
-    def result(self) -> Tensor:
-        cm = np.asarray(self.total_cm._value, np.float64)
-        tp = np.diag(cm)
-        denominator = cm.sum(axis=0) + cm.sum(axis=1) - tp
-        valid = np.sum(denominator > 1e-9)
-        iou = tp / (denominator + _losses.fuzz_epsilon())
-        value = np.sum(iou) / (valid + _losses.fuzz_epsilon())
-        return make(np.asarray(value, dtype=self._dtype._np)[()], self.total_cm._device)
-
-    def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "num_classes": self.num_classes,
-            "ignore_class": self.ignore_class,
-            "sparse_y_true": self.sparse_y_true,
-            "sparse_y_pred": self.sparse_y_pred,
-            "axis": self.axis,
-        }
-
-
 for _cls in (
     CosineSimilarity,
     LogCoshError,
@@ -516,7 +410,6 @@ __all__ = [
     "KLDivergence",
     "LogCoshError",
     "MeanAbsolutePercentageError",
-    "MeanIoU",
     "MeanSquaredLogarithmicError",
     "Poisson",
     "R2Score",

@@ -71,6 +71,7 @@ from .normalization_more import (
     RMSNormalization,
     UnitNormalization,
 )
+from .normalization_spectral import SpectralNormalization
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -99,7 +100,7 @@ from .reshaping import (
     ZeroPadding3D,
 )
 from .rnn_stacked import StackedRNNCells
-from .wrappers import TimeDistributed
+from .wrappers import TimeDistributed, Wrapper
 
 # Keras's aliases.
 Convolution2D = Conv2D
@@ -259,6 +260,7 @@ __all__ = [
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
+    "SpectralNormalization",
     "StackedRNNCells",
     "StringLookup",
     "Subtract",
@@ -268,6 +270,7 @@ __all__ = [
     "UpSampling1D",
     "UpSampling2D",
     "UpSampling3D",
+    "Wrapper",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "ZeroPadding3D",

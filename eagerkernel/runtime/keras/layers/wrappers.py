@@ -1,5 +1,5 @@
-"""TimeDistributed: one layer applied to every temporal slice (follows
-`tf.keras.layers.TimeDistributed`)."""
+"""Wrapper, the base of the layers that hold another layer, and TimeDistributed: one layer
+applied to every temporal slice (follow `tf.keras.layers.Wrapper` and `TimeDistributed`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,66 @@ from ...ops import array_ops
 from ._utils import shape_of
 from .base import Layer
 
-__all__ = ["TimeDistributed"]
+__all__ = ["TimeDistributed", "Wrapper"]
 
 
-class TimeDistributed(Layer):
+class Wrapper(Layer):
+    """The base class of layers that wrap another layer (follows `tf.keras.layers.Wrapper`):
+    holds it as ``self.layer`` (its weights are the wrapper's), builds it with the wrapper's
+    input shape, and puts its serialized config under ``"layer"`` in `get_config`.
+
+    Args:
+        layer: a `Layer` instance.
+
+    Raises:
+        ValueError: ``layer`` is not a Layer (the message names what was received).
+
+    >>> class Twice(ek.keras.layers.Wrapper):
+    ...     def call(self, inputs):
+    ...         return 2.0 * self.layer(inputs)
+    >>> w = Twice(ek.keras.layers.Dense(3, kernel_initializer="ones"))
+    >>> w(ek.ones((1, 2))).numpy().tolist(), len(w.weights)
+    ([[4.0, 4.0, 4.0]], 2)
+    >>> type(Twice.from_config(w.get_config()).layer).__name__
+    'Dense'
+    """
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError(
+                f"Layer {layer!r} supplied to {type(self).__name__} isn't a supported layer "
+                "type. Please ensure wrapped layer is a valid Keras layer. Received: "
+                f"layer={layer!r} of type {type(layer).__name__}"
+            )
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def build(self, input_shape=None) -> None:
+        if not self.layer.built:
+            with self.layer.name_scope:
+                self.layer._maybe_build_shapes(input_shape)
+        self.built = True
+
+    def compute_output_shape(self, input_shape):
+        return self.layer.compute_output_shape(input_shape)
+
+    def get_config(self) -> dict:
+        from ..saving import serialize_keras_object
+
+        layer = serialize_keras_object(self.layer)
+        layer.pop("build_config", None)  # built by the wrapper's build
+        return {**super().get_config(), "layer": layer}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        from ..saving import deserialize_keras_object
+
+        config = dict(config)
+        layer = deserialize_keras_object(config.pop("layer"), custom_objects)
+        return cls(layer, **config)
+
+
+class TimeDistributed(Wrapper):
     """Applies ``layer`` to every slice ``inputs[:, t]`` of a ``(batch, time, ...)`` input,
     with the same weights for every step (follows `tf.keras.layers.TimeDistributed`).
 
@@ -49,8 +105,7 @@ class TimeDistributed(Layer):
                 "Please initialize `TimeDistributed` layer with a `keras.layers.Layer` "
                 f"instance. Received: {layer!r}"
             )
-        super().__init__(**kwargs)
-        self.layer = layer
+        super().__init__(layer, **kwargs)
         try:
             self._layer_takes_mask = "mask" in inspect.signature(layer.call).parameters
         except (TypeError, ValueError):
@@ -94,18 +149,3 @@ class TimeDistributed(Layer):
     def compute_output_shape(self, input_shape) -> tuple:
         child = self.layer.compute_output_shape(self._child_shape(tuple(input_shape)))
         return (child[0], input_shape[1], *tuple(child)[1:])
-
-    def get_config(self) -> dict:
-        from ..saving import serialize_keras_object
-
-        layer = serialize_keras_object(self.layer)
-        layer.pop("build_config", None)  # built by this layer's build
-        return {**super().get_config(), "layer": layer}
-
-    @classmethod
-    def from_config(cls, config: dict, custom_objects=None):
-        from ..saving import deserialize_keras_object
-
-        config = dict(config)
-        config["layer"] = deserialize_keras_object(config["layer"], custom_objects)
-        return cls(**config)
