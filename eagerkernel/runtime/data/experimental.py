@@ -44,13 +44,17 @@ __all__ = [
     "get_single_element",
     "group_by_window",
     "ignore_errors",
+    "load",
     "make_csv_dataset",
     "map_and_batch",
     "parallel_interleave",
     "prefetch_to_device",
+    "rejection_resample",
     "sample_from_datasets",
+    "save",
     "scan",
     "shuffle_and_repeat",
+    "snapshot",
     "take_while",
     "unique",
 ]
@@ -406,7 +410,62 @@ def assert_cardinality(expected_cardinality):
     return lambda dataset: AssertCardinality(dataset, expected_cardinality)
 
 
+def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
+    """A transformation for `Dataset.apply`: `Dataset.rejection_resample`, ``(class,
+    element)`` pairs whose classes ``class_func(element)`` follow ``target_dist`` (follows
+    `tf.data.experimental.rejection_resample`).
+
+    Raises:
+        ValueError: a distribution that is not a vector of non-negative numbers with a
+            positive sum (when applied).
+
+    >>> ds = ek.data.Dataset.range(8).map(lambda x: x % 2)
+    >>> pairs = ds.apply(ek.data.experimental.rejection_resample(lambda c: c, [0.0, 1.0],
+    ...                                                          [0.5, 0.5], seed=0))
+    >>> [int(c) for c, _ in pairs]
+    [1, 1, 1, 1]
+    """
+    return lambda dataset: dataset.rejection_resample(class_func, target_dist, initial_dist, seed)
+
+
+def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+    """A transformation for `Dataset.apply`: `Dataset.snapshot`, the dataset kept on disk
+    under ``path`` after its first complete pass (follows `tf.data.experimental.snapshot`).
+
+    Raises:
+        ValueError: a ``compression`` other than "AUTO", "GZIP", "NONE" or None (when
+            applied).
+    """
+    return lambda dataset: dataset.snapshot(path, compression, reader_func, shard_func)
+
+
 # -- functions TF kept here before they became static methods of `Dataset` ------------------
+def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None) -> None:
+    """``dataset.save(path, ...)``: every element written to the directory ``path`` (follows
+    `tf.data.experimental.save`; see `Dataset.save` for the arguments and errors).
+
+    Raises:
+        TypeError: ``dataset`` is not a Dataset.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "ds")
+    >>> ek.data.experimental.save(ek.data.Dataset.range(3), path)
+    >>> list(ek.data.experimental.load(path).as_numpy_iterator())
+    [np.int64(0), np.int64(1), np.int64(2)]
+    """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(
+            f"save: dataset must be a Dataset. Received: dataset={type(dataset).__name__}"
+        )
+    dataset.save(path, compression, shard_func, checkpoint_args)
+
+
+def load(path, element_spec=None, compression=None, reader_func=None) -> Dataset:
+    """``Dataset.load(path, ...)``: the elements a save wrote to ``path`` (follows
+    `tf.data.experimental.load`; see `Dataset.load` for the arguments and errors)."""
+    return Dataset.load(path, element_spec, compression, reader_func)
+
+
 def get_single_element(dataset):
     """The only element of ``dataset`` (follows `tf.data.experimental.get_single_element`).
 

@@ -1,9 +1,11 @@
-"""`Dataset.sample_from_datasets`, `Dataset.choose_from_datasets` and `Dataset.list_files`
-(follow tf.data's): elements drawn from several datasets, and the files a glob matches."""
+"""`Dataset.sample_from_datasets`, `Dataset.choose_from_datasets`, `Dataset.list_files` and
+`Dataset.rejection_resample` (follow tf.data's): elements drawn from several datasets, the
+files a glob matches, and elements resampled to a class distribution."""
 
 from __future__ import annotations
 
 import glob as _glob
+import itertools
 import os
 
 import numpy as np
@@ -13,8 +15,9 @@ from ..core.tensor import Tensor
 from .dataset import UNKNOWN_CARDINALITY, Dataset
 from .shuffle import seed_key
 from .sources import Concatenate, input_spec
+from .structure import call, function_output
 
-__all__ = ["ChooseFromDatasets", "SampleFromDatasets", "list_files"]
+__all__ = ["ChooseFromDatasets", "RejectionResample", "SampleFromDatasets", "list_files"]
 
 
 def _datasets(datasets, op: str) -> list:
@@ -168,3 +171,122 @@ def list_files(file_pattern, shuffle=None, seed=None, name=None) -> Dataset:
     if shuffle is None or shuffle:
         ds = ds.shuffle(len(files), seed=seed)
     return ds
+
+
+# -- rejection_resample -------------------------------------------------------------------------
+
+_BATCH, _SMOOTHING = 32, 10  # TensorFlow's estimate of the input's class distribution
+
+
+def _distribution(value, op: str, arg: str) -> np.ndarray:
+    v = value.numpy() if isinstance(value, Tensor) else value
+    try:
+        d = np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        d = None
+    if d is None or d.ndim != 1 or not d.size or not np.isfinite(d).all():
+        raise ValueError(
+            f"{op}: {arg} must be a vector of class probabilities. Received: {arg}={value!r:.80}"
+        )
+    if np.any(d < 0) or d.sum() <= 0:
+        raise ValueError(
+            f"{op}: {arg} must be non-negative with a positive sum. Received: {arg}={d.tolist()}"
+        )
+    return d / d.sum()
+
+
+def _acceptance(dist: np.ndarray, target: np.ndarray):
+    """``(accept, m)``: per class the probability that rejection keeps an element, and the
+    probability of taking an output from the unfiltered input (TensorFlow's mixing)."""
+    ratio = target / (dist + np.finfo(np.float32).tiny)
+    lo, hi = ratio.min(), ratio.max()
+    accept = (ratio - lo) / (hi - lo) if hi > lo else np.zeros_like(ratio)
+    return accept, lo
+
+
+class RejectionResample(Dataset):
+    """`Dataset.rejection_resample`: ``(class, element)`` pairs whose classes follow
+    ``target_dist``."""
+
+    def __init__(self, input: Dataset, class_func, target_dist, initial_dist=None, seed=None):
+        op = "rejection_resample"
+        if not callable(class_func):
+            raise TypeError(f"{op}: class_func must be callable. Received: {class_func!r:.60}")
+        target = _distribution(target_dist, op, "target_dist")
+        initial = None if initial_dist is None else _distribution(initial_dist, op, "initial_dist")
+        if initial is not None and initial.shape != target.shape:
+            raise ValueError(
+                f"{op}: initial_dist must have one entry per class of target_dist "
+                f"({target.size}). Received: initial_dist={initial.tolist()}"
+            )
+        super().__init__(input)
+        self._class_func = class_func
+        self._target, self._initial = target, initial
+        self._key = seed_key(None if seed is None else int(seed))
+
+    def _classified(self, ctx):
+        """``(k, class tensor, element)`` for each input element, one pass."""
+        op = "rejection_resample"
+        n = self._target.size
+        for x in self._inputs[0]._iter(ctx):
+            c = function_output(call(self._class_func, x), op)
+            if not (isinstance(c, Tensor) and c.ndim == 0 and c.dtype.is_integer):
+                raise TypeError(f"{op}: class_func must return an integer scalar. Received: {c!r}")
+            k = int(c)
+            if not 0 <= k < n:
+                raise InvalidArgumentError(
+                    None, "RejectionResample", f"{op}: class {k} is not in [0, {n})."
+                )
+            yield k, c, x
+
+    def _estimated(self, items):
+        """``(item, dist)``: each item with the class distribution estimated up to its batch."""
+        if self._initial is not None:
+            for item in items:
+                yield item, self._initial
+            return
+        counts = np.full(self._target.size, _SMOOTHING, np.int64)
+        while True:
+            batch = list(itertools.islice(items, _BATCH))
+            if not batch:
+                return
+            np.add.at(counts, [item[0] for item in batch], 1)
+            dist = counts / counts.sum()
+            for item in batch:
+                yield item, dist
+
+    def _filtered(self, ctx, rng):
+        for (k, c, x), dist in self._estimated(self._classified(ctx)):
+            if rng.random() < _acceptance(dist, self._target)[0][k]:
+                yield c, x
+
+    def _iter(self, ctx):
+        target = self._target
+        filter_rng = np.random.default_rng([*self._key, 0])
+        mix_rng = np.random.default_rng([*self._key, 1])
+        original = ((c, x) for _, c, x in self._classified(ctx))
+        if self._initial is not None:
+            m = _acceptance(self._initial, target)[1]
+            if m == 1:  # TensorFlow's static shortcuts
+                yield from original
+                return
+            if m == 0:
+                yield from self._filtered(ctx, filter_rng)
+                return
+            probs = itertools.repeat(m)
+        else:
+            probs = (
+                _acceptance(dist, target)[1] for _, dist in self._estimated(self._classified(ctx))
+            )
+        filtered = self._filtered(ctx, filter_rng)
+        try:
+            for p in probs:
+                item = next(original if mix_rng.random() < p else filtered, None)
+                if item is None:  # stop_on_empty_dataset, as TensorFlow's
+                    return
+                yield item
+        finally:
+            for stream in (original, filtered, probs):
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()
