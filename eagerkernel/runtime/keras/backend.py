@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import gc
 
+from ..ops import ctc as _ctc
+from ..ops.ctc import ctc_label_dense_to_sparse
 from .backend_math import (
     abs,
     cast,
@@ -39,6 +41,9 @@ __all__ = [
     "cast",
     "clear_session",
     "clip",
+    "ctc_batch_cost",
+    "ctc_decode",
+    "ctc_label_dense_to_sparse",
     "epsilon",
     "exp",
     "floatx",
@@ -187,3 +192,34 @@ def is_keras_tensor(x) -> bool:
     False
     """
     return isinstance(x, KerasTensor)
+
+
+def ctc_batch_cost(y_true, y_pred, input_length, label_length):
+    """CTC loss of each example, ``[batch, 1]`` (follows Keras 2's
+    `tf.keras.backend.ctc_batch_cost`): ``y_true`` int ``[batch, max_label_len]``, ``y_pred``
+    softmax outputs ``[batch, frames, classes]`` whose last class is the blank,
+    ``input_length`` and ``label_length`` int ``[batch, 1]``. The logits are
+    ``log(y_pred + epsilon())``; labels too long for their frames raise InvalidArgumentError.
+    Gradients flow to ``y_pred``.
+
+    >>> y_pred = ek.fill([1, 2, 2], 0.5)  # 2 frames, classes {0, blank}
+    >>> ek.keras.backend.ctc_batch_cost([[0]], y_pred, [[2]], [[1]]).numpy().round(4)
+    array([[0.2877]], dtype=float32)
+    """
+    return _ctc.keras_batch_cost(y_true, y_pred, input_length, label_length, _epsilon)
+
+
+def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
+    """Decodes softmax outputs ``[batch, frames, classes]`` (last class: blank) by best path
+    or beam search (follows Keras 2's `tf.keras.backend.ctc_decode`).
+
+    Returns:
+        ``(decoded, log_prob)``: a list of ``top_paths`` int64 ``[batch, frames]`` tensors
+        padded with -1, and ``[batch, top_paths]`` scores (greedy: minus the sum of each
+        frame's greatest ``log(y_pred + epsilon())``).
+
+    >>> y_pred = ek.constant([[[0.9, 0.1], [0.2, 0.8], [0.7, 0.3]]])
+    >>> ek.keras.backend.ctc_decode(y_pred, [3])[0][0].numpy()
+    array([[ 0,  0, -1]])
+    """
+    return _ctc.keras_decode(y_pred, input_length, greedy, beam_width, top_paths, _epsilon)

@@ -67,6 +67,9 @@ __all__ = [
     "conv_transpose",
     "convolution",
     "crelu",
+    "ctc_beam_search_decoder",
+    "ctc_greedy_decoder",
+    "ctc_loss",
     "depth_to_space",
     "depthwise_conv2d",
     "dropout",
@@ -466,6 +469,7 @@ from .conv_more import (  # noqa: E402
     pool,
     separable_conv2d,
 )
+from .ctc import ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss  # noqa: E402
 from .math_more import zero_fraction  # noqa: E402  (tf.nn's names for these tf.math ops)
 from .math_ops import in_top_k, top_k  # noqa: E402
 from .nn_more import (  # noqa: E402
