@@ -489,3 +489,43 @@ def test_rejection_resample_errors():
         list(ds.map(lambda c: c + 1).rejection_resample(lambda c: c, [0.5, 0.5], seed=0))
     with pytest.raises(TypeError, match="integer scalar"):
         list(ds.rejection_resample(lambda c: ek.cast(c, ek.float32), [0.5, 0.5], seed=0))
+
+
+def test_fingerprint_sees_the_whole_pipeline_and_ignores_run_state():
+    from eagerkernel.runtime.data.saved import fingerprint
+
+    def long_pipeline(source):
+        ds = D.from_tensor_slices(source)
+        for k in range(30):
+            ds = ds.map(lambda x, k=k: x + k)
+        return ds
+
+    assert fingerprint(long_pipeline([1, 2])) == fingerprint(long_pipeline([1, 2]))
+    assert fingerprint(long_pipeline([1, 2])) != fingerprint(long_pipeline([1, 3]))
+    shuffled = D.range(5).shuffle(5)
+    before = fingerprint(shuffled)
+    list(shuffled), list(shuffled)  # advances the shuffle's epoch
+    assert fingerprint(shuffled) == before == fingerprint(D.range(5).shuffle(5))
+    assert fingerprint(D.range(5).shuffle(5)) != fingerprint(D.range(5).shuffle(4))
+
+
+def test_ragged_rows_as_tensors(tmp_path):
+    ds = D.from_tensor_slices(ek.ragged.constant([[1, 2], [3]]))  # ragged rank 0 elements
+    ds.save(str(tmp_path / "r"))
+    loaded = D.load(str(tmp_path / "r"))
+    assert loaded.element_spec == ds.element_spec
+    assert values(loaded) == [[1, 2], [3]]
+
+
+def test_two_passes_writing_one_snapshot(tmp_path):
+    calls = []
+    ds = counting_pipeline(calls).snapshot(str(tmp_path))
+    a, b = iter(ds), iter(ds)  # both start before either finishes: both write
+    assert [int(next(a)) for _ in range(5)] == [int(next(b)) for _ in range(5)]
+    for it in (a, b):
+        with pytest.raises(StopIteration):
+            next(it)
+    assert len(shard_files(tmp_path)) == 1  # the pass that finished second kept nothing
+    again = counting_pipeline(calls).snapshot(str(tmp_path))
+    assert [int(x) for x in again] == [0, 10, 20, 30, 40]
+    assert len(calls) == 10

@@ -274,10 +274,13 @@ class Writer:
         spec: the element spec, or None to take it from the first element.
         compression: "" or "GZIP".
         shard_func: None (every element to shard 0) or element -> shard index.
+        replace: whether `finish` replaces a finished save at ``path`` (`save`), or leaves it
+            and discards this one (`snapshot`: another pass finished first).
     """
 
-    def __init__(self, path: str, spec, compression: str, shard_func, op: str):
+    def __init__(self, path: str, spec, compression: str, shard_func, op: str, replace=True):
         self._op = op
+        self._replace = replace
         self._path = path
         self._spec = spec
         self._leaves = None if spec is None else self._leaves_of(spec)
@@ -318,13 +321,16 @@ class Writer:
                 f"{self._op}: the dataset is empty and its element spec is unknown, so there "
                 "is nothing to save."
             )
+        meta_path = os.path.join(self._path, METADATA)
+        if not self._replace and os.path.exists(meta_path):
+            self.abort()
+            return
         shards = []
         for k in sorted(self._writers):
             self._writers[k].close()
             file = f"{self._run}/shard_{k:08d}.tfrecord"
             _sync(os.path.join(self._path, file))
             shards.append({"index": k, "file": file, "count": self._counts[k]})
-        meta_path = os.path.join(self._path, METADATA)
         previous = None
         try:
             with open(meta_path, encoding="utf-8") as f:
@@ -507,24 +513,31 @@ def fingerprint(dataset: Dataset) -> str:
     reads), down to the sources; and
     the element spec when it is known without running the pipeline."""
     h = hashlib.sha256()
-    _feed(h, dataset, 0)
+    _feed(h, dataset, 0, set())
     h.update(repr(dataset._static_spec()).encode())
     return h.hexdigest()[:24]
 
 
-def _feed(h, obj, depth: int) -> None:
+def _feed(h, obj, depth: int, active: set) -> None:
     put = h.update
-    if depth > 40:
+    if depth > 20:
         put(b"<deep>")
     elif obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic)):
         put(f"{type(obj).__name__}:{obj!r};".encode())
     elif isinstance(obj, Dataset):
+        # The depth limit is for nested values; a pipeline is hashed down to its sources
+        # however long it is (a dataset met again inside itself stops the recursion).
+        if id(obj) in active:
+            put(b"<cycle>")
+            return
+        active.add(id(obj))
         put(f"<{type(obj).__qualname__}".encode())
         for name in sorted(vars(obj)):
             if name not in _STATE:
                 put(name.encode())
-                _feed(h, vars(obj)[name], depth + 1)
+                _feed(h, vars(obj)[name], 0, active)
         put(b">")
+        active.discard(id(obj))
     elif isinstance(obj, (Tensor, np.ndarray)):
         try:
             arr = np.asarray(obj.numpy() if isinstance(obj, Tensor) else obj)
@@ -536,23 +549,23 @@ def _feed(h, obj, depth: int) -> None:
     elif isinstance(obj, (list, tuple)):
         put(f"{type(obj).__name__}(".encode())
         for x in obj:
-            _feed(h, x, depth + 1)
+            _feed(h, x, depth + 1, active)
         put(b")")
     elif isinstance(obj, dict):
         put(b"{")
         for k in sorted(obj, key=repr):
-            _feed(h, k, depth + 1)
-            _feed(h, obj[k], depth + 1)
+            _feed(h, k, depth + 1, active)
+            _feed(h, obj[k], depth + 1, active)
         put(b"}")
     elif isinstance(obj, types.CodeType):
         put(f"code:{obj.co_name}:{obj.co_names}:{obj.co_varnames}".encode())
         put(obj.co_code)
-        _feed(h, obj.co_consts, depth + 1)
+        _feed(h, obj.co_consts, depth + 1, active)
     elif isinstance(obj, (types.FunctionType, types.MethodType)):
         fn = obj.__func__ if isinstance(obj, types.MethodType) else obj
         put(f"fn:{fn.__module__}.{fn.__qualname__}".encode())
-        _feed(h, fn.__code__, depth + 1)
-        _feed(h, fn.__defaults__, depth + 1)
+        _feed(h, fn.__code__, depth + 1, active)
+        _feed(h, fn.__defaults__, depth + 1, active)
         for cell in fn.__closure__ or ():
             try:
                 value = cell.cell_contents
@@ -562,13 +575,13 @@ def _feed(h, obj, depth: int) -> None:
                 # often what the function appends to (a side effect), not what it computes
                 put(type(value).__name__.encode())
             else:
-                _feed(h, value, depth + 1)
+                _feed(h, value, depth + 1, active)
     elif isinstance(obj, CompositeTensor) or hasattr(obj, "is_compatible_with"):
         put(f"{type(obj).__qualname__}:{obj!r}".encode())
     else:
         wrapped = getattr(obj, "python_function", None) or getattr(obj, "__wrapped__", None)
         if wrapped is not None and wrapped is not obj:
-            _feed(h, wrapped, depth + 1)
+            _feed(h, wrapped, depth + 1, active)
         else:
             put(type(obj).__qualname__.encode())
 
@@ -605,7 +618,7 @@ class Snapshot(Dataset):
     def _write_through(self, where: str, ctx):
         source = self._inputs[0]
         writer = Writer(
-            where, source._static_spec(), self._compression, self._shard_func, "snapshot"
+            where, source._static_spec(), self._compression, self._shard_func, "snapshot", False
         )
         try:
             for element in source._iter(ctx):
