@@ -62,7 +62,10 @@ class PersistenceMethods:
             reader_func: a function from the Dataset of per-shard Datasets (in shard index
                 order) to the Dataset of elements, e.g.
                 ``lambda shards: shards.interleave(lambda d: d, cycle_length=2)``. Default:
-                the shards one after another (deterministic).
+                the shards one after another, in index order. (TensorFlow's default
+                interleaves as many shards as the machine has CPU cores, which gives the same
+                order for a save without ``shard_func``; here the order of a sharded save does
+                not depend on the machine.)
             wait: not supported (must be False).
 
         Raises:
