@@ -7,5 +7,8 @@ np.int32(3)
 
 from __future__ import annotations
 
+from . import sparse_more, sparse_ops
+from .sparse_more import *  # noqa: F403
 from .sparse_ops import *  # noqa: F403
-from .sparse_ops import __all__  # noqa: F401
+
+__all__ = [*sparse_ops.__all__, *sparse_more.__all__]
