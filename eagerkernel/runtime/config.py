@@ -25,6 +25,7 @@ __all__ = [
     "get_default_device",
     "get_logical_device_configuration",
     "get_soft_device_placement",
+    "get_visible_devices",
     "list_logical_devices",
     "list_physical_devices",
     "num_gpus",
@@ -32,6 +33,7 @@ __all__ = [
     "set_default_device",
     "set_logical_device_configuration",
     "set_soft_device_placement",
+    "set_visible_devices",
     "threading",
 ]
 
@@ -62,17 +64,102 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
     >>> ek.config.list_physical_devices("CPU")
     [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
     """
-    out = []
-    for d in list_devices():
-        if d.device_type == "CPU" and d.index:  # a logical CPU: one physical CPU
-            continue
-        if device_type is None or d.device_type == device_type.upper():
-            out.append(
-                PhysicalDevice(
-                    f"/physical_device:{d.device_type}:{d.index}", d.device_type, d.virtual
-                )
-            )
-    return out
+    devices = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
+    devices += [
+        PhysicalDevice(f"/physical_device:GPU:{k}", "GPU", virtual)
+        for k, virtual in _device.physical_gpus()
+    ]
+    return [d for d in devices if device_type is None or d.device_type == device_type.upper()]
+
+
+def _ordinal(device: PhysicalDevice) -> int:
+    return int(device.name.rsplit(":", 1)[1])
+
+
+def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """The physical devices ops may run on, optionally only ``"CPU"`` or ``"GPU"`` ones
+    (follows `tf.config.get_visible_devices`): all of them, unless `set_visible_devices` hid
+    some.
+
+    >>> ek.config.get_visible_devices("CPU")
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
+    visible = set(_device.visible_gpus())
+    return [
+        d
+        for d in list_physical_devices(device_type)
+        if d.device_type == "CPU" or _ordinal(d) in visible
+    ]
+
+
+def set_visible_devices(devices, device_type: str | None = None) -> None:
+    """Makes only ``devices`` visible to the runtime (follows `tf.config.set_visible_devices`).
+
+    Hidden GPUs get no logical device: `list_logical_devices` and ``ek.device`` scopes no
+    longer see them, and the visible ones are numbered from ``/gpu:0`` in their physical
+    order (hiding ``GPU:0`` of two makes physical ``GPU:1`` the logical ``/gpu:0``), as
+    TensorFlow does. `list_physical_devices` still lists every device.
+
+    Args:
+        devices: a `PhysicalDevice` or a list of them, from `list_physical_devices`.
+        device_type: ``"CPU"`` or ``"GPU"``: only devices of that type change, the others
+            keep their visibility (``set_visible_devices([], "GPU")`` hides every GPU).
+            None (the default): ``devices`` is the whole visible set.
+
+    Raises:
+        ValueError: a device that is not a physical device of this process, or not of
+            ``device_type`` ("Unrecognized device: ..."); a visible set without the CPU
+            (the runtime computes on it).
+        RuntimeError: the GPUs' visibility changes after a GPU was used: "Visible devices
+            cannot be modified after being initialized".
+    """
+    if isinstance(devices, PhysicalDevice):
+        devices = [devices]
+    devices = list(devices)
+    kind = None if device_type is None else str(device_type).upper()
+    physical = list_physical_devices()
+    for d in devices:
+        if d not in physical or (kind is not None and d.device_type != kind):
+            raise ValueError(f"Unrecognized device: {d!r}")
+    visible = devices
+    if kind is not None:
+        visible = [d for d in get_visible_devices() if d.device_type != kind] + devices
+    if not any(d.device_type == "CPU" for d in visible):
+        raise ValueError(
+            "set_visible_devices: the CPU must stay visible (eagerkernel computes on it); "
+            f"received devices={devices!r}, device_type={device_type!r}."
+        )
+    _device.set_visible_gpus(_ordinal(d) for d in visible if d.device_type == "GPU")
+
+
+def _physical_gpu(device, where: str) -> PhysicalDevice:
+    if not isinstance(device, PhysicalDevice) or device not in list_physical_devices():
+        raise ValueError(f"{where}: Unrecognized device: {device!r}")
+    if device.device_type != "GPU":
+        raise ValueError(f"{where}: Cannot set memory growth on non-GPU devices")
+    return device
+
+
+_memory_growth: dict = {}
+
+
+def set_memory_growth(device, enable: bool) -> None:
+    """Whether ``device`` (a GPU) allocates memory as it needs it (follows
+    `tf.config.experimental.set_memory_growth`). CuPy's memory pool always grows on demand
+    and never reserves the whole GPU up front, so both settings behave as TensorFlow's
+    memory growth; the value is kept for `get_memory_growth`.
+
+    Raises:
+        ValueError: not a physical device of this process, or not a GPU ("Cannot set memory
+            growth on non-GPU devices", as TensorFlow).
+    """
+    _memory_growth[_physical_gpu(device, "set_memory_growth")] = bool(enable)
+
+
+def get_memory_growth(device) -> bool:
+    """The memory growth setting of a GPU (follows `tf.config.experimental.get_memory_growth`;
+    see `set_memory_growth`). Raises ValueError as `set_memory_growth` does."""
+    return _memory_growth.get(_physical_gpu(device, "get_memory_growth"), False)
 
 
 @dataclass(frozen=True)
@@ -214,6 +301,10 @@ experimental = types.SimpleNamespace(
     free_gpu_memory=free_gpu_memory,
     list_physical_devices=list_physical_devices,
     set_virtual_gpus=set_virtual_gpus,
+    set_visible_devices=set_visible_devices,
+    get_visible_devices=get_visible_devices,
+    set_memory_growth=set_memory_growth,
+    get_memory_growth=get_memory_growth,
     # TensorFlow's older names for the logical device calls
     VirtualDeviceConfiguration=LogicalDeviceConfiguration,
     set_virtual_device_configuration=set_logical_device_configuration,

@@ -90,6 +90,6 @@ def from_dlpack(obj) -> Tensor:
                 f"from_dlpack: the data is on CUDA device {index}, but /gpu:{index} is a "
                 "virtual (NumPy-backed) GPU; real GPUs need CuPy and a CUDA device."
             )
-        with device.xp.cuda.Device(device.index):
+        with device.cuda_device():
             return make(device.xp.from_dlpack(obj), device)
     raise ValueError(f"from_dlpack: unsupported DLPack device type {kind} (device {index}).")

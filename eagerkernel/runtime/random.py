@@ -81,31 +81,31 @@ class _CupyDraws:
 
     def __init__(self, device, seed: int | None):
         self._device = device
-        with device.xp.cuda.Device(device.index):
+        with device.cuda_device():
             self._rs = device.xp.random.RandomState(seed)
 
     def standard_normal(self, size):
-        with self._device.xp.cuda.Device(self._device.index):
+        with self._device.cuda_device():
             return self._rs.standard_normal(size, dtype=np.float64)
 
     def uniform(self, low, high, size):
-        with self._device.xp.cuda.Device(self._device.index):
+        with self._device.cuda_device():
             return self._rs.uniform(low, high, size)
 
     def integers(self, low, high, size):
-        with self._device.xp.cuda.Device(self._device.index):
+        with self._device.cuda_device():
             return self._rs.randint(low, high, size=size, dtype=np.int64)
 
     def standard_gamma(self, shape, size):
-        with self._device.xp.cuda.Device(self._device.index):
+        with self._device.cuda_device():
             return self._rs.standard_gamma(shape, size=size, dtype=np.float64)
 
     def poisson(self, lam, size):
-        with self._device.xp.cuda.Device(self._device.index):
+        with self._device.cuda_device():
             return self._rs.poisson(lam, size=size)
 
     def permutation(self, n):
-        with self._device.xp.cuda.Device(self._device.index):
+        with self._device.cuda_device():
             return self._rs.permutation(n)
 
 

@@ -60,7 +60,7 @@ def available_bytes(device=None) -> int | None:
         except (AttributeError, OSError, ValueError):
             return None
     try:
-        with xp.cuda.Device(device.index):
+        with xp.cuda.Device(device.ordinal):
             free, _ = xp.cuda.runtime.memGetInfo()
             return int(free) + int(xp.get_default_memory_pool().free_bytes())
     except Exception:  # no driver, a CuPy without these calls: do not guess

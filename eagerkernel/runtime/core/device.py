@@ -27,9 +27,12 @@ __all__ = [
     "get_soft_device_placement",
     "list_devices",
     "logical_cpu_count",
+    "physical_gpus",
     "set_logical_cpus",
     "set_soft_device_placement",
     "set_virtual_gpus",
+    "set_visible_gpus",
+    "visible_gpus",
 ]
 
 
@@ -47,17 +50,24 @@ class Device:
             multi-worker cluster, its job and task (`set_task`), e.g.
             ``"/job:worker/replica:0/task:1/device:CPU:0"``.
         device_type: ``"CPU"`` or ``"GPU"`` (TensorFlow's spelling).
-        index: the ordinal N.
+        index: the ordinal N among this process's devices of its type (TensorFlow's logical
+            device index).
+        ordinal: the CUDA device ordinal behind a real GPU: ``index``, unless
+            `set_visible_gpus` hid GPUs before it (then logical ``/gpu:0`` may be CUDA
+            device 1, as TensorFlow numbers the visible GPUs).
         xp: the array module that computes on this device (``numpy`` or ``cupy``).
         virtual: True for a NumPy-backed GPU made by ``EAGERKERNEL_VIRTUAL_GPUS``; every listing
             labels these, so a virtual GPU is never mistaken for a real one.
     """
 
-    __slots__ = ("device_type", "full_name", "index", "name", "virtual", "xp")
+    __slots__ = ("device_type", "full_name", "index", "name", "ordinal", "virtual", "xp")
 
-    def __init__(self, device_type: str, index: int, xp, virtual: bool = False):
+    def __init__(
+        self, device_type: str, index: int, xp, virtual: bool = False, ordinal: int | None = None
+    ):
         self.device_type = device_type
         self.index = index
+        self.ordinal = index if ordinal is None else ordinal
         self.name = f"/{device_type.lower()}:{index}"
         job, task = _task
         self.full_name = f"/job:{job}/replica:0/task:{task}/device:{device_type}:{index}"
@@ -67,7 +77,12 @@ class Device:
     def synchronize(self) -> None:
         """Waits until queued work on this device is done (a no-op on NumPy devices)."""
         if self.xp is not np:
-            self.xp.cuda.Device(self.index).synchronize()
+            self.cuda_device().synchronize()
+
+    def cuda_device(self):
+        """CuPy's ``cuda.Device`` of this (real) GPU, also a context manager that makes it
+        current."""
+        return self.xp.cuda.Device(self.ordinal)
 
     def describe(self) -> str:
         """A one-line description for listings and banners, e.g. ``/gpu:0 (virtual, NumPy)``."""
@@ -95,8 +110,16 @@ def set_task(job: str, task: int) -> None:
 
 
 _devices: dict[str, Device] = {"/cpu:0": CPU}
-# [made, virtual count override or None, a GPU was handed out, why no CUDA GPU (or "")]
-_gpus = {"made": False, "virtual": None, "used": False, "why": ""}
+# [made, virtual count override or None, a GPU was handed out, why no CUDA GPU (or ""),
+#  physical GPUs (count, once made), visible physical ordinals (None: all)]
+_gpus = {
+    "made": False,
+    "virtual": None,
+    "used": False,
+    "why": "",
+    "physical": 0,
+    "visible": None,
+}
 # Soft device placement (TensorFlow's default): [enabled], and the absent names warned about.
 _soft = [True]
 _soft_warned: set[str] = set()
@@ -149,14 +172,17 @@ def _ensure_virtual_gpus() -> None:
     count = _virtual_count()
     if count:
         # Virtual GPUs replace real ones, so tests see the same devices on every machine.
-        for i in range(count):
-            _devices[f"/gpu:{i}"] = Device("GPU", i, np, virtual=True)
+        xp, n, virtual = np, count, True
         _gpus["why"] = ""
     else:
-        cupy, n, why = _cuda_devices()
-        for i in range(n):
-            _devices[f"/gpu:{i}"] = Device("GPU", i, cupy)
+        xp, n, why = _cuda_devices()
+        virtual = False
         _gpus["why"] = why
+    _gpus["physical"] = n
+    visible = _gpus["visible"]
+    ordinals = range(n) if visible is None else [k for k in visible if k < n]
+    for i, k in enumerate(ordinals):  # visible GPUs are numbered from 0, as in TensorFlow
+        _devices[f"/gpu:{i}"] = Device("GPU", i, xp, virtual=virtual, ordinal=k)
     _gpus["made"] = True
     if len(_devices) > 1:  # scopes opened while the CPU was alone can move tensors now
         context.activate_device_scopes()
@@ -188,6 +214,47 @@ def set_virtual_gpus(count: int) -> None:
         for name in [n for n, d in _devices.items() if d.device_type == "GPU"]:
             del _devices[name]
     _gpus["virtual"] = count
+    _gpus["made"] = False
+    _ensure_virtual_gpus()
+
+
+def physical_gpus() -> list[tuple[int, bool]]:
+    """``(ordinal, virtual)`` of every GPU present, visible or not (the physical devices)."""
+    _ensure_virtual_gpus()
+    virtual = _virtual_count() > 0
+    return [(k, virtual) for k in range(_gpus["physical"])]
+
+
+def visible_gpus() -> list[int]:
+    """The ordinals of the physical GPUs the runtime places ops on (`set_visible_gpus`)."""
+    _ensure_virtual_gpus()
+    visible = _gpus["visible"]
+    return list(range(_gpus["physical"])) if visible is None else list(visible)
+
+
+def set_visible_gpus(ordinals) -> None:
+    """Makes only the physical GPUs ``ordinals`` visible (what `ek.config.set_visible_devices`
+    does for GPUs): they become ``/gpu:0``, ``/gpu:1``, ... in ordinal order, the others get
+    no device. The same set again is a no-op.
+
+    Raises:
+        ValueError: an ordinal that is not a physical GPU's.
+        RuntimeError: the set changes after a GPU was used or the logical devices were
+            listed (TensorFlow's "Visible devices cannot be modified after being
+            initialized").
+    """
+    _ensure_virtual_gpus()
+    wanted = sorted({int(k) for k in ordinals})
+    for k in wanted:
+        if not 0 <= k < _gpus["physical"]:
+            raise ValueError(f"set_visible_gpus: no physical GPU {k}.")
+    if wanted == visible_gpus():
+        return
+    if _gpus["used"]:
+        raise RuntimeError("Visible devices cannot be modified after being initialized")
+    for name in [n for n, d in _devices.items() if d.device_type == "GPU"]:
+        del _devices[name]
+    _gpus["visible"] = None if wanted == list(range(_gpus["physical"])) else wanted
     _gpus["made"] = False
     _ensure_virtual_gpus()
 

@@ -301,7 +301,7 @@ def _copy_fwd(xp, x, device):
     target = device.xp
     if target is np:
         return xp.asnumpy(x) if xp is not np else np.array(x, copy=True)
-    with target.cuda.Device(device.index):
+    with target.cuda.Device(device.ordinal):
         # On the target device: host arrays are uploaded, arrays on another GPU are copied
         # peer to peer (`cupy.array` copies to the current device).
         return target.array(x, copy=True)

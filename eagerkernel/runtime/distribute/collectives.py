@@ -100,7 +100,7 @@ class NcclReducer:
 
         self._nccl = nccl
         self._devices = tuple(devices)
-        self._comms = nccl.NcclCommunicator.initAll([d.index for d in self._devices])
+        self._comms = nccl.NcclCommunicator.initAll([d.ordinal for d in self._devices])
 
     def all_reduce_sum(self, arrays: list, streams=None) -> list:
         """The sums, one per device; on ``streams`` (one CuPy stream per device, e.g. the
@@ -116,7 +116,7 @@ class NcclReducer:
         nccl.groupStart()
         try:
             for k, (comm, a, d) in enumerate(zip(self._comms, arrays, self._devices)):
-                with cupy.cuda.Device(d.index):
+                with cupy.cuda.Device(d.ordinal):
                     a = cupy.ascontiguousarray(a)
                     out = cupy.empty_like(a)
                     stream = cupy.cuda.get_current_stream() if streams is None else streams[k]

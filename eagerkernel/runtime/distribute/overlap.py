@@ -108,7 +108,7 @@ class GradientOverlap(GradientListener):
 
             streams = []
             for d in self.extended.devices:
-                with cupy.cuda.Device(d.index):
+                with cupy.cuda.Device(d.ordinal):
                     streams.append(cupy.cuda.Stream(non_blocking=True))
             self._cuda_streams = streams
         return self._cuda_streams

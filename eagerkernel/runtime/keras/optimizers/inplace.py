@@ -88,7 +88,7 @@ def on_device(device):
     does nothing for a NumPy device."""
     if device.xp is np:
         return contextlib.nullcontext()
-    return device.xp.cuda.Device(device.index)
+    return device.cuda_device()
 
 
 def scale_in_place(variable: Variable, factor: float) -> None:
