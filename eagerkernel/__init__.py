@@ -106,7 +106,7 @@ from .runtime.version_info import VERSION as _VERSION
 __version__ = _VERSION
 
 from . import debugging, nn, random  # noqa: I001 (before compat, which reads them)
-from . import compat, image, io, linalg, math, signal, strings, test, testing, version
+from . import audio, compat, image, io, linalg, math, signal, strings, test, testing, version
 
 log = math.log
 scalar_mul = math.scalar_mul

@@ -43,11 +43,13 @@ from .graph_summary import trace_export, trace_off, trace_on
 
 __all__ = [
     "SummaryWriter",
+    "audio",
     "contrib_summary",
     "create_file_writer",
     "experimental",
     "flush",
     "histogram",
+    "image",
     "record_if",
     "scalar",
     "should_record_summaries",
@@ -55,6 +57,7 @@ __all__ = [
     "trace_export",
     "trace_off",
     "trace_on",
+    "write",
 ]
 
 _writer_ids = itertools.count()
@@ -181,8 +184,10 @@ class SummaryWriter:
             proto = tbx.scalar(name, float(_numpy(value)))
         elif kind == "histogram":
             proto = tbx.histogram(name, _numpy(value).astype(np.float64).ravel(), buckets)
-        else:
+        elif kind == "text":
             proto = tbx.text(name, str(_numpy(value)))
+        else:  # image, audio, write: a Summary the caller built (`summary_media`)
+            proto = value
         if description:
             proto.value[0].metadata.summary_description = str(description)
         event = Event(wall_time=time.time(), step=int(step), summary=proto)
@@ -315,9 +320,15 @@ def record_if(condition):
 
 
 def _summary(kind: str, name: str, data, step, description=None, buckets: int = 30) -> bool:
+    """Writes one summary to the default writer, if summaries are recorded here: ``data``
+    is the value (scalar, histogram, text) or a zero-argument callable building the
+    ``Summary`` proto (image, audio, write: encoding is skipped when nothing records)."""
     if not should_record_summaries():
         return False
     what = f"summary.{kind}({name!r})"
+    if callable(data):
+        step = resolve_step(step, what)  # a missing step fails before any encoding
+        data = data()
     if description is not None and not isinstance(description, str):
         raise TypeError(f"{what}: description must be a string, got {description!r:.60}.")
     _state.writer._write(kind, name, data, resolve_step(step, what), buckets, description)
@@ -446,3 +457,6 @@ contrib_summary = types.SimpleNamespace(
     SummaryWriter=SummaryWriter,
 )
 contrib_summary.__doc__ = "TF 1.x `tf.contrib.summary` (see `eagerkernel.runtime.io.summary`)."
+
+
+from .summary_media import audio, image, write  # noqa: E402  (they write through _summary)
