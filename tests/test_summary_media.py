@@ -167,6 +167,6 @@ def test_media_summaries_check_their_arguments(tmp_path):
             ek.summary.audio("a", np.zeros((4, 1), np.float32), 8000)
         with pytest.raises(TypeError, match="metadata must be a SummaryMetadata"):
             ek.summary.write("w", 1.0, metadata={"plugin": "x"})
-    with ek.summary.create_file_writer(str(tmp_path / "b")).as_default():
-        with pytest.raises(ValueError, match="no step given"):
-            ek.summary.image("x", np.zeros((1, 2, 2, 3), np.float32))
+    other = ek.summary.create_file_writer(str(tmp_path / "b"))
+    with other.as_default(), pytest.raises(ValueError, match="no step given"):
+        ek.summary.image("x", np.zeros((1, 2, 2, 3), np.float32))

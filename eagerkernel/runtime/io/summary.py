@@ -319,7 +319,7 @@ def record_if(condition):
         _state.record = outer
 
 
-def _summary(kind: str, name: str, data, step, description=None, buckets: int = 30) -> bool:
+def record_summary(kind: str, name: str, data, step, description=None, buckets: int = 30) -> bool:
     """Writes one summary to the default writer, if summaries are recorded here: ``data``
     is the value (scalar, histogram, text) or a zero-argument callable building the
     ``Summary`` proto (image, audio, write: encoding is skipped when nothing records)."""
@@ -351,7 +351,7 @@ def scalar(name: str, data, step=None, description=None) -> bool:
         raise ValueError(
             f"summary.scalar({name!r}): data must be a scalar, got shape {_numpy(data).shape}."
         )
-    return _summary("scalar", name, data, step, description)
+    return record_summary("scalar", name, data, step, description)
 
 
 def histogram(name: str, data, step=None, buckets=None, description=None) -> bool:
@@ -372,7 +372,7 @@ def histogram(name: str, data, step=None, buckets=None, description=None) -> boo
         raise ValueError(
             f"summary.histogram({name!r}): buckets must be a positive integer, got {buckets!r}."
         )
-    return _summary("histogram", name, data, step, description, int(buckets))
+    return record_summary("histogram", name, data, step, description, int(buckets))
 
 
 def text(name: str, data, step=None, description=None) -> bool:
@@ -381,7 +381,7 @@ def text(name: str, data, step=None, description=None) -> bool:
     Args:
         description: as in `scalar`.
     """
-    return _summary("text", name, data, step, description)
+    return record_summary("text", name, data, step, description)
 
 
 def flush(writer=None, name=None) -> None:

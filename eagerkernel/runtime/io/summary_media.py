@@ -92,7 +92,7 @@ def image(name: str, data, step=None, max_outputs=3, description=None) -> bool:
         tensor = to_tensor(np.array([str(width).encode(), str(height).encode(), *pngs], object))
         return _tensor_summary(name, tensor, _metadata("images", b"", description))
 
-    return _summary_mod._summary("image", name, build, step)
+    return _summary_mod.record_summary("image", name, build, step)
 
 
 def audio(
@@ -139,7 +139,7 @@ def audio(
             name, to_tensor(rows), _metadata("audio", _WAV_ENCODING, description)
         )
 
-    return _summary_mod._summary("audio", name, build, step)
+    return _summary_mod.record_summary("audio", name, build, step)
 
 
 def write(tag: str, tensor, step=None, metadata=None, name=None) -> bool:
@@ -178,4 +178,4 @@ def write(tag: str, tensor, step=None, metadata=None, name=None) -> bool:
         value = tensor() if callable(tensor) else tensor
         return _tensor_summary(tag, to_tensor(value), md)
 
-    return _summary_mod._summary("write", tag, build, step)
+    return _summary_mod.record_summary("write", tag, build, step)
