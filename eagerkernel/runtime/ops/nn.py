@@ -57,6 +57,7 @@ __all__ = [
     "avg_pool3d",
     "batch_normalization",
     "bias_add",
+    "compute_accidental_hits",
     "compute_average_loss",
     "conv1d",
     "conv1d_transpose",
@@ -76,6 +77,7 @@ __all__ = [
     "elu",
     "embedding_lookup",
     "embedding_lookup_sparse",
+    "fixed_unigram_candidate_sampler",
     "fused_batch_norm",
     "gelu",
     "in_top_k",
@@ -86,6 +88,7 @@ __all__ = [
     "log_poisson_loss",
     "log_sigmoid",
     "log_softmax",
+    "log_uniform_candidate_sampler",
     "lrn",
     "max_pool",
     "max_pool1d",
@@ -93,10 +96,12 @@ __all__ = [
     "max_pool3d",
     "max_pool_with_argmax",
     "moments",
+    "nce_loss",
     "normalize_moments",
     "pool",
     "relu",
     "relu6",
+    "sampled_softmax_loss",
     "scale_regularization_loss",
     "selu",
     "separable_conv2d",
@@ -115,6 +120,7 @@ __all__ = [
     "swish",
     "tanh",
     "top_k",
+    "uniform_candidate_sampler",
     "weighted_cross_entropy_with_logits",
     "weighted_moments",
     "zero_fraction",
@@ -451,6 +457,12 @@ def scale_regularization_loss(regularization_loss):
     return divide(total, np.asarray(n, dtype=total._value.dtype))
 
 
+from .candidate_sampling import (  # noqa: E402
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from .conv import avg_pool2d, conv2d, conv2d_transpose, max_pool2d  # noqa: E402
 from .conv_more import (  # noqa: E402
     avg_pool,
@@ -493,3 +505,4 @@ from .normalization import (  # noqa: E402
     weighted_moments,
 )
 from .rearrange_ops import space_to_batch  # noqa: E402
+from .sampled_losses import nce_loss, sampled_softmax_loss  # noqa: E402
