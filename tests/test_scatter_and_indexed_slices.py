@@ -377,3 +377,24 @@ def test_compat_v1_scatter_functions():
     with pytest.raises(ek.errors.InvalidArgumentError, match="indices"):
         tf1.scatter_add(v, [4], [1.0])
     np.testing.assert_array_equal(v.numpy(), [20.0, 1.0, 5.0, 0.0])
+
+
+def test_tf_tensor_protocol_converts_user_objects_and_checks_the_result():
+    class Celsius:
+        def __init__(self, degrees):
+            self.degrees = degrees
+
+        def __tf_tensor__(self, dtype=None, name=None):
+            return ek.constant(self.degrees, dtype=dtype)
+
+    class Broken:
+        def __tf_tensor__(self, dtype=None, name=None):
+            return [1.0]
+
+    np.testing.assert_allclose((ek.convert_to_tensor(Celsius([1.5, 2.0])) * 2.0).numpy(), [3, 4])
+    np.testing.assert_allclose(ek.add(Celsius(1.0), 2.0).numpy(), 3.0)
+    with pytest.raises(TypeError, match=r"Broken.__tf_tensor__ returned list, not a Tensor"):
+        ek.convert_to_tensor(Broken())
+    slices = ek.IndexedSlices(ek.constant([[1.0]]), ek.constant([0]), ek.constant([2, 1]))
+    with pytest.raises(ValueError, match="requested dtype float64 for IndexedSlices"):
+        slices.__tf_tensor__(ek.float64)

@@ -122,11 +122,25 @@ class IndexedSlices:
 
     __str__ = __repr__
 
-    def _ek_dense(self, op: str = "convert_to_tensor") -> Tensor:
+    def __tf_tensor__(self, dtype=None, name=None) -> Tensor:
         """The dense Tensor: the slices summed into the rows they index (TensorFlow's
-        ``unsorted_segment_sum``), recorded on tapes. Called by `ek.convert_to_tensor` and by
-        every op given an IndexedSlices."""
+        ``unsorted_segment_sum``), recorded on tapes. TensorFlow's conversion protocol:
+        `ek.convert_to_tensor` and every op given an IndexedSlices call it.
+
+        Raises:
+            ValueError: no ``dense_shape``, or a ``dtype`` other than the values' (TensorFlow
+                does not cast in a conversion).
+            InvalidArgumentError: values that do not fit ``dense_shape``, or an index out of
+                range.
+        """
         from ..ops.segment_ops import unsorted_segment_sum
+
+        op = "convert_to_tensor"
+        if dtype is not None and dtypes.as_dtype(dtype) != self._values.dtype:
+            raise ValueError(
+                f"{op}: Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for "
+                f"IndexedSlices with dtype {self._values.dtype.name}"
+            )
 
         if self._dense_shape is None:
             raise ValueError(

@@ -589,8 +589,14 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
         return make(value, device_of_array(value))
     elif hasattr(value, "__array__"):
         arr = np.asarray(value)
-    elif hasattr(value, "_ek_dense"):  # an IndexedSlices: densified by recorded ops
-        return value._ek_dense(op)
+    elif hasattr(type(value), "__tf_tensor__"):  # TensorFlow's conversion protocol
+        t = value.__tf_tensor__()
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"{op}: {type(value).__name__}.__tf_tensor__ returned "
+                f"{type(t).__name__}, not a Tensor."
+            )
+        return t
     else:
         raise unsupported_type(value, op)
     if device.xp is not np:
