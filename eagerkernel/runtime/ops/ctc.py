@@ -14,8 +14,6 @@ returned in the logits' dtype.
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 
 from ..core.context import ACTIVE
@@ -447,32 +445,53 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     )
 
 
-def _add(beam: dict, prefix: tuple, p_blank=_NEG, p_label=_NEG) -> None:
-    ob, ol = beam.get(prefix, (_NEG, _NEG))
-    beam[prefix] = (np.logaddexp(ob, p_blank), np.logaddexp(ol, p_label))
-
-
 def _beam_search(lp: np.ndarray, blank: int, beam_width: int) -> list:
     """Prefix beam search over the log-probabilities ``lp`` ``[frames, classes]`` of one
-    example: ``[(log_prob, labels), ...]`` for the final beam, best first. A prefix's
-    probability is split into the alignments ending in a blank and those ending in its last
-    label, so that a repeated label needs a blank between its two copies."""
-    beams = {(): (0.0, _NEG)}
-    labels = [c for c in range(lp.shape[1]) if c != blank]
-    for row in lp.tolist():
-        nxt: dict = {}
+    example: ``[(log_prob, labels), ...]`` for the final beam, best first.
 
-        for prefix, (pb, pl) in beams.items():
-            total = np.logaddexp(pb, pl)
-            _add(nxt, prefix, p_blank=total + row[blank])
-            if prefix:
-                _add(nxt, prefix, p_label=pl + row[prefix[-1]])
-            for c in labels:
-                base = pb if prefix and prefix[-1] == c else total
-                _add(nxt, (*prefix, c), p_label=base + row[c])
-        scored = ((float(np.logaddexp(*p)), k) for k, p in nxt.items())
-        beams = {k: nxt[k] for _, k in heapq.nlargest(beam_width, scored)}
-    return sorted(((float(np.logaddexp(*p)), k) for k, p in beams.items()), reverse=True)
+    A prefix's probability is split into the alignments ending in a blank (``pb``) and those
+    ending in its last label (``pl``), so that a repeated label needs a blank between its two
+    copies. Each frame, every prefix in the beam either stays (a blank, or its last label
+    again) or grows by one label; a grown prefix already in the beam merges into it. The
+    candidates are scored as arrays (``[beam, classes]``), ties kept in a stable order."""
+    n_c = lp.shape[1]
+    prefixes = [()]
+    pb = np.array([0.0])
+    pl = np.array([_NEG])
+    grow = np.ones(n_c, bool)
+    grow[blank] = False
+    for row in lp:
+        total = np.logaddexp(pb, pl)
+        last = np.array([p[-1] if p else -1 for p in prefixes])
+        stay_b = total + row[blank]
+        stay_l = np.where(last >= 0, pl + row[np.maximum(last, 0)], _NEG)
+        # [beam, classes]: growing by class c; after the same label only from a blank.
+        ext = np.where(last[:, None] == np.arange(n_c), pb[:, None], total[:, None]) + row
+        ext[:, ~grow] = _NEG
+        index = {p: k for k, p in enumerate(prefixes)}
+        for k, p in enumerate(prefixes):  # a grown prefix already in the beam: merge
+            parent = index.get(p[:-1]) if p else None
+            if parent is not None:
+                stay_l[k] = np.logaddexp(stay_l[k], ext[parent, p[-1]])
+                ext[parent, p[-1]] = _NEG
+        scores = np.concatenate([np.logaddexp(stay_b, stay_l), ext.ravel()])
+        order = np.argsort(-scores, kind="stable")[:beam_width]
+        order = order[scores[order] > _NEG]
+        n_k = len(prefixes)
+        new_prefixes, new_b, new_l = [], [], []
+        for i in order.tolist():
+            if i < n_k:
+                new_prefixes.append(prefixes[i])
+                new_b.append(stay_b[i])
+                new_l.append(stay_l[i])
+            else:
+                k, c = divmod(i - n_k, n_c)
+                new_prefixes.append((*prefixes[k], c))
+                new_b.append(_NEG)
+                new_l.append(ext[k, c])
+        prefixes, pb, pl = new_prefixes, np.array(new_b), np.array(new_l)
+    totals = np.logaddexp(pb, pl)
+    return sorted(zip(totals.tolist(), prefixes, strict=True), key=lambda e: -e[0])
 
 
 def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1):
