@@ -266,3 +266,26 @@ def test_fit_reduces_loss():
     history = model.fit(x, y, epochs=8, batch_size=8, verbose=0)
     losses = history.history["loss"]
     assert losses[-1] < 0.7 * losses[0]
+
+
+def test_bidirectional_conv_lstm2d_runs_both_directions_and_merges():
+    ek.random.set_seed(3)
+    x = ek.constant(np.random.default_rng(3).random((2, 4, 5, 5, 1)).astype(np.float32))
+    forward = ek.keras.layers.ConvLSTM2D(3, 3, padding="same", return_sequences=True)
+    bi = ek.keras.layers.Bidirectional(forward, merge_mode="concat")
+    y = bi(x)
+    assert y.shape == (2, 4, 5, 5, 6)
+    # Each half is its own layer run on the input (the backward one reversed back in time).
+    f = bi.forward_layer(x).numpy()
+    b = bi.backward_layer(x).numpy()[:, ::-1]
+    np.testing.assert_allclose(y.numpy(), np.concatenate([f, b], axis=-1), rtol=1e-6)
+    assert bi.backward_layer.go_backwards and not bi.forward_layer.go_backwards
+    states = ek.keras.layers.Bidirectional(
+        ek.keras.layers.ConvLSTM2D(2, 3, padding="same", return_state=True), merge_mode="sum"
+    )(x)
+    assert len(states) == 5 and states[0].shape == (2, 5, 5, 2)
+
+
+def test_bidirectional_refuses_a_layer_without_the_sequence_interface():
+    with pytest.raises(ValueError, match="go_backwards"):
+        ek.keras.layers.Bidirectional(ek.keras.layers.Dense(3))

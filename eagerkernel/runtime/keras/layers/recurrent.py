@@ -646,12 +646,19 @@ class RNN(_RNN):
         return cls(**config)
 
 
+# What `Bidirectional` needs of its layer (Keras 3's criteria, besides get_config/from_config).
+_SEQUENCE_API = ("go_backwards", "return_sequences", "return_state")
+
+
 class Bidirectional(Layer):
     """Runs a recurrent layer forwards and a copy of it backwards and merges the two (follows
     `tf.keras.layers.Bidirectional`).
 
     Args:
-        layer: a `SimpleRNN`, `LSTM` or `GRU` (the forward direction).
+        layer: the forward direction: an RNN (`SimpleRNN`, `LSTM`, `GRU`, `RNN`, `ConvLSTM2D`,
+            ...) or any layer with ``go_backwards``, ``return_sequences`` and ``return_state``
+            attributes of the same meaning and a ``get_config``/``from_config`` pair, as Keras
+            3 accepts.
         merge_mode: ``"concat"`` (default), ``"sum"``, ``"mul"``, ``"ave"`` or None (a list of
             the two outputs).
         backward_layer: optional; default a copy of ``layer`` from its config with
@@ -666,7 +673,7 @@ class Bidirectional(Layer):
     and ``backward_<name>``).
 
     Raises:
-        ValueError: a layer that is not recurrent, or an unknown ``merge_mode``.
+        ValueError: a layer without that interface, or an unknown ``merge_mode``.
 
     >>> bi = ek.keras.layers.Bidirectional(ek.keras.layers.LSTM(4))
     >>> bi(ek.ones((2, 5, 3))).shape
@@ -676,10 +683,11 @@ class Bidirectional(Layer):
     _MODES = ("concat", "sum", "mul", "ave", None)
 
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
-        if not isinstance(layer, _RNN):
+        if not isinstance(layer, Layer) or not all(hasattr(layer, a) for a in _SEQUENCE_API):
             raise ValueError(
-                "Please initialize `Bidirectional` layer with a recurrent layer (SimpleRNN, "
-                f"LSTM, GRU). Received: {layer!r}"
+                "Please initialize `Bidirectional` layer with a `keras.layers.Layer` that has "
+                "`go_backwards`, `return_sequences` and `return_state` attributes (an RNN "
+                f"such as SimpleRNN, LSTM, GRU or ConvLSTM2D). Received: {layer!r}"
             )
         if merge_mode not in self._MODES:
             raise ValueError(
@@ -739,7 +747,8 @@ class Bidirectional(Layer):
     def compute_mask(self, inputs, mask=None):
         out = mask if self.return_sequences else None
         if self.return_state:
-            n = 2 * len(self.forward_layer._state_sizes())
+            sizes = getattr(self.forward_layer, "_state_sizes", None)
+            n = 2 * (len(sizes()) if sizes is not None else 2)  # ConvLSTM: h and c
             return [out] * (2 if self.merge_mode is None else 1) + [None] * n
         return [out, out] if self.merge_mode is None else out
 
