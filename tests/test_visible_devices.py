@@ -137,3 +137,17 @@ def test_memory_growth_on_the_cpu_is_refused_as_in_tensorflow():
         ek.config.experimental.set_memory_growth(cpu, True)
     with pytest.raises(ValueError, match="Unrecognized device"):
         ek.config.experimental.get_memory_growth("GPU:0")
+
+
+def test_logical_devices_name_devices_for_scopes_and_strategies():
+    out = _run(
+        """
+        gpus = tf.config.list_logical_devices("GPU")
+        strategy = tf.distribute.MirroredStrategy(gpus)
+        print(strategy.num_replicas_in_sync)
+        with tf.device(gpus[1]):
+            print(tf.constant(1.0).device)
+        """,
+        gpus=2,
+    )
+    assert out.splitlines() == ["2", "/job:localhost/replica:0/task:0/device:GPU:1"]

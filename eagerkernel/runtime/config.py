@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .core import context
 from .core import device as _device
 from .core.device import (
+    LogicalDevice,
     free_gpu_memory,
     get_soft_device_placement,
     list_devices,
@@ -160,14 +161,6 @@ def get_memory_growth(device) -> bool:
     """The memory growth setting of a GPU (follows `tf.config.experimental.get_memory_growth`;
     see `set_memory_growth`). Raises ValueError as `set_memory_growth` does."""
     return _memory_growth.get(_physical_gpu(device, "get_memory_growth"), False)
-
-
-@dataclass(frozen=True)
-class LogicalDevice:
-    """A device the runtime places ops on (follows `tf.config.LogicalDevice`)."""
-
-    name: str
-    device_type: str
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from . import context
 
 __all__ = [
     "Device",
+    "LogicalDevice",
     "current_device",
     "free_gpu_memory",
     "get_device",
@@ -97,6 +99,16 @@ class Device:
 
 
 CPU = Device("CPU", 0, np)
+
+
+@dataclass(frozen=True)
+class LogicalDevice:
+    """A device the runtime places ops on, as `ek.config.list_logical_devices` lists it
+    (follows `tf.config.LogicalDevice`); `ek.device` scopes and strategies take it where they
+    take a device name."""
+
+    name: str
+    device_type: str
 
 
 def set_task(job: str, task: int) -> None:
@@ -322,7 +334,9 @@ def get_device(spec, soft: bool = False) -> Device:
     """The Device for a TensorFlow-style name.
 
     Accepts ``"/cpu:0"``, ``"cpu:0"``, ``"CPU"``, ``"/gpu:0"``, ``"gpu:0"``, ``"GPU:0"``,
-    ``"/device:GPU:0"`` and ``"/job:localhost/replica:0/task:0/device:CPU:0"``, or a Device.
+    ``"/device:GPU:0"`` and ``"/job:localhost/replica:0/task:0/device:CPU:0"``, a Device, or
+    a `LogicalDevice` of ``ek.config.list_logical_devices`` (TensorFlow's strategies take
+    those, e.g. ``MirroredStrategy(tf.config.list_logical_devices("GPU"))``).
     With ``soft=True`` and soft device placement on, an absent device gives the CPU (and one
     warning per name) instead of the error.
 
@@ -332,6 +346,8 @@ def get_device(spec, soft: bool = False) -> Device:
     """
     if isinstance(spec, Device):
         return spec
+    if isinstance(spec, LogicalDevice):
+        spec = spec.name
     match = _NAME.match(str(spec).strip())
     if match is None:
         raise ValueError(
