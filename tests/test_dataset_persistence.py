@@ -529,3 +529,11 @@ def test_two_passes_writing_one_snapshot(tmp_path):
     again = counting_pipeline(calls).snapshot(str(tmp_path))
     assert [int(x) for x in again] == [0, 10, 20, 30, 40]
     assert len(calls) == 10
+
+
+def test_save_to_an_existing_file_names_the_op_and_path(tmp_path):
+    target = tmp_path / "a_file"
+    target.write_text("not a directory")
+    with pytest.raises(FileExistsError, match=r"save: path .*a_file.* is not a directory"):
+        ek.data.Dataset.range(3).save(str(target))
+    assert target.read_text() == "not a directory"

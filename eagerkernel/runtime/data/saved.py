@@ -286,6 +286,11 @@ class Writer:
         self._leaves = None if spec is None else self._leaves_of(spec)
         self._compression = compression
         self._shard_func = shard_func
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise FileExistsError(
+                f"{op}: path {path!r} exists and is not a directory (a saved dataset is a "
+                "directory of shard files)."
+            )
         os.makedirs(path, exist_ok=True)
         self._run = f"run-{uuid.uuid4().hex}"
         os.mkdir(os.path.join(path, self._run))
