@@ -43,6 +43,7 @@ __all__ = [
     "unicode_decode",
     "unicode_decode_with_offsets",
     "unicode_encode",
+    "unicode_script",
     "unicode_split",
     "unicode_transcode",
     "unsorted_segment_join",
@@ -621,6 +622,7 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):
 
 
 from .strings_ngrams import ngrams, unsorted_segment_join  # noqa: E402
+from .strings_script import unicode_script  # noqa: E402
 from .strings_unicode import (  # noqa: E402
     unicode_decode,
     unicode_decode_with_offsets,
