@@ -280,3 +280,55 @@ def test_mobilenet_first_blocks_against_numpy():
     h = bn_relu6(h @ next(values)[0, 0])  # conv_pw_2
     assert h.shape == (2, 8, 8, 32)
     np.testing.assert_allclose(head(x, training=False).numpy(), h, rtol=1e-4, atol=1e-4)
+
+
+# EfficientNetB0..B7 from Keras 3 in the same way: (count_params(), len(layers), input size);
+# the counts include the Normalization layer's mean, variance and count (7 values).
+EFFICIENTNET = {
+    0: (5330571, 240, 224),
+    1: (7856239, 342, 240),
+    2: (9177569, 342, 260),
+    3: (12320535, 387, 300),
+    4: (19466823, 477, 380),
+    5: (30562527, 579, 456),
+    6: (43265143, 669, 528),
+    7: (66658687, 816, 600),
+}
+
+
+@pytest.mark.parametrize("variant", list(EFFICIENTNET))
+def test_efficientnet_counts_are_keras_3s(variant):
+    params, n_layers, size = EFFICIENTNET[variant]
+    model = getattr(A, f"EfficientNetB{variant}")(weights=None)
+    assert (model.count_params(), len(model.layers)) == (params, n_layers)
+    assert (model.name, model.input_shape) == (f"efficientnetb{variant}", (None, size, size, 3))
+    names = [la.name for la in model.layers]
+    assert [_base(n) for n in names[1:3]] == ["rescaling", "normalization"]
+    assert names[3:6] == ["stem_conv_pad", "stem_conv", "stem_bn"]
+    assert names[-3:] == ["avg_pool", "top_dropout", "predictions"]
+    assert "block1a_se_excite" in names and "block7a_project_bn" in names
+
+
+def test_efficientnet_small_configurations_and_forward():
+    model = A.EfficientNetB0(weights=None, include_top=False, input_shape=(32, 32, 3))
+    assert (model.count_params(), len(model.layers)) == (4049571, 237)
+    assert model.output_shape == (None, 1, 1, 1280) and model.layers[-1].name == "top_activation"
+    names = [la.name for la in model.layers]
+    assert names[6:10] == ["stem_activation", "block1a_dwconv", "block1a_bn", "block1a_activation"]
+    assert "block2b_drop" in names and "block2b_add" in names and "block2a_add" not in names
+    pooled = A.EfficientNetB3(weights=None, include_top=False, input_shape=(64, 64, 3),
+                              pooling="max")  # fmt: skip
+    assert (pooled.count_params(), pooled.output_shape) == (10783535, (None, 1536))
+    assert pooled.layers[-1].name == "max_pool"
+    top = A.EfficientNetB1(weights=None, input_shape=(32, 32, 3), classes=10)
+    assert (top.count_params(), top.output_shape) == (6588049, (None, 10))
+    x = np.random.default_rng(3).uniform(0, 255, (2, 32, 32, 3)).astype(np.float32)
+    probs = top(x, training=False).numpy()
+    assert probs.dtype == np.float32 and np.isfinite(probs).all()
+    np.testing.assert_allclose(probs.sum(1), 1.0, rtol=1e-5)
+    assert A.efficientnet.preprocess_input(x) is x  # the models rescale their input
+    assert A.efficientnet.decode_predictions is A.imagenet_utils.decode_predictions
+    with pytest.raises(FileNotFoundError, match="downloads nothing at run time"):
+        A.EfficientNetB0()
+    with pytest.raises(ValueError, match="at least 32x32"):
+        A.EfficientNetB0(weights=None, include_top=False, input_shape=(16, 16, 3))

@@ -1,7 +1,8 @@
 """`ek.keras.applications`: Keras's ImageNet architectures, built with Keras's layer names
 (follows `keras.applications`): `VGG16`, `VGG19`, `ResNet50`, `ResNet101`, `ResNet152`,
 `MobileNet`, `MobileNetV2`, `MobileNetV3Small`, `MobileNetV3Large`, `DenseNet121`,
-`DenseNet169`, `DenseNet201`, `InceptionV3` and `Xception`, each with its module's
+`DenseNet169`, `DenseNet201`, `InceptionV3`, `EfficientNetB0` .. `EfficientNetB7` and
+`Xception`, each with its module's
 ``preprocess_input`` and ``decode_predictions``.
 
 Pretrained ImageNet weights are files Keras downloads; eagerkernel downloads nothing, so
@@ -11,6 +12,7 @@ random initialization (``weights=None``) or weights saved earlier with `Model.sa
 
 from . import (
     densenet,
+    efficientnet,
     imagenet_utils,
     inception_v3,
     mobilenet,
@@ -21,6 +23,16 @@ from . import (
     xception,
 )
 from .densenet import DenseNet121, DenseNet169, DenseNet201
+from .efficientnet import (
+    EfficientNetB0,
+    EfficientNetB1,
+    EfficientNetB2,
+    EfficientNetB3,
+    EfficientNetB4,
+    EfficientNetB5,
+    EfficientNetB6,
+    EfficientNetB7,
+)
 from .inception_v3 import InceptionV3
 from .mobilenet import MobileNet
 from .mobilenet_v2 import MobileNetV2
@@ -38,6 +50,14 @@ __all__ = [
     "DenseNet121",
     "DenseNet169",
     "DenseNet201",
+    "EfficientNetB0",
+    "EfficientNetB1",
+    "EfficientNetB2",
+    "EfficientNetB3",
+    "EfficientNetB4",
+    "EfficientNetB5",
+    "EfficientNetB6",
+    "EfficientNetB7",
     "InceptionV3",
     "MobileNet",
     "MobileNetV2",
@@ -48,6 +68,7 @@ __all__ = [
     "ResNet152",
     "Xception",
     "densenet",
+    "efficientnet",
     "imagenet_utils",
     "inception_v3",
     "mobilenet",
