@@ -66,8 +66,30 @@ def test_float_into_int_tensor_is_rejected():
 def test_mixed_dtypes_are_rejected_with_both_named():
     with pytest.raises(TypeError, match=r"AddV2: .*x: float32, y: int32"):
         ek.add(ek.constant(1.0), ek.constant(1))
-    with pytest.raises(TypeError, match="float64"):
-        ek.constant([1.0]) + np.array([1.0])
+
+
+def test_numpy_operands_take_the_tensor_dtype_as_in_tensorflow():
+    # TensorFlow converts an ndarray operand with the tensor's dtype (make_tensor_proto casts
+    # it): the values below are TensorFlow 2.21's for the same expressions.
+    cases = [
+        (lambda: ek.constant([1.0]) + np.array([2.5]), "float32", [3.5]),
+        (lambda: np.array([2.5]) + ek.constant([1.0]), "float32", [3.5]),
+        (lambda: ek.constant(1) + np.array(1.5), "int32", 2),
+        (lambda: ek.constant([7]) // np.array([2.5]), "int32", [3]),
+        (lambda: ek.constant([7]) / np.array([2.0]), "float64", [3.5]),
+        (lambda: ek.constant([2]) ** np.array([0.5]), "int32", [1]),
+        (lambda: ek.constant([1], ek.uint8) + np.array([-1]), "uint8", [0]),
+        (lambda: ek.constant([1.5]) + np.array([1 + 2j]), "float32", [2.5]),
+        (lambda: np.array([[2.0]]) @ ek.constant([[1.5]]), "float32", [[3.0]]),
+        (lambda: ek.matmul(ek.ones([1, 1]), np.ones([1, 1])), "float32", [[1.0]]),
+        (lambda: ek.concat([ek.constant([1.5]), np.array([2.0])], 0), "float32", [1.5, 2.0]),
+    ]
+    for make, dtype, value in cases:
+        out = make()
+        assert out.dtype.name == dtype
+        np.testing.assert_array_equal(out.numpy(), value)
+    with pytest.raises(TypeError, match=r"AddV2: .*x: float32, y: string"):
+        ek.constant([1.5]) + np.array(["a"])  # not numeric: no cast, the dtypes differ
 
 
 def test_str_and_repr():

@@ -8,6 +8,8 @@ for their own types (`register_tensor_conversion_function`). `tensor.to_tensor` 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import dtypes
@@ -177,6 +179,30 @@ def cast_python(value, np_dtype, op: str) -> np.ndarray:
 # Conversion functions registered for user types: (priority, order of registration, types,
 # function), lowest priority first, as TensorFlow's tensor_conversion_registry keeps them.
 CONVERSIONS: list = []
+# NumPy values an operator may meet beside a tensor (`cast_operand`).
+NUMPY_OPERANDS = frozenset({np.ndarray, *np.sctypeDict.values()})
+
+
+def cast_operand(value, dtype, numpy_behavior: bool):
+    """``value`` (a NumPy array or scalar) as TensorFlow converts the operand beside a tensor
+    of ``dtype``: a numeric one is cast to it, as ``make_tensor_proto`` casts an ndarray to a
+    requested dtype (truncating, wrapping, dropping an imaginary part, silently), so
+    ``tf.constant([1.5]) + np.array([2.0])`` is float32 and ``tf.constant([7]) //
+    np.array([2.5])`` is ``7 // 2``. Unchanged under NumPy behavior (``numpy_behavior``: its
+    operators promote instead) and for non-numeric values.
+
+    >>> cast_operand(np.array([2.5, -1.0]), np.dtype(np.uint8), False)
+    array([  2, 255], dtype=uint8)
+    """
+    if numpy_behavior or value.dtype == dtype or value.dtype.kind not in "biufc":
+        return value
+    if np.dtype(dtype).kind not in "biufc":
+        return value
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        return np.asarray(value).astype(dtype)
+
+
 _UNCONVERTIBLE = (int, float, complex, np.generic, np.ndarray)
 
 

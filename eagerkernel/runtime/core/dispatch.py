@@ -36,6 +36,7 @@ import numpy as np
 from ..native import ENABLED as _NATIVE
 from .composite import CompositeTensor
 from .context import ACTIVE, context
+from .conversion import NUMPY_OPERANDS, cast_operand
 from .errors import (
     DTypeMismatchError,
     InvalidArgumentError,
@@ -488,13 +489,17 @@ def object_scalar(value) -> np.ndarray:
 
 
 def coerce_pair(x, y, op: str):
-    """Converts the non-Tensor side of a binary op, taking the Tensor side's dtype as a hint.
+    """Converts the non-Tensor side of a binary op, taking the Tensor side's dtype as a hint;
+    a NumPy array on the right is cast to it (`cast_operand`), one on the left keeps its own
+    dtype, as in TensorFlow's op conversion (a reflected operator has cast it already).
 
     The converted side joins the tensor's device, so ``1 + gpu_tensor`` stays on the GPU.
     """
     if isinstance(x, Tensor):
         if isinstance(y, Tensor):  # a Variable on either side: nothing to convert
             return x, y
+        if type(y) in NUMPY_OPERANDS:  # cast to the tensor's dtype, as TensorFlow does
+            y = cast_operand(y, x._value.dtype, _NUMPY_STATE.enabled)
         y = to_tensor(y, x._value.dtype, op, x._device)
     elif isinstance(y, Tensor):
         x = to_tensor(x, y._value.dtype, op, y._device)

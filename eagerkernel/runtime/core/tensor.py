@@ -19,7 +19,9 @@ from . import dtypes
 from .context import ACTIVE, value_read
 from .conversion import (
     CONVERSIONS,
+    NUMPY_OPERANDS,
     ConversionError,
+    cast_operand,
     cast_python,
     infer_numpy,
     is_np_strings,
@@ -295,6 +297,8 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _add, self, other)
 
     def __radd__(self, other):
+        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
+            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
         try:
             return _add(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -307,6 +311,8 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _subtract, self, other)
 
     def __rsub__(self, other):
+        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
+            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
         try:
             return _subtract(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -319,6 +325,8 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _multiply, self, other)
 
     def __rmul__(self, other):
+        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
+            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
         try:
             return _multiply(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -331,6 +339,8 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _truediv, self, other)
 
     def __rtruediv__(self, other):
+        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
+            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
         try:
             return _truediv(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -343,6 +353,8 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _floordiv, self, other)
 
     def __rfloordiv__(self, other):
+        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
+            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
         try:
             return _floordiv(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -355,6 +367,8 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _mod, self, other)
 
     def __rmod__(self, other):
+        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
+            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
         try:
             return _mod(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -367,6 +381,8 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _pow, self, other)
 
     def __rpow__(self, other):
+        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
+            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
         try:
             return _pow(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -379,6 +395,8 @@ class Tensor(NumpyMethods):
             return _promoted(exc, _matmul, self, other)
 
     def __rmatmul__(self, other):
+        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
+            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
         try:
             return _matmul(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error

@@ -21,6 +21,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.allocation import check_allocation
 from ..core.composite import CompositeTensor
+from ..core.conversion import NUMPY_OPERANDS, cast_operand
 from ..core.dispatch import Primitive, defjointvjp, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
@@ -95,13 +96,19 @@ def invalid(op: str, message: str, error=InvalidArgumentError) -> Exception:
 
 
 def _tensors(values, op: str) -> list:
-    """Converts a list of values; Python numbers take the first Tensor's dtype."""
+    """Converts a list of values; Python numbers and NumPy arrays take the first Tensor's
+    dtype (`cast_operand`), as TensorFlow converts a list with a tensor in it."""
     if isinstance(values, (dict, set, frozenset)):  # unordered, or keys: never meant
         raise TypeError(
             f"{op}: values must be a list or tuple of tensors. Received: {type(values).__name__}"
         )
     values = list(values)
     hint = next((v._value.dtype for v in values if isinstance(v, Tensor)), None)
+    if hint is not None:
+        values = [
+            cast_operand(v, hint, _NUMPY_STATE.enabled) if type(v) in NUMPY_OPERANDS else v
+            for v in values
+        ]
     xs = [_tensor(v, op, hint) for v in values]
     if not xs:
         raise ValueError(f"{op}: values must be a non-empty list of tensors.")

@@ -17,6 +17,7 @@ import numbers
 
 import numpy as np
 
+from ..core.conversion import NUMPY_OPERANDS, cast_operand
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
@@ -125,6 +126,8 @@ def matmul(
     if _NUMPY_STATE.promotion is not None:  # the new type promotion: the lattice's dtype
         a, b, weak = promote_pair("matmul", a, b)
     a = tensor(a, "matmul")
+    if type(b) in NUMPY_OPERANDS:  # cast to a's dtype, as TensorFlow converts b
+        b = cast_operand(b, a._value.dtype, _NUMPY_STATE.enabled)
     b = tensor(b, "matmul", a._value.dtype)
     if a._value.dtype != b._value.dtype:
         raise dtype_error("matmul", (a, b), ("a", "b"))

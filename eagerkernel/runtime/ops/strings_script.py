@@ -16,6 +16,7 @@ import functools
 
 import numpy as np
 
+from ..core.conversion import NUMPY_OPERANDS, cast_operand
 from ..core.dispatch import dispatch
 from ..core.errors import UnsupportedDTypeError
 from ..core.tensor import Tensor, to_tensor
@@ -117,6 +118,8 @@ def unicode_script(input, name=None):
     if isinstance(input, Tensor):
         x = input
     else:
+        if type(input) in NUMPY_OPERANDS:  # an integer array: int32, as TensorFlow converts it
+            input = cast_operand(input, np.dtype(np.int32), False)
         try:
             x = to_tensor(input, np.int32, "unicode_script")
         except (TypeError, ValueError):
