@@ -685,9 +685,10 @@ class Bidirectional(Layer):
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
         if not isinstance(layer, Layer) or not all(hasattr(layer, a) for a in _SEQUENCE_API):
             raise ValueError(
-                "Please initialize `Bidirectional` layer with a `keras.layers.Layer` that has "
-                "`go_backwards`, `return_sequences` and `return_state` attributes (an RNN "
-                f"such as SimpleRNN, LSTM, GRU or ConvLSTM2D). Received: {layer!r}"
+                "Please initialize `Bidirectional` layer with a recurrent layer: a "
+                "`keras.layers.Layer` with `go_backwards`, `return_sequences` and "
+                "`return_state` attributes (SimpleRNN, LSTM, GRU, ConvLSTM2D, ...). "
+                f"Received: {layer!r}"
             )
         if merge_mode not in self._MODES:
             raise ValueError(
