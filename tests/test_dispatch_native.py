@@ -28,6 +28,11 @@ def ops():
         ("Maximum", lambda: ek.maximum(x, y)),  # fwd(xp, a, b)
         ("Variable", lambda: x * v),
         ("params", lambda: ek.reduce_sum(x * y, axis=0)),
+        (
+            "matmul params",
+            lambda: ek.matmul(ek.reshape(x, (1, 3)), ek.reshape(y, (1, 3)), transpose_b=True),
+        ),
+        ("bias_add", lambda: ek.nn.bias_add(ek.reshape(x, (1, 3)), v)),
         ("multi-output", lambda: ek.unstack(ek.reshape(x, (3, 1)))),
         ("int", lambda: ek.constant([1, 2]) + ek.constant([3, 4])),
     ]
@@ -39,7 +44,10 @@ def run(observe, make):
     try:
         with ProfilingTape() as tape:
             out = make()
-        return out, [(r.prim.name, len(r.inputs), r.seconds is not None) for r in tape.records]
+        return out, [
+            (r.prim.name, len(r.inputs), dict(r.params), r.seconds is not None)
+            for r in tape.records
+        ]
     finally:
         dispatch._observe = saved
 
@@ -86,7 +94,7 @@ def test_c_path_hands_device_scopes_and_sync_to_python(monkeypatch):
 
 @native
 def test_observe_rejects_bad_calls():
-    with pytest.raises(TypeError, match=r"expected \(prim, inputs\)"):
+    with pytest.raises(TypeError, match=r"expected \(prim, inputs\[, params\]\)"):
         dispatch._observe(1)
 
 
@@ -262,3 +270,23 @@ def test_observed_forward_times_agree_with_perf_counter(tsc):
             assert 0 < record.seconds <= wall * 1.001 + 1e-6
     finally:
         _dispatch.use_tsc(previous)
+
+
+@native
+def test_c_path_with_params_gives_the_same_gradient_as_python():
+    w = ek.Variable(np.array([[1.0, -2.0], [0.5, 3.0]], np.float32))
+    x = ek.constant(np.array([[1.0, 2.0]], np.float32))
+
+    def grad(observe):
+        saved = dispatch._observe
+        dispatch._observe = observe
+        try:
+            with ek.GradientTape() as tape:
+                y = ek.reduce_sum(ek.matmul(x, w, transpose_b=True) ** 2.0, axis=1)
+            return tape.gradient(y, w).numpy()
+        finally:
+            dispatch._observe = saved
+
+    expected = 2.0 * (x.numpy() @ w.numpy().T).T @ x.numpy()  # d/dw sum((x w^T)^2)
+    np.testing.assert_allclose(grad(dispatch._observe), expected, rtol=1e-6)
+    np.testing.assert_allclose(grad(dispatch._observed), expected, rtol=1e-6)

@@ -159,7 +159,7 @@ def dispatch(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
         ResourceExhaustedError: the output could not be allocated.
     """
     if ACTIVE:
-        return _observed(prim, inputs, params) if params else _observe(prim, inputs)
+        return _observe(prim, inputs, params) if params else _observe(prim, inputs)
     dev = inputs[0]._device
     for x in inputs:
         if x._device is not dev:
@@ -609,7 +609,7 @@ def _kernel_clocksource() -> str | None:
         return None
 
 
-# `_observe(prim, inputs)`: `_observed` without params, in C when it was built; and the C
+# `_observe(prim, inputs[, params])`: `_observed`, in C when it was built; and the C
 # twin of `binary`'s ops (None: `binary` returns its Python op).
 _observe = _observed
 _native_binary = None

@@ -213,24 +213,30 @@ class GradientTape(Recorder):
         """`record` for an op that read Variables: each becomes a snapshot of its value."""
         profile = self._profile
         ids = self._ids
+        aliases = self._aliases
         snaps = []
         keys = []
         tracked = profile
         for x in inputs:
+            key = id(x)
             if type(x) is Tensor:
                 snaps.append(x)
-                keys.append(id(x))
             else:
-                if self._watch_accessed and x._trainable and x._value.dtype.kind in "fc":
+                if (
+                    key not in ids
+                    and self._watch_accessed
+                    and x._trainable
+                    and x._value.dtype.kind in "fc"
+                ):
                     self._watch_one(x)
                 snap = x._snapshot()
                 snaps.append(snap)
-                vid = id(x)
-                keys.append(vid)
-                if (profile or vid in ids) and id(snap) not in self._aliases:
-                    self._alias(snap, vid)
-                    self._snapshots[vid] = snap
-            if not tracked and keys[-1] in ids:
+                if (profile or key in ids) and id(snap) not in aliases:
+                    ids.add(id(snap))  # `_alias`, inline: this runs per Variable read
+                    aliases[id(snap)] = key
+                    self._snapshots[key] = snap
+            keys.append(key)
+            if not tracked and key in ids:
                 tracked = True
         outputs = output if type(output) is tuple else (output,)
         floats = [id(o) for o in outputs if o._value.dtype.kind in "fc"]

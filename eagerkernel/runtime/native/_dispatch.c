@@ -5,10 +5,10 @@
  * output, hand the op to each recorder. Written in Python that costs more than a small op;
  * this function does the common case in one call:
  *
- *     observe(prim, inputs) -> Tensor
+ *     observe(prim, inputs[, params]) -> Tensor
  *
  * for a primitive with one output that saves nothing and moves nothing, one or two Tensor (or
- * Variable) inputs on one device, no params, no device scope and no --sync. It reads the
+ * Variable) inputs on one device, keyword params or none, no device scope and no --sync. It reads the
  * thread's state (device scope, timed, sync, recorders: `Context.state`, which
  * `context.py` hands to `set_state` whenever it changes), calls the forward
  * (`prim.array_op(a, b)` when set, else `prim.fwd(xp, a[, b])`) between two reads of the
@@ -199,15 +199,15 @@ static PyObject *forward_clock(PyObject *module, PyObject *unused) {
     return Py_BuildValue("(sd)", "monotonic", 0.0);
 }
 
-static PyObject *fallback(PyObject *prim, PyObject *inputs) {
-    PyObject *args[3] = {prim, inputs, S.params};
+static PyObject *fallback(PyObject *prim, PyObject *inputs, PyObject *params) {
+    PyObject *args[3] = {prim, inputs, params};
     return PyObject_Vectorcall(S.fallback, args, 3, NULL);
 }
 
 static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "observe: expected (prim, inputs), got %zd arguments",
-                     nargs);
+    if (nargs != 2 && nargs != 3) {
+        PyErr_Format(PyExc_TypeError,
+                     "observe: expected (prim, inputs[, params]), got %zd arguments", nargs);
         return NULL;
     }
     if (!S.ready) {
@@ -215,23 +215,28 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     PyObject *prim = args[0], *inputs = args[1];
-    if (!PyTuple_CheckExact(inputs)) return fallback(prim, inputs);
+    /* The op's keyword params, passed to the forward and the recorders as they are; none:
+     * the shared empty dict. */
+    PyObject *params = nargs == 3 ? args[2] : S.params;
+    if (!PyDict_CheckExact(params)) return fallback(prim, inputs, params);
+    int with_params = PyDict_GET_SIZE(params) > 0;
+    if (!PyTuple_CheckExact(inputs)) return fallback(prim, inputs, params);
     Py_ssize_t n = PyTuple_GET_SIZE(inputs);
-    if (n < 1 || n > 2) return fallback(prim, inputs);
+    if (n < 1 || n > 2) return fallback(prim, inputs, params);
     if (SLOT(prim, S.saves) != Py_False || SLOT(prim, S.moves) != Py_False) {
-        return fallback(prim, inputs);
+        return fallback(prim, inputs, params);
     }
     PyObject *n_out = SLOT(prim, S.n_out);
     if (n_out == NULL || !PyLong_CheckExact(n_out) || PyLong_AsLong(n_out) != 1) {
-        return fallback(prim, inputs);
+        return fallback(prim, inputs, params);
     }
     PyObject *x = PyTuple_GET_ITEM(inputs, 0), *y = n == 2 ? PyTuple_GET_ITEM(inputs, 1) : NULL;
     if (!PyObject_TypeCheck(x, S.tensor) || (y != NULL && !PyObject_TypeCheck(y, S.tensor))) {
-        return fallback(prim, inputs);
+        return fallback(prim, inputs, params);
     }
     PyObject *device = SLOT(x, S.device);
     if (device == NULL || (y != NULL && SLOT(y, S.device) != device)) {
-        return fallback(prim, inputs);
+        return fallback(prim, inputs, params);
     }
     PyObject *state = thread_state(); /* borrowed */
     int timed = 0;
@@ -244,11 +249,11 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
     } else {
         if (!PyTuple_CheckExact(state) || PyTuple_GET_SIZE(state) != 4 ||
             PyTuple_GET_ITEM(state, 0) != Py_None || PyTuple_GET_ITEM(state, 2) != Py_False) {
-            return fallback(prim, inputs); /* a device scope, or --sync */
+            return fallback(prim, inputs, params); /* a device scope, or --sync */
         }
         timed = PyTuple_GET_ITEM(state, 1) == Py_True;
         recorders = PyTuple_GET_ITEM(state, 3);
-        if (!PyTuple_CheckExact(recorders)) return fallback(prim, inputs);
+        if (!PyTuple_CheckExact(recorders)) return fallback(prim, inputs, params);
     }
     Py_INCREF(recorders); /* a recorder may push or pop others while it records */
 
@@ -257,13 +262,14 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (timed && TSC.wanted && !TSC.ready) tsc_calibrate();
     Reading t0 = timed ? clock_read() : (Reading){0};
     PyObject *out;
-    if (b != NULL && array_op != NULL && array_op != Py_None) {
+    if (b != NULL && array_op != NULL && array_op != Py_None && !with_params) {
         PyObject *call_args[2] = {a, b};
         out = PyObject_Vectorcall(array_op, call_args, 2, NULL);
     } else {
         PyObject *xp = SLOT(device, S.xp);
         PyObject *call_args[3] = {xp, a, b};
-        out = PyObject_Vectorcall(SLOT(prim, S.fwd), call_args, b != NULL ? 3 : 2, NULL);
+        out = PyObject_VectorcallDict(SLOT(prim, S.fwd), call_args, b != NULL ? 3 : 2,
+                                      with_params ? params : NULL);
     }
     double seconds = timed ? clock_since(t0) : 0.0;
     if (out != NULL && PyBytes_CheckExact(out)) {
@@ -271,7 +277,7 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
          * it in a 0-d array. */
         Py_CLEAR(out);
         Py_DECREF(recorders);
-        return fallback(prim, inputs);
+        return fallback(prim, inputs, params);
     }
     if (out == NULL) {
         Py_DECREF(recorders);
@@ -279,7 +285,7 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
          * again on the Python path, which raises the error the runtime documents. */
         if (!PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
         PyErr_Clear();
-        return fallback(prim, inputs);
+        return fallback(prim, inputs, params);
     }
     PyObject *output = S.tensor->tp_alloc(S.tensor, 0);
     if (output == NULL) {
@@ -304,7 +310,7 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     Py_ssize_t k = PyTuple_GET_SIZE(recorders);
     for (Py_ssize_t i = 0; i < k; i++) {
-        PyObject *record_args[6] = {prim, inputs, output, S.params, Py_None, time};
+        PyObject *record_args[6] = {prim, inputs, output, params, Py_None, time};
         PyObject *result =
             PyObject_Vectorcall(PyTuple_GET_ITEM(recorders, i), record_args, 6, NULL);
         if (result == NULL) goto error_time;
