@@ -190,7 +190,9 @@ def test_arguments_and_errors_as_keras():
     for builder, minimum in ((A.MobileNet, 32), (A.DenseNet169, 32), (A.InceptionV3, 75),
                              (A.MobileNetV3Large, 32)):  # fmt: skip
         small = (minimum - 1, minimum + 8, 3)
-        with pytest.raises(ValueError, match=f"at least {minimum}x{minimum}"):
+        with pytest.raises(
+            ValueError, match=f"(?i){builder.__name__}: .*at least {minimum}x{minimum}"
+        ):
             builder(weights=None, include_top=False, input_shape=small)
     with pytest.raises(ValueError, match="depth multiplier must be 1"):
         A.MobileNet(depth_multiplier=2)

@@ -1,5 +1,6 @@
 """The unicode string ops (follow `tf.strings.unicode_*`): decode to code points (with
-offsets), encode, split into characters, transcode, and the script of code points."""
+offsets), encode, split into characters and transcode (the script of code points is in
+``strings_script.py``)."""
 
 from __future__ import annotations
 

@@ -81,13 +81,13 @@ def input_tensor_for(name, input_shape, input_tensor, include_top: bool, min_siz
         raise ValueError(f"{name}: `input_shape` must be a tuple of three integers.")
     if include_top and None in input_shape:
         raise ValueError(
-            "If `include_top` is True, you should specify a static `input_shape`. "
+            f"{name}: If `include_top` is True, you should specify a static `input_shape`. "
             f"Received: input_shape={input_shape}"
         )
     if any(d is not None and d < min_size for d in input_shape[:2]):
         raise ValueError(
-            f"Input size must be at least {min_size}x{min_size}; Received: "
-            f"input_shape={input_shape}"
+            f"{name}: Input size must be at least {min_size}x{min_size} (Keras's message); "
+            f"Received: input_shape={input_shape}"
         )
     return Input(shape=input_shape)
 
