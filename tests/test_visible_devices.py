@@ -151,3 +151,16 @@ def test_logical_devices_name_devices_for_scopes_and_strategies():
         gpus=2,
     )
     assert out.splitlines() == ["2", "/job:localhost/replica:0/task:0/device:GPU:1"]
+
+
+def test_mirrored_strategy_on_an_empty_device_list_uses_the_default_devices():
+    # TensorFlow's GPU guide: MirroredStrategy(list_logical_devices("GPU")) on a machine
+    # without GPUs runs one replica on the CPU.
+    out = _run(
+        """
+        strategy = tf.distribute.MirroredStrategy(tf.config.list_logical_devices("GPU"))
+        print(strategy.num_replicas_in_sync, strategy.extended.worker_devices)
+        """,
+        gpus=0,
+    )
+    assert out.splitlines()[0] == "1 ('/job:localhost/replica:0/task:0/device:CPU:0',)"

@@ -135,14 +135,14 @@ class MirroredStrategy(Strategy):
     virtual GPUs) and apply the same update on every replica.
 
     Args:
-        devices: device names; default every GPU (real, or virtual with
-            ``EAGERKERNEL_VIRTUAL_GPUS``), else the CPU.
+        devices: device names or `LogicalDevice` objects; default (None or an empty list)
+            every GPU (real, or virtual with ``EAGERKERNEL_VIRTUAL_GPUS``), else the CPU.
         cross_device_ops: None (NCCL where every device is a CUDA GPU, else the NumPy
             reduction), `NcclAllReduce()`, `HierarchicalCopyAllReduce()` or
             `ReductionToOneDevice()` (both the NumPy reduction).
 
     Raises:
-        ValueError: duplicate or no devices; NcclAllReduce on devices that are not CUDA GPUs.
+        ValueError: duplicate devices; NcclAllReduce on devices that are not CUDA GPUs.
         RuntimeError: a device that is absent.
 
     >>> strategy = ek.distribute.MirroredStrategy(["/cpu:0"])
@@ -151,9 +151,9 @@ class MirroredStrategy(Strategy):
     """
 
     def __init__(self, devices=None, cross_device_ops=None):
-        devs = default_devices() if devices is None else tuple(get_device(d) for d in devices)
-        if not devs:
-            raise ValueError("MirroredStrategy: devices must not be empty.")
+        # An empty list means the default devices, as in TensorFlow (its GPU guide passes
+        # `list_logical_devices("GPU")`, empty on a machine without GPUs).
+        devs = tuple(get_device(d) for d in devices or ()) or default_devices()
         names = [d.name for d in devs]
         if len(set(names)) != len(names):
             raise ValueError(f"MirroredStrategy: duplicate devices in {names}.")
