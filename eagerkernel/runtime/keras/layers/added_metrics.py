@@ -18,6 +18,8 @@ __all__ = ["AddedMetricsMixin"]
 class AddedMetricsMixin:
     """Adds `add_metric` and `metrics` to `Layer`."""
 
+    _metrics_added = False  # set once any layer calls add_metric: `metrics` walks only then
+
     def add_metric(self, value, name: str | None = None, aggregation: str | None = None):
         """Logs ``value`` as a metric of this layer (follows tf.keras 2's
         ``Layer.add_metric(value, name=None, aggregation=None)``; call it inside ``call``).
@@ -74,6 +76,7 @@ class AddedMetricsMixin:
         if source is not None:
             name = source.name
         own = self.__dict__.setdefault("_added_metrics", [])
+        AddedMetricsMixin._metrics_added = True
         match = list(
             {id(m): m for m in (*own, *_metric_attributes(self)) if m.name == name}.values()
         )
@@ -102,6 +105,8 @@ class AddedMetricsMixin:
     def metrics(self) -> list:
         """The metrics `add_metric` added to this layer and the layers inside it, each once
         (follows tf.keras 2's ``Layer.metrics``)."""
+        if not AddedMetricsMixin._metrics_added:  # no layer ever added one: no walk
+            return []
         out, seen = [], set()
         for layer in self._flatten_layers():
             for m in layer.__dict__.get("_added_metrics", ()):

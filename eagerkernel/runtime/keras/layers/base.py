@@ -452,6 +452,7 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
             self.__dict__.setdefault("_no_autocast", set()).add(id(v))
         if regularizer is not None:
             self._regularizers = [*getattr(self, "_regularizers", []), (regularizer, v)]
+            Layer._regularized = True
         if Layer.variable_observers:
             Layer.variable_observers.notify("weight_created", self, v)
         return v
@@ -462,6 +463,7 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
 
     activity_regularizer = None  # a regularizer of the layer's outputs (Keras 3's Layer)
     _losses_added = False  # set once any layer calls add_loss: calls then clear old losses
+    _regularized = False  # set once any layer makes a regularized weight
 
     def add_loss(self, loss) -> None:
         """Adds a scalar loss to `losses` (follows `Layer.add_loss`): a Tensor or number is
@@ -480,6 +482,7 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
             )
         if callable(loss) and not isinstance(loss, Tensor):
             self.__dict__.setdefault("_callable_losses", []).append(loss)
+            Layer._losses_added = True
             return
         if not isinstance(loss, (Tensor, int, float, np.number)):
             raise TypeError(
@@ -495,6 +498,8 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
         gave during the last call (activity regularization among them), then the weights'
         regularization losses (``kernel_regularizer`` ...), computed from their current
         values (follows `Layer.losses`)."""
+        if not (Layer._losses_added or Layer._regularized):  # no layer has any: no walk
+            return []
         out = []
         for layer in self._flatten_layers():
             out.extend(layer.__dict__.get("_added_losses", ()))
