@@ -298,3 +298,21 @@ def test_as_dtype_takes_tensorflow_datatype_enum_numbers():
         ek.as_dtype(14)  # bfloat16: no such dtype here
     with pytest.raises(TypeError, match="cannot convert True"):
         ek.as_dtype(True)
+
+
+def test_set_shape_checks_compatibility_as_eager_tensorflow():
+    t = ek.constant([[1.0, 2.0, 3.0]])
+    assert t.set_shape([None, 3]) is None and t.set_shape((1, 3)) is None
+    assert t.get_shape() == (1, 3)
+    with pytest.raises(ValueError, match=r"shape \(1, 3\) is not compatible with .*\(2, 3\)"):
+        t.set_shape([2, 3])
+    with pytest.raises(ValueError, match="not compatible"):
+        t.set_shape([3])  # another rank
+    ds = ek.data.Dataset.from_tensor_slices(np.ones((2, 4), np.float32))
+
+    def tf_map(x):  # TF's pattern: a numpy_function's output shape set afterwards
+        y = ek.numpy_function(lambda a: a * 2, [x], ek.float32)
+        y.set_shape([4])
+        return y
+
+    assert [list(e.numpy()) for e in ds.map(tf_map)] == [[2.0] * 4, [2.0] * 4]

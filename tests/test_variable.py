@@ -94,3 +94,19 @@ def test_tensorflow_arguments_are_checked_never_ignored():
         ek.Variable([1.0], validate_shape=False)
     with _pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
         ek.Variable([1.0], colour="red")
+
+
+def test_synchronization_and_aggregation_are_kept():
+    v = ek.Variable(1.0)
+    assert v.synchronization is ek.VariableSynchronization.AUTO
+    assert v.aggregation is ek.VariableAggregation.NONE
+    w = ek.Variable(
+        1.0,
+        synchronization=ek.VariableSynchronization.ON_READ,
+        aggregation=ek.VariableAggregation.MEAN,
+    )
+    assert w.synchronization is ek.VariableSynchronization.ON_READ
+    assert w.aggregation is ek.VariableAggregation.MEAN
+    w.set_shape([])  # compatible: nothing to do
+    with pytest.raises(ValueError, match="not compatible"):
+        w.set_shape([2])

@@ -11,6 +11,7 @@ import numpy as np
 __all__ = [
     "Dimension",
     "PartialShape",
+    "ShapeMethods",
     "TensorShape",
     "UnknownShape",
     "as_dimension",
@@ -391,3 +392,34 @@ def dimension_at_index(shape, index) -> Dimension:
     if shape.rank is None:
         return Dimension(None)
     return shape.dims[index]
+
+
+class ShapeMethods:
+    """`Tensor`'s TensorFlow 1.x-era shape methods (Tensor inherits them; ``shape`` itself is
+    in Tensor's class body)."""
+
+    __slots__ = ()
+
+    def get_shape(self) -> TensorShape:
+        """The shape, as `shape` (TensorFlow 1.x spelling)."""
+        return self.shape
+
+    def set_shape(self, shape) -> None:
+        """Checks ``shape`` against the tensor's (follows `tf.Tensor.set_shape` in eager mode,
+        where the shape is known: a compatible ``shape``, ``None`` dimensions included, is a
+        no-op; tf.data code calls it on `numpy_function` outputs).
+
+        Raises:
+            ValueError: ``shape`` is not compatible with the tensor's shape.
+
+        >>> ek.constant([[1.0, 2.0]]).set_shape([None, 2])
+        >>> ek.constant([1.0, 2.0]).set_shape([3])
+        Traceback (most recent call last):
+        ...
+        ValueError: Tensor's shape (2,) is not compatible with supplied shape (3,).
+        """
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(
+                f"Tensor's shape {self.shape} is not compatible with supplied shape "
+                f"{TensorShape(shape)}."
+            )

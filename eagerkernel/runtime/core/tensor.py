@@ -33,7 +33,7 @@ from .device import CPU, Device, current_device
 from .numpy_methods import STATE as _NUMPY_STATE
 from .numpy_methods import NumpyMethods
 from .numpy_methods import promoted as _promoted
-from .shape import TensorShape
+from .shape import ShapeMethods, TensorShape
 from .string_values import to_bytes_array
 
 __all__ = [
@@ -65,7 +65,7 @@ _new = object.__new__
 _shape = tuple.__new__  # a concrete shape without TensorShape.__new__'s checks (Tensor.shape)
 
 
-class Tensor(NumpyMethods):
+class Tensor(ShapeMethods, NumpyMethods):
     """An immutable multi-dimensional array on one device (follows `tf.Tensor` in eager mode).
 
     Make tensors with `ek.constant`, `ek.convert_to_tensor` or any op; the constructor is
@@ -170,10 +170,6 @@ class Tensor(NumpyMethods):
 
     @property
     def shape(self) -> TensorShape:
-        return _shape(TensorShape, self._value.shape)
-
-    def get_shape(self) -> TensorShape:
-        """The shape, as `shape` (TensorFlow 1.x spelling)."""
         return _shape(TensorShape, self._value.shape)
 
     @property

@@ -205,9 +205,12 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         shape: optional; the value's shape must match it (``None`` dims match any size).
         validate_shape: accepted as TensorFlow's default, True (assigned values keep the
             shape); False is not supported.
-        caching_device, synchronization, aggregation, import_scope, variable_def: accepted
-            for TensorFlow's signature with their default values only (None); anything else
-            raises, rather than being ignored.
+        synchronization, aggregation: a `VariableSynchronization` / `VariableAggregation`
+            (or None), kept as the ``synchronization`` and ``aggregation`` properties; they
+            matter to a distribution strategy's variables only.
+        caching_device, import_scope, variable_def: accepted for TensorFlow's signature with
+            their default values only (None); anything else raises, rather than being
+            ignored.
 
     The variable lives on the current device and stays there: assigned values are copied to it.
 
@@ -223,7 +226,15 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
     np.float32(6.0)
     """
 
-    __slots__ = ("_constraint", "_name", "_read", "_trainable", "_uid")
+    __slots__ = (
+        "_aggregation",
+        "_constraint",
+        "_name",
+        "_read",
+        "_synchronization",
+        "_trainable",
+        "_uid",
+    )
 
     def __init__(
         self,
@@ -236,6 +247,8 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         **kwargs,
     ):
         _check_tf_arguments(kwargs)
+        self._synchronization = kwargs.get("synchronization") or VariableSynchronization.AUTO
+        self._aggregation = kwargs.get("aggregation") or VariableAggregation.NONE
         if initial_value is None:
             raise ValueError("Variable: initial_value must be given.")
         if callable(initial_value):
@@ -280,6 +293,16 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
     @property
     def constraint(self):
         return self._constraint
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        """How a distributed variable's replicas agree, as given (default ``AUTO``)."""
+        return getattr(self, "_synchronization", VariableSynchronization.AUTO)
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        """How an ``ON_READ`` variable's replicas combine, as given (default ``NONE``)."""
+        return getattr(self, "_aggregation", VariableAggregation.NONE)
 
     def read_value(self) -> Tensor:
         """The current value as a Tensor; recorded on tapes (a TF ``ReadVariableOp``)."""
