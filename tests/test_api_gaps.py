@@ -218,3 +218,26 @@ def test_input_spec_lists_dicts_and_config():
     spec = ek.keras.layers.InputSpec(dtype="float32", max_ndim=3, axes={1: 2})
     again = ek.keras.layers.InputSpec.from_config(spec.get_config())
     assert repr(again) == repr(spec) == "InputSpec(dtype=float32, max_ndim=3, axes={1: 2})"
+
+
+def test_keras_utils_normalize_standardize_dtype_and_backend_aliases():
+    x = np.array([[3.0, 4.0], [0.0, 0.0]])
+    np.testing.assert_allclose(ek.keras.utils.normalize(x), [[0.6, 0.8], [0.0, 0.0]])
+    np.testing.assert_allclose(
+        ek.keras.utils.normalize(x, axis=0, order=1), [[1.0, 1.0], [0.0, 0.0]]
+    )
+    t = ek.keras.utils.normalize(ek.constant(x.astype(np.float32)))
+    assert isinstance(t, ek.Tensor)
+    np.testing.assert_allclose(t.numpy(), [[0.6, 0.8], [0.0, 0.0]], rtol=1e-6)
+    su = ek.keras.utils.standardize_dtype
+    assert (su(np.float64), su(ek.int32), su(None), su(int), su("bool")) == (
+        "float64",
+        "int32",
+        "float32",
+        "int64",
+        "bool",
+    )
+    with pytest.raises(ValueError, match="standardize_dtype: invalid dtype"):
+        su("nope")
+    assert ek.keras.utils.is_keras_tensor(ek.keras.Input(shape=(2,)))
+    assert ek.keras.utils.clear_session is ek.keras.backend.clear_session

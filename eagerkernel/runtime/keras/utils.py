@@ -12,6 +12,7 @@ import zipfile
 import numpy as np
 
 from ..core.tensor import Tensor
+from .backend import clear_session, is_keras_tensor
 from .data_adapter import pack as pack_x_y_sample_weight
 from .data_adapter import unpack as unpack_x_y_sample_weight
 from .model_plot import model_to_dot, plot_model
@@ -41,6 +42,7 @@ __all__ = [
     "PyDataset",
     "Sequence",
     "array_to_img",
+    "clear_session",
     "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",
@@ -49,14 +51,17 @@ __all__ = [
     "get_registered_object",
     "image_dataset_from_directory",
     "img_to_array",
+    "is_keras_tensor",
     "load_img",
     "model_to_dot",
+    "normalize",
     "pack_x_y_sample_weight",
     "pad_sequences",
     "plot_model",
     "register_keras_serializable",
     "serialize_keras_object",
     "set_random_seed",
+    "standardize_dtype",
     "text_dataset_from_directory",
     "timeseries_dataset_from_array",
     "to_categorical",
@@ -101,6 +106,52 @@ def to_categorical(x, num_classes=None) -> np.ndarray:
     out = np.zeros((*arr.shape, num_classes), np.float32)
     np.put_along_axis(out, arr[..., None], 1.0, axis=-1)
     return out
+
+
+def normalize(x, axis=-1, order=2):
+    """``x`` divided by its ``order``-norm along ``axis`` (follows `keras.utils.normalize`):
+    a NumPy array in, a NumPy array out; a Tensor in, a Tensor out. Zero norms leave their
+    entries zero instead of dividing by zero.
+
+    >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+    if isinstance(x, Tensor):
+        from ..ops.math_ops import divide_no_nan
+        from ..ops.norms import norm
+
+        return divide_no_nan(x, norm(x, ord=order, axis=axis, keepdims=True))
+    x = np.asarray(x)
+    norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+    norm[norm == 0] = 1
+    return x / np.expand_dims(norm, axis)
+
+
+def standardize_dtype(dtype) -> str:
+    """The canonical name of ``dtype`` (follows `keras.utils.standardize_dtype`): a string
+    such as ``"float32"`` for a dtype object, a NumPy dtype, a Python type or a name; None
+    gives `keras.backend.floatx`.
+
+    >>> standardize_dtype(np.float64), standardize_dtype(ek.int32), standardize_dtype(None)
+    ('float64', 'int32', 'float32')
+
+    Raises:
+        ValueError: not a dtype.
+    """
+    from ..core import dtypes
+    from .backend import floatx
+
+    if dtype is None:
+        return floatx()
+    if dtype is int:
+        return "int64"
+    if dtype is float:
+        return "float32"
+    try:
+        return dtypes.as_dtype(dtype).name
+    except (TypeError, ValueError):
+        raise ValueError(f"standardize_dtype: invalid dtype: {dtype!r}") from None
 
 
 def set_random_seed(seed: int) -> None:
