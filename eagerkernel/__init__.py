@@ -26,6 +26,7 @@ from .runtime import (
     distribute,
     dlpack,
     keras,
+    lookup,
     nest,
     ragged,
     sparse,
@@ -107,6 +108,8 @@ __version__ = _VERSION
 
 from . import debugging, nn, random  # noqa: I001 (before compat, which reads them)
 from . import audio, compat, image, io, linalg, math, signal, strings, test, testing, version
+from . import sets
+from .runtime.ops.edit_distance import edit_distance
 
 log = math.log
 scalar_mul = math.scalar_mul

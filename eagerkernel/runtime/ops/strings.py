@@ -38,7 +38,9 @@ __all__ = [
     "split",
     "strip",
     "substr",
+    "to_hash_bucket",
     "to_hash_bucket_fast",
+    "to_hash_bucket_strong",
     "to_number",
     "unicode_decode",
     "unicode_decode_with_offsets",
@@ -621,6 +623,7 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):
     return dispatch(_format, xs, params)
 
 
+from .strings_hash import to_hash_bucket, to_hash_bucket_strong  # noqa: E402
 from .strings_ngrams import ngrams, unsorted_segment_join  # noqa: E402
 from .strings_script import unicode_script  # noqa: E402
 from .strings_unicode import (  # noqa: E402
