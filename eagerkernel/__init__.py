@@ -26,7 +26,6 @@ from .runtime import (
     distribute,
     dlpack,
     keras,
-    lookup,
     nest,
     ragged,
     sparse,
