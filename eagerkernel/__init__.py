@@ -26,6 +26,7 @@ from .runtime import (
     distribute,
     dlpack,
     keras,
+    lookup,
     nest,
     ragged,
     sparse,
