@@ -20,13 +20,17 @@ TensorShape([None])
 
 from __future__ import annotations
 
-from . import core, image, linalg, math, nn, numpy
+from . import core, image, linalg, linalg_more, math, nn, nn_more, numpy, numpy_data, numpy_rest
 from ._base import KerasOpLayer
 from .core import *  # noqa: F403
 from .linalg import *  # noqa: F403
+from .linalg_more import *  # noqa: F403
 from .math import *  # noqa: F403
 from .nn import *  # noqa: F403
+from .nn_more import *  # noqa: F403
 from .numpy import *  # noqa: F403
+from .numpy_data import *  # noqa: F403
+from .numpy_rest import *  # noqa: F403
 
 __all__ = [
     "KerasOpLayer",
@@ -36,4 +40,8 @@ __all__ = [
     *math.__all__,
     *nn.__all__,
     *numpy.__all__,
+    *numpy_rest.__all__,
+    *numpy_data.__all__,
+    *linalg_more.__all__,
+    *nn_more.__all__,
 ]

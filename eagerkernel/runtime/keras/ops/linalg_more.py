@@ -1,0 +1,417 @@
+"""`keras.ops` linear algebra, FFT and complex-number functions missing from the first parts
+(follows ``keras/src/ops/linalg.py`` and ``keras/src/ops/math.py``). Decompositions map onto
+`ek.linalg` and the FFT family onto `ek.signal`, so gradients flow where those ops define
+them. As in Keras, an FFT takes and returns a ``(real, imag)`` pair of float tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ops import complex_ops, matrix_decompositions, matrix_eig, matrix_ops, signal_ops
+from ._base import float_like, keras_op, to_tensor
+from ._tf import tf
+
+# fmt: off
+__all__ = [
+    "angle", "cholesky_inverse", "conj", "conjugate", "eig", "eigh", "erfc", "extract_sequences",
+    "fft", "fft2", "gammainc", "i0", "ifft2", "imag", "irfft", "istft", "logdet", "lstsq",
+    "lu_factor", "matrix_power", "matrix_rank", "pinv", "polar", "qr", "real", "rfft", "slogdet",
+    "solve_triangular", "stft", "svd", "view_as_complex", "view_as_real",
+]
+# fmt: on
+
+
+def _matrix(x, op, square=False):
+    x = float_like(x)
+    if x.shape.rank < 2 or (square and x.shape[-1] != x.shape[-2]):
+        kind = "square matrices" if square else "matrices"
+        raise ValueError(
+            f"keras.ops.{op}: expected a tensor of {kind} (rank >= 2). Received: shape={x.shape}"
+        )
+    return x
+
+
+def _adjoint(x):
+    perm = [*range(x.shape.rank - 2), x.shape.rank - 1, x.shape.rank - 2]
+    x = tf.transpose(x, perm)
+    return complex_ops.conj(x) if x.dtype.is_complex else x
+
+
+@keras_op
+def eig(x):
+    """``(eigenvalues, eigenvectors)`` of square ``x`` (follows `keras.ops.eig`); complex."""
+    return matrix_eig.eig(_matrix(x, "eig", square=True))
+
+
+@keras_op
+def eigh(x):
+    """``(eigenvalues, eigenvectors)`` of Hermitian ``x``, eigenvalues ascending (follows
+    `keras.ops.eigh`)."""
+    return matrix_decompositions.eigh(_matrix(x, "eigh", square=True))
+
+
+@keras_op
+def qr(x, mode="reduced"):
+    """``(q, r)`` with ``x = q @ r`` (follows `keras.ops.qr`); ``mode`` "reduced" or
+    "complete"."""
+    if mode not in ("reduced", "complete"):
+        raise ValueError(
+            f"keras.ops.qr: mode must be 'reduced' or 'complete'. Received: mode={mode!r}"
+        )
+    return matrix_decompositions.qr(_matrix(x, "qr"), full_matrices=mode == "complete")
+
+
+@keras_op
+def svd(x, full_matrices=True, compute_uv=True):
+    """``(u, s, vh)`` with ``x = u @ diag(s) @ vh`` (follows `keras.ops.svd`, NumPy's order);
+    ``s`` alone when ``compute_uv`` is False."""
+    x = _matrix(x, "svd")
+    if not compute_uv:
+        return matrix_decompositions.svd(x, compute_uv=False)
+    s, u, v = matrix_decompositions.svd(x, full_matrices=full_matrices)
+    return u, s, _adjoint(v)
+
+
+@keras_op
+def slogdet(x):
+    """``(sign, log|det x|)`` (follows `keras.ops.slogdet`)."""
+    return matrix_ops.slogdet(_matrix(x, "slogdet", square=True))
+
+
+@keras_op
+def logdet(x):
+    """``log det x`` of Hermitian positive-definite ``x`` (follows `keras.ops.logdet`)."""
+    return matrix_ops.logdet(_matrix(x, "logdet", square=True))
+
+
+@keras_op
+def pinv(x, rcond=None):
+    """The Moore-Penrose pseudo-inverse (follows `keras.ops.pinv`); singular values below
+    ``rcond`` times the largest are dropped (default ``1e-15``, NumPy's)."""
+    return matrix_decompositions.pinv(_matrix(x, "pinv"), rcond=1e-15 if rcond is None else rcond)
+
+
+@keras_op
+def matrix_rank(x, tol=None):
+    """The number of singular values above ``tol`` (default NumPy's) (follows
+    `keras.ops.matrix_rank`); int32."""
+    x = _matrix(x, "matrix_rank")
+    return tf.cast(matrix_eig.matrix_rank(x, tol=tol), "int32")
+
+
+@keras_op
+def matrix_power(x, n):
+    """``x`` to the integer power ``n`` (follows `keras.ops.matrix_power`); a negative ``n``
+    inverts first."""
+    x = _matrix(x, "matrix_power", square=True)
+    if int(n) != n:
+        raise TypeError(f"keras.ops.matrix_power: n must be an integer. Received: n={n!r}")
+    n = int(n)
+    if n < 0:
+        x, n = matrix_ops.inv(x), -n
+    result = None
+    base = x
+    while n:  # square-and-multiply: log2(n) products
+        if n & 1:
+            result = base if result is None else tf.matmul(result, base)
+        n >>= 1
+        if n:
+            base = tf.matmul(base, base)
+    if result is None:
+        eye = tf.eye(int(x.shape[-1]), dtype=x.dtype)
+        return eye + tf.zeros_like(x)
+    return result
+
+
+def _solve_shape(a, b):
+    vector = b.shape.rank == a.shape.rank - 1
+    return (tf.expand_dims(b, -1) if vector else b), vector
+
+
+@keras_op
+def solve_triangular(a, b, lower=False):
+    """``x`` with ``a @ x = b`` for triangular ``a`` (follows `keras.ops.solve_triangular`);
+    ``b`` may be a vector."""
+    a = _matrix(a, "solve_triangular", square=True)
+    b, vector = _solve_shape(a, to_tensor(b, a.dtype))
+    x = matrix_ops.triangular_solve(a, b, lower=lower)
+    return tf.squeeze(x, -1) if vector else x
+
+
+@keras_op
+def lstsq(a, b, rcond=None):
+    """The least-squares solution of ``a @ x = b`` (follows `keras.ops.lstsq`), by the
+    pseudo-inverse; ``rcond`` as NumPy's (default ``eps * max(M, N)``)."""
+    a = _matrix(a, "lstsq")
+    b, vector = _solve_shape(a, to_tensor(b, a.dtype))
+    if rcond is None:
+        rcond = np.finfo(a.dtype.as_numpy_dtype).eps * max(int(a.shape[-1]), int(a.shape[-2]))
+    x = tf.matmul(matrix_decompositions.pinv(a, rcond=rcond), b)
+    return tf.squeeze(x, -1) if vector else x
+
+
+@keras_op
+def lu_factor(x):
+    """``(lu, pivots)`` as ``scipy.linalg.lu_factor``: L below the diagonal (unit diagonal
+    implied), U on and above it, and LAPACK row-swap indices (follows `keras.ops.lu_factor`);
+    int32 pivots."""
+    x = _matrix(x, "lu_factor", square=True)
+    lu, perm = matrix_decompositions.lu(x)
+    p = np.asarray(perm.numpy()).reshape(-1, int(x.shape[-1]))
+    pivots = np.empty_like(p)
+    for row, order in enumerate(p):  # the permutation as the swaps that produce it
+        current = list(range(len(order)))
+        for i, target in enumerate(order):
+            j = current.index(target)
+            pivots[row, i] = j
+            current[i], current[j] = current[j], current[i]
+    return lu, to_tensor(pivots.reshape(perm.shape).astype(np.int32))
+
+
+@keras_op
+def cholesky_inverse(x, upper=False):
+    """``inv(x @ x^H)`` (``inv(x^H @ x)`` when ``upper``) of a Cholesky factor ``x`` (follows
+    `keras.ops.cholesky_inverse`)."""
+    x = _matrix(x, "cholesky_inverse", square=True)
+    eye = tf.eye(int(x.shape[-1]), dtype=x.dtype) + tf.zeros_like(x)
+    inv = matrix_ops.triangular_solve(x, eye, lower=not upper)
+    return tf.matmul(inv, _adjoint(inv)) if upper else tf.matmul(_adjoint(inv), inv)
+
+
+# -- complex numbers ----------------------------------------------------------------------------
+
+
+@keras_op
+def real(x):
+    """The real part (follows `keras.ops.real`); real inputs are returned as they are."""
+    x = to_tensor(x)
+    return complex_ops.real(x) if x.dtype.is_complex else x
+
+
+@keras_op
+def imag(x):
+    """The imaginary part (follows `keras.ops.imag`); zeros for real inputs."""
+    x = to_tensor(x)
+    return complex_ops.imag(x) if x.dtype.is_complex else tf.zeros_like(x)
+
+
+@keras_op
+def conjugate(x):
+    """The complex conjugate (follows `keras.ops.conjugate`); real inputs unchanged."""
+    x = to_tensor(x)
+    return complex_ops.conj(x) if x.dtype.is_complex else x
+
+
+@keras_op
+def conj(x):
+    """Shorthand for `conjugate` (follows `keras.ops.conj`)."""
+    return conjugate(x)
+
+
+@keras_op
+def angle(x):
+    """The argument of ``x`` in radians (follows `keras.ops.angle`); floats."""
+    x = to_tensor(x)
+    if x.dtype.is_complex:
+        return complex_ops.angle(x)
+    x = float_like(x)
+    return tf.atan2(tf.zeros_like(x), x)
+
+
+@keras_op
+def polar(abs_, angle):
+    """``abs_ * exp(i * angle)`` (follows `keras.ops.polar`); complex64 for float32."""
+    r, t = float_like(abs_), float_like(angle)
+    return complex_ops.complex(r * tf.cos(t), r * tf.sin(t))
+
+
+@keras_op
+def view_as_real(x):
+    """A complex tensor as a real one with a last axis of 2 (follows
+    `keras.ops.view_as_real`)."""
+    x = to_tensor(x)
+    if not x.dtype.is_complex:
+        raise ValueError(
+            f"keras.ops.view_as_real: x must be complex. Received: dtype={x.dtype.name}"
+        )
+    return tf.stack([complex_ops.real(x), complex_ops.imag(x)], axis=-1)
+
+
+@keras_op
+def view_as_complex(x):
+    """A real tensor with a last axis of 2 as a complex one (follows
+    `keras.ops.view_as_complex`)."""
+    x = float_like(x)
+    if x.shape.rank < 1 or x.shape[-1] != 2:
+        raise ValueError(
+            f"keras.ops.view_as_complex: the last axis must be 2. Received: shape={x.shape}"
+        )
+    re, im = tf.unstack(x, axis=-1)
+    return complex_ops.complex(re, im)
+
+
+# -- special functions --------------------------------------------------------------------------
+
+
+@keras_op
+def erfc(x):
+    """``1 - erf(x)`` (follows `keras.ops.erfc`); integer inputs give floatx."""
+    return tf.erfc(float_like(x))
+
+
+@keras_op
+def i0(x):
+    """The modified Bessel function of the first kind, order 0 (follows `keras.ops.i0`)."""
+    return tf.bessel_i0(float_like(x))
+
+
+@keras_op
+def gammainc(x1, x2):
+    """The regularized lower incomplete gamma ``P(x1, x2)`` (follows `keras.ops.gammainc`)."""
+    a, x = float_like(x1), float_like(x2)
+    return tf.igamma(a, tf.cast(x, a.dtype))
+
+
+# -- FFT ----------------------------------------------------------------------------------------
+
+
+def _complex_pair(x, op):
+    if not isinstance(x, (tuple, list)) or len(x) != 2:
+        raise ValueError(
+            f"keras.ops.{op}: x must be a (real, imag) pair of tensors. Received: x={x!r}"
+        )
+    re, im = to_tensor(x[0]), to_tensor(x[1])
+    if re.shape != im.shape:
+        raise ValueError(
+            f"keras.ops.{op}: the real and imaginary parts must have the same shape. "
+            f"Received: {re.shape} and {im.shape}"
+        )
+    if not (re.dtype.is_floating and im.dtype.is_floating):
+        raise ValueError(
+            f"keras.ops.{op}: the parts must be floats. Received: {re.dtype.name}, {im.dtype.name}"
+        )
+    return complex_ops.complex(re, tf.cast(im, re.dtype))
+
+
+def _split(z):
+    return complex_ops.real(z), complex_ops.imag(z)
+
+
+@keras_op
+def fft(x):
+    """The FFT along the last axis of ``x = (real, imag)`` (follows `keras.ops.fft`)."""
+    return _split(signal_ops.fft(_complex_pair(x, "fft")))
+
+
+@keras_op
+def fft2(x):
+    """The 2-D FFT over the last two axes of ``x = (real, imag)`` (follows `keras.ops.fft2`)."""
+    return _split(signal_ops.fft2d(_complex_pair(x, "fft2")))
+
+
+@keras_op
+def ifft2(x):
+    """The 2-D inverse FFT over the last two axes (follows `keras.ops.ifft2`)."""
+    return _split(signal_ops.ifft2d(_complex_pair(x, "ifft2")))
+
+
+@keras_op
+def rfft(x, fft_length=None):
+    """The real FFT along the last axis, as ``(real, imag)`` (follows `keras.ops.rfft`)."""
+    x = float_like(x)
+    length = None if fft_length is None else [int(fft_length)]
+    return _split(signal_ops.rfft(x, length))
+
+
+@keras_op
+def irfft(x, fft_length=None):
+    """The inverse of `rfft` on ``x = (real, imag)`` (follows `keras.ops.irfft`); real."""
+    length = None if fft_length is None else [int(fft_length)]
+    return signal_ops.irfft(_complex_pair(x, "irfft"), length)
+
+
+@keras_op
+def extract_sequences(x, sequence_length, sequence_stride):
+    """Frames of ``sequence_length`` every ``sequence_stride`` along the last axis (follows
+    `keras.ops.extract_sequences`): ``(..., num_sequences, sequence_length)``."""
+    x = to_tensor(x)
+    return signal_ops.frame(x, int(sequence_length), int(sequence_stride))
+
+
+def _window(window, sequence_length, fft_length, dtype):
+    """The analysis window padded (centered) to ``fft_length``, as Keras builds it."""
+    if window is None:
+        win = np.ones(sequence_length)
+    elif isinstance(window, str):
+        if window not in ("hann", "hamming"):
+            raise ValueError(
+                f"keras.ops.stft: window must be 'hann', 'hamming', a tensor or None. "
+                f"Received: window={window!r}"
+            )
+        n = np.arange(sequence_length)
+        a0 = 0.5 if window == "hann" else 0.54
+        win = a0 - (1 - a0) * np.cos(2 * np.pi * n / sequence_length)  # periodic, as scipy
+    else:
+        win = to_tensor(window, dtype)
+        if win.shape.rank != 1 or int(win.shape[0]) != sequence_length:
+            raise ValueError(
+                "keras.ops.stft: window must be 1-D of length sequence_length. "
+                f"Received: shape={win.shape}, sequence_length={sequence_length}"
+            )
+    left = (fft_length - sequence_length) // 2
+    right = fft_length - sequence_length - left
+    if isinstance(win, np.ndarray):
+        return to_tensor(np.pad(win, (left, right)).astype(dtype.as_numpy_dtype))
+    return tf.pad(win, [[left, right]])
+
+
+@keras_op
+def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
+    """The short-time Fourier transform along the last axis (follows `keras.ops.stft`):
+    ``(real, imag)`` of shape ``(..., num_frames, fft_length // 2 + 1)``. ``center`` pads
+    ``fft_length // 2`` on both sides by reflection."""
+    x = float_like(x)
+    if sequence_length > fft_length:
+        raise ValueError(
+            "keras.ops.stft: sequence_length must be <= fft_length. Received: "
+            f"sequence_length={sequence_length}, fft_length={fft_length}"
+        )
+    if center:
+        pad = [[0, 0]] * (x.shape.rank - 1) + [[fft_length // 2, fft_length // 2]]
+        x = tf.pad(x, pad, mode="REFLECT")
+    frames = signal_ops.frame(x, int(fft_length), int(sequence_stride))
+    frames = frames * _window(window, sequence_length, fft_length, x.dtype)
+    return _split(signal_ops.rfft(frames, [int(fft_length)]))
+
+
+@keras_op
+def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann", center=True):
+    """The inverse of `stft` by windowed overlap-add (follows `keras.ops.istft`); ``length``
+    trims or zero-pads the output."""
+    frames = signal_ops.irfft(_complex_pair(x, "istft"), [int(fft_length)])
+    dtype = frames.dtype
+    win = _window(window, sequence_length, fft_length, dtype)
+    frames = frames * win
+    num = int(frames.shape[-2])
+    total = fft_length + sequence_stride * (num - 1)
+    batch = list(frames.shape[:-2])
+    out = tf.zeros([*batch, total], dtype)
+    norm = np.zeros(total)
+    win_sq = np.square(np.asarray(win.numpy(), dtype=np.float64))
+    pieces = tf.unstack(frames, axis=-2)
+    for i, piece in enumerate(pieces):  # overlap-add: each frame padded into place
+        start = i * sequence_stride
+        pad = [[0, 0]] * len(batch) + [[start, total - start - fft_length]]
+        out = out + tf.pad(piece, pad)
+        norm[start : start + fft_length] += win_sq
+    out = out / to_tensor(np.where(norm > 1e-10, norm, 1.0).astype(dtype.as_numpy_dtype))
+    if center:
+        half = fft_length // 2
+        out = tf.gather(out, list(range(half, total - half)), axis=-1)
+    if length is not None:
+        have = int(out.shape[-1])
+        if have >= length:
+            out = tf.gather(out, list(range(length)), axis=-1)
+        else:
+            out = tf.pad(out, [[0, 0]] * len(batch) + [[0, length - have]])
+    return out
