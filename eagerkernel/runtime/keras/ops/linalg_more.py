@@ -7,16 +7,47 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import nest
 from ...ops import complex_ops, matrix_decompositions, matrix_eig, matrix_ops, signal_ops
 from ._base import float_like, keras_op, to_tensor
 from ._tf import tf
 
 # fmt: off
 __all__ = [
-    "angle", "cholesky_inverse", "conj", "conjugate", "eig", "eigh", "erfc", "extract_sequences",
-    "fft", "fft2", "gammainc", "i0", "ifft2", "imag", "irfft", "istft", "logdet", "lstsq",
-    "lu_factor", "matrix_power", "matrix_rank", "pinv", "polar", "qr", "real", "rfft", "slogdet",
-    "solve_triangular", "stft", "svd", "view_as_complex", "view_as_real",
+    "angle",
+    "cdist",
+    "cholesky_inverse",
+    "conj",
+    "conjugate",
+    "eig",
+    "eigh",
+    "erfc",
+    "extract_sequences",
+    "fft",
+    "fft2",
+    "gammainc",
+    "i0",
+    "ifft2",
+    "imag",
+    "irfft",
+    "istft",
+    "jvp",
+    "logdet",
+    "lstsq",
+    "lu_factor",
+    "matrix_power",
+    "matrix_rank",
+    "pinv",
+    "polar",
+    "qr",
+    "real",
+    "rfft",
+    "slogdet",
+    "solve_triangular",
+    "stft",
+    "svd",
+    "view_as_complex",
+    "view_as_real",
 ]
 # fmt: on
 
@@ -176,6 +207,50 @@ def cholesky_inverse(x, upper=False):
     eye = tf.eye(int(x.shape[-1]), dtype=x.dtype) + tf.zeros_like(x)
     inv = matrix_ops.triangular_solve(x, eye, lower=not upper)
     return tf.matmul(inv, _adjoint(inv)) if upper else tf.matmul(_adjoint(inv), inv)
+
+
+@keras_op
+def cdist(x, y):
+    """Euclidean distances between the rows of ``x`` ``(..., m, d)`` and ``y`` ``(..., n, d)``:
+    ``(..., m, n)`` (follows `keras.ops.cdist`)."""
+    x, y = float_like(x), float_like(y)
+    x, y = tf.cast(x, x.dtype), tf.cast(y, x.dtype)
+    diff = tf.expand_dims(x, -2) - tf.expand_dims(y, -3)
+    sq = tf.reduce_sum(tf.square(diff), axis=-1)
+    # sqrt has an infinite slope at 0: the zero distances get a zero gradient instead of NaN.
+    safe = tf.where(sq > 0, sq, tf.ones_like(sq))
+    return tf.where(sq > 0, tf.sqrt(safe), tf.zeros_like(sq))
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """``(fun(*primals), J @ tangents)`` (follows `keras.ops.jvp`), plus ``aux`` when
+    ``has_aux``. Computed in reverse mode by the double-VJP identity: ``u -> J^T u`` is
+    linear, so its own VJP at any ``u`` applied to ``tangents`` is ``J @ tangents``."""
+    from ...autodiff import GradientTape
+
+    primals = [to_tensor(p) for p in primals]
+    tangents = [to_tensor(t, p.dtype) for t, p in zip(tangents, primals)]
+    if len(primals) != len(tangents):
+        raise ValueError(
+            "keras.ops.jvp: primals and tangents must have the same length. "
+            f"Received: {len(primals)} and {len(tangents)}"
+        )
+    with GradientTape(persistent=True) as outer:
+        with GradientTape(persistent=True) as inner:
+            for p in primals:
+                inner.watch(p)
+            result = fun(*primals)
+            out, aux = result if has_aux else (result, None)
+        outs = nest.flatten(out)
+        dummies = [tf.zeros_like(o) for o in outs]
+        for d in dummies:
+            outer.watch(d)
+        vjp = inner.gradient(outs, primals, output_gradients=dummies)
+        vjp = [tf.zeros_like(p) if g is None else g for g, p in zip(vjp, primals)]
+    jv = outer.gradient(vjp, dummies, output_gradients=tangents)
+    jv = [tf.zeros_like(o) if g is None else g for g, o in zip(jv, outs)]
+    tangents_out = nest.pack_sequence_as(out, jv)
+    return (out, tangents_out, aux) if has_aux else (out, tangents_out)
 
 
 # -- complex numbers ----------------------------------------------------------------------------
