@@ -374,7 +374,12 @@ def _split(z):
 
 @keras_op
 def fft(x):
-    """The FFT along the last axis of ``x = (real, imag)`` (follows `keras.ops.fft`)."""
+    """The FFT along the last axis of ``x = (real, imag)`` (follows `keras.ops.fft`).
+
+    >>> real, imag = ek.keras.ops.fft(([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]))
+    >>> real.numpy()
+    array([1., 1., 1., 1.], dtype=float32)
+    """
     return _split(signal_ops.fft(_complex_pair(x, "fft")))
 
 

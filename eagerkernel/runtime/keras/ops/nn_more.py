@@ -543,7 +543,11 @@ def associative_scan(f, elems, reverse=False, axis=0):
 
 def switch(index, branches, *operands):
     """``branches[index](*operands)``, ``index`` clamped into range (follows
-    `keras.ops.switch`)."""
+    `keras.ops.switch`).
+
+    >>> ek.keras.ops.switch(1, [lambda x: x + 1, lambda x: x * 10], 2.0)
+    20.0
+    """
     i = int(np.asarray(to_tensor(index).numpy()))
     return branches[min(max(i, 0), len(branches) - 1)](*operands)
 

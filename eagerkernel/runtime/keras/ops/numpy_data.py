@@ -84,7 +84,11 @@ def histogram(x, bins=10, range=None):
 
 @keras_op
 def isin(x1, x2, assume_unique=False, invert=False):
-    """Whether each element of ``x1`` is in ``x2`` (follows `keras.ops.isin`); bool."""
+    """Whether each element of ``x1`` is in ``x2`` (follows `keras.ops.isin`); bool.
+
+    >>> ek.keras.ops.isin([1, 2, 3], [2, 5]).numpy()
+    array([False,  True, False])
+    """
     return to_tensor(np.isin(_np(x1), _np(x2), assume_unique=assume_unique, invert=invert))
 
 

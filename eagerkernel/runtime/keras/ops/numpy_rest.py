@@ -290,7 +290,11 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
 
 @keras_op
 def median(x, axis=None, keepdims=False):
-    """The median over ``axis`` (follows `keras.ops.median`); floats."""
+    """The median over ``axis`` (follows `keras.ops.median`); floats, differentiable.
+
+    >>> ek.keras.ops.median([[1, 5, 2], [4, 3, 9]], axis=1).numpy()
+    array([2., 4.], dtype=float32)
+    """
     return _quantile("median", x, 0.5, axis, "linear", keepdims)
 
 
