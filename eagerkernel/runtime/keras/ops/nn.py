@@ -449,7 +449,9 @@ def normalize(x, axis=-1, order=2, epsilon=None):
 # -- convolution and pooling --------------------------------------------------------------------
 
 
-def _data_format(data_format, op):
+def checked_data_format(data_format, op):
+    """``data_format``, or Keras's default image data format for None; ValueError naming the
+    op for anything but "channels_last"/"channels_first"."""
     from ..backend import image_data_format
 
     data_format = data_format or image_data_format()
@@ -461,13 +463,15 @@ def _data_format(data_format, op):
     return data_format
 
 
-def _to_last(x, data_format):
+def to_channels_last(x, data_format):
+    """``x`` with its channels last (moved from axis 1 when ``channels_first``)."""
     if data_format == "channels_first":
         return tf.transpose(x, [0, *range(2, x.shape.rank), 1])
     return x
 
 
-def _from_last(x, data_format):
+def from_channels_last(x, data_format):
+    """The inverse of `to_channels_last`."""
     if data_format == "channels_first":
         return tf.transpose(x, [0, x.shape.rank - 1, *range(1, x.shape.rank - 1)])
     return x
@@ -490,10 +494,10 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
     """N-D convolution (1-3 spatial axes) of ``inputs`` ``(batch, *spatial, in)`` with
     ``kernel`` ``(*window, in, out)`` (follows `keras.ops.conv`); ``padding`` ``"valid"`` or
     ``"same"``; ``data_format`` default ``image_data_format()``."""
-    data_format = _data_format(data_format, "conv")
+    data_format = checked_data_format(data_format, "conv")
     inputs, kernel = promote(float_like(inputs), float_like(kernel))
     n = inputs.shape.rank - 2
-    x = _to_last(inputs, data_format)
+    x = to_channels_last(inputs, data_format)
     out = tf.nn.convolution(
         x,
         kernel,
@@ -501,7 +505,7 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
         padding=_padding(padding, "conv"),
         dilations=_tuple(dilation_rate, n),
     )
-    return _from_last(out, data_format)
+    return from_channels_last(out, data_format)
 
 
 @keras_op
@@ -513,7 +517,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
     Raises:
         ValueError: 3 spatial axes (not supported), or a bad padding/data_format.
     """
-    data_format = _data_format(data_format, "depthwise_conv")
+    data_format = checked_data_format(data_format, "depthwise_conv")
     inputs, kernel = promote(float_like(inputs), float_like(kernel))
     n = inputs.shape.rank - 2
     if n not in (1, 2):
@@ -521,7 +525,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
             "keras.ops.depthwise_conv: only 1 or 2 spatial dimensions are supported. "
             f"Received: inputs.shape={tuple(inputs.shape)}"
         )
-    x = _to_last(inputs, data_format)
+    x = to_channels_last(inputs, data_format)
     stride, dilation = _tuple(strides, n), _tuple(dilation_rate, n)
     if n == 1:  # as a 2-D convolution over a height of 1
         x, kernel = tf.expand_dims(x, 1), tf.expand_dims(kernel, 0)
@@ -540,7 +544,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
     )
     if n == 1:
         out = tf.squeeze(out, axis=1)
-    return _from_last(out, data_format)
+    return from_channels_last(out, data_format)
 
 
 @keras_op
@@ -563,15 +567,15 @@ def multi_hot(inputs, num_classes, axis=-1, dtype=None, sparse=False):
 
 
 def _pool(inputs, pool_size, strides, padding, data_format, kind):
-    data_format = _data_format(data_format, kind)
+    data_format = checked_data_format(data_format, kind)
     inputs = float_like(inputs)
     n = inputs.shape.rank - 2
     window = _tuple(pool_size, n)
     strides = window if strides is None else _tuple(strides, n)
-    x = _to_last(inputs, data_format)
+    x = to_channels_last(inputs, data_format)
     fn = tf.nn.max_pool if kind == "max_pool" else tf.nn.avg_pool
     out = fn(x, ksize=window, strides=strides, padding=_padding(padding, kind))
-    return _from_last(out, data_format)
+    return from_channels_last(out, data_format)
 
 
 @keras_op

@@ -15,7 +15,14 @@ from ...autodiff import custom_gradient as _custom_gradient
 from ...ops import ctc as ctc_ops
 from ._base import floatx, keras_op, promote, result_type, to_tensor
 from ._tf import tf
-from .nn import conv, depthwise_conv, softmax
+from .nn import (
+    checked_data_format,
+    conv,
+    depthwise_conv,
+    from_channels_last,
+    softmax,
+    to_channels_last,
+)
 
 # fmt: off
 __all__ = [
@@ -26,30 +33,6 @@ __all__ = [
     "switch", "unfold", "vectorize", "view",
 ]
 # fmt: on
-
-
-def _data_format(data_format, op):
-    from ..backend import image_data_format
-
-    data_format = data_format or image_data_format()
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(
-            f"keras.ops.{op}: data_format must be 'channels_last' or 'channels_first'. "
-            f"Received: data_format={data_format!r}"
-        )
-    return data_format
-
-
-def _channels_last(x, data_format):
-    if data_format == "channels_first":
-        return tf.transpose(x, [0, *range(2, x.shape.rank), 1])
-    return x
-
-
-def _restore(x, data_format):
-    if data_format == "channels_first":
-        return tf.transpose(x, [0, x.shape.rank - 1, *range(1, x.shape.rank - 1)])
-    return x
 
 
 def _ntuple(v, n):
@@ -308,18 +291,18 @@ def ctc_decode(
 def depth_to_space(x, block_size, data_format="channels_last"):
     """Moves channel blocks into ``block_size`` x ``block_size`` spatial blocks (follows
     `keras.ops.depth_to_space`); 4-D ``x``."""
-    data_format = _data_format(data_format, "depth_to_space")
-    x = _channels_last(to_tensor(x), data_format)
-    return _restore(tf.depth_to_space(x, int(block_size)), data_format)
+    data_format = checked_data_format(data_format, "depth_to_space")
+    x = to_channels_last(to_tensor(x), data_format)
+    return from_channels_last(tf.depth_to_space(x, int(block_size)), data_format)
 
 
 @keras_op
 def space_to_depth(x, block_size, data_format="channels_last"):
     """Moves ``block_size`` x ``block_size`` spatial blocks into channels (follows
     `keras.ops.space_to_depth`); 4-D ``x``."""
-    data_format = _data_format(data_format, "space_to_depth")
-    x = _channels_last(to_tensor(x), data_format)
-    return _restore(tf.space_to_depth(x, int(block_size)), data_format)
+    data_format = checked_data_format(data_format, "space_to_depth")
+    x = to_channels_last(to_tensor(x), data_format)
+    return from_channels_last(tf.space_to_depth(x, int(block_size)), data_format)
 
 
 def _transpose_length(size, kernel, stride, padding, output_padding, dilation):
@@ -345,14 +328,14 @@ def conv_transpose(
     """The N-D transposed convolution (follows `keras.ops.conv_transpose`): ``kernel``
     ``(*window, out_channels, in_channels)``; the output length per spatial axis is Keras's
     ``compute_conv_transpose_output_shape``."""
-    data_format = _data_format(data_format, "conv_transpose")
+    data_format = checked_data_format(data_format, "conv_transpose")
     padding = str(padding).lower()
     if padding not in ("valid", "same"):
         raise ValueError(
             f"keras.ops.conv_transpose: padding must be 'valid' or 'same'. Received: {padding!r}"
         )
     x, kernel = promote(inputs, kernel)
-    x = _channels_last(x, data_format)
+    x = to_channels_last(x, data_format)
     n = x.shape.rank - 2
     strides, dilations = _ntuple(strides, n), _ntuple(dilation_rate, n)
     out_pad = [None] * n if output_padding is None else _ntuple(output_padding, n)
@@ -365,7 +348,7 @@ def conv_transpose(
     out = tf.nn.conv_transpose(
         x, kernel, shape, strides, padding=padding.upper(), dilations=dilations
     )
-    return _restore(out, data_format)
+    return from_channels_last(out, data_format)
 
 
 @keras_op
@@ -386,10 +369,10 @@ def separable_conv(
 
 
 def _adaptive_pool(inputs, output_size, data_format, reduce, op):
-    data_format = _data_format(data_format, op)
+    data_format = checked_data_format(data_format, op)
     x = to_tensor(inputs)
     x = x if x.dtype.is_floating else tf.cast(x, floatx())
-    x = _channels_last(x, data_format)
+    x = to_channels_last(x, data_format)
     n = x.shape.rank - 2
     sizes = _ntuple(output_size, n)
     for d, out in enumerate(sizes):  # one spatial axis at a time: PyTorch's bins
@@ -401,7 +384,7 @@ def _adaptive_pool(inputs, output_size, data_format, reduce, op):
             part = tf.gather(x, list(range(start, stop)), axis=axis)
             cells.append(reduce(part, axis=axis, keepdims=True))
         x = tf.concat(cells, axis=axis)
-    return _restore(x, data_format)
+    return from_channels_last(x, data_format)
 
 
 @keras_op
