@@ -249,20 +249,14 @@ def ctc_decode(
     lengths = np.asarray(to_tensor(sequence_lengths).numpy()).astype(np.int64).reshape(-1)
     batch, max_time, classes = logits.shape
     blank = mask_index % classes if mask_index is not None else classes - 1
-    if strategy == "greedy":
-        best = logits.argmax(-1)
+    if strategy == "greedy":  # tf.nn.ctc_greedy_decoder, time-major, padded with -1
+        (paths,), neg_sum = ctc_ops.ctc_greedy_decoder(
+            np.ascontiguousarray(logits.transpose(1, 0, 2)), lengths, merge_repeated, blank
+        )
         decoded = np.full((1, batch, max_time), -1, np.int32)
-        scores = np.zeros((batch, 1), np.float32)
-        for b in range(batch):
-            n = int(lengths[b])
-            path = best[b, :n]
-            scores[b, 0] = -logits[b, np.arange(n), path].sum()
-            keep = path != blank
-            if merge_repeated and n:
-                keep &= np.concatenate([[True], path[1:] != path[:-1]])
-            labels = path[keep]
-            decoded[0, b, : len(labels)] = labels
-        return to_tensor(decoded), to_tensor(scores)
+        where = np.asarray(paths.indices.numpy(), np.int64).reshape(-1, 2)
+        decoded[0, where[:, 0], where[:, 1]] = paths.values.numpy()
+        return to_tensor(decoded), to_tensor(neg_sum.numpy().astype(np.float32))
     if strategy != "beam_search":
         raise ValueError(
             "keras.ops.ctc_decode: strategy must be 'greedy' or 'beam_search'. "
