@@ -18,12 +18,18 @@ def _is_namedtuple(x) -> bool:
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
+_STRUCTURES = (list, tuple, dict)
+
+
 def flatten(structure) -> list:
     """The leaves of ``structure``, depth first."""
     if isinstance(structure, (list, tuple)):
         out = []
         for s in structure:
-            out.extend(flatten(s))
+            if isinstance(s, _STRUCTURES):
+                out.extend(flatten(s))
+            else:  # a leaf, appended without a call (a list of tensors is the common case)
+                out.append(s)
         return out
     if isinstance(structure, dict):
         out = []
@@ -52,7 +58,12 @@ def _pack(structure, flat, i):
     if isinstance(structure, (list, tuple)):
         items = []
         for s in structure:
-            v, i = _pack(s, flat, i)
+            if isinstance(s, _STRUCTURES):
+                v, i = _pack(s, flat, i)
+            elif i < len(flat):  # a leaf, taken without a call
+                v, i = flat[i], i + 1
+            else:
+                raise ValueError("pack_sequence_as: not enough values for the structure.")
             items.append(v)
         if _is_namedtuple(structure):
             return type(structure)(*items), i

@@ -13,7 +13,9 @@ outer tape records them, and derivatives of any order come for free.
 
 from __future__ import annotations
 
+import functools
 import time
+from types import SimpleNamespace
 
 from ..native.allocator import adapt as _adapt_memory
 from .dispatch import pass_through
@@ -236,16 +238,30 @@ def _accumulate(grads: dict, key: int, g: Tensor) -> None:
         grads[key] = [prev, g]
 
 
+@functools.cache
+def _ops() -> SimpleNamespace:
+    """The ops the sweep itself runs, imported at first use (the ops import the core)."""
+    from ..ops.array_ops import broadcast_to, reshape
+    from ..ops.creation import zeros_like
+    from ..ops.elementwise import add_n
+    from ..ops.reduction import reduce_sum
+
+    return SimpleNamespace(
+        add_n=add_n,
+        broadcast_to=broadcast_to,
+        reduce_sum=reduce_sum,
+        reshape=reshape,
+        zeros_like=zeros_like,
+    )
+
+
 def _sum(gs: list) -> Tensor:
     """The sum of one tensor's cotangent contributions, in the order they arrived."""
-    from ..ops.elementwise import add_n
-
-    return add_n(gs)
+    return _ops().add_n(gs)
 
 
 def _multi_cotangent(grads, outputs, source_ids):
-    from ..ops.creation import zeros_like
-
+    zeros_like = _ops().zeros_like
     gs = [grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None) for o in outputs]
     if all(g is None for g in gs):
         return None
@@ -258,18 +274,16 @@ def _multi_cotangent(grads, outputs, source_ids):
 
 def _sum_to_shape(g: Tensor, shape: tuple) -> Tensor:
     """Reduces a broadcast cotangent back to the input's shape (the one place this happens)."""
-    from ..ops.array_ops import broadcast_to, reshape
-    from ..ops.reduction import reduce_sum
-
+    ops = _ops()
     gshape = g._value.shape
     lead = len(gshape) - len(shape)
     if lead < 0:  # a VJP may return a broadcastable cotangent of lower rank (e.g. a scalar)
-        return broadcast_to(g, shape)
+        return ops.broadcast_to(g, shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
     )
     if axes:
-        g = reduce_sum(g, axis=axes)
+        g = ops.reduce_sum(g, axis=axes)
     if tuple(g._value.shape) != tuple(shape):
-        g = reshape(g, shape)
+        g = ops.reshape(g, shape)
     return g

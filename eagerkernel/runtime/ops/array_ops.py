@@ -343,8 +343,8 @@ def _broadcast_fwd(xp, x, shape):
         ) from None
 
 
-_broadcast_to = Primitive("BroadcastTo", _broadcast_fwd)
-defvjp(_broadcast_to, lambda g, ans, x, shape: g)  # the tape sums g down to x's shape
+broadcast_to_primitive = Primitive("BroadcastTo", _broadcast_fwd)
+defvjp(broadcast_to_primitive, lambda g, ans, x, shape: g)  # the tape sums g down to x's shape
 
 
 def broadcast_to(input, shape, name=None) -> Tensor:
@@ -356,7 +356,7 @@ def broadcast_to(input, shape, name=None) -> Tensor:
     array([[1, 2], [1, 2]], dtype=int32)
     """
     x = _tensor(input, "broadcast_to")
-    return apply(_broadcast_to, (x,), {"shape": int_list(shape, "broadcast_to", "shape")})
+    return apply(broadcast_to_primitive, (x,), {"shape": int_list(shape, "broadcast_to", "shape")})
 
 
 def identity(input, name=None) -> Tensor:

@@ -66,18 +66,26 @@ def _matmul_fwd(xp, a, b, transpose_a, transpose_b):
 
 
 _matmul = Primitive("MatMul", _matmul_fwd)
+
+
+def _product(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool) -> Tensor:
+    """The MatMul op on operands a VJP already knows to fit (same dtype, matching inner
+    dimensions): `matmul` without its argument checks."""
+    return apply(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
+
+
 defvjp(
     _matmul,
     # A complex operand enters conjugated (TensorFlow's MatMulGrad uses adjoints).
     lambda g, ans, a, b, transpose_a, transpose_b: (
-        matmul(_conj(b), g, transpose_a=transpose_b, transpose_b=True)
+        _product(_conj(b), g, transpose_b, True)
         if transpose_a
-        else matmul(g, _conj(b), transpose_b=not transpose_b)
+        else _product(g, _conj(b), False, not transpose_b)
     ),
     lambda g, ans, a, b, transpose_a, transpose_b: (
-        matmul(g, _conj(a), transpose_a=True, transpose_b=transpose_a)
+        _product(g, _conj(a), True, transpose_a)
         if transpose_b
-        else matmul(_conj(a), g, transpose_a=not transpose_a)
+        else _product(_conj(a), g, not transpose_a, False)
     ),
 )
 

@@ -34,6 +34,7 @@ from .activations import (
     softsign,
     swish,
 )
+from .array_ops import broadcast_to, reshape
 from .cross_entropy import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
@@ -44,7 +45,7 @@ from .cross_entropy import (
 # `sigmoid` and `tanh` are the elementwise ops, exported again under `ek.nn`.
 from .elementwise import cast, sigmoid, tanh
 from .rearrange_ops import depth_to_space, space_to_depth  # tf.nn's names for them
-from .reduction import normalize_axis, reduce_sum
+from .reduction import normalize_axis, reduce_sum, sum_forward
 
 __all__ = [
     "approx_max_k",
@@ -234,14 +235,30 @@ def _bias_add_fwd(xp, x, b, channel_axis):
     return out
 
 
-def _bias_grad(g, ans, x, b, channel_axis):
-    if channel_axis == x.ndim - 1:
-        return g  # the tape sums the broadcast axes away
-    return reduce_sum(g, tuple(i for i in range(x.ndim) if i != channel_axis))
+def _bias_add_grad_fwd(xp, g, channel_axis):
+    axes = tuple(i for i in range(g.ndim) if i != channel_axis)
+    return sum_forward(xp, g, axes, False)
 
+
+# TF's BiasAddGrad: the bias's cotangent, ``g`` summed over every axis but the channel axis.
+_bias_add_grad = Primitive("BiasAddGrad", _bias_add_grad_fwd)
+defvjp(
+    _bias_add_grad,
+    # Each element of g received the bias's element of its channel: broadcast h back.
+    lambda h, ans, g, channel_axis: broadcast_to(
+        h
+        if channel_axis == g._value.ndim - 1
+        else reshape(h, [-1] + [1] * (g._value.ndim - 1 - channel_axis)),
+        list(g._value.shape),
+    ),
+)
 
 _bias_add = Primitive("BiasAdd", _bias_add_fwd)
-defvjp(_bias_add, lambda g, ans, x, b, channel_axis: g, _bias_grad)
+defvjp(
+    _bias_add,
+    lambda g, ans, x, b, channel_axis: g,
+    lambda g, ans, x, b, channel_axis: apply(_bias_add_grad, (g,), {"channel_axis": channel_axis}),
+)
 
 
 def bias_add(value, bias, data_format=None, name=None) -> Tensor:

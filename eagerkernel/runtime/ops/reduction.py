@@ -17,7 +17,7 @@ from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, make
 from ..core.type_promotion import STRONG, weak_unary
 from ..extension_dispatch import dispatchable
 from ..native import blas
@@ -118,7 +118,7 @@ def sum_forward(xp, x, axis, keepdims):
         return out.reshape(
             (1,) * len(axis) + x.shape[len(axis) :] if keepdims else x.shape[len(axis) :]
         )
-    return xp.sum(x, axis=axis, keepdims=keepdims)
+    return x.sum(axis=axis, keepdims=keepdims)  # the method: NumPy's and CuPy's own
 
 
 def _prod_fwd(xp, x, axis, keepdims):
@@ -137,19 +137,23 @@ def _count(x: Tensor, ans: Tensor) -> int:
 sum_primitive = Primitive("Sum", sum_forward)
 defvjp(
     sum_primitive,
-    lambda g, ans, x, axis, keepdims: _spread(expand_reduced(g, x, axis, keepdims), x),
+    lambda g, ans, x, axis, keepdims: _spread(g, x, axis, keepdims),
 )
 
 
-def _spread(g: Tensor, x: Tensor) -> Tensor:
-    """``g`` broadcast to ``x``'s shape as a view (`broadcast_to`): every element of a sum's
-    input receives the cotangent of its output element, without an array of ones to multiply
-    by or a copy (NumPy's 0-stride view, recorded as BroadcastTo for higher orders)."""
-    from .array_ops import broadcast_to
+def _spread(g: Tensor, x: Tensor, axis, keepdims: bool) -> Tensor:
+    """The cotangent ``g`` of a reduction of ``x`` over ``axis`` broadcast to ``x``'s shape as
+    a view: every element of a sum's input receives the cotangent of its output element,
+    without an array of ones to multiply by or a copy (NumPy's 0-stride view, recorded as
+    BroadcastTo for higher orders). The reduced axes are put back first (`expand_reduced`),
+    except for a reduction over every axis, whose scalar cotangent broadcasts as it is."""
+    from .array_ops import broadcast_to_primitive
 
+    if axis is not None:
+        g = expand_reduced(g, x, axis, keepdims)
     if g._value.shape == x._value.shape:
         return g
-    return broadcast_to(g, list(x._value.shape))
+    return apply(broadcast_to_primitive, (g,), {"shape": list(x._value.shape)})
 
 
 @dispatchable
@@ -184,14 +188,17 @@ _SUM_THEN_DIVIDE = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 _mean = Primitive("Mean", _mean_fwd)
-defvjp(
-    _mean,
-    lambda g, ans, x, axis, keepdims: _spread(
-        expand_reduced(g, x, axis, keepdims)
-        / (x._value.size // max(ans._value.size, 1) if x._value.size else 1),
-        x,
-    ),
-)
+
+
+def _mean_vjp(g, ans, x, axis, keepdims):
+    # TF's MeanGrad: the sum's cotangent divided by the number of inputs of each output,
+    # a 0-d tensor of g's dtype (the division a tensor by a tensor, TF's RealDiv).
+    count = x._value.size // max(ans._value.size, 1) if x._value.size else 1
+    divided = g / make(np.asarray(count, g._value.dtype), g._device)
+    return _spread(divided, x, axis, keepdims)
+
+
+defvjp(_mean, _mean_vjp)
 
 
 @dispatchable
