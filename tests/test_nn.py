@@ -380,7 +380,23 @@ def test_bias_add(data_format, shape, bias_shape):
     x, b = rng.normal(size=shape), rng.normal(size=max(bias_shape))
     got = ek.nn.bias_add(ek.constant(x), ek.constant(b), data_format=data_format).numpy()
     np.testing.assert_allclose(got, x + b.reshape(bias_shape))
-    check_gradients(lambda t, u: ek.nn.bias_add(t, u, data_format=data_format) ** 2, x, b)
+    # order 2: the bias's cotangent is TF's BiasAddGrad op, whose own VJP broadcasts back
+    check_gradients(lambda t, u: ek.nn.bias_add(t, u, data_format=data_format) ** 2, x, b, order=2)
+    with ek.GradientTape() as outer:
+        u = ek.constant(b)
+        outer.watch(u)
+        with ek.GradientTape() as inner:
+            inner.watch(u)
+            y = ek.reduce_sum(ek.nn.bias_add(ek.constant(x), u, data_format=data_format) ** 2)
+        (gb,) = inner.gradient(y, [u])
+    assert "BiasAddGrad" in [r.prim.name for r in outer.records]
+    np.testing.assert_allclose(
+        gb.numpy(),
+        (2 * (x + b.reshape(bias_shape))).sum(
+            axis=tuple(i for i, n in enumerate(bias_shape) if n == 1)
+        ),
+        rtol=1e-6,
+    )
 
 
 def test_bias_add_errors():
