@@ -68,10 +68,15 @@ def _matmul_fwd(xp, a, b, transpose_a, transpose_b):
 _matmul = Primitive("MatMul", _matmul_fwd)
 
 
-def _product(a: Tensor, b: Tensor, transpose_a: bool, transpose_b: bool) -> Tensor:
-    """The MatMul op on operands a VJP already knows to fit (same dtype, matching inner
-    dimensions): `matmul` without its argument checks."""
+def matmul_op(a: Tensor, b: Tensor, transpose_a: bool = False, transpose_b: bool = False):
+    """The MatMul op itself on operands the caller has already checked: Tensors or Variables
+    of one dtype, rank >= 2, matching inner dimensions (a VJP's, or a Dense layer's after its
+    own shape check). `matmul` without its argument conversion and checks; anything else is
+    the caller's bug."""
     return apply(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
+
+
+_product = matmul_op  # the VJPs' name for it
 
 
 defvjp(

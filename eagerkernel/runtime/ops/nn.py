@@ -261,6 +261,13 @@ defvjp(
 )
 
 
+def bias_add_op(value, bias, channel_axis: int) -> Tensor:
+    """The BiasAdd op itself on operands the caller has already checked: ``value`` of rank
+    >= 2 and a 1-D ``bias`` of its dtype whose length is ``value``'s size on ``channel_axis``
+    (a non-negative axis). `bias_add` without its argument conversion and checks."""
+    return apply(_bias_add, (value, bias), {"channel_axis": channel_axis})
+
+
 def bias_add(value, bias, data_format=None, name=None) -> Tensor:
     """Adds a 1-D ``bias`` along the channel axis of ``value`` (follows `tf.nn.bias_add`).
 

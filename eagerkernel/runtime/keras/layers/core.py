@@ -114,14 +114,30 @@ class Dense(Layer):
                 f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
                 f"min_ndim=2, found ndim={len(shape)}. Full shape received: {shape}"
             )
-        check_last_axis(self, shape, self.kernel.shape[0], self._built_shape)
+        kernel = self.kernel
+        k = getattr(kernel, "_value", kernel)  # a Variable's (or an autocast Tensor's) array
+        check_last_axis(self, shape, k.shape[0], self._built_shape)
+        if type(x) is Tensor and k is not kernel and x._value.dtype == k.dtype and k.ndim == 2:
+            # Shapes and dtypes checked: the ops themselves, without the public functions'
+            # conversions and checks (a layer's step is mostly such small ops).
+            matmul, bias_add = linalg.matmul_op, _nn.bias_add_op
+        else:  # the public functions, which raise the documented errors
+            matmul, bias_add = linalg.matmul, _nn.bias_add
         if len(shape) == 2:
-            y = linalg.matmul(x, self.kernel)
+            y = matmul(x, kernel)
         else:  # one GEMM over all leading axes
             flat = array_ops.reshape(x, (-1, shape[-1]))
-            y = array_ops.reshape(linalg.matmul(flat, self.kernel), (*shape[:-1], self.units))
+            y = array_ops.reshape(matmul(flat, kernel), (*shape[:-1], self.units))
         if self.use_bias:
-            y = _nn.bias_add(y, self.bias)
+            bias, out = self.bias, y._value
+            if (
+                bias_add is _nn.bias_add_op
+                and bias._value.dtype == out.dtype
+                and bias._value.shape == out.shape[-1:]
+            ):
+                y = bias_add(y, bias, out.ndim - 1)
+            else:
+                y = _nn.bias_add(y, bias)
         return self.activation(y)
 
     def _call_sparse(self, inputs: SparseTensor):
