@@ -63,6 +63,33 @@ def test_dense_errors():
         L.Dense(3, activity_regularizer=5)
 
 
+def test_dense_rank3_bias_and_gradients_against_numpy():
+    layer = L.Dense(4, bias_initializer="glorot_uniform")
+    x = rng.standard_normal((5, 7, 3)).astype(np.float32)
+    with ek.GradientTape() as tape:
+        y = layer(x)
+        loss = ek.reduce_sum(y * y)
+    k, b = layer.kernel.numpy(), layer.bias.numpy()
+    assert np.abs(b).max() > 0
+    want = x @ k + b
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-6)
+    gk, gb = tape.gradient(loss, [layer.kernel, layer.bias])
+    np.testing.assert_allclose(gk.numpy(), np.einsum("abi,abj->ij", x, 2 * want), rtol=1e-4)
+    np.testing.assert_allclose(gb.numpy(), (2 * want).sum(axis=(0, 1)), rtol=1e-4)
+
+
+def test_dense_weights_of_another_dtype_raise_the_matmul_error():
+    layer = L.Dense(2)
+    layer(ek.ones((1, 3)))
+    layer.kernel = ek.Variable(np.ones((3, 2)))  # float64, while the layer computes in float32
+    with pytest.raises(TypeError, match=r"matmul.*float32.*float64"):
+        layer(ek.ones((1, 3)))
+    layer.kernel = ek.Variable(np.ones((3, 2), np.float32))
+    layer.bias = ek.Variable(np.ones(2))
+    with pytest.raises(TypeError, match=r"bias_add.*float32.*float64"):
+        layer(ek.ones((1, 3)))
+
+
 def test_regularizer_losses_are_collected():
     layer = L.Dense(
         2, kernel_initializer="ones", kernel_regularizer=lambda w: 0.5 * ek.reduce_sum(w)
