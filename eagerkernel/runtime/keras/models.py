@@ -14,6 +14,7 @@ import numpy as np
 
 from ..module import name_scope
 from .layers.base import Layer
+from .masking import attach
 from .saving import clone_model, load_model, model_from_json, save_model
 from .trainer import Trainer
 
@@ -326,16 +327,19 @@ def adjust_input_rank(value, ref_shape):
     >>> adjust_input_rank(np.zeros((2, 4)), (None, 5)).shape
     (2, 4)
     """
-    from ..ops.array_ops import expand_dims, squeeze
+    from ..ops import array_ops
 
-    shape = getattr(value, "shape", None)
+    array = getattr(value, "_value", value)  # a Tensor's array: its shape without a TensorShape
+    shape = getattr(array, "shape", None)
     if shape is None or ref_shape is None:
         return value
     rank, ref = len(shape), tuple(ref_shape)
+    if rank == len(ref):  # the common case: nothing to adjust
+        return value
     if rank == len(ref) + 1 and shape[-1] == 1:
-        return squeeze(value, axis=-1)
+        return array_ops.squeeze(value, axis=-1)
     if rank == len(ref) - 1 and ref and ref[-1] == 1:
-        return expand_dims(value, axis=-1)
+        return array_ops.expand_dims(value, axis=-1)
     return value
 
 
@@ -510,8 +514,6 @@ class Sequential(Model):
         The layers run outside any name scope, so the weights they create are named as Keras's
         Sequential names them (``dense/kernel:0``, whatever scope the model runs in).
         """
-        from .masking import attach
-
         x = inputs
         if self._symbolic and not isinstance(inputs, (list, tuple, dict)):
             # a (batch,) column into input_shape=(1,), as Keras's Sequential (a functional
