@@ -190,11 +190,17 @@ class Context(threading.local):
 
     def _update(self) -> None:
         recorders = self.recorders
+        timed = sync = False
+        for r in recorders:  # a loop, not any(): this runs twice per GradientTape
+            if r.timed:
+                timed = True
+            if r.sync:
+                sync = True
         self.state = (
             self.devices[-1] if self.devices else None,
-            any(r.timed for r in recorders),
-            any(r.sync for r in recorders),
-            tuple(r.record for r in recorders),
+            timed,
+            sync,
+            tuple([r.record for r in recorders]),
         )
         if _native_state is not None:  # native/_dispatch.c reads its own copy
             _native_state(self.state)
