@@ -363,8 +363,8 @@ def gelu(features, approximate=False, name=None) -> Tensor:
 
 
 def log_softmax_fwd(xp, x, axis):
-    s = x - xp.max(x, axis=axis, keepdims=True)
-    return s - xp.log(xp.sum(xp.exp(s), axis=axis, keepdims=True))
+    s = x - x.max(axis=axis, keepdims=True)  # the arrays' methods: NumPy's and CuPy's own
+    return s - xp.log(xp.exp(s).sum(axis=axis, keepdims=True))
 
 
 def _softmax_fwd(xp, x, axis):

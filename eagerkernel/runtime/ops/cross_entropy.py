@@ -119,12 +119,16 @@ def _sparse_xent_fwd(xp, labels, logits):
     loss with respect to the logits, ``softmax(logits) - one_hot(labels)``, which TensorFlow's
     fused kernel also returns beside the loss (None otherwise: no VJP will ask for it)."""
     logp = log_softmax_fwd(xp, logits, -1)
-    loss = -xp.take_along_axis(logp, labels[..., None], axis=-1)[..., 0]
-    if not ACTIVE or not logp.size:
+    if not logp.size:
+        return -xp.take_along_axis(logp, labels[..., None], axis=-1)[..., 0], None
+    # Each row's entry at its label, picked as rows of a matrix (one indexing, no index arrays
+    # broadcast over every axis as take_along_axis makes).
+    picked = xp.arange(labels.size), labels.reshape(-1)
+    loss = -logp.reshape(-1, logp.shape[-1])[picked].reshape(labels.shape)
+    if not ACTIVE:
         return loss, None
     backprop = xp.exp(logp)
-    rows = backprop.reshape(-1, backprop.shape[-1])
-    rows[xp.arange(rows.shape[0]), labels.reshape(-1)] -= 1
+    backprop.reshape(-1, backprop.shape[-1])[picked] -= 1
     return loss, backprop
 
 
