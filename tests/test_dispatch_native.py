@@ -34,6 +34,12 @@ def ops():
         ),
         ("bias_add", lambda: ek.nn.bias_add(ek.reshape(x, (1, 3)), v)),
         ("multi-output", lambda: ek.unstack(ek.reshape(x, (3, 1)))),
+        (
+            "saves",  # the forward returns (output, saved): TF's fused kernel's backprop
+            lambda: ek.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=ek.constant([2]), logits=ek.reshape(x, (1, 3))
+            ),
+        ),
         ("int", lambda: ek.constant([1, 2]) + ek.constant([3, 4])),
     ]
 
@@ -63,6 +69,32 @@ def test_c_and_python_observe_the_same(name, make):
     for a, b in zip(outs_c, outs_py):
         assert type(a) is type(b) and a.device == b.device
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@native
+def test_c_path_hands_what_a_primitive_saves_to_a_gradient_tape():
+    logits = ek.Variable(np.array([[0.5, -1.5, 2.0], [1.0, 0.0, -1.0]], np.float32))
+    labels = ek.constant([2, 0])
+    results = []
+    for observe in (dispatch._observe, dispatch._observed):
+        saved_observe, dispatch._observe = dispatch._observe, observe
+        try:
+            with ek.GradientTape() as tape:
+                loss = ek.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+            (record,) = tape.records
+            saved = record.saved
+            (grad,) = tape.gradient(loss, [logits])
+        finally:
+            dispatch._observe = saved_observe
+        results.append((loss.numpy(), saved, grad.numpy()))
+    (loss_c, saved_c, grad_c), (loss_py, saved_py, grad_py) = results
+    z = logits.numpy()
+    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    want = p - np.eye(3, dtype=np.float32)[[2, 0]]  # softmax minus the one-hot labels
+    np.testing.assert_array_equal(loss_c, loss_py)
+    np.testing.assert_allclose(saved_c, want, rtol=1e-6)
+    np.testing.assert_array_equal(saved_c, saved_py)
+    np.testing.assert_array_equal(grad_c, grad_py)
 
 
 @native

@@ -7,13 +7,15 @@
  *
  *     observe(prim, inputs[, params]) -> Tensor
  *
- * for a primitive with one output that saves nothing and moves nothing, one or two Tensor (or
- * Variable) inputs on one device, keyword params or none, no device scope and no --sync. It reads the
+ * for a primitive with one output that moves nothing (its forward may return `(output, saved)`
+ * when the primitive `saves`: TF's fused kernels' second output, handed to the recorders), one
+ * or two Tensor (or Variable) inputs on one device, keyword params or none, no device scope
+ * and no --sync. It reads the
  * thread's state (device scope, timed, sync, recorders: `Context.state`, which
  * `context.py` hands to `set_state` whenever it changes), calls the forward
  * (`prim.array_op(a, b)` when set, else `prim.fwd(xp, a[, b])`) between two reads of the
  * clock when a recorder is timed (`forward_clock` below), makes the output Tensor, and
- * calls `record(prim, inputs, output, params, None, seconds)` for each recorder's `record`
+ * calls `record(prim, inputs, output, params, saved, seconds)` for each recorder's `record`
  * (the state holds them bound).
  *
  * Anything else, and any exception from the forward, goes to the Python function `fallback`
@@ -223,9 +225,9 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (!PyTuple_CheckExact(inputs)) return fallback(prim, inputs, params);
     Py_ssize_t n = PyTuple_GET_SIZE(inputs);
     if (n < 1 || n > 2) return fallback(prim, inputs, params);
-    if (SLOT(prim, S.saves) != Py_False || SLOT(prim, S.moves) != Py_False) {
-        return fallback(prim, inputs, params);
-    }
+    if (SLOT(prim, S.moves) != Py_False) return fallback(prim, inputs, params);
+    PyObject *saves = SLOT(prim, S.saves);
+    if (saves != Py_False && saves != Py_True) return fallback(prim, inputs, params);
     PyObject *n_out = SLOT(prim, S.n_out);
     if (n_out == NULL || !PyLong_CheckExact(n_out) || PyLong_AsLong(n_out) != 1) {
         return fallback(prim, inputs, params);
@@ -272,10 +274,24 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
                                       with_params ? params : NULL);
     }
     double seconds = timed ? clock_since(t0) : 0.0;
+    PyObject *saved = NULL; /* what a primitive that `saves` returned beside its output */
+    if (out != NULL && saves == Py_True) {
+        /* `(output, saved)`, as the Python path unpacks it; anything else: the Python path */
+        if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 2) {
+            Py_CLEAR(out);
+            Py_DECREF(recorders);
+            return fallback(prim, inputs, params);
+        }
+        PyObject *pair = out;
+        out = Py_NewRef(PyTuple_GET_ITEM(pair, 0));
+        saved = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
+        Py_DECREF(pair);
+    }
     if (out != NULL && PyBytes_CheckExact(out)) {
         /* Two 0-d string arrays added: NumPy gives the bytes object; the Python path wraps
          * it in a 0-d array. */
         Py_CLEAR(out);
+        Py_XDECREF(saved);
         Py_DECREF(recorders);
         return fallback(prim, inputs, params);
     }
@@ -290,6 +306,7 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
     PyObject *output = S.tensor->tp_alloc(S.tensor, 0);
     if (output == NULL) {
         Py_DECREF(out);
+        Py_XDECREF(saved);
         Py_DECREF(recorders);
         return NULL;
     }
@@ -310,19 +327,22 @@ static PyObject *observe(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     Py_ssize_t k = PyTuple_GET_SIZE(recorders);
     for (Py_ssize_t i = 0; i < k; i++) {
-        PyObject *record_args[6] = {prim, inputs, output, params, Py_None, time};
+        PyObject *record_args[6] = {prim,   inputs, output, params, saved ? saved : Py_None,
+                                    time};
         PyObject *result =
             PyObject_Vectorcall(PyTuple_GET_ITEM(recorders, i), record_args, 6, NULL);
         if (result == NULL) goto error_time;
         Py_DECREF(result);
     }
     Py_DECREF(time);
+    Py_XDECREF(saved);
     Py_DECREF(recorders);
     return output;
 
 error_time:
     Py_DECREF(time);
 error:
+    Py_XDECREF(saved);
     Py_DECREF(recorders);
     Py_DECREF(output);
     return NULL;
