@@ -82,6 +82,70 @@ def profiling_scenario():
     return summary(tape), counts, grads
 
 
+def variable_reads_scenario():
+    """First reads of Variables by fresh tapes, as every training step makes them: a Variable
+    read before the tape existed (its snapshot still alive), one updated in place between
+    reads (a stale snapshot), a frozen one, an integer one, a tape that does not watch what
+    it reads, and two tapes nested around the same reads."""
+    x = ek.constant(np.array([0.5, -1.0, 2.0], np.float32))
+    w = ek.Variable(np.array([1.0, 2.0, 3.0], np.float32), name="w")
+    b = ek.Variable(np.array([0.5, 0.5, 0.5], np.float32), name="b")
+    frozen = ek.Variable(np.array([2.0, 2.0, 2.0], np.float32), trainable=False)
+    count = ek.Variable(np.array([1, 2, 3], np.int32))
+    out = []
+    with ek.GradientTape(persistent=True) as keeper:  # its snapshot of w lives as long as it
+        early = w * 1.0
+    for _ in range(3):
+        with ek.GradientTape() as tape:
+            y = x * w + b
+            y = y * frozen + ek.cast(count, ek.float32)
+            loss = ek.reduce_sum(y * w)  # a second read of w: the steady state
+        watched = [v.name for v in tape.watched_variables()]
+        rows = summary(tape)
+        grads = [g.numpy() for g in tape.gradient(loss, [w, b])]
+        out.append((rows, watched, grads))
+        w.assign_sub(0.1 * grads[0])  # a new value: the next read makes a new snapshot
+    with ek.GradientTape(watch_accessed_variables=False) as quiet:
+        z = ek.reduce_sum(x * w)
+    out.append((summary(quiet), list(quiet.watched_variables()), [quiet.gradient(z, w)]))
+    with ek.GradientTape() as outer:
+        with ek.GradientTape() as inner:
+            y = ek.reduce_sum(w * w * x)
+        (g,) = inner.gradient(y, [w])
+        h = ek.reduce_sum(g)
+    out.append(
+        (
+            summary(outer),
+            [v.name for v in outer.watched_variables()],
+            [outer.gradient(h, w).numpy()],
+        )
+    )
+    del early, keeper
+    return out
+
+
+@native
+def test_c_and_python_record_the_same_variable_reads():
+    c, python = run(variable_reads_scenario, True), run(variable_reads_scenario, False)
+    assert len(c) == len(python) == 5
+    for (rows_c, watched_c, grads_c), (rows_py, watched_py, grads_py) in zip(c, python):
+        assert rows_c == rows_py
+        assert watched_c == watched_py
+        for ga, gb in zip(grads_c, grads_py):
+            if gb is None:
+                assert ga is None
+            else:
+                np.testing.assert_array_equal(ga, gb)
+    # the values, against the closed form: d/dw sum((x w + b) f + c) w) = x f w + (x w + b) f + c
+    x, f, c_ = np.array([0.5, -1.0, 2.0]), 2.0, np.array([1.0, 2.0, 3.0])
+    w0 = np.array([1.0, 2.0, 3.0])
+    want = x * f * w0 + (x * w0 + 0.5) * f + c_
+    np.testing.assert_allclose(c[0][2][0], want, rtol=1e-6)
+    assert c[0][1] == ["w:0", "b:0"]  # trainable floating Variables, in order of first read
+    assert c[3][1] == [] and c[3][2] == [None]  # watch_accessed_variables=False
+    np.testing.assert_allclose(c[4][2][0], 2 * x, rtol=1e-6)  # d/dw sum(2 w x) = 2 x
+
+
 @native
 @pytest.mark.parametrize("scenario", [plain_scenario, profiling_scenario])
 def test_c_and_python_record_the_same(scenario):

@@ -125,8 +125,16 @@ class GradientTape(Recorder):
             _context.refresh(self)
 
     def _native_extra(self) -> dict:
-        """Further TapeRecorder arguments of a subclass (ProfilingTape: where ops are called)."""
-        return {}
+        """Further TapeRecorder arguments: a tape that watches the Variables it reads hands
+        over the containers of `_watch_one`, so that a Variable's first read is recorded in C
+        too (a subclass adds its own: ProfilingTape, where ops are called)."""
+        if self._profile or not self._watch_accessed:
+            return {}
+        return {
+            "watched": self._watched,
+            "variables": self._variables,
+            "snapshots": self._snapshots,
+        }
 
     # -- context ------------------------------------------------------------------------------
     def __enter__(self) -> GradientTape:

@@ -7,11 +7,14 @@
  *     recorder(prim, inputs, output, params, saved, seconds) -> None
  *
  *  1. A Variable input is recorded as its snapshot (`Variable._snapshot()`), keyed by the
- *     Variable's id. In the steady state (a plain tape that already watches the Variable, its
- *     snapshot alive, current and registered in `aliases`) that is done here; in any other case
- *     (and for another Tensor subclass, a multi-output primitive, or a profiling tape reading a
- *     Variable) the tape class's Python method runs instead (`fallback(tape, ...)`). The tape is
- *     held weakly, so that a tape is freed as soon as nothing refers to it.
+ *     Variable's id. A plain tape does that here: in the steady state (it already watches the
+ *     Variable, whose snapshot is alive, current and registered in `aliases`), and at the
+ *     first read of a trainable floating Variable by a tape that watches what it reads (every
+ *     training step's: `first_read`, the twin of `_record_read`'s branch with `_watch_one` and
+ *     `Variable._snapshot`). In any other case (a tape that does not watch what it reads, a
+ *     frozen or integer Variable, another Tensor subclass, a profiling tape reading a
+ *     Variable) the tape class's Python method runs instead (`fallback(tape, ...)`). The tape
+ *     is held weakly, so that a tape is freed as soon as nothing refers to it.
  *  2. A plain tape keeps the op only if an input's id is in the tape's tracked set `ids` and
  *     the output is floating (its array's dtype.kind is 'f' or 'c'); the output's id then
  *     joins `ids`. A profiling tape (`profile`) keeps every op and drops `saved`.
@@ -85,6 +88,10 @@ typedef struct {
     PyObject *fallback;      /* the tape class's Python record function */
     PyObject *tape;          /* a weak reference to the tape (no cycle through the tape) */
     PyObject *aliases;       /* dict id(snapshot) -> id(Variable) */
+    PyObject *watched;       /* None, or the tape's `_watched` list (a plain tape that watches */
+    PyObject *variables;     /* what it reads: its `_variables` list and `_snapshots` dict) */
+    PyObject *snapshots;
+    Py_ssize_t trainable_offset; /* Variable._trainable */
     PyObject *release;       /* None, or a list of records to let go of, one per call */
     PyObject *lines;         /* None, or a list: (code, line) of the op's caller per record */
     PyObject *internal;      /* with `lines`: the path prefix of frames that are not callers */
@@ -240,6 +247,79 @@ static int append_line(TapeRecorder *self) {
 #endif
 }
 
+/* Aliases `snap` to the Variable whose id is `key` (`_alias`, and `_snapshots[key]`).
+ * 0 on success, -1 on error. */
+static int alias(TapeRecorder *self, PyObject *snap, PyObject *key) {
+    PyObject *snap_id = PyLong_FromVoidPtr(snap);
+    if (snap_id == NULL) return -1;
+    int failed = PySet_Add(self->ids, snap_id) < 0 ||
+                 PyDict_SetItem(self->aliases, snap_id, key) < 0 ||
+                 PyDict_SetItem(self->snapshots, key, snap) < 0;
+    Py_DECREF(snap_id);
+    return failed ? -1 : 0;
+}
+
+/* The alive snapshot of Variable `x` (borrowed), or NULL. */
+static PyObject *live_snapshot(TapeRecorder *self, PyObject *x) {
+    PyObject *ref = *(PyObject **)((char *)x + self->read_offset);
+    if (ref == NULL || !PyWeakref_CheckRef(ref)) return NULL;
+    PyObject *snap = PyWeakref_GetObject(ref);
+    return snap == Py_None ? NULL : snap;
+}
+
+#define VALUE(t) (*(PyObject **)((char *)(t) + self->value_offset))
+#define DEVICE(t) (*(PyObject **)((char *)(t) + self->device_offset))
+
+/* A plain tape's first read of Variable `x` (id `key`), which it does not track yet: the twin
+ * of `_record_read` for one Variable when the tape watches what it reads and `x` is trainable
+ * and floating: `_watch_one(x)` (track it, list it, alias a snapshot taken before), then
+ * `x._snapshot()` (the current value's snapshot, made anew if it is gone or stale) aliased to
+ * `x`. Returns the snapshot (a new reference); NULL with an error set; or NULL without one when
+ * the Python method must decide (the cases above do not hold). */
+static PyObject *first_read(TapeRecorder *self, PyObject *x, PyObject *key) {
+    if (self->watched == Py_None) return NULL;
+    PyObject *trainable = *(PyObject **)((char *)x + self->trainable_offset);
+    if (trainable != Py_True) return NULL;
+    PyObject *value = VALUE(x);
+    if (value == NULL) return NULL;
+    int floating = is_float(value);
+    if (floating <= 0) return NULL; /* not floating: Python decides; or is_float's error */
+    if (PySet_Add(self->ids, key) < 0 || PyList_Append(self->watched, x) < 0 ||
+        PyList_Append(self->variables, x) < 0) {
+        return NULL;
+    }
+    PyObject *snap = live_snapshot(self, x);
+    if (snap != NULL && VALUE(snap) == value) { /* read before it was watched */
+        if (alias(self, snap, key) < 0) return NULL;
+    }
+    if (snap == NULL || VALUE(snap) != value) { /* `Variable._snapshot`: a new one */
+        snap = self->tensor->tp_alloc(self->tensor, 0);
+        if (snap == NULL) return NULL;
+        PyObject_GC_UnTrack(snap); /* as the dispatcher's outputs: in no cycle */
+        VALUE(snap) = Py_NewRef(value);
+        DEVICE(snap) = Py_XNewRef(DEVICE(x));
+        PyObject *ref = PyWeakref_NewRef(snap, NULL);
+        if (ref == NULL) {
+            Py_DECREF(snap);
+            return NULL;
+        }
+        PyObject **slot = (PyObject **)((char *)x + self->read_offset);
+        Py_XSETREF(*slot, ref);
+    } else {
+        Py_INCREF(snap);
+    }
+    /* `_record_read`: a tracked Variable's snapshot joins the tracked ids, aliased to it */
+    PyObject *snap_id = PyLong_FromVoidPtr(snap);
+    if (snap_id == NULL) goto error;
+    int aliased = PyDict_Contains(self->aliases, snap_id);
+    Py_DECREF(snap_id);
+    if (aliased < 0 || (!aliased && alias(self, snap, key) < 0)) goto error;
+    return snap;
+error:
+    Py_DECREF(snap);
+    return NULL;
+}
+
 static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
                              PyObject *kwnames) {
     TapeRecorder *self = (TapeRecorder *)op;
@@ -279,33 +359,43 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
         int hit = PySet_Contains(self->ids, key);
         if (hit < 0) goto error_keys;
         if (Py_TYPE(x) == self->variable) {
-            /* The steady state only: watched, snapshot alive, current and aliased. */
-            PyObject *ref = *(PyObject **)((char *)x + self->read_offset);
-            PyObject *snap = (ref != NULL && PyWeakref_CheckRef(ref)) ? PyWeakref_GetObject(ref)
-                                                                      : NULL;
-            if (!hit || snap == NULL || snap == Py_None ||
-                *(PyObject **)((char *)snap + self->value_offset) !=
-                    *(PyObject **)((char *)x + self->value_offset) ||
-                *(PyObject **)((char *)snap + self->device_offset) !=
-                    *(PyObject **)((char *)x + self->device_offset)) {
-                Py_DECREF(keys);
-                Py_DECREF(recorded);
-                goto fallback;
-            }
-            PyObject *snap_id = PyLong_FromVoidPtr(snap);
-            if (snap_id == NULL) goto error_keys;
-            int aliased = PyDict_Contains(self->aliases, snap_id);
-            Py_DECREF(snap_id);
-            if (aliased <= 0) {
-                Py_DECREF(keys);
-                Py_DECREF(recorded);
-                if (aliased < 0) return NULL;
-                goto fallback;
+            PyObject *snap; /* borrowed from `owned` or the Variable's weak reference */
+            PyObject *owned = NULL;
+            if (!hit) {
+                /* The first read (before any record is written: a fallback starts over). */
+                owned = first_read(self, x, key);
+                if (owned == NULL) {
+                    Py_DECREF(keys);
+                    Py_DECREF(recorded);
+                    if (PyErr_Occurred()) return NULL;
+                    goto fallback;
+                }
+                snap = owned;
+                hit = 1;
+            } else {
+                /* The steady state: watched, snapshot alive, current and aliased. */
+                snap = live_snapshot(self, x);
+                if (snap == NULL || VALUE(snap) != VALUE(x) || DEVICE(snap) != DEVICE(x)) {
+                    Py_DECREF(keys);
+                    Py_DECREF(recorded);
+                    goto fallback;
+                }
+                PyObject *snap_id = PyLong_FromVoidPtr(snap);
+                if (snap_id == NULL) goto error_keys;
+                int aliased = PyDict_Contains(self->aliases, snap_id);
+                Py_DECREF(snap_id);
+                if (aliased <= 0) {
+                    Py_DECREF(keys);
+                    Py_DECREF(recorded);
+                    if (aliased < 0) return NULL;
+                    goto fallback;
+                }
             }
             if (recorded == inputs) {
                 Py_DECREF(recorded);
                 recorded = PyTuple_New(n); /* a copy to write the snapshot in */
                 if (recorded == NULL) {
+                    Py_XDECREF(owned);
                     Py_DECREF(keys);
                     return NULL;
                 }
@@ -316,6 +406,7 @@ static PyObject *tape_record(PyObject *op, PyObject *const *args, size_t nargsf,
                 }
             }
             Py_INCREF(snap);
+            Py_XDECREF(owned);
             PyObject *old = PyTuple_GET_ITEM(recorded, i);
             PyTuple_SET_ITEM(recorded, i, snap);
             Py_DECREF(old);
@@ -404,17 +495,26 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *keywords[] = {"ids",         "records",       "profile",     "aliases",
                                "fallback",    "tape",          "tensor_type", "variable_type",
                                "record_type", "release",       "lines",       "internal",
-                               NULL};
+                               "watched",     "variables",     "snapshots",   NULL};
     PyObject *ids, *records, *aliases, *fallback, *tape, *release = Py_None;
     PyObject *lines = Py_None, *internal = Py_None;
+    PyObject *watched = Py_None, *variables = Py_None, *snapshots = Py_None;
     int profile;
     PyTypeObject *tensor, *variable, *record;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!pO!OOO!O!O!|OOO:TapeRecorder", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!pO!OOO!O!O!|OOOOOO:TapeRecorder", keywords,
                                      &PySet_Type, &ids, &PyList_Type, &records, &profile,
                                      &PyDict_Type, &aliases, &fallback, &tape, &PyType_Type,
                                      &tensor, &PyType_Type, &variable, &PyType_Type, &record,
-                                     &release, &lines, &internal))
+                                     &release, &lines, &internal, &watched, &variables,
+                                     &snapshots))
         return NULL;
+    if (watched != Py_None && (profile || !PyList_CheckExact(watched) ||
+                               !PyList_CheckExact(variables) || !PyDict_CheckExact(snapshots))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "TapeRecorder: watched must be None, or (for a plain tape) a list with "
+                        "variables a list and snapshots a dict");
+        return NULL;
+    }
     if (lines != Py_None && (!PyList_CheckExact(lines) || !PyUnicode_Check(internal))) {
         PyErr_SetString(PyExc_TypeError,
                         "TapeRecorder: lines must be None, or a list with internal a str");
@@ -434,6 +534,8 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     if (device_offset < 0) return NULL;
     Py_ssize_t read_offset = slot_offset(variable, "_read");
     if (read_offset < 0) return NULL;
+    Py_ssize_t trainable_offset = slot_offset(variable, "_trainable");
+    if (trainable_offset < 0) return NULL;
     if (!PyType_IsSubtype(variable, tensor)) {
         PyErr_SetString(PyExc_TypeError, "TapeRecorder: variable_type must subclass tensor_type");
         return NULL;
@@ -450,6 +552,10 @@ static PyObject *tape_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     self->value_offset = value_offset;
     self->device_offset = device_offset;
     self->read_offset = read_offset;
+    self->trainable_offset = trainable_offset;
+    self->watched = Py_NewRef(watched);
+    self->variables = Py_NewRef(variables);
+    self->snapshots = Py_NewRef(snapshots);
     Py_INCREF(aliases);
     self->aliases = aliases;
     Py_INCREF(release);
@@ -484,6 +590,9 @@ static int tape_traverse(TapeRecorder *self, visitproc visit, void *arg) {
     Py_VISIT(self->fallback);
     Py_VISIT(self->tape);
     Py_VISIT(self->aliases);
+    Py_VISIT(self->watched);
+    Py_VISIT(self->variables);
+    Py_VISIT(self->snapshots);
     Py_VISIT(self->release);
     Py_VISIT(self->lines);
     Py_VISIT(self->last_line);
@@ -504,6 +613,9 @@ static int tape_clear(TapeRecorder *self) {
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->tape);
     Py_CLEAR(self->aliases);
+    Py_CLEAR(self->watched);
+    Py_CLEAR(self->variables);
+    Py_CLEAR(self->snapshots);
     Py_CLEAR(self->release);
     Py_CLEAR(self->lines);
     Py_CLEAR(self->internal);
@@ -533,7 +645,8 @@ static PyMemberDef tape_members[] = {
 
 PyDoc_STRVAR(tape_doc,
              "TapeRecorder(ids, records, profile, aliases, fallback, tape, tensor_type, "
-             "variable_type, record_type, release=None, lines=None, internal=None)\n\n"
+             "variable_type, record_type, release=None, lines=None, internal=None, "
+             "watched=None, variables=None, snapshots=None)\n\n"
              "A tape's record(prim, inputs, output, params, saved, seconds) in C.");
 
 static PyTypeObject TapeRecorderType = {
