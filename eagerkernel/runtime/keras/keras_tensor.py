@@ -242,12 +242,19 @@ class Node:
         return not self.parents
 
 
+_PLAIN = frozenset({bool, int, float, str, type(None)})  # arguments that hold no tensor
+
+
 def any_symbolic(inputs, args, kwargs) -> bool:
     """Whether a KerasTensor is among a layer call's arguments (lists, tuples, dicts walked)."""
     if isinstance(inputs, KerasTensor):
         return True
-    if not args and not kwargs and not isinstance(inputs, (list, tuple, dict)):
-        return False
+    if not args and not isinstance(inputs, (list, tuple, dict)):
+        for value in kwargs.values():  # usually `training=`: a bool or None
+            if type(value) not in _PLAIN:
+                break
+        else:
+            return False
     todo = [inputs, *args, *kwargs.values()]
     while todo:
         x = todo.pop()
