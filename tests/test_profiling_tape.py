@@ -346,9 +346,33 @@ def test_text_only_tape_cell_shows_the_op_count(shell, monkeypatch):
     with capture_output() as cap:
         shell.run_cell("%%tape\nx = ek.constant(2.0)\nfor _ in range(60):\n    x = x * 1.0\n")
     record, graph = (o.data["text/plain"] for o in cap.outputs[-2:])
-    assert "60 ops recorded" in record and "… 10 more ops …" in record
+    # a terminal's text form: the first and last 10 ops (a notebook's table shows 50)
+    assert "60 ops recorded" in record and "… 40 more ops …" in record
     assert "By op type" in record and "total" in record
     assert graph == "<graph of tape `_tape`: 60 ops>"
+    with capture_output() as cap:
+        shell.run_cell(
+            "%%tape --max-rows 4\nx = ek.constant(2.0)\nfor _ in range(6):\n    x = x * 1.0\n"
+        )
+    assert "… 2 more ops …" in cap.outputs[-2].data["text/plain"]  # --max-rows sets it
+
+
+def test_tape_cell_in_a_notebook_shows_more_rows_in_html_than_in_text(shell):
+    from IPython.utils.capture import capture_output
+
+    from eagerkernel.magics.tape_views import DEFAULT_MAX_ROWS, DEFAULT_TEXT_ROWS
+
+    shell.display_formatter.active_types = ["text/plain", "text/html"]
+    try:
+        with capture_output() as cap:
+            shell.run_cell("%%tape\nx = ek.constant(2.0)\nfor _ in range(60):\n    x = x * 1.0\n")
+    finally:
+        shell.display_formatter.active_types = shell.display_formatter.format_types
+    bundle = next(o.data for o in cap.outputs if "60 ops recorded" in o.data["text/plain"])
+    assert f"… {60 - DEFAULT_TEXT_ROWS} more ops …" in bundle["text/plain"]
+    assert f"… {60 - DEFAULT_MAX_ROWS} more ops …" in bundle["text/html"]
+    assert bundle["text/html"].count(">Mul</td>") == DEFAULT_MAX_ROWS + 1  # + the totals row
+    assert bundle["text/plain"].count(" Mul ") == DEFAULT_TEXT_ROWS + 1
 
 
 def run_quietly(ip, code: str):

@@ -23,7 +23,7 @@ from ..runtime.core.tape import ProfilingTape
 from ..runtime.core.tensor import Tensor
 from .cell_runner import run_body
 from .replay import DEFAULT_REPEAT, DEFAULT_WARMUP, note_warnings, replay_times, retime
-from .tape_views import DEFAULT_MAX_ROWS, TapeRecord, TapeTiming
+from .tape_views import DEFAULT_MAX_ROWS, DEFAULT_TEXT_ROWS, TapeRecord, TapeTiming
 
 __all__ = ["TapeMagics", "TapeRecord", "TapeTiming"]
 
@@ -74,9 +74,10 @@ class TapeMagics(Magics):
     @argument(
         "--max-rows",
         type=int,
-        default=DEFAULT_MAX_ROWS,
-        help=f"rows shown before a long tape is cut in the middle (default {DEFAULT_MAX_ROWS}; "
-        "0 shows all)",
+        default=None,
+        help="op rows shown before a long tape is cut in the middle (default "
+        f"{DEFAULT_MAX_ROWS} in a notebook's table, {DEFAULT_TEXT_ROWS} in the text form a "
+        "terminal shows; 0 shows all)",
     )
     @argument(
         "--time",
@@ -139,7 +140,9 @@ class TapeMagics(Magics):
 
         * the op record: one row per op with its index, op, inputs and outputs as
           ``dtype[shape]`` (``@device`` when not on the CPU), forward time (ns, µs, ms or s)
-          and share of the total; then the totals by op type. The times change on every run,
+          and share of the total; then the totals by op type. A long tape shows its first and
+          last ops around a ``… N more ops …`` row: 50 in a notebook's table, 20 in the text
+          form a terminal shows (``--max-rows N`` sets both). The times change on every run,
           the rest does not: a notebook checked by nbval either tags the cell
           ``nbval-ignore-output`` or sanitizes the times with the patterns of
           ``eagerkernel/resources/nbval_sanitize.cfg`` (``--nbval-sanitize-with``), which the
@@ -186,6 +189,9 @@ class TapeMagics(Magics):
             y = ek.exp(x)
         """
         args = _parse(self.tape, line)
+        text_rows = DEFAULT_TEXT_ROWS if args.max_rows is None else args.max_rows
+        if args.max_rows is None:
+            args.max_rows = DEFAULT_MAX_ROWS
         if args.max_rows < 0:
             raise UsageError(
                 f"%%tape: --max-rows must be at least 0 (0 shows all). Received: {args.max_rows}."
@@ -268,6 +274,7 @@ class TapeMagics(Magics):
                 repeat=args.repeat,
                 warmup=args.warmup,
                 retimed=retimed,
+                text_rows=text_rows,
             )
             show(record, active)
             show(record.graph, active)

@@ -21,9 +21,19 @@ from .formatting import (
 )
 from .graph import TapeGraph, allocated_bytes, scope_label, section_of, source_text
 
-__all__ = ["DEFAULT_MAX_ROWS", "TapeRecord", "TapeTiming", "bytes_cell", "held_bytes"]
+__all__ = [
+    "DEFAULT_MAX_ROWS",
+    "DEFAULT_TEXT_ROWS",
+    "TapeRecord",
+    "TapeTiming",
+    "bytes_cell",
+    "held_bytes",
+]
 
 DEFAULT_MAX_ROWS = 50
+#: ``%%tape``'s op rows in the text form (a terminal) unless ``--max-rows`` says otherwise: a
+#: screenful with the totals under it. A notebook shows the HTML form's `DEFAULT_MAX_ROWS`.
+DEFAULT_TEXT_ROWS = 20
 
 
 class _TableView:
@@ -33,6 +43,7 @@ class _TableView:
     title: str = ""
     headers: tuple[str, ...] = ()
     max_rows: int = DEFAULT_MAX_ROWS
+    text_rows: int | None = None  # the text form's rows: None, as max_rows
 
     def _rows(self, selected: list[tuple]) -> list[list[str]]:
         """The table rows of ``selected`` records (`Records.select`)."""
@@ -42,14 +53,16 @@ class _TableView:
         """Further ``(caption, headers, rows)`` tables shown under the main one."""
         return []
 
-    def _shown(self) -> list[list[str]]:
+    def _shown(self, limit: int | None = None) -> list[list[str]]:
         """The rows shown: the first and last records around a ``… N more ops …`` row
-        (`kept_indices`), made once per ``max_rows`` since a notebook asks for text and HTML,
-        and made for those records only."""
-        cached = getattr(self, "_shown_rows", None)
-        if cached is not None and cached[0] == self.max_rows:
-            return cached[1]
-        kept = kept_indices(len(self.records), self.max_rows)
+        (`kept_indices`), at most ``limit`` of them (default ``max_rows``), made once per
+        limit since a notebook asks for text and HTML, and made for those records only."""
+        limit = self.max_rows if limit is None else limit
+        cache = self.__dict__.setdefault("_shown_rows", {})
+        rows = cache.get(limit)
+        if rows is not None:
+            return rows
+        kept = kept_indices(len(self.records), limit)
         if -1 in kept:  # the first and last records around a gap row
             gap = kept.index(-1)
             head, tail = kept[:gap], kept[gap + 1 :]
@@ -61,11 +74,11 @@ class _TableView:
             ]
         else:
             rows = self._rows(self.records.select(kept))
-        self._shown_rows = (self.max_rows, rows)
+        cache[limit] = rows
         return rows
 
     def __repr__(self) -> str:
-        parts = [self.title, text_table(self.headers, self._shown())]
+        parts = [self.title, text_table(self.headers, self._shown(self.text_rows))]
         for caption, h, r in self._extra():
             parts += [caption, text_table(h, r)]
         return "\n".join(parts)
@@ -158,6 +171,8 @@ class TapeRecord(_TableView):
         name: the tape's name in the user namespace (``"_tape"``).
         records: the snapshot (`Records`); ``entries`` lists them as `Record` objects.
         max_rows: longer tapes show their first and last rows around a ``… N more ops …`` row.
+        text_rows: the same for the text form alone (None: ``max_rows``); ``%%tape`` shows
+            `DEFAULT_TEXT_ROWS` there unless given ``--max-rows``.
         retimed: indices of the ops re-timed without their warning (``--time once``).
         timing: the matching `TapeTiming` (``total``, ``by_op``).
         graph: the matching `TapeGraph`; ``picture=False`` when its picture is not shown.
@@ -192,8 +207,10 @@ class TapeRecord(_TableView):
         warmup: int = 0,
         saved: bool = False,
         retimed: list | None = None,
+        text_rows: int | None = None,
     ):
         self.name = name
+        self.text_rows = text_rows
         self.records = Records(tape)
         self.retimed = list(retimed or ())
         self.max_rows = max_rows
