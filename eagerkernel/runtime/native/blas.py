@@ -64,14 +64,19 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
     Raises:
         ValueError: as `numpy.matmul`, for shapes that do not match.
     """
-    m = a.shape[-2] if a.ndim > 1 else 1
-    k = a.shape[-1]
-    n = b.shape[-1] if b.ndim > 1 else 1
-    batch = max(math.prod(a.shape[:-2]), math.prod(b.shape[:-2]))
-    flops = 2 * batch * m * n * k
-    if flops >= _TINY_FLOPS and a.dtype == _HALF and b.dtype == _HALF and out is None:
+    sa, sb = a.shape, b.shape
+    if len(sa) == 2 and len(sb) == 2:  # the common case, without the batch arithmetic
+        flops = 2 * sa[0] * sa[1] * sb[1]
+    else:
+        m = sa[-2] if a.ndim > 1 else 1
+        n = sb[-1] if b.ndim > 1 else 1
+        batch = max(math.prod(sa[:-2]), math.prod(sb[:-2]))
+        flops = 2 * batch * m * n * sa[-1]
+    if flops < _TINY_FLOPS:
+        return np.matmul(a, b, out=out)
+    if a.dtype == _HALF and b.dtype == _HALF and out is None:
         return _half_matmul(a, b)
-    if _TINY_FLOPS <= flops < SMALL_FLOPS:
+    if flops < SMALL_FLOPS:
         blas = _controller()
         if blas is not None:
             threads = blas.num_threads
