@@ -174,6 +174,17 @@ def binary_cases():
         ("ints", lambda op: op(i, i)),
         ("python number", lambda op: op(x, 2.0)),
         ("number first", lambda op: op(3.0, x)),
+        ("inexact number", lambda op: op(x, 0.1)),  # rounded to float32 first, as TF does
+        ("python int", lambda op: op(x, 3)),
+        ("int first", lambda op: op(-2, x)),
+        ("big int", lambda op: op(x, 2**40 + 1)),  # rounded to float32, as a cast rounds it
+        ("float64 tensor", lambda op: op(ek.constant(np.array([0.1, 2.5])), 0.1)),
+        ("beyond float32", lambda op: op(x, 1e300)),  # the Python op's conversion decides
+        ("nan", lambda op: op(x, float("nan"))),
+        ("negative zero", lambda op: op(-0.0, x)),
+        ("bool", lambda op: op(x, True)),
+        ("int tensor and number", lambda op: op(i, 2)),
+        ("0-d tensor and number", lambda op: op(s, 0.5)),
         ("numpy array", lambda op: op(x, np.array([1.0, 2.0, 3.0], np.float32))),
         ("name keyword", lambda op: op(x, y, name="m")),
         ("ragged", lambda op: op(ek.ragged.constant([[1.0, 2.0], [3.0]]), 2.0)),
@@ -192,6 +203,36 @@ def test_binary_op_in_c_computes_what_its_python_op_does(public, case, call):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
     else:  # a RaggedTensor
         assert got.to_list() == want.to_list()
+
+
+@binary_native
+def test_binary_op_in_c_leaves_an_int_beyond_64_bits_to_the_python_op():
+    x = ek.constant(np.array([0.5, -1.5], np.float32))
+    with pytest.raises(TypeError) as python_error:
+        ek.multiply.__wrapped__(x, 2**70)
+    with pytest.raises(type(python_error.value), match="1180591620717411303424"):
+        ek.multiply(x, 2**70)
+
+
+@binary_native
+def test_binary_op_in_c_leaves_numbers_to_the_python_op_under_a_tape_or_numpy_behavior():
+    x = ek.constant(np.array([0.5, -1.5], np.float32))
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.multiply(x, 3.0)  # recorded: the Python op converts 3.0 to a tensor input
+    assert [(r.prim.name, len(r.inputs)) for r in tape.records] == [("Mul", 2)]
+    (g,) = tape.gradient(y, [x])
+    np.testing.assert_array_equal(g.numpy(), [3.0, 3.0])
+    from eagerkernel.runtime.core.numpy_methods import STATE
+
+    saved = STATE.enabled, STATE.promotion
+    try:
+        STATE.enabled, STATE.promotion = True, "all"  # the new type promotion: weak numbers
+        got, want = ek.multiply(x, 2.0), ek.multiply.__wrapped__(x, 2.0)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    finally:
+        STATE.enabled, STATE.promotion = saved
 
 
 @binary_native

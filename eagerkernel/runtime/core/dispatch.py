@@ -634,6 +634,7 @@ if _NATIVE:
             np.ndarray,
             _samples,
             globals(),  # where BinaryOp reads `_observe`, as the Python op does
+            _NUMPY_STATE,  # NumPy behavior's switches: a Python number beside a tensor
         )
         _observe = _native_dispatch.observe
         _native_binary = _native_dispatch.BinaryOp

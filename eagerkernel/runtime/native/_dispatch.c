@@ -29,6 +29,8 @@
 #include <Python.h>
 #include <structmember.h>
 #include <stdint.h>
+#include <float.h>
+#include <math.h>
 #include <time.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <x86intrin.h>
@@ -54,6 +56,9 @@ static struct {
     PyObject *str_observe;  /* "_observe" */
     PyObject *observe_fn;   /* this module's `observe`, called directly when `_observe` is it */
     PyObject *object_descr; /* numpy.dtype(object), the dtype of string tensors */
+    PyObject *f32_descr, *f64_descr; /* numpy.dtype(float32), numpy.dtype(float64) */
+    PyObject *numpy_state;  /* numpy_methods.STATE: NumPy behavior's switches, or NULL */
+    Py_ssize_t np_enabled, np_promotion; /* its slots `enabled` and `promotion` */
 } S;
 
 /* The last thread's state, read from its dict: every recorded op asks for it, and a dict
@@ -378,9 +383,14 @@ static PyObject *observe_global(void) {
  *   - something active: dispatch's `_observe(prim, (x, y))`, as the Python op calls it (this
  *     module's `observe`, called without a call layer, unless a test replaced it).
  *
- * Anything else (a Python number or array to convert, a composite tensor, dtypes or devices
- * that differ, a `name=` keyword, any exception from the forward) calls `fallback`, the Python
- * op (the specification), which runs the op from the start and raises the documented error.
+ *   - nothing active, a float32 or float64 Tensor and a Python float or int on either side
+ *     (``x * 2.0``, ``1 - x``), NumPy behavior off: ``array_op`` on the array and the number,
+ *     which NumPy converts to the array's dtype as TensorFlow converts it (`scalar_call`).
+ *
+ * Anything else (a number that float32 cannot hold, a NumPy value or list to convert, a
+ * composite tensor, dtypes or devices that differ, a `name=` keyword, any exception from the
+ * forward) calls `fallback`, the Python op (the specification), which runs the op from the
+ * start and raises the documented error.
  * A BinaryOp binds as a method (a function-like descriptor) and keeps a __dict__ for
  * __name__, __doc__ and __wrapped__ (the Python op). tests/test_dispatch_native.py compares
  * the two. */
@@ -421,6 +431,64 @@ static PyObject *binary_fallback(BinaryOp *self, PyObject *const *args, size_t n
     return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
 }
 
+/* Whether `number` converts to the float dtype `descr` as TensorFlow converts it beside a
+ * tensor (`cast_python`: the value rounded to the dtype), which is what NumPy does with a
+ * Python number beside an array of that dtype: a float (not one beyond float32's range, which
+ * NumPy and the Python path report differently) or an int of at most 64 bits; not a bool. */
+static int plain_number(PyObject *number, PyObject *descr) {
+    if (PyFloat_CheckExact(number)) {
+        double v = PyFloat_AS_DOUBLE(number);
+        return descr == S.f64_descr || !isfinite(v) || fabs(v) <= FLT_MAX;
+    }
+    if (PyLong_CheckExact(number)) {
+        int overflow;
+        PyLong_AsLongLongAndOverflow(number, &overflow);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        return !overflow;
+    }
+    return 0;
+}
+
+/* A BinaryOp on one Tensor and one Python number (see the comment above): the output Tensor,
+ * or NULL without an error when the Python op must run it, or with one for a KeyboardInterrupt. */
+static PyObject *scalar_call(BinaryOp *self, PyObject *const *args, int tensor_first) {
+    PyObject *t = args[tensor_first ? 0 : 1], *number = args[tensor_first ? 1 : 0];
+    if (!S.descr_ok || S.numpy_state == NULL || PyList_GET_SIZE(S.active) != 0) return NULL;
+    if (SLOT(S.numpy_state, S.np_enabled) != Py_False ||
+        SLOT(S.numpy_state, S.np_promotion) != Py_None || SLOT(t, S.weak) != NULL) {
+        return NULL; /* NumPy behavior, or a weak tensor: the Python op promotes */
+    }
+    PyObject *a = SLOT(t, S.value), *device = SLOT(t, S.device);
+    if (a == NULL || device == NULL || Py_TYPE(a) != S.ndarray) return NULL;
+    PyObject *descr = ((ArrayHead *)a)->descr;
+    if ((descr != S.f32_descr && descr != S.f64_descr) || !plain_number(number, descr)) {
+        return NULL;
+    }
+    PyObject *call_args[2] = {tensor_first ? a : number, tensor_first ? number : a};
+    PyObject *out = PyObject_Vectorcall(self->array_op, call_args, 2, NULL);
+    if (out == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception)) return NULL; /* Ctrl-C goes up */
+        PyErr_Clear();
+        return NULL;
+    }
+    if (Py_TYPE(out) != S.ndarray || ((ArrayHead *)out)->descr != descr) {
+        Py_DECREF(out); /* a 0-d result is a NumPy scalar: the Python op wraps it */
+        return NULL;
+    }
+    PyObject *output = S.tensor->tp_alloc(S.tensor, 0);
+    if (output == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    PyObject_GC_UnTrack(output); /* as in `observe`: a Tensor is in no cycle */
+    SLOT(output, S.value) = out;
+    SLOT(output, S.device) = Py_NewRef(device);
+    return output;
+}
+
 static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
                              PyObject *kwnames) {
     BinaryOp *self = (BinaryOp *)op;
@@ -428,9 +496,13 @@ static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
         return binary_fallback(self, args, nargsf, kwnames);
     }
     PyObject *x = args[0], *y = args[1];
-    if (!PyObject_TypeCheck(x, S.tensor) || !PyObject_TypeCheck(y, S.tensor)) {
+    int x_tensor = PyObject_TypeCheck(x, S.tensor), y_tensor = PyObject_TypeCheck(y, S.tensor);
+    if (x_tensor != y_tensor && self->array_op != NULL) { /* a tensor and a Python number? */
+        PyObject *result = scalar_call(self, args, x_tensor);
+        if (result != NULL || PyErr_Occurred()) return result;
         return binary_fallback(self, args, nargsf, kwnames);
     }
+    if (!x_tensor || !y_tensor) return binary_fallback(self, args, nargsf, kwnames);
     if (SLOT(x, S.weak) != NULL && SLOT(y, S.weak) != NULL) {
         /* Two weak tensors (the new type promotion): the Python op marks the output weak. */
         return binary_fallback(self, args, nargsf, kwnames);
@@ -594,13 +666,21 @@ static PyTypeObject BinaryOpType = {
 
 static PyObject *setup(PyObject *module, PyObject *args) {
     PyObject *context, *fallback_fn, *params, *active, *samples, *globals;
+    PyObject *numpy_state = NULL;
     PyTypeObject *tensor, *primitive, *device, *ndarray;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!O!O!O!:setup", &context, &fallback_fn,
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!O!O!O!|O:setup", &context, &fallback_fn,
                           &PyDict_Type, &params, &PyType_Type, &tensor, &PyType_Type,
                           &primitive, &PyType_Type, &device, &PyList_Type, &active,
                           &PyType_Type, &ndarray, &PyList_Type, &samples, &PyDict_Type,
-                          &globals))
+                          &globals, &numpy_state))
         return NULL;
+    Py_ssize_t np_enabled = -1, np_promotion = -1;
+    if (numpy_state != NULL) {
+        np_enabled = slot_offset(Py_TYPE(numpy_state), "enabled");
+        if (np_enabled < 0) return NULL;
+        np_promotion = slot_offset(Py_TYPE(numpy_state), "promotion");
+        if (np_promotion < 0) return NULL;
+    }
     PyObject *observe_fn = PyObject_GetAttrString(module, "observe");
     if (observe_fn == NULL) return NULL;
     /* The ndarray layout `dtype_of` reads, checked on the sample arrays: their `descr` field
@@ -644,12 +724,22 @@ static PyObject *setup(PyObject *module, PyObject *args) {
     S.weak = offsets[8];
     PyObject *numpy = PyImport_ImportModule("numpy");
     PyObject *object_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "O") : NULL;
+    PyObject *f32_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "float32") : NULL;
+    PyObject *f64_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "float64") : NULL;
     Py_XDECREF(numpy);
-    if (object_descr == NULL) {
+    if (object_descr == NULL || f32_descr == NULL || f64_descr == NULL) {
+        Py_XDECREF(object_descr);
+        Py_XDECREF(f32_descr);
+        Py_XDECREF(f64_descr);
         Py_DECREF(observe_fn);
         return NULL;
     }
     Py_XSETREF(S.object_descr, object_descr);
+    Py_XSETREF(S.f32_descr, f32_descr);
+    Py_XSETREF(S.f64_descr, f64_descr);
+    Py_XSETREF(S.numpy_state, Py_XNewRef(numpy_state));
+    S.np_enabled = np_enabled;
+    S.np_promotion = np_promotion;
     Py_XSETREF(S.active, Py_NewRef(active));
     Py_XSETREF(S.ndarray, (PyTypeObject *)Py_NewRef(ndarray));
     S.descr_ok = descr_ok;
@@ -670,7 +760,7 @@ static PyMethodDef methods[] = {
      "set_state(state): this thread's (device, timed, sync, records), as Context.state."},
     {"setup", setup, METH_VARARGS,
      "setup(context, fallback, params, tensor_type, primitive_type, device_type, active, "
-     "ndarray_type, sample_arrays, dispatch_globals)"},
+     "ndarray_type, sample_arrays, dispatch_globals[, numpy_state])"},
     {"use_tsc", use_tsc, METH_O,
      "use_tsc(flag) -> bool: time observed forwards with the CPU's time-stamp counter (x86-64;\n"
      "False elsewhere), calibrated against CLOCK_MONOTONIC at the first timed op."},
