@@ -194,7 +194,8 @@ def _mean_vjp(g, ans, x, axis, keepdims):
     # TF's MeanGrad: the sum's cotangent divided by the number of inputs of each output,
     # a 0-d tensor of g's dtype (the division a tensor by a tensor, TF's RealDiv).
     count = x._value.size // max(ans._value.size, 1) if x._value.size else 1
-    divided = g / make(np.asarray(count, g._value.dtype), g._device)
+    device = g._device
+    divided = g / make(device.xp.asarray(count, g._value.dtype), device)
     return _spread(divided, x, axis, keepdims)
 
 
