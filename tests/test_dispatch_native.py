@@ -206,12 +206,14 @@ def test_binary_op_in_c_computes_what_its_python_op_does(public, case, call):
 
 
 @binary_native
-def test_binary_op_in_c_leaves_an_int_beyond_64_bits_to_the_python_op():
-    x = ek.constant(np.array([0.5, -1.5], np.float32))
-    with pytest.raises(TypeError) as python_error:
-        ek.multiply.__wrapped__(x, 2**70)
-    with pytest.raises(type(python_error.value), match="1180591620717411303424"):
-        ek.multiply(x, 2**70)
+def test_an_int_beyond_64_bits_beside_a_float_tensor_is_rounded_to_its_dtype():
+    # TensorFlow 2.21: tf.constant([1.0, 2.0]) * 2**70 == [1.1805916e+21, 2.3611832e+21]
+    x = ek.constant(np.array([1.0, 2.0], np.float32))
+    for got in (ek.multiply(x, 2**70), ek.multiply.__wrapped__(x, 2**70), 2**70 * x):
+        assert got.dtype == ek.float32
+        np.testing.assert_array_equal(got.numpy(), np.float32([2.0**70, 2.0**71]))
+    y = ek.constant(np.array([1.0], np.float64)) - (2**64 + 5)
+    np.testing.assert_array_equal(y.numpy(), [1.0 - 2.0**64])
 
 
 @binary_native

@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def python_array(value, op: str) -> np.ndarray:
@@ -155,6 +156,10 @@ def cast_python(value, np_dtype, op: str) -> np.ndarray:
             f"{op}: cannot convert {value!r:.60} to a Tensor of dtype "
             f"{dtypes.from_numpy(target).name}."
         )
+    if type(value) is int and target.kind in "fc" and not _INT64_MIN <= value <= _INT64_MAX:
+        # An int past 64 bits (NumPy would make an object array): rounded to the float dtype,
+        # as TensorFlow converts ``x * 2**70`` for a float ``x``.
+        return np.asarray(value, dtype=target)
     arr = python_array(value, op)
     if arr.dtype.kind == "O":
         arr = _from_nested(value, op)
