@@ -431,6 +431,20 @@ static PyObject *binary_fallback(BinaryOp *self, PyObject *const *args, size_t n
     return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
 }
 
+/* A new Tensor on `device` holding the array `out` (a reference it takes over), or NULL with
+ * an error. */
+static PyObject *wrap(PyObject *out, PyObject *device) {
+    PyObject *output = S.tensor->tp_alloc(S.tensor, 0);
+    if (output == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    PyObject_GC_UnTrack(output); /* as in `observe`: a Tensor is in no cycle */
+    SLOT(output, S.value) = out;
+    SLOT(output, S.device) = Py_NewRef(device);
+    return output;
+}
+
 /* Whether `number` converts to the float dtype `descr` as TensorFlow converts it beside a
  * tensor (`cast_python`: the value rounded to the dtype), which is what NumPy does with a
  * Python number beside an array of that dtype: a float (not one beyond float32's range, which
@@ -478,15 +492,7 @@ static PyObject *scalar_call(BinaryOp *self, PyObject *const *args, int tensor_f
         Py_DECREF(out); /* a 0-d result is a NumPy scalar: the Python op wraps it */
         return NULL;
     }
-    PyObject *output = S.tensor->tp_alloc(S.tensor, 0);
-    if (output == NULL) {
-        Py_DECREF(out);
-        return NULL;
-    }
-    PyObject_GC_UnTrack(output); /* as in `observe`: a Tensor is in no cycle */
-    SLOT(output, S.value) = out;
-    SLOT(output, S.device) = Py_NewRef(device);
-    return output;
+    return wrap(out, device);
 }
 
 static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
@@ -551,15 +557,7 @@ static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
         Py_DECREF(out);
         return binary_fallback(self, args, nargsf, kwnames);
     }
-    PyObject *output = S.tensor->tp_alloc(S.tensor, 0);
-    if (output == NULL) {
-        Py_DECREF(out);
-        return NULL;
-    }
-    PyObject_GC_UnTrack(output); /* as in `observe`: a Tensor is in no cycle */
-    SLOT(output, S.value) = out;
-    SLOT(output, S.device) = Py_NewRef(device);
-    return output;
+    return wrap(out, device);
 
 error_fallback:
     /* A KeyboardInterrupt (Ctrl-C) or SystemExit goes up as it is; on an error the Python op
