@@ -17,7 +17,22 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError, NotFoundError
 from ..core.tensor import Tensor, convert_to_tensor
 
-__all__ = ["KeyValueTensorInitializer", "TextFileIndex", "TextFileInitializer"]
+__all__ = ["KeyValueDtypes", "KeyValueTensorInitializer", "TextFileIndex", "TextFileInitializer"]
+
+
+class KeyValueDtypes:
+    """``key_dtype`` and ``value_dtype``, read from ``_key_dtype`` and ``_value_dtype`` (a
+    table initializer's and a table's, as in `tf.lookup`)."""
+
+    @property
+    def key_dtype(self) -> dtypes.DType:
+        """The dtype of the keys."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self) -> dtypes.DType:
+        """The dtype of the values."""
+        return self._value_dtype
 
 
 class TextFileIndex:
@@ -106,7 +121,7 @@ def _parse(token: bytes, dtype: dtypes.DType, filename: str, line_number: int):
         ) from None
 
 
-class TextFileInitializer:
+class TextFileInitializer(KeyValueDtypes):
     """Table contents read from a text file, one entry per line (follows
     `tf.lookup.TextFileInitializer`).
 
@@ -186,16 +201,6 @@ class TextFileInitializer:
         self._delimiter = delimiter.encode("utf-8") if isinstance(delimiter, str) else delimiter
         self._offset = int(value_index_offset)
         self._name = name or "text_file_init"
-
-    @property
-    def key_dtype(self) -> dtypes.DType:
-        """The dtype of the keys."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes.DType:
-        """The dtype of the values."""
-        return self._value_dtype
 
     def _lines(self) -> list:
         try:

@@ -20,6 +20,7 @@ from ..ops.elementwise import cast, not_equal, where
 from ..ops.strings import as_string, to_hash_bucket_fast
 from ..ragged.ragged_tensor import RaggedTensor
 from ..sparse.sparse_tensor import SparseTensor
+from .initializers import KeyValueDtypes
 
 __all__ = ["HashTableBase", "StaticHashTable", "StaticVocabularyTable", "key_tensor"]
 
@@ -61,7 +62,7 @@ _find = Primitive("LookupTableFindV2", _find_fwd)
 defvjp(_find, None)
 
 
-class HashTableBase:
+class HashTableBase(KeyValueDtypes):
     """The storage and lookup shared by eagerkernel's tables: a dict from key to a row of a
     values array, and a default value (of the value shape). Not a TensorFlow name."""
 
@@ -80,16 +81,6 @@ class HashTableBase:
         self._value_shape = tuple(default._value.shape)
         self._index: dict = {}
         self._rows = np.empty((0, *self._value_shape), dtypes.numpy_dtype(self._value_dtype))
-
-    @property
-    def key_dtype(self) -> dtypes.DType:
-        """The dtype of the keys."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes.DType:
-        """The dtype of the values."""
-        return self._value_dtype
 
     @property
     def default_value(self) -> Tensor:

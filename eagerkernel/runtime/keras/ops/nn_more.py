@@ -13,6 +13,7 @@ import numpy as np
 from ... import nest
 from ...autodiff import custom_gradient as _custom_gradient
 from ...ops import ctc as ctc_ops
+from ..layers.conv_base import deconv_length
 from ._base import floatx, keras_op, promote, result_type, to_tensor
 from ._tf import tf
 from .nn import (
@@ -299,16 +300,6 @@ def space_to_depth(x, block_size, data_format="channels_last"):
     return from_channels_last(tf.space_to_depth(x, int(block_size)), data_format)
 
 
-def _transpose_length(size, kernel, stride, padding, output_padding, dilation):
-    kernel = (kernel - 1) * dilation + 1
-    if output_padding is None:
-        if padding == "valid":
-            return size * stride + max(kernel - stride, 0)
-        return size * stride
-    pad = kernel // 2 if padding == "same" else 0
-    return (size - 1) * stride + kernel - 2 * pad + output_padding
-
-
 @keras_op
 def conv_transpose(
     inputs,
@@ -334,10 +325,11 @@ def conv_transpose(
     strides, dilations = _ntuple(strides, n), _ntuple(dilation_rate, n)
     out_pad = [None] * n if output_padding is None else _ntuple(output_padding, n)
     spatial = [
-        _transpose_length(int(x.shape[i + 1]), int(kernel.shape[i]), strides[i], padding,
-                          out_pad[i], dilations[i])
+        deconv_length(
+            int(x.shape[i + 1]), int(kernel.shape[i]), padding, out_pad[i], strides[i], dilations[i]
+        )
         for i in range(n)
-    ]  # fmt: skip
+    ]
     shape = [int(x.shape[0]), *spatial, int(kernel.shape[-2])]
     out = tf.nn.conv_transpose(
         x, kernel, shape, strides, padding=padding.upper(), dilations=dilations
