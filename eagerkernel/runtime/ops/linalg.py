@@ -69,10 +69,21 @@ _matmul = Primitive("MatMul", _matmul_fwd)
 
 
 def matmul_op(a: Tensor, b: Tensor, transpose_a: bool = False, transpose_b: bool = False):
-    """The MatMul op itself on operands the caller has already checked: Tensors or Variables
-    of one dtype, rank >= 2, matching inner dimensions (a VJP's, or a Dense layer's after its
-    own shape check). `matmul` without its argument conversion and checks; anything else is
-    the caller's bug."""
+    """The MatMul op itself on operands the caller has already checked (a VJP's, or a Dense
+    layer's after its own shape and dtype checks): `matmul` without its conversion and checks.
+
+    Args:
+        a, b: Tensors or Variables of one dtype, rank >= 2, shapes ``[..., m, k]`` and
+            ``[..., k, n]`` (each transposed on its last two axes when asked).
+        transpose_a, transpose_b: bools, as for `matmul`.
+
+    Returns:
+        ``[..., m, n]`` of the operands' dtype, recorded as TensorFlow's ``MatMul``.
+
+    Raises:
+        Nothing of its own: operands that do not fit give NumPy's ValueError (the public
+        `matmul` names both shapes instead).
+    """
     return apply(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
 
 

@@ -262,9 +262,22 @@ defvjp(
 
 
 def bias_add_op(value, bias, channel_axis: int) -> Tensor:
-    """The BiasAdd op itself on operands the caller has already checked: ``value`` of rank
-    >= 2 and a 1-D ``bias`` of its dtype whose length is ``value``'s size on ``channel_axis``
-    (a non-negative axis). `bias_add` without its argument conversion and checks."""
+    """The BiasAdd op itself on operands the caller has already checked: `bias_add` without
+    its conversion and checks (a Dense layer's, after its own).
+
+    Args:
+        value: a Tensor of rank >= 2.
+        bias: a 1-D Tensor or Variable of ``value``'s dtype, of length ``value``'s size on
+            ``channel_axis``.
+        channel_axis: a non-negative int (``value.ndim - 1`` for channels last).
+
+    Returns:
+        ``value``'s shape and dtype, recorded as TensorFlow's ``BiasAdd``.
+
+    Raises:
+        Nothing of its own: operands that do not fit give NumPy's error (the public
+        `bias_add` names the shapes instead).
+    """
     return apply(_bias_add, (value, bias), {"channel_axis": channel_axis})
 
 
