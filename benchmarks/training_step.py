@@ -168,7 +168,7 @@ def torch_step(model: str, batch: int):
         loss = nn.functional.cross_entropy(net(x), y)
         loss.backward()
         opt.step()
-        return float(loss)
+        return loss.item()
 
     return step
 
