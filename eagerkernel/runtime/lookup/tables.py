@@ -223,7 +223,7 @@ class StaticHashTable(HashTableBase):
         return self._initializer
 
 
-class StaticVocabularyTable:
+class StaticVocabularyTable(KeyValueDtypes):
     """An immutable table of ids that sends unknown keys to hash buckets (follows
     `tf.lookup.StaticVocabularyTable`).
 
@@ -292,18 +292,9 @@ class StaticVocabularyTable:
                 f"StaticVocabularyTable: Invalid `lookup_key_dtype` {lookup_dtype.name} for "
                 f"keys of dtype {key_dtype.name}."
             )
-        self._key_dtype = lookup_dtype
+        self._key_dtype = lookup_dtype  # the dtype of the keys `lookup` takes
+        self._value_dtype = dtypes.int64
         self._table_key_dtype = key_dtype
-
-    @property
-    def key_dtype(self) -> dtypes.DType:
-        """The dtype of the keys `lookup` takes."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes.DType:
-        """int64."""
-        return dtypes.int64
 
     @property
     def name(self) -> str:
