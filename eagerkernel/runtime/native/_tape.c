@@ -786,6 +786,7 @@ static PyTypeObject RecordType = {
     .tp_getset = record_getset,
 };
 
+#define FEW 16
 /* op_totals(records, record_type) -> [(prim, count, seconds or None)], first appearance. */
 static PyObject *op_totals(PyObject *module, PyObject *args) {
     PyObject *records;
@@ -817,9 +818,19 @@ static PyObject *op_totals(PyObject *module, PyObject *args) {
             PyErr_SetString(PyExc_AttributeError, "op_totals: a Record without prim/seconds");
             goto done;
         }
-        PyObject *k = PyDict_GetItemWithError(index, prim); /* borrowed */
-        Py_ssize_t j;
-        if (k == NULL) {
+        /* The first FEW primitives are found by address: a tape's ops are mostly of a few
+         * types, and hashing into the dict costs more than the rest of the pass. */
+        Py_ssize_t j = -1;
+        for (Py_ssize_t q = 0; q < distinct && q < FEW; q++) {
+            if (PyList_GET_ITEM(prims, q) == prim) {
+                j = q;
+                break;
+            }
+        }
+        PyObject *k = j >= 0 || distinct < FEW ? NULL : PyDict_GetItemWithError(index, prim);
+        if (j >= 0) {
+            /* found */
+        } else if (k == NULL) {
             if (PyErr_Occurred()) goto done;
             j = distinct++;
             PyObject *at = PyLong_FromSsize_t(j);
