@@ -117,14 +117,15 @@ def test_guide_legacy_add_order(all_mode):
     b = tf.constant(1)
     c = np.array(1, dtype=np.float16)
     assert not is_weak(b)
-    # (a + b) + c: TensorFlow's kernel raises InvalidArgumentError; eagerkernel raises its
-    # TypeError for mixed dtypes (by design: tests/test_errors.py). (b + a) + c, int32 in
-    # TensorFlow, which casts NumPy operands to the tensor's dtype (float16 to int32 too),
-    # raises the same: NumPy arrays keep their dtype here. Legacy mode is unchanged.
-    with pytest.raises(TypeError, match="AddV2: inputs must have the same dtype"):
+    # The guide's two orders, as TensorFlow 2.21 runs them. (a + b) + c: the first operand
+    # (a, int8) sets the dtype and the tensor b (int32) cannot convert to it:
+    # InvalidArgumentError (eagerkernel's is also a TypeError).
+    with pytest.raises(tf.errors.InvalidArgumentError, match="AddV2: inputs must have the same"):
         tf.add(tf.add(a, b), c)
-    with pytest.raises(TypeError, match="AddV2: inputs must have the same dtype"):
-        tf.add(tf.add(b, a), c)
+    # (b + a) + c: b's int32 decides, and the op converts the NumPy operands to it (the
+    # float16 too), where the `+` operator would promote them: int32 3.
+    check(tf.add(tf.add(b, a), c), tf.int32, 3, weak=False)
+    check((b + a) + c, tf.float64, 3.0, weak=False)  # the operators promote (NumPy's types)
 
 
 def test_guide_new_promotion_is_order_independent(all_mode):

@@ -188,18 +188,18 @@ CONVERSIONS: list = []
 NUMPY_OPERANDS = frozenset({np.ndarray, *np.sctypeDict.values()})
 
 
-def cast_operand(value, dtype, numpy_behavior: bool):
+def cast_operand(value, dtype):
     """``value`` (a NumPy array or scalar) as TensorFlow converts the operand beside a tensor
     of ``dtype``: a numeric one is cast to it, as ``make_tensor_proto`` casts an ndarray to a
     requested dtype (truncating, wrapping, dropping an imaginary part, silently), so
     ``tf.constant([1.5]) + np.array([2.0])`` is float32 and ``tf.constant([7]) //
-    np.array([2.5])`` is ``7 // 2``. Unchanged under NumPy behavior (``numpy_behavior``: its
-    operators promote instead) and for non-numeric values.
+    np.array([2.5])`` is ``7 // 2``. Non-numeric values are unchanged. (Under NumPy behavior
+    the operators promote such an operand instead: `numpy_methods.operator_operands`.)
 
-    >>> cast_operand(np.array([2.5, -1.0]), np.dtype(np.uint8), False)
+    >>> cast_operand(np.array([2.5, -1.0]), np.dtype(np.uint8))
     array([  2, 255], dtype=uint8)
     """
-    if numpy_behavior or value.dtype == dtype or value.dtype.kind not in "biufc":
+    if value.dtype == dtype or value.dtype.kind not in "biufc":
         return value
     if np.dtype(dtype).kind not in "biufc":
         return value

@@ -45,6 +45,7 @@ from .errors import (
     UnsupportedDTypeError,
 )
 from .numpy_methods import STATE as _NUMPY_STATE
+from .numpy_methods import operator_operands
 from .tensor import Tensor, to_tensor
 from .type_promotion import STRONG, keep_weak, promote_pair, unary_operand
 
@@ -400,6 +401,11 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool
     Under the new type promotion (NumPy behavior's "all"/"safe" mode) mixed operands promote
     along TensorFlow's lattice instead (`type_promotion`; `_promoted`).
 
+    The op's ``operator`` attribute is the same op as `Tensor`'s operators call it: under
+    NumPy behavior's legacy mode a NumPy operand promotes with the tensor first
+    (`operator_operands`), where the op itself converts it to the tensor's dtype, as
+    TensorFlow's operators and ops differ. Both share the fast path of two tensors.
+
     Raises:
         TypeError: the dtypes differ (TensorFlow does not promote); "safe" mode's refusals.
         UnsupportedDTypeError: string inputs to an op that takes none (TensorFlow's
@@ -410,49 +416,60 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool
     prim.array_op = array_op
     public = None  # the op users call: `op`, or its C twin (composite tensors compare it)
 
-    def op(x, y, name=None):
-        if _NUMPY_STATE.promotion is not None and not (
-            isinstance(x, CompositeTensor) or isinstance(y, CompositeTensor)
-        ):
-            return _promoted(prim, x, y, strings)
-        if (type(x) is not Tensor or type(y) is not Tensor) and not (
-            isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
-        ):
-            if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
-                return x._ek_binary(public, x, y)
-            if isinstance(y, CompositeTensor):
-                return y._ek_binary(public, x, y)
-            x, y = coerce_pair(x, y, prim.name)
-        xv = x._value
-        yv = y._value
-        dt = xv.dtype
-        if dt is not yv.dtype and dt != yv.dtype:
-            raise dtype_error(prim.name, (x, y))
-        if dt.kind == "O" and not strings:
-            raise dtype_unsupported(prim.name, x, "a number")
-        if ACTIVE:
-            return _observe(prim, (x, y))
-        dev = x._device
-        if dev is not y._device:
-            raise device_mismatch(prim, (x, y))
-        try:
-            out = fwd(dev.xp, xv, yv) if array_op is None else array_op(xv, yv)
-            if type(out) is bytes:  # two 0-d string arrays added: NumPy gives bytes
-                out = object_scalar(out)
-        except ValueError as exc:
-            if not _mismatched(exc, (xv, yv)):
-                raise
-            raise shape_error(prim.name, (x, y), exc) from None
-        t = _new(Tensor)
-        t._value = out
-        t._device = dev
-        return t
+    def make(operator: bool):
+        """The op, or (``operator``) its variant for Tensor's operators: the same but for a
+        NumPy operand under NumPy behavior's legacy mode (`operator_operands`)."""
 
-    op.__name__ = op.__qualname__ = prim.name
+        def op(x, y, name=None):
+            if _NUMPY_STATE.promotion is not None and not (
+                isinstance(x, CompositeTensor) or isinstance(y, CompositeTensor)
+            ):
+                return _promoted(prim, x, y, strings)
+            if (type(x) is not Tensor or type(y) is not Tensor) and not (
+                isinstance(x, Tensor) and isinstance(y, Tensor)  # a Variable: nothing to convert
+            ):
+                if isinstance(x, CompositeTensor):  # RaggedTensor, SparseTensor
+                    return x._ek_binary(public, x, y)
+                if isinstance(y, CompositeTensor):
+                    return y._ek_binary(public, x, y)
+                if operator and _NUMPY_STATE.enabled:
+                    x, y = operator_operands(x, y)
+                x, y = coerce_pair(x, y, prim.name)
+            xv = x._value
+            yv = y._value
+            dt = xv.dtype
+            if dt is not yv.dtype and dt != yv.dtype:
+                raise dtype_error(prim.name, (x, y))
+            if dt.kind == "O" and not strings:
+                raise dtype_unsupported(prim.name, x, "a number")
+            if ACTIVE:
+                return _observe(prim, (x, y))
+            dev = x._device
+            if dev is not y._device:
+                raise device_mismatch(prim, (x, y))
+            try:
+                out = fwd(dev.xp, xv, yv) if array_op is None else array_op(xv, yv)
+                if type(out) is bytes:  # two 0-d string arrays added: NumPy gives bytes
+                    out = object_scalar(out)
+            except ValueError as exc:
+                if not _mismatched(exc, (xv, yv)):
+                    raise
+                raise shape_error(prim.name, (x, y), exc) from None
+            t = _new(Tensor)
+            t._value = out
+            t._device = dev
+            return t
+
+        op.__name__ = prim.name
+        op.__qualname__ = f"{prim.name}.operator" if operator else prim.name
+        return op
+
+    op, operator = make(False), make(True)
     op.__doc__ = doc
     native = globals().get("_native_binary") if array_op is not None else None
     if native is None:
         public = op
+        op.operator = operator
         return op
     # The C twin of `op`'s fast path (native/_dispatch.c `BinaryOp`); `op` is its
     # specification, and runs for anything but two tensors of one dtype and device.
@@ -461,6 +478,8 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool
     fast.__module__ = op.__module__
     fast.__doc__ = doc
     fast.__wrapped__ = op
+    fast.operator = native(prim, array_op, operator)  # the same fast path
+    fast.operator.__name__ = prim.name
     public = fast
     return fast
 
@@ -499,7 +518,7 @@ def coerce_pair(x, y, op: str):
         if isinstance(y, Tensor):  # a Variable on either side: nothing to convert
             return x, y
         if type(y) in NUMPY_OPERANDS:  # cast to the tensor's dtype, as TensorFlow does
-            y = cast_operand(y, x._value.dtype, _NUMPY_STATE.enabled)
+            y = cast_operand(y, x._value.dtype)
         y = to_tensor(y, x._value.dtype, op, x._device)
     elif isinstance(y, Tensor):
         x = to_tensor(x, y._value.dtype, op, y._device)

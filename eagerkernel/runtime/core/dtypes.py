@@ -8,7 +8,8 @@ The rules that differ from NumPy's are TensorFlow's:
 * a Python ``float`` becomes ``float32`` and a Python ``int`` becomes ``int32``
   (NumPy would pick ``float64`` and ``int64``);
 * NumPy arrays keep their dtype when converted alone; beside a tensor in a binary op they are
-  cast to the tensor's dtype, as TensorFlow converts them;
+  cast to the tensor's dtype, as TensorFlow converts them (under NumPy behavior the operators
+  promote them with the tensor instead, as TensorFlow's do);
 * true division of ``int32``/``int64`` gives ``float64``, of ``int8``/``int16``/``uint8``
   gives ``float32`` (TensorFlow's ``truediv`` table);
 * no implicit promotion between two tensors of different dtypes: ``add(int32, float32)``

@@ -3,17 +3,19 @@
 ``reshape``, ``ravel``, ``clip``, ``astype``, ``round``, ``max``, ``mean``, ``min``), and the
 switch behind them (`STATE`). `Tensor` inherits `NumpyMethods`: while the behavior is off each
 method raises AttributeError, so ``hasattr`` is False, as on TensorFlow's tensors. This module
-imports nothing of the runtime at load time (`Tensor` is built on it).
+imports only the leaf `conversion` of the runtime at load time (`Tensor` is built on it).
 """
 
 from __future__ import annotations
 
 import typing
 
+from .conversion import NUMPY_OPERANDS, cast_operand
+
 if typing.TYPE_CHECKING:
     from .tensor import Tensor
 
-__all__ = ["STATE", "NumpyMethods", "promoted"]
+__all__ = ["STATE", "NumpyMethods", "numpy_operator", "operator_operands", "promoted"]
 
 
 class _State:
@@ -92,6 +94,44 @@ def varargs(args: tuple):
     if len(args) == 1 and (args[0] is None or isinstance(args[0], (list, tuple, Tensor))):
         return args[0]
     return args if args else None
+
+
+def operator_operands(x, y):
+    """``(x, y)`` as a binary operator of `Tensor` hands them to its op: under NumPy behavior's
+    legacy mode a NumPy array or scalar beside a tensor first
+    promotes with it to NumPy's result type, as TensorFlow's operators do
+    (``maybe_promote_tensors``), where the op functions convert it to the tensor's dtype
+    (``t + np.float64(2)`` is float64 for a float32 ``t``, ``tf.add(t, np.float64(2))`` float32);
+    otherwise, or when promotion changes nothing, ``(x, y)`` unchanged."""
+    if (
+        STATE.enabled
+        and STATE.promotion is None
+        and (type(x) in NUMPY_OPERANDS or type(y) in NUMPY_OPERANDS)
+    ):
+        from .numpy_behavior import promote_operands
+
+        operands = promote_operands(x, y)
+        if operands is not None:
+            return operands
+    return x, y
+
+
+def numpy_operator(op, x, y):
+    """An operator of `Tensor` on a tensor and a NumPy array or scalar (either side): under
+    NumPy behavior both promoted together first (`operator_operands`: legacy mode; the new
+    type promotion promotes inside the op), otherwise the NumPy value cast to the tensor's
+    dtype (`cast_operand`), as TensorFlow converts it; then ``op``, promoting on a dtype
+    mismatch as the other operators do (`promoted`)."""
+    if STATE.enabled:
+        x, y = operator_operands(x, y)
+    elif type(y) in NUMPY_OPERANDS:
+        y = cast_operand(y, x._value.dtype)
+    else:
+        x = cast_operand(x, y._value.dtype)
+    try:
+        return op(x, y)
+    except TypeError as exc:
+        return promoted(exc, op, x, y)
 
 
 def promoted(exc: TypeError, op, x, y):

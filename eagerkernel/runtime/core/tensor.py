@@ -21,7 +21,6 @@ from .conversion import (
     CONVERSIONS,
     NUMPY_OPERANDS,
     ConversionError,
-    cast_operand,
     cast_python,
     infer_numpy,
     is_np_strings,
@@ -32,9 +31,11 @@ from .conversion import (
 from .device import CPU, Device, current_device
 from .numpy_methods import STATE as _NUMPY_STATE
 from .numpy_methods import NumpyMethods
+from .numpy_methods import numpy_operator as _numpy_operator
 from .numpy_methods import promoted as _promoted
 from .shape import ShapeMethods, TensorShape
 from .string_values import to_bytes_array
+from .tensor_format import numpy_repr, numpy_str
 
 __all__ = [
     "EQUALITY",
@@ -233,7 +234,7 @@ class Tensor(ShapeMethods, NumpyMethods):
         """Formats the value as TensorFlow does: ``f"{loss:.3f}"`` formats the number; an array
         formats each element with ``spec`` (``f"{t}"`` is the NumPy array's str)."""
         if self._value.ndim == 0:
-            return format(self.numpy()[()].item(), spec) if spec else _numpy_str(self.numpy())
+            return format(self.numpy()[()].item(), spec) if spec else numpy_str(self.numpy())
         if spec:
             return np.array2string(
                 np.asarray(self.numpy()), formatter={"all": lambda v: format(v, spec)}
@@ -271,7 +272,7 @@ class Tensor(ShapeMethods, NumpyMethods):
     def __str__(self) -> str:
         shape = tuple(self._value.shape)
         weak = ", weak=True" if getattr(self, "_weak", False) is True else ""
-        return f"Tensor({_numpy_str(self._shown())}, shape={shape}, dtype={self.dtype.name}" + (
+        return f"Tensor({numpy_str(self._shown())}, shape={shape}, dtype={self.dtype.name}" + (
             f"{self._device_suffix()}{weak})"
         )
 
@@ -286,6 +287,10 @@ class Tensor(ShapeMethods, NumpyMethods):
         )
 
     # -- Python operators: the public ops ----------------------------------------------------------
+    # The ops made by `dispatch.binary` are called as their ``operator`` variant (bound below),
+    # which under NumPy behavior promotes a NumPy operand with the tensor where the op function
+    # converts it to the tensor's dtype (TensorFlow's operators and ops differ so); the other
+    # operators hand a NumPy operand to `_numpy_operator`.
     def __add__(self, other):
         try:
             return _add(self, other)
@@ -293,8 +298,8 @@ class Tensor(ShapeMethods, NumpyMethods):
             return _promoted(exc, _add, self, other)
 
     def __radd__(self, other):
-        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
-            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_add, other, self)
         try:
             return _add(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -307,8 +312,8 @@ class Tensor(ShapeMethods, NumpyMethods):
             return _promoted(exc, _subtract, self, other)
 
     def __rsub__(self, other):
-        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
-            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_subtract, other, self)
         try:
             return _subtract(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -321,22 +326,24 @@ class Tensor(ShapeMethods, NumpyMethods):
             return _promoted(exc, _multiply, self, other)
 
     def __rmul__(self, other):
-        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
-            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_multiply, other, self)
         try:
             return _multiply(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
             return _promoted(exc, _multiply, other, self)
 
     def __truediv__(self, other):
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_truediv, self, other)
         try:
             return _truediv(self, other)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
             return _promoted(exc, _truediv, self, other)
 
     def __rtruediv__(self, other):
-        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
-            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_truediv, other, self)
         try:
             return _truediv(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -349,8 +356,8 @@ class Tensor(ShapeMethods, NumpyMethods):
             return _promoted(exc, _floordiv, self, other)
 
     def __rfloordiv__(self, other):
-        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
-            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_floordiv, other, self)
         try:
             return _floordiv(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -363,36 +370,40 @@ class Tensor(ShapeMethods, NumpyMethods):
             return _promoted(exc, _mod, self, other)
 
     def __rmod__(self, other):
-        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
-            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_mod, other, self)
         try:
             return _mod(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
             return _promoted(exc, _mod, other, self)
 
     def __pow__(self, other):
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_pow, self, other)
         try:
             return _pow(self, other)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
             return _promoted(exc, _pow, self, other)
 
     def __rpow__(self, other):
-        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
-            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_pow, other, self)
         try:
             return _pow(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
             return _promoted(exc, _pow, other, self)
 
     def __matmul__(self, other):
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_matmul, self, other)
         try:
             return _matmul(self, other)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
             return _promoted(exc, _matmul, self, other)
 
     def __rmatmul__(self, other):
-        if type(other) in NUMPY_OPERANDS:  # an array on the left takes the tensor's dtype
-            other = cast_operand(other, self._value.dtype, _NUMPY_STATE.enabled)
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(_matmul, other, self)
         try:
             return _matmul(other, self)
         except TypeError as exc:  # NumPy behavior promotes; else the op's error
@@ -414,26 +425,38 @@ class Tensor(ShapeMethods, NumpyMethods):
 
     def __and__(self, other):
         fn = _logical_and if self._value.dtype.kind == "b" else _bitwise_and
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(fn, self, other)
         return fn(self, other)
 
     def __rand__(self, other):
         fn = _logical_and if self._value.dtype.kind == "b" else _bitwise_and
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(fn, other, self)
         return fn(other, self)
 
     def __or__(self, other):
         fn = _logical_or if self._value.dtype.kind == "b" else _bitwise_or
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(fn, self, other)
         return fn(self, other)
 
     def __ror__(self, other):
         fn = _logical_or if self._value.dtype.kind == "b" else _bitwise_or
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(fn, other, self)
         return fn(other, self)
 
     def __xor__(self, other):
         fn = _logical_xor if self._value.dtype.kind == "b" else _bitwise_xor
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(fn, self, other)
         return fn(self, other)
 
     def __rxor__(self, other):
         fn = _logical_xor if self._value.dtype.kind == "b" else _bitwise_xor
+        if type(other) in NUMPY_OPERANDS:
+            return _numpy_operator(fn, other, self)
         return fn(other, self)
 
     def __lt__(self, other):
@@ -521,28 +544,6 @@ class _Ref:
 
     def __repr__(self) -> str:
         return f"<Reference wrapping {self._obj!r}>"
-
-
-def _numpy_str(a) -> str:
-    if np.ndim(a) == 0:
-        return str(np.asarray(a)[()])  # NumPy's shortest repr of the scalar: 1.0428965
-    return np.array2string(np.asarray(a), separator=" ")
-
-
-def numpy_repr(a) -> str:
-    """The ``numpy=`` part of a Tensor's or Variable's repr, as TensorFlow writes it: NumPy's
-    repr of the array (``array([1., 2.], dtype=float32)``), on a line of its own when it takes
-    several; a scalar as its shortest repr (``6.0``).
-
-    >>> numpy_repr(np.float32(6.0)), numpy_repr(np.array([1, 2], np.int32))
-    ('6.0', 'array([1, 2], dtype=int32)')
-    >>> numpy_repr(np.eye(2, dtype=np.float32))
-    '\\narray([[1., 0.],\\n       [0., 1.]], dtype=float32)'
-    """
-    if np.ndim(a) == 0:
-        return str(np.asarray(a)[()])
-    text = repr(np.asarray(a))
-    return "\n" + text if "\n" in text else text
 
 
 def make(value, device: Device) -> Tensor:
@@ -765,29 +766,26 @@ def _constant_shape(shape) -> tuple:
 
 
 # The operators' ops, bound to module globals (one lookup per operator call). Imported last:
-# the op modules build on `Tensor` (through `dispatch`).
+# the op modules build on `Tensor` (through `dispatch`). The ops of `dispatch.binary` are bound
+# as their ``operator`` variant (see the operators above).
+from ..ops import elementwise as _ew  # noqa: E402
 from ..ops.bitwise import bitwise_and as _bitwise_and  # noqa: E402
 from ..ops.bitwise import bitwise_or as _bitwise_or  # noqa: E402
 from ..ops.bitwise import bitwise_xor as _bitwise_xor  # noqa: E402
 from ..ops.bitwise import invert as _invert  # noqa: E402
 from ..ops.elementwise import abs as _abs  # noqa: E402
-from ..ops.elementwise import add as _add  # noqa: E402
-from ..ops.elementwise import equal as _equal  # noqa: E402
-from ..ops.elementwise import floordiv as _floordiv  # noqa: E402
-from ..ops.elementwise import greater as _greater  # noqa: E402
-from ..ops.elementwise import greater_equal as _greater_equal  # noqa: E402
-from ..ops.elementwise import less as _less  # noqa: E402
-from ..ops.elementwise import less_equal as _less_equal  # noqa: E402
 from ..ops.elementwise import logical_and as _logical_and  # noqa: E402
 from ..ops.elementwise import logical_not as _logical_not  # noqa: E402
 from ..ops.elementwise import logical_or as _logical_or  # noqa: E402
-from ..ops.elementwise import mod as _mod  # noqa: E402
-from ..ops.elementwise import multiply as _multiply  # noqa: E402
 from ..ops.elementwise import negative as _negative  # noqa: E402
-from ..ops.elementwise import not_equal as _not_equal  # noqa: E402
 from ..ops.elementwise import pow as _pow  # noqa: E402
-from ..ops.elementwise import subtract as _subtract  # noqa: E402
 from ..ops.elementwise import truediv as _truediv  # noqa: E402
 from ..ops.indexing import getitem as _getitem  # noqa: E402
 from ..ops.linalg import matmul as _matmul  # noqa: E402
 from ..ops.math_more import logical_xor as _logical_xor  # noqa: E402
+
+_add, _subtract, _multiply = _ew.add.operator, _ew.subtract.operator, _ew.multiply.operator
+_floordiv, _mod = _ew.floordiv.operator, _ew.mod.operator
+_less, _less_equal = _ew.less.operator, _ew.less_equal.operator
+_greater, _greater_equal = _ew.greater.operator, _ew.greater_equal.operator
+_equal, _not_equal = _ew.equal.operator, _ew.not_equal.operator

@@ -23,13 +23,16 @@ NumPy's ``str``:
  [0.333333343 1e-08]]
 
 Complex elements are shown as Python shows a complex number (TensorFlow prints ``?``).
+
+`numpy_str` and `numpy_repr` give the values part of a Tensor's ``str`` and ``repr`` (NumPy's
+text of the array, as TensorFlow's eager tensors show theirs).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["format_array", "format_element"]
+__all__ = ["format_array", "format_element", "numpy_repr", "numpy_str"]
 
 _ESCAPES = {0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t", 0x22: b'\\"', 0x27: b"\\'", 0x5C: b"\\\\"}
 
@@ -116,3 +119,30 @@ def _dim(a: np.ndarray, depth: int, n: int, parts: list) -> None:
         parts.append(spacing)
         _dim(a[i, ...], depth + 1, n, parts)
     parts.append("]")
+
+
+# -- Tensor and Variable reprs -----------------------------------------------------------------
+
+
+def numpy_str(a) -> str:
+    """The values part of a Tensor's ``str``: NumPy's ``str`` of the array with a space between
+    items, a scalar as its shortest repr (``1.0428965``)."""
+    if np.ndim(a) == 0:
+        return str(np.asarray(a)[()])  # NumPy's shortest repr of the scalar: 1.0428965
+    return np.array2string(np.asarray(a), separator=" ")
+
+
+def numpy_repr(a) -> str:
+    """The ``numpy=`` part of a Tensor's or Variable's repr, as TensorFlow writes it: NumPy's
+    repr of the array (``array([1., 2.], dtype=float32)``), on a line of its own when it takes
+    several; a scalar as its shortest repr (``6.0``).
+
+    >>> numpy_repr(np.float32(6.0)), numpy_repr(np.array([1, 2], np.int32))
+    ('6.0', 'array([1, 2], dtype=int32)')
+    >>> numpy_repr(np.eye(2, dtype=np.float32))
+    '\\narray([[1., 0.],\\n       [0., 1.]], dtype=float32)'
+    """
+    if np.ndim(a) == 0:
+        return str(np.asarray(a)[()])
+    text = repr(np.asarray(a))
+    return "\n" + text if "\n" in text else text

@@ -378,7 +378,7 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
 
     def __repr__(self) -> str:
         shape = tuple(self._value.shape)
-        from .tensor import numpy_repr
+        from .tensor_format import numpy_repr
 
         return (
             f"<Variable '{self.name}' shape={shape} dtype={self.dtype.name}"

@@ -105,10 +105,7 @@ def _tensors(values, op: str) -> list:
     values = list(values)
     hint = next((v._value.dtype for v in values if isinstance(v, Tensor)), None)
     if hint is not None:
-        values = [
-            cast_operand(v, hint, _NUMPY_STATE.enabled) if type(v) in NUMPY_OPERANDS else v
-            for v in values
-        ]
+        values = [cast_operand(v, hint) if type(v) in NUMPY_OPERANDS else v for v in values]
     xs = [_tensor(v, op, hint) for v in values]
     if not xs:
         raise ValueError(f"{op}: values must be a non-empty list of tensors.")

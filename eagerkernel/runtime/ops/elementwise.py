@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.composite import CompositeTensor
+from ..core.conversion import NUMPY_OPERANDS, cast_operand
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
@@ -210,7 +211,21 @@ def truediv(x, y, name=None) -> Tensor:
     return _real_div(x, y)
 
 
-divide = truediv
+def divide(x, y, name=None) -> Tensor:
+    """x / y (follows `tf.math.divide`, which is Python's ``/`` once ``x`` is a tensor): the
+    same as `truediv`, but under NumPy behavior a NumPy operand promotes with the tensor as
+    the ``/`` operator promotes it (`truediv` casts it to the tensor's dtype, as TensorFlow's
+    ``tf.math.truediv`` does).
+
+    >>> ek.divide(ek.constant([3.0, 1.0]), 2.0).numpy()
+    array([1.5, 0.5], dtype=float32)
+    """
+    if not isinstance(x, (Tensor, CompositeTensor)):
+        hint = y._value.dtype if isinstance(y, Tensor) else None
+        if hint is not None and type(x) in NUMPY_OPERANDS:  # converted with y's dtype
+            x = cast_operand(x, hint)
+        x = tensor(x, "divide", hint)
+    return x / y
 
 
 def _check_integer_divisor(xp, y, op: str) -> None:

@@ -151,7 +151,7 @@ def matmul(
         a, b, weak = promote_pair("matmul", a, b)
     a = tensor(a, "matmul")
     if type(b) in NUMPY_OPERANDS:  # cast to a's dtype, as TensorFlow converts b
-        b = cast_operand(b, a._value.dtype, _NUMPY_STATE.enabled)
+        b = cast_operand(b, a._value.dtype)
     b = tensor(b, "matmul", a._value.dtype)
     if a._value.dtype != b._value.dtype:
         raise dtype_error("matmul", (a, b), ("a", "b"))

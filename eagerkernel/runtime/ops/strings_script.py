@@ -119,7 +119,7 @@ def unicode_script(input, name=None):
         x = input
     else:
         if type(input) in NUMPY_OPERANDS:  # an integer array: int32, as TensorFlow converts it
-            input = cast_operand(input, np.dtype(np.int32), False)
+            input = cast_operand(input, np.dtype(np.int32))
         try:
             x = to_tensor(input, np.int32, "unicode_script")
         except (TypeError, ValueError):
