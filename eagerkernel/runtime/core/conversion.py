@@ -30,6 +30,8 @@ __all__ = [
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+# The smallest magnitude that float32 rounds to infinity: halfway from its largest float to 2**128.
+_FLOAT32_OVERFLOW = 2.0**128 - 2.0**103
 
 
 def python_array(value, op: str) -> np.ndarray:
@@ -55,12 +57,20 @@ def infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
     arr = python_array(value, op)
     kind = arr.dtype.kind
     if kind == "f" and arr.dtype != np.float32 and not isinstance(value, np.ndarray):
-        # Python floats (and lists of them) are float32 in TensorFlow.
+        # Python floats (and lists of them) are float32 in TensorFlow, which refuses one that
+        # float32 cannot hold (an infinity is kept).
         if not isinstance(value, np.generic):
+            if _beyond_float32(value, arr):
+                raise ValueError(
+                    f"{op}: {value!r:.60} holds a value out of range for float32, the dtype of "
+                    "Python floats (TensorFlow raises ValueError too); pass dtype=ek.float64."
+                )
             arr = arr.astype(np.float32)
     elif kind == "i" and not isinstance(value, (np.ndarray, np.generic)):
         if arr.size == 0 or (arr.min() >= _INT32_MIN and arr.max() <= _INT32_MAX):
             arr = arr.astype(np.int32)
+    elif kind == "u" and not isinstance(value, (np.ndarray, np.generic)):
+        raise _int_out_of_range(value, op)  # a Python int in [2**63, 2**64): NumPy's uint64
     elif kind == "O":
         arr = _from_nested(value, op)
     elif kind in "USV":  # strings among numbers: all-string values were handled above
@@ -72,10 +82,12 @@ def infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
 
 class ConversionError(TypeError, ValueError):
     """A Python value that cannot become a Tensor: one of an unsupported type (an object, a
-    set, a dict), or a sequence mixing types. TensorFlow raises ValueError for these
-    (`tf.constant(object())`: "Attempt to convert a value ... with an unsupported type");
-    this class is also a TypeError, which the runtime's own conversions catch (a binary
-    operator then returns NotImplemented) and which eagerkernel raised before.
+    set, a dict), a sequence mixing types, or a Python int past int64. TensorFlow raises
+    ValueError for these (`tf.constant(object())`: "Attempt to convert a value ... with an
+    unsupported type"); this class is also a TypeError, which the runtime's own conversions
+    catch (a binary operator then returns NotImplemented) and which eagerkernel raised
+    before. ``constant(value, shape=...)`` with a size the shape cannot take raises it too
+    (TensorFlow's TypeError; a ValueError in eagerkernel before).
 
     >>> issubclass(ConversionError, ValueError), issubclass(ConversionError, TypeError)
     (True, True)
@@ -96,7 +108,7 @@ def unsupported_type(value, op: str) -> ConversionError:
 def _from_nested(value, op: str = "convert_to_tensor"):
     """Lists that hold tensors, e.g. ``[t1, t2]`` -> their stacked values."""
     if not isinstance(value, (list, tuple)):
-        raise unsupported_type(value, op)
+        raise _int_out_of_range(value, op) if type(value) is int else unsupported_type(value, op)
     try:
         return np.asarray(
             [_from_nested(v, op) if isinstance(v, (list, tuple)) else _leaf(v, op) for v in value]
@@ -114,11 +126,31 @@ def _from_nested(value, op: str = "convert_to_tensor"):
         ) from None
 
 
+def _beyond_float32(value, arr: np.ndarray) -> bool:
+    """Whether the Python float(s) ``value`` (``arr``, as float64) hold a finite value that
+    float32 cannot hold (it would round to infinity)."""
+    if type(value) is float:
+        return abs(value) >= _FLOAT32_OVERFLOW and value - value == 0.0  # finite
+    big = np.abs(arr) >= _FLOAT32_OVERFLOW
+    return bool(big.any()) and bool(np.isfinite(arr[big]).any())
+
+
+def _int_out_of_range(value, op: str) -> ConversionError:
+    """TensorFlow's error (a ValueError) for a Python int beyond int64 where the dtype is
+    inferred."""
+    return ConversionError(
+        f"{op}: Can't convert Python sequence with out-of-range integer to Tensor: "
+        f"{value!r:.60} (the inferred dtype is int64 at most)."
+    )
+
+
 def _leaf(v, op: str) -> np.ndarray:
     """One element of a nested list as an array: a number, a NumPy value or a tensor's
     (``__array__``); any other object raises `unsupported_type`."""
     a = np.asarray(v)
     if a.dtype.kind == "O" and a.ndim == 0 and not isinstance(v, np.ndarray):
+        if type(v) is int:  # past 64 bits
+            raise _int_out_of_range(v, op)
         raise unsupported_type(v, op)
     return a
 

@@ -729,9 +729,9 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
         elif arr.size == int(np.prod(shape, dtype=np.int64)):
             arr = arr.reshape(shape)
         else:
-            raise ValueError(
+            raise ConversionError(  # TensorFlow's TypeError (also a ValueError here)
                 f"constant: value of shape {arr.shape} ({arr.size} elements) cannot take "
-                f"shape {shape}."
+                f"shape {shape} ({int(np.prod(shape, dtype=np.int64))} elements)."
             )
     elif isinstance(value, np.ndarray) and arr is value:
         arr = arr.copy()  # a constant must not change when the caller's array does

@@ -337,13 +337,16 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
         depth: number of classes.
         on_value, off_value: default 1 and 0.
         axis: where the new axis goes (default last).
-        dtype: default float32.
+        dtype: default: the dtype of ``on_value`` or ``off_value`` when given (``5`` is
+            int32, ``True`` bool), else float32.
 
     Returns:
         Shape ``indices.shape`` with ``depth`` inserted at ``axis``.
 
     Raises:
-        TypeError: for non-integer indices.
+        TypeError: for non-integer indices; ``on_value`` and ``off_value`` of different
+            dtypes, or either not of ``dtype`` (each converted with ``dtype`` as a hint, as
+            TensorFlow converts them).
         InvalidArgumentError: a negative ``depth`` or an ``axis`` out of range.
         ResourceExhaustedError: an output too large for the device's memory.
 
@@ -358,9 +361,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     idx = tensor(indices, "one_hot")
     if idx._value.dtype.kind not in "iu":
         raise TypeError(f"one_hot: indices must be integers, got {idx.dtype.name}.")
-    np_dtype = dtypes.numpy_dtype(dtype) or np.dtype(np.float32)
-    on = 1 if on_value is None else on_value
-    off = 0 if off_value is None else off_value
+    np_dtype, on, off = _one_hot_values(on_value, off_value, dtype)
     n = int(depth)
     if n < 0:
         raise InvalidArgumentError(
@@ -378,6 +379,37 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     return apply(
         _one_hot, (idx,), {"depth": n, "on": on, "off": off, "axis": axis, "dtype": np_dtype}
     )
+
+
+def _one_hot_values(on_value, off_value, dtype) -> tuple:
+    """``(dtype, on, off)`` of `one_hot`, by TensorFlow's rules: each given value converted
+    with ``dtype`` as a hint, its dtype that of the output when ``dtype`` is None; the two
+    values, and ``dtype``, must agree."""
+    wanted = dtypes.numpy_dtype(dtype)
+    given = {}
+    for what, value in (("on_value", on_value), ("off_value", off_value)):
+        if value is not None:
+            given[what] = tensor(value, "one_hot", wanted)._value
+            if given[what].ndim:
+                raise ValueError(
+                    f"one_hot: {what} must be a scalar, got shape {tuple(given[what].shape)}."
+                )
+    found = [(what, v.dtype) for what, v in given.items()]
+    for what, dt in found:
+        if wanted is not None and dt != wanted:
+            raise TypeError(
+                f"one_hot: dtype {dtypes.from_numpy(dt).name} of {what} does not match dtype "
+                f"parameter {dtypes.from_numpy(wanted).name}."
+            )
+    if len(found) == 2 and found[0][1] != found[1][1]:
+        raise TypeError(
+            f"one_hot: dtype {dtypes.from_numpy(found[0][1]).name} of on_value does not match "
+            f"dtype {dtypes.from_numpy(found[1][1]).name} of off_value."
+        )
+    np_dtype = wanted if wanted is not None else found[0][1] if found else np.dtype(np.float32)
+    on = given["on_value"].item() if "on_value" in given else 1
+    off = given["off_value"].item() if "off_value" in given else 0
+    return np_dtype, on, off
 
 
 def _one_hot_fwd(xp, idx, depth, on, off, axis, dtype):
