@@ -533,3 +533,25 @@ def test_tf1_layers_and_network():
         net.track_layer("not a layer")
     with pytest.raises(ValueError, match="no layer named"):
         net.get_layer("nope")
+
+
+def test_keras_relu_options_as_tensorflow_2_21_computes_them():
+    # tf.keras.activations.relu(x, max_value=6.0, threshold=0.5) is [0, 2, 6] with a +0 (not
+    # -0) below the threshold; Keras 3 names the slope negative_slope, Keras 2 alpha.
+    relu = ek.keras.activations.relu
+    out = relu(ek.constant([-1.0, 2.0, 8.0]), max_value=6.0, threshold=0.5).numpy()
+    np.testing.assert_array_equal(out, [0.0, 2.0, 6.0])
+    assert not np.signbit(out[0])
+    np.testing.assert_allclose(
+        relu(ek.constant([-1.0, 2.0]), negative_slope=0.1).numpy(), [-0.1, 2]
+    )
+    np.testing.assert_allclose(relu(ek.constant([-1.0, 2.0]), alpha=0.1).numpy(), [-0.1, 2])
+    with pytest.raises(
+        TypeError, match=r"alpha \(Keras 2\) or negative_slope \(Keras 3\), not both"
+    ):
+        relu(ek.constant([1.0]), alpha=0.1, negative_slope=0.2)
+    x = ek.constant([-1.0, 2.0, 0.7])
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_sum(relu(x, threshold=0.5))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 1.0, 1.0])

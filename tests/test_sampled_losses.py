@@ -204,10 +204,23 @@ def test_fixed_unigram_frequencies_and_reserved_ids():
     np.testing.assert_allclose(freq, [0, 0, 0.1, 0.3, 0.6], atol=0.01)
 
 
-def test_unique_sampling_takes_every_class_when_asked_for_all():
-    s, _, e = ek.random.log_uniform_candidate_sampler([[0]], 1, 6, True, 6, seed=0)
-    assert sorted(s.numpy().tolist()) == list(range(6))
-    assert np.all(e.numpy() > 0.5)
+@pytest.mark.parametrize("seed", range(12))
+def test_unique_sampling_takes_every_class_when_asked_for_all(seed):
+    s, _, e = ek.random.log_uniform_candidate_sampler([[0]], 1, 6, True, 6, seed=seed)
+    s, e = s.numpy(), e.numpy().astype(np.float64)
+    assert sorted(s.tolist()) == list(range(6))
+    # Every expected count comes from the one number of draws it took (TensorFlow's
+    # ExpectedCountHelper): p * 6 when the first 6 draws were distinct, else the chance of
+    # being drawn at all, 1 - (1 - p) ** tries.
+    p = (np.log(s + 2.0) - np.log(s + 1.0)) / np.log(7.0)
+    if np.allclose(e, p * 6, rtol=1e-5):
+        return
+    informative = e < 0.999  # a count of 1.0 (float32) tells nothing of the tries
+    tries = np.log1p(-e[informative]) / np.log1p(-p[informative])
+    assert informative.any() and tries[0] > 6
+    assert tries[0] == pytest.approx(round(tries[0]), rel=1e-3)
+    np.testing.assert_allclose(tries, tries[0], rtol=1e-3)
+    np.testing.assert_allclose(e[~informative], 1.0, atol=1e-3)
 
 
 def test_seeding_is_reproducible():

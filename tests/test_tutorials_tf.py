@@ -75,14 +75,15 @@ def test_schedules_take_an_array_of_steps():
     lr = inv(step)
     assert isinstance(lr, ek.Tensor) and lr.dtype == ek.float32 and lr.shape.as_list() == [50]
     np.testing.assert_allclose(lr.numpy(), 0.001 / (1 + step / 20000), rtol=1e-6)
-    assert inv(20000) == 0.0005 and isinstance(inv(20000), float)
+    one = inv(20000)  # one step: a 0-d float32 tensor, as TensorFlow returns it
+    assert isinstance(one, ek.Tensor) and one.shape == () and float(one) == np.float32(0.0005)
     stair = schedules.InverseTimeDecay(1.0, decay_steps=10, decay_rate=1, staircase=True)
     np.testing.assert_allclose(stair(ek.constant([9, 10, 25])).numpy(), [1.0, 0.5, 1 / 3])
     exp = schedules.ExponentialDecay(1.0, decay_steps=2, decay_rate=0.5, staircase=True)
     np.testing.assert_allclose(exp(np.array([[1, 2], [5, 6]])).numpy(), [[1, 0.5], [0.25, 0.125]])
     pw = schedules.PiecewiseConstantDecay([10, 20], [1.0, 0.5, 0.1])
     np.testing.assert_allclose(pw(np.array([0, 10, 11, 20, 21])).numpy(), [1, 1, 0.5, 0.5, 0.1])
-    assert pw(20) == 0.5 and pw(21) == 0.1
+    assert float(pw(20)) == 0.5 and float(pw(21)) == np.float32(0.1)
 
 
 def test_decode_csv_parses_columns_with_defaults():

@@ -62,22 +62,35 @@ __all__ = [
 ]
 
 
-def relu(x, alpha=0.0, max_value=None, threshold=0.0) -> Tensor:
+def relu(x, alpha=0.0, max_value=None, threshold=0.0, negative_slope=None) -> Tensor:
     """Rectified linear unit with Keras's options (follows `tf.keras.activations.relu`).
 
     ``x`` above ``threshold``, else ``alpha * (x - threshold)``; then clipped at ``max_value``.
+    ``negative_slope`` is Keras 3's name for ``alpha`` (give one of them).
+
+    Raises:
+        TypeError: both ``alpha`` and ``negative_slope`` given.
 
     >>> ek.keras.activations.relu(ek.constant([-2.0, 1.0, 8.0]), alpha=0.5, max_value=6.0).numpy()
     array([-1.,  1.,  6.], dtype=float32)
+    >>> ek.keras.activations.relu(ek.constant([-1.0, 2.0]), negative_slope=0.1).numpy()
+    array([-0.1,  2. ], dtype=float32)
     """
+    if negative_slope is not None:
+        if alpha != 0.0:
+            raise TypeError(
+                "relu: give alpha (Keras 2) or negative_slope (Keras 3), not both. Received: "
+                f"alpha={alpha!r}, negative_slope={negative_slope!r}."
+            )
+        alpha = negative_slope
     x = to_tensor(x, None, "relu")
     if alpha == 0 and max_value is None and threshold == 0:
         return _nn.relu(x)
     negative = None
     if alpha != 0:
         negative = _nn.relu(threshold - x) if threshold != 0 else _nn.relu(-x)
-    if threshold != 0:
-        y = x * _ew.cast(x > threshold, x.dtype)
+    if threshold != 0:  # x above the threshold, else +0 (not x * 0, which is -0 for x < 0)
+        y = _ew.where(x > threshold, x, 0)
     else:
         y = _nn.relu(x)
     if max_value is not None:
