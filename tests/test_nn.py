@@ -458,3 +458,22 @@ def test_cross_entropy_property(n, c, scale):
     dense = ek.nn.softmax_cross_entropy_with_logits(labels=np.eye(c)[idx], logits=z).numpy()
     np.testing.assert_allclose(sparse, dense, rtol=1e-12, atol=1e-12)
     assert np.all(np.isfinite(sparse)) and np.all(sparse >= -1e-12)
+
+
+def test_activation_gradients_at_their_kinks_are_tensorflows():
+    # TensorFlow 2.21's gradients at x = -1, 0, 6, 1 (its kernels pick a side at each kink:
+    # SeluGrad and EluGrad take the positive slope at 0, relu and relu6 take 0).
+    x = ek.constant([-1.0, 0.0, 6.0, 1.0])
+    want = {
+        ek.nn.relu: [0.0, 0.0, 1.0, 1.0],
+        ek.nn.relu6: [0.0, 0.0, 0.0, 1.0],
+        ek.nn.elu: [np.exp(-1.0), 1.0, 1.0, 1.0],
+        ek.nn.selu: [SELU_S * SELU_A * np.exp(-1.0), SELU_S, SELU_S, SELU_S],
+        ek.nn.leaky_relu: [0.2, 0.2, 1.0, 1.0],
+        ek.abs: [-1.0, 0.0, 1.0, 1.0],
+    }
+    for f, grad in want.items():
+        with ek.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), grad, rtol=1e-6, err_msg=f)

@@ -139,8 +139,9 @@ _selu = Primitive(
     "Selu",
     lambda xp, x: _SELU_SCALE * xp.where(x > 0, x, _SELU_ALPHA * xp.expm1(xp.minimum(x, 0))),
 )
+# TensorFlow's SeluGrad takes the scale where the output is not negative: at x = 0 too.
 defvjp(
-    _selu, lambda g, ans, x: where(x > 0, g * _SELU_SCALE, g * (ans + _SELU_SCALE * _SELU_ALPHA))
+    _selu, lambda g, ans, x: where(x < 0, g * (ans + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE)
 )
 _selu_op = unary(_selu, float_only="real")
 
