@@ -477,3 +477,24 @@ def test_activation_gradients_at_their_kinks_are_tensorflows():
             tape.watch(x)
             y = f(x)
         np.testing.assert_allclose(tape.gradient(y, x).numpy(), grad, rtol=1e-6, err_msg=f)
+
+
+def test_stateless_dropout_gives_tensorflows_mask_for_a_seed():
+    # TensorFlow 2.21's tf.nn.experimental.stateless_dropout for these seeds.
+    drop = ek.nn.experimental.stateless_dropout
+    np.testing.assert_array_equal(
+        drop(ek.ones([6]), 0.5, seed=[1, 2]).numpy(), [2.0, 0.0, 2.0, 0.0, 0.0, 2.0]
+    )
+    out = drop(ek.ones([2, 3], ek.float64), 0.3, seed=[3, 4], noise_shape=[1, 3])
+    np.testing.assert_allclose(out.numpy(), [[1 / 0.7, 1 / 0.7, 0.0]] * 2)
+    assert out.dtype == ek.float64
+    x = ek.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    with ek.GradientTape() as tape:
+        tape.watch(x)
+        y = ek.reduce_sum(drop(x, 0.5, seed=[1, 2]))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 0.0, 2.0, 0.0, 0.0, 2.0])
+    assert drop(x, 0.0, seed=[1, 2]) is x
+    with pytest.raises(ValueError, match=r"rate must be a scalar in \[0, 1\), got 1.5"):
+        drop(x, 1.5, seed=[1, 2])
+    with pytest.raises(TypeError, match="x must be a floating-point tensor, got int32"):
+        drop(ek.constant([1, 2]), 0.5, seed=[1, 2])

@@ -43,7 +43,7 @@ from .cross_entropy import (
 )
 
 # `sigmoid` and `tanh` are the elementwise ops, exported again under `ek.nn`.
-from .elementwise import cast, sigmoid, tanh
+from .elementwise import cast, sigmoid, tanh, where
 from .rearrange_ops import depth_to_space, space_to_depth  # tf.nn's names for them
 from .reduction import normalize_axis, reduce_sum, sum_forward
 
@@ -165,34 +165,79 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
         rate = 1 - float(keep_prob)
     if rate is None:
         raise ValueError("dropout: rate must be given.")
-    rate = float(rate.numpy()) if isinstance(rate, Tensor) else rate
-    if not isinstance(rate, numbers.Real) or not 0 <= rate < 1:
-        raise ValueError(f"dropout: rate must be a scalar in [0, 1), got {rate!r}.")
-    shape = tuple(t._value.shape)
-    if noise_shape is None:
-        mask_shape = shape
-    else:
-        if isinstance(noise_shape, Tensor):
-            noise_shape = noise_shape.numpy().tolist()
-        noise = list(noise_shape)
-        lead = len(shape) - len(noise)
-        mask_shape = tuple(
-            shape[i + lead] if n is None and i + lead >= 0 else int(n) for i, n in enumerate(noise)
-        )
-        try:
-            ok = np.broadcast_shapes(mask_shape, shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:  # TensorFlow finds out when it multiplies: InvalidArgumentError
-            raise InvalidArgumentError(
-                None,
-                "dropout",
-                f"dropout: noise_shape {tuple(noise_shape)} does not broadcast to x's shape "
-                f"{shape}.",
-            )
+    rate = _dropout_rate(rate)
+    mask_shape = _mask_shape(t, noise_shape)
     if rate == 0:
         return t
     return t * _dropout_mask(mask_shape, rate, t._value.dtype, t._device, seed)
+
+
+def _dropout_rate(rate) -> float:
+    rate = float(rate.numpy()) if isinstance(rate, Tensor) else rate
+    if not isinstance(rate, numbers.Real) or not 0 <= rate < 1:
+        raise ValueError(f"dropout: rate must be a scalar in [0, 1), got {rate!r}.")
+    return rate
+
+
+def _mask_shape(t: Tensor, noise_shape) -> tuple:
+    """Dropout's mask shape: ``noise_shape`` with None entries taking ``t``'s sizes (``t``'s
+    shape when None); InvalidArgumentError if it does not broadcast to ``t``'s shape."""
+    shape = tuple(t._value.shape)
+    if noise_shape is None:
+        return shape
+    if isinstance(noise_shape, Tensor):
+        noise_shape = noise_shape.numpy().tolist()
+    noise = list(noise_shape)
+    lead = len(shape) - len(noise)
+    mask_shape = tuple(
+        shape[i + lead] if n is None and i + lead >= 0 else int(n) for i, n in enumerate(noise)
+    )
+    try:
+        ok = np.broadcast_shapes(mask_shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:  # TensorFlow finds out when it multiplies: InvalidArgumentError
+        raise InvalidArgumentError(
+            None,
+            "dropout",
+            f"dropout: noise_shape {tuple(noise_shape)} does not broadcast to x's shape {shape}.",
+        )
+    return mask_shape
+
+
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None) -> Tensor:
+    """Dropout whose mask is determined by ``seed`` (follows
+    `tf.nn.experimental.stateless_dropout`): ``x / (1 - rate)`` where
+    ``tf.random.stateless_uniform(noise_shape, seed, dtype=x.dtype, alg=rng_alg) >= rate``,
+    else 0; the same numbers as TensorFlow's for the same seed.
+
+    Args:
+        x: a floating tensor. rate: drop probability in [0, 1). seed: shape [2] integers.
+        rng_alg: the stateless algorithm (None: ``"auto_select"``). noise_shape: as `dropout`.
+
+    Raises:
+        ValueError: ``rate`` outside [0, 1). TypeError: non-floating ``x``.
+        InvalidArgumentError: a bad seed, or a ``noise_shape`` that does not broadcast.
+
+    >>> ek.nn.experimental.stateless_dropout(ek.ones([6]), 0.5, seed=[1, 2]).numpy()
+    array([2., 0., 2., 0., 0., 2.], dtype=float32)
+    """
+    from ..random import stateless_uniform
+
+    t = tensor(x, "stateless_dropout")
+    if t._value.dtype.kind != "f":
+        raise TypeError(
+            f"stateless_dropout: x must be a floating-point tensor, got {t.dtype.name}."
+        )
+    rate = _dropout_rate(rate)
+    mask_shape = _mask_shape(t, noise_shape)
+    if rate == 0:
+        return t
+    uniform = stateless_uniform(
+        mask_shape, seed, dtype=t.dtype, alg="auto_select" if rng_alg is None else rng_alg
+    )
+    scaled = t * make(np.asarray(1.0 / (1.0 - rate), t._value.dtype), t._device)
+    return where(uniform >= rate, scaled, 0.0)
 
 
 @stateful  # a fresh mask on every call of a graph function
