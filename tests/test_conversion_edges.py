@@ -6,6 +6,8 @@ elements."""
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,61 @@ def test_constant_with_a_shape_of_another_size_raises_type_error():
         ek.constant([1, 2, 3], shape=[2, 2])
     assert ek.constant([1, 2, 3, 4], shape=[2, 2]).shape == (2, 2)
     assert ek.constant(7, shape=[2, 2]).numpy().tolist() == [[7, 7], [7, 7]]
+
+
+def test_a_shape_equals_a_list_of_its_dimensions():
+    # TensorFlow converts a list compared with a TensorShape: `x.shape == [2, 3]` is True.
+    shape = ek.ones([2, 3]).shape
+    assert shape == [2, 3] and operator.eq([2, 3], shape) and shape == (2, 3)  # both sides
+    assert (shape != [2, 3]) is False and shape != [3, 2] and shape != [2, None]
+    assert ek.TensorShape([2, None]) == [2, None]
+    assert ek.TensorShape(None) == ek.TensorShape(None)
+    assert ek.TensorShape(None) != ek.TensorShape([])  # unknown rank is not rank 0
+    assert {shape: 1}[(2, 3)] == 1  # still hashable as its tuple
+    assert (shape == "2, 3") is False
+
+
+def test_nest_matches_structures_as_tf_nest_does():
+    nest = ek.nest
+    assert nest.is_nested([1]) and nest.is_nested({}) and not nest.is_nested("ab")
+    assert not nest.is_nested(ek.constant([1])) and not nest.is_nested(ek.ragged.constant([[1]]))
+    nest.assert_same_structure([1, (2,)], ["a", ("b",)])
+    with pytest.raises(TypeError, match=r"a tuple \(\(2,\)\) where the other has a list"):
+        nest.assert_same_structure([1, (2,)], [3, [4]])
+    with pytest.raises(ValueError, match="1 elements"):
+        nest.assert_same_structure([1, (2,)], [3, (4, 5)])
+    with pytest.raises(ValueError, match=r"dicts with keys \['a'\] and \['b'\]"):
+        nest.assert_same_structure({"a": 1}, {"b": 1})
+    nest.assert_same_structure([1, (2,)], [3, [4]], check_types=False)
+    with pytest.raises(TypeError, match="a list"):
+        nest.map_structure(lambda a, b: a + b, [1, 2], (3, 4))
+    assert nest.map_structure(lambda a, b: a + b, [1, 2], (3, 4), check_types=False) == [4, 6]
+    with pytest.raises(ValueError, match="at least one structure"):
+        nest.map_structure(lambda: 0)
+
+
+def test_nest_expands_composite_tensors_into_their_components():
+    ragged = ek.ragged.constant([[[1, 2], [3]], [[4]]])
+    parts = ek.nest.flatten(ragged, expand_composites=True)
+    assert [p.numpy().tolist() for p in parts] == [[1, 2, 3, 4], [0, 2, 3], [0, 2, 3, 4]]
+    sparse = ek.sparse.SparseTensor([[0, 1]], [5], [2, 3])
+    flat = ek.nest.flatten({"a": sparse, "b": 1}, expand_composites=True)
+    assert len(flat) == 4 and flat[-1] == 1 and flat[1].numpy().tolist() == [5]
+    back = ek.nest.pack_sequence_as({"a": sparse, "b": 1}, flat, expand_composites=True)
+    assert back["b"] == 1
+    assert ek.sparse.to_dense(back["a"]).numpy().tolist() == [[0, 5, 0], [0, 0, 0]]
+    doubled = ek.nest.map_structure(
+        lambda t: t * 2 if t.dtype == ek.int32 else t, ragged, expand_composites=True
+    )
+    assert doubled.to_list() == [[[2, 4], [6]], [[8]]]
+    with pytest.raises(ValueError, match="4 expanded leaves but 3 values"):
+        ek.nest.pack_sequence_as({"a": sparse, "b": 1}, flat[:3], expand_composites=True)
+
+
+def test_dtype_real_dtype_and_base_dtype():
+    assert ek.complex64.real_dtype == ek.float32 and ek.complex128.real_dtype == ek.float64
+    assert ek.int32.real_dtype == ek.int32 and ek.float16.base_dtype == ek.float16
+
+
+def test_count_nonzero_counts_non_empty_strings():
+    assert int(ek.math.count_nonzero(ek.constant(["", "a", "bc"]))) == 2  # TensorFlow: 2

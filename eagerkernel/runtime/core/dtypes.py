@@ -88,6 +88,24 @@ class DType:
         return self._np.kind == "b"
 
     @property
+    def real_dtype(self) -> DType:
+        """The dtype of the real part: float32 for complex64, float64 for complex128, the
+        dtype itself otherwise (follows `tf.dtypes.DType.real_dtype`).
+
+        >>> complex64.real_dtype, int32.real_dtype
+        (ek.float32, ek.int32)
+        """
+        if self._np.kind != "c":
+            return self
+        return from_numpy(np.float32 if self._np == np.complex64 else np.float64)
+
+    @property
+    def base_dtype(self) -> DType:
+        """The dtype itself (TensorFlow's reference dtypes, which this points past, are gone
+        in eager code)."""
+        return self
+
+    @property
     def is_unsigned(self) -> bool:
         return self._np.kind == "u"
 

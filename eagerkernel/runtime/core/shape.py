@@ -60,6 +60,30 @@ class TensorShape(tuple):
     def __getnewargs__(self):
         return (tuple(self),)
 
+    def __eq__(self, other):
+        """Equal to a shape, tuple or list of the same dimensions, as TensorFlow converts a
+        list it is compared with (``t.shape == [2, 3]``); shapes of unknown rank equal each
+        other only.
+
+        >>> TensorShape([2, 3]) == [2, 3], TensorShape(None) == TensorShape([])
+        (True, False)
+        """
+        if type(other) is list:
+            try:
+                other = TensorShape(other)
+            except TypeError:
+                return NotImplemented
+        unknown = isinstance(self, UnknownShape)
+        if unknown or isinstance(other, UnknownShape):
+            return unknown and isinstance(other, UnknownShape)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__
+
     def __getitem__(self, key):
         """A dimension (int, or None where unknown), or for a slice the `TensorShape` of those
         dimensions (``shape[:-1]`` is a TensorShape, as in TensorFlow).

@@ -468,7 +468,7 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None
     """Number of non-zero elements over ``axis`` (follows `tf.math.count_nonzero`).
 
     Args:
-        input: a tensor of any dtype (bool counts True).
+        input: a tensor of any dtype (bool counts True, a string counts when not empty).
         dtype: the output dtype, default int64.
 
     >>> ek.count_nonzero(ek.constant([[0, 1], [2, 3]]), axis=1).numpy()
@@ -483,10 +483,12 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None
     return apply(_count_nonzero, (x,), params)
 
 
-_count_nonzero = Primitive(
-    "CountNonzero",
-    lambda xp, x, axis, keepdims, dtype: xp.sum(x != 0, axis=axis, keepdims=keepdims, dtype=dtype),
-)
+def _count_nonzero_fwd(xp, x, axis, keepdims, dtype):
+    nonzero = x != (b"" if x.dtype.kind == "O" else 0)  # strings: the non-empty ones, as TF
+    return xp.sum(nonzero, axis=axis, keepdims=keepdims, dtype=dtype)
+
+
+_count_nonzero = Primitive("CountNonzero", _count_nonzero_fwd)
 defvjp(_count_nonzero, None)
 
 
