@@ -846,3 +846,49 @@ def test_configs_keras_wrote_load_and_unsupported_features_raise():
     ):
         with pytest.raises(NotImplementedError, match=f"Adam: {key}={value!r} is not supported"):
             ek.keras.optimizers.Adam(**{key: value})
+
+
+ADAFACTOR_GRADS = [
+    [[0.5, -1.0, 2.0], [1.0, 0.2, 0.1]],
+    [[0.1, 0.3, -0.2], [-2.0, 0.5, 0.0]],
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]],
+]
+
+
+@pytest.mark.parametrize(
+    "make, want",
+    [
+        # TensorFlow 2.21's tf.keras.optimizers.Adafactor after the three steps above.
+        (
+            lambda: optimizers.Adafactor(0.1),
+            [[0.7872608, -2.1192517, 2.7281196], [0.306348, -0.1199318, -1.1595583]],
+        ),
+        (
+            lambda: optimizers.Adafactor(optimizers.schedules.ExponentialDecay(0.1, 1, 0.5)),
+            [[0.8918269, -1.9362915, 2.8248155], [0.2790038, 0.075523, -1.0524688]],
+        ),
+    ],
+)
+def test_adafactor_steps_match_tensorflow(make, want):
+    w = ek.Variable([[1.0, -2.0, 3.0], [0.5, 0.25, -1.0]])
+    opt = make()
+    for g in ADAFACTOR_GRADS:
+        opt.apply_gradients([(ek.constant(g), w)])
+    np.testing.assert_allclose(w.numpy(), want, rtol=2e-6, atol=2e-7)
+    # The second moment is factored: one value per row and one per column.
+    assert opt.get_slot(w, "r").shape == [2] and opt.get_slot(w, "c").shape == [3]
+    assert optimizers.get("adafactor").__class__ is optimizers.Adafactor
+
+
+def test_adafactor_on_a_vector_keeps_an_unfactored_moment():
+    v = ek.Variable([1.0, -2.0, 3.0])
+    opt = optimizers.Adafactor(0.1)
+    for g in ([0.5, -1.0, 2.0], [0.1, 0.3, -0.2], [1.0, 1.0, 1.0]):
+        opt.apply_gradients([(ek.constant(g), v)])
+    # TensorFlow 2.21's values for the same steps.
+    np.testing.assert_allclose(v.numpy(), [0.4828947, -2.0709589, 2.6729491], rtol=2e-6)
+    assert opt.get_slot(v, "v").shape == [3]
+    with pytest.raises(KeyError):
+        opt.get_slot(v, "r")
+    again = optimizers.Adafactor.from_config(opt.get_config())
+    assert again.get_config() == opt.get_config()

@@ -1,10 +1,11 @@
-"""`ek.keras.optimizers`: SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Ftrl, Lion
-and `get` (follows `tf.keras.optimizers`)."""
+"""`ek.keras.optimizers`: SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Ftrl, Lion,
+Adafactor and `get` (follows `tf.keras.optimizers`)."""
 
 from __future__ import annotations
 
 from . import schedules
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -20,6 +21,7 @@ from .sgd import SGD
 __all__ = [
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
@@ -47,6 +49,7 @@ _BY_NAME = {
     "adadelta": Adadelta,
     "ftrl": Ftrl,
     "lion": Lion,
+    "adafactor": Adafactor,
     "lossscaleoptimizer": LossScaleOptimizer,
 }
 
@@ -56,7 +59,8 @@ def get(identifier) -> Optimizer:
     `tf.keras.optimizers.get`).
 
     Names are case-insensitive: ``"sgd"``, ``"adam"``, ``"adamw"``, ``"nadam"``, ``"adamax"``,
-    ``"rmsprop"``, ``"adagrad"``, ``"adadelta"``, ``"ftrl"``, ``"lion"`` (Keras's defaults).
+    ``"rmsprop"``, ``"adagrad"``, ``"adadelta"``, ``"ftrl"``, ``"lion"``, ``"adafactor"``
+    (Keras's defaults).
     An object with ``apply_gradients`` (an optimizer, including the TF 1.x ``ek.train`` ones)
     is returned as it is.
 

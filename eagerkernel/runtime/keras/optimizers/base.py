@@ -312,9 +312,10 @@ class Optimizer:
         for v in var_list:
             self._built.add(v._uid)
 
-    def add_slot(self, var: Variable, slot_name: str, initializer="zeros") -> Variable:
+    def add_slot(self, var: Variable, slot_name: str, initializer="zeros", shape=None) -> Variable:
         """Creates (once) the slot ``slot_name`` of ``var``: a non-trainable Variable of its
-        shape and dtype on its device, named ``"<var name>/<slot_name>"``.
+        shape (or ``shape``: Adafactor's factored moments) and dtype on its device, named
+        ``"<var name>/<slot_name>"``.
 
         Args:
             initializer: ``"zeros"``, ``"ones"``, or a number to fill with.
@@ -330,7 +331,8 @@ class Optimizer:
             return slots[slot_name]
         fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
         with on_device(var._device):
-            value = var._device.xp.full(var._value.shape, fill, dtype=var._value.dtype)
+            size = var._value.shape if shape is None else tuple(shape)
+            value = var._device.xp.full(size, fill, dtype=var._value.dtype)
         with device_scope(var._device), name_scope(""):  # named after var, not the scope
             slot = Variable(
                 make(value, var._device), trainable=False, name=f"{var._name}/{slot_name}"
