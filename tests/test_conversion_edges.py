@@ -143,3 +143,29 @@ def test_dtype_real_dtype_and_base_dtype():
 
 def test_count_nonzero_counts_non_empty_strings():
     assert int(ek.math.count_nonzero(ek.constant(["", "a", "bc"]))) == 2  # TensorFlow: 2
+
+
+def test_a_tape_never_entered_raises_runtime_error():
+    # TensorFlow: RuntimeError from gradient() on a tape that never recorded.
+    with pytest.raises(RuntimeError, match="the tape never recorded"):
+        ek.GradientTape().gradient(ek.constant(1.0), ek.constant(1.0))
+    with pytest.raises(RuntimeError, match="jacobian: the tape never recorded"):
+        ek.GradientTape(persistent=True).jacobian(ek.constant(1.0), ek.constant(1.0))
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: ek.data.Dataset.range(3).batch(0), lambda: ek.data.Dataset.range(3).window(0)]
+)
+def test_a_non_positive_dataset_size_is_an_invalid_argument(make):
+    # TensorFlow: InvalidArgumentError ("Batch size must be greater than zero").
+    with pytest.raises(ek.errors.InvalidArgumentError, match=r"must be positive\. Received"):
+        make()
+
+
+def test_str_of_a_tensor_and_a_dtype_as_tensorflow_prints_them():
+    # print(tf.constant([[1, 2], [3, 4]])) in TensorFlow 2.21: the rows on lines of their own.
+    assert str(ek.constant([[1, 2], [3, 4]])) == (
+        "Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"
+    )
+    assert str(ek.constant([1.5, 2.0])) == "Tensor([1.5 2. ], shape=(2,), dtype=float32)"
+    assert str(ek.float32) == "<dtype: 'float32'>" and repr(ek.float32) == "ek.float32"

@@ -20,7 +20,7 @@ def pprint_sparse_tensor(st):  # the guide's helper, unchanged
 def test_construct_and_print_as_in_the_guide():
     st1 = ek.sparse.SparseTensor(indices=[[0, 3], [2, 4]], values=[10, 20], dense_shape=[3, 10])
     assert str(st1) == (
-        "SparseTensor(indices=Tensor([[0 3]\n [2 4]], shape=(2, 2), dtype=int64), "
+        "SparseTensor(indices=Tensor(\n[[0 3]\n [2 4]], shape=(2, 2), dtype=int64), "
         "values=Tensor([10 20], shape=(2,), dtype=int32), "
         "dense_shape=Tensor([ 3 10], shape=(2,), dtype=int64))"
     )
@@ -83,7 +83,7 @@ def test_sparse_dense_matmul_as_in_the_guide():
     )
     mb = ek.constant([[4], [6]])
     product = ek.sparse.sparse_dense_matmul(st_c, mb)
-    assert str(product) == "Tensor([[ 78]\n [162]], shape=(2, 1), dtype=int32)"
+    assert str(product) == "Tensor(\n[[ 78]\n [162]], shape=(2, 1), dtype=int32)"
     adj_b = ek.sparse.sparse_dense_matmul(st_c, ek.constant([[4, 6]]), adjoint_b=True)
     assert adj_b.numpy().tolist() == [[78], [162]]
     adj_a = ek.sparse.sparse_dense_matmul(st_c, mb, adjoint_a=True)
@@ -151,7 +151,7 @@ def test_the_sparse_cell_of_the_tensor_guide():
         indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4]
     )
     assert str(ek.sparse.to_dense(sparse_tensor)) == (
-        "Tensor([[1 0 0 0]\n [0 0 2 0]\n [0 0 0 0]], shape=(3, 4), dtype=int32)"
+        "Tensor(\n[[1 0 0 0]\n [0 0 2 0]\n [0 0 0 0]], shape=(3, 4), dtype=int32)"
     )
 
 

@@ -149,7 +149,13 @@ class DType:
     def __repr__(self) -> str:
         return f"ek.{self.name}"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """TensorFlow's ``str`` of a dtype.
+
+        >>> str(float32), repr(float32)
+        ("<dtype: 'float32'>", 'ek.float32')
+        """
+        return f"<dtype: '{self.name}'>"
 
     def __reduce__(self):
         return as_dtype, (self.name,)

@@ -97,6 +97,7 @@ class GradientTape(Recorder):
         self._watched: list = []  # strong refs: keeps every tracked id unique while we live
         self._variables: list = []  # watched Variables, in order; kept after a release (TF)
         self._recording = False
+        self._entered = False  # TF: a tape never entered has no tape to compute from
         self._to_release: list | None = None  # another tape's records, let go of one per op
         self._bind_native()
 
@@ -163,6 +164,7 @@ class GradientTape(Recorder):
                 raise
 
     def _push(self) -> None:
+        self._entered = True
         self._recording = True
         _context.push_recorder(self)
 
@@ -311,6 +313,12 @@ class GradientTape(Recorder):
 
     # -- gradients ----------------------------------------------------------------------------
     def _check_usable(self, what: str) -> None:
+        if not self._entered:
+            raise RuntimeError(
+                f"GradientTape.{what}: the tape never recorded (use it as `with "
+                "ek.GradientTape() as tape:` around the computation); TensorFlow raises "
+                "RuntimeError here too."
+            )
         if self._records is None:
             raise RuntimeError(
                 "A non-persistent GradientTape can only be used to compute one set of gradients"

@@ -270,9 +270,14 @@ class Tensor(ShapeMethods, NumpyMethods):
         return a[()] if a.dtype.kind == "O" and a.ndim == 0 else a
 
     def __str__(self) -> str:
+        """``Tensor(values, shape=..., dtype=...)``, the values on lines of their own when they
+        take several, as TensorFlow prints a tensor."""
         shape = tuple(self._value.shape)
         weak = ", weak=True" if getattr(self, "_weak", False) is True else ""
-        return f"Tensor({numpy_str(self._shown())}, shape={shape}, dtype={self.dtype.name}" + (
+        values = numpy_str(self._shown())
+        if "\n" in values:
+            values = "\n" + values
+        return f"Tensor({values}, shape={shape}, dtype={self.dtype.name}" + (
             f"{self._device_suffix()}{weak})"
         )
 

@@ -42,10 +42,11 @@ def _check_callable(fn, op: str, arg: str) -> None:
 
 
 def positive_arg(value, op: str, arg: str) -> int:
-    """The int argument ``arg`` of ``op``; ValueError naming both when it is not positive."""
+    """The int argument ``arg`` of ``op``; InvalidArgumentError (TensorFlow's: "Batch size must
+    be greater than zero"; also a ValueError) naming both when it is not positive."""
     n = int_arg(value, op, arg)
     if n <= 0:
-        raise ValueError(f"{op}: {arg} must be positive. Received: {arg}={n}")
+        raise InvalidArgumentError(None, op, f"{op}: {arg} must be positive. Received: {arg}={n}")
     return n
 
 
