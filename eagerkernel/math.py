@@ -17,3 +17,11 @@ from .runtime.ops.segment_ops import *  # noqa: F403
 from .runtime.ops.special_math import *  # noqa: F403
 
 floormod = mod  # noqa: F405  (tf.math.floormod is tf.math.mod)
+
+from types import SimpleNamespace as _Namespace  # noqa: E402
+
+from .runtime.ops import special_functions as _special  # noqa: E402
+
+#: ``tf.math.special``: Bessel functions, Dawson's and the exponential integral, Fresnel
+#: integrals, Spence's function.
+special = _Namespace(**{name: getattr(_special, name) for name in _special.__all__})

@@ -47,7 +47,8 @@ __all__ = [
 ]
 
 
-def _scipy(name: str, xp):
+def scipy_function(name: str, xp):
+    """``scipy.special.<name>`` (``cupyx.scipy.special`` for CuPy arrays)."""
     try:
         if xp is np:
             import scipy.special as special
@@ -58,23 +59,23 @@ def _scipy(name: str, xp):
     return getattr(special, name)
 
 
-def _keep_dtype(name: str):
+def keep_dtype(name: str):
     """A forward calling ``scipy.special.<name>`` that keeps the inputs' (one) dtype."""
 
     def fwd(xp, *xs):
         with np.errstate(all="ignore"):
-            return _scipy(name, xp)(*xs).astype(xs[-1].dtype, copy=False)
+            return scipy_function(name, xp)(*xs).astype(xs[-1].dtype, copy=False)
 
     return fwd
 
 
 # -- inverse error function, ndtri -----------------------------------------------------------------
 
-_erfinv = Primitive("Erfinv", _keep_dtype("erfinv"))
+_erfinv = Primitive("Erfinv", keep_dtype("erfinv"))
 erfinv = unary(_erfinv, "The inverse of erf, on (-1, 1) (follows `tf.math.erfinv`).", True)
 defvjp(_erfinv, lambda g, ans, x: g * (math.sqrt(math.pi) / 2) * exp(square(ans)))
 
-_ndtri = Primitive("Ndtri", _keep_dtype("ndtri"))
+_ndtri = Primitive("Ndtri", keep_dtype("ndtri"))
 ndtri = unary(
     _ndtri, "The inverse of the standard normal CDF, on (0, 1) (follows `tf.math.ndtri`).", True
 )
@@ -82,10 +83,10 @@ defvjp(_ndtri, lambda g, ans, x: g * math.sqrt(2 * math.pi) * exp(square(ans) / 
 
 # -- modified Bessel functions of the first kind -------------------------------------------------
 
-_i0 = Primitive("BesselI0", _keep_dtype("i0"))
-_i0e = Primitive("BesselI0e", _keep_dtype("i0e"))
-_i1 = Primitive("BesselI1", _keep_dtype("i1"))
-_i1e = Primitive("BesselI1e", _keep_dtype("i1e"))
+_i0 = Primitive("BesselI0", keep_dtype("i0"))
+_i0e = Primitive("BesselI0e", keep_dtype("i0e"))
+_i1 = Primitive("BesselI1", keep_dtype("i1"))
+_i1e = Primitive("BesselI1e", keep_dtype("i1e"))
 bessel_i0 = unary(_i0, "I0(x), the modified Bessel function (follows `tf.math.bessel_i0`).", True)
 bessel_i0e = unary(_i0e, "exp(-|x|) I0(x) (follows `tf.math.bessel_i0e`).", True)
 bessel_i1 = unary(_i1, "I1(x), the modified Bessel function (follows `tf.math.bessel_i1`).", True)
@@ -107,8 +108,8 @@ defvjp(_i1e, lambda g, ans, x: g * (bessel_i0e(x) - ans * sign(x) - _i1_over_x(a
 
 # -- regularized incomplete gamma and beta functions ---------------------------------------------
 
-_igamma = Primitive("Igamma", _keep_dtype("gammainc"))
-_igammac = Primitive("Igammac", _keep_dtype("gammaincc"))
+_igamma = Primitive("Igamma", keep_dtype("gammainc"))
+_igammac = Primitive("Igammac", keep_dtype("gammaincc"))
 _igamma_op = binary(_igamma)
 _igammac_op = binary(_igammac)
 
@@ -142,7 +143,7 @@ defvjp(
 
 # -- the Hurwitz zeta function -------------------------------------------------------------------
 
-_zeta = Primitive("Zeta", _keep_dtype("zeta"))
+_zeta = Primitive("Zeta", keep_dtype("zeta"))
 _zeta_op = binary(_zeta)
 # TensorFlow's ZetaGrad: none in x; -x * zeta(x + 1, q) in q.
 defvjp(_zeta, None, lambda g, ans, x, q: g * -x * zeta(x + 1, q))
@@ -176,7 +177,7 @@ def igammac(a, x, name=None) -> Tensor:
 
 def _betainc_fwd(xp, a, b, x):
     with np.errstate(all="ignore"):
-        return _scipy("betainc", xp)(a, b, x).astype(x.dtype, copy=False)
+        return scipy_function("betainc", xp)(a, b, x).astype(x.dtype, copy=False)
 
 
 _betainc = Primitive("Betainc", _betainc_fwd)
@@ -330,7 +331,7 @@ def _polygamma_fwd(xp, a, x):
     with np.errstate(all="ignore"):
         order = xp.asarray(a)
         whole = (order == xp.floor(order)) & (order >= 0)
-        out = _scipy("polygamma", xp)(xp.where(whole, order, 0).astype(np.int64), x)
+        out = scipy_function("polygamma", xp)(xp.where(whole, order, 0).astype(np.int64), x)
         return xp.where(whole, out, np.nan).astype(x.dtype, copy=False)
 
 
