@@ -3,7 +3,8 @@
 ``reshape``, ``ravel``, ``clip``, ``astype``, ``round``, ``max``, ``mean``, ``min``), and the
 switch behind them (`STATE`). `Tensor` inherits `NumpyMethods`: while the behavior is off each
 method raises AttributeError, so ``hasattr`` is False, as on TensorFlow's tensors. This module
-imports only the leaf `conversion` of the runtime at load time (`Tensor` is built on it).
+imports only `conversion` of the runtime at load time, which does not import `Tensor` (built on
+this module).
 """
 
 from __future__ import annotations
