@@ -840,7 +840,6 @@ def test_configs_keras_wrote_load_and_unsupported_features_raise():
     assert ek.keras.optimizers.deserialize(sgd).get_config()["nesterov"] is True
     # Keras features eagerkernel does not implement are refused, not ignored.
     for key, value in (
-        ("use_ema", True),
         ("gradient_accumulation_steps", 4),
         ("loss_scale_factor", 128.0),
     ):
@@ -892,3 +891,65 @@ def test_adafactor_on_a_vector_keeps_an_unfactored_moment():
         opt.get_slot(v, "r")
     again = optimizers.Adafactor.from_config(opt.get_config())
     assert again.get_config() == opt.get_config()
+
+
+EMA_GRADS = [[0.5, -1.0, 2.0], [0.1, 0.3, -0.2], [1.0, 1.0, 1.0], [0.2, -0.1, 0.4]]
+
+
+def test_use_ema_keeps_tensorflows_moving_average_of_the_weights():
+    # TensorFlow 2.21: SGD(0.1, momentum=0.5, use_ema=True, ema_momentum=0.7,
+    # ema_overwrite_frequency=3); the weights after each of four steps, then after
+    # finalize_variable_values (the third step's weights are the average: overwritten).
+    opt = optimizers.SGD(
+        0.1, momentum=0.5, use_ema=True, ema_momentum=0.7, ema_overwrite_frequency=3
+    )
+    v = ek.Variable([1.0, -2.0, 3.0])
+    seen = []
+    for g in EMA_GRADS:
+        opt.apply_gradients([(ek.constant(g), v)])
+        seen.append(v.numpy().tolist())
+    opt.finalize_variable_values([v])
+    seen.append(v.numpy().tolist())
+    want = [
+        [0.95, -1.9, 2.8],
+        [0.915, -1.88, 2.72],
+        [0.8969, -1.9168, 2.7172],
+        [0.81815, -1.9518, 2.6072],
+        [0.873275, -1.9273, 2.6842],
+    ]
+    np.testing.assert_allclose(seen, want, rtol=1e-5)
+    assert opt.get_slot(v, "average").shape == [3]
+    config = opt.get_config()
+    assert config["use_ema"] is True and config["ema_momentum"] == 0.7
+    assert optimizers.SGD.from_config(config).ema_overwrite_frequency == 3
+
+
+def test_fit_ends_with_the_moving_average_of_the_weights():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 3)).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+    model = ek.keras.Sequential([ek.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile(optimizer=optimizers.SGD(0.1, use_ema=True, ema_momentum=0.5), loss="mse")
+    seen = []
+    track = ek.keras.callbacks.LambdaCallback(
+        on_train_batch_end=lambda b, logs: seen.append(model.get_weights()[0].copy())
+    )
+    model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False, callbacks=[track])
+    # The average of the weights after each step: the first, then 0.5 * average + 0.5 * new.
+    average = seen[0]
+    for w in seen[1:]:
+        average = 0.5 * average + 0.5 * w
+    assert len(seen) == 3 and not np.allclose(average, seen[-1])
+    np.testing.assert_allclose(model.get_weights()[0], average, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"use_ema": True, "ema_momentum": 1.5}, "ema_momentum` must be in the range"),
+        ({"use_ema": True, "ema_overwrite_frequency": 0}, "ema_overwrite_frequency` must be"),
+    ],
+)
+def test_bad_ema_arguments_raise(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        optimizers.Adam(**kwargs)

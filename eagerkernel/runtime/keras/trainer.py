@@ -530,6 +530,9 @@ class Trainer:
             train.close()
             if val is not None:
                 val.close()
+        finalize = getattr(self.optimizer, "finalize_variable_values", None)
+        if finalize is not None:  # as Keras: the weights' moving averages (use_ema)
+            finalize(self.trainable_variables)
         cb.on_train_end(training_logs)
         return self.history
 

@@ -43,6 +43,7 @@ from ...distribute import context as distribute_context
 from ...interrupts import deferred_interrupt
 from ...module import name_scope
 from ...observers import Observers
+from .averaging import keras_arguments, overwrite_with_averages, update_averages
 from .inplace import CHUNK as CHUNK
 from .inplace import mutable_array, on_device, run_parallel, scale_in_place
 
@@ -125,34 +126,6 @@ class GradientObserver(typing.Protocol):
         any variable changed."""
 
 
-# Keras 3's optimizer arguments that eagerkernel does not implement, with the values that leave
-# them off: a config Keras wrote (`serialize`, a `.keras` file) holds them all.
-_KERAS_OFF = {
-    "use_ema": False,
-    "loss_scale_factor": None,
-    "gradient_accumulation_steps": None,
-    "is_legacy_optimizer": False,
-}
-# Arguments with no effect while their feature is off (use_ema) or without XLA (jit_compile).
-_KERAS_INERT = ("ema_momentum", "ema_overwrite_frequency", "jit_compile")
-
-
-def _keras_defaults(cls: str, kwargs: dict) -> None:
-    """Removes from ``kwargs`` Keras 3's optimizer arguments at the values that leave their
-    feature off (what a config Keras wrote holds); raises NotImplementedError for any other
-    value, naming it."""
-    for key, off in _KERAS_OFF.items():
-        if key in kwargs:
-            value = kwargs.pop(key)
-            if value != off and not (off is False and value is None):
-                raise NotImplementedError(
-                    f"{cls}: {key}={value!r} is not supported by eagerkernel's optimizers "
-                    f"(only {off!r}, Keras's default)."
-                )
-    for key in _KERAS_INERT:
-        kwargs.pop(key, None)
-
-
 class Optimizer:
     """Base class of optimizers (follows `tf.keras.optimizers.Optimizer`).
 
@@ -206,7 +179,9 @@ class Optimizer:
         if "lr" in kwargs:
             learning_rate = kwargs.pop("lr")
         decay = kwargs.pop("decay", 0.0)
-        _keras_defaults(type(self).__name__, kwargs)
+        self.use_ema, self.ema_momentum, self.ema_overwrite_frequency = keras_arguments(
+            type(self).__name__, kwargs
+        )
         if kwargs:
             raise TypeError(
                 f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}."
@@ -311,6 +286,8 @@ class Optimizer:
         """
         for v in var_list:
             self._built.add(v._uid)
+            if self.use_ema:  # the moving average of the weights (`averaging`)
+                self.add_slot(v, "average")
 
     def add_slot(self, var: Variable, slot_name: str, initializer="zeros", shape=None) -> Variable:
         """Creates (once) the slot ``slot_name`` of ``var``: a non-trainable Variable of its
@@ -550,6 +527,8 @@ class Optimizer:
             tasks, self._parallel = self._parallel, None
             if tasks:
                 run_parallel(tasks)
+            if self.use_ema:
+                update_averages(self, [v for _, v in pairs])
             for counter in (self._iterations, *counters):
                 counter._value = counter._value + 1
             if int(self._iterations._value) % FLUSH_EVERY == 0:
@@ -737,7 +716,20 @@ class Optimizer:
                 config[key] = getattr(self, key)
         if self.decay:
             config["decay"] = self.decay
+        if self.use_ema:
+            config.update(
+                use_ema=True,
+                ema_momentum=self.ema_momentum,
+                ema_overwrite_frequency=self.ema_overwrite_frequency,
+            )
         return config
+
+    def finalize_variable_values(self, var_list) -> None:
+        """With ``use_ema``, gives the variables their moving averages (follows Keras's
+        `Optimizer.finalize_variable_values`, which `Model.fit` calls when training ends);
+        nothing otherwise."""
+        if self.use_ema:
+            overwrite_with_averages(self, [v for v in var_list if v._uid in self._built])
 
     @classmethod
     def from_config(cls, config: dict):

@@ -1,0 +1,87 @@
+"""Keras 3's optional optimizer arguments: the exponential moving average of the weights
+(``use_ema``, ``ema_momentum``, ``ema_overwrite_frequency``), and the arguments eagerkernel
+accepts only at the values that leave their feature off.
+
+The moving average follows Keras's `BaseOptimizer`: after each update (before `iterations`
+counts it) every variable's ``average`` slot becomes ``m * average + (1 - m) * variable``,
+with ``m = ema_momentum``, or 0 at the first step (so the average starts at the weights);
+with ``ema_overwrite_frequency = n`` the variables take their averages every n-th step; and
+`Optimizer.finalize_variable_values` (which `Model.fit` calls when training ends) gives the
+variables their averages.
+"""
+
+from __future__ import annotations
+
+from .inplace import mutable_array
+
+__all__ = ["keras_arguments", "overwrite_with_averages", "update_averages"]
+
+# Keras 3's optimizer arguments that eagerkernel does not implement, with the values that leave
+# them off: a config Keras wrote (`serialize`, a `.keras` file) holds them all.
+_KERAS_OFF = {
+    "loss_scale_factor": None,
+    "gradient_accumulation_steps": None,
+    "is_legacy_optimizer": False,
+}
+# Arguments with no effect without XLA.
+_KERAS_INERT = ("jit_compile",)
+
+
+def keras_arguments(cls: str, kwargs: dict) -> tuple:
+    """Removes Keras 3's optional arguments from ``kwargs``: ``(use_ema, ema_momentum,
+    ema_overwrite_frequency)`` checked as Keras checks them; the unsupported ones
+    (`_KERAS_OFF`) must have the values that leave their feature off.
+
+    Raises:
+        ValueError: ``ema_momentum`` outside [0, 1] or ``ema_overwrite_frequency`` not a
+            positive int, with ``use_ema``.
+        NotImplementedError: an unsupported feature turned on, named.
+    """
+    for key, off in _KERAS_OFF.items():
+        if key in kwargs:
+            value = kwargs.pop(key)
+            if value != off and not (off is False and value is None):
+                raise NotImplementedError(
+                    f"{cls}: {key}={value!r} is not supported by eagerkernel's optimizers "
+                    f"(only {off!r}, Keras's default)."
+                )
+    for key in _KERAS_INERT:
+        kwargs.pop(key, None)
+    use_ema = bool(kwargs.pop("use_ema", False))
+    momentum = kwargs.pop("ema_momentum", 0.99)
+    frequency = kwargs.pop("ema_overwrite_frequency", None)
+    if use_ema:
+        if not 0 <= float(momentum) <= 1:
+            raise ValueError(
+                f"{cls}: `ema_momentum` must be in the range [0, 1]. Received: "
+                f"ema_momentum={momentum}"
+            )
+        if frequency is not None and (
+            not isinstance(frequency, int) or isinstance(frequency, bool) or frequency < 1
+        ):
+            raise ValueError(
+                f"{cls}: `ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
+                f"ema_overwrite_frequency={frequency}"
+            )
+    return use_ema, float(momentum), frequency
+
+
+def update_averages(optimizer, variables: list) -> None:
+    """Moves each variable's ``average`` slot towards its new value (the step being applied:
+    `iterations` has not counted it yet); every ``ema_overwrite_frequency``-th step the
+    variables take their averages."""
+    first = int(optimizer.iterations._value) == 0
+    m = 0.0 if first else optimizer.ema_momentum
+    for v in variables:
+        average = mutable_array(optimizer.get_slot(v, "average"))
+        average *= m
+        average += (1.0 - m) * v._value
+    n = optimizer.ema_overwrite_frequency
+    if n and (int(optimizer.iterations._value) + 1) % n == 0:
+        overwrite_with_averages(optimizer, variables)
+
+
+def overwrite_with_averages(optimizer, variables: list) -> None:
+    """Gives each variable the value of its ``average`` slot."""
+    for v in variables:
+        v.assign(optimizer.get_slot(v, "average"))
