@@ -143,6 +143,8 @@ class Optimizer:
             update (Keras 3's `weight_decay` argument).
         lr: old Keras spelling of ``learning_rate``.
         decay: old Keras 2 time decay: ``lr / (1 + decay * iterations)``.
+        use_ema, ema_momentum, ema_overwrite_frequency: Keras's moving average of the
+            weights, in an ``average`` slot (see `averaging`; `finalize_variable_values`).
 
     Attributes:
         iterations: an int64 non-trainable Variable, the number of steps applied.
