@@ -131,6 +131,10 @@ def _beyond_float32(value, arr: np.ndarray) -> bool:
     float32 cannot hold (it would round to infinity)."""
     if type(value) is float:
         return abs(value) >= _FLOAT32_OVERFLOW and value - value == 0.0  # finite
+    # One pass for the common case: a sum of squares below the bound's square cannot hold a
+    # large value (an infinity or NaN makes it fail too, and takes the exact check).
+    if float(np.vdot(arr, arr)) < _FLOAT32_OVERFLOW * _FLOAT32_OVERFLOW:
+        return False
     big = np.abs(arr) >= _FLOAT32_OVERFLOW
     return bool(big.any()) and bool(np.isfinite(arr[big]).any())
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 from ..core.dispatch import Primitive, defvjp
-from ..core.tensor import Tensor
 from ._core import unary
 from .creation import zeros_like
 from .elementwise import cos, equal, exp, log, sin, square, where
@@ -27,6 +26,7 @@ from .special_math import (
     bessel_i1,
     bessel_i1e,
     keep_dtype,
+    over_x,
     scipy_function,
 )
 
@@ -54,12 +54,6 @@ __all__ = [
 def _op(name: str, scipy_name: str, doc: str):
     prim = Primitive(name, keep_dtype(scipy_name))
     return prim, unary(prim, doc, "real")
-
-
-def _over_x(f_of_x: Tensor, x: Tensor, at_zero: float) -> Tensor:
-    """f(x) / x, ``at_zero`` where x is 0 (the limit the derivative takes there)."""
-    zero = equal(x, 0)
-    return where(zero, zeros_like(x) + at_zero, f_of_x / where(zero, x + 1, x))
 
 
 _j0, bessel_j0 = _op("BesselJ0", "j0", "J0(x), the Bessel function of the first kind.")
@@ -91,7 +85,7 @@ fresnel_cos = unary(_fresnel_cos, "C(x), the Fresnel cosine integral.", "real")
 # K1' = -K0 - K1/x, the scaled ones with their exp(x) factor; Dawson 1 - 2x F(x); Ei e^x / x;
 # Fresnel sin/cos(pi/2 x^2); Spence log(x) / (1 - x) (-1 at x = 1).
 defvjp(_j0, lambda g, ans, x: -g * bessel_j1(x))
-defvjp(_j1, lambda g, ans, x: g * (bessel_j0(x) - _over_x(ans, x, 0.5)))
+defvjp(_j1, lambda g, ans, x: g * (bessel_j0(x) - over_x(ans, x, 0.5)))
 defvjp(_y0, lambda g, ans, x: -g * bessel_y1(x))
 defvjp(_y1, lambda g, ans, x: g * (bessel_y0(x) - ans / x))
 defvjp(_k0, lambda g, ans, x: -g * bessel_k1(x))

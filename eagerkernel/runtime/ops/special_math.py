@@ -93,18 +93,18 @@ bessel_i1 = unary(_i1, "I1(x), the modified Bessel function (follows `tf.math.be
 bessel_i1e = unary(_i1e, "exp(-|x|) I1(x) (follows `tf.math.bessel_i1e`).", True)
 
 
-def _i1_over_x(i1_of_x: Tensor, x: Tensor) -> Tensor:
-    """I1(x) / x with its limit 1/2 at x = 0, so that I1's derivative there is 1/2 (TensorFlow
-    imputes 1 for ``bessel_i1``, which is not the derivative; 1/2 for ``bessel_i1e``)."""
+def over_x(f_of_x: Tensor, x: Tensor, at_zero: float) -> Tensor:
+    """f(x) / x, and ``at_zero`` (its limit) where x is 0: the ``J1(x) / x`` and ``I1(x) / x``
+    terms of the Bessel functions' derivatives, 1/2 at 0 (TensorFlow imputes 1 for
+    ``bessel_i1``, which is not the derivative; 1/2 for ``bessel_i1e``)."""
     zero = equal(x, 0)
-    safe = where(zero, x + 1, x)
-    return where(zero, zeros_like(x) + 0.5, i1_of_x / safe)
+    return where(zero, zeros_like(x) + at_zero, f_of_x / where(zero, x + 1, x))
 
 
 defvjp(_i0, lambda g, ans, x: g * bessel_i1(x))
 defvjp(_i0e, lambda g, ans, x: g * (bessel_i1e(x) - sign(x) * ans))
-defvjp(_i1, lambda g, ans, x: g * (bessel_i0(x) - _i1_over_x(ans, x)))
-defvjp(_i1e, lambda g, ans, x: g * (bessel_i0e(x) - ans * sign(x) - _i1_over_x(ans, x)))
+defvjp(_i1, lambda g, ans, x: g * (bessel_i0(x) - over_x(ans, x, 0.5)))
+defvjp(_i1e, lambda g, ans, x: g * (bessel_i0e(x) - ans * sign(x) - over_x(ans, x, 0.5)))
 
 # -- regularized incomplete gamma and beta functions ---------------------------------------------
 
