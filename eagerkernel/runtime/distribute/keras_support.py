@@ -130,6 +130,7 @@ class DistributedFit:
         from ..core.tape import GradientTape
         from ..interrupts import deferred_interrupt
         from ..keras.layers.deferred import deferred_updates
+        from ..keras.optimizers.accumulation import scaled_loss as _scale_loss
 
         model, ext = self.model, self.extended
         n = ext.num_local_replicas
@@ -148,8 +149,9 @@ class DistributedFit:
                         y_pred = model(xr, training=True)
                         loss = model.compute_loss(xr, yr, y_pred, swr)
                         scaled = loss * np.float32(rows / total)
+                        target = _scale_loss(model.optimizer, scaled)  # loss_scale_factor
                     variables = model.trainable_variables  # after the lazy build
-                    g = tape.gradient(scaled, variables)
+                    g = tape.gradient(target, variables)
                 grads.append(g)
                 preds.append(y_pred)
                 losses.append(to_tensor(scaled, None, "fit")._value)

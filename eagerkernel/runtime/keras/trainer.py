@@ -32,6 +32,7 @@ from . import callbacks as callbacks_module
 from . import data_adapter
 from .data_adapter import EpochIterator, get_adapter, grouped
 from .layers.deferred import deferred_updates
+from .optimizers.accumulation import scaled_loss as _scale_loss
 from .optimizers.loss_scale_optimizer import LossScaleOptimizer
 
 __all__ = ["Trainer"]
@@ -317,7 +318,10 @@ class Trainer:
         with deferred_updates() as updates, GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
-            scaled = self.optimizer.get_scaled_loss(loss) if scaling else loss
+            if scaling:
+                scaled = self.optimizer.get_scaled_loss(loss)
+            else:  # Keras 3's loss_scale_factor, if set: the step divides the gradients by it
+                scaled = _scale_loss(self.optimizer, loss)
         variables = self.trainable_variables
         if variables:
             grads = tape.gradient(scaled, variables)

@@ -78,7 +78,7 @@ class Adafactor(Optimizer):
         xp = variable._device.xp
         var = mutable_array(variable)
         v = mutable_array(self.get_slot(variable, "v"))
-        t = float(self._iterations._value) + 1.0
+        t = float(self._update_count()) + 1.0
         lr = learning_rate
         if self.relative_step and isinstance(self.learning_rate, Tensor):  # a constant rate
             lr = min(lr, 1.0 / math.sqrt(t))

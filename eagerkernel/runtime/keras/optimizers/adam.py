@@ -71,7 +71,7 @@ class Adam(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate) -> None:
         b1, b2 = self.beta_1, self.beta_2
-        t = int(self._iterations._value) + 1
+        t = self._update_count() + 1
         lr_t = learning_rate * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
         scalars = {"b1": b1, "b2": b2, "epsilon": self.epsilon, "lr_t": lr_t}
         if not self.amsgrad:  # one pass in C on CPU arrays (no scratch array, no split)

@@ -48,7 +48,7 @@ class Adamax(Optimizer):
                 self.add_slot(v, name)
 
     def update_step(self, gradient, variable, learning_rate) -> None:
-        t = int(self._iterations._value) + 1
+        t = self._update_count() + 1
         scalars = {
             "b1": self.beta_1,
             "b2": self.beta_2,

@@ -43,7 +43,9 @@ from ...distribute import context as distribute_context
 from ...interrupts import deferred_interrupt
 from ...module import name_scope
 from ...observers import Observers
+from . import accumulation
 from .averaging import keras_arguments, overwrite_with_averages, update_averages
+from .clipping import clip_gradients
 from .inplace import CHUNK as CHUNK
 from .inplace import mutable_array, on_device, run_parallel, scale_in_place
 
@@ -145,9 +147,14 @@ class Optimizer:
         decay: old Keras 2 time decay: ``lr / (1 + decay * iterations)``.
         use_ema, ema_momentum, ema_overwrite_frequency: Keras's moving average of the
             weights, in an ``average`` slot (see `averaging`; `finalize_variable_values`).
+        gradient_accumulation_steps: an int >= 2: the variables are updated every this many
+            steps, with the mean of their gradients (see `accumulation`).
+        loss_scale_factor: a positive float: `scale_loss` multiplies losses by it and each
+            step divides its gradients by it (see `accumulation`).
 
     Attributes:
-        iterations: an int64 non-trainable Variable, the number of steps applied.
+        iterations: an int64 non-trainable Variable, the number of steps applied (with
+            ``gradient_accumulation_steps = n``, a Tensor: the number of updates, steps // n).
         learning_rate: a float32 Variable (assign or set it to change the rate), or the
             schedule.
 
@@ -181,9 +188,10 @@ class Optimizer:
         if "lr" in kwargs:
             learning_rate = kwargs.pop("lr")
         decay = kwargs.pop("decay", 0.0)
-        self.use_ema, self.ema_momentum, self.ema_overwrite_frequency = keras_arguments(
-            type(self).__name__, kwargs
-        )
+        options = keras_arguments(type(self).__name__, kwargs)
+        self.use_ema, self.ema_momentum, self.ema_overwrite_frequency = options[:3]
+        self.loss_scale_factor = options.loss_scale_factor
+        self.gradient_accumulation_steps = options.gradient_accumulation_steps
         if kwargs:
             raise TypeError(
                 f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}."
@@ -227,9 +235,27 @@ class Optimizer:
 
     # -- hyperparameters and counters ---------------------------------------------------------
     @property
-    def iterations(self) -> Variable:
-        """The number of steps applied (an int64 non-trainable Variable)."""
+    def iterations(self) -> Variable | Tensor:
+        """The number of steps applied (an int64 non-trainable Variable); with gradient
+        accumulation, the number of updates (an int64 Tensor, as Keras's)."""
+        if self.gradient_accumulation_steps:
+            return make(np.int64(self._update_count()), CPU)
         return self._iterations
+
+    def _update_count(self) -> int:
+        """The updates applied so far: the step count of the update rules (Adam's ``t - 1``)
+        and of the moving average; steps // ``gradient_accumulation_steps`` if it is set."""
+        steps = int(self._iterations._value)
+        n = self.gradient_accumulation_steps
+        return steps // n if n else steps
+
+    def scale_loss(self, loss):
+        """``loss`` times ``loss_scale_factor``, or ``loss`` if it is None (follows Keras 3's
+        `Optimizer.scale_loss`; `Model.fit` calls it, and each step divides the gradients by
+        the factor)."""
+        if self.loss_scale_factor is None:
+            return loss
+        return to_tensor(loss, None, f"{type(self).__name__}.scale_loss") * self.loss_scale_factor
 
     @iterations.setter
     def iterations(self, value) -> None:
@@ -290,6 +316,8 @@ class Optimizer:
             self._built.add(v._uid)
             if self.use_ema:  # the moving average of the weights (`averaging`)
                 self.add_slot(v, "average")
+            if self.gradient_accumulation_steps:
+                self.add_slot(v, accumulation.SLOT)
 
     def add_slot(self, var: Variable, slot_name: str, initializer="zeros", shape=None) -> Variable:
         """Creates (once) the slot ``slot_name`` of ``var``: a non-trainable Variable of its
@@ -517,6 +545,10 @@ class Optimizer:
     def _commit(self, pairs, lr, counters, constrained, backup) -> None:
         self._parallel = []
         try:
+            variables = [v for _, v in pairs]
+            if self.gradient_accumulation_steps:  # `accumulation`: the mean every n-th step
+                pairs = accumulation.accumulate(self, pairs) or []
+                pairs = self._clipped(pairs)
             wd = self.weight_decay
             for g, v in pairs:
                 if v._device.xp is not np:  # CuPy: run the kernels on the variable's GPU
@@ -524,13 +556,14 @@ class Optimizer:
                         self._update_one(g, v, lr, wd)
                 else:
                     self._update_one(g, v, lr, wd)
-                if not v._value.shape:
-                    self._rescalar(v)
             tasks, self._parallel = self._parallel, None
             if tasks:
                 run_parallel(tasks)
+            for v in variables:
+                if not v._value.shape:
+                    self._rescalar(v)
             if self.use_ema:
-                update_averages(self, [v for _, v in pairs])
+                update_averages(self, variables)
             for counter in (self._iterations, *counters):
                 counter._value = counter._value + 1
             if int(self._iterations._value) % FLUSH_EVERY == 0:
@@ -581,7 +614,9 @@ class Optimizer:
         return out
 
     def _validated(self, grads_and_vars) -> list:
-        """``[(gradient array, variable)]``: converted, checked, clipped; changes nothing."""
+        """``[(gradient array, variable)]``: converted, checked, divided by the loss scale
+        factor, clipped (at the update step instead, with gradient accumulation); changes
+        nothing."""
         op = f"{type(self).__name__}.apply_gradients"
         pairs = []
         for item in grads_and_vars:
@@ -612,7 +647,9 @@ class Optimizer:
                 raise ValueError(f"{op}: variable {v.name} appears more than once.")
             seen.add(v._uid)
             out.append((self._gradient_array(g, v, op), v))
-        return self._clipped(out)
+        if self.loss_scale_factor is not None:
+            out = [(g / self.loss_scale_factor, v) for g, v in out]
+        return out if self.gradient_accumulation_steps else self._clipped(out)
 
     @staticmethod
     def _gradient_array(g, v: Variable, op: str):
@@ -640,15 +677,7 @@ class Optimizer:
         return arr
 
     def _clipped(self, pairs: list) -> list:
-        if self.clipvalue is not None:
-            c = self.clipvalue
-            pairs = [(_xp(g).clip(g, -c, c), v) for g, v in pairs]
-        if self.clipnorm is not None:
-            pairs = [(_clip_to_norm(g, self.clipnorm, _norm(g)), v) for g, v in pairs]
-        if self.global_clipnorm is not None:
-            total = math.sqrt(sum(_norm(g) ** 2 for g, _ in pairs))
-            pairs = [(_clip_to_norm(g, self.global_clipnorm, total), v) for g, v in pairs]
-        return pairs
+        return clip_gradients(pairs, self.clipvalue, self.clipnorm, self.global_clipnorm)
 
     def minimize(self, loss, var_list=None, tape=None, grad_loss=None, name=None):
         """Computes gradients of ``loss`` and applies them (follows `Optimizer.minimize`).
@@ -701,6 +730,10 @@ class Optimizer:
         if var_list is None:
             var_list = [v for v in tape.watched_variables() if v.trainable]
         var_list = nest.flatten(var_list)
+        if self.loss_scale_factor is not None:  # the step divides the gradients by it
+            from ...ops.creation import ones_like
+
+            grad_loss = self.scale_loss(ones_like(loss_value) if grad_loss is None else grad_loss)
         grads = tape.gradient(loss_value, var_list, output_gradients=grad_loss)
         return list(zip(grads, var_list))
 
@@ -724,6 +757,9 @@ class Optimizer:
                 ema_momentum=self.ema_momentum,
                 ema_overwrite_frequency=self.ema_overwrite_frequency,
             )
+        for key in ("loss_scale_factor", "gradient_accumulation_steps"):
+            if getattr(self, key) is not None:
+                config[key] = getattr(self, key)
         return config
 
     def finalize_variable_values(self, var_list) -> None:
@@ -748,24 +784,6 @@ class Optimizer:
         lr = self._learning_rate
         shown = f"{float(lr._value):g}" if isinstance(lr, Tensor) else repr(lr)
         return f"<{type(self).__name__} learning_rate={shown} iterations={int(self._iterations)}>"
-
-
-def _xp(array):
-    if isinstance(array, (np.ndarray, np.generic)):
-        return np
-    import cupy  # only reached for CuPy arrays
-
-    return cupy
-
-
-def _norm(g) -> float:
-    xp = _xp(g)
-    return float(xp.sqrt(xp.sum(g * g)))
-
-
-def _clip_to_norm(g, clip: float, norm: float):
-    # Keras's clip_by_norm: g * clip / max(norm, clip), a new array (the caller's is kept).
-    return g * (clip / norm) if norm > clip else g
 
 
 def _fp_errors_raise() -> bool:

@@ -73,7 +73,7 @@ class Nadam(Optimizer):
         return value
 
     def update_step(self, gradient, variable, learning_rate) -> None:
-        t = int(self._iterations._value) + 1
+        t = self._update_count() + 1
         u_product = self._u_product(t)
         u_t, u_t1 = self._u(t), self._u(t + 1)
         scalars = {
