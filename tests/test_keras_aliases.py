@@ -69,8 +69,8 @@ def test_extra_loss_names():
     assert losses.logcosh is losses.log_cosh
     for name in ("kullback_leibler_divergence", "logcosh", "serialize", "deserialize"):
         assert name in losses.__all__
-    assert losses.get("kullback_leibler_divergence").fn is losses.kl_divergence
-    assert losses.get("logcosh").fn is losses.log_cosh
+    assert losses.get("kullback_leibler_divergence") is losses.kl_divergence
+    assert losses.get("logcosh") is losses.log_cosh
 
 
 # -- Dice and Tversky --------------------------------------------------------------------------

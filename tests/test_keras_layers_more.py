@@ -47,15 +47,22 @@ def test_normalization_keras_documented_examples():
     np.testing.assert_allclose(
         layer(np.array([[0.0, 7.0, 4.0]], np.float32)).numpy(), [[-1, -1, -1]]
     )
-    np.testing.assert_allclose(layer.mean.numpy(), [1, 8, 5])
-    np.testing.assert_allclose(layer.variance.numpy(), [1, 1, 1])
+    # Keras's `mean` and `variance` broadcast against the inputs; the weights hold the kept axes
+    np.testing.assert_array_equal(layer.mean.numpy(), [[1, 8, 5]])
+    np.testing.assert_array_equal(layer.variance.numpy(), [[1, 1, 1]])
+    np.testing.assert_array_equal(layer.adapt_mean.numpy(), [1, 8, 5])
     assert layer.is_adapted and int(layer.count.numpy()) == 4
+    assert layers.Normalization().mean is None  # before it is built
+    scalar = layers.Normalization(axis=None)
+    scalar.adapt(np.array([[1.0, 2.0], [3.0, 5.0]], np.float32))
+    assert scalar.mean.shape == (1, 1) and float(scalar.mean[0, 0]) == 2.75  # TensorFlow 2.21
     fixed = layers.Normalization(mean=3.0, variance=2.0)
     np.testing.assert_allclose(
         fixed(np.array([[0.0, 7.0, 4.0]], np.float32)).numpy(),
         [[-2.1213205, 2.828427, 0.70710677]],
         rtol=1e-6,
     )
+    np.testing.assert_array_equal(fixed.mean.numpy(), [[3.0, 3.0, 3.0]])
     inverse = layers.Normalization(axis=-1, invert=True)
     inverse.adapt(adapt_data)
     np.testing.assert_allclose(
@@ -78,8 +85,8 @@ def test_normalization_adapt_on_a_dataset_and_errors():
     data = rand(20, 3)
     layer = layers.Normalization()
     layer.adapt(ek.data.Dataset.from_tensor_slices(data).batch(6))
-    np.testing.assert_allclose(layer.mean.numpy(), data.mean(0), rtol=1e-5)
-    np.testing.assert_allclose(layer.variance.numpy(), data.var(0), rtol=1e-5)
+    np.testing.assert_allclose(layer.mean.numpy(), data.mean(0, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(layer.variance.numpy(), data.var(0, keepdims=True), rtol=1e-5)
     with pytest.raises(ValueError, match="both `mean` and `variance`"):
         layers.Normalization(mean=1.0)
     with pytest.raises(ValueError, match="cannot be used when mean and variance"):

@@ -445,13 +445,24 @@ def test_weights_that_do_not_fit_raise_and_name_the_file(tmp_path):
         keras.models.load_model(tmp_path / "other.keras")
 
 
-def test_a_constraint_is_never_dropped_silently(tmp_path):
+def test_constraints_round_trip_and_a_lambda_one_loads_only_unsafely(tmp_path):
     inputs = keras.Input(shape=(3,))
-    dense = layers.Dense(2, kernel_constraint=lambda w: w)
-    model = keras.Model(inputs, dense(inputs))
-    with pytest.raises(NotImplementedError, match=r"kernel_constraint .* would be lost"):
-        model.save(tmp_path / "m.keras")
-    assert not (tmp_path / "m.keras").exists()
+    dense = layers.Dense(
+        2, kernel_constraint="non_neg", bias_constraint=keras.constraints.MaxNorm(0.5)
+    )
+    keras.Model(inputs, dense(inputs)).save(tmp_path / "m.keras")
+    layer = keras.models.load_model(tmp_path / "m.keras").layers[-1]
+    assert isinstance(layer.kernel_constraint, keras.constraints.NonNeg)
+    assert isinstance(layer.kernel.constraint, keras.constraints.NonNeg)  # on the Variable
+    assert layer.bias_constraint.get_config() == {"max_value": 0.5, "axis": 0}
+    keras.Model(inputs, layers.Dense(2, kernel_constraint=lambda w: w)(inputs)).save(
+        tmp_path / "lambda.keras"
+    )
+    with pytest.raises(ValueError, match="arbitrary code execution"):
+        keras.models.load_model(tmp_path / "lambda.keras")
+    loaded = keras.models.load_model(tmp_path / "lambda.keras", safe_mode=False)
+    w = ek.constant([[-1.0, 2.0]])
+    assert loaded.layers[-1].kernel_constraint(w) is w
 
 
 def test_a_lambda_regularizer_is_saved_as_code_loaded_only_unsafely(tmp_path):

@@ -788,7 +788,7 @@ def test_loss_functions_and_classes_match_numpy(name, cls, yt, yp, ref):
     )
     again = cls.from_config(obj.get_config())
     assert type(again) is cls and again.get_config() == obj.get_config()
-    assert losses.get(name).fn is fn
+    assert losses.get(name) is fn and losses.to_loss(name).fn is fn
     assert type(losses.get(cls.__name__)) is cls
 
 

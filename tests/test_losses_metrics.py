@@ -192,7 +192,7 @@ def test_cross_entropy_gradients_flow_to_the_logits():
 # -- get ------------------------------------------------------------------------------------------
 
 
-def test_get_returns_loss_objects():
+def test_get_returns_keras_objects_and_to_loss_wraps_functions():
     for name, fn in [
         ("mse", losses.mean_squared_error),
         ("mean_squared_error", losses.mean_squared_error),
@@ -201,16 +201,21 @@ def test_get_returns_loss_objects():
         ("categorical_crossentropy", losses.categorical_crossentropy),
         ("sparse_categorical_crossentropy", losses.sparse_categorical_crossentropy),
     ]:
-        loss = losses.get(name)
+        assert losses.get(name) is fn  # Keras's get: a function name gives the function
+        loss = losses.to_loss(name)  # what compile uses: a Loss that reduces
         assert isinstance(loss, losses.Loss) and loss.fn is fn
-    close(losses.get("mse")(Y, P), ((Y - P) ** 2).mean())
+    close(losses.get("mse")(Y, P), ((Y - P) ** 2).mean(-1))  # per sample, as Keras's
+    close(losses.to_loss("mse")(Y, P), ((Y - P) ** 2).mean())
+    assert losses.get(None) is None
     obj = losses.SparseCategoricalCrossentropy(from_logits=True)
     assert losses.get(obj) is obj
     assert isinstance(
         losses.get("SparseCategoricalCrossentropy"), losses.SparseCategoricalCrossentropy
     )
     assert isinstance(losses.get(losses.Huber), losses.Huber)
-    custom = losses.get(lambda yt, yp: ek.reduce_sum(yp - yt, axis=-1))
+    per_sample = lambda yt, yp: ek.reduce_sum(yp - yt, axis=-1)
+    assert losses.get(per_sample) is per_sample
+    custom = losses.to_loss(per_sample)
     close(custom(Y, P), (P - Y).sum(-1).mean())
     with pytest.raises(ValueError, match="Could not interpret loss identifier"):
         losses.get("cross_entropy")

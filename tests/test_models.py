@@ -170,6 +170,29 @@ def test_summary_before_build_prints_unbuilt_layers(capsys):
     assert "Total params: 0" in out and "Trainable params: 0" in out
 
 
+def test_sequential_build_with_a_shape_builds_every_layer(capsys):
+    # Keras's Sequential.build(input_shape): the layers get their weights before any data
+    # (TensorFlow 2.21: the kernel exists and summary counts it).
+    model = ek.keras.Sequential([layers.Dense(4, activation="relu"), layers.Dense(1)])
+    model.build((None, 3))
+    assert [la.built for la in model.layers] == [True, True]
+    assert model.layers[0].kernel.shape == (3, 4) and model.count_params() == 21
+    assert model.output_shape == (None, 1)
+    model.summary()
+    assert "Total params: 21" in capsys.readouterr().out
+    x = np.ones((2, 3), np.float32)
+    expected = np.maximum(x @ model.layers[0].kernel.numpy(), 0) @ model.layers[1].kernel.numpy()
+    np.testing.assert_allclose(model(x).numpy(), expected, rtol=1e-6)
+    model.build((None, 3))  # the same shape again: nothing changes
+    with pytest.raises(ValueError, match=r"configured to use input shape \(None, 3\)"):
+        model.build((None, 5))
+    with pytest.raises(ValueError, match="cannot be built because it has no layers"):
+        ek.keras.Sequential().build((None, 3))
+    fixed = ek.keras.Sequential([layers.Dense(2)])
+    fixed.build(ek.TensorShape([8, 5]))  # a TensorShape, a fixed batch
+    assert fixed.input_shape == (8, 5) and fixed.output_shape == (8, 2)
+
+
 def test_fit_requires_compile():
     with pytest.raises(RuntimeError, match="compile the model first"):  # TF's Keras 2
         MLP().fit(*blobs(8), verbose=0)

@@ -688,21 +688,45 @@ _CLASSES = {
 }
 
 
-def get(identifier) -> Loss:
-    """A `Loss` object for ``identifier`` (what ``Model.compile(loss=...)`` needs).
-
-    Accepts a function name (``"mse"``, ``"mean_squared_error"``, ``"mae"``,
-    ``"binary_crossentropy"``, ``"categorical_crossentropy"``,
-    ``"sparse_categorical_crossentropy"``, ``"huber"``), a class name
-    (``"SparseCategoricalCrossentropy"``), a `Loss` instance or class, a config dict, or any
-    callable ``fn(y_true, y_pred)`` returning per-sample losses. Unlike Keras's ``get``, a
-    name always gives a `Loss` object (a `LossFunctionWrapper` for function names), whose
-    call returns the reduced scalar; its ``fn`` attribute is the per-sample function.
+def get(identifier):
+    """The loss ``identifier`` names (follows `tf.keras.losses.get`): a function name
+    (``"mse"``, ``"categorical_crossentropy"``, ...) gives the per-sample function, a class
+    name (``"CategoricalCrossentropy"``) or a class an instance, a config dict the object it
+    describes; a `Loss` or any other callable is returned as is, None stays None.
 
     Raises:
         ValueError: if ``identifier`` cannot be interpreted.
 
-    >>> ek.keras.losses.get("mse")
+    >>> ek.keras.losses.get("mse").__name__
+    'mean_squared_error'
+    >>> ek.keras.losses.get("MeanSquaredError")
+    <MeanSquaredError name='mean_squared_error' reduction='sum_over_batch_size'>
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        fn = _function_named(identifier)
+        if fn is not None:
+            return fn
+    obj = to_loss(identifier)
+    return obj.fn if type(obj) is LossFunctionWrapper and obj.fn is identifier else obj
+
+
+def _function_named(name: str):
+    fn = _FUNCTIONS.get(name)
+    if fn is None and name not in _CLASSES:  # "Poisson" is the class, "poisson" not
+        fn = _FUNCTIONS.get(name.lower())
+    return fn
+
+
+def to_loss(identifier) -> Loss:
+    """A `Loss` for ``identifier`` (what ``Model.compile(loss=...)`` needs): as `get`, but a
+    function or its name comes in a `LossFunctionWrapper` (reduced; ``fn``: the function).
+
+    Raises:
+        ValueError: if ``identifier`` cannot be interpreted.
+
+    >>> ek.keras.losses.to_loss("mse")
     <LossFunctionWrapper name='mean_squared_error' reduction='sum_over_batch_size'>
     """
     if isinstance(identifier, Loss):
@@ -710,9 +734,7 @@ def get(identifier) -> Loss:
     if isinstance(identifier, type) and issubclass(identifier, Loss):
         return identifier()
     if isinstance(identifier, str):
-        fn = _FUNCTIONS.get(identifier)
-        if fn is None and identifier not in _CLASSES:  # "Poisson" is the class, "poisson" not
-            fn = _FUNCTIONS.get(identifier.lower())
+        fn = _function_named(identifier)
         if fn is not None:
             return LossFunctionWrapper(fn, name=fn.__name__)
         if identifier in _CLASSES:
@@ -721,7 +743,7 @@ def get(identifier) -> Loss:
 
         found = get_registered_object(identifier)
         if found is not None:
-            return get(found)
+            return to_loss(found)
     if isinstance(identifier, dict) and identifier.get("class_name") in _CLASSES:
         return _CLASSES[identifier["class_name"]].from_config(identifier.get("config", {}))
     if callable(identifier) and not isinstance(identifier, type):

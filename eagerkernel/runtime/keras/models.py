@@ -305,6 +305,11 @@ class Model(Trainer, Layer):
         return Checkpoint(model=self)._restore(os.fspath(filepath))
 
 
+def _dims(shape) -> list:
+    """The dimensions of a shape given as a tuple, a list or a `TensorShape`."""
+    return shape.as_list() if hasattr(shape, "as_list") else list(shape)
+
+
 def batch_none(shape):
     if isinstance(shape, tuple) and shape and all(isinstance(s, (int, type(None))) for s in shape):
         return (None, *tuple(shape)[1:])
@@ -398,6 +403,7 @@ class Sequential(Model):
         self._stack: list[Layer] = []
         self._input_layer = None
         self._symbolic: list = []  # the KerasTensor after the input and after each layer
+        self._building_on_call = False  # inside the first call's implicit build
         for layer in layers or []:
             self.add(layer)
 
@@ -526,20 +532,65 @@ class Sequential(Model):
         return x
 
     def build(self, input_shape=None) -> None:
-        """Nothing to create: the layers build themselves on the first call."""
-        self.built = True
+        """Builds every layer for inputs of ``input_shape`` (the batch axis included, e.g.
+        ``(None, 4)``), as if the model began with an `Input` of that shape, so that weights
+        and `summary` exist before any data (follows Keras's `Sequential.build`). Without a
+        shape, only marks the model built: the layers build on the first call.
+
+        Raises:
+            ValueError: a model without layers, or a shape other than the input shape the
+                model already has.
+
+        >>> model = ek.keras.Sequential([ek.keras.layers.Dense(3)])
+        >>> model.build((None, 4))
+        >>> model.layers[0].kernel.shape
+        TensorShape([4, 3])
+        """
+        if input_shape is None or self._building_on_call:
+            self.built = True
+            return
+        shape = tuple(None if d is None else int(d) for d in _dims(input_shape))
+        if self._symbolic:
+            have = tuple(self._symbolic[0].shape)
+            if have != shape:
+                raise ValueError(
+                    f"Sequential model '{self.name}' has already been configured to use input "
+                    f"shape {have}. You cannot build it with input_shape {shape}"
+                )
+            return
+        if not self._stack:
+            raise ValueError(
+                f"Sequential model {self.name} cannot be built because it has no layers. Call "
+                "`model.add(layer)`."
+            )
+        self._build_for(shape)
+
+    def _maybe_build(self, inputs) -> None:
+        # The first call's build: the layers build as the call runs them, eagerly, so no
+        # symbolic pass is made (`build` with a shape is for a model given no data).
+        self._building_on_call = True
+        try:
+            super()._maybe_build(inputs)
+        finally:
+            self._building_on_call = False
 
     def build_from_config(self, config: dict) -> None:
         """Builds the layers for ``config["input_shape"]`` as if the model had been given an
         input of that shape (the batch axis unknown)."""
-        from .layers.core import InputLayer
-
         shape = config.get("input_shape")
         if shape is None or self._symbolic or not self._stack:
             return
+        self._build_for((None, *shape[1:]))
+        self._build_input_shape = tuple(shape)
+
+    def _build_for(self, batch_shape: tuple) -> None:
+        """Puts an `InputLayer` of ``batch_shape`` first and calls each layer on the previous
+        one's symbolic output (`add`), which builds them."""
+        from .layers.core import InputLayer
+
         first = self._stack[0]
         stack, self._stack = self._stack, []
-        self.add(InputLayer(batch_shape=(None, *shape[1:]), dtype=first._input_dtype or "float32"))
+        self.add(InputLayer(batch_shape=batch_shape, dtype=first._input_dtype or "float32"))
         for layer in stack:
             self.add(layer)
-        self._build_input_shape = tuple(shape)
+        self._build_input_shape = batch_shape

@@ -205,7 +205,7 @@ class Trainer:
         # The strategy in scope at compile time distributes fit, as in Keras (which keeps it
         # as `model.distribute_strategy`), also for a model built lazily by its first step.
         self._distribute_strategy = compile_strategy()
-        self.compiled_loss = output_losses or (None if loss is None else losses.get(loss))
+        self.compiled_loss = output_losses or (None if loss is None else losses.to_loss(loss))
         self._compile_args = {
             "optimizer": optimizer,
             "loss": loss,

@@ -201,7 +201,9 @@ class OutputLosses:
                 )
             return value
 
-        self.losses = [None if x is None else losses.get(x) for x in per_output(loss, "loss", None)]
+        self.losses = [
+            None if x is None else losses.to_loss(x) for x in per_output(loss, "loss", None)
+        ]
         # A model without a recorded graph names its outputs output_1, output_2, ...
         self.names = names or [f"output_{i + 1}" for i in range(len(self.losses))]
         if loss_weights is None:

@@ -7,7 +7,7 @@ import numbers
 
 from ...core.tensor import Tensor
 from ...ops import elementwise
-from .. import initializers, regularizers
+from .. import constraints, initializers, regularizers
 
 
 def normalize_tuple(value, n: int, name: str, layer: str, allow_zero: bool = False) -> tuple:
@@ -147,7 +147,7 @@ def set_weight_args(
     ``<name>_constraint``."""
     setattr(layer, f"{name}_initializer", initializers.get(initializer or default))
     setattr(layer, f"{name}_regularizer", regularizers.get(regularizer))
-    setattr(layer, f"{name}_constraint", constraint)
+    setattr(layer, f"{name}_constraint", constraints.get(constraint))
 
 
 def add_named_weight(layer, name: str, shape: tuple, args: str | None = None):

@@ -429,7 +429,7 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
             ValueError: for a negative dimension in ``shape``; `CheckpointError` (a
                 ValueError) when a value restored for this weight has another shape or dtype.
         """
-        from .. import initializers
+        from .. import constraints, initializers
 
         shape = () if shape is None else tuple(int(s) for s in shape)
         if any(s < 0 for s in shape):
@@ -444,7 +444,7 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
             trainable=trainable,
             name=name or "weight",
             dtype=dt,
-            constraint=constraint,
+            constraint=constraints.get(constraint),
         )
         self._tracked.append(v)
         self._weight_names[id(v)] = name or "weight"  # checkpoints key the weight by it
@@ -634,11 +634,11 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
         }
         if self._cast_to is None:
             config["autocast"] = False
-        if self.activity_regularizer is not None:
-            from .. import regularizers
+        from .. import constraints, regularizers
 
+        if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
-        return config
+        return {**config, **constraints.layer_config(self)}  # kernel_constraint, ...
 
     # -- the functional API: this layer's calls on KerasTensors ----------------------------
     def _inbound_node(self, node_index, what: str):

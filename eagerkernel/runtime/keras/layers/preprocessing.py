@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.tensor import Tensor, to_tensor
-from ...core.variable import Variable
 from ...ops import elementwise, reduction
+from ...ops.array_ops import reshape
+from ...ops.elementwise import cast
 from .. import activations
 from ._utils import cast_to_layer_dtype
 from .base import Layer
@@ -137,7 +138,11 @@ class Normalization(Layer):
         the same.
 
     Weights (after `adapt` or the first call, without ``mean``/``variance``): non-trainable
-    ``mean``, ``variance`` (shape: the kept axes' sizes) and ``count``.
+    ``mean``, ``variance`` (shape: the kept axes' sizes) and ``count``, the attributes
+    ``adapt_mean``, ``adapt_variance`` and ``count``. The attributes ``mean`` and ``variance``
+    are the statistics in use shaped to broadcast against the inputs (the kept axes' sizes,
+    1 elsewhere: ``(1, 3)`` for inputs ``(None, 3)``), in the compute dtype, or None before
+    the layer is built, as Keras's.
 
     Raises:
         ValueError: only one of ``mean`` and ``variance``; a kept axis of unknown size; data
@@ -173,6 +178,7 @@ class Normalization(Layer):
         self.invert = bool(invert)
         self._keep: tuple = ()
         self._broadcast_shape: tuple | None = None
+        self._keras_shape: tuple = ()  # the kept axes' sizes, 1 elsewhere (Keras's `mean`)
 
     def _plan(self, input_shape) -> None:
         shape = tuple(input_shape)
@@ -191,24 +197,40 @@ class Normalization(Layer):
                 )
         self._keep = keep
         # No kept axis: scalar statistics, which broadcast against inputs of any rank.
-        self._broadcast_shape = (
-            tuple(shape[d] if d in keep else 1 for d in range(ndim)) if keep else ()
-        )
+        self._keras_shape = tuple(shape[d] if d in keep else 1 for d in range(ndim))
+        self._broadcast_shape = self._keras_shape if keep else ()
         self._stat_shape = tuple(shape[d] for d in keep)
 
     def build(self, input_shape) -> None:
         self._plan(input_shape)
         if self.input_mean is None:
-            self.mean = self.add_weight(
+            self.adapt_mean = self.add_weight(
                 "mean", shape=self._stat_shape, initializer="zeros", trainable=False
             )
-            self.variance = self.add_weight(
+            self.adapt_variance = self.add_weight(
                 "variance", shape=self._stat_shape, initializer="ones", trainable=False
             )
             self.count = self.add_weight(
                 "count", shape=(), dtype="int64", initializer="zeros", trainable=False
             )
         self.built = True
+
+    @property
+    def mean(self):
+        """The mean in use, shaped to broadcast against the inputs (see the class docstring);
+        None before the layer is built."""
+        return self._public_stat(0)
+
+    @property
+    def variance(self):
+        """The variance in use, shaped as `mean`; None before the layer is built."""
+        return self._public_stat(1)
+
+    def _public_stat(self, index: int):
+        if not self.built:
+            return None
+        stat = self._stats()[index]
+        return reshape(cast(to_tensor(stat), self.compute_dtype), self._keras_shape)
 
     @property
     def is_adapted(self) -> bool:
@@ -264,8 +286,8 @@ class Normalization(Layer):
         variance = arr.var(axis=reduce_axes)
         count = int(np.prod([arr.shape[d] for d in reduce_axes], dtype=np.int64))
         dt = self._dtype._np
-        self.mean.assign(np.asarray(mean, dt).reshape(self._stat_shape))
-        self.variance.assign(np.asarray(variance, dt).reshape(self._stat_shape))
+        self.adapt_mean.assign(np.asarray(mean, dt).reshape(self._stat_shape))
+        self.adapt_variance.assign(np.asarray(variance, dt).reshape(self._stat_shape))
         self.count.assign(np.int64(count))
         self._adapted = True
 
@@ -283,10 +305,8 @@ class Normalization(Layer):
                 np.reshape(mean, self._broadcast_shape),
                 np.reshape(var, self._broadcast_shape),
             )
-        from ...ops.array_ops import reshape
-
-        mean = self.mean if isinstance(self.mean, Variable) else to_tensor(self.mean)
-        return reshape(mean, self._broadcast_shape), reshape(self.variance, self._broadcast_shape)
+        shape = self._broadcast_shape
+        return reshape(self.adapt_mean, shape), reshape(self.adapt_variance, shape)
 
     def call(self, inputs):
         x = cast_to_layer_dtype(self, inputs)

@@ -332,8 +332,8 @@ class LossScaleOptimizer(Optimizer):
         if not _all_finite(g for g, _ in pairs):
             with deferred_interrupt():  # scale, counter and step count change together
                 self._loss_scale.update(False)
-                iterations = self._optimizer.iterations
-                iterations.assign(iterations._value + 1)
+                steps = self._optimizer._iterations  # every step (`iterations` may count updates)
+                steps.assign(steps._value + 1)
             return self._optimizer.iterations
         result = self._optimizer.apply_gradients(pairs)
         self._loss_scale.update(True)
