@@ -14,6 +14,7 @@ from .runtime.ops.nn import l2_normalize, log_sigmoid, log_softmax, softmax, sof
 from .runtime.ops.nn_more import approx_max_k, approx_min_k
 from .runtime.ops.reduction import *  # noqa: F403
 from .runtime.ops.segment_ops import *  # noqa: F403
+from .runtime.ops.sobol import sobol_sample
 from .runtime.ops.special_math import *  # noqa: F403
 
 floormod = mod  # noqa: F405  (tf.math.floormod is tf.math.mod)

@@ -575,6 +575,18 @@ def test_ssim_matches_the_gaussian_window_formula():
         ek.image.ssim(x[:, :8], y[:, :8], 1.0)
 
 
+def test_ssim_of_flat_images_is_the_luminance_term_exactly():
+    # Flat images have no contrast: SSIM = (2 a b + c1) / (a^2 + b^2 + c1), c1 = 0.01^2. The
+    # contrast term's E[xy] - E[x]E[y] cancels to 0 only without float32 rounding (TensorFlow
+    # 2.21 gives 0.5506824 for b = 0.3, the closed form 0.5505).
+    ones = np.ones((1, 16, 16, 1), np.float32)
+    for b in (0.9, 0.3):
+        want = (2 * b + 1e-4) / (1 + b * b + 1e-4)
+        got = ek.image.ssim(ones, ones * np.float32(b), 1.0)
+        assert got.dtype == ek.float32
+        assert float(got[0]) == pytest.approx(want, rel=1e-6)
+
+
 def test_ssim_gradient():
     y = RNG.uniform(size=(5, 5, 1))
     check_float32_gradients(

@@ -91,6 +91,24 @@ def test_reverse_sequence_reverses_each_prefix_and_differentiates():
     np.testing.assert_allclose(_grad(loss, x), _fd(lambda v: float(loss(ek.constant(v))), x))
 
 
+def test_float_range_is_start_plus_i_delta_in_the_dtype():
+    # TensorFlow 2.21's Range kernel: the arguments cast to the dtype, then start + i * delta
+    # computed in it (float32 rounding included).
+    got = ek.range(0.0, 1.0, 0.3)
+    assert got.dtype == ek.float32
+    np.testing.assert_array_equal(got.numpy(), np.float32([0.0, 0.3, 0.6, 0.90000004]))
+    i = np.arange(1_000_000, dtype=np.float32)
+    tail = ek.range(0.0, 100000.0, 0.1).numpy()
+    np.testing.assert_array_equal(tail, i * np.float32(0.1))
+    assert tail[-1] == np.float32(99999.8984375)  # TensorFlow's last value
+    np.testing.assert_array_equal(
+        ek.range(1.5, 5.0, 0.7, dtype=ek.float64).numpy(), 1.5 + np.arange(5) * 0.7
+    )
+    np.testing.assert_array_equal(ek.range(10.0, 0.0, -1.5).numpy(), [10, 8.5, 7, 5.5, 4, 2.5, 1])
+    assert ek.range(0.0, 0.0, 1.0).shape == (0,)
+    assert ek.range(5, dtype=ek.float16).dtype == "float16"
+
+
 def test_linspace_is_tensorflows_batched_and_differentiable():
     # TensorFlow 2.21's float32 values, bit for bit (start + i * step, the last one stop).
     np.testing.assert_array_equal(

@@ -197,7 +197,7 @@ class Metric:
         return cls(**config)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self.name!r}>"
+        return f"<{type(self).__name__} name={self.name}>"  # Keras 3's
 
 
 # id(result) -> (weakref to a result `Metric.__call__` returned, the metric); an entry goes
@@ -638,9 +638,9 @@ def resolve_accuracy(loss=None, y_true=None, y_pred=None, name: str = "accuracy"
         name: the metric's name (the string the user wrote).
 
     >>> ek.keras.metrics.resolve_accuracy("sparse_categorical_crossentropy")
-    <SparseCategoricalAccuracy name='accuracy'>
+    <SparseCategoricalAccuracy name=accuracy>
     >>> ek.keras.metrics.resolve_accuracy(y_true=(32,), y_pred=(32, 10))
-    <SparseCategoricalAccuracy name='accuracy'>
+    <SparseCategoricalAccuracy name=accuracy>
     """
     if y_true is not None and y_pred is not None:
         ts, ps = _shape(y_true), _shape(y_pred)

@@ -206,8 +206,16 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
     else:
         np_dtype = dtypes.numpy_dtype(dtype)
     device = current_device()
-    check_allocation("range", (math.ceil((limit - start) / delta),), np_dtype, device)
-    return make(device.xp.arange(start, limit, delta).astype(np_dtype), device)
+    if np_dtype.kind != "f":
+        check_allocation("range", (math.ceil((limit - start) / delta),), np_dtype, device)
+        return make(device.xp.arange(start, limit, delta).astype(np_dtype), device)
+    # TensorFlow's Range kernel for floats: the arguments in the dtype, then start + i * delta
+    # in it (so ek.range(0.0, 1.0, 0.3)[3] is float32's 0.90000004, as TensorFlow gives).
+    start, limit, delta = (np_dtype.type(v) for v in (start, limit, delta))
+    n = int(np.ceil(np.abs((limit - start) / delta)))
+    check_allocation("range", (n,), np_dtype, device)
+    xp = device.xp
+    return make(xp.arange(n, dtype=np_dtype) * delta + start, device)
 
 
 def linspace(start, stop, num, name=None, axis=0) -> Tensor:

@@ -91,11 +91,12 @@ def psnr(a, b, max_val, name=None) -> Tensor:
 
 
 def _gaussian_window(size: int, sigma: float) -> np.ndarray:
-    coords = np.arange(size, dtype=np.float32) - np.float32((size - 1) / 2.0)
-    g = coords**2 * np.float32(-0.5 / sigma**2)
+    """TensorFlow's window (a softmax of the squared distances over 2 sigma^2), float64."""
+    coords = np.arange(size, dtype=np.float64) - (size - 1) / 2.0
+    g = coords**2 * (-0.5 / sigma**2)
     g = (g[None, :] + g[:, None]).ravel()
     g = np.exp(g - g.max())
-    return (g / g.sum()).astype(np.float32).reshape(size, size, 1, 1)
+    return (g / g.sum()).reshape(size, size, 1, 1)
 
 
 def _filter_per_channel(x: Tensor, window: np.ndarray, op: str) -> Tensor:
@@ -125,6 +126,9 @@ def ssim(
 ) -> Tensor:
     """Structural similarity with a Gaussian window (follows `tf.image.ssim`): luminance times
     contrast-structure, averaged over the VALID window positions and then over channels.
+    The windowed statistics are computed in float64: contrast-structure subtracts nearly
+    equal terms (``E[xy] - E[x]E[y]``), and float32 rounding there would move SSIM by 1e-4
+    on flat images; the result is float32, as TensorFlow's.
 
     Args:
         img1, img2: images ``[..., height, width, channels]``, same shape and dtype (integer
@@ -146,6 +150,7 @@ def ssim(
     1.0
     """
     from ..core.errors import InvalidArgumentError
+    from .elementwise import cast
     from .reduction import reduce_mean
 
     op = "ssim"
@@ -159,9 +164,9 @@ def ssim(
             f"ssim: images must be at least filter_size={size} high and wide, got shape "
             f"{tuple(img1.shape)}.",
         )
-    max_val = _max_val(max_val, img1.dtype, op)
-    x = convert_image_dtype(img1, dtypes.float32)
-    y = convert_image_dtype(img2, dtypes.float32)
+    max_val = cast(_max_val(max_val, img1.dtype, op), dtypes.float64)
+    x = cast(convert_image_dtype(img1, dtypes.float32), dtypes.float64)
+    y = cast(convert_image_dtype(img2, dtypes.float32), dtypes.float64)
     window = _gaussian_window(size, float(filter_sigma))
     c1 = (float(k1) * max_val) ** 2
     c2 = (float(k2) * max_val) ** 2
@@ -175,8 +180,8 @@ def ssim(
     cs = (num1 - num0 + c2) / (den1 - den0 + c2)
     per_position = luminance * cs
     if return_index_map:
-        return reduce_mean(per_position, axis=-1)
-    return reduce_mean(reduce_mean(per_position, axis=[-3, -2]), axis=-1)
+        return cast(reduce_mean(per_position, axis=-1), dtypes.float32)
+    return cast(reduce_mean(reduce_mean(per_position, axis=[-3, -2]), axis=-1), dtypes.float32)
 
 
 def image_gradients(image) -> tuple[Tensor, Tensor]:

@@ -730,7 +730,7 @@ class Discretization(Layer):
         output_mode: ``"int"`` (default), ``"one_hot"``, ``"multi_hot"``, ``"count"``.
 
     >>> ek.keras.layers.Discretization([0.0, 1.0])(ek.constant([-0.5, 0.0, 0.5, 2.0])).numpy()
-    array([0, 1, 1, 2])
+    array([0, 1, 1, 2], dtype=int32)
     """
 
     def __init__(
@@ -775,8 +775,8 @@ class Discretization(Layer):
             raise ValueError("Discretization: call adapt() first (or give bin_boundaries).")
         x = np.asarray(_host(inputs), np.float64)
         out = np.searchsorted(np.asarray(self.bin_boundaries), x, side="right").astype(np.int64)
-        if self.output_mode == "int":
-            return _out(out)
+        if self.output_mode == "int":  # int32, as Keras 3's Discretization
+            return _out(out.astype(np.int32))
         return _out(_encode(out, len(self.bin_boundaries) + 1, self.output_mode))
 
     def get_config(self) -> dict:
