@@ -242,6 +242,13 @@ class Optimizer:
             return make(np.int64(self._update_count()), CPU)
         return self._iterations
 
+    @iterations.setter
+    def iterations(self, value) -> None:
+        if isinstance(value, Variable):
+            self._iterations = value
+        else:
+            self._iterations.assign(np.int64(value))
+
     def _update_count(self) -> int:
         """The updates applied so far: the step count of the update rules (Adam's ``t - 1``)
         and of the moving average; steps // ``gradient_accumulation_steps`` if it is set."""
@@ -256,13 +263,6 @@ class Optimizer:
         if self.loss_scale_factor is None:
             return loss
         return to_tensor(loss, None, f"{type(self).__name__}.scale_loss") * self.loss_scale_factor
-
-    @iterations.setter
-    def iterations(self, value) -> None:
-        if isinstance(value, Variable):
-            self._iterations = value
-        else:
-            self._iterations.assign(np.int64(value))
 
     @property
     def learning_rate(self):
