@@ -640,3 +640,68 @@ def test_central_storage_moving_statistics_are_averaged_on_the_parameter_device(
     expected = (x[:4].mean(axis=0) + x[4:].mean(axis=0)) / 2
     np.testing.assert_allclose(bn.moving_mean.numpy(), expected, rtol=1e-5)
     assert bn.moving_mean.device.endswith("CPU:0")
+
+
+def test_graph_functions_rerun_replicas_and_reductions_on_every_call():
+    # strategy.run's replicas run in threads a trace cannot see, and reduce/gather compute on
+    # the host: a tf.function around them must not replay the values of its first call.
+    s = ek.distribute.MirroredStrategy()
+    v = ek.Variable(1.0)
+
+    @ek.function
+    def step(x):
+        per = s.run(lambda x: x * v, args=(x,))
+        return s.reduce("SUM", per, axis=None), s.reduce("MEAN", per, axis=0), s.gather(per, 0)
+
+    for x in ([2.0, 4.0], [3.0, 5.0]):
+        total, mean, gathered = step(ek.constant(x))
+        np.testing.assert_allclose(total.numpy(), 2 * np.array(x))  # two replicas
+        assert float(mean) == pytest.approx(np.mean(x))
+        np.testing.assert_allclose(gathered.numpy(), x + x)
+    one = ek.distribute.MirroredStrategy(["/cpu:0"])
+
+    @ek.function
+    def single(x):
+        return one.reduce("SUM", one.run(lambda x: x * v, args=(x,)), axis=None)
+
+    assert [float(single(ek.constant(c))) for c in (2.0, 3.0)] == [2.0, 3.0]
+
+
+def test_custom_training_loop_in_a_graph_function_matches_eager():
+    # The distributed custom-training tutorial's step: run, then reduce the per-replica loss.
+    x, y = data(n=32)
+    s = ek.distribute.MirroredStrategy()
+    results, start = [], None
+    for wrap in (lambda f: f, ek.function):
+        with s.scope():
+            model = mlp()
+            model.build((None, 5))
+            opt = ek.keras.optimizers.SGD(0.1)
+        start = start or [w.numpy() for w in model.weights]
+        model.set_weights(start)  # both loops start from the same weights
+        loss_fn = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
+
+        def replica_step(inputs, model=model, opt=opt, loss_fn=loss_fn):
+            xb, yb = inputs
+            with ek.GradientTape() as tape:
+                loss = ek.nn.compute_average_loss(loss_fn(yb, model(xb)), global_batch_size=16)
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        @wrap
+        def train_step(inputs, replica_step=replica_step):
+            return s.reduce("SUM", s.run(replica_step, args=(inputs,)), axis=None)
+
+        dataset = ek.data.Dataset.from_tensor_slices((x, y)).batch(16)
+        losses = [
+            float(train_step(b))
+            for _ in range(2)
+            for b in s.experimental_distribute_dataset(dataset)
+        ]
+        results.append((losses, [w.numpy() for w in model.weights]))
+    (eager_losses, eager_weights), (graph_losses, graph_weights) = results
+    assert len(set(graph_losses)) == len(graph_losses)  # not the first call's value replayed
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-5)
+    for a, b in zip(eager_weights, graph_weights):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

@@ -27,7 +27,7 @@ from .. import nest
 from ..core.context import pop_gradient_listener, push_gradient_listener
 from ..core.device import CPU, current_device
 from ..core.device import device as device_scope
-from ..core.dispatch import copy_to_device
+from ..core.dispatch import copy_to_device, stateful
 from ..core.tensor import Tensor, make, to_tensor
 from ..core.variable import (
     Variable,
@@ -418,6 +418,12 @@ class StrategyExtended:
                 dctx.set_replica(previous)
                 if self.replicated:
                     self.activate(None)
+        return self._run_in_threads(fn, args, kwargs)
+
+    @stateful  # the replicas' ops run in their threads, which a graph function's trace does
+    # not see: its replays run the replicas again, each time
+    def _run_in_threads(self, fn, args: tuple, kwargs: dict):
+        strategy, n = self.strategy, self.num_local_replicas
         threads = [
             _ReplicaThread(strategy, r, fn, select_replica(r, args), select_replica(r, kwargs))
             for r in range(n)
@@ -556,6 +562,11 @@ class StrategyExtended:
                 f"{where}: a value that is not per-replica cannot be reduced with {op.value} "
                 f"over {self.num_local_replicas} local replicas; pass the result of strategy.run."
             )
+        return self.reduce_tensors(op, tuple(locals_), axis)
+
+    @stateful  # host arithmetic and collectives: a graph function's replay runs them again
+    def reduce_tensors(self, op: ReduceOp, locals_: tuple, axis=None) -> Tensor:
+        """`reduce_to_host` of this process's replica values ``locals_`` (Tensors)."""
         arrays = [to_host(t._value) for t in locals_]
         count = 0
         if axis is not None:
@@ -691,10 +702,14 @@ class Strategy:
     def gather(self, value, axis: int = 0) -> Tensor:
         """Concatenates the replicas' values along ``axis`` (all workers, replica order) into
         one Tensor on the current device (follows `Strategy.gather`)."""
-        parts = [
-            to_host(to_tensor(v, None, "gather")._value)
-            for v in self.experimental_local_results(value)
-        ]
+        locals_ = tuple(
+            to_tensor(v, None, "gather") for v in self.experimental_local_results(value)
+        )
+        return self._gather_tensors(locals_, int(axis))
+
+    @stateful  # host copies and collectives: a graph function's replay runs them again
+    def _gather_tensors(self, locals_: tuple, axis: int) -> Tensor:
+        parts = [to_host(t._value) for t in locals_]
         local = np.concatenate([np.moveaxis(np.atleast_1d(p), axis, 0) for p in parts])
         comm = self._extended.communicator
         if comm is not None and comm.size > 1:

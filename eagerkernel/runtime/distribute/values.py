@@ -60,6 +60,9 @@ class DistributedValues:
 
     __slots__ = ("_values",)
     _kind = "DistributedValues"
+    # Python code reads the values by attribute, which a graph function's trace cannot
+    # follow: a function that gets one from a stateful call runs eagerly (`Tracer`).
+    _opaque_to_traces = True
 
     def __init__(self, values):
         self._values = tuple(values)

@@ -248,10 +248,10 @@ class Tracer(Recorder):
     def _out_template(self, x):
         if isinstance(x, Variable) or _literal(x):
             return x
-        if isinstance(x, CompositeTensor):
-            # A RaggedTensor or SparseTensor from a stateful op (a Dataset's next element):
-            # its component tensors are read by attribute, which a trace cannot follow, so
-            # the signature runs its Python code on every call.
+        if isinstance(x, CompositeTensor) or getattr(x, "_opaque_to_traces", False):
+            # A RaggedTensor or SparseTensor from a stateful op (a Dataset's next element), a
+            # strategy's PerReplica values: its tensors are read by attribute, which a trace
+            # cannot follow, so the signature runs its Python code on every call.
             self.opaque = True
             return x
         if isinstance(x, Tensor):
