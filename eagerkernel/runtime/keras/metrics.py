@@ -595,7 +595,7 @@ def get(identifier) -> Metric:
         ValueError: if ``identifier`` cannot be interpreted.
 
     >>> ek.keras.metrics.get("acc")
-    <Accuracy name='acc'>
+    <Accuracy name=acc>
     """
     if isinstance(identifier, Metric):
         return identifier
@@ -775,7 +775,7 @@ def deserialize(config, custom_objects=None):
         ValueError: a name that is no metric. TypeError: a config of an unknown class.
 
     >>> ek.keras.metrics.deserialize("mse")
-    <MeanSquaredError name='mse'>
+    <MeanSquaredError name=mse>
     """
     from .object_config import deserialize_from
 

@@ -423,13 +423,38 @@ def _getitem_fwd(xp, x, key):
 
 _getitem = Primitive("StridedSlice", _getitem_fwd)
 _getitem_grad = Primitive("StridedSliceGrad", _getitem_grad_fwd)
-_boolean_mask = Primitive("BooleanMask", lambda xp, x, key: x[key])
-for _p in (_getitem, _boolean_mask):
-    defvjp(
-        _p,
-        lambda g, ans, x, key: apply(_getitem_grad, (g,), {"shape": x._value.shape, "key": key}),
-    )
+defvjp(
+    _getitem,
+    lambda g, ans, x, key: apply(_getitem_grad, (g,), {"shape": x._value.shape, "key": key}),
+)
 defvjp(_getitem_grad, lambda g, ans, x, shape, key: apply(_getitem, (g,), {"key": key}))
+
+
+def _boolean_mask_fwd(xp, x, mask, axis: int):
+    return x[(_Slice(None),) * axis + (mask,)]
+
+
+def _boolean_mask_grad_fwd(xp, g, mask, shape: tuple, axis: int):
+    out = xp.zeros(shape, g.dtype)
+    out[(_Slice(None),) * axis + (mask,)] = g
+    return out
+
+
+# The mask is an input (not a param), so a graph function replays the op with each call's mask.
+_boolean_mask = Primitive("BooleanMask", _boolean_mask_fwd)
+_boolean_mask_grad = Primitive("BooleanMaskGrad", _boolean_mask_grad_fwd)
+defvjp(
+    _boolean_mask,
+    lambda g, ans, x, mask, axis: apply(
+        _boolean_mask_grad, (g, mask), {"shape": tuple(x._value.shape), "axis": axis}
+    ),
+    None,
+)
+defvjp(
+    _boolean_mask_grad,
+    lambda g, ans, gg, mask, shape, axis: apply(_boolean_mask, (g, mask), {"axis": axis}),
+    None,
+)
 
 
 class IndexInput:
@@ -639,7 +664,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask") -> Tensor:
             f"boolean_mask: mask shape {tuple(sm)} must match the tensor shape {tuple(s)} "
             f"from axis {a} on (and have rank >= 1)."
         )
-    return apply(_boolean_mask, (x,), {"key": (_Slice(None),) * a + (m._value,)})
+    return apply(_boolean_mask, (x, m), {"axis": a})
 
 
 def strided_slice(

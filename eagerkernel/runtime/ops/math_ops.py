@@ -509,6 +509,17 @@ def _sort_indices(xp, x, axis: int, descending: bool):
     return x.shape[axis] - 1 - order
 
 
+def _sort_order_fwd(xp, x, axis: int, descending: bool, k, index_dtype: str):
+    idx = _sort_indices(xp, x, axis, descending)
+    return (idx if k is None else idx[..., :k]).astype(index_dtype)
+
+
+# The sort order along an axis (the first k of it for top_k): argsort's result, and what sort
+# and top_k gather by. Computed by dispatch like every op, so graph functions replay it; no
+# gradient (integer indices).
+_sort_order = Primitive("ArgSort", _sort_order_fwd)
+
+
 def _direction(direction, op: str) -> bool:
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(
@@ -539,9 +550,8 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None) -> 
     """
     desc = _direction(direction, "argsort")
     x, ax = _sortable(values, axis, "argsort")
-    xp = x._device.xp
-    idx = _sort_indices(xp, x._value, ax, desc).astype(np.int32)
-    return on_device_of(idx, x)
+    params = {"axis": ax, "descending": desc, "k": None, "index_dtype": "int32"}
+    return apply(_sort_order, (x,), params)
 
 
 def on_device_of(array, like: Tensor) -> Tensor:
@@ -564,8 +574,8 @@ def sort(values, axis=-1, direction="ASCENDING", name=None) -> Tensor:
     """
     desc = _direction(direction, "sort")
     x, ax = _sortable(values, axis, "sort")
-    idx = _sort_indices(x._device.xp, x._value, ax, desc)
-    return apply(_take_along, (x, on_device_of(idx, x)), {"axis": ax})
+    params = {"axis": ax, "descending": desc, "k": None, "index_dtype": "int64"}
+    return apply(_take_along, (x, apply(_sort_order, (x,), params)), {"axis": ax})
 
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -598,9 +608,8 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None) -> TopKV2
     it = dtypes.as_dtype(index_type)
     if it not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"top_k: index_type must be int32 or int64, got {it.name}.")
-    xp = x._device.xp
-    idx = _sort_indices(xp, x._value, x.ndim - 1, True)[..., :k]
-    indices = on_device_of(idx.astype(it._np), x)
+    params = {"axis": x.ndim - 1, "descending": True, "k": k, "index_dtype": it.name}
+    indices = apply(_sort_order, (x,), params)
     values = apply(_take_along, (x, indices), {"axis": x.ndim - 1})
     return TopKV2(values, indices)
 
@@ -626,16 +635,23 @@ def in_top_k(targets, predictions, k, name=None) -> Tensor:
             f"in_top_k: predictions must have shape [batch, classes] and targets [batch], got "
             f"{tuple(p._value.shape)} and {tuple(t._value.shape)}.",
         )
-    xp = p._device.xp
-    pv, tv = p._value, t._value
-    classes = pv.shape[1]
-    if bool(((tv < 0) | (tv >= classes)).any()):
+    return apply(_in_top_k, (p, t), {"k": int(k)})
+
+
+def _in_top_k_fwd(xp, predictions, targets, k: int):
+    classes = predictions.shape[1]
+    if bool(((targets < 0) | (targets >= classes)).any()):
         raise InvalidArgumentError(
-            None, "InTopKV2", f"in_top_k: targets must be in [0, {classes}), got {tv.tolist()}."
+            None,
+            "InTopKV2",
+            f"in_top_k: targets must be in [0, {classes}), got {targets.tolist()}.",
         )
-    target = pv[xp.arange(pv.shape[0]), tv]
-    above = (pv > target[:, None]).sum(axis=1)
-    return on_device_of((above < int(k)) & xp.isfinite(target), p)
+    target = predictions[xp.arange(predictions.shape[0]), targets]
+    above = (predictions > target[:, None]).sum(axis=1)
+    return (above < k) & xp.isfinite(target)
+
+
+_in_top_k = Primitive("InTopKV2", _in_top_k_fwd)  # bool output: no gradient
 
 
 # -- unique --------------------------------------------------------------------------------------
@@ -644,7 +660,28 @@ UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
 UniqueWithCountsOutput = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
 
 
-def _unique(x, out_idx, op):
+def _unique_fwd(xp, x, index_dtype: str):
+    """``(y, idx, count)``: the distinct values in order of first appearance (TensorFlow's
+    order), each element's index in them, and their counts."""
+    values = np.asarray(x.get() if hasattr(x, "get") else x)
+    _, first, inverse, counts = np.unique(
+        values, return_index=True, return_inverse=True, return_counts=True
+    )
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    idx, counts = rank[inverse].astype(index_dtype), counts[order].astype(index_dtype)
+    return xp.asarray(values[first[order]]), xp.asarray(idx), xp.asarray(counts)
+
+
+# No gradient, as TensorFlow's (its tape raises LookupError for a float input's Unique).
+_unique_op = Primitive(
+    "Unique", lambda xp, x, index_dtype: _unique_fwd(xp, x, index_dtype)[:2], n_out=0
+)
+_unique_with_counts = Primitive("UniqueWithCounts", _unique_fwd, n_out=0)
+
+
+def _unique(x, out_idx, op, prim):
     x = tensor(x, op)
     if x.ndim != 1:
         raise InvalidArgumentError(
@@ -653,16 +690,7 @@ def _unique(x, out_idx, op):
     it = dtypes.as_dtype(out_idx)
     if it not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"{op}: out_idx must be int32 or int64, got {it.name}.")
-    values = np.asarray(x._value.get() if hasattr(x._value, "get") else x._value)
-    _, first, inverse, counts = np.unique(
-        values, return_index=True, return_inverse=True, return_counts=True
-    )
-    order = np.argsort(first, kind="stable")  # in order of first appearance, as TensorFlow
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    xp = x._device.xp
-    y = xp.asarray(values[first[order]])
-    return x, y, xp.asarray(rank[inverse].astype(it._np)), xp.asarray(counts[order].astype(it._np))
+    return apply(prim, (x,), {"index_dtype": it.name})
 
 
 def unique(x, out_idx=dtypes.int32, name=None) -> UniqueOutput:
@@ -673,8 +701,7 @@ def unique(x, out_idx=dtypes.int32, name=None) -> UniqueOutput:
     >>> y.numpy(), idx.numpy()
     (array([1, 2, 4, 7, 8], dtype=int32), array([0, 0, 1, 2, 2, 2, 3, 4, 4], dtype=int32))
     """
-    t, y, idx, _ = _unique(x, out_idx, "unique")
-    return UniqueOutput(on_device_of(y, t), on_device_of(idx, t))
+    return UniqueOutput(*_unique(x, out_idx, "unique", _unique_op))
 
 
 def unique_with_counts(x, out_idx=dtypes.int32, name=None) -> UniqueWithCountsOutput:
@@ -684,8 +711,7 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None) -> UniqueWithCountsOu
     >>> ek.unique_with_counts([5, 5, 3]).count.numpy()
     array([2, 1], dtype=int32)
     """
-    t, y, idx, counts = _unique(x, out_idx, "unique_with_counts")
-    return UniqueWithCountsOutput(on_device_of(y, t), on_device_of(idx, t), on_device_of(counts, t))
+    return UniqueWithCountsOutput(*_unique(x, out_idx, "unique_with_counts", _unique_with_counts))
 
 
 # -- reductions built from ops -------------------------------------------------------------------

@@ -19,7 +19,7 @@ from .array_ops import index_tensor, reshape
 from .creation import ones_like, zeros_like
 from .elementwise import cast, equal, greater, maximum, sqrt, where
 from .indexing import gather
-from .math_ops import divide_no_nan, on_device_of
+from .math_ops import divide_no_nan
 
 __all__ = [
     "bincount",
@@ -169,13 +169,24 @@ def _segment_args(data, segment_ids, num_segments, op: str):
     return x, ids, num_segments
 
 
-def _counts(ids: Tensor, num_segments: int, like: Tensor) -> Tensor:
-    flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value).reshape(-1)
+def _host(array) -> np.ndarray:
+    return np.asarray(array.get() if hasattr(array, "get") else array)
+
+
+def _counts_fwd(xp, ids, num_segments: int, ndim: int, dtype: str):
+    flat = _host(ids).reshape(-1)
     counts = np.bincount(flat[flat >= 0], minlength=num_segments)[:num_segments]
-    shape = (num_segments,) + (1,) * (like.ndim - 1)  # like: a segment reduction's output
-    return on_device_of(
-        like._device.xp.asarray(counts.reshape(shape).astype(like._value.dtype)), like
-    )
+    return xp.asarray(counts.reshape((num_segments,) + (1,) * (ndim - 1)).astype(dtype))
+
+
+# How many ids fall in each segment (the divisor of segment_mean and _sqrt_n), shaped to
+# broadcast against a segment reduction's output; an op, so graph functions replay it.
+_segment_counts = Primitive("SegmentCounts", _counts_fwd)
+
+
+def _counts(ids: Tensor, num_segments: int, like: Tensor) -> Tensor:
+    params = {"num_segments": num_segments, "ndim": like.ndim, "dtype": like.dtype.name}
+    return apply(_segment_counts, (ids,), params)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
@@ -385,49 +396,69 @@ def bincount(
     """
     a = tensor(arr, "bincount")
     if a._value.dtype.kind in "fb":  # TensorFlow casts them to int32 (1.5 counts as 1)
-        from .elementwise import cast
-
         a = cast(a, dtypes.int32)
     if a._value.dtype.kind not in "iu":
         raise TypeError(f"bincount: arr must be numbers, got {a.dtype.name}.")
-    values = np.asarray(a._value.get() if hasattr(a._value, "get") else a._value)
-    if values.size and int(values.min()) < 0:
-        raise InvalidArgumentError(None, "Bincount", "bincount: arr must be non-negative.")
-    w = None
+    inputs = (a,)
+    out_dtype = dtypes.as_dtype(dtype).name
     if weights is not None:
         wt = tensor(weights, "bincount")
-        w = np.asarray(wt._value.get() if hasattr(wt._value, "get") else wt._value)
-        if w.shape != values.shape:
+        if wt._value.shape != a._value.shape:
             raise InvalidArgumentError(
                 None,
                 "Bincount",
-                f"bincount: weights must have arr's shape {values.shape}, got {w.shape}.",
+                f"bincount: weights must have arr's shape {tuple(a._value.shape)}, got "
+                f"{tuple(wt._value.shape)}.",
             )
+        inputs, out_dtype = (a, wt), wt.dtype.name
     if axis not in (None, 0, -1):
         raise ValueError(f"bincount: axis must be None, 0 or -1. Received: axis={axis!r}")
-    if axis == -1 and values.ndim != 2:
+    if axis == -1 and a.ndim != 2:
         raise InvalidArgumentError(
-            None, "Bincount", f"bincount: axis=-1 needs a rank-2 arr, got shape {values.shape}."
+            None, "Bincount", f"bincount: axis=-1 needs a rank-2 arr, got shape {a.shape}."
         )
+    params = {
+        "minlength": None if minlength is None else int(minlength),
+        "maxlength": None if maxlength is None else int(maxlength),
+        "dtype": out_dtype,
+        "per_row": axis == -1,
+        "binary_output": bool(binary_output),
+    }
+    return apply(_bincount, inputs, params)
+
+
+def _bincount_fwd(xp, arr, *weights, minlength, maxlength, dtype, per_row, binary_output):
+    """The counts on the host (NumPy's bincount), back on ``arr``'s device; the bins'
+    number depends on the values, so the checks of them are made here."""
+    values = np.asarray(arr.get() if hasattr(arr, "get") else arr)
+    w = (
+        np.asarray(weights[0].get() if hasattr(weights[0], "get") else weights[0])
+        if weights
+        else None
+    )
+    if values.size and int(values.min()) < 0:
+        raise InvalidArgumentError(None, "Bincount", "bincount: arr must be non-negative.")
     size = int(values.max()) + 1 if values.size else 0
     if minlength is not None:
-        size = max(size, int(minlength))
+        size = max(size, minlength)
     if maxlength is not None:
-        size = min(size, int(maxlength))
-    out_dtype = w.dtype if w is not None else dtypes.as_dtype(dtype)._np
+        size = min(size, maxlength)
 
     def count(v, wv):
         keep = v < size
-        c = np.bincount(v[keep], None if wv is None else wv[keep], minlength=size)
         if binary_output:
-            c = (np.bincount(v[keep], minlength=size) > 0).astype(c.dtype)
-        return c.astype(out_dtype)
+            return (np.bincount(v[keep], minlength=size) > 0).astype(dtype)
+        return np.bincount(v[keep], None if wv is None else wv[keep], minlength=size).astype(dtype)
 
-    if axis == -1:
+    if per_row:
         out = np.stack([count(v, None if w is None else w[i]) for i, v in enumerate(values)])
     else:
         out = count(values.reshape(-1), None if w is None else w.reshape(-1))
-    return on_device_of(a._device.xp.asarray(out), a)
+    return xp.asarray(out)
+
+
+# No gradient, as TensorFlow's DenseBincount (also for the weights).
+_bincount = Primitive("DenseBincount", _bincount_fwd)
 
 
 def confusion_matrix(
@@ -448,34 +479,46 @@ def confusion_matrix(
            [0, 0, 0, 0, 1]], dtype=int32)
     """
     lt, pt = tensor(labels, "confusion_matrix"), tensor(predictions, "confusion_matrix")
-    lab = np.asarray(lt._value.get() if hasattr(lt._value, "get") else lt._value).reshape(-1)
-    pred = np.asarray(pt._value.get() if hasattr(pt._value, "get") else pt._value).reshape(-1)
-    if lab.shape != pred.shape:
+    if lt._value.shape != pt._value.shape:
         raise InvalidArgumentError(
             None,
             "ConfusionMatrix",
             f"confusion_matrix: labels and predictions must have one shape, got "
             f"{tuple(lt._value.shape)} and {tuple(pt._value.shape)}.",
         )
+    inputs = (lt, pt)
+    if weights is not None:
+        inputs += (tensor(weights, "confusion_matrix"),)
+    params = {
+        "num_classes": None if num_classes is None else int(num_classes),
+        "dtype": dtypes.as_dtype(dtype).name,
+    }
+    return apply(_confusion_matrix, inputs, params)
+
+
+def _confusion_matrix_fwd(xp, labels, predictions, *weights, num_classes, dtype):
+    """The counts on the host; the number of classes and the checks depend on the values."""
+    lab, pred = _host(labels).reshape(-1), _host(predictions).reshape(-1)
     if lab.size and (lab.min() < 0 or pred.min() < 0):
         raise InvalidArgumentError(
             None, "ConfusionMatrix", "confusion_matrix: labels and predictions must be >= 0."
         )
     n = int(max(lab.max(), pred.max()) + 1) if num_classes is None and lab.size else 0
     if num_classes is not None:
-        n = int(num_classes)
+        n = num_classes
         if lab.size and (lab.max() >= n or pred.max() >= n):
             raise InvalidArgumentError(
                 None,
                 "ConfusionMatrix",
                 f"confusion_matrix: labels and predictions must be < num_classes = {n}.",
             )
-    out_dtype = dtypes.as_dtype(dtype)._np
-    w = np.ones(lab.shape, out_dtype)
-    if weights is not None:
-        wt = tensor(weights, "confusion_matrix")
-        w = np.asarray(wt._value.get() if hasattr(wt._value, "get") else wt._value)
-        w = np.broadcast_to(w, lt._value.shape).reshape(-1).astype(out_dtype)
-    out = np.zeros((n, n), out_dtype)
+    w = np.ones(lab.shape, dtype)
+    if weights:
+        w = np.broadcast_to(_host(weights[0]), labels.shape).reshape(-1).astype(dtype)
+    out = np.zeros((n, n), dtype)
     np.add.at(out, (lab.astype(np.int64), pred.astype(np.int64)), w)
-    return on_device_of(lt._device.xp.asarray(out), lt)
+    return xp.asarray(out)
+
+
+# No gradient (TensorFlow's is built of a scatter of integer counts).
+_confusion_matrix = Primitive("ConfusionMatrix", _confusion_matrix_fwd)
