@@ -13,9 +13,10 @@ import numbers
 import numpy as np
 
 from ..core import dtypes
+from ..core.dispatch import Primitive
 from ..core.errors import InvalidArgumentError
-from ..core.tensor import Tensor, make
-from ._core import tensor
+from ..core.tensor import Tensor
+from ._core import apply, tensor
 from .array_ops import transpose
 from .conv import conv2d, conv2d_transpose, max_pool2d, pool_args, windows_view
 from .elementwise import negative
@@ -125,12 +126,21 @@ def max_pool_with_argmax(
         )
     x, params = pool_args("max_pool_with_argmax", input, ksize, strides, padding, data_format)
     output = max_pool2d(x, ksize, strides, padding, data_format)
-    xp = x._device.xp
-    a = x._value
-    (kh, kw), (sh, sw), ((pt, pb), (pl, pr)) = params["ksize"], params["strides"], params["pads"]
+    argmax_params = {
+        "ksize": tuple(params["ksize"]),
+        "strides": tuple(params["strides"]),
+        "pads": tuple(tuple(p) for p in params["pads"]),
+        "out_hw": tuple(output._value.shape[1:3]),
+        "include_batch_in_index": bool(include_batch_in_index),
+        "index_dtype": index_dtype.name,
+    }
+    return MaxPoolWithArgmax(output, apply(_pool_argmax, (x,), argmax_params))
+
+
+def _pool_argmax_fwd(xp, a, ksize, strides, pads, out_hw, include_batch_in_index, index_dtype):
+    (kh, kw), (sh, sw), ((pt, pb), (pl, pr)) = ksize, strides, pads
     n, h, w, c = a.shape
     padded = xp.pad(a, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=-np.inf)
-    out_hw = output._value.shape[1:3]
     windows = windows_view(xp, padded, (kh, kw), out_hw, (sh, sw), (1, 1))  # (N, OH, OW, KH, KW, C)
     local = xp.argmax(windows.reshape(n, *out_hw, kh * kw, c), axis=3)  # first maximum
     rows = xp.arange(out_hw[0]).reshape(1, -1, 1, 1) * sh + local // kw - pt
@@ -138,8 +148,12 @@ def max_pool_with_argmax(
     flat = (rows * w + cols) * c + xp.arange(c).reshape(1, 1, 1, -1)
     if include_batch_in_index:
         flat = flat + xp.arange(n).reshape(-1, 1, 1, 1) * (h * w * c)
-    argmax = make(flat.astype(index_dtype._np), x._device)
-    return MaxPoolWithArgmax(output, argmax)
+    return flat.astype(index_dtype)
+
+
+# Where each window's maximum is: an op (integer output, no gradient), so graph functions
+# replay it.
+_pool_argmax = Primitive("MaxPoolArgmax", _pool_argmax_fwd)
 
 
 def _approx_k(op: str, operand, k, reduction_dimension, recall_target, override, largest):
