@@ -1,7 +1,8 @@
 """Graph functions replay ops whose results depend on their inputs' values (sorting, unique,
-masks, counts): each call of an `ek.function` must give what the eager call gives, not the
-values of the call it was traced on (an op computed outside the dispatcher would be captured
-as a constant)."""
+masks, counts, ragged row partitions, sparse indices): each call of an `ek.function` must give
+what the eager call gives, not the values of the call it was traced on (an op computed outside
+the dispatcher would be captured as a constant; a function that builds ragged or sparse
+tensors runs eagerly)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,30 @@ CASES = [
         ([1.0, 2.0, 3.0], [2, 1, 1]),
     ),
     ("in_top_k", lambda p: ek.math.in_top_k([1], p, 1), ([[0.1, 0.9]],), ([[0.9, 0.1]],)),
+    (
+        "ragged from_row_lengths",
+        lambda t, n: ek.RaggedTensor.from_row_lengths(t, n).to_tensor(),
+        ([1, 2, 3], [1, 2]),
+        ([1, 2, 3], [2, 1]),
+    ),
+    (
+        "ragged reduce_sum",
+        lambda t, r: ek.reduce_sum(ek.RaggedTensor.from_value_rowids(t, r), axis=1),
+        ([1, 2, 3], [0, 1, 1]),
+        ([1, 2, 3], [0, 0, 1]),
+    ),
+    (
+        "ragged boolean_mask",
+        lambda t, m: ek.ragged.boolean_mask(t, m).to_tensor(),
+        ([[1, 2], [3, 4]], [[True, False], [True, True]]),
+        ([[1, 2], [3, 4]], [[False, True], [False, False]]),
+    ),
+    (
+        "sparse from_dense",
+        lambda t: ek.sparse.reduce_sum(ek.sparse.from_dense(t)),
+        ([0, 1, 0],),
+        ([2, 0, 3],),
+    ),
     (
         "max_pool_with_argmax",
         lambda x: tuple(ek.nn.max_pool_with_argmax(x, 2, 2, "SAME")),

@@ -116,6 +116,11 @@ class Recorder:
     def on_variable(self, variable) -> None:
         """Called when this thread creates a Variable (default: nothing)."""
 
+    def on_composite(self, value) -> None:
+        """Called when this thread builds a ragged or sparse tensor, whose row partition or
+        indices Python code computes from tensor values (default: nothing; graph-function
+        tracing cannot replay that code, so the function then runs eagerly)."""
+
 
 class GradientListener:
     """What wants each source's gradient the moment the backward pass has finished it.
@@ -421,6 +426,13 @@ def value_read(tensor, kind: str, value) -> None:
     (`Recorder.on_value`); `Tensor` calls it when `ACTIVE`."""
     for recorder in _context.recorders:
         recorder.on_value(tensor, kind, value)
+
+
+def composite_created(value) -> None:
+    """Tells this thread's recorders that a ragged or sparse tensor was built
+    (`Recorder.on_composite`); its constructor calls it when `ACTIVE`."""
+    for recorder in _context.recorders:
+        recorder.on_composite(value)
 
 
 def variable_created(variable) -> None:

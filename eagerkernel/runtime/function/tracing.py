@@ -211,6 +211,11 @@ class Tracer(Recorder):
     def on_variable(self, variable) -> None:
         self.created.append(variable)
 
+    def on_composite(self, value) -> None:
+        # A ragged or sparse tensor's partition is computed by Python code from values this
+        # trace cannot follow: the signature runs eagerly, as for composite results.
+        self.opaque = True
+
     def trace_call(self, fn, args, kwargs):
         """Runs the stateful op ``fn`` unobserved and records it as one step."""
         # `zip(grads, vars)` and other one-shot iterators: the call and the template each

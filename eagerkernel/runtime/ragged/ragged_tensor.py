@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.composite import CompositeSpec, CompositeTensor
+from ..core.context import ACTIVE, composite_created
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor, make, to_tensor
@@ -82,6 +83,8 @@ class RaggedTensor(CompositeTensor):
             )
         self._values = values
         self._row_splits = row_splits
+        if ACTIVE:  # a graph function being traced runs eagerly (`Recorder.on_composite`)
+            composite_created(self)
         # An int when every row has this length by construction (`from_uniform_row_length`):
         # the dimension is then uniform in `shape`, as TensorFlow's.
         self._uniform_row_length = uniform_row_length

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.composite import CompositeSpec, CompositeTensor
+from ..core.context import ACTIVE, composite_created
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor, make
 
 __all__ = ["SparseTensor", "SparseTensorSpec"]
@@ -58,6 +59,8 @@ class SparseTensor(CompositeTensor):
 
     def __init__(self, indices, values, dense_shape):
         op = "SparseTensor"
+        if ACTIVE:  # a graph function being traced runs eagerly (`Recorder.on_composite`)
+            composite_created(self)
         self._indices = _int64(indices, op, "indices", 2)
         v = values if isinstance(values, Tensor) else convert_to_tensor(values)
         if type(v) is not Tensor:  # a Variable: read it (the read is recorded)
