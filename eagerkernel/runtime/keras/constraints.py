@@ -166,11 +166,7 @@ def serialize(constraint):
     `tf.keras.constraints.serialize`)."""
     from . import saving
 
-    if constraint is None or isinstance(constraint, str):
-        return constraint
-    if not hasattr(constraint, "get_config") and callable(constraint):
-        return saving.serialize_function(constraint, f"constraint {constraint!r:.60}")
-    return saving.serialize_keras_object(constraint)
+    return saving.serialize_callable(constraint, "constraint")
 
 
 def deserialize(config, custom_objects=None):
@@ -182,28 +178,8 @@ def deserialize(config, custom_objects=None):
     """
     from . import saving
 
-    if isinstance(config, str):
-        cls = _BUILTIN.get(config) or saving.get_registered_object(config, custom_objects)
-        if cls is None:
-            raise ValueError(
-                f"Could not interpret constraint identifier: {config!r}. Known names: "
-                f"{sorted(_BUILTIN)}."
-            )
-        return cls() if inspect.isclass(cls) else cls
-    if isinstance(config, dict) and config.get("class_name") in ("function", "__lambda__"):
-        return saving.deserialize_function(config)
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"Could not interpret constraint config: {config!r}.")
-    name = config["class_name"]
-    cls = saving.get_registered_object(
-        config.get("registered_name") or name, custom_objects
-    ) or saving.get_registered_object(name, custom_objects, _BUILTIN)
-    if cls is None:
-        raise ValueError(
-            f"Unknown constraint: {name!r}. Register a custom one with "
-            "`@ek.keras.saving.register_keras_serializable()` or pass it in `custom_objects`."
-        )
-    return cls.from_config(dict(config.get("config") or {}))
+    unknown = "Could not interpret constraint identifier: {name!r}. Known names: {known}."
+    return saving.deserialize_callable(config, _BUILTIN, "constraint", custom_objects, unknown)
 
 
 def get(identifier):

@@ -217,11 +217,7 @@ def serialize(regularizer):
     """
     from . import saving
 
-    if regularizer is None:
-        return None
-    if not hasattr(regularizer, "get_config") and callable(regularizer):
-        return saving.serialize_function(regularizer, f"regularizer {regularizer!r:.60}")
-    return saving.serialize_keras_object(regularizer)
+    return saving.serialize_callable(regularizer, "regularizer")
 
 
 def deserialize(config, custom_objects=None):
@@ -233,25 +229,7 @@ def deserialize(config, custom_objects=None):
     """
     from . import saving
 
-    if isinstance(config, str):
-        cls = _BUILTIN.get(config) or saving.get_registered_object(config, custom_objects)
-        if cls is None:
-            raise ValueError(f"Unknown regularizer: {config!r}. Known names: {sorted(_BUILTIN)}.")
-        return cls() if isinstance(cls, type) else cls
-    if isinstance(config, dict) and config.get("class_name") in ("function", "__lambda__"):
-        return saving.deserialize_function(config)
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"Could not interpret regularizer config: {config!r}.")
-    name = config["class_name"]
-    cls = saving.get_registered_object(
-        config.get("registered_name") or name, custom_objects
-    ) or saving.get_registered_object(name, custom_objects, _BUILTIN)
-    if cls is None:
-        raise ValueError(
-            f"Unknown regularizer: {name!r}. Register a custom one with "
-            "`@ek.keras.saving.register_keras_serializable()` or pass it in `custom_objects`."
-        )
-    return cls.from_config(dict(config.get("config") or {}))
+    return saving.deserialize_callable(config, _BUILTIN, "regularizer", custom_objects)
 
 
 def get(identifier):

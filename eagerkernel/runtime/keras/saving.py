@@ -293,6 +293,50 @@ def serialize_function(fn, what: str) -> dict | str:
     }
 
 
+def serialize_callable(obj, what: str):
+    """Keras 3's description of a regularizer or constraint ``obj`` (``what`` names the kind):
+    None and a name stay as they are, a plain function is written by `serialize_function`,
+    an object with ``get_config`` by `serialize_keras_object`."""
+    if obj is None or isinstance(obj, str):
+        return obj
+    if not hasattr(obj, "get_config") and callable(obj):
+        return serialize_function(obj, f"{what} {obj!r:.60}")
+    return serialize_keras_object(obj)
+
+
+def deserialize_callable(config, builtins: dict, what: str, custom_objects=None, unknown=None):
+    """The regularizer or constraint (``what``) a `serialize_callable` description or a
+    name gives: a name or class from ``builtins`` or the registered objects (a class is
+    instantiated with its defaults), a function from `deserialize_function`.
+
+    Raises:
+        ValueError: an unknown name (``unknown``, formatted with ``name`` and ``known``, is
+            the message) or class, or a config of another form.
+    """
+    import inspect
+
+    if isinstance(config, str):
+        cls = builtins.get(config) or get_registered_object(config, custom_objects)
+        if cls is None:
+            message = unknown or "Unknown {what}: {name!r}. Known names: {known}."
+            raise ValueError(message.format(what=what, name=config, known=sorted(builtins)))
+        return cls() if inspect.isclass(cls) else cls
+    if isinstance(config, dict) and config.get("class_name") in ("function", "__lambda__"):
+        return deserialize_function(config, custom_objects)
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"Could not interpret {what} config: {config!r}.")
+    name = config["class_name"]
+    cls = get_registered_object(
+        config.get("registered_name") or name, custom_objects
+    ) or get_registered_object(name, custom_objects, builtins)
+    if cls is None:
+        raise ValueError(
+            f"Unknown {what}: {name!r}. Register a custom one with "
+            "`@ek.keras.saving.register_keras_serializable()` or pass it in `custom_objects`."
+        )
+    return cls.from_config(dict(config.get("config") or {}))
+
+
 def deserialize_function(config, custom_objects=None):
     """The function `serialize_function` described: a name is looked up as any Keras object;
     a ``__lambda__`` is rebuilt from its bytecode with the globals of its module (when that
