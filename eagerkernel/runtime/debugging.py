@@ -48,6 +48,7 @@ from .core.dispatch import Primitive, defvjp, dispatch
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, convert_to_tensor, to_tensor
 from .ops import elementwise as _ew
+from .numerics_check import disable_check_numerics, enable_check_numerics
 from .placement_log import get_log_device_placement, set_log_device_placement
 from .traceback_utils import (
     disable_traceback_filtering,
@@ -79,7 +80,9 @@ __all__ = [
     "assert_shapes",
     "assert_type",
     "check_numerics",
+    "disable_check_numerics",
     "disable_traceback_filtering",
+    "enable_check_numerics",
     "enable_traceback_filtering",
     "get_log_device_placement",
     "is_numeric_tensor",
