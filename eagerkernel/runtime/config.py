@@ -22,6 +22,8 @@ __all__ = [
     "LogicalDeviceConfiguration",
     "PhysicalDevice",
     "experimental",
+    "experimental_functions_run_eagerly",
+    "experimental_run_functions_eagerly",
     "functions_run_eagerly",
     "get_default_device",
     "get_logical_device_configuration",
@@ -274,6 +276,11 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 def functions_run_eagerly() -> bool:
     """Whether `run_functions_eagerly(True)` is in effect (follows TF)."""
     return FUNCTIONS_EAGERLY[0]
+
+
+#: TensorFlow 2.0-2.2's names of the two above, still in `tf.config`.
+experimental_run_functions_eagerly = run_functions_eagerly
+experimental_functions_run_eagerly = functions_run_eagerly
 
 
 def get_default_device() -> str:

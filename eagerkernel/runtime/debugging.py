@@ -47,8 +47,8 @@ from .core import dtypes
 from .core.dispatch import Primitive, defvjp, dispatch
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, convert_to_tensor, to_tensor
-from .ops import elementwise as _ew
 from .numerics_check import disable_check_numerics, enable_check_numerics
+from .ops import elementwise as _ew
 from .placement_log import get_log_device_placement, set_log_device_placement
 from .traceback_utils import (
     disable_traceback_filtering,

@@ -11,6 +11,7 @@ from .ragged_ops import boolean_mask, map_flat_values
 from .ragged_ops import constant_ragged as constant
 from .ragged_ops import range_ragged as range
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec
+from .segment_ids import row_splits_to_segment_ids, segment_ids_to_row_splits
 
 __all__ = [
     "DynamicRaggedShape",
@@ -21,4 +22,6 @@ __all__ = [
     "constant",
     "map_flat_values",
     "range",
+    "row_splits_to_segment_ids",
+    "segment_ids_to_row_splits",
 ]
