@@ -295,6 +295,10 @@ _TRAIN_NAMES = {
 
 def _train_getattr(name: str):
     # The checkpoint names live in runtime/io/checkpoint.py.
+    if name == "ExponentialMovingAverage":
+        from ..moving_averages import ExponentialMovingAverage
+
+        return ExponentialMovingAverage
     if name in (
         "Checkpoint",
         "CheckpointManager",
