@@ -193,6 +193,24 @@ def test_sequential_build_with_a_shape_builds_every_layer(capsys):
     assert fixed.input_shape == (8, 5) and fixed.output_shape == (8, 2)
 
 
+def test_sequential_build_that_fails_leaves_the_model_as_it_was():
+    class EagerOnly(layers.Layer):
+        def call(self, x):
+            raise NotImplementedError("no symbolic run")
+
+    class Broken(layers.Layer):
+        def call(self, x):
+            raise ValueError("boom")
+
+    lazy = ek.keras.Sequential([layers.Dense(2), EagerOnly()])
+    lazy.build((None, 3))  # as Keras's: a layer that cannot run symbolically is no error
+    assert lazy.inputs is None and len(lazy.layers) == 2
+    broken = ek.keras.Sequential([layers.Dense(2), Broken()])
+    with pytest.raises(ValueError, match="boom"):
+        broken.build((None, 3))
+    assert broken.inputs is None and [type(la) for la in broken.layers] == [layers.Dense, Broken]
+
+
 def test_fit_requires_compile():
     with pytest.raises(RuntimeError, match="compile the model first"):  # TF's Keras 2
         MLP().fit(*blobs(8), verbose=0)

@@ -590,7 +590,15 @@ class Sequential(Model):
 
         first = self._stack[0]
         stack, self._stack = self._stack, []
-        self.add(InputLayer(batch_shape=batch_shape, dtype=first._input_dtype or "float32"))
-        for layer in stack:
-            self.add(layer)
+        try:
+            self.add(InputLayer(batch_shape=batch_shape, dtype=first._input_dtype or "float32"))
+            for layer in stack:
+                self.add(layer)
+        except BaseException as exc:
+            # Nothing changes: the layers stay as they were, to build on the first call (and,
+            # as Keras's, a layer that cannot run symbolically is no error).
+            self._stack, self._input_layer, self._symbolic = stack, None, []
+            if isinstance(exc, NotImplementedError):
+                return
+            raise
         self._build_input_shape = batch_shape
