@@ -33,6 +33,7 @@ from ..ops.reduction import reduce_mean, reduce_sum
 from . import backend
 
 __all__ = [
+    "CTC",
     "KLD",
     "MAE",
     "MAPE",
@@ -66,6 +67,7 @@ __all__ = [
     "categorical_focal_crossentropy",
     "categorical_hinge",
     "cosine_similarity",
+    "ctc",
     "deserialize",
     "dice",
     "get",
@@ -594,6 +596,7 @@ def wrapper_init(fn, default_name: str):
 
 # The other losses (functions and classes), which the lookup below names.
 from .losses_more import (  # noqa: E402
+    CTC,
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
     CategoricalHinge,
@@ -611,6 +614,7 @@ from .losses_more import (  # noqa: E402
     categorical_focal_crossentropy,
     categorical_hinge,
     cosine_similarity,
+    ctc,
     dice,
     hinge,
     kl_divergence,
@@ -661,30 +665,16 @@ _FUNCTIONS = {
     "kullback_leibler_divergence": kl_divergence,
     "dice": dice,
     "tversky": tversky,
+    "ctc": ctc,
 }
+# Every loss class this module exports, by name (not the bases; the functions below are not
+# defined yet, so `.get`).
 _CLASSES = {
-    c.__name__: c
-    for c in (
-        MeanSquaredError,
-        MeanAbsoluteError,
-        Huber,
-        BinaryCrossentropy,
-        CategoricalCrossentropy,
-        SparseCategoricalCrossentropy,
-        KLDivergence,
-        Poisson,
-        Hinge,
-        SquaredHinge,
-        CategoricalHinge,
-        LogCosh,
-        CosineSimilarity,
-        MeanAbsolutePercentageError,
-        MeanSquaredLogarithmicError,
-        BinaryFocalCrossentropy,
-        CategoricalFocalCrossentropy,
-        Dice,
-        Tversky,
-    )
+    name: cls
+    for name in __all__
+    if isinstance(cls := globals().get(name), type)
+    and issubclass(cls, Loss)
+    and cls not in (Loss, LossFunctionWrapper)
 }
 
 

@@ -24,6 +24,7 @@ from .losses import (
 )
 
 __all__ = [
+    "CTC",
     "BinaryFocalCrossentropy",
     "CategoricalFocalCrossentropy",
     "CategoricalHinge",
@@ -41,6 +42,7 @@ __all__ = [
     "categorical_focal_crossentropy",
     "categorical_hinge",
     "cosine_similarity",
+    "ctc",
     "dice",
     "hinge",
     "kl_divergence",
@@ -347,6 +349,62 @@ class Tversky(LossFunctionWrapper):
             "beta": self.beta,
             "axis": self.axis,
         }
+
+
+def ctc(y_true, y_pred) -> Tensor:
+    """The CTC loss of each batch item (follows `tf.keras.losses.ctc`).
+
+    Args:
+        y_true: ``(batch, max_length)`` integer labels; 0 is the blank (and the padding): a
+            row's label length is its number of non-zero entries.
+        y_pred: ``(batch, time, num_classes)`` logits (not softmax-ed); every row uses all
+            ``time`` steps.
+
+    Returns:
+        float32 ``(batch,)``: the negative log-likelihood of each row's labels.
+
+    Raises:
+        ValueError: ``y_true`` not of rank 2 or ``y_pred`` not of rank 3 (Keras's messages).
+    """
+    from ..core import dtypes
+    from ..core.tensor import to_tensor
+    from ..ops.creation import fill
+    from ..ops.ctc import ctc_loss
+    from ..ops.elementwise import cast, not_equal
+
+    labels, logits = to_tensor(y_true, None, "ctc"), pred_tensor(y_pred, "ctc")
+    if labels.ndim != 2:
+        raise ValueError(
+            "Targets `y_true` are expected to be a tensor of shape `(batch_size, max_length)` "
+            f"in integer format. Received: y_true.shape={tuple(labels.shape)}"
+        )
+    if logits.ndim != 3:
+        raise ValueError(
+            "Logits `y_pred` are expected to be a tensor of shape `(batch_size, max_length, "
+            f"num_classes)`. Received: y_pred.shape={tuple(logits.shape)}"
+        )
+    if logits.dtype not in (dtypes.float32, dtypes.float64):  # float16: computed in float32
+        logits = cast(logits, dtypes.float32)
+    labels = cast(labels, dtypes.int32)
+    label_length = reduce_sum(cast(not_equal(labels, 0), dtypes.int32), axis=-1)
+    logit_length = fill([int(logits.shape[0])], int(logits.shape[1]))
+    return ctc_loss(labels, logits, label_length, logit_length, False, blank_index=0)
+
+
+class CTC(LossFunctionWrapper):
+    """CTC loss (follows `tf.keras.losses.CTC`); see `ctc`.
+
+    Args:
+        reduction: as `Loss` (default ``"sum_over_batch_size"``). name: default ``"ctc"``.
+        dtype: the dtype ``y_pred`` is cast to first (default None: its own).
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="ctc", dtype=None):
+        super().__init__(ctc, reduction=reduction, name=name)
+        self.dtype = dtype
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "reduction": self.reduction}
 
 
 class KLDivergence(LossFunctionWrapper):
