@@ -35,7 +35,6 @@ import numpy as np
 
 from .core.context import Recorder, pop_recorder, push_recorder
 from .core.errors import InvalidArgumentError
-from .core.tensor import Tensor
 
 __all__ = ["disable_check_numerics", "enable_check_numerics"]
 
@@ -78,22 +77,15 @@ def _message(op: str, index: int, n_outputs: int, out, inputs) -> str:
     ]
     lines += [f"  # of {kind} elements: {n}" for kind, n in counts.items() if n]
     lines.append("")
+    # str(), not an f-string's format(): a Tensor formats as its bare array
     if len(inputs) == 1:
-        lines.append(f"  Input tensor: {_shown(inputs[0])}")
+        lines.append("  Input tensor: " + str(inputs[0]))
     elif inputs:
         lines.append(f"  Input tensors ({len(inputs)}):")
-        lines += [f"    {k}: {_shown(t)}" for k, t in enumerate(inputs)]
+        lines += [f"    {k}: " + str(t) for k, t in enumerate(inputs)]
     kinds = [k for k in ("-Inf", "+Inf") if counts[k]] + (["NaN"] if counts["+NaN"] else [])
     lines += ["", f" : Tensor had {' and '.join(kinds)} values"]
     return "\n".join(lines)
-
-
-def _shown(t) -> str:
-    """An input as `str` shows a Tensor (the dispatcher may hand over its arrays)."""
-    if isinstance(t, Tensor):
-        return str(t)
-    host = np.asarray(t.get() if hasattr(t, "get") else t)
-    return f"Tensor({host}, shape={tuple(host.shape)}, dtype={host.dtype})"
 
 
 def enable_check_numerics(stack_height_limit=30, path_length_limit=50) -> None:

@@ -562,10 +562,10 @@ class StrategyExtended:
                 f"{where}: a value that is not per-replica cannot be reduced with {op.value} "
                 f"over {self.num_local_replicas} local replicas; pass the result of strategy.run."
             )
-        return self.reduce_tensors(op, tuple(locals_), axis)
+        return self._reduce_tensors(op, tuple(locals_), axis)
 
     @stateful  # host arithmetic and collectives: a graph function's replay runs them again
-    def reduce_tensors(self, op: ReduceOp, locals_: tuple, axis=None) -> Tensor:
+    def _reduce_tensors(self, op: ReduceOp, locals_: tuple, axis=None) -> Tensor:
         """`reduce_to_host` of this process's replica values ``locals_`` (Tensors)."""
         arrays = [to_host(t._value) for t in locals_]
         count = 0

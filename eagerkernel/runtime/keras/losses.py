@@ -694,12 +694,11 @@ def get(identifier):
     """
     if identifier is None:
         return None
-    if isinstance(identifier, str):
-        fn = _function_named(identifier)
-        if fn is not None:
-            return fn
-    obj = to_loss(identifier)
-    return obj.fn if type(obj) is LossFunctionWrapper and obj.fn is identifier else obj
+    if isinstance(identifier, str) and _function_named(identifier) is not None:
+        return _function_named(identifier)
+    if callable(identifier) and not isinstance(identifier, (Loss, type)):
+        return identifier  # a function (or callable object) is a loss as it is
+    return to_loss(identifier)
 
 
 def _function_named(name: str):
