@@ -110,6 +110,7 @@ from . import debugging, nn, random  # noqa: I001 (before compat, which reads th
 from . import audio, compat, image, io, linalg, math, signal, strings, test, testing, version
 from . import sets
 from .runtime.ops.edit_distance import edit_distance
+from .runtime.ops.io_ops import fingerprint
 
 log = math.log
 scalar_mul = math.scalar_mul

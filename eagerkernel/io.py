@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .runtime.data.readers import decode_csv
+from .runtime.io import gfile
 from .runtime.io.image_codecs import (
     decode_bmp,
     decode_gif,
@@ -29,8 +30,12 @@ from .runtime.io.tfrecord import (
 )
 from .runtime.ops.io_ops import (
     decode_base64,
+    decode_compressed,
+    decode_json_example,
     decode_raw,
     encode_base64,
+    is_jpeg,
+    matching_files,
     read_file,
     write_file,
 )
@@ -45,15 +50,20 @@ __all__ = [
     "VarLenFeature",
     "decode_base64",
     "decode_bmp",
+    "decode_compressed",
     "decode_csv",
     "decode_gif",
     "decode_image",
     "decode_jpeg",
+    "decode_json_example",
     "decode_png",
     "decode_raw",
     "encode_base64",
     "encode_jpeg",
     "encode_png",
+    "gfile",
+    "is_jpeg",
+    "matching_files",
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",

@@ -242,14 +242,57 @@ def test_pool_named_ops_and_gradients():
     check_gradients(lambda x: ek.nn.max_pool1d(x, 3, 2, "SAME"), rand(2, 7, 2))
 
 
+def test_dilated_pool_takes_every_rate_th_element():
+    # TensorFlow 2.21's values for the same calls.
+    x = ek.reshape(ek.range(25.0), [1, 5, 5, 1])
+    got = ek.nn.pool(x, [2, 2], "MAX", padding="VALID", dilations=[2, 2])
+    assert got.numpy().squeeze().tolist() == [[12, 13, 14], [17, 18, 19], [22, 23, 24]]
+    got = ek.nn.pool(x, [2, 2], "AVG", padding="VALID", dilations=[2, 1])
+    np.testing.assert_allclose(got.numpy().squeeze()[0], [5.5, 6.5, 7.5, 8.5])
+    # Against a direct loop, on random data, 1-D to 3-D, with the gradient by finite
+    # differences (the taps are strided slices: ties have probability zero here).
+    for shape, window, rate in [((2, 9, 3), [3], [2]), ((1, 6, 7, 2), [2, 3], [3, 2])]:
+        data = rand(*shape)
+        for kind, reduce in (("MAX", np.max), ("AVG", np.mean)):
+            out = [n - (w - 1) * r for n, w, r in zip(shape[1:-1], window, rate)]
+            want = np.empty((shape[0], *out, shape[-1]))
+            for pos in np.ndindex(*out):
+                taps = [
+                    data[(slice(None), *(p + k * r for p, k, r in zip(pos, ks, rate)), slice(None))]
+                    for ks in np.ndindex(*window)
+                ]
+                want[(slice(None), *pos, slice(None))] = reduce(np.stack(taps), axis=0)
+            close(ek.nn.pool(data, window, kind, dilations=rate), want, 1e-12)
+            xt = ek.constant(data)
+            with ek.GradientTape() as tape:
+                tape.watch(xt)
+                y = ek.reduce_sum(ek.nn.pool(xt, window, kind, dilations=rate) ** 2)
+            g = tape.gradient(y, xt).numpy()
+            eps, flat = 1e-6, data.reshape(-1)
+
+            def f(v, shape=shape, window=window, kind=kind, rate=rate):
+                y = ek.nn.pool(v.reshape(shape), window, kind, dilations=rate)
+                return float(np.sum(y.numpy() ** 2))
+
+            for i in (0, 5, flat.size // 2, flat.size - 1):
+                up, down = flat.copy(), flat.copy()
+                up[i] += eps
+                down[i] -= eps
+                assert abs((f(up) - f(down)) / (2 * eps) - g.reshape(-1)[i]) < 1e-5
+
+
 def test_pool_errors():
     x = np.ones((1, 4, 4, 1), np.float32)
     with pytest.raises(ValueError, match="pooling_type"):
         ek.nn.pool(x, [2, 2], "MIN")
     with pytest.raises(ValueError, match="one entry per spatial axis"):
         ek.nn.pool(x, [2], "MAX")
-    with pytest.raises(NotImplementedError, match="dilations"):
-        ek.nn.pool(x, [2, 2], "MAX", dilations=[2, 2])
+    with pytest.raises(ValueError, match="'SAME' padding is not implemented for `dilation_rate`"):
+        ek.nn.pool(x, [2, 2], "MAX", padding="SAME", dilations=[2, 2])
+    with pytest.raises(ValueError, match="`strides > 1` not supported in conjunction"):
+        ek.nn.pool(x, [2, 2], "MAX", strides=[2, 2], dilations=[2, 2])
+    with pytest.raises(ek.errors.InvalidArgumentError, match="larger than the input"):
+        ek.nn.pool(x, [3, 3], "MAX", dilations=[2, 2])
     with pytest.raises(ValueError, match="max_pool: input must have rank 3, 4 or 5"):
         ek.nn.max_pool(np.ones((4, 4), np.float32), 2, 2, "VALID")
     with pytest.raises(ek.errors.UnimplementedError, match="NCDHW"):

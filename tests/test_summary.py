@@ -138,5 +138,25 @@ def test_histogram_buckets_and_descriptions_are_written(tmp_path):
     assert got["few"].metadata.summary_description == "four buckets"
     assert got["default"].metadata.summary_description == ""
     assert got["loss"].metadata.summary_description == "the **training** loss"
-    assert got["note/text_summary"].metadata.summary_description == "a note"
+    assert got["note"].metadata.summary_description == "a note"
+    assert "bad" not in got
+
+
+def test_text_summary_is_a_string_tensor_of_the_datas_shape(tmp_path):
+    # TensorFlow 2's text summary: tag `name`, the strings themselves (not their repr), the
+    # data's shape kept (TensorBoard shows a matrix as a table).
+    writer = ek.summary.create_file_writer(str(tmp_path))
+    with writer.as_default(step=3):
+        assert ek.summary.text("scalar", ek.constant("héllo"))
+        assert ek.summary.text("table", [["a", "b"], ["c", "d"]])
+        with pytest.raises(TypeError, match=r"summary.text\('bad'\): data must be a string"):
+            ek.summary.text("bad", ek.constant([1.0, 2.0]))
+    writer.flush()
+    got = _raw_values(tmp_path)
+    scalar, table = got["scalar"].tensor, got["table"].tensor
+    assert list(scalar.string_val) == ["héllo".encode()]
+    assert [d.size for d in scalar.tensor_shape.dim] == []
+    assert list(table.string_val) == [b"a", b"b", b"c", b"d"]
+    assert [d.size for d in table.tensor_shape.dim] == [2, 2]
+    assert got["table"].metadata.plugin_data.plugin_name == "text"
     assert "bad" not in got

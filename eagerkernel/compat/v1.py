@@ -43,6 +43,7 @@ from ..runtime.core.variable_scatter import (  # TF 1.x's functions of Variable 
     scatter_sub,
     scatter_update,
 )
+from ..runtime.io import gfile as _gfile
 from ..runtime.ops.io_ops import decode_base64, encode_base64  # TF 1.x's top-level names
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "encode_base64",
     "get_default_graph",
     "get_variable",
+    "gfile",
     "global_variables_initializer",
     "layers",
     "local_variables_initializer",
@@ -231,6 +233,7 @@ class _Logging:
 
 
 logging = _Logging()
+gfile = _types.SimpleNamespace(**_gfile.V1_NAMES)  # TF 1.x's `tf.gfile`
 
 # TensorFlow 1.x's top-level names of the linear algebra ops (looked up in `ek.linalg` when
 # first used: that module is imported after this one).

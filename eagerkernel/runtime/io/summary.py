@@ -79,6 +79,26 @@ def _numpy(value) -> np.ndarray:
     return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
 
 
+def _text_summary(name: str, value):
+    """TensorFlow 2's text summary: tag ``name``, a string tensor of the data's shape (UTF-8
+    bytes), for TensorBoard's text plugin (which shows a non-scalar as a table)."""
+    from tensorboardX.proto.plugin_text_pb2 import TextPluginData
+    from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
+    from tensorboardX.proto.tensor_pb2 import TensorProto
+    from tensorboardX.proto.tensor_shape_pb2 import TensorShapeProto
+
+    array = _numpy(value)
+    dims = [TensorShapeProto.Dim(size=n) for n in array.shape]
+    flat = [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in array.ravel().tolist()]
+    shape = TensorShapeProto(dim=dims)
+    tensor = TensorProto(dtype="DT_STRING", string_val=flat, tensor_shape=shape)
+    plugin = SummaryMetadata.PluginData(
+        plugin_name="text", content=TextPluginData(version=0).SerializeToString()
+    )
+    metadata = SummaryMetadata(plugin_data=plugin)
+    return Summary(value=[Summary.Value(tag=name, metadata=metadata, tensor=tensor)])
+
+
 class SummaryWriter:
     """Writes summaries into event files under ``logdir`` (follows `tf.summary.SummaryWriter`).
 
@@ -185,7 +205,7 @@ class SummaryWriter:
         elif kind == "histogram":
             proto = tbx.histogram(name, _numpy(value).astype(np.float64).ravel(), buckets)
         elif kind == "text":
-            proto = tbx.text(name, str(_numpy(value)))
+            proto = _text_summary(name, value)
         else:  # image, audio, write: a Summary the caller built (`summary_media`)
             proto = value
         if description:
@@ -376,11 +396,24 @@ def histogram(name: str, data, step=None, buckets=None, description=None) -> boo
 
 
 def text(name: str, data, step=None, description=None) -> bool:
-    """Writes a text summary; returns True if it was written. Follows `tf.summary.text`.
+    """Writes a text summary; returns True if it was written. Follows `tf.summary.text`: the
+    tag is ``name``; the value is a string tensor of ``data``'s shape (TensorBoard shows a
+    vector or matrix of strings as a table).
 
     Args:
+        data: a string Tensor or Python string(s), any shape, UTF-8 bytes or str.
         description: as in `scalar`.
+
+    Raises:
+        TypeError: ``data`` is not a string tensor (a number, a float Tensor).
     """
+    array = _numpy(data)
+    if array.dtype.kind not in "OSU" or any(
+        not isinstance(v, (bytes, str)) for v in array.ravel().tolist()
+    ):
+        raise TypeError(
+            f"summary.text({name!r}): data must be a string tensor, got {array.dtype} {data!r:.60}."
+        )
     return record_summary("text", name, data, step, description)
 
 

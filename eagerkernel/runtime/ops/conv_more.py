@@ -1,6 +1,6 @@
 """More of `tf.nn`'s convolutions and pools: depthwise and separable convolution, the 1-D and
-3-D ops, and the rank-generic names (`convolution`, `conv_transpose`, `max_pool`, `avg_pool`,
-`pool`), NHWC as on TensorFlow's CPU.
+3-D ops, and the rank-generic names (`convolution`, `conv_transpose`, `max_pool`, `avg_pool`;
+`pool` is in ``pooling.py``), NHWC as on TensorFlow's CPU.
 
 ``DepthwiseConv2dNative`` is a primitive with the same structure as `conv2d` (see `conv.py`):
 it, its input VJP and its filter VJP are bilinear, and each one's VJPs are the other two, so
@@ -15,8 +15,6 @@ those of the ops they are built from.
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
 from ..core.errors import InvalidArgumentError, UnimplementedError
@@ -53,7 +51,6 @@ __all__ = [
     "max_pool",
     "max_pool1d",
     "max_pool3d",
-    "pool",
     "separable_conv2d",
 ]
 
@@ -713,49 +710,3 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Ten
     fn = _by_rank("avg_pool", x, {3: avg_pool1d, 4: avg_pool2d, 5: avg_pool3d})
     fmt = data_format or {3: "NWC", 4: "NHWC", 5: "NDHWC"}[x.ndim]
     return fn(x, ksize, strides, padding, fmt)
-
-
-def pool(
-    input,
-    window_shape,
-    pooling_type,
-    strides=None,
-    padding="VALID",
-    data_format=None,
-    dilations=None,
-    name=None,
-) -> Tensor:
-    """Max or average pooling over N-D windows (follows `tf.nn.pool`).
-
-    Args:
-        input: ``[batch, spatial..., channels]`` with 1, 2 or 3 spatial axes.
-        window_shape: one int per spatial axis.
-        pooling_type: ``"MAX"`` or ``"AVG"``.
-        strides: one int per spatial axis (default 1).
-        padding: ``"VALID"`` (default) or ``"SAME"``.
-        dilations: must be 1 (dilated pooling is not implemented here).
-
-    Raises:
-        ValueError: an unknown pooling_type, window_shape or strides of the wrong length, an
-            input rank other than 3, 4 or 5. NotImplementedError: dilations other than 1.
-
-    >>> ek.nn.pool(ek.ones((1, 4, 4, 1)), [2, 2], "AVG", strides=[2, 2]).shape
-    TensorShape([1, 2, 2, 1])
-    """
-    op = "pool"
-    x = tensor(input, op)
-    kind = str(pooling_type).upper()
-    if kind not in ("MAX", "AVG"):
-        raise ValueError(f"{op}: pooling_type must be 'MAX' or 'AVG', got {pooling_type!r}.")
-    spatial = x.ndim - 2
-    window = [int(v) for v in np.atleast_1d(np.asarray(window_shape))]
-    stride = [1] * spatial if strides is None else [int(v) for v in np.atleast_1d(strides)]
-    if len(window) != spatial or len(stride) != spatial:
-        raise ValueError(
-            f"{op}: window_shape {window} and strides {stride} must have one entry per "
-            f"spatial axis of input of shape {x.shape} ({spatial})."
-        )
-    if dilations is not None and any(int(v) != 1 for v in np.atleast_1d(dilations)):
-        raise NotImplementedError(f"{op}: dilations other than 1 are not implemented here.")
-    fn = max_pool if kind == "MAX" else avg_pool
-    return fn(x, window, stride, padding, data_format)

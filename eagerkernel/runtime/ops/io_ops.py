@@ -1,21 +1,36 @@
 """`ek.io` basics (follows `tf.io`): raw bytes of string tensors as numbers, whole files as
-string scalars."""
+string scalars, file name patterns, compressed and base64 strings, JPEG sniffing, and
+`ek.fingerprint`."""
 
 from __future__ import annotations
 
 import base64
+import glob
+import gzip
 import os
 import re
+import zlib
 
 import numpy as np
 
 from ..core import dtypes
-from ..core.dispatch import Primitive, dispatch
-from ..core.errors import InvalidArgumentError, NotFoundError
+from ..core.dispatch import Primitive, dispatch, stateful
+from ..core.errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..core.tensor import Tensor, to_tensor
 from .strings import OBJECT, map_strings, string_prim, string_tensor
 
-__all__ = ["decode_base64", "decode_raw", "encode_base64", "read_file", "write_file"]
+__all__ = [
+    "decode_base64",
+    "decode_compressed",
+    "decode_json_example",
+    "decode_raw",
+    "encode_base64",
+    "fingerprint",
+    "is_jpeg",
+    "matching_files",
+    "read_file",
+    "write_file",
+]
 
 
 def _decode_raw_fwd(xp, x, dtype, fixed_length):
@@ -79,6 +94,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     return dispatch(_decode_raw, (x,), {"dtype": dt, "fixed_length": fixed_length})
 
 
+@stateful  # a graph function reads the file again on every call
 def read_file(filename, name=None) -> Tensor:
     """The bytes of a file as a string scalar (follows `tf.io.read_file`).
 
@@ -94,6 +110,7 @@ def read_file(filename, name=None) -> Tensor:
     return to_tensor(data, None, "read_file")
 
 
+@stateful  # a graph function writes the file again on every call
 def write_file(filename, contents, name=None) -> None:
     """Writes a string scalar's bytes to a file, replacing it (follows `tf.io.write_file`);
     the file appears whole (written to a temporary name, then renamed)."""
@@ -179,3 +196,208 @@ def decode_base64(input, name=None) -> Tensor:
     b'hello world'
     """
     return dispatch(_decode_base64, (string_tensor(input, "decode_base64"),), {})
+
+
+# -- file names, compression, JSON Examples, JPEG sniffing -----------------------------------
+
+
+@stateful  # a graph function lists the files again on every call
+def matching_files(pattern, name=None) -> Tensor:
+    """The files matching a glob pattern (``*``, ``?``, ``[...]``), or each of a vector of
+    patterns, as a string vector: each pattern's matches sorted, in the patterns' order
+    (follows `tf.io.matching_files`); empty if nothing matches.
+
+    Raises:
+        TypeError: ``pattern`` is not a string tensor.
+        InvalidArgumentError: ``pattern`` has rank > 1.
+
+    >>> ek.io.matching_files("/nonexistent/*.txt").shape
+    TensorShape([0])
+    """
+    patterns = string_tensor(pattern, "matching_files", "pattern")
+    if patterns.ndim > 1:
+        raise InvalidArgumentError(
+            None,
+            "MatchingFiles",
+            f"matching_files: Input patterns tensor must be scalar or vector, but had shape: "
+            f"{list(patterns.shape)}",
+        )
+    found: list = []
+    for p in np.asarray(patterns._value).reshape(-1).tolist():
+        found += sorted(glob.glob(p.decode("utf-8")))
+    out = np.empty(len(found), OBJECT)
+    out[:] = [f.encode("utf-8") for f in found]
+    return to_tensor(out, None, "matching_files")
+
+
+def _decompress(kind: str):
+    def one(v: bytes) -> bytes:
+        try:
+            if kind == "ZLIB":
+                return zlib.decompress(v)
+            if kind == "GZIP":
+                return gzip.decompress(v)
+            import zstandard
+
+            return zstandard.ZstdDecompressor().decompress(v)
+        except (zlib.error, OSError, EOFError, ValueError) as e:
+            raise DataLossError(
+                None, "DecodeCompressed", f"decode_compressed: {kind} data is corrupt: {e}"
+            ) from None
+
+    return one
+
+
+def _decode_compressed_fwd(xp, x, compression_type):
+    if compression_type == "":
+        return x
+    return map_strings(_decompress(compression_type), x, OBJECT)
+
+
+_decode_compressed = string_prim("DecodeCompressed", _decode_compressed_fwd)
+
+
+def decode_compressed(bytes, compression_type="", name=None) -> Tensor:
+    """Each string decompressed: ``"ZLIB"``, ``"GZIP"``, ``"ZSTD"`` (the zstandard package)
+    or ``""`` (unchanged) (follows `tf.io.decode_compressed`). A string tensor of the input's
+    shape; no gradient.
+
+    Raises:
+        TypeError: ``bytes`` is not a string tensor.
+        InvalidArgumentError: another ``compression_type``.
+        DataLossError: a string that is not valid data of that kind.
+
+    >>> import zlib
+    >>> ek.io.decode_compressed(zlib.compress(b"hello"), "ZLIB").numpy()
+    b'hello'
+    """
+    kind = compression_type.upper() if isinstance(compression_type, str) else compression_type
+    if kind not in ("", "NONE", "ZLIB", "GZIP", "ZSTD"):
+        raise InvalidArgumentError(
+            None,
+            "DecodeCompressed",
+            "decode_compressed: Only ZLIB, ZSTD, GZIP or NONE are supported compressions, got "
+            f"compression_type={compression_type!r}.",
+        )
+    x = string_tensor(bytes, "decode_compressed", "bytes")
+    return dispatch(_decode_compressed, (x,), {"compression_type": "" if kind == "NONE" else kind})
+
+
+def _decode_json_example_fwd(xp, x):
+    from google.protobuf import json_format
+
+    from ..io.example import messages
+
+    example = messages()["Example"]
+
+    def one(v: bytes) -> bytes:
+        try:
+            return json_format.Parse(v.decode("utf-8"), example()).SerializeToString()
+        except (json_format.ParseError, UnicodeDecodeError) as e:
+            raise InvalidArgumentError(
+                None,
+                "DecodeJSONExample",
+                f"decode_json_example: Error while parsing JSON: {e} (in {v!r:.60})",
+            ) from None
+
+    return map_strings(one, x, OBJECT)
+
+
+_decode_json_example = string_prim("DecodeJSONExample", _decode_json_example_fwd)
+
+
+def decode_json_example(json_examples, name=None) -> Tensor:
+    """Each JSON-encoded ``tf.train.Example`` (protobuf's JSON mapping: ``int64List``,
+    ``bytesList`` as base64, ...) as the serialized binary proto, ready for
+    `ek.io.parse_example` (follows `tf.io.decode_json_example`). A string tensor of the input's
+    shape; no gradient.
+
+    Raises:
+        TypeError: not a string tensor.
+        InvalidArgumentError: a string that is not a JSON Example.
+
+    >>> js = '{"features": {"feature": {"a": {"int64List": {"value": [1, 2]}}}}}'
+    >>> serialized = ek.io.decode_json_example(js)
+    >>> spec = {"a": ek.io.FixedLenFeature([2], ek.int64)}
+    >>> ek.io.parse_single_example(serialized, spec)["a"].numpy()
+    array([1, 2])
+    """
+    x = string_tensor(json_examples, "decode_json_example", "json_examples")
+    return dispatch(_decode_json_example, (x,), {})
+
+
+def _is_jpeg_fwd(xp, x):
+    return map_strings(lambda v: v[:3] == b"\xff\xd8\xff", x, np.bool_)
+
+
+_is_jpeg = string_prim("IsJpeg", _is_jpeg_fwd)
+
+
+def is_jpeg(contents, name=None) -> Tensor:
+    """Whether each string starts with JPEG's signature ``FF D8 FF`` (follows
+    `tf.io.is_jpeg`). A bool tensor of the input's shape.
+
+    Raises:
+        TypeError: ``contents`` is not a string tensor.
+
+    >>> ek.io.is_jpeg([b"\\xff\\xd8\\xff\\xe0", b"\\x89PNG"]).numpy()
+    array([ True, False])
+    """
+    return dispatch(_is_jpeg, (string_tensor(contents, "is_jpeg", "contents"),), {})
+
+
+# -- fingerprint ------------------------------------------------------------------------------
+
+
+def _fingerprint64(data: bytes) -> bytes:
+    """FarmHash's Fingerprint64 of ``data``, as 8 little-endian bytes (TensorFlow's layout)."""
+    import farmhash
+
+    return farmhash.fingerprint64(data).to_bytes(8, "little")
+
+
+def _fingerprint_fwd(xp, x):
+    a = np.asarray(x)
+    n = a.shape[0]
+    rows = a.reshape(n, -1) if n else a.reshape(0, 0)
+    out = np.empty((n, 8), np.uint8)
+    for i in range(n):
+        if a.dtype == OBJECT:
+            # Each string's fingerprint; a row of several strings: that of their fingerprints.
+            parts = [_fingerprint64(v) for v in rows[i].tolist()]
+            data = parts[0] if len(parts) == 1 else _fingerprint64(b"".join(parts))
+        else:
+            data = _fingerprint64(
+                np.ascontiguousarray(rows[i]).astype(a.dtype.newbyteorder("<")).tobytes()
+            )
+        out[i] = np.frombuffer(data, np.uint8)
+    return xp.asarray(out)
+
+
+_fingerprint = string_prim("Fingerprint", _fingerprint_fwd)
+
+
+def fingerprint(data, method="farmhash64", name=None) -> Tensor:
+    """A fingerprint of each row ``data[i]`` (follows `tf.fingerprint`): uint8 ``[rows, 8]``,
+    FarmHash's Fingerprint64 in little-endian bytes, equal to TensorFlow's for the same data.
+    A row of numbers is fingerprinted as its bytes; a string as its bytes; a row of several
+    strings as the concatenation of their fingerprints. Needs the pyfarmhash package.
+
+    Raises:
+        InvalidArgumentError: ``data`` is a scalar, or ``method`` is not ``"farmhash64"``.
+
+    >>> ek.fingerprint(ek.constant(["a", "b"])).numpy()[0]
+    array([227, 117, 223, 182, 101,  66,  69, 179], dtype=uint8)
+    """
+    if method != "farmhash64":
+        raise InvalidArgumentError(
+            None, "Fingerprint", f"fingerprint: Unsupported fingerprint method: {method}"
+        )
+    x = data if isinstance(data, Tensor) else to_tensor(data, None, "fingerprint")
+    if x.ndim < 1:
+        raise InvalidArgumentError(
+            None,
+            "Fingerprint",
+            f"fingerprint: `data` should have at least one dimension: {list(x.shape)}",
+        )
+    return dispatch(_fingerprint, (x,), {})

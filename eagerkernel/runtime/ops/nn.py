@@ -560,7 +560,6 @@ from .conv_more import (  # noqa: E402
     max_pool,
     max_pool1d,
     max_pool3d,
-    pool,
     separable_conv2d,
 )
 from .ctc import ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss  # noqa: E402
@@ -586,5 +585,6 @@ from .normalization import (  # noqa: E402
     weighted_cross_entropy_with_logits,
     weighted_moments,
 )
+from .pooling import pool  # noqa: E402
 from .rearrange_ops import space_to_batch  # noqa: E402
 from .sampled_losses import nce_loss, sampled_softmax_loss  # noqa: E402

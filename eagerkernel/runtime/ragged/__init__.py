@@ -9,6 +9,7 @@ from __future__ import annotations
 from .dynamic_ragged_shape import DynamicRaggedShape, RowPartition
 from .ragged_ops import boolean_mask, map_flat_values
 from .ragged_ops import constant_ragged as constant
+from .ragged_ops import ragged_stack as stack
 from .ragged_ops import range_ragged as range
 from .ragged_tensor import RaggedTensor, RaggedTensorSpec
 from .segment_ids import row_splits_to_segment_ids, segment_ids_to_row_splits
@@ -24,4 +25,5 @@ __all__ = [
     "range",
     "row_splits_to_segment_ids",
     "segment_ids_to_row_splits",
+    "stack",
 ]

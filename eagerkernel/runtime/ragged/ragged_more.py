@@ -18,6 +18,7 @@ __all__ = [
     "add_n",
     "boolean_mask",
     "expand_dims",
+    "ragged_stack",
     "unstack",
     "where",
 ]
@@ -160,3 +161,50 @@ def add_n(inputs: list) -> RaggedTensor:
 
     first = next(x for x in inputs if isinstance(x, RaggedTensor))
     return first.with_flat_values(dense_add_n([_flat_of(x, first, "add_n") for x in inputs]))
+
+
+def ragged_stack(values, axis=0, name=None):
+    """Stacks Tensors and RaggedTensors of one rank and dtype whose dimensions may differ
+    (follows `tf.ragged.stack`): the result has one more dimension, at ``axis``, in
+    ``[-(rank + 1), rank]``.
+
+    Dense values of rank 1 stacked on axis 0 become the rows of a RaggedTensor; dense values
+    stacked on their last axis give `ek.stack`'s dense Tensor, as TensorFlow's; otherwise the
+    dense values are converted to RaggedTensors (ragged rank 1) first. Differentiable.
+
+    Raises:
+        ValueError: ``values`` is empty, or the ranks differ.
+        InvalidArgumentError: on axis >= 1, row lengths that differ where they must agree.
+
+    >>> print(ek.ragged.stack([ek.constant([1, 2]), ek.constant([3])]))
+    <RaggedTensor [[1, 2], [3]]>
+    >>> print(ek.ragged.stack([ek.ragged.constant([[1, 2], [3]]), ek.ragged.constant([[4]])]))
+    <RaggedTensor [[[1, 2], [3]], [[4]]]>
+    """
+    from ..ops.array_ops import concat as dense_concat
+    from ..ops.array_ops import stack as dense_stack
+    from .ragged_ops import stack
+
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if not values:
+        raise ValueError("ragged.stack: rt_inputs may not be empty.")
+    values = [
+        v if isinstance(v, RaggedTensor) else convert_values(v, "ragged.stack") for v in values
+    ]
+    ranks = [v.ndim for v in values]
+    if len(set(ranks)) != 1:
+        raise ValueError(f"ragged.stack: all values must have the same rank, got ranks {ranks}.")
+    rank = ranks[0]
+    a = int(axis)
+    if not -rank - 1 <= a <= rank:
+        raise ValueError(f"ragged.stack: axis {axis} is out of range for values of rank {rank}.")
+    a = a + rank + 1 if a < 0 else a
+    dense = not any(isinstance(v, RaggedTensor) for v in values)
+    if dense and rank == 1 and a == 0:
+        return RaggedTensor.from_row_lengths(
+            dense_concat(values, 0), [v._value.shape[0] for v in values], validate=False
+        )
+    if dense and a >= rank - 1:
+        return dense_stack(values, axis=a)
+    return stack(values, a)

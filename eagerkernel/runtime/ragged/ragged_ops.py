@@ -649,7 +649,8 @@ def _as_ragged(x, op: str, ragged_rank: int = 1) -> RaggedTensor:
 def stack(values, axis=0) -> RaggedTensor:
     """`ek.stack` with RaggedTensors among ``values`` (follows TensorFlow's ragged stack): axis
     0 makes each value one row of the result, axis 1 makes row ``i`` of the result the list
-    of the values' rows ``i``. Dense values (rank >= 2) are converted; differentiable."""
+    of the values' rows ``i``, a deeper axis stacks inside rows that must have the same
+    lengths. Dense values (rank >= 2) are converted; differentiable."""
     op = "stack"
     rts = [_as_ragged(v, op) for v in values]
     if not rts:
@@ -667,8 +668,20 @@ def stack(values, axis=0) -> RaggedTensor:
         )
     if a == 0:
         return stack_rows(rts, op)
-    if a != 1:
-        raise NotImplementedError(f"{op}: RaggedTensors are stacked on axis 0 or 1, got {axis}.")
+    if a > 1:  # inside every row: the values stacked on axis - 1, under the shared row splits
+        splits = [np.asarray(r.row_splits._value) for r in rts]
+        if any(not np.array_equal(splits[0], s) for s in splits[1:]):
+            raise InvalidArgumentError(
+                None, op, f"{op}: inputs must have identical ragged splits to stack on axis {a}."
+            )
+        values = [r.values for r in rts]
+        if isinstance(values[0], RaggedTensor):
+            inner = stack(values, a - 1)
+        else:
+            from ..ops.array_ops import stack as dense_stack
+
+            inner = dense_stack(values, axis=a - 1)
+        return RaggedTensor.from_row_splits(inner, rts[0].row_splits, validate=False)
     n = rts[0].nrows_int()
     if any(r.nrows_int() != n for r in rts):
         raise InvalidArgumentError(
@@ -718,4 +731,11 @@ def gather(params, indices, axis=None, batch_dims=0):
 
 
 # More ops of TensorFlow's ragged dispatch list (importable from here, as the ops' modules do).
-from .ragged_more import add_n, boolean_mask, expand_dims, unstack, where  # noqa: E402, F401
+from .ragged_more import (  # noqa: E402, F401
+    add_n,
+    boolean_mask,
+    expand_dims,
+    ragged_stack,
+    unstack,
+    where,
+)
