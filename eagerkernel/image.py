@@ -68,6 +68,7 @@ from .runtime.ops.image_metrics import (
     ssim,
     total_variation,
 )
+from .runtime.ops.image_nms import combined_non_max_suppression, non_max_suppression_padded
 
 __all__ = [
     "ResizeMethod",
@@ -77,6 +78,7 @@ __all__ = [
     "adjust_hue",
     "adjust_saturation",
     "central_crop",
+    "combined_non_max_suppression",
     "convert_image_dtype",
     "crop_and_resize",
     "crop_to_bounding_box",
@@ -95,6 +97,7 @@ __all__ = [
     "hsv_to_rgb",
     "image_gradients",
     "non_max_suppression",
+    "non_max_suppression_padded",
     "non_max_suppression_with_scores",
     "pad_to_bounding_box",
     "per_image_standardization",

@@ -91,14 +91,15 @@ def test_integer_lookup_and_its_oov_buckets():
 def test_text_vectorization_standardize_split_and_padding():
     layer = L.TextVectorization(output_sequence_length=4)
     layer.adapt(["The cat sat.", "the dog sat", "A cat!"])
-    assert layer.get_vocabulary() == ["", "[UNK]", "the", "cat", "sat", "dog", "a"]
+    # Keras 3's order: by count, ties by decreasing token (TensorFlow 2.21 gives this list).
+    assert layer.get_vocabulary() == ["", "[UNK]", "the", "sat", "cat", "dog", "a"]
     np.testing.assert_array_equal(
         layer(ek.constant(["the bird sat", "a cat sat on the mat"])).numpy(),
-        [[2, 1, 4, 0], [6, 3, 4, 1]],
+        [[2, 1, 3, 0], [6, 4, 3, 1]],
     )
     grams = L.TextVectorization(ngrams=2, standardize="lower", split="whitespace")
     grams.adapt(["x y", "x y"])
-    assert grams.get_vocabulary() == ["", "[UNK]", "x", "y", "x y"]
+    assert grams.get_vocabulary() == ["", "[UNK]", "y", "x y", "x"]
     chars = L.TextVectorization(split="character", standardize=None)
     chars.adapt(["abca"])
     assert chars.get_vocabulary()[:3] == ["", "[UNK]", "a"]
@@ -153,9 +154,10 @@ def test_category_encoding_discretization_and_hashing():
         enc(ek.constant([[4]]))
     disc = L.Discretization(num_bins=4)
     disc.adapt(np.arange(100.0))
-    np.testing.assert_allclose(
-        disc.bin_boundaries, np.quantile(np.arange(100.0), [0.25, 0.5, 0.75])
-    )
+    # Keras 3's approximate quantiles (epsilon 0.01), checked against TensorFlow 2.21's Keras:
+    # close to the exact ones, not equal to them.
+    np.testing.assert_allclose(disc.bin_boundaries, [23.999983, 48.999981, 73.999985], rtol=1e-6)
+    np.testing.assert_allclose(disc.bin_boundaries, [24.75, 49.5, 74.25], atol=1.0)
     np.testing.assert_array_equal(disc(ek.constant([0.0, 30.0, 99.0])).numpy(), [0, 1, 3])
     pytest.importorskip("farmhash")
     hashed = L.Hashing(num_bins=3, mask_value="")(ek.constant(["A", "", "C"])).numpy()

@@ -16,6 +16,7 @@ from ..core.dispatch import Primitive, dispatch, stateful
 from ..core.tensor import Tensor
 from ._core import tensor
 from .image import flip_left_right, flip_up_down, image_arg, resize
+from .image_nms import greedy_nms, scalar_float
 
 __all__ = [
     "central_crop",
@@ -557,28 +558,7 @@ def crop_and_resize(
 
 
 def _nms_fwd(xp, boxes, scores, max_output_size, iou_threshold, score_threshold):
-    boxes = np.asarray(boxes, np.float64)
-    scores = np.asarray(scores, np.float64)
-    y1, y2 = np.minimum(boxes[:, 0], boxes[:, 2]), np.maximum(boxes[:, 0], boxes[:, 2])
-    x1, x2 = np.minimum(boxes[:, 1], boxes[:, 3]), np.maximum(boxes[:, 1], boxes[:, 3])
-    area = (y2 - y1) * (x2 - x1)
-    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > score_threshold]
-    selected: list[int] = []
-    for i in order:
-        if len(selected) >= max_output_size:
-            break
-        keep = True
-        for j in selected:
-            inter = max(min(y2[i], y2[j]) - max(y1[i], y1[j]), 0.0) * max(
-                min(x2[i], x2[j]) - max(x1[i], x1[j]), 0.0
-            )
-            union = area[i] + area[j] - inter
-            if area[i] > 0 and area[j] > 0 and union > 0 and inter / union > iou_threshold:
-                keep = False
-                break
-        if keep:
-            selected.append(int(i))
-    return xp.asarray(np.asarray(selected, np.int32))
+    return xp.asarray(greedy_nms(boxes, scores, max_output_size, iou_threshold, score_threshold))
 
 
 # Indices have no gradient (TensorFlow registers none for NonMaxSuppressionV3).
@@ -630,17 +610,11 @@ def non_max_suppression(
     limit = _int(max_output_size, op, "max_output_size")
     if limit < 0:
         raise ValueError(f"{op}: 'max_output_size' must be non-negative, got {limit}.")
-    iou = float(
-        np.asarray(iou_threshold.numpy() if isinstance(iou_threshold, Tensor) else iou_threshold)
-    )
+    iou = scalar_float(iou_threshold, op, "iou_threshold")
     if not 0.0 <= iou <= 1.0:
         raise ValueError(f"{op}: 'iou_threshold' must be in [0, 1], got {iou}.")
-    floor = score_threshold.numpy() if isinstance(score_threshold, Tensor) else score_threshold
-    params = {
-        "max_output_size": limit,
-        "iou_threshold": iou,
-        "score_threshold": float(np.asarray(floor)),
-    }
+    floor = scalar_float(score_threshold, op, "score_threshold")
+    params = {"max_output_size": limit, "iou_threshold": iou, "score_threshold": floor}
     return dispatch(_nms, (boxes_t, scores_t), params)
 
 

@@ -74,14 +74,19 @@ __all__ = [
     "ctc_loss",
     "depth_to_space",
     "depthwise_conv2d",
+    "dilation2d",
     "dropout",
     "elu",
     "embedding_lookup",
     "embedding_lookup_sparse",
+    "erosion2d",
     "fixed_unigram_candidate_sampler",
+    "fractional_avg_pool",
+    "fractional_max_pool",
     "fused_batch_norm",
     "gelu",
     "in_top_k",
+    "isotonic_regression",
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
@@ -102,6 +107,7 @@ __all__ = [
     "pool",
     "relu",
     "relu6",
+    "safe_embedding_lookup_sparse",
     "sampled_softmax_loss",
     "scale_regularization_loss",
     "selu",
@@ -563,8 +569,10 @@ from .conv_more import (  # noqa: E402
     separable_conv2d,
 )
 from .ctc import ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss  # noqa: E402
+from .isotonic import isotonic_regression  # noqa: E402
 from .math_more import zero_fraction  # noqa: E402  (tf.nn's names for these tf.math ops)
 from .math_ops import in_top_k, top_k  # noqa: E402
+from .morphology import dilation2d, erosion2d  # noqa: E402
 from .nn_more import (  # noqa: E402
     approx_max_k,
     approx_min_k,
@@ -586,5 +594,7 @@ from .normalization import (  # noqa: E402
     weighted_moments,
 )
 from .pooling import pool  # noqa: E402
+from .pooling_fractional import fractional_avg_pool, fractional_max_pool  # noqa: E402
 from .rearrange_ops import space_to_batch  # noqa: E402
+from .safe_embedding import safe_embedding_lookup_sparse  # noqa: E402
 from .sampled_losses import nce_loss, sampled_softmax_loss  # noqa: E402

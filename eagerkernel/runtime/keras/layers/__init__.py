@@ -31,11 +31,11 @@ from .core_more import (
     RepeatVector,
 )
 from .embedding import Embedding
+from .hashing import HashedCrossing, Hashing
 from .input_spec import InputSpec
 from .lookup import (
     CategoryEncoding,
     Discretization,
-    Hashing,
     IntegerLookup,
     StringLookup,
     TextVectorization,
@@ -212,6 +212,7 @@ __all__ = [
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
     "GroupNormalization",
+    "HashedCrossing",
     "Hashing",
     "Identity",
     "Input",

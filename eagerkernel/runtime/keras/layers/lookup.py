@@ -1,12 +1,14 @@
 """Lookup and text preprocessing layers (follow Keras 3's `StringLookup`, `IntegerLookup`,
-`TextVectorization`, `CategoryEncoding`, `Hashing` and `Discretization`).
+`TextVectorization`, `CategoryEncoding` and `Discretization`; `Hashing` and `HashedCrossing`
+are in ``hashing.py``).
 
 A lookup layer maps tokens to indices. With ``output_mode="int"`` the index space is, in
 order: the mask token (index 0, only when ``mask_token`` is set), ``num_oov_indices`` indices
 for out-of-vocabulary tokens, then the vocabulary. `adapt` builds the vocabulary from data:
-tokens sorted by decreasing frequency, ties in order of first appearance. The other output
-modes (``"one_hot"``, ``"multi_hot"``, ``"count"``, ``"tf_idf"``) give one float32 vector of
-``vocabulary_size()`` entries per sample. These layers compute in NumPy on the host (strings
+tokens sorted by decreasing frequency, ties by decreasing token (as Keras 3 sorts them). The
+other output modes (``"one_hot"``, ``"multi_hot"``, ``"count"``, ``"tf_idf"``) give one vector
+of ``vocabulary_size()`` entries per sample: int64, and float32 for ``"tf_idf"`` (as Keras 3's
+layers give eagerly). These layers compute in NumPy on the host (strings
 live there) and have no trainable weights; their outputs carry no gradient, as in Keras.
 """
 
@@ -18,14 +20,13 @@ import string as _string
 
 import numpy as np
 
-from ...core.device import CPU
-from ...core.tensor import Tensor, make, to_tensor
+from ...core.tensor import to_tensor
 from .base import Layer
+from .categorical import encode_categorical, host_array, host_tensor, iter_batches
 
 __all__ = [
     "CategoryEncoding",
     "Discretization",
-    "Hashing",
     "IntegerLookup",
     "StringLookup",
     "TextVectorization",
@@ -34,60 +35,6 @@ __all__ = [
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 # Keras's DEFAULT_STRIP_REGEX: ASCII punctuation.
 _PUNCTUATION = re.compile("[" + re.escape(_string.punctuation) + "]")
-
-
-def _out(array) -> Tensor:
-    """A host result as a Tensor on the CPU (strings and lookups live there)."""
-    return make(np.asarray(array), CPU)
-
-
-def _host(x) -> np.ndarray:
-    if isinstance(x, Tensor):
-        return x.numpy()
-    return np.asarray(x, dtype=object if _is_text(x) else None)
-
-
-def _is_text(x) -> bool:
-    flat = np.asarray(x, dtype=object).reshape(-1)
-    return flat.size > 0 and isinstance(flat[0], (str, bytes))
-
-
-def _iter_data(data, steps=None):
-    """The batches of ``data`` (an array, a Tensor, a list or a Dataset) as NumPy arrays."""
-    from ..data_adapter import is_dataset
-
-    if is_dataset(data):
-        for i, element in enumerate(data):
-            if steps is not None and i >= steps:
-                break
-            x = element[0] if isinstance(element, tuple) else element
-            yield _host(x)
-    else:
-        yield _host(data)
-
-
-def _encode(indices: np.ndarray, depth: int, mode: str, idf=None) -> np.ndarray:
-    """One vector of ``depth`` per sample (the last axis of ``indices``; a rank-0 or rank-1
-    input is one sample per element for one_hot, one sample for the others, as Keras)."""
-    idx = np.asarray(indices, np.int64)
-    if mode == "one_hot":
-        if idx.ndim and idx.shape[-1] != 1 and idx.ndim > 1:
-            raise ValueError(
-                f"one_hot output needs inputs of shape (..., 1) or (batch,); got {idx.shape}."
-            )
-        flat = idx.reshape(-1) if idx.ndim <= 1 else idx[..., 0]
-        out = np.zeros((*flat.shape, depth), np.float32)
-        np.put_along_axis(out, flat[..., None], 1.0, axis=-1)
-        return out
-    rows = idx.reshape(1, -1) if idx.ndim <= 1 else idx.reshape(-1, idx.shape[-1])
-    out = np.zeros((rows.shape[0], depth), np.float32)
-    for r, row in enumerate(rows):
-        counts = np.bincount(row[(row >= 0) & (row < depth)], minlength=depth)[:depth]
-        out[r] = counts if mode in ("count", "tf_idf") else (counts > 0)
-    if mode == "tf_idf":
-        out = out * np.asarray(idf, np.float32)
-    shape = idx.shape[:-1] if idx.ndim > 1 else ()
-    return out.reshape(*shape, depth)
 
 
 class _IndexLookup(Layer):
@@ -137,6 +84,11 @@ class _IndexLookup(Layer):
         self.invert = bool(invert)
         self.output_mode = output_mode
         self.pad_to_max_tokens = bool(pad_to_max_tokens)
+        if self.pad_to_max_tokens and self.max_tokens is None:
+            raise ValueError(
+                "If pad_to_max_tokens is True, must set `max_tokens`. Received: "
+                f"max_tokens={max_tokens}"
+            )
         self._vocab: list = []
         self._index: dict = {}
         self._idf = None
@@ -163,7 +115,9 @@ class _IndexLookup(Layer):
         if isinstance(vocabulary, str) and self._token_kind == "str" and "\n" not in vocabulary:
             with open(vocabulary, encoding="utf-8") as f:
                 vocabulary = [line.rstrip("\n") for line in f if line.rstrip("\n")]
-        tokens = [self._token(t) for t in np.asarray(_host(vocabulary), dtype=object).reshape(-1)]
+        tokens = [
+            self._token(t) for t in np.asarray(host_array(vocabulary), dtype=object).reshape(-1)
+        ]
         specials = self._specials()
         if specials and tokens[: len(specials)] == specials:
             tokens = tokens[len(specials) :]  # a vocabulary from get_vocabulary()
@@ -184,7 +138,7 @@ class _IndexLookup(Layer):
         offset = len(specials)
         self._index = {t: offset + i for i, t in enumerate(tokens)}
         if idf_weights is not None:
-            idf = np.asarray(_host(idf_weights), np.float32).reshape(-1)
+            idf = np.asarray(host_array(idf_weights), np.float32).reshape(-1)
             if idf.size != len(tokens):
                 raise ValueError(
                     f"{name}: {idf.size} idf_weights for {len(tokens)} vocabulary tokens."
@@ -207,13 +161,13 @@ class _IndexLookup(Layer):
 
     def adapt(self, data, batch_size=None, steps=None) -> None:
         """Builds the vocabulary from ``data`` (arrays, Tensors or a Dataset of batches):
-        tokens by decreasing frequency, ties in order of first appearance, at most
+        tokens by decreasing frequency, ties by decreasing token (Keras 3's order), at most
         ``max_tokens`` entries with the special ones; ``tf_idf`` also learns idf weights."""
         counts: collections.Counter = collections.Counter()
         doc_freq: collections.Counter = collections.Counter()
         docs = 0
         mask = None if self.mask_token is None else self._token(self.mask_token)
-        batches = data.docs if isinstance(data, _Docs) else _iter_data(data, steps)
+        batches = data.docs if isinstance(data, _Docs) else iter_batches(data, steps)
         for batch in batches:
             arr = np.asarray(batch, dtype=object)
             rows = [arr] if arr.ndim <= 1 else arr.reshape(-1, arr.shape[-1])
@@ -223,7 +177,7 @@ class _IndexLookup(Layer):
                 counts.update(tokens)
                 doc_freq.update(set(tokens))
                 docs += 1
-        ordered = sorted(counts, key=lambda t: -counts[t])  # stable: first appearance on ties
+        ordered = sorted(counts, key=lambda t: (counts[t], t), reverse=True)
         room = None if self.max_tokens is None else self.max_tokens - len(self._specials())
         vocab = ordered if room is None else ordered[:room]
         idf = None
@@ -257,16 +211,19 @@ class _IndexLookup(Layer):
         return 0
 
     def call(self, inputs):
-        arr = _host(inputs)
+        arr = host_array(inputs)
         if self.invert:
             return self._invert(arr)
         idx = self._lookup(arr)
         if self.output_mode == "int":
-            return _out(idx)
+            return host_tensor(idx)
         depth = self.vocabulary_size()
         if self.pad_to_max_tokens and self.max_tokens is not None:
             depth = self.max_tokens
-        return _out(_encode(idx, depth, self.output_mode, self._idf_padded(depth)))
+        out = encode_categorical(
+            idx, depth, self.output_mode, self._idf_padded(depth), dtype=np.int64
+        )
+        return host_tensor(out)
 
     def _idf_padded(self, depth):
         if self._idf is None:
@@ -280,7 +237,7 @@ class _IndexLookup(Layer):
         out = np.array(
             [table[i] if 0 <= i < len(table) else oov for i in flat], dtype=object
         ).reshape(np.shape(arr))
-        return _out(self._invert_array(out))
+        return host_tensor(self._invert_array(out))
 
     def _invert_array(self, out):
         return out
@@ -405,8 +362,8 @@ class TextVectorization(Layer):
 
     >>> layer = ek.keras.layers.TextVectorization(output_sequence_length=4)
     >>> layer.adapt(["The cat sat.", "the dog sat"])
-    >>> layer.get_vocabulary()
-    ['', '[UNK]', 'the', 'sat', 'cat', 'dog']
+    >>> layer.get_vocabulary()  # by count; ties by decreasing token, as Keras 3
+    ['', '[UNK]', 'the', 'sat', 'dog', 'cat']
     >>> layer(ek.constant(["the bird sat"])).numpy()
     array([[2, 1, 3, 0]])
     """
@@ -481,7 +438,7 @@ class TextVectorization(Layer):
         if arr.ndim == 2 and arr.shape[-1] == 1:
             arr = arr[:, 0]
         if callable(self.standardize):
-            arr = _host(self.standardize(to_tensor(arr)))
+            arr = host_array(self.standardize(to_tensor(arr)))
         out = []
         for item in arr.reshape(-1):
             text = item.decode("utf-8") if isinstance(item, bytes) else str(item)
@@ -494,7 +451,7 @@ class TextVectorization(Layer):
             elif self.split is None:
                 words = [text]
             else:
-                pieces = _host(self.split(to_tensor(np.array([text], object))))
+                pieces = host_array(self.split(to_tensor(np.array([text], object))))
                 words = [
                     w.decode("utf-8") if isinstance(w, bytes) else str(w)
                     for w in np.asarray(pieces, object).reshape(-1)
@@ -510,7 +467,7 @@ class TextVectorization(Layer):
     def adapt(self, data, batch_size=None, steps=None) -> None:
         """Builds the vocabulary from strings (arrays, Tensors or a Dataset of them)."""
         docs = []
-        for batch in _iter_data(data, steps):
+        for batch in iter_batches(data, steps):
             docs += [np.array(t, dtype=object) for t in self._tokens(batch)]
         self._lookup.adapt(_Docs(docs))
         self.built = True
@@ -526,7 +483,7 @@ class TextVectorization(Layer):
         return self._lookup.vocabulary_size()
 
     def call(self, inputs):
-        arr = _host(inputs)
+        arr = host_array(inputs)
         scalar = np.ndim(arr) == 0
         tokens = self._tokens(np.atleast_1d(arr))
         lookup = self._lookup
@@ -535,16 +492,21 @@ class TextVectorization(Layer):
             if lookup.pad_to_max_tokens and lookup.max_tokens is not None:
                 depth = lookup.max_tokens
             rows = [
-                _encode(
+                encode_categorical(
                     lookup._lookup(np.array(t, dtype=object)),
                     depth,
                     self.output_mode,
                     lookup._idf_padded(depth),
+                    dtype=np.int64,
                 )
                 for t in tokens
             ]
-            out = np.stack(rows) if rows else np.zeros((0, depth), np.float32)
-            return _out(out[0] if scalar else out)
+            out = (
+                np.stack(rows)
+                if rows
+                else np.zeros((0, depth), np.float32 if self.output_mode == "tf_idf" else np.int64)
+            )
+            return host_tensor(out[0] if scalar else out)
         ids = [lookup._lookup(np.array(t, dtype=object)) for t in tokens]
         if self.ragged:
             from ...ragged import ragged_tensor
@@ -559,7 +521,7 @@ class TextVectorization(Layer):
         for r, row in enumerate(ids):
             row = row[:length]
             out[r, : len(row)] = row
-        return _out(out[0] if scalar else out)
+        return host_tensor(out[0] if scalar else out)
 
     def compute_output_shape(self, input_shape) -> tuple:
         batch = tuple(input_shape)[:1]
@@ -631,7 +593,7 @@ class CategoryEncoding(Layer):
         self.output_mode = output_mode
 
     def call(self, inputs, count_weights=None):
-        idx = np.asarray(_host(inputs), np.int64)
+        idx = np.asarray(host_array(inputs), np.int64)
         if idx.size and (idx.min() < 0 or idx.max() >= self.num_tokens):
             raise ValueError(
                 f"CategoryEncoding: input ids must be in [0, {self.num_tokens}); got values "
@@ -640,14 +602,16 @@ class CategoryEncoding(Layer):
         if count_weights is not None:
             if self.output_mode != "count":
                 raise ValueError("CategoryEncoding: count_weights needs output_mode='count'.")
-            w = np.asarray(_host(count_weights), np.float32)
+            w = np.asarray(host_array(count_weights), np.float32)
             rows = idx.reshape(-1, idx.shape[-1]) if idx.ndim > 1 else idx.reshape(1, -1)
             wr = w.reshape(rows.shape)
             out = np.stack(
                 [np.bincount(r, wts, minlength=self.num_tokens) for r, wts in zip(rows, wr)]
             ).astype(np.float32)
-            return _out(out.reshape(*idx.shape[:-1], self.num_tokens) if idx.ndim > 1 else out[0])
-        return _out(_encode(idx, self.num_tokens, self.output_mode))
+            return host_tensor(
+                out.reshape(*idx.shape[:-1], self.num_tokens) if idx.ndim > 1 else out[0]
+            )
+        return host_tensor(encode_categorical(idx, self.num_tokens, self.output_mode))
 
     def compute_output_shape(self, input_shape) -> tuple:
         shape = tuple(input_shape)
@@ -663,61 +627,6 @@ class CategoryEncoding(Layer):
         }
 
 
-class Hashing(Layer):
-    """Values to ``num_bins`` buckets by hashing (follows `tf.keras.layers.Hashing`): strings
-    (and integers, as their decimal text) by FarmHash's Fingerprint64 modulo the bins, as
-    TensorFlow's ``strings.to_hash_bucket_fast`` (needs pyfarmhash); ``mask_value`` maps to 0
-    and the others to ``[1, num_bins)``.
-
-    Raises:
-        ValueError: ``num_bins`` < 1. NotImplementedError: ``salt`` (keyed hashing).
-    """
-
-    def __init__(
-        self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False, **kwargs
-    ):
-        if num_bins is None or int(num_bins) < 1:
-            raise ValueError(f"Hashing: num_bins must be >= 1. Received: num_bins={num_bins}")
-        if salt is not None:
-            raise NotImplementedError("Hashing: salt (SipHash keyed hashing) is not supported.")
-        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
-            raise ValueError(f"Hashing: unknown output_mode={output_mode!r}.")
-        if sparse:
-            raise NotImplementedError("Hashing: sparse=True is not supported.")
-        super().__init__(**kwargs)
-        self.num_bins = int(num_bins)
-        self.mask_value = mask_value
-        self.output_mode = output_mode
-
-    def call(self, inputs):
-        from ...ops.strings import to_hash_bucket_fast
-
-        arr = _host(inputs)
-        text = np.vectorize(
-            lambda v: v if isinstance(v, bytes) else str(v).encode("utf-8"), otypes=[object]
-        )(np.asarray(arr, dtype=object))
-        if self.mask_value is None:
-            out = to_hash_bucket_fast(to_tensor(text), self.num_bins).numpy()
-        else:
-            m = self.mask_value
-            m = m if isinstance(m, bytes) else str(m).encode("utf-8")
-            mask = np.vectorize(lambda v: v == m, otypes=[bool])(text)
-            out = to_hash_bucket_fast(to_tensor(text), self.num_bins - 1).numpy() + 1
-            out = np.where(mask, 0, out)
-        out = np.asarray(out, np.int64)
-        if self.output_mode == "int":
-            return _out(out)
-        return _out(_encode(out, self.num_bins, self.output_mode))
-
-    def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "num_bins": self.num_bins,
-            "mask_value": self.mask_value,
-            "output_mode": self.output_mode,
-        }
-
-
 class Discretization(Layer):
     """Buckets continuous values by boundaries (follows `tf.keras.layers.Discretization`):
     value ``x`` goes to bucket ``i`` where ``bin_boundaries[i-1] <= x < bin_boundaries[i]``.
@@ -726,7 +635,7 @@ class Discretization(Layer):
         bin_boundaries: sorted boundaries, or None to learn ``num_bins - 1`` of them with
             `adapt` (quantiles of the data).
         num_bins: the number of buckets `adapt` makes.
-        epsilon: accepted for Keras (the quantiles here are exact).
+        epsilon: the precision of `adapt`'s approximate quantiles (default 0.01).
         output_mode: ``"int"`` (default), ``"one_hot"``, ``"multi_hot"``, ``"count"``.
 
     >>> ek.keras.layers.Discretization([0.0, 1.0])(ek.constant([-0.5, 0.0, 0.5, 2.0])).numpy()
@@ -759,25 +668,41 @@ class Discretization(Layer):
         self.output_mode = output_mode
 
     def adapt(self, data, batch_size=None, steps=None) -> None:
-        """Learns ``num_bins - 1`` boundaries: the data's quantiles."""
-        values = np.concatenate(
-            [np.asarray(b, np.float64).reshape(-1) for b in _iter_data(data, steps)]
-        )
-        if values.size == 0:
+        """Learns ``num_bins - 1`` boundaries: approximate quantiles of the data, computed as
+        Keras 3 does (each batch summarized to about ``1 / epsilon`` weighted points, the
+        summaries merged, the boundaries interpolated from the cumulative weights), so the
+        boundaries are Keras's.
+
+        Raises:
+            ValueError: the layer was given ``bin_boundaries``, or ``data`` is empty.
+        """
+        if self.num_bins is None:
+            raise ValueError(
+                "Discretization: cannot adapt a layer initialized with `bin_boundaries`; use "
+                "`num_bins` instead."
+            )
+        summary = np.zeros((2, 0), np.float32)
+        seen = 0
+        for batch in iter_batches(data, steps):
+            values = np.sort(np.asarray(batch, np.float32).reshape(-1))
+            seen += values.size
+            step = max(values.size * self.epsilon, 1)
+            points = values[int(step - 1) :: int(step)]
+            merged = np.concatenate((summary, np.stack([points, np.full_like(points, step)])), 1)
+            summary = _compress(merged[:, np.argsort(merged[0], kind="stable")], self.epsilon)
+        if seen == 0:
             raise ValueError("Discretization: adapt() got no data.")
-        n = self.num_bins or (len(self.bin_boundaries or []) + 1)
-        qs = np.quantile(values, np.linspace(0, 1, n + 1)[1:-1])
-        self.bin_boundaries = [float(q) for q in qs]
+        self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
         self.built = True
 
     def call(self, inputs):
         if self.bin_boundaries is None:
             raise ValueError("Discretization: call adapt() first (or give bin_boundaries).")
-        x = np.asarray(_host(inputs), np.float64)
+        x = np.asarray(host_array(inputs), np.float64)
         out = np.searchsorted(np.asarray(self.bin_boundaries), x, side="right").astype(np.int64)
         if self.output_mode == "int":  # int32, as Keras 3's Discretization
-            return _out(out.astype(np.int32))
-        return _out(_encode(out, len(self.bin_boundaries) + 1, self.output_mode))
+            return host_tensor(out.astype(np.int32))
+        return host_tensor(encode_categorical(out, len(self.bin_boundaries) + 1, self.output_mode))
 
     def get_config(self) -> dict:
         return {
@@ -787,3 +712,18 @@ class Discretization(Layer):
             "epsilon": self.epsilon,
             "output_mode": self.output_mode,
         }
+
+
+def _compress(summary: np.ndarray, epsilon: float) -> np.ndarray:
+    """A quantile summary (``[values, weights]``) reduced to about ``1 / epsilon`` points at
+    the cumulative-weight fractions ``epsilon, 2 epsilon, ..., 1`` (Keras 3's
+    ``compress_summary``)."""
+    if summary.shape[1] * epsilon < 1:
+        return summary
+    percents = epsilon + np.arange(0.0, 1.0, epsilon)
+    cum_weights = summary[1].cumsum()
+    fractions = cum_weights / cum_weights[-1]
+    values = np.interp(percents, fractions, summary[0])
+    cum_weights = np.interp(percents, fractions, cum_weights)
+    weights = np.diff(cum_weights, prepend=0.0)
+    return np.stack((values, weights)).astype(np.float32)
