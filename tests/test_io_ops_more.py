@@ -122,3 +122,27 @@ def test_file_ops_run_on_every_call_of_a_graph_function(tmp_path):
     src.write_text("three")
     data, _ = copy_upper(ek.constant(str(src)), ek.constant(str(dst)))
     assert data.numpy() == b"THREE" and dst.read_text() == "THREE"
+
+
+def test_a_saved_model_reads_the_file_on_every_call(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("one")
+
+    class Reader(ek.Module):
+        @ek.function(input_signature=[ek.TensorSpec([], ek.string)])
+        def read(self, path):
+            return ek.io.read_file(path), ek.size(ek.io.matching_files(path))
+
+        @ek.function(input_signature=[ek.TensorSpec([1, 8, 8, 1], ek.float32)])
+        def pool(self, x):  # fractional pooling's regions: a fresh draw per call
+            return ek.nn.fractional_max_pool(x, [1.0, 1.5, 1.5, 1.0], pseudo_random=True)[0]
+
+    reader = Reader()
+    reader.read(str(src))  # traced on a real path (a trace on "" would fail to read)
+    ek.saved_model.save(reader, str(tmp_path / "model"))
+    loaded = ek.saved_model.load(str(tmp_path / "model"))
+    data, n = loaded.read(ek.constant(str(src)))
+    assert (data.numpy(), int(n)) == (b"one", 1)
+    src.write_text("two")
+    assert loaded.read(ek.constant(str(src)))[0].numpy() == b"two"
+    assert loaded.pool(ek.reshape(ek.range(64.0), [1, 8, 8, 1])).shape == (1, 5, 5, 1)

@@ -36,6 +36,10 @@ STATEFUL_CALLS = {
     "eagerkernel.runtime.random:shuffle",
     "eagerkernel.runtime.random_generator:_read_and_skip",
     "eagerkernel.runtime.ops.nn:_dropout_mask",
+    "eagerkernel.runtime.ops.pooling_fractional:_draw_sequences",
+    "eagerkernel.runtime.ops.io_ops:read_file",
+    "eagerkernel.runtime.ops.io_ops:write_file",
+    "eagerkernel.runtime.ops.io_ops:matching_files",
     "eagerkernel.runtime.function.api:print_",
     # The same print_ under the key that saved models of the single-module function.py
     # carry (the package eagerkernel.runtime.function exports it under that name).
