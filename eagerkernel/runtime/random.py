@@ -40,7 +40,10 @@ __all__ = [
     "split",
     "stateless_binomial",
     "stateless_categorical",
+    "stateless_gamma",
     "stateless_normal",
+    "stateless_parameterized_truncated_normal",
+    "stateless_poisson",
     "stateless_truncated_normal",
     "stateless_uniform",
     "truncated_normal",
@@ -342,7 +345,7 @@ def _dist_param(value, op: str, arg: str, dt) -> np.ndarray:
         raise TypeError(f"{op}: {arg} must be a number or a tensor, got {value!r:.80}.") from None
 
 
-def _gamma_sample_grad(alpha: np.ndarray, sample: np.ndarray) -> np.ndarray:
+def gamma_sample_grad(alpha: np.ndarray, sample: np.ndarray) -> np.ndarray:
     """``d sample / d alpha`` of standard Gamma samples (implicit reparameterization, as
     TensorFlow's ``RandomGammaGrad``): ``-(dP(alpha, x) / d alpha) / p(x; alpha)``, P the
     regularized lower incomplete gamma function (the CDF), differentiated in alpha by a central
@@ -359,7 +362,7 @@ def _gamma_sample_grad(alpha: np.ndarray, sample: np.ndarray) -> np.ndarray:
 
 def _gamma_vjp(g, ans, alpha, sample):
     a = np.broadcast_to(alpha.numpy().astype(np.float64), ans.shape)
-    grad = _gamma_sample_grad(a, sample.numpy().astype(np.float64)).astype(ans._value.dtype)
+    grad = gamma_sample_grad(a, sample.numpy().astype(np.float64)).astype(ans._value.dtype)
     xp = g._device.xp
     return g * make(grad if xp is np else xp.asarray(grad), g._device)
 
@@ -486,6 +489,11 @@ from .random_generator import (  # noqa: E402
     stateless_split,
     stateless_truncated_normal,
     stateless_uniform,
+)
+from .random_stateless_distributions import (  # noqa: E402
+    stateless_gamma,
+    stateless_parameterized_truncated_normal,
+    stateless_poisson,
 )
 
 # TensorFlow's main names for the seed utilities (`tf.random.split`, `tf.random.fold_in`).

@@ -29,7 +29,7 @@ from . import philox
 from .core import dtypes
 from .core.device import current_device
 from .core.dispatch import Primitive, defvjp, dispatch, stateful
-from .core.errors import InvalidArgumentError
+from .core.errors import InvalidArgumentError, UnsupportedDTypeError
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .distribute import context as _dctx
@@ -498,10 +498,17 @@ def _fill_op(state: Tensor, kind, shape, dt, lo=0, hi=0) -> Tensor:
     return dispatch(_fill, (state,), params)
 
 
-def _binomial_fwd(xp, state, counts, probs, shape, dtype):
+def numpy_generator(state) -> np.random.Generator:
+    """NumPy's Philox generator on the stream of a Philox state ``[counter_low, counter_high,
+    key]`` (a host or device array): the draws of the samplers whose numbers are not
+    TensorFlow's (binomial, gamma, Poisson, parameterized truncated normal)."""
     w = _host_words(state)
+    return np.random.Generator(np.random.Philox(key=w[2], counter=w[0] | (w[1] << 64)))
+
+
+def _binomial_fwd(xp, state, counts, probs, shape, dtype):
     host = [np.asarray(getattr(a, "get", lambda a=a: a)(), np.float64) for a in (counts, probs)]
-    rng = np.random.Generator(np.random.Philox(key=w[2], counter=w[0] | (w[1] << 64)))
+    rng = numpy_generator(state)
     arr = rng.binomial(host[0].astype(np.int64), host[1], size=shape).astype(np.dtype(dtype))
     return arr if xp is np else xp.asarray(arr)
 
@@ -565,12 +572,16 @@ def set_global_generator(generator) -> None:
 # -- stateless ops ------------------------------------------------------------------------------
 
 
-def _seed_state(seed, op: str) -> Tensor:
+def seed_state(seed, op: str) -> Tensor:
     """A stateless op's ``seed`` (integers, shape [2]) as a Philox state, by the
-    StatelessRandomGetKeyCounter op."""
+    StatelessRandomGetKeyCounter op. Raises UnsupportedDTypeError (TensorFlow's
+    InvalidArgumentError, also a TypeError) for another dtype, InvalidArgumentError for
+    another shape."""
     seed = to_tensor(seed, None, op)
     if seed.dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"{op}: seed must be int32 or int64, got {seed.dtype.name}.")
+        raise UnsupportedDTypeError(
+            None, op, f"{op}: seed must be int32 or int64, got {seed.dtype.name}."
+        )
     if tuple(seed.shape) != (2,):
         raise InvalidArgumentError(
             None, op, f"{op}: seed must have shape [2], not {list(seed.shape)}"
@@ -582,7 +593,7 @@ def _stateless(kind, shape, seed, dt, op, alg, lo=0, hi=0) -> Tensor:
     if alg not in (None, "auto_select"):
         _alg_to_int(alg, op)
     shape = _shape(shape, op, dt, current_device())
-    return _fill_op(_seed_state(seed, op), kind, shape, dt, lo, hi)
+    return _fill_op(seed_state(seed, op), kind, shape, dt, lo, hi)
 
 
 def stateless_normal(
@@ -656,7 +667,7 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, na
     shape = _shape(shape, op, dt, current_device())
     counts, probs = _binomial_inputs(shape, counts, probs, op)
     params = {"shape": tuple(shape), "dtype": np.dtype(dt)}
-    return dispatch(_binomial, (_seed_state(seed, op), counts, probs), params)
+    return dispatch(_binomial, (seed_state(seed, op), counts, probs), params)
 
 
 def _categorical_fwd(xp, state, logits, num_samples, dtype):
@@ -701,7 +712,7 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
     if n < 0:
         raise InvalidArgumentError(None, op, f"{op}: num_samples must be >= 0, got {n}")
     params = {"num_samples": n, "dtype": dt}
-    return dispatch(_categorical, (_seed_state(seed, op), x), params)
+    return dispatch(_categorical, (seed_state(seed, op), x), params)
 
 
 def stateless_split(seed, num=2, alg="auto_select") -> Tensor:

@@ -23,6 +23,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from . import structure
 from .grouping_methods import GroupingMethods
+from .more_methods import MoreMethods
 from .persistence import PersistenceMethods
 from .resampling import ResamplingMethods
 
@@ -68,7 +69,7 @@ def int_arg(value, op: str, arg: str) -> int:
     raise TypeError(f"{op}: {arg} must be an integer. Received: {arg}={value!r}")
 
 
-class Dataset(GroupingMethods, PersistenceMethods, ResamplingMethods):
+class Dataset(GroupingMethods, MoreMethods, PersistenceMethods, ResamplingMethods):
     """A sequence of elements, each a nested structure (tuples, namedtuples, dicts) of Tensors,
     built from sources and transformed lazily (follows `tf.data.Dataset`).
 
