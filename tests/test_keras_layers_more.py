@@ -269,8 +269,8 @@ def test_rnn_initial_state_shapes_and_unsupported_arguments():
     inp = keras.Input(shape=(None, 4))
     outs = layers.LSTM(5, return_sequences=True, return_state=True)(inp)
     assert [tuple(t.shape) for t in outs] == [(None, None, 5), (None, 5), (None, 5)]
-    with pytest.raises(NotImplementedError, match="dropout"):
-        layers.LSTM(3, dropout=0.2)
+    with pytest.raises(ValueError, match=r"dropout must be a float in \[0, 1\]"):
+        layers.LSTM(3, dropout="a lot")
     with pytest.raises(NotImplementedError, match="stateful"):
         layers.GRU(3, stateful=True)
     with pytest.raises(ValueError, match="expected ndim=3"):

@@ -18,10 +18,11 @@ import numbers
 import numpy as np
 
 from ...core.tensor import to_tensor
-from ...ops import array_ops, elementwise, linalg
+from ...ops import array_ops, elementwise
 from .. import activations, initializers, regularizers
 from ._utils import cast_to_layer_dtype
 from .base import Layer, autocast_weights
+from .rnn_dropout import RecurrentDropout
 
 __all__ = [
     "GRU",
@@ -55,7 +56,7 @@ def flatten_states(states) -> list:
     return [s for item in states for s in flatten_states(item)]
 
 
-class _Recurrent(Layer):
+class _Recurrent(RecurrentDropout, Layer):
     """The arguments, weights and state layout of one recurrent cell; the gate math comes
     from a `_SimpleRNNMath`/`_LSTMMath`/`_GRUMath` base, the time loop from `_RNN`."""
 
@@ -77,21 +78,15 @@ class _Recurrent(Layer):
         bias_constraint=None,
         dropout=0.0,
         recurrent_dropout=0.0,
+        seed=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
-        name = type(self).__name__
         if isinstance(units, bool) or not isinstance(units, numbers.Integral) or units <= 0:
             raise ValueError(
                 f"Received an invalid value for argument `units`, expected a positive integer, "
                 f"got {units!r}."
             )
-        for arg, value in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
-            if value:
-                raise NotImplementedError(
-                    f"{name}: {arg} is not supported; put a Dropout layer before or after the "
-                    f"recurrent layer. Received: {arg}={value!r}"
-                )
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -104,8 +99,7 @@ class _Recurrent(Layer):
         self.kernel_constraint = kernel_constraint
         self.recurrent_constraint = recurrent_constraint
         self.bias_constraint = bias_constraint
-        self.dropout = float(dropout)
-        self.recurrent_dropout = float(recurrent_dropout)
+        self._init_dropout(dropout, recurrent_dropout, seed)
 
     def _bias_shape(self) -> tuple:
         return (self._gates * self.units,)
@@ -155,7 +149,17 @@ class _Recurrent(Layer):
             "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
             "recurrent_regularizer": regularizers.serialize(self.recurrent_regularizer),
             "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            **self.dropout_config(),
         }
+
+
+def _sequence_stepper(recurrent, x, training):
+    """``step(t, states)`` of a layer or cell over the sequence ``x``: the input projection
+    of all steps in one product, the dropout masks drawn once for the sequence."""
+    batch, _, features = tuple(x.shape)
+    masks, recurrent_masks = recurrent.dropout_masks(batch, features, x.dtype, training)
+    projected = recurrent.project(x, masks)
+    return lambda t, states: recurrent._step(projected[:, t], states, recurrent_masks)
 
 
 class _RNN(Layer):
@@ -192,19 +196,17 @@ class _RNN(Layer):
     def _state_sizes(self) -> list:
         return [self.units] * self._num_states()
 
-    def _stepper(self, x):
-        """``step(t, states) -> (output, new_states)`` for the input ``x``."""
-        batch, steps, features = tuple(x.shape)
-        projected = linalg.matmul(array_ops.reshape(x, (-1, features)), self.kernel)
-        projected = array_ops.reshape(projected, (batch, steps, -1))
-        return lambda t, states: self._step(projected[:, t], states)
+    def _stepper(self, x, training=None):
+        """``step(t, states) -> (output, new_states)`` for the input ``x``, with this
+        sequence's dropout masks when training (see `rnn_dropout`)."""
+        return _sequence_stepper(self, x, training)
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         x = cast_to_layer_dtype(self, inputs)
         batch, steps = tuple(x.shape)[:2]
         if steps == 0:
             raise ValueError(f"{type(self).__name__} {self.name!r}: the input has 0 timesteps.")
-        step = self._stepper(x)
+        step = self._stepper(x, training)
         if initial_state is None:
             from ...ops.creation import zeros
 
@@ -280,8 +282,8 @@ class _RNN(Layer):
 class _SimpleRNNMath(_Recurrent):
     """SimpleRNN's step: ``h_t = activation(x_t @ kernel + h @ recurrent_kernel + bias)``."""
 
-    def _step(self, projected_t, states):
-        h = projected_t + linalg.matmul(states[0], self.recurrent_kernel)
+    def _step(self, projected_t, states, recurrent_masks=None):
+        h = projected_t + self.recurrent_product(states[0], recurrent_masks)
         if self.bias is not None:
             h = h + self.bias
         h = self.activation(h)
@@ -303,8 +305,10 @@ class SimpleRNN(_RNN, _SimpleRNNMath):
         go_backwards: process the sequence in reverse (outputs in processing order, as Keras).
         unroll: accepted (the loop always runs step by step here; results do not change).
         activity_regularizer: a penalty on the outputs, added to `losses` at each call.
-        dropout, recurrent_dropout, stateful: only their defaults; anything else raises
-            NotImplementedError.
+        dropout, recurrent_dropout: the fractions of input and recurrent features dropped
+            while training (see `rnn_dropout`; Keras's masks, once per sequence).
+        seed: makes the dropout masks reproducible. stateful: only False (True raises
+            NotImplementedError).
 
     Call arguments: ``inputs`` ``(batch, timesteps, features)``; ``initial_state`` (a tensor
     or a list of one); ``mask``: ``(batch, timesteps)`` bools (an ``Embedding(mask_zero=True)``
@@ -348,9 +352,9 @@ class _LSTMMath(_Recurrent):
 
         return init
 
-    def _step(self, projected_t, states):
+    def _step(self, projected_t, states, recurrent_masks=None):
         h, c = states
-        z = projected_t + linalg.matmul(h, self.recurrent_kernel)
+        z = projected_t + self.recurrent_product(h, recurrent_masks)
         if self.bias is not None:
             z = z + self.bias
         zi, zf, zc, zo = array_ops.split(z, 4, axis=-1)
@@ -404,9 +408,9 @@ class _GRUMath(_Recurrent):
     def _bias_shape(self) -> tuple:
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
 
-    def _step(self, projected_t, states):
+    def _step(self, projected_t, states, recurrent_masks=None):
         h = states[0]
-        u = self.units
+        masks = recurrent_masks
         bias = self.bias
         if bias is not None and self.reset_after:
             x_part = projected_t + bias[0]
@@ -416,7 +420,7 @@ class _GRUMath(_Recurrent):
             x_part = projected_t
         x_z, x_r, x_h = array_ops.split(x_part, 3, axis=-1)
         if self.reset_after:
-            inner = linalg.matmul(h, self.recurrent_kernel)
+            inner = self.recurrent_product(h, masks)
             if bias is not None:
                 inner = inner + bias[1]
             r_z, r_r, r_h = array_ops.split(inner, 3, axis=-1)
@@ -424,11 +428,12 @@ class _GRUMath(_Recurrent):
             r = self.recurrent_activation(x_r + r_r)
             hh = self.activation(x_h + r * r_h)
         else:
-            inner = linalg.matmul(h, self.recurrent_kernel[:, : 2 * u])
+            inner = self.recurrent_product(h, masks, 0, 2)
             r_z, r_r = array_ops.split(inner, 2, axis=-1)
             z = self.recurrent_activation(x_z + r_z)
             r = self.recurrent_activation(x_r + r_r)
-            hh = self.activation(x_h + linalg.matmul(r * h, self.recurrent_kernel[:, 2 * u :]))
+            h_h = h if masks is None else h * masks[2]
+            hh = self.activation(x_h + self.recurrent_product(r * h_h, None, 2, 1))
         h = z * h + (1.0 - z) * hh
         return h, [h]
 
@@ -511,7 +516,8 @@ class _Cell(Layer):
                 f"{type(self).__name__} {self.name!r}: expected {self._num_states()} states. "
                 f"Received: {len(states)}"
             )
-        output, new_states = self._step(linalg.matmul(x, self.kernel), states)
+        masks, recurrent = self.dropout_masks(x.shape[0], x.shape[-1], x.dtype, training)
+        output, new_states = self._step(self.project(x, masks), states, recurrent)
         if self._num_states() == 1 and not nested:
             return output, new_states[0]
         return output, new_states
@@ -615,13 +621,10 @@ class RNN(_RNN):
                 return super().call(inputs, *args, **kwargs)
         return super().call(inputs, *args, **kwargs)
 
-    def _stepper(self, x):
+    def _stepper(self, x, training=None):
         cell = self.cell
         if isinstance(cell, _Cell):  # all steps' input projection in one product
-            batch, steps, features = tuple(x.shape)
-            projected = linalg.matmul(array_ops.reshape(x, (-1, features)), cell.kernel)
-            projected = array_ops.reshape(projected, (batch, steps, -1))
-            return lambda t, states: cell._step(projected[:, t], states)
+            return _sequence_stepper(cell, x, training)
 
         def step(t, states):
             output, new_states = cell(x[:, t], list(states))
