@@ -20,10 +20,22 @@ TensorShape([None])
 
 from __future__ import annotations
 
-from . import core, image, linalg, linalg_more, math, nn, nn_more, numpy, numpy_data, numpy_rest
+from . import (
+    core,
+    image,
+    linalg,
+    linalg_base,
+    linalg_more,
+    math,
+    nn,
+    nn_more,
+    numpy,
+    numpy_data,
+    numpy_rest,
+)
 from ._base import KerasOpLayer
 from .core import *  # noqa: F403
-from .linalg import *  # noqa: F403
+from .linalg_base import *  # noqa: F403
 from .linalg_more import *  # noqa: F403
 from .math import *  # noqa: F403
 from .nn import *  # noqa: F403
@@ -35,8 +47,9 @@ from .numpy_rest import *  # noqa: F403
 __all__ = [
     "KerasOpLayer",
     "image",
+    "linalg",
     *core.__all__,
-    *linalg.__all__,
+    *linalg_base.__all__,
     *math.__all__,
     *nn.__all__,
     *numpy.__all__,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import nest
+from ...core.tensor import Tensor
 from ...ops import complex_ops, matrix_decompositions, matrix_eig, matrix_ops, signal_ops
 from ._base import float_like, keras_op, to_tensor
 from ._tf import tf
@@ -52,7 +53,7 @@ __all__ = [
 # fmt: on
 
 
-def _matrix(x, op, square=False):
+def matrix_arg(x, op, square=False):
     x = float_like(x)
     if x.shape.rank < 2 or (square and x.shape[-1] != x.shape[-2]):
         kind = "square matrices" if square else "matrices"
@@ -62,7 +63,7 @@ def _matrix(x, op, square=False):
     return x
 
 
-def _adjoint(x):
+def adjoint(x):
     perm = [*range(x.shape.rank - 2), x.shape.rank - 1, x.shape.rank - 2]
     x = tf.transpose(x, perm)
     return complex_ops.conj(x) if x.dtype.is_complex else x
@@ -71,14 +72,14 @@ def _adjoint(x):
 @keras_op
 def eig(x):
     """``(eigenvalues, eigenvectors)`` of square ``x`` (follows `keras.ops.eig`); complex."""
-    return matrix_eig.eig(_matrix(x, "eig", square=True))
+    return matrix_eig.eig(matrix_arg(x, "eig", square=True))
 
 
 @keras_op
 def eigh(x):
     """``(eigenvalues, eigenvectors)`` of Hermitian ``x``, eigenvalues ascending (follows
     `keras.ops.eigh`)."""
-    return matrix_decompositions.eigh(_matrix(x, "eigh", square=True))
+    return matrix_decompositions.eigh(matrix_arg(x, "eigh", square=True))
 
 
 @keras_op
@@ -89,44 +90,62 @@ def qr(x, mode="reduced"):
         raise ValueError(
             f"keras.ops.qr: mode must be 'reduced' or 'complete'. Received: mode={mode!r}"
         )
-    return matrix_decompositions.qr(_matrix(x, "qr"), full_matrices=mode == "complete")
+    return matrix_decompositions.qr(matrix_arg(x, "qr"), full_matrices=mode == "complete")
 
 
 @keras_op
 def svd(x, full_matrices=True, compute_uv=True):
     """``(u, s, vh)`` with ``x = u @ diag(s) @ vh`` (follows `keras.ops.svd`, NumPy's order);
     ``s`` alone when ``compute_uv`` is False."""
-    x = _matrix(x, "svd")
+    x = matrix_arg(x, "svd")
     if not compute_uv:
         return matrix_decompositions.svd(x, compute_uv=False)
     s, u, v = matrix_decompositions.svd(x, full_matrices=full_matrices)
-    return u, s, _adjoint(v)
+    return u, s, adjoint(v)
 
 
 @keras_op
 def slogdet(x):
     """``(sign, log|det x|)`` (follows `keras.ops.slogdet`)."""
-    return matrix_ops.slogdet(_matrix(x, "slogdet", square=True))
+    return matrix_ops.slogdet(matrix_arg(x, "slogdet", square=True))
 
 
 @keras_op
 def logdet(x):
     """``log det x`` of Hermitian positive-definite ``x`` (follows `keras.ops.logdet`)."""
-    return matrix_ops.logdet(_matrix(x, "logdet", square=True))
+    return matrix_ops.logdet(matrix_arg(x, "logdet", square=True))
 
 
 @keras_op
 def pinv(x, rcond=None):
-    """The Moore-Penrose pseudo-inverse (follows `keras.ops.pinv`); singular values below
-    ``rcond`` times the largest are dropped (default ``1e-15``, NumPy's)."""
-    return matrix_decompositions.pinv(_matrix(x, "pinv"), rcond=1e-15 if rcond is None else rcond)
+    """The Moore-Penrose pseudo-inverse of each matrix, ``(..., M, N)`` to ``(..., N, M)``
+    (follows `keras.ops.pinv`, `tf.linalg.pinv`): singular values at most ``rcond`` times
+    the largest are dropped; default ``rcond`` TensorFlow's ``10 * max(M, N) * eps``.
+    Differentiable through the SVD.
+
+    Raises:
+        ValueError: rank below 2.
+
+    >>> a = ek.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    >>> np.allclose(ek.keras.ops.pinv(a) @ a, np.eye(2), atol=1e-5)
+    True
+    """
+    return matrix_decompositions.pinv(matrix_arg(x, "pinv"), rcond=rcond)
 
 
 @keras_op
 def matrix_rank(x, tol=None):
-    """The number of singular values above ``tol`` (default NumPy's) (follows
-    `keras.ops.matrix_rank`); int32."""
-    x = _matrix(x, "matrix_rank")
+    """The number of singular values of each matrix above ``tol`` (follows
+    `keras.ops.matrix_rank`, `tf.linalg.matrix_rank`): ``(..., M, N)`` to int32 ``(...)``;
+    default ``tol`` ``eps * max(M, N) * max(s)``.
+
+    Raises:
+        ValueError: rank below 2.
+
+    >>> int(ek.keras.ops.matrix_rank([[1.0, 2.0], [2.0, 4.0]]))
+    1
+    """
+    x = matrix_arg(x, "matrix_rank")
     return tf.cast(matrix_eig.matrix_rank(x, tol=tol), "int32")
 
 
@@ -134,7 +153,7 @@ def matrix_rank(x, tol=None):
 def matrix_power(x, n):
     """``x`` to the integer power ``n`` (follows `keras.ops.matrix_power`); a negative ``n``
     inverts first."""
-    x = _matrix(x, "matrix_power", square=True)
+    x = matrix_arg(x, "matrix_power", square=True)
     if int(n) != n:
         raise TypeError(f"keras.ops.matrix_power: n must be an integer. Received: n={n!r}")
     n = int(n)
@@ -163,7 +182,7 @@ def _solve_shape(a, b):
 def solve_triangular(a, b, lower=False):
     """``x`` with ``a @ x = b`` for triangular ``a`` (follows `keras.ops.solve_triangular`);
     ``b`` may be a vector."""
-    a = _matrix(a, "solve_triangular", square=True)
+    a = matrix_arg(a, "solve_triangular", square=True)
     b, vector = _solve_shape(a, to_tensor(b, a.dtype))
     x = matrix_ops.triangular_solve(a, b, lower=lower)
     return tf.squeeze(x, -1) if vector else x
@@ -171,42 +190,97 @@ def solve_triangular(a, b, lower=False):
 
 @keras_op
 def lstsq(a, b, rcond=None):
-    """The least-squares solution of ``a @ x = b`` (follows `keras.ops.lstsq`), by the
-    pseudo-inverse; ``rcond`` as NumPy's (default ``eps * max(M, N)``)."""
-    a = _matrix(a, "lstsq")
-    b, vector = _solve_shape(a, to_tensor(b, a.dtype))
+    """The least-squares solution of ``a @ x = b`` with the smallest norm (follows
+    `keras.ops.lstsq`, its TensorFlow backend): from the SVD of ``a``, singular values below
+    ``rcond`` times the largest dropped (default ``eps * max(M, N)``; a negative ``rcond``
+    means ``eps``). Differentiable through the SVD.
+
+    Args:
+        a: ``(M, N)``. b: ``(M,)`` or ``(M, K)``; cast to ``a``'s dtype.
+
+    Returns:
+        ``(N,)`` or ``(N, K)``.
+
+    Raises:
+        ValueError: leading dimensions of ``a`` and ``b`` that differ.
+        TypeError: ``a`` not 2-D, or ``b`` not 1-D or 2-D (Keras's types).
+
+    >>> a = ek.constant([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> ek.keras.ops.lstsq(a, [1.0, 1.0, 3.0]).numpy().round(4)
+    array([1.3333, 1.3333], dtype=float32)
+    """
+    a = float_like(a)
+    b = to_tensor(b, a.dtype)
+    if a.shape.rank < 1 or b.shape.rank < 1 or a.shape[0] != b.shape[0]:
+        raise ValueError(
+            "keras.ops.lstsq: leading dimensions of input arrays must match. "
+            f"Received: a.shape={tuple(a.shape)}, b.shape={tuple(b.shape)}"
+        )
+    vector = b.shape.rank == 1
+    b = tf.expand_dims(b, -1) if vector else b
+    if a.shape.rank != 2:
+        raise TypeError(
+            f"keras.ops.lstsq: {a.shape.rank}-dimensional array given for a; it must be "
+            "two-dimensional."
+        )
+    if b.shape.rank != 2:
+        raise TypeError(
+            f"keras.ops.lstsq: {b.shape.rank}-dimensional array given for b; it must be one "
+            "or two-dimensional."
+        )
+    eps = float(np.finfo(a.dtype.as_numpy_dtype).eps)
     if rcond is None:
-        rcond = np.finfo(a.dtype.as_numpy_dtype).eps * max(int(a.shape[-1]), int(a.shape[-2]))
-    x = tf.matmul(matrix_decompositions.pinv(a, rcond=rcond), b)
-    return tf.squeeze(x, -1) if vector else x
+        rcond = eps * max(int(a.shape[0]), int(a.shape[1]))
+    elif not isinstance(rcond, Tensor):
+        rcond = eps if rcond < 0 else rcond
+    s, u, v = matrix_decompositions.svd(a, full_matrices=False)
+    keep = s >= tf.cast(rcond, s.dtype) * s[0]
+    s_inv = tf.where(keep, 1.0 / tf.where(keep, s, tf.ones_like(s)), tf.zeros_like(s))
+    x = tf.matmul(v, tf.expand_dims(s_inv, -1) * tf.matmul(adjoint(u), b))
+    return tf.reshape(x, [-1]) if vector else x
 
 
 @keras_op
 def lu_factor(x):
-    """``(lu, pivots)`` as ``scipy.linalg.lu_factor``: L below the diagonal (unit diagonal
-    implied), U on and above it, and LAPACK row-swap indices (follows `keras.ops.lu_factor`);
-    int32 pivots."""
-    x = _matrix(x, "lu_factor", square=True)
+    """``(lu, pivots)`` of square ``x`` (follows `keras.ops.lu_factor` with its TensorFlow
+    backend): ``lu`` holds L below the diagonal (unit diagonal implied) and U on and above
+    it, with ``x[perm] = L @ U``; ``pivots`` is the inverse of ``perm`` (row ``i`` of ``x``
+    is row ``pivots[i]`` of ``L @ U``), int32 ``(..., M)``. (Keras's JAX and NumPy backends
+    return LAPACK's row swaps instead.)
+
+    Raises:
+        ValueError: rank below 2 or non-square matrices.
+
+    >>> lu, pivots = ek.keras.ops.lu_factor([[1.0, 2.0], [3.0, 4.0]])
+    >>> pivots.numpy()
+    array([1, 0], dtype=int32)
+    """
+    x = matrix_arg(x, "lu_factor", square=True)
     lu, perm = matrix_decompositions.lu(x)
-    p = np.asarray(perm.numpy()).reshape(-1, int(x.shape[-1]))
-    pivots = np.empty_like(p)
-    for row, order in enumerate(p):  # the permutation as the swaps that produce it
-        current = list(range(len(order)))
-        for i, target in enumerate(order):
-            j = current.index(target)
-            pivots[row, i] = j
-            current[i], current[j] = current[j], current[i]
-    return lu, to_tensor(pivots.reshape(perm.shape).astype(np.int32))
+    return lu, tf.cast(tf.argsort(perm, axis=-1, stable=True), "int32")
 
 
 @keras_op
 def cholesky_inverse(x, upper=False):
     """``inv(x @ x^H)`` (``inv(x^H @ x)`` when ``upper``) of a Cholesky factor ``x`` (follows
-    `keras.ops.cholesky_inverse`)."""
-    x = _matrix(x, "cholesky_inverse", square=True)
+    `keras.ops.cholesky_inverse`): the inverse of the matrix ``x`` factors, by two
+    triangular solves.
+
+    Raises:
+        ValueError: rank below 2, non-square matrices, or a singular factor ("Cholesky
+            inverse failed", as Keras).
+
+    >>> ek.keras.ops.cholesky_inverse([[2.0, 0.0], [1.0, 3.0]]).numpy().round(4)
+    array([[ 0.2778, -0.0556],
+           [-0.0556,  0.1111]], dtype=float32)
+    """
+    x = matrix_arg(x, "cholesky_inverse", square=True)
     eye = tf.eye(int(x.shape[-1]), dtype=x.dtype) + tf.zeros_like(x)
-    inv = matrix_ops.triangular_solve(x, eye, lower=not upper)
-    return tf.matmul(inv, _adjoint(inv)) if upper else tf.matmul(_adjoint(inv), inv)
+    try:
+        inv = matrix_ops.triangular_solve(x, eye, lower=not upper)
+    except ValueError as e:
+        raise ValueError(f"keras.ops.cholesky_inverse: Cholesky inverse failed: {e}") from e
+    return tf.matmul(inv, adjoint(inv)) if upper else tf.matmul(adjoint(inv), inv)
 
 
 @keras_op
@@ -224,22 +298,36 @@ def cdist(x, y):
 
 def jvp(fun, primals, tangents, has_aux=False):
     """``(fun(*primals), J @ tangents)`` (follows `keras.ops.jvp`), plus ``aux`` when
-    ``has_aux``. Computed in reverse mode by the double-VJP identity: ``u -> J^T u`` is
-    linear, so its own VJP at any ``u`` applied to ``tangents`` is ``J @ tangents``."""
+    ``has_aux`` (``fun`` then returns ``(output, aux)``). ``primals`` is the tuple of
+    ``fun``'s arguments, each a tensor or a nest of them; ``tangents`` has the same structure
+    (cast to the primals' dtypes); the output tangents have the output's structure.
+    Computed in reverse mode by the double-VJP identity: ``u -> J^T u`` is linear, so its own
+    VJP at any ``u`` applied to ``tangents`` is ``J @ tangents``.
+
+    Raises:
+        ValueError: ``tangents`` with another structure than ``primals``.
+
+    >>> out, tangent = ek.keras.ops.jvp(lambda x: x * x, (ek.constant(3.0),), (ek.constant(1.0),))
+    >>> float(out), float(tangent)
+    (9.0, 6.0)
+    """
     from ...autodiff import GradientTape
 
-    primals = [to_tensor(p) for p in primals]
-    tangents = [to_tensor(t, p.dtype) for t, p in zip(tangents, primals)]
-    if len(primals) != len(tangents):
+    try:
+        nest.assert_same_structure(tuple(primals), tuple(tangents))
+    except (TypeError, ValueError) as e:
         raise ValueError(
-            "keras.ops.jvp: primals and tangents must have the same length. "
-            f"Received: {len(primals)} and {len(tangents)}"
-        )
+            "keras.ops.jvp: primals and tangents must have the same structure. "
+            f"Received: primals={primals!r}, tangents={tangents!r}"
+        ) from e
+    structure = tuple(primals)
+    primals = [to_tensor(p) for p in nest.flatten(structure)]
+    tangents = [to_tensor(t, p.dtype) for t, p in zip(nest.flatten(tuple(tangents)), primals)]
     with GradientTape(persistent=True) as outer:
         with GradientTape(persistent=True) as inner:
             for p in primals:
                 inner.watch(p)
-            result = fun(*primals)
+            result = fun(*nest.pack_sequence_as(structure, primals))
             out, aux = result if has_aux else (result, None)
         outs = nest.flatten(out)
         dummies = [tf.zeros_like(o) for o in outs]

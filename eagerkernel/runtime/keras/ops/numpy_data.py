@@ -1,6 +1,7 @@
 """`keras.ops` NumPy-style functions whose result depends on the data's values rather than
 only its shape (``histogram``, ``digitize``, ``isin``, ``unique``, ``bincount``, ...; follows
-``keras/src/ops/numpy.py``). They run in NumPy and have no gradient."""
+``keras/src/ops/numpy.py``). They have no gradient; ``histogram`` is built of dispatched ops,
+the others run in NumPy."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import builtins
 
 import numpy as np
 
-from ._base import floatx, keras_op, to_tensor
+from ._base import keras_op, to_tensor
 
 # fmt: off
 __all__ = [
@@ -73,13 +74,62 @@ def searchsorted(sorted_sequence, values, side="left"):
 
 @keras_op
 def histogram(x, bins=10, range=None):
-    """``(counts, bin_edges)`` of 1-D ``x`` (follows `keras.ops.histogram`); int32 counts."""
-    xa = _np(x)
-    if xa.ndim != 1:
-        raise ValueError(f"keras.ops.histogram: x must be 1-D. Received: shape={xa.shape}")
-    counts, edges = np.histogram(xa, bins=bins, range=range)
-    edges = edges.astype(xa.dtype if xa.dtype.kind == "f" else floatx())
-    return to_tensor(counts.astype(np.int32)), to_tensor(edges)
+    """``(counts, bin_edges)`` of 1-D ``x`` (follows `keras.ops.histogram` with its
+    TensorFlow backend): ``bins`` equal bins from ``range`` (default ``x``'s min and max),
+    the last one closed; values outside ``range`` are dropped.
+
+    Returns:
+        ``counts`` ``(bins,)`` and ``bin_edges`` ``(bins + 1,)``, both in ``x``'s dtype (as
+        Keras's TensorFlow backend: float counts for float ``x``, and integer ``x`` gets
+        edges truncated to integers). Computed by dispatched ops (a mask, a sorted search, a
+        scatter), so graph functions recompute it.
+
+    Raises:
+        TypeError: a non-int ``bins``.
+        ValueError: a negative ``bins``, a ``range`` that is not a tuple of two increasing
+            numbers, or ``x`` of rank above 1.
+
+    >>> counts, edges = ek.keras.ops.histogram(ek.constant([0.0, 0.5, 1.0, 2.0]), bins=2)
+    >>> counts.numpy(), edges.numpy()
+    (array([2., 2.], dtype=float32), array([0., 1., 2.], dtype=float32))
+    """
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
+        raise TypeError(
+            f"keras.ops.histogram: argument `bins` must be of type `int`. Received: bins={bins!r}"
+        )
+    if bins < 0:
+        raise ValueError(
+            "keras.ops.histogram: argument `bins` should be a non-negative integer. "
+            f"Received: bins={bins}"
+        )
+    if range:
+        if not isinstance(range, tuple) or len(range) < 2:
+            raise ValueError(
+                "keras.ops.histogram: argument `range` must be a tuple of two elements. "
+                f"Received: range={range!r}"
+            )
+        if range[1] < range[0]:
+            raise ValueError(
+                "keras.ops.histogram: the second element of `range` must be greater than the "
+                f"first. Received: range={range!r}"
+            )
+    x = to_tensor(x)
+    if x.shape.rank > 1:
+        raise ValueError(
+            f"keras.ops.histogram: input tensor must be 1-dimensional. Received: x.shape={x.shape}"
+        )
+    from ._tf import tf
+
+    if range:
+        lo, hi = to_tensor(range[0], x.dtype), to_tensor(range[1], x.dtype)
+    else:
+        lo, hi = tf.reduce_min(x), tf.reduce_max(x)
+    x = tf.boolean_mask(x, tf.logical_and(x >= lo, x <= hi))
+    space = x.dtype if x.dtype.is_floating else "float64"
+    edges = tf.cast(tf.linspace(tf.cast(lo, space), tf.cast(hi, space), int(bins) + 1), x.dtype)
+    index = tf.searchsorted(edges[1:-1], x, side="right")
+    counts = tf.scatter_nd(tf.expand_dims(index, -1), tf.ones_like(x), [int(bins)])
+    return counts, edges
 
 
 @keras_op
