@@ -74,8 +74,8 @@ _epsilon = 1e-7
 
 
 def floatx() -> str:
-    """The default float type of Keras weights and inputs, ``"float32"`` (follows
-    `tf.keras.backend.floatx`).
+    """The default float type of Keras weights and inputs, ``"float32"`` unless `set_floatx`
+    changed it (follows `tf.keras.backend.floatx`).
 
     >>> ek.keras.backend.floatx()
     'float32'
@@ -84,24 +84,31 @@ def floatx() -> str:
 
 
 def set_floatx(value) -> None:
-    """Sets the default float type (follows `tf.keras.backend.set_floatx`).
+    """Sets the default float type (follows `tf.keras.backend.set_floatx`): layers created
+    afterwards without ``dtype=`` (or a global policy) compute and keep their weights in it,
+    initializers and metrics default to it, and ``fit`` converts floating NumPy data to it.
+
+    >>> ek.keras.backend.set_floatx("float64")
+    >>> ek.keras.layers.Dense(2)(ek.ones((1, 3), ek.float64)).dtype
+    ek.float64
+    >>> ek.keras.backend.set_floatx("float32")
 
     Raises:
         ValueError: ``value`` is not one of "bfloat16", "float16", "float32", "float64".
-        NotImplementedError: any value but "float32": eagerkernel's layers create float32
-            weights (give a layer ``dtype=`` instead).
+        NotImplementedError: "bfloat16" (NumPy has no bfloat16).
     """
+    global _FLOATX
     accepted = ("bfloat16", "float16", "float32", "float64")
     value = str(value)
     if value not in accepted:
         raise ValueError(
             f"set_floatx: unknown `floatx` value: {value}. Expected one of {set(accepted)}"
         )
-    if value != _FLOATX:
+    if value == "bfloat16":
         raise NotImplementedError(
-            f"set_floatx({value!r}): eagerkernel's layers always create float32 weights; pass "
-            "dtype= to each layer instead."
+            "set_floatx('bfloat16'): NumPy (and so eagerkernel) has no bfloat16."
         )
+    _FLOATX = value
 
 
 def epsilon() -> float:

@@ -38,7 +38,11 @@ __all__ = [
     "var",
 ]
 
-_FLOATX = "float32"  # the only floatx `backend.set_floatx` accepts
+
+def _floatx() -> str:
+    from .backend import floatx
+
+    return floatx()
 
 
 def _tensor(x, op: str) -> Tensor:
@@ -47,7 +51,7 @@ def _tensor(x, op: str) -> Tensor:
 
 def _floats(x, op: str) -> Tensor:
     x = _tensor(x, op)
-    return _ew.cast(x, _FLOATX) if x.dtype == "bool" else x
+    return _ew.cast(x, _floatx()) if x.dtype == "bool" else x
 
 
 def mean(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -210,7 +214,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None) -> Tensor:
     """
     from . import random as keras_random
 
-    return keras_random.normal(shape, mean, stddev, dtype or _FLOATX, seed)
+    return keras_random.normal(shape, mean, stddev, dtype or _floatx(), seed)
 
 
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None) -> Tensor:
@@ -223,4 +227,4 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None) -> Tens
     """
     from . import random as keras_random
 
-    return keras_random.uniform(shape, minval, maxval, dtype or _FLOATX, seed)
+    return keras_random.uniform(shape, minval, maxval, dtype or _floatx(), seed)

@@ -28,8 +28,6 @@ from ..core.tensor import Tensor, to_tensor
 from .py_dataset import PyDataset
 from .py_dataset import iterate as iterate_py_dataset
 
-_FLOATX = np.dtype("float32")  # keras.backend.floatx(), the only value it accepts
-
 __all__ = [
     "EpochIterator",
     "check_steps",
@@ -118,9 +116,11 @@ def _as_array(a, name: str):
     if isinstance(a, Tensor):
         arr = a.numpy()
     else:  # Keras's adapter: floating NumPy data (float64 from np.random ...) becomes floatx
+        from .backend import floatx
+
         arr = np.asarray(a)
-        if arr.dtype.kind == "f" and arr.dtype != _FLOATX:
-            arr = arr.astype(_FLOATX)
+        if arr.dtype.kind == "f" and arr.dtype != floatx():
+            arr = arr.astype(floatx())
     if arr.ndim == 0:
         raise ValueError(
             f"`{name}` must be arrays with a batch axis (one row per example). Received: a "

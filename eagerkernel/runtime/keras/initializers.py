@@ -53,8 +53,14 @@ def _shape(shape) -> tuple:
     return shape
 
 
+def _floatx() -> str:
+    from .backend import floatx
+
+    return floatx()
+
+
 def _float_dtype(dtype, name: str) -> np.dtype:
-    dt = np.dtype(np.float32) if dtype is None else dtypes.numpy_dtype(dtype)
+    dt = np.dtype(_floatx()) if dtype is None else dtypes.numpy_dtype(dtype)
     if dt.kind != "f":
         raise TypeError(f"{name}: expected a floating dtype, got {dt.name}.")
     return dt
@@ -102,7 +108,7 @@ class Zeros(Initializer):
     """
 
     def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
-        return _place(np.zeros(_shape(shape), dtype=dtypes.numpy_dtype(dtype or "float32")))
+        return _place(np.zeros(_shape(shape), dtype=dtypes.numpy_dtype(dtype or _floatx())))
 
 
 class Ones(Initializer):
@@ -113,7 +119,7 @@ class Ones(Initializer):
     """
 
     def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
-        return _place(np.ones(_shape(shape), dtype=dtypes.numpy_dtype(dtype or "float32")))
+        return _place(np.ones(_shape(shape), dtype=dtypes.numpy_dtype(dtype or _floatx())))
 
 
 class Constant(Initializer):
@@ -138,7 +144,7 @@ class Constant(Initializer):
             raise ValueError(
                 f"Constant: value of shape {value.shape} does not broadcast to shape {shape}."
             ) from None
-        return _place(np.array(arr, dtype=dtypes.numpy_dtype(dtype or "float32")))
+        return _place(np.array(arr, dtype=dtypes.numpy_dtype(dtype or _floatx())))
 
     def get_config(self) -> dict:
         v = self.value
@@ -223,7 +229,7 @@ class RandomUniform(_Random):
         self.minval, self.maxval = minval, maxval
 
     def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
-        dt = dtypes.numpy_dtype(dtype or "float32")
+        dt = dtypes.numpy_dtype(dtype or _floatx())
         shape = _shape(shape)
         if dt.kind in "iu":
             arr = self._gen().integers(int(self.minval), int(self.maxval), size=shape)
@@ -394,7 +400,7 @@ class Identity(Initializer):
         shape = _shape(shape)
         if len(shape) != 2:
             raise ValueError(f"Identity: shape must have rank 2. Received: shape={shape}")
-        dt = dtypes.numpy_dtype(dtype or "float32")
+        dt = dtypes.numpy_dtype(dtype or _floatx())
         return _place((self.gain * np.eye(*shape)).astype(dt))
 
     def get_config(self) -> dict:

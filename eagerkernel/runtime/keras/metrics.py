@@ -70,7 +70,7 @@ class Metric:
     Args:
         name: default the snake-case class name (``SparseCategoricalAccuracy`` ->
             ``"sparse_categorical_accuracy"``).
-        dtype: the dtype of the state and the result (default float32).
+        dtype: the dtype of the state and the result (default `keras.backend.floatx()`).
     """
 
     def __init_subclass__(cls, **kwargs):
@@ -90,7 +90,11 @@ class Metric:
                 f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}."
             )
         self.name = name or _snake(type(self).__name__)
-        self._dtype = dtypes.as_dtype(dtype if dtype is not None else "float32")
+        if dtype is None:
+            from .backend import floatx
+
+            dtype = floatx()
+        self._dtype = dtypes.as_dtype(dtype)
         self._variables: list[Variable] = []
 
     @property

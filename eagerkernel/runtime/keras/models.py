@@ -591,7 +591,9 @@ class Sequential(Model):
         first = self._stack[0]
         stack, self._stack = self._stack, []
         try:
-            self.add(InputLayer(batch_shape=batch_shape, dtype=first._input_dtype or "float32"))
+            from .backend import floatx
+
+            self.add(InputLayer(batch_shape=batch_shape, dtype=first._input_dtype or floatx()))
             for layer in stack:
                 self.add(layer)
         except BaseException as exc:

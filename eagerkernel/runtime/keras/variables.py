@@ -72,7 +72,7 @@ class _Meta(type):
                     f"and shape={shape}"
                 )
             init = initializers.get(initializer)
-            value = init(tuple(shape), dtype=dtype or "float32")
+            value = init(tuple(shape), dtype=dtype)  # None: the initializer's floatx
             return _Variable(value, trainable=trainable, name=name or "variable", **distribution)
         return _Variable(
             initializer,
