@@ -67,7 +67,11 @@ def test_random_layers_act_only_in_training_and_follow_their_seed():
         L.RandomContrast(0.5, seed=1),
         L.RandomBrightness(0.3, seed=1),
     ):
-        np.testing.assert_array_equal(layer(x).numpy(), x.numpy())  # inference: identity
+        inference = layer(x, training=False).numpy()
+        np.testing.assert_array_equal(inference, x.numpy(), err_msg=type(layer).__name__)
+        # Keras 3: a plain call augments (call's training defaults to True)
+        plain = type(layer).from_config(layer.get_config())(x).numpy()
+        assert not np.array_equal(plain, x.numpy()), type(layer).__name__
         ek.random.set_seed(7)
         a = layer(x, training=True).numpy()
         ek.random.set_seed(7)
@@ -98,10 +102,18 @@ def test_crops_and_resizing_shapes_and_values():
     x = ek.constant(np.arange(2 * 6 * 6 * 1, dtype=np.float32).reshape(2, 6, 6, 1))
     crop = L.RandomCrop(4, 3, seed=0)
     assert crop(x, training=True).shape == (2, 4, 3, 1)
-    np.testing.assert_array_equal(crop(x).numpy(), x.numpy()[:, 1:5, 1:4])  # center crop
+    np.testing.assert_array_equal(crop(x, training=False).numpy(), x.numpy()[:, 1:5, 1:4])
     assert L.Resizing(3, 9)(x).shape == (2, 3, 9, 1)
     np.testing.assert_array_equal(L.CenterCrop(2, 2)(x).numpy(), x.numpy()[:, 2:4, 2:4])
     assert L.CenterCrop(8, 8)(x).shape == (2, 8, 8, 1)  # smaller inputs are resized up
+
+
+def test_a_models_plain_call_augments_and_predict_does_not():
+    # TensorFlow 2.21 (Keras 3): model(x) augments, predict(x) does not.
+    x = ek.reshape(ek.range(16.0), [1, 4, 4, 1])
+    model = ek.keras.Sequential([L.RandomFlip("horizontal", seed=2)])
+    assert any(not np.array_equal(model(x).numpy(), x.numpy()) for _ in range(10))
+    np.testing.assert_array_equal(model.predict(x, verbose=0), x.numpy())
 
 
 def test_augmentation_pipeline_in_a_model_trains():

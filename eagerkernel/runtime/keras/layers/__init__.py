@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
+from .audio_preprocessing import MelSpectrogram, STFTSpectrogram
 from .augmentation import (
     CenterCrop,
     RandomBrightness,
@@ -14,6 +15,25 @@ from .augmentation import (
     RandomZoom,
     Resizing,
 )
+from .augmentation_color import (
+    RandomColorDegeneration,
+    RandomColorJitter,
+    RandomGaussianBlur,
+    RandomHue,
+    RandomSaturation,
+    RandomSharpness,
+)
+from .augmentation_geometry import RandomElasticTransform, RandomPerspective, RandomShear
+from .augmentation_mix import CutMix, MaxNumBoundingBoxes, MixUp, RandomErasing
+from .augmentation_pixel import (
+    AutoContrast,
+    Equalization,
+    RandomGrayscale,
+    RandomInvert,
+    RandomPosterization,
+    Solarization,
+)
+from .augmentation_policy import AugMix, RandAugment
 from .base import Layer
 from .conv import Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose
 from .conv_depthwise import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
@@ -72,6 +92,7 @@ from .normalization_more import (
     UnitNormalization,
 )
 from .normalization_spectral import SpectralNormalization
+from .pipeline import Pipeline
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -157,6 +178,8 @@ __all__ = [
     "AdditiveAttention",
     "AlphaDropout",
     "Attention",
+    "AugMix",
+    "AutoContrast",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
@@ -187,6 +210,7 @@ __all__ = [
     "Cropping1D",
     "Cropping2D",
     "Cropping3D",
+    "CutMix",
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
@@ -195,6 +219,7 @@ __all__ = [
     "Dropout",
     "EinsumDense",
     "Embedding",
+    "Equalization",
     "Flatten",
     "GRUCell",
     "GaussianDropout",
@@ -225,6 +250,7 @@ __all__ = [
     "LayerNormalization",
     "LeakyReLU",
     "Masking",
+    "MaxNumBoundingBoxes",
     "MaxPool1D",
     "MaxPool2D",
     "MaxPool3D",
@@ -232,18 +258,35 @@ __all__ = [
     "MaxPooling2D",
     "MaxPooling3D",
     "Maximum",
+    "MelSpectrogram",
     "Minimum",
+    "MixUp",
     "MultiHeadAttention",
     "Multiply",
     "Normalization",
     "PReLU",
     "Permute",
+    "Pipeline",
     "RMSNormalization",
+    "RandAugment",
     "RandomBrightness",
+    "RandomColorDegeneration",
+    "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
+    "RandomElasticTransform",
+    "RandomErasing",
     "RandomFlip",
+    "RandomGaussianBlur",
+    "RandomGrayscale",
+    "RandomHue",
+    "RandomInvert",
+    "RandomPerspective",
+    "RandomPosterization",
     "RandomRotation",
+    "RandomSaturation",
+    "RandomSharpness",
+    "RandomShear",
     "RandomTranslation",
     "RandomZoom",
     "ReLU",
@@ -251,6 +294,7 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "Resizing",
+    "STFTSpectrogram",
     "SeparableConv1D",
     "SeparableConv2D",
     "SeparableConvolution1D",
@@ -258,6 +302,7 @@ __all__ = [
     "SimpleRNN",
     "SimpleRNNCell",
     "Softmax",
+    "Solarization",
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",

@@ -2,10 +2,12 @@
 `RandomZoom`, `RandomTranslation`, `RandomContrast`, `RandomBrightness`, `RandomCrop`,
 `Resizing` and `CenterCrop`).
 
-The random layers change their inputs only when called with ``training=True`` (``fit`` does;
-``predict`` and a plain call do not), drawing from ``ek.random`` with the layer's ``seed``, as
-`Dropout` does. Rotation, zoom and translation are one op, `ImageProjectiveTransformV3`
-(TensorFlow's name): each output pixel ``(x, y)`` samples the input at
+The random layers change their inputs unless called with ``training=False``: as in Keras 3, a
+plain call and a model's ``model(x)`` augment (their ``call`` defaults to ``training=True``),
+``fit`` does, ``predict`` and ``evaluate`` do not. They draw from ``ek.random`` with the
+layer's ``seed``, as `Dropout` does, in a stateful step (`augmentation_base.draw_params`), so
+that a graph function draws again on every call. Rotation, zoom and translation are one op,
+`ImageProjectiveTransformV3` (TensorFlow's name): each output pixel ``(x, y)`` samples the input at
 ``((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k)`` with ``k = c0 x + c1 y + 1``, bilinearly
 or from the nearest pixel, outside the image per ``fill_mode`` (``"reflect"``,
 ``"wrap"``, ``"nearest"``, ``"constant"``), with the rules Keras documents for each. Its
@@ -24,6 +26,7 @@ from ...core.tensor import Tensor, to_tensor
 from ...ops import image as _image
 from ...ops.array_ops import reshape
 from ...ops.elementwise import cast, clip_by_value, where
+from .augmentation_base import draw_params
 from .base import Layer
 
 __all__ = [
@@ -264,7 +267,7 @@ class RandomFlip(_RandomLayer):
 
     >>> layer = ek.keras.layers.RandomFlip("horizontal", seed=1)
     >>> x = ek.constant(np.arange(4.0, dtype=np.float32).reshape(1, 1, 4, 1))
-    >>> layer(x).numpy().ravel()  # not training: unchanged
+    >>> layer(x, training=False).numpy().ravel()  # inference: unchanged
     array([0., 1., 2., 3.], dtype=float32)
     """
 
@@ -274,17 +277,23 @@ class RandomFlip(_RandomLayer):
         super().__init__(seed, **kwargs)
         self.mode = mode
 
-    def call(self, inputs, training=None):
+    def _flips(self, n):
+        flips = {}
+        for key in ("horizontal", "vertical"):
+            if key in self.mode:
+                flips[key] = (self._uniform([n], 0.0, 1.0) < 0.5).reshape(n, 1, 1, 1)
+        return flips
+
+    def call(self, inputs, training=True):
         if not training:
             return inputs
         x, single = _batched(inputs)
-        n = x.shape[0]
-        if self.mode in ("horizontal", "horizontal_and_vertical"):
-            flip = self._uniform([n], 0.0, 1.0) < 0.5
-            x = where(flip.reshape(n, 1, 1, 1), _image.flip_left_right(x), x)
-        if self.mode in ("vertical", "horizontal_and_vertical"):
-            flip = self._uniform([n], 0.0, 1.0) < 0.5
-            x = where(flip.reshape(n, 1, 1, 1), _image.flip_up_down(x), x)
+        # drawn in a stateful step: a graph function flips anew on every call
+        flips = draw_params(self, "_flips", (int(x.shape[0]),), x.dtype.name, x._device)
+        if "horizontal" in flips:
+            x = where(flips["horizontal"], _image.flip_left_right(x), x)
+        if "vertical" in flips:
+            x = where(flips["vertical"], _image.flip_up_down(x), x)
         return _unbatched(x, single)
 
     def compute_output_shape(self, input_shape):
@@ -313,14 +322,15 @@ class _Geometric(_RandomLayer):
         self.interpolation = interpolation
         self.fill_value = float(fill_value)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=True):
         if not training:
             return inputs
         x, single = _batched(inputs)
         if x._value.dtype.kind != "f":
             x = cast(x, "float32")
-        b, h, w = x.shape[0], x.shape[1], x.shape[2]
-        transforms = self._transforms(b, h, w).astype(x._value.dtype)
+        b, h, w = int(x.shape[0]), int(x.shape[1]), int(x.shape[2])
+        # drawn in a stateful step: a graph function draws new transforms on every call
+        transforms = draw_params(self, "_transforms", (b, h, w), x.dtype.name, x._device)
         out = transform(x, transforms, self.fill_mode, self.interpolation, self.fill_value)
         return _unbatched(out, single)
 
@@ -456,21 +466,24 @@ class RandomTranslation(_Geometric):
 
 
 class _ColorLayer(_RandomLayer):
-    """The random colour layers: in training, `_adjust` a float batch, then clip it to
-    ``value_range``; the input unchanged otherwise."""
+    """The random colour layers: in training, `_adjust` a float batch by per-image
+    `_factors` (drawn in a stateful step), then clip it to ``value_range``; the input
+    unchanged otherwise."""
 
     def __init__(self, factor, value_range, seed, **kwargs):
         super().__init__(seed, **kwargs)
         self.factor, self.value_range = factor, tuple(value_range)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=True):
         if not training:
             return inputs
         x, single = _batched(inputs)
         if x._value.dtype.kind != "f":
             x = cast(x, "float32")
         low, high = float(self.value_range[0]), float(self.value_range[1])
-        return _unbatched(clip_by_value(self._adjust(x), low, high), single)
+        # drawn in a stateful step: a graph function draws new factors on every call
+        factors = draw_params(self, "_factors", (int(x.shape[0]),), x.dtype.name, x._device)
+        return _unbatched(clip_by_value(self._adjust(x, factors), low, high), single)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
@@ -503,12 +516,14 @@ class RandomContrast(_ColorLayer):
         super().__init__(factor, value_range, seed, **kwargs)
         self._range = (1.0 - lo, 1.0 + hi)
 
-    def _adjust(self, x):
+    def _factors(self, n):
+        return self._uniform([n], *self._range).reshape(-1, 1, 1, 1)
+
+    def _adjust(self, x, factors):
         from ...ops.reduction import reduce_mean
 
-        factors = self._uniform([x.shape[0]], *self._range).astype(x._value.dtype)
         mean = reduce_mean(x, axis=[1, 2], keepdims=True)
-        return (x - mean) * factors.reshape(-1, 1, 1, 1) + mean
+        return (x - mean) * factors + mean
 
 
 class RandomBrightness(_ColorLayer):
@@ -528,10 +543,12 @@ class RandomBrightness(_ColorLayer):
         super().__init__(factor, value_range, seed, **kwargs)
         self._range = (lo, hi)
 
-    def _adjust(self, x):
+    def _factors(self, n):
         span = float(self.value_range[1]) - float(self.value_range[0])
-        delta = (self._uniform([x.shape[0]], *self._range) * span).astype(x._value.dtype)
-        return x + delta.reshape(-1, 1, 1, 1)
+        return (self._uniform([n], *self._range) * span).reshape(-1, 1, 1, 1)
+
+    def _adjust(self, x, delta):
+        return x + delta
 
 
 def _center_crop(x: Tensor, height: int, width: int) -> Tensor:
@@ -556,7 +573,7 @@ class RandomCrop(_RandomLayer):
         super().__init__(seed, **kwargs)
         self.height, self.width = int(height), int(width)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=True):
         x, single = _batched(inputs)
         h, w = x.shape[1], x.shape[2]
         if h < self.height or w < self.width:
@@ -564,9 +581,18 @@ class RandomCrop(_RandomLayer):
             h, w = x.shape[1], x.shape[2]
         if not training:
             return _unbatched(_center_crop(x, self.height, self.width), single)
+        from ...ops.indexing import gather
+
+        # the window's rows and columns, drawn in a stateful step: a graph function draws a
+        # new window on every call
+        window = draw_params(self, "_window", (int(h), int(w)), x.dtype.name, x._device)
+        x = gather(gather(x, window["rows"], axis=1), window["cols"], axis=2)
+        return _unbatched(x, single)
+
+    def _window(self, h, w):
         top = int(self._uniform([], 0, h - self.height + 1 - 1e-9))
         left = int(self._uniform([], 0, w - self.width + 1 - 1e-9))
-        return _unbatched(x[:, top : top + self.height, left : left + self.width, :], single)
+        return {"rows": top + np.arange(self.height), "cols": left + np.arange(self.width)}
 
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape)[:-3], self.height, self.width, input_shape[-1])
