@@ -333,3 +333,14 @@ def test_gelu_float32_op_matches_float64_closely():
     x = np.random.default_rng(11).uniform(-6, 6, 1000)
     got = ek.nn.gelu(ek.constant(x.astype(np.float32))).numpy()
     np.testing.assert_allclose(got, ek.nn.gelu(ek.constant(x)).numpy(), rtol=2e-6, atol=1e-7)
+
+
+def test_erf_keeps_half_and_double_precision_dtypes():
+    # float16 goes through SciPy, which computes in float64: the result is cast back.
+    for dtype in (ek.float16, ek.float64):
+        x = ek.constant([-1.0, 0.25, 2.0], dtype)
+        y = ek.math.erf(x)
+        assert y.dtype == dtype
+        np.testing.assert_allclose(
+            y.numpy().astype(np.float64), [-0.8427008, 0.2763264, 0.9953223], rtol=1e-3
+        )

@@ -280,7 +280,7 @@ def _erf_fwd(xp, x):
             from scipy.special import erf
         else:
             from cupyx.scipy.special import erf
-        return erf(x)
+        return erf(x).astype(x.dtype, copy=False)  # SciPy computes float16 in float64
     except ImportError:
         return np.vectorize(math.erf, otypes=[x.dtype])(x)
 
