@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.tensor import to_tensor
 from ...ops import array_ops, reduction
 from ...ops.elementwise import cast, clip_by_value, where
 from ...ops.indexing import gather
@@ -149,18 +150,6 @@ class RandomShear(_ProjectiveLayer):
         }
 
 
-def homography(start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """The projective transforms ``[B, 8]`` mapping each output point ``end[b, i]`` to the
-    input point ``start[b, i]`` (``[B, 4, 2]`` each; Keras's ``compute_homography_matrix``)."""
-    rows = []
-    for i in range(4):
-        (sx, sy), (ex, ey) = start[:, i].T, end[:, i].T
-        one, zero = np.ones_like(ex), np.zeros_like(ex)
-        rows.append(np.stack([ex, ey, one, zero, zero, zero, -sx * ex, -sx * ey], -1))
-        rows.append(np.stack([zero, zero, zero, ex, ey, one, -sy * ex, -sy * ey], -1))
-    return np.linalg.solve(np.stack(rows, 1), start.reshape(-1, 8, 1))[..., 0]
-
-
 class RandomPerspective(_ProjectiveLayer):
     """Applies a random perspective warp to images (follows
     `keras.layers.RandomPerspective`): with a probability drawn from ``factor`` per image (a
@@ -205,7 +194,7 @@ class RandomPerspective(_ProjectiveLayer):
         moves = rng.uniform(-0.5 * self.scale, 0.5 * self.scale, (batch, 4, 2))
         corners = [[0.0, 0.0], [width - 1, 0.0], [0.0, height - 1], [width - 1, height - 1]]
         start = np.repeat(np.asarray([corners]), batch, axis=0)
-        transforms = homography(start, start + start * moves)
+        transforms = _homography(start, start + start * moves)
         return {"transforms": transforms, "apply": apply.reshape(-1, 1, 1, 1)}
 
     def get_config(self) -> dict:
@@ -219,22 +208,21 @@ class RandomPerspective(_ProjectiveLayer):
         }
 
 
+def _homography(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """`keras.ops.image`'s homography (Keras's ``compute_homography_matrix``) on host arrays:
+    the ``[B, 8]`` transforms taking each ``end`` quad to its ``start`` quad."""
+    from ..ops.image_warp import homography
+
+    return homography(to_tensor(start), to_tensor(end)).numpy()
+
+
 def _fix_index(index: np.ndarray, size: int, fill_mode: str):
-    """Keras's ``map_coordinates`` index rules: ``(index inside, valid)``."""
-    if fill_mode == "constant":
-        return np.clip(index, 0, size - 1), (index >= 0) & (index < size)
-    if fill_mode == "nearest":
-        return np.clip(index, 0, size - 1), None
-    if fill_mode == "wrap":
-        return np.mod(index, size), None
-    if fill_mode == "reflect":  # Keras's TensorFlow backend: |i| folded back at the far edge
-        folded = np.mod(np.abs(index), 2 * size)
-        return np.where(folded < size, folded, 2 * size - folded - 1), None
-    # mirror: (c d c b | a b c d | c b a b), a triangle wave of period 2 (size - 1)
-    if size == 1:
-        return np.zeros_like(index), None
-    s = size - 1
-    return np.abs(np.mod(index + s, 2 * s) - s), None
+    """`keras.ops.image.map_coordinates`' index rule for ``fill_mode`` on host arrays:
+    ``(index inside, valid or None)``."""
+    from ..ops.image_warp import fix_index
+
+    inside, valid = fix_index(to_tensor(index), size, fill_mode)
+    return inside.numpy(), None if valid is None else valid.numpy()
 
 
 def coordinate_taps(ys, xs, shape, order: int, fill_mode: str):

@@ -237,7 +237,7 @@ def _nodes(coordinate: Tensor, order: int) -> list:
     return [(index, 1.0 - upper_weight), (index + 1, upper_weight)]
 
 
-def _fix_index(index: Tensor, size: int, fill_mode: str):
+def fix_index(index: Tensor, size: int, fill_mode: str):
     """``(safe index, valid)`` for one axis of length ``size`` (valid None: always)."""
     if fill_mode == "constant":
         valid = tf.logical_and(index >= 0, index < size)
@@ -273,7 +273,7 @@ def sample(inputs: Tensor, coordinates: list, order: int, fill_mode: str, fill_v
         weight_dtype = coordinate.dtype
         axis = []
         for index, weight in _nodes(coordinate, order):
-            safe, valid = _fix_index(index, int(size), fill_mode)
+            safe, valid = fix_index(index, int(size), fill_mode)
             axis.append((safe, valid, weight))
         axes.append(axis)
     weight_dtype = weight_dtype or inputs.dtype
