@@ -74,8 +74,13 @@ class MoreMethods:
         ``rerandomize_each_iteration``; without any seed, the sequence is drawn once, at
         creation.
 
+        >>> ek.random.set_seed(None)  # no global seed: TensorFlow's default graph seed
         >>> [int(v) for v in ek.data.Dataset.random(seed=4).take(3)]
         [3128586565, 2023892699, 452966358]
+        >>> ek.random.set_seed(1)  # a global seed takes part, as in TensorFlow
+        >>> [int(v) for v in ek.data.Dataset.random(seed=4).take(2)]
+        [3140572256, 1890473413]
+        >>> ek.random.set_seed(None)
         """
         from .. import random as _random
 
