@@ -61,7 +61,7 @@ def test_random_gives_tensorflows_philox_numbers():
     assert one == first and two != first
     many = [int(v) for v in Dataset.random(seed=1).take(2000)]
     assert all(0 <= v < 2**32 for v in many) and len(set(many)) > 1990
-    ek.random.set_seed(7)
+    ek.random.set_seed(1)
     try:
         seeded = [int(v) for v in Dataset.random(seed=4).take(2)]
     finally:
