@@ -271,8 +271,6 @@ def test_rnn_initial_state_shapes_and_unsupported_arguments():
     assert [tuple(t.shape) for t in outs] == [(None, None, 5), (None, 5), (None, 5)]
     with pytest.raises(ValueError, match=r"dropout must be a float in \[0, 1\]"):
         layers.LSTM(3, dropout="a lot")
-    with pytest.raises(NotImplementedError, match="stateful"):
-        layers.GRU(3, stateful=True)
     with pytest.raises(ValueError, match="expected ndim=3"):
         layers.SimpleRNN(3)(rand(2, 3))
 

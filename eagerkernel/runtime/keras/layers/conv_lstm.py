@@ -15,7 +15,6 @@ import numbers
 
 import numpy as np
 
-from ...autodiff import stop_gradient
 from ...core.tensor import to_tensor
 from ...ops import array_ops, elementwise
 from ...ops import nn as _nn
@@ -32,11 +31,12 @@ from ._utils import (
 )
 from .base import Layer
 from .recurrent import flatten_states
+from .rnn_state import StatefulRNN
 
 __all__ = ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
 
 
-class ConvLSTM(Layer):
+class ConvLSTM(StatefulRNN, Layer):
     """The N-D convolutional LSTM (Keras's ``ConvLSTM`` base): ``_spatial`` spatial axes and
     the rank's convolution op ``_op``. See `ConvLSTM2D` for the arguments."""
 
@@ -122,7 +122,6 @@ class ConvLSTM(Layer):
         self.stateful = bool(stateful)
         self.unroll = bool(unroll)  # the loop always runs step by step; results are the same
         self.zero_output_for_mask = bool(zero_output_for_mask)
-        self.states = None  # stateful: the final [h, c] of the last call
 
     # -- weights -------------------------------------------------------------------------------
 
@@ -162,6 +161,7 @@ class ConvLSTM(Layer):
                 regularizer=self.bias_regularizer,
                 constraint=self.bias_constraint,
             )
+        self._build_states(shape)
         self.built = True
 
     def _bias_init(self):
@@ -211,15 +211,8 @@ class ConvLSTM(Layer):
     def _initial_states(self, initial_state, shape, dtype) -> list:
         expected = self._state_shape(shape)
         if initial_state is None:
-            if self.stateful and self.states is not None:
-                if tuple(self.states[0].shape) != expected:
-                    raise ValueError(
-                        f"{type(self).__name__} {self.name!r} (stateful=True): the stored "
-                        f"states have shape {tuple(self.states[0].shape)}, this input needs "
-                        f"{expected} (batch size fixed by the first call; call "
-                        f"reset_states())."
-                    )
-                return list(self.states)
+            if self.stateful:  # the carried [h, c] (see `rnn_state`)
+                return self._carried_initial_states(shape)
             return [zeros(expected, dtype=dtype), zeros(expected, dtype=dtype)]
         states = [cast_to_layer_dtype(self, to_tensor(s)) for s in flatten_states(initial_state)]
         if len(states) != 2 or any(tuple(s.shape) != expected for s in states):
@@ -287,22 +280,12 @@ class ConvLSTM(Layer):
                 new_states = [m * n + (1.0 - m) * o for n, o in zip(new_states, states)]
             states, previous = new_states, output
             outputs.append(output)
-        if self.stateful:
-            self.states = [stop_gradient(s) for s in states]
+        self._carry(states)
         result = array_ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         return [result, *states] if self.return_state else result
 
-    def reset_states(self, states=None) -> None:
-        """Forgets the stored states of a ``stateful`` layer (the next call starts from
-        zeros), or sets them to ``states`` (``[h, c]``)."""
-        if states is None:
-            self.states = None
-            return
-        self.states = [cast_to_layer_dtype(self, to_tensor(s)) for s in flatten_states(states)]
-
-    def reset_state(self, states=None) -> None:
-        """Keras 3's name of `reset_states`."""
-        self.reset_states(states)
+    def _carried_shapes(self, input_shape) -> list:
+        return [self._state_shape(tuple(input_shape))] * 2  # [h, c]
 
     def compute_mask(self, inputs, mask=None):
         """The input's mask for the sequence output (``return_sequences``), else None."""

@@ -23,6 +23,7 @@ from .. import activations, initializers, regularizers
 from ._utils import cast_to_layer_dtype
 from .base import Layer, autocast_weights
 from .rnn_dropout import RecurrentDropout
+from .rnn_state import StatefulRNN
 
 __all__ = [
     "GRU",
@@ -162,7 +163,7 @@ def _sequence_stepper(recurrent, x, training):
     return lambda t, states: recurrent._step(projected[:, t], states, recurrent_masks)
 
 
-class _RNN(Layer):
+class _RNN(StatefulRNN, Layer):
     """The time loop and the sequence options (return_sequences, ...) of a recurrent layer:
     `_step(projected_t, states)` advances one step given ``x_t @ kernel``."""
 
@@ -179,22 +180,24 @@ class _RNN(Layer):
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
-        if stateful:
-            raise NotImplementedError(f"{type(self).__name__}: stateful=True is not supported.")
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.stateful = False
+        self.stateful = bool(stateful)  # see `rnn_state`
         self.unroll = bool(unroll)  # the loop is always unrolled here; results are the same
         self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def build(self, input_shape) -> None:
         shape = _sequence_shape(self, input_shape)
         self._build_weights(shape[-1])
+        self._build_states(shape)
 
     def _state_sizes(self) -> list:
         return [self.units] * self._num_states()
+
+    def _carried_shapes(self, input_shape) -> list:
+        return [(input_shape[0], n) for n in self._state_sizes()]
 
     def _stepper(self, x, training=None):
         """``step(t, states) -> (output, new_states)`` for the input ``x``, with this
@@ -207,7 +210,9 @@ class _RNN(Layer):
         if steps == 0:
             raise ValueError(f"{type(self).__name__} {self.name!r}: the input has 0 timesteps.")
         step = self._stepper(x, training)
-        if initial_state is None:
+        if initial_state is None and self.stateful:
+            states = self._carried_initial_states(tuple(x.shape))
+        elif initial_state is None:
             from ...ops.creation import zeros
 
             states = [zeros((batch, n), dtype=x.dtype) for n in self._state_sizes()]
@@ -241,6 +246,7 @@ class _RNN(Layer):
             states = new_states
             previous = output
             outputs.append(output)
+        self._carry(states)
         last = outputs[-1]
         result = array_ops.stack(outputs, axis=1) if self.return_sequences else last
         if self.return_state:
@@ -274,6 +280,7 @@ class _RNN(Layer):
             "return_sequences": self.return_sequences,
             "return_state": self.return_state,
             "go_backwards": self.go_backwards,
+            "stateful": self.stateful,
             "unroll": self.unroll,
             "zero_output_for_mask": self.zero_output_for_mask,
         }
@@ -307,8 +314,9 @@ class SimpleRNN(_RNN, _SimpleRNNMath):
         activity_regularizer: a penalty on the outputs, added to `losses` at each call.
         dropout, recurrent_dropout: the fractions of input and recurrent features dropped
             while training (see `rnn_dropout`; Keras's masks, once per sequence).
-        seed: makes the dropout masks reproducible. stateful: only False (True raises
-            NotImplementedError).
+        seed: makes the dropout masks reproducible.
+        stateful: the final states of a call are the next call's initial states (a fixed
+            batch size; `reset_state` zeros them; see `rnn_state`).
 
     Call arguments: ``inputs`` ``(batch, timesteps, features)``; ``initial_state`` (a tensor
     or a list of one); ``mask``: ``(batch, timesteps)`` bools (an ``Embedding(mask_zero=True)``
@@ -571,8 +579,7 @@ class RNN(_RNN):
             a list of ints) and optionally ``output_size`` (default the first state size).
             States reach it as a list. A list of cells is wrapped in `StackedRNNCells`.
         return_sequences, return_state, go_backwards, zero_output_for_mask, unroll,
-            activity_regularizer: as `SimpleRNN`; ``stateful=True`` raises
-            NotImplementedError.
+            activity_regularizer, stateful: as `SimpleRNN`.
 
     Call arguments: ``inputs`` ``(batch, timesteps, features)``, ``mask``, ``initial_state``
     (a list of one Tensor per state), as `SimpleRNN`. The cell's weights are the layer's.
@@ -613,6 +620,7 @@ class RNN(_RNN):
         shape = _sequence_shape(self, input_shape)
         if isinstance(self.cell, Layer) and not self.cell.built:
             self.cell._maybe_build_shapes((shape[0], shape[-1]))
+        self._build_states(shape)
         self.built = True
 
     def call(self, inputs, *args, **kwargs):
