@@ -30,6 +30,7 @@ __all__ = [
     "ModelCheckpoint",
     "ProgbarLogger",
     "ReduceLROnPlateau",
+    "SwapEMAWeights",
     "TensorBoard",
     "TerminateOnNaN",
 ]
@@ -676,6 +677,7 @@ class GradientNormLogger(Callback):
 
 
 # The learning-rate, NaN, CSV, TensorBoard and backup callbacks.
+from .callbacks_ema import SwapEMAWeights  # noqa: E402
 from .callbacks_more import (  # noqa: E402
     BackupAndRestore,
     CSVLogger,

@@ -595,6 +595,8 @@ def wrapper_init(fn, default_name: str):
 
 
 # The other losses (functions and classes), which the lookup below names.
+from .losses_extra import *  # noqa: E402, F403  (generalized cross-entropy, Circle)
+from .losses_extra import __all__ as _extra_all  # noqa: E402
 from .losses_more import (  # noqa: E402
     CTC,
     BinaryFocalCrossentropy,
@@ -625,6 +627,8 @@ from .losses_more import (  # noqa: E402
     squared_hinge,
     tversky,
 )
+
+__all__ += _extra_all
 
 # Keras's short names of the loss functions.
 mse = MSE = mean_squared_error
@@ -666,6 +670,7 @@ _FUNCTIONS = {
     "dice": dice,
     "tversky": tversky,
     "ctc": ctc,
+    **{name: globals()[name] for name in _extra_all if name.islower()},
 }
 # Every loss class this module exports, by name (not the bases; the functions below are not
 # defined yet, so `.get`).

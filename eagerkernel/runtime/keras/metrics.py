@@ -685,12 +685,14 @@ def register_metric(cls, *names: str) -> None:
 # The other metric families, which register themselves with `get`.
 from .metrics_confusion import *  # noqa: E402, F403
 from .metrics_confusion import __all__ as _confusion_all  # noqa: E402
+from .metrics_corr import *  # noqa: E402, F403
+from .metrics_corr import __all__ as _corr_all  # noqa: E402
 from .metrics_iou import *  # noqa: E402, F403
 from .metrics_iou import __all__ as _iou_all  # noqa: E402
 from .metrics_more import *  # noqa: E402, F403
 from .metrics_more import __all__ as _more_all  # noqa: E402
 
-__all__ += [*_confusion_all, *_more_all, *_iou_all]
+__all__ += [*_confusion_all, *_more_all, *_iou_all, *_corr_all]
 
 # The loss functions Keras 3 exports from ``keras.metrics`` too (the same objects).
 from .losses import (  # noqa: E402

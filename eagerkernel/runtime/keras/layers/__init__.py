@@ -51,6 +51,7 @@ from .core_more import (
     RepeatVector,
 )
 from .embedding import Embedding
+from .embedding_reversible import ReversibleEmbedding
 from .hashing import HashedCrossing, Hashing
 from .input_spec import InputSpec
 from .lookup import (
@@ -106,6 +107,14 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
     MaxPooling3D,
+)
+from .pooling_adaptive import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
 )
 from .preprocessing import Normalization, Rescaling, Softmax
 from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell
@@ -174,6 +183,12 @@ __all__ = [
     "RNN",
     "Activation",
     "ActivityRegularization",
+    "AdaptiveAveragePooling1D",
+    "AdaptiveAveragePooling2D",
+    "AdaptiveAveragePooling3D",
+    "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D",
+    "AdaptiveMaxPooling3D",
     "Add",
     "AdditiveAttention",
     "AlphaDropout",
@@ -294,6 +309,7 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "Resizing",
+    "ReversibleEmbedding",
     "STFTSpectrogram",
     "SeparableConv1D",
     "SeparableConv2D",

@@ -1,5 +1,5 @@
 """`ek.keras.optimizers`: SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Ftrl, Lion,
-Adafactor and `get` (follows `tf.keras.optimizers`)."""
+Lamb, Adafactor and `get` (follows `tf.keras.optimizers`)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from .adamax import Adamax
 from .adamw import AdamW
 from .base import Optimizer
 from .ftrl import Ftrl
+from .lamb import Lamb
 from .lion import Lion
 from .loss_scale_optimizer import LossScaleOptimizer
 from .nadam import Nadam
@@ -27,6 +28,7 @@ __all__ = [
     "AdamW",
     "Adamax",
     "Ftrl",
+    "Lamb",
     "Lion",
     "LossScaleOptimizer",
     "Nadam",
@@ -48,6 +50,7 @@ _BY_NAME = {
     "adamax": Adamax,
     "adadelta": Adadelta,
     "ftrl": Ftrl,
+    "lamb": Lamb,
     "lion": Lion,
     "adafactor": Adafactor,
     "lossscaleoptimizer": LossScaleOptimizer,
