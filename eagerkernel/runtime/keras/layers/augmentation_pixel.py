@@ -13,7 +13,6 @@ import numpy as np
 from ...ops import array_ops, reduction
 from ...ops.elementwise import cast, clip_by_value, floor, logical_or, round, where
 from ...ops.indexing import gather
-from ...ops.linalg import tensordot
 from ...ops.math_ops import cumsum, is_nan
 from ...ops.reduction import count_nonzero
 from ...ops.segment_ops import bincount
@@ -186,19 +185,11 @@ class Equalization(ImagePreprocessingLayer):
 
 
 def grayscale(images):
-    """Keras's ``ops.image.rgb_to_grayscale`` on NHWC, in the images' dtype: one channel
-    unchanged, three weighted (0.2989, 0.5870, 0.1140); other channel counts raise its
-    ValueError."""
-    channels = int(images.shape[-1])
-    if channels == 1:
-        return images
-    if channels != 3:
-        raise ValueError(
-            "Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received input with "
-            f"shape: images.shape={tuple(images.shape)}"
-        )
-    weights = np.asarray([0.2989, 0.5870, 0.1140], images.dtype.as_numpy_dtype)
-    return array_ops.expand_dims(tensordot(images, weights, [[3], [0]]), -1)
+    """`keras.ops.image.rgb_to_grayscale` on NHWC images (its weights, dtype rule and
+    ValueError for a channel count other than 1 or 3)."""
+    from ..ops.image_base import rgb_to_grayscale
+
+    return rgb_to_grayscale(images, data_format="channels_last")
 
 
 class RandomGrayscale(ImagePreprocessingLayer):

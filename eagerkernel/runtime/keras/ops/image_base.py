@@ -135,8 +135,8 @@ def rgb_to_grayscale(images, data_format=None):
     channels = images.shape[axis]
     if channels not in (1, 3):
         raise ValueError(
-            f"keras.ops.image.{op}: invalid channel size: expected 3 (RGB) or 1 (Grayscale). "
-            f"Received: images.shape={tuple(images.shape)}"
+            f"keras.ops.image.{op}: Invalid channel size: expected 3 (RGB) or 1 (Grayscale). "
+            f"Received input with shape: images.shape={tuple(images.shape)}"
         )
     if channels == 1:
         return tf.identity(images)

@@ -354,34 +354,16 @@ def ssim(
     if x.shape.rank == 3:
         x, y = tf.expand_dims(x, 0), tf.expand_dims(y, 0)
     x, y = to_channels_last(x, data_format), to_channels_last(y, data_format)
-    batch, height, width, channels = (int(d) for d in x.shape)
+    height, width = (int(d) for d in x.shape[1:3])
     size = int(filter_size)
     if min(height, width) < size:
         raise ValueError(
             f"keras.ops.image.{op}: images must be at least filter_size={size} high and "
             f"wide. Received: image1.shape={tuple(image1.shape)}"
         )
-    g = _gaussian_1d(size, to_tensor(float(filter_sigma), dtype), dtype)
-    kernel = tf.reshape(tf.tensordot(g, g, 0), [size, size, 1, 1])
-    c1 = (k1 * max_val) ** 2
-    c2 = (k2 * max_val) ** 2
-
-    def planes(t):
-        return tf.reshape(tf.transpose(t, [0, 3, 1, 2]), [-1, height, width, 1])
-
-    def window(t):
-        return tf.nn.conv2d(t, kernel, 1, "VALID")
-
-    x, y = planes(x), planes(y)
-    mu1, mu2 = window(x), window(y)
-    mu1_sq, mu2_sq, mu1_mu2 = mu1 * mu1, mu2 * mu2, mu1 * mu2
-    sigma1_sq = window(x * x) - mu1_sq
-    sigma2_sq = window(y * y) - mu2_sq
-    sigma12 = window(x * y) - mu1_mu2
-    numerator = (2.0 * mu1_mu2 + c1) * (2.0 * sigma12 + c2)
-    denominator = (mu1_sq + mu2_sq + c1) * (sigma1_sq + sigma2_sq + c2)
-    per_plane = tf.reduce_mean(numerator / denominator, axis=[1, 2, 3])
-    out = tf.reduce_mean(tf.reshape(per_plane, [batch, channels]), axis=-1)
+    out = image_metrics.ssim(  # tf.image.ssim's formula, which Keras's repeats
+        x, y, max_val, filter_size=size, filter_sigma=filter_sigma, k1=k1, k2=k2
+    )
     if image1.shape.rank == 3:
         out = tf.squeeze(out, [0])
     return tf.cast(out, original)
