@@ -56,6 +56,29 @@ CASES = [
         ([1.0, 2.0, 3.0], [0, 0, 1]),
         ([1.0, 2.0, 3.0], [2, 1, 1]),
     ),
+    # The sorted segment ops size their output by the last id; an id that does not occur
+    # gives 0 (not the lowest float a maximum starts from).
+    (
+        "segment_sum: its size",
+        lambda d, i: ek.math.segment_sum(d, i),
+        ([1.0, 2.0, 3.0], [0, 1, 2]),
+        ([1.0, 2.0, 3.0], [0, 0, 1]),
+    ),
+    (
+        "segment_max: an empty segment",
+        lambda d, i: ek.math.segment_max(d, i),
+        ([1.0, 2.0, 3.0], [0, 1, 2]),
+        ([1.0, 2.0, 3.0], [0, 0, 2]),
+    ),
+    # tf.shape and tf.size of a tensor whose shape depends on the values: ops, replayed.
+    (
+        "shape of boolean_mask",
+        lambda x: ek.shape(ek.boolean_mask(x, x > 1.5)),
+        ([1.0, 2.0, 3.0],),
+        ([3.0, 2.0, 3.0],),
+    ),
+    ("size of unique", lambda x: ek.size(ek.unique(x)[0]), ([1, 2, 3],), ([3, 3, 3],)),
+    ("shape of a draw", lambda s: ek.shape(ek.random.uniform(s)), ([2],), ([3],)),
     ("in_top_k", lambda p: ek.math.in_top_k([1], p, 1), ([[0.1, 0.9]],), ([[0.9, 0.1]],)),
     (
         "ragged from_row_lengths",

@@ -96,6 +96,10 @@ class Recorder:
 
     timed = False
     sync = False
+    # While it records, an InvalidArgumentError from an op's forward does not propagate: the
+    # op's output holds it and raises where it is read (`dispatch.DeferredError`). Graph-function
+    # tracing asks for it: an op whose output the function never uses must not fail.
+    defers_errors = False
 
     def record(self, prim, inputs: tuple, output, params: dict, saved, seconds) -> None:
         raise NotImplementedError

@@ -50,6 +50,7 @@ from .tensor import Tensor, to_tensor
 from .type_promotion import STRONG, keep_weak, promote_pair, unary_operand
 
 __all__ = [
+    "DeferredError",
     "Primitive",
     "binary",
     "copy_to_device",
@@ -230,6 +231,10 @@ def _observed(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
             seconds = None
     except MemoryError as exc:
         raise out_of_memory(prim, inputs, exc) from None
+    except InvalidArgumentError as exc:
+        if prim.n_out == 0 or not any(r.defers_errors for r in _ctx.recorders):
+            raise
+        return _deferred(prim, exc, device)
     except ValueError as exc:
         if n != 2 or params or not _mismatched(exc, [x._value for x in inputs]):
             raise
@@ -248,6 +253,46 @@ def _observed(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
     for record in records:
         record(prim, inputs, output, params, saved, seconds)
     return output
+
+
+class DeferredError:
+    """The value of an op's output whose forward raised while a recorder that defers errors
+    recorded (`Recorder.defers_errors`: graph-function tracing). Using it raises the op's
+    error: any NumPy operation on it, any attribute read (``.shape``, ``.dtype``), so an op
+    that reads the output fails with the error of the op that made it, as does Python code
+    that reads its value. An output nothing reads never raises: TensorFlow runs only the ops
+    a function's outputs and stateful ops need, so an op whose result is unused cannot fail
+    (``tf.gather(x, [1])  # unused`` in the guide "Introduction to graphs").
+
+    Args:
+        error: the `InvalidArgumentError` the forward raised.
+    """
+
+    __slots__ = ("error",)
+    __array_priority__ = 1e9  # NumPy asks it, not the other operand, what an operator does
+
+    def __init__(self, error: InvalidArgumentError):
+        object.__setattr__(self, "error", error)
+
+    def _raise(self, *args, **kwargs):
+        raise self.error.with_traceback(None)
+
+    __array__ = __array_ufunc__ = __array_function__ = _raise
+    __len__ = __iter__ = __getitem__ = __bool__ = __float__ = __int__ = __index__ = _raise
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name not in ("__array_interface__", "__array_struct__"):
+            raise AttributeError(name)
+        self._raise()
+
+    def __repr__(self) -> str:
+        return f"<DeferredError: {self.error}>"
+
+
+def _deferred(prim: Primitive, error: InvalidArgumentError, device):
+    """The output(s) of ``prim`` holding ``error`` (see `DeferredError`); not recorded."""
+    outputs = tuple(_wrap(DeferredError(error), device) for _ in range(prim.n_out))
+    return outputs[0] if prim.n_out == 1 else outputs
 
 
 def record(prim: Primitive, inputs: tuple, output, params: dict = _NO_PARAMS) -> None:

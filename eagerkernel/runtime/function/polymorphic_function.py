@@ -19,6 +19,7 @@ from ..core import context as _context
 from ..core.composite import CompositeTensor
 from ..core.context import ACTIVE
 from ..core.device import current_device
+from ..core.dispatch import DeferredError
 from ..core.tensor import Tensor, make, to_tensor
 from ..core.variable import Variable
 from ..data.structure import TensorSpec
@@ -290,6 +291,9 @@ class Function:
         # new Tensors for the returned values (the same ones when a tape records the call:
         # its gradients start from them), and Python numbers and strings returned become
         # tensors, as TensorFlow converts a function's outputs.
+        for t in nest.flatten(result):  # an output whose op failed: the call fails
+            if isinstance(t, Tensor) and type(t._value) is DeferredError:
+                raise t._value.error.with_traceback(None)
         observed = bool(ACTIVE and _ctx.recorders)
         result, rebuild = _expand_extension_types(result)
         returned = {id(t) for t in nest.flatten(result) if isinstance(t, Tensor)}

@@ -103,6 +103,10 @@ def tracing_keys() -> list:
 class Tracer(Recorder):
     """Writes down the ops, stateful calls and guards of one eager run of a function.
 
+    An op that raises InvalidArgumentError while traced raises only where its output is read
+    (an op, Python code, a stateful call, the function's return): TensorFlow runs only the ops
+    that the outputs and stateful ops need, so an unused op cannot fail the call.
+
     A trace that grows past `MAX_OPS` ops or `MAX_BYTES` bytes of op outputs gives up
     (`abandon`): it keeps every value of the run alive, so a Python loop over many steps in
     one function (``for x in dataset:`` around a training step, which TensorFlow turns into
@@ -111,6 +115,9 @@ class Tracer(Recorder):
 
     MAX_OPS = 50_000
     MAX_BYTES = 2 << 30
+    # An op whose forward raises InvalidArgumentError (an index out of range) fails only if
+    # something reads its output (`dispatch.DeferredError`): an unused op is not in the program.
+    defers_errors = True
 
     def __init__(self):
         self.abandoned = False  # past a bound: popped, emptied, the run goes on eagerly

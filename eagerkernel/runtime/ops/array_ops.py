@@ -403,6 +403,13 @@ def _reshape_ragged(tensor, shape):
     return reshape(tensor.flat_values, shape)
 
 
+# Shape and Size are ops, not constants made from the shape: a graph function replays them, so
+# the shape of a tensor that depends on values (`boolean_mask`, `unique`, a draw of a traced
+# shape) is each call's, as TensorFlow's Shape op computes it when the graph runs.
+_shape = Primitive("Shape", lambda xp, x, dtype: xp.asarray(x.shape, dtype=dtype))
+_size = Primitive("Size", lambda xp, x, dtype: xp.asarray(x.size, dtype=dtype))
+
+
 def _shape_info(input, out_type, op, what):
     dt = dtypes.numpy_dtype(out_type)
     if dt not in (np.int32, np.int64):
@@ -410,7 +417,9 @@ def _shape_info(input, out_type, op, what):
     if type(input) is not Tensor and isinstance(input, CompositeTensor):
         return _composite_shape_info(input, dt, op)
     x = _tensor(input, op)
-    return make(x._device.xp.asarray(what(x._value), dtype=dt), x._device)
+    if op == "rank":  # static: no op computes it
+        return make(x._device.xp.asarray(what(x._value), dtype=dt), x._device)
+    return apply(_shape if op == "shape" else _size, (x,), {"dtype": dt.name})
 
 
 def _composite_shape_info(x, dt, op):

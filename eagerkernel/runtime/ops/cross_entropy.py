@@ -114,10 +114,27 @@ def softmax_cross_entropy_with_logits(labels=None, logits=None, axis=-1, name=No
 softmax_cross_entropy_with_logits_v2 = softmax_cross_entropy_with_logits
 
 
+def _check_labels(labels, shape: tuple) -> None:
+    """InvalidArgumentError unless every label is in ``[0, shape[-1])``."""
+    n = shape[-1]
+    if labels.size:
+        lo, hi = int(labels.min()), int(labels.max())
+        if lo < 0 or hi >= n:
+            raise InvalidArgumentError(
+                None,
+                "SparseSoftmaxCrossEntropyWithLogits",
+                "sparse_softmax_cross_entropy_with_logits: received a label value of "
+                f"{lo if lo < 0 else hi} which is outside the valid range of [0, {n}) ({n} "
+                f"classes, logits of shape {tuple(shape)}).",
+            )
+
+
 def _sparse_xent_fwd(xp, labels, logits):
     """``(loss, backprop)``: the loss, and while anything records ops, the gradient of the
     loss with respect to the logits, ``softmax(logits) - one_hot(labels)``, which TensorFlow's
-    fused kernel also returns beside the loss (None otherwise: no VJP will ask for it)."""
+    fused kernel also returns beside the loss (None otherwise: no VJP will ask for it).
+    Checks the labels first, so that a graph function checks each call's."""
+    _check_labels(labels, logits.shape)
     logp = log_softmax_fwd(xp, logits, -1)
     if not logp.size:
         return -xp.take_along_axis(logp, labels[..., None], axis=-1)[..., 0], None
@@ -190,17 +207,6 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
         raise ValueError(
             f"{op}: labels of shape {ys} do not match the leading axes of logits of shape {zs}."
         )
-    n = zs[-1]
-    lv = y._value
-    if lv.size:
-        lo, hi = int(lv.min()), int(lv.max())
-        if lo < 0 or hi >= n:
-            raise InvalidArgumentError(
-                None,
-                "SparseSoftmaxCrossEntropyWithLogits",
-                f"{op}: received a label value of {lo if lo < 0 else hi} which is outside the "
-                f"valid range of [0, {n}) ({n} classes, logits of shape {zs}).",
-            )
     return apply(_sparse_xent, (y, z))
 
 

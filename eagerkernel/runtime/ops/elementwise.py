@@ -675,12 +675,15 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
-    """Clips to ``[clip_value_min, clip_value_max]`` (follows `tf.clip_by_value`).
+    """Clips to ``[clip_value_min, clip_value_max]`` (follows `tf.clip_by_value`):
+    ``maximum(minimum(t, clip_value_max), clip_value_min)``, as TensorFlow computes it, so a
+    ``clip_value_min`` above ``clip_value_max`` gives ``clip_value_min`` (TensorFlow's result;
+    it raises nothing).
 
     The gradient passes where the value was inside the range, is zero outside.
 
     Raises:
-        InvalidArgumentError: if ``clip_value_min > clip_value_max``.
+        InvalidArgumentError: bounds whose shapes would broadcast ``t`` to a larger shape.
 
     >>> ek.clip_by_value(ek.constant([-2.0, 0.5, 3.0]), 0.0, 1.0).numpy()
     array([0. , 0.5, 1. ], dtype=float32)
@@ -692,13 +695,16 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     t = tensor(t, "clip_by_value")
     lo = tensor(clip_value_min, "clip_by_value", t._value.dtype)
     hi = tensor(clip_value_max, "clip_by_value", t._value.dtype)
-    if bool((lo._value > hi._value).any()):
+    out = maximum(minimum(t, hi), lo)
+    if out._value.shape != t._value.shape:
         raise InvalidArgumentError(
             None,
             "clip_by_value",
-            f"clip_by_value: clip_value_min ({lo.numpy()}) > clip_value_max ({hi.numpy()}).",
+            f"clip_by_value: the bounds (shapes {tuple(lo._value.shape)} and "
+            f"{tuple(hi._value.shape)}) would broadcast t of shape {tuple(t._value.shape)} to "
+            f"the larger shape {tuple(out._value.shape)}.",
         )
-    return minimum(maximum(t, lo), hi)
+    return out
 
 
 # `where(condition)`: the coordinates of the True elements, [n, rank] int64 (TF's ``Where``).

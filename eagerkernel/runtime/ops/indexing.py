@@ -5,7 +5,8 @@ indices accumulate and second derivatives work. Index checks cost one reduction.
 
 An index out of range is TensorFlow's `~ek.errors.InvalidArgumentError` (its CPU kernels check
 every index), naming the op, the index, the axis and the shape; it is a ValueError, not an
-IndexError, as in TensorFlow.
+IndexError, as in TensorFlow. The index checks are made in the forwards, so that a graph
+function (`ek.function`) checks the indices of every call, not only those it was traced with.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def _gather_layout(xp, shape, indices, axis, b):
 
 
 def _gather_fwd(xp, params, indices, axis, batch_dims):
+    check_range("gather", indices, params.shape[axis], axis, params.shape)
     if batch_dims == 0:
         return params.take(indices, axis=axis)
     s = params.shape
@@ -135,7 +137,6 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
             f"gather: batch_dims={batch_dims} must be <= axis ({a}) and <= rank(indices), and "
             f"the batch axes must agree; got params shape {tuple(s)}, indices shape {tuple(si)}.",
         )
-    check_range("gather", i._value, s[a], a, s)
     return apply(_gather, (x, i), {"axis": a, "batch_dims": b})
 
 
@@ -147,7 +148,15 @@ def _nd_key(xp, shape, indices, b):
     return (bn, *shape[b:]), (bidx, *(idx[..., j] for j in range(idx.shape[-1])))
 
 
+def _check_nd_range(op: str, shape: tuple, indices, b: int) -> None:
+    """InvalidArgumentError unless each of the ``k`` columns of ``indices`` (shape ``[...,
+    k]``) lies in its axis ``b + j`` of ``shape``."""
+    for j in range(indices.shape[-1]):
+        check_range(op, indices[..., j], shape[b + j], b + j, shape)
+
+
 def _gather_nd_fwd(xp, params, indices, batch_dims):
+    _check_nd_range("gather_nd", params.shape, indices, batch_dims)
     flat, key = _nd_key(xp, params.shape, indices, batch_dims)
     b, k = batch_dims, indices.shape[-1]
     return params.reshape(flat)[key].reshape(
@@ -156,6 +165,7 @@ def _gather_nd_fwd(xp, params, indices, batch_dims):
 
 
 def _scatter_nd_fwd(xp, g, indices, shape, batch_dims):
+    _check_nd_range("scatter_nd", shape, indices, batch_dims)
     out = xp.zeros(shape, dtype=g.dtype)
     flat, key = _nd_key(xp, shape, indices, batch_dims)
     xp.add.at(out.reshape(flat), key, g.reshape((flat[0], *g.shape[batch_dims:])))
@@ -179,6 +189,7 @@ defvjp(
 
 
 def _check_nd(op: str, shape: tuple, i: Tensor, b: int) -> None:
+    """The indices' shape against ``shape`` (their values are checked by the forward)."""
     si = i._value.shape
     if not si or not b < len(si) or shape[:b] != si[:b] or si[-1] > len(shape) - b:
         raise invalid(
@@ -186,8 +197,6 @@ def _check_nd(op: str, shape: tuple, i: Tensor, b: int) -> None:
             f"{op}: indices must have shape [batch..., ..., k] with k <= rank - batch_dims, got "
             f"indices shape {tuple(si)} for shape {tuple(shape)} and batch_dims={b}.",
         )
-    for j in range(si[-1]):
-        check_range(op, i._value[..., j], shape[b + j], b + j, shape)
 
 
 def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
@@ -248,8 +257,9 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
 # ``indices``: one Primitive each, inputs (tensor, indices, updates).
 
 
-def _tensor_scatter_fwd(how):
+def _tensor_scatter_fwd(how, op: str):
     def fwd(xp, x, indices, updates):
+        _check_nd_range(op, x.shape, indices, 0)
         out = x.copy()
         flat, key = _nd_key(xp, x.shape, indices, 0)
         u = updates.reshape((1, *updates.shape))
@@ -262,11 +272,11 @@ def _tensor_scatter_fwd(how):
     return fwd
 
 
-_ts_update = Primitive("TensorScatterUpdate", _tensor_scatter_fwd(None))
-_ts_add = Primitive("TensorScatterAdd", _tensor_scatter_fwd("add"))
-_ts_sub = Primitive("TensorScatterSub", _tensor_scatter_fwd("subtract"))
-_ts_min = Primitive("TensorScatterMin", _tensor_scatter_fwd("minimum"))
-_ts_max = Primitive("TensorScatterMax", _tensor_scatter_fwd("maximum"))
+_ts_update = Primitive("TensorScatterUpdate", _tensor_scatter_fwd(None, "tensor_scatter_nd_update"))
+_ts_add = Primitive("TensorScatterAdd", _tensor_scatter_fwd("add", "tensor_scatter_nd_add"))
+_ts_sub = Primitive("TensorScatterSub", _tensor_scatter_fwd("subtract", "tensor_scatter_nd_sub"))
+_ts_min = Primitive("TensorScatterMin", _tensor_scatter_fwd("minimum", "tensor_scatter_nd_min"))
+_ts_max = Primitive("TensorScatterMax", _tensor_scatter_fwd("maximum", "tensor_scatter_nd_max"))
 
 
 def _gather_g(g, ans, x, i, u):
@@ -416,7 +426,10 @@ def _getitem_grad_fwd(xp, g, shape, key):
 
 
 def _getitem_fwd(xp, x, key):
-    out = x[key]
+    try:
+        out = x[key]
+    except IndexError:  # named as TensorFlow's error, also in a graph function's replay
+        raise _getitem_error(key, tuple(x.shape)) from None
     # An element of a string (object) array is `bytes`; a tensor's value is an array.
     return out if type(out) is not bytes else np.asarray(out, dtype=object)
 
@@ -511,12 +524,7 @@ def _getitem_with_tensors(x: Tensor, key: tuple) -> Tensor:
             idx.append(k if k._device is x._device else copy_to_device(k, x._device))
         else:
             template.append(_index(k, xp))
-    template = tuple(template)
-    try:
-        return apply(_getitem_dynamic, (x, *idx), {"template": template})
-    except IndexError:
-        key = _fill_key(template, tuple(t._value for t in idx))
-        raise _getitem_error(key, tuple(x._value.shape)) from None
+    return apply(_getitem_dynamic, (x, *idx), {"template": tuple(template)})
 
 
 def _index(k, xp):
@@ -567,10 +575,7 @@ def getitem(x, key) -> Tensor:
         key = tuple([_index(k, xp) for k in key])
     elif t is not int and t is not _Slice:
         key = _index(key, x._device.xp)
-    try:
-        return apply(_getitem, (x,), {"key": key})
-    except IndexError:
-        raise _getitem_error(key, tuple(x._value.shape)) from None
+    return apply(_getitem, (x,), {"key": key})
 
 
 def _getitem_error(key, shape: tuple) -> InvalidArgumentError:

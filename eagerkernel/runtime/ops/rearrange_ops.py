@@ -207,6 +207,9 @@ def dynamic_partition(data, partitions, num_partitions, name=None) -> list:
 
 def _stitch_fwd(xp, *arrays, n):
     indices, data = arrays[:n], arrays[n:]
+    for m, i in enumerate(indices):  # here, so that a graph function checks every call's
+        if i.size and int(i.min()) < 0:
+            raise _invalid("dynamic_stitch", f"indices[{m}] has a negative index {int(i.min())}.")
     rows = max((int(i.max()) + 1 for i in indices if i.size), default=0)
     inner = data[0].shape[indices[0].ndim :]
     out = xp.zeros((rows, *tuple(inner)), dtype=data[0].dtype)
@@ -300,8 +303,6 @@ def dynamic_stitch(indices, data, name=None) -> Tensor:
                 f"{ishape}" + (f" followed by {inner}" if inner is not None else "") + ".",
             )
         inner = dshape[len(ishape) :]
-        if i._value.size and int(i._value.min()) < 0:
-            raise _invalid(op, f"indices[{m}] has a negative index {int(i._value.min())}.")
     return apply(_stitch, (*ids, *ds), {"n": len(ids)})
 
 

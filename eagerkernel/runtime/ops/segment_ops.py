@@ -59,8 +59,30 @@ def _scatter(xp, kind: str, out, ids, values) -> None:
         )
 
 
+def _segment_count(xp, ids, num_segments, op: str) -> int:
+    """The number of segments, after checking the ids' values: for the sorted ops
+    (``num_segments`` None) ids that start at 0 and never decrease, ``ids[-1] + 1`` segments;
+    for the unsorted ops ids below ``num_segments``. Made in the forwards, so that a graph
+    function checks (and sizes its output by) each call's ids."""
+    if num_segments is not None:
+        if ids.size and int(ids.max()) >= num_segments:
+            raise InvalidArgumentError(
+                None,
+                op,
+                f"{op}: segment_ids must be < num_segments = {num_segments}, got {int(ids.max())}.",
+            )
+        return num_segments
+    flat = _host(ids).reshape(-1)
+    if flat.size and (flat[0] < 0 or bool((np.diff(flat) < 0).any())):
+        raise InvalidArgumentError(
+            None, op, f"{op}: segment ids must be non-negative and sorted, got {flat.tolist()}."
+        )
+    return int(flat[-1]) + 1 if flat.size else 0
+
+
 def _segment_fwd(kind: str):
-    def fwd(xp, data, ids, num_segments):
+    def fwd(xp, data, ids, num_segments, op):
+        num_segments = _segment_count(xp, ids, num_segments, op)
         k = ids.ndim
         flat_ids = ids.reshape(-1)
         flat = data.reshape((flat_ids.size, *data.shape[k:]))
@@ -89,13 +111,13 @@ def _gather_drop_negatives(x: Tensor, ids: Tensor) -> Tensor:
     return where(keep, gathered, zeros_like(gathered))
 
 
-def _segment_extremum_vjp(g, ans, data, ids, num_segments):
+def _segment_extremum_vjp(g, ans, data, ids, num_segments, op):
     # TensorFlow's _UnsortedSegmentMinOrMaxGrad: the gradient is shared among the elements
     # equal to their segment's extremum.
     picked = _gather_drop_negatives(ans, ids)
     selected = equal(data, picked)
     weights = cast(selected, g.dtype)
-    count = unsorted_segment_sum(weights, ids, num_segments)
+    count = apply(_useg_sum, (weights, ids), {"num_segments": num_segments, "op": op})
     share = _gather_drop_negatives(divide_no_nan(g, count), ids)
     return where(selected, share, zeros_like(share))
 
@@ -103,21 +125,22 @@ def _segment_extremum_vjp(g, ans, data, ids, num_segments):
 _useg_sum = Primitive("UnsortedSegmentSum", _segment_fwd("sum"))
 _useg_max = Primitive("UnsortedSegmentMax", _segment_fwd("max"))
 _useg_min = Primitive("UnsortedSegmentMin", _segment_fwd("min"))
-defvjp(_useg_sum, lambda g, ans, data, ids, num_segments: _gather_drop_negatives(g, ids), None)
+defvjp(_useg_sum, lambda g, ans, data, ids, **_: _gather_drop_negatives(g, ids), None)
 defvjp(_useg_max, _segment_extremum_vjp, None)
 defvjp(_useg_min, _segment_extremum_vjp, None)
 
 
-def _segment_prod_vjp(g, ans, data, ids, num_segments):
+def _segment_prod_vjp(g, ans, data, ids, num_segments, op):
     # TensorFlow's _UnsortedSegmentProdGrad: in a segment without zeros each element's
     # partial derivative is the product divided by it; in a segment with one zero only the
     # zero's is nonzero (the product of the others); a segment with two or more zeros has
     # gradient 0 everywhere.
     is_zero = equal(data, zeros_like(data))
-    num_zeros = unsorted_segment_sum(cast(is_zero, "int32"), ids, num_segments)
+    params = {"num_segments": num_segments, "op": op}
+    num_zeros = apply(_useg_sum, (cast(is_zero, "int32"), ids), params)
     g = where(greater(num_zeros, 1), zeros_like(g), g)
     non_zero = where(is_zero, ones_like(data), data)
-    non_zero_prod = apply(_useg_prod, (non_zero, ids), {"num_segments": num_segments})
+    non_zero_prod = apply(_useg_prod, (non_zero, ids), params)
     partial = where(
         is_zero,
         _gather_drop_negatives(non_zero_prod, ids),
@@ -141,30 +164,16 @@ def _segment_args(data, segment_ids, num_segments, op: str):
             f"{op}: segment_ids.shape {tuple(ids._value.shape)} must be a prefix of "
             f"data.shape {tuple(x._value.shape)}.",
         )
-    if num_segments is None:  # the sorted ops: ids start at 0 and never decrease
-        flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value)
+    if num_segments is None:  # the sorted ops: the forward counts the segments
         if k != 1:
             raise InvalidArgumentError(
-                None, op, f"{op}: segment_ids must be a vector, got shape {flat.shape}."
+                None, op, f"{op}: segment_ids must be a vector, got shape {ids.shape}."
             )
-        if flat.size and (flat[0] < 0 or bool((np.diff(flat) < 0).any())):
-            raise InvalidArgumentError(
-                None, op, f"{op}: segment ids must be non-negative and sorted, got {flat.tolist()}."
-            )
-        num_segments = int(flat[-1]) + 1 if flat.size else 0
     else:
         num_segments = int(num_segments)
         if num_segments < 0:
             raise InvalidArgumentError(
                 None, op, f"{op}: num_segments must be >= 0, got {num_segments}."
-            )
-        flat = np.asarray(ids._value.get() if hasattr(ids._value, "get") else ids._value)
-        if flat.size and int(flat.max()) >= num_segments:
-            raise InvalidArgumentError(
-                None,
-                op,
-                f"{op}: segment_ids must be < num_segments = {num_segments}, got "
-                f"{int(flat.max())}.",
             )
     return x, ids, num_segments
 
@@ -173,7 +182,8 @@ def _host(array) -> np.ndarray:
     return np.asarray(array.get() if hasattr(array, "get") else array)
 
 
-def _counts_fwd(xp, ids, num_segments: int, ndim: int, dtype: str):
+def _counts_fwd(xp, ids, num_segments, ndim: int, dtype: str, op: str):
+    num_segments = _segment_count(xp, ids, num_segments, op)
     flat = _host(ids).reshape(-1)
     counts = np.bincount(flat[flat >= 0], minlength=num_segments)[:num_segments]
     return xp.asarray(counts.reshape((num_segments,) + (1,) * (ndim - 1)).astype(dtype))
@@ -184,8 +194,8 @@ def _counts_fwd(xp, ids, num_segments: int, ndim: int, dtype: str):
 _segment_counts = Primitive("SegmentCounts", _counts_fwd)
 
 
-def _counts(ids: Tensor, num_segments: int, like: Tensor) -> Tensor:
-    params = {"num_segments": num_segments, "ndim": like.ndim, "dtype": like.dtype.name}
+def _counts(ids: Tensor, num_segments, like: Tensor, op: str) -> Tensor:
+    params = {"num_segments": num_segments, "ndim": like.ndim, "dtype": like.dtype.name, "op": op}
     return apply(_segment_counts, (ids,), params)
 
 
@@ -202,7 +212,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
     array([4., 0., 2.], dtype=float32)
     """
     x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_sum")
-    return apply(_useg_sum, (x, ids), {"num_segments": n})
+    return apply(_useg_sum, (x, ids), {"num_segments": n, "op": "unsorted_segment_sum"})
 
 
 def unsorted_segment_max(data, segment_ids, num_segments, name=None) -> Tensor:
@@ -210,14 +220,14 @@ def unsorted_segment_max(data, segment_ids, num_segments, name=None) -> Tensor:
     the dtype's lowest value. The gradient is shared among the elements that equal the
     maximum. See `unsorted_segment_sum`."""
     x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_max")
-    return apply(_useg_max, (x, ids), {"num_segments": n})
+    return apply(_useg_max, (x, ids), {"num_segments": n, "op": "unsorted_segment_max"})
 
 
 def unsorted_segment_min(data, segment_ids, num_segments, name=None) -> Tensor:
     """Minima per segment (follows `tf.math.unsorted_segment_min`); an empty segment holds
     the dtype's largest value. See `unsorted_segment_max`."""
     x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_min")
-    return apply(_useg_min, (x, ids), {"num_segments": n})
+    return apply(_useg_min, (x, ids), {"num_segments": n, "op": "unsorted_segment_min"})
 
 
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
@@ -228,8 +238,8 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
     """
     x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_mean")
     float_check("unsorted_segment_mean", x, "data")
-    total = apply(_useg_sum, (x, ids), {"num_segments": n})
-    return divide_no_nan(total, _counts(ids, n, total))
+    total = apply(_useg_sum, (x, ids), {"num_segments": n, "op": "unsorted_segment_mean"})
+    return divide_no_nan(total, _counts(ids, n, total, "unsorted_segment_mean"))
 
 
 def _prod_check(x: Tensor, op: str) -> None:
@@ -265,7 +275,7 @@ def unsorted_segment_prod(data, segment_ids, num_segments, name=None) -> Tensor:
     """
     x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_prod")
     _prod_check(x, "unsorted_segment_prod")
-    return apply(_useg_prod, (x, ids), {"num_segments": n})
+    return apply(_useg_prod, (x, ids), {"num_segments": n, "op": "unsorted_segment_prod"})
 
 
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None) -> Tensor:
@@ -294,8 +304,8 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None) -> Tenso
     op = "unsorted_segment_sqrt_n"
     x, ids, n = _segment_args(data, segment_ids, num_segments, op)
     float_check(op, x, "data", real=True)
-    total = apply(_useg_sum, (x, ids), {"num_segments": n})
-    counts = _counts(ids, n, total)
+    total = apply(_useg_sum, (x, ids), {"num_segments": n, "op": op})
+    counts = _counts(ids, n, total, op)
     return total / sqrt(maximum(counts, 1))
 
 
@@ -312,22 +322,22 @@ def segment_sum(data, segment_ids, name=None) -> Tensor:
            [5, 6]], dtype=int32)
     """
     x, ids, n = _segment_args(data, segment_ids, None, "segment_sum")
-    return apply(_useg_sum, (x, ids), {"num_segments": n})
+    return apply(_useg_sum, (x, ids), {"num_segments": n, "op": "segment_sum"})
 
 
 def segment_mean(data, segment_ids, name=None) -> Tensor:
     """Means per segment, for sorted ids (follows `tf.math.segment_mean`); see `segment_sum`."""
     x, ids, n = _segment_args(data, segment_ids, None, "segment_mean")
     float_check("segment_mean", x, "data")
-    total = apply(_useg_sum, (x, ids), {"num_segments": n})
-    return divide_no_nan(total, _counts(ids, n, total))
+    total = apply(_useg_sum, (x, ids), {"num_segments": n, "op": "segment_mean"})
+    return divide_no_nan(total, _counts(ids, n, total, "segment_mean"))
 
 
 def _sorted_extremum(prim, data, segment_ids, op):
     x, ids, n = _segment_args(data, segment_ids, None, op)
-    out = apply(prim, (x, ids), {"num_segments": n})
-    present = _counts(ids, n, out) > 0  # an id that does not occur gives 0, as TensorFlow
-    return where(present, out, zeros_like(out)) if not bool(present._value.all()) else out
+    out = apply(prim, (x, ids), {"num_segments": n, "op": op})
+    present = _counts(ids, n, out, op) > 0  # an id that does not occur gives 0, as TensorFlow
+    return where(present, out, zeros_like(out))
 
 
 def segment_max(data, segment_ids, name=None) -> Tensor:
@@ -359,7 +369,7 @@ def segment_prod(data, segment_ids, name=None) -> Tensor:
     """
     x, ids, n = _segment_args(data, segment_ids, None, "segment_prod")
     _prod_check(x, "segment_prod")
-    return apply(_useg_prod, (x, ids), {"num_segments": n})
+    return apply(_useg_prod, (x, ids), {"num_segments": n, "op": "segment_prod"})
 
 
 # -- counting ------------------------------------------------------------------------------------
