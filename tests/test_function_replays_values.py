@@ -142,3 +142,22 @@ def test_ops_without_a_gradient_raise_as_tensorflows_and_sort_differentiates():
     np.testing.assert_array_equal(tape.gradient(by_top_k, x).numpy(), [0.0, 1.0, 2.0])
     with pytest.raises(LookupError, match="'Unique'"):  # TensorFlow 2.21: no gradient either
         tape.gradient(by_unique, x)
+
+
+def test_scalar_comparisons_are_told_apart():
+    # NumPy gives the one np.True_ for every 0-d comparison that holds; a trace tells values
+    # apart by identity, so two conditions true while tracing were one value: a replay in which
+    # only one holds took both from the second.
+    @ek.function
+    def two_conditions(x, y):
+        return ek.where(x > 0.0, 1.0, 0.0) + ek.where(y > 0.0, 10.0, 0.0)
+
+    for x, y, want in [(1.0, 1.0, 11.0), (1.0, -1.0, 1.0), (-1.0, 1.0, 10.0), (-1.0, -1.0, 0.0)]:
+        assert float(two_conditions(ek.constant(x), ek.constant(y))) == want
+    assert two_conditions.experimental_get_tracing_count() == 1
+
+    # The same in library code: rgb_to_hsv of one pixel compares scalars to pick the hue.
+    hsv = ek.function(ek.image.rgb_to_hsv)
+    for pixel in ([0.5, 0.2, 0.1], [0.3, 0.9, 0.4], [0.1, 0.2, 0.8]):
+        want = ek.image.rgb_to_hsv(ek.constant(pixel)).numpy()
+        np.testing.assert_allclose(hsv(ek.constant(pixel)).numpy(), want, rtol=1e-6)

@@ -185,11 +185,11 @@ class Tracer(Recorder):
                 for k, v in params.items()
             }
         if prim.n_out == 1:
-            outs = self.slot(output._value, output._device)
+            outs = self.slot(_distinct(output), output._device)
             self.outputs.append(output)
         else:
             self.outputs.extend(output)
-            outs = tuple(self.slot(o._value, o._device) for o in output)
+            outs = tuple(self.slot(_distinct(o), o._device) for o in output)
         saved_slot = None if saved is None else self.slot(saved, None)
         self.instrs.append(("op", prim, ins, params, outs, saved_slot))
         made = (output,) if prim.n_out == 1 else output
@@ -267,7 +267,7 @@ class Tracer(Recorder):
             self.opaque = True
             return x
         if isinstance(x, Tensor):
-            return TracedArg(self.slot(x._value, x._device))
+            return TracedArg(self.slot(_distinct(x), x._device))
         if isinstance(x, dict):
             return {k: self._out_template(v) for k, v in x.items()}
         if isinstance(x, (list, tuple)):
@@ -312,6 +312,17 @@ class VerifyingTracer(Tracer):
             return out
         self._first_calls = []  # another path: this call and every later one run
         return super().trace_call(fn, args, kwargs)
+
+
+def _distinct(t: Tensor):
+    """``t``'s value, made an object of its own if it is one that other values share: NumPy
+    gives the one ``np.True_`` (or ``np.False_``) for every 0-d comparison, and a trace tells
+    values apart by identity (`Tracer.refs`), so ``greater(a, b)`` and ``equal(c, d)`` would
+    be one slot. The Tensor gets the 0-d array in its place."""
+    value = t._value
+    if type(value) is np.bool_:
+        value = t._value = np.array(value)
+    return value
 
 
 def _literal(x) -> bool:
