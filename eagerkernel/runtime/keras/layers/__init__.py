@@ -52,6 +52,7 @@ from .core_more import (
 )
 from .embedding import Embedding
 from .embedding_reversible import ReversibleEmbedding
+from .grouped_query_attention import GroupedQueryAttention
 from .hashing import HashedCrossing, Hashing
 from .input_spec import InputSpec
 from .lookup import (
@@ -176,6 +177,8 @@ def deserialize(config, custom_objects=None):
     return deserialize_keras_object(config, custom_objects)
 
 
+GroupQueryAttention = GroupedQueryAttention  # the name Keras 3 exports
+
 __all__ = [
     "ELU",
     "GRU",
@@ -252,6 +255,8 @@ __all__ = [
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
     "GroupNormalization",
+    "GroupQueryAttention",
+    "GroupedQueryAttention",
     "HashedCrossing",
     "Hashing",
     "Identity",

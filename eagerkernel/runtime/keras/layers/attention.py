@@ -19,7 +19,13 @@ from .base import Layer
 from .core import Dropout
 from .preprocessing import Softmax
 
-__all__ = ["AdditiveAttention", "Attention", "EinsumDense", "MultiHeadAttention"]
+__all__ = [
+    "AdditiveAttention",
+    "Attention",
+    "EinsumDense",
+    "MultiHeadAttention",
+    "combined_attention_mask",
+]
 
 
 # -- EinsumDense -----------------------------------------------------------------------------
@@ -288,6 +294,39 @@ def _causal_mask(q_len: int, v_len: int) -> Tensor:
     return to_tensor(np.tril(np.ones((q_len, v_len), dtype=bool))[None], None, "causal mask")
 
 
+def combined_attention_mask(
+    query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask, window=None
+):
+    """The boolean ``(B, T, S)`` mask of which query positions may attend to which key
+    positions, as Keras 3's attention layers combine it (``_compute_attention_mask``):
+    ``query_mask`` ``(B, T)`` as ``(B, T, 1)``, ``value_mask`` and ``key_mask`` ``(B, S)`` as
+    ``(B, 1, S)``, the causal mask ``(1, T, S)`` and, with ``window`` (GroupedQueryAttention's
+    ``sliding_window``), the band ``|t - s| < window``, ANDed with ``attention_mask``. None
+    when there is no mask at all."""
+    auto = None
+    if query_mask is not None:
+        auto = array_ops.expand_dims(_as_bool(query_mask, "query_mask"), -1)  # (B, T, 1)
+    for name, m in (("value_mask", value_mask), ("key_mask", key_mask)):
+        if m is not None:
+            m = array_ops.expand_dims(_as_bool(m, name), -2)  # (B, 1, S)
+            auto = m if auto is None else elementwise.logical_and(auto, m)
+    q_len, v_len = shape_of(query)[1], shape_of(value)[1]
+    if use_causal_mask:
+        m = _causal_mask(q_len, v_len)
+        auto = m if auto is None else elementwise.logical_and(auto, m)
+    if window is not None:
+        rows, cols = np.arange(q_len)[:, None], np.arange(v_len)[None, :]
+        m = to_tensor((np.abs(rows - cols) < window)[None], None, "sliding window mask")
+        auto = m if auto is None else elementwise.logical_and(auto, m)
+    if attention_mask is not None:
+        attention_mask = _as_bool(attention_mask, "attention_mask")
+    if auto is not None:
+        attention_mask = (
+            auto if attention_mask is None else elementwise.logical_and(attention_mask, auto)
+        )
+    return attention_mask
+
+
 class MultiHeadAttention(Layer):
     """Multi-head (scaled dot-product) attention, "Attention Is All You Need" (follows
     `tf.keras.layers.MultiHeadAttention`, Keras 3).
@@ -480,27 +519,6 @@ class MultiHeadAttention(Layer):
                 self.build(**{k: None if v is None else tuple(v) for k, v in shapes.items()})
 
     # -- calling -------------------------------------------------------------------------
-    def _attention_mask(
-        self, query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
-    ):
-        auto = None
-        if query_mask is not None:
-            auto = array_ops.expand_dims(_as_bool(query_mask, "query_mask"), -1)  # (B, T, 1)
-        for name, m in (("value_mask", value_mask), ("key_mask", key_mask)):
-            if m is not None:
-                m = array_ops.expand_dims(_as_bool(m, name), -2)  # (B, 1, S)
-                auto = m if auto is None else elementwise.logical_and(auto, m)
-        if use_causal_mask:
-            m = _causal_mask(shape_of(query)[1], shape_of(value)[1])
-            auto = m if auto is None else elementwise.logical_and(auto, m)
-        if attention_mask is not None:
-            attention_mask = _as_bool(attention_mask, "attention_mask")
-        if auto is not None:
-            attention_mask = (
-                auto if attention_mask is None else elementwise.logical_and(attention_mask, auto)
-            )
-        return attention_mask
-
     def call(
         self,
         query,
@@ -521,7 +539,7 @@ class MultiHeadAttention(Layer):
             key = to_tensor(key, None, self.name)
         if self._query_dense is None:
             self.build(shape_of(query), shape_of(value), shape_of(key))
-        mask = self._attention_mask(
+        mask = combined_attention_mask(
             query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
         )
         # The masks are in `mask` now: Keras 3 takes them off the tensors, so that the
