@@ -245,8 +245,13 @@ def test_bad_inputs_and_arguments():
         layers.ConvLSTM2D(2, 3, data_format="channels_first")
     with pytest.raises(ValueError, match="padding"):
         layers.ConvLSTM2D(2, 3, padding="causal")
-    with pytest.raises(ValueError, match="dropout"):
-        layers.ConvLSTM2D(2, 3, dropout=1.5)
+    # Keras 3 clips the rates to [0, 1]; a rate that is not a number is refused.
+    assert layers.ConvLSTM2D(2, 3, dropout=1.5, recurrent_dropout=-1).get_config()["dropout"] == 1.0
+    assert layers.ConvLSTM2D(2, 3, recurrent_dropout=-1).recurrent_dropout == 0.0
+    with pytest.raises(
+        ValueError, match=r"dropout must be a float in \[0, 1\]. Received: dropout='a'"
+    ):
+        layers.ConvLSTM2D(2, 3, dropout="a")
 
 
 def test_fit_reduces_loss():
@@ -289,3 +294,18 @@ def test_bidirectional_conv_lstm2d_runs_both_directions_and_merges():
 def test_bidirectional_refuses_a_layer_without_the_sequence_interface():
     with pytest.raises(ValueError, match="go_backwards"):
         ek.keras.layers.Bidirectional(ek.keras.layers.Dense(3))
+
+
+def test_a_graph_function_uses_each_calls_mask():
+    # A per-pixel mask (Masking's, (batch, timesteps, width)) was reduced to steps on the host:
+    # a traced function kept the steps of its first call.
+    layer = layers.ConvLSTM1D(2, 3, padding="same", return_sequences=True)
+    x = np.random.default_rng(0).standard_normal((2, 4, 5, 1)).astype(np.float32)
+    layer(x)  # built outside: the function creates no variables
+    run = ek.function(lambda x, m: layer(x, mask=m))
+    for steps in ([[1, 1, 0, 0], [1, 1, 1, 1]], [[1, 0, 0, 0], [1, 1, 1, 0]]):
+        mask = ek.constant(np.repeat(np.array(steps, bool)[:, :, None], 5, axis=2))
+        np.testing.assert_allclose(
+            run(ek.constant(x), mask).numpy(), layer(x, mask=mask).numpy(), rtol=1e-5, atol=1e-6
+        )
+    assert run.experimental_get_tracing_count() == 1

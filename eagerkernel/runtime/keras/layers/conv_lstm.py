@@ -16,9 +16,9 @@ import numbers
 import numpy as np
 
 from ...core.tensor import to_tensor
-from ...ops import array_ops, elementwise
+from ...ops import array_ops, elementwise, reduction
 from ...ops import nn as _nn
-from ...ops.creation import ones, zeros
+from ...ops.creation import zeros
 from .. import activations, initializers, regularizers
 from ._utils import (
     cast_to_layer_dtype,
@@ -31,12 +31,13 @@ from ._utils import (
 )
 from .base import Layer
 from .recurrent import flatten_states
+from .rnn_dropout import RecurrentDropout
 from .rnn_state import StatefulRNN
 
 __all__ = ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
 
 
-class ConvLSTM(StatefulRNN, Layer):
+class ConvLSTM(StatefulRNN, RecurrentDropout, Layer):
     """The N-D convolutional LSTM (Keras's ``ConvLSTM`` base): ``_spatial`` spatial axes and
     the rank's convolution op ``_op``. See `ConvLSTM2D` for the arguments."""
 
@@ -94,11 +95,6 @@ class ConvLSTM(StatefulRNN, Layer):
                 f"{name}: specifying `strides > 1` is not compatible with `dilation_rate > 1`. "
                 f"Received: strides={self.strides} and dilation_rate={self.dilation_rate}"
             )
-        for arg, value in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
-            if not isinstance(value, numbers.Real) or not 0.0 <= value <= 1.0:
-                raise ValueError(
-                    f"{name}: `{arg}` must be a float in [0, 1]. Received: {arg}={value!r}"
-                )
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = bool(use_bias)
@@ -112,10 +108,7 @@ class ConvLSTM(StatefulRNN, Layer):
         self.kernel_constraint = kernel_constraint
         self.recurrent_constraint = recurrent_constraint
         self.bias_constraint = bias_constraint
-        self.dropout = float(dropout)
-        self.recurrent_dropout = float(recurrent_dropout)
-        self.seed = seed
-        self._rng = np.random.default_rng(None if seed is None else int(seed))
+        self._init_dropout(dropout, recurrent_dropout, seed)  # clipped to [0, 1], as Keras
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
@@ -193,18 +186,6 @@ class ConvLSTM(StatefulRNN, Layer):
         parts = [self._conv(x * m, k, recurrent) for m, k in zip(masks, kernels)]
         return array_ops.concat(parts, axis=-1)
 
-    def _dropout_masks(self, like_shape, rate, dtype):
-        """Four masks of ``like_shape`` (kept entries ``1 / (1 - rate)``), one per gate and
-        the same for every timestep of a call; None unless ``0 < rate < 1`` (Keras applies
-        dropout only then)."""
-        if not 0.0 < rate < 1.0:
-            return None
-        out = []
-        for _ in range(4):
-            seed = None if self.seed is None else int(self._rng.integers(2**31 - 1))
-            out.append(_nn.dropout(ones(like_shape, dtype=dtype), rate=rate, seed=seed))
-        return out
-
     def _state_shape(self, shape) -> tuple:
         return (shape[0], *self._out_spatial(shape[2:-1]), self.filters)
 
@@ -232,7 +213,11 @@ class ConvLSTM(StatefulRNN, Layer):
         dtype = x._value.dtype
         frame_shape = (batch, *shape[2:])
         frames = (batch * steps, *shape[2:])
-        masks = self._dropout_masks(frame_shape, self.dropout, dtype) if training else None
+        states = self._initial_states(initial_state, shape, dtype)
+        # One mask per gate (Keras's ConvLSTMCell), of a frame's and of the state's shape.
+        masks, rec_masks = self.dropout_masks(
+            frame_shape, tuple(states[0].shape), dtype, training, count=4
+        )
         if masks is None:
             projected = self._conv(array_ops.reshape(x, frames), self.kernel, False)
         else:  # each gate sees the input through its own mask, the same at every step
@@ -246,22 +231,19 @@ class ConvLSTM(StatefulRNN, Layer):
         if self.bias is not None:
             projected = _nn.bias_add(projected, self.bias)
         projected = array_ops.reshape(projected, (batch, steps, *shape_of(projected)[1:]))
-        states = self._initial_states(initial_state, shape, dtype)
-        rec_masks = None
-        if training:
-            rec_masks = self._dropout_masks(tuple(states[0].shape), self.recurrent_dropout, dtype)
         keep = None
         if mask is not None:  # (batch, timesteps) bools: masked steps carry the state over
-            mask_value = mask._value if hasattr(mask, "_value") else np.asarray(mask)
-            if mask_value.ndim > 2 and tuple(mask_value.shape[:2]) == (batch, steps):
+            # With ops, not on the host: a graph function replays them with each call's mask.
+            m = to_tensor(mask)
+            if m.ndim > 2 and tuple(m.shape[:2]) == (batch, steps):
                 # Masking's per-pixel mask: a step counts unless all of it is masked
-                mask_value = mask_value.reshape(batch, steps, -1).any(axis=-1)
-            if tuple(mask_value.shape) != (batch, steps):
+                m = reduction.reduce_any(array_ops.reshape(m, (batch, steps, -1)), axis=-1)
+            if tuple(m.shape) != (batch, steps):
                 raise ValueError(
                     f"{type(self).__name__} {self.name!r}: the mask must have shape "
-                    f"(batch, timesteps) = {(batch, steps)}. Received: {tuple(mask_value.shape)}"
+                    f"(batch, timesteps) = {(batch, steps)}. Received: {tuple(m.shape)}"
                 )
-            keep = elementwise.cast(to_tensor(mask_value), dtype)
+            keep = elementwise.cast(m, dtype)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs, previous = [], None
         for t in order:

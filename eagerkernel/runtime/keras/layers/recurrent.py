@@ -158,7 +158,9 @@ def _sequence_stepper(recurrent, x, training):
     """``step(t, states)`` of a layer or cell over the sequence ``x``: the input projection
     of all steps in one product, the dropout masks drawn once for the sequence."""
     batch, _, features = tuple(x.shape)
-    masks, recurrent_masks = recurrent.dropout_masks(batch, features, x.dtype, training)
+    masks, recurrent_masks = recurrent.dropout_masks(
+        (batch, features), (batch, recurrent.units), x.dtype, training
+    )
     projected = recurrent.project(x, masks)
     return lambda t, states: recurrent._step(projected[:, t], states, recurrent_masks)
 
@@ -524,7 +526,9 @@ class _Cell(Layer):
                 f"{type(self).__name__} {self.name!r}: expected {self._num_states()} states. "
                 f"Received: {len(states)}"
             )
-        masks, recurrent = self.dropout_masks(x.shape[0], x.shape[-1], x.dtype, training)
+        masks, recurrent = self.dropout_masks(
+            (x.shape[0], x.shape[-1]), (x.shape[0], self.units), x.dtype, training
+        )
         output, new_states = self._step(self.project(x, masks), states, recurrent)
         if self._num_states() == 1 and not nested:
             return output, new_states[0]

@@ -45,8 +45,9 @@ def _matmul_last(x, kernel):
 
 
 class RecurrentDropout:
-    """Mixed into the recurrent layers and cells (`recurrent._Recurrent`): their masks, the
-    input projection and the recurrent product with them."""
+    """Mixed into the recurrent layers and cells (`recurrent._Recurrent`, and the ConvLSTM
+    layers, which draw one mask per gate of a frame's shape as Keras's ConvLSTMCell): their
+    masks, the input projection and the recurrent product with them."""
 
     def _init_dropout(self, dropout, recurrent_dropout, seed) -> None:
         layer = type(self).__name__
@@ -63,23 +64,26 @@ class RecurrentDropout:
             self._dropout_rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
         return int(self._dropout_rng.integers(2**62))
 
-    def _draw(self, batch: int, size: int, rate: float, dtype, count: int) -> list:
+    def _draw(self, shape: tuple, rate: float, dtype, count: int) -> list:
         seed = None if self.seed is None else self._op_seed
-        base = ones((batch, size), dtype=dtype)
+        base = ones(shape, dtype=dtype)
         return [_nn.dropout(base, rate=rate, seed=seed) for _ in range(count)]
 
-    def dropout_masks(self, batch: int, features: int, dtype, training) -> tuple:
-        """``(input masks, recurrent masks)`` for one sequence: lists of ``(batch, features)``
-        and ``(batch, units)`` Tensors (one per gate, or one shared), or None each when not
-        training or at rate 0 (or 1: Keras uses a rate only in ``(0, 1)``)."""
+    def dropout_masks(self, input_shape, state_shape, dtype, training, count=None) -> tuple:
+        """``(input masks, recurrent masks)`` for one sequence: lists of Tensors of one
+        step's ``input_shape`` (``(batch, features)``; ConvLSTM's ``(batch, *frame)``) and of
+        the state's ``state_shape`` (``(batch, units)``), one per gate (``count`` of them;
+        by default one per gate with ``recurrent_dropout``, else one shared), or None each
+        when not training or at rate 0 (or 1: Keras uses a rate only in ``(0, 1)``)."""
         if not training:
             return None, None
-        count = self._gates if self.recurrent_dropout > 0 else 1
+        if count is None:
+            count = self._gates if self.recurrent_dropout > 0 else 1
         masks = recurrent = None
         if 0.0 < self.dropout < 1.0:
-            masks = self._draw(batch, features, self.dropout, dtype, count)
+            masks = self._draw(tuple(input_shape), self.dropout, dtype, count)
         if 0.0 < self.recurrent_dropout < 1.0:
-            recurrent = self._draw(batch, self.units, self.recurrent_dropout, dtype, count)
+            recurrent = self._draw(tuple(state_shape), self.recurrent_dropout, dtype, count)
         return masks, recurrent
 
     def project(self, x, masks):
