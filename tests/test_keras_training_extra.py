@@ -1107,10 +1107,12 @@ def test_backup_and_restore_resumes_where_training_stopped(tmp_path):
 def test_backup_and_restore_arguments(tmp_path):
     with pytest.raises(ValueError, match="backup_dir"):
         callbacks.BackupAndRestore("")
-    with pytest.raises(NotImplementedError, match="save_freq"):
-        callbacks.BackupAndRestore(tmp_path, save_freq=10)
-    with pytest.raises(NotImplementedError, match="double_checkpoint"):
-        callbacks.BackupAndRestore(tmp_path, double_checkpoint=True)
+    with pytest.raises(
+        ValueError,
+        match=r"Invalid value for argument `save_freq`\. Received: save_freq=batch\. "
+        r"Expected either 'epoch' or an integer value\.",
+    ):
+        callbacks.BackupAndRestore(tmp_path, save_freq="batch")
     model = linear_model()
     model.fit(
         XS,
@@ -1120,6 +1122,144 @@ def test_backup_and_restore_arguments(tmp_path):
         callbacks=[callbacks.BackupAndRestore(tmp_path / "keep", delete_checkpoint=False)],
     )
     assert (tmp_path / "keep").is_dir()
+
+
+class InterruptAtBatch(callbacks.Callback):
+    def __init__(self, epoch, batch):
+        super().__init__()
+        self.at, self.epoch = (epoch, batch), None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if (self.epoch, batch) == self.at:
+            raise KeyboardInterrupt("simulated preemption")
+
+
+class WeightsAt(callbacks.Callback):
+    """The weights and optimizer step after each batch: {(epoch, batch): (weights, step)}."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen, self.epoch = {}, None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = int(self.model.optimizer.iterations.numpy())
+        self.seen[(self.epoch, batch)] = ([w.copy() for w in self.model.get_weights()], step)
+
+
+def test_backup_every_n_batches_restarts_the_interrupted_epoch(tmp_path):
+    # 4 samples, batch 1: 4 batches an epoch; a backup every 3 batches (counted across epochs,
+    # as Keras counts): after batches (0, 2), (1, 1), (1, 3), (2, 2), ...
+    backup = tmp_path / "backup"
+    model = linear_model(optimizer=optimizers.Adam(0.05))
+    model.build((None, 2))
+    start = [w.copy() for w in model.get_weights()]
+    trace = WeightsAt()
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(
+            XS,
+            YS,
+            batch_size=1,
+            epochs=4,
+            shuffle=False,
+            verbose=0,
+            callbacks=[
+                callbacks.BackupAndRestore(backup, save_freq=3),
+                trace,
+                InterruptAtBatch(1, 2),
+            ],
+        )
+    saved_weights, saved_step = trace.seen[(1, 1)]  # the last backup before the interruption
+
+    fresh = linear_model(optimizer=optimizers.Adam(0.05))
+    fresh.build((None, 2))
+    fresh.set_weights(start)
+    seen = []
+
+    class Probe(callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            seen.append(
+                (
+                    [w.copy() for w in self.model.get_weights()],
+                    int(self.model.optimizer.iterations.numpy()),
+                )
+            )
+
+        def on_epoch_begin(self, epoch, logs=None):
+            seen.append(epoch)
+
+    h = fresh.fit(
+        XS,
+        YS,
+        batch_size=1,
+        epochs=4,
+        shuffle=False,
+        verbose=0,
+        callbacks=[callbacks.BackupAndRestore(backup, save_freq=3), Probe()],
+    )
+    (weights, step), *epochs = seen
+    assert step == saved_step == 6  # 4 batches of epoch 0 and 2 of epoch 1
+    for a, b in zip(weights, saved_weights):
+        np.testing.assert_array_equal(a, b)
+    assert epochs == [1, 2, 3] and len(h.history["loss"]) == 3  # epoch 1 again, from its start
+    assert not backup.exists()
+
+
+def test_double_checkpoint_restores_the_previous_backup_when_the_latest_is_corrupt(tmp_path):
+    backup = tmp_path / "backup"
+    model = linear_model()
+    model.build((None, 2))
+    trace = WeightsAt()
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(
+            XS,
+            YS,
+            batch_size=2,
+            epochs=5,
+            shuffle=False,
+            verbose=0,
+            callbacks=[
+                callbacks.BackupAndRestore(backup, double_checkpoint=True),
+                trace,
+                Interrupt(at_epoch=2),
+            ],
+        )
+    latest, previous = backup / "backup.safetensors", backup / "backup.bkp.safetensors"
+    assert latest.is_file() and previous.is_file()  # epochs 0-2 done; the one before: 0-1
+    latest.write_bytes(b"\x00" * 64)  # a torn write on a filesystem without atomic renames
+
+    fresh = linear_model()
+    fresh.build((None, 2))
+    seen = []
+    fresh.fit(
+        XS,
+        YS,
+        batch_size=2,
+        epochs=5,
+        shuffle=False,
+        verbose=0,
+        callbacks=[
+            callbacks.BackupAndRestore(backup, double_checkpoint=True, delete_checkpoint=False),
+            callbacks.LambdaCallback(
+                on_train_begin=lambda logs: seen.append([w.copy() for w in fresh.get_weights()]),
+                on_epoch_begin=lambda e, logs: seen.append(e),
+            ),
+        ],
+    )
+    for a, b in zip(seen[0], trace.seen[(1, 1)][0]):  # the state after epoch 1
+        np.testing.assert_array_equal(a, b)
+    assert seen[1:] == [2, 3, 4]
+
+    # Without a previous backup, the corrupt one is an error, not a silent fresh start.
+    (backup / "backup.safetensors").write_bytes(b"\x00" * 64)
+    (backup / "backup.bkp.safetensors").unlink()
+    with pytest.raises(ValueError, match="backup"):
+        fresh.fit(XS, YS, epochs=1, verbose=0, callbacks=[callbacks.BackupAndRestore(backup)])
 
 
 def test_nadam_momentum_product_after_a_jump_in_iterations():

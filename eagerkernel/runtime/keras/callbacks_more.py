@@ -5,6 +5,7 @@ TensorBoard, BackupAndRestore."""
 from __future__ import annotations
 
 import math
+import numbers
 import os
 
 import numpy as np
@@ -506,51 +507,57 @@ class TensorBoard(Callback):
 
 
 class BackupAndRestore(Callback):
-    """Backs up the training state at the end of each epoch and resumes from it when `fit`
-    starts again after an interruption (follows `tf.keras.callbacks.BackupAndRestore`).
+    """Backs up the training state during `fit` and resumes from it when `fit` starts again
+    after an interruption (follows `tf.keras.callbacks.BackupAndRestore`, Keras 3).
 
     The backup is one `ek.train.Checkpoint` of the model, its optimizer (slots and
     iterations) and the number of finished epochs, written atomically to
     ``<backup_dir>/backup``: an interruption while saving leaves the previous backup whole.
     When `fit` begins and a backup exists, it is restored and training continues at the epoch
-    after the last saved one (``fit(..., epochs=N)`` then runs only the remaining epochs).
-    When `fit` finishes normally the backup is deleted (unless ``delete_checkpoint=False``).
+    after the last finished one (``fit(..., epochs=N)`` then runs only the remaining epochs).
+    A backup made in the middle of an epoch (an integer ``save_freq``) holds that batch's
+    weights and optimizer state, and training restarts that epoch from its first batch, as in
+    Keras. When `fit` finishes normally the backup is deleted (unless
+    ``delete_checkpoint=False``).
 
     Args:
         backup_dir: the directory of the backup (created if needed); one per training job.
-        save_freq: ``"epoch"`` (the only value supported: Keras's per-batch saving needs a
-            resumable position inside an epoch, which `fit`'s data cannot give).
-        delete_checkpoint: delete the backup at the end of a completed training.
-        double_checkpoint: not supported (NotImplementedError when True).
+        save_freq: ``"epoch"`` (default): at the end of each epoch; an int N: every N
+            batches (counted across epochs, as Keras counts them); False: never (Keras's
+            setting for preemption checkpointing, which has no equivalent here).
+        delete_checkpoint: delete the backup at the end of a completed training (default
+            True).
+        double_checkpoint: keep the previous backup too (``backup.bkp``), and restore it when
+            the latest one cannot be read (a corrupted file), as Keras does (default False).
 
     Raises:
-        ValueError: an empty ``backup_dir``, or a model without an optimizer at the start of
-            training.
-        NotImplementedError: ``save_freq`` other than "epoch", ``double_checkpoint=True``.
+        ValueError: an empty ``backup_dir``, a ``save_freq`` that is not "epoch" or an int
+            (Keras's message), or a model without an optimizer at the start of training.
     """
 
     def __init__(
-        self, backup_dir, save_freq="epoch", delete_checkpoint=True, double_checkpoint=False
+        self, backup_dir, save_freq="epoch", double_checkpoint=False, delete_checkpoint=True
     ):
         super().__init__()
         if not backup_dir:
             raise ValueError("BackupAndRestore: empty `backup_dir` argument passed.")
-        if save_freq != "epoch":
-            raise NotImplementedError(
-                f"BackupAndRestore: save_freq={save_freq!r} is not supported; only "
-                "save_freq='epoch'."
-            )
-        if double_checkpoint:
-            raise NotImplementedError(
-                "BackupAndRestore: double_checkpoint=True is not supported (each backup is "
-                "written atomically, so one copy is enough)."
+        if save_freq != "epoch" and not isinstance(save_freq, numbers.Integral):
+            raise ValueError(
+                "Invalid value for argument `save_freq`. "
+                f"Received: save_freq={save_freq}. "
+                "Expected either 'epoch' or an integer value."
             )
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq = save_freq
+        self.double_checkpoint = bool(double_checkpoint)
         self.delete_checkpoint = bool(delete_checkpoint)
         self._prefix = os.path.join(self.backup_dir, "backup")
+        self._previous = self._prefix + ".bkp"
         self._checkpoint = None
         self._epoch = None
+        self._epochs_done = 0
+        self._batches_since_save = 0
+        self._last_batch = 0
 
     def _make_checkpoint(self):
         from ..core.variable import Variable
@@ -563,17 +570,51 @@ class BackupAndRestore(Callback):
         self._checkpoint = Checkpoint(model=self.model, optimizer=optimizer, epoch=self._epoch)
 
     def on_train_begin(self, logs=None):
-        from ..io.checkpoint_format import data_file
+        from ..io.checkpoint_format import CheckpointError, data_file
 
         self._make_checkpoint()
-        if os.path.exists(data_file(self._prefix)):
+        self._epochs_done = self._batches_since_save = self._last_batch = 0
+        if not os.path.exists(data_file(self._prefix)):
+            return
+        try:
             self._checkpoint.read(self._prefix)
-            # fit reads this after on_train_begin: the epochs already done are skipped
-            self.model._initial_epoch = int(self._epoch.numpy())
+        except (OSError, CheckpointError):
+            if not os.path.exists(data_file(self._previous)):
+                raise
+            # The latest backup is unreadable: the one before it (double_checkpoint).
+            self._checkpoint.read(self._previous)
+        # fit reads this after on_train_begin: the epochs already done are skipped
+        self._epochs_done = int(self._epoch.numpy())
+        self.model._initial_epoch = self._epochs_done
 
     def on_epoch_end(self, epoch, logs=None):
+        self._epochs_done = epoch + 1
+        self._last_batch = 0
+        if self.save_freq == "epoch":
+            self._save()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch" or self.save_freq is False:
+            return
+        # Keras's count: batches since the last backup, across the epochs' boundaries.
+        self._batches_since_save += (
+            batch + 1 if batch <= self._last_batch else batch - self._last_batch
+        )
+        self._last_batch = batch
+        if self._batches_since_save >= self.save_freq:
+            self._batches_since_save = 0
+            self._save()
+
+    def _save(self):
+        import shutil
+
+        from ..io.checkpoint_format import data_file
+
         os.makedirs(self.backup_dir, exist_ok=True)
-        self._epoch.assign(np.int64(epoch + 1))
+        latest = data_file(self._prefix)
+        if self.double_checkpoint and os.path.exists(latest):
+            shutil.copyfile(latest, data_file(self._previous))
+        self._epoch.assign(np.int64(self._epochs_done))
         self._checkpoint.write(self._prefix)
 
     def on_train_end(self, logs=None):
