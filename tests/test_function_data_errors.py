@@ -165,3 +165,40 @@ def test_errors_are_deferred_only_while_tracing():
             f(ek.constant([0.0]))
     finally:
         ek.config.run_functions_eagerly(False)
+
+
+@pytest.mark.parametrize(
+    "check, bad",
+    [
+        pytest.param(
+            lambda x: ek.debugging.check_numerics(x, "bad x"), np.nan, id="check_numerics"
+        ),
+        pytest.param(
+            lambda x: ek.debugging.assert_positive(x, message="bad x"), -1.0, id="assert_positive"
+        ),
+        pytest.param(
+            lambda x: ek.debugging.assert_equal(x, 1.0, message="bad x"), 2.0, id="assert_equal"
+        ),
+        pytest.param(
+            lambda x: ek.debugging.assert_less(x, 1.5, message="bad x"), 2.0, id="assert_less"
+        ),
+        pytest.param(
+            lambda x: ek.debugging.assert_near(x, 1.0, message="bad x"), 2.0, id="assert_near"
+        ),
+    ],
+)
+def test_checks_run_on_every_call_even_when_their_result_is_unused(check, bad):
+    # TensorFlow's CheckNumerics and Assert ops are stateful: a function runs them although
+    # nothing reads their output, on every call. Before, an assertion was decided while
+    # tracing (a replay skipped it) and an unused check_numerics could be dropped.
+    def f(x):
+        check(x)  # result unused
+        return x * 2.0
+
+    traced = ek.function(f)
+    np.testing.assert_array_equal(traced(ek.constant([1.0])).numpy(), [2.0])
+    with pytest.raises(IAE, match="bad x"):  # the program, replayed
+        traced(ek.constant([bad]))
+    with pytest.raises(IAE, match="bad x"):  # the first trace
+        ek.function(f)(ek.constant([bad]))
+    np.testing.assert_array_equal(traced(ek.constant([1.0])).numpy(), [2.0])

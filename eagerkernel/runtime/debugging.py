@@ -49,6 +49,7 @@ from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, convert_to_tensor, to_tensor
 from .numerics_check import disable_check_numerics, enable_check_numerics
 from .ops import elementwise as _ew
+from .ops import reduction as _reduction
 from .placement_log import get_log_device_placement, set_log_device_placement
 from .traceback_utils import (
     disable_traceback_filtering,
@@ -103,7 +104,8 @@ def _check_numerics_fwd(xp, x, message):
     return x
 
 
-_check_numerics = Primitive("CheckNumerics", _check_numerics_fwd)
+# `checks`: a graph function runs it even when its result is unused, as TF's stateful op.
+_check_numerics = Primitive("CheckNumerics", _check_numerics_fwd, checks=True)
 # TensorFlow's gradient checks the cotangent too, with its own message.
 defvjp(_check_numerics, lambda g, ans, x, message: check_numerics(g, _GRADIENT_MESSAGE + message))
 
@@ -219,7 +221,9 @@ def _binary_assert(sym, op, compare, x, y, message, summarize, data=None, kinds=
             f"{op}: x and y must broadcast to one shape, got x: {tuple(x.shape)} and y: "
             f"{tuple(y.shape)}.",
         ) from None
-    if bool(test._device.xp.all(test._value)):
+    # The test as a Tensor's truth (a guard in a graph function, which then checks the values
+    # of every call, as TensorFlow's Assert op does), not a read of the array.
+    if bool(_reduction.reduce_all(test)):
         return None
     summarize = _summarize(summarize)
     if data is None:

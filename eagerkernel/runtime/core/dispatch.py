@@ -91,11 +91,15 @@ class Primitive:
         array_op: for a two-input op, a C callable of the two arrays computing what ``fwd``
             does (``operator.mul`` for Mul), which dispatch calls without fwd's Python frame;
             set by `binary`.
+        checks: a check whose effect is its error (TensorFlow's stateful CheckNumerics): a
+            graph function keeps it even when nothing reads its output, and its error is
+            raised where it runs, never deferred (`DeferredError`).
     """
 
     __slots__ = (
         "__weakref__",
         "array_op",
+        "checks",
         "fwd",
         "joint_vjp",
         "key",
@@ -110,7 +114,15 @@ class Primitive:
     # `custom_gradient` makes one per call).
     registry: typing.ClassVar[weakref.WeakValueDictionary] = weakref.WeakValueDictionary()
 
-    def __init__(self, name: str, fwd, n_out: int = 1, moves: bool = False, saves: bool = False):
+    def __init__(
+        self,
+        name: str,
+        fwd,
+        n_out: int = 1,
+        moves: bool = False,
+        saves: bool = False,
+        checks: bool = False,
+    ):
         module = sys._getframe(1).f_globals.get("__name__", "?")
         key = f"{module}:{name}"
         n = 1
@@ -126,6 +138,7 @@ class Primitive:
         self.n_out = n_out
         self.moves = bool(moves)
         self.saves = bool(saves)
+        self.checks = bool(checks)
         self.array_op = None
 
     def __repr__(self) -> str:
@@ -232,7 +245,7 @@ def _observed(prim: Primitive, inputs: tuple, params: dict = _NO_PARAMS):
     except MemoryError as exc:
         raise out_of_memory(prim, inputs, exc) from None
     except InvalidArgumentError as exc:
-        if prim.n_out == 0 or not any(r.defers_errors for r in _ctx.recorders):
+        if prim.n_out == 0 or prim.checks or not any(r.defers_errors for r in _ctx.recorders):
             raise
         return _deferred(prim, exc, device)
     except ValueError as exc:

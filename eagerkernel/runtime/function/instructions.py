@@ -114,11 +114,16 @@ def _defs(ins) -> list:
 
 
 def live_instructions(instrs: list, outputs: list) -> list:
-    """Drops the ops whose values nothing needs (stateful calls and guards always run)."""
+    """Drops the ops whose values nothing needs (stateful calls, guards and checks such as
+    CheckNumerics always run)."""
     needed = {r for r in outputs if type(r) is int}
     keep = []
     for ins in reversed(instrs):
-        if ins[0] in ("op", "read") and not any(d in needed for d in _defs(ins)):
+        if (
+            ins[0] in ("op", "read")
+            and not any(d in needed for d in _defs(ins))
+            and not (ins[0] == "op" and ins[1].checks)
+        ):
             continue
         keep.append(ins)
         needed.update(r for r in uses(ins) if type(r) is int)
