@@ -230,6 +230,7 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         "_aggregation",
         "_constraint",
         "_name",
+        "_path",
         "_read",
         "_synchronization",
         "_trainable",
@@ -285,6 +286,13 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
     @property
     def name(self) -> str:
         return f"{self._name}:0"
+
+    @property
+    def path(self) -> str:
+        """Keras 3's `Variable.path` (``"sequential/dense/kernel"``): for a layer's weight,
+        the scopes and layer it was created in and its name, also when the layer was built
+        outside a call; else the name without TensorFlow's ``:0``."""
+        return getattr(self, "_path", None) or self._name
 
     @property
     def trainable(self) -> bool:

@@ -448,6 +448,9 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
         )
         self._tracked.append(v)
         self._weight_names[id(v)] = name or "weight"  # checkpoints key the weight by it
+        scope = _thread_context().scope_name  # Keras 3's path: under the layer's name
+        own = scope if scope.endswith(f"{self._name}/") else f"{scope}{self._name}/"
+        v._path = own + (name or "weight")
         if not autocast:
             self.__dict__.setdefault("_no_autocast", set()).add(id(v))
         if regularizer is not None:

@@ -1,5 +1,5 @@
 """`ek.keras.optimizers`: SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Ftrl, Lion,
-Lamb, Adafactor and `get` (follows `tf.keras.optimizers`)."""
+Lamb, Adafactor, Muon and `get` (follows `tf.keras.optimizers`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
 from .loss_scale_optimizer import LossScaleOptimizer
+from .muon import Muon
 from .nadam import Nadam
 from .rmsprop import RMSprop
 from .sgd import SGD
@@ -31,6 +32,7 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "Muon",
     "Nadam",
     "Optimizer",
     "RMSprop",
@@ -54,6 +56,7 @@ _BY_NAME = {
     "lion": Lion,
     "adafactor": Adafactor,
     "lossscaleoptimizer": LossScaleOptimizer,
+    "muon": Muon,
 }
 
 

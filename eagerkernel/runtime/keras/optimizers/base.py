@@ -48,6 +48,7 @@ from .averaging import keras_arguments, overwrite_with_averages, update_averages
 from .clipping import clip_gradients
 from .inplace import CHUNK as CHUNK
 from .inplace import mutable_array, on_device, run_parallel, scale_in_place
+from .weight_decay import WeightDecayExclusion
 
 __all__ = ["Optimizer", "SlotObserver", "mutable_array"]
 
@@ -128,7 +129,7 @@ class GradientObserver(typing.Protocol):
         any variable changed."""
 
 
-class Optimizer:
+class Optimizer(WeightDecayExclusion):
     """Base class of optimizers (follows `tf.keras.optimizers.Optimizer`).
 
     Subclasses implement `build(var_list)` (create slot variables with `add_slot`, after
@@ -142,7 +143,8 @@ class Optimizer:
         clipvalue: clip each gradient elementwise to ``[-clipvalue, clipvalue]``.
         global_clipnorm: clip all gradients together to this global L2 norm.
         weight_decay: decoupled weight decay: ``var -= var * weight_decay * lr`` before the
-            update (Keras 3's `weight_decay` argument).
+            update (Keras 3's `weight_decay` argument; `exclude_from_weight_decay` exempts
+            variables).
         lr: old Keras spelling of ``learning_rate``.
         decay: old Keras 2 time decay: ``lr / (1 + decay * iterations)``.
         use_ema, ema_momentum, ema_overwrite_frequency: Keras's moving average of the
@@ -592,7 +594,7 @@ class Optimizer:
                     xp.copyto(mutable_array(slot), 0, where=tiny)
 
     def _update_one(self, g, v: Variable, lr: float, wd) -> None:
-        if wd:
+        if wd and self.uses_weight_decay(v):
             scale_in_place(v, 1.0 - wd * lr)
         self.update_step(g, v, lr)
 

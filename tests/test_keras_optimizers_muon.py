@@ -1,0 +1,124 @@
+"""keras.optimizers.Muon, Optimizer.exclude_from_weight_decay and Variable.path (Keras 3)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+
+RNG = np.random.default_rng(3)
+
+
+def newton_schulz(x, steps=5, a=3.4445, b=-4.7750, c=2.0315):
+    tall = x.shape[0] > x.shape[1]
+    x = x.T if tall else x
+    x = x / (np.linalg.norm(x) + 1e-7)
+    for _ in range(steps):
+        gram = x @ x.T
+        x = a * x + (b * gram + c * gram @ gram) @ x
+    return x.T if tall else x
+
+
+def reference(values, grads, lr, adamw, momentum=0.95, wd=0.004, adam_wd=0.004, rms=0.2):
+    """Keras 3's Muon written out in NumPy (float64): ``adamw[i]`` tells the AdamW variables."""
+    values = [v.astype(np.float64) for v in values]
+    m = [np.zeros_like(v) for v in values]
+    vel = [np.zeros_like(v) for v in values]
+    for t, step in enumerate(grads, start=1):
+        for i, g in enumerate(step):
+            values[i] *= 1.0 - (adam_wd if adamw[i] else wd) * lr
+            if adamw[i]:
+                alpha = lr * math.sqrt(1 - 0.999**t) / (1 - 0.9**t)
+                m[i] += (g - m[i]) * 0.1
+                vel[i] += (g * g - vel[i]) * 0.001
+                values[i] -= m[i] * alpha / (np.sqrt(vel[i]) + 1e-7)
+            else:
+                m[i] = momentum * m[i] + g
+                u = g + momentum * m[i]
+                scale = math.sqrt(max(g.shape)) * rms
+                values[i] -= lr * newton_schulz(u) * scale
+    return values
+
+
+def test_muon_steps_match_the_closed_form():
+    dense = ek.keras.layers.Dense(4, name="hidden")
+    dense.build((None, 3))
+    emb = ek.keras.layers.Embedding(5, 3, name="embedding")
+    emb.build((None,))
+    head = ek.keras.layers.Dense(2, name="head")
+    head.build((None, 6))  # a tall kernel: Newton-Schulz on its transpose
+    variables = [dense.kernel, dense.bias, emb.embeddings, head.kernel]
+    assert [v.path for v in variables] == [
+        "hidden/kernel",
+        "hidden/bias",
+        "embedding/embeddings",
+        "head/kernel",
+    ]
+    start = [v.numpy().copy() for v in variables]
+    grads = [[RNG.standard_normal(v.shape).astype(np.float32) for v in start] for _ in range(3)]
+    opt = ek.keras.optimizers.Muon(learning_rate=0.05, exclude_layers=["head"])
+    for step in grads:
+        opt.apply_gradients(zip([ek.constant(g) for g in step], variables))
+    want = reference(start, grads, 0.05, adamw=[False, True, True, True])
+    for v, w in zip(variables, want):
+        np.testing.assert_allclose(v.numpy(), w, rtol=2e-5, atol=2e-6)
+    # Slots: momentum everywhere, velocity for the AdamW variables only.
+    assert opt.get_slot_names() == ["momentum", "velocity"]
+    with pytest.raises(KeyError):
+        opt.get_slot(dense.kernel, "velocity")
+    assert opt.get_slot(head.kernel, "velocity").shape == (6, 2)
+
+
+def test_muon_in_fit_and_its_config():
+    x = RNG.standard_normal((64, 4)).astype(np.float32)
+    y = (x @ RNG.standard_normal((4, 1))).astype(np.float32)
+    model = ek.keras.Sequential(
+        [ek.keras.Input((4,)), ek.keras.layers.Dense(8), ek.keras.layers.Dense(1, name="out")]
+    )
+    model.compile(ek.keras.optimizers.Muon(0.02, exclude_layers=["out"]), "mse")
+    history = model.fit(x, y, epochs=20, batch_size=16, verbose=0)
+    assert history.history["loss"][-1] < 0.2 * history.history["loss"][0]
+    config = model.optimizer.get_config()
+    again = ek.keras.optimizers.Muon.from_config(config)
+    assert again.get_config() == config and config["exclude_layers"] == ["out"]
+    assert isinstance(ek.keras.optimizers.get("muon"), ek.keras.optimizers.Muon)
+
+
+def test_muon_bad_arguments():
+    with pytest.raises(ValueError, match="ns_steps must be an int >= 0"):
+        ek.keras.optimizers.Muon(ns_steps=2.5)
+    with pytest.raises(ValueError, match=r"momentum must be in \[0.0, 1.0\]"):
+        ek.keras.optimizers.Muon(momentum=1.5)
+
+
+def test_exclude_from_weight_decay_by_name_and_by_variable():
+    kernel = ek.Variable([2.0], name="dense/kernel")
+    bias = ek.Variable([2.0], name="dense/bias")
+    norm = ek.Variable([2.0], name="layer_norm/gamma")
+    zero = [ek.constant([0.0])] * 3
+    opt = ek.keras.optimizers.SGD(learning_rate=0.1, weight_decay=0.5)
+    opt.exclude_from_weight_decay(var_list=[norm], var_names=["bias"])
+    opt.apply_gradients(zip(zero, [kernel, bias, norm]))
+    assert [float(v[0]) for v in (kernel, bias, norm)] == pytest.approx([1.9, 2.0, 2.0])
+    with pytest.raises(ValueError, match="can only be configured before the optimizer is built"):
+        opt.exclude_from_weight_decay(var_names=["kernel"])
+
+
+def test_same_numbers_as_keras_3():
+    keras = pytest.importorskip("keras")
+    pytest.importorskip("tensorflow")
+    theirs = keras.layers.Dense(3, name="dense")
+    theirs.build((None, 4))
+    ours = ek.keras.layers.Dense(3, name="dense")
+    ours.build((None, 4))
+    ours.set_weights(theirs.get_weights())
+    grads = [RNG.standard_normal(w.shape).astype(np.float32) for w in theirs.get_weights()]
+    k_opt, e_opt = keras.optimizers.Muon(learning_rate=0.1), ek.keras.optimizers.Muon(0.1)
+    for _ in range(2):
+        k_opt.apply_gradients(zip([keras.ops.convert_to_tensor(g) for g in grads], theirs.weights))
+        e_opt.apply_gradients(zip([ek.constant(g) for g in grads], ours.weights))
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
