@@ -1,5 +1,5 @@
 """`ek.keras.optimizers`: SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Ftrl, Lion,
-Lamb, Adafactor, Muon and `get` (follows `tf.keras.optimizers`)."""
+Lamb, Adafactor, Muon, ScheduleFreeAdamW and `get` (follows `tf.keras.optimizers`)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from .loss_scale_optimizer import LossScaleOptimizer
 from .muon import Muon
 from .nadam import Nadam
 from .rmsprop import RMSprop
+from .schedule_free_adamw import ScheduleFreeAdamW
 from .sgd import SGD
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "Nadam",
     "Optimizer",
     "RMSprop",
+    "ScheduleFreeAdamW",
     "deserialize",
     "get",
     "schedules",
@@ -57,6 +59,7 @@ _BY_NAME = {
     "adafactor": Adafactor,
     "lossscaleoptimizer": LossScaleOptimizer,
     "muon": Muon,
+    "schedulefreeadamw": ScheduleFreeAdamW,
 }
 
 

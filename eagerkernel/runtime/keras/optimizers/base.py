@@ -327,7 +327,8 @@ class Optimizer(WeightDecayExclusion):
         ``"<var name>/<slot_name>"``.
 
         Args:
-            initializer: ``"zeros"``, ``"ones"``, or a number to fill with.
+            initializer: ``"zeros"``, ``"ones"``, a number to fill with, or an array of the
+                slot's shape to copy (ScheduleFreeAdamW's momentum starts as the variable).
 
         A new slot is reported to `Optimizer.slot_observers` (``slot_created``) before it is
         returned; a checkpoint restored earlier assigns its saved value then.
@@ -338,7 +339,8 @@ class Optimizer(WeightDecayExclusion):
         slots = entry[1]
         if slot_name in slots:
             return slots[slot_name]
-        fill = {"zeros": 0.0, "ones": 1.0}.get(initializer, initializer)
+        named = {"zeros": 0.0, "ones": 1.0}
+        fill = named.get(initializer, initializer) if isinstance(initializer, str) else initializer
         with on_device(var._device):
             size = var._value.shape if shape is None else tuple(shape)
             value = var._device.xp.full(size, fill, dtype=var._value.dtype)

@@ -1,4 +1,5 @@
-"""keras.optimizers.Muon, Optimizer.exclude_from_weight_decay and Variable.path (Keras 3)."""
+"""Keras 3's newer optimizers (Muon, ScheduleFreeAdamW), Optimizer.exclude_from_weight_decay and
+Variable.path, against closed forms and (where TensorFlow's Keras is installed) Keras 3."""
 
 from __future__ import annotations
 
@@ -122,3 +123,64 @@ def test_same_numbers_as_keras_3():
         e_opt.apply_gradients(zip([ek.constant(g) for g in grads], ours.weights))
     for a, b in zip(ours.get_weights(), theirs.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# -- ScheduleFreeAdamW ----------------------------------------------------------------------------
+
+
+def schedule_free(y, grads, lr, warmup=0, wd=0.0, b1=0.9, b2=0.999, eps=1e-8):
+    """Keras 3's ScheduleFreeAdamW on TensorFlow, in NumPy (x from the updated z)."""
+    y = y.astype(np.float64)
+    z, v = y.copy(), np.zeros_like(y)
+    for t, g in enumerate(grads, start=1):
+        rate = lr * (min(t / warmup, 1.0) if warmup else 1.0)
+        y = y * (1.0 - wd * lr)
+        v += (g * g - v) * (1.0 - b2)
+        z = z - rate * g / (np.sqrt(v / (1.0 - b2**t)) + eps)
+        x = (y - (1.0 - b1) * z) / b1
+        x = (1.0 - 1.0 / t) * x + z / t
+        y = (1.0 - b1) * z + b1 * x
+    return y
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"warmup_steps": 3, "weight_decay": 0.01}])
+def test_schedule_free_adamw_matches_the_closed_form(kwargs):
+    start = RNG.standard_normal((3, 2)).astype(np.float32)
+    grads = [RNG.standard_normal((3, 2)).astype(np.float32) for _ in range(5)]
+    v = ek.Variable(start)
+    opt = ek.keras.optimizers.ScheduleFreeAdamW(learning_rate=0.1, **kwargs)
+    for g in grads:
+        opt.apply_gradients([(ek.constant(g), v)])
+    want = schedule_free(
+        start, grads, 0.1, warmup=kwargs.get("warmup_steps", 0), wd=kwargs.get("weight_decay", 0.0)
+    )
+    np.testing.assert_allclose(v.numpy(), want, rtol=1e-5, atol=1e-6)
+    assert opt.get_config()["warmup_steps"] == kwargs.get("warmup_steps", 0)
+
+
+def test_schedule_free_momentum_slot_starts_at_the_variable_also_after_a_restore(tmp_path):
+    v = ek.Variable([1.0, 2.0])
+    opt = ek.keras.optimizers.ScheduleFreeAdamW(learning_rate=0.1)
+    opt.apply_gradients([(ek.constant([1.0, -1.0]), v)])
+    z = opt.get_slot(v, "momentum").numpy().copy()
+    np.testing.assert_allclose(z, [0.9, 2.1], rtol=1e-6)  # one step of lr from the variable
+    path = ek.train.Checkpoint(v=v, opt=opt).write(str(tmp_path / "ckpt"))
+    v2 = ek.Variable([0.0, 0.0])
+    opt2 = ek.keras.optimizers.ScheduleFreeAdamW(learning_rate=0.1)
+    ek.train.Checkpoint(v=v2, opt=opt2).read(path)
+    opt2.apply_gradients([(ek.constant([0.0, 0.0]), v2)])  # builds the slots: the restored z
+    np.testing.assert_allclose(opt2.get_slot(v2, "momentum").numpy(), z, rtol=1e-6)
+
+
+def test_schedule_free_same_numbers_as_keras_3():
+    keras = pytest.importorskip("keras")
+    pytest.importorskip("tensorflow")
+    start = RNG.standard_normal((4,)).astype(np.float32)
+    grads = [RNG.standard_normal((4,)).astype(np.float32) for _ in range(3)]
+    theirs, ours = keras.Variable(start), ek.Variable(start)
+    k_opt = keras.optimizers.ScheduleFreeAdamW(learning_rate=0.05, warmup_steps=2)
+    e_opt = ek.keras.optimizers.ScheduleFreeAdamW(learning_rate=0.05, warmup_steps=2)
+    for g in grads:
+        k_opt.apply_gradients([(keras.ops.convert_to_tensor(g), theirs)])
+        e_opt.apply_gradients([(ek.constant(g), ours)])
+    np.testing.assert_allclose(ours.numpy(), np.asarray(theirs.numpy()), rtol=1e-5, atol=1e-6)
