@@ -101,11 +101,30 @@ def test_flip_contrast_brightness_values():
 def test_crops_and_resizing_shapes_and_values():
     x = ek.constant(np.arange(2 * 6 * 6 * 1, dtype=np.float32).reshape(2, 6, 6, 1))
     crop = L.RandomCrop(4, 3, seed=0)
-    assert crop(x, training=True).shape == (2, 4, 3, 1)
-    np.testing.assert_array_equal(crop(x, training=False).numpy(), x.numpy()[:, 1:5, 1:4])
+    windows = {tuple(crop(x, training=True).numpy()[0, :, 0, 0]) for _ in range(20)}
+    assert len(windows) > 1 and all(len(w) == 4 for w in windows)  # random 4 x 3 windows
+    # At inference (Keras's documentation): the largest centred 4:3 window (6 x 4.5 -> rows
+    # 0-5, columns 1-4), resized to 4 x 3; TensorFlow's numbers (ek.image.resize).
+    window = x[:, :, 1:5]
+    np.testing.assert_allclose(
+        crop(x, training=False).numpy(), ek.image.resize(window, [4, 3]).numpy(), rtol=1e-6
+    )
     assert L.Resizing(3, 9)(x).shape == (2, 3, 9, 1)
     np.testing.assert_array_equal(L.CenterCrop(2, 2)(x).numpy(), x.numpy()[:, 2:4, 2:4])
-    assert L.CenterCrop(8, 8)(x).shape == (2, 8, 8, 1)  # smaller inputs are resized up
+    big = L.CenterCrop(8, 8)(x)  # a smaller input: smart_resize, as Keras 3
+    np.testing.assert_allclose(big.numpy(), ek.image.resize(x, [8, 8]).numpy(), rtol=1e-6)
+    # Wider than tall and too low: the centre square, resized (Keras 3.15's numbers).
+    wide = ek.constant(np.arange(12.0, dtype=np.float32).reshape(2, 6, 1))
+    np.testing.assert_allclose(
+        L.CenterCrop(4, 4)(wide).numpy()[:, :, 0],
+        [
+            [2.0, 2.25, 2.75, 3.0],
+            [3.5, 3.75, 4.25, 4.5],
+            [6.5, 6.75, 7.25, 7.5],
+            [8.0, 8.25, 8.75, 9.0],
+        ],
+        rtol=1e-6,
+    )
 
 
 def test_a_models_plain_call_augments_and_predict_does_not():

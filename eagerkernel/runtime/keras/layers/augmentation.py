@@ -39,6 +39,8 @@ __all__ = [
     "RandomTranslation",
     "RandomZoom",
     "Resizing",
+    "aspect_crop",
+    "smart_resize",
     "transform",
 ]
 
@@ -557,9 +559,70 @@ def _center_crop(x: Tensor, height: int, width: int) -> Tensor:
     return x[:, top : top + height, left : left + width, :]
 
 
+def aspect_crop(x: Tensor, height: int, width: int) -> Tensor:
+    """The largest centred window of the batch ``x`` (NHWC) with the aspect ratio of ``height``
+    x ``width``, by Keras's arithmetic (``smart_resize``'s crop box, also Resizing's
+    ``crop_to_aspect_ratio``)."""
+    h, w = int(x.shape[1]), int(x.shape[2])
+    crop_h = max(min(h, int(float(w * height) / width)), 1)
+    crop_w = max(min(w, int(float(h * width) / height)), 1)
+    top, left = int(float(h - crop_h) / 2), int(float(w - crop_w) / 2)
+    return x[:, top : top + crop_h, left : left + crop_w, :]
+
+
+def smart_resize(x, size, interpolation="bilinear", data_format="channels_last"):
+    """Resizes images to ``size`` without distorting them: the largest centred window with
+    the target's aspect ratio, resized to it (follows `keras.preprocessing.image.smart_resize`).
+
+    Args:
+        x: an image ``(height, width, channels)`` or a batch ``(batch, height, width,
+            channels)``: a Tensor or a NumPy array.
+        size: ``(height, width)``, the output's.
+        interpolation: ``"bilinear"`` (default), ``"nearest"``, ``"bicubic"``, ``"area"``,
+            ``"lanczos3"``, ``"lanczos5"``, ``"gaussian"`` or ``"mitchellcubic"``.
+        data_format: ``"channels_last"`` only.
+
+    Returns:
+        ``x``'s batch (if any), ``size`` and channels; a NumPy array for a NumPy input, else
+        a float Tensor.
+
+    Raises:
+        ValueError: ``size`` not two ints, an input of rank other than 3 or 4 (Keras's
+            messages), or ``data_format="channels_first"``.
+
+    >>> x = np.arange(12.0, dtype=np.float32).reshape(2, 6, 1)  # 2 x 6: the centre 2 x 2
+    >>> ek.keras.preprocessing.image.smart_resize(x, (2, 2))[..., 0]
+    array([[2., 3.],
+           [8., 9.]], dtype=float32)
+    """
+    if len(size) != 2:
+        raise ValueError(f"Expected `size` to be a tuple of 2 integers, but got: {size}.")
+    if data_format != "channels_last":
+        raise ValueError(
+            f"smart_resize: data_format={data_format!r} is not supported; images are "
+            "channels_last (NHWC)."
+        )
+    t = to_tensor(x)
+    if t.ndim not in (3, 4):
+        raise ValueError(
+            "Expected an image array with shape `(height, width, channels)`, or "
+            "`(batch_size, height, width, channels)`, but got input with incorrect rank, of "
+            f"shape {tuple(t.shape)}."
+        )
+    batch, single = _batched(t)
+    height, width = int(size[0]), int(size[1])
+    out = _image.resize(aspect_crop(batch, height, width), [height, width], method=interpolation)
+    out = _unbatched(out, single)
+    return out.numpy() if isinstance(x, np.ndarray) else out
+
+
 class RandomCrop(_RandomLayer):
-    """Crops a random ``height`` x ``width`` window in training, the center one otherwise
-    (follows `tf.keras.layers.RandomCrop`); smaller inputs are resized up first.
+    """Crops a random ``height`` x ``width`` window in training (follows
+    `tf.keras.layers.RandomCrop`, whose window is drawn when the input is larger than the
+    target in both dimensions). Otherwise (at inference, or an input not larger) the input is
+    `smart_resize`d to the target: its largest centred window of the target's aspect ratio,
+    resized, as Keras's documentation says. (Keras 3.15 returns the input unchanged at
+    inference, contrary to its documentation.)
 
     Raises:
         ValueError: non-positive sizes.
@@ -576,11 +639,8 @@ class RandomCrop(_RandomLayer):
     def call(self, inputs, training=True):
         x, single = _batched(inputs)
         h, w = x.shape[1], x.shape[2]
-        if h < self.height or w < self.width:
-            x = _image.resize(x, [max(h, self.height), max(w, self.width)])
-            h, w = x.shape[1], x.shape[2]
-        if not training:
-            return _unbatched(_center_crop(x, self.height, self.width), single)
+        if not (training and h > self.height and w > self.width):
+            return smart_resize(inputs, (self.height, self.width))
         from ...ops.indexing import gather
 
         # the window's rows and columns, drawn in a stateful step: a graph function draws a
@@ -662,9 +722,7 @@ class Resizing(Layer):
     def call(self, inputs):
         x, single = _batched(inputs)
         if self.crop_to_aspect_ratio:
-            h, w = x.shape[1], x.shape[2]
-            scale = min(h / self.height, w / self.width)
-            x = _center_crop(x, int(self.height * scale), int(self.width * scale))
+            x = aspect_crop(x, self.height, self.width)
         out = _image.resize(
             x, [self.height, self.width], method=self.interpolation, antialias=self.antialias
         )
@@ -686,7 +744,9 @@ class Resizing(Layer):
 
 class CenterCrop(Layer):
     """Crops the central ``height`` x ``width`` window (follows
-    `tf.keras.layers.CenterCrop`); smaller inputs are resized up to the target first.
+    `tf.keras.layers.CenterCrop`); an input smaller than the target in either dimension is
+    `smart_resize`d to it instead (its largest centred window of the target's aspect ratio,
+    resized), as Keras 3 does.
 
     >>> x = ek.constant(np.arange(16.0, dtype=np.float32).reshape(4, 4, 1))
     >>> ek.keras.layers.CenterCrop(2, 2)(x)[..., 0].numpy()
@@ -706,7 +766,7 @@ class CenterCrop(Layer):
         x, single = _batched(inputs)
         h, w = x.shape[1], x.shape[2]
         if h < self.height or w < self.width:
-            x = _image.resize(x, [max(h, self.height), max(w, self.width)])
+            return smart_resize(inputs, (self.height, self.width))
         return _unbatched(_center_crop(x, self.height, self.width), single)
 
     def compute_output_shape(self, input_shape):

@@ -61,8 +61,9 @@ _context = threading.local()  # .training: the value the enclosing layer call re
 
 
 def _snake(name: str) -> str:
-    """Keras's layer-name rule: ``Conv2D`` -> ``conv2d``, ``MaxPooling2D`` -> ``max_pooling2d``."""
-    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    """Keras's ``to_snake_case``: ``MaxPooling2D`` -> ``max_pooling2d``, ``ConvLSTM2D`` ->
+    ``conv_lstm2d``."""
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", re.sub(r"\W+", "", name))
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
@@ -437,8 +438,7 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
         dt = dtypes.as_dtype(dtype) if dtype is not None else self._variable_dtype
         if initializer is None:
             initializer = "glorot_uniform" if dt.is_floating else "zeros"
-        init = initializers.get(initializer)
-        value = init(shape, dtype=dt)
+        value = initializers.get(initializer)(shape, dtype=dt)
         v = Variable(
             value,
             trainable=trainable,

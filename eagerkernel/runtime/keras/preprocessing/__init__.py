@@ -28,6 +28,7 @@ image = types.SimpleNamespace(
     load_img=_image.load_img,
     img_to_array=_image.img_to_array,
     array_to_img=_image.array_to_img,
+    smart_resize=_image.smart_resize,
 )
 image.__doc__ = "`tf.keras.preprocessing.image` (see `eagerkernel.runtime.keras.preprocessing`)."
 sequence = types.SimpleNamespace(pad_sequences=pad_sequences)

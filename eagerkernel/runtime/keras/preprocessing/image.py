@@ -1,5 +1,6 @@
-"""Images from files: `load_img`, `img_to_array`, `array_to_img`, `image_dataset_from_directory`
-and Keras's older `ImageDataGenerator` (follow `tf.keras.utils` / `tf.keras.preprocessing.image`).
+"""Images from files: `load_img`, `img_to_array`, `array_to_img`, `image_dataset_from_directory`,
+`smart_resize` and Keras's older `ImageDataGenerator` (follow `tf.keras.utils` /
+`tf.keras.preprocessing.image`).
 
 Files are decoded with Pillow. `image_dataset_from_directory` gives an `ek.data.Dataset` of
 float32 image batches (values 0-255, resized with `ek.image.resize`) and labels;
@@ -13,6 +14,7 @@ import os
 
 import numpy as np
 
+from ..layers.augmentation import smart_resize
 from . import dataset_utils
 
 __all__ = [
@@ -20,6 +22,7 @@ __all__ = [
     "image_dataset_from_directory",
     "img_to_array",
     "load_img",
+    "smart_resize",
 ]
 
 ALLOWLIST_FORMATS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
