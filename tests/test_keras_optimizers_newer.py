@@ -184,3 +184,157 @@ def test_schedule_free_same_numbers_as_keras_3():
         k_opt.apply_gradients([(keras.ops.convert_to_tensor(g), theirs)])
         e_opt.apply_gradients([(ek.constant(g), ours)])
     np.testing.assert_allclose(ours.numpy(), np.asarray(theirs.numpy()), rtol=1e-5, atol=1e-6)
+
+
+# -- MultiOptimizer and OptimizerMap --------------------------------------------------------------
+
+
+def _two_layer_model():
+    model = ek.keras.Sequential(
+        [
+            ek.keras.Input((3,)),
+            ek.keras.layers.Dense(4, name="body"),
+            ek.keras.layers.Dense(1, name="head"),
+        ]
+    )
+    return model
+
+
+def test_multi_optimizer_steps_each_group_with_its_optimizer():
+    model = _two_layer_model()
+    start = [w.copy() for w in model.get_weights()]
+    grads = [RNG.standard_normal(w.shape).astype(np.float32) for w in start]
+    mapping = ek.keras.optimizers.OptimizerMap(
+        ek.keras.optimizers.SGD(0.1), {"sequential.*/head/.*": ek.keras.optimizers.Adam(0.01)}
+    )
+    opt = ek.keras.optimizers.MultiOptimizer(mapping)
+    variables = model.trainable_variables
+    name = model.name  # Keras 3's paths: a Sequential's layers under its name
+    assert [v.path for v in variables] == [
+        f"{name}/body/kernel",
+        f"{name}/body/bias",
+        f"{name}/head/kernel",
+        f"{name}/head/bias",
+    ]
+    for _ in range(2):
+        opt.apply_gradients(zip([ek.constant(g) for g in grads], variables))
+    # SGD on the body: two steps of 0.1 * g; Adam on the head: m/sqrt(v) is sign(g) while the
+    # gradient is the same, so two steps of 0.01 (up to epsilon).
+    for w, s, g in zip(model.get_weights()[:2], start[:2], grads[:2]):
+        np.testing.assert_allclose(w, s - 0.2 * g, rtol=1e-5, atol=1e-6)
+    for w, s, g in zip(model.get_weights()[2:], start[2:], grads[2:]):
+        np.testing.assert_allclose(w, s - 0.02 * np.sign(g), rtol=1e-4, atol=1e-5)
+    assert int(opt.iterations) == 2
+    assert [int(o.iterations) for o in opt.optimizers] == [2, 2]
+    assert [type(o).__name__ for o in opt.optimizers] == ["Adam", "SGD"]
+    with pytest.raises(
+        AttributeError, match="Learning rate cannot be accessed on a MultiOptimizer"
+    ):
+        _ = opt.learning_rate
+
+
+def test_multi_optimizer_with_a_callable_in_fit_and_checkpoint(tmp_path):
+    x = RNG.standard_normal((32, 3)).astype(np.float32)
+    y = x.sum(axis=1, keepdims=True)
+    head_opt, body_opt = ek.keras.optimizers.Adam(0.05), ek.keras.optimizers.SGD(0.05)
+    model = _two_layer_model()
+    model.compile(
+        ek.keras.optimizers.MultiOptimizer(lambda v: head_opt if "head" in v.path else body_opt),
+        "mse",
+    )
+    history = model.fit(x, y, epochs=15, batch_size=8, verbose=0)
+    assert history.history["loss"][-1] < 0.3 * history.history["loss"][0]
+    assert int(model.optimizer.iterations) == 60 and int(head_opt.iterations) == 60
+    path = ek.train.Checkpoint(model=model).write(str(tmp_path / "ckpt"))
+    names = dict(ek.train.list_variables(path))
+    # The step counts and each optimizer's slots, under the optimizer it came from (met first:
+    # the body's SGD, then the head's Adam).
+    assert "model/optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE" in names
+    assert "model/optimizer/optimizer-1/iter/.ATTRIBUTES/VARIABLE_VALUE" in names
+    slot = "model/layer-1/kernel/.OPTIMIZER_SLOT/model/optimizer/optimizer-1/m/.ATTRIBUTES/"
+    assert names[slot + "VARIABLE_VALUE"] == [4, 1]
+    m_head = head_opt.get_slot(model.layers[1].kernel, "m").numpy().copy()
+
+    twin = _two_layer_model()
+    twin_head, twin_body = ek.keras.optimizers.Adam(0.05), ek.keras.optimizers.SGD(0.05)
+    twin.compile(
+        ek.keras.optimizers.MultiOptimizer(lambda v: twin_head if "head" in v.path else twin_body),
+        "mse",
+    )
+    twin.optimizer.build(twin.trainable_variables)  # meets both optimizers, then restores
+    ek.train.Checkpoint(model=twin).read(path)
+    for a, b in zip(twin.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert int(twin.optimizer.iterations) == 60
+    np.testing.assert_array_equal(twin_head.get_slot(twin.layers[1].kernel, "m").numpy(), m_head)
+
+
+def test_a_failing_group_leaves_every_variable_as_it_was():
+    model = _two_layer_model()
+    opt = ek.keras.optimizers.MultiOptimizer(
+        ek.keras.optimizers.OptimizerMap(
+            ek.keras.optimizers.Adam(0.1), {".*head.*": ek.keras.optimizers.SGD(0.1)}
+        )
+    )
+    variables = model.trainable_variables
+    before = [w.copy() for w in model.get_weights()]
+    grads = [ek.ones_like(v) for v in variables]
+    grads[3] = ek.ones([5])  # the head's bias gradient has the wrong shape
+    with pytest.raises(ValueError, match="has shape"):
+        opt.apply_gradients(zip(grads, variables))
+    for a, b in zip(model.get_weights(), before):
+        np.testing.assert_array_equal(a, b)
+    assert int(opt.iterations) == 0 and all(int(o.iterations) == 0 for o in opt.optimizers)
+    slots = [s.numpy() for o in opt.optimizers for s in o.variables[1:]]
+    assert all(not np.any(s) for s in slots)  # Adam's moments: still zero
+
+
+def test_optimizer_map_lookup_config_and_errors():
+    sgd, adam = ek.keras.optimizers.SGD(name="sgd"), ek.keras.optimizers.Adam(name="adam")
+    mapping = ek.keras.optimizers.OptimizerMap(ek.keras.optimizers.RMSprop(name="rmsprop"))
+    mapping["encoder/layer_0/dense"] = adam
+    mapping["encoder/.*"] = sgd
+    mapping["decoder"] = adam
+    assert mapping["decoder"].name == "adam" and mapping["encoder/layer_0/dense"].name == "adam"
+    assert mapping["encoder/layer_0/attention/query"].name == "sgd"
+    assert mapping["decoder/layer_0/dense"].name == "rmsprop"  # "decoder" is an exact path
+    mapping["enc.*"] = adam
+    with pytest.raises(ValueError, match="Multiple optimizers assigned to variable encoder/x"):
+        mapping["encoder/x"]
+    with pytest.raises(ValueError, match="'decoder' already exists in the OptimizerMap"):
+        mapping["decoder"] = sgd
+    with pytest.raises(ValueError, match="optimizer cannot be LossScaleOptimizer"):
+        mapping["other"] = ek.keras.mixed_precision.LossScaleOptimizer(ek.keras.optimizers.SGD())
+    with pytest.raises(TypeError, match="default_optimizer must be a Keras Optimizer instance"):
+        ek.keras.optimizers.OptimizerMap("sgd")
+    del mapping["enc.*"]
+    opt = ek.keras.optimizers.MultiOptimizer(mapping, loss_scale_factor=4.0)
+    assert all(o.loss_scale_factor == 4.0 for o in opt.optimizers)
+    again = ek.keras.optimizers.MultiOptimizer.from_config(opt.get_config())
+    # Each key's optimizer is serialized on its own (as Keras): two copies of the Adam.
+    assert [type(o).__name__ for o in again.optimizers] == ["Adam", "SGD", "Adam", "RMSprop"]
+    assert dict(again._optimizer_map).keys() == dict(mapping).keys()
+    assert float(again.scale_loss(ek.constant(2.0))) == 8.0
+    with pytest.raises(TypeError, match="optimizer_map must be an OptimizerMap or a callable"):
+        ek.keras.optimizers.MultiOptimizer({"a": sgd})
+
+
+def test_multi_optimizer_same_numbers_as_keras_3():
+    keras = pytest.importorskip("keras")
+    pytest.importorskip("tensorflow")
+    start = [RNG.standard_normal((3, 2)).astype(np.float32), RNG.standard_normal((2,))]
+    grads = [RNG.standard_normal(s.shape).astype(np.float32) for s in start]
+    theirs = [keras.Variable(s, name=n) for s, n in zip(start, ("kernel", "bias"))]
+    ours = [ek.Variable(s.astype(np.float32), name=n) for s, n in zip(start, ("kernel", "bias"))]
+
+    def make(lib):
+        return lib.optimizers.MultiOptimizer(
+            lib.optimizers.OptimizerMap(lib.optimizers.SGD(0.1), {"bias": lib.optimizers.Adam(0.1)})
+        )
+
+    k_opt, e_opt = make(keras), make(ek.keras)
+    for _ in range(3):
+        k_opt.apply_gradients(zip([keras.ops.convert_to_tensor(g) for g in grads], theirs))
+        e_opt.apply_gradients(zip([ek.constant(g) for g in grads], ours))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.numpy(), np.asarray(b.numpy()), rtol=1e-5, atol=1e-6)

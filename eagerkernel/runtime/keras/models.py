@@ -404,6 +404,7 @@ class Sequential(Model):
         self._input_layer = None
         self._symbolic: list = []  # the KerasTensor after the input and after each layer
         self._building_on_call = False  # inside the first call's implicit build
+        self._paths_prefixed = False  # `_prefix_paths` ran over the layers since the last add
         for layer in layers or []:
             self.add(layer)
 
@@ -439,6 +440,7 @@ class Sequential(Model):
             self._symbolic = [layer.output]
             return
         self._stack.append(layer)
+        self._paths_prefixed = False
         if not self._symbolic and len(self._stack) == 1:
             shape = getattr(layer, "_batch_input_shape", None)
             dtype = layer._input_dtype or layer.dtype
@@ -453,6 +455,7 @@ class Sequential(Model):
         if self._symbolic:
             with name_scope(""):  # Keras names these weights dense/kernel, as in call()
                 out = layer(self._symbolic[-1])
+            self._prefix_paths([layer])
             self._symbolic.append(out)
             self.built = True
             self._output_shape = out.shape
@@ -529,7 +532,21 @@ class Sequential(Model):
         with name_scope(""):
             for layer in self._stack:  # each takes the mask x carries (keras.masking)
                 x = layer(x) if training is None else layer(x, training=training)
+        if not self._paths_prefixed:
+            self._prefix_paths(self._stack)
+            self._paths_prefixed = True
         return x
+
+    def _prefix_paths(self, layers) -> None:
+        """Puts this model's name in front of the `Variable.path` of the weights of
+        ``layers`` (``sequential/dense/kernel``, Keras 3's paths: its Sequential builds them
+        in its own scope), once per weight; their names stay Keras 2's (``dense/kernel:0``)."""
+        prefix = f"{self._name}/"
+        for layer in layers:
+            for v in layer.weights:
+                path = v.path
+                if not path.startswith(prefix):
+                    v._path = prefix + path
 
     def build(self, input_shape=None) -> None:
         """Builds every layer for inputs of ``input_shape`` (the batch axis included, e.g.

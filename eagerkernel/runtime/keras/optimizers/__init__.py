@@ -1,5 +1,6 @@
 """`ek.keras.optimizers`: SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Ftrl, Lion,
-Lamb, Adafactor, Muon, ScheduleFreeAdamW and `get` (follows `tf.keras.optimizers`)."""
+Lamb, Adafactor, Muon, ScheduleFreeAdamW, MultiOptimizer and `get` (follows
+`tf.keras.optimizers`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
 from .loss_scale_optimizer import LossScaleOptimizer
+from .multi_optimizer import MultiOptimizer, OptimizerMap
 from .muon import Muon
 from .nadam import Nadam
 from .rmsprop import RMSprop
@@ -33,9 +35,11 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "MultiOptimizer",
     "Muon",
     "Nadam",
     "Optimizer",
+    "OptimizerMap",
     "RMSprop",
     "ScheduleFreeAdamW",
     "deserialize",
@@ -60,6 +64,7 @@ _BY_NAME = {
     "lossscaleoptimizer": LossScaleOptimizer,
     "muon": Muon,
     "schedulefreeadamw": ScheduleFreeAdamW,
+    "multioptimizer": MultiOptimizer,
 }
 
 
