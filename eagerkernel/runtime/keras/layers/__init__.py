@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
+from .attention import AdditiveAttention, Attention, MultiHeadAttention
 from .audio_preprocessing import MelSpectrogram, STFTSpectrogram
 from .augmentation import (
     CenterCrop,
@@ -50,6 +50,7 @@ from .core_more import (
     PReLU,
     RepeatVector,
 )
+from .einsum_dense import EinsumDense
 from .embedding import Embedding
 from .embedding_reversible import ReversibleEmbedding
 from .grouped_query_attention import GroupedQueryAttention

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import math
 
-from ...core.tensor import Tensor, to_tensor
 from ...ops import array_extra, array_ops, elementwise, linalg
 from .. import initializers, masking, regularizers
-from ._utils import shape_of
-from .attention import EinsumDense, combined_attention_mask
-from .base import Layer
+from .attention import AttentionProjections, combined_attention_mask
 from .core import Dropout
 from .preprocessing import Softmax
 
 __all__ = ["GroupedQueryAttention"]
 
 
-class GroupedQueryAttention(Layer):
+class GroupedQueryAttention(AttentionProjections):
     """Attention whose ``num_query_heads`` query heads share ``num_key_value_heads`` key and
     value heads, each shared by ``num_query_heads // num_key_value_heads`` query heads
     (follows Keras 3's `keras.layers.GroupQueryAttention`). One key/value head is multi-query
@@ -130,28 +127,6 @@ class GroupedQueryAttention(Layer):
         self.seed = seed
         self._query_dense = None
 
-    def _dense(self, equation, output_shape, bias_axes, name, activation=None):
-        def clone(init):  # a fresh initializer per projection, as Keras makes
-            return (
-                type(init).from_config(init.get_config()) if hasattr(init, "get_config") else init
-            )
-
-        return EinsumDense(
-            equation,
-            output_shape=output_shape,
-            activation=activation,
-            bias_axes=bias_axes if self.use_bias else None,
-            kernel_initializer=clone(self.kernel_initializer),
-            bias_initializer=clone(self.bias_initializer),
-            kernel_regularizer=self.kernel_regularizer,
-            bias_regularizer=self.bias_regularizer,
-            activity_regularizer=self.sublayer_activity_regularizer,
-            kernel_constraint=self.kernel_constraint,
-            bias_constraint=self.bias_constraint,
-            name=name,
-            dtype=self._dtype_policy,
-        )
-
     def build(self, query_shape, value_shape=None, key_shape=None) -> None:
         """Creates the projections for these input shapes (Keras 3's signature). Called with
         the query's shape alone (a first call), building waits for the call."""
@@ -162,16 +137,16 @@ class GroupedQueryAttention(Layer):
         self.compute_output_shape(query_shape, value_shape, key_shape)  # Keras's checks
         hq, hkv, d = self.num_query_heads, self.num_key_value_heads, self.head_dim
         dense = [
-            (self._dense("bqm,muh->bquh", (None, hq, d), "uh", "query"), query_shape),
-            (self._dense("bkm,mvh->bkvh", (None, hkv, d), "vh", "key"), key_shape),
+            (self.projection("bqm,muh->bquh", (None, hq, d), "uh", "query"), query_shape),
+            (self.projection("bkm,mvh->bkvh", (None, hkv, d), "vh", "key"), key_shape),
         ]
         if self.use_gate:
-            gate = self._dense("bqm,muh->bquh", (None, hq, d), "uh", "gate", "sigmoid")
+            gate = self.projection("bqm,muh->bquh", (None, hq, d), "uh", "gate", "sigmoid")
             dense.append((gate, query_shape))
         dense += [
-            (self._dense("bkm,mvh->bkvh", (None, hkv, d), "vh", "value"), value_shape),
+            (self.projection("bkm,mvh->bkvh", (None, hkv, d), "vh", "value"), value_shape),
             (
-                self._dense("bquh,uhm->bqm", (None, query_shape[-1]), "m", "attention_output"),
+                self.projection("bquh,uhm->bqm", (None, query_shape[-1]), "m", "attention_output"),
                 (None, None, hq, d),
             ),
         ]
@@ -191,12 +166,6 @@ class GroupedQueryAttention(Layer):
         }
         self.built = True
 
-    def build_from_config(self, config: dict) -> None:
-        shapes = config.get("input_shape")
-        if isinstance(shapes, dict) and shapes.get("value_shape") is not None:
-            with self.name_scope:
-                self.build(**{k: None if v is None else tuple(v) for k, v in shapes.items()})
-
     def call(
         self,
         query,
@@ -210,13 +179,7 @@ class GroupedQueryAttention(Layer):
         training=None,
         use_causal_mask=False,
     ):
-        value = value if isinstance(value, Tensor) else to_tensor(value, None, self.name)
-        if key is None:
-            key = value
-        elif not isinstance(key, Tensor):
-            key = to_tensor(key, None, self.name)
-        if self._query_dense is None:
-            self.build(shape_of(query), shape_of(value), shape_of(key))
+        value, key = self.built_for(query, value, key)
         mask = combined_attention_mask(
             query,
             value,
