@@ -338,3 +338,22 @@ def test_multi_optimizer_same_numbers_as_keras_3():
         e_opt.apply_gradients(zip([ek.constant(g) for g in grads], ours))
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a.numpy(), np.asarray(b.numpy()), rtol=1e-5, atol=1e-6)
+
+
+def test_multi_optimizer_in_a_keras_file(tmp_path):
+    x = RNG.standard_normal((16, 3)).astype(np.float32)
+    model = _two_layer_model()
+    mapping = ek.keras.optimizers.OptimizerMap(
+        ek.keras.optimizers.SGD(0.05, momentum=0.9), {".*head.*": ek.keras.optimizers.Adam(0.05)}
+    )
+    model.compile(ek.keras.optimizers.MultiOptimizer(mapping), "mse")
+    model.fit(x, x[:, :1], epochs=2, batch_size=8, verbose=0)
+    model.save(tmp_path / "m.keras")
+    loaded = ek.keras.models.load_model(tmp_path / "m.keras")
+    opt = loaded.optimizer
+    assert isinstance(opt, ek.keras.optimizers.MultiOptimizer) and int(opt.iterations) == 4
+    assert [type(o).__name__ for o in opt.optimizers] == ["Adam", "SGD"]
+    opt.build(loaded.trainable_variables)  # the slots, restored as they are made
+    head = loaded.layers[1].kernel
+    want = model.optimizer.optimizers[0].get_slot(model.layers[1].kernel, "m").numpy()
+    np.testing.assert_array_equal(opt.optimizers[0].get_slot(head, "m").numpy(), want)
