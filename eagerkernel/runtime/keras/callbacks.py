@@ -16,6 +16,7 @@ import os
 import numpy as np
 
 from ..core.tensor import Tensor
+from .io_utils import is_interactive_logging_enabled, print_msg
 
 __all__ = [
     "BackupAndRestore",
@@ -286,7 +287,7 @@ class ProgbarLogger(Callback):
         self._seen = 0
 
     def _open(self, desc=None):
-        if self.verbose == 1:
+        if self.verbose == 1 and is_interactive_logging_enabled():  # else the line, logged
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=self.params.get("steps"), desc=desc, unit="step", leave=True)
@@ -305,8 +306,8 @@ class ProgbarLogger(Callback):
                 self._bar.set_postfix_str(text)
             self._bar.close()
             self._bar = None
-        elif self.verbose == 2:
-            print(line)
+        elif self.verbose:
+            print_msg(line)
 
     def on_train_begin(self, logs=None):
         self._in_fit = True
@@ -429,7 +430,7 @@ class EarlyStopping(Callback):
             if self.restore_best_weights and self.best_weights is not None:
                 self.model.set_weights(self.best_weights)
             if self.verbose:
-                print(f"Epoch {epoch + 1}: early stopping")
+                print_msg(f"Epoch {epoch + 1}: early stopping")
 
 
 class ModelCheckpoint(Callback):
@@ -525,7 +526,7 @@ class ModelCheckpoint(Callback):
             self.model.save(path)
         if self.verbose:
             what = "weights" if self.save_weights_only else "model"
-            print(f"Epoch {epoch + 1}: saved {what} to {path}")
+            print_msg(f"Epoch {epoch + 1}: saved {what} to {path}")
 
 
 class LambdaCallback(Callback):

@@ -25,6 +25,7 @@ import numpy as np
 from .. import nest
 from .. import random as ek_random
 from ..core.tensor import Tensor, to_tensor
+from . import run_limits
 from .py_dataset import PyDataset
 from .py_dataset import iterate as iterate_py_dataset
 
@@ -488,6 +489,10 @@ class EpochIterator:
     def __init__(self, adapter, steps, steps_name: str, activity: str):
         self.adapter = adapter
         self.steps = check_steps(steps, steps_name)
+        cap = run_limits.max_steps_per_epoch()  # keras.config.set_max_steps_per_epoch
+        if cap and (self.steps is None or cap < self.steps):
+            warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=3)
+            self.steps = cap
         self.steps_name = steps_name
         self.activity = activity
         if self.steps is None and adapter.infinite:

@@ -8,6 +8,8 @@ stdout when the bar finishes, ``N/N - loss: 0.3281``, as `fit`'s verbose=2 does 
 
 from __future__ import annotations
 
+from .io_utils import is_interactive_logging_enabled, print_msg
+
 __all__ = ["Progbar"]
 
 
@@ -91,12 +93,12 @@ class Progbar:
                 total, count = self._values.get(k, [0.0, 0])
                 self._values[k] = [total + v * steps, count + steps]
         self._seen_so_far = current
-        if self.verbose == 1:
+        if self.verbose == 1 and is_interactive_logging_enabled():
             self._draw(current, finalize)
-        elif self.verbose == 2 and finalize:
+        elif self.verbose and finalize:  # verbose=2, or 1 with interactive logging off
             target = self.target if self.target is not None else current
             text = self._text()
-            print(f"{current}/{target}" + (f" - {text}" if text else ""))
+            print_msg(f"{current}/{target}" + (f" - {text}" if text else ""))
 
     def _draw(self, current, finalize) -> None:
         if self._bar is None:

@@ -29,7 +29,7 @@ from ..distribute.keras_support import for_model as distributed_fit
 from ..interrupts import deferred_interrupt
 from ..traceback_utils import filter_traceback
 from . import callbacks as callbacks_module
-from . import data_adapter
+from . import data_adapter, run_limits
 from .data_adapter import EpochIterator, get_adapter, grouped
 from .layers.deferred import deferred_updates
 from .optimizers.accumulation import scaled_loss as _scale_loss
@@ -452,6 +452,10 @@ class Trainer:
         check_queue_args("fit", x, max_queue_size, workers, use_multiprocessing)
         self._require_compiled("fit")
         epochs = check_int("epochs", epochs, 0)
+        cap = run_limits.max_epochs()  # keras.config.set_max_epochs (a debugging cap)
+        if cap and cap < epochs:
+            warnings.warn(f"Limiting epochs to {cap}", stacklevel=2)
+            epochs = cap
         initial_epoch = check_int("initial_epoch", initial_epoch, 0)
         verbose = check_verbose(verbose)
         check_validation_freq(validation_freq)

@@ -20,6 +20,8 @@ TensorShape([None])
 
 from __future__ import annotations
 
+import types as _types
+
 from . import (
     core,
     image,
@@ -27,12 +29,12 @@ from . import (
     linalg_base,
     linalg_more,
     math,
-    nn,
     nn_more,
-    numpy,
     numpy_data,
     numpy_rest,
 )
+from . import nn as _nn_first
+from . import numpy as _numpy_first
 from ._base import KerasOpLayer
 from .core import *  # noqa: F403
 from .linalg_base import *  # noqa: F403
@@ -51,10 +53,40 @@ __all__ = [
     *core.__all__,
     *linalg_base.__all__,
     *math.__all__,
-    *nn.__all__,
-    *numpy.__all__,
+    *_nn_first.__all__,
+    *_numpy_first.__all__,
     *numpy_rest.__all__,
     *numpy_data.__all__,
     *linalg_more.__all__,
     *nn_more.__all__,
 ]
+
+
+def _namespace(name: str, doc: str, modules: tuple, more: tuple = ()) -> _types.ModuleType:
+    """A module object holding every public function of ``modules`` and the functions named
+    ``more`` (defined in other files here, grouped there by Keras)."""
+    space = _types.ModuleType(f"{__name__}.{name}", doc)
+    names = [n for m in modules for n in m.__all__]
+    for module in modules:
+        for fn in module.__all__:
+            setattr(space, fn, getattr(module, fn))
+    for fn in more:
+        setattr(space, fn, globals()[fn])
+    space.__all__ = sorted({*names, *more})
+    return space
+
+
+# `keras.ops.numpy` and `keras.ops.nn` hold all of their group's functions, which live in
+# several files here.
+numpy = _namespace(
+    "numpy",
+    "`keras.ops.numpy`: the NumPy-style functions.",
+    (_numpy_first, numpy_rest, numpy_data),
+    (
+        *("angle", "conj", "conjugate", "get_item", "i0", "imag", "real", "slogdet", "tanh"),
+        *("vectorize", "view"),
+    ),
+)
+nn = _namespace(
+    "nn", "`keras.ops.nn`: the neural-network functions.", (_nn_first, nn_more), ("polar",)
+)
