@@ -27,7 +27,7 @@ def test_settings_are_the_backends_and_policies():
         assert config.dtype_policy().name == "mixed_float16"
         assert ek.keras.layers.Dense(2).compute_dtype == "float16"
     finally:
-        config.set_dtype_policy("float32")
+        config.set_dtype_policy(None)  # back to the default, which follows floatx
     assert config.is_traceback_filtering_enabled() is ek.debugging.is_traceback_filtering_enabled()
     assert not config.is_flash_attention_enabled() and not config.is_nnx_enabled()
     config.disable_flash_attention()
@@ -89,3 +89,69 @@ def test_ops_numpy_and_nn_hold_their_groups():
     np.testing.assert_allclose(ops.nn.sparsemax(ek.constant([1.0, 2.0, 5.0])).numpy(), [0, 0, 1])
     assert ops.nn.polar is ops.polar and ops.nn.relu is ops.relu
     assert "cbrt" in ops.numpy.__all__ and "polar" in ops.nn.__all__
+
+
+def test_keras_3_names_that_were_missing(tmp_path):
+    k = ek.keras
+    # keras.metrics' functions are the loss functions
+    assert k.metrics.mean_squared_error is k.losses.mean_squared_error
+    assert float(k.metrics.log_cosh([0.0], [0.0])) == 0.0
+    # activations
+    assert k.activations.deserialize("sparsemax") is k.activations.sparsemax
+    assert k.activations.deserialize({"class_name": "function", "config": "relu"}) is (
+        k.activations.relu
+    )
+    np.testing.assert_allclose(
+        k.activations.sparse_sigmoid(ek.constant([-2.0, 0.0, 0.5, 3.0])).numpy(),
+        [0.0, 0.5, 0.75, 1.0],
+    )
+    assert k.initializers.OrthogonalInitializer is k.initializers.Orthogonal
+    assert k.initializers.IdentityInitializer is k.initializers.Identity
+    # backend's dtype helpers, with Keras 3's promotion (checked against Keras 3.15)
+    assert k.backend.backend() == "tensorflow"
+    assert k.backend.result_type("int32", "float16") == "float16"
+    assert k.backend.result_type("int8", float) == "float32"
+    assert k.backend.result_type("bool", int) == "int32"
+    assert k.backend.standardize_dtype(np.float64) == "float64"
+    assert k.backend.is_float_dtype("float16") and not k.backend.is_float_dtype("int8")
+    assert k.backend.is_int_dtype("uint8") and not k.backend.is_int_dtype("float32")
+    first = k.backend.get_uid("t")
+    assert k.backend.get_uid("t") == first + 1
+    # layers.dot, the functional Dot
+    a, b = ek.constant([[1.0, 2.0]]), ek.constant([[3.0, 4.0]])
+    assert float(k.layers.dot([a, b], axes=1)[0, 0]) == 11.0
+    # random: gamma, beta, binomial (means of many draws; an int seed repeats)
+    g = k.random.gamma((20000,), alpha=3.0, seed=4)
+    assert float(ek.reduce_mean(g)) == pytest.approx(3.0, rel=0.03)
+    np.testing.assert_array_equal(g.numpy(), k.random.gamma((20000,), alpha=3.0, seed=4).numpy())
+    assert float(ek.reduce_mean(k.random.beta((20000,), 2.0, 6.0, seed=1))) == pytest.approx(
+        0.25, rel=0.03
+    )
+    draws = k.random.binomial((20000,), counts=10, probabilities=0.3, seed=2)
+    assert draws.dtype == ek.float32 and float(ek.reduce_mean(draws)) == pytest.approx(3, rel=0.03)
+    # utils: get_source_inputs, split_dataset, save_img; saving.save_weights/load_weights
+    x1, x2 = k.Input((2,)), k.Input((2,))
+    out = k.layers.Dense(1)(k.layers.add([x1, x2]))
+    assert k.utils.get_source_inputs(out) == [x1, x2]
+    left, right = k.utils.split_dataset(
+        (np.arange(10), np.arange(10) * 10), right_size=3, shuffle=True, seed=0
+    )
+    pairs = [(int(a), int(b)) for a, b in left] + [(int(a), int(b)) for a, b in right]
+    assert len(pairs) == 10 and all(b == 10 * a for a, b in pairs)
+    assert sorted(a for a, _ in pairs) == list(range(10)) and len(list(right)) == 3
+    with pytest.raises(ValueError, match="exceed the data's 10 samples"):
+        k.utils.split_dataset(np.arange(10), left_size=8, right_size=5)
+    img = np.zeros((4, 5, 3), np.float32)
+    img[1, 2] = 1.0
+    k.utils.save_img(tmp_path / "a.png", img)
+    back = k.utils.img_to_array(k.utils.load_img(tmp_path / "a.png"))
+    assert back.shape == (4, 5, 3) and back[1, 2, 0] == 255 and back[0, 0, 0] == 0
+    assert k.preprocessing.image.save_img is k.utils.save_img
+    model = k.Sequential([k.Input((2,)), k.layers.Dense(1)])
+    k.saving.save_weights(model, tmp_path / "w.weights.h5")
+    twin = k.Sequential([k.Input((2,)), k.layers.Dense(1)])
+    k.saving.load_weights(twin, tmp_path / "w.weights.h5")
+    for u, v in zip(model.get_weights(), twin.get_weights()):
+        np.testing.assert_array_equal(u, v)
+    with pytest.raises(NotImplementedError, match="skip_mismatch=True is not supported"):
+        k.saving.load_weights(twin, tmp_path / "w.weights.h5", skip_mismatch=True)

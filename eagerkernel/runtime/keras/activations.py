@@ -28,6 +28,7 @@ from .activations_more import (
 
 __all__ = [
     "celu",
+    "deserialize",
     "elu",
     "exponential",
     "gelu",
@@ -54,6 +55,8 @@ __all__ = [
     "softplus",
     "softsign",
     "sparse_plus",
+    "sparse_sigmoid",
+    "sparsemax",
     "squareplus",
     "swish",
     "tanh",
@@ -186,6 +189,26 @@ def hard_sigmoid(x) -> Tensor:
     return _ew.clip_by_value(x / 6.0 + 0.5, 0.0, 1.0)
 
 
+def sparsemax(x, axis=-1) -> Tensor:
+    """The Euclidean projection of ``x`` onto the probability simplex along ``axis``: sparse
+    probabilities (follows `keras.activations.sparsemax`).
+
+    >>> ek.keras.activations.sparsemax(ek.constant([1.0, 2.0, 5.0])).numpy()
+    array([0., 0., 1.], dtype=float32)
+    """
+    from .ops.nn_more import sparsemax as op
+
+    return op(x, axis=axis)
+
+
+def sparse_sigmoid(x) -> Tensor:
+    """0 below -1, 1 above 1, ``(x + 1) / 2`` between (follows
+    `keras.activations.sparse_sigmoid`)."""
+    from .ops.nn_more import sparse_sigmoid as op
+
+    return op(x)
+
+
 _BY_NAME = {
     "relu": relu,
     "sigmoid": sigmoid,
@@ -217,6 +240,8 @@ _BY_NAME = {
     "squareplus": squareplus,
     "tanh_shrink": tanh_shrink,
     "threshold": threshold,
+    "sparsemax": sparsemax,
+    "sparse_sigmoid": sparse_sigmoid,
 }
 
 
@@ -257,3 +282,20 @@ def get(identifier):
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret activation function identifier: {identifier!r}.")
+
+
+def deserialize(config, custom_objects=None):
+    """The activation a `serialize` name (or Keras's ``{"class_name": "function", "config":
+    name}`` dict) stands for, looked up in ``custom_objects`` first (follows
+    `keras.activations.deserialize`).
+
+    Raises:
+        ValueError: an unknown name (see `get`).
+
+    >>> ek.keras.activations.deserialize("relu") is ek.keras.activations.relu
+    True
+    """
+    name = config.get("config", config.get("class_name")) if isinstance(config, dict) else config
+    if custom_objects and isinstance(name, str) and name in custom_objects:
+        return custom_objects[name]
+    return get(name)

@@ -38,6 +38,7 @@ from .keras_tensor import KerasTensor
 
 __all__ = [
     "abs",
+    "backend",
     "cast",
     "clear_session",
     "clip",
@@ -47,9 +48,12 @@ __all__ = [
     "epsilon",
     "exp",
     "floatx",
+    "get_uid",
     "get_value",
     "image_data_format",
     "int_shape",
+    "is_float_dtype",
+    "is_int_dtype",
     "is_keras_tensor",
     "log",
     "max",
@@ -57,12 +61,14 @@ __all__ = [
     "min",
     "random_normal",
     "random_uniform",
+    "result_type",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",
     "set_value",
     "sqrt",
     "square",
+    "standardize_dtype",
     "std",
     "sum",
     "var",
@@ -230,3 +236,58 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
     array([[ 0,  0, -1]])
     """
     return _ctc.keras_decode(y_pred, input_length, greedy, beam_width, top_paths, _epsilon)
+
+
+def backend() -> str:
+    """``"tensorflow"``: the backend Keras code sees (follows `keras.backend.backend`; see
+    `keras.config.backend`)."""
+    return "tensorflow"
+
+
+_uids: dict = {}
+
+
+def get_uid(prefix: str = "") -> int:
+    """1, 2, 3, ... on successive calls with one ``prefix`` (follows `keras.backend.get_uid`);
+    `clear_session` does not reset them.
+
+    >>> a, b = ek.keras.backend.get_uid("doc"), ek.keras.backend.get_uid("doc")
+    >>> b - a
+    1
+    """
+    _uids[prefix] = _uids.get(prefix, 0) + 1
+    return _uids[prefix]
+
+
+def standardize_dtype(dtype) -> str:
+    """The canonical name of ``dtype`` (follows `keras.backend.standardize_dtype`; see
+    `keras.utils.standardize_dtype`)."""
+    from .utils import standardize_dtype as standardize
+
+    return standardize(dtype)
+
+
+def is_float_dtype(dtype) -> bool:
+    """Whether ``dtype`` is a floating dtype (follows `keras.backend.is_float_dtype`)."""
+    name = standardize_dtype(dtype)
+    return name.startswith(("float", "bfloat"))
+
+
+def is_int_dtype(dtype) -> bool:
+    """Whether ``dtype`` is a signed or unsigned integer dtype (follows
+    `keras.backend.is_int_dtype`)."""
+    return standardize_dtype(dtype).startswith(("int", "uint"))
+
+
+def result_type(*dtypes) -> str:
+    """The dtype Keras 3's ops give for inputs of ``dtypes`` (dtype names or objects; the
+    Python types ``int``, ``float``, ``bool`` stand for Python numbers, which are weak)
+    (follows `keras.backend.result_type`).
+
+    >>> result_type = ek.keras.backend.result_type
+    >>> result_type("int32", "float16"), result_type("int8", float), result_type("uint8", "int8")
+    ('float16', 'float32', 'int16')
+    """
+    from .ops.promotion import dtypes_result_type
+
+    return dtypes_result_type(*dtypes)

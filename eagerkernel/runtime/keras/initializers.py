@@ -28,11 +28,13 @@ __all__ = [
     "HeNormal",
     "HeUniform",
     "Identity",
+    "IdentityInitializer",
     "Initializer",
     "LecunNormal",
     "LecunUniform",
     "Ones",
     "Orthogonal",
+    "OrthogonalInitializer",
     "RandomNormal",
     "RandomUniform",
     "TruncatedNormal",
@@ -422,6 +424,8 @@ lecun_normal = LecunNormal
 lecun_uniform = LecunUniform
 orthogonal = Orthogonal
 identity = Identity
+OrthogonalInitializer = Orthogonal  # Keras 3's other names of these two
+IdentityInitializer = Identity
 variance_scaling = VarianceScaling
 
 _ALIASES = {

@@ -13,6 +13,14 @@ from .metrics import MeanMetricWrapper, Metric, accumulate, register_metric
 
 # -- regression and probabilistic metrics (running means of the loss functions) ------------------
 
+# Keras 3's metric functions of these names are the loss functions themselves.
+kl_divergence = _losses.kl_divergence
+log_cosh = _losses.log_cosh
+mean_absolute_error = _losses.mean_absolute_error
+mean_absolute_percentage_error = _losses.mean_absolute_percentage_error
+mean_squared_error = _losses.mean_squared_error
+mean_squared_logarithmic_error = _losses.mean_squared_logarithmic_error
+
 
 def cosine_similarity(y_true, y_pred, axis=-1) -> Tensor:
     """``sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)``, in [-1, 1] (follows
@@ -415,4 +423,10 @@ __all__ = [
     "R2Score",
     "SquaredHinge",
     "cosine_similarity",
+    "kl_divergence",
+    "log_cosh",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_error",
+    "mean_squared_logarithmic_error",
 ]

@@ -15,12 +15,15 @@ from .. import random as _random
 from ..core import dtypes
 from ..core.tensor import Tensor, to_tensor
 from ..ops import array_ops, creation, elementwise, indexing, math_ops, reduction
-from ..random_generator import Generator
+from ..random_generator import Generator, get_global_generator
 
 __all__ = [
     "SeedGenerator",
+    "beta",
+    "binomial",
     "categorical",
     "dropout",
+    "gamma",
     "normal",
     "randint",
     "shuffle",
@@ -174,3 +177,38 @@ def categorical(logits, num_samples, dtype="int32", seed=None) -> Tensor:
     gumbel = -elementwise.log(-elementwise.log(u))
     scores = array_ops.expand_dims(elementwise.cast(logits, "float32"), 1) + gumbel
     return elementwise.cast(reduction.argmax(scores, axis=-1), _dtype(dtype, "int32"))
+
+
+def _op_seed(seed, op: str):
+    """An op-level seed for the `ek.random` draws that take one: None for the global random
+    state, else drawn from ``seed``'s generator (the same for an int seed)."""
+    g = _generator(seed, op)
+    return None if g is None else int(g.uniform((), 0, 2**31 - 1, dtype="int64"))
+
+
+def gamma(shape, alpha, dtype=None, seed=None) -> Tensor:
+    """Gamma(``alpha``, 1) samples of ``shape`` (follows ``keras.random.gamma``; default dtype
+    float32).
+
+    >>> ek.keras.random.gamma((2,), alpha=2.0, seed=1).shape
+    TensorShape([2])
+    """
+    dt = _dtype(dtype, "float32")
+    return _random.gamma(shape, alpha, dtype=dt, seed=_op_seed(seed, "gamma"))
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None) -> Tensor:
+    """Beta(``alpha``, ``beta``) samples of ``shape``, as ``X / (X + Y)`` of two gamma draws
+    (follows ``keras.random.beta``; default dtype float32)."""
+    dt = _dtype(dtype, "float32")
+    x = gamma(shape, alpha, dt, seed)
+    y = gamma(shape, beta, dt, seed if not isinstance(seed, int) else seed + 1)
+    return x / (x + y)
+
+
+def binomial(shape, counts, probabilities, dtype=None, seed=None) -> Tensor:
+    """Binomial(``counts``, ``probabilities``) samples of ``shape`` (follows
+    ``keras.random.binomial``; default dtype float32, as Keras's)."""
+    g = _generator(seed, "binomial") or get_global_generator()
+    out = g.binomial(shape, counts, probabilities, dtype="int32")
+    return elementwise.cast(out, _dtype(dtype, "float32"))

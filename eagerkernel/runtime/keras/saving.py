@@ -32,9 +32,11 @@ __all__ = [
     "get_registered_name",
     "get_registered_object",
     "load_model",
+    "load_weights",
     "model_from_json",
     "register_keras_serializable",
     "save_model",
+    "save_weights",
     "serialize_keras_object",
 ]
 
@@ -594,3 +596,24 @@ def clone_model(model, input_tensors=None, clone_function=None):
         if value is not None:
             raise NotImplementedError(f"clone_model: {arg}= is not supported.")
     return deserialize_keras_object(serialize_keras_object(model))
+
+
+def save_weights(model, filepath, overwrite=True, **kwargs) -> None:
+    """``model.save_weights(filepath, overwrite, ...)`` (follows `keras.saving.save_weights`)."""
+    model.save_weights(filepath, overwrite=overwrite, **kwargs)
+
+
+def load_weights(model, filepath, skip_mismatch=False, **kwargs):
+    """``model.load_weights(filepath)`` (follows `keras.saving.load_weights`).
+
+    Raises:
+        NotImplementedError: ``skip_mismatch=True`` (a weight that does not fit raises).
+    """
+    if skip_mismatch:
+        raise NotImplementedError(
+            "keras.saving.load_weights: skip_mismatch=True is not supported; a saved weight "
+            "that does not fit its variable raises."
+        )
+    if kwargs:
+        raise TypeError(f"keras.saving.load_weights: unexpected arguments {sorted(kwargs)}.")
+    return model.load_weights(filepath)

@@ -15,6 +15,11 @@ from ..core.tensor import Tensor
 from .backend import clear_session, is_keras_tensor
 from .data_adapter import pack as pack_x_y_sample_weight
 from .data_adapter import unpack as unpack_x_y_sample_weight
+from .io_utils import (
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
+)
 from .model_plot import model_to_dot, plot_model
 from .preprocessing import (
     image_dataset_from_directory,
@@ -35,6 +40,7 @@ from .saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from .utils_more import get_source_inputs, save_img, split_dataset
 
 __all__ = [
     "CustomObjectScope",
@@ -45,12 +51,16 @@ __all__ = [
     "clear_session",
     "custom_object_scope",
     "deserialize_keras_object",
+    "disable_interactive_logging",
+    "enable_interactive_logging",
     "get_custom_objects",
     "get_file",
     "get_registered_name",
     "get_registered_object",
+    "get_source_inputs",
     "image_dataset_from_directory",
     "img_to_array",
+    "is_interactive_logging_enabled",
     "is_keras_tensor",
     "load_img",
     "model_to_dot",
@@ -59,8 +69,10 @@ __all__ = [
     "pad_sequences",
     "plot_model",
     "register_keras_serializable",
+    "save_img",
     "serialize_keras_object",
     "set_random_seed",
+    "split_dataset",
     "standardize_dtype",
     "text_dataset_from_directory",
     "timeseries_dataset_from_array",

@@ -49,6 +49,7 @@ from .core_more import (
     Permute,
     PReLU,
     RepeatVector,
+    dot,
 )
 from .einsum_dense import EinsumDense
 from .embedding import Embedding
@@ -346,6 +347,7 @@ __all__ = [
     "average",
     "concatenate",
     "deserialize",
+    "dot",
     "maximum",
     "minimum",
     "multiply",

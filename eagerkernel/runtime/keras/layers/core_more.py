@@ -25,6 +25,7 @@ __all__ = [
     "PReLU",
     "Permute",
     "RepeatVector",
+    "dot",
 ]
 
 
@@ -438,3 +439,9 @@ class ActivityRegularization(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "l1": self.l1, "l2": self.l2}
+
+
+def dot(inputs, axes=-1, **kwargs):
+    """``Dot(axes, **kwargs)(inputs)``, the functional form of `Dot` (follows
+    `keras.layers.dot`)."""
+    return Dot(axes=axes, **kwargs)(inputs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import types
 
+from ..utils_more import save_img as _save_img
 from . import image as _image
 from . import image_generator as _image_generator
 from .image import image_dataset_from_directory
@@ -29,6 +30,7 @@ image = types.SimpleNamespace(
     img_to_array=_image.img_to_array,
     array_to_img=_image.array_to_img,
     smart_resize=_image.smart_resize,
+    save_img=_save_img,
 )
 image.__doc__ = "`tf.keras.preprocessing.image` (see `eagerkernel.runtime.keras.preprocessing`)."
 sequence = types.SimpleNamespace(pad_sequences=pad_sequences)
