@@ -158,6 +158,18 @@ class AttentionProjections(Layer):
             self.build(shape_of(query), shape_of(value), shape_of(key))
         return value, key
 
+    def attend(self, scores, value, mask, combine_equation: str, mask_axis: int, training):
+        """``(weighed values, probabilities)``: the softmax of ``scores`` where ``mask``
+        allows (the mask broadcast over the heads by inserting axes at ``mask_axis``, as
+        Keras expands it), dropout in training, then ``combine_equation`` over the values."""
+        if mask is not None:
+            while len(mask.shape) < len(scores.shape):  # (B, T, S) -> (B, 1, T, S)
+                mask = array_ops.expand_dims(mask, mask_axis)
+            mask = array_ops.broadcast_to(mask, scores.shape)
+        scores = self._softmax(scores, mask=mask)
+        dropped = self._dropout_layer(scores, training=training) if self.dropout else scores
+        return linalg.einsum(combine_equation, dropped, value), scores
+
     def build_from_config(self, config: dict) -> None:
         shapes = config.get("input_shape")
         if isinstance(shapes, dict) and shapes.get("value_shape") is not None:
@@ -360,15 +372,9 @@ class MultiHeadAttention(AttentionProjections):
         v = self._value_dense(value)
         q = q * (1.0 / math.sqrt(float(self.key_dim)))
         scores = linalg.einsum(self._dot_equation, k, q)
-        if mask is not None:
-            # (B, T, S) -> (B, 1, T, S): broadcast over the heads, as Keras expands it
-            axis = -len(self._attention_axes) * 2 - 1
-            for _ in range(len(scores.shape) - len(mask.shape)):
-                mask = array_ops.expand_dims(mask, axis)
-            mask = array_ops.broadcast_to(mask, scores.shape)
-        scores = self._softmax(scores, mask=mask)
-        dropped = self._dropout_layer(scores, training=training) if self.dropout else scores
-        out = self._output_dense(linalg.einsum(self._combine_equation, dropped, v))
+        axis = -len(self._attention_axes) * 2 - 1  # where the heads' axis is missing in mask
+        out, scores = self.attend(scores, v, mask, self._combine_equation, axis, training)
+        out = self._output_dense(out)
         if return_attention_scores:
             return out, scores
         return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ...ops import array_extra, array_ops, elementwise, linalg
+from ...ops import array_extra, elementwise, linalg
 from .. import initializers, masking, regularizers
 from .attention import AttentionProjections, combined_attention_mask
 from .core import Dropout
@@ -197,13 +197,7 @@ class GroupedQueryAttention(AttentionProjections):
         v = array_extra.repeat(self._value_dense(value), self.num_repeats, axis=2)
         q = q * (1.0 / math.sqrt(float(self.head_dim)))
         scores = linalg.einsum("bquh,bkuh->buqk", q, k)  # (B, heads, T, S)
-        if mask is not None:
-            while len(mask.shape) < len(scores.shape):  # (B, T, S) -> (B, 1, T, S)
-                mask = array_ops.expand_dims(mask, -3)
-            mask = array_ops.broadcast_to(mask, scores.shape)
-        scores = self._softmax(scores, mask=mask)
-        dropped = self._dropout_layer(scores, training=training) if self.dropout else scores
-        out = linalg.einsum("buqk,bkuh->bquh", dropped, v)
+        out, scores = self.attend(scores, v, mask, "buqk,bkuh->bquh", -3, training)
         if gate is not None:
             out = elementwise.multiply(out, gate)
         out = self._output_dense(out)
