@@ -166,8 +166,9 @@ def _segment_args(data, segment_ids, num_segments, op: str):
         )
     if num_segments is None:  # the sorted ops: the forward counts the segments
         if k != 1:
+            shape = tuple(ids._value.shape)
             raise InvalidArgumentError(
-                None, op, f"{op}: segment_ids must be a vector, got shape {ids.shape}."
+                None, op, f"{op}: segment_ids must be a vector, got shape {shape}."
             )
     else:
         num_segments = int(num_segments)
