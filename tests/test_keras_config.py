@@ -155,3 +155,23 @@ def test_keras_3_names_that_were_missing(tmp_path):
         np.testing.assert_array_equal(u, v)
     with pytest.raises(NotImplementedError, match="skip_mismatch=True is not supported"):
         k.saving.load_weights(twin, tmp_path / "w.weights.h5", skip_mismatch=True)
+
+
+def test_utils_config_as_keras():
+    config = ek.keras.utils.Config(learning_rate=0.1)
+    config.seed = 123
+    config["momentum"] = 0.9
+    assert list(config) == ["learning_rate", "momentum", "seed"]  # sorted, as Keras iterates
+    assert config.seed == config["seed"] == 123 and config.get("nothing", 5) == 5
+    assert config.to_json() == '{"learning_rate": 0.1, "seed": 123, "momentum": 0.9}'
+    assert config.as_dict() == {"learning_rate": 0.1, "seed": 123, "momentum": 0.9}
+    with pytest.raises(AttributeError, match=r"Unknown attribute: 'learnin_rate'\. Did you mean"):
+        _ = config.learnin_rate
+    config.freeze()
+    for change in (lambda: setattr(config, "a", 1), lambda: config.update(a=1)):
+        with pytest.raises(ValueError, match="Cannot mutate attribute"):
+            change()
+    config.unfreeze()
+    assert config.pop("seed") == 123 and "seed" not in list(config)
+    with pytest.raises(AttributeError, match="is a method or property of Config"):
+        config.keys = 1

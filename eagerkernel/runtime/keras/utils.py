@@ -40,9 +40,10 @@ from .saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
-from .utils_more import get_source_inputs, save_img, split_dataset
+from .utils_more import Config, get_source_inputs, save_img, split_dataset
 
 __all__ = [
+    "Config",
     "CustomObjectScope",
     "Progbar",
     "PyDataset",

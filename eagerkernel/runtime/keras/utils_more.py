@@ -1,7 +1,11 @@
-"""More of `ek.keras.utils` (follows Keras 3's ``keras.utils``): `get_source_inputs`,
-`split_dataset` and `save_img`."""
+"""More of `ek.keras.utils` (follows Keras 3's ``keras.utils``): `Config`,
+`get_source_inputs`, `split_dataset` and `save_img`."""
 
 from __future__ import annotations
+
+import copy
+import difflib
+import json
 
 import numpy as np
 
@@ -10,7 +14,103 @@ from ..core.tensor import Tensor
 from .keras_tensor import KerasTensor
 from .preprocessing.image import array_to_img
 
-__all__ = ["get_source_inputs", "save_img", "split_dataset"]
+__all__ = ["Config", "get_source_inputs", "save_img", "split_dataset"]
+
+
+class Config:
+    """Named values with attribute access, freezing and JSON (follows `keras.utils.Config`).
+
+    ``config.lr = 0.1`` and ``config["lr"] = 0.1`` set a value; ``config.lr`` and
+    ``config["lr"]`` read it; `keys`, `values`, `items`, `get`, `pop` and `update` work as a
+    dict's; iterating gives the keys in sorted order.
+
+    Raises:
+        ValueError: a change after `freeze` (Keras's message).
+        AttributeError: an unknown name (with the closest key, as Keras suggests it).
+
+    >>> config = ek.keras.utils.Config(learning_rate=0.1)
+    >>> config.seed = 123
+    >>> config.freeze()
+    >>> config.to_json(), config.frozen
+    ('{"learning_rate": 0.1, "seed": 123}', True)
+    """
+
+    _OWN = ("_config", "_frozen")
+
+    def __init__(self, **kwargs):
+        object.__setattr__(self, "_config", dict(kwargs))
+        object.__setattr__(self, "_frozen", False)
+
+    @property
+    def frozen(self) -> bool:
+        """Whether `freeze` was called (and not `unfreeze`)."""
+        return self._frozen
+
+    def freeze(self) -> None:
+        """Refuses every later change (ValueError)."""
+        object.__setattr__(self, "_frozen", True)
+
+    def unfreeze(self) -> None:
+        object.__setattr__(self, "_frozen", False)
+
+    def _check_mutable(self) -> None:
+        if self._frozen:
+            raise ValueError("Cannot mutate attribute(s) because the config is frozen.")
+
+    def as_dict(self) -> dict:
+        return copy.copy(self._config)
+
+    def to_json(self) -> str:
+        return json.dumps(self._config)
+
+    def keys(self):
+        return self._config.keys()
+
+    def values(self):
+        return self._config.values()
+
+    def items(self):
+        return self._config.items()
+
+    def get(self, keyname, value=None):
+        return self._config.get(keyname, value)
+
+    def pop(self, *args):
+        self._check_mutable()
+        return self._config.pop(*args)
+
+    def update(self, *args, **kwargs):
+        self._check_mutable()
+        return self._config.update(*args, **kwargs)
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in Config._OWN or hasattr(type(self), name):
+            raise AttributeError(f"Config: '{name}' is a method or property of Config.")
+        self._check_mutable()
+        self._config[name] = value
+
+    def __getattr__(self, name: str):
+        config = self.__dict__.get("_config", {})
+        if name in config:
+            return config[name]
+        msg = f"Unknown attribute: '{name}'."
+        close = difflib.get_close_matches(name, list(config), n=1, cutoff=0.7)
+        if close:
+            msg += f" Did you mean '{close[0]}'?"
+        raise AttributeError(msg)
+
+    def __setitem__(self, key, item) -> None:
+        self._check_mutable()
+        self._config[key] = item
+
+    def __getitem__(self, key):
+        return self._config[key]
+
+    def __iter__(self):
+        return iter(sorted(self._config))
+
+    def __repr__(self) -> str:
+        return f"<Config {self._config}>"
 
 
 def get_source_inputs(tensor) -> list:
