@@ -51,6 +51,7 @@ class Config:
         object.__setattr__(self, "_frozen", True)
 
     def unfreeze(self) -> None:
+        """Allows changes again."""
         object.__setattr__(self, "_frozen", False)
 
     def _check_mutable(self) -> None:
@@ -58,28 +59,36 @@ class Config:
             raise ValueError("Cannot mutate attribute(s) because the config is frozen.")
 
     def as_dict(self) -> dict:
+        """A shallow copy of the values as a dict."""
         return copy.copy(self._config)
 
     def to_json(self) -> str:
+        """The values as a JSON string (``json.dumps``; TypeError for values JSON cannot hold)."""
         return json.dumps(self._config)
 
     def keys(self):
+        """The names, in insertion order (a dict view)."""
         return self._config.keys()
 
     def values(self):
+        """The values, in insertion order (a dict view)."""
         return self._config.values()
 
     def items(self):
+        """``(name, value)`` pairs, in insertion order (a dict view)."""
         return self._config.items()
 
     def get(self, keyname, value=None):
+        """The value of ``keyname``, or ``value`` if there is none."""
         return self._config.get(keyname, value)
 
     def pop(self, *args):
+        """Removes and returns a value, as `dict.pop` (ValueError when frozen)."""
         self._check_mutable()
         return self._config.pop(*args)
 
     def update(self, *args, **kwargs):
+        """Sets several values, as `dict.update` (ValueError when frozen)."""
         self._check_mutable()
         return self._config.update(*args, **kwargs)
 

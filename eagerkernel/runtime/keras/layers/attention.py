@@ -171,6 +171,8 @@ class AttentionProjections(Layer):
         return linalg.einsum(combine_equation, dropped, value), scores
 
     def build_from_config(self, config: dict) -> None:
+        """Builds for the ``query_shape``/``value_shape``/``key_shape`` a saved model's build
+        config holds (nothing when it has no value shape: built on the first call)."""
         shapes = config.get("input_shape")
         if isinstance(shapes, dict) and shapes.get("value_shape") is not None:
             with self.name_scope:

@@ -328,6 +328,28 @@ def _non_negative(op: str, **values) -> None:
             )
 
 
+def _edges(op: str, names: tuple, before, after, target, size: int, grow: bool) -> tuple:
+    """``(before, after, target)`` of one spatial axis of `pad_images` (``grow``) or
+    `crop_images`, from exactly two of them: the edges add up to ``target - size`` when
+    padding and to ``size - target`` when cropping. Raises Keras's ValueErrors."""
+    given = dict(zip(names, (before, after, target)))
+    _exactly_two(given, op)
+    _non_negative(op, **given)
+    if target is None:
+        target = size + before + after if grow else size - before - after
+    spare = target - size if grow else size - target
+    if before is None:
+        before = spare - after
+    if after is None:
+        after = spare - before
+    # the derived edge or target (a crop's far edge is checked with the window, by the caller)
+    _non_negative(
+        op,
+        **({names[0]: before, names[1]: after} if grow else {names[0]: before, names[2]: target}),
+    )
+    return int(before), int(after), int(target)
+
+
 def _hw(images: Tensor, data_format: str) -> tuple[int, int]:
     if data_format == "channels_last":
         return int(images.shape[-3]), int(images.shape[-2])
@@ -368,46 +390,24 @@ def pad_images(
     """
     op = "pad_images"
     images, data_format = images_arg(images, data_format, op)
-    _exactly_two(
-        {
-            "top_padding": top_padding,
-            "bottom_padding": bottom_padding,
-            "target_height": target_height,
-        },
-        op,
-    )
-    _exactly_two(
-        {
-            "left_padding": left_padding,
-            "right_padding": right_padding,
-            "target_width": target_width,
-        },
-        op,
-    )
-    _non_negative(
-        op,
-        top_padding=top_padding,
-        bottom_padding=bottom_padding,
-        target_height=target_height,
-        left_padding=left_padding,
-        right_padding=right_padding,
-        target_width=target_width,
-    )
     height, width = _hw(images, data_format)
-    if top_padding is None:
-        top_padding = target_height - bottom_padding - height
-    if bottom_padding is None:
-        bottom_padding = target_height - top_padding - height
-    if left_padding is None:
-        left_padding = target_width - right_padding - width
-    if right_padding is None:
-        right_padding = target_width - left_padding - width
-    _non_negative(
+    top_padding, bottom_padding, _ = _edges(
         op,
-        top_padding=top_padding,
-        left_padding=left_padding,
-        right_padding=right_padding,
-        bottom_padding=bottom_padding,
+        ("top_padding", "bottom_padding", "target_height"),
+        top_padding,
+        bottom_padding,
+        target_height,
+        height,
+        grow=True,
+    )
+    left_padding, right_padding, _ = _edges(
+        op,
+        ("left_padding", "right_padding", "target_width"),
+        left_padding,
+        right_padding,
+        target_width,
+        width,
+        grow=True,
     )
     spatial = [[int(top_padding), int(bottom_padding)], [int(left_padding), int(right_padding)]]
     paddings = [*spatial, [0, 0]] if data_format == "channels_last" else [[0, 0], *spatial]
@@ -450,46 +450,24 @@ def crop_images(
     """
     op = "crop_images"
     images, data_format = images_arg(images, data_format, op)
-    _exactly_two(
-        {
-            "top_cropping": top_cropping,
-            "bottom_cropping": bottom_cropping,
-            "target_height": target_height,
-        },
-        op,
-    )
-    _exactly_two(
-        {
-            "left_cropping": left_cropping,
-            "right_cropping": right_cropping,
-            "target_width": target_width,
-        },
-        op,
-    )
-    _non_negative(
-        op,
-        top_cropping=top_cropping,
-        bottom_cropping=bottom_cropping,
-        target_height=target_height,
-        left_cropping=left_cropping,
-        right_cropping=right_cropping,
-        target_width=target_width,
-    )
     height, width = _hw(images, data_format)
-    if top_cropping is None:
-        top_cropping = height - target_height - bottom_cropping
-    if target_height is None:
-        target_height = height - bottom_cropping - top_cropping
-    if left_cropping is None:
-        left_cropping = width - target_width - right_cropping
-    if target_width is None:
-        target_width = width - right_cropping - left_cropping
-    _non_negative(
+    top_cropping, _, target_height = _edges(
         op,
-        top_cropping=top_cropping,
-        target_height=target_height,
-        left_cropping=left_cropping,
-        target_width=target_width,
+        ("top_cropping", "bottom_cropping", "target_height"),
+        top_cropping,
+        bottom_cropping,
+        target_height,
+        height,
+        grow=False,
+    )
+    left_cropping, _, target_width = _edges(
+        op,
+        ("left_cropping", "right_cropping", "target_width"),
+        left_cropping,
+        right_cropping,
+        target_width,
+        width,
+        grow=False,
     )
     if top_cropping + target_height > height or left_cropping + target_width > width:
         raise ValueError(

@@ -67,6 +67,7 @@ class OptimizerMap(MutableMapping):
 
     @property
     def default_optimizer(self) -> Optimizer:
+        """The optimizer of the variables no key matches."""
         return self._default_optimizer
 
     def __getitem__(self, key):
@@ -101,6 +102,7 @@ class OptimizerMap(MutableMapping):
         return self[variable.path]
 
     def get_config(self) -> dict:
+        """``{"default_optimizer", "optimizer_map"}``, each optimizer as `serialize` gives it."""
         from . import serialize
 
         return {
@@ -110,6 +112,7 @@ class OptimizerMap(MutableMapping):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None) -> OptimizerMap:
+        """The map `get_config` describes (each optimizer made anew)."""
         from . import deserialize
 
         default = deserialize(config["default_optimizer"], custom_objects)
@@ -176,10 +179,12 @@ class MultiOptimizer(Optimizer):
     # -- what the optimizer exposes -----------------------------------------------------------
     @property
     def optimizers(self) -> list:
+        """The optimizers, in the order met."""
         return list(self._inner)
 
     @property
     def iterations(self):
+        """The steps applied, an int64 Variable of its own."""
         return self._iterations
 
     @property
@@ -198,6 +203,7 @@ class MultiOptimizer(Optimizer):
 
     @property
     def loss_scale_factor(self):
+        """The factor `scale_loss` applies; setting it sets every optimizer's."""
         return self.__dict__.get("_loss_scale_factor")
 
     @loss_scale_factor.setter
@@ -221,6 +227,7 @@ class MultiOptimizer(Optimizer):
         return [self._iterations] + [v for opt in self._inner for v in opt.variables]
 
     def scale_loss(self, loss):
+        """``loss`` times `loss_scale_factor` (``loss`` itself if it is None)."""
         if self.loss_scale_factor is None:
             return loss
         return to_tensor(loss, None, "MultiOptimizer.scale_loss") * self.loss_scale_factor
@@ -349,6 +356,7 @@ class MultiOptimizer(Optimizer):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None) -> MultiOptimizer:
+        """The MultiOptimizer `get_config` describes (its optimizers made anew)."""
         config = dict(config)
         mapping = config["optimizer_map"]
         config["optimizer_map"] = OptimizerMap.from_config(mapping["config"], custom_objects)
