@@ -16,13 +16,15 @@ of this runtime, and refuses any other name. Programs are those `ek.function` tr
 bit the results of the original. A call whose guard takes a branch that was never traced
 raises `InvalidArgumentError` (there is no Python function to trace it with).
 
-A function that has an ``input_signature`` but was never called is traced by `save`, as
-TensorFlow traces it from the signature. A trace here runs the Python code on values, so it
-runs on zeros of the signature's dtypes and shapes, taking an unknown dimension as 1 and an
-unknown rank as a scalar (with a warning then: the saved function accepts those shapes, and
-those of calls made before saving; other shapes raise `InvalidArgumentError` when the loaded
-function is called). The variables and the random generator are put back afterwards, so
-saving changes no state.
+A function whose ``input_signature`` leaves dimensions open (``TensorSpec([None, 4])``) is
+also saved as a *template*: traced at a few sizes of the open dimensions, its programs compared
+and fitted, so that the loaded function runs at any size of them, as TensorFlow's does (see
+`saved_model_shapes`; the template is tried after the shapes the function was called with).
+When the program changes with the sizes in a way no template follows (a Python loop over a
+dimension, an unknown rank, a custom gradient), `save` warns and keeps the traced shapes only;
+a function that was never called is then traced on zeros of its signature, taking an unknown
+dimension as 1 and an unknown rank as a scalar. The variables and the random generator are put
+back after every trace `save` makes, so saving changes no state.
 
 Custom gradients (``SaveOptions(experimental_custom_gradients=True)``, TensorFlow's default):
 for each concrete function that ran an `ek.custom_gradient`, `save` also traces its *gradient
@@ -65,6 +67,7 @@ from .saved_model_format import (
     VERSION,
     primitives,
 )
+from .saved_model_shapes import polymorphic_entry
 
 __all__ = ["LoadOptions", "SaveOptions", "load", "save"]
 
@@ -375,11 +378,22 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                         "SparseTensor argument; this format stores programs over dense "
                         "tensors only. Pass the components (values, row_splits) as tensors."
                     )
-            if not entries and f.input_signature is not None:
+            template = reason = None
+            if f.input_signature is not None:
                 with _state_kept(variables):
-                    _trace_from_signature(f, name)
+                    template, reason = _template_of(f, name, writer)
+            if template is None and reason is not None and entries:
+                warnings.warn(
+                    f"saved_model.save: function {name}'s input_signature leaves dimensions "
+                    "open, but its program is saved for the shapes it was called with only: "
+                    f"{reason}.",
+                    stacklevel=2,
+                )
+            if not entries and template is None and f.input_signature is not None:
+                with _state_kept(variables):
+                    _trace_from_signature(f, name, reason)
                 entries = [c for c in f.concrete_functions if c.program is not None]
-            if group == "signatures" and not entries:
+            if group == "signatures" and not entries and template is None:
                 raise ValueError(
                     f"saved_model.save: signature {name!r} has no traced concrete function; "
                     "call it (or get_concrete_function with tensors) first."
@@ -400,6 +414,8 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                         "variables": [writer.variable(v) for v in wrt],
                     }
                 saved.append(entry)
+            if template is not None:  # after the exact shapes: tried last at a call
+                saved.append(template)
             saved_functions.setdefault(group, {})[name] = saved
     for k, v in enumerate(writer.variables):
         writer.arrays[f"variable{k}"] = c_order(
@@ -477,8 +493,7 @@ def _zeros(spec: TensorSpec) -> Tensor:
     return make(np.zeros(shape, dtype=spec.dtype._np), CPU)
 
 
-def _trace_from_signature(f: Function, name: str) -> None:
-    """Traces ``f`` on zeros of its ``input_signature`` (see the module docstring)."""
+def _dense_signature(f: Function, name: str) -> list:
     specs = nest.flatten(f.input_signature)
     if not all(isinstance(s, TensorSpec) for s in specs):
         raise NotImplementedError(
@@ -486,14 +501,51 @@ def _trace_from_signature(f: Function, name: str) -> None:
             "format stores programs over dense tensors only. Pass the components (values, "
             "row_splits) as tensors."
         )
+    return specs
+
+
+def _template_of(f: Function, name: str, writer: _Writer) -> tuple:
+    """``(entry, None)``: the saved entry of ``f``'s program for the open dimensions of its
+    ``input_signature`` (a template that runs at any size of them, see
+    `saved_model_shapes`); ``(None, None)`` when nothing is open; ``(None, reason)`` when
+    the program depends on the sizes in a way no template expresses."""
+    specs = _dense_signature(f, name)
+    if not any(s.shape.rank is None or None in s.shape.as_list() for s in specs):
+        return None, None
+
+    def trace(values, scratch: _Writer) -> dict:
+        fresh = Function(
+            f.python_function, f.name, f.input_signature, f.reduce_retracing, f.jit_compile
+        )
+        program = fresh.get_concrete_function(*values).program
+        if program.custom_gradients:
+            raise NotImplementedError("it runs a custom gradient")
+        return scratch.program(program, f"function {name}")
+
+    template, symbols = polymorphic_entry(
+        trace, f.input_signature, lambda: _Writer(writer.variables), writer
+    )
+    if template is None:
+        return None, symbols  # the reason
+    signature = (tuple(f.input_signature), {})
+    entry = {
+        "inputs": writer.value(_specs_json(signature), f"{name} inputs"),
+        "template": {"symbols": symbols, "program": template},
+    }
+    return entry, None
+
+
+def _trace_from_signature(f: Function, name: str, reason: str | None) -> None:
+    """Traces ``f`` on zeros of its ``input_signature`` (see the module docstring)."""
+    specs = _dense_signature(f, name)
     open_shapes = [s for s in specs if s.shape.rank is None or None in s.shape.as_list()]
     if open_shapes:
         warnings.warn(
             f"saved_model.save: function {name} was never called and its input_signature "
-            f"leaves shapes open ({open_shapes}); it is traced and saved for shapes "
-            f"{[tuple(_zeros(s).shape) for s in specs]} (an unknown dimension as 1, an unknown "
-            "rank as a scalar). Call it with inputs of the shapes you need before saving to "
-            "save those.",
+            f"leaves shapes open ({open_shapes}) in a way no saved program follows ({reason}); "
+            f"it is traced and saved for shapes {[tuple(_zeros(s).shape) for s in specs]} (an "
+            "unknown dimension as 1, an unknown rank as a scalar). Call it with inputs of the "
+            "shapes you need before saving to save those.",
             stacklevel=3,
         )
     values = nest.pack_sequence_as(f.input_signature, [_zeros(s) for s in specs])

@@ -37,6 +37,7 @@ from .saved_model_format import (
     device_named,
     primitives,
 )
+from .saved_model_shapes import instantiate
 
 __all__ = ["LoadOptions", "load"]
 
@@ -225,7 +226,10 @@ class LoadedFunction:
             if isinstance(x, (Tensor, np.ndarray, float, int)) and not isinstance(x, bool):
                 tensors.append(x if isinstance(x, Tensor) else None)
         for specs, _, program, gradient in self._entries:
-            converted = _match(flat, specs)
+            if isinstance(program, ProgramTemplate):
+                converted, program = program.match(flat)
+            else:
+                converted = _match(flat, specs)
             if converted is not None:
                 if gradient is not None and ACTIVE and _context.context().recorders:
                     return self._run_with_gradient(program, gradient, converted)
@@ -300,6 +304,81 @@ class LoadedFunction:
         return nest.pack_sequence_as(program.structure, flat)
 
 
+class ProgramTemplate:
+    """A saved program for the open dimensions of an input signature: `match` finds a
+    call's sizes and gives the program for them, made once per sizes (see
+    `saved_model_shapes`)."""
+
+    def __init__(self, reader: _Reader, saved: dict, specs: list):
+        self._reader = reader
+        self._template = saved["program"]
+        self._symbols = [[tuple(d) for d in dims] for dims in saved["symbols"]]
+        self._specs = specs
+        self._programs: dict = {}
+
+    def program(self, sizes: tuple) -> Program:
+        """The program at ``sizes`` (one per symbol).
+
+        Raises:
+            InvalidArgumentError: the template gives no program at these sizes.
+        """
+        program = self._programs.get(sizes)
+        if program is None:
+            arrays = dict(self._reader.arrays)
+            try:
+                form = instantiate(self._template, sizes, arrays)
+            except ValueError as exc:
+                raise InvalidArgumentError(
+                    None, "saved_model", f"saved_model: no program for these sizes: {exc}"
+                ) from None
+            reader = _Reader(self._reader.path, arrays, self._reader.variables)
+            program = self._programs[sizes] = reader.program(form)
+        return program
+
+    def match(self, flat: list) -> tuple:
+        """``(tensors, program)`` for a call's flat arguments, or ``(None, None)`` when they
+        do not fit the signature (the dimensions of one symbol must agree)."""
+        if len(flat) != len(self._specs):
+            return None, None
+        out = []
+        for x, s in zip(flat, self._specs):
+            if isinstance(s, TensorSpec):
+                if not isinstance(x, Tensor):
+                    try:
+                        x = make(np.asarray(x, dtype=s.dtype._np), CPU)
+                    except (TypeError, ValueError):
+                        return None, None
+                if not s.is_compatible_with(x):
+                    return None, None
+            elif x != s:
+                return None, None
+            out.append(x)
+        sizes = []
+        for dims in self._symbols:
+            found = {int(out[i]._value.shape[axis]) for i, axis in dims}
+            if len(found) != 1:
+                return None, None
+            sizes.append(found.pop())
+        return [x for x in out if isinstance(x, Tensor)], self.program(tuple(sizes))
+
+    def output_specs(self):
+        """The outputs' structure with a `TensorSpec` per tensor, ``None`` where a dimension
+        follows the open sizes."""
+        from .saved_model_shapes import BASE, CHANGED
+
+        n = len(self._symbols)
+        a = nest.flatten(self.program((BASE,) * n).output_specs())
+        b = nest.flatten(self.program((CHANGED,) * n).output_specs())
+        flat = []
+        for x, y in zip(a, b):
+            if isinstance(x, TensorSpec) and x.shape.rank is not None:
+                dims = [d if d == e else None for d, e in zip(x.shape.as_list(), y.shape)]
+                x = TensorSpec(dims, x.dtype, x.name)
+            flat.append(x)
+        structure = self.program((BASE,) * n).output_specs()
+        return nest.pack_sequence_as(structure, flat)
+
+
 def _describe_arg(x) -> str:
     if isinstance(x, Tensor):
         return repr(TensorSpec(tuple(x._value.shape), x.dtype))
@@ -340,6 +419,20 @@ class _LoadedObject:
         return f"<loaded object: {', '.join(map(str, names))}>"
 
 
+def _as_lists(node: _LoadedObject) -> None:
+    """Makes every child of ``node`` whose items are indexed 0..n-1 (a saved list) a list."""
+    for key, child in list(node._items.items()):
+        if not isinstance(child, _LoadedObject):
+            continue
+        _as_lists(child)
+        keys = list(child._items)
+        if keys and all(type(k) is int for k in keys) and sorted(keys) == list(range(len(keys))):
+            value = [child._items[k] for k in range(len(keys))]
+            node._items[key] = value
+            if isinstance(key, str) and getattr(node, key, None) is child:
+                setattr(node, key, value)
+
+
 _LOADED_NAMES = frozenset({"variables", "trainable_variables", "signatures"})
 
 
@@ -357,6 +450,7 @@ class _Loaded(_LoadedObject):
         for v, where in zip(variables, paths or [None] * len(variables)):
             if where:
                 self._place(list(where), v)
+        _as_lists(self)
         for name, f in functions.items():
             setattr(self, name, f)
         self._functions = functions
@@ -455,7 +549,11 @@ def load(export_dir, tags=None, options=None):
                     if "gradient" in e:  # saved models before it have none
                         wrt = [reader.value({"variable": k}) for k in e["gradient"]["variables"]]
                         gradient = (reader.program(e["gradient"]["program"]), wrt)
-                    loaded.append((specs, specs_tree, reader.program(e["program"]), gradient))
+                    if "template" in e:  # open dimensions (see saved_model_shapes)
+                        program = ProgramTemplate(reader, e["template"], specs)
+                    else:
+                        program = reader.program(e["program"])
+                    loaded.append((specs, specs_tree, program, gradient))
                 table[name] = LoadedFunction(name, loaded)
             groups[group] = table
     except (KeyError, TypeError) as exc:

@@ -11,6 +11,7 @@ from . import (
     config,
     constraints,
     datasets,
+    export,
     initializers,
     layers,
     losses,
@@ -26,6 +27,7 @@ from . import (
 )
 from .functional import Input
 from .keras_tensor import KerasTensor
+from .layers.input_spec import InputSpec
 from .models import Model, Sequential
 from .variables import Variable
 
@@ -35,6 +37,7 @@ __version__ = VERSION
 
 __all__ = [
     "Input",
+    "InputSpec",
     "KerasTensor",
     "Model",
     "Sequential",
@@ -46,6 +49,7 @@ __all__ = [
     "config",
     "constraints",
     "datasets",
+    "export",
     "initializers",
     "layers",
     "losses",

@@ -238,6 +238,23 @@ class Model(Trainer, Layer):
 
         save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
+    def export(
+        self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs
+    ) -> None:
+        """Writes the model's inference call as a saved model with the endpoint ``serve``
+        (follows Keras 3's `Model.export`; ``ek.saved_model.load(filepath).serve(x)`` runs
+        it without the model's code, at any batch size). ``input_signature``: default the
+        model's inputs with the batch open. Only ``format="tf_saved_model"`` (this runtime's
+        saved model, not TensorFlow's) is written; see `ek.keras.export.ExportArchive`.
+
+        Raises:
+            ValueError: an unknown ``format``, or a model that is not built.
+            NotImplementedError: ``"onnx"``, ``"openvino"``, ``"litert"`` or ``"torch"``.
+        """
+        from .export import export_model
+
+        export_model(self, filepath, format, verbose, input_signature, **kwargs)
+
     def save_weights(
         self, filepath, overwrite: bool = True, save_format=None, options=None
     ) -> None:
