@@ -37,9 +37,8 @@ def test_a_sequential_export_serves_any_batch_with_the_models_numbers(tmp_path, 
     x = np.random.default_rng(batch).random((batch, 8, 8, 1), dtype=np.float32)
     expected = model.predict(x, verbose=0)  # inference: dropout off, moving statistics
     np.testing.assert_allclose(reloaded.serve(x).numpy(), expected, rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(
-        reloaded.signatures["serving_default"](x).numpy(), expected, rtol=1e-6, atol=1e-6
-    )
+    outputs = reloaded.signatures["serving_default"](x)  # a signature: a dict, as TF's
+    np.testing.assert_allclose(outputs["output_0"].numpy(), expected, rtol=1e-6, atol=1e-6)
     assert reloaded.serve.structured_outputs == ek.TensorSpec([None, 3], ek.float32)
 
 
@@ -99,7 +98,7 @@ def test_an_archive_with_two_endpoints_and_a_variable_collection(tmp_path, capsy
     np.testing.assert_allclose(reloaded.doubled(x).numpy(), 2 * expected, rtol=1e-6)
     # The first endpoint is also TF-Serving's default signature.
     np.testing.assert_allclose(
-        reloaded.signatures["serving_default"](x).numpy(), expected, rtol=1e-6
+        reloaded.signatures["serving_default"](x)["output_0"].numpy(), expected, rtol=1e-6
     )
     kernels = reloaded.kernels
     assert isinstance(kernels, list) and [tuple(k.shape) for k in kernels] == [(4, 3), (3, 2)]
@@ -148,3 +147,13 @@ def test_archive_errors_name_the_problem():
         archive.add_variable_collection("v", [1.0])
     with pytest.raises(ValueError, match="`shape` and `dtype` must be provided"):
         archive.add_endpoint("g", lambda x: x, [keras.InputSpec(ndim=2)])
+
+
+def test_saving_a_model_without_signatures_gives_its_call_as_serving_default(tmp_path):
+    model = _cnn()
+    ek.saved_model.save(model, tmp_path / "m")  # TensorFlow's tf.saved_model.save(model, path)
+    infer = ek.saved_model.load(tmp_path / "m").signatures["serving_default"]
+    x = np.random.default_rng(3).random((4, 8, 8, 1), dtype=np.float32)
+    out = infer(inputs=x)
+    np.testing.assert_allclose(out["output_0"].numpy(), model.predict(x, verbose=0), rtol=1e-6)
+    assert infer.structured_outputs == {"output_0": ek.TensorSpec([None, 3], ek.float32)}

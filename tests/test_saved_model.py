@@ -105,9 +105,33 @@ def test_signatures_are_saved_by_name(tmp_path):
     m = Affine()
     ek.saved_model.save(m, tmp_path / "s", signatures={"double": double})
     loaded = ek.saved_model.load(tmp_path / "s")
-    np.testing.assert_array_equal(
-        loaded.signatures["double"](ek.constant([3.0, 4.0])).numpy(), np.float32([6.0, 8.0])
-    )
+    # A signature returns a dict (TensorFlow's: output_0, ... for a result that is not one)
+    # and takes its tensors positionally or by the Python parameters' names.
+    double = loaded.signatures["double"]
+    for out in (double(ek.constant([3.0, 4.0])), double(x=ek.constant([3.0, 4.0]))):
+        assert list(out) == ["output_0"]
+        np.testing.assert_array_equal(out["output_0"].numpy(), np.float32([6.0, 8.0]))
+    assert list(double.structured_outputs) == ["output_0"]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'y'; its arguments are"):
+        double(y=ek.constant([3.0, 4.0]))
+    with pytest.raises(TypeError, match="missing required argument 'x'"):
+        double()
+
+
+def test_signatures_of_several_outputs_and_named_specs(tmp_path):
+    class M(ek.Module):
+        @ek.function(
+            input_signature=[ek.TensorSpec([None], ek.float32), ek.TensorSpec([], name="s")]
+        )
+        def pair(self, x, scale):
+            return x * scale, scale
+
+    m = M()
+    ek.saved_model.save(m, tmp_path / "p", signatures={"pair": m.pair})
+    pair = ek.saved_model.load(tmp_path / "p").signatures["pair"]
+    out = pair(x=ek.constant([1.0, 2.0]), s=ek.constant(3.0))  # a spec's name wins
+    assert sorted(out) == ["output_0", "output_1"]
+    assert out["output_0"].numpy().tolist() == [3.0, 6.0] and float(out["output_1"]) == 3.0
 
 
 def test_functions_calling_an_optimizer_cannot_be_saved(tmp_path):

@@ -37,6 +37,7 @@ after loading, as in TensorFlow.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -333,7 +334,9 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
             signature it has traced so far (call it, or `get_concrete_function`, first).
         export_dir: a directory, created or replaced whole (a crash leaves the old one).
         signatures: an `ek.function`, a `ConcreteFunction` or a dict of them by name, saved
-            as ``loaded.signatures[name]`` (a single one as ``"serving_default"``).
+            as ``loaded.signatures[name]`` (a single one as ``"serving_default"``). None: a
+            built Keras model's call (inference, the batch open) is ``"serving_default"``, as
+            TensorFlow saves it.
         options: a `SaveOptions` (None: TensorFlow's defaults).
 
     Raises:
@@ -344,6 +347,10 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
         raise TypeError(f"saved_model.save: options must be a SaveOptions, got {options!r}.")
     custom_gradients = True if options is None else options.experimental_custom_gradients
     functions = _functions_of(obj)
+    default = getattr(obj, "_default_save_signature", None)  # a Keras model's call
+    if signatures is None and default is not None:
+        signature = default()
+        signatures = None if signature is None else {"serving_default": signature}
     if signatures is not None:
         if not isinstance(signatures, dict):
             signatures = {"serving_default": signatures}
@@ -405,6 +412,7 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
                         _specs_json(c.structured_input_signature), f"{name} inputs"
                     ),
                     "program": writer.program(c.program, f"function {name}"),
+                    "arg_names": _arg_names(f, c.structured_input_signature[0]),
                 }
                 if custom_gradients and c.program.custom_gradients:
                     with _state_kept(variables):
@@ -531,6 +539,7 @@ def _template_of(f: Function, name: str, writer: _Writer) -> tuple:
     entry = {
         "inputs": writer.value(_specs_json(signature), f"{name} inputs"),
         "template": {"symbols": symbols, "program": template},
+        "arg_names": _arg_names(f, signature[0]),
     }
     return entry, None
 
@@ -594,6 +603,21 @@ def _gradient_program(f: Function, c: ConcreteFunction) -> tuple:
         dys.append(make(np.ones(shape, dtype=dtype._np), CPU))
     traced = Function(forward_backward, f"{f.name}_gradient")
     return traced.get_concrete_function(xs, dys).program, variables
+
+
+def _arg_names(f: Function, args: tuple) -> list:
+    """The names a signature's positional arguments are called by (keyword arguments of the
+    loaded signature): a `TensorSpec`'s name when it has one, else the Python parameter's,
+    else ``args_k`` (TensorFlow's rule)."""
+    try:
+        params = list(inspect.signature(f.python_function).parameters)
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for k, a in enumerate(args):
+        spec_name = getattr(a, "name", None) if isinstance(a, TensorSpec) else None
+        names.append(spec_name or (params[k] if k < len(params) else f"args_{k}"))
+    return names
 
 
 def _specs_json(specs):

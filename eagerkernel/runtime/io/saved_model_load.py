@@ -304,6 +304,53 @@ class LoadedFunction:
         return nest.pack_sequence_as(program.structure, flat)
 
 
+class LoadedSignature(LoadedFunction):
+    """A loaded signature (``loaded.signatures[name]``): called with its tensors
+    positionally or by their names, it returns a dict of outputs, as TensorFlow's
+    signatures do: a dict result as is, any other result's flat tensors as ``output_0``,
+    ``output_1``, ..."""
+
+    def __init__(self, name: str, entries: list, arg_names: list | None):
+        super().__init__(name, entries)
+        self._arg_names = list(arg_names or [])
+
+    def __call__(self, *args, **kwargs):
+        if self._arg_names:
+            names = self._arg_names
+            if len(args) > len(names):
+                raise TypeError(
+                    f"{self.name}() takes {len(names)} argument(s) ({', '.join(names)}), got "
+                    f"{len(args)}."
+                )
+            unknown = [k for k in kwargs if k not in names]
+            if unknown:
+                raise TypeError(
+                    f"{self.name}() got an unexpected keyword argument '{unknown[0]}'; its "
+                    f"arguments are {names}."
+                )
+            given = dict(zip(names, args))
+            for k, v in kwargs.items():
+                if k in given:
+                    raise TypeError(f"{self.name}() got multiple values for argument '{k}'.")
+                given[k] = v
+            missing = [n for n in names if n not in given]
+            if missing:
+                raise TypeError(f"{self.name}() missing required argument '{missing[0]}'.")
+            args = tuple(given[n] for n in names)
+        return _output_dict(super().__call__(*args))
+
+    @property
+    def structured_outputs(self):
+        """The outputs' dict with a `TensorSpec` per tensor (see `LoadedFunction`)."""
+        return _output_dict(super().structured_outputs)
+
+
+def _output_dict(result) -> dict:
+    if isinstance(result, dict):
+        return result
+    return {f"output_{k}": v for k, v in enumerate(nest.flatten(result))}
+
+
 class ProgramTemplate:
     """A saved program for the open dimensions of an input signature: `match` finds a
     call's sizes and gives the program for them, made once per sizes (see
@@ -554,7 +601,11 @@ def load(export_dir, tags=None, options=None):
                     else:
                         program = reader.program(e["program"])
                     loaded.append((specs, specs_tree, program, gradient))
-                table[name] = LoadedFunction(name, loaded)
+                if group == "signatures":
+                    names = entries[0].get("arg_names") if entries else None
+                    table[name] = LoadedSignature(name, loaded, names)
+                else:
+                    table[name] = LoadedFunction(name, loaded)
             groups[group] = table
     except (KeyError, TypeError) as exc:
         raise reader.fail(f"damaged ({type(exc).__name__}: {exc}).") from None

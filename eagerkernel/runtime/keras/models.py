@@ -255,6 +255,22 @@ class Model(Trainer, Layer):
 
         export_model(self, filepath, format, verbose, input_signature, **kwargs)
 
+    def _default_save_signature(self):
+        """The ``serving_default`` signature `ek.saved_model.save` gives a model saved
+        without signatures (TensorFlow's): its inference call, the inputs' batch open; None
+        for a model whose inputs are not known yet."""
+        from ..data.structure import TensorSpec
+        from ..function.polymorphic_function import Function
+        from .export import input_signature_of
+
+        try:
+            signature = input_signature_of(self)
+        except ValueError:
+            return None
+        if len(signature) == 1 and isinstance(signature[0], TensorSpec):  # called by "inputs"
+            signature = [TensorSpec(signature[0].shape, signature[0].dtype, "inputs")]
+        return Function(self.__call__, "serving_default", input_signature=signature)
+
     def save_weights(
         self, filepath, overwrite: bool = True, save_format=None, options=None
     ) -> None:
