@@ -247,3 +247,21 @@ def test_a_mask_given_by_position_is_the_one_used():
     every = np.ones_like(KEEP)
     # Not given a second time by keyword (a TypeError for "multiple values").
     np.testing.assert_allclose(MaskedMean()(y, every).numpy(), y.numpy().mean(1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("cell", ["SimpleRNNCell", "GRUCell", "LSTMCell"])
+def test_a_models_mask_reaches_an_rnn_of_a_cell(cell):
+    # RNN(cell) after Embedding(mask_zero=True): masked steps carry the last state over, as
+    # the layer forms (SimpleRNN, GRU, LSTM) do. Keras 3 gives for the SimpleRNNCell case
+    # [0.964, 0.99469, 0.99469, 0.99469].
+    layers = ek.keras.layers
+    kw = {"kernel_initializer": "ones", "recurrent_initializer": "ones"}
+    inp = ek.keras.Input((None,), dtype="int32")
+    x = layers.Embedding(10, 2, mask_zero=True, embeddings_initializer="ones")(inp)
+    out = layers.RNN(getattr(layers, cell)(1, **kw), return_sequences=True)(x)
+    model = ek.keras.Model(inp, out)
+    y = model(np.array([[5, 3, 0, 0]])).numpy().ravel()
+    assert y[1] != y[0] and y[3] == y[2] == y[1]
+    if cell == "SimpleRNNCell":
+        h1 = np.tanh(2.0)
+        np.testing.assert_allclose(y, [h1] + [np.tanh(2.0 + h1)] * 3, rtol=1e-6)

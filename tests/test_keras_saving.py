@@ -491,3 +491,58 @@ def test_recurrent_model_with_masks_round_trips(tmp_path):
     h1 = model.fit(ids, np.ones((2, 1)), epochs=2, verbose=0)
     h2 = loaded.fit(ids, np.ones((2, 1)), epochs=2, verbose=0)
     assert h1.history == h2.history
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        keras.regularizers.L1(0.005),
+        keras.regularizers.L1L2(l1=1e-5, l2=1e-4),
+        keras.initializers.GlorotUniform(seed=3),
+        keras.constraints.NonNeg(),
+    ],
+)
+def test_built_in_regularizers_initializers_and_constraints_deserialize(obj):
+    config = keras.saving.serialize_keras_object(obj)
+    back = keras.saving.deserialize_keras_object(json.loads(json.dumps(config)))
+    assert type(back) is type(obj) and back.get_config() == obj.get_config()
+
+
+def test_keras_objects_a_custom_get_config_returns_are_serialized(tmp_path):
+    # The keras-io serialization guide: get_config returns a sub-layer and a regularizer as
+    # they are; serialize gives JSON, and from_config deserializes the sub-layer itself.
+    @keras.saving.register_keras_serializable(package="SerTest")
+    class Outer(keras.layers.Layer):
+        def __init__(self, sub=None, reg=None, **kwargs):
+            super().__init__(**kwargs)
+            self.sub, self.reg = sub, reg
+
+        def get_config(self):
+            return {**super().get_config(), "sub": self.sub, "reg": self.reg}
+
+        @classmethod
+        def from_config(cls, config):
+            config["sub"] = keras.layers.deserialize(config["sub"])
+            return cls(**config)
+
+    config = keras.layers.serialize(
+        Outer(sub=keras.layers.Dense(2), reg=keras.regularizers.L2(0.1))
+    )
+    text = json.dumps(config)  # no object left in it
+    assert config["config"]["sub"]["class_name"] == "Dense"
+    assert config["config"]["reg"]["class_name"] == "L2"
+    back = keras.layers.deserialize(json.loads(text))
+    assert isinstance(back.sub, keras.layers.Dense) and back.sub.units == 2
+
+
+def test_get_custom_objects_is_the_live_registry():
+    class Thing(keras.layers.Layer):
+        pass
+
+    registry = keras.saving.get_custom_objects()
+    registry["ThingForTest"] = Thing
+    try:
+        assert keras.saving.get_registered_object("ThingForTest") is Thing
+    finally:
+        del registry["ThingForTest"]
+    assert keras.saving.get_registered_object("ThingForTest") is None

@@ -96,19 +96,38 @@ def get_registered_name(obj) -> str:
 
 
 def get_custom_objects() -> dict:
-    """The registered objects, ``{"package>name": object}`` (a copy)."""
-    return dict(_REGISTERED)
+    """The registered objects, ``{"package>name": object}``: the live dict, as Keras's, so
+    ``get_custom_objects()["MyLayer"] = MyLayer`` registers a class by name and ``clear()``
+    forgets every registration."""
+    return _REGISTERED
 
 
 def _builtins(module: str | None) -> dict:
     """eagerkernel's classes by name; the module a config names (``keras.metrics``) first,
     since a loss and a metric may share a class name (``MeanSquaredError``)."""
-    from . import layers, losses, metrics, models, optimizers
+    from . import (
+        constraints,
+        initializers,
+        layers,
+        losses,
+        metrics,
+        models,
+        optimizers,
+        regularizers,
+    )
     from .functional import Functional
     from .layers.merging import Operator
     from .ops import KerasOpLayer
 
-    tables = {"metrics": metrics, "losses": losses, "optimizers": optimizers, "layers": layers}
+    tables = {
+        "constraints": constraints,
+        "initializers": initializers,
+        "regularizers": regularizers,
+        "metrics": metrics,
+        "losses": losses,
+        "optimizers": optimizers,
+        "layers": layers,
+    }
     preferred = next((k for k in tables if module and k in module.split(".")), None)
     order = [k for k in tables if k != preferred] + ([preferred] if preferred else [])
     table: dict = {}
@@ -194,6 +213,8 @@ def serialize_keras_object(obj) -> dict | str | None:
     config = obj.get_config()
     if isinstance(obj, Layer):
         _check_nothing_dropped(obj, config)
+    if isinstance(config, dict):  # Keras objects a custom get_config returns as they are
+        config = {k: _serialize_value(v) for k, v in config.items()}
     out = {
         "module": cls.__module__.replace("eagerkernel.runtime.", "eagerkernel."),
         "class_name": cls.__name__,
@@ -208,6 +229,20 @@ def serialize_keras_object(obj) -> dict | str | None:
                 build["input_shape"] = _jsonable_shape(build["input_shape"])
             out["build_config"] = build
     return out
+
+
+def _serialize_value(value):
+    """A config value with the Keras objects in it (a sub-layer, a regularizer, an
+    initializer: anything with ``get_config``) serialized, as Keras 3's ``serialize_dict``;
+    other values as they are."""
+    if isinstance(value, dict):
+        return {k: _serialize_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [_serialize_value(v) for v in value]
+        return type(value)(items) if all(a is b for a, b in zip(items, value)) else items
+    if hasattr(value, "get_config") and not isinstance(value, type):
+        return serialize_keras_object(value)
+    return value
 
 
 def enable_unsafe_deserialization() -> None:

@@ -627,11 +627,13 @@ class RNN(_RNN):
         self._build_states(shape)
         self.built = True
 
-    def call(self, inputs, *args, **kwargs):
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        # The parameters are named, as `_RNN.call`'s: a model passes the mask it has (an
+        # Embedding's mask_zero) only to a call that declares ``mask``.
         if isinstance(self.cell, _Cell):  # its weights are read here, not in a cell call
             with autocast_weights(self.cell):
-                return super().call(inputs, *args, **kwargs)
-        return super().call(inputs, *args, **kwargs)
+                return super().call(inputs, mask, training, initial_state)
+        return super().call(inputs, mask, training, initial_state)
 
     def _stepper(self, x, training=None):
         cell = self.cell
