@@ -379,3 +379,17 @@ def test_model_input_and_output_shapes_as_keras_3():
 
     with pytest.raises(AttributeError, match=r"Subclassed model '.*' has no defined input shape"):
         _ = Subclassed().input_shape
+
+
+def test_calling_a_functional_models_call_with_training_reaches_its_layers():
+    # A custom train_step's ``self.call(x, training=True)`` (no __call__ around it): dropout
+    # is on; a layer the graph called with training=False stays in inference mode.
+    inputs = ek.keras.Input((1000,))
+    frozen = ek.keras.layers.Dropout(0.5)
+    out = ek.keras.layers.Dropout(0.5)(inputs) + frozen(inputs, training=False)
+    model = ek.keras.Model(inputs, out)
+    x = np.ones((1, 1000), np.float32)
+    y = model.call(x, training=True).numpy()
+    # 1 + 2 where the first dropout kept a unit (x2 scale), 1 where it dropped it.
+    assert set(np.unique(y)) == {1.0, 3.0} and 350 < (y == 1.0).sum() < 650
+    np.testing.assert_array_equal(model.call(x).numpy(), 2 * x)

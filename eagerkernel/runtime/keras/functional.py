@@ -498,6 +498,10 @@ class Functional(Model):
         # Each layer takes the masks its inputs carry and gives its outputs theirs.
         for node in self._run_order:
             args, kwargs = nest.map_structure(lookup, (list(node.call_args), node.call_kwargs))
+            if training is not None and kwargs.get("training") is None:
+                # ``call(x, training=True)`` called directly (a custom train_step's
+                # ``self.call``): each layer gets it, unless the graph fixed its own.
+                kwargs["training"] = training
             out = node.layer(*args, **kwargs)
             for kt, o in zip(node.flat_outputs, nest.flatten(out)):
                 values[id(kt)] = o
