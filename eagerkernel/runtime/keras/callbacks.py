@@ -449,6 +449,15 @@ class ModelCheckpoint(Callback):
             SavedModel directory, a format eagerkernel does not write.
         save_freq: ``"epoch"`` (default), or an integer: save after every that many training
             batches, counted across epochs (the logs are then the epoch's so far).
+        initial_value_threshold: the "best" value ``monitor`` must beat first with
+            ``save_best_only`` (default None: the first value counts as an improvement).
+        verbose: 1 prints Keras 3's messages, each after an empty line: "Epoch 1: val_loss
+            improved from None to 0.81811, saving model to m.keras" (or "did not improve
+            from 0.81811") with ``save_best_only``, else "Epoch 1: saving model to m.keras";
+            then "Epoch 1: finished saving model to m.keras" (weights files too).
+
+    With ``save_best_only`` and no ``monitor`` in the logs, the model is saved anyway with
+    a warning, as Keras 3 does.
 
     Raises:
         ValueError: ``save_freq`` is neither "epoch" nor a positive integer; a bad ``mode``;
@@ -464,6 +473,7 @@ class ModelCheckpoint(Callback):
         save_weights_only=None,
         mode="auto",
         save_freq="epoch",
+        initial_value_threshold=None,
     ):
         super().__init__()
         keras_file = os.fspath(filepath).endswith(".keras")
@@ -488,7 +498,7 @@ class ModelCheckpoint(Callback):
         self.save_best_only = save_best_only
         self.save_freq = save_freq
         self._better = monitor_mode(monitor, mode)
-        self.best = -math.inf if self._better is np.greater else math.inf
+        self.best = initial_value_threshold  # None: the first value improves (Keras 3)
         self._epoch = 0
         self._since_save = 0
         self._last_batch = None
@@ -513,20 +523,37 @@ class ModelCheckpoint(Callback):
 
     def _save(self, epoch, batch, logs):
         logs = logs or {}
-        where = {} if batch is None else {"batch": batch + 1}
+        where = {} if batch is None or "batch" in logs else {"batch": batch + 1}
         path = self.filepath.format(epoch=epoch + 1, **where, **logs)
         if self.save_best_only:
             value = logs.get(self.monitor)
-            if value is None or not self._better(value, self.best):
-                return
-            self.best = value
+            if value is None:
+                import warnings
+
+                warnings.warn(
+                    f"Can save best model only with {self.monitor} available.", stacklevel=2
+                )
+            else:
+                best = "None" if self.best is None else f"{self.best:.5f}"
+                if self.best is not None and not self._better(value, self.best):
+                    self._say(f"Epoch {epoch + 1}: {self.monitor} did not improve from {best}")
+                    return
+                self._say(
+                    f"Epoch {epoch + 1}: {self.monitor} improved from {best} to "
+                    f"{value:.5f}, saving model to {path}"
+                )
+                self.best = value
+        else:
+            self._say(f"Epoch {epoch + 1}: saving model to {path}")
         if self.save_weights_only:
             self.model.save_weights(path)
         else:
             self.model.save(path)
-        if self.verbose:
-            what = "weights" if self.save_weights_only else "model"
-            print_msg(f"Epoch {epoch + 1}: saved {what} to {path}")
+        self._say(f"Epoch {epoch + 1}: finished saving model to {path}")
+
+    def _say(self, message: str) -> None:
+        if self.verbose:  # Keras 3 starts each message with a newline
+            print_msg(f"\n{message}")
 
 
 class LambdaCallback(Callback):

@@ -22,7 +22,7 @@ from . import masking
 from .keras_tensor import KerasHistory, KerasTensor, Node, spec_between
 from .layers.base import Layer
 from .layers.deferred import deferred_updates
-from .models import Model, adjust_input_rank, batch_none
+from .models import Model, adjust_input_rank
 
 __all__ = ["Functional", "Input", "compute_output_spec", "probe_spec", "symbolic_call"]
 
@@ -573,87 +573,11 @@ class Functional(Model):
                 return False
         return len(self.inputs) == 1 and len(self.outputs) == 1
 
-    def summary(self, line_length=None, positions=None, print_fn=None) -> None:
-        """Prints Keras's table: layer name (type), output shape (the batch axis and unknown
-        sizes as None; an input layer's as ``[(None, ...)]``; "multiple" for a layer called
-        more than once), parameter count and, for a model that is not a plain chain, the
-        layers each one is connected to (``name[node_index][tensor_index]``); then the
-        parameter totals."""
-        from .layers.core import InputLayer
-
-        print_fn = print_fn or print
-        chain = self._sequential_like()
-        if chain:
-            line_length = line_length or 80
-            positions = positions or [0.45, 0.8, 1.0]
-            header = ["Layer (type)", "Output Shape", "Param #"]
-        else:
-            line_length = line_length or 98
-            positions = positions or [0.33, 0.55, 0.67, 1.0]
-            header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
-        if positions[-1] <= 1:
-            positions = [int(line_length * p) for p in positions]
-
-        def row(cells):
-            text = ""
-            for cell, stop in zip(cells, positions):
-                text = (text + cell).ljust(stop - 1)[: stop - 1] + " "
-            print_fn(text.rstrip())
-
-        print_fn(f'Model: "{self.name}"')
-        print_fn("_" * line_length)
-        row(header)
-        print_fn("=" * line_length)
-        layers = self._graph_layers
-        for i, layer in enumerate(layers):
-            nodes = [n for n in layer.__dict__.get("_inbound_nodes", ()) if n in self._run_order]
-            if (nodes and nodes[0].is_input) or (not nodes and isinstance(layer, InputLayer)):
-                shape_text = str([tuple(layer._batch_input_shape)])
-            elif len(nodes) == 1:
-                shape_text = _shape_text(nest.map_structure(lambda t: t.shape, nodes[0].outputs))
-            elif not nodes:
-                shape_text = _shape_text(self._input_node_shape(layer))
-            else:
-                shape_text = "multiple"
-            cells = [
-                f"{layer.name} ({type(layer).__name__})",
-                shape_text,
-                str(layer.count_params()),
-            ]
-            connections = self._connections(layer)
-            if not chain:
-                cells.append(connections[0] if connections else "")
-            row(cells)
-            if not chain:
-                for extra in connections[1:]:
-                    row(["", "", "", extra])
-            print_fn(("_" if i < len(layers) - 1 else "=") * line_length)
-        if not layers:
-            print_fn("=" * line_length)
-        trainable = sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.trainable_variables)
-        total = self.count_params()
-        print_fn(f"Total params: {total:,}")
-        print_fn(f"Trainable params: {trainable:,}")
-        print_fn(f"Non-trainable params: {total - trainable:,}")
-        print_fn("_" * line_length)
-
     def _input_node_shape(self, layer):
         for t in self.inputs:
             if t._keras_history[0] is layer:
                 return t.shape
         return None
-
-
-def _shape_text(shape) -> str:
-    if shape is None:
-        return "multiple"
-    if isinstance(shape, TensorShape):
-        return str(tuple(shape))
-    if isinstance(shape, dict):
-        return str({k: tuple(v) for k, v in shape.items()})
-    if isinstance(shape, (list, tuple)):
-        return str([tuple(s) for s in shape])
-    return str(batch_none(shape))
 
 
 # -- serialization (Keras 3's functional config) ----------------------------------------------

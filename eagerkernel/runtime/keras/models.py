@@ -10,8 +10,6 @@ from __future__ import annotations
 import inspect
 import os
 
-import numpy as np
-
 from ..module import name_scope
 from .layers.base import Layer
 from .masking import attach
@@ -143,13 +141,44 @@ class Model(Trainer, Layer):
         shapes = [tuple(t.shape) for t in tensors]
         return shapes[0] if len(shapes) == 1 else shapes
 
-    def summary(self, line_length: int = 80, print_fn=None) -> None:
+    def summary(
+        self,
+        line_length=None,
+        positions=None,
+        print_fn=None,
+        expand_nested=False,
+        show_trainable=False,
+        layer_range=None,
+    ) -> None:
         """Prints Keras's table: each layer's name (type), output shape and parameter count,
         then total, trainable and non-trainable parameters (of the weights created so far).
+        Takes Keras 3's arguments (see `summary_utils.print_summary`).
 
         A model not built yet is printed as Keras 3 prints it (a Sequential whose first layer
         was adapted or called on its own, TensorFlow's regression tutorial): a layer not built
         shows output shape ``?`` and ``0 (unbuilt)`` parameters; a built one, its own count.
+        A functional model shows an input layer's shape as ``[(None, ...)]``, "multiple" for
+        a layer called more than once and, when it is not a plain chain, a "Connected to"
+        column (``name[node_index][tensor_index]``).
+
+        Args:
+            line_length: the table's width (default 80; 98 with "Connected to"; 12 more
+                with ``show_trainable``).
+            positions: where each column ends: fractions of ``line_length`` (default
+                ``[0.45, 0.8, 1.0]``; ``[0.33, 0.55, 0.67, 1.0]`` with "Connected to") or
+                character counts, one per column.
+            print_fn: called with each line (default `print`).
+            expand_nested: list the layers of nested models under them, indented with
+                ``└``, as Keras 3 does.
+            show_trainable: a "Trainable" column: ``Y`` or ``N`` (``-`` for a layer
+                without weights), the other columns shrunk to 90%, as Keras 3 does.
+            layer_range: two layer names or regexes (`re.match`): only the layers from the
+                first matching the first to the last matching the second are listed; the
+                parameter totals stay the whole model's.
+
+        Raises:
+            ValueError: a bad ``layer_range`` (Keras's messages), ``positions`` of the wrong
+                length, or columns narrower than 4 characters.
 
         >>> norm = ek.keras.layers.Normalization(axis=-1, name="norm")
         >>> norm.adapt(np.ones((4, 3), "float32"))
@@ -163,40 +192,11 @@ class Model(Trainer, Layer):
         out (Dense)                         ?                           0 (unbuilt)
         ================================================================================
         """
-        print_fn = print_fn or print
-        cols = (int(line_length * 0.45), int(line_length * 0.8), line_length)  # column ends
-        rows = [("Layer (type)", "Output Shape", "Param #")]
-        for layer in self._summary_layers():
-            shape = getattr(layer, "_output_shape", None)
-            if not self.built and not getattr(layer, "_symbolic", None):
-                shape = None  # the output shape is known once the model is built
-                shape_text = "?"
-            else:
-                shape_text = "multiple" if shape is None else str(batch_none(shape))
-            params = str(layer.count_params()) if layer.built else "0 (unbuilt)"
-            rows.append((f"{layer.name} ({type(layer).__name__})", shape_text, params))
+        from .summary_utils import print_summary
 
-        def line(cells):
-            text = ""
-            for cell, stop in zip(cells, cols):
-                text = (text + cell).ljust(stop - 1)[: stop - 1] + " "
-            return text.rstrip()
-
-        print_fn(f'Model: "{self.name}"')
-        print_fn("_" * line_length)
-        print_fn(line(rows[0]))
-        print_fn("=" * line_length)
-        for i, row in enumerate(rows[1:]):
-            print_fn(line(row))
-            print_fn(("_" if i < len(rows) - 2 else "=") * line_length)
-        if len(rows) == 1:
-            print_fn("=" * line_length)
-        trainable = sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.trainable_variables)
-        total = sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.weights)
-        print_fn(f"Total params: {total:,}")
-        print_fn(f"Trainable params: {trainable:,}")
-        print_fn(f"Non-trainable params: {total - trainable:,}")
-        print_fn("_" * line_length)
+        print_summary(
+            self, line_length, positions, print_fn, expand_nested, show_trainable, layer_range
+        )
 
     def _summary_layers(self) -> list:
         return self.layers

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from ... import nest
 from ...core.tensor import Tensor
 from ...ops import elementwise
 from .. import constraints, initializers, regularizers
@@ -86,10 +87,44 @@ def conv_output_length(length, kernel: int, padding: str, stride: int, dilation:
 
 def cast_to_layer_dtype(layer, x: Tensor) -> Tensor:
     """``x`` cast to ``layer``'s dtype (any input dtype, integers too), as Keras's Dense and
-    Conv layers cast; ``x`` itself when it already has it."""
+    Conv layers cast; ``x`` itself when it already has it.
+
+    Raises:
+        ValueError: ``x`` a list, tuple or dict (several arrays given to a single-input
+            model or layer; see `check_single_input`).
+    """
+    check_single_input(layer, x)
     if x._value.dtype != layer._dtype._np:
         return elementwise.cast(x, layer._dtype._np)
     return x
+
+
+def check_single_input(layer, inputs) -> None:
+    """Keras's input-count check for a layer that takes one tensor: ValueError naming the
+    layer and the structure received (each array as ``'Tensor(shape=...)'``, as Keras 3's
+    functional models show a mismatched structure), e.g. for a list of two arrays given to
+    `fit` of a Sequential model with one input.
+
+    >>> try:
+    ...     check_single_input(ek.keras.layers.Dense(1, name="d"), [np.ones((2, 3))] * 2)
+    ... except ValueError as e:
+    ...     print(e)
+    Layer "d" expects 1 input(s), but it received 2 input tensors. Inputs received: \
+['Tensor(shape=(2, 3))', 'Tensor(shape=(2, 3))']
+    """
+    if not isinstance(inputs, (list, tuple, dict)):
+        return
+
+    def describe(t) -> str:
+        shape = getattr(t, "shape", None)
+        return repr(t) if shape is None else f"Tensor(shape={tuple(shape)})"
+
+    n = len(nest.flatten(inputs))
+    received = f"{n} input tensors" if n != 1 else f"its input inside a {type(inputs).__name__}"
+    raise ValueError(
+        f'Layer "{layer.name}" expects 1 input(s), but it received {received}. Inputs '
+        f"received: {nest.map_structure(describe, inputs)}"
+    )
 
 
 def check_rank(layer, shape, rank: int) -> None:
