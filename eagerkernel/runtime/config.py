@@ -295,9 +295,27 @@ def num_gpus() -> int:
 
 set_default_device = set_default_device
 
+_OP_DETERMINISM = [False]
+
+
+def enable_op_determinism() -> None:
+    """Makes runs repeatable (follows `tf.config.experimental.enable_op_determinism`): the
+    Dataset's parallel stages keep their input order even when given ``deterministic=False``
+    (TensorFlow's rule). The CPU ops are deterministic anyway (NumPy's kernels, one order of
+    summation); on a real GPU, CuPy's atomic scatter and segment sums are not made so. Seeds
+    are `ek.keras.utils.set_random_seed`'s job, as in TensorFlow."""
+    _OP_DETERMINISM[0] = True
+
+
+def op_determinism_enabled() -> bool:
+    """Whether `enable_op_determinism` was called."""
+    return _OP_DETERMINISM[0]
+
+
 # `ek.config.experimental` (as `tf.config.experimental`): the calls that change the devices
 # themselves. `set_virtual_gpus(n)` must come before the first GPU use.
 experimental = types.SimpleNamespace(
+    enable_op_determinism=enable_op_determinism,
     free_gpu_memory=free_gpu_memory,
     list_physical_devices=list_physical_devices,
     set_virtual_gpus=set_virtual_gpus,

@@ -53,7 +53,12 @@ class Context:
 
     def deterministic(self, own) -> bool:
         """Whether a parallel stage keeps the input order: its own ``deterministic``
-        argument, or if that is None the pipeline's option (default True)."""
+        argument, or if that is None the pipeline's option (default True); always True
+        after `ek.config.experimental.enable_op_determinism`."""
+        from ..config import op_determinism_enabled
+
+        if op_determinism_enabled():
+            return True
         if own is None and self.options is not None:
             own = self.options.deterministic
         return own is not False

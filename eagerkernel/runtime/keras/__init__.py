@@ -35,6 +35,12 @@ from .variables import Variable
 #: ``__version__`` is the Keras release's).
 __version__ = VERSION
 
+
+def version() -> str:
+    """This Keras's version: eagerkernel's (follows `keras.version()`)."""
+    return VERSION
+
+
 __all__ = [
     "Input",
     "InputSpec",
@@ -62,4 +68,5 @@ __all__ = [
     "regularizers",
     "saving",
     "utils",
+    "version",
 ]

@@ -3,7 +3,8 @@
 An initializer is called as ``init(shape, dtype=None)`` and returns a Tensor of that shape and
 dtype (float32 by default) on the current device. Random initializers draw from
 `ek.random`'s generator, so `ek.random.set_seed` makes a model's weights reproducible; one
-given its own ``seed`` returns the same values at every call, as in Keras.
+given its own ``seed`` returns the same values at every call, whatever the global seed, as in
+Keras (a stateless draw).
 
 Fans follow Keras: a kernel of shape ``(..., in, out)`` has ``fan_in = in * receptive`` and
 ``fan_out = out * receptive``, ``receptive`` being the product of the leading (spatial) sizes,
@@ -154,13 +155,16 @@ class Constant(Initializer):
 
 
 class _Random(Initializer):
-    """Shared seeding: the global generator, or a fresh one per call for a given seed."""
+    """Shared seeding: the global generator, or for a given seed a fresh one per call drawn
+    from that seed alone (Keras's stateless draw: the global seed plays no part)."""
 
     def __init__(self, seed=None):
         self.seed = seed
 
     def _gen(self) -> np.random.Generator:
-        return _random.generator(self.seed)
+        if self.seed is None:
+            return _random.generator()
+        return np.random.default_rng(int(self.seed))
 
     def get_config(self) -> dict:
         return {"seed": self.seed}
