@@ -244,7 +244,7 @@ def test_fit_multi_output_with_loss_dict_and_weights():
     logp = d - np.log(np.exp(d).sum(-1, keepdims=True))
     cce = np.mean(-(yd * logp).sum(-1))
     loss = model.evaluate({"a": xa, "b": xb}, {"priority": yp, "department": yd}, verbose=0)
-    np.testing.assert_allclose(loss, bce + 0.2 * cce, rtol=1e-5)
+    np.testing.assert_allclose(loss, [bce + 0.2 * cce, bce, cce], rtol=1e-5)  # Keras 3
     loss_list = model.evaluate([xa, xb], [yp, yd], verbose=0, batch_size=16)
     np.testing.assert_allclose(loss_list, loss, rtol=1e-6)
     history = model.fit({"a": xa, "b": xb}, {"priority": yp, "department": yd}, epochs=3, verbose=0)
@@ -261,7 +261,13 @@ def test_fit_multi_output_with_loss_dict_and_weights():
         metrics={"department": ["accuracy"], "priority": [keras.metrics.MeanAbsoluteError()]},
     )
     logs = model.evaluate([xa, xb], [yp, yd], verbose=0, return_dict=True, batch_size=16)
-    assert list(logs) == ["loss", "priority_mean_absolute_error", "department_accuracy"]
+    assert list(logs) == [
+        "loss",
+        "priority_loss",
+        "department_loss",
+        "priority_mean_absolute_error",
+        "department_accuracy",
+    ]
     p, d = (t.numpy() for t in model([xa, xb]))
     np.testing.assert_allclose(
         logs["priority_mean_absolute_error"], np.abs(p - yp).mean(), rtol=1e-5
@@ -269,7 +275,13 @@ def test_fit_multi_output_with_loss_dict_and_weights():
     expected_acc = np.mean(d.argmax(-1) == yd.argmax(-1))  # categorical accuracy, from the loss
     np.testing.assert_allclose(logs["department_accuracy"], expected_acc)
     model.compile(optimizer="sgd", loss=["mse", "mse"], metrics=["mae"])  # every output
-    assert model.metrics_names == ["loss", "priority_mae", "department_mae"]
+    assert model.metrics_names == [
+        "loss",
+        "priority_loss",
+        "department_loss",
+        "priority_mae",
+        "department_mae",
+    ]
 
 
 # -- Sequential ----------------------------------------------------------------------------------

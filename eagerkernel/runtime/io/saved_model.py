@@ -609,8 +609,10 @@ def _arg_names(f: Function, args: tuple) -> list:
     """The names a signature's positional arguments are called by (keyword arguments of the
     loaded signature): a `TensorSpec`'s name when it has one, else the Python parameter's,
     else ``args_k`` (TensorFlow's rule)."""
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     try:
-        params = list(inspect.signature(f.python_function).parameters)
+        signature = inspect.signature(f.python_function).parameters.values()
+        params = [p.name for p in signature if p.kind in kinds]
     except (TypeError, ValueError):
         params = []
     names = []

@@ -8,10 +8,10 @@ and written only after the optimizer update succeeded, and the optimizer validat
 gradient before it writes any variable, so a step that raises changes no variable.
 
 The loops take their batches from `data_adapter` and call the Keras callback hooks (see
-`callbacks.Callback`). Logged values: ``loss`` is the mean of the batches' losses (each batch
-counts once, as in a hand-written loop with ``metrics.Mean``; Keras weights each batch by its
-size, which differs only when the last batch is partial), each metric its running result;
-validation values carry a ``val_`` prefix.
+`callbacks.Callback`). Logged values: ``loss`` is the mean of the batches' losses, each batch
+weighted by its size (as Keras's loss tracker), as is ``<output name>_loss`` for each output
+of a model with several losses; each metric its running result; validation values carry a
+``val_`` prefix.
 """
 
 from __future__ import annotations
@@ -41,14 +41,17 @@ __all__ = ["Trainer"]
 from .trainer_utils import (
     OutputLosses,
     as_batch,
+    batch_size_of,
     check_int,
     check_queue_args,
     check_validation_freq,
     check_verbose,
+    compile_metrics,
     concat_outputs,
     flatten_logs,
     loss_weight_of,
     match_rank,
+    output_names,
     outputs_to_numpy,
     reject_kwargs,
     should_validate,
@@ -73,8 +76,10 @@ class Trainer:
         self.optimizer = None
         self.compiled = False
         self.compiled_loss = None
+        self.loss = None  # the `loss` given to `compile`, as Keras 3
         self.compiled_metrics: list = []
         self._weighted_flags: list = []
+        self._metric_outputs: list = []
         self._loss_tracker = None
         self._loss_weight = 1.0
         self._steps_per_execution = 1
@@ -104,13 +109,20 @@ class Trainer:
             optimizer: an optimizer or its name (``"adam"``, ``"sgd"``, ...); default
                 ``"rmsprop"``.
             loss: a loss object, function or name (``"sparse_categorical_crossentropy"``);
-                None only for a model whose `train_step` computes its own loss.
-            loss: for a model with several outputs, a list (in output order) or a dict by
-                output name of losses, summed with their ``loss_weights`` (see `OutputLosses`).
+                None only for a model whose `train_step` computes its own loss, or to keep
+                the loss (and ``loss_weights``) of an earlier `compile`, as Keras 3 does. For
+                a model with several outputs: a list (in output order), a dict by output name,
+                or one loss for every output, summed with their ``loss_weights`` (see
+                `OutputLosses`); when two or more outputs have a loss, each is also logged as
+                ``<output name>_loss`` (before its weight), as Keras 3 does. Kept as
+                `model.loss` (as given; None before `compile`).
             metrics: a list of metrics or names, computed without sample weights;
                 ``"accuracy"`` picks the accuracy that matches the loss, as Keras does. With
                 several outputs: a dict by output name, a list of lists, or a flat list for
-                every output; each is logged as ``<output name>_<metric name>``.
+                every output; each is logged as ``<output name>_<metric name>``. When both
+                ``metrics`` and ``weighted_metrics`` are None and the loss is kept (see
+                ``loss``), the earlier `compile`'s metrics are kept too, as Keras 3 does
+                (which keeps them with a new loss too; here a new loss drops them).
             loss_weights: a float scaling the loss (or a list or dict of one float, as for a
                 Keras model with one output); default None (1.0). With a loss per output, a
                 list or dict of floats.
@@ -152,41 +164,28 @@ class Trainer:
                 "with jit_compile=False: the steps run eagerly.",
                 stacklevel=2,
             )
-        multi = isinstance(loss, (list, tuple, dict))
+        if loss is None and self.compiled and self.compiled_loss is not None:
+            # Keras 3: compiling again without a loss keeps the loss (and its weights)
+            loss, loss_weights = self._compile_args["loss"], self._compile_args["loss_weights"]
+            kept_loss = self.compiled_loss
+        else:
+            kept_loss = None
+        names = output_names(self)
+        multi = isinstance(loss, (list, tuple, dict)) or (
+            loss is not None and names is not None and len(names) > 1
+        )
         weight = 1.0 if loss_weights is None or multi else loss_weight_of(loss_weights)
-        output_losses = OutputLosses(self, loss, loss_weights) if multi else None
-        entries: list = []
-        outputs_of: list = []  # per entry: the output index it watches (None: the whole output)
-        for arg, group in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
-            if group is None:
-                continue
-            if multi and not isinstance(group, (list, tuple, dict)):
-                raise ValueError(f"{arg} must be a list or dict. Received: {arg}={group!r}")
-            if not multi and not isinstance(group, (list, tuple)):
-                raise ValueError(f"{arg} must be a list of metrics. Received: {arg}={group!r}")
-            items = output_losses.metric_items(group, arg) if multi else [(None, m) for m in group]
-            for index, m in items:
-                taken = {metric.name for metric, _ in entries}
-                prefix = "" if index is None else f"{output_losses.names[index]}_"
-                out_loss = loss if index is None else output_losses.losses[index]
-                if isinstance(m, str):
-                    name = f"weighted_{m}" if arg == "weighted_metrics" and m in taken else m
-                    if m in ("accuracy", "acc"):
-                        metric = metrics_module.resolve_accuracy(out_loss, name=prefix + name)
-                    else:
-                        metric = metrics_module.get(m)
-                        metric.name = prefix + name
-                else:
-                    metric = metrics_module.get(m)
-                    if index is not None:
-                        metric.name = prefix + metric.name
-                if metric.name in taken or metric.name == "loss":
-                    raise ValueError(
-                        f"compile: two metrics are named {metric.name!r}; metric names must be "
-                        f"unique (and not 'loss'). Received: {arg}={group!r}"
-                    )
-                entries.append((metric, arg == "weighted_metrics"))
-                outputs_of.append(index)
+        output_losses = None
+        if multi:
+            output_losses = kept_loss or OutputLosses(self, loss, loss_weights)
+        if metrics is None and weighted_metrics is None and kept_loss is not None:
+            # Keras 3 keeps the metrics too; here only along with the loss (a new loss may
+            # want other targets than the metrics resolved for the old one)
+            metrics = self._compile_args["metrics"]
+            weighted_metrics = self._compile_args["weighted_metrics"]
+            entries = list(zip(self.compiled_metrics, self._weighted_flags, self._metric_outputs))
+        else:
+            entries = compile_metrics(loss, output_losses, metrics, weighted_metrics)
         chosen = optimizers.get(optimizer)
         if (
             auto_scale_loss
@@ -205,7 +204,8 @@ class Trainer:
         # The strategy in scope at compile time distributes fit, as in Keras (which keeps it
         # as `model.distribute_strategy`), also for a model built lazily by its first step.
         self._distribute_strategy = compile_strategy()
-        self.compiled_loss = output_losses or (None if loss is None else losses.to_loss(loss))
+        if kept_loss is None:
+            self.compiled_loss = output_losses or (None if loss is None else losses.to_loss(loss))
         self._compile_args = {
             "optimizer": optimizer,
             "loss": loss,
@@ -214,11 +214,11 @@ class Trainer:
             "weighted_metrics": weighted_metrics,
             "steps_per_execution": steps_per_execution,
         }
-        self._loss_identifier = loss
+        self.loss = loss  # as given, as Keras 3's `Model.loss` (None before compile)
         self._loss_weight = weight
-        self.compiled_metrics = [metric for metric, _ in entries]
-        self._weighted_flags = [weighted for _, weighted in entries]
-        self._metric_outputs = outputs_of
+        self.compiled_metrics = [metric for metric, _, _ in entries]
+        self._weighted_flags = [weighted for _, weighted, _ in entries]
+        self._metric_outputs = [index for _, _, index in entries]
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._steps_per_execution = int(steps_per_execution)
         self.run_eagerly = True
@@ -252,13 +252,17 @@ class Trainer:
 
     @property
     def metrics(self) -> list:
-        """The metrics `fit` and `evaluate` log, reset each epoch: the loss tracker, then the
+        """The metrics `fit` and `evaluate` log, reset each epoch: the loss tracker, the loss
+        of each output when several have one (`OutputLosses.metrics`, as Keras 3), then the
         compiled metrics (none before `compile`), then those the layers' `add_metric` added
         (as tf.keras 2). Override it to list your own trackers."""
         added = super().metrics
         if not self.compiled:
             return added
-        return [self._loss_tracker, *self.compiled_metrics, *added]
+        per_output = (
+            self.compiled_loss.metrics if isinstance(self.compiled_loss, OutputLosses) else []
+        )
+        return [self._loss_tracker, *per_output, *self.compiled_metrics, *added]
 
     @property
     def metrics_names(self) -> list:
@@ -333,7 +337,7 @@ class Trainer:
             if variables:
                 self.optimizer.apply_gradients(zip(grads, variables))
             updates.commit()
-        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        self._loss_tracker.update_state(loss, sample_weight=batch_size_of(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data) -> dict:
@@ -341,7 +345,7 @@ class Trainer:
         x, y, sample_weight = data_adapter.unpack(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight)
-        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        self._loss_tracker.update_state(loss, sample_weight=batch_size_of(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data):
@@ -772,13 +776,3 @@ class Trainer:
     def predict_on_batch(self, x):
         """The outputs for one batch ``x`` in inference mode, as NumPy arrays."""
         return outputs_to_numpy(self.predict_step(as_batch(x, None, None)))
-
-
-def _batch_size(x) -> int:
-    """The examples in a batch ``x``: the first dimension of its first array. The loss shown
-    is the mean over examples, each batch weighted by its size, as Keras's loss tracker."""
-    for leaf in nest.flatten(x):
-        shape = getattr(leaf, "shape", None)
-        if shape is not None and len(shape):
-            return int(shape[0])
-    return 1

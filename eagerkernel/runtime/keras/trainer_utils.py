@@ -13,10 +13,12 @@ from . import data_adapter
 __all__ = [
     "OutputLosses",
     "as_batch",
+    "batch_size_of",
     "check_int",
     "check_queue_args",
     "check_validation_freq",
     "check_verbose",
+    "compile_metrics",
     "concat_outputs",
     "flatten_logs",
     "loss_weight_of",
@@ -159,14 +161,23 @@ def output_names(model) -> list:
 
 
 class OutputLosses:
-    """A loss per model output (Keras's ``compile(loss=[...])`` or ``loss={name: ...}``),
-    each times its ``loss_weights`` entry (default 1), summed.
+    """A loss per model output (Keras's ``compile(loss=[...])`` or ``loss={name: ...}``, or one
+    loss for every output of a model with several), each times its ``loss_weights`` entry
+    (default 1), summed; follows Keras 3's ``CompileLoss``.
+
+    With more than one loss it also keeps a ``Mean`` per loss, named ``<output name>_loss``
+    (`metrics`), which each call updates with that output's loss before its weight (with
+    ``sample_weight`` applied), weighted by the batch size: `fit` and `evaluate` log each
+    output's mean loss over the examples, as Keras 3 does (its TensorFlow backend run eagerly;
+    in a ``tf.function`` it counts each batch once instead). Their order is the loss dict's for
+    a model with a dict of outputs, else the outputs'.
 
     Args:
         model: the model compiled (its output names map dict keys to outputs).
-        loss: a list of losses in output order, or a dict ``{output name: loss}`` (outputs
-            missing from the dict get no loss).
-        loss_weights: None, a list in output order, or a dict by output name.
+        loss: a list of losses in output order, a dict ``{output name: loss}`` (outputs
+            missing from the dict get no loss), or one loss for every output.
+        loss_weights: None, a list in output order, or a dict by output name (a float too
+            when one loss is given for every output).
 
     Raises:
         ValueError: a list whose length differs from the number of outputs; a dict key that
@@ -175,9 +186,13 @@ class OutputLosses:
 
     def __init__(self, model, loss, loss_weights):
         from . import losses
+        from .metrics import Mean
 
         names = output_names(model)
         n = len(names) if names is not None else None
+        shared = not isinstance(loss, (dict, list, tuple))  # one loss for every output
+        if shared:
+            loss = [loss] * n
 
         def per_output(value, what: str, default):
             if isinstance(value, dict):
@@ -210,11 +225,25 @@ class OutputLosses:
             self.weights = [1.0] * len(self.losses)
         elif isinstance(loss_weights, (dict, list, tuple)):
             self.weights = [float(w) for w in per_output(loss_weights, "loss_weights", 1.0)]
+        elif shared and isinstance(loss_weights, (int, float, np.number)):
+            self.weights = [float(loss_weights)] * len(self.losses)
         else:
             raise ValueError(
                 "compile: with a loss per output, `loss_weights` must be a list or dict. "
                 f"Received: loss_weights={loss_weights!r}"
             )
+        order = list(range(len(self.losses)))
+        if isinstance(loss, dict) and isinstance(getattr(model, "_output_struct", None), dict):
+            order = [self.names.index(k) for k in loss]  # Keras 3: the loss dict's order
+        used = [i for i in order if self.losses[i] is not None]
+        # Keras 3 logs the losses one by one only when there are several
+        self.trackers = [(i, Mean(name=f"{self.names[i]}_loss")) for i in used if len(used) > 1]
+
+    @property
+    def metrics(self) -> list:
+        """The ``Mean`` of each output's loss (``<output name>_loss``), in log order; empty
+        when fewer than two outputs have a loss (as Keras 3's ``CompileLoss.metrics``)."""
+        return [m for _, m in self.trackers]
 
     def metric_items(self, group, arg: str) -> list:
         """``[(output index, metric)]`` for ``compile``'s ``metrics`` of a model with several
@@ -244,9 +273,6 @@ class OutputLosses:
 
     def targets(self, y_true) -> list:
         """The targets of each output, in output order (from a dict by name or a list)."""
-        return self._targets(y_true)
-
-    def _targets(self, y_true) -> list:
         if isinstance(y_true, dict):
             missing = [k for k in self.names or () if k not in y_true]
             if missing or self.names is None:
@@ -260,18 +286,84 @@ class OutputLosses:
         return [y_true]
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        targets = self._targets(y_true)
+        targets = self.targets(y_true)
         preds = nest.flatten(y_pred)
         if len(targets) != len(preds):
             raise ValueError(
                 f"The model has {len(preds)} outputs but {len(targets)} targets were given."
             )
+        values: dict = {}
+        for i, (loss, yt, yp) in enumerate(zip(self.losses, targets, preds)):
+            if loss is not None:
+                values[i] = loss(match_rank(yt, yp), yp, sample_weight=sample_weight)
+        for i, tracker in self.trackers:  # the loss before its weight, as Keras 3 records it
+            value = values[i]
+            tracker.update_state(
+                value.numpy() if isinstance(value, Tensor) else value,
+                sample_weight=batch_size_of(preds[i]),
+            )
         total = None
-        for loss, w, yt, yp in zip(self.losses, self.weights, targets, preds):
-            if loss is None:
-                continue
-            value = loss(match_rank(yt, yp), yp, sample_weight=sample_weight)
-            if w != 1.0:
-                value = value * w
+        for i, value in values.items():
+            if self.weights[i] != 1.0:
+                value = value * self.weights[i]
             total = value if total is None else total + value
         return total
+
+
+def batch_size_of(x) -> int:
+    """The examples in a batch ``x``: the first dimension of its first array (1 for a
+    scalar). The logged losses weight each batch by it, as Keras's loss trackers."""
+    for leaf in nest.flatten(x):
+        shape = getattr(leaf, "shape", None)
+        if shape is not None and len(shape):
+            return int(shape[0])
+    return 1
+
+
+def compile_metrics(loss, output_losses, metrics, weighted_metrics) -> list:
+    """``[(metric, weighted, output index)]`` for `compile`'s ``metrics`` and
+    ``weighted_metrics`` (index None: the metric sees the whole output). Names are as Keras
+    logs them: ``"accuracy"`` resolved for the loss, ``weighted_<name>`` for a weighted metric
+    also in ``metrics``, ``<output name>_<name>`` with several outputs (`OutputLosses`); as
+    Keras 3's ``CompileMetrics``.
+
+    Raises:
+        ValueError: not a list (or dict, with several outputs); two metrics with the same name,
+            or one named as a logged loss; an unknown metric.
+    """
+    from . import metrics as metrics_module
+
+    multi = output_losses is not None
+    reserved = {"loss", *(m.name for m in (output_losses.metrics if multi else ()))}
+    entries: list = []
+    for arg, group in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
+        if group is None:
+            continue
+        if multi and not isinstance(group, (list, tuple, dict)):
+            raise ValueError(f"{arg} must be a list or dict. Received: {arg}={group!r}")
+        if not multi and not isinstance(group, (list, tuple)):
+            raise ValueError(f"{arg} must be a list of metrics. Received: {arg}={group!r}")
+        items = output_losses.metric_items(group, arg) if multi else [(None, m) for m in group]
+        for index, m in items:
+            taken = {metric.name for metric, _, _ in entries}
+            # Keras names a metric by its output only when there are several outputs
+            several = multi and len(output_losses.names) > 1
+            prefix = f"{output_losses.names[index]}_" if several else ""
+            out_loss = loss if index is None else output_losses.losses[index]
+            if isinstance(m, str):
+                name = f"weighted_{m}" if arg == "weighted_metrics" and m in taken else m
+                if m in ("accuracy", "acc"):
+                    metric = metrics_module.resolve_accuracy(out_loss, name=prefix + name)
+                else:
+                    metric = metrics_module.get(m)
+                    metric.name = prefix + name
+            else:
+                metric = metrics_module.get(m)
+                metric.name = prefix + metric.name
+            if metric.name in taken or metric.name in reserved:
+                raise ValueError(
+                    f"compile: two metrics are named {metric.name!r}; metric names must be "
+                    f"unique (and not {sorted(reserved)}). Received: {arg}={group!r}"
+                )
+            entries.append((metric, arg == "weighted_metrics", index))
+    return entries

@@ -18,7 +18,14 @@ __all__ = ["AddedMetricsMixin"]
 class AddedMetricsMixin:
     """Adds `add_metric` and `metrics` to `Layer`."""
 
-    _metrics_added = False  # set once any layer calls add_metric: `metrics` walks only then
+    # Set once any layer calls add_metric or holds a Metric as a public attribute:
+    # `metrics` walks the layers only then.
+    _metrics_added = False
+
+    def __setattr__(self, name: str, value) -> None:
+        if not AddedMetricsMixin._metrics_added and name[:1] != "_" and _is_metric(value):
+            AddedMetricsMixin._metrics_added = True
+        super().__setattr__(name, value)
 
     def add_metric(self, value, name: str | None = None, aggregation: str | None = None):
         """Logs ``value`` as a metric of this layer (follows tf.keras 2's
@@ -103,20 +110,27 @@ class AddedMetricsMixin:
 
     @property
     def metrics(self) -> list:
-        """The metrics `add_metric` added to this layer and the layers inside it, each once
-        (follows tf.keras 2's ``Layer.metrics``)."""
-        if not AddedMetricsMixin._metrics_added:  # no layer ever added one: no walk
+        """The metrics of this layer and the layers inside it, each once: those `add_metric`
+        added (tf.keras 2's ``Layer.metrics``) and the `Metric`s held as public attributes
+        (``self.acc = keras.metrics.BinaryAccuracy()``, updated in ``call``: Keras 3 tracks
+        them, so `fit` logs and resets them)."""
+        if not AddedMetricsMixin._metrics_added:  # no layer ever had one: no walk
             return []
         out, seen = [], set()
         for layer in self._flatten_layers():
-            for m in layer.__dict__.get("_added_metrics", ()):
+            public = [v for k, v in vars(layer).items() if k[:1] != "_" and _is_metric(v)]
+            for m in (*layer.__dict__.get("_added_metrics", ()), *public):
                 if id(m) not in seen:
                     seen.add(id(m))
                     out.append(m)
         return out
 
 
-def _metric_attributes(layer) -> list:
+def _is_metric(value) -> bool:
     from ..metrics import Metric
 
-    return [v for v in vars(layer).values() if isinstance(v, Metric)]
+    return isinstance(value, Metric)
+
+
+def _metric_attributes(layer) -> list:
+    return [v for v in vars(layer).values() if _is_metric(v)]

@@ -46,6 +46,7 @@ from .added_metrics import AddedMetricsMixin
 from .autocast import autocast_weights, cast_floats, weights_read_as
 from .build_config import BuildConfigMixin
 from .input_spec import InputSpecMixin
+from .nodes import NodesMixin, first_argument
 from .own_variables import OwnVariablesMixin
 from .tracking import gather_tracked
 
@@ -125,7 +126,9 @@ class LayerObserver(typing.Protocol):
         sublayers it created and built, exist now."""
 
 
-class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMixin, Module):
+class Layer(
+    AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, NodesMixin, OwnVariablesMixin, Module
+):
     """Base class of layers (follows `tf.keras.layers.Layer`, an `ek.Module`).
 
     Subclasses override `build(input_shape)` (create weights with `add_weight`) and
@@ -278,7 +281,8 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
         return mask
 
     # -- calling --------------------------------------------------------------------------------
-    def __call__(self, inputs, *args, **kwargs):
+    def __call__(self, *args, **kwargs):
+        inputs, args = (args[0], args[1:]) if args else (first_argument(self, kwargs), ())
         if not hasattr(self, "_tracked"):
             raise RuntimeError(
                 f"{type(self).__name__}: Layer.__init__ was not called; call "
@@ -642,55 +646,6 @@ class Layer(AddedMetricsMixin, BuildConfigMixin, InputSpecMixin, OwnVariablesMix
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return {**config, **constraints.layer_config(self)}  # kernel_constraint, ...
-
-    # -- the functional API: this layer's calls on KerasTensors ----------------------------
-    def _inbound_node(self, node_index, what: str):
-        nodes = self.__dict__.get("_inbound_nodes") or []
-        if not nodes:
-            raise AttributeError(
-                f"Layer {self.name} has never been called on symbolic inputs (ek.keras.Input) "
-                f"and thus has no defined {what}."
-            )
-        if node_index is None:
-            if len(nodes) > 1:
-                raise AttributeError(
-                    f"Layer {self.name} has multiple inbound nodes, hence the notion of "
-                    f'"layer {what}" is ill-defined. Use `get_{what}_at(node_index)` instead.'
-                )
-            node_index = 0
-        if not 0 <= node_index < len(nodes):
-            raise ValueError(
-                f"Asked to get {what} at node {node_index}, but the layer has only "
-                f"{len(nodes)} inbound nodes."
-            )
-        return nodes[node_index]
-
-    @property
-    def input(self):
-        """The KerasTensor(s) this layer was called on, when it was called once in a
-        functional graph (follows `Layer.input`).
-
-        Raises:
-            AttributeError: never called on KerasTensors, or called more than once (use
-                `get_input_at`).
-        """
-        node = self._inbound_node(None, "input")
-        return node.call_args[0] if node.call_args else node.outputs
-
-    @property
-    def output(self):
-        """The KerasTensor(s) this layer returned, when it was called once in a functional
-        graph (follows `Layer.output`); raises AttributeError as `input` does."""
-        return self._inbound_node(None, "output").outputs
-
-    def get_input_at(self, node_index: int):
-        """The input KerasTensor(s) of the layer's ``node_index``-th symbolic call."""
-        node = self._inbound_node(node_index, "input")
-        return node.call_args[0] if node.call_args else node.outputs
-
-    def get_output_at(self, node_index: int):
-        """The output KerasTensor(s) of the layer's ``node_index``-th symbolic call."""
-        return self._inbound_node(node_index, "output").outputs
 
     @classmethod
     def from_config(cls, config: dict):

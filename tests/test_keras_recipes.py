@@ -1,0 +1,55 @@
+"""Behaviours the keras-io recipes rely on (examples/keras_recipes, checked against Keras 3.15):
+a layer called with keyword arguments only, and metrics held as layer attributes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eagerkernel as ek
+
+keras = ek.keras
+
+
+class LogisticEndpoint(keras.layers.Layer):
+    """The endpoint-layer pattern: the loss and a metric computed inside the layer."""
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+        self.accuracy_fn = keras.metrics.BinaryAccuracy(name="accuracy")
+
+    def call(self, logits, targets=None):
+        if targets is not None:
+            loss = keras.losses.binary_crossentropy(targets, logits, from_logits=True)
+            self.add_loss(keras.ops.mean(loss))
+            self.accuracy_fn.update_state(targets, keras.ops.sigmoid(logits))
+        return keras.ops.sigmoid(logits)
+
+
+def test_a_layer_takes_its_first_argument_by_name():
+    layer = LogisticEndpoint()
+    x = np.array([[0.0], [2.0]], np.float32)
+    np.testing.assert_allclose(layer(logits=x).numpy(), 1 / (1 + np.exp(-x)), rtol=1e-6)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'logits'"):
+        layer(targets=x)
+    inputs, targets = keras.Input((3,)), keras.Input((1,))
+    out = LogisticEndpoint()(logits=keras.layers.Dense(1)(inputs), targets=targets)
+    assert tuple(out.shape) == (None, 1)
+
+
+def test_metrics_held_as_layer_attributes_are_logged_and_reset():
+    inputs, targets = keras.Input((3,)), keras.Input((1,))
+    endpoint = LogisticEndpoint()
+    out = endpoint(
+        logits=keras.layers.Dense(1, kernel_initializer="zeros")(inputs), targets=targets
+    )
+    model = keras.Model([inputs, targets], out)
+    model.compile(optimizer=keras.optimizers.SGD(0.0))  # the weights stay: p = 0.5 everywhere
+    assert [m.name for m in model.metrics] == ["loss", "accuracy"]
+    x = np.ones((8, 3), np.float32)
+    y = np.array([[1.0]] * 6 + [[0.0]] * 2, np.float32)
+    history = model.fit([x, y], epochs=2, batch_size=4, verbose=0)
+    # BinaryAccuracy thresholds at 0.5 (p > 0.5 is 1): every prediction is 0, right for 2 of 8;
+    # reset each epoch, so the second epoch's value is that of its own batches.
+    assert history.history["accuracy"] == pytest.approx([0.25, 0.25])
+    assert history.history["loss"] == pytest.approx([np.log(2)] * 2, rel=1e-5)
