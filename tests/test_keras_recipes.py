@@ -53,3 +53,27 @@ def test_metrics_held_as_layer_attributes_are_logged_and_reset():
     # reset each epoch, so the second epoch's value is that of its own batches.
     assert history.history["accuracy"] == pytest.approx([0.25, 0.25])
     assert history.history["loss"] == pytest.approx([np.log(2)] * 2, rel=1e-5)
+
+
+def test_a_conv_layers_convolution_op_can_be_overridden():
+    # keras-io's subclassing_conv_layers: a weight-standardized convolution.
+    class StandardizedConv2D(keras.layers.Conv2D):
+        def convolution_op(self, inputs, kernel):
+            mean = keras.ops.mean(kernel, axis=[0, 1, 2], keepdims=True)
+            var = keras.ops.var(kernel, axis=[0, 1, 2], keepdims=True)
+            return super().convolution_op(inputs, (kernel - mean) / keras.ops.sqrt(var + 1e-10))
+
+    x = np.random.default_rng(0).random((1, 6, 6, 2), dtype=np.float32)
+    plain = keras.layers.Conv2D(4, 3, use_bias=False)
+    standardized = StandardizedConv2D(4, 3, use_bias=False)
+    plain.build(x.shape)
+    standardized.build(x.shape)
+    k = np.random.default_rng(1).normal(size=(3, 3, 2, 4)).astype(np.float32)
+    plain.kernel.assign(k)
+    standardized.kernel.assign(k)
+    np.testing.assert_allclose(
+        plain.convolution_op(x, plain.kernel).numpy(), plain(x).numpy(), rtol=1e-6
+    )
+    k_std = (k - k.mean((0, 1, 2))) / np.sqrt(k.var((0, 1, 2)) + 1e-10)
+    plain.kernel.assign(k_std)
+    np.testing.assert_allclose(standardized(x).numpy(), plain(x).numpy(), rtol=1e-4, atol=1e-5)

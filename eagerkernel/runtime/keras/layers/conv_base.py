@@ -150,15 +150,22 @@ class BaseConv(Layer):
         check_last_axis(self, shape, self._built_shape[-1], self._built_shape, kernel.shape)
         return x
 
-    def _convolve(self, x):
+    def convolution_op(self, inputs, kernel):
+        """The convolution of ``inputs`` (NHWC-like, channels last) with ``kernel`` under this
+        layer's strides, padding and dilation, without bias or activation (follows Keras 3's
+        ``BaseConv.convolution_op``): `call` runs it on ``self.kernel``, so a subclass that
+        overrides it (a weight-standardized convolution) changes what the layer computes."""
         padding = self.padding
         if padding == "causal":  # zeros on the left only: output t sees inputs up to t
             left = (self.kernel_size[0] - 1) * self.dilation_rate[0]
-            x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
+            inputs = array_ops.pad(inputs, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
         return type(self)._op(
-            x, self.kernel, self.strides, padding.upper(), dilations=self.dilation_rate
+            inputs, kernel, self.strides, padding.upper(), dilations=self.dilation_rate
         )
+
+    def _convolve(self, x):
+        return self.convolution_op(x, self.kernel)
 
     def call(self, inputs):
         y = self._convolve(self._checked_input(inputs, self.kernel))
