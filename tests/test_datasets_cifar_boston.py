@@ -59,7 +59,7 @@ def test_boston_housing_splits_as_keras(tmp_path):
     x = np.arange(506 * 13, dtype=np.float64).reshape(506, 13)
     y = np.arange(506, dtype=np.float64)
     np.savez(tmp_path / "boston_housing.npz", x=x, y=y)
-    (x_train, y_train), (x_test, y_test) = datasets.boston_housing.load_data(
+    (x_train, y_train), (x_test, _) = datasets.boston_housing.load_data(
         path=tmp_path / "boston_housing.npz"
     )
     assert x_train.shape == (404, 13) and x_test.shape == (102, 13)
