@@ -13,7 +13,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ..data.structure import TensorSpec
 from .graph import AtomicFunction, FuncGraph, FunctionType
-from .signature import describe, is_spec, to_tensors
+from .signature import bind_by_name, describe, is_spec, to_tensors
 
 if typing.TYPE_CHECKING:
     from .polymorphic_function import Entry, Function
@@ -111,21 +111,7 @@ class ConcreteFunction:
         """
         params = self._parameters()
         tensor_params = [n for n, s, _ in params if any(is_spec(x) for x in nest.flatten(s))]
-        if len(args) > len(tensor_params):
-            raise TypeError(
-                f"{self.name}(): takes {len(tensor_params)} tensor argument(s) "
-                f"({', '.join(tensor_params)}), got {len(args)}."
-            )
-        given = dict(zip(tensor_params, args))
-        for k, v in kwargs.items():
-            if k not in tensor_params:
-                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'.")
-            if k in given:
-                raise TypeError(f"{self.name}() got multiple values for argument '{k}'.")
-            given[k] = v
-        missing = [n for n in tensor_params if n not in given]
-        if missing:
-            raise TypeError(f"{self.name}() missing required argument(s): {', '.join(missing)}.")
+        given = bind_by_name(self.name, tensor_params, args, kwargs)
         call_args, call_kwargs = [], {}
         position = 0  # of the flat tensor input, in the error TensorFlow raises
         for name, spec, keyword in params:

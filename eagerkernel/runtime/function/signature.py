@@ -12,6 +12,7 @@ from ..core.variable import Variable
 from ..data.structure import TensorSpec
 
 __all__ = [
+    "bind_by_name",
     "composite_spec",
     "describe",
     "describe_value",
@@ -147,3 +148,32 @@ def describe(x) -> str:
     if isinstance(x, Variable):
         return f"Variable {x.name}"
     return f"Literal[{x!r}]"
+
+
+def bind_by_name(function: str, names: list, args: tuple, kwargs: dict) -> dict:
+    """``{name: value}`` of a call's arguments bound to ``names``, positionally then by
+    keyword, as a concrete function (or a loaded signature) takes its tensors.
+
+    Raises:
+        TypeError: too many positional arguments, an unknown or repeated keyword, or a
+            missing argument (each naming ``function`` and the argument).
+    """
+    if len(args) > len(names):
+        raise TypeError(
+            f"{function}(): takes {len(names)} tensor argument(s) ({', '.join(names)}), got "
+            f"{len(args)}."
+        )
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(
+                f"{function}() got an unexpected keyword argument '{k}'; its arguments are "
+                f"{list(names)}."
+            )
+        if k in given:
+            raise TypeError(f"{function}() got multiple values for argument '{k}'.")
+        given[k] = v
+    missing = [n for n in names if n not in given]
+    if missing:
+        raise TypeError(f"{function}() missing required argument(s): {', '.join(missing)}.")
+    return given

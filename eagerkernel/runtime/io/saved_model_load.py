@@ -25,7 +25,7 @@ from ..core.variable import Variable
 from ..data.structure import TensorSpec
 from ..function.guards import GuardMiss
 from ..function.program import Program
-from ..function.signature import hashable_value
+from ..function.signature import bind_by_name, hashable_value
 from ..function.tracing import TracedArg, TracedParam
 from ..ops.indexing import IndexInput
 from .saved_model_format import (
@@ -316,27 +316,8 @@ class LoadedSignature(LoadedFunction):
 
     def __call__(self, *args, **kwargs):
         if self._arg_names:
-            names = self._arg_names
-            if len(args) > len(names):
-                raise TypeError(
-                    f"{self.name}() takes {len(names)} argument(s) ({', '.join(names)}), got "
-                    f"{len(args)}."
-                )
-            unknown = [k for k in kwargs if k not in names]
-            if unknown:
-                raise TypeError(
-                    f"{self.name}() got an unexpected keyword argument '{unknown[0]}'; its "
-                    f"arguments are {names}."
-                )
-            given = dict(zip(names, args))
-            for k, v in kwargs.items():
-                if k in given:
-                    raise TypeError(f"{self.name}() got multiple values for argument '{k}'.")
-                given[k] = v
-            missing = [n for n in names if n not in given]
-            if missing:
-                raise TypeError(f"{self.name}() missing required argument '{missing[0]}'.")
-            args = tuple(given[n] for n in names)
+            given = bind_by_name(self.name, self._arg_names, args, kwargs)
+            args = tuple(given[n] for n in self._arg_names)
         return _output_dict(super().__call__(*args))
 
     @property
