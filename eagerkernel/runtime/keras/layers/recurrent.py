@@ -22,6 +22,7 @@ from ...ops import array_ops, elementwise
 from .. import activations, initializers, regularizers
 from ._utils import cast_to_layer_dtype
 from .base import Layer, autocast_weights
+from .rnn_cell_view import CellView
 from .rnn_dropout import RecurrentDropout
 from .rnn_state import StatefulRNN
 
@@ -299,7 +300,7 @@ class _SimpleRNNMath(_Recurrent):
         return h, [h]
 
 
-class SimpleRNN(_RNN, _SimpleRNNMath):
+class SimpleRNN(CellView, _RNN, _SimpleRNNMath):
     """Fully connected recurrence ``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel
     + bias)`` (follows `tf.keras.layers.SimpleRNN`).
 
@@ -383,7 +384,7 @@ class _LSTMMath(_Recurrent):
         }
 
 
-class LSTM(_RNN, _LSTMMath):
+class LSTM(CellView, _RNN, _LSTMMath):
     """Long short-term memory (follows `tf.keras.layers.LSTM`; Hochreiter & Schmidhuber 1997).
 
     With ``z = x_t @ kernel + h @ recurrent_kernel + bias`` split in four along the last axis
@@ -455,7 +456,7 @@ class _GRUMath(_Recurrent):
         }
 
 
-class GRU(_RNN, _GRUMath):
+class GRU(CellView, _RNN, _GRUMath):
     """Gated recurrent unit (follows `tf.keras.layers.GRU`; Cho et al. 2014), Keras's gate
     order ``[z, r, h]``.
 
