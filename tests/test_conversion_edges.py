@@ -169,3 +169,14 @@ def test_str_of_a_tensor_and_a_dtype_as_tensorflow_prints_them():
     )
     assert str(ek.constant([1.5, 2.0])) == "Tensor([1.5 2. ], shape=(2,), dtype=float32)"
     assert str(ek.float32) == "<dtype: 'float32'>" and repr(ek.float32) == "ek.float32"
+
+
+def test_a_list_of_unsigned_arrays_converts_as_tensorflow_reads_it():
+    # keras-io's ViT example: ops.convert_to_tensor([uint8_image], dtype="float32").
+    image = np.array([[1, 200]], np.uint8)
+    assert ek.constant([image]).dtype == ek.int32  # numbers from a list: int32 (TF's)
+    assert ek.constant([np.array([2**40], np.uint64)]).dtype == ek.int64
+    converted = ek.keras.ops.convert_to_tensor([image], dtype="float32")
+    assert converted.dtype == ek.float32 and converted.numpy().tolist() == [[[1.0, 200.0]]]
+    with pytest.raises(ValueError, match="out-of-range integer"):
+        ek.constant([2**64 - 1])

@@ -77,3 +77,27 @@ def test_a_conv_layers_convolution_op_can_be_overridden():
     k_std = (k - k.mean((0, 1, 2))) / np.sqrt(k.var((0, 1, 2)) + 1e-10)
     plain.kernel.assign(k_std)
     np.testing.assert_allclose(standardized(x).numpy(), plain(x).numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_a_lambda_with_a_fixed_output_shape_on_two_inputs():
+    # keras-io's siamese_contrastive: the batch comes from the first input.
+    a, b = keras.Input((10,)), keras.Input((10,))
+    distance = keras.layers.Lambda(
+        lambda v: keras.ops.sum(keras.ops.square(v[0] - v[1]), 1, keepdims=True),
+        output_shape=(1,),
+    )([a, b])
+    assert tuple(distance.shape) == (None, 1)
+    model = keras.Model([a, b], distance)
+    x, y = np.ones((3, 10), np.float32), np.zeros((3, 10), np.float32)
+    np.testing.assert_allclose(model([x, y]).numpy(), np.full((3, 1), 10.0))
+
+
+def test_a_model_with_outputs_given_as_a_one_element_list_returns_the_tensor():
+    # keras-io's involution example: Model([inputs], [outputs]) trains as a one-output model.
+    inputs = keras.Input((4,))
+    model = keras.Model([inputs], [keras.layers.Dense(3)(inputs)])
+    assert isinstance(model(np.ones((2, 4), np.float32)), ek.Tensor)
+    assert tuple(model(keras.Input((4,))).shape) == (None, 3)
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(np.ones((8, 4)), np.zeros((8, 1)), verbose=0)
+    assert list(history.history) == ["loss"]

@@ -11,8 +11,13 @@ keras = ek.keras
 
 
 def test_weight_paths_name_the_cell_as_keras_3():
-    model = keras.Sequential([keras.Input((3, 4)), keras.layers.LSTM(5), keras.layers.Dense(2)])
-    # Keras 3.15 gives exactly these paths; the names stay tf.keras's.
+    layers = [
+        keras.Input((3, 4)),
+        keras.layers.LSTM(5, name="lstm"),
+        keras.layers.Dense(2, name="dense"),
+    ]
+    model = keras.Sequential(layers, name="sequential")
+    # Keras 3.15 gives exactly these paths (unique names aside); the names stay tf.keras's.
     assert [v.path for v in model.weights] == [
         "sequential/lstm/lstm_cell/kernel",
         "sequential/lstm/lstm_cell/recurrent_kernel",

@@ -70,7 +70,13 @@ def infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
         if arr.size == 0 or (arr.min() >= _INT32_MIN and arr.max() <= _INT32_MAX):
             arr = arr.astype(np.int32)
     elif kind == "u" and not isinstance(value, (np.ndarray, np.generic)):
-        raise _int_out_of_range(value, op)  # a Python int in [2**63, 2**64): NumPy's uint64
+        # Unsigned arrays inside a list (``[uint8_image]``) are numbers like any other, as
+        # TensorFlow reads them: int32 when they fit, else int64. NumPy's uint64 of a Python
+        # int in [2**63, 2**64) fits neither.
+        top = int(arr.max()) if arr.size else 0
+        if top > np.iinfo(np.int64).max:
+            raise _int_out_of_range(value, op)
+        arr = arr.astype(np.int32 if top <= _INT32_MAX else np.int64)
     elif kind == "O":
         arr = _from_nested(value, op)
     elif kind in "USV":  # strings among numbers: all-string values were handled above

@@ -505,7 +505,9 @@ class Functional(Model):
             out = node.layer(*args, **kwargs)
             for kt, o in zip(node.flat_outputs, nest.flatten(out)):
                 values[id(kt)] = o
-        return nest.pack_sequence_as(self._output_struct, [values[id(t)] for t in self.outputs])
+        return _unpack_singleton(
+            nest.pack_sequence_as(self._output_struct, [values[id(t)] for t in self.outputs])
+        )
 
     def compute_output_spec(self, inputs, training=None, mask=None):
         """The output KerasTensors for symbolic ``inputs``: shapes propagated node by node."""
@@ -528,9 +530,11 @@ class Functional(Model):
             out = compute_output_spec(node.layer, args[0], tuple(args[1:]), kwargs)
             for kt, o in zip(node.flat_outputs, nest.flatten(out)):
                 values[id(kt)] = o
-        return nest.pack_sequence_as(
-            self._output_struct,
-            [KerasTensor(values[id(t)].shape, values[id(t)].dtype) for t in self.outputs],
+        return _unpack_singleton(
+            nest.pack_sequence_as(
+                self._output_struct,
+                [KerasTensor(values[id(t)].shape, values[id(t)].dtype) for t in self.outputs],
+            )
         )
 
     def build(self, input_shape=None) -> None:
@@ -719,3 +723,10 @@ def functional_from_config(cls, config: dict, custom_objects=None):
         name=config.get("name"),
         trainable=config.get("trainable", True),
     )
+
+
+def _unpack_singleton(outputs):
+    """A model built with ``outputs=[x]`` returns ``x`` itself (Keras's ``unpack_singleton``)."""
+    if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+        return outputs[0]
+    return outputs

@@ -559,7 +559,10 @@ class Lambda(Layer):
             )
         if callable(self._output_shape_arg):
             return tuple(self._output_shape_arg(tuple(input_shape)))
-        batch = tuple(input_shape)[:1]
+        first = input_shape  # the batch: the first dimension of the first input (Keras 3)
+        while isinstance(first, (list, tuple)) and first and not _is_dim(first[0]):
+            first = first[0]
+        batch = tuple(first)[:1] if isinstance(first, (list, tuple)) else ()
         return (*batch, *tuple(self._output_shape_arg))
 
     def get_config(self) -> dict:
@@ -614,3 +617,7 @@ class Lambda(Layer):
             config["output_shape"] = tuple(shape)
         config["arguments"] = deserialize_keras_object(config.get("arguments"), custom_objects)
         return cls(**config)
+
+
+def _is_dim(x) -> bool:
+    return x is None or isinstance(x, int)
