@@ -101,3 +101,36 @@ def test_a_model_with_outputs_given_as_a_one_element_list_returns_the_tensor():
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     history = model.fit(np.ones((8, 4)), np.zeros((8, 1)), verbose=0)
     assert list(history.history) == ["loss"]
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "relu", "linear", "softmax", "gelu", "swish"])
+def test_activations_called_on_keras_tensors_build_a_model(name, tmp_path):
+    # keras-io's memory_efficient_embeddings: keras.activations.sigmoid(logits) * 5.
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, getattr(keras.activations, name)(inputs) * 5.0)
+    x = np.array([[-1.0, 0.0, 2.0]], np.float32)
+    expected = 5.0 * getattr(keras.activations, name)(ek.constant(x)).numpy()
+    np.testing.assert_allclose(model(x).numpy(), expected, rtol=1e-6)
+    model.save(tmp_path / "m.keras")  # an Activation layer: saved by the activation's name
+    np.testing.assert_allclose(
+        keras.models.load_model(tmp_path / "m.keras")(x).numpy(), expected, rtol=1e-6
+    )
+    capped = keras.Model(inputs, keras.activations.relu(inputs, max_value=1.0))
+    assert capped(x).numpy().tolist() == [[0.0, 0.0, 1.0]]
+
+
+def test_lookups_in_a_sequential_on_a_string_input():
+    # memory_efficient_embeddings: StringLookup(num_oov_indices=0) then Embedding, called on
+    # a string Input: no stand-in token is looked up, and the indices are int64.
+    layers = keras.layers
+    lookup = layers.StringLookup(vocabulary=["a", "b", "c"], mask_token=None, num_oov_indices=0)
+    inputs = keras.Input(shape=(), dtype="string")
+    assert lookup(inputs).dtype == ek.int64
+    encoder = keras.Sequential([lookup, layers.Embedding(3, 4)])
+    model = keras.Model(inputs, encoder(inputs))
+    assert tuple(model.output.shape) == (None, 4) and model.output.dtype == ek.float32
+    out = model(np.array(["a", "c"])).numpy()
+    table = encoder.layers[1].embeddings.numpy()
+    np.testing.assert_array_equal(out, table[[0, 2]])
+    tf_idf = layers.StringLookup(vocabulary=["a"], output_mode="tf_idf", idf_weights=[1.0])
+    assert tf_idf(keras.Input((1,), dtype="string")).dtype == ek.float32

@@ -7,6 +7,8 @@ function.
 
 from __future__ import annotations
 
+import functools
+
 from ..core.tensor import Tensor, to_tensor
 from ..ops import elementwise as _ew
 from ..ops import nn as _nn
@@ -25,6 +27,7 @@ from .activations_more import (
     tanh_shrink,
     threshold,
 )
+from .keras_tensor import KerasTensor
 
 __all__ = [
     "celu",
@@ -243,6 +246,29 @@ _BY_NAME = {
     "sparsemax": sparsemax,
     "sparse_sigmoid": sparse_sigmoid,
 }
+
+
+def _on_keras_tensors(fn):
+    """``fn`` that, called on a KerasTensor (a functional model being defined), records an
+    `Activation` layer on it (Keras 3's activations are ops, recorded likewise), and runs
+    ``fn`` on anything else."""
+
+    @functools.wraps(fn)
+    def activation(x, *args, **kwargs):
+        if isinstance(x, KerasTensor):
+            from .layers.core import Activation
+
+            call = functools.partial(fn, *args, **kwargs) if args or kwargs else activation
+            return Activation(call)(x)
+        return fn(x, *args, **kwargs)
+
+    return activation
+
+
+_WRAPPED: dict = {}
+for _name, _fn in list(_BY_NAME.items()):  # each function once: swish stays silu
+    _BY_NAME[_name] = globals()[_name] = _WRAPPED.setdefault(id(_fn), _on_keras_tensors(_fn))
+del _name, _fn
 
 
 def serialize(activation) -> str:

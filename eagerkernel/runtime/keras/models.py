@@ -546,6 +546,20 @@ class Sequential(Model):
             model.add(deserialize_keras_object(entry, custom_objects))
         return model
 
+    def compute_output_spec(self, inputs, training=None, mask=None):
+        """The output KerasTensor for symbolic ``inputs``: each layer's, in order (its
+        ``compute_output_spec``, ``compute_output_shape`` or a stand-in call of that layer
+        alone), as Keras 3 builds a Sequential symbolically. A subclass with its own `call`
+        is probed whole."""
+        from .functional import compute_output_spec, probe_spec
+
+        if type(self).call is not Sequential.call:
+            return probe_spec(self, inputs, (), {"training": training, "mask": mask})
+        x = inputs
+        for layer in self._stack:
+            x = compute_output_spec(layer, x)
+        return x
+
     def call(self, inputs, training=None, mask=None):
         """Runs the layers in order, passing ``training`` on. Once the input shape is known
         (an `Input` first, or ``input_shape=``), an input one axis short or long is brought to

@@ -250,6 +250,20 @@ class _IndexLookup(Layer):
             return (*tuple(input_shape)[:-1], depth)
         return (*tuple(input_shape)[:-1], depth)
 
+    def compute_output_spec(self, inputs):
+        """The output KerasTensor for a symbolic input: `compute_output_shape`'s shape and
+        the dtype `call` gives (int64 indices and counts, float32 tf-idf, the vocabulary's
+        dtype when inverting), without running the lookup on stand-in tokens (which may be
+        out of a vocabulary with no OOV index)."""
+        from ..keras_tensor import KerasTensor
+
+        shape = self.compute_output_shape(tuple(inputs.shape))
+        if self.invert:
+            dtype = "string" if isinstance(self, StringLookup) else "int64"
+        else:
+            dtype = "float32" if self.output_mode == "tf_idf" else "int64"
+        return KerasTensor(shape, dtype)
+
     def get_config(self) -> dict:
         return {
             **super().get_config(),
