@@ -134,3 +134,21 @@ def test_lookups_in_a_sequential_on_a_string_input():
     np.testing.assert_array_equal(out, table[[0, 2]])
     tf_idf = layers.StringLookup(vocabulary=["a"], output_mode="tf_idf", idf_weights=[1.0])
     assert tf_idf(keras.Input((1,), dtype="string")).dtype == ek.float32
+
+
+def test_load_weights_reads_a_keras_archive(tmp_path):
+    # keras-io's convmixer: checkpoint to a .keras file, then model.load_weights(it).
+    def make(units=3):
+        return keras.Sequential(
+            [keras.Input((4,)), keras.layers.Dense(units), keras.layers.BatchNormalization()]
+        )
+
+    saved = make()
+    saved.layers[1].moving_mean.assign([1.0, 2.0, 3.0])
+    saved.save(tmp_path / "m.keras")
+    fresh = make()
+    fresh.load_weights(tmp_path / "m.keras")
+    for a, b in zip(saved.get_weights(), fresh.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match=r"of shape \(4, 5\), but received shape \(4, 3\)"):
+        make(5).load_weights(tmp_path / "m.keras")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import zipfile
 
 from ..module import name_scope
 from .layers.base import Layer
@@ -321,7 +322,9 @@ class Model(Trainer, Layer):
         so a model that shares only some layers with the saved one (a pretrained body under a
         new head) takes the values it has a path for and keeps its other weights. Values for
         weights not created yet are assigned when the model is built. Either every matched
-        value is assigned or none is (a shape or dtype that differs raises first).
+        value is assigned or none is (a shape or dtype that differs raises first). A
+        ``.keras`` file that `save` wrote gives its weights too, as Keras 3 reads it (the
+        model must have the saved architecture; nothing is returned then).
 
         Returns:
             the restore status (see `ek.train.Checkpoint.restore`): ``status.assert_consumed()``
@@ -335,7 +338,12 @@ class Model(Trainer, Layer):
         """
         from ..io.checkpoint import Checkpoint
 
-        return Checkpoint(model=self)._restore(os.fspath(filepath))
+        filepath = os.fspath(filepath)
+        if filepath.endswith(".keras") and zipfile.is_zipfile(filepath):
+            from .saving import load_weights_from_archive
+
+            return load_weights_from_archive(self, filepath)
+        return Checkpoint(model=self)._restore(filepath)
 
 
 def _dims(shape) -> list:

@@ -614,6 +614,22 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     return model
 
 
+def load_weights_from_archive(model, filepath: str) -> None:
+    """``model.load_weights("m.keras")``: the weights (and the layers' own state) that
+    ``model.save("m.keras")`` stored, into ``model``, whose architecture must match (follows
+    Keras 3's ``load_weights`` of a ``.keras`` file; the config in the file is not read).
+
+    Raises:
+        ValueError: not a model archive, or weights that do not fit the model (the file and
+            the layer are named).
+    """
+    with zipfile.ZipFile(filepath) as zf:
+        if _WEIGHTS not in set(zf.namelist()):
+            raise ValueError(f"load_weights: {filepath} has no {_WEIGHTS}; it is not a model file.")
+        with tempfile.TemporaryDirectory() as tmp:
+            saving_state.load_state(model, zf, filepath, tmp, partial=True)
+
+
 def model_from_json(json_string: str, custom_objects=None):
     """The model `Model.to_json` describes, with fresh weights (follows
     `tf.keras.models.model_from_json`)."""
