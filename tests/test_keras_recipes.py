@@ -152,3 +152,17 @@ def test_load_weights_reads_a_keras_archive(tmp_path):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match=r"of shape \(4, 5\), but received shape \(4, 3\)"):
         make(5).load_weights(tmp_path / "m.keras")
+
+
+def test_a_sequential_called_on_a_keras_tensor_is_built_for_it():
+    # keras-io's sequential_model guide: feature extraction from a Sequential model built by
+    # calling it, as Keras 3 builds it.
+    model = keras.Sequential([keras.layers.Dense(3), keras.layers.Dense(2)])
+    out = model(keras.Input((4,)))
+    assert tuple(out.shape) == (None, 2)
+    assert [tuple(t.shape) for t in model.inputs] == [(None, 4)]
+    extractor = keras.Model(model.inputs, [layer.output for layer in model.layers])
+    x = np.ones((1, 4), np.float32)
+    first, second = extractor(x)
+    np.testing.assert_allclose(first.numpy(), model.layers[0](x).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(second.numpy(), model(x).numpy(), rtol=1e-6)

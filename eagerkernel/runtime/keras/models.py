@@ -12,6 +12,7 @@ import os
 import zipfile
 
 from ..module import name_scope
+from .keras_tensor import KerasTensor
 from .layers.base import Layer
 from .masking import attach
 from .saving import clone_model, load_model, model_from_json, save_model
@@ -563,6 +564,13 @@ class Sequential(Model):
 
         if type(self).call is not Sequential.call:
             return probe_spec(self, inputs, (), {"training": training, "mask": mask})
+        if not self._symbolic and self._stack and isinstance(inputs, KerasTensor):
+            # Called on a KerasTensor before its input shape was known: built for it, as
+            # Keras 3 builds (`inputs`, `outputs` and each layer's `output` exist then).
+            self._build_for((None, *tuple(inputs.shape)[1:]))
+        if self._symbolic and len(self._symbolic) > 1:
+            out = self._symbolic[-1]
+            return KerasTensor(tuple(out.shape), out.dtype)
         x = inputs
         for layer in self._stack:
             x = compute_output_spec(layer, x)
