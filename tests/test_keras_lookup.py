@@ -63,7 +63,7 @@ def test_string_lookup_vector_output_modes():
 
 def test_lookup_errors_name_the_argument():
     with pytest.raises(ValueError, match="output_mode must be one of"):
-        L.StringLookup(output_mode="binary")
+        L.StringLookup(output_mode="binary_hot")  # "binary" is multi_hot (Keras 2)
     with pytest.raises(ValueError, match="holds 'a' more than once"):
         L.StringLookup(vocabulary=["a", "a"])
     with pytest.raises(ValueError, match="reserved token"):

@@ -166,3 +166,34 @@ def test_a_sequential_called_on_a_keras_tensor_is_built_for_it():
     first, second = extractor(x)
     np.testing.assert_allclose(first.numpy(), model.layers[0](x).numpy(), rtol=1e-6)
     np.testing.assert_allclose(second.numpy(), model(x).numpy(), rtol=1e-6)
+
+
+def test_structured_data_idioms():
+    # keras-io's structured_data_classification_from_scratch and multi_label_classification.
+    layers = keras.layers
+    assert ek.constant(["a"]).dtype == "string" and ek.constant([1.0]).dtype != "string"
+    binary = layers.IntegerLookup(
+        vocabulary=[0, 1, 2], mask_token=None, num_oov_indices=0, output_mode="binary"
+    )
+    assert binary.output_mode == "multi_hot"  # Keras 2's name
+    assert binary(np.array([1])).numpy().tolist() == [0, 1, 0]
+    assert layers.TextVectorization(output_mode="tf-idf").output_mode == "tf_idf"
+    mixed = layers.concatenate([np.ones((2, 1), np.float32), np.full((2, 3), 2, np.int64)])
+    assert mixed.dtype == ek.float32 and mixed.numpy().tolist() == [[1.0, 2.0, 2.0, 2.0]] * 2
+
+
+def test_string_lookup_on_ragged_terms():
+    terms = np.empty(3, object)  # a pandas column of lists
+    terms[:] = [["a", "b"], ["a"], ["c", "a"]]
+    ragged = ek.ragged.constant(terms)
+    assert isinstance(ragged, ek.RaggedTensor) and ragged.to_list() == [
+        [b"a", b"b"],
+        [b"a"],
+        [b"c", b"a"],
+    ]
+    lookup = keras.layers.StringLookup(output_mode="multi_hot")
+    lookup.adapt(ragged)
+    assert lookup.get_vocabulary() == ["[UNK]", "a", "c", "b"]  # Keras 3's order
+    assert lookup(ragged).numpy().tolist() == [[0, 1, 0, 1], [0, 1, 0, 0], [0, 1, 1, 0]]
+    indices = keras.layers.StringLookup(vocabulary=["a", "b", "c"])(ragged)
+    assert indices.to_list() == [[1, 2], [1], [3, 1]]

@@ -135,6 +135,8 @@ class DType:
     def __eq__(self, other) -> bool:
         if isinstance(other, DType):
             return self._np == other._np
+        if isinstance(other, str) and other == self.name:  # "string": NumPy's would be bytes
+            return True
         try:
             return self._np == np.dtype(other)
         except TypeError:

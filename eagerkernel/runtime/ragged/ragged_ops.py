@@ -44,6 +44,8 @@ def constant_ragged(
         raise NotImplementedError("ragged.constant: row_splits are int64 only.")
     if isinstance(pylist, RaggedTensor):
         return pylist
+    if isinstance(pylist, np.ndarray) and pylist.ndim:  # nested values, as TensorFlow reads
+        pylist = pylist.tolist()  # an array (an object array of lists: a pandas column's)
     if not isinstance(pylist, (list, tuple)):
         return constant(pylist, dtype)
     depth = _scalar_depth(pylist)

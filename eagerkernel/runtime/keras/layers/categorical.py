@@ -31,17 +31,21 @@ def is_text(x) -> bool:
 
 
 def iter_batches(data, steps=None):
-    """The batches of ``data`` (an array, a Tensor, a list or a Dataset) as NumPy arrays."""
+    """The batches of ``data`` (an array, a Tensor, a list or a Dataset) as NumPy arrays; a
+    RaggedTensor batch as it is (its rows differ in length)."""
+    from ...ragged.ragged_tensor import RaggedTensor
     from ..data_adapter import is_dataset
+
+    def host(x):
+        return x if isinstance(x, RaggedTensor) else host_array(x)
 
     if is_dataset(data):
         for i, element in enumerate(data):
             if steps is not None and i >= steps:
                 break
-            x = element[0] if isinstance(element, tuple) else element
-            yield host_array(x)
+            yield host(element[0] if isinstance(element, tuple) else element)
     else:
-        yield host_array(data)
+        yield host(data)
 
 
 def encode_categorical(

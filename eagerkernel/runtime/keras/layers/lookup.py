@@ -21,6 +21,7 @@ import string as _string
 import numpy as np
 
 from ...core.tensor import to_tensor
+from ...ragged.ragged_tensor import RaggedTensor
 from .base import Layer
 from .categorical import encode_categorical, host_array, host_tensor, iter_batches
 
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
+# Keras 2's names, which Keras 3 still takes: "binary" is multi_hot, "tf-idf" tf_idf.
+_MODE_ALIASES = {"binary": "multi_hot", "tf-idf": "tf_idf"}
 # Keras's DEFAULT_STRIP_REGEX: ASCII punctuation.
 _PUNCTUATION = re.compile("[" + re.escape(_string.punctuation) + "]")
 
@@ -59,6 +62,7 @@ class _IndexLookup(Layer):
         **kwargs,
     ):
         name = type(self).__name__
+        output_mode = _MODE_ALIASES.get(output_mode, output_mode)
         if output_mode not in _MODES:
             raise ValueError(
                 f"{name}: output_mode must be one of {list(_MODES)}. Received: "
@@ -169,8 +173,12 @@ class _IndexLookup(Layer):
         mask = None if self.mask_token is None else self._token(self.mask_token)
         batches = data.docs if isinstance(data, _Docs) else iter_batches(data, steps)
         for batch in batches:
-            arr = np.asarray(batch, dtype=object)
-            rows = [arr] if arr.ndim <= 1 else arr.reshape(-1, arr.shape[-1])
+            if isinstance(batch, RaggedTensor):  # one document per row, of any length
+                rows = [np.asarray(r, dtype=object) for r in batch.to_list()]
+                arr = None
+            else:
+                arr = np.asarray(batch, dtype=object)
+                rows = [arr] if arr.ndim <= 1 else arr.reshape(-1, arr.shape[-1])
             for row in rows:
                 tokens = [self._token(t) for t in np.asarray(row, dtype=object).reshape(-1)]
                 tokens = [t for t in tokens if t != mask and t != b"" and t != ""]
@@ -211,6 +219,8 @@ class _IndexLookup(Layer):
         return 0
 
     def call(self, inputs):
+        if isinstance(inputs, RaggedTensor):  # Keras 3 on TensorFlow takes ragged batches
+            return self._call_ragged(inputs)
         arr = host_array(inputs)
         if self.invert:
             return self._invert(arr)
@@ -224,6 +234,14 @@ class _IndexLookup(Layer):
             idx, depth, self.output_mode, self._idf_padded(depth), dtype=np.int64
         )
         return host_tensor(out)
+
+    def _call_ragged(self, inputs: RaggedTensor):
+        """A ragged batch: indices (or inverted tokens) as a RaggedTensor of the same rows;
+        the encoded modes one dense vector per row, as Keras 3 on TensorFlow gives."""
+        if self.output_mode == "int" or self.invert:
+            return inputs.with_flat_values(self.call(inputs.flat_values))
+        rows = [self.call(np.asarray(r, dtype=object)[None, :]) for r in inputs.to_list()]
+        return host_tensor(np.concatenate([np.asarray(r) for r in rows], axis=0))
 
     def _idf_padded(self, depth):
         if self._idf is None:
@@ -398,6 +416,7 @@ class TextVectorization(Layer):
         encoding="utf-8",
         **kwargs,
     ):
+        output_mode = _MODE_ALIASES.get(output_mode, output_mode)
         if output_mode not in ("int", "multi_hot", "count", "tf_idf"):
             raise ValueError(
                 "TextVectorization: output_mode must be 'int', 'multi_hot', 'count' or "

@@ -239,6 +239,10 @@ class Concatenate(Layer):
 
     def call(self, inputs):
         self._check([tuple(x.shape) for x in inputs])
+        if len({x.dtype for x in inputs}) > 1:  # Keras 3 promotes (float32 and int64 inputs)
+            from ..ops import concatenate
+
+            return concatenate(list(inputs), axis=self.axis)
         return array_ops.concat(list(inputs), axis=self.axis)
 
     def compute_mask(self, inputs, mask=None):
