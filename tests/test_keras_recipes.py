@@ -197,3 +197,77 @@ def test_string_lookup_on_ragged_terms():
     assert lookup(ragged).numpy().tolist() == [[0, 1, 0, 1], [0, 1, 0, 0], [0, 1, 1, 0]]
     indices = keras.layers.StringLookup(vocabulary=["a", "b", "c"])(ragged)
     assert indices.to_list() == [[1, 2], [1], [3, 1]]
+
+
+def test_cross_entropies_of_a_sigmoid_or_softmax_output_use_its_logits():
+    # Keras 3's _keras_logits: a saturated sigmoid gives the true loss, not a clipped one
+    # (keras-io's structured_data example: loss ~160 in Keras, ~8 with clipping).
+    x = np.array([[100.0], [-100.0]], np.float32)
+    y = np.array([[0.0], [1.0]], np.float32)
+    p = keras.activations.sigmoid(x)
+    np.testing.assert_allclose(keras.losses.binary_crossentropy(y, p).numpy(), [100.0, 100.0])
+    np.testing.assert_allclose(keras.ops.binary_crossentropy(y, p).numpy(), [[100.0], [100.0]])
+    s = keras.activations.softmax(np.array([[100.0, -100.0]], np.float32))
+    np.testing.assert_allclose(keras.losses.categorical_crossentropy([[0.0, 1.0]], s), [200.0])
+    np.testing.assert_allclose(keras.losses.sparse_categorical_crossentropy([1], s), [200.0])
+    # A tensor equal to it but not the sigmoid's output is clipped: 1 - 1e-7 as before.
+    clipped = keras.losses.binary_crossentropy(y, ek.constant(p.numpy())).numpy()
+    assert clipped.min() > 15.0 and clipped.max() < 17.0  # -log(~1e-7) in float32
+    # And the gradient flows through the logits: d/dx of -log(1 - sigmoid(x)) is sigmoid(x).
+    v = ek.Variable([[3.0]])
+    with ek.GradientTape() as tape:
+        loss = keras.losses.binary_crossentropy([[0.0]], keras.activations.sigmoid(v))
+    np.testing.assert_allclose(
+        tape.gradient(loss, v).numpy(), [[1 / (1 + np.exp(-3.0))]], rtol=1e-6
+    )
+
+
+def test_compiled_metrics_answers_a_custom_train_steps_calls():
+    # keras-io's knowledge_distillation: self.compiled_metrics.update_state(y, y_pred).
+    inputs = keras.Input((2,))
+    model = keras.Model(inputs, keras.layers.Dense(2, kernel_initializer="identity")(inputs))
+    model.compile(loss="mse", metrics=["mae"], weighted_metrics=["mse"])
+    y, y_pred = np.zeros((2, 2), np.float32), np.array([[1.0, 1.0], [3.0, 3.0]], np.float32)
+    model.compiled_metrics.update_state(y, y_pred, sample_weight=np.array([1.0, 0.0]))
+    result = {k: float(v) for k, v in model.compiled_metrics.result().items()}
+    assert result == {"mae": 2.0, "mse": 1.0}  # only the weighted metric sees the weights
+    model.compiled_metrics.reset_state()
+    assert float(model.compiled_metrics[0].result()) == 0.0
+    assert [m.name for m in model.compiled_metrics] == ["mae", "mse"]
+
+
+def test_losses_and_metrics_leave_out_masked_timesteps():
+    # keras-io's NMT transformer: an Embedding(mask_zero=True) upstream of a sequence output;
+    # Keras 3 weights the masked timesteps 0 in the compiled loss and metrics.
+    layers = keras.layers
+    inputs = keras.Input((4,), dtype="int32")
+    h = layers.Embedding(10, 3, mask_zero=True)(inputs)
+    model = keras.Model(inputs, layers.Dense(5, activation="softmax")(h))
+    model.compile(loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    x = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    y = np.array([[1, 2, 4, 4], [0, 3, 3, 3]])
+    p = model(x).numpy()
+    kept = x != 0
+    nll = -np.log(np.take_along_axis(p, y[..., None], -1)[..., 0])
+    hits = p.argmax(-1) == y
+    loss, accuracy = model.evaluate(x, y, verbose=0)
+    np.testing.assert_allclose(loss, nll[kept].mean(), rtol=1e-5)
+    np.testing.assert_allclose(accuracy, hits[kept].mean(), rtol=1e-6)
+
+
+def test_an_output_without_a_loss_needs_no_target():
+    # keras-io's miniature GPT: Model(inputs, [logits, hidden]) with loss=[scce, None].
+    inputs = keras.Input((4,))
+    outputs = [keras.layers.Dense(3)(inputs), keras.layers.Dense(2)(inputs)]
+    model = keras.Model(inputs, outputs)
+    model.compile("sgd", loss=[keras.losses.SparseCategoricalCrossentropy(from_logits=True), None])
+    x, y = np.ones((8, 4), np.float32), np.zeros((8,))
+    logits = model(x)[0].numpy()
+    expected = -np.log(np.exp(logits[:, 0]) / np.exp(logits).sum(-1)).mean()
+    np.testing.assert_allclose(model.evaluate(x, y, verbose=0), expected, rtol=1e-5)
+
+
+def test_tile_takes_a_tensor_of_repeats():
+    m = keras.ops.ones((1, 2, 2))
+    repeats = keras.ops.concatenate([keras.ops.convert_to_tensor([3]), keras.ops.ones(2, "int32")])
+    assert tuple(keras.ops.tile(m, repeats).shape) == (3, 2, 2)

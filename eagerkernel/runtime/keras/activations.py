@@ -28,6 +28,7 @@ from .activations_more import (
     threshold,
 )
 from .keras_tensor import KerasTensor
+from .logits import remember
 
 __all__ = [
     "celu",
@@ -107,8 +108,9 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0, negative_slope=None) -> Te
 
 
 def sigmoid(x) -> Tensor:
-    """``1 / (1 + exp(-x))``."""
-    return _ew.sigmoid(x)
+    """``1 / (1 + exp(-x))``; the output remembers ``x`` for the cross-entropies (see
+    `keras.logits`)."""
+    return remember(_ew.sigmoid(x), x, "sigmoid")
 
 
 def tanh(x) -> Tensor:
@@ -122,7 +124,7 @@ def softmax(x, axis=-1) -> Tensor:
     >>> ek.keras.activations.softmax(ek.constant([[0.0, 0.0]])).numpy()
     array([[0.5, 0.5]], dtype=float32)
     """
-    return _nn.softmax(x, axis=axis)
+    return remember(_nn.softmax(x, axis=axis), x, "softmax", axis)
 
 
 def log_softmax(x, axis=-1) -> Tensor:

@@ -31,6 +31,8 @@ from ..ops.elementwise import abs as _abs
 from ..ops.elementwise import cast, clip_by_value, log, minimum, square, where
 from ..ops.reduction import reduce_mean, reduce_sum
 from . import backend
+from .logits import prefer_logits
+from .loss_masks import apply_mask
 
 __all__ = [
     "CTC",
@@ -268,6 +270,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     array([0.16425204], dtype=float32)
     """
     op = "binary_crossentropy"
+    y_pred, from_logits = prefer_logits(y_pred, from_logits, "sigmoid")  # Keras 3
     y_true, y_pred = aligned_pair(y_true, y_pred, op)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
@@ -295,6 +298,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     array([0.6931472], dtype=float32)
     """
     op = "categorical_crossentropy"
+    y_pred, from_logits = prefer_logits(y_pred, from_logits, "softmax", axis)  # Keras 3
     y_pred = pred_tensor(y_pred, op)
     y_true = true_tensor(y_true, y_pred, op)
     if tuple(y_true.shape) != tuple(y_pred.shape) or y_pred.ndim == 0:
@@ -335,6 +339,7 @@ def sparse_categorical_crossentropy(
     op = "sparse_categorical_crossentropy"
     if axis not in (-1, None):
         raise ValueError(f"{op}: only axis=-1 is supported, received axis={axis}.")
+    y_pred, from_logits = prefer_logits(y_pred, from_logits, "softmax")  # Keras 3
     y_pred = pred_tensor(y_pred, op)
     labels = to_tensor(y_true, None, op)
     if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
@@ -401,10 +406,13 @@ class Loss:
             float16 ``y_pred`` (a ``mixed_float16`` model's output) is cast to float32 first,
             so the loss is computed and returned in float32, as Keras 3 does.
         """
+        mask = getattr(y_pred, "_keras_mask", None)  # a masked sequence's: Keras 3 uses it
         if self.dtype is not None:
             y_pred = _cast_to(y_pred, self.dtype)
         elif isinstance(y_pred, Tensor) and y_pred._value.dtype == np.float16:
             y_pred = cast(y_pred, np.float32)  # mixed precision: losses compute in float32
+        if mask is not None:
+            sample_weight = apply_mask(sample_weight, mask, self.reduction, self.name)
         return compute_weighted_loss(self.call(y_true, y_pred), sample_weight, self.reduction)
 
     def call(self, y_true, y_pred) -> Tensor:
@@ -575,13 +583,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         labels = to_tensor(y_true, None, self.name)
         if labels.ndim and labels.ndim == np.ndim(y_pred):
             labels = squeeze(labels, -1) if labels.shape[-1] == 1 else labels
-        mask = cast(labels != self.ignore_class, "float32")
-        if self.reduction in ("sum_over_batch_size", "mean"):
-            total = float(np.prod(mask.shape))
-            mask = mask * (total / (float(reduce_sum(mask)) + 1e-7))
-        if sample_weight is not None:
-            mask = mask * cast(to_tensor(sample_weight, None, self.name), "float32")
-        return super().__call__(y_true, y_pred, mask)
+        weights = apply_mask(sample_weight, labels != self.ignore_class, self.reduction, self.name)
+        return super().__call__(y_true, y_pred, weights)
 
 
 def wrapper_init(fn, default_name: str):

@@ -27,6 +27,7 @@ from ..ops.array_ops import squeeze
 from ..ops.elementwise import cast, equal, greater
 from ..ops.reduction import argmax, reduce_mean
 from . import losses as _losses
+from .loss_masks import apply_mask
 
 __all__ = [
     "Accuracy",
@@ -320,7 +321,8 @@ class MeanMetricWrapper(Mean):
     """The running mean of ``fn(y_true, y_pred, **kwargs)`` over all samples
     (follows `tf.keras.metrics.MeanMetricWrapper`).
 
-    ``update_state(y_true, y_pred, sample_weight=None)`` weights each sample's value.
+    ``update_state(y_true, y_pred, sample_weight=None)`` weights each sample's value; the
+    entries a Keras mask on ``y_pred`` leaves out weigh 0 (Keras 3).
     """
 
     def __init__(self, fn, name=None, dtype=None, **kwargs):
@@ -329,7 +331,10 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        mask = getattr(y_pred, "_keras_mask", None)
         with stop_recording():
+            if mask is not None:
+                sample_weight = apply_mask(sample_weight, mask, "sum", self.name)
             values = self._fn(y_true, y_pred, **self._fn_kwargs)
             super().update_state(values, sample_weight)
 

@@ -39,6 +39,7 @@ __all__ = ["Trainer"]
 
 
 from .trainer_utils import (
+    CompiledMetrics,
     OutputLosses,
     as_batch,
     batch_size_of,
@@ -216,7 +217,7 @@ class Trainer:
         }
         self.loss = loss  # as given, as Keras 3's `Model.loss` (None before compile)
         self._loss_weight = weight
-        self.compiled_metrics = [metric for metric, _, _ in entries]
+        self.compiled_metrics = CompiledMetrics([metric for metric, _, _ in entries], self)
         self._weighted_flags = [weighted for _, weighted, _ in entries]
         self._metric_outputs = [index for _, _, index in entries]
         self._loss_tracker = metrics_module.Mean(name="loss")
@@ -301,6 +302,12 @@ class Trainer:
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
         """Updates the compiled metrics with a batch (only ``weighted_metrics`` see
         ``sample_weight``) and returns `get_metrics_result`."""
+        self.update_compiled_metrics(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def update_compiled_metrics(self, y, y_pred, sample_weight=None) -> None:
+        """Updates each compiled metric with its output's targets and predictions (only
+        ``weighted_metrics`` see ``sample_weight``); ``compiled_metrics.update_state``."""
         outputs_of = getattr(self, "_metric_outputs", None) or [None] * len(self.compiled_metrics)
         if any(i is not None for i in outputs_of):
             targets = self.compiled_loss.targets(y)
@@ -308,7 +315,6 @@ class Trainer:
         for metric, weighted, index in zip(self.compiled_metrics, self._weighted_flags, outputs_of):
             yt, yp = (y, y_pred) if index is None else (targets[index], preds[index])
             metric.update_state(yt, yp, sample_weight=sample_weight if weighted else None)
-        return self.get_metrics_result()
 
     # -- one step -------------------------------------------------------------------------------
     def train_step(self, data) -> dict:

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import nest
@@ -11,6 +13,7 @@ from ..core.tensor import Tensor, to_tensor
 from . import data_adapter
 
 __all__ = [
+    "CompiledMetrics",
     "OutputLosses",
     "as_batch",
     "batch_size_of",
@@ -272,18 +275,27 @@ class OutputLosses:
         ]
 
     def targets(self, y_true) -> list:
-        """The targets of each output, in output order (from a dict by name or a list)."""
+        """The targets of each output, in output order (from a dict by name or a list). An
+        output without a loss needs no target (Keras 3): given as many targets as outputs
+        with a loss, they are theirs, in order (None for the others)."""
         if isinstance(y_true, dict):
-            missing = [k for k in self.names or () if k not in y_true]
+            names = self.names or ()
+            wanted = [k for k, loss in zip(names, self.losses) if loss is not None]
+            missing = [k for k in wanted if k not in y_true]
             if missing or self.names is None:
                 raise ValueError(
                     f"The targets have keys {sorted(y_true)}, but the model's outputs are "
                     f"{self.names}: no target for {missing}."
                 )
-            return [y_true[k] for k in self.names]
-        if isinstance(y_true, (list, tuple)):
-            return list(y_true)
-        return [y_true]
+            return [y_true.get(k) for k in names]
+        flat = list(y_true) if isinstance(y_true, (list, tuple)) else [y_true]
+        with_loss = [i for i, loss in enumerate(self.losses) if loss is not None]
+        if len(flat) != len(self.losses) and len(flat) == len(with_loss):
+            spread: list = [None] * len(self.losses)
+            for i, target in zip(with_loss, flat):
+                spread[i] = target
+            return spread
+        return flat
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         targets = self.targets(y_true)
@@ -367,3 +379,25 @@ def compile_metrics(loss, output_losses, metrics, weighted_metrics) -> list:
                 )
             entries.append((metric, arg == "weighted_metrics", index))
     return entries
+
+
+class CompiledMetrics(list):
+    """`Model.compiled_metrics`: the compiled metric objects, in order (a list), which also
+    answers tf.keras 2's and Keras 3's container calls that custom ``train_step`` code makes:
+    ``update_state(y, y_pred, sample_weight=None)`` (each metric on its output, only
+    ``weighted_metrics`` weighted, as `fit` does), ``result()`` (a dict by name) and
+    ``reset_state()``."""
+
+    def __init__(self, metrics, model):
+        super().__init__(metrics)
+        self._model = weakref.ref(model)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        self._model().update_compiled_metrics(y_true, y_pred, sample_weight)
+
+    def result(self) -> dict:
+        return {m.name: m.result() for m in self}
+
+    def reset_state(self) -> None:
+        for m in self:
+            m.reset_state()

@@ -9,6 +9,7 @@ import math as _math
 import numpy as np
 
 from ...core import dtypes
+from ..logits import prefer_logits, remember
 from ._base import canonical_axis, check_axes, float_like, floatx, keras_op, promote, to_tensor
 from ._tf import tf
 
@@ -72,7 +73,8 @@ def relu6(x):
 @keras_op
 def sigmoid(x):
     """``1 / (1 + exp(-x))`` (follows `keras.ops.sigmoid`)."""
-    return tf.sigmoid(float_like(x))
+    x = float_like(x)
+    return remember(tf.sigmoid(x), x, "sigmoid")  # its logits, for the cross-entropies
 
 
 @keras_op
@@ -268,7 +270,7 @@ def softmax(x, axis=-1):
     x = float_like(x)
     axes = _softmax_axes(x, axis, "softmax")
     if len(axes) == 1:
-        return tf.nn.softmax(x, axis=axes[0])
+        return remember(tf.nn.softmax(x, axis=axes[0]), x, "softmax", axes[0])
     shifted = x - tf.stop_gradient(tf.reduce_max(x, axis=axes, keepdims=True))
     e = tf.exp(shifted)
     return e / tf.reduce_sum(e, axis=axes, keepdims=True)
@@ -325,6 +327,7 @@ def binary_crossentropy(target, output, from_logits=False):
     Raises:
         ValueError: ``target`` and ``output`` shapes differ.
     """
+    output, from_logits = prefer_logits(output, from_logits, "sigmoid")  # Keras 3
     target, output = promote(float_like(target), float_like(output))
     _check_same_shape(target, output, "binary_crossentropy")
     if from_logits:
@@ -344,6 +347,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     Raises:
         ValueError: shapes differ, or a bad ``axis``.
     """
+    output, from_logits = prefer_logits(output, from_logits, "softmax", axis)  # Keras 3
     target, output = promote(float_like(target), float_like(output))
     _check_same_shape(target, output, "categorical_crossentropy")
     axis = canonical_axis(axis, output.shape.rank, "categorical_crossentropy")
@@ -364,6 +368,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     Raises:
         ValueError: ``target``'s shape does not match.
     """
+    output, from_logits = prefer_logits(output, from_logits, "softmax", axis)  # Keras 3
     output = float_like(output)
     target = to_tensor(target)
     axis = canonical_axis(axis, output.shape.rank, "sparse_categorical_crossentropy")

@@ -617,7 +617,10 @@ def tile(x, repeats):
     """``x`` repeated ``repeats`` times per axis, NumPy's rules (a shorter ``repeats`` applies
     to the last axes, a longer one prepends axes) (follows `keras.ops.tile`)."""
     x = to_tensor(x)
-    reps = [int(r) for r in (repeats if isinstance(repeats, (list, tuple)) else [repeats])]
+    if not isinstance(repeats, (list, tuple)):  # an int, or a tensor or array of counts
+        repeats = np.asarray(repeats.numpy() if hasattr(repeats, "numpy") else repeats)
+        repeats = repeats.reshape(-1).tolist()
+    reps = [int(r) for r in repeats]
     if len(reps) < x.shape.rank:
         reps = [1] * (x.shape.rank - len(reps)) + reps
     elif len(reps) > x.shape.rank:
