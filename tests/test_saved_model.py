@@ -470,3 +470,23 @@ def test_a_saved_print_prints_on_every_call_of_the_loaded_function(tmp_path, cap
     loaded = ek.saved_model.load(tmp_path / "p")
     loaded(ek.constant([2, 1]))
     assert capsys.readouterr().err == "x: [4 2]\n"
+
+
+def test_a_template_and_a_traced_shape_share_a_captured_variable(tmp_path):
+    scale = ek.Variable(2.0)  # read by the function, not an attribute of the saved object
+
+    class M:
+        variables: tuple = ()
+
+        @ek.function(input_signature=[ek.TensorSpec([None], ek.float32)])
+        def f(self, x):
+            return x * scale
+
+    m = M()
+    m.f(ek.constant([1.0, 2.0]))  # a traced shape, and the template for the others
+    ek.saved_model.save(m, tmp_path / "m")
+    loaded = ek.saved_model.load(tmp_path / "m")
+    assert len(loaded.variables) == 1
+    loaded.variables[0].assign(3.0)
+    assert loaded.f(ek.constant([1.0, 2.0])).numpy().tolist() == [3.0, 6.0]  # traced shape
+    assert loaded.f(ek.constant([1.0])).numpy().tolist() == [3.0]  # the template

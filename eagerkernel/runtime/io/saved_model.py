@@ -531,7 +531,7 @@ def _template_of(f: Function, name: str, writer: _Writer) -> tuple:
         return scratch.program(program, f"function {name}")
 
     template, symbols = polymorphic_entry(
-        trace, f.input_signature, lambda: _Writer(writer.variables), writer
+        trace, f.input_signature, lambda: _scratch_writer(writer), writer
     )
     if template is None:
         return None, symbols  # the reason
@@ -542,6 +542,14 @@ def _template_of(f: Function, name: str, writer: _Writer) -> tuple:
         "arg_names": _arg_names(f, signature[0]),
     }
     return entry, None
+
+
+def _scratch_writer(writer: _Writer) -> _Writer:
+    """A writer of one trace's program: arrays of its own, the variables (and their
+    indices) shared with ``writer``, so that a variable only a trace reads gets one index."""
+    scratch = _Writer(writer.variables)
+    scratch.var_index = writer.var_index
+    return scratch
 
 
 def _trace_from_signature(f: Function, name: str, reason: str | None) -> None:
