@@ -41,13 +41,14 @@ class CellView:
     def cell(self):
         """A cell of this layer's configuration sharing its weights (follows Keras 3's
         ``LSTM.cell``, ...); made on first access, and again once the layer is built."""
-        cell = self.__dict__.get("_cell_view")
-        if cell is not None and cell.built == self.built:
-            return cell
+        held = self.__dict__.get("_cell_view")
+        if held is not None and held.cell.built == self.built:
+            return held.cell
         klass = self._cell_type()
         keys = _CELL_KEYS.get(klass)
         if keys is None:
-            keys = _CELL_KEYS[klass] = set(klass(1).get_config()) - {"name", "trainable"}
+            probe = klass(1, name=_CELL_NAMES[klass.__name__])
+            keys = _CELL_KEYS[klass] = set(probe.get_config()) - {"name", "trainable"}
         config = {k: v for k, v in self.get_config().items() if k in keys}
         cell = klass.from_config({**config, "name": _CELL_NAMES[klass.__name__]})
         if self.built:
@@ -60,5 +61,15 @@ class CellView:
                 v for v in (self.kernel, self.recurrent_kernel, self.bias) if v is not None
             ]
             cell.built = True
-        self.__dict__["_cell_view"] = cell
+        self.__dict__["_cell_view"] = _Held(cell)  # not a sublayer: saved with the layer
         return cell
+
+
+class _Held:
+    """Holds the cell out of the layer tracking's sight (checkpoints, ``.keras`` files and
+    weight lists see the layer's Variables once, under the layer)."""
+
+    __slots__ = ("cell",)
+
+    def __init__(self, cell):
+        self.cell = cell
