@@ -315,6 +315,13 @@ class LoadedSignature(LoadedFunction):
         self._arg_names = list(arg_names or [])
 
     def __call__(self, *args, **kwargs):
+        """Runs the signature on its tensors (positionally or by name) and returns the
+        outputs' dict.
+
+        Raises:
+            TypeError: an unknown, repeated or missing argument (see `bind_by_name`).
+            InvalidArgumentError: tensors no saved program takes.
+        """
         if self._arg_names:
             given = bind_by_name(self.name, self._arg_names, args, kwargs)
             args = tuple(given[n] for n in self._arg_names)

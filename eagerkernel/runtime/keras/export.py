@@ -89,10 +89,12 @@ class ExportArchive:
 
     @property
     def trainable_variables(self) -> list:
+        """The trainable ones of `variables`."""
         return [v for v in self._variables if v.trainable]
 
     @property
     def non_trainable_variables(self) -> list:
+        """The non-trainable ones of `variables` (moving statistics, counters)."""
         return [v for v in self._variables if not v.trainable]
 
     def track(self, resource) -> None:

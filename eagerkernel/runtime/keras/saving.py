@@ -627,7 +627,7 @@ def load_weights_from_archive(model, filepath: str) -> None:
         if _WEIGHTS not in set(zf.namelist()):
             raise ValueError(f"load_weights: {filepath} has no {_WEIGHTS}; it is not a model file.")
         with tempfile.TemporaryDirectory() as tmp:
-            saving_state.load_state(model, zf, filepath, tmp, partial=True)
+            saving_state.load_state(model, zf, filepath, tmp, partial=True, op="load_weights")
 
 
 def model_from_json(json_string: str, custom_objects=None):

@@ -267,11 +267,14 @@ def _extract_assets(zf: zipfile.ZipFile, directory: str, filepath: str) -> str:
     return root
 
 
-def load_state(model, zf: zipfile.ZipFile, filepath: str, directory: str, partial: bool):
+def load_state(
+    model, zf: zipfile.ZipFile, filepath: str, directory: str, partial: bool, op: str = "load_model"
+):
     """Restores the state of ``model`` from the open ``.keras`` zip ``zf``: each layer's
     ``load_own_variables`` with its store, then the checkpoint of the rest, then each
     ``load_assets(dir)`` with the layer's extracted assets directory (``directory`` is a
     scratch directory). ``partial``: the optimizer's state is not expected (not compiled).
+    ``op`` names the call in the errors (``load_model``, ``load_weights``).
 
     Raises:
         ValueError: a damaged file, or a layer whose state does not fit (the message names
@@ -293,12 +296,12 @@ def load_state(model, zf: zipfile.ZipFile, filepath: str, directory: str, partia
                 layer.load_own_variables(_ReadStore(path, stores.get(path, {})))
             except (ValueError, KeyError) as e:
                 message = e.args[0] if isinstance(e, KeyError) and e.args else e
-                raise type(e)(f"load_model({filepath!r}): {message}") from e
+                raise type(e)(f"{op}({filepath!r}): {message}") from e
             required.difference_update(id(v) for v in layer._own_variables())
     try:
         status = Checkpoint(model=model)._restore(checkpoint, required=required)
     except ValueError as e:  # CheckpointError: name the .keras file, not the extracted copy
-        raise type(e)(f"load_model({filepath!r}): {e}") from e
+        raise type(e)(f"{op}({filepath!r}): {e}") from e
     if partial:
         status.expect_partial()
     if not new:

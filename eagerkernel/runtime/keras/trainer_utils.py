@@ -393,11 +393,14 @@ class CompiledMetrics(list):
         self._model = weakref.ref(model)
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        """Updates every metric with a batch (see `Trainer.update_compiled_metrics`)."""
         self._model().update_compiled_metrics(y_true, y_pred, sample_weight)
 
     def result(self) -> dict:
+        """``{name: scalar Tensor}`` of every metric."""
         return {m.name: m.result() for m in self}
 
     def reset_state(self) -> None:
+        """Resets every metric."""
         for m in self:
             m.reset_state()

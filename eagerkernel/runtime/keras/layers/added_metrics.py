@@ -126,10 +126,15 @@ class AddedMetricsMixin:
         return out
 
 
-def _is_metric(value) -> bool:
-    from ..metrics import Metric
+_METRIC: list = []  # the Metric class, imported on first use (metrics imports layers)
 
-    return isinstance(value, Metric)
+
+def _is_metric(value) -> bool:
+    if not _METRIC:
+        from ..metrics import Metric
+
+        _METRIC.append(Metric)
+    return isinstance(value, _METRIC[0])
 
 
 def _metric_attributes(layer) -> list:
