@@ -357,7 +357,7 @@ def test_sequential_layers_are_named_outside_any_scope():
     assert _names(built)[0] == f"{built.layers[0].name}/kernel:0"
 
 
-def test_layer_collects_plain_modules_and_lists_submodules_as_tf_keras():
+def test_layer_collects_plain_modules_and_lists_submodules():
     class Sub(ek.keras.Model):
         def __init__(self):
             super().__init__(name="sub")
@@ -372,10 +372,12 @@ def test_layer_collects_plain_modules_and_lists_submodules_as_tf_keras():
 
     sub = Sub()
     sub(ek.ones((1, 3)))
-    # tf_keras 2.21 prints these for the same model.
+    # Keras 3's order: the model's own weights first, then each sublayer's in turn (Keras
+    # 3.15 leaves plain tf.Variables and Modules out; tf_keras listed them last). A layer's
+    # list matches tf.Module's own walk.
     keras = [f"sub/d{i}/{w}:0" for i in range(3) for w in ("kernel", "bias")]
-    assert _names(sub) == [*keras, "inmod:0", "raw:0"]
-    assert [v.name for v in sub.trainable_variables] == [*keras, "inmod:0", "raw:0"]
+    assert _names(sub) == ["raw:0", *keras, "inmod:0"]
+    assert [v.name for v in sub.trainable_variables] == ["raw:0", *keras, "inmod:0"]
     assert [v.name for v in ek.Module.trainable_variables.fget(sub)] == [
         "raw:0",
         *keras,
@@ -424,40 +426,30 @@ def _three(obj):
     )
 
 
-def test_weight_order_follows_keras_2_for_layers_models_and_frozen_parts():
-    # What tf_keras 2.21 prints for the same classes: a model lists its sublayers' weights
-    # before its own, a layer its own first; trainable before non-trainable.
+def test_weight_order_follows_keras_3_for_layers_models_and_frozen_parts():
+    # What Keras 3.15 prints for the same classes (with add_weight for the plain Variables):
+    # a layer or model lists its own weights first, trainable before non-trainable, then each
+    # sublayer's in turn; the trainable and non-trainable lists keep that order.
     m = OwnWeightsModel(name="m")
     m(ek.ones((1, 3)))
     assert _three(m) == (
-        ["m/d/kernel:0", "m/d/bias:0", "m/scale:0", "counter:0", "m/stat:0"],
-        ["m/d/kernel:0", "m/d/bias:0", "m/scale:0"],
+        ["m/scale:0", "counter:0", "m/stat:0", "m/d/kernel:0", "m/d/bias:0"],
+        ["m/scale:0", "m/d/kernel:0", "m/d/bias:0"],
         ["counter:0", "m/stat:0"],
     )
     layer = OwnWeightsLayer(name="l")
     layer(ek.ones((2, 3)))
     bn_t, bn_n = ["l/bn/gamma:0", "l/bn/beta:0"], ["l/bn/moving_mean:0", "l/bn/moving_variance:0"]
     dd = ["l/dd/kernel:0", "l/dd/bias:0"]
-    assert _three(layer) == (
-        ["l/w:0", *bn_t, *dd, "frozen:0", *bn_n],
-        ["l/w:0", *bn_t, *dd],
-        ["frozen:0", *bn_n],
-    )
-    layer.d.trainable = False
-    assert _three(layer) == (
-        ["l/w:0", *bn_t, "frozen:0", *bn_n, *dd],
-        ["l/w:0", *bn_t],
-        ["frozen:0", *bn_n, *dd],
-    )
-    layer.trainable = False
     everything = ["l/w:0", "frozen:0", *bn_t, *bn_n, *dd]
+    assert _three(layer) == (everything, ["l/w:0", *bn_t, *dd], ["frozen:0", *bn_n])
+    layer.d.trainable = False
+    assert _three(layer) == (everything, ["l/w:0", *bn_t], ["frozen:0", *bn_n, *dd])
+    layer.trainable = False
     assert _three(layer) == (everything, [], everything)
     m.trainable = False
-    assert _three(m) == (
-        ["m/d/kernel:0", "m/d/bias:0", "m/scale:0", "counter:0", "m/stat:0"],
-        [],
-        ["m/scale:0", "m/d/kernel:0", "m/d/bias:0", "counter:0", "m/stat:0"],
-    )
+    own_first = ["m/scale:0", "counter:0", "m/stat:0", "m/d/kernel:0", "m/d/bias:0"]
+    assert _three(m) == (own_first, [], own_first)
 
 
 # -- checkpoints ---------------------------------------------------------------------------------

@@ -52,8 +52,6 @@ class Model(Trainer, Layer):
     do per batch, as in Keras.
     """
 
-    _weights_after_sublayers = True  # Keras 2's Model.weights: sublayers', then its own
-
     def __new__(cls, *args, **kwargs):
         # Model(inputs, outputs) is the functional API: Keras returns a Functional model.
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):

@@ -4,7 +4,7 @@ A layer creates its weights in `build(input_shape)` with `add_weight`, the first
 called, and computes in `call(inputs, ...)`. It tracks what it holds: Variables and layers
 assigned to attributes, directly or inside lists, tuples and dicts, so `variables`,
 `trainable_variables` and `non_trainable_variables` find every weight of a model, listed in
-Keras 2's order (a layer's own weights before its sublayers', a model's after them).
+Keras 3's order (a layer's or model's own weights, then each sublayer's in turn).
 
 A layer is an `ek.Module` and names its Variables as Keras 2 (``tf.keras``) does: calling a
 layer enters a name scope named after it, so the weights that its building call creates are
@@ -173,7 +173,6 @@ class Layer(
     built = False
     _tracked: typing.ClassVar[tuple] = ()
     # Keras 2 lists a Model's weights after its sublayers', a layer's before (`_weight_lists`).
-    _weights_after_sublayers: typing.ClassVar[bool] = False
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None, **kwargs):
         allowed = {"input_shape", "batch_input_shape", "batch_size", "input_dim", "autocast"}
@@ -577,16 +576,14 @@ class Layer(
 
     @property
     def variables(self) -> list:
-        """Every Variable of this layer and its sublayers, in Keras 2's order:
-        `trainable_variables` then `non_trainable_variables` (a `Model`: each sublayer's
-        variables in turn, then its own)."""
+        """Every Variable of this layer and its sublayers, in Keras 3's order: its own
+        trainable ones, its own non-trainable ones, then each sublayer's variables in turn."""
         return self._collect(None)
 
     @property
     def trainable_variables(self) -> list:
         """Variables updated by training: trainable ones of trainable layers; the layer's own
-        (made by `add_weight` or assigned to attributes), then its sublayers' (a `Model`: its
-        sublayers' first), as in Keras 2."""
+        (made by `add_weight` or assigned to attributes), then its sublayers', as in Keras 3."""
         return self._collect(True)
 
     @property
@@ -705,16 +702,15 @@ def _dedup(variables: list) -> list:
 
 
 def _weight_lists(layer: Layer, seen: set) -> tuple[list, list, list]:
-    """``(trainable, non_trainable, variables)`` of ``layer`` in Keras 2's order (tf_keras's
-    `Layer.trainable_weights`, `non_trainable_weights`, `weights` and `Model`'s overrides):
+    """``(trainable, non_trainable, variables)`` of ``layer`` in Keras 3's order (its
+    `Layer.weights`, `trainable_weights` and `non_trainable_weights`, Models included):
 
-    - a layer: its own trainable weights, then its sublayers' trainable ones; the same for the
-      non-trainable ones; `variables` is the first list, then the second;
-    - a `Model` (``_weights_after_sublayers``): the sublayers' first, then its own; its
-      `variables` are each sublayer's variables in turn, then its own;
+    - `variables`: its own trainable weights, its own non-trainable ones, then each
+      sublayer's variables in turn;
+    - `trainable` and `non_trainable`: the same order, filtered (own first, then each
+      sublayer's);
     - a frozen layer (``trainable=False``) has no trainable variables: all go to the
-      non-trainable list, its own trainable ones first (a frozen `Model`: then each
-      sublayer's variables in turn, then its own non-trainable ones).
+      non-trainable list, in the order of `variables`.
 
     Its own weights (made by `add_weight` or held in its attributes) come in creation order;
     sublayers (and plain Modules) in attribute order. Each layer is walked once (``seen``),
@@ -740,16 +736,9 @@ def _weight_lists(layer: Layer, seen: set) -> tuple[list, list, list]:
         kids_v += v
     own_t.sort(key=_created)  # Keras tracks own weights as they are made or assigned
     own_n.sort(key=_created)
-    if layer._weights_after_sublayers:
-        if layer._trainable:
-            trainable, non_trainable = kids_t + own_t, kids_n + own_n
-        else:
-            trainable, non_trainable = [], own_t + kids_v + own_n
-        variables = kids_v + own_t + own_n
+    if layer._trainable:
+        trainable, non_trainable = own_t + kids_t, own_n + kids_n
     else:
-        if layer._trainable:
-            trainable, non_trainable = own_t + kids_t, own_n + kids_n
-        else:
-            trainable, non_trainable = [], own_t + own_n + kids_v
-        variables = trainable + non_trainable
+        trainable, non_trainable = [], own_t + own_n + kids_v
+    variables = own_t + own_n + kids_v
     return _dedup(trainable), _dedup(non_trainable), _dedup(variables)
