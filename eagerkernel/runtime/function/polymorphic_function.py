@@ -404,10 +404,20 @@ class Function:
     def _bind(self, args: tuple, kwargs: dict) -> tuple:
         """The arguments as the input signature's tensors (TF converts and checks them)."""
         signature = self.input_signature
-        if kwargs:
-            params = list(inspect.signature(self.python_function).parameters)
-            bound = inspect.signature(self.python_function).bind(*args, **kwargs)
-            args = tuple(bound.arguments[p] for p in params if p in bound.arguments)
+        if kwargs or len(args) < len(signature):
+            # Keyword arguments go to their places; a parameter the call omits takes its
+            # Python default, converted to its spec like any argument (TensorFlow's binding).
+            params = list(inspect.signature(self.python_function).parameters.values())
+            try:
+                bound = inspect.signature(self.python_function).bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(
+                    f"Binding inputs to tf.function `{self._name}` failed due to `{exc}`."
+                ) from None
+            for p in params[: len(signature)]:
+                if p.name not in bound.arguments and p.default is not p.empty:
+                    bound.arguments[p.name] = p.default
+            args = tuple(bound.arguments[p.name] for p in params if p.name in bound.arguments)
         if len(args) != len(signature):
             raise TypeError(
                 f"Binding inputs to tf.function `{self._name}` failed: the input_signature has "
