@@ -133,3 +133,19 @@ def test_format_array_follows_the_float_round_trip_rule():
         assert np.float32(text) == v
         six = f"{float(v):.6g}"
         assert text == (six if np.float32(six) == v else f"{float(v):.9g}")
+
+
+def test_format_of_tensors_and_variables_follows_tensorflow():
+    # What TensorFlow 2.21 (NumPy 2.4) wrote for the same calls: str.format goes through the
+    # NumPy scalar, and a Variable without a spec formats as its repr.
+    assert "{}".format(ek.constant(-538.0582)) == "-538.0582275390625"
+    assert f"{ek.constant(0.1)}" == "0.10000000149011612"
+    assert f"{ek.constant(2.5, ek.float16)}" == "2.5"
+    assert f"{ek.constant(3):>8}" == "       3"
+    assert f"{ek.constant(True)}" == "True"
+    assert f"{ek.constant('ab')}" == "b'ab'"
+    assert f"{ek.constant(0.1):.3f}" == "0.100"
+    assert f"{ek.constant([0.1, 0.2])}" == "[0.1 0.2]"
+    v = ek.Variable(0.5, name="v")
+    assert f"{v}" == repr(v) and f"{v}".startswith("<Variable 'v:0' shape=() dtype=float32")
+    assert f"{v:.2f}" == "0.50"  # TensorFlow raises TypeError here; the value is formatted

@@ -231,10 +231,13 @@ class Tensor(ShapeMethods, NumpyMethods):
         return self._scalar("complex", complex)
 
     def __format__(self, spec: str) -> str:
-        """Formats the value as TensorFlow does: ``f"{loss:.3f}"`` formats the number; an array
-        formats each element with ``spec`` (``f"{t}"`` is the NumPy array's str)."""
+        """Formats the value as TensorFlow does, through NumPy: ``f"{loss:.3f}"`` formats the
+        number and ``f"{loss}"`` is NumPy's format of the scalar (``0.10000000149011612`` for
+        a float32 0.1, as TensorFlow prints it with NumPy 2); an array formats each element
+        with ``spec`` (TensorFlow raises TypeError there), and ``f"{t}"`` is the array's str."""
         if self._value.ndim == 0:
-            return format(self.numpy()[()].item(), spec) if spec else numpy_str(self.numpy())
+            value = self.numpy()  # a NumPy scalar, or bytes for a string
+            return format(value[()] if isinstance(value, np.ndarray) else value, spec)
         if spec:
             return np.array2string(
                 np.asarray(self.numpy()), formatter={"all": lambda v: format(v, spec)}

@@ -395,6 +395,11 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        """``f"{v}"`` is the Variable's repr, as TensorFlow's; ``f"{v:.3f}"`` formats its
+        value as a Tensor does (TensorFlow raises TypeError for a Variable with a spec)."""
+        return super().__format__(spec) if spec else repr(self)
+
     def __reduce__(self):
         raise TypeError("Variables cannot be pickled; save them with ek.train.Checkpoint.")
 
