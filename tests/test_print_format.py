@@ -138,7 +138,7 @@ def test_format_array_follows_the_float_round_trip_rule():
 def test_format_of_tensors_and_variables_follows_tensorflow():
     # What TensorFlow 2.21 (NumPy 2.4) wrote for the same calls: str.format goes through the
     # NumPy scalar, and a Variable without a spec formats as its repr.
-    assert "{}".format(ek.constant(-538.0582)) == "-538.0582275390625"
+    assert "{}".format(ek.constant(-538.0582)) == "-538.0582275390625"  # noqa: UP032
     assert f"{ek.constant(0.1)}" == "0.10000000149011612"
     assert f"{ek.constant(2.5, ek.float16)}" == "2.5"
     assert f"{ek.constant(3):>8}" == "       3"

@@ -116,3 +116,31 @@ def test_input_signature_missing_argument_message():
         f()
     with pytest.raises(TypeError, match=r"Binding inputs to tf\.function"):
         f(tf.ones([2]), tf.ones([2]))
+
+
+def test_conversions_pack_lists_of_tensors_on_the_tape():
+    # TF 2.21 (the oracle) at x = 2: d/dx sum(x * [x, 3]) = 2x + 3 = 7; convert_to_tensor packs
+    # [x, 2x] (gradient 3); a list beside a tensor in an operator packs too.
+    x = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * [x, 3.0]
+        z = tf.convert_to_tensor([x, 2 * x])
+        w = [[x, 1.0]] + x  # noqa: RUF005 (a list on the left of a Tensor operator)
+    np.testing.assert_array_equal(y.numpy(), [4.0, 6.0])
+    assert float(tape.gradient(y, x)) == 7.0
+    assert float(tape.gradient(z, x)) == 3.0
+    np.testing.assert_array_equal(w.numpy(), [[4.0, 3.0]])
+    assert float(tape.gradient(w, x)) == 3.0
+
+
+def test_a_traced_function_packs_a_list_of_its_arguments():
+    # The list is an op of the traced program, not a constant baked in at the first call.
+    @tf.function
+    def f(x):
+        return tf.convert_to_tensor([x, 2 * x]) * [x, 1.0]
+
+    np.testing.assert_array_equal(f(tf.constant(1.0)).numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(f(tf.constant(3.0)).numpy(), [9.0, 6.0])
+    concrete = f.get_concrete_function(tf.TensorSpec([], tf.float32))
+    np.testing.assert_array_equal(concrete(tf.constant(5.0)).numpy(), [25.0, 10.0])

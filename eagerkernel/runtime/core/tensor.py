@@ -231,13 +231,10 @@ class Tensor(ShapeMethods, NumpyMethods):
         return self._scalar("complex", complex)
 
     def __format__(self, spec: str) -> str:
-        """Formats the value as TensorFlow does, through NumPy: ``f"{loss:.3f}"`` formats the
-        number and ``f"{loss}"`` is NumPy's format of the scalar (``0.10000000149011612`` for
-        a float32 0.1, as TensorFlow prints it with NumPy 2); an array formats each element
-        with ``spec`` (TensorFlow raises TypeError there), and ``f"{t}"`` is the array's str."""
+        """Formats the value through NumPy, as TensorFlow does (``f"{loss}"`` of a float32 0.1
+        is ``0.10000000149011612``); an array formats each element with ``spec``."""
         if self._value.ndim == 0:
-            value = self.numpy()  # a NumPy scalar, or bytes for a string
-            return format(value[()] if isinstance(value, np.ndarray) else value, spec)
+            return format(np.asarray(self.numpy())[()], spec)  # a NumPy scalar (or bytes)
         if spec:
             return np.array2string(
                 np.asarray(self.numpy()), formatter={"all": lambda v: format(v, spec)}
@@ -597,6 +594,8 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
         converted = registered_conversion(value, dtype_hint, op, Tensor)
         if converted is not None:
             return converted
+    if ACTIVE and type(value) in (list, tuple) and (first := _first_tensor(value)) is not None:
+        return _pack(value, op, first.dtype)  # recorded (TF's auto-packing); else same values
     value = _array_like(value)
     if device is None:
         device = current_device()
@@ -777,6 +776,8 @@ def _constant_shape(shape) -> tuple:
 # the op modules build on `Tensor` (through `dispatch`). The ops of `dispatch.binary` are bound
 # as their ``operator`` variant (see the operators above).
 from ..ops import elementwise as _ew  # noqa: E402
+from ..ops.autopack import first_tensor as _first_tensor  # noqa: E402
+from ..ops.autopack import pack as _pack  # noqa: E402
 from ..ops.bitwise import bitwise_and as _bitwise_and  # noqa: E402
 from ..ops.bitwise import bitwise_or as _bitwise_or  # noqa: E402
 from ..ops.bitwise import bitwise_xor as _bitwise_xor  # noqa: E402
