@@ -26,6 +26,7 @@ from .grouping_methods import GroupingMethods
 from .more_methods import MoreMethods
 from .persistence import PersistenceMethods
 from .resampling import ResamplingMethods
+from .tf_names import tf_class_name
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset"]
 
@@ -163,7 +164,7 @@ class Dataset(GroupingMethods, MoreMethods, PersistenceMethods, ResamplingMethod
     def __repr__(self) -> str:
         spec = self._static_spec()
         shown = "<computed from the first element>" if spec is None else repr(spec)
-        return f"<{type(self).__name__} element_spec={shown}>"
+        return f"<{tf_class_name(type(self))} element_spec={shown}>"
 
     # -- properties -----------------------------------------------------------------------------
     @property

@@ -80,9 +80,16 @@ class OneDeviceStrategy(Strategy):
         super().__init__(StrategyExtended(self, (get_device(device),), mirror=False))
 
 
-def default_devices() -> tuple:
-    gpus = [d for d in list_devices() if d.device_type == "GPU"]
-    return tuple(gpus) if gpus else (CPU,)
+def default_devices(all_cpus: bool = False) -> tuple:
+    """Every GPU; without one, the CPU, or with ``all_cpus`` every logical CPU (MirroredStrategy,
+    as TensorFlow's ``all_local_devices``: two after `set_logical_device_configuration` split
+    the CPU in two, as TensorFlow's distributed input tutorial does)."""
+    devices = list_devices()
+    gpus = [d for d in devices if d.device_type == "GPU"]
+    if gpus:
+        return tuple(gpus)
+    cpus = [d for d in devices if d.device_type == "CPU"]
+    return tuple(cpus) if all_cpus and len(cpus) > 1 else (CPU,)
 
 
 class NcclAllReduce:
@@ -136,7 +143,8 @@ class MirroredStrategy(Strategy):
 
     Args:
         devices: device names or `LogicalDevice` objects; default (None or an empty list)
-            every GPU (real, or virtual with ``EAGERKERNEL_VIRTUAL_GPUS``), else the CPU.
+            every GPU (real, or virtual with ``EAGERKERNEL_VIRTUAL_GPUS``), else every
+            logical CPU (one unless `ek.config.set_logical_device_configuration` split it).
         cross_device_ops: None (NCCL where every device is a CUDA GPU, else the NumPy
             reduction), `NcclAllReduce()`, `HierarchicalCopyAllReduce()` or
             `ReductionToOneDevice()` (both the NumPy reduction).
@@ -153,7 +161,7 @@ class MirroredStrategy(Strategy):
     def __init__(self, devices=None, cross_device_ops=None):
         # An empty list means the default devices, as in TensorFlow (its GPU guide passes
         # `list_logical_devices("GPU")`, empty on a machine without GPUs).
-        devs = tuple(get_device(d) for d in devices or ()) or default_devices()
+        devs = tuple(get_device(d) for d in devices or ()) or default_devices(all_cpus=True)
         names = [d.name for d in devs]
         if len(set(names)) != len(names):
             raise ValueError(f"MirroredStrategy: duplicate devices in {names}.")

@@ -80,6 +80,12 @@ class DistributedValues:
         items = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
         return f"{self._kind}:{{\n{items}\n}}"
 
+    def __str__(self) -> str:
+        # TensorFlow's DistributedValues.__str__: each value's str (``print(loss)`` in the
+        # distributed input tutorial shows ``0: tf.Tensor(...)``), __repr__ their reprs
+        items = ",\n".join(f"  {i}: {v!s}" for i, v in enumerate(self._values))
+        return f"{self._kind}:{{\n{items}\n}}"
+
 
 class PerReplica(DistributedValues):
     """A different value on each replica: what `Strategy.run` returns and what a distributed

@@ -394,7 +394,9 @@ def features_arrays(fmaps, names, config, single) -> list:
         if kind_of == "dense":
             arr = np.empty((len(rows), *shape), dtype=np_dtype)
             for i, values in enumerate(rows):
-                arr[i] = values.reshape(shape)
+                # `arr[i, ...]`, not `arr[i]`: for a scalar string feature `arr[i] = x` would
+                # store the 0-d object array itself in the element, not its bytes
+                arr[i, ...] = values.reshape(shape)
             out.append(arr)
         elif kind_of == "sequence":
             stride = max(math.prod(shape), 1)
@@ -445,7 +447,7 @@ def _output_kinds(config) -> list:
 
 def _unbatch(a, kind):
     if kind == "dense":
-        return a[0]
+        return a[0, ...]  # an array also for a scalar feature (a[0] is a bytes object)
     if kind == "indices":
         return np.ascontiguousarray(a[:, 1:])
     if kind == "shape":

@@ -85,7 +85,11 @@ class _Writer:
         key = f"{prefix}{len(self.arrays)}"
         a = np.asarray(value.get() if hasattr(value, "get") else value)
         if a.dtype.kind not in "biufc":
-            raise ValueError(f"saved_model.save: cannot store a {a.dtype} array ({key}).")
+            raise ValueError(
+                f"saved_model.save: cannot store a {a.dtype} array ({key}): saved programs "
+                "hold numeric arrays only, so a function that takes or compares strings (a "
+                "TextVectorization or StringLookup model's serve) cannot be saved."
+            )
         self.arrays[key] = c_order(a)
         return {"array": key}
 

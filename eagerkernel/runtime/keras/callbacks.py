@@ -125,9 +125,11 @@ class Callback:
 
 def pythonify_logs(logs) -> dict:
     """A copy of ``logs`` (None gives ``{}``) with scalar Tensors and NumPy scalars as Python
-    floats, in the same key order; arrays (predict's outputs) are kept as they are."""
+    floats, keys sorted as Keras 3's ``pythonify_logs`` sorts them (so ``History.history``,
+    ``evaluate(return_dict=True)`` and the progress bar list ``accuracy`` before ``loss``);
+    arrays (predict's outputs) are kept as they are."""
     out = {}
-    for key, value in (logs or {}).items():
+    for key, value in sorted((logs or {}).items(), key=lambda item: str(item[0])):
         if isinstance(value, (Tensor, np.ndarray, np.generic, int)) and np.ndim(value) == 0:
             value = float(value)
         out[key] = value
@@ -275,8 +277,8 @@ class ProgbarLogger(Callback):
     notebooks via ``tqdm.auto``, which needs the ``notebook`` extra's ipywidgets), or one line
     at the end (verbose=2) per epoch of `fit`, per `evaluate` (``N/N - loss: ...``) and per
     `predict` (``N/N``). `fit`'s validation shows no bar of its own: its results are in the
-    epoch's line. The metrics read as Keras prints them (``loss: 0.3281 - accuracy:
-    0.8812``), during the epoch and at its end alike.
+    epoch's line. The metrics read as Keras 3 prints them, keys sorted (``accuracy: 0.8812 -
+    loss: 0.3281``), during the epoch and at its end alike.
     """
 
     def __init__(self, verbose: int = 1):
@@ -372,7 +374,9 @@ class EarlyStopping(Callback):
         patience: epochs without improvement before stopping.
         mode: ``"min"``, ``"max"`` or ``"auto"`` (max for accuracies).
         baseline: stop if the monitored value does not beat it.
-        restore_best_weights: put back the weights of the best epoch when stopping.
+        restore_best_weights: put back the weights of the best epoch when training ends,
+            stopped early or not (Keras 3; with ``verbose`` it says "Restoring model weights
+            from the end of the best epoch: N.").
     """
 
     def __init__(
@@ -398,12 +402,9 @@ class EarlyStopping(Callback):
     def on_train_begin(self, logs=None):
         self.wait = 0
         self.stopped_epoch = 0
-        self.best = (
-            self.baseline
-            if self.baseline is not None
-            else (-math.inf if self._better is np.greater else math.inf)
-        )
+        self.best = -math.inf if self._better is np.greater else math.inf
         self.best_weights = None
+        self.best_epoch = 0
 
     def on_epoch_end(self, epoch, logs=None):
         value = (logs or {}).get(self.monitor)
@@ -417,20 +418,31 @@ class EarlyStopping(Callback):
             )
             return
         delta = self.min_delta if self._better is np.greater else -self.min_delta
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights, self.best_epoch = self.model.get_weights(), epoch
+        self.wait += 1
         if self._better(value - delta, self.best):
-            self.best = value
-            self.wait = 0
+            self.best, self.best_epoch = value, epoch
             if self.restore_best_weights:
                 self.best_weights = self.model.get_weights()
+            # as Keras 3: the wait restarts only for a value that also beats the baseline
+            if self.baseline is None or self._better(value - delta, self.baseline):
+                self.wait = 0
             return
-        self.wait += 1
         if self.wait >= self.patience and epoch > 0:
             self.stopped_epoch = epoch
             self.model.stop_training = True
-            if self.restore_best_weights and self.best_weights is not None:
-                self.model.set_weights(self.best_weights)
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose:
+            print_msg(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
             if self.verbose:
-                print_msg(f"Epoch {epoch + 1}: early stopping")
+                print_msg(
+                    "Restoring model weights from the end of the best epoch: "
+                    f"{self.best_epoch + 1}."
+                )
+            self.model.set_weights(self.best_weights)
 
 
 class ModelCheckpoint(Callback):

@@ -18,6 +18,7 @@ ends before ``steps`` batches it warns "Your input ran out of data", as Keras do
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -44,8 +45,10 @@ __all__ = [
 
 
 def is_dataset(x) -> bool:
-    """True for an `ek.data.Dataset` (anything with ``element_spec`` that iterates)."""
-    return hasattr(x, "element_spec") and hasattr(x, "__iter__") and not isinstance(x, Tensor)
+    """True for an `ek.data.Dataset` (anything with ``element_spec`` that iterates). The
+    class is asked, not the object: an empty mapped Dataset's ``element_spec`` raises."""
+    kind = type(x)
+    return hasattr(kind, "element_spec") and hasattr(kind, "__iter__") and not isinstance(x, Tensor)
 
 
 def _is_iterator(x) -> bool:
@@ -119,7 +122,11 @@ def _as_array(a, name: str):
     else:  # Keras's adapter: floating NumPy data (float64 from np.random ...) becomes floatx
         from .backend import floatx
 
-        arr = np.asarray(a)
+        pandas = sys.modules.get("pandas")
+        if pandas is not None and isinstance(a, pandas.Series):
+            arr = np.expand_dims(a.to_numpy(), -1)  # Keras 3's PandasSeriesSliceable: (n, 1)
+        else:
+            arr = np.asarray(a)
         if arr.dtype.kind == "f" and arr.dtype != floatx():
             arr = arr.astype(floatx())
     if arr.ndim == 0:

@@ -234,6 +234,13 @@ def _check_kwargs(kwargs: dict) -> None:
         raise TypeError(f"ExportArchive: unexpected keyword arguments {sorted(kwargs)}.")
 
 
+def _is_string_dtype(dtype) -> bool:
+    try:
+        return dtype is not None and dtypes.as_dtype(dtype) == dtypes.string
+    except (TypeError, ValueError):
+        return False
+
+
 def input_signature_of(model) -> list:
     """The input signature of a built model, the batch open (Keras's
     ``get_input_signature``): a Functional model's input structure as one argument, a
@@ -263,6 +270,10 @@ def input_signature_of(model) -> list:
             "The model provided has never called. It must be called at least once before export."
         )
     dtype = dtypes.as_dtype(getattr(model, "input_dtype", None) or model.compute_dtype)
+    if _is_string_dtype(getattr(model, "_build_input_dtype", None)):
+        # Keras builds a Sequential on its first layer's dtype, "string" for TextVectorization
+        # and StringLookup: a model called on strings is served strings
+        dtype = dtypes.string
 
     def spec(s):
         if isinstance(s, dict):

@@ -131,8 +131,10 @@ def _map_shapes(fn, structure):
 def _output_dtype(layer: Layer, inputs):
     """Keras's autocasting rule for a call whose shapes come from `compute_output_shape`:
     floating inputs and layers with weights compute in the layer's dtype; other layers pass
-    the input's dtype through."""
-    first = next((t for t in nest.flatten(inputs) if isinstance(t, KerasTensor)), None)
+    the input's dtype through. Of several inputs, a floating one decides (Keras 3's ops
+    promote ``int64`` and ``float32`` to ``float32``: a Concatenate of both is float32)."""
+    symbolic = [t for t in nest.flatten(inputs) if isinstance(t, KerasTensor)]
+    first = next((t for t in symbolic if t.dtype.is_floating), symbolic[0] if symbolic else None)
     if first is not None and first.dtype.is_floating and layer._cast_to is None:
         return first.dtype  # autocast=False: floating inputs are not cast
     if first is None or first.dtype.is_floating or layer._tracked or layer._input_dtype:

@@ -50,7 +50,7 @@ class KerasTensor:
 
     >>> x = ek.keras.Input(shape=(None, 3), name="seq")
     >>> x
-    <KerasTensor shape=(None, None, 3), dtype=float32, name=seq>
+    <KerasTensor shape=(None, None, 3), dtype=float32, sparse=False, ragged=False, name=seq>
     >>> x.shape
     TensorShape([None, None, 3])
     """
@@ -67,7 +67,10 @@ class KerasTensor:
         return len(self.shape)
 
     def __repr__(self) -> str:
-        return f"<KerasTensor shape={tuple(self.shape)}, dtype={self.dtype.name}, name={self.name}>"
+        return (  # Keras 3's form (ragged KerasTensors are not made here)
+            f"<KerasTensor shape={tuple(self.shape)}, dtype={self.dtype.name}, "
+            f"sparse={self.sparse}, ragged=False, name={self.name}>"
+        )
 
     def _refuse(self, what: str):
         raise TypeError(

@@ -660,7 +660,7 @@ class Trainer:
                 logs = self._test_loop(it, cb)
         finally:
             it.close()
-        return logs if return_dict else flatten_logs(logs)
+        return logs if return_dict else flatten_logs(logs, self.metrics_names)
 
     @filter_traceback
     def predict(
@@ -763,7 +763,7 @@ class Trainer:
             sample_weight = data_adapter.class_weight_to_sample_weight(y, class_weight)
         self.reset_metrics()
         logs = callbacks_module.pythonify_logs(self.train_step(as_batch(x, y, sample_weight)))
-        return logs if return_dict else flatten_logs(logs)
+        return logs if return_dict else flatten_logs(logs, self.metrics_names)
 
     @filter_traceback
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
@@ -776,7 +776,7 @@ class Trainer:
         self._require_compiled("test_on_batch")
         self.reset_metrics()
         logs = callbacks_module.pythonify_logs(self.test_step(as_batch(x, y, sample_weight)))
-        return logs if return_dict else flatten_logs(logs)
+        return logs if return_dict else flatten_logs(logs, self.metrics_names)
 
     @filter_traceback
     def predict_on_batch(self, x):

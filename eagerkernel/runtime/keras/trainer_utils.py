@@ -116,8 +116,12 @@ def loss_weight_of(loss_weights) -> float:
     )
 
 
-def flatten_logs(logs: dict):
-    values = list(logs.values())
+def flatten_logs(logs: dict, names=()):
+    """The values of ``logs`` as `evaluate` returns them without ``return_dict``: those named
+    in ``names`` (the model's `metrics_names`) in that order, then the others by sorted key, as
+    Keras 3's ``_flatten_metrics_in_order``; one value is returned alone, not in a list."""
+    keys = [k for k in names if k in logs] + sorted(k for k in logs if k not in names)
+    values = [logs[k] for k in keys]
     return values[0] if len(values) == 1 else values
 
 

@@ -372,8 +372,10 @@ class Layer(
 
                     return cast_op(x, target)
                 return x
-            if isinstance(x, (np.ndarray, np.generic, list, float, int)):
-                t = to_tensor(x, None, f"{self.name}")
+            # Keras 3's DTypePolicy.convert_input converts anything with __array__ (a pandas
+            # DataFrame or Series, the load_data/pandas_dataframe tutorial's inputs)
+            if isinstance(x, (np.ndarray, np.generic, list, float, int)) or hasattr(x, "__array__"):
+                t = to_tensor(np.asarray(x) if hasattr(x, "__array__") else x, None, self.name)
                 if t._value.dtype.kind == "f" and t._value.dtype != target:
                     from ...ops.elementwise import cast as cast_op
 
@@ -391,6 +393,7 @@ class Layer(
         else:
             shapes = _shape_of(inputs)
         self._build_input_shape = shapes  # for get_build_config (saving)
+        self._build_input_dtype = getattr(inputs, "dtype", None)  # a string input: export
         self.build(shapes)
         self.built = True
         if Layer.variable_observers:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from ...core.tensor import to_tensor
 from ...ops import array_ops, creation, elementwise, linalg, math_more, reduction
 from .base import Layer
@@ -60,6 +62,16 @@ def _mask_list(layer, inputs, mask) -> list:
     return [None if m is None else to_tensor(m) for m in mask]
 
 
+def _promote(inputs) -> list:
+    """``inputs`` cast to one dtype as Keras 3's ops promote them: the first floating dtype
+    when there is one (``int64`` and ``float32`` give ``float32``), else NumPy's result type
+    of the integer dtypes."""
+    tensors = [to_tensor(x) for x in inputs]
+    floats = [t.dtype for t in tensors if t.dtype.is_floating]
+    target = floats[0] if floats else np.result_type(*[t.dtype.as_numpy_dtype for t in tensors])
+    return [elementwise.cast(t, target) for t in tensors]
+
+
 class _Merge(Layer):
     """Base of the elementwise merging layers: a list of at least one tensor (Keras 3; Keras 2
     asked for two), broadcast."""
@@ -84,6 +96,8 @@ class _Merge(Layer):
 
     def call(self, inputs):
         inputs = self._check(inputs)
+        if len({to_tensor(x).dtype for x in inputs}) > 1:
+            inputs = _promote(inputs)
         return functools.reduce(self._merge, inputs[1:], inputs[0])
 
     def compute_mask(self, inputs, mask=None):
