@@ -120,6 +120,7 @@ eigvals = linalg.eigvals
 random_normal = random.normal
 random_uniform = random.uniform
 set_random_seed = random.set_seed
+initializers = keras.initializers  # TensorFlow 2's tf.initializers is Keras's (time_series)
 
 
 # `ek.autograph`, as `tf.autograph`: nothing is converted (see its module).

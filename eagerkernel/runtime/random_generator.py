@@ -715,6 +715,16 @@ def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=No
     return dispatch(_categorical, (seed_state(seed, op), x), params)
 
 
+def _seed_tensor(seed, op: str) -> Tensor:
+    """``seed`` as a tensor; a pair of Tensors is packed in their dtype, as TensorFlow packs
+    ``(counter, counter)`` of int64 (the data_augmentation tutorial), not as int32."""
+    from .ops.autopack import first_tensor, pack
+
+    if isinstance(seed, (list, tuple)) and first_tensor(seed) is not None:
+        return pack(seed, op, first_tensor(seed).dtype)
+    return to_tensor(seed, None, op)
+
+
 def stateless_split(seed, num=2, alg="auto_select") -> Tensor:
     """``num`` new seeds ``[num, 2]`` from ``seed`` (follows
     `tf.random.experimental.stateless_split`): full-range integers of the seed's dtype.
@@ -722,7 +732,7 @@ def stateless_split(seed, num=2, alg="auto_select") -> Tensor:
     >>> ek.random.experimental.stateless_split([1, 2], num=1).shape
     TensorShape([1, 2])
     """
-    seed = to_tensor(seed, None, "stateless_split")
+    seed = _seed_tensor(seed, "stateless_split")
     return stateless_uniform(
         [int(num), 2], seed, minval=None, maxval=None, dtype=seed.dtype, alg=alg
     )

@@ -402,15 +402,13 @@ class Loss:
             sample_weight: optional scalar or per-sample weights (shape ``[N]`` or ``[N, 1]``).
 
         Returns:
-            A scalar Tensor (shape of the per-sample losses for ``reduction="none"``). A
-            float16 ``y_pred`` (a ``mixed_float16`` model's output) is cast to float32 first,
-            so the loss is computed and returned in float32, as Keras 3 does.
+            A scalar Tensor (shape of the per-sample losses for ``reduction="none"``) of the
+            loss's ``dtype`` (default floatx, float32): as Keras 3, a float16 or float64
+            ``y_pred`` and a floating ``y_true`` (arrays or tensors) are cast to it first.
         """
         mask = getattr(y_pred, "_keras_mask", None)  # a masked sequence's: Keras 3 uses it
-        if self.dtype is not None:
-            y_pred = _cast_to(y_pred, self.dtype)
-        elif isinstance(y_pred, Tensor) and y_pred._value.dtype == np.float16:
-            y_pred = cast(y_pred, np.float32)  # mixed precision: losses compute in float32
+        dtype = self.dtype if self.dtype is not None else backend.floatx()
+        y_pred, y_true = _cast_to(y_pred, dtype), _cast_to(y_true, dtype, floating_only=True)
         if mask is not None:
             sample_weight = apply_mask(sample_weight, mask, self.reduction, self.name)
         return compute_weighted_loss(self.call(y_true, y_pred), sample_weight, self.reduction)
@@ -429,10 +427,12 @@ class Loss:
         return f"<{type(self).__name__} name={self.name!r} reduction={self.reduction!r}>"
 
 
-def _cast_to(x, dtype):
-    t = to_tensor(x, None, "Loss")
-    want = dtypes.as_dtype(dtype)
-    return t if t.dtype == want else cast(t, want)
+def _cast_to(x, dtype, floating_only=False):
+    if floating_only and not isinstance(x, (Tensor, np.ndarray)):
+        return x  # Python labels: each loss converts them
+    t, want = to_tensor(x, None, "Loss"), dtypes.as_dtype(dtype)
+    keep = t.dtype == want or (floating_only and not t.dtype.is_floating)
+    return t if keep else cast(t, want)
 
 
 def _snake(name: str) -> str:

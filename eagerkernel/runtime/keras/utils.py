@@ -22,6 +22,7 @@ from .io_utils import (
 )
 from .model_plot import model_to_dot, plot_model
 from .preprocessing import (
+    audio_dataset_from_directory,
     image_dataset_from_directory,
     pad_sequences,
     text_dataset_from_directory,
@@ -49,6 +50,7 @@ __all__ = [
     "PyDataset",
     "Sequence",
     "array_to_img",
+    "audio_dataset_from_directory",
     "clear_session",
     "custom_object_scope",
     "deserialize_keras_object",

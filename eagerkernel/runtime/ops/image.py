@@ -242,8 +242,9 @@ def _bilinear_axis(images: Tensor, axis: int, out_size: int) -> Tensor:
     from .indexing import gather
 
     in_size = images.shape[axis]
-    scale = in_size / out_size
-    src = (np.arange(out_size, dtype=np.float64) + 0.5) * scale - 0.5
+    # float32 coordinates, as the kernel's HalfPixelScaler computes them
+    scale = np.float32(in_size) / np.float32(out_size)
+    src = (np.arange(out_size, dtype=np.float32) + np.float32(0.5)) * scale - np.float32(0.5)
     src_f = np.floor(src)
     lower = np.maximum(src_f, 0).astype(np.int64)
     upper = np.minimum(np.ceil(src), in_size - 1).astype(np.int64)
@@ -263,8 +264,9 @@ def _nearest_axis(images: Tensor, axis: int, out_size: int) -> Tensor:
     from .indexing import gather
 
     in_size = images.shape[axis]
-    scale = in_size / out_size
-    src = np.floor((np.arange(out_size, dtype=np.float64) + 0.5) * scale).astype(np.int64)
+    scale = np.float32(in_size) / np.float32(out_size)  # float32, as the kernel's
+    src = np.floor((np.arange(out_size, dtype=np.float32) + np.float32(0.5)) * scale)
+    src = src.astype(np.int64)
     return gather(images, np.clip(src, 0, in_size - 1), axis=axis)
 
 
@@ -359,7 +361,8 @@ def resize(
     if method == ResizeMethod.BILINEAR and not (antialias and downsampling):
         # Upsampling, the triangle kernel is bilinear interpolation: TensorFlow's two paths
         # agree, and this one keeps ResizeBilinear's exact arithmetic.
-        out = _bilinear_axis(_bilinear_axis(x, 1, new_h), 2, new_w)
+        # Along the width first: the kernel interpolates each row, then between rows.
+        out = _bilinear_axis(_bilinear_axis(x, 2, new_w), 1, new_h)
     else:
         if method == ResizeMethod.BILINEAR:
             kind = "triangle"

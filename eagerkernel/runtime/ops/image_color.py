@@ -149,7 +149,7 @@ def rgb_to_hsv(images, name=None) -> Tensor:
     spread = value - reduce_min(images, axis=-1)
     positive = greater(spread, zero)
     saturation = where(greater(value, zero), spread / where(greater(value, zero), value, one), zero)
-    norm = 1.0 / (6.0 * where(positive, spread, one))
+    norm = (1.0 / where(positive, spread, one)) * (1.0 / 6.0)  # RGBToHSV's rounding
     hue = where(
         equal(r, value),
         (g - b) * norm,
@@ -178,22 +178,6 @@ def hsv_to_rgb(images, name=None) -> Tensor:
     return apply(_hsv_to_rgb, (images,))
 
 
-def _rgb_to_hsv_fwd(xp, x):
-    value = x.max(axis=-1)
-    spread = value - x.min(axis=-1)
-    r, g, b = x[..., 0], x[..., 1], x[..., 2]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        saturation = xp.where(value > 0, spread / xp.where(value > 0, value, 1), 0)
-        norm = 1 / (6 * xp.where(spread > 0, spread, 1))
-    hue = xp.where(
-        r == value,
-        (g - b) * norm,
-        xp.where(g == value, (b - r) * norm + 2 / 6, (r - g) * norm + 4 / 6),
-    )
-    hue = xp.where(spread > 0, hue, 0)
-    return xp.where(hue < 0, hue + 1, hue), saturation, value
-
-
 def _hsv_to_rgb_fwd(xp, hue, saturation, value, dtype):
     dh = hue * 6
     channels = (
@@ -207,15 +191,78 @@ def _hsv_to_rgb_fwd(xp, hue, saturation, value, dtype):
 
 
 def _adjust_saturation_fwd(xp, images, scale):
-    hue, saturation, value = _rgb_to_hsv_fwd(xp, images)
-    saturation = xp.clip(saturation * scale, 0, 1)
-    return _hsv_to_rgb_fwd(xp, hue, saturation, value, images.dtype)
+    # AdjustSaturation's own float32 HSV helpers (adjust_saturation_op.cc), not HSVToRGB's:
+    # the rounding differs, and a uint8 image then differs by one in some pixels.
+    f32 = np.float32
+    x = images.astype(f32, copy=False)
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    value = x.max(axis=-1)
+    spread = value - x.min(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        saturation = xp.where(value > 0, spread / value, f32(0))
+        norm = f32(1) / (f32(6) * spread)
+        # The kernel adds the double 2.0 / 6.0 (4.0 / 6.0), then rounds to float.
+        hue = xp.where(
+            r == value,
+            norm * (g - b),
+            xp.where(
+                g == value,
+                (norm * (b - r)).astype(np.float64) + 2.0 / 6.0,
+                (norm * (r - g)).astype(np.float64) + 4.0 / 6.0,
+            ).astype(f32),
+        )
+    hue = xp.where(spread <= 0, f32(0), hue)
+    hue = xp.where(hue < 0, hue + f32(1), hue)
+    saturation = xp.clip(saturation * xp.asarray(scale, dtype=f32), f32(0), f32(1))
+    chroma = saturation * value
+    low = value - chroma
+    dh = hue * f32(6)
+    sector = dh.astype(np.int32)
+    frac = xp.where(dh <= 0, dh + f32(2), dh)
+    frac = xp.where(frac >= 2, frac - f32(2), frac)
+    frac = xp.where(frac >= 2, frac - f32(2), frac)
+    mid = chroma * (f32(1) - xp.abs(frac - f32(1)))
+    zero = xp.zeros_like(chroma)
+    # (r, g, b) before adding ``low``, per sector of the colour circle.
+    table = [(chroma, mid, zero), (mid, chroma, zero), (zero, chroma, mid),
+             (zero, mid, chroma), (mid, zero, chroma), (chroma, zero, mid)]  # fmt: skip
+    out = [xp.select([sector == k for k in range(6)], [t[c] for t in table], 0) + low
+           for c in range(3)]  # fmt: skip
+    return xp.stack(out, -1).astype(images.dtype, copy=False)
 
 
 def _adjust_hue_fwd(xp, images, delta):
-    hue, saturation, value = _rgb_to_hsv_fwd(xp, images)
-    hue = xp.mod(hue + delta, 1)
-    return _hsv_to_rgb_fwd(xp, hue, saturation, value, images.dtype)
+    # AdjustHue's kernel (adjust_hue_op.cc): hue in [0, 6) from the sorted channels, shifted
+    # by 6 * delta, then the middle channel re-interpolated between the min and the max.
+    f32 = np.float32
+    x = images.astype(f32, copy=False)
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    # Sector of the colour circle, decided as the kernel's comparisons decide ties.
+    sector = xp.where(
+        r < g,
+        xp.where(b < r, 1, xp.where(b > g, 3, 2)),
+        xp.where(b < g, 0, xp.where(b > r, 4, 5)),
+    )
+    top = x.max(axis=-1)
+    bottom = x.min(axis=-1)
+    middle = xp.select([sector == k for k in range(6)], [g, r, b, g, r, b])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (middle - bottom) / (top - bottom)
+    rising = sector % 2 == 0
+    hue = xp.where(rising, ratio, f32(1) - ratio) + sector.astype(f32)
+    hue = xp.where(top == bottom, f32(0), hue)
+    hue = hue + xp.asarray(delta, dtype=f32) * f32(6)
+    hue = xp.where(hue < 0, hue + f32(6), hue)
+    hue = xp.where(hue >= 6, hue - f32(6), hue)
+    sector = hue.astype(np.int32)
+    ratio = hue - sector.astype(f32)
+    ratio = xp.where(sector % 2 == 0, ratio, f32(1) - ratio)
+    middle = bottom + ratio * (top - bottom)
+    table = [(top, middle, bottom), (middle, top, bottom), (bottom, top, middle),
+             (bottom, middle, top), (middle, bottom, top), (top, bottom, middle)]  # fmt: skip
+    out = [xp.select([sector == k for k in range(5)], [t[c] for t in table[:5]], table[5][c])
+           for c in range(3)]  # fmt: skip
+    return xp.stack(out, -1).astype(images.dtype, copy=False)
 
 
 def _hsv_to_rgb_op_fwd(xp, images):
@@ -459,7 +506,7 @@ def rgb_to_yiq(images, name=None) -> Tensor:
         ValueError: a last axis other than 3. TypeError: non-floating images.
 
     >>> ek.image.rgb_to_yiq(ek.constant([[0.2, 0.5, 0.9]])).numpy()
-    array([[ 0.4559    , -0.30730775,  0.06101149]], dtype=float32)
+    array([[ 0.4559    , -0.30730772,  0.06101148]], dtype=float32)
     """
     return _channel_map(images, _RGB_TO_YIQ, "rgb_to_yiq")
 
@@ -476,7 +523,7 @@ def rgb_to_yuv(images, name=None) -> Tensor:
     Differentiable; errors as `rgb_to_yiq`.
 
     >>> ek.image.rgb_to_yuv(ek.constant([[0.2, 0.5, 0.9]])).numpy()
-    array([[ 0.4559    ,  0.21854648, -0.2244967 ]], dtype=float32)
+    array([[ 0.4559    ,  0.2185465 , -0.22449672]], dtype=float32)
     """
     return _channel_map(images, _RGB_TO_YUV, "rgb_to_yuv")
 

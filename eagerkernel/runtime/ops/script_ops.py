@@ -14,7 +14,7 @@ import functools
 import numpy as np
 
 from ..core import dtypes
-from ..core.dispatch import Primitive, defvjp, dispatch
+from ..core.dispatch import Primitive, defvjp, dispatch, stateful
 from ..core.errors import (
     InvalidArgumentError,
     OpError,
@@ -189,6 +189,9 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
         stateful: accepted; every call runs the function (eager execution never merges or
             skips calls), which is what True promises and False permits.
 
+    Without ``func`` and ``inp`` it is a decorator (``@ek.numpy_function(Tout=ek.float32)``,
+    as in the actor-critic tutorial), as in TensorFlow 2.
+
     Raises:
         InvalidArgumentError: a returned NumPy array whose dtype differs from ``Tout``.
         Exceptions raised by ``func`` propagate unchanged, as in TensorFlow's eager mode.
@@ -197,8 +200,25 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     array([1, 2, 3], dtype=int32)
     """
     op = "numpy_function"
+    if func is None and inp is None:  # the decorator form: @ek.numpy_function(Tout=...)
+        _tout(Tout, op)
+
+        def decorator(f):
+            @functools.wraps(f)
+            def wrapper(*args):
+                return numpy_function(f, list(args), Tout, stateful, name)
+
+            return wrapper
+
+        return decorator
     if func is None or not callable(func):
         raise TypeError(f"{op}: func must be callable. Received: func={func!r:.60}")
+    return _numpy_call(func, inp, Tout)
+
+
+@stateful  # a graph function calls ``func`` again on every call, as TensorFlow's PyFunc
+def _numpy_call(func, inp, Tout):
+    op = "numpy_function"
     outs, single = _tout(Tout, op)
     args = _inputs(inp, op)
     prim = _pyfunc if single else _pyfunc_multi

@@ -129,8 +129,21 @@ defvjp(_FFTND, lambda g, ans, x, rank: _c2c_vjp(g, ans, x, rank, False))
 defvjp(_IFFTND, lambda g, ans, x, rank: _c2c_vjp(g, ans, x, rank, True))
 
 
+def _preferred(value, x: Tensor, dtype) -> Tensor:
+    """TensorFlow's real transforms convert a non-Tensor input with ``preferred_dtype``
+    (float32 for `rfft`, complex64 for `irfft`): a NumPy float64 or int64 array or a pandas
+    Series becomes float32."""
+    if isinstance(value, Tensor) or x._value.dtype == dtype:
+        return x
+    if x._value.dtype.kind not in ("iufc" if np.dtype(dtype).kind == "c" else "iuf"):
+        return x  # bool, strings, complex for a real transform: the caller's check names it
+    from .elementwise import cast
+
+    return cast(x, dtype)
+
+
 def _complex_input(input, op: str, rank: int) -> Tensor:
-    x = tensor(input, op, np.complex64)
+    x = tensor(input, op, np.complex64)  # NumPy complex128 stays so, as in TensorFlow
     if x._value.dtype.kind != "c":
         raise invalid(
             op,
@@ -307,7 +320,7 @@ def _transform_input(value, tf_name: str, rank: int, dtypes: dict, what: str, hi
     """``value`` as a tensor for a real/complex transform of ``rank`` inner axes: its dtype
     one of ``dtypes`` (ValueError naming ``what``, as TensorFlow) and its rank at least
     ``rank`` (InvalidArgumentError)."""
-    x = tensor(value, tf_name, hint)
+    x = _preferred(value, tensor(value, tf_name, hint), next(iter(dtypes)))
     if x._value.dtype not in dtypes:
         raise ValueError(
             f"{tf_name.upper()} requires {what} inputs. Received: dtype {x.dtype.name}."

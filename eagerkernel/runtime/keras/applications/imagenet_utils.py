@@ -178,8 +178,9 @@ def preprocess_input(x, data_format=None, mode="caffe"):
             standard deviation).
 
     Returns:
-        float32 values: a NumPy array for an array, else a Tensor computed with tensor ops
-        (differentiable, on ``x``'s device).
+        float32 values: a NumPy array for an array, a KerasTensor for a KerasTensor (a
+        functional model's layers), else a Tensor computed with tensor ops (differentiable,
+        on ``x``'s device).
 
     Raises:
         ValueError: another ``mode`` or ``data_format``.
@@ -198,6 +199,10 @@ def preprocess_input(x, data_format=None, mode="caffe"):
         )
     if isinstance(x, np.ndarray):
         a = x.astype(np.float32)
+    elif isinstance(x, KerasTensor):  # a functional model's: op layers, as Keras's
+        if mode == "tf":
+            return x / 127.5 - 1.0
+        return layers.Lambda(lambda t: preprocess_input(t, data_format, mode))(x)
     else:  # Tensor ops: differentiable, and on the tensor's device
         from ...ops.elementwise import cast
 

@@ -287,6 +287,7 @@ class RandomFlip(_RandomLayer):
         return flips
 
     def call(self, inputs, training=True):
+        inputs = cast(inputs, self.compute_dtype)  # in both modes, as Keras 3's
         if not training:
             return inputs
         x, single = _batched(inputs)
@@ -325,11 +326,10 @@ class _Geometric(_RandomLayer):
         self.fill_value = float(fill_value)
 
     def call(self, inputs, training=True):
+        inputs = cast(inputs, self.compute_dtype)  # in both modes, as Keras 3's
         if not training:
             return inputs
         x, single = _batched(inputs)
-        if x._value.dtype.kind != "f":
-            x = cast(x, "float32")
         b, h, w = int(x.shape[0]), int(x.shape[1]), int(x.shape[2])
         # drawn in a stateful step: a graph function draws new transforms on every call
         transforms = draw_params(self, "_transforms", (b, h, w), x.dtype.name, x._device)

@@ -8,12 +8,14 @@ import types
 from ..utils_more import save_img as _save_img
 from . import image as _image
 from . import image_generator as _image_generator
+from .audio import audio_dataset_from_directory
 from .image import image_dataset_from_directory
 from .sequence import pad_sequences
 from .text import text_dataset_from_directory
 from .timeseries import timeseries_dataset_from_array
 
 __all__ = [
+    "audio_dataset_from_directory",
     "image",
     "image_dataset_from_directory",
     "sequence",
