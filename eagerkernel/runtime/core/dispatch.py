@@ -316,7 +316,7 @@ def record(prim: Primitive, inputs: tuple, output, params: dict = _NO_PARAMS) ->
             recorder.record(prim, inputs, output, params, None, None)
 
 
-def stateful(fn):
+def stateful(fn=None, *, undoable: bool = True):
     """Marks ``fn`` as a stateful op: one that changes or reads state outside its tensor
     arguments (a Variable assignment, an optimizer update, a random draw, a metric update,
     ``ek.print``). Called normally it just runs. While a graph function is traced
@@ -324,9 +324,18 @@ def stateful(fn):
     performs again by calling ``fn`` (with the replay's tensors), so its effect happens on
     every call, as TensorFlow's stateful ops do.
 
+    ``undoable=False`` (``@stateful(undoable=False)``) marks an effect that restoring the
+    Variables and the random generator cannot take back (a Python callback, ``print``, a file
+    write, an iterator's next element): a replay that misses a guard after it hands its
+    result to the next attempt instead of performing it again (`function.effects`).
+
     ``fn``'s own ops are not recorded while it is traced: it must not hand internal tensors
     to ops outside it except through its return value.
     """
+    if fn is None:
+        return functools.partial(stateful, undoable=undoable)
+    if not undoable:
+        fn.__ek_undoable__ = False
 
     @functools.wraps(fn)
     def op(*args, **kwargs):

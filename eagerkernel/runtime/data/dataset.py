@@ -139,7 +139,7 @@ class Dataset(GroupingMethods, MoreMethods, PersistenceMethods, ResamplingMethod
         return self._spec_cache
 
     # -- Python protocol ------------------------------------------------------------------------
-    @stateful  # inside ek.function, every call starts a fresh pass
+    @stateful(undoable=False)  # inside ek.function, every call starts a fresh pass
     def __iter__(self):
         from .iterator import Iterator
 

@@ -53,16 +53,16 @@ class Iterator:
         self._position += 1  # for checkpoints (see `_checkpoint_variables`)
         return x
 
-    @stateful  # inside ek.function, every call takes the next element
+    @stateful(undoable=False)  # inside ek.function, every call takes the next element
     def __next__(self):
         return self._take()
 
-    @stateful
+    @stateful(undoable=False)
     def next(self):
         """The next element (TF 1.x spelling of ``next(it)``)."""
         return self._take()
 
-    @stateful
+    @stateful(undoable=False)
     def get_next(self, name=None):
         """The next element (follows `tf.data.Iterator.get_next`).
 

@@ -167,7 +167,7 @@ def function(
     return wrap if func is None else wrap(func)
 
 
-@stateful
+@stateful(undoable=False)
 def print_(
     *inputs,
     output_stream=None,

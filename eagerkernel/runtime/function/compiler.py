@@ -20,6 +20,7 @@ from ..core.dtypes import string
 from ..native import kernels as _kernels
 from ..ops.elementwise import mul_primitive
 from ..ops.reduction import sum_forward, sum_primitive
+from .effects import perform
 from .guards import GuardMiss, make_guard
 from .instructions import device_of, uses
 from .tracing import STOP, TracedParam, arg_refs, call_expecting_stop, fill_template, flat_outputs
@@ -289,7 +290,6 @@ def _host_call(fn, arg_t, out_t, devices):
 
     def call(*values):
         args, kwargs = fill_template(arg_t, iter(values), iter(devices))
-        out = fn(*args, **kwargs)
-        return flat_outputs(out_t, out, [])
+        return flat_outputs(out_t, perform(fn, args, kwargs), [])
 
     return call

@@ -25,6 +25,7 @@ from ..core.variable import Variable
 from ..data.structure import TensorSpec
 from ..observers import Observers
 from .concrete_function import ConcreteFunction
+from .effects import LOG as EFFECTS
 from .guards import GuardMiss
 from .program import Program, restore_state, state_of
 from .signature import (
@@ -233,16 +234,21 @@ class Function:
         if observed and program.custom_gradients:
             # A tape must see the hand-written gradients, which only the Python code records.
             return self.python_function(*args, **kwargs)
-        while True:
-            try:
-                values = program.run_observed(tensors) if observed else program.run(arrays)
-                break
-            except GuardMiss as miss:
-                branch = (miss.index, hashable_value(miss.value))
-                nxt = program.branches.get(branch)
-                if nxt is None:
-                    return self._trace(entry, program, branch, args, kwargs, tensors, key)
-                program = nxt
+        saved = EFFECTS.begin()  # what un-undoable calls did, for the attempt after a miss
+        try:
+            while True:
+                try:
+                    values = program.run_observed(tensors) if observed else program.run(arrays)
+                    break
+                except GuardMiss as miss:
+                    EFFECTS.retry()
+                    branch = (miss.index, hashable_value(miss.value))
+                    nxt = program.branches.get(branch)
+                    if nxt is None:
+                        return self._trace(entry, program, branch, args, kwargs, tensors, key)
+                    program = nxt
+        finally:
+            EFFECTS.end(saved)
         return self._outputs(program, values)
 
     def _outputs(self, program: Program, values: list):

@@ -16,6 +16,7 @@ from ..core.tensor import Tensor, make
 from ..core.variable import Variable
 from ..data.structure import TensorSpec
 from .compiler import compile_program
+from .effects import perform
 from .guards import GuardMiss, make_guard
 from .instructions import fold_constants, live_instructions
 from .signature import composite_spec
@@ -204,7 +205,7 @@ def _run_observed(program: Program, tensors: list) -> list:
             if out_t is STOP:
                 call_expecting_stop(fn, args, kwargs)
                 continue
-            result = fn(*args, **kwargs)
+            result = perform(fn, args, kwargs)
             slots = arg_refs(out_t, [])
             for s, value in zip(slots, flat_outputs(out_t, result, [])):
                 env[s] = value if program.devices[s] is None else make(value, program.devices[s])

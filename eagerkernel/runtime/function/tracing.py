@@ -21,6 +21,7 @@ from ..core.composite import CompositeTensor
 from ..core.context import Recorder
 from ..core.tensor import Tensor, make
 from ..core.variable import Variable
+from .effects import perform
 from .guards import GuardMiss
 
 __all__ = [
@@ -231,7 +232,7 @@ class Tracer(Recorder):
         before = _variable.creation_count()
         try:
             with _context.suspended():
-                out = fn(*args, **kwargs)
+                out = perform(fn, args, kwargs, STOP)
         except StopIteration:  # the end of a pass over a Dataset: replays expect it too
             self.instrs.append(("call", fn, self._template((args, kwargs)), STOP))
             self.calls.append((fn, STOP))
@@ -380,7 +381,7 @@ def flat_outputs(template, out, values: list) -> list:
 def call_expecting_stop(fn, args, kwargs) -> list:
     """Replays a call that raised StopIteration while tracing."""
     try:
-        fn(*args, **kwargs)
+        perform(fn, args, kwargs, STOP)
     except StopIteration:
         return []
     raise GuardMiss(-1, "no StopIteration")

@@ -110,7 +110,7 @@ def read_file(filename, name=None) -> Tensor:
     return to_tensor(data, None, "read_file")
 
 
-@stateful  # a graph function writes the file again on every call
+@stateful(undoable=False)  # a graph function writes the file again on every call
 def write_file(filename, contents, name=None) -> None:
     """Writes a string scalar's bytes to a file, replacing it (follows `tf.io.write_file`);
     the file appears whole (written to a temporary name, then renamed)."""

@@ -216,7 +216,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     return _numpy_call(func, inp, Tout)
 
 
-@stateful  # a graph function calls ``func`` again on every call, as TensorFlow's PyFunc
+@stateful(undoable=False)  # a graph function calls ``func`` again on every call (PyFunc)
 def _numpy_call(func, inp, Tout):
     op = "numpy_function"
     outs, single = _tout(Tout, op)
