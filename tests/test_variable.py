@@ -37,7 +37,22 @@ def test_assign_dtype_mismatch():
         v.assign([1.5, 2.5])
     w = ek.Variable([1.0])
     with pytest.raises(ValueError, match=r"dtype float32, the value has dtype float64"):
-        w.assign(np.array([1.0]))
+        w.assign(ek.constant([1.0], ek.float64))  # a Tensor keeps its dtype (TensorFlow too)
+
+
+def test_assign_converts_numpy_data_to_the_variable_dtype():
+    # TensorFlow 2.21 converts NumPy arrays as it converts them to a Tensor of the variable's
+    # dtype (the imbalanced-data tutorial's ``bias.assign(np.log([pos / neg]))``).
+    w = ek.Variable([0.0, 0.0])
+    w.assign(np.log([0.5, 2.0]))
+    np.testing.assert_array_equal(w.numpy(), np.log([0.5, 2.0]).astype(np.float32))
+    w.assign_add(np.array([1, 2]))
+    np.testing.assert_array_equal(w.numpy(), np.log([0.5, 2.0]).astype(np.float32) + [1, 2])
+    n = ek.Variable([0, 0])
+    n.assign(np.array([1.5, -2.5]))  # TensorFlow truncates, as NumPy's astype
+    assert n.numpy().tolist() == [1, -2] and n.dtype == ek.int32
+    with pytest.raises(ValueError, match="shape"):
+        w.assign(np.ones(3))
 
 
 def test_numpy_result_does_not_change_after_assign():

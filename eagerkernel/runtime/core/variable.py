@@ -323,6 +323,9 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
             from .type_promotion import variable_value
 
             value = variable_value(self, value, f"Variable.{op}")
+        elif type(value) is np.ndarray and value.dtype != self._value.dtype:
+            if value.dtype.kind in "iuf" and self._value.dtype.kind in "iufc":
+                value = value.astype(self._value.dtype)  # TF converts NumPy data to its dtype
         t = to_tensor(value, self._value.dtype, f"Variable.{op}")
         if t._value.dtype != self._value.dtype:
             raise ValueError(
@@ -343,7 +346,9 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
 
     @stateful
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        """Replaces the value (follows `tf.Variable.assign`).
+        """Replaces the value (follows `tf.Variable.assign`). A NumPy array of numbers is
+        converted to the variable's dtype, as TensorFlow converts it (float64 data into a
+        float32 variable: ``bias.assign(np.log([p / n]))``); a Tensor must have its dtype.
 
         Under the new type promotion (NumPy behavior's "all"/"safe" mode) a value of another
         dtype is converted when it promotes to the variable's dtype (an int16 tensor into an

@@ -24,6 +24,8 @@ How a call runs:
    back: variables and the random generator) and the call runs eagerly once more while being
    traced: a new *branch*, replayed from then on for calls whose guards take it. So a call's
    result is always the eager result; there is no AutoGraph and no ``tf.cond`` to write.
+   Effects that cannot be put back (a ``numpy_function`` callback, ``print``, an iterator's
+   next element) are not repeated: the attempt after a miss gets their results (`effects`).
 
 A first trace that created Variables is followed by a second run of the Python code (a
 `VerifyingTracer`), as TensorFlow traces such a function twice: a Variable created again
@@ -42,7 +44,7 @@ the same program, with a warning).
 
 The package by job: `tracing` (the `Tracer` recorder, its `VerifyingTracer` and the templates
 of stateful calls), `guards`, `instructions` (the trace's instruction list: folding,
-liveness), `compiler` (instructions to straight-line Python), `program` (`Program`: run,
+liveness), `effects` (un-undoable calls, once per call), `compiler` (instructions to straight-line Python), `program` (`Program`: run,
 replay under a tape), `signature` (cache keys, specs), `polymorphic_function` (`Function`),
 `concrete_function` (`ConcreteFunction`), `graph` (read-only graph views) and `api`
 (`function`, `init_scope`, `print_`).
