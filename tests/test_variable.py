@@ -47,7 +47,8 @@ def test_assign_converts_numpy_data_to_the_variable_dtype():
     w.assign(np.log([0.5, 2.0]))
     np.testing.assert_array_equal(w.numpy(), np.log([0.5, 2.0]).astype(np.float32))
     w.assign_add(np.array([1, 2]))
-    np.testing.assert_array_equal(w.numpy(), np.log([0.5, 2.0]).astype(np.float32) + [1, 2])
+    want = np.log([0.5, 2.0]).astype(np.float32) + np.array([1.0, 2.0], np.float32)
+    np.testing.assert_array_equal(w.numpy(), want)
     n = ek.Variable([0, 0])
     n.assign(np.array([1.5, -2.5]))  # TensorFlow truncates, as NumPy's astype
     assert n.numpy().tolist() == [1, -2] and n.dtype == ek.int32

@@ -323,9 +323,13 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
             from .type_promotion import variable_value
 
             value = variable_value(self, value, f"Variable.{op}")
-        elif type(value) is np.ndarray and value.dtype != self._value.dtype:
-            if value.dtype.kind in "iuf" and self._value.dtype.kind in "iufc":
-                value = value.astype(self._value.dtype)  # TF converts NumPy data to its dtype
+        elif (
+            type(value) is np.ndarray
+            and value.dtype != self._value.dtype
+            and value.dtype.kind in "iuf"
+            and self._value.dtype.kind in "iufc"
+        ):
+            value = value.astype(self._value.dtype)  # TF converts NumPy data to its dtype
         t = to_tensor(value, self._value.dtype, f"Variable.{op}")
         if t._value.dtype != self._value.dtype:
             raise ValueError(
