@@ -46,8 +46,8 @@ The package by job: `tracing` (the `Tracer` recorder, its `VerifyingTracer` and 
 of stateful calls), `guards`, `instructions` (the trace's instruction list: folding, liveness),
 `effects` (un-undoable calls, once per call), `compiler` (instructions to straight-line
 Python), `program` (`Program`: run, replay under a tape), `signature` (cache keys, specs),
-`polymorphic_function` (`Function`), `concrete_function` (`ConcreteFunction`), `graph` (read-
-only graph views) and `api` (`function`, `init_scope`, `print_`).
+`polymorphic_function` (`Function`), `concrete_function` (`ConcreteFunction`), `graph`
+(read-only graph views) and `api` (`function`, `init_scope`, `print_`).
 """
 
 from __future__ import annotations
