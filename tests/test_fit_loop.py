@@ -375,8 +375,19 @@ def test_a_generator_is_read_once():
     assert history.epoch == [0] and len(model.seen["train"]) == 3
     model.fit(gen(), epochs=3, steps_per_epoch=1, verbose=0)
     assert model.seen["train"][3:] == [[0, 1], [2, 3], [4, 5]]
-    with pytest.raises(ValueError, match="empty"):
-        model.evaluate(iter([]), verbose=0)
+    # Empty data: Keras 3.15 warns and gives no results (fit: no epoch; evaluate: [] or {}).
+    with pytest.warns(UserWarning, match="ran out of data; interrupting evaluation"):
+        assert model.evaluate(iter([]), verbose=0) == []
+    with pytest.warns(UserWarning, match="ran out of data; interrupting training"):
+        assert model.fit(iter([]), epochs=2, verbose=0).history == {}
+    empty = ek.data.Dataset.range(0).map(lambda i: (ek.zeros([1, 1]), ek.zeros([1, 1])))
+    with pytest.warns(UserWarning, match="generate at least `validation_steps` batches"):
+        history = model.fit(X10[:2], Y10[:2], validation_data=empty, epochs=1, verbose=0)
+    assert not any(k.startswith("val_") for k in history.history)
+    with pytest.warns(UserWarning, match="ran out"):
+        assert model.evaluate(empty, verbose=0, return_dict=True) == {}
+    with pytest.raises(ValueError, match="The data for prediction is empty"):
+        model.predict(empty, verbose=0)
 
 
 # -- class and sample weights ---------------------------------------------------------------

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .io_utils import is_interactive_logging_enabled, print_msg
+from .progbar import _format as format_value
 
 __all__ = [
     "BackupAndRestore",
@@ -269,7 +270,8 @@ class History(Callback):
 
 
 def _log_text(logs) -> str:
-    return " - ".join(f"{k}: {v:.4f}" for k, v in (logs or {}).items())
+    # Keras's format: four decimals, e-notation at magnitudes of 1e-3 or less (1.0000e-04)
+    return " - ".join(f"{k}: {format_value(v)}" for k, v in (logs or {}).items())
 
 
 class ProgbarLogger(Callback):

@@ -508,7 +508,7 @@ class EpochIterator:
                 f"`{steps_name}`, the number of batches to draw, so that the "
                 f"{activity} can end. Received: {steps_name}=None."
             )
-        if adapter.num_batches == 0:
+        if adapter.num_batches == 0 and activity == "prediction":
             raise ValueError(f"The data for {activity} is empty (no batch).")
         self.ran_out = False
         self._it = None
@@ -541,8 +541,11 @@ class EpochIterator:
         if the data has no batch left (a consumed iterator, or the end of the data reached
         while keeping the place with ``steps``).
 
+        Empty data gives None too (`fit` and `evaluate` then warn that the input ran out of
+        data and give no results, as Keras 3 does).
+
         Raises:
-            ValueError: the data never gave a batch (it is empty).
+            ValueError: the data for `predict` never gave a batch (it is empty).
         """
         fresh = self._it is None or self.steps is None
         if fresh:
@@ -553,7 +556,7 @@ class EpochIterator:
             self._it = iter(self.adapter)
             first = self._next()
         if first is None:
-            if not self._seen_any:
+            if not self._seen_any and self.activity == "prediction":
                 raise ValueError(f"The data for {self.activity} is empty (no batch).")
             return None
         self._seen_any = True
@@ -574,7 +577,12 @@ class EpochIterator:
     def warn_ran_out(self) -> None:
         """Warns as Keras does when the data ends before ``steps`` batches."""
         self.ran_out = True
-        if self.steps is None:  # a Python iterator read to its end by an earlier epoch
+        if not self._seen_any:  # empty data: Keras's text
+            steps = f"`{self.steps_name}`" + (" * epochs" if self.activity == "training" else "")
+            advice = (
+                f"Make sure that your dataset or generator can generate at least {steps} batches."
+            )
+        elif self.steps is None:  # a Python iterator read to its end by an earlier epoch
             advice = (
                 f"A Python iterator or generator is read once: pass `{self.steps_name}` and "
                 f"make it yield at least `{self.steps_name}` * epochs batches, or pass a Dataset."

@@ -584,12 +584,10 @@ class Trainer:
         cb.on_test_begin()
         self.reset_metrics()
         batches = it.epoch()
-        if batches is None:
-            raise ValueError(
-                "evaluate: no batch left in the data: a Python iterator or generator can be "
-                "read once; pass a Dataset or arrays."
-            )
         logs: dict = {}
+        if batches is None:  # empty (or read-once and read): Keras 3 warns, no results
+            it.warn_ran_out()
+            batches = ()
         for begin, end, group in grouped(batches, self._steps_per_execution):
             cb.on_test_batch_begin(begin)
             for data in group:
