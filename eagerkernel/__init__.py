@@ -121,6 +121,7 @@ random_normal = random.normal
 random_uniform = random.uniform
 set_random_seed = random.set_seed
 initializers = keras.initializers  # TensorFlow 2's tf.initializers is Keras's (time_series)
+optimizers = keras.optimizers  # and so is tf.optimizers
 
 
 # `ek.autograph`, as `tf.autograph`: nothing is converted (see its module).

@@ -235,3 +235,16 @@ def test_random_split_of_a_pair_of_int64_tensors_keeps_int64():
     got = ek.random.split((a, a), num=1)
     assert got.dtype == ek.int64
     assert got.numpy().tolist() == [[-6856063536328932722, -6061095977527908230]]
+
+
+def test_tf_optimizers_and_keras_legacy_optimizers_name_the_keras_classes():
+    # TF 2.21: ek.optimizers is Keras's module. ek.keras 2.11-2.15's optimizers.legacy names make
+    # the current classes here (Keras 3 raises ImportError for them), with Keras 2's decay.
+    assert ek.optimizers.Adam is ek.keras.optimizers.Adam
+    from eagerkernel.keras.optimizers.legacy import SGD
+
+    opt = SGD(learning_rate=1.0, decay=1.0)
+    v = ek.Variable(0.0)
+    for _ in range(2):
+        opt.apply_gradients([(ek.constant(1.0), v)])
+    assert float(v) == pytest.approx(-(1.0 + 1.0 / 2.0))  # lr / (1 + decay * iterations)

@@ -4,7 +4,7 @@ Lamb, Adafactor, Muon, ScheduleFreeAdamW, MultiOptimizer and `get` (follows
 
 from __future__ import annotations
 
-from . import schedules
+from . import legacy, schedules
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -44,6 +44,7 @@ __all__ = [
     "ScheduleFreeAdamW",
     "deserialize",
     "get",
+    "legacy",
     "schedules",
     "serialize",
 ]
