@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .io_utils import is_interactive_logging_enabled, print_msg
-from .progbar import _format as format_value
+from .progbar import format_value
 
 __all__ = [
     "BackupAndRestore",

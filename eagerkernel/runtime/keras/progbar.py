@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from .io_utils import is_interactive_logging_enabled, print_msg
 
-__all__ = ["Progbar"]
+__all__ = ["Progbar", "format_value"]
 
 
-def _format(value: float) -> str:
-    # Keras's Progbar: four decimals, scientific notation for magnitudes of 1e-3 or less.
+def format_value(value: float) -> str:
+    """A metric as Keras's Progbar shows it: four decimals, scientific notation for
+    magnitudes of 1e-3 or less.
+
+    >>> format_value(0.32814), format_value(1e-4)
+    ('0.3281', '1.0000e-04')
+    """
     return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
 
 
@@ -67,7 +72,7 @@ class Progbar:
         parts = []
         for k in self._values_order:
             total, count = self._values[k]
-            parts.append(f"{k}: {_format(total / max(1, count))}")
+            parts.append(f"{k}: {format_value(total / max(1, count))}")
         return " - ".join(parts)
 
     def update(self, current, values=None, finalize=None) -> None:
