@@ -152,7 +152,7 @@ def test_config_round_trips_and_scale_loss_multiplies():
     plain = K.Adam()
     loss = ek.constant(0.5)
     assert plain.scale_loss(loss) is loss
-    assert "gradient_accumulation_steps" not in plain.get_config()
+    assert plain.get_config()["gradient_accumulation_steps"] is None  # Keras 3.15: always a key
 
 
 def test_minimize_with_a_loss_scale_factor_takes_the_unscaled_step():

@@ -647,7 +647,7 @@ class RandomCrop(_RandomLayer):
         # new window on every call
         window = draw_params(self, "_window", (int(h), int(w)), x.dtype.name, x._device)
         x = gather(gather(x, window["rows"], axis=1), window["cols"], axis=2)
-        return _unbatched(x, single)
+        return _unbatched(cast(x, self.compute_dtype), single)  # Keras 3 casts when cropping
 
     def _window(self, h, w):
         top = int(self._uniform([], 0, h - self.height + 1 - 1e-9))
@@ -746,7 +746,8 @@ class CenterCrop(Layer):
     """Crops the central ``height`` x ``width`` window (follows
     `tf.keras.layers.CenterCrop`); an input smaller than the target in either dimension is
     `smart_resize`d to it instead (its largest centred window of the target's aspect ratio,
-    resized), as Keras 3 does.
+    resized), as Keras 3 does. Inputs are cast to the layer's compute dtype (float32 by
+    default, also for a ``uint8`` image), as Keras 3's.
 
     >>> x = ek.constant(np.arange(16.0, dtype=np.float32).reshape(4, 4, 1))
     >>> ek.keras.layers.CenterCrop(2, 2)(x)[..., 0].numpy()
@@ -763,7 +764,7 @@ class CenterCrop(Layer):
         self.height, self.width = int(height), int(width)
 
     def call(self, inputs):
-        x, single = _batched(inputs)
+        x, single = _batched(cast(to_tensor(inputs), self.compute_dtype))  # as Keras 3 casts
         h, w = x.shape[1], x.shape[2]
         if h < self.height or w < self.width:
             return smart_resize(inputs, (self.height, self.width))

@@ -129,6 +129,12 @@ class GradientObserver(typing.Protocol):
         any variable changed."""
 
 
+# Keras 3's Optimizer.get_config keys after the name and learning rate, in its order.
+_BASE_CONFIG_KEYS = ("weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema")
+_BASE_CONFIG_KEYS += ("ema_momentum", "ema_overwrite_frequency", "loss_scale_factor")
+_BASE_CONFIG_KEYS += ("gradient_accumulation_steps",)
+
+
 class Optimizer(WeightDecayExclusion):
     """Base class of optimizers (follows `tf.keras.optimizers.Optimizer`).
 
@@ -750,20 +756,11 @@ class Optimizer(WeightDecayExclusion):
         elif hasattr(lr, "get_config"):
             lr = {"class_name": type(lr).__name__, "config": lr.get_config()}
         config = {"name": self.name, "learning_rate": lr}
-        for key in ("clipnorm", "clipvalue", "global_clipnorm", "weight_decay"):
-            if getattr(self, key) is not None:
-                config[key] = getattr(self, key)
+        # Keras 3's base config: every key, None included, in its order.
+        for key in _BASE_CONFIG_KEYS:
+            config[key] = getattr(self, key)
         if self.decay:
             config["decay"] = self.decay
-        if self.use_ema:
-            config.update(
-                use_ema=True,
-                ema_momentum=self.ema_momentum,
-                ema_overwrite_frequency=self.ema_overwrite_frequency,
-            )
-        for key in ("loss_scale_factor", "gradient_accumulation_steps"):
-            if getattr(self, key) is not None:
-                config[key] = getattr(self, key)
         return config
 
     def finalize_variable_values(self, var_list) -> None:
