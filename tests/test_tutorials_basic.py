@@ -67,3 +67,19 @@ def test_center_and_random_crop_cast_to_compute_dtype():
     crop = ek.keras.layers.RandomCrop(4, 4, seed=1)(U8, training=True)
     assert crop.dtype == ek.float32 and crop.shape == (2, 4, 4, 3)
     assert set(crop.numpy().ravel()) <= set(U8.astype(np.float32).ravel())  # a crop, not a resize
+
+
+def test_a_sequential_with_an_input_converts_numbers_to_its_dtype():
+    # Keras 3.15 (the oracle): Sequential([Input((3,)), Identity()]) on uint8 data gives
+    # float32 [1. 2. 3.], as a functional model converts its inputs to the Input's dtype;
+    # an int Input keeps ints, and strings reach a string Input as they are.
+    keras = ek.keras
+    u8 = np.array([[1, 2, 3]], np.uint8)
+    out = keras.Sequential([keras.Input((3,)), keras.layers.Identity()])(u8)
+    assert out.dtype == ek.float32 and out.numpy().tolist() == [[1.0, 2.0, 3.0]]
+    out = keras.Sequential([keras.Input((3,), dtype="int32"), keras.layers.Identity()])(u8)
+    assert out.dtype == ek.int32
+    lookup = keras.Sequential(
+        [keras.Input((1,), dtype="string"), keras.layers.StringLookup(vocabulary=["a"])]
+    )
+    assert lookup(np.array([["a"]])).numpy().tolist() == [[1]]

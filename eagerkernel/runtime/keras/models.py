@@ -11,6 +11,9 @@ import inspect
 import os
 import zipfile
 
+import numpy as np
+
+from ..core.context import context as thread_context
 from ..module import name_scope
 from .keras_tensor import KerasTensor
 from .layers.base import Layer
@@ -422,6 +425,21 @@ def functional_variant(cls: type) -> type:
     return variant
 
 
+def _in_dtype(x, dtype):
+    """``x`` (numbers) as a Tensor of ``dtype`` (numeric) when its dtype differs, as Keras 3's
+    functional models convert their inputs; anything else as it is."""
+    from ..core.tensor import Tensor, to_tensor
+    from ..ops.elementwise import cast
+
+    if isinstance(x, (np.ndarray, np.generic)):
+        x = to_tensor(x, None, "Sequential")
+    if not isinstance(x, Tensor) or x.dtype == dtype:
+        return x
+    if all(d.is_floating or d.is_integer for d in (x.dtype, dtype)):
+        return cast(x, dtype)
+    return x
+
+
 class Sequential(Model):
     """A stack of layers, each feeding the next (follows `tf.keras.Sequential`).
 
@@ -586,23 +604,31 @@ class Sequential(Model):
         """
         x = inputs
         if self._symbolic and not isinstance(inputs, (list, tuple, dict)):
-            # a (batch,) column into input_shape=(1,), as Keras's Sequential (a functional
-            # model once its input is known) takes it
-            x = adjust_input_rank(inputs, self._symbolic[0].shape)
+            # a (batch,) column into input_shape=(1,), and numbers in the input's dtype (uint8
+            # pixels into an Input's float32), as Keras's Sequential (a functional model once
+            # its input is known) takes them
+            x = adjust_input_rank(
+                _in_dtype(inputs, self._symbolic[0].dtype), self._symbolic[0].shape
+            )
         attach(x, mask)  # a mask given for the inputs (Keras 3)
+        scope = thread_context().scope_name  # "block/sequential/" in a custom layer's call
         with name_scope(""):
             for layer in self._stack:  # each takes the mask x carries (keras.masking)
                 x = layer(x) if training is None else layer(x, training=training)
         if not self._paths_prefixed:
-            self._prefix_paths(self._stack)
+            self._prefix_paths(self._stack, scope)
             self._paths_prefixed = True
         return x
 
-    def _prefix_paths(self, layers) -> None:
+    def _prefix_paths(self, layers, scope: str = "") -> None:
         """Puts this model's name in front of the `Variable.path` of the weights of
         ``layers`` (``sequential/dense/kernel``, Keras 3's paths: its Sequential builds them
-        in its own scope), once per weight; their names stay Keras 2's (``dense/kernel:0``)."""
-        prefix = f"{self._name}/"
+        in its own scope), once per weight; their names stay Keras 2's (``dense/kernel:0``).
+        ``scope``: the scope the model was called in, which ends with its name; a layer that
+        holds the model puts its name first, as in Keras 3 (``block/sequential/dense/kernel``).
+        """
+        own = f"{self._name}/"
+        prefix = scope if scope.endswith(own) else own
         for layer in layers:
             for v in layer.weights:
                 path = v.path
