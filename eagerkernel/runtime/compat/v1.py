@@ -299,6 +299,10 @@ def _train_getattr(name: str):
         from ..moving_averages import ExponentialMovingAverage
 
         return ExponentialMovingAverage
+    if name == "ClusterSpec":  # tf.train.ClusterSpec, as multi_worker_with_ctl builds one
+        from ..distribute.multi_worker import ClusterSpec
+
+        return ClusterSpec
     if name in (
         "Checkpoint",
         "CheckpointManager",

@@ -101,10 +101,18 @@ class MPIClusterResolver:
         workers = list(cluster.get("worker", []))
         count = len(chief) + len(workers)
         if count != self.num_workers:
+            started = (
+                "this process was not started by an MPI launcher (eagerkernel's workers are not "
+                "started one by one, as TensorFlow's are, but all at once by MPI)"
+                if self.num_workers == 1
+                else f"MPI started {self.num_workers} processes"
+            )
             raise ValueError(
                 f"TF_CONFIG names {count} tasks ({len(chief)} chief, {len(workers)} worker), but "
-                f"MPI started {self.num_workers} processes; launch as many processes as "
-                "TF_CONFIG lists (or unset TF_CONFIG: MPI's view is used)."
+                f"{started}. Launch every worker with one command, `mpiexec -n {count} python "
+                "script.py`, and unset TF_CONFIG (the cluster is then MPI's: worker i is rank i), "
+                "or give each rank its own TF_CONFIG: `mpiexec -n 1 -x TF_CONFIG=<task 0> python "
+                "script.py : -n 1 -x TF_CONFIG=<task 1> python script.py`."
             )
         task_type = task.get("type", "worker")
         task_id = int(task.get("index", 0))

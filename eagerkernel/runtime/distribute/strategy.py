@@ -403,6 +403,12 @@ class StrategyExtended:
                 "in cross-replica context."
             )
         n = self.num_local_replicas
+        if n == 1 and self.replicated:  # one replica per worker: see `_run_across_workers`
+            return self._run_across_workers(fn, args, kwargs)
+        return self._run_here(fn, args, kwargs)
+
+    def _run_here(self, fn, args: tuple, kwargs: dict):
+        strategy, n = self.strategy, self.num_local_replicas
         self.new_step()
         if n == 1:
             previous = dctx.current_replica()
@@ -419,6 +425,11 @@ class StrategyExtended:
                 if self.replicated:
                     self.activate(None)
         return self._run_in_threads(fn, args, kwargs)
+
+    @stateful  # the workers' collectives (gradients, sync-on-read values) run on host arrays
+    # a graph function's trace does not see: its replays run the replica step again, each time
+    def _run_across_workers(self, fn, args: tuple, kwargs: dict):
+        return self._run_here(fn, args, kwargs)
 
     @stateful  # the replicas' ops run in their threads, which a graph function's trace does
     # not see: its replays run the replicas again, each time

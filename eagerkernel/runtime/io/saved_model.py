@@ -66,6 +66,7 @@ from .saved_model_format import (
     JSON_FILE,
     STATEFUL_CALLS,
     VERSION,
+    is_local_io_device,
     primitives,
 )
 from .saved_model_shapes import polymorphic_entry
@@ -301,7 +302,9 @@ class SaveOptions:
             function that uses one unless this is False (then a loaded function
             differentiates through the ops the custom-gradient function ran, as TensorFlow
             does with False).
-        namespace_whitelist, save_debug_info, function_aliases, experimental_io_device,
+        experimental_io_device: None or the local host (``"/job:localhost"``), where this
+            process does its I/O anyway.
+        namespace_whitelist, save_debug_info, function_aliases,
             experimental_variable_policy: accepted with TensorFlow's defaults only.
 
     Raises:
@@ -323,6 +326,8 @@ class SaveOptions:
         for key, value in kwargs.items():
             if key not in self._DEFAULTS:
                 raise TypeError(f"SaveOptions: unexpected keyword argument {key!r}.")
+            if key == "experimental_io_device" and is_local_io_device(value):
+                continue  # this host does the I/O in any case
             if value != self._DEFAULTS[key]:
                 raise NotImplementedError(f"SaveOptions: {key}={value!r} is not supported.")
         self.experimental_custom_gradients = bool(experimental_custom_gradients)

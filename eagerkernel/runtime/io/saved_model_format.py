@@ -16,6 +16,7 @@ __all__ = [
     "STATEFUL_CALLS",
     "VERSION",
     "device_named",
+    "is_local_io_device",
     "primitives",
 ]
 
@@ -61,3 +62,15 @@ def device_named(name: str) -> Device:
         return get_device(name)
     except (ValueError, RuntimeError, InvalidArgumentError):  # a device this machine lacks:
         return CPU  # run on the CPU (TensorFlow's soft placement)
+
+
+def is_local_io_device(value) -> bool:
+    """Whether ``experimental_io_device`` (of `SaveOptions` / `LoadOptions`) names this
+    process's host: None, or a device string of job ``localhost`` (``"/job:localhost"``, as
+    TensorFlow's distribute/save_and_load tutorial passes). Files are always read and written
+    by this process, so such a value asks for what happens anyway; any other device would
+    need a remote worker, which eagerkernel does not have.
+    """
+    if value is None:
+        return True
+    return isinstance(value, str) and value.lower().split("/replica:")[0] == "/job:localhost"

@@ -35,6 +35,7 @@ from .saved_model_format import (
     STATEFUL_CALLS,
     VERSION,
     device_named,
+    is_local_io_device,
     primitives,
 )
 from .saved_model_shapes import instantiate
@@ -44,10 +45,16 @@ __all__ = ["LoadOptions", "load"]
 
 class LoadOptions:
     """Options of `load` (follows `tf.saved_model.LoadOptions`); only the defaults, which
-    ask for nothing, are accepted."""
+    ask for nothing, are accepted, and ``experimental_io_device="/job:localhost"`` (the local
+    host, where this process reads anyway).
+
+    Raises:
+        NotImplementedError: any other value."""
 
     def __init__(self, **kwargs):
         for key, value in kwargs.items():
+            if key == "experimental_io_device" and is_local_io_device(value):
+                continue
             if value not in (None, False):
                 raise NotImplementedError(f"LoadOptions: {key}={value!r} is not supported.")
 

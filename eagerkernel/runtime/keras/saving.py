@@ -525,13 +525,13 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
     Raises:
         ValueError: another extension (``.h5``, none: TensorFlow's SavedModel directory).
         FileExistsError: the file exists and ``overwrite`` is False.
-        NotImplementedError: a layer without ``get_config`` (a Lambda), an unknown keyword,
-            or ``zipped=False``.
+        ValueError: also any other keyword argument (``options``), as Keras 3 says it.
+        NotImplementedError: a layer without ``get_config`` (a Lambda), or ``zipped=False``.
     """
     from ..io.checkpoint_format import atomic_write
 
-    if kwargs:
-        raise TypeError(f"save_model: unexpected keyword arguments {sorted(kwargs)}.")
+    if kwargs:  # Keras 3's error, e.g. for TF 2's ``options=SaveOptions(...)``
+        raise ValueError(f"The following argument(s) are not supported: {list(kwargs)}")
     if zipped is False:
         raise NotImplementedError("save_model: zipped=False is not supported; the file is a zip.")
     filepath = os.fspath(filepath)

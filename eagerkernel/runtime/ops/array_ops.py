@@ -460,7 +460,8 @@ def concat(values, axis, name="concat") -> Tensor:
 
     Args:
         values: a non-empty list of tensors of one dtype and rank (>= 1), whose shapes agree
-            except along ``axis``.
+            except along ``axis``; a single tensor (or array) is a list of one, so it comes
+            back unchanged, as in TensorFlow (``tf.concat(model.predict(ds), axis=0)``).
         axis: in ``[-rank, rank)``.
 
     Raises:
@@ -475,6 +476,8 @@ def concat(values, axis, name="concat") -> Tensor:
         from ..ragged.ragged_ops import concat as ragged_concat
 
         return ragged_concat(values, axis)
+    if hasattr(values, "shape"):  # one tensor or array is a list of one, as TF reads it
+        values = [values]
     xs = _tensors(values, "concat")
     s0 = xs[0]._value.shape
     if not s0:
