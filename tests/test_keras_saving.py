@@ -373,7 +373,7 @@ def test_save_errors(tmp_path):
     model.save(tmp_path / "m.keras")
     with pytest.raises(FileExistsError, match="overwrite=False"):
         model.save(tmp_path / "m.keras", overwrite=False)
-    with pytest.raises(FileNotFoundError, match="no file"):
+    with pytest.raises(FileNotFoundError, match="File not found"):
         keras.models.load_model(tmp_path / "missing.keras")
     (tmp_path / "junk.keras").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match=r"junk.keras is not a .keras file"):

@@ -193,3 +193,13 @@ def test_sequential_inside_a_custom_layer_has_keras3_weight_paths():
     top = keras.Sequential([keras.layers.Dense(2, name="d")], name="top")
     top(ek.ones((1, 4)))
     assert [w.path for w in top.weights] == ["top/d/kernel", "top/d/bias"]
+
+
+def test_load_model_of_a_missing_file_raises_keras_value_error(tmp_path):
+    # Keras 3.15: ValueError("File not found: filepath=nope.keras. Please ensure the file is an
+    # accessible `.keras` zip file."); a FileNotFoundError too, for code that catches that.
+    path = str(tmp_path / "nope.keras")
+    with pytest.raises(ValueError, match=r"^File not found: filepath=.*nope\.keras\. Please"):
+        ek.keras.models.load_model(path)
+    with pytest.raises(FileNotFoundError):
+        ek.keras.models.load_model(path)

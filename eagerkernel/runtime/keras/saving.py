@@ -24,6 +24,7 @@ from . import saving_state
 
 __all__ = [
     "CustomObjectScope",
+    "ModelFileNotFoundError",
     "clone_model",
     "custom_object_scope",
     "deserialize_keras_object",
@@ -565,6 +566,11 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
             atomic_write(filepath, f.read())
 
 
+class ModelFileNotFoundError(FileNotFoundError, ValueError):
+    """`load_model` of a path where no file is: Keras 3 raises ValueError, Python code
+    catches FileNotFoundError; this is both."""
+
+
 def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: bool = True):
     """A model from a ``.keras`` file (follows `tf.keras.models.load_model`): rebuilt from its
     config, its weights (and, with ``compile``, its optimizer's state) restored, so that
@@ -579,7 +585,8 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
             ``False`` loads it: only for files you trust.
 
     Raises:
-        FileNotFoundError: no such file.
+        FileNotFoundError: no such file; also a ValueError, as Keras 3 raises ValueError
+            ("File not found: filepath=...").
         ValueError: not a ``.keras`` zip, or a missing entry (the file is named).
         TypeError: an unknown class (named, with the file).
         ValueError: a ``Lambda`` layer's Python code with ``safe_mode=True`` (Keras's message).
@@ -587,7 +594,10 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     """
     filepath = os.fspath(filepath)
     if not os.path.exists(filepath):
-        raise FileNotFoundError(f"load_model: no file at {filepath}.")
+        raise ModelFileNotFoundError(
+            f"File not found: filepath={filepath}. Please ensure the file is an accessible "
+            "`.keras` zip file."
+        )
     if not zipfile.is_zipfile(filepath):
         raise ValueError(
             f"load_model: {filepath} is not a .keras file (a zip archive written by "
