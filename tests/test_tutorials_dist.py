@@ -203,3 +203,18 @@ def test_load_model_of_a_missing_file_raises_keras_value_error(tmp_path):
         ek.keras.models.load_model(path)
     with pytest.raises(FileNotFoundError):
         ek.keras.models.load_model(path)
+
+
+def test_loaded_signature_outputs_are_named_by_their_keys(tmp_path):
+    # TF 2.21: {'output_0': TensorSpec(shape=(None, 2), dtype=tf.float32, name='output_0')}
+    class M(ek.Module):
+        @ek.function(input_signature=[ek.TensorSpec([None, 2], ek.float32)])
+        def f(self, x):
+            return x * 2
+
+    m = M()
+    ek.saved_model.save(m, str(tmp_path), signatures=m.f)
+    outputs = ek.saved_model.load(str(tmp_path)).signatures["serving_default"].structured_outputs
+    assert list(outputs) == ["output_0"]
+    spec = outputs["output_0"]
+    assert (spec.name, tuple(spec.shape), spec.dtype) == ("output_0", (None, 2), ek.float32)

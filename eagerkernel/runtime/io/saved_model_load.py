@@ -337,7 +337,11 @@ class LoadedSignature(LoadedFunction):
     @property
     def structured_outputs(self):
         """The outputs' dict with a `TensorSpec` per tensor (see `LoadedFunction`)."""
-        return _output_dict(super().structured_outputs)
+        specs = _output_dict(super().structured_outputs)
+        return {  # each spec named by its key, as TensorFlow's signatures name them
+            k: TensorSpec(v.shape, v.dtype, name=k) if type(v) is TensorSpec else v
+            for k, v in specs.items()
+        }
 
 
 def _output_dict(result) -> dict:
