@@ -248,3 +248,13 @@ def test_tf_optimizers_and_keras_legacy_optimizers_name_the_keras_classes():
     for _ in range(2):
         opt.apply_gradients([(ek.constant(1.0), v)])
     assert float(v) == pytest.approx(-(1.0 + 1.0 / 2.0))  # lr / (1 + decay * iterations)
+
+
+def test_numpy_scalars_are_operands_of_keras_tensors():
+    # Keras 3.15: x / np.float32(2) is float32 and x * np.float64(2) float64 (an array operand,
+    # promoted); here the NumPy scalar raised TypeError.
+    x = ek.keras.Input((3,))
+    half = x / np.float32(2)
+    assert half.dtype == ek.float32 and (x * np.float64(2)).dtype == ek.float64
+    model = ek.keras.Model(x, half)
+    np.testing.assert_array_equal(model(np.ones((1, 3), np.float32)).numpy(), [[0.5] * 3])

@@ -452,6 +452,8 @@ def operator_layer(op: str, x, other, reverse: bool):
         return Operator(op, key=encode_key(other))(x)
     if isinstance(other, KerasTensor):
         return Operator(op, reverse=reverse)([x, other])
+    if isinstance(other, np.generic) and other.dtype.kind in "iuf":
+        other = np.asarray(other)  # a NumPy scalar is an array operand (x * np.float64(2))
     if isinstance(other, (np.ndarray, Tensor)):
         # An array operand is stored in the config: the op records a `KerasOpLayer`, as
         # Keras 3's operators call `keras.ops`.
