@@ -319,6 +319,7 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
     value = read_value
 
     def _checked(self, value, op: str) -> np.ndarray:
+        given = value
         if _NUMPY_STATE.promotion is not None:  # the new type promotion: implicit conversion
             from .type_promotion import variable_value
 
@@ -344,7 +345,7 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         if t._device is not self._device:
             t = copy_to_device(t, self._device)
         arr = t._value
-        if type(value) is np.ndarray and arr is value:
+        if arr is given:  # the caller's own array (a converted one is already a new array)
             arr = arr.copy()  # the caller may write into their array later
         return arr
 

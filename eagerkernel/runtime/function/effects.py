@@ -45,6 +45,7 @@ class EffectLog(threading.local):
         self.given, self.done = collections.deque(self.done or ()), []
 
     def end(self, saved: tuple) -> None:
+        """Ends a function call's log, restoring the enclosing call's (what `begin` gave)."""
         self.done, self.given = saved
 
 
