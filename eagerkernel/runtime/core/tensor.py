@@ -585,17 +585,17 @@ def to_tensor(value, dtype_hint=None, op: str = "convert_to_tensor", device=None
     """Internal conversion used by ops: returns Tensors *and Variables* unchanged.
 
     Python numbers and lists take ``dtype_hint`` (a NumPy dtype) when they can without losing
-    information, as TensorFlow's binary operators do; NumPy arrays keep their own dtype.
-    New tensors go to ``device`` (the other operand's, for binary ops), else the current one.
-    """
+    information, as TensorFlow's binary operators do; NumPy arrays keep their own dtype; a list
+    holding Tensors is packed (`ops.autopack`) unless the hint differs from their dtype. New
+    tensors go to ``device`` (the other operand's, for binary ops), else the current one."""
     if isinstance(value, Tensor):
         return value
     if CONVERSIONS and type(value) not in _PLAIN_TYPES:  # a type the user registered
         converted = registered_conversion(value, dtype_hint, op, Tensor)
         if converted is not None:
             return converted
-    if ACTIVE and type(value) in (list, tuple) and (first := _first_tensor(value)) is not None:
-        return _pack(value, op, first.dtype)  # recorded (TF's auto-packing); else same values
+    if type(value) in (list, tuple) and (p := _autopack.packed(value, op, dtype_hint)) is not None:
+        return p  # a list holding Tensors, packed by a recorded op (TF's auto-packing)
     value = _array_like(value)
     if device is None:
         device = current_device()
@@ -775,9 +775,8 @@ def _constant_shape(shape) -> tuple:
 # The operators' ops, bound to module globals (one lookup per operator call). Imported last:
 # the op modules build on `Tensor` (through `dispatch`). The ops of `dispatch.binary` are bound
 # as their ``operator`` variant (see the operators above).
+from ..ops import autopack as _autopack  # noqa: E402
 from ..ops import elementwise as _ew  # noqa: E402
-from ..ops.autopack import first_tensor as _first_tensor  # noqa: E402
-from ..ops.autopack import pack as _pack  # noqa: E402
 from ..ops.bitwise import bitwise_and as _bitwise_and  # noqa: E402
 from ..ops.bitwise import bitwise_or as _bitwise_or  # noqa: E402
 from ..ops.bitwise import bitwise_xor as _bitwise_xor  # noqa: E402

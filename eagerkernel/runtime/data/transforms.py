@@ -69,6 +69,11 @@ class Map(Dataset):
     def _cardinality(self) -> int:
         return self._inputs[0]._cardinality()
 
+    def _spec(self, peek):
+        from .function_spec import mapped_spec
+
+        return mapped_spec(self._inputs[0], self.apply_fn, type(self).__name__) if peek else None
+
 
 class Filter(Dataset):
     """`Dataset.filter`."""

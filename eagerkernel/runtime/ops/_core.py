@@ -36,15 +36,10 @@ apply = dispatch  # the ops' name for it
 def tensor(x, op: str, dtype_hint=None) -> Tensor:
     """Converts an op argument to a Tensor (Variables pass through, so tapes can see them).
 
-    A (nested) list or tuple holding a Tensor is packed with the ``Pack`` op, as TensorFlow's
-    auto-packing conversion does, so ``reduce_sum([loss_a, loss_b])`` stays differentiable.
+    A (nested) list or tuple holding a Tensor is packed with the ``Pack`` op (`to_tensor`), as
+    TensorFlow's auto-packing conversion does, so ``reduce_sum([loss_a, loss_b])`` stays
+    differentiable.
     """
     if type(x) is Tensor:
         return x
-    if type(x) in (list, tuple):
-        from .autopack import first_tensor, pack  # autopack builds on this module
-
-        first = first_tensor(x)
-        if first is not None:
-            return pack(x, op, first.dtype)
     return to_tensor(x, dtype_hint, op)

@@ -169,22 +169,57 @@ def ones_like(input, dtype=None, name=None) -> Tensor:
     return _like(input, dtype, 1)
 
 
+# TensorFlow's order for inferring range's dtype: the widest of the arguments' dtypes.
+_RANGE_DTYPES = tuple(map(np.dtype, ("int32", "int64", "float16", "float32", "float64")))
+
+
+def _range_dtype(args) -> np.dtype:
+    """The dtype `range` infers from its arguments, each as `convert_to_tensor` types it (a
+    Tensor's or NumPy value's own dtype; int32 for a Python int that fits, else int64; float32
+    for a Python float); TypeError for one outside int32, int64, float16/32/64."""
+    found = []
+    for v in args:
+        if isinstance(v, Tensor):
+            dt = v._value.dtype
+        elif isinstance(v, (np.generic, np.ndarray)):
+            dt = v.dtype
+        elif isinstance(v, bool) or not isinstance(v, (int, float)):
+            dt = np.asarray(v).dtype
+        elif isinstance(v, float):
+            dt = np.dtype(np.float32)
+        else:
+            dt = np.dtype(np.int32 if -(2**31) <= v < 2**31 else np.int64)
+        if dt not in _RANGE_DTYPES:
+            raise TypeError(
+                f"range: arguments must be int32, int64, float16, float32 or float64; got "
+                f"{v!r} of dtype {dtypes.as_dtype(dt).name}."
+            )
+        found.append(dt)
+    return builtins.max(found, key=_RANGE_DTYPES.index)
+
+
 def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
     """Numbers from ``start`` up to (not including) ``limit`` by ``delta`` (follows `tf.range`).
 
-    ``range(n)`` counts from 0. The dtype is inferred from the arguments (int32 for Python
-    ints, float32 if any is a float) unless given.
+    ``range(n)`` counts from 0. Unless ``dtype`` is given, it is the widest of the arguments'
+    dtypes in TensorFlow's order int32 < int64 < float16 < float32 < float64 (a Tensor's or
+    NumPy value's own; int32 for a Python int, float32 for a Python float).
 
     Raises:
+        TypeError: an argument of another dtype (bool, uint8, a string), as in TensorFlow.
         InvalidArgumentError: ``delta`` is 0, or points away from ``limit`` (``start > limit``
             with ``delta > 0``, or ``start < limit`` with ``delta < 0``), as in TensorFlow.
         ResourceExhaustedError: more elements than the device has memory for.
 
     >>> ek.range(3).numpy(), ek.range(0.0, 1.0, 0.5).numpy()
     (array([0, 1, 2], dtype=int32), array([0. , 0.5], dtype=float32))
+    >>> ek.range(ek.constant(3, ek.int64)).dtype, ek.range(ek.constant(2.0, ek.float64)).dtype
+    (ek.int64, ek.float64)
     """
     if limit is None:
         start, limit = 0, start
+    if dtype is None:
+        np_dtype = _range_dtype((start, limit, delta))
     vals = [
         float(v) if isinstance(v, Tensor) and v.dtype.is_floating else v
         for v in (start, limit, delta)
@@ -200,10 +235,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
             f"range: requires start {'<=' if delta > 0 else '>='} limit when delta "
             f"{'>' if delta > 0 else '<'} 0, got start={start}, limit={limit}, delta={delta}.",
         )
-    if dtype is None:
-        is_float = builtins.any(isinstance(v, (float, np.floating)) for v in vals)
-        np_dtype = np.dtype(np.float32 if is_float else np.int32)
-    else:
+    if dtype is not None:
         np_dtype = dtypes.numpy_dtype(dtype)
     device = current_device()
     if np_dtype.kind != "f":
