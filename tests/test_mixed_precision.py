@@ -30,7 +30,7 @@ def _float32_after():
 def test_policy_dtypes(name, compute, variable):
     policy = mixed_precision.Policy(name)
     assert (policy.name, policy.compute_dtype, policy.variable_dtype) == (name, compute, variable)
-    assert repr(policy) == f'<Policy "{name}">'
+    assert repr(policy) == f'<DTypePolicy "{name}">'  # Keras 3.15's repr
     assert mixed_precision.Policy.from_config(policy.get_config()) == policy
 
 
@@ -56,7 +56,7 @@ def test_policy_type_errors_and_bfloat16():
 def test_global_policy_set_and_reset():
     assert mixed_precision.global_policy() == mixed_precision.Policy("float32")
     mixed_precision.set_global_policy("mixed_float16")
-    assert repr(mixed_precision.global_policy()) == '<Policy "mixed_float16">'
+    assert repr(mixed_precision.global_policy()) == '<DTypePolicy "mixed_float16">'
     assert layers.Dense(2).dtype_policy.name == "mixed_float16"
     policy = mixed_precision.Policy("float64")
     mixed_precision.set_global_policy(policy)
@@ -126,7 +126,7 @@ def test_functional_model_dtypes_follow_the_guide():
     dense1 = layers.Dense(5, activation="relu", name="dense_1")
     x = dense1(inputs)
     assert x.dtype.name == "float16" and dense1.kernel.dtype.name == "float32"
-    assert str(dense1.dtype_policy) == '<Policy "mixed_float16">'
+    assert str(dense1.dtype_policy) == '<DTypePolicy "mixed_float16">'
     wrong = layers.Dense(3, activation="softmax")(x)
     assert wrong.dtype.name == "float16"
     logits = layers.Dense(3, name="dense_logits")(x)

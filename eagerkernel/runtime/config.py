@@ -5,6 +5,7 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass
 
+from . import config_optimizer
 from .core import context
 from .core import device as _device
 from .core.device import (
@@ -32,6 +33,7 @@ __all__ = [
     "list_logical_devices",
     "list_physical_devices",
     "num_gpus",
+    "optimizer",
     "run_functions_eagerly",
     "set_default_device",
     "set_logical_device_configuration",
@@ -368,4 +370,12 @@ def set_intra_op_parallelism_threads(num_threads: int) -> None:
 threading = types.SimpleNamespace(
     get_intra_op_parallelism_threads=get_intra_op_parallelism_threads,
     set_intra_op_parallelism_threads=set_intra_op_parallelism_threads,
+)
+
+# `ek.config.optimizer` (as `tf.config.optimizer`): the graph-optimizer switches.
+optimizer = types.SimpleNamespace(
+    get_experimental_options=config_optimizer.get_experimental_options,
+    set_experimental_options=config_optimizer.set_experimental_options,
+    get_jit=config_optimizer.get_jit,
+    set_jit=config_optimizer.set_jit,
 )

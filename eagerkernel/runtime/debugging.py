@@ -43,13 +43,16 @@ import sys
 
 import numpy as np
 
+from .config_optimizer import stripping_debug_ops
 from .core import dtypes
 from .core.dispatch import Primitive, defvjp, dispatch
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, convert_to_tensor, to_tensor
 from .numerics_check import disable_check_numerics, enable_check_numerics
+from .ops import array_ops
 from .ops import elementwise as _ew
 from .ops import reduction as _reduction
+from .ops.graph_compat import inside_function
 from .placement_log import get_log_device_placement, set_log_device_placement
 from .traceback_utils import (
     disable_traceback_filtering,
@@ -143,6 +146,9 @@ def check_numerics(tensor, message, name=None) -> Tensor:
         raise TypeError(
             f"check_numerics: tensor must be float16, float32 or float64, got {x.dtype.name}."
         )
+    if stripping_debug_ops() and inside_function():
+        # ``tf.config.optimizer`` debug_stripper: Grappler makes it an Identity in graphs.
+        return array_ops.identity(x)
     return dispatch(_check_numerics, (x,), {"message": str(message)})
 
 

@@ -78,10 +78,14 @@ def _expand_extension_types(result):
     return flat, rebuild
 
 
+def _read_if_variable(x):
+    return x.read_value() if isinstance(x, Variable) else x
+
+
 def _output_tensor(observed: bool, x):
     """A traced function's output as its caller gets it: a new Tensor (the same one if
-    ``observed``; a Variable stays itself), a Python number, string or NumPy value as a
-    constant tensor."""
+    ``observed``; a returned Variable was read in the trace), a Python number, string or
+    NumPy value as a constant tensor."""
     if isinstance(x, (Variable, CompositeTensor)) or x is None:
         return x
     if isinstance(x, Tensor):
@@ -276,6 +280,10 @@ class Function:
         _context.push_recorder(tracer)
         try:
             result = self.python_function(*args, **kwargs)
+            # A returned Variable is read (a recorded ReadVariableOp), as TensorFlow's
+            # function outputs are tensors: the caller gets its value at the call's end.
+            if any(isinstance(x, Variable) for x in nest.flatten(result)):
+                result = nest.map_structure(_read_if_variable, result)
         finally:
             if not tracer.abandoned:
                 _context.pop_recorder(tracer)

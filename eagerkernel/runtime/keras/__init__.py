@@ -25,6 +25,7 @@ from . import (
     saving,
     utils,
 )
+from .dtype_policies import DTypePolicy
 from .functional import Input
 from .keras_tensor import KerasTensor
 from .layers.input_spec import InputSpec
@@ -42,6 +43,7 @@ def version() -> str:
 
 
 __all__ = [
+    "DTypePolicy",
     "Input",
     "InputSpec",
     "KerasTensor",

@@ -41,7 +41,7 @@ class Policy:
 
     >>> policy = ek.keras.mixed_precision.Policy("mixed_float16")
     >>> policy
-    <Policy "mixed_float16">
+    <DTypePolicy "mixed_float16">
     >>> policy.compute_dtype, policy.variable_dtype
     ('float16', 'float32')
     """
@@ -87,7 +87,7 @@ class Policy:
         return hash(("Policy", self._name))
 
     def __repr__(self) -> str:
-        return f'<Policy "{self._name}">'
+        return f'<DTypePolicy "{self._name}">'  # Keras 3 (tf.keras 2 said Policy)
 
 
 DTypePolicy = Policy  # Keras 3's name
@@ -123,7 +123,7 @@ def global_policy() -> Policy:
     ``Policy(keras.backend.floatx())``, i.e. ``"float32"``.
 
     >>> ek.keras.mixed_precision.global_policy()
-    <Policy "float32">
+    <DTypePolicy "float32">
     """
     if _global is not None:
         return _global
@@ -146,7 +146,7 @@ def set_global_policy(policy) -> None:
 
     >>> ek.keras.mixed_precision.set_global_policy("mixed_float16")
     >>> ek.keras.layers.Dense(2).dtype_policy
-    <Policy "mixed_float16">
+    <DTypePolicy "mixed_float16">
     >>> ek.keras.mixed_precision.set_global_policy(None)
     """
     global _global

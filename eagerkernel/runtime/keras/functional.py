@@ -48,8 +48,9 @@ def Input(
         dtype: default float32.
         sparse: True for an input fed `ek.sparse.SparseTensor`s (a following Dense layer
             multiplies them with `ek.sparse.sparse_dense_matmul`, as Keras does).
-        ragged, tensor, type_spec: accepted only with their defaults (no ragged or
-            wrapped-tensor inputs); anything else raises NotImplementedError.
+        ragged, tensor: accepted only with their defaults (no ragged or wrapped-tensor
+            inputs); anything else raises NotImplementedError.
+        type_spec: tf.keras 2's argument, accepted as None only (Keras 3 has none: TypeError).
         batch_shape: the full shape, batch axis included (instead of ``shape``).
         name: the input layer's name (default ``input_layer``, ``input_layer_1``, ...); a model
             called with a dict finds this input under it.
@@ -60,7 +61,8 @@ def Input(
 
     Raises:
         ValueError: neither or both of ``shape`` and ``batch_shape``, or a negative size.
-        NotImplementedError: ``ragged``, ``tensor``, ``type_spec`` or ``optional``.
+        NotImplementedError: ``ragged``, ``tensor`` or ``optional``.
+        TypeError: a ``type_spec``, as Keras 3's ``Input()`` (which has no such argument).
 
     >>> x = ek.keras.Input(shape=(28, 28, 1), name="img")
     >>> x.shape, x.dtype.name
@@ -68,12 +70,12 @@ def Input(
     """
     from .layers.core import InputLayer
 
-    for arg, value in (
-        ("ragged", ragged),
-        ("tensor", tensor),
-        ("type_spec", type_spec),
-        ("optional", optional),
-    ):
+    if type_spec is not None:  # tf.keras 2's argument; Keras 3's Input has none
+        raise TypeError(
+            "Input() got an unexpected keyword argument 'type_spec' (Keras 3 has no "
+            f"type_spec inputs). Received: type_spec={type_spec!r}"
+        )
+    for arg, value in (("ragged", ragged), ("tensor", tensor), ("optional", optional)):
         if value not in (None, False):
             raise NotImplementedError(
                 f"Input: {arg}= is not supported (dense inputs only). Received: {arg}={value!r}"

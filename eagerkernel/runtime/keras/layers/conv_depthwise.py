@@ -39,6 +39,8 @@ class _BaseDepthwise(BaseConv):
         ValueError: a ``depth_multiplier`` that is not a positive int; `BaseConv`'s errors.
     """
 
+    _depthwise_name = "depthwise_kernel"  # the depthwise kernel's attribute and weight name
+
     def __init__(
         self,
         filters,
@@ -78,7 +80,8 @@ class _BaseDepthwise(BaseConv):
         input_shape = check_channels(self, input_shape, self._spatial + 2)
         self._built_shape = input_shape
         shape = (*self.kernel_size, input_shape[-1], self.depth_multiplier)
-        self.depthwise_kernel = add_named_weight(self, "depthwise_kernel", shape, "depthwise")
+        name = self._depthwise_name
+        setattr(self, name, add_named_weight(self, name, shape, "depthwise"))
         return input_shape
 
     def _add_bias(self) -> None:
@@ -115,9 +118,17 @@ class _BaseDepthwise(BaseConv):
 
 
 class _BaseDepthwiseConv(_BaseDepthwise):
-    """Keras's ``BaseDepthwiseConv``: ``channels * depth_multiplier`` output channels."""
+    """Keras's ``BaseDepthwiseConv``: ``channels * depth_multiplier`` output channels. Its
+    kernel is Keras 3's ``kernel`` (weight ``<layer>/kernel``); ``depthwise_kernel``, tf.keras
+    2's name, reads the same variable."""
 
     _op = staticmethod(_nn.depthwise_conv2d)
+    _depthwise_name = "kernel"
+
+    @property
+    def depthwise_kernel(self):
+        """The kernel ``(*kernel_size, channels, depth_multiplier)`` (``self.kernel``)."""
+        return self.kernel
 
     def __init__(
         self,
@@ -208,7 +219,7 @@ class DepthwiseConv1D(_BaseDepthwiseConv):
     Input shape: ``(batch_size, steps, channels)``. Output shape: ``(batch_size, new_steps,
     channels * depth_multiplier)``.
 
-    Weights: ``depthwise_kernel`` ``(kernel_size, channels, depth_multiplier)``, then
+    Weights: ``kernel`` ``(kernel_size, channels, depth_multiplier)``, then
     ``bias`` ``(channels * depth_multiplier,)``.
 
     Raises:
@@ -238,7 +249,7 @@ class DepthwiseConv2D(_BaseDepthwiseConv):
     Input shape: ``(batch_size, rows, cols, channels)``. Output shape: ``(batch_size,
     new_rows, new_cols, channels * depth_multiplier)``.
 
-    Weights: ``depthwise_kernel`` ``(kh, kw, channels, depth_multiplier)``, then ``bias``
+    Weights: ``kernel`` ``(kh, kw, channels, depth_multiplier)``, then ``bias``
     ``(channels * depth_multiplier,)``.
 
     Raises:

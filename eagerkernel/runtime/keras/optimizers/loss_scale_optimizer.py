@@ -93,8 +93,10 @@ class LossScaleOptimizer(Optimizer):
     - TensorFlow 2.x: ``scaled_loss = opt.get_scaled_loss(loss)`` under the tape, then
       ``opt.apply_gradients(zip(opt.get_unscaled_gradients(tape.gradient(scaled_loss, vars)),
       vars))``: `apply_gradients` takes *unscaled* gradients.
-    - Keras 3: ``opt.apply(tape.gradient(opt.scale_loss(loss), vars), vars)``: `apply` takes
-      the *scaled* gradients and unscales them itself.
+    - Keras 3: ``opt.apply(tape.gradient(opt.scale_loss(loss), vars), vars)`` or
+      ``opt.apply_gradients(zip(grads, vars))``: after `scale_loss`, both take the *scaled*
+      gradients and unscale them themselves (until `get_scaled_loss` or
+      `get_unscaled_gradients` is called again, which mark TF 2.x's way).
 
     `minimize` and `Model.fit` scale and unscale themselves. A step with a non-finite gradient
     changes no trained variable; it halves the scale and, as in TensorFlow, still counts in
@@ -186,6 +188,10 @@ class LossScaleOptimizer(Optimizer):
             if self._dynamic
             else None
         )
+        # Which API scaled the loss last: Keras 3's `scale_loss` (then `apply_gradients`
+        # gets scaled gradients and unscales them, as Keras 3's does) or TF 2.x's
+        # `get_scaled_loss`/`get_unscaled_gradients` (then it gets unscaled ones).
+        self._scaled_by_keras3 = False
 
     # -- what a checkpoint sees (TF: ``inner_optimizer`` and ``loss_scale``) ------------------
     def _checkpoint_children(self) -> list:
@@ -227,6 +233,17 @@ class LossScaleOptimizer(Optimizer):
         """Finite steps since the scale last changed, an int64 Variable (None when not
         dynamic)."""
         return None if self._loss_scale is None else self._loss_scale.counter
+
+    @property
+    def dynamic_scale(self):
+        """Keras 3's name of the scale: the float32 scalar Variable `loss_scale` reads (None
+        when not dynamic)."""
+        return None if self._loss_scale is None else self._loss_scale.current_loss_scale
+
+    @property
+    def step_counter(self):
+        """Keras 3's name of `dynamic_counter`: finite steps since the scale last changed."""
+        return self.dynamic_counter
 
     @property
     def iterations(self):
@@ -278,11 +295,16 @@ class LossScaleOptimizer(Optimizer):
                 return self._scaled(loss())
 
             return scaled_loss
+        self._scaled_by_keras3 = False
         return self._scaled(loss)
 
     def scale_loss(self, loss):
-        """Keras 3's name of `get_scaled_loss` (pair it with `apply`, which unscales)."""
-        return self.get_scaled_loss(loss)
+        """``loss`` times the loss scale (follows Keras 3's `LossScaleOptimizer.scale_loss`):
+        the gradients of the result go to `apply` or `apply_gradients` as they are, which
+        then unscale them."""
+        loss = self.get_scaled_loss(loss)
+        self._scaled_by_keras3 = True
+        return loss
 
     def _scaled(self, loss):
         from ...ops.elementwise import cast
@@ -295,6 +317,7 @@ class LossScaleOptimizer(Optimizer):
         (follows `LossScaleOptimizer.get_unscaled_gradients`)."""
         from ...ops.elementwise import cast
 
+        self._scaled_by_keras3 = False
         reciprocal = 1.0 / self.loss_scale
         out = []
         for g in grads:
@@ -311,7 +334,8 @@ class LossScaleOptimizer(Optimizer):
         """Applies *unscaled* gradients with the inner optimizer, unless one of them has an
         Inf or NaN: then nothing but the loss scale (halved), the good-step count (reset)
         and ``iterations`` (+1, as TensorFlow's) changes (follows
-        `LossScaleOptimizer.apply_gradients`).
+        `LossScaleOptimizer.apply_gradients`). After `scale_loss` (Keras 3's way) the
+        gradients are the scaled ones and are unscaled first, as Keras 3's method does.
 
         Returns:
             The inner optimizer's `iterations`.
@@ -322,6 +346,10 @@ class LossScaleOptimizer(Optimizer):
             The inner optimizer's errors for bad pairs (nothing changes then).
         """
         pairs = list(grads_and_vars)
+        if self._scaled_by_keras3:
+            grads = self.get_unscaled_gradients([g for g, _ in pairs])
+            self._scaled_by_keras3 = True  # the next step scales the same way
+            pairs = list(zip(grads, [v for _, v in pairs]))
         if distribute_context.MIRRORED and _distributed(pairs):
             raise NotImplementedError(
                 "LossScaleOptimizer.apply_gradients under a distribution strategy is not "
