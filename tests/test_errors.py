@@ -337,7 +337,7 @@ ALLOCATIONS = [
     ("ones", lambda: ek.ones(HUGE, dtype=ek.int64), "int64"),
     ("fill", lambda: ek.fill(HUGE, 1.5), "float32"),
     ("eye", lambda: ek.eye(10**7, dtype=ek.float64), "float64"),
-    ("range", lambda: ek.range(10**13), "int32"),
+    ("range", lambda: ek.range(10**13), "int64"),  # past int32: an int64 limit, as in TF
     ("one_hot", lambda: ek.one_hot([1, 2], 10**13), "float32"),
     ("tile", lambda: ek.tile(ek.zeros((2, 2)), [10**6, 10**6]), "float32"),
     ("random.normal", lambda: ek.random.normal(HUGE), "float32"),

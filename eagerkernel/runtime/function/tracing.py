@@ -132,6 +132,7 @@ class Tracer(Recorder):
         self.consts: list = []  # (value, device)
         self.variables: list = []
         self._var_index: dict = {}
+        self._reads: dict = {}  # slot of a variable read -> id of the Variable read
         self.created: list = []  # Variables created while tracing (outside stateful ops)
         self.created_in_calls = 0  # Variables the traced stateful ops created
         self.calls: list = []  # (fn, result) of each stateful call, in order
@@ -153,13 +154,17 @@ class Tracer(Recorder):
         if isinstance(t, Variable):
             # A read: a slot holding the value the variable has now (the tape's snapshot of
             # the read, used again by its VJP, maps to the same slot through the array).
-            if type(r) is int:
+            if type(r) is int and self._reads.get(r) == id(t):
                 return r
+            # Otherwise a read, even where the variable shares its array with an op's output
+            # (``tf.Variable(tf.random.uniform(...))`` made in this trace): a replay must see
+            # the variable's value, not run the op again.
             k = self._var_index.get(id(t))
             if k is None:
                 k = self._var_index[id(t)] = len(self.variables)
                 self.variables.append(t)
             r = self.slot(value, t._device)
+            self._reads[r] = id(t)
             self.instrs.append(("read", k, r))
             return r
         if r is None:
@@ -205,6 +210,7 @@ class Tracer(Recorder):
         for held in (self.outputs, self.instrs, self.keep, self.values, self.devices):
             held.clear()
         self.refs.clear()
+        self._reads.clear()
         self.consts.clear()
         self.calls.clear()
 

@@ -60,6 +60,8 @@ from ..function.program import Program
 from ..function.tracing import TracedArg, TracedObject, TracedParam
 from ..ops.indexing import IndexInput
 from .checkpoint_format import c_order
+from .saved_model_constants import *  # noqa: F403  (tf.saved_model's constants)
+from .saved_model_constants import __all__ as _CONSTANTS
 from .saved_model_format import (
     ARRAYS_FILE,
     FORMAT,
@@ -69,9 +71,9 @@ from .saved_model_format import (
     is_local_io_device,
     primitives,
 )
-from .saved_model_shapes import polymorphic_entry
+from .saved_model_shapes import pinned_signature, polymorphic_entry
 
-__all__ = ["LoadOptions", "SaveOptions", "load", "save"]
+__all__ = ["LoadOptions", "SaveOptions", "load", "save", *_CONSTANTS]
 
 # -- saving ------------------------------------------------------------------------------------
 
@@ -370,6 +372,17 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
         sig_functions = {}
     variables = list(getattr(obj, "variables", None) or [])
     writer = _Writer([v for v in variables if isinstance(v, Variable)])
+    for name, f in (signatures or {}).items():
+        # A signature from get_concrete_function(specs) of a function never called (the
+        # ones with an input_signature are traced below, as a template if need be).
+        if (
+            isinstance(f, ConcreteFunction)
+            and f.program is None
+            and f._function.input_signature is None
+            and not any(c.program is not None for c in f._function.concrete_functions)
+        ):
+            with _state_kept(variables):
+                _trace_concrete(f, name)
     saved_functions = {}
     for group, table in (("functions", functions), ("signatures", sig_functions)):
         for name, f in table.items():
@@ -542,9 +555,26 @@ def _template_of(f: Function, name: str, writer: _Writer) -> tuple:
     template, symbols = polymorphic_entry(
         trace, f.input_signature, lambda: _scratch_writer(writer), writer
     )
-    if template is None:
-        return None, symbols  # the reason
-    signature = (tuple(f.input_signature), {})
+    specs_tree = f.input_signature
+    if template is None:  # again with the other dimensions at the sizes of f's calls
+        calls = [c.structured_input_signature[0] for c in f.concrete_functions if c.program]
+        pinned = pinned_signature(f.input_signature, calls)
+        if pinned is None:
+            return None, symbols  # the reason
+        reason = symbols
+        template, symbols = polymorphic_entry(
+            trace, pinned, lambda: _scratch_writer(writer), writer
+        )
+        if template is None:
+            return None, reason
+        warnings.warn(
+            f"saved_model.save: function {name}'s input_signature leaves dimensions open in "
+            f"a way no saved program follows ({reason}); it is saved for {list(pinned)}: the "
+            "batch dimension open, the others at the sizes it was called with.",
+            stacklevel=3,
+        )
+        specs_tree = pinned
+    signature = (tuple(specs_tree), {})
     entry = {
         "inputs": writer.value(_specs_json(signature), f"{name} inputs"),
         "template": {"symbols": symbols, "program": template},
@@ -576,6 +606,27 @@ def _trace_from_signature(f: Function, name: str, reason: str | None) -> None:
         )
     values = nest.pack_sequence_as(f.input_signature, [_zeros(s) for s in specs])
     f(*values)
+
+
+def _trace_concrete(c: ConcreteFunction, name: str) -> None:
+    """Traces a signature given as ``f.get_concrete_function(TensorSpec(...))`` (traced at its
+    first call here, where TensorFlow traced it when it was made) on zeros of its specs; an
+    open dimension is taken as 1 and an unknown rank as a scalar, with a warning."""
+    args, kwargs = c.structured_input_signature
+    specs = [s for s in nest.flatten((args, kwargs)) if isinstance(s, TensorSpec)]
+    open_shapes = [s for s in specs if s.shape.rank is None or None in s.shape.as_list()]
+    if open_shapes:
+        warnings.warn(
+            f"saved_model.save: signature {name} is a concrete function that was never "
+            f"called, made from specs that leave shapes open ({open_shapes}); it is traced "
+            f"and saved for shapes {[tuple(_zeros(s).shape) for s in specs]} (an unknown "
+            "dimension as 1, an unknown rank as a scalar). Call it with inputs of the shapes "
+            "you need before saving to save those.",
+            stacklevel=3,
+        )
+    zeros = nest.map_structure(lambda s: _zeros(s) if isinstance(s, TensorSpec) else s, args)
+    kw = nest.map_structure(lambda s: _zeros(s) if isinstance(s, TensorSpec) else s, kwargs)
+    c(*zeros, **kw)
 
 
 def _gradient_program(f: Function, c: ConcreteFunction) -> tuple:

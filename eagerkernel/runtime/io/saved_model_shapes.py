@@ -38,7 +38,15 @@ from ..core.device import CPU
 from ..core.tensor import make
 from ..data.structure import TensorSpec
 
-__all__ = ["BASE", "CHANGED", "CHECK", "instantiate", "open_dims", "polymorphic_entry"]
+__all__ = [
+    "BASE",
+    "CHANGED",
+    "CHECK",
+    "instantiate",
+    "open_dims",
+    "pinned_signature",
+    "polymorphic_entry",
+]
 
 BASE, CHANGED, CHECK = 3, 4, 5  # no size 1 or 2: broadcasting and pairs look alike there
 
@@ -119,6 +127,42 @@ def polymorphic_entry(trace, specs_tree, writer_factory, main_writer) -> tuple:
     except NotPolymorphic as exc:
         return None, str(exc)
     return template, [[list(d) for d in dims] for dims in symbols]
+
+
+def pinned_signature(specs_tree, calls: list):
+    """``specs_tree`` (an input signature) with each open dimension other than axis 0 set to
+    the size every one of ``calls`` gave it, or None when no dimension can be pinned so.
+
+    For a function whose program follows no size of a non-batch dimension (an export module's
+    ``TensorSpec([None, None])`` whose features must match a model's weights): its template
+    then keeps the batch open and the other dimensions at the sizes it was called with, where
+    TensorFlow's symbolic trace would accept any size that its ops accept.
+
+    Args:
+        specs_tree: the input signature (a nest of `TensorSpec`s).
+        calls: the positional input signatures (nests like ``specs_tree`` of `TensorSpec`s
+            with known shapes) of the function's traced calls.
+    """
+    specs = nest.flatten(specs_tree)
+    flat_calls = [nest.flatten(c) for c in calls]
+    if not flat_calls or any(len(c) != len(specs) for c in flat_calls):
+        return None
+    out, pinned = [], False
+    for i, s in enumerate(specs):
+        if not isinstance(s, TensorSpec) or s.shape.rank is None:
+            out.append(s)
+            continue
+        dims = s.shape.as_list()
+        for axis in range(1, len(dims)):
+            seen = {
+                tuple(c[i].shape.as_list())[axis] if c[i].shape.rank == len(dims) else None
+                for c in flat_calls
+            }
+            if dims[axis] is None and len(seen) == 1 and None not in seen:
+                dims[axis] = seen.pop()
+                pinned = True
+        out.append(TensorSpec(dims, s.dtype, s.name))
+    return nest.pack_sequence_as(specs_tree, out) if pinned else None
 
 
 # -- fitting -----------------------------------------------------------------------------------
