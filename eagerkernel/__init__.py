@@ -116,6 +116,7 @@ log = math.log
 scalar_mul = math.scalar_mul
 fftnd, ifftnd, rfftnd, irfftnd = signal.fftnd, signal.ifftnd, signal.rfftnd, signal.irfftnd
 eig = linalg.eig  # TensorFlow 2 exports tf.eig and tf.eigvals too
+Graph = compat.v1.Graph  # tf.Graph: raises NotImplementedError (eager only, no graphs)
 eigvals = linalg.eigvals
 random_normal = random.normal
 random_uniform = random.uniform

@@ -8,8 +8,9 @@ of ops TensorFlow 2 moved (``FixedLenFeature``, ``parse_single_example``,
 is looked up in
 `eagerkernel` (TensorFlow 2's), as ``tf.compat.v1`` also holds most of those. Graph mode is not
 supported: ``Session``, ``placeholder``, ``disable_eager_execution``,
-``global_variables_initializer``, ``get_variable``, ``variable_scope`` and
-``get_default_graph`` raise NotImplementedError saying so.
+``global_variables_initializer`` and ``get_default_graph`` raise NotImplementedError saying so.
+``variable_scope``, ``get_variable``, ``make_template`` and the collections
+(``get_collection``, ``GraphKeys``) behave as TensorFlow's do when eager execution is on.
 
 >>> import eagerkernel.compat.v1 as tf1
 >>> tf1.executing_eagerly(), tf1.train.AdamOptimizer.__name__
@@ -28,6 +29,26 @@ import types as _types
 
 from ..runtime.compat import layers
 from ..runtime.compat.v1 import losses, metrics, train
+from ..runtime.compat.variable_scope import (  # TF 1.x's scopes as they behave eagerly
+    AUTO_REUSE,
+    GraphKeys,
+    VariableScope,
+    add_to_collection,
+    add_to_collections,
+    get_collection,
+    get_collection_ref,
+    get_variable,
+    get_variable_scope,
+    global_variables,
+    local_variables,
+    make_template,
+    model_variables,
+    trainable_variables,
+    variable_scope,
+)
+from ..runtime.compat.variable_scope import (
+    reset_collections as _reset_collections,
+)
 from ..runtime.core.shape import Dimension, dimension_at_index, dimension_value
 from ..runtime.core.tensor import EQUALITY as _EQUALITY
 from ..runtime.core.variable_scatter import (  # TF 1.x's functions of Variable updates
@@ -47,11 +68,16 @@ from ..runtime.io import gfile as _gfile
 from ..runtime.ops.io_ops import decode_base64, encode_base64  # TF 1.x's top-level names
 
 __all__ = [
+    "AUTO_REUSE",
     "Dimension",
     "Graph",
+    "GraphKeys",
     "InteractiveSession",
     "Session",
+    "VariableScope",
     "__version__",
+    "add_to_collection",
+    "add_to_collections",
     "batch_scatter_update",
     "control_flow_v2_enabled",
     "decode_base64",
@@ -69,15 +95,22 @@ __all__ = [
     "enable_v2_behavior",
     "enable_v2_tensorshape",
     "encode_base64",
+    "get_collection",
+    "get_collection_ref",
     "get_default_graph",
     "get_variable",
+    "get_variable_scope",
     "gfile",
+    "global_variables",
     "global_variables_initializer",
     "layers",
+    "local_variables",
     "local_variables_initializer",
     "logging",
     "losses",
+    "make_template",
     "metrics",
+    "model_variables",
     "placeholder",
     "placeholder_with_default",
     "random_normal",
@@ -99,6 +132,7 @@ __all__ = [
     "to_int32",
     "to_int64",
     "train",
+    "trainable_variables",
     "variable_scope",
 ]
 
@@ -162,7 +196,9 @@ def enable_control_flow_v2() -> None:
 
 
 def reset_default_graph() -> None:
-    """Does nothing: there is no graph (TensorFlow 1.x code calls it between models)."""
+    """Empties the collections and forgets the variable-scope names used (there is no graph;
+    TensorFlow 1.x code calls it between models)."""
+    _reset_collections()
 
 
 def _graph_only(name: str):
@@ -187,8 +223,6 @@ disable_v2_behavior = _graph_only("disable_v2_behavior")
 disable_control_flow_v2 = _graph_only("disable_control_flow_v2")
 global_variables_initializer = _graph_only("global_variables_initializer")
 local_variables_initializer = _graph_only("local_variables_initializer")
-get_variable = _graph_only("get_variable")
-variable_scope = _graph_only("variable_scope")
 get_default_graph = _graph_only("get_default_graph")
 
 

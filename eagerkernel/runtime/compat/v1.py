@@ -35,6 +35,7 @@ from ..ops.array_ops import squeeze
 from ..ops.elementwise import abs as _abs
 from ..ops.elementwise import cast, log, minimum, square
 from ..ops.reduction import reduce_sum
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 
 __all__ = ["losses", "metrics", "train"]
 
@@ -279,6 +280,36 @@ def exponential_decay(
     return lambda: schedule(int(global_step))
 
 
+def polynomial_decay(
+    learning_rate,
+    global_step,
+    decay_steps,
+    end_learning_rate=0.0001,
+    power=1.0,
+    cycle=False,
+    name=None,
+):
+    """A zero-argument callable giving ``(learning_rate - end_learning_rate) * (1 -
+    min(global_step, decay_steps) / decay_steps) ** power + end_learning_rate`` for the current
+    value of ``global_step`` (what `tf.compat.v1.train.polynomial_decay` returns in eager mode);
+    with ``cycle``, ``decay_steps`` grows to the first multiple of it at or past the step.
+
+    >>> step = ek.Variable(3, dtype=ek.int64)
+    >>> lr = ek.compat.v1.train.polynomial_decay(1e-3, step, 1000, end_learning_rate=0.0)
+    >>> round(float(lr()), 7)
+    0.000997
+
+    Raises:
+        ValueError: if ``global_step`` is None.
+    """
+    if global_step is None:
+        raise ValueError("global_step is required for polynomial_decay.")
+    from ..keras.optimizers.schedules import PolynomialDecay
+
+    schedule = PolynomialDecay(learning_rate, decay_steps, end_learning_rate, power, cycle)
+    return lambda: schedule(int(global_step))
+
+
 _TRAIN_NAMES = {
     "Optimizer": _KerasOptimizer,
     "GradientDescentOptimizer": GradientDescentOptimizer,
@@ -290,6 +321,11 @@ _TRAIN_NAMES = {
     "get_global_step": get_global_step,
     "create_global_step": create_global_step,
     "exponential_decay": exponential_decay,
+    "polynomial_decay": polynomial_decay,
+    "SessionRunArgs": SessionRunArgs,
+    "SessionRunContext": SessionRunContext,
+    "SessionRunHook": SessionRunHook,
+    "SessionRunValues": SessionRunValues,
 }
 
 
@@ -299,6 +335,10 @@ def _train_getattr(name: str):
         from ..moving_averages import ExponentialMovingAverage
 
         return ExponentialMovingAverage
+    if name == "Saver":  # TF 1.x's name-based checkpoints, eager mode
+        from ..io.saver import Saver
+
+        return Saver
     if name == "ClusterSpec":  # tf.train.ClusterSpec, as multi_worker_with_ctl builds one
         from ..distribute.multi_worker import ClusterSpec
 

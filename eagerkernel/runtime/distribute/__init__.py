@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import types as _types
 
+from .cluster_resolver import TFConfigClusterResolver
 from .context import (
     get_replica_context,
     get_strategy,
@@ -95,5 +96,7 @@ experimental = _types.SimpleNamespace(
     ValueContext=ValueContext,
 )
 cluster_resolver = _types.SimpleNamespace(
-    ClusterSpec=ClusterSpec, MPIClusterResolver=MPIClusterResolver
+    ClusterSpec=ClusterSpec,
+    MPIClusterResolver=MPIClusterResolver,
+    TFConfigClusterResolver=TFConfigClusterResolver,
 )

@@ -705,6 +705,8 @@ class Checkpoint:
 
     def _restore(self, save_path, required=()) -> CheckpointLoadStatus:
         file, meta, arrays = read_checkpoint(save_path)
+        if meta.get("name_based") is True:  # a TF 1.x Saver's checkpoint: match by name
+            return restore_by_name(ObjectGraph(self).variables.values(), file, arrays)
         aliases = meta["aliases"]
         if "save_counter" in arrays:
             self.save_counter  # noqa: B018 - created so that it is matched
@@ -759,3 +761,4 @@ def numpy_value(value):
 
 from .checkpoint_manager import CheckpointManager  # noqa: E402 (it builds on Checkpoint)
 from .checkpoint_status import CheckpointLoadStatus  # noqa: E402
+from .saver import restore_by_name  # noqa: E402

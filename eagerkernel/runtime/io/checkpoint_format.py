@@ -171,13 +171,17 @@ def atomic_write(path: str, data: bytes) -> None:
     _fsync_dir(directory)
 
 
-def encode(variables: dict, objects: dict, aliases: dict | None = None) -> bytes:
+def encode(
+    variables: dict, objects: dict, aliases: dict | None = None, name_based: bool = False
+) -> bytes:
     """The bytes of a checkpoint file (see the module docstring).
 
     Args:
         variables: ``{object path: Variable}``; their values are stored.
         objects: ``{object path: object}``; their class names are stored.
         aliases: ``{other path: stored path}`` of the objects reachable by several paths.
+        name_based: a TensorFlow 1.x ``Saver`` checkpoint: ``variables`` is keyed by variable
+            name, which readers give as is (``"scoped/c"``, no object graph), as TF's.
     """
     from safetensors.numpy import save
 
@@ -198,6 +202,8 @@ def encode(variables: dict, objects: dict, aliases: dict | None = None) -> bytes
     }
     if aliases:
         meta["aliases"] = dict(aliases)
+    if name_based:
+        meta["name_based"] = True
     text = json.dumps(meta, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()
     return save(arrays, metadata={_GRAPH_KEY: text, _GRAPH_SHA_KEY: digest})
@@ -381,7 +387,8 @@ class CheckpointReader:
 
     Names are TensorFlow's: the object path followed by ``/.ATTRIBUTES/VARIABLE_VALUE``, and
     ``_CHECKPOINTABLE_OBJECT_GRAPH`` for the object graph (here the JSON text of the format,
-    a string scalar); `get_tensor` and `has_tensor` accept the bare object path as well.
+    a string scalar); `get_tensor` and `has_tensor` accept the bare object path as well. A
+    TF 1.x ``Saver``'s checkpoint has the variables' names (``"scoped/c"``) and no graph.
 
     >>> import tempfile
     >>> path = ek.train.Checkpoint(v=ek.Variable([1.0, 2.0])).write(tempfile.mkdtemp() + "/c")
@@ -398,17 +405,23 @@ class CheckpointReader:
         self._file, meta, self._arrays = read_checkpoint(prefix)
         self._entries = meta["variables"]
         self._graph_text = json.dumps(meta, sort_keys=True)
+        # A TF 1.x Saver's checkpoint: variable names as they are, no object graph.
+        self._name_based = meta.get("name_based") is True
+        self._key = (lambda p: p) if self._name_based else tf_key
+        self._extra = {} if self._name_based else {OBJECT_GRAPH_KEY: None}
 
     def get_tensor(self, tensor_str: str) -> np.ndarray | bytes:
         """The saved value named ``tensor_str`` (TensorFlow's name or the object path): a
-        NumPy array (a copy); for ``_CHECKPOINTABLE_OBJECT_GRAPH``, the graph's JSON as bytes.
+        NumPy array (a copy; a NumPy scalar such as ``np.float32(1.0)`` for a scalar, as
+        TensorFlow's reader gives); for ``_CHECKPOINTABLE_OBJECT_GRAPH``, the graph's JSON as
+        bytes.
 
         Raises:
             NotFoundError: no such name in the checkpoint (TensorFlow's error).
         """
-        if tensor_str == OBJECT_GRAPH_KEY:
+        if tensor_str in self._extra:
             return self._graph_text.encode()
-        path = object_path(tensor_str)
+        path = tensor_str if self._name_based else object_path(tensor_str)
         if path not in self._arrays:
             raise NotFoundError(
                 None,
@@ -416,30 +429,33 @@ class CheckpointReader:
                 f"Key {tensor_str} not found in checkpoint {self._file} (it holds "
                 f"{sorted(self.get_variable_to_shape_map())[:20]}).",
             )
-        return np.array(self._arrays[path])
+        value = np.array(self._arrays[path])
+        return value[()] if value.ndim == 0 else value  # a scalar as a NumPy scalar, as TF's
 
     def has_tensor(self, tensor_str: str) -> bool:
         """Whether the checkpoint holds ``tensor_str`` (TensorFlow's name or object path)."""
+        if self._name_based:
+            return tensor_str in self._arrays
         return tensor_str == OBJECT_GRAPH_KEY or object_path(tensor_str) in self._arrays
 
     def get_variable_to_shape_map(self) -> dict:
         """``{name: shape as a list}``, names as TensorFlow's, sorted."""
-        out = {OBJECT_GRAPH_KEY: []}
-        out.update({tf_key(p): list(e["shape"]) for p, e in self._entries.items()})
+        out = {k: [] for k in self._extra}
+        out.update({self._key(p): list(e["shape"]) for p, e in self._entries.items()})
         return dict(sorted(out.items()))
 
     def get_variable_to_dtype_map(self) -> dict:
         """``{name: dtype}`` (eagerkernel dtypes, as TensorFlow's DType objects), sorted."""
         from ..core import dtypes
 
-        out = {OBJECT_GRAPH_KEY: dtypes.string}
-        out.update({tf_key(p): dtypes.as_dtype(e["dtype"]) for p, e in self._entries.items()})
+        out = {k: dtypes.string for k in self._extra}
+        out.update({self._key(p): dtypes.as_dtype(e["dtype"]) for p, e in self._entries.items()})
         return dict(sorted(out.items()))
 
     def debug_string(self) -> bytes:
         """One line per variable: ``name (dtype) [shape]``."""
         lines = [
-            f"{tf_key(p)} ({e['dtype']}) {e['shape']}" for p, e in sorted(self._entries.items())
+            f"{self._key(p)} ({e['dtype']}) {e['shape']}" for p, e in sorted(self._entries.items())
         ]
         return ("\n".join(lines) + "\n").encode()
 

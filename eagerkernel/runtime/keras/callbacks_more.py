@@ -355,7 +355,8 @@ class TensorBoard(Callback):
     Args:
         log_dir: the directory of the runs (default ``"logs"``).
         histogram_freq: every this many epochs (0 never, the default), a histogram of each
-            weight, tagged ``<weight name without ':0'>/histogram``, in the train run.
+            weight, tagged ``<weight.path>/histogram`` (``sequential/dense/kernel/histogram``,
+            as Keras 3), in the train run.
         write_graph: write the model's JSON config as the ``keras`` text summary (what
             TensorBoard's Keras model view shows for an eager model; there is no graph).
         write_images, write_steps_per_second, update_freq, profile_batch, embeddings_freq,
@@ -495,8 +496,8 @@ class TensorBoard(Callback):
 
         with self._writer("train").as_default():
             for weight in self.model.weights:
-                # Keras 3 tags by the weight's path ("dense/kernel"): the name without ":0"
-                tag = weight.name.rsplit(":", 1)[0].replace(":", "_") + "/histogram"
+                # Keras 3 tags by the weight's path ("sequential/dense/kernel")
+                tag = weight.path.replace(":", "_") + "/histogram"
                 summary.histogram(tag, weight, step=epoch)
 
     def on_train_end(self, logs=None):

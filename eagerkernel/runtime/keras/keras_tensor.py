@@ -14,7 +14,21 @@ from __future__ import annotations
 from ..core import dtypes
 from ..core.tensor import TensorShape
 
-__all__ = ["KerasHistory", "KerasTensor", "Node", "any_symbolic", "spec_between"]
+__all__ = [
+    "KerasHistory",
+    "KerasTensor",
+    "Node",
+    "SymbolicValueError",
+    "any_symbolic",
+    "spec_between",
+]
+
+
+class SymbolicValueError(TypeError, ValueError):
+    """Raised when a `KerasTensor`'s value is asked for (NumPy conversion, ``int``,
+    ``float``, ``len``, iteration, an eagerkernel op): a ValueError, as Keras 3 raises from
+    ``KerasTensor.__array__`` and ``__tf_tensor__``, and also a TypeError, so that code
+    catching either catches it (``bool(x)`` is a TypeError in Keras 3)."""
 
 
 class KerasHistory(tuple):
@@ -73,7 +87,7 @@ class KerasTensor:
         )
 
     def _refuse(self, what: str):
-        raise TypeError(
+        raise SymbolicValueError(
             f"A KerasTensor is symbolic: it has no value, so it cannot be {what}. You are "
             "probably calling an eagerkernel function on an ek.keras.Input (or a layer's "
             "output) while building a functional model; wrap the computation in a layer "

@@ -26,7 +26,6 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, to_tensor
 from ..ops import nn
 from ..ops.array_ops import expand_dims, squeeze
-from ..ops.creation import one_hot
 from ..ops.elementwise import abs as _abs
 from ..ops.elementwise import cast, clip_by_value, log, minimum, square, where
 from ..ops.reduction import reduce_mean, reduce_sum
@@ -324,8 +323,9 @@ def sparse_categorical_crossentropy(
 
     Args:
         y_true: class indices of shape ``[N]`` (or ``[N, 1]``); float labels are cast.
-        y_pred: ``[N, num_classes]`` probabilities (renormalized, clipped to
-            ``[1e-7, 1 - 1e-7]``) or logits (`ek.nn.sparse_softmax_cross_entropy_with_logits`).
+        y_pred: ``[N, num_classes]`` probabilities (clipped to ``[1e-7, 1 - 1e-7]``, then
+            renormalized: ``-log(p[y] / sum(p))``) or logits
+            (`ek.nn.sparse_softmax_cross_entropy_with_logits`).
         ignore_class: a label whose entries get a loss of 0 (Keras's: padding in
             segmentation); None (default) ignores none.
 
@@ -369,10 +369,10 @@ def sparse_categorical_crossentropy(
             f"{op}: received a label value of {bad} which is outside the valid range of "
             f"[0, {n}) (y_pred of shape {ps}).",
         )
-    p = y_pred / reduce_sum(y_pred, axis=-1, keepdims=True)
-    p = clip_by_value(p, fuzz_epsilon(), 1.0 - fuzz_epsilon())
-    hot = one_hot(labels, n, dtype=y_pred.dtype)
-    return -reduce_sum(hot * log(p), axis=-1)
+    # Keras 3's TensorFlow backend: clipped, then a softmax cross-entropy of log(p), which
+    # renormalizes after the clip (unlike categorical_crossentropy, which divides first).
+    p = clip_by_value(y_pred, fuzz_epsilon(), 1.0 - fuzz_epsilon())
+    return nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=log(p))
 
 
 # -- Loss classes -------------------------------------------------------------------------------

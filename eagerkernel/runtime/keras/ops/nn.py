@@ -363,7 +363,9 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Cross-entropy between integer class ``target`` and ``output`` along ``axis``
     (follows `keras.ops.sparse_categorical_crossentropy`); ``target`` has ``output``'s
-    shape without ``axis`` (a trailing size-1 axis is dropped).
+    shape without ``axis`` (a trailing size-1 axis is dropped). Probabilities are clipped to
+    ``[1e-7, 1 - 1e-7]`` and then renormalized (``-log(p[y] / sum(p))``), as Keras 3's
+    TensorFlow backend does.
 
     Raises:
         ValueError: ``target``'s shape does not match.
@@ -382,7 +384,10 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
             f"target.shape={tuple(target.shape)}, output.shape={tuple(output.shape)}"
         )
     onehot = tf.one_hot(tf.cast(target, "int32"), output.shape[axis], axis=axis, dtype=output.dtype)
-    return categorical_crossentropy(onehot, output, from_logits=from_logits, axis=axis)
+    if not from_logits:  # Keras 3's TensorFlow backend: clip, then log-softmax of log(output)
+        eps = to_tensor(_EPSILON, output.dtype)
+        output = tf.log(tf.clip_by_value(output, eps, to_tensor(1.0, output.dtype) - eps))
+    return categorical_crossentropy(onehot, output, from_logits=True, axis=axis)
 
 
 @keras_op
