@@ -128,3 +128,14 @@ def test_map_spec_of_an_empty_dataset_names_the_map():
     ds = tf.data.Dataset.range(0).map(lambda x: x * 2)
     with pytest.raises(ValueError, match=r"Map.element_spec: the dataset is empty"):
         _ = ds.element_spec
+
+
+def test_a_shape_of_known_rank_is_truthy_as_tensorflows():
+    # TensorFlow's TensorShape.__bool__: whether the rank is known (a scalar's shape too).
+    assert bool(tf.TensorShape([])) and bool(tf.constant(1.0).shape)
+    assert bool(tf.zeros([0]).shape) and bool(tf.TensorShape([None, 3]))
+    assert not bool(tf.TensorShape(None))
+    # Code that relied on an empty tuple's falsiness still sees scalars as scalars.
+    loss = tf.constant(2.0)
+    with pytest.raises(ValueError, match="must have a batch axis"):
+        tf.nn.compute_average_loss(loss)

@@ -57,6 +57,11 @@ class TensorShape(tuple):
                 raise TypeError(f"TensorShape: invalid dimension {d!r} in {dims!r}.")
         return tuple.__new__(PartialShape if None in out else TensorShape, out)
 
+    def __bool__(self) -> bool:
+        """True: the rank is known (TensorFlow's ``TensorShape.__bool__``; a scalar's shape is
+        truthy, unlike an empty tuple). `UnknownShape` is falsy."""
+        return True
+
     def __getnewargs__(self):
         return (tuple(self),)
 
@@ -201,6 +206,9 @@ class UnknownShape(PartialShape):
         return None
 
     ndims = rank
+
+    def __bool__(self) -> bool:
+        return False
 
     @property
     def dims(self):

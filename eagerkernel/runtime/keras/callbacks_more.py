@@ -92,7 +92,7 @@ class LearningRateScheduler(Callback):
             new = self.schedule(epoch, lr)
         except TypeError:  # the old API: schedule(epoch)
             new = self.schedule(epoch)
-        if isinstance(new, Tensor) and not new.shape:
+        if isinstance(new, Tensor) and new.shape.rank == 0:
             new = new.numpy()
         if not isinstance(new, (float, np.floating)):
             raise ValueError(
@@ -427,7 +427,7 @@ class TensorBoard(Callback):
         with self._writer(run).as_default():
             for name, value in values.items():
                 if isinstance(value, (int, float, np.number)) or (
-                    isinstance(value, Tensor) and not value.shape
+                    isinstance(value, Tensor) and value.shape.rank == 0
                 ):
                     summary.scalar(name, value, step=step)
 

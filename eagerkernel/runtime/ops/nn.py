@@ -515,7 +515,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if sample_weight is not None:
         loss = multiply(loss, cast(tensor(sample_weight, "compute_average_loss"), loss.dtype))
     if global_batch_size is None:
-        if not loss.shape:
+        if loss.shape.rank == 0:
             raise ValueError("compute_average_loss: per_example_loss must have a batch axis.")
         global_batch_size = loss.shape[0] * _replicas_in_sync("compute_average_loss")
     global_batch_size = int(global_batch_size)

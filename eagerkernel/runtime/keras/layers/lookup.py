@@ -264,7 +264,7 @@ class _IndexLookup(Layer):
         if self.output_mode == "int" or self.invert:
             return tuple(input_shape)
         depth = self.max_tokens if self.pad_to_max_tokens else self.vocabulary_size()
-        if self.output_mode == "one_hot" and input_shape and input_shape[-1] == 1:
+        if self.output_mode == "one_hot" and tuple(input_shape)[-1:] == (1,):
             return (*tuple(input_shape)[:-1], depth)
         return (*tuple(input_shape)[:-1], depth)
 
@@ -279,7 +279,7 @@ class _IndexLookup(Layer):
         if self.invert:
             dtype = "string" if isinstance(self, StringLookup) else "int64"
         else:
-            dtype = "float32" if self.output_mode == "tf_idf" else "int64"
+            dtype = "int64" if self.output_mode == "int" else "float32"  # as Keras 3
         return KerasTensor(shape, dtype)
 
     def get_config(self) -> dict:
@@ -651,6 +651,12 @@ class CategoryEncoding(Layer):
         if self.output_mode == "one_hot" and shape and shape[-1] != 1:
             return (*shape, self.num_tokens)
         return (*shape[:-1], self.num_tokens)
+
+    def compute_output_spec(self, inputs, count_weights=None):
+        """A float32 KerasTensor of `compute_output_shape` (Keras 3: the layer's dtype)."""
+        from ..keras_tensor import KerasTensor
+
+        return KerasTensor(self.compute_output_shape(tuple(inputs.shape)), "float32")
 
     def get_config(self) -> dict:
         return {
