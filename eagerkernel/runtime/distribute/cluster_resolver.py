@@ -20,30 +20,9 @@ no parameter-server runtime.
 
 from __future__ import annotations
 
-import json
-import os
+from .multi_worker import ClusterSpec, read_tf_config
 
-from .multi_worker import ClusterSpec
-
-__all__ = ["TFConfigClusterResolver", "read_tf_config"]
-
-
-def read_tf_config() -> dict:
-    """``TF_CONFIG``'s JSON object (``{}`` when unset or blank).
-
-    Raises:
-        ValueError: ``TF_CONFIG`` is not JSON, or not a JSON object.
-    """
-    raw = os.environ.get("TF_CONFIG", "").strip()
-    if not raw:
-        return {}
-    try:
-        config = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"TF_CONFIG is not valid JSON ({exc}): {raw[:200]!r}") from None
-    if not isinstance(config, dict):
-        raise ValueError(f"TF_CONFIG must be a JSON object, got {raw[:200]!r}.")
-    return config
+__all__ = ["TFConfigClusterResolver"]
 
 
 class TFConfigClusterResolver:

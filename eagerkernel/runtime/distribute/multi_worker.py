@@ -29,6 +29,7 @@ __all__ = [
     "CommunicationOptions",
     "MPIClusterResolver",
     "MultiWorkerMirroredStrategy",
+    "read_tf_config",
 ]
 
 
@@ -55,10 +56,16 @@ class ClusterSpec:
         return f"ClusterSpec({self._cluster})"
 
 
-def _read_tf_config():
+def read_tf_config() -> dict:
+    """``TF_CONFIG``'s JSON object (``{}`` when unset or blank; TensorFlow's cluster
+    configuration: ``cluster``, ``task``, ``rpc_layer``, ``environment``).
+
+    Raises:
+        ValueError: ``TF_CONFIG`` is not JSON, or not a JSON object.
+    """
     raw = os.environ.get("TF_CONFIG", "").strip()
     if not raw:
-        return None
+        return {}
     try:
         config = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -90,8 +97,8 @@ class MPIClusterResolver:
         self.rank = self.communicator.rank
         self.num_workers = self.communicator.size
         self.environment = "mpi"
-        config = _read_tf_config()
-        if config is None:
+        config = read_tf_config()
+        if not config:
             self.task_type, self.task_id = "worker", self.rank
             self._spec = ClusterSpec({"worker": [f"mpi-rank-{i}" for i in range(self.num_workers)]})
             return
