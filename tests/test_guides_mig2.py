@@ -187,6 +187,10 @@ def test_saver_steps_max_to_keep_and_errors(tmp_path):
         "m-2.safetensors",
     ]
     assert tf.train.latest_checkpoint(str(tmp_path)) == paths[2]
+    # latest_filename names the state file instead of "checkpoint" (TF's argument).
+    other = saver.save(None, str(tmp_path / "o" / "m"), global_step=7, latest_filename="state")
+    assert sorted(os.listdir(tmp_path / "o")) == ["m-7.safetensors", "state"]
+    assert tf.train.latest_checkpoint(str(tmp_path / "o"), latest_filename="state") == other
     with pytest.raises(RuntimeError, match="`var_list` must specify a list or dict"):
         tf1.train.Saver()
     with pytest.raises(ValueError, match="not a valid checkpoint"):

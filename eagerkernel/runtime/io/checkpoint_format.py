@@ -590,10 +590,12 @@ def write_state(
     everything: list,
     timestamps: list | None = None,
     last_preserved_timestamp: float | None = None,
+    filename: str | None = None,
 ) -> None:
-    """Atomically writes ``directory``'s state file: ``latest`` and ``everything`` (absolute
-    prefixes, oldest first) as names relative to ``directory``, with their ``timestamps`` and
-    the ``last_preserved_timestamp`` when given (TensorFlow's text format)."""
+    """Atomically writes ``directory``'s state file (``filename``, default ``checkpoint``):
+    ``latest`` and ``everything`` (absolute prefixes, oldest first) as names relative to
+    ``directory``, with their ``timestamps`` and the ``last_preserved_timestamp`` when given
+    (TensorFlow's text format)."""
 
     def rel(p: str) -> str:
         return json.dumps(os.path.relpath(p, directory))
@@ -603,7 +605,8 @@ def write_state(
     lines += [f"all_model_checkpoint_timestamps: {t!r}" for t in timestamps or ()]
     if last_preserved_timestamp is not None:
         lines.append(f"last_preserved_timestamp: {float(last_preserved_timestamp)!r}")
-    atomic_write(os.path.join(directory, STATE_FILE), ("\n".join(lines) + "\n").encode())
+    path = os.path.join(directory, filename or STATE_FILE)
+    atomic_write(path, ("\n".join(lines) + "\n").encode())
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:

@@ -100,8 +100,9 @@ class Saver:
         """Writes the variables to ``save_path`` (``save_path-<global_step>`` when a step is
         given: an int, a Tensor or a Variable) and returns that prefix. With ``write_state``
         the directory's ``checkpoint`` file names it as the latest (read by
-        `tf.train.latest_checkpoint`; ``latest_filename`` is accepted, the file is always
-        ``checkpoint``). No meta graph is written (there is no graph).
+        `tf.train.latest_checkpoint`), or ``latest_filename`` when given. No meta graph is
+        written, as TensorFlow writes none when executing eagerly (``meta_graph_suffix``,
+        ``write_meta_graph``, ``strip_default_attrs`` and ``save_debug_info`` concern it).
 
         Raises:
             ValueError: ``sess`` is not None (there are no Sessions here).
@@ -128,7 +129,7 @@ class Saver:
                     os.remove(data_file(old))
         if write_state:
             absolute = [os.path.abspath(p) for p in self._last]
-            write_state_file(directory, absolute[-1], absolute)
+            write_state_file(directory, absolute[-1], absolute, filename=latest_filename)
         return prefix
 
     def restore(self, sess, save_path) -> None:
