@@ -30,10 +30,9 @@ KERAS = {
     "DenseNet169": (A.DenseNet169, {}, 14307880, "densenet169", 597, (None, 1000)),
     "DenseNet201": (A.DenseNet201, {}, 20242984, "densenet201", 709, (None, 1000)),
     "InceptionV3": (A.InceptionV3, {}, 23851784, "inception_v3", 313, (None, 1000)),
-    # Keras 3's MobileNetV3 counts 164 and 194 layers: its squeeze-and-excite ``+ 3`` and
-    # ``* (1 / 6)`` are ops, here operator layers (two per block; 9 and 8 blocks).
-    "MobileNetV3Small": (V3S, {}, 2554968, "MobileNetV3Small", 164 + 18, (None, 1000)),
-    "MobileNetV3Large": (V3L, {}, 5507432, "MobileNetV3Large", 194 + 16, (None, 1000)),
+    # Keras 3's squeeze-and-excite ``+ 3`` and ``* (1 / 6)`` are operations, not layers.
+    "MobileNetV3Small": (V3S, {}, 2554968, "MobileNetV3Small", 164, (None, 1000)),
+    "MobileNetV3Large": (V3L, {}, 5507432, "MobileNetV3Large", 194, (None, 1000)),
     "V3Small-minimalistic": (V3S, MINIMAL, 2056848, "MobileNetV3Small", 110, (None, 1000)),
     "V3Large-minimalistic": (V3L, MINIMAL_125, 5788928, "MobileNetV3Large", 145, (None, 1000)),
 }
@@ -58,11 +57,11 @@ KERAS_SMALL = [
      21802784, 312, (None, 2048), "global_average_pooling2d"),
     (A.MobileNetV3Small, dict(alpha=0.75, include_top=False, input_shape=(32, 32, 3),
                               pooling="avg", include_preprocessing=False),
-     583160, 157 + 18, (None, 432), "avg_pool"),
+     583160, 157, (None, 432), "avg_pool"),
     (A.MobileNetV3Large, dict(include_top=False, input_shape=(224, 224, 3)),
-     2996352, 187 + 16, (None, 7, 7, 960), "activation"),
+     2996352, 187, (None, 7, 7, 960), "activation"),
     (A.MobileNetV3Large, dict(classes=10, dropout_rate=0.0, input_shape=(64, 64, 3)),
-     4239242, 193 + 16, (None, 10), "predictions"),
+     4239242, 193, (None, 10), "predictions"),
 ]  # fmt: skip
 
 

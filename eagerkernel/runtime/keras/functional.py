@@ -396,6 +396,16 @@ class Functional(Model):
     # -- structure ------------------------------------------------------------------------------
     @property
     def layers(self) -> list:
+        """The model's layers in run order, the InputLayers first; the operators recorded on
+        KerasTensors (``x + y``) are not layers (see `operations`), as in Keras 3."""
+        from .layers.merging import Operator
+
+        return [la for la in self._graph_layers if not isinstance(la, Operator)]
+
+    @property
+    def operations(self) -> list:
+        """Every node of the graph in run order: the layers and the recorded operators
+        (``x + y`` as ``add``), as Keras 3's ``Functional.operations``."""
         return list(self._graph_layers)
 
     @property

@@ -4,9 +4,8 @@ names (``conv``, ``expanded_conv_1_expand``, ``expanded_conv_1_squeeze_excite_co
 ``alpha``, ``minimalistic`` and ``include_preprocessing`` (a `Rescaling` to -1..1 inside the
 model, so that `preprocess_input` is the identity, as Keras's).
 
-Keras 3 computes the squeeze-and-excite gate's ``relu6(x + 3) / 6`` with ops that are not
-layers; here the ``+`` and ``*`` are operator layers, so ``len(model.layers)`` is Keras's plus
-two per squeeze-and-excite block (the weights, their names and order are Keras's).
+The squeeze-and-excite gate's ``relu6(x + 3) / 6`` uses operators on KerasTensors, which are
+the model's `operations` but not its `layers`, as in Keras 3 (``len(model.layers)`` is Keras's).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...core.tensor import to_tensor
 from ...ops import array_ops, creation, elementwise, linalg, math_more, reduction
-from .base import Layer
+from .base import Layer, unique_name
 
 __all__ = [
     "Add",
@@ -331,6 +331,9 @@ _UNARY = {
     "logical_not": elementwise.logical_not,
 }
 
+# Where the name of the Keras 3 operation differs from the op (`keras.src.ops.numpy`).
+_KERAS_OP_NAMES = {"divide": "true_divide", "getitem": "get_item"}
+
 
 class Operator(Layer):
     """An operator on KerasTensors as a layer (``x + y``, ``2 * x``, ``-x``, ``x > 0``,
@@ -352,11 +355,13 @@ class Operator(Layer):
     """
 
     def __init__(self, op: str, constant=None, reverse: bool = False, key=None, **kwargs):
-        kwargs.setdefault("name", None)
         if op not in _OPS and op not in _UNARY and op != "getitem":
             raise ValueError(
                 f"Operator: unknown op {op!r}; known: {sorted([*_OPS, *_UNARY, 'getitem'])}"
             )
+        if kwargs.get("name") is None:
+            # Named after the Keras 3 operation (`x + y` is "add", `x / 2` "true_divide").
+            kwargs["name"] = unique_name(_KERAS_OP_NAMES.get(op, op))
         super().__init__(**kwargs)
         self.op = op
         self.constant = constant

@@ -8,6 +8,7 @@ import types
 from ..utils_more import save_img as _save_img
 from . import image as _image
 from . import image_generator as _image_generator
+from . import sequence as _sequence
 from .audio import audio_dataset_from_directory
 from .image import image_dataset_from_directory
 from .sequence import pad_sequences
@@ -35,4 +36,6 @@ image = types.SimpleNamespace(
     save_img=_save_img,
 )
 image.__doc__ = "`tf.keras.preprocessing.image` (see `eagerkernel.runtime.keras.preprocessing`)."
-sequence = types.SimpleNamespace(pad_sequences=pad_sequences)
+sequence = types.SimpleNamespace(
+    pad_sequences=pad_sequences, TimeseriesGenerator=_sequence.TimeseriesGenerator
+)

@@ -1,11 +1,14 @@
 """`pad_sequences` (follows `tf.keras.utils.pad_sequences`, also
-`tf.keras.preprocessing.sequence.pad_sequences`)."""
+`tf.keras.preprocessing.sequence.pad_sequences`) and `TimeseriesGenerator`
+(`tf.keras.preprocessing.sequence.TimeseriesGenerator`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pad_sequences"]
+from .timeseries_generator import TimeseriesGenerator
+
+__all__ = ["TimeseriesGenerator", "pad_sequences"]
 
 
 def pad_sequences(
