@@ -116,6 +116,7 @@ def _builtins(module: str | None) -> dict:
         optimizers,
         regularizers,
     )
+    from .feature_space import Cross, Feature, FeatureSpace
     from .functional import Functional
     from .layers.merging import Operator
     from .ops import KerasOpLayer
@@ -144,6 +145,9 @@ def _builtins(module: str | None) -> dict:
             "Functional": Functional,
             "Operator": Operator,
             "KerasOpLayer": KerasOpLayer,
+            "FeatureSpace": FeatureSpace,
+            "Feature": Feature,
+            "Cross": Cross,
         }
     )
     return table

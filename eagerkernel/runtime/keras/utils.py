@@ -11,10 +11,11 @@ import zipfile
 
 import numpy as np
 
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, constant
 from .backend import clear_session, is_keras_tensor
 from .data_adapter import pack as pack_x_y_sample_weight
 from .data_adapter import unpack as unpack_x_y_sample_weight
+from .feature_space import FeatureSpace
 from .io_utils import (
     disable_interactive_logging,
     enable_interactive_logging,
@@ -46,6 +47,7 @@ from .utils_more import Config, get_source_inputs, save_img, split_dataset
 __all__ = [
     "Config",
     "CustomObjectScope",
+    "FeatureSpace",
     "Progbar",
     "PyDataset",
     "Sequence",
@@ -92,7 +94,8 @@ def to_categorical(x, num_classes=None) -> np.ndarray:
         num_classes: default ``max(x) + 1``.
 
     Returns:
-        A float32 NumPy array of shape ``x.shape + (num_classes,)``.
+        A float32 array of shape ``x.shape + (num_classes,)``: a Tensor when ``x`` is a Tensor
+        (Keras 3 one-hot encodes backend tensors with ``ops.one_hot``), else a NumPy array.
 
     Raises:
         ValueError: labels that are negative, not integers, or not below ``num_classes``.
@@ -120,7 +123,7 @@ def to_categorical(x, num_classes=None) -> np.ndarray:
         )
     out = np.zeros((*arr.shape, num_classes), np.float32)
     np.put_along_axis(out, arr[..., None], 1.0, axis=-1)
-    return out
+    return constant(out) if isinstance(x, Tensor) else out
 
 
 def normalize(x, axis=-1, order=2):

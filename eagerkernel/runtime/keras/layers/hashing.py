@@ -193,6 +193,13 @@ class HashedCrossing(Layer):
             return (*shape[:1], self.num_bins)
         return shape
 
+    def compute_output_spec(self, inputs):
+        """A KerasTensor of `compute_output_shape` in the layer's dtype (int64 ids, float32
+        one-hot), as Keras 3, whatever the inputs' integer dtype."""
+        from ..keras_tensor import KerasTensor
+
+        return KerasTensor(self.compute_output_shape([tuple(t.shape) for t in inputs]), self.dtype)
+
     def get_config(self) -> dict:
         return {
             **super().get_config(),

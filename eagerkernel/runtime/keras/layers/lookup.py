@@ -752,6 +752,18 @@ class Discretization(Layer):
             "output_mode": self.output_mode,
         }
 
+    @classmethod
+    def from_config(cls, config):
+        """An adapted layer's config has both ``bin_boundaries`` and ``num_bins``, which
+        ``__init__`` refuses together: the boundaries are set after creation (as Keras 3)."""
+        config = dict(config)
+        boundaries = config.pop("bin_boundaries", None)
+        if config.get("num_bins") is None:
+            return cls(bin_boundaries=boundaries, **config)
+        layer = cls(**config)
+        layer.bin_boundaries = boundaries
+        return layer
+
 
 def _compress(summary: np.ndarray, epsilon: float) -> np.ndarray:
     """A quantile summary (``[values, weights]``) reduced to about ``1 / epsilon`` points at
