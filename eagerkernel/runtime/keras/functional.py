@@ -486,7 +486,9 @@ class Functional(Model):
                 t = cast(t, spec.dtype._np)
             t = adjust_input_rank(t, spec.shape)  # (batch,) into Input(shape=(1,)), as Keras
             shape = tuple(t._value.shape)
-        expected = tuple(spec.shape)
+        # Keras 3 checks inputs against the Input's shape with the batch axis set to None
+        # (`Functional._compute_input_spec`), so Input(batch_size=8) accepts any batch.
+        expected = (None, *tuple(spec.shape)[1:]) if len(spec.shape) else ()
         if len(shape) != len(expected) or any(
             e is not None and e != s for e, s in zip(expected, shape)
         ):

@@ -18,6 +18,7 @@ from ..core.tensor import Tensor
 from ..core.type_promotion import STRONG, weak_unary
 from ..native import kernels
 from ._core import apply, complex_error, float_check, tensor, unary
+from .creation import zeros_like
 from .elementwise import abs, cast, exp, sigmoid, sigmoid_fwd, sigmoid_grad_prim, tanh, where
 from .reduction import reduce_sum, single_axis
 
@@ -53,7 +54,8 @@ _relu = Primitive("Relu", _relu_fwd)
 
 def _relu_grad_fwd(xp, g, x):
     # TF's ReluGrad, ``g * (x > 0)`` in one op: the gradient at exactly 0 is 0. It is linear
-    # in g (its VJP is itself) and piecewise constant in x (no gradient).
+    # in g (its VJP is itself) and piecewise constant in x: zeros, as TF's `_ReluGradGrad`
+    # returns (so a second-order gradient reaching a variable only through x is 0, not None).
     if xp is np:
         out = kernels.relu_grad(g, x)  # one pass of C where it applies
         if out is not None:
@@ -63,7 +65,9 @@ def _relu_grad_fwd(xp, g, x):
 
 _relu_grad = Primitive("ReluGrad", _relu_grad_fwd)
 defvjp(_relu, lambda g, ans, x: apply(_relu_grad, (g, x)))
-defvjp(_relu_grad, lambda h, ans, g, x: apply(_relu_grad, (h, x)), None)
+defvjp(
+    _relu_grad, lambda h, ans, g, x: apply(_relu_grad, (h, x)), lambda h, ans, g, x: zeros_like(x)
+)
 _relu_op = unary(_relu, real=True)
 
 
@@ -94,7 +98,16 @@ def relu6(features, name=None) -> Tensor:
 
 
 _leaky_relu = Primitive("LeakyRelu", lambda xp, x, alpha: xp.where(x > 0, x, x * alpha))
-defvjp(_leaky_relu, lambda g, ans, x, alpha: where(x > 0, g, g * alpha))
+# TF's LeakyReluGrad: linear in g, piecewise constant in x (zeros, as `_LeakyReluGradGrad`).
+_leaky_relu_grad = Primitive(
+    "LeakyReluGrad", lambda xp, g, x, alpha: xp.where(x > 0, g, g * g.dtype.type(alpha))
+)
+defvjp(_leaky_relu, lambda g, ans, x, alpha: apply(_leaky_relu_grad, (g, x), {"alpha": alpha}))
+defvjp(
+    _leaky_relu_grad,
+    lambda h, ans, g, x, alpha: apply(_leaky_relu_grad, (h, x), {"alpha": alpha}),
+    lambda h, ans, g, x, alpha: zeros_like(x),
+)
 
 
 def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
