@@ -25,6 +25,7 @@ def test_functional_input_batch_size_is_not_enforced():
     [
         (lambda z: ek.nn.leaky_relu(z, 0.2), [[0.4, 2.0, 2.0]]),
         (ek.nn.relu, [[0.0, 2.0, 2.0]]),
+        (ek.nn.relu6, [[0.0, 2.0, 2.0]]),  # TF's _Relu6GradGrad: zeros for x as well
     ],
 )
 def test_relu_family_second_order_is_zeros_not_none(act, first):

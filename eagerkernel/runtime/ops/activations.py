@@ -84,7 +84,14 @@ def relu(features, name=None) -> Tensor:
 
 
 _relu6 = Primitive("Relu6", lambda xp, x: xp.minimum(xp.maximum(x, 0), 6))
-defvjp(_relu6, lambda g, ans, x: g * cast((x > 0) & (x < 6), g.dtype))
+# TF's Relu6Grad, ``g * (0 < x < 6)``: linear in g, piecewise constant in x (zeros).
+_relu6_grad = Primitive(
+    "Relu6Grad", lambda xp, g, x: g * ((x > 0) & (x < 6)).astype(g.dtype, copy=False)
+)
+defvjp(_relu6, lambda g, ans, x: apply(_relu6_grad, (g, x)))
+defvjp(
+    _relu6_grad, lambda h, ans, g, x: apply(_relu6_grad, (h, x)), lambda h, ans, g, x: zeros_like(x)
+)
 _relu6_op = unary(_relu6, real=True)
 
 
