@@ -594,18 +594,27 @@ def _scratch_writer(writer: _Writer) -> _Writer:
 def _trace_from_signature(f: Function, name: str, reason: str | None) -> None:
     """Traces ``f`` on zeros of its ``input_signature`` (see the module docstring)."""
     specs = _dense_signature(f, name)
+    _warn_open_shapes(
+        specs,
+        f"function {name} was never called and its input_signature",
+        f" in a way no saved program follows ({reason})",
+    )
+    values = nest.pack_sequence_as(f.input_signature, [_zeros(s) for s in specs])
+    f(*values)
+
+
+def _warn_open_shapes(specs: list, what: str, why: str = "") -> None:
+    """Warns that ``what`` (never called) is saved for the shapes of `_zeros` of ``specs``
+    when a spec leaves a dimension or the rank open."""
     open_shapes = [s for s in specs if s.shape.rank is None or None in s.shape.as_list()]
     if open_shapes:
         warnings.warn(
-            f"saved_model.save: function {name} was never called and its input_signature "
-            f"leaves shapes open ({open_shapes}) in a way no saved program follows ({reason}); "
-            f"it is traced and saved for shapes {[tuple(_zeros(s).shape) for s in specs]} (an "
-            "unknown dimension as 1, an unknown rank as a scalar). Call it with inputs of the "
-            "shapes you need before saving to save those.",
-            stacklevel=3,
+            f"saved_model.save: {what} leaves shapes open ({open_shapes}){why}; it is traced "
+            f"and saved for shapes {[tuple(_zeros(s).shape) for s in specs]} (an unknown "
+            "dimension as 1, an unknown rank as a scalar). Call it with inputs of the shapes "
+            "you need before saving to save those.",
+            stacklevel=4,
         )
-    values = nest.pack_sequence_as(f.input_signature, [_zeros(s) for s in specs])
-    f(*values)
 
 
 def _trace_concrete(c: ConcreteFunction, name: str) -> None:
@@ -614,16 +623,9 @@ def _trace_concrete(c: ConcreteFunction, name: str) -> None:
     open dimension is taken as 1 and an unknown rank as a scalar, with a warning."""
     args, kwargs = c.structured_input_signature
     specs = [s for s in nest.flatten((args, kwargs)) if isinstance(s, TensorSpec)]
-    open_shapes = [s for s in specs if s.shape.rank is None or None in s.shape.as_list()]
-    if open_shapes:
-        warnings.warn(
-            f"saved_model.save: signature {name} is a concrete function that was never "
-            f"called, made from specs that leave shapes open ({open_shapes}); it is traced "
-            f"and saved for shapes {[tuple(_zeros(s).shape) for s in specs]} (an unknown "
-            "dimension as 1, an unknown rank as a scalar). Call it with inputs of the shapes "
-            "you need before saving to save those.",
-            stacklevel=3,
-        )
+    _warn_open_shapes(
+        specs, f"signature {name} is a concrete function that was never called, whose specs"
+    )
     zeros = nest.map_structure(lambda s: _zeros(s) if isinstance(s, TensorSpec) else s, args)
     kw = nest.map_structure(lambda s: _zeros(s) if isinstance(s, TensorSpec) else s, kwargs)
     c(*zeros, **kw)
