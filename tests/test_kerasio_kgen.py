@@ -74,3 +74,19 @@ def test_to_categorical_of_a_tensor_is_a_tensor():
     assert isinstance(col, ek.Tensor) and tuple(col.shape) == (3, 3)
     np.testing.assert_array_equal(col.numpy(), np.eye(3)[[1, 0, 2]])
     assert isinstance(keras.utils.to_categorical([0, 1], 2), np.ndarray)
+
+
+def test_count_params_of_an_unbuilt_layer_raises_as_keras_3():
+    # Keras 3.15: ValueError "You tried to call `count_params` on layer 'dense', but the layer
+    # isn't built. ..."; built, it counts the weights (3 * 2 + 2 = 8).
+    dense = ek.keras.layers.Dense(2, name="dense_probe")
+    with pytest.raises(ValueError, match=r"`count_params` on layer 'dense_probe'.*isn't built"):
+        dense.count_params()
+    dense(np.ones((1, 3), "float32"))
+    assert dense.count_params() == 8
+    model = ek.keras.Sequential([ek.keras.layers.Dense(2)])
+    with pytest.raises(ValueError, match="isn't built"):
+        model.count_params()
+    lines = []
+    model.summary(print_fn=lines.append)  # an unbuilt model still has a summary
+    assert "0 (unbuilt)" in "\n".join(lines)

@@ -41,11 +41,11 @@ def _model_rows(model) -> tuple[list[list[str]], int, int]:
     for layer in model._summary_layers():
         shape = getattr(layer, "_output_shape", None)
         shape_text = "multiple" if shape is None else str(batch_none(shape))
-        rows.append(
-            [f"{layer.name} ({type(layer).__name__})", shape_text, f"{layer.count_params():,}"]
-        )
+        params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
+        rows.append([f"{layer.name} ({type(layer).__name__})", shape_text, params])
+    total = sum(int(np.prod(v.shape, dtype=np.int64)) for v in model.weights)
     trainable = sum(int(np.prod(v.shape, dtype=np.int64)) for v in model.trainable_variables)
-    return rows, model.count_params(), trainable
+    return rows, total, trainable
 
 
 def model_text(model) -> str:

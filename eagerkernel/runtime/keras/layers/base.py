@@ -629,7 +629,17 @@ class Layer(
             v.assign(np.asarray(w, dtype=v.dtype.as_numpy_dtype))
 
     def count_params(self) -> int:
-        """Number of scalars in the weights."""
+        """Number of scalars in the weights (follows Keras 3's ``Layer.count_params``).
+
+        Raises:
+            ValueError: the layer is not built (Keras 3's message), even if it made weights
+                in ``__init__``.
+        """
+        if not self.built:
+            raise ValueError(
+                f"You tried to call `count_params` on layer '{self.name}', but the layer isn't "
+                "built. You can build it manually via: `layer.build(input_shape)`."
+            )
         return int(sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.weights))
 
     def get_config(self) -> dict:
