@@ -17,6 +17,7 @@ batch axis elsewhere (a transpose) keeps it known there.
 from __future__ import annotations
 
 from .dataset import Context
+from .sources import spec_or_none
 from .structure import TensorSpec, flatten, map_structure, spec_of
 
 __all__ = ["mapped_spec"]
@@ -29,7 +30,7 @@ def mapped_spec(dataset, fn, op: str = "Map"):
         ValueError: ``dataset`` is empty, so nothing can be typed; the message names ``op``
             (the mapped dataset's class).
     """
-    in_spec = _spec_or_none(dataset)
+    in_spec = spec_or_none(dataset)
     it = dataset._iter(Context(peek=True))
     try:
         inputs = [x for x, _ in zip(it, range(2))]
@@ -51,13 +52,6 @@ def mapped_spec(dataset, fn, op: str = "Map"):
     if sizes:
         spec = map_structure(lambda s: _relax(s, sizes), spec)
     return spec
-
-
-def _spec_or_none(dataset):
-    try:
-        return dataset.element_spec
-    except ValueError:  # an empty dataset
-        return None
 
 
 def _common(a, b):

@@ -462,7 +462,7 @@ class Concatenate(Dataset):
                 f"concatenate: dataset must be a Dataset. Received: {type(second).__name__}"
             )
         super().__init__(first, second)
-        a, b = _spec_or_none(first), _spec_or_none(second)
+        a, b = spec_or_none(first), spec_or_none(second)
         if a is not None and b is not None:
             ok = same_structure(a, b) and all(
                 type(x) is type(y) and (not isinstance(x, TensorSpec) or x.dtype == y.dtype)
@@ -499,7 +499,7 @@ class Concatenate(Dataset):
         return map_structure(common, a, b)
 
 
-def _spec_or_none(dataset: Dataset):
+def spec_or_none(dataset: Dataset):
     """The element spec, learnt by peeking if need be; None if the dataset is empty."""
     try:
         return dataset.element_spec
@@ -515,4 +515,5 @@ __all__ = [
     "TensorSlices",
     "Tensors",
     "Zip",
+    "spec_or_none",
 ]
