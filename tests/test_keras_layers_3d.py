@@ -134,8 +134,8 @@ def test_conv3d_errors():
         layers.Conv3D(2, (3, 3))
     with pytest.raises(ValueError, match="padding"):
         layers.Conv3D(2, 3, padding="causal")
-    with pytest.raises(ValueError, match=r"grouped convolutions.*groups=2"):
-        layers.Conv3D(2, 3, groups=2)
+    with pytest.raises(ValueError, match=r"evenly divisible.*groups=2, filters=3"):
+        layers.Conv3D(3, 3, groups=2)
     with pytest.raises(ValueError, match=r"dilation_rate > 1"):
         layers.Conv3D(2, 3, strides=2, dilation_rate=2)
     with pytest.raises(ValueError, match=r"channels_first.*NDHWC.*\[0, 2, 3, 4, 1\]"):

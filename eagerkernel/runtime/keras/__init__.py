@@ -23,6 +23,7 @@ from . import (
     random,
     regularizers,
     saving,
+    tree,
     utils,
 )
 from .dtype_policies import DTypePolicy
@@ -69,6 +70,7 @@ __all__ = [
     "random",
     "regularizers",
     "saving",
+    "tree",
     "utils",
     "version",
 ]

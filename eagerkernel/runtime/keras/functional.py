@@ -66,7 +66,7 @@ def Input(
 
     >>> x = ek.keras.Input(shape=(28, 28, 1), name="img")
     >>> x.shape, x.dtype.name
-    (TensorShape([None, 28, 28, 1]), 'float32')
+    ((None, 28, 28, 1), 'float32')
     """
     from .layers.core import InputLayer
 

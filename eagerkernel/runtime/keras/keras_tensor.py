@@ -12,10 +12,11 @@ This module depends only on the core; `layers.base` imports it to recognise symb
 from __future__ import annotations
 
 from ..core import dtypes
-from ..core.tensor import TensorShape
+from ..core.shape import PartialShape
 
 __all__ = [
     "KerasHistory",
+    "KerasShape",
     "KerasTensor",
     "Node",
     "SymbolicValueError",
@@ -49,6 +50,26 @@ class KerasHistory(tuple):
         return self[2]
 
 
+class KerasShape(PartialShape):
+    """A `KerasTensor`'s shape: shown as the plain tuple Keras 3 uses (``(None, 3)``), with
+    `TensorShape`'s methods kept (``as_list()``, ``rank``) for code written for tf.keras 2,
+    whose KerasTensors have TensorShapes. A slice is a KerasShape too.
+
+    >>> KerasShape((None, 28, 1)), KerasShape((None, 28, 1))[1:], KerasShape((2, 3)).rank
+    ((None, 28, 1), (28, 1), 2)
+    """
+
+    __slots__ = ()
+
+    def __getitem__(self, key):
+        if type(key) is slice:
+            return KerasShape(tuple.__getitem__(self, key))
+        return tuple.__getitem__(self, key)
+
+    def __repr__(self) -> str:
+        return tuple.__repr__(self)
+
+
 class KerasTensor:
     """A symbolic tensor: a shape, a dtype and the layer call that produced it.
 
@@ -66,11 +87,11 @@ class KerasTensor:
     >>> x
     <KerasTensor shape=(None, None, 3), dtype=float32, sparse=False, ragged=False, name=seq>
     >>> x.shape
-    TensorShape([None, None, 3])
+    (None, None, 3)
     """
 
     def __init__(self, shape, dtype="float32", name: str | None = None, history=None, sparse=False):
-        self.shape = TensorShape(None if d is None else int(d) for d in shape)
+        self.shape = KerasShape(None if d is None else int(d) for d in shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
         self.sparse = bool(sparse)  # stands for a SparseTensor (an Input(sparse=True))

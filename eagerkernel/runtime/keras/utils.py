@@ -94,8 +94,9 @@ def to_categorical(x, num_classes=None) -> np.ndarray:
         num_classes: default ``max(x) + 1``.
 
     Returns:
-        A float32 array of shape ``x.shape + (num_classes,)``: a Tensor when ``x`` is a Tensor
-        (Keras 3 one-hot encodes backend tensors with ``ops.one_hot``), else a NumPy array.
+        An array of shape ``x.shape + (num_classes,)``: a float32 Tensor when ``x`` is a Tensor
+        (Keras 3 one-hot encodes backend tensors with ``ops.one_hot``), else a float64 NumPy
+        array (Keras 3 fills ``np.zeros((n, num_classes))``; ``fit`` casts it to floatx).
 
     Raises:
         ValueError: labels that are negative, not integers, or not below ``num_classes``.
@@ -103,7 +104,7 @@ def to_categorical(x, num_classes=None) -> np.ndarray:
     >>> ek.keras.utils.to_categorical([0, 2, 1], num_classes=3)
     array([[1., 0., 0.],
            [0., 0., 1.],
-           [0., 1., 0.]], dtype=float32)
+           [0., 1., 0.]])
     """
     arr = np.asarray(x.numpy() if isinstance(x, Tensor) else x)
     if arr.size and arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
@@ -121,7 +122,7 @@ def to_categorical(x, num_classes=None) -> np.ndarray:
             f"to_categorical: labels must lie in [0, {num_classes}). Received: min "
             f"{int(arr.min())}, max {int(arr.max())}, num_classes={num_classes}"
         )
-    out = np.zeros((*arr.shape, num_classes), np.float32)
+    out = np.zeros((*arr.shape, num_classes), np.float32 if isinstance(x, Tensor) else np.float64)
     np.put_along_axis(out, arr[..., None], 1.0, axis=-1)
     return constant(out) if isinstance(x, Tensor) else out
 

@@ -58,7 +58,11 @@ class Conv2D(BaseConv):
             stride)``), case-insensitive.
         data_format: ``"channels_last"`` (or None); channels_first is refused on CPU.
         dilation_rate: an int or a pair (default 1); not combined with strides > 1 (Keras).
-        groups: 1 (grouped convolutions are not supported).
+        groups: a positive int (default 1) dividing ``filters`` and the input channels: the
+            channels are split into ``groups`` slices, each convolved with its own
+            ``filters // groups`` filters, the results concatenated (Keras's grouped
+            convolution; ValueError otherwise, with Keras's messages). The kernel is then
+            ``(kh, kw, channels // groups, filters)``.
         activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
             bias_regularizer, kernel_constraint, bias_constraint: as for `Dense`.
 
@@ -102,7 +106,7 @@ class Conv3D(BaseConv):
         data_format: ``"channels_last"`` (or None); ``"channels_first"`` raises ValueError, as
             for `Conv2D` (only NDHWC runs on CPU).
         dilation_rate: an int or a triple (default 1); not combined with strides > 1 (Keras).
-        groups: 1 (grouped convolutions raise ValueError, as for `Conv2D`).
+        groups: a positive int dividing ``filters`` and the input channels, as for `Conv2D`.
         activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
             bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint: as
             for `Conv2D`.

@@ -106,9 +106,14 @@ class BaseConv(Layer):
                 f"Invalid value for argument `filters`. Expected a strictly positive value. "
                 f"Received filters={filters!r}."
             )
-        if groups != 1:
+        if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups <= 0:
             raise ValueError(
-                f"{name}: grouped convolutions are not supported. Received: groups={groups!r}"
+                f"The number of groups must be a positive integer. Received: groups={groups!r}."
+            )
+        if filters % groups:
+            raise ValueError(
+                "The number of filters must be evenly divisible by the number of groups. "
+                f"Received: groups={groups}, filters={filters}."
             )
         self.filters = int(filters)
         rank = self._spatial
@@ -122,7 +127,7 @@ class BaseConv(Layer):
                 f"{name}: `strides > 1` not supported in conjunction with `dilation_rate > 1`. "
                 f"Received: strides={self.strides} and dilation_rate={self.dilation_rate}"
             )
-        self.groups = 1
+        self.groups = int(groups)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         set_weight_args(self, "kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
@@ -132,10 +137,16 @@ class BaseConv(Layer):
     # -- weights -------------------------------------------------------------------------------
 
     def _kernel_shape(self, channels: int) -> tuple:
-        return (*self.kernel_size, channels, self.filters)
+        return (*self.kernel_size, channels // self.groups, self.filters)
 
     def build(self, input_shape) -> None:
         input_shape = check_channels(self, input_shape, self._spatial + 2)
+        if input_shape[-1] % self.groups:
+            raise ValueError(
+                "The number of input channels must be evenly divisible by the number of groups. "
+                f"Received groups={self.groups}, but the input has {input_shape[-1]} channels "
+                f"(full input shape is {input_shape})."
+            )
         self._built_shape = input_shape
         add_kernel_and_bias(self, self._kernel_shape(input_shape[-1]), self.filters)
         self.built = True
@@ -160,9 +171,32 @@ class BaseConv(Layer):
             left = (self.kernel_size[0] - 1) * self.dilation_rate[0]
             inputs = array_ops.pad(inputs, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
+        if self.groups > 1:
+            return self._grouped_op(inputs, kernel, padding.upper())
         return type(self)._op(
             inputs, kernel, self.strides, padding.upper(), dilations=self.dilation_rate
         )
+
+    def _grouped_op(self, inputs, kernel, padding: str):
+        """Keras's ``groups``: input channels and filters split into ``groups`` slices, slice
+        ``g`` of the input convolved with slice ``g`` of the kernel (``(*kernel_size, C /
+        groups, filters)``), the results concatenated along channels. One channel per group in
+        2-D is `ek.nn.depthwise_conv2d` with the kernel reshaped to ``(kh, kw, C, filters /
+        C)`` (filter ``g * m + q`` is group ``g``'s ``q``-th, the depthwise order)."""
+        if self._spatial == 2 and kernel.shape[-2] == 1:
+            depthwise = array_ops.reshape(
+                kernel, (*self.kernel_size, self.groups, self.filters // self.groups)
+            )
+            return _nn.depthwise_conv2d(
+                inputs, depthwise, (1, *self.strides, 1), padding, dilations=self.dilation_rate
+            )
+        xs = array_ops.split(inputs, self.groups, axis=-1)
+        ks = array_ops.split(kernel, self.groups, axis=-1)
+        op = type(self)._op
+        outs = [
+            op(x, k, self.strides, padding, dilations=self.dilation_rate) for x, k in zip(xs, ks)
+        ]
+        return array_ops.concat(outs, axis=-1)
 
     def _convolve(self, x):
         return self.convolution_op(x, self.kernel)
@@ -171,7 +205,7 @@ class BaseConv(Layer):
         y = self._convolve(self._checked_input(inputs, self.kernel))
         if self.use_bias:
             y = _nn.bias_add(y, self.bias)
-        return self.activation(y)
+        return y if self.activation is None else self.activation(y)  # Keras 3 allows None
 
     # -- shapes and config ---------------------------------------------------------------------
 

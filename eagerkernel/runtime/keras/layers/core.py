@@ -138,7 +138,8 @@ class Dense(Layer):
                 y = bias_add(y, bias, out.ndim - 1)
             else:
                 y = _nn.bias_add(y, bias)
-        return self.activation(y)
+        # Keras 3 skips an activation set to None after construction (grad_cam.py does this)
+        return y if self.activation is None else self.activation(y)
 
     def _call_sparse(self, inputs: SparseTensor):
         """A 2-D SparseTensor input: ``sparse_dense_matmul(inputs, kernel) + bias``, as

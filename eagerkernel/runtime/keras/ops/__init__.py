@@ -15,7 +15,7 @@ function).
 array([3., 3.], dtype=float32)
 >>> x = ek.keras.Input(shape=(4,))
 >>> ops.mean(ops.relu(x), axis=-1).shape
-TensorShape([None])
+(None,)
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ class ExponentialDecay(LearningRateSchedule):
     array([0.1  , 0.05 , 0.025], dtype=float32)
     """
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="ExponentialDecay"):
         if decay_steps <= 0:
             raise ValueError(f"ExponentialDecay: decay_steps must be > 0, got {decay_steps}.")
         self.initial_learning_rate = float(initial_learning_rate)
@@ -110,7 +110,7 @@ class InverseTimeDecay(LearningRateSchedule):
     array([0.001  , 0.00025], dtype=float32)
     """
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="InverseTimeDecay"):
         if decay_steps <= 0:
             raise ValueError(f"InverseTimeDecay: decay_steps must be > 0, got {decay_steps}.")
         self.initial_learning_rate = float(initial_learning_rate)
@@ -147,7 +147,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     array([1. , 0.5, 0.1], dtype=float32)
     """
 
-    def __init__(self, boundaries, values, name=None):
+    def __init__(self, boundaries, values, name="PiecewiseConstant"):
         if len(values) != len(boundaries) + 1:
             raise ValueError(
                 "PiecewiseConstantDecay: values must have one more element than boundaries; "
@@ -349,19 +349,35 @@ _SCHEDULES = (
 
 
 def serialize(schedule: LearningRateSchedule) -> dict:
-    """``{"class_name": ..., "config": ...}`` of a schedule (what `deserialize` reads)."""
-    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
+    """Keras 3's description of a schedule (what `deserialize` reads): ``{"module":
+    "keras.optimizers.schedules", "class_name", "config", "registered_name": None}`` for a
+    built-in one; a subclass of the user's has ``module`` None and its class name as
+    ``registered_name`` (follows `keras.optimizers.schedules.serialize`).
+
+    >>> serialize(ExponentialDecay(0.1, 10, 0.9))["class_name"]
+    'ExponentialDecay'
+    """
+    name = type(schedule).__name__
+    builtin = type(schedule) in _SCHEDULES
+    return {
+        "module": "keras.optimizers.schedules" if builtin else None,
+        "class_name": name,
+        "config": schedule.get_config(),
+        "registered_name": None if builtin else name,
+    }
 
 
-def deserialize(config: dict) -> LearningRateSchedule:
+def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
     """A schedule from ``{"class_name": ..., "config": ...}`` (Keras 3's ``module`` and
-    ``registered_name`` keys may be there too).
+    ``registered_name`` keys may be there too); ``custom_objects`` maps the names of the
+    user's schedule classes to them (follows `keras.optimizers.schedules.deserialize`).
 
     Raises:
         ValueError: for an unknown class name.
     """
     classes = {c.__name__: c for c in _SCHEDULES}
-    cls = classes.get(config.get("class_name"))
+    classes.update(custom_objects or {})
+    cls = classes.get(config.get("registered_name")) or classes.get(config.get("class_name"))
     if cls is None:
         raise ValueError(f"Unknown learning-rate schedule: {config.get('class_name')!r}.")
     return cls.from_config(config["config"])

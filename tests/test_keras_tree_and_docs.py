@@ -1,0 +1,148 @@
+"""Keras 3's documented behaviour found by running its docstring examples on eagerkernel:
+``keras.tree``, a KerasTensor's shape shown as a tuple, the schedules' serialized form.
+
+Expected values are those of Keras 3.15's docstrings, or printed by Keras 3.15 (TensorFlow
+backend) where a comment says so.
+"""
+
+from __future__ import annotations
+
+import collections
+import warnings
+
+import pytest
+
+from eagerkernel import keras
+
+tree = keras.tree
+Foo = collections.namedtuple("Foo", ["a", "b"])
+
+
+def test_flatten_sorts_dict_keys_keeps_ordered_dict_order_and_none_is_a_leaf():
+    assert tree.flatten([[1, 2, 3], [4, [5], [[6]]]]) == [1, 2, 3, 4, 5, 6]
+    assert tree.flatten(None) == [None]
+    assert tree.flatten({100: "world!", 6: "Hello"}) == ["Hello", "world!"]
+    assert tree.flatten(collections.OrderedDict([("b", 1), ("a", 2)])) == [1, 2]
+    assert tree.flatten(collections.deque([1, [2]])) == [1, 2]
+    assert tree.flatten("abc") == ["abc"]
+    assert tree.is_nested({"foo": 42}) and not tree.is_nested(42)
+
+
+def test_flatten_with_path_and_pack_sequence_as_round_trip():
+    structure = [{"foo": 42}, (1, {"b": 2, "a": 3})]
+    assert tree.flatten_with_path(structure) == [
+        ((0, "foo"), 42),
+        ((1, 0), 1),
+        ((1, 1, "a"), 3),
+        ((1, 1, "b"), 2),
+    ]
+    packed = tree.pack_sequence_as({"key3": "", "key1": "", "key2": ""}, ["v1", "v2", "v3"])
+    assert packed == {"key3": "v3", "key1": "v1", "key2": "v2"}
+    assert list(packed) == ["key3", "key1", "key2"]  # the structure's own key order
+    flat = tree.flatten(structure)
+    assert tree.pack_sequence_as(structure, flat) == structure
+    with pytest.raises(ValueError, match="2 leaves but flat_sequence has 1"):
+        tree.pack_sequence_as([1, 2], [1])
+
+
+def test_map_structure_namedtuple_none_is_leaf_and_mismatch_is_value_error():
+    assert tree.map_structure(lambda v: v * 2, Foo(a=1, b=2)) == Foo(a=2, b=4)
+    assert tree.map_structure(lambda x, y: x * y, [[1], [2]], [[1], [2]]) == [[1], [4]]
+    assert tree.map_structure(lambda x: 1, [None, 2], none_is_leaf=False) == [None, 1]
+    assert tree.map_structure(lambda x: 1, [None, 2]) == [1, 1]
+    with pytest.raises(ValueError, match="don't have the same nested structure"):
+        tree.map_structure(lambda x, y: x, [1, 2], (1, 2))  # Keras 3: ValueError
+    with pytest.raises(TypeError, match="callable"):
+        tree.map_structure(3, [1])
+
+
+def test_map_structure_up_to_maps_subtrees_whole():
+    assert tree.map_structure_up_to([0, [0, 0]], str, [[1, 1], [2, 2]]) == ["[1, 1]", ["2", "2"]]
+    assert tree.map_structure_up_to([0, 0], len, [[1, 1], [2, 2]]) == [2, 2]
+    with pytest.raises(ValueError, match="does not match the shallow structure"):
+        tree.map_structure_up_to([0, [0, 0]], str, [1, 2])
+
+
+def test_assert_same_structure_and_paths():
+    tree.assert_same_structure([(0, 1)], [(2, 3)])
+    tree.assert_same_structure({"a": 1}, collections.OrderedDict(a=2))  # dicts of any kind
+    also_foo = collections.namedtuple("Foo", ["a", "b"])
+    with pytest.raises(ValueError, match="don't have the same nested structure"):
+        tree.assert_same_structure(Foo(0, 1), also_foo(2, 3))
+    with pytest.raises(ValueError):
+        tree.assert_same_structure([0], (0,))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tree.assert_same_structure([0], [1], check_types=True)
+    assert any(issubclass(w.category, DeprecationWarning) for w in caught)
+    tree.assert_same_paths([0, 1], (2, 3))
+    tree.assert_same_paths(Foo(0, 1), also_foo(2, 3))
+    with pytest.raises(ValueError, match=r"Paths in a but not in b: \[\(1,\)\]"):
+        tree.assert_same_paths([0, 1], [2])
+
+
+def test_traverse_top_down_bottom_up_and_map_to_none():
+    # The Keras 3 docstring's example, both orders.
+    v: list = []
+    assert tree.traverse(v.append, [(1, 2), [3], {"a": 4}]) == [(1, 2), [3], {"a": 4}]
+    assert v == [[(1, 2), [3], {"a": 4}], (1, 2), 1, 2, [3], 3, {"a": 4}, 4]
+    v = []
+    tree.traverse(v.append, [(1, 2), [3], {"a": 4}], top_down=False)
+    assert v == [1, 2, (1, 2), 3, [3], 4, {"a": 4}, [(1, 2), [3], {"a": 4}]]
+    replace = tree.traverse(lambda x: "X" if isinstance(x, tuple) else None, [(1, 2), [3]])
+    assert replace == ["X", [3]]
+    to_none = tree.traverse(lambda x: tree.MAP_TO_NONE if x == 3 else None, [(1, 2), [3]])
+    assert to_none == [(1, 2), [None]]
+
+
+def test_lists_to_tuples_and_map_shape_structure():
+    assert tree.lists_to_tuples([1, [2, {"a": [3]}]]) == (1, (2, {"a": (3,)}))
+    shapes = {"a": (None, 3), "b": [(2,), (4, 5)]}
+    assert tree.map_shape_structure(len, shapes) == {"a": 2, "b": [1, 2]}
+
+
+def test_keras_tensor_shape_is_shown_as_a_tuple_and_keeps_tensor_shape_methods():
+    # Keras 3's docstrings: `y.shape` of Flatten on Input((10, 64)) is `(None, 640)`.
+    x = keras.Input((10, 64))
+    y = keras.layers.Flatten()(x)
+    assert repr(y.shape) == "(None, 640)"
+    assert repr(x.shape[1:]) == "(10, 64)"
+    assert y.shape == (None, 640) and y.shape.as_list() == [None, 640] and y.shape.rank == 2
+    assert repr(keras.layers.RepeatVector(3)(keras.Input((32,))).shape) == "(None, 3, 32)"
+
+
+def test_schedule_serialize_has_keras_3_keys_and_default_names():
+    s = keras.optimizers.schedules
+    # Printed by Keras 3.15.
+    assert s.serialize(s.ExponentialDecay(0.1, 100000, 0.96, staircase=True)) == {
+        "module": "keras.optimizers.schedules",
+        "class_name": "ExponentialDecay",
+        "config": {
+            "initial_learning_rate": 0.1,
+            "decay_steps": 100000,
+            "decay_rate": 0.96,
+            "staircase": True,
+            "name": "ExponentialDecay",
+        },
+        "registered_name": None,
+    }
+    assert s.InverseTimeDecay(0.1, 10, 0.5).get_config()["name"] == "InverseTimeDecay"
+    assert s.PiecewiseConstantDecay([1], [0.1, 0.2]).get_config()["name"] == "PiecewiseConstant"
+
+    class Mine(s.LearningRateSchedule):
+        def __call__(self, step):
+            return 0.1
+
+        def get_config(self):
+            return {}
+
+    described = s.serialize(Mine())
+    assert described == {
+        "module": None,
+        "class_name": "Mine",
+        "config": {},
+        "registered_name": "Mine",
+    }
+    assert isinstance(s.deserialize(described, custom_objects={"Mine": Mine}), Mine)
+    with pytest.raises(ValueError, match="Unknown learning-rate schedule"):
+        s.deserialize(described)
