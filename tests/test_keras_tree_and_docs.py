@@ -146,3 +146,45 @@ def test_schedule_serialize_has_keras_3_keys_and_default_names():
     assert isinstance(s.deserialize(described, custom_objects={"Mine": Mine}), Mine)
     with pytest.raises(ValueError, match="Unknown learning-rate schedule"):
         s.deserialize(described)
+
+
+def test_scatter_update_reductions():
+    import numpy as np
+
+    ops = keras.ops
+    # Keras 3.15's docstring: repeated indices add up.
+    added = ops.scatter_update(np.zeros((4,)), [[0], [0], [1]], np.array([1.0, 1.0, 1.0]), "add")
+    np.testing.assert_array_equal(added.numpy(), [2.0, 1.0, 0.0, 0.0])
+    ones, idx, upd = np.ones((4,)), [[0], [0], [2]], np.array([2.0, 3.0, 5.0])
+    # Printed by Keras 3.15 (TensorFlow backend).
+    np.testing.assert_array_equal(ops.scatter_update(ones, idx, upd, "mul").numpy(), [6, 1, 5, 1])
+    np.testing.assert_array_equal(ops.scatter_update(ones, idx, upd, "max").numpy(), [3, 1, 5, 1])
+    np.testing.assert_array_equal(ops.scatter_update(ones, idx, upd, "min").numpy(), [1, 1, 1, 1])
+    np.testing.assert_array_equal(ops.scatter_update(ones, idx, upd).numpy()[1:], [1, 5, 1])
+    with pytest.raises(ValueError, match="reduction='sum'"):
+        ops.scatter_update(ones, idx, upd, "sum")
+
+
+def test_sparse_top_k_accuracy_from_sorted_ids():
+    # Printed by Keras 3.15: y_pred holds category ids, best first.
+    m = keras.metrics.SparseTopKCategoricalAccuracy(k=1, from_sorted_ids=True)
+    m.update_state([2, 1], [[1, 0, 3], [1, 2, 3]])
+    assert float(m.result()) == 0.5
+    hits = keras.metrics.sparse_top_k_categorical_accuracy(
+        [[2], [1]], [[1, 0, 3], [1, 2, 3]], k=2, from_sorted_ids=True
+    )
+    assert hits.shape == (2, 1) and hits.numpy().ravel().tolist() == [0.0, 1.0]
+    assert m.get_config()["from_sorted_ids"] is True
+
+
+def test_rms_normalization_normalizes_any_rank_with_the_built_width():
+    import numpy as np
+
+    # Keras 3.15's docstring: built for (5, 20, 30, 10), then called on a (1, 10) input.
+    layer = keras.layers.RMSNormalization()
+    layer.build([5, 20, 30, 10])
+    x = np.random.default_rng(0).random((1, 10))
+    expected = x / np.sqrt(np.mean(x**2) + 1e-6)
+    np.testing.assert_allclose(layer(x).numpy(), expected, rtol=1e-5)
+    with pytest.raises(ValueError, match=r"have sizes \[9\], the layer was built for \[10\]"):
+        layer(np.ones((1, 9)))

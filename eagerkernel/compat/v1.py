@@ -28,6 +28,7 @@ import sys as _sys
 import types as _types
 
 from ..runtime.compat import layers
+from ..runtime.compat.nn_v1 import v1_nn_namespace as _v1_nn_namespace
 from ..runtime.compat.v1 import losses, metrics, train
 from ..runtime.compat.variable_scope import (  # TF 1.x's scopes as they behave eagerly
     AUTO_REUSE,
@@ -431,6 +432,9 @@ def __getattr__(name: str):
             setattr(spectral, op, getattr(_parent.signal, op))
         globals()["spectral"] = spectral  # made once
         return spectral
+    if name == "nn":  # tf.nn with TF 1.x's ctc_loss (sparse labels, last-class blank)
+        nn = globals()["nn"] = _v1_nn_namespace(_parent.nn)  # made once
+        return nn
     # Every other TensorFlow 2 name, as tf.compat.v1 has most of them.
     if not name.startswith("__") and hasattr(_parent, name):
         return getattr(_parent, name)

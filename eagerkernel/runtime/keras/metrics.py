@@ -423,11 +423,15 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5) -> Tensor:
     return _in_top_k(y_pred, argmax(_as_tensor(y_true, op), axis=-1), k, op)
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5) -> Tensor:
-    """1.0 where the integer label is among the ``k`` highest scores (follows
-    `tf.keras.metrics.sparse_top_k_categorical_accuracy`)."""
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False) -> Tensor:
+    """1.0 where the integer label is among the ``k`` highest scores, or with ``from_sorted_ids``
+    among the first ``k`` of ``y_pred``'s score-sorted ids (follows `keras.metrics`' function)."""
     op = "sparse_top_k_categorical_accuracy"
     y_pred = _as_tensor(y_pred, op)
+    if from_sorted_ids:  # the result has y_true's shape, as in Keras
+        lab, ids = _as_tensor(y_true, op)._value, y_pred._value.reshape(-1, y_pred.shape[-1])
+        hit = (ids[:, :k] == lab.reshape(-1, 1).astype(ids.dtype)).any(axis=-1)
+        return make(hit.astype(np.float32).reshape(lab.shape), y_pred._device)
     return _in_top_k(y_pred, _sparse_labels(_as_tensor(y_true, op), y_pred), k, op)
 
 
@@ -486,8 +490,11 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
 class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
     """How often the integer label is among the top ``k`` predictions."""
 
-    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
-        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=int(k))
+    def __init__(
+        self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None, from_sorted_ids=False
+    ):
+        kwargs = {"k": int(k), "from_sorted_ids": bool(from_sorted_ids)}
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, **kwargs)
 
 
 class MeanSquaredError(MeanMetricWrapper):

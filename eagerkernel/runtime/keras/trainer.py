@@ -41,6 +41,7 @@ __all__ = ["Trainer"]
 from .trainer_utils import (
     CompiledMetrics,
     OutputLosses,
+    aggregate_additional_loss,
     as_batch,
     batch_size_of,
     check_int,
@@ -293,7 +294,7 @@ class Trainer:
             total = self.compiled_loss(y, y_pred, sample_weight=sample_weight)
             if self._loss_weight != 1.0:
                 total = total * self._loss_weight
-        for extra in self.losses:
+        for extra in map(aggregate_additional_loss, self.losses):
             total = extra if total is None else total + extra
         if total is None:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")

@@ -15,6 +15,7 @@ from . import data_adapter
 __all__ = [
     "CompiledMetrics",
     "OutputLosses",
+    "aggregate_additional_loss",
     "as_batch",
     "batch_size_of",
     "check_int",
@@ -123,6 +124,25 @@ def flatten_logs(logs: dict, names=()):
     keys = [k for k in names if k in logs] + sorted(k for k in logs if k not in names)
     values = [logs[k] for k in keys]
     return values[0] if len(values) == 1 else values
+
+
+def aggregate_additional_loss(loss) -> Tensor:
+    """A loss from ``add_loss`` or a regularizer as the scalar `compute_loss` adds: the sum of
+    its elements, cast to `floatx` if not floating (follows Keras 3's
+    ``Trainer._aggregate_additional_loss``; a per-example ``[batch, 1]`` loss is summed, not
+    averaged).
+
+    >>> float(aggregate_additional_loss(ek.constant([[1.0], [2.0]])))
+    3.0
+    """
+    from ..ops.elementwise import cast
+    from ..ops.reduction import reduce_sum
+    from .backend import floatx
+
+    loss = to_tensor(loss)
+    if not loss.dtype.is_floating:
+        loss = cast(loss, floatx())
+    return loss if loss.shape.rank == 0 else reduce_sum(loss)
 
 
 def as_batch(*parts):

@@ -362,7 +362,6 @@ class RMSNormalization(Layer):
                 f'Layer "{self.name}": the normalized axes {axes} must have known sizes. '
                 f"Full shape received: {shape}"
             )
-        self._norm_axes = axes
         self.scale = self.add_weight(
             "scale", shape=tuple(shape[a] for a in axes), initializer="ones"
         )
@@ -371,11 +370,14 @@ class RMSNormalization(Layer):
     def call(self, inputs):
         shape = shape_of(inputs)
         axes = self._check_axes(shape)
-        if axes != self._norm_axes:
+        # As Keras, any rank whose normalized axes (`axis` taken against the input's own
+        # rank) have the sizes of `scale`: built on rank 4, a rank-2 input of the same width
+        # is normalized too.
+        if tuple(shape[a] for a in axes) != tuple(self.scale.shape):
             raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: it was built '
-                f"for rank {max(self._norm_axes) + 1}+ inputs normalized over axes "
-                f"{self._norm_axes}; received shape {shape}"
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: its axes '
+                f"{axes} (axis={self.axis}) have sizes {[shape[a] for a in axes]}, the layer "
+                f"was built for {list(self.scale.shape)}; received shape {shape}"
             )
         dtype = inputs._value.dtype if hasattr(inputs, "_value") else np.float32
         compute = np.result_type(dtype, np.float32)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...core.composite import CompositeTensor
 from ...core.tensor import Tensor
 from ..keras_tensor import KerasTensor
 from ._base import keras_op, to_tensor
@@ -59,7 +60,10 @@ def convert_to_numpy(x):
 
 @keras_op
 def cast(x, dtype):
-    """``x`` cast to ``dtype`` (follows `keras.ops.cast`)."""
+    """``x`` cast to ``dtype`` (follows `keras.ops.cast`); a SparseTensor or RaggedTensor
+    stays one, with its values cast (as the TensorFlow backend's ``cast``)."""
+    if isinstance(x, CompositeTensor) and not isinstance(x, Tensor):
+        return tf.cast(x, dtypes.as_dtype(dtype))
     return tf.cast(to_tensor(x), dtypes.as_dtype(dtype))
 
 
@@ -152,11 +156,44 @@ def scatter(indices, values, shape):
 
 
 @keras_op
-def scatter_update(inputs, indices, updates):
+def scatter_update(inputs, indices, updates, reduction=None):
     """``inputs`` with the entries at ``indices`` (``(N, k)`` index tuples) replaced by
-    ``updates`` (follows `keras.ops.scatter_update`)."""
+    ``updates`` (follows `keras.ops.scatter_update`).
+
+    ``reduction`` combines updates that target the same entry: None (the default; the last
+    write wins), ``"add"``, ``"max"``, ``"min"`` (with the existing value too) or ``"mul"``
+    (the existing value times each update), as Keras 3's TensorFlow backend does.
+
+    Raises:
+        ValueError: another ``reduction``.
+
+    >>> scatter_update(np.zeros((4,)), [[0], [0], [1]], np.array([1.0, 1.0, 1.0]), "add").numpy()
+    array([2., 1., 0., 0.])
+    """
     inputs = to_tensor(inputs)
-    return tf.tensor_scatter_nd_update(inputs, to_tensor(indices), to_tensor(updates, inputs.dtype))
+    indices = to_tensor(indices)
+    updates = to_tensor(updates, inputs.dtype)
+    if reduction is None:
+        return tf.tensor_scatter_nd_update(inputs, indices, updates)
+    combine = {
+        "add": tf.tensor_scatter_nd_add,
+        "max": tf.tensor_scatter_nd_max,
+        "min": tf.tensor_scatter_nd_min,
+    }.get(reduction)
+    if combine is not None:
+        return combine(inputs, indices, updates)
+    if reduction != "mul":
+        raise ValueError(
+            "scatter_update: reduction must be None, 'add', 'max', 'min' or 'mul'. "
+            f"Received: reduction={reduction!r}"
+        )
+    result = inputs  # one update at a time, as Keras's loop: repeated indices multiply
+    for i in range(int(indices.shape[0])):
+        index = indices[i : i + 1]
+        result = tf.tensor_scatter_nd_update(
+            result, index, tf.gather_nd(result, index) * updates[i : i + 1]
+        )
+    return result
 
 
 @keras_op
