@@ -127,6 +127,8 @@ def _dim(a: np.ndarray, depth: int, n: int, parts: list) -> None:
 def numpy_str(a) -> str:
     """The values part of a Tensor's ``str``: NumPy's ``str`` of the array with a space between
     items, a scalar as its shortest repr (``1.0428965``)."""
+    if isinstance(a, bytes):  # as is: NumPy's bytes_ scalar would drop trailing NULs
+        return str(a)
     if np.ndim(a) == 0:
         return str(np.asarray(a)[()])  # NumPy's shortest repr of the scalar: 1.0428965
     return np.array2string(np.asarray(a), separator=" ")
@@ -142,6 +144,8 @@ def numpy_repr(a) -> str:
     >>> numpy_repr(np.eye(2, dtype=np.float32))
     '\\narray([[1., 0.],\\n       [0., 1.]], dtype=float32)'
     """
+    if isinstance(a, bytes):  # as is: NumPy's bytes_ scalar would drop trailing NULs
+        return repr(a)
     if np.ndim(a) == 0:
         return str(np.asarray(a)[()])
     text = repr(np.asarray(a))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .iterator import Optional
+from .list_source import from_list, get_structure
 from .options import (
     AutoShardPolicy,
     AutotuneAlgorithm,
@@ -17,6 +19,7 @@ from .options import (
     ThreadingOptions,
 )
 from .readers import CsvDataset, make_csv_dataset
+from .table_init import DatasetInitializer, index_table_from_dataset, table_from_dataset
 from .tfrecord import TFRecordWriter
 
 __all__ = [
@@ -28,9 +31,11 @@ __all__ = [
     "AutotuneOptions",
     "Counter",
     "CsvDataset",
+    "DatasetInitializer",
     "DistributeOptions",
     "ExternalStatePolicy",
     "OptimizationOptions",
+    "Optional",
     "ServiceOptions",
     "TFRecordWriter",
     "ThreadingOptions",
@@ -41,9 +46,12 @@ __all__ = [
     "copy_to_device",
     "dense_to_ragged_batch",
     "enumerate_dataset",
+    "from_list",
     "get_single_element",
+    "get_structure",
     "group_by_window",
     "ignore_errors",
+    "index_table_from_dataset",
     "load",
     "make_csv_dataset",
     "map_and_batch",
@@ -55,6 +63,7 @@ __all__ = [
     "scan",
     "shuffle_and_repeat",
     "snapshot",
+    "table_from_dataset",
     "take_while",
     "unique",
 ]

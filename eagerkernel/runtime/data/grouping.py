@@ -9,7 +9,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from .dataset import Dataset, int_arg
 from .sources import Elements
-from .structure import call, call_args, function_output, normalize, spec_of
+from .structure import call, call_args, function_output, map_structure, normalize, spec_of
 
 __all__ = ["GroupByWindow", "Scan", "TakeWhile", "Unique", "bucket_by_sequence_length"]
 
@@ -191,15 +191,25 @@ def bucket_by_sequence_length(
                     f"{op}: when pad_to_bucket_boundary=True, elements must have length < "
                     f"max(bucket_boundaries) = {boundaries[-1]}."
                 )
-            if shapes is None:  # an element spec here is a peeked one: its dims are all known
-                raise NotImplementedError(
-                    f"{op}: pad_to_bucket_boundary=True needs padded_shapes: give padded_shapes "
-                    "with None for the dimensions to pad to the bucket's boundary minus one."
-                )
+            if shapes is None:
+                shapes = _static_shapes(dataset, op)
             shapes = _fill_unknown(shapes, boundaries[int(bucket)] - 1)
         return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
 
     return dataset.group_by_window(bucket_of, batches, window_size_func=lambda b: sizes[int(b)])
+
+
+def _static_shapes(dataset: Dataset, op: str):
+    """The input's element shapes as TF knows them without running it (None where elements
+    vary), which TF pads to the bucket boundary when no padded_shapes are given."""
+    spec = dataset._spec(False)  # not `element_spec`: a peeked spec has every dim known
+    if spec is None:
+        raise NotImplementedError(
+            f"{op}: pad_to_bucket_boundary=True without padded_shapes needs the input's "
+            "element shapes without running it (e.g. from_generator with output_shapes); give "
+            "padded_shapes with None for the dimensions to pad to the bucket's boundary minus one."
+        )
+    return map_structure(lambda s: list(s.shape), spec)
 
 
 def _fill_unknown(shapes, fill: int):

@@ -9,7 +9,7 @@ from ..core.dispatch import stateful
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.tensor import constant
 from .dataset import Context, Dataset
-from .structure import to_numpy
+from .structure import normalize, spec_of, to_numpy
 
 __all__ = ["Iterator", "NumpyIterator", "Optional"]
 
@@ -76,11 +76,12 @@ class Iterator:
 
     def get_next_as_optional(self) -> Optional:
         """The next element as an `Optional`, empty at the end (follows TensorFlow's)."""
-        spec = self._dataset._spec(False)  # None rather than running the pipeline to learn it
         try:
-            return Optional(self._take(), spec)
+            value = self._take()
         except StopIteration:
-            return Optional(_ABSENT, spec)
+            value = _ABSENT
+        # the dataset's spec (None dims where elements vary), learnt only if asked for
+        return Optional(value, self._dataset)
 
     @property
     def element_spec(self):
@@ -196,8 +197,10 @@ class Optional:
     """A value that may be absent (follows `tf.experimental.Optional`).
 
     Built by `Iterator.get_next_as_optional`, `Optional.from_value` or `Optional.empty`.
-    ``has_value()`` is a bool scalar Tensor; ``get_value()`` on an empty optional raises
-    `~ek.errors.InvalidArgumentError`, as TensorFlow's does.
+    ``has_value()`` is a bool scalar Tensor; ``get_value()`` returns the value as a structure
+    of Tensors (``from_value(42)`` holds an int32 scalar) and on an empty optional raises
+    `~ek.errors.InvalidArgumentError`, as TensorFlow's does. ``element_spec`` is the structure
+    of `TensorSpec` of the value.
 
     >>> it = iter(ek.data.Dataset.range(1))
     >>> opt = it.get_next_as_optional()
@@ -205,18 +208,25 @@ class Optional:
     (True, 0)
     >>> bool(it.get_next_as_optional().has_value())
     False
+    >>> optional = ek.experimental.Optional.from_value(42)
+    >>> print(optional.get_value())
+    Tensor(42, shape=(), dtype=int32)
+    >>> optional.element_spec
+    TensorSpec(shape=(), dtype=ek.int32, name=None)
     """
 
     __slots__ = ("_spec", "_value")
 
     def __init__(self, value=_ABSENT, element_spec=None):
         self._value = value
-        self._spec = element_spec
+        self._spec = element_spec  # a spec structure, a Dataset (its spec), or None
 
     @staticmethod
     def from_value(value) -> Optional:
-        """An optional holding ``value`` (any structure of tensors)."""
-        return Optional(value)
+        """An optional holding ``value``, a structure of tensors and Python or NumPy values
+        (each converted to a Tensor; lists are tensors, tuples and dicts structures)."""
+        value = normalize(value, "Optional.from_value")
+        return Optional(value, spec_of(value))
 
     @staticmethod
     def empty(element_spec) -> Optional:
@@ -241,7 +251,11 @@ class Optional:
 
     @property
     def element_spec(self):
-        """The structure of `TensorSpec` of the value (None if unknown)."""
+        """The structure of `TensorSpec` of the value (for an iterator's, its dataset's)."""
+        if isinstance(self._spec, Dataset):
+            self._spec = self._spec.element_spec
+        elif self._spec is None and self._value is not _ABSENT:
+            self._spec = spec_of(self._value)
         return self._spec
 
     def __repr__(self) -> str:

@@ -267,6 +267,9 @@ class Generator(Dataset):
         self._flat_spec = flatten(spec)
         self._pack = packer(spec)
 
+    def _spec(self, peek):
+        return self._spec_cache  # declared, so known without running the generator
+
     def _iter(self, ctx):
         args = [np.asarray(a.numpy() if isinstance(a, Tensor) else a) for a in self._args]
         args = [a[()] if a.ndim == 0 else a for a in args]

@@ -79,6 +79,20 @@ class TensorSpec:
         t = convert_to_tensor(tensor)
         return cls(t.shape, t.dtype, name)
 
+    @classmethod
+    def from_spec(cls, spec, name=None) -> TensorSpec:
+        """A spec with ``spec``'s shape and dtype, named ``name`` (default ``spec.name``)
+        (follows `tf.TensorSpec.from_spec`).
+
+        >>> spec = ek.TensorSpec(shape=[8, 3], dtype=ek.int32, name="OriginalName")
+        >>> ek.TensorSpec.from_spec(spec, "NewName")
+        TensorSpec(shape=(8, 3), dtype=ek.int32, name='NewName')
+
+        Raises:
+            AttributeError: ``spec`` has no name (a RaggedTensorSpec, as in TensorFlow).
+        """
+        return cls(spec.shape, spec.dtype, name or spec.name)
+
     @property
     def shape(self) -> PartialShape:
         return self._shape
@@ -144,6 +158,15 @@ class DatasetSpec:
 
     def __init__(self, element_spec, dataset_shape=()):
         self._element_spec = element_spec
+
+    @staticmethod
+    def from_value(value) -> DatasetSpec:
+        """The spec of a Dataset (follows `tf.data.DatasetSpec.from_value`).
+
+        >>> ek.data.DatasetSpec.from_value(ek.data.Dataset.range(3))
+        DatasetSpec(TensorSpec(shape=(), dtype=ek.int64, name=None), TensorShape([]))
+        """
+        return DatasetSpec(value.element_spec)
 
     @property
     def element_spec(self):

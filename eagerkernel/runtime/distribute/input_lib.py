@@ -278,7 +278,7 @@ class DistributedIterator:
         from ..data.iterator import Optional
 
         try:
-            return Optional.from_value(self._next())
+            return Optional(self._next())  # as is: from_value would convert a PerReplica
         except StopIteration:
             return Optional.empty(None)
 

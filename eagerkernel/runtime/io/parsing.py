@@ -1,6 +1,6 @@
 """Parsing serialized `tf.train.Example` messages into tensors (follows `tf.io.parse_example`,
 `tf.io.parse_single_example`, `tf.io.FixedLenFeature`, `tf.io.VarLenFeature`,
-`tf.io.FixedLenSequenceFeature` and `tf.io.RaggedFeature` without partitions).
+`tf.io.FixedLenSequenceFeature` and `tf.io.RaggedFeature` with its row partitions).
 
 One op, ``ParseExampleV2`` (TensorFlow's name), does the work through `dispatch`: its forward
 decodes each string with the protobuf classes of `example.py` and fills the outputs as
@@ -33,6 +33,17 @@ from ..core import dtypes
 from ..core.dispatch import Primitive, dispatch
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, TensorShape, to_tensor
+from .ragged_partitions import (
+    PARTITION_TYPES,
+    RowLengths,
+    RowLimits,
+    RowSplits,
+    RowStarts,
+    UniformRowLength,
+    ValueRowIds,
+    add_partitions,
+    partition_key,
+)
 
 __all__ = [
     "FixedLenFeature",
@@ -118,17 +129,34 @@ class RaggedFeature(
     Args:
         dtype: ``ek.int64``, ``ek.float32`` or ``ek.string``.
         value_key: the Example feature to read (default: the key in the ``features`` dict).
-        partitions: must be empty (nested ragged dimensions from other features are not
-            supported; NotImplementedError when parsing).
+        partitions: row partitions, outermost first, each ``RaggedFeature.RowSplits(key)``,
+            ``RowLengths(key)``, ``RowStarts(key)``, ``RowLimits(key)``, ``ValueRowIds(key)``
+            (``key`` an int64 feature of the Example) or ``UniformRowLength(length)``; each
+            adds a ragged (or uniform) dimension inside the batch one.
         row_splits_dtype: None or ``ek.int64``: eagerkernel's RaggedTensor keeps int64 row
             splits (TensorFlow's default here is int32; asking for it raises
             NotImplementedError, as the other ragged factories do).
-        validate: accepted; without partitions there is nothing to validate.
+        validate: check that the partitions are consistent with the values.
+
+    Raises:
+        TypeError: a partition of another type.
     """
 
     __slots__ = ()
+    RowSplits = RowSplits
+    RowLengths = RowLengths
+    RowStarts = RowStarts
+    RowLimits = RowLimits
+    ValueRowIds = ValueRowIds
+    UniformRowLength = UniformRowLength
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=None, validate=False):
+        for p in partitions:
+            if not isinstance(p, PARTITION_TYPES):
+                raise TypeError(
+                    "Argument `partitions` cannot be cast to any of the partition types in "
+                    f"{[t.__name__ for t in PARTITION_TYPES]}; got: {p!r} with type {type(p)}"
+                )
         if row_splits_dtype is not None and dtypes.as_dtype(row_splits_dtype) != dtypes.int64:
             raise NotImplementedError(
                 "RaggedFeature: row splits are int64 in eagerkernel's RaggedTensor. Received: "
@@ -240,7 +268,7 @@ def _build_config(features, op: str) -> tuple:
         raise ValueError(f"{op}: Argument `features` cannot be None or empty.")
     if not isinstance(features, dict):
         raise TypeError(f"{op}: features must be a dict of feature names to feature configs.")
-    config = []
+    config, partition_config, partition_names = [], [], set()
     for key in sorted(features):
         spec = features[key]
         if not isinstance(key, str):
@@ -267,22 +295,24 @@ def _build_config(features, op: str) -> tuple:
         elif isinstance(spec, VarLenFeature):
             config.append((key, "sparse", feature_kind(spec.dtype, key), None, None, key))
         elif isinstance(spec, RaggedFeature):
-            if spec.partitions:
-                raise NotImplementedError(
-                    f"{op}: feature {key!r}: RaggedFeature partitions are not supported; "
-                    "a RaggedFeature without partitions (one ragged dimension) is."
-                )
             source = key if spec.value_key is None else spec.value_key
             if not isinstance(source, str):
                 raise TypeError(f"{op}: feature {key!r}: value_key must be a string.")
-            config.append((key, "ragged", feature_kind(spec.dtype, key), None, None, source))
+            # the partitions and validate ride in the (unused) shape and default slots
+            extra = (spec.partitions, bool(spec.validate)) if spec.partitions else None
+            config.append((key, "ragged", feature_kind(spec.dtype, key), extra, None, source))
+            for p in spec.partitions:  # each partition feature parsed as int64 values
+                name = None if isinstance(p, UniformRowLength) else partition_key(p.key)
+                if name is not None and name not in partition_names:
+                    partition_names.add(name)
+                    partition_config.append((name, "ragged", "int64", None, None, p.key))
         else:
             raise TypeError(
                 f"{op}: feature {key!r}: unsupported feature config {type(spec).__name__} "
                 "(FixedLenFeature, FixedLenSequenceFeature, VarLenFeature and RaggedFeature are "
                 "supported)."
             )
-    return tuple(config)
+    return tuple(config + partition_config)
 
 
 def _values(feature, kind, kind_of, key, name, index):
@@ -510,7 +540,17 @@ def assemble(config, outputs: list, single: bool) -> dict:
             result[key] = SparseTensor(indices, values, dense_shape)
         else:
             result[key] = outputs.pop(0)
-    return result
+    for key, kind_of, _kind_name, extra, _default, _source in config:
+        if kind_of == "ragged" and extra is not None:
+            partitions, validate = extra
+            result[key] = add_partitions(result[key], partitions, result, validate, not single)
+    for key in [k for k in result if k.startswith(partition_key(""))]:
+        del result[key]
+    # TensorFlow's order: the sparse keys, then the dense (and sequence) keys, then the
+    # ragged keys, each group sorted
+    rank = {"sparse": 0, "dense": 1, "sequence": 1, "ragged": 2}
+    group = {key: rank[kind_of] for key, kind_of, *_ in config}
+    return dict(sorted(result.items(), key=lambda item: (group[item[0]], item[0])))
 
 
 def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
@@ -548,7 +588,6 @@ def parse_example(serialized, features, example_names=None, name=None) -> dict:
         ValueError: empty ``features``, a shape with unknown dimensions, a default value of
             the wrong size, or ``serialized`` of rank > 1.
         TypeError: a feature config of another type, or a non-string ``serialized``.
-        NotImplementedError: a `RaggedFeature` with partitions.
 
     >>> records = [ek.train.Example(features=ek.train.Features(feature={
     ...     "n": ek.train.Feature(int64_list=ek.train.Int64List(value=list(range(k))))}))

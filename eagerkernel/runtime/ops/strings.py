@@ -47,6 +47,7 @@ __all__ = [
     "unicode_encode",
     "unicode_script",
     "unicode_split",
+    "unicode_split_with_offsets",
     "unicode_transcode",
     "unsorted_segment_join",
     "upper",
@@ -631,5 +632,6 @@ from .strings_unicode import (  # noqa: E402
     unicode_decode_with_offsets,
     unicode_encode,
     unicode_split,
+    unicode_split_with_offsets,
     unicode_transcode,
 )

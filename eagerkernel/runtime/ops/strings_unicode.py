@@ -4,6 +4,8 @@ offsets), encode, split into characters and transcode (the script of code points
 
 from __future__ import annotations
 
+import codecs
+
 import numpy as np
 
 from ..core.dispatch import dispatch
@@ -24,6 +26,7 @@ __all__ = [
     "unicode_decode_with_offsets",
     "unicode_encode",
     "unicode_split",
+    "unicode_split_with_offsets",
     "unicode_transcode",
 ]
 
@@ -39,7 +42,16 @@ _ENCODINGS = {
 
 
 def _codec(encoding: str, op: str, arg: str) -> str:
+    """The Python codec of an encoding. Output encodings are TF's three; an input encoding
+    may be any one Python knows (TF takes any of ICU's: "US ASCII", "ISO-8859-1", ...)."""
     codec = _ENCODINGS.get(str(encoding).upper())
+    if codec is None and arg == "input_encoding":
+        try:
+            return codecs.lookup(str(encoding)).name
+        except LookupError:
+            raise InvalidArgumentError(
+                None, op, f"Could not create converter for input encoding: {encoding}"
+            ) from None
     if codec is None:
         raise ValueError(
             f"{op}: {arg} must be one of {sorted(_ENCODINGS)}. Received: {arg}={encoding!r}"
@@ -127,7 +139,8 @@ def unicode_decode(
     a 1-D Tensor for a scalar, else a RaggedTensor.
 
     Args:
-        input_encoding: "UTF-8", "UTF-16-BE" or "UTF-32-BE".
+        input_encoding: "UTF-8", "UTF-16-BE", "UTF-32-BE" or another encoding Python's
+            `codecs` knows ("US ASCII", "ISO-8859-1", ...; else InvalidArgumentError).
         errors: "replace" (invalid bytes become ``replacement_char``), "ignore" or "strict"
             (InvalidArgumentError).
         replace_control_characters: must be False (True raises NotImplementedError).
@@ -210,6 +223,24 @@ def unicode_split(input, input_encoding, errors="replace", replacement_char=6553
     """Splits each string into its characters, each UTF-8 encoded (follows
     `tf.strings.unicode_split`; arguments as `unicode_decode`)."""
     return _decode(input, input_encoding, errors, replacement_char, True, "unicode_split")
+
+
+def unicode_split_with_offsets(
+    input, input_encoding, errors="replace", replacement_char=65533, name=None
+):
+    """`unicode_split`, plus each character's starting byte offset in its string, int64
+    (follows `tf.strings.unicode_split_with_offsets`): ``(chars, offsets)`` of one shape, a
+    Tensor for a scalar input, else RaggedTensors of rank ``input.ndim + 1``.
+
+    >>> chars, offsets = ek.strings.unicode_split_with_offsets(
+    ...     [u"G\u00f6\u00f6dnight", u"\U0001f60a"], "UTF-8")
+    >>> chars.to_list()
+    [[b'G', b'\xc3\xb6', b'\xc3\xb6', b'd', b'n', b'i', b'g', b'h', b't'], [b'\xf0\x9f\x98\x8a']]
+    >>> offsets.to_list()
+    [[0, 1, 3, 5, 6, 7, 8, 9, 10], [0]]
+    """
+    op = "unicode_split_with_offsets"
+    return _decode(input, input_encoding, errors, replacement_char, True, op, with_offsets=True)
 
 
 def _unicode_encode_fwd(xp, values, splits, codec, errors, replacement_char):

@@ -241,7 +241,8 @@ class RaggedTensor(CompositeTensor):
         cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=None
     ) -> RaggedTensor:
         """A dense tensor's rows, cut at ``lengths`` or before trailing ``padding`` (follows
-        `tf.RaggedTensor.from_tensor`; ``ragged_rank`` 1 only).
+        `tf.RaggedTensor.from_tensor`; ``ragged_rank`` 1, or ``lengths`` nested: a list or
+        tuple of row-length vectors, one per ragged dimension).
 
         >>> print(ek.RaggedTensor.from_tensor([[1, 3, -1, -1], [2, -1, -1, -1]], padding=-1))
         <RaggedTensor [[1, 3], [2]]>
@@ -251,6 +252,14 @@ class RaggedTensor(CompositeTensor):
             NotImplementedError: ``ragged_rank`` other than 1.
         """
         op = "from_tensor"
+        if (
+            isinstance(lengths, (list, tuple))
+            and len(lengths)
+            and not isinstance(lengths[0], (int, float, np.integer))
+        ):  # nested row lengths, one vector per ragged dimension (TF's rule)
+            from .ragged_dims import from_tensor_nested
+
+            return from_tensor_nested(tensor, lengths, ragged_rank)
         if ragged_rank != 1:
             raise NotImplementedError(f"{op}: only ragged_rank=1 is supported, got {ragged_rank}.")
         if row_splits_dtype not in (None, dtypes.int64):
@@ -369,12 +378,43 @@ class RaggedTensor(CompositeTensor):
         dt = np.int64 if out_type is None else dtypes.numpy_dtype(out_type)
         return make(np.asarray(self.nrows_int(), dtype=dt), self._row_splits._device)
 
-    def row_lengths(self, axis=1, name=None) -> Tensor:
-        """Length of each row, int64 (follows `RaggedTensor.row_lengths`; ``axis`` 1 only)."""
-        if axis not in (1, -self.ndim + 1):
-            raise NotImplementedError(f"row_lengths: only axis=1 is supported, got {axis}.")
-        s = np.asarray(self._row_splits._value)
-        return make(np.diff(s), self._row_splits._device)
+    def row_lengths(self, axis=1, name=None):
+        """Length of each row at ``axis``, int64: a vector for axis 1, a RaggedTensor for
+        deeper axes (follows `RaggedTensor.row_lengths`; see `ragged_dims.row_lengths`)."""
+        if axis == 1:
+            s = np.asarray(self._row_splits._value)
+            return make(np.diff(s), self._row_splits._device)
+        from .ragged_dims import row_lengths
+
+        return row_lengths(self, axis)
+
+    def nested_value_rowids(self, name=None) -> tuple:
+        """The int64 row ids of each ragged dimension, outermost first (follows
+        `RaggedTensor.nested_value_rowids`)."""
+        from .ragged_dims import nested_value_rowids
+
+        return nested_value_rowids(self)
+
+    def merge_dims(self, outer_axis, inner_axis):
+        """Dims ``outer_axis..inner_axis`` merged into one (follows `RaggedTensor.merge_dims`):
+        the result's shape is ``shape[:outer] + [N] + shape[inner + 1:]``; a dense Tensor if all
+        ragged dims merge into the rows.
+
+        >>> ek.ragged.constant([[[1, 2], [3]], [[4, 5, 6]]]).merge_dims(1, 2)
+        <RaggedTensor [[1, 2, 3], [4, 5, 6]]>
+
+        Raises:
+            ValueError: an axis out of ``[-rank, rank)``, or ``outer_axis > inner_axis``.
+        """
+        from .ragged_dims import merge_dims, positive_axis
+
+        outer = positive_axis(outer_axis, self.ndim, "outer_axis")
+        inner = positive_axis(inner_axis, self.ndim, "inner_axis")
+        if not outer <= inner:
+            raise ValueError(
+                f"Expected outer_axis ({outer}) to be less than or equal to inner_axis ({inner})."
+            )
+        return merge_dims(self, outer, inner)
 
     def row_starts(self, name=None) -> Tensor:
         return make(np.asarray(self._row_splits._value)[:-1].copy(), self._row_splits._device)
@@ -707,6 +747,11 @@ class RaggedTensorSpec(CompositeSpec):
     @property
     def ragged_rank(self) -> int:
         return self._ragged_rank
+
+    @property
+    def row_splits_dtype(self) -> dtypes.DType:
+        """The dtype of the row partitions: int64 (eagerkernel's only one)."""
+        return dtypes.int64
 
     @property
     def value_type(self) -> type:
