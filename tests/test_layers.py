@@ -57,7 +57,7 @@ def test_dense_errors():
         layer(ek.ones((2, 5)))
     with pytest.raises(ValueError, match="min_ndim=2"):
         L.Dense(3)(ek.ones((4,)))
-    with pytest.raises(TypeError, match="unexpected keyword"):
+    with pytest.raises(TypeError, match="Unrecognized keyword arguments passed to Dense"):
         L.Dense(3, bogus=1)
     with pytest.raises(ValueError, match="Could not interpret regularizer identifier: 5"):
         L.Dense(3, activity_regularizer=5)

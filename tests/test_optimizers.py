@@ -694,7 +694,7 @@ def test_bad_hyperparameters_and_arguments():
         optimizers.SGD(momentum=1.5)
     with pytest.raises(ValueError, match="beta_1"):
         optimizers.Adam(beta_1=-0.1)
-    with pytest.raises(TypeError, match="unexpected keyword"):
+    with pytest.raises(TypeError, match="Unrecognized keyword arguments passed to Adam"):
         optimizers.Adam(betas=(0.9, 0.99))
     assert float(optimizers.Adam(lr=0.5).learning_rate) == 0.5  # old Keras spelling
 

@@ -30,6 +30,15 @@ import types as _types
 from ..runtime.compat import layers
 from ..runtime.compat.nn_v1 import v1_nn_namespace as _v1_nn_namespace
 from ..runtime.compat.v1 import losses, metrics, train
+from ..runtime.compat.v1_ops import (  # TF 1.x's signatures: dtype at init, SparseTensor splits
+    constant_initializer,
+    ones_initializer,
+    string_split,
+    to_bfloat16,
+    to_complex64,
+    to_complex128,
+    zeros_initializer,
+)
 from ..runtime.compat.variable_scope import (  # TF 1.x's scopes as they behave eagerly
     AUTO_REUSE,
     GraphKeys,
@@ -80,6 +89,7 @@ __all__ = [
     "add_to_collection",
     "add_to_collections",
     "batch_scatter_update",
+    "constant_initializer",
     "control_flow_v2_enabled",
     "decode_base64",
     "dimension_at_index",
@@ -112,6 +122,7 @@ __all__ = [
     "make_template",
     "metrics",
     "model_variables",
+    "ones_initializer",
     "placeholder",
     "placeholder_with_default",
     "random_normal",
@@ -128,6 +139,10 @@ __all__ = [
     "scatter_sub",
     "scatter_update",
     "set_random_seed",
+    "string_split",
+    "to_bfloat16",
+    "to_complex64",
+    "to_complex128",
     "to_double",
     "to_float",
     "to_int32",
@@ -135,6 +150,7 @@ __all__ = [
     "train",
     "trainable_variables",
     "variable_scope",
+    "zeros_initializer",
 ]
 
 _parent = _sys.modules[__name__.split(".")[0]]

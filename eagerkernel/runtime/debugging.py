@@ -651,19 +651,25 @@ def assert_scalar(tensor, message=None, name=None) -> Tensor:
 def assert_type(tensor, tf_type, message=None, name=None) -> None:
     """Asserts that ``tensor`` has dtype ``tf_type`` (follows `tf.debugging.assert_type`).
 
+    Args:
+        tensor: a Tensor, Variable, SparseTensor or RaggedTensor (their values' dtype), or a
+            value converted to a Tensor.
+
     Raises:
         TypeError: another dtype (``"tensor must be of type ek.float32; got ek.int32"``; a
             Variable is named by its name).
 
     >>> ek.debugging.assert_type(ek.constant(1.0), ek.float32)
+    >>> ek.debugging.assert_type(ek.sparse.SparseTensor([[0, 0]], [1], [3, 4]), ek.int32)
     """
     want = dtypes.as_dtype(tf_type)
-    t = to_tensor(tensor, None, "assert_type")
+    composite = not isinstance(tensor, Tensor) and isinstance(
+        getattr(tensor, "dtype", None), dtypes.DType
+    )  # SparseTensor, RaggedTensor, IndexedSlices: checked by their dtype, as TensorFlow's
+    t = tensor if composite else to_tensor(tensor, None, "assert_type")
     if t.dtype != want:
-        raise TypeError(
-            f"{_prefix(message)}{getattr(t, 'name', 'tensor')} must be of type {want!r}; "
-            f"got {t.dtype!r}"
-        )
+        who = "tensor" if composite else getattr(t, "name", "tensor")
+        raise TypeError(f"{_prefix(message)}{who} must be of type {want!r}; got {t.dtype!r}")
 
 
 def assert_integer(x, message=None, name=None) -> None:

@@ -230,7 +230,8 @@ def as_dtype(type_value) -> DType:
         type_value: e.g. ``ek.float32``, ``np.float32``, ``np.dtype("f4")``, ``"float32"``
             or TensorFlow's ``DataType`` enum number (``1`` is float32, see
             `DType.as_datatype_enum`). A Python ``float`` means float32 and ``int`` means
-            int32, as in TensorFlow.
+            int32, as in TensorFlow; so does the name ``"float"`` (``"double"`` is float64,
+            ``"half"`` float16). Names are TensorFlow's: NumPy's (``"f4"``, ``"int"``) raise.
 
     Raises:
         TypeError: if the value names no supported dtype (an enum number of a dtype
@@ -251,8 +252,10 @@ def as_dtype(type_value) -> DType:
         return int32
     if type_value is builtins.bool:
         return bool
-    if type_value in (str, bytes) or (isinstance(type_value, str) and type_value == "string"):
+    if type_value in (str, bytes):
         return string
+    if isinstance(type_value, str):
+        return _by_name(type_value)
     if isinstance(type_value, (int, np.integer)) and not isinstance(type_value, builtins.bool):
         dt = _BY_ENUM.get(int(type_value))
         if dt is None:
@@ -271,6 +274,32 @@ def as_dtype(type_value) -> DType:
     if dt is None:
         raise TypeError(f"as_dtype: dtype {np_dtype} is not supported by eagerkernel.")
     return dt
+
+
+# TensorFlow's dtype names (`tf.dtypes.as_dtype` of a string): each DType's name, plus "half",
+# "float" (float32, not NumPy's float64) and "double". NumPy spellings ("f4", "int") are not
+# names to TensorFlow; these are TensorFlow dtypes eagerkernel does not have (NumPy lacks them).
+_ALIASES = {"half": "float16", "float": "float32", "double": "float64"}
+_UNSUPPORTED = frozenset(
+    {"bfloat16", "qint8", "quint8", "qint16", "quint16", "qint32", "resource", "variant"}
+    | {"int4", "uint4", "float8_e5m2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2fnuz"}
+)
+
+
+_BY_NAME = {d.name: d for d in _BY_NUMPY.values()}
+_BY_NAME.update({alias: _BY_NAME[name] for alias, name in _ALIASES.items()})
+
+
+def _by_name(name: str) -> DType:
+    dt = _BY_NAME.get(name)
+    if dt is not None:
+        return dt
+    if name in _UNSUPPORTED:
+        raise TypeError(f"as_dtype: TensorFlow's dtype {name!r} is not supported by eagerkernel.")
+    raise TypeError(
+        f"Cannot convert the argument `type_value`: {name!r} to a TensorFlow DType (names: "
+        f"{', '.join(sorted(d.name for d in _BY_NUMPY.values()))}, half, float, double)."
+    )
 
 
 def numpy_dtype(dtype) -> np.dtype:

@@ -172,6 +172,19 @@ class TensorShape(tuple):
             return UnknownShape()
         return TensorShape([*self, *other])
 
+    def __add__(self, other) -> TensorShape:
+        """``shape + other`` (a shape, list, tuple or int) is `concatenate`, a TensorShape, as
+        in TensorFlow (``x.shape[:-1] + [k]``); so is ``[k] + shape``.
+
+        >>> TensorShape([2, 3]) + [4], [4] + TensorShape([2, 3]), TensorShape([2]) + (None,)
+        (TensorShape([2, 3, 4]), TensorShape([4, 2, 3]), TensorShape([2, None]))
+        """
+        return self.concatenate(other)
+
+    def __radd__(self, other) -> TensorShape:
+        other = TensorShape(other) if not isinstance(other, TensorShape) else other
+        return other.concatenate(self)
+
     def __repr__(self) -> str:
         return f"TensorShape({list(self)})"
 

@@ -651,7 +651,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
         if type(value) is not Tensor:  # a Variable: a snapshot of its current value
             value = value.read_value()
         if np_dtype is not None and value._value.dtype != np_dtype:
-            raise TypeError(
+            raise ConversionError(  # TensorFlow's ValueError (also the TypeError it was here)
                 f"convert_to_tensor: Tensor has dtype {value.dtype.name}, requested "
                 f"{dtypes.from_numpy(np_dtype).name}."
             )
@@ -688,16 +688,16 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     """Creates a constant tensor (follows `tf.constant`).
 
     Args:
-        value: a Python number or nested list, a NumPy array, or a Tensor.
+        value: a Python number or nested list, a NumPy array, or a Tensor (an eager Tensor,
+            with no ``shape`` and no other ``dtype``, is returned as is: it keeps its gradient).
         dtype: optional; Python values are converted to it (float values to an integer dtype
             raise TypeError), NumPy arrays and Tensors are cast.
         shape: optional; a scalar value is broadcast to it, a value with the same number of
             elements is reshaped to it.
 
     Returns:
-        A Tensor on the current device. Python floats give float32, ints int32. Under the new
-        type promotion (NumPy behavior's "all"/"safe" mode) a Python value without ``dtype``
-        gives a weak tensor (``tf.constant(5)``: ``<Tensor: ..., numpy=5, weak=True>``).
+        A Tensor on the current device: Python floats give float32, ints int32, and under the
+        new type promotion a Python value without ``dtype`` gives a weak tensor (``weak=True``).
 
     Raises:
         TypeError: unsupported value or lossy conversion; under the new type promotion, a
@@ -713,9 +713,9 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
 
         dtype, weak = constant_dtype(value, dtype)
     np_dtype = dtypes.numpy_dtype(dtype)
-    if isinstance(value, Tensor):
-        value = value.numpy()
-    value = _array_like(value)
+    if type(value) is Tensor and shape is None and np_dtype in (None, value._value.dtype):
+        return value  # as TF's: an eager Tensor passes through (a Variable is read)
+    value = value.numpy() if isinstance(value, Tensor) else _array_like(value)
     if isinstance(value, (np.ndarray, np.generic)) and is_np_strings(value):
         value = to_bytes_array(np.asarray(value), "constant")  # NumPy strings: `ek.string`
     if np_dtype is not None and isinstance(value, (np.ndarray, np.generic)):
@@ -752,14 +752,14 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
 
 
 def _constant_shape(shape) -> tuple:
-    """`constant`'s ``shape``: non-negative ints, else TensorFlow's error classes."""
+    """`constant`'s ``shape``: non-negative ints (an int: one dim), else TF's error classes."""
     import operator
 
     from .errors import InvalidArgumentError
 
     try:
         dims = tuple(
-            operator.index(d) for d in (shape.numpy() if hasattr(shape, "numpy") else shape)
+            operator.index(d) for d in np.atleast_1d(getattr(shape, "numpy", lambda: shape)())
         )
     except TypeError:
         raise TypeError(

@@ -109,6 +109,13 @@ def _scoped_name(name) -> str:
     return _thread_context().scope_name + name
 
 
+def _in_place_error(op: str, use: str) -> RuntimeError:
+    return RuntimeError(
+        f"`variable {op} value` with Variables is not supported. Use `{use}` to modify the "
+        f"variable, or `out = variable {op[:-1]} value` if you need a new Tensor."
+    )
+
+
 def _check_shape(shape, actual: tuple) -> None:
     dims = list(shape) if not isinstance(shape, int) else [shape]
     ok = len(dims) == len(actual) and all(d is None or int(d) == n for d, n in zip(dims, actual))
@@ -200,7 +207,7 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         name: shown as ``'name:0'``; default ``"Variable"``. Inside ``ek.name_scope("block")``
             (or a Module's or layer's scope) the scope prefixes it: ``'block/name:0'``.
         dtype: convert ``initial_value`` to this dtype (default: its own, with TensorFlow's
-            Python-value rules).
+            Python-value rules); a Tensor ``initial_value`` must already have it.
         constraint: optional function applied after optimizer updates (Keras convention).
         shape: optional; the value's shape must match it (``None`` dims match any size).
         validate_shape: accepted as TensorFlow's default, True (assigned values keep the
@@ -215,7 +222,10 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
     The variable lives on the current device and stays there: assigned values are copied to it.
 
     Raises:
-        ValueError: ``initial_value`` missing, or its shape does not match ``shape``.
+        ValueError: ``initial_value`` missing, its shape does not match ``shape``, a Tensor
+            of another dtype than ``dtype``; a ``constraint`` that is not callable, a ``name``
+            that is not a string.
+        RuntimeError: ``v += x`` and the other in-place operators (use `assign_add` ...).
         TypeError: unconvertible value, or an unknown keyword argument.
         NotImplementedError: a TensorFlow argument with a value this runtime does not support.
 
@@ -254,12 +264,22 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
             raise ValueError("Variable: initial_value must be given.")
         if callable(initial_value):
             initial_value = initial_value()
+        if constraint is not None and not callable(constraint):
+            raise ValueError(
+                "Variable: argument `constraint` must be None or a callable. "
+                f"Received: constraint={constraint!r:.60}"
+            )
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"Variable: argument `name` must be a string. Received: name={name!r}")
         if isinstance(initial_value, Tensor):
             value = initial_value
             if dtype is not None and value._value.dtype != dtypes.numpy_dtype(dtype):
-                from ..ops.elementwise import cast
-
-                value = cast(value, dtype)
+                # as TensorFlow's convert_to_tensor: a Tensor is never cast silently (1.5 -> 1)
+                raise ValueError(
+                    f"Variable: initial_value is a Tensor of dtype {value.dtype.name}, but "
+                    f"dtype={dtypes.as_dtype(dtype).name} was requested; cast it first with "
+                    "ek.cast."
+                )
         elif dtype is not None:
             from .tensor import constant
 
@@ -393,6 +413,23 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
                 f"(Variable: {self!r})"
             )
         return id(self)
+
+    # As tf.Variable: ``v += 1`` would otherwise rebind ``v`` to a new Tensor and leave the
+    # variable unchanged, silently; TensorFlow raises RuntimeError and names the method to use.
+    def __iadd__(self, other):
+        raise _in_place_error("+=", "variable.assign_add(value)")
+
+    def __isub__(self, other):
+        raise _in_place_error("-=", "variable.assign_sub(value)")
+
+    def __imul__(self, other):
+        raise _in_place_error("*=", "variable.assign(variable * value)")
+
+    def __itruediv__(self, other):
+        raise _in_place_error("/=", "variable.assign(variable / value)")
+
+    def __ipow__(self, other):
+        raise _in_place_error("**=", "variable.assign(variable ** value)")
 
     def __repr__(self) -> str:
         shape = tuple(self._value.shape)

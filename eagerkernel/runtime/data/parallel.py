@@ -23,6 +23,7 @@ import weakref
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from .dataset import AUTOTUNE, Dataset, int_arg
 from .structure import flatten
@@ -60,7 +61,9 @@ def parallelism(value, op: str, arg: str) -> int:
     if n == AUTOTUNE:
         return cpu_count()
     if n <= 0:
-        raise ValueError(f"{op}: {arg} must be positive or AUTOTUNE (-1). Received: {arg}={n}")
+        raise InvalidArgumentError(
+            f"{op}: {arg} must be positive or AUTOTUNE (-1). Received: {arg}={n}"
+        )
     return n
 
 
@@ -184,7 +187,7 @@ class Prefetch(Dataset):
         super().__init__(input)
         n = int_arg(buffer_size, "prefetch", "buffer_size")
         if n < 0 and n != AUTOTUNE:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "prefetch: buffer_size must be non-negative or AUTOTUNE (-1). Received: "
                 f"buffer_size={n}"
             )

@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from .. import random
+from ..core.errors import InvalidArgumentError
 from .dataset import Dataset, int_arg
 from .plan import IndexPlan
 from .sources import input_spec
@@ -149,7 +150,7 @@ class Shuffle(Dataset):
         super().__init__(input)
         self._size = int_arg(buffer_size, "shuffle", "buffer_size")
         if self._size <= 0:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "shuffle: buffer_size must be greater than zero. Received: "
                 f"buffer_size={self._size}"
             )

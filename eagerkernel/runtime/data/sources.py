@@ -196,7 +196,7 @@ class Range(Dataset):
         names = {1: ("stop",), 2: ("start", "stop"), 3: ("start", "stop", "step")}[len(args)]
         values = [int_arg(a, "range", n) for a, n in zip(args, names)]
         if len(values) == 3 and values[2] == 0:
-            raise ValueError("range: step must not be zero. Received: step=0")
+            raise InvalidArgumentError("range: step must not be zero. Received: step=0")
         self._range = range(*values)
         self._dtype = dtypes.as_dtype(dtypes.int64 if output_type is None else output_type)
         self._source = None

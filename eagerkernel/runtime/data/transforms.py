@@ -41,6 +41,15 @@ def _check_callable(fn, op: str, arg: str) -> None:
         raise TypeError(f"{op}: {arg} must be callable. Received: {arg}={fn!r:.60}")
 
 
+def bool_arg(value, op: str, arg: str) -> bool:
+    """The bool argument ``arg`` of ``op`` (a Python, NumPy or scalar Tensor bool); TypeError,
+    as TensorFlow's conversion to a bool tensor, for anything else ("yes" is not True)."""
+    v = value.numpy() if isinstance(value, Tensor) else value
+    if isinstance(v, (bool, np.bool_)):  # a scalar Tensor's numpy() is a np.bool_
+        return bool(v)
+    raise TypeError(f"{op}: {arg} must be a bool. Received: {arg}={value!r:.60}")
+
+
 def positive_arg(value, op: str, arg: str) -> int:
     """The int argument ``arg`` of ``op``; InvalidArgumentError (TensorFlow's: "Batch size must
     be greater than zero"; also a ValueError) naming both when it is not positive."""
@@ -157,7 +166,7 @@ def _stack_component(tensors: list, i: int, op: str, ragged=None) -> Tensor:
     except ValueError:
         s0 = values[0].shape
         k = next(k for k, v in enumerate(values) if v.shape != s0)
-        raise ValueError(
+        raise InvalidArgumentError(
             f"{op}: cannot batch tensors with different shapes in component {i}. First "
             f"element had shape {tuple(s0)} and element {k} had shape {tuple(values[k].shape)}."
         ) from None
@@ -205,7 +214,7 @@ class Batch(Dataset):
     def __init__(self, input: Dataset, batch_size, drop_remainder):
         super().__init__(input)
         self._size = positive_arg(batch_size, "batch", "batch_size")
-        self._drop = bool(drop_remainder)
+        self._drop = bool_arg(drop_remainder, "batch", "drop_remainder")
 
     def _iter(self, ctx):
         p = self._inputs[0]._plan()
@@ -575,7 +584,7 @@ class Shard(_SameSpec):
         self._n = positive_arg(num_shards, "shard", "num_shards")
         self._index = int_arg(index, "shard", "index")
         if not 0 <= self._index < self._n:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"shard: index must be in [0, num_shards={self._n}). Received: index={self._index}"
             )
 

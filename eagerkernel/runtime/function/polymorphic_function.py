@@ -24,6 +24,7 @@ from ..core.tensor import Tensor, make, to_tensor
 from ..core.variable import Variable
 from ..data.structure import TensorSpec
 from ..observers import Observers
+from . import retracing
 from .concrete_function import ConcreteFunction
 from .effects import LOG as EFFECTS
 from .guards import GuardMiss
@@ -215,6 +216,7 @@ class Function:
             # What the key names by identity stays alive as long as the entry, so that no
             # other object can come to have its id.
             entry.keep = [x for x in flat if isinstance(x, Variable) or not isinstance(x, Tensor)]
+        retracing.called(self.python_function)  # a trace below tells `retracing.traced`
         if not observed:
             return self._run(entry, args, kwargs, tensors, arrays, False, key)
         # One "function" scope around the call: `%%tape` shows it as one row.
@@ -272,6 +274,7 @@ class Function:
     def _trace(self, entry: Entry, parent, branch, args, kwargs, tensors, key=None):
         """Runs the Python function eagerly while tracing it; the trace becomes the entry's
         program, or the branch ``branch`` of ``parent``."""
+        retracing.traced(self.python_function)  # TensorFlow's warning for frequent traces
         tracer = Tracer()
         for t in tensors:
             tracer.slot(t._value, t._device)
@@ -441,6 +444,14 @@ class Function:
         for k, (arg, spec) in enumerate(zip(args, signature)):
             flat_spec = nest.flatten(spec)
             flat_arg = [arg] if isinstance(spec, TensorSpec) else nest.flatten(arg)
+            if not isinstance(spec, TensorSpec):
+                try:  # {"b": x} for a spec {"a": ...} has one component too: compare keys
+                    nest.assert_same_structure(spec, arg, check_types=False)
+                except (TypeError, ValueError) as exc:
+                    raise TypeError(
+                        f"Binding inputs to tf.function `{self._name}` failed: argument {k} does "
+                        f"not match the structure of its spec {spec!r}: {exc}"
+                    ) from None
             if len(flat_arg) != len(flat_spec):
                 raise TypeError(
                     f"Binding inputs to tf.function `{self._name}` failed: argument {k} has "

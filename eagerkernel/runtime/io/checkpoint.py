@@ -578,6 +578,11 @@ class Checkpoint:
 
     def __init__(self, root=None, **kwargs):
         objects = {}
+        if root is not None and not _trackable(root):  # else its state would be silently lost
+            raise ValueError(
+                f"Checkpoint: root={root!r:.60} cannot be checkpointed; expected a Variable, "
+                "Module, layer, model, optimizer, metric or Checkpoint."
+            )
         # TF 2: the root's children become ours (their edges are escaped paths already).
         root_children = _children(root) if root is not None else []
         for name, value in kwargs.items():

@@ -15,7 +15,9 @@ ends in ``.safetensors``, as `Model.save_weights` paths may):
   ``"eagerkernel.graph"``: JSON text ``{"format": "eagerkernel-checkpoint",
   "format_version": 1, "library_version": ..., "objects": {path: class name},
   "variables": {path: {"dtype", "shape", "sha256"}}, "aliases": {path: path}}``
-  (``sha256``: hex digest of the array's C-order bytes; ``aliases``: every other path by
+  (``sha256``: hex digest of the array's C-order bytes; ``"order"``, a list of the
+  ``objects`` paths in the graph's depth-first order, is written too, for `CheckpointView`;
+  ``aliases``: every other path by
   which a saved object was reachable, mapped to the path it is stored under, so that a
   restore can match an object by any of its paths; absent in files from before it was
   added, which read as having none), and ``"eagerkernel.graph_sha256"``: the digest of that
@@ -69,7 +71,7 @@ import tempfile
 
 import numpy as np
 
-from ..core.errors import NotFoundError
+from ..core.errors import FailedPreconditionError, NotFoundError
 
 __all__ = [
     "FORMAT",
@@ -153,10 +155,22 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
+def make_directory(directory: str) -> None:
+    """``os.makedirs(directory, exist_ok=True)``, with TensorFlow's FailedPreconditionError
+    ("... is not a directory") when a file stands where a directory of the path must be."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise FailedPreconditionError(
+            f"Checkpoint: cannot create the directory {directory!r}: a part of this path is a "
+            "file, not a directory."
+        ) from None
+
+
 def atomic_write(path: str, data: bytes) -> None:
     """Writes ``data`` to ``path`` so that a crash leaves either the old or the new file."""
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
+    make_directory(directory)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.tmp-")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -198,6 +212,7 @@ def encode(
         "format_version": FORMAT_VERSION,
         "library_version": __version__,
         "objects": {p: type(o).__name__ for p, o in objects.items()},
+        "order": list(objects),  # the graph's own order (the tables' keys get sorted)
         "variables": entries,
     }
     if aliases:
@@ -483,7 +498,7 @@ def state_lock(directory):
     threads or processes take turns. The lock file stays (removing it would race)."""
     import filelock
 
-    os.makedirs(directory, exist_ok=True)
+    make_directory(directory)
     return filelock.FileLock(os.path.join(directory, LOCK_FILE))
 
 

@@ -144,7 +144,7 @@ class Metric:
             fill = {None: 0, "zeros": 0, "ones": 1}.get(initializer, initializer)
             value = np.full(tuple(shape), fill, dtype=dt._np)
         else:
-            value = initializers.get(initializer)(tuple(shape), dtype=dt)
+            value = cast(initializers.get(initializer)(tuple(shape), dtype=dt), dt)  # as Keras
         v = Variable(
             value,
             trainable=False,

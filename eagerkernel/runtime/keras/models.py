@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.context import context as thread_context
 from ..module import name_scope
+from .argument_errors import KerasArgumentError
 from .keras_tensor import KerasTensor
 from .layers.base import Layer
 from .masking import attach
@@ -487,7 +488,10 @@ class Sequential(Model):
                 )
             layer = source
         if not isinstance(layer, Layer):
-            raise TypeError(f"Sequential.add: expected a Layer. Received: {layer!r}")
+            raise KerasArgumentError(  # Keras 3's ValueError, tf.keras 2's TypeError
+                "Sequential.add: only instances of `keras.Layer` can be added to a Sequential "
+                f"model. Received: {layer!r:.80} (of type {type(layer).__name__})"
+            )
         if isinstance(layer, InputLayer):
             if self._stack or self._input_layer is not None:
                 raise ValueError(

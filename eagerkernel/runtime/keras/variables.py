@@ -8,8 +8,10 @@ an `ek.Variable` does (tapes, optimizers, checkpoints).
 
 from __future__ import annotations
 
+from ..core.tensor import Tensor
 from ..core.variable import Variable as _Variable
 from ..core.variable import VariableAggregation, VariableSynchronization
+from ..ops.elementwise import cast
 
 __all__ = ["Variable"]
 
@@ -74,6 +76,8 @@ class _Meta(type):
             init = initializers.get(initializer)
             value = init(tuple(shape), dtype=dtype)  # None: the initializer's floatx
             return _Variable(value, trainable=trainable, name=name or "variable", **distribution)
+        if isinstance(initializer, Tensor) and dtype is not None:  # Keras casts a Tensor value
+            initializer = cast(initializer, dtype)
         return _Variable(
             initializer,
             trainable=trainable,

@@ -23,7 +23,7 @@ from ..core.allocation import check_allocation
 from ..core.composite import CompositeTensor
 from ..core.conversion import NUMPY_OPERANDS, cast_operand
 from ..core.dispatch import Primitive, defjointvjp, defvjp
-from ..core.errors import InvalidArgumentError
+from ..core.errors import DTypeMismatchError, InvalidArgumentError, UnsupportedDTypeError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor, make
 from ..core.type_promotion import STRONG, weak_unary
@@ -63,14 +63,20 @@ def int_list(value, op: str, arg: str) -> tuple:
     """A shape-like argument (int, sequence, NumPy array, int Tensor) as a tuple of ints."""
     if isinstance(value, Tensor):
         if value._value.dtype.kind not in "iu":
-            raise TypeError(f"{op}: {arg} must be integers, got a {value.dtype.name} tensor.")
+            raise UnsupportedDTypeError(
+                f"{op}: {arg} must be integers, got a {value.dtype.name} tensor."
+            )
         value = value.numpy()
     if isinstance(value, (int, np.integer, np.ndarray)):
         value = np.asarray(value).reshape(-1).tolist()
     try:
         return tuple(map(operator.index, value))
     except TypeError:
-        raise TypeError(f"{op}: {arg} must be a sequence of ints, got {value!r:.80}.") from None
+        # TensorFlow: InvalidArgumentError ("Value for attr 'Tshape' of float is not in the
+        # list of allowed values"); the class is also the TypeError eagerkernel raised before
+        raise UnsupportedDTypeError(
+            f"{op}: {arg} must be a sequence of ints, got {value!r:.80}."
+        ) from None
 
 
 def axis_arg(axis, ndim: int, op: str, arg: str = "axis", error=InvalidArgumentError) -> int:
@@ -108,11 +114,11 @@ def _tensors(values, op: str) -> list:
         values = [cast_operand(v, hint) if type(v) in NUMPY_OPERANDS else v for v in values]
     xs = [_tensor(v, op, hint) for v in values]
     if not xs:
-        raise ValueError(f"{op}: values must be a non-empty list of tensors.")
+        raise InvalidArgumentError(f"{op}: values must be a non-empty list of tensors.")
     dt = xs[0]._value.dtype
     for i, x in enumerate(xs):
         if x._value.dtype != dt:
-            raise TypeError(
+            raise DTypeMismatchError(
                 f"{op}: all values must have the same dtype, got values[0]: {xs[0].dtype.name} "
                 f"and values[{i}]: {x.dtype.name}."
             )
@@ -128,7 +134,7 @@ def index_tensor(value, like: Tensor, op: str, arg: str = "indices", kinds="iu")
         value = make(like._device.xp.asarray(arr), like._device)
     if value._value.dtype.kind not in kinds:
         what = "bool" if kinds == "b" else "an integer tensor"
-        raise TypeError(f"{op}: {arg} must be {what}, got {value.dtype.name}.")
+        raise UnsupportedDTypeError(f"{op}: {arg} must be {what}, got {value.dtype.name}.")
     return value
 
 

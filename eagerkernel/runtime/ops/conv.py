@@ -352,7 +352,7 @@ def hw_pair(value, op: str, arg: str) -> tuple[int, int]:
         elif len(vals) != 2:
             raise ValueError(f"{op}: {arg} must have 1, 2 or 4 entries, got {value!r}.")
     if any(v < 1 for v in vals):
-        raise ValueError(f"{op}: {arg} must be positive, got {value!r}.")
+        raise InvalidArgumentError(None, op, f"{op}: {arg} must be positive, got {value!r}.")
     return vals[0], vals[1]
 
 
@@ -368,7 +368,7 @@ def explicit_paddings(padding, in_hw, ksize, strides, dilations, op: str):
                 total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
                 pads.append((total // 2, total - total // 2))
             return tuple(pads)
-    elif op == "conv2d" and padding is not None:
+    elif op in ("conv2d", "depthwise_conv2d", "max_pool2d") and padding is not None:
         try:
             pairs = [(int(a), int(b)) for a, b in padding]
         except (TypeError, ValueError):
@@ -400,7 +400,7 @@ def check_data_format(data_format, op: str) -> None:
 
 
 def check_nhwc_input(x: Tensor, op: str) -> None:
-    """InvalidArgumentError unless ``x`` has rank 4; TypeError unless it is floating point."""
+    """InvalidArgumentError unless ``x`` has rank 4; TypeError unless floating (max_pool2d: int)."""
     if x.ndim != 4:
         raise InvalidArgumentError(
             None,
@@ -408,7 +408,7 @@ def check_nhwc_input(x: Tensor, op: str) -> None:
             f"{op}: input must have rank 4 (batch, height, width, channels), got shape "
             f"{tuple(x._value.shape)}.",
         )
-    if x._value.dtype.kind != "f":
+    if x._value.dtype.kind != "f" and (op != "max_pool2d" or x._value.dtype.kind not in "iu"):
         raise TypeError(f"{op}: input must be a floating-point tensor, got {x.dtype.name}.")
 
 
@@ -476,7 +476,7 @@ def conv2d(
             f"{op}: input has {xs[3]} channels but filters expect {ws[2]} (input shape {xs}, "
             f"filters shape {ws})."
         )
-        if ws[2] and xs[3] % ws[2] == 0:
+        if ws[2] and xs[3] % ws[2] == 0 and ws[3] % (xs[3] // ws[2]) == 0:
             grouped = " Grouped convolutions are not implemented."
             raise UnimplementedError(None, op, msg + grouped)
         raise InvalidArgumentError(None, op, msg)
@@ -696,10 +696,10 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
     """Maximum over each window (follows `tf.nn.max_pool2d`).
 
     Args:
-        input: shape ``[batch, height, width, channels]`` (NHWC), floating.
-        ksize: window size, an int or a list of 1, 2 or 4 ints.
-        strides: an int or a list of 1, 2 or 4 ints.
-        padding: ``"SAME"`` (padded positions never win) or ``"VALID"``.
+        input: shape ``[batch, height, width, channels]`` (NHWC), floating or integer.
+        ksize, strides: the window size and its step, an int or a list of 1, 2 or 4 ints.
+        padding: ``"SAME"``, ``"VALID"`` or ``[[0, 0], [top, bottom], [left, right], [0, 0]]``;
+            padded positions never win.
         data_format: ``"NHWC"`` only.
 
     Returns:
@@ -709,7 +709,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
     Raises:
         InvalidArgumentError: rank other than 4, a window larger than the input.
         UnimplementedError: NCHW. ValueError: malformed ``ksize``, ``strides`` or ``padding``.
-        TypeError: non-floating input.
+        TypeError: a non-numeric input.
 
     >>> x = ek.reshape(ek.range(16.0), (1, 4, 4, 1))
     >>> ek.nn.max_pool2d(x, 2, 2, "VALID").numpy()[0, :, :, 0]

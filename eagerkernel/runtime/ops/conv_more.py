@@ -148,7 +148,7 @@ def depthwise_conv2d(
         input: shape ``[batch, height, width, in_channels]`` (NHWC), floating.
         filter: shape ``[kh, kw, in_channels, channel_multiplier]``, same dtype.
         strides: an int or a list of 1, 2 or 4 ints (``[1, sh, sw, 1]``).
-        padding: ``"SAME"`` or ``"VALID"``.
+        padding: ``"SAME"``, ``"VALID"`` or ``[[0, 0], [top, bottom], [left, right], [0, 0]]``.
         data_format: None or ``"NHWC"``; NCHW raises UnimplementedError (TensorFlow's CPU
             kernel supports NHWC only).
         dilations: like ``strides`` (default 1); above 1 the strides must all be 1.
@@ -263,7 +263,7 @@ def _w(value, op: str, arg: str) -> int:
     except (TypeError, ValueError):
         raise ValueError(f"{op}: {arg} must be an int or a list of ints, got {value!r}.") from None
     if v < 1:
-        raise ValueError(f"{op}: {arg} must be positive, got {value!r}.")
+        raise InvalidArgumentError(None, op, f"{op}: {arg} must be positive, got {value!r}.")
     return v
 
 
@@ -377,6 +377,8 @@ def _pool1d(pool2d, op, input, ksize, strides, padding, data_format):
     x = tensor(input, op)
     _rank_check(x, 3, op, "batch, width, channels")
     ks, st = _w(ksize, op, "ksize"), _w(strides, op, "strides")
+    if not isinstance(padding, str) and padding is not None and len(padding) == 3:
+        padding = [padding[0], [0, 0], *padding[1:]]  # explicit [[0, 0], [l, r], [0, 0]]
     return squeeze(pool2d(expand_dims(x, 1), [1, ks], [1, st], padding), [1])
 
 
@@ -384,7 +386,8 @@ def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None) -> 
     """Maximum over windows of ``[batch, width, channels]`` (follows `tf.nn.max_pool1d`).
 
     Args:
-        ksize, strides: an int or a list of 1 or 3 ints. padding: ``"SAME"`` or ``"VALID"``.
+        ksize, strides: an int or a list of 1 or 3 ints. padding: ``"SAME"``, ``"VALID"`` or
+            explicit ``[[0, 0], [left, right], [0, 0]]``.
 
     Raises:
         InvalidArgumentError: rank other than 3; and the errors of `max_pool2d`.
@@ -430,7 +433,7 @@ def _dhw(value, op: str, arg: str) -> tuple[int, int, int]:
     except (TypeError, ValueError):
         raise ValueError(f"{op}: {arg} must be ints, got {value!r}.") from None
     if min(vals) < 1:
-        raise ValueError(f"{op}: {arg} must be positive, got {value!r}.")
+        raise InvalidArgumentError(None, op, f"{op}: {arg} must be positive, got {value!r}.")
     return tuple(vals)
 
 

@@ -22,7 +22,7 @@ from ..core.allocation import check_allocation, is_oom, out_of_memory
 from ..core.composite import CompositeTensor
 from ..core.device import current_device
 from ..core.dispatch import Primitive, defvjp
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor, make
 from ..core.type_promotion import STRONG, weak_unary
@@ -237,6 +237,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
         )
     if dtype is not None:
         np_dtype = dtypes.numpy_dtype(dtype)
+        if np_dtype.kind not in "iuf":  # TensorFlow's Range has no bool, string or complex kernel
+            raise TypeError(f"range: dtype must be an integer or floating dtype, got {dtype!r}.")
     device = current_device()
     if np_dtype.kind != "f":
         check_allocation("range", (math.ceil((limit - start) / delta),), np_dtype, device)
@@ -400,9 +402,12 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
         return indices._ek_unary(lambda v: one_hot(v, depth, on_value, off_value, -1, dtype))
     idx = tensor(indices, "one_hot")
     if idx._value.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: indices must be integers, got {idx.dtype.name}.")
+        raise UnsupportedDTypeError(f"one_hot: indices must be integers, got {idx.dtype.name}.")
     np_dtype, on, off = _one_hot_values(on_value, off_value, dtype)
-    n = int(depth)
+    try:  # operator.index, not int: depth=2.5 is refused, never truncated (as TensorFlow)
+        n = operator.index(depth)
+    except TypeError:
+        raise TypeError(f"one_hot: depth must be an int, got depth={depth!r:.60}.") from None
     if n < 0:
         raise InvalidArgumentError(
             None, "one_hot", f"one_hot: depth must be non-negative, got depth={n}."

@@ -57,8 +57,8 @@ def _gather_layout(xp, shape, indices, axis, b):
 
 def _gather_fwd(xp, params, indices, axis, batch_dims):
     check_range("gather", indices, params.shape[axis], axis, params.shape)
-    if batch_dims == 0:
-        return params.take(indices, axis=axis)
+    if batch_dims == 0:  # a scalar index gives a 0-d array, not a bare (bytes) element
+        return xp.asarray(params.take(indices, axis=axis), dtype=params.dtype)
     s = params.shape
     bn, idx, bidx, k, m = _gather_layout(xp, s, indices, axis, batch_dims)
     p = xp.moveaxis(params.reshape((bn, *s[batch_dims:])), m + 1, 1)
@@ -145,6 +145,7 @@ def _nd_key(xp, shape, indices, b):
     bn = math.prod(shape[:b])
     idx = indices.reshape((bn, *indices.shape[b:]))
     bidx = xp.arange(bn).reshape((bn,) + (1,) * (idx.ndim - 2))
+    bidx = xp.broadcast_to(bidx, idx.shape[:-1])  # also with empty index vectors (k = 0)
     return (bn, *shape[b:]), (bidx, *(idx[..., j] for j in range(idx.shape[-1])))
 
 
@@ -430,6 +431,14 @@ def _getitem_fwd(xp, x, key):
         out = x[key]
     except IndexError:  # named as TensorFlow's error, also in a graph function's replay
         raise _getitem_error(key, tuple(x.shape)) from None
+    except ValueError:  # NumPy's "slice step cannot be zero"; TensorFlow's StridedSlice says
+        parts = key if type(key) is tuple else (key,)
+        i = next((i for i, k in enumerate(parts) if isinstance(k, _Slice) and k.step == 0), None)
+        if i is None:
+            raise
+        raise InvalidArgumentError(
+            None, "getitem", f"getitem: strides[{i}] must be non-zero, got {parts[i]}."
+        ) from None
     # An element of a string (object) array is `bytes`; a tensor's value is an array.
     return out if type(out) is not bytes else np.asarray(out, dtype=object)
 
@@ -729,7 +738,9 @@ def strided_slice(
             index.append(b)
         else:
             if st == 0:
-                raise ValueError(f"strided_slice: strides[{i}] must be non-zero, got 0.")
+                raise InvalidArgumentError(
+                    None, "strided_slice", f"strided_slice: strides[{i}] must be non-zero, got 0."
+                )
             b = None if int(begin_mask) >> i & 1 else b
             e = None if int(end_mask) >> i & 1 else e
             index.append(_Slice(b, e, st))

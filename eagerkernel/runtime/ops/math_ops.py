@@ -589,10 +589,11 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None) -> TopKV2
     Args:
         input: rank >= 1, numeric. k: 0 <= k <= the last dimension. sorted: True gives
             descending values; False gives them in the same order (TF does not promise one).
-        index_type: int32 (default) or int64.
+        index_type: int32 (default), int16 or int64.
 
     Raises:
-        InvalidArgumentError: a scalar input or k out of range. TypeError: bad dtypes.
+        InvalidArgumentError: a scalar input, k out of range or another index_type.
+        TypeError: a non-numeric input.
 
     >>> v, i = ek.math.top_k([1.0, 4.0, 2.0, 4.0], k=2)
     >>> v.numpy(), i.numpy()
@@ -606,8 +607,13 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None) -> TopKV2
             None, "TopKV2", f"top_k: k must be in [0, {n}] (the last dimension), got k={k}."
         )
     it = dtypes.as_dtype(index_type)
-    if it not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"top_k: index_type must be int32 or int64, got {it.name}.")
+    if it not in (dtypes.int16, dtypes.int32, dtypes.int64):
+        raise InvalidArgumentError(
+            None,
+            "TopKV2",
+            f"Value for attr 'index_type' of {it.name} is not in the list of allowed values: "
+            "int16, int32, int64",
+        )
     params = {"axis": x.ndim - 1, "descending": True, "k": k, "index_dtype": it.name}
     indices = apply(_sort_order, (x,), params)
     values = apply(_take_along, (x, indices), {"axis": x.ndim - 1})

@@ -21,10 +21,11 @@ import numbers
 import numpy as np
 
 from ..core.dispatch import Primitive, defjointvjp, defvjp
-from ..core.errors import FailedPreconditionError, InvalidArgumentError
+from ..core.errors import FailedPreconditionError, InvalidArgumentError, UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
 from .linalg import matmul, matrix_transpose
+from .matrix_bands import band_diag, band_diag_part, band_k, band_set_diag
 
 __all__ = [
     "adjoint",
@@ -53,7 +54,7 @@ def float_matrix(x, op: str, tf_op: str, arg: str = "input", square: bool = True
     dt = x._value.dtype
     if dt.kind != "f":
         what = "complex matrices are not supported" if dt.kind == "c" else "a floating dtype"
-        raise TypeError(
+        raise UnsupportedDTypeError(
             f"{op}: {arg} must be a float16, float32 or float64 tensor ({what}), got "
             f"{x.dtype.name}."
         )
@@ -422,14 +423,15 @@ def _diag_len(rows: int, cols: int, k: int) -> int:
 
 
 def _k_arg(k, op: str) -> int:
-    """The diagonal offset ``k``: an int, or a pair naming one diagonal twice."""
+    """The diagonal offset ``k``: an int, or a pair naming one diagonal twice (a band goes to
+    `matrix_bands`)."""
     if isinstance(k, Tensor):
         k = k.numpy()
     if np.ndim(k) > 0:
         vals = np.asarray(k).ravel()
         if vals.size not in (1, 2) or vals[0] != vals[-1]:
-            raise NotImplementedError(
-                f"{op}: a band of diagonals (k={k!r}) is not supported; pass a single diagonal k."
+            raise InvalidArgumentError(
+                None, op, f"{op}: k must be an int or a pair of ints, got k={k!r}."
             )
         k = vals[0]
     if isinstance(k, (np.ndarray, np.generic)):
@@ -453,13 +455,13 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
 
     Args:
         diagonal: shape ``[..., L]``, any dtype.
-        k: the diagonal: 0 the main one, positive above it, negative below. A band
-            (a pair ``(k0, k1)`` with ``k0 < k1``) is not supported.
+        k: the diagonal: 0 the main one, positive above it, negative below; or a band
+            ``(k0, k1)``, ``diagonal`` then of shape ``[..., k1 - k0 + 1, L]`` (`band_diag`).
         num_rows, num_cols: the matrices' size; -1 infers it (both -1: square,
             ``L + |k|``; one given: the other as small as fits).
         padding_value: the value off the diagonal (a Python number).
-        align: TensorFlow's alignment of band diagonals; it has no effect on one diagonal,
-            and any of its four values is accepted.
+        align: how a band's shorter diagonals are padded (`matrix_bands`); it has no
+            effect on one diagonal.
 
     Returns:
         Shape ``[..., num_rows, num_cols]``, ``diagonal``'s dtype. Differentiable:
@@ -468,7 +470,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
     Raises:
         InvalidArgumentError: ``num_rows``/``num_cols`` whose diagonal ``k`` does not hold
             ``L`` entries, or ``diagonal`` of rank 0.
-        ValueError: an unknown ``align``. NotImplementedError: a band ``k``.
+        ValueError: an unknown ``align``.
 
     >>> ek.linalg.diag([1.0, 2.0]).numpy()
     array([[1., 0.],
@@ -484,6 +486,8 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
         raise InvalidArgumentError(
             None, "MatrixDiagV3", "diag: diagonal must have rank >= 1, got a scalar."
         )
+    if (band := band_k(k)) is not None:
+        return band_diag(d, band, num_rows, num_cols, padding_value, align)
     k = _k_arg(k, "diag")
     n = d._value.shape[-1]
     rows, cols = _int(num_rows, "diag", "num_rows"), _int(num_cols, "diag", "num_cols")
@@ -542,9 +546,9 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     Args:
         input: shape ``[..., M, N]``, any dtype.
         k: the diagonal: 0 the main one, positive above it, negative below; in
-            ``(-M, N)``. A band of diagonals is not supported.
-        padding_value, align: TensorFlow's padding and alignment of band diagonals; they
-            have no effect on one diagonal (as in TensorFlow).
+            ``(-M, N)``; or a band ``(k0, k1)`` (`band_diag_part`).
+        padding_value, align: the padding and alignment of a band's shorter diagonals
+            (`matrix_bands`); no effect on one diagonal (as in TensorFlow).
 
     Returns:
         Shape ``[..., L]`` with ``L`` the diagonal's length. Differentiable: the cotangent
@@ -552,13 +556,15 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
 
     Raises:
         InvalidArgumentError: rank below 2, ``k`` out of range.
-        ValueError: an unknown ``align``. NotImplementedError: a band ``k``.
+        ValueError: an unknown ``align``.
 
     >>> ek.linalg.diag_part([[1.0, 2.0], [3.0, 4.0]]).numpy()
     array([1., 4.], dtype=float32)
     """
     x = any_matrix(input, "diag_part", "MatrixDiagPartV3")
     _align_arg(align, "diag_part")
+    if (band := band_k(k)) is not None:
+        return band_diag_part(x, band, padding_value, align)
     k = _k_arg(k, "diag_part")
     _k_range(x, k, "diag_part", "MatrixDiagPartV3")
     return apply(_diag_part, (x,), {"k": k})
@@ -586,8 +592,8 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT") -> Tenso
         input: shape ``[..., M, N]``, any dtype.
         diagonal: shape ``[..., L]`` (``input``'s batch dimensions and the diagonal's
             length), same dtype.
-        k: the diagonal, in ``(-M, N)``. A band of diagonals is not supported.
-        align: TensorFlow's alignment of band diagonals; no effect on one diagonal.
+        k: the diagonal, in ``(-M, N)``; or a band ``(k0, k1)`` (`band_set_diag`).
+        align: the alignment of a band's shorter diagonals; no effect on one diagonal.
 
     Returns:
         Shape ``[..., M, N]``. Differentiable in both arguments.
@@ -605,6 +611,8 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT") -> Tenso
     if x._value.dtype != d._value.dtype:
         raise dtype_error("set_diag", (x, d), ("input", "diagonal"))
     _align_arg(align, "set_diag")
+    if (band := band_k(k)) is not None:
+        return band_set_diag(x, d, band, align)
     k = _k_arg(k, "set_diag")
     _k_range(x, k, "set_diag", "MatrixSetDiagV3")
     sx, sd = tuple(x._value.shape), tuple(d._value.shape)

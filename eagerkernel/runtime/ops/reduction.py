@@ -9,13 +9,14 @@ let broadcasting do the rest. Integer sums and products keep their dtype, as in 
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
 from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.dispatch import Primitive, defvjp
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor, make
 from ..core.type_promotion import STRONG, weak_unary
@@ -57,7 +58,10 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple | None:
     axes = (axis,) if isinstance(axis, int) or not hasattr(axis, "__len__") else tuple(axis)
     out = []
     for a in axes:
-        a = int(a)
+        try:
+            a = operator.index(a)
+        except TypeError:  # int() would truncate axis=0.5 to 0 and reduce the wrong axis
+            raise TypeError(f"{op}: axis must be an int or a list of ints, got {a!r}.") from None
         if not -ndim <= a < max(ndim, 1):
             raise InvalidArgumentError(
                 None, op, f"{op}: axis {a} is out of range for a tensor of rank {ndim}."
@@ -436,7 +440,7 @@ def _logical_reduce(prim, x, axis, keepdims, op):
         return x._ek_reduce(op, axis, keepdims)
     x = tensor(x, op)
     if x._value.dtype.kind != "b":
-        raise TypeError(f"{op}: input_tensor must be bool, got {x.dtype.name}.")
+        raise UnsupportedDTypeError(f"{op}: input_tensor must be bool, got {x.dtype.name}.")
     return _reduce(prim, x, axis, keepdims, op)
 
 

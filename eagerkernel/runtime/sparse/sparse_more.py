@@ -231,8 +231,8 @@ def split(sp_input=None, num_split=None, axis=None, name=None) -> list:
 
 
 def expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
-    """A dimension of size 1 inserted at ``axis`` (in ``[-rank - 1, rank]``) (follows
-    `tf.sparse.expand_dims`).
+    """A dimension of size 1 inserted at ``axis`` (in ``[-rank - 1, rank]``; None, the
+    default, is -1: a new last dimension) (follows `tf.sparse.expand_dims`).
 
     >>> st = ek.sparse.SparseTensor([[0, 1]], [5], [2, 3])
     >>> ek.sparse.expand_dims(st, -1).dense_shape.numpy()
@@ -240,8 +240,7 @@ def expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
     """
     op = "sparse.expand_dims"
     st = _sparse(sp_input, op)
-    if axis is None:
-        raise ValueError(f"{op}: axis is required.")
+    axis = -1 if axis is None else axis  # TensorFlow's default
     idx, shape = _parts(st)
     rank = len(shape)
     a = int(_np(axis))

@@ -310,25 +310,34 @@ def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
 
 def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
     """The maximum of the stored values over ``axis`` (all axes when None); implicit zeros
-    take no part (follows `tf.sparse.reduce_max`). A group with no stored value gives the
-    dtype's lowest value in the dense output.
+    take no part (follows `tf.sparse.reduce_max`). A group with no stored value gives 0 in the
+    dense output, and no entry in the SparseTensor of ``output_is_sparse`` (int64 indices in
+    row-major order). No gradient, as in TensorFlow.
 
     >>> float(ek.sparse.reduce_max(ek.sparse.from_dense([-5.0, 0.0, -3.0])))
     -3.0
+    >>> y = ek.sparse.SparseTensor([[0, 0], [1, 0], [1, 1]], [-7, 4, 3], [3, 2])
+    >>> ek.sparse.reduce_max(y, 1).numpy()
+    array([-7,  4,  0], dtype=int32)
     """
+    from ..ops.elementwise import where
+    from ..ops.indexing import gather_nd
     from ..ops.reduction import reduce_max as dense_max
 
     st = _sparse(sp_input, "sparse.reduce_max")
     axes = _axes(axis, st.ndim, "sparse.reduce_max")
+    keep = bool(keepdims)
     dt = st.values._value.dtype
-    low = np.finfo(dt).min if dt.kind == "f" else np.iinfo(dt).min
-    if dt.kind == "f":
-        low = -np.inf
+    low = -np.inf if dt.kind in "fc" else np.iinfo(dt).min
     dense = to_dense(st, default_value=np.asarray(low, dtype=dt), validate_indices=False)
-    out = dense_max(dense, axis=list(axes), keepdims=bool(keepdims))
+    out = dense_max(dense, axis=list(axes), keepdims=keep)
+    present = np.zeros([int(d) for d in _np(st.dense_shape)], dtype=bool)
+    present[tuple(_np(st.indices).T)] = True
+    has = present.any(axis=axes, keepdims=keep)  # the groups holding a stored value
     if output_is_sparse:
-        return from_dense(out)
-    return out
+        out_idx = np.argwhere(has).astype(np.int64)
+        return SparseTensor(out_idx, gather_nd(out, out_idx), np.asarray(has.shape, np.int64))
+    return out if has.all() else where(to_tensor(has), out, to_tensor(np.zeros((), dt)))
 
 
 # -- products ------------------------------------------------------------------------------------

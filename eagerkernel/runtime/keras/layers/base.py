@@ -39,8 +39,10 @@ from ...core.tensor import Tensor, TensorShape, to_tensor
 from ...core.variable import Variable
 from ...module import Module, name_scope
 from ...observers import Observers
+from ...ops.elementwise import cast
 from .. import dtype_policies
 from .. import masking as _masking
+from ..argument_errors import unrecognized_arguments
 from ..keras_tensor import KerasTensor, any_symbolic
 from .added_metrics import AddedMetricsMixin
 from .autocast import autocast_weights, cast_floats, weights_read_as
@@ -179,8 +181,12 @@ class Layer(
         allowed.add("activity_regularizer")
         unknown = set(kwargs) - allowed
         if unknown:
-            raise TypeError(
-                f"{type(self).__name__}: unexpected keyword arguments {sorted(unknown)}."
+            bad = {k: kwargs[k] for k in sorted(unknown)}
+            raise unrecognized_arguments(type(self).__name__, bad)
+        if name is not None and not isinstance(name, str):
+            raise ValueError(
+                f"{type(self).__name__}: argument `name` must be a string. Received: "
+                f"name={name!r} (of type {type(name).__name__})"
             )
         object.__setattr__(self, "_tracked", [])  # weights made by add_weight, in order
         object.__setattr__(self, "_weight_names", {})  # id(weight) -> its add_weight name
@@ -445,6 +451,8 @@ class Layer(
         if initializer is None:
             initializer = "glorot_uniform" if dt.is_floating else "zeros"
         value = initializers.get(initializer)(shape, dtype=dt)
+        if isinstance(value, Tensor) and value.dtype != dt:  # Keras converts with a cast;
+            value = cast(value, dt)  # ek.Variable, as tf.Variable, refuses a Tensor's dtype change
         v = Variable(
             value,
             trainable=trainable,

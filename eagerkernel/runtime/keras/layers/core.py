@@ -537,6 +537,10 @@ class Lambda(Layer):
     """
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        if not callable(function):  # else the first call fails, far from the mistake
+            raise TypeError(
+                f"Lambda: argument `function` must be callable. Received: function={function!r:.80}"
+            )
         super().__init__(**kwargs)
         self.function = function
         self._output_shape_arg = output_shape

@@ -43,6 +43,7 @@ from ...distribute import context as distribute_context
 from ...interrupts import deferred_interrupt
 from ...module import name_scope
 from ...observers import Observers
+from ..argument_errors import unrecognized_arguments
 from . import accumulation
 from .averaging import keras_arguments, overwrite_with_averages, update_averages
 from .clipping import clip_gradients
@@ -201,9 +202,7 @@ class Optimizer(WeightDecayExclusion):
         self.loss_scale_factor = options.loss_scale_factor
         self.gradient_accumulation_steps = options.gradient_accumulation_steps
         if kwargs:
-            raise TypeError(
-                f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}."
-            )
+            raise unrecognized_arguments(type(self).__name__, kwargs)
         if clipnorm is not None and global_clipnorm is not None:
             raise ValueError(
                 f"{type(self).__name__}: only one of clipnorm and global_clipnorm can be set; "
