@@ -84,7 +84,7 @@ def eagerkernel_lbfgs(images: np.ndarray, history: int, iters: int, timer):
     iteration."""
     import eagerkernel as tf
 
-    tfe = tf
+    tfe = tf.contrib.eager  # as the article: TF 1.x eager's Variable (`x += t * d`)
 
     def dot(a, b):
         """Dot product function since TensorFlow doesn't have one."""

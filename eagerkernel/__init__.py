@@ -108,7 +108,7 @@ __version__ = _VERSION
 
 from . import debugging, nn, random  # noqa: I001 (before compat, which reads them)
 from . import audio, compat, image, io, linalg, math, signal, strings, test, testing, version
-from . import sets
+from . import quantization, queue, sets
 from .runtime.ops.edit_distance import edit_distance
 from .runtime.ops.io_ops import fingerprint
 
@@ -296,10 +296,8 @@ types = _types.SimpleNamespace(
     )
 )
 
-# `tfe = tf.contrib.eager` gives this same namespace, as the TF 1.x eager guides expect.
-contrib = _types.SimpleNamespace()
-contrib.eager = __import__(__name__)
-contrib.summary = summary.contrib_summary
+# `tfe = tf.contrib.eager` (TF 1.x eager's guides): this namespace, with TF 1.x's Variable.
+from . import contrib  # noqa: E402
 
 
 def _alias_submodules() -> None:

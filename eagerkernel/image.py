@@ -69,6 +69,14 @@ from .runtime.ops.image_metrics import (
     total_variation,
 )
 from .runtime.ops.image_nms import combined_non_max_suppression, non_max_suppression_padded
+from .runtime.ops.image_sampling import (
+    adjust_jpeg_quality,
+    extract_glimpse,
+    random_jpeg_quality,
+    sample_distorted_bounding_box,
+    stateless_random_jpeg_quality,
+    stateless_sample_distorted_bounding_box,
+)
 
 __all__ = [
     "ResizeMethod",
@@ -76,6 +84,7 @@ __all__ = [
     "adjust_contrast",
     "adjust_gamma",
     "adjust_hue",
+    "adjust_jpeg_quality",
     "adjust_saturation",
     "central_crop",
     "combined_non_max_suppression",
@@ -90,6 +99,7 @@ __all__ = [
     "draw_bounding_boxes",
     "encode_jpeg",
     "encode_png",
+    "extract_glimpse",
     "extract_patches",
     "flip_left_right",
     "flip_up_down",
@@ -108,6 +118,7 @@ __all__ = [
     "random_flip_left_right",
     "random_flip_up_down",
     "random_hue",
+    "random_jpeg_quality",
     "random_saturation",
     "resize",
     "resize_with_crop_or_pad",
@@ -117,6 +128,7 @@ __all__ = [
     "rgb_to_yiq",
     "rgb_to_yuv",
     "rot90",
+    "sample_distorted_bounding_box",
     "sobel_edges",
     "ssim",
     "stateless_random_brightness",
@@ -125,7 +137,9 @@ __all__ = [
     "stateless_random_flip_left_right",
     "stateless_random_flip_up_down",
     "stateless_random_hue",
+    "stateless_random_jpeg_quality",
     "stateless_random_saturation",
+    "stateless_sample_distorted_bounding_box",
     "total_variation",
     "transpose",
     "yiq_to_rgb",

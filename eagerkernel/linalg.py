@@ -19,6 +19,7 @@ from .runtime.ops.linalg_structured import (
     tridiagonal_matmul,
     tridiagonal_solve,
 )
+from .runtime.ops.linear_operator_tridiag import LinearOperatorTridiag
 from .runtime.ops.matrix_decompositions import (
     eigh,
     eigvalsh,

@@ -272,10 +272,22 @@ def test_executing_eagerly_and_enable():
     assert ek.executing_eagerly() is True
 
 
-def test_contrib_eager_is_the_same_namespace():
+def test_contrib_eager_is_the_same_namespace_with_tf1_in_place_operators():
+    import eagerkernel.contrib.eager as imported
+
     tfe = ek.contrib.eager
-    assert tfe.gradients_function is ek.gradients_function
-    assert tfe.Variable is ek.Variable
+    assert imported is tfe and tfe.gradients_function is ek.gradients_function
+    # TF 1.x eager's Variable (the l-BFGS article's `x += t * d`): a new Tensor is bound to x
+    x = tfe.Variable([1.0, 2.0])
+    original = x
+    x += ek.constant([0.5, 0.5])
+    assert isinstance(original, ek.Variable) and type(x) is ek.Tensor
+    np.testing.assert_array_equal(x.numpy(), [1.5, 2.5])
+    np.testing.assert_array_equal(original.numpy(), [1.0, 2.0])
+    v = ek.Variable(1.0)  # TensorFlow 2's raises, and keeps its value
+    with pytest.raises(RuntimeError, match="assign_add"):
+        v += 1.0
+    assert float(v) == 1.0
 
 
 def test_float_only_ops_reject_ints():

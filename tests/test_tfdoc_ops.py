@@ -207,3 +207,16 @@ def test_compat_v1_casts_initializers_and_string_split():
     assert tf1.string_split(["ab"], sep="", result_type="RaggedTensor").to_list() == [[b"a", b"b"]]
     with pytest.raises(IAE, match="input must be a vector"):
         tf1.string_split("a b")
+
+
+def test_equality_operators_of_shapes_that_do_not_broadcast_give_a_scalar():
+    # TF 2.21: `==` and `!=` call Equal with incompatible_shape_error=False (a scalar bool);
+    # tf.math.equal itself raises.
+    a = ek.constant([1, 2, 3])
+    eq, ne = a == ek.constant([1, 2]), a != [1, 2]
+    assert eq.shape == () and eq.dtype == ek.bool and not bool(eq)
+    assert ne.shape == () and bool(ne)
+    grid = ek.constant([[1, 2, 3]]) == ek.constant([[1], [2]])  # shapes that broadcast
+    np.testing.assert_array_equal(grid.numpy(), [[True, False, False], [False, True, False]])
+    with pytest.raises(IAE, match="incompatible shapes"):
+        ek.math.equal(a, [1, 2])

@@ -433,7 +433,15 @@ _SIGNAL = ("fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d")
 _SPECTRAL = (*_SIGNAL, "rfft", "irfft", "rfft2d", "irfft2d", "rfft3d", "irfft3d", "dct", "idct")
 
 
+# TF 1.x's queues at top level (`tf.compat.v1.FIFOQueue`...), looked up in `ek.queue`.
+_QUEUE = ("FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue")
+
+
 def __getattr__(name: str):
+    if name in _QUEUE:
+        return getattr(_parent.queue, name)
+    if name.startswith("fake_quant_with_min_max_"):  # TF 1.x kept them at top level
+        return getattr(_parent.quantization, name)
     if name in _RENAMED:
         return _renamed(name)
     if name in _LINALG:
@@ -462,6 +470,7 @@ def __dir__() -> list:
         set(globals())
         | set(_MATH)
         | set(_SIGNAL)
+        | set(_QUEUE)
         | set(_RENAMED)
         | {"spectral"}
         | {n for n in dir(_parent) if not n.startswith("_")}

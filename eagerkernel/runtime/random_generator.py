@@ -64,9 +64,9 @@ class Algorithm(enum.Enum):
 _ALG_NAMES = {"philox": 1, "threefry": 2, "auto_select": 3}
 
 
-def _alg_to_int(alg, where: str) -> int:
+def _alg_to_int(alg, where: str, threefry: bool = False) -> int:
     """``alg`` (an `Algorithm`, its name or its number) as TensorFlow's integer id; threefry
-    raises NotImplementedError, anything else ValueError."""
+    (unless ``threefry``) raises NotImplementedError, anything else ValueError."""
     if isinstance(alg, Algorithm):
         value = alg.value
     elif isinstance(alg, str) and alg.lower() in _ALG_NAMES:
@@ -80,9 +80,10 @@ def _alg_to_int(alg, where: str) -> int:
             f"{where}: Argument `alg` got unsupported value {alg!r}. Supported values are "
             '"philox" (or ek.random.Algorithm.PHILOX), "threefry" and "auto_select".'
         )
-    if value == 2:
+    if value == 2 and not threefry:
         raise NotImplementedError(
-            f'{where}: alg="threefry" is not implemented; use "philox" (the default).'
+            f'{where}: alg="threefry" is not implemented; the supported algorithms are '
+            '"philox" (the default) and "auto_select" (which selects Philox).'
         )
     return value
 
@@ -104,29 +105,31 @@ def create_rng_state(seed, alg) -> Tensor:
 
     Args:
         seed: a Python int (any size) or a 1-D sequence/Tensor of integers.
-        alg: "philox", "auto_select", an `ek.random.Algorithm` or its number.
+        alg: "philox", "threefry", "auto_select", an `ek.random.Algorithm` or its number.
 
     Returns:
-        An int64 Tensor of shape ``[3]``.
+        An int64 Tensor of shape ``[3]`` (``[2]`` for "threefry", whose state only this
+        function makes: a `Generator` with "threefry" raises NotImplementedError).
 
     Raises:
-        ValueError: an unknown ``alg``. NotImplementedError: "threefry".
-        TypeError: a non-integer seed.
+        ValueError: an unknown ``alg``. TypeError: a non-integer seed.
 
     >>> ek.random.create_rng_state(1234, "philox").numpy()
     array([1234,    0,    0])
+    >>> ek.random.create_rng_state([12, 34], "threefry").numpy()
+    array([12, 34])
     """
-    _alg_to_int(alg, "create_rng_state")
-    return make(_state_from_seed(seed, "create_rng_state"), current_device())
+    size = 2 if _alg_to_int(alg, "create_rng_state", threefry=True) == 2 else _STATE_SIZE
+    return make(_state_from_seed(seed, "create_rng_state", size), current_device())
 
 
-def _state_from_seed(seed, where: str) -> np.ndarray:
+def _state_from_seed(seed, where: str, size: int = _STATE_SIZE) -> np.ndarray:
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
         seed = int(seed)
-        words = [(seed >> (64 * i)) & philox.MASK64 for i in range(_STATE_SIZE)]
+        words = [(seed >> (64 * i)) & philox.MASK64 for i in range(size)]
     else:
-        words = _as_int_list(seed, where)[:_STATE_SIZE]
-        words = [0] * (_STATE_SIZE - len(words)) + words
+        words = _as_int_list(seed, where)[:size]
+        words = [0] * (size - len(words)) + words
     return np.array([w & philox.MASK64 for w in words], np.uint64).view(np.int64)
 
 

@@ -339,6 +339,10 @@ def _train_getattr(name: str):
         from ..io.saver import Saver
 
         return Saver
+    if name in ("CheckpointView", "TrackableView"):
+        from ..io import checkpoint_view
+
+        return getattr(checkpoint_view, name)
     if name == "ClusterSpec":  # tf.train.ClusterSpec, as multi_worker_with_ctl builds one
         from ..distribute.multi_worker import ClusterSpec
 

@@ -59,7 +59,10 @@ def infer_numpy(value, op: str = "convert_to_tensor") -> np.ndarray:
     if kind == "f" and arr.dtype != np.float32 and not isinstance(value, np.ndarray):
         # Python floats (and lists of them) are float32 in TensorFlow, which refuses one that
         # float32 cannot hold (an infinity is kept).
-        if not isinstance(value, np.generic):
+        first = _first_leaf(value)
+        if isinstance(first, (np.floating, np.ndarray)) and first.dtype.kind == "f":
+            arr = arr.astype(first.dtype)  # TensorFlow: the first NumPy float sets the dtype
+        elif not isinstance(value, np.generic):
             if _beyond_float32(value, arr):
                 raise ValueError(
                     f"{op}: {value!r:.60} holds a value out of range for float32, the dtype of "
@@ -130,6 +133,17 @@ def _from_nested(value, op: str = "convert_to_tensor"):
         raise ConversionError(
             f"{op}: Can't convert Python sequence with mixed types to Tensor: {value!r:.80}."
         ) from None
+
+
+def _first_leaf(value):
+    """The first element of a nested list or tuple (``value`` itself when it is neither).
+
+    TensorFlow infers a list's dtype from it: ``[np.float64(1.5), 2.0]`` is float64 while
+    ``[1.5, np.float64(2.0)]`` is float32, Python floats being float32.
+    """
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return value
 
 
 def _beyond_float32(value, arr: np.ndarray) -> bool:

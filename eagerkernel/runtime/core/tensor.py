@@ -796,4 +796,4 @@ _add, _subtract, _multiply = _ew.add.operator, _ew.subtract.operator, _ew.multip
 _floordiv, _mod = _ew.floordiv.operator, _ew.mod.operator
 _less, _less_equal = _ew.less.operator, _ew.less_equal.operator
 _greater, _greater_equal = _ew.greater.operator, _ew.greater_equal.operator
-_equal, _not_equal = _ew.equal.operator, _ew.not_equal.operator
+_equal, _not_equal = _ew.equal_operator, _ew.not_equal_operator  # shape-tolerant

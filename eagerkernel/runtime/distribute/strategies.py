@@ -16,7 +16,7 @@ from ..core.variable import (
     Variable,
 )
 from . import context as dctx
-from .strategy import Strategy, StrategyExtended
+from .strategy import OWNED, Strategy, StrategyExtended
 
 __all__ = [
     "CentralStorageStrategy",
@@ -38,6 +38,10 @@ class _DefaultExtended(StrategyExtended):
     @devices.setter
     def devices(self, value):
         pass
+
+    def variable_created_in_scope(self, v) -> bool:
+        """True for a variable no strategy's scope created (TensorFlow's default strategy)."""
+        return OWNED.get(id(v)) is not v
 
 
 class DefaultStrategy(Strategy):

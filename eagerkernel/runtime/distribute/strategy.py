@@ -57,6 +57,10 @@ __all__ = [
 ]
 
 
+# Every variable a strategy's scope created, by id (`variable_created_in_scope`).
+OWNED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
 class _Aborted(BaseException):
     """Ends a paused replica thread when another replica failed."""
 
@@ -226,6 +230,7 @@ class StrategyExtended:
         self.num_local_replicas = len(self.devices)
         self._mirror = mirror
         self._mirrored: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self._owned: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> var
         self._active = None  # the replica running, or None: cross-replica context
         self._reducer = None
         self.bucket_bytes = BUCKET_BYTES
@@ -348,6 +353,18 @@ class StrategyExtended:
                 "variables in the same order."
             )
         return run, replica, run["created"][k]
+
+    def variable_created_in_scope(self, v) -> bool:
+        """Whether variable ``v`` was created in this strategy's scope (follows
+        `StrategyExtended.variable_created_in_scope`)."""
+        return self._owned.get(id(v)) is v
+
+    def owning_creator(self, next_creator, **kwargs):
+        """`create_variable`, remembering the variable as this strategy's (and any's)."""
+        v = self.create_variable(next_creator, **kwargs)
+        with contextlib.suppress(TypeError):  # a creator's object that cannot be weakly held
+            self._owned[id(v)] = OWNED[id(v)] = v
+        return v
 
     def create_variable(self, next_creator, **kwargs):
         """The variable creator of `Strategy.scope` (see the module docstring)."""
@@ -657,7 +674,7 @@ class Strategy:
             # variable's initializer) runs on the primary device, where mirrored variables
             # read as their first component; inputs from elsewhere are copied there.
             with (
-                variable_creator_scope(self._extended.create_variable),
+                variable_creator_scope(self._extended.owning_creator),
                 device_scope(self._extended.devices[0]),
             ):
                 yield self

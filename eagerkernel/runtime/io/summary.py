@@ -339,12 +339,18 @@ def record_if(condition):
         _state.record = outer
 
 
-def record_summary(kind: str, name: str, data, step, description=None, buckets: int = 30) -> bool:
+def record_summary(kind: str, name: str, data, step, description=None, buckets: int = 30):
     """Writes one summary to the default writer, if summaries are recorded here: ``data``
     is the value (scalar, histogram, text) or a zero-argument callable building the
-    ``Summary`` proto (image, audio, write: encoding is skipped when nothing records)."""
+    ``Summary`` proto (image, audio, write: encoding is skipped when nothing records).
+
+    Returns whether it was written as a scalar bool Tensor, as TensorFlow 2's summary ops do
+    (``<tf.Tensor: shape=(), dtype=bool, numpy=True>``); ``if`` and ``not`` read it as a bool.
+    """
+    from ..core.tensor import constant
+
     if not should_record_summaries():
-        return False
+        return constant(False)
     what = f"summary.{kind}({name!r})"
     if callable(data):
         step = resolve_step(step, what)  # a missing step fails before any encoding
@@ -352,12 +358,12 @@ def record_summary(kind: str, name: str, data, step, description=None, buckets: 
     if description is not None and not isinstance(description, str):
         raise TypeError(f"{what}: description must be a string, got {description!r:.60}.")
     _state.writer._write(kind, name, data, resolve_step(step, what), buckets, description)
-    return True
+    return constant(True)
 
 
-def scalar(name: str, data, step=None, description=None) -> bool:
-    """Writes a scalar; returns True if it was written (False without a default writer or
-    outside the recording condition). Follows `tf.summary.scalar`.
+def scalar(name: str, data, step=None, description=None):
+    """Writes a scalar; returns a bool Tensor, True if it was written (False without a
+    default writer or outside the recording condition). Follows `tf.summary.scalar`.
 
     Args:
         description: a longer description (Markdown), stored in the summary's metadata as
@@ -374,9 +380,9 @@ def scalar(name: str, data, step=None, description=None) -> bool:
     return record_summary("scalar", name, data, step, description)
 
 
-def histogram(name: str, data, step=None, buckets=None, description=None) -> bool:
-    """Writes the histogram of ``data``'s values; returns True if it was written. Follows
-    `tf.summary.histogram`.
+def histogram(name: str, data, step=None, buckets=None, description=None):
+    """Writes the histogram of ``data``'s values; returns a bool Tensor, True if it was
+    written. Follows `tf.summary.histogram`.
 
     Args:
         buckets: the number of equal-width buckets over the values' range (default None:
@@ -395,10 +401,10 @@ def histogram(name: str, data, step=None, buckets=None, description=None) -> boo
     return record_summary("histogram", name, data, step, description, int(buckets))
 
 
-def text(name: str, data, step=None, description=None) -> bool:
-    """Writes a text summary; returns True if it was written. Follows `tf.summary.text`: the
-    tag is ``name``; the value is a string tensor of ``data``'s shape (TensorBoard shows a
-    vector or matrix of strings as a table).
+def text(name: str, data, step=None, description=None):
+    """Writes a text summary; returns a bool Tensor, True if it was written. Follows
+    `tf.summary.text`: the tag is ``name``; the value is a string tensor of ``data``'s shape
+    (TensorBoard shows a vector or matrix of strings as a table).
 
     Args:
         data: a string Tensor or Python string(s), any shape, UTF-8 bytes or str.
@@ -468,11 +474,11 @@ def _never():
         yield
 
 
-def _contrib_scalar(name, tensor, family=None, step=None) -> bool:
+def _contrib_scalar(name, tensor, family=None, step=None):
     return scalar(f"{family}/{name}" if family else name, tensor, step=step)
 
 
-def _contrib_histogram(name, tensor, family=None, step=None) -> bool:
+def _contrib_histogram(name, tensor, family=None, step=None):
     return histogram(f"{family}/{name}" if family else name, tensor, step=step)
 
 

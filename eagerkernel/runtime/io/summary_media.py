@@ -54,9 +54,9 @@ def _max_outputs(max_outputs, what: str) -> int:
     return int(max_outputs)
 
 
-def image(name: str, data, step=None, max_outputs=3, description=None) -> bool:
-    """Writes up to ``max_outputs`` images as PNG; returns True if they were written (False
-    without a default writer or outside the recording condition). Follows
+def image(name: str, data, step=None, max_outputs=3, description=None):
+    """Writes up to ``max_outputs`` images as PNG; returns a bool Tensor, True if they were
+    written (False without a default writer or outside the recording condition). Follows
     `tf.summary.image`.
 
     Args:
@@ -103,9 +103,9 @@ def audio(
     max_outputs=3,
     encoding=None,
     description=None,
-) -> bool:
-    """Writes up to ``max_outputs`` audio clips as WAV; returns True if they were written.
-    Follows `tf.summary.audio`.
+):
+    """Writes up to ``max_outputs`` audio clips as WAV; returns a bool Tensor, True if they
+    were written. Follows `tf.summary.audio`.
 
     Args:
         name: the summary's tag.
@@ -142,9 +142,9 @@ def audio(
     return _summary_mod.record_summary("audio", name, build, step)
 
 
-def write(tag: str, tensor, step=None, metadata=None, name=None) -> bool:
-    """Writes ``tensor`` as a tensor summary under ``tag``; returns True if it was written.
-    Follows `tf.summary.write`, the primitive the other summaries are built on.
+def write(tag: str, tensor, step=None, metadata=None, name=None):
+    """Writes ``tensor`` as a tensor summary under ``tag``; returns a bool Tensor, True if it
+    was written. Follows `tf.summary.write`, the primitive the other summaries are built on.
 
     Args:
         tag: the summary's tag.

@@ -22,7 +22,9 @@ from . import masking
 from .keras_tensor import KerasHistory, KerasTensor, Node, spec_between
 from .layers.base import Layer
 from .layers.deferred import deferred_updates
+from .layers.stand_in import stand_in_call
 from .models import Model, adjust_input_rank
+from .output_shape_args import output_shape_kwargs
 
 __all__ = ["Functional", "Input", "compute_output_spec", "probe_spec", "symbolic_call"]
 
@@ -148,7 +150,8 @@ def compute_output_spec(layer: Layer, inputs, args=(), kwargs=None):
     """KerasTensors (without history) for ``layer(inputs, *args, **kwargs)`` on KerasTensors.
 
     Uses the layer's own ``compute_output_spec`` if it has one (functional models do), else
-    its `compute_output_shape` for a plain call, else two stand-in calls (module docstring).
+    its `compute_output_shape` (given ``foo_shape`` per tensor argument ``foo`` when the call
+    has several), else two stand-in calls (module docstring).
     """
     kwargs = kwargs or {}
     own = getattr(layer, "compute_output_spec", None)
@@ -163,6 +166,15 @@ def compute_output_spec(layer: Layer, inputs, args=(), kwargs=None):
             shapes = tuple(inputs.shape)
         try:
             out = layer.compute_output_shape(shapes)
+        except NotImplementedError:
+            out = None
+        if out is not None:
+            dtype = _output_dtype(layer, inputs)
+            return _map_shapes(lambda s: KerasTensor(tuple(s), dtype), out)
+    elif hasattr(type(layer), "compute_output_shape"):  # several tensor arguments
+        shape_kwargs = output_shape_kwargs(layer, inputs, args, kwargs)
+        try:
+            out = None if shape_kwargs is None else layer.compute_output_shape(**shape_kwargs)
         except NotImplementedError:
             out = None
         if out is not None:
@@ -193,7 +205,12 @@ def probe_spec(layer: Layer, inputs, args=(), kwargs=None):
         )
         try:
             # moving statistics: never committed
-            with stop_recording(), deferred_updates(), np.errstate(all="ignore"):
+            with (
+                stop_recording(),
+                deferred_updates(),
+                stand_in_call(),
+                np.errstate(all="ignore"),
+            ):
                 results.append(layer(a_inputs, *a_args, **a_kwargs))
         except Exception as e:
             shapes = ", ".join(

@@ -30,6 +30,7 @@ from ..interrupts import deferred_interrupt
 from ..traceback_utils import filter_traceback
 from . import callbacks as callbacks_module
 from . import data_adapter, run_limits
+from .compiled_loss import CompiledLoss
 from .data_adapter import EpochIterator, get_adapter, grouped
 from .layers.deferred import deferred_updates
 from .optimizers.accumulation import scaled_loss as _scale_loss
@@ -207,7 +208,8 @@ class Trainer:
         # as `model.distribute_strategy`), also for a model built lazily by its first step.
         self._distribute_strategy = compile_strategy()
         if kept_loss is None:
-            self.compiled_loss = output_losses or (None if loss is None else losses.to_loss(loss))
+            single = None if loss is None or multi else CompiledLoss(losses.to_loss(loss))
+            self.compiled_loss = output_losses or single
         self._compile_args = {
             "optimizer": optimizer,
             "loss": loss,

@@ -11,6 +11,7 @@ import numpy as np
 from .. import nest
 from ..core.tensor import Tensor, to_tensor
 from . import data_adapter
+from .compiled_loss import add_regularization
 
 __all__ = [
     "CompiledMetrics",
@@ -321,7 +322,7 @@ class OutputLosses:
             return spread
         return flat
 
-    def __call__(self, y_true, y_pred, sample_weight=None):
+    def __call__(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
         targets = self.targets(y_true)
         preds = nest.flatten(y_pred)
         if len(targets) != len(preds):
@@ -343,7 +344,7 @@ class OutputLosses:
             if self.weights[i] != 1.0:
                 value = value * self.weights[i]
             total = value if total is None else total + value
-        return total
+        return add_regularization(total, regularization_losses)  # as tf.keras 2's container
 
 
 def batch_size_of(x) -> int:

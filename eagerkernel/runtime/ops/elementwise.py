@@ -18,7 +18,7 @@ from ..core.conversion import NUMPY_OPERANDS, cast_operand
 from ..core.dispatch import Primitive, defjointvjp, defvjp, pass_through
 from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, make
 from ..core.type_promotion import STRONG, keep_weak, promote_pair, weak_unary
 from ..extension_dispatch import dispatchable
 from ..native import kernels
@@ -574,6 +574,32 @@ less = _comparison("Less", lambda xp, x, y: x < y, "x < y elementwise, bool.")
 less_equal = _comparison("LessEqual", lambda xp, x, y: x <= y, "x <= y elementwise, bool.")
 greater = _comparison("Greater", lambda xp, x, y: x > y, "x > y elementwise, bool.")
 greater_equal = _comparison("GreaterEqual", lambda xp, x, y: x >= y, "x >= y elementwise, bool.")
+
+
+def _shape_tolerant(comparison, mismatch: bool):
+    """``comparison``'s operator as ``==`` / ``!=`` run it: inputs whose shapes do not
+    broadcast give a scalar bool ``mismatch`` instead of raising (TensorFlow's operators call
+    ``Equal`` with ``incompatible_shape_error=False``; `equal` itself still raises)."""
+    op = comparison.operator
+
+    def run(x, y):
+        try:
+            return op(x, y)
+        except InvalidArgumentError:
+            shapes = [np.shape(getattr(v, "_value", v)) for v in (x, y)]
+            try:
+                np.broadcast_shapes(*shapes)
+            except ValueError:
+                return make(np.bool_(mismatch), x._device)
+            raise
+
+    return run
+
+
+#: ``Tensor.__eq__`` / ``__ne__``: `equal` / `not_equal`, scalar False / True for shapes that
+#: do not broadcast (``tf.constant([1, 2, 3]) == [1, 2]`` is False in TensorFlow).
+equal_operator = _shape_tolerant(equal, False)
+not_equal_operator = _shape_tolerant(not_equal, True)
 
 
 def _logical(name: str, fn, doc: str):

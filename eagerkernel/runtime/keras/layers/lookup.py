@@ -24,6 +24,7 @@ from ...core.tensor import to_tensor
 from ...ragged.ragged_tensor import RaggedTensor
 from .base import Layer
 from .categorical import encode_categorical, host_array, host_tensor, iter_batches
+from .stand_in import in_stand_in_call
 
 __all__ = [
     "CategoryEncoding",
@@ -206,6 +207,8 @@ class _IndexLookup(Layer):
                 out[i] = j
             elif mask is not None and t == mask:
                 out[i] = 0
+            elif self.num_oov_indices == 0 and in_stand_in_call():
+                out[i] = 0  # a shape-inference call: only the shape and dtype count
             elif self.num_oov_indices == 0:
                 raise ValueError(
                     f"{type(self).__name__}: {self._public(t)!r} is not in the vocabulary and "
