@@ -188,3 +188,33 @@ def test_rms_normalization_normalizes_any_rank_with_the_built_width():
     np.testing.assert_allclose(layer(x).numpy(), expected, rtol=1e-5)
     with pytest.raises(ValueError, match=r"have sizes \[9\], the layer was built for \[10\]"):
         layer(np.ones((1, 9)))
+
+
+def test_rearrange_transposes_merges_and_splits_as_einops():
+    import numpy as np
+
+    images = np.random.default_rng(0).random((4, 6, 8, 3)).astype("float32")
+    rearrange = keras.ops.rearrange
+    np.testing.assert_array_equal(
+        rearrange(images, "b h w c -> b c h w").numpy(), images.transpose(0, 3, 1, 2)
+    )
+    np.testing.assert_array_equal(
+        rearrange(images, "b h w c -> h (b w) c").numpy(),
+        images.transpose(1, 0, 2, 3).reshape(6, 32, 3),
+    )
+    # Space to depth: h = (h h1), w = (w w1), the parts moved to channels.
+    s2d = rearrange(images, "b (h h1) (w w1) c -> b h w (c h1 w1)", h1=2, w1=2).numpy()
+    expected = images.reshape(4, 3, 2, 4, 2, 3).transpose(0, 1, 3, 5, 2, 4).reshape(4, 3, 4, 12)
+    np.testing.assert_array_equal(s2d, expected)
+    patches = rearrange(images, "b (h1 h) (w1 w) c -> (b h1 w1) h w c", h1=2, w1=2)
+    assert tuple(patches.shape) == (16, 3, 4, 3)  # Keras 3.15 gives the same shapes
+    x = keras.Input((6, 8, 3))
+    assert rearrange(x, "b h w c -> b (h w) c").shape == (None, 48, 3)
+    with pytest.raises(ValueError, match="same axes"):
+        rearrange(images, "b h w c -> b h w")
+    with pytest.raises(ValueError, match="4 input axes, but the tensor has shape"):
+        rearrange(images[0], "b h w c -> c b h w")
+    with pytest.raises(ValueError, match="does not split"):
+        rearrange(images, "b (h h1) w c -> b h h1 w c", h1=4)
+    with pytest.raises(ValueError, match="unsupported"):
+        rearrange(images, "b ... -> b ...")

@@ -24,6 +24,7 @@ import types as _types
 
 from . import (
     core,
+    einops,
     image,
     linalg,
     linalg_base,
@@ -37,6 +38,7 @@ from . import nn as _nn_first
 from . import numpy as _numpy_first
 from ._base import KerasOpLayer
 from .core import *  # noqa: F403
+from .einops import *  # noqa: F403
 from .linalg_base import *  # noqa: F403
 from .linalg_more import *  # noqa: F403
 from .math import *  # noqa: F403
@@ -51,6 +53,7 @@ __all__ = [
     "image",
     "linalg",
     *core.__all__,
+    *einops.__all__,
     *linalg_base.__all__,
     *math.__all__,
     *_nn_first.__all__,
