@@ -8,6 +8,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.tensor import Tensor
 from ..lookup import StaticHashTable, StaticVocabularyTable
+from ..lookup.initializers import KeyValueDtypes
 from .dataset import Dataset
 from .error_checks import AssertCardinality
 from .structure import TensorSpec
@@ -39,7 +40,7 @@ def _check_element_spec(spec) -> None:
             )
 
 
-class DatasetInitializer:
+class DatasetInitializer(KeyValueDtypes):
     """A table initializer reading ``(key, value)`` scalar pairs from a Dataset (follows
     `tf.data.experimental.DatasetInitializer`); a static table reads the dataset once, when it
     is built.
@@ -66,16 +67,6 @@ class DatasetInitializer:
         spec = dataset.element_spec
         _check_element_spec(spec)
         self._key_dtype, self._value_dtype = spec[0].dtype, spec[1].dtype
-
-    @property
-    def key_dtype(self) -> dtypes.DType:
-        """The dtype of the keys."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes.DType:
-        """The dtype of the values."""
-        return self._value_dtype
 
     def arrays(self) -> tuple:
         """``(keys, values)``: two NumPy vectors read from one pass over the dataset."""

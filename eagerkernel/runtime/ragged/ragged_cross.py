@@ -14,13 +14,11 @@ import itertools
 import numpy as np
 
 from ..core.tensor import Tensor, convert_to_tensor
-from ..sparse.cross import DEFAULT_HASH_KEY, fingerprint_cat64
+from ..sparse.cross import hashed_bucket
 from ..sparse.sparse_tensor import SparseTensor
 from .ragged_tensor import RaggedTensor
 
 __all__ = ["cross", "cross_hashed"]
-
-_M64 = (1 << 64) - 1
 
 
 def _features(flat, i: int) -> list:
@@ -123,19 +121,5 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> RaggedTenso
     ...                        num_buckets=100)
     <RaggedTensor [[78], [66, 74]]>
     """
-    import farmhash
-
-    n = int(num_buckets)
-    if n < 0:
-        raise ValueError(f"tf.ragged.cross_hashed: num_buckets must be >= 0, got {num_buckets}.")
-    key = DEFAULT_HASH_KEY if hash_key is None else int(hash_key) & _M64
-    modulus = n if n > 0 else (1 << 63) - 1
-
-    def bucket(features) -> int:
-        h = key
-        for v in features:
-            f = farmhash.fingerprint64(v) if isinstance(v, bytes) else v & _M64
-            h = fingerprint_cat64(h, f)
-        return h % modulus
-
+    bucket = hashed_bucket(num_buckets, hash_key, "tf.ragged.cross_hashed")
     return _cross(inputs, bucket, np.int64)

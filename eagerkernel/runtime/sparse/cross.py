@@ -172,13 +172,27 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> SparseTenso
         ImportError: the pyfarmhash package is missing.
     """
     op = "sparse.cross_hashed"
+    bucket = hashed_bucket(num_buckets, hash_key, op)
+    return _sparse_result(_columns(inputs, op), bucket, dtypes.int64)
+
+
+def hashed_bucket(num_buckets, hash_key, op: str):
+    """The function of one cross (a sequence of features: bytes or ints) to its int64 bucket,
+    as TensorFlow's hashed crosses compute it: each feature's fingerprint (FarmHash
+    Fingerprint64 of a string, an integer's own value) combined with ``FingerprintCat64``
+    from ``hash_key`` (None: TensorFlow's ``0xDECAFCAFFE``), then ``% num_buckets`` when it is
+    positive (0: the whole non-negative hash).
+
+    Raises:
+        ValueError: ``num_buckets`` < 0.
+        ImportError: the pyfarmhash package is missing.
+    """
     import farmhash
 
     n = int(num_buckets)
     if n < 0:
         raise ValueError(f"{op}: num_buckets must be >= 0, got {num_buckets}.")
     key = DEFAULT_HASH_KEY if hash_key is None else int(hash_key) & _M64
-    columns = _columns(inputs, op)
     modulus = n if n > 0 else (1 << 63) - 1
 
     def bucket(features) -> int:
@@ -188,4 +202,4 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> SparseTenso
             h = fingerprint_cat64(h, f)
         return h % modulus
 
-    return _sparse_result(columns, bucket, dtypes.int64)
+    return bucket
