@@ -195,7 +195,7 @@ def test_activity_regularization_adds_losses():
     layer = layers.ActivityRegularization(l1=0.1, l2=0.01)
     x = rand(3, 4)
     layer(x)
-    expected = 0.1 * np.abs(x).sum() + 0.01 * (x**2).sum()
+    expected = (0.1 * np.abs(x).sum() + 0.01 * (x**2).sum()) / 3  # Keras 3: / batch size
     assert float(ek.add_n(layer.losses)) == pytest.approx(expected, rel=1e-5)
     assert roundtrip(layer).get_config()["l1"] == pytest.approx(0.1)
     with pytest.raises(TypeError, match="activity_regularizer"):
@@ -203,7 +203,7 @@ def test_activity_regularization_adds_losses():
     # in a model, the penalty joins the training loss
     model = keras.Sequential([keras.Input((4,)), layers.ActivityRegularization(l2=0.5)])
     model(x)
-    assert float(ek.add_n(model.losses)) == pytest.approx(0.5 * (x**2).sum(), rel=1e-5)
+    assert float(ek.add_n(model.losses)) == pytest.approx(0.5 * (x**2).sum() / 3, rel=1e-5)
 
 
 # -- attention ---------------------------------------------------------------------------------

@@ -414,10 +414,13 @@ class Functional(Model):
     @property
     def layers(self) -> list:
         """The model's layers in run order, the InputLayers first; the operators recorded on
-        KerasTensors (``x + y``) are not layers (see `operations`), as in Keras 3."""
+        KerasTensors (``x + y``) and the ``keras.ops`` calls on them (`KerasOpLayer`) are not
+        layers (see `operations`), as in Keras 3."""
         from .layers.merging import Operator
+        from .ops import KerasOpLayer
 
-        return [la for la in self._graph_layers if not isinstance(la, Operator)]
+        ops = (Operator, KerasOpLayer)
+        return [la for la in self._graph_layers if not isinstance(la, ops)]
 
     @property
     def operations(self) -> list:

@@ -543,10 +543,21 @@ class Sequential(Model):
 
     @property
     def input(self):
+        """Keras 3: what its first call in a functional graph took (a Sequential used as a
+        layer, e.g. ``data_augmentation(inputs)``); never called so, its own input tensor
+        (tf.keras 2), or None before the input shape is known."""
+        nodes = self.__dict__.get("_inbound_nodes")
+        if nodes:
+            return nodes[0].call_args[0] if nodes[0].call_args else nodes[0].outputs
         return self._symbolic[0] if self._symbolic else None
 
     @property
     def output(self):
+        """Keras 3: what its first call in a functional graph returned; never called so, its
+        last layer's KerasTensor (tf.keras 2), or None before it is built."""
+        nodes = self.__dict__.get("_inbound_nodes")
+        if nodes:
+            return nodes[0].outputs
         return self._symbolic[-1] if len(self._symbolic) > 1 else None
 
     @property

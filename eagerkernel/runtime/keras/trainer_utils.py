@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import warnings
 import weakref
 
 import numpy as np
@@ -418,8 +419,28 @@ class CompiledMetrics(list):
         self._model = weakref.ref(model)
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        """Updates every metric with a batch (see `Trainer.update_compiled_metrics`)."""
-        self._model().update_compiled_metrics(y_true, y_pred, sample_weight)
+        """Updates every metric of ``model.metrics`` with a batch, as Keras 3's deprecated
+        shim does (with a ``UserWarning``): the compiled metrics as `fit` does (see
+        `Trainer.update_compiled_metrics`), the other `Mean` trackers (the loss tracker) with
+        ``y_pred`` alone -- so ``"loss"`` logs the mean prediction -- and any other tracker
+        with ``(y_true, y_pred)``."""
+        from .metrics import Mean
+
+        warnings.warn(
+            "`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\n"
+            "for metric in self.metrics:\n    metric.update_state(y, y_pred)\n```\n",
+            stacklevel=2,
+        )
+        model = self._model()
+        compiled = {id(m) for m in self}
+        for metric in model.metrics:
+            if id(metric) in compiled:
+                continue
+            if isinstance(metric, Mean):
+                metric.update_state(y_pred, sample_weight=sample_weight)
+            else:
+                metric.update_state(y_true, y_pred, sample_weight=sample_weight)
+        model.update_compiled_metrics(y_true, y_pred, sample_weight)
 
     def result(self) -> dict:
         """``{name: scalar Tensor}`` of every metric."""

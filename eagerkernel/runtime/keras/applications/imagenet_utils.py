@@ -178,8 +178,9 @@ def preprocess_input(x, data_format=None, mode="caffe"):
             standard deviation).
 
     Returns:
-        float32 values: a NumPy array for an array, a KerasTensor for a KerasTensor (a
-        functional model's layers), else a Tensor computed with tensor ops (differentiable,
+        float32 values: a NumPy array for an array, a KerasTensor for a KerasTensor (its
+        steps are operations of the functional model, not layers: `Model.layers` does not
+        list them, as Keras 3), else a Tensor computed with tensor ops (differentiable,
         on ``x``'s device).
 
     Raises:
@@ -199,10 +200,10 @@ def preprocess_input(x, data_format=None, mode="caffe"):
         )
     if isinstance(x, np.ndarray):
         a = x.astype(np.float32)
-    elif isinstance(x, KerasTensor):  # a functional model's: op layers, as Keras's
-        if mode == "tf":
-            return x / 127.5 - 1.0
-        return layers.Lambda(lambda t: preprocess_input(t, data_format, mode))(x)
+    elif isinstance(x, KerasTensor):  # recorded as operations, not layers, as Keras 3
+        from ..ops.core import cast as keras_cast
+
+        a = x if x.dtype == "float32" else keras_cast(x, "float32")
     else:  # Tensor ops: differentiable, and on the tensor's device
         from ...ops.elementwise import cast
 

@@ -362,10 +362,14 @@ class Layer(
             outputs = cast_floats(outputs, self._variable_dtype, self._output_cast)
         if first_call:  # for summary(): the output shape of the building call
             self._output_shape = nest.map_structure(_shape_of, outputs)
-        if self.activity_regularizer is not None:  # Keras 3: a penalty on each output
-            for out in nest.flatten(outputs):
+        if self.activity_regularizer is not None:  # Keras 3: a penalty on each output,
+            for out in nest.flatten(outputs):  # divided by its batch size (0 for none)
                 if isinstance(out, Tensor):
-                    self.add_loss(self.activity_regularizer(out))
+                    loss = self.activity_regularizer(out)
+                    if out.shape.rank:
+                        n = out.shape[0]
+                        loss = loss / n if n else loss * 0
+                    self.add_loss(loss)
         return outputs
 
     def _cast_inputs(self, inputs):

@@ -405,8 +405,8 @@ class Masking(Layer):
 
 
 class ActivityRegularization(Layer):
-    """The identity, adding ``l1 * sum(|x|) + l2 * sum(x**2)`` of its output to the model's
-    losses at each call (follows `tf.keras.layers.ActivityRegularization`).
+    """The identity, adding ``(l1 * sum(|x|) + l2 * sum(x**2)) / batch_size`` of its output to
+    the model's losses at each call (follows `keras.layers.ActivityRegularization`).
 
     Args:
         l1, l2: non-negative floats (default 0.0).
@@ -431,7 +431,11 @@ class ActivityRegularization(Layer):
         self._penalty = regularizers.L1L2(l1=self.l1, l2=self.l2)
 
     def call(self, inputs):
-        self.add_loss(self._penalty(inputs))
+        penalty = self._penalty(inputs)
+        n = inputs.shape[0] if inputs.shape.rank else None
+        if n is not None:  # Keras 3: divided by the batch size, as every activity penalty
+            penalty = penalty / n if n else penalty * 0
+        self.add_loss(penalty)
         return inputs
 
     def compute_output_shape(self, input_shape) -> tuple:

@@ -63,11 +63,11 @@ class Embedding(Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        for value in (input_dim, output_dim):
+        for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-                raise ValueError(
-                    f"Both `input_dim` and `output_dim` should be positive, Received "
-                    f"input_dim = {input_dim} and output_dim = {output_dim}"
+                raise ValueError(  # Keras 3's message: a scalar Tensor is refused too
+                    f"`{arg}` must be a positive integer. Received: {arg}={value} "
+                    f"(of type {type(value).__name__})."
                 )
         if sparse:
             raise NotImplementedError("Embedding: sparse=True is not supported.")

@@ -299,8 +299,8 @@ def dataset_from_directory(
     dataset_utils.check_split(op, validation_split, subset, shuffle, seed)
     if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) <= 0):
         raise ValueError(f"{op}: batch_size must be a positive integer or None: {batch_size!r}")
-    if labels is None or label_mode is None:
-        labels_for_index, label_mode = labels, None
+    if labels is None or label_mode is None:  # Keras 3 then lists every file, no classes
+        labels_for_index, label_mode = None, None
     else:
         labels_for_index = labels
     if seed is None and shuffle:
