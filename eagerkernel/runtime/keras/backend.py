@@ -224,7 +224,9 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
 
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
     """Decodes softmax outputs ``[batch, frames, classes]`` (last class: blank) by best path
-    or beam search (follows Keras 2's `tf.keras.backend.ctc_decode`).
+    or beam search (follows Keras 2's `tf.keras.backend.ctc_decode`). ``input_length``
+    ``[batch]`` may be of any numeric dtype (cast to int32 first, as Keras 2 does; keras-io's
+    ASR examples pass ``np.ones(batch) * frames``).
 
     Returns:
         ``(decoded, log_prob)``: a list of ``top_paths`` int64 ``[batch, frames]`` tensors

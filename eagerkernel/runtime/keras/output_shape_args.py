@@ -5,11 +5,12 @@ arguments (follows Keras 3's ``get_shapes_dict`` / ``update_shapes_dict_for_targ
 from __future__ import annotations
 
 import inspect
+import warnings
 
 from .. import nest
 from .keras_tensor import KerasTensor
 
-__all__ = ["output_shape_kwargs"]
+__all__ = ["build_sublayers_by_probe", "output_shape_kwargs"]
 
 _NAMED = (
     inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -64,3 +65,32 @@ def output_shape_kwargs(layer, inputs, args=(), kwargs=None) -> dict | None:
     if not params or not all(p in shapes for p in params):
         return None
     return {p: shapes[p] for p in params}
+
+
+def build_sublayers_by_probe(layer, inputs, args, kwargs, probe) -> None:
+    """Builds the unbuilt sublayers (those with a ``build`` of their own, which may make
+    weights) of a layer that has no ``build`` of its own but has a
+    ``compute_output_shape``, by running ``probe(layer, inputs, args, kwargs)`` (the stand-in
+    call of `functional.probe_spec`) on its first symbolic call: Keras 3's ``_maybe_build``
+    traces ``call`` for such a layer whatever ``compute_output_shape`` says, so the model's
+    weights exist (and are listed) before the first real call. A probe that fails only warns,
+    as Keras does; the first eager call then builds them.
+    """
+    from .layers.base import Layer
+
+    if type(layer).build is not Layer.build or not hasattr(type(layer), "compute_output_shape"):
+        return
+    # only sublayers whose own build makes weights count (stateless ones build for free)
+    subs = layer._flatten_layers(include_self=False)
+    if all(sub.built or type(sub).build is Layer.build for sub in subs):
+        return
+    try:
+        probe(layer, inputs, args, kwargs)
+    except Exception as e:  # Keras: a warning, not an error, for a symbolic call
+        warnings.warn(
+            f"Layer '{layer.name}' looks like it has unbuilt state, but Keras is not able to "
+            "trace the layer `call()` in order to build it automatically. You may need to "
+            "implement the `def build(self, input_shape)` method on your layer. Exception "
+            f"encountered: ''{e}''",
+            stacklevel=3,
+        )

@@ -598,9 +598,16 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     """
     filepath = os.fspath(filepath)
     if not os.path.exists(filepath):
+        hint = ""
+        if os.path.exists(filepath + ".safetensors"):  # ModelCheckpoint("model.h5") wrote these
+            hint = (
+                f" Only the weights are there, in {filepath}.safetensors (a path not ending in "
+                "`.keras` saves weights only: ModelCheckpoint, save_weights): rebuild the model "
+                f"and call model.load_weights({filepath!r})."
+            )
         raise ModelFileNotFoundError(
             f"File not found: filepath={filepath}. Please ensure the file is an accessible "
-            "`.keras` zip file."
+            f"`.keras` zip file.{hint}"
         )
     if not zipfile.is_zipfile(filepath):
         raise ValueError(

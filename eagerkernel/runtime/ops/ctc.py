@@ -600,6 +600,10 @@ def keras_decode(y_pred, input_length, greedy, beam_width, top_paths, epsilon: f
     p = _logits3(y_pred, op, "y_pred")
     n_b, n_t = p._value.shape[:2]
     logits = np.log(np.transpose(p.numpy(), (1, 0, 2)) + np.asarray(epsilon, p._value.dtype))
+    # Keras 2 casts the lengths to int32 first: the keras-io ASR examples pass float64 ones
+    # (``np.ones(batch) * frames``).
+    lengths = input_length.numpy() if hasattr(input_length, "numpy") else input_length
+    input_length = np.asarray(lengths).astype(np.int32)
     if greedy:
         decoded, log_prob = ctc_greedy_decoder(logits, input_length)
     else:

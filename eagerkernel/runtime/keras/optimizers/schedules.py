@@ -5,7 +5,8 @@ returns the learning rate for that step as a float32 tensor, as TensorFlow's sch
 0-d one for one step (``float(schedule(step))`` is the Python number), and one of the steps'
 shape for several (an array or tensor of them, as TensorFlow's overfit_and_underfit tutorial
 plots a schedule over ``np.linspace(0, 100000)``), computed elementwise. The arithmetic is in
-float64, rounded to float32 at the end.
+float64, rounded to float32 at the end, except `CosineDecay`'s, which is float32 in Keras's
+order so its rates match Keras's bit for bit.
 """
 
 from __future__ import annotations
@@ -73,7 +74,14 @@ class ExponentialDecay(LearningRateSchedule):
     array([0.1  , 0.05 , 0.025], dtype=float32)
     """
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="ExponentialDecay"):
+    def __init__(
+        self,
+        initial_learning_rate,
+        decay_steps,
+        decay_rate,
+        staircase=False,
+        name="ExponentialDecay",
+    ):
         if decay_steps <= 0:
             raise ValueError(f"ExponentialDecay: decay_steps must be > 0, got {decay_steps}.")
         self.initial_learning_rate = float(initial_learning_rate)
@@ -110,7 +118,14 @@ class InverseTimeDecay(LearningRateSchedule):
     array([0.001  , 0.00025], dtype=float32)
     """
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name="InverseTimeDecay"):
+    def __init__(
+        self,
+        initial_learning_rate,
+        decay_steps,
+        decay_rate,
+        staircase=False,
+        name="InverseTimeDecay",
+    ):
         if decay_steps <= 0:
             raise ValueError(f"InverseTimeDecay: decay_steps must be > 0, got {decay_steps}.")
         self.initial_learning_rate = float(initial_learning_rate)
@@ -222,6 +237,13 @@ def _cosine(fraction, alpha: float):
     return (1.0 - alpha) * 0.5 * (1.0 + np.cos(math.pi * fraction)) + alpha
 
 
+def _cosine32(fraction, alpha: float):
+    """`_cosine` in float32, as Keras's ``CosineDecay._decay_function`` computes it."""
+    f32 = np.float32
+    half = f32(0.5) * (f32(1.0) + np.cos(f32(math.pi) * fraction.astype(f32)))
+    return f32(1.0 - alpha) * half + f32(alpha)
+
+
 class CosineDecay(LearningRateSchedule):
     """Cosine decay from ``initial_learning_rate`` to ``alpha`` times it over ``decay_steps``,
     held there after; with ``warmup_target``, first a linear warm-up from
@@ -231,11 +253,11 @@ class CosineDecay(LearningRateSchedule):
 
     >>> s = ek.keras.optimizers.schedules.CosineDecay(1.0, 10)
     >>> s(np.array([0, 5, 10, 20])).numpy()
-    array([1. , 0.5, 0. , 0. ], dtype=float32)
+    array([1.        , 0.49999997, 0.        , 0.        ], dtype=float32)
     >>> warm = ek.keras.optimizers.schedules.CosineDecay(
     ...     0.0, 10, warmup_target=1.0, warmup_steps=4)
     >>> warm(np.array([0, 2, 4, 9])).numpy()
-    array([0. , 0.5, 1. , 0.5], dtype=float32)
+    array([0.        , 0.5       , 1.        , 0.49999997], dtype=float32)
     """
 
     def __init__(
@@ -258,19 +280,21 @@ class CosineDecay(LearningRateSchedule):
         self.warmup_steps = warmup_steps
 
     def __call__(self, step):
+        # Float32 throughout, in Keras's order of operations, so the rates match
+        # `keras.optimizers.schedules.CosineDecay` to the bit (float64 differs in the last ulp).
+        f32 = np.float32
         steps = _steps(step)
+        held = steps.astype(f32)
+        initial, decay_steps = f32(self.initial_learning_rate), f32(self.decay_steps)
         if self.warmup_target is None:
-            held = np.minimum(steps, self.decay_steps)
-            rate = self.initial_learning_rate * _cosine(held / self.decay_steps, self.alpha)
-            return _result(steps, rate)
-        held = np.minimum(steps, self.decay_steps + self.warmup_steps)
-        warming = held < self.warmup_steps
-        delta = self.warmup_target - self.initial_learning_rate
+            held = np.minimum(held, decay_steps)
+            return _result(steps, initial * _cosine32(held / decay_steps, self.alpha))
+        target, warmup_steps = f32(self.warmup_target), f32(self.warmup_steps)
+        held = np.minimum(held, decay_steps + warmup_steps)
         with np.errstate(divide="ignore", invalid="ignore"):  # warmup_steps 0: never warming
-            warm = delta * (held / self.warmup_steps) + self.initial_learning_rate
-        decayed = (held - self.warmup_steps) / self.decay_steps
-        rate = np.where(warming, warm, self.warmup_target * _cosine(decayed, self.alpha))
-        return _result(steps, rate)
+            warm = (target - initial) * (held / warmup_steps) + initial
+        decayed = target * _cosine32((held - warmup_steps) / decay_steps, self.alpha)
+        return _result(steps, np.where(held < warmup_steps, warm, decayed))
 
     def get_config(self) -> dict:
         return {

@@ -24,7 +24,17 @@ __all__ = [
     "timeseries_dataset_from_array",
 ]
 
-image = types.SimpleNamespace(
+
+def _namespace(name: str, **attrs) -> types.ModuleType:
+    """A module object holding ``attrs``, so a missing name raises Keras's own
+    ``AttributeError: module 'keras.preprocessing.<name>' has no attribute '<attr>'``."""
+    module = types.ModuleType(f"keras.preprocessing.{name}")
+    module.__dict__.update(attrs)
+    return module
+
+
+image = _namespace(
+    "image",
     ImageDataGenerator=_image_generator.ImageDataGenerator,
     DirectoryIterator=_image_generator.DirectoryIterator,
     NumpyArrayIterator=_image_generator.NumpyArrayIterator,
@@ -36,6 +46,6 @@ image = types.SimpleNamespace(
     save_img=_save_img,
 )
 image.__doc__ = "`tf.keras.preprocessing.image` (see `eagerkernel.runtime.keras.preprocessing`)."
-sequence = types.SimpleNamespace(
-    pad_sequences=pad_sequences, TimeseriesGenerator=_sequence.TimeseriesGenerator
+sequence = _namespace(
+    "sequence", pad_sequences=pad_sequences, TimeseriesGenerator=_sequence.TimeseriesGenerator
 )
