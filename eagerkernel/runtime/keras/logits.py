@@ -3,7 +3,8 @@ came from, and a cross-entropy given such an output (``from_logits=False``) comp
 logits instead, stably: ``binary_crossentropy`` of ``sigmoid(100)`` against 0 is 100, not the
 16.1 that clipping the probability to ``1 - 1e-7`` gives. A model whose last layer is
 ``Dense(1, activation="sigmoid")`` trained with ``"binary_crossentropy"`` so gets Keras 3's
-losses (and gradients) when it saturates.
+losses (and gradients) when it saturates. Given ``from_logits=True``, such an output is not
+put through a second softmax either: the logits are used, with Keras 3's warning.
 
 The link is kept beside the tensor (a Tensor has no room for an attribute), dropped when
 the output is freed; an op on the output (a cast, a slice) makes a tensor without it.
@@ -11,6 +12,7 @@ the output is freed; an op on the output (a cast, a slice) makes a tensor withou
 
 from __future__ import annotations
 
+import warnings
 import weakref
 
 __all__ = ["logits_of", "prefer_logits", "remember"]
@@ -42,9 +44,22 @@ def logits_of(output, kind: str, axis: int = -1):
     return entry[1]
 
 
-def prefer_logits(output, from_logits: bool, kind: str, axis: int = -1) -> tuple:
-    """``(logits, True)`` when ``output`` is a ``kind``'s output and ``from_logits`` is
-    False (a cross-entropy then computes from the logits, as Keras 3), else ``(output,
-    from_logits)``."""
-    logits = None if from_logits else logits_of(output, kind, axis)
-    return (output, from_logits) if logits is None else (logits, True)
+def prefer_logits(output, from_logits: bool, kind: str, axis: int = -1, op: str = "") -> tuple:
+    """``(logits, True)`` when ``output`` is a ``kind``'s output, else ``(output,
+    from_logits)``: a cross-entropy then computes from the logits, as Keras 3's TensorFlow
+    backend does (``_get_logits``). With ``from_logits=True`` too, warning as Keras 3 does
+    (the output is probabilities; the softmax is not applied twice). ``op`` names the
+    cross-entropy in the warning (by default ``binary_crossentropy`` for a sigmoid,
+    ``categorical_crossentropy`` for a softmax)."""
+    logits = logits_of(output, kind, axis)
+    if logits is None:
+        return output, from_logits
+    if from_logits:
+        op = op or ("binary_crossentropy" if kind == "sigmoid" else "categorical_crossentropy")
+        warnings.warn(
+            f'"`{op}` received `from_logits=True`, but the `output` argument was produced by '
+            f"a {kind.capitalize()} activation and thus does not represent logits. Was this "
+            "intended?",
+            stacklevel=3,
+        )
+    return logits, True

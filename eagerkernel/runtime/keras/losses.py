@@ -339,7 +339,7 @@ def sparse_categorical_crossentropy(
     op = "sparse_categorical_crossentropy"
     if axis not in (-1, None):
         raise ValueError(f"{op}: only axis=-1 is supported, received axis={axis}.")
-    y_pred, from_logits = prefer_logits(y_pred, from_logits, "softmax")  # Keras 3
+    y_pred, from_logits = prefer_logits(y_pred, from_logits, "softmax", -1, op)  # Keras 3
     y_pred = pred_tensor(y_pred, op)
     labels = to_tensor(y_true, None, op)
     if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:

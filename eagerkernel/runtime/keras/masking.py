@@ -113,12 +113,41 @@ def _mask_params(cls) -> tuple:
     return found
 
 
+def _is_tensor(x) -> bool:
+    from ..core.tensor import Tensor
+
+    return isinstance(x, (Tensor, KerasTensor))
+
+
+def _tensor_arguments(signature, layer, inputs, args: tuple, kwargs: dict) -> int:
+    """How many arguments of the call are tensors or non-empty structures of tensors (and
+    Nones), as Keras 3's ``CallSpec.tensor_arguments_dict`` counts them."""
+    params = signature.parameters  # `training` and the like need not be parameters
+    kwargs = {k: v for k, v in kwargs.items() if k in params}
+    try:
+        bound = signature.bind_partial(layer, inputs, *args, **kwargs).arguments
+    except TypeError:
+        return 1
+    count = 0
+    for name, value in bound.items():
+        if name == "self":
+            continue
+        if _is_tensor(value):
+            count += 1
+        elif isinstance(value, (list, tuple, dict)) and len(value):
+            flat = nest.flatten(value)
+            if all(x is None or _is_tensor(x) for x in flat) and any(map(_is_tensor, flat)):
+                count += 1
+    return count
+
+
 def fill_masks(layer, inputs, args: tuple, kwargs: dict):
     """Gives ``layer``'s call the masks its tensor arguments carry, where the caller gave
-    none (Keras 3): ``mask`` from ``inputs``, and ``X_mask`` from the argument ``X`` for a
-    call with such parameters (``query_mask`` of MultiHeadAttention); ``kwargs`` is updated
-    in place. A mask given by position (``layer(x, m)``) is left as given. Returns the mask
-    the output's mask is computed from (the ``mask`` given, else that of ``inputs``)."""
+    none (Keras 3): ``mask`` from ``inputs`` when it is the call's only tensor argument, and
+    ``X_mask`` from the argument ``X`` for a call with such parameters (``query_mask`` of
+    MultiHeadAttention); ``kwargs`` is updated in place. A mask given by position
+    (``layer(x, m)``) is left as given. Returns the mask the output's mask is computed from
+    (the ``mask`` given, else that of ``inputs``)."""
     signature, pairs = _mask_params(type(layer))
     given = kwargs.get("mask")
     positional = False
@@ -130,7 +159,15 @@ def fill_masks(layer, inputs, args: tuple, kwargs: dict):
         positional = "mask" in bound
         given = bound.get("mask")
     previous = given if given is not None else mask_of(inputs)
-    if previous is not None and given is None and not positional and accepts_mask(layer):
+    # Keras 3 fills `mask` only for a call with one tensor argument; with more (a decoder's
+    # ``call(x, encoder_outputs, mask=None)``), only the ``X_mask`` below.
+    if (
+        previous is not None
+        and given is None
+        and not positional
+        and accepts_mask(layer)
+        and (not (args or kwargs) or _tensor_arguments(signature, layer, inputs, args, kwargs) < 2)
+    ):
         kwargs["mask"] = previous
     if pairs:
         try:

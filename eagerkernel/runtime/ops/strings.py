@@ -351,29 +351,38 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
 
 
 def _regex(pattern, op: str) -> re.Pattern:
+    # RE2 (TF's engine) matches UTF-8 text by code point, with ASCII-only \\w, \\d, \\s and \\b;
+    # a str pattern with re.ASCII does the same (a bytes pattern would split "¿" into 2 bytes).
     if isinstance(pattern, Tensor):
         pattern = pattern.numpy()
-    if isinstance(pattern, str):
-        pattern = pattern.encode("utf-8")
+    if isinstance(pattern, bytes):
+        pattern = pattern.decode("utf-8", "surrogateescape")
     try:
-        return re.compile(pattern)
+        return re.compile(pattern, re.ASCII)
     except re.error as e:
         raise InvalidArgumentError(None, op, f"{op}: invalid pattern {pattern!r}: {e}") from None
 
 
-def _rewrite(rewrite) -> bytes:
+def _rewrite(rewrite) -> str:
     if isinstance(rewrite, Tensor):
         rewrite = rewrite.numpy()
-    if isinstance(rewrite, str):
-        rewrite = rewrite.encode("utf-8")
+    if isinstance(rewrite, bytes):
+        rewrite = rewrite.decode("utf-8", "surrogateescape")
     # RE2's \0 (the whole match) is Python's \g<0>.
-    return re.sub(rb"\\0", rb"\\g<0>", rewrite)
+    return re.sub(r"\\0", r"\\g<0>", rewrite)
+
+
+def _text(v) -> str:
+    # Bytes that are not UTF-8 round-trip as lone surrogates (only `.` treats them unlike RE2).
+    return v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v
 
 
 _regex_replace = string_prim(
     "StaticRegexReplace",
     lambda xp, x, pattern, rewrite, count: map_strings(
-        lambda v: pattern.sub(rewrite, v, count=count), x, OBJECT
+        lambda v: pattern.sub(rewrite, _text(v), count=count).encode("utf-8", "surrogateescape"),
+        x,
+        OBJECT,
     ),
 )
 
@@ -382,7 +391,9 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     """Replaces matches of the regular expression ``pattern`` by ``rewrite`` (``\\1`` names a
     group, ``\\0`` the whole match); only the first match unless ``replace_global`` (follows
     `tf.strings.regex_replace`; Python's `re` syntax, which agrees with RE2 on common
-    patterns).
+    patterns). As RE2 does, the text is matched by UTF-8 code point (``"[¿!]"`` strips
+    "¿" whole) and ``\\w``, ``\\d``, ``\\s``, ``\\b`` are ASCII-only; bytes that are not
+    UTF-8 pass through unchanged.
 
     >>> ek.strings.regex_replace(ek.constant("ab12"), r"(\\d)", r"<\\1>").numpy()
     b'ab<1><2>'
@@ -397,7 +408,9 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
 
 _regex_full_match = string_prim(
     "StaticRegexFullMatch",
-    lambda xp, x, pattern: map_strings(lambda v: pattern.fullmatch(v) is not None, x, np.bool_),
+    lambda xp, x, pattern: map_strings(
+        lambda v: pattern.fullmatch(_text(v)) is not None, x, np.bool_
+    ),
 )
 
 

@@ -158,15 +158,27 @@ class AttentionProjections(Layer):
             self.build(shape_of(query), shape_of(value), shape_of(key))
         return value, key
 
-    def attend(self, scores, value, mask, combine_equation: str, mask_axis: int, training):
+    def attend(
+        self, scores, value, mask, combine_equation: str, mask_axis: int, training, fused=False
+    ):
         """``(weighed values, probabilities)``: the softmax of ``scores`` where ``mask``
         allows (the mask broadcast over the heads by inserting axes at ``mask_axis``, as
-        Keras expands it), dropout in training, then ``combine_equation`` over the values."""
+        Keras expands it), dropout in training, then ``combine_equation`` over the values.
+
+        ``fused``: Keras 3 computes an attention with no dropout, no returned scores and a
+        4-D projected query by `ops.dot_product_attention`, which sets masked scores to a
+        large negative number and does not zero them after the softmax: a query row whose
+        keys are all masked (a padded query) weighs every key equally. Otherwise the
+        `Softmax` layer zeroes the masked weights, such a row's output being the bias."""
         if mask is not None:
             while len(mask.shape) < len(scores.shape):  # (B, T, S) -> (B, 1, T, S)
                 mask = array_ops.expand_dims(mask, mask_axis)
             mask = array_ops.broadcast_to(mask, scores.shape)
-        scores = self._softmax(scores, mask=mask)
+        if fused and mask is not None:
+            neg = -3e4 if scores.dtype == "float16" else -1e9  # Keras's large negatives
+            scores = _nn.softmax(elementwise.where(mask, scores, neg), axis=-1)
+        else:
+            scores = self._softmax(scores, mask=mask)
         dropped = self._dropout_layer(scores, training=training) if self.dropout else scores
         return linalg.einsum(combine_equation, dropped, value), scores
 
@@ -375,7 +387,8 @@ class MultiHeadAttention(AttentionProjections):
         q = q * (1.0 / math.sqrt(float(self.key_dim)))
         scores = linalg.einsum(self._dot_equation, k, q)
         axis = -len(self._attention_axes) * 2 - 1  # where the heads' axis is missing in mask
-        out, scores = self.attend(scores, v, mask, self._combine_equation, axis, training)
+        fused = not (self.dropout > 0 or return_attention_scores or len(q.shape) != 4)
+        out, scores = self.attend(scores, v, mask, self._combine_equation, axis, training, fused)
         out = self._output_dense(out)
         if return_attention_scores:
             return out, scores

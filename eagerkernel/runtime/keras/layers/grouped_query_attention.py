@@ -197,7 +197,8 @@ class GroupedQueryAttention(AttentionProjections):
         v = array_extra.repeat(self._value_dense(value), self.num_repeats, axis=2)
         q = q * (1.0 / math.sqrt(float(self.head_dim)))
         scores = linalg.einsum("bquh,bkuh->buqk", q, k)  # (B, heads, T, S)
-        out, scores = self.attend(scores, v, mask, "buqk,bkuh->bquh", -3, training)
+        fused = not (self.dropout > 0 or return_attention_scores)  # Keras 3's fused path
+        out, scores = self.attend(scores, v, mask, "buqk,bkuh->bquh", -3, training, fused)
         if gate is not None:
             out = elementwise.multiply(out, gate)
         out = self._output_dense(out)

@@ -370,7 +370,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     Raises:
         ValueError: ``target``'s shape does not match.
     """
-    output, from_logits = prefer_logits(output, from_logits, "softmax", axis)  # Keras 3
+    sparse = "sparse_categorical_crossentropy"
+    output, from_logits = prefer_logits(output, from_logits, "softmax", axis, sparse)  # Keras 3
     output = float_like(output)
     target = to_tensor(target)
     axis = canonical_axis(axis, output.shape.rank, "sparse_categorical_crossentropy")
