@@ -61,7 +61,31 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _RateDecay(LearningRateSchedule):
+    """What `ExponentialDecay` and `InverseTimeDecay` share: their arguments (``decay_steps``
+    > 0, else ValueError), their config, and the default ``name``, the class's name as Keras's.
+    """
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
+        if decay_steps <= 0:
+            raise ValueError(f"{type(self).__name__}: decay_steps must be > 0, got {decay_steps}.")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps = decay_steps
+        self.decay_rate = float(decay_rate)
+        self.staircase = bool(staircase)
+        self.name = type(self).__name__ if name is None else name
+
+    def get_config(self) -> dict:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
+
+
+class ExponentialDecay(_RateDecay):
     """``initial_learning_rate * decay_rate ** (step / decay_steps)``, the exponent floored
     when ``staircase`` (follows `tf.keras.optimizers.schedules.ExponentialDecay`).
 
@@ -74,22 +98,6 @@ class ExponentialDecay(LearningRateSchedule):
     array([0.1  , 0.05 , 0.025], dtype=float32)
     """
 
-    def __init__(
-        self,
-        initial_learning_rate,
-        decay_steps,
-        decay_rate,
-        staircase=False,
-        name="ExponentialDecay",
-    ):
-        if decay_steps <= 0:
-            raise ValueError(f"ExponentialDecay: decay_steps must be > 0, got {decay_steps}.")
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = decay_steps
-        self.decay_rate = float(decay_rate)
-        self.staircase = bool(staircase)
-        self.name = name
-
     def __call__(self, step):
         steps = _steps(step)
         p = steps / self.decay_steps
@@ -97,17 +105,8 @@ class ExponentialDecay(LearningRateSchedule):
             p = np.floor(p)
         return _result(steps, self.initial_learning_rate * self.decay_rate**p)
 
-    def get_config(self) -> dict:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "decay_rate": self.decay_rate,
-            "staircase": self.staircase,
-            "name": self.name,
-        }
 
-
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (floored ratio when
     ``staircase``; follows `tf.keras.optimizers.schedules.InverseTimeDecay`).
 
@@ -118,37 +117,12 @@ class InverseTimeDecay(LearningRateSchedule):
     array([0.001  , 0.00025], dtype=float32)
     """
 
-    def __init__(
-        self,
-        initial_learning_rate,
-        decay_steps,
-        decay_rate,
-        staircase=False,
-        name="InverseTimeDecay",
-    ):
-        if decay_steps <= 0:
-            raise ValueError(f"InverseTimeDecay: decay_steps must be > 0, got {decay_steps}.")
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = decay_steps
-        self.decay_rate = float(decay_rate)
-        self.staircase = bool(staircase)
-        self.name = name
-
     def __call__(self, step):
         steps = _steps(step)
         p = steps / self.decay_steps
         if self.staircase:
             p = np.floor(p)
         return _result(steps, self.initial_learning_rate / (1.0 + self.decay_rate * p))
-
-    def get_config(self) -> dict:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "decay_rate": self.decay_rate,
-            "staircase": self.staircase,
-            "name": self.name,
-        }
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
