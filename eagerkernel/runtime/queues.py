@@ -97,18 +97,22 @@ class QueueBase:
 
     @property
     def name(self) -> str:
+        """The queue's name (TF's op name)."""
         return self._name
 
     @property
     def dtypes(self) -> list:
+        """The dtype of each component."""
         return list(self._dtypes)
 
     @property
     def shapes(self) -> list:
+        """The `TensorShape` of each component (unknown when none were given)."""
         return list(self._shapes)
 
     @property
     def names(self):
+        """The component names, or None when the components are a list."""
         return None if self._names is None else list(self._names)
 
     # -- conversion ----------------------------------------------------------------------

@@ -79,14 +79,17 @@ class LinearOperatorTridiag:
     # -- properties ----------------------------------------------------------------------
     @property
     def diagonals(self):
+        """The diagonals as given (in `diagonals_format`)."""
         return self._diagonals
 
     @property
     def diagonals_format(self) -> str:
+        """``"compact"``, ``"matrix"`` or ``"sequence"``: how `diagonals` is laid out."""
         return self._diagonals_format
 
     @property
     def dtype(self):
+        """The dtype of the operator's entries."""
         return self._compact.dtype
 
     @property
@@ -97,21 +100,26 @@ class LinearOperatorTridiag:
 
     @property
     def batch_shape(self) -> TensorShape:
+        """The leading (batch) dimensions, before the ``[N, N]`` matrix ones."""
         return TensorShape(self._compact.shape[:-2])
 
     @property
     def domain_dimension(self):
+        """``N``: the size of the vectors the operator takes."""
         return self.shape[-1]
 
     @property
     def range_dimension(self):
+        """``N``: the size of the vectors the operator gives."""
         return self.shape[-2]
 
     @property
     def tensor_rank(self) -> int:
+        """The rank of the dense matrix: ``len(batch_shape) + 2``."""
         return self.shape.rank
 
     def shape_tensor(self, name="shape_tensor") -> Tensor:
+        """The shape as an int32 Tensor (``[*batch_shape, N, N]``)."""
         return convert_to_tensor(list(self.shape), dtype="int32")
 
     # -- methods -------------------------------------------------------------------------
@@ -158,15 +166,19 @@ class LinearOperatorTridiag:
         return self.solve(rhs[..., None], adjoint=adjoint)[..., 0]
 
     def determinant(self, name="det") -> Tensor:
+        """The determinant of each matrix, ``batch_shape``."""
         return det(self.to_dense())
 
     def log_abs_determinant(self, name="log_abs_det") -> Tensor:
+        """``log |det|`` of each matrix, ``batch_shape``."""
         return slogdet(self.to_dense())[1]
 
     def diag_part(self, name="diag_part") -> Tensor:
+        """The main diagonal, ``[*batch_shape, N]``."""
         return self._compact[..., 1, :]
 
     def trace(self, name="trace") -> Tensor:
+        """The sum of the main diagonal, ``batch_shape``."""
         from .reduction import reduce_sum
 
         return reduce_sum(self.diag_part(), axis=-1)
@@ -183,6 +195,11 @@ class LinearOperatorTridiag:
     H = property(adjoint)
 
     def inverse(self):
+        """Not provided (TF returns another LinearOperator).
+
+        Raises:
+            NotImplementedError: always; use `solve` or ``ek.linalg.inv(to_dense())``.
+        """
         raise NotImplementedError(
             "LinearOperatorTridiag.inverse: eagerkernel has no general LinearOperator "
             "classes; use ek.linalg.inv(operator.to_dense()) or operator.solve(rhs)."
