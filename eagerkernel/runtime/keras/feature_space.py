@@ -195,22 +195,16 @@ class FeatureSpace(Layer):
         cls, max_tokens=None, num_oov_indices=1, output_mode="one_hot", name=None
     ) -> Feature:
         """Integer values indexed by an `IntegerLookup` (int32 inputs)."""
-        name = name or unique_name("integer_categorical")
-        layer = layers.IntegerLookup(
-            name=f"{name}_preprocessor", max_tokens=max_tokens, num_oov_indices=num_oov_indices
-        )
-        return Feature("int32", layer, output_mode)
+        lookup = (layers.IntegerLookup, "int32", "integer_categorical")
+        return _categorical(*lookup, max_tokens, num_oov_indices, output_mode, name)
 
     @classmethod
     def string_categorical(
         cls, max_tokens=None, num_oov_indices=1, output_mode="one_hot", name=None
     ) -> Feature:
         """String values indexed by a `StringLookup`."""
-        name = name or unique_name("string_categorical")
-        layer = layers.StringLookup(
-            name=f"{name}_preprocessor", max_tokens=max_tokens, num_oov_indices=num_oov_indices
-        )
-        return Feature("string", layer, output_mode)
+        lookup = (layers.StringLookup, "string", "string_categorical")
+        return _categorical(*lookup, max_tokens, num_oov_indices, output_mode, name)
 
     @classmethod
     def string_hashed(cls, num_bins, output_mode="one_hot", name=None) -> Feature:
@@ -531,3 +525,13 @@ class FeatureSpace(Layer):
         from .saving import save_model
 
         save_model(self, filepath)
+
+
+def _categorical(layer_cls, dtype, kind, max_tokens, num_oov_indices, output_mode, name):
+    """A `Feature` of ``dtype`` indexed by a ``layer_cls`` lookup named ``<name>_preprocessor``
+    (``name`` default: a unique ``kind``)."""
+    name = name or unique_name(kind)
+    layer = layer_cls(
+        name=f"{name}_preprocessor", max_tokens=max_tokens, num_oov_indices=num_oov_indices
+    )
+    return Feature(dtype, layer, output_mode)

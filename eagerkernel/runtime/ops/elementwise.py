@@ -75,7 +75,9 @@ __all__ = [
 _add = Primitive("AddV2", lambda xp, x, y: x + y)
 add = binary(
     _add,
-    "x + y, broadcasting (follows `tf.math.add`); string tensors are concatenated.",
+    "x + y, broadcasting (follows `tf.math.add`); string tensors are concatenated. A Python "
+    "operand takes the tensor's dtype, and one out of its range raises TypeError where "
+    "TensorFlow wraps it around (its docstring warns of that overflow).",
     operator.add,
     strings=True,
 )
@@ -136,7 +138,12 @@ def add_n(inputs, name=None) -> Tensor:
 
 
 _sub = Primitive("Sub", lambda xp, x, y: x - y)
-subtract = binary(_sub, "x - y, broadcasting (follows `tf.math.subtract`).", operator.sub)
+subtract = binary(
+    _sub,
+    "x - y, broadcasting (follows `tf.math.subtract`); a Python operand out of the tensor's "
+    "range raises TypeError, as for `add`.",
+    operator.sub,
+)
 defvjp(_sub, pass_through, lambda g, ans, x, y: negative(g))
 
 

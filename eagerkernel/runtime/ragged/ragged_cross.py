@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 
 from ..core.tensor import Tensor, convert_to_tensor
-from ..sparse.cross import hashed_bucket
+from ..sparse.cross import cross_features, hashed_bucket
 from ..sparse.sparse_tensor import SparseTensor
 from .ragged_tensor import RaggedTensor
 
@@ -22,13 +22,11 @@ __all__ = ["cross", "cross_hashed"]
 
 
 def _features(flat, i: int) -> list:
-    """Values as bytes (strings) or Python ints (integer dtypes, as int64)."""
-    a = np.asarray(flat._value).reshape(-1)
-    if a.dtype == object:
-        return [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in a.tolist()]
-    if a.dtype.kind not in "iu":
+    """Values as bytes (strings) or Python ints (integer dtypes only, as TensorFlow's)."""
+    features = cross_features(flat, "iu")
+    if features is None:
         raise ValueError(f"Unexpected dtype for inputs[{i}]: {flat.dtype!r}")
-    return a.astype(np.int64).tolist()
+    return features
 
 
 def _rows(x, i: int) -> list:

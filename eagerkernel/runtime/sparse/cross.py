@@ -31,7 +31,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, convert_to_tensor
 from .sparse_tensor import SparseTensor
 
-__all__ = ["cross", "cross_hashed"]
+__all__ = ["cross", "cross_features", "cross_hashed", "hashed_bucket"]
 
 _M64 = (1 << 64) - 1
 _MUL = 0xC6A4A7935BD1E995
@@ -100,12 +100,21 @@ def _columns(inputs, op: str) -> list:
 
 
 def _features(t: Tensor, op: str, k: int) -> list:
-    """A tensor's entries as bytes (strings) or Python ints (any other dtype, cast to int64)."""
+    features = cross_features(t, "iufb")
+    if features is None:
+        raise TypeError(f"{op}: input {k} must be strings or numbers, got {t.dtype.name}.")
+    return features
+
+
+def cross_features(t: Tensor, kinds: str) -> list | None:
+    """A tensor's entries as the crosses read them: bytes for strings, Python ints (cast to
+    int64) for NumPy dtype kinds in ``kinds``; None for any other dtype (the caller raises its
+    op's error)."""
     a = np.asarray(t._value).reshape(-1)
     if a.dtype == object:
         return [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in a.tolist()]
-    if a.dtype.kind not in "iufb":
-        raise TypeError(f"{op}: input {k} must be strings or numbers, got {t.dtype.name}.")
+    if a.dtype.kind not in kinds:
+        return None
     return a.astype(np.int64).tolist()
 
 
