@@ -80,7 +80,7 @@ def shell():
     from IPython.core.interactiveshell import InteractiveShell
 
     import eagerkernel as ek
-    from eagerkernel.runtime.core.tape import ProfilingTape
+    from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
     ip = InteractiveShell.instance()
     ip.extension_manager.load_extension("eagerkernel")

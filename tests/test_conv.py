@@ -210,7 +210,7 @@ def _windows_and_ones(x):
 
 
 def test_saved_im2col_columns_travel_on_the_record_to_the_filter_gradient():
-    from eagerkernel.runtime.core.tape import ProfilingTape
+    from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
     x = rng.standard_normal((2, 6, 6, 3))
     w1 = rng.standard_normal((3, 3, 3, 2))

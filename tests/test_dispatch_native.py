@@ -10,7 +10,7 @@ import pytest
 
 import eagerkernel as ek
 from eagerkernel.runtime.core import dispatch
-from eagerkernel.runtime.core.tape import ProfilingTape
+from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
 native = pytest.mark.skipif(
     dispatch._observe is dispatch._observed, reason="_dispatch.c not built or disabled"

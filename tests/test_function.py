@@ -772,7 +772,7 @@ def test_a_tape_around_the_first_call_sees_its_ops_once():
         tape.watch(x)
         y = f(x)
     assert float(y) == 7.0 and float(tape.gradient(y, x)) == 3.0
-    from eagerkernel.runtime.core.tape import ProfilingTape
+    from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
     made.clear()
     f2 = ek.function(f.python_function)

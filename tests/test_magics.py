@@ -470,7 +470,7 @@ def test_tape_displays_give_text_from_repr_and_html_only_where_active(ip):
     # The tables and the graph hand IPython their text/plain themselves (no pretty printer);
     # HTML and the PNG still come from their _repr_*_ methods, for the types that are active.
     from eagerkernel.magics import TapeRecord
-    from eagerkernel.runtime.core.tape import ProfilingTape
+    from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
     with ProfilingTape() as tape:
         ek.constant([1.0, 2.0]) * 3.0 + 1.0

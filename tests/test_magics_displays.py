@@ -17,7 +17,7 @@ from IPython.utils.capture import capture_output
 import eagerkernel as ek
 from eagerkernel.magics import TapeRecord
 from eagerkernel.runtime.core import tape as tape_mod
-from eagerkernel.runtime.core.tape import ProfilingTape
+from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -622,7 +622,7 @@ def test_a_long_backward_pass_is_never_collapsed():
 def test_a_function_call_is_one_row_and_one_graph_node():
     from eagerkernel.magics.graph import build_graph
     from eagerkernel.runtime.core.records import Records
-    from eagerkernel.runtime.core.tape import ProfilingTape
+    from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
     w = ek.Variable([[0.5], [-1.0]])
 

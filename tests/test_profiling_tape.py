@@ -20,7 +20,7 @@ import eagerkernel as ek
 from eagerkernel.magics import TapeGraph, TapeRecord
 from eagerkernel.runtime.core import context
 from eagerkernel.runtime.core.records import Record, Records
-from eagerkernel.runtime.core.tape import ProfilingTape
+from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
 
 def names(tape) -> list[str]:
@@ -303,7 +303,8 @@ def test_by_op_from_running_counts_matches_a_recount():
     with tape:
         x * x
     assert_by_op(Records(tape))
-    tape.reset()
+    with tape:
+        tape.reset()
     assert Records(tape).by_op() == []
     assert float(w) > 0
 

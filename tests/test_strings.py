@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime.core.tape import ProfilingTape
+from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
 # -- string tensors (guide/tensor.ipynb, "String tensors") --------------------------------------
 

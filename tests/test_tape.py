@@ -479,3 +479,38 @@ def test_device_scope_is_per_thread():
     }
     # The scope ended with the block, on this thread too.
     assert ek.constant(1.0).device == "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def test_reset_outside_recording_raises_as_tensorflow():
+    # TF 2.21: GradientTape().reset() and reset() after the `with` raise
+    # ValueError("Tape is not recording."); so does reset() inside stop_recording().
+    t = ek.GradientTape()
+    with pytest.raises(ValueError, match="Tape is not recording"):
+        t.reset()
+    x = ek.constant(3.0)
+    with t:
+        t.watch(x)
+        with t.stop_recording():
+            with pytest.raises(ValueError, match="Tape is not recording"):
+                t.reset()
+        y = x * x
+    with pytest.raises(ValueError, match="Tape is not recording"):
+        t.reset()
+    assert float(t.gradient(y, x)) == 6.0  # the failed resets kept the record
+
+
+def test_watching_an_integer_tensor_logs_tensorflows_warning(caplog, monkeypatch):
+    from eagerkernel.runtime.core import tape as tape_module
+
+    monkeypatch.setattr(tape_module, "_not_float_warnings", [0])
+    with caplog.at_level("WARNING", logger="eagerkernel"):
+        for _ in range(7):
+            with ek.GradientTape() as t:
+                t.watch(ek.constant(1))
+                t.watch(ek.constant(1.0))
+    messages = [r.getMessage() for r in caplog.records]
+    assert (
+        messages
+        == ["The dtype of the watched tensor must be floating (e.g. float32), got int32"] * 5
+    )
+    assert t.watched_variables() == ()

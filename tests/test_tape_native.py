@@ -15,7 +15,7 @@ import pytest
 
 import eagerkernel as ek
 from eagerkernel.runtime.core import tape as tape_mod
-from eagerkernel.runtime.core.tape import ProfilingTape
+from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 
 native = pytest.mark.skipif(tape_mod._NativeRecord is None, reason="_tape.c was not built")
 

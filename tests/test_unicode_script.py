@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import eagerkernel as ek
-from eagerkernel.runtime.core.tape import ProfilingTape
+from eagerkernel.runtime.core.profiling_tape import ProfilingTape
 from eagerkernel.runtime.ops import uscript_codes
 from eagerkernel.runtime.ops.strings_script import scripts_of
 

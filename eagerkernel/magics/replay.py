@@ -49,7 +49,7 @@ def replay_times(
     ``warmup`` untimed ones; None for an op that cannot be re-run (one recorded without
     inputs, or a `custom_gradient` call, whose forward is the user's Python code).
 
-    >>> from eagerkernel.runtime.core.tape import ProfilingTape
+    >>> from eagerkernel.runtime.core.profiling_tape import ProfilingTape
     >>> with ProfilingTape() as tape:
     ...     y = ek.constant([1.0, 2.0]) * 3.0
     >>> [(lo <= med) for lo, med in replay_times(Records(tape), repeat=3)]
@@ -132,7 +132,7 @@ def retime(records: Records, indices, sync: bool = False) -> list[int]:
     op's time without the warning it showed (`note_warnings`). Indices past the end, and
     records that cannot be re-run, are skipped. Returns the indices re-timed.
 
-    >>> from eagerkernel.runtime.core.tape import ProfilingTape
+    >>> from eagerkernel.runtime.core.profiling_tape import ProfilingTape
     >>> with ProfilingTape() as tape:
     ...     y = ek.exp(ek.constant([1.0, 2.0]))
     >>> retime(Records(tape), [0, 5])

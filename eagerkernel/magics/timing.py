@@ -21,7 +21,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
 
 from ..runtime.core.records import Records
-from ..runtime.core.tape import ProfilingTape
+from ..runtime.core.profiling_tape import ProfilingTape
 from .formatting import format_seconds, html_table, text_table
 
 __all__ = ["CellTiming", "TimingMagics"]

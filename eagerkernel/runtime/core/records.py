@@ -97,7 +97,7 @@ class Records:
     Args:
         source: a tape (its records), or a list of `Record` objects.
 
-    >>> from eagerkernel.runtime.core.tape import ProfilingTape
+    >>> from eagerkernel.runtime.core.profiling_tape import ProfilingTape
     >>> tape = ProfilingTape()
     >>> with tape:
     ...     y = ek.constant(2.0) * 3.0
@@ -138,14 +138,14 @@ class Records:
         (kind ``"layer"``, ``"name_scope"``, ``"backward"``, ``"optimizer"`` or
         ``"function"``); ``()`` outside any scope and on a plain tape.
 
-        >>> from eagerkernel.runtime.core.tape import ProfilingTape
+        >>> from eagerkernel.runtime.core.profiling_tape import ProfilingTape
         >>> dense = ek.keras.layers.Dense(2, name="d")
         >>> with ProfilingTape() as tape:
         ...     y = ek.reduce_sum(dense(ek.ones((1, 3))))
         >>> [(r.prim.name, [n for _, n in s]) for r, s in zip(tape.records, Records(tape).scopes())]
         [('MatMul', ['d']), ('BiasAdd', ['d']), ('Sum', [])]
         """
-        from .tape import scopes_of
+        from .profiling_tape import scopes_of
 
         return scopes_of(len(self._records), self._marks)
 
@@ -164,7 +164,7 @@ class Records:
     def timed(self) -> bool:
         """Whether any record has a forward time: a profiling tape's do, a plain tape's do not.
 
-        >>> from eagerkernel.runtime.core.tape import ProfilingTape
+        >>> from eagerkernel.runtime.core.profiling_tape import ProfilingTape
         >>> x = ek.constant(2.0)
         >>> with ProfilingTape() as profiled:
         ...     y = x * x
@@ -180,7 +180,7 @@ class Records:
         """``(index, prim, inputs, outputs, seconds)`` of the records at ``indices``: what a
         display row shows.
 
-        >>> from eagerkernel.runtime.core.tape import ProfilingTape
+        >>> from eagerkernel.runtime.core.profiling_tape import ProfilingTape
         >>> x = ek.constant(2.0)
         >>> with ProfilingTape() as tape:
         ...     y = ek.exp(x * x)
@@ -202,7 +202,7 @@ class Records:
 
         One pass over the records, in C when ``native/_tape.c`` was built.
 
-        >>> from eagerkernel.runtime.core.tape import ProfilingTape
+        >>> from eagerkernel.runtime.core.profiling_tape import ProfilingTape
         >>> x = ek.constant(1.0)
         >>> with ProfilingTape() as tape:
         ...     y = x * x + x * x
@@ -228,7 +228,7 @@ class Records:
         a view; None when a record has several outputs. One pass, in C when
         ``native/_tape.c`` was built.
 
-        >>> from eagerkernel.runtime.core.tape import ProfilingTape
+        >>> from eagerkernel.runtime.core.profiling_tape import ProfilingTape
         >>> x = ek.constant([[1.0, 2.0], [3.0, 4.0]])
         >>> with ProfilingTape() as tape:
         ...     y = x * x  # a new float32[2,2] array: 16 bytes

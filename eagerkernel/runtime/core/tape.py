@@ -1,4 +1,5 @@
-"""The gradient tape (follows `tf.GradientTape`) and the profiling tape behind ``%%tape``.
+"""The gradient tape (follows `tf.GradientTape`); the profiling tape behind ``%%tape`` is its
+subclass in `profiling_tape`.
 
 A tape is a `Recorder`: while it is recording (inside ``with``), `dispatch` hands it every op
 its thread runs, and it keeps a `Record` of each op whose input it tracks (a watched tensor,
@@ -16,8 +17,7 @@ The backward pass itself is `backward.backward`.
 
 from __future__ import annotations
 
-import os
-import sys
+import logging
 import time
 import weakref
 
@@ -38,11 +38,9 @@ try:  # the C twin of `record` (native/_tape.c); the Python methods are the spec
 except ImportError:  # not built (no C compiler at install time)
     _NativeRecord = None
 
-__all__ = ["GradientTape", "ProfilingTape", "UnconnectedGradients", "stop_recording"]
+__all__ = ["GradientTape", "UnconnectedGradients", "stop_recording"]
 
 _perf_counter = time.perf_counter
-# The runtime's package directory: frames in files under it are not an op's caller.
-_INTERNAL = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 
 # [True]: tapes made from now on record through the C twin when it is built. Tests set it to
@@ -56,6 +54,10 @@ class UnconnectedGradients:
 
     NONE = "none"
     ZERO = "zero"
+
+
+# How many watch() calls of a non-floating tensor logged their warning (TF logs the first 5).
+_not_float_warnings = [0]
 
 
 def _is_float(value) -> bool:
@@ -187,7 +189,21 @@ class GradientTape(Recorder):
         return _Paused((self,))
 
     def reset(self) -> None:
-        """Clears everything recorded; the tape keeps recording if it was (follows TF)."""
+        """Clears everything recorded; the tape goes on recording, as if its ``with`` block
+        were left and entered again with a new tape (follows `tf.GradientTape.reset`).
+
+        Raises:
+            ValueError: the tape is not recording (outside its ``with`` block, or inside
+                `stop_recording`): TensorFlow's "Tape is not recording."
+        """
+        if not self._recording:
+            raise ValueError(
+                "GradientTape.reset: Tape is not recording. Call reset() inside the tape's "
+                "`with` block."
+            )
+        self._clear()
+
+    def _clear(self) -> None:
         self._records = []
         self._ids = set()
         self._aliases = {}
@@ -265,7 +281,9 @@ class GradientTape(Recorder):
     def watch(self, tensor) -> None:
         """Ensures ``tensor`` (a Tensor, Variable, or nested structure of them) is tracked.
 
-        Integer tensors are accepted and ignored: their gradients are None, as in TensorFlow.
+        Integer (and string) tensors are accepted and ignored: their gradients are None, and
+        the first five such calls log TensorFlow's warning ("The dtype of the watched tensor
+        must be floating ...") on the ``eagerkernel`` logger.
 
         Raises:
             ValueError: if called with something that is not a Tensor or Variable.
@@ -279,6 +297,12 @@ class GradientTape(Recorder):
                 )
             if _is_float(t._value):
                 self._watch_one(t)
+            elif _not_float_warnings[0] < 5:  # TF logs the first five
+                _not_float_warnings[0] += 1
+                logging.getLogger("eagerkernel").warning(
+                    "The dtype of the watched tensor must be floating (e.g. float32), got %s",
+                    t.dtype.name,
+                )
 
     def _watch_one(self, t) -> None:
         tid = id(t)
@@ -640,134 +664,6 @@ def _unconnected(value) -> str:
             f"GradientTape.gradient: unconnected_gradients must be 'none' or 'zero', got {value!r}."
         )
     return v
-
-
-class ProfilingTape(GradientTape):
-    """A persistent tape that records every op with its forward time (the ``%%tape`` magic's).
-
-    Unlike a plain tape it records all ops, integer ones included, and treats every float
-    tensor used as tracked, so gradients can be asked with respect to any of them afterwards.
-    Each `Record` has ``seconds``, the forward's wall time in seconds: read from the CPU's
-    time-stamp counter where Linux keeps time with it (``native/_dispatch.c``'s forward
-    clock, calibrated against CLOCK_MONOTONIC), else from ``time.perf_counter``. It does not
-    keep the values a forward saves for its VJP (``Record.saved`` is None): a
-    recording that is never differentiated must not hold them; a VJP recomputes what it needs.
-
-    Args:
-        sync: synchronize the device before and after each op, so that GPU times measure the
-            kernels rather than their launch.
-        watch_accessed_variables: as for `GradientTape`.
-    """
-
-    _profile = True
-    timed = True
-
-    def __init__(self, sync: bool = False, watch_accessed_variables: bool = True):
-        # Per record, where it was called from (`_source`), and the scope path changes
-        # (`on_scope`): (index of the first record under it, path, perf_counter time; the
-        # time tells how long a scope without ops took: an in-place optimizer update). Made
-        # before the base
-        # class binds the C recorder, which appends to `_lines`.
-        self._lines: list = []
-        self._scope_marks: list = []
-        super().__init__(persistent=True, watch_accessed_variables=watch_accessed_variables)
-        self.sync = bool(sync)
-
-    def _native_extra(self) -> dict:
-        return {"lines": self._lines, "internal": _INTERNAL}
-
-    @staticmethod
-    def _source():
-        """``(code, line number)`` of the innermost frame outside the eagerkernel package (the
-        user's line that ran the op), or None."""
-        f = sys._getframe(1)
-        while f is not None:
-            code = f.f_code
-            if not code.co_filename.startswith(_INTERNAL):
-                return (code, f.f_lineno)
-            f = f.f_back
-        return None
-
-    def on_scope(self, path: tuple) -> None:
-        """Notes that the records from now on ran inside ``path`` (see `Recorder.on_scope`)."""
-        if self._records is not None:
-            self._scope_marks.append((len(self._records), path, _perf_counter()))
-
-    def _push(self) -> None:
-        self.on_scope(_context.context().scopes)
-        super()._push()
-
-    def reset(self) -> None:
-        """Clears everything recorded, with the callers and scopes of the records."""
-        self._lines = []
-        self._scope_marks = []
-        super().reset()
-
-    def __len__(self) -> int:
-        """The number of ops recorded so far."""
-        return len(self._records or ())
-
-    @property
-    def sources(self) -> list:
-        """Per record, ``(code, line number)`` of the frame that ran the op (the innermost one
-        outside the eagerkernel package: a notebook cell's line, a user module's), or None."""
-        return list(self._lines)
-
-    @property
-    def scopes(self) -> list:
-        """Per record, the scope path it ran in (`Context.scopes`: ``((kind, name), ...)``,
-        outermost first; kind ``"layer"``, ``"name_scope"``, ``"backward"`` or
-        ``"optimizer"``)."""
-        return scopes_of(len(self._records or ()), self._scope_marks)
-
-    def record(self, prim, inputs: tuple, output, params: dict, saved, seconds) -> None:
-        """Keeps a `Record` of every op (see `Recorder.record`); first lets go of one record of
-        the tape it replaces (`release_while_recording`), if any."""
-        release = self._to_release
-        if release:
-            del release[-1]
-        for x in inputs:
-            if type(x) is not Tensor:
-                self._record_read(prim, inputs, output, params, None, seconds)
-                break
-        else:
-            self._records.append(Record(prim, inputs, None, output, params, None, seconds))
-        self._lines.append(self._source())
-
-    def release_while_recording(self, old: ProfilingTape) -> None:
-        """Takes ``old``'s records, to let go of them while this tape records: one before each
-        op it records, the rest when it stops recording. ``old`` is left empty; call this only
-        for a tape nothing will read again (the ``%%tape`` magic does, for the tape a re-run
-        cell replaces when nothing else refers to it): each old output's memory then goes
-        straight to a new one, as a plain cell reuses its temporaries'."""
-        records = old._records
-        old.reset()
-        if self._to_release is not None:
-            del self._to_release[:]
-        self._to_release = records
-        self._bind_native()
-
-    def set_sync(self, sync: bool) -> None:
-        """Synchronizes the device around each timed op from now on (``--sync``)."""
-        self.sync = bool(sync)
-        _context.refresh(self)
-
-
-def scopes_of(n: int, marks: list) -> list:
-    """The scope path of each of ``n`` records, from ``marks`` (``(first record, path)`` in
-    recording order, as `ProfilingTape.on_scope` notes them); ``()`` before the first mark.
-
-    >>> scopes_of(4, [(0, ()), (1, (("layer", "d"),)), (3, ())])
-    [(), (('layer', 'd'),), (('layer', 'd'),), ()]
-    """
-    out: list = []
-    path: tuple = ()
-    for mark in marks:  # the records from one mark to the next share a path
-        first = min(mark[0], n)
-        out += [path] * (first - len(out))
-        path = mark[1]
-    out += [path] * (n - len(out))
-    return out
 
 
 class _Paused:

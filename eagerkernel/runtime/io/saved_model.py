@@ -646,7 +646,8 @@ def _gradient_program(f: Function, c: ConcreteFunction) -> tuple:
     def forward_backward(xs, dys):
         with GradientTape(watch_accessed_variables=False) as tape:
             for x in (*xs, *variables):
-                tape.watch(x)
+                if x.dtype.is_floating or x.dtype.is_complex:  # no warning for integer inputs
+                    tape.watch(x)
             # The function gets copies: an output that is an input itself (a custom gradient
             # returning its argument) must not be mistaken for the source.
             it = iter([identity(x) for x in xs])
