@@ -21,6 +21,7 @@ from .context import context as _thread_context
 from .device import current_device
 from .dispatch import Primitive, copy_to_device, defvjp, dispatch, pass_through, stateful
 from .numpy_methods import STATE as _NUMPY_STATE
+from .shape import TensorShape
 from .tensor import EQUALITY, Tensor, make, to_tensor
 from .variable_scatter import ScatterMethods
 
@@ -87,6 +88,8 @@ def _check_tf_arguments(kwargs: dict) -> None:
                     f"Variable: {key} must be an ek.{kind.__name__} or None, got {value!r}."
                 )
             continue
+        if key == "validate_shape":  # False: any shape, as shape=TensorShape(None)
+            continue
         if key not in _TF_DEFAULTS:
             raise TypeError(f"Variable: unexpected keyword argument {key!r}.")
         default = _TF_DEFAULTS[key]
@@ -116,14 +119,17 @@ def _in_place_error(op: str, use: str) -> RuntimeError:
     )
 
 
-def _check_shape(shape, actual: tuple) -> None:
-    dims = list(shape) if not isinstance(shape, int) else [shape]
-    ok = len(dims) == len(actual) and all(d is None or int(d) == n for d, n in zip(dims, actual))
-    if not ok:
+def _declared_shape(shape, actual: tuple):
+    """The `TensorShape` a Variable declares with ``shape=``, or None when it is fully defined
+    (the value's shape then never changes). Raises ValueError if ``actual`` (the initial
+    value's shape) is not compatible with it."""
+    spec = TensorShape([shape] if isinstance(shape, int) else shape)
+    if not spec.is_compatible_with(actual):
         raise ValueError(
-            f"Variable: shape {tuple(dims)} does not match the initial value's shape "
-            f"{tuple(actual)}."
+            f"Variable: the initial value's shape {tuple(actual)} is not compatible with the "
+            f"explicitly supplied `shape` argument {spec}."
         )
+    return None if spec.is_fully_defined() else spec
 
 
 # -- variable creators (follows `tf.variable_creator_scope`) ---------------------------------------
@@ -209,9 +215,12 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         dtype: convert ``initial_value`` to this dtype (default: its own, with TensorFlow's
             Python-value rules); a Tensor ``initial_value`` must already have it.
         constraint: optional function applied after optimizer updates (Keras convention).
-        shape: optional; the value's shape must match it (``None`` dims match any size).
-        validate_shape: accepted as TensorFlow's default, True (assigned values keep the
-            shape); False is not supported.
+        shape: optional; the value's shape must be compatible with it (a ``None`` dim
+            matches any size). A shape with ``None`` dims (or ``TensorShape(None)``, unknown
+            rank) is the variable's `shape`, and `assign` may then change the value's shape
+            within it, as TensorFlow's.
+        validate_shape: False makes the shape unknown (`assign` then takes a value of any
+            shape), as ``shape=TensorShape(None)``; default True.
         synchronization, aggregation: a `VariableSynchronization` / `VariableAggregation`
             (or None), kept as the ``synchronization`` and ``aggregation`` properties; they
             matter to a distribution strategy's variables only.
@@ -242,6 +251,7 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         "_name",
         "_path",
         "_read",
+        "_shape_spec",
         "_synchronization",
         "_trainable",
         "_uid",
@@ -289,8 +299,9 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         device = current_device()
         value = copy_to_device(value, device)
         arr = value._value
-        if shape is not None:
-            _check_shape(shape, arr.shape)
+        if not kwargs.get("validate_shape", True):
+            shape = TensorShape(None)
+        self._shape_spec = None if shape is None else _declared_shape(shape, arr.shape)
         if type(initial_value) is np.ndarray and arr is initial_value:
             arr = arr.copy()
         self._value = arr
@@ -317,6 +328,13 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
     @property
     def trainable(self) -> bool:
         return self._trainable
+
+    @property
+    def shape(self) -> TensorShape:
+        """The declared shape when ``shape=`` had ``None`` dims (``(None, 2)``, or unknown
+        rank), as TensorFlow's; else the value's shape."""
+        spec = getattr(self, "_shape_spec", None)
+        return super().shape if spec is None else spec
 
     @property
     def constraint(self):
@@ -357,7 +375,14 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
                 f"Variable.{op}: {self.name} has dtype {self.dtype.name}, the value has dtype "
                 f"{t.dtype.name}."
             )
-        if t._value.shape != self._value.shape:
+        spec = getattr(self, "_shape_spec", None)
+        if spec is not None and op == "assign":
+            if not spec.is_compatible_with(t._value.shape):
+                raise ValueError(
+                    f"Variable.assign: {self.name} has shape {spec}, the value has the "
+                    f"incompatible shape {tuple(t._value.shape)}."
+                )
+        elif t._value.shape != self._value.shape:
             raise ValueError(
                 f"Variable.{op}: {self.name} has shape {tuple(self._value.shape)}, the value "
                 f"has shape {tuple(t._value.shape)}."
@@ -432,7 +457,8 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         raise _in_place_error("**=", "variable.assign(variable ** value)")
 
     def __repr__(self) -> str:
-        shape = tuple(self._value.shape)
+        shape = self.shape
+        shape = tuple(shape) if shape.rank is not None else shape
         from .tensor_format import numpy_repr
 
         return (
