@@ -211,7 +211,10 @@ class VariableScope:
     constraint = property(lambda self: self._constraint, doc="The default constraint.")
     use_resource = property(lambda self: self._use_resource, doc="True (resource variables).")
     caching_device = property(lambda self: self._caching_device, doc="Accepted, unused.")
-    partitioner = property(lambda self: self._partitioner, doc="Accepted, unused.")
+    partitioner = property(
+        lambda self: self._partitioner,
+        doc="The scope's partitioner: get_variable raises NotImplementedError when one is set.",
+    )
     custom_getter = property(lambda self: self._custom_getter, doc="The custom getter.")
 
     def reuse_variables(self) -> None:
@@ -243,7 +246,8 @@ class VariableScope:
         self._caching_device = caching_device
 
     def set_partitioner(self, partitioner) -> None:
-        """Accepted, unused."""
+        """Sets the scope's partitioner (`get_variable` then raises: partitioned variables
+        are not supported)."""
         self._partitioner = partitioner
 
     def set_use_resource(self, use_resource) -> None:
@@ -458,9 +462,12 @@ def get_variable(
             ``REGULARIZATION_LOSSES`` collection. Default: the scope's.
         trainable: default True. constraint: default the scope's.
         collections: extra collections to add the variable to.
-        caching_device, partitioner, validate_shape, use_resource, custom_getter,
-            synchronization, aggregation: accepted; ``custom_getter`` (or the scope's) is
-            called as ``custom_getter(getter, name, shape=..., ...)``.
+        validate_shape, synchronization, aggregation: as for `Variable`.
+        caching_device, use_resource: accepted; they change nothing in eager mode (every
+            eager variable is a resource variable on its device), as in TensorFlow.
+        partitioner: None only (partitioned variables raise NotImplementedError).
+        custom_getter: (or the scope's) is called as
+            ``custom_getter(getter, name, shape=..., ...)``.
 
     Raises:
         ValueError: a value initializer with a ``shape``; no ``shape`` for an initializer
@@ -474,8 +481,17 @@ def get_variable(
         trainable=trainable,
         collections=collections,
         constraint=constraint,
+        caching_device=caching_device,
+        partitioner=partitioner,
+        validate_shape=validate_shape,
+        use_resource=use_resource,
+        synchronization=synchronization,
+        aggregation=aggregation,
     )
-    return _get_variable(get_variable_scope(), name, custom_getter=custom_getter, **kwargs)
+    scope = get_variable_scope()
+    if partitioner is None:
+        kwargs["partitioner"] = scope.partitioner  # TF: the scope's applies
+    return _get_variable(scope, name, custom_getter=custom_getter, **kwargs)
 
 
 def _get_variable(scope, name, shape=None, dtype=None, custom_getter=None, **kwargs):
@@ -498,8 +514,18 @@ def _true_getter(
     trainable=None,
     collections=None,
     constraint=None,
-    **ignored,
+    partitioner=None,
+    validate_shape=True,
+    synchronization=None,
+    aggregation=None,
+    caching_device=None,  # no effect in eager mode (TensorFlow's eager variables ignore it)
+    use_resource=None,  # eager variables are always resource variables
 ):
+    if partitioner is not None:
+        raise NotImplementedError(
+            f"get_variable: partitioned variables are not supported (variable {name}, "
+            f"partitioner={partitioner!r}); give partitioner=None."
+        )
     dtype = as_dtype(dtype) if dtype is not None else scope.dtype
     stores = _state().stores
     store = stores[-1] if stores else None
@@ -542,6 +568,9 @@ def _true_getter(
             name=name,
             dtype=dtype,
             constraint=constraint or scope.constraint,
+            validate_shape=validate_shape,
+            synchronization=synchronization,
+            aggregation=aggregation,
         )
     if store is not None:
         store[name] = var
