@@ -250,13 +250,45 @@ def _shards(dataset) -> bool:
     return policy != AutoShardPolicy.OFF
 
 
+def _per_replica_spec(n: int, spec):
+    """``spec`` (a structure) with each leaf as a `PerReplicaSpec` of ``n`` replicas; itself
+    for one replica."""
+    return spec if n == 1 else nest.map_structure(lambda s: PerReplicaSpec(*[s] * n), spec)
+
+
+def _value_spec(value):
+    """The spec of a step's value: a `PerReplicaSpec` of the replicas' full specs for each
+    `PerReplica` leaf (as TensorFlow's ``Optional.element_spec`` shows them)."""
+    from ..data.structure import spec_of
+
+    def leaf(x):
+        if isinstance(x, PerReplica):
+            return PerReplicaSpec(*[spec_of(v) for v in x.values])
+        return spec_of(x)
+
+    return nest.map_structure(leaf, value)
+
+
 class DistributedIterator:
     """An iterator over a distributed dataset (follows `tf.distribute.DistributedIterator`):
-    ``next(it)``, `get_next` (raises `OutOfRangeError` at the end, a StopIteration too) and
-    `get_next_as_optional`."""
+    ``next(it)``, `get_next` (raises `OutOfRangeError` at the end, a StopIteration too),
+    `get_next_as_optional` and `element_spec` (the dataset's)."""
 
-    def __init__(self, make_next):
+    def __init__(self, make_next, element_spec=None):
         self._next = make_next
+        self._element_spec = element_spec  # a zero-argument callable, or None
+
+    @property
+    def element_spec(self):
+        """The distributed dataset's `element_spec` (`PerReplicaSpec` leaves for several
+        local replicas).
+
+        Raises:
+            TypeError: the dataset has no ``element_spec`` (a plain iterable of batches).
+        """
+        if self._element_spec is None:
+            raise TypeError("DistributedIterator.element_spec: the dataset has no element_spec.")
+        return self._element_spec()
 
     def __iter__(self):
         return self
@@ -275,12 +307,19 @@ class DistributedIterator:
     next = get_next
 
     def get_next_as_optional(self):
+        """The next step's value as an `ek.experimental.Optional` (empty at the end), whose
+        ``element_spec`` holds a `PerReplicaSpec` of the replicas' specs per `PerReplica`."""
         from ..data.iterator import Optional
 
         try:
-            return Optional(self._next())  # as is: from_value would convert a PerReplica
+            value = self._next()
         except StopIteration:
-            return Optional.empty(None)
+            try:
+                spec = self.element_spec
+            except TypeError:
+                spec = None
+            return Optional.empty(spec)
+        return Optional(value, _value_spec(value))  # as is: from_value would convert it
 
 
 class DistributedDataset:
@@ -310,7 +349,8 @@ class DistributedDataset:
     def __iter__(self) -> DistributedIterator:
         source = iter(self._dataset)
         return DistributedIterator(
-            lambda: split_batch(self._strategy, next(source), self._fetch, self._shard)
+            lambda: split_batch(self._strategy, next(source), self._fetch, self._shard),
+            lambda: self.element_spec,
         )
 
     @property
@@ -327,8 +367,7 @@ class DistributedDataset:
         if spec is None:
             raise TypeError("DistributedDataset.element_spec: the dataset has no element_spec.")
         spec = nest.map_structure(_unbatched_spec, spec)
-        n = self._strategy.extended.num_local_replicas
-        return spec if n == 1 else nest.map_structure(lambda s: PerReplicaSpec(*[s] * n), spec)
+        return _per_replica_spec(self._strategy.extended.num_local_replicas, spec)
 
     def __repr__(self) -> str:
         return (
@@ -375,4 +414,20 @@ class DistributedDatasetsFromFunction:
                 return parts[0]
             return nest.map_structure(lambda *xs: PerReplica(xs), *parts)
 
-        return DistributedIterator(step)
+        return DistributedIterator(step, lambda: self.element_spec)
+
+    @property
+    def element_spec(self):
+        """The type of what each step gives one replica: the per-replica dataset's element
+        spec, as a `PerReplicaSpec` structure when this worker has several replicas (follows
+        ``DistributedDatasetsFromFunction.element_spec``).
+
+        Raises:
+            TypeError: ``dataset_fn`` returned something without an ``element_spec``.
+        """
+        spec = getattr(self._dataset, "element_spec", None)
+        if spec is None:
+            raise TypeError(
+                "DistributedDatasetsFromFunction.element_spec: the dataset has no element_spec."
+            )
+        return _per_replica_spec(self._strategy.extended.num_local_replicas, spec)
