@@ -131,6 +131,7 @@ class DistributedFit:
         from ..interrupts import deferred_interrupt
         from ..keras.layers.deferred import deferred_updates
         from ..keras.optimizers.accumulation import scaled_loss as _scale_loss
+        from ..keras.trainer_utils import step_call_kwargs
 
         model, ext = self.model, self.extended
         n = ext.num_local_replicas
@@ -146,7 +147,7 @@ class DistributedFit:
                 ext.activate(r)
                 with device_scope(ext.devices[r]):
                     with deferred_updates() as updates, GradientTape() as tape:
-                        y_pred = model(xr, training=True)
+                        y_pred = model(xr, **step_call_kwargs(model, True))
                         loss = model.compute_loss(xr, yr, y_pred, swr)
                         scaled = loss * np.float32(rows / total)
                         target = _scale_loss(model.optimizer, scaled)  # loss_scale_factor

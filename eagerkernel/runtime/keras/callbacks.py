@@ -128,11 +128,14 @@ def pythonify_logs(logs) -> dict:
     """A copy of ``logs`` (None gives ``{}``) with scalar Tensors and NumPy scalars as Python
     floats, keys sorted as Keras 3's ``pythonify_logs`` sorts them (so ``History.history``,
     ``evaluate(return_dict=True)`` and the progress bar list ``accuracy`` before ``loss``);
-    arrays (predict's outputs) are kept as they are."""
+    other Tensors (a per-sample loss a custom `train_step` returned) become NumPy arrays, as
+    Keras converts them with ``convert_to_numpy``; NumPy arrays are kept as they are."""
     out = {}
     for key, value in sorted((logs or {}).items(), key=lambda item: str(item[0])):
         if isinstance(value, (Tensor, np.ndarray, np.generic, int)) and np.ndim(value) == 0:
             value = float(value)
+        elif isinstance(value, Tensor):
+            value = value.numpy()
         out[key] = value
     return out
 

@@ -263,10 +263,21 @@ def symbolic_call(layer: Layer, inputs, args: tuple, kwargs: dict):
         )
     outputs = nest.pack_sequence_as(spec, outs)
     masking.attach_symbolic(layer, inputs, kwargs, outputs)
-    Node(layer, (inputs, *args), dict(kwargs), outputs)
+    # The node keeps containers of its own: the caller may mutate the list it gets back
+    # (keras-io's FCN: ``x = backbone(inp); x[-1] = convs(x[-1])``), as Keras 3 allows.
+    Node(
+        layer,
+        nest.map_structure(_same, (inputs, *args)),
+        dict(kwargs),
+        nest.map_structure(_same, outputs),
+    )
     if node_index == 0 or getattr(layer, "_output_shape", None) is None:
         layer._output_shape = nest.map_structure(lambda t: t.shape, outputs)
     return outputs
+
+
+def _same(x):
+    return x
 
 
 def _source_node(t: KerasTensor) -> Node:

@@ -210,7 +210,7 @@ class MeanIoU(IoU):
     0.3333...
     """
 
-    _default_name = "mean_iou"
+    _default_name = None  # "mean_io_u": Keras snake-cases the class name (MeanIoU)
 
     def __init__(
         self,

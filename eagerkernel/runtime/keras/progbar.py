@@ -8,18 +8,22 @@ stdout when the bar finishes, ``N/N - loss: 0.3281``, as `fit`'s verbose=2 does 
 
 from __future__ import annotations
 
+import numpy as np
+
 from .io_utils import is_interactive_logging_enabled, print_msg
 
 __all__ = ["Progbar", "format_value"]
 
 
-def format_value(value: float) -> str:
+def format_value(value) -> str:
     """A metric as Keras's Progbar shows it: four decimals, scientific notation for
-    magnitudes of 1e-3 or less.
+    magnitudes of 1e-3 or less. A value with more than one element (a per-sample loss a
+    custom `train_step` returned) is shown as its mean, as Keras's Progbar does.
 
-    >>> format_value(0.32814), format_value(1e-4)
-    ('0.3281', '1.0000e-04')
+    >>> format_value(0.32814), format_value(1e-4), format_value([1.0, 2.0])
+    ('0.3281', '1.0000e-04', '1.5000')
     """
+    value = float(np.mean(np.asarray(value, dtype=np.float64)))
     return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
 
 
@@ -90,7 +94,8 @@ class Progbar:
         for k, v in values or []:
             if k not in self._values_order:
                 self._values_order.append(k)
-            v = float(v)
+            v = np.asarray(v, dtype=np.float64)  # arrays are kept; shown as their mean
+            v = float(v) if v.ndim == 0 else v
             if k in self.stateful_metrics:
                 self._values[k] = [v, 1]
             else:

@@ -58,6 +58,7 @@ from .trainer_utils import (
     outputs_to_numpy,
     reject_kwargs,
     should_validate,
+    step_call_kwargs,
 )
 
 
@@ -329,7 +330,7 @@ class Trainer:
         x, y, sample_weight = data_adapter.unpack(data)
         scaling = isinstance(self.optimizer, LossScaleOptimizer)  # mixed_float16: Keras scales
         with deferred_updates() as updates, GradientTape() as tape:
-            y_pred = self(x, training=True)
+            y_pred = self(x, **step_call_kwargs(self, True))
             loss = self.compute_loss(x, y, y_pred, sample_weight)
             if scaling:
                 scaled = self.optimizer.get_scaled_loss(loss)
@@ -352,7 +353,7 @@ class Trainer:
     def test_step(self, data) -> dict:
         """Loss and metrics on a batch, in inference mode; returns the logs."""
         x, y, sample_weight = data_adapter.unpack(data)
-        y_pred = self(x, training=False)
+        y_pred = self(x, **step_call_kwargs(self, False))
         loss = self.compute_loss(x, y, y_pred, sample_weight)
         self._loss_tracker.update_state(loss, sample_weight=batch_size_of(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
@@ -360,7 +361,7 @@ class Trainer:
     def predict_step(self, data):
         """The model's outputs for a batch (its ``x``), in inference mode."""
         x, _, _ = data_adapter.unpack(data)
-        return self(x, training=False)
+        return self(x, **step_call_kwargs(self, False))
 
     # -- loops ----------------------------------------------------------------------------------
     def _callbacks(self, callbacks, verbose, epochs, steps, add_history=False):

@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import re
 import warnings
 import weakref
 
@@ -32,6 +35,7 @@ __all__ = [
     "outputs_to_numpy",
     "reject_kwargs",
     "should_validate",
+    "step_call_kwargs",
 ]
 
 
@@ -98,6 +102,39 @@ def check_validation_freq(freq) -> None:
             "validation_freq must be a positive integer (validate every N epochs) or a list of "
             f"1-based epoch numbers. Received: validation_freq={freq!r}"
         )
+
+
+def step_call_kwargs(model, training: bool) -> dict:
+    """The keyword arguments `train_step`/`test_step`/`predict_step` call ``model`` with:
+    ``{"training": training}`` when ``model.call`` names a ``training`` parameter, else ``{}``.
+
+    Follows Keras 3's trainers (``if self._call_has_training_arg: self(x, training=...)``,
+    ``else: self(x)``): a subclassed model whose ``call(self, x)`` takes no ``training`` runs
+    its layers at their own defaults during `fit`/`evaluate`/`predict`, so `Dropout` (default
+    ``training=False``) is inactive in `fit` and random augmentation layers (``RandomFlip``,
+    default ``training=True``) stay active in `evaluate`/`predict`. A ``**kwargs`` parameter
+    does not count, as in Keras 3's ``call_signature_parameters``.
+
+    >>> class M:
+    ...     def call(self, x): return x
+    >>> step_call_kwargs(M(), True)
+    {}
+    """
+    call = model.call
+    fn = getattr(call, "__func__", call)
+    takes = _CALL_TAKES_TRAINING.get(fn)
+    if takes is None:  # once per call function: every step asks
+        try:
+            takes = "training" in inspect.signature(call).parameters
+        except (TypeError, ValueError):  # a builtin or C callable: pass it, as before
+            takes = True
+        with contextlib.suppress(TypeError):  # not weakly referenceable: asked again
+            _CALL_TAKES_TRAINING[fn] = takes
+    return {"training": training} if takes else {}
+
+
+# Per `call` function: does it name a `training` parameter (`step_call_kwargs`)?
+_CALL_TAKES_TRAINING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def should_validate(epoch: int, freq) -> bool:
@@ -370,6 +407,7 @@ def compile_metrics(loss, output_losses, metrics, weighted_metrics) -> list:
             or one named as a logged loss; an unknown metric.
     """
     from . import metrics as metrics_module
+    from .metrics_auto_accuracy import ShapeResolvedAccuracy
 
     multi = output_losses is not None
     reserved = {"loss", *(m.name for m in (output_losses.metrics if multi else ()))}
@@ -392,11 +430,18 @@ def compile_metrics(loss, output_losses, metrics, weighted_metrics) -> list:
                 name = f"weighted_{m}" if arg == "weighted_metrics" and m in taken else m
                 if m in ("accuracy", "acc"):
                     metric = metrics_module.resolve_accuracy(out_loss, name=prefix + name)
+                    if type(metric) is metrics_module.Accuracy:
+                        # no accuracy named by the loss: Keras 3 picks it by the batch's shapes
+                        metric = ShapeResolvedAccuracy(name=prefix + name)
                 else:
                     metric = metrics_module.get(m)
                     metric.name = prefix + name
             else:
                 metric = metrics_module.get(m)
+                if callable(m) and not isinstance(m, (type, metrics_module.Metric)):
+                    metric.name = _object_name(m)
+                if arg == "weighted_metrics" and prefix + metric.name in taken:
+                    metric.name = f"weighted_{metric.name}"
                 metric.name = prefix + metric.name
             if metric.name in taken or metric.name in reserved:
                 raise ValueError(
@@ -405,6 +450,17 @@ def compile_metrics(loss, output_losses, metrics, weighted_metrics) -> list:
                 )
             entries.append((metric, arg == "weighted_metrics", index))
     return entries
+
+
+def _object_name(fn) -> str:
+    # Keras 3's get_object_name: a callable's ``name`` (a Loss instance), else its function
+    # name in snake case (``PSNR`` -> ``psnr``, ``<lambda>`` -> ``lambda``).
+    name = getattr(fn, "name", None)
+    if isinstance(name, str):
+        return name
+    name = re.sub(r"\W+", "", getattr(fn, "__name__", type(fn).__name__))
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class CompiledMetrics(list):

@@ -41,8 +41,8 @@ def total_variation(images, name=None) -> Tensor:
     return reduce_sum(abs(dy), axis=axes) + reduce_sum(abs(dx), axis=axes)
 
 
-def _same_shape(a: Tensor, b: Tensor, op: str) -> None:
-    if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
+def _same_shape(a: Tensor, b: Tensor, op: str, same_dtype: bool = True) -> None:
+    if tuple(a.shape) != tuple(b.shape) or (same_dtype and a.dtype != b.dtype):
         raise ValueError(
             f"{op}: both images must have the same shape and dtype, got {tuple(a.shape)} "
             f"{a.dtype.name} and {tuple(b.shape)} {b.dtype.name}."
@@ -67,14 +67,18 @@ def psnr(a, b, max_val, name=None) -> Tensor:
     `tf.image.psnr`), over the last three axes.
 
     Args:
-        a, b: images ``[..., height, width, channels]`` of the same shape and dtype.
+        a, b: images ``[..., height, width, channels]`` of the same shape. Their dtypes may
+            differ, as in TensorFlow: each goes through `convert_image_dtype` to float32 on
+            its own (integers scaled to [0, 1], floats kept), and ``max_val`` is cast to
+            ``a``'s dtype first, so a uint8 ``a`` with ``max_val=255`` compares on the [0, 1]
+            scale even when ``b`` holds floats in [0, 255].
         max_val: the dynamic range (255 for uint8 images, 1.0 for float images in [0, 1]).
 
     Returns:
         float32 ``[...]`` (``inf`` for identical images).
 
     Raises:
-        ValueError: different shapes or dtypes, or rank below 3.
+        ValueError: different shapes, or rank below 3.
 
     >>> ek.image.psnr(ek.zeros([2, 2, 1]), ek.fill([2, 2, 1], 0.1), 1.0).numpy().round(4)
     np.float32(20.0)
@@ -83,7 +87,7 @@ def psnr(a, b, max_val, name=None) -> Tensor:
     from .reduction import reduce_mean
 
     a, b = tensor(a, "psnr"), tensor(b, "psnr")
-    _same_shape(a, b, "psnr")
+    _same_shape(a, b, "psnr", same_dtype=False)
     max_val = _max_val(max_val, a.dtype, "psnr")
     a, b = convert_image_dtype(a, dtypes.float32), convert_image_dtype(b, dtypes.float32)
     mse = reduce_mean(squared_difference(a, b), axis=[-3, -2, -1])

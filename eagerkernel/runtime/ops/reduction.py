@@ -519,16 +519,23 @@ def single_axis(x: Tensor, axis, op: str) -> int:
     return axis % nd
 
 
-def _arg(fn):
+def _arg(fn, nan_as):
+    # TensorFlow's kernels compare with > / <, so a NaN never wins (an all-NaN slice gives
+    # index 0); NumPy's argmax/argmin return the first NaN. NaN is read as -inf (argmax) or
+    # +inf (argmin), which gives TensorFlow's indices.
     def fwd(xp, x, axis, output_type):
+        if x.dtype.kind == "f":
+            nan = xp.isnan(x)
+            if nan.any():
+                x = xp.where(nan, xp.asarray(nan_as, dtype=x.dtype), x)
         return fn(xp)(x, axis=axis).astype(output_type, copy=False)
 
     return fwd
 
 
-_argmax = Primitive("ArgMax", _arg(lambda xp: xp.argmax))
+_argmax = Primitive("ArgMax", _arg(lambda xp: xp.argmax, -float("inf")))
 defvjp(_argmax, None)
-_argmin = Primitive("ArgMin", _arg(lambda xp: xp.argmin))
+_argmin = Primitive("ArgMin", _arg(lambda xp: xp.argmin, float("inf")))
 defvjp(_argmin, None)
 
 

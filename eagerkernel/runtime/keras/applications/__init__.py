@@ -1,8 +1,8 @@
 """`ek.keras.applications`: Keras's ImageNet architectures, built with Keras's layer names
 (follows `keras.applications`): `VGG16`, `VGG19`, `ResNet50`, `ResNet101`, `ResNet152`,
-`MobileNet`, `MobileNetV2`, `MobileNetV3Small`, `MobileNetV3Large`, `DenseNet121`,
-`DenseNet169`, `DenseNet201`, `InceptionV3`, `EfficientNetB0` .. `EfficientNetB7` and
-`Xception`, each with its module's
+`ResNet50V2`, `ResNet101V2`, `ResNet152V2`, `MobileNet`, `MobileNetV2`, `MobileNetV3Small`,
+`MobileNetV3Large`, `DenseNet121`, `DenseNet169`, `DenseNet201`, `InceptionV3`,
+`EfficientNetB0` .. `EfficientNetB7` and `Xception`, each with its module's
 ``preprocess_input`` and ``decode_predictions``.
 
 Pretrained ImageNet weights are files Keras downloads; eagerkernel downloads nothing, so
@@ -19,6 +19,7 @@ from . import (
     mobilenet_v2,
     mobilenet_v3,
     resnet,
+    resnet_v2,
     vgg,
     xception,
 )
@@ -38,6 +39,7 @@ from .mobilenet import MobileNet
 from .mobilenet_v2 import MobileNetV2
 from .mobilenet_v3 import MobileNetV3Large, MobileNetV3Small
 from .resnet import ResNet50, ResNet101, ResNet152
+from .resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from .vgg import VGG16, VGG19
 from .xception import Xception
 
@@ -64,8 +66,11 @@ __all__ = [
     "MobileNetV3Large",
     "MobileNetV3Small",
     "ResNet50",
+    "ResNet50V2",
     "ResNet101",
+    "ResNet101V2",
     "ResNet152",
+    "ResNet152V2",
     "Xception",
     "densenet",
     "efficientnet",
@@ -76,6 +81,7 @@ __all__ = [
     "mobilenet_v3",
     "resnet",
     "resnet50",
+    "resnet_v2",
     "vgg16",
     "vgg19",
     "xception",

@@ -28,10 +28,10 @@ __all__ = [
 ]
 
 _MEANS = {
-    "caffe": np.array([103.939, 116.779, 123.68], np.float32),  # BGR, on 0..255
-    "torch": np.array([0.485, 0.456, 0.406], np.float32),  # RGB, on 0..1
+    "caffe": np.array([103.939, 116.779, 123.68]),  # BGR, on 0..255; cast to the input's dtype
+    "torch": np.array([0.485, 0.456, 0.406]),  # RGB, on 0..1
 }
-_TORCH_STD = np.array([0.229, 0.224, 0.225], np.float32)
+_TORCH_STD = np.array([0.229, 0.224, 0.225])
 
 
 def check_arguments(name: str, weights, include_top: bool, classes: int, activation) -> None:
@@ -178,7 +178,8 @@ def preprocess_input(x, data_format=None, mode="caffe"):
             standard deviation).
 
     Returns:
-        float32 values: a NumPy array for an array, a KerasTensor for a KerasTensor (its
+        Floats of ``x``'s dtype (float16/float64 stay so, as Keras 3), float32 for integer
+        input: a NumPy array for an array, a KerasTensor for a KerasTensor (its
         steps are operations of the functional model, not layers: `Model.layers` does not
         list them, as Keras 3), else a Tensor computed with tensor ops (differentiable,
         on ``x``'s device).
@@ -186,8 +187,9 @@ def preprocess_input(x, data_format=None, mode="caffe"):
     Raises:
         ValueError: another ``mode`` or ``data_format``.
 
-    >>> ek.keras.applications.imagenet_utils.preprocess_input(np.full((1, 1, 1, 3), 255.0),
-    ...                                                      mode="tf")
+    >>> ek.keras.applications.imagenet_utils.preprocess_input(
+    ...     np.full((1, 1, 1, 3), 255, np.uint8), mode="tf"
+    ... )
     array([[[[1., 1., 1.]]]], dtype=float32)
     """
     if data_format not in (None, "channels_last"):
@@ -199,20 +201,33 @@ def preprocess_input(x, data_format=None, mode="caffe"):
             f"preprocess_input: mode must be 'caffe', 'tf' or 'torch'. Received: {mode!r}"
         )
     if isinstance(x, np.ndarray):
-        a = x.astype(np.float32)
+        dt = _float_dtype(x.dtype)
+        a = x.astype(dt)
     elif isinstance(x, KerasTensor):  # recorded as operations, not layers, as Keras 3
         from ..ops.core import cast as keras_cast
 
-        a = x if x.dtype == "float32" else keras_cast(x, "float32")
+        dt = _float_dtype(x.dtype)
+        a = x if getattr(x.dtype, "name", x.dtype) == dt.name else keras_cast(x, dt.name)
     else:  # Tensor ops: differentiable, and on the tensor's device
         from ...ops.elementwise import cast
 
-        a = cast(to_tensor(x, None, "preprocess_input"), "float32")
+        t = to_tensor(x, None, "preprocess_input")
+        dt = _float_dtype(t.dtype.name)
+        a = cast(t, dt.name)
     if mode == "tf":
-        return a / np.float32(127.5) - np.float32(1.0)
+        return a / dt.type(127.5) - dt.type(1.0)
     if mode == "torch":
-        return (a / np.float32(255.0) - _MEANS["torch"]) / _TORCH_STD
-    return a[..., ::-1] - _MEANS["caffe"]  # RGB to BGR
+        return (a / dt.type(255.0) - _MEANS["torch"].astype(dt)) / _TORCH_STD.astype(dt)
+    return a[..., ::-1] - _MEANS["caffe"].astype(dt)  # RGB to BGR
+
+
+def _float_dtype(dtype) -> np.dtype:
+    # Keras 3 keeps a float input's dtype and computes integer images in floatx (float32)
+    try:
+        dt = np.dtype(getattr(dtype, "name", dtype))  # NumPy or eagerkernel dtypes
+    except TypeError:  # bfloat16 and other non-NumPy names: float32, as before
+        return np.dtype(np.float32)
+    return dt if np.issubdtype(dt, np.floating) else np.dtype(np.float32)
 
 
 def decode_predictions(preds, top=5):

@@ -90,6 +90,17 @@ def _accepts(fn, arg: str) -> bool:
     return arg in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
+def _training_position(fn) -> int | None:
+    """Where ``call``'s ``training`` parameter sits among the positional arguments after the
+    inputs (``call(self, x, training)`` gives 0), or None when it is not positional."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return names.index("training") - 1 if "training" in names[1:] else None
+
+
 def _shape_of(x):
     if isinstance(x, KerasTensor):
         return x.shape
@@ -169,7 +180,7 @@ class Layer(
 
     variable_observers: typing.ClassVar[Observers] = Observers()
     _input_dtype = None  # dtype of a build probe; None: the layer's dtype (Embedding: int32)
-    _call_accepts_training: typing.ClassVar[dict] = {}  # per class: does call() take training?
+    _call_accepts_training: typing.ClassVar[dict] = {}  # per class: (takes training?, where)
     # A subclass whose __init__ skips super().__init__() (TF 2's saving guide) still serializes
     # and checkpoints: its attributes are all it has.
     built = False
@@ -329,12 +340,20 @@ class Layer(
         cls = type(self)
         accepts = Layer._call_accepts_training.get(cls)
         if accepts is None:
-            accepts = Layer._call_accepts_training[cls] = _accepts(self.call, "training")
+            accepts = (_accepts(self.call, "training"), _training_position(self.call))
+            Layer._call_accepts_training[cls] = accepts
+        accepts, position = accepts
         outer = getattr(_context, "training", None)
         training = kwargs.pop("training", None)
+        # Keras 3 binds a positional training (`self.drop(x, training)`) as the argument
+        positional = position is not None and len(args) > position
+        if positional and training is None:
+            training = args[position]
         if training is None:
             training = outer
-        if accepts and training is not None:
+        if positional:
+            args = (*args[:position], training, *args[position + 1 :])
+        elif accepts and training is not None:
             kwargs["training"] = training
         first_call = not self.built
         # The layer's ops run in a scope named after it (TF: the layer's name scope), which

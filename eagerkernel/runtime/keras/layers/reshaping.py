@@ -335,7 +335,14 @@ class UpSampling2D(_BaseUpSampling):
 
             _, h, w, _ = self._checked_shape(shape_of(inputs))
             size = (h * self.size[0], w * self.size[1])
-            return resize(inputs, size, method=self.interpolation)
+            out = resize(inputs, size, method=self.interpolation)
+            # Keras keeps a float input's dtype (float16 under mixed_float16); resize gives f32
+            dtype = getattr(inputs, "dtype", None)
+            if getattr(dtype, "is_floating", False) and out.dtype != dtype:
+                from ...ops.elementwise import cast
+
+                out = cast(out, dtype)
+            return out
         return super().call(inputs)
 
     def get_config(self) -> dict:

@@ -24,10 +24,26 @@ from ...ops.elementwise import cast
 from ..keras_tensor import KerasTensor, any_symbolic
 from ..layers.base import Layer, unique_name
 
-__all__ = ["KerasOpLayer", "keras_op"]
+__all__ = ["KerasOpLayer", "keras_op", "output_spec"]
 
 #: The eager function behind each op name (what a `KerasOpLayer` runs).
 _REGISTRY: dict = {}
+#: Ops whose output KerasTensor is computed from their arguments' shapes (`output_spec`)
+#: instead of by running them on stand-in inputs.
+_OUTPUT_SPECS: dict = {}
+
+
+def output_spec(name: str):
+    """Registers ``fn(*args, **kwargs) -> KerasTensor`` as the symbolic output of op ``name``
+    (its arguments with KerasTensors in place of tensors), as Keras 3's
+    ``Operation.compute_output_spec``; for ops whose output shape stand-in inputs cannot
+    give (``reshape(x, (-1, 5, 5))`` of an ``x`` of shape ``(None, 5)``)."""
+
+    def register(fn):
+        _OUTPUT_SPECS[name] = fn
+        return fn
+
+    return register
 
 
 def _has_keras_tensor(args, kwargs) -> bool:
@@ -194,6 +210,10 @@ class KerasOpLayer(Layer):
         data-dependent length of `nonzero` and one-argument `where` is unknown."""
         from ..functional import probe_spec
 
+        if self.op_name in _OUTPUT_SPECS:
+            tensors = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+            args, kwargs = _fill(self._template, tensors)
+            return _OUTPUT_SPECS[self.op_name](*args, **kwargs)
         spec = probe_spec(self, inputs)
         if self.op_name in ("nonzero", "where") and isinstance(spec, tuple):
             spec = tuple(KerasTensor((None,), t.dtype) for t in spec)

@@ -671,7 +671,11 @@ def pad(x, pad_width, mode="constant", constant_values=None):
 _ = builtins  # the builtins `sum`, `max`, ... are shadowed by the ops above
 
 # `ops.numpy` holds all of Keras's numpy-style functions, as `keras.ops.numpy` does.
-from . import numpy_extra, numpy_more  # noqa: E402
+from . import (  # noqa: E402
+    numpy_extra,
+    numpy_more,
+    symbolic_shapes,  # noqa: F401  (registers symbolic output specs)
+)
 from .numpy_extra import *  # noqa: E402, F403
 from .numpy_more import *  # noqa: E402, F403
 
