@@ -36,7 +36,9 @@ class Progbar:
         verbose: 0 silent, 1 a live bar (as `fit` shows), 2 one line when finished.
         interval: minimum seconds between redraws of the bar (default 0.05).
         stateful_metrics: names of values shown as given; the others are shown as their mean
-            over the steps seen, each update weighted by the steps it advanced (as Keras).
+            over the steps seen, each update weighted by the steps it advanced, except at the
+            final update, whose values are shown as given (Keras 3: `fit`'s logs are already
+            running means).
         unit_name: what a step is called in the bar (default ``"step"``).
 
     Raises:
@@ -44,8 +46,9 @@ class Progbar:
 
     >>> bar = ek.keras.utils.Progbar(4, verbose=2)
     >>> bar.update(2, values=[("loss", 1.0)])
-    >>> bar.add(2, values=[("loss", 0.5)])
-    4/4 - loss: 0.7500
+    >>> bar.add(1, values=[("loss", 0.5)])
+    >>> bar.add(1, values=[("loss", 0.25)])  # the final update: shown as given
+    4/4 - loss: 0.2500
     """
 
     def __init__(
@@ -96,7 +99,9 @@ class Progbar:
                 self._values_order.append(k)
             v = np.asarray(v, dtype=np.float64)  # arrays are kept; shown as their mean
             v = float(v) if v.ndim == 0 else v
-            if k in self.stateful_metrics:
+            if k in self.stateful_metrics or finalize:
+                # Keras 3: the last update's values are the final ones (fit's logs are
+                # already running means), not folded into the average
                 self._values[k] = [v, 1]
             else:
                 steps = max(current - self._seen_so_far, 1)
