@@ -136,7 +136,8 @@ def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
 
 
 _elu = Primitive("Elu", lambda xp, x: xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0))))
-defvjp(_elu, lambda g, ans, x: where(x > 0, g, g * (ans + 1)))
+# TF's EluGrad tests x < 0, so a NaN x passes g through
+defvjp(_elu, lambda g, ans, x: where(x < 0, g * (ans + 1), g))
 _elu_op = unary(_elu, float_only="real")
 
 

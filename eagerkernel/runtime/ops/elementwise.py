@@ -212,6 +212,8 @@ def truediv(x, y, name=None) -> Tensor:
     dt = x._value.dtype
     if dt != y._value.dtype:
         raise dtype_error("truediv", (x, y))
+    if dt.kind == "b":  # TensorFlow's truediv checks its dtype before any kernel
+        raise TypeError(f"truediv: x and y must be numbers, got two {x.dtype.name} tensors.")
     target = dtypes.TRUEDIV_RESULT.get(dt)
     if target is not None:
         x, y = cast(x, target), cast(y, target)
@@ -235,9 +237,10 @@ def divide(x, y, name=None) -> Tensor:
     return x / y
 
 
-def _check_integer_divisor(xp, y, op: str) -> None:
-    # NumPy gives 0 (and a warning) for an integer division by zero; TensorFlow raises.
-    if y.dtype.kind in "iu" and not xp.all(y):
+def _check_integer_divisor(xp, x, y, op: str) -> None:
+    # NumPy gives 0 (and a warning) for an integer division by zero; TensorFlow raises, but
+    # only when an output element divides by it (an empty x divides by nothing).
+    if y.dtype.kind in "iu" and x.size and not xp.all(y):
         raise InvalidArgumentError(
             None,
             op,
@@ -247,13 +250,21 @@ def _check_integer_divisor(xp, y, op: str) -> None:
 
 
 def _floordiv_fwd(xp, x, y):
-    _check_integer_divisor(xp, y, "floordiv")
+    _check_integer_divisor(xp, x, y, "floordiv")
+    if x.dtype.kind == "c":
+        raise dtype_unsupported("FloorDiv", x, "a real number")
+    if x.dtype.kind == "f":  # TF's floor(x / y): 1.0 // 0.1 is 10, inf // 2 is inf (NumPy: 9, nan)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return xp.floor(x / y)
     return x // y
 
 
 def _mod_fwd(xp, x, y):
-    _check_integer_divisor(xp, y, "floormod")
-    return x % y
+    _check_integer_divisor(xp, x, y, "floormod")
+    if x.dtype.kind == "c":
+        raise dtype_unsupported("FloorMod", x, "a real number")
+    with np.errstate(divide="ignore", invalid="ignore"):  # NaN for x % 0 and inf % y, as TF
+        return x % y
 
 
 _floordiv = Primitive("FloorDiv", _floordiv_fwd)
@@ -330,20 +341,34 @@ _sqdiff = Primitive("SquaredDifference", _sqdiff_fwd)
 squared_difference = binary(_sqdiff, "(x - y) ** 2 (follows `tf.math.squared_difference`).")
 defvjp(_sqdiff, lambda g, ans, x, y: 2 * g * (x - y), lambda g, ans, x, y: -2 * g * (x - y))
 
-_max = Primitive("Maximum", lambda xp, x, y: xp.maximum(x, y))
+
+def _ordered(op: str, fn):
+    """``fn(xp, x, y)`` refusing complex input: TF's kernels that order numbers take none (NumPy
+    would order complex numbers lexicographically)."""
+
+    def fwd(xp, x, y):
+        if x.dtype.kind == "c":
+            raise dtype_unsupported(op, x, "a real number")
+        return fn(xp, x, y)
+
+    return fwd
+
+
+_max = Primitive("Maximum", _ordered("Maximum", lambda xp, x, y: xp.maximum(x, y)))
 maximum = binary(_max, "Elementwise max (follows `tf.math.maximum`; ties send the gradient to x).")
 defvjp(
     _max,
+    # TF's `_MaximumMinimumGrad`: y takes what x does not, so a NaN operand routes g to y
     lambda g, ans, x, y: g * cast(x >= y, g.dtype),
-    lambda g, ans, x, y: g * cast(x < y, g.dtype),
+    lambda g, ans, x, y: g * cast(logical_not(x >= y), g.dtype),
 )
 
-_min = Primitive("Minimum", lambda xp, x, y: xp.minimum(x, y))
+_min = Primitive("Minimum", _ordered("Minimum", lambda xp, x, y: xp.minimum(x, y)))
 minimum = binary(_min, "Elementwise min (follows `tf.math.minimum`; ties send the gradient to x).")
 defvjp(
     _min,
     lambda g, ans, x, y: g * cast(x <= y, g.dtype),
-    lambda g, ans, x, y: g * cast(x > y, g.dtype),
+    lambda g, ans, x, y: g * cast(logical_not(x <= y), g.dtype),
 )
 
 # -- unary --------------------------------------------------------------------------------------
@@ -375,7 +400,13 @@ def _sign_vjp(g, ans, x):
     return divide_no_nan(g, rc) + _abs_vjp(through_r, r, x)
 
 
-_sign = Primitive("Sign", lambda xp, x: xp.sign(x))
+def _sign_fwd(xp, x):
+    if x.dtype.kind == "b":  # NumPy has no bool sign loop; TF no bool kernel
+        raise dtype_unsupported("Sign", x, "a signed number")
+    return xp.sign(x)
+
+
+_sign = Primitive("Sign", _sign_fwd)
 sign = unary(
     _sign,
     "-1, 0 or 1 (follows `tf.math.sign`; zero gradient); z / |z| for a complex z (0 at 0), "
@@ -575,12 +606,16 @@ def _comparison(name: str, fn, doc: str, strings: bool = False):
     return binary(prim, doc, strings=strings)
 
 
+def _ordering(name: str, fn, doc: str):
+    return _comparison(name, _ordered(name, fn), doc)
+
+
 equal = _comparison("Equal", lambda xp, x, y: x == y, "x == y elementwise, bool.", True)
 not_equal = _comparison("NotEqual", lambda xp, x, y: x != y, "x != y elementwise, bool.", True)
-less = _comparison("Less", lambda xp, x, y: x < y, "x < y elementwise, bool.")
-less_equal = _comparison("LessEqual", lambda xp, x, y: x <= y, "x <= y elementwise, bool.")
-greater = _comparison("Greater", lambda xp, x, y: x > y, "x > y elementwise, bool.")
-greater_equal = _comparison("GreaterEqual", lambda xp, x, y: x >= y, "x >= y elementwise, bool.")
+less = _ordering("Less", lambda xp, x, y: x < y, "x < y elementwise, bool.")
+less_equal = _ordering("LessEqual", lambda xp, x, y: x <= y, "x <= y elementwise, bool.")
+greater = _ordering("Greater", lambda xp, x, y: x > y, "x > y elementwise, bool.")
+greater_equal = _ordering("GreaterEqual", lambda xp, x, y: x >= y, "x >= y elementwise, bool.")
 
 
 def _shape_tolerant(comparison, mismatch: bool):

@@ -43,7 +43,7 @@ from .elementwise import (
     square,
     where,
 )
-from .reduction import cumsum, reduce_sum
+from .reduction import cumsum, reduce_sum, shift_exclusive
 
 __all__ = [
     "acos",
@@ -269,7 +269,7 @@ defvjp(
 )
 defvjp(
     _xdivy,
-    lambda g, ans, x, y: g * _nonzero(x) * divide_no_nan(_nonzero(x), y),
+    lambda g, ans, x, y: g * xdivy(_nonzero(x), y),  # TF's: 1 / y where x != 0 (inf at y = 0)
     lambda g, ans, x, y: g * xdivy(-x, square(y)),
 )
 defvjp(
@@ -415,17 +415,18 @@ def _cumprod_fwd(xp, x, axis, exclusive, reverse):
         x = xp.flip(x, axis)
     out = xp.cumprod(x, axis=axis, dtype=x.dtype)
     if exclusive:
-        ones = xp.ones_like(xp.take(out, [0], axis=axis))
-        out = xp.concatenate([ones, xp.take(out, range(out.shape[axis] - 1), axis=axis)], axis)
+        out = shift_exclusive(xp, out, axis, 1)
     return xp.flip(out, axis) if reverse else out
 
 
 _cumprod = Primitive("Cumprod", _cumprod_fwd)
 # TensorFlow's gradient: the running sum of g * out in the other direction, over x (exact where
-# x has no zeros, as TensorFlow's is).
+# x has no zeros, as TensorFlow's is; 0 where x is 0, TF's div_no_nan).
 defvjp(
     _cumprod,
-    lambda g, ans, x, axis, exclusive, reverse: cumsum(g * ans, axis, exclusive, not reverse) / x,
+    lambda g, ans, x, axis, exclusive, reverse: divide_no_nan(
+        cumsum(g * ans, axis, exclusive, not reverse), x
+    ),
 )
 
 

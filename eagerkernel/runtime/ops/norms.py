@@ -90,9 +90,13 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None) -> Tenso
     matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
     if not matrix and axis is not None and not isinstance(axis, numbers.Integral):
         raise ValueError(f"norm: axis must be None, an int or a pair of ints, got {axis!r}.")
-    axes = normalize_axis(axis, x.ndim, "norm")
-    if matrix and len(axes) != 2:
-        raise ValueError(f"norm: a matrix norm needs two different axes, got {axis!r}.")
+    if matrix:  # each on its own: a repeated axis gets this message, not the reductions'
+        axes = sum((normalize_axis(a, x.ndim, "norm") for a in axis), ())
+        if len(set(axes)) != 2:
+            raise ValueError(f"norm: a matrix norm needs two different axes, got {axis!r}.")
+        axes = tuple(sorted(axes))
+    else:
+        axes = normalize_axis(axis, x.ndim, "norm")
     if ord in ("euclidean", "fro", 2) and (matrix or ord != "fro"):
         if matrix and ord == 2:
             raise ValueError("norm: the spectral matrix norm (ord=2) is not supported.")

@@ -68,7 +68,11 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple | None:
             )
         if ndim:  # a scalar's axis 0 (or -1) reduces over nothing: the scalar itself
             out.append(a % ndim)
-    return tuple(sorted(set(out)))
+    if len(set(out)) != len(out):  # TensorFlow's reductions refuse axis=[0, 0] and [1, -1]
+        raise InvalidArgumentError(
+            None, op, f"{op}: axis {list(axes)} names a dimension twice (rank {ndim})."
+        )
+    return tuple(sorted(out))
 
 
 def expand_reduced(g: Tensor, x: Tensor, axis, keepdims: bool) -> Tensor:
@@ -174,7 +178,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
 
 def _mean_fwd(xp, x, axis, keepdims):
     if x.size == 0:  # a mean over nothing: NaN, 0 for integers (TF), without NumPy's warning
-        out = xp.sum(x, axis=axis, keepdims=keepdims)
+        out = xp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
         return out if x.dtype.kind in "iub" else out + xp.asarray(xp.nan, out.dtype)
     if xp is np and x.dtype in _SUM_THEN_DIVIDE:
         # `np.mean`'s own arithmetic for these dtypes (a sum, then a division by the count in
@@ -286,18 +290,24 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
 
 
 def _prod_vjp(g, ans, x, axis, keepdims):
-    # d prod / d x_i is the product of the others. Dividing ans by x_i fails at zeros, so count
-    # them: with no zero it is prod / x_i, with exactly one it is the product of the non-zero
-    # elements at the zero (and 0 elsewhere), with two or more it is 0 everywhere.
-    from .elementwise import cast, where
+    # d prod / d x_i is the product of the others: TF's `_ProdGrad` takes it as the exclusive
+    # running products from the left and from the right, with no division, so it is exact at
+    # zeros, infinities and NaNs (prod / x_i is not). The reduced axes go first, flattened.
+    from .array_ops import reshape, transpose
+    from .math_ops import cumprod
 
-    zero = x == 0
-    nonzero = where(zero, 1, x)
-    p = reduce_prod(nonzero, axis, keepdims=True)
-    count = reduce_sum(cast(zero, g.dtype), axis, keepdims=True)
-    at_zero = p * cast(count == 1, g.dtype)
-    elsewhere = p / nonzero * cast(count == 0, g.dtype)
-    others = where(zero, at_zero, elsewhere)  # the product of the others, conjugated if complex
+    shape = x._value.shape
+    reduced = list(range(len(shape))) if axis is None else list(axis)
+    kept = [i for i in range(len(shape)) if i not in reduced]
+    perm = reduced + kept
+    flat = reshape(
+        transpose(x, perm),
+        [math.prod(shape[i] for i in reduced), math.prod(shape[i] for i in kept)],
+    )
+    others = cumprod(flat, 0, exclusive=True) * cumprod(flat, 0, exclusive=True, reverse=True)
+    others = transpose(
+        reshape(others, [shape[i] for i in perm]), [int(i) for i in np.argsort(perm)]
+    )
     return expand_reduced(g, x, axis, keepdims) * conj_if_complex(others)
 
 
@@ -325,8 +335,9 @@ def _moment_fwd(reduce):
     """``reduce`` (xp.var or xp.std) over ``axis``; NaN over nothing, without NumPy's warning."""
 
     def fwd(xp, x, axis, keepdims):
-        if x.size == 0:
-            return xp.sum(x, axis=axis, keepdims=keepdims) + xp.asarray(xp.nan, x.dtype)
+        if x.size == 0:  # real for complex x, as the moments of a non-empty x are
+            out = xp.sum(x, axis=axis, keepdims=keepdims)
+            return xp.full(out.shape, xp.nan, dtype=out.real.dtype)
         return reduce(xp)(x, axis=axis, keepdims=keepdims)
 
     return fwd
@@ -546,8 +557,11 @@ def _arg_reduce(prim, x, axis, output_type, op):
     if x._value.dtype.kind == "O":  # nor does TensorFlow order strings
         raise dtype_unsupported(op, x, "a number", "input")
     out = dtypes.numpy_dtype(output_type)
-    if out.kind not in "iu":
-        raise TypeError(f"{op}: output_type must be int32 or int64, got {out.name}.")
+    allowed = ("int16", "uint16", "int32", "int64") if op == "argmax" else ("int32", "int64")
+    if out.name not in allowed:  # TF's attr lists; its InvalidArgumentError, also a TypeError
+        raise UnsupportedDTypeError(
+            None, op, f"{op}: output_type must be one of {', '.join(allowed)}, got {out.name}."
+        )
     axis = single_axis(x, 0 if axis is None else axis, op)
     if x._value.shape[axis] == 0:
         raise InvalidArgumentError(
