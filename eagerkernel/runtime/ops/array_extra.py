@@ -12,6 +12,7 @@ naming the op, dtype errors TypeError, as TensorFlow's kernels raise them.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -438,7 +439,8 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None) -> Tensor:
 
 def _searchsorted_fwd(xp, seq, values, side, out_type):
     n, m = seq.shape[-1], values.shape[-1]
-    seq2, val2 = seq.reshape(-1, n), values.reshape(-1, m)
+    rows = math.prod(seq.shape[:-1])  # not -1: a 0 in n or m leaves -1 ambiguous
+    seq2, val2 = seq.reshape(rows, n), values.reshape(rows, m)
     out = xp.empty(val2.shape, dtype=out_type)
     for r in range(seq2.shape[0]):
         out[r] = xp.searchsorted(seq2[r], val2[r], side=side)

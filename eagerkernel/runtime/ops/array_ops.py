@@ -226,6 +226,12 @@ def reshape(tensor, shape, name=None) -> Tensor:
         shape = int_list(shape, "reshape", "shape")
     if any(isinstance(d, (int, np.integer)) and d < -1 for d in shape):  # NumPy: any < 0 is -1
         raise _reshape_error(tuple(x.shape), x._value.size, tuple(shape))
+    if x._value.size == 0 and 0 in shape and list(shape).count(-1) == 1:
+        # TensorFlow's rule: with a 0 in both shapes, -1 is inferred from the non-zero dims
+        # alone, so (2, 0) -> (0, 4, -1) gives (0, 4, 0) and (3, 0, 2) -> (0, -1) gives (0, 6).
+        known = math.prod(int(d) for d in shape if d not in (0, -1))
+        n = math.prod(d for d in x._value.shape if d)
+        shape = tuple(n // known if d == -1 else d for d in shape)
     return apply(_reshape, (x,), {"shape": shape})
 
 
@@ -600,7 +606,8 @@ def unstack(value, num=None, axis=0, name="unstack") -> list:
     """Splits along ``axis`` into a list of tensors of rank one less (follows `tf.unstack`).
 
     Raises ValueError for a scalar or an ``axis`` out of range (TensorFlow checks these in
-    Python), InvalidArgumentError for a ``num`` that is not the axis length.
+    Python; InvalidArgumentError, also a ValueError, for the axis when ``num`` is given),
+    InvalidArgumentError for a ``num`` that is not the axis length.
 
     >>> [t.numpy().tolist() for t in ek.unstack(ek.constant([[1, 2], [3, 4]]), axis=1)]
     [[1, 3], [2, 4]]
@@ -613,7 +620,8 @@ def unstack(value, num=None, axis=0, name="unstack") -> list:
     s = x._value.shape
     if not s:
         raise ValueError("unstack: cannot unstack a scalar (shape ()).")
-    a = axis_arg(axis, len(s), "unstack", error=ValueError)
+    # TensorFlow checks axis in Python only without num; with num its kernel raises
+    a = axis_arg(axis, len(s), "unstack", error=ValueError if num is None else InvalidArgumentError)
     if num is not None and num != s[a]:
         raise invalid(
             "unstack", f"unstack: num={num} but axis {a} of shape {tuple(s)} has length {s[a]}."
@@ -665,8 +673,8 @@ def tile(input, multiples, name=None) -> Tensor:
 
 
 def _pad_fwd(xp, x, paddings, mode, constant_values):
-    if mode != "constant":
-        return xp.pad(x, paddings, mode=mode)
+    if mode != "constant":  # (xp.pad refuses a scalar's empty paddings)
+        return xp.pad(x, paddings, mode=mode) if paddings else x.copy()
     # Faster than xp.pad's constant mode: fill, then copy the input into the middle.
     shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, paddings))
     out = xp.full(shape, constant_values, dtype=x.dtype)
@@ -728,6 +736,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tens
     """
     x = _tensor(tensor, "pad")
     s = tuple(x._value.shape)
+    scalar_bad = not s and np.shape(paddings) != (0, 2)  # TF: [] is shape (0,), not (0, 2)
     if isinstance(paddings, (Tensor, np.ndarray)):
         paddings = np.asarray(paddings).tolist()
     m = mode.lower() if isinstance(mode, str) else mode
@@ -735,6 +744,8 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tens
         raise ValueError(f"pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}.")
     msg = f"pad: paddings must be ints >= 0 of shape ({len(s)}, 2) for a tensor of shape {s}"
     msg += {"reflect": " and < the axis lengths", "symmetric": " and <= them"}.get(m, "")
+    if scalar_bad:
+        raise invalid("pad", f"{msg}, got {paddings!r:.80}.")
     try:
         p = tuple((operator.index(lo), operator.index(hi)) for lo, hi in paddings)
     except TypeError:

@@ -141,7 +141,23 @@ def fill(dims, value, name=None) -> Tensor:
         raise InvalidArgumentError(
             None, "fill", f"fill: value must be a scalar, got shape {tuple(v._value.shape)}."
         )
+    if v._value.dtype.kind in "fc":  # differentiable in value: the tape sums g down to ()
+        check_allocation("fill", shape, v._value.dtype, v._device)
+        return apply(_fill, (v,), {"shape": shape})
     return _full("fill", shape, v._value, v._value.dtype, v._device)
+
+
+def _fill_fwd(xp, v, shape):
+    try:
+        return xp.full(shape, v, dtype=v.dtype)
+    except (MemoryError, ValueError) as exc:
+        if is_oom(exc):
+            raise out_of_memory("fill", shape, v.dtype, current_device()) from None
+        raise
+
+
+_fill = Primitive("Fill", _fill_fwd)
+defvjp(_fill, lambda g, ans, v, shape: g)
 
 
 def _like(x, dtype, value) -> Tensor:
@@ -225,6 +241,15 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
         for v in (start, limit, delta)
     ]
     vals = [v.numpy().item() if isinstance(v, Tensor) else v for v in vals]
+    if dtype is not None and dtypes.numpy_dtype(dtype).kind in "iu":
+        # TensorFlow converts a Python float to the integer dtype (TypeError) and casts a
+        # Tensor or NumPy float (truncating), before the range checks.
+        for v in (start, limit, delta):
+            if type(v) is float:
+                raise TypeError(
+                    f"range: cannot convert {v!r} to dtype {dtypes.as_dtype(dtype).name}."
+                )
+        vals = [math.trunc(v) if isinstance(v, (float, np.floating)) else v for v in vals]
     start, limit, delta = vals
     if delta == 0:
         raise InvalidArgumentError(None, "range", "range: requires delta != 0, got delta=0.")
@@ -434,7 +459,10 @@ def _one_hot_values(on_value, off_value, dtype) -> tuple:
     given = {}
     for what, value in (("on_value", on_value), ("off_value", off_value)):
         if value is not None:
-            given[what] = tensor(value, "one_hot", wanted)._value
+            # TensorFlow converts no Python number but a bool to bool: 1 stays int32
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            hint = None if number and wanted is not None and wanted.kind == "b" else wanted
+            given[what] = tensor(value, "one_hot", hint)._value
             if given[what].ndim:
                 raise ValueError(
                     f"one_hot: {what} must be a scalar, got shape {tuple(given[what].shape)}."

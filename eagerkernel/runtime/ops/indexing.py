@@ -189,14 +189,16 @@ defvjp(
 )
 
 
-def _check_nd(op: str, shape: tuple, i: Tensor, b: int) -> None:
-    """The indices' shape against ``shape`` (their values are checked by the forward)."""
+def _check_nd(op: str, shape: tuple, i: Tensor, b: int, min_rank: int = 1) -> None:
+    """The indices' shape against ``shape`` (their values are checked by the forward); the
+    scatters take ``min_rank=2``, as TensorFlow's kernels refuse 1-D indices."""
     si = i._value.shape
-    if not si or not b < len(si) or shape[:b] != si[:b] or si[-1] > len(shape) - b:
+    if len(si) < min_rank or not b < len(si) or shape[:b] != si[:b] or si[-1] > len(shape) - b:
         raise invalid(
             op,
-            f"{op}: indices must have shape [batch..., ..., k] with k <= rank - batch_dims, got "
-            f"indices shape {tuple(si)} for shape {tuple(shape)} and batch_dims={b}.",
+            f"{op}: indices must have shape [batch..., ..., k] (rank >= {max(min_rank, b + 1)}) "
+            f"with k <= rank - batch_dims, got indices shape {tuple(si)} for shape "
+            f"{tuple(shape)} and batch_dims={b}.",
         )
 
 
@@ -242,7 +244,7 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
     u = _tensor(updates, "scatter_nd")
     i = index_tensor(indices, u, "scatter_nd")
     out = int_list(shape, "scatter_nd", "shape")
-    _check_nd("scatter_nd", out, i, 0)
+    _check_nd("scatter_nd", out, i, 0, 2)
     expected = i._value.shape[:-1] + out[i._value.shape[-1] :]
     if u._value.shape != expected:
         raise invalid(
@@ -266,6 +268,10 @@ def _tensor_scatter_fwd(how, op: str):
         u = updates.reshape((1, *updates.shape))
         if how is None:
             out.reshape(flat)[key] = u  # repeated indices: one of the updates wins, as in TF
+        elif how in ("minimum", "maximum") and u.dtype.kind == "f":
+            # TF's min is `u < out ? u : out`: NaN updates are skipped, NaNs in tensor stay
+            u = xp.where(xp.isnan(u), u.dtype.type(np.inf if how == "minimum" else -np.inf), u)
+            getattr(xp, how).at(out.reshape(flat), key, u)
         else:
             getattr(xp, how).at(out.reshape(flat), key, u)
         return out
@@ -320,7 +326,7 @@ def _tensor_scatter(prim: Primitive, op: str, tensor, indices, updates) -> Tenso
             f"{op}: updates must have the dtype of tensor ({x.dtype.name}), got {u.dtype.name}.",
         )
     shape = x._value.shape
-    _check_nd(op, shape, i, 0)
+    _check_nd(op, shape, i, 0, 2)
     expected = i._value.shape[:-1] + shape[i._value.shape[-1] :]
     if u._value.shape != expected:
         raise invalid(

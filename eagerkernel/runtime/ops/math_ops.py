@@ -671,8 +671,8 @@ def _unique_fwd(xp, x, index_dtype: str):
     """``(y, idx, count)``: the distinct values in order of first appearance (TensorFlow's
     order), each element's index in them, and their counts."""
     values = np.asarray(x.get() if hasattr(x, "get") else x)
-    _, first, inverse, counts = np.unique(
-        values, return_index=True, return_inverse=True, return_counts=True
+    _, first, inverse, counts = np.unique(  # each NaN is distinct (NaN != NaN), as in TF
+        values, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
     )
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)

@@ -114,12 +114,12 @@ def _check_k(k0: int, k1: int, rows: int, cols: int, op: str, tf_op: str) -> Non
         raise InvalidArgumentError(
             None, tf_op, f"{op}: k[0] must not exceed k[1], got k=({k0}, {k1})."
         )
-    if (rows or cols) and not (-rows < k0 and k1 < cols):
+    if not all(-rows < k < cols or k == 0 for k in (k0, k1)):  # TensorFlow's bounds, also 0x0
         raise InvalidArgumentError(
             None,
             tf_op,
             f"{op}: k=({k0}, {k1}) is out of range for {rows}x{cols} matrices (each diagonal "
-            f"must be in ({-rows}, {cols})).",
+            f"must be in ({-rows}, {cols}) or 0).",
         )
 
 
@@ -183,6 +183,13 @@ def band_diag(d: Tensor, k: tuple, num_rows=-1, num_cols=-1, padding_value=0, al
         rows = min_rows
     elif cols < 0:
         cols = min_cols
+    if rows < min_rows or cols < min_cols:  # TensorFlow's "number of rows is too small"
+        raise InvalidArgumentError(
+            None,
+            tf_op,
+            f"{op}: num_rows={rows} and num_cols={cols} are too small for a band k=({k0}, "
+            f"{k1}) of diagonals of length {n} (it needs {min_rows} rows, {min_cols} columns).",
+        )
     if rows != min_rows and cols != min_cols:
         raise InvalidArgumentError(
             None,

@@ -520,12 +520,12 @@ def _align_arg(align, op: str) -> None:
 
 def _k_range(x: Tensor, k: int, op: str, tf_op: str) -> None:
     rows, cols = x._value.shape[-2:]
-    if (rows or cols) and not (-rows < k < cols or (k == 0)):
+    if not (-rows < k < cols or k == 0):  # TensorFlow's bounds, also for 0x0 matrices
         raise InvalidArgumentError(
             None,
             tf_op,
             f"{op}: k={k} is out of range for matrices of shape {tuple(x._value.shape)} "
-            f"(it must be in ({-rows}, {cols})).",
+            f"(it must be in ({-rows}, {cols}) or 0).",
         )
 
 
@@ -732,8 +732,8 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, name=None) -> Tensor:
     Args:
         a: shape ``[..., M, N]`` (``[..., N, M]`` with ``transpose_a``/``adjoint_a``).
         b: shape ``[..., N]``, same dtype.
-        transpose_a, adjoint_a: multiply by the transpose (the adjoint, which is the same
-            for real dtypes) of ``a``; at most one may be set.
+        transpose_a, adjoint_a: multiply by the transpose (the conjugate transpose, which is
+            the same for real dtypes) of ``a``; at most one may be set.
 
     Returns:
         Shape ``[..., M]``. Differentiable through `matmul`.
@@ -751,14 +751,12 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, name=None) -> Tensor:
     if transpose_a and adjoint_a:
         raise ValueError("matvec: only one of transpose_a and adjoint_a can be True.")
     a = tensor(a, "matvec")
-    if adjoint_a and a._value.dtype.kind == "c":
-        raise TypeError("matvec: adjoint_a=True is not supported for complex input.")
     b = tensor(b, "matvec", a._value.dtype)
     if b.ndim < 1:
         raise InvalidArgumentError(
             None, "MatMul", f"matvec: b must have rank >= 1, got shape {tuple(b._value.shape)}."
         )
-    out = matmul(a, expand_dims(b, -1), transpose_a=bool(transpose_a or adjoint_a))
+    out = matmul(a, expand_dims(b, -1), transpose_a=bool(transpose_a), adjoint_a=bool(adjoint_a))
     return squeeze(out, -1)
 
 

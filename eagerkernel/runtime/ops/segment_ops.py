@@ -17,9 +17,9 @@ from ..core.tensor import Tensor
 from ._core import apply, float_check, tensor
 from .array_ops import index_tensor, reshape
 from .creation import ones_like, zeros_like
-from .elementwise import cast, equal, greater, maximum, sqrt, where
+from .elementwise import cast, equal, greater, maximum, sqrt, truediv, where
 from .indexing import gather
-from .math_ops import divide_no_nan
+from .math_ops import divide_no_nan, truncatediv
 
 __all__ = [
     "bincount",
@@ -105,6 +105,10 @@ def _gather_drop_negatives(x: Tensor, ids: Tensor) -> Tensor:
     """``x[ids]``, zero where an id is negative (TensorFlow's _GatherDropNegatives)."""
     from .elementwise import maximum
 
+    if x._value.size == 0:  # empty slices (maybe no segment at all): nothing to gather
+        from .creation import zeros
+
+        return zeros(tuple(ids.shape) + tuple(x.shape[1:]), x.dtype)
     gathered = gather(x, maximum(ids, 0))
     keep = ids >= 0
     keep = reshape(keep, tuple(keep.shape) + (1,) * (gathered.ndim - keep.ndim))
@@ -238,9 +242,13 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
     array([3. , 1.5], dtype=float32)
     """
     x, ids, n = _segment_args(data, segment_ids, num_segments, "unsorted_segment_mean")
-    float_check("unsorted_segment_mean", x, "data")
+    if x._value.dtype.kind not in "iu":  # integers: TensorFlow's true division, below
+        float_check("unsorted_segment_mean", x, "data")
     total = apply(_useg_sum, (x, ids), {"num_segments": n, "op": "unsorted_segment_mean"})
-    return divide_no_nan(total, _counts(ids, n, total, "unsorted_segment_mean"))
+    count = _counts(ids, n, total, "unsorted_segment_mean")
+    if x._value.dtype.kind in "iu":  # int32 -> float64, int8 -> float32, as TensorFlow
+        return truediv(total, maximum(count, 1))
+    return divide_no_nan(total, count)
 
 
 def _prod_check(x: Tensor, op: str) -> None:
@@ -329,9 +337,13 @@ def segment_sum(data, segment_ids, name=None) -> Tensor:
 def segment_mean(data, segment_ids, name=None) -> Tensor:
     """Means per segment, for sorted ids (follows `tf.math.segment_mean`); see `segment_sum`."""
     x, ids, n = _segment_args(data, segment_ids, None, "segment_mean")
-    float_check("segment_mean", x, "data")
+    if x._value.dtype.kind not in "iu":  # integers: the kernel's C division, below
+        float_check("segment_mean", x, "data")
     total = apply(_useg_sum, (x, ids), {"num_segments": n, "op": "segment_mean"})
-    return divide_no_nan(total, _counts(ids, n, total, "segment_mean"))
+    count = _counts(ids, n, total, "segment_mean")
+    if x._value.dtype.kind in "iu":
+        return truncatediv(total, maximum(count, 1))
+    return divide_no_nan(total, count)
 
 
 def _sorted_extremum(prim, data, segment_ids, op):
@@ -389,9 +401,9 @@ def bincount(
     """How often each value ``0..max(arr)`` occurs in ``arr`` (follows `tf.math.bincount`).
 
     Args:
-        arr: non-negative ints, any shape (``axis=None``: all of them) or rank 2 with
-            ``axis=-1`` (one count per row); floats and bools are cast to int32 first, as
-            TensorFlow does (1.5 counts as 1).
+        arr: non-negative ints, any shape (``axis=None``: all of them) or rank <= 2 with
+            ``axis=-1`` (one count per row of a matrix); floats and bools are cast to int32
+            first, as TensorFlow does (1.5 counts as 1).
         weights: same shape as ``arr``: sums of the weights instead of counts (their dtype).
         minlength, maxlength: at least / at most this many bins (values >= maxlength are
             dropped).
@@ -400,12 +412,17 @@ def bincount(
 
     Raises:
         InvalidArgumentError: negative values, or weights of another shape.
-        ValueError: ``axis`` other than None, 0 or -1.
+        ValueError: ``axis`` other than None, 0 or -1; both ``weights`` and ``binary_output``.
 
     >>> ek.math.bincount([1, 1, 3], minlength=5).numpy()
     array([0, 2, 0, 1, 0], dtype=int32)
     """
     a = tensor(arr, "bincount")
+    if weights is not None and binary_output:
+        raise ValueError(
+            "bincount: Arguments `binary_output` and `weights` are mutually exclusive. "
+            "Please specify only one."
+        )
     if a._value.dtype.kind in "fb":  # TensorFlow casts them to int32 (1.5 counts as 1)
         a = cast(a, dtypes.int32)
     if a._value.dtype.kind not in "iu":
@@ -424,15 +441,15 @@ def bincount(
         inputs, out_dtype = (a, wt), wt.dtype.name
     if axis not in (None, 0, -1):
         raise ValueError(f"bincount: axis must be None, 0 or -1. Received: axis={axis!r}")
-    if axis == -1 and a.ndim != 2:
+    if axis == -1 and a.ndim > 2:  # rank 0 or 1 is counted whole, as TensorFlow's kernel does
         raise InvalidArgumentError(
-            None, "Bincount", f"bincount: axis=-1 needs a rank-2 arr, got shape {a.shape}."
+            None, "Bincount", f"bincount: axis=-1 needs arr of rank <= 2, got shape {a.shape}."
         )
     params = {
         "minlength": None if minlength is None else int(minlength),
         "maxlength": None if maxlength is None else int(maxlength),
         "dtype": out_dtype,
-        "per_row": axis == -1,
+        "per_row": axis == -1 and a.ndim == 2,
         "binary_output": bool(binary_output),
     }
     return apply(_bincount, inputs, params)
