@@ -228,6 +228,8 @@ def cast_python(value, np_dtype, op: str) -> np.ndarray:
             f"{op}: cannot convert {value!r:.60} to a Tensor of dtype {target.name} "
             "(it would lose the fractional part)."
         )
+    if target.kind == "b" and arr.dtype.kind != "b" and arr.size:  # TF: numbers are no bools
+        raise TypeError(f"{op}: cannot convert {value!r:.60} to a Tensor of dtype bool.")
     if arr.dtype.kind == "c" and target.kind != "c":
         raise TypeError(f"{op}: cannot convert complex {value!r:.60} to dtype {target.name}.")
     if arr.dtype.kind in "iu" and target.kind in "iu" and arr.size:
