@@ -621,8 +621,8 @@ def test_a_long_backward_pass_is_never_collapsed():
 
 def test_a_function_call_is_one_row_and_one_graph_node():
     from eagerkernel.magics.graph import build_graph
-    from eagerkernel.runtime.core.records import Records
     from eagerkernel.runtime.core.profiling_tape import ProfilingTape
+    from eagerkernel.runtime.core.records import Records
 
     w = ek.Variable([[0.5], [-1.0]])
 

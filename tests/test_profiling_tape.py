@@ -19,8 +19,8 @@ import pytest
 import eagerkernel as ek
 from eagerkernel.magics import TapeGraph, TapeRecord
 from eagerkernel.runtime.core import context
-from eagerkernel.runtime.core.records import Record, Records
 from eagerkernel.runtime.core.profiling_tape import ProfilingTape
+from eagerkernel.runtime.core.records import Record, Records
 
 
 def names(tape) -> list[str]:

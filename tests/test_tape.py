@@ -490,9 +490,8 @@ def test_reset_outside_recording_raises_as_tensorflow():
     x = ek.constant(3.0)
     with t:
         t.watch(x)
-        with t.stop_recording():
-            with pytest.raises(ValueError, match="Tape is not recording"):
-                t.reset()
+        with t.stop_recording(), pytest.raises(ValueError, match="Tape is not recording"):
+            t.reset()
         y = x * x
     with pytest.raises(ValueError, match="Tape is not recording"):
         t.reset()

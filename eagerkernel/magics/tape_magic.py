@@ -18,8 +18,8 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import publish_display_data
 
-from ..runtime.core.records import Records
 from ..runtime.core.profiling_tape import ProfilingTape
+from ..runtime.core.records import Records
 from ..runtime.core.tensor import Tensor
 from .cell_runner import run_body
 from .replay import DEFAULT_REPEAT, DEFAULT_WARMUP, note_warnings, replay_times, retime

@@ -7,8 +7,8 @@ every run.
 
 from __future__ import annotations
 
-from ..runtime.core.records import Records
 from ..runtime.core.profiling_tape import ProfilingTape
+from ..runtime.core.records import Records
 from .formatting import (
     format_bytes,
     format_seconds,

@@ -20,8 +20,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
 
-from ..runtime.core.records import Records
 from ..runtime.core.profiling_tape import ProfilingTape
+from ..runtime.core.records import Records
 from .formatting import format_seconds, html_table, text_table
 
 __all__ = ["CellTiming", "TimingMagics"]
