@@ -256,7 +256,7 @@ def _backprop_filter_fwd(xp, x, g, filter_shape, strides, dilations, pads, cols=
     out_hw = tuple(g.shape[1:3])
     few = cols is None and _few_outputs(strides, filter_shape)
     full = _full_pads((kh, kw), dilations, pads) if few else None
-    if full is not None:
+    if full is not None and x.shape[0]:  # an empty batch takes the GEMM below (zeros)
         # g's columns for the "full" convolution against x's pixels, by slices of the batch
         n, hw = x.shape[0], x.shape[1:3]
         step = _batch_chunks(n, hw[0] * hw[1] * kh * kw * cout * g.dtype.itemsize)
@@ -408,7 +408,7 @@ def check_nhwc_input(x: Tensor, op: str) -> None:
             f"{op}: input must have rank 4 (batch, height, width, channels), got shape "
             f"{tuple(x._value.shape)}.",
         )
-    if x._value.dtype.kind != "f" and (op != "max_pool2d" or x._value.dtype.kind not in "iu"):
+    if x._value.dtype.kind != "f" and ("max_pool" not in op or x._value.dtype.kind not in "iu"):
         raise TypeError(f"{op}: input must be a floating-point tensor, got {x.dtype.name}.")
 
 

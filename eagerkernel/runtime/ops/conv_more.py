@@ -272,7 +272,7 @@ def _rank_check(x: Tensor, rank: int, op: str, layout: str) -> None:
         raise InvalidArgumentError(
             None, op, f"{op}: input must have rank {rank} ({layout}), got shape {x.shape}."
         )
-    if x._value.dtype.kind != "f":
+    if x._value.dtype.kind != "f" and (op != "max_pool1d" or x._value.dtype.kind not in "iu"):
         raise TypeError(f"{op}: input must be a floating-point tensor, got {x.dtype.name}.")
 
 

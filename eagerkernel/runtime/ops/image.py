@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.dispatch import Primitive, stateful
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, tensor
 
@@ -57,6 +58,23 @@ def _limits(dt: np.dtype) -> tuple[float, float]:
     return float(info.min), float(info.max)
 
 
+def _saturate_cast(x: Tensor, dt_out: np.dtype) -> Tensor:
+    """``x`` clamped to ``dt_out``'s range, then cast (follows `tf.dtypes.saturate_cast`): a
+    limit the input dtype cannot hold exactly is nudged toward zero, so float32 saturates to
+    int32 at 2147483520 rather than overflowing at 2**31."""
+    from .elementwise import cast, clip_by_value
+
+    dt_in = x._value.dtype
+    lo_out, hi_out = _limits(dt_out)
+    lo_in, hi_in = (-np.inf, np.inf) if dt_in.kind == "f" else _limits(dt_in)
+    lo, hi = dt_in.type(max(lo_in, lo_out)), dt_in.type(min(hi_in, hi_out))
+    if float(lo) < lo_out:
+        lo = np.nextafter(lo, dt_in.type(0), dtype=dt_in)
+    if float(hi) > hi_out:
+        hi = np.nextafter(hi, dt_in.type(0), dtype=dt_in)
+    return cast(clip_by_value(x, np.asarray(lo, dt_in), np.asarray(hi, dt_in)), dt_out)
+
+
 def convert_image_dtype(image, dtype, saturate=False, name=None) -> Tensor:
     """Converts an image to ``dtype``, rescaling values (follows `tf.image.convert_image_dtype`).
 
@@ -72,7 +90,7 @@ def convert_image_dtype(image, dtype, saturate=False, name=None) -> Tensor:
     >>> ek.image.convert_image_dtype(ek.constant([0, 255], ek.uint8), ek.float32).numpy()
     array([0., 1.], dtype=float32)
     """
-    from .elementwise import cast, clip_by_value, floordiv
+    from .elementwise import cast, floordiv
 
     image = tensor(image, "convert_image_dtype")
     out = dtypes.as_dtype(dtype)
@@ -90,19 +108,15 @@ def convert_image_dtype(image, dtype, saturate=False, name=None) -> Tensor:
         if scale_in > scale_out:
             scale = (int(scale_in) + 1) // (int(scale_out) + 1)
             scaled = floordiv(image, tensor(np.asarray(scale, dt_in), "convert_image_dtype"))
-            if saturate:
-                scaled = clip_by_value(scaled, *_limits(dt_out))
-            return cast(scaled, out)
+            return _saturate_cast(scaled, dt_out) if saturate else cast(scaled, out)
         scale = (int(scale_out) + 1) // (int(scale_in) + 1)
-        return cast(image, out) * scale
+        return (_saturate_cast(image, dt_out) if saturate else cast(image, out)) * scale
     if dt_in.kind == "f" and dt_out.kind == "f":
         return cast(image, out)
     if dt_in.kind in "iu":  # integer -> float
         return cast(image, out) * (1.0 / _limits(dt_in)[1])
     scaled = image * (_limits(dt_out)[1] + 0.5)  # float -> integer
-    if saturate:
-        scaled = clip_by_value(scaled, *_limits(dt_out))
-    return cast(scaled, out)
+    return _saturate_cast(scaled, dt_out) if saturate else cast(scaled, out)
 
 
 def flip_left_right(image) -> Tensor:
@@ -215,7 +229,7 @@ def rgb_to_grayscale(images, name=None) -> Tensor:
     to the input's dtype.
 
     Raises:
-        ValueError: a last dimension other than 3.
+        InvalidArgumentError: a last dimension other than 3 (a ValueError).
 
     >>> ek.image.rgb_to_grayscale([[[1.0, 1.0, 1.0]]]).numpy().ravel()
     array([0.9999], dtype=float32)
@@ -225,9 +239,11 @@ def rgb_to_grayscale(images, name=None) -> Tensor:
 
     images = tensor(images, "rgb_to_grayscale")
     if images.ndim < 1 or images.shape[-1] != 3:
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            "rgb_to_grayscale",
             f"rgb_to_grayscale: 'images' must have 3 channels in its last dimension, got "
-            f"shape {tuple(images.shape)}."
+            f"shape {tuple(images.shape)}.",
         )
     flt = convert_image_dtype(images, dtypes.float32)
     weights = tensor(np.asarray([0.2989, 0.5870, 0.1140], np.float32), "rgb_to_grayscale")
@@ -309,8 +325,10 @@ def resize(
         is linear in the image; TensorFlow itself registers none for ``"area"``).
 
     Raises:
-        ValueError: rank other than 3 or 4, a ``size`` that is not two positive integers, or
-            an unknown method (TensorFlow's message ``Resize method is not implemented``).
+        ValueError: rank other than 3 or 4, a ``size`` that is not two integers, or an
+            unknown method (TensorFlow's message ``Resize method is not implemented``).
+        InvalidArgumentError: an image of height or width 0, or an output size (after
+            ``preserve_aspect_ratio``) that is not positive, as TensorFlow's kernels.
 
     >>> image = ek.eye(5, dtype=ek.int32)[ek.newaxis, ..., ek.newaxis]
     >>> ek.image.resize(image, [3, 5])[0, ..., 0].numpy().round(4)
@@ -339,8 +357,6 @@ def resize(
             f"resize: 'size' must be a 1-D int32 Tensor of 2 elements: new_height, new_width; "
             f"got {size!r}."
         ) from None
-    if new_h <= 0 or new_w <= 0:
-        raise ValueError(f"resize: 'size' must be positive, got {[new_h, new_w]}.")
     method = str(method).lower()
     known = {v for k, v in vars(ResizeMethod).items() if k.isupper()}
     if method not in known:
@@ -348,10 +364,18 @@ def resize(
     batch = images.ndim == 4
     x = images if batch else images[None]
     height, width = x.shape[1], x.shape[2]
-    if preserve_aspect_ratio:
+    if height == 0 or width == 0:  # TensorFlow's resize kernels refuse these (the batch may be 0)
+        raise InvalidArgumentError(
+            None, "resize", f"resize: input image must be of non-zero size, got {x.shape}."
+        )
+    if preserve_aspect_ratio and new_h > 0 and new_w > 0:
         factor = min(np.float32(new_h) / np.float32(height), np.float32(new_w) / np.float32(width))
         new_h = int(np.round(np.float32(factor) * np.float32(height)))
         new_w = int(np.round(np.float32(factor) * np.float32(width)))
+    if new_h <= 0 or new_w <= 0:
+        raise InvalidArgumentError(
+            None, "resize", f"resize: 'size' must be positive, got {[new_h, new_w]}."
+        )
     if method == ResizeMethod.NEAREST_NEIGHBOR:
         out = _nearest_axis(_nearest_axis(x, 1, new_h), 2, new_w)
         return out if batch else squeeze(out, [0])

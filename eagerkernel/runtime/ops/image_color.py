@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.dispatch import Primitive, defvjp, stateful
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, tensor
 from .image import adjust_contrast, convert_image_dtype, float_image
@@ -56,10 +57,12 @@ def _at_least_3d(image, op: str) -> Tensor:
 
 def _rgb(image, op: str, name: str = "image") -> Tensor:
     image = tensor(image, op)
-    if image.ndim < 1 or image.shape[-1] != 3:
-        raise ValueError(
+    if image.ndim < 1 or image.shape[-1] != 3:  # a kernel's check in TensorFlow
+        raise InvalidArgumentError(
+            None,
+            op,
             f"{op}: '{name}' must have 3 channels in its last dimension, got shape "
-            f"{tuple(image.shape)}."
+            f"{tuple(image.shape)}.",
         )
     return image
 

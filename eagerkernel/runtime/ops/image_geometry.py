@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.dispatch import Primitive, dispatch, stateful
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import tensor
 from .image import flip_left_right, flip_up_down, image_arg, resize
@@ -409,6 +410,8 @@ def extract_patches(images, sizes, strides, rates, padding, name=None) -> Tensor
     Raises:
         ValueError: rank other than 4, malformed ``sizes``/``strides``/``rates`` (the batch
             and depth entries must be 1), or an unknown padding.
+        InvalidArgumentError: with ``"VALID"``, a patch so much larger than the image that
+            TensorFlow's output size is negative (a slightly larger one gives an empty output).
 
     >>> x = ek.reshape(ek.range(16), [1, 4, 4, 1])
     >>> p = ek.image.extract_patches(x, [1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], "VALID")
@@ -435,6 +438,14 @@ def extract_patches(images, sizes, strides, rates, padding, name=None) -> Tensor
     _, in_h, in_w, depth = images.shape
     eff_h, eff_w = kh + (kh - 1) * (rh - 1), kw + (kw - 1) * (rw - 1)
     if padding == "VALID":
+        for size, eff, st in ((in_h, eff_h, sh), (in_w, eff_w, sw)):
+            if size - eff <= -2 * st:  # TensorFlow's (size - eff + st) / st, truncated, < 0
+                raise InvalidArgumentError(
+                    None,
+                    op,
+                    f"{op}: computed output size would be negative: {-((eff - size - st) // st)} "
+                    f"[input_size: {size}, effective_filter_size: {eff}, stride: {st}].",
+                )
         out_h, out_w = max((in_h - eff_h) // sh + 1, 0), max((in_w - eff_w) // sw + 1, 0)
         x = images
     else:

@@ -654,9 +654,8 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
     """
     a = tensor(a, "matrix_transpose")
     _matrix_check(a, "matrix_transpose")
-    if conjugate and a._value.dtype.kind == "c":
-        raise TypeError("matrix_transpose: conjugate=True is not supported for complex input.")
-    return apply(_matrix_transpose, (a,))
+    out = apply(_matrix_transpose, (a,))
+    return _conj(out) if conjugate else out
 
 
 # Norms and clipping, which build on the ops above.

@@ -180,10 +180,16 @@ _erfc = Primitive("Erfc", _same(lambda xp, x: _special("erfc", xp, math.erfc)(x)
 erfc = unary(_erfc, "1 - erf(x), accurate for large x (follows `tf.math.erfc`).", "real")
 defvjp(_erfc, lambda g, ans, x: -g * _TWO_OVER_SQRT_PI * exp(-square(x)))
 
-_lgamma = Primitive("Lgamma", _same(lambda xp, x: _special("gammaln", xp, math.lgamma)(x)))
+# TensorFlow's (Eigen's) values where SciPy's differ: lgamma(-inf) = inf, digamma(+-0) = NaN.
+_lgamma = Primitive(
+    "Lgamma",
+    _same(lambda xp, x: xp.where(x == -xp.inf, xp.inf, _special("gammaln", xp, math.lgamma)(x))),
+)
 lgamma = unary(_lgamma, "log |Gamma(x)| (follows `tf.math.lgamma`).", "real")
 
-_digamma = Primitive("Digamma", _same(lambda xp, x: _special("digamma", xp)(x)))
+_digamma = Primitive(
+    "Digamma", _same(lambda xp, x: xp.where(x == 0, xp.nan, _special("digamma", xp)(x)))
+)
 digamma = unary(
     _digamma, "The derivative of lgamma (follows `tf.math.digamma`; needs SciPy).", "real"
 )
@@ -623,12 +629,12 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None) -> TopKV2
 
 def in_top_k(targets, predictions, k, name=None) -> Tensor:
     """Whether ``predictions[i, targets[i]]`` is among the ``k`` largest of row ``i`` (follows
-    `tf.math.in_top_k`): ties at the boundary count as in, and a non-finite prediction is
-    never in. Returns a bool tensor of shape ``[batch]``.
+    `tf.math.in_top_k`): ties at the boundary count as in, and a non-finite prediction or a
+    target outside ``[0, classes)`` is never in (TensorFlow's kernel answers False there).
+    Returns a bool tensor of shape ``[batch]``.
 
     Raises:
-        InvalidArgumentError: predictions not of rank 2, targets not of shape ``[batch]``, or
-        a target out of range.
+        InvalidArgumentError: predictions not of rank 2 or targets not of shape ``[batch]``.
 
     >>> ek.math.in_top_k([2, 0], [[0.1, 0.3, 0.3], [0.1, 0.5, 0.4]], k=2).numpy()
     array([ True, False])
@@ -647,15 +653,12 @@ def in_top_k(targets, predictions, k, name=None) -> Tensor:
 
 def _in_top_k_fwd(xp, predictions, targets, k: int):
     classes = predictions.shape[1]
-    if bool(((targets < 0) | (targets >= classes)).any()):
-        raise InvalidArgumentError(
-            None,
-            "InTopKV2",
-            f"in_top_k: targets must be in [0, {classes}), got {targets.tolist()}.",
-        )
-    target = predictions[xp.arange(predictions.shape[0]), targets]
+    valid = (targets >= 0) & (targets < classes)
+    if classes == 0:
+        return valid
+    target = predictions[xp.arange(predictions.shape[0]), xp.where(valid, targets, 0)]
     above = (predictions > target[:, None]).sum(axis=1)
-    return (above < k) & xp.isfinite(target)
+    return (above < k) & xp.isfinite(target) & valid
 
 
 _in_top_k = Primitive("InTopKV2", _in_top_k_fwd)  # bool output: no gradient

@@ -12,6 +12,7 @@ Lorentz broadening, not made exact), and they assume a loss that does not depend
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -74,13 +75,24 @@ def _lapack_failed(op: str, tf_op: str, a) -> InvalidArgumentError:
 # -- svd ----------------------------------------------------------------------------------------
 
 
+def _nonfinite_matrices(xp, a):
+    """``(bad, a)``: which matrices hold a NaN or inf, and ``a`` with those zeroed. TensorFlow's
+    SVD returns NaN factors for them where LAPACK fails to converge."""
+    bad = ~xp.isfinite(a).all(axis=(-2, -1))
+    return bad, (xp.where(bad[..., None, None], 0, a) if bad.any() else a)
+
+
 def _svd_fwd(xp, a, full_matrices):
+    bad, finite = _nonfinite_matrices(xp, a)
     try:
-        u, s, vh = xp.linalg.svd(a.astype(lapack_dtype(a), copy=False), full_matrices)
+        u, s, vh = xp.linalg.svd(finite.astype(lapack_dtype(a), copy=False), full_matrices)
     except np.linalg.LinAlgError:
         raise _lapack_failed("svd", "Svd", a) from None
     dt = a.dtype
     v = xp.swapaxes(vh, -1, -2)
+    if bad.any():
+        s = xp.where(bad[..., None], np.nan, s)
+        u, v = (xp.where(bad[..., None, None], np.nan, f) for f in (u, v))
     return s.astype(dt, copy=False), u.astype(dt, copy=False), v.astype(dt, copy=False)
 
 
@@ -133,11 +145,12 @@ defvjp(_svd, _svd_vjp)
 
 
 def _svd_values_fwd(xp, a):
+    bad, finite = _nonfinite_matrices(xp, a)
     try:
-        s = xp.linalg.svd(a.astype(lapack_dtype(a), copy=False), compute_uv=False)
+        s = xp.linalg.svd(finite.astype(lapack_dtype(a), copy=False), compute_uv=False)
     except np.linalg.LinAlgError:
         raise _lapack_failed("svd", "Svd", a) from None
-    return s.astype(a.dtype, copy=False)
+    return xp.where(bad[..., None], np.nan, s).astype(a.dtype, copy=False)
 
 
 def _svd_values_vjp(g, ans, a):
@@ -272,7 +285,10 @@ def qr(input, full_matrices=False, name=None) -> tuple[Tensor, Tensor]:
 
 
 def _eigh_fwd(xp, a):
-    # The lower triangle is read (UPLO="L"), as in TensorFlow.
+    # The lower triangle is read (UPLO="L"), as in TensorFlow, which fails on a NaN there
+    # (LAPACK returns garbage instead).
+    if xp.isnan(xp.tril(a)).any():
+        raise _lapack_failed("eigh", "SelfAdjointEigV2", a)
     try:
         e, v = xp.linalg.eigh(a.astype(lapack_dtype(a), copy=False))
     except np.linalg.LinAlgError:
@@ -487,7 +503,7 @@ def _lu_fwd(xp, a, index_dtype):
     # Gaussian elimination with partial pivoting, one column at a time over the whole batch
     # (LAPACK's getrf is not in NumPy's API).
     n = a.shape[-1]
-    lu = a.astype(lapack_dtype(a)).reshape(-1, n, n)
+    lu = a.astype(lapack_dtype(a)).reshape(math.prod(a.shape[:-2]), n, n)
     count = lu.shape[0]
     perm = xp.broadcast_to(xp.arange(n), (count, n)).copy()
     batch = xp.arange(count)

@@ -12,6 +12,8 @@ registers none for MatrixLogarithm): differentiating it raises LookupError.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
@@ -30,8 +32,9 @@ def _batched(xp, fn, *arrays):
     """``fn`` applied to each matrix of the arrays' common leading axes, on the host."""
     host = [_host(xp, a) for a in arrays]
     lead = host[0].shape[:-2]
-    flat = [h.reshape((-1, *h.shape[-2:])) for h in host]
-    out = np.stack([fn(*ms) for ms in zip(*flat)]) if flat[0].shape[0] else flat[0].copy()
+    # An explicit count: -1 is ambiguous when the matrices are 0 x 0.
+    flat = [h.reshape((math.prod(h.shape[:-2]), *h.shape[-2:])) for h in host]
+    out = np.stack([fn(*ms) for ms in zip(*flat)]) if flat[0].size else flat[0].copy()
     out = out.reshape((*lead, *out.shape[-2:])).astype(arrays[0].dtype, copy=False)
     return out if xp is np else xp.asarray(out)
 

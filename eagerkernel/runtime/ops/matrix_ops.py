@@ -189,7 +189,12 @@ def det(input, name=None) -> Tensor:
 
 
 def _slogdet_fwd(xp, a):
-    sign, logdet = xp.linalg.slogdet(a.astype(lapack_dtype(a), copy=False))
+    with np.errstate(invalid="ignore"):
+        sign, logdet = xp.linalg.slogdet(a.astype(lapack_dtype(a), copy=False))
+    # LAPACK may report a NaN matrix as singular (sign 0, -inf), and gives an inf one the sign
+    # 1 and a NaN log; TensorFlow gives NaN, NaN to both.
+    nan = xp.isnan(a).any(axis=(-2, -1)) | xp.isnan(logdet)
+    sign, logdet = xp.where(nan, np.nan, sign), xp.where(nan, np.nan, logdet)
     return sign.astype(a.dtype, copy=False), logdet.astype(a.dtype, copy=False)
 
 

@@ -473,8 +473,10 @@ def embedding_lookup(params, ids, max_norm=None, name=None) -> Tensor:
         return rows
     from .linalg import clip_by_norm
 
+    # With 1-D params the axes are empty and each looked-up scalar is clipped by its absolute
+    # value, as TensorFlow's clip_by_norm(axes=[]) does.
     axes = list(range(rows.ndim - (tensor(params, "embedding_lookup").ndim - 1), rows.ndim))
-    return clip_by_norm(rows, max_norm, axes=axes) if axes else rows
+    return clip_by_norm(rows, max_norm, axes=axes)
 
 
 # -- losses under a distribution strategy (tf.distribute's custom-training helpers) ------------

@@ -101,7 +101,7 @@ def max_pool_with_argmax(
     gradient goes to those positions); ``argmax`` is not.
 
     Args:
-        input: ``[batch, height, width, channels]``, floating.
+        input: ``[batch, height, width, channels]``, floating or integer.
         ksize, strides: an int or a list of 1, 2 or 4 ints.
         padding: ``"SAME"`` or ``"VALID"``.
         data_format: ``"NHWC"`` only.
@@ -140,7 +140,8 @@ def max_pool_with_argmax(
 def _pool_argmax_fwd(xp, a, ksize, strides, pads, out_hw, include_batch_in_index, index_dtype):
     (kh, kw), (sh, sw), ((pt, pb), (pl, pr)) = ksize, strides, pads
     n, h, w, c = a.shape
-    padded = xp.pad(a, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=-np.inf)
+    low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min  # integers pool too, as in TF
+    padded = xp.pad(a, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=low)
     windows = windows_view(xp, padded, (kh, kw), out_hw, (sh, sw), (1, 1))  # (N, OH, OW, KH, KW, C)
     local = xp.argmax(windows.reshape(n, *out_hw, kh * kw, c), axis=3)  # first maximum
     rows = xp.arange(out_hw[0]).reshape(1, -1, 1, 1) * sh + local // kw - pt

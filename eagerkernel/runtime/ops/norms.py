@@ -42,8 +42,9 @@ defvjp(
 
 
 def _pnorm_fwd(xp, x, axis, keepdims, p):
-    s = xp.sum(xp.abs(x) ** p, axis=axis, keepdims=keepdims)
-    return (s ** (1.0 / p)).astype(x.dtype, copy=False)
+    a = xp.abs(x)  # real for complex x: TensorFlow's pow(sum(pow(abs(x), p)), 1/p) is real
+    s = xp.sum(a**p, axis=axis, keepdims=keepdims)
+    return (s ** (1.0 / p)).astype(a.dtype, copy=False)
 
 
 def _pnorm_vjp(g, ans, x, axis, keepdims, p):
@@ -58,14 +59,29 @@ _pnorm = Primitive("PNorm", _pnorm_fwd)
 defvjp(_pnorm, _pnorm_vjp)
 
 
+def _spectral_norm(x: Tensor, axis, keepdims: bool) -> Tensor:
+    """TensorFlow's ord=2 matrix norm: the largest singular value (-inf for empty matrices)."""
+    from .array_ops import expand_dims, transpose
+    from .matrix_decompositions import svd
+    from .reduction import reduce_max
+
+    rows, cols = (int(a) % x.ndim for a in axis)
+    perm = [i for i in range(x.ndim) if i not in (rows, cols)] + [rows, cols]
+    out = reduce_max(svd(transpose(x, perm), compute_uv=False), -1)
+    if keepdims:
+        for a in sorted((rows, cols)):
+            out = expand_dims(out, a)
+    return out
+
+
 def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None) -> Tensor:
     """Vector or matrix norm (follows `tf.norm`).
 
     Args:
         tensor: a floating tensor.
         ord: for vectors ``"euclidean"`` (= 2), 1, ``np.inf`` or any p > 0; for matrices
-            (``axis`` a pair) ``"euclidean"``/``"fro"`` (Frobenius), 1 (max column sum) or
-            ``np.inf`` (max row sum).
+            (``axis`` a pair) ``"euclidean"``/``"fro"`` (Frobenius), 1 (max column sum),
+            ``np.inf`` (max row sum) or 2 (the largest singular value; real input only).
         axis: None (the whole tensor as one vector), an int (vectors along it) or a pair of
             ints (matrices over those axes). Negative allowed.
         keepdims: keep the reduced axes with length 1.
@@ -99,7 +115,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None) -> Tenso
         axes = normalize_axis(axis, x.ndim, "norm")
     if ord in ("euclidean", "fro", 2) and (matrix or ord != "fro"):
         if matrix and ord == 2:
-            raise ValueError("norm: the spectral matrix norm (ord=2) is not supported.")
+            return _spectral_norm(x, axis, keepdims)
         if x._value.dtype.kind == "c":  # TensorFlow's: sqrt(sum(x * conj(x))), complex-typed
             from .complex_ops import conj
             from .elementwise import sqrt

@@ -118,7 +118,8 @@ def c2c(x: Tensor, rank: int, inverse: bool) -> Tensor:
 
 def _c2c_vjp(g, ans, x, rank, inverse):
     if inverse:
-        return c2c(g, rank, False) * constant_like(1 / _size(g, rank), g)
+        # max(., 1): an empty transform has an empty gradient, not a division by zero.
+        return c2c(g, rank, False) * constant_like(1 / max(_size(g, rank), 1), g)
     return c2c(g, rank, True) * constant_like(_size(g, rank), g)
 
 
@@ -573,6 +574,9 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
             paddings = [[0, 0]] * x.ndim
             paddings[ax] = [0, extra]
             x = pad(x, paddings, constant_values=pad_value)
+        if length == 0:  # empty frames fit past the end too; keep TensorFlow's -(-N // step)
+            out = apply(_frame, (x,), {"frame_length": 0, "frame_step": step, "axis": ax})
+            return out[(slice(None),) * ax + (slice(0, frames),)]
     return apply(_frame, (x,), {"frame_length": length, "frame_step": step, "axis": ax})
 
 

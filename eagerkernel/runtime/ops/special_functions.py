@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..core.dispatch import Primitive, defvjp
 from ._core import unary
 from .creation import zeros_like
@@ -51,21 +53,40 @@ __all__ = [
 ]
 
 
-def _op(name: str, scipy_name: str, doc: str):
-    prim = Primitive(name, keep_dtype(scipy_name))
+def _op(name: str, scipy_name: str, doc: str, below_zero: float | None = None):
+    """``below_zero``: TensorFlow's (Eigen's) value for x < 0 where SciPy returns NaN (Y0, Y1:
+    -inf; K0, K1 and the scaled ones: inf)."""
+    fwd = keep_dtype(scipy_name)
+    if below_zero is not None:
+        scipy_fwd = fwd
+
+        def fwd(xp, x):
+            return xp.where(x < 0, x.dtype.type(below_zero), scipy_fwd(xp, x))
+
+    prim = Primitive(name, fwd)
     return prim, unary(prim, doc, "real")
+
+
+def _expint_fwd(xp, x):
+    # Eigen's expi is NaN for x < 0 (SciPy gives the real Ei there) and at +inf.
+    return xp.where((x < 0) | (x == xp.inf), x.dtype.type(np.nan), keep_dtype("expi")(xp, x))
 
 
 _j0, bessel_j0 = _op("BesselJ0", "j0", "J0(x), the Bessel function of the first kind.")
 _j1, bessel_j1 = _op("BesselJ1", "j1", "J1(x), the Bessel function of the first kind.")
-_y0, bessel_y0 = _op("BesselY0", "y0", "Y0(x), the Bessel function of the second kind.")
-_y1, bessel_y1 = _op("BesselY1", "y1", "Y1(x), the Bessel function of the second kind.")
-_k0, bessel_k0 = _op("BesselK0", "k0", "K0(x), the modified Bessel function of the second kind.")
-_k0e, bessel_k0e = _op("BesselK0e", "k0e", "exp(x) K0(x).")
-_k1, bessel_k1 = _op("BesselK1", "k1", "K1(x), the modified Bessel function of the second kind.")
-_k1e, bessel_k1e = _op("BesselK1e", "k1e", "exp(x) K1(x).")
+_y0, bessel_y0 = _op("BesselY0", "y0", "Y0(x), the Bessel function of the second kind.", -np.inf)
+_y1, bessel_y1 = _op("BesselY1", "y1", "Y1(x), the Bessel function of the second kind.", -np.inf)
+_k0, bessel_k0 = _op(
+    "BesselK0", "k0", "K0(x), the modified Bessel function of the second kind.", np.inf
+)
+_k0e, bessel_k0e = _op("BesselK0e", "k0e", "exp(x) K0(x).", np.inf)
+_k1, bessel_k1 = _op(
+    "BesselK1", "k1", "K1(x), the modified Bessel function of the second kind.", np.inf
+)
+_k1e, bessel_k1e = _op("BesselK1e", "k1e", "exp(x) K1(x).", np.inf)
 _dawsn, dawsn = _op("Dawsn", "dawsn", "Dawson's integral, exp(-x^2) * integral of exp(t^2).")
-_expint, expint = _op("Expint", "expi", "The exponential integral Ei(x).")
+_expint = Primitive("Expint", _expint_fwd)
+expint = unary(_expint, "The exponential integral Ei(x) (NaN for x < 0, as TensorFlow's).", "real")
 _spence, spence = _op("Spence", "spence", "Spence's function: the integral of log(t)/(1-t) from 1.")
 
 

@@ -26,7 +26,7 @@ from ..core.tensor import Tensor
 from ._core import apply, binary, coerce_pair, float_check, tensor, unary
 from .creation import zeros_like
 from .elementwise import equal, exp, greater, less, log, sign, square, where
-from .math_ops import lgamma
+from .math_ops import lgamma, xlog1py, xlogy
 from .reduction import shift_exclusive, single_axis
 
 __all__ = [
@@ -108,8 +108,24 @@ defvjp(_i1e, lambda g, ans, x: g * (bessel_i0e(x) - ans * sign(x) - over_x(ans, 
 
 # -- regularized incomplete gamma and beta functions ---------------------------------------------
 
-_igamma = Primitive("Igamma", keep_dtype("gammainc"))
-_igammac = Primitive("Igammac", keep_dtype("gammaincc"))
+
+def _igamma_fwd(name: str):
+    """SciPy's gammainc/gammaincc with TensorFlow's (Eigen's) edge values: NaN for a <= 0 < x,
+    0 for igamma at x = 0 (whatever a is) and for both at a = x = inf."""
+    scipy_fwd = keep_dtype(name)
+
+    def fwd(xp, a, x):
+        out = scipy_fwd(xp, a, x)
+        nan, zero = out.dtype.type(np.nan), out.dtype.type(0)
+        out = xp.where((a <= 0) & (x > 0), nan, out)
+        out = xp.where((a == xp.inf) & (x == xp.inf), zero, out)
+        return xp.where(x == 0, zero, out) if name == "gammainc" else out
+
+    return fwd
+
+
+_igamma = Primitive("Igamma", _igamma_fwd("gammainc"))
+_igammac = Primitive("Igammac", _igamma_fwd("gammaincc"))
 _igamma_op = binary(_igamma)
 _igammac_op = binary(_igammac)
 
@@ -143,7 +159,21 @@ defvjp(
 
 # -- the Hurwitz zeta function -------------------------------------------------------------------
 
-_zeta = Primitive("Zeta", keep_dtype("zeta"))
+
+def _zeta_fwd(xp, x, q):
+    """SciPy's zeta with TensorFlow's (Eigen's) edge values: for x > 1 at a q that is a whole
+    number <= 0, inf for an even whole (or infinite) x and NaN otherwise; 0 where x and q > 1
+    and SciPy gives NaN (the sum underflows: x = inf, 1e30); NaN for a NaN x."""
+    out = keep_dtype("zeta")(xp, x, q)
+    with np.errstate(all="ignore"):
+        even = (x == xp.floor(x)) & ((xp.fmod(x, 2) == 0) | xp.isinf(x))
+        pole = (x > 1) & (q <= 0) & (q == xp.floor(q))
+        out = xp.where(pole, xp.where(even, out.dtype.type(np.inf), out.dtype.type(np.nan)), out)
+        out = xp.where(xp.isnan(out) & (x > 1) & (q > 1), out.dtype.type(0), out)
+        return xp.where(xp.isnan(x), out.dtype.type(np.nan), out)
+
+
+_zeta = Primitive("Zeta", _zeta_fwd)
 _zeta_op = binary(_zeta)
 # TensorFlow's ZetaGrad: none in x; -x * zeta(x + 1, q) in q.
 defvjp(_zeta, None, lambda g, ans, x, q: g * -x * zeta(x + 1, q))
@@ -176,8 +206,15 @@ def igammac(a, x, name=None) -> Tensor:
 
 
 def _betainc_fwd(xp, a, b, x):
+    # TensorFlow's (Eigen's) edge values: 0 at x = 0 and 1 at x = 1 (even for a NaN a or b),
+    # NaN for a <= 0 or b <= 0, and for an infinite a or b inside (0, 1).
     with np.errstate(all="ignore"):
-        return scipy_function("betainc", xp)(a, b, x).astype(x.dtype, copy=False)
+        out = scipy_function("betainc", xp)(a, b, x).astype(x.dtype, copy=False)
+        nan = out.dtype.type(np.nan)
+        out = xp.where(x == 0, out.dtype.type(0), xp.where(x == 1, out.dtype.type(1), out))
+        inside = (x > 0) & (x < 1)
+        out = xp.where(inside & (xp.isinf(a) | xp.isinf(b)), nan, out)
+        return xp.where((a <= 0) | (b <= 0), nan, out)
 
 
 _betainc = Primitive("Betainc", _betainc_fwd)
@@ -185,7 +222,8 @@ _betainc = Primitive("Betainc", _betainc_fwd)
 
 def _betainc_dx(g, ans, a, b, x):
     log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
-    return g * exp((a - 1) * log(x) + (b - 1) * log(1 - x) - log_beta)
+    # TensorFlow's xlogy/xlog1py: a factor x^0 (a = 1) or (1 - x)^0 (b = 1) is 1 anywhere.
+    return g * exp(xlogy(a - 1, x) + xlog1py(b - 1, -x) - log_beta)
 
 
 defvjp(_betainc, None, None, _betainc_dx)  # TensorFlow's: none for a and b
@@ -194,11 +232,11 @@ defvjp(_betainc, None, None, _betainc_dx)  # TensorFlow's: none for a and b
 def betainc(a, b, x, name=None) -> Tensor:
     """The regularized incomplete beta function I_x(a, b) (follows `tf.math.betainc`; a
     gradient in ``x`` only, None for ``a`` and ``b``, as TensorFlow's). ``a``, ``b`` and ``x``
-    share a float dtype and one shape.
+    share a float dtype and one shape; scalars among them broadcast to it.
 
     Raises:
         TypeError: integer inputs or mixed dtypes.
-        InvalidArgumentError: shapes that differ.
+        InvalidArgumentError: non-scalar shapes that differ.
 
     >>> ek.math.betainc(ek.constant(1.0), ek.constant(2.0), ek.constant(0.3)).numpy()
     np.float32(0.51)
@@ -209,13 +247,19 @@ def betainc(a, b, x, name=None) -> Tensor:
     for v in (a, b, x):
         if v._value.dtype.kind != "f":
             float_check("betainc", v)
-    if not (a.shape == b.shape == x.shape):
+    shapes = {tuple(v.shape) for v in (a, b, x)} - {()}  # scalars broadcast, as in TensorFlow
+    if len(shapes) > 1:
         from ..core.errors import InvalidArgumentError
 
         raise InvalidArgumentError(
-            f"betainc: a, b and x must have one shape; got {tuple(a.shape)}, "
+            f"betainc: a, b and x must have one shape (or be scalars); got {tuple(a.shape)}, "
             f"{tuple(b.shape)} and {tuple(x.shape)}."
         )
+    if shapes:
+        from .array_ops import broadcast_to
+
+        full = shapes.pop()
+        a, b, x = (v if tuple(v.shape) == full else broadcast_to(v, full) for v in (a, b, x))
     return apply(_betainc, (a, b, x))
 
 
@@ -332,6 +376,10 @@ def _polygamma_fwd(xp, a, x):
         order = xp.asarray(a)
         whole = (order == xp.floor(order)) & (order >= 0)
         out = scipy_function("polygamma", xp)(xp.where(whole, order, 0).astype(np.int64), x)
+        # TensorFlow's (-1)^(a+1) a! zeta(a+1, x) is NaN at a whole x <= 0 for even a (see
+        # `_zeta_fwd`), and its digamma is NaN at 0.
+        pole = (x <= 0) & (x == xp.floor(x)) & (xp.fmod(order, 2) == 0)
+        out = xp.where(pole, np.nan, out)
         return xp.where(whole, out, np.nan).astype(x.dtype, copy=False)
 
 
