@@ -13,13 +13,14 @@ array([9, 8], dtype=int32)
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
 
 from ..core import dtypes
 from ..core.dispatch import Primitive, defvjp, dispatch
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.tensor import Tensor, to_tensor
 from ..core.tensor_format import format_array
 from ..ragged.ragged_tensor import RaggedTensor
@@ -92,7 +93,9 @@ def unary_string_op(prim: Primitive, x, params: dict, op: str):
 
 def _check_unit(unit: str, op: str) -> None:
     if unit not in ("BYTE", "UTF8_CHAR"):
-        raise ValueError(f"{op}: unit must be 'BYTE' or 'UTF8_CHAR'. Received: unit={unit!r}")
+        raise InvalidArgumentError(
+            None, op, f"{op}: unit must be 'BYTE' or 'UTF8_CHAR'. Received: unit={unit!r}"
+        )
 
 
 # -- length -------------------------------------------------------------------------------------
@@ -101,7 +104,8 @@ def _check_unit(unit: str, op: str) -> None:
 def _length_fwd(xp, x, unit):
     if unit == "BYTE":
         return map_strings(len, x, np.int32)
-    return map_strings(lambda v: len(v.decode("utf-8", errors="replace")), x, np.int32)
+    # TF counts the bytes that are not UTF-8 continuation bytes (10xxxxxx), valid or not.
+    return map_strings(lambda v: sum((b & 0xC0) != 0x80 for b in v), x, np.int32)
 
 
 _length = string_prim("StringLength", _length_fwd)
@@ -124,7 +128,10 @@ def length(input, unit="BYTE", name=None):
 def _case_fwd(fn):
     def fwd(xp, x, encoding):
         if encoding:
-            return map_strings(lambda v: fn(v.decode(encoding)).encode(encoding), x, OBJECT)
+            # invalid UTF-8 becomes U+FFFD, as TF's ICU conversion
+            return map_strings(
+                lambda v: fn(v.decode(encoding, "replace")).encode(encoding), x, OBJECT
+            )
         return map_strings(lambda v: getattr(v, fn.__name__)(), x, OBJECT)  # ASCII only, as TF
 
     return fwd
@@ -135,8 +142,10 @@ _upper = string_prim("StringUpper", _case_fwd(str.upper))
 
 
 def _encoding(encoding, op):
-    if encoding not in ("", None) and encoding.lower().replace("-", "") != "utf8":
-        raise ValueError(f"{op}: encoding must be '' or 'utf-8'. Received: encoding={encoding!r}")
+    if encoding not in ("", None, "utf-8"):  # exactly these, as TF's kernel
+        raise InvalidArgumentError(
+            None, op, f"{op}: encoding must be '' or 'utf-8'. Received: encoding={encoding!r}"
+        )
     return encoding or ""
 
 
@@ -167,12 +176,19 @@ def strip(input, name=None):
 # -- substr -------------------------------------------------------------------------------------
 
 
+def _utf8_chars(v: bytes) -> list:
+    """TF's UTF-8 characters of ``v``, valid or not: a byte and the continuation bytes
+    (10xxxxxx) after it."""
+    cuts = [0] + [i for i in range(1, len(v)) if (v[i] & 0xC0) != 0x80] + [len(v)]
+    return [v[a:b] for a, b in itertools.pairwise(cuts) if b > a]
+
+
 def _substr_fwd(xp, x, pos, length, unit):
     x, pos, length = np.broadcast_arrays(x, pos, length)
     out = np.empty(x.shape, dtype=OBJECT)
     flat = out.reshape(-1)
     for i, (v, p, n) in enumerate(zip(x.reshape(-1), pos.reshape(-1), length.reshape(-1))):
-        s = v if unit == "BYTE" else v.decode("utf-8")
+        s = v if unit == "BYTE" else _utf8_chars(v)
         p, n = int(p), int(n)
         if not -len(s) <= p <= len(s):
             raise InvalidArgumentError(
@@ -180,8 +196,9 @@ def _substr_fwd(xp, x, pos, length, unit):
             )
         if p < 0:
             p += len(s)
-        piece = s[p : p + max(n, 0)]
-        flat[i] = piece if unit == "BYTE" else piece.encode("utf-8")
+        # a negative len, as TF: the rest of the string in bytes, nothing in characters
+        piece = s[p : p + n] if n >= 0 else (s[p:] if unit == "BYTE" else [])
+        flat[i] = piece if unit == "BYTE" else b"".join(piece)
     return out
 
 
@@ -248,12 +265,26 @@ def to_hash_bucket_fast(input, num_buckets, name=None):
 # -- numbers <-> strings ------------------------------------------------------------------------
 
 
+def _parse_float(s: str) -> float:
+    try:
+        return float(s)
+    except ValueError:  # strtod's hexadecimal floats ("0x1p3"), which TF accepts
+        return float.fromhex(s)
+
+
 def _to_number_fwd(xp, x, out_type):
-    parse = int if np.dtype(out_type).kind in "iu" else float
+    is_int = np.dtype(out_type).kind in "iu"
+    info = np.iinfo(out_type) if is_int else None
 
     def one(v):
         try:
-            return parse(v.decode("utf-8"))
+            s = v.decode("utf-8")
+            if "_" in s:  # Python's digit grouping, not C's
+                raise ValueError(s)
+            n = int(s) if is_int else _parse_float(s)
+            if is_int and not info.min <= n <= info.max:
+                raise ValueError(s)
+            return n
         except (ValueError, UnicodeDecodeError):
             raise InvalidArgumentError(
                 None,
@@ -288,25 +319,20 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
 
 
 def _as_string_fwd(xp, x, precision, scientific, shortest, width, fill):
+    # TF's AsString kernel builds one printf format: "%" fill width .precision conversion,
+    # where fill is a printf flag (" " pads a positive number with a space, "-" left-aligns).
     kind = x.dtype.kind
-    if kind == "b":
-        conv = None
-    elif kind in "iu":
-        conv = "d"
-    elif kind == "c":
-        raise TypeError("as_string: complex tensors are not supported.")
-    else:
-        conv = "e" if scientific else ("g" if shortest else "f")
-    flag = "0" if fill == "0" else ""
-    spec = "%" + flag + (str(width) if width > -1 and fill in ("", " ", "0") else "")
-    if conv != "d" and conv is not None and precision > -1:
+    spec = "%" + fill + (str(width) if width > -1 else "")
+    if kind not in "iub" and precision > -1:
         spec += f".{precision}"
+    spec += "d" if kind in "iu" else ("e" if scientific else ("g" if shortest else "f"))
 
     def one(v):
-        text = ("true" if v else "false") if conv is None else (spec + conv) % v
-        if width > -1 and fill not in ("", " ", "0"):
-            text = text.rjust(width, fill)
-        return text.encode("ascii")
+        if kind == "b":
+            return b"true" if v else b"false"
+        if kind == "c":
+            return f"({spec % v.real},{spec % v.imag})".encode("ascii")
+        return (spec % v).encode("ascii")
 
     return map_strings(one, x, OBJECT)
 
@@ -320,16 +346,21 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
     bools as ``true``/``false``; ``width`` pads on the left with ``fill`` (spaces by default).
 
     Raises:
-        ValueError: ``fill`` longer than one character, or ``scientific`` and ``shortest``
-            together. TypeError: a string or complex input.
+        InvalidArgumentError: ``fill`` other than "", " ", "+", "-", "0", "#" (a printf flag,
+            as TF); ``scientific`` and ``shortest`` together; ``scientific``, ``shortest`` or
+            ``precision`` for an integer or bool input. TypeError: a string input.
 
     >>> ek.strings.as_string(ek.constant([1.5, 2.0])).numpy()
     array([b'1.500000', b'2.000000'], dtype=object)
     """
-    if len(fill) > 1:
-        raise ValueError(f"as_string: fill must be at most one character. Received: fill={fill!r}")
+
+    def invalid(msg):
+        return InvalidArgumentError(None, "AsString", f"as_string: {msg}")
+
+    if fill not in ("", " ", "+", "-", "0", "#"):
+        raise invalid(f"fill must be '', ' ', '+', '-', '0' or '#'. Received: fill={fill!r}")
     if scientific and shortest:
-        raise ValueError("as_string: cannot select both scientific and shortest notation.")
+        raise invalid("cannot select both scientific and shortest notation.")
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(
             as_string(input.flat_values, precision, scientific, shortest, width, fill)
@@ -337,6 +368,11 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
     x = input if isinstance(input, Tensor) else to_tensor(input, None, "as_string")
     if x._value.dtype == OBJECT:
         raise TypeError("as_string: input must be numeric or bool, got a string tensor.")
+    if x._value.dtype.kind in "iub" and (scientific or shortest or int(precision) > -1):
+        raise invalid(
+            f"scientific, shortest and precision are not supported for {x.dtype.name}. "
+            f"Received: scientific={scientific}, shortest={shortest}, precision={precision}"
+        )
     params = {
         "precision": int(precision),
         "scientific": bool(scientific),
@@ -350,6 +386,32 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
 # -- regular expressions ------------------------------------------------------------------------
 
 
+def _re2_dollar(pattern: str) -> str:
+    """RE2's ``$`` (without the m flag) matches at the end of the text only, Python's also
+    before a final newline: a ``$`` outside a character class becomes ``\\Z``."""
+    if re.search(r"\(\?[a-zA-Z]*m", pattern):
+        return pattern
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            c = pattern[i : i + 2]
+        elif in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            j = i + 1 + (pattern[i + 1 : i + 2] == "^")
+            if pattern[j : j + 1] == "]":  # a "]" first in a class is literal
+                c = pattern[i : j + 1]
+        elif c == "$":
+            out.append("\\Z")
+            i += 1
+            continue
+        out.append(c)
+        i += len(c)
+    return "".join(out)
+
+
 def _regex(pattern, op: str) -> re.Pattern:
     # RE2 (TF's engine) matches UTF-8 text by code point, with ASCII-only \\w, \\d, \\s and \\b;
     # a str pattern with re.ASCII does the same (a bytes pattern would split "¿" into 2 bytes).
@@ -358,18 +420,32 @@ def _regex(pattern, op: str) -> re.Pattern:
     if isinstance(pattern, bytes):
         pattern = pattern.decode("utf-8", "surrogateescape")
     try:
-        return re.compile(pattern, re.ASCII)
+        return re.compile(_re2_dollar(pattern), re.ASCII)
     except re.error as e:
         raise InvalidArgumentError(None, op, f"{op}: invalid pattern {pattern!r}: {e}") from None
 
 
-def _rewrite(rewrite) -> str:
+def _rewrite(rewrite) -> tuple[str, bool, int]:
     if isinstance(rewrite, Tensor):
         rewrite = rewrite.numpy()
     if isinstance(rewrite, bytes):
         rewrite = rewrite.decode("utf-8", "surrogateescape")
-    # RE2's \0 (the whole match) is Python's \g<0>.
-    return re.sub(r"\\0", r"\\g<0>", rewrite)
+    # RE2's rewrite syntax as a Python template: \0..\9 name groups, \\ is a backslash;
+    # any other escape is invalid, and RE2 keeps the rewrite up to it.
+    out, max_ref, valid, i = [], 0, True, 0
+    while i < len(rewrite):
+        c, n = rewrite[i], rewrite[i + 1 : i + 2]
+        if c == "\\" and n in "0123456789" and n:
+            max_ref = max(max_ref, int(n))
+            c, i = f"\\g<{n}>", i + 1
+        elif c == "\\" and n == "\\":
+            c, i = "\\\\", i + 1
+        elif c == "\\":
+            valid = False
+        if valid:
+            out.append(c)
+        i += 1
+    return "".join(out), valid, max_ref
 
 
 def _text(v) -> str:
@@ -377,10 +453,25 @@ def _text(v) -> str:
     return v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v
 
 
+def _re2_sub(pattern: re.Pattern, rewrite: str, text: str, count: int) -> str:
+    """``pattern.sub`` as RE2 replaces: no empty match right where a match ended."""
+    last = -1
+
+    def one(m):
+        nonlocal last
+        if m.start() == m.end() == last:
+            return ""
+        if m.end() > m.start():
+            last = m.end()
+        return m.expand(rewrite)
+
+    return pattern.sub(one, text, count=count)
+
+
 _regex_replace = string_prim(
     "StaticRegexReplace",
     lambda xp, x, pattern, rewrite, count: map_strings(
-        lambda v: pattern.sub(rewrite, _text(v), count=count).encode("utf-8", "surrogateescape"),
+        lambda v: _re2_sub(pattern, rewrite, _text(v), count).encode("utf-8", "surrogateescape"),
         x,
         OBJECT,
     ),
@@ -398,9 +489,14 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     >>> ek.strings.regex_replace(ek.constant("ab12"), r"(\\d)", r"<\\1>").numpy()
     b'ab<1><2>'
     """
+    compiled = _regex(pattern, "regex_replace")
+    template, valid, max_ref = _rewrite(rewrite)
+    # As TF (RE2): a rewrite naming a group the pattern lacks leaves every string unchanged;
+    # an invalid escape does too unless replace_global, which uses the rewrite up to it.
+    unchanged = max_ref > compiled.groups or not (valid or replace_global)
     params = {
-        "pattern": _regex(pattern, "regex_replace"),
-        "rewrite": _rewrite(rewrite),
+        "pattern": re.compile("(?!)") if unchanged else compiled,
+        "rewrite": "" if unchanged else template,
         "count": 0 if replace_global else 1,
     }
     return unary_string_op(_regex_replace, input, params, "regex_replace")
@@ -446,11 +542,12 @@ _join = string_prim("StringJoin", _join_fwd, n_inputs=0)  # variadic: no input h
 
 def join(inputs, separator="", name=None):
     """Joins the strings of several tensors elementwise, with ``separator`` between them
-    (follows `tf.strings.join`; the inputs broadcast; RaggedTensors must share their row
-    partition).
+    (follows `tf.strings.join`: the inputs have one shape, scalars aside; RaggedTensors must
+    share their row partition).
 
     Raises:
-        InvalidArgumentError: shapes that do not broadcast. TypeError: a non-string input.
+        InvalidArgumentError: non-scalar inputs of different shapes. TypeError: a non-string
+            input.
 
     >>> ek.strings.join([ek.constant(["a", "b"]), "!"], separator="-").numpy()
     array([b'a-!', b'b-!'], dtype=object)
@@ -468,36 +565,41 @@ def join(inputs, separator="", name=None):
     if not xs:
         raise ValueError("join: inputs must not be empty.")
     sep = separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
-    try:
-        return dispatch(_join, xs, {"separator": sep})
-    except ValueError:
+    if len({x._value.shape for x in xs if x._value.ndim}) > 1:  # TF broadcasts scalars only
         shapes = ", ".join(str(tuple(x._value.shape)) for x in xs)
         raise InvalidArgumentError(
-            None, "StringJoin", f"join: input shapes do not broadcast: {shapes}."
-        ) from None
+            None, "StringJoin", f"join: input shapes do not match: {shapes}."
+        )
+    return dispatch(_join, xs, {"separator": sep})
 
 
 def _reduce_join_fwd(xp, x, axis, keepdims, separator):
     x = np.asarray(x)
-    if axis is None:
-        out = np.asarray(separator.join(x.reshape(-1).tolist()), dtype=OBJECT)
-        return out.reshape((1,) * x.ndim) if keepdims else out
-    moved = np.moveaxis(x, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1]) if moved.size or moved.shape[-1] else None
-    lead = moved.shape[:-1]
-    out = np.empty(int(np.prod(lead, dtype=np.int64)), dtype=OBJECT)
-    for i in range(out.shape[0]):
-        out[i] = separator.join(rows[i].tolist()) if rows is not None else b""
-    out = out.reshape(lead)
-    return np.expand_dims(out, axis) if keepdims else out
+    axes = tuple(reversed(range(x.ndim))) if axis is None else axis  # None: row-major
+    kept = [a for a in range(x.ndim) if a not in axes]
+    # TF joins with the first listed axis varying fastest
+    moved = np.transpose(x, kept + list(reversed(axes)))
+    lead = moved.shape[: len(kept)]
+    n = int(np.prod(lead, dtype=np.int64))
+    rows = moved.reshape(n, int(np.prod(moved.shape[len(kept) :], dtype=np.int64)))
+    out = np.empty(n, dtype=OBJECT)
+    for i in range(n):
+        out[i] = separator.join(rows[i].tolist())
+    if keepdims:
+        return out.reshape([1 if a in axes else d for a, d in enumerate(x.shape)])
+    return out.reshape(lead)
 
 
 _reduce_join = string_prim("ReduceJoin", _reduce_join_fwd)
 
 
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
-    """Joins the strings along ``axis`` (all of them when None) with ``separator`` (follows
-    `tf.strings.reduce_join`).
+    """Joins the strings along ``axis`` (an int, a list of them, the first varying fastest,
+    or None for all) with ``separator`` (follows `tf.strings.reduce_join`).
+
+    Raises:
+        OutOfRangeError: an axis outside ``[-rank, rank)``. InvalidArgumentError: a repeated
+            axis.
 
     >>> ek.strings.reduce_join(ek.constant([["a", "b"], ["c", "d"]]), axis=1,
     ...                        separator=",").numpy()
@@ -505,12 +607,17 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     """
     x = string_tensor(inputs, "reduce_join", "inputs")
     if axis is not None:
-        a = int(axis)
-        if not -x.ndim <= a < max(x.ndim, 1) or x.ndim == 0:
+        axes = [int(a) for a in (np.asarray(axis).reshape(-1).tolist())]
+        for a in axes:
+            if not -x.ndim <= a < x.ndim:
+                raise OutOfRangeError(
+                    None, "ReduceJoin", f"reduce_join: axis {a} is out of range for rank {x.ndim}."
+                )
+        axis = tuple(a % x.ndim for a in axes)
+        if len(set(axis)) != len(axis):
             raise InvalidArgumentError(
-                None, "ReduceJoin", f"reduce_join: axis {a} is out of range for rank {x.ndim}."
+                None, "ReduceJoin", f"reduce_join: duplicate reduction axis in {axes}."
             )
-        axis = a % x.ndim
     sep = separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
     params = {"axis": axis, "keepdims": bool(keepdims), "separator": sep}
     return dispatch(_reduce_join, (x,), params)
@@ -519,10 +626,28 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
 # -- split --------------------------------------------------------------------------------------
 
 
+def _split_whitespace(v: bytes, maxsplit: int) -> list:
+    """TF's whitespace split: once ``maxsplit`` tokens are out, the rest after the whitespace
+    that follows the last one is one more piece, empty at the end of the string."""
+    if maxsplit < 0:
+        return v.split()
+    if maxsplit == 0:
+        return [v]
+    out, pos = [], len(v) - len(v.lstrip())
+    while pos < len(v):
+        end = pos + len(v[pos:].split(None, 1)[0])
+        out.append(v[pos:end])
+        pos = len(v) - len(v[end:].lstrip())
+        if len(out) == maxsplit:
+            out.append(v[pos:])
+            break
+    return out
+
+
 def _split_fwd(xp, x, sep, maxsplit):
     pieces, lengths = [], []
     for v in np.asarray(x).reshape(-1):
-        parts = v.split(sep, maxsplit) if sep else v.split(None, maxsplit)
+        parts = v.split(sep, maxsplit) if sep else _split_whitespace(v, maxsplit)
         pieces.extend(parts)
         lengths.append(len(parts))
     values = np.empty(len(pieces), dtype=OBJECT)
@@ -541,9 +666,10 @@ def ragged_from_pieces(x: Tensor, values: Tensor, lengths: Tensor):
         return values
     result = RaggedTensor.from_row_lengths(values, lengths, validate=False)
     shape = x._value.shape
-    for d in reversed(shape[1:]):
-        n = result.nrows_int() // d if d else 0
-        result = RaggedTensor.from_row_lengths(result, np.full(n, d, np.int64), validate=False)
+    for i in range(len(shape) - 1, 0, -1):  # row counts from the shape: a 0-size dim is fine
+        n = int(np.prod(shape[:i], dtype=np.int64))
+        lengths = np.full(n, shape[i], np.int64)
+        result = RaggedTensor.from_row_lengths(result, lengths, validate=False)
     return result
 
 

@@ -45,6 +45,8 @@ def _ngrams_fwd(xp, values, splits, widths, sep, left, right, pad_width, preserv
     values = np.asarray(values)
     grams: list = []
     lengths = []
+    if not values.size:  # TF's kernel: no tokens at all gives no ngrams, even padded ones
+        return np.empty(0, dtype=OBJECT), np.zeros(max(len(splits) - 1, 0), dtype=np.int64)
     for start, end in itertools.pairwise(np.asarray(splits).tolist()):
         row = _sequence_ngrams(
             values[start:end].tolist(), widths, sep, left, right, pad_width, preserve

@@ -66,33 +66,51 @@ def _check_errors(errors: str, op: str) -> None:
         )
 
 
-def _decode_one(v: bytes, codec, errors, replacement_char, op) -> str:
-    try:
-        text = v.decode(codec, errors="strict" if errors == "strict" else "replace")
-    except UnicodeDecodeError as e:
-        raise InvalidArgumentError(
-            None, op, f"{op}: invalid {codec} data in string {v!r:.60}: {e.reason}"
-        ) from None
-    if errors == "ignore":
-        return text.replace("\ufffd", "") if b"\xef\xbf\xbd" not in v else text
-    if errors == "replace" and replacement_char != 0xFFFD:
-        return text.replace("\ufffd", chr(replacement_char))
-    return text
-
-
-def _unicode_decode_fwd(xp, x, codec, errors, replacement_char, as_chars):
-    pieces, lengths, offsets = [], [], []
-    for v in np.asarray(x).reshape(-1):
-        text = _decode_one(v, codec, errors, replacement_char, "UnicodeDecode")
-        if as_chars:
-            pieces.extend(c.encode("utf-8") for c in text)
-        else:
-            pieces.extend(ord(c) for c in text)
-        lengths.append(len(text))
-        at = 0
-        for c in text:  # each character's byte offset in the input encoding
+def _decode_one(v: bytes, codec, errors, replacement_char, op, control=False):
+    """``(code points, byte offsets)`` of one string. An invalid sequence (Python's maximal
+    subpart, as ICU's) is ``replacement_char`` at its first byte, or nothing for "ignore";
+    with ``control``, code points below U+0020 count as invalid too (as TF's ICU callback)."""
+    cps, offsets, pos = [], [], 0
+    while True:
+        try:
+            good, bad = v[pos:].decode(codec), None
+        except UnicodeDecodeError as e:
+            if errors == "strict":
+                raise InvalidArgumentError(
+                    None, op, f"{op}: invalid {codec} data in string {v!r:.60}: {e.reason}"
+                ) from None
+            good, bad = v[pos : pos + e.start].decode(codec), (pos + e.start, pos + e.end)
+        at = pos
+        for c in good:  # each character's byte offset in the input encoding
+            if control and ord(c) < 0x20:  # ICU's callback treats it as an invalid sequence
+                bad = (at, at + len(c.encode(codec)))
+                break
+            cps.append(ord(c))
             offsets.append(at)
             at += len(c.encode(codec, errors="surrogatepass"))
+        if bad is not None and errors == "strict" and op == "UnicodeTranscode":
+            # TF's decode replaces a control character even with strict errors; transcode fails
+            raise InvalidArgumentError(
+                None, op, f"{op}: control character in string {v!r:.60} (strict errors)."
+            )
+        if bad is None:
+            return cps, offsets
+        if errors != "ignore":
+            cps.append(replacement_char)
+            offsets.append(bad[0])
+        pos = bad[1]
+
+
+def _unicode_decode_fwd(xp, x, codec, errors, replacement_char, as_chars, control=False):
+    pieces, lengths, offsets = [], [], []
+    for v in np.asarray(x).reshape(-1):
+        cps, offs = _decode_one(v, codec, errors, replacement_char, "UnicodeDecode", control)
+        if as_chars:
+            pieces.extend(chr(c).encode("utf-8", errors="surrogatepass") for c in cps)
+        else:
+            pieces.extend(cps)
+        lengths.append(len(cps))
+        offsets.extend(offs)
     values = np.empty(len(pieces), dtype=OBJECT if as_chars else np.int32)
     values[:] = pieces
     return values, np.asarray(lengths, dtype=np.int64), np.asarray(offsets, dtype=np.int64)
@@ -101,12 +119,30 @@ def _unicode_decode_fwd(xp, x, codec, errors, replacement_char, as_chars):
 _unicode_decode = string_prim("UnicodeDecodeWithOffsets", _unicode_decode_fwd, n_out=0)
 
 
-def _decode(input, input_encoding, errors, replacement_char, as_chars, op, with_offsets=False):
+def _check_replacement(replacement_char, op: str) -> int:
+    rc = int(replacement_char)
+    if not 0 <= rc <= 0x10FFFF:
+        raise InvalidArgumentError(
+            None, op, f"{op}: replacement_char out of unicode codepoint range, got {rc}."
+        )
+    return rc
+
+
+def _decode(
+    input, input_encoding, errors, replacement_char, as_chars, op, with_offsets=False, rcc=False
+):
     _check_errors(errors, op)
     codec = _codec(input_encoding, op, "input_encoding")
     if isinstance(input, RaggedTensor):
         out = _decode(
-            input.flat_values, input_encoding, errors, replacement_char, as_chars, op, with_offsets
+            input.flat_values,
+            input_encoding,
+            errors,
+            replacement_char,
+            as_chars,
+            op,
+            with_offsets,
+            rcc,
         )
         if with_offsets:
             return input.with_flat_values(out[0]), input.with_flat_values(out[1])
@@ -115,8 +151,9 @@ def _decode(input, input_encoding, errors, replacement_char, as_chars, op, with_
     params = {
         "codec": codec,
         "errors": errors,
-        "replacement_char": int(replacement_char),
+        "replacement_char": _check_replacement(replacement_char, op),
         "as_chars": as_chars,
+        "control": bool(rcc),
     }
     values, lengths, offsets = dispatch(_unicode_decode, (x,), params)
     if with_offsets:
@@ -143,14 +180,15 @@ def unicode_decode(
             `codecs` knows ("US ASCII", "ISO-8859-1", ...; else InvalidArgumentError).
         errors: "replace" (invalid bytes become ``replacement_char``), "ignore" or "strict"
             (InvalidArgumentError).
-        replace_control_characters: must be False (True raises NotImplementedError).
+        replacement_char: a code point in [0, 0x10FFFF] (else InvalidArgumentError).
+        replace_control_characters: if True, code points below U+0020 become
+            ``replacement_char`` too.
 
     >>> ek.strings.unicode_decode(ek.constant("アヒル 🦆"), "UTF-8").numpy()
     array([ 12450,  12498,  12523,     32, 129414], dtype=int32)
     """
-    if replace_control_characters:
-        raise NotImplementedError("unicode_decode: replace_control_characters=True.")
-    return _decode(input, input_encoding, errors, replacement_char, False, "unicode_decode")
+    op, rcc = "unicode_decode", replace_control_characters
+    return _decode(input, input_encoding, errors, replacement_char, False, op, rcc=rcc)
 
 
 def unicode_decode_with_offsets(
@@ -168,8 +206,6 @@ def unicode_decode_with_offsets(
     >>> offsets.numpy()
     array([0, 4, 8])
     """
-    if replace_control_characters:
-        raise NotImplementedError("unicode_decode_with_offsets: replace_control_characters=True.")
     return _decode(
         input,
         input_encoding,
@@ -178,13 +214,14 @@ def unicode_decode_with_offsets(
         False,
         "unicode_decode_with_offsets",
         with_offsets=True,
+        rcc=replace_control_characters,
     )
 
 
-def _transcode_fwd(xp, x, codec_in, codec_out, errors, replacement_char):
+def _transcode_fwd(xp, x, codec_in, codec_out, errors, replacement_char, control=False):
     def one(v):
-        text = _decode_one(v, codec_in, errors, replacement_char, "UnicodeTranscode")
-        return text.encode(codec_out, errors="surrogatepass")
+        cps, _ = _decode_one(v, codec_in, errors, replacement_char, "UnicodeTranscode", control)
+        return "".join(map(chr, cps)).encode(codec_out, errors="surrogatepass")
 
     return map_strings(one, x, OBJECT)
 
@@ -207,14 +244,13 @@ def unicode_transcode(
     >>> ek.strings.unicode_transcode(ek.constant("语"), "UTF-8", "UTF-16-BE").numpy()
     b'\x8b\xed'
     """
-    if replace_control_characters:
-        raise NotImplementedError("unicode_transcode: replace_control_characters=True.")
     _check_errors(errors, "unicode_transcode")
     params = {
         "codec_in": _codec(input_encoding, "unicode_transcode", "input_encoding"),
         "codec_out": _codec(output_encoding, "unicode_transcode", "output_encoding"),
         "errors": errors,
-        "replacement_char": int(replacement_char),
+        "replacement_char": _check_replacement(replacement_char, "unicode_transcode"),
+        "control": bool(replace_control_characters),
     }
     return unary_string_op(_transcode, input, params, "unicode_transcode")
 
@@ -256,8 +292,10 @@ def _unicode_encode_fwd(xp, values, splits, codec, errors, replacement_char):
                 if errors == "ignore":
                     continue
                 c = replacement_char
+                if codec == "utf-8" and 0xD800 <= c <= 0xDFFF:
+                    c = 0xFFFD  # as TF (ICU): a surrogate replacement is not valid UTF-8
             chars.append(chr(c))
-        out[i] = "".join(chars).encode(codec)
+        out[i] = "".join(chars).encode(codec, errors="surrogatepass")
     return out
 
 

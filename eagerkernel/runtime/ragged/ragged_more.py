@@ -128,6 +128,8 @@ def boolean_mask(data, mask, name=None):
     if mask_flat._value.dtype != np.bool_:
         raise TypeError(f"{op}: mask must be bool, got {mask_flat.dtype.name}.")
     mask_rank = mask.ndim if isinstance(mask, RaggedTensor) else mask_flat._value.ndim
+    if mask_rank == 0:
+        raise ValueError(f"{op}: mask cannot be scalar.")
     if mask_rank == 1:
         keep = np.nonzero(np.asarray(mask_flat._value))[0].astype(np.int64)
         n = data.nrows_int() if isinstance(data, RaggedTensor) else data._value.shape[0]

@@ -12,6 +12,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, constant, make, to_tensor
+from .ragged_gather import gather_in_rows
+from .ragged_reduce import SEGMENT_REDUCTIONS, reduce_axes, reduce_ragged_axis
 from .ragged_tensor import RaggedTensor, convert_values, row_ids_of_splits
 
 __all__ = ["constant_ragged", "map_flat_values", "range_ragged"]
@@ -30,16 +32,17 @@ def constant_ragged(
         dtype: the values' dtype (inferred as `ek.constant` does when None).
         ragged_rank: how many dimensions are ragged (default: the nesting depth - 1); the
             dimensions after the ragged ones must be uniform.
-        inner_shape: not supported (raises NotImplementedError when given).
+        inner_shape: the shape of each innermost value (default: scalars); the ragged rank
+            then defaults to the nesting depth - 1 - ``len(inner_shape)``.
 
     Raises:
-        ValueError: scalars at different depths, mixed types, or non-uniform inner lists.
+        ValueError: scalars at different depths, mixed types, non-uniform inner lists, or a
+            depth that does not match ``ragged_rank`` and ``inner_shape``. TypeError: inner
+            values that do not fill ``inner_shape``.
 
     >>> print(ek.ragged.constant([["Hi"], ["How", "are", "you"]]))
     <RaggedTensor [[b'Hi'], [b'How', b'are', b'you']]>
     """
-    if inner_shape is not None:
-        raise NotImplementedError("ragged.constant: inner_shape is not supported.")
     if row_splits_dtype not in (None, dtypes.int64):
         raise NotImplementedError("ragged.constant: row_splits are int64 only.")
     if isinstance(pylist, RaggedTensor):
@@ -49,17 +52,24 @@ def constant_ragged(
     if not isinstance(pylist, (list, tuple)):
         return constant(pylist, dtype)
     depth = _scalar_depth(pylist)
-    if depth is None:  # only empty lists: as deep as the nesting goes
-        depth = _list_depth(pylist)
+    inner = () if inner_shape is None else tuple(int(d) for d in inner_shape)
+    given = inner_shape is not None and ragged_rank is not None and depth is not None
+    if given and depth != int(ragged_rank) + len(inner) + 1:  # TF's check
+        raise ValueError(
+            f"ragged.constant: Invalid pylist={pylist!r:.80}: incompatible with "
+            f"ragged_rank={ragged_rank} and dim(inner_shape)={len(inner)}"
+        )
+    if depth is None:  # only empty lists: as deep as the nesting or ragged_rank needs (TF)
+        depth = max(_list_depth(pylist), 0 if ragged_rank is None else int(ragged_rank) + 1)
     if ragged_rank is None:
-        ragged_rank = max(depth - 1, 1 if depth > 1 else 0)
+        ragged_rank = max(depth - 1 - len(inner), 1 if depth - len(inner) > 1 else 0)
     ragged_rank = int(ragged_rank)
     if ragged_rank < 0 or (depth > 0 and ragged_rank >= depth and depth > 1):
         raise ValueError(
             f"ragged.constant: ragged_rank must be in [0, {depth - 1}], got {ragged_rank}."
         )
     if ragged_rank == 0:
-        return constant(pylist, dtype)
+        return constant(pylist, dtype, shape=inner or None)
     splits_levels = []
     level = list(pylist)
     for _ in range(ragged_rank):
@@ -69,10 +79,17 @@ def constant_ragged(
         splits_levels.append(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
         level = [v for x in level for v in x]
     try:
-        values = (
-            constant(level, dtype) if level else _empty_values(pylist, depth, ragged_rank, dtype)
-        )
+        if inner_shape is not None:
+            shape = (len(level), *inner)
+            values = constant(level, dtype, shape) if level else _empty_values(shape, dtype)
+        elif level:
+            values = constant(level, dtype)
+        else:
+            shape = (0,) * max(depth - ragged_rank, 1)
+            values = _empty_values(shape, dtype)
     except TypeError as e:
+        if isinstance(e, ValueError):  # a value/shape mismatch: TypeError as TF's, and ValueError
+            raise
         raise ValueError(f"ragged.constant: {e}") from None
     result = values
     for splits in reversed(splits_levels):
@@ -80,10 +97,9 @@ def constant_ragged(
     return result
 
 
-def _empty_values(pylist, depth, ragged_rank, dtype):
+def _empty_values(shape, dtype):
     np_dtype = np.float32 if dtype is None else dtypes.numpy_dtype(dtype)
-    inner = max(depth - ragged_rank - 1, 0)
-    return make(np.zeros((0,) + (0,) * inner, dtype=np_dtype), _cpu())
+    return make(np.zeros(shape, dtype=np_dtype), _cpu())
 
 
 def _cpu():
@@ -108,19 +124,20 @@ def _scalar_depth(x, d=0):
 
 
 def _list_depth(x) -> int:
-    d = 0
-    while isinstance(x, (list, tuple)):
-        d += 1
-        x = x[0] if x else None
-    return d
+    """The deepest nesting of lists in ``x`` (TF reads ``[[], [[]]]`` as 3 deep)."""
+    if not isinstance(x, (list, tuple)):
+        return 0
+    return 1 + max((_list_depth(v) for v in x), default=0)
 
 
 def map_flat_values(op, *args, **kwargs):
     """``op`` applied to the flat values of the RaggedTensor arguments, keeping their row
     partition (follows `tf.ragged.map_flat_values`).
 
+    With no RaggedTensor argument, returns ``op(*args, **kwargs)``.
+
     Raises:
-        ValueError: no RaggedTensor argument, or arguments with different row partitions.
+        ValueError: arguments with different row partitions.
 
     >>> print(ek.ragged.map_flat_values(lambda x: x * 2 + 1, ek.ragged.constant([[1], [2, 3]])))
     <RaggedTensor [[3], [5, 7]]>
@@ -139,8 +156,8 @@ def map_flat_values(op, *args, **kwargs):
 
     args = strip(args)
     kwargs = strip(kwargs)
-    if not partition:
-        raise ValueError("map_flat_values: at least one argument must be a RaggedTensor.")
+    if not partition:  # as TF: nothing ragged, so op applies to the arguments as they are
+        return op(*args, **kwargs)
     first = partition[0]
     for other in partition[1:]:
         check_same_splits(first, other, "map_flat_values")
@@ -273,6 +290,12 @@ def reduce(rt: RaggedTensor, op: str, axis, keepdims):
     flat = rt.flat_values
     if axis is None:  # every value: a dense result
         out = fn(flat)
+        if op == "reduce_mean" and flat._value.dtype.kind in "iu":
+            # TF's ragged mean is sum / count, a true division: float64 for int32 values
+            from ..ops.elementwise import truediv
+
+            count = make(np.asarray(flat._value.size, flat._value.dtype), flat._device)
+            out = truediv(ops.reduce_sum(flat), count)
         if keepdims:
             from ..ops.array_ops import reshape
 
@@ -286,15 +309,22 @@ def reduce(rt: RaggedTensor, op: str, axis, keepdims):
             raise InvalidArgumentError(
                 None, op, f"{op}: axis {a} is out of range for a RaggedTensor of rank {rank}."
             )
-    if len(axes) != 1:
-        raise NotImplementedError(f"{op}: a RaggedTensor is reduced over one axis at a time.")
-    (a,) = axes
+    if len(set(axes)) != 1:
+        if op not in SEGMENT_REDUCTIONS:
+            raise NotImplementedError(f"{op}: a RaggedTensor is reduced over one axis at a time.")
+        return reduce_axes(rt, op, list(set(axes)), keepdims, reduce)
+    a = axes[0]
     if a > rt.ragged_rank:  # a uniform inner axis: on the flat values
         return rt.with_flat_values(fn(flat, axis=a - rt.ragged_rank, keepdims=keepdims))
-    if rt.ragged_rank != 1:
-        raise NotImplementedError(
-            f"{op}: reducing a ragged axis is supported for ragged_rank 1, got {rt.ragged_rank}."
-        )
+    # (with no values at all, padding to a dense tensor of width 0 would lose the identity)
+    no_values = op in ("reduce_max", "reduce_min") and flat._value.shape[0] == 0
+    if rt.ragged_rank != 1 or no_values:
+        if op not in SEGMENT_REDUCTIONS:
+            raise NotImplementedError(
+                f"{op}: reducing a ragged axis needs ragged_rank 1, got {rt.ragged_rank}."
+            )
+        out = reduce_ragged_axis(rt, op, a)
+        return expand_dims(out, a) if keepdims else out
     if op == "reduce_mean":
         total = reduce(rt, "reduce_sum", a, keepdims)
         counts = _counts(rt, a, keepdims, total)
@@ -378,6 +408,8 @@ def concat(values, axis):
                 )
             rts.append(RaggedTensor.from_tensor(t))
     rank = rts[0].ndim
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"{op}: axis={axis} out of bounds: expected {-rank}<=axis<{rank}.")
     a = int(axis) + rank if int(axis) < 0 else int(axis)
     if any(r.ragged_rank != 1 for r in rts):
         raise NotImplementedError(f"{op}: RaggedTensors of ragged_rank 1 only.")
@@ -703,6 +735,10 @@ def gather(params, indices, axis=None, batch_dims=0):
     from ..ops.indexing import gather as dense_gather
 
     op = "gather"
+    rank = params.ndim if isinstance(params, RaggedTensor) else None
+    in_rows = rank is not None and (axis if axis is not None else batch_dims) in (1, 1 - rank)
+    if in_rows and batch_dims in (0, 1, -rank + 1):
+        return gather_in_rows(params, indices, 1 if batch_dims else 0, gather)
     if axis not in (None, 0) or batch_dims != 0:
         raise NotImplementedError(
             f"{op}: with RaggedTensors, only axis=0 and batch_dims=0 are supported, got "
@@ -718,17 +754,17 @@ def gather(params, indices, axis=None, batch_dims=0):
     if idx.dtype.kind not in "iu" and idx.size:
         raise TypeError(f"{op}: indices must be an integer tensor, got {idx.dtype}.")
     n = params.nrows_int()
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if idx.size and (idx.min() < 0 or idx.max() >= n):  # TF's RaggedGather: no negatives
         raise InvalidArgumentError(
-            None, op, f"{op}: indices {idx.tolist()} out of range for {n} rows."
+            None, op, f"{op}: indices {idx.tolist()} out of range [0, {n}) (the rows)."
         )
-    flat = np.where(idx < 0, idx + n, idx).astype(np.int64).reshape(-1)
+    flat = idx.astype(np.int64).reshape(-1)
     result = gather_rows(params, flat)
     if idx.ndim == 0:
         return ragged_row(params, int(flat[0]))
-    for d in reversed(idx.shape[1:]):  # dense indices of rank > 1: uniform outer rows
-        rows = result.nrows_int() // d if d else 0
-        result = RaggedTensor.from_row_lengths(result, np.full(rows, d, np.int64), validate=False)
+    for i in range(idx.ndim - 1, 0, -1):  # dense indices of rank > 1: uniform outer rows
+        rows = np.full(int(np.prod(idx.shape[:i], dtype=np.int64)), idx.shape[i], np.int64)
+        result = RaggedTensor.from_row_lengths(result, rows, validate=False)
     return result
 
 

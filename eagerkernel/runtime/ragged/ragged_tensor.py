@@ -155,11 +155,14 @@ class RaggedTensor(CompositeTensor):
         ids = np.asarray(_int64_vector(value_rowids, op, "value_rowids")._value)
         values = convert_values(values, op)
         n = (int(ids[-1]) + 1 if ids.size else 0) if nrows is None else int(nrows)
+        if ids.size and ids[-1] >= n:  # checked even without validate, as TF
+            raise ValueError(
+                f"{op}: Expected nrows >= value_rowids[-1] + 1; got nrows={n}, "
+                f"value_rowids[-1]={int(ids[-1])}"
+            )
         if validate:
             if np.any(np.diff(ids) < 0) or (ids.size and ids[0] < 0):
                 raise _invalid(op, "value_rowids must be sorted and non-negative.")
-            if ids.size and ids[-1] >= n:
-                raise _invalid(op, f"nrows ({n}) must be greater than value_rowids[-1].")
             if ids.size != _nvals(values):
                 raise _invalid(
                     op, f"{ids.size} value_rowids for {_nvals(values)} values (must be equal)."
@@ -467,9 +470,16 @@ class RaggedTensor(CompositeTensor):
         bound = self.bounding_shape()._value.tolist()
         if shape is not None:
             shape = list(shape.as_list() if hasattr(shape, "as_list") else shape)
+            if any(s is not None and int(s) < 0 for s in shape):  # as TF's TensorShape
+                raise ValueError(f"to_tensor: shape dimensions must be >= 0, got {shape!r}.")
             if len(shape) != len(bound):
-                raise ValueError(f"to_tensor: shape must have rank {len(bound)}, got {shape!r}.")
-            bound = [b if s is None or s == -1 else int(s) for b, s in zip(bound, shape)]
+                raise InvalidArgumentError(
+                    None,
+                    "RaggedTensorToTensor",
+                    f"to_tensor: shape must have rank "
+                    f"{len(bound)} (the RaggedTensor's), got {shape!r}.",
+                )
+            bound = [b if s is None else int(s) for b, s in zip(bound, shape)]
         if default_value is None:
             default = np.zeros((), dtype=flat._value.dtype)
             if default.dtype.kind == "O":

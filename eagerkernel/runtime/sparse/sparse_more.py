@@ -592,8 +592,10 @@ def bincount(
     kept = np.ones(values.size, bool)
     if maxlength is not None and int(_np(maxlength)) >= 0:
         kept = values < int(_np(maxlength))
-    max_seen = int(values[kept].max()) if kept.any() else -1
-    if maxlength is not None and int(_np(maxlength)) > 0:
+    # TF's DenseCountSparseOutput starts its running maximum at 0, so an input with no
+    # (kept) values still has one bin unless maxlength fixes the size.
+    max_seen = int(values[kept].max()) if kept.any() else 0
+    if maxlength is not None and int(_np(maxlength)) >= 0:
         n = int(_np(maxlength))
     else:
         n = max(max_seen + 1, 0 if minlength is None else int(_np(minlength)))

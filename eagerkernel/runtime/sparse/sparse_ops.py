@@ -203,8 +203,9 @@ def map_values(op, *args, **kwargs):
 
 def add(a, b, threshold=0, name=None):
     """``a + b`` (follows `tf.sparse.add`): two SparseTensors give a SparseTensor (entries
-    whose sum has magnitude below ``threshold`` dropped); a SparseTensor and a dense tensor
-    give a dense tensor. Differentiable with respect to both operands' values.
+    whose sum has magnitude below ``threshold`` dropped, entries in one operand only kept);
+    a SparseTensor and a dense tensor give a dense tensor. Differentiable with respect to
+    both operands' values.
 
     Raises:
         InvalidArgumentError: different dense shapes. TypeError: different dtypes or no
@@ -238,7 +239,10 @@ def add(a, b, threshold=0, name=None):
     out_idx = np.stack(np.unravel_index(unique, sa), axis=1).astype(np.int64)
     thresh = float(threshold.numpy() if isinstance(threshold, Tensor) else threshold)
     if thresh > 0:
-        keep = np.nonzero(np.abs(_np(summed)) >= thresh)[0].astype(np.int64)
+        # TF's SparseAdd kernel only thresholds sums of coinciding entries; an entry present
+        # in one operand only is copied through whatever its magnitude.
+        single = np.bincount(slot, minlength=len(unique)) == 1
+        keep = np.nonzero(single | (np.abs(_np(summed)) >= thresh))[0].astype(np.int64)
         return SparseTensor(out_idx[keep], gather(summed, keep), sa)
     return SparseTensor(out_idx, summed, sa)
 
