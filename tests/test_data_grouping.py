@@ -33,7 +33,7 @@ def test_take_while_and_unique():
     assert values(D.from_tensor_slices([1, 2, 2, 3, 1]).unique()) == [1, 2, 3]
     words = D.from_tensor_slices(["b", "a", "b"]).unique()
     assert [w.numpy() for w in words] == [b"b", b"a"]
-    with pytest.raises(TypeError, match="unique: elements must be int32, int64 or string scalars"):
+    with pytest.raises(TypeError, match=r"unique: .*float32"):  # as TF: when the dataset is made
         list(D.from_tensor_slices([1.0, 2.0]).unique())
     with pytest.raises(ValueError, match="bool scalar"):
         list(D.range(3).take_while(lambda x: x))

@@ -347,9 +347,9 @@ class Dataset(GroupingMethods, MoreMethods, PersistenceMethods, ResamplingMethod
         >>> sorted(int(x) for x in ek.data.Dataset.sample_from_datasets([a, b], seed=1))
         [0, 1, 2, 10, 11, 12]
         """
-        from .sampling import SampleFromDatasets
+        from .sampling import sample_from_datasets
 
-        return SampleFromDatasets(
+        return sample_from_datasets(
             datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration
         )
 

@@ -20,7 +20,7 @@ from .dataset import Context
 from .sources import spec_or_none
 from .structure import TensorSpec, flatten, map_structure, spec_of
 
-__all__ = ["mapped_spec"]
+__all__ = ["common_spec", "mapped_spec"]
 
 
 def mapped_spec(dataset, fn, op: str = "Map"):
@@ -47,14 +47,14 @@ def mapped_spec(dataset, fn, op: str = "Map"):
     outputs = [fn(x) for x in inputs]
     spec = spec_of(outputs[0])
     if len(outputs) > 1:
-        spec = _common(spec, spec_of(outputs[1]))
+        spec = common_spec(spec, spec_of(outputs[1]))
     sizes = _unknown_axis_sizes(in_spec, inputs[0])
     if sizes:
         spec = map_structure(lambda s: _relax(s, sizes), spec)
     return spec
 
 
-def _common(a, b):
+def common_spec(a, b):
     """``a`` with the dims where ``b``'s TensorSpec differs set to None; ``a`` when the two
     structures differ (the function's output structure is then not fixed: TF would refuse)."""
     try:

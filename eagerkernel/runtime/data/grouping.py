@@ -6,10 +6,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from .dataset import Dataset, int_arg
+from .function_spec import common_spec
 from .sources import Elements
-from .structure import call, call_args, function_output, map_structure, normalize, spec_of
+from .structure import (
+    TensorSpec,
+    call,
+    call_args,
+    flatten,
+    function_output,
+    map_structure,
+    normalize,
+    spec_of,
+)
 
 __all__ = ["GroupByWindow", "Scan", "TakeWhile", "Unique", "bucket_by_sequence_length"]
 
@@ -49,6 +60,9 @@ class Scan(Dataset):
             state = normalize(result[0], "scan")
             yield function_output(result[1], "scan")
 
+    def _cardinality(self) -> int:
+        return self._inputs[0]._cardinality()  # one output per input, as TF counts it
+
 
 class TakeWhile(Dataset):
     """`Dataset.take_while`."""
@@ -73,22 +87,47 @@ class TakeWhile(Dataset):
         return self._inputs[0].element_spec if peek else self._inputs[0]._static_spec()
 
 
+_UNIQUE_KINDS = ("int32", "int64", "string")
+
+
 class Unique(Dataset):
-    """`Dataset.unique`."""
+    """`Dataset.unique`: like TF, every component must be int32, int64 or string (TypeError
+    when the dataset is made, if its spec is known without running it), there must be one
+    component (InvalidArgumentError), and elements of any shape compare by shape and value."""
+
+    def __init__(self, input: Dataset):
+        super().__init__(input)
+        spec = input._static_spec()
+        if spec is not None:
+            leaves = flatten(spec)
+            for leaf in leaves:
+                dtype = getattr(leaf, "dtype", None)
+                if getattr(dtype, "name", None) not in _UNIQUE_KINDS:
+                    raise TypeError(
+                        f"unique: does not support type {dtype} -- only int32, int64 and "
+                        f"string are supported. Received: element_spec={spec!r:.100}"
+                    )
+            if len(leaves) != 1:
+                raise InvalidArgumentError(
+                    "unique: supports only inputs with a single component. Received: "
+                    f"element_spec={spec!r:.100}"
+                )
 
     def _iter(self, ctx):
         seen = set()
-        for x in self._inputs[0]._iter(ctx):
-            kinds = ("int32", "int64", "string")
-            if not (isinstance(x, Tensor) and x.ndim == 0 and x.dtype.name in kinds):
+        for element in self._inputs[0]._iter(ctx):
+            leaves = flatten(element)
+            x = leaves[0] if len(leaves) == 1 else None
+            if not (isinstance(x, Tensor) and x.dtype.name in _UNIQUE_KINDS):
                 raise TypeError(
-                    "unique: elements must be int32, int64 or string scalars, got "
-                    f"{spec_of(x) if isinstance(x, Tensor) else type(x).__name__}."
+                    "unique: elements must have one int32, int64 or string component, got "
+                    f"{spec_of(element)!r:.100}."
                 )
-            key = x.numpy().item() if x.dtype.name != "string" else x.numpy()
+            value = np.asarray(x.numpy())
+            key = (value.shape, value.tobytes() if value.dtype.kind != "O" else tuple(value.flat))
             if key not in seen:
                 seen.add(key)
-                yield x
+                yield element
 
     def _spec(self, peek):
         return self._inputs[0].element_spec if peek else self._inputs[0]._static_spec()
@@ -112,6 +151,7 @@ class GroupByWindow(Dataset):
             _callable(window_size_func, op, "window_size_func")
         super().__init__(input)
         self._key, self._reduce, self._size = key_func, reduce_func, window_size_func
+        self.batch_size_from_key = False  # bucket_by_sequence_length: dim 0 of the spec is None
 
     def _window_size(self, key) -> int:
         value = call_args(self._size, _key_tensor(key))
@@ -129,6 +169,30 @@ class GroupByWindow(Dataset):
                 f"group_by_window: reduce_func must return a Dataset, returned {result!r:.60}."
             )
         yield from result._iter(ctx)
+
+    def _spec(self, peek):
+        """As TF traces ``reduce_func``: on an empty window of the input's spec, for keys 0 and
+        1 (dims that depend on the key become None); if the result's spec needs running it,
+        the spec of the first element."""
+        in_spec = self._inputs[0]._static_spec()
+        if in_spec is None and peek:
+            in_spec = self._inputs[0].element_spec
+        specs = []
+        for key in (0, 1) if in_spec is not None else ():
+            try:
+                result = call_args(self._reduce, _key_tensor(key), Elements([], in_spec))
+            except Exception:  # e.g. the key used as an index: keep the keys that traced
+                break
+            spec = result._static_spec() if isinstance(result, Dataset) else None
+            if spec is None:
+                break
+            specs.append(spec)
+        if not specs:
+            return super()._spec(peek)
+        spec = specs[0] if len(specs) == 1 else common_spec(specs[0], specs[1])
+        if self.batch_size_from_key:  # TF gathers the batch size by key: not static
+            spec = map_structure(_unknown_batch, spec)
+        return spec
 
     def _iter(self, ctx):
         groups: dict = {}
@@ -196,7 +260,15 @@ def bucket_by_sequence_length(
             shapes = _fill_unknown(shapes, boundaries[int(bucket)] - 1)
         return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
 
-    return dataset.group_by_window(bucket_of, batches, window_size_func=lambda b: sizes[int(b)])
+    grouped = dataset.group_by_window(bucket_of, batches, window_size_func=lambda b: sizes[int(b)])
+    grouped.batch_size_from_key = True
+    return grouped
+
+
+def _unknown_batch(spec):
+    if type(spec) is not TensorSpec or spec.shape.rank in (None, 0):
+        return spec
+    return TensorSpec([None, *spec.shape.as_list()[1:]], spec.dtype, spec.name)
 
 
 def _static_shapes(dataset: Dataset, op: str):

@@ -40,10 +40,11 @@ class GroupingMethods:
 
     def unique(self, name=None):
         """Each distinct element once, in order of first appearance (follows
-        `tf.data.Dataset.unique`); elements must be int32, int64 or string scalars.
+        `tf.data.Dataset.unique`); the element must be one int32, int64 or string tensor.
 
         Raises:
-            TypeError: another element type (when iterating).
+            TypeError: another dtype (when made, if the spec is known without running the
+                pipeline; else when iterating). InvalidArgumentError: several components.
 
         >>> [int(v) for v in ek.data.Dataset.from_tensor_slices([1, 2, 2, 3, 1]).unique()]
         [1, 2, 3]

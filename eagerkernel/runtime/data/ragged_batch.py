@@ -25,16 +25,25 @@ class RaggedBatch(Dataset):
 
         first = buf[0]
         flats = [flatten(e) for e in buf]
+        dense = self._dense_components()
         out = []
         for i in range(len(flats[0])):
             parts = [f[i] for f in flats]
-            if isinstance(parts[0], Tensor) and parts[0]._value.ndim == 0:
+            if isinstance(parts[0], Tensor) and (parts[0]._value.ndim == 0 or i in dense):
                 out.append(stack_elements(parts, "ragged_batch"))
             elif isinstance(parts[0], (Tensor, CompositeTensor)):
                 out.append(stack_rows(parts, "ragged_batch"))
             else:
                 raise TypeError(f"ragged_batch: cannot batch component {parts[0]!r:.60}.")
         return pack(first, out) if isinstance(first, (tuple, dict)) else out[0]
+
+    def _dense_components(self) -> set:
+        """The flat indices of the components TF batches densely: TensorSpecs of fully defined
+        shape (TF's ragged_batch makes only those with a None dimension ragged)."""
+        spec = self._inputs[0]._static_spec()
+        if spec is None:
+            spec = self._inputs[0].element_spec
+        return {i for i, s in enumerate(flatten(spec)) if _fully_defined(s)}
 
     def _iter(self, ctx):
         buf = []
@@ -60,11 +69,19 @@ class RaggedBatch(Dataset):
             if isinstance(s, RaggedTensorSpec):
                 shape = [batch, *([None] * (s.ragged_rank + 1)), *s.shape[s.ragged_rank + 1 :]]
                 return RaggedTensorSpec(shape, s.dtype, s.ragged_rank + 1)
-            if s.shape.rank == 0:
-                return TensorSpec([batch], s.dtype)
+            if _fully_defined(s):
+                return TensorSpec([batch, *s.shape.as_list()], s.dtype)
             return RaggedTensorSpec([batch, None, *s.shape[1:]], s.dtype, 1)
 
         return map_structure(leaf, spec)
 
     def _cardinality(self) -> int:
         return batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
+
+
+def _fully_defined(spec) -> bool:
+    from .structure import TensorSpec
+
+    if type(spec) is not TensorSpec or spec.shape.rank is None:
+        return False
+    return all(d is not None for d in spec.shape.as_list())

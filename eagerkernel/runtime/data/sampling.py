@@ -12,12 +12,18 @@ import numpy as np
 
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
-from .dataset import UNKNOWN_CARDINALITY, Dataset
+from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .shuffle import seed_key
 from .sources import Concatenate, input_spec
 from .structure import call, function_output
 
-__all__ = ["ChooseFromDatasets", "RejectionResample", "SampleFromDatasets", "list_files"]
+__all__ = [
+    "ChooseFromDatasets",
+    "RejectionResample",
+    "SampleFromDatasets",
+    "list_files",
+    "sample_from_datasets",
+]
 
 
 def _datasets(datasets, op: str) -> list:
@@ -41,7 +47,13 @@ class _Mix(Dataset):
     def _spec(self, peek):
         return input_spec(self._inputs[0], peek)
 
+    _data_inputs = slice(None)
+
     def _cardinality(self) -> int:
+        # TF's DirectedInterleave: infinite if a data input is, else unknown
+        inputs = self._inputs[self._data_inputs]
+        if any(d._cardinality() == INFINITE_CARDINALITY for d in inputs):
+            return INFINITE_CARDINALITY
         return UNKNOWN_CARDINALITY
 
 
@@ -64,6 +76,7 @@ class ChooseFromDatasets(_Mix):
             )
         super().__init__(*datasets, choice_dataset)
         self._stop = bool(stop_on_empty_dataset)
+        self._data_inputs = slice(0, len(datasets))  # not the selector
 
     def _iter(self, ctx):
         *sources, choices = self._inputs
@@ -145,6 +158,15 @@ class SampleFromDatasets(_Mix):
                 if self._stop:
                     return
                 w[k] = 0.0  # the others keep their relative weights
+
+
+def sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize) -> Dataset:
+    """`SampleFromDatasets`, or as TF, when Python-list weights leave one dataset of positive
+    weight, that dataset itself (so its cardinality and order are kept)."""
+    mixed = SampleFromDatasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize)
+    if isinstance(weights, (list, tuple)) and int((mixed._weights > 0).sum()) == 1:
+        return mixed._inputs[int(np.argmax(mixed._weights))]
+    return mixed
 
 
 def list_files(file_pattern, shuffle=None, seed=None, name=None) -> Dataset:

@@ -294,7 +294,7 @@ class PaddedBatch(Dataset):
             if target is None:
                 if isinstance(s.shape, UnknownShape):
                     return TensorSpec(None, s.dtype)
-                shape = [None] * s.shape.rank
+                shape = s.shape.as_list()  # TF pads to the input's spec: known dims stay
             else:
                 shape = [None if d is None else d for d in as_shape(target)]
             return TensorSpec((batch_dim, *shape), s.dtype)
