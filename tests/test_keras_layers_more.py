@@ -51,7 +51,8 @@ def test_normalization_keras_documented_examples():
     np.testing.assert_array_equal(layer.mean.numpy(), [[1, 8, 5]])
     np.testing.assert_array_equal(layer.variance.numpy(), [[1, 1, 1]])
     np.testing.assert_array_equal(layer.adapt_mean.numpy(), [1, 8, 5])
-    assert layer.is_adapted and int(layer.count.numpy()) == 4
+    # Keras 3.15 leaves `count` at 0 after adapt (kept only for old saved models)
+    assert layer.is_adapted and int(layer.count.numpy()) == 0
     assert layers.Normalization().mean is None  # before it is built
     scalar = layers.Normalization(axis=None)
     scalar.adapt(np.array([[1.0, 2.0], [3.0, 5.0]], np.float32))

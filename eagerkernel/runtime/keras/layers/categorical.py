@@ -48,6 +48,21 @@ def iter_batches(data, steps=None):
         yield host(data)
 
 
+def encoded_shape(shape, depth: int, mode: str) -> tuple:
+    """The shape `encode_categorical` gives for inputs of ``shape`` (``"int"``: ``shape``),
+    as Keras 3's ``compute_output_shape`` of the encoding layers.
+
+    >>> encoded_shape((3, 1), 5, "one_hot"), encoded_shape((3, 4), 5, "count")
+    ((3, 5), (3, 5))
+    """
+    shape = tuple(shape)
+    if mode == "int":
+        return shape
+    if mode == "one_hot" and (len(shape) <= 1 or shape[-1] != 1):
+        return (*shape, depth)
+    return (*shape[:-1], depth)
+
+
 def encode_categorical(
     indices: np.ndarray, depth: int, mode: str, idf=None, dtype=np.float32
 ) -> np.ndarray:
@@ -61,15 +76,10 @@ def encode_categorical(
     idx = np.asarray(indices, np.int64)
     if mode == "tf_idf":
         dtype = np.float32
-    if mode == "one_hot":
-        if idx.ndim and idx.shape[-1] != 1 and idx.ndim > 1:
-            raise ValueError(
-                f"one_hot output needs inputs of shape (..., 1) or (batch,); got {idx.shape}."
-            )
-        flat = idx.reshape(-1) if idx.ndim <= 1 else idx[..., 0]
-        out = np.zeros((*flat.shape, depth), dtype)
-        np.put_along_axis(out, flat[..., None], 1, axis=-1)
-        return out
+    if mode == "one_hot":  # (..., 1) -> (..., depth); other shapes: each element one-hot
+        flat = idx[..., 0] if idx.ndim > 1 and idx.shape[-1] == 1 else idx
+        # ids outside [0, depth) (a dropped mask token is -1) give a zero row, as tf.one_hot
+        return (flat[..., None] == np.arange(depth)).astype(dtype)
     rows = idx.reshape(1, -1) if idx.ndim <= 1 else idx.reshape(-1, idx.shape[-1])
     out = np.zeros((rows.shape[0], depth), dtype)
     for r, row in enumerate(rows):

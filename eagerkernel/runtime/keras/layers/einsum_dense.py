@@ -38,10 +38,14 @@ def _split_equation(equation: str) -> tuple[str, str, str, str]:
     )
 
 
-def _analyze_einsum(equation: str, bias_axes, input_shape: tuple, output_shape) -> tuple:
+def _analyze_einsum(
+    equation: str, bias_axes, input_shape: tuple, output_shape, keep_none: bool = False
+) -> tuple:
     """``(kernel_shape, bias_shape, full_output_shape, expanded_equation)`` for an input of
     ``input_shape`` (Keras's ``_analyze_einsum_string``; the ellipsis is expanded into letters
-    since `ek.einsum` takes none)."""
+    since `ek.einsum` takes none). ``keep_none``: the None entries of ``output_shape`` stay
+    None in ``full_output_shape`` (as Keras's ``compute_output_shape`` gives them) instead of
+    taking the input's sizes."""
     in_spec, w_spec, out_spec, where = _split_equation(equation)
     elided = len(input_shape) - len(in_spec)
     if elided < 0 or (elided > 0 and not where):
@@ -66,7 +70,7 @@ def _analyze_einsum(equation: str, bias_axes, input_shape: tuple, output_shape) 
         if c in out_pos:
             have, want = input_shape[in_pos[c]], out[out_pos[c]]
             if want is None:
-                out[out_pos[c]] = have
+                out[out_pos[c]] = None if keep_none else have
             elif have is not None and want != have:
                 raise ValueError(
                     f"Input shape and output shape do not match at shared dimension '{c}'. "
@@ -219,7 +223,7 @@ class EinsumDense(Layer):
 
     def compute_output_shape(self, input_shape) -> tuple:
         return _analyze_einsum(
-            self.equation, self.bias_axes, tuple(input_shape), self.partial_output_shape
+            self.equation, self.bias_axes, tuple(input_shape), self.partial_output_shape, True
         )[2]
 
     def get_config(self) -> dict:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...core.tensor import Tensor, to_tensor
 from .base import Layer
-from .categorical import encode_categorical, host_array, host_tensor
+from .categorical import encode_categorical, encoded_shape, host_array, host_tensor
 
 __all__ = ["HashedCrossing", "Hashing"]
 
@@ -96,6 +96,9 @@ class Hashing(Layer):
         if self.output_mode == "int":
             return host_tensor(out)
         return host_tensor(encode_categorical(out, self.num_bins, self.output_mode))
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        return encoded_shape(input_shape, self.num_bins, self.output_mode)
 
     def get_config(self) -> dict:
         return {

@@ -3,13 +3,14 @@
 are in ``hashing.py``).
 
 A lookup layer maps tokens to indices. With ``output_mode="int"`` the index space is, in
-order: the mask token (index 0, only when ``mask_token`` is set), ``num_oov_indices`` indices
-for out-of-vocabulary tokens, then the vocabulary. `adapt` builds the vocabulary from data:
-tokens sorted by decreasing frequency, ties by decreasing token (as Keras 3 sorts them). The
-other output modes (``"one_hot"``, ``"multi_hot"``, ``"count"``, ``"tf_idf"``) give one vector
-of ``vocabulary_size()`` entries per sample: int64, and float32 for ``"tf_idf"`` (as Keras 3's
-layers give eagerly). These layers compute in NumPy on the host (strings
-live there) and have no trainable weights; their outputs carry no gradient, as in Keras.
+order: the mask token (index 0, only when ``mask_token`` is set; the other modes drop it),
+``num_oov_indices`` indices for out-of-vocabulary tokens, then the vocabulary. `adapt` builds
+the vocabulary from data: tokens sorted by decreasing frequency, ties by decreasing token (as
+Keras 3 sorts them). The other output modes (``"one_hot"``, ``"multi_hot"``, ``"count"``,
+``"tf_idf"``) give one vector of ``vocabulary_size()`` entries per sample: int64, and float32
+for ``"tf_idf"`` (as Keras 3's layers give eagerly). These layers compute in NumPy on the host
+(strings live there) and have no trainable weights; their outputs carry no gradient, as in
+Keras.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ import numpy as np
 from ...core.tensor import to_tensor
 from ...ragged.ragged_tensor import RaggedTensor
 from .base import Layer
-from .categorical import encode_categorical, host_array, host_tensor, iter_batches
+from .categorical import (
+    encode_categorical,
+    encoded_shape,
+    host_array,
+    host_tensor,
+    iter_batches,
+)
 from .stand_in import in_stand_in_call
 
 __all__ = [
@@ -105,7 +112,9 @@ class _IndexLookup(Layer):
         return t
 
     def _specials(self) -> list:
-        head = [] if self.mask_token is None else [self._token(self.mask_token)]
+        # Keras 3: only "int" output gives the mask token an index; the encoded modes drop it
+        masked = self.mask_token is not None and self.output_mode == "int"
+        head = [self._token(self.mask_token)] if masked else []
         return head + [self._token(self.oov_token)] * self.num_oov_indices
 
     def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
@@ -197,7 +206,7 @@ class _IndexLookup(Layer):
     # -- call -----------------------------------------------------------------------------------
     def _lookup(self, arr: np.ndarray) -> np.ndarray:
         mask = None if self.mask_token is None else self._token(self.mask_token)
-        n_mask = 0 if self.mask_token is None else 1
+        n_mask = 1 if mask is not None and self.output_mode == "int" else 0
         flat = np.asarray(arr, dtype=object).reshape(-1)
         out = np.empty(flat.shape, np.int64)
         for i, t in enumerate(flat):
@@ -206,7 +215,7 @@ class _IndexLookup(Layer):
             if j is not None:
                 out[i] = j
             elif mask is not None and t == mask:
-                out[i] = 0
+                out[i] = 0 if n_mask else -1  # -1: dropped by the encoded modes
             elif self.num_oov_indices == 0 and in_stand_in_call():
                 out[i] = 0  # a shape-inference call: only the shape and dtype count
             elif self.num_oov_indices == 0:
@@ -267,9 +276,10 @@ class _IndexLookup(Layer):
         if self.output_mode == "int" or self.invert:
             return tuple(input_shape)
         depth = self.max_tokens if self.pad_to_max_tokens else self.vocabulary_size()
-        if self.output_mode == "one_hot" and tuple(input_shape)[-1:] == (1,):
-            return (*tuple(input_shape)[:-1], depth)
-        return (*tuple(input_shape)[:-1], depth)
+        shape = tuple(input_shape)
+        if self.output_mode == "one_hot" and (len(shape) <= 1 or shape[-1] != 1):
+            return (*shape, depth)
+        return (*shape[:-1], depth)
 
     def compute_output_spec(self, inputs):
         """The output KerasTensor for a symbolic input: `compute_output_shape`'s shape and
@@ -651,7 +661,7 @@ class CategoryEncoding(Layer):
 
     def compute_output_shape(self, input_shape) -> tuple:
         shape = tuple(input_shape)
-        if self.output_mode == "one_hot" and shape and shape[-1] != 1:
+        if self.output_mode == "one_hot" and (len(shape) == 1 or shape[-1:] != (1,)):
             return (*shape, self.num_tokens)
         return (*shape[:-1], self.num_tokens)
 
@@ -745,6 +755,10 @@ class Discretization(Layer):
         if self.output_mode == "int":  # int32, as Keras 3's Discretization
             return host_tensor(out.astype(np.int32))
         return host_tensor(encode_categorical(out, len(self.bin_boundaries) + 1, self.output_mode))
+
+    def compute_output_shape(self, input_shape) -> tuple:
+        depth = self.num_bins if self.bin_boundaries is None else len(self.bin_boundaries) + 1
+        return encoded_shape(input_shape, depth, self.output_mode)
 
     def get_config(self) -> dict:
         return {

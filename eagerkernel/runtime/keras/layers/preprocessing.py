@@ -138,7 +138,7 @@ class Normalization(Layer):
         the same.
 
     Weights (after `adapt` or the first call, without ``mean``/``variance``): non-trainable
-    ``mean``, ``variance`` (shape: the kept axes' sizes) and ``count``, the attributes
+    ``mean``, ``variance`` (shape: the kept axes' sizes) and ``count`` (always 0), the attributes
     ``adapt_mean``, ``adapt_variance`` and ``count``. The attributes ``mean`` and ``variance``
     are the statistics in use shaped to broadcast against the inputs (the kept axes' sizes,
     1 elsewhere: ``(1, 3)`` for inputs ``(None, 3)``), in the compute dtype, or None before
@@ -284,12 +284,10 @@ class Normalization(Layer):
         reduce_axes = tuple(d for d in range(arr.ndim) if d not in self._keep)
         mean = arr.mean(axis=reduce_axes)
         variance = arr.var(axis=reduce_axes)
-        count = int(np.prod([arr.shape[d] for d in reduce_axes], dtype=np.int64))
         dt = self._dtype._np
         self.adapt_mean.assign(np.asarray(mean, dt).reshape(self._stat_shape))
         self.adapt_variance.assign(np.asarray(variance, dt).reshape(self._stat_shape))
-        self.count.assign(np.int64(count))
-        self._adapted = True
+        self._adapted = True  # ``count`` stays 0: Keras 3 keeps it only for old saved models
 
     def _maybe_build_from(self, shape) -> None:
         self.build((None, *shape[1:]) if len(shape) else ())
