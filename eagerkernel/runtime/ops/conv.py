@@ -413,7 +413,7 @@ def check_nhwc_input(x: Tensor, op: str) -> None:
 
 
 def check_output_size(out_hw, x: Tensor, what: str, op: str) -> None:
-    """InvalidArgumentError when the window (``what``) leaves an empty output ``out_hw``."""
+    """InvalidArgumentError for an empty output ``out_hw`` (stricter: TF 2.21 returns it)."""
     if min(out_hw) < 1:
         raise InvalidArgumentError(
             None,
