@@ -459,10 +459,8 @@ def _one_hot_values(on_value, off_value, dtype) -> tuple:
     given = {}
     for what, value in (("on_value", on_value), ("off_value", off_value)):
         if value is not None:
-            # TensorFlow converts no Python number but a bool to bool: 1 stays int32
-            number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            hint = None if number and wanted is not None and wanted.kind == "b" else wanted
-            given[what] = tensor(value, "one_hot", hint)._value
+            # conversion refuses a Python number for bool, as TensorFlow's (TypeError)
+            given[what] = tensor(value, "one_hot", wanted)._value
             if given[what].ndim:
                 raise ValueError(
                     f"one_hot: {what} must be a scalar, got shape {tuple(given[what].shape)}."

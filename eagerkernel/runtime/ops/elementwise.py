@@ -263,6 +263,8 @@ def _mod_fwd(xp, x, y):
     _check_integer_divisor(xp, x, y, "floormod")
     if x.dtype.kind == "c":
         raise dtype_unsupported("FloorMod", x, "a real number")
+    if x.dtype.kind != "f":  # integers: the divisor was checked above
+        return x % y
     with np.errstate(divide="ignore", invalid="ignore"):  # NaN for x % 0 and inf % y, as TF
         return x % y
 
