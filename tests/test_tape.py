@@ -341,8 +341,25 @@ def test_batch_jacobian_batch_mismatch():
     with ek.GradientTape() as t:
         t.watch(x)
         y = ek.reduce_sum(x, axis=0, keepdims=True)
-    with pytest.raises(ValueError, match="batch sizes differ"):
+    with pytest.raises(
+        ValueError,
+        match=r"Need first dimension of target shape \(\(1, 2\)\) and source shape "
+        r"\(\(2, 2\)\) to match",
+    ):
         t.batch_jacobian(y, x)
+
+
+def test_batch_jacobian_needs_rank_two_target_and_source():
+    # TensorFlow's messages (TensorShape.with_rank_at_least), checked with TF 2.21.
+    x = ek.constant([[1.0, 2.0], [3.0, 4.0]])
+    s = ek.constant(1.0)
+    with ek.GradientTape(persistent=True) as t:
+        t.watch([x, s])
+        y, z = x * 2.0, s * x
+    with pytest.raises(ValueError, match=r"Shape \(2,\) must have rank at least 2"):
+        t.batch_jacobian(y[0], x)
+    with pytest.raises(ValueError, match=r"Shape \(\) must have rank at least 2"):
+        t.batch_jacobian(z, s)
 
 
 def test_watch_rejects_non_tensors():
@@ -513,3 +530,24 @@ def test_watching_an_integer_tensor_logs_tensorflows_warning(caplog, monkeypatch
         == ["The dtype of the watched tensor must be floating (e.g. float32), got int32"] * 5
     )
     assert t.watched_variables() == ()
+
+
+@pytest.mark.parametrize("activation", [ek.nn.relu, ek.nn.relu6])
+def test_third_order_through_relu_is_zero_not_none(activation):
+    # TF's Relu/Relu6 gradients read the op's output, so the second-order gradient (zeros,
+    # from ReluGradGrad) stays connected to x through the Relu: TF 2.21 gives [0, 0] here.
+    x = ek.constant([1.0, -2.0])
+    with ek.GradientTape() as t3:
+        t3.watch(x)
+        with ek.GradientTape() as t2:
+            t2.watch(x)
+            with ek.GradientTape() as t1:
+                t1.watch(x)
+                y = ek.reduce_sum(activation(x) * ek.constant([2.0, 3.0]))
+            g1 = ek.reduce_sum(t1.gradient(y, x))
+        g2 = t2.gradient(g1, x)
+        s = ek.reduce_sum(g2)
+    np.testing.assert_array_equal(g2.numpy(), [0.0, 0.0])
+    g3 = t3.gradient(s, x)
+    assert g3 is not None
+    np.testing.assert_array_equal(g3.numpy(), [0.0, 0.0])

@@ -64,6 +64,7 @@ __all__ = [
 ]
 
 _NO_PARAMS: dict = {}
+_BOOL = np.dtype(bool)  # a singleton: `unary` refuses bool inputs by identity
 _new = object.__new__
 _perf_counter = time.perf_counter
 _ctx = context()
@@ -404,6 +405,7 @@ def unary(
     float_only=False,
     real: bool = False,
     signed: bool = False,
+    bools: bool = False,
 ):
     """A public one-input op ``op(x, name=None)`` for ``prim``.
 
@@ -413,8 +415,10 @@ def unary(
     complex input, which TensorFlow's kernels for them do not take; ``real`` ops (relu, round,
     ...) take integers but refuse complex input, for the same reason; ``signed`` ops (abs,
     negative, sign) refuse unsigned integers, which TensorFlow's kernels do not take (NumPy
-    would wrap ``-x`` around). A string input that the forward cannot take raises the same
-    error, naming the op, instead of NumPy's message.
+    would wrap ``-x`` around). Only ``bools`` ops (LogicalNot) take bool tensors: TensorFlow
+    registers no bool kernel for Abs, Square, Round, ..., where NumPy would compute. A string
+    input that the forward cannot take raises the same error, naming the op, instead of NumPy's
+    message.
 
     Under the new type promotion (NumPy behavior's "all"/"safe" mode) the op takes a weak
     tensor or a Python value to a weak tensor (``-tf.constant(5)``, ``tf.math.abs([1.0])``),
@@ -439,6 +443,8 @@ def unary(
             raise complex_error(prim.name, x)
         elif signed and x._value.dtype.kind == "u":
             raise dtype_unsupported(prim.name, x, "a signed number")
+        elif x._value.dtype is _BOOL and not bools:
+            raise dtype_unsupported(prim.name, x, "a number")
         try:
             if ACTIVE:
                 return _observe(prim, (x,))
@@ -456,14 +462,22 @@ def unary(
     return op
 
 
-def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool = False):
+def binary(
+    prim: Primitive,
+    doc: str | None = None,
+    array_op=None,
+    strings: bool = False,
+    bools: bool = False,
+):
     """A public two-input broadcasting op ``op(x, y, name=None)`` for ``prim``.
 
     Inputs must share a dtype (Python numbers take the other side's dtype) and a device.
     ``array_op(a, b)``, when given, is what ``prim.fwd(xp, a, b)`` computes, as a C callable
     of the arrays alone (``operator.mul`` for Mul): the fast path calls it without the
     forward's Python frame. Only ``strings`` ops (Add, Equal, NotEqual: TensorFlow's kernels
-    that take strings) accept string tensors.
+    that take strings) accept string tensors, and only ``bools`` ops (Equal, NotEqual, the
+    logical ops) bool tensors: TensorFlow registers no bool kernel for arithmetic, ordering,
+    Maximum or Pow, where NumPy would compute with bools as integers.
 
     Under the new type promotion (NumPy behavior's "all"/"safe" mode) mixed operands promote
     along TensorFlow's lattice instead (`type_promotion`; `_promoted`).
@@ -475,7 +489,7 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool
 
     Raises:
         TypeError: the dtypes differ (TensorFlow does not promote); "safe" mode's refusals.
-        UnsupportedDTypeError: string inputs to an op that takes none (TensorFlow's
+        UnsupportedDTypeError: string or bool inputs to an op that takes none (TensorFlow's
             InvalidArgumentError, also a TypeError).
         InvalidArgumentError: the shapes do not broadcast, or the devices differ.
     """
@@ -507,7 +521,7 @@ def binary(prim: Primitive, doc: str | None = None, array_op=None, strings: bool
             dt = xv.dtype
             if dt is not yv.dtype and dt != yv.dtype:
                 raise dtype_error(prim.name, (x, y))
-            if dt.kind == "O" and not strings:
+            if (dt.kind == "O" and not strings) or (dt.kind == "b" and not bools):
                 raise dtype_unsupported(prim.name, x, "a number")
             if ACTIVE:
                 return _observe(prim, (x, y))

@@ -583,7 +583,8 @@ class GradientTape(Recorder):
         source.shape[1:]``. One backward pass per element of a target row.
 
         Raises:
-            ValueError: if the batch dimensions differ.
+            ValueError: ``target`` or ``source`` of rank below 2, or batch dimensions that
+                differ (TensorFlow's messages).
         """
         from ..ops.array_ops import reshape, stack
         from ..ops.creation import zeros
@@ -592,10 +593,13 @@ class GradientTape(Recorder):
         (target,) = _flat_tensors(target, "target")
         (source,) = _flat_tensors(source, "source")
         unconnected = _unconnected(unconnected_gradients)
+        for t in (target, source):
+            if t._value.ndim < 2:
+                raise ValueError(f"Shape {t.shape} must have rank at least 2")
         if target.shape[0] != source.shape[0]:
             raise ValueError(
-                "batch_jacobian: target and source batch sizes differ: "
-                f"{tuple(target.shape)} vs {tuple(source.shape)}."
+                f"Need first dimension of target shape ({target.shape}) and source shape "
+                f"({source.shape}) to match."
             )
         if self._recording and not self._persistent:
             self._pop()

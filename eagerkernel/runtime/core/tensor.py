@@ -327,16 +327,16 @@ class Tensor(ShapeMethods, NumpyMethods):
     def __mul__(self, other):
         try:
             return _multiply(self, other)
-        except TypeError as exc:  # NumPy behavior promotes; else the op's error
-            return _promoted(exc, _multiply, self, other)
+        except TypeError as exc:  # bools, as TF's operator; NumPy behavior; else the error
+            return _mul_fallback(exc, self, other)
 
     def __rmul__(self, other):
         if type(other) in NUMPY_OPERANDS:
             return _numpy_operator(_multiply, other, self)
         try:
             return _multiply(other, self)
-        except TypeError as exc:  # NumPy behavior promotes; else the op's error
-            return _promoted(exc, _multiply, other, self)
+        except TypeError as exc:  # bools, as TF's operator; NumPy behavior; else the error
+            return _mul_fallback(exc, other, self)
 
     def __truediv__(self, other):
         if type(other) in NUMPY_OPERANDS:
@@ -781,6 +781,7 @@ from ..ops.bitwise import bitwise_and as _bitwise_and  # noqa: E402
 from ..ops.bitwise import bitwise_or as _bitwise_or  # noqa: E402
 from ..ops.bitwise import bitwise_xor as _bitwise_xor  # noqa: E402
 from ..ops.bitwise import invert as _invert  # noqa: E402
+from ..ops.bool_product import multiply_fallback as _mul_fallback  # noqa: E402
 from ..ops.elementwise import abs as _abs  # noqa: E402
 from ..ops.elementwise import logical_and as _logical_and  # noqa: E402
 from ..ops.elementwise import logical_not as _logical_not  # noqa: E402

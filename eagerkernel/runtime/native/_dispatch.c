@@ -56,6 +56,7 @@ static struct {
     PyObject *str_observe;  /* "_observe" */
     PyObject *observe_fn;   /* this module's `observe`, called directly when `_observe` is it */
     PyObject *object_descr; /* numpy.dtype(object), the dtype of string tensors */
+    PyObject *bool_descr;   /* numpy.dtype(bool): most ops take none, as TensorFlow's kernels */
     PyObject *f32_descr, *f64_descr; /* numpy.dtype(float32), numpy.dtype(float64) */
     PyObject *numpy_state;  /* numpy_methods.STATE: NumPy behavior's switches, or NULL */
     Py_ssize_t np_enabled, np_promotion; /* its slots `enabled` and `promotion` */
@@ -388,7 +389,7 @@ static PyObject *observe_global(void) {
  *     which NumPy converts to the array's dtype as TensorFlow converts it (`scalar_call`).
  *
  * Anything else (a number that float32 cannot hold, a NumPy value or list to convert, a
- * composite tensor, dtypes or devices that differ, a `name=` keyword, any exception from the
+ * composite tensor, strings or bools, dtypes or devices that differ, a `name=` keyword, any exception from the
  * forward) calls `fallback`, the Python op (the specification), which runs the op from the
  * start and raises the documented error.
  * A BinaryOp binds as a method (a function-like descriptor) and keeps a __dict__ for
@@ -527,9 +528,13 @@ static PyObject *binary_call(PyObject *op, PyObject *const *args, size_t nargsf,
         Py_DECREF(da);
         if (db == NULL) goto error_fallback;
         Py_DECREF(db);
-        if (da != db || da == S.object_descr) return binary_fallback(self, args, nargsf, kwnames);
-    } else if (((ArrayHead *)a)->descr == S.object_descr) {
-        /* Strings: the Python op decides (most ops take none, as TensorFlow's kernels). */
+        if (da != db || da == S.object_descr || da == S.bool_descr) {
+            return binary_fallback(self, args, nargsf, kwnames);
+        }
+    } else if (((ArrayHead *)a)->descr == S.object_descr ||
+               ((ArrayHead *)a)->descr == S.bool_descr) {
+        /* Strings and bools: the Python op decides (most ops take neither, as TensorFlow's
+         * kernels). */
         return binary_fallback(self, args, nargsf, kwnames);
     }
     if (PyList_GET_SIZE(S.active) != 0) {
@@ -724,15 +729,18 @@ static PyObject *setup(PyObject *module, PyObject *args) {
     PyObject *object_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "O") : NULL;
     PyObject *f32_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "float32") : NULL;
     PyObject *f64_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "float64") : NULL;
+    PyObject *bool_descr = numpy ? PyObject_CallMethod(numpy, "dtype", "s", "bool") : NULL;
     Py_XDECREF(numpy);
-    if (object_descr == NULL || f32_descr == NULL || f64_descr == NULL) {
+    if (object_descr == NULL || f32_descr == NULL || f64_descr == NULL || bool_descr == NULL) {
         Py_XDECREF(object_descr);
+        Py_XDECREF(bool_descr);
         Py_XDECREF(f32_descr);
         Py_XDECREF(f64_descr);
         Py_DECREF(observe_fn);
         return NULL;
     }
     Py_XSETREF(S.object_descr, object_descr);
+    Py_XSETREF(S.bool_descr, bool_descr);
     Py_XSETREF(S.f32_descr, f32_descr);
     Py_XSETREF(S.f64_descr, f64_descr);
     Py_XSETREF(S.numpy_state, Py_XNewRef(numpy_state));

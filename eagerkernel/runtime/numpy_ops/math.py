@@ -52,14 +52,23 @@ def _unary_same(name: str, fn, doc: str):
     return op
 
 
-def _binary(name: str, fn, doc: str, to_float: bool = False):
+def _binary(name: str, fn, doc: str, to_float: bool = False, bools=None):
     """A NumPy function of two broadcast arrays, on operands promoted to their result type
-    (to the default float first when ``to_float`` and the result type is not inexact)."""
+    (to the default float first when ``to_float`` and the result type is not inexact).
+
+    Two bool operands (TensorFlow's math kernels take none) run ``bools(a, b)``, as TF NumPy
+    does: a logical op (``add`` is OR, ``multiply`` AND), or ``"int8"`` to compute on int8
+    casts as NumPy does; without ``bools`` the op's own error stands (NumPy's ``subtract``
+    refuses bools too)."""
 
     def op(x1, x2) -> Tensor:
         a, b = promote(x1, x2, op=name)
         if to_float and a._value.dtype.kind not in "fc":
             a, b = cast(a, default_float()), cast(b, default_float())
+        elif bools is not None and a._value.dtype == np.bool_:
+            if bools == "int8":
+                return fn(cast(a, "int8"), cast(b, "int8"))
+            return bools(a, b)
         return fn(a, b)
 
     op.__name__ = op.__qualname__ = name
@@ -174,17 +183,20 @@ def _floor_divide(a: Tensor, b: Tensor) -> Tensor:
     return _ops.floordiv(a, b)
 
 
-add = _binary("add", _ops.add, "Elementwise ``x1 + x2``")
+_OR, _AND = _ops.logical_or, _ops.logical_and
+add = _binary("add", _ops.add, "Elementwise ``x1 + x2``", bools=_OR)
 subtract = _binary("subtract", _ops.subtract, "Elementwise ``x1 - x2``")
-multiply = _binary("multiply", _ops.multiply, "Elementwise ``x1 * x2``")
+multiply = _binary("multiply", _ops.multiply, "Elementwise ``x1 * x2``", bools=_AND)
 true_divide = _binary("true_divide", _ops.truediv, "Elementwise ``x1 / x2``", to_float=True)
 divide = _binary("divide", _ops.truediv, "Elementwise ``x1 / x2``", to_float=True)
-floor_divide = _binary("floor_divide", _floor_divide, "Elementwise ``x1 // x2``")
-mod = _binary("mod", _ops.mod, "Elementwise ``x1 % x2`` (the sign of ``x2``)")
-remainder = _binary("remainder", _ops.mod, "Elementwise ``x1 % x2`` (the sign of ``x2``)")
-power = _binary("power", _ops.pow, "Elementwise ``x1 ** x2``")
-maximum = _binary("maximum", _ops.maximum, "Elementwise maximum")
-minimum = _binary("minimum", _ops.minimum, "Elementwise minimum")
+floor_divide = _binary("floor_divide", _floor_divide, "Elementwise ``x1 // x2``", bools="int8")
+mod = _binary("mod", _ops.mod, "Elementwise ``x1 % x2`` (the sign of ``x2``)", bools="int8")
+remainder = _binary(
+    "remainder", _ops.mod, "Elementwise ``x1 % x2`` (the sign of ``x2``)", bools="int8"
+)
+power = _binary("power", _ops.pow, "Elementwise ``x1 ** x2``", bools="int8")
+maximum = _binary("maximum", _ops.maximum, "Elementwise maximum", bools=_OR)
+minimum = _binary("minimum", _ops.minimum, "Elementwise minimum", bools=_AND)
 arctan2 = _binary("arctan2", _math.atan2, "Elementwise arc tangent of x1/x2", to_float=True)
 hypot = _binary(
     "hypot",

@@ -64,7 +64,9 @@ def _relu_grad_fwd(xp, g, x):
 
 
 _relu_grad = Primitive("ReluGrad", _relu_grad_fwd)
-defvjp(_relu, lambda g, ans, x: apply(_relu_grad, (g, x)))
+# On the output, as TF's `_ReluGrad` (``relu_grad(grad, op.outputs[0])``): the same values,
+# but a higher-order gradient then reaches x through Relu, so a third order is 0, not None.
+defvjp(_relu, lambda g, ans, x: apply(_relu_grad, (g, ans)))
 defvjp(
     _relu_grad, lambda h, ans, g, x: apply(_relu_grad, (h, x)), lambda h, ans, g, x: zeros_like(x)
 )
@@ -88,7 +90,7 @@ _relu6 = Primitive("Relu6", lambda xp, x: xp.minimum(xp.maximum(x, 0), 6))
 _relu6_grad = Primitive(
     "Relu6Grad", lambda xp, g, x: g * ((x > 0) & (x < 6)).astype(g.dtype, copy=False)
 )
-defvjp(_relu6, lambda g, ans, x: apply(_relu6_grad, (g, x)))
+defvjp(_relu6, lambda g, ans, x: apply(_relu6_grad, (g, ans)))  # on the output, as TF's
 defvjp(
     _relu6_grad, lambda h, ans, g, x: apply(_relu6_grad, (h, x)), lambda h, ans, g, x: zeros_like(x)
 )

@@ -173,6 +173,7 @@ defvjp(
 
 _div = Primitive("RealDiv", lambda xp, x, y: x / y)
 _real_div = binary(_div)
+
 defvjp(
     _div,
     lambda g, ans, x, y: g / _c(y),
@@ -559,7 +560,12 @@ defvjp(_round, None)
 
 # -- casts, comparisons, selection --------------------------------------------------------------
 
-_cast = Primitive("Cast", lambda xp, x, dtype: x.astype(dtype))
+
+def _cast_fwd(xp, x, dtype):  # a complex value keeps its real part (TF's; NumPy would warn)
+    return (x.real if x.dtype.kind == "c" and np.dtype(dtype).kind in "fiu" else x).astype(dtype)
+
+
+_cast = Primitive("Cast", _cast_fwd)
 defvjp(
     _cast,
     lambda g, ans, x, dtype: cast(g, x._value.dtype) if x._value.dtype.kind in "fc" else None,
@@ -605,7 +611,7 @@ defvjp(identity_prim, pass_through)
 def _comparison(name: str, fn, doc: str, strings: bool = False):
     prim = Primitive(name, fn)
     defvjp(prim, None, None)
-    return binary(prim, doc, strings=strings)
+    return binary(prim, doc, strings=strings, bools=strings)
 
 
 def _ordering(name: str, fn, doc: str):
@@ -649,7 +655,7 @@ not_equal_operator = _shape_tolerant(not_equal, True)
 def _logical(name: str, fn, doc: str):
     prim = Primitive(name, fn)
     defvjp(prim, None, None)
-    op = binary(prim, doc)
+    op = binary(prim, doc, bools=True)
 
     def checked(x, y, name=None):
         x, y = tensor(x, prim.name), tensor(y, prim.name)
@@ -670,7 +676,7 @@ logical_or = _logical("LogicalOr", lambda xp, x, y: x | y, "Elementwise OR of bo
 
 _not = Primitive("LogicalNot", lambda xp, x: ~x)
 defvjp(_not, None)
-_logical_not = unary(_not)
+_logical_not = unary(_not, bools=True)
 
 
 def logical_not(x, name=None) -> Tensor:

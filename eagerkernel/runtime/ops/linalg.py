@@ -520,7 +520,7 @@ def tensordot(a, b, axes, name=None) -> Tensor:
 
 def _solve_fwd(xp, matrix, rhs, adjoint):
     if adjoint:
-        matrix = xp.swapaxes(matrix, -1, -2)
+        matrix = xp.swapaxes(matrix, -1, -2).conj()
     msg = "solve: Input matrix is not invertible."
     dtype = matrix.dtype
     if dtype == np.float16:  # LAPACK has no half precision: solve in float32, round back
@@ -539,8 +539,8 @@ def _solve_vjp_matrix(g, ans, matrix, rhs, adjoint):
     # (adjoint=True: X = A^-H B, dB = A^-1 g and dA = -X dB^H).
     grad_rhs = solve(matrix, g, adjoint=not adjoint)
     if adjoint:
-        return -matmul(ans, grad_rhs, transpose_b=True)
-    return -matmul(grad_rhs, ans, transpose_b=True)
+        return -matmul(ans, grad_rhs, adjoint_b=True)
+    return -matmul(grad_rhs, ans, adjoint_b=True)
 
 
 _solve = Primitive("MatrixSolve", _solve_fwd)
@@ -555,10 +555,10 @@ def solve(matrix, rhs, adjoint=False, name=None) -> Tensor:
     """Solves ``matrix @ x = rhs`` for ``x`` (follows `tf.linalg.solve`).
 
     Args:
-        matrix: shape ``[..., M, M]``, float16 (solved in float32), float32 or float64
-            (complex matrices are not supported).
+        matrix: shape ``[..., M, M]``, float16 (solved in float32), float32, float64,
+            complex64 or complex128.
         rhs: shape ``[..., M, K]``, same dtype and the same batch dimensions as ``matrix``.
-        adjoint: solve with the adjoint (transpose) of each matrix instead.
+        adjoint: solve with the adjoint (conjugate transpose) of each matrix instead.
 
     Returns:
         ``x``, shape ``[..., M, K]``. Differentiable in both arguments (TensorFlow's
@@ -567,7 +567,7 @@ def solve(matrix, rhs, adjoint=False, name=None) -> Tensor:
     Raises:
         InvalidArgumentError: a matrix that is not square, shapes that do not match, or a
             singular matrix ("Input matrix is not invertible.").
-        TypeError: an integer or complex dtype, or dtypes that differ.
+        TypeError: an integer dtype, or dtypes that differ.
 
     >>> ek.linalg.solve([[2.0, 0.0], [0.0, 4.0]], [[2.0], [8.0]]).numpy().ravel()
     array([1., 2.], dtype=float32)
@@ -576,8 +576,11 @@ def solve(matrix, rhs, adjoint=False, name=None) -> Tensor:
     rhs = tensor(rhs, "solve", matrix._value.dtype)
     if matrix._value.dtype != rhs._value.dtype:
         raise dtype_error("solve", (matrix, rhs), ("matrix", "rhs"))
-    if matrix._value.dtype.kind != "f":
-        raise TypeError(f"solve: matrix must be a floating point tensor, got {matrix.dtype.name}.")
+    if matrix._value.dtype.kind not in "fc":
+        raise TypeError(
+            f"solve: matrix must be a floating point tensor or a complex one, got "
+            f"{matrix.dtype.name}."
+        )
     sm, sr = tuple(matrix._value.shape), tuple(rhs._value.shape)
     if len(sm) < 2 or sm[-1] != sm[-2]:
         raise InvalidArgumentError(

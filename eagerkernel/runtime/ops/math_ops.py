@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.dispatch import Primitive, defvjp
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.numpy_methods import STATE as _NUMPY_STATE
 from ..core.tensor import Tensor
 from ..core.type_promotion import keep_weak, promote_pair
@@ -447,11 +447,16 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
 
     Raises:
         InvalidArgumentError: a scalar input or an axis out of range.
+        UnsupportedDTypeError: a bool or string input (TensorFlow's kernel takes numbers).
 
     >>> ek.math.cumprod([1.0, 2.0, 3.0], exclusive=True).numpy()
     array([1., 1., 2.], dtype=float32)
     """
     x = tensor(x, "cumprod")
+    if x._value.dtype.kind in "Ob":  # TensorFlow's Cumprod takes numbers only
+        raise UnsupportedDTypeError(
+            None, "Cumprod", f"cumprod: x must be numeric, got a {x.dtype.name} tensor."
+        )
     if x.ndim == 0:
         raise InvalidArgumentError(
             None, "Cumprod", "cumprod: input must have rank >= 1, got a scalar."

@@ -53,6 +53,11 @@ __all__ = [
 _tensor = tensor  # `normalize` has an argument named `tensor` (TensorFlow's name)
 
 
+def _adj(x: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix (the transpose for real dtypes)."""
+    return matrix_transpose(x, conjugate=True)
+
+
 def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
     """TensorFlow's `_SafeReciprocal`: ``x / (x^2 + eps)``, finite where ``x`` is 0."""
     return x / (x * x + epsilon)
@@ -89,17 +94,22 @@ def _svd_fwd(xp, a, full_matrices):
     except np.linalg.LinAlgError:
         raise _lapack_failed("svd", "Svd", a) from None
     dt = a.dtype
-    v = xp.swapaxes(vh, -1, -2)
+    v = xp.swapaxes(vh, -1, -2).conj()
     if bad.any():
         s = xp.where(bad[..., None], np.nan, s)
         u, v = (xp.where(bad[..., None, None], np.nan, f) for f in (u, v))
-    return s.astype(dt, copy=False), u.astype(dt, copy=False), v.astype(dt, copy=False)
+    s = s.astype(np.finfo(dt).dtype, copy=False)  # real, also for complex input
+    return s, u.astype(dt, copy=False), v.astype(dt, copy=False)
 
 
 def _svd_vjp(g, ans, a, full_matrices):
-    # TensorFlow's SvdGrad (full_matrices=False, or |m - n| <= 1), for real dtypes.
+    # TensorFlow's SvdGrad (full_matrices=False, or |m - n| <= 1).
+    from .elementwise import cast
+
     grad_s, grad_u, grad_v = g
     s, u, v = ans
+    if a.dtype.is_complex:  # s is real; TensorFlow casts it and its cotangent to a's dtype
+        grad_s, s = cast(grad_s, a.dtype), cast(s, a.dtype)
     m, n = a._value.shape[-2:]
     if full_matrices and abs(m - n) > 1:
         raise NotImplementedError(
@@ -108,7 +118,7 @@ def _svd_vjp(g, ans, a, full_matrices):
         )
     grad_s_mat = diag(grad_s)
     use_adjoint = m > n
-    if use_adjoint:  # the gradient of A^T = V S U^T, transposed at the end
+    if use_adjoint:  # the gradient of A^H = V S U^H, adjoined at the end
         m, n = n, m
         u, v = v, u
         grad_u, grad_v = grad_v, grad_u
@@ -116,28 +126,28 @@ def _svd_vjp(g, ans, a, full_matrices):
     f = eigen_gaps(s * s)
     v1 = v[..., :, :m]
     grad_v1 = grad_v[..., :, :m]
-    u_gu = matmul(u, grad_u, transpose_a=True)
-    v_gv = matmul(v1, grad_v1, transpose_a=True)
+    u_gu = matmul(u, grad_u, adjoint_a=True)
+    v_gv = matmul(v1, grad_v1, adjoint_a=True)
     f_u = f * u_gu
     f_v = f * v_gv
-    term1_nouv = (
-        grad_s_mat
-        + matmul(f_u + matrix_transpose(f_u), s_mat)
-        + matmul(s_mat, f_v + matrix_transpose(f_v))
-    )
-    grad_a = matmul(u, matmul(term1_nouv, v1, transpose_b=True))
+    term1_nouv = grad_s_mat + matmul(f_u + _adj(f_u), s_mat) + matmul(s_mat, f_v + _adj(f_v))
+    grad_a = matmul(u, matmul(term1_nouv, v1, adjoint_b=True))
+    s_inv_mat = diag(_safe_reciprocal(s))
     if m != n:
-        gv1t = matrix_transpose(grad_v1)
-        term2_nous = gv1t - matmul(matmul(gv1t, v1), v1, transpose_b=True)
+        gv1t = _adj(grad_v1)
+        term2_nous = gv1t - matmul(matmul(gv1t, v1), v1, adjoint_b=True)
         if full_matrices:
             v2 = v[..., :, m:n]
             grad_v2 = grad_v[..., :, m:n]
             term2_nous = term2_nous - matmul(
-                matmul(v1, grad_v2, transpose_a=True), v2, transpose_b=True
+                matmul(v1, grad_v2, adjoint_a=True), v2, adjoint_b=True
             )
-        s_inv_mat = diag(_safe_reciprocal(s))
         grad_a = grad_a + matmul(matmul(u, s_inv_mat), term2_nous)
-    return matrix_transpose(grad_a) if use_adjoint else grad_a
+    if a.dtype.is_complex:  # the phase of v's columns: TensorFlow's term3
+        l_mat = diag(diag_part(v_gv))
+        term3_nouv = matmul(s_inv_mat, _adj(l_mat) - l_mat)
+        grad_a = grad_a + 0.5 * matmul(u, matmul(term3_nouv, v1, adjoint_b=True))
+    return _adj(grad_a) if use_adjoint else grad_a
 
 
 _svd = Primitive("Svd", _svd_fwd, n_out=0)
@@ -150,13 +160,15 @@ def _svd_values_fwd(xp, a):
         s = xp.linalg.svd(finite.astype(lapack_dtype(a), copy=False), compute_uv=False)
     except np.linalg.LinAlgError:
         raise _lapack_failed("svd", "Svd", a) from None
-    return xp.where(bad[..., None], np.nan, s).astype(a.dtype, copy=False)
+    return xp.where(bad[..., None], np.nan, s).astype(np.finfo(a.dtype).dtype, copy=False)
 
 
 def _svd_values_vjp(g, ans, a):
-    # TensorFlow's SvdGrad with compute_uv=False: U diag(g) V^T from a fresh decomposition.
+    # TensorFlow's SvdGrad with compute_uv=False: U diag(g) V^H from a fresh decomposition.
+    from .elementwise import cast
+
     _, u, v = svd(a)
-    return matmul(u, matmul(diag(g), v, transpose_b=True))
+    return matmul(u, matmul(diag(cast(g, a.dtype)), v, adjoint_b=True))
 
 
 _svd_values = Primitive("Svd", _svd_values_fwd)
@@ -164,25 +176,27 @@ defvjp(_svd_values, _svd_values_vjp)
 
 
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
-    """Singular value decomposition ``tensor = u @ diag(s) @ v^T`` of each matrix (follows
+    """Singular value decomposition ``tensor = u @ diag(s) @ v^H`` of each matrix (follows
     `tf.linalg.svd`).
 
     Args:
-        tensor: shape ``[..., M, N]``, float16 (computed in float32), float32 or float64.
+        tensor: shape ``[..., M, N]``, float16 (computed in float32), float32, float64,
+            complex64 or complex128.
         full_matrices: return square ``u`` ``[..., M, M]`` and ``v`` ``[..., N, N]`` instead
             of the reduced ``[..., M, P]`` and ``[..., N, P]``, with ``P = min(M, N)``.
         compute_uv: return the singular vectors too.
 
     Returns:
-        ``(s, u, v)`` (TensorFlow's order; note ``v``, not ``v^T``) with ``s`` of shape
-        ``[..., P]`` in descending order, or only ``s`` if ``compute_uv`` is False.
-        Differentiable (TensorFlow's SvdGrad): exact for distinct nonzero singular values
-        and losses that do not depend on the sign of each singular vector pair; with
+        ``(s, u, v)`` (TensorFlow's order; note ``v``, not ``v^H``) with ``s`` of shape
+        ``[..., P]`` in descending order, or only ``s`` if ``compute_uv`` is False. ``s`` is
+        real (float32 for complex64 input, float64 for complex128). Differentiable
+        (TensorFlow's SvdGrad): exact for distinct nonzero singular values and losses that do
+        not depend on the sign (phase) of each singular vector pair; with
         ``full_matrices=True`` only for ``|M - N| <= 1``.
 
     Raises:
         InvalidArgumentError: rank below 2, or no convergence.
-        TypeError: an integer or complex dtype.
+        TypeError: an integer dtype.
         NotImplementedError: (in the gradient) ``full_matrices=True`` with ``|M - N| > 1``,
             as TensorFlow.
 
@@ -192,7 +206,7 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     >>> ek.linalg.svd([[3.0, 0.0], [0.0, -2.0]], compute_uv=False).numpy()
     array([3., 2.], dtype=float32)
     """
-    a = float_matrix(tensor, "svd", "Svd", "tensor", square=False)
+    a = float_matrix(tensor, "svd", "Svd", "tensor", square=False, complex_ok=True)
     if not compute_uv:
         return apply(_svd_values, (a,))
     return apply(_svd, (a,), {"full_matrices": bool(full_matrices)})
@@ -211,20 +225,28 @@ def _qr_fwd(xp, a, full_matrices):
 
 
 def _tri_solve_right(x: Tensor, r: Tensor) -> Tensor:
-    """``x @ inv(r)^T`` for upper-triangular ``r`` (TF's ``_TriangularSolve``)."""
-    return matrix_transpose(triangular_solve(r, matrix_transpose(x), lower=False))
+    """``x @ inv(r)^H`` for upper-triangular ``r`` (TF's ``_TriangularSolve``)."""
+    return _adj(triangular_solve(r, _adj(x), lower=False))
 
 
 def _qr_grad_deep(q, r, dq, dr):
     """QrGrad for M >= N with reduced factors."""
-    qdq = matmul(q, dq, transpose_a=True)
-    qdq_ = qdq - matrix_transpose(qdq)
-    rdr = matmul(r, dr, transpose_b=True)
-    rdr_ = rdr - matrix_transpose(rdr)
+    from .complex_ops import real
+    from .elementwise import cast
+
+    qdq = matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - _adj(qdq)
+    rdr = matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - _adj(rdr)
     tril = band_part(qdq_ + rdr_, -1, 0)
     grad_a = matmul(q, dr + _tri_solve_right(tril, r))
     grad_b = _tri_solve_right(dq - matmul(q, qdq), r)
-    return grad_a + grad_b
+    if not q.dtype.is_complex:
+        return grad_a + grad_b
+    # TensorFlow's correction for complex input: the imaginary part of diag(R dR^H - dQ^H Q).
+    eyem = diag(diag_part(rdr - _adj(qdq)))
+    correction = eyem - cast(real(eyem), q.dtype)
+    return grad_a + grad_b + _tri_solve_right(matmul(q, _adj(correction)), r)
 
 
 def _qr_vjp(g, ans, a, full_matrices):
@@ -247,7 +269,7 @@ def _qr_vjp(g, ans, a, full_matrices):
     dv = dr[..., :, m:]
     du = dr[..., :, :m]
     dy = matmul(q, dv)
-    dx = _qr_grad_deep(q, u, dq + matmul(y, dv, transpose_b=True), du)
+    dx = _qr_grad_deep(q, u, dq + matmul(y, dv, adjoint_b=True), du)
     return concat([dx, dy], axis=-1)
 
 
@@ -259,7 +281,8 @@ def qr(input, full_matrices=False, name=None) -> tuple[Tensor, Tensor]:
     """QR decomposition ``input = q @ r`` of each matrix (follows `tf.linalg.qr`).
 
     Args:
-        input: shape ``[..., M, N]``, float16 (computed in float32), float32 or float64.
+        input: shape ``[..., M, N]``, float16 (computed in float32), float32, float64,
+            complex64 or complex128.
         full_matrices: return the full ``q`` ``[..., M, M]`` and ``r`` ``[..., M, N]``
             instead of the reduced ``[..., M, P]`` and ``[..., P, N]``, ``P = min(M, N)``.
 
@@ -269,7 +292,7 @@ def qr(input, full_matrices=False, name=None) -> tuple[Tensor, Tensor]:
 
     Raises:
         InvalidArgumentError: rank below 2.
-        TypeError: an integer or complex dtype.
+        TypeError: an integer dtype.
         NotImplementedError: (in the gradient) ``full_matrices=True`` with ``M > N``, as
             TensorFlow.
 
@@ -277,7 +300,7 @@ def qr(input, full_matrices=False, name=None) -> tuple[Tensor, Tensor]:
     >>> bool(ek.reduce_all(abs(ek.matmul(q, r) - [[3.0, 1.0], [4.0, 2.0]]) < 1e-5))
     True
     """
-    a = float_matrix(input, "qr", "Qr", square=False)
+    a = float_matrix(input, "qr", "Qr", square=False, complex_ok=True)
     return apply(_qr, (a,), {"full_matrices": bool(full_matrices)})
 
 
@@ -298,7 +321,7 @@ def _eigh_fwd(xp, a):
 
 def _symmetric_lower(grad_a: Tensor) -> Tensor:
     # The forward op only reads the lower triangle: symmetrize and keep it (as TF does).
-    grad_a = band_part(grad_a + matrix_transpose(grad_a), -1, 0)
+    grad_a = band_part(grad_a + _adj(grad_a), -1, 0)
     return set_diag(grad_a, 0.5 * diag_part(grad_a))
 
 
@@ -307,8 +330,8 @@ def _eigh_vjp(g, ans, a):
     grad_e, grad_v = g
     e, v = ans
     f = eigen_gaps(e)
-    inner = diag(grad_e) + f * matmul(v, grad_v, transpose_a=True)
-    return _symmetric_lower(matmul(v, matmul(inner, v, transpose_b=True)))
+    inner = diag(grad_e) + f * matmul(v, grad_v, adjoint_a=True)
+    return _symmetric_lower(matmul(v, matmul(inner, v, adjoint_b=True)))
 
 
 _eigh = Primitive("SelfAdjointEigV2", _eigh_fwd, n_out=0)
@@ -316,27 +339,29 @@ defvjp(_eigh, _eigh_vjp)
 
 
 def eigh(tensor, name=None) -> tuple[Tensor, Tensor]:
-    """Eigen decomposition of each self-adjoint (symmetric) matrix (follows `tf.linalg.eigh`).
+    """Eigen decomposition of each self-adjoint (Hermitian) matrix (follows `tf.linalg.eigh`).
 
     Args:
         tensor: shape ``[..., N, N]``; only its lower triangle is read (as in TensorFlow).
-            float16 (computed in float32), float32 or float64.
+            float16 (computed in float32), float32, float64, complex64 or complex128.
 
     Returns:
         ``(e, v)``: eigenvalues ``[..., N]`` in ascending order and eigenvectors
-        ``[..., N, N]`` as columns, ``tensor = v @ diag(e) @ v^T``. Differentiable
-        (TensorFlow's SelfAdjointEigV2Grad, a lower-triangular cotangent): exact for distinct
-        eigenvalues and losses that do not depend on the sign of each eigenvector.
+        ``[..., N, N]`` as columns, ``tensor = v @ diag(e) @ v^H``; both of ``tensor``'s
+        dtype (complex eigenvalues with a zero imaginary part for complex input, as in
+        TensorFlow). Differentiable (TensorFlow's SelfAdjointEigV2Grad, a lower-triangular
+        cotangent): exact for distinct eigenvalues and losses that do not depend on the sign
+        (phase) of each eigenvector.
 
     Raises:
         InvalidArgumentError: a matrix that is not square, or no convergence.
-        TypeError: an integer or complex dtype.
+        TypeError: an integer dtype.
 
     >>> e, v = ek.linalg.eigh([[2.0, 1.0], [1.0, 2.0]])
     >>> e.numpy()
     array([1., 3.], dtype=float32)
     """
-    a = float_matrix(tensor, "eigh", "SelfAdjointEigV2", "tensor")
+    a = float_matrix(tensor, "eigh", "SelfAdjointEigV2", "tensor", complex_ok=True)
     return apply(_eigh, (a,))
 
 
@@ -345,9 +370,9 @@ def _eigvalsh_fwd(xp, a):
 
 
 def _eigvalsh_vjp(g, ans, a):
-    # TensorFlow's SelfAdjointEigV2Grad with compute_v=False: V diag(g) V^T, V recomputed.
+    # TensorFlow's SelfAdjointEigV2Grad with compute_v=False: V diag(g) V^H, V recomputed.
     _, v = eigh(a)
-    return _symmetric_lower(matmul(v, matmul(diag(g), v, transpose_b=True)))
+    return _symmetric_lower(matmul(v, matmul(diag(g), v, adjoint_b=True)))
 
 
 _eigvalsh = Primitive("SelfAdjointEigV2", _eigvalsh_fwd)
@@ -355,23 +380,24 @@ defvjp(_eigvalsh, _eigvalsh_vjp)
 
 
 def eigvalsh(tensor, name=None) -> Tensor:
-    """The eigenvalues of each self-adjoint (symmetric) matrix, ascending (follows
+    """The eigenvalues of each self-adjoint (Hermitian) matrix, ascending (follows
     `tf.linalg.eigvalsh`).
 
     Args:
-        tensor: shape ``[..., N, N]``; only its lower triangle is read.
+        tensor: shape ``[..., N, N]``; only its lower triangle is read. float16, float32,
+            float64, complex64 or complex128.
 
     Returns:
-        Shape ``[..., N]``. Differentiable: ``V diag(g) V^T`` (TensorFlow's gradient).
+        Shape ``[..., N]``, ``tensor``'s dtype (a zero imaginary part for complex input, as
+        in TensorFlow). Differentiable: ``V diag(g) V^H`` (TensorFlow's gradient).
 
     Raises:
-        InvalidArgumentError: a matrix that is not square. TypeError: an integer or complex
-            dtype.
+        InvalidArgumentError: a matrix that is not square. TypeError: an integer dtype.
 
     >>> ek.linalg.eigvalsh([[2.0, 1.0], [1.0, 2.0]]).numpy()
     array([1., 3.], dtype=float32)
     """
-    a = float_matrix(tensor, "eigvalsh", "SelfAdjointEigV2", "tensor")
+    a = float_matrix(tensor, "eigvalsh", "SelfAdjointEigV2", "tensor", complex_ok=True)
     return apply(_eigvalsh, (a,))
 
 
@@ -399,20 +425,25 @@ def pinv(a, rcond=None, validate_args=False, name=None) -> Tensor:
     array([[1., 0.],
            [0., 0.]], dtype=float32)
     """
+    x = float_matrix(a, "pinv", "Svd", "a", square=False)
+    if rcond is not None and not isinstance(rcond, (numbers.Real, Tensor)):
+        raise TypeError(f"pinv: rcond must be a number or a tensor, got {rcond!r}.")
+    return _pinv(x, rcond)
+
+
+def _pinv(x: Tensor, rcond) -> Tensor:
+    """`pinv` of a checked matrix, also complex (for `lstsq`; TensorFlow's pinv refuses it)."""
     from .array_ops import expand_dims
-    from .elementwise import where
+    from .elementwise import cast, where
     from .reduction import reduce_max
 
-    x = float_matrix(a, "pinv", "Svd", "a", square=False)
     m, n = x._value.shape[-2:]
     if rcond is None:
         rcond = 10.0 * max(m, n) * float(np.finfo(x._value.dtype).eps)
-    elif not isinstance(rcond, (numbers.Real, Tensor)):
-        raise TypeError(f"pinv: rcond must be a number or a tensor, got {rcond!r}.")
     s, u, v = svd(x)
     cutoff = rcond * reduce_max(s, axis=-1)
     s = where(s > expand_dims(cutoff, -1), s, np.inf)
-    return matmul(v / expand_dims(s, -2), u, transpose_b=True)
+    return matmul(v / cast(expand_dims(s, -2), x.dtype), u, adjoint_b=True)
 
 
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
@@ -420,12 +451,13 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
 
     With ``fast=True`` (TensorFlow's default) this solves the regularized normal equations
     with a Cholesky factorization: for ``M >= N``
-    ``x = (A^T A + l2_regularizer I)^-1 A^T rhs``, else
-    ``x = A^T (A A^T + l2_regularizer I)^-1 rhs`` (the minimum-norm solution). Gradients flow
+    ``x = (A^H A + l2_regularizer I)^-1 A^H rhs``, else
+    ``x = A^H (A A^H + l2_regularizer I)^-1 rhs`` (the minimum-norm solution). Gradients flow
     through `cholesky` and `triangular_solve`.
 
     Args:
-        matrix: shape ``[..., M, N]``, float32 or float64 (float16 computed in float32).
+        matrix: shape ``[..., M, N]``, float32, float64, complex64 or complex128 (float16
+            computed in float32).
         rhs: shape ``[..., M, K]``, same dtype and batch dimensions.
         l2_regularizer: a non-negative scalar.
         fast: False computes the minimum-norm least-squares solution ``pinv(matrix) @ rhs``
@@ -441,7 +473,9 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
             rank-deficient ``matrix`` with ``l2_regularizer=0`` and ``fast=True`` (the
             Cholesky factorization fails).
         ValueError: a nonzero ``l2_regularizer`` with ``fast=False``.
-        TypeError: an integer or complex dtype, or dtypes that differ.
+        NotImplementedError: complex128 with a nonzero ``l2_regularizer`` (TensorFlow's
+            refusal, "due to poor accuracy").
+        TypeError: an integer dtype, or dtypes that differ.
 
     >>> a = ek.constant([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> ek.linalg.lstsq(a, [[1.0], [1.0], [2.0]]).numpy().ravel()
@@ -449,7 +483,7 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
     """
     from .creation import eye
 
-    a = float_matrix(matrix, "lstsq", "MatrixSolveLs", "matrix", square=False)
+    a = float_matrix(matrix, "lstsq", "MatrixSolveLs", "matrix", square=False, complex_ok=True)
     b = tensor(rhs, "lstsq", a._value.dtype)
     if a._value.dtype != b._value.dtype:
         raise dtype_error("lstsq", (a, b), ("matrix", "rhs"))
@@ -468,6 +502,11 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
             "MatrixSolveLs",
             f"lstsq: l2_regularizer must be a non-negative scalar, got {l2_regularizer!r}.",
         )
+    if a.dtype.name == "complex128" and l2:
+        raise NotImplementedError(
+            "lstsq: matrix_solve_ls is disabled for complex128 with l2_regularizer != 0 (as "
+            f"in TensorFlow, due to poor accuracy), got l2_regularizer={l2_regularizer!r}."
+        )
     if not fast:
         if l2:
             # TensorFlow ignores l2_regularizer here; an argument is never silently ignored.
@@ -475,10 +514,10 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
                 f"lstsq: l2_regularizer={l2_regularizer!r} has no effect with fast=False (the "
                 "minimum-norm solution); pass l2_regularizer=0.0 or fast=True."
             )
-        return matmul(pinv(a), b)
+        return matmul(_pinv(a, None), b)
     m, n = sa[-2:]
     overdetermined = m >= n
-    gramian = matmul(a, a, transpose_a=overdetermined, transpose_b=not overdetermined)
+    gramian = matmul(a, a, adjoint_a=overdetermined, adjoint_b=not overdetermined)
     if l2:
         size = n if overdetermined else m
         gramian = gramian + float(l2) * eye(size, dtype=a.dtype)
@@ -492,8 +531,8 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Tensor:
             "setting fast=False or provide a larger l2_regularizer > 0.",
         ) from None
     if overdetermined:
-        return cholesky_solve(chol, matmul(a, b, transpose_a=True))
-    return matmul(a, cholesky_solve(chol, b), transpose_a=True)
+        return cholesky_solve(chol, matmul(a, b, adjoint_a=True))
+    return matmul(a, cholesky_solve(chol, b), adjoint_a=True)
 
 
 # -- lu -----------------------------------------------------------------------------------------
@@ -536,7 +575,8 @@ def lu(input, output_idx_type="int32", name=None) -> tuple[Tensor, Tensor]:
     it).
 
     Args:
-        input: shape ``[..., M, M]``, float16 (computed in float32), float32 or float64.
+        input: shape ``[..., M, M]``, float16 (computed in float32), float32, float64,
+            complex64 or complex128.
         output_idx_type: ``int32`` (default) or ``int64``, the dtype of ``perm``.
 
     Returns:
@@ -546,7 +586,7 @@ def lu(input, output_idx_type="int32", name=None) -> tuple[Tensor, Tensor]:
     Raises:
         InvalidArgumentError: a matrix that is not square, or a singular one ("Input is not
             invertible.").
-        TypeError: an integer or complex dtype, or an index dtype other than int32/int64.
+        TypeError: an integer dtype, or an index dtype other than int32/int64.
 
     >>> lu, perm = ek.linalg.lu([[1.0, 2.0], [3.0, 4.0]])
     >>> lu.numpy(), perm.numpy()
@@ -555,7 +595,7 @@ def lu(input, output_idx_type="int32", name=None) -> tuple[Tensor, Tensor]:
     """
     from ..core import dtypes
 
-    a = float_matrix(input, "lu", "Lu")
+    a = float_matrix(input, "lu", "Lu", complex_ok=True)
     idx = dtypes.as_dtype(output_idx_type)
     if idx not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"lu: output_idx_type must be int32 or int64, got {idx.name}.")
@@ -566,7 +606,7 @@ def _lu_parts(lower_upper, perm, op: str) -> tuple[Tensor, Tensor, Tensor]:
     """``(L, U, P)`` from `lu`'s packed factors, ``P @ input = L @ U``."""
     from .creation import one_hot, ones_like
 
-    packed = float_matrix(lower_upper, op, "Lu", "lower_upper")
+    packed = float_matrix(lower_upper, op, "Lu", "lower_upper", complex_ok=True)
     p = tensor(perm, op)
     m = packed._value.shape[-1]
     if p._value.dtype.kind not in "iu" or tuple(p._value.shape) != tuple(packed._value.shape[:-1]):
@@ -647,7 +687,7 @@ def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None) -> Tens
     """
     from .creation import eye
 
-    packed = float_matrix(lower_upper, "lu_matrix_inverse", "Lu", "lower_upper")
+    packed = float_matrix(lower_upper, "lu_matrix_inverse", "Lu", "lower_upper", complex_ok=True)
     shape = packed._value.shape
     identity = eye(shape[-1], batch_shape=shape[:-2], dtype=packed.dtype)
     return lu_solve(packed, perm, identity)

@@ -5,7 +5,7 @@
 double precision, rounded once to complex64). Its VJP is TensorFlow's EigGrad
 (``linalg_grad.py``, after Boeddeker et al., eq. 4.77): exact for distinct eigenvalues and
 losses that do not depend on each eigenvector's phase. It solves with the adjoint of the
-eigenvector matrix, a complex solve of its own here (`ek.linalg.solve` is real only).
+eigenvector matrix, with a solve primitive of its own here.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _back(xp, a):
 
 
 def adjoint(x: Tensor) -> Tensor:
-    """The conjugate transpose of each matrix (`ek.linalg.adjoint` takes real input only)."""
+    """The conjugate transpose of each matrix."""
     return conj(matrix_transpose(x))
 
 

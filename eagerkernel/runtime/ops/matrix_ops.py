@@ -10,8 +10,10 @@ The decompositions (`svd`, `qr`, `eigh`) and what is built on them live in
 `matrix_decompositions`.
 
 LAPACK has no half precision: float16 inputs are computed in float32 and rounded back.
-Integer and complex inputs raise TypeError naming the op; a singular matrix, a matrix that is
-not positive definite or shapes that do not fit raise `~ek.errors.InvalidArgumentError`.
+Complex inputs are taken where TensorFlow takes them, with its gradients (adjoints where real
+inputs have transposes); integer inputs raise TypeError naming the op; a singular matrix, a
+matrix that is not positive definite or shapes that do not fit raise
+`~ek.errors.InvalidArgumentError`.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ import numbers
 import numpy as np
 
 from ..core.dispatch import Primitive, defjointvjp, defvjp
-from ..core.errors import FailedPreconditionError, InvalidArgumentError, UnsupportedDTypeError
+from ..core.errors import InvalidArgumentError, UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
 from .linalg import matmul, matrix_transpose
 from .matrix_bands import band_diag, band_diag_part, band_k, band_set_diag
+from .matrix_cross import cross
 
 __all__ = [
     "adjoint",
@@ -48,11 +51,14 @@ __all__ = [
 # -- argument checks ----------------------------------------------------------------------------
 
 
-def float_matrix(x, op: str, tf_op: str, arg: str = "input", square: bool = True) -> Tensor:
-    """``x`` as a floating Tensor of rank >= 2 (square if asked), or the error TF raises."""
+def float_matrix(
+    x, op: str, tf_op: str, arg: str = "input", square: bool = True, complex_ok: bool = False
+) -> Tensor:
+    """``x`` as a floating (or, if ``complex_ok``, complex) Tensor of rank >= 2 (square if
+    asked), or the error TF raises."""
     x = tensor(x, op)
     dt = x._value.dtype
-    if dt.kind != "f":
+    if dt.kind != "f" and not (complex_ok and dt.kind == "c"):
         what = "complex matrices are not supported" if dt.kind == "c" else "a floating dtype"
         raise UnsupportedDTypeError(
             f"{op}: {arg} must be a float16, float32 or float64 tensor ({what}), got "
@@ -105,7 +111,7 @@ def _int(v, op: str, arg: str) -> int:
 def _inv_fwd(xp, a, adjoint):
     dt = a.dtype
     if adjoint:
-        a = xp.swapaxes(a, -1, -2)
+        a = xp.swapaxes(a, -1, -2).conj()
     try:
         out = xp.linalg.inv(a.astype(lapack_dtype(a), copy=False))
     except np.linalg.LinAlgError:
@@ -116,11 +122,11 @@ def _inv_fwd(xp, a, adjoint):
 
 
 def _inv_vjp(g, ans, a, adjoint):
-    # TensorFlow's MatrixInverse gradient, -C^T g C^T with C = inv(A). For adjoint=True,
-    # C = inv(A^T) and dC = -C dA^T C, so the cotangent of A is -C g^T C.
+    # TensorFlow's MatrixInverse gradient, -C^H g C^H with C = inv(A). For adjoint=True,
+    # C = inv(A^H) and dC = -C dA^H C, so the cotangent of A is -C g^H C.
     if adjoint:
-        return -matmul(ans, matmul(g, ans, transpose_a=True))
-    return -matmul(ans, matmul(g, ans, transpose_b=True), transpose_a=True)
+        return -matmul(ans, matmul(g, ans, adjoint_a=True))
+    return -matmul(ans, matmul(g, ans, adjoint_b=True), adjoint_a=True)
 
 
 _inv = Primitive("MatrixInverse", _inv_fwd)
@@ -131,23 +137,24 @@ def inv(input, adjoint=False, name=None) -> Tensor:
     """The inverse of each square matrix (follows `tf.linalg.inv`).
 
     Args:
-        input: shape ``[..., M, M]``, float16 (computed in float32), float32 or float64.
-        adjoint: invert the adjoint (transpose) of each matrix instead.
+        input: shape ``[..., M, M]``, float16 (computed in float32), float32, float64,
+            complex64 or complex128.
+        adjoint: invert the adjoint (conjugate transpose) of each matrix instead.
 
     Returns:
         Shape ``[..., M, M]``, ``input``'s dtype. Differentiable (TensorFlow's MatrixInverse
-        gradient ``-inv(A)^T g inv(A)^T``), to any order.
+        gradient ``-inv(A)^H g inv(A)^H``), to any order.
 
     Raises:
         InvalidArgumentError: a matrix that is not square, or a singular matrix ("Input is
             not invertible.").
-        TypeError: an integer or complex dtype.
+        TypeError: an integer dtype.
 
     >>> ek.linalg.inv([[2.0, 0.0], [0.0, 4.0]]).numpy()
     array([[0.5 , 0.  ],
            [0.  , 0.25]], dtype=float32)
     """
-    a = float_matrix(input, "inv", "MatrixInverse")
+    a = float_matrix(input, "inv", "MatrixInverse", complex_ok=True)
     return apply(_inv, (a,), {"adjoint": bool(adjoint)})
 
 
@@ -163,7 +170,7 @@ def _bcast_mat(x: Tensor) -> Tensor:
 
 
 _det = Primitive("MatrixDeterminant", _det_fwd)
-# TensorFlow's MatrixDeterminant gradient: g * det(A) * inv(A)^T.
+# TensorFlow's MatrixDeterminant gradient: g * det(A) * inv(A)^H (det(A), not its conjugate).
 defvjp(_det, lambda g, ans, a: _bcast_mat(g * ans) * inv(a, adjoint=True))
 
 
@@ -171,20 +178,21 @@ def det(input, name=None) -> Tensor:
     """The determinant of each square matrix (follows `tf.linalg.det`).
 
     Args:
-        input: shape ``[..., M, M]``, float16 (computed in float32), float32 or float64.
+        input: shape ``[..., M, M]``, float16 (computed in float32), float32, float64,
+            complex64 or complex128.
 
     Returns:
-        Shape ``[...]``. The gradient is ``g * det(A) * inv(A)^T`` (TensorFlow's), which
+        Shape ``[...]``. The gradient is ``g * det(A) * inv(A)^H`` (TensorFlow's), which
         raises InvalidArgumentError at a singular matrix.
 
     Raises:
         InvalidArgumentError: a matrix that is not square.
-        TypeError: an integer or complex dtype.
+        TypeError: an integer dtype.
 
     >>> float(ek.linalg.det([[1.0, 2.0], [3.0, 4.0]]))
     -2.0
     """
-    a = float_matrix(input, "det", "MatrixDeterminant")
+    a = float_matrix(input, "det", "MatrixDeterminant", complex_ok=True)
     return apply(_det, (a,))
 
 
@@ -194,13 +202,14 @@ def _slogdet_fwd(xp, a):
     # LAPACK may report a NaN matrix as singular (sign 0, -inf), and gives an inf one the sign
     # 1 and a NaN log; TensorFlow gives NaN, NaN to both.
     nan = xp.isnan(a).any(axis=(-2, -1)) | xp.isnan(logdet)
-    sign, logdet = xp.where(nan, np.nan, sign), xp.where(nan, np.nan, logdet)
+    nan_sign = complex(np.nan, np.nan) if a.dtype.kind == "c" else np.nan  # TensorFlow's
+    sign, logdet = xp.where(nan, nan_sign, sign), xp.where(nan, np.nan, logdet)
     return sign.astype(a.dtype, copy=False), logdet.astype(a.dtype, copy=False)
 
 
 _slogdet = Primitive("LogMatrixDeterminant", _slogdet_fwd, n_out=0)
 # TensorFlow's LogMatrixDeterminant gradient: the sign is piecewise constant, and the
-# cotangent of log|det(A)| is g * inv(A)^T.
+# cotangent of log|det(A)| is g * inv(A)^H.
 defvjp(_slogdet, lambda g, ans, a: _bcast_mat(g[1]) * inv(a, adjoint=True))
 
 
@@ -208,21 +217,24 @@ def slogdet(input, name=None) -> tuple[Tensor, Tensor]:
     """Sign and log of the absolute value of each determinant (follows `tf.linalg.slogdet`).
 
     Args:
-        input: shape ``[..., M, M]``, float16 (computed in float32), float32 or float64.
+        input: shape ``[..., M, M]``, float16 (computed in float32), float32, float64,
+            complex64 or complex128.
 
     Returns:
-        ``(sign, log_abs_determinant)``, each of shape ``[...]`` (sign 0 and log -inf for a
-        singular matrix). Only ``log_abs_determinant`` has a gradient, ``g * inv(A)^T``.
+        ``(sign, log_abs_determinant)``, each of shape ``[...]`` and ``input``'s dtype (for
+        complex input, ``sign`` has modulus 1 and ``log_abs_determinant`` a zero imaginary
+        part, as in TensorFlow; sign 0 and log -inf for a singular matrix). Only
+        ``log_abs_determinant`` has a gradient, ``g * inv(A)^H``.
 
     Raises:
         InvalidArgumentError: a matrix that is not square.
-        TypeError: an integer or complex dtype.
+        TypeError: an integer dtype.
 
     >>> sign, logdet = ek.linalg.slogdet([[1.0, 2.0], [3.0, 4.0]])
     >>> float(sign), round(float(logdet), 5)
     (-1.0, 0.69315)
     """
-    a = float_matrix(input, "slogdet", "LogMatrixDeterminant")
+    a = float_matrix(input, "slogdet", "LogMatrixDeterminant", complex_ok=True)
     return apply(_slogdet, (a,))
 
 
@@ -231,24 +243,26 @@ def logdet(matrix, name=None) -> Tensor:
     (follows `tf.linalg.logdet`): ``2 * sum(log(diag_part(cholesky(matrix))))``.
 
     Args:
-        matrix: shape ``[..., M, M]``, symmetric positive definite (only its lower triangle
-            is read), float16/float32/float64.
+        matrix: shape ``[..., M, M]``, Hermitian positive definite (only its lower triangle
+            is read), float16/float32/float64/complex64/complex128.
 
     Returns:
-        Shape ``[...]``; differentiable through `cholesky`.
+        Shape ``[...]``, real: float32 for complex64 input, float64 for complex128 (as in
+        TensorFlow); differentiable through `cholesky`.
 
     Raises:
         InvalidArgumentError: a matrix that is not square or not positive definite.
-        TypeError: an integer or complex dtype.
+        TypeError: an integer dtype.
 
     >>> round(float(ek.linalg.logdet([[4.0, 0.0], [0.0, 9.0]])), 4)
     3.5835
     """
+    from .complex_ops import real
     from .elementwise import log
     from .reduction import reduce_sum
 
-    a = float_matrix(matrix, "logdet", "Cholesky", "matrix")
-    return 2.0 * reduce_sum(log(diag_part(cholesky(a))), axis=-1)
+    a = float_matrix(matrix, "logdet", "Cholesky", "matrix", complex_ok=True)
+    return 2.0 * reduce_sum(log(real(diag_part(cholesky(a)))), axis=-1)
 
 
 # -- Cholesky and triangular solves -------------------------------------------------------------
@@ -271,18 +285,18 @@ def _cholesky_fwd(xp, a):
 
 
 def _cholesky_vjp(g, ans, a):
-    # TensorFlow's CholeskyGrad: L^-T Phi(L^T g) L^-1, symmetrized, where Phi keeps the lower
-    # triangle and halves the diagonal.
+    # TensorFlow's CholeskyGrad: L^-H Phi(L^H g) L^-1, made Hermitian, where Phi keeps the
+    # lower triangle and halves the diagonal.
     from .creation import eye
 
     n = ans._value.shape[-1]
     identity = eye(n, batch_shape=ans._value.shape[:-2], dtype=ans.dtype)
     l_inverse = triangular_solve(ans, identity)
-    middle = matmul(ans, g, transpose_a=True)
+    middle = matmul(ans, g, adjoint_a=True)
     middle = set_diag(middle, 0.5 * diag_part(middle))
     middle = band_part(middle, -1, 0)
-    grad_a = matmul(matmul(l_inverse, middle, transpose_a=True), l_inverse)
-    return 0.5 * (grad_a + matrix_transpose(grad_a))
+    grad_a = matmul(matmul(l_inverse, middle, adjoint_a=True), l_inverse)
+    return 0.5 * (grad_a + matrix_transpose(grad_a, conjugate=True))
 
 
 _cholesky = Primitive("Cholesky", _cholesky_fwd)
@@ -290,27 +304,28 @@ defvjp(_cholesky, _cholesky_vjp)
 
 
 def cholesky(input, name=None) -> Tensor:
-    """The lower-triangular Cholesky factor ``L`` of each matrix, ``input = L @ L^T``
+    """The lower-triangular Cholesky factor ``L`` of each matrix, ``input = L @ L^H``
     (follows `tf.linalg.cholesky`).
 
     Args:
-        input: shape ``[..., M, M]``, symmetric positive definite; only the lower triangle is
-            read (as in TensorFlow). float16 (computed in float32), float32 or float64.
+        input: shape ``[..., M, M]``, Hermitian positive definite; only the lower triangle is
+            read (as in TensorFlow). float16 (computed in float32), float32, float64,
+            complex64 or complex128.
 
     Returns:
-        ``L``, shape ``[..., M, M]``, zero above the diagonal. Differentiable (TensorFlow's
-        CholeskyGrad, a symmetric cotangent).
+        ``L``, shape ``[..., M, M]``, zero above the diagonal (a real diagonal).
+        Differentiable (TensorFlow's CholeskyGrad, a Hermitian cotangent).
 
     Raises:
         InvalidArgumentError: a matrix that is not square, or not positive definite
             ("Cholesky decomposition was not successful...").
-        TypeError: an integer or complex dtype.
+        TypeError: an integer dtype.
 
     >>> ek.linalg.cholesky([[4.0, 2.0], [2.0, 5.0]]).numpy()
     array([[2., 0.],
            [1., 2.]], dtype=float32)
     """
-    a = float_matrix(input, "cholesky", "Cholesky")
+    a = float_matrix(input, "cholesky", "Cholesky", complex_ok=True)
     return apply(_cholesky, (a,))
 
 
@@ -318,7 +333,7 @@ def _triangular_solve_fwd(xp, matrix, rhs, lower, adjoint):
     dt = matrix.dtype
     a = xp.tril(matrix) if lower else xp.triu(matrix)  # the other triangle is never read
     if adjoint:
-        a = xp.swapaxes(a, -1, -2)
+        a = xp.swapaxes(a, -1, -2).conj()
     batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
     a = xp.broadcast_to(a, (*batch, *a.shape[-2:])).astype(lapack_dtype(a))
     b = xp.broadcast_to(rhs, (*batch, *rhs.shape[-2:])).astype(lapack_dtype(a))
@@ -336,9 +351,9 @@ def _triangular_solve_vjps(g, ans, matrix, rhs, lower, adjoint):
     # TensorFlow's MatrixTriangularSolve gradient; the tape sums broadcast batch axes.
     grad_rhs = triangular_solve(matrix, g, lower=lower, adjoint=not adjoint)
     if adjoint:
-        grad_matrix = -matmul(ans, grad_rhs, transpose_b=True)
+        grad_matrix = -matmul(ans, grad_rhs, adjoint_b=True)
     else:
-        grad_matrix = -matmul(grad_rhs, ans, transpose_b=True)
+        grad_matrix = -matmul(grad_rhs, ans, adjoint_b=True)
     grad_matrix = band_part(grad_matrix, -1, 0) if lower else band_part(grad_matrix, 0, -1)
     return grad_matrix, grad_rhs
 
@@ -353,10 +368,10 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None) -> Tenso
 
     Args:
         matrix: shape ``[..., M, M]``; only its lower (``lower=True``) or upper triangle is
-            read. float16 (computed in float32), float32 or float64.
+            read. float16 (computed in float32), float32, float64, complex64 or complex128.
         rhs: shape ``[..., M, K]``, same dtype; batch dimensions broadcast with ``matrix``'s.
         lower: whether ``matrix`` is lower or upper triangular.
-        adjoint: solve with the adjoint (transpose) of ``matrix`` instead.
+        adjoint: solve with the adjoint (conjugate transpose) of ``matrix`` instead.
 
     Returns:
         ``x``, shape ``batch + [M, K]``. Differentiable in both arguments (TensorFlow's
@@ -365,12 +380,12 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None) -> Tenso
     Raises:
         InvalidArgumentError: a matrix that is not square, shapes that do not fit, or a zero
             on the diagonal ("Input matrix is not invertible.").
-        TypeError: an integer or complex dtype, or dtypes that differ.
+        TypeError: an integer dtype, or dtypes that differ.
 
     >>> ek.linalg.triangular_solve([[2.0, 0.0], [1.0, 1.0]], [[2.0], [3.0]]).numpy().ravel()
     array([1., 2.], dtype=float32)
     """
-    a = float_matrix(matrix, "triangular_solve", "MatrixTriangularSolve", "matrix")
+    a = float_matrix(matrix, "triangular_solve", "MatrixTriangularSolve", "matrix", complex_ok=True)
     b = tensor(rhs, "triangular_solve", a._value.dtype)
     if a._value.dtype != b._value.dtype:
         raise dtype_error("triangular_solve", (a, b), ("matrix", "rhs"))
@@ -404,7 +419,7 @@ def cholesky_solve(chol, rhs, name=None) -> Tensor:
 
     Raises:
         InvalidArgumentError: shapes that do not fit, or a zero on ``chol``'s diagonal.
-        TypeError: an integer or complex dtype, or dtypes that differ.
+        TypeError: an integer dtype, or dtypes that differ.
 
     >>> a = ek.constant([[4.0, 2.0], [2.0, 5.0]])
     >>> ek.linalg.cholesky_solve(ek.linalg.cholesky(a), [[6.0], [7.0]]).numpy().ravel()
@@ -689,46 +704,7 @@ def band_part(input, num_lower, num_upper, name=None) -> Tensor:
     return apply(_band_part, (x,), {"num_lower": lo, "num_upper": up})
 
 
-# -- cross, matvec, adjoint ---------------------------------------------------------------------
-
-_cross = Primitive("Cross", lambda xp, a, b: xp.cross(a, b))
-# TensorFlow's Cross gradient: d/da = cross(b, g), d/db = cross(g, a).
-defvjp(_cross, lambda g, ans, a, b: cross(b, g), lambda g, ans, a, b: cross(g, a))
-
-
-def cross(a, b, name=None) -> Tensor:
-    """Pairwise cross product of 3-vectors along the last axis (follows `tf.linalg.cross`).
-
-    Args:
-        a, b: the same shape ``[..., 3]`` and dtype.
-
-    Returns:
-        Shape ``[..., 3]``. Differentiable in both arguments.
-
-    Raises:
-        InvalidArgumentError: shapes that differ.
-        FailedPreconditionError: a last axis that is not 3 (TensorFlow's class for it).
-        TypeError: dtypes that differ.
-
-    >>> ek.linalg.cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]).numpy()
-    array([0., 0., 1.], dtype=float32)
-    """
-    a = tensor(a, "cross")
-    b = tensor(b, "cross", a._value.dtype)
-    if a._value.dtype != b._value.dtype:
-        raise dtype_error("cross", (a, b), ("a", "b"))
-    sa, sb = tuple(a._value.shape), tuple(b._value.shape)
-    if sa != sb:
-        raise InvalidArgumentError(
-            None, "Cross", f"cross: both inputs must have the same shape, got {sa} and {sb}."
-        )
-    if not sa or sa[-1] != 3:  # TensorFlow's error class for this case
-        raise FailedPreconditionError(
-            None,
-            "Cross",
-            f"cross: cross products are only defined for 3-element vectors, got shape {sa}.",
-        )
-    return apply(_cross, (a, b))
+# -- matvec, adjoint ----------------------------------------------------------------------------
 
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, name=None) -> Tensor:
@@ -766,7 +742,7 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, name=None) -> Tensor:
 
 
 def adjoint(matrix, name=None) -> Tensor:
-    """The conjugate transpose of each matrix: for real dtypes, `matrix_transpose`
+    """The conjugate transpose of each matrix (for real dtypes, `matrix_transpose`)
     (follows `tf.linalg.adjoint`).
 
     Args:
@@ -776,7 +752,7 @@ def adjoint(matrix, name=None) -> Tensor:
         Shape ``[..., N, M]``.
 
     Raises:
-        ValueError: rank below 2. TypeError: a complex dtype (not supported).
+        ValueError: rank below 2.
 
     >>> ek.linalg.adjoint([[1.0, 2.0, 3.0]]).shape
     TensorShape([3, 1])

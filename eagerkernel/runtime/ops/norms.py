@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from ..core.dispatch import Primitive, defvjp
+from ..core.errors import UnsupportedDTypeError
 from ..core.tensor import Tensor
 from ._core import apply, float_check, tensor
 from .reduction import expand_reduced, normalize_axis
@@ -194,6 +195,8 @@ def global_norm(t_list, name=None) -> Tensor:
 
     Raises:
         TypeError: ``t_list`` is not a list or tuple.
+        UnsupportedDTypeError: an integer, bool or complex tensor (TensorFlow's
+            InvalidArgumentError; also a TypeError).
 
     >>> ek.global_norm([ek.constant([3.0]), ek.constant([[4.0]])]).numpy()
     np.float32(5.0)
@@ -207,6 +210,10 @@ def global_norm(t_list, name=None) -> Tensor:
     dt = ts[0]._value.dtype
     total = None
     for t in ts:
+        if t._value.dtype.kind != "f":  # TensorFlow's L2Loss kernel takes floats only
+            raise UnsupportedDTypeError(
+                None, "L2Loss", f"global_norm: tensors must be floating, got {t.dtype.name}."
+            )
         s = reduce_sum(t * t)
         s = cast(s, dt) if s._value.dtype != dt else s
         total = s if total is None else total + s

@@ -93,9 +93,15 @@ def _reduce(prim, x, axis, keepdims, op, float_only=False, real=False):
         float_check(op, x, "input_tensor", real=float_only == "real")
     elif real and x._value.dtype.kind == "c":  # an order, which complex numbers lack
         raise complex_error(op, x, "input_tensor")
-    if x._value.dtype.kind == "O":
+    kind = x._value.dtype.kind
+    if kind == "O":
         raise InvalidArgumentError(
             None, op, f"{op}: input_tensor must be numeric, got a {x.dtype.name} tensor."
+        )
+    if kind == "b" and op not in ("reduce_all", "reduce_any"):
+        # TensorFlow's Sum, Max, Prod, ... kernels take no bools (NumPy would count them).
+        raise UnsupportedDTypeError(
+            None, op, f"{op}: input_tensor must be numeric, got a bool tensor."
         )
     axis = normalize_axis(axis, x._value.ndim, op)
     return apply(prim, (x,), {"axis": axis, "keepdims": bool(keepdims)})
