@@ -270,7 +270,7 @@ def test_learning_rate_scheduler_errors():
     schedule = optimizers.schedules.ExponentialDecay(0.1, 10, 0.5)
     model = linear_model(optimizer=optimizers.SGD(schedule))
     cb = callbacks.LearningRateScheduler(lambda epoch, lr: lr)
-    with pytest.raises(TypeError, match="schedule"):
+    with pytest.raises(TypeError, match="learning rate is not settable"):
         model.fit(XS, YS, epochs=1, verbose=0, callbacks=[cb])
     with pytest.raises(TypeError, match="schedule must be a function"):
         callbacks.LearningRateScheduler(0.1)

@@ -591,8 +591,25 @@ def test_keras_schedules_and_zero_argument_callables():
     )
     np.testing.assert_allclose(got[0], -0.5 * GRADS[0], rtol=1e-6)
     cfg = optimizers.SGD(learning_rate=s).get_config()
+    assert cfg["learning_rate"]["class_name"] == "ExponentialDecay"
     again = optimizers.SGD.from_config(cfg)
-    assert isinstance(again.learning_rate, schedules.ExponentialDecay)
+    assert again.get_config()["learning_rate"] == cfg["learning_rate"]
+
+
+def test_learning_rate_of_a_schedule_is_its_current_value_as_keras_3():
+    # Keras 3: ``optimizer.learning_rate`` is the schedule's value at `iterations` (a float32
+    # tensor), and a number cannot be set over a schedule (TypeError).
+    opt = optimizers.SGD(learning_rate=schedules.ExponentialDecay(0.1, 1, 0.5))
+    assert opt.learning_rate.dtype == ek.float32
+    assert float(opt.learning_rate) == pytest.approx(0.1)
+    v = ek.Variable(1.0)
+    opt.apply_gradients([(1.0, v)])
+    assert float(opt.learning_rate) == float(opt.lr) == pytest.approx(0.05)
+    with pytest.raises(TypeError, match="hence its learning rate is not settable"):
+        opt.learning_rate = 0.01
+    assert float(optimizers.SGD(learning_rate=lambda: 0.25).learning_rate) == 0.25
+    opt.learning_rate = schedules.ExponentialDecay(1.0, 1, 0.5)  # a new schedule replaces it
+    assert float(opt.learning_rate) == pytest.approx(0.5)
 
 
 def test_learning_rate_can_be_changed():
@@ -679,7 +696,7 @@ def test_gradient_clipping():
         optimizers.SGD(1.0, **kwargs).apply_gradients([(g, v)])
         np.testing.assert_allclose(v.numpy(), expected, rtol=1e-6)
     np.testing.assert_array_equal(g, [3.0, 4.0])  # the caller's gradient is untouched
-    with pytest.raises(ValueError, match="only one of clipnorm and global_clipnorm"):
+    with pytest.raises(ValueError, match="only one of clipnorm, clipvalue and global_clipnorm"):
         optimizers.SGD(clipnorm=1.0, global_clipnorm=1.0)
 
 

@@ -16,9 +16,9 @@ import functools
 import inspect
 
 from . import nest
-from .core.dispatch import Primitive, defjointvjp, record
+from .core.dispatch import Primitive, defjointvjp, defvjp, dispatch, record
 from .core.tape import GradientTape, stop_recording
-from .core.tensor import Tensor, convert_to_tensor, make, to_tensor
+from .core.tensor import Tensor, convert_to_tensor, to_tensor
 
 __all__ = [
     "custom_gradient",
@@ -159,10 +159,17 @@ def implicit_gradients(f):
 def stop_gradient(input, name=None) -> Tensor:
     """The same values, but no gradient flows through (follows `tf.stop_gradient`).
 
-    The result is a new tensor that no tape tracks.
+    The result is a new tensor that no tape tracks. It is an op of its own (TensorFlow's
+    ``StopGradient``), with an array object of its own, so that a graph function's trace
+    keeps it apart from its input: a replay under a tape must not differentiate through it.
     """
     x = to_tensor(input, None, "stop_gradient")
-    return make(x._value, x._device)
+    return dispatch(_stop_gradient, (x,))
+
+
+# A view, not the array itself: traces tell values apart by array identity.
+_stop_gradient = Primitive("StopGradient", lambda xp, x: x.view())
+defvjp(_stop_gradient, None)
 
 
 def custom_gradient(f=None):

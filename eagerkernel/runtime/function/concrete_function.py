@@ -10,7 +10,7 @@ import typing
 from .. import nest
 from ..core.composite import CompositeTensor
 from ..core.errors import InvalidArgumentError
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, constant
 from ..data.structure import TensorSpec
 from .graph import AtomicFunction, FuncGraph, FunctionType
 from .signature import bind_by_name, describe, is_spec, to_tensors
@@ -117,6 +117,7 @@ class ConcreteFunction:
         for name, spec, keyword in params:
             value = given.get(name, spec)
             if name in given:
+                value = _bound(value, spec, self.name)
                 flat_value = nest.flatten(to_tensors(value))
                 for a, s in zip(flat_value, nest.flatten(spec)):
                     if (
@@ -185,3 +186,27 @@ class ConcreteFunction:
         if program is None:
             return head + "\n(not traced yet)"
         return head + "\n" + program.listing()
+
+
+def _bound(value, spec, function: str):
+    """``value`` with its Python values (numbers, lists, NumPy arrays) given for a `TensorSpec`
+    made tensors of the spec's dtype, as TensorFlow binds a concrete function's inputs.
+
+    Raises:
+        TypeError: a value that does not convert (TensorFlow's "Binding inputs" error).
+    """
+    if isinstance(spec, TensorSpec):
+        if isinstance(value, (Tensor, CompositeTensor)) or spec.dtype is None:
+            return value
+        try:
+            return constant(value, dtype=spec.dtype)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"Binding inputs to tf.function {function} failed due to `{exc}`. "
+                f"Received: {value!r} for {spec!r}."
+            ) from None
+    if isinstance(spec, (list, tuple)) and type(value) is type(spec) and len(value) == len(spec):
+        return type(value)(_bound(v, s, function) for v, s in zip(value, spec))
+    if isinstance(spec, dict) and isinstance(value, dict) and value.keys() == spec.keys():
+        return {k: _bound(value[k], spec[k], function) for k in value}
+    return value

@@ -36,6 +36,7 @@ from .signature import (
     leaf_key,
     listing_text,
     spec_of,
+    structure_key,
     to_tensors,
 )
 from .tracing import LEAKED, VARIABLE_ERROR, Tracer, VerifyingTracer, tracing_keys
@@ -529,7 +530,11 @@ class Function:
         arrays: list = []
         tensors: list = []
         seen: dict = {}
-        key = (current_device(), *(leaf_key(x, arrays, seen, tensors) for x in flat))
+        key = (
+            current_device(),
+            structure_key((args, kwargs)),
+            *(leaf_key(x, arrays, seen, tensors) for x in flat),
+        )
         return args, kwargs, flat, key, arrays, tensors
 
     def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:

@@ -21,6 +21,7 @@ __all__ = [
     "leaf_key",
     "listing_text",
     "spec_of",
+    "structure_key",
     "to_tensors",
 ]
 
@@ -53,6 +54,18 @@ def leaf_key(x, arrays: list, seen: dict, tensors: list):
     except TypeError:  # by identity (an unhashable object; the entry keeps it alive)
         return ("id", id(x))
     return ("obj", x)
+
+
+def structure_key(structure):
+    """The containers of a call's arguments (types, lengths, dict keys) without their leaves:
+    calls whose arguments nest differently (``{"a": x}``, ``(x,)``, ``[x]``) get traces of their
+    own, as TensorFlow's trace types (Dict, Tuple, List) tell them apart."""
+    if isinstance(structure, (list, tuple)):
+        return (type(structure), tuple(structure_key(s) for s in structure))
+    if isinstance(structure, dict):
+        items = sorted(structure.items(), key=lambda kv: repr(kv[0]))  # keys of mixed types
+        return (type(structure), tuple((k, structure_key(v)) for k, v in items))
+    return None
 
 
 def to_tensors(structure):

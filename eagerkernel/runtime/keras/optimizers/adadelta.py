@@ -58,7 +58,8 @@ def _adadelta(xp, tmp, g, var, acc_grad, acc_delta, *, lr, rho, epsilon) -> None
     xp.multiply(g, g, out=tmp)
     tmp *= 1.0 - rho
     acc_grad += tmp
-    delta = xp.add(acc_delta, epsilon)
+    # Into a new array: on a rank-0 slot, xp.add would return a NumPy scalar, no valid `out=`.
+    delta = xp.add(acc_delta, epsilon, out=xp.empty_like(acc_delta))
     xp.sqrt(delta, out=delta)
     xp.add(acc_grad, epsilon, out=tmp)
     xp.sqrt(tmp, out=tmp)

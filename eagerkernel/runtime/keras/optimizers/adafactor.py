@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...core.tensor import Tensor
 from .base import Optimizer, mutable_array
 
@@ -80,10 +82,11 @@ class Adafactor(Optimizer):
         v = mutable_array(self.get_slot(variable, "v"))
         t = float(self._update_count()) + 1.0
         lr = learning_rate
-        if self.relative_step and isinstance(self.learning_rate, Tensor):  # a constant rate
+        if self.relative_step and isinstance(self._learning_rate, Tensor):  # a constant rate
             lr = min(lr, 1.0 / math.sqrt(t))
         rho = min(lr, 1.0 / math.sqrt(t))
-        alpha = max(self.epsilon_2, float(xp.sqrt(xp.mean(var * var)))) * rho
+        # np.maximum, not max(): a NaN propagates, as Keras's ops.maximum does.
+        alpha = float(np.maximum(self.epsilon_2, float(xp.sqrt(xp.mean(var * var))))) * rho
         beta_2 = 1.0 - t**self.beta_2_decay
         g2 = gradient * gradient + self.epsilon_1
         if var.ndim >= 2:
@@ -98,7 +101,7 @@ class Adafactor(Optimizer):
             v *= beta_2
             v += (1.0 - beta_2) * g2
         u = gradient / xp.sqrt(v)
-        scale = max(1.0, float(xp.sqrt(xp.mean(u * u))) / self.clip_threshold)
+        scale = float(np.maximum(1.0, float(xp.sqrt(xp.mean(u * u))) / self.clip_threshold))
         var -= (alpha / scale) * u
 
     def get_config(self) -> dict:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...native import kernels
 from .base import Optimizer, mutable_array
 
@@ -72,7 +74,8 @@ class Adam(Optimizer):
     def update_step(self, gradient, variable, learning_rate) -> None:
         b1, b2 = self.beta_1, self.beta_2
         t = self._update_count() + 1
-        lr_t = learning_rate * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
+        # A NumPy division: beta_1 = 1 gives NaN as in Keras, not ZeroDivisionError.
+        lr_t = float(learning_rate * math.sqrt(1.0 - b2**t) / np.float64(1.0 - b1**t))
         scalars = {"b1": b1, "b2": b2, "epsilon": self.epsilon, "lr_t": lr_t}
         if not self.amsgrad:  # one pass in C on CPU arrays (no scratch array, no split)
             slots = [mutable_array(self.get_slot(variable, name)) for name in self._slot_names]

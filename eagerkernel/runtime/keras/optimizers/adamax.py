@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import Optimizer
 
 __all__ = ["Adamax"]
@@ -53,7 +55,7 @@ class Adamax(Optimizer):
             "b1": self.beta_1,
             "b2": self.beta_2,
             "epsilon": self.epsilon,
-            "lr_t": learning_rate / (1.0 - self.beta_1**t),
+            "lr_t": float(learning_rate / np.float64(1.0 - self.beta_1**t)),  # inf at beta_1 = 1
         }
         self._elementwise(_adamax, gradient, variable, self._slot_names, **scalars)
 

@@ -4,7 +4,9 @@ loss scale factor (`accumulation`), checked together by `keras_arguments`.
 
 The moving average follows Keras's `BaseOptimizer`: after each update (before `iterations`
 counts it) every variable's ``average`` slot becomes ``m * average + (1 - m) * variable``,
-with ``m = ema_momentum``, or 0 at the first step (so the average starts at the weights);
+with ``m = ema_momentum``, or 0 at the first step (so the average starts at the weights; an
+``average`` slot is created holding its variable's value, so a variable first updated at a
+later step starts there too, as in Keras, which builds every slot at the first step);
 with ``ema_overwrite_frequency = n`` the variables take their averages every n-th step; and
 `Optimizer.finalize_variable_values` (which `Model.fit` calls when training ends) gives the
 variables their averages. With gradient accumulation it runs after every step, the
@@ -18,7 +20,13 @@ import typing
 from .accumulation import check_accumulation_steps, check_loss_scale_factor
 from .inplace import mutable_array
 
-__all__ = ["KerasOptions", "keras_arguments", "overwrite_with_averages", "update_averages"]
+__all__ = [
+    "KerasOptions",
+    "averaged_variables",
+    "keras_arguments",
+    "overwrite_with_averages",
+    "update_averages",
+]
 
 # Keras 3's optimizer arguments that eagerkernel does not implement, with the values that leave
 # them off: a config Keras wrote (`serialize`, a `.keras` file) holds them all.
@@ -81,6 +89,17 @@ def keras_arguments(cls: str, kwargs: dict) -> KerasOptions:
         check_loss_scale_factor(cls, kwargs.pop("loss_scale_factor", None)),
         check_accumulation_steps(cls, kwargs.pop("gradient_accumulation_steps", None)),
     )
+
+
+def averaged_variables(optimizer, variables: list) -> list:
+    """``variables`` and, with ``use_ema``, every other variable that has an ``average`` slot:
+    as in Keras, each step moves the average of every weight the optimizer has built, those
+    without a gradient in this step too (their average moves towards their unchanged value)."""
+    if not optimizer.use_ema:
+        return variables
+    seen = {v._uid for v in variables}
+    others = [var for var, slots in optimizer._slots.values() if "average" in slots]
+    return variables + [v for v in others if v._uid not in seen]
 
 
 def update_averages(optimizer, variables: list) -> None:

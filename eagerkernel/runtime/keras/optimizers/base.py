@@ -45,8 +45,9 @@ from ...module import name_scope
 from ...observers import Observers
 from ..argument_errors import unrecognized_arguments
 from . import accumulation
-from .averaging import keras_arguments, overwrite_with_averages, update_averages
+from .averaging import averaged_variables, keras_arguments, overwrite_with_averages, update_averages
 from .clipping import clip_gradients
+from .gradient_checks import gradient_array
 from .inplace import CHUNK as CHUNK
 from .inplace import mutable_array, on_device, run_parallel, scale_in_place
 from .weight_decay import WeightDecayExclusion
@@ -164,13 +165,14 @@ class Optimizer(WeightDecayExclusion):
     Attributes:
         iterations: an int64 non-trainable Variable, the number of steps applied (with
             ``gradient_accumulation_steps = n``, a Tensor: the number of updates, steps // n).
-        learning_rate: a float32 Variable (assign or set it to change the rate), or the
-            schedule.
+        learning_rate: the current rate, as Keras 3's: a float32 Variable (assign or set it
+            to change the rate), or for a schedule or callable given as ``learning_rate``,
+            its value now (a float32 Tensor; setting a number then raises TypeError).
 
     Raises:
         TypeError: for an unknown keyword argument.
-        ValueError: for a negative or non-numeric hyperparameter, or both clipnorm and
-            global_clipnorm.
+        ValueError: for a negative or non-numeric hyperparameter, or more than one of
+            clipnorm, clipvalue and global_clipnorm.
 
     Observing slot creation: ``Optimizer.slot_observers.register(observer)`` makes every
     optimizer call ``observer.slot_created(optimizer, variable, slot_name, slot)`` from
@@ -203,10 +205,11 @@ class Optimizer(WeightDecayExclusion):
         self.gradient_accumulation_steps = options.gradient_accumulation_steps
         if kwargs:
             raise unrecognized_arguments(type(self).__name__, kwargs)
-        if clipnorm is not None and global_clipnorm is not None:
+        if sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm)) > 1:  # as Keras 3
             raise ValueError(
-                f"{type(self).__name__}: only one of clipnorm and global_clipnorm can be set; "
-                f"received clipnorm={clipnorm}, global_clipnorm={global_clipnorm}."
+                f"{type(self).__name__}: only one of clipnorm, clipvalue and global_clipnorm can "
+                f"be set; received clipnorm={clipnorm}, clipvalue={clipvalue}, "
+                f"global_clipnorm={global_clipnorm}."
             )
         self.name = name or type(self).__name__
         self.clipnorm = self._hyper("clipnorm", clipnorm)
@@ -273,14 +276,31 @@ class Optimizer(WeightDecayExclusion):
 
     @property
     def learning_rate(self):
-        """The learning rate: a float32 Variable, or the schedule/callable given."""
-        return self._learning_rate
+        """The learning rate (follows Keras 3's ``Optimizer.learning_rate``): the float32
+        Variable of a constant rate, or the value of the schedule at `iterations` (of the
+        callable: its value now) as a float32 Tensor. Setting a schedule or a callable
+        replaces the rate; setting a number assigns it, and raises TypeError when the rate is
+        a schedule, as Keras's does."""
+        lr = self._learning_rate
+        if isinstance(lr, Tensor) or not callable(lr):
+            return lr
+        return to_tensor(self._current_learning_rate(), "float32", "learning_rate")
 
     @learning_rate.setter
     def learning_rate(self, value) -> None:
         if isinstance(value, Tensor) and type(value) is Tensor:
             value = float(value)
         if isinstance(value, (Variable, float, int, np.floating, np.integer)):
+            from .schedules import LearningRateSchedule
+
+            if isinstance(self._learning_rate, LearningRateSchedule):
+                raise TypeError(
+                    f"{type(self).__name__}: this optimizer was created with a "
+                    "`LearningRateSchedule` object as its `learning_rate` constructor "
+                    "argument, hence its learning rate is not settable. If you need the "
+                    "learning rate to be settable, you should instantiate the optimizer with a "
+                    "float `learning_rate` argument."
+                )
             if isinstance(value, Variable):
                 self._learning_rate = value
             elif isinstance(self._learning_rate, Variable):
@@ -322,7 +342,7 @@ class Optimizer(WeightDecayExclusion):
         for v in var_list:
             self._built.add(v._uid)
             if self.use_ema:  # the moving average of the weights (`averaging`)
-                self.add_slot(v, "average")
+                self.add_slot(v, "average", initializer=v._value)  # the average starts at v
             if self.gradient_accumulation_steps:
                 self.add_slot(v, accumulation.SLOT)
 
@@ -471,9 +491,11 @@ class Optimizer(WeightDecayExclusion):
 
         Raises:
             ValueError: all gradients None (``"No gradients provided for any variable"``), a
-                gradient whose shape or dtype differs from its variable's (both named), or a
-                variable listed twice. Nothing has been modified then.
-            TypeError: an item that is not a ``(gradient, Variable)`` pair.
+                gradient whose shape or dtype differs from its variable's (both named; a shape
+                mismatch is an ``InvalidArgumentError``, as in TensorFlow), or a variable listed
+                twice. Nothing has been modified then.
+            TypeError: an item that is not a ``(gradient, Variable)`` pair, or an integer
+                variable (see `gradient_checks`).
 
         >>> v = ek.Variable([1.0, 2.0])
         >>> opt = ek.keras.optimizers.SGD(learning_rate=0.1)
@@ -523,7 +545,7 @@ class Optimizer(WeightDecayExclusion):
         if constrained or _fp_errors_raise():
             # Holding the old arrays here also makes them shared (`mutable_array` copies), so the
             # update below copies instead of writing in place and the backup stays intact.
-            backup = self._state_arrays(variables, counters)
+            backup = self._state_arrays(averaged_variables(self, variables), counters)
         with deferred_interrupt():  # Ctrl-C lands between steps, never inside one
             self._commit(pairs, lr, counters, constrained, backup)
         return self._iterations
@@ -572,7 +594,7 @@ class Optimizer(WeightDecayExclusion):
                 if not v._value.shape:
                     self._rescalar(v)
             if self.use_ema:
-                update_averages(self, variables)
+                update_averages(self, averaged_variables(self, variables))
             for counter in (self._iterations, *counters):
                 counter._value = counter._value + 1
             if int(self._iterations._value) % FLUSH_EVERY == 0:
@@ -660,30 +682,7 @@ class Optimizer(WeightDecayExclusion):
             out = [(g / self.loss_scale_factor, v) for g, v in out]
         return out if self.gradient_accumulation_steps else self._clipped(out)
 
-    @staticmethod
-    def _gradient_array(g, v: Variable, op: str):
-        vv = v._value
-        if not isinstance(g, Tensor):
-            try:
-                g = to_tensor(g, vv.dtype, op, v._device)
-            except TypeError as exc:
-                raise ValueError(f"{op}: the gradient for {v.name} is not numeric: {exc}") from None
-        if g._device is not v._device:
-            from ...core.dispatch import copy_to_device
-
-            g = copy_to_device(g, v._device)
-        arr = g._value
-        if arr.dtype != vv.dtype:
-            raise ValueError(
-                f"{op}: the gradient for {v.name} has dtype {g.dtype.name}, the variable has "
-                f"dtype {v.dtype.name}."
-            )
-        if arr.shape != vv.shape:
-            raise ValueError(
-                f"{op}: the gradient for {v.name} has shape {tuple(arr.shape)}, the variable "
-                f"has shape {tuple(vv.shape)}."
-            )
-        return arr
+    _gradient_array = staticmethod(gradient_array)  # the checks of one pair
 
     def _clipped(self, pairs: list) -> list:
         return clip_gradients(pairs, self.clipvalue, self.clipnorm, self.global_clipnorm)

@@ -22,18 +22,25 @@ def clip_gradients(pairs: list, clipvalue=None, clipnorm=None, global_clipnorm=N
         clipvalue: clip each entry to ``[-clipvalue, clipvalue]``.
         clipnorm: scale each gradient whose L2 norm exceeds it down to that norm.
         global_clipnorm: scale all gradients by one factor so that their joint L2 norm is at
-            most this.
+            most this; a NaN or infinite joint norm makes every gradient NaN.
+
+    A bound that is None or 0 clips nothing, as in Keras.
 
     >>> g = np.array([3.0, 4.0], np.float32)
     >>> clip_gradients([(g, None)], clipnorm=1.0)[0][0]
     array([0.6, 0.8], dtype=float32)
     """
-    if clipvalue is not None:
+    # As Keras: a bound of 0 (or None) clips nothing (`if self.clipnorm and self.clipnorm > 0`).
+    if clipvalue:
         pairs = [(_xp(g).clip(g, -clipvalue, clipvalue), v) for g, v in pairs]
-    if clipnorm is not None:
+    if clipnorm:
         pairs = [(_clip_to_norm(g, clipnorm, _norm(g)), v) for g, v in pairs]
-    if global_clipnorm is not None:
+    if global_clipnorm:
         total = math.sqrt(sum(_norm(g) ** 2 for g, _ in pairs))
+        if not math.isfinite(total):
+            # Keras's clip_by_global_norm (and tf.clip_by_global_norm): a NaN or infinite
+            # global norm makes every gradient NaN, to signal the error.
+            return [(_xp(g).full_like(g, math.nan), v) for g, v in pairs]
         pairs = [(_clip_to_norm(g, global_clipnorm, total), v) for g, v in pairs]
     return pairs
 
@@ -52,5 +59,8 @@ def _norm(g) -> float:
 
 
 def _clip_to_norm(g, clip: float, norm: float):
-    # Keras's clip_by_norm: g * clip / max(norm, clip), a new array (the caller's is kept).
+    # Keras's clip_by_norm: g * clip / max(norm, clip), a new array (the caller's is kept);
+    # a NaN norm makes every entry NaN, as TF's maximum propagates it.
+    if math.isnan(norm):
+        return _xp(g).full_like(g, math.nan)
     return g * (clip / norm) if norm > clip else g

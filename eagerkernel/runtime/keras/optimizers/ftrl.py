@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import Optimizer
 
 __all__ = ["Ftrl"]
@@ -84,7 +86,11 @@ class Ftrl(Optimizer):
             "lr": learning_rate,
             "p": -self.learning_rate_power,
             "l1": self.l1_regularization_strength,
-            "l2": self.l2_regularization_strength + self.beta / (2.0 * learning_rate),
+            # NumPy division: a learning rate of 0 (a decayed schedule) gives inf/NaN as in
+            # Keras, not ZeroDivisionError.
+            "l2": float(
+                self.l2_regularization_strength + self.beta / np.float64(2.0 * learning_rate)
+            ),
             "shrink": self.l2_shrinkage_regularization_strength,
         }
         self._elementwise(_ftrl, gradient, variable, self._slot_names, **scalars)

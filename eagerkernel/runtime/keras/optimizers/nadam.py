@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import Optimizer
 
 __all__ = ["Nadam"]
@@ -83,7 +85,7 @@ class Nadam(Optimizer):
             "lr": learning_rate,
             "c_m": u_t1 / (1.0 - u_product * u_t1),
             "c_g": (1.0 - u_t) / (1.0 - u_product),
-            "v_scale": 1.0 / (1.0 - self.beta_2**t),
+            "v_scale": float(1.0 / np.float64(1.0 - self.beta_2**t)),  # inf at beta_2 = 1
         }
         self._elementwise(_nadam, gradient, variable, self._slot_names, **scalars)
 
