@@ -669,7 +669,6 @@ DS = batches_ds()
         ({"validation_freq": 2}, "validation_freq"),
         ({"validation_data": (X10, Y10), "validation_freq": 0}, "validation_freq"),
         ({"validation_data": (X10, Y10), "validation_steps": -2}, "validation_steps"),
-        ({"validation_data": DS, "validation_batch_size": 2}, "validation_batch_size"),
         ({"validation_data": X10}, "validation_data"),
         ({"class_weight": [1.0, 2.0]}, "class_weight"),
         ({"class_weight": {"a": 1.0}}, "class_weight"),
@@ -689,7 +688,6 @@ def test_fit_bad_values_raise_value_error_naming_the_argument(kwargs, name):
     [
         ({"y": Y10}, "`y`"),
         ({"sample_weight": np.ones(10)}, "sample_weight"),
-        ({"batch_size": 4}, "batch_size"),
         ({"validation_split": 0.2}, "validation_split"),
         ({"class_weight": {"a": 1.0}}, "class_weight"),
     ],

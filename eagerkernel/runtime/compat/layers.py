@@ -121,6 +121,11 @@ class Network(Layer):
         super().__init__(name=name, **kwargs)
         self._network_layers = []
 
+    @property
+    def layers(self) -> list:
+        """The direct sublayers, in attribute order (TF 1.x's `Network.layers`)."""
+        return [c for c in self._children() if isinstance(c, Layer)]
+
     def track_layer(self, layer: Layer) -> Layer:
         """Tracks ``layer`` (its variables become this network's) and returns it.
 

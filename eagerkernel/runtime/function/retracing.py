@@ -10,7 +10,9 @@ same function again in a loop is caught too. `Function.__call__` reports each ca
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import weakref
 
 THRESHOLD = 5  # traces among the last MAX_CALL_HISTORY calls that warn (TensorFlow's values)
@@ -18,6 +20,19 @@ MAX_CALL_HISTORY = 10
 MAX_WARNINGS = 2  # per Python function
 
 _monitors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_internal = threading.local()  # depth of `not_counted` blocks on this thread
+
+
+@contextlib.contextmanager
+def not_counted():
+    """Calls and traces inside are the runtime's own (the saved-model writer tracing a
+    function again at other sizes of its open dimensions): they neither count nor warn, as
+    `tf.saved_model.save`'s tracing does not in TensorFlow."""
+    _internal.depth = getattr(_internal, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _internal.depth -= 1
 
 
 class _Monitor:
@@ -45,6 +60,8 @@ def _monitor(python_function) -> _Monitor | None:
 
 def called(python_function) -> None:
     """Counts one call of ``python_function``, as one that did not trace (yet)."""
+    if getattr(_internal, "depth", 0):
+        return
     monitor = _monitor(python_function)
     if monitor is not None:
         monitor.calls += 1
@@ -53,7 +70,7 @@ def called(python_function) -> None:
 
 def traced(python_function) -> None:
     """The current call of ``python_function`` traced it: may log TensorFlow's warning."""
-    monitor = _monitor(python_function)
+    monitor = None if getattr(_internal, "depth", 0) else _monitor(python_function)
     if monitor is None:
         return
     if monitor.calls_per_trace[-1] > 0:  # the call `called` counted becomes a tracing one

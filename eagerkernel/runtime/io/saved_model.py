@@ -54,6 +54,7 @@ from ..core.device import CPU, Device
 from ..core.tensor import Tensor, make
 from ..core.variable import Variable
 from ..data.structure import TensorSpec
+from ..function import retracing
 from ..function.concrete_function import ConcreteFunction
 from ..function.polymorphic_function import Function
 from ..function.program import Program
@@ -547,7 +548,8 @@ def _template_of(f: Function, name: str, writer: _Writer) -> tuple:
         fresh = Function(
             f.python_function, f.name, f.input_signature, f.reduce_retracing, f.jit_compile
         )
-        program = fresh.get_concrete_function(*values).program
+        with retracing.not_counted():
+            program = fresh.get_concrete_function(*values).program
         if program.custom_gradients:
             raise NotImplementedError("it runs a custom gradient")
         return scratch.program(program, f"function {name}")

@@ -421,9 +421,12 @@ def get_adapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight, m
     """The batch source for ``method`` ("fit", "evaluate", "predict") and its data.
 
     Raises:
-        ValueError: no ``x``; ``y``, ``sample_weight`` or ``batch_size`` given with a Dataset
-            or iterator (its elements carry them); inconsistent array lengths; a bad
-            ``batch_size``, ``shuffle`` or ``class_weight``.
+        ValueError: no ``x``; ``y`` or ``sample_weight`` given with a Dataset or iterator
+            (its elements carry them); inconsistent array lengths; a bad ``batch_size``,
+            ``shuffle`` or ``class_weight``.
+
+    A ``batch_size`` given with a Dataset, an iterator, a PyDataset or a DataLoader is not
+    used (a UserWarning says so), as Keras 3 ignores it.
     """
     if not isinstance(shuffle, (bool, np.bool_)):
         raise ValueError(f"shuffle must be True or False. Received: shuffle={shuffle!r}")
@@ -450,13 +453,18 @@ def get_adapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight, m
         return _PyDatasetAdapter(x, class_weight, shuffle and method == "fit")
     if is_dataset(x) or _is_iterator(x):
         kind = "a Dataset" if is_dataset(x) else "an iterator"
-        for name, value in (("y", y), ("sample_weight", sample_weight), ("batch_size", batch_size)):
+        for name, value in (("y", y), ("sample_weight", sample_weight)):
             if value is not None:
                 raise ValueError(
                     f"{method}: `{name}` must not be given when x is {kind} (its elements are "
                     "batches (x, y) or (x, y, sample_weight)). Received: "
                     f"{name}={_describe(value)}."
                 )
+        if batch_size is not None:  # Keras 3 ignores it (keras.io's ddpm passes one): say so
+            warnings.warn(
+                f"{method}: batch_size={batch_size!r} is not used: x gives batches ({kind}).",
+                stacklevel=4,
+            )
         if is_dataset(x):
             return _DatasetAdapter(x, class_weight)
         return _IteratorAdapter(x, class_weight)

@@ -24,7 +24,7 @@ from .layers.base import Layer
 from .layers.deferred import deferred_updates
 from .layers.stand_in import stand_in_call
 from .models import Model, adjust_input_rank
-from .output_shape_args import build_sublayers_by_probe, output_shape_kwargs
+from .output_shape_args import build_shape_kwargs, build_sublayers_by_probe, output_shape_kwargs
 
 __all__ = ["Functional", "Input", "compute_output_spec", "probe_spec", "symbolic_call"]
 
@@ -245,7 +245,13 @@ def symbolic_call(layer: Layer, inputs, args: tuple, kwargs: dict):
     runs."""
     if not layer.built:
         with layer.name_scope:  # its weights are named as an eager call names them
-            layer._maybe_build(inputs)
+            shape_kwargs = build_shape_kwargs(layer, inputs, args, kwargs) if args else None
+            if shape_kwargs is None:
+                layer._maybe_build(inputs)
+            else:  # build(query_shape, value_shape, ...): every input's shape, as Keras 3
+                layer._build_input_shape = shape_kwargs  # get_build_config's input_shape
+                layer.build(**shape_kwargs)
+                layer.built = True
         build_sublayers_by_probe(layer, inputs, args, kwargs, probe_spec)
     spec = compute_output_spec(layer, inputs, args, kwargs)
     node_index = len(layer.__dict__.get("_inbound_nodes", ()))

@@ -31,7 +31,8 @@ from ..ops.elementwise import cast, clip_by_value, log, minimum, square, where
 from ..ops.reduction import reduce_mean, reduce_sum
 from . import backend
 from .logits import prefer_logits
-from .loss_masks import apply_mask
+from .loss_masks import apply_mask, merge_masks
+from .loss_reduction import KERAS_REDUCTIONS, reduce_weighted_values, shapes_broadcast
 
 __all__ = [
     "CTC",
@@ -120,21 +121,23 @@ class Reduction:
 
     @classmethod
     def validate(cls, key) -> str:
-        """The canonical Keras reduction for ``key`` (None means ``"none"``).
+        """``key`` if it is one of Keras 3's reductions (kept as given, as Keras's
+        ``get_config`` shows it), else the Keras one for a TF 1.x / Keras 2 spelling.
 
         Raises:
             ValueError: for an unknown reduction.
         """
         aliases = {
-            None: cls.NONE,
             "weighted_sum": cls.SUM,  # TF 1.x spellings
             "weighted_sum_over_batch_size": cls.SUM_OVER_BATCH_SIZE,
-            "mean": cls.SUM_OVER_BATCH_SIZE,
             cls.AUTO: cls.SUM_OVER_BATCH_SIZE,
         }
-        key = aliases.get(key, key)
-        if key not in (cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE):
-            raise ValueError(f"Invalid loss reduction {key!r}; expected one of {list(cls.all())}.")
+        key = aliases.get(key, key) if isinstance(key, str) else key
+        if key not in KERAS_REDUCTIONS:
+            raise ValueError(
+                f"Invalid loss reduction: invalid value for argument `reduction`. Expected one of "
+                f"{list(KERAS_REDUCTIONS)}. Received: reduction={key!r}"
+            )
         return key
 
 
@@ -174,19 +177,13 @@ def squeeze_or_expand_to_same_rank(x1: Tensor, x2: Tensor, expand_rank_1: bool =
     return x1, x2
 
 
-def _broadcasts(a: tuple, b: tuple) -> bool:
-    """Same rank, and each axis equal or 1 in one of them (Keras's ops broadcast so: ``(N, 1)``
-    targets against ``(N, K)`` predictions, as Keras 2's compiled loss passes them)."""
-    return len(a) == len(b) and all(x == y or 1 in (x, y) or None in (x, y) for x, y in zip(a, b))
-
-
 def aligned_pair(y_true, y_pred, op: str) -> tuple[Tensor, Tensor]:
     y_pred = pred_tensor(y_pred, op)
     y_true = true_tensor(y_true, y_pred, op)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     ts, ps = tuple(y_true.shape), tuple(y_pred.shape)
-    if ts != ps and ts != () and ps != () and not _broadcasts(ts, ps):
-        raise ValueError(
+    if not shapes_broadcast(ts, ps):  # TensorFlow's class for the op that would fail
+        raise InvalidArgumentError(
             f"{op}: y_true and y_pred shapes are incompatible: y_true {ts}, y_pred {ps}."
         )
     return y_true, y_pred
@@ -197,7 +194,7 @@ def mean_last_axis(x: Tensor) -> Tensor:
 
 
 def compute_weighted_loss(losses: Tensor, sample_weight=None, reduction="sum_over_batch_size"):
-    """Weights per-sample ``losses`` and reduces them as Keras does.
+    """Weights per-sample ``losses`` and reduces them as Keras 3 does (`loss_reduction`).
 
     ``sample_weight`` (a scalar, or of the batch's shape, e.g. ``[N]`` or ``[N, 1]``) is
     aligned to the losses' rank, then multiplied. ``"sum_over_batch_size"`` divides the sum by
@@ -207,23 +204,11 @@ def compute_weighted_loss(losses: Tensor, sample_weight=None, reduction="sum_ove
         ValueError: an unknown reduction, or weights that do not broadcast to the losses.
     """
     reduction = Reduction.validate(reduction)
+    w = None
     if sample_weight is not None:
         w = true_tensor(sample_weight, losses, "sample_weight")
-        losses, w = squeeze_or_expand_to_same_rank(losses, w, expand_rank_1=False)
-        try:
-            losses = losses * w
-        except ValueError:
-            raise ValueError(
-                f"sample_weight of shape {tuple(w.shape)} does not broadcast to the losses of "
-                f"shape {tuple(losses.shape)}."
-            ) from None
-    if reduction == Reduction.NONE or losses.ndim == 0:
-        return losses
-    total = reduce_sum(losses)
-    if reduction == Reduction.SUM:
-        return total
-    n = int(losses._value.size)
-    return total / n if n else total * 0.0
+        losses, w = squeeze_or_expand_to_same_rank(losses, w)
+    return reduce_weighted_values(losses, w, reduction)
 
 
 # -- per-sample loss functions ------------------------------------------------------------------
@@ -385,8 +370,8 @@ class Loss:
     object weights and reduces them.
 
     Args:
-        reduction: ``"sum_over_batch_size"`` (default; ``"auto"`` is the same), ``"sum"`` or
-            ``"none"``.
+        reduction: ``"sum_over_batch_size"`` (default; ``"mean"``, ``"auto"``: the same),
+            ``"sum"``, ``"mean_with_sample_weight"``, ``"none"`` or None (`loss_reduction`).
         name: default the snake-case class name.
     """
 
@@ -406,7 +391,8 @@ class Loss:
             loss's ``dtype`` (default floatx, float32): as Keras 3, a float16 or float64
             ``y_pred`` and a floating ``y_true`` (arrays or tensors) are cast to it first.
         """
-        mask = getattr(y_pred, "_keras_mask", None)  # a masked sequence's: Keras 3 uses it
+        # Keras 3 merges a masked sequence's mask (on y_pred) with the loss's own.
+        mask = merge_masks(getattr(y_pred, "_keras_mask", None), self.label_mask(y_true, y_pred))
         dtype = self.dtype if self.dtype is not None else backend.floatx()
         y_pred, y_true = _cast_to(y_pred, dtype), _cast_to(y_true, dtype, floating_only=True)
         if mask is not None:
@@ -415,6 +401,10 @@ class Loss:
 
     def call(self, y_true, y_pred) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} must implement call.")
+
+    def label_mask(self, y_true, y_pred):
+        """The entries the loss itself leaves out (a bool mask of the losses' shape), or None."""
+        return None
 
     def get_config(self) -> dict:
         return {"reduction": self.reduction, "name": self.name}
@@ -428,6 +418,9 @@ class Loss:
 
 
 def _cast_to(x, dtype, floating_only=False):
+    if isinstance(x, (list, tuple)) and any(isinstance(v, (Tensor, np.ndarray)) for v in x):
+        out = [_cast_to(v, dtype, floating_only) for v in x]  # Keras 3 maps over structures
+        return out if isinstance(x, list) else tuple(out)
     if floating_only and not isinstance(x, (Tensor, np.ndarray)):
         return x  # Python labels: each loss converts them
     t, want = to_tensor(x, None, "Loss"), dtypes.as_dtype(dtype)
@@ -445,12 +438,16 @@ def _snake(name: str) -> str:
 class LossFunctionWrapper(Loss):
     """A `Loss` around a per-sample function ``fn(y_true, y_pred, **kwargs)``."""
 
-    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
-        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", None))
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
+        name = name or getattr(fn, "__name__", None)
+        super().__init__(reduction=reduction, name=name, dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 
     def call(self, y_true, y_pred) -> Tensor:
+        if isinstance(y_pred, Tensor) and np.ndim(y_true) != y_pred.ndim:  # as Keras 3
+            y_true = to_tensor(y_true, None, self.name)
+            y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:
@@ -464,8 +461,8 @@ class MeanSquaredError(LossFunctionWrapper):
     <Tensor: shape=(), dtype=float32, numpy=0.5>
     """
 
-    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error"):
-        super().__init__(mean_squared_error, reduction=reduction, name=name)
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error", dtype=None):
+        super().__init__(mean_squared_error, reduction=reduction, name=name, dtype=dtype)
 
     def get_config(self) -> dict:
         return {"reduction": self.reduction, "name": self.name}
@@ -474,8 +471,8 @@ class MeanSquaredError(LossFunctionWrapper):
 class MeanAbsoluteError(LossFunctionWrapper):
     """Mean of absolute errors (follows `tf.keras.losses.MeanAbsoluteError`)."""
 
-    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
-        super().__init__(mean_absolute_error, reduction=reduction, name=name)
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error", dtype=None):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name, dtype=dtype)
 
     def get_config(self) -> dict:
         return {"reduction": self.reduction, "name": self.name}
@@ -484,8 +481,8 @@ class MeanAbsoluteError(LossFunctionWrapper):
 class Huber(LossFunctionWrapper):
     """Huber loss with threshold ``delta`` (follows `tf.keras.losses.Huber`)."""
 
-    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
-        super().__init__(huber, reduction=reduction, name=name, delta=float(delta))
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss", dtype=None):
+        super().__init__(huber, reduction=reduction, name=name, dtype=dtype, delta=float(delta))
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
@@ -507,11 +504,13 @@ class BinaryCrossentropy(LossFunctionWrapper):
         axis=-1,
         reduction="sum_over_batch_size",
         name="binary_crossentropy",
+        dtype=None,
     ):
         super().__init__(
             binary_crossentropy,
             reduction=reduction,
             name=name,
+            dtype=dtype,
             from_logits=bool(from_logits),
             label_smoothing=float(label_smoothing),
             axis=axis,
@@ -534,11 +533,13 @@ class CategoricalCrossentropy(LossFunctionWrapper):
         axis=-1,
         reduction="sum_over_batch_size",
         name="categorical_crossentropy",
+        dtype=None,
     ):
         super().__init__(
             categorical_crossentropy,
             reduction=reduction,
             name=name,
+            dtype=dtype,
             from_logits=bool(from_logits),
             label_smoothing=float(label_smoothing),
             axis=axis,
@@ -564,35 +565,36 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         ignore_class=None,
         reduction="sum_over_batch_size",
         name="sparse_categorical_crossentropy",
+        dtype=None,
     ):
         super().__init__(
             sparse_categorical_crossentropy,
             reduction=reduction,
             name=name,
+            dtype=dtype,
             from_logits=bool(from_logits),
             ignore_class=None if ignore_class is None else int(ignore_class),
         )
         self.from_logits = bool(from_logits)
         self.ignore_class = None if ignore_class is None else int(ignore_class)
 
-    def __call__(self, y_true, y_pred, sample_weight=None):
-        """With ``ignore_class``, a mean reduction averages over the other entries only: the
-        ignored ones weigh 0 and the rest ``total / valid``, as Keras's masked losses."""
+    def label_mask(self, y_true, y_pred):
+        """With ``ignore_class``, the other entries: a mean reduction averages over them only
+        (the ignored ones weigh 0 and the rest ``total / valid``, as Keras's masked losses)."""
         if self.ignore_class is None:
-            return super().__call__(y_true, y_pred, sample_weight)
+            return None
         labels = to_tensor(y_true, None, self.name)
         if labels.ndim and labels.ndim == np.ndim(y_pred):
             labels = squeeze(labels, -1) if labels.shape[-1] == 1 else labels
-        weights = apply_mask(sample_weight, labels != self.ignore_class, self.reduction, self.name)
-        return super().__call__(y_true, y_pred, weights)
+        return labels != self.ignore_class
 
 
 def wrapper_init(fn, default_name: str):
     """The ``__init__(reduction, name)`` of a `LossFunctionWrapper` subclass around ``fn``
     (a loss without arguments of its own)."""
 
-    def __init__(self, reduction="sum_over_batch_size", name=default_name):
-        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name)
+    def __init__(self, reduction="sum_over_batch_size", name=default_name, dtype=None):
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype)
 
     return __init__
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ..ops import nn
 from ..ops.activations import softmax, softplus
@@ -13,6 +14,7 @@ from ..ops.elementwise import abs as _abs
 from ..ops.elementwise import clip_by_value, log, maximum, pow, sigmoid, square
 from ..ops.reduction import reduce_max, reduce_mean, reduce_sum
 from . import backend
+from .loss_reduction import shapes_broadcast
 from .losses import (
     LossFunctionWrapper,
     aligned_pair,
@@ -226,8 +228,8 @@ def _overlap_axis(axis, op: str):
 def _overlap_pair(y_true, y_pred, op: str) -> tuple[Tensor, Tensor]:
     y_pred = pred_tensor(y_pred, op)
     y_true = true_tensor(y_true, y_pred, op)
-    if tuple(y_true.shape) != tuple(y_pred.shape):
-        raise ValueError(
+    if not shapes_broadcast(tuple(y_true.shape), tuple(y_pred.shape)):
+        raise InvalidArgumentError(
             f"{op}: y_true and y_pred shapes are incompatible: y_true {tuple(y_true.shape)}, "
             f"y_pred {tuple(y_pred.shape)}."
         )
@@ -468,8 +470,10 @@ class CosineSimilarity(LossFunctionWrapper):
         axis: the axis of the vectors (default -1).
     """
 
-    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity"):
-        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
+    def __init__(
+        self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity", dtype=None
+    ):
+        super().__init__(cosine_similarity, reduction=reduction, name=name, dtype=dtype, axis=axis)
         self.axis = axis
 
 
@@ -493,11 +497,13 @@ class BinaryFocalCrossentropy(LossFunctionWrapper):
         axis=-1,
         reduction="sum_over_batch_size",
         name="binary_focal_crossentropy",
+        dtype=None,
     ):
         super().__init__(
             binary_focal_crossentropy,
             reduction=reduction,
             name=name,
+            dtype=dtype,
             apply_class_balancing=bool(apply_class_balancing),
             alpha=float(alpha),
             gamma=float(gamma),
@@ -526,11 +532,13 @@ class CategoricalFocalCrossentropy(LossFunctionWrapper):
         axis=-1,
         reduction="sum_over_batch_size",
         name="categorical_focal_crossentropy",
+        dtype=None,
     ):
         super().__init__(
             categorical_focal_crossentropy,
             reduction=reduction,
             name=name,
+            dtype=dtype,
             alpha=float(alpha),
             gamma=float(gamma),
             from_logits=bool(from_logits),

@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, errors
 from ..core.dispatch import stateful
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, make, to_tensor
@@ -28,6 +28,7 @@ from ..ops.elementwise import cast, equal, greater
 from ..ops.reduction import argmax, reduce_mean
 from . import losses as _losses
 from .loss_masks import apply_mask
+from .metric_samples import unweighted_total_count
 
 __all__ = [
     "Accuracy",
@@ -42,7 +43,6 @@ __all__ = [
     "Metric",
     "RootMeanSquaredError",
     "SparseCategoricalAccuracy",
-    "SparseCategoricalCrossentropy",
     "SparseTopKCategoricalAccuracy",
     "Sum",
     "TopKCategoricalAccuracy",
@@ -160,8 +160,16 @@ class Metric:
 
     @property
     def variables(self) -> list:
-        """The state Variables, in creation order."""
-        return list(self._variables)
+        """The state Variables, in creation order, then those of the metrics held in
+        attributes (plain or in a list/tuple/dict), as Keras 3's tracked ``_metrics``."""
+        out, seen = list(self._variables), {id(v) for v in self._variables}
+        for value in vars(self).values():
+            items = value.values() if isinstance(value, dict) else value
+            for m in items if isinstance(value, (list, tuple, dict)) else (value,):
+                if isinstance(m, Metric) and m is not self:
+                    out += [v for v in m.variables if id(v) not in seen]
+                    seen.update(id(v) for v in m.variables)
+        return out
 
     weights = variables
     non_trainable_weights = variables
@@ -249,8 +257,8 @@ def _weights_like(values: Tensor, sample_weight, op: str, reduce: str = "mean"):
         values = make(xp.asarray(reduced, dtype=values._value.dtype), values._device)
     try:
         return values, xp.broadcast_to(w._value, values._value.shape)
-    except ValueError:
-        raise ValueError(
+    except ValueError:  # TensorFlow's class for its BroadcastTo (a ValueError)
+        raise errors.InvalidArgumentError(
             f"{op}: sample_weight of shape {tuple(w.shape)} does not broadcast to the values "
             f"of shape {tuple(values.shape)}."
         ) from None
@@ -267,8 +275,8 @@ class Reduce(Metric):
             self.count = self.add_weight("count")
 
     def update_state(self, values, sample_weight=None) -> None:
-        """Adds ``values`` (any shape), optionally weighted by ``sample_weight`` (broadcast
-        to ``values``; the count grows by the sum of the weights).
+        """Adds ``values`` (any shape) weighted by ``sample_weight`` (broadcast to ``values``;
+        the count grows by the sum of the weights, else by the samples: `metric_samples`).
 
         Raises:
             ValueError: weights that do not broadcast to ``values``.
@@ -279,7 +287,7 @@ class Reduce(Metric):
             v = values._value
             xp = values._device.xp
             if sample_weight is None:
-                total, count = xp.sum(v), v.size
+                total, count = unweighted_total_count(xp, v, self.reduction)
             else:
                 reduce = "sum" if self.reduction == "sum" else "mean"
                 values, w = _weights_like(values, sample_weight, op, reduce)
@@ -513,8 +521,7 @@ class MeanAbsoluteError(MeanMetricWrapper):
 
 
 class RootMeanSquaredError(Mean):
-    """``sqrt`` of the running mean of squared errors (follows
-    `tf.keras.metrics.RootMeanSquaredError`)."""
+    """``sqrt`` of the running mean of squared errors (`tf.keras.metrics.RootMeanSquaredError`)."""
 
     def __init__(self, name="root_mean_squared_error", dtype=None):
         super().__init__(name=name, dtype=dtype)
@@ -535,40 +542,23 @@ class BinaryCrossentropy(MeanMetricWrapper):
     def __init__(
         self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0
     ):
-        super().__init__(
-            _losses.binary_crossentropy,
-            name=name,
-            dtype=dtype,
-            from_logits=from_logits,
-            label_smoothing=label_smoothing,
-        )
+        kw = {"from_logits": from_logits, "label_smoothing": label_smoothing}
+        super().__init__(_losses.binary_crossentropy, name=name, dtype=dtype, **kw)
 
 
 class CategoricalCrossentropy(MeanMetricWrapper):
     """The running mean of `ek.keras.losses.categorical_crossentropy`."""
 
     def __init__(
-        self, name="categorical_crossentropy", dtype=None, from_logits=False, label_smoothing=0
+        self,
+        name="categorical_crossentropy",
+        dtype=None,
+        from_logits=False,
+        label_smoothing=0,
+        axis=-1,
     ):
-        super().__init__(
-            _losses.categorical_crossentropy,
-            name=name,
-            dtype=dtype,
-            from_logits=from_logits,
-            label_smoothing=label_smoothing,
-        )
-
-
-class SparseCategoricalCrossentropy(MeanMetricWrapper):
-    """The running mean of `ek.keras.losses.sparse_categorical_crossentropy`."""
-
-    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False):
-        super().__init__(
-            _losses.sparse_categorical_crossentropy,
-            name=name,
-            dtype=dtype,
-            from_logits=from_logits,
-        )
+        kw = {"from_logits": from_logits, "label_smoothing": label_smoothing, "axis": axis}
+        super().__init__(_losses.categorical_crossentropy, name=name, dtype=dtype, **kw)
 
 
 # -- lookup -------------------------------------------------------------------------------------
@@ -589,7 +579,6 @@ _BY_NAME = {
     "rmse": RootMeanSquaredError,
     "binary_crossentropy": BinaryCrossentropy,
     "categorical_crossentropy": CategoricalCrossentropy,
-    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
     "mean": Mean,
     "sum": Sum,
 }
@@ -703,8 +692,10 @@ from .metrics_iou import *  # noqa: E402, F403
 from .metrics_iou import __all__ as _iou_all  # noqa: E402
 from .metrics_more import *  # noqa: E402, F403
 from .metrics_more import __all__ as _more_all  # noqa: E402
+from .metrics_sparse_ce import *  # noqa: E402, F403
+from .metrics_sparse_ce import __all__ as _sparse_ce_all  # noqa: E402
 
-__all__ += [*_confusion_all, *_more_all, *_iou_all, *_corr_all]
+__all__ += [*_confusion_all, *_more_all, *_iou_all, *_corr_all, *_sparse_ce_all]
 
 # The loss functions Keras 3 exports from ``keras.metrics`` too (the same objects).
 from .losses import (  # noqa: E402

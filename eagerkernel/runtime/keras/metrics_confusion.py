@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InvalidArgumentError
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, make, to_tensor
 from ..ops.array_ops import expand_dims
@@ -64,7 +65,7 @@ def _confusion_inputs(metric, y_true, y_pred, sample_weight, op, *, top_k=None, 
     try:
         labels = xp.broadcast_to(labels, pred.shape)
     except ValueError:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"{op}: y_true of shape {tuple(y_true.shape)} and y_pred of shape "
             f"{tuple(y_pred.shape)} are incompatible."
         ) from None
@@ -80,7 +81,7 @@ def _confusion_inputs(metric, y_true, y_pred, sample_weight, op, *, top_k=None, 
         try:
             weights = xp.broadcast_to(xp.asarray(w._value, dtype=np.float64), pred.shape)
         except ValueError:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"{op}: sample_weight of shape {tuple(w.shape)} does not broadcast to y_pred "
                 f"of shape {tuple(pred.shape)}."
             ) from None
@@ -238,7 +239,7 @@ class _ConfusionMatrixMetric(Metric):
 
     def get_config(self) -> dict:
         config = {**super().get_config(), "thresholds": self.init_thresholds}
-        if self.top_k is not None or self.class_id is not None:
+        if not isinstance(self, _ConditionCount):  # Precision, Recall: always, as Keras
             config.update(top_k=self.top_k, class_id=self.class_id)
         return config
 

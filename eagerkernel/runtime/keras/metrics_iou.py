@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InvalidArgumentError
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, make, to_tensor
 from . import losses as _losses
@@ -62,13 +63,13 @@ class IoU(Metric):
         axis: the class axis of non-sparse inputs (default -1).
 
     ``update_state(y_true, y_pred, sample_weight=None)``: any shapes with the same number of
-    entries (flattened); ``sample_weight`` broadcasts to ``y_true``'s shape.
+    entries (flattened); ``sample_weight`` (flattened) broadcasts to the flattened labels.
 
     Raises:
         ValueError: a bad ``num_classes`` or ``target_class_ids``; a label or prediction
             outside ``[0, num_classes)`` (as tf.keras, whose confusion matrix refuses them;
             Keras 3 drops them silently), label and prediction counts that differ, or a
-            ``sample_weight`` that does not broadcast.
+            ``sample_weight`` that does not broadcast (InvalidArgumentError, a ValueError).
 
     >>> m = ek.keras.metrics.IoU(num_classes=2, target_class_ids=[0])
     >>> m.update_state([0, 0, 1, 1], [0, 1, 0, 1])
@@ -112,15 +113,16 @@ class IoU(Metric):
                 yt = np.argmax(yt, axis=self.axis)
             yp = self._predicted_classes(yp)
             if yt.size != yp.size:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"{op}: y_true has {yt.size} labels and y_pred {yp.size} predictions."
                 )
             w = np.ones(yt.shape)
-            if sample_weight is not None:
+            if sample_weight is not None:  # Keras 3: flattened, then broadcast to the labels
+                w = _np_float(sample_weight, op)
                 try:
-                    w = np.broadcast_to(_np_float(sample_weight, op), yt.shape)
+                    w = np.broadcast_to(w.reshape(-1) if w.ndim > 1 else w, (yt.size,))
                 except ValueError:
-                    raise ValueError(
+                    raise InvalidArgumentError(
                         f"{op}: sample_weight of shape {np.shape(sample_weight)} does not "
                         f"broadcast to the labels' shape {yt.shape}."
                     ) from None

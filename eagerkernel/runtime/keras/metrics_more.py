@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InvalidArgumentError
 from ..core.tape import stop_recording
 from ..core.tensor import Tensor, make, to_tensor
 from . import losses as _losses
@@ -179,8 +180,8 @@ class FBetaScore(Metric):
         op = f"{type(self).__name__}.update_state"
         with stop_recording():
             yt, yp = _np_float(y_true, op), _np_float(y_pred, op)
-            if yt.ndim != 2 or yp.shape != yt.shape:
-                raise ValueError(
+            if yt.ndim != 2 or yp.shape != yt.shape:  # TensorFlow: a rank is a ValueError
+                raise (ValueError if (yt.ndim, yp.ndim) != (2, 2) else InvalidArgumentError)(
                     f"{op}: y_true and y_pred must both be of shape (batch, num_classes); "
                     f"received {yt.shape} and {yp.shape}."
                 )
@@ -200,7 +201,7 @@ class FBetaScore(Metric):
             if sample_weight is not None:
                 w = _np_float(sample_weight, op).reshape(-1, 1)
                 if w.shape[0] not in (1, yt.shape[0]):
-                    raise ValueError(
+                    raise InvalidArgumentError(
                         f"{op}: sample_weight has {w.shape[0]} entries for a batch of "
                         f"{yt.shape[0]}."
                     )
@@ -269,7 +270,8 @@ class R2Score(Metric):
         class_aggregation: ``"uniform_average"`` (default: the mean over outputs),
             ``"variance_weighted_average"`` (weighted by each output's total sum of squares)
             or None (one score per output).
-        num_regressors: > 0 gives the adjusted R2, ``1 - (1 - R2) (n - 1) / (n - p - 1)``.
+        num_regressors: > 0 gives the adjusted R2, ``1 - (1 - R2) (n - 1) / (n - p - 1)``,
+            ``n`` the number of entries of ``y_true`` seen (samples times outputs, as Keras 3).
         name, dtype: as `Metric`.
 
     ``update_state(y_true, y_pred, sample_weight=None)``: shape ``(batch, outputs)`` (or
@@ -312,8 +314,9 @@ class R2Score(Metric):
 
     def _build(self, outputs: int) -> None:
         self._outputs = outputs
-        for name in ("squared_sum", "sum", "total_mse", "count"):
-            setattr(self, name, self.add_weight(name, shape=(outputs,)))
+        names = {"squared_sum": "squared_sum", "sum": "sum", "total_mse": "residual"}
+        for attr, name in {**names, "count": "count"}.items():  # Keras's variable names
+            setattr(self, attr, self.add_weight(name, shape=(outputs,)))
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         op = "R2Score.update_state"
@@ -323,8 +326,8 @@ class R2Score(Metric):
                 yt = yt[:, None]
             if yp.ndim == 1:
                 yp = yp[:, None]
-            if yt.ndim != 2 or yt.shape != yp.shape:
-                raise ValueError(
+            if yt.ndim != 2 or yt.shape != yp.shape:  # TensorFlow: a rank is a ValueError
+                raise (ValueError if (yt.ndim, yp.ndim) != (2, 2) else InvalidArgumentError)(
                     f"{op}: y_true and y_pred must be of the same shape (batch, outputs); "
                     f"received {np.shape(yt)} and {np.shape(yp)}."
                 )
@@ -338,12 +341,18 @@ class R2Score(Metric):
             w = np.ones((yt.shape[0], 1))
             if sample_weight is not None:
                 w = _np_float(sample_weight, op)
-                w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, yt.shape)
+                try:
+                    w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, yt.shape)
+                except ValueError:
+                    raise InvalidArgumentError(
+                        f"{op}: sample_weight of shape {w.shape} does not broadcast to y_true "
+                        f"of shape {yt.shape}."
+                    ) from None
             accumulate(self.sum, np.sum(yt * w, axis=0))
             accumulate(self.squared_sum, np.sum(yt * yt * w, axis=0))
             accumulate(self.total_mse, np.sum((yt - yp) ** 2 * w, axis=0))
             accumulate(self.count, np.sum(np.broadcast_to(w, yt.shape), axis=0))
-            accumulate(self.num_samples, yt.shape[0])
+            accumulate(self.num_samples, yt.size)  # Keras 3's n of the adjusted R2: every entry
 
     def result(self) -> Tensor:
         if self._outputs is None:

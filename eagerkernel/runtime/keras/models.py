@@ -85,6 +85,35 @@ class Model(Trainer, Layer):
             )
         super().__init__(**kwargs)
 
+    @property
+    def layers(self) -> list:
+        """The direct sublayers, in attribute order (Keras 3's `Model.layers`; a plain `Layer`
+        has no `layers`, so ``hasattr(layer, "layers")`` tells models from layers)."""
+        return [c for c in self._children() if isinstance(c, Layer)]
+
+    def quantize(self, mode=None, config=None, filters=None, **kwargs) -> None:
+        """Keras 3's ``Model.quantize`` (``"int8"``, ``"float8"``, ``"int4"``, ``"gptq"``,
+        ``"awq"``) is not supported: NumPy has no float8 or packed int4 dtype and eagerkernel
+        has no quantized kernels, so the model would not compute what Keras computes.
+
+        Raises:
+            ValueError: ``mode`` is not one of Keras's modes, or neither ``mode`` nor
+                ``config`` is given (Keras's messages).
+            NotImplementedError: for every valid mode.
+        """
+        modes = ("int8", "float8", "int4", "gptq", "awq")
+        if mode is None and config is None:
+            raise ValueError("You must provide either `mode` or `config` to `quantize`.")
+        if mode is not None and mode not in modes:
+            raise ValueError(
+                f"Invalid quantization mode. Expected one of {modes}. Received: mode={mode}"
+            )
+        raise NotImplementedError(
+            f"{type(self).__name__}.quantize: quantization is not supported by eagerkernel "
+            "(NumPy has no float8/int4 dtypes and there are no quantized kernels). "
+            f"Received: mode={mode!r}"
+        )
+
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         """The layer named ``name``, or at position ``index`` of `layers` (follows
         `tf.keras.Model.get_layer`).
@@ -293,7 +322,9 @@ class Model(Trainer, Layer):
             FileExistsError: the file exists and ``overwrite`` is False.
             NotImplementedError: ``save_format="h5"`` (HDF5 is not written here), or
                 ``options`` given.
-            ValueError: another ``save_format``.
+            ValueError: another ``save_format``; a model not built yet (``model.built``
+                False: a subclassed model never called, even after a custom ``train_step``),
+                as Keras 3.
         """
         from ..io.checkpoint import Checkpoint
         from ..io.checkpoint_format import data_file
@@ -313,6 +344,11 @@ class Model(Trainer, Layer):
         if options is not None:
             raise NotImplementedError(
                 "save_weights: options (a CheckpointOptions) is not supported."
+            )
+        if not self.built:  # Keras 3's saving_lib.save_weights_only refuses it too
+            raise ValueError(
+                "You are saving a model that has not yet been built. Try building the model "
+                "first by calling it on some data or by using `build()`."
             )
         filepath = os.fspath(filepath)
         if not overwrite and os.path.exists(data_file(filepath)):
@@ -647,7 +683,8 @@ class Sequential(Model):
         for layer in layers:
             for v in layer.weights:
                 path = v.path
-                if not path.startswith(prefix):
+                # built by a symbolic call, in the model's own scope: Keras 3 keeps that path
+                if not path.startswith(prefix) and not path.startswith(own):
                     v._path = prefix + path
 
     def build(self, input_shape=None) -> None:

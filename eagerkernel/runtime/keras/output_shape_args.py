@@ -10,7 +10,7 @@ import warnings
 from .. import nest
 from .keras_tensor import KerasTensor
 
-__all__ = ["build_sublayers_by_probe", "output_shape_kwargs"]
+__all__ = ["build_shape_kwargs", "build_sublayers_by_probe", "output_shape_kwargs"]
 
 _NAMED = (
     inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -65,6 +65,42 @@ def output_shape_kwargs(layer, inputs, args=(), kwargs=None) -> dict | None:
     if not params or not all(p in shapes for p in params):
         return None
     return {p: shapes[p] for p in params}
+
+
+def build_shape_kwargs(layer, inputs, args=(), kwargs=None) -> dict | None:
+    """Keyword arguments for a ``build`` with several ``*_shape`` parameters (Keras 3's
+    ``MultiHeadAttention.build(query_shape, value_shape, key_shape=None)``) on a symbolic
+    ``layer.call(inputs, *args, **kwargs)``: each parameter whose call argument holds
+    KerasTensors gets that argument's shape, the others keep their defaults (Keras 3's
+    ``update_shapes_dict_for_target_fn``). None for a ``build`` of one parameter, or one
+    whose parameters do not all end in ``_shape`` (the layer then builds from the first
+    input's shape alone).
+
+    >>> class Pair(ek.keras.layers.Layer):
+    ...     def build(self, a_shape, b_shape=None):
+    ...         pass
+    ...     def call(self, a, b=None):
+    ...         return a
+    >>> build_shape_kwargs(Pair(), ek.keras.Input((3,)), (ek.keras.Input((5,)),))
+    {'a_shape': (None, 3), 'b_shape': (None, 5)}
+    """
+    try:
+        params = [
+            p.name for p in inspect.signature(layer.build).parameters.values() if p.kind in _NAMED
+        ]
+        bound = inspect.signature(layer.call).bind(inputs, *args, **(kwargs or {}))
+    except (TypeError, ValueError):
+        return None
+    if len(params) < 2 or not all(p.endswith("_shape") for p in params):
+        return None
+    shapes = {}
+    for name, value in bound.arguments.items():
+        key = f"{name}_shape"
+        if key in params and any(isinstance(t, KerasTensor) for t in nest.flatten(value)):
+            shapes[key] = nest.map_structure(
+                lambda t: tuple(t.shape) if isinstance(t, KerasTensor) else None, value
+            )
+    return shapes or None
 
 
 def build_sublayers_by_probe(layer, inputs, args, kwargs, probe) -> None:

@@ -230,8 +230,9 @@ def serialize_keras_object(obj) -> dict | str | None:
         build = obj.get_build_config()  # a layer may add its own entries (Keras 3)
         if build is not None:
             build = dict(build)
-            if build.get("input_shape") is not None:
-                build["input_shape"] = _jsonable_shape(build["input_shape"])
+            for key in ("input_shape", "shapes_dict"):  # Keras 3: several shapes by name
+                if build.get(key) is not None:
+                    build[key] = _jsonable_shape(build[key])
             out["build_config"] = build
     return out
 
@@ -289,10 +290,13 @@ _LAMBDA_REFUSED = (
 
 
 def serialize_function(fn, what: str) -> dict | str:
-    """A function in a config, as Keras 3 writes it for a ``Lambda`` layer: a named function
-    of an importable module by its name (`serialize_keras_object`), any other function
-    (a lambda, a nested function) as ``{"class_name": "__lambda__", "config": {"code",
-    "defaults", "closure", "module"}}``: its bytecode (`marshal`, base64), which only the same
+    """A function in a config, as Keras 3 writes it for a ``Lambda`` layer: a function
+    registered with `register_keras_serializable` by its ``"package>name"`` (as Keras:
+    ``{"class_name": "function", "module": "builtins", "config": "Custom>f",
+    "registered_name": "function"}``), a named function of an importable module by its name
+    (`serialize_keras_object`), any other function (a lambda, a nested function) as
+    ``{"class_name": "__lambda__", "config": {"code", "defaults", "closure", "module"}}``:
+    its bytecode (`marshal`, base64), which only the same
     Python version loads, and only with ``safe_mode=False``.
 
     Raises:
@@ -303,6 +307,13 @@ def serialize_function(fn, what: str) -> dict | str:
     import marshal
     import sys
 
+    if fn in _NAMES:  # registered: by its "package>name", wherever it is defined
+        return {
+            "class_name": "function",
+            "module": "builtins",
+            "config": _NAMES[fn],
+            "registered_name": "function",
+        }
     module = sys.modules.get(getattr(fn, "__module__", None) or "")
     if (
         fn.__name__ != "<lambda>"
@@ -503,8 +514,9 @@ def deserialize_keras_object(config, custom_objects=None):
             )
         else:
             obj = cls(**inner)
-    build = config.get("build_config")
-    if isinstance(obj, Layer) and not obj.built and build and build.get("input_shape") is not None:
+    build = config.get("build_config") or {}
+    shapes = [build.get(k) for k in ("input_shape", "shapes_dict")]  # Keras 3 writes either
+    if isinstance(obj, Layer) and not obj.built and any(s is not None for s in shapes):
         obj.build_from_config(build)
     return obj
 

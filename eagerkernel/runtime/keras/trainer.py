@@ -54,6 +54,7 @@ from .trainer_utils import (
     flatten_logs,
     loss_weight_of,
     match_rank,
+    metrics_result_or_logs,
     output_names,
     outputs_to_numpy,
     reject_kwargs,
@@ -537,7 +538,7 @@ class Trainer:
                         self.stop_training = dist.agree_stop(self.stop_training)
                     if self.stop_training:
                         break
-                epoch_logs = callbacks_module.pythonify_logs(logs)
+                epoch_logs = callbacks_module.pythonify_logs(metrics_result_or_logs(self, logs))
                 if val is not None and should_validate(epoch, validation_freq):
                     with contextlib.nullcontext() if dist is None else dist.primary_scope():
                         val_logs = self._test_loop(val, cb)
@@ -569,13 +570,7 @@ class Trainer:
                 "validation_data must be (x_val, y_val), (x_val, y_val, val_sample_weight) or a "
                 f"Dataset. Received: {type(validation_data).__name__}."
             )
-        if data_adapter.yields_batches(vx):
-            if validation_batch_size is not None:
-                raise ValueError(
-                    "`validation_batch_size` must not be given when validation_data is a "
-                    "Dataset or an iterator (its elements are batches). Received: "
-                    f"validation_batch_size={validation_batch_size!r}"
-                )
+        if data_adapter.yields_batches(vx):  # Keras 3 ignores validation_batch_size then
             vbs = None
         else:
             vbs = validation_batch_size if validation_batch_size is not None else batch_size
@@ -599,7 +594,7 @@ class Trainer:
             cb.on_test_batch_end(end, logs)
             if self.stop_evaluating:
                 break
-        logs = callbacks_module.pythonify_logs(logs)
+        logs = callbacks_module.pythonify_logs(metrics_result_or_logs(self, logs))
         cb.on_test_end(logs)
         return logs
 

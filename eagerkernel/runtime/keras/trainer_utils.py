@@ -31,6 +31,7 @@ __all__ = [
     "concat_outputs",
     "flatten_logs",
     "loss_weight_of",
+    "metrics_result_or_logs",
     "output_names",
     "outputs_to_numpy",
     "reject_kwargs",
@@ -140,6 +141,19 @@ _CALL_TAKES_TRAINING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def should_validate(epoch: int, freq) -> bool:
     epoch += 1  # validation_freq counts epochs from 1, as Keras does
     return epoch in freq if isinstance(freq, (list, tuple)) else epoch % freq == 0
+
+
+def metrics_result_or_logs(model, logs):
+    """The logs of a finished epoch or evaluation, as Keras 3's
+    ``Trainer._get_metrics_result_or_logs``: when ``logs`` (a dict from the last step) has
+    exactly the names of ``model.metrics``, their results (`get_metrics_result`) replace it,
+    even if a custom ``train_step`` never updated them (a ``{"loss": loss}`` step of a model
+    compiled with a loss then ends with ``loss: 0.0``, as in Keras); else ``logs`` itself."""
+    if isinstance(logs, dict):
+        metric_logs = model.get_metrics_result()
+        if set(logs) == set(metric_logs):
+            return metric_logs
+    return logs
 
 
 def loss_weight_of(loss_weights) -> float:

@@ -150,12 +150,13 @@ class AttentionProjections(Layer):
         """``(value, key)`` as Tensors (``key`` defaults to ``value``), the projections built
         for the three inputs' shapes if they are not yet."""
         value = value if isinstance(value, Tensor) else to_tensor(value, None, self.name)
+        given = key is not None  # Keras 3 records a key shape only for a key passed
         if key is None:
             key = value
         elif not isinstance(key, Tensor):
             key = to_tensor(key, None, self.name)
         if self._query_dense is None:
-            self.build(shape_of(query), shape_of(value), shape_of(key))
+            self.build(shape_of(query), shape_of(value), shape_of(key) if given else None)
         return value, key
 
     def attend(
@@ -184,8 +185,9 @@ class AttentionProjections(Layer):
 
     def build_from_config(self, config: dict) -> None:
         """Builds for the ``query_shape``/``value_shape``/``key_shape`` a saved model's build
-        config holds (nothing when it has no value shape: built on the first call)."""
-        shapes = config.get("input_shape")
+        config holds under ``"shapes_dict"`` (Keras 3; earlier files: ``"input_shape"``;
+        nothing when it has no value shape: built on the first call)."""
+        shapes = config.get("shapes_dict") or config.get("input_shape")
         if isinstance(shapes, dict) and shapes.get("value_shape") is not None:
             with self.name_scope:
                 self.build(**{k: None if v is None else tuple(v) for k, v in shapes.items()})
@@ -308,6 +310,9 @@ class MultiHeadAttention(AttentionProjections):
         if value_shape is None:
             return
         query_shape, value_shape = tuple(query_shape), tuple(value_shape)
+        shapes = {"query_shape": query_shape, "value_shape": value_shape}
+        if key_shape is not None:  # get_build_config's shapes_dict: the shapes passed
+            shapes["key_shape"] = tuple(key_shape)
         key_shape = value_shape if key_shape is None else tuple(key_shape)
         if value_shape[1:-1] != key_shape[1:-1]:
             raise ValueError(
@@ -353,11 +358,7 @@ class MultiHeadAttention(AttentionProjections):
                 dense._maybe_build_shapes(shape)
         self._query_dense, self._key_dense = query_dense, key_dense
         self._value_dense, self._output_dense = value_dense, output_dense
-        self._build_input_shape = {
-            "query_shape": query_shape,
-            "value_shape": value_shape,
-            "key_shape": key_shape,
-        }
+        self._build_input_shape = shapes
         self.built = True
 
     # -- calling -------------------------------------------------------------------------

@@ -46,7 +46,12 @@ from ..argument_errors import unrecognized_arguments
 from ..keras_tensor import KerasTensor, any_symbolic
 from .added_metrics import AddedMetricsMixin
 from .autocast import autocast_weights, cast_floats, weights_read_as
-from .build_config import BuildConfigMixin
+from .build_config import (
+    BuildConfigMixin,
+    build_by_shape_kwargs,
+    build_from_shapes_dict,
+    call_build,
+)
 from .input_spec import InputSpecMixin
 from .nodes import NodesMixin, first_argument
 from .own_variables import OwnVariablesMixin
@@ -362,7 +367,7 @@ class Layer(
         scope_before = scope.scopes
         try:
             _push_scope(self.name, "layer")
-            if first_call:
+            if first_call and not build_by_shape_kwargs(self, inputs, args, kwargs):
                 self._maybe_build(inputs)
             _context.training = training
             held, read_as = weights_read_as(self) if self._autocast_to is not None else _NONE
@@ -423,7 +428,7 @@ class Layer(
             shapes = _shape_of(inputs)
         self._build_input_shape = shapes  # for get_build_config (saving)
         self._build_input_dtype = getattr(inputs, "dtype", None)  # a string input: export
-        self.build(shapes)
+        call_build(self, shapes)
         self.built = True
         if Layer.variable_observers:
             Layer.variable_observers.notify("layer_built", self)
@@ -446,7 +451,9 @@ class Layer(
         Args:
             name: the weight's name; the Variable is named ``name`` in the current name scope,
                 so ``"<layer>/<name>"`` when the layer's call builds it (``"<model>/<layer>/
-                <name>"`` inside a subclassed model's call), as Keras 2 names it.
+                <name>"`` inside a subclassed model's call), as Keras 2 names it. None: Keras
+                3's unique ``"variable"``, ``"variable_1"``, ... (its path ``"<layer>/
+                variable_1"``); checkpoints still key an unnamed weight ``weight``.
             shape: a tuple of ints (default: scalar).
             dtype: default the layer's dtype.
             initializer: a name (``"glorot_uniform"``, ``"zeros"``, ...), an initializer
@@ -476,18 +483,16 @@ class Layer(
         value = initializers.get(initializer)(shape, dtype=dt)
         if isinstance(value, Tensor) and value.dtype != dt:  # Keras converts with a cast;
             value = cast(value, dt)  # ek.Variable, as tf.Variable, refuses a Tensor's dtype change
+        given = name  # unnamed: Keras 3's ``auto_name("variable")`` (variable, variable_1, ...)
+        name = name or unique_name("variable")
         v = Variable(
-            value,
-            trainable=trainable,
-            name=name or "weight",
-            dtype=dt,
-            constraint=constraints.get(constraint),
+            value, trainable=trainable, name=name, dtype=dt, constraint=constraints.get(constraint)
         )
         self._tracked.append(v)
-        self._weight_names[id(v)] = name or "weight"  # checkpoints key the weight by it
+        self._weight_names[id(v)] = given or "weight"  # checkpoint keys (stable, as before)
         scope = _thread_context().scope_name  # Keras 3's path: under the layer's name
         own = scope if scope.endswith(f"{self._name}/") else f"{scope}{self._name}/"
-        v._path = own + (name or "weight")
+        v._path = own + name
         if not autocast:
             self.__dict__.setdefault("_no_autocast", set()).add(id(v))
         if regularizer is not None:
@@ -630,11 +635,6 @@ class Layer(
     trainable_weights = trainable_variables
     non_trainable_weights = non_trainable_variables
 
-    @property
-    def layers(self) -> list:
-        """The direct sublayers, in attribute order."""
-        return [c for c in self._children() if isinstance(c, Layer)]
-
     def get_weights(self) -> list:
         """The weights' values as NumPy arrays, in `weights` order."""
         return [np.array(v.numpy()) for v in self.weights]
@@ -695,12 +695,17 @@ class Layer(
 
     def build_from_config(self, config: dict) -> None:
         """Builds the layer for ``config["input_shape"]`` (what `saving` records for a built
-        layer); a model whose `build` creates nothing is called once on zeros of that shape
-        (unknown sizes 1), off every tape, so that its sublayers create their weights."""
+        layer), or ``build(**config["shapes_dict"])`` (Keras 3's record of a ``build`` of
+        several shapes); a model whose `build` creates nothing is called once on zeros of
+        that shape (unknown sizes 1), off every tape, so that its sublayers create their
+        weights."""
         from ...core.tape import stop_recording
         from ...ops.creation import zeros
 
         shape = config.get("input_shape")
+        if shape is None and isinstance(config.get("shapes_dict"), dict):
+            build_from_shapes_dict(self, config["shapes_dict"])
+            return
         if shape is None:
             return
         if shape and isinstance(shape[0], list):
@@ -722,7 +727,7 @@ class Layer(
 
     def _maybe_build_shapes(self, shapes) -> None:
         self._build_input_shape = shapes
-        self.build(shapes)
+        call_build(self, shapes)
         self.built = True
         if Layer.variable_observers:
             Layer.variable_observers.notify("layer_built", self)

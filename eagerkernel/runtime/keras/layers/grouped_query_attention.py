@@ -133,6 +133,9 @@ class GroupedQueryAttention(AttentionProjections):
         if value_shape is None:
             return
         query_shape, value_shape = tuple(query_shape), tuple(value_shape)
+        shapes = {"query_shape": query_shape, "value_shape": value_shape}
+        if key_shape is not None:  # get_build_config's shapes_dict: the shapes passed
+            shapes["key_shape"] = tuple(key_shape)
         key_shape = value_shape if key_shape is None else tuple(key_shape)
         self.compute_output_shape(query_shape, value_shape, key_shape)  # Keras's checks
         hq, hkv, d = self.num_query_heads, self.num_key_value_heads, self.head_dim
@@ -159,11 +162,7 @@ class GroupedQueryAttention(AttentionProjections):
         self._value_dense, self._output_dense = layers[-2], layers[-1]
         self._softmax = Softmax(axis=-1, dtype=self._dtype_policy)
         self._dropout_layer = Dropout(rate=self.dropout, seed=self.seed, dtype=self._dtype_policy)
-        self._build_input_shape = {
-            "query_shape": query_shape,
-            "value_shape": value_shape,
-            "key_shape": key_shape,
-        }
+        self._build_input_shape = shapes
         self.built = True
 
     def call(

@@ -46,12 +46,7 @@ class NodesMixin:
                 f"Layer {self.name} has never been called on symbolic inputs (ek.keras.Input) "
                 f"and thus has no defined {what}."
             )
-        if node_index is None:
-            if len(nodes) > 1:
-                raise AttributeError(
-                    f"Layer {self.name} has multiple inbound nodes, hence the notion of "
-                    f'"layer {what}" is ill-defined. Use `get_{what}_at(node_index)` instead.'
-                )
+        if node_index is None:  # Keras 3's `input`/`output`: the first call's, however many
             node_index = 0
         if not 0 <= node_index < len(nodes):
             raise ValueError(
@@ -62,20 +57,21 @@ class NodesMixin:
 
     @property
     def input(self):
-        """The KerasTensor(s) this layer was called on, when it was called once in a
-        functional graph (follows `Layer.input`).
+        """The KerasTensor(s) this layer was called on in its first call in a functional
+        graph (follows Keras 3's `Operation.input`: a layer called several times gives its
+        first call's; `get_input_at` gives the others).
 
         Raises:
-            AttributeError: never called on KerasTensors, or called more than once (use
-                `get_input_at`).
+            AttributeError: never called on KerasTensors.
         """
         node = self._inbound_node(None, "input")
         return node.call_args[0] if node.call_args else node.outputs
 
     @property
     def output(self):
-        """The KerasTensor(s) this layer returned, when it was called once in a functional
-        graph (follows `Layer.output`); raises AttributeError as `input` does."""
+        """The KerasTensor(s) this layer returned in its first call in a functional graph
+        (follows Keras 3's `Operation.output`: the first call's however many; raises
+        AttributeError as `input` does)."""
         return self._inbound_node(None, "output").outputs
 
     def get_input_at(self, node_index: int):

@@ -325,6 +325,9 @@ def check_axes(axis, ndim: int, op: str):
     as None, an int or a list of non-negative ints."""
     if axis is None:
         return None
+    if isinstance(axis, (Tensor, np.ndarray)) and np.asarray(axis).dtype.kind in "iu":
+        # TensorFlow's backend takes a tensor of axes (``sum(x, axis=arange(1, ndim))``)
+        axis = np.asarray(axis).tolist()
     if isinstance(axis, (list, tuple)):
         axes = [canonical_axis(a, ndim, op) for a in axis]
         if len(set(axes)) != len(axes):

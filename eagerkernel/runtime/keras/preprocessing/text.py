@@ -1,8 +1,24 @@
-"""`text_dataset_from_directory` (follows `tf.keras.utils.text_dataset_from_directory`)."""
+"""`text_dataset_from_directory` (follows `tf.keras.utils.text_dataset_from_directory`), and
+the Keras 1 `Tokenizer` family that `tf.keras.preprocessing.text` still exports."""
 
 from __future__ import annotations
 
-__all__ = ["text_dataset_from_directory"]
+from .text_legacy import (
+    Tokenizer,
+    hashing_trick,
+    one_hot,
+    text_to_word_sequence,
+    tokenizer_from_json,
+)
+
+__all__ = [
+    "Tokenizer",
+    "hashing_trick",
+    "one_hot",
+    "text_dataset_from_directory",
+    "text_to_word_sequence",
+    "tokenizer_from_json",
+]
 
 
 def text_dataset_from_directory(
