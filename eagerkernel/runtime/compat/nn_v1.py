@@ -63,13 +63,12 @@ def ctc_loss_v1(
             f"preprocess_collapse_repeated={preprocess_collapse_repeated!r}, "
             f"ctc_merge_repeated={ctc_merge_repeated!r}"
         )
-    loss = ctc.ctc_loss(
+    loss = ctc.ctc_loss_v1_kernel(
         labels,
         inputs if logits is None else logits,
-        None,
         sequence_length,
-        logits_time_major=time_major,
-        blank_index=-1,
+        time_major,
+        check_time=not ignore_longer_outputs_than_inputs,
     )
     if ignore_longer_outputs_than_inputs:
         loss = where(is_inf(loss), zeros_like(loss), loss)

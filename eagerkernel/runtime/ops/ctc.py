@@ -7,6 +7,9 @@ the extended label sequence ``blank, l1, blank, l2, ..., blank``, vectorized ove
 VJP is the alpha-beta one: ``softmax(logits) - posterior occupancy`` of each class at each
 frame, times the cotangent of the example's loss. The forward computes it while a tape records
 (as TensorFlow's CTC kernels return it beside the loss) and hands it to the VJP as ``saved``.
+That is TensorFlow's CPU kernel, which sparse labels take; dense labels take a port of
+TensorFlow's ``ctc_loss_dense`` (`ctc_dense`), which differs on infeasible labels and on labels
+equal to the blank.
 
 Internally the arithmetic is float64 whatever the logits' dtype; the loss and gradient are
 returned in the logits' dtype.
@@ -22,6 +25,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ._core import apply, float_check, tensor
 from .array_ops import reshape, transpose
+from .ctc_dense import dense_ctc_arrays
 
 __all__ = [
     "ctc_beam_search_decoder",
@@ -123,18 +127,20 @@ def _host(xp, a):
     return a if xp is np else xp.asnumpy(a)
 
 
-def _ctc_fwd(xp, logits, labels, label_length, logit_length, blank):
+def _ctc_fwd(xp, logits, labels, label_length, logit_length, blank, dense=False):
     lens = [_host(xp, a).astype(np.int64) for a in (label_length, logit_length)]
-    loss, grad = _ctc_arrays(_host(xp, logits), _host(xp, labels), *lens, blank, ACTIVE)
+    arrays = dense_ctc_arrays if dense else _ctc_arrays
+    loss, grad = arrays(_host(xp, logits), _host(xp, labels), *lens, blank, ACTIVE)
     if xp is not np:
         loss = xp.asarray(loss)
         grad = None if grad is None else xp.asarray(grad)
     return loss, grad
 
 
-def _ctc_grad_fwd(xp, logits, labels, label_length, logit_length, blank):
+def _ctc_grad_fwd(xp, logits, labels, label_length, logit_length, blank, dense=False):
     lens = [_host(xp, a).astype(np.int64) for a in (label_length, logit_length)]
-    grad = _ctc_arrays(_host(xp, logits), _host(xp, labels), *lens, blank, True)[1]
+    arrays = dense_ctc_arrays if dense else _ctc_arrays
+    grad = arrays(_host(xp, logits), _host(xp, labels), *lens, blank, True)[1]
     return grad if xp is np else xp.asarray(grad)
 
 
@@ -143,9 +149,10 @@ def _ctc_grad_fwd(xp, logits, labels, label_length, logit_length, blank):
 _ctc_grad = Primitive("CTCLossGrad", _ctc_grad_fwd)
 
 
-def _ctc_vjp(g, ans, logits, labels, label_length, logit_length, blank, saved=None):
+def _ctc_vjp(g, ans, logits, labels, label_length, logit_length, blank, dense=False, saved=None):
     if saved is None or ACTIVE:
-        saved = apply(_ctc_grad, (logits, labels, label_length, logit_length), {"blank": blank})
+        attrs = {"blank": blank, "dense": dense}
+        saved = apply(_ctc_grad, (logits, labels, label_length, logit_length), attrs)
     else:  # nothing records this VJP: the forward's gradient serves as a constant
         saved = make(saved, logits._device)
     return reshape(g, [1, -1, 1]) * saved
@@ -188,12 +195,16 @@ def _lengths(x, op: str, arg: str, n_b: int, hi: int, what: str) -> np.ndarray:
     return v
 
 
-def _logits3(x, op: str, arg: str) -> Tensor:
+def _logits3(x, op: str, arg: str, nonempty: bool = False) -> Tensor:
     z = tensor(x, op, np.float32)
     float_check(op, z, arg, real=True)
     if z._value.ndim != 3:
         raise InvalidArgumentError(
             None, op, f"{op}: {arg} must be 3-D, got shape {tuple(z._value.shape)}."
+        )
+    if nonempty and z._value.size == 0:  # TensorFlow's decoder kernels
+        raise InvalidArgumentError(
+            None, op, f"{op}: {arg} must not be empty, got shape {tuple(z._value.shape)}."
         )
     return z
 
@@ -243,6 +254,55 @@ def _sparse_rows(labels, n_b: int, op: str) -> tuple[np.ndarray, np.ndarray]:
     return dense, lengths
 
 
+def _sparse_checks(dense, lengths, frames, blank: int, op: str, check_time, shift) -> tuple:
+    """TensorFlow's CPU kernel (sparse labels): every row needs a label and no more labels
+    than frames (a repeat needing a blank between does not count: that gives ``inf``); a label
+    equal to the blank is read as class ``blank - 1`` (TensorFlow shifts the labels above the
+    blank down by one as it moves the blank last), an error for ``blank`` 0. Without ``shift``
+    (TensorFlow 1, the blank already last) labels are kept, but blank labels may only end a row
+    and are dropped; without ``check_time`` an example with too many labels is left to its
+    ``inf``. Returns the labels and their lengths."""
+    empty = np.flatnonzero(lengths == 0)
+    if len(empty):
+        raise InvalidArgumentError(
+            None, op, f"{op}: Labels length is zero in batch {int(empty[0])} (sparse labels)."
+        )
+    short = np.flatnonzero(lengths > frames)
+    if len(short) and check_time:
+        b = int(short[0])
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: Not enough time for target transition sequence in batch {b} "
+            f"(required: {int(lengths[b])}, available: {int(frames[b])}): logit_length is "
+            "shorter than the labels.",
+        )
+    used = np.arange(dense.shape[1])[None, :] < lengths[:, None]
+    if not shift:  # TensorFlow 1's kernel: a label blank may only be followed by blanks
+        null = used & (dense == blank)
+        after = np.cumsum(null, axis=1) > 0
+        late = used & after & ~null
+        if late.any():
+            b, j = np.argwhere(late)[0]
+            raise InvalidArgumentError(
+                None,
+                op,
+                f"{op}: Saw a non-null label (index >= num_classes - 1) following a null "
+                f"label: labels[{b}, {j}] = {int(dense[b, j])} after a blank {blank}.",
+            )
+        return dense, lengths - null.sum(axis=1)  # trailing blank labels are dropped
+    hit = used & (dense == blank) & shift
+    if hit.any() and blank == 0:
+        b, j = np.argwhere(hit)[0]
+        raise InvalidArgumentError(
+            None,
+            op,
+            f"{op}: All labels must be nonnegative integers: labels[{b}, {j}] equals "
+            "blank_index 0 (TensorFlow moves the blank last and shifts the labels down).",
+        )
+    return np.where(hit, blank - 1, dense), lengths
+
+
 # -- the loss ----------------------------------------------------------------------------------
 
 
@@ -281,15 +341,19 @@ def ctc_loss(
     Returns:
         float ``[batch]`` in the logits' dtype. The gradient w.r.t. logits is
         ``softmax(logits) - posterior class occupancy`` on each example's frames, 0 on the
-        frames past ``logit_length``; labels and lengths have none. An example whose labels
-        cannot be aligned to its frames (too long, counting a blank between repeats) gets
-        ``inf``, and ``softmax(logits)`` as gradient (no alignment occupies any state), as
-        TensorFlow's CPU kernel gives for sparse labels (its dense form gives a large finite
-        value there instead).
+        frames past ``logit_length``; labels and lengths have none. As in TensorFlow, the two
+        label forms take two algorithms (`ctc_dense` has the details): dense labels that cannot
+        be aligned to their frames (too long, counting a blank between repeats) get a large
+        finite loss (about 707 more than a feasible one: TensorFlow's "log 0" is
+        ``log(1e-307)``), and a label equal to the blank counts for no class in the gradient;
+        sparse labels (TensorFlow's CPU kernel) get ``inf`` there and ``softmax(logits)`` as
+        gradient, and a sparse label equal to the blank is read as class ``blank - 1``.
 
     Raises:
         InvalidArgumentError: shapes that do not fit together, a length or label out of range
-            (the argument and value are named).
+            (the argument and value are named); for sparse labels also (as TensorFlow's CPU
+            kernel) non-int32 values, a row without labels, more labels than frames, a label
+            equal to blank 0.
         ValueError: ``label_length`` missing with dense labels, ``blank_index`` missing with
             sparse labels. TypeError: non-floating logits, non-integer labels or lengths.
         NotImplementedError: ``unique`` given.
@@ -305,6 +369,20 @@ def ctc_loss(
             f"{op}: unique (the TPU speed-up of TensorFlow's ctc_unique_labels) is not "
             "supported; call ctc_loss with unique=None."
         )
+    return _loss(labels, logits, label_length, logit_length, logits_time_major, blank_index)
+
+
+def ctc_loss_v1_kernel(labels, logits, sequence_length, time_major, check_time: bool) -> Tensor:
+    """TensorFlow 1's ``ctc_loss`` (its CPU kernel called directly): sparse labels, the blank
+    last and labels not shifted (a label ``num_classes - 1`` is a blank-emitting label); with
+    ``check_time`` False, an example with more labels than frames gets ``inf`` instead of the
+    error (``ignore_longer_outputs_than_inputs``: the caller zeros it)."""
+    return _loss(labels, logits, None, sequence_length, time_major, -1, v1=(check_time,))
+
+
+def _loss(labels, logits, label_length, logit_length, logits_time_major, blank_index, v1=()):
+    """`ctc_loss`; ``v1 = (check_time,)`` for `ctc_loss_v1_kernel`."""
+    op = "ctc_loss"
     z = _logits3(logits, op, "logits")
     if not logits_time_major:
         z = transpose(z, [1, 0, 2])
@@ -318,6 +396,13 @@ def ctc_loss(
                 f"{op}: Argument `blank_index` must be provided when labels is a SparseTensor."
             )
         dense, lengths = _sparse_rows(labels, n_b, op)
+        if labels.values._value.dtype != np.int32:  # TensorFlow's CTCLoss kernel: int32 only
+            raise InvalidArgumentError(
+                None,
+                op,
+                f"{op}: sparse labels must hold int32 values (TensorFlow's CTCLoss kernel), "
+                f"got {labels.values._value.dtype.name}.",
+            )
         if label_length is not None:
             given = _lengths(label_length, op, "label_length", n_b, dense.shape[1], "labels")
             if not np.array_equal(given, lengths):
@@ -351,12 +436,16 @@ def ctc_loss(
             f"{op}: labels[{b}, {j}] = {int(dense[b, j])} is outside the valid range "
             f"[0, {n_c}) of {n_c} classes.",
         )
+    if sparse:
+        check_time = v1[0] if v1 else True
+        dense, lengths = _sparse_checks(dense, lengths, frames, blank, op, check_time, not v1)
     dev = z._device
 
     def put(a):
         return make(a if dev.xp is np else dev.xp.asarray(a), dev)
 
-    return apply(_ctc, (z, put(dense), put(lengths), put(frames)), {"blank": blank})
+    attrs = {"blank": blank, "dense": not sparse}
+    return apply(_ctc, (z, put(dense), put(lengths), put(frames)), attrs)
 
 
 def ctc_label_dense_to_sparse(labels, label_length):
@@ -423,7 +512,7 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     array([1, 0])
     """
     op = "ctc_greedy_decoder"
-    x = _logits3(inputs, op, "inputs")
+    x = _logits3(inputs, op, "inputs", nonempty=True)
     n_t, n_b, n_c = x._value.shape
     lens = _lengths(sequence_length, op, "sequence_length", n_b, n_t, "max_time")
     blank = _blank(n_c - 1 if blank_index is None else blank_index, n_c, op)
@@ -531,7 +620,7 @@ def _beam_decode(inputs, sequence_length, beam_width, top_paths, merge_repeated:
     2's ``ctc_decode`` keeps), equal neighbours of a decoded sequence are merged after the
     search (``a - a`` is decoded ``a``)."""
     op = "ctc_beam_search_decoder"
-    x = _logits3(inputs, op, "inputs")
+    x = _logits3(inputs, op, "inputs", nonempty=True)
     n_t, n_b, n_c = x._value.shape
     lens = _lengths(sequence_length, op, "sequence_length", n_b, n_t, "max_time")
     beam_width, top_paths = int(beam_width), int(top_paths)
@@ -586,7 +675,7 @@ def keras_batch_cost(y_true, y_pred, input_length, label_length, epsilon: float)
     sparse = ctc_label_dense_to_sparse(as_int(y_true), squeeze(as_int(label_length), -1))
     logits = log(transpose(p, [1, 0, 2]) + np.asarray(epsilon, p._value.dtype))
     frames = squeeze(as_int(input_length), -1)
-    loss = ctc_loss(sparse, logits, None, frames, blank_index=-1)
+    loss = ctc_loss_v1_kernel(sparse, logits, frames, True, check_time=True)
     return expand_dims(loss, 1)
 
 
