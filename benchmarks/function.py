@@ -42,7 +42,7 @@ def _ek_mlp(traced: bool):
     import eagerkernel as ek
 
     L = ek.keras.layers
-    ek.random.set_seed(0)
+    ek.keras.utils.set_random_seed(0)
     net = ek.keras.Sequential(
         [
             L.Dense(256, activation="relu", input_shape=(784,)),

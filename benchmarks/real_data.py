@@ -57,7 +57,7 @@ def ek_digits(data):
     import eagerkernel as ek
 
     L = ek.keras.layers
-    ek.random.set_seed(0)
+    ek.keras.utils.set_random_seed(0)
     x, y, xt, yt = data
     model = ek.keras.Sequential([L.Dense(64, activation="relu", input_shape=(64,)), L.Dense(10)])
     model.compile(
@@ -72,7 +72,7 @@ def ek_digits(data):
 def ek_fashion(data):
     import eagerkernel as ek
 
-    ek.random.set_seed(0)
+    ek.keras.utils.set_random_seed(0)
     x, y, xt, yt = data
     model = eagerkernel_cnn(ek)
     model.compile(

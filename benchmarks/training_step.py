@@ -62,7 +62,7 @@ def eagerkernel_step(model: str, batch: int):
     import eagerkernel as ek
 
     L = ek.keras.layers
-    ek.random.set_seed(0)
+    ek.keras.utils.set_random_seed(0)
     if model == "MLP":
         net = ek.keras.Sequential(
             [

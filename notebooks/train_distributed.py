@@ -49,7 +49,7 @@ def train(strategy, epochs: int = EPOCHS):
 
     x, y = load()
     with strategy.scope():
-        ek.random.set_seed(0)
+        ek.keras.utils.set_random_seed(0)
         model = ek.keras.Sequential(
             [
                 ek.keras.layers.Dense(64, activation="relu", input_shape=(64,)),

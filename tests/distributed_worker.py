@@ -52,7 +52,7 @@ def build_model(ek):
 def run_fit(ek, strategy, steps):
     x, y = data()
     with strategy.scope():
-        ek.random.set_seed(7)
+        ek.keras.utils.set_random_seed(7)
         model = build_model(ek)
         model.compile(
             optimizer=ek.keras.optimizers.Adam(0.01),
@@ -75,7 +75,7 @@ def run_fit(ek, strategy, steps):
 def make_loop(ek, strategy):
     x, y = data()
     with strategy.scope():
-        ek.random.set_seed(7)
+        ek.keras.utils.set_random_seed(7)
         model = build_model(ek)
         optimizer = ek.keras.optimizers.SGD(0.1, momentum=0.9)
     loss_fn = ek.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")

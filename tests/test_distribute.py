@@ -314,7 +314,7 @@ def test_input_context_batch_size_must_divide():
 def fit_model(strategy, optimizer, epochs=2, **fit_kwargs):
     x, y = data()
     with strategy.scope():
-        ek.random.set_seed(1)
+        ek.keras.utils.set_random_seed(1)
         model = mlp()
         model.compile(
             optimizer=optimizer(),
@@ -366,7 +366,7 @@ def test_fit_with_uneven_last_batch_and_shuffle_matches_one_device():
 
     def run(strategy):
         with strategy.scope():
-            ek.random.set_seed(3)
+            ek.keras.utils.set_random_seed(3)
             model = mlp()
             model.compile(
                 optimizer="adam",
@@ -382,7 +382,7 @@ def train_custom_loop(strategy, global_batch=16):
     """Two epochs of a custom loop (strategy.run, apply_gradients in the replicas) on the
     MLP; returns the model, the optimizer and the step losses summed over replicas."""
     x, y = data()
-    ek.random.set_seed(5)
+    ek.keras.utils.set_random_seed(5)
     with strategy.scope():
         model = mlp()
         opt = ek.keras.optimizers.Adam(0.01)
@@ -433,7 +433,7 @@ def test_batch_norm_moving_statistics_are_averaged_over_replicas():
     x[4:] += 10.0  # replica 1's half has another mean
     s = ek.distribute.MirroredStrategy()
     with s.scope():
-        ek.random.set_seed(0)
+        ek.keras.utils.set_random_seed(0)
         model = ek.keras.Sequential(
             [ek.keras.layers.BatchNormalization(momentum=0.0), ek.keras.layers.Dense(1)]
         )
@@ -482,7 +482,7 @@ def test_a_graph_function_step_runs_on_every_replica():
     y = np.random.default_rng(1).normal(size=(16, 1)).astype(np.float32)
 
     def train(strategy, compiled):
-        ek.random.set_seed(0)
+        ek.keras.utils.set_random_seed(0)
         with strategy.scope():
             model = ek.keras.Sequential([ek.keras.layers.Dense(1, input_shape=(4,))])
             opt = ek.keras.optimizers.SGD(0.1)

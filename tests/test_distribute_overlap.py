@@ -177,7 +177,7 @@ def _train(overlap, replicas, mode, steps=3, bucket_bytes=600, clip=False):
     y = rng.integers(0, 3, 12)
     L = ek.keras.layers
     with s.scope():
-        ek.random.set_seed(1)
+        ek.keras.utils.set_random_seed(1)
         model = ek.keras.Sequential(
             [
                 L.Dense(20, activation="relu", input_shape=(5,)),

@@ -275,7 +275,7 @@ def test_optimizer_updates_variables_in_place_on_replay():
 
 
 def _mlp(seed):
-    ek.random.set_seed(seed)
+    ek.keras.utils.set_random_seed(seed)  # Keras's weights and dropout seeds
     model = ek.keras.Sequential(
         [
             ek.keras.layers.Dense(32, activation="relu"),
@@ -288,7 +288,7 @@ def _mlp(seed):
 
 
 def _cnn(seed):
-    ek.random.set_seed(seed)
+    ek.keras.utils.set_random_seed(seed)  # Keras's weights and dropout seeds
     model = ek.keras.Sequential(
         [
             ek.keras.layers.Conv2D(4, 3, activation="relu"),
@@ -719,7 +719,7 @@ def test_a_lazily_built_model_takes_one_step_on_the_first_call():
     # Keras layers built and optimizer slots made inside the first call: the check trace
     # must not train a second time, nor take a second batch from the iterator.
     def make():
-        ek.random.set_seed(3)
+        ek.keras.utils.set_random_seed(3)  # Keras seeds its initializers from Python random
         model = ek.keras.Sequential(
             [
                 ek.keras.layers.Dense(4, activation="relu"),

@@ -348,7 +348,7 @@ def test_multi_head_attention_functional_save_and_load(tmp_path):
 
 
 def test_sequential_with_new_layers_trains_and_round_trips(tmp_path):
-    ek.random.set_seed(0)  # the initial weights: not those of whatever test ran before
+    keras.utils.set_random_seed(0)  # the initial weights: not those of whatever test ran before
     model = keras.Sequential(
         [
             keras.Input((6,)),

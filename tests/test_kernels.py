@@ -260,7 +260,7 @@ def test_training_steps_are_bit_for_bit_the_same_without_the_extension(monkeypat
     y = ek.constant(rng.integers(0, 5, 8).astype(np.int32))
 
     def train():
-        ek.random.set_seed(0)
+        ek.keras.utils.set_random_seed(0)
         layers = ek.keras.layers
         model = ek.keras.Sequential(
             [

@@ -217,7 +217,7 @@ def test_multi_head_attention_under_mixed_float16():
 
 
 def _mlp(seed, dtype=None):
-    ek.random.set_seed(seed)
+    ek.keras.utils.set_random_seed(seed)
     return ek.keras.Sequential(
         [
             layers.Dense(16, activation="tanh", dtype=dtype),
@@ -542,7 +542,7 @@ def test_float16_products_accumulate_in_float32():
 def _guide_loop(use_function: bool) -> list:
     """The guide's custom training loop (TF's mixed_precision guide), eagerly or traced."""
     mixed_precision.set_global_policy("mixed_float16")
-    ek.random.set_seed(0)
+    ek.keras.utils.set_random_seed(0)
     x, y = _digits_like(128, seed=3)
     inputs = ek.keras.Input(shape=(8,))
     h = layers.Dense(16, activation="relu")(inputs)

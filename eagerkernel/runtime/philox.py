@@ -6,13 +6,17 @@ a 128-bit counter with a 64-bit key into four 32-bit words. TensorFlow stores a 
 as three int64s ``[counter_low, counter_high, key]``; block ``i`` of a draw hashes the counter
 ``counter + i`` (a 128-bit addition), and a draw of ``n`` numbers advances the stored counter
 by ``256 * n`` (TensorFlow's ``RngReadAndSkip``). The distributions below consume the words
-exactly as TensorFlow's CPU kernels do, so the integers are TensorFlow's bit for bit and the
-floats agree to float32 rounding of ``log``/``sin``/``cos``.
+exactly as TensorFlow's CPU kernels do, so the numbers are TensorFlow's bit for bit (float32
+normals through glibc's ``logf``/``sincosf``, `libm_float`).
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+from .libm_float import logf, sincosf
 
 __all__ = [
     "MASK64",
@@ -22,36 +26,77 @@ __all__ = [
 ]
 
 MASK64 = (1 << 64) - 1
+_MASK128 = (1 << 128) - 1
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85
 _LOW = np.uint64(0xFFFFFFFF)
 _32 = np.uint64(32)
 
 
+@functools.lru_cache(maxsize=256)
+def _schedule(key: int) -> tuple:
+    """The ten round keys ``(k0, k1)`` of a 64-bit ``key``."""
+    k0, k1 = key & 0xFFFFFFFF, key >> 32
+    out = []
+    for _ in range(10):
+        out.append((k0, k1))
+        k0, k1 = (k0 + _W0) & 0xFFFFFFFF, (k1 + _W1) & 0xFFFFFFFF
+    return tuple(out)
+
+
+def _blocks_small(rounds: tuple, counter: int, n: int) -> np.ndarray:
+    """`blocks` on Python ints: faster than NumPy's per-call overhead for a few blocks."""
+    out = []
+    for i in range(n):
+        c = (counter + i) & _MASK128
+        c0, c1, c2, c3 = c & 0xFFFFFFFF, (c >> 32) & 0xFFFFFFFF, (c >> 64) & 0xFFFFFFFF, c >> 96
+        for k0, k1 in rounds:
+            p0, p1 = 0xD2511F53 * c0, 0xCD9E8D57 * c2
+            c0, c1, c2, c3 = (
+                (p1 >> 32) ^ c1 ^ k0,
+                p1 & 0xFFFFFFFF,
+                (p0 >> 32) ^ c3 ^ k1,
+                p0 & 0xFFFFFFFF,
+            )
+        out += (c0, c1, c2, c3)
+    return np.array(out, np.uint32).reshape(n, 4)
+
+
 def blocks(key: int, counter: int, n: int) -> np.ndarray:
     """The ``(n, 4)`` uint32 outputs of Philox-4x32-10 with 64-bit ``key`` for the 128-bit
     counters ``counter, counter + 1, ..., counter + n - 1`` (Python ints, taken modulo 2**64
     and 2**128)."""
-    key &= MASK64
-    counter &= (1 << 128) - 1
+    rounds = _schedule(key & MASK64)
+    counter &= _MASK128
+    if n <= 16:
+        return _blocks_small(rounds, counter, n)
     lo0, hi0 = counter & MASK64, counter >> 64
-    i = np.arange(n, dtype=np.uint64)
-    lo = np.uint64(lo0) + i  # wraps modulo 2**64
-    hi = np.uint64(hi0) + (lo < np.uint64(lo0)).astype(np.uint64)
+    lo = np.arange(n, dtype=np.uint64)
+    lo += np.uint64(lo0)  # wraps modulo 2**64
+    hi = (lo < np.uint64(lo0)).astype(np.uint64)
+    hi += np.uint64(hi0)
+    return _blocks_at(rounds, lo, hi)
+
+
+def _blocks_at(rounds: tuple, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The Philox blocks of the counters ``hi * 2**64 + lo`` (uint64 arrays)."""
     c0, c1 = lo & _LOW, lo >> _32
     c2, c3 = hi & _LOW, hi >> _32
-    k0, k1 = key & 0xFFFFFFFF, key >> 32
-    for _ in range(10):
-        p0 = _M0 * c0
-        p1 = _M1 * c2
-        c0, c1, c2, c3 = (
-            (p1 >> _32) ^ c1 ^ np.uint64(k0),
-            p1 & _LOW,
-            (p0 >> _32) ^ c3 ^ np.uint64(k1),
-            p0 & _LOW,
-        )
-        k0, k1 = (k0 + _W0) & 0xFFFFFFFF, (k1 + _W1) & 0xFFFFFFFF
-    return np.stack([c0, c1, c2, c3], axis=1).astype(np.uint32)
+    for k0, k1 in rounds:
+        p0 = c0 * _M0
+        p1 = c2 * _M1
+        c0 = p1 >> _32
+        c0 ^= c1
+        c0 ^= np.uint64(k0)
+        c2 = p0 >> _32
+        c2 ^= c3
+        c2 ^= np.uint64(k1)
+        p1 &= _LOW
+        p0 &= _LOW
+        c1, c3 = p1, p0
+    out = np.empty((len(lo), 4), np.uint32)
+    out[:, 0], out[:, 1], out[:, 2], out[:, 3] = c0, c1, c2, c3
+    return out
 
 
 def key_counter_from_seed(seed0: int, seed1: int) -> tuple[int, int]:
@@ -81,10 +126,10 @@ def _box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.nd
     u1 = np.maximum(_uint32_to_float(x0), np.float32(1.0e-7))
     # TF multiplies by the double 2 * M_PI and rounds the product to float32
     v1 = (2.0 * np.pi * _uint32_to_float(x1).astype(np.float64)).astype(np.float32)
-    u2 = np.sqrt(np.float32(-2.0) * np.log(u1))
-    # sin and cos correctly rounded to float32 (NumPy's float32 ones can be an ulp off)
-    v = v1.astype(np.float64)
-    return np.sin(v).astype(np.float32) * u2, np.cos(v).astype(np.float32) * u2
+    # glibc's logf and sincosf, which TF's kernel calls (NumPy's differ in the last bit)
+    u2 = np.sqrt(np.float32(-2.0) * logf(u1))
+    sin, cos = sincosf(v1)
+    return sin * u2, cos * u2
 
 
 def _box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
@@ -102,24 +147,59 @@ def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _truncated(key: int, counter: int, n: int, double: bool) -> np.ndarray:
     """TF's ``TruncatedNormalDistribution``: output group ``g`` (4 float32s or 2 float64s)
     reads its own stream of blocks from ``counter + 256 * g`` and keeps, in order, the
-    Box-Muller normals with magnitude below 2."""
+    Box-Muller normals with magnitude below 2. All groups' first blocks (2, or 3 for float64:
+    8 or 6 normals) are drawn at once; the rare group they do not fill is drawn again one by
+    one (`_truncated_group`)."""
     per = 2 if double else 4
+    nb = 3 if double else 2
     groups = -(-n // per)
-    out = np.empty((groups, per), np.float64 if double else np.float32)
-    for g in range(groups):
-        start, got = counter + 256 * g, []
-        while len(got) < per:
-            w = blocks(key, start, 8).reshape(-1)
-            start += 8
-            if double:
-                w = w.reshape(-1, 4)
-                a, b = _box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
-            else:
-                a, b = _box_muller_float(w[0::2], w[1::2])
-            z = _interleave(a, b)
-            got.extend(z[np.abs(z) < 2.0][: per - len(got)].tolist())
-        out[g] = got
+    dt = np.float64 if double else np.float32
+    if groups == 0:
+        return np.empty(0, dt)
+    # counters counter + 256 * g + j for j < nb, as (lo, hi) uint64 pairs
+    starts = [(counter + 256 * g) & _MASK128 for g in range(groups)] if groups <= 16 else None
+    if starts is not None:
+        w = np.concatenate([_blocks_small(_schedule(key & MASK64), c, nb) for c in starts])
+    else:
+        base = counter & _MASK128
+        lo0, hi0 = base & MASK64, base >> 64
+        off = (np.arange(groups, dtype=np.uint64)[:, None] << np.uint64(8)) + np.arange(
+            nb, dtype=np.uint64
+        )
+        lo = off.reshape(-1) + np.uint64(lo0)  # wraps modulo 2**64
+        hi = (lo < np.uint64(lo0)).astype(np.uint64) + np.uint64(hi0)
+        w = _blocks_at(_schedule(key & MASK64), lo, hi)
+    w = w.reshape(groups, 4 * nb)
+    if double:
+        a, b = _box_muller_double(w[:, 0::4], w[:, 1::4], w[:, 2::4], w[:, 3::4])
+    else:
+        a, b = _box_muller_float(w[:, 0::2], w[:, 1::2])
+    z = np.stack([a, b], axis=-1).reshape(groups, -1)
+    ok = np.abs(z) < 2.0
+    rank = np.cumsum(ok, axis=1)
+    full = rank[:, -1] >= per
+    out = np.empty((groups, per), dt)
+    keep = ok & (rank <= per)
+    out[full] = z[full][keep[full]].reshape(-1, per)
+    for g in np.flatnonzero(~full):
+        out[g] = _truncated_group(key, counter + 256 * int(g), per, double)
     return out.reshape(-1)[:n]
+
+
+def _truncated_group(key: int, start: int, per: int, double: bool) -> list:
+    """One group of `_truncated`, drawn 8 blocks at a time until it has ``per`` numbers."""
+    got: list = []
+    while len(got) < per:
+        w = blocks(key, start, 8).reshape(-1)
+        start += 8
+        if double:
+            w = w.reshape(-1, 4)
+            a, b = _box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+        else:
+            a, b = _box_muller_float(w[0::2], w[1::2])
+        z = _interleave(a, b)
+        got.extend(z[np.abs(z) < 2.0][: per - len(got)].tolist())
+    return got
 
 
 def fill(kind: str, dtype: np.dtype, key: int, counter: int, n: int, lo=0, hi=0) -> np.ndarray:

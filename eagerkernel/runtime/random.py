@@ -12,6 +12,7 @@ between TensorFlow's CPU and GPU kernels. Virtual GPUs are NumPy-backed and draw
 
 from __future__ import annotations
 
+import threading
 import types
 
 import numpy as np
@@ -22,6 +23,9 @@ from .core.device import current_device
 from .core.dispatch import Primitive, defvjp, dispatch, stateful
 from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
+from .random_stateful import categorical_draw, shuffle_permutation
+from .random_stateful import fill as _philox_fill
+from .random_stateful import reset as _reset_stateful
 
 __all__ = [
     "Algorithm",
@@ -61,6 +65,7 @@ def set_seed(seed: int | None) -> None:
     _global_seed = None if seed is None else int(seed)
     _generator = np.random.default_rng(_global_seed)
     _gpu_generators.clear()
+    _reset_stateful(_global_seed)
 
 
 def get_seed() -> int | None:
@@ -69,11 +74,71 @@ def get_seed() -> int | None:
 
 
 def generator(seed: int | None = None) -> np.random.Generator:
-    """The NumPy Generator an op with op-level ``seed`` draws from (used by layers, Dataset)."""
+    """The NumPy Generator an op with op-level ``seed`` draws from (used by layers, Dataset);
+    inside `FunctionDraws.call`, that pass's."""
+    draws = getattr(_function_draws, "current", None)
+    if draws is not None:
+        return draws.generator(seed)
     if seed is None:
         return _generator
     return np.random.default_rng([0 if _global_seed is None else _global_seed, int(seed)])
 
+
+_function_draws = threading.local()
+
+
+def _tf_stream(device) -> bool:
+    """Whether a stateful op draws TensorFlow's Philox numbers (`random_stateful`): on the
+    CPU and virtual GPUs, outside a dataset function's pass."""
+    return device.xp is np and getattr(_function_draws, "current", None) is None
+
+
+class FunctionDraws:
+    """The random draws of one pass of a dataset's function (``Dataset.map``), as the random
+    ops of TF's traced function draw: with a global or op-level seed (the global one as it was
+    when the dataset was made, ``global_seed``), each op's numbers start over with each
+    iterator, so every epoch repeats them, and successive elements get successive numbers
+    (even with an op-level seed, which in eager code repeats its numbers on every call);
+    without any seed, fresh numbers from the global generator.
+
+    >>> ek.random.set_seed(7)
+    >>> ds = ek.data.Dataset.range(3).map(lambda x: ek.random.uniform([]))
+    >>> [float(v) for v in ds] == [float(v) for v in ds]
+    True
+    >>> ek.random.set_seed(None)
+    """
+
+    __slots__ = ("_generators", "_global_seed")
+
+    def __init__(self, global_seed: int | None):
+        self._global_seed = global_seed
+        self._generators: dict = {}
+
+    def generator(self, seed: int | None) -> np.random.Generator:
+        if seed is None and self._global_seed is None:
+            return _generator
+        gen = self._generators.get(seed)
+        if gen is None:
+            parts = [
+                _DEFAULT_GLOBAL_SEED if self._global_seed is None else self._global_seed,
+                _NO_OP_SEED if seed is None else int(seed),
+                _FUNCTION_SALT,
+            ]
+            gen = np.random.default_rng([p % 2**63 for p in parts])
+            self._generators[seed] = gen
+        return gen
+
+    def call(self, fn, *args):
+        """``fn(*args)`` with this pass's generators serving the random ops."""
+        previous = getattr(_function_draws, "current", None)
+        _function_draws.current = self
+        try:
+            return fn(*args)
+        finally:
+            _function_draws.current = previous
+
+
+_DEFAULT_GLOBAL_SEED, _NO_OP_SEED, _FUNCTION_SALT = 87654321, 2**40, 0x64617461
 
 # CuPy RandomState per GPU index, created on first use after each `set_seed`.
 _gpu_generators: dict = {}
@@ -188,6 +253,17 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     dt = _float_dtype(dtype, op)
     device = current_device()
     shape = checked_shape(shape, op, dt, device)
+    if _tf_stream(device):
+        z = _draw(
+            op,
+            shape,
+            dt,
+            device,
+            lambda: _philox_fill(
+                "RandomStandardNormal", "normal", dt, shape, seed, device=device.name
+            ),
+        )
+        return make(_scaled(z, mean, stddev, dt), device)
     gen, xp = _generator_for(device, seed)
     try:
         z = gen.standard_normal(shape)
@@ -217,7 +293,6 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     dt = dtypes.numpy_dtype(dtype)
     device = current_device()
     shape = checked_shape(shape, op, dt, device)
-    gen, xp = _generator_for(device, seed)
     if dt.kind in "iu":
         if maxval is None:
             raise ValueError("random.uniform: maxval must be given for integer dtypes.")
@@ -226,6 +301,31 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
             raise InvalidArgumentError(
                 None, op, f"{op}: need minval < maxval, got minval={lo}, maxval={hi}."
             )
+    if _tf_stream(device):
+        if dt.kind in "iu":
+            kind = "RandomUniformInt"
+            arr = _draw(
+                op,
+                shape,
+                dt,
+                device,
+                lambda: _philox_fill(kind, "uniform", dt, shape, seed, lo, hi, device.name),
+            )
+            return make(arr, device)
+        u = _draw(
+            op,
+            shape,
+            dt,
+            device,
+            lambda: _philox_fill("RandomUniform", "uniform", dt, shape, seed, device=device.name),
+        )
+        if isinstance(minval, int) and minval == 0:  # TF skips the affine map's terms
+            if (isinstance(maxval, int) and maxval == 1) or maxval is None:
+                return make(u, device)
+            return make((u * np.asarray(_param(maxval, np), dt)).astype(dt), device)
+        lo, hi = (np.asarray(_param(v, np), dt) for v in (minval, 1 if maxval is None else maxval))
+        return make((u * (hi - lo) + lo).astype(dt), device)
+    gen, xp = _generator_for(device, seed)
     try:
         if dt.kind in "iu":
             arr = gen.integers(lo, hi, size=shape).astype(dt)
@@ -250,6 +350,16 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     dt = _float_dtype(dtype, op)
     device = current_device()
     shape = checked_shape(shape, op, dt, device)
+    if _tf_stream(device):
+        kind = "truncated_normal"
+        z = _draw(
+            op,
+            shape,
+            dt,
+            device,
+            lambda: _philox_fill("TruncatedNormal", kind, dt, shape, seed, device=device.name),
+        )
+        return make(_scaled(z, mean, stddev, dt), device)
     gen, xp = _generator_for(device, seed)
     try:
         z = gen.standard_normal(shape)
@@ -268,9 +378,19 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
 def shuffle(value, seed=None, name=None) -> Tensor:
     """A random permutation of ``value`` along axis 0 (follows `tf.random.shuffle`)."""
     x = to_tensor(value, None, "random.shuffle")
+    if _tf_stream(x._device):
+        if x.ndim == 0:
+            return x
+        perm = shuffle_permutation(x.shape[0], x._value.dtype, seed, x._device.name)
+        return make(x._value[np.asarray(perm, np.int64)], x._device)
     perm = _generator_for(x._device, seed)[0].permutation(x.shape[0] if x.ndim else 1)
     xp = x._device.xp
     return make(x._value[xp.asarray(perm)] if x.ndim else x._value, x._device)
+
+
+def _scaled(z: np.ndarray, mean, stddev, dt) -> np.ndarray:
+    """``z * stddev + mean`` in ``dt``, as TF's ops compute it."""
+    return (z * np.asarray(_param(stddev, np), dt) + np.asarray(_param(mean, np), dt)).astype(dt)
 
 
 def _draw(op, shape, dt, device, draw):
@@ -322,6 +442,8 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor
     device = x._device
     batch, classes = x.shape
     shape = checked_shape((batch, n), op, dt, device)
+    if _tf_stream(device):
+        return make(categorical_draw(x._value, n, dt, seed, device.name).astype(dt), device)
     gen, xp = _generator_for(device, seed)
     u = _draw(op, shape, dt, device, lambda: gen.uniform(0.0, 1.0, size=shape))
     # Inverse CDF: the rows' CDFs, offset by the row number, searched in one call.

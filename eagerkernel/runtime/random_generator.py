@@ -9,8 +9,8 @@ TensorFlow's ``StatelessRandomGetKeyCounter`` does. The integers (``uniform`` wi
 dtypes, ``uniform_full_int``, ``split``, ``make_seeds``, ``stateless_split``) are therefore
 TensorFlow's exact numbers for the same seed, and the float32/float64 ``normal``, ``uniform``
 and ``truncated_normal`` values are TensorFlow's CPU values (checked against the values
-TensorFlow's documentation prints). ``binomial``, ``stateless_binomial`` and
-``stateless_categorical`` are deterministic per state/seed and follow the right
+TensorFlow's documentation prints), as are ``stateless_categorical``'s. ``binomial`` and
+``stateless_binomial`` are deterministic per state/seed and follow the right
 distributions, but their numbers are not TensorFlow's. The "threefry" algorithm is not
 implemented (NotImplementedError).
 
@@ -674,17 +674,11 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, na
 
 
 def _categorical_fwd(xp, state, logits, num_samples, dtype):
+    from .random_stateful import multinomial
+
     w = _host_words(state)
-    x = np.asarray(getattr(logits, "get", lambda: logits)(), np.float64)
-    n = num_samples
-    u = philox.fill("uniform", np.float64, w[2], w[0] | (w[1] << 64), x.shape[0] * n)
-    u = u.reshape(x.shape[0], n)
-    p = np.exp(x - x.max(axis=1, keepdims=True))
-    cdf = np.cumsum(p, axis=1)
-    cdf /= cdf[:, -1:]
-    out = np.empty((x.shape[0], n), np.dtype(dtype))
-    for row in range(x.shape[0]):
-        out[row] = np.minimum(np.searchsorted(cdf[row], u[row], side="right"), x.shape[1] - 1)
+    x = np.asarray(getattr(logits, "get", lambda: logits)())
+    out = multinomial(w[2], w[0] | (w[1] << 64), x, num_samples).astype(np.dtype(dtype))
     return out if xp is np else xp.asarray(out)
 
 
@@ -695,8 +689,8 @@ defvjp(_categorical, None, None)
 
 def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None) -> Tensor:
     """``num_samples`` class indices per row of ``logits`` ``[batch, classes]`` determined by
-    ``seed`` (follows `tf.random.stateless_categorical`; deterministic per seed, though not
-    TensorFlow's numbers). Returns ``[batch, num_samples]`` of ``dtype`` (int32 or int64).
+    ``seed`` (follows `tf.random.stateless_categorical`: TensorFlow's CPU numbers).
+    Returns ``[batch, num_samples]`` of ``dtype`` (int32 or int64).
 
     Raises:
         InvalidArgumentError: logits not 2-D, no classes, a negative ``num_samples``, a bad

@@ -1,10 +1,10 @@
 """Weight initializers (`ek.keras.initializers`), with Keras's names, defaults and formulas.
 
 An initializer is called as ``init(shape, dtype=None)`` and returns a Tensor of that shape and
-dtype (float32 by default) on the current device. Random initializers draw from
-`ek.random`'s generator, so `ek.random.set_seed` makes a model's weights reproducible; one
-given its own ``seed`` returns the same values at every call, whatever the global seed, as in
-Keras (a stateless draw).
+dtype (float32 by default) on the current device. Random initializers draw as Keras 3's do
+(`ek.keras.random` on the seed ``[seed, 0]``: the same values at every call); one without a
+``seed`` takes one from Python's `random` module when it is made, so
+``keras.utils.set_random_seed`` makes a model's weights Keras's.
 
 Fans follow Keras: a kernel of shape ``(..., in, out)`` has ``fan_in = in * receptive`` and
 ``fan_out = out * receptive``, ``receptive`` being the product of the leading (spatial) sizes,
@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
-from .. import random as _random
 from ..core import dtypes
 from ..core.device import current_device
 from ..core.tensor import Tensor, make
+from . import random as _keras_random
 
 __all__ = [
     "Constant",
@@ -155,40 +155,29 @@ class Constant(Initializer):
 
 
 class _Random(Initializer):
-    """Shared seeding: the global generator, or for a given seed a fresh one per call drawn
-    from that seed alone (Keras's stateless draw: the global seed plays no part)."""
+    """Shared seeding (Keras's ``RandomInitializer``): an int or a
+    `ek.keras.random.SeedGenerator`, or, for None, `make_default_seed`'s draw when made."""
 
     def __init__(self, seed=None):
         self.seed = seed
-
-    def _gen(self) -> np.random.Generator:
-        if self.seed is None:
-            return _random.generator()
-        return np.random.default_rng(int(self.seed))
+        self._draw_seed = _keras_random.make_default_seed() if seed is None else seed
 
     def get_config(self) -> dict:
         return {"seed": self.seed}
 
 
-def _normal(gen, shape, dt, mean, stddev):
-    z = gen.standard_normal(shape, dtype=np.float32 if dt == np.float32 else np.float64)
-    return (z * stddev + mean).astype(dt, copy=False)
+def _normal(seed, shape, dt, mean, stddev):
+    return _place(_keras_random.initializer_values("normal", shape, dt, seed, mean, stddev))
 
 
-def _truncated(gen, shape, dt, mean, stddev):
-    """Normal samples with those beyond two standard deviations redrawn (Keras's rule)."""
-    wide = np.float32 if dt == np.float32 else np.float64
-    z = gen.standard_normal(shape, dtype=wide)
-    bad = np.abs(z) > 2
-    while bad.any():
-        z[bad] = gen.standard_normal(int(bad.sum()), dtype=wide)
-        bad = np.abs(z) > 2
-    return (z * stddev + mean).astype(dt, copy=False)
+def _truncated(seed, shape, dt, mean, stddev):
+    """Normal samples within two standard deviations (`ek.keras.random.truncated_normal`)."""
+    values = _keras_random.initializer_values("truncated_normal", shape, dt, seed, mean, stddev)
+    return _place(values)
 
 
-def _uniform(gen, shape, dt, minval, maxval):
-    u = gen.random(shape, dtype=np.float32 if dt == np.float32 else np.float64)
-    return (u * (maxval - minval) + minval).astype(dt, copy=False)
+def _uniform(seed, shape, dt, minval, maxval):
+    return _place(_keras_random.initializer_values("uniform", shape, dt, seed, minval, maxval))
 
 
 class RandomNormal(_Random):
@@ -204,7 +193,7 @@ class RandomNormal(_Random):
 
     def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
         dt = _float_dtype(dtype, "RandomNormal")
-        return _place(_normal(self._gen(), _shape(shape), dt, self.mean, self.stddev))
+        return _normal(self._draw_seed, _shape(shape), dt, self.mean, self.stddev)
 
     def get_config(self) -> dict:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -219,7 +208,7 @@ class TruncatedNormal(RandomNormal):
 
     def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
         dt = _float_dtype(dtype, "TruncatedNormal")
-        return _place(_truncated(self._gen(), _shape(shape), dt, self.mean, self.stddev))
+        return _truncated(self._draw_seed, _shape(shape), dt, self.mean, self.stddev)
 
 
 class RandomUniform(_Random):
@@ -238,10 +227,10 @@ class RandomUniform(_Random):
         dt = dtypes.numpy_dtype(dtype or _floatx())
         shape = _shape(shape)
         if dt.kind in "iu":
-            arr = self._gen().integers(int(self.minval), int(self.maxval), size=shape)
-            return _place(arr.astype(dt))
+            lo, hi = int(self.minval), int(self.maxval)
+            return _keras_random.randint(shape, lo, hi, dt, self._draw_seed)
         dt = _float_dtype(dt, "RandomUniform")
-        return _place(_uniform(self._gen(), shape, dt, self.minval, self.maxval))
+        return _uniform(self._draw_seed, shape, dt, self.minval, self.maxval)
 
     def get_config(self) -> dict:
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
@@ -292,15 +281,15 @@ class VarianceScaling(_Random):
         fan_in, fan_out = compute_fans(shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         variance = self.scale / max(1.0, n)
-        gen = self._gen()
+        seed = self._draw_seed
         if self.distribution == "truncated_normal":
             # 0.8796... is the stddev of a unit normal truncated to [-2, 2].
             stddev = math.sqrt(variance) / 0.87962566103423978
-            return _place(_truncated(gen, shape, dt, 0.0, stddev))
+            return _truncated(seed, shape, dt, 0.0, stddev)
         if self.distribution == "untruncated_normal":
-            return _place(_normal(gen, shape, dt, 0.0, math.sqrt(variance)))
+            return _normal(seed, shape, dt, 0.0, math.sqrt(variance))
         limit = math.sqrt(3.0 * variance)
-        return _place(_uniform(gen, shape, dt, -limit, limit))
+        return _uniform(seed, shape, dt, -limit, limit)
 
     def get_config(self) -> dict:
         return {
@@ -380,7 +369,8 @@ class Orthogonal(_Random):
         if len(shape) < 2:
             raise ValueError(f"Orthogonal: shape must have rank >= 2. Received: shape={shape}")
         rows, cols = math.prod(shape[:-1]), shape[-1]
-        a = self._gen().standard_normal((max(rows, cols), min(rows, cols)))
+        flat = (max(rows, cols), min(rows, cols))
+        a = _normal(self._draw_seed, flat, dt, 0.0, 1.0).numpy()
         q, r = np.linalg.qr(a)
         q *= np.sign(np.diag(r))
         if rows < cols:

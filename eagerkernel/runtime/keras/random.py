@@ -1,44 +1,68 @@
-"""`ek.keras.random` (follows Keras 3's ``keras.random``): random tensors whose ``seed`` is
-None (the global random state: `ek.random.set_seed` makes runs repeatable), an int (the same
-values on every call, as Keras documents: a stateless draw), or a `SeedGenerator` (a state
-that advances on every draw, as a layer keeps one).
+"""`ek.keras.random` (follows Keras 3's ``keras.random`` with its TensorFlow backend):
+random tensors whose ``seed`` is an int (the same values on every call: a stateless draw
+from ``[seed, 0]``), a `SeedGenerator` (a state that advances on every draw, as a layer keeps
+one), or None (a global `SeedGenerator`, seeded from Python's `random` module, which
+``keras.utils.set_random_seed`` seeds and resets).
 
-Every draw runs on eagerkernel's own generators (`ek.random`, `ek.random.Generator`), so a
-value is not the one Keras's backends draw for the same seed; the distributions are.
+The draws are Keras's: the TensorFlow backend's ``tf.random.stateless_*`` ops on the seed
+``[s0, s1] mod (2**31 - 2)``, so a seeded program prints Keras's numbers.
 """
 
 from __future__ import annotations
 
+import math
+import random as _py_random
+
 import numpy as np
 
-from .. import random as _random
+from .. import philox
 from ..core import dtypes
-from ..core.tensor import Tensor, to_tensor
-from ..ops import array_ops, creation, elementwise, indexing, math_ops, reduction
-from ..random_generator import Generator, get_global_generator
+from ..core.device import current_device
+from ..core.dispatch import stateful
+from ..core.tensor import Tensor, make, to_tensor
+from ..ops import array_ops, elementwise, indexing, math_ops
+from ..random_generator import (
+    stateless_binomial,
+    stateless_categorical,
+    stateless_normal,
+    stateless_truncated_normal,
+    stateless_uniform,
+)
+from ..random_stateless_distributions import stateless_gamma
 
 __all__ = [
     "SeedGenerator",
     "beta",
     "binomial",
     "categorical",
+    "draw_seed",
     "dropout",
     "gamma",
+    "global_seed_generator",
+    "make_default_seed",
     "normal",
     "randint",
+    "reset_global_seed_generator",
     "shuffle",
     "truncated_normal",
     "uniform",
 ]
 
 
+def make_default_seed() -> int:
+    """A seed from Python's `random` module, as Keras draws one for an unseeded initializer
+    or `SeedGenerator`."""
+    return _py_random.randint(1, int(1e9))
+
+
 class SeedGenerator:
     """A random state that advances on every draw (follows ``keras.random.SeedGenerator``):
     pass it as ``seed=`` to the functions of this module, so that a layer's draws differ
-    from call to call yet repeat from run to run.
+    from call to call yet repeat from run to run. Its state is the int64 pair
+    ``[seed, counter]``; each draw uses it and increments the counter.
 
     Args:
-        seed: an int (default: drawn from the global random state).
+        seed: an int (default: `make_default_seed`).
         name: accepted for Keras's signature.
 
     >>> gen = ek.keras.random.SeedGenerator(1337)
@@ -50,41 +74,99 @@ class SeedGenerator:
 
     def __init__(self, seed=None, name=None, **kwargs):
         if kwargs:
-            raise TypeError(f"SeedGenerator: unexpected keyword arguments {sorted(kwargs)}.")
+            raise ValueError(f"Unrecognized keyword arguments: {kwargs}")
+        self._initial_seed = seed
         if seed is None:
-            seed = int(_random.uniform((), 0, 2**31 - 1, dtype=dtypes.int64))
+            seed = make_default_seed()
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"SeedGenerator: seed must be an int. Received: seed={seed!r}")
         self.name = name or "seed_generator"
-        self._generator = Generator.from_seed(int(seed))
+        self._state = np.array([int(seed), 0], np.int64)
 
     @property
-    def state(self):
-        """The state Variable (its generator's)."""
-        return self._generator.state
+    def state(self) -> Tensor:
+        """The state ``[seed, counter]`` (int64)."""
+        return _host(self._state.copy())
 
+    @stateful  # a graph function's replay advances the state again
     def next(self, ordered: bool = True) -> Tensor:
-        """A new seed, a (2,) int64 tensor for ``ek.random.stateless_*``; the state advances.
-        Seeds come in order whatever ``ordered`` says (Keras's ``ordered=False`` only allows
-        them not to)."""
-        return array_ops.reshape(self._generator.make_seeds(1), (2,))
+        """The current state as a seed (int64, shape [2]); the state then advances: the
+        counter by 1, or with ``ordered=False`` (the global generator's) by Keras's
+        ``(state + 1) * 5387 % 933199``."""
+        value = self._state.copy()
+        if ordered:
+            self._state = self._state + np.array([0, 1], np.int64)
+        else:
+            self._state = (self._state + 1) * 5387 % 933199
+        return _host(value)
+
+    def get_config(self) -> dict:
+        return {"seed": self._initial_seed, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
 
     def __repr__(self) -> str:
         return f"<SeedGenerator {self.name}>"
 
 
-def _generator(seed, op: str):
-    """The generator of one draw, or None for the global random state."""
-    if seed is None:
-        return None
+def _host(arr: np.ndarray) -> Tensor:
+    xp = current_device().xp
+    return make(arr if xp is np else xp.asarray(arr), current_device())
+
+
+_global: list = [None]
+
+
+def global_seed_generator() -> SeedGenerator:
+    """The `SeedGenerator` of unseeded draws, made on first use."""
+    if _global[0] is None:
+        _global[0] = SeedGenerator()
+    return _global[0]
+
+
+def reset_global_seed_generator() -> None:
+    """Forgets the global `SeedGenerator` (``keras.utils.set_random_seed`` does)."""
+    _global[0] = None
+
+
+def draw_seed(seed, op: str = "random") -> Tensor:
+    """The int64 seed pair of one draw (Keras's ``draw_seed``): ``[seed, 0]`` for an int, the
+    generator's next for a `SeedGenerator`, the global generator's for None."""
     if isinstance(seed, SeedGenerator):
-        return seed._generator
+        return seed.next()
+    if seed is None:
+        return global_seed_generator().next(ordered=False)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(
             f"{op}: seed must be None, an int or a keras.random.SeedGenerator. "
             f"Received: seed={seed!r}"
         )
-    return Generator.from_seed(int(seed))  # a fresh state: the same values on every call
+    return _host(np.array([int(seed), 0], np.int64))
+
+
+@stateful  # a graph function's replay draws the next seed
+def _seed(seed, op: str) -> Tensor:
+    """`draw_seed` cast as the TensorFlow backend does: ``floormod(s, 2**31 - 2)`` as int32."""
+    s = draw_seed(seed, op).numpy()
+    return _host((s % (2**31 - 2)).astype(np.int32))
+
+
+def initializer_values(kind: str, shape, dtype, seed, a, b) -> np.ndarray:
+    """The values of `normal` (``a`` the mean, ``b`` the stddev), `truncated_normal` or
+    `uniform` (``[a, b)``) for an initializer, as a NumPy array computed directly (the same
+    numbers, without running ops that a tape or profile would show)."""
+    s = draw_seed(seed, "initializer").numpy() % (2**31 - 2)
+    key, counter = philox.key_counter_from_seed(int(s[0]), int(s[1]))
+    dt = np.dtype(dtypes.as_dtype(dtype).as_numpy_dtype)
+    draw = dt if dt.itemsize >= 4 else np.dtype(np.float32)
+    shape = tuple(int(d) for d in shape)
+    z = philox.fill(kind, draw, key, counter, math.prod(shape)).astype(dt).reshape(shape)
+    lo, hi = dt.type(a), dt.type(b)
+    if kind == "uniform":
+        return (z * (hi - lo) + lo).astype(dt)
+    return (z * hi + lo).astype(dt)
 
 
 def _dtype(dtype, default):
@@ -94,10 +176,8 @@ def _dtype(dtype, default):
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None) -> Tensor:
     """Normally distributed values of ``shape`` (follows ``keras.random.normal``; default
     dtype float32)."""
-    g, dt = _generator(seed, "normal"), _dtype(dtype, "float32")
-    if g is None:
-        return _random.normal(shape, mean, stddev, dt)
-    return g.normal(shape, mean, stddev, dt)
+    dt = _dtype(dtype, "float32")
+    return stateless_normal(shape, _seed(seed, "normal"), mean, stddev, dt)
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None) -> Tensor:
@@ -113,10 +193,9 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None) -> Tensor:
             f"uniform: dtype must be a floating-point dtype; use keras.random.randint for "
             f"integers. Received: dtype={dt.name}"
         )
-    g = _generator(seed, "uniform")
-    if g is None:
-        return _random.uniform(shape, minval, maxval, dt)
-    return g.uniform(shape, minval, maxval, dt)
+    seed = _seed(seed, "uniform")
+    lo, hi = (elementwise.cast(v, dt) for v in (minval, maxval))
+    return stateless_uniform(shape, seed, lo, hi, dt)
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None) -> Tensor:
@@ -124,19 +203,16 @@ def randint(shape, minval, maxval, dtype="int32", seed=None) -> Tensor:
     dt = _dtype(dtype, "int32")
     if not dt.is_integer:
         raise ValueError(f"randint: dtype must be an integer dtype. Received: dtype={dt.name}")
-    g = _generator(seed, "randint")
-    if g is None:
-        return _random.uniform(shape, minval, maxval, dt)
-    return g.uniform(shape, minval, maxval, dt)
+    wide = dt if dt.name in ("int32", "int64") else dtypes.int64
+    out = stateless_uniform(shape, _seed(seed, "randint"), minval, maxval, wide)
+    return elementwise.cast(out, dt)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None) -> Tensor:
     """Normal values redrawn beyond two standard deviations (follows
     ``keras.random.truncated_normal``)."""
-    g, dt = _generator(seed, "truncated_normal"), _dtype(dtype, "float32")
-    if g is None:
-        return _random.truncated_normal(shape, mean, stddev, dt)
-    return g.truncated_normal(shape, mean, stddev, dt)
+    dt = _dtype(dtype, "float32")
+    return stateless_truncated_normal(shape, _seed(seed, "truncated_normal"), mean, stddev, dt)
 
 
 def dropout(inputs, rate, noise_shape=None, seed=None) -> Tensor:
@@ -150,40 +226,34 @@ def dropout(inputs, rate, noise_shape=None, seed=None) -> Tensor:
     rate = float(rate)
     if not 0.0 <= rate < 1.0:
         raise ValueError(f"dropout: rate must be in [0, 1). Received: rate={rate}")
-    shape = tuple(x.shape) if noise_shape is None else tuple(noise_shape)
-    keep = elementwise.greater_equal(uniform(shape, dtype=x.dtype, seed=seed), rate)
-    return elementwise.where(keep, x / (1.0 - rate), creation.zeros_like(x))
+    if rate == 0.0:
+        return x
+    from ..ops.nn import stateless_dropout
+
+    shape = None
+    if noise_shape is not None:
+        shape = [x.shape[i] if d is None else d for i, d in enumerate(noise_shape)]
+    return stateless_dropout(x, rate, _seed(seed, "dropout"), noise_shape=shape)
 
 
 def shuffle(x, axis=0, seed=None) -> Tensor:
     """``x`` with its slices along ``axis`` in a random order (follows
-    ``keras.random.shuffle``)."""
+    ``keras.random.shuffle``: the argsort of uniform keys)."""
     x = to_tensor(x, None, "shuffle")
-    n = x.shape[axis]
-    keys = uniform((n,), seed=seed)
+    keys = stateless_uniform([x.shape[axis]], _seed(seed, "shuffle"))
     return indexing.gather(x, math_ops.argsort(keys), axis=axis)
 
 
 def categorical(logits, num_samples, dtype="int32", seed=None) -> Tensor:
     """``num_samples`` class indices per row of ``logits`` ``[batch, classes]`` (follows
-    ``keras.random.categorical``): the Gumbel-max trick, ``argmax(logits + Gumbel noise)``."""
+    ``keras.random.categorical``)."""
     logits = to_tensor(logits, None, "categorical")
     if logits.ndim != 2:
         raise ValueError(
             f"categorical: logits must be 2-D [batch, classes]. Received: shape={logits.shape}"
         )
-    batch, classes = logits.shape
-    u = uniform((batch, int(num_samples), classes), minval=1e-20, maxval=1.0, seed=seed)
-    gumbel = -elementwise.log(-elementwise.log(u))
-    scores = array_ops.expand_dims(elementwise.cast(logits, "float32"), 1) + gumbel
-    return elementwise.cast(reduction.argmax(scores, axis=-1), _dtype(dtype, "int32"))
-
-
-def _op_seed(seed, op: str):
-    """An op-level seed for the `ek.random` draws that take one: None for the global random
-    state, else drawn from ``seed``'s generator (the same for an int seed)."""
-    g = _generator(seed, op)
-    return None if g is None else int(g.uniform((), 0, 2**31 - 1, dtype="int64"))
+    out = stateless_categorical(logits, int(num_samples), _seed(seed, "categorical"))
+    return elementwise.cast(out, _dtype(dtype, "int32"))
 
 
 def gamma(shape, alpha, dtype=None, seed=None) -> Tensor:
@@ -194,21 +264,31 @@ def gamma(shape, alpha, dtype=None, seed=None) -> Tensor:
     TensorShape([2])
     """
     dt = _dtype(dtype, "float32")
-    return _random.gamma(shape, alpha, dtype=dt, seed=_op_seed(seed, "gamma"))
+    wide = dtypes.float32 if dt.name == "bfloat16" else dt
+    out = stateless_gamma(shape, _seed(seed, "gamma"), alpha=alpha, dtype=wide)
+    return elementwise.cast(out, dt)
 
 
 def beta(shape, alpha, beta, dtype=None, seed=None) -> Tensor:
     """Beta(``alpha``, ``beta``) samples of ``shape``, as ``X / (X + Y)`` of two gamma draws
-    (follows ``keras.random.beta``; default dtype float32)."""
+    from the seeds ``s`` and ``s + 12`` (follows ``keras.random.beta``; default dtype
+    float32)."""
     dt = _dtype(dtype, "float32")
-    x = gamma(shape, alpha, dt, seed)
-    y = gamma(shape, beta, dt, seed if not isinstance(seed, int) else seed + 1)
+    wide = dtypes.float32 if dt.name == "bfloat16" else dt
+    s1 = _seed(seed, "beta")
+    s2 = s1 + 12
+    a = array_ops.broadcast_to(elementwise.cast(alpha, wide), shape)
+    b = array_ops.broadcast_to(elementwise.cast(beta, wide), shape)
+    x = elementwise.cast(stateless_gamma(shape, s1, alpha=a, dtype=wide), dt)
+    y = elementwise.cast(stateless_gamma(shape, s2, alpha=b, dtype=wide), dt)
     return x / (x + y)
 
 
 def binomial(shape, counts, probabilities, dtype=None, seed=None) -> Tensor:
     """Binomial(``counts``, ``probabilities``) samples of ``shape`` (follows
     ``keras.random.binomial``; default dtype float32, as Keras's)."""
-    g = _generator(seed, "binomial") or get_global_generator()
-    out = g.binomial(shape, counts, probabilities, dtype="int32")
-    return elementwise.cast(out, _dtype(dtype, "float32"))
+    dt = _dtype(dtype, "float32")
+    wide = dtypes.float32 if dt.name == "bfloat16" else dt
+    seed = _seed(seed, "binomial")
+    out = stateless_binomial(shape, seed, counts, probabilities, output_dtype=wide)
+    return elementwise.cast(out, dt)

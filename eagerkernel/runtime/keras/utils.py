@@ -184,6 +184,9 @@ def set_random_seed(seed: int) -> None:
 
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"set_random_seed: expected an int seed. Received: seed={seed!r}")
+    from .random import reset_global_seed_generator
+
+    reset_global_seed_generator()  # Keras's unseeded draws start over from Python's `random`
     _py_random.seed(int(seed))
     np.random.seed(int(seed))
     ek_random.set_seed(int(seed))

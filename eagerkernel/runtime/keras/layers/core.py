@@ -6,12 +6,12 @@ import numbers
 
 import numpy as np
 
-from ... import random as _random
 from ...core.tensor import Tensor
 from ...ops import array_ops, linalg
 from ...ops import nn as _nn
 from ...sparse.sparse_tensor import SparseTensor
 from .. import activations, initializers, regularizers
+from .. import random as keras_random
 from ._utils import (
     add_kernel_and_bias,
     cast_to_layer_dtype,
@@ -412,23 +412,14 @@ class Dropout(Layer):
         self.rate = float(rate)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
-        self._rng = None
-
-    def _op_seed(self):
-        """A fresh op-level seed per call, drawn from a generator owned by the layer."""
-        if self.seed is None:
-            return None
-        if self._rng is None:
-            self._rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
-        return int(self._rng.integers(2**62))
+        # Keras's: a SeedGenerator made now (unseeded: from Python's `random`), advanced by
+        # every training call, so masks are Keras's for the same seeds.
+        self.seed_generator = keras_random.SeedGenerator(seed) if self.rate > 0 else None
 
     def call(self, inputs, training=None):
         if not training or self.rate == 0:
             return inputs
-        # The seed stream itself goes to the mask's stateful op, which draws from it on every
-        # call, also inside ek.function.
-        seed = None if self.seed is None else self._op_seed
-        return _nn.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape, seed=seed)
+        return keras_random.dropout(inputs, self.rate, self.noise_shape, self.seed_generator)
 
     def compute_output_shape(self, input_shape) -> tuple:
         return tuple(input_shape)

@@ -15,7 +15,7 @@ from ... import random as _random
 from ...core.dispatch import stateful
 from ...core.tensor import make
 from ...ops import elementwise
-from ...ops import nn as _nn
+from .. import random as keras_random
 from ._utils import check_rank, normalize_data_format, shape_of
 from .base import Layer
 from .core import Dropout
@@ -70,6 +70,13 @@ class _Seeded(Layer):
 
         return next_seed
 
+    def _seed_generator(self):
+        """Keras's ``SeedGenerator(seed)`` of the layer (GaussianNoise's, GaussianDropout's),
+        made on first use."""
+        if getattr(self, "seed_generator", None) is None:
+            self.seed_generator = keras_random.SeedGenerator(self.seed)
+        return self.seed_generator
+
     def _draw(self, kind: str, inputs, shape=None):
         shape = shape_of(inputs) if shape is None else shape
         return _draw(kind, tuple(shape), inputs._value.dtype, inputs._device, self._seed_stream())
@@ -96,11 +103,16 @@ class GaussianNoise(_Seeded):
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)
         self.stddev = _check_unit(stddev, "stddev")
+        if self.stddev > 0:
+            self._seed_generator()  # made now, as Keras's (from Python's `random` if unseeded)
 
     def call(self, inputs, training=False):
         if not training or self.stddev == 0:
             return inputs
-        return inputs + self._draw("normal", inputs) * self.stddev
+        noise = keras_random.normal(
+            shape_of(inputs), 0.0, self.stddev, inputs.dtype, self._seed_generator()
+        )
+        return inputs + noise
 
     def get_config(self) -> dict:
         return {**super().get_config(), "stddev": self.stddev, "seed": self.seed}
@@ -120,12 +132,17 @@ class GaussianDropout(_Seeded):
     def __init__(self, rate, seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)
         self.rate = _check_unit(rate, "rate")
+        if self.rate > 0:
+            self._seed_generator()
 
     def call(self, inputs, training=False):
         if not training or not 0 < self.rate < 1:
             return inputs
         stddev = math.sqrt(self.rate / (1.0 - self.rate))
-        return inputs * (self._draw("normal", inputs) * stddev + 1.0)
+        noise = keras_random.normal(
+            shape_of(inputs), 1.0, stddev, inputs.dtype, self._seed_generator()
+        )
+        return inputs * noise
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed}
@@ -202,8 +219,7 @@ class SpatialDropout1D(Dropout):
         if not training or self.rate == 0:
             return inputs
         noise_shape = (shape[0], *([1] * (self._rank - 2)), shape[-1])
-        seed = None if self.seed is None else self._op_seed
-        return _nn.dropout(inputs, rate=self.rate, noise_shape=noise_shape, seed=seed)
+        return keras_random.dropout(inputs, self.rate, noise_shape, self.seed_generator)
 
     def get_config(self) -> dict:
         config = super().get_config()
