@@ -108,17 +108,17 @@ class Dataset(GroupingMethods, MoreMethods, PersistenceMethods, ResamplingMethod
             return None
         it = self._iter(Context(peek=True))
         try:
-            first = next(it)
-        except StopIteration:
-            raise ValueError(
-                f"{type(self).__name__}.element_spec: the dataset is empty, so the structure "
-                "of its function's output is unknown (eagerkernel learns it by running the "
-                "function on the first element)."
-            ) from None
+            first = next(it, _UNSET)
+        except Exception as e:  # an error TF raises when iterating, not for the spec
+            first = e
         finally:
             close = getattr(it, "close", None)
             if close is not None:
                 close()
+        if first is _UNSET or isinstance(first, Exception):  # stand-ins of the input's spec
+            from .traced_spec import traced_spec
+
+            return traced_spec(self, None if first is _UNSET else first)
         return structure.spec_of(first)
 
     def _plan(self):
@@ -173,7 +173,7 @@ class Dataset(GroupingMethods, MoreMethods, PersistenceMethods, ResamplingMethod
         elements, with None for dimensions that vary (follows `tf.data.Dataset.element_spec`).
 
         The output of a user function is typed by running the pipeline up to its first element
-        once, since eager code has no trace. Raises ValueError if that dataset is empty.
+        once, since eager code has no trace; on stand-in values if it is empty (`traced_spec`).
         """
         if self._spec_cache is _UNSET:
             self._spec_cache = self._spec(True)

@@ -26,32 +26,34 @@ __all__ = ["common_spec", "mapped_spec"]
 def mapped_spec(dataset, fn, op: str = "Map"):
     """The spec of ``fn``'s outputs over ``dataset``'s elements (see the module docstring).
 
-    Raises:
-        ValueError: ``dataset`` is empty, so nothing can be typed; the message names ``op``
-            (the mapped dataset's class).
+    An empty ``dataset`` is typed by running ``fn`` on stand-in values of its spec
+    (`traced_spec`).
     """
+    from .traced_spec import relaxed_by_trace, trace_or_raise
+
+    def trace(xs):
+        return [spec_of(fn(x)) for x in xs]
+
     in_spec = spec_or_none(dataset)
     it = dataset._iter(Context(peek=True))
     try:
         inputs = [x for x, _ in zip(it, range(2))]
+        outputs = [fn(x) for x in inputs]
+    except Exception as e:  # an error TF raises when iterating: stand-ins of the input's spec
+        return trace_or_raise(dataset, trace, op, e)
     finally:
         close = getattr(it, "close", None)
         if close is not None:
             close()
-    if not inputs:
-        raise ValueError(
-            f"{op}.element_spec: the dataset is empty, so the structure of its function's "
-            "output is unknown (eagerkernel learns it by running the function on the first "
-            "element)."
-        )
-    outputs = [fn(x) for x in inputs]
+    if not inputs:  # nothing to run the function on: stand-in values of the input's spec
+        return trace_or_raise(dataset, trace, op, None)
     spec = spec_of(outputs[0])
     if len(outputs) > 1:
         spec = common_spec(spec, spec_of(outputs[1]))
     sizes = _unknown_axis_sizes(in_spec, inputs[0])
     if sizes:
         spec = map_structure(lambda s: _relax(s, sizes), spec)
-    return spec
+    return relaxed_by_trace(spec, dataset, trace, op)
 
 
 def common_spec(a, b):

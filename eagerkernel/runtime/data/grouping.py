@@ -13,12 +13,15 @@ from .function_spec import common_spec
 from .sources import Elements
 from .structure import (
     TensorSpec,
+    as_shape,
     call,
     call_args,
     flatten,
+    flatten_up_to,
     function_output,
     map_structure,
     normalize,
+    pack,
     spec_of,
 )
 
@@ -49,8 +52,11 @@ class Scan(Dataset):
         self._fn = scan_func
 
     def _iter(self, ctx):
+        return self._iter_over(self._inputs[0]._iter(ctx))
+
+    def _iter_over(self, elements):
         state = self._state
-        for x in self._inputs[0]._iter(ctx):
+        for x in elements:
             result = call_args(self._fn, state, *(x if type(x) is tuple else (x,)))
             if not isinstance(result, (tuple, list)) or len(result) != 2:
                 raise ValueError(
@@ -62,6 +68,12 @@ class Scan(Dataset):
 
     def _cardinality(self) -> int:
         return self._inputs[0]._cardinality()  # one output per input, as TF counts it
+
+    def _trace_specs(self, elements) -> list:
+        """An empty input (`traced_spec`): the outputs' specs for the two stand-ins, the second
+        run given the first's new state, so that dims of a state that grows become None."""
+        outputs = self._iter_over(elements)
+        return [spec_of(x) for x in outputs]
 
 
 class TakeWhile(Dataset):
@@ -152,6 +164,7 @@ class GroupByWindow(Dataset):
         super().__init__(input)
         self._key, self._reduce, self._size = key_func, reduce_func, window_size_func
         self.batch_size_from_key = False  # bucket_by_sequence_length: dim 0 of the spec is None
+        self.padded_by_key = None  # bucket_by_sequence_length: spec -> spec, padded dims None
 
     def _window_size(self, key) -> int:
         value = call_args(self._size, _key_tensor(key))
@@ -188,11 +201,21 @@ class GroupByWindow(Dataset):
                 break
             specs.append(spec)
         if not specs:
-            return super()._spec(peek)
-        spec = specs[0] if len(specs) == 1 else common_spec(specs[0], specs[1])
-        if self.batch_size_from_key:  # TF gathers the batch size by key: not static
-            spec = map_structure(_unknown_batch, spec)
+            spec = super()._spec(peek)
+        else:
+            spec = specs[0] if len(specs) == 1 else common_spec(specs[0], specs[1])
+        if self.batch_size_from_key and spec is not None:
+            spec = map_structure(_unknown_batch, spec)  # TF gathers the batch size by key
+        if self.padded_by_key is not None and spec is not None:
+            spec = self.padded_by_key(spec)  # TF pads to the key's bucket boundary
         return spec
+
+    def _trace_specs(self, elements) -> list:  # an empty output (`traced_spec`)
+        spec = self._inputs[0].element_spec
+        return [
+            call_args(self._reduce, _key_tensor(k), Elements([x], spec)).element_spec
+            for k, x in enumerate(elements)
+        ]
 
     def _iter(self, ctx):
         groups: dict = {}
@@ -250,10 +273,12 @@ def bucket_by_sequence_length(
             return window.batch(size, drop_remainder=drop_remainder)
         shapes = padded_shapes
         if pad_to_bucket_boundary:
-            if int(bucket) >= len(boundaries):
-                raise ValueError(
+            if int(bucket) >= len(boundaries):  # TF's assert_less: InvalidArgumentError
+                raise InvalidArgumentError(
+                    None,
+                    op,
                     f"{op}: when pad_to_bucket_boundary=True, elements must have length < "
-                    f"max(bucket_boundaries) = {boundaries[-1]}."
+                    f"max(bucket_boundaries) = {boundaries[-1]}.",
                 )
             if shapes is None:
                 shapes = _static_shapes(dataset, op)
@@ -262,7 +287,29 @@ def bucket_by_sequence_length(
 
     grouped = dataset.group_by_window(bucket_of, batches, window_size_func=lambda b: sizes[int(b)])
     grouped.batch_size_from_key = True
+    if pad_to_bucket_boundary and not no_padding:
+
+        def padded_by_key(spec):
+            shapes = padded_shapes
+            if shapes is None:
+                shapes = _static_shapes(dataset, op)
+            return _unknown_where_filled(spec, shapes, op)
+
+        grouped.padded_by_key = padded_by_key
     return grouped
+
+
+def _unknown_where_filled(spec, shapes, op: str):
+    """``spec`` of padded batches with None at each dim that ``shapes`` leaves to the bucket
+    boundary: TF computes that boundary from the bucket id, so the dim is not static."""
+    out = []
+    for s, shape in zip(flatten(spec), flatten_up_to(spec, shapes, op, "padded_shapes")):
+        dims = None if shape is None else as_shape(shape).as_list()
+        if type(s) is TensorSpec and dims is not None and s.shape.rank == len(dims) + 1:
+            inner = [None if d is None else k for d, k in zip(dims, s.shape.as_list()[1:])]
+            s = TensorSpec([s.shape[0], *inner], s.dtype, s.name)
+        out.append(s)
+    return pack(spec, out)
 
 
 def _unknown_batch(spec):

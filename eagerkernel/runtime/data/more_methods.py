@@ -44,11 +44,9 @@ class MoreMethods:
                 "with scalar elements. Fix the issue by adding the `batch` transformation to "
                 "the dataset."
             )
-        if len(set(sizes)) == 1:
-            return self.unbatch().batch(sizes[0], drop_remainder=drop_remainder)
         from .more_datasets import CyclicBatch
 
-        return CyclicBatch(self.unbatch(), sizes, bool(drop_remainder))
+        return CyclicBatch(self, sizes, bool(drop_remainder))
 
     def ignore_errors(self, log_warning=False, name=None):
         """The elements, without those whose `map` or `filter` function raised (follows

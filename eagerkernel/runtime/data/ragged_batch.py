@@ -26,12 +26,15 @@ class RaggedBatch(Dataset):
         first = buf[0]
         flats = [flatten(e) for e in buf]
         dense = self._dense_components()
+        ragged_ranks = self._ragged_ranks()
         out = []
         for i in range(len(flats[0])):
             parts = [f[i] for f in flats]
             if isinstance(parts[0], Tensor) and (parts[0]._value.ndim == 0 or i in dense):
                 out.append(stack_elements(parts, "ragged_batch"))
             elif isinstance(parts[0], (Tensor, CompositeTensor)):
+                if ragged_ranks.get(i, 0) > 0:
+                    parts = [_as_ragged(p, ragged_ranks[i]) for p in parts]
                 out.append(stack_rows(parts, "ragged_batch"))
             else:
                 raise TypeError(f"ragged_batch: cannot batch component {parts[0]!r:.60}.")
@@ -44,6 +47,14 @@ class RaggedBatch(Dataset):
         if spec is None:
             spec = self._inputs[0].element_spec
         return {i for i, s in enumerate(flatten(spec)) if _fully_defined(s)}
+
+    def _ragged_ranks(self) -> dict:
+        """``{flat index: ragged rank}`` of the dense components TF makes ragged before
+        batching them: up to their last unknown dimension (TF's ``_normalize_spec``)."""
+        spec = self._inputs[0]._static_spec()
+        if spec is None:
+            spec = self._inputs[0].element_spec
+        return {i: _last_unknown(s) for i, s in enumerate(flatten(spec)) if _last_unknown(s)}
 
     def _iter(self, ctx):
         buf = []
@@ -66,12 +77,11 @@ class RaggedBatch(Dataset):
         batch = self._size if self._drop else None
 
         def leaf(s):
-            if isinstance(s, RaggedTensorSpec):
-                shape = [batch, *([None] * (s.ragged_rank + 1)), *s.shape[s.ragged_rank + 1 :]]
-                return RaggedTensorSpec(shape, s.dtype, s.ragged_rank + 1)
+            if isinstance(s, RaggedTensorSpec):  # as TF's RaggedTensorSpec._batch: dims stay
+                return RaggedTensorSpec([batch, *s.shape], s.dtype, s.ragged_rank + 1)
             if _fully_defined(s):
                 return TensorSpec([batch, *s.shape.as_list()], s.dtype)
-            return RaggedTensorSpec([batch, None, *s.shape[1:]], s.dtype, 1)
+            return RaggedTensorSpec([batch, *s.shape], s.dtype, (_last_unknown(s) or 0) + 1)
 
         return map_structure(leaf, spec)
 
@@ -85,3 +95,27 @@ def _fully_defined(spec) -> bool:
     if type(spec) is not TensorSpec or spec.shape.rank is None:
         return False
     return all(d is not None for d in spec.shape.as_list())
+
+
+def _last_unknown(spec) -> int | None:
+    """The last axis of a TensorSpec whose size is unknown (None if none or not a Tensor)."""
+    from .structure import TensorSpec
+
+    if type(spec) is not TensorSpec or not spec.shape.rank:
+        return None
+    axes = [i for i, d in enumerate(spec.shape.as_list()) if d is None]
+    return axes[-1] if axes else None
+
+
+def _as_ragged(value, ragged_rank: int):
+    """A dense Tensor as a RaggedTensor of uniform rows with ``ragged_rank`` ragged dims."""
+    import numpy as np
+
+    from ..ops.array_ops import reshape
+    from ..ragged.ragged_tensor import RaggedTensor
+
+    dims = list(value.shape)
+    out = reshape(value, [-1, *dims[ragged_rank + 1 :]])
+    for k in range(ragged_rank, 0, -1):
+        out = RaggedTensor.from_row_lengths(out, np.full(int(np.prod(dims[:k])), dims[k]))
+    return out

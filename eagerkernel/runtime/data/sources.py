@@ -203,8 +203,8 @@ class Range(Dataset):
 
     def _iter(self, ctx):
         cast = self._dtype.as_numpy_dtype
-        for i in self._range:
-            yield make(cast(i), CPU)
+        for i in self._range:  # from int64, wrapping as TF's cast does (-1 as uint8: 255)
+            yield make(np.int64(i).astype(cast), CPU)
 
     def _plan(self):
         r = self._range

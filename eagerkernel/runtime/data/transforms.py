@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import random
 from ..core import dtypes
 from ..core.composite import CompositeTensor
 from ..core.device import CPU
@@ -66,14 +67,16 @@ class Map(Dataset):
         _check_callable(map_func, "map", "map_func")
         super().__init__(input)
         self._fn = map_func
+        self._global_seed = random.get_seed()  # TF seeds the function's ops when it traces
 
     def apply_fn(self, element):
         return function_output(call(self._fn, element), "map")
 
     def _iter(self, ctx):
         fn = self.apply_fn
+        draws = random.FunctionDraws(self._global_seed)  # each pass repeats seeded draws
         for x in self._inputs[0]._iter(ctx):
-            yield fn(x)
+            yield draws.call(fn, x)
 
     def _cardinality(self) -> int:
         return self._inputs[0]._cardinality()
@@ -186,9 +189,8 @@ def _batched_spec(spec, batch_dim):
         spec_type = type(s).__name__
         if spec_type == "SparseTensorSpec":
             return type(s)((batch_dim, *s.shape), s.dtype)
-        if spec_type == "RaggedTensorSpec":  # the rows of a batch may differ: ragged
-            shape = (batch_dim, *[None] * (s.ragged_rank + 1), *s.shape[s.ragged_rank + 1 :])
-            return type(s)(shape, s.dtype, s.ragged_rank + 1)
+        if spec_type == "RaggedTensorSpec":  # TF's RaggedTensorSpec._batch: known dims stay
+            return type(s)((batch_dim, *s.shape), s.dtype, s.ragged_rank + 1)
         if not isinstance(s, TensorSpec):
             return s
         if isinstance(s.shape, UnknownShape):
@@ -255,6 +257,13 @@ class PaddedBatch(Dataset):
     def __init__(self, input, batch_size, padded_shapes, padding_values, drop_remainder):
         super().__init__(input)
         self._size = positive_arg(batch_size, "padded_batch", "batch_size")
+        for s in flatten(input._static_spec()):  # known without running: TF's check
+            if s is not None and not isinstance(s, TensorSpec):
+                raise TypeError(
+                    "`padded_batch` is only supported for datasets that produce tensor "
+                    "elements but type spec of elements in the input dataset is not a "
+                    f"subclass of TensorSpec: `{s!r}`."
+                )
         self._shapes = padded_shapes
         self._values = padding_values
         self._drop = bool(drop_remainder)
@@ -417,7 +426,7 @@ class Unbatch(Dataset):
             s.shape[0] if isinstance(s, TensorSpec) and s.shape.rank else None
             for s in flatten(spec)
         }
-        if len(dims) != 1 or None in dims:
+        if len(dims) != 1 or None in dims or 0 in dims:  # TF: 0 rows a batch is unknown
             return UNKNOWN_CARDINALITY
         return n * dims.pop()
 
@@ -519,9 +528,11 @@ class Take(_SameSpec):
         n = self._inputs[0]._cardinality()
         if n == UNKNOWN_CARDINALITY:
             return n
+        # TF's formula, whose count below -1 (which takes everything, as -1 does) leaks into
+        # the result: take(-2) is of unknown cardinality, take(-3) of -3.
         if n == INFINITE_CARDINALITY:
-            return self._count if self._count >= 0 else n
-        return n if self._count < 0 else min(n, self._count)
+            return self._count
+        return n if self._count == -1 else min(n, self._count)
 
 
 class Skip(_SameSpec):
@@ -719,11 +730,18 @@ class Interleave(Dataset):
     def _spec(self, peek):
         if not peek:
             return None
+        from .traced_spec import relaxed_by_trace, traced_spec
+
         it = self._inputs[0]._iter(Context(peek=True))
         try:
-            element = next(it)
+            spec = self.open(next(it)).element_spec
         except StopIteration:
-            return super()._spec(peek)
+            return traced_spec(self)
+        except Exception as e:  # an error TF raises when iterating: stand-ins of the input
+            return traced_spec(self, e)
         finally:
             getattr(it, "close", lambda: None)()
-        return self.open(element).element_spec
+        return relaxed_by_trace(spec, self._inputs[0], self._trace_specs, type(self).__name__)
+
+    def _trace_specs(self, elements) -> list:  # an empty input: see `traced_spec`
+        return [self.open(x).element_spec for x in elements]
