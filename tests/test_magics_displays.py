@@ -228,6 +228,23 @@ def test_graph_layout_is_cached_by_structure(monkeypatch):
     assert first.count('<g id="node') == second.count('<g id="node')
 
 
+def test_a_changed_small_constant_reuses_the_layout_and_shows_its_new_value(monkeypatch):
+    # A training step whose seed or counter constant changes each run keeps its layout:
+    # only the constant's text is rewritten (a dropout seed made `dot` run on every step).
+    import graphviz
+
+    x = ek.constant([1.0, 2.0])
+    svgs, calls = [], []
+    for scale in (3.0, 7.0):
+        with ProfilingTape() as tape:
+            ek.exp(x * ek.constant(scale))
+        if svgs:
+            monkeypatch.setattr(graphviz.Source, "pipe", lambda *a, **k: calls.append(a))
+        svgs.append(TapeRecord(tape, "t").graph_svg())
+    assert calls == []  # same structure, digits apart: no `dot` run
+    assert ">3</text>" in svgs[0] and ">7</text>" in svgs[1] and ">3</text>" not in svgs[1]
+
+
 def test_displaying_the_tape_shows_the_record(ip):
     run(ip, "%%tape\nx = ek.constant(3.0)\ny = x * x")
     result, _ = run(ip, "_tape")  # the cell's value: the tape itself

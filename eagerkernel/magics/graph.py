@@ -524,12 +524,17 @@ def dot_available() -> bool:
     return True
 
 
-_SVG_CACHE: dict[str, str] = {}
+_SVG_CACHE: dict[tuple, tuple[str, dict]] = {}
 _SVG_CACHE_SIZE = 32
+_DIGIT = re.compile(r"\d")
 
 
 def render_svg(graph: GraphSpec) -> str:
     """The SVG picture of ``graph`` (Graphviz ``dot``), its layout cached by structure.
+
+    Labels count in the structure with their digits as 0 (a digit is as wide as another):
+    a training step whose small constants change between runs (a dropout's seed, a step
+    counter) reuses the layout, and only the text of those labels is rewritten.
 
     Raises:
         graphviz.ExecutableNotFound: no ``dot`` program.
@@ -540,22 +545,44 @@ def render_svg(graph: GraphSpec) -> str:
     # is written only when the layout is not cached yet).
     key = (
         tuple(
-            (node, label, tuple(attrs.items())) for node, (label, _, attrs) in graph.nodes.items()
+            (node, _DIGIT.sub("0", label), tuple(attrs.items()))
+            for node, (label, _, attrs) in graph.nodes.items()
         ),
         tuple((path, tuple(nodes)) for path, nodes in graph.members.items()),
         tuple(graph.edges),
         tuple(sorted(graph.saved_edges)) if graph.show_saved else (),
         tuple(graph.order_edges),
     )
-    svg = _SVG_CACHE.get(key)
-    if svg is None:
+    labels = {node: label for node, (label, _, _) in graph.nodes.items()}
+    cached = _SVG_CACHE.get(key)
+    if cached is None:
         svg = graphviz.Source(graph.dot(tooltips=False)).pipe(format="svg", encoding="utf-8")
         svg = svg[svg.find("<svg") :]  # no XML prolog or DOCTYPE inside HTML
         if len(_SVG_CACHE) >= _SVG_CACHE_SIZE:
             _SVG_CACHE.pop(next(iter(_SVG_CACHE)))
-        _SVG_CACHE[key] = svg
+        _SVG_CACHE[key] = (svg, labels)
+    else:
+        svg, drawn = cached
+        for node, label in labels.items():
+            if drawn[node] != label:
+                svg = _relabel(svg, node, drawn[node], label)
     tips = {node: html.escape(tip, quote=True) for node, (_, tip, _) in graph.nodes.items()}
     return re.sub(r"@T(\w+)@", lambda m: tips.get(m.group(1), ""), svg)
+
+
+def _relabel(svg: str, node: str, old: str, new: str) -> str:
+    """``svg`` with the text lines of ``node``'s box (its ``<g>`` group, found by its
+    ``<title>``) changed from label ``old`` to label ``new`` (as many lines)."""
+    start = svg.find(f"<title>{html.escape(node, quote=False)}</title>")
+    if start < 0:
+        return svg
+    end = svg.find("</g>", start)
+    group = svg[start:end]
+    for a, b in zip(old.split("\n"), new.split("\n")):
+        if a != b:
+            a, b = html.escape(a, quote=False), html.escape(b, quote=False)
+            group = group.replace(f">{a}</text>", f">{b}</text>", 1)
+    return svg[:start] + group + svg[end:]
 
 
 #: The SVG is scaled down to fit the output's width, to this fraction of its size at most (its
