@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random as _pyrandom
+import threading
 
 import numpy as np
 
@@ -36,13 +37,17 @@ _state: dict = {"seed": None, "rng": None}
 # (op, dtype, seed, seed2, device) -> [key, next counter]: the eager kernel cache's Philox
 # states (each device has its own kernels).
 _kernels: dict = {}
+# One lock for the op-seed draws and the streams' counters: threads (a Dataset's workers, a
+# strategy's replicas) draw from them at once, and no two calls may get one counter.
+_lock = threading.Lock()
 
 
 def reset(seed: int | None) -> None:
     """`set_seed`'s part: the op-seed generator of ``seed`` and no cached streams."""
-    _state["seed"] = seed
-    _state["rng"] = None if seed is None else _pyrandom.Random(seed)
-    _kernels.clear()
+    with _lock:
+        _state["seed"] = seed
+        _state["rng"] = None if seed is None else _pyrandom.Random(seed)
+        _kernels.clear()
 
 
 def get_seed(op_seed) -> tuple:
@@ -63,20 +68,21 @@ def get_seed(op_seed) -> tuple:
 def reserve(op: str, dtype, op_seed, count: int, device=None) -> tuple[int, int]:
     """The Philox ``(key, counter)`` of this call of ``op`` on ``device`` (a name), and the
     stream advanced by ``count`` blocks."""
-    seed, seed2 = get_seed(op_seed)
-    cache = op_seed is not None or seed is None  # an unseeded op's seed2 is fresh each call
-    k = (op, dtype, seed, seed2, device)
-    entry = _kernels.get(k)
-    if entry is None:
-        if seed is None:  # TF seeds such a kernel from the OS
-            sysrand = _pyrandom.SystemRandom()
-            entry = [sysrand.getrandbits(64), sysrand.getrandbits(64) << 64]
-        else:
-            entry = [seed, seed2 << 64]
-        if cache:
-            _kernels[k] = entry
-    key, counter = entry
-    entry[1] = counter + count
+    with _lock:
+        seed, seed2 = get_seed(op_seed)
+        cache = op_seed is not None or seed is None  # an unseeded op's seed2: fresh each call
+        k = (op, dtype, seed, seed2, device)
+        entry = _kernels.get(k)
+        if entry is None:
+            if seed is None:  # TF seeds such a kernel from the OS
+                sysrand = _pyrandom.SystemRandom()
+                entry = [sysrand.getrandbits(64), sysrand.getrandbits(64) << 64]
+            else:
+                entry = [seed, seed2 << 64]
+            if cache:
+                _kernels[k] = entry
+        key, counter = entry
+        entry[1] = counter + count
     return key, counter
 
 
