@@ -115,6 +115,9 @@ class FunctionDraws:
         self._generators: dict = {}
 
     def generator(self, seed: int | None) -> np.random.Generator:
+        """The NumPy Generator of an op with op-level ``seed`` (None: unseeded) in this
+        pass: one per seed, made on first use from the global seed, the op seed and a salt;
+        the process-wide generator when neither seed is set."""
         if seed is None and self._global_seed is None:
             return _generator
         gen = self._generators.get(seed)
