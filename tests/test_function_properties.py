@@ -102,3 +102,32 @@ def test_random_programs_give_the_eager_result(steps, inputs):
         assert _same(tape.gradient(out, y), tape2.gradient(ref, y))
     # One trace per distinct path through the branches, and none after.
     assert traced.experimental_get_tracing_count() == len(paths)
+
+
+def test_a_function_called_inside_another_trace_counts_its_own_traces():
+    # The counts TensorFlow 2.21 gives for the same calls: outer(tf.constant(1.0)) traces
+    # `inner` once as a function of its own; a signature of `inner` counts once, whether
+    # first seen inside `outer`'s trace or at top level.
+    @ek.function
+    def inner(x):
+        return x + 1
+
+    @ek.function
+    def outer(x):
+        return inner(x) * 2
+
+    def counts():
+        return inner.experimental_get_tracing_count(), outer.experimental_get_tracing_count()
+
+    assert float(outer(ek.constant(1.0))) == 4.0
+    assert counts() == (1, 1)
+    assert int(outer(ek.constant(1))) == 4  # int32: a new signature for both
+    assert counts() == (2, 2)
+    assert float(inner(ek.constant(5.0))) == 6.0  # top level: the nested trace's signature
+    assert counts() == (2, 2)
+    assert float(inner(ek.constant(5.0, ek.float64))) == 6.0  # top level, a new one
+    assert counts() == (3, 2)
+    outer(ek.constant(2.0, ek.float64))  # inner's float64 signature was traced at top level
+    assert counts() == (3, 3)
+    outer(ek.constant(2.0))  # no retrace of either
+    assert counts() == (3, 3)

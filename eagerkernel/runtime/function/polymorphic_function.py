@@ -142,6 +142,7 @@ class Function:
         self._cache: dict = {}
         self._py_signature = False  # inspect.Signature, None if it has none; False: not yet
         self._n_traces = 0
+        self._nested_keys: set = set()  # signatures first seen inside another function's trace
         self._lock = threading.Lock()
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         # Ragged/sparse specs of `get_concrete_function` calls (`saved_model.save` refuses
@@ -198,16 +199,21 @@ class Function:
         # trace, the Python code runs, so that trace records it.
         observed = bool(ACTIVE and _ctx.recorders)
         if observed and any(hasattr(r, "trace_call") for r in _ctx.recorders):
-            tracing = tracing_keys()
-            if any(f is self for f, _ in tracing):
-                key = self._signature(args, kwargs)[3]
-                if (self, key) in tracing:
-                    raise RecursionError(
-                        f"function {self._name} calls itself, while being traced, with the "
-                        "same input signature: its trace would never end (TensorFlow does not "
-                        "support recursive tf.functions; recurse on Python values, or write a "
-                        "loop)."
-                    )
+            # Called while another function is traced: the Python code runs inline, into that
+            # trace. TensorFlow traces a nested function as one of its own: a signature this
+            # function has not seen counts as a trace (`experimental_get_tracing_count`).
+            key = self._signature(args, kwargs)[3]
+            if (self, key) in tracing_keys():
+                raise RecursionError(
+                    f"function {self._name} calls itself, while being traced, with the "
+                    "same input signature: its trace would never end (TensorFlow does not "
+                    "support recursive tf.functions; recurse on Python values, or write a "
+                    "loop)."
+                )
+            with self._lock:
+                if key not in self._cache and key not in self._nested_keys:
+                    self._nested_keys.add(key)
+                    self._n_traces += 1
             return self.python_function(*args, **kwargs)
         args, kwargs, flat, key, arrays, tensors = self._signature(args, kwargs)
         entry = self._cache.get(key)
@@ -346,7 +352,8 @@ class Function:
         program.py_leaves = leaves
         program.rebuild = rebuild
         with self._lock:
-            self._n_traces += 1
+            if parent is not None or key not in self._nested_keys:  # else counted nested
+                self._n_traces += 1
             entry.n_traces += 1
             if parent is None:
                 entry.program = program
