@@ -405,8 +405,7 @@ def test_argument_errors():
         ek.nn.conv2d(x, ek.ones((3, 3, 2, 4), dtype=ek.float64), 1, "SAME")
     with pytest.raises(TypeError, match="int32"):
         ek.nn.conv2d(ek.ones((1, 5, 5, 2), dtype=ek.int32), w, 1, "SAME")
-    with pytest.raises(ValueError, match=r"does not fit.*\(1, 5, 5, 2\)"):
-        ek.nn.conv2d(x, ek.ones((7, 7, 2, 4)), 1, "VALID")
+    assert ek.nn.conv2d(x, ek.ones((7, 7, 2, 4)), 1, "VALID").shape == (1, 0, 0, 4)  # as TF
     with pytest.raises(ValueError, match="strides must be positive"):
         ek.nn.conv2d(x, w, 0, "SAME")
     with pytest.raises(ValueError, match="batch and channel"):
@@ -419,7 +418,6 @@ def test_argument_errors():
         ek.nn.conv2d(x, w, 1, [[1, 1], [1, 1], [0, 0], [0, 0]])
     with pytest.raises(ValueError, match="explicit padding"):
         ek.nn.conv2d(x, w, 1, [[0, 0], [1, -1], [0, 1], [0, 0]])
-    with pytest.raises(ValueError, match=r"max_pool2d: the window \(6, 6\) does not fit"):
-        ek.nn.max_pool2d(x, 6, 1, "VALID")
+    assert ek.nn.max_pool2d(x, 6, 1, "VALID").shape == (1, 0, 0, 2)  # TF 2.21: empty output
     with pytest.raises(ValueError, match="avg_pool2d: padding must be"):  # max_pool2d takes it
         ek.nn.avg_pool2d(x, 2, 2, [[0, 0], [1, 1], [1, 1], [0, 0]])

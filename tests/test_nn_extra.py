@@ -122,8 +122,13 @@ def test_depthwise_conv2d_errors():
         ek.nn.depthwise_conv2d(x, np.ones((2, 2, 3, 1), np.float32), 1, "VALID", "NCHW")
     with pytest.raises(ValueError, match=r"strides .* must all be 1 when dilations"):
         ek.nn.depthwise_conv2d(x, np.ones((2, 2, 3, 1), np.float32), 2, "VALID", dilations=2)
-    with pytest.raises(ek.errors.InvalidArgumentError, match="does not fit"):
-        ek.nn.depthwise_conv2d(x, np.ones((5, 5, 3, 1), np.float32), 1, "VALID")
+    # a filter larger than the input: TF 2.21's empty output
+    assert ek.nn.depthwise_conv2d(x, np.ones((5, 5, 3, 2), np.float32), 1, "VALID").shape == (
+        1,
+        0,
+        0,
+        6,
+    )
 
 
 def test_separable_conv2d_values_and_gradients():
@@ -291,8 +296,8 @@ def test_pool_errors():
         ek.nn.pool(x, [2, 2], "MAX", padding="SAME", dilations=[2, 2])
     with pytest.raises(ValueError, match="`strides > 1` not supported in conjunction"):
         ek.nn.pool(x, [2, 2], "MAX", strides=[2, 2], dilations=[2, 2])
-    with pytest.raises(ek.errors.InvalidArgumentError, match="larger than the input"):
-        ek.nn.pool(x, [3, 3], "MAX", dilations=[2, 2])
+    # a dilated window larger than the input: TF 2.21's empty output
+    assert ek.nn.pool(x, [3, 3], "MAX", dilations=[2, 2]).shape == (1, 0, 0, 1)
     with pytest.raises(ValueError, match="max_pool: input must have rank 3, 4 or 5"):
         ek.nn.max_pool(np.ones((4, 4), np.float32), 2, 2, "VALID")
     with pytest.raises(ek.errors.UnimplementedError, match="NCDHW"):

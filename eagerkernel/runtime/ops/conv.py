@@ -44,6 +44,7 @@ from ..core.tensor import Tensor
 from ..native import blas, kernels, parallel
 from . import cudnn
 from ._core import apply, dtype_error, tensor
+from .window_empty import empty_output, is_empty
 
 __all__ = ["avg_pool2d", "conv2d", "conv2d_transpose", "max_pool2d"]
 
@@ -412,17 +413,6 @@ def check_nhwc_input(x: Tensor, op: str) -> None:
         raise TypeError(f"{op}: input must be a floating-point tensor, got {x.dtype.name}.")
 
 
-def check_output_size(out_hw, x: Tensor, what: str, op: str) -> None:
-    """InvalidArgumentError for an empty output ``out_hw`` (stricter: TF 2.21 returns it)."""
-    if min(out_hw) < 1:
-        raise InvalidArgumentError(
-            None,
-            op,
-            f"{op}: the {what} does not fit in the (padded) input: output size would be "
-            f"{tuple(out_hw)} (input shape {tuple(x._value.shape)}).",
-        )
-
-
 def conv2d(
     input, filters, strides, padding, data_format="NHWC", dilations=None, name=None
 ) -> Tensor:
@@ -438,12 +428,12 @@ def conv2d(
 
     Returns:
         Shape ``[batch, out_h, out_w, out_channels]``: ``out = ceil(in / stride)`` with SAME,
-        ``ceil((in - (k - 1) * dilation) / stride)`` with VALID. Differentiable in ``input``
-        and ``filters`` to any order.
+        ``ceil((in - (k - 1) * dilation) / stride)`` with VALID (0 where the filter does not
+        fit: an empty output, as TF's). Differentiable in ``input`` and ``filters`` to any order.
 
     Raises:
         InvalidArgumentError: ranks other than 4, an input channel count the filters' does not
-            divide (both shapes named), a filter larger than the padded input.
+            divide (both shapes named).
         UnimplementedError: NCHW, or a grouped convolution (input channels a multiple of the
             filters' in_channels): not implemented here.
         ValueError: malformed strides, dilations or padding.
@@ -483,7 +473,9 @@ def conv2d(
     st = hw_pair(strides, op, "strides")
     dl = hw_pair(1 if dilations is None else dilations, op, "dilations")
     pads = explicit_paddings(padding, xs[1:3], ws[:2], st, dl, op)
-    check_output_size(output_hw(xs[1:3], ws[:2], st, dl, pads), x, f"filter of shape {ws}", op)
+    out_hw = output_hw(xs[1:3], ws[:2], st, dl, pads)
+    if is_empty(out_hw):  # the filter does not fit in the padded input
+        return empty_output((xs[0], *out_hw, ws[3]), (x, w), op)
     return _conv(x, w, st, dl, pads)
 
 
@@ -688,8 +680,16 @@ def pool_args(op, input, ksize, strides, padding, data_format):
     ks = hw_pair(ksize, op, "ksize")
     st = hw_pair(strides, op, "strides")
     pads = explicit_paddings(padding, x._value.shape[1:3], ks, st, (1, 1), op)
-    check_output_size(output_hw(x._value.shape[1:3], ks, st, (1, 1), pads), x, f"window {ks}", op)
     return x, _pool_params(ks, st, pads)
+
+
+def pool_output(prim: Primitive, op: str, x: Tensor, p: dict) -> Tensor:
+    """``prim`` (a 2-D pooling primitive) on ``x``; the empty output where the window does
+    not fit in the padded input (`window_empty`)."""
+    out_hw = output_hw(x._value.shape[1:3], p["ksize"], p["strides"], (1, 1), p["pads"])
+    if is_empty(out_hw):
+        return empty_output((x._value.shape[0], *out_hw, x._value.shape[3]), (x,), op)
+    return apply(prim, (x,), p)
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:
@@ -703,11 +703,11 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
         data_format: ``"NHWC"`` only.
 
     Returns:
-        Shape ``[batch, out_h, out_w, channels]``. The gradient goes to the first maximum of
-        each window, as TensorFlow's.
+        Shape ``[batch, out_h, out_w, channels]`` (empty where the window does not fit). The
+        gradient goes to the first maximum of each window, as TensorFlow's.
 
     Raises:
-        InvalidArgumentError: rank other than 4, a window larger than the input.
+        InvalidArgumentError: rank other than 4.
         UnimplementedError: NCHW. ValueError: malformed ``ksize``, ``strides`` or ``padding``.
         TypeError: a non-numeric input.
 
@@ -717,7 +717,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
            [13., 15.]], dtype=float32)
     """
     x, p = pool_args("max_pool2d", input, ksize, strides, padding, data_format)
-    return apply(_max_pool, (x,), p)
+    return pool_output(_max_pool, "max_pool2d", x, p)
 
 
 # -- average pooling ----------------------------------------------------------------------------
@@ -783,10 +783,11 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
         data_format: ``"NHWC"`` only.
 
     Returns:
-        Shape ``[batch, out_h, out_w, channels]``, differentiable to any order.
+        Shape ``[batch, out_h, out_w, channels]`` (empty where the window does not fit),
+        differentiable to any order.
 
     Raises:
-        InvalidArgumentError: rank other than 4, a window larger than the input.
+        InvalidArgumentError: rank other than 4.
         UnimplementedError: NCHW. ValueError: malformed ``ksize``, ``strides`` or ``padding``.
         TypeError: non-floating input.
 
@@ -796,4 +797,4 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
            [6.5, 8. ]], dtype=float32)
     """
     x, p = pool_args("avg_pool2d", input, ksize, strides, padding, data_format)
-    return apply(_avg_pool, (x,), p)
+    return pool_output(_avg_pool, "avg_pool2d", x, p)

@@ -25,7 +25,6 @@ from .conv import (
     avg_pool2d,
     check_data_format,
     check_nhwc_input,
-    check_output_size,
     col2im,
     conv2d,
     conv2d_transpose,
@@ -36,6 +35,7 @@ from .conv import (
     pad_spatial,
     window_tap,
 )
+from .window_empty import empty_output, is_empty
 
 __all__ = [
     "avg_pool",
@@ -183,7 +183,9 @@ def depthwise_conv2d(
         )
     st, dl = _rate_and_strides(strides, dilations, op)
     pads = explicit_paddings(padding, xs[1:3], ws[:2], st, dl, op)
-    check_output_size(output_hw(xs[1:3], ws[:2], st, dl, pads), x, f"filter of shape {ws}", op)
+    out_hw = output_hw(xs[1:3], ws[:2], st, dl, pads)
+    if is_empty(out_hw):  # the filter does not fit in the padded input
+        return empty_output((xs[0], *out_hw, ws[2] * ws[3]), (x, w), op)
     return _dw(x, w, strides=st, dilations=dl, pads=pads)
 
 
@@ -507,9 +509,9 @@ def conv3d(
         Shape ``[batch, out_d, out_h, out_w, out_channels]``, differentiable.
 
     Raises:
-        InvalidArgumentError: ranks other than 5, a channel mismatch, a filter larger than the
-            padded input. ValueError: malformed arguments. TypeError: non-floating input or
-            mixed dtypes.
+        InvalidArgumentError: ranks other than 5, a channel mismatch. ValueError: malformed
+            arguments. TypeError: non-floating input or mixed dtypes. A filter larger than the
+            padded input gives an empty output, as TensorFlow's.
 
     >>> ek.nn.conv3d(ek.ones((1, 3, 3, 3, 1)), ek.ones((2, 2, 2, 1, 1)), [1] * 5, "VALID").shape
     TensorShape([1, 2, 2, 2, 1])
@@ -526,8 +528,10 @@ def conv3d(
     kd = w.shape[0]
     p0, p1 = explicit_paddings(padding, (d,), (kd,), (sd,), (dd,), op)[0]
     od = (d + p0 + p1 - (kd - 1) * dd - 1) // sd + 1
-    if od < 1:
-        check_output_size((od, 1), x, f"filter of shape {w.shape}", op)
+    if od < 1:  # the filter does not fit in the padded input's depth: an empty output
+        ks, st, dl = tuple(w.shape[1:3]), (sh, sw), (dh, dw)
+        out_hw = output_hw((h, wd), ks, st, dl, explicit_paddings(padding, (h, wd), ks, st, dl, op))
+        return empty_output((n, od, *out_hw, w.shape[4]), (x, w), op)
     if p0 or p1:
         x = pad(x, [[0, 0], [p0, p1], [0, 0], [0, 0], [0, 0]])
     total = None

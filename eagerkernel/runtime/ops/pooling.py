@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import tensor
 from .conv_more import avg_pool, max_pool
+from .window_empty import empty_output, is_empty
 
 __all__ = ["pool"]
 
@@ -37,7 +37,8 @@ def pool(
     Raises:
         ValueError: an unknown pooling_type, window_shape, strides or dilations of the wrong
             length, an input rank other than 3, 4 or 5, dilations with strides > 1 or
-            ``"SAME"`` padding. InvalidArgumentError: a dilated window larger than the input.
+            ``"SAME"`` padding. A dilated window larger than the input gives an empty output,
+            as TensorFlow's.
 
     >>> ek.nn.pool(ek.ones((1, 4, 4, 1)), [2, 2], "AVG", strides=[2, 2]).shape
     TensorShape([1, 2, 2, 1])
@@ -88,13 +89,8 @@ def _dilated_pool(x, window, stride, rate, kind, padding, data_format) -> Tensor
         raise ValueError(f"{op}: dilated pooling takes channels-last data, got {data_format!r}.")
     sizes = x.shape[1:-1]
     out = [n - (w - 1) * r for n, w, r in zip(sizes, window, rate)]
-    if min(out) < 1:
-        raise InvalidArgumentError(
-            None,
-            op,
-            f"{op}: the dilated window {window} (dilations {rate}) is larger than the input's "
-            f"spatial shape {list(sizes)}.",
-        )
+    if is_empty(out):  # the dilated window does not fit: an empty output, as TF's
+        return empty_output((x.shape[0], *out, x.shape[-1]), (x,), op)
     taps = []
     for offsets in np.ndindex(*window):
         window_slices = (slice(k * r, k * r + m) for k, r, m in zip(offsets, rate, out))

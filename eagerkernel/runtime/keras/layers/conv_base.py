@@ -147,6 +147,8 @@ class BaseConv(Layer):
                 f"Received groups={self.groups}, but the input has {input_shape[-1]} channels "
                 f"(full input shape is {input_shape})."
             )
+        if not isinstance(self, BaseConvTranspose):
+            check_output_size(self, input_shape, self.filters)
         self._built_shape = input_shape
         add_kernel_and_bias(self, self._kernel_shape(input_shape[-1]), self.filters)
         self.built = True
@@ -243,6 +245,24 @@ class BaseConv(Layer):
             "bias_regularizer": regularizers.serialize(self.bias_regularizer),
             "activity_regularizer": regularizers.serialize(self.activity_regularizer),
         }
+
+
+def check_output_size(layer: BaseConv, input_shape, filters) -> None:
+    """Keras's build-time check of a convolution layer (``compute_conv_output_shape``): with
+    "valid" padding, a kernel that does not fit in a known spatial size raises ValueError
+    (the `ek.nn` ops return an empty output instead, as TensorFlow's)."""
+    if layer.padding != "valid":
+        return
+    sizes = zip(input_shape[1:-1], layer.kernel_size, layer.strides, layer.dilation_rate)
+    if any(n is not None and (n - d * (k - 1) - 1) // s + 1 <= 0 for n, k, s, d in sizes):
+        kernel_shape = (*layer.kernel_size, input_shape[-1], filters)
+        dilation = str(list(layer.dilation_rate)).replace(",", "")  # NumPy's array text
+        raise ValueError(
+            "Computed output size would be zero or negative. Received "
+            f"`inputs shape={tuple(input_shape)}`, `kernel shape={kernel_shape}`, "
+            f"`dilation_rate={dilation}`, `strides={tuple(layer.strides)}`, "
+            f"`padding={layer.padding}`."
+        )
 
 
 class BaseConvTranspose(BaseConv):

@@ -11,7 +11,7 @@ from ...ops import array_ops
 from ...ops import nn as _nn
 from .. import initializers, regularizers
 from ._utils import add_named_weight, check_channels, set_weight_args
-from .conv_base import BaseConv
+from .conv_base import BaseConv, check_output_size
 
 __all__ = ["DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D"]
 
@@ -78,6 +78,9 @@ class _BaseDepthwise(BaseConv):
 
     def _add_depthwise(self, input_shape) -> tuple:
         input_shape = check_channels(self, input_shape, self._spatial + 2)
+        separable = isinstance(self, _BaseSeparableConv)  # Keras names its filters, else C * m
+        filters = self.filters if separable else self.depth_multiplier * (input_shape[-1] or 0)
+        check_output_size(self, input_shape, filters)
         self._built_shape = input_shape
         shape = (*self.kernel_size, input_shape[-1], self.depth_multiplier)
         name = self._depthwise_name
