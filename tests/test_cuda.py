@@ -232,19 +232,19 @@ def test_cudnn_conv2d_and_gradients_match_im2col(cudnn_path, monkeypatch, case, 
 def test_cudnn_avg_pool_and_gradient_match_the_tap_path(cudnn_path, monkeypatch, case, dtype):
     import cupy
 
-    from eagerkernel.runtime.ops import conv
+    from eagerkernel.runtime.ops import pool2d
 
     x_shape, ksize, strides, padding = case
     pads = _tf_pads(padding, x_shape[1:3], ksize, strides, (1, 1))
     rng = np.random.default_rng(1)
     x = cupy.asarray(rng.normal(size=x_shape).astype(dtype))
 
-    y = _im2col_path(monkeypatch, conv._avg_pool_fwd, x, ksize, strides, pads)
+    y = _im2col_path(monkeypatch, pool2d._avg_pool_fwd, x, ksize, strides, pads)
     _same_on_gpu(cudnn_path.avg_pool(cupy, x, ksize, strides, pads), y, dtype)
     g = cupy.asarray(rng.normal(size=y.shape).astype(dtype))
     _same_on_gpu(
         cudnn_path.avg_pool_grad(cupy, g, x.shape, ksize, strides, pads),
-        _im2col_path(monkeypatch, conv._avg_pool_grad_fwd, g, x.shape, ksize, strides, pads),
+        _im2col_path(monkeypatch, pool2d._avg_pool_grad_fwd, g, x.shape, ksize, strides, pads),
         dtype,
     )
 

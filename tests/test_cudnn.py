@@ -19,7 +19,7 @@ import types
 import numpy as np
 import pytest
 
-from eagerkernel.runtime.ops import conv, cudnn
+from eagerkernel.runtime.ops import conv, cudnn, pool2d
 
 rng = np.random.default_rng(0)
 
@@ -416,12 +416,12 @@ def test_avg_pool_and_gradient_match_the_tap_kernels(fake, case, dtype):
     pads = pool_pads(*case)
     x = rng.normal(size=x_shape).astype(dtype)
 
-    expected = conv._avg_pool_fwd(np, x, ksize, strides, pads)
+    expected = pool2d._avg_pool_fwd(np, x, ksize, strides, pads)
     close(cudnn.avg_pool(np, x, ksize, strides, pads), expected, dtype)
     g = rng.normal(size=expected.shape).astype(dtype)
     close(
         cudnn.avg_pool_grad(np, g, x.shape, ksize, strides, pads),
-        conv._avg_pool_grad_fwd(np, g, x.shape, ksize, strides, pads),
+        pool2d._avg_pool_grad_fwd(np, g, x.shape, ksize, strides, pads),
         dtype,
     )
     assert fake.calls == ["pooling_forward", "pooling_backward"]
@@ -441,7 +441,7 @@ def test_float16_conv_and_avg_pool_run_through_cudnn(fake):
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
     close(cudnn.conv2d(np, x, w, *args), conv._conv_fwd(np, x64, w64, *args)[0], np.float16)
     pads = pool_pads(x.shape, (2, 2), (2, 2), "SAME")
-    expected = conv._avg_pool_fwd(np, x64, (2, 2), (2, 2), pads)
+    expected = pool2d._avg_pool_fwd(np, x64, (2, 2), (2, 2), pads)
     close(cudnn.avg_pool(np, x, (2, 2), (2, 2), pads), expected, np.float16)
     assert fake.calls == ["convolution_forward", "pooling_forward"]  # neither fell back
 
@@ -555,8 +555,8 @@ def test_conv_kernels_dispatch_to_cudnn_on_cupy_and_fall_back_when_refused(fake,
     dx = conv._backprop_input_fwd(xp, g, w, x.shape, *args)
     dw = conv._backprop_filter_fwd(xp, x, g, w.shape, *args)
     pool_args = ((3, 3), (2, 2), pool_pads(x.shape, (3, 3), (2, 2), "SAME"))
-    p = conv._avg_pool_fwd(xp, x, *pool_args)
-    dp = conv._avg_pool_grad_fwd(xp, p, x.shape, *pool_args)
+    p = pool2d._avg_pool_fwd(xp, x, *pool_args)
+    dp = pool2d._avg_pool_grad_fwd(xp, p, x.shape, *pool_args)
     assert fake.calls == [
         "convolution_forward",
         "convolution_backward_data",
@@ -567,8 +567,8 @@ def test_conv_kernels_dispatch_to_cudnn_on_cupy_and_fall_back_when_refused(fake,
     close(y, conv._conv_fwd(np, x, w, *args)[0], np.float32)
     close(dx, conv._backprop_input_fwd(np, g, w, x.shape, *args), np.float32)
     close(dw, conv._backprop_filter_fwd(np, x, g, w.shape, *args), np.float32)
-    close(p, conv._avg_pool_fwd(np, x, *pool_args), np.float32)
-    close(dp, conv._avg_pool_grad_fwd(np, p, x.shape, *pool_args), np.float32)
+    close(p, pool2d._avg_pool_fwd(np, x, *pool_args), np.float32)
+    close(dp, pool2d._avg_pool_grad_fwd(np, p, x.shape, *pool_args), np.float32)
     # Without cuDNN, the same kernels run their im2col and tap code on "cupy".
     monkeypatch.setattr(cudnn, "backend", lambda: None)
     fake.calls.clear()

@@ -13,7 +13,7 @@ import pytest
 
 from eagerkernel.runtime.keras.optimizers import adam as adam_module
 from eagerkernel.runtime.native import kernels
-from eagerkernel.runtime.ops import conv
+from eagerkernel.runtime.ops import conv, pool2d
 
 ADAM = {"b1": 0.9, "b2": 0.999, "epsilon": 1e-7, "lr_t": 3e-3}
 needs_c = pytest.mark.skipif(not kernels.available(), reason="C extension not built")
@@ -128,8 +128,8 @@ def test_the_c_function_names_a_bad_argument():
 
 
 def numpy_max_pool_grad(x, ans, g, ksize):
-    tiles = conv._tiles(x, ksize, ksize, ((0, 0), (0, 0)))
-    out = conv._first_maxima_tiled(np, tiles, ans).astype(g.dtype)
+    tiles = pool2d._tiles(x, ksize, ksize, ((0, 0), (0, 0)))
+    out = pool2d._first_maxima_tiled(np, tiles, ans).astype(g.dtype)
     out *= g[:, :, None, :, None, :]
     return out.reshape(x.shape)
 
@@ -142,7 +142,7 @@ def test_max_pool_grad_matches_the_numpy_kernel_bit_for_bit(dtype, ksize):
     shape = (3, 6, 8, 5)
     x = np.maximum(rng.integers(-2, 3, shape), 0).astype(dtype)  # many ties, as after a ReLU
     x[0, 0, 0, 0] = np.nan  # a NaN window: no element equals its maximum
-    ans = conv._max_pool_fwd(np, x, ksize, ksize, ((0, 0), (0, 0)))
+    ans = pool2d._max_pool_fwd(np, x, ksize, ksize, ((0, 0), (0, 0)))
     g = rng.standard_normal(ans.shape).astype(dtype)
     g[1, 0, 0, 1] = -2.0  # negative: the other elements of its window get -0.0
     got = kernels.max_pool_grad(x, ans, g, ksize)

@@ -3,7 +3,7 @@ col2im, ``sum(a * b)``, and elementwise programs: sigmoid, softplus, tanh, exp, 
 the exact GELU, and the gradients of sigmoid, tanh, ReLU, softplus and GELU.
 
 NumPy computes Adam's update as twelve passes over memory (`keras/optimizers/adam.py`), and a
-max pool's gradient and col2im as several (`ops/nn.py`, `ops/conv.py`); the C extension
+max pool's gradient and col2im as several (`ops/pool2d.py`, `ops/conv.py`); the C extension
 ``eagerkernel.runtime.native._kernels`` (``_kernels.c``, built by ``pip install``) does each in
 one loop that reads and writes each element once, with the GIL released. The results are the
 NumPy kernels', bit for bit (the same operations in the same order). The extension is

@@ -22,7 +22,6 @@ from ..core.tensor import Tensor
 from ._core import apply, dtype_error, tensor
 from .array_ops import expand_dims, pad, reshape, squeeze
 from .conv import (
-    avg_pool2d,
     check_data_format,
     check_nhwc_input,
     col2im,
@@ -30,11 +29,11 @@ from .conv import (
     conv2d_transpose,
     explicit_paddings,
     hw_pair,
-    max_pool2d,
     output_hw,
     pad_spatial,
     window_tap,
 )
+from .pool2d import avg_pool2d, max_pool2d
 from .window_empty import empty_output, is_empty
 
 __all__ = [

@@ -1,10 +1,10 @@
 """cuDNN kernels for `conv2d` and `avg_pool2d` on a real GPU, through CuPy's ``cupyx.cudnn``.
 
-Dispatch: an array kernel of ``ops/conv.py`` running on CuPy first asks ``available(xp)`` (true
-only for CuPy with a working cuDNN), then calls the function here with its own arguments. The
-function returns the result, or None when cuDNN cannot do that case, and the kernel then runs
-its im2col or tap code on CuPy as before. On NumPy (the CPU and virtual GPUs) nothing here
-imports CuPy or runs.
+Dispatch: an array kernel of ``ops/conv.py`` or ``ops/pool2d.py`` running on CuPy first asks
+``available(xp)`` (true only for CuPy with a working cuDNN), then calls the function here with
+its own arguments. The function returns the result, or None when cuDNN cannot do that case,
+and the kernel then runs its im2col or tap code on CuPy as before. On NumPy (the CPU and
+virtual GPUs) nothing here imports CuPy or runs.
 
 What goes to cuDNN, with TensorFlow's semantics kept:
 
@@ -300,7 +300,7 @@ def _rescale(xp: ModuleType, in_hw, out_hw, ksize, strides, pads: Pads, dtype) -
 
 
 def avg_pool(xp: ModuleType, x: Array, ksize, strides, pads: Pads) -> Array | None:
-    """``AvgPool`` on cuDNN (the signature of ``conv._avg_pool_fwd``).
+    """``AvgPool`` on cuDNN (the signature of ``pool2d._avg_pool_fwd``).
 
     Args:
         x: input, NHWC (N, H, W, C).
@@ -332,7 +332,7 @@ def avg_pool(xp: ModuleType, x: Array, ksize, strides, pads: Pads) -> Array | No
 def avg_pool_grad(
     xp: ModuleType, g: Array, input_shape, ksize, strides, pads: Pads
 ) -> Array | None:
-    """``AvgPoolGrad`` on cuDNN (the signature of ``conv._avg_pool_grad_fwd``).
+    """``AvgPoolGrad`` on cuDNN (the signature of ``pool2d._avg_pool_grad_fwd``).
 
     Args:
         g: the cotangent of the pool's output, NHWC (N, OH, OW, C).

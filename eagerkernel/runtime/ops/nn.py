@@ -2,8 +2,8 @@
 the namespace that gathers the rest.
 
 The namespace is TensorFlow's ``tf.nn``: activations live in `activations.py`, the
-cross-entropies in `cross_entropy.py`, convolution and pooling in `conv.py`; they are all
-re-exported here. Each op's forward is followed by its VJPs, written with eagerkernel ops so
+cross-entropies in `cross_entropy.py`, convolution in `conv.py`, pooling in `pool2d.py`; they
+are all re-exported here. Each op's forward is followed by its VJPs, written with eagerkernel ops so
 that they can be differentiated again.
 """
 
@@ -553,7 +553,7 @@ from .candidate_sampling import (  # noqa: E402
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
-from .conv import avg_pool2d, conv2d, conv2d_transpose, max_pool2d  # noqa: E402
+from .conv import conv2d, conv2d_transpose  # noqa: E402
 from .conv_more import (  # noqa: E402
     avg_pool,
     avg_pool1d,
@@ -595,6 +595,7 @@ from .normalization import (  # noqa: E402
     weighted_cross_entropy_with_logits,
     weighted_moments,
 )
+from .pool2d import avg_pool2d, max_pool2d  # noqa: E402
 from .pooling import pool  # noqa: E402
 from .pooling_fractional import fractional_avg_pool, fractional_max_pool  # noqa: E402
 from .rearrange_ops import space_to_batch  # noqa: E402

@@ -18,9 +18,10 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ._core import apply, tensor
 from .array_ops import transpose
-from .conv import conv2d, conv2d_transpose, max_pool2d, pool_args, windows_view
+from .conv import conv2d, conv2d_transpose, windows_view
 from .elementwise import negative
 from .math_ops import top_k
+from .pool2d import max_pool2d, pool_args
 
 __all__ = [
     "approx_max_k",
@@ -143,7 +144,10 @@ def _pool_argmax_fwd(xp, a, ksize, strides, pads, out_hw, include_batch_in_index
     low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min  # integers pool too, as in TF
     padded = xp.pad(a, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=low)
     windows = windows_view(xp, padded, (kh, kw), out_hw, (sh, sw), (1, 1))  # (N, OH, OW, KH, KW, C)
-    local = xp.argmax(windows.reshape(n, *out_hw, kh * kw, c), axis=3)  # first maximum
+    windows = windows.reshape(n, *out_hw, kh * kw, c)
+    if a.dtype.kind == "f":  # NaNs never win, as in max_pool2d
+        windows = xp.where(xp.isnan(windows), low, windows)
+    local = xp.argmax(windows, axis=3)  # first maximum
     rows = xp.arange(out_hw[0]).reshape(1, -1, 1, 1) * sh + local // kw - pt
     cols = xp.arange(out_hw[1]).reshape(1, 1, -1, 1) * sw + local % kw - pl
     flat = (rows * w + cols) * c + xp.arange(c).reshape(1, 1, 1, -1)
