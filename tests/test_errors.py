@@ -228,11 +228,6 @@ OPS = [
         r"conv2d: data_format='NCHW' is not supported",
     ),
     (
-        lambda: ek.nn.max_pool2d(ek.zeros((1, 2, 2, 1)), 3, 1, "VALID"),
-        IAE,
-        r"max_pool2d: the window \(3, 3\) does not fit .*\(1, 2, 2, 1\)",
-    ),
-    (
         lambda: ek.nn.sparse_softmax_cross_entropy_with_logits(
             labels=[0, 3], logits=ek.zeros((2, 3))
         ),
