@@ -63,6 +63,7 @@ from ..runtime.core.shape import Dimension, dimension_at_index, dimension_value
 from ..runtime.core.tensor import EQUALITY as _EQUALITY
 from ..runtime.core.variable_scatter import (  # TF 1.x's functions of Variable updates
     batch_scatter_update,
+    count_up_to,
     scatter_add,
     scatter_div,
     scatter_max,
@@ -91,6 +92,7 @@ __all__ = [
     "batch_scatter_update",
     "constant_initializer",
     "control_flow_v2_enabled",
+    "count_up_to",
     "decode_base64",
     "dimension_at_index",
     "dimension_value",

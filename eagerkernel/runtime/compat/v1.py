@@ -343,6 +343,10 @@ def _train_getattr(name: str):
         from ..io import checkpoint_view
 
         return getattr(checkpoint_view, name)
+    if name in ("CheckpointOptions", "load_variable"):
+        from ..io import checkpoint_options
+
+        return getattr(checkpoint_options, name)
     if name == "ClusterSpec":  # tf.train.ClusterSpec, as multi_worker_with_ctl builds one
         from ..distribute.multi_worker import ClusterSpec
 

@@ -15,7 +15,7 @@ from weakref import ref as _weakref
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, errors
 from .context import ACTIVE, variable_created
 from .context import context as _thread_context
 from .device import current_device
@@ -83,8 +83,8 @@ def _check_tf_arguments(kwargs: dict) -> None:
     for key, value in kwargs.items():
         kind = _DISTRIBUTION_ARGS.get(key)
         if kind is not None:
-            if value is not None and not isinstance(value, kind):
-                raise TypeError(
+            if value is not None and not isinstance(value, kind):  # TF: ValueError
+                raise ValueError(
                     f"Variable: {key} must be an ek.{kind.__name__} or None, got {value!r}."
                 )
             continue
@@ -98,6 +98,16 @@ def _check_tf_arguments(kwargs: dict) -> None:
                 f"Variable: {key}={value!r} is not supported (only {default!r}, TensorFlow's "
                 "default)."
             )
+
+
+def _check_arithmetic(variable, op: str) -> None:
+    """TF registers AssignAdd/AssignSubVariableOp for numbers only: bool and string variables
+    raise InvalidArgumentError (UnsupportedDTypeError here, also a TypeError)."""
+    if variable.dtype.is_bool or variable.dtype == dtypes.string:
+        raise errors.UnsupportedDTypeError(
+            f"Variable.{op}: {variable.name} has dtype {variable.dtype.name}; {op} needs a "
+            "numeric variable."
+        )
 
 
 def _scoped_name(name) -> str:
@@ -336,6 +346,28 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
         spec = getattr(self, "_shape_spec", None)
         return super().shape if spec is None else spec
 
+    def set_shape(self, shape) -> None:
+        """Narrows the declared shape to its merge with ``shape`` (follows
+        `tf.Variable.set_shape`): later assignments must fit it.
+
+        Raises:
+            ValueError: ``shape`` is not compatible with the declared shape or the value's.
+        """
+        spec = getattr(self, "_shape_spec", None)
+        if spec is None:
+            super().set_shape(shape)  # a fully defined shape: only checked
+            return
+        try:
+            merged = spec.merge_with(shape)
+        except ValueError as exc:
+            raise ValueError(f"Variable.set_shape: {self.name}: {exc}") from None
+        if not merged.is_compatible_with(self._value.shape):  # TF would accept a lie here
+            raise ValueError(
+                f"Variable.set_shape: {self.name} holds a value of shape "
+                f"{tuple(self._value.shape)}, not compatible with {merged}."
+            )
+        self._shape_spec = None if merged.is_fully_defined() else merged
+
     @property
     def constraint(self):
         return self._constraint
@@ -383,7 +415,10 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
                     f"incompatible shape {tuple(t._value.shape)}."
                 )
         elif t._value.shape != self._value.shape:
-            raise ValueError(
+            # TF: assign raises ValueError, AssignAddVariableOp InvalidArgumentError (a
+            # ValueError here too)
+            error = ValueError if op == "assign" else errors.InvalidArgumentError
+            raise error(
                 f"Variable.{op}: {self.name} has shape {tuple(self._value.shape)}, the value "
                 f"has shape {tuple(t._value.shape)}."
             )
@@ -419,12 +454,14 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
     @stateful
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Adds ``delta`` (same shape and dtype) in place of the value."""
+        _check_arithmetic(self, "assign_add")
         self._value = self._value + self._checked(delta, "assign_add")
         return self if read_value else None
 
     @stateful
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtracts ``delta`` (same shape and dtype) from the value."""
+        _check_arithmetic(self, "assign_sub")
         self._value = self._value - self._checked(delta, "assign_sub")
         return self if read_value else None
 
@@ -475,6 +512,26 @@ class Variable(ScatterMethods, Tensor, metaclass=_VariableMeta):
 
     def __reduce__(self):
         raise TypeError("Variables cannot be pickled; save them with ek.train.Checkpoint.")
+
+    def __copy__(self) -> Variable:
+        """The Variable itself (``copy.copy(v) is v``, as TensorFlow's eager variables)."""
+        return self
+
+    def __deepcopy__(self, memo) -> Variable:
+        """A new Variable with a copy of the value and the same name, dtype, shape, trainable
+        flag and constraint (follows TensorFlow's eager ``copy.deepcopy(v)``)."""
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for klass in type(self).__mro__:
+            for slot in klass.__dict__.get("__slots__", ()):
+                if slot not in ("__weakref__", "__dict__") and hasattr(self, slot):
+                    object.__setattr__(new, slot, getattr(self, slot))
+        if hasattr(self, "__dict__"):
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        new._value = self._value.copy()
+        new._uid = next(_creation_order)
+        new._read = None
+        return new
 
     def _snapshot(self) -> Tensor:
         """The value as a Tensor that tapes record in place of the Variable (TF's

@@ -25,7 +25,7 @@ import numpy as np
 
 from .device import CPU
 from .dispatch import copy_to_device, stateful
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, UnsupportedDTypeError
 from .indexed_slices import IndexedSlices
 from .numpy_methods import STATE as _NUMPY_STATE
 from .tensor import Tensor, make, to_tensor
@@ -33,6 +33,7 @@ from .tensor import Tensor, make, to_tensor
 __all__ = [
     "ScatterMethods",
     "batch_scatter_update",
+    "count_up_to",
     "scatter_add",
     "scatter_div",
     "scatter_max",
@@ -120,6 +121,10 @@ def _rows(var, idx: np.ndarray, nd: bool, tf_op: str, op: str) -> tuple[np.ndarr
                 f"[0, {shape[0]}) (the first dimension of {var.name}, shape {list(shape)}).",
             )
         return flat, shape[1:], shape[0]
+    if not shape:
+        raise InvalidArgumentError(
+            None, tf_op, f"{op}: {var.name} is a scalar; the output must be at least 1-D."
+        )
     if idx.ndim < 1 or idx.shape[-1] > len(shape):
         raise InvalidArgumentError(
             None,
@@ -128,7 +133,14 @@ def _rows(var, idx: np.ndarray, nd: bool, tf_op: str, op: str) -> tuple[np.ndarr
             f"({len(shape)}), got indices shape {list(idx.shape)}.",
         )
     k = idx.shape[-1]
-    lead = idx.reshape(-1, k)
+    lead = idx.reshape(int(np.prod(idx.shape[:-1], dtype=np.int64)), k)
+    if len(lead) and (k == 0 or var._value.size == 0):  # TF's ScatterNd kernels refuse these
+        raise InvalidArgumentError(
+            None,
+            tf_op,
+            f"{op}: indices and updates specified for empty output (indices shape "
+            f"{list(idx.shape)}, {var.name} shape {list(shape)}).",
+        )
     bad = np.nonzero(np.any((lead < 0) | (lead >= np.asarray(shape[:k], np.int64)), axis=1))[0]
     if bad.size:
         i = int(bad[0])
@@ -160,6 +172,14 @@ def _scatter(var, idx, updates, kind: str, method: str):
     dt = var._value.dtype
     if ufunc is not None and dt.kind not in "iufc":
         raise TypeError(f"{op}: {var.name} has dtype {var.dtype.name}, not a numeric dtype.")
+    if ufunc in (np.maximum, np.minimum) and dt.kind == "c":  # no TF kernel: not ordered
+        raise UnsupportedDTypeError(
+            f"{op}: {var.name} has dtype {var.dtype.name}; complex numbers are not ordered."
+        )
+    if ufunc is np.divide and np.any(upd == 0):  # TF's ScatterDiv checks every dtype
+        raise InvalidArgumentError(
+            None, tf_op, f"{op}: updates must not contain 0 (division by zero)."
+        )
     flat, row, n = _rows(var, idx, nd, tf_op, op)
     lead = idx.shape[:-1] if nd else idx.shape
     expected = tuple(lead) + tuple(row)
@@ -173,8 +193,6 @@ def _scatter(var, idx, updates, kind: str, method: str):
             f"indices shape {list(idx.shape)} and variable shape {list(var._value.shape)}.",
         )
     upd = np.broadcast_to(upd, expected).reshape((len(flat), *row))
-    if ufunc is np.divide and dt.kind in "iu" and np.any(upd == 0):
-        raise InvalidArgumentError(None, tf_op, f"{op}: integer division by zero.")
     new = (var._value if var._device.xp is np else np.asarray(var.numpy())).copy()
     view = new.reshape((n, *row))
     if ufunc is None:  # repeated indices: the last update wins
@@ -235,7 +253,8 @@ class ScatterMethods:
 
     Raises:
         InvalidArgumentError: an index out of range (the op and the index are named), updates
-            of the wrong shape, integer division by zero. The variable is unchanged.
+            of the wrong shape, a 0 in ``scatter_div``'s updates (any dtype, as TF), an nd
+            update of a scalar or empty variable. The variable is unchanged.
         ValueError: updates of another dtype (as `Variable.assign`).
         TypeError: ``sparse_delta`` not an IndexedSlices, non-integer indices, arithmetic on
             a non-numeric variable.
@@ -377,6 +396,27 @@ class ScatterMethods:
 
         return gather_nd(self, indices)
 
+    @stateful
+    def count_up_to(self, limit: int) -> Tensor:
+        """Adds 1 and returns the value from before (follows the deprecated
+        `tf.Variable.count_up_to`, kernel ResourceCountUpTo).
+
+        Raises:
+            UnsupportedDTypeError: the variable is not an int32 or int64.
+            OutOfRangeError: the value has already reached ``limit`` (it is left unchanged).
+        """
+        from .errors import OutOfRangeError
+
+        if self._value.dtype not in (np.int32, np.int64):
+            raise UnsupportedDTypeError(
+                f"count_up_to: {self.name} has dtype {self.dtype.name}; it needs int32 or int64."
+            )
+        before = self.read_value()  # a snapshot: assignments replace the array
+        if np.any(_host(before) >= limit):
+            raise OutOfRangeError(f"count_up_to: {self.name} reached limit of {limit}.")
+        self.assign_add(np.ones_like(_host(before)))
+        return before
+
 
 # -- TensorFlow 1.x's functions (`tf.compat.v1.scatter_update(ref, indices, updates)`) ------------
 
@@ -445,3 +485,8 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
     `tf.compat.v1.batch_scatter_update`); returns ``ref``."""
     op = "batch_scatter_update"
     return _ref(ref, op).batch_scatter_update(_slices(ref, indices, updates, op))
+
+
+def count_up_to(ref, limit: int, name=None) -> Tensor:
+    """``ref.count_up_to(limit)`` (follows `tf.compat.v1.count_up_to`)."""
+    return _ref(ref, "count_up_to").count_up_to(limit)

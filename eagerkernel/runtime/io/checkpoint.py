@@ -585,6 +585,8 @@ class Checkpoint:
             )
         # TF 2: the root's children become ours (their edges are escaped paths already).
         root_children = _children(root) if root is not None else []
+        if isinstance(root, Variable):  # TF saves a Variable root under the empty object path
+            root_children = [("", root)]
         for name, value in kwargs.items():
             if name == "save_counter":
                 raise AttributeError(
@@ -641,11 +643,13 @@ class Checkpoint:
             object.__setattr__(self, "_save_counter", counter)
         return self._save_counter
 
-    def write(self, file_prefix) -> str:
+    def write(self, file_prefix, options=None) -> str:
         """Writes a checkpoint at ``file_prefix`` (no numbering, no state file); returns it.
 
-        Atomic: a crash leaves the previous file at ``file_prefix`` intact.
+        Atomic: a crash leaves the previous file at ``file_prefix`` intact. ``options``: see
+        `CheckpointOptions` (for all four methods).
         """
+        check_options(options, "Checkpoint.write")
         file_prefix = os.fspath(file_prefix)
         if distribute_context.non_chief_worker() is not None:  # only the chief writes files
             with distribute_context.worker_save(file_prefix) as elsewhere:
@@ -656,13 +660,14 @@ class Checkpoint:
         atomic_write(data_file(file_prefix), data)
         return file_prefix
 
-    def save(self, file_prefix) -> str:
+    def save(self, file_prefix, options=None) -> str:
         """Writes ``<file_prefix>-<N>`` (N: the incremented `save_counter`) and records it as
         the latest in the directory's ``checkpoint`` state file; returns the path.
 
         Concurrent saves (threads, processes) take turns through the directory's lock file
         (`checkpoint_format.state_lock`), so each gets its own number and the state file
         names them all. A damaged state file is replaced, with a warning (as TensorFlow)."""
+        check_options(options, "Checkpoint.save")
         file_prefix = os.fspath(file_prefix)
         if distribute_context.non_chief_worker() is not None:  # only the chief writes files
             with distribute_context.worker_save(file_prefix) as elsewhere:
@@ -685,11 +690,16 @@ class Checkpoint:
             write_state(directory, path_abs, [*everything, path_abs])
         return path
 
-    def read(self, save_path) -> CheckpointLoadStatus:
+    def read(self, save_path, options=None) -> CheckpointLoadStatus:
         """Restores from ``save_path`` (a prefix from `write` or `save`)."""
+        check_options(options, "Checkpoint.read")
         return self._restore(save_path)
 
-    def restore(self, save_path) -> CheckpointLoadStatus:
+    def sync(self) -> None:
+        """Waits for asynchronous saves (follows `tf.train.Checkpoint.sync`): every save
+        here is synchronous, so there is none to wait for."""
+
+    def restore(self, save_path, options=None) -> CheckpointLoadStatus:
         """Restores every matching variable from ``save_path``; values for variables not
         created yet are assigned when they are. ``save_path=None`` does nothing (as TF).
 
@@ -704,6 +714,7 @@ class Checkpoint:
                 that differs from its variable's (both named); or a checkpoint with no
                 object in common with this one. No variable changes then.
         """
+        check_options(options, "Checkpoint.restore")
         if save_path is None:
             return CheckpointLoadStatus(self, "<none>", [])
         return self._restore(save_path)
@@ -765,5 +776,6 @@ def numpy_value(value):
 
 
 from .checkpoint_manager import CheckpointManager  # noqa: E402 (it builds on Checkpoint)
+from .checkpoint_options import check_options  # noqa: E402
 from .checkpoint_status import CheckpointLoadStatus  # noqa: E402
 from .saver import restore_by_name  # noqa: E402

@@ -21,6 +21,7 @@ from .checkpoint_format import (
     state_lock,
     write_state,
 )
+from .checkpoint_options import check_options
 
 __all__ = ["CheckpointManager"]
 
@@ -205,20 +206,16 @@ class CheckpointManager:
             check_interval: with ``checkpoint_interval``, whether to save only once the step
                 counter moved at least the interval since the last save; False saves unless a
                 checkpoint exists for the current step already.
-            options: `tf.train.CheckpointOptions` has no counterpart here: only None.
+            options: a `tf.train.CheckpointOptions` (see its docstring) or None.
 
         Returns:
             The new checkpoint's prefix, or None if nothing was saved (the interval).
 
         Raises:
-            NotImplementedError: ``options`` given.
+            NotImplementedError: ``options`` that ask for callbacks or skipped slots.
             TypeError: ``checkpoint_number`` not an integer.
         """
-        if options is not None:
-            raise NotImplementedError(
-                "CheckpointManager.save: options (tf.train.CheckpointOptions) are not "
-                f"supported; pass options=None. Received: options={options!r}"
-            )
+        check_options(options, "CheckpointManager.save")
         if self._checkpoint_interval is not None:
             step = int(np.asarray(numpy_value(self._step_counter)))
             last = self._last_checkpoint_step

@@ -54,10 +54,19 @@ class CheckpointLoadStatus:
         return self
 
     def assert_nontrivial_match(self) -> CheckpointLoadStatus:
-        """At least one value other than the save counter was assigned."""
-        if not self._consumed - {"save_counter"}:
-            raise AssertionError(f"Checkpoint {self.file} matched no object: {self._keys}.")
-        return self
+        """At least one saved object other than the root and the save counter matched an
+        existing one (TF's rule): a value was assigned, or an object whose variables are not
+        created yet (a model restored before it is built) exists."""
+        if self._consumed - {"save_counter"}:
+            return self
+        objects = ObjectGraph(self._root).objects
+        for key in self._keys:
+            parts = key.split("/")
+            if key != "save_counter" and any(
+                "/".join(parts[:i]) in objects for i in range(1, len(parts) + 1)
+            ):
+                return self
+        raise AssertionError(f"Checkpoint {self.file} matched no object: {self._keys}.")
 
     def expect_partial(self) -> CheckpointLoadStatus:
         """Declares that an incomplete restore is intended (silences nothing else)."""

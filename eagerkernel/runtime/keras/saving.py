@@ -61,9 +61,8 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
         name: default the class's ``__name__``.
 
     Raises:
-        ValueError: ``package`` contains ``">"``, or the name is already registered to
-            another object.
-        TypeError: the class has no ``get_config``.
+        ValueError: ``package`` contains ``">"``, the name is already registered to
+            another object, or the class has no ``get_config``.
 
     >>> @ek.keras.saving.register_keras_serializable(package="Doc")
     ... class Twice(ek.keras.layers.Layer):
@@ -80,7 +79,9 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
     def decorator(obj):
         key = f"{package}>{name or obj.__name__}"
         if isinstance(obj, type) and not hasattr(obj, "get_config"):
-            raise TypeError(f"Cannot register {obj!r}: it has no get_config() method.")
+            raise ValueError(  # Keras 2 and 3 raise ValueError
+                f"Cannot register {obj!r}: a class that does not have a get_config() method."
+            )
         old = _REGISTERED.get(key)
         if old is not None and old is not obj and old.__qualname__ != obj.__qualname__:
             raise ValueError(f"{key} has already been registered to {old}")

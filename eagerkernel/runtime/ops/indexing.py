@@ -214,13 +214,15 @@ def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
         gradient.
 
     Raises:
-        InvalidArgumentError: an index out of range or a bad indices shape.
+        InvalidArgumentError: an index out of range, a bad indices shape or scalar params.
         TypeError: non-integer indices.
 
     >>> ek.gather_nd(ek.constant([[1, 2], [3, 4]]), [[1, 0], [0, 1]]).numpy()
     array([3, 2], dtype=int32)
     """
     x = _tensor(params, "gather_nd")
+    if not x._value.shape:  # TF's GatherNd kernel, whatever the indices
+        raise invalid("gather_nd", "gather_nd: params must be at least a vector, got a scalar.")
     i = index_tensor(indices, x, "gather_nd")
     b = operator.index(batch_dims)
     _check_nd("gather_nd", x._value.shape, i, b)
