@@ -379,8 +379,9 @@ class DistributedDataset:
 class DistributedDatasetsFromFunction:
     """The result of `Strategy.distribute_datasets_from_function` (see the module
     docstring): each step yields one element per local replica, as a `PerReplica` structure
-    (the element itself for one local replica). An epoch ends when a replica's element runs
-    out; the elements taken for that step are dropped."""
+    (the element itself for one local replica). When the dataset runs out part way through a
+    step, the remaining replicas get empty batches (as TensorFlow pads them); an epoch ends
+    when the first replica's element runs out (or a later one's, for unbatched elements)."""
 
     def __init__(self, strategy, dataset_fn, options=None):
         if not callable(dataset_fn):
@@ -405,7 +406,13 @@ class DistributedDatasetsFromFunction:
         def step():
             parts = []
             for r in range(ext.num_local_replicas):
-                element = next(source)
+                try:
+                    element = next(source)
+                except StopIteration:
+                    leaves = nest.flatten(parts[0]) if parts else ()
+                    if not leaves or not all(getattr(x, "ndim", 0) >= 1 for x in leaves):
+                        raise
+                    element = nest.map_structure(lambda x: x[:0], parts[0])
                 dev = ext.devices[r]
                 parts.append(
                     nest.map_structure(lambda x, d=dev: _place(x, d, self._fetch), element)

@@ -37,6 +37,7 @@ from ..core.variable import (
 )
 from . import context as dctx
 from .collectives import BUCKET_BYTES, all_reduce_sum, local_reducer, on_array_device, to_host
+from .host_reduce import all_gather, reduce_host_arrays
 from .overlap import GradientOverlap
 from .values import (
     DistributedValues,
@@ -141,6 +142,13 @@ class ReplicaContext:
         ext = self.strategy.extended
         reduced = self._merge(lambda per: ext.all_reduce_lists(op, per), flat)
         return nest.pack_sequence_as(value, reduced)
+
+    def all_gather(self, value, axis: int, options=None):
+        """``value`` (a Tensor or nested structure) concatenated along ``axis`` over all
+        replicas, in replica order, on every replica (follows `ReplicaContext.all_gather`)."""
+        if options is not None:
+            raise NotImplementedError("ReplicaContext.all_gather: options is not supported.")
+        return all_gather(self, value, int(axis))
 
     def __repr__(self) -> str:
         return (
@@ -585,6 +593,8 @@ class StrategyExtended:
             locals_ = [to_tensor(value, None, where)]
         elif op is ReduceOp.MEAN and axis is None:
             return to_tensor(value, None, where)  # the same value everywhere (Mirrored)
+        elif axis is not None:  # TensorFlow: each replica reduces its copy along the axis
+            locals_ = [to_tensor(value, None, where)] * self.num_local_replicas
         else:
             raise ValueError(
                 f"{where}: a value that is not per-replica cannot be reduced with {op.value} "
@@ -596,26 +606,8 @@ class StrategyExtended:
     def _reduce_tensors(self, op: ReduceOp, locals_: tuple, axis=None) -> Tensor:
         """`reduce_to_host` of this process's replica values ``locals_`` (Tensors)."""
         arrays = [to_host(t._value) for t in locals_]
-        count = 0
-        if axis is not None:
-            count = sum(a.shape[axis] for a in arrays)
-            arrays = [np.sum(a, axis=axis) for a in arrays]
-        total = np.array(arrays[0], copy=True)
-        for a in arrays[1:]:
-            total = total + a
-        replicas = len(arrays)
-        if self.communicator is not None and self.communicator.size > 1:
-            buf = np.ascontiguousarray(np.atleast_1d(total))
-            self.communicator.all_reduce_sum_(buf)
-            total = buf.reshape(np.shape(total))
-            if axis is not None:
-                c = np.array([count], np.int64)
-                self.communicator.all_reduce_sum_(c)
-                count = int(c[0])
-            replicas *= self.communicator.size
-        if op is ReduceOp.MEAN:
-            total = total / np.asarray(count if axis is not None else replicas, dtype=total.dtype)
-        total = np.asarray(total, dtype=arrays[0].dtype)
+        where = f"{type(self.strategy).__name__}.reduce"
+        total = reduce_host_arrays(op, arrays, axis, self.communicator, where)
         out = make(total if total.ndim else total[()], CPU)
         dev = current_device()
         return out if dev is CPU else copy_to_device(out, dev)
@@ -659,12 +651,12 @@ class Strategy:
         variables.
 
         Raises:
-            ValueError: inside another strategy's scope (TensorFlow's "Mixing different
+            RuntimeError: inside another strategy's scope (TensorFlow's "Mixing different
                 tf.distribute.Strategy objects").
         """
         current = dctx.strategy_stack()
         if current and current[-1] is not self:
-            raise ValueError(
+            raise RuntimeError(
                 f"Mixing different tf.distribute.Strategy objects: entering the scope of "
                 f"{type(self).__name__} inside the scope of {type(current[-1]).__name__}."
             )
@@ -710,8 +702,9 @@ class Strategy:
                 only.
 
         Raises:
-            ValueError: an unknown ``reduce_op``; a non-distributed value with SUM over
-                several replicas.
+            ValueError: an unknown ``reduce_op``; a non-distributed value with SUM and no
+                axis over several replicas (with an axis, each replica reduces its copy); an
+                ``axis`` outside the values' rank.
         """
         op = ReduceOp.parse(reduce_op, f"{type(self).__name__}.reduce")
         if isinstance(value, DistributedValues):
@@ -719,12 +712,12 @@ class Strategy:
         return nest.map_structure(lambda x: self._extended.reduce_to_host(op, x, axis), value)
 
     def experimental_local_results(self, value) -> tuple:
-        """The values of this process's replicas: a tuple (follows
-        `Strategy.experimental_local_results`)."""
-        if isinstance(value, DistributedValues):
+        """The values of this process's replicas: a tuple, of one structure per replica for a
+        nested ``value`` (follows `Strategy.experimental_local_results`)."""
+        if isinstance(value, (DistributedValues, DistributedVariable)):
             return value.values
-        if isinstance(value, DistributedVariable):
-            return value.values
+        if isinstance(value, (list, tuple, dict)) and self._extended.num_local_replicas > 1:
+            return tuple(select_replica(r, value) for r in range(self._extended.num_local_replicas))
         return (value,)
 
     def gather(self, value, axis: int = 0) -> Tensor:

@@ -18,8 +18,8 @@ import enum
 import numpy as np
 
 from ..core.dispatch import copy_to_device, stateful
-from ..core.tensor import Tensor, make
-from ..core.variable import Variable
+from ..core.tensor import Tensor, make, to_tensor
+from ..core.variable import Variable, VariableAggregation, VariableSynchronization
 from . import context as dctx
 
 __all__ = [
@@ -140,6 +140,14 @@ class DistributedVariable(Variable):
         v = cls.__new__(cls)
         for slot in ("_constraint", "_name", "_trainable", "_uid"):
             setattr(v, slot, getattr(primary, slot))
+        v._aggregation = primary.aggregation
+        if v._aggregation is VariableAggregation.MEAN and not primary.dtype.is_floating:
+            raise ValueError(  # TensorFlow's check, in its words
+                "creating distributed tf.Variable with aggregation=MEAN and a non-floating "
+                "dtype is not supported, please use a different aggregation or dtype"
+            )
+        sync = primary.synchronization  # TensorFlow's mirrored variables say ON_WRITE
+        v._synchronization = VariableSynchronization.ON_WRITE if cls is MirroredVariable else sync
         v._read = None
         v._value = primary._value
         v._device = primary._device
@@ -190,11 +198,14 @@ class MirroredVariable(DistributedVariable):
     ``MirroredVariable``; synchronization ``ON_WRITE``).
 
     Updates: in cross-replica context, `assign`, `assign_add` and `assign_sub` update every
-    component (the value is computed once and copied to each device); in a replica context
-    (inside `Strategy.run`), they update the replica's own component, so a value computed the
-    same way by every replica keeps them equal. Optimizers update every component from the
-    all-reduced gradients. In cross-replica context a read gives the first replica's
-    component.
+    component (the value is computed once and copied to each device). In a replica context
+    (inside `Strategy.run`) they follow the variable's ``aggregation``, as TensorFlow's: with
+    ``NONE`` each replica updates its own component (so a value computed the same way by
+    every replica keeps them equal); with ``SUM``, ``MEAN`` or ``ONLY_FIRST_REPLICA`` every
+    replica must make the same update, whose values (or deltas) are summed, averaged or taken
+    from the first replica, and the result updates every component. Optimizers update every
+    component from the all-reduced gradients. In cross-replica context a read gives the first
+    replica's component.
     """
 
     __slots__ = ()
@@ -205,30 +216,49 @@ class MirroredVariable(DistributedVariable):
             if r != self._active:
                 self._components[r] = copy_array(self._value, d)
 
+    def _update(self, update, value, read_value: bool):
+        replica = dctx.current_replica()
+        if replica is None or self.aggregation is VariableAggregation.NONE:
+            update(self, value, read_value=False)
+            if replica is None:
+                self._sync_from_active()
+        else:
+            value = to_tensor(value, self._value.dtype, f"MirroredVariable.{update.__name__}")
+            replica._merge(lambda per: self._aggregated_update(update, replica, per), value)
+        return self if read_value else None
+
+    def _aggregated_update(self, update, replica, per: list) -> list:
+        """In cross-replica context: the replicas' values ``per`` combined by the
+        aggregation (over all workers), applied to every component."""
+        ext = replica.strategy.extended
+        if self.aggregation is VariableAggregation.ONLY_FIRST_REPLICA:
+            first = ext.worker_index * ext.num_local_replicas == 0
+            rows = [[p if first and r == 0 else p * 0] for r, p in enumerate(per)]
+            op = ReduceOp.SUM
+        else:
+            rows, op = [[p] for p in per], ReduceOp[self.aggregation.name]
+        value = ext.all_reduce_lists(op, rows)[0][0]
+        update(self, value, read_value=False)
+        self._sync_from_active()
+        return [None] * len(per)
+
     @stateful  # replayed by graph functions, as Variable's
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        """Assigns every component (cross-replica context) or this replica's (replica context);
-        see the class docstring. Raises ValueError for a shape or dtype mismatch."""
-        super().assign(value, read_value=False)
-        if dctx.current_replica() is None:
-            self._sync_from_active()
-        return self if read_value else None
+        """Assigns every component (cross-replica context) or, in a replica context, as the
+        aggregation says; see the class docstring. Raises ValueError for a shape or dtype
+        mismatch."""
+        return self._update(Variable.assign, value, read_value)
 
     @stateful  # replayed by graph functions, as Variable's
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
-        """Adds ``delta`` to every component (cross-replica) or to this replica's."""
-        super().assign_add(delta, read_value=False)
-        if dctx.current_replica() is None:
-            self._sync_from_active()
-        return self if read_value else None
+        """Adds ``delta`` to every component (cross-replica) or as the aggregation says."""
+        return self._update(Variable.assign_add, delta, read_value)
 
     @stateful  # replayed by graph functions, as Variable's
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
-        """Subtracts ``delta`` from every component (cross-replica) or from this replica's."""
-        super().assign_sub(delta, read_value=False)
-        if dctx.current_replica() is None:
-            self._sync_from_active()
-        return self if read_value else None
+        """Subtracts ``delta`` from every component (cross-replica) or as the aggregation
+        says."""
+        return self._update(Variable.assign_sub, delta, read_value)
 
 
 class SyncOnReadVariable(DistributedVariable):

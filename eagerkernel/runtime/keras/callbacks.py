@@ -382,6 +382,8 @@ class EarlyStopping(Callback):
         restore_best_weights: put back the weights of the best epoch when training ends,
             stopped early or not (Keras 3; with ``verbose`` it says "Restoring model weights
             from the end of the best epoch: N.").
+        start_from_epoch: epochs (0-based indices below it) not monitored at all, a
+            warm-up; default 0.
     """
 
     def __init__(
@@ -393,6 +395,7 @@ class EarlyStopping(Callback):
         mode="auto",
         baseline=None,
         restore_best_weights=False,
+        start_from_epoch=0,
     ):
         super().__init__()
         self.monitor = monitor
@@ -401,13 +404,14 @@ class EarlyStopping(Callback):
         self.verbose = verbose
         self.baseline = baseline
         self.restore_best_weights = restore_best_weights
+        self.start_from_epoch = start_from_epoch
         self._better = monitor_mode(monitor, mode)
         self.stopped_epoch = 0
 
     def on_train_begin(self, logs=None):
         self.wait = 0
         self.stopped_epoch = 0
-        self.best = -math.inf if self._better is np.greater else math.inf
+        self.best = None  # as Keras 3: the first monitored value is an improvement
         self.best_weights = None
         self.best_epoch = 0
 
@@ -422,11 +426,13 @@ class EarlyStopping(Callback):
                 stacklevel=2,
             )
             return
+        if epoch < self.start_from_epoch:  # the warm-up, as Keras: not monitored
+            return
         delta = self.min_delta if self._better is np.greater else -self.min_delta
         if self.restore_best_weights and self.best_weights is None:
             self.best_weights, self.best_epoch = self.model.get_weights(), epoch
         self.wait += 1
-        if self._better(value - delta, self.best):
+        if self.best is None or self._better(value - delta, self.best):
             self.best, self.best_epoch = value, epoch
             if self.restore_best_weights:
                 self.best_weights = self.model.get_weights()

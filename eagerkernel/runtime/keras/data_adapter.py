@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import sys
+import types
 import warnings
 
 import numpy as np
@@ -434,6 +435,12 @@ def get_adapter(x, y, sample_weight, batch_size, steps, shuffle, class_weight, m
         raise ValueError(f"{method}: no input data; pass `x` (arrays, Tensors or a Dataset).")
     if class_weight is not None:
         class_weight = _clean_class_weight(class_weight)  # bad values fail before training
+        if isinstance(x, types.GeneratorType) or is_torch_dataloader(x):  # as Keras 3
+            kind = "torch DataLoader" if is_torch_dataloader(x) else "Python generator"
+            raise ValueError(
+                f"{method}: argument `class_weight` is not supported for {kind} inputs (weigh "
+                f"the batches it yields instead). Received: class_weight={class_weight}"
+            )
     if isinstance(x, PyDataset) or is_torch_dataloader(x):
         for name, value in (("y", y), ("sample_weight", sample_weight)):
             if value is not None:
@@ -495,15 +502,20 @@ class EpochIterator:
         steps: batches per epoch, or None for one pass over the data.
         steps_name: the argument that gave ``steps`` (named in errors and warnings).
         activity: "training", "evaluation" or "prediction" (named in the warning).
+        per_execution: the model's ``steps_per_execution``. As Keras 3 runs ``ceil(steps /
+            per_execution)`` executions of up to ``per_execution`` batches each, an epoch of
+            ``steps`` draws ``steps`` rounded up to a multiple of it (steps=1 with
+            steps_per_execution=2 draws 2 batches, as TF 2.21 does).
 
     Raises:
         ValueError: ``steps`` is not a positive integer, or is None for an infinite Dataset;
             the data is known to be empty.
     """
 
-    def __init__(self, adapter, steps, steps_name: str, activity: str):
+    def __init__(self, adapter, steps, steps_name: str, activity: str, per_execution: int = 1):
         self.adapter = adapter
         self.steps = check_steps(steps, steps_name)
+        self.per_execution = per_execution
         cap = run_limits.max_steps_per_epoch()  # keras.config.set_max_steps_per_epoch
         if cap and (self.steps is None or cap < self.steps):
             warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=3)
@@ -573,7 +585,8 @@ class EpochIterator:
     def _batches(self, first):
         yield 0, first
         step = 1
-        while self.steps is None or step < self.steps:
+        draw = None if self.steps is None else -(-self.steps // self.per_execution)
+        while draw is None or step < draw * self.per_execution:
             data = self._next()
             if data is None:
                 if self.steps is not None:
@@ -611,7 +624,8 @@ class EpochIterator:
 
 def grouped(batches, size: int):
     """``(step, data)`` pairs in runs of ``size``: ``(first_step, last_step, [data, ...])``
-    (the callback cadence of ``steps_per_execution``)."""
+    (the callback cadence of ``steps_per_execution``). ``last_step`` is always
+    ``first_step + size - 1``, also for a shorter last run, as Keras 3 reports it."""
     group: list = []
     begin = 0
     for step, data in batches:
@@ -622,4 +636,4 @@ def grouped(batches, size: int):
             yield begin, step, group
             group = []
     if group:
-        yield begin, begin + len(group) - 1, group
+        yield begin, begin + size - 1, group

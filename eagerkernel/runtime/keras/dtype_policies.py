@@ -27,7 +27,8 @@ class Policy:
 
     Args:
         name: ``"mixed_float16"`` (float16 compute, float32 variables) or the name of a dtype
-            such as ``"float32"``, ``"float64"`` or ``"float16"`` (both dtypes that one).
+            such as ``"float32"``, ``"float64"`` or ``"float16"`` (both dtypes that one);
+            None (the default) takes the global policy's name, as Keras 3's does.
 
     Attributes:
         name: the name given.
@@ -46,7 +47,9 @@ class Policy:
     ('float16', 'float32')
     """
 
-    def __init__(self, name: str):
+    def __init__(self, name: str | None = None):
+        if name is None:  # Keras 3: the global policy's name
+            name = global_policy().name
         if isinstance(name, dtypes.DType):
             raise TypeError(
                 f"'name' must be a string, not a DType. Instead, pass DType.name. Got: {name.name}"

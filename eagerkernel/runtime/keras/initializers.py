@@ -371,7 +371,7 @@ class Orthogonal(_Random):
         rows, cols = math.prod(shape[:-1]), shape[-1]
         flat = (max(rows, cols), min(rows, cols))
         a = _normal(self._draw_seed, flat, dt, 0.0, 1.0).numpy()
-        q, r = np.linalg.qr(a)
+        q, r = np.linalg.qr(a.astype(np.float32) if a.dtype == np.float16 else a)  # no f16 QR
         q *= np.sign(np.diag(r))
         if rows < cols:
             q = q.T

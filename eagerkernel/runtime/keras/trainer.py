@@ -51,6 +51,7 @@ from .trainer_utils import (
     check_verbose,
     compile_metrics,
     concat_outputs,
+    flat_names,
     flatten_logs,
     loss_weight_of,
     match_rank,
@@ -437,7 +438,11 @@ class Trainer:
             initial_epoch: the first epoch's index (resuming a run); default 0.
             steps_per_epoch: batches per epoch; required for an infinite Dataset. With it, an
                 epoch continues where the previous one stopped, and data that runs out warns
-                "Your input ran out of data" and ends training after that epoch.
+                "Your input ran out of data": arrays and Datasets of known length start
+                again at the next epoch, an iterator ends training after that epoch (Keras 3).
+                With ``steps_per_execution`` k, an epoch draws ``steps_per_epoch`` rounded
+                up to a multiple of k batches (as do ``validation_steps``, and ``steps`` of
+                `evaluate` and `predict`), as Keras 3 does.
             validation_steps: batches per validation (from the start of the validation data
                 each time); required for an infinite validation Dataset.
             validation_batch_size: batch size for validation arrays; default ``batch_size``.
@@ -486,6 +491,7 @@ class Trainer:
             steps_per_epoch,
             "steps_per_epoch",
             "training",
+            self._steps_per_execution,
         )
         val = None
         if validation_data is not None:
@@ -547,7 +553,9 @@ class Trainer:
                 if dist is not None:
                     self.stop_training = dist.agree_stop(self.stop_training)
                 training_logs = epoch_logs
-                if self.stop_training or train.ran_out:
+                # Data of a known length that ran out before `steps_per_epoch` batches starts
+                # again next epoch (Keras 3 warns and goes on); an iterator ends training.
+                if self.stop_training or (train.ran_out and train.adapter.num_batches is None):
                     break
         finally:
             train.close()
@@ -575,7 +583,9 @@ class Trainer:
         else:
             vbs = validation_batch_size if validation_batch_size is not None else batch_size
         adapter = get_adapter(vx, vy, vsw, vbs, steps, False, None, "fit (validation_data)")
-        return EpochIterator(adapter, steps, "validation_steps", "evaluation")
+        return EpochIterator(
+            adapter, steps, "validation_steps", "evaluation", self._steps_per_execution
+        )
 
     def _test_loop(self, it: EpochIterator, cb) -> dict:
         it.reset()  # each evaluation starts the data again, as in Keras
@@ -649,6 +659,7 @@ class Trainer:
             steps,
             "steps",
             "evaluation",
+            self._steps_per_execution,
         )
         cb = self._callbacks(callbacks, verbose, 1, it.num_batches)
         dist = distributed_fit(self)
@@ -657,7 +668,7 @@ class Trainer:
                 logs = self._test_loop(it, cb)
         finally:
             it.close()
-        return logs if return_dict else flatten_logs(logs, self.metrics_names)
+        return logs if return_dict else flatten_logs(logs, flat_names(self))
 
     @filter_traceback
     def predict(
@@ -707,6 +718,7 @@ class Trainer:
             steps,
             "steps",
             "prediction",
+            self._steps_per_execution,
         )
         cb = self._callbacks(callbacks, verbose, 1, it.num_batches)
         self.stop_predicting = False
@@ -760,7 +772,7 @@ class Trainer:
             sample_weight = data_adapter.class_weight_to_sample_weight(y, class_weight)
         self.reset_metrics()
         logs = callbacks_module.pythonify_logs(self.train_step(as_batch(x, y, sample_weight)))
-        return logs if return_dict else flatten_logs(logs, self.metrics_names)
+        return logs if return_dict else flatten_logs(logs, flat_names(self))
 
     @filter_traceback
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
@@ -773,7 +785,7 @@ class Trainer:
         self._require_compiled("test_on_batch")
         self.reset_metrics()
         logs = callbacks_module.pythonify_logs(self.test_step(as_batch(x, y, sample_weight)))
-        return logs if return_dict else flatten_logs(logs, self.metrics_names)
+        return logs if return_dict else flatten_logs(logs, flat_names(self))
 
     @filter_traceback
     def predict_on_batch(self, x):

@@ -29,6 +29,7 @@ __all__ = [
     "check_verbose",
     "compile_metrics",
     "concat_outputs",
+    "flat_names",
     "flatten_logs",
     "loss_weight_of",
     "metrics_result_or_logs",
@@ -168,6 +169,19 @@ def loss_weight_of(loss_weights) -> float:
         "loss_weights must be a float, or a list or dict of one float (eagerkernel models have "
         f"one output, so one loss). Received: loss_weights={loss_weights!r}"
     )
+
+
+def flat_names(model) -> list:
+    """The names `flatten_logs` orders by, as Keras 3's ``_flatten_metrics_in_order``: the
+    model's `metrics_names`, except that with several outputs the compiled metrics are left
+    out (Keras names them without their output prefix, so they match no log key and come
+    last, sorted): ``[loss, reg_loss, cls_loss, reg_mae, reg_mse]``."""
+    names = model.metrics_names
+    losses = getattr(model, "compiled_loss", None)
+    if isinstance(losses, OutputLosses) and len(losses.names) > 1:
+        compiled = {m.name for m in getattr(model, "compiled_metrics", None) or ()}
+        names = [n for n in names if n not in compiled]
+    return names
 
 
 def flatten_logs(logs: dict, names=()):
@@ -431,9 +445,15 @@ def compile_metrics(loss, output_losses, metrics, weighted_metrics) -> list:
             continue
         if multi and not isinstance(group, (list, tuple, dict)):
             raise ValueError(f"{arg} must be a list or dict. Received: {arg}={group!r}")
-        if not multi and not isinstance(group, (list, tuple)):
-            raise ValueError(f"{arg} must be a list of metrics. Received: {arg}={group!r}")
-        items = output_losses.metric_items(group, arg) if multi else [(None, m) for m in group]
+        if not multi and not isinstance(group, (list, tuple, dict)):
+            raise ValueError(f"{arg} must be a list or dict. Received: {arg}={group!r}")
+        # one output: every metric of the structure applies to it, whatever its dict keys
+        # (Keras 3's CompileMetrics flattens it)
+        items = (
+            output_losses.metric_items(group, arg)
+            if multi
+            else [(None, m) for m in nest.flatten(group)]
+        )
         for index, m in items:
             taken = {metric.name for metric, _, _ in entries}
             # Keras names a metric by its output only when there are several outputs

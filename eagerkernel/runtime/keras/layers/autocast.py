@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import typing
 
+import numpy as np
+
 from ... import nest
-from ...core.tensor import Tensor
+from ...core.tensor import Tensor, to_tensor
 from ...core.variable import Variable
 from ...ops.elementwise import cast
 
 if typing.TYPE_CHECKING:
     from .base import Layer
 
-__all__ = ["autocast_weights", "cast_floats", "weights_read_as"]
+__all__ = ["autocast_weights", "cast_floats", "convert_call_args", "weights_read_as"]
 
 
 class autocast_weights:
@@ -45,14 +47,18 @@ def weights_read_as(layer: Layer) -> tuple[dict, dict]:
     to the compute dtype (a recorded Cast, so the gradient reaches each Variable in its own
     dtype). The call swaps ``read_as`` into the layer's ``__dict__`` and ``held`` back after."""
 
-    dtype = layer._variable_dtype._np
+    # Keras 3's KerasVariable.value: every floating variable (a float64 one too) is read as
+    # the autocast scope's dtype, integer ones as they are.
+    target = layer._autocast_to._np
     keep = layer.__dict__.get("_no_autocast", ())
     held = {
         key: value
         for key, value in layer.__dict__.items()
-        if isinstance(value, Variable) and value._value.dtype == dtype and id(value) not in keep
+        if isinstance(value, Variable)
+        and value._value.dtype.kind == "f"
+        and value._value.dtype != target
+        and id(value) not in keep
     }
-    target = layer._autocast_to._np
     return held, {key: cast(value, target) for key, value in held.items()}
 
 
@@ -67,3 +73,36 @@ def cast_floats(outputs, source, target):
     if isinstance(outputs, Tensor):
         return one(outputs)
     return nest.map_structure(one, outputs)
+
+
+def convert_call_args(layer: Layer, inputs, args: tuple, kwargs: dict):
+    """Keras 3's ``Layer.__call__`` step 1 (``DTypePolicy.convert_input`` on every argument):
+    ``(inputs, args, kwargs)`` with the floating tensors and arrays among the arguments after
+    the first cast to the layer's input dtype as the first one is (a mask they carry kept);
+    with ``autocast=False`` the first argument's arrays become tensors, uncast."""
+    if layer._cast_to is None:
+        return nest.map_structure(_array_to_tensor, inputs), args, kwargs
+    inputs = layer._cast_inputs(inputs)
+    if args or kwargs:
+        target = layer._cast_to._np
+
+        def one(x):
+            if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+                x = to_tensor(x, None, layer.name)
+            if not isinstance(x, Tensor) or x._value.dtype.kind != "f" or x._value.dtype == target:
+                return x
+            mask = getattr(x, "_keras_mask", None)
+            x = cast(x, target)
+            if mask is not None:
+                x._keras_mask = mask
+            return x
+
+        args = tuple(nest.map_structure(one, a) for a in args)
+        kwargs = {k: nest.map_structure(one, v) for k, v in kwargs.items()}
+    return inputs, args, kwargs
+
+
+def _array_to_tensor(x):
+    if isinstance(x, (np.ndarray, np.generic)):
+        return to_tensor(x, None, "Layer.__call__")
+    return x

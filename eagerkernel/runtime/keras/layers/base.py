@@ -45,7 +45,7 @@ from .. import masking as _masking
 from ..argument_errors import unrecognized_arguments
 from ..keras_tensor import KerasTensor, any_symbolic
 from .added_metrics import AddedMetricsMixin
-from .autocast import autocast_weights, cast_floats, weights_read_as
+from .autocast import autocast_weights, cast_floats, convert_call_args, weights_read_as
 from .build_config import (
     BuildConfigMixin,
     build_by_shape_kwargs,
@@ -257,6 +257,10 @@ class Layer(
         """The layer's `ek.keras.mixed_precision.Policy` (follows `Layer.dtype_policy`)."""
         return self._dtype_policy
 
+    @dtype_policy.setter
+    def dtype_policy(self, value) -> None:  # Keras 3: a policy or a name, for later calls
+        self._set_dtype_policy(dtype_policies.get(value), self._cast_to is not None)
+
     @property
     def compute_dtype(self) -> str:
         """The dtype the layer computes and outputs in (the policy's compute dtype)."""
@@ -319,8 +323,7 @@ class Layer(
         # the caller left out; looked for only once any tensor has had one attached.
         previous = _masking.fill_masks(self, inputs, args, kwargs) if _masking.ATTACHED[0] else None
         first = inputs
-        if self._cast_to is not None:
-            inputs = self._cast_inputs(inputs)
+        inputs, args, kwargs = convert_call_args(self, inputs, args, kwargs)
         scope = _thread_context()
         outer_scope = scope.scope_name
         entry = False

@@ -654,10 +654,10 @@ class CategoryEncoding(Layer):
             out = np.stack(
                 [np.bincount(r, wts, minlength=self.num_tokens) for r, wts in zip(rows, wr)]
             ).astype(np.float32)
-            return host_tensor(
-                out.reshape(*idx.shape[:-1], self.num_tokens) if idx.ndim > 1 else out[0]
-            )
-        return host_tensor(encode_categorical(idx, self.num_tokens, self.output_mode))
+            out = out.reshape(*idx.shape[:-1], self.num_tokens) if idx.ndim > 1 else out[0]
+        else:
+            out = encode_categorical(idx, self.num_tokens, self.output_mode)
+        return host_tensor(out.astype(self._variable_dtype._np))  # Keras 3: in layer.dtype
 
     def compute_output_shape(self, input_shape) -> tuple:
         shape = tuple(input_shape)
@@ -666,10 +666,10 @@ class CategoryEncoding(Layer):
         return (*shape[:-1], self.num_tokens)
 
     def compute_output_spec(self, inputs, count_weights=None):
-        """A float32 KerasTensor of `compute_output_shape` (Keras 3: the layer's dtype)."""
+        """A KerasTensor of `compute_output_shape` in the layer's dtype, as its output."""
         from ..keras_tensor import KerasTensor
 
-        return KerasTensor(self.compute_output_shape(tuple(inputs.shape)), "float32")
+        return KerasTensor(self.compute_output_shape(tuple(inputs.shape)), self.dtype)
 
     def get_config(self) -> dict:
         return {
