@@ -126,7 +126,7 @@ notebook: setup
 lab: setup
 	$(VENV_ENV) jupyter lab --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
-BENCHMARKS := op_overhead input_pipeline training_step conv distributed elementwise function
+BENCHMARKS := op_overhead input_pipeline training_step conv distributed elementwise function random_ops
 bench: setup $(TORCH_STAMP) $(if $(WITH_TF),$(TF_STAMP))
 	@for b in $(BENCHMARKS); do \
 	  echo "==> benchmarks/$$b.py"; \

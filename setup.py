@@ -7,6 +7,8 @@
   Python methods of ``core/tape.py`` run.
 - ``eagerkernel.runtime.native._dispatch`` (``_dispatch.c``): dispatch's observed path for the
   common case; without it ``core/dispatch.py``'s ``_observed`` runs.
+- ``eagerkernel.runtime.native._philox`` (``_philox.c``): Philox-4x32-10 and TensorFlow's
+  distributions on it; without it ``runtime/philox.py``'s NumPy code runs.
 
 Without a C compiler the install still succeeds (``optional=True``) and the Python side runs.
 
@@ -43,6 +45,6 @@ setup(
             include_dirs=numpy_include if name == "_kernels" else [],
             optional=True,
         )
-        for name in ("_kernels", "_tape", "_dispatch")
+        for name in ("_kernels", "_tape", "_dispatch", "_philox")
     ]
 )

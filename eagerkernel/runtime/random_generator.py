@@ -9,9 +9,8 @@ TensorFlow's ``StatelessRandomGetKeyCounter`` does. The integers (``uniform`` wi
 dtypes, ``uniform_full_int``, ``split``, ``make_seeds``, ``stateless_split``) are therefore
 TensorFlow's exact numbers for the same seed, and the float32/float64 ``normal``, ``uniform``
 and ``truncated_normal`` values are TensorFlow's CPU values (checked against the values
-TensorFlow's documentation prints), as are ``stateless_categorical``'s. ``binomial`` and
-``stateless_binomial`` are deterministic per state/seed and follow the right
-distributions, but their numbers are not TensorFlow's. The "threefry" algorithm is not
+TensorFlow's documentation prints), as are ``stateless_categorical``'s, ``binomial``'s and
+``stateless_binomial``'s (`random_samplers`). The "threefry" algorithm is not
 implemented (NotImplementedError).
 
 Inside a `tf.distribute` strategy, a Generator created in the strategy's scope gives each
@@ -25,11 +24,11 @@ import threading
 
 import numpy as np
 
-from . import philox
+from . import philox, random_samplers
 from .core import dtypes
 from .core.device import current_device
 from .core.dispatch import Primitive, defvjp, dispatch, stateful
-from .core.errors import InvalidArgumentError, UnsupportedDTypeError
+from .core.errors import InvalidArgumentError, NotFoundError, UnsupportedDTypeError
 from .core.tensor import Tensor, make, to_tensor
 from .core.variable import Variable
 from .distribute import context as _dctx
@@ -210,11 +209,6 @@ def _float(dtype, op: str) -> np.dtype:
     return dt
 
 
-def _draw_dtype(dt: np.dtype) -> np.dtype:
-    """The dtype the Philox kernels compute in (half types: float32, then rounded)."""
-    return dt if dt.itemsize >= 4 or dt.kind != "f" else np.dtype(np.float32)
-
-
 class Generator:
     """A random-number generator with its state in a Variable (follows
     `tf.random.Generator`).
@@ -390,6 +384,13 @@ class Generator:
             _check_int_pair(minval, maxval, dtype, op)
             if minval is None:
                 return self._draw("full_int", shape, dt, op)
+            if dt.kind == "u":  # TF registers no bounded kernel for unsigned dtypes
+                raise NotFoundError(
+                    None,
+                    op,
+                    f"{op}: no StatelessRandomUniformIntV2 kernel for dtype {dt.name}; "
+                    "bounded integers need int32 or int64.",
+                )
             lo, hi = _int_bounds(minval, maxval, dt, op)
             return self._draw("uniform", shape, dt, op, lo, hi)
         dt = _float(dtype, op)
@@ -405,18 +406,21 @@ class Generator:
 
     def binomial(self, shape, counts, probs, dtype=dtypes.int32, name=None) -> Tensor:
         """Binomial samples: successes in ``counts`` trials of probability ``probs``
-        (broadcast to ``shape``; follows `Generator.binomial`). Deterministic per state;
-        the numbers are not TensorFlow's (its sampler is not reproduced).
+        (broadcast to the trailing dimensions of ``shape``; follows `Generator.binomial`),
+        TensorFlow's numbers (`random_samplers.binomial`).
 
         Raises:
-            InvalidArgumentError: a probability outside [0, 1] or a negative count.
+            InvalidArgumentError: counts and probs that do not broadcast to the end of
+                ``shape``.
         """
         op = "Generator.binomial"
         dt = dtypes.numpy_dtype(dtype)
         shape = _shape(shape, op, dt, current_device())
-        counts, probs = _binomial_inputs(shape, counts, probs, op)  # checked before a draw
+        counts, probs, batch = _binomial_inputs(shape, counts, probs, op)  # before a draw
         params = {"shape": tuple(shape), "dtype": np.dtype(dt)}
-        return dispatch(_binomial, (self._key_counter(shape), counts, probs), params)
+        delta = random_samplers.binomial_skip(tuple(shape), batch)
+        state = _read_and_skip(self._state_var, delta, self._distribution_strategy is not None)
+        return dispatch(_binomial, (state, counts, probs), params)
 
     def make_seeds(self, count=1) -> Tensor:
         """``[2, count]`` int64 seeds for stateless ops (follows `Generator.make_seeds`)."""
@@ -486,7 +490,7 @@ defvjp(_get_key_counter, None)
 def _fill_fwd(xp, state, kind, shape, dtype, lo, hi):
     w = _host_words(state)
     dt = np.dtype(dtype)
-    arr = philox.fill(kind, _draw_dtype(dt), w[2], w[0] | (w[1] << 64), _count(shape), lo, hi)
+    arr = philox.fill(kind, dt, w[2], w[0] | (w[1] << 64), _count(shape), lo, hi)
     arr = arr.astype(dt).reshape(shape)
     return arr if xp is np else xp.asarray(arr)
 
@@ -510,36 +514,43 @@ def numpy_generator(state) -> np.random.Generator:
 
 
 def _binomial_fwd(xp, state, counts, probs, shape, dtype):
-    host = [np.asarray(getattr(a, "get", lambda a=a: a)(), np.float64) for a in (counts, probs)]
-    rng = numpy_generator(state)
-    arr = rng.binomial(host[0].astype(np.int64), host[1], size=shape).astype(np.dtype(dtype))
+    host = [np.asarray(getattr(a, "get", lambda a=a: a)()) for a in (counts, probs)]
+    w = _host_words(state)
+    arr = random_samplers.binomial(w[2], w[0] | (w[1] << 64), host[0], host[1], shape)
+    with np.errstate(invalid="ignore"):  # a NaN probability: C's cast of NaN, as TF's
+        arr = arr.astype(np.dtype(dtype))
     return arr if xp is np else xp.asarray(arr)
 
 
-# Binomial draws from a Philox state (NumPy's sampler on a stream keyed by the state).
+# Binomial draws from a Philox state (TF's sampler, `random_samplers.binomial`).
 _binomial = Primitive("StatelessRandomBinomial", _binomial_fwd)
 defvjp(_binomial, None, None, None)
 
 
 def _binomial_inputs(shape, counts, probs, op) -> tuple:
-    """``counts`` and ``probs`` as tensors, checked."""
-    counts = to_tensor(counts, np.float32, op)
-    probs = to_tensor(probs, np.float32, op)
+    """``counts`` and ``probs`` as tensors of one floating dtype (``probs``'s, float32 by
+    default), and the broadcast shape they give the trailing dimensions of ``shape``. As
+    TF's kernel, no range check: a count <= 0 or probability <= 0 gives 0, a probability
+    >= 1 the count."""
+    probs = to_tensor(probs, None, op) if isinstance(probs, Tensor) else probs
+    pdt = np.asarray(probs).dtype
+    dt = pdt if pdt.kind == "f" else np.dtype(np.float32)
+    counts = to_tensor(counts, dt, op)
+    probs = to_tensor(probs, dt, op)
     c, p = counts.numpy(), probs.numpy()
-    if np.any(c < 0) or np.any(c != np.floor(c)):
-        raise InvalidArgumentError(None, op, f"{op}: counts must be whole numbers >= 0.")
-    if np.any((p < 0) | (p > 1)):
-        raise InvalidArgumentError(None, op, f"{op}: probs must lie in [0, 1].")
     try:
-        np.broadcast_shapes(tuple(shape), c.shape, p.shape)
+        batch = np.broadcast_shapes(c.shape, p.shape)
+        ok = len(batch) <= len(shape) and tuple(shape[len(shape) - len(batch) :]) == batch
     except ValueError:
+        ok = False
+    if not ok:
         raise InvalidArgumentError(
             None,
             op,
-            f"{op}: counts {list(c.shape)} and probs {list(p.shape)} do not "
-            f"broadcast to shape {list(shape)}",
-        ) from None
-    return counts, probs
+            f"{op}: counts {list(c.shape)} and probs {list(p.shape)} must broadcast to a "
+            f"shape that shape {list(shape)} ends with.",
+        )
+    return counts, probs, batch
 
 
 # -- the global generator ----------------------------------------------------------------------
@@ -651,6 +662,11 @@ def stateless_uniform(
         _check_int_pair(minval, maxval, dtype, op)
         if minval is None:
             return _stateless("full_int", shape, seed, dt, op, alg)
+        if dt.kind == "u":
+            raise ValueError(
+                f"{op}: Argument `dtype` got invalid value {dt.name} when argument `minval` "
+                "is not None. Please don't use unsigned integers in this case."
+            )
         lo, hi = _int_bounds(minval, maxval, dt, op)
         return _stateless("uniform", shape, seed, dt, op, alg, lo, hi)
     dt = _float(dtype, op)
@@ -658,17 +674,17 @@ def stateless_uniform(
 
 
 def stateless_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32, name=None):
-    """Binomial samples determined by ``seed`` (follows `tf.random.stateless_binomial`;
-    deterministic per seed, though not TensorFlow's numbers).
+    """Binomial samples determined by ``seed`` (follows `tf.random.stateless_binomial`),
+    TensorFlow's numbers (`random_samplers.binomial`).
 
     Raises:
-        InvalidArgumentError: a bad seed, a probability outside [0, 1], a negative count,
-            counts/probs that do not broadcast to ``shape``.
+        InvalidArgumentError: a bad seed; counts/probs that do not broadcast to the end of
+            ``shape``.
     """
     op = "stateless_random_binomial"
     dt = dtypes.numpy_dtype(output_dtype)
     shape = _shape(shape, op, dt, current_device())
-    counts, probs = _binomial_inputs(shape, counts, probs, op)
+    counts, probs, _ = _binomial_inputs(shape, counts, probs, op)
     params = {"shape": tuple(shape), "dtype": np.dtype(dt)}
     return dispatch(_binomial, (seed_state(seed, op), counts, probs), params)
 

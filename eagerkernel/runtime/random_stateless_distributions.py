@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import random_samplers
 from .core import dtypes
 from .core.device import current_device
 from .core.dispatch import Primitive, defjointvjp, defvjp, dispatch
@@ -140,15 +141,18 @@ def _on(xp, arr: np.ndarray):
 # -- gamma -----------------------------------------------------------------------------------------
 
 
-def _gamma_fwd(xp, state, alpha, shape, dtype):
-    a = np.broadcast_to(_host(alpha).astype(np.float64), shape)
-    out = np.full(shape, np.nan)  # a negative or NaN alpha: NaN, as TensorFlow's kernel
-    ok = (a > 0) & np.isfinite(a)
-    out[ok] = numpy_generator(state).standard_gamma(a[ok])
-    out[a == 0] = 0.0
-    out[a == np.inf] = np.inf
-    with np.errstate(over="ignore"):  # float16: inf, as a float16 kernel's
-        return _on(xp, out.astype(dtype))
+def _gamma_fwd(xp, state, alpha, shape, dtype, params_shape=None):
+    dt = np.dtype(dtype)
+    a = _host(alpha)  # TF's kernel samples alpha broadcast against beta
+    a = np.broadcast_to(a, a.shape if params_shape is None else params_shape).astype(dt)
+    w = [int(x) & (2**64 - 1) for x in _host(state).tolist()]
+    n = int(np.prod(shape, dtype=np.int64))
+    if n == 0:
+        return _on(xp, np.zeros(shape, dt))
+    out = random_samplers.gamma(w[2], w[0] | (w[1] << 64), a, n // a.size)
+    with np.errstate(over="ignore"):  # C's casts (to half through float)
+        out = out.astype(np.float32).astype(dt) if dt.itemsize < 4 else out.astype(dt)
+    return _on(xp, out.reshape(shape))
 
 
 def _gamma_grad_fwd(xp, alpha, sample):
@@ -230,7 +234,8 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=No
     state = seed_state(seed, op)
     shape = _output_shape(shape, op, dt)
     _check_suffix(shape, params_shape, op, "alpha and beta")
-    sample = dispatch(_stateless_gamma, (state, alpha), {"shape": shape, "dtype": dt})
+    params = {"shape": shape, "dtype": dt, "params_shape": tuple(params_shape)}
+    sample = dispatch(_stateless_gamma, (state, alpha), params)
     if beta is not None:  # TensorFlow divides by 1 too; that changes no number
         sample = divide(sample, rate)
     tiny = make(sample._device.xp.asarray(np.finfo(dt).tiny, dt), sample._device)
@@ -239,36 +244,20 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=No
 
 # -- Poisson ---------------------------------------------------------------------------------------
 
-# NumPy's Poisson sampler takes rates up to about 9.2e18; above 1e18 a draw is the normal
-# approximation lam + sqrt(lam) * z rounded (its relative error there is below 1e-9).
-_NORMAL_RATE = 1e18
-
 
 def _poisson_fwd(xp, state, lam, shape, dtype):
     op = "stateless_random_poisson"
-    rate = np.broadcast_to(_host(lam).astype(np.float64), shape)
+    rate = _host(lam)
     if np.isnan(rate).any():  # TensorFlow's kernel never returns for one
         raise InvalidArgumentError(None, op, f"{op}: lam must not be NaN.")
-    rate = np.maximum(rate, 0.0)  # a negative rate draws 0, as TensorFlow's kernel
+    w = [int(x) & (2**64 - 1) for x in _host(state).tolist()]
+    n = int(np.prod(shape, dtype=np.int64))
+    num = n // rate.size if rate.size else 0
     dt = np.dtype(dtype)
-    rng = numpy_generator(state)
-    small = rate < _NORMAL_RATE
-    out = np.asarray(rng.poisson(np.where(small, rate, 0.0)))  # int64: exact counts
-    if not small.all():
-        big = rate[~small]
-        with np.errstate(invalid="ignore"):
-            approx = np.floor(big + np.sqrt(big) * rng.standard_normal(big.shape) + 0.5)
-        out = out.astype(np.float64)
-        out[~small] = np.where(np.isinf(big), np.inf, approx)
-    if dt.kind == "i" and out.size and out.max() > np.iinfo(dt).max:
-        raise InvalidArgumentError(
-            None,
-            op,
-            f"{op}: a sample ({out.max():.4g}) exceeds the range of dtype {dt.name}; "
-            "use a wider output dtype for rates this large.",
-        )
+    random_samplers.check_poisson_range(np.asarray(rate, np.float64), dt, op)
+    out = random_samplers.poisson(w[2], w[0] | (w[1] << 64), rate, num, dt) if n else np.zeros(0)
     with np.errstate(over="ignore"):  # float16: counts past 65504 are inf
-        return _on(xp, out.astype(dt))
+        return _on(xp, out.astype(dt).reshape(shape))
 
 
 # Poisson counts from a Philox state; no gradient (TensorFlow's gives None for lam).

@@ -118,8 +118,11 @@ def check_allocation(op: str, shape, dtype, device=None, scratch_itemsize: int =
 
 def is_oom(exc: BaseException) -> bool:
     """True for an allocator's failure: MemoryError (NumPy, CuPy's OutOfMemoryError) or NumPy's
-    ValueError for a size past its index range ("array is too big", "Maximum allowed size")."""
+    ValueError for a size past its index range ("array is too big", "Maximum allowed size",
+    "Maximum allowed dimension exceeded")."""
     if isinstance(exc, MemoryError):
         return True
     text = str(exc)
-    return isinstance(exc, ValueError) and ("too big" in text or "Maximum allowed size" in text)
+    return isinstance(exc, ValueError) and any(
+        part in text for part in ("too big", "Maximum allowed size", "Maximum allowed dimension")
+    )

@@ -18,6 +18,7 @@ from ..core.dispatch import Primitive, defvjp, stateful
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, make
 from ..native import parallel
+from ..random_stateful import get_seed as _get_seed
 from ._core import apply, dtype_error, float_check, tensor, unary
 from .activations import (
     elu,
@@ -138,12 +139,14 @@ __all__ = [
 
 def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None) -> Tensor:
     """Zeroes each element with probability ``rate`` and scales the rest by ``1 / (1 - rate)``
-    (follows `tf.nn.dropout`).
+    (follows `tf.nn.dropout`): ``where(uniform(noise_shape, dtype=x.dtype, seed) >= rate,
+    x * (1 / (1 - rate)), 0)``, the uniform numbers `ek.random.uniform`'s (TensorFlow's, on
+    the CPU). A Python ``rate`` of 0 returns ``x`` (drawing an op seed as a draw would).
 
     Args:
         x: a floating tensor.
-        rate: drop probability, a number in [0, 1). ``keep_prob`` (TensorFlow 1.x) may be
-            given instead, meaning ``rate = 1 - keep_prob``.
+        rate: drop probability, a number in [0, 1) or a scalar tensor (``x / (1 - rate)``
+            then). ``keep_prob`` (TensorFlow 1.x) may be given instead: ``rate = 1 - keep_prob``.
         noise_shape: the shape of the random keep/drop mask, broadcast against ``x`` (e.g.
             ``[batch, 1, 1, channels]`` drops whole channels); None entries take ``x``'s size.
         seed: op-level seed; with `ek.random.set_seed` it makes the mask reproducible.
@@ -152,37 +155,52 @@ def dropout(x, rate=None, noise_shape=None, seed=None, name=None, keep_prob=None
         Same shape and dtype as ``x``. The gradient is the same mask times the same scale.
 
     Raises:
-        ValueError: ``rate`` outside [0, 1). InvalidArgumentError: a ``noise_shape`` that does
-            not broadcast. TypeError: non-floating ``x``.
+        ValueError: a number ``rate`` outside [0, 1), a non-scalar ``rate``, non-floating
+            ``x``. InvalidArgumentError: a ``noise_shape`` that does not broadcast.
 
     >>> y = ek.nn.dropout(ek.ones((1000,)), rate=0.5, seed=1)
     >>> sorted(set(y.numpy().tolist()))
     [0.0, 2.0]
     """
-    t = tensor(x, "dropout")
-    if t._value.dtype.kind != "f":
-        raise TypeError(
-            f"dropout: x must be a floating-point tensor (it is scaled by 1 / (1 - rate)), "
-            f"got {t.dtype.name}."
-        )
     if keep_prob is not None:
         if rate is not None:
             raise ValueError("dropout: give rate or keep_prob, not both.")
         rate = 1 - float(keep_prob)
     if rate is None:
         raise ValueError("dropout: rate must be given.")
-    rate = _dropout_rate(rate)
-    mask_shape = _mask_shape(t, noise_shape)
-    if rate == 0:
+    t, rate, scaled = _dropout_input(x, rate, "dropout")
+    if scaled is None:  # TF's fast path still takes the op seed a draw would take
+        if not callable(seed):
+            _get_seed(seed)
         return t
-    return t * _dropout_mask(mask_shape, rate, t._value.dtype, t._device, seed)
+    keep = _dropout_keep(_mask_shape(t, noise_shape), rate, t._value.dtype, t._device, seed)
+    return where(keep, scaled, 0.0)
 
 
-def _dropout_rate(rate) -> float:
-    rate = float(rate.numpy()) if isinstance(rate, Tensor) else rate
-    if not isinstance(rate, numbers.Real) or not 0 <= rate < 1:
-        raise ValueError(f"dropout: rate must be a scalar in [0, 1), got {rate!r}.")
-    return rate
+def _dropout_input(x, rate, op: str) -> tuple:
+    """``(x, rate, x scaled)`` as TF's ``_dropout`` checks and computes them: ``rate`` a
+    number in ``x``'s dtype, ``x scaled`` None for a Python rate of 0."""
+    if isinstance(rate, numbers.Real) and not 0 <= rate < 1:
+        raise ValueError(f"{op}: rate must be a scalar in [0, 1), got {rate!r}.")
+    t = tensor(x, op)
+    dt = t._value.dtype
+    if dt.kind != "f":
+        raise ValueError(
+            f"{op}: x must be a floating-point tensor (it is scaled by 1 / (1 - rate)). "
+            f"Received: x_dtype={t.dtype.name}"
+        )
+    if isinstance(rate, numbers.Real):
+        if rate == 0:
+            return t, 0.0, None
+        return t, float(dt.type(rate)), t * make(np.asarray(1 / (1 - rate), dt), t._device)
+    if not isinstance(rate, Tensor) or rate.shape.rank != 0:
+        raise ValueError(f"{op}: rate must be a scalar or scalar tensor, got {rate!r:.80}.")
+    if rate.dtype != t.dtype:
+        raise ValueError(
+            f"{op}: x.dtype must be compatible with rate.dtype. Received: "
+            f"x.dtype={t.dtype.name} and rate.dtype={rate.dtype.name}"
+        )
+    return t, float(rate.numpy()), t / (make(np.asarray(1, dt), t._device) - rate)
 
 
 def _mask_shape(t: Tensor, noise_shape) -> tuple:
@@ -222,7 +240,7 @@ def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None) 
         rng_alg: the stateless algorithm (None: ``"auto_select"``). noise_shape: as `dropout`.
 
     Raises:
-        ValueError: ``rate`` outside [0, 1). TypeError: non-floating ``x``.
+        ValueError: a number ``rate`` outside [0, 1), non-floating ``x``.
         InvalidArgumentError: a bad seed, or a ``noise_shape`` that does not broadcast.
 
     >>> ek.nn.experimental.stateless_dropout(ek.ones([6]), 0.5, seed=[1, 2]).numpy()
@@ -230,22 +248,31 @@ def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None) 
     """
     from ..random import stateless_uniform
 
-    t = tensor(x, "stateless_dropout")
-    if t._value.dtype.kind != "f":
-        raise TypeError(
-            f"stateless_dropout: x must be a floating-point tensor, got {t.dtype.name}."
-        )
-    rate = _dropout_rate(rate)
-    mask_shape = _mask_shape(t, noise_shape)
-    if rate == 0:
+    t, rate, scaled = _dropout_input(x, rate, "stateless_dropout")
+    if scaled is None:
         return t
     uniform = stateless_uniform(
-        mask_shape, seed, dtype=t.dtype, alg="auto_select" if rng_alg is None else rng_alg
+        _mask_shape(t, noise_shape),
+        seed,
+        dtype=t.dtype,
+        alg="auto_select" if rng_alg is None else rng_alg,
     )
-    scaled = t * make(np.asarray(1.0 / (1.0 - rate), t._value.dtype), t._device)
-    return where(uniform >= rate, scaled, 0.0)
+    return where(uniform >= make(np.asarray(rate, t._value.dtype), uniform._device), scaled, 0.0)
 
 
+@stateful  # a fresh mask on every call of a graph function
+def _dropout_keep(shape: tuple, rate: float, dtype, device, seed) -> Tensor:
+    """Dropout's keep mask, TF's ``random_uniform(shape, dtype, seed=seed) >= rate`` (bool).
+
+    ``seed`` is an op-level seed, None, or a zero-argument callable giving one (a Keras
+    layer's seed stream: called here, so that a graph function draws a new one per call)."""
+    if callable(seed):
+        seed = seed()
+    keep = _random.uniform(shape, dtype=dtype, seed=seed).numpy() >= np.asarray(rate, dtype)
+    return make(device.xp.asarray(keep) if device.xp is not np else keep, device)
+
+
+# Saved programs from before `_dropout_keep` call this one (`saved_model_format`).
 @stateful  # a fresh mask on every call of a graph function
 def _dropout_mask(shape: tuple, rate: float, dtype, device, seed) -> Tensor:
     """Dropout's scaled keep mask: 1 / (1 - rate) with probability 1 - rate, else 0.
