@@ -20,7 +20,8 @@ def test_quarter_turns_are_np_rot90_counter_clockwise():
     for factor, k in ((0.25, 1), (-0.25, -1), (0.5, 2)):
         layer = L.RandomRotation((factor, factor), fill_mode="constant")
         out = layer(ek.constant(IMG), training=True).numpy()[0, :, :, 0]
-        np.testing.assert_allclose(out, np.rot90(IMG[0, :, :, 0], k), atol=1e-9)
+        # within float32 rounding: Keras's matrix is float32 (cos(pi / 2) = -4.4e-8)
+        np.testing.assert_allclose(out, np.rot90(IMG[0, :, :, 0], k), atol=1e-5)
 
 
 def test_bilinear_sampling_of_a_ramp_is_exact_for_zoom_and_translation():

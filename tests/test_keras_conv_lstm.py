@@ -209,6 +209,7 @@ def test_dropout_in_training_only_and_seeded():
     assert not np.allclose(a, b) and not np.allclose(b, c)  # fresh masks each call
     again = layers.ConvLSTM2D.from_config(layer.get_config())
     again(x)
+    again(x)  # every call draws masks (Keras's RNN.call): b was the third call's
     again.set_weights(layer.get_weights())
     np.testing.assert_allclose(again(x, training=True).numpy(), b, rtol=1e-6)
 

@@ -17,20 +17,20 @@ def sigmoid(v):
 
 
 class _Recorded:
-    """Captures the masks the layer draws (`ek.nn.dropout` on a ones tensor)."""
+    """Captures the masks the layer draws (`keras.random.dropout` on a ones tensor)."""
 
     def __init__(self, monkeypatch):
         from eagerkernel.runtime.keras.layers import rnn_dropout
 
         self.masks = []
-        real = rnn_dropout._nn.dropout
+        real = rnn_dropout.keras_random.dropout
 
-        def spy(x, rate=None, seed=None, **kw):
-            out = real(x, rate=rate, seed=seed, **kw)
+        def spy(x, rate, noise_shape=None, seed=None):
+            out = real(x, rate, noise_shape, seed)
             self.masks.append(out.numpy())
             return out
 
-        monkeypatch.setattr(rnn_dropout._nn, "dropout", spy)
+        monkeypatch.setattr(rnn_dropout.keras_random, "dropout", spy)
 
 
 def _x(seed=0):

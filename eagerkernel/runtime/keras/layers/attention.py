@@ -14,6 +14,7 @@ from ...core.tensor import Tensor, to_tensor
 from ...ops import array_ops, elementwise, linalg, reduction
 from ...ops import nn as _nn
 from .. import initializers, masking, regularizers
+from .. import random as keras_random
 from ._utils import shape_of
 from .base import Layer
 from .core import Dropout
@@ -471,7 +472,8 @@ class Attention(Layer):
         self.score_mode = score_mode
         self.dropout = float(dropout)
         self.seed = seed
-        self._rng = None
+        # Keras's: a SeedGenerator made now (unseeded: from Python's `random`)
+        self.seed_generator = keras_random.SeedGenerator(seed) if self.dropout > 0 else None
 
     def _validate(self, inputs, mask=None) -> None:
         cls = type(self).__name__
@@ -516,13 +518,6 @@ class Attention(Layer):
         s = q + k if self.scale is None else self.scale * (q + k)
         return self.concat_score_weight * reduction.reduce_sum(elementwise.tanh(s), axis=-1)
 
-    def _op_seed(self):
-        if self._rng is None:
-            from ... import random as _random
-
-            self._rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
-        return int(self._rng.integers(2**62))
-
     def call(
         self,
         inputs,
@@ -551,8 +546,7 @@ class Attention(Layer):
             scores = scores - 1.0e9 * padding
         weights = _nn.softmax(scores, axis=-1)
         if training and self.dropout > 0:
-            seed = None if self.seed is None else self._op_seed
-            weights = _nn.dropout(weights, rate=self.dropout, seed=seed)
+            weights = keras_random.dropout(weights, self.dropout, seed=self.seed_generator)
         result = linalg.matmul(weights, v)
         if q_mask is not None:
             keep = array_ops.expand_dims(_as_bool(q_mask, "query mask"), -1)

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import random as _random
 from ...core.dispatch import Primitive, defvjp, dispatch
 from ...core.tensor import Tensor, to_tensor
 from ...ops import image as _image
 from ...ops.array_ops import reshape
+from ...ops.dtype_ops import saturate_cast
 from ...ops.elementwise import cast, clip_by_value, where
-from .augmentation_base import draw_params
+from ...ops.elementwise import round as elementwise_round
+from .. import random as keras_random
+from .augmentation_base import channels_last_only, draw_params
 from .base import Layer
 
 __all__ = [
@@ -215,22 +217,19 @@ def _tile_rows(t: Tensor, n: int) -> Tensor:
 
 
 class _RandomLayer(Layer):
-    """Seeding shared by the random layers (as `Dropout`'s): one op seed per call."""
+    """Seeding shared by the random layers, as Keras's: a `keras.random.SeedGenerator` made
+    at construction (from Python's `random` when ``seed`` is None), each draw a float32
+    ``keras.random.uniform`` from it, in Keras's order."""
 
     def __init__(self, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.seed = seed
-        self._rng = None
+        self.generator = keras_random.SeedGenerator(seed)
 
-    def _op_seed(self):
-        if self.seed is None:
-            return None
-        if self._rng is None:
-            self._rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
-        return int(self._rng.integers(2**62))
-
-    def _uniform(self, shape, lo, hi):
-        return _random.uniform(shape, lo, hi, dtype="float64", seed=self._op_seed()).numpy()
+    def _uniform(self, shape, lo=0.0, hi=1.0, seed=None):
+        """Drawn from ``seed`` (a SeedGenerator: RandAugment's, for its steps) or the layer's."""
+        seed = self.generator if seed is None else seed
+        return keras_random.uniform(shape, lo, hi, seed=seed).numpy()
 
     def get_config(self) -> dict:
         return {**super().get_config(), "seed": self.seed}
@@ -265,7 +264,7 @@ class RandomFlip(_RandomLayer):
 
     Args:
         mode: ``"horizontal"``, ``"vertical"`` or ``"horizontal_and_vertical"`` (default).
-        seed: reproducible draws (with `ek.random.set_seed`).
+        seed: the seed of the layer's `keras.random.SeedGenerator` (Keras's draws).
 
     >>> layer = ek.keras.layers.RandomFlip("horizontal", seed=1)
     >>> x = ek.constant(np.arange(4.0, dtype=np.float32).reshape(1, 1, 4, 1))
@@ -279,12 +278,9 @@ class RandomFlip(_RandomLayer):
         super().__init__(seed, **kwargs)
         self.mode = mode
 
-    def _flips(self, n):
-        flips = {}
-        for key in ("horizontal", "vertical"):
-            if key in self.mode:
-                flips[key] = (self._uniform([n], 0.0, 1.0) < 0.5).reshape(n, 1, 1, 1)
-        return flips
+    def _flips(self, n):  # Keras's: one draw per image, for both directions
+        flips = self._uniform([n, 1, 1, 1]) <= 0.5
+        return {key: flips for key in ("horizontal", "vertical") if key in self.mode}
 
     def call(self, inputs, training=True):
         inputs = cast(inputs, self.compute_dtype)  # in both modes, as Keras 3's
@@ -370,13 +366,16 @@ class RandomRotation(_Geometric):
         self.factor = factor
         self._range = _factor_range(factor, "RandomRotation", "factor")
 
-    def _transforms(self, b, h, w):
-        angles = self._uniform([b], *self._range) * 2 * np.pi
-        cos, sin = np.cos(angles), np.sin(angles)
-        x_off = ((w - 1) - (cos * (w - 1) - sin * (h - 1))) / 2.0
-        y_off = ((h - 1) - (sin * (w - 1) + cos * (h - 1))) / 2.0
-        zeros = np.zeros(b)
-        return np.stack([cos, -sin, x_off, sin, cos, y_off, zeros, zeros], axis=1)
+    def _transforms(self, b, h, w, seed=None):  # Keras's _compute_affine_matrix, in float32
+        f32 = np.float32
+        angle = self._uniform([b], self._range[0] * 360.0, self._range[1] * 360.0, seed)
+        angle = angle * f32(np.pi / 180.0)
+        cos, sin = np.cos(angle), np.sin(angle)
+        cx, cy = f32(0.5) * f32(w - 1), f32(0.5) * f32(h - 1)
+        a2 = cx - cx * cos - cy * -sin
+        b2 = cy - cx * sin - cy * cos
+        zeros = np.zeros(b, f32)
+        return np.stack([cos, -sin, a2, sin, cos, b2, zeros, zeros], axis=1)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "factor": self.factor}
@@ -414,12 +413,15 @@ class RandomZoom(_Geometric):
                 f"RandomZoom: factors must be >= -1. Received: {height_factor!r}, {width_factor!r}"
             )
 
-    def _transforms(self, b, h, w):
-        zy = 1.0 + self._uniform([b], *self._h)
-        zx = zy if self._w is None else 1.0 + self._uniform([b], *self._w)
-        x_off = (w - 1) / 2.0 * (1.0 - zx)
-        y_off = (h - 1) / 2.0 * (1.0 - zy)
-        zeros = np.zeros(b)
+    def _transforms(self, b, h, w, seed=None):  # Keras's draws and float32 arithmetic
+        zy = self._uniform([b], 1.0 + self._h[0], 1.0 + self._h[1], seed)
+        if self._w is None:
+            zx = zy
+        else:
+            zx = self._uniform([b], 1.0 + self._w[0], 1.0 + self._w[1], seed)
+        x_off = (np.float32(w) - 1) / 2 * (1 - zx)
+        y_off = (np.float32(h) - 1) / 2 * (1 - zy)
+        zeros = np.zeros(b, np.float32)
         return np.stack([zx, zeros, x_off, zeros, zy, y_off, zeros, zeros], axis=1)
 
     def get_config(self) -> dict:
@@ -453,10 +455,10 @@ class RandomTranslation(_Geometric):
         self._h = _factor_range(height_factor, "RandomTranslation", "height_factor")
         self._w = _factor_range(width_factor, "RandomTranslation", "width_factor")
 
-    def _transforms(self, b, h, w):
-        dy = self._uniform([b], *self._h) * h
-        dx = self._uniform([b], *self._w) * w
-        ones, zeros = np.ones(b), np.zeros(b)
+    def _transforms(self, b, h, w, seed=None):
+        dy = self._uniform([b], *self._h, seed) * np.float32(h)  # Keras's order and float32
+        dx = self._uniform([b], *self._w, seed) * np.float32(w)
+        ones, zeros = np.ones(b, np.float32), np.zeros(b, np.float32)
         return np.stack([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
 
     def get_config(self) -> dict:
@@ -519,12 +521,13 @@ class RandomContrast(_ColorLayer):
         self._range = (1.0 - lo, 1.0 + hi)
 
     def _factors(self, n):
-        return self._uniform([n], *self._range).reshape(-1, 1, 1, 1)
+        return self._uniform([n, 1, 1, 1], *self._range)
 
     def _adjust(self, x, factors):
         from ...ops.reduction import reduce_mean
 
-        mean = reduce_mean(x, axis=[1, 2], keepdims=True)
+        # Keras's mean: over the height, then over the width
+        mean = reduce_mean(reduce_mean(x, axis=1, keepdims=True), axis=2, keepdims=True)
         return (x - mean) * factors + mean
 
 
@@ -649,9 +652,9 @@ class RandomCrop(_RandomLayer):
         x = gather(gather(x, window["rows"], axis=1), window["cols"], axis=2)
         return _unbatched(cast(x, self.compute_dtype), single)  # Keras 3 casts when cropping
 
-    def _window(self, h, w):
-        top = int(self._uniform([], 0, h - self.height + 1 - 1e-9))
-        left = int(self._uniform([], 0, w - self.width + 1 - 1e-9))
+    def _window(self, h, w):  # Keras's draws: float32 uniforms truncated
+        top = int(self._uniform([], 0.0, float(h - self.height + 1)))
+        left = int(self._uniform([], 0.0, float(w - self.width + 1)))
         return {"rows": top + np.arange(self.height), "cols": left + np.arange(self.width)}
 
     def compute_output_shape(self, input_shape):
@@ -681,7 +684,8 @@ class Resizing(Layer):
     Args:
         interpolation: Keras's names for `ek.image.resize`'s methods: ``"bilinear"``
             (default), ``"nearest"``, ``"bicubic"``, ``"area"``, ``"lanczos3"``,
-            ``"lanczos5"`` (the TensorFlow backend's list). crop_to_aspect_ratio: crop the
+            ``"lanczos5"`` (the TensorFlow backend's list); integer images come back rounded
+            and saturate-cast to their dtype, as Keras 3's. crop_to_aspect_ratio: crop the
             largest centered window of the target aspect ratio first. antialias: passed to
             `ek.image.resize` (a low-pass filter when downsampling; default False).
 
@@ -713,6 +717,7 @@ class Resizing(Layer):
         if pad_to_aspect_ratio:
             raise NotImplementedError("Resizing: pad_to_aspect_ratio is not supported.")
         check_resize_interpolation(interpolation)
+        channels_last_only("Resizing", kwargs)
         super().__init__(**kwargs)
         self.height, self.width = int(height), int(width)
         self.interpolation = interpolation
@@ -726,6 +731,8 @@ class Resizing(Layer):
         out = _image.resize(
             x, [self.height, self.width], method=self.interpolation, antialias=self.antialias
         )
+        if out.dtype != x.dtype and x.dtype.is_integer:  # Keras 3 rounds back to int images
+            out = saturate_cast(elementwise_round(out), x.dtype)
         return _unbatched(out, single)
 
     def compute_output_shape(self, input_shape):
@@ -760,6 +767,7 @@ class CenterCrop(Layer):
             raise ValueError(
                 f"CenterCrop: height and width must be >= 1. Received: {height}, {width}"
             )
+        channels_last_only("CenterCrop", kwargs)
         super().__init__(**kwargs)
         self.height, self.width = int(height), int(width)
 

@@ -4,7 +4,8 @@ one call path for images and ``{"images", "labels", "segmentation_masks"}`` dict
 random parameters of a call.
 
 A layer draws its random parameters from its shapes alone (`ImagePreprocessingLayer._sample`,
-host NumPy), in one stateful step (`draw_params`): a graph function (`ek.function`) draws them
+host code drawing from the layer's `keras.random.SeedGenerator` what Keras draws, in its
+order), in one stateful step (`draw_params`): a graph function (`ek.function`) draws them
 again on every call, as TensorFlow's random ops do. Everything that depends on the images'
 values is computed from those parameters with eagerkernel ops (`ImagePreprocessingLayer.
 _apply`), so a replayed graph recomputes it and gradients flow through it.
@@ -22,17 +23,18 @@ import numbers
 
 import numpy as np
 
-from ... import random as _random
 from ...core.dispatch import stateful
 from ...core.tensor import Tensor, make, to_tensor
 from ...ops import array_ops
 from ...ops.elementwise import cast
+from .. import random as keras_random
 from ..backend import image_data_format
 from .base import Layer
 
 __all__ = [
     "ImagePreprocessingLayer",
     "base_factor",
+    "channels_last_only",
     "check_value_range",
     "draw_params",
     "named_factor",
@@ -54,6 +56,14 @@ def standardize_data_format(data_format) -> str:
             f"Received: data_format={fmt}"
         )
     return fmt
+
+
+def channels_last_only(name: str, kwargs: dict) -> None:
+    """Takes Keras 3's ``data_format`` (in the configs of Resizing, CenterCrop) out of a
+    layer's ``kwargs``: channels_last only (None: the configured default)."""
+    data_format = standardize_data_format(kwargs.pop("data_format", None))
+    if data_format != "channels_last":
+        raise NotImplementedError(f"{name}: data_format={data_format!r} is not supported.")
 
 
 def check_value_range(value_range) -> list:
@@ -149,6 +159,41 @@ def rank_error(shape) -> ValueError:
     )
 
 
+class KerasDraws:
+    """The ``rng`` a layer's `_sample` draws from: NumPy ``Generator`` methods, each one
+    ``keras.random`` draw (float32 for floats) from the layer's `SeedGenerator`, so a
+    `_sample` drawing what Keras's ``get_random_transformation`` draws, in its order, gives
+    Keras's numbers."""
+
+    def __init__(self, generator):
+        self.generator = generator
+
+    @staticmethod
+    def _shape(size) -> tuple:
+        if size is None:
+            return ()
+        return tuple(size) if isinstance(size, (tuple, list)) else (int(size),)
+
+    def uniform(self, low=0.0, high=1.0, size=None) -> np.ndarray:
+        return keras_random.uniform(self._shape(size), low, high, seed=self.generator).numpy()
+
+    def standard_normal(self, size=None) -> np.ndarray:
+        return keras_random.normal(self._shape(size), seed=self.generator).numpy()
+
+    def integers(self, low, high, size=None, dtype="int32") -> np.ndarray:
+        shape = self._shape(size)
+        return keras_random.randint(shape, low, high, dtype, seed=self.generator).numpy()
+
+    def beta(self, a, b, size=None) -> np.ndarray:
+        return keras_random.beta(self._shape(size), a, b, seed=self.generator).numpy()
+
+    def standard_gamma(self, shape, size=None) -> np.ndarray:
+        return keras_random.gamma(self._shape(size), shape, seed=self.generator).numpy()
+
+    def permutation(self, n: int) -> np.ndarray:
+        return keras_random.shuffle(np.arange(int(n)), seed=self.generator).numpy()
+
+
 class ImagePreprocessingLayer(Layer):
     """Base of the Keras 3 image preprocessing layers (``BaseImagePreprocessingLayer``).
 
@@ -159,14 +204,15 @@ class ImagePreprocessingLayer(Layer):
     Args:
         data_format: ``"channels_last"`` (default: ``keras.config.image_data_format()``) or
             ``"channels_first"``.
-        seed: an int: the layer's draws repeat (with `ek.random.set_seed`); None: drawn from
-            the global generator.
+        seed: the seed of the layer's `keras.random.SeedGenerator` (None: one from Python's
+            `random`, as Keras's).
         bounding_box_format: kept for the layers whose Keras version leaves bounding boxes
             unchanged; the others raise NotImplementedError.
     """
 
     _ALWAYS = False  # applied with training=False too (AutoContrast)
     _BOXES_UNCHANGED = True  # Keras's transform_bounding_boxes returns them as they are
+    _DRAWS = True  # has a SeedGenerator (Keras's AutoContrast, Equalization... have none)
 
     def __init__(self, data_format=None, seed=None, bounding_box_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -178,21 +224,13 @@ class ImagePreprocessingLayer(Layer):
         self.data_format = standardize_data_format(data_format)
         self.bounding_box_format = bounding_box_format
         self.seed = seed
-        self._rng = None
+        # Keras's (unseeded: from Python's random), made now
+        self.generator = keras_random.SeedGenerator(seed) if self._DRAWS else None
 
     # -- randomness ------------------------------------------------------------------------------
 
-    def _generator(self) -> np.random.Generator:
-        """The layer's NumPy generator (seeded by ``seed`` and the global seed), or the
-        global one."""
-        if self.seed is None:
-            return _random.generator(None)
-        if self._rng is None:
-            self._rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
-        return self._rng
-
     def _sample_call(self, batch, height, width, channels):
-        return self._sample(self._generator(), batch, height, width, channels)
+        return self._sample(KerasDraws(self.generator), batch, height, width, channels)
 
     def _sample(self, rng, batch, height, width, channels):
         """The random parameters of one call (NumPy arrays in a dict), or None."""

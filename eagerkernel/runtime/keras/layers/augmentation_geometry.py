@@ -44,12 +44,15 @@ class AffineStep(ImagePreprocessingLayer):
     RandAugment: the layer's own transforms (Keras 3 draws them the same way), applied with its
     fill mode and interpolation."""
 
+    _DRAWS = False
+
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
         self._layer = layer
 
     def _sample(self, rng, batch, height, width, channels):
-        return {"transforms": self._layer._transforms(batch, height, width)}
+        # drawn from the caller's generator, as Keras's RandAugment/AugMix pass theirs
+        return {"transforms": self._layer._transforms(batch, height, width, rng.generator)}
 
     def _apply(self, images, params):
         layer = self._layer

@@ -224,6 +224,8 @@ class MaxNumBoundingBoxes(ImagePreprocessingLayer):
     array([ 2, -1, -1], dtype=int32)
     """
 
+    _DRAWS = False
+
     _ALWAYS = True
 
     def __init__(self, max_number, fill_value=-1, **kwargs):

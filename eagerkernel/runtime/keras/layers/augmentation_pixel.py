@@ -53,6 +53,8 @@ class AutoContrast(ImagePreprocessingLayer):
            [ 63.75, 255.  ]], dtype=float32)
     """
 
+    _DRAWS = False
+
     _ALWAYS = True
 
     def __init__(self, value_range=(0, 255), **kwargs):
@@ -154,6 +156,8 @@ class Equalization(ImagePreprocessingLayer):
     array([[  0.,   0.],
            [128., 255.]], dtype=float32)
     """
+
+    _DRAWS = False
 
     def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)
@@ -289,7 +293,10 @@ class RandomPosterization(ImagePreprocessingLayer):
 
     def _sample(self, rng, batch, height, width, channels):
         low, high = int(self.factor[0]), int(self.factor[1])
-        bits = rng.integers(low, high, batch) if low != high else np.full(batch, low)
+        if low == high:
+            bits = np.full(batch, low)
+        else:  # Keras's draw: a uint8 randint (drawn as int64)
+            bits = rng.integers(low, high, batch, dtype="uint8").astype(np.int64)
         return {"step": (2.0 ** (8 - bits)).reshape(-1, 1, 1, 1)}
 
     def _apply(self, images, params):

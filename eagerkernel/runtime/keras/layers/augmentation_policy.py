@@ -12,12 +12,15 @@ every call: each step computes every candidate operation and keeps the picked on
 
 from __future__ import annotations
 
+import random as _py_random
+
 import numpy as np
 
 from ...ops import creation
 from ...ops.elementwise import clip_by_value, where
+from .. import random as keras_random
 from .augmentation import RandomRotation, RandomTranslation
-from .augmentation_base import ImagePreprocessingLayer, base_factor
+from .augmentation_base import ImagePreprocessingLayer, KerasDraws, base_factor
 from .augmentation_color import (
     KerasBrightness,
     KerasContrast,
@@ -194,16 +197,25 @@ class AugMix(ImagePreprocessingLayer):
     def _sample(self, rng, batch, height, width, channels):
         shape = (batch, height, width, channels)
         gamma = rng.standard_gamma(self.alpha, self.num_chains)
-        steps = (self.num_chains, self.chain_depth)
+        weight = rng.beta(self.alpha, self.alpha)
+        n = len(self._operations)
+        # As Keras: each step's operation picked by Python's `random` (n meaning none, Keras's
+        # `None`), only the picked one's parameters drawn from the layer's generator; the
+        # others' (computed, then discarded by `_pick`) from a spare one.
+        spare = KerasDraws(keras_random.SeedGenerator(0))
+        choices = np.full((self.num_chains, self.chain_depth), n, np.int32)
+        params = []
+        for c in range(self.num_chains):
+            params.append([])
+            for d in range(self.chain_depth):
+                choices[c, d] = pick = _py_random.choice(range(n + 1))
+                draws = [rng if k == pick else spare for k in range(n)]
+                params[c].append([op._sample(r, *shape) for op, r in zip(self._operations, draws)])
         return {
             "chain_weights": gamma / gamma.sum(),
-            "weight": rng.beta(self.alpha, self.alpha),
-            # one pick per step, len(operations) meaning none (Keras's `None` choice)
-            "choices": rng.integers(0, len(self._operations) + 1, steps).astype(np.int32),
-            "params": [
-                [[op._sample(rng, *shape) for op in self._operations] for _ in range(steps[1])]
-                for _ in range(steps[0])
-            ],
+            "weight": weight,
+            "choices": choices,
+            "params": params,
         }
 
     def _apply(self, images, params):

@@ -83,6 +83,8 @@ class ConvLSTM(StatefulRNN, RecurrentDropout, Layer):
                 f"{name}: invalid value for argument `filters`, expected a strictly positive "
                 f"integer. Received: filters={filters!r}"
             )
+        # clipped to [0, 1]; the SeedGenerator made before the initializers, as Keras's
+        self._init_dropout(dropout, recurrent_dropout, seed)
         rank = self._spatial
         self.filters = int(filters)
         self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size", name)
@@ -108,7 +110,6 @@ class ConvLSTM(StatefulRNN, RecurrentDropout, Layer):
         self.kernel_constraint = kernel_constraint
         self.recurrent_constraint = recurrent_constraint
         self.bias_constraint = bias_constraint
-        self._init_dropout(dropout, recurrent_dropout, seed)  # clipped to [0, 1], as Keras
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
@@ -216,7 +217,7 @@ class ConvLSTM(StatefulRNN, RecurrentDropout, Layer):
         states = self._initial_states(initial_state, shape, dtype)
         # One mask per gate (Keras's ConvLSTMCell), of a frame's and of the state's shape.
         masks, rec_masks = self.dropout_masks(
-            frame_shape, tuple(states[0].shape), dtype, training, count=4
+            frame_shape, tuple(states[0].shape), dtype, training, count=4, layer=True
         )
         if masks is None:
             projected = self._conv(array_ops.reshape(x, frames), self.kernel, False)

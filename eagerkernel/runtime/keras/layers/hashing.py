@@ -11,7 +11,7 @@ import numpy as np
 
 from ...core.tensor import Tensor, to_tensor
 from .base import Layer
-from .categorical import encode_categorical, encoded_shape, host_array, host_tensor
+from .categorical import encode_categorical, host_array, host_tensor
 
 __all__ = ["HashedCrossing", "Hashing"]
 
@@ -89,6 +89,11 @@ class Hashing(Layer):
             out = self._buckets(text, self.num_bins)
         else:
             m = self.mask_value
+            if (np.asarray(arr).dtype.kind in "OSU") != isinstance(m, (str, bytes)):
+                raise TypeError(  # TF converts it to the inputs' dtype to compare
+                    f"Hashing: cannot convert mask_value={m!r} to the dtype of the inputs "
+                    f"({np.asarray(arr).dtype})."
+                )
             m = m if isinstance(m, bytes) else str(m).encode("utf-8")
             mask = np.vectorize(lambda v: v == m, otypes=[bool])(text)
             out = np.where(mask, 0, self._buckets(text, self.num_bins - 1) + 1)
@@ -98,7 +103,11 @@ class Hashing(Layer):
         return host_tensor(encode_categorical(out, self.num_bins, self.output_mode))
 
     def compute_output_shape(self, input_shape) -> tuple:
-        return encoded_shape(input_shape, self.num_bins, self.output_mode)
+        """Keras 3's formula: the input shape for ``"int"``; else the last axis replaced by
+        ``num_bins`` (also for ``"one_hot"``, whose call adds an axis to a 2-D input)."""
+        if self.output_mode == "int":
+            return tuple(input_shape)
+        return (*tuple(input_shape)[:-1], self.num_bins)
 
     def get_config(self) -> dict:
         return {

@@ -21,16 +21,17 @@ import string as _string
 
 import numpy as np
 
-from ...core.tensor import to_tensor
+from ...core.errors import InvalidArgumentError
+from ...core.tensor import Tensor, to_tensor
 from ...ragged.ragged_tensor import RaggedTensor
 from .base import Layer
 from .categorical import (
     encode_categorical,
-    encoded_shape,
     host_array,
     host_tensor,
     iter_batches,
 )
+from .discretization import Discretization
 from .stand_in import in_stand_in_call
 
 __all__ = [
@@ -45,7 +46,21 @@ _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 # Keras 2's names, which Keras 3 still takes: "binary" is multi_hot, "tf-idf" tf_idf.
 _MODE_ALIASES = {"binary": "multi_hot", "tf-idf": "tf_idf"}
 # Keras's DEFAULT_STRIP_REGEX: ASCII punctuation.
+_ASCII_LOWER = str.maketrans(_string.ascii_uppercase, _string.ascii_lowercase)
 _PUNCTUATION = re.compile("[" + re.escape(_string.punctuation) + "]")
+
+
+def _take_keras_config_keys(name: str, kwargs: dict) -> None:
+    """Removes from ``kwargs`` the keys Keras 3's lookup configs hold besides the arguments
+    taken here, so that its configs load: ``vocabulary_size`` (derived), and ``encoding``,
+    ``oov_method``, ``salt`` at their defaults (others raise NotImplementedError)."""
+    kwargs.pop("vocabulary_size", None)
+    for key, default in (("encoding", "utf-8"), ("oov_method", "floormod"), ("salt", None)):
+        value = kwargs.pop(key, default)
+        if value != default:
+            raise NotImplementedError(
+                f"{name}: only {key}={default!r} is supported. Received: {key}={value!r}"
+            )
 
 
 class _IndexLookup(Layer):
@@ -88,6 +103,7 @@ class _IndexLookup(Layer):
             raise NotImplementedError(f"{name}: sparse=True is not supported.")
         if output_mode == "tf_idf" and idf_weights is None and vocabulary is not None:
             raise ValueError(f"{name}: output_mode='tf_idf' with a vocabulary needs idf_weights.")
+        _take_keras_config_keys(name, kwargs)
         super().__init__(**kwargs)
         self.max_tokens = None if max_tokens is None else int(max_tokens)
         self.num_oov_indices = int(num_oov_indices)
@@ -122,28 +138,51 @@ class _IndexLookup(Layer):
         for ``tf_idf``, the idf weights (one per vocabulary token).
 
         Raises:
-            ValueError: repeated tokens, a vocabulary that holds the mask or OOV token, more
-                tokens than ``max_tokens`` allows, or idf weights of another length.
+            ValueError: repeated tokens, a vocabulary that holds the mask token (or the OOV
+                token, with ``invert``), more tokens than ``max_tokens`` allows (a list; a file
+                is not checked), idf weights of another length, a file with ``tf_idf``.
+            InvalidArgumentError: an empty line in a vocabulary file (as TensorFlow).
         """
+        self._install_vocabulary(vocabulary, idf_weights, check_size=True)
+
+    def _install_vocabulary(self, vocabulary, idf_weights, check_size: bool) -> None:
         name = type(self).__name__
         if isinstance(vocabulary, str) and self._token_kind == "str" and "\n" not in vocabulary:
-            with open(vocabulary, encoding="utf-8") as f:
-                vocabulary = [line.rstrip("\n") for line in f if line.rstrip("\n")]
+            if self.output_mode == "tf_idf":
+                raise ValueError(
+                    f"{name}: output_mode `'tf_idf'` does not support loading a vocabulary "
+                    f"from file. Received: vocabulary={vocabulary!r}"
+                )
+            path = vocabulary
+            with open(path, encoding="utf-8") as f:
+                vocabulary = f.read().splitlines()
+            if "" in vocabulary:  # as TF's InitializeTableFromTextFile
+                raise InvalidArgumentError(
+                    f"{name}: invalid content in the vocabulary file {path!r}: empty line "
+                    f"found at position {vocabulary.index('')}."
+                )
+            check_size = False  # Keras does not check a file's size against max_tokens
         tokens = [
             self._token(t) for t in np.asarray(host_array(vocabulary), dtype=object).reshape(-1)
         ]
         specials = self._specials()
-        if specials and tokens[: len(specials)] == specials:
+        found = bool(specials) and tokens[: len(specials)] == specials
+        if found:
             tokens = tokens[len(specials) :]  # a vocabulary from get_vocabulary()
         if len(set(tokens)) != len(tokens):
             dup = next(t for t, c in collections.Counter(tokens).items() if c > 1)
             raise ValueError(f"{name}: the vocabulary holds {self._public(dup)!r} more than once.")
-        for special in {*specials}:
+        # Keras refuses the mask token anywhere else, the OOV token only when inverting
+        # (a lookup never maps to it otherwise)
+        reserved = set() if self.mask_token is None else {self._token(self.mask_token)}
+        if self.invert:
+            reserved.add(self._token(self.oov_token))
+        for special in reserved:
             if special in tokens:
                 raise ValueError(
                     f"{name}: the vocabulary holds the reserved token {self._public(special)!r}."
                 )
-        if self.max_tokens is not None and len(tokens) + len(specials) > self.max_tokens:
+        if check_size and self.max_tokens and len(tokens) + len(specials) > self.max_tokens:
             raise ValueError(
                 f"{name}: {len(tokens)} tokens and {len(specials)} special ones exceed "
                 f"max_tokens={self.max_tokens}."
@@ -153,12 +192,14 @@ class _IndexLookup(Layer):
         self._index = {t: offset + i for i, t in enumerate(tokens)}
         if idf_weights is not None:
             idf = np.asarray(host_array(idf_weights), np.float32).reshape(-1)
-            if idf.size != len(tokens):
+            # as Keras: one weight per given entry, the special tokens' too when given
+            if idf.size != len(tokens) + (offset if found else 0):
                 raise ValueError(
                     f"{name}: {idf.size} idf_weights for {len(tokens)} vocabulary tokens."
                 )
             mean = float(idf.mean()) if idf.size else 0.0
-            self._idf = np.concatenate([np.full(offset, mean, np.float32), idf])
+            pad = np.full(0 if found else offset, mean, np.float32)
+            self._idf = np.concatenate([pad, idf])
         self.built = True
 
     def get_vocabulary(self, include_special_tokens=True) -> list:
@@ -180,7 +221,11 @@ class _IndexLookup(Layer):
         counts: collections.Counter = collections.Counter()
         doc_freq: collections.Counter = collections.Counter()
         docs = 0
-        mask = None if self.mask_token is None else self._token(self.mask_token)
+        # Keras drops the mask and OOV tokens from the counts (an empty string is a token
+        # unless it is the mask)
+        dropped = {self._token(self.oov_token)}
+        if self.mask_token is not None:
+            dropped.add(self._token(self.mask_token))
         batches = data.docs if isinstance(data, _Docs) else iter_batches(data, steps)
         for batch in batches:
             if isinstance(batch, RaggedTensor):  # one document per row, of any length
@@ -191,7 +236,7 @@ class _IndexLookup(Layer):
                 rows = [arr] if arr.ndim <= 1 else arr.reshape(-1, arr.shape[-1])
             for row in rows:
                 tokens = [self._token(t) for t in np.asarray(row, dtype=object).reshape(-1)]
-                tokens = [t for t in tokens if t != mask and t != b"" and t != ""]
+                tokens = [t for t in tokens if t not in dropped]
                 counts.update(tokens)
                 doc_freq.update(set(tokens))
                 docs += 1
@@ -201,7 +246,9 @@ class _IndexLookup(Layer):
         idf = None
         if self.output_mode == "tf_idf":
             idf = np.log(1 + docs / (1 + np.array([doc_freq[t] for t in vocab], np.float64)))
-        self.set_vocabulary([self._public(t) for t in vocab], idf)
+        # Keras slices the sorted tokens to max_tokens minus the special ones (even when
+        # that is negative) and does not check the size again
+        self._install_vocabulary([self._public(t) for t in vocab], idf, check_size=False)
 
     # -- call -----------------------------------------------------------------------------------
     def _lookup(self, arr: np.ndarray) -> np.ndarray:
@@ -218,8 +265,8 @@ class _IndexLookup(Layer):
                 out[i] = 0 if n_mask else -1  # -1: dropped by the encoded modes
             elif self.num_oov_indices == 0 and in_stand_in_call():
                 out[i] = 0  # a shape-inference call: only the shape and dtype count
-            elif self.num_oov_indices == 0:
-                raise ValueError(
+            elif self.num_oov_indices == 0:  # TF's lookup assertion: InvalidArgumentError
+                raise InvalidArgumentError(
                     f"{type(self).__name__}: {self._public(t)!r} is not in the vocabulary and "
                     "num_oov_indices=0."
                 )
@@ -450,6 +497,7 @@ class TextVectorization(Layer):
             ngrams = tuple(range(1, ngrams + 1))
         elif ngrams is not None:
             ngrams = tuple(int(n) for n in ngrams)
+        kwargs.pop("vocabulary_size", None)  # in Keras 3's config; derived from the vocabulary
         super().__init__(**kwargs)
         self.standardize = standardize
         self.split = split
@@ -460,7 +508,7 @@ class TextVectorization(Layer):
         self._lookup = StringLookup(
             max_tokens=max_tokens,
             num_oov_indices=1,
-            mask_token="" if output_mode == "int" else None,
+            mask_token="",  # as Keras: the encoded modes drop empty tokens
             vocabulary=None,
             output_mode=output_mode,
             pad_to_max_tokens=pad_to_max_tokens,
@@ -473,19 +521,21 @@ class TextVectorization(Layer):
     def _standardize(self, text: str) -> str:
         s = self.standardize
         if s in ("lower", "lower_and_strip_punctuation"):
-            text = text.lower()
+            text = text.translate(_ASCII_LOWER)  # tf.strings.lower: ASCII letters only
         if s in ("strip_punctuation", "lower_and_strip_punctuation"):
             text = _PUNCTUATION.sub("", text)
         return text
 
     def _tokens(self, arr) -> list:
-        """Per input string, its list of tokens (bytes)."""
+        """Per input string, its list of tokens (bytes); with ``split=None`` a 1-D batch is
+        one sequence of tokens (one list), as Keras treats it."""
         arr = np.asarray(arr, dtype=object)
+        whole = self.split is None and arr.ndim == 1
         if arr.ndim == 2 and arr.shape[-1] == 1:
             arr = arr[:, 0]
         if callable(self.standardize):
             arr = host_array(self.standardize(to_tensor(arr)))
-        out = []
+        rows = []
         for item in arr.reshape(-1):
             text = item.decode("utf-8") if isinstance(item, bytes) else str(item)
             if not callable(self.standardize):
@@ -497,11 +547,19 @@ class TextVectorization(Layer):
             elif self.split is None:
                 words = [text]
             else:
-                pieces = host_array(self.split(to_tensor(np.array([text], object))))
+                pieces = self.split(to_tensor(np.array([text], object)))
+                if isinstance(pieces, RaggedTensor):  # tf.strings.split's [1, None] rows
+                    pieces = pieces.flat_values
+                pieces = host_array(pieces)
                 words = [
                     w.decode("utf-8") if isinstance(w, bytes) else str(w)
                     for w in np.asarray(pieces, object).reshape(-1)
                 ]
+            rows.append(words)
+        if whole:
+            rows = [[w for words in rows for w in words]]
+        out = []
+        for words in rows:
             if self.ngrams:
                 grams = []
                 for n in self.ngrams:
@@ -511,7 +569,12 @@ class TextVectorization(Layer):
         return out
 
     def adapt(self, data, batch_size=None, steps=None) -> None:
-        """Builds the vocabulary from strings (arrays, Tensors or a Dataset of them)."""
+        """Builds the vocabulary from strings (arrays, Tensors or a Dataset of them). As
+        Keras, a 1-D array or Tensor is a column (one document per string), while a 1-D
+        batch of a Dataset with ``split=None`` is one document."""
+        if isinstance(data, (list, tuple, np.ndarray, Tensor)):
+            data = np.asarray(host_array(data), dtype=object)
+            data = data.reshape(-1, 1) if data.ndim == 1 else data
         docs = []
         for batch in iter_batches(data, steps):
             docs += [np.array(t, dtype=object) for t in self._tokens(batch)]
@@ -530,7 +593,8 @@ class TextVectorization(Layer):
 
     def call(self, inputs):
         arr = host_array(inputs)
-        scalar = np.ndim(arr) == 0
+        # one sequence: a scalar, or a 1-D batch with split=None (see _tokens)
+        scalar = np.ndim(arr) == 0 or (self.split is None and np.ndim(arr) == 1)
         tokens = self._tokens(np.atleast_1d(arr))
         lookup = self._lookup
         if self.output_mode != "int":
@@ -554,9 +618,11 @@ class TextVectorization(Layer):
             )
             return host_tensor(out[0] if scalar else out)
         ids = [lookup._lookup(np.array(t, dtype=object)) for t in tokens]
-        if self.ragged:
+        if self.ragged and not scalar:  # Keras gives one sequence as a dense vector
             from ...ragged import ragged_tensor
 
+            if self.output_sequence_length is not None:  # Keras truncates ragged rows too
+                ids = [i[: self.output_sequence_length] for i in ids]
             return ragged_tensor.RaggedTensor.from_row_lengths(
                 np.concatenate(ids) if ids else np.zeros(0, np.int64), [len(i) for i in ids]
             )
@@ -570,10 +636,17 @@ class TextVectorization(Layer):
         return host_tensor(out[0] if scalar else out)
 
     def compute_output_shape(self, input_shape) -> tuple:
-        batch = tuple(input_shape)[:1]
+        """Keras 3's formula: ``(batch, output_sequence_length)`` for ``"int"``; else the
+        lookup's shape for the input with a token axis added (``(batch, 1, depth)`` for a
+        ``(batch, 1)`` input that is split, although the call gives ``(batch, depth)``)."""
+        input_shape = tuple(input_shape)
         if self.output_mode == "int":
-            return (*batch, self.output_sequence_length)
-        return (*batch, self._lookup.vocabulary_size())
+            return (input_shape[0], self.output_sequence_length)
+        if self.split is not None:
+            input_shape += (None,)
+        elif len(input_shape) <= 1:
+            input_shape += (1,)
+        return self._lookup.compute_output_shape(input_shape)
 
     def get_config(self) -> dict:
         lookup = self._lookup
@@ -617,7 +690,9 @@ class CategoryEncoding(Layer):
             weights of the same shape for ``"count"``.
 
     Raises:
-        ValueError: a bad ``output_mode``, or ids outside ``[0, num_tokens)``.
+        ValueError: a bad ``output_mode``. InvalidArgumentError: negative ids with
+            ``"multi_hot"`` or ``"count"``; ids past ``num_tokens`` are dropped (and negative
+            ones with ``"one_hot"``: a zero row), as TensorFlow's bincount and one_hot.
 
     >>> ek.keras.layers.CategoryEncoding(4, "multi_hot")(ek.constant([[0, 1], [0, 0]])).numpy()
     array([[1., 1., 0., 0.],
@@ -640,10 +715,13 @@ class CategoryEncoding(Layer):
 
     def call(self, inputs, count_weights=None):
         idx = np.asarray(host_array(inputs), np.int64)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.num_tokens):
-            raise ValueError(
-                f"CategoryEncoding: input ids must be in [0, {self.num_tokens}); got values "
-                f"from {idx.min()} to {idx.max()}."
+        idx = idx[None] if idx.ndim == 0 else idx  # Keras: a scalar is one sample
+        # as TF: ids >= num_tokens are dropped (bincount's maxlength; tf.one_hot's zero row);
+        # negative ids are an error of bincount (multi_hot, count), a zero row for one_hot
+        if idx.size and idx.min() < 0 and self.output_mode != "one_hot":
+            raise InvalidArgumentError(
+                "CategoryEncoding: input ids must be non-negative; negative input value "
+                f"found: {idx.min()}."
             )
         if count_weights is not None:
             if self.output_mode != "count":
@@ -652,7 +730,11 @@ class CategoryEncoding(Layer):
             rows = idx.reshape(-1, idx.shape[-1]) if idx.ndim > 1 else idx.reshape(1, -1)
             wr = w.reshape(rows.shape)
             out = np.stack(
-                [np.bincount(r, wts, minlength=self.num_tokens) for r, wts in zip(rows, wr)]
+                [
+                    np.bincount(r[ok], wts[ok], minlength=self.num_tokens)
+                    for r, wts in zip(rows, wr)
+                    for ok in [(r >= 0) & (r < self.num_tokens)]
+                ]
             ).astype(np.float32)
             out = out.reshape(*idx.shape[:-1], self.num_tokens) if idx.ndim > 1 else out[0]
         else:
@@ -677,121 +759,3 @@ class CategoryEncoding(Layer):
             "num_tokens": self.num_tokens,
             "output_mode": self.output_mode,
         }
-
-
-class Discretization(Layer):
-    """Buckets continuous values by boundaries (follows `tf.keras.layers.Discretization`):
-    value ``x`` goes to bucket ``i`` where ``bin_boundaries[i-1] <= x < bin_boundaries[i]``.
-
-    Args:
-        bin_boundaries: sorted boundaries, or None to learn ``num_bins - 1`` of them with
-            `adapt` (quantiles of the data).
-        num_bins: the number of buckets `adapt` makes.
-        epsilon: the precision of `adapt`'s approximate quantiles (default 0.01).
-        output_mode: ``"int"`` (default), ``"one_hot"``, ``"multi_hot"``, ``"count"``.
-
-    >>> ek.keras.layers.Discretization([0.0, 1.0])(ek.constant([-0.5, 0.0, 0.5, 2.0])).numpy()
-    array([0, 1, 1, 2], dtype=int32)
-    """
-
-    def __init__(
-        self,
-        bin_boundaries=None,
-        num_bins=None,
-        epsilon=0.01,
-        output_mode="int",
-        sparse=False,
-        **kwargs,
-    ):
-        if bin_boundaries is None and num_bins is None:
-            raise ValueError("Discretization: give bin_boundaries, or num_bins to adapt().")
-        if bin_boundaries is not None and num_bins is not None:
-            raise ValueError("Discretization: give bin_boundaries or num_bins, not both.")
-        if output_mode not in ("int", "one_hot", "multi_hot", "count"):
-            raise ValueError(f"Discretization: unknown output_mode={output_mode!r}.")
-        if sparse:
-            raise NotImplementedError("Discretization: sparse=True is not supported.")
-        super().__init__(**kwargs)
-        self.bin_boundaries = None if bin_boundaries is None else [float(b) for b in bin_boundaries]
-        if self.bin_boundaries is not None and self.bin_boundaries != sorted(self.bin_boundaries):
-            raise ValueError(f"Discretization: bin_boundaries must be sorted: {bin_boundaries}.")
-        self.num_bins = None if num_bins is None else int(num_bins)
-        self.epsilon = epsilon
-        self.output_mode = output_mode
-
-    def adapt(self, data, batch_size=None, steps=None) -> None:
-        """Learns ``num_bins - 1`` boundaries: approximate quantiles of the data, computed as
-        Keras 3 does (each batch summarized to about ``1 / epsilon`` weighted points, the
-        summaries merged, the boundaries interpolated from the cumulative weights), so the
-        boundaries are Keras's.
-
-        Raises:
-            ValueError: the layer was given ``bin_boundaries``, or ``data`` is empty.
-        """
-        if self.num_bins is None:
-            raise ValueError(
-                "Discretization: cannot adapt a layer initialized with `bin_boundaries`; use "
-                "`num_bins` instead."
-            )
-        summary = np.zeros((2, 0), np.float32)
-        seen = 0
-        for batch in iter_batches(data, steps):
-            values = np.sort(np.asarray(batch, np.float32).reshape(-1))
-            seen += values.size
-            step = max(values.size * self.epsilon, 1)
-            points = values[int(step - 1) :: int(step)]
-            merged = np.concatenate((summary, np.stack([points, np.full_like(points, step)])), 1)
-            summary = _compress(merged[:, np.argsort(merged[0], kind="stable")], self.epsilon)
-        if seen == 0:
-            raise ValueError("Discretization: adapt() got no data.")
-        self.bin_boundaries = _compress(summary, 1.0 / self.num_bins)[0, :-1].tolist()
-        self.built = True
-
-    def call(self, inputs):
-        if self.bin_boundaries is None:
-            raise ValueError("Discretization: call adapt() first (or give bin_boundaries).")
-        x = np.asarray(host_array(inputs), np.float64)
-        out = np.searchsorted(np.asarray(self.bin_boundaries), x, side="right").astype(np.int64)
-        if self.output_mode == "int":  # int32, as Keras 3's Discretization
-            return host_tensor(out.astype(np.int32))
-        return host_tensor(encode_categorical(out, len(self.bin_boundaries) + 1, self.output_mode))
-
-    def compute_output_shape(self, input_shape) -> tuple:
-        depth = self.num_bins if self.bin_boundaries is None else len(self.bin_boundaries) + 1
-        return encoded_shape(input_shape, depth, self.output_mode)
-
-    def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "bin_boundaries": self.bin_boundaries,
-            "num_bins": self.num_bins,
-            "epsilon": self.epsilon,
-            "output_mode": self.output_mode,
-        }
-
-    @classmethod
-    def from_config(cls, config):
-        """An adapted layer's config has both ``bin_boundaries`` and ``num_bins``, which
-        ``__init__`` refuses together: the boundaries are set after creation (as Keras 3)."""
-        config = dict(config)
-        boundaries = config.pop("bin_boundaries", None)
-        if config.get("num_bins") is None:
-            return cls(bin_boundaries=boundaries, **config)
-        layer = cls(**config)
-        layer.bin_boundaries = boundaries
-        return layer
-
-
-def _compress(summary: np.ndarray, epsilon: float) -> np.ndarray:
-    """A quantile summary (``[values, weights]``) reduced to about ``1 / epsilon`` points at
-    the cumulative-weight fractions ``epsilon, 2 epsilon, ..., 1`` (Keras 3's
-    ``compress_summary``)."""
-    if summary.shape[1] * epsilon < 1:
-        return summary
-    percents = epsilon + np.arange(0.0, 1.0, epsilon)
-    cum_weights = summary[1].cumsum()
-    fractions = cum_weights / cum_weights[-1]
-    values = np.interp(percents, fractions, summary[0])
-    cum_weights = np.interp(percents, fractions, cum_weights)
-    weights = np.diff(cum_weights, prepend=0.0)
-    return np.stack((values, weights)).astype(np.float32)

@@ -169,6 +169,8 @@ class AlphaDropout(_Seeded):
         super().__init__(seed=seed, **kwargs)
         self.rate = _check_unit(rate, "rate")
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        if self.rate > 0:
+            self._seed_generator()  # made now, as Keras's (from Python's `random` if unseeded)
 
     def call(self, inputs, training=False):
         if not training or not 0 < self.rate < 1:
@@ -181,7 +183,8 @@ class AlphaDropout(_Seeded):
                 shape[i + lead] if n is None else int(n) for i, n in enumerate(self.noise_shape)
             )
         alpha_p = -self._alpha * self._scale
-        kept = elementwise.cast(self._draw("uniform", inputs, noise) >= self.rate, inputs.dtype)
+        uniform = keras_random.uniform(noise, seed=self._seed_generator())  # Keras's draw
+        kept = elementwise.cast(uniform >= self.rate, inputs.dtype)
         a = ((1 - self.rate) * (1 + self.rate * alpha_p**2)) ** -0.5
         b = -a * alpha_p * self.rate
         x = inputs * kept + (1.0 - kept) * alpha_p

@@ -90,6 +90,8 @@ class _Recurrent(RecurrentDropout, Layer):
                 f"got {units!r}."
             )
         self.units = int(units)
+        if self._gates == 1:  # Keras's SimpleRNNCell makes its SeedGenerator first
+            self._init_dropout(dropout, recurrent_dropout, seed)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -101,7 +103,8 @@ class _Recurrent(RecurrentDropout, Layer):
         self.kernel_constraint = kernel_constraint
         self.recurrent_constraint = recurrent_constraint
         self.bias_constraint = bias_constraint
-        self._init_dropout(dropout, recurrent_dropout, seed)
+        if self._gates > 1:  # Keras's LSTM/GRU cells make their SeedGenerator last
+            self._init_dropout(dropout, recurrent_dropout, seed)
 
     def _bias_shape(self) -> tuple:
         return (self._gates * self.units,)
@@ -155,17 +158,6 @@ class _Recurrent(RecurrentDropout, Layer):
         }
 
 
-def _sequence_stepper(recurrent, x, training):
-    """``step(t, states)`` of a layer or cell over the sequence ``x``: the input projection
-    of all steps in one product, the dropout masks drawn once for the sequence."""
-    batch, _, features = tuple(x.shape)
-    masks, recurrent_masks = recurrent.dropout_masks(
-        (batch, features), (batch, recurrent.units), x.dtype, training
-    )
-    projected = recurrent.project(x, masks)
-    return lambda t, states: recurrent._step(projected[:, t], states, recurrent_masks)
-
-
 class _RNN(StatefulRNN, Layer):
     """The time loop and the sequence options (return_sequences, ...) of a recurrent layer:
     `_step(projected_t, states)` advances one step given ``x_t @ kernel``."""
@@ -205,7 +197,7 @@ class _RNN(StatefulRNN, Layer):
     def _stepper(self, x, training=None):
         """``step(t, states) -> (output, new_states)`` for the input ``x``, with this
         sequence's dropout masks when training (see `rnn_dropout`)."""
-        return _sequence_stepper(self, x, training)
+        return self.sequence_stepper(x, training)
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         x = cast_to_layer_dtype(self, inputs)
@@ -527,8 +519,8 @@ class _Cell(Layer):
                 f"{type(self).__name__} {self.name!r}: expected {self._num_states()} states. "
                 f"Received: {len(states)}"
             )
-        masks, recurrent = self.dropout_masks(
-            (x.shape[0], x.shape[-1]), (x.shape[0], self.units), x.dtype, training
+        masks, recurrent = self.dropout_masks(  # kept for the next call, as Keras's cache
+            (x.shape[0], x.shape[-1]), (x.shape[0], self.units), x.dtype, training, keep=True
         )
         output, new_states = self._step(self.project(x, masks), states, recurrent)
         if self._num_states() == 1 and not nested:
@@ -639,7 +631,7 @@ class RNN(_RNN):
     def _stepper(self, x, training=None):
         cell = self.cell
         if isinstance(cell, _Cell):  # all steps' input projection in one product
-            return _sequence_stepper(cell, x, training)
+            return cell.sequence_stepper(x, training)
 
         def step(t, states):
             output, new_states = cell(x[:, t], list(states))

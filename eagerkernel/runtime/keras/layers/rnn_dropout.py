@@ -1,8 +1,7 @@
 """Dropout in the recurrent layers and cells (follows Keras 3's ``DropoutRNNCell``).
 
 ``dropout`` drops input features, ``recurrent_dropout`` features of the previous output
-``h`` (LSTM's carry ``c`` is never dropped). The masks are drawn once per sequence (once per
-call of the layer; a cell called on its own draws them at each call), scaled by
+``h`` (LSTM's carry ``c`` is never dropped). The masks are drawn once per sequence, scaled by
 ``1 / (1 - rate)``, and used only with ``training=True``. As Keras does:
 
 - with ``recurrent_dropout`` = 0 the input mask is one per sequence, shared by the gates
@@ -11,20 +10,21 @@ call of the layer; a cell called on its own draws them at each call), scaled by
   mask (Keras switches to ``implementation=1``): gate ``g`` sees ``x * m_g`` and
   ``h * r_g``, while GRU's update ``z * h + (1 - z) * hh`` keeps the undropped ``h``.
 
-The draws go through `ek.nn.dropout`, a stateful op: a graph function draws new masks on every
-call. A ``seed`` makes the sequence of masks reproducible (with `ek.random.set_seed` too).
+The masks are Keras's: ``keras.random.dropout`` of ones with the layer's `SeedGenerator`
+(made at construction from ``seed``, or from Python's `random` when None), the input masks
+drawn before the recurrent ones. A cell called on its own keeps its masks from call to call
+(Keras's cache, cleared by `reset_dropout_mask`); a layer (or ``RNN``) draws them once per
+call, in any mode (Keras's ``RNN.call`` draws them to keep its loop stateless), and
+SimpleRNNCell also draws them when not training.
 """
 
 from __future__ import annotations
 
 import numbers
 
-import numpy as np
-
-from ... import random as _random
 from ...ops import array_ops, linalg
-from ...ops import nn as _nn
 from ...ops.creation import ones
+from .. import random as keras_random
 
 __all__ = ["RecurrentDropout"]
 
@@ -56,35 +56,63 @@ class RecurrentDropout:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise ValueError(f"{layer}: seed must be an integer or None. Received: seed={seed!r}")
         self.seed = seed
-        self._dropout_rng = None
-
-    def _op_seed(self):
-        """A fresh op-level seed per draw from the layer's own stream (None: unseeded)."""
-        if self._dropout_rng is None:
-            self._dropout_rng = np.random.default_rng([_random.get_seed() or 0, int(self.seed)])
-        return int(self._dropout_rng.integers(2**62))
+        self.seed_generator = keras_random.SeedGenerator(seed)  # made now, as Keras's
+        self._dropout_mask = self._recurrent_dropout_mask = None
 
     def _draw(self, shape: tuple, rate: float, dtype, count: int) -> list:
-        seed = None if self.seed is None else self._op_seed
         base = ones(shape, dtype=dtype)
-        return [_nn.dropout(base, rate=rate, seed=seed) for _ in range(count)]
+        return [keras_random.dropout(base, rate, seed=self.seed_generator) for _ in range(count)]
 
-    def dropout_masks(self, input_shape, state_shape, dtype, training, count=None) -> tuple:
+    def reset_dropout_mask(self) -> None:
+        """Forgets the cached input masks (Keras's ``reset_dropout_mask``)."""
+        self._dropout_mask = None
+
+    def reset_recurrent_dropout_mask(self) -> None:
+        """Forgets the cached recurrent masks."""
+        self._recurrent_dropout_mask = None
+
+    def dropout_masks(
+        self, input_shape, state_shape, dtype, training, count=None, keep=False, layer=False
+    ) -> tuple:
         """``(input masks, recurrent masks)`` for one sequence: lists of Tensors of one
         step's ``input_shape`` (``(batch, features)``; ConvLSTM's ``(batch, *frame)``) and of
         the state's ``state_shape`` (``(batch, units)``), one per gate (``count`` of them;
         by default one per gate with ``recurrent_dropout``, else one shared), or None each
-        when not training or at rate 0 (or 1: Keras uses a rate only in ``(0, 1)``)."""
-        if not training:
-            return None, None
+        when not training or at rate 0 (or 1: Keras uses a rate only in ``(0, 1)``).
+        Cached masks (of a cell's earlier call) are used first; ``keep=True`` (a cell's
+        call) keeps the masks for the next call, else they are forgotten. A layer
+        (``layer=True``) draws them in any mode, as Keras's ``RNN.call`` does."""
         if count is None:
             count = self._gates if self.recurrent_dropout > 0 else 1
         masks = recurrent = None
-        if 0.0 < self.dropout < 1.0:
-            masks = self._draw(tuple(input_shape), self.dropout, dtype, count)
-        if 0.0 < self.recurrent_dropout < 1.0:
-            recurrent = self._draw(tuple(state_shape), self.recurrent_dropout, dtype, count)
+        # Keras's SimpleRNNCell (the one-gate cell) draws them whatever ``training`` is
+        if training or layer or getattr(self, "_gates", 0) == 1:
+            if 0.0 < self.dropout < 1.0:
+                if self._dropout_mask is None:
+                    self._dropout_mask = self._draw(tuple(input_shape), self.dropout, dtype, count)
+                masks = self._dropout_mask
+            if 0.0 < self.recurrent_dropout < 1.0:
+                if self._recurrent_dropout_mask is None:
+                    self._recurrent_dropout_mask = self._draw(
+                        tuple(state_shape), self.recurrent_dropout, dtype, count
+                    )
+                recurrent = self._recurrent_dropout_mask
+        if not keep:
+            self.reset_dropout_mask()
+            self.reset_recurrent_dropout_mask()
+        if not training:
+            return None, None
         return masks, recurrent
+
+    def sequence_stepper(self, x, training):
+        """``step(t, states)`` of a layer or cell (with ``_step``) over the sequence ``x``:
+        the input projection of all steps in one product, the dropout masks drawn once."""
+        batch, _, features = tuple(x.shape)
+        masks, recurrent_masks = self.dropout_masks(
+            (batch, features), (batch, self.units), x.dtype, training, layer=True
+        )
+        projected = self.project(x, masks)
+        return lambda t, states: self._step(projected[:, t], states, recurrent_masks)
 
     def project(self, x, masks):
         """``x @ kernel`` for inputs ``(batch, features)`` or ``(batch, timesteps,
