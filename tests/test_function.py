@@ -655,11 +655,13 @@ def test_tensor_array_inside_a_function():
     for scale in (1.0, 2.0):
         assert _same(cumulative(ek.constant(x * scale)), np.cumsum(x * scale, axis=0))
     ta = ek.TensorArray(ek.float32, size=2)
-    with pytest.raises(ek.errors.InvalidArgumentError, match="out of range"):
+    # TensorFlow's eager TensorArray: OutOfRangeError past a fixed size; an unwritten element
+    # reads as zeros, which needs a known element shape.
+    with pytest.raises(ek.errors.OutOfRangeError, match="not resizeable"):
         ta.write(2, 1.0)
     with pytest.raises(ek.errors.InvalidArgumentError, match="trying to write dtype int32"):
         ta.write(0, ek.constant(1))
-    with pytest.raises(ek.errors.InvalidArgumentError, match="has not yet been written"):
+    with pytest.raises(ValueError, match="never written"):
         ta.read(1)
 
 

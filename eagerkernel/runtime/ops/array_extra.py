@@ -50,7 +50,8 @@ def _invalid(op: str, message: str) -> InvalidArgumentError:
 def _int_dtype(dtype, op: str, arg: str, allowed=("int32", "int64")) -> np.dtype:
     dt = dtypes.as_dtype(dtype)
     if dt.name not in allowed:
-        raise TypeError(f"{op}: {arg} must be one of {list(allowed)}, got {dt.name}.")
+        # TensorFlow: "Value for attr 'out_type' of float is not in the list of allowed values"
+        raise _invalid(op, f"{arg} must be one of {list(allowed)}, got {dt.name}.")
     return dtypes.numpy_dtype(dt)
 
 
@@ -187,13 +188,15 @@ def shape_n(input, out_type=dtypes.int32, name=None) -> list:
 
 def identity_n(input, name=None) -> list:
     """Identities of the tensors in ``input`` (gradients pass through), as a list (follows
-    `tf.identity_n`).
+    `tf.identity_n`). An empty ``input`` raises InvalidArgumentError, as TensorFlow.
 
     >>> [int(t) for t in ek.identity_n([ek.constant(1), ek.constant(2)])]
     [1, 2]
     """
     if not isinstance(input, (list, tuple)):
         raise TypeError(f"identity_n: input must be a list of tensors, got {type(input).__name__}.")
+    if not input:  # TensorFlow: "Length for attr 'T' of 0 must be at least minimum 1"
+        raise _invalid("identity_n", "input must hold at least one tensor, got an empty list.")
     return [identity(x) for x in input]
 
 
@@ -441,10 +444,20 @@ def _searchsorted_fwd(xp, seq, values, side, out_type):
     n, m = seq.shape[-1], values.shape[-1]
     rows = math.prod(seq.shape[:-1])  # not -1: a 0 in n or m leaves -1 ambiguous
     seq2, val2 = seq.reshape(rows, n), values.reshape(rows, m)
-    out = xp.empty(val2.shape, dtype=out_type)
-    for r in range(seq2.shape[0]):
-        out[r] = xp.searchsorted(seq2[r], val2[r], side=side)
-    return out.reshape(values.shape)
+    # TensorFlow's kernel is std::lower_bound / std::upper_bound with `<`; the same binary
+    # search, vectorised over all values, gives its answers for NaNs too (NumPy sorts NaN
+    # last instead).
+    first = xp.zeros(val2.shape, dtype=np.int64)
+    count = xp.full(val2.shape, n, dtype=np.int64)
+    while n and bool((count > 0).any()):
+        step = count // 2
+        it = first + step
+        a = xp.take_along_axis(seq2, xp.minimum(it, n - 1), axis=1)
+        go_right = (a < val2) if side == "left" else ~(val2 < a)
+        active = count > 0
+        first = xp.where(active & go_right, it + 1, first)
+        count = xp.where(active, xp.where(go_right, count - step - 1, step), 0)
+    return first.astype(out_type).reshape(values.shape)
 
 
 _searchsorted = Primitive("SearchSorted", _searchsorted_fwd)
@@ -462,7 +475,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
 
     Raises:
         ValueError: ``side`` other than left/right. InvalidArgumentError: leading dimensions
-        that differ, scalar inputs. TypeError: different dtypes, a bad ``out_type``.
+        that differ, scalar inputs, a bad ``out_type``. TypeError: different dtypes.
 
     >>> ek.searchsorted(ek.constant([[0., 3., 9., 10.]]), ek.constant([[2., 10.]])).numpy()
     array([[1, 3]], dtype=int32)
@@ -523,7 +536,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
 
     Raises:
         InvalidArgumentError: ``nbins <= 0``, an empty or reversed range, a range that is not
-            of shape ``[2]``. TypeError: a bad ``dtype``.
+            of shape ``[2]``, a bad ``dtype`` (as TensorFlow).
 
     >>> ek.histogram_fixed_width(ek.constant([-1.0, 0.0, 1.5, 2.0, 5.0, 15]),
     ...                          ek.constant([0.0, 5.0]), nbins=5).numpy()

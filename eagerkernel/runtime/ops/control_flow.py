@@ -696,7 +696,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
 
     n = leading_rows(flat[0])
     if n == 0:
-        raise ValueError(f"{op}: elems has no rows; the results' shape cannot be known.")
+        return _no_rows(fn, elems, flat, op)
     outputs = [fn(_element(elems, flat, i)) for i in range(n)]
     for o in outputs[1:]:
         if isinstance(outputs[0], (list, _tuple, dict)) or isinstance(o, (list, _tuple, dict)):
@@ -704,3 +704,20 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     leaves = [nest.flatten(o) for o in outputs]
     stacked = [_stack_rows([row[j] for row in leaves], op) for j in range(len(leaves[0]))]
     return nest.pack_sequence_as(outputs[0], stacked)
+
+
+def _no_rows(fn, elems, flat: list, op: str):
+    """`vectorized_map` over no rows: TensorFlow traces ``fn`` on a symbolic row, so its
+    results have ``fn``'s structure, dtypes and row shapes with 0 rows; ``fn`` of a row of
+    zeros gives them here."""
+    from .creation import zeros
+
+    if not all(isinstance(x, Tensor) for x in flat):
+        raise ValueError(f"{op}: elems has no rows; the results' shape cannot be known.")
+    sample = fn(nest.pack_sequence_as(elems, [zeros(x.shape[1:], x.dtype) for x in flat]))
+
+    def empty(t):
+        t = convert_to_tensor(t)
+        return zeros((0, *t._value.shape), t.dtype)
+
+    return nest.map_structure(empty, sample)

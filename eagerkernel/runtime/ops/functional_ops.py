@@ -70,7 +70,7 @@ def row_at(x, i: int):
     return getitem(x, i)
 
 
-def _stack(outputs: list, spec, row_shape, name: str):
+def _stack(outputs: list, spec, name: str):
     """The outputs of one leaf as one value with a row per element, as ``spec`` says."""
     from ..data.structure import TensorSpec
     from ..extension_type import ExtensionTypeSpec
@@ -135,9 +135,9 @@ def _stack(outputs: list, spec, row_shape, name: str):
             )
         tensors.append(out if isinstance(out, Tensor) else convert_to_tensor(out, dtype=dtype))
     _check_dtypes(tensors, dtype, name)
-    if not tensors:  # no elements: the signature's shape, else the rows' of elems
+    if not tensors:  # no elements: the given signature's shape, else (0,) as TensorFlow's
         known = isinstance(spec, TensorSpec) and spec.shape.rank is not None
-        shape = tuple(d or 0 for d in spec.shape) if known else row_shape
+        shape = tuple(d or 0 for d in spec.shape) if known else ()
         return make(np.zeros((0, *shape), dtypes.numpy_dtype(dtype)), _device())
     shapes = {tuple(t._value.shape) for t in tensors}
     if len(shapes) != 1:
@@ -261,7 +261,11 @@ def map_fn(
                 f"{op}: all components of elems must have the same first dimension, got "
                 f"{[leading_rows(x) for x in flat]}."
             )
-    if fn_output_signature is None:
+    if fn_output_signature is None and n == 0:  # TensorFlow: shape (0,), elems' dtypes
+        signature = nest.pack_sequence_as(
+            elems, [x.dtype if isinstance(x, Tensor) else _element_spec(x) for x in flat]
+        )
+    elif fn_output_signature is None:
         signature = nest.pack_sequence_as(elems, [_element_spec(x) for x in flat])
     else:
         signature = fn_output_signature
@@ -279,8 +283,7 @@ def map_fn(
             )
         for acc, v in zip(results, leaves):
             acc.append(v)
-    row_shape = tuple(flat[0]._value.shape[1:]) if isinstance(flat[0], Tensor) else ()
-    stacked = [_stack(acc, s, row_shape, op) for acc, s in zip(results, flat_signature)]
+    stacked = [_stack(acc, s, op) for acc, s in zip(results, flat_signature)]
     if not back_prop:
         stacked = [_stop_gradient(v) for v in stacked]
     if _is_spec(signature) or isinstance(signature, str):

@@ -704,7 +704,10 @@ def _unique(x, out_idx, op, prim):
         )
     it = dtypes.as_dtype(out_idx)
     if it not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"{op}: out_idx must be int32 or int64, got {it.name}.")
+        # TensorFlow: "Value for attr 'out_idx' of float is not in the list of allowed values"
+        raise InvalidArgumentError(
+            None, op, f"{op}: out_idx must be int32 or int64, got {it.name}."
+        )
     return apply(prim, (x,), {"index_dtype": it.name})
 
 

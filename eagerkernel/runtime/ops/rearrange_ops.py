@@ -178,8 +178,9 @@ def dynamic_partition(data, partitions, num_partitions, name=None) -> list:
         the rank of ``partitions``); differentiable to ``data``.
 
     Raises:
-        InvalidArgumentError: a partition value out of range, a shape that is not a prefix.
-        TypeError: non-integer ``partitions``. ValueError: ``num_partitions < 1``.
+        InvalidArgumentError: a partition value out of range, a shape that is not a prefix,
+        integer ``partitions`` other than int32 (as TensorFlow). TypeError: non-integer
+        ``partitions``. ValueError: ``num_partitions < 1``.
 
     >>> [t.numpy().tolist() for t in ek.dynamic_partition(
     ...     ek.constant([10, 20, 30, 40, 50]), ek.constant([0, 0, 1, 1, 0]), 2)]
@@ -188,6 +189,9 @@ def dynamic_partition(data, partitions, num_partitions, name=None) -> list:
     op = "dynamic_partition"
     x = _tensor(data, op)
     p = _int_tensor(partitions, op, "partitions")
+    # TensorFlow's kernel takes int32 only (NumPy arrays and lists are converted to it)
+    if isinstance(partitions, Tensor) and p.dtype.name != "int32":
+        raise _invalid(op, f"partitions must be an int32 tensor, got {p.dtype.name}.")
     try:
         n = operator.index(num_partitions)
     except TypeError:

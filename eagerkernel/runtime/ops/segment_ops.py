@@ -479,7 +479,8 @@ def _bincount_fwd(xp, arr, *weights, minlength, maxlength, dtype, per_row, binar
         return np.bincount(v[keep], None if wv is None else wv[keep], minlength=size).astype(dtype)
 
     if per_row:
-        out = np.stack([count(v, None if w is None else w[i]) for i, v in enumerate(values)])
+        rows = [count(v, None if w is None else w[i]) for i, v in enumerate(values)]
+        out = np.stack(rows) if rows else np.zeros((0, size), dtype)  # no rows: TF's (0, size)
     else:
         out = count(values.reshape(-1), None if w is None else w.reshape(-1))
     return xp.asarray(out)
