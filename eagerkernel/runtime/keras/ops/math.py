@@ -83,14 +83,21 @@ def _segment(name, fn):
             )
         if num_segments is None:
             num_segments = int(tf.reduce_max(ids)) + 1 if ids.shape[0] else 0
-        return fn(data, ids, int(num_segments))
+        out = fn(data, ids, int(num_segments))
+        if sorted and name in ("segment_max", "segment_min"):
+            # tf.math.segment_max/min (Keras's sorted path) give 0 to empty segments
+            ones = tf.ones([int(ids.shape[0])], "int32")
+            count = tf.unsorted_segment_sum(ones, ids, int(num_segments))
+            empty = tf.reshape(count == 0, [-1] + [1] * (out.shape.rank - 1))
+            out = tf.where(empty, tf.zeros_like(out), out)
+        return out
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (
         f"The {name.split('_')[1]} of the rows of ``data`` per segment id (follows "
         f"`keras.ops.{name}`); ``num_segments`` default ``max(segment_ids) + 1``; empty "
-        "segments get the reduction's identity; ``sorted`` (ids in order) gives the same "
-        "result."
+        "segments get the reduction's identity (0 for max/min with ``sorted=True``, as "
+        "``tf.math.segment_max``)."
     )
     return keras_op(op)
 

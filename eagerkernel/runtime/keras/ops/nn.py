@@ -60,14 +60,14 @@ _EPSILON = 1e-7  # keras.config.epsilon()
 
 @keras_op
 def relu(x):
-    """``max(x, 0)`` (follows `keras.ops.relu`)."""
-    return tf.nn.relu(float_like(x))
+    """``max(x, 0)`` (follows `keras.ops.relu`); integer inputs keep their dtype."""
+    return tf.nn.relu(to_tensor(x))
 
 
 @keras_op
 def relu6(x):
-    """``min(max(x, 0), 6)`` (follows `keras.ops.relu6`)."""
-    return tf.nn.relu6(float_like(x))
+    """``min(max(x, 0), 6)`` (follows `keras.ops.relu6`); integer inputs keep their dtype."""
+    return tf.nn.relu6(to_tensor(x))
 
 
 @keras_op
@@ -538,9 +538,9 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
         )
     x = to_channels_last(inputs, data_format)
     stride, dilation = _tuple(strides, n), _tuple(dilation_rate, n)
-    if n == 1:  # as a 2-D convolution over a height of 1
+    if n == 1:  # as a 2-D convolution over a height of 1 (any row stride: Keras repeats it)
         x, kernel = tf.expand_dims(x, 1), tf.expand_dims(kernel, 0)
-        stride, dilation = [1, *stride], [1, *dilation]
+        stride, dilation = [stride[0], *stride], [1, *dilation]
     if stride[0] != stride[1]:
         raise ValueError(
             "keras.ops.depthwise_conv: equal strides along both spatial axes are required. "

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import nest
 from ...autodiff import custom_gradient as _custom_gradient
+from ...core.errors import InvalidArgumentError
 from ...ops import ctc as ctc_ops
 from ..layers.conv_base import deconv_length
 from ._base import floatx, keras_op, promote, result_type, to_tensor
@@ -67,6 +68,8 @@ def sparsemax(x, axis=-1):
     x = to_tensor(x)
     x = x if x.dtype.is_floating else tf.cast(x, floatx())
     rank = x.shape.rank
+    if rank == 0:  # TensorFlow fails slicing a scalar: InvalidArgumentError too
+        raise InvalidArgumentError("keras.ops.sparsemax: x must have at least 1 dimension.")
     axis = axis % rank
     z = -tf.sort(-x, axis=axis)  # descending
     cumsum = tf.cumsum(z, axis=axis)

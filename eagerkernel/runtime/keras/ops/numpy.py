@@ -408,7 +408,10 @@ def matmul(x1, x2):
     Raises:
         InvalidArgumentError: the inner dimensions differ.
     """
-    x1, x2 = promote(x1, x2)
+    x1, x2 = to_tensor(x1), to_tensor(x2)
+    # Keras's TF backend multiplies two int8 matrices (not vectors) into int32
+    int8_mm = x1.dtype == x2.dtype == dtypes.int8 and builtins.min(x1.shape.rank, x2.shape.rank) > 1
+    x1, x2 = promote(x1, x2) if not int8_mm else (tf.cast(x1, "int32"), tf.cast(x2, "int32"))
     if x1.shape.rank == 0 or x2.shape.rank == 0:
         raise ValueError(
             "keras.ops.matmul: the operands must have at least one dimension (use multiply "

@@ -167,11 +167,14 @@ def hypot(x1, x2):
 @keras_op
 def logaddexp(x1, x2):
     """``log(exp(x1) + exp(x2))`` computed stably (follows `keras.ops.logaddexp`); floats
-    of the Keras result dtype (integers give floatx)."""
+    of the Keras result dtype (integers give floatx; Python numbers count as float32/int32
+    tensors, as in Keras); ``x1 + x2`` where ``x1 - x2`` is NaN (both infinite)."""
+    x1, x2 = to_tensor(x1), to_tensor(x2)
     dtype = result_type(x1, x2, 1.0)
     a, b = to_tensor(x1, dtype), to_tensor(x2, dtype)
     big = tf.maximum(a, b)
-    return big + tf.log1p(tf.exp(-tf.abs(a - b)))
+    delta = a - b
+    return tf.where(tf.is_nan(delta), a + b, big + tf.log1p(tf.exp(-tf.abs(delta))))
 
 
 def _dot_flat(x1, x2):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import numpy_ops as tnp
 from ...core import dtypes
+from ...core.errors import InvalidArgumentError
 from ..keras_tensor import KerasTensor
 from ._base import (
     canonical_axis,
@@ -125,8 +126,12 @@ def negative(x):
 
 @keras_op
 def sign(x):
-    """-1, 0 or 1 by the sign of ``x`` (follows `keras.ops.sign`); the dtype of ``x``."""
-    return tf.sign(to_tensor(x))
+    """-1, 0 or 1 by the sign of ``x`` (follows `keras.ops.sign`); the dtype of ``x``
+    (unsigned integers too, as Keras: 0 or 1)."""
+    x = to_tensor(x)
+    if x.dtype.is_unsigned:
+        return tf.cast(tf.sign(tf.cast(x, "int64")), x.dtype)
+    return tf.sign(x)
 
 
 @keras_op
@@ -175,8 +180,9 @@ def floor_divide(x1, x2):
 @keras_op
 def mod(x1, x2):
     """``x1 - floor(x1 / x2) * x2``, the sign of ``x2`` (follows `keras.ops.mod`); the Keras
-    result dtype (bool gives int32)."""
-    x1, x2 = promote(x1, x2)
+    result dtype (bool gives int32; Python numbers count as int32/float32 tensors, as in
+    Keras)."""
+    x1, x2 = promote(to_tensor(x1), to_tensor(x2))
     if x1.dtype == dtypes.bool:
         x1, x2 = tf.cast(x1, "int32"), tf.cast(x2, "int32")
     return tf.mod(x1, x2)
@@ -192,7 +198,9 @@ def power(x1, x2):
 @keras_op
 def arctan2(x1, x2):
     """The angle of ``(x2, x1)`` in ``[-pi, pi]`` (follows `keras.ops.arctan2`); floats of
-    the Keras result dtype (integers give floatx)."""
+    the Keras result dtype (integers give floatx; Python numbers count as float32/int32
+    tensors, as in Keras)."""
+    x1, x2 = to_tensor(x1), to_tensor(x2)
     dtype = result_type(x1, x2, 1.0)
     return tf.atan2(to_tensor(x1, dtype), to_tensor(x2, dtype))
 
@@ -302,17 +310,22 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """
     if num < 0:
         raise ValueError(f"keras.ops.linspace: `num` must be >= 0. Received: num={num}")
-    dtype = dtypes.as_dtype(dtype or floatx())
-    start, stop = to_tensor(start, floatx()), to_tensor(stop, floatx())
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else result_type(start, stop, 1.0)
+    # As Keras: an integer dtype truncates start and stop, spaces in float64, then floors
+    compute = dtype if dtype.is_floating else dtypes.float64
+    start = tf.cast(tf.cast(to_tensor(start), dtype), compute)
+    stop = tf.cast(tf.cast(to_tensor(stop), dtype), compute)
     div = (num - 1) if endpoint else num
-    step = (stop - start) / to_tensor(max(div, 1), floatx())
+    step = (stop - start) / to_tensor(max(div, 1), compute)
     shape = [num] + [1] * start.shape.rank
-    out = start + tf.reshape(tf.range(num, dtype=floatx()), shape) * step
+    out = start + tf.reshape(tf.range(num, dtype=compute), shape) * step
     if endpoint and num > 1:
         out = tf.concat([out[:-1], tf.expand_dims(stop, 0)], axis=0)
     if axis != 0:
         out = moveaxis(out, 0, axis)
-    out = tf.cast(out, dtype)
+    out = tf.cast(out if dtype.is_floating else tf.floor(out), dtype)
+    if div <= 0:  # Keras's step of a single point (or none) is a float32 NaN
+        step = to_tensor(np.nan, "float32")
     return (out, step) if retstep else out
 
 
@@ -323,18 +336,28 @@ def diag(x, k=0):
     return tnp.diag(to_tensor(x), k=int(k))
 
 
+def _at_least_2d(x, op: str):
+    if x.shape.rank < 2:
+        raise InvalidArgumentError(
+            f"keras.ops.{op}: x must be at least 2-D. Received: x.shape={tuple(x.shape)}"
+        )
+    return x
+
+
 @keras_op
 def tril(x, k=0):
-    """``x`` with the elements above diagonal ``k`` zeroed (follows `keras.ops.tril`)."""
-    x = to_tensor(x)
+    """``x`` with the elements above diagonal ``k`` zeroed (follows `keras.ops.tril`);
+    InvalidArgumentError below rank 2, as TensorFlow's MatrixBandPart."""
+    x = _at_least_2d(to_tensor(x), "tril")
     n, m = x.shape[-2], x.shape[-1]
     return tf.where(to_tensor(np.tri(n, m, int(k), dtype=bool)), x, tf.zeros_like(x))
 
 
 @keras_op
 def triu(x, k=0):
-    """``x`` with the elements below diagonal ``k`` zeroed (follows `keras.ops.triu`)."""
-    x = to_tensor(x)
+    """``x`` with the elements below diagonal ``k`` zeroed (follows `keras.ops.triu`);
+    InvalidArgumentError below rank 2, as TensorFlow's MatrixBandPart."""
+    x = _at_least_2d(to_tensor(x), "triu")
     n, m = x.shape[-2], x.shape[-1]
     return tf.where(to_tensor(~np.tri(n, m, int(k) - 1, dtype=bool)), x, tf.zeros_like(x))
 

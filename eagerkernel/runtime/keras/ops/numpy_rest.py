@@ -32,19 +32,29 @@ __all__ = [
 # fmt: on
 
 
-def _float_unary(name, fn, doc):
+def _float64_like(x):
+    """``x`` as a float tensor the way Keras's TF backend casts cbrt/deg2rad/heaviside inputs:
+    int64 to float64, other integers and bool to floatx."""
+    x = to_tensor(x)
+    if x.dtype == dtypes.int64:
+        return tf.cast(x, "float64")
+    return float_like(x)
+
+
+def _float_unary(name, fn, doc, wide_int64=True):
     def op(x):
-        return fn(float_like(x))
+        return fn(_float64_like(x) if wide_int64 else float_like(x))
 
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"{doc} (follows `keras.ops.{name}`); integer inputs give floatx."
+    op.__doc__ = f"{doc} (follows `keras.ops.{name}`); integer inputs give floatx"
+    op.__doc__ += " (int64 gives float64)." if wide_int64 else "."
     return keras_op(op)
 
 
 cbrt = _float_unary("cbrt", tnp.cbrt, "The elementwise cube root")
 deg2rad = _float_unary("deg2rad", tnp.deg2rad, "Degrees to radians")
 rad2deg = _float_unary("rad2deg", tnp.rad2deg, "Radians to degrees")
-sinc = _float_unary("sinc", tnp.sinc, "The normalized sinc, ``sin(pi x) / (pi x)``")
+sinc = _float_unary("sinc", tnp.sinc, "The normalized sinc, ``sin(pi x) / (pi x)``", False)
 
 
 @keras_op
@@ -62,10 +72,14 @@ def divide_no_nan(x1, x2):
 
 @keras_op
 def fmod(x1, x2):
-    """The remainder of truncated division, the sign of ``x1`` (follows `keras.ops.fmod`)."""
-    x1, x2 = promote(x1, x2)
+    """The remainder of truncated division, the sign of ``x1`` (follows `keras.ops.fmod`);
+    Python numbers count as int32/float32 tensors in the promotion, as in Keras."""
+    x1, x2 = promote(to_tensor(x1), to_tensor(x2))
     if x1.dtype == dtypes.bool:
         x1, x2 = tf.cast(x1, "int32"), tf.cast(x2, "int32")
+    if x1.dtype.is_floating:  # Keras's sign(x1) * floormod(|x1|, |x2|): floormod's gradient
+        m = tf.mod(tf.abs(x1), tf.abs(x2))
+        return tf.where(x1 < 0, -m, m)
     return tf.truncatemod(x1, x2)
 
 
@@ -135,9 +149,12 @@ bitwise_not = _invert("bitwise_not")
 @keras_op
 def heaviside(x1, x2):
     """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0`` (follows
-    `keras.ops.heaviside`); the Keras result dtype, floatx for integers."""
+    `keras.ops.heaviside`); the Keras result dtype, float64 for int64, floatx for other
+    integers."""
     dtype = result_type(x1, x2)
-    if not dtype.is_floating:
+    if dtype == dtypes.int64:
+        dtype = dtypes.float64
+    elif not dtype.is_floating:
         dtype = dtypes.as_dtype(floatx())
     x1, x2 = to_tensor(x1, dtype), to_tensor(x2, dtype)
     ones, zeros = tf.ones_like(x1), tf.zeros_like(x1)
@@ -242,7 +259,9 @@ def _quantile(name, x, q, axis, method, keepdims, scale=1.0):
             f"keras.ops.{name}: method must be one of {methods}. Received: method={method!r}"
         )
     x = _reduce_float(x)
-    q_arr = np.asarray(q.numpy() if hasattr(q, "numpy") else q, dtype=np.float64) / scale
+    # As Keras: a Python q becomes a float32 tensor, and percentile divides in floatx
+    q_arr = to_tensor(q, floatx() if scale != 1.0 else None).numpy()
+    q_arr = np.asarray(q_arr / q_arr.dtype.type(scale) if scale != 1.0 else q_arr, np.float64)
     if np.any((q_arr < 0) | (q_arr > 1)):
         raise ValueError(f"keras.ops.{name}: q must be in [0, {scale:g}]. Received: q={q!r}")
     flat, rest_shape, kept = _to_last(x, axis, name)
@@ -264,7 +283,9 @@ def _quantile(name, x, q, axis, method, keepdims, scale=1.0):
         hi, frac = lo, frac * 0
     a = tf.gather(s, lo.tolist(), axis=-1)
     b = tf.gather(s, hi.tolist(), axis=-1)
-    out = a + (b - a) * to_tensor(frac.astype(x.dtype.as_numpy_dtype))
+    w = to_tensor(frac.astype(x.dtype.as_numpy_dtype))
+    # a plain gather where no interpolation is needed, so that +-inf stays (inf - inf is NaN)
+    out = tf.where(w == 0, a, a + (b - a) * w) if np.any(frac == 0) else a + (b - a) * w
     # out: rest_shape + [len(q)] -> [len(q)] + rest_shape (NumPy puts q's axes first)
     r = len(rest_shape)
     out = tf.transpose(out, [r, *list(range(r))])
@@ -351,9 +372,14 @@ def _fill_nan(x, value):
 
 @keras_op
 def nansum(x, axis=None, keepdims=False):
-    """The sum over ``axis``, NaNs as 0 (follows `keras.ops.nansum`)."""
+    """The sum over ``axis``, NaNs as 0 (follows `keras.ops.nansum`); bool, int8 and int16
+    sum in int32, uint8 and uint16 in uint32."""
     x = to_tensor(x)
     axis = check_axes(axis, x.shape.rank, "nansum")
+    wide = {"bool": "int32", "int8": "int32", "int16": "int32", "uint8": "uint32"}
+    wide["uint16"] = "uint32"
+    if x.dtype.name in wide:
+        x = tf.cast(x, wide[x.dtype.name])
     return tf.reduce_sum(_fill_nan(x, 0.0), axis=axis, keepdims=keepdims)
 
 
