@@ -777,9 +777,6 @@ def _constant_shape(shape) -> tuple:
 # as their ``operator`` variant (see the operators above).
 from ..ops import autopack as _autopack  # noqa: E402
 from ..ops import elementwise as _ew  # noqa: E402
-from ..ops.bitwise import bitwise_and as _bitwise_and  # noqa: E402
-from ..ops.bitwise import bitwise_or as _bitwise_or  # noqa: E402
-from ..ops.bitwise import bitwise_xor as _bitwise_xor  # noqa: E402
 from ..ops.bitwise import invert as _invert  # noqa: E402
 from ..ops.bool_product import multiply_fallback as _mul_fallback  # noqa: E402
 from ..ops.elementwise import abs as _abs  # noqa: E402
@@ -790,8 +787,11 @@ from ..ops.elementwise import negative as _negative  # noqa: E402
 from ..ops.elementwise import pow as _pow  # noqa: E402
 from ..ops.elementwise import truediv as _truediv  # noqa: E402
 from ..ops.indexing import getitem as _getitem  # noqa: E402
-from ..ops.linalg import matmul as _matmul  # noqa: E402
 from ..ops.math_more import logical_xor as _logical_xor  # noqa: E402
+from ..ops.numpy_operators import bitwise_and as _bitwise_and  # noqa: E402
+from ..ops.numpy_operators import bitwise_or as _bitwise_or  # noqa: E402
+from ..ops.numpy_operators import bitwise_xor as _bitwise_xor  # noqa: E402
+from ..ops.numpy_operators import matmul as _matmul  # noqa: E402
 
 _add, _subtract, _multiply = _ew.add.operator, _ew.subtract.operator, _ew.multiply.operator
 _floordiv, _mod = _ew.floordiv.operator, _ew.mod.operator

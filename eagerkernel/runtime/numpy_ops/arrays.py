@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 
 from .. import ops as _ops
+from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, constant
 from ..ops import math_ops as _math
 from ..ops.elementwise import cast
@@ -236,7 +237,7 @@ def split(ary, indices_or_sections, axis=0) -> list:
     (follows `tf.experimental.numpy.split`).
 
     Raises:
-        ValueError: N does not divide the axis length.
+        InvalidArgumentError (a ValueError): N does not divide the axis length.
     """
     x = asarray_value(ary, op="split")
     (ax,) = normalize_axis(axis, x.ndim, "split")
@@ -244,8 +245,10 @@ def split(ary, indices_or_sections, axis=0) -> list:
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
         if k <= 0 or n % k:
-            raise ValueError(
-                f"split: array split does not result in an equal division ({n} by {k})."
+            raise InvalidArgumentError(
+                None,
+                "split",
+                f"split: array split does not result in an equal division ({n} by {k}).",
             )
         return list(_ops.split(x, k, axis=ax))
     bounds = [0, *(builtins.min(builtins.max(int(i), 0), n) for i in indices_or_sections), n]
@@ -453,7 +456,7 @@ def where(condition, x=None, y=None) -> Tensor:
 def nonzero(a) -> tuple:
     """The indices of the non-zero elements, one int64 array per axis (follows
     `tf.experimental.numpy.nonzero`)."""
-    x = asarray_value(a, op="nonzero")
+    x = atleast_1d(asarray_value(a, op="nonzero"))  # as TF NumPy: a scalar is a 1-vector
     coords = _ops.where(cast(x, "bool"))  # (n, rank) int64
     return tuple(coords[:, d] for d in range(x.ndim))
 
@@ -619,15 +622,29 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Tensor:
     """The cross product of 3-vectors along the given axes (follows
     `tf.experimental.numpy.cross`); differentiable.
 
+    2-vectors are 3-vectors with a zero z; when both are, the result is the z component
+    (the scalar ``a0*b1 - a1*b0``), as NumPy's and TF NumPy's.
+
     Raises:
-        NotImplementedError: 2-vectors.
+        InvalidArgumentError (a ValueError): a vector axis of length other than 2 or 3.
     """
     x, y = promote(a, b, op="cross")
     if axis is not None:
         axisa = axisb = axisc = axis
     x, y = moveaxis(x, axisa, -1), moveaxis(y, axisb, -1)
-    if x.shape[-1] != 3 or y.shape[-1] != 3:
-        raise NotImplementedError("cross: only 3-vectors are supported.")
+    dims = (x.shape[-1], y.shape[-1])
+    if any(d not in (2, 3) for d in dims):
+        raise InvalidArgumentError(
+            None,
+            "cross",
+            f"cross: incompatible dimensions for cross product (dimension must be 2 or 3), "
+            f"got shapes {tuple(x.shape)} and {tuple(y.shape)}.",
+        )
+    if dims == (2, 2):
+        return x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]
+    x, y = (
+        _ops.pad(t, [[0, 0]] * (t.ndim - 1) + [[0, 1]]) if t.shape[-1] == 2 else t for t in (x, y)
+    )
     s = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
     x, y = _ops.broadcast_to(x, s), _ops.broadcast_to(y, s)
     x0, x1, x2 = (x[..., i] for i in range(3))
@@ -641,7 +658,13 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None) -> Tensor:
     from .creation import diagonal
     from .math import sum as _sum
 
-    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    x = asarray_value(a, op="trace")
+    # TF NumPy takes `tf.linalg.trace` (no int64 promotion) for the main diagonal of the last
+    # two axes, and the int64-promoting `sum` of `diagonal` otherwise.
+    last_two = axis1 in (-2, x.ndim - 2) and axis2 in (-1, x.ndim - 1)
+    if dtype is None and offset == 0 and last_two and x._value.dtype != np.bool_:
+        dtype = x._value.dtype
+    return _sum(diagonal(x, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def polyval(p, x) -> Tensor:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from ..core.errors import InvalidArgumentError
 from ..core.numpy_methods import STATE
 from ..core.tensor import Tensor, constant
 from ..core.type_promotion import keep_weak
@@ -26,7 +27,9 @@ def _shape(shape, op: str) -> tuple:
             f"{op}: shape must be an int or a sequence of ints, got {shape!r}."
         ) from None
     if any(d < 0 for d in dims):
-        raise ValueError(f"{op}: negative dimensions are not allowed, got {dims}.")
+        raise InvalidArgumentError(
+            None, op, f"{op}: negative dimensions are not allowed, got {dims}."
+        )
     return dims
 
 
@@ -86,18 +89,18 @@ def copy(a) -> Tensor:
 
 def zeros(shape, dtype=float) -> Tensor:
     """Zeros of ``shape`` (default float64; follows `tf.experimental.numpy.zeros`)."""
-    return _filled(shape, 0, dtype, "zeros")
+    return _filled(shape, 0, dtype or default_float(), "zeros")
 
 
 def ones(shape, dtype=float) -> Tensor:
     """Ones of ``shape`` (default float64; follows `tf.experimental.numpy.ones`)."""
-    return _filled(shape, 1, dtype, "ones")
+    return _filled(shape, 1, dtype or default_float(), "ones")
 
 
 def empty(shape, dtype=float) -> Tensor:
     """An array of ``shape`` (zeros: tensors are never uninitialized; follows
     `tf.experimental.numpy.empty`)."""
-    return _filled(shape, 0, dtype, "empty")
+    return _filled(shape, 0, dtype or default_float(), "empty")
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:

@@ -187,8 +187,17 @@ _OR, _AND = _ops.logical_or, _ops.logical_and
 add = _binary("add", _ops.add, "Elementwise ``x1 + x2``", bools=_OR)
 subtract = _binary("subtract", _ops.subtract, "Elementwise ``x1 - x2``")
 multiply = _binary("multiply", _ops.multiply, "Elementwise ``x1 * x2``", bools=_AND)
-true_divide = _binary("true_divide", _ops.truediv, "Elementwise ``x1 / x2``", to_float=True)
-divide = _binary("divide", _ops.truediv, "Elementwise ``x1 / x2``", to_float=True)
+
+
+def _bool_truediv(a: Tensor, b: Tensor) -> Tensor:
+    # TF NumPy divides bools as float64 (its `result_type(float)`), integers by `truediv`'s
+    # table (int8, int16 and uint8 give float32, int32 and int64 float64, even under
+    # prefer_float32).
+    return _ops.truediv(cast(a, np.float64), cast(b, np.float64))
+
+
+true_divide = _binary("true_divide", _ops.truediv, "Elementwise ``x1 / x2``", bools=_bool_truediv)
+divide = _binary("divide", _ops.truediv, "Elementwise ``x1 / x2``", bools=_bool_truediv)
 floor_divide = _binary("floor_divide", _floor_divide, "Elementwise ``x1 // x2``", bools="int8")
 mod = _binary("mod", _ops.mod, "Elementwise ``x1 % x2`` (the sign of ``x2``)", bools="int8")
 remainder = _binary(
@@ -419,14 +428,32 @@ _INT = np.dtype(np.int64)
 
 
 def _reduce(
-    name, fn, a, axis, dtype, keepdims, promote_int=None, out=None, where=None, initial=None
+    name,
+    fn,
+    a,
+    axis,
+    dtype,
+    keepdims,
+    promote_int=None,
+    out=None,
+    where=None,
+    initial=None,
+    bool_fn=None,
 ):
     """Shared reduction: ``promote_int`` is "int" (bools and small ints become int64, as
     NumPy's sum and prod), "float" (integers become the default float: mean, std, var) or
-    None (max, min keep the dtype)."""
+    None (max, min keep the dtype). ``bool_fn`` (as TF NumPy's ``tf_bool_fn``) reduces bool
+    results: sum/prod with ``dtype=bool``, and bool inputs of max/min (``promote_int`` None)."""
     no_argument(name, out=out, where=where, initial=initial)
     x = asarray_value(a, op=name)
     np_dtype = as_np_dtype(dtype, name)
+    to_bool = (
+        x._value.dtype == np.bool_ and not promote_int if np_dtype is None else np_dtype == np.bool_
+    )
+    if bool_fn is not None and to_bool:
+        axes = normalize_axis(axis, x.ndim, name)
+        x = cast(x, np.bool_)
+        return bool_fn(x, axis=None if axes is None else list(axes), keepdims=bool(keepdims))
     if np_dtype is not None:
         x = cast(x, np_dtype)
     elif promote_int == "int" and x._value.dtype.kind in "biu" and x._value.dtype.itemsize < 8:
@@ -446,12 +473,36 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=None, initial=None, where=N
     Raises:
         NotImplementedError: ``out``, ``initial`` or ``where`` given. ValueError: a bad axis.
     """
-    return _reduce("sum", _ops.reduce_sum, a, axis, dtype, keepdims, "int", out, where, initial)
+    return _reduce(
+        "sum",
+        _ops.reduce_sum,
+        a,
+        axis,
+        dtype,
+        keepdims,
+        "int",
+        out,
+        where,
+        initial,
+        _ops.reduce_any,
+    )
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=None, initial=None) -> Tensor:
     """Product over ``axis`` (follows `tf.experimental.numpy.prod`); int64 for small ints."""
-    return _reduce("prod", _ops.reduce_prod, a, axis, dtype, keepdims, "int", out, None, initial)
+    return _reduce(
+        "prod",
+        _ops.reduce_prod,
+        a,
+        axis,
+        dtype,
+        keepdims,
+        "int",
+        out,
+        None,
+        initial,
+        _ops.reduce_all,
+    )
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=None, where=None) -> Tensor:
@@ -462,12 +513,16 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=None, where=None) -> Tenso
 
 def amax(a, axis=None, out=None, keepdims=None, initial=None, where=None) -> Tensor:
     """Maximum over ``axis`` (follows `tf.experimental.numpy.amax`)."""
-    return _reduce("amax", _ops.reduce_max, a, axis, None, keepdims, None, out, where, initial)
+    return _reduce(
+        "amax", _ops.reduce_max, a, axis, None, keepdims, None, out, where, initial, _ops.reduce_any
+    )
 
 
 def amin(a, axis=None, out=None, keepdims=None, initial=None, where=None) -> Tensor:
     """Minimum over ``axis`` (follows `tf.experimental.numpy.amin`)."""
-    return _reduce("amin", _ops.reduce_min, a, axis, None, keepdims, None, out, where, initial)
+    return _reduce(
+        "amin", _ops.reduce_min, a, axis, None, keepdims, None, out, where, initial, _ops.reduce_all
+    )
 
 
 max = amax
@@ -480,7 +535,8 @@ def _ddof(fn, ddof):
         if not ddof:
             return v
         n = int(np.prod([x.shape[i] for i in (axis if axis is not None else range(x.ndim))]))
-        return v * _const(n / (n - ddof), v.dtype)
+        # ddof >= n: NumPy divides by max(n - ddof, 0), giving inf (nan for a zero sum).
+        return v * _const(n / (n - ddof) if n > ddof else np.inf, v.dtype)
 
     return reduce
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.errors import InvalidArgumentError
 from ..core.numpy_behavior import prefer_float32, result_type
 from ..core.numpy_methods import STATE
 from ..core.tensor import Tensor, constant
@@ -150,7 +151,8 @@ def normalize_axis(axis, ndim: int, op: str):
     tuple of non-negative ints.
 
     Raises:
-        ValueError: an axis out of range, or repeated.
+        InvalidArgumentError (a ValueError, as TensorFlow's kernels raise): an axis out of
+            range. ValueError: a repeated axis.
     """
     if axis is None:
         return None
@@ -158,7 +160,9 @@ def normalize_axis(axis, ndim: int, op: str):
     out = []
     for a in axes:
         if not -ndim <= a < max(ndim, 1):
-            raise ValueError(f"{op}: axis {a} is out of bounds for an array of rank {ndim}.")
+            raise InvalidArgumentError(
+                None, op, f"{op}: axis {a} is out of bounds for an array of rank {ndim}."
+            )
         out.append(a % max(ndim, 1))
     if len(set(out)) != len(out):
         raise ValueError(f"{op}: repeated axis in {axis!r}.")

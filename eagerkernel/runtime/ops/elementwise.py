@@ -316,7 +316,10 @@ def pow(x, y, name=None) -> Tensor:
         from ._core import coerce_pair
 
         a, b = coerce_pair(x, y, "Pow")
-        if a._value.dtype.kind in "iu" and bool((b._value < 0).any()):
+        # Only an integer exponent: int64 ** float32 is the dtype mismatch (a TypeError that
+        # NumPy behavior's operators promote on).
+        ints = a._value.dtype.kind in "iu" and b._value.dtype.kind in "iu"
+        if ints and bool((b._value < 0).any()):
             raise _negative_power(a._value, b._value) from None
         raise
 
