@@ -21,6 +21,7 @@ from .runtime.io.parsing import (
     parse_single_example,
 )
 from .runtime.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
+from .runtime.io.sparse_feature import SparseFeature
 from .runtime.io.tensor_proto import parse_tensor, serialize_tensor
 from .runtime.io.tfrecord import (
     TFRecordCompressionType,
@@ -44,6 +45,7 @@ __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "RaggedFeature",
+    "SparseFeature",
     "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",

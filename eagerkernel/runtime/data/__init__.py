@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import experimental
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .fixed_length import FixedLengthRecordDataset
 from .iterator import Iterator, NumpyIterator
 from .options import Options, ThreadingOptions
 from .readers import TextLineDataset
@@ -22,6 +23,7 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "Dataset",
     "DatasetSpec",
+    "FixedLengthRecordDataset",
     "Iterator",
     "NumpyIterator",
     "Options",

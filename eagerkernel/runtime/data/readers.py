@@ -88,7 +88,7 @@ def buffer_size_arg(buffer_size, op: str) -> int:
     return n
 
 
-def _open(path: str, compression: str, buffer_size: int, op: str):
+def open_stream(path: str, compression: str, buffer_size: int, op: str):
     """A binary stream of the file's (decompressed) bytes."""
     try:
         raw = open(path, "rb", buffering=buffer_size)  # noqa: SIM115 (closed by the caller)
@@ -103,14 +103,14 @@ def _open(path: str, compression: str, buffer_size: int, op: str):
 
 
 def _lines(path, compression, buffer_size, op):
-    """The file's lines as bytes, without their ``\\n`` / ``\\r\\n``."""
-    with _open(path, compression, buffer_size, op) as f:
+    """The file's lines as bytes, split at ``\\n``, with every ``\\r`` dropped (as
+    TensorFlow's InputBuffer::ReadLine: ``b"a\\rb\\r\\n"`` reads as ``b"ab"``)."""
+    with open_stream(path, compression, buffer_size, op) as f:
         for line in f:
-            if line.endswith(b"\n"):
-                line = line[:-1]
-                if line.endswith(b"\r"):
-                    line = line[:-1]
-            yield line
+            ended = line.endswith(b"\n")
+            line = (line[:-1] if ended else line).replace(b"\r", b"")
+            if ended or line:  # a last, unended line of only "\r" is no line
+                yield line
 
 
 def round_robin(iterators: list, cycle: int):
@@ -282,11 +282,12 @@ def decode_csv(
 
     Raises:
         ValueError: ``record_defaults`` empty, ``field_delim`` not one character, or
-            ``select_cols`` of another length than ``record_defaults``.
+            ``select_cols`` not strictly increasing, negative or of another length than
+            ``record_defaults``.
         TypeError: a default of another dtype.
         InvalidArgumentError: a record with the wrong number of fields ("Expect 3 fields but
-            have 2 in record 0"), a required field missing, a field that does not parse, or
-            ``select_cols`` not sorted and unique.
+            have 2 in record 0"; an empty record has 0 fields), a required field missing, or
+            a field that does not parse.
 
     >>> a, b, c = ek.io.decode_csv(["1,x,2.5", "2,,"], record_defaults=[int(), "?", float()])
     >>> a.numpy(), b.numpy()
@@ -309,9 +310,13 @@ def decode_csv(
     cols = None
     if select_cols is not None:
         cols = [int(c) for c in select_cols]
-        if any(b <= a for a, b in itertools.pairwise(cols)) or (cols and cols[0] < 0):
-            raise InvalidArgumentError(
-                None, op, f"{op}: select_cols must be sorted, unique and non-negative."
+        if any(b <= a for a, b in itertools.pairwise(cols)):
+            raise ValueError(
+                f"decode_csv: select_cols is not strictly increasing. Received: select_cols={cols}"
+            )
+        if cols and cols[0] < 0:
+            raise ValueError(
+                f"decode_csv: select_cols contains negative values. Received: select_cols={cols}"
             )
         if len(cols) != len(defaults):
             raise ValueError(
@@ -328,7 +333,7 @@ def decode_csv(
         line = lines[index]
         text = line.decode("utf-8", "surrogateescape") if isinstance(line, bytes) else str(line)
         row = next(csv.reader([text], delimiter=field_delim, quoting=quoting, strict=False), [])
-        row = row or [""]  # an empty record is one empty field
+        # an empty record has no field (TensorFlow: "Expect 1 fields but have 0"); '""' has one
         if cols is not None:
             if cols and cols[-1] >= len(row):
                 raise InvalidArgumentError(
@@ -433,7 +438,7 @@ class CsvDataset(Dataset):
     def _rows(self, path):
         """The rows of one file, as lists of str."""
         op = "CsvDataset"
-        with _open(path, self._compression, self._buffer_size, op) as raw:
+        with open_stream(path, self._compression, self._buffer_size, op) as raw:
             text = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
             quoting = csv.QUOTE_MINIMAL if self._quote else csv.QUOTE_NONE
             reader = csv.reader(text, delimiter=self._delim, quoting=quoting, strict=False)
@@ -443,9 +448,10 @@ class CsvDataset(Dataset):
                     first = False
                     continue
                 first = False
-                if not row:  # an empty line
-                    continue
-                yield row
+                # a blank line is a record of one empty field (as TensorFlow's CSVDataset)
+                yield row or [""]
+            if first and self._header:
+                raise InvalidArgumentError(None, "CSVDataset", f"Can't read header of file {path}")
 
     def _record(self, row, record: int):
         if self._select is not None:
@@ -690,7 +696,7 @@ def _match(file_pattern, op: str) -> list:
 
 def _first_rows(path, compression, delim, quote, encoding, n):
     rows = []
-    with _open(path, compression, io.DEFAULT_BUFFER_SIZE, "make_csv_dataset") as raw:
+    with open_stream(path, compression, io.DEFAULT_BUFFER_SIZE, "make_csv_dataset") as raw:
         text = io.TextIOWrapper(raw, encoding=encoding, newline="")
         quoting = csv.QUOTE_MINIMAL if quote else csv.QUOTE_NONE
         for row in csv.reader(text, delimiter=delim, quoting=quoting):

@@ -184,7 +184,7 @@ def list_files(file_pattern, shuffle=None, seed=None, name=None) -> Dataset:
         file_pattern if isinstance(file_pattern, (list, tuple, np.ndarray)) else [file_pattern]
     )
     patterns = [p.decode() if isinstance(p, bytes) else os.fspath(p) for p in patterns]
-    files = sorted({f for p in patterns for f in _glob.glob(p)})
+    files = sorted(f for p in patterns for f in _glob.glob(p))  # duplicates kept, as TF
     if not files:
         raise InvalidArgumentError(
             None, "MatchingFiles", f"list_files: No files matched pattern: {', '.join(patterns)}"

@@ -9,7 +9,7 @@ from ..core.composite import CompositeTensor
 from ..core.device import CPU
 from ..core.errors import InvalidArgumentError
 from ..core.string_values import is_string_value, to_bytes_array
-from ..core.tensor import Tensor, make
+from ..core.tensor import Tensor, convert_to_tensor, make
 from . import plan
 from .dataset import (
     INFINITE_CARDINALITY,
@@ -243,11 +243,12 @@ class Generator(Dataset):
 
             for s in flatten(output_signature):
                 if not isinstance(s, (TensorSpec, ExtensionTypeSpec)) and (
-                    type(s).__name__ != "RaggedTensorSpec"
+                    type(s).__name__ not in ("RaggedTensorSpec", "SparseTensorSpec")
                 ):
                     raise TypeError(
                         f"{op}: output_signature must be a structure of TensorSpec (or "
-                        f"RaggedTensorSpec, or an ExtensionType's Spec). Received a leaf {s!r}"
+                        "RaggedTensorSpec, SparseTensorSpec, or an ExtensionType's Spec). "
+                        f"Received a leaf {s!r}"
                     )
             spec = output_signature
         elif output_types is None:
@@ -271,8 +272,9 @@ class Generator(Dataset):
         return self._spec_cache  # declared, so known without running the generator
 
     def _iter(self, ctx):
-        args = [np.asarray(a.numpy() if isinstance(a, Tensor) else a) for a in self._args]
-        args = [a[()] if a.ndim == 0 else a for a in args]
+        # as TensorFlow: each arg becomes a tensor, passed as its NumPy value ("hi" -> b"hi",
+        # 3 -> np.int32(3))
+        args = [convert_to_tensor(a).numpy() for a in self._args]
         it = iter(call_args(self._generator, *args))
         while True:
             try:
@@ -296,7 +298,7 @@ class Generator(Dataset):
             if type(s).__name__ == "RaggedTensorSpec":
                 out.append(_as_ragged(v, s))
                 continue
-            if not isinstance(s, TensorSpec):  # an ExtensionType's Spec: the value as it is
+            if not isinstance(s, TensorSpec):  # SparseTensor or ExtensionType: as it is
                 if not s.is_compatible_with(v):
                     raise TypeError(
                         "from_generator: `generator` yielded an element that does not match "
@@ -391,8 +393,8 @@ def _as_array(value, dtype: dtypes.DType) -> np.ndarray:
             f"from_generator: `generator` yielded {value!r:.80}, which cannot be converted to "
             f"{dtype.name}: {e}"
         ) from None
-    if arr.dtype == target:
-        return arr
+    if arr.dtype == target or not arr.size:  # an empty list converts to any dtype, as TF
+        return arr.astype(target, copy=False)
     lossy = (arr.dtype.kind == "f" and np.dtype(target).kind in "iub") or (
         arr.dtype.kind == "c" and np.dtype(target).kind != "c"
     )

@@ -20,6 +20,7 @@ _TF_CLASS_NAMES = {
     "TextLineDataset": "TextLineDatasetV2",
     "CsvDataset": "CsvDatasetV2",
     "TFRecordDataset": "TFRecordDatasetV2",
+    "FixedLengthRecordDataset": "FixedLengthRecordDatasetV2",
 }
 
 

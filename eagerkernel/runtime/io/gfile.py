@@ -31,6 +31,7 @@ from ..core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
+    PermissionDeniedError,
     UnimplementedError,
 )
 
@@ -89,6 +90,8 @@ class GFile:
 
     Raises:
         InvalidArgumentError: an unknown mode (when constructed).
+        PermissionDeniedError: a read of a file opened to write, or a write of one opened to
+            read ("File isn't open for reading").
         NotFoundError: on the first read of a missing file, or the first write into a
             missing directory.
     """
@@ -126,19 +129,27 @@ class GFile:
                 ) from None
         return self.__file
 
+    def _check(self, kind: str) -> None:
+        # as TensorFlow: reading a "w"/"a" file or writing an "r" file is refused
+        if "+" not in self.__mode and (self.__mode[0] == "r") != (kind == "reading"):
+            raise PermissionDeniedError(None, None, f"File isn't open for {kind}")
+
     def _text(self, data: bytes):
         return data if self.__binary else data.decode("utf-8")
 
     def read(self, n: int = -1):
         """``n`` bytes (all that is left if ``n`` < 0): ``str`` in text mode."""
+        self._check("reading")
         return self._text(self._handle().read(-1 if n is None else n))
 
     def readline(self):
         """The next line, with its ``\\n``; empty at the end of the file."""
+        self._check("reading")
         return self._text(self._handle().readline())
 
     def readlines(self) -> list:
         """Every remaining line."""
+        self._check("reading")
         return [self._text(line) for line in self._handle().readlines()]
 
     def __iter__(self):
@@ -154,6 +165,7 @@ class GFile:
         """Writes ``str`` (as UTF-8) or ``bytes``."""
         if isinstance(file_content, str):
             file_content = file_content.encode("utf-8")
+        self._check("writing")
         self._handle().write(file_content)
 
     def seek(self, offset=None, whence: int = 0, position=None) -> None:

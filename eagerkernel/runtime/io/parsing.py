@@ -33,6 +33,7 @@ from ..core import dtypes
 from ..core.dispatch import Primitive, dispatch
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, TensorShape, to_tensor
+from . import sparse_feature
 from .ragged_partitions import (
     PARTITION_TYPES,
     RowLengths,
@@ -222,10 +223,12 @@ def _default(value, kind, shape, key):
                 f"{'float32' if kind == 'float' else kind}: {exc}"
             ) from None
     n = math.prod(shape)
-    if arr.size != n:
-        raise ValueError(
+    if arr.size != n:  # TensorFlow: InvalidArgumentError from the reshape of the default
+        raise InvalidArgumentError(
+            None,
+            "ParseExample",
             f"parse_example: the default_value of feature {key!r} has {arr.size} elements but "
-            f"the feature's shape {list(shape)} has {n}."
+            f"the feature's shape {list(shape)} has {n}.",
         )
     return tuple(arr.reshape(-1).tolist())
 
@@ -554,11 +557,16 @@ def assemble(config, outputs: list, single: bool) -> dict:
 
 
 def _parse(serialized, features, example_names, op: str, single: bool) -> dict:
+    requested = features
+    sparse = {}
+    if isinstance(features, dict):
+        features, sparse = sparse_feature.expand(features, VarLenFeature)
     config = config_of(features, op)
     x, names = check_inputs(serialized, example_names, op, single)
     params = {"config": config, "single": x.ndim == 0}
     outputs = list(dispatch(_parse_example, (x, names), params))
-    return assemble(config, outputs, x.ndim == 0)
+    result = assemble(config, outputs, x.ndim == 0)
+    return sparse_feature.merge(result, requested, sparse, x.ndim == 0, op)
 
 
 def parse_example(serialized, features, example_names=None, name=None) -> dict:
@@ -584,9 +592,10 @@ def parse_example(serialized, features, example_names=None, name=None) -> dict:
     Raises:
         InvalidArgumentError: a required feature is missing ("Feature: NAME (data type: T)
             is required but could not be found."), holds another type or a wrong number of
-            values, or a string is not a serialized Example.
-        ValueError: empty ``features``, a shape with unknown dimensions, a default value of
-            the wrong size, or ``serialized`` of rank > 1.
+            values, a string is not a serialized Example, or a default value has the wrong
+            size.
+        ValueError: empty ``features``, a shape with unknown dimensions, or ``serialized``
+            of rank > 1.
         TypeError: a feature config of another type, or a non-string ``serialized``.
 
     >>> records = [ek.train.Example(features=ek.train.Features(feature={

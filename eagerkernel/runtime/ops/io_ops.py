@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import glob
-import gzip
 import os
 import re
 import zlib
@@ -45,7 +44,7 @@ def _decode_raw_fwd(xp, x, dtype, fixed_length):
             f"decode_raw: DecodeRaw requires input strings to all be the same size, got "
             f"lengths {sorted(sizes)}.",
         )
-    size = sizes.pop() if sizes else 0
+    size = sizes.pop() if sizes else (fixed_length or 0)
     if size % dtype.itemsize:
         raise InvalidArgumentError(
             None,
@@ -58,6 +57,10 @@ def _decode_raw_fwd(xp, x, dtype, fixed_length):
     return xp.asarray(out.reshape(*np.shape(x), n))
 
 
+# TensorFlow's DecodeRaw / DecodePaddedRaw ``out_type`` lists (bfloat16 aside: not a dtype here).
+_DECODE_PADDED_RAW_TYPES = ("float16", "float32", "float64", "int32", "uint16", "uint8", "int16")
+_DECODE_PADDED_RAW_TYPES += ("int8", "int64")
+_DECODE_RAW_TYPES = (*_DECODE_PADDED_RAW_TYPES, "complex64", "complex128", "bool")
 _decode_raw = Primitive("DecodeRaw", _decode_raw_fwd)  # string input: nothing to differentiate
 
 
@@ -75,22 +78,36 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
         ``input_bytes.shape + [length // out_type.size]``, of ``out_type``.
 
     Raises:
-        TypeError: a non-string input or a non-numeric ``out_type``.
-        InvalidArgumentError: strings of different lengths, or a length that is not a multiple
-            of the dtype's size.
+        TypeError: a non-string input.
+        InvalidArgumentError: an ``out_type`` TensorFlow's DecodeRaw lacks (uint32, uint64,
+            string; with ``fixed_length`` also bool and complex), a ``fixed_length`` that is
+            not positive or not a multiple of the dtype's size, strings of different lengths,
+            or a length that is not a multiple of the dtype's size.
 
     >>> ek.io.decode_raw(ek.constant("Duck"), ek.uint8).numpy()
     array([ 68, 117,  99, 107], dtype=uint8)
     """
     x = string_tensor(input_bytes, "decode_raw", "input_bytes")
     dt = dtypes.numpy_dtype(dtypes.as_dtype(out_type))
-    if dt is None or np.dtype(dt).kind not in "iufb":
-        raise TypeError(f"decode_raw: out_type must be a numeric dtype, got {out_type!r}.")
+    allowed = _DECODE_RAW_TYPES if fixed_length is None else _DECODE_PADDED_RAW_TYPES
+    if dt is None or np.dtype(dt).name not in allowed:
+        raise InvalidArgumentError(
+            None,
+            "DecodeRaw",
+            f"decode_raw: out_type must be one of {', '.join(allowed)}"
+            f"{'' if fixed_length is None else ' with fixed_length'}. Received: "
+            f"out_type={out_type!r}",
+        )
     dt = np.dtype(dt).newbyteorder("<" if little_endian else ">")
     if fixed_length is not None:
         fixed_length = int(fixed_length)
-        if fixed_length < 0:
-            raise ValueError(f"decode_raw: fixed_length must be >= 0, got {fixed_length}.")
+        if fixed_length <= 0 or fixed_length % dt.itemsize:
+            raise InvalidArgumentError(
+                None,
+                "DecodeRaw",
+                f"decode_raw: fixed_length must be greater than zero and a multiple of the size "
+                f"of out_type ({dt.itemsize}). Received: fixed_length={fixed_length}",
+            )
     return dispatch(_decode_raw, (x,), {"dtype": dt, "fixed_length": fixed_length})
 
 
@@ -147,14 +164,19 @@ def _encode_base64_fwd(xp, x, pad):
 
 def _decode_base64_fwd(xp, x):
     def decode(v: bytes) -> bytes:
-        body = v.rstrip(b"=")
-        if len(body) % 4 == 1:
+        # As TensorFlow's Base64Decode: ``=`` padding only ends a string whose length is a
+        # multiple of 4 ("tg==" decodes, "tg=" and "tg===" do not).
+        pad = 0
+        if len(v) % 4 == 0:
+            pad = 2 if v.endswith(b"==") else 1 if v.endswith(b"=") else 0
+        body = v[: len(v) - pad]
+        if len(v) % 4 == 1 and _BASE64_WEB.fullmatch(v[:-1]):
             raise InvalidArgumentError(
                 None,
                 "DecodeBase64",
                 f"decode_base64: Base64 string length cannot be 1 modulo 4. Received: {v!r:.60}",
             )
-        if not _BASE64_WEB.fullmatch(body):
+        if len(v) % 4 == 1 or not _BASE64_WEB.fullmatch(body):
             raise InvalidArgumentError(
                 None,
                 "DecodeBase64",
@@ -204,8 +226,8 @@ def decode_base64(input, name=None) -> Tensor:
 @stateful  # a graph function lists the files again on every call
 def matching_files(pattern, name=None) -> Tensor:
     """The files matching a glob pattern (``*``, ``?``, ``[...]``), or each of a vector of
-    patterns, as a string vector: each pattern's matches sorted, in the patterns' order
-    (follows `tf.io.matching_files`); empty if nothing matches.
+    patterns, as a string vector: all the matches sorted together, a file matched by two
+    patterns listed twice (follows `tf.io.matching_files`); empty if nothing matches.
 
     Raises:
         TypeError: ``pattern`` is not a string tensor.
@@ -224,19 +246,31 @@ def matching_files(pattern, name=None) -> Tensor:
         )
     found: list = []
     for p in np.asarray(patterns._value).reshape(-1).tolist():
-        found += sorted(glob.glob(p.decode("utf-8")))
+        found += glob.glob(p.decode("utf-8"))
+    found.sort()
     out = np.empty(len(found), OBJECT)
     out[:] = [f.encode("utf-8") for f in found]
     return to_tensor(out, None, "matching_files")
 
 
+def _inflate(v: bytes, wbits: int) -> bytes:
+    """What TensorFlow's zlib input stream yields: the bytes inflated so far when the data
+    stops early, bytes after a ZLIB stream ignored, GZIP members read one after another."""
+    out = []
+    while True:
+        d = zlib.decompressobj(wbits)
+        out.append(d.decompress(v))
+        out.append(d.flush())
+        if wbits != 31 or not d.eof or not d.unused_data:
+            return b"".join(out)
+        v = d.unused_data
+
+
 def _decompress(kind: str):
     def one(v: bytes) -> bytes:
         try:
-            if kind == "ZLIB":
-                return zlib.decompress(v)
-            if kind == "GZIP":
-                return gzip.decompress(v)
+            if kind in ("ZLIB", "GZIP"):
+                return _inflate(v, 31 if kind == "GZIP" else 15)
             import zstandard
 
             return zstandard.ZstdDecompressor().decompress(v)
@@ -265,7 +299,8 @@ def decode_compressed(bytes, compression_type="", name=None) -> Tensor:
     Raises:
         TypeError: ``bytes`` is not a string tensor.
         InvalidArgumentError: another ``compression_type``.
-        DataLossError: a string that is not valid data of that kind.
+        DataLossError: a string that is not valid data of that kind (ZLIB or GZIP data that
+            stops early yields the bytes inflated so far, as TensorFlow).
 
     >>> import zlib
     >>> ek.io.decode_compressed(zlib.compress(b"hello"), "ZLIB").numpy()
