@@ -19,7 +19,7 @@ mp = keras.mixed_precision
 @pytest.fixture(autouse=True)
 def _float32_policy():
     yield
-    mp.set_global_policy("float32")
+    mp.set_global_policy(None)  # back to the floatx default, as before the test
 
 
 @pytest.fixture(scope="module")
