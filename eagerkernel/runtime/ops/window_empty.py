@@ -9,6 +9,8 @@ zeros. Keras's convolution layers check the output size themselves and raise (a 
 
 from __future__ import annotations
 
+import functools
+
 from ..core.dispatch import Primitive, defvjp
 from ..core.tensor import Tensor
 from ._core import apply
@@ -42,14 +44,9 @@ def _zero_cotangent(g, ans, *inputs, index, **params):
 
 
 def _empty_primitive(arity: int) -> Primitive:
+    """The primitive for window ops with ``arity`` inputs: zeros out, zero cotangents in."""
     prim = Primitive("EmptyWindowOutput", _empty_fwd)
-    defvjp(
-        prim,
-        *(
-            (lambda g, ans, *xs, _i=i, **p: _zero_cotangent(g, ans, *xs, index=_i, **p))
-            for i in range(arity)
-        ),
-    )
+    defvjp(prim, *(functools.partial(_zero_cotangent, index=i) for i in range(arity)))
     return prim
 
 
