@@ -36,7 +36,6 @@ STATEFUL_CALLS = {
     "eagerkernel.runtime.random:truncated_normal",
     "eagerkernel.runtime.random:shuffle",
     "eagerkernel.runtime.random_generator:_read_and_skip",
-    "eagerkernel.runtime.ops.nn:_dropout_mask",
     "eagerkernel.runtime.ops.nn:_dropout_keep",
     "eagerkernel.runtime.ops.pooling_fractional:_draw_sequences",
     "eagerkernel.runtime.ops.io_ops:read_file",

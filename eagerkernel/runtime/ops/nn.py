@@ -272,20 +272,6 @@ def _dropout_keep(shape: tuple, rate: float, dtype, device, seed) -> Tensor:
     return make(device.xp.asarray(keep) if device.xp is not np else keep, device)
 
 
-# Saved programs from before `_dropout_keep` call this one (`saved_model_format`).
-@stateful  # a fresh mask on every call of a graph function
-def _dropout_mask(shape: tuple, rate: float, dtype, device, seed) -> Tensor:
-    """Dropout's scaled keep mask: 1 / (1 - rate) with probability 1 - rate, else 0.
-
-    ``seed`` is an op-level seed, None, or a zero-argument callable giving one (a Keras
-    layer's seed stream: called here, so that a graph function draws a new one per call)."""
-    if callable(seed):
-        seed = seed()
-    keep = _random.generator(seed).random(shape) >= rate
-    mask = (keep * (1.0 / (1.0 - rate))).astype(dtype)
-    return make(device.xp.asarray(mask) if device.xp is not np else mask, device)
-
-
 _l2_loss = Primitive("L2Loss", lambda xp, x: xp.sum(x * x) / 2)
 defvjp(_l2_loss, lambda g, ans, x: g * x)
 _l2_loss_op = unary(_l2_loss, float_only="real")
